@@ -1,0 +1,68 @@
+// Mergeable latency histograms: integer microseconds, HDR, shipped encoded between processes and
+// added, never averaged.
+import * as hdr from 'hdr-histogram-js';
+import { PHASES, type Phase, type PhaseDurationsMs } from '../transport/phases.js';
+
+export type MetricName = Phase | 'total';
+export const METRICS: readonly MetricName[] = [...PHASES, 'total'];
+export type EncodedHistograms = Partial<Record<MetricName, string>>;
+
+const HIGHEST_US = 24 * 3600 * 1_000_000;
+
+export function newHistogram(): hdr.Histogram {
+  return hdr.build({ bitBucketSize: 64, lowestDiscernibleValue: 1, highestTrackableValue: HIGHEST_US, numberOfSignificantValueDigits: 3, useWebAssembly: false });
+}
+
+export class PhaseHistograms {
+  readonly byMetric = new Map<MetricName, hdr.Histogram>();
+
+  private get(metric: MetricName): hdr.Histogram {
+    let h = this.byMetric.get(metric);
+    if (!h) {
+      h = newHistogram();
+      this.byMetric.set(metric, h);
+    }
+    return h;
+  }
+
+  record(phases: PhaseDurationsMs, totalMs: number): void {
+    for (const phase of PHASES) {
+      const ms = phases[phase];
+      if (ms !== undefined) this.get(phase).recordValue(Math.max(0, Math.round(ms * 1000)));
+    }
+    this.get('total').recordValue(Math.max(0, Math.round(totalMs * 1000)));
+  }
+
+  encode(): EncodedHistograms {
+    const out: EncodedHistograms = {};
+    for (const [metric, h] of this.byMetric) out[metric] = hdr.encodeIntoCompressedBase64(h);
+    return out;
+  }
+
+  /** Adds encoded histograms from another worker. */
+  addEncoded(encoded: EncodedHistograms): void {
+    for (const metric of METRICS) {
+      const text = encoded[metric];
+      if (text) this.get(metric).add(hdr.decodeFromCompressedBase64(text, 64, false));
+    }
+  }
+}
+
+export interface LatencySummaryMs {
+  count: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+}
+
+export function summarizeHistogram(h: hdr.Histogram): LatencySummaryMs {
+  const ms = (us: number) => us / 1000;
+  return {
+    count: h.totalCount,
+    p50: ms(h.getValueAtPercentile(50)),
+    p90: ms(h.getValueAtPercentile(90)),
+    p99: ms(h.getValueAtPercentile(99)),
+    max: ms(h.maxValue),
+  };
+}

@@ -1,0 +1,102 @@
+// Every option declared once: flag, env var, default, parser and help. Commander options, env
+// handling, redaction and docs are all derived from this table.
+import { parseSizeBytes } from './sizes.js';
+
+export const LOG_LEVELS = ['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export const DOWNLOAD_METHODS = ['single', 'chunked', 'round-robin', 'assemble', 'sdk', 'all'] as const;
+export type DownloadMethod = (typeof DOWNLOAD_METHODS)[number];
+/** Seed names kept working: `url` is what seed 000 called a single GET. */
+const METHOD_ALIASES: Record<string, DownloadMethod> = { url: 'single', roundrobin: 'round-robin' };
+
+export const SINKS = ['discard', 'memory', 'file', 'sparse-file'] as const;
+export type SinkKind = (typeof SINKS)[number];
+
+/** A parser returns the value, or a string saying what a valid value looks like. */
+type Parser<T> = (raw: string) => T | { invalid: string };
+
+export interface OptionSpec<T = unknown> {
+  key: string;
+  flag: string;
+  env?: string;
+  /** Placeholder for the value in --help; absent for boolean switches. */
+  valueName?: string;
+  defaultValue?: T;
+  parse: Parser<T>;
+  help: string;
+  /** Never logged or written anywhere. */
+  secret?: boolean;
+}
+
+const text: Parser<string> = (raw) => (raw.trim() === '' ? { invalid: 'a non-empty value' } : raw.trim());
+
+function integer(min: number, max = Number.MAX_SAFE_INTEGER): Parser<number> {
+  return (raw) => {
+    const n = Number(raw.trim());
+    if (raw.trim() === '' || !Number.isInteger(n) || n < min || n > max) {
+      return { invalid: max === Number.MAX_SAFE_INTEGER ? `a whole number >= ${min}` : `a whole number from ${min} to ${max}` };
+    }
+    return n;
+  };
+}
+
+function size(min: number): Parser<number> {
+  return (raw) => {
+    const bytes = parseSizeBytes(raw);
+    if (bytes === undefined || bytes < min) {
+      return { invalid: `a size of at least ${min} byte${min === 1 ? '' : 's'} such as 80MiB, 100KB or 12800000` };
+    }
+    return bytes;
+  };
+}
+
+function oneOf<T extends string>(values: readonly T[], aliases: Record<string, T> = {}): Parser<T> {
+  return (raw) => {
+    const v = raw.trim().toLowerCase();
+    if ((values as readonly string[]).includes(v)) return v as T;
+    if (aliases[v]) return aliases[v];
+    return { invalid: `one of ${values.join(', ')}` };
+  };
+}
+
+const bool: Parser<boolean> = (raw) => {
+  const v = raw.trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on', ''].includes(v)) return true;
+  if (['0', 'false', 'no', 'off'].includes(v)) return false;
+  return { invalid: 'true or false' };
+};
+
+function httpUrl(raw: string): string | { invalid: string } {
+  try {
+    const u = new URL(raw.trim());
+    if (u.protocol === 'http:' || u.protocol === 'https:') return u.toString();
+  } catch {
+    // fall through
+  }
+  return { invalid: 'an http:// or https:// URL' };
+}
+
+export const DOWNLOAD_OPTIONS = [
+  { key: 'logLevel', flag: '--log-level', env: 'LOG_LEVEL', valueName: 'level', defaultValue: 'info', parse: oneOf(LOG_LEVELS), help: `log level (${LOG_LEVELS.join(', ')})` },
+  { key: 'sourceMethod', flag: '--source-method', env: 'SOURCE_METHOD', valueName: 'method', defaultValue: 'all', parse: oneOf(DOWNLOAD_METHODS, METHOD_ALIASES), help: `download strategy (${DOWNLOAD_METHODS.join(', ')}; url = single)` },
+  { key: 'concurrency', flag: '--concurrency', env: 'CONCURRENCY', valueName: 'n', defaultValue: 4, parse: integer(1, 100_000), help: 'ranges, copies or parts per download' },
+  { key: 'fileSizeBytes', flag: '--file-size', env: 'FILE_SIZE', valueName: 'size', defaultValue: 80 * 1024 * 1024, parse: size(0), help: 'size of the fixture blob (80MiB, 100KB, 12800000)' },
+  { key: 'processes', flag: '--processes', env: 'PROCESSES', valueName: 'n', defaultValue: 1, parse: integer(1, 256), help: 'worker processes' },
+  { key: 'maxSockets', flag: '--max-sockets', env: 'MAX_SOCKETS', valueName: 'n', defaultValue: 16, parse: integer(1, 10_000), help: 'sockets per worker process (HTTP agent cap)' },
+  { key: 'sink', flag: '--sink', env: 'SINK', valueName: 'kind', defaultValue: 'memory', parse: oneOf(SINKS), help: `where downloaded bytes go (${SINKS.join(', ')})` },
+  { key: 'outPath', flag: '--out', env: 'OUT', valueName: 'path', parse: text, help: 'output file for the file and sparse-file sinks (default: a temporary file, removed)' },
+  { key: 'bufferSizeBytes', flag: '--buffer-size', env: 'BUFFER_SIZE', valueName: 'size', defaultValue: 64 * 1024, parse: size(1), help: 'read buffer (highWaterMark) of the stream copy' },
+  { key: 'url', flag: '--url', env: 'URL', valueName: 'url', parse: httpUrl, help: 'plain HTTP(S) URL to download (single and chunked only)' },
+  { key: 'account', flag: '--account', env: 'STORAGE_ACCOUNT', valueName: 'name', parse: text, help: 'storage account name' },
+  { key: 'container', flag: '--container', env: 'STORAGE_CONTAINER', valueName: 'name', defaultValue: 'blob-cacher', parse: text, help: 'container holding the fixtures' },
+  { key: 'key', flag: '--key', env: 'STORAGE_KEY', valueName: 'key', parse: text, help: 'account key (SharedKey auth)', secret: true },
+  { key: 'sas', flag: '--sas', env: 'STORAGE_SAS', valueName: 'token', parse: text, help: 'SAS token (query string)', secret: true },
+  { key: 'connectionString', flag: '--connection-string', env: 'STORAGE_CONNECTION_STRING', valueName: 'cs', parse: text, help: 'storage connection string', secret: true },
+  { key: 'cleanup', flag: '--cleanup', env: 'CLEANUP', defaultValue: false, parse: bool, help: 'delete fixtures this run created' },
+  { key: 'envFile', flag: '--env-file', env: 'ENV_FILE', valueName: 'path', defaultValue: '.env', parse: text, help: 'dotenv file to read (missing default .env is fine)' },
+] as const satisfies readonly OptionSpec<unknown>[];
+
+export const SECRET_KEYS: ReadonlySet<string> = new Set(
+  (DOWNLOAD_OPTIONS as readonly OptionSpec[]).filter((o) => o.secret).map((o) => o.key),
+);

@@ -1,0 +1,36 @@
+// Plans: which blobs, which ranges. Pure functions, shared by strategies and fixtures.
+
+export interface ByteRange {
+  offsetBytes: number;
+  lengthBytes: number;
+}
+
+/** Splits `sizeBytes` into at most `count` contiguous ranges, sizes differing by at most one byte. */
+export function splitRanges(sizeBytes: number, count: number): ByteRange[] {
+  const n = Math.max(1, Math.min(count, sizeBytes));
+  if (sizeBytes === 0) return [{ offsetBytes: 0, lengthBytes: 0 }];
+  const base = Math.floor(sizeBytes / n);
+  const extra = sizeBytes % n;
+  const ranges: ByteRange[] = [];
+  let offset = 0;
+  for (let i = 0; i < n; i++) {
+    const len = base + (i < extra ? 1 : 0);
+    ranges.push({ offsetBytes: offset, lengthBytes: len });
+    offset += len;
+  }
+  return ranges;
+}
+
+/** Deals `items` to `workers` in contiguous runs; remainders go to the first workers, none dropped. */
+export function splitFairly<T>(items: readonly T[], workers: number): T[][] {
+  const out: T[][] = [];
+  const base = Math.floor(items.length / workers);
+  const extra = items.length % workers;
+  let at = 0;
+  for (let w = 0; w < workers; w++) {
+    const take = base + (w < extra ? 1 : 0);
+    out.push(items.slice(at, at + take));
+    at += take;
+  }
+  return out;
+}

@@ -1,0 +1,71 @@
+// The coordinator: forks worker processes, deals them the work fairly, releases them together on a
+// barrier, and merges what they send back. It never averages percentiles.
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { PhaseHistograms } from '../aggregate/histograms.js';
+import { splitFairly } from '../plan.js';
+import type { WorkItem } from '../strategies/strategy.js';
+import type { FromWorker, OpRecord, WorkerJob, WorkerResult } from './protocol.js';
+
+const WORKER_PATH = fileURLToPath(new URL('./worker.js', import.meta.url));
+
+export interface MergedRun {
+  workers: WorkerResult[];
+  records: OpRecord[];
+  histograms: PhaseHistograms;
+  /** From the first worker's start to the last worker's end, across processes. */
+  wallMs: number;
+}
+
+function waitFor(child: ChildProcess, index: number, type: 'ready' | 'done'): Promise<FromWorker> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (msg: FromWorker) => {
+      if (msg.type === type) {
+        cleanup();
+        resolve(msg);
+      } else if (msg.type === 'failed') {
+        cleanup();
+        reject(new Error(`worker ${index} failed: ${msg.message}`));
+      }
+    };
+    const onExit = (code: number | null, signal: string | null) => {
+      cleanup();
+      reject(new Error(`worker ${index} exited before it was ${type} (${signal ?? `code ${code}`})`));
+    };
+    const cleanup = () => {
+      child.off('message', onMessage);
+      child.off('exit', onExit);
+    };
+    child.on('message', onMessage);
+    child.on('exit', onExit);
+  });
+}
+
+export async function runOnWorkers(base: Omit<WorkerJob, 'workerIndex' | 'items'>, items: readonly WorkItem[], processes: number): Promise<MergedRun> {
+  const shares = splitFairly(items, processes);
+  const children = shares.map(() => fork(WORKER_PATH, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'advanced' }));
+  try {
+    const ready = children.map((c, i) => waitFor(c, i, 'ready'));
+    children.forEach((c, i) => c.send({ type: 'job', job: { ...base, workerIndex: i, items: shares[i]! } }));
+    await Promise.all(ready);
+    const done = children.map((c, i) => waitFor(c, i, 'done'));
+    for (const c of children) c.send({ type: 'go' });
+    const results = (await Promise.all(done)).map((m) => (m as Extract<FromWorker, { type: 'done' }>).result);
+    const histograms = new PhaseHistograms();
+    for (const r of results) histograms.addEncoded(r.histograms);
+    const active = results.filter((r) => r.records.length > 0);
+    const start = Math.min(...active.map((r) => r.startEpochMs));
+    const end = Math.max(...active.map((r) => r.endEpochMs));
+    return {
+      workers: results,
+      records: results.flatMap((r) => r.records).sort((a, b) => a.offsetBytes - b.offsetBytes || a.item - b.item),
+      histograms,
+      wallMs: active.length ? end - start : 0,
+    };
+  } finally {
+    for (const c of children) {
+      if (c.connected) c.disconnect();
+      if (c.exitCode === null && c.signalCode === null) c.kill();
+    }
+  }
+}

@@ -1,0 +1,155 @@
+// Where a worker puts downloaded bytes. Memory use stays bounded by items in flight for every sink
+// but `memory`. Each sink can say the MD5 of what it delivered for an item.
+import { createHash, type Hash } from 'node:crypto';
+import { open, type FileHandle } from 'node:fs/promises';
+import type { SinkKind } from '../config/options.js';
+import type { WorkItem } from '../strategies/strategy.js';
+
+export interface ItemWriter {
+  onData(chunk: Buffer): void | Promise<void>;
+  /** Called once the item's body ended; resolves when its bytes are durable in the sink. */
+  done(): Promise<void>;
+}
+
+export interface Sink {
+  writer(item: WorkItem): ItemWriter;
+  /** MD5 (base64) of what was delivered for the item; computed after the timed section if it can be. */
+  md5Of(item: WorkItem): Promise<string>;
+  close(): Promise<void>;
+}
+
+class DiscardSink implements Sink {
+  private readonly hashes = new Map<number, Hash>();
+  writer(item: WorkItem): ItemWriter {
+    const hash = createHash('md5');
+    this.hashes.set(item.index, hash);
+    return { onData: (chunk) => void hash.update(chunk), done: async () => {} };
+  }
+  async md5Of(item: WorkItem): Promise<string> {
+    return this.hashes.get(item.index)!.digest('base64');
+  }
+  async close(): Promise<void> {}
+}
+
+class MemorySink implements Sink {
+  readonly buffer: Buffer;
+  constructor(sizeBytes: number) {
+    this.buffer = Buffer.allocUnsafeSlow(sizeBytes);
+  }
+  writer(item: WorkItem): ItemWriter {
+    let at = item.destOffsetBytes;
+    const end = item.destOffsetBytes + item.lengthBytes;
+    return {
+      onData: (chunk) => {
+        if (at + chunk.length > end) throw new Error(`item ${item.index} delivered more than ${item.lengthBytes} bytes`);
+        chunk.copy(this.buffer, at);
+        at += chunk.length;
+      },
+      done: async () => {},
+    };
+  }
+  async md5Of(item: WorkItem): Promise<string> {
+    return createHash('md5').update(this.buffer.subarray(item.destOffsetBytes, item.destOffsetBytes + item.lengthBytes)).digest('base64');
+  }
+  async close(): Promise<void> {}
+}
+
+async function md5OfFileRange(fh: FileHandle, offset: number, length: number): Promise<string> {
+  const hash = createHash('md5');
+  const buf = Buffer.allocUnsafe(Math.min(length, 4 * 1024 * 1024) || 1);
+  let done = 0;
+  while (done < length) {
+    const { bytesRead } = await fh.read(buf, 0, Math.min(buf.length, length - done), offset + done);
+    if (bytesRead === 0) break;
+    hash.update(buf.subarray(0, bytesRead));
+    done += bytesRead;
+  }
+  return hash.digest('base64');
+}
+
+/** Positional writes at each range's offset as data arrives (seed 001's WriteAt). */
+class SparseFileSink implements Sink {
+  constructor(private readonly fh: FileHandle) {}
+  writer(item: WorkItem): ItemWriter {
+    let at = item.destOffsetBytes;
+    return {
+      onData: async (chunk) => {
+        const position = at;
+        at += chunk.length;
+        await this.fh.write(chunk, 0, chunk.length, position);
+      },
+      done: async () => {},
+    };
+  }
+  md5Of(item: WorkItem): Promise<string> {
+    return md5OfFileRange(this.fh, item.destOffsetBytes, item.lengthBytes);
+  }
+  close(): Promise<void> {
+    return this.fh.close();
+  }
+}
+
+/** One sequential stream: items are written in offset order, later ones held until their turn. */
+class OrderedFileSink implements Sink {
+  private readonly order: number[];
+  private head = 0;
+  private readonly held = new Map<number, { chunks: Buffer[]; ended: boolean }>();
+  private tail: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly fh: FileHandle, items: readonly WorkItem[]) {
+    this.order = [...items].sort((a, b) => a.destOffsetBytes - b.destOffsetBytes).map((i) => i.index);
+    for (const i of items) this.held.set(i.index, { chunks: [], ended: false });
+  }
+
+  private append(chunk: Buffer): Promise<unknown> {
+    this.tail = this.tail.then(() => this.fh.write(chunk));
+    return this.tail;
+  }
+
+  /** Moves the head past finished items, flushing what the next ones held. */
+  private advance(): void {
+    for (;;) {
+      const state = this.held.get(this.order[this.head]!);
+      if (!state) return;
+      for (const c of state.chunks.splice(0)) void this.append(c);
+      if (!state.ended) return;
+      this.head++;
+    }
+  }
+
+  writer(item: WorkItem): ItemWriter {
+    const state = this.held.get(item.index)!;
+    return {
+      onData: (chunk) => {
+        if (this.order[this.head] === item.index) return this.append(chunk).then(() => {});
+        state.chunks.push(chunk);
+      },
+      done: async () => {
+        state.ended = true;
+        this.advance();
+        await this.tail;
+      },
+    };
+  }
+  md5Of(item: WorkItem): Promise<string> {
+    return md5OfFileRange(this.fh, item.destOffsetBytes, item.lengthBytes);
+  }
+  async close(): Promise<void> {
+    await this.tail;
+    await this.fh.close();
+  }
+}
+
+export async function openSink(kind: SinkKind, items: readonly WorkItem[], objectSizeBytes: number, outPath?: string): Promise<Sink> {
+  switch (kind) {
+    case 'discard':
+      return new DiscardSink();
+    case 'memory':
+      return new MemorySink(objectSizeBytes);
+    case 'sparse-file':
+      // The coordinator created the file at its full (sparse) size.
+      return new SparseFileSink(await open(outPath!, 'r+'));
+    case 'file':
+      return new OrderedFileSink(await open(outPath!, 'w+'), items);
+  }
+}

@@ -1,0 +1,19 @@
+// N part blobs (part.0 ... part.N-1) fetched in parallel and concatenated in order.
+import { splitRanges } from '../plan.js';
+import type { DownloadStrategy } from './strategy.js';
+
+export const assemble: DownloadStrategy = {
+  name: 'assemble',
+  description: 'N part blobs concatenated',
+  executor: 'http',
+  urlCapable: false,
+  fixtures: ({ sizeBytes, concurrency }) =>
+    splitRanges(sizeBytes, concurrency).map((r, i) => ({ blob: `part.${i}`, offsetBytes: r.offsetBytes, lengthBytes: r.lengthBytes })),
+  plan: ({ sizeBytes, concurrency }) =>
+    splitRanges(sizeBytes, concurrency).map((r, index) => ({
+      index,
+      blob: `part.${index}`,
+      destOffsetBytes: r.offsetBytes,
+      lengthBytes: r.lengthBytes,
+    })),
+};

@@ -1,0 +1,20 @@
+// CONCURRENCY ranged GETs of one blob, reassembled at their offsets.
+import { splitRanges } from '../plan.js';
+import { LARGE_BLOB, type DownloadStrategy } from './strategy.js';
+
+export const chunked: DownloadStrategy = {
+  name: 'chunked',
+  description: 'N ranged GETs of one blob',
+  executor: 'http',
+  urlCapable: true,
+  fixtures: ({ sizeBytes }) => [{ blob: LARGE_BLOB, offsetBytes: 0, lengthBytes: sizeBytes }],
+  plan: ({ sizeBytes, concurrency }, urlTarget) =>
+    splitRanges(sizeBytes, concurrency).map((range, index) => ({
+      index,
+      blob: urlTarget ? undefined : LARGE_BLOB,
+      // A 0-byte blob cannot be asked for a range; it is one plain GET.
+      range: sizeBytes === 0 ? undefined : range,
+      destOffsetBytes: range.offsetBytes,
+      lengthBytes: range.lengthBytes,
+    })),
+};

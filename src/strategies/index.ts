@@ -1,0 +1,14 @@
+// The registry of download strategies, in the order `all` runs them.
+import { assemble } from './assemble.js';
+import { chunked } from './chunked.js';
+import { roundRobin } from './round-robin.js';
+import { sdk } from './sdk.js';
+import { single } from './single.js';
+import type { DownloadStrategy } from './strategy.js';
+
+export const DOWNLOAD_STRATEGIES: readonly DownloadStrategy[] = [single, chunked, roundRobin, assemble, sdk];
+
+export function selectStrategies(method: string, urlTarget: boolean): DownloadStrategy[] {
+  const pool = DOWNLOAD_STRATEGIES.filter((s) => !urlTarget || s.urlCapable);
+  return method === 'all' ? [...pool] : pool.filter((s) => s.name === method);
+}

@@ -1,0 +1,24 @@
+// The chunked ranges, each read from a different copy of the blob (large.1 ... large.N).
+import { splitRanges } from '../plan.js';
+import type { DownloadStrategy } from './strategy.js';
+
+const copyName = (i: number) => `large.${i + 1}`;
+
+export const roundRobin: DownloadStrategy = {
+  name: 'round-robin',
+  description: 'N ranges, each from its own copy of the blob',
+  executor: 'http',
+  urlCapable: false,
+  fixtures: ({ sizeBytes, concurrency }) =>
+    splitRanges(sizeBytes, concurrency).map((_, i) => ({ blob: copyName(i), offsetBytes: 0, lengthBytes: sizeBytes })),
+  plan: ({ sizeBytes, concurrency }) => {
+    const ranges = splitRanges(sizeBytes, concurrency);
+    return ranges.map((range, index) => ({
+      index,
+      blob: copyName(index % ranges.length),
+      range: sizeBytes === 0 ? undefined : range,
+      destOffsetBytes: range.offsetBytes,
+      lengthBytes: range.lengthBytes,
+    }));
+  },
+};

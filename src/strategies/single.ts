@@ -1,0 +1,13 @@
+// One GET of the whole blob (seed 000's `url` method).
+import { LARGE_BLOB, type DownloadStrategy } from './strategy.js';
+
+export const single: DownloadStrategy = {
+  name: 'single',
+  description: 'one GET of the whole blob',
+  executor: 'http',
+  urlCapable: true,
+  fixtures: ({ sizeBytes }) => [{ blob: LARGE_BLOB, offsetBytes: 0, lengthBytes: sizeBytes }],
+  plan: ({ sizeBytes }, urlTarget) => [
+    { index: 0, blob: urlTarget ? undefined : LARGE_BLOB, destOffsetBytes: 0, lengthBytes: sizeBytes },
+  ],
+};

@@ -1,0 +1,54 @@
+// The zero-config target: an Azurite blob server in this process, in memory, on a free loopback
+// port, fresh for each run. Deep imports, because require('azurite') loads vscode.
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+
+export const AZURITE_ACCOUNT = 'devstoreaccount1';
+/** Azurite's published development key; public, not a secret. */
+export const AZURITE_KEY = 'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==';
+
+interface AzuriteServer {
+  start(): Promise<void>;
+  close(): Promise<void>;
+  clean(): Promise<void>;
+  getHttpServerAddress(): string;
+}
+
+export interface EmbeddedAzurite {
+  endpoint: string;
+  account: string;
+  key: string;
+  stop(): Promise<void>;
+}
+
+export async function startEmbeddedAzurite(memoryLimitBytes?: number): Promise<EmbeddedAzurite> {
+  const BlobServer = require('azurite/dist/src/blob/BlobServer.js').default as new (cfg: unknown) => AzuriteServer;
+  const BlobConfiguration = require('azurite/dist/src/blob/BlobConfiguration.js').default as new (...args: unknown[]) => unknown;
+  const { MemoryExtentChunkStore, DEFAULT_EXTENT_MEMORY_LIMIT } = require('azurite/dist/src/common/persistence/MemoryExtentStore.js') as {
+    MemoryExtentChunkStore: new (limit?: number) => unknown;
+    DEFAULT_EXTENT_MEMORY_LIMIT: number;
+  };
+  // Positional constructor: host, port, keepAliveTimeout, metadataDBPath, extentDBPath, persistence,
+  // accessLog, accessLogStream, debugLog, debugLogPath, loose, skipApiVersionCheck, cert, key, pwd,
+  // oauth, disableProductStyleUrl, inMemory, memoryStore. Telemetry is only started by Azurite's
+  // own main(), which we never call.
+  const config = new BlobConfiguration(
+    '127.0.0.1', 0, undefined, undefined, undefined, undefined,
+    false, undefined, false, undefined,
+    true, true, '', '', '', undefined, false,
+    true, new MemoryExtentChunkStore(memoryLimitBytes ?? DEFAULT_EXTENT_MEMORY_LIMIT),
+  );
+  const server = new BlobServer(config);
+  await server.start();
+  const address = server.getHttpServerAddress();
+  return {
+    endpoint: `${address}/${AZURITE_ACCOUNT}`,
+    account: AZURITE_ACCOUNT,
+    key: AZURITE_KEY,
+    async stop() {
+      await server.close();
+      await server.clean();
+    },
+  };
+}

@@ -1,0 +1,78 @@
+// A target is where requests go and how they are signed. TargetInfo is plain data so that it can be
+// sent to worker processes; the SDK client is only built where fixtures or baselines need it.
+import { AnonymousCredential, BlobServiceClient, StorageSharedKeyCredential, type ContainerClient } from '@azure/storage-blob';
+import type { Credentials } from '../config/load.js';
+import { registerSecret } from '../log.js';
+import { startEmbeddedAzurite } from './azurite.js';
+import { signSharedKey } from './sharedkey.js';
+
+export type TargetInfo =
+  | { kind: 'url'; url: string }
+  | { kind: 'blob'; embedded: boolean; endpoint: string; container: string; account: string; key?: string; sas?: string };
+
+export interface Target {
+  info: TargetInfo;
+  /** Human description without secrets. */
+  label: string;
+  stop(): Promise<void>;
+}
+
+export async function openTarget(credentials: Credentials, container: string): Promise<Target> {
+  switch (credentials.kind) {
+    case 'url':
+      return { info: { kind: 'url', url: credentials.url }, label: `url ${new URL(credentials.url).host}`, stop: async () => {} };
+    case 'embedded': {
+      const azurite = await startEmbeddedAzurite();
+      return {
+        info: { kind: 'blob', embedded: true, endpoint: azurite.endpoint, container, account: azurite.account, key: azurite.key },
+        label: `embedded Azurite ${azurite.endpoint}`,
+        stop: () => azurite.stop(),
+      };
+    }
+    case 'key':
+      registerSecret(credentials.key);
+      return {
+        info: { kind: 'blob', embedded: false, endpoint: credentials.endpoint, container, account: credentials.account, key: credentials.key },
+        label: `account ${credentials.account} (SharedKey)`,
+        stop: async () => {},
+      };
+    case 'sas':
+      registerSecret(credentials.sas);
+      return {
+        info: { kind: 'blob', embedded: false, endpoint: credentials.endpoint, container, account: credentials.account, sas: credentials.sas },
+        label: `account ${credentials.account} (SAS)`,
+        stop: async () => {},
+      };
+  }
+}
+
+export function containerClient(info: Extract<TargetInfo, { kind: 'blob' }>): ContainerClient {
+  if (info.key) {
+    const service = new BlobServiceClient(info.endpoint, new StorageSharedKeyCredential(info.account, info.key));
+    return service.getContainerClient(info.container);
+  }
+  const service = new BlobServiceClient(`${info.endpoint}?${info.sas}`, new AnonymousCredential());
+  return service.getContainerClient(info.container);
+}
+
+/** Builds signed requests for one target; one per worker, reused for every request. */
+export class RequestSigner {
+  private readonly keyBytes?: Buffer;
+  constructor(readonly info: TargetInfo) {
+    if (info.kind === 'blob' && info.key) this.keyBytes = Buffer.from(info.key, 'base64');
+  }
+
+  blobUrl(blobName?: string): URL {
+    if (this.info.kind === 'url') return new URL(this.info.url);
+    const base = `${this.info.endpoint}/${encodeURIComponent(this.info.container)}/${blobName!.split('/').map(encodeURIComponent).join('/')}`;
+    return new URL(this.info.sas ? `${base}?${this.info.sas}` : base);
+  }
+
+  /** Returns headers for `method` on `url`, signed when the target uses SharedKey. */
+  headers(method: string, url: URL, extra: Record<string, string> = {}): Record<string, string> {
+    if (this.info.kind === 'url') return extra;
+    const headers = { 'x-ms-version': '2025-01-05', ...extra };
+    if (this.keyBytes) return signSharedKey(method, url, headers, this.info.account, this.keyBytes);
+    return headers;
+  }
+}

@@ -1,0 +1,19 @@
+// Phase names and meanings, in one place. Consecutive timestamps bound each phase, so the phases of
+// one request add up to its total exactly.
+export const PHASES = ['wait', 'dns', 'tcp', 'tls', 'send', 'firstByte', 'download'] as const;
+export type Phase = (typeof PHASES)[number];
+
+export const PHASE_MEANINGS: Record<Phase, string> = {
+  wait: 'queued in the agent until a socket was assigned',
+  dns: 'name lookup (new sockets to a host name only)',
+  tcp: 'TCP connect (new sockets only)',
+  tls: 'TLS handshake (new https sockets only)',
+  send: 'writing the request (headers and body) to the socket',
+  firstByte: 'request fully sent -> response headers received',
+  download: 'first -> last byte of the response body',
+};
+
+/** Phases that exist only on a fresh connection; a reused socket has none of them. */
+export const CONNECTION_PHASES: readonly Phase[] = ['dns', 'tcp', 'tls'];
+
+export type PhaseDurationsMs = Partial<Record<Phase, number>>;

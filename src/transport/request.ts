@@ -1,0 +1,85 @@
+// One traced HTTP request over a capped keep-alive agent. The body is handed to `onData` chunk by
+// chunk; a promise returned from it pauses the response (backpressure from the sink).
+import http from 'node:http';
+import https from 'node:https';
+import { RequestTracer } from './tracer.js';
+import type { PhaseDurationsMs } from './phases.js';
+
+export interface TracedResult {
+  status: number;
+  bytes: number;
+  reused: boolean;
+  phases: PhaseDurationsMs;
+  totalMs: number;
+  startEpochMs: number;
+  headers: http.IncomingHttpHeaders;
+  error?: string;
+}
+
+export interface TracedRequestOptions {
+  url: URL;
+  method: 'GET' | 'PUT' | 'HEAD' | 'DELETE';
+  headers: Record<string, string>;
+  agent: http.Agent;
+  highWaterMark?: number;
+  body?: Buffer;
+  onData?: (chunk: Buffer) => void | Promise<void>;
+}
+
+export function createAgent(url: URL, maxSockets: number): http.Agent {
+  const options: http.AgentOptions = { keepAlive: true, maxSockets, maxFreeSockets: maxSockets, scheduling: 'fifo' };
+  return url.protocol === 'https:' ? new https.Agent(options) : new http.Agent(options);
+}
+
+export function tracedRequest(opts: TracedRequestOptions): Promise<TracedResult> {
+  return new Promise((resolve) => {
+    const tracer = new RequestTracer();
+    const transport = opts.url.protocol === 'https:' ? https : http;
+    let bytes = 0;
+    let settled = false;
+    const finish = (status: number, headers: http.IncomingHttpHeaders, error?: string) => {
+      if (settled) return;
+      settled = true;
+      tracer.mark('end');
+      const { phases, totalMs } = tracer.phases();
+      resolve({ status, bytes, reused: tracer.reused, phases, totalMs, startEpochMs: tracer.startEpochMs, headers, error });
+    };
+    const headers = { ...opts.headers };
+    if (opts.body) headers['content-length'] = String(opts.body.length);
+    // highWaterMark sizes the response stream's reads (--buffer-size); older typings omit it.
+    const requestOptions = { method: opts.method, headers, agent: opts.agent, highWaterMark: opts.highWaterMark } as http.RequestOptions;
+    const req = transport.request(opts.url, requestOptions);
+    tracer.attach(req);
+    req.on('error', (err) => finish(0, {}, `${(err as NodeJS.ErrnoException).code ?? 'ERROR'}: ${err.message}`));
+    req.on('response', (res) => {
+      const ok = res.statusCode !== undefined && res.statusCode >= 200 && res.statusCode < 300;
+      const errorBody: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => {
+        bytes += chunk.length;
+        if (!ok) {
+          if (errorBody.length < 16) errorBody.push(chunk);
+          return;
+        }
+        const pending = opts.onData?.(chunk);
+        if (pending) {
+          res.pause();
+          pending.then(
+            () => res.resume(),
+            (err: Error) => {
+              res.destroy();
+              finish(res.statusCode ?? 0, res.headers, `sink: ${err.message}`);
+            },
+          );
+        }
+      });
+      res.on('end', () => {
+        if (ok) return finish(res.statusCode!, res.headers);
+        const code = /<Code>([^<]+)<\/Code>/.exec(Buffer.concat(errorBody).toString('utf8'))?.[1];
+        finish(res.statusCode ?? 0, res.headers, `HTTP ${res.statusCode}${code ? ` ${code}` : ''}`);
+      });
+      res.on('error', (err) => finish(res.statusCode ?? 0, res.headers, `${(err as NodeJS.ErrnoException).code ?? 'ERROR'}: ${err.message}`));
+      res.on('aborted', () => finish(res.statusCode ?? 0, res.headers, 'ECONNRESET: response aborted'));
+    });
+    req.end(opts.body);
+  });
+}
