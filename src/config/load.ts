@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { parse as parseDotenv } from 'dotenv';
 import { ConfigError } from './errors.js';
+import { formatBytes } from './sizes.js';
 import { DOWNLOAD_OPTIONS, type DownloadMethod, type LogLevel, type OptionSpec, type SinkKind } from './options.js';
 
 export type Credentials =
@@ -49,7 +50,8 @@ export function buildProgram(name: string, specs: readonly OptionSpec[], summary
   for (const spec of specs) {
     const flags = spec.valueName ? `${spec.flag} <${spec.valueName}>` : spec.flag;
     const env = spec.env ? ` [env ${spec.env}]` : '';
-    const dflt = spec.defaultValue !== undefined && !spec.secret ? ` (default ${String(spec.defaultValue)})` : '';
+    const shown = spec.key.endsWith('Bytes') && typeof spec.defaultValue === 'number' ? formatBytes(spec.defaultValue).replace(' ', '') : String(spec.defaultValue);
+    const dflt = spec.defaultValue !== undefined && !spec.secret ? ` (default ${shown})` : '';
     program.addOption(new Option(flags, `${spec.help}${env}${dflt}`));
   }
   return program;
