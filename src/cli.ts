@@ -2,16 +2,20 @@
 // `blob-cacher <command> …`: one entry for every command.
 import { nodeIsSupported } from './cli/node-check.js';
 
-const COMMANDS = ['download'] as const;
-
 if (nodeIsSupported()) {
   const [command, ...rest] = process.argv.slice(2);
-  const { main, downloadCommand } = await import('./cli/run-cli.js');
-  if (command === 'download') await main((a, e) => downloadCommand(a, e, 'blob-cacher download'), rest);
-  else if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
-    process.stdout.write(`usage: blob-cacher <command> [options]\ncommands: ${COMMANDS.join(', ')}\nrun blob-cacher <command> --help for its options\n`);
+  const { main, downloadCommand, uploadCommand } = await import('./cli/run-cli.js');
+  const commands = {
+    download: (a: readonly string[], e: Record<string, string | undefined>) => downloadCommand(a, e, 'blob-cacher download'),
+    upload: (a: readonly string[], e: Record<string, string | undefined>) => uploadCommand(a, e, 'blob-cacher upload'),
+  };
+  const names = Object.keys(commands).join(', ');
+  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+    process.stdout.write(`usage: blob-cacher <command> [options]\ncommands: ${names}\nrun blob-cacher <command> --help for its options\n`);
+  } else if (command in commands) {
+    await main(commands[command as keyof typeof commands], rest);
   } else {
-    process.stderr.write(`blob-cacher: unknown command "${command}"; use one of: ${COMMANDS.join(', ')}\n`);
+    process.stderr.write(`blob-cacher: unknown command "${command}"; use one of: ${names}\n`);
     process.exitCode = 2;
   }
 }

@@ -5,7 +5,8 @@ import { createReadStream } from 'node:fs';
 import { open, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { summarizeHistogram, METRICS, type LatencySummaryMs, type MetricName } from './aggregate/histograms.js';
+import { emptyResult, summarizeRun, type StrategyResult } from './aggregate/summary.js';
+export type { StrategyResult } from './aggregate/summary.js';
 import type { DownloadConfig } from './config/load.js';
 import { contentMd5, FIXTURE_SEED } from './fixtures/content.js';
 import { ensureFixtures, removeFixtures } from './fixtures/fixtures.js';
@@ -15,27 +16,6 @@ import type { OpRecord } from './runner/protocol.js';
 import { selectStrategies } from './strategies/index.js';
 import type { DownloadStrategy } from './strategies/strategy.js';
 import { containerClient, openTarget, type TargetInfo } from './target/target.js';
-import { PHASES, type Phase } from './transport/phases.js';
-
-export interface StrategyResult {
-  strategy: string;
-  description: string;
-  objectSizeBytes: number;
-  wallMs: number;
-  throughputMiBps: number;
-  requests: number;
-  failedRequests: number;
-  bytes: number;
-  reusedSockets: number;
-  /** Share of summed request time spent in each phase (0..1). */
-  phaseShare: Partial<Record<Phase, number>>;
-  latencyMs: Partial<Record<MetricName, LatencySummaryMs>>;
-  verified: boolean;
-  verification: string;
-  workers: { index: number; requests: number; cpuUserMs: number; cpuSystemMs: number; peakRssBytes: number }[];
-  records: OpRecord[];
-  error?: string;
-}
 
 export interface DownloadRunResult {
   target: string;
@@ -59,37 +39,6 @@ async function objectSize(config: DownloadConfig, info: TargetInfo): Promise<num
   throw new Error(`HEAD ${new URL(info.url).host} gave HTTP ${head.status} without a Content-Length; check --url`);
 }
 
-function summarize(strategy: DownloadStrategy, size: number, run: Awaited<ReturnType<typeof runOnWorkers>>): Omit<StrategyResult, 'verified' | 'verification'> {
-  const ok = run.records.filter((r) => !r.error);
-  const totalSum = ok.reduce((s, r) => s + r.totalMs, 0);
-  const phaseShare: Partial<Record<Phase, number>> = {};
-  for (const p of PHASES) {
-    const sum = ok.reduce((s, r) => s + (r.phases[p] ?? 0), 0);
-    if (ok.some((r) => r.phases[p] !== undefined)) phaseShare[p] = totalSum > 0 ? sum / totalSum : 0;
-  }
-  const latencyMs: Partial<Record<MetricName, LatencySummaryMs>> = {};
-  for (const m of METRICS) {
-    const h = run.histograms.byMetric.get(m);
-    if (h && h.totalCount > 0) latencyMs[m] = summarizeHistogram(h);
-  }
-  const bytes = run.records.reduce((s, r) => s + r.bytes, 0);
-  return {
-    strategy: strategy.name,
-    description: strategy.description,
-    objectSizeBytes: size,
-    wallMs: run.wallMs,
-    throughputMiBps: run.wallMs > 0 ? bytes / 1024 / 1024 / (run.wallMs / 1000) : 0,
-    requests: run.records.length,
-    failedRequests: run.records.length - ok.length,
-    bytes,
-    reusedSockets: run.records.filter((r) => r.reused).length,
-    phaseShare,
-    latencyMs,
-    workers: run.workers.map((w) => ({ index: w.workerIndex, requests: w.records.length, cpuUserMs: w.cpuUserMs, cpuSystemMs: w.cpuSystemMs, peakRssBytes: w.peakRssBytes })),
-    records: run.records,
-  };
-}
-
 export async function runDownload(config: DownloadConfig): Promise<DownloadRunResult> {
   const target = await openTarget(config.credentials, config.container);
   const results: StrategyResult[] = [];
@@ -106,7 +55,9 @@ export async function runDownload(config: DownloadConfig): Promise<DownloadRunRe
     }
     for (const strategy of strategies) {
       const items = strategy.plan(input, info.kind === 'url');
-      const outPath = config.sink === 'file' || config.sink === 'sparse-file'
+      // The sdk baseline downloads to its own buffer: it must not create or truncate the output file.
+      const writesFile = strategy.executor === 'http' && (config.sink === 'file' || config.sink === 'sparse-file');
+      const outPath = writesFile
         ? (config.outPath ?? join(tmpdir(), `blob-cacher-${process.pid}-${strategy.name}.out`))
         : undefined;
       if (config.sink === 'sparse-file' && outPath) {
@@ -122,7 +73,7 @@ export async function runDownload(config: DownloadConfig): Promise<DownloadRunRe
           concurrency: config.concurrency, maxSockets: config.maxSockets, sink: config.sink, outPath,
           bufferSizeBytes: config.bufferSizeBytes, logLevel: config.logLevel,
         }, items, config.processes);
-        const base = summarize(strategy, size, run);
+        const base = summarizeRun(strategy, size, run);
         const check = await verify(strategy, items, run.records, size, info, config.sink === 'file' || config.sink === 'sparse-file' ? outPath : undefined);
         result = { ...base, ...check };
       } catch (err) {
@@ -141,13 +92,6 @@ export async function runDownload(config: DownloadConfig): Promise<DownloadRunRe
   } finally {
     await target.stop();
   }
-}
-
-function emptyResult(strategy: DownloadStrategy, size: number): Omit<StrategyResult, 'verified' | 'verification'> {
-  return {
-    strategy: strategy.name, description: strategy.description, objectSizeBytes: size, wallMs: 0, throughputMiBps: 0,
-    requests: 0, failedRequests: 0, bytes: 0, reusedSockets: 0, phaseShare: {}, latencyMs: {}, workers: [], records: [],
-  };
 }
 
 /** Every delivered byte is checked: each range against the regenerated fixture, files as a whole. */

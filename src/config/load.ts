@@ -5,7 +5,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { parse as parseDotenv } from 'dotenv';
 import { ConfigError } from './errors.js';
 import { formatBytes } from './sizes.js';
-import { DOWNLOAD_OPTIONS, type DownloadMethod, type LogLevel, type OptionSpec, type SinkKind } from './options.js';
+import { DOWNLOAD_OPTIONS, UPLOAD_OPTIONS, type DownloadMethod, type LogLevel, type OptionSpec, type SinkKind, type UploadMethod } from './options.js';
 
 export type Credentials =
   | { kind: 'embedded' }
@@ -26,6 +26,22 @@ export interface DownloadConfig {
   container: string;
   cleanup: boolean;
   credentials: Credentials;
+}
+
+export interface UploadConfig {
+  logLevel: LogLevel;
+  uploadMethod: UploadMethod;
+  fileCount: number;
+  fileSizeBytes: number;
+  blobSizeBytes: number;
+  blockSizeBytes: number;
+  concurrency: number;
+  thresholdBytes: number;
+  processes: number;
+  maxSockets: number;
+  container: string;
+  keep: boolean;
+  credentials: Exclude<Credentials, { kind: 'url' }>;
 }
 
 export interface Sources {
@@ -72,7 +88,13 @@ export function parseFlags(program: Command, argv: readonly string[]): Record<st
   } catch (err) {
     if (err instanceof CommanderError) {
       if (helped || err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return undefined;
-      const msg = err.message.replace(/^error: /, '').replace(/\.$/, '');
+      const msg = err.message
+        .replace(/^error: /, '')
+        // An unknown --name=value is echoed whole by commander; the value may be a key.
+        .replace(/'(--[^'=\s]+)=[^']*'/g, "'$1'")
+        // Commander puts "(Did you mean --x?)" on a second line; usage errors are one line.
+        .replace(/\s*\n\s*/g, ' ')
+        .replace(/\.$/, '');
       throw new ConfigError(`${msg}; run with --help to see the options`);
     }
     throw err;
@@ -100,7 +122,8 @@ export function resolveOptions(
 ): Record<string, unknown> {
   const envFileSpec = specs.find((s) => s.key === 'envFile');
   const envFileFlag = envFileSpec ? (flags[flagAttribute(envFileSpec)] as string | undefined) : undefined;
-  const envFileEnv = envFileSpec?.env ? sources.env[envFileSpec.env] : undefined;
+  // An empty ENV_FILE= is unset, as for every other variable below.
+  const envFileEnv = envFileSpec?.env ? sources.env[envFileSpec.env] || undefined : undefined;
   const envFile = envFileFlag ?? envFileEnv ?? '.env';
   const dotenv = envFileSpec ? readDotenv(envFile, envFileFlag !== undefined || envFileEnv !== undefined, sources.cwd ?? process.cwd()) : {};
 
@@ -162,6 +185,9 @@ export function parseConnectionString(cs: string): ParsedConnectionString {
   const protocol = fields.get('defaultendpointsprotocol') ?? 'https';
   const suffix = fields.get('endpointsuffix') ?? 'core.windows.net';
   const endpoint = blobEndpoint ?? `${protocol}://${account}.blob.${suffix}`;
+  if (!URL.canParse(endpoint) || !/^https?:$/.test(new URL(endpoint).protocol)) {
+    throw new ConfigError('malformed STORAGE_CONNECTION_STRING (--connection-string): its blob endpoint is not an http:// or https:// URL');
+  }
   let accountName = account;
   if (!accountName) {
     const host = new URL(endpoint).hostname;
@@ -241,8 +267,38 @@ export function loadDownloadConfig(flags: Record<string, unknown>, sources: Sour
   };
 }
 
+const MAX_BLOCK_BYTES = 4000 * 1024 * 1024;
+const MAX_BLOCKS = 50_000;
+
+export function loadUploadConfig(flags: Record<string, unknown>, sources: Sources): UploadConfig {
+  const o = resolveOptions(UPLOAD_OPTIONS, flags, sources);
+  const credentials = resolveCredentials(o);
+  if (credentials.kind === 'url') throw new ConfigError('uploads need a blob target; URL is for downloads only');
+  const blockSizeBytes = o.blockSizeBytes as number;
+  const blobSizeBytes = o.blobSizeBytes as number;
+  if (blockSizeBytes > MAX_BLOCK_BYTES) throw new ConfigError(`invalid --block-size ${blockSizeBytes}: the service takes blocks of at most 4000MiB; pick a smaller block size`);
+  if (Math.ceil(blobSizeBytes / blockSizeBytes) > MAX_BLOCKS) {
+    throw new ConfigError(`--blob-size / --block-size makes more than ${MAX_BLOCKS} blocks; raise --block-size`);
+  }
+  return {
+    logLevel: o.logLevel as LogLevel,
+    uploadMethod: o.uploadMethod as UploadMethod,
+    fileCount: o.fileCount as number,
+    fileSizeBytes: o.fileSizeBytes as number,
+    blobSizeBytes,
+    blockSizeBytes,
+    concurrency: o.concurrency as number,
+    thresholdBytes: o.thresholdBytes as number,
+    processes: o.processes as number,
+    maxSockets: o.maxSockets as number,
+    container: o.container as string,
+    keep: o.keep as boolean,
+    credentials,
+  };
+}
+
 /** The configuration as it may be shown or written: secrets replaced. */
-export function redactedConfig(config: DownloadConfig): Record<string, unknown> {
+export function redactedConfig(config: DownloadConfig | UploadConfig): Record<string, unknown> {
   const c = config.credentials;
   const target =
     c.kind === 'key' ? { kind: c.kind, account: c.account, endpoint: c.endpoint, key: '[redacted]' }

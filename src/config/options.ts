@@ -41,9 +41,9 @@ function integer(min: number, max = Number.MAX_SAFE_INTEGER): Parser<number> {
   };
 }
 
-function size(min: number): Parser<number> {
+function size(min: number, bareUnitBytes = 1): Parser<number> {
   return (raw) => {
-    const bytes = parseSizeBytes(raw);
+    const bytes = parseSizeBytes(raw, bareUnitBytes);
     if (bytes === undefined || bytes < min) {
       return { invalid: `a size of at least ${min} byte${min === 1 ? '' : 's'} such as 80MiB, 100KB or 12800000` };
     }
@@ -77,26 +77,54 @@ function httpUrl(raw: string): string | { invalid: string } {
   return { invalid: 'an http:// or https:// URL' };
 }
 
-export const DOWNLOAD_OPTIONS = [
-  { key: 'logLevel', flag: '--log-level', env: 'LOG_LEVEL', valueName: 'level', defaultValue: 'info', parse: oneOf(LOG_LEVELS), help: `log level (${LOG_LEVELS.join(', ')})` },
+export const UPLOAD_METHODS = ['small-files', 'sdk-small-files', 'blocks', 'sdk-upload', 'all'] as const;
+export type UploadMethod = (typeof UPLOAD_METHODS)[number];
+
+const KIB = 1024;
+const MIB = 1024 * 1024;
+
+const logLevel: OptionSpec = { key: 'logLevel', flag: '--log-level', env: 'LOG_LEVEL', valueName: 'level', defaultValue: 'info', parse: oneOf(LOG_LEVELS), help: `log level (${LOG_LEVELS.join(', ')})` };
+const processes: OptionSpec = { key: 'processes', flag: '--processes', env: 'PROCESSES', valueName: 'n', defaultValue: 1, parse: integer(1, 256), help: 'worker processes' };
+const maxSockets: OptionSpec = { key: 'maxSockets', flag: '--max-sockets', env: 'MAX_SOCKETS', valueName: 'n', defaultValue: 16, parse: integer(1, 10_000), help: 'sockets per worker process (HTTP agent cap)' };
+const account: OptionSpec = { key: 'account', flag: '--account', env: 'STORAGE_ACCOUNT', valueName: 'name', parse: text, help: 'storage account name' };
+const container: OptionSpec = { key: 'container', flag: '--container', env: 'STORAGE_CONTAINER', valueName: 'name', defaultValue: 'blob-cacher', parse: text, help: 'container holding the fixtures' };
+const key: OptionSpec = { key: 'key', flag: '--key', env: 'STORAGE_KEY', valueName: 'key', parse: text, help: 'account key (SharedKey auth)', secret: true };
+const sas: OptionSpec = { key: 'sas', flag: '--sas', env: 'STORAGE_SAS', valueName: 'token', parse: text, help: 'SAS token (query string)', secret: true };
+const connectionString: OptionSpec = { key: 'connectionString', flag: '--connection-string', env: 'STORAGE_CONNECTION_STRING', valueName: 'cs', parse: text, help: 'storage connection string', secret: true };
+const envFile: OptionSpec = { key: 'envFile', flag: '--env-file', env: 'ENV_FILE', valueName: 'path', defaultValue: '.env', parse: text, help: 'dotenv file to read (missing default .env is fine)' };
+const CREDENTIALS = [account, container, key, sas, connectionString];
+
+export const DOWNLOAD_OPTIONS: readonly OptionSpec[] = [
+  logLevel,
   { key: 'sourceMethod', flag: '--source-method', env: 'SOURCE_METHOD', valueName: 'method', defaultValue: 'all', parse: oneOf(DOWNLOAD_METHODS, METHOD_ALIASES), help: `download strategy (${DOWNLOAD_METHODS.join(', ')}; url = single)` },
   { key: 'concurrency', flag: '--concurrency', env: 'CONCURRENCY', valueName: 'n', defaultValue: 4, parse: integer(1, 100_000), help: 'ranges, copies or parts per download' },
-  { key: 'fileSizeBytes', flag: '--file-size', env: 'FILE_SIZE', valueName: 'size', defaultValue: 80 * 1024 * 1024, parse: size(0), help: 'size of the fixture blob (80MiB, 100KB, 12800000)' },
-  { key: 'processes', flag: '--processes', env: 'PROCESSES', valueName: 'n', defaultValue: 1, parse: integer(1, 256), help: 'worker processes' },
-  { key: 'maxSockets', flag: '--max-sockets', env: 'MAX_SOCKETS', valueName: 'n', defaultValue: 16, parse: integer(1, 10_000), help: 'sockets per worker process (HTTP agent cap)' },
+  { key: 'fileSizeBytes', flag: '--file-size', env: 'FILE_SIZE', valueName: 'size', defaultValue: 80 * MIB, parse: size(0), help: 'size of the fixture blob (80MiB, 100KB, 12800000)' },
+  processes,
+  maxSockets,
   { key: 'sink', flag: '--sink', env: 'SINK', valueName: 'kind', defaultValue: 'memory', parse: oneOf(SINKS), help: `where downloaded bytes go (${SINKS.join(', ')})` },
   { key: 'outPath', flag: '--out', env: 'OUT', valueName: 'path', parse: text, help: 'output file for the file and sparse-file sinks (default: a temporary file, removed)' },
-  { key: 'bufferSizeBytes', flag: '--buffer-size', env: 'BUFFER_SIZE', valueName: 'size', defaultValue: 64 * 1024, parse: size(1), help: 'read buffer (highWaterMark) of the stream copy' },
+  { key: 'bufferSizeBytes', flag: '--buffer-size', env: 'BUFFER_SIZE', valueName: 'size', defaultValue: 64 * KIB, parse: size(1), help: 'read buffer (highWaterMark) of the stream copy' },
   { key: 'url', flag: '--url', env: 'URL', valueName: 'url', parse: httpUrl, help: 'plain HTTP(S) URL to download (single and chunked only)' },
-  { key: 'account', flag: '--account', env: 'STORAGE_ACCOUNT', valueName: 'name', parse: text, help: 'storage account name' },
-  { key: 'container', flag: '--container', env: 'STORAGE_CONTAINER', valueName: 'name', defaultValue: 'blob-cacher', parse: text, help: 'container holding the fixtures' },
-  { key: 'key', flag: '--key', env: 'STORAGE_KEY', valueName: 'key', parse: text, help: 'account key (SharedKey auth)', secret: true },
-  { key: 'sas', flag: '--sas', env: 'STORAGE_SAS', valueName: 'token', parse: text, help: 'SAS token (query string)', secret: true },
-  { key: 'connectionString', flag: '--connection-string', env: 'STORAGE_CONNECTION_STRING', valueName: 'cs', parse: text, help: 'storage connection string', secret: true },
+  ...CREDENTIALS,
   { key: 'cleanup', flag: '--cleanup', env: 'CLEANUP', defaultValue: false, parse: bool, help: 'delete fixtures this run created' },
-  { key: 'envFile', flag: '--env-file', env: 'ENV_FILE', valueName: 'path', defaultValue: '.env', parse: text, help: 'dotenv file to read (missing default .env is fine)' },
-] as const satisfies readonly OptionSpec<unknown>[];
+  envFile,
+];
 
-export const SECRET_KEYS: ReadonlySet<string> = new Set(
-  (DOWNLOAD_OPTIONS as readonly OptionSpec[]).filter((o) => o.secret).map((o) => o.key),
-);
+export const UPLOAD_OPTIONS: readonly OptionSpec[] = [
+  logLevel,
+  { key: 'uploadMethod', flag: '--upload-method', env: 'UPLOAD_METHOD', valueName: 'method', defaultValue: 'small-files', parse: oneOf(UPLOAD_METHODS), help: `upload strategy (${UPLOAD_METHODS.join(', ')})` },
+  { key: 'fileCount', flag: '--file-count', env: 'FILE_COUNT', valueName: 'n', defaultValue: 2400, parse: integer(1, 10_000_000), help: 'blobs uploaded by small-files' },
+  // Seed 002: FILE_SIZE=102 means 102 KB; units (100KiB, 102KB, 4096B) are honoured as given.
+  { key: 'fileSizeBytes', flag: '--file-size', env: 'FILE_SIZE', valueName: 'size', defaultValue: 100 * KIB, parse: size(1, 1000), help: 'size of each small file; a bare number means KB (102 = 102KB)' },
+  { key: 'blobSizeBytes', flag: '--blob-size', env: 'BLOB_SIZE', valueName: 'size', defaultValue: 300 * MIB, parse: size(0), help: 'size of the large blob uploaded by blocks' },
+  { key: 'blockSizeBytes', flag: '--block-size', env: 'BLOCK_SIZE', valueName: 'size', defaultValue: 8 * MIB, parse: size(1), help: 'staged block size for blocks (at most 4000MiB)' },
+  { key: 'concurrency', flag: '--concurrency', env: 'CONCURRENCY', valueName: 'n', defaultValue: 8, parse: integer(1, 100_000), help: 'blocks in flight (blocks, sdk-upload)' },
+  { key: 'thresholdBytes', flag: '--threshold', env: 'THRESHOLD', valueName: 'size', defaultValue: 0, parse: size(0), help: 'blobs at or below this go as one Put Blob (SDK maxSingleShotSize)' },
+  processes,
+  maxSockets,
+  ...CREDENTIALS,
+  { key: 'keep', flag: '--keep', env: 'KEEP', defaultValue: false, parse: bool, help: 'keep the uploaded blobs (deleted by default)' },
+  envFile,
+];
+
+export const SECRET_KEYS: ReadonlySet<string> = new Set([key, sas, connectionString].map((o) => o.key));

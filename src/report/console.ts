@@ -1,6 +1,6 @@
 // The console report of a download run: ranking, per-phase percentiles, and the seeds' summary lines.
 import { formatBytes } from '../config/sizes.js';
-import type { DownloadRunResult, StrategyResult } from '../download-run.js';
+import type { StrategyResult } from '../aggregate/summary.js';
 import { PHASES } from '../transport/phases.js';
 
 const pad = (s: string, n: number) => s.padEnd(n);
@@ -15,17 +15,27 @@ export function rank(results: readonly StrategyResult[]): StrategyResult[] {
   });
 }
 
-export function renderConsole(run: DownloadRunResult, header: string): string {
+export interface ConsoleRun {
+  target: string;
+  /** Bytes moved per strategy run, when it is one object. */
+  objectSizeBytes?: number;
+  results: readonly StrategyResult[];
+}
+
+/** Ranked table (80 columns), per-phase percentiles, then the seeds' summary lines. */
+export function renderConsole(run: ConsoleRun, header: string, mode: 'download' | 'upload' = 'download'): string {
   const lines: string[] = [];
   lines.push(header);
-  lines.push(`target ${run.target}, object ${formatBytes(run.objectSizeBytes)}`);
+  lines.push(`target ${run.target}${run.objectSizeBytes !== undefined ? `, object ${formatBytes(run.objectSizeBytes)}` : ''}`);
   lines.push('');
-  lines.push(`${pad('#', 3)}${pad('strategy', 13)}${lpad('time ms', 10)}${lpad('MiB/s', 9)}${lpad('reqs', 6)}${lpad('reused', 8)}${lpad('p50 1stB', 10)}${lpad('p99 1stB', 10)}  verified`);
+  const countCol = mode === 'upload' ? 'ops/s' : 'reused';
+  lines.push(`${pad('#', 3)}${pad('strategy', 16)}${lpad('time ms', 10)}${lpad('MiB/s', 8)}${lpad('reqs', 6)}${lpad(countCol, 8)}${lpad('p50 1stB', 9)}${lpad('p99 1stB', 9)}  verified`);
   rank(run.results).forEach((r, i) => {
     const fb = r.latencyMs.firstByte;
+    const count = mode === 'upload' ? r.opsPerSecond.toFixed(0) : String(r.reusedSockets);
     lines.push(
-      `${pad(String(i + 1), 3)}${pad(r.strategy, 13)}${lpad(r.wallMs.toFixed(1), 10)}${lpad(r.throughputMiBps.toFixed(1), 9)}` +
-        `${lpad(String(r.requests), 6)}${lpad(String(r.reusedSockets), 8)}${lpad(ms(fb?.p50), 10)}${lpad(ms(fb?.p99), 10)}  ${r.verified ? 'ok' : 'FAILED'}`,
+      `${pad(String(i + 1), 3)}${pad(r.strategy, 16)}${lpad(r.wallMs.toFixed(1), 10)}${lpad(r.throughputMiBps.toFixed(1), 8)}` +
+        `${lpad(String(r.requests), 6)}${lpad(count, 8)}${lpad(ms(fb?.p50), 9)}${lpad(ms(fb?.p99), 9)}  ${r.verified ? 'ok' : 'FAILED'}`,
     );
   });
   lines.push('');
@@ -43,6 +53,9 @@ export function renderConsole(run: DownloadRunResult, header: string): string {
     const shares = PHASES.filter((p) => r.phaseShare[p] !== undefined).map((p) => `${p} ${(r.phaseShare[p]! * 100).toFixed(1)}%`);
     lines.push(`${r.strategy}: duration ${r.wallMs.toFixed(1)} ms, count ${r.requests}${shares.length ? `, ${shares.join(', ')}` : ''}`);
     if (!r.verified) lines.push(`${r.strategy}: FAILED ${r.error ?? r.verification}`);
+    for (const w of r.workers.filter((w) => w.cpuBound)) {
+      lines.push(`${r.strategy}: worker ${w.index} was CPU-bound (event-loop delay p99 ${w.eventLoopDelayP99Ms.toFixed(1)} ms): more processes may help`);
+    }
   }
   return lines.join('\n');
 }

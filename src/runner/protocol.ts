@@ -8,7 +8,7 @@ import type { PhaseDurationsMs } from '../transport/phases.js';
 export interface WorkerJob {
   workerIndex: number;
   strategy: string;
-  executor: 'http' | 'sdk';
+  executor: 'http' | 'sdk' | 'put' | 'sdk-upload' | 'sdk-small-files';
   target: TargetInfo;
   items: WorkItem[];
   objectSizeBytes: number;
@@ -18,6 +18,11 @@ export interface WorkerJob {
   outPath?: string;
   bufferSizeBytes: number;
   logLevel: LogLevel;
+  /** Uploads: block size and single-shot threshold, for the SDK baseline. */
+  blockSizeBytes?: number;
+  thresholdBytes?: number;
+  /** Items in flight at once; unset means all at once, queued by the agent's socket cap. */
+  inFlight?: number;
 }
 
 /** One request, as measured. Durations in ms; the start in epoch ms (timeOrigin + now). */
@@ -46,8 +51,8 @@ export interface WorkerResult {
   cpuUserMs: number;
   cpuSystemMs: number;
   peakRssBytes: number;
-  /** MD5 of the whole object when this worker saw all of it in order (single process). */
-  wholeMd5?: string;
+  /** Event-loop delay p99 during the timed section: high means the worker was CPU-bound. */
+  eventLoopDelayP99Ms: number;
 }
 
 export type ToWorker = { type: 'job'; job: WorkerJob } | { type: 'go' };

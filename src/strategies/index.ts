@@ -5,10 +5,21 @@ import { roundRobin } from './round-robin.js';
 import { sdk } from './sdk.js';
 import { single } from './single.js';
 import type { DownloadStrategy } from './strategy.js';
+import { blocks } from './blocks.js';
+import { sdkSmallFiles } from './sdk-small-files.js';
+import { sdkUpload } from './sdk-upload.js';
+import { smallFiles } from './small-files.js';
+import type { UploadStrategy } from './upload-strategy.js';
 
 export const DOWNLOAD_STRATEGIES: readonly DownloadStrategy[] = [single, chunked, roundRobin, assemble, sdk];
 
 export function selectStrategies(method: string, urlTarget: boolean): DownloadStrategy[] {
   const pool = DOWNLOAD_STRATEGIES.filter((s) => !urlTarget || s.urlCapable);
   return method === 'all' ? [...pool] : pool.filter((s) => s.name === method);
+}
+
+export const UPLOAD_STRATEGIES: readonly UploadStrategy[] = [smallFiles, sdkSmallFiles, blocks, sdkUpload];
+
+export function selectUploadStrategies(method: string): UploadStrategy[] {
+  return method === 'all' ? [...UPLOAD_STRATEGIES] : UPLOAD_STRATEGIES.filter((s) => s.name === method);
 }

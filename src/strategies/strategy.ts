@@ -18,6 +18,8 @@ export interface WorkItem {
   /** Where the bytes go in the delivered object, and how many are expected. */
   destOffsetBytes: number;
   lengthBytes: number;
+  /** Uploads only: stage as this block (base64 id) instead of a whole Put Blob. */
+  blockId?: string;
 }
 
 export interface PlanInput {

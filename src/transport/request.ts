@@ -60,7 +60,14 @@ export function tracedRequest(opts: TracedRequestOptions): Promise<TracedResult>
           if (errorBody.length < 16) errorBody.push(chunk);
           return;
         }
-        const pending = opts.onData?.(chunk);
+        let pending: void | Promise<void>;
+        try {
+          pending = opts.onData?.(chunk);
+        } catch (err) {
+          // A sink that throws fails this request; thrown from an event handler it would end the process.
+          res.destroy();
+          return finish(res.statusCode ?? 0, res.headers, `sink: ${(err as Error).message}`);
+        }
         if (pending) {
           res.pause();
           pending.then(

@@ -1,0 +1,15 @@
+// FILE_COUNT blobs of FILE_SIZE, one Put Blob each (seed 002), over PROCESSES x MAX_SOCKETS.
+import { smallFileName, type UploadStrategy } from './upload-strategy.js';
+
+export const smallFiles: UploadStrategy = {
+  name: 'small-files',
+  description: 'one Put Blob per small file',
+  executor: 'put',
+  plan: ({ prefix, fileCount, fileSizeBytes }) =>
+    Array.from({ length: fileCount }, (_, index) => ({
+      index,
+      blob: smallFileName(prefix, index),
+      destOffsetBytes: index * fileSizeBytes,
+      lengthBytes: fileSizeBytes,
+    })),
+};

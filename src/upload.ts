@@ -1,0 +1,8 @@
+#!/usr/bin/env node
+// `node dist/upload.js …`: the upload comparison (the Docker image's command).
+import { nodeIsSupported } from './cli/node-check.js';
+
+if (nodeIsSupported()) {
+  const { main, uploadCommand } = await import('./cli/run-cli.js');
+  await main(uploadCommand, process.argv.slice(2));
+}
