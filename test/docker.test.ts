@@ -1,0 +1,65 @@
+// The Docker image without a Docker engine: lint the Dockerfile with a maintained linter, check the
+// contract (multi-stage, Node 24 slim, non-root, production, no .env), and run the image's CMD with
+// only the documented environment variables, as `docker run -e …` would.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { validate } from 'dockerfile-utils';
+import { describe, expect, it } from 'vitest';
+
+const root = resolve(import.meta.dirname, '..');
+const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
+const instructions = dockerfile.split('\n').filter((l) => l.trim() && !l.trim().startsWith('#'));
+const runtimeStart = instructions.findIndex((l) => /^FROM .* AS runtime$/i.test(l));
+const runtime = instructions.slice(runtimeStart);
+
+describe('Dockerfile', () => {
+  it('passes dockerfile-utils validation with no diagnostics', () => {
+    const diagnostics = validate(dockerfile);
+    expect(diagnostics.map((d) => `${d.range.start.line + 1}: ${d.message}`)).toEqual([]);
+  });
+
+  it('is multi-stage, runtime on the official Node 24 slim image, non-root, production', () => {
+    expect(instructions.filter((l) => l.startsWith('FROM ')).length).toBe(2);
+    expect(runtimeStart).toBeGreaterThan(0);
+    expect(runtime[0]).toMatch(/^FROM node:24-slim AS runtime$/);
+    expect(runtime).toContain('ENV NODE_ENV=production');
+    expect(runtime.some((l) => /npm ci --omit=dev/.test(l))).toBe(true);
+    const user = runtime.filter((l) => l.startsWith('USER ')).pop();
+    expect(user).toBeDefined();
+    expect(user).not.toMatch(/USER (root|0)\b/);
+  });
+
+  it('never copies a .env into the image, and keeps it out of the build context', () => {
+    expect(instructions.filter((l) => /^(COPY|ADD) /.test(l)).some((l) => /\.env\b|\s\.\s/.test(l))).toBe(false);
+    const ignore = readFileSync(join(root, '.dockerignore'), 'utf8').split('\n').map((l) => l.trim());
+    for (const entry of ['node_modules', '.env', 'dist']) expect(ignore).toContain(entry);
+  });
+});
+
+describe('image contract: the CMD with only environment variables', () => {
+  it('runs the small-file upload benchmark on embedded Azurite and prints the seed lines', () => {
+    const cmd = JSON.parse(/^CMD (\[.*\])$/m.exec(runtime.join('\n'))![1]!) as string[];
+    expect(cmd[0]).toBe('node');
+    const env = {
+      PATH: process.env.PATH ?? '',
+      NODE_ENV: 'production',
+      PROCESSES: '2',
+      MAX_SOCKETS: '4',
+      FILE_SIZE: '10',
+      FILE_COUNT: '50',
+    };
+    // WORKDIR of the image holds no .env; an empty directory stands in for it.
+    const cwd = mkdtempSync(join(tmpdir(), 'bc-image-'));
+    const args = cmd.slice(1).map((a) => (a.startsWith('dist/') ? join(root, a) : a));
+    const run = spawnSync(process.execPath, args, { cwd, env, encoding: 'utf8', timeout: 120_000 });
+    expect(run.stderr).not.toMatch(/\n\s+at /);
+    expect(run.status).toBe(0);
+    expect(run.stdout).toMatch(/2 process\(es\) x 4 socket\(s\); small files 50 x 9\.8 KiB/);
+    expect(run.stdout).toMatch(/small-files: duration [\d.]+ ms, count 50, wait [\d.]+%.*firstByte [\d.]+%, download [\d.]+%/);
+    expect(run.stdout).toMatch(/^1\s+small-files\s+[\d.]+\s+[\d.]+\s+50\s+\d+\s/m);
+    expect(run.stdout).toMatch(/total\s+n=\s+50\s/);
+    expect(run.stdout).toContain('ok');
+  });
+});
