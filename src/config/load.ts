@@ -47,7 +47,7 @@ export interface UploadConfig {
 export interface Sources {
   argv: readonly string[];
   env: Readonly<Record<string, string | undefined>>;
-  /** Where a relative --env-file is read from. */
+  /** Where a relative --dotenv file is read from. */
   cwd?: string;
 }
 
@@ -110,7 +110,7 @@ function readDotenv(path: string, explicit: boolean, cwd: string): Record<string
     const code = (err as NodeJS.ErrnoException).code;
     if (!explicit && code === 'ENOENT') return {};
     const why = code === 'ENOENT' ? 'does not exist' : code === 'EISDIR' ? 'is a directory' : 'cannot be read';
-    throw new ConfigError(`env file ${path} ${why}; fix the path given to --env-file / ENV_FILE, or remove it`);
+    throw new ConfigError(`env file ${path} ${why}; fix the path given to --dotenv / ENV_FILE, or remove it`);
   }
 }
 

@@ -91,7 +91,7 @@ const container: OptionSpec = { key: 'container', flag: '--container', env: 'STO
 const key: OptionSpec = { key: 'key', flag: '--key', env: 'STORAGE_KEY', valueName: 'key', parse: text, help: 'account key (SharedKey auth)', secret: true };
 const sas: OptionSpec = { key: 'sas', flag: '--sas', env: 'STORAGE_SAS', valueName: 'token', parse: text, help: 'SAS token (query string)', secret: true };
 const connectionString: OptionSpec = { key: 'connectionString', flag: '--connection-string', env: 'STORAGE_CONNECTION_STRING', valueName: 'cs', parse: text, help: 'storage connection string', secret: true };
-const envFile: OptionSpec = { key: 'envFile', flag: '--env-file', env: 'ENV_FILE', valueName: 'path', defaultValue: '.env', parse: text, help: 'dotenv file to read (missing default .env is fine)' };
+const envFile: OptionSpec = { key: 'envFile', flag: '--dotenv', env: 'ENV_FILE', valueName: 'path', defaultValue: '.env', parse: text, help: 'dotenv file to read (missing default .env is fine)' };
 const CREDENTIALS = [account, container, key, sas, connectionString];
 
 export const DOWNLOAD_OPTIONS: readonly OptionSpec[] = [

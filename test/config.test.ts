@@ -1,0 +1,280 @@
+// Configuration: precedence (flag > environment > .env > default) parsed in-process from the option
+// table, and bad input through the real CLI, which must answer with one line and exit code 2.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError } from '../src/config/errors.js';
+import { buildProgram, loadDownloadConfig, parseFlags, type DownloadConfig } from '../src/config/load.js';
+import { DOWNLOAD_OPTIONS } from '../src/config/options.js';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const DOWNLOAD_JS = join(ROOT, 'dist', 'download.js');
+const MiB = 1024 * 1024;
+
+// Fake secrets: valid base64 so that only the rule under test can reject them.
+const KEY = 'Zm9vYmFyYmF6cXV4c2VjcmV0';
+const SAS = 'sv=2024-11-04&ss=b&srt=sco&sp=r&se=2030-01-01T00:00:00Z&sig=c2VjcmV0c2lnbmF0dXJl';
+
+let tmp: string;
+let dirCount = 0;
+
+/** A fresh directory under the suite's temp dir, holding `.env` when `dotenv` is given. */
+function dirWith(dotenv?: string, extra: Record<string, string> = {}): string {
+  const dir = join(tmp, `d${dirCount++}`);
+  mkdirSync(dir);
+  if (dotenv !== undefined) writeFileSync(join(dir, '.env'), dotenv);
+  for (const [name, body] of Object.entries(extra)) writeFileSync(join(dir, name), body);
+  return dir;
+}
+
+/** What the CLI does before it runs anything, without spawning: flags, then the resolved config. */
+function load(argv: readonly string[], env: Record<string, string> = {}, cwd = dirWith()): DownloadConfig {
+  const program = buildProgram('download', DOWNLOAD_OPTIONS, 'test');
+  const flags = parseFlags(program, argv);
+  if (!flags) throw new Error('parseFlags printed help');
+  return loadDownloadConfig(flags, { argv, env, cwd });
+}
+
+beforeAll(() => {
+  tmp = mkdtempSync(join(tmpdir(), 'blob-cacher-config-'));
+});
+
+afterAll(() => {
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+describe('precedence: flag > environment > .env > default', () => {
+  const dotenv = 'CONCURRENCY=7\nPROCESSES=3\nSOURCE_METHOD=chunked\n';
+  const env = { CONCURRENCY: '8', PROCESSES: '5', SOURCE_METHOD: 'sdk' };
+  const flags = ['--concurrency', '9', '--processes', '6', '--source-method', 'assemble'];
+
+  it.each([
+    { layers: 'default only', argv: [], env: {}, dotenv: undefined, want: { concurrency: 4, processes: 1, sourceMethod: 'all' } },
+    { layers: '.env over default', argv: [], env: {}, dotenv, want: { concurrency: 7, processes: 3, sourceMethod: 'chunked' } },
+    { layers: 'environment over .env', argv: [], env, dotenv, want: { concurrency: 8, processes: 5, sourceMethod: 'sdk' } },
+    { layers: 'flag over environment', argv: flags, env, dotenv, want: { concurrency: 9, processes: 6, sourceMethod: 'assemble' } },
+  ])('$layers', ({ argv, env: environment, dotenv: file, want }) => {
+    expect(load(argv, environment, dirWith(file))).toMatchObject(want);
+  });
+
+  it('takes each option from its own highest layer', () => {
+    const config = load(['--processes', '6'], { CONCURRENCY: '8' }, dirWith(dotenv));
+    expect(config).toMatchObject({ processes: 6, concurrency: 8, sourceMethod: 'chunked', maxSockets: 16 });
+  });
+
+  it('treats an empty environment variable as unset, so .env still applies', () => {
+    expect(load([], { CONCURRENCY: '' }, dirWith(dotenv)).concurrency).toBe(7);
+  });
+
+  it('reads the file named by --dotenv or ENV_FILE from cwd instead of .env', () => {
+    const cwd = dirWith(dotenv, { 'other.env': 'CONCURRENCY=11\n', 'third.env': 'CONCURRENCY=12\n' });
+    expect(load(['--dotenv', 'other.env'], {}, cwd).concurrency).toBe(11);
+    expect(load([], { ENV_FILE: 'third.env' }, cwd).concurrency).toBe(12);
+    expect(load(['--dotenv', 'other.env'], { ENV_FILE: 'third.env' }, cwd).concurrency).toBe(11);
+    expect(load([], { ENV_FILE: '' }, cwd).concurrency).toBe(7);
+  });
+
+  it('reads only the env object it is given, never process.env', () => {
+    const saved = process.env.CONCURRENCY;
+    process.env.CONCURRENCY = '99';
+    try {
+      expect(load([], {}).concurrency).toBe(4);
+    } finally {
+      if (saved === undefined) delete process.env.CONCURRENCY;
+      else process.env.CONCURRENCY = saved;
+    }
+  });
+
+  it('maps SOURCE_METHOD=url to single', () => {
+    expect(load([], { SOURCE_METHOD: 'url' }).sourceMethod).toBe('single');
+    expect(load(['--source-method', 'URL']).sourceMethod).toBe('single');
+  });
+
+  it('parses FILE_SIZE=80MiB to 83886080 bytes, from the environment and from .env', () => {
+    expect(load([], { FILE_SIZE: '80MiB' }).fileSizeBytes).toBe(83_886_080);
+    expect(load([], {}, dirWith('FILE_SIZE=100KB\n')).fileSizeBytes).toBe(100_000);
+    expect(load([]).fileSizeBytes).toBe(80 * MiB);
+  });
+});
+
+describe('every environment name is honoured', () => {
+  it.each<[string, string, Partial<DownloadConfig>]>([
+    ['LOG_LEVEL', 'debug', { logLevel: 'debug' }],
+    ['CONCURRENCY', '3', { concurrency: 3 }],
+    ['SOURCE_METHOD', 'round-robin', { sourceMethod: 'round-robin' }],
+    ['FILE_SIZE', '1.5MiB', { fileSizeBytes: 1.5 * MiB }],
+    ['PROCESSES', '2', { processes: 2 }],
+    ['MAX_SOCKETS', '8', { maxSockets: 8 }],
+    ['STORAGE_CONTAINER', 'bench', { container: 'bench' }],
+    ['URL', 'http://127.0.0.1:8080/large.file', { credentials: { kind: 'url', url: 'http://127.0.0.1:8080/large.file' } }],
+  ])('%s', (name, value, want) => {
+    expect(load([], { [name]: value })).toMatchObject(want);
+  });
+
+  it('STORAGE_ACCOUNT with STORAGE_KEY', () => {
+    expect(load([], { STORAGE_ACCOUNT: 'acct', STORAGE_KEY: KEY }).credentials).toEqual({
+      kind: 'key', account: 'acct', key: KEY, endpoint: 'https://acct.blob.core.windows.net',
+    });
+  });
+
+  it('STORAGE_ACCOUNT with STORAGE_SAS, leading "?" dropped', () => {
+    expect(load([], { STORAGE_ACCOUNT: 'acct', STORAGE_SAS: `?${SAS}` }).credentials).toEqual({
+      kind: 'sas', account: 'acct', sas: SAS, endpoint: 'https://acct.blob.core.windows.net',
+    });
+  });
+
+  it('STORAGE_CONNECTION_STRING', () => {
+    const cs = `DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=${KEY};EndpointSuffix=core.windows.net`;
+    expect(load([], { STORAGE_CONNECTION_STRING: cs }).credentials).toEqual({
+      kind: 'key', account: 'acct', key: KEY, endpoint: 'https://acct.blob.core.windows.net',
+    });
+  });
+});
+
+describe('credential resolution', () => {
+  it('account + key is SharedKey', () => {
+    expect(load(['--account', 'acct', '--key', KEY]).credentials.kind).toBe('key');
+  });
+
+  it('account + SAS is a SAS', () => {
+    expect(load(['--account', 'acct', '--sas', SAS]).credentials.kind).toBe('sas');
+  });
+
+  it('a connection string with AccountKey is SharedKey, at its BlobEndpoint', () => {
+    const cs = `DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=${KEY};BlobEndpoint=http://127.0.0.1:10000/devstoreaccount1/;`;
+    expect(load([], { STORAGE_CONNECTION_STRING: cs }).credentials).toEqual({
+      kind: 'key', account: 'devstoreaccount1', key: KEY, endpoint: 'http://127.0.0.1:10000/devstoreaccount1',
+    });
+  });
+
+  it('a connection string with only a BlobEndpoint takes the account from its host', () => {
+    const cs = `BlobEndpoint=https://acct.blob.core.windows.net;SharedAccessSignature=${SAS}`;
+    expect(load([], { STORAGE_CONNECTION_STRING: cs }).credentials).toEqual({
+      kind: 'sas', account: 'acct', sas: SAS, endpoint: 'https://acct.blob.core.windows.net',
+    });
+  });
+
+  it('a connection string whose BlobEndpoint is not a URL is a ConfigError', () => {
+    const cs = `AccountName=acct;AccountKey=${KEY};BlobEndpoint=notaurl`;
+    expect(() => load([], { STORAGE_CONNECTION_STRING: cs })).toThrow(ConfigError);
+  });
+
+  it('nothing set is the embedded Azurite', () => {
+    expect(load([]).credentials).toEqual({ kind: 'embedded' });
+  });
+
+  it('a URL is a plain HTTP target', () => {
+    expect(load(['--url', 'https://example.com/large.file']).credentials).toEqual({ kind: 'url', url: 'https://example.com/large.file' });
+  });
+
+  it('credentials in .env are honoured like the rest', () => {
+    const config = load([], {}, dirWith(`STORAGE_ACCOUNT=acct\nSTORAGE_KEY=${KEY}\n`));
+    expect(config.credentials).toMatchObject({ kind: 'key', account: 'acct' });
+  });
+});
+
+interface BadInput {
+  name: string;
+  args?: string[];
+  env?: Record<string, string>;
+  /** Words the one line must contain: the option, as flag or env name, and what was wrong. */
+  mentions: string[];
+  /** A secret that is part of the bad input and must not be echoed. */
+  secret?: string;
+  /** Put `--` before the script, so node leaves a script argument alone (see the --env-file case). */
+  endNodeOptions?: boolean;
+}
+
+const BAD_INPUTS: BadInput[] = [
+  { name: '--concurrency 0', args: ['--concurrency', '0'], mentions: ['--concurrency', 'whole number'] },
+  { name: '--concurrency abc', args: ['--concurrency', 'abc'], mentions: ['--concurrency', '"abc"'] },
+  { name: 'PROCESSES=-1', env: { PROCESSES: '-1' }, mentions: ['PROCESSES', '"-1"', '1 to 256'] },
+  { name: 'PROCESSES=100000', env: { PROCESSES: '100000' }, mentions: ['PROCESSES', '1 to 256'] },
+  { name: 'MAX_SOCKETS=0', env: { MAX_SOCKETS: '0' }, mentions: ['MAX_SOCKETS', 'whole number'] },
+  { name: 'FILE_SIZE=abc', env: { FILE_SIZE: 'abc' }, mentions: ['FILE_SIZE', 'size'] },
+  { name: '--source-method nope', args: ['--source-method', 'nope'], mentions: ['--source-method', '"nope"', 'single'] },
+  { name: 'LOG_LEVEL=loud', env: { LOG_LEVEL: 'loud' }, mentions: ['LOG_LEVEL', '"loud"', 'debug'] },
+  { name: 'unknown flag --nope', args: ['--nope'], mentions: ['--nope', '--help'] },
+  { name: 'unknown flag close to one', args: ['--kye', KEY], mentions: ['--kye', '--key'], secret: KEY },
+  { name: 'unknown --flag=secret', args: [`--kye=${KEY}`], mentions: ['--kye'], secret: KEY },
+  { name: 'stray argument', args: ['download'], mentions: ['argument'] },
+  { name: '--concurrency without a value', args: ['--concurrency'], mentions: ['--concurrency', 'missing'] },
+  { name: 'STORAGE_ACCOUNT without key or SAS', env: { STORAGE_ACCOUNT: 'acct' }, mentions: ['STORAGE_ACCOUNT', 'STORAGE_KEY', 'STORAGE_SAS'] },
+  { name: 'STORAGE_ACCOUNT not an account name', env: { STORAGE_ACCOUNT: 'Bad_Name', STORAGE_KEY: KEY }, mentions: ['STORAGE_ACCOUNT', 'lowercase'], secret: KEY },
+  { name: 'STORAGE_KEY without account', env: { STORAGE_KEY: KEY }, mentions: ['STORAGE_KEY', 'STORAGE_ACCOUNT'], secret: KEY },
+  { name: 'STORAGE_KEY not base64', env: { STORAGE_ACCOUNT: 'acct', STORAGE_KEY: `${KEY}!` }, mentions: ['STORAGE_KEY', 'base64'], secret: KEY },
+  { name: 'STORAGE_KEY and STORAGE_SAS both', env: { STORAGE_ACCOUNT: 'acct', STORAGE_KEY: KEY, STORAGE_SAS: SAS }, mentions: ['STORAGE_KEY', 'STORAGE_SAS'], secret: KEY },
+  { name: 'malformed STORAGE_CONNECTION_STRING', env: { STORAGE_CONNECTION_STRING: `AccountName=acct;${KEY}` }, mentions: ['STORAGE_CONNECTION_STRING', 'Key=Value'], secret: KEY },
+  { name: 'STORAGE_CONNECTION_STRING without a key', env: { STORAGE_CONNECTION_STRING: 'AccountName=acct' }, mentions: ['STORAGE_CONNECTION_STRING', 'AccountKey'] },
+  { name: 'STORAGE_CONNECTION_STRING with a bad BlobEndpoint', env: { STORAGE_CONNECTION_STRING: `AccountName=acct;AccountKey=${KEY};BlobEndpoint=notaurl` }, mentions: ['STORAGE_CONNECTION_STRING', 'endpoint'], secret: KEY },
+  { name: 'URL=notaurl', env: { URL: 'notaurl' }, mentions: ['URL', '"notaurl"', 'http://'] },
+  { name: 'URL and STORAGE_ACCOUNT', env: { URL: 'http://127.0.0.1:1/x', STORAGE_ACCOUNT: 'acct', STORAGE_KEY: KEY }, mentions: ['URL', 'credentials'], secret: KEY },
+  { name: '--url with --source-method assemble', args: ['--url', 'http://127.0.0.1:1/x', '--source-method', 'assemble'], mentions: ['--source-method', '--url', 'assemble'] },
+  // Our flag is --dotenv, not --env-file: Node reads `--env-file` even after the script name and
+  // exits 9 on a missing file before the script runs (nodejs/node#54232).
+  { name: '--dotenv missing.txt', args: ['--dotenv', 'missing.txt'], mentions: ['--dotenv', 'missing.txt', 'does not exist'] },
+  { name: 'ENV_FILE=missing.txt', env: { ENV_FILE: 'missing.txt' }, mentions: ['ENV_FILE', 'missing.txt'] },
+  { name: '--out with --sink memory', args: ['--out', 'x.bin', '--sink', 'memory'], mentions: ['--out', '--sink'] },
+  { name: '--sink file with --processes 2', args: ['--sink', 'file', '--processes', '2'], mentions: ['--sink file', '--processes'] },
+];
+
+interface CliResult {
+  status: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs dist/download.js in an empty directory with only PATH, HOME and `env`. */
+function runCli(args: readonly string[], env: Record<string, string> = {}, endNodeOptions = false): CliResult {
+  const cwd = dirWith();
+  const nodeArgs = endNodeOptions ? ['--', DOWNLOAD_JS, ...args] : [DOWNLOAD_JS, ...args];
+  // The timeout turns a bad input that is wrongly accepted (and starts a benchmark) into a failure.
+  const r = spawnSync(process.execPath, nodeArgs, {
+    cwd,
+    env: { PATH: process.env.PATH ?? '', HOME: cwd, ...env },
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
+  return { status: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe('bad input through the CLI: one line on stderr, exit code 2', () => {
+  beforeAll(() => {
+    if (!existsSync(DOWNLOAD_JS)) throw new Error(`${DOWNLOAD_JS} is missing; build first: node_modules/.bin/tsc -p tsconfig.json`);
+  });
+
+  it('has at least 12 cases', () => {
+    expect(BAD_INPUTS.length).toBeGreaterThanOrEqual(12);
+  });
+
+  it.each(BAD_INPUTS)('$name', ({ args = [], env = {}, mentions, secret, endNodeOptions }) => {
+    const r = runCli(args, env, endNodeOptions);
+    expect({ status: r.status, signal: r.signal, stdout: r.stdout }, `stderr was ${JSON.stringify(r.stderr)}`).toEqual({ status: 2, signal: null, stdout: '' });
+    const lines = r.stderr.split('\n');
+    expect(lines, `stderr was ${JSON.stringify(r.stderr)}`).toHaveLength(2);
+    expect(lines[1]).toBe('');
+    const line = lines[0]!;
+    expect(line.startsWith('blob-cacher: ')).toBe(true);
+    expect(line).not.toContain('    at ');
+    for (const word of mentions) expect(line).toContain(word);
+    if (secret) expect(line).not.toContain(secret);
+  });
+});
+
+describe('--help', () => {
+  it('exits 0 and lists every flag with its environment name', () => {
+    const r = runCli(['--help']);
+    expect(r.status).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toContain('--source-method');
+    expect(r.stdout).toContain('SOURCE_METHOD');
+    for (const spec of DOWNLOAD_OPTIONS) {
+      expect(r.stdout).toContain(spec.flag);
+      if (spec.env) expect(r.stdout).toContain(spec.env);
+    }
+  });
+});
