@@ -54,6 +54,8 @@ export function tracedRequest(opts: TracedRequestOptions): Promise<TracedResult>
     req.on('response', (res) => {
       const ok = res.statusCode !== undefined && res.statusCode >= 200 && res.statusCode < 300;
       const errorBody: Buffer[] = [];
+      // The sink's latest pending write: 'end' can come before it settles, and must wait for it.
+      let sinking: Promise<void> | undefined;
       res.on('data', (chunk: Buffer) => {
         bytes += chunk.length;
         if (!ok) {
@@ -65,22 +67,27 @@ export function tracedRequest(opts: TracedRequestOptions): Promise<TracedResult>
           pending = opts.onData?.(chunk);
         } catch (err) {
           // A sink that throws fails this request; thrown from an event handler it would end the process.
+          finish(res.statusCode ?? 0, res.headers, `sink: ${(err as Error).message}`);
           res.destroy();
-          return finish(res.statusCode ?? 0, res.headers, `sink: ${(err as Error).message}`);
+          return;
         }
         if (pending) {
           res.pause();
-          pending.then(
-            () => res.resume(),
+          sinking = pending.then(
+            () => void res.resume(),
             (err: Error) => {
-              res.destroy();
+              // Finish first: destroy() emits 'aborted' at once, which would report ECONNRESET instead.
               finish(res.statusCode ?? 0, res.headers, `sink: ${err.message}`);
+              res.destroy();
             },
           );
         }
       });
       res.on('end', () => {
-        if (ok) return finish(res.statusCode!, res.headers);
+        if (ok) {
+          if (sinking) return void sinking.then(() => finish(res.statusCode!, res.headers));
+          return finish(res.statusCode!, res.headers);
+        }
         const code = /<Code>([^<]+)<\/Code>/.exec(Buffer.concat(errorBody).toString('utf8'))?.[1];
         finish(res.statusCode ?? 0, res.headers, `HTTP ${res.statusCode}${code ? ` ${code}` : ''}`);
       });

@@ -61,6 +61,11 @@ export class RequestTracer {
         cursor = t.secure;
       }
     }
+    // A connection that never completed: the time went into connecting, not into a response.
+    if (!this.reused && t.response === undefined && t.connect === undefined && t.socket !== undefined) {
+      out.tcp = (out.tcp ?? 0) + (end - cursor);
+      return { phases: out, totalMs: end - start };
+    }
     // A request written to a socket still connecting reports 'finish' early: sending ends no
     // earlier than the connection is ready.
     const sent = Math.min(Math.max(t.sent ?? cursor, cursor), t.response ?? end);

@@ -1,0 +1,93 @@
+// Histograms from several workers are merged by adding their encoded forms; the result equals one
+// histogram that saw every value. Averaging per-worker percentiles does not.
+import { describe, expect, it } from 'vitest';
+import { METRICS, PhaseHistograms, summarizeHistogram, type MetricName } from '../src/aggregate/histograms.js';
+import type { PhaseDurationsMs } from '../src/transport/phases.js';
+
+/** mulberry32: a small seeded PRNG, so every run sees the same values. */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+interface Sample {
+  phases: PhaseDurationsMs;
+  totalMs: number;
+}
+
+/** A request: fresh sockets have a tcp phase, reused ones none; `scale` stretches firstByte. */
+function sample(rand: () => number, fresh: boolean, scale: number): Sample {
+  const phases: PhaseDurationsMs = { wait: rand() * 2 };
+  if (fresh) phases.tcp = 0.2 + rand() * 3;
+  phases.send = rand() * 0.5;
+  // Long-tailed, as latencies are.
+  phases.firstByte = scale * (1 + 20 * rand() ** 4);
+  phases.download = rand() * 30;
+  const totalMs = Object.values(phases).reduce((s, v) => s + v, 0);
+  return { phases, totalMs };
+}
+
+function recordAll(samples: readonly Sample[]): PhaseHistograms {
+  const h = new PhaseHistograms();
+  for (const s of samples) h.record(s.phases, s.totalMs);
+  return h;
+}
+
+const summary = (h: PhaseHistograms, m: MetricName) => {
+  const hist = h.byMetric.get(m);
+  return hist ? summarizeHistogram(hist) : undefined;
+};
+
+describe('PhaseHistograms across workers', () => {
+  // Skewed on purpose: one worker fast and busy, the other slow with few requests.
+  const rand = seeded(20240601);
+  const fastWorker = Array.from({ length: 3000 }, (_, i) => sample(rand, i % 10 === 0, 5));
+  const slowWorker = Array.from({ length: 400 }, () => sample(rand, false, 200));
+
+  const direct = recordAll([...fastWorker, ...slowWorker]);
+  const a = recordAll(fastWorker);
+  const b = recordAll(slowWorker);
+  const merged = new PhaseHistograms();
+  // Encoded and decoded as they would be when sent over IPC.
+  merged.addEncoded(JSON.parse(JSON.stringify(a.encode())));
+  merged.addEncoded(JSON.parse(JSON.stringify(b.encode())));
+
+  it('merges encoded histograms into the same count and percentiles as one histogram of all values', () => {
+    const recorded = METRICS.filter((m) => direct.byMetric.has(m));
+    expect(recorded).toEqual(['wait', 'tcp', 'send', 'firstByte', 'download', 'total']);
+    expect(METRICS.filter((m) => merged.byMetric.has(m))).toEqual(recorded);
+    for (const m of recorded) {
+      const want = summary(direct, m)!;
+      const got = summary(merged, m)!;
+      expect({ ...got, max: 0 }, m).toEqual({ ...want, max: 0 });
+      // A decoded histogram knows the max only to its bucket: the top of the bucket holding the
+      // true max, within HDR's 3 significant digits of it.
+      expect(got.max, m).toBe(direct.byMetric.get(m)!.getValueAtPercentile(100) / 1000);
+      expect(Math.abs(got.max - want.max), m).toBeLessThanOrEqual(want.max * 0.001);
+    }
+    expect(summary(merged, 'total')!.count).toBe(3400);
+  });
+
+  it('keeps a phase only some workers saw: tcp comes from the fresh sockets alone', () => {
+    expect(b.byMetric.has('tcp')).toBe(false);
+    expect(summary(merged, 'tcp')!.count).toBe(300);
+    expect({ ...summary(merged, 'tcp')!, max: 0 }).toEqual({ ...summary(a, 'tcp')!, max: 0 });
+  });
+
+  it('gives a merged p99 that the average of the workers p99s does not', () => {
+    const p99a = summary(a, 'firstByte')!.p99;
+    const p99b = summary(b, 'firstByte')!.p99;
+    const mergedP99 = summary(merged, 'firstByte')!.p99;
+    const averaged = (p99a + p99b) / 2;
+
+    expect(mergedP99).toBe(summary(direct, 'firstByte')!.p99);
+    // Far apart, not within HDR's 3 significant digits of each other.
+    expect(Math.abs(mergedP99 - averaged) / mergedP99).toBeGreaterThan(0.05);
+  });
+});
