@@ -3,7 +3,7 @@
 import type { MergedRun } from '../runner/coordinator.js';
 import type { OpRecord } from '../runner/protocol.js';
 import { PHASES, type Phase } from '../transport/phases.js';
-import { METRICS, summarizeHistogram, type LatencySummaryMs, type MetricName } from './histograms.js';
+import { METRICS, summarizeHistogram, type EncodedHistograms, type LatencySummaryMs, type MetricName } from './histograms.js';
 
 export interface StrategyResult {
   strategy: string;
@@ -24,6 +24,13 @@ export interface StrategyResult {
   /** Operations per second over the duration (uploads of many small blobs). */
   opsPerSecond: number;
   records: OpRecord[];
+  /** Merged worker histograms, encoded: what the results file keeps for percentiles. */
+  histograms: EncodedHistograms;
+  phaseSumsMs: Partial<Record<Phase, number>>;
+  requestSumMs: number;
+  /** Which repetition this was; warm-up runs are kept but never counted. */
+  run: number;
+  warmup: boolean;
   error?: string;
 }
 
@@ -31,9 +38,13 @@ export function summarizeRun(strategy: { name: string; description: string }, si
   const ok = run.records.filter((r) => !r.error);
   const totalSum = ok.reduce((s, r) => s + r.totalMs, 0);
   const phaseShare: Partial<Record<Phase, number>> = {};
+  const phaseSumsMs: Partial<Record<Phase, number>> = {};
   for (const p of PHASES) {
     const sum = ok.reduce((s, r) => s + (r.phases[p] ?? 0), 0);
-    if (ok.some((r) => r.phases[p] !== undefined)) phaseShare[p] = totalSum > 0 ? sum / totalSum : 0;
+    if (ok.some((r) => r.phases[p] !== undefined)) {
+      phaseSumsMs[p] = sum;
+      phaseShare[p] = totalSum > 0 ? sum / totalSum : 0;
+    }
   }
   const latencyMs: Partial<Record<MetricName, LatencySummaryMs>> = {};
   for (const m of METRICS) {
@@ -64,6 +75,11 @@ export function summarizeRun(strategy: { name: string; description: string }, si
       };
     }),
     opsPerSecond: run.wallMs > 0 ? run.records.length / (run.wallMs / 1000) : 0,
+    histograms: run.histograms.encode(),
+    phaseSumsMs,
+    requestSumMs: totalSum,
+    run: 0,
+    warmup: false,
     records: run.records,
   };
 }
@@ -72,6 +88,7 @@ export function emptyResult(strategy: { name: string; description: string }, siz
   return {
     strategy: strategy.name, description: strategy.description, objectSizeBytes: size, wallMs: 0, throughputMiBps: 0,
     requests: 0, failedRequests: 0, bytes: 0, reusedSockets: 0, phaseShare: {}, latencyMs: {}, workers: [], records: [], opsPerSecond: 0,
+    histograms: {}, phaseSumsMs: {}, requestSumMs: 0, run: 0, warmup: false,
   };
 }
 

@@ -5,7 +5,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { parse as parseDotenv } from 'dotenv';
 import { ConfigError } from './errors.js';
 import { formatBytes } from './sizes.js';
-import { DOWNLOAD_OPTIONS, UPLOAD_OPTIONS, type DownloadMethod, type LogLevel, type OptionSpec, type SinkKind, type UploadMethod } from './options.js';
+import { DOWNLOAD_OPTIONS, UPLOAD_OPTIONS, type DownloadMethod, type LogLevel, type OptionSpec, type ReportFormat, type SinkKind, type UploadMethod } from './options.js';
 
 export type Credentials =
   | { kind: 'embedded' }
@@ -13,7 +13,19 @@ export type Credentials =
   | { kind: 'key'; account: string; key: string; endpoint: string }
   | { kind: 'sas'; account: string; sas: string; endpoint: string };
 
-export interface DownloadConfig {
+/** Repetition and output, shared by the measuring commands. */
+export interface RunOptions {
+  runs: number;
+  warmup: number;
+  resultsPath?: string;
+  format: ReportFormat;
+}
+
+function runOptions(o: Record<string, unknown>): RunOptions {
+  return { runs: o.runs as number, warmup: o.warmup as number, resultsPath: o.resultsPath as string | undefined, format: o.format as ReportFormat };
+}
+
+export interface DownloadConfig extends RunOptions {
   logLevel: LogLevel;
   sourceMethod: DownloadMethod;
   concurrency: number;
@@ -28,7 +40,7 @@ export interface DownloadConfig {
   credentials: Credentials;
 }
 
-export interface UploadConfig {
+export interface UploadConfig extends RunOptions {
   logLevel: LogLevel;
   uploadMethod: UploadMethod;
   fileCount: number;
@@ -190,8 +202,10 @@ export function parseConnectionString(cs: string): ParsedConnectionString {
   }
   let accountName = account;
   if (!accountName) {
-    const host = new URL(endpoint).hostname;
-    accountName = host.split('.')[0] ?? host;
+    // Path-style endpoints (Azurite, IP hosts) name the account in the path; otherwise the host does.
+    const u = new URL(endpoint);
+    const firstSegment = u.pathname.split('/').find(Boolean);
+    accountName = firstSegment ?? u.hostname.split('.')[0] ?? u.hostname;
   }
   return { account: accountName, key, sas, endpoint: endpoint.replace(/\/+$/, '') };
 }
@@ -264,10 +278,10 @@ export function loadDownloadConfig(flags: Record<string, unknown>, sources: Sour
     container: o.container as string,
     cleanup: o.cleanup as boolean,
     credentials,
+    ...runOptions(o),
   };
 }
 
-const MAX_BLOCK_BYTES = 4000 * 1024 * 1024;
 const MAX_BLOCKS = 50_000;
 
 export function loadUploadConfig(flags: Record<string, unknown>, sources: Sources): UploadConfig {
@@ -276,7 +290,6 @@ export function loadUploadConfig(flags: Record<string, unknown>, sources: Source
   if (credentials.kind === 'url') throw new ConfigError('uploads need a blob target; URL is for downloads only');
   const blockSizeBytes = o.blockSizeBytes as number;
   const blobSizeBytes = o.blobSizeBytes as number;
-  if (blockSizeBytes > MAX_BLOCK_BYTES) throw new ConfigError(`invalid --block-size ${blockSizeBytes}: the service takes blocks of at most 4000MiB; pick a smaller block size`);
   if (Math.ceil(blobSizeBytes / blockSizeBytes) > MAX_BLOCKS) {
     throw new ConfigError(`--blob-size / --block-size makes more than ${MAX_BLOCKS} blocks; raise --block-size`);
   }
@@ -294,6 +307,7 @@ export function loadUploadConfig(flags: Record<string, unknown>, sources: Source
     container: o.container as string,
     keep: o.keep as boolean,
     credentials,
+    ...runOptions(o),
   };
 }
 

@@ -41,9 +41,10 @@ function integer(min: number, max = Number.MAX_SAFE_INTEGER): Parser<number> {
   };
 }
 
-function size(min: number, bareUnitBytes = 1): Parser<number> {
+function size(min: number, bareUnitBytes = 1, max = Number.MAX_SAFE_INTEGER): Parser<number> {
   return (raw) => {
     const bytes = parseSizeBytes(raw, bareUnitBytes);
+    if (bytes !== undefined && bytes > max) return { invalid: `a size of at most ${max / MIB}MiB` };
     if (bytes === undefined || bytes < min) {
       return { invalid: `a size of at least ${min} byte${min === 1 ? '' : 's'} such as 80MiB, 100KB or 12800000` };
     }
@@ -94,6 +95,18 @@ const connectionString: OptionSpec = { key: 'connectionString', flag: '--connect
 const envFile: OptionSpec = { key: 'envFile', flag: '--dotenv', env: 'ENV_FILE', valueName: 'path', defaultValue: '.env', parse: text, help: 'dotenv file to read (missing default .env is fine)' };
 const CREDENTIALS = [account, container, key, sas, connectionString];
 
+export const FORMATS = ['console', 'md', 'csv', 'json', 'html'] as const;
+export type ReportFormat = (typeof FORMATS)[number];
+const format: OptionSpec = { key: 'format', flag: '--format', env: 'FORMAT', valueName: 'fmt', defaultValue: 'console', parse: oneOf(FORMATS), help: `report format on stdout (${FORMATS.join(', ')})` };
+/** Output and repetition: the same for every command that measures. */
+const RUN_OPTIONS: OptionSpec[] = [
+  { key: 'runs', flag: '--runs', env: 'RUNS', valueName: 'n', defaultValue: 1, parse: integer(1, 1000), help: 'measured runs of each strategy (interleaved)' },
+  { key: 'warmup', flag: '--warmup', env: 'WARMUP', valueName: 'n', defaultValue: 0, parse: integer(0, 100), help: 'warm-up runs first, recorded but not counted' },
+  { key: 'resultsPath', flag: '--results', env: 'RESULTS', valueName: 'path', parse: text, help: 'results file (default results/<command>-<timestamp>.json)' },
+  format,
+];
+export const REPORT_OPTIONS: readonly OptionSpec[] = [format];
+
 export const DOWNLOAD_OPTIONS: readonly OptionSpec[] = [
   logLevel,
   { key: 'sourceMethod', flag: '--source-method', env: 'SOURCE_METHOD', valueName: 'method', defaultValue: 'all', parse: oneOf(DOWNLOAD_METHODS, METHOD_ALIASES), help: `download strategy (${DOWNLOAD_METHODS.join(', ')}; url = single)` },
@@ -107,6 +120,7 @@ export const DOWNLOAD_OPTIONS: readonly OptionSpec[] = [
   { key: 'url', flag: '--url', env: 'URL', valueName: 'url', parse: httpUrl, help: 'plain HTTP(S) URL to download (single and chunked only)' },
   ...CREDENTIALS,
   { key: 'cleanup', flag: '--cleanup', env: 'CLEANUP', defaultValue: false, parse: bool, help: 'delete fixtures this run created' },
+  ...RUN_OPTIONS,
   envFile,
 ];
 
@@ -117,13 +131,14 @@ export const UPLOAD_OPTIONS: readonly OptionSpec[] = [
   // Seed 002: FILE_SIZE=102 means 102 KB; units (100KiB, 102KB, 4096B) are honoured as given.
   { key: 'fileSizeBytes', flag: '--file-size', env: 'FILE_SIZE', valueName: 'size', defaultValue: 100 * KIB, parse: size(1, 1000), help: 'size of each small file; a bare number means KB (102 = 102KB)' },
   { key: 'blobSizeBytes', flag: '--blob-size', env: 'BLOB_SIZE', valueName: 'size', defaultValue: 300 * MIB, parse: size(0), help: 'size of the large blob uploaded by blocks' },
-  { key: 'blockSizeBytes', flag: '--block-size', env: 'BLOCK_SIZE', valueName: 'size', defaultValue: 8 * MIB, parse: size(1), help: 'staged block size for blocks (at most 4000MiB)' },
+  { key: 'blockSizeBytes', flag: '--block-size', env: 'BLOCK_SIZE', valueName: 'size', defaultValue: 8 * MIB, parse: size(1, 1, 4000 * MIB), help: 'staged block size for blocks (at most 4000MiB)' },
   { key: 'concurrency', flag: '--concurrency', env: 'CONCURRENCY', valueName: 'n', defaultValue: 8, parse: integer(1, 100_000), help: 'blocks in flight (blocks, sdk-upload)' },
   { key: 'thresholdBytes', flag: '--threshold', env: 'THRESHOLD', valueName: 'size', defaultValue: 0, parse: size(0), help: 'blobs at or below this go as one Put Blob (SDK maxSingleShotSize)' },
   processes,
   maxSockets,
   ...CREDENTIALS,
   { key: 'keep', flag: '--keep', env: 'KEEP', defaultValue: false, parse: bool, help: 'keep the uploaded blobs (deleted by default)' },
+  ...RUN_OPTIONS,
   envFile,
 ];
 

@@ -32,8 +32,10 @@ export async function runGet(ctx: ExecContext, item: WorkItem, sink: Sink): Prom
     extra[job.target.kind === 'blob' ? 'x-ms-range' : 'range'] = `bytes=${item.range.offsetBytes}-${last}`;
   }
   const writer = sink.writer(item);
+  const headers = signer.headers('GET', url, extra);
+  log.silly(`GET ${url.toString()} ${JSON.stringify(headers)}`);
   const r = await tracedRequest({
-    url, method: 'GET', headers: signer.headers('GET', url, extra), agent,
+    url, method: 'GET', headers, agent,
     highWaterMark: job.bufferSizeBytes, onData: (chunk) => writer.onData(chunk),
   });
   await writer.done();
@@ -59,7 +61,9 @@ export async function runPut(ctx: ExecContext, item: WorkItem, payload: Buffer):
     extra['x-ms-blob-type'] = 'BlockBlob';
     extra['content-type'] = 'application/octet-stream';
   }
-  const r = await tracedRequest({ url, method: 'PUT', headers: signer.headers('PUT', url, extra), agent, body: payload });
+  const headers = signer.headers('PUT', url, extra);
+  log.silly(`PUT ${url.toString()} ${JSON.stringify(headers)}`);
+  const r = await tracedRequest({ url, method: 'PUT', headers, agent, body: payload });
   const error = r.error ?? (r.status === 201 ? undefined : `HTTP ${r.status}`);
   log.debug(`${job.strategy} PUT ${item.blob} #${item.index} ${r.status} ${payload.length}B ${r.totalMs.toFixed(1)}ms reused=${r.reused}`);
   return toRecord(job, item, { ...r, bytes: error ? 0 : payload.length }, error);

@@ -1,0 +1,48 @@
+// Several worker processes on one plan: items dealt fairly (remainders to the first workers),
+// records and histograms merged, and workers with nothing to do harmless.
+import { describe, expect, it, beforeAll } from 'vitest';
+import type { DownloadConfig } from '../dist/config/load.js';
+import { runDownload } from '../dist/download-run.js';
+import { setLogLevel } from '../dist/log.js';
+
+function config(overrides: Partial<DownloadConfig>): DownloadConfig {
+  return {
+    logLevel: 'warn', sourceMethod: 'all', concurrency: 4, fileSizeBytes: 500_005, processes: 1, maxSockets: 16,
+    sink: 'memory', bufferSizeBytes: 64 * 1024, container: 'blob-cacher-test', cleanup: false, credentials: { kind: 'embedded' },
+    ...overrides,
+  };
+}
+
+beforeAll(() => setLogLevel('warn'));
+
+describe('worker processes', () => {
+  it('2 processes, 5 chunks: worker 0 takes 3, worker 1 takes 2, and the merge adds up', async () => {
+    const run = await runDownload(config({ processes: 2, concurrency: 5, sourceMethod: 'chunked' }));
+
+    expect(run.results).toHaveLength(1);
+    const r = run.results[0]!;
+    expect(r.strategy).toBe('chunked');
+    expect(r.verified, r.verification).toBe(true);
+    expect(r.bytes).toBe(500_005);
+    expect(r.workers.map((w) => [w.index, w.requests])).toEqual([[0, 3], [1, 2]]);
+    // Contiguous runs: the first three ranges on worker 0, the last two on worker 1.
+    expect(r.records.map((rec) => [rec.item, rec.worker])).toEqual([[0, 0], [1, 0], [2, 0], [3, 1], [4, 1]]);
+    const ok = r.records.filter((rec) => !rec.error);
+    expect(ok).toHaveLength(5);
+    // Histograms from both processes are added, not averaged: one count per successful request.
+    expect(r.latencyMs.total?.count).toBe(ok.length);
+  });
+
+  it('3 processes, 1 item: the idle workers do not break the run', async () => {
+    const run = await runDownload(config({ processes: 3, sourceMethod: 'single' }));
+
+    expect(run.results).toHaveLength(1);
+    const r = run.results[0]!;
+    expect(r.strategy).toBe('single');
+    expect(r.verified, r.verification).toBe(true);
+    expect(r.bytes).toBe(500_005);
+    expect(r.workers.map((w) => [w.index, w.requests])).toEqual([[0, 1], [1, 0], [2, 0]]);
+    expect(r.records.map((rec) => rec.worker)).toEqual([0]);
+    expect(r.latencyMs.total?.count).toBe(1);
+  });
+});
