@@ -14,7 +14,7 @@ import { log } from './log.js';
 import { runOnWorkers } from './runner/coordinator.js';
 import type { OpRecord } from './runner/protocol.js';
 import { selectStrategies } from './strategies/index.js';
-import type { DownloadStrategy } from './strategies/strategy.js';
+import type { DownloadStrategy, PlanInput } from './strategies/strategy.js';
 import { containerClient, openTarget, type TargetInfo } from './target/target.js';
 
 export interface DownloadRunResult {
@@ -39,7 +39,7 @@ async function objectSize(config: DownloadConfig, info: TargetInfo): Promise<num
   throw new Error(`HEAD ${new URL(info.url).host} gave HTTP ${head.status} without a Content-Length; check --url`);
 }
 
-export async function runDownload(config: DownloadConfig): Promise<DownloadRunResult> {
+export async function runDownload(config: DownloadConfig, onResult?: (result: StrategyResult) => void): Promise<DownloadRunResult> {
   const target = await openTarget(config.credentials, config.container);
   const results: StrategyResult[] = [];
   let fixtures = { created: [] as string[], reused: [] as string[] };
@@ -53,36 +53,19 @@ export async function runDownload(config: DownloadConfig): Promise<DownloadRunRe
       const container = containerClient(info);
       fixtures = await ensureFixtures(container, strategies.flatMap((s) => s.fixtures(input)));
     }
-    for (const strategy of strategies) {
-      const items = strategy.plan(input, info.kind === 'url');
-      // The sdk baseline downloads to its own buffer: it must not create or truncate the output file.
-      const writesFile = strategy.executor === 'http' && (config.sink === 'file' || config.sink === 'sparse-file');
-      const outPath = writesFile
-        ? (config.outPath ?? join(tmpdir(), `blob-cacher-${process.pid}-${strategy.name}.out`))
-        : undefined;
-      if (config.sink === 'sparse-file' && outPath) {
-        const fh = await open(outPath, 'w');
-        await fh.truncate(size);
-        await fh.close();
+    const warmup = config.warmup ?? 0;
+    const total = warmup + (config.runs ?? 1);
+    // Runs are interleaved (every strategy once, then again) so drift hits all strategies alike.
+    for (let runIndex = 0; runIndex < total; runIndex++) {
+      for (const strategy of strategies) {
+        const result = await runStrategyOnce(config, info, strategy, input, size);
+        result.run = runIndex;
+        result.warmup = runIndex < warmup;
+        const tag = total > 1 ? ` (${result.warmup ? 'warm-up' : 'run'} ${runIndex + 1}/${total})` : '';
+        if (!result.verified) log.error(`${strategy.name}${tag}: ${result.error ?? result.verification}`);
+        results.push(result);
+        onResult?.(result);
       }
-      log.info(`${strategy.name}: ${items.length} request(s) over ${config.processes} process(es) x ${config.maxSockets} socket(s)`);
-      let result: StrategyResult;
-      try {
-        const run = await runOnWorkers({
-          strategy: strategy.name, executor: strategy.executor, target: info, objectSizeBytes: size,
-          concurrency: config.concurrency, maxSockets: config.maxSockets, sink: config.sink, outPath,
-          bufferSizeBytes: config.bufferSizeBytes, logLevel: config.logLevel,
-        }, items, config.processes);
-        const base = summarizeRun(strategy, size, run);
-        const check = await verify(strategy, items, run.records, size, info, config.sink === 'file' || config.sink === 'sparse-file' ? outPath : undefined);
-        result = { ...base, ...check };
-      } catch (err) {
-        result = { ...emptyResult(strategy, size), error: (err as Error).message, verified: false, verification: 'not run' };
-      } finally {
-        if (outPath && config.outPath === undefined) await rm(outPath, { force: true });
-      }
-      if (!result.verified) log.error(`${strategy.name}: ${result.error ?? result.verification}`);
-      results.push(result);
     }
     if (config.cleanup && info.kind === 'blob' && fixtures.created.length) {
       await removeFixtures(containerClient(info), fixtures.created);
@@ -92,6 +75,39 @@ export async function runDownload(config: DownloadConfig): Promise<DownloadRunRe
   } finally {
     await target.stop();
   }
+}
+
+async function runStrategyOnce(
+  config: DownloadConfig, info: TargetInfo, strategy: DownloadStrategy, input: PlanInput, size: number,
+): Promise<StrategyResult> {
+  const items = strategy.plan(input, info.kind === 'url');
+  // The sdk baseline downloads to its own buffer: it must not create or truncate the output file.
+  const writesFile = strategy.executor === 'http' && (config.sink === 'file' || config.sink === 'sparse-file');
+  const outPath = writesFile
+    ? (config.outPath ?? join(tmpdir(), `blob-cacher-${process.pid}-${strategy.name}.out`))
+    : undefined;
+  if (config.sink === 'sparse-file' && outPath) {
+    const fh = await open(outPath, 'w');
+    await fh.truncate(size);
+    await fh.close();
+  }
+  log.info(`${strategy.name}: ${items.length} request(s) over ${config.processes} process(es) x ${config.maxSockets} socket(s)`);
+  let result: StrategyResult;
+  try {
+    const run = await runOnWorkers({
+      strategy: strategy.name, executor: strategy.executor, target: info, objectSizeBytes: size,
+      concurrency: config.concurrency, maxSockets: config.maxSockets, sink: config.sink, outPath,
+      bufferSizeBytes: config.bufferSizeBytes, logLevel: config.logLevel,
+    }, items, config.processes);
+    const base = summarizeRun(strategy, size, run);
+    const check = await verify(strategy, items, run.records, size, info, config.sink === 'file' || config.sink === 'sparse-file' ? outPath : undefined);
+    result = { ...base, ...check };
+  } catch (err) {
+    result = { ...emptyResult(strategy, size), error: (err as Error).message, verified: false, verification: 'not run' };
+  } finally {
+    if (outPath && config.outPath === undefined) await rm(outPath, { force: true });
+  }
+  return result;
 }
 
 /** Every delivered byte is checked: each range against the regenerated fixture, files as a whole. */

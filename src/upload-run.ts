@@ -107,7 +107,44 @@ function inFlightFor(strategy: UploadStrategy, config: UploadConfig): number | u
   return undefined;
 }
 
-export async function runUpload(config: UploadConfig): Promise<UploadRunResult> {
+async function uploadOnce(
+  config: UploadConfig, info: Extract<TargetInfo, { kind: 'blob' }>, container: ContainerClient,
+  strategy: UploadStrategy, prefix: string, runIndex: number,
+): Promise<StrategyResult> {
+  const input: UploadPlanInput = {
+    prefix: `${prefix}/${strategy.name}/${runIndex}`, fileCount: config.fileCount, fileSizeBytes: config.fileSizeBytes,
+    blobSizeBytes: config.blobSizeBytes, blockSizeBytes: config.blockSizeBytes, thresholdBytes: config.thresholdBytes,
+  };
+  const items = strategy.plan(input);
+  const totalBytes = items.reduce((s, i) => s + i.lengthBytes, 0);
+  log.info(`${strategy.name}: ${items.length} request(s) over ${config.processes} process(es) x ${config.maxSockets} socket(s)`);
+  let result: StrategyResult;
+  try {
+    const run: MergedRun = await runOnWorkers({
+      strategy: strategy.name, executor: strategy.executor, target: info, objectSizeBytes: totalBytes,
+      concurrency: config.concurrency, maxSockets: config.maxSockets, sink: 'discard', bufferSizeBytes: 64 * 1024,
+      logLevel: config.logLevel, blockSizeBytes: config.blockSizeBytes, thresholdBytes: config.thresholdBytes,
+      inFlight: inFlightFor(strategy, config),
+    }, items, config.processes);
+    const commit = strategy.commit?.(input, items);
+    if (commit && run.records.every((r) => !r.error)) {
+      const rec = await commitBlocks(info, commit);
+      run.records.push(rec);
+      run.histograms.record(rec.phases, rec.totalMs);
+      run.wallMs += rec.totalMs;
+    }
+    result = { ...summarizeRun(strategy, totalBytes, run), ...(await verifyUpload(container, items, run.records)) };
+  } catch (err) {
+    result = { ...emptyResult(strategy, totalBytes), error: (err as Error).message, verified: false, verification: 'not run' };
+  }
+  if (!config.keep) {
+    const removed = await deletePrefix(container, input.prefix);
+    log.verbose(`${strategy.name}: deleted ${removed} blob(s) under ${input.prefix}/`);
+  }
+  return result;
+}
+
+export async function runUpload(config: UploadConfig, onResult?: (result: StrategyResult) => void): Promise<UploadRunResult> {
   const target = await openTarget(config.credentials, config.container);
   const prefix = runPrefix();
   const results: StrategyResult[] = [];
@@ -117,38 +154,16 @@ export async function runUpload(config: UploadConfig): Promise<UploadRunResult> 
     const info = target.info;
     const container = containerClient(info);
     await container.createIfNotExists();
-    for (const strategy of selectUploadStrategies(config.uploadMethod)) {
-      const input: UploadPlanInput = {
-        prefix: `${prefix}/${strategy.name}`, fileCount: config.fileCount, fileSizeBytes: config.fileSizeBytes,
-        blobSizeBytes: config.blobSizeBytes, blockSizeBytes: config.blockSizeBytes, thresholdBytes: config.thresholdBytes,
-      };
-      const items = strategy.plan(input);
-      const totalBytes = items.reduce((s, i) => s + i.lengthBytes, 0);
-      log.info(`${strategy.name}: ${items.length} request(s) over ${config.processes} process(es) x ${config.maxSockets} socket(s)`);
-      let result: StrategyResult;
-      try {
-        const run: MergedRun = await runOnWorkers({
-          strategy: strategy.name, executor: strategy.executor, target: info, objectSizeBytes: totalBytes,
-          concurrency: config.concurrency, maxSockets: config.maxSockets, sink: 'discard', bufferSizeBytes: 64 * 1024,
-          logLevel: config.logLevel, blockSizeBytes: config.blockSizeBytes, thresholdBytes: config.thresholdBytes,
-          inFlight: inFlightFor(strategy, config),
-        }, items, config.processes);
-        const commit = strategy.commit?.(input, items);
-        if (commit && run.records.every((r) => !r.error)) {
-          const rec = await commitBlocks(info, commit);
-          run.records.push(rec);
-          run.histograms.record(rec.phases, rec.totalMs);
-          run.wallMs += rec.totalMs;
-        }
-        result = { ...summarizeRun(strategy, totalBytes, run), ...(await verifyUpload(container, items, run.records)) };
-      } catch (err) {
-        result = { ...emptyResult(strategy, totalBytes), error: (err as Error).message, verified: false, verification: 'not run' };
-      }
-      if (!result.verified) log.error(`${strategy.name}: ${result.error ?? result.verification}`);
-      results.push(result);
-      if (!config.keep) {
-        const removed = await deletePrefix(container, input.prefix);
-        log.verbose(`${strategy.name}: deleted ${removed} blob(s) under ${input.prefix}/`);
+    const warmup = config.warmup ?? 0;
+    const total = warmup + (config.runs ?? 1);
+    for (let runIndex = 0; runIndex < total; runIndex++) {
+      for (const strategy of selectUploadStrategies(config.uploadMethod)) {
+        const result = await uploadOnce(config, info, container, strategy, prefix, runIndex);
+        result.run = runIndex;
+        result.warmup = runIndex < warmup;
+        if (!result.verified) log.error(`${strategy.name}: ${result.error ?? result.verification}`);
+        results.push(result);
+        onResult?.(result);
       }
     }
     return { target: target.label, prefix, results };

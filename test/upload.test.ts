@@ -88,7 +88,7 @@ describe('small-files', () => {
     expect(Object.fromEntries(countBy(r.records.map((rec) => rec.worker)))).toEqual({ 0: 25, 1: 25 });
     expect(r.records.map((rec) => rec.item).sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, i) => i));
 
-    const dir = `${run.prefix}/small-files/`;
+    const dir = `${run.prefix}/small-files/0/`;
     const stored = new Map<string, { lengthBytes?: number; md5?: string }>();
     for await (const b of container.listBlobsFlat({ prefix: `${run.prefix}/` })) {
       const md5 = b.properties.contentMD5;
@@ -124,7 +124,7 @@ describe('blocks', () => {
     expect(commits.map((rec) => [rec.bytes, rec.status, rec.error])).toEqual([[0, 201, undefined]]);
     expect(r.bytes).toBe(2_500_001);
 
-    const blob = `${run.prefix}/blocks/large.blob`;
+    const blob = `${run.prefix}/blocks/0/large.blob`;
     expect(await namesUnder(`${run.prefix}/`)).toEqual([blob]);
     expect(await downloadedMd5(blob)).toEqual({ lengthBytes: 2_500_001, md5: contentMd5(FIXTURE_SEED, 0, 2_500_001) });
 
@@ -143,7 +143,7 @@ describe('blocks', () => {
     const r = verifiedResult(run, 'blocks');
     expect(r.records.map((rec) => [rec.worker, rec.offsetBytes, rec.bytes, rec.status])).toEqual([[0, 0, 500_000, 201]]);
 
-    const blob = `${run.prefix}/blocks/large.blob`;
+    const blob = `${run.prefix}/blocks/0/large.blob`;
     expect(await downloadedMd5(blob)).toEqual({ lengthBytes: 500_000, md5: contentMd5(FIXTURE_SEED, 0, 500_000) });
     const list = await container.getBlockBlobClient(blob).getBlockList('all');
     expect(list.uncommittedBlocks ?? []).toEqual([]);
