@@ -1,23 +1,85 @@
-// The edge: turns argv and the environment into a typed config, runs, prints, and maps errors to
-// one line and an exit code. The only place that reads process.argv and process.env.
-import { buildProgram, loadDownloadConfig, loadUploadConfig, parseFlags, redactedConfig, type Credentials } from '../config/load.js';
+// The edge: turns argv and the environment into typed configs, runs, writes the results file,
+// prints reports computed from it, and maps errors to one line and an exit code. The only place
+// that reads process.argv and process.env.
+import type { StrategyResult } from '../aggregate/summary.js';
 import { ConfigError } from '../config/errors.js';
-import { DOWNLOAD_OPTIONS, UPLOAD_OPTIONS } from '../config/options.js';
+import { buildProgram, loadDownloadConfig, loadUploadConfig, parseFlags, redactedConfig, resolveOptions, type Credentials, type RunOptions } from '../config/load.js';
+import { DOWNLOAD_OPTIONS, REPORT_OPTIONS, UPLOAD_OPTIONS, type ReportFormat } from '../config/options.js';
 import { formatBytes } from '../config/sizes.js';
 import { runDownload } from '../download-run.js';
 import { log, redact, registerSecret, setLogLevel } from '../log.js';
-import { renderConsole } from '../report/console.js';
+import { compareStats, renderCompare } from '../report/compare.js';
+import { renderConsole, renderCsv, renderMarkdown, type ReportHeader } from '../report/console.js';
+import { renderHtml } from '../report/html.js';
+import { analyze } from '../results/analyze.js';
+import { defaultResultsPath, newResultsFile, readResults, toStrategyRun, writeResults } from '../results/file.js';
+import type { ResultsFile } from '../results/schema.js';
 import { runUpload } from '../upload-run.js';
 
-export type Command = (argv: readonly string[], env: Record<string, string | undefined>) => Promise<number>;
+export type Env = Record<string, string | undefined>;
+export type Command = (argv: readonly string[], env: Env) => Promise<number>;
 
-function registerSecrets(credentials: Credentials, env: Record<string, string | undefined>): void {
+function registerSecrets(credentials: Credentials, env: Env): void {
   if (credentials.kind === 'key') registerSecret(credentials.key);
   if (credentials.kind === 'sas') registerSecret(credentials.sas);
   registerSecret(env.STORAGE_CONNECTION_STRING);
 }
 
-export async function downloadCommand(argv: readonly string[], env: Record<string, string | undefined>, name = 'download'): Promise<number> {
+function targetOf(c: Credentials): { kind: string; label: string } {
+  switch (c.kind) {
+    case 'embedded': return { kind: 'embedded-azurite', label: 'embedded Azurite' };
+    case 'url': return { kind: 'url', label: `url ${new URL(c.url).host}` };
+    default: return { kind: 'account', label: `account ${c.account}` };
+  }
+}
+
+/** Renders a report in the chosen format from results documents alone. */
+export function renderReport(docs: readonly ResultsFile[], format: ReportFormat, header: Omit<ReportHeader, 'mode'>): string {
+  const stats = analyze(docs.flatMap((d) => d.strategies));
+  const full: ReportHeader = { ...header, mode: docs[0]?.command ?? 'download' };
+  switch (format) {
+    case 'console': return renderConsole(stats, full);
+    case 'md': return renderMarkdown(stats, full);
+    case 'csv': return renderCsv(stats);
+    case 'json': return JSON.stringify(stats, null, 2);
+    case 'html': return renderHtml({ title: header.title, docs: [...docs], stats });
+  }
+}
+
+/**
+ * Runs a measurement and keeps its results file current after every strategy run, so that a run
+ * that fails part-way still leaves what it measured (marked incomplete).
+ */
+async function measure(
+  command: ResultsFile['command'], config: RunOptions & { credentials: Credentials }, redacted: Record<string, unknown>,
+  run: (onResult: (r: StrategyResult) => void) => Promise<{ target: string; objectSizeBytes?: number }>,
+  title: string,
+): Promise<number> {
+  const path = config.resultsPath ?? defaultResultsPath(command);
+  const doc = newResultsFile(command, redacted, targetOf(config.credentials));
+  let writing: Promise<void> = Promise.resolve();
+  const save = () => (writing = writing.then(() => writeResults(path, doc)));
+  let outcome: { target: string; objectSizeBytes?: number };
+  try {
+    outcome = await run((r) => {
+      doc.strategies.push(toStrategyRun(r));
+      void save();
+    });
+  } catch (err) {
+    await save().catch(() => {});
+    if (doc.strategies.length) log.error(`partial results (${doc.strategies.length} strategy run(s)) written to ${path}`);
+    throw err;
+  }
+  doc.complete = true;
+  doc.environment.target = outcome.target;
+  await save();
+  log.info(`results: ${path}`);
+  const header = { title, target: outcome.target, objectSizeBytes: outcome.objectSizeBytes };
+  process.stdout.write(`${redact(renderReport([doc], config.format, header))}\n`);
+  return doc.strategies.every((s) => s.verified) ? 0 : 1;
+}
+
+export async function downloadCommand(argv: readonly string[], env: Env, name = 'download'): Promise<number> {
   const program = buildProgram(name, DOWNLOAD_OPTIONS, 'Download the same blob with each strategy and compare where the time goes.');
   const flags = parseFlags(program, argv);
   if (!flags) return 0;
@@ -25,13 +87,11 @@ export async function downloadCommand(argv: readonly string[], env: Record<strin
   registerSecrets(config.credentials, env);
   setLogLevel(config.logLevel);
   log.debug(`config ${JSON.stringify(redactedConfig(config))}`);
-  const run = await runDownload(config);
-  const header = `blob-cacher download: ${config.processes} process(es) x ${config.maxSockets} socket(s), concurrency ${config.concurrency}, sink ${config.sink}`;
-  process.stdout.write(`${redact(renderConsole(run, header))}\n`);
-  return run.results.every((r) => r.verified) ? 0 : 1;
+  const title = `blob-cacher download: ${config.processes} process(es) x ${config.maxSockets} socket(s), concurrency ${config.concurrency}, sink ${config.sink}`;
+  return measure('download', config, redactedConfig(config), (onResult) => runDownload(config, onResult), title);
 }
 
-export async function uploadCommand(argv: readonly string[], env: Record<string, string | undefined>, name = 'upload'): Promise<number> {
+export async function uploadCommand(argv: readonly string[], env: Env, name = 'upload'): Promise<number> {
   const program = buildProgram(name, UPLOAD_OPTIONS, 'Upload many small files or one large blob with each strategy and compare where the time goes.');
   const flags = parseFlags(program, argv);
   if (!flags) return 0;
@@ -39,12 +99,40 @@ export async function uploadCommand(argv: readonly string[], env: Record<string,
   registerSecrets(config.credentials, env);
   setLogLevel(config.logLevel);
   log.debug(`config ${JSON.stringify(redactedConfig(config))}`);
-  const run = await runUpload(config);
-  const header =
+  const title =
     `blob-cacher upload: ${config.processes} process(es) x ${config.maxSockets} socket(s); small files ${config.fileCount} x ${formatBytes(config.fileSizeBytes)}; ` +
     `large blob ${formatBytes(config.blobSizeBytes)} in ${formatBytes(config.blockSizeBytes)} blocks, concurrency ${config.concurrency}`;
-  process.stdout.write(`${redact(renderConsole(run, header, 'upload'))}\n`);
-  return run.results.every((r) => r.verified) ? 0 : 1;
+  return measure('upload', config, redactedConfig(config), (onResult) => runUpload(config, onResult), title);
+}
+
+function parseFileArgs(name: string, summary: string, argv: readonly string[], env: Env, min: number, max: number) {
+  const program = buildProgram(name, REPORT_OPTIONS, summary).argument('<files...>', 'results files').allowExcessArguments(true);
+  const flags = parseFlags(program, argv);
+  if (!flags) return undefined;
+  const files = program.args;
+  if (files.length < min || files.length > max) {
+    throw new ConfigError(max === min ? `${name} takes exactly ${min} results files; give ${min} paths` : `${name} takes at least ${min} results file; give a path`);
+  }
+  const o = resolveOptions(REPORT_OPTIONS, flags, { argv, env });
+  return { files, format: o.format as ReportFormat };
+}
+
+export async function reportCommand(argv: readonly string[], env: Env, name = 'report'): Promise<number> {
+  const parsed = parseFileArgs(name, 'Recompute every summary from results files (several files are merged).', argv, env, 1, Infinity);
+  if (!parsed) return 0;
+  const docs = await Promise.all(parsed.files.map(readResults));
+  const title = `blob-cacher report: ${parsed.files.join(', ')}${docs.some((d) => !d.complete) ? ' (INCOMPLETE run)' : ''}`;
+  process.stdout.write(`${renderReport(docs, parsed.format, { title, target: docs[0]!.environment.target })}\n`);
+  return 0;
+}
+
+export async function compareCommand(argv: readonly string[], env: Env, name = 'compare'): Promise<number> {
+  const parsed = parseFileArgs(name, 'Compare two results files per strategy and phase.', argv, env, 2, 2);
+  if (!parsed) return 0;
+  const [a, b] = await Promise.all(parsed.files.map(readResults));
+  const result = compareStats(analyze(a!.strategies), analyze(b!.strategies));
+  process.stdout.write(`${parsed.format === 'json' ? JSON.stringify(result, null, 2) : renderCompare(result, parsed.files[0]!, parsed.files[1]!)}\n`);
+  return 0;
 }
 
 /** Runs a command and exits: usage errors are one line and exit 2, failures one line and exit 1. */

@@ -1,61 +1,97 @@
-// The console report of a download run: ranking, per-phase percentiles, and the seeds' summary lines.
+// Text reports computed from StrategyStats: the console table (80 columns), Markdown, CSV and JSON.
 import { formatBytes } from '../config/sizes.js';
-import type { StrategyResult } from '../aggregate/summary.js';
+import { rankStats, type StrategyStats } from '../results/analyze.js';
 import { PHASES } from '../transport/phases.js';
 
 const pad = (s: string, n: number) => s.padEnd(n);
 const lpad = (s: string, n: number) => s.padStart(n);
-const ms = (v: number | undefined) => (v === undefined ? '-' : v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2));
+export const fmtMs = (v: number | undefined) => (v === undefined || Number.isNaN(v) ? '-' : v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2));
 
-export function rank(results: readonly StrategyResult[]): StrategyResult[] {
-  return [...results].sort((a, b) => {
-    const aOk = a.verified ? 0 : 1;
-    const bOk = b.verified ? 0 : 1;
-    return aOk - bOk || a.wallMs - b.wallMs;
-  });
-}
-
-export interface ConsoleRun {
+export interface ReportHeader {
+  title: string;
   target: string;
-  /** Bytes moved per strategy run, when it is one object. */
   objectSizeBytes?: number;
-  results: readonly StrategyResult[];
+  mode: 'download' | 'upload';
 }
 
-/** Ranked table (80 columns), per-phase percentiles, then the seeds' summary lines. */
-export function renderConsole(run: ConsoleRun, header: string, mode: 'download' | 'upload' = 'download'): string {
-  const lines: string[] = [];
-  lines.push(header);
-  lines.push(`target ${run.target}${run.objectSizeBytes !== undefined ? `, object ${formatBytes(run.objectSizeBytes)}` : ''}`);
+function timeCell(s: StrategyStats): string {
+  const w = s.wallMs;
+  if (w.n < 2) return w.median.toFixed(1);
+  return `${w.median.toFixed(0)}±${((w.ci95High - w.ci95Low) / 2).toFixed(0)}`;
+}
+
+/** Ranked table, per-phase percentiles, then the seeds' summary lines. */
+export function renderConsole(stats: readonly StrategyStats[], header: ReportHeader): string {
+  const lines: string[] = [header.title];
+  lines.push(`target ${header.target}${header.objectSizeBytes !== undefined ? `, object ${formatBytes(header.objectSizeBytes)}` : ''}`);
+  const runs = Math.max(0, ...stats.map((s) => s.runs));
+  if (runs > 1) lines.push(`${runs} measured runs per strategy: time is the median ± the 95% CI half-width`);
   lines.push('');
-  const countCol = mode === 'upload' ? 'ops/s' : 'reused';
+  const countCol = header.mode === 'upload' ? 'ops/s' : 'reused';
   lines.push(`${pad('#', 3)}${pad('strategy', 16)}${lpad('time ms', 10)}${lpad('MiB/s', 8)}${lpad('reqs', 6)}${lpad(countCol, 8)}${lpad('p50 1stB', 9)}${lpad('p99 1stB', 9)}  verified`);
-  rank(run.results).forEach((r, i) => {
-    const fb = r.latencyMs.firstByte;
-    const count = mode === 'upload' ? r.opsPerSecond.toFixed(0) : String(r.reusedSockets);
+  rankStats(stats).forEach((s, i) => {
+    const fb = s.latencyMs.firstByte;
+    const count = header.mode === 'upload' ? s.opsPerSecond.median.toFixed(0) : String(s.reusedSockets);
     lines.push(
-      `${pad(String(i + 1), 3)}${pad(r.strategy, 16)}${lpad(r.wallMs.toFixed(1), 10)}${lpad(r.throughputMiBps.toFixed(1), 8)}` +
-        `${lpad(String(r.requests), 6)}${lpad(count, 8)}${lpad(ms(fb?.p50), 9)}${lpad(ms(fb?.p99), 9)}  ${r.verified ? 'ok' : 'FAILED'}`,
+      `${pad(String(i + 1), 3)}${pad(s.strategy, 16)}${lpad(timeCell(s), 10)}${lpad(s.throughputMiBps.median.toFixed(1), 8)}` +
+        `${lpad(String(s.requestsPerRun), 6)}${lpad(count, 8)}${lpad(fmtMs(fb?.p50), 9)}${lpad(fmtMs(fb?.p99), 9)}  ${s.verified ? 'ok' : 'FAILED'}`,
     );
   });
   lines.push('');
   lines.push('per-phase latency, ms: p50 / p90 / p99 / max  (phases absent on reused sockets are not counted)');
-  for (const r of run.results) {
-    lines.push(`${r.strategy}:`);
+  for (const s of stats) {
+    lines.push(`${s.strategy}:`);
     for (const m of [...PHASES, 'total'] as const) {
-      const s = r.latencyMs[m];
-      if (!s) continue;
-      lines.push(`  ${pad(m, 10)} n=${lpad(String(s.count), 5)}  ${ms(s.p50)} / ${ms(s.p90)} / ${ms(s.p99)} / ${ms(s.max)}`);
+      const l = s.latencyMs[m];
+      if (l) lines.push(`  ${pad(m, 10)} n=${lpad(String(l.count), 5)}  ${fmtMs(l.p50)} / ${fmtMs(l.p90)} / ${fmtMs(l.p99)} / ${fmtMs(l.max)}`);
     }
   }
   lines.push('');
-  for (const r of run.results) {
-    const shares = PHASES.filter((p) => r.phaseShare[p] !== undefined).map((p) => `${p} ${(r.phaseShare[p]! * 100).toFixed(1)}%`);
-    lines.push(`${r.strategy}: duration ${r.wallMs.toFixed(1)} ms, count ${r.requests}${shares.length ? `, ${shares.join(', ')}` : ''}`);
-    if (!r.verified) lines.push(`${r.strategy}: FAILED ${r.error ?? r.verification}`);
-    for (const w of r.workers.filter((w) => w.cpuBound)) {
-      lines.push(`${r.strategy}: worker ${w.index} was CPU-bound (event-loop delay p99 ${w.eventLoopDelayP99Ms.toFixed(1)} ms): more processes may help`);
+  for (const s of stats) {
+    const shares = PHASES.filter((p) => s.phaseShare[p] !== undefined).map((p) => `${p} ${(s.phaseShare[p]! * 100).toFixed(1)}%`);
+    lines.push(`${s.strategy}: duration ${s.wallMs.median.toFixed(1)} ms, count ${s.requestsPerRun}${shares.length ? `, ${shares.join(', ')}` : ''}`);
+    for (const p of s.problems) lines.push(`${s.strategy}: FAILED ${p}`);
+    if (s.cpuBoundWorkers > 0) {
+      lines.push(`${s.strategy}: ${s.cpuBoundWorkers} worker run(s) CPU-bound (event-loop delay p99 up to ${s.eventLoopDelayP99MaxMs.toFixed(1)} ms): more processes may help`);
     }
+    if (s.recordsSampled) lines.push(`${s.strategy}: raw records were sampled in the results file; percentiles use every request`);
   }
   return lines.join('\n');
+}
+
+export function renderMarkdown(stats: readonly StrategyStats[], header: ReportHeader): string {
+  const lines = [`## ${header.title}`, '', `Target: ${header.target}${header.objectSizeBytes !== undefined ? `, object ${formatBytes(header.objectSizeBytes)}` : ''}`, ''];
+  lines.push('| # | strategy | runs | time ms (median) | 95% CI ms | MiB/s | ops/s | p50 first byte ms | p99 first byte ms | ' + PHASES.map((p) => `${p} %`).join(' | ') + ' | verified |');
+  lines.push(`|${' --- |'.repeat(10 + PHASES.length)}`);
+  rankStats(stats).forEach((s, i) => {
+    const ci = s.wallMs.n >= 2 ? `${s.wallMs.ci95Low.toFixed(1)}–${s.wallMs.ci95High.toFixed(1)}` : '-';
+    const shares = PHASES.map((p) => (s.phaseShare[p] === undefined ? '-' : (s.phaseShare[p]! * 100).toFixed(1)));
+    lines.push(
+      `| ${i + 1} | ${s.strategy} | ${s.runs} | ${s.wallMs.median.toFixed(1)} | ${ci} | ${s.throughputMiBps.median.toFixed(1)} | ${s.opsPerSecond.median.toFixed(0)} | ` +
+        `${fmtMs(s.latencyMs.firstByte?.p50)} | ${fmtMs(s.latencyMs.firstByte?.p99)} | ${shares.join(' | ')} | ${s.verified ? 'ok' : 'FAILED'} |`,
+    );
+  });
+  return lines.join('\n');
+}
+
+const CSV_COLUMNS = [
+  'rank', 'strategy', 'runs', 'wall_ms_median', 'wall_ms_min', 'wall_ms_max', 'wall_ms_ci95_low', 'wall_ms_ci95_high',
+  'throughput_mibps_median', 'ops_per_s_median', 'requests_per_run', 'failed_requests',
+  ...['firstByte', 'total'].flatMap((m) => ['p50', 'p90', 'p99', 'max'].map((q) => `${m}_${q}_ms`)),
+  ...PHASES.map((p) => `${p}_share`), 'verified',
+];
+
+function csvCell(v: unknown): string {
+  const s = v === undefined || v === null ? '' : String(v);
+  return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+export function renderCsv(stats: readonly StrategyStats[]): string {
+  const rows = rankStats(stats).map((s, i) => [
+    i + 1, s.strategy, s.runs, s.wallMs.median, s.wallMs.min, s.wallMs.max, s.wallMs.ci95Low, s.wallMs.ci95High,
+    s.throughputMiBps.median, s.opsPerSecond.median, s.requestsPerRun, s.failedRequests,
+    ...(['firstByte', 'total'] as const).flatMap((m) => (['p50', 'p90', 'p99', 'max'] as const).map((q) => s.latencyMs[m]?.[q])),
+    ...PHASES.map((p) => s.phaseShare[p]), s.verified,
+  ]);
+  return [CSV_COLUMNS, ...rows].map((r) => r.map(csvCell).join(',')).join('\n');
 }

@@ -1,0 +1,56 @@
+// A against B, per strategy and phase. A change is called significant only when both sides were
+// repeated and their 95% intervals do not overlap, as benchstat does.
+import { significantlyDifferent } from '../aggregate/stats.js';
+import type { StrategyStats } from '../results/analyze.js';
+import { fmtMs } from './console.js';
+
+export interface StrategyChange {
+  strategy: string;
+  baseMs: number;
+  newMs: number;
+  /** Negative is faster. */
+  changePct: number;
+  significant: boolean;
+  /** Why it is not significant, when it is not. */
+  note: string;
+  phases: { metric: string; baseP50Ms: number; newP50Ms: number; changePct: number }[];
+}
+
+const pct = (a: number, b: number) => (a > 0 ? ((b - a) / a) * 100 : 0);
+
+export function compareStats(base: readonly StrategyStats[], next: readonly StrategyStats[]): { changes: StrategyChange[]; onlyInBase: string[]; onlyInNew: string[] } {
+  const byName = new Map(next.map((s) => [s.strategy, s]));
+  const changes: StrategyChange[] = [];
+  for (const a of base) {
+    const b = byName.get(a.strategy);
+    if (!b) continue;
+    const significant = significantlyDifferent(a.wallMs, b.wallMs);
+    const note = significant ? '' : a.wallMs.n < 2 || b.wallMs.n < 2 ? 'needs --runs >= 2 on both sides' : 'intervals overlap';
+    const phases = (['wait', 'firstByte', 'download', 'total'] as const)
+      .filter((m) => a.latencyMs[m] && b.latencyMs[m])
+      .map((m) => ({ metric: m, baseP50Ms: a.latencyMs[m]!.p50, newP50Ms: b.latencyMs[m]!.p50, changePct: pct(a.latencyMs[m]!.p50, b.latencyMs[m]!.p50) }));
+    changes.push({ strategy: a.strategy, baseMs: a.wallMs.median, newMs: b.wallMs.median, changePct: pct(a.wallMs.median, b.wallMs.median), significant, note, phases });
+  }
+  const baseNames = new Set(base.map((s) => s.strategy));
+  return {
+    changes,
+    onlyInBase: base.filter((s) => !byName.has(s.strategy)).map((s) => s.strategy),
+    onlyInNew: next.filter((s) => !baseNames.has(s.strategy)).map((s) => s.strategy),
+  };
+}
+
+export function renderCompare(result: ReturnType<typeof compareStats>, baseLabel: string, newLabel: string): string {
+  const lines = [`compare ${baseLabel} -> ${newLabel}`, ''];
+  lines.push(`${'strategy'.padEnd(16)}${'base ms'.padStart(10)}${'new ms'.padStart(10)}${'change'.padStart(9)}  verdict`);
+  for (const c of result.changes) {
+    const sign = c.changePct > 0 ? '+' : '';
+    const verdict = c.significant ? (c.changePct < 0 ? 'faster' : 'slower') : `~ (${c.note})`;
+    lines.push(`${c.strategy.padEnd(16)}${c.baseMs.toFixed(1).padStart(10)}${c.newMs.toFixed(1).padStart(10)}${`${sign}${c.changePct.toFixed(1)}%`.padStart(9)}  ${verdict}`);
+    for (const p of c.phases) {
+      lines.push(`  ${`${p.metric} p50`.padEnd(14)}${fmtMs(p.baseP50Ms).padStart(10)}${fmtMs(p.newP50Ms).padStart(10)}${`${p.changePct > 0 ? '+' : ''}${p.changePct.toFixed(1)}%`.padStart(9)}`);
+    }
+  }
+  if (result.onlyInBase.length) lines.push(`only in ${baseLabel}: ${result.onlyInBase.join(', ')}`);
+  if (result.onlyInNew.length) lines.push(`only in ${newLabel}: ${result.onlyInNew.join(', ')}`);
+  return lines.join('\n');
+}
