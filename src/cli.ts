@@ -4,13 +4,14 @@ import { nodeIsSupported } from './cli/node-check.js';
 
 if (nodeIsSupported()) {
   const [command, ...rest] = process.argv.slice(2);
-  const { main, downloadCommand, uploadCommand, reportCommand, compareCommand } = await import('./cli/run-cli.js');
+  const { main, downloadCommand, uploadCommand, reportCommand, compareCommand, sweepCommand } = await import('./cli/run-cli.js');
   type Env = Record<string, string | undefined>;
   const commands = {
     download: (a: readonly string[], e: Env) => downloadCommand(a, e, 'blob-cacher download'),
     upload: (a: readonly string[], e: Env) => uploadCommand(a, e, 'blob-cacher upload'),
     report: (a: readonly string[], e: Env) => reportCommand(a, e, 'blob-cacher report'),
     compare: (a: readonly string[], e: Env) => compareCommand(a, e, 'blob-cacher compare'),
+    sweep: (a: readonly string[], e: Env) => sweepCommand(a, e),
   };
   const names = Object.keys(commands).join(', ');
   if (command === undefined || command === '--help' || command === '-h' || command === 'help') {

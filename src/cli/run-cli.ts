@@ -15,6 +15,8 @@ import { analyze } from '../results/analyze.js';
 import { defaultResultsPath, newResultsFile, readResults, toStrategyRun, writeResults } from '../results/file.js';
 import type { ResultsFile } from '../results/schema.js';
 import { runUpload } from '../upload-run.js';
+import { buildGrid, cellArgv, findAxes, gridCells, recommendSdkSettings, renderGrid } from '../sweep.js';
+import type { DownloadConfig, UploadConfig } from '../config/load.js';
 
 export type Env = Record<string, string | undefined>;
 export type Command = (argv: readonly string[], env: Env) => Promise<number>;
@@ -133,6 +135,86 @@ export async function compareCommand(argv: readonly string[], env: Env, name = '
   const result = compareStats(analyze(a!.strategies), analyze(b!.strategies));
   process.stdout.write(`${parsed.format === 'json' ? JSON.stringify(result, null, 2) : renderCompare(result, parsed.files[0]!, parsed.files[1]!)}\n`);
   return 0;
+}
+
+const SWEEP_USAGE = `usage: blob-cacher sweep [download|upload] [options]
+Any option given as a comma-separated list is a grid axis; every combination is measured, e.g.
+  blob-cacher sweep upload --upload-method blocks --block-size 3.2MB,6.4MB,12.8MB --concurrency 32,256,384
+  blob-cacher sweep upload --processes 1,2 --max-sockets 8,25,64
+  blob-cacher sweep download --source-method chunked --concurrency 2,4,8,16
+The options are those of the download or upload command (see its --help).
+`;
+
+export async function sweepCommand(argv: readonly string[], env: Env): Promise<number> {
+  const mode = argv[0] === 'upload' || argv[0] === 'download' ? argv[0] : 'download';
+  const args = argv[0] === mode ? argv.slice(1) : [...argv];
+  if (args.includes('--help') || args.includes('-h')) {
+    process.stdout.write(SWEEP_USAGE);
+    return 0;
+  }
+  const { axes, fixed } = findAxes(args);
+  if (!axes.length) throw new ConfigError('sweep needs at least one option with a comma-separated list of values, e.g. --processes 1,2; see blob-cacher sweep --help');
+  const cells = gridCells(axes);
+  const specs = mode === 'upload' ? UPLOAD_OPTIONS : DOWNLOAD_OPTIONS;
+  // Every cell is validated before anything runs: a bad value fails fast, naming its option.
+  const configs: (DownloadConfig | UploadConfig)[] = cells.map((cell) => {
+    const cellArgs = cellArgv(fixed, cell);
+    const flags = parseFlags(buildProgram(`sweep ${mode}`, specs, ''), cellArgs)!;
+    return mode === 'upload' ? loadUploadConfig(flags, { argv: cellArgs, env }) : loadDownloadConfig(flags, { argv: cellArgs, env });
+  });
+  const first = configs[0]!;
+  registerSecrets(first.credentials, env);
+  setLogLevel(first.logLevel);
+  const path = first.resultsPath ?? defaultResultsPath(`sweep-${mode}`);
+  const doc = newResultsFile(mode, { sweep: axes, base: redactedConfig(first) }, targetOf(first.credentials));
+  let target = doc.environment.target;
+  const cellSizes = new Map<number, number>();
+  try {
+    for (const [i, config] of configs.entries()) {
+      log.info(`sweep cell ${i + 1}/${cells.length}: ${Object.entries(cells[i]!).map(([k, v]) => `${k} ${v}`).join(' ')}`);
+      const onResult = (r: StrategyResult) => {
+        doc.strategies.push({ ...toStrategyRun(r), cell: cells[i]! });
+        cellSizes.set(i, r.objectSizeBytes);
+      };
+      const out = mode === 'upload' ? await runUpload(config as UploadConfig, onResult) : await runDownload(config as DownloadConfig, onResult);
+      target = out.target;
+      await writeResults(path, doc);
+    }
+  } catch (err) {
+    await writeResults(path, doc).catch(() => {});
+    if (doc.strategies.length) log.error(`partial sweep results (${doc.strategies.length} strategy run(s)) written to ${path}`);
+    throw err;
+  }
+  doc.complete = true;
+  doc.environment.target = target;
+  await writeResults(path, doc);
+  log.info(`results: ${path}`);
+  const stats = analyze(doc.strategies);
+  const useOps = mode === 'upload' && ['small-files', 'sdk-small-files'].includes((first as UploadConfig).uploadMethod);
+  const { grid, winners, bestCell } = buildGrid(stats, axes, useOps);
+  const title = `blob-cacher sweep ${mode}: ${axes.map((a) => `${a.flag} ${a.values.join(',')}`).join(' x ')}`;
+  if (first.format === 'html') {
+    process.stdout.write(`${renderHtml({ title, docs: [doc], stats, sweep: grid })}\n`);
+  } else if (first.format === 'json') {
+    process.stdout.write(`${JSON.stringify({ grid, stats }, null, 2)}\n`);
+  } else {
+    const lines = [title, `target ${target}`, '', renderGrid(grid, winners)];
+    if (bestCell) {
+      const bestIndex = cells.findIndex((c) => axes.every((a) => c[a.flag] === bestCell[a.flag]));
+      const bestConfig = configs[bestIndex]!;
+      const winner = [...winners.values()].find((w) => JSON.stringify(w.cell) === JSON.stringify(cells[bestIndex]));
+      if (winner) {
+        lines.push('', ...recommendSdkSettings(winner, {
+          blockSizeBytes: 'blockSizeBytes' in bestConfig ? bestConfig.blockSizeBytes : undefined,
+          thresholdBytes: 'thresholdBytes' in bestConfig ? bestConfig.thresholdBytes : undefined,
+          concurrency: bestConfig.concurrency, objectSizeBytes: cellSizes.get(bestIndex) ?? 0,
+          processes: bestConfig.processes, maxSockets: bestConfig.maxSockets,
+        }));
+      }
+    }
+    process.stdout.write(`${redact(lines.join('\n'))}\n`);
+  }
+  return doc.strategies.every((s) => s.verified) ? 0 : 1;
 }
 
 /** Runs a command and exits: usage errors are one line and exit 2, failures one line and exit 1. */

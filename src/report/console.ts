@@ -1,6 +1,6 @@
 // Text reports computed from StrategyStats: the console table (80 columns), Markdown, CSV and JSON.
 import { formatBytes } from '../config/sizes.js';
-import { rankStats, type StrategyStats } from '../results/analyze.js';
+import { cellLabel, rankStats, type StrategyStats } from '../results/analyze.js';
 import { PHASES } from '../transport/phases.js';
 
 const pad = (s: string, n: number) => s.padEnd(n);
@@ -32,15 +32,16 @@ export function renderConsole(stats: readonly StrategyStats[], header: ReportHea
   rankStats(stats).forEach((s, i) => {
     const fb = s.latencyMs.firstByte;
     const count = header.mode === 'upload' ? s.opsPerSecond.median.toFixed(0) : String(s.reusedSockets);
+    const name = cellLabel(s.strategy, s.cell);
     lines.push(
-      `${pad(String(i + 1), 3)}${pad(s.strategy, 16)}${lpad(timeCell(s), 10)}${lpad(s.throughputMiBps.median.toFixed(1), 8)}` +
+      `${pad(String(i + 1), 3)}${name.length >= 16 ? `${name}\n${' '.repeat(19)}` : pad(name, 16)}${lpad(timeCell(s), 10)}${lpad(s.throughputMiBps.median.toFixed(1), 8)}` +
         `${lpad(String(s.requestsPerRun), 6)}${lpad(count, 8)}${lpad(fmtMs(fb?.p50), 9)}${lpad(fmtMs(fb?.p99), 9)}  ${s.verified ? 'ok' : 'FAILED'}`,
     );
   });
   lines.push('');
   lines.push('per-phase latency, ms: p50 / p90 / p99 / max  (phases absent on reused sockets are not counted)');
   for (const s of stats) {
-    lines.push(`${s.strategy}:`);
+    lines.push(`${cellLabel(s.strategy, s.cell)}:`);
     for (const m of [...PHASES, 'total'] as const) {
       const l = s.latencyMs[m];
       if (l) lines.push(`  ${pad(m, 10)} n=${lpad(String(l.count), 5)}  ${fmtMs(l.p50)} / ${fmtMs(l.p90)} / ${fmtMs(l.p99)} / ${fmtMs(l.max)}`);
@@ -49,7 +50,7 @@ export function renderConsole(stats: readonly StrategyStats[], header: ReportHea
   lines.push('');
   for (const s of stats) {
     const shares = PHASES.filter((p) => s.phaseShare[p] !== undefined).map((p) => `${p} ${(s.phaseShare[p]! * 100).toFixed(1)}%`);
-    lines.push(`${s.strategy}: duration ${s.wallMs.median.toFixed(1)} ms, count ${s.requestsPerRun}${shares.length ? `, ${shares.join(', ')}` : ''}`);
+    lines.push(`${cellLabel(s.strategy, s.cell)}: duration ${s.wallMs.median.toFixed(1)} ms, count ${s.requestsPerRun}${shares.length ? `, ${shares.join(', ')}` : ''}`);
     for (const p of s.problems) lines.push(`${s.strategy}: FAILED ${p}`);
     if (s.cpuBoundWorkers > 0) {
       lines.push(`${s.strategy}: ${s.cpuBoundWorkers} worker run(s) CPU-bound (event-loop delay p99 up to ${s.eventLoopDelayP99MaxMs.toFixed(1)} ms): more processes may help`);

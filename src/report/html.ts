@@ -1,8 +1,432 @@
-// Placeholder until the HTML report lands (being written in parallel): fails loudly, never fakes.
-import type { StrategyStats } from '../results/analyze.js';
+// The HTML report: one self-contained file (inline CSS, SVG drawn here, no scripts, no network),
+// computed from results documents and their StrategyStats alone, so any results file can be re-rendered.
+import { PhaseHistograms } from '../aggregate/histograms.js';
+import { formatBytes } from '../config/sizes.js';
+import { rankStats, type StrategyStats } from '../results/analyze.js';
 import type { ResultsFile } from '../results/schema.js';
-import { ConfigError } from '../config/errors.js';
+import { PHASES, PHASE_MEANINGS, type Phase } from '../transport/phases.js';
 
-export function renderHtml(_input: { title: string; docs: ResultsFile[]; stats: StrategyStats[] }): string {
-  throw new ConfigError('--format html is not available in this build; use console, md, csv or json');
+export interface SweepGrid {
+  title: string;
+  rowLabel: string;
+  colLabel: string;
+  rows: string[];
+  cols: string[];
+  values: (number | null)[][];
+  unit: string;
+  best?: { row: number; col: number };
+}
+
+export interface HtmlReportInput {
+  title: string;
+  docs: ResultsFile[];
+  stats: StrategyStats[];
+  sweep?: SweepGrid;
+}
+
+/** Percentiles of the latency plot; 0 and 100 are the fastest and slowest request. */
+export const LATENCY_PERCENTILES = [0, 10, 25, 50, 75, 90, 95, 99, 99.9, 100] as const;
+
+// Tableau 10: distinct on screen and in print; a strategy keeps its colour in every chart.
+const STRATEGY_COLOURS = ['#4e79a7', '#f28e2b', '#59a14f', '#e15759', '#76b7b2', '#edc948', '#b07aa1', '#ff9da7', '#9c755f', '#bab0ac'];
+// Connection set-up in purples, the request itself in blues, waiting for the server in amber.
+const PHASE_COLOURS: Record<Phase, string> = {
+  wait: '#b5bcc6', dns: '#c5b3e6', tcp: '#9a86d6', tls: '#7258b8', send: '#9fcbe8', firstByte: '#f0a742', download: '#2f7f93',
+};
+const W = 960;
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
+const e = escapeHtml;
+
+function fmt(v: number | null | undefined): string {
+  if (v === null || v === undefined || !Number.isFinite(v)) return '–';
+  const a = Math.abs(v);
+  return a >= 100 ? v.toFixed(0) : a >= 10 ? v.toFixed(1) : a >= 1 ? v.toFixed(2) : v.toFixed(3);
+}
+/** A number for a data attribute: full enough to check, short enough to read. */
+const dv = (v: number) => String(Number(v.toPrecision(6)));
+const pct = (share: number) => `${(share * 100).toFixed(share < 0.1 ? 1 : 0)}%`;
+const fmtP = (p: number) => (p === 0 ? 'min' : p === 100 ? 'max' : `p${p}`);
+
+function niceTicks(max: number, count = 5): number[] {
+  if (!(max > 0)) return [0, 1];
+  const raw = max / count;
+  const mag = 10 ** Math.floor(Math.log10(raw));
+  const err = raw / mag;
+  const step = mag * (err >= 7.5 ? 10 : err >= 3.5 ? 5 : err >= 1.5 ? 2 : 1);
+  const top = Math.ceil(max / step - 1e-9) * step;
+  return Array.from({ length: Math.round(top / step) + 1 }, (_, i) => Number((i * step).toPrecision(12)));
+}
+
+/** Configuration fields safe to show: never credentials beyond their kind and account, never URLs. */
+export function safeConfigEntries(config: Record<string, unknown>): [string, string][] {
+  const unsafeName = /key|sas|connection|secret|password|token|signature|url|endpoint|credential/i;
+  const unsafeValue = /sig=|accountkey=|sharedaccesssignature/i;
+  const out: [string, string][] = [];
+  const walk = (value: unknown, path: string, depth: number) => {
+    if (value === null || value === undefined) return;
+    if (Array.isArray(value)) {
+      if (value.every((v) => ['string', 'number', 'boolean'].includes(typeof v))) add(path, value.join(', '));
+    } else if (typeof value === 'object') {
+      if (depth < 3) for (const [k, v] of Object.entries(value as Record<string, unknown>)) if (!unsafeName.test(k)) walk(v, path ? `${path}.${k}` : k, depth + 1);
+    } else if (['string', 'number', 'boolean'].includes(typeof value)) add(path, String(value));
+  };
+  const add = (path: string, text: string) => {
+    if (!unsafeValue.test(text)) out.push([path, text]);
+  };
+  const { credentials, ...rest } = config;
+  walk(rest, '', 0);
+  if (credentials && typeof credentials === 'object') {
+    const c = credentials as Record<string, unknown>;
+    if (typeof c.kind === 'string') add('credentials', c.kind);
+    if (typeof c.account === 'string') add('account', c.account);
+  }
+  return out;
+}
+
+/** The 'total' latency at LATENCY_PERCENTILES per strategy, from the measured runs' merged histograms. */
+export function totalLatencyPercentiles(docs: readonly ResultsFile[]): Map<string, { count: number; ms: number[] }> {
+  const merged = new Map<string, PhaseHistograms>();
+  for (const r of docs.flatMap((d) => d.strategies)) {
+    if (r.warmup || !r.histograms.total) continue;
+    if (!merged.has(r.strategy)) merged.set(r.strategy, new PhaseHistograms());
+    merged.get(r.strategy)!.addEncoded({ total: r.histograms.total });
+  }
+  const out = new Map<string, { count: number; ms: number[] }>();
+  for (const [name, hist] of merged) {
+    const h = hist.byMetric.get('total');
+    if (!h || h.totalCount === 0) continue;
+    const us = LATENCY_PERCENTILES.map((p) => (p === 100 ? h.maxValue : h.getValueAtPercentile(p)));
+    out.set(name, { count: h.totalCount, ms: us.map((v) => v / 1000) });
+  }
+  return out;
+}
+
+function svgOpen(chart: string, height: number, label: string): string {
+  return `<svg data-chart="${chart}" viewBox="0 0 ${W} ${height}" role="img" aria-label="${e(label)}">`;
+}
+const txt = (x: number, y: number, text: string, cls = '', anchor = 'start') =>
+  `<text x="${x.toFixed(1)}" y="${y.toFixed(1)}"${cls ? ` class="${cls}"` : ''} text-anchor="${anchor}">${e(text)}</text>`;
+
+function strategyLabel(x: number, y: number, name: string, colour: string): string {
+  return `<rect x="${x}" y="${(y - 9).toFixed(1)}" width="10" height="10" rx="2" fill="${colour}"/>${txt(x + 16, y, name, 'label')}`;
+}
+
+function throughputChart(ranked: StrategyStats[], colour: (s: string) => string): string {
+  const left = 170, right = 90, top = 12, row = 38, axis = 44;
+  const plotW = W - left - right;
+  const height = top + ranked.length * row + axis;
+  const ticks = niceTicks(Math.max(1e-9, ...ranked.map((s) => Math.max(s.throughputMiBps.max, s.throughputMiBps.ci95High))));
+  const x = (v: number) => left + (Math.max(0, v) / ticks.at(-1)!) * plotW;
+  const parts = [svgOpen('throughput', height, 'Throughput per strategy, MiB/s')];
+  for (const t of ticks) {
+    parts.push(`<line class="grid" x1="${x(t).toFixed(1)}" x2="${x(t).toFixed(1)}" y1="${top - 4}" y2="${height - axis + 4}"/>`);
+    parts.push(txt(x(t), height - axis + 20, fmt(t), 'tick', 'middle'));
+  }
+  parts.push(txt(left + plotW / 2, height - 6, 'MiB/s — bar: median · whisker: min–max · box: 95% CI of the mean', 'axis', 'middle'));
+  ranked.forEach((s, i) => {
+    const cy = top + i * row + row / 2;
+    const t = s.throughputMiBps;
+    const c = colour(s.strategy);
+    const name = e(s.strategy);
+    parts.push(strategyLabel(8, cy + 4, s.strategy, c));
+    parts.push(
+      `<rect class="datum bar" data-strategy="${name}" data-value="${dv(t.median)}" x="${left}" y="${(cy - 10).toFixed(1)}" width="${(x(t.median) - left).toFixed(1)}" height="20" rx="2" fill="${c}">` +
+        `<title>${name}: median ${fmt(t.median)} MiB/s over ${t.n} run(s)</title></rect>`,
+    );
+    parts.push(
+      `<g class="datum whisker" data-strategy="${name}" data-min="${dv(t.min)}" data-max="${dv(t.max)}" data-value="${dv(t.max - t.min)}">` +
+        `<title>${name}: min ${fmt(t.min)}, max ${fmt(t.max)} MiB/s</title>` +
+        `<line x1="${x(t.min).toFixed(1)}" x2="${x(t.max).toFixed(1)}" y1="${cy}" y2="${cy}"/>` +
+        `<line x1="${x(t.min).toFixed(1)}" x2="${x(t.min).toFixed(1)}" y1="${cy - 7}" y2="${cy + 7}"/>` +
+        `<line x1="${x(t.max).toFixed(1)}" x2="${x(t.max).toFixed(1)}" y1="${cy - 7}" y2="${cy + 7}"/></g>`,
+    );
+    parts.push(
+      `<rect class="datum ci" data-strategy="${name}" data-low="${dv(t.ci95Low)}" data-high="${dv(t.ci95High)}" data-value="${dv(t.mean)}" ` +
+        `x="${x(t.ci95Low).toFixed(1)}" y="${(cy - 5).toFixed(1)}" width="${Math.max(2, x(t.ci95High) - x(t.ci95Low)).toFixed(1)}" height="10">` +
+        `<title>${name}: 95% CI of the mean ${fmt(t.ci95Low)}–${fmt(t.ci95High)} MiB/s${t.n < 2 ? ' (one run: no interval)' : ''}</title></rect>`,
+    );
+    parts.push(txt(Math.max(x(t.max), x(t.median)) + 8, cy + 4, fmt(t.median), 'value'));
+  });
+  parts.push(`<line class="axisline" x1="${left}" x2="${left}" y1="${top - 4}" y2="${height - axis + 4}"/></svg>`);
+  return parts.join('');
+}
+
+function phaseChart(ranked: StrategyStats[], colour: (s: string) => string): string {
+  const left = 170, right = 20, top = 12, row = 38, axis = 40;
+  const plotW = W - left - right;
+  const height = top + ranked.length * row + axis;
+  const x = (share: number) => left + share * plotW;
+  const parts = [svgOpen('phases', height, 'Share of request time per phase')];
+  for (const t of [0, 0.25, 0.5, 0.75, 1]) {
+    parts.push(`<line class="grid" x1="${x(t).toFixed(1)}" x2="${x(t).toFixed(1)}" y1="${top - 4}" y2="${height - axis + 4}"/>`);
+    parts.push(txt(x(t), height - axis + 20, `${t * 100}%`, 'tick', 'middle'));
+  }
+  ranked.forEach((s, i) => {
+    const cy = top + i * row + row / 2;
+    const name = e(s.strategy);
+    parts.push(strategyLabel(8, cy + 4, s.strategy, colour(s.strategy)));
+    let at = 0;
+    for (const p of PHASES) {
+      const share = s.phaseShare[p] ?? 0;
+      if (!(share > 0)) continue;
+      const x0 = x(at), w = Math.max(0.5, share * plotW);
+      parts.push(
+        `<rect class="datum segment" data-strategy="${name}" data-phase="${p}" data-value="${dv(share)}" x="${x0.toFixed(1)}" y="${cy - 12}" width="${w.toFixed(1)}" height="24" fill="${PHASE_COLOURS[p]}">` +
+          `<title>${name} · ${p}: ${pct(share)} of request time — ${e(PHASE_MEANINGS[p])}</title></rect>`,
+      );
+      if (w >= 38) parts.push(txt(x0 + w / 2, cy + 4, pct(share), p === 'download' || p === 'tls' || p === 'tcp' ? 'seg light' : 'seg', 'middle'));
+      at += share;
+    }
+  });
+  return parts.join('') + '</svg>';
+}
+
+function latencyChart(ranked: StrategyStats[], lat: Map<string, { count: number; ms: number[] }>, colour: (s: string) => string): string {
+  const left = 70, right = 30, top = 16, bottom = 52, plotH = 300;
+  const plotW = W - left - right;
+  const height = top + plotH + bottom;
+  const series = ranked.filter((s) => lat.has(s.strategy));
+  const all = series.flatMap((s) => lat.get(s.strategy)!.ms);
+  const maxMs = Math.max(1e-3, ...all);
+  const minPos = Math.min(maxMs, ...all.filter((v) => v > 0));
+  // A wide range (fast common case, slow tail) reads better on a log axis; a narrow one on a linear one.
+  const log = maxMs / minPos > 30;
+  let ticks: number[], y: (v: number) => number;
+  if (log) {
+    const lo = Math.floor(Math.log10(minPos)), hi = Math.ceil(Math.log10(maxMs));
+    ticks = [];
+    for (let d = lo; d <= hi; d++) for (const m of [1, 2, 5]) if (m * 10 ** d >= 10 ** lo && m * 10 ** d <= 10 ** hi) ticks.push(Number((m * 10 ** d).toPrecision(3)));
+    y = (v) => top + plotH - ((Math.log10(Math.max(v, 10 ** lo)) - lo) / Math.max(1, hi - lo)) * plotH;
+  } else {
+    ticks = niceTicks(maxMs);
+    y = (v) => top + plotH - (v / ticks.at(-1)!) * plotH;
+  }
+  const step = plotW / (LATENCY_PERCENTILES.length - 1);
+  const x = (i: number) => left + i * step;
+  const parts = [svgOpen('latency', height, 'Request latency by percentile, ms')];
+  for (const t of ticks) {
+    parts.push(`<line class="grid" x1="${left}" x2="${W - right}" y1="${y(t).toFixed(1)}" y2="${y(t).toFixed(1)}"/>`);
+    parts.push(txt(left - 8, y(t) + 4, fmt(t), 'tick', 'end'));
+  }
+  LATENCY_PERCENTILES.forEach((p, i) => {
+    parts.push(`<line class="grid faint" x1="${x(i).toFixed(1)}" x2="${x(i).toFixed(1)}" y1="${top}" y2="${top + plotH}"/>`);
+    parts.push(txt(x(i), top + plotH + 20, fmtP(p), 'tick', 'middle'));
+  });
+  parts.push(txt(left + plotW / 2, height - 8, `percentile of requests (evenly spaced, tail stretched) · latency ms, ${log ? 'log' : 'linear'} scale`, 'axis', 'middle'));
+  parts.push(`<line class="axisline" x1="${left}" x2="${left}" y1="${top}" y2="${top + plotH}"/>`);
+  parts.push(`<line class="axisline" x1="${left}" x2="${W - right}" y1="${top + plotH}" y2="${top + plotH}"/>`);
+  for (const s of series) {
+    const { ms } = lat.get(s.strategy)!;
+    const c = colour(s.strategy);
+    const name = e(s.strategy);
+    const pts = ms.map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(' ');
+    parts.push(`<g class="series" data-series="${name}"><polyline points="${pts}" fill="none" stroke="${c}" stroke-width="2.5" stroke-linejoin="round"/>`);
+    ms.forEach((v, i) => {
+      const p = LATENCY_PERCENTILES[i]!;
+      parts.push(
+        `<circle class="datum point" data-strategy="${name}" data-percentile="${p}" data-value="${dv(v)}" cx="${x(i).toFixed(1)}" cy="${y(v).toFixed(1)}" r="4" fill="${c}">` +
+          `<title>${name} ${fmtP(p)}: ${fmt(v)} ms</title></circle>`,
+      );
+    });
+    parts.push('</g>');
+  }
+  return parts.join('') + '</svg>';
+}
+
+function heatmap(g: SweepGrid): string {
+  const left = 150, top = 58, cellH = 40, right = 10;
+  const cellW = Math.min(130, (W - left - right) / Math.max(1, g.cols.length));
+  const height = top + g.rows.length * cellH + 12;
+  const nums = g.values.flat().filter((v): v is number => v !== null && Number.isFinite(v));
+  const lo = Math.min(...nums), hi = Math.max(...nums);
+  const parts = [svgOpen('sweep', height, g.title)];
+  parts.push(txt(left + (cellW * g.cols.length) / 2, 18, g.colLabel, 'axis', 'middle'));
+  parts.push(txt(8, top - 10, g.rowLabel, 'axis'));
+  g.cols.forEach((c, j) => parts.push(txt(left + j * cellW + cellW / 2, top - 10, c, 'label', 'middle')));
+  g.rows.forEach((r, i) => {
+    const y0 = top + i * cellH;
+    parts.push(txt(8, y0 + cellH / 2 + 4, r, 'label'));
+    g.cols.forEach((c, j) => {
+      const v = g.values[i]?.[j] ?? null;
+      const x0 = left + j * cellW;
+      const best = g.best?.row === i && g.best.col === j;
+      const where = `data-row="${e(r)}" data-col="${e(c)}"`;
+      if (v === null || !Number.isFinite(v)) {
+        parts.push(`<rect class="cell empty" ${where} x="${x0 + 1}" y="${y0 + 1}" width="${cellW - 2}" height="${cellH - 2}" rx="3"><title>${e(r)} × ${e(c)}: not measured</title></rect>`);
+        parts.push(txt(x0 + cellW / 2, y0 + cellH / 2 + 4, '–', 'cellv', 'middle'));
+        return;
+      }
+      const t = hi > lo ? (v - lo) / (hi - lo) : 1;
+      // Light to deep blue; the value's position in the grid's own range, not good or bad.
+      const mix = (a: number, b: number) => Math.round(a + (b - a) * t);
+      const fill = `rgb(${mix(235, 33)},${mix(243, 84)},${mix(251, 150)})`;
+      parts.push(
+        `<rect class="datum cell${best ? ' best' : ''}" ${where} data-value="${dv(v)}"${best ? ' data-best="true"' : ''} x="${x0 + 1}" y="${y0 + 1}" width="${cellW - 2}" height="${cellH - 2}" rx="3" fill="${fill}">` +
+          `<title>${e(r)} × ${e(c)}: ${fmt(v)} ${e(g.unit)}${best ? ' (best)' : ''}</title></rect>`,
+      );
+      parts.push(txt(x0 + cellW / 2, y0 + cellH / 2 + 5, `${best ? '★ ' : ''}${fmt(v)}`, t > 0.55 ? 'cellv light' : 'cellv', 'middle'));
+    });
+  });
+  return parts.join('') + '</svg>';
+}
+
+function environmentBlock(doc: ResultsFile, index: number, of: number): string {
+  const env = doc.environment;
+  const items: [string, string][] = [
+    ['command', doc.command], ['node', env.node], ['cpus', `${env.cpus} × ${env.cpuModel}`], ['os', `${env.os} ${env.arch}`],
+    ['memory', formatBytes(env.totalMemoryBytes)], ['target', env.target], ['date', doc.createdAt.replace('T', ' ').replace(/\.\d+Z$/, ' UTC')],
+    ['blob-cacher', env.packageVersion],
+  ];
+  const config = safeConfigEntries(doc.config);
+  return (
+    (of > 1 ? `<h3>results file ${index + 1} of ${of}</h3>` : '') +
+    (doc.complete ? '' : '<p class="warn">This run stopped early: the file holds only what was measured before it stopped.</p>') +
+    `<dl class="env">${items.map(([k, v]) => `<div><dt>${e(k)}</dt><dd>${e(v)}</dd></div>`).join('')}</dl>` +
+    (config.length ? `<details><summary>configuration</summary><dl class="config">${config.map(([k, v]) => `<div><dt>${e(k)}</dt><dd>${e(v)}</dd></div>`).join('')}</dl></details>` : '')
+  );
+}
+
+function summaryTable(ranked: StrategyStats[], colour: (s: string) => string): string {
+  const head = ['#', 'strategy', 'runs', 'time ms', 'MiB/s', 'ops/s', 'requests', 'p50 first byte ms', 'p99 first byte ms', 'p99 total ms', 'verified'];
+  const rows = ranked.map((s, i) => {
+    const w = s.wallMs;
+    const time = w.n >= 2 ? `${fmt(w.median)} <span class="pm">± ${fmt((w.ci95High - w.ci95Low) / 2)}</span>` : fmt(w.median);
+    return (
+      `<tr data-strategy="${e(s.strategy)}"><td class="num">${i + 1}</td>` +
+      `<td><span class="swatch" style="background:${colour(s.strategy)}"></span><strong>${e(s.strategy)}</strong><div class="desc">${e(s.description)}</div></td>` +
+      `<td class="num">${s.runs}</td><td class="num">${time}</td><td class="num">${fmt(s.throughputMiBps.median)}</td><td class="num">${fmt(s.opsPerSecond.median)}</td>` +
+      `<td class="num">${s.requestsPerRun}${s.failedRequests ? ` <span class="bad">(${s.failedRequests} failed)</span>` : ''}</td>` +
+      `<td class="num">${fmt(s.latencyMs.firstByte?.p50)}</td><td class="num">${fmt(s.latencyMs.firstByte?.p99)}</td><td class="num">${fmt(s.latencyMs.total?.p99)}</td>` +
+      `<td>${s.verified ? '<span class="ok">✓ ok</span>' : '<span class="bad">✗ failed</span>'}</td></tr>`
+    );
+  });
+  const notes = ranked.flatMap((s) => [
+    ...s.problems.map((p) => `<li class="bad"><strong>${e(s.strategy)}</strong> failed ${e(p)}</li>`),
+    ...(s.cpuBoundWorkers > 0 ? [`<li><strong>${e(s.strategy)}</strong>: ${s.cpuBoundWorkers} worker run(s) were CPU-bound (event-loop delay p99 up to ${fmt(s.eventLoopDelayP99MaxMs)} ms); more processes may help.</li>`] : []),
+    ...(s.recordsSampled ? [`<li><strong>${e(s.strategy)}</strong>: raw records were sampled in the results file; percentiles use every request.</li>`] : []),
+  ]);
+  return (
+    `<div class="scroll"><table><thead><tr>${head.map((h) => `<th>${h}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table></div>` +
+    (notes.length ? `<ul class="notes">${notes.join('')}</ul>` : '')
+  );
+}
+
+const CSS = `
+:root{--ink:#1f2328;--muted:#59636e;--line:#d8dee4;--bg:#f6f8fa;--card:#fff}
+*{box-sizing:border-box}
+body{margin:0;background:var(--bg);color:var(--ink);font:14px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif}
+main{max-width:1040px;margin:0 auto;padding:28px 24px 40px}
+header{margin-bottom:20px}
+.eyebrow{margin:0;color:var(--muted);font-size:12px;letter-spacing:.06em;text-transform:uppercase}
+h1{margin:4px 0 14px;font-size:22px;line-height:1.3;font-weight:650}
+h2{margin:0 0 4px;font-size:17px;font-weight:650}
+h3{margin:14px 0 6px;font-size:13px;color:var(--muted)}
+section{background:var(--card);border:1px solid var(--line);border-radius:10px;padding:18px 20px;margin:16px 0;box-shadow:0 1px 2px rgba(31,35,40,.04)}
+.lede{margin:0 0 12px;color:var(--muted);font-size:13px}
+dl{margin:0}
+dl.env{display:grid;grid-template-columns:repeat(auto-fill,minmax(220px,1fr));gap:8px 18px}
+dl.env div,dl.config div{min-width:0}
+dt{color:var(--muted);font-size:11px;text-transform:uppercase;letter-spacing:.05em}
+dd{margin:0;overflow-wrap:anywhere}
+details{margin-top:12px}
+summary{cursor:pointer;color:var(--muted);font-size:13px}
+dl.config{display:grid;grid-template-columns:repeat(auto-fill,minmax(170px,1fr));gap:6px 16px;margin-top:8px;font-size:13px}
+.scroll{overflow-x:auto}
+table{border-collapse:collapse;width:100%;font-size:13px}
+th{text-align:left;font-weight:600;color:var(--muted);font-size:12px;border-bottom:1px solid var(--line);padding:6px 8px;vertical-align:bottom}
+td{border-bottom:1px solid #eef1f4;padding:7px 8px;vertical-align:top}
+tbody tr:last-child td{border-bottom:0}
+td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+.desc{color:var(--muted);font-size:12px}
+.pm{color:var(--muted);font-size:12px}
+.swatch{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:7px}
+.ok{color:#1a7f37;font-weight:600;white-space:nowrap}
+.bad{color:#cf222e;font-weight:600}
+.warn{background:#fff8c5;border:1px solid #eed888;border-radius:6px;padding:8px 10px}
+.notes{margin:12px 0 0;padding-left:18px;font-size:13px}
+svg{display:block;width:100%;height:auto;font-family:inherit}
+svg text{fill:var(--ink);font-size:12px}
+svg .tick{fill:var(--muted);font-size:11px;font-variant-numeric:tabular-nums}
+svg .axis{fill:var(--muted);font-size:12px}
+svg .label{font-size:13px}
+svg .value{font-size:12px;font-weight:600;font-variant-numeric:tabular-nums}
+svg .seg{font-size:11px;fill:#1f2328}
+svg .seg.light,svg .cellv.light{fill:#fff}
+svg .cellv{font-size:13px;font-variant-numeric:tabular-nums}
+svg .grid{stroke:#e6eaef;stroke-width:1}
+svg .grid.faint{stroke:#f0f2f5}
+svg .axisline{stroke:#8c959f;stroke-width:1}
+svg .whisker line{stroke:#24292f;stroke-width:1.5}
+svg .ci{fill:rgba(255,255,255,.55);stroke:#24292f;stroke-width:1.5}
+svg .point{stroke:#fff;stroke-width:1.5}
+svg .cell.empty{fill:#f3f4f6}
+svg .cell.best{stroke:#1f2328;stroke-width:3}
+.legend{display:flex;flex-wrap:wrap;gap:6px 18px;margin:10px 0 0;padding:0;list-style:none;font-size:12px;color:var(--muted)}
+.legend li{display:flex;align-items:center;gap:6px}
+.legend .swatch{margin:0}
+.legend .line{display:inline-block;width:18px;height:3px;border-radius:2px}
+.legend strong{color:var(--ink);font-weight:600}
+footer{color:var(--muted);font-size:12px;text-align:center;margin-top:20px}
+`;
+
+export function renderHtml(input: HtmlReportInput): string {
+  const { title, docs, stats, sweep } = input;
+  const colourOf = new Map(stats.map((s, i) => [s.strategy, STRATEGY_COLOURS[i % STRATEGY_COLOURS.length]!]));
+  const colour = (name: string) => colourOf.get(name) ?? '#8c959f';
+  const ranked = rankStats(stats);
+  const lat = totalLatencyPercentiles(docs);
+  const commands = [...new Set(docs.map((d) => d.command))].join(' + ') || 'results';
+  const runs = Math.max(0, ...stats.map((s) => s.runs));
+  const size = stats[0]?.objectSizeBytes;
+  const phasesShown = PHASES.filter((p) => stats.some((s) => (s.phaseShare[p] ?? 0) > 0));
+  const sections: string[] = [];
+
+  sections.push(
+    `<section id="summary"><h2>Summary</h2><p class="lede">Ranked fastest to slowest by median wall time${runs > 1 ? ` over ${runs} measured runs (± is the 95% CI half-width)` : ''}; warm-up runs are left out.` +
+      `${size !== undefined ? ` Object size ${e(formatBytes(size))}.` : ''}</p>${summaryTable(ranked, colour)}</section>`,
+  );
+  if (stats.length) {
+    sections.push(
+      `<section id="throughput"><h2>Throughput</h2><p class="lede">Bytes moved per second of wall time, per measured run. The bar is the median, the whisker spans the slowest and fastest run, the box is the 95% confidence interval of the mean.</p>` +
+        `${throughputChart(ranked, colour)}</section>`,
+    );
+    sections.push(
+      `<section id="phases"><h2>Where the time goes</h2><p class="lede">Share of summed request time spent in each phase, over successful requests. Reused keep-alive sockets have no dns/tcp/tls phase.</p>` +
+        `${phaseChart(ranked, colour)}<ul class="legend">${phasesShown.map((p) => `<li title="${e(PHASE_MEANINGS[p])}"><span class="swatch" style="background:${PHASE_COLOURS[p]}"></span><strong>${p}</strong> ${e(PHASE_MEANINGS[p])}</li>`).join('')}</ul></section>`,
+    );
+  }
+  if (lat.size) {
+    sections.push(
+      `<section id="latency"><h2>Request latency by percentile</h2><p class="lede">Total time per request at each percentile, from the merged HDR histograms of every measured run and worker (never averaged percentiles).</p>` +
+        `<ul class="legend">${ranked.filter((s) => lat.has(s.strategy)).map((s) => `<li><span class="line" style="background:${colour(s.strategy)}"></span><strong>${e(s.strategy)}</strong> ${lat.get(s.strategy)!.count} requests</li>`).join('')}</ul>` +
+        `${latencyChart(ranked, lat, colour)}</section>`,
+    );
+  }
+  if (sweep && sweep.rows.length && sweep.cols.length) {
+    sections.push(
+      `<section id="sweep"><h2>${e(sweep.title)}</h2><p class="lede">${e(sweep.rowLabel)} × ${e(sweep.colLabel)}, values in ${e(sweep.unit)}; darker is higher.${sweep.best ? ' ★ marks the best cell.' : ''}</p>${heatmap(sweep)}</section>`,
+    );
+  }
+
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light">
+<title>${e(title)}</title>
+<style>${CSS}</style>
+</head>
+<body>
+<main>
+<header><p class="eyebrow">blob-cacher · ${e(commands)} report</p><h1>${e(title)}</h1>${docs.map((d, i) => environmentBlock(d, i, docs.length)).join('')}</header>
+${sections.join('\n')}
+<footer>blob-cacher ${e(docs[0]?.environment.packageVersion ?? '')} · ${docs.length} results file(s) · ${stats.length} strateg${stats.length === 1 ? 'y' : 'ies'}</footer>
+</main>
+</body>
+</html>
+`;
 }
