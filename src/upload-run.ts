@@ -39,7 +39,7 @@ async function commitBlocks(info: TargetInfo, commit: BlockCommit): Promise<OpRe
   const error = r.error ?? (r.status === 201 ? undefined : `HTTP ${r.status}`);
   return {
     worker: -1, item: -1, blob: commit.blob, offsetBytes: 0, bytes: 0, status: r.status, startEpochMs: r.startEpochMs,
-    totalMs: r.totalMs, phases: r.phases, reused: false, retries: 0, error,
+    totalMs: r.totalMs, phases: r.phases, reused: false, retries: 0, throttled: 0, backoffMs: 0, error,
   };
 }
 
@@ -124,7 +124,7 @@ async function uploadOnce(
       strategy: strategy.name, executor: strategy.executor, target: info, objectSizeBytes: totalBytes,
       concurrency: config.concurrency, maxSockets: config.maxSockets, sink: 'discard', bufferSizeBytes: 64 * 1024,
       logLevel: config.logLevel, blockSizeBytes: config.blockSizeBytes, thresholdBytes: config.thresholdBytes,
-      inFlight: inFlightFor(strategy, config),
+      inFlight: inFlightFor(strategy, config), maxRetries: config.maxRetries ?? 3, timeoutMs: config.timeoutMs ?? 30_000,
     }, items, config.processes);
     const commit = strategy.commit?.(input, items);
     if (commit && run.records.every((r) => !r.error)) {

@@ -15,6 +15,9 @@ export interface StrategyResult {
   failedRequests: number;
   bytes: number;
   reusedSockets: number;
+  retries: number;
+  throttled: number;
+  backoffMs: number;
   /** Share of summed request time spent in each phase (0..1). */
   phaseShare: Partial<Record<Phase, number>>;
   latencyMs: Partial<Record<MetricName, LatencySummaryMs>>;
@@ -62,6 +65,9 @@ export function summarizeRun(strategy: { name: string; description: string }, si
     failedRequests: run.records.length - ok.length,
     bytes,
     reusedSockets: run.records.filter((r) => r.reused).length,
+    retries: run.records.reduce((s, r) => s + r.retries, 0),
+    throttled: run.records.reduce((s, r) => s + r.throttled, 0),
+    backoffMs: run.records.reduce((s, r) => s + r.backoffMs, 0),
     phaseShare,
     latencyMs,
     workers: run.workers.map((w) => {
@@ -87,7 +93,7 @@ export function summarizeRun(strategy: { name: string; description: string }, si
 export function emptyResult(strategy: { name: string; description: string }, size: number): Omit<StrategyResult, 'verified' | 'verification'> {
   return {
     strategy: strategy.name, description: strategy.description, objectSizeBytes: size, wallMs: 0, throughputMiBps: 0,
-    requests: 0, failedRequests: 0, bytes: 0, reusedSockets: 0, phaseShare: {}, latencyMs: {}, workers: [], records: [], opsPerSecond: 0,
+    requests: 0, failedRequests: 0, bytes: 0, reusedSockets: 0, retries: 0, throttled: 0, backoffMs: 0, phaseShare: {}, latencyMs: {}, workers: [], records: [], opsPerSecond: 0,
     histograms: {}, phaseSumsMs: {}, requestSumMs: 0, run: 0, warmup: false,
   };
 }

@@ -15,6 +15,8 @@ export type Credentials =
 
 /** Repetition and output, shared by the measuring commands. */
 export interface RunOptions {
+  maxRetries: number;
+  timeoutMs: number;
   runs: number;
   warmup: number;
   resultsPath?: string;
@@ -22,7 +24,7 @@ export interface RunOptions {
 }
 
 function runOptions(o: Record<string, unknown>): RunOptions {
-  return { runs: o.runs as number, warmup: o.warmup as number, resultsPath: o.resultsPath as string | undefined, format: o.format as ReportFormat };
+  return { maxRetries: o.maxRetries as number, timeoutMs: o.timeoutMs as number, runs: o.runs as number, warmup: o.warmup as number, resultsPath: o.resultsPath as string | undefined, format: o.format as ReportFormat };
 }
 
 export interface DownloadConfig extends RunOptions {

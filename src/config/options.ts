@@ -61,6 +61,16 @@ function oneOf<T extends string>(values: readonly T[], aliases: Record<string, T
   };
 }
 
+/** Durations: 30s, 500ms, 2m; a bare number is milliseconds. */
+function duration(minMs: number): Parser<number> {
+  return (raw) => {
+    const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$/i.exec(raw);
+    const ms = m ? Number(m[1]) * ({ ms: 1, s: 1000, m: 60_000 } as Record<string, number>)[(m[2] ?? 'ms').toLowerCase()]! : NaN;
+    if (!Number.isFinite(ms) || ms < minMs) return { invalid: `a duration of at least ${minMs} ms such as 30s, 500ms or 2m` };
+    return Math.round(ms);
+  };
+}
+
 const bool: Parser<boolean> = (raw) => {
   const v = raw.trim().toLowerCase();
   if (['1', 'true', 'yes', 'on', ''].includes(v)) return true;
@@ -102,6 +112,8 @@ const format: OptionSpec = { key: 'format', flag: '--format', env: 'FORMAT', val
 const RUN_OPTIONS: OptionSpec[] = [
   { key: 'runs', flag: '--runs', env: 'RUNS', valueName: 'n', defaultValue: 1, parse: integer(1, 1000), help: 'measured runs of each strategy (interleaved)' },
   { key: 'warmup', flag: '--warmup', env: 'WARMUP', valueName: 'n', defaultValue: 0, parse: integer(0, 100), help: 'warm-up runs first, recorded but not counted' },
+  { key: 'maxRetries', flag: '--max-retries', env: 'MAX_RETRIES', valueName: 'n', defaultValue: 3, parse: integer(0, 20), help: 'retries per request for 408/429/5xx, resets and timeouts' },
+  { key: 'timeoutMs', flag: '--timeout', env: 'TIMEOUT', valueName: 'duration', defaultValue: 30_000, parse: duration(10), help: 'per try: the longest a socket may stay idle, a stalled body included (30s, 500ms)' },
   { key: 'resultsPath', flag: '--results', env: 'RESULTS', valueName: 'path', parse: text, help: 'results file (default results/<command>-<timestamp>.json)' },
   format,
 ];

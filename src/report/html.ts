@@ -29,9 +29,9 @@ export const LATENCY_PERCENTILES = [0, 10, 25, 50, 75, 90, 95, 99, 99.9, 100] as
 
 // Tableau 10: distinct on screen and in print; a strategy keeps its colour in every chart.
 const STRATEGY_COLOURS = ['#4e79a7', '#f28e2b', '#59a14f', '#e15759', '#76b7b2', '#edc948', '#b07aa1', '#ff9da7', '#9c755f', '#bab0ac'];
-// Connection set-up in purples, the request itself in blues, waiting for the server in amber.
+// Retries in red, connection set-up in purples, the request itself in blues, waiting for the server in amber.
 const PHASE_COLOURS: Record<Phase, string> = {
-  wait: '#b5bcc6', dns: '#c5b3e6', tcp: '#9a86d6', tls: '#7258b8', send: '#9fcbe8', firstByte: '#f0a742', download: '#2f7f93',
+  retry: '#d64541', wait: '#b5bcc6', dns: '#c5b3e6', tcp: '#9a86d6', tls: '#7258b8', send: '#9fcbe8', firstByte: '#f0a742', download: '#2f7f93',
 };
 const W = 960;
 
@@ -42,12 +42,14 @@ const e = escapeHtml;
 
 function fmt(v: number | null | undefined): string {
   if (v === null || v === undefined || !Number.isFinite(v)) return '–';
+  if (v === 0) return '0';
   const a = Math.abs(v);
   return a >= 100 ? v.toFixed(0) : a >= 10 ? v.toFixed(1) : a >= 1 ? v.toFixed(2) : v.toFixed(3);
 }
 /** A number for a data attribute: full enough to check, short enough to read. */
 const dv = (v: number) => String(Number(v.toPrecision(6)));
 const pct = (share: number) => `${(share * 100).toFixed(share < 0.1 ? 1 : 0)}%`;
+const fmtTick = (t: number) => String(Number(t.toPrecision(6)));
 const fmtP = (p: number) => (p === 0 ? 'min' : p === 100 ? 'max' : `p${p}`);
 
 function niceTicks(max: number, count = 5): number[] {
@@ -118,14 +120,15 @@ function throughputChart(ranked: StrategyStats[], colour: (s: string) => string)
   const left = 170, right = 90, top = 12, row = 38, axis = 44;
   const plotW = W - left - right;
   const height = top + ranked.length * row + axis;
-  const ticks = niceTicks(Math.max(1e-9, ...ranked.map((s) => Math.max(s.throughputMiBps.max, s.throughputMiBps.ci95High))));
-  const x = (v: number) => left + (Math.max(0, v) / ticks.at(-1)!) * plotW;
+  // The axis spans what was measured; a CI from few runs can be far wider and is clipped at the edges.
+  const ticks = niceTicks(Math.max(1e-9, ...ranked.map((s) => s.throughputMiBps.max)));
+  const x = (v: number) => left + (Math.min(Math.max(0, v), ticks.at(-1)!) / ticks.at(-1)!) * plotW;
   const parts = [svgOpen('throughput', height, 'Throughput per strategy, MiB/s')];
   for (const t of ticks) {
     parts.push(`<line class="grid" x1="${x(t).toFixed(1)}" x2="${x(t).toFixed(1)}" y1="${top - 4}" y2="${height - axis + 4}"/>`);
-    parts.push(txt(x(t), height - axis + 20, fmt(t), 'tick', 'middle'));
+    parts.push(txt(x(t), height - axis + 20, fmtTick(t), 'tick', 'middle'));
   }
-  parts.push(txt(left + plotW / 2, height - 6, 'MiB/s — bar: median · whisker: min–max · box: 95% CI of the mean', 'axis', 'middle'));
+  parts.push(txt(left + plotW / 2, height - 6, 'MiB/s — bar: median · whisker: slowest to fastest run · dark band: 95% CI of the mean', 'axis', 'middle'));
   ranked.forEach((s, i) => {
     const cy = top + i * row + row / 2;
     const t = s.throughputMiBps;
@@ -145,10 +148,10 @@ function throughputChart(ranked: StrategyStats[], colour: (s: string) => string)
     );
     parts.push(
       `<rect class="datum ci" data-strategy="${name}" data-low="${dv(t.ci95Low)}" data-high="${dv(t.ci95High)}" data-value="${dv(t.mean)}" ` +
-        `x="${x(t.ci95Low).toFixed(1)}" y="${(cy - 5).toFixed(1)}" width="${Math.max(2, x(t.ci95High) - x(t.ci95Low)).toFixed(1)}" height="10">` +
+        `x="${x(t.ci95Low).toFixed(1)}" y="${(cy - 3).toFixed(1)}" width="${Math.max(2, x(t.ci95High) - x(t.ci95Low)).toFixed(1)}" height="6">` +
         `<title>${name}: 95% CI of the mean ${fmt(t.ci95Low)}–${fmt(t.ci95High)} MiB/s${t.n < 2 ? ' (one run: no interval)' : ''}</title></rect>`,
     );
-    parts.push(txt(Math.max(x(t.max), x(t.median)) + 8, cy + 4, fmt(t.median), 'value'));
+    parts.push(txt(Math.max(x(t.max), x(t.ci95High), x(t.median)) + 8, cy + 4, fmt(t.median), 'value'));
   });
   parts.push(`<line class="axisline" x1="${left}" x2="${left}" y1="${top - 4}" y2="${height - axis + 4}"/></svg>`);
   return parts.join('');
@@ -168,6 +171,10 @@ function phaseChart(ranked: StrategyStats[], colour: (s: string) => string): str
     const cy = top + i * row + row / 2;
     const name = e(s.strategy);
     parts.push(strategyLabel(8, cy + 4, s.strategy, colour(s.strategy)));
+    if (!PHASES.some((p) => (s.phaseShare[p] ?? 0) > 0)) {
+      parts.push(`<rect class="nodata" x="${left}" y="${cy - 12}" width="${plotW}" height="24"/>`);
+      parts.push(txt(left + 10, cy + 4, 'no phase timings recorded (total time only)', 'muted'));
+    }
     let at = 0;
     for (const p of PHASES) {
       const share = s.phaseShare[p] ?? 0;
@@ -177,7 +184,7 @@ function phaseChart(ranked: StrategyStats[], colour: (s: string) => string): str
         `<rect class="datum segment" data-strategy="${name}" data-phase="${p}" data-value="${dv(share)}" x="${x0.toFixed(1)}" y="${cy - 12}" width="${w.toFixed(1)}" height="24" fill="${PHASE_COLOURS[p]}">` +
           `<title>${name} · ${p}: ${pct(share)} of request time — ${e(PHASE_MEANINGS[p])}</title></rect>`,
       );
-      if (w >= 38) parts.push(txt(x0 + w / 2, cy + 4, pct(share), p === 'download' || p === 'tls' || p === 'tcp' ? 'seg light' : 'seg', 'middle'));
+      if (w >= 38) parts.push(txt(x0 + w / 2, cy + 4, pct(share), ['retry', 'tcp', 'tls', 'download'].includes(p) ? 'seg light' : 'seg', 'middle'));
       at += share;
     }
   });
@@ -209,7 +216,7 @@ function latencyChart(ranked: StrategyStats[], lat: Map<string, { count: number;
   const parts = [svgOpen('latency', height, 'Request latency by percentile, ms')];
   for (const t of ticks) {
     parts.push(`<line class="grid" x1="${left}" x2="${W - right}" y1="${y(t).toFixed(1)}" y2="${y(t).toFixed(1)}"/>`);
-    parts.push(txt(left - 8, y(t) + 4, fmt(t), 'tick', 'end'));
+    parts.push(txt(left - 8, y(t) + 4, fmtTick(t), 'tick', 'end'));
   }
   LATENCY_PERCENTILES.forEach((p, i) => {
     parts.push(`<line class="grid faint" x1="${x(i).toFixed(1)}" x2="${x(i).toFixed(1)}" y1="${top}" y2="${top + plotH}"/>`);
@@ -276,15 +283,15 @@ function heatmap(g: SweepGrid): string {
 function environmentBlock(doc: ResultsFile, index: number, of: number): string {
   const env = doc.environment;
   const items: [string, string][] = [
-    ['command', doc.command], ['node', env.node], ['cpus', `${env.cpus} × ${env.cpuModel}`], ['os', `${env.os} ${env.arch}`],
-    ['memory', formatBytes(env.totalMemoryBytes)], ['target', env.target], ['date', doc.createdAt.replace('T', ' ').replace(/\.\d+Z$/, ' UTC')],
-    ['blob-cacher', env.packageVersion],
+    ['target', env.target], ['date', doc.createdAt.replace('T', ' ').replace(/\.\d+Z$/, ' UTC')], ['command', doc.command],
+    ['node', env.node], ['cpus', `${env.cpus} × ${env.cpuModel}`], ['os', `${env.os} ${env.arch}`],
+    ['memory', formatBytes(env.totalMemoryBytes)], ['blob-cacher', env.packageVersion],
   ];
   const config = safeConfigEntries(doc.config);
   return (
     (of > 1 ? `<h3>results file ${index + 1} of ${of}</h3>` : '') +
     (doc.complete ? '' : '<p class="warn">This run stopped early: the file holds only what was measured before it stopped.</p>') +
-    `<dl class="env">${items.map(([k, v]) => `<div><dt>${e(k)}</dt><dd>${e(v)}</dd></div>`).join('')}</dl>` +
+    `<dl class="env">${items.map(([k, v]) => `<div${k === 'target' ? ' class="wide"' : ''}><dt>${e(k)}</dt><dd>${e(v)}</dd></div>`).join('')}</dl>` +
     (config.length ? `<details><summary>configuration</summary><dl class="config">${config.map(([k, v]) => `<div><dt>${e(k)}</dt><dd>${e(v)}</dd></div>`).join('')}</dl></details>` : '')
   );
 }
@@ -329,6 +336,7 @@ section{background:var(--card);border:1px solid var(--line);border-radius:10px;p
 dl{margin:0}
 dl.env{display:grid;grid-template-columns:repeat(auto-fill,minmax(220px,1fr));gap:8px 18px}
 dl.env div,dl.config div{min-width:0}
+dl.env div.wide{grid-column:span 2}
 dt{color:var(--muted);font-size:11px;text-transform:uppercase;letter-spacing:.05em}
 dd{margin:0;overflow-wrap:anywhere}
 details{margin-top:12px}
@@ -360,7 +368,9 @@ svg .grid{stroke:#e6eaef;stroke-width:1}
 svg .grid.faint{stroke:#f0f2f5}
 svg .axisline{stroke:#8c959f;stroke-width:1}
 svg .whisker line{stroke:#24292f;stroke-width:1.5}
-svg .ci{fill:rgba(255,255,255,.55);stroke:#24292f;stroke-width:1.5}
+svg .ci{fill:#24292f;fill-opacity:.35}
+svg .nodata{fill:#f3f4f6}
+svg .muted{fill:var(--muted);font-size:12px;font-style:italic}
 svg .point{stroke:#fff;stroke-width:1.5}
 svg .cell.empty{fill:#f3f4f6}
 svg .cell.best{stroke:#1f2328;stroke-width:3}

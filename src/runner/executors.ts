@@ -7,6 +7,7 @@ import { log } from '../log.js';
 import type { WorkItem } from '../strategies/strategy.js';
 import { containerClient, RequestSigner } from '../target/target.js';
 import { tracedRequest, type TracedResult } from '../transport/request.js';
+import { backoffMs, isRetryable, isThrottle, retryAfterMs, sleep, type RetryPolicy } from '../transport/retry.js';
 import type { OpRecord, WorkerJob } from './protocol.js';
 import type { Sink } from './sinks.js';
 
@@ -19,34 +20,85 @@ export interface ExecContext {
 function toRecord(job: WorkerJob, item: WorkItem, r: Pick<TracedResult, 'status' | 'bytes' | 'startEpochMs' | 'totalMs' | 'phases' | 'reused'>, error?: string): OpRecord {
   return {
     worker: job.workerIndex, item: item.index, blob: item.blob, offsetBytes: item.destOffsetBytes, bytes: r.bytes,
-    status: r.status, startEpochMs: r.startEpochMs, totalMs: r.totalMs, phases: r.phases, reused: r.reused, retries: 0, error,
+    status: r.status, startEpochMs: r.startEpochMs, totalMs: r.totalMs, phases: r.phases, reused: r.reused, retries: 0, throttled: 0, backoffMs: 0, error,
   };
+}
+
+interface Attempts {
+  retries: number;
+  throttled: number;
+  backoffMs: number;
+}
+
+/**
+ * Runs `attempt` until it succeeds, fails for good, or retries run out. The record keeps the last
+ * try's phases plus a `retry` phase (failed tries and backoff) so that phases still add up.
+ */
+async function withRetries(
+  job: WorkerJob, item: WorkItem, label: string,
+  attempt: (n: number) => Promise<{ result: TracedResult; error?: string; retryable: boolean }>,
+): Promise<OpRecord> {
+  const policy: RetryPolicy = { maxRetries: job.maxRetries, baseDelayMs: 100, maxDelayMs: 10_000 };
+  const started = performance.now();
+  const counts: Attempts = { retries: 0, throttled: 0, backoffMs: 0 };
+  for (let n = 0; ; n++) {
+    const tryStarted = performance.now();
+    const { result, error, retryable } = await attempt(n);
+    if (isThrottle(result.status)) counts.throttled++;
+    if (error && retryable && n < policy.maxRetries) {
+      const delay = retryAfterMs(result.headers, policy.maxDelayMs) ?? backoffMs(n, policy);
+      log.verbose(`${label}: ${error}; retry ${n + 1}/${policy.maxRetries} in ${delay} ms`);
+      counts.retries++;
+      counts.backoffMs += delay;
+      await sleep(delay);
+      continue;
+    }
+    const phases = n > 0 ? { retry: tryStarted - started, ...result.phases } : result.phases;
+    const totalMs = n > 0 ? tryStarted - started + result.totalMs : result.totalMs;
+    log.debug(`${label} ${result.status} ${result.bytes}B ${totalMs.toFixed(1)}ms reused=${result.reused}${n ? ` retries=${n}` : ''}${error ? ` error=${error}` : ''}`);
+    return {
+      ...toRecord(job, item, { ...result, totalMs, phases, startEpochMs: performance.timeOrigin + started }, error),
+      ...counts,
+    };
+  }
 }
 
 export async function runGet(ctx: ExecContext, item: WorkItem, sink: Sink): Promise<OpRecord> {
   const { job, signer, agent } = ctx;
   const url = signer.blobUrl(item.blob);
-  const extra: Record<string, string> = {};
-  if (item.range) {
-    const last = item.range.offsetBytes + item.range.lengthBytes - 1;
-    extra[job.target.kind === 'blob' ? 'x-ms-range' : 'range'] = `bytes=${item.range.offsetBytes}-${last}`;
-  }
   const writer = sink.writer(item);
-  const headers = signer.headers('GET', url, extra);
-  log.silly(`GET ${url.toString()} ${JSON.stringify(headers)}`);
-  const r = await tracedRequest({
-    url, method: 'GET', headers, agent,
-    highWaterMark: job.bufferSizeBytes, onData: (chunk) => writer.onData(chunk),
+  const first = item.range?.offsetBytes ?? 0;
+  let received = 0;
+  const record = await withRetries(job, item, `${job.strategy} GET ${item.blob ?? url.host} #${item.index}`, async () => {
+    // A retry resumes where the body broke: only the bytes not yet delivered are asked for.
+    const extra: Record<string, string> = {};
+    const ranged = item.range !== undefined || received > 0;
+    if (ranged) extra[job.target.kind === 'blob' ? 'x-ms-range' : 'range'] = `bytes=${first + received}-${first + item.lengthBytes - 1}`;
+    const headers = signer.headers('GET', url, extra);
+    log.silly(`GET ${url.toString()} ${JSON.stringify(headers)}`);
+    const before = received;
+    const result = await tracedRequest({
+      url, method: 'GET', headers, agent, timeoutMs: job.timeoutMs, highWaterMark: job.bufferSizeBytes,
+      expectStatus: ranged ? [206] : [200],
+      onData: (chunk) => {
+        const room = item.lengthBytes - received;
+        const take = chunk.length > room ? chunk.subarray(0, room) : chunk;
+        received += take.length;
+        return writer.onData(take);
+      },
+    });
+    result.bytes = received - before;
+    if (ranged && result.status === 200) {
+      return { result, error: `server ignored the Range header (HTTP 200 where 206 was expected)`, retryable: false };
+    }
+    if (!result.error && received < item.lengthBytes) {
+      return { result, error: `SHORT_BODY: ${received} of ${item.lengthBytes} bytes`, retryable: true };
+    }
+    return { result, error: result.error, retryable: result.error !== undefined && isRetryable(result) };
   });
   await writer.done();
-  let error = r.error;
-  if (!error && r.bytes !== item.lengthBytes) {
-    error = item.range && r.status === 200
-      ? `server ignored the Range header (HTTP 200, ${r.bytes} bytes for a ${item.lengthBytes}-byte range)`
-      : `expected ${item.lengthBytes} bytes, got ${r.bytes}`;
-  }
-  log.debug(`${job.strategy} GET ${item.blob ?? ''} #${item.index} ${r.status} ${r.bytes}B ${r.totalMs.toFixed(1)}ms reused=${r.reused}`);
-  return toRecord(job, item, r, error);
+  record.bytes = received;
+  return record;
 }
 
 /** Put Blob, or Put Block when the item has a block id. `bytes` counts what was sent. */
@@ -61,12 +113,14 @@ export async function runPut(ctx: ExecContext, item: WorkItem, payload: Buffer):
     extra['x-ms-blob-type'] = 'BlockBlob';
     extra['content-type'] = 'application/octet-stream';
   }
-  const headers = signer.headers('PUT', url, extra);
-  log.silly(`PUT ${url.toString()} ${JSON.stringify(headers)}`);
-  const r = await tracedRequest({ url, method: 'PUT', headers, agent, body: payload });
-  const error = r.error ?? (r.status === 201 ? undefined : `HTTP ${r.status}`);
-  log.debug(`${job.strategy} PUT ${item.blob} #${item.index} ${r.status} ${payload.length}B ${r.totalMs.toFixed(1)}ms reused=${r.reused}`);
-  return toRecord(job, item, { ...r, bytes: error ? 0 : payload.length }, error);
+  const record = await withRetries(job, item, `${job.strategy} PUT ${item.blob} #${item.index}`, async () => {
+    const headers = signer.headers('PUT', url, { ...extra });
+    log.silly(`PUT ${url.toString()} ${JSON.stringify(headers)}`);
+    const result = await tracedRequest({ url, method: 'PUT', headers, agent, body: payload, timeoutMs: job.timeoutMs, expectStatus: [201] });
+    return { result, error: result.error, retryable: result.error !== undefined && isRetryable(result) };
+  });
+  record.bytes = record.error ? 0 : payload.length;
+  return record;
 }
 
 /** Times an SDK call as one operation. */
@@ -83,7 +137,7 @@ async function timed(job: WorkItem, worker: number, bytes: number, call: () => P
   const totalMs = performance.now() - start;
   return {
     worker, item: job.index, blob: job.blob, offsetBytes: job.destOffsetBytes, bytes: error ? 0 : bytes,
-    status: error ? 0 : 200, startEpochMs, totalMs, phases: {}, reused: false, retries: 0, error, value,
+    status: error ? 0 : 200, startEpochMs, totalMs, phases: {}, reused: false, retries: 0, throttled: 0, backoffMs: 0, error, value,
   };
 }
 

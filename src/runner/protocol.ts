@@ -23,6 +23,9 @@ export interface WorkerJob {
   thresholdBytes?: number;
   /** Items in flight at once; unset means all at once, queued by the agent's socket cap. */
   inFlight?: number;
+  maxRetries: number;
+  /** Per try: the socket may be idle at most this long (a stalled body counts). */
+  timeoutMs: number;
 }
 
 /** One request, as measured. Durations in ms; the start in epoch ms (timeOrigin + now). */
@@ -37,7 +40,10 @@ export interface OpRecord {
   totalMs: number;
   phases: PhaseDurationsMs;
   reused: boolean;
+  /** Tries after the first; answers that throttled (503/429); time slept before retrying. */
   retries: number;
+  throttled: number;
+  backoffMs: number;
   md5?: string;
   error?: string;
 }

@@ -1,9 +1,10 @@
 // Phase names and meanings, in one place. Consecutive timestamps bound each phase, so the phases of
 // one request add up to its total exactly.
-export const PHASES = ['wait', 'dns', 'tcp', 'tls', 'send', 'firstByte', 'download'] as const;
+export const PHASES = ['retry', 'wait', 'dns', 'tcp', 'tls', 'send', 'firstByte', 'download'] as const;
 export type Phase = (typeof PHASES)[number];
 
 export const PHASE_MEANINGS: Record<Phase, string> = {
+  retry: 'failed tries and the backoff after them (present only on retried requests)',
   wait: 'queued in the agent until a socket was assigned',
   dns: 'name lookup (new sockets to a host name only)',
   tcp: 'TCP connect (new sockets only)',

@@ -24,6 +24,10 @@ export interface TracedRequestOptions {
   highWaterMark?: number;
   body?: Buffer;
   onData?: (chunk: Buffer) => void | Promise<void>;
+  /** Statuses whose body goes to onData; any other answer is an error (default: any 2xx). */
+  expectStatus?: readonly number[];
+  /** A try fails when the socket is idle this long, including a body that stalls. */
+  timeoutMs?: number;
 }
 
 export function createAgent(url: URL, maxSockets: number): http.Agent {
@@ -51,8 +55,14 @@ export function tracedRequest(opts: TracedRequestOptions): Promise<TracedResult>
     const req = transport.request(opts.url, requestOptions);
     tracer.attach(req);
     req.on('error', (err) => finish(0, {}, `${(err as NodeJS.ErrnoException).code ?? 'ERROR'}: ${err.message}`));
+    if (opts.timeoutMs) {
+      req.setTimeout(opts.timeoutMs, () => {
+        req.destroy(Object.assign(new Error(`no data for ${opts.timeoutMs} ms`), { code: 'ETIMEDOUT' }));
+      });
+    }
     req.on('response', (res) => {
-      const ok = res.statusCode !== undefined && res.statusCode >= 200 && res.statusCode < 300;
+      const status = res.statusCode ?? 0;
+      const ok = opts.expectStatus ? opts.expectStatus.includes(status) : status >= 200 && status < 300;
       const errorBody: Buffer[] = [];
       // The sink's latest pending write: 'end' can come before it settles, and must wait for it.
       let sinking: Promise<void> | undefined;
@@ -89,7 +99,8 @@ export function tracedRequest(opts: TracedRequestOptions): Promise<TracedResult>
           return finish(res.statusCode!, res.headers);
         }
         const code = /<Code>([^<]+)<\/Code>/.exec(Buffer.concat(errorBody).toString('utf8'))?.[1];
-        finish(res.statusCode ?? 0, res.headers, `HTTP ${res.statusCode}${code ? ` ${code}` : ''}`);
+        const unexpected = opts.expectStatus && status >= 200 && status < 300 ? ` where ${opts.expectStatus.join('/')} was expected` : '';
+        finish(status, res.headers, `HTTP ${status}${code ? ` ${code}` : ''}${unexpected}`);
       });
       res.on('error', (err) => finish(res.statusCode ?? 0, res.headers, `${(err as NodeJS.ErrnoException).code ?? 'ERROR'}: ${err.message}`));
       res.on('aborted', () => finish(res.statusCode ?? 0, res.headers, 'ECONNRESET: response aborted'));
