@@ -2,7 +2,7 @@
 // Takes a typed config; never sees argv or the environment.
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { open, rm } from 'node:fs/promises';
+import { open, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { emptyResult, summarizeRun, type StrategyResult } from './aggregate/summary.js';
@@ -12,6 +12,7 @@ import { contentMd5, FIXTURE_SEED } from './fixtures/content.js';
 import { ensureFixtures, removeFixtures } from './fixtures/fixtures.js';
 import { log } from './log.js';
 import { runOnWorkers } from './runner/coordinator.js';
+import { stopRequested } from './runner/stop.js';
 import type { OpRecord } from './runner/protocol.js';
 import { selectStrategies } from './strategies/index.js';
 import type { DownloadStrategy, PlanInput } from './strategies/strategy.js';
@@ -56,9 +57,14 @@ export async function runDownload(config: DownloadConfig, onResult?: (result: St
     const warmup = config.warmup ?? 0;
     const total = warmup + (config.runs ?? 1);
     // Runs are interleaved (every strategy once, then again) so drift hits all strategies alike.
-    for (let runIndex = 0; runIndex < total; runIndex++) {
+    runs: for (let runIndex = 0; runIndex < total; runIndex++) {
       for (const strategy of strategies) {
+        if (stopRequested()) break runs;
         const result = await runStrategyOnce(config, info, strategy, input, size);
+        if (stopRequested() && result.records.some((r) => r.error?.startsWith('cancelled'))) {
+          log.warn(`${strategy.name}: run ${runIndex + 1} was cut short by the stop and is not recorded`);
+          break runs;
+        }
         result.run = runIndex;
         result.warmup = runIndex < warmup;
         const tag = total > 1 ? ` (${result.warmup ? 'warm-up' : 'run'} ${runIndex + 1}/${total})` : '';
@@ -67,7 +73,8 @@ export async function runDownload(config: DownloadConfig, onResult?: (result: St
         onResult?.(result);
       }
     }
-    if (config.cleanup && info.kind === 'blob' && fixtures.created.length) {
+    // Interrupted runs clean up the fixtures they created, as --cleanup would.
+    if ((config.cleanup || stopRequested()) && info.kind === 'blob' && fixtures.created.length) {
       await removeFixtures(containerClient(info), fixtures.created);
       log.info(`cleanup: removed ${fixtures.created.length} fixture(s) this run created`);
     }
@@ -83,8 +90,9 @@ async function runStrategyOnce(
   const items = strategy.plan(input, info.kind === 'url');
   // The sdk baseline downloads to its own buffer: it must not create or truncate the output file.
   const writesFile = strategy.executor === 'http' && (config.sink === 'file' || config.sink === 'sparse-file');
+  // A file given with --out is written under a temporary name and renamed only once verified.
   const outPath = writesFile
-    ? (config.outPath ?? join(tmpdir(), `blob-cacher-${process.pid}-${strategy.name}.out`))
+    ? (config.outPath ? `${config.outPath}.partial` : join(tmpdir(), `blob-cacher-${process.pid}-${strategy.name}.out`))
     : undefined;
   if (config.sink === 'sparse-file' && outPath) {
     const fh = await open(outPath, 'w');
@@ -103,6 +111,11 @@ async function runStrategyOnce(
     const base = summarizeRun(strategy, size, run);
     const check = await verify(strategy, items, run.records, size, info, config.sink === 'file' || config.sink === 'sparse-file' ? outPath : undefined);
     result = { ...base, ...check };
+    if (run.failures.length) result = { ...result, verified: false, error: run.failures.join('; ') };
+    if (outPath && config.outPath) {
+      if (result.verified) await rename(outPath, config.outPath);
+      else log.warn(`${strategy.name}: output left as ${outPath} (not verified)`);
+    }
   } catch (err) {
     result = { ...emptyResult(strategy, size), error: (err as Error).message, verified: false, verification: 'not run' };
   } finally {

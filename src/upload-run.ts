@@ -8,6 +8,7 @@ import type { UploadConfig } from './config/load.js';
 import { contentMd5, FIXTURE_SEED } from './fixtures/content.js';
 import { log } from './log.js';
 import { runOnWorkers, type MergedRun } from './runner/coordinator.js';
+import { stopRequested } from './runner/stop.js';
 import type { OpRecord } from './runner/protocol.js';
 import { selectUploadStrategies } from './strategies/index.js';
 import type { WorkItem } from './strategies/strategy.js';
@@ -134,6 +135,7 @@ async function uploadOnce(
       run.wallMs += rec.totalMs;
     }
     result = { ...summarizeRun(strategy, totalBytes, run), ...(await verifyUpload(container, items, run.records)) };
+    if (run.failures.length) result = { ...result, verified: false, error: run.failures.join('; ') };
   } catch (err) {
     result = { ...emptyResult(strategy, totalBytes), error: (err as Error).message, verified: false, verification: 'not run' };
   }
@@ -156,9 +158,14 @@ export async function runUpload(config: UploadConfig, onResult?: (result: Strate
     await container.createIfNotExists();
     const warmup = config.warmup ?? 0;
     const total = warmup + (config.runs ?? 1);
-    for (let runIndex = 0; runIndex < total; runIndex++) {
+    runs: for (let runIndex = 0; runIndex < total; runIndex++) {
       for (const strategy of selectUploadStrategies(config.uploadMethod)) {
+        if (stopRequested()) break runs;
         const result = await uploadOnce(config, info, container, strategy, prefix, runIndex);
+        if (stopRequested() && result.records.some((r) => r.error?.startsWith('cancelled'))) {
+          log.warn(`${strategy.name}: run ${runIndex + 1} was cut short by the stop and is not recorded`);
+          break runs;
+        }
         result.run = runIndex;
         result.warmup = runIndex < warmup;
         if (!result.verified) log.error(`${strategy.name}: ${result.error ?? result.verification}`);

@@ -15,6 +15,7 @@ import { analyze } from '../results/analyze.js';
 import { defaultResultsPath, newResultsFile, readResults, toStrategyRun, writeResults } from '../results/file.js';
 import type { ResultsFile } from '../results/schema.js';
 import { runUpload } from '../upload-run.js';
+import { requestStop, STOP_GRACE_MS, stopRequested } from '../runner/stop.js';
 import { buildGrid, cellArgv, findAxes, gridCells, recommendSdkSettings, renderGrid } from '../sweep.js';
 import type { DownloadConfig, UploadConfig } from '../config/load.js';
 
@@ -62,6 +63,17 @@ async function measure(
   let writing: Promise<void> = Promise.resolve();
   const save = () => (writing = writing.then(() => writeResults(path, doc)));
   let outcome: { target: string; objectSizeBytes?: number };
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopRequested()) {
+      // A second signal: stop now. Workers are our children and end with us.
+      process.stderr.write(`blob-cacher: ${signal} again, exiting without waiting\n`);
+      process.exit(signal === 'SIGINT' ? 130 : 143);
+    }
+    log.warn(`${signal}: finishing in-flight requests (up to ${STOP_GRACE_MS / 1000} s), then writing partial results`);
+    requestStop(signal);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   try {
     outcome = await run((r) => {
       doc.strategies.push(toStrategyRun(r));
@@ -71,13 +83,18 @@ async function measure(
     await save().catch(() => {});
     if (doc.strategies.length) log.error(`partial results (${doc.strategies.length} strategy run(s)) written to ${path}`);
     throw err;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
   }
-  doc.complete = true;
+  const stopped = stopRequested();
+  doc.complete = !stopped;
   doc.environment.target = outcome.target;
   await save();
-  log.info(`results: ${path}`);
-  const header = { title, target: outcome.target, objectSizeBytes: outcome.objectSizeBytes };
-  process.stdout.write(`${redact(renderReport([doc], config.format, header))}\n`);
+  log.info(`results: ${path}${stopped ? ` (partial: stopped by ${stopped})` : ''}`);
+  const header = { title: stopped ? `${title} — STOPPED by ${stopped}, partial` : title, target: outcome.target, objectSizeBytes: outcome.objectSizeBytes };
+  if (doc.strategies.some((s) => !s.warmup)) process.stdout.write(`${redact(renderReport([doc], config.format, header))}\n`);
+  if (stopped) return stopped === 'SIGINT' ? 130 : 143;
   return doc.strategies.every((s) => s.verified) ? 0 : 1;
 }
 

@@ -51,6 +51,9 @@ export function renderConsole(stats: readonly StrategyStats[], header: ReportHea
   for (const s of stats) {
     const shares = PHASES.filter((p) => s.phaseShare[p] !== undefined).map((p) => `${p} ${(s.phaseShare[p]! * 100).toFixed(1)}%`);
     lines.push(`${cellLabel(s.strategy, s.cell)}: duration ${s.wallMs.median.toFixed(1)} ms, count ${s.requestsPerRun}${shares.length ? `, ${shares.join(', ')}` : ''}`);
+    if (s.retries || s.throttled || s.failedRequests) {
+      lines.push(`${cellLabel(s.strategy, s.cell)}: retries ${s.retries} (throttled ${s.throttled}), backoff ${s.backoffMs.toFixed(0)} ms, failed requests ${s.failedRequests}`);
+    }
     for (const p of s.problems) lines.push(`${s.strategy}: FAILED ${p}`);
     if (s.cpuBoundWorkers > 0) {
       lines.push(`${s.strategy}: ${s.cpuBoundWorkers} worker run(s) CPU-bound (event-loop delay p99 up to ${s.eventLoopDelayP99MaxMs.toFixed(1)} ms): more processes may help`);
@@ -69,7 +72,7 @@ export function renderMarkdown(stats: readonly StrategyStats[], header: ReportHe
     const shares = PHASES.map((p) => (s.phaseShare[p] === undefined ? '-' : (s.phaseShare[p]! * 100).toFixed(1)));
     lines.push(
       `| ${i + 1} | ${s.strategy} | ${s.runs} | ${s.wallMs.median.toFixed(1)} | ${ci} | ${s.throughputMiBps.median.toFixed(1)} | ${s.opsPerSecond.median.toFixed(0)} | ` +
-        `${fmtMs(s.latencyMs.firstByte?.p50)} | ${fmtMs(s.latencyMs.firstByte?.p99)} | ${shares.join(' | ')} | ${s.verified ? 'ok' : 'FAILED'} |`,
+        `${fmtMs(s.latencyMs.firstByte?.p50)} | ${fmtMs(s.latencyMs.firstByte?.p99)} | ${shares.join(' | ')} | ${s.retries} | ${s.throttled} | ${s.failedRequests} | ${s.verified ? 'ok' : 'FAILED'} |`,
     );
   });
   return lines.join('\n');
@@ -79,7 +82,7 @@ const CSV_COLUMNS = [
   'rank', 'strategy', 'runs', 'wall_ms_median', 'wall_ms_min', 'wall_ms_max', 'wall_ms_ci95_low', 'wall_ms_ci95_high',
   'throughput_mibps_median', 'ops_per_s_median', 'requests_per_run', 'failed_requests',
   ...['firstByte', 'total'].flatMap((m) => ['p50', 'p90', 'p99', 'max'].map((q) => `${m}_${q}_ms`)),
-  ...PHASES.map((p) => `${p}_share`), 'verified',
+  ...PHASES.map((p) => `${p}_share`), 'retries', 'throttled', 'backoff_ms', 'verified',
 ];
 
 function csvCell(v: unknown): string {
@@ -92,7 +95,7 @@ export function renderCsv(stats: readonly StrategyStats[]): string {
     i + 1, s.strategy, s.runs, s.wallMs.median, s.wallMs.min, s.wallMs.max, s.wallMs.ci95Low, s.wallMs.ci95High,
     s.throughputMiBps.median, s.opsPerSecond.median, s.requestsPerRun, s.failedRequests,
     ...(['firstByte', 'total'] as const).flatMap((m) => (['p50', 'p90', 'p99', 'max'] as const).map((q) => s.latencyMs[m]?.[q])),
-    ...PHASES.map((p) => s.phaseShare[p]), s.verified,
+    ...PHASES.map((p) => s.phaseShare[p]), s.retries, s.throttled, s.backoffMs, s.verified,
   ]);
   return [CSV_COLUMNS, ...rows].map((r) => r.map(csvCell).join(',')).join('\n');
 }

@@ -128,7 +128,9 @@ function throughputChart(ranked: StrategyStats[], colour: (s: string) => string)
     parts.push(`<line class="grid" x1="${x(t).toFixed(1)}" x2="${x(t).toFixed(1)}" y1="${top - 4}" y2="${height - axis + 4}"/>`);
     parts.push(txt(x(t), height - axis + 20, fmtTick(t), 'tick', 'middle'));
   }
-  parts.push(txt(left + plotW / 2, height - 6, 'MiB/s — bar: median · whisker: slowest to fastest run · dark band: 95% CI of the mean', 'axis', 'middle'));
+  const clipped = ranked.some((s) => s.throughputMiBps.ci95Low < 0 || s.throughputMiBps.ci95High > ticks.at(-1)!);
+  const caption = `MiB/s — bar: median · whisker: slowest to fastest run · dark band: 95% CI of the mean${clipped ? ', cut at the axis ends' : ''}`;
+  parts.push(txt(left + plotW / 2, height - 6, caption, 'axis', 'middle'));
   ranked.forEach((s, i) => {
     const cy = top + i * row + row / 2;
     const t = s.throughputMiBps;
@@ -285,7 +287,7 @@ function environmentBlock(doc: ResultsFile, index: number, of: number): string {
   const items: [string, string][] = [
     ['target', env.target], ['date', doc.createdAt.replace('T', ' ').replace(/\.\d+Z$/, ' UTC')], ['command', doc.command],
     ['node', env.node], ['cpus', `${env.cpus} × ${env.cpuModel}`], ['os', `${env.os} ${env.arch}`],
-    ['memory', formatBytes(env.totalMemoryBytes)], ['blob-cacher', env.packageVersion],
+    ['memory', formatBytes(env.totalMemoryBytes)],
   ];
   const config = safeConfigEntries(doc.config);
   return (
@@ -316,7 +318,7 @@ function summaryTable(ranked: StrategyStats[], colour: (s: string) => string): s
     ...(s.recordsSampled ? [`<li><strong>${e(s.strategy)}</strong>: raw records were sampled in the results file; percentiles use every request.</li>`] : []),
   ]);
   return (
-    `<div class="scroll"><table><thead><tr>${head.map((h) => `<th>${h}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table></div>` +
+    `<div class="scroll"><table><thead><tr>${head.map((h, i) => `<th${i === 1 || i === head.length - 1 ? '' : ' class="num"'}>${h}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table></div>` +
     (notes.length ? `<ul class="notes">${notes.join('')}</ul>` : '')
   );
 }
@@ -347,6 +349,7 @@ table{border-collapse:collapse;width:100%;font-size:13px}
 th{text-align:left;font-weight:600;color:var(--muted);font-size:12px;border-bottom:1px solid var(--line);padding:6px 8px;vertical-align:bottom}
 td{border-bottom:1px solid #eef1f4;padding:7px 8px;vertical-align:top}
 tbody tr:last-child td{border-bottom:0}
+th.num{text-align:right}
 td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 .desc{color:var(--muted);font-size:12px}
 .pm{color:var(--muted);font-size:12px}
@@ -400,7 +403,7 @@ export function renderHtml(input: HtmlReportInput): string {
   );
   if (stats.length) {
     sections.push(
-      `<section id="throughput"><h2>Throughput</h2><p class="lede">Bytes moved per second of wall time, per measured run. The bar is the median, the whisker spans the slowest and fastest run, the box is the 95% confidence interval of the mean.</p>` +
+      `<section id="throughput"><h2>Throughput</h2><p class="lede">Bytes moved per second of wall time, per measured run. The bar is the median, the whisker spans the slowest and fastest run, the dark band is the 95% confidence interval of the mean (wide when there are few runs).</p>` +
         `${throughputChart(ranked, colour)}</section>`,
     );
     sections.push(

@@ -18,6 +18,10 @@ export interface StrategyStats {
   requestsPerRun: number;
   failedRequests: number;
   reusedSockets: number;
+  /** Totals over the measured runs. */
+  retries: number;
+  throttled: number;
+  backoffMs: number;
   phaseShare: Partial<Record<Phase, number>>;
   latencyMs: Partial<Record<MetricName, LatencySummaryMs>>;
   verified: boolean;
@@ -75,6 +79,9 @@ export function analyze(runs: readonly StrategyRun[]): StrategyStats[] {
       requestsPerRun: Math.round(g.reduce((s, r) => s + r.requests, 0) / g.length),
       failedRequests: g.reduce((s, r) => s + r.failedRequests, 0),
       reusedSockets: g.reduce((s, r) => s + r.reusedSockets, 0),
+      retries: g.reduce((s, r) => s + (r.retries ?? 0), 0),
+      throttled: g.reduce((s, r) => s + (r.throttled ?? 0), 0),
+      backoffMs: g.reduce((s, r) => s + (r.backoffMs ?? 0), 0),
       phaseShare,
       latencyMs,
       verified: problems.length === 0,

@@ -1,11 +1,13 @@
 // The coordinator: forks worker processes, deals them the work fairly, releases them together on a
-// barrier, and merges what they send back. It never averages percentiles.
+// barrier, and merges what they send back. It never averages percentiles. A worker that dies is
+// named with its cause; the others' results are kept.
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { PhaseHistograms } from '../aggregate/histograms.js';
 import { splitFairly } from '../plan.js';
 import type { WorkItem } from '../strategies/strategy.js';
 import type { FromWorker, OpRecord, WorkerJob, WorkerResult } from './protocol.js';
+import { onStop, STOP_GRACE_MS } from './stop.js';
 
 const WORKER_PATH = fileURLToPath(new URL('./worker.js', import.meta.url));
 
@@ -15,6 +17,8 @@ export interface MergedRun {
   histograms: PhaseHistograms;
   /** From the first worker's start to the last worker's end, across processes. */
   wallMs: number;
+  /** Workers that failed or died, with the reason; their items are missing from `records`. */
+  failures: string[];
 }
 
 function waitFor(child: ChildProcess, index: number, type: 'ready' | 'done'): Promise<FromWorker> {
@@ -25,12 +29,12 @@ function waitFor(child: ChildProcess, index: number, type: 'ready' | 'done'): Pr
         resolve(msg);
       } else if (msg.type === 'failed') {
         cleanup();
-        reject(new Error(`worker ${index} failed: ${msg.message}`));
+        reject(new Error(`worker ${index} (pid ${child.pid}) failed: ${msg.message}`));
       }
     };
     const onExit = (code: number | null, signal: string | null) => {
       cleanup();
-      reject(new Error(`worker ${index} exited before it was ${type} (${signal ?? `code ${code}`})`));
+      reject(new Error(`worker ${index} (pid ${child.pid}) died before it was ${type}: ${signal ? `killed by ${signal}` : `exit code ${code}`}`));
     };
     const cleanup = () => {
       child.off('message', onMessage);
@@ -44,13 +48,25 @@ function waitFor(child: ChildProcess, index: number, type: 'ready' | 'done'): Pr
 export async function runOnWorkers(base: Omit<WorkerJob, 'workerIndex' | 'items'>, items: readonly WorkItem[], processes: number): Promise<MergedRun> {
   const shares = splitFairly(items, processes);
   const children = shares.map(() => fork(WORKER_PATH, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'advanced' }));
+  let graceTimer: NodeJS.Timeout | undefined;
+  const offStop = onStop(() => {
+    // Stop starting new items; what is in flight gets a grace period, then the workers are ended.
+    for (const c of children) if (c.connected) c.send({ type: 'stop' });
+    graceTimer = setTimeout(() => children.forEach((c) => c.kill('SIGKILL')), STOP_GRACE_MS);
+  });
   try {
     const ready = children.map((c, i) => waitFor(c, i, 'ready'));
     children.forEach((c, i) => c.send({ type: 'job', job: { ...base, workerIndex: i, items: shares[i]! } }));
     await Promise.all(ready);
     const done = children.map((c, i) => waitFor(c, i, 'done'));
     for (const c of children) c.send({ type: 'go' });
-    const results = (await Promise.all(done)).map((m) => (m as Extract<FromWorker, { type: 'done' }>).result);
+    const settled = await Promise.allSettled(done);
+    const results: WorkerResult[] = [];
+    const failures: string[] = [];
+    for (const s of settled) {
+      if (s.status === 'fulfilled') results.push((s.value as Extract<FromWorker, { type: 'done' }>).result);
+      else failures.push((s.reason as Error).message);
+    }
     const histograms = new PhaseHistograms();
     for (const r of results) histograms.addEncoded(r.histograms);
     const active = results.filter((r) => r.records.length > 0);
@@ -61,8 +77,11 @@ export async function runOnWorkers(base: Omit<WorkerJob, 'workerIndex' | 'items'
       records: results.flatMap((r) => r.records).sort((a, b) => a.offsetBytes - b.offsetBytes || a.item - b.item),
       histograms,
       wallMs: active.length ? end - start : 0,
+      failures,
     };
   } finally {
+    offStop();
+    if (graceTimer) clearTimeout(graceTimer);
     for (const c of children) {
       if (c.connected) c.disconnect();
       if (c.exitCode === null && c.signalCode === null) c.kill();

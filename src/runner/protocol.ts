@@ -61,7 +61,7 @@ export interface WorkerResult {
   eventLoopDelayP99Ms: number;
 }
 
-export type ToWorker = { type: 'job'; job: WorkerJob } | { type: 'go' };
+export type ToWorker = { type: 'job'; job: WorkerJob } | { type: 'go' } | { type: 'stop' };
 export type FromWorker =
   | { type: 'ready' }
   | { type: 'done'; result: WorkerResult }

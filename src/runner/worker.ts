@@ -30,6 +30,7 @@ async function prepare(job: WorkerJob): Promise<() => Promise<WorkerResult>> {
   if (uploads) for (const i of job.items) payloads.set(i.index, contentBuffer(FIXTURE_SEED, i.destOffsetBytes, i.lengthBytes));
 
   const runItem = (item: WorkItem): Promise<OpRecord> => {
+    if (stopping) return Promise.resolve(cancelled(job, item));
     switch (job.executor) {
       case 'http': return runGet(ctx, item, sink!);
       case 'sdk': return runSdkDownload(job, item);
@@ -66,6 +67,20 @@ async function prepare(job: WorkerJob): Promise<() => Promise<WorkerResult>> {
   };
 }
 
+/** An item never started because a stop was requested: counted as failed, never as measured. */
+function cancelled(job: WorkerJob, item: WorkItem): OpRecord {
+  return {
+    worker: job.workerIndex, item: item.index, blob: item.blob, offsetBytes: item.destOffsetBytes, bytes: 0, status: 0,
+    startEpochMs: epochNow(), totalMs: 0, phases: {}, reused: false, retries: 0, throttled: 0, backoffMs: 0,
+    error: 'cancelled: stop requested before it started',
+  };
+}
+
+let stopping = false;
+// Ctrl-C reaches the whole process group: the coordinator decides, workers finish what is in flight.
+process.on('SIGINT', () => {});
+process.on('SIGTERM', () => {});
+
 let run: (() => Promise<WorkerResult>) | undefined;
 process.on('message', (msg: ToWorker) => {
   if (msg.type === 'job') {
@@ -76,6 +91,8 @@ process.on('message', (msg: ToWorker) => {
       },
       (err: Error) => send({ type: 'failed', message: err.message }),
     );
+  } else if (msg.type === 'stop') {
+    stopping = true;
   } else if (msg.type === 'go') {
     run!().then(
       (result) => send({ type: 'done', result }),
