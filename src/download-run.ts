@@ -106,7 +106,7 @@ async function runStrategyOnce(
       strategy: strategy.name, executor: strategy.executor, target: info, objectSizeBytes: size,
       concurrency: config.concurrency, maxSockets: config.maxSockets, sink: config.sink, outPath,
       bufferSizeBytes: config.bufferSizeBytes, logLevel: config.logLevel,
-      maxRetries: config.maxRetries ?? 3, timeoutMs: config.timeoutMs ?? 30_000,
+      maxRetries: config.maxRetries ?? 3, timeoutMs: config.timeoutMs ?? 30_000, trace: config.trace ?? true,
     }, items, config.processes);
     const base = summarizeRun(strategy, size, run);
     const check = await verify(strategy, items, run.records, size, info, config.sink === 'file' || config.sink === 'sparse-file' ? outPath : undefined);

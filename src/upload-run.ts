@@ -125,7 +125,7 @@ async function uploadOnce(
       strategy: strategy.name, executor: strategy.executor, target: info, objectSizeBytes: totalBytes,
       concurrency: config.concurrency, maxSockets: config.maxSockets, sink: 'discard', bufferSizeBytes: 64 * 1024,
       logLevel: config.logLevel, blockSizeBytes: config.blockSizeBytes, thresholdBytes: config.thresholdBytes,
-      inFlight: inFlightFor(strategy, config), maxRetries: config.maxRetries ?? 3, timeoutMs: config.timeoutMs ?? 30_000,
+      inFlight: inFlightFor(strategy, config), maxRetries: config.maxRetries ?? 3, timeoutMs: config.timeoutMs ?? 30_000, trace: config.trace ?? true,
     }, items, config.processes);
     const commit = strategy.commit?.(input, items);
     if (commit && run.records.every((r) => !r.error)) {

@@ -15,6 +15,7 @@ export type Credentials =
 
 /** Repetition and output, shared by the measuring commands. */
 export interface RunOptions {
+  trace: boolean;
   maxRetries: number;
   timeoutMs: number;
   runs: number;
@@ -24,7 +25,7 @@ export interface RunOptions {
 }
 
 function runOptions(o: Record<string, unknown>): RunOptions {
-  return { maxRetries: o.maxRetries as number, timeoutMs: o.timeoutMs as number, runs: o.runs as number, warmup: o.warmup as number, resultsPath: o.resultsPath as string | undefined, format: o.format as ReportFormat };
+  return { trace: o.trace as boolean, maxRetries: o.maxRetries as number, timeoutMs: o.timeoutMs as number, runs: o.runs as number, warmup: o.warmup as number, resultsPath: o.resultsPath as string | undefined, format: o.format as ReportFormat };
 }
 
 export interface DownloadConfig extends RunOptions {

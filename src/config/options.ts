@@ -114,6 +114,7 @@ const RUN_OPTIONS: OptionSpec[] = [
   { key: 'warmup', flag: '--warmup', env: 'WARMUP', valueName: 'n', defaultValue: 0, parse: integer(0, 100), help: 'warm-up runs first, recorded but not counted' },
   { key: 'maxRetries', flag: '--max-retries', env: 'MAX_RETRIES', valueName: 'n', defaultValue: 3, parse: integer(0, 20), help: 'retries per request for 408/429/5xx, resets and timeouts' },
   { key: 'timeoutMs', flag: '--timeout', env: 'TIMEOUT', valueName: 'duration', defaultValue: 30_000, parse: duration(10), help: 'per try: the longest a socket may stay idle, a stalled body included (30s, 500ms)' },
+  { key: 'trace', flag: '--trace', env: 'TRACE', valueName: 'bool', defaultValue: true, parse: bool, help: 'per-phase tracing (false: totals only, to measure what tracing costs)' },
   { key: 'resultsPath', flag: '--results', env: 'RESULTS', valueName: 'path', parse: text, help: 'results file (default results/<command>-<timestamp>.json)' },
   format,
 ];

@@ -78,7 +78,7 @@ export async function runGet(ctx: ExecContext, item: WorkItem, sink: Sink): Prom
     log.silly(`GET ${url.toString()} ${JSON.stringify(headers)}`);
     const before = received;
     const result = await tracedRequest({
-      url, method: 'GET', headers, agent, timeoutMs: job.timeoutMs, highWaterMark: job.bufferSizeBytes,
+      url, method: 'GET', headers, agent, timeoutMs: job.timeoutMs, highWaterMark: job.bufferSizeBytes, trace: job.trace,
       expectStatus: ranged ? [206] : [200],
       onData: (chunk) => {
         const room = item.lengthBytes - received;
@@ -116,7 +116,7 @@ export async function runPut(ctx: ExecContext, item: WorkItem, payload: Buffer):
   const record = await withRetries(job, item, `${job.strategy} PUT ${item.blob} #${item.index}`, async () => {
     const headers = signer.headers('PUT', url, { ...extra });
     log.silly(`PUT ${url.toString()} ${JSON.stringify(headers)}`);
-    const result = await tracedRequest({ url, method: 'PUT', headers, agent, body: payload, timeoutMs: job.timeoutMs, expectStatus: [201] });
+    const result = await tracedRequest({ url, method: 'PUT', headers, agent, body: payload, timeoutMs: job.timeoutMs, expectStatus: [201], trace: job.trace });
     return { result, error: result.error, retryable: result.error !== undefined && isRetryable(result) };
   });
   record.bytes = record.error ? 0 : payload.length;

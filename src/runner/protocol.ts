@@ -24,6 +24,8 @@ export interface WorkerJob {
   /** Items in flight at once; unset means all at once, queued by the agent's socket cap. */
   inFlight?: number;
   maxRetries: number;
+  /** Per-phase tracing; off measures totals only. */
+  trace?: boolean;
   /** Per try: the socket may be idle at most this long (a stalled body counts). */
   timeoutMs: number;
 }

@@ -28,6 +28,8 @@ export interface TracedRequestOptions {
   expectStatus?: readonly number[];
   /** A try fails when the socket is idle this long, including a body that stalls. */
   timeoutMs?: number;
+  /** False measures only the total: no per-phase listeners (to measure what tracing costs). */
+  trace?: boolean;
 }
 
 export function createAgent(url: URL, maxSockets: number): http.Agent {
@@ -53,7 +55,7 @@ export function tracedRequest(opts: TracedRequestOptions): Promise<TracedResult>
     // highWaterMark sizes the response stream's reads (--buffer-size); older typings omit it.
     const requestOptions = { method: opts.method, headers, agent: opts.agent, highWaterMark: opts.highWaterMark } as http.RequestOptions;
     const req = transport.request(opts.url, requestOptions);
-    tracer.attach(req);
+    if (opts.trace !== false) tracer.attach(req);
     req.on('error', (err) => finish(0, {}, `${(err as NodeJS.ErrnoException).code ?? 'ERROR'}: ${err.message}`));
     if (opts.timeoutMs) {
       req.setTimeout(opts.timeoutMs, () => {

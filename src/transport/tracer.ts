@@ -44,6 +44,7 @@ export class RequestTracer {
     const t = this.t;
     const start = t.start!;
     const end = t.end ?? performance.now();
+    if (t.socket === undefined && t.response === undefined) return { phases: {}, totalMs: end - start };
     const socket = t.socket ?? start;
     const out: PhaseDurationsMs = { wait: socket - start };
     let cursor = socket;
