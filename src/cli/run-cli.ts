@@ -11,6 +11,7 @@ import { log, redact, registerSecret, setLogLevel } from '../log.js';
 import { compareStats, renderCompare } from '../report/compare.js';
 import { renderConsole, renderCsv, renderMarkdown, type ReportHeader } from '../report/console.js';
 import { renderHtml } from '../report/html.js';
+import { showProgress } from '../report/progress.js';
 import { analyze } from '../results/analyze.js';
 import { defaultResultsPath, newResultsFile, readResults, toStrategyRun, writeResults } from '../results/file.js';
 import type { ResultsFile } from '../results/schema.js';
@@ -74,16 +75,20 @@ async function measure(
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  const hideProgress = showProgress();
   try {
     outcome = await run((r) => {
       doc.strategies.push(toStrategyRun(r));
-      void save();
+      // A failed write must not become an unhandled rejection (a crash with a stack trace): it stays
+      // in the chain and is thrown, as one line, by the final save.
+      save().catch(() => {});
     });
   } catch (err) {
     await save().catch(() => {});
     if (doc.strategies.length) log.error(`partial results (${doc.strategies.length} strategy run(s)) written to ${path}`);
     throw err;
   } finally {
+    hideProgress();
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   }

@@ -65,8 +65,8 @@ export function renderConsole(stats: readonly StrategyStats[], header: ReportHea
 
 export function renderMarkdown(stats: readonly StrategyStats[], header: ReportHeader): string {
   const lines = [`## ${header.title}`, '', `Target: ${header.target}${header.objectSizeBytes !== undefined ? `, object ${formatBytes(header.objectSizeBytes)}` : ''}`, ''];
-  lines.push('| # | strategy | runs | time ms (median) | 95% CI ms | MiB/s | ops/s | p50 first byte ms | p99 first byte ms | ' + PHASES.map((p) => `${p} %`).join(' | ') + ' | verified |');
-  lines.push(`|${' --- |'.repeat(10 + PHASES.length)}`);
+  lines.push('| # | strategy | runs | time ms (median) | 95% CI ms | MiB/s | ops/s | p50 first byte ms | p99 first byte ms | ' + PHASES.map((p) => `${p} %`).join(' | ') + ' | retries | throttled | failed requests | verified |');
+  lines.push(`|${' --- |'.repeat(13 + PHASES.length)}`);
   rankStats(stats).forEach((s, i) => {
     const ci = s.wallMs.n >= 2 ? `${s.wallMs.ci95Low.toFixed(1)}–${s.wallMs.ci95High.toFixed(1)}` : '-';
     const shares = PHASES.map((p) => (s.phaseShare[p] === undefined ? '-' : (s.phaseShare[p]! * 100).toFixed(1)));

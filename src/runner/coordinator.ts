@@ -45,9 +45,25 @@ function waitFor(child: ChildProcess, index: number, type: 'ready' | 'done'): Pr
   });
 }
 
+/** Told when a strategy run is released, then the totals over all workers of finished items. */
+export type ProgressEvent =
+  | { kind: 'start'; strategy: string; totalOps: number; totalBytes: number }
+  | { kind: 'tick'; ops: number; bytes: number };
+export type ProgressListener = (event: ProgressEvent) => void;
+let progressListener: ProgressListener | undefined;
+export function setProgressListener(listener: ProgressListener | undefined): void {
+  progressListener = listener;
+}
+
 export async function runOnWorkers(base: Omit<WorkerJob, 'workerIndex' | 'items'>, items: readonly WorkItem[], processes: number): Promise<MergedRun> {
   const shares = splitFairly(items, processes);
   const children = shares.map(() => fork(WORKER_PATH, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'advanced' }));
+  const progress = children.map(() => ({ ops: 0, bytes: 0 }));
+  children.forEach((c, i) => c.on('message', (m: FromWorker) => {
+    if (m.type !== 'progress' || !progressListener) return;
+    progress[i] = { ops: m.ops, bytes: m.bytes };
+    progressListener({ kind: 'tick', ...progress.reduce((a, p) => ({ ops: a.ops + p.ops, bytes: a.bytes + p.bytes }), { ops: 0, bytes: 0 }) });
+  }));
   let graceTimer: NodeJS.Timeout | undefined;
   const offStop = onStop(() => {
     // Stop starting new items; what is in flight gets a grace period, then the workers are ended.
@@ -59,6 +75,7 @@ export async function runOnWorkers(base: Omit<WorkerJob, 'workerIndex' | 'items'
     children.forEach((c, i) => c.send({ type: 'job', job: { ...base, workerIndex: i, items: shares[i]! } }));
     await Promise.all(ready);
     const done = children.map((c, i) => waitFor(c, i, 'done'));
+    progressListener?.({ kind: 'start', strategy: base.strategy, totalOps: items.length, totalBytes: items.reduce((s, i) => s + i.lengthBytes, 0) });
     for (const c of children) c.send({ type: 'go' });
     const settled = await Promise.allSettled(done);
     const results: WorkerResult[] = [];

@@ -66,5 +66,6 @@ export interface WorkerResult {
 export type ToWorker = { type: 'job'; job: WorkerJob } | { type: 'go' } | { type: 'stop' };
 export type FromWorker =
   | { type: 'ready' }
+  | { type: 'progress'; bytes: number; ops: number }
   | { type: 'done'; result: WorkerResult }
   | { type: 'failed'; message: string };

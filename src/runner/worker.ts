@@ -46,8 +46,18 @@ async function prepare(job: WorkerJob): Promise<() => Promise<WorkerResult>> {
     const cpu0 = process.cpuUsage();
     const startEpochMs = epochNow();
     const limit = job.inFlight ? pLimit(job.inFlight) : undefined;
+    // Progress for a live display: finished items and their bytes, a few times a second.
+    let doneOps = 0;
+    let doneBytes = 0;
+    const ticker = setInterval(() => send({ type: 'progress', bytes: doneBytes, ops: doneOps }), 250);
+    const counted = (p: Promise<OpRecord>) => p.then((r) => {
+      doneOps++;
+      doneBytes += r.bytes;
+      return r;
+    });
     // Without a limit every item is issued at once; the agent's socket cap queues the rest (`wait`).
-    const records = await Promise.all(job.items.map((i) => (limit ? limit(() => runItem(i)) : runItem(i))));
+    const records = await Promise.all(job.items.map((i) => counted(limit ? limit(() => runItem(i)) : runItem(i))));
+    clearInterval(ticker);
     const endEpochMs = epochNow();
     const cpu = process.cpuUsage(cpu0);
     loopDelay.disable();
