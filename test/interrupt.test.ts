@@ -1,0 +1,130 @@
+// Stopping and dying mid-run, through the real CLI: SIGINT/SIGTERM write partial results and exit
+// 130/143; a worker killed with SIGKILL is named, the other worker's results are kept; no worker
+// process outlives the run.
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { close, deterministicBuffer, listen } from './helpers/http-servers.js';
+
+const root = resolve(import.meta.dirname, '..');
+const SIZE = 2 * 1024 * 1024;
+const body = deterministicBuffer(SIZE);
+let server: http.Server;
+let baseUrl: string;
+let rangeGets = 0;
+
+// Serves ranges slowly (64 KiB every 40 ms), so a run is still in flight when the test acts.
+beforeAll(async () => {
+  server = http.createServer((req, res) => {
+    if (req.method === 'HEAD') {
+      res.writeHead(200, { 'content-length': SIZE, 'accept-ranges': 'bytes' });
+      return res.end();
+    }
+    const m = /bytes=(\d+)-(\d+)/.exec(req.headers.range ?? '');
+    if (m) rangeGets++;
+    const [start, end] = m ? [Number(m[1]), Number(m[2])] : [0, SIZE - 1];
+    res.writeHead(m ? 206 : 200, { 'content-length': end - start + 1, ...(m ? { 'content-range': `bytes ${start}-${end}/${SIZE}` } : {}) });
+    let at = start;
+    const timer = setInterval(() => {
+      if (res.destroyed) return clearInterval(timer);
+      const next = Math.min(end + 1, at + 64 * 1024);
+      res.write(body.subarray(at, next));
+      at = next;
+      if (at > end) {
+        clearInterval(timer);
+        res.end();
+      }
+    }, 40);
+  });
+  baseUrl = await listen(server);
+});
+afterAll(() => close(server));
+
+function startCli(args: string[]) {
+  const cwd = mkdtempSync(join(tmpdir(), 'bc-int-'));
+  const child = spawn(process.execPath, [join(root, 'dist/cli.js'), 'download', '--url', `${baseUrl}/x`, '--results', 'r.json', '--log-level', 'info', ...args], {
+    cwd, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
+  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+  const waitFor = async (re: RegExp) => {
+    for (let i = 0; i < 300 && !re.test(stderr); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(stderr).toMatch(re);
+  };
+  return { child, cwd, exited, waitFor, out: () => ({ stdout, stderr }) };
+}
+
+const workerPids = (parent: number): number[] => {
+  try {
+    return execFileSync('pgrep', ['-P', String(parent)], { encoding: 'utf8' }).trim().split('\n').filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+};
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe('SIGINT and SIGTERM', () => {
+  for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+    it(`${signal}: finishes in flight, writes partial results, exits ${code}, leaves no workers`, async () => {
+      const cli = startCli(['--source-method', 'chunked', '--concurrency', '4', '--runs', '20']);
+      // Let at least one run complete, then stop in the middle of a later one.
+      await cli.waitFor(/chunked: 4 request\(s\)[\s\S]*chunked: 4 request\(s\)/);
+      const workers = workerPids(cli.child.pid!);
+      cli.child.kill(signal);
+      expect(await cli.exited).toBe(code);
+      const { stdout, stderr } = cli.out();
+      expect(stderr).toContain(`${signal}: finishing in-flight requests`);
+      expect(stderr).not.toMatch(/\n\s+at /);
+      expect(stdout).toContain(`STOPPED by ${signal}`);
+      const doc = JSON.parse(readFileSync(join(cli.cwd, 'r.json'), 'utf8'));
+      expect(doc.complete).toBe(false);
+      expect(doc.strategies.length).toBeGreaterThanOrEqual(1);
+      expect(doc.strategies.length).toBeLessThan(20);
+      // Runs cut short are left out rather than reported as failures.
+      expect(doc.strategies.every((s: { verified: boolean }) => s.verified)).toBe(true);
+      expect(readdirSync(cli.cwd).filter((f) => f.includes('.tmp-'))).toEqual([]);
+      for (const pid of workers) expect(alive(pid)).toBe(false);
+    });
+  }
+});
+
+describe('a worker process that dies', () => {
+  it('is named with its cause; the other worker is kept; the run exits 1 with its results file', async () => {
+    rangeGets = 0;
+    const cli = startCli(['--source-method', 'chunked', '--concurrency', '4', '--processes', '2']);
+    await cli.waitFor(/chunked: 4 request\(s\) over 2 process/);
+    // Both workers are mid-body once the server has seen all four ranges.
+    for (let i = 0; i < 300 && rangeGets < 4; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(rangeGets).toBe(4);
+    const workers = workerPids(cli.child.pid!);
+    expect(workers).toHaveLength(2);
+    const victim = workers[1]!;
+    process.kill(victim, 'SIGKILL');
+    expect(await cli.exited).toBe(1);
+    const { stdout, stderr } = cli.out();
+    const named = new RegExp(`worker (\\d) \\(pid ${victim}\\) died before it was done: killed by SIGKILL`).exec(stderr + stdout);
+    expect(named, stderr + stdout).not.toBeNull();
+    const deadIndex = Number(named![1]);
+    const doc = JSON.parse(readFileSync(join(cli.cwd, 'r.json'), 'utf8'));
+    const run = doc.strategies[0];
+    expect(run.verified).toBe(false);
+    expect(run.error).toMatch(/SIGKILL/);
+    // The surviving worker's two ranges were measured and kept.
+    expect(run.records.length).toBe(2);
+    expect(run.records.every((r: unknown[]) => r[0] === 1 - deadIndex)).toBe(true);
+    for (const pid of workers) expect(alive(pid)).toBe(false);
+  });
+});
