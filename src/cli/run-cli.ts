@@ -4,7 +4,7 @@
 import type { StrategyResult } from '../aggregate/summary.js';
 import { ConfigError } from '../config/errors.js';
 import { buildProgram, loadDownloadConfig, loadUploadConfig, parseFlags, redactedConfig, resolveOptions, type Credentials, type RunOptions } from '../config/load.js';
-import { DOWNLOAD_OPTIONS, REPORT_OPTIONS, UPLOAD_OPTIONS, type ReportFormat } from '../config/options.js';
+import { DOWNLOAD_OPTIONS, REPORT_OPTIONS, UPLOAD_OPTIONS, type LogLevel, type OptionSpec, type ReportFormat } from '../config/options.js';
 import { formatBytes } from '../config/sizes.js';
 import { runDownload } from '../download-run.js';
 import { log, redact, registerSecret, setLogLevel } from '../log.js';
@@ -103,26 +103,30 @@ async function measure(
   return doc.strategies.every((s) => s.verified) ? 0 : 1;
 }
 
-export async function downloadCommand(argv: readonly string[], env: Env, name = 'download'): Promise<number> {
-  const program = buildProgram(name, DOWNLOAD_OPTIONS, 'Download the same blob with each strategy and compare where the time goes.');
-  const flags = parseFlags(program, argv);
-  if (!flags) return 0;
-  const config = loadDownloadConfig(flags, { argv, env });
+/** Parses and validates one measuring command's options; undefined after --help. */
+function loadCommand<C extends RunOptions & { credentials: Credentials; logLevel: LogLevel }>(
+  name: string, specs: readonly OptionSpec[], summary: string, argv: readonly string[], env: Env,
+  load: (flags: Record<string, unknown>, sources: { argv: readonly string[]; env: Env }) => C,
+): C | undefined {
+  const flags = parseFlags(buildProgram(name, specs, summary), argv);
+  if (!flags) return undefined;
+  const config = load(flags, { argv, env });
   registerSecrets(config.credentials, env);
   setLogLevel(config.logLevel);
-  log.debug(`config ${JSON.stringify(redactedConfig(config))}`);
+  log.debug(`config ${JSON.stringify(redactedConfig(config as unknown as DownloadConfig))}`);
+  return config;
+}
+
+export async function downloadCommand(argv: readonly string[], env: Env, name = 'download'): Promise<number> {
+  const config = loadCommand(name, DOWNLOAD_OPTIONS, 'Download the same blob with each strategy and compare where the time goes.', argv, env, loadDownloadConfig);
+  if (!config) return 0;
   const title = `blob-cacher download: ${config.processes} process(es) x ${config.maxSockets} socket(s), concurrency ${config.concurrency}, sink ${config.sink}`;
   return measure('download', config, redactedConfig(config), (onResult) => runDownload(config, onResult), title);
 }
 
 export async function uploadCommand(argv: readonly string[], env: Env, name = 'upload'): Promise<number> {
-  const program = buildProgram(name, UPLOAD_OPTIONS, 'Upload many small files or one large blob with each strategy and compare where the time goes.');
-  const flags = parseFlags(program, argv);
-  if (!flags) return 0;
-  const config = loadUploadConfig(flags, { argv, env });
-  registerSecrets(config.credentials, env);
-  setLogLevel(config.logLevel);
-  log.debug(`config ${JSON.stringify(redactedConfig(config))}`);
+  const config = loadCommand(name, UPLOAD_OPTIONS, 'Upload many small files or one large blob with each strategy and compare where the time goes.', argv, env, loadUploadConfig);
+  if (!config) return 0;
   const title =
     `blob-cacher upload: ${config.processes} process(es) x ${config.maxSockets} socket(s); small files ${config.fileCount} x ${formatBytes(config.fileSizeBytes)}; ` +
     `large blob ${formatBytes(config.blobSizeBytes)} in ${formatBytes(config.blockSizeBytes)} blocks, concurrency ${config.concurrency}`;
@@ -135,7 +139,8 @@ function parseFileArgs(name: string, summary: string, argv: readonly string[], e
   if (!flags) return undefined;
   const files = program.args;
   if (files.length < min || files.length > max) {
-    throw new ConfigError(max === min ? `${name} takes exactly ${min} results files; give ${min} paths` : `${name} takes at least ${min} results file; give a path`);
+    const cmd = name.replace(/^blob-cacher /, '');
+    throw new ConfigError(max === min ? `${cmd} takes exactly ${min} results files; give ${min} paths` : `${cmd} takes at least ${min} results file; give a path`);
   }
   const o = resolveOptions(REPORT_OPTIONS, flags, { argv, env });
   return { files, format: o.format as ReportFormat };
@@ -146,7 +151,9 @@ export async function reportCommand(argv: readonly string[], env: Env, name = 'r
   if (!parsed) return 0;
   const docs = await Promise.all(parsed.files.map(readResults));
   const title = `blob-cacher report: ${parsed.files.join(', ')}${docs.some((d) => !d.complete) ? ' (INCOMPLETE run)' : ''}`;
-  process.stdout.write(`${renderReport(docs, parsed.format, { title, target: docs[0]!.environment.target })}\n`);
+  const sizes = new Set(docs.flatMap((d) => d.strategies.map((s) => s.objectSizeBytes)));
+  const objectSizeBytes = docs[0]!.command === 'download' && sizes.size === 1 ? [...sizes][0] : undefined;
+  process.stdout.write(`${renderReport(docs, parsed.format, { title, target: docs[0]!.environment.target, objectSizeBytes })}\n`);
   return 0;
 }
 

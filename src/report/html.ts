@@ -4,18 +4,10 @@ import { PhaseHistograms } from '../aggregate/histograms.js';
 import { formatBytes } from '../config/sizes.js';
 import { rankStats, type StrategyStats } from '../results/analyze.js';
 import type { ResultsFile } from '../results/schema.js';
+import type { SweepGrid } from '../sweep.js';
 import { PHASES, PHASE_MEANINGS, type Phase } from '../transport/phases.js';
 
-export interface SweepGrid {
-  title: string;
-  rowLabel: string;
-  colLabel: string;
-  rows: string[];
-  cols: string[];
-  values: (number | null)[][];
-  unit: string;
-  best?: { row: number; col: number };
-}
+export type { SweepGrid } from '../sweep.js';
 
 export interface HtmlReportInput {
   title: string;

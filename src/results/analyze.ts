@@ -66,6 +66,8 @@ export function analyze(runs: readonly StrategyRun[]): StrategyStats[] {
       phaseShare[p] = requestSum > 0 ? g.reduce((s, r) => s + (r.phaseSumsMs[p] ?? 0), 0) / requestSum : 0;
     }
     const workers = g.flatMap((r) => r.workers);
+    const verifiedRuns = g.filter((r) => r.verified);
+    const timed = verifiedRuns.length ? verifiedRuns : g;
     const problems = g.filter((r) => !r.verified).map((r) => `run ${r.run + 1}: ${r.error ?? r.verification}`);
     return {
       strategy: g[0]!.strategy,
@@ -73,9 +75,10 @@ export function analyze(runs: readonly StrategyRun[]): StrategyStats[] {
       description: g[0]!.description,
       runs: g.length,
       objectSizeBytes: g[0]!.objectSizeBytes,
-      wallMs: spread(g.map((r) => r.wallMs)),
-      throughputMiBps: spread(g.map((r) => (r.wallMs > 0 ? r.bytes / 1024 / 1024 / (r.wallMs / 1000) : 0))),
-      opsPerSecond: spread(g.map((r) => (r.wallMs > 0 ? r.requests / (r.wallMs / 1000) : 0))),
+      // Timing statistics come from verified runs: a failed run's time measures the failure.
+      wallMs: spread(timed.map((r) => r.wallMs)),
+      throughputMiBps: spread(timed.map((r) => (r.wallMs > 0 ? r.bytes / 1024 / 1024 / (r.wallMs / 1000) : 0))),
+      opsPerSecond: spread(timed.map((r) => (r.wallMs > 0 ? r.requests / (r.wallMs / 1000) : 0))),
       requestsPerRun: Math.round(g.reduce((s, r) => s + r.requests, 0) / g.length),
       failedRequests: g.reduce((s, r) => s + r.failedRequests, 0),
       reusedSockets: g.reduce((s, r) => s + r.reusedSockets, 0),
