@@ -1,0 +1,87 @@
+// Timing against ground truth: a server that holds the first byte for a known delay and paces the
+// body at a known rate. The engine's reported firstByte and download must match what was injected,
+// within tolerances that allow for a loaded 2-core machine, and phases must add up to the total.
+import http from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DownloadConfig } from '../src/config/load.js';
+import { runDownload } from '../dist/download-run.js';
+import { setLogLevel } from '../dist/log.js';
+import { close, deterministicBuffer, listen } from './helpers/http-servers.js';
+
+const HOLD_MS = 50;
+const CHUNK_BYTES = 64 * 1024;
+const CHUNKS = 10;
+const PACE_MS = 25; // one chunk every 25 ms after the first: 9 gaps = 225 ms of body
+const SIZE = CHUNK_BYTES * CHUNKS;
+const body = deterministicBuffer(SIZE);
+let server: http.Server;
+let url: string;
+
+beforeAll(async () => {
+  setLogLevel('error');
+  server = http.createServer((req, res) => {
+    if (req.method === 'HEAD') {
+      res.writeHead(200, { 'content-length': SIZE });
+      return res.end();
+    }
+    setTimeout(() => {
+      res.writeHead(200, { 'content-length': SIZE });
+      res.flushHeaders();
+      let i = 0;
+      const send = () => {
+        res.write(body.subarray(i * CHUNK_BYTES, (i + 1) * CHUNK_BYTES));
+        i++;
+        if (i === CHUNKS) res.end();
+        else setTimeout(send, PACE_MS);
+      };
+      send();
+    }, HOLD_MS);
+  });
+  url = `${await listen(server)}/paced`;
+});
+afterAll(() => close(server));
+
+const config = (trace: boolean): DownloadConfig => ({
+  logLevel: 'error', sourceMethod: 'single', concurrency: 1, fileSizeBytes: 0, processes: 1, maxSockets: 1,
+  sink: 'discard', bufferSizeBytes: 64 * 1024, container: 'x', cleanup: false, credentials: { kind: 'url', url },
+  runs: 3, warmup: 0, format: 'console', maxRetries: 0, timeoutMs: 5000, trace,
+});
+
+describe('reported phases against injected delays', () => {
+  it('firstByte matches the held first byte, download the paced body, and phases sum to the total', async () => {
+    const run = await runDownload(config(true));
+    expect(run.results).toHaveLength(3);
+    for (const r of run.results) {
+      expect(r.verified).toBe(true);
+      const rec = r.records[0]!;
+      const injectedBodyMs = (CHUNKS - 1) * PACE_MS;
+      // Timers fire no earlier than asked; the upper slack absorbs scheduling on a busy machine.
+      expect(rec.phases.firstByte!).toBeGreaterThanOrEqual(HOLD_MS - 2);
+      expect(rec.phases.firstByte!).toBeLessThan(HOLD_MS + 40);
+      expect(rec.phases.download!).toBeGreaterThanOrEqual(injectedBodyMs - 5);
+      expect(rec.phases.download!).toBeLessThan(injectedBodyMs + 80);
+      // The body rate we report is the injected pace, within the same slack.
+      const reportedRateBps = rec.bytes / (rec.phases.download! / 1000);
+      const injectedRateBps = (SIZE - CHUNK_BYTES) / (injectedBodyMs / 1000);
+      expect(reportedRateBps / injectedRateBps).toBeGreaterThan(0.7);
+      expect(reportedRateBps / injectedRateBps).toBeLessThan(1.1);
+      const sum = Object.values(rec.phases).reduce((a, b) => a + b, 0);
+      expect(Math.abs(sum - rec.totalMs)).toBeLessThan(0.01);
+      // The strategy's duration holds the request: nothing is lost between the two clocks.
+      expect(r.wallMs).toBeGreaterThanOrEqual(rec.totalMs - 0.5);
+      expect(r.wallMs - rec.totalMs).toBeLessThan(20);
+    }
+  });
+
+  it('with tracing off the total still covers hold + body (plus connection set-up)', async () => {
+    const run = await runDownload(config(false));
+    for (const r of run.results) {
+      const rec = r.records[0]!;
+      expect(rec.phases).toEqual({});
+      const injected = HOLD_MS + (CHUNKS - 1) * PACE_MS;
+      expect(rec.totalMs).toBeGreaterThanOrEqual(injected - 5);
+      // The total also holds connect and scheduling, which a loaded 2-core CI machine stretches.
+      expect(rec.totalMs).toBeLessThan(injected + 200);
+    }
+  });
+});
