@@ -16,6 +16,7 @@ import { stopRequested } from './runner/stop.js';
 import type { OpRecord } from './runner/protocol.js';
 import { selectStrategies } from './strategies/index.js';
 import type { DownloadStrategy, PlanInput } from './strategies/strategy.js';
+import { preflightContainer, preflightUrl } from './target/preflight.js';
 import { containerClient, openTarget, type TargetInfo } from './target/target.js';
 
 export interface DownloadRunResult {
@@ -31,15 +32,6 @@ async function md5OfFile(path: string): Promise<string> {
   return hash.digest('base64');
 }
 
-async function objectSize(config: DownloadConfig, info: TargetInfo): Promise<number> {
-  if (info.kind === 'blob') return config.fileSizeBytes;
-  // A plain URL: its real size, from a HEAD (falling back to a 1-byte range GET).
-  const head = await fetch(info.url, { method: 'HEAD' });
-  const len = head.headers.get('content-length');
-  if (head.ok && len !== null) return Number(len);
-  throw new Error(`HEAD ${new URL(info.url).host} gave HTTP ${head.status} without a Content-Length; check --url`);
-}
-
 export async function runDownload(config: DownloadConfig, onResult?: (result: StrategyResult) => void): Promise<DownloadRunResult> {
   const target = await openTarget(config.credentials, config.container);
   const results: StrategyResult[] = [];
@@ -47,11 +39,12 @@ export async function runDownload(config: DownloadConfig, onResult?: (result: St
   try {
     log.info(`target: ${target.label}`);
     const info = target.info;
-    const size = await objectSize(config, info);
+    const size = info.kind === 'url' ? await preflightUrl(info.url) : config.fileSizeBytes;
     const input = { sizeBytes: size, concurrency: config.concurrency };
     const strategies = selectStrategies(config.sourceMethod, info.kind === 'url');
     if (info.kind === 'blob') {
       const container = containerClient(info);
+      await preflightContainer(container, target.label);
       fixtures = await ensureFixtures(container, strategies.flatMap((s) => s.fixtures(input)));
     }
     const warmup = config.warmup ?? 0;

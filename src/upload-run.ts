@@ -13,6 +13,7 @@ import type { OpRecord } from './runner/protocol.js';
 import { selectUploadStrategies } from './strategies/index.js';
 import type { WorkItem } from './strategies/strategy.js';
 import type { BlockCommit, UploadPlanInput, UploadStrategy } from './strategies/upload-strategy.js';
+import { preflightContainer } from './target/preflight.js';
 import { containerClient, openTarget, RequestSigner, type TargetInfo } from './target/target.js';
 import { createAgent, tracedRequest } from './transport/request.js';
 
@@ -155,7 +156,7 @@ export async function runUpload(config: UploadConfig, onResult?: (result: Strate
     if (target.info.kind !== 'blob') throw new Error('uploads need a blob target');
     const info = target.info;
     const container = containerClient(info);
-    await container.createIfNotExists();
+    await preflightContainer(container, target.label);
     const warmup = config.warmup ?? 0;
     const total = warmup + (config.runs ?? 1);
     runs: for (let runIndex = 0; runIndex < total; runIndex++) {

@@ -1,6 +1,7 @@
 // Resolves options once, precedence flag > environment > .env > default, and validates them.
 // Nothing downstream reads argv or process.env.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, resolve as resolvePath } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { parse as parseDotenv } from 'dotenv';
 import { ConfigError } from './errors.js';
@@ -262,6 +263,13 @@ export function loadDownloadConfig(flags: Record<string, unknown>, sources: Sour
   }
   const sink = o.sink as SinkKind;
   const outPath = o.outPath as string | undefined;
+  if (outPath !== undefined) {
+    const dir = dirname(resolvePath(sources.cwd ?? process.cwd(), outPath));
+    if (!existsSync(dir)) throw new ConfigError(`--out ${outPath}: the directory ${dir} does not exist; create it or choose another path`);
+    if (existsSync(resolvePath(sources.cwd ?? process.cwd(), outPath)) && !o.force) {
+      throw new ConfigError(`--out ${outPath} already exists; add --force to overwrite it, or choose another path`);
+    }
+  }
   if (sink === 'file' && (o.processes as number) > 1) {
     throw new ConfigError('--sink file writes one sequential stream and needs --processes 1; use --sink sparse-file with several processes');
   }

@@ -46,12 +46,15 @@ export async function openTarget(credentials: Credentials, container: string): P
   }
 }
 
+/** Bounded SDK retries: its default backs off for minutes against an unreachable host. */
+const SDK_PIPELINE = { retryOptions: { maxTries: 3, retryDelayInMs: 200, maxRetryDelayInMs: 2000, tryTimeoutInMs: 60_000 } };
+
 export function containerClient(info: Extract<TargetInfo, { kind: 'blob' }>): ContainerClient {
   if (info.key) {
-    const service = new BlobServiceClient(info.endpoint, new StorageSharedKeyCredential(info.account, info.key));
+    const service = new BlobServiceClient(info.endpoint, new StorageSharedKeyCredential(info.account, info.key), SDK_PIPELINE);
     return service.getContainerClient(info.container);
   }
-  const service = new BlobServiceClient(`${info.endpoint}?${info.sas}`, new AnonymousCredential());
+  const service = new BlobServiceClient(`${info.endpoint}?${info.sas}`, new AnonymousCredential(), SDK_PIPELINE);
   return service.getContainerClient(info.container);
 }
 

@@ -1,0 +1,47 @@
+// Checks a target before anything is measured, so that wrong credentials, a missing object or an
+// unreachable host end with one line (exit 2) instead of a run full of failed requests.
+import type { ContainerClient } from '@azure/storage-blob';
+import { ConfigError } from '../config/errors.js';
+
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNRESET']);
+
+function networkCode(err: unknown): string | undefined {
+  for (let e = err as { code?: string; cause?: unknown } | undefined, depth = 0; e && depth < 4; e = e.cause as typeof e, depth++) {
+    if (e.code && NETWORK_CODES.has(e.code)) return e.code;
+  }
+  return undefined;
+}
+
+/** The container exists (or is created) and the credentials are accepted. */
+export async function preflightContainer(container: ContainerClient, label: string): Promise<void> {
+  try {
+    await container.createIfNotExists();
+  } catch (err) {
+    const e = err as { statusCode?: number; code?: string; details?: { errorCode?: string } };
+    const code = networkCode(err);
+    const host = new URL(container.url).host;
+    if (code) throw new ConfigError(`cannot reach ${host} (${code}); check the account name, endpoint or network`);
+    if (e.statusCode === 403) {
+      throw new ConfigError(`${label} rejected the credentials (HTTP 403 ${e.details?.errorCode ?? e.code ?? ''}`.trim() + '); check STORAGE_KEY / STORAGE_SAS (a SAS needs read, write, create, list, delete)');
+    }
+    if (e.statusCode === 404) throw new ConfigError(`${label} has no such account or container (HTTP 404); check STORAGE_ACCOUNT and STORAGE_CONTAINER`);
+    throw err;
+  }
+}
+
+/** A plain URL answers HEAD with a size; returns it. */
+export async function preflightUrl(url: string): Promise<number> {
+  const shown = new URL(url);
+  shown.search = '';
+  let res: Response;
+  try {
+    res = await fetch(url, { method: 'HEAD', signal: AbortSignal.timeout(30_000) });
+  } catch (err) {
+    throw new ConfigError(`cannot reach ${shown.host} (${networkCode(err) ?? (err as Error).message}); check --url`);
+  }
+  if (res.status === 404) throw new ConfigError(`${shown} answered 404 Not Found; check --url`);
+  if (res.status === 401 || res.status === 403) throw new ConfigError(`${shown} answered ${res.status}: access denied; check --url (a SAS in it may have expired)`);
+  const len = res.headers.get('content-length');
+  if (!res.ok || len === null) throw new ConfigError(`HEAD ${shown} gave HTTP ${res.status} without a Content-Length; give a URL to a file`);
+  return Number(len);
+}

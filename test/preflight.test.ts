@@ -1,0 +1,99 @@
+// Problems found before anything is measured: wrong credentials (403), a missing object (404), an
+// unreachable host, and --out paths that cannot or should not be written. Each is one line, exit 2.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmbeddedAzurite, type EmbeddedAzurite } from '../dist/target/azurite.js';
+import { close, listen, refusingUrl } from './helpers/http-servers.js';
+
+const root = resolve(import.meta.dirname, '..');
+const WRONG_KEY = Buffer.alloc(64, 9).toString('base64');
+let azurite: EmbeddedAzurite;
+let notFound: http.Server;
+let notFoundUrl: string;
+
+beforeAll(async () => {
+  azurite = await startEmbeddedAzurite();
+  notFound = http.createServer((_req, res) => {
+    res.statusCode = 404;
+    res.end();
+  });
+  notFoundUrl = `${await listen(notFound)}/missing.bin`;
+});
+afterAll(async () => {
+  await azurite.stop();
+  await close(notFound);
+});
+
+interface CliResult {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+  lines: string[];
+}
+
+/** Async on purpose: the Azurite these runs talk to lives in this process's event loop. */
+function cli(args: string[], env: Record<string, string> = {}, cwd = mkdtempSync(join(tmpdir(), 'bc-pre-'))): Promise<CliResult> {
+  return new Promise((done) => {
+    const child = spawn(process.execPath, [join(root, 'dist/cli.js'), ...args], {
+      cwd, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.on('close', (status) => {
+      clearTimeout(timer);
+      done({ status, stdout, stderr, lines: stderr.trim().split('\n') });
+    });
+  });
+}
+
+function expectOneLine(r: CliResult, ...mentions: (string | RegExp)[]) {
+  expect(r.status, r.stderr).toBe(2);
+  expect(r.lines, r.stderr).toHaveLength(1);
+  expect(r.lines[0]).toMatch(/^blob-cacher: /);
+  expect(r.stderr).not.toMatch(/\n\s+at /);
+  for (const m of mentions) expect(r.lines[0]).toMatch(m);
+}
+
+describe('target problems found before the run', () => {
+  it('a wrong account key: 403, names the credentials, never prints the key', async () => {
+    const cs = `DefaultEndpointsProtocol=http;AccountName=${azurite.account};AccountKey=${WRONG_KEY};BlobEndpoint=${azurite.endpoint}`;
+    for (const command of ['download', 'upload']) {
+      const r = await cli([command, '--log-level', 'error'], { STORAGE_CONNECTION_STRING: cs });
+      expectOneLine(r, /403/, /STORAGE_KEY/);
+      expect(r.stderr + r.stdout).not.toContain(WRONG_KEY);
+    }
+  });
+
+  it('an unreachable blob endpoint', async () => {
+    const endpoint = `${await refusingUrl()}/devstoreaccount1`;
+    const cs = `DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=${WRONG_KEY};BlobEndpoint=${endpoint}`;
+    expectOneLine(await cli(['download', '--log-level', 'error', '--max-retries', '0'], { STORAGE_CONNECTION_STRING: cs }), /cannot reach 127\.0\.0\.1:\d+ \(ECONNREFUSED\)/);
+  });
+
+  it('a URL that answers 404, and one that cannot be reached', async () => {
+    expectOneLine(await cli(['download', '--url', notFoundUrl, '--log-level', 'error']), /404/, /--url/);
+    expectOneLine(await cli(['download', '--url', `${await refusingUrl()}/x`, '--log-level', 'error']), /cannot reach/, /--url/);
+  });
+});
+
+describe('--out', () => {
+  it('in a directory that does not exist', async () => {
+    expectOneLine(await cli(['download', '--sink', 'file', '--out', 'no/such/dir/x.bin']), /--out/, /does not exist/);
+  });
+
+  it('an existing file without --force, and with it', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'bc-pre-'));
+    writeFileSync(join(cwd, 'x.bin'), 'keep me');
+    expectOneLine(await cli(['download', '--sink', 'file', '--out', 'x.bin'], {}, cwd), /--out x\.bin already exists/, /--force/);
+    const forced = await cli(['download', '--sink', 'file', '--out', 'x.bin', '--force', '--url', notFoundUrl, '--log-level', 'error'], {}, cwd);
+    // Past the --out check, the next problem reported is the URL's 404.
+    expectOneLine(forced, /404/);
+  });
+});
