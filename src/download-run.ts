@@ -1,7 +1,5 @@
 // The download engine: target -> fixtures -> per strategy (plan -> workers -> merge -> verify).
 // Takes a typed config; never sees argv or the environment.
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { open, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +10,7 @@ import { contentMd5, FIXTURE_SEED } from './fixtures/content.js';
 import { ensureFixtures, removeFixtures } from './fixtures/fixtures.js';
 import { log } from './log.js';
 import { runOnWorkers } from './runner/coordinator.js';
+import { md5OfFileRange } from './runner/sinks.js';
 import { stopRequested } from './runner/stop.js';
 import type { OpRecord } from './runner/protocol.js';
 import { selectStrategies } from './strategies/index.js';
@@ -27,9 +26,12 @@ export interface DownloadRunResult {
 }
 
 async function md5OfFile(path: string): Promise<string> {
-  const hash = createHash('md5');
-  for await (const chunk of createReadStream(path, { highWaterMark: 4 * 1024 * 1024 })) hash.update(chunk as Buffer);
-  return hash.digest('base64');
+  const fh = await open(path, 'r');
+  try {
+    return await md5OfFileRange(fh, 0, (await fh.stat()).size);
+  } finally {
+    await fh.close();
+  }
 }
 
 export async function runDownload(config: DownloadConfig, onResult?: (result: StrategyResult) => void): Promise<DownloadRunResult> {
@@ -40,10 +42,10 @@ export async function runDownload(config: DownloadConfig, onResult?: (result: St
     log.info(`target: ${target.label}`);
     const info = target.info;
     const size = info.kind === 'url' ? await preflightUrl(info.url) : config.fileSizeBytes;
-    const input = { sizeBytes: size, concurrency: config.concurrency };
+    const input = { sizeBytes: size, concurrency: config.concurrency, rangeSizeBytes: config.rangeSizeBytes };
     const strategies = selectStrategies(config.sourceMethod, info.kind === 'url');
     if (info.kind === 'blob') {
-      const container = containerClient(info);
+      const container = await containerClient(info);
       await preflightContainer(container, target.label);
       fixtures = await ensureFixtures(container, strategies.flatMap((s) => s.fixtures(input)));
     }
@@ -68,7 +70,7 @@ export async function runDownload(config: DownloadConfig, onResult?: (result: St
     }
     // Interrupted runs clean up the fixtures they created, as --cleanup would.
     if ((config.cleanup || stopRequested()) && info.kind === 'blob' && fixtures.created.length) {
-      await removeFixtures(containerClient(info), fixtures.created);
+      await removeFixtures(await containerClient(info), fixtures.created);
       log.info(`cleanup: removed ${fixtures.created.length} fixture(s) this run created`);
     }
     return { target: target.label, objectSizeBytes: size, results, fixtures };
@@ -98,7 +100,14 @@ async function runStrategyOnce(
     const run = await runOnWorkers({
       strategy: strategy.name, executor: strategy.executor, target: info, objectSizeBytes: size,
       concurrency: config.concurrency, maxSockets: config.maxSockets, sink: config.sink, outPath,
-      bufferSizeBytes: config.bufferSizeBytes, logLevel: config.logLevel,
+      bufferSizeBytes: config.bufferSizeBytes, httpClient: config.httpClient, logLevel: config.logLevel,
+      // A plain URL has no source MD5 to compare with. Other sinks hash after the timed section (the
+      // records keep each range's MD5); discard would have to hash inside it, so it drops bytes unseen.
+      hashRanges: info.kind === 'blob' || config.sink !== 'discard',
+      // Fixed-size ranges: --concurrency of them in flight over all processes (the rest wait their turn
+      // unissued); equal ranges: all issued at once. The SDK baseline uses the same block size.
+      inFlight: config.rangeSizeBytes ? Math.max(1, Math.floor(config.concurrency / config.processes)) : undefined,
+      blockSizeBytes: config.rangeSizeBytes,
       maxRetries: config.maxRetries ?? 3, timeoutMs: config.timeoutMs ?? 30_000, trace: config.trace ?? true,
     }, items, config.processes);
     const base = summarizeRun(strategy, size, run);

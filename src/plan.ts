@@ -21,6 +21,14 @@ export function splitRanges(sizeBytes: number, count: number): ByteRange[] {
   return ranges;
 }
 
+/** Ranges of `rangeBytes` (the last one shorter) when set, else `count` equal ranges. */
+export function planRanges(sizeBytes: number, count: number, rangeBytes?: number): ByteRange[] {
+  if (!rangeBytes || sizeBytes === 0) return splitRanges(sizeBytes, count);
+  const ranges: ByteRange[] = [];
+  for (let offset = 0; offset < sizeBytes; offset += rangeBytes) ranges.push({ offsetBytes: offset, lengthBytes: Math.min(rangeBytes, sizeBytes - offset) });
+  return ranges;
+}
+
 /** Deals `items` to `workers` in contiguous runs; remainders go to the first workers, none dropped. */
 export function splitFairly<T>(items: readonly T[], workers: number): T[][] {
   const out: T[][] = [];

@@ -155,7 +155,7 @@ export async function runUpload(config: UploadConfig, onResult?: (result: Strate
     log.info(`target: ${target.label}; blob prefix ${prefix}/`);
     if (target.info.kind !== 'blob') throw new Error('uploads need a blob target');
     const info = target.info;
-    const container = containerClient(info);
+    const container = await containerClient(info);
     await preflightContainer(container, target.label);
     const warmup = config.warmup ?? 0;
     const total = warmup + (config.runs ?? 1);

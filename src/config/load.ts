@@ -6,7 +6,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { parse as parseDotenv } from 'dotenv';
 import { ConfigError } from './errors.js';
 import { formatBytes } from './sizes.js';
-import { DOWNLOAD_OPTIONS, UPLOAD_OPTIONS, type DownloadMethod, type LogLevel, type OptionSpec, type ReportFormat, type SinkKind, type UploadMethod } from './options.js';
+import { DOWNLOAD_OPTIONS, UPLOAD_OPTIONS, type DownloadMethod, type HttpClient, type LogLevel, type OptionSpec, type ReportFormat, type SinkKind, type UploadMethod } from './options.js';
 
 export type Credentials =
   | { kind: 'embedded' }
@@ -39,6 +39,10 @@ export interface DownloadConfig extends RunOptions {
   sink: SinkKind;
   outPath?: string;
   bufferSizeBytes: number;
+  /** chunked/round-robin/sdk: ranges of this size with `concurrency` in flight; unset: `concurrency` equal ranges. */
+  rangeSizeBytes?: number;
+  /** How GETs are made: our raw HTTP/1.1 client or node:http. */
+  httpClient: HttpClient;
   container: string;
   cleanup: boolean;
   credentials: Credentials;
@@ -286,6 +290,8 @@ export function loadDownloadConfig(flags: Record<string, unknown>, sources: Sour
     sink,
     outPath,
     bufferSizeBytes: o.bufferSizeBytes as number,
+    httpClient: o.httpClient as HttpClient,
+    rangeSizeBytes: o.rangeSizeBytes as number | undefined,
     container: o.container as string,
     cleanup: o.cleanup as boolean,
     credentials,

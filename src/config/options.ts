@@ -12,6 +12,8 @@ const METHOD_ALIASES: Record<string, DownloadMethod> = { url: 'single', roundrob
 
 export const SINKS = ['discard', 'memory', 'file', 'sparse-file'] as const;
 export type SinkKind = (typeof SINKS)[number];
+export const HTTP_CLIENTS = ['raw', 'node'] as const;
+export type HttpClient = (typeof HTTP_CLIENTS)[number];
 
 /** A parser returns the value, or a string saying what a valid value looks like. */
 type Parser<T> = (raw: string) => T | { invalid: string };
@@ -125,12 +127,14 @@ export const DOWNLOAD_OPTIONS: readonly OptionSpec[] = [
   { key: 'sourceMethod', flag: '--source-method', env: 'SOURCE_METHOD', valueName: 'method', defaultValue: 'all', parse: oneOf(DOWNLOAD_METHODS, METHOD_ALIASES), help: `download strategy (${DOWNLOAD_METHODS.join(', ')}; url = single)` },
   { key: 'concurrency', flag: '--concurrency', env: 'CONCURRENCY', valueName: 'n', defaultValue: 4, parse: integer(1, 100_000), help: 'ranges, copies or parts per download' },
   { key: 'fileSizeBytes', flag: '--file-size', env: 'FILE_SIZE', valueName: 'size', defaultValue: 80 * MIB, parse: size(0), help: 'size of the fixture blob (80MiB, 100KB, 12800000)' },
+  { key: 'rangeSizeBytes', flag: '--range-size', env: 'RANGE_SIZE', valueName: 'size', parse: size(1), help: 'chunked, round-robin and sdk: ranges of this size, --concurrency in flight (default: --concurrency equal ranges)' },
   processes,
   maxSockets,
   { key: 'sink', flag: '--sink', env: 'SINK', valueName: 'kind', defaultValue: 'memory', parse: oneOf(SINKS), help: `where downloaded bytes go (${SINKS.join(', ')})` },
   { key: 'outPath', flag: '--out', env: 'OUT', valueName: 'path', parse: text, help: 'output file for the file and sparse-file sinks (default: a temporary file, removed)' },
   { key: 'force', flag: '--force', env: 'FORCE', defaultValue: false, parse: bool, help: 'overwrite an existing --out file' },
-  { key: 'bufferSizeBytes', flag: '--buffer-size', env: 'BUFFER_SIZE', valueName: 'size', defaultValue: 64 * KIB, parse: size(1), help: 'read buffer (highWaterMark) of the stream copy' },
+  { key: 'httpClient', flag: '--http-client', env: 'HTTP_CLIENT', valueName: 'client', defaultValue: 'raw', parse: oneOf(HTTP_CLIENTS), help: 'GET client: raw (ours: one fixed read buffer per socket, no per-read allocation) or node (node:http Agent)' },
+  { key: 'bufferSizeBytes', flag: '--buffer-size', env: 'BUFFER_SIZE', valueName: 'size', defaultValue: 256 * KIB, parse: size(1), help: 'read buffer per socket (raw client) or highWaterMark of the response stream (node client)' },
   { key: 'url', flag: '--url', env: 'URL', valueName: 'url', parse: httpUrl, help: 'plain HTTP(S) URL to download (single and chunked only)' },
   ...CREDENTIALS,
   { key: 'cleanup', flag: '--cleanup', env: 'CLEANUP', defaultValue: false, parse: bool, help: 'delete fixtures this run created' },

@@ -6,6 +6,7 @@ import { performance } from 'node:perf_hooks';
 import { log } from '../log.js';
 import type { WorkItem } from '../strategies/strategy.js';
 import { containerClient, RequestSigner } from '../target/target.js';
+import { rawGet, type RawPool } from '../transport/raw-client.js';
 import { tracedRequest, type TracedResult } from '../transport/request.js';
 import { backoffMs, isRetryable, isThrottle, retryAfterMs, sleep, type RetryPolicy } from '../transport/retry.js';
 import type { OpRecord, WorkerJob } from './protocol.js';
@@ -15,6 +16,8 @@ export interface ExecContext {
   job: WorkerJob;
   signer: RequestSigner;
   agent: http.Agent;
+  /** Our raw GET client's pool; unset: GETs go through node:http's agent. */
+  pool?: RawPool;
 }
 
 function toRecord(job: WorkerJob, item: WorkItem, r: Pick<TracedResult, 'status' | 'bytes' | 'startEpochMs' | 'totalMs' | 'phases' | 'reused'>, error?: string): OpRecord {
@@ -64,7 +67,7 @@ async function withRetries(
 }
 
 export async function runGet(ctx: ExecContext, item: WorkItem, sink: Sink): Promise<OpRecord> {
-  const { job, signer, agent } = ctx;
+  const { job, signer, agent, pool } = ctx;
   const url = signer.blobUrl(item.blob);
   const writer = sink.writer(item);
   const first = item.range?.offsetBytes ?? 0;
@@ -77,16 +80,16 @@ export async function runGet(ctx: ExecContext, item: WorkItem, sink: Sink): Prom
     const headers = signer.headers('GET', url, extra);
     log.silly(`GET ${url.toString()} ${JSON.stringify(headers)}`);
     const before = received;
-    const result = await tracedRequest({
-      url, method: 'GET', headers, agent, timeoutMs: job.timeoutMs, highWaterMark: job.bufferSizeBytes, trace: job.trace,
-      expectStatus: ranged ? [206] : [200],
-      onData: (chunk) => {
-        const room = item.lengthBytes - received;
-        const take = chunk.length > room ? chunk.subarray(0, room) : chunk;
-        received += take.length;
-        return writer.onData(take);
-      },
-    });
+    const onData = (chunk: Buffer) => {
+      const room = item.lengthBytes - received;
+      const take = chunk.length > room ? chunk.subarray(0, room) : chunk;
+      received += take.length;
+      return writer.onData(take);
+    };
+    const expectStatus = ranged ? [206] : [200];
+    const result = pool
+      ? await rawGet({ url, headers, pool, timeoutMs: job.timeoutMs, trace: job.trace, expectStatus, onData })
+      : await tracedRequest({ url, method: 'GET', headers, agent, timeoutMs: job.timeoutMs, highWaterMark: job.bufferSizeBytes, trace: job.trace, expectStatus, onData });
     result.bytes = received - before;
     if (ranged && result.status === 200) {
       return { result, error: `server ignored the Range header (HTTP 200 where 206 was expected)`, retryable: false };
@@ -147,8 +150,8 @@ function blobTarget(job: WorkerJob) {
 }
 
 export async function runSdkDownload(job: WorkerJob, item: WorkItem): Promise<OpRecord> {
-  const client = containerClient(blobTarget(job)).getBlobClient(item.blob!);
-  const blockSize = Math.max(1, Math.ceil(item.lengthBytes / job.concurrency));
+  const client = (await containerClient(blobTarget(job))).getBlobClient(item.blob!);
+  const blockSize = job.blockSizeBytes ?? Math.max(1, Math.ceil(item.lengthBytes / job.concurrency));
   const rec = await timed(item, job.workerIndex, item.lengthBytes, () =>
     item.lengthBytes === 0 ? Promise.resolve(Buffer.alloc(0)) : client.downloadToBuffer(0, item.lengthBytes, { blockSize, concurrency: job.concurrency, maxRetryRequestsPerBlock: 0 }),
   );
@@ -158,7 +161,7 @@ export async function runSdkDownload(job: WorkerJob, item: WorkItem): Promise<Op
 }
 
 export async function runSdkUpload(job: WorkerJob, item: WorkItem, payload: Buffer): Promise<OpRecord> {
-  const client = containerClient(blobTarget(job)).getBlockBlobClient(item.blob!);
+  const client = (await containerClient(blobTarget(job))).getBlockBlobClient(item.blob!);
   const { value: _, ...record } = await timed(item, job.workerIndex, payload.length, () =>
     client.uploadData(payload, { blockSize: job.blockSizeBytes, concurrency: job.concurrency, maxSingleShotSize: job.thresholdBytes }),
   );
@@ -166,7 +169,7 @@ export async function runSdkUpload(job: WorkerJob, item: WorkItem, payload: Buff
 }
 
 export async function runSdkSmallFile(job: WorkerJob, item: WorkItem, payload: Buffer): Promise<OpRecord> {
-  const client = containerClient(blobTarget(job)).getBlockBlobClient(item.blob!);
+  const client = (await containerClient(blobTarget(job))).getBlockBlobClient(item.blob!);
   const { value: _, ...record } = await timed(item, job.workerIndex, payload.length, () => client.upload(payload, payload.length));
   return record;
 }

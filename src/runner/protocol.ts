@@ -17,6 +17,10 @@ export interface WorkerJob {
   sink: SinkKind;
   outPath?: string;
   bufferSizeBytes: number;
+  /** GETs through our raw client (default) or node:http. */
+  httpClient?: 'raw' | 'node';
+  /** Downloads: hash what each range delivered (false where there is nothing to compare it with). */
+  hashRanges?: boolean;
   logLevel: LogLevel;
   /** Uploads: block size and single-shot threshold, for the SDK baseline. */
   blockSizeBytes?: number;

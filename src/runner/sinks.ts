@@ -1,5 +1,7 @@
 // Where a worker puts downloaded bytes. Memory use stays bounded by items in flight for every sink
 // but `memory`. Each sink can say the MD5 of what it delivered for an item.
+// A chunk handed to onData may be a view of a socket's reusable read buffer (the raw client): a sink
+// uses it before returning, or returns a promise (the socket waits for it), or copies what it keeps.
 import { createHash, type Hash } from 'node:crypto';
 import { open, type FileHandle } from 'node:fs/promises';
 import type { SinkKind } from '../config/options.js';
@@ -20,13 +22,16 @@ export interface Sink {
 
 class DiscardSink implements Sink {
   private readonly hashes = new Map<number, Hash>();
+  /** hash: false drops the bytes unseen (nothing to verify them against, e.g. a plain URL). */
+  constructor(private readonly hash: boolean) {}
   writer(item: WorkItem): ItemWriter {
+    if (!this.hash) return { onData: () => {}, done: async () => {} };
     const hash = createHash('md5');
     this.hashes.set(item.index, hash);
     return { onData: (chunk) => void hash.update(chunk), done: async () => {} };
   }
   async md5Of(item: WorkItem): Promise<string> {
-    return this.hashes.get(item.index)!.digest('base64');
+    return this.hashes.get(item.index)?.digest('base64') ?? '';
   }
   async close(): Promise<void> {}
 }
@@ -55,14 +60,21 @@ class MemorySink implements Sink {
   async close(): Promise<void> {}
 }
 
-async function md5OfFileRange(fh: FileHandle, offset: number, length: number): Promise<string> {
+/**
+ * One read buffer for every read-back (they run one after another): a fresh 4 MiB buffer per range
+ * left hundreds of MiB of garbage for the collector on a 10 GiB download.
+ */
+let readBack: Buffer | undefined;
+
+export async function md5OfFileRange(fh: FileHandle, offset: number, length: number): Promise<string> {
   const hash = createHash('md5');
-  const buf = Buffer.allocUnsafe(Math.min(length, 4 * 1024 * 1024) || 1);
+  const buf = (readBack ??= Buffer.allocUnsafeSlow(1024 * 1024));
   let done = 0;
   while (done < length) {
     const { bytesRead } = await fh.read(buf, 0, Math.min(buf.length, length - done), offset + done);
     if (bytesRead === 0) break;
     hash.update(buf.subarray(0, bytesRead));
+    // The buffer is reused by the next read: nothing may keep a view of it (update copies).
     done += bytesRead;
   }
   return hash.digest('base64');
@@ -123,7 +135,8 @@ class OrderedFileSink implements Sink {
     return {
       onData: (chunk) => {
         if (this.order[this.head] === item.index) return this.append(chunk).then(() => {});
-        state.chunks.push(chunk);
+        // Held for later: a copy, since the chunk may be a view of a reused read buffer.
+        state.chunks.push(Buffer.from(chunk));
       },
       done: async () => {
         state.ended = true;
@@ -141,10 +154,10 @@ class OrderedFileSink implements Sink {
   }
 }
 
-export async function openSink(kind: SinkKind, items: readonly WorkItem[], objectSizeBytes: number, outPath?: string): Promise<Sink> {
+export async function openSink(kind: SinkKind, items: readonly WorkItem[], objectSizeBytes: number, outPath?: string, hash = true): Promise<Sink> {
   switch (kind) {
     case 'discard':
-      return new DiscardSink();
+      return new DiscardSink(hash);
     case 'memory':
       return new MemorySink(objectSizeBytes);
     case 'sparse-file':

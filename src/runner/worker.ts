@@ -8,6 +8,7 @@ import { contentBuffer, FIXTURE_SEED } from '../fixtures/content.js';
 import { setLogLevel } from '../log.js';
 import type { WorkItem } from '../strategies/strategy.js';
 import { RequestSigner } from '../target/target.js';
+import { RawPool } from '../transport/raw-client.js';
 import { createAgent } from '../transport/request.js';
 import { runGet, runPut, runSdkDownload, runSdkSmallFile, runSdkUpload, type ExecContext } from './executors.js';
 import type { FromWorker, OpRecord, ToWorker, WorkerJob, WorkerResult } from './protocol.js';
@@ -19,10 +20,12 @@ const epochNow = () => performance.timeOrigin + performance.now();
 async function prepare(job: WorkerJob): Promise<() => Promise<WorkerResult>> {
   setLogLevel(job.logLevel);
   const signer = new RequestSigner(job.target);
-  const agent = createAgent(signer.blobUrl(job.items[0]?.blob ?? 'x'), job.maxSockets);
-  const ctx: ExecContext = { job, signer, agent };
+  const origin = signer.blobUrl(job.items[0]?.blob ?? 'x');
+  const agent = createAgent(origin, job.maxSockets);
+  const pool = job.executor === 'http' && job.httpClient !== 'node' ? new RawPool(origin, job.maxSockets, job.bufferSizeBytes) : undefined;
+  const ctx: ExecContext = { job, signer, agent, pool };
   const sink: Sink | undefined = job.executor === 'http' && job.items.length
-    ? await openSink(job.sink, job.items, job.objectSizeBytes, job.outPath)
+    ? await openSink(job.sink, job.items, job.objectSizeBytes, job.outPath, job.hashRanges !== false)
     : undefined;
   // Upload payloads are generated before the barrier: generation never counts as upload time.
   const uploads = job.executor === 'put' || job.executor === 'sdk-upload' || job.executor === 'sdk-small-files';
@@ -63,10 +66,11 @@ async function prepare(job: WorkerJob): Promise<() => Promise<WorkerResult>> {
     loopDelay.disable();
     // Verification happens after the timed section, except for discard which hashes as it goes.
     if (sink) {
-      for (const [n, item] of job.items.entries()) if (!records[n]!.error) records[n]!.md5 = await sink.md5Of(item);
+      if (job.hashRanges !== false) for (const [n, item] of job.items.entries()) if (!records[n]!.error) records[n]!.md5 = await sink.md5Of(item);
       await sink.close();
     }
     agent.destroy();
+    pool?.destroy();
     const histograms = new PhaseHistograms();
     for (const r of records) if (!r.error) histograms.record(r.phases, r.totalMs);
     return {

@@ -1,5 +1,6 @@
-// CONCURRENCY ranged GETs of one blob, reassembled at their offsets.
-import { splitRanges } from '../plan.js';
+// CONCURRENCY ranged GETs of one blob, reassembled at their offsets; with --range-size, ranges of
+// that size with CONCURRENCY in flight.
+import { planRanges } from '../plan.js';
 import { LARGE_BLOB, type DownloadStrategy } from './strategy.js';
 
 export const chunked: DownloadStrategy = {
@@ -8,8 +9,8 @@ export const chunked: DownloadStrategy = {
   executor: 'http',
   urlCapable: true,
   fixtures: ({ sizeBytes }) => [{ blob: LARGE_BLOB, offsetBytes: 0, lengthBytes: sizeBytes }],
-  plan: ({ sizeBytes, concurrency }, urlTarget) =>
-    splitRanges(sizeBytes, concurrency).map((range, index) => ({
+  plan: ({ sizeBytes, concurrency, rangeSizeBytes }, urlTarget) =>
+    planRanges(sizeBytes, concurrency, rangeSizeBytes).map((range, index) => ({
       index,
       blob: urlTarget ? undefined : LARGE_BLOB,
       // A 0-byte blob cannot be asked for a range; it is one plain GET.

@@ -1,5 +1,5 @@
 // The chunked ranges, each read from a different copy of the blob (large.1 ... large.N).
-import { splitRanges } from '../plan.js';
+import { planRanges, splitRanges } from '../plan.js';
 import type { DownloadStrategy } from './strategy.js';
 
 const copyName = (i: number) => `large.${i + 1}`;
@@ -11,11 +11,12 @@ export const roundRobin: DownloadStrategy = {
   urlCapable: false,
   fixtures: ({ sizeBytes, concurrency }) =>
     splitRanges(sizeBytes, concurrency).map((_, i) => ({ blob: copyName(i), offsetBytes: 0, lengthBytes: sizeBytes })),
-  plan: ({ sizeBytes, concurrency }) => {
-    const ranges = splitRanges(sizeBytes, concurrency);
-    return ranges.map((range, index) => ({
+  plan: ({ sizeBytes, concurrency, rangeSizeBytes }) => {
+    // One copy per concurrent range: with --range-size, range i reads copy i mod N.
+    const copies = splitRanges(sizeBytes, concurrency).length;
+    return planRanges(sizeBytes, concurrency, rangeSizeBytes).map((range, index) => ({
       index,
-      blob: copyName(index % ranges.length),
+      blob: copyName(index % copies),
       range: sizeBytes === 0 ? undefined : range,
       destOffsetBytes: range.offsetBytes,
       lengthBytes: range.lengthBytes,

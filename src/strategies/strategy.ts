@@ -25,6 +25,8 @@ export interface WorkItem {
 export interface PlanInput {
   sizeBytes: number;
   concurrency: number;
+  /** chunked and round-robin: ranges of this size, `concurrency` in flight (default: `concurrency` equal ranges). */
+  rangeSizeBytes?: number;
 }
 
 export interface DownloadStrategy {

@@ -1,6 +1,6 @@
 // A target is where requests go and how they are signed. TargetInfo is plain data so that it can be
 // sent to worker processes; the SDK client is only built where fixtures or baselines need it.
-import { AnonymousCredential, BlobServiceClient, StorageSharedKeyCredential, type ContainerClient } from '@azure/storage-blob';
+import type { ContainerClient } from '@azure/storage-blob';
 import type { Credentials } from '../config/load.js';
 import { registerSecret } from '../log.js';
 import { startEmbeddedAzurite } from './azurite.js';
@@ -49,7 +49,12 @@ export async function openTarget(credentials: Credentials, container: string): P
 /** Bounded SDK retries: its default backs off for minutes against an unreachable host. */
 const SDK_PIPELINE = { retryOptions: { maxTries: 3, retryDelayInMs: 200, maxRetryDelayInMs: 2000, tryTimeoutInMs: 60_000 } };
 
-export function containerClient(info: Extract<TargetInfo, { kind: 'blob' }>): ContainerClient {
+/**
+ * The SDK is loaded on first use only: a plain-URL run, or a worker making its own requests, never
+ * pays its ~40 MiB of memory and start-up time.
+ */
+export async function containerClient(info: Extract<TargetInfo, { kind: 'blob' }>): Promise<ContainerClient> {
+  const { AnonymousCredential, BlobServiceClient, StorageSharedKeyCredential } = await import('@azure/storage-blob');
   if (info.key) {
     const service = new BlobServiceClient(info.endpoint, new StorageSharedKeyCredential(info.account, info.key), SDK_PIPELINE);
     return service.getContainerClient(info.container);
@@ -79,3 +84,4 @@ export class RequestSigner {
     return headers;
   }
 }
+

@@ -1,0 +1,458 @@
+// Our own HTTP/1.1 GET client, for downloads. node:http allocates a fresh Buffer for every socket
+// read and runs each through its parser and a stream: on this kind of machine it tops out near
+// 1 GB/s per process where curl does 3. Here every socket reads into one fixed buffer of its own
+// (net/tls `onread`), the response head is parsed once and the body is handed to the sink as views
+// of that buffer. A sink that returns a promise pauses the socket until it settles, so the buffer is
+// never overwritten while a write still reads it and memory stays at one buffer per socket.
+//
+// Same contract as tracedRequest: a TracedResult with the same phases (wait, dns, tcp, tls, send,
+// firstByte, download), the same error texts (`CODE: message`, `HTTP 503 ServerBusy`) and the same
+// keep-alive pool semantics (at most maxSockets per worker, FIFO queue, idle sockets reused).
+import type { IncomingHttpHeaders } from 'node:http';
+import net from 'node:net';
+import { performance } from 'node:perf_hooks';
+import tls from 'node:tls';
+import type { TracedResult } from './request.js';
+import { RequestTracer } from './tracer.js';
+
+export interface RawGetOptions {
+  url: URL;
+  headers: Record<string, string>;
+  pool: RawPool;
+  onData?: (chunk: Buffer) => void | Promise<void>;
+  /** Statuses whose body goes to onData; any other answer is an error (default: any 2xx). */
+  expectStatus?: readonly number[];
+  /** A try fails when the socket is idle this long, including a body that stalls. */
+  timeoutMs?: number;
+  /** False measures only the total. */
+  trace?: boolean;
+}
+
+/** What a connection is doing with the bytes it reads: returns false to pause the socket. */
+type Reader = (view: Buffer) => boolean;
+
+class Conn {
+  readonly socket: net.Socket;
+  reader: Reader | undefined;
+  closed = false;
+  /** Set when the socket closes or fails: tells the request in flight, if any. */
+  onGone: ((error: string) => void) | undefined;
+  /** The request in flight's idle timeout. */
+  onTimeout: (() => void) | undefined;
+
+  constructor(url: URL, readBuffer: Buffer, onIdleClose: (c: Conn) => void, tlsOptions?: tls.ConnectionOptions) {
+    const onread = {
+      buffer: readBuffer,
+      callback: (n: number, buf: Uint8Array): boolean => {
+        const reader = this.reader;
+        if (!reader) {
+          // Bytes on an idle socket: the server broke the framing. Never reuse it.
+          this.socket.destroy();
+          return false;
+        }
+        return reader(Buffer.from(buf.buffer, buf.byteOffset, n));
+      },
+    };
+    const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    this.socket = url.protocol === 'https:'
+      // tls.connect takes net's onread too (its typings omit it).
+      ? tls.connect({ ...tlsOptions, host, port, servername: net.isIP(host) ? undefined : host, onread, ALPNProtocols: ['http/1.1'] } as tls.ConnectionOptions)
+      : net.connect({ host, port, onread });
+    this.socket.setNoDelay(true);
+    const gone = (error: string) => {
+      if (this.closed) return;
+      this.closed = true;
+      const notify = this.onGone;
+      this.onGone = undefined;
+      if (notify) notify(error);
+      else onIdleClose(this);
+    };
+    this.socket.on('error', (err: NodeJS.ErrnoException) => gone(`${err.code ?? 'ERROR'}: ${err.message}`));
+    this.socket.on('close', () => gone('ECONNRESET: socket closed before the response ended'));
+    this.socket.on('end', () => this.socket.destroy());
+    this.socket.on('timeout', () => this.onTimeout?.());
+  }
+}
+
+/**
+ * The keep-alive pool of one worker for one origin: at most maxSockets connections; requests beyond
+ * that wait in FIFO order (the `wait` phase) for one to be released.
+ */
+export class RawPool {
+  private readonly idle: Conn[] = [];
+  private readonly waiting: ((c: Conn | undefined) => void)[] = [];
+  private open = 0;
+  private destroyed = false;
+
+  constructor(
+    readonly origin: URL,
+    readonly maxSockets: number,
+    readonly bufferBytes: number,
+    /** Extra options for https connections (e.g. a private CA). */
+    private readonly tlsOptions?: tls.ConnectionOptions,
+  ) {}
+
+  /** A free connection, or a slot for a new one (undefined): resolves when one is available. */
+  acquire(): Promise<Conn | undefined> {
+    const conn = this.idle.shift();
+    if (conn) return Promise.resolve(conn);
+    if (this.open < this.maxSockets) {
+      this.open++;
+      return Promise.resolve(undefined);
+    }
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  connect(url: URL): Conn {
+    return new Conn(url, Buffer.allocUnsafeSlow(this.bufferBytes), (c) => this.dropIdle(c), this.tlsOptions);
+  }
+
+  /** Gives a connection back: reused by the next waiter, kept idle, or closed (and its slot freed). */
+  release(conn: Conn, reusable: boolean): void {
+    conn.reader = undefined;
+    conn.onGone = undefined;
+    conn.onTimeout = undefined;
+    if (!reusable || conn.closed || this.destroyed) {
+      conn.closed = true;
+      conn.socket.destroy();
+      this.freeSlot();
+      return;
+    }
+    conn.socket.setTimeout(0);
+    // Idle sockets keep reading, so that a server closing one is noticed before it is reused. Not at
+    // once: called from inside a read callback that returns false, net would stop reading after us.
+    queueMicrotask(() => {
+      if (!conn.closed && conn.reader === undefined) conn.socket.resume();
+    });
+    const next = this.waiting.shift();
+    if (next) next(conn);
+    else this.idle.push(conn);
+  }
+
+  /** A slot whose connection never came to be (or was closed). */
+  freeSlot(): void {
+    const next = this.waiting.shift();
+    if (next) next(undefined);
+    else this.open--;
+  }
+
+  private dropIdle(conn: Conn): void {
+    const i = this.idle.indexOf(conn);
+    if (i >= 0) {
+      this.idle.splice(i, 1);
+      this.open--;
+    }
+  }
+
+  destroy(): void {
+    this.destroyed = true;
+    for (const c of this.idle.splice(0)) {
+      c.closed = true;
+      c.socket.destroy();
+    }
+  }
+}
+
+const CRLF2 = Buffer.from('\r\n\r\n');
+const MAX_HEAD_BYTES = 64 * 1024;
+
+interface Head {
+  status: number;
+  headers: IncomingHttpHeaders;
+  keepAlive: boolean;
+  /** Body length, or -1 for chunked, or -2 for "until the connection closes". */
+  length: number;
+}
+
+function parseHead(text: string): Head | string {
+  const lines = text.split('\r\n');
+  const m = /^HTTP\/1\.([01]) (\d{3})/.exec(lines[0] ?? '');
+  if (!m) return `HPE_INVALID: not an HTTP/1.x response: ${JSON.stringify((lines[0] ?? '').slice(0, 40))}`;
+  const headers: Record<string, string | string[]> = {};
+  for (const line of lines.slice(1)) {
+    const colon = line.indexOf(':');
+    if (colon <= 0) continue;
+    const name = line.slice(0, colon).trim().toLowerCase();
+    const value = line.slice(colon + 1).trim();
+    const prev = headers[name];
+    if (name === 'set-cookie') headers[name] = [...((prev as string[] | undefined) ?? []), value];
+    else headers[name] = prev === undefined ? value : `${prev as string}, ${value}`;
+  }
+  const status = Number(m[2]);
+  const connection = String(headers.connection ?? '').toLowerCase();
+  const keepAlive = m[1] === '1' ? !connection.includes('close') : connection.includes('keep-alive');
+  const te = String(headers['transfer-encoding'] ?? '').toLowerCase();
+  let length: number;
+  if (status === 204 || status === 304 || (status >= 100 && status < 200)) length = 0;
+  else if (te.includes('chunked')) length = -1;
+  else if (headers['content-length'] !== undefined) {
+    length = Number(headers['content-length']);
+    if (!Number.isSafeInteger(length) || length < 0) return `HPE_INVALID_CONTENT_LENGTH: ${String(headers['content-length'])}`;
+  } else length = -2;
+  return { status, headers: headers as IncomingHttpHeaders, keepAlive: keepAlive && length !== -2, length };
+}
+
+/**
+ * Decodes `Transfer-Encoding: chunked` in place: feeds the data bytes of each view to `data` and
+ * says when the last chunk (and its trailers) ended. Only a chunk-size line can span two reads.
+ */
+class ChunkedDecoder {
+  private state: 'size' | 'data' | 'data-crlf' | 'trailer' = 'size';
+  private line = '';
+  private left = 0;
+  done = false;
+  error: string | undefined;
+
+  /** Returns how many bytes of `view` belonged to the body framing (the rest is extra). */
+  feed(view: Buffer, data: (chunk: Buffer) => void): number {
+    let i = 0;
+    while (i < view.length && !this.done && !this.error) {
+      if (this.state === 'data') {
+        const take = Math.min(this.left, view.length - i);
+        data(view.subarray(i, i + take));
+        i += take;
+        this.left -= take;
+        if (this.left === 0) this.state = 'data-crlf';
+        continue;
+      }
+      const nl = view.indexOf(10, i);
+      const end = nl < 0 ? view.length : nl + 1;
+      this.line += view.toString('latin1', i, end);
+      i = end;
+      if (nl < 0) {
+        if (this.line.length > 4096) this.error = 'HPE_CHUNK_SIZE: chunk-size line too long';
+        continue;
+      }
+      const line = this.line.trim();
+      this.line = '';
+      if (this.state === 'data-crlf') {
+        this.state = 'size';
+        if (line !== '') this.error = 'HPE_STRICT: missing CRLF after chunk data';
+      } else if (this.state === 'size') {
+        const size = parseInt(line.split(';')[0]!, 16);
+        if (!Number.isFinite(size) || size < 0) this.error = `HPE_CHUNK_SIZE: ${JSON.stringify(line.slice(0, 20))}`;
+        else if (size === 0) this.state = 'trailer';
+        else {
+          this.left = size;
+          this.state = 'data';
+        }
+      } else if (line === '') {
+        this.done = true;
+      }
+    }
+    return i;
+  }
+}
+
+function requestHead(url: URL, headers: Record<string, string>): string {
+  let head = `GET ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\n`;
+  let connection = false;
+  for (const [k, v] of Object.entries(headers)) {
+    if (/[\r\n]/.test(k) || /[\r\n]/.test(v)) throw new Error(`header ${k} contains a line break`);
+    if (k.toLowerCase() === 'connection') connection = true;
+    if (k.toLowerCase() === 'host') continue;
+    head += `${k}: ${v}\r\n`;
+  }
+  if (!connection) head += 'Connection: keep-alive\r\n';
+  return `${head}\r\n`;
+}
+
+const ERROR_BODY_BYTES = 16 * 1024;
+
+/** One GET over the raw pool, traced like tracedRequest. Never rejects. */
+export async function rawGet(opts: RawGetOptions): Promise<TracedResult> {
+  const tracer = new RequestTracer();
+  const trace = opts.trace !== false;
+  let status = 0;
+  let headers: IncomingHttpHeaders = {};
+  let bytes = 0;
+  const result = (error?: string): TracedResult => {
+    tracer.mark('end');
+    const { phases, totalMs } = tracer.phases();
+    return { status, bytes, reused: tracer.reused, phases, totalMs, startEpochMs: tracer.startEpochMs, headers, error };
+  };
+
+  let head: string;
+  try {
+    head = requestHead(opts.url, opts.headers);
+  } catch (err) {
+    return result(`ERR_INVALID_HEADER: ${(err as Error).message}`);
+  }
+  const pool = opts.pool;
+  let conn = await pool.acquire();
+  // A kept-alive socket the server closed while it was being handed over: its slot is free again.
+  while (conn?.closed) {
+    pool.release(conn, false);
+    conn = await pool.acquire();
+  }
+  if (trace) tracer.mark('socket');
+  if (conn) {
+    tracer.reused = true;
+  } else {
+    try {
+      conn = pool.connect(opts.url);
+    } catch (err) {
+      pool.freeSlot();
+      return result(`${(err as NodeJS.ErrnoException).code ?? 'ERROR'}: ${(err as Error).message}`);
+    }
+    if (trace) {
+      const socket = conn.socket;
+      socket.once('lookup', () => tracer.mark('lookup'));
+      socket.once('connect', () => tracer.mark('connect'));
+      socket.once('secureConnect', () => tracer.mark('secure'));
+    }
+  }
+  const c = conn;
+
+  return new Promise<TracedResult>((resolve) => {
+    let settled = false;
+    let headBuf: Buffer | undefined;
+    let parsed: Head | undefined;
+    let ok = false;
+    let left = 0;
+    const errorBody: Buffer[] = [];
+    let errorBytes = 0;
+    let chunked: ChunkedDecoder | undefined;
+    let pending: Promise<void> | undefined;
+
+    const finish = (error?: string, reusable = false) => {
+      if (settled) return;
+      settled = true;
+      // An error status whose body ended in step may keep its socket; a broken one never does.
+      pool.release(c, reusable);
+      resolve(result(error));
+    };
+    c.onGone = (error) => finish(error);
+    if (opts.timeoutMs) {
+      c.onTimeout = () => c.socket.destroy(Object.assign(new Error(`no data for ${opts.timeoutMs} ms`), { code: 'ETIMEDOUT' }));
+      c.socket.setTimeout(opts.timeoutMs);
+    }
+
+    const bodyEnded = () => {
+      const h = parsed!;
+      if (!ok) {
+        const code = /<Code>([^<]+)<\/Code>/.exec(Buffer.concat(errorBody).toString('utf8'))?.[1];
+        const unexpected = opts.expectStatus && h.status >= 200 && h.status < 300 ? ` where ${opts.expectStatus.join('/')} was expected` : '';
+        return finish(`HTTP ${h.status}${code ? ` ${code}` : ''}${unexpected}`, h.keepAlive);
+      }
+      const done = () => finish(undefined, h.keepAlive);
+      if (pending) void pending.then(done, () => {});
+      else done();
+    };
+
+    /** Body bytes; false when the sink asked to wait (the socket is paused until it settles). */
+    const deliver = (chunk: Buffer): boolean => {
+      bytes += chunk.length;
+      if (!ok) {
+        if (errorBytes < ERROR_BODY_BYTES) {
+          errorBody.push(Buffer.from(chunk.subarray(0, ERROR_BODY_BYTES - errorBytes)));
+          errorBytes += chunk.length;
+        }
+        return true;
+      }
+      let p: void | Promise<void>;
+      try {
+        p = opts.onData?.(chunk);
+      } catch (err) {
+        finish(`sink: ${(err as Error).message}`);
+        return false;
+      }
+      if (!p) return true;
+      pending = p.then(
+        () => {
+          pending = undefined;
+          if (!settled && !c.closed) c.socket.resume();
+        },
+        (err: Error) => finish(`sink: ${err.message}`),
+      );
+      return false;
+    };
+
+    const onBody = (view: Buffer): boolean => {
+      const h = parsed!;
+      if (h.length === -1) {
+        let keepReading = true;
+        const used = chunked!.feed(view, (data) => {
+          // Within one read, several chunks may arrive: only the last deliver() may pause.
+          keepReading = deliver(data) && keepReading;
+        });
+        if (chunked!.error) {
+          finish(chunked!.error);
+          return false;
+        }
+        if (chunked!.done) {
+          if (used < view.length) parsed = { ...h, keepAlive: false };
+          bodyEnded();
+          return false;
+        }
+        return keepReading;
+      }
+      if (h.length === -2) return deliver(view);
+      const take = Math.min(left, view.length);
+      left -= take;
+      const keepReading = take > 0 ? deliver(take === view.length ? view : view.subarray(0, take)) : true;
+      if (left === 0) {
+        // Bytes past the declared length: the connection is out of step; never reuse it.
+        if (take < view.length) parsed = { ...h, keepAlive: false };
+        bodyEnded();
+        return false;
+      }
+      return keepReading;
+    };
+
+    const startBody = (h: Head, rest: Buffer): boolean => {
+      parsed = h;
+      status = h.status;
+      headers = h.headers;
+      ok = opts.expectStatus ? opts.expectStatus.includes(h.status) : h.status >= 200 && h.status < 300;
+      if (trace) tracer.mark('response');
+      left = h.length;
+      if (h.length === -1) chunked = new ChunkedDecoder();
+      if (h.length === 0) {
+        if (rest.length) parsed = { ...h, keepAlive: false };
+        bodyEnded();
+        return false;
+      }
+      return rest.length ? onBody(rest) : true;
+    };
+
+    c.reader = (view) => {
+      if (settled) return false;
+      if (parsed) return onBody(view);
+      // The head may span reads: keep a copy (the read buffer is reused) until its end is seen.
+      const searchFrom = headBuf ? Math.max(0, headBuf.length - 3) : 0;
+      headBuf = headBuf ? Buffer.concat([headBuf, view]) : view;
+      const end = headBuf.indexOf(CRLF2, searchFrom);
+      if (end < 0) {
+        if (headBuf.length > MAX_HEAD_BYTES) {
+          finish('HPE_HEADER_OVERFLOW: response head larger than 64 KiB');
+          return false;
+        }
+        if (headBuf === view) headBuf = Buffer.from(view);
+        return true;
+      }
+      const h = parseHead(headBuf.toString('latin1', 0, end));
+      const rest = headBuf.subarray(end + 4);
+      headBuf = undefined;
+      if (typeof h === 'string') {
+        finish(h);
+        return false;
+      }
+      // Interim answers (100 Continue) are skipped; the real head follows.
+      if (h.status >= 100 && h.status < 200) {
+        return rest.length ? c.reader!(rest) : true;
+      }
+      return startBody(h, rest);
+    };
+
+    c.socket.write(head, () => {
+      if (trace) tracer.mark('sent');
+    });
+    // A socket paused at the end of its previous response (onread returned false) reads again.
+    c.socket.resume();
+  });
+}
+
+/** Epoch ms now, for callers that time around rawGet. */
+export const epochNow = () => performance.timeOrigin + performance.now();

@@ -1,0 +1,426 @@
+// Our raw HTTP/1.1 GET client against real servers on 127.0.0.1: node:http ones, and raw `net`
+// ones where the bytes on the wire must be exact (a head split across reads, a reset mid-body, a
+// chunked body, bytes past Content-Length). Same contract as tracedRequest: phases, reuse, errors.
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import net, { type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { CONNECTION_PHASES, PHASES } from '../src/transport/phases.js';
+import { rawGet, RawPool } from '../src/transport/raw-client.js';
+import type { TracedResult } from '../src/transport/request.js';
+import { close, deterministicBuffer, listen, refusingUrl } from './helpers/http-servers.js';
+
+const BODY = deterministicBuffer(3 * 1024 * 1024 + 17);
+const md5 = (b: Buffer) => createHash('md5').update(b).digest('base64');
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+let server: http.Server;
+let base: string;
+/** Connections the http server accepted, to tell reuse from new sockets on the server's side. */
+let connections = 0;
+let inFlight = 0;
+let maxInFlight = 0;
+const pools: RawPool[] = [];
+
+beforeAll(async () => {
+  server = http.createServer((req, res) => {
+    inFlight++;
+    maxInFlight = Math.max(maxInFlight, inFlight);
+    res.on('close', () => inFlight--);
+    const url = new URL(req.url!, 'http://x');
+    switch (url.pathname) {
+      case '/body': {
+        const range = /bytes=(\d+)-(\d+)/.exec(req.headers.range ?? '');
+        if (range) {
+          const part = BODY.subarray(Number(range[1]), Number(range[2]) + 1);
+          res.writeHead(206, { 'content-length': part.length, 'content-range': `bytes ${range[1]}-${range[2]}/${BODY.length}` });
+          return void res.end(part);
+        }
+        res.writeHead(200, { 'content-length': BODY.length });
+        return void res.end(BODY);
+      }
+      case '/chunked':
+        // No Content-Length and several writes: node sends Transfer-Encoding: chunked.
+        res.writeHead(200);
+        res.write(BODY.subarray(0, 1000));
+        res.write(BODY.subarray(1000, 70_000));
+        setTimeout(() => res.end(BODY.subarray(70_000, 300_000)), 10);
+        return;
+      case '/slow':
+        return void setTimeout(() => res.end('slow'), Number(url.searchParams.get('ms') ?? 50));
+      case '/busy':
+        res.writeHead(503, { 'retry-after': '1', 'content-type': 'application/xml' });
+        return void res.end('<?xml version="1.0"?><Error><Code>ServerBusy</Code><Message>try later</Message></Error>');
+      case '/close':
+        res.writeHead(200, { connection: 'close', 'content-length': 5 });
+        return void res.end('bye!!');
+      case '/empty':
+        res.writeHead(204);
+        return void res.end();
+      default:
+        res.end('hello');
+    }
+  });
+  server.on('connection', () => connections++);
+  base = await listen(server);
+});
+
+afterEach(() => {
+  for (const p of pools.splice(0)) p.destroy();
+});
+
+afterAll(() => close(server));
+
+function poolFor(url: string, maxSockets = 4, bufferBytes = 64 * 1024, tls?: ConstructorParameters<typeof RawPool>[3]): RawPool {
+  const pool = new RawPool(new URL(url), maxSockets, bufferBytes, tls);
+  pools.push(pool);
+  return pool;
+}
+
+async function get(pool: RawPool, url: string, opts: { headers?: Record<string, string>; timeoutMs?: number; expectStatus?: number[] } = {}) {
+  const chunks: Buffer[] = [];
+  // Chunks are views of the socket's read buffer: copy them, as a sink that keeps them must.
+  const r = await rawGet({ url: new URL(url), headers: opts.headers ?? {}, pool, timeoutMs: opts.timeoutMs, expectStatus: opts.expectStatus, onData: (c) => void chunks.push(Buffer.from(c)) });
+  return { r, body: Buffer.concat(chunks) };
+}
+
+function expectPhasesAddUp(r: TracedResult): void {
+  let sum = 0;
+  for (const p of PHASES) {
+    const ms = r.phases[p];
+    if (ms === undefined) continue;
+    expect(ms, p).toBeGreaterThanOrEqual(0);
+    sum += ms;
+  }
+  expect(Math.abs(sum - r.totalMs)).toBeLessThan(1e-6);
+}
+
+/** A raw TCP server that answers each connection with `script(socket)`. */
+async function rawServer(script: (socket: net.Socket) => void): Promise<{ url: string; stop(): Promise<void> }> {
+  const sockets = new Set<net.Socket>();
+  const srv = net.createServer((s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+    s.on('error', () => {});
+    script(s);
+  });
+  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(srv.address() as AddressInfo).port}`,
+    stop: () => new Promise<void>((resolve) => {
+      for (const s of sockets) s.destroy();
+      srv.close(() => resolve());
+    }),
+  };
+}
+
+describe('raw GET client: bodies, phases and reuse', () => {
+  it('delivers a Content-Length body exactly; a fresh socket has tcp, a reused one has no connection phases', async () => {
+    const pool = poolFor(base);
+    const before = connections;
+    const first = await get(pool, `${base}/body`);
+    expect(first.r.error).toBeUndefined();
+    expect(first.r.status).toBe(200);
+    expect(first.r.bytes).toBe(BODY.length);
+    expect(md5(first.body)).toBe(md5(BODY));
+    expect(first.r.reused).toBe(false);
+    expect(first.r.phases.tcp).toBeGreaterThan(0);
+    expect(first.r.phases.download).toBeGreaterThan(0);
+    expectPhasesAddUp(first.r);
+
+    const second = await get(pool, `${base}/body`, { headers: { range: 'bytes=100-199999' }, expectStatus: [206] });
+    expect(second.r.status).toBe(206);
+    expect(md5(second.body)).toBe(md5(BODY.subarray(100, 200_000)));
+    expect(second.r.reused).toBe(true);
+    for (const p of CONNECTION_PHASES) expect(second.r.phases[p], p).toBeUndefined();
+    expectPhasesAddUp(second.r);
+    expect(connections - before).toBe(1);
+  });
+
+  it('firstByte carries the server\'s think time', async () => {
+    const pool = poolFor(base);
+    const { r } = await get(pool, `${base}/slow?ms=80`);
+    expect(r.error).toBeUndefined();
+    expect(r.phases.firstByte!).toBeGreaterThanOrEqual(75);
+    expect(r.phases.firstByte!).toBeLessThan(200);
+    expectPhasesAddUp(r);
+  });
+
+  it('never opens more than maxSockets; the rest wait in order and show it as wait', async () => {
+    const pool = poolFor(base, 2);
+    maxInFlight = 0;
+    const before = connections;
+    const results = await Promise.all(Array.from({ length: 6 }, () => get(pool, `${base}/slow?ms=60`)));
+    expect(results.every(({ r }) => !r.error)).toBe(true);
+    expect(connections - before).toBe(2);
+    expect(maxInFlight).toBe(2);
+    const waits = results.map(({ r }) => r.phases.wait!).sort((a, b) => a - b);
+    expect(waits[5]!).toBeGreaterThan(100);
+    expect(results.filter(({ r }) => r.reused)).toHaveLength(4);
+  });
+
+  it('decodes a chunked body, then reuses the connection', async () => {
+    const pool = poolFor(base, 1);
+    const before = connections;
+    const a = await get(pool, `${base}/chunked`);
+    expect(a.r.error).toBeUndefined();
+    expect(md5(a.body)).toBe(md5(BODY.subarray(0, 300_000)));
+    const b = await get(pool, `${base}/chunked`);
+    expect(md5(b.body)).toBe(md5(BODY.subarray(0, 300_000)));
+    expect(b.r.reused).toBe(true);
+    expect(connections - before).toBe(1);
+  });
+
+  it('a 204 has no body and keeps the connection', async () => {
+    const pool = poolFor(base, 1);
+    const a = await get(pool, `${base}/empty`);
+    expect(a.r.status).toBe(204);
+    expect(a.r.bytes).toBe(0);
+    const b = await get(pool, `${base}/`);
+    expect(b.body.toString()).toBe('hello');
+    expect(b.r.reused).toBe(true);
+  });
+
+  it('Connection: close is honoured: the next request opens a new socket', async () => {
+    const pool = poolFor(base, 1);
+    const before = connections;
+    const a = await get(pool, `${base}/close`);
+    expect(a.body.toString()).toBe('bye!!');
+    const b = await get(pool, `${base}/`);
+    expect(b.r.reused).toBe(false);
+    expect(connections - before).toBe(2);
+  });
+
+  it('an idle socket the server closed is not reused: the next request just opens another', async () => {
+    const pool = poolFor(base, 1);
+    await get(pool, `${base}/`);
+    server.closeIdleConnections();
+    await sleep(50);
+    const b = await get(pool, `${base}/body`);
+    expect(b.r.error).toBeUndefined();
+    expect(b.r.reused).toBe(false);
+    expect(md5(b.body)).toBe(md5(BODY));
+  });
+
+  it('an async sink pauses the socket: the read buffer is not overwritten while a write still reads it', async () => {
+    const pool = poolFor(base, 1, 16 * 1024);
+    const hash = createHash('md5');
+    let calls = 0;
+    const r = await rawGet({
+      url: new URL(`${base}/body`), headers: {}, pool,
+      onData: async (chunk) => {
+        calls++;
+        if (calls % 16 === 0) await sleep(1);
+        // Hashing after the wait: had the socket gone on reading into the same buffer, this would differ.
+        hash.update(chunk);
+      },
+    });
+    expect(r.error).toBeUndefined();
+    expect(hash.digest('base64')).toBe(md5(BODY));
+    expect(calls).toBeGreaterThan(100);
+  });
+});
+
+describe('raw GET client: the wire, byte by byte', () => {
+  it('a response head split over many reads, then a body split likewise', async () => {
+    const payload = BODY.subarray(0, 5000);
+    const srv = await rawServer((s) => {
+      s.once('data', async () => {
+        const wire = Buffer.concat([Buffer.from(`HTTP/1.1 200 OK\r\nContent-Length: ${payload.length}\r\nX-Long: ${'y'.repeat(3000)}\r\n\r\n`), payload]);
+        for (let i = 0; i < wire.length; i += 700) {
+          s.write(wire.subarray(i, i + 700));
+          await sleep(1);
+        }
+      });
+    });
+    try {
+      const pool = poolFor(srv.url, 1, 1024);
+      const { r, body } = await get(pool, `${srv.url}/`);
+      expect(r.error).toBeUndefined();
+      expect(r.headers['x-long']).toHaveLength(3000);
+      expect(md5(body)).toBe(md5(payload));
+    } finally {
+      await srv.stop();
+    }
+  });
+
+  it('a reset mid-body is an ECONNRESET error with the bytes received so far', async () => {
+    const srv = await rawServer((s) => {
+      s.once('data', () => {
+        s.write(Buffer.concat([Buffer.from('HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n'), BODY.subarray(0, 30_000)]));
+        setTimeout(() => s.resetAndDestroy(), 20);
+      });
+    });
+    try {
+      const { r, body } = await get(poolFor(srv.url), `${srv.url}/`);
+      expect(r.error).toMatch(/^ECONNRESET/);
+      expect(r.status).toBe(200);
+      expect(r.bytes).toBe(30_000);
+      expect(md5(body)).toBe(md5(BODY.subarray(0, 30_000)));
+      expectPhasesAddUp(r);
+    } finally {
+      await srv.stop();
+    }
+  });
+
+  it('a close before the body ends is an error, never a short success', async () => {
+    const srv = await rawServer((s) => {
+      s.once('data', () => s.end(Buffer.concat([Buffer.from('HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n'), BODY.subarray(0, 40)])));
+    });
+    try {
+      const { r } = await get(poolFor(srv.url), `${srv.url}/`);
+      expect(r.error).toMatch(/^ECONNRESET/);
+      expect(r.bytes).toBe(40);
+    } finally {
+      await srv.stop();
+    }
+  });
+
+  it('a body that stalls fails with ETIMEDOUT after the idle timeout', async () => {
+    const srv = await rawServer((s) => {
+      s.once('data', () => s.write(Buffer.concat([Buffer.from('HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n'), BODY.subarray(0, 10)])));
+    });
+    try {
+      const started = performance.now();
+      const { r } = await get(poolFor(srv.url), `${srv.url}/`, { timeoutMs: 150 });
+      expect(r.error).toMatch(/^ETIMEDOUT: no data for 150 ms/);
+      expect(performance.now() - started).toBeGreaterThanOrEqual(140);
+    } finally {
+      await srv.stop();
+    }
+  });
+
+  it('bytes past Content-Length are not delivered and the connection is not reused', async () => {
+    let accepted = 0;
+    const srv = await rawServer((s) => {
+      accepted++;
+      s.on('data', () => s.write('HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhelloEXTRA'));
+    });
+    try {
+      const pool = poolFor(srv.url, 1);
+      const a = await get(pool, `${srv.url}/`);
+      expect(a.body.toString()).toBe('hello');
+      const b = await get(pool, `${srv.url}/`);
+      expect(b.body.toString()).toBe('hello');
+      expect(b.r.reused).toBe(false);
+      expect(accepted).toBe(2);
+    } finally {
+      await srv.stop();
+    }
+  });
+
+  it('a 100 Continue before the answer is skipped', async () => {
+    const srv = await rawServer((s) => {
+      s.once('data', () => s.write('HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok'));
+    });
+    try {
+      const { r, body } = await get(poolFor(srv.url), `${srv.url}/`);
+      expect(r.status).toBe(200);
+      expect(body.toString()).toBe('ok');
+    } finally {
+      await srv.stop();
+    }
+  });
+
+  it('garbage instead of a status line is an HPE error', async () => {
+    const srv = await rawServer((s) => s.once('data', () => s.write('SSH-2.0-OpenSSH\r\n\r\n')));
+    try {
+      const { r } = await get(poolFor(srv.url), `${srv.url}/`);
+      expect(r.error).toMatch(/^HPE_INVALID/);
+    } finally {
+      await srv.stop();
+    }
+  });
+});
+
+describe('raw GET client: errors', () => {
+  it('an error status reports its storage error code and headers, keeps the body from the sink, and the socket', async () => {
+    const pool = poolFor(base, 1);
+    const delivered: Buffer[] = [];
+    const r = await rawGet({ url: new URL(`${base}/busy`), headers: {}, pool, onData: (c) => void delivered.push(c) });
+    expect(r.status).toBe(503);
+    expect(r.error).toBe('HTTP 503 ServerBusy');
+    expect(r.headers['retry-after']).toBe('1');
+    expect(delivered).toHaveLength(0);
+    const next = await get(pool, `${base}/`);
+    expect(next.r.reused).toBe(true);
+  });
+
+  it('a 200 where 206 was expected says so', async () => {
+    const { r } = await get(poolFor(base), `${base}/`, { expectStatus: [206] });
+    expect(r.error).toBe('HTTP 200 where 206 was expected');
+  });
+
+  it('a refused connection is ECONNREFUSED, its time in tcp', async () => {
+    const url = await refusingUrl();
+    const pool = poolFor(url, 1);
+    const { r } = await get(pool, `${url}/`);
+    expect(r.error).toMatch(/^ECONNREFUSED/);
+    expect(r.status).toBe(0);
+    expect(r.phases.tcp).toBeGreaterThanOrEqual(0);
+    expectPhasesAddUp(r);
+    // The slot is free again: a second try is not stuck waiting for it.
+    const again = await get(pool, `${url}/`);
+    expect(again.r.error).toMatch(/^ECONNREFUSED/);
+  });
+});
+
+describe('raw GET client over TLS', () => {
+  let dir: string | undefined;
+  let tlsServer: https.Server | undefined;
+  let tlsBase = '';
+  let ca: Buffer | undefined;
+  let why = '';
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'raw-tls-'));
+    try {
+      execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'k.pem'), '-out', join(dir, 'c.pem'),
+        '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1', '-days', '1'], { stdio: 'ignore' });
+    } catch (err) {
+      why = `openssl could not make a certificate: ${(err as Error).message}`;
+      return;
+    }
+    ca = readFileSync(join(dir, 'c.pem'));
+    tlsServer = https.createServer({ key: readFileSync(join(dir, 'k.pem')), cert: ca }, (_req, res) => {
+      res.writeHead(200, { 'content-length': BODY.length });
+      res.end(BODY);
+    });
+    await new Promise<void>((resolve) => tlsServer!.listen(0, '127.0.0.1', resolve));
+    tlsBase = `https://localhost:${(tlsServer.address() as AddressInfo).port}`;
+  });
+
+  afterAll(async () => {
+    if (tlsServer) await new Promise<void>((resolve) => { tlsServer!.close(() => resolve()); tlsServer!.closeAllConnections(); });
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('https: dns, tcp and tls phases on a fresh socket, none on the reused one; the body intact', async (ctx) => {
+    if (!ca) {
+      process.stdout.write(`skipped: ${why}\n`);
+      return ctx.skip();
+    }
+    const pool = poolFor(tlsBase, 1, 64 * 1024, { ca });
+    const a = await get(pool, `${tlsBase}/`);
+    expect(a.r.error).toBeUndefined();
+    expect(md5(a.body)).toBe(md5(BODY));
+    expect(a.r.phases.dns).toBeGreaterThanOrEqual(0);
+    expect(a.r.phases.tls).toBeGreaterThan(0);
+    expectPhasesAddUp(a.r);
+    const b = await get(pool, `${tlsBase}/`);
+    expect(b.r.reused).toBe(true);
+    expect(b.r.phases.tls).toBeUndefined();
+    expect(md5(b.body)).toBe(md5(BODY));
+  });
+
+  it('https: a certificate nobody vouches for is refused', async (ctx) => {
+    if (!ca) return ctx.skip();
+    const { r } = await get(poolFor(tlsBase, 1), `${tlsBase}/`);
+    expect(r.error).toMatch(/SELF_SIGNED|UNABLE_TO_VERIFY|DEPTH_ZERO/);
+  });
+});
