@@ -1,80 +1,180 @@
-// Throughput against a ground truth the kernel enforces: a token-bucket (tc tbf) limit on the
-// loopback of a network namespace made for this test, with server and client inside it, so all
-// traffic stays on 127.0.0.1. Needs root, `ip` and `tc`; otherwise skipped with the reason printed.
+// Throughput against a ground truth the kernel enforces: two network namespaces made for this test,
+// joined by a veth pair, with a token-bucket (tc tbf) limit on the server side's egress. nginx
+// (Debian's, sendfile on) serves a file inside the server namespace; blob-cacher downloads it from
+// inside the client namespace. Nothing touches the host's own interfaces or routes. Needs root,
+// `ip` and `tc`; otherwise skipped with the reason printed. Without nginx, a Node server stands in
+// (said so in the output).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const root = resolve(import.meta.dirname, '..');
-const NS = `bc-rate-${process.pid}`;
+const SERVER_NS = `bc-srv-${process.pid}`;
+const CLIENT_NS = `bc-cli-${process.pid}`;
+const VETH = `bcv${process.pid % 100_000}`;
+const SERVER_IP = '10.231.77.1';
+const CLIENT_IP = '10.231.77.2';
+const PORT = 18080;
 const RATE_MBIT = 40;
 const SIZE = 20 * 1024 * 1024;
-// tbf counts whole frames; on a 1500-byte MTU loopback a frame of 1514 bytes carries 1448 of payload.
+const NGINX = '/usr/sbin/nginx';
+// tbf counts whole frames: a 1500-byte MTU frame is 1514 bytes with its Ethernet header and carries
+// 1448 bytes of payload (TCP with timestamps).
 const GOODPUT_MBIT = (RATE_MBIT * 1448) / 1514;
 
-function why(): string | undefined {
+const inNs = (ns: string, ...args: string[]) => execFileSync('ip', ['netns', 'exec', ns, ...args], { stdio: 'pipe' });
+const stderrOf = (err: unknown) => String((err as { stderr?: Buffer }).stderr ?? err).trim().split('\n')[0];
+
+function setUp(): string | undefined {
   if (process.platform !== 'linux') return 'not Linux';
   if (process.getuid?.() !== 0) return 'not root: network namespaces need CAP_NET_ADMIN';
   try {
-    execFileSync('ip', ['netns', 'add', NS], { stdio: 'pipe' });
+    execFileSync('ip', ['netns', 'add', SERVER_NS], { stdio: 'pipe' });
+    execFileSync('ip', ['netns', 'add', CLIENT_NS], { stdio: 'pipe' });
   } catch (err) {
-    return `cannot create a network namespace: ${String((err as { stderr?: Buffer }).stderr ?? err).trim()}`;
+    return `cannot create network namespaces: ${stderrOf(err)}`;
   }
   try {
-    const exec = (...args: string[]) => execFileSync('ip', ['netns', 'exec', NS, ...args], { stdio: 'pipe' });
-    exec('ip', 'link', 'set', 'lo', 'mtu', '1500', 'up');
-    exec('tc', 'qdisc', 'add', 'dev', 'lo', 'root', 'tbf', 'rate', `${RATE_MBIT}mbit`, 'burst', '32kb', 'latency', '100ms');
-    try {
-      exec('ethtool', '-K', 'lo', 'gso', 'off', 'tso', 'off', 'gro', 'off');
-    } catch {
-      // Without ethtool the MTU alone keeps frames small enough for tbf.
+    // The pair is born in the server namespace; one end moves to the client's.
+    inNs(SERVER_NS, 'ip', 'link', 'add', `${VETH}s`, 'type', 'veth', 'peer', 'name', `${VETH}c`);
+    inNs(SERVER_NS, 'ip', 'link', 'set', `${VETH}c`, 'netns', CLIENT_NS);
+    for (const [ns, dev, ip] of [[SERVER_NS, `${VETH}s`, SERVER_IP], [CLIENT_NS, `${VETH}c`, CLIENT_IP]] as const) {
+      inNs(ns, 'ip', 'addr', 'add', `${ip}/30`, 'dev', dev);
+      inNs(ns, 'ip', 'link', 'set', dev, 'mtu', '1500', 'up');
+      inNs(ns, 'ip', 'link', 'set', 'lo', 'up');
+      try {
+        // Frames of at most one MTU, so that tbf meters what the wire would carry.
+        inNs(ns, 'ethtool', '-K', dev, 'gso', 'off', 'tso', 'off', 'gro', 'off');
+      } catch {
+        // Without ethtool tbf still segments oversized packets itself.
+      }
     }
   } catch (err) {
-    return `tc tbf is not available: ${String((err as { stderr?: Buffer }).stderr ?? err).trim()}`;
+    return `cannot make a veth pair between namespaces: ${stderrOf(err)}`;
+  }
+  try {
+    inNs(SERVER_NS, 'tc', 'qdisc', 'add', 'dev', `${VETH}s`, 'root', 'tbf', 'rate', `${RATE_MBIT}mbit`, 'burst', '32kb', 'latency', '100ms');
+  } catch (err) {
+    return `tc tbf is not available: ${stderrOf(err)}`;
   }
   return undefined;
 }
 
-const skipReason = why();
-if (skipReason) console.log(`netns rate test skipped: ${skipReason}`);
+function tearDown(): void {
+  for (const ns of [CLIENT_NS, SERVER_NS]) {
+    try {
+      execFileSync('ip', ['netns', 'del', ns], { stdio: 'ignore' });
+    } catch {
+      // never created
+    }
+  }
+}
+
+const skipReason = setUp();
+if (skipReason) {
+  console.log(`netns rate test skipped: ${skipReason}`);
+  tearDown();
+}
 let server: ChildProcess | undefined;
+let serverKind = '';
+const dir = mkdtempSync(join(tmpdir(), 'bc-ns-'));
+
+async function waitForServer(): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    try {
+      inNs(CLIENT_NS, process.execPath, '-e', `require('net').connect(${PORT}, '${SERVER_IP}').on('connect', () => process.exit(0)).on('error', () => process.exit(1))`);
+      return;
+    } catch {
+      await sleep(100);
+    }
+  }
+  throw new Error(`${serverKind} did not start in the server namespace`);
+}
 
 beforeAll(async () => {
   if (skipReason) return;
-  const dir = mkdtempSync(join(tmpdir(), 'bc-ns-'));
-  const script = join(dir, 'server.mjs');
-  writeFileSync(script, `import http from 'node:http';
-const SIZE = ${SIZE}; const body = Buffer.alloc(SIZE, 7);
+  mkdirSync(join(dir, 'www'));
+  writeFileSync(join(dir, 'www', 'x'), Buffer.alloc(SIZE, 7));
+  if (existsSync(NGINX)) {
+    serverKind = 'nginx';
+    writeFileSync(join(dir, 'nginx.conf'), `${process.getuid?.() === 0 ? 'user root;\n' : ''}worker_processes 1;
+daemon off;
+pid ${dir}/nginx.pid;
+error_log ${dir}/error.log warn;
+events { worker_connections 64; }
+http {
+  access_log off;
+  sendfile on;
+  client_body_temp_path ${dir}/body;
+  proxy_temp_path ${dir}/proxy;
+  fastcgi_temp_path ${dir}/fastcgi;
+  uwsgi_temp_path ${dir}/uwsgi;
+  scgi_temp_path ${dir}/scgi;
+  server { listen ${SERVER_IP}:${PORT}; root ${dir}/www; }
+}
+`);
+    server = spawn('ip', ['netns', 'exec', SERVER_NS, NGINX, '-c', join(dir, 'nginx.conf'), '-p', dir, '-e', join(dir, 'error.log')], { stdio: 'ignore' });
+  } else {
+    serverKind = 'a Node http server (nginx is not installed)';
+    const script = join(dir, 'server.mjs');
+    writeFileSync(script, `import http from 'node:http';
+const body = Buffer.alloc(${SIZE}, 7);
 http.createServer((req, res) => {
-  res.writeHead(200, { 'content-length': SIZE });
+  res.writeHead(200, { 'content-length': body.length });
   res.end(req.method === 'HEAD' ? undefined : body);
-}).listen(18080, '127.0.0.1', () => console.log('ready'));`);
-  server = spawn('ip', ['netns', 'exec', NS, process.execPath, script], { stdio: ['ignore', 'pipe', 'inherit'] });
-  await new Promise<void>((r) => server!.stdout!.once('data', () => r()));
+}).listen(${PORT}, '${SERVER_IP}');`);
+    server = spawn('ip', ['netns', 'exec', SERVER_NS, process.execPath, script], { stdio: 'ignore' });
+  }
+  await waitForServer();
 });
 
-afterAll(() => {
-  server?.kill();
-  if (!skipReason) execFileSync('ip', ['netns', 'del', NS], { stdio: 'ignore' });
+afterAll(async () => {
+  if (server && server.exitCode === null) {
+    server.kill('SIGTERM');
+    await new Promise((r) => server!.once('exit', r));
+  }
+  if (!skipReason) tearDown();
+  rmSync(dir, { recursive: true, force: true });
 });
 
-describe('throughput under a kernel rate limit', () => {
-  it.skipIf(skipReason !== undefined)(`a single GET is reported within 3% of a ${RATE_MBIT} Mbit/s tbf limit`, async () => {
-    const cwd = mkdtempSync(join(tmpdir(), 'bc-ns-run-'));
-    execFileSync('ip', ['netns', 'exec', NS, process.execPath, join(root, 'dist/cli.js'), 'download', '--url', 'http://127.0.0.1:18080/x',
-      '--source-method', 'single', '--sink', 'discard', '--results', 'r.json', '--log-level', 'warn'], { cwd, stdio: 'pipe', env: { PATH: process.env.PATH ?? '' } });
-    const run = JSON.parse(readFileSync(join(cwd, 'r.json'), 'utf8')).strategies[0];
+/** One blob-cacher run inside the client namespace; returns the strategy's results entry. */
+function download(method: string, extra: string[] = []) {
+  const cwd = mkdtempSync(join(tmpdir(), 'bc-ns-run-'));
+  try {
+    inNs(CLIENT_NS, process.execPath, join(root, 'dist/cli.js'), 'download', '--url', `http://${SERVER_IP}:${PORT}/x`,
+      '--source-method', method, '--sink', 'discard', '--results', join(cwd, 'r.json'), '--log-level', 'warn', ...extra);
+    return JSON.parse(readFileSync(join(cwd, 'r.json'), 'utf8')).strategies[0];
+  } finally {
+    rmSync(cwd, { recursive: true, force: true });
+  }
+}
+
+describe('throughput under a kernel rate limit (veth pair between namespaces, tc tbf)', () => {
+  it.skipIf(skipReason !== undefined)(`a single GET from nginx is reported within 3% of a ${RATE_MBIT} Mbit/s limit`, async () => {
+    const run = download('single');
     expect(run.verified).toBe(true);
     expect(run.bytes).toBe(SIZE);
     // The body's rate (bytes over the download phase) is what the limit governs; the whole
     // duration also holds connection set-up and first byte, which are reported as their own phases.
     const columns = (await import('../dist/results/schema.js')).RECORD_COLUMNS as readonly string[];
     const downloadMs = run.records[0][columns.indexOf('download')] as number;
-    const reportedMbit = (run.bytes * 8) / 1e6 / (downloadMs / 1000);
+    const bodyMbit = (run.bytes * 8) / 1e6 / (downloadMs / 1000);
     const wallMbit = (run.bytes * 8) / 1e6 / (run.wallMs / 1000);
-    console.log(`tbf ${RATE_MBIT} Mbit/s (goodput ${GOODPUT_MBIT.toFixed(2)}): body ${reportedMbit.toFixed(2)} Mbit/s, whole request ${wallMbit.toFixed(2)} Mbit/s`);
-    expect(Math.abs(reportedMbit / GOODPUT_MBIT - 1)).toBeLessThan(0.03);
+    console.log(`${serverKind}, tbf ${RATE_MBIT} Mbit/s (goodput ${GOODPUT_MBIT.toFixed(2)}): single body ${bodyMbit.toFixed(2)} Mbit/s, whole run ${wallMbit.toFixed(2)} Mbit/s`);
+    expect(Math.abs(bodyMbit / GOODPUT_MBIT - 1)).toBeLessThan(0.03);
+    expect(Math.abs(wallMbit / GOODPUT_MBIT - 1)).toBeLessThan(0.03);
+  });
+
+  it.skipIf(skipReason !== undefined)('four ranges share the same limit: the run\'s throughput is still within 3% of it', () => {
+    const run = download('chunked', ['--concurrency', '4']);
+    expect(run.verified).toBe(true);
+    expect(run.requests).toBe(4);
+    const wallMbit = (run.bytes * 8) / 1e6 / (run.wallMs / 1000);
+    console.log(`${serverKind}, tbf ${RATE_MBIT} Mbit/s (goodput ${GOODPUT_MBIT.toFixed(2)}): chunked x4 whole run ${wallMbit.toFixed(2)} Mbit/s`);
+    expect(Math.abs(wallMbit / GOODPUT_MBIT - 1)).toBeLessThan(0.03);
   });
 });
