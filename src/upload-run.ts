@@ -1,20 +1,20 @@
 // The upload engine: target -> per strategy (plan -> workers -> commit -> verify -> delete).
 // Blob names carry a per-run prefix, so runs never collide; the run's blobs are deleted unless --keep.
-import { createHash, randomBytes } from 'node:crypto';
-import type { ContainerClient } from '@azure/storage-blob';
-import pLimit from 'p-limit';
+// A plain HTTP(S) server (--url) takes the same names as paths below its URL.
+import { randomBytes } from 'node:crypto';
 import { emptyResult, summarizeRun, type StrategyResult } from './aggregate/summary.js';
 import type { UploadConfig } from './config/load.js';
-import { contentMd5, FIXTURE_SEED } from './fixtures/content.js';
 import { log } from './log.js';
 import { runOnWorkers, type MergedRun } from './runner/coordinator.js';
 import { stopRequested } from './runner/stop.js';
 import type { OpRecord } from './runner/protocol.js';
-import { selectUploadStrategies } from './strategies/index.js';
+import { selectUploadStrategies, UPLOAD_STRATEGIES } from './strategies/index.js';
 import type { WorkItem } from './strategies/strategy.js';
 import type { BlockCommit, UploadPlanInput, UploadStrategy } from './strategies/upload-strategy.js';
-import { preflightContainer } from './target/preflight.js';
+import { preflightContainer, preflightUrlUpload } from './target/preflight.js';
 import { containerClient, openTarget, RequestSigner, type TargetInfo } from './target/target.js';
+import { blobStore, type UploadStore, type Verification } from './target/upload-store.js';
+import { urlStore } from './target/url-store.js';
 import { createAgent, tracedRequest } from './transport/request.js';
 
 export interface UploadRunResult {
@@ -45,73 +45,21 @@ async function commitBlocks(info: TargetInfo, commit: BlockCommit): Promise<OpRe
   };
 }
 
-async function md5OfBlob(container: ContainerClient, blob: string): Promise<{ length: number; md5: string }> {
-  const res = await container.getBlobClient(blob).download();
-  const hash = createHash('md5');
-  let length = 0;
-  for await (const chunk of res.readableStreamBody!) {
-    hash.update(chunk as Buffer);
-    length += (chunk as Buffer).length;
-  }
-  return { length, md5: hash.digest('base64') };
-}
-
-/** Every upload is verified: each stored blob's length and MD5 equal what was sent. */
-async function verifyUpload(container: ContainerClient, items: readonly WorkItem[], records: readonly OpRecord[]): Promise<{ verified: boolean; verification: string }> {
-  const failed = records.filter((r) => r.error);
-  if (failed.length) return { verified: false, verification: `${failed.length} request(s) failed: ${failed[0]!.error}` };
-  const blobs = [...new Set(items.map((i) => i.blob!))];
-  if (blobs.length > 1) {
-    // Many small blobs: the listing carries the MD5 the service computed on Put Blob.
-    const prefix = items[0]!.blob!.slice(0, items[0]!.blob!.lastIndexOf('/') + 1);
-    const stored = new Map<string, { length: number; md5?: string }>();
-    for await (const b of container.listBlobsFlat({ prefix })) {
-      stored.set(b.name, { length: b.properties.contentLength ?? -1, md5: b.properties.contentMD5 ? Buffer.from(b.properties.contentMD5).toString('base64') : undefined });
-    }
-    for (const item of items) {
-      const s = stored.get(item.blob!);
-      const expected = contentMd5(FIXTURE_SEED, item.destOffsetBytes, item.lengthBytes);
-      if (!s) return { verified: false, verification: `${item.blob} is missing after upload` };
-      if (s.length !== item.lengthBytes) return { verified: false, verification: `${item.blob} has ${s.length} bytes, sent ${item.lengthBytes}` };
-      if (s.md5 !== undefined && s.md5 !== expected) return { verified: false, verification: `MD5 MISMATCH for ${item.blob}` };
-      if (s.md5 === undefined) {
-        const got = await md5OfBlob(container, item.blob!);
-        if (got.md5 !== expected) return { verified: false, verification: `MD5 MISMATCH for ${item.blob}` };
-      }
-    }
-    return { verified: true, verification: `${items.length} blob(s): length and MD5 match` };
-  }
-  for (const blob of blobs) {
-    const mine = items.filter((i) => i.blob === blob);
-    const offset = Math.min(...mine.map((i) => i.destOffsetBytes));
-    const length = mine.reduce((s, i) => s + i.lengthBytes, 0);
-    const expected = contentMd5(FIXTURE_SEED, offset, length);
-    const got = await md5OfBlob(container, blob);
-    if (got.length !== length) return { verified: false, verification: `${blob} has ${got.length} bytes, sent ${length}` };
-    if (got.md5 !== expected) return { verified: false, verification: `MD5 MISMATCH for ${blob}: got ${got.md5}, expected ${expected}` };
-  }
-  return { verified: true, verification: `${blobs.length} blob(s): length and MD5 match` };
-}
-
-async function deletePrefix(container: ContainerClient, prefix: string): Promise<number> {
-  const limit = pLimit(32);
-  const deletions: Promise<unknown>[] = [];
-  for await (const b of container.listBlobsFlat({ prefix: `${prefix}/` })) {
-    deletions.push(limit(() => container.deleteBlob(b.name, { deleteSnapshots: 'include' })));
-  }
-  await Promise.all(deletions);
-  return deletions.length;
-}
-
 function inFlightFor(strategy: UploadStrategy, config: UploadConfig): number | undefined {
   if (strategy.executor === 'sdk-small-files') return config.maxSockets;
   if (strategy.name === 'blocks') return Math.max(1, Math.ceil(config.concurrency / config.processes));
   return undefined;
 }
 
+/** Failed requests fail the run as they are; otherwise the store checks what it holds. */
+async function verifyUpload(store: UploadStore, items: readonly WorkItem[], records: readonly OpRecord[]): Promise<Verification> {
+  const failed = records.filter((r) => r.error);
+  if (failed.length) return { verified: false, verification: `${failed.length} request(s) failed: ${failed[0]!.error}` };
+  return store.verify(items);
+}
+
 async function uploadOnce(
-  config: UploadConfig, info: Extract<TargetInfo, { kind: 'blob' }>, container: ContainerClient,
-  strategy: UploadStrategy, prefix: string, runIndex: number,
+  config: UploadConfig, info: TargetInfo, store: UploadStore, strategy: UploadStrategy, prefix: string, runIndex: number,
 ): Promise<StrategyResult> {
   const input: UploadPlanInput = {
     prefix: `${prefix}/${strategy.name}/${runIndex}`, fileCount: config.fileCount, fileSizeBytes: config.fileSizeBytes,
@@ -135,16 +83,31 @@ async function uploadOnce(
       run.histograms.record(rec.phases, rec.totalMs);
       run.wallMs += rec.totalMs;
     }
-    result = { ...summarizeRun(strategy, totalBytes, run), ...(await verifyUpload(container, items, run.records)) };
+    result = { ...summarizeRun(strategy, totalBytes, run), ...(await verifyUpload(store, items, run.records)) };
     if (run.failures.length) result = { ...result, verified: false, error: run.failures.join('; ') };
   } catch (err) {
     result = { ...emptyResult(strategy, totalBytes), error: (err as Error).message, verified: false, verification: 'not run' };
   }
-  if (!config.keep) {
-    const removed = await deletePrefix(container, input.prefix);
-    log.verbose(`${strategy.name}: deleted ${removed} blob(s) under ${input.prefix}/`);
-  }
+  if (!config.keep) await store.remove(input.prefix, items);
   return result;
+}
+
+/**
+ * Checks the target and returns where uploads go and how they are checked. A plain URL becomes a
+ * folder (each blob name a path below it) and is probed with one PUT and DELETE, outside any timing.
+ */
+async function openStore(config: UploadConfig, info: TargetInfo, label: string, prefix: string): Promise<{ info: TargetInfo; store: UploadStore }> {
+  if (info.kind === 'blob') {
+    const container = await containerClient(info);
+    await preflightContainer(container, label);
+    return { info, store: blobStore(container) };
+  }
+  const folder: TargetInfo = { ...info, folder: true };
+  const probe = `${prefix}/probe`;
+  const { deleteRefused } = await preflightUrlUpload(info.url, new RequestSigner(folder).blobUrl(probe));
+  if (deleteRefused && config.keep) log.verbose(`${probe} stays on the server: DELETE failed (${deleteRefused})`);
+  const store = urlStore(info, { prefix, timeoutMs: config.timeoutMs ?? 30_000, deleteRefused: config.keep ? undefined : deleteRefused });
+  return { info: folder, store };
 }
 
 export async function runUpload(config: UploadConfig, onResult?: (result: StrategyResult) => void): Promise<UploadRunResult> {
@@ -152,17 +115,20 @@ export async function runUpload(config: UploadConfig, onResult?: (result: Strate
   const prefix = runPrefix();
   const results: StrategyResult[] = [];
   try {
-    log.info(`target: ${target.label}; blob prefix ${prefix}/`);
-    if (target.info.kind !== 'blob') throw new Error('uploads need a blob target');
-    const info = target.info;
-    const container = await containerClient(info);
-    await preflightContainer(container, target.label);
+    const plain = target.info.kind === 'url';
+    log.info(`target: ${target.label}; ${plain ? 'path' : 'blob'} prefix ${prefix}/`);
+    const strategies = selectUploadStrategies(config.uploadMethod, plain);
+    if (plain && config.uploadMethod === 'all') {
+      const skipped = UPLOAD_STRATEGIES.filter((s) => !strategies.includes(s)).map((s) => s.name);
+      log.info(`--url is a plain server: running ${strategies.map((s) => s.name).join(', ')} only (${skipped.join(', ')} need a blob service)`);
+    }
+    const { info, store } = await openStore(config, target.info, target.label, prefix);
     const warmup = config.warmup ?? 0;
     const total = warmup + (config.runs ?? 1);
     runs: for (let runIndex = 0; runIndex < total; runIndex++) {
-      for (const strategy of selectUploadStrategies(config.uploadMethod)) {
+      for (const strategy of strategies) {
         if (stopRequested()) break runs;
-        const result = await uploadOnce(config, info, container, strategy, prefix, runIndex);
+        const result = await uploadOnce(config, info, store, strategy, prefix, runIndex);
         if (stopRequested() && result.records.some((r) => r.error?.startsWith('cancelled'))) {
           log.warn(`${strategy.name}: run ${runIndex + 1} was cut short by the stop and is not recorded`);
           break runs;
@@ -174,6 +140,7 @@ export async function runUpload(config: UploadConfig, onResult?: (result: Strate
         onResult?.(result);
       }
     }
+    if (!config.keep) await store.close?.();
     return { target: target.label, prefix, results };
   } finally {
     await target.stop();

@@ -127,9 +127,9 @@ export async function downloadCommand(argv: readonly string[], env: Env, name = 
 export async function uploadCommand(argv: readonly string[], env: Env, name = 'upload'): Promise<number> {
   const config = loadCommand(name, UPLOAD_OPTIONS, 'Upload many small files or one large blob with each strategy and compare where the time goes.', argv, env, loadUploadConfig);
   if (!config) return 0;
-  const title =
-    `blob-cacher upload: ${config.processes} process(es) x ${config.maxSockets} socket(s); small files ${config.fileCount} x ${formatBytes(config.fileSizeBytes)}; ` +
-    `large blob ${formatBytes(config.blobSizeBytes)} in ${formatBytes(config.blockSizeBytes)} blocks, concurrency ${config.concurrency}`;
+  // A plain URL takes small files only: no large blob to describe.
+  const large = config.credentials.kind === 'url' ? '' : `; large blob ${formatBytes(config.blobSizeBytes)} in ${formatBytes(config.blockSizeBytes)} blocks, concurrency ${config.concurrency}`;
+  const title = `blob-cacher upload: ${config.processes} process(es) x ${config.maxSockets} socket(s); small files ${config.fileCount} x ${formatBytes(config.fileSizeBytes)}${large}`;
   return measure('upload', config, redactedConfig(config), (onResult) => runUpload(config, onResult), title);
 }
 

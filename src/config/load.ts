@@ -61,7 +61,8 @@ export interface UploadConfig extends RunOptions {
   maxSockets: number;
   container: string;
   keep: boolean;
-  credentials: Exclude<Credentials, { kind: 'url' }>;
+  /** 'url': a plain HTTP(S) server; files are PUT below the URL (small-files only). */
+  credentials: Credentials;
 }
 
 export interface Sources {
@@ -300,11 +301,16 @@ export function loadDownloadConfig(flags: Record<string, unknown>, sources: Sour
 }
 
 const MAX_BLOCKS = 50_000;
+/** A plain server takes plain PUTs only: no blocks, no SDK. */
+const URL_UPLOAD_METHODS: readonly UploadMethod[] = ['small-files', 'all'];
 
 export function loadUploadConfig(flags: Record<string, unknown>, sources: Sources): UploadConfig {
   const o = resolveOptions(UPLOAD_OPTIONS, flags, sources);
   const credentials = resolveCredentials(o);
-  if (credentials.kind === 'url') throw new ConfigError('uploads need a blob target; URL is for downloads only');
+  const uploadMethod = o.uploadMethod as UploadMethod;
+  if (credentials.kind === 'url' && !URL_UPLOAD_METHODS.includes(uploadMethod)) {
+    throw new ConfigError(`--upload-method ${uploadMethod} needs a blob service and --url is a plain server; with --url use small-files or all, or drop --url`);
+  }
   const blockSizeBytes = o.blockSizeBytes as number;
   const blobSizeBytes = o.blobSizeBytes as number;
   if (Math.ceil(blobSizeBytes / blockSizeBytes) > MAX_BLOCKS) {
@@ -312,7 +318,7 @@ export function loadUploadConfig(flags: Record<string, unknown>, sources: Source
   }
   return {
     logLevel: o.logLevel as LogLevel,
-    uploadMethod: o.uploadMethod as UploadMethod,
+    uploadMethod,
     fileCount: o.fileCount as number,
     fileSizeBytes: o.fileSizeBytes as number,
     blobSizeBytes,

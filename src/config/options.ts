@@ -106,6 +106,11 @@ const sas: OptionSpec = { key: 'sas', flag: '--sas', env: 'STORAGE_SAS', valueNa
 const connectionString: OptionSpec = { key: 'connectionString', flag: '--connection-string', env: 'STORAGE_CONNECTION_STRING', valueName: 'cs', parse: text, help: 'storage connection string', secret: true };
 const envFile: OptionSpec = { key: 'envFile', flag: '--dotenv', env: 'ENV_FILE', valueName: 'path', defaultValue: '.env', parse: text, help: 'dotenv file to read (missing default .env is fine)' };
 const CREDENTIALS = [account, container, key, sas, connectionString];
+/** One target option for both commands: a plain server instead of a blob service. */
+const url: OptionSpec = {
+  key: 'url', flag: '--url', env: 'URL', valueName: 'url', parse: httpUrl,
+  help: 'plain HTTP(S) server instead of a blob service: download GETs this URL (single, chunked); upload PUTs files below it (small-files)',
+};
 
 export const FORMATS = ['console', 'md', 'csv', 'json', 'html'] as const;
 export type ReportFormat = (typeof FORMATS)[number];
@@ -135,7 +140,7 @@ export const DOWNLOAD_OPTIONS: readonly OptionSpec[] = [
   { key: 'force', flag: '--force', env: 'FORCE', defaultValue: false, parse: bool, help: 'overwrite an existing --out file' },
   { key: 'httpClient', flag: '--http-client', env: 'HTTP_CLIENT', valueName: 'client', defaultValue: 'raw', parse: oneOf(HTTP_CLIENTS), help: 'GET client: raw (ours: one fixed read buffer per socket, no per-read allocation) or node (node:http Agent)' },
   { key: 'bufferSizeBytes', flag: '--buffer-size', env: 'BUFFER_SIZE', valueName: 'size', defaultValue: 256 * KIB, parse: size(1), help: 'read buffer per socket (raw client) or highWaterMark of the response stream (node client)' },
-  { key: 'url', flag: '--url', env: 'URL', valueName: 'url', parse: httpUrl, help: 'plain HTTP(S) URL to download (single and chunked only)' },
+  url,
   ...CREDENTIALS,
   { key: 'cleanup', flag: '--cleanup', env: 'CLEANUP', defaultValue: false, parse: bool, help: 'delete fixtures this run created' },
   ...RUN_OPTIONS,
@@ -154,6 +159,7 @@ export const UPLOAD_OPTIONS: readonly OptionSpec[] = [
   { key: 'thresholdBytes', flag: '--threshold', env: 'THRESHOLD', valueName: 'size', defaultValue: 0, parse: size(0), help: 'blobs at or below this go as one Put Blob (SDK maxSingleShotSize)' },
   processes,
   maxSockets,
+  url,
   ...CREDENTIALS,
   { key: 'keep', flag: '--keep', env: 'KEEP', defaultValue: false, parse: bool, help: 'keep the uploaded blobs (deleted by default)' },
   ...RUN_OPTIONS,

@@ -5,7 +5,7 @@ import type http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { log } from '../log.js';
 import type { WorkItem } from '../strategies/strategy.js';
-import { containerClient, RequestSigner } from '../target/target.js';
+import { containerClient, PLAIN_PUT_STATUSES, RequestSigner } from '../target/target.js';
 import { rawGet, type RawPool } from '../transport/raw-client.js';
 import { tracedRequest, type TracedResult } from '../transport/request.js';
 import { backoffMs, isRetryable, isThrottle, retryAfterMs, sleep, type RetryPolicy } from '../transport/retry.js';
@@ -104,22 +104,27 @@ export async function runGet(ctx: ExecContext, item: WorkItem, sink: Sink): Prom
   return record;
 }
 
-/** Put Blob, or Put Block when the item has a block id. `bytes` counts what was sent. */
+/**
+ * Put Blob, or Put Block when the item has a block id; to a plain URL, a plain PUT with only its
+ * Content-Length, answered 200, 201 (created) or 204 (overwritten). `bytes` counts what was sent.
+ */
 export async function runPut(ctx: ExecContext, item: WorkItem, payload: Buffer): Promise<OpRecord> {
   const { job, signer, agent } = ctx;
   const url = signer.blobUrl(item.blob);
   const extra: Record<string, string> = { 'content-length': String(payload.length) };
+  const plain = job.target.kind === 'url';
   if (item.blockId) {
     url.searchParams.set('comp', 'block');
     url.searchParams.set('blockid', item.blockId);
-  } else {
+  } else if (!plain) {
     extra['x-ms-blob-type'] = 'BlockBlob';
     extra['content-type'] = 'application/octet-stream';
   }
+  const expectStatus = plain ? PLAIN_PUT_STATUSES : [201];
   const record = await withRetries(job, item, `${job.strategy} PUT ${item.blob} #${item.index}`, async () => {
     const headers = signer.headers('PUT', url, { ...extra });
     log.silly(`PUT ${url.toString()} ${JSON.stringify(headers)}`);
-    const result = await tracedRequest({ url, method: 'PUT', headers, agent, body: payload, timeoutMs: job.timeoutMs, expectStatus: [201], trace: job.trace });
+    const result = await tracedRequest({ url, method: 'PUT', headers, agent, body: payload, timeoutMs: job.timeoutMs, expectStatus, trace: job.trace });
     return { result, error: result.error, retryable: result.error !== undefined && isRetryable(result) };
   });
   record.bytes = record.error ? 0 : payload.length;

@@ -20,6 +20,7 @@ export function selectStrategies(method: string, urlTarget: boolean): DownloadSt
 
 export const UPLOAD_STRATEGIES: readonly UploadStrategy[] = [smallFiles, sdkSmallFiles, blocks, sdkUpload];
 
-export function selectUploadStrategies(method: string): UploadStrategy[] {
-  return method === 'all' ? [...UPLOAD_STRATEGIES] : UPLOAD_STRATEGIES.filter((s) => s.name === method);
+export function selectUploadStrategies(method: string, urlTarget: boolean): UploadStrategy[] {
+  const pool = UPLOAD_STRATEGIES.filter((s) => !urlTarget || s.urlCapable);
+  return method === 'all' ? [...pool] : pool.filter((s) => s.name === method);
 }

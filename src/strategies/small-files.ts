@@ -5,6 +5,7 @@ export const smallFiles: UploadStrategy = {
   name: 'small-files',
   description: 'one Put Blob per small file',
   executor: 'put',
+  urlCapable: true,
   plan: ({ prefix, fileCount, fileSizeBytes }) =>
     Array.from({ length: fileCount }, (_, index) => ({
       index,

@@ -23,6 +23,8 @@ export interface UploadStrategy {
   description: string;
   /** 'put' goes through the instrumented transport; the others run the SDK's own calls. */
   executor: 'put' | 'sdk-upload' | 'sdk-small-files';
+  /** Runs against a plain HTTP(S) server (--url): plain PUTs only, no blocks or SDK. */
+  urlCapable?: boolean;
   plan(input: UploadPlanInput): WorkItem[];
   /** Set when the plan stages blocks that need a Put Block List. */
   commit?(input: UploadPlanInput, items: readonly WorkItem[]): BlockCommit | undefined;

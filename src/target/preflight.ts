@@ -2,6 +2,7 @@
 // unreachable host end with one line (exit 2) instead of a run full of failed requests.
 import type { ContainerClient } from '@azure/storage-blob';
 import { ConfigError } from '../config/errors.js';
+import { PLAIN_PUT_STATUSES } from './target.js';
 
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNRESET']);
 
@@ -44,4 +45,47 @@ export async function preflightUrl(url: string): Promise<number> {
   const len = res.headers.get('content-length');
   if (!res.ok || len === null) throw new ConfigError(`HEAD ${shown} gave HTTP ${res.status} without a Content-Length; give a URL to a file`);
   return Number(len);
+}
+
+/** fetch says only "fetch failed": the reason is in its cause. */
+function fetchFailure(err: unknown): string {
+  const e = err as Error & { cause?: Error };
+  return networkCode(err) ?? e.cause?.message ?? e.message;
+}
+
+const PROBE_BODY = Buffer.from('blob-cacher upload probe\n');
+
+/**
+ * A plain server takes uploads below `base`: one small probe file is PUT to `probe` and deleted
+ * again, before anything is measured. Unreachable, or a PUT refused, ends with one line (exit 2); a
+ * refused DELETE does not (the run keeps going and leaves its files): returns why DELETE failed.
+ */
+export async function preflightUrlUpload(base: string, probe: URL): Promise<{ deleteRefused?: string }> {
+  const shown = new URL(base);
+  shown.search = '';
+  const request = async (method: 'PUT' | 'DELETE') => {
+    const res = await fetch(probe, { method, body: method === 'PUT' ? PROBE_BODY : undefined, redirect: 'manual', signal: AbortSignal.timeout(30_000) });
+    await res.arrayBuffer();
+    return res;
+  };
+  let put: Response;
+  try {
+    put = await request('PUT');
+  } catch (err) {
+    throw new ConfigError(`cannot reach ${shown.host} (${fetchFailure(err)}); check --url`);
+  }
+  if (!PLAIN_PUT_STATUSES.includes(put.status)) {
+    const answer = `a test PUT below ${shown} answered ${put.status}${put.statusText ? ` ${put.statusText}` : ''}`;
+    if (put.status === 401 || put.status === 403) throw new ConfigError(`${answer}: access denied; check --url and that this client may write there`);
+    if (put.status === 404 || put.status === 405 || put.status === 501) {
+      throw new ConfigError(`${answer}: the server takes no uploads there; enable PUT (nginx: dav_methods PUT DELETE; create_full_put_path on) or check --url`);
+    }
+    throw new ConfigError(`${answer} where 200, 201 or 204 was expected; check --url`);
+  }
+  try {
+    const del = await request('DELETE');
+    return del.ok ? {} : { deleteRefused: `HTTP ${del.status}${del.statusText ? ` ${del.statusText}` : ''}` };
+  } catch (err) {
+    return { deleteRefused: fetchFailure(err) };
+  }
 }

@@ -7,7 +7,8 @@ import { startEmbeddedAzurite } from './azurite.js';
 import { signSharedKey } from './sharedkey.js';
 
 export type TargetInfo =
-  | { kind: 'url'; url: string }
+  /** `folder`: uploads, where each blob name is a path below the URL; otherwise the URL is the object. */
+  | { kind: 'url'; url: string; folder?: boolean }
   | { kind: 'blob'; embedded: boolean; endpoint: string; container: string; account: string; key?: string; sas?: string };
 
 export interface Target {
@@ -71,7 +72,7 @@ export class RequestSigner {
   }
 
   blobUrl(blobName?: string): URL {
-    if (this.info.kind === 'url') return new URL(this.info.url);
+    if (this.info.kind === 'url') return this.info.folder ? urlBelow(this.info.url, blobName!) : new URL(this.info.url);
     const base = `${this.info.endpoint}/${encodeURIComponent(this.info.container)}/${blobName!.split('/').map(encodeURIComponent).join('/')}`;
     return new URL(this.info.sas ? `${base}?${this.info.sas}` : base);
   }
@@ -85,3 +86,12 @@ export class RequestSigner {
   }
 }
 
+/** `name` as a path below `base`, which is a folder with or without its final slash; its query is kept. */
+export function urlBelow(base: string, name: string): URL {
+  const url = new URL(base);
+  url.pathname = `${url.pathname.replace(/\/*$/, '')}/${name.split('/').map(encodeURIComponent).join('/')}`;
+  return url;
+}
+
+/** What a plain HTTP server answers a successful PUT with: 201 Created, 204 for an overwrite, or 200. */
+export const PLAIN_PUT_STATUSES: readonly number[] = [200, 201, 204];

@@ -1,0 +1,83 @@
+// Where a run's uploads are checked and removed, after the timed section: a blob container here;
+// a plain HTTP(S) server in url-store.ts.
+import { createHash } from 'node:crypto';
+import type { ContainerClient } from '@azure/storage-blob';
+import pLimit from 'p-limit';
+import { contentMd5, FIXTURE_SEED } from '../fixtures/content.js';
+import { log } from '../log.js';
+import type { WorkItem } from '../strategies/strategy.js';
+
+export interface Verification {
+  verified: boolean;
+  verification: string;
+}
+
+export interface UploadStore {
+  /** Each stored object's length and MD5 equal what was sent (the seed's stream at each item's offset). */
+  verify(items: readonly WorkItem[]): Promise<Verification>;
+  /** Deletes what one strategy run uploaded: `items`, all named under `prefix`/. */
+  remove(prefix: string, items: readonly WorkItem[]): Promise<void>;
+  /** Once, after every strategy run, unless --keep. */
+  close?(): Promise<void>;
+}
+
+async function md5OfBlob(container: ContainerClient, blob: string): Promise<{ length: number; md5: string }> {
+  const res = await container.getBlobClient(blob).download();
+  const hash = createHash('md5');
+  let length = 0;
+  for await (const chunk of res.readableStreamBody!) {
+    hash.update(chunk as Buffer);
+    length += (chunk as Buffer).length;
+  }
+  return { length, md5: hash.digest('base64') };
+}
+
+async function verifyBlobs(container: ContainerClient, items: readonly WorkItem[]): Promise<Verification> {
+  const blobs = [...new Set(items.map((i) => i.blob!))];
+  if (blobs.length > 1) {
+    // Many small blobs: the listing carries the MD5 the service computed on Put Blob.
+    const prefix = items[0]!.blob!.slice(0, items[0]!.blob!.lastIndexOf('/') + 1);
+    const stored = new Map<string, { length: number; md5?: string }>();
+    for await (const b of container.listBlobsFlat({ prefix })) {
+      stored.set(b.name, { length: b.properties.contentLength ?? -1, md5: b.properties.contentMD5 ? Buffer.from(b.properties.contentMD5).toString('base64') : undefined });
+    }
+    for (const item of items) {
+      const s = stored.get(item.blob!);
+      const expected = contentMd5(FIXTURE_SEED, item.destOffsetBytes, item.lengthBytes);
+      if (!s) return { verified: false, verification: `${item.blob} is missing after upload` };
+      if (s.length !== item.lengthBytes) return { verified: false, verification: `${item.blob} has ${s.length} bytes, sent ${item.lengthBytes}` };
+      if (s.md5 !== undefined && s.md5 !== expected) return { verified: false, verification: `MD5 MISMATCH for ${item.blob}` };
+      if (s.md5 === undefined) {
+        const got = await md5OfBlob(container, item.blob!);
+        if (got.md5 !== expected) return { verified: false, verification: `MD5 MISMATCH for ${item.blob}` };
+      }
+    }
+    return { verified: true, verification: `${items.length} blob(s): length and MD5 match` };
+  }
+  for (const blob of blobs) {
+    const mine = items.filter((i) => i.blob === blob);
+    const offset = Math.min(...mine.map((i) => i.destOffsetBytes));
+    const length = mine.reduce((s, i) => s + i.lengthBytes, 0);
+    const expected = contentMd5(FIXTURE_SEED, offset, length);
+    const got = await md5OfBlob(container, blob);
+    if (got.length !== length) return { verified: false, verification: `${blob} has ${got.length} bytes, sent ${length}` };
+    if (got.md5 !== expected) return { verified: false, verification: `MD5 MISMATCH for ${blob}: got ${got.md5}, expected ${expected}` };
+  }
+  return { verified: true, verification: `${blobs.length} blob(s): length and MD5 match` };
+}
+
+/** A container: verified from the listing's Content-MD5 (or a read-back), cleaned by prefix. */
+export function blobStore(container: ContainerClient): UploadStore {
+  return {
+    verify: (items) => verifyBlobs(container, items),
+    async remove(prefix) {
+      const limit = pLimit(32);
+      const deletions: Promise<unknown>[] = [];
+      for await (const b of container.listBlobsFlat({ prefix: `${prefix}/` })) {
+        deletions.push(limit(() => container.deleteBlob(b.name, { deleteSnapshots: 'include' })));
+      }
+      await Promise.all(deletions);
+      log.verbose(`deleted ${deletions.length} blob(s) under ${prefix}/`);
+    },
+  };
+}

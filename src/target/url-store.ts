@@ -1,0 +1,104 @@
+// A plain HTTP(S) server as an upload target (--url): what was PUT below the URL is read back with
+// GET and compared with what was sent, then removed with DELETE. A server that refuses DELETE gets
+// one warning and keeps the files; it never fails the run.
+import { createHash } from 'node:crypto';
+import type http from 'node:http';
+import pLimit from 'p-limit';
+import { contentMd5, FIXTURE_SEED } from '../fixtures/content.js';
+import { log } from '../log.js';
+import type { WorkItem } from '../strategies/strategy.js';
+import { createAgent, tracedRequest } from '../transport/request.js';
+import { RequestSigner, type TargetInfo } from './target.js';
+import type { UploadStore, Verification } from './upload-store.js';
+
+/** Read-backs and deletions in flight: keeps a local server busy without flooding a remote one. */
+const IN_FLIGHT = 32;
+/** Answers to DELETE that mean "not here, not ever": no point asking again for every file. */
+const REFUSALS = new Set([401, 403, 405, 501]);
+
+export interface UrlStoreOptions {
+  /** The run's prefix: everything it PUT is below `<url>/<prefix>/`. */
+  prefix: string;
+  timeoutMs: number;
+  /** The preflight probe's DELETE failed, and why: nothing is deleted. */
+  deleteRefused?: string;
+}
+
+type UrlInfo = Extract<TargetInfo, { kind: 'url' }>;
+
+export function urlStore(info: UrlInfo, opts: UrlStoreOptions): UploadStore {
+  const signer = new RequestSigner({ ...info, folder: true });
+  const shown = new URL(info.url);
+  shown.search = '';
+  let refused = opts.deleteRefused;
+  let warned = false;
+  const warnOnce = (why: string) => {
+    if (warned) return;
+    warned = true;
+    log.warn(`DELETE below ${shown} failed (${why}): the run's files stay on the server under ${opts.prefix}/; allow DELETE (nginx: dav_methods PUT DELETE) or pass --keep`);
+  };
+  if (refused) warnOnce(refused);
+
+  /** Runs `each` over the items, IN_FLIGHT at a time over one keep-alive agent. */
+  async function forEach<T>(items: readonly WorkItem[], each: (item: WorkItem, agent: http.Agent) => Promise<T>): Promise<T[]> {
+    const agent = createAgent(new URL(info.url), IN_FLIGHT);
+    const limit = pLimit(IN_FLIGHT);
+    try {
+      return await Promise.all(items.map((item) => limit(() => each(item, agent))));
+    } finally {
+      agent.destroy();
+    }
+  }
+
+  return {
+    async verify(items): Promise<Verification> {
+      const problems = await forEach(items, async (item, agent) => {
+        const url = signer.blobUrl(item.blob);
+        const hash = createHash('md5');
+        let lengthBytes = 0;
+        const r = await tracedRequest({
+          url, method: 'GET', headers: signer.headers('GET', url), agent, timeoutMs: opts.timeoutMs, trace: false, expectStatus: [200],
+          onData: (chunk) => {
+            hash.update(chunk);
+            lengthBytes += chunk.length;
+          },
+        });
+        if (r.error) return `GET ${item.blob}: ${r.error}`;
+        if (lengthBytes !== item.lengthBytes) return `${item.blob} has ${lengthBytes} bytes, sent ${item.lengthBytes}`;
+        const expected = contentMd5(FIXTURE_SEED, item.destOffsetBytes, item.lengthBytes);
+        const got = hash.digest('base64');
+        return got === expected ? undefined : `MD5 MISMATCH for ${item.blob}: got ${got}, expected ${expected}`;
+      });
+      const bad = problems.filter((p) => p !== undefined);
+      if (bad.length) return { verified: false, verification: `${bad.length} of ${items.length} file(s) read back wrong; first: ${bad[0]}` };
+      return { verified: true, verification: `${items.length} file(s) read back with GET: length and MD5 match what was sent` };
+    },
+
+    async remove(prefix, items) {
+      if (refused) return;
+      const failures = await forEach(items, async (item, agent) => {
+        const url = signer.blobUrl(item.blob);
+        const r = await tracedRequest({ url, method: 'DELETE', headers: signer.headers('DELETE', url), agent, timeoutMs: opts.timeoutMs, trace: false });
+        // Already gone is as good as deleted.
+        return r.error && r.status !== 404 ? r : undefined;
+      });
+      const failed = failures.filter((r) => r !== undefined);
+      log.verbose(`deleted ${items.length - failed.length} of ${items.length} file(s) under ${prefix}/`);
+      if (!failed.length) return;
+      const first = failed[0]!;
+      if (REFUSALS.has(first.status)) refused = first.error;
+      warnOnce(`${failed.length} of ${items.length}: ${first.error}`);
+    },
+
+    async close() {
+      if (refused) return;
+      // The folders a WebDAV server made for the run's paths (create_full_put_path); other servers
+      // may answer 404 or 405, which is fine: the files themselves are gone.
+      const url = signer.blobUrl(`${opts.prefix}/`);
+      const agent = createAgent(url, 1);
+      const r = await tracedRequest({ url, method: 'DELETE', headers: signer.headers('DELETE', url, { depth: 'infinity' }), agent, timeoutMs: opts.timeoutMs, trace: false });
+      agent.destroy();
+      log.verbose(`DELETE ${opts.prefix}/: ${r.error ?? `HTTP ${r.status}`}`);
+    },
+  };
+}

@@ -1,0 +1,79 @@
+// A real in-memory file server for upload tests: PUT stores (201 new, 204 overwrite), GET returns,
+// DELETE removes, on 127.0.0.1 port 0. Options make it misbehave: refuse PUT or DELETE, or flip a
+// byte of what it stores.
+import http from 'node:http';
+import { listen } from './http-servers.js';
+
+export interface PutServerOptions {
+  /** Answer every PUT with this status and store nothing (e.g. 405, as a server without WebDAV). */
+  refusePut?: number;
+  /** Answer every DELETE with this status and keep the file (e.g. 405). */
+  refuseDelete?: number;
+  /** Answer a successful PUT with this status instead of 201/204 (e.g. 200). */
+  putStatus?: number;
+  /** Stores the files whose path this matches with one byte flipped (in the middle). */
+  corrupt?: (path: string) => boolean;
+}
+
+export interface PutServerLog {
+  puts: number;
+  gets: number;
+  deletes: number;
+  /** Request headers of every PUT. */
+  putHeaders: http.IncomingHttpHeaders[];
+}
+
+export interface PutServer {
+  server: http.Server;
+  /** Stored bodies by decoded path, e.g. /dav/run-…/small-files/0/file-0000000. */
+  files: Map<string, Buffer>;
+  log: PutServerLog;
+  /** Base URL, http://127.0.0.1:PORT. */
+  url: string;
+}
+
+export async function startPutServer(options: PutServerOptions = {}): Promise<PutServer> {
+  const files = new Map<string, Buffer>();
+  const log: PutServerLog = { puts: 0, gets: 0, deletes: 0, putHeaders: [] };
+  const server = http.createServer((req, res) => {
+    const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
+    if (req.method === 'PUT') {
+      log.puts++;
+      log.putHeaders.push(req.headers);
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        if (options.refusePut) return void res.writeHead(options.refusePut).end();
+        const body = Buffer.concat(chunks);
+        if (options.corrupt?.(path) && body.length) {
+          const middle = body.length >> 1;
+          body[middle] = body[middle]! ^ 0xff;
+        }
+        const existed = files.has(path);
+        files.set(path, body);
+        res.writeHead(options.putStatus ?? (existed ? 204 : 201)).end();
+      });
+      return;
+    }
+    if (req.method === 'GET') {
+      log.gets++;
+      const body = files.get(path);
+      if (!body) return void res.writeHead(404).end();
+      res.writeHead(200, { 'content-length': body.length }).end(body);
+      return;
+    }
+    if (req.method === 'DELETE') {
+      log.deletes++;
+      if (options.refuseDelete) return void res.writeHead(options.refuseDelete).end();
+      res.writeHead(files.delete(path) ? 204 : 404).end();
+      return;
+    }
+    res.writeHead(405).end();
+  });
+  return { server, files, log, url: await listen(server) };
+}
+
+/** Stored paths under `dir` (a path such as /dav/run-…/), sorted. */
+export function pathsUnder(files: ReadonlyMap<string, Buffer>, dir: string): string[] {
+  return [...files.keys()].filter((p) => p.startsWith(dir)).sort();
+}

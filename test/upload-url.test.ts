@@ -1,0 +1,252 @@
+// Uploads to a plain HTTP(S) server (--url): small-files PUT below the URL under the run prefix,
+// verified by reading every file back, deleted unless --keep. Real servers only: an in-memory
+// http.createServer PUT/GET/DELETE server (also one that refuses PUT or DELETE, or flips a byte of
+// what it stores), and nginx with the WebDAV module where installed. Workers fork from dist/.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { UploadConfig } from '../dist/config/load.js';
+import { contentBuffer, FIXTURE_SEED } from '../dist/fixtures/content.js';
+import { setLogLevel } from '../dist/log.js';
+import { runUpload, type UploadRunResult } from '../dist/upload-run.js';
+import { buildProgram, loadUploadConfig, parseFlags } from '../src/config/load.js';
+import { UPLOAD_OPTIONS } from '../src/config/options.js';
+import { close, refusingUrl } from './helpers/http-servers.js';
+import { nginxMissing, startNginxDav, type NginxDav } from './helpers/nginx-dav.js';
+import { pathsUnder, startPutServer, type PutServer, type PutServerOptions } from './helpers/put-server.js';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const CLI_JS = join(ROOT, 'dist', 'cli.js');
+let tmp: string;
+const servers: PutServer[] = [];
+
+function config(url: string, overrides: Partial<UploadConfig> = {}): UploadConfig {
+  return {
+    logLevel: 'error', uploadMethod: 'small-files', fileCount: 50, fileSizeBytes: 10_000, blobSizeBytes: 100_000,
+    blockSizeBytes: 40_000, concurrency: 4, thresholdBytes: 0, processes: 2, maxSockets: 4, container: 'unused', keep: false,
+    credentials: { kind: 'url', url }, ...overrides,
+  } as UploadConfig;
+}
+
+async function server(options: PutServerOptions = {}): Promise<PutServer> {
+  const s = await startPutServer(options);
+  servers.push(s);
+  return s;
+}
+
+/** The one result of a small-files run, which must have uploaded and verified without errors. */
+function verifiedResult(run: UploadRunResult) {
+  expect(run.results.map((r) => r.strategy)).toEqual(['small-files']);
+  const r = run.results[0]!;
+  expect(r.error).toBeUndefined();
+  expect(r.verified, r.verification).toBe(true);
+  expect(r.failedRequests).toBe(0);
+  return r;
+}
+
+const fileName = (prefix: string, i: number) => `${prefix}/small-files/0/file-${String(i).padStart(7, '0')}`;
+const countBy = <T>(xs: readonly T[]) => xs.reduce((m, x) => m.set(x, (m.get(x) ?? 0) + 1), new Map<T, number>());
+
+interface CliResult {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+  lines: string[];
+}
+
+/** Async on purpose: the servers these runs talk to live in this process's event loop. */
+function cli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  const cwd = mkdtempSync(join(tmp, 'cli-'));
+  return new Promise((done) => {
+    const child = spawn(process.execPath, [CLI_JS, 'upload', ...args], { cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.on('close', (status) => {
+      clearTimeout(timer);
+      done({ status, stdout, stderr, lines: stderr.trim().split('\n') });
+    });
+  });
+}
+
+function expectOneLine(r: CliResult, ...mentions: RegExp[]) {
+  expect(r.status, r.stderr).toBe(2);
+  expect(r.stdout).toBe('');
+  expect(r.lines, r.stderr).toHaveLength(1);
+  expect(r.lines[0]).toMatch(/^blob-cacher: /);
+  expect(r.stderr).not.toMatch(/\n\s+at |Error:/);
+  for (const m of mentions) expect(r.lines[0]).toMatch(m);
+}
+
+beforeAll(() => {
+  setLogLevel('error');
+  if (!existsSync(CLI_JS)) throw new Error(`${CLI_JS} is missing; build first: node_modules/.bin/tsc -p tsconfig.json`);
+  tmp = mkdtempSync(join(tmpdir(), 'blob-cacher-upload-url-'));
+});
+afterAll(async () => {
+  for (const s of servers) await close(s.server);
+  if (tmp) rmSync(tmp, { recursive: true, force: true });
+});
+
+describe('small-files to an in-memory PUT server', () => {
+  it('50 x 10000 bytes over 2 processes with --keep: each file below the URL holds the seed bytes, checked by GET', async () => {
+    const s = await server();
+    const run = await runUpload(config(`${s.url}/dav/`, { keep: true }));
+    const r = verifiedResult(run);
+    expect(r.requests).toBe(50);
+    expect(r.bytes).toBe(500_000);
+    expect(r.records.every((rec) => rec.status === 201 && rec.bytes === 10_000)).toBe(true);
+    expect(Object.fromEntries(countBy(r.records.map((rec) => rec.worker)))).toEqual({ 0: 25, 1: 25 });
+    expect(r.verification).toBe('50 file(s) read back with GET: length and MD5 match what was sent');
+
+    // Exactly the run's files, named as for a blob service, under the run prefix below /dav/; the
+    // preflight probe is gone.
+    const expected = Array.from({ length: 50 }, (_, i) => `/dav/${fileName(run.prefix, i)}`);
+    expect(run.prefix).toMatch(/^run-\d{8}T\d{6}-[0-9a-f]{6}$/);
+    expect(pathsUnder(s.files, '/')).toEqual(expected);
+    for (const [i, path] of expected.entries()) {
+      expect(s.files.get(path)!.equals(contentBuffer(FIXTURE_SEED, i * 10_000, 10_000)), path).toBe(true);
+    }
+    // Plain PUTs: Content-Length, none of the blob service's headers. One probe PUT, 50 files, 50 read-backs.
+    const filePuts = s.log.putHeaders.filter((h) => h['content-length'] === '10000');
+    expect(filePuts).toHaveLength(50);
+    expect(filePuts.some((h) => Object.keys(h).some((k) => k.startsWith('x-ms-')))).toBe(false);
+    expect(s.log.puts).toBe(51);
+    expect(s.log.gets).toBe(50);
+  });
+
+  it('without --keep, every file and the probe are deleted afterwards', async () => {
+    const s = await server();
+    const run = await runUpload(config(`${s.url}/dav`, { fileCount: 20, processes: 1 }));
+    expect(verifiedResult(run).requests).toBe(20);
+    expect(s.log.puts).toBe(21);
+    expect(s.files.size).toBe(0);
+    // Probe, 20 files, and the run's folder (a 404 here, which is fine).
+    expect(s.log.deletes).toBe(22);
+  });
+
+  it('--upload-method all runs small-files only', async () => {
+    const s = await server();
+    const run = await runUpload(config(`${s.url}/dav/`, { uploadMethod: 'all', fileCount: 6, processes: 1 }));
+    expect(verifiedResult(run).requests).toBe(6);
+    expect(s.files.size).toBe(0);
+  });
+
+  it('a server that answers 200 to PUT: accepted as success', async () => {
+    const s = await server({ putStatus: 200 });
+    const run = await runUpload(config(`${s.url}/up/`, { fileCount: 8, processes: 1, keep: true }));
+    const r = verifiedResult(run);
+    expect(r.records.map((rec) => rec.status)).toEqual(Array(8).fill(200));
+    expect(pathsUnder(s.files, `/up/${run.prefix}/`)).toHaveLength(8);
+  });
+
+  it('a server that flips a byte of one file it stores: not verified, naming that file; still cleaned up', async () => {
+    const s = await server({ corrupt: (path) => path.endsWith('/file-0000003') });
+    const run = await runUpload(config(`${s.url}/dav/`, { fileCount: 20, processes: 2 }));
+    const r = run.results[0]!;
+    expect(r.failedRequests).toBe(0);
+    expect(r.requests).toBe(20);
+    expect(r.verified).toBe(false);
+    expect(r.verification).toMatch(/^1 of 20 file\(s\) read back wrong; first: MD5 MISMATCH for run-[^/]+\/small-files\/0\/file-0000003: got /);
+    expect(s.files.size).toBe(0);
+  });
+
+  it('a server that refuses DELETE: the run verifies and exits 0, the files stay, and it warns once', async () => {
+    const s = await server({ refuseDelete: 405 });
+    const results = join(tmp, 'refuse-delete.json');
+    const r = await cli(['--url', `${s.url}/dav/`, '--file-count', '6', '--file-size', '1000B', '--runs', '2', '--log-level', 'warn', '--results', results, '--format', 'json']);
+    expect(r.status, r.stderr).toBe(0);
+    const warnings = r.lines.filter((l) => / warn: /.test(l));
+    expect(warnings, r.stderr).toHaveLength(1);
+    expect(warnings[0]).toMatch(/DELETE below http:\/\/127\.0\.0\.1:\d+\/dav\/ failed \(HTTP 405.*dav_methods PUT DELETE.*--keep/);
+    const doc = JSON.parse(readFileSync(results, 'utf8')) as { strategies: { verified: boolean; requests: number }[] };
+    expect(doc.strategies.map((x) => [x.verified, x.requests])).toEqual([[true, 6], [true, 6]]);
+    // Two runs of six, and the probe that could not be deleted; after the probe's, no DELETE is tried.
+    expect(s.files.size).toBe(13);
+    expect(s.log.deletes).toBe(1);
+  });
+});
+
+describe('bad --url uploads through the CLI: one line on stderr, exit 2, nothing uploaded', () => {
+  it('a server that answers 405 to PUT', async () => {
+    const s = await server({ refusePut: 405 });
+    expectOneLine(await cli(['--url', `${s.url}/static/`, '--log-level', 'error']), /PUT/, /405/, /dav_methods PUT/, /--url/);
+    expect(s.log.puts).toBe(1);
+    expect(s.files.size).toBe(0);
+  });
+
+  it('a server that answers 403 to PUT', async () => {
+    const s = await server({ refusePut: 403 });
+    expectOneLine(await cli(['--url', `${s.url}/dav/`, '--log-level', 'error']), /PUT/, /403/, /access denied/, /--url/);
+  });
+
+  it('an unreachable URL', async () => {
+    expectOneLine(await cli(['--url', `${await refusingUrl()}/dav/`, '--log-level', 'error']), /cannot reach 127\.0\.0\.1:\d+ \(ECONNREFUSED\)/, /--url/);
+  });
+
+  it.each(['blocks', 'sdk-upload', 'sdk-small-files'])('--upload-method %s needs a blob service', async (method) => {
+    const s = await server();
+    expectOneLine(await cli(['--url', `${s.url}/dav/`, '--upload-method', method]), new RegExp(`--upload-method ${method} needs a blob service`), /small-files or all/);
+    // From the environment, the same.
+    expectOneLine(await cli([], { URL: `${s.url}/dav/`, UPLOAD_METHOD: method }), new RegExp(`--upload-method ${method}`), /--url/);
+    expect(s.log.puts).toBe(0);
+  });
+});
+
+describe('URL for uploads: one option, the same precedence as for downloads', () => {
+  function load(argv: readonly string[], env: Record<string, string>): UploadConfig {
+    const flags = parseFlags(buildProgram('upload', UPLOAD_OPTIONS, 'test'), argv)!;
+    return loadUploadConfig(flags, { argv, env, cwd: mkdtempSync(join(tmp, 'cfg-')) });
+  }
+
+  it('from the environment, and --url over it', () => {
+    expect(load([], { URL: 'http://127.0.0.1:8080/dav/' }).credentials).toEqual({ kind: 'url', url: 'http://127.0.0.1:8080/dav/' });
+    expect(load(['--url', 'http://127.0.0.1:9/a/'], { URL: 'http://127.0.0.1:8080/dav/' }).credentials).toEqual({ kind: 'url', url: 'http://127.0.0.1:9/a/' });
+  });
+});
+
+const missing = nginxMissing();
+if (missing) console.log(`upload-url.test.ts: skipping the nginx cases: ${missing}`);
+
+describe.skipIf(missing !== undefined)('nginx with the WebDAV module', () => {
+  let nginx: NginxDav;
+  beforeAll(async () => {
+    nginx = await startNginxDav(mkdtempSync(join(tmp, 'nginx-')));
+  });
+  afterAll(() => nginx?.stop());
+
+  it('200 x 10 KiB over 2 processes x 8 sockets with --keep: 201 Created each, files on disk are the seed bytes', async () => {
+    const run = await runUpload(config(`${nginx.url}/dav/`, { fileCount: 200, fileSizeBytes: 10_240, processes: 2, maxSockets: 8, keep: true }));
+    const r = verifiedResult(run);
+    expect(r.requests).toBe(200);
+    expect(r.bytes).toBe(2_048_000);
+    expect(r.records.every((rec) => rec.status === 201)).toBe(true);
+    const dir = join(nginx.rootDir, 'dav', run.prefix);
+    expect(readdirSync(dir)).toEqual(['small-files']);
+    const names = readdirSync(join(dir, 'small-files', '0')).sort();
+    expect(names).toEqual(Array.from({ length: 200 }, (_, i) => `file-${String(i).padStart(7, '0')}`));
+    for (const [i, name] of names.entries()) {
+      expect(readFileSync(join(dir, 'small-files', '0', name)).equals(contentBuffer(FIXTURE_SEED, i * 10_240, 10_240)), name).toBe(true);
+    }
+  });
+
+  it('without --keep, nothing of the run remains, not even its folders', async () => {
+    const run = await runUpload(config(`${nginx.url}/dav/`, { fileCount: 100, fileSizeBytes: 10_240, processes: 2, maxSockets: 8 }));
+    expect(verifiedResult(run).requests).toBe(100);
+    expect(existsSync(join(nginx.rootDir, 'dav', run.prefix))).toBe(false);
+  });
+
+  it('a location with PUT but no DELETE: verified, and the files stay', async () => {
+    const run = await runUpload(config(`${nginx.url}/put-only/`, { fileCount: 30, fileSizeBytes: 1000, processes: 1 }));
+    expect(verifiedResult(run).requests).toBe(30);
+    expect(readdirSync(join(nginx.rootDir, 'put-only', run.prefix, 'small-files', '0'))).toHaveLength(30);
+  });
+
+  it('a location without DAV: PUT answered 405, one line, exit 2', async () => {
+    expectOneLine(await cli(['--url', `${nginx.url}/static/`, '--log-level', 'error']), /PUT/, /405/, /dav_methods PUT/);
+  });
+});
