@@ -1,0 +1,96 @@
+// Case 2: 2400 x 100 KiB uploads. Against nginx (DAV): our small-files (--url, 1 x 64 and 2 x 32)
+// beside a raw Node PUT loop, the machine's ceiling. Against the suite's embedded Azurite: the same
+// loop signing SharedKey is the comparable peer for our small-files and the SDK baseline beside it.
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { BlobServiceClient, StorageSharedKeyCredential } from '@azure/storage-blob';
+import { alternate } from '../lib/alternate.ts';
+import { section, type BenchContext } from '../lib/context.ts';
+import { ours } from '../lib/ours.ts';
+import { nodePut } from '../lib/peers.ts';
+import { evaluate, rowsTable } from '../lib/report.ts';
+import { failedSample, withHooks, type Contender } from '../lib/sample.ts';
+
+export const FILE_COUNT = 2400;
+export const FILE_SIZE_BYTES = 100 * 1024;
+
+export function smallFiles(ctx: BenchContext, label: string, method: string, processes: number, sockets: number, extra: readonly string[] = []) {
+  return ours(label, {
+    command: 'upload', tmpDir: ctx.tmpDir, env: () => ({ STORAGE_CONNECTION_STRING: ctx.azurite.current().connectionString }),
+    args: ['--upload-method', method, '--file-count', String(FILE_COUNT), '--file-size', '100KiB', '--processes', String(processes), '--max-sockets', String(sockets), ...extra],
+  });
+}
+
+/** Our small-files to a plain server: --url, no credentials; --keep, as the suite removes the files. */
+function smallFilesToUrl(ctx: BenchContext, label: string, url: string, processes: number, sockets: number) {
+  return ours(label, {
+    command: 'upload', tmpDir: ctx.tmpDir,
+    args: ['--url', url, '--upload-method', 'small-files', '--file-count', String(FILE_COUNT), '--file-size', '100KiB', '--processes', String(processes), '--max-sockets', String(sockets), '--keep'],
+  });
+}
+
+const NGINX_RAW = 'raw Node PUT loop -> nginx DAV (1x64)';
+const NGINX_OURS = ['ours small-files -> nginx DAV (1x64)', 'ours small-files -> nginx DAV (2x32)'];
+
+export async function uploads(ctx: BenchContext) {
+  const s = section('uploads', `2. Uploads: ${FILE_COUNT} x ${FILE_SIZE_BYTES / 1024} KiB`);
+  const host = ctx.azurite;
+  const RAW_CONTAINER = 'bench-raw-put';
+  const contenders: (Contender & { command?: string })[] = [];
+  /** Contenders that talk to nginx: their commands carry no Azurite connection string. */
+  const toNginx = new Set<Contender>();
+  if (ctx.nginx) {
+    const nginx = ctx.nginx;
+    // Each contender writes below its own folder, removed after every run (outside its timing).
+    const cleaned = <C extends Contender>(c: C, folder: (run: number) => string): C =>
+      withHooks(c, { after: async (run) => rmSync(join(nginx.davDir, folder(run)), { recursive: true, force: true }) });
+    contenders.push(
+      cleaned(nodePut(NGINX_RAW, { base: (run) => nginx.url(`dav/raw-${run}`), count: FILE_COUNT, sizeBytes: FILE_SIZE_BYTES, sockets: 64 }), (run) => `raw-${run}`),
+      cleaned(smallFilesToUrl(ctx, NGINX_OURS[0]!, nginx.url('dav/ours-1x64/'), 1, 64), () => 'ours-1x64'),
+      cleaned(smallFilesToUrl(ctx, NGINX_OURS[1]!, nginx.url('dav/ours-2x32/'), 2, 32), () => 'ours-2x32'),
+    );
+    for (const c of contenders) toNginx.add(c);
+  } else {
+    for (const [label, isOurs] of [[NGINX_RAW, false], [NGINX_OURS[0]!, true], [NGINX_OURS[1]!, true]] as const) {
+      contenders.push({ label, ours: isOurs, timing: isOurs ? 'in-tool wallMs' : 'in-process', skipped: `nginx ${ctx.nginxMissing}`, run: async () => failedSample('skipped') });
+    }
+  }
+  contenders.push(
+    host.fresh(
+      nodePut('raw Node PUT loop -> Azurite (1x64, SharedKey)', {
+        base: () => `${host.current().endpoint}/${RAW_CONTAINER}`, count: FILE_COUNT, sizeBytes: FILE_SIZE_BYTES, sockets: 64,
+        account: () => host.current().account, key: () => host.current().key,
+      }),
+      async (az) => {
+        const service = new BlobServiceClient(az.endpoint, new StorageSharedKeyCredential(az.account, az.key));
+        await service.getContainerClient(RAW_CONTAINER).create();
+      },
+    ),
+    host.fresh(smallFiles(ctx, 'ours small-files 1x64', 'small-files', 1, 64)),
+    host.fresh(smallFiles(ctx, 'ours small-files 2x32', 'small-files', 2, 32)),
+    host.fresh(smallFiles(ctx, 'SDK sdk-small-files 1x64', 'sdk-small-files', 1, 64)),
+  );
+  // The SDK baseline runs through blob-cacher but is the peer here.
+  contenders[contenders.length - 1]!.ours = false;
+
+  ctx.log('case 2: small-file uploads');
+  const rows = await alternate(contenders, { runs: ctx.runs, log: ctx.log });
+  s.notes.push(
+    `Every contender sends ${FILE_COUNT} Put Blob/PUT requests of ${FILE_SIZE_BYTES / 1024} KiB; payloads are made before the clock starts. ` +
+    'Azurite is blob-cacher\'s embedded Azurite (dist/target/azurite.js, in memory), hosted by the suite in its own process and started fresh for every run of every contender; ' +
+    'blob-cacher reaches it with a connection string in its environment (its own per-run embedded Azurite would sit in its coordinator, which is otherwise idle: the same).',
+    'Against nginx (DAV, `dav_methods PUT`) blob-cacher runs with `--url`: plain PUTs of the same names, verified afterwards by reading every file back ' +
+    '(outside its timing), `--keep` because this nginx refuses DELETE; the suite removes each contender\'s files after every run. ' +
+    'The raw Node loop to nginx is this machine\'s ceiling; against Azurite the comparable peer is the same raw loop, signing every request ' +
+    'with blob-cacher\'s SharedKey signer.',
+  );
+  s.tables.push(rowsTable(rows, { ops: true }));
+  s.rows.push(rows);
+  s.goals.push(
+    evaluate({ what: 'small-files >= 1.0x raw Node loop (same Azurite)', ours: ['ours small-files 1x64', 'ours small-files 2x32'], peer: 'raw Node PUT loop -> Azurite (1x64, SharedKey)', atLeast: 1.0 }, rows),
+    evaluate({ what: 'small-files >= 1.0x SDK (Azurite)', ours: ['ours small-files 1x64', 'ours small-files 2x32'], peer: 'SDK sdk-small-files 1x64', atLeast: 1.0 }, rows),
+    evaluate({ what: 'small-files >= 1.0x raw Node loop (nginx)', ours: NGINX_OURS, peer: NGINX_RAW, atLeast: 1.0 }, rows),
+  );
+  for (const c of contenders) if (c.command) s.commands.push(toNginx.has(c) ? c.command : `STORAGE_CONNECTION_STRING="<azurite>" ${c.command}`);
+  return s;
+}

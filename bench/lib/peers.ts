@@ -1,0 +1,122 @@
+// The peers as contenders: raw Node scripts, curl, aria2c and azcopy, each run as its own process.
+// Each takes its time from the tool itself where the tool reports one, else from the process wall.
+import { rmSync } from 'node:fs';
+import { dirname, basename, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DIST_DIR } from './ours.ts';
+import { runProcess, tail, type ProcResult } from './proc.ts';
+import { failedSample, type Contender, type Sample } from './sample.ts';
+import type { Tool } from './tools.ts';
+
+const PEERS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'peers');
+
+function fromJsonLine(r: ProcResult): Sample {
+  if (r.code !== 0) return failedSample(`exit ${r.code ?? r.signal}: ${tail(r, 2)}`, r.processMs);
+  const line = r.stdout.trim().split('\n').pop() ?? '{}';
+  const j = JSON.parse(line) as { ms: number; bytes: number; requests?: number; failed?: number; firstError?: number };
+  if (j.failed) return failedSample(`${j.failed} request(s) failed (first: HTTP ${j.firstError})`, r.processMs);
+  return { ok: true, transferMs: j.ms, processMs: r.processMs, bytes: j.bytes, requests: j.requests ?? 1, peakRssBytes: r.peakRssBytes, peakTreeRssBytes: r.peakTreeRssBytes };
+}
+
+function skippedContender(label: string, timing: string, why: string): Contender {
+  return { label, ours: false, timing, skipped: why, run: async () => failedSample(why) };
+}
+
+/** Raw Node http.get of the URL: dropped, hashed (`md5`), or piped to `outPath`. */
+export function nodeGet(label: string, url: string, opts: { md5?: boolean; outPath?: string } = {}): Contender {
+  const args = [join(PEERS_DIR, 'node-get.ts'), url, ...(opts.md5 ? ['--md5'] : []), ...(opts.outPath ? ['--out', opts.outPath] : [])];
+  return {
+    label, ours: false, timing: 'in-process',
+    run: async () => {
+      const s = fromJsonLine(await runProcess(process.execPath, args));
+      if (opts.outPath) rmSync(opts.outPath, { force: true });
+      return s;
+    },
+  };
+}
+
+/** Raw Node PUT loop: SOCKETS lanes, COUNT files of SIZE bytes under `base(run)`. */
+export function nodePut(label: string, opts: {
+  base: (run: number) => string; count: number; sizeBytes: number; sockets: number; account?: () => string; key?: () => string;
+}): Contender {
+  return {
+    label, ours: false, timing: 'in-process',
+    run: async (run) => {
+      const args = [join(PEERS_DIR, 'node-put.ts'), '--base', opts.base(run), '--count', String(opts.count), '--size-bytes', String(opts.sizeBytes), '--sockets', String(opts.sockets)];
+      if (opts.account) args.push('--account', opts.account());
+      const env = { ...process.env, BLOB_CACHER_DIST: DIST_DIR, ...(opts.key ? { BENCH_SHAREDKEY_KEY: opts.key() } : {}) };
+      return fromJsonLine(await runProcess(process.execPath, args, { env }));
+    },
+  };
+}
+
+/** curl -s, one stream; time from curl's own %{time_total}. */
+export function curl(label: string, tool: Tool, url: string, outPath: string, bytes: number): Contender {
+  if (!tool.path) return skippedContender(label, 'curl time_total', tool.missing ?? 'not installed');
+  return {
+    label, ours: false, timing: 'curl time_total',
+    run: async () => {
+      const r = await runProcess(tool.path!, ['-s', '-f', '-o', outPath, '-w', '%{time_total} %{size_download}', url]);
+      if (outPath !== '/dev/null') rmSync(outPath, { force: true });
+      if (r.code !== 0) return failedSample(`curl exit ${r.code}: ${tail(r, 1)}`, r.processMs);
+      const [secs, size] = r.stdout.trim().split(' ').map(Number);
+      if (size !== bytes) return failedSample(`curl got ${size} bytes, expected ${bytes}`, r.processMs);
+      return { ok: true, transferMs: secs! * 1000, processMs: r.processMs, bytes, requests: 1, peakRssBytes: r.peakRssBytes, peakTreeRssBytes: r.peakTreeRssBytes };
+    },
+  };
+}
+
+/** aria2c -xN -sN into a file (it has no discard); no own timer fine enough, so the process wall. */
+export function aria2c(label: string, tool: Tool, url: string, outPath: string, bytes: number, connections: number): Contender {
+  if (!tool.path) return skippedContender(label, 'process wall', tool.missing ?? 'not installed');
+  const args = [
+    `-x${connections}`, `-s${connections}`, '-k1M', '--file-allocation=none', '--allow-overwrite=true', '--auto-file-renaming=false',
+    '--console-log-level=warn', '--summary-interval=0', '--download-result=hide', '--check-certificate=false', '--no-conf',
+    '-d', dirname(outPath), '-o', basename(outPath), url,
+  ];
+  return {
+    label, ours: false, timing: 'process wall',
+    run: async () => {
+      const r = await runProcess(tool.path!, args);
+      rmSync(outPath, { force: true });
+      rmSync(`${outPath}.aria2`, { force: true });
+      if (r.code !== 0) return failedSample(`aria2c exit ${r.code}: ${tail(r, 1)}`, r.processMs);
+      return { ok: true, transferMs: r.processMs, processMs: r.processMs, bytes, requests: connections, peakRssBytes: r.peakRssBytes, peakTreeRssBytes: r.peakTreeRssBytes };
+    },
+  };
+}
+
+export interface AzcopyJob {
+  label: string;
+  /** Source and destination; a blob URL carries its SAS (Azurite's public key: nothing secret). */
+  from: (run: number) => string;
+  to: (run: number) => string;
+  fromTo: 'BlobLocal' | 'LocalBlob';
+  bytes: number;
+  extraArgs?: readonly string[];
+  after?: (run: number) => Promise<void> | void;
+}
+
+/**
+ * azcopy copy. Its job only ends on its 2-second progress tick, so its process wall (used here) is
+ * rounded up to a multiple of about 2 s; its own "Elapsed Time" summary has the same granularity.
+ */
+export function azcopy(tool: Tool, job: AzcopyJob, workDir: string): Contender {
+  if (!tool.path) return skippedContender(job.label, 'process wall', tool.missing ?? 'not installed');
+  const env = {
+    ...process.env,
+    AZCOPY_LOG_LOCATION: join(workDir, 'azcopy-logs'),
+    AZCOPY_JOB_PLAN_LOCATION: join(workDir, 'azcopy-plans'),
+    AZCOPY_DISABLE_SYSLOG: 'true',
+  };
+  return {
+    label: job.label, ours: false, timing: 'process wall (2 s ticks)',
+    run: async (run) => {
+      const args = ['copy', job.from(run), job.to(run), '--from-to', job.fromTo, '--output-level', 'quiet', ...(job.extraArgs ?? [])];
+      const r = await runProcess(tool.path!, args, { env, timeoutMs: 10 * 60_000 });
+      await job.after?.(run);
+      if (r.code !== 0) return failedSample(`azcopy exit ${r.code}: ${tail(r, 1).replace(/sig=[^&\s]+/g, 'sig=REDACTED')}`, r.processMs);
+      return { ok: true, transferMs: r.processMs, processMs: r.processMs, bytes: job.bytes, requests: 1, peakRssBytes: r.peakRssBytes, peakTreeRssBytes: r.peakTreeRssBytes };
+    },
+  };
+}

@@ -1,0 +1,114 @@
+// Tables in Markdown (readable on a console, pasteable into BENCHMARKS.md): one per measurement,
+// then the goals: ours against a named peer, as the ratio of throughputs (>1: ours faster).
+import { MiB, type Row } from './sample.ts';
+
+export interface Goal {
+  what: string;
+  /** Our contenders: the best (lowest median) of them is compared. */
+  ours: readonly string[];
+  /** The peer, or several: the best (lowest median) of them is compared. */
+  peer: string | readonly string[];
+  /** Ours must reach at least this fraction of the peer's throughput; unset: shown for information. */
+  atLeast?: number;
+  /** Compare process wall times instead of the tools' own transfer times. */
+  processWall?: boolean;
+}
+
+export interface GoalResult {
+  what: string;
+  ours: string;
+  peer: string;
+  ratio: number;
+  atLeast?: number;
+  reached: boolean | undefined;
+  note: string;
+  /** Goals that are not a throughput ratio (tracing cost, memory) say their value and target here. */
+  valueText?: string;
+  targetText?: string;
+}
+
+export interface Section {
+  id: string;
+  title: string;
+  notes: string[];
+  tables: string[];
+  rows: Row[][];
+  goals: GoalResult[];
+  commands: string[];
+}
+
+const num = (v: number, digits = 1) => (Number.isFinite(v) ? v.toFixed(digits) : '—');
+
+function table(header: readonly string[], body: readonly (readonly string[])[]): string {
+  const line = (cells: readonly string[]) => `| ${cells.join(' | ')} |`;
+  return [line(header), line(header.map(() => '---')), ...body.map(line)].join('\n');
+}
+
+export function rowsTable(rows: readonly Row[], opts: { ops?: boolean; rss?: boolean; cpu?: boolean } = {}): string {
+  const header = [
+    'contender', 'runs', 'median s', 'min–max s', opts.ops ? 'req/s' : 'MiB/s', 'process s',
+    ...(opts.rss === false ? [] : ['peak RSS MiB']), ...(opts.cpu ? ['worker CPU s/run'] : []), 'timing',
+  ];
+  const body = rows.map((r) => {
+    if (r.skipped) return [r.label, '0', `skipped (${r.skipped})`, '', '', '', ...(opts.rss === false ? [] : ['']), ...(opts.cpu ? [''] : []), r.timing];
+    const ok = r.samples.length - r.failed;
+    const runs = r.failed ? `${ok} (+${r.failed} failed)` : String(ok);
+    const med = ok ? num(r.medianMs / 1000, 2) : `failed: ${(r.error ?? '').slice(0, 120)}`;
+    return [
+      r.ours ? `**${r.label}**` : r.label,
+      runs,
+      med,
+      ok ? `${num(r.minMs / 1000, 2)}–${num(r.maxMs / 1000, 2)}` : '',
+      ok ? (opts.ops ? num(r.medianOpsPerSecond, 0) : num(r.medianMiBps, 0)) : '',
+      ok ? num(r.medianProcessMs / 1000, 2) : '',
+      ...(opts.rss === false ? [] : [ok && r.peakTreeRssBytes ? num(r.peakTreeRssBytes / MiB, 0) : '—']),
+      ...(opts.cpu ? [r.cpuMsPerRun !== undefined ? num(r.cpuMsPerRun / 1000, 2) : '—'] : []),
+      r.timing,
+    ];
+  });
+  return table(header, body);
+}
+
+export function evaluate(goal: Goal, rows: readonly Row[]): GoalResult {
+  const pick = (r: Row) => (goal.processWall ? r.medianProcessMs : r.medianMs);
+  const measured = (r: Row) => !r.skipped && r.samples.length > r.failed;
+  const best = (labels: readonly string[]) => rows.filter((r) => labels.includes(r.label) && measured(r)).sort((a, b) => pick(a) - pick(b))[0];
+  const peers = typeof goal.peer === 'string' ? [goal.peer] : goal.peer;
+  const ours = best(goal.ours);
+  const peer = best(peers) ?? rows.find((r) => peers.includes(r.label));
+  const base = { what: goal.what, peer: peer?.label ?? peers.join(' / '), atLeast: goal.atLeast };
+  if (!peer) return { ...base, ours: ours?.label ?? '—', ratio: NaN, reached: undefined, note: 'peer not in this run' };
+  if (peer.skipped) return { ...base, ours: ours?.label ?? '—', ratio: NaN, reached: undefined, note: `skipped: ${peer.skipped}` };
+  if (!ours) return { ...base, ours: goal.ours.join(' / '), ratio: NaN, reached: false, note: 'ours failed' };
+  if (peer.samples.length === peer.failed) return { ...base, ours: ours.label, ratio: NaN, reached: undefined, note: `peer failed: ${peer.error ?? ''}` };
+  const ratio = pick(peer) / pick(ours);
+  const reached = goal.atLeast === undefined ? undefined : ratio >= goal.atLeast;
+  return { ...base, ours: ours.label, ratio, reached, note: goal.processWall ? 'process wall times' : '' };
+}
+
+export function goalsTable(goals: readonly GoalResult[]): string {
+  return table(
+    ['goal', 'ours (best)', 'peer', 'ours/peer throughput (or value)', 'target', 'reached'],
+    goals.map((g) => [
+      g.what, g.ours, g.peer,
+      g.valueText ?? (Number.isFinite(g.ratio) ? `${g.ratio.toFixed(2)}x` : '—'),
+      g.targetText ?? (g.atLeast === undefined ? '(info)' : `>= ${g.atLeast}x`),
+      g.reached === undefined
+        ? (g.atLeast === undefined && Number.isFinite(g.ratio) ? (g.note || '') : `n/a${g.note ? ` (${g.note})` : ''}`)
+        : `${g.reached ? 'yes' : 'no'}${g.note ? ` (${g.note})` : ''}`,
+    ]),
+  );
+}
+
+export function keyValueTable(pairs: readonly (readonly [string, string])[]): string {
+  return table(['measure', 'value'], pairs);
+}
+
+export function renderSection(s: Section): string {
+  const parts = [`## ${s.title}`, ''];
+  for (const n of s.notes) parts.push(n, '');
+  for (const t of s.tables) parts.push(t, '');
+  if (s.goals.length) parts.push(goalsTable(s.goals), '');
+  if (s.commands.length) parts.push('Commands (one run; the suite passes `--runs 1 --results <tmp> --log-level warn --format json` and a peak-RSS preload):', '', '```sh', ...s.commands, '```', '');
+  return parts.join('\n');
+}

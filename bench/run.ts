@@ -1,0 +1,211 @@
+// The benchmark suite's entry (`npm run bench`): blob-cacher against its peers on this machine.
+// It finds or installs the peers, starts its own nginx and Azurites, runs the cases, prints one table
+// per measurement and writes them to results/bench-<time>.md and .json. Never part of the tests.
+//
+//   node bench/run.ts [--cases 1,2,3,4,5,6] [--runs 3] [--large-size 1GiB] [--memory-size 10GiB]
+//                     [--upload-size 256MiB] [--no-install] [--keep-tmp] [--update BENCHMARKS.md]
+// --update replaces what lies between the file's `<!-- bench:begin -->` and `<!-- bench:end -->`
+// markers with this run's report, keeping the hand-written analysis around it.
+// BLOB_CACHER_DIST=<dir> measures another build than ./dist.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { cpus, loadavg, totalmem, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import type * as Content from '../dist/fixtures/content.js';
+import { azuriteCase } from './cases/azurite.ts';
+import { machine } from './cases/machine.ts';
+import { memory } from './cases/memory.ts';
+import { nginxDownload } from './cases/nginx-download.ts';
+import { tracing } from './cases/tracing.ts';
+import { uploads } from './cases/uploads.ts';
+import { azuriteHost, type AzuriteHost } from './lib/azurite.ts';
+import type { BenchContext } from './lib/context.ts';
+import { startNginx, type Nginx } from './lib/nginx.ts';
+import { killChildren } from './lib/proc.ts';
+import { checkBuild, distImport, DIST_DIR, REPO_DIR } from './lib/ours.ts';
+import { goalsTable, renderSection, type Section } from './lib/report.ts';
+import { GiB, MiB } from './lib/sample.ts';
+import { findAzcopy, findDebianTools } from './lib/tools.ts';
+
+const { values: flags } = parseArgs({
+  options: {
+    cases: { type: 'string', default: '1,2,3,4,5,6' },
+    runs: { type: 'string', default: '3' },
+    'large-size': { type: 'string', default: '1GiB' },
+    'memory-size': { type: 'string', default: '10GiB' },
+    'upload-size': { type: 'string', default: '256MiB' },
+    'no-install': { type: 'boolean', default: false },
+    'keep-tmp': { type: 'boolean', default: false },
+    update: { type: 'string' },
+  },
+});
+
+function bytesOf(raw: string): number {
+  const m = /^(\d+)(KiB|MiB|GiB)$/i.exec(raw.trim());
+  if (!m) throw new Error(`bad size "${raw}": use e.g. 512MiB or 1GiB`);
+  return Number(m[1]) * { kib: 1024, mib: MiB, gib: GiB }[m[2]!.toLowerCase() as 'kib' | 'mib' | 'gib'];
+}
+
+const log = (line: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+const selected = new Set(flags.cases.split(',').map((c) => c.trim()));
+const runs = Number(flags.runs);
+if (!Number.isInteger(runs) || runs < 1) throw new Error('--runs must be a whole number >= 1');
+const largeSizeBytes = bytesOf(flags['large-size']);
+
+const buildProblem = checkBuild();
+if (buildProblem) {
+  process.stderr.write(`bench: ${buildProblem}\n`);
+  process.exit(2);
+}
+
+function git(args: string[]): string {
+  try {
+    return execFileSync('git', args, { cwd: REPO_DIR, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return '?';
+  }
+}
+
+async function writeLargeFile(path: string, bytes: number): Promise<void> {
+  const { contentPieces, FIXTURE_SEED } = await distImport<typeof Content>('fixtures/content.js');
+  const fh = await open(path, 'w');
+  try {
+    for (const piece of contentPieces(FIXTURE_SEED, 0, bytes)) await fh.write(piece);
+  } finally {
+    await fh.close();
+  }
+}
+
+const started = new Date();
+const stamp = started.toISOString().replace(/[-:]/g, '').replace(/\..*$/, '');
+const tmpDir = mkdtempSync(join(tmpdir(), 'blob-cacher-bench-'));
+const sections: Section[] = [];
+let nginx: Nginx | undefined;
+let azurite: AzuriteHost | undefined;
+
+let cleaning: Promise<void> | undefined;
+function cleanup(): Promise<void> {
+  cleaning ??= (async () => {
+    killChildren();
+    await nginx?.stop().catch(() => {});
+    await azurite?.stop().catch(() => {});
+    if (!flags['keep-tmp']) rmSync(tmpDir, { recursive: true, force: true });
+  })();
+  return cleaning;
+}
+for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(sig, () => {
+    log(`${sig}: cleaning up`);
+    void cleanup().then(() => process.exit(sig === 'SIGINT' ? 130 : 143));
+  });
+}
+
+const environment = {
+  date: started.toISOString(),
+  cpuModel: cpus()[0]?.model ?? '?',
+  cores: cpus().length,
+  memoryGiB: +(totalmem() / GiB).toFixed(1),
+  node: process.version,
+  git: `${git(['rev-parse', '--short', 'HEAD'])}${git(['status', '--porcelain', '--', 'src']) ? ' (src has uncommitted changes)' : ''}`,
+  dist: DIST_DIR,
+  runs,
+};
+
+function header(): string {
+  return [
+    `# blob-cacher benchmark, ${environment.date}`,
+    '',
+    `Machine: ${environment.cores} cores (${environment.cpuModel}), ${environment.memoryGiB} GiB; Node ${environment.node}; ` +
+    `blob-cacher ${environment.git}, build ${environment.dist}; ${runs} measured runs per contender, alternating.`,
+    '',
+    'Reading the tables: **bold** rows are blob-cacher. "median s" is the transfer as each tool times it (column "timing"); ' +
+    '"process s" is spawn to exit (start-up and verification included); "peak RSS MiB" is the highest RSS of all the contender\'s processes ' +
+    'together (blob-cacher: coordinator plus workers), sampled every 20 ms. Ratios are ours/peer throughput from medians (> 1: ours faster).',
+    '',
+  ].join('\n');
+}
+
+function render(): string {
+  const goals = sections.flatMap((s) => s.goals);
+  return [header(), ...sections.map(renderSection), '## Goals', '', goalsTable(goals), ''].join('\n');
+}
+
+const BEGIN = '<!-- bench:begin -->';
+const END = '<!-- bench:end -->';
+
+/** Puts the report between the markers of a hand-written document (once the whole suite has run). */
+function updateDocument(path: string, report: string): void {
+  const doc = readFileSync(path, 'utf8');
+  const a = doc.indexOf(BEGIN);
+  const b = doc.indexOf(END);
+  if (a < 0 || b < a) throw new Error(`${path} has no ${BEGIN} … ${END} markers to put the report between`);
+  // The report's own title becomes a subsection of the document.
+  const body = report.replace(/^# /m, '## ').replace(/^## (?=\d|Goals)/gm, '### ');
+  writeFileSync(path, `${doc.slice(0, a + BEGIN.length)}\n${body}\n${doc.slice(b)}`);
+}
+
+function save(): string {
+  const dir = join(REPO_DIR, 'results');
+  mkdirSync(dir, { recursive: true });
+  const md = join(dir, `bench-${stamp}.md`);
+  writeFileSync(md, render());
+  writeFileSync(join(dir, `bench-${stamp}.json`), `${JSON.stringify({ environment, sections: sections.map((s) => ({ ...s, tables: undefined })) }, null, 2)}\n`);
+  return md;
+}
+
+try {
+  log(`temp dir ${tmpDir}; measuring ${DIST_DIR}`);
+  const tools = await findDebianTools(['curl', 'aria2c', 'nginx', 'iperf3', 'dd', 'fallocate'], { install: !flags['no-install'], log });
+  const azcopy = await findAzcopy(tmpDir, { install: !flags['no-install'], log });
+  for (const t of [...tools.values(), azcopy]) log(`${t.name}: ${t.path ?? `skipped: ${t.missing}`}`);
+
+  let nginxMissing: string | undefined;
+  const nginxTool = tools.get('nginx')!;
+  const largeName = 'large.bin';
+  if (nginxTool.path) {
+    try {
+      nginx = await startNginx(nginxTool.path, join(tmpDir, 'nginx'));
+      log(`nginx on 127.0.0.1:${nginx.port}`);
+      if (['1', '4'].some((c) => selected.has(c))) {
+        log(`writing the ${largeSizeBytes / MiB} MiB source file`);
+        await writeLargeFile(join(nginx.rootDir, largeName), largeSizeBytes);
+      }
+    } catch (err) {
+      nginxMissing = `failed to start: ${(err as Error).message}`;
+    }
+  } else {
+    nginxMissing = nginxTool.missing;
+  }
+
+  azurite = await azuriteHost();
+  const ctx: BenchContext = { tmpDir, runs, largeSizeBytes, largeName, tools, azcopy, nginx, nginxMissing, log, azurite };
+
+  const cases: [string, () => Promise<Section>][] = [
+    ['1', () => nginxDownload(ctx)],
+    ['2', () => uploads(ctx)],
+    ['3', () => azuriteCase(ctx, bytesOf(flags['upload-size']))],
+    ['4', () => tracing(ctx, Math.max(runs, 5))],
+    ['5', () => memory(ctx, bytesOf(flags['memory-size']))],
+    ['6', () => machine(ctx)],
+  ];
+  for (const [id, run] of cases) {
+    if (!selected.has(id)) continue;
+    const load0 = loadavg()[0]!;
+    const t0 = performance.now();
+    const s = await run();
+    s.notes.push(`_Took ${((performance.now() - t0) / 1000).toFixed(0)} s; 1-minute load average ${load0.toFixed(1)} before, ${loadavg()[0]!.toFixed(1)} after (${environment.cores} cores)._`);
+    sections.push(s);
+    process.stdout.write(`\n${renderSection(s)}\n`);
+    save();
+  }
+  process.stdout.write(`\n## Goals\n\n${goalsTable(sections.flatMap((s) => s.goals))}\n\n`);
+  log(`written ${save()} (${((Date.now() - started.getTime()) / 60_000).toFixed(1)} min)`);
+  if (flags.update) {
+    updateDocument(flags.update, render());
+    log(`updated ${flags.update}`);
+  }
+} finally {
+  await cleanup();
+}
