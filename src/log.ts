@@ -46,9 +46,16 @@ const redacting = winston.format((info) => {
   return info;
 });
 
-export const log = winston.createLogger({
+/**
+ * Drops lines below the level before any formatting: winston runs the whole format pipeline (the
+ * redaction's regular expressions, the timestamp) for every call and filters only in the transport.
+ */
+const belowLevel = winston.format((info) => (log.isLevelEnabled(info.level) ? info : false));
+
+export const log: winston.Logger = winston.createLogger({
   level: 'info',
   format: winston.format.combine(
+    belowLevel(),
     redacting(),
     winston.format.timestamp(),
     winston.format.printf(({ level, message, timestamp, ...meta }) => {

@@ -119,6 +119,21 @@ describe('small-files to an in-memory PUT server', () => {
     expect(s.log.gets).toBe(50);
   });
 
+  it('queueing for a socket shows as wait: never more than MAX_SOCKETS PUTs at once, later ones waited for them', async () => {
+    const s = await server({ delayMs: 40 });
+    const run = await runUpload(config(`${s.url}/dav/`, { fileCount: 12, processes: 1, maxSockets: 3, keep: true }));
+    const r = verifiedResult(run);
+    expect(s.log.maxConcurrentPuts).toBeLessThanOrEqual(3);
+    // 12 PUTs of >= 40 ms each through 3 sockets: four rounds; the last round waited for three.
+    const waits = r.records.map((rec) => rec.phases.wait ?? 0).sort((a, b) => a - b);
+    expect(waits.slice(0, 3).every((w) => w < 40)).toBe(true);
+    expect(waits.slice(-3).every((w) => w >= 110)).toBe(true);
+    for (const rec of r.records) {
+      const sum = Object.values(rec.phases).reduce((a, b) => a + (b ?? 0), 0);
+      expect(Math.abs(sum - rec.totalMs)).toBeLessThan(0.01);
+    }
+  });
+
   it('without --keep, every file and the probe are deleted afterwards', async () => {
     const s = await server();
     const run = await runUpload(config(`${s.url}/dav`, { fileCount: 20, processes: 1 }));

@@ -40,9 +40,10 @@ interface Attempts {
 async function withRetries(
   job: WorkerJob, item: WorkItem, label: string,
   attempt: (n: number) => Promise<{ result: TracedResult; error?: string; retryable: boolean }>,
+  queuedAt?: number,
 ): Promise<OpRecord> {
   const policy: RetryPolicy = { maxRetries: job.maxRetries, baseDelayMs: 100, maxDelayMs: 10_000 };
-  const started = performance.now();
+  const started = queuedAt ?? performance.now();
   const counts: Attempts = { retries: 0, throttled: 0, backoffMs: 0 };
   for (let n = 0; ; n++) {
     const tryStarted = performance.now();
@@ -50,7 +51,7 @@ async function withRetries(
     if (isThrottle(result.status)) counts.throttled++;
     if (error && retryable && n < policy.maxRetries) {
       const delay = retryAfterMs(result.headers, policy.maxDelayMs) ?? backoffMs(n, policy);
-      log.verbose(`${label}: ${error}; retry ${n + 1}/${policy.maxRetries} in ${delay} ms`);
+      if (log.isVerboseEnabled()) log.verbose(`${label}: ${error}; retry ${n + 1}/${policy.maxRetries} in ${delay} ms`);
       counts.retries++;
       counts.backoffMs += delay;
       await sleep(delay);
@@ -58,7 +59,7 @@ async function withRetries(
     }
     const phases = n > 0 ? { retry: tryStarted - started, ...result.phases } : result.phases;
     const totalMs = n > 0 ? tryStarted - started + result.totalMs : result.totalMs;
-    log.debug(`${label} ${result.status} ${result.bytes}B ${totalMs.toFixed(1)}ms reused=${result.reused}${n ? ` retries=${n}` : ''}${error ? ` error=${error}` : ''}`);
+    if (log.isDebugEnabled()) log.debug(`${label} ${result.status} ${result.bytes}B ${totalMs.toFixed(1)}ms reused=${result.reused}${n ? ` retries=${n}` : ''}${error ? ` error=${error}` : ''}`);
     return {
       ...toRecord(job, item, { ...result, totalMs, phases, startEpochMs: performance.timeOrigin + started }, error),
       ...counts,
@@ -66,19 +67,19 @@ async function withRetries(
   }
 }
 
-export async function runGet(ctx: ExecContext, item: WorkItem, sink: Sink): Promise<OpRecord> {
+export async function runGet(ctx: ExecContext, item: WorkItem, sink: Sink, queuedAt?: number): Promise<OpRecord> {
   const { job, signer, agent, pool } = ctx;
   const url = signer.blobUrl(item.blob);
   const writer = sink.writer(item);
   const first = item.range?.offsetBytes ?? 0;
   let received = 0;
-  const record = await withRetries(job, item, `${job.strategy} GET ${item.blob ?? url.host} #${item.index}`, async () => {
+  const record = await withRetries(job, item, `${job.strategy} GET ${item.blob ?? url.host} #${item.index}`, async (n) => {
     // A retry resumes where the body broke: only the bytes not yet delivered are asked for.
     const extra: Record<string, string> = {};
     const ranged = item.range !== undefined || received > 0;
     if (ranged) extra[job.target.kind === 'blob' ? 'x-ms-range' : 'range'] = `bytes=${first + received}-${first + item.lengthBytes - 1}`;
     const headers = signer.headers('GET', url, extra);
-    log.silly(`GET ${url.toString()} ${JSON.stringify(headers)}`);
+    if (log.isSillyEnabled()) log.silly(`GET ${url.toString()} ${JSON.stringify(headers)}`);
     const before = received;
     const onData = (chunk: Buffer) => {
       const room = item.lengthBytes - received;
@@ -89,7 +90,10 @@ export async function runGet(ctx: ExecContext, item: WorkItem, sink: Sink): Prom
     const expectStatus = ranged ? [206] : [200];
     const result = pool
       ? await rawGet({ url, headers, pool, timeoutMs: job.timeoutMs, trace: job.trace, expectStatus, onData })
-      : await tracedRequest({ url, method: 'GET', headers, agent, timeoutMs: job.timeoutMs, highWaterMark: job.bufferSizeBytes, trace: job.trace, expectStatus, onData });
+      : await tracedRequest({
+        url, method: 'GET', headers, agent, timeoutMs: job.timeoutMs, highWaterMark: job.bufferSizeBytes, trace: job.trace, expectStatus, onData,
+        queuedAt: n === 0 ? queuedAt : undefined,
+      });
     result.bytes = received - before;
     if (ranged && result.status === 200) {
       return { result, error: `server ignored the Range header (HTTP 200 where 206 was expected)`, retryable: false };
@@ -98,7 +102,7 @@ export async function runGet(ctx: ExecContext, item: WorkItem, sink: Sink): Prom
       return { result, error: `SHORT_BODY: ${received} of ${item.lengthBytes} bytes`, retryable: true };
     }
     return { result, error: result.error, retryable: result.error !== undefined && isRetryable(result) };
-  });
+  }, queuedAt);
   await writer.done();
   record.bytes = received;
   return record;
@@ -108,7 +112,7 @@ export async function runGet(ctx: ExecContext, item: WorkItem, sink: Sink): Prom
  * Put Blob, or Put Block when the item has a block id; to a plain URL, a plain PUT with only its
  * Content-Length, answered 200, 201 (created) or 204 (overwritten). `bytes` counts what was sent.
  */
-export async function runPut(ctx: ExecContext, item: WorkItem, payload: Buffer): Promise<OpRecord> {
+export async function runPut(ctx: ExecContext, item: WorkItem, payload: Buffer, queuedAt?: number): Promise<OpRecord> {
   const { job, signer, agent } = ctx;
   const url = signer.blobUrl(item.blob);
   const extra: Record<string, string> = { 'content-length': String(payload.length) };
@@ -121,12 +125,12 @@ export async function runPut(ctx: ExecContext, item: WorkItem, payload: Buffer):
     extra['content-type'] = 'application/octet-stream';
   }
   const expectStatus = plain ? PLAIN_PUT_STATUSES : [201];
-  const record = await withRetries(job, item, `${job.strategy} PUT ${item.blob} #${item.index}`, async () => {
+  const record = await withRetries(job, item, `${job.strategy} PUT ${item.blob} #${item.index}`, async (n) => {
     const headers = signer.headers('PUT', url, { ...extra });
-    log.silly(`PUT ${url.toString()} ${JSON.stringify(headers)}`);
-    const result = await tracedRequest({ url, method: 'PUT', headers, agent, body: payload, timeoutMs: job.timeoutMs, expectStatus, trace: job.trace });
+    if (log.isSillyEnabled()) log.silly(`PUT ${url.toString()} ${JSON.stringify(headers)}`);
+    const result = await tracedRequest({ url, method: 'PUT', headers, agent, body: payload, timeoutMs: job.timeoutMs, expectStatus, trace: job.trace, queuedAt: n === 0 ? queuedAt : undefined });
     return { result, error: result.error, retryable: result.error !== undefined && isRetryable(result) };
-  });
+  }, queuedAt);
   record.bytes = record.error ? 0 : payload.length;
   return record;
 }

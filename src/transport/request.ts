@@ -30,6 +30,11 @@ export interface TracedRequestOptions {
   timeoutMs?: number;
   /** False measures only the total: no per-phase listeners (to measure what tracing costs). */
   trace?: boolean;
+  /**
+   * When the request was issued, if it was held in the worker's own queue before being created
+   * (performance.now() clock): its `wait` starts there, as it would have in the agent's queue.
+   */
+  queuedAt?: number;
 }
 
 export function createAgent(url: URL, maxSockets: number): http.Agent {
@@ -39,7 +44,7 @@ export function createAgent(url: URL, maxSockets: number): http.Agent {
 
 export function tracedRequest(opts: TracedRequestOptions): Promise<TracedResult> {
   return new Promise((resolve) => {
-    const tracer = new RequestTracer();
+    const tracer = new RequestTracer(opts.queuedAt);
     const transport = opts.url.protocol === 'https:' ? https : http;
     let bytes = 0;
     let settled = false;

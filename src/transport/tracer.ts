@@ -12,8 +12,9 @@ export class RequestTracer {
   /** Epoch milliseconds of the start, comparable across processes (timeOrigin + now). */
   readonly startEpochMs: number;
 
-  constructor() {
-    const now = performance.now();
+  /** `startAt`: when the request was really asked for, if it waited in a queue before being created. */
+  constructor(startAt?: number) {
+    const now = startAt ?? performance.now();
     this.t.start = now;
     this.startEpochMs = performance.timeOrigin + now;
   }

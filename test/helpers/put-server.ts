@@ -13,6 +13,8 @@ export interface PutServerOptions {
   putStatus?: number;
   /** Stores the files whose path this matches with one byte flipped (in the middle). */
   corrupt?: (path: string) => boolean;
+  /** Holds every PUT's answer this long after its body arrived. */
+  delayMs?: number;
 }
 
 export interface PutServerLog {
@@ -21,6 +23,8 @@ export interface PutServerLog {
   deletes: number;
   /** Request headers of every PUT. */
   putHeaders: http.IncomingHttpHeaders[];
+  /** The most PUTs in progress at one moment. */
+  maxConcurrentPuts: number;
 }
 
 export interface PutServer {
@@ -34,15 +38,18 @@ export interface PutServer {
 
 export async function startPutServer(options: PutServerOptions = {}): Promise<PutServer> {
   const files = new Map<string, Buffer>();
-  const log: PutServerLog = { puts: 0, gets: 0, deletes: 0, putHeaders: [] };
+  const log: PutServerLog = { puts: 0, gets: 0, deletes: 0, putHeaders: [], maxConcurrentPuts: 0 };
+  let putsInProgress = 0;
   const server = http.createServer((req, res) => {
     const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
     if (req.method === 'PUT') {
       log.puts++;
       log.putHeaders.push(req.headers);
+      log.maxConcurrentPuts = Math.max(log.maxConcurrentPuts, ++putsInProgress);
+      res.on('close', () => putsInProgress--);
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
+      req.on('end', () => void setTimeout(() => {
         if (options.refusePut) return void res.writeHead(options.refusePut).end();
         const body = Buffer.concat(chunks);
         if (options.corrupt?.(path) && body.length) {
@@ -52,7 +59,7 @@ export async function startPutServer(options: PutServerOptions = {}): Promise<Pu
         const existed = files.has(path);
         files.set(path, body);
         res.writeHead(options.putStatus ?? (existed ? 204 : 201)).end();
-      });
+      }, options.delayMs ?? 0));
       return;
     }
     if (req.method === 'GET') {
