@@ -1,7 +1,7 @@
 // The CLI at its noisiest (LOG_LEVEL=silly) against a real Azurite: no account key, SAS signature or
 // connection string may reach stdout or stderr, in the coordinator or in any worker.
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -84,5 +84,25 @@ describe('no secret in the output at LOG_LEVEL=silly', () => {
       'connection string': cs,
       'account key': azurite.key,
     });
+  });
+
+  it('a blob URL carrying its own SAS, as --url: masked in the output and in the results file', async () => {
+    // Fixtures first, through the account key, then the same blob as a plain Range-capable URL.
+    const cs = `DefaultEndpointsProtocol=http;AccountName=${azurite.account};AccountKey=${azurite.key};BlobEndpoint=${azurite.endpoint}`;
+    const prep = await runCli({ STORAGE_CONNECTION_STRING: cs, STORAGE_CONTAINER: 'secrets-url', SOURCE_METHOD: 'single', LOG_LEVEL: 'error' });
+    expect(prep.code, prep.output).toBe(0);
+    const sas = accountSas(azurite);
+    const sig = new URLSearchParams(sas).get('sig')!;
+    const url = `${azurite.endpoint}/secrets-url/large.file?${sas}`;
+    const resultsDir = join(cwd, 'url-results');
+    const { code, output } = await runCli({ URL: url, SOURCE_METHOD: 'chunked', RESULTS: join(resultsDir, 'r.json') });
+    expect(code, output).toBe(0);
+    expect(output).toMatch(/^\d+\s+chunked\s.*\sok$/m);
+    expect(output).toMatch(/ silly: GET \S+large\.file\?\S*sig=\[redacted\]/);
+    const results = await readFile(join(resultsDir, 'r.json'), 'utf8');
+    expect(results).toContain('sig=[redacted]');
+    for (const text of [output, results]) {
+      expectAbsent(text, { 'SAS signature': sig, 'URL-encoded SAS signature': encodeURIComponent(sig), SAS: sas });
+    }
   });
 });

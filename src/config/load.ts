@@ -4,6 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve as resolvePath } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { parse as parseDotenv } from 'dotenv';
+import { redact } from '../log.js';
 import { ConfigError } from './errors.js';
 import { formatBytes } from './sizes.js';
 import { DOWNLOAD_OPTIONS, UPLOAD_OPTIONS, type DownloadMethod, type HttpClient, type LogLevel, type OptionSpec, type ReportFormat, type SinkKind, type UploadMethod } from './options.js';
@@ -340,6 +341,8 @@ export function redactedConfig(config: DownloadConfig | UploadConfig): Record<st
   const target =
     c.kind === 'key' ? { kind: c.kind, account: c.account, endpoint: c.endpoint, key: '[redacted]' }
     : c.kind === 'sas' ? { kind: c.kind, account: c.account, endpoint: c.endpoint, sas: '[redacted]' }
+    // A URL may carry a SAS of its own (?…&sig=…): its signature never reaches a results file.
+    : c.kind === 'url' ? { kind: c.kind, url: redact(c.url) }
     : c;
   return { ...config, credentials: target };
 }
