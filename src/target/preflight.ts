@@ -1,5 +1,7 @@
 // Checks a target before anything is measured, so that wrong credentials, a missing object or an
 // unreachable host end with one line (exit 2) instead of a run full of failed requests.
+import http from 'node:http';
+import https from 'node:https';
 import type { ContainerClient } from '@azure/storage-blob';
 import { ConfigError } from '../config/errors.js';
 import { PLAIN_PUT_STATUSES } from './target.js';
@@ -11,6 +13,31 @@ function networkCode(err: unknown): string | undefined {
     if (e.code && NETWORK_CODES.has(e.code)) return e.code;
   }
   return undefined;
+}
+
+interface PlainAnswer {
+  status: number;
+  statusText: string;
+  headers: http.IncomingHttpHeaders;
+}
+
+/**
+ * One request through node:http, its body read and dropped. Not fetch: fetch refuses ports it
+ * deems unsafe (6000, 6665, …), which our GET and PUT clients reach fine.
+ */
+function plainRequest(url: URL | string, method: 'HEAD' | 'PUT' | 'DELETE', body?: Buffer): Promise<PlainAnswer> {
+  const u = new URL(url);
+  const transport = u.protocol === 'https:' ? https : http;
+  return new Promise((resolve, reject) => {
+    const req = transport.request(u, { method, headers: body ? { 'content-length': String(body.length) } : {}, timeout: 30_000 }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, statusText: res.statusMessage ?? '', headers: res.headers }));
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(Object.assign(new Error('no answer in 30 s'), { code: 'ETIMEDOUT' })));
+    req.on('error', reject);
+    req.end(body);
+  });
 }
 
 /** The container exists (or is created) and the credentials are accepted. */
@@ -34,20 +61,20 @@ export async function preflightContainer(container: ContainerClient, label: stri
 export async function preflightUrl(url: string): Promise<number> {
   const shown = new URL(url);
   shown.search = '';
-  let res: Response;
+  let res: PlainAnswer;
   try {
-    res = await fetch(url, { method: 'HEAD', signal: AbortSignal.timeout(30_000) });
+    res = await plainRequest(url, 'HEAD');
   } catch (err) {
-    throw new ConfigError(`cannot reach ${shown.host} (${networkCode(err) ?? (err as Error).message}); check --url`);
+    throw new ConfigError(`cannot reach ${shown.host} (${fetchFailure(err)}); check --url`);
   }
   if (res.status === 404) throw new ConfigError(`${shown} answered 404 Not Found; check --url`);
   if (res.status === 401 || res.status === 403) throw new ConfigError(`${shown} answered ${res.status}: access denied; check --url (a SAS in it may have expired)`);
-  const len = res.headers.get('content-length');
-  if (!res.ok || len === null) throw new ConfigError(`HEAD ${shown} gave HTTP ${res.status} without a Content-Length; give a URL to a file`);
+  const len = res.headers['content-length'];
+  if (res.status < 200 || res.status > 299 || len === undefined) throw new ConfigError(`HEAD ${shown} gave HTTP ${res.status} without a Content-Length; give a URL to a file`);
   return Number(len);
 }
 
-/** fetch says only "fetch failed": the reason is in its cause. */
+/** A network error's code, or its message (a wrapped error's cause says more). */
 function fetchFailure(err: unknown): string {
   const e = err as Error & { cause?: Error };
   return networkCode(err) ?? e.cause?.message ?? e.message;
@@ -63,12 +90,8 @@ const PROBE_BODY = Buffer.from('blob-cacher upload probe\n');
 export async function preflightUrlUpload(base: string, probe: URL): Promise<{ deleteRefused?: string }> {
   const shown = new URL(base);
   shown.search = '';
-  const request = async (method: 'PUT' | 'DELETE') => {
-    const res = await fetch(probe, { method, body: method === 'PUT' ? PROBE_BODY : undefined, redirect: 'manual', signal: AbortSignal.timeout(30_000) });
-    await res.arrayBuffer();
-    return res;
-  };
-  let put: Response;
+  const request = (method: 'PUT' | 'DELETE') => plainRequest(probe, method, method === 'PUT' ? PROBE_BODY : undefined);
+  let put: PlainAnswer;
   try {
     put = await request('PUT');
   } catch (err) {
@@ -84,7 +107,7 @@ export async function preflightUrlUpload(base: string, probe: URL): Promise<{ de
   }
   try {
     const del = await request('DELETE');
-    return del.ok ? {} : { deleteRefused: `HTTP ${del.status}${del.statusText ? ` ${del.statusText}` : ''}` };
+    return del.status >= 200 && del.status <= 299 ? {} : { deleteRefused: `HTTP ${del.status}${del.statusText ? ` ${del.statusText}` : ''}` };
   } catch (err) {
     return { deleteRefused: fetchFailure(err) };
   }
