@@ -314,6 +314,29 @@ describe('raw GET client: the wire, byte by byte', () => {
     }
   });
 
+  it('a body framed by the connection\'s close (no Content-Length) ends cleanly at the close', async () => {
+    const payload = BODY.subarray(0, 200_000);
+    const srv = await rawServer((s) => {
+      s.once('data', () => {
+        s.write('HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n');
+        s.write(payload.subarray(0, 100_000));
+        setTimeout(() => s.end(payload.subarray(100_000)), 20);
+      });
+    });
+    try {
+      const pool = poolFor(srv.url, 1);
+      const { r, body } = await get(pool, `${srv.url}/`);
+      expect(r.error).toBeUndefined();
+      expect(md5(body)).toBe(md5(payload));
+      // The slot came back: the next request opens a new connection and is not stuck.
+      const again = await get(pool, `${srv.url}/`);
+      expect(again.r.error).toBeUndefined();
+      expect(again.r.reused).toBe(false);
+    } finally {
+      await srv.stop();
+    }
+  });
+
   it('a 100 Continue before the answer is skipped', async () => {
     const srv = await rawServer((s) => {
       s.once('data', () => s.write('HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok'));

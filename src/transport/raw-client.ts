@@ -35,8 +35,11 @@ class Conn {
   readonly socket: net.Socket;
   reader: Reader | undefined;
   closed = false;
-  /** Set when the socket closes or fails: tells the request in flight, if any. */
-  onGone: ((error: string) => void) | undefined;
+  /**
+   * Set when the socket closes or fails: tells the request in flight, if any. `clean`: closed by the
+   * peer without an error (the end of a body framed by the connection's close).
+   */
+  onGone: ((error: string, clean: boolean) => void) | undefined;
   /** The request in flight's idle timeout. */
   onTimeout: (() => void) | undefined;
 
@@ -60,16 +63,16 @@ class Conn {
       ? tls.connect({ ...tlsOptions, host, port, servername: net.isIP(host) ? undefined : host, onread, ALPNProtocols: ['http/1.1'] } as tls.ConnectionOptions)
       : net.connect({ host, port, onread });
     this.socket.setNoDelay(true);
-    const gone = (error: string) => {
+    const gone = (error: string, clean: boolean) => {
       if (this.closed) return;
       this.closed = true;
       const notify = this.onGone;
       this.onGone = undefined;
-      if (notify) notify(error);
+      if (notify) notify(error, clean);
       else onIdleClose(this);
     };
-    this.socket.on('error', (err: NodeJS.ErrnoException) => gone(`${err.code ?? 'ERROR'}: ${err.message}`));
-    this.socket.on('close', () => gone('ECONNRESET: socket closed before the response ended'));
+    this.socket.on('error', (err: NodeJS.ErrnoException) => gone(`${err.code ?? 'ERROR'}: ${err.message}`, false));
+    this.socket.on('close', (hadError: boolean) => gone('ECONNRESET: socket closed before the response ended', !hadError));
     this.socket.on('end', () => this.socket.destroy());
     this.socket.on('timeout', () => this.onTimeout?.());
   }
@@ -323,7 +326,11 @@ export async function rawGet(opts: RawGetOptions): Promise<TracedResult> {
       pool.release(c, reusable);
       resolve(result(error));
     };
-    c.onGone = (error) => finish(error);
+    c.onGone = (error, clean) => {
+      // A body without Content-Length or chunking ends when the server closes the connection.
+      if (clean && parsed?.length === -2) bodyEnded();
+      else finish(error);
+    };
     if (opts.timeoutMs) {
       c.onTimeout = () => c.socket.destroy(Object.assign(new Error(`no data for ${opts.timeoutMs} ms`), { code: 'ETIMEDOUT' }));
       c.socket.setTimeout(opts.timeoutMs);
