@@ -102,14 +102,27 @@ class SparseFileSink implements Sink {
   }
 }
 
-/** One sequential stream: items are written in offset order, later ones held until their turn. */
-class OrderedFileSink implements Sink {
+/**
+ * Bytes of later ranges held in memory while an earlier one is still being written, before their
+ * sockets are made to wait: without a bound a 10 GiB download would hold most of itself in memory.
+ */
+export const ORDERED_HOLD_BYTES = 64 * 1024 * 1024;
+
+/**
+ * One sequential stream: items are written in offset order, later ones held until their turn, up
+ * to `maxHeldBytes`; past that, their onData waits (pausing their sockets) until the head moves on.
+ */
+export class OrderedFileSink implements Sink {
   private readonly order: number[];
   private head = 0;
   private readonly held = new Map<number, { chunks: Buffer[]; ended: boolean }>();
   private tail: Promise<unknown> = Promise.resolve();
+  private heldBytes = 0;
+  private waiting: (() => void)[] = [];
+  /** The most bytes held at once, for tests and reports. */
+  peakHeldBytes = 0;
 
-  constructor(private readonly fh: FileHandle, items: readonly WorkItem[]) {
+  constructor(private readonly fh: FileHandle, items: readonly WorkItem[], private readonly maxHeldBytes = ORDERED_HOLD_BYTES) {
     this.order = [...items].sort((a, b) => a.destOffsetBytes - b.destOffsetBytes).map((i) => i.index);
     for (const i of items) this.held.set(i.index, { chunks: [], ended: false });
   }
@@ -119,15 +132,20 @@ class OrderedFileSink implements Sink {
     return this.tail;
   }
 
-  /** Moves the head past finished items, flushing what the next ones held. */
+  /** Moves the head past finished items, flushing what the next ones held, and wakes the waiting. */
   private advance(): void {
     for (;;) {
       const state = this.held.get(this.order[this.head]!);
-      if (!state) return;
-      for (const c of state.chunks.splice(0)) void this.append(c);
-      if (!state.ended) return;
+      if (!state) break;
+      for (const c of state.chunks.splice(0)) {
+        this.heldBytes -= c.length;
+        void this.append(c);
+      }
+      if (!state.ended) break;
       this.head++;
     }
+    // Everyone waiting looks again: the new head writes straight through, the others re-check the bound.
+    for (const wake of this.waiting.splice(0)) wake();
   }
 
   writer(item: WorkItem): ItemWriter {
@@ -137,6 +155,9 @@ class OrderedFileSink implements Sink {
         if (this.order[this.head] === item.index) return this.append(chunk).then(() => {});
         // Held for later: a copy, since the chunk may be a view of a reused read buffer.
         state.chunks.push(Buffer.from(chunk));
+        this.heldBytes += chunk.length;
+        this.peakHeldBytes = Math.max(this.peakHeldBytes, this.heldBytes);
+        if (this.heldBytes > this.maxHeldBytes) return new Promise<void>((resolve) => this.waiting.push(resolve));
       },
       done: async () => {
         state.ended = true;
