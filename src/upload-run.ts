@@ -70,19 +70,14 @@ async function uploadOnce(
   log.info(`${strategy.name}: ${items.length} request(s) over ${config.processes} process(es) x ${config.maxSockets} socket(s)`);
   let result: StrategyResult;
   try {
+    const commit = strategy.commit?.(input, items);
+    // Put Block List goes out as soon as every worker's last block is in: it is part of the duration.
     const run: MergedRun = await runOnWorkers({
       strategy: strategy.name, executor: strategy.executor, target: info, objectSizeBytes: totalBytes,
       concurrency: config.concurrency, maxSockets: config.maxSockets, sink: 'discard', bufferSizeBytes: 64 * 1024,
       logLevel: config.logLevel, blockSizeBytes: config.blockSizeBytes, thresholdBytes: config.thresholdBytes,
       inFlight: inFlightFor(strategy, config), maxRetries: config.maxRetries ?? 3, timeoutMs: config.timeoutMs ?? 30_000, trace: config.trace ?? true,
-    }, items, config.processes);
-    const commit = strategy.commit?.(input, items);
-    if (commit && run.records.every((r) => !r.error)) {
-      const rec = await commitBlocks(info, commit);
-      run.records.push(rec);
-      run.histograms.record(rec.phases, rec.totalMs);
-      run.wallMs += rec.totalMs;
-    }
+    }, items, config.processes, commit ? () => commitBlocks(info, commit) : undefined);
     result = { ...summarizeRun(strategy, totalBytes, run), ...(await verifyUpload(store, items, run.records)) };
     if (run.failures.length) result = { ...result, verified: false, error: run.failures.join('; ') };
   } catch (err) {

@@ -123,6 +123,12 @@ describe('blocks', () => {
     expect(puts.map((rec) => [rec.offsetBytes, rec.bytes, rec.status])).toEqual([[0, 1_000_000, 201], [1_000_000, 1_000_000, 201], [2_000_000, 500_001, 201]]);
     expect(commits.map((rec) => [rec.bytes, rec.status, rec.error])).toEqual([[0, 201, undefined]]);
     expect(r.bytes).toBe(2_500_001);
+    // The commit goes after the last block (both workers' blocks are in), and the duration runs from
+    // the first block's start to the commit's end: nothing between them is left out.
+    const lastBlockEnd = Math.max(...puts.map((rec) => rec.startEpochMs + rec.totalMs));
+    const commitEnd = commits[0]!.startEpochMs + commits[0]!.totalMs;
+    expect(commits[0]!.startEpochMs).toBeGreaterThanOrEqual(lastBlockEnd);
+    expect(r.wallMs).toBeGreaterThanOrEqual(commitEnd - Math.min(...puts.map((rec) => rec.startEpochMs)));
 
     const blob = `${run.prefix}/blocks/0/large.blob`;
     expect(await namesUnder(`${run.prefix}/`)).toEqual([blob]);

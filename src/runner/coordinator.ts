@@ -15,13 +15,13 @@ export interface MergedRun {
   workers: WorkerResult[];
   records: OpRecord[];
   histograms: PhaseHistograms;
-  /** From the first worker's start to the last worker's end, across processes. */
+  /** From the first worker's start to the last worker's end (or the step after them), across processes. */
   wallMs: number;
   /** Workers that failed or died, with the reason; their items are missing from `records`. */
   failures: string[];
 }
 
-function waitFor(child: ChildProcess, index: number, type: 'ready' | 'done'): Promise<FromWorker> {
+function waitFor(child: ChildProcess, index: number, type: 'ready' | 'finished' | 'done'): Promise<FromWorker> {
   return new Promise((resolve, reject) => {
     const onMessage = (msg: FromWorker) => {
       if (msg.type === type) {
@@ -55,7 +55,15 @@ export function setProgressListener(listener: ProgressListener | undefined): voi
   progressListener = listener;
 }
 
-export async function runOnWorkers(base: Omit<WorkerJob, 'workerIndex' | 'items'>, items: readonly WorkItem[], processes: number): Promise<MergedRun> {
+/**
+ * A step that runs once every worker has finished its items without a failure (an upload's commit):
+ * started on the workers' 'finished' signal, not after their results arrive, and timed as part of the run.
+ */
+export type AfterWorkers = () => Promise<OpRecord>;
+
+export async function runOnWorkers(
+  base: Omit<WorkerJob, 'workerIndex' | 'items'>, items: readonly WorkItem[], processes: number, after?: AfterWorkers,
+): Promise<MergedRun> {
   const shares = splitFairly(items, processes);
   const children = shares.map(() => fork(WORKER_PATH, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'advanced' }));
   const progress = children.map(() => ({ ops: 0, bytes: 0 }));
@@ -75,9 +83,16 @@ export async function runOnWorkers(base: Omit<WorkerJob, 'workerIndex' | 'items'
     children.forEach((c, i) => c.send({ type: 'job', job: { ...base, workerIndex: i, items: shares[i]! } }));
     await Promise.all(ready);
     const done = children.map((c, i) => waitFor(c, i, 'done'));
+    // A worker that fails or dies rejects this too: then there is no step after, and `done` says why.
+    const afterStep = after
+      ? Promise.all(children.map((c, i) => waitFor(c, i, 'finished')))
+        .then((msgs) => (msgs.every((m) => m.type === 'finished' && m.failedItems === 0) ? after() : undefined))
+        .catch(() => undefined)
+      : undefined;
     progressListener?.({ kind: 'start', strategy: base.strategy, totalOps: items.length, totalBytes: items.reduce((s, i) => s + i.lengthBytes, 0) });
     for (const c of children) c.send({ type: 'go' });
     const settled = await Promise.allSettled(done);
+    const afterRecord = await afterStep;
     const results: WorkerResult[] = [];
     const failures: string[] = [];
     for (const s of settled) {
@@ -88,14 +103,14 @@ export async function runOnWorkers(base: Omit<WorkerJob, 'workerIndex' | 'items'
     for (const r of results) histograms.addEncoded(r.histograms);
     const active = results.filter((r) => r.records.length > 0);
     const start = Math.min(...active.map((r) => r.startEpochMs));
-    const end = Math.max(...active.map((r) => r.endEpochMs));
-    return {
-      workers: results,
-      records: results.flatMap((r) => r.records).sort((a, b) => a.offsetBytes - b.offsetBytes || a.item - b.item),
-      histograms,
-      wallMs: active.length ? end - start : 0,
-      failures,
-    };
+    let end = Math.max(...active.map((r) => r.endEpochMs));
+    const records = results.flatMap((r) => r.records).sort((a, b) => a.offsetBytes - b.offsetBytes || a.item - b.item);
+    if (afterRecord) {
+      records.push(afterRecord);
+      if (!afterRecord.error) histograms.record(afterRecord.phases, afterRecord.totalMs);
+      end = Math.max(end, afterRecord.startEpochMs + afterRecord.totalMs);
+    }
+    return { workers: results, records, histograms, wallMs: active.length ? end - start : 0, failures };
   } finally {
     offStop();
     if (graceTimer) clearTimeout(graceTimer);

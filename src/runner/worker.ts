@@ -74,6 +74,8 @@ async function prepare(job: WorkerJob): Promise<() => Promise<WorkerResult>> {
     const records = await Promise.all(job.items.map((i) => counted(limit ? limit(() => runItem(i)) : runItem(i))));
     clearInterval(ticker);
     const endEpochMs = epochNow();
+    // At once, so that a step after all workers (an upload's commit) does not wait on results packing.
+    send({ type: 'finished', endEpochMs, failedItems: records.filter((r) => r.error).length });
     const cpu = process.cpuUsage(cpu0);
     loopDelay.disable();
     // Verification happens after the timed section, except for discard which hashes as it goes.
