@@ -121,6 +121,8 @@ function header(): string {
     `blob-cacher ${environment.git}, build ${environment.dist}; ${runs} measured runs per contender, alternating.`,
     '',
     'Reading the tables: **bold** rows are blob-cacher. "median s" is the transfer as each tool times it (column "timing"); ' +
+    '"server s" is the same run on the server\'s clock (nginx\'s access log, or Azurite\'s http server watched from the suite: first data request\'s arrival ' +
+    'to last data response\'s end), one clock for every contender, which the goals use wherever it was read; ' +
     '"process s" is spawn to exit (start-up and verification included); "peak RSS MiB" is the highest RSS of all the contender\'s processes ' +
     'together (blob-cacher: coordinator plus workers), sampled every 20 ms. Ratios are ours/peer throughput from medians (> 1: ours faster).',
     '',

@@ -76,6 +76,7 @@ export async function azuriteCase(ctx: BenchContext, uploadBytes: number) {
   ];
   downloads[5]!.ours = false;
   downloads[6]!.ours = false;
+  for (const c of downloads) c.clock = { clock: host.clock, method: 'GET' };
 
   ctx.log('case 3a: Azurite downloads (one Azurite, fixtures made first)');
   // Reads only: one Azurite for the table. One SDK read first warms Azurite's code paths.
@@ -106,6 +107,7 @@ export async function azuriteCase(ctx: BenchContext, uploadBytes: number) {
     }, ctx.tmpDir), createContainer),
   ];
   uploadsList[1]!.ours = false;
+  for (const c of uploadsList) c.clock = { clock: host.clock, method: 'PUT' };
   ctx.log(`case 3b: Azurite upload of one ${uploadBytes / MiB} MiB blob`);
   const b = await alternate(uploadsList, { runs: ctx.runs, log: ctx.log });
   rmSync(uploadSource, { force: true });
@@ -114,20 +116,21 @@ export async function azuriteCase(ctx: BenchContext, uploadBytes: number) {
     `blob-cacher's embedded Azurite (in memory), hosted in the suite's process: one for the download table, with blob-cacher's fixtures made before the first run ` +
     `(the ${DOWNLOAD_BYTES / MiB} MiB \`${LARGE_BLOB}\`, and its ${ASSEMBLE_PARTS} parts for assemble), and a fresh one for every upload run. ` +
     `Upload: one ${uploadBytes / MiB} MiB blob in 8 MiB blocks, 8 in flight (azcopy: its own concurrency, 32 connections on 2 cores, 8 MiB blocks).`,
-    'azcopy has no timer of its own finer than its 2-second progress tick and its job ends on such a tick, so it is compared on **process wall** ' +
-    '(spawn to exit), against our process wall, which includes Node start, the fixture check, worker start and MD5 verification ' +
-    '(ours: regenerating the fixture; for uploads a full read-back of the blob) — a handicap for us. The SDK baselines run inside blob-cacher and are timed like ours.',
+    'azcopy has no timer of its own finer than its 2-second progress tick, and its job ends on such a tick, so its "median s" is its process wall. ' +
+    'Every contender is therefore also timed by Azurite itself ("server s": its http server, watched from the suite\'s process; the first data request\'s ' +
+    'arrival to the last data response\'s end — blob GETs for downloads; Put Block, Put Block List and Put Blob for uploads), ' +
+    'the same clock for all, and the goals compare on it. "process s" is spawn to exit: for ours it adds Node start, the fixture check, ' +
+    'worker start and MD5 verification (for uploads, a read-back of the whole blob). The SDK baselines run inside blob-cacher and are timed like ours.',
   );
   s.tables.push(`**Download ${DOWNLOAD_BYTES / MiB} MiB**`, rowsTable(a), `**Upload ${uploadBytes / MiB} MiB**`, rowsTable(b));
   s.rows.push(a, b);
   const oursMem = ['ours chunked 4 (memory)', 'ours chunked 16 (memory)', `ours assemble ${ASSEMBLE_PARTS} (memory)`];
   s.goals.push(
     evaluate({ what: 'download >= 1.0x SDK (best of 4, 16)', ours: oursMem, peer: ['SDK downloadToBuffer 4', 'SDK downloadToBuffer 16'], atLeast: 1.0 }, a),
-    evaluate({ what: 'download >= 1.0x azcopy', ours: [...oursMem, 'ours chunked 16 (sparse-file)'], peer: 'azcopy copy BlobLocal', atLeast: 1.0, processWall: true }, a),
-    evaluate({ what: 'download (to a file) vs azcopy, in-tool vs azcopy wall', ours: ['ours chunked 16 (sparse-file)'], peer: 'azcopy copy BlobLocal' }, a),
+    evaluate({ what: 'download >= 1.0x azcopy', ours: [...oursMem, 'ours chunked 16 (sparse-file)'], peer: 'azcopy copy BlobLocal', atLeast: 1.0 }, a),
+    evaluate({ what: 'download to a file vs azcopy (also to a file)', ours: ['ours chunked 16 (sparse-file)'], peer: 'azcopy copy BlobLocal' }, a),
     evaluate({ what: 'upload >= 1.0x SDK', ours: ['ours blocks 8 MiB x 8'], peer: 'SDK uploadData 8 MiB x 8', atLeast: 1.0 }, b),
-    evaluate({ what: 'upload >= 1.0x azcopy', ours: ['ours blocks 8 MiB x 8'], peer: 'azcopy copy LocalBlob', atLeast: 1.0, processWall: true }, b),
-    evaluate({ what: 'upload vs azcopy, in-tool vs azcopy wall', ours: ['ours blocks 8 MiB x 8'], peer: 'azcopy copy LocalBlob' }, b),
+    evaluate({ what: 'upload >= 1.0x azcopy', ours: ['ours blocks 8 MiB x 8'], peer: 'azcopy copy LocalBlob', atLeast: 1.0 }, b),
   );
   for (const c of [...downloads, ...uploadsList]) if (c.command) s.commands.push(`STORAGE_CONNECTION_STRING="<azurite>" ${c.command}`);
   s.commands.push(

@@ -29,6 +29,7 @@ export async function tracing(ctx: BenchContext, pairedRuns: number) {
       args: ['--url', url, '--source-method', 'chunked', '--concurrency', '16', '--max-sockets', '16', '--sink', 'discard', '--trace', String(trace)],
     });
     const contenders = [dl(true), dl(false)];
+    for (const c of contenders) c.clock = { clock: ctx.nginx.clock, method: 'GET' };
     ctx.log(`case 4a: tracing on/off, ${ctx.largeSizeBytes / MiB} MiB chunked download`);
     const rows = await alternate(contenders, { runs: pairedRuns, log: ctx.log });
     pairs.push([`download ${ctx.largeSizeBytes / MiB} MiB from nginx (16 requests)`, rows]);
@@ -42,6 +43,7 @@ export async function tracing(ctx: BenchContext, pairedRuns: number) {
     ctx.azurite.fresh(smallFiles(ctx, 'small-files 1x64, --trace true', 'small-files', 1, 64, ['--trace', 'true'])),
     ctx.azurite.fresh(smallFiles(ctx, 'small-files 1x64, --trace false', 'small-files', 1, 64, ['--trace', 'false'])),
   ];
+  for (const c of up) c.clock = { clock: ctx.azurite.clock, method: 'PUT' };
   ctx.log('case 4b: tracing on/off, 2400 small-file uploads');
   const upRows = await alternate(up, { runs: pairedRuns, log: ctx.log });
   pairs.push(['2400 x 100 KiB uploads to Azurite (2400 requests)', upRows]);

@@ -9,7 +9,7 @@ import { section, type BenchContext } from '../lib/context.ts';
 import { ours } from '../lib/ours.ts';
 import { nodePut } from '../lib/peers.ts';
 import { evaluate, rowsTable } from '../lib/report.ts';
-import { failedSample, withHooks, type Contender } from '../lib/sample.ts';
+import { failedSample, timedBy, withHooks, type Contender } from '../lib/sample.ts';
 
 export const FILE_COUNT = 2400;
 export const FILE_SIZE_BYTES = 100 * 1024;
@@ -43,7 +43,7 @@ export async function uploads(ctx: BenchContext) {
     const nginx = ctx.nginx;
     // Each contender writes below its own folder, removed after every run (outside its timing).
     const cleaned = <C extends Contender>(c: C, folder: (run: number) => string): C =>
-      withHooks(c, { after: async (run) => rmSync(join(nginx.davDir, folder(run)), { recursive: true, force: true }) });
+      timedBy(withHooks(c, { after: async (run) => rmSync(join(nginx.davDir, folder(run)), { recursive: true, force: true }) }), { clock: nginx.clock, method: 'PUT' });
     contenders.push(
       cleaned(nodePut(NGINX_RAW, { base: (run) => nginx.url(`dav/raw-${run}`), count: FILE_COUNT, sizeBytes: FILE_SIZE_BYTES, sockets: 64 }), (run) => `raw-${run}`),
       cleaned(smallFilesToUrl(ctx, NGINX_OURS[0]!, nginx.url('dav/ours-1x64/'), 1, 64), () => 'ours-1x64'),
@@ -72,6 +72,7 @@ export async function uploads(ctx: BenchContext) {
   );
   // The SDK baseline runs through blob-cacher but is the peer here.
   contenders[contenders.length - 1]!.ours = false;
+  for (const c of contenders) if (!toNginx.has(c) && !c.skipped) c.clock = { clock: host.clock, method: 'PUT' };
 
   ctx.log('case 2: small-file uploads');
   const rows = await alternate(contenders, { runs: ctx.runs, log: ctx.log });
@@ -83,6 +84,8 @@ export async function uploads(ctx: BenchContext) {
     '(outside its timing), `--keep` because this nginx refuses DELETE; the suite removes each contender\'s files after every run. ' +
     'The raw Node loop to nginx is this machine\'s ceiling; against Azurite the comparable peer is the same raw loop, signing every request ' +
     'with blob-cacher\'s SharedKey signer.',
+    '"server s" is the server\'s own view of each run (nginx: its access log; Azurite: its http server, watched from the suite\'s process): ' +
+    'the first PUT\'s arrival to the last answer\'s end, the same clock for every contender. Goals compare on it.',
   );
   s.tables.push(rowsTable(rows, { ops: true }));
   s.rows.push(rows);

@@ -23,8 +23,11 @@ export async function alternate(contenders: readonly Contender[], opts: Alternat
     const warm = opts.warmup && round === 0;
     for (const c of active) {
       await opts.between?.();
+      const mark = c.clock?.clock.mark();
       const s = await c.run(round);
-      opts.log(`  ${warm ? 'warm-up' : `run ${round + (opts.warmup ? 0 : 1)}/${opts.runs}`} ${c.label}: ${s.ok ? fmtS(s.transferMs) : `FAILED ${s.error}`}`);
+      if (c.clock && s.ok) s.serverSpanMs = c.clock.clock.span(mark!, c.clock.method);
+      const server = s.serverSpanMs === undefined ? '' : ` (server ${fmtS(s.serverSpanMs)})`;
+      opts.log(`  ${warm ? 'warm-up' : `run ${round + (opts.warmup ? 0 : 1)}/${opts.runs}`} ${c.label}: ${s.ok ? fmtS(s.transferMs) : `FAILED ${s.error}`}${server}`);
       if (!warm) samples.get(c)!.push(s);
     }
   }

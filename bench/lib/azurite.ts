@@ -6,6 +6,7 @@ import type * as Azurite from '../../dist/target/azurite.js';
 import type * as Log from '../../dist/log.js';
 import type { BenchAzurite } from './context.ts';
 import { distImport } from './ours.ts';
+import { AzuriteClock } from './server-clock.ts';
 import { withHooks, type Contender } from './sample.ts';
 
 export interface AzuriteHost {
@@ -16,6 +17,8 @@ export interface AzuriteHost {
   /** One Azurite for a whole table (read-only workloads: nothing piles up); stop() ends it. */
   start(setup?: (az: BenchAzurite) => Promise<void>): Promise<BenchAzurite>;
   stop(): Promise<void>;
+  /** Every Azurite this host starts is watched by this one clock. */
+  clock: AzuriteClock;
 }
 
 export async function azuriteHost(): Promise<AzuriteHost> {
@@ -24,6 +27,7 @@ export async function azuriteHost(): Promise<AzuriteHost> {
   (await distImport<typeof Log>('log.js')).setLogLevel('warn');
   let running: Azurite.EmbeddedAzurite | undefined;
   let info: BenchAzurite | undefined;
+  const clock = new AzuriteClock();
   const stop = async () => {
     const r = running;
     running = undefined;
@@ -34,6 +38,7 @@ export async function azuriteHost(): Promise<AzuriteHost> {
     await stop();
     running = await startEmbeddedAzurite();
     const az = running;
+    clock.watch(az.httpServer);
     info = {
       endpoint: az.endpoint, account: az.account, key: az.key,
       connectionString: `DefaultEndpointsProtocol=http;AccountName=${az.account};AccountKey=${az.key};BlobEndpoint=${az.endpoint};`,
@@ -54,5 +59,6 @@ export async function azuriteHost(): Promise<AzuriteHost> {
       });
     },
     stop,
+    clock,
   };
 }

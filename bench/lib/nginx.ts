@@ -1,10 +1,12 @@
-// Our own nginx on 127.0.0.1: a generated config in a temp dir (sendfile on, access_log off, DAV
-// PUT enabled under /dav/), started in the foreground as our child and stopped by its pid.
+// Our own nginx on 127.0.0.1: a generated config in a temp dir (sendfile on, DAV PUT enabled under
+// /dav/, an access log in the server-clock format), started in the foreground as our child and
+// stopped by its pid.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { NGINX_CLOCK_FORMAT, nginxClock, type ServerClock } from './server-clock.ts';
 
 export interface Nginx {
   port: number;
@@ -13,6 +15,8 @@ export interface Nginx {
   /** PUT http://127.0.0.1:PORT/dav/<name> writes here. */
   davDir: string;
   url(name: string): string;
+  /** nginx's own view of each run, from its access log. */
+  clock: ServerClock;
   stop(): Promise<void>;
 }
 
@@ -37,7 +41,8 @@ pid ${dir}/nginx.pid;
 error_log ${dir}/error.log warn;
 events { worker_connections 4096; }
 http {
-  access_log off;
+  ${NGINX_CLOCK_FORMAT}
+  access_log ${dir}/access.log bench_clock;
   sendfile on;
   tcp_nopush on;
   tcp_nodelay on;
@@ -96,6 +101,7 @@ export async function startNginx(nginxPath: string, dir: string): Promise<Nginx>
     rootDir: join(dir, 'www'),
     davDir: join(dir, 'www', 'dav'),
     url: (name) => `http://127.0.0.1:${port}/${name}`,
+    clock: nginxClock(join(dir, 'access.log')),
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       // SIGTERM to the master (our child): it stops its own workers.

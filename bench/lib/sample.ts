@@ -1,6 +1,7 @@
 // What one run of one contender measured, and the medians over runs. A contender whose tool is
 // missing is `skipped` with the reason: it is never reported as zero.
 import type { StrategyRun } from '../../dist/results/schema.js';
+import type { ClockBinding } from './server-clock.ts';
 
 export interface Sample {
   ok: boolean;
@@ -15,6 +16,8 @@ export interface Sample {
   peakRssBytes: number;
   /** Highest RSS of all its processes together at one moment (sampled every 20 ms). */
   peakTreeRssBytes: number;
+  /** The server's view: first data request's arrival to last data response's end (see server-clock.ts). */
+  serverSpanMs?: number;
   /** Ours: the run from its results file, for blob-cacher's own analyze(). */
   run?: StrategyRun;
 }
@@ -25,6 +28,8 @@ export interface Contender {
   /** How transferMs is taken, for the reader: "in-tool" or "process wall". */
   timing: string;
   skipped?: string;
+  /** The clock of the server it talks to, if the suite can read it. */
+  clock?: ClockBinding;
   run(runIndex: number): Promise<Sample>;
 }
 
@@ -39,6 +44,8 @@ export interface Row {
   minMs: number;
   maxMs: number;
   medianProcessMs: number;
+  /** Median of the server-observed spans; NaN where the server's clock was not read. */
+  medianServerSpanMs: number;
   medianMiBps: number;
   medianOpsPerSecond: number;
   peakRssBytes: number;
@@ -76,12 +83,18 @@ export function summarize(c: Contender, samples: readonly Sample[]): Row {
     minMs: ms.length ? Math.min(...ms) : NaN,
     maxMs: ms.length ? Math.max(...ms) : NaN,
     medianProcessMs: median(good.map((s) => s.processMs)),
+    medianServerSpanMs: median(good.flatMap((s) => (s.serverSpanMs === undefined ? [] : [s.serverSpanMs]))),
     medianMiBps: median(good.map((s) => s.bytes / MiB / (s.transferMs / 1000))),
     medianOpsPerSecond: median(good.map((s) => s.requests / (s.transferMs / 1000))),
     peakRssBytes: good.length ? Math.max(...good.map((s) => s.peakRssBytes)) : 0,
     peakTreeRssBytes: good.length ? Math.max(...good.map((s) => s.peakTreeRssBytes)) : 0,
     error: samples.find((s) => !s.ok)?.error,
   };
+}
+
+/** The same contender, also timed by its server's clock. */
+export function timedBy<C extends Contender>(c: C, clock: ClockBinding | undefined): C {
+  return clock ? { ...c, clock } : c;
 }
 
 /** The same contender with set-up and clean-up around each run (outside its timing). */

@@ -1,5 +1,6 @@
 // The zero-config target: an Azurite blob server in this process, in memory, on a free loopback
 // port, fresh for each run. Deep imports, because require('azurite') loads vscode.
+import type { Server } from 'node:http';
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
@@ -13,12 +14,16 @@ interface AzuriteServer {
   close(): Promise<void>;
   clean(): Promise<void>;
   getHttpServerAddress(): string;
+  /** Azurite's ServerBase keeps its http server here (not part of its typed API). */
+  httpServer: Server;
 }
 
 export interface EmbeddedAzurite {
   endpoint: string;
   account: string;
   key: string;
+  /** Its http server, for observers only (the benchmark suite times every client on the server's clock). */
+  httpServer: Server;
   stop(): Promise<void>;
 }
 
@@ -46,6 +51,7 @@ export async function startEmbeddedAzurite(memoryLimitBytes?: number): Promise<E
     endpoint: `${address}/${AZURITE_ACCOUNT}`,
     account: AZURITE_ACCOUNT,
     key: AZURITE_KEY,
+    httpServer: server.httpServer,
     async stop() {
       await server.close();
       await server.clean();
