@@ -74,7 +74,9 @@ async function uploadOnce(
     // Put Block List goes out as soon as every worker's last block is in: it is part of the duration.
     const run: MergedRun = await runOnWorkers({
       strategy: strategy.name, executor: strategy.executor, target: info, objectSizeBytes: totalBytes,
-      concurrency: config.concurrency, maxSockets: config.maxSockets, sink: 'discard', bufferSizeBytes: 64 * 1024,
+      concurrency: config.concurrency, maxSockets: config.maxSockets, sink: 'discard', httpClient: config.httpClient,
+      // Our raw client reads only the answers to PUTs here: small heads and error bodies.
+      bufferSizeBytes: 16 * 1024,
       logLevel: config.logLevel, blockSizeBytes: config.blockSizeBytes, thresholdBytes: config.thresholdBytes,
       inFlight: inFlightFor(strategy, config), maxRetries: config.maxRetries ?? 3, timeoutMs: config.timeoutMs ?? 30_000, trace: config.trace ?? true,
     }, items, config.processes, commit ? () => commitBlocks(info, commit) : undefined);

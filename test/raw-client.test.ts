@@ -1,4 +1,4 @@
-// Our raw HTTP/1.1 GET client against real servers on 127.0.0.1: node:http ones, and raw `net`
+// Our raw HTTP/1.1 client (GET and PUT) against real servers on 127.0.0.1: node:http ones, and raw `net`
 // ones where the bytes on the wire must be exact (a head split across reads, a reset mid-body, a
 // chunked body, bytes past Content-Length). Same contract as tracedRequest: phases, reuse, errors.
 import { execFileSync } from 'node:child_process';
@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CONNECTION_PHASES, PHASES } from '../src/transport/phases.js';
-import { rawGet, RawPool } from '../src/transport/raw-client.js';
+import { rawGet, rawRequest, RawPool } from '../src/transport/raw-client.js';
 import type { TracedResult } from '../src/transport/request.js';
 import { close, deterministicBuffer, listen, refusingUrl } from './helpers/http-servers.js';
 
@@ -445,5 +445,98 @@ describe('raw GET client over TLS', () => {
     if (!ca) return ctx.skip();
     const { r } = await get(poolFor(tlsBase, 1), `${tlsBase}/`);
     expect(r.error).toMatch(/SELF_SIGNED|UNABLE_TO_VERIFY|DEPTH_ZERO/);
+  });
+});
+
+describe('raw PUT: the body goes out with its head', () => {
+  const received: { method: string; url: string; contentLength: string | undefined; bytes: number; md5: string }[] = [];
+  let putServer: http.Server;
+  let putBase: string;
+  let putConnections = 0;
+
+  beforeAll(async () => {
+    putServer = http.createServer((req, res) => {
+      const hash = createHash('md5');
+      let bytes = 0;
+      req.on('data', (c: Buffer) => {
+        hash.update(c);
+        bytes += c.length;
+      });
+      req.on('end', () => {
+        received.push({ method: req.method!, url: req.url!, contentLength: req.headers['content-length'], bytes, md5: hash.digest('base64') });
+        if (req.url === '/denied') {
+          res.writeHead(403, { 'content-type': 'application/xml' });
+          return void res.end('<?xml version="1.0"?><Error><Code>AuthorizationFailure</Code></Error>');
+        }
+        res.writeHead(201, { 'content-length': 0 });
+        res.end();
+      });
+    });
+    putServer.on('connection', () => putConnections++);
+    putBase = await listen(putServer);
+  });
+  afterAll(() => close(putServer));
+
+  it('sends the exact body with its Content-Length, answered 201; the socket is reused and phases add up', async () => {
+    received.length = 0;
+    const before = putConnections;
+    const pool = poolFor(putBase, 1);
+    const bodies = [BODY.subarray(0, 100 * 1024), BODY, Buffer.alloc(0)];
+    const results: TracedResult[] = [];
+    for (const [i, body] of bodies.entries()) {
+      // A caller's own Content-Length is replaced by the body's real one.
+      results.push(await rawRequest({ url: new URL(`${putBase}/file-${i}?comp=block`), method: 'PUT', body, headers: { 'content-length': '1', 'x-ms-blob-type': 'BlockBlob' }, pool, expectStatus: [201] }));
+    }
+    expect(results.map((r) => [r.status, r.error])).toEqual([[201, undefined], [201, undefined], [201, undefined]]);
+    expect(received).toEqual(bodies.map((b, i) => ({ method: 'PUT', url: `/file-${i}?comp=block`, contentLength: String(b.length), bytes: b.length, md5: md5(b) })));
+    expect(results.map((r) => r.reused)).toEqual([false, true, true]);
+    expect(putConnections - before).toBe(1);
+    for (const r of results) {
+      expect(r.phases.send).toBeGreaterThanOrEqual(0);
+      expect(r.phases.firstByte).toBeGreaterThanOrEqual(0);
+      expectPhasesAddUp(r);
+    }
+    expect(results[0]!.phases.tcp).toBeGreaterThanOrEqual(0);
+  });
+
+  it('an error answer to a PUT names its status and code; the socket stays usable', async () => {
+    const pool = poolFor(putBase, 1);
+    const r = await rawRequest({ url: new URL(`${putBase}/denied`), method: 'PUT', body: BODY.subarray(0, 1000), headers: {}, pool, expectStatus: [201] });
+    expect(r.status).toBe(403);
+    expect(r.error).toBe('HTTP 403 AuthorizationFailure');
+    const again = await rawRequest({ url: new URL(`${putBase}/after`), method: 'PUT', body: BODY.subarray(0, 10), headers: {}, pool, expectStatus: [201] });
+    expect(again.error).toBeUndefined();
+    expect(again.reused).toBe(true);
+  });
+
+  it('an answer that comes before the body is all sent closes that connection: the rest of the body is never read as a request', async () => {
+    let accepted = 0;
+    const srv = await rawServer((s) => {
+      const n = ++accepted;
+      let got = Buffer.alloc(0);
+      s.on('data', (d: Buffer) => {
+        if (n === 1) {
+          // Refuse at once and stop reading: the client's 8 MiB cannot all be sent.
+          s.pause();
+          s.write('HTTP/1.1 413 Payload Too Large\r\nContent-Length: 0\r\n\r\n');
+          return;
+        }
+        got = Buffer.concat([got, d]);
+        const headEnd = got.indexOf('\r\n\r\n');
+        const length = Number(/content-length: (\d+)/i.exec(got.toString('latin1', 0, Math.max(0, headEnd)))?.[1] ?? NaN);
+        if (headEnd >= 0 && got.length - headEnd - 4 >= length) s.write('HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n');
+      });
+    });
+    try {
+      const pool = poolFor(srv.url, 1);
+      const big = await rawRequest({ url: new URL(`${srv.url}/big`), method: 'PUT', body: Buffer.alloc(8 * 1024 * 1024, 7), headers: {}, pool, expectStatus: [201], timeoutMs: 5000 });
+      expect(big.error).toBe('HTTP 413');
+      const small = await rawRequest({ url: new URL(`${srv.url}/small`), method: 'PUT', body: BODY.subarray(0, 5000), headers: {}, pool, expectStatus: [201], timeoutMs: 5000 });
+      expect(small.error).toBeUndefined();
+      expect(small.reused).toBe(false);
+      expect(accepted).toBe(2);
+    } finally {
+      await srv.stop();
+    }
   });
 });

@@ -25,7 +25,7 @@ const servers: PutServer[] = [];
 function config(url: string, overrides: Partial<UploadConfig> = {}): UploadConfig {
   return {
     logLevel: 'error', uploadMethod: 'small-files', fileCount: 50, fileSizeBytes: 10_000, blobSizeBytes: 100_000,
-    blockSizeBytes: 40_000, concurrency: 4, thresholdBytes: 0, processes: 2, maxSockets: 4, container: 'unused', keep: false,
+    blockSizeBytes: 40_000, concurrency: 4, thresholdBytes: 0, processes: 2, maxSockets: 4, container: 'unused', keep: false, httpClient: 'raw',
     credentials: { kind: 'url', url }, ...overrides,
   } as UploadConfig;
 }

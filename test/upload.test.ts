@@ -35,7 +35,7 @@ function freshDir(): string {
 function config(overrides: Partial<UploadConfig>): UploadConfig {
   return {
     logLevel: 'warn', uploadMethod: 'small-files', fileCount: 4, fileSizeBytes: 1000, blobSizeBytes: 100_000,
-    blockSizeBytes: 40_000, concurrency: 4, thresholdBytes: 0, processes: 1, maxSockets: 4, container: CONTAINER, keep: false,
+    blockSizeBytes: 40_000, concurrency: 4, thresholdBytes: 0, processes: 1, maxSockets: 4, container: CONTAINER, keep: false, httpClient: 'raw',
     credentials: { kind: 'key', account: azurite.account, key: azurite.key, endpoint: azurite.endpoint },
     ...overrides,
   };
@@ -102,6 +102,20 @@ describe('small-files', () => {
     // The service's MD5 is of what it stored: one file read back byte for byte ties the two together.
     const body = await container.getBlobClient(expected[37]!).downloadToBuffer();
     expect(body.equals(contentBuffer(FIXTURE_SEED, 37 * 10_000, 10_000))).toBe(true);
+  });
+
+  it.each(['raw', 'node'] as const)('through the %s client: every file stored whole, sockets reused, phases traced', async (httpClient) => {
+    const run = await runUpload(config({ ...base, processes: 1, maxSockets: 3, httpClient, keep: true }));
+    const r = verifiedResult(run, 'small-files');
+    expect(r.requests).toBe(50);
+    // 3 sockets for 50 PUTs: the rest reuse them and queue for them (wait).
+    expect(r.records.filter((rec) => !rec.reused)).toHaveLength(3);
+    expect(r.records.every((rec) => rec.phases.send !== undefined && rec.phases.firstByte !== undefined)).toBe(true);
+    expect(Math.max(...r.records.map((rec) => rec.phases.wait ?? 0))).toBeGreaterThan(0);
+    const stored = (await namesUnder(`${run.prefix}/`)).length;
+    expect(stored).toBe(50);
+    const body = await container.getBlobClient(`${run.prefix}/small-files/0/file-0000049`).downloadToBuffer();
+    expect(body.equals(contentBuffer(FIXTURE_SEED, 49 * 10_000, 10_000))).toBe(true);
   });
 
   it('without keep, nothing under the run prefix remains', async () => {
@@ -196,6 +210,12 @@ describe('FILE_SIZE for uploads: a bare number means KB', () => {
     expect(load([], { FILE_SIZE: raw }).fileSizeBytes).toBe(bytes);
     expect(load(['--file-size', raw], {}).fileSizeBytes).toBe(bytes);
   });
+
+  it('HTTP_CLIENT / --http-client choose the PUT client; ours by default', () => {
+    expect(load([], {}).httpClient).toBe('raw');
+    expect(load([], { HTTP_CLIENT: 'node' }).httpClient).toBe('node');
+    expect(load(['--http-client', 'raw'], { HTTP_CLIENT: 'node' }).httpClient).toBe('raw');
+  });
 });
 
 describe('bad upload input through the CLI: one line on stderr, exit code 2', () => {
@@ -209,6 +229,7 @@ describe('bad upload input through the CLI: one line on stderr, exit code 2', ()
     { name: 'PROCESSES=-1', env: { PROCESSES: '-1' }, option: /PROCESSES/, why: /1 to 256/ },
     { name: 'MAX_SOCKETS=0', env: { MAX_SOCKETS: '0' }, option: /MAX_SOCKETS/, why: /whole number/ },
     { name: 'UPLOAD_METHOD=nope', env: { UPLOAD_METHOD: 'nope' }, option: /UPLOAD_METHOD/, why: /"nope".*small-files/ },
+    { name: 'HTTP_CLIENT=curl', env: { HTTP_CLIENT: 'curl' }, option: /HTTP_CLIENT/, why: /"curl".*raw, node/ },
     // The limit is checked after parsing, so the line names the option by its flag.
     { name: 'BLOCK_SIZE=5000MiB', env: { BLOCK_SIZE: '5000MiB' }, option: /BLOCK_SIZE|--block-size/, why: /4000MiB/ },
   ])('$name', ({ env, option, why }) => {

@@ -22,15 +22,17 @@ export function smallFiles(ctx: BenchContext, label: string, method: string, pro
 }
 
 /** Our small-files to a plain server: --url, no credentials; --keep, as the suite removes the files. */
-function smallFilesToUrl(ctx: BenchContext, label: string, url: string, processes: number, sockets: number) {
+function smallFilesToUrl(ctx: BenchContext, label: string, url: string, processes: number, sockets: number, extra: readonly string[] = []) {
   return ours(label, {
     command: 'upload', tmpDir: ctx.tmpDir,
-    args: ['--url', url, '--upload-method', 'small-files', '--file-count', String(FILE_COUNT), '--file-size', '100KiB', '--processes', String(processes), '--max-sockets', String(sockets), '--keep'],
+    args: ['--url', url, '--upload-method', 'small-files', '--file-count', String(FILE_COUNT), '--file-size', '100KiB', '--processes', String(processes), '--max-sockets', String(sockets), '--keep', ...extra],
   });
 }
 
 const NGINX_RAW = 'raw Node PUT loop -> nginx DAV (1x64)';
 const NGINX_OURS = ['ours small-files -> nginx DAV (1x64)', 'ours small-files -> nginx DAV (2x32)'];
+/** The same run through node:http, which is what the raw loop uses: what our own client is worth. */
+const NGINX_OURS_NODE = 'ours small-files -> nginx DAV (1x64, node:http client)';
 
 export async function uploads(ctx: BenchContext) {
   const s = section('uploads', `2. Uploads: ${FILE_COUNT} x ${FILE_SIZE_BYTES / 1024} KiB`);
@@ -48,10 +50,11 @@ export async function uploads(ctx: BenchContext) {
       cleaned(nodePut(NGINX_RAW, { base: (run) => nginx.url(`dav/raw-${run}`), count: FILE_COUNT, sizeBytes: FILE_SIZE_BYTES, sockets: 64 }), (run) => `raw-${run}`),
       cleaned(smallFilesToUrl(ctx, NGINX_OURS[0]!, nginx.url('dav/ours-1x64/'), 1, 64), () => 'ours-1x64'),
       cleaned(smallFilesToUrl(ctx, NGINX_OURS[1]!, nginx.url('dav/ours-2x32/'), 2, 32), () => 'ours-2x32'),
+      cleaned(smallFilesToUrl(ctx, NGINX_OURS_NODE, nginx.url('dav/ours-node/'), 1, 64, ['--http-client', 'node']), () => 'ours-node'),
     );
     for (const c of contenders) toNginx.add(c);
   } else {
-    for (const [label, isOurs] of [[NGINX_RAW, false], [NGINX_OURS[0]!, true], [NGINX_OURS[1]!, true]] as const) {
+    for (const [label, isOurs] of [[NGINX_RAW, false], [NGINX_OURS[0]!, true], [NGINX_OURS[1]!, true], [NGINX_OURS_NODE, true]] as const) {
       contenders.push({ label, ours: isOurs, timing: isOurs ? 'in-tool wallMs' : 'in-process', skipped: `nginx ${ctx.nginxMissing}`, run: async () => failedSample('skipped') });
     }
   }
@@ -80,7 +83,7 @@ export async function uploads(ctx: BenchContext) {
     `Every contender sends ${FILE_COUNT} Put Blob/PUT requests of ${FILE_SIZE_BYTES / 1024} KiB; payloads are made before the clock starts. ` +
     'Azurite is blob-cacher\'s embedded Azurite (dist/target/azurite.js, in memory), hosted by the suite in its own process and started fresh for every run of every contender; ' +
     'blob-cacher reaches it with a connection string in its environment (its own per-run embedded Azurite would sit in its coordinator, which is otherwise idle: the same).',
-    'Against nginx (DAV, `dav_methods PUT`) blob-cacher runs with `--url`: plain PUTs of the same names, verified afterwards by reading every file back ' +
+    `Against nginx (DAV, \`dav_methods PUT\`; its files on ${ctx.nginx?.davStorage ?? 'disk'}) blob-cacher runs with \`--url\`: plain PUTs of the same names, verified afterwards by reading every file back ` +
     '(outside its timing), `--keep` because this nginx refuses DELETE; the suite removes each contender\'s files after every run. ' +
     'The raw Node loop to nginx is this machine\'s ceiling; against Azurite the comparable peer is the same raw loop, signing every request ' +
     'with blob-cacher\'s SharedKey signer.',
@@ -93,6 +96,7 @@ export async function uploads(ctx: BenchContext) {
     evaluate({ what: 'small-files >= 1.0x raw Node loop (same Azurite)', ours: ['ours small-files 1x64', 'ours small-files 2x32'], peer: 'raw Node PUT loop -> Azurite (1x64, SharedKey)', atLeast: 1.0 }, rows),
     evaluate({ what: 'small-files >= 1.0x SDK (Azurite)', ours: ['ours small-files 1x64', 'ours small-files 2x32'], peer: 'SDK sdk-small-files 1x64', atLeast: 1.0 }, rows),
     evaluate({ what: 'small-files >= 1.0x raw Node loop (nginx)', ours: NGINX_OURS, peer: NGINX_RAW, atLeast: 1.0 }, rows),
+    evaluate({ what: 'small-files: our client vs node:http (nginx, 1x64)', ours: [NGINX_OURS[0]!], peer: NGINX_OURS_NODE }, rows),
   );
   for (const c of contenders) if (c.command) s.commands.push(toNginx.has(c) ? c.command : `STORAGE_CONNECTION_STRING="<azurite>" ${c.command}`);
   return s;

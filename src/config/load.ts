@@ -62,6 +62,7 @@ export interface UploadConfig extends RunOptions {
   maxSockets: number;
   container: string;
   keep: boolean;
+  httpClient: HttpClient;
   /** 'url': a plain HTTP(S) server; files are PUT below the URL (small-files only). */
   credentials: Credentials;
 }
@@ -330,6 +331,7 @@ export function loadUploadConfig(flags: Record<string, unknown>, sources: Source
     maxSockets: o.maxSockets as number,
     container: o.container as string,
     keep: o.keep as boolean,
+    httpClient: o.httpClient as HttpClient,
     credentials,
     ...runOptions(o),
   };

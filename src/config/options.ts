@@ -106,6 +106,10 @@ const sas: OptionSpec = { key: 'sas', flag: '--sas', env: 'STORAGE_SAS', valueNa
 const connectionString: OptionSpec = { key: 'connectionString', flag: '--connection-string', env: 'STORAGE_CONNECTION_STRING', valueName: 'cs', parse: text, help: 'storage connection string', secret: true };
 const envFile: OptionSpec = { key: 'envFile', flag: '--dotenv', env: 'ENV_FILE', valueName: 'path', defaultValue: '.env', parse: text, help: 'dotenv file to read (missing default .env is fine)' };
 const CREDENTIALS = [account, container, key, sas, connectionString];
+const httpClient: OptionSpec = {
+  key: 'httpClient', flag: '--http-client', env: 'HTTP_CLIENT', valueName: 'client', defaultValue: 'raw', parse: oneOf(HTTP_CLIENTS),
+  help: 'request client for GETs and PUTs: raw (ours: one fixed read buffer per socket, head and body in one write) or node (node:http Agent)',
+};
 /** One target option for both commands: a plain server instead of a blob service. */
 const url: OptionSpec = {
   key: 'url', flag: '--url', env: 'URL', valueName: 'url', parse: httpUrl,
@@ -138,7 +142,7 @@ export const DOWNLOAD_OPTIONS: readonly OptionSpec[] = [
   { key: 'sink', flag: '--sink', env: 'SINK', valueName: 'kind', defaultValue: 'memory', parse: oneOf(SINKS), help: `where downloaded bytes go (${SINKS.join(', ')})` },
   { key: 'outPath', flag: '--out', env: 'OUT', valueName: 'path', parse: text, help: 'output file for the file and sparse-file sinks (default: a temporary file, removed)' },
   { key: 'force', flag: '--force', env: 'FORCE', defaultValue: false, parse: bool, help: 'overwrite an existing --out file' },
-  { key: 'httpClient', flag: '--http-client', env: 'HTTP_CLIENT', valueName: 'client', defaultValue: 'raw', parse: oneOf(HTTP_CLIENTS), help: 'GET client: raw (ours: one fixed read buffer per socket, no per-read allocation) or node (node:http Agent)' },
+  httpClient,
   { key: 'bufferSizeBytes', flag: '--buffer-size', env: 'BUFFER_SIZE', valueName: 'size', defaultValue: 256 * KIB, parse: size(1), help: 'read buffer per socket (raw client) or highWaterMark of the response stream (node client)' },
   url,
   ...CREDENTIALS,
@@ -159,6 +163,7 @@ export const UPLOAD_OPTIONS: readonly OptionSpec[] = [
   { key: 'thresholdBytes', flag: '--threshold', env: 'THRESHOLD', valueName: 'size', defaultValue: 0, parse: size(0), help: 'blobs at or below this go as one Put Blob (SDK maxSingleShotSize)' },
   processes,
   maxSockets,
+  httpClient,
   url,
   ...CREDENTIALS,
   { key: 'keep', flag: '--keep', env: 'KEEP', defaultValue: false, parse: bool, help: 'keep the uploaded blobs (deleted by default)' },

@@ -22,8 +22,10 @@ async function prepare(job: WorkerJob): Promise<() => Promise<WorkerResult>> {
   const signer = new RequestSigner(job.target);
   const origin = signer.blobUrl(job.items[0]?.blob ?? 'x');
   const agent = createAgent(origin, job.maxSockets);
-  const pool = job.executor === 'http' && job.httpClient !== 'node' ? new RawPool(origin, job.maxSockets, job.bufferSizeBytes) : undefined;
-  const ctx: ExecContext = { job, signer, agent, pool };
+  const viaHttp = job.executor === 'http' || job.executor === 'put';
+  const pool = viaHttp && job.httpClient !== 'node' ? new RawPool(origin, job.maxSockets, job.bufferSizeBytes) : undefined;
+  const urls = viaHttp ? new Map(job.items.map((i) => [i.index, signer.blobUrl(i.blob)])) : undefined;
+  const ctx: ExecContext = { job, signer, agent, pool, urls };
   const sink: Sink | undefined = job.executor === 'http' && job.items.length
     ? await openSink(job.sink, job.items, job.objectSizeBytes, job.outPath, job.hashRanges !== false)
     : undefined;
@@ -35,8 +37,8 @@ async function prepare(job: WorkerJob): Promise<() => Promise<WorkerResult>> {
   // Requests through node:http's agent are created only when a socket could take them: creating
   // thousands of ClientRequests at once cost 120-185 ms before the first one connected (2400 small
   // files). Their `wait` still starts when they were issued, so queueing for a socket shows as before.
-  // Our raw GET client queues cheaply by itself.
-  const viaAgent = job.executor === 'put' || (job.executor === 'http' && !pool);
+  // Our raw client queues cheaply by itself.
+  const viaAgent = viaHttp && !pool;
   const gate = viaAgent && !job.inFlight ? pLimit(job.maxSockets) : undefined;
   const gated = (item: WorkItem, run: (queuedAt: number) => Promise<OpRecord>): Promise<OpRecord> => {
     const queuedAt = performance.now();
