@@ -9,11 +9,9 @@
 // BLOB_CACHER_DIST=<dir> measures another build than ./dist.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { open } from 'node:fs/promises';
 import { cpus, loadavg, totalmem, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import type * as Content from '../dist/fixtures/content.js';
 import { azuriteCase } from './cases/azurite.ts';
 import { machine } from './cases/machine.ts';
 import { memory } from './cases/memory.ts';
@@ -24,7 +22,7 @@ import { azuriteHost, type AzuriteHost } from './lib/azurite.ts';
 import type { BenchContext } from './lib/context.ts';
 import { startNginx, type Nginx } from './lib/nginx.ts';
 import { killChildren } from './lib/proc.ts';
-import { checkBuild, distImport, DIST_DIR, REPO_DIR } from './lib/ours.ts';
+import { checkBuild, DIST_DIR, REPO_DIR, writeFixtureFile } from './lib/ours.ts';
 import { goalsTable, renderSection, type Section } from './lib/report.ts';
 import { GiB, MiB } from './lib/sample.ts';
 import { findAzcopy, findDebianTools } from './lib/tools.ts';
@@ -65,16 +63,6 @@ function git(args: string[]): string {
     return execFileSync('git', args, { cwd: REPO_DIR, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
   } catch {
     return '?';
-  }
-}
-
-async function writeLargeFile(path: string, bytes: number): Promise<void> {
-  const { contentPieces, FIXTURE_SEED } = await distImport<typeof Content>('fixtures/content.js');
-  const fh = await open(path, 'w');
-  try {
-    for (const piece of contentPieces(FIXTURE_SEED, 0, bytes)) await fh.write(piece);
-  } finally {
-    await fh.close();
   }
 }
 
@@ -172,7 +160,7 @@ try {
       log(`nginx on 127.0.0.1:${nginx.port}`);
       if (['1', '4'].some((c) => selected.has(c))) {
         log(`writing the ${largeSizeBytes / MiB} MiB source file`);
-        await writeLargeFile(join(nginx.rootDir, largeName), largeSizeBytes);
+        await writeFixtureFile(join(nginx.rootDir, largeName), largeSizeBytes);
       }
     } catch (err) {
       nginxMissing = `failed to start: ${(err as Error).message}`;

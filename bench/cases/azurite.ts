@@ -2,15 +2,13 @@
 // against the SDK's downloadToBuffer and azcopy; uploads of one large blob: ours (blocks) against the
 // SDK's uploadData and azcopy. azcopy gets a container SAS (Azurite speaks http; azcopy accepts it).
 import { rmSync } from 'node:fs';
-import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { BlobServiceClient, ContainerSASPermissions, generateBlobSASQueryParameters, SASProtocol, StorageSharedKeyCredential } from '@azure/storage-blob';
-import type * as Content from '../../dist/fixtures/content.js';
 import type * as Fixtures from '../../dist/fixtures/fixtures.js';
 import type * as Assemble from '../../dist/strategies/assemble.js';
 import { alternate } from '../lib/alternate.ts';
 import { section, type BenchAzurite, type BenchContext } from '../lib/context.ts';
-import { distImport, ours } from '../lib/ours.ts';
+import { distImport, ours, writeFixtureFile } from '../lib/ours.ts';
 import { azcopy } from '../lib/peers.ts';
 import { evaluate, rowsTable } from '../lib/report.ts';
 import { MiB, type Contender } from '../lib/sample.ts';
@@ -19,16 +17,6 @@ const DOWNLOAD_BYTES = 80 * MiB;
 const CONTAINER = 'blob-cacher';
 const LARGE_BLOB = 'large.file';
 const ASSEMBLE_PARTS = 8;
-
-async function writeFixtureFile(path: string, bytes: number): Promise<void> {
-  const { contentPieces, FIXTURE_SEED } = await distImport<typeof Content>('fixtures/content.js');
-  const fh = await open(path, 'w');
-  try {
-    for (const piece of contentPieces(FIXTURE_SEED, 0, bytes)) await fh.write(piece);
-  } finally {
-    await fh.close();
-  }
-}
 
 function containerOf(az: BenchAzurite) {
   return new BlobServiceClient(az.endpoint, new StorageSharedKeyCredential(az.account, az.key)).getContainerClient(CONTAINER);

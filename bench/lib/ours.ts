@@ -1,8 +1,10 @@
 // Drives blob-cacher as a user would: `node dist/cli.js download|upload …` in its own process, one
 // measured run per call (so runs alternate with the peers), reading back its results file.
 import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import type * as Content from '../../dist/fixtures/content.js';
 import type { ResultsFile } from '../../dist/results/schema.js';
 import { runProcess } from './proc.ts';
 import { failedSample, type Contender, type Sample } from './sample.ts';
@@ -17,6 +19,17 @@ const PRELOAD = pathToFileURL(join(here, 'peak-rss.mjs')).href;
 /** Imports a module of the build under test, e.g. distImport<typeof import('…')>('results/analyze.js'). */
 export function distImport<T>(relative: string): Promise<T> {
   return import(pathToFileURL(join(DIST_DIR, relative)).href) as Promise<T>;
+}
+
+/** A file of blob-cacher's fixture bytes (the seed's stream from 0), as its fixtures would hold. */
+export async function writeFixtureFile(path: string, bytes: number): Promise<void> {
+  const { contentPieces, FIXTURE_SEED } = await distImport<typeof Content>('fixtures/content.js');
+  const fh = await open(path, 'w');
+  try {
+    for (const piece of contentPieces(FIXTURE_SEED, 0, bytes)) await fh.write(piece);
+  } finally {
+    await fh.close();
+  }
 }
 
 export function checkBuild(): string | undefined {
