@@ -1,19 +1,15 @@
 // Our raw HTTP/1.1 client (GET and PUT) against real servers on 127.0.0.1: node:http ones, and raw `net`
 // ones where the bytes on the wire must be exact (a head split across reads, a reset mid-body, a
 // chunked body, bytes past Content-Length). Same contract as tracedRequest: phases, reuse, errors.
-import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
-import https from 'node:https';
 import net, { type AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CONNECTION_PHASES, PHASES } from '../src/transport/phases.js';
 import { rawGet, rawRequest, RawPool } from '../src/transport/raw-client.js';
 import type { TracedResult } from '../src/transport/request.js';
 import { close, deterministicBuffer, listen, refusingUrl } from './helpers/http-servers.js';
+import { startTlsServer, type TlsServer } from './helpers/tls.js';
 
 const BODY = deterministicBuffer(3 * 1024 * 1024 + 17);
 const md5 = (b: Buffer) => createHash('md5').update(b).digest('base64');
@@ -394,41 +390,27 @@ describe('raw GET client: errors', () => {
 });
 
 describe('raw GET client over TLS', () => {
-  let dir: string | undefined;
-  let tlsServer: https.Server | undefined;
-  let tlsBase = '';
-  let ca: Buffer | undefined;
+  let tls: TlsServer | undefined;
   let why = '';
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'raw-tls-'));
-    try {
-      execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'k.pem'), '-out', join(dir, 'c.pem'),
-        '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1', '-days', '1'], { stdio: 'ignore' });
-    } catch (err) {
-      why = `openssl could not make a certificate: ${(err as Error).message}`;
-      return;
-    }
-    ca = readFileSync(join(dir, 'c.pem'));
-    tlsServer = https.createServer({ key: readFileSync(join(dir, 'k.pem')), cert: ca }, (_req, res) => {
+    const started = await startTlsServer((_req, res) => {
       res.writeHead(200, { 'content-length': BODY.length });
       res.end(BODY);
     });
-    await new Promise<void>((resolve) => tlsServer!.listen(0, '127.0.0.1', resolve));
-    tlsBase = `https://localhost:${(tlsServer.address() as AddressInfo).port}`;
+    if (typeof started === 'string') why = started;
+    else tls = started;
   });
 
-  afterAll(async () => {
-    if (tlsServer) await new Promise<void>((resolve) => { tlsServer!.close(() => resolve()); tlsServer!.closeAllConnections(); });
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => tls?.stop());
 
   it('https: dns, tcp and tls phases on a fresh socket, none on the reused one; the body intact', async (ctx) => {
-    if (!ca) {
+    if (!tls) {
       process.stdout.write(`skipped: ${why}\n`);
       return ctx.skip();
     }
-    const pool = poolFor(tlsBase, 1, 64 * 1024, { ca });
+    const tlsBase = tls.base;
+    const pool = poolFor(tlsBase, 1, 64 * 1024, { ca: tls.ca });
     const a = await get(pool, `${tlsBase}/`);
     expect(a.r.error).toBeUndefined();
     expect(md5(a.body)).toBe(md5(BODY));
@@ -442,8 +424,8 @@ describe('raw GET client over TLS', () => {
   });
 
   it('https: a certificate nobody vouches for is refused', async (ctx) => {
-    if (!ca) return ctx.skip();
-    const { r } = await get(poolFor(tlsBase, 1), `${tlsBase}/`);
+    if (!tls) return ctx.skip();
+    const { r } = await get(poolFor(tls.base, 1), `${tls.base}/`);
     expect(r.error).toMatch(/SELF_SIGNED|UNABLE_TO_VERIFY|DEPTH_ZERO/);
   });
 });

@@ -1,10 +1,12 @@
 // The traced transport against a real http server: which phases a request has, that they add up,
 // and that injected delays land in the phase that owns them.
 import http from 'node:http';
+import https from 'node:https';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CONNECTION_PHASES, PHASES } from '../src/transport/phases.js';
 import { createAgent, tracedRequest, type TracedResult } from '../src/transport/request.js';
 import { close, listen, refusingUrl } from './helpers/http-servers.js';
+import { startTlsServer, type TlsServer } from './helpers/tls.js';
 
 const SLOW_MS = 100;
 const HOLD_HEADERS_MS = 60;
@@ -171,5 +173,43 @@ describe('tracedRequest phases', () => {
     expectPhasesAddUp(r);
   });
 
-  it.skip('https: TLS handshake phase on a fresh socket (needs a certificate fixture)', () => {});
+});
+
+describe('traced transport over TLS', () => {
+  let tls: TlsServer | undefined;
+  let why = '';
+
+  beforeAll(async () => {
+    const started = await startTlsServer((_req, res) => res.end('secure hello'));
+    if (typeof started === 'string') why = started;
+    else tls = started;
+  });
+
+  afterAll(() => tls?.stop());
+
+  it('https: dns, tcp and tls phases on a fresh socket, in that order; none on the reused one', async (ctx) => {
+    if (!tls) {
+      process.stdout.write(`skipped: ${why}\n`);
+      return ctx.skip();
+    }
+    const agent = new https.Agent({ keepAlive: true, maxSockets: 1, ca: tls.ca });
+    try {
+      const url = new URL(`${tls.base}/`);
+      const first = await tracedRequest({ url, method: 'GET', headers: {}, agent });
+      expect(first.error).toBeUndefined();
+      expect(first.reused).toBe(false);
+      // localhost is a name: it is looked up, then connected, then the handshake.
+      expect(first.phases.dns).toBeGreaterThanOrEqual(0);
+      expect(first.phases.tcp).toBeGreaterThanOrEqual(0);
+      expect(first.phases.tls).toBeGreaterThan(0);
+      expectPhasesAddUp(first);
+      const second = await tracedRequest({ url, method: 'GET', headers: {}, agent });
+      expect(second.error).toBeUndefined();
+      expect(second.reused).toBe(true);
+      for (const p of CONNECTION_PHASES) expect(second.phases[p], p).toBeUndefined();
+      expectPhasesAddUp(second);
+    } finally {
+      agent.destroy();
+    }
+  });
 });
