@@ -34,7 +34,7 @@ function configFor(url: string, overrides: Partial<DownloadConfig>): DownloadCon
   return {
     logLevel: 'error', sourceMethod: 'single', concurrency: CONCURRENCY, fileSizeBytes: 0, processes: 1, maxSockets: 8,
     sink: 'memory', bufferSizeBytes: 65536, container: 'x', cleanup: false, credentials: { kind: 'url', url },
-    runs: 1, warmup: 0, format: 'console', maxRetries: 3, timeoutMs: 5000, trace: true,
+    runs: 1, warmup: 0, format: 'console', maxRetries: 3, timeoutMs: 5000, trace: true, httpClient: 'raw',
     ...overrides,
   };
 }
@@ -310,7 +310,7 @@ describe('uploads through a proxy that fails Put Blob in front of Azurite', () =
         logLevel: 'error', uploadMethod: 'small-files', fileCount: FILE_COUNT, fileSizeBytes: 10_000, blobSizeBytes: 0,
         blockSizeBytes: 0, concurrency: 1, thresholdBytes: 0, processes: 1, maxSockets: 4, container: 'faults', keep: false,
         credentials: { kind: 'key', account: azurite.account, key: azurite.key, endpoint: proxy.endpoint },
-        runs: 1, warmup: 0, format: 'console', maxRetries: 3, timeoutMs: 5000, trace: true,
+        runs: 1, warmup: 0, format: 'console', maxRetries: 3, timeoutMs: 5000, trace: true, httpClient: 'raw',
         ...overrides,
       });
       expect(run.results.map((r) => r.strategy)).toEqual(['small-files']);

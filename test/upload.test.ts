@@ -36,6 +36,7 @@ function config(overrides: Partial<UploadConfig>): UploadConfig {
   return {
     logLevel: 'warn', uploadMethod: 'small-files', fileCount: 4, fileSizeBytes: 1000, blobSizeBytes: 100_000,
     blockSizeBytes: 40_000, concurrency: 4, thresholdBytes: 0, processes: 1, maxSockets: 4, container: CONTAINER, keep: false, httpClient: 'raw',
+    trace: true, maxRetries: 3, timeoutMs: 30_000, runs: 1, warmup: 0, format: 'console',
     credentials: { kind: 'key', account: azurite.account, key: azurite.key, endpoint: azurite.endpoint },
     ...overrides,
   };

@@ -19,6 +19,7 @@ function configFor(url: string, overrides: Partial<DownloadConfig> = {}): Downlo
   return {
     logLevel: 'error', sourceMethod: 'all', concurrency: CONCURRENCY, fileSizeBytes: 0, processes: 1, maxSockets: 8,
     sink: 'memory', bufferSizeBytes: 65536, container: 'x', cleanup: false, credentials: { kind: 'url', url },
+    httpClient: 'raw', runs: 1, warmup: 0, format: 'console', maxRetries: 3, timeoutMs: 30_000, trace: true,
     ...overrides,
   };
 }

@@ -9,6 +9,7 @@ function config(overrides: Partial<DownloadConfig>): DownloadConfig {
   return {
     logLevel: 'warn', sourceMethod: 'all', concurrency: 4, fileSizeBytes: 500_005, processes: 1, maxSockets: 16,
     sink: 'memory', bufferSizeBytes: 64 * 1024, container: 'blob-cacher-test', cleanup: false, credentials: { kind: 'embedded' },
+    httpClient: 'raw', runs: 1, warmup: 0, format: 'console', maxRetries: 3, timeoutMs: 30_000, trace: true,
     ...overrides,
   };
 }

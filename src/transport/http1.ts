@@ -1,0 +1,110 @@
+// HTTP/1.1 on the wire, for our raw client: the request head we send, the response head we parse,
+// and `Transfer-Encoding: chunked` bodies decoded in place. No sockets here: pure text and bytes.
+import type { IncomingHttpHeaders } from 'node:http';
+
+export const CRLF2 = Buffer.from('\r\n\r\n');
+export const MAX_HEAD_BYTES = 64 * 1024;
+
+export interface Head {
+  status: number;
+  headers: IncomingHttpHeaders;
+  keepAlive: boolean;
+  /** Body length, or -1 for chunked, or -2 for "until the connection closes". */
+  length: number;
+}
+
+export function parseHead(text: string): Head | string {
+  const lines = text.split('\r\n');
+  const m = /^HTTP\/1\.([01]) (\d{3})/.exec(lines[0] ?? '');
+  if (!m) return `HPE_INVALID: not an HTTP/1.x response: ${JSON.stringify((lines[0] ?? '').slice(0, 40))}`;
+  const headers: Record<string, string | string[]> = {};
+  for (const line of lines.slice(1)) {
+    const colon = line.indexOf(':');
+    if (colon <= 0) continue;
+    const name = line.slice(0, colon).trim().toLowerCase();
+    const value = line.slice(colon + 1).trim();
+    const prev = headers[name];
+    if (name === 'set-cookie') headers[name] = [...((prev as string[] | undefined) ?? []), value];
+    else headers[name] = prev === undefined ? value : `${prev as string}, ${value}`;
+  }
+  const status = Number(m[2]);
+  const connection = String(headers.connection ?? '').toLowerCase();
+  const keepAlive = m[1] === '1' ? !connection.includes('close') : connection.includes('keep-alive');
+  const te = String(headers['transfer-encoding'] ?? '').toLowerCase();
+  let length: number;
+  if (status === 204 || status === 304 || (status >= 100 && status < 200)) length = 0;
+  else if (te.includes('chunked')) length = -1;
+  else if (headers['content-length'] !== undefined) {
+    length = Number(headers['content-length']);
+    if (!Number.isSafeInteger(length) || length < 0) return `HPE_INVALID_CONTENT_LENGTH: ${String(headers['content-length'])}`;
+  } else length = -2;
+  return { status, headers: headers as IncomingHttpHeaders, keepAlive: keepAlive && length !== -2, length };
+}
+
+/**
+ * Decodes `Transfer-Encoding: chunked` in place: feeds the data bytes of each view to `data` and
+ * says when the last chunk (and its trailers) ended. Only a chunk-size line can span two reads.
+ */
+export class ChunkedDecoder {
+  private state: 'size' | 'data' | 'data-crlf' | 'trailer' = 'size';
+  private line = '';
+  private left = 0;
+  done = false;
+  error: string | undefined;
+
+  /** Returns how many bytes of `view` belonged to the body framing (the rest is extra). */
+  feed(view: Buffer, data: (chunk: Buffer) => void): number {
+    let i = 0;
+    while (i < view.length && !this.done && !this.error) {
+      if (this.state === 'data') {
+        const take = Math.min(this.left, view.length - i);
+        data(view.subarray(i, i + take));
+        i += take;
+        this.left -= take;
+        if (this.left === 0) this.state = 'data-crlf';
+        continue;
+      }
+      const nl = view.indexOf(10, i);
+      const end = nl < 0 ? view.length : nl + 1;
+      this.line += view.toString('latin1', i, end);
+      i = end;
+      if (nl < 0) {
+        if (this.line.length > 4096) this.error = 'HPE_CHUNK_SIZE: chunk-size line too long';
+        continue;
+      }
+      const line = this.line.trim();
+      this.line = '';
+      if (this.state === 'data-crlf') {
+        this.state = 'size';
+        if (line !== '') this.error = 'HPE_STRICT: missing CRLF after chunk data';
+      } else if (this.state === 'size') {
+        const size = parseInt(line.split(';')[0]!, 16);
+        if (!Number.isFinite(size) || size < 0) this.error = `HPE_CHUNK_SIZE: ${JSON.stringify(line.slice(0, 20))}`;
+        else if (size === 0) this.state = 'trailer';
+        else {
+          this.left = size;
+          this.state = 'data';
+        }
+      } else if (line === '') {
+        this.done = true;
+      }
+    }
+    return i;
+  }
+}
+
+export function requestHead(method: string, url: URL, headers: Record<string, string>, bodyBytes: number | undefined): string {
+  let head = `${method} ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\n`;
+  let connection = false;
+  for (const [k, v] of Object.entries(headers)) {
+    if (/[\r\n]/.test(k) || /[\r\n]/.test(v)) throw new Error(`header ${k} contains a line break`);
+    const lower = k.toLowerCase();
+    if (lower === 'connection') connection = true;
+    // Host comes from the URL and the body's length from the body itself.
+    if (lower === 'host' || (bodyBytes !== undefined && lower === 'content-length')) continue;
+    head += `${k}: ${v}\r\n`;
+  }
+  if (bodyBytes !== undefined) head += `Content-Length: ${bodyBytes}\r\n`;
+  if (!connection) head += 'Connection: keep-alive\r\n';
+  return `${head}\r\n`;
+}
