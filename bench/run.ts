@@ -176,7 +176,8 @@ try {
     ['1', () => nginxDownload(ctx)],
     ['2', () => uploads(ctx)],
     ['3', () => azuriteCase(ctx, bytesOf(flags['upload-size']))],
-    ['4', () => tracing(ctx, Math.max(runs, 5))],
+    // Tracing cost is a paired median: at least 9 pairs, whatever --runs says.
+    ['4', () => tracing(ctx, Math.max(runs, 9))],
     ['5', () => memory(ctx, bytesOf(flags['memory-size']))],
     ['6', () => machine(ctx)],
   ];
