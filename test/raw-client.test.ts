@@ -6,7 +6,7 @@ import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CONNECTION_PHASES, PHASES } from '../src/transport/phases.js';
-import { rawGet, rawRequest, RawPool } from '../src/transport/raw-client.js';
+import { rawRequest, RawPool } from '../src/transport/raw-client.js';
 import type { TracedResult } from '../src/transport/request.js';
 import { close, deterministicBuffer, listen, refusingUrl } from './helpers/http-servers.js';
 import { startTlsServer, type TlsServer } from './helpers/tls.js';
@@ -81,7 +81,7 @@ function poolFor(url: string, maxSockets = 4, bufferBytes = 64 * 1024, tls?: Con
 async function get(pool: RawPool, url: string, opts: { headers?: Record<string, string>; timeoutMs?: number; expectStatus?: number[] } = {}) {
   const chunks: Buffer[] = [];
   // Chunks are views of the socket's read buffer: copy them, as a sink that keeps them must.
-  const r = await rawGet({ url: new URL(url), headers: opts.headers ?? {}, pool, timeoutMs: opts.timeoutMs, expectStatus: opts.expectStatus, onData: (c) => void chunks.push(Buffer.from(c)) });
+  const r = await rawRequest({ url: new URL(url), headers: opts.headers ?? {}, pool, timeoutMs: opts.timeoutMs, expectStatus: opts.expectStatus, onData: (c) => void chunks.push(Buffer.from(c)) });
   return { r, body: Buffer.concat(chunks) };
 }
 
@@ -207,7 +207,7 @@ describe('raw GET client: bodies, phases and reuse', () => {
     const pool = poolFor(base, 1, 16 * 1024);
     const hash = createHash('md5');
     let calls = 0;
-    const r = await rawGet({
+    const r = await rawRequest({
       url: new URL(`${base}/body`), headers: {}, pool,
       onData: async (chunk) => {
         calls++;
@@ -361,7 +361,7 @@ describe('raw GET client: errors', () => {
   it('an error status reports its storage error code and headers, keeps the body from the sink, and the socket', async () => {
     const pool = poolFor(base, 1);
     const delivered: Buffer[] = [];
-    const r = await rawGet({ url: new URL(`${base}/busy`), headers: {}, pool, onData: (c) => void delivered.push(c) });
+    const r = await rawRequest({ url: new URL(`${base}/busy`), headers: {}, pool, onData: (c) => void delivered.push(c) });
     expect(r.status).toBe(503);
     expect(r.error).toBe('HTTP 503 ServerBusy');
     expect(r.headers['retry-after']).toBe('1');

@@ -72,6 +72,6 @@ export type FromWorker =
   | { type: 'ready' }
   | { type: 'progress'; bytes: number; ops: number }
   /** Sent the moment a worker's last item ends, before it hashes and packs its results. */
-  | { type: 'finished'; endEpochMs: number; failedItems: number }
+  | { type: 'finished'; failedItems: number }
   | { type: 'done'; result: WorkerResult }
   | { type: 'failed'; message: string };

@@ -77,7 +77,7 @@ async function prepare(job: WorkerJob): Promise<() => Promise<WorkerResult>> {
     clearInterval(ticker);
     const endEpochMs = epochNow();
     // At once, so that a step after all workers (an upload's commit) does not wait on results packing.
-    send({ type: 'finished', endEpochMs, failedItems: records.filter((r) => r.error).length });
+    send({ type: 'finished', failedItems: records.filter((r) => r.error).length });
     const cpu = process.cpuUsage(cpu0);
     loopDelay.disable();
     // Verification happens after the timed section, except for discard which hashes as it goes.

@@ -12,7 +12,6 @@
 // keep-alive pool semantics (at most maxSockets per worker, FIFO queue, idle sockets reused).
 import type { IncomingHttpHeaders } from 'node:http';
 import net from 'node:net';
-import { performance } from 'node:perf_hooks';
 import tls from 'node:tls';
 import type { TracedResult } from './request.js';
 import { ChunkedDecoder, CRLF2, MAX_HEAD_BYTES, parseHead, requestHead, type Head } from './http1.js';
@@ -376,11 +375,3 @@ export async function rawRequest(opts: RawRequestOptions): Promise<TracedResult>
     c.socket.resume();
   });
 }
-
-/** One GET over the raw pool (see rawRequest). */
-export function rawGet(opts: Omit<RawRequestOptions, 'method' | 'body'>): Promise<TracedResult> {
-  return rawRequest(opts);
-}
-
-/** Epoch ms now, for callers that time around rawRequest. */
-export const epochNow = () => performance.timeOrigin + performance.now();
