@@ -6,7 +6,7 @@ import { section, tool, type BenchContext } from '../lib/context.ts';
 import { ours } from '../lib/ours.ts';
 import { aria2c, curl, nodeGet } from '../lib/peers.ts';
 import { evaluate, rowsTable } from '../lib/report.ts';
-import { GiB, MiB, timedBy, type Contender } from '../lib/sample.ts';
+import { GiB, MiB, type Contender } from '../lib/sample.ts';
 
 export async function nginxDownload(ctx: BenchContext) {
   const size = ctx.largeSizeBytes;
@@ -26,7 +26,6 @@ export async function nginxDownload(ctx: BenchContext) {
       ],
     });
   const nodeClient = ['--http-client', 'node'];
-  const byNginx = { clock: ctx.nginx.clock, method: 'GET' as const };
 
   const discard: (Contender & { command?: string })[] = [
     oursDl('ours single (discard)', 'single', 1, 'discard'),
@@ -50,11 +49,13 @@ export async function nginxDownload(ctx: BenchContext) {
     aria2c('aria2c -x16 -s16 > file', tool(ctx, 'aria2c'), url, out('aria2c.out'), size, 16),
   ];
 
+  for (const c of [...discard, ...toFile]) c.clock = { clock: ctx.nginx.clock, method: 'GET' };
+
   ctx.log(`case 1a: ${size / MiB} MiB, discard`);
-  const a = await alternate(discard.map((c) => timedBy(c, byNginx)), { runs: ctx.runs, log: ctx.log });
+  const a = await alternate(discard, { runs: ctx.runs, log: ctx.log });
   ctx.log(`case 1b: ${size / MiB} MiB, to a file`);
   // Each run removes its own output (ours: blob-cacher's temp file); writes stay in the page cache.
-  const b = await alternate(toFile.map((c) => timedBy(c, byNginx)), { runs: ctx.runs, log: ctx.log });
+  const b = await alternate(toFile, { runs: ctx.runs, log: ctx.log });
 
   s.notes.push(
     `Source: a ${size / MiB} MiB file of pseudo-random bytes on /tmp, served by nginx (sendfile on, worker_processes auto) on 127.0.0.1; ` +

@@ -20,33 +20,24 @@ function workerCpuMs(sample: Sample): number | undefined {
 
 /**
  * Paired costs: round i ran tracing on and off back to back, so on_i / off_i − 1 cancels the drift a
- * shared machine has from minute to minute; the median over rounds is the cost.
+ * shared machine has from minute to minute. Sorted, for the median and quartiles over rounds.
  */
-function pairedCost(on: Row | undefined, off: Row | undefined, measure: (s: Sample) => number | undefined): number {
-  if (!on || !off) return NaN;
-  const ratios: number[] = [];
-  for (let i = 0; i < Math.min(on.samples.length, off.samples.length); i++) {
-    const a = measure(on.samples[i]!);
-    const b = measure(off.samples[i]!);
-    if (a !== undefined && b !== undefined && b > 0) ratios.push(a / b - 1);
-  }
-  return median(ratios);
-}
-
-const wallMs = (s: Sample) => (s.ok ? s.transferMs : undefined);
-
-/** The spread of the paired costs: first and third quartiles. */
-function pairedQuartiles(on: Row | undefined, off: Row | undefined, measure: (s: Sample) => number | undefined): [number, number] {
-  if (!on || !off) return [NaN, NaN];
+function pairedCosts(on: Row | undefined, off: Row | undefined, measure: (s: Sample) => number | undefined): number[] {
   const r: number[] = [];
+  if (!on || !off) return r;
   for (let i = 0; i < Math.min(on.samples.length, off.samples.length); i++) {
     const a = measure(on.samples[i]!);
     const b = measure(off.samples[i]!);
     if (a !== undefined && b !== undefined && b > 0) r.push(a / b - 1);
   }
-  r.sort((x, y) => x - y);
-  return r.length ? [r[Math.floor((r.length - 1) / 4)]!, r[Math.ceil((3 * (r.length - 1)) / 4)]!] : [NaN, NaN];
+  return r.sort((x, y) => x - y);
 }
+
+function quartiles(sorted: readonly number[]): [number, number] {
+  return sorted.length ? [sorted[Math.floor((sorted.length - 1) / 4)]!, sorted[Math.ceil((3 * (sorted.length - 1)) / 4)]!] : [NaN, NaN];
+}
+
+const wallMs = (s: Sample) => (s.ok ? s.transferMs : undefined);
 
 /**
  * The tracer's own work per request as the raw client does it on a reused socket (create, mark the
@@ -129,11 +120,12 @@ export async function tracing(ctx: BenchContext, pairedRuns: number) {
   );
   const costs = pairs.map(([what, rows, requests]) => {
     const cpuOff = rows[1]?.cpuMsPerRun ?? NaN;
+    const cpuCosts = pairedCosts(rows[0], rows[1], workerCpuMs);
     return {
       what, rows,
-      cpu: pairedCost(rows[0], rows[1], workerCpuMs),
-      cpuQ: pairedQuartiles(rows[0], rows[1], workerCpuMs),
-      wall: pairedCost(rows[0], rows[1], wallMs),
+      cpu: median(cpuCosts),
+      cpuQ: quartiles(cpuCosts),
+      wall: median(pairedCosts(rows[0], rows[1], wallMs)),
       spread: rows[1] ? (rows[1].maxMs - rows[1].minMs) / rows[1].medianMs : NaN,
       bound: (extraUs * requests) / 1000 / cpuOff,
     };

@@ -9,7 +9,7 @@ import { section, type BenchContext } from '../lib/context.ts';
 import { ours } from '../lib/ours.ts';
 import { nodePut } from '../lib/peers.ts';
 import { evaluate, rowsTable } from '../lib/report.ts';
-import { failedSample, timedBy, withHooks, type Contender } from '../lib/sample.ts';
+import { failedSample, withHooks, type Contender } from '../lib/sample.ts';
 
 export const FILE_COUNT = 2400;
 export const FILE_SIZE_BYTES = 100 * 1024;
@@ -45,7 +45,7 @@ export async function uploads(ctx: BenchContext) {
     const nginx = ctx.nginx;
     // Each contender writes below its own folder, removed after every run (outside its timing).
     const cleaned = <C extends Contender>(c: C, folder: (run: number) => string): C =>
-      timedBy(withHooks(c, { after: async (run) => rmSync(join(nginx.davDir, folder(run)), { recursive: true, force: true }) }), { clock: nginx.clock, method: 'PUT' });
+      withHooks(c, { after: async (run) => rmSync(join(nginx.davDir, folder(run)), { recursive: true, force: true }) });
     contenders.push(
       cleaned(nodePut(NGINX_RAW, { base: (run) => nginx.url(`dav/raw-${run}`), count: FILE_COUNT, sizeBytes: FILE_SIZE_BYTES, sockets: 64 }), (run) => `raw-${run}`),
       cleaned(smallFilesToUrl(ctx, NGINX_OURS[0]!, nginx.url('dav/ours-1x64/'), 1, 64), () => 'ours-1x64'),
@@ -75,7 +75,7 @@ export async function uploads(ctx: BenchContext) {
   );
   // The SDK baseline runs through blob-cacher but is the peer here.
   contenders[contenders.length - 1]!.ours = false;
-  for (const c of contenders) if (!toNginx.has(c) && !c.skipped) c.clock = { clock: host.clock, method: 'PUT' };
+  for (const c of contenders) if (!c.skipped) c.clock = { clock: toNginx.has(c) ? ctx.nginx!.clock : host.clock, method: 'PUT' };
 
   ctx.log('case 2: small-file uploads');
   const rows = await alternate(contenders, { runs: ctx.runs, log: ctx.log });

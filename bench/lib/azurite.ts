@@ -1,7 +1,6 @@
 // Embedded Azurite (blob-cacher's dist/target/azurite.js) hosted in the suite's process, fresh for
 // every single run: an in-memory Azurite keeps deleted data and grows slower as runs pile up (after
-// ~40 runs of 234 MiB it held 6.8 GiB and stalled), so no run inherits another's state. Read-only
-// tables may share one (start/stop).
+// ~40 runs of 234 MiB it held 6.8 GiB and stalled), so no run inherits another's state.
 import type * as Azurite from '../../dist/target/azurite.js';
 import type * as Log from '../../dist/log.js';
 import type { BenchAzurite } from './context.ts';
@@ -14,8 +13,6 @@ export interface AzuriteHost {
   current(): BenchAzurite;
   /** The contender with a fresh Azurite around each run; `setup` runs before the clock (fixtures). */
   fresh<C extends Contender>(c: C, setup?: (az: BenchAzurite) => Promise<void>): C;
-  /** One Azurite for a whole table (read-only workloads: nothing piles up); stop() ends it. */
-  start(setup?: (az: BenchAzurite) => Promise<void>): Promise<BenchAzurite>;
   stop(): Promise<void>;
   /** Every Azurite this host starts is watched by this one clock. */
   clock: AzuriteClock;
@@ -47,7 +44,6 @@ export async function azuriteHost(): Promise<AzuriteHost> {
     return info;
   };
   return {
-    start,
     current() {
       if (!info) throw new Error('no Azurite is running');
       return info;

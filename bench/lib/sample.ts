@@ -92,11 +92,6 @@ export function summarize(c: Contender, samples: readonly Sample[]): Row {
   };
 }
 
-/** The same contender, also timed by its server's clock. */
-export function timedBy<C extends Contender>(c: C, clock: ClockBinding | undefined): C {
-  return clock ? { ...c, clock } : c;
-}
-
 /** The same contender with set-up and clean-up around each run (outside its timing). */
 export function withHooks<C extends Contender>(c: C, hooks: { before?: (run: number) => Promise<void>; after?: (run: number) => Promise<void> }): C {
   return {

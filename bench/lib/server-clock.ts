@@ -10,8 +10,6 @@ import { performance } from 'node:perf_hooks';
 export type DataMethod = 'GET' | 'PUT';
 
 export interface ServerClock {
-  /** How the span is taken, for the report. */
-  readonly source: string;
   /** A position before a run; span() looks only at requests after it. */
   mark(): number;
   /** First data request's start to last data response's end since `mark`, in ms; undefined: none seen. */
@@ -24,22 +22,18 @@ export interface ClockBinding {
   method: DataMethod;
 }
 
+/** One data request (a request that moved blob bytes), as the server saw it. */
 interface Seen {
   method: string;
-  status: number;
   startMs: number;
   endMs: number;
-  /** Blob-service query (comp=…, restype=…): container and listing calls move no blob data. */
-  control: boolean;
-  /** Bytes of the request body (PUT) or response body (GET), where the server says so. */
-  bodyBytes: number;
 }
 
-function spanOf(seen: readonly Seen[], method: DataMethod, isData: (s: Seen) => boolean): number | undefined {
+function spanOf(seen: readonly Seen[], method: DataMethod): number | undefined {
   let first = Infinity;
   let last = -Infinity;
   for (const s of seen) {
-    if (s.method !== method || !isData(s)) continue;
+    if (s.method !== method) continue;
     first = Math.min(first, s.startMs);
     last = Math.max(last, s.endMs);
   }
@@ -67,42 +61,39 @@ export function nginxClock(accessLogPath: string): ServerClock {
     return buf.toString('utf8');
   };
   return {
-    source: 'nginx access log ($msec, $request_time; 1 ms resolution)',
     mark: size,
     span(mark, method) {
       const seen: Seen[] = [];
       for (const line of readFrom(mark).split('\n')) {
         const [msec, requestTime, m, status, bodySent, requestLength] = line.split(' ');
         if (!requestLength) continue;
+        // Data only: preflight HEADs carry no body, ours' upload probe is a few bytes; 1 KiB parts them.
+        const bodyBytes = Number(m === 'PUT' ? requestLength : bodySent);
+        const code = Number(status);
+        if (code < 200 || code >= 300 || bodyBytes <= 1024) continue;
         const endMs = Number(msec) * 1000;
-        const reqLen = Number(requestLength);
-        seen.push({
-          method: m!, status: Number(status), startMs: endMs - Number(requestTime) * 1000, endMs, control: false,
-          bodyBytes: m === 'PUT' ? reqLen : Number(bodySent),
-        });
+        seen.push({ method: m!, startMs: endMs - Number(requestTime) * 1000, endMs });
       }
-      // Data only: preflight HEADs carry no body, ours' upload probe is a few bytes; 1 KiB parts them.
-      return spanOf(seen, method, (s) => s.status >= 200 && s.status < 300 && s.bodyBytes > 1024);
+      return spanOf(seen, method);
     },
   };
 }
 
-/** Azurite in our own process: its http server's requests, seen as they arrive and finish. */
+/** Azurite in our own process: its http server's data requests, seen as they arrive and finish. */
 export class AzuriteClock implements ServerClock {
-  readonly source = "Azurite's http server, in the suite's process (request arrival to response finish)";
   private readonly seen: Seen[] = [];
 
-  /** Watches one more Azurite (the suite starts a fresh one for many runs). */
+  /** Watches one more Azurite (the suite starts a fresh one for every run). */
   watch(server: Server): void {
     server.on('request', (req, res) => {
       const startMs = performance.now();
-      const query = (req.url ?? '').split('?')[1] ?? '';
-      const control = /(^|&)(comp=(?!block(&|$)|blocklist(&|$))|restype=)/.test(query);
       res.once('finish', () => {
-        this.seen.push({
-          method: req.method ?? '', status: res.statusCode, startMs, endMs: performance.now(), control,
-          bodyBytes: Number(req.method === 'PUT' ? req.headers['content-length'] : res.getHeader('content-length')) || 0,
-        });
+        // Put Blob, Put Block and Put Block List answer 201; blob GETs 200 or 206. Container
+        // creation, properties and listings (restype=, other comp=) move no blob data.
+        const method = req.method ?? '';
+        const ok = method === 'PUT' ? res.statusCode === 201 : method === 'GET' && (res.statusCode === 200 || res.statusCode === 206);
+        if (!ok || CONTROL_QUERY.test((req.url ?? '').split('?')[1] ?? '')) return;
+        this.seen.push({ method, startMs, endMs: performance.now() });
       });
     });
   }
@@ -112,9 +103,8 @@ export class AzuriteClock implements ServerClock {
   }
 
   span(mark: number, method: DataMethod): number | undefined {
-    const seen = this.seen.slice(mark);
-    // Put Blob, Put Block and Put Block List answer 201; blob GETs 200 or 206. Container creation,
-    // properties and listings are control calls; downloads' HEADs are not GETs.
-    return spanOf(seen, method, (s) => !s.control && (method === 'PUT' ? s.status === 201 : s.status === 200 || s.status === 206));
+    return spanOf(this.seen.slice(mark), method);
   }
 }
+
+const CONTROL_QUERY = /(^|&)(comp=(?!block(&|$)|blocklist(&|$))|restype=)/;
