@@ -8,10 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DownloadConfig, UploadConfig } from '../dist/config/load.js';
-import { runDownload, type StrategyResult } from '../dist/download-run.js';
-import { setLogLevel } from '../dist/log.js';
-import type { OpRecord } from '../dist/runner/protocol.js';
-import { runUpload } from '../dist/upload-run.js';
+import { runDownload, type StrategyResult } from '../dist/engine/download.js';
+import { setLogLevel } from '../dist/log/logger.js';
+import type { OpRecord } from '../dist/workers/protocol.js';
+import { runUpload } from '../dist/engine/upload.js';
 import { startEmbeddedAzurite, type EmbeddedAzurite } from './helpers/azurite.js';
 import {
   deterministicBuffer, everyGet, firstGets, inOrder, startFaultProxy, startFaultServer,

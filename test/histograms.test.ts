@@ -1,7 +1,7 @@
 // Histograms from several workers are merged by adding their encoded forms; the result equals one
 // histogram that saw every value. Averaging per-worker percentiles does not.
 import { describe, expect, it } from 'vitest';
-import { METRICS, PhaseHistograms, summarizeHistogram, type MetricName } from '../src/aggregate/histograms.js';
+import { METRICS, PhaseHistograms, summarizeHistogram, type MetricName } from '../src/metrics/histograms.js';
 import type { PhaseDurationsMs } from '../src/transport/phases.js';
 
 /** mulberry32: a small seeded PRNG, so every run sees the same values. */

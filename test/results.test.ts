@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PhaseHistograms } from '../dist/aggregate/histograms.js';
-import { analyze, type StrategyStats } from '../dist/results/analyze.js';
+import { PhaseHistograms } from '../dist/metrics/histograms.js';
+import { analyze, type StrategyStats } from '../dist/analysis/analyze.js';
 import { RECORD_COLUMNS, RESULTS_SCHEMA, RESULTS_SCHEMA_VERSION, type ResultsFile, type StrategyRun } from '../dist/results/schema.js';
 import { close, deterministicBuffer, listen, objectServer } from './helpers/http-servers.js';
 

@@ -6,7 +6,7 @@ import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { OrderedFileSink } from '../src/runner/sinks.js';
+import { OrderedFileSink } from '../src/workers/sinks.js';
 import type { WorkItem } from '../src/strategies/strategy.js';
 import { deterministicBuffer } from './helpers/http-servers.js';
 

@@ -6,9 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DownloadConfig } from '../dist/config/load.js';
-import { runDownload, type DownloadRunResult, type StrategyResult } from '../dist/download-run.js';
-import { contentBuffer, FIXTURE_SEED } from '../dist/fixtures/content.js';
-import { setLogLevel } from '../dist/log.js';
+import { runDownload, type DownloadRunResult, type StrategyResult } from '../dist/engine/download.js';
+import { contentBuffer, FIXTURE_SEED } from '../dist/payload/content.js';
+import { setLogLevel } from '../dist/log/logger.js';
 import { blobNames, containerOf, startEmbeddedAzurite, type EmbeddedAzurite } from './helpers/azurite.js';
 
 const ALL = ['single', 'chunked', 'round-robin', 'assemble', 'sdk'];

@@ -1,7 +1,7 @@
 // Pure units: human sizes, byte-range plans and the split of work over worker processes.
 import { describe, expect, it } from 'vitest';
 import { parseSizeBytes } from '../src/config/sizes.js';
-import { splitFairly, splitRanges, type ByteRange } from '../src/plan.js';
+import { splitFairly, splitRanges, type ByteRange } from '../src/strategies/ranges.js';
 
 const MiB = 1024 * 1024;
 

@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DownloadConfig } from '../dist/config/load.js';
-import { runDownload, type StrategyResult } from '../dist/download-run.js';
-import { setLogLevel } from '../dist/log.js';
+import { runDownload, type StrategyResult } from '../dist/engine/download.js';
+import { setLogLevel } from '../dist/log/logger.js';
 import { close, deterministicBuffer, listen, objectServer } from './helpers/http-servers.js';
 
 const SIZE_BYTES = 1_000_003;

@@ -2,8 +2,8 @@
 // records and histograms merged, and workers with nothing to do harmless.
 import { describe, expect, it, beforeAll } from 'vitest';
 import type { DownloadConfig } from '../dist/config/load.js';
-import { runDownload } from '../dist/download-run.js';
-import { setLogLevel } from '../dist/log.js';
+import { runDownload } from '../dist/engine/download.js';
+import { setLogLevel } from '../dist/log/logger.js';
 
 function config(overrides: Partial<DownloadConfig>): DownloadConfig {
   return {

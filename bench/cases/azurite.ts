@@ -4,8 +4,8 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { BlobServiceClient, ContainerSASPermissions, generateBlobSASQueryParameters, SASProtocol, StorageSharedKeyCredential } from '@azure/storage-blob';
-import type * as Fixtures from '../../dist/fixtures/fixtures.js';
-import type * as Assemble from '../../dist/strategies/assemble.js';
+import type * as Fixtures from '../../dist/payload/fixtures.js';
+import type * as Assemble from '../../dist/strategies/download/assemble.js';
 import { alternate } from '../lib/alternate.ts';
 import { section, type BenchAzurite, type BenchContext } from '../lib/context.ts';
 import { distImport, ours, writeFixtureFile } from '../lib/ours.ts';
@@ -24,7 +24,7 @@ function containerOf(az: BenchAzurite) {
 
 /** The download fixtures, made by blob-cacher's own fixture code so that its runs find them ready. */
 async function downloadFixtures(az: BenchAzurite): Promise<void> {
-  const { ensureFixtures } = await distImport<typeof Fixtures>('fixtures/fixtures.js');
+  const { ensureFixtures } = await distImport<typeof Fixtures>('payload/fixtures.js');
   const { assemble } = await distImport<typeof Assemble>('strategies/assemble.js');
   const input = { sizeBytes: DOWNLOAD_BYTES, concurrency: ASSEMBLE_PARTS };
   await ensureFixtures(containerOf(az), [{ blob: LARGE_BLOB, offsetBytes: 0, lengthBytes: DOWNLOAD_BYTES }, ...assemble.fixtures(input)]);

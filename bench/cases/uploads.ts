@@ -81,7 +81,7 @@ export async function uploads(ctx: BenchContext) {
   const rows = await alternate(contenders, { runs: ctx.runs, log: ctx.log });
   s.notes.push(
     `Every contender sends ${FILE_COUNT} Put Blob/PUT requests of ${FILE_SIZE_BYTES / 1024} KiB; payloads are made before the clock starts. ` +
-    'Azurite is blob-cacher\'s embedded Azurite (dist/target/azurite.js, in memory), hosted by the suite in its own process and started fresh for every run of every contender; ' +
+    'Azurite is blob-cacher\'s embedded Azurite (dist/storage/azurite.js, in memory), hosted by the suite in its own process and started fresh for every run of every contender; ' +
     'blob-cacher reaches it with a connection string in its environment (its own per-run embedded Azurite would sit in its coordinator, which is otherwise idle: the same).',
     `Against nginx (DAV, \`dav_methods PUT\`; its files on ${ctx.nginx?.davStorage ?? 'disk'}) blob-cacher runs with \`--url\`: plain PUTs of the same names, verified afterwards by reading every file back ` +
     '(outside its timing), `--keep` because this nginx refuses DELETE; the suite removes each contender\'s files after every run. ' +

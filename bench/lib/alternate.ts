@@ -1,6 +1,6 @@
 // Runs contenders in turn (A B C, A B C, …) so that drift and neighbours' load hit all alike, then
 // reduces each to medians. Ours go through blob-cacher's own analyze() over its results-file runs.
-import type { analyze as analyzeFn } from '../../dist/results/analyze.js';
+import type { analyze as analyzeFn } from '../../dist/analysis/analyze.js';
 import { distImport } from './ours.ts';
 import { summarize, type Contender, type Row, type Sample } from './sample.ts';
 

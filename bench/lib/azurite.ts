@@ -1,8 +1,8 @@
-// Embedded Azurite (blob-cacher's dist/target/azurite.js) hosted in the suite's process, fresh for
+// Embedded Azurite (blob-cacher's dist/storage/azurite.js) hosted in the suite's process, fresh for
 // every single run: an in-memory Azurite keeps deleted data and grows slower as runs pile up (after
 // ~40 runs of 234 MiB it held 6.8 GiB and stalled), so no run inherits another's state.
-import type * as Azurite from '../../dist/target/azurite.js';
-import type * as Log from '../../dist/log.js';
+import type * as Azurite from '../../dist/storage/azurite.js';
+import type * as Log from '../../dist/log/logger.js';
 import type { BenchAzurite } from './context.ts';
 import { distImport } from './ours.ts';
 import { AzuriteClock } from './server-clock.ts';
@@ -19,7 +19,7 @@ export interface AzuriteHost {
 }
 
 export async function azuriteHost(): Promise<AzuriteHost> {
-  const { startEmbeddedAzurite } = await distImport<typeof Azurite>('target/azurite.js');
+  const { startEmbeddedAzurite } = await distImport<typeof Azurite>('storage/azurite.js');
   // blob-cacher's fixture code logs at info through its shared logger: keep the suite's output to tables.
   (await distImport<typeof Log>('log.js')).setLogLevel('warn');
   let running: Azurite.EmbeddedAzurite | undefined;

@@ -4,7 +4,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type * as Content from '../../dist/fixtures/content.js';
+import type * as Content from '../../dist/payload/content.js';
 import type { ResultsFile } from '../../dist/results/schema.js';
 import { runProcess } from './proc.ts';
 import { failedSample, type Contender, type Sample } from './sample.ts';
@@ -23,7 +23,7 @@ export function distImport<T>(relative: string): Promise<T> {
 
 /** A file of blob-cacher's fixture bytes (the seed's stream from 0), as its fixtures would hold. */
 export async function writeFixtureFile(path: string, bytes: number): Promise<void> {
-  const { contentPieces, FIXTURE_SEED } = await distImport<typeof Content>('fixtures/content.js');
+  const { contentPieces, FIXTURE_SEED } = await distImport<typeof Content>('payload/content.js');
   const fh = await open(path, 'w');
   try {
     for (const piece of contentPieces(FIXTURE_SEED, 0, bytes)) await fh.write(piece);

@@ -8,8 +8,8 @@ import http from 'node:http';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
-import type { signSharedKey as signFn } from '../../dist/target/sharedkey.js';
-import type { contentBuffer as contentFn } from '../../dist/fixtures/content.js';
+import type { signSharedKey as signFn } from '../../dist/storage/sharedkey.js';
+import type { contentBuffer as contentFn } from '../../dist/payload/content.js';
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
@@ -23,8 +23,8 @@ const account = arg('account');
 const dist = process.env.BLOB_CACHER_DIST ?? new URL('../../dist', import.meta.url).pathname;
 if (!base || !(count > 0) || !(sizeBytes > 0) || !(sockets > 0)) throw new Error('usage: node-put.ts --base <url> --count N --size-bytes B --sockets S [--account A]');
 
-const { contentBuffer, FIXTURE_SEED } = (await import(pathToFileURL(join(dist, 'fixtures/content.js')).href)) as { contentBuffer: typeof contentFn; FIXTURE_SEED: string };
-const { signSharedKey } = (await import(pathToFileURL(join(dist, 'target/sharedkey.js')).href)) as { signSharedKey: typeof signFn };
+const { contentBuffer, FIXTURE_SEED } = (await import(pathToFileURL(join(dist, 'payload/content.js')).href)) as { contentBuffer: typeof contentFn; FIXTURE_SEED: string };
+const { signSharedKey } = (await import(pathToFileURL(join(dist, 'storage/sharedkey.js')).href)) as { signSharedKey: typeof signFn };
 const keyBytes = account ? Buffer.from(process.env.BENCH_SHAREDKEY_KEY ?? '', 'base64') : undefined;
 const payloads = Array.from({ length: count }, (_, i) => contentBuffer(FIXTURE_SEED, i * sizeBytes, sizeBytes));
 const agent = new http.Agent({ keepAlive: true, maxSockets: sockets });

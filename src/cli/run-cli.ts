@@ -1,23 +1,23 @@
 // The edge: turns argv and the environment into typed configs, runs, writes the results file,
 // prints reports computed from it, and maps errors to one line and an exit code. The only place
 // that reads process.argv and process.env.
-import type { StrategyResult } from '../aggregate/summary.js';
+import type { StrategyResult } from '../metrics/summary.js';
 import { ConfigError } from '../config/errors.js';
 import { buildProgram, loadDownloadConfig, loadUploadConfig, parseFlags, redactedConfig, resolveOptions, type Credentials, type RunOptions } from '../config/load.js';
 import { DOWNLOAD_OPTIONS, REPORT_OPTIONS, UPLOAD_OPTIONS, type LogLevel, type OptionSpec, type ReportFormat } from '../config/options.js';
 import { formatBytes } from '../config/sizes.js';
-import { runDownload } from '../download-run.js';
-import { log, redact, registerSecret, setLogLevel } from '../log.js';
+import { runDownload } from '../engine/download.js';
+import { log, redact, registerSecret, setLogLevel } from '../log/logger.js';
 import { compareStats, renderCompare } from '../report/compare.js';
 import { renderConsole, renderCsv, renderMarkdown, type ReportHeader } from '../report/console.js';
 import { renderHtml } from '../report/html.js';
 import { showProgress } from '../report/progress.js';
-import { analyze } from '../results/analyze.js';
+import { analyze } from '../analysis/analyze.js';
 import { defaultResultsPath, newResultsFile, readResults, toStrategyRun, writeResults } from '../results/file.js';
 import type { ResultsFile } from '../results/schema.js';
-import { runUpload } from '../upload-run.js';
-import { requestStop, STOP_GRACE_MS, stopRequested } from '../runner/stop.js';
-import { buildGrid, cellArgv, findAxes, gridCells, recommendSdkSettings, renderGrid } from '../sweep.js';
+import { runUpload } from '../engine/upload.js';
+import { requestStop, STOP_GRACE_MS, stopRequested } from '../engine/stop.js';
+import { buildGrid, cellArgv, findAxes, gridCells, recommendSdkSettings, renderGrid } from '../analysis/sweep.js';
 import type { DownloadConfig, UploadConfig } from '../config/load.js';
 
 export type Env = Record<string, string | undefined>;

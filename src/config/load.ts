@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve as resolvePath } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { parse as parseDotenv } from 'dotenv';
-import { redact } from '../log.js';
+import { redact } from '../log/logger.js';
 import { ConfigError } from './errors.js';
 import { formatBytes } from './sizes.js';
 import { DOWNLOAD_OPTIONS, UPLOAD_OPTIONS, type DownloadMethod, type HttpClient, type LogLevel, type OptionSpec, type ReportFormat, type SinkKind, type UploadMethod } from './options.js';

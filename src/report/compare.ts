@@ -1,7 +1,7 @@
 // A against B, per strategy and phase. A change is called significant only when both sides were
 // repeated and their 95% intervals do not overlap, as benchstat does.
-import { significantlyDifferent } from '../aggregate/stats.js';
-import type { StrategyStats } from '../results/analyze.js';
+import { significantlyDifferent } from '../analysis/stats.js';
+import type { StrategyStats } from '../analysis/analyze.js';
 import { fmtMs } from './console.js';
 
 export interface StrategyChange {

@@ -1,6 +1,6 @@
 // Text reports computed from StrategyStats: the console table (80 columns), Markdown, CSV and JSON.
 import { formatBytes } from '../config/sizes.js';
-import { cellLabel, rankStats, type StrategyStats } from '../results/analyze.js';
+import { cellLabel, rankStats, type StrategyStats } from '../analysis/analyze.js';
 import { PHASES } from '../transport/phases.js';
 
 const pad = (s: string, n: number) => s.padEnd(n);

@@ -1,13 +1,13 @@
 // The HTML report: one self-contained file (inline CSS, SVG drawn here, no scripts, no network),
 // computed from results documents and their StrategyStats alone, so any results file can be re-rendered.
-import { PhaseHistograms } from '../aggregate/histograms.js';
+import { PhaseHistograms } from '../metrics/histograms.js';
 import { formatBytes } from '../config/sizes.js';
-import { rankStats, type StrategyStats } from '../results/analyze.js';
+import { rankStats, type StrategyStats } from '../analysis/analyze.js';
 import type { ResultsFile } from '../results/schema.js';
-import type { SweepGrid } from '../sweep.js';
+import type { SweepGrid } from '../analysis/sweep.js';
 import { PHASES, PHASE_MEANINGS, type Phase } from '../transport/phases.js';
 
-export type { SweepGrid } from '../sweep.js';
+export type { SweepGrid } from '../analysis/sweep.js';
 
 export interface HtmlReportInput {
   title: string;

@@ -1,7 +1,7 @@
 // A live progress bar on a terminal (stderr), with MiB/s or ops/s; nothing at all when stderr is
 // piped or redirected, so logs and reports stay clean.
 import cliProgress from 'cli-progress';
-import { setProgressListener } from '../runner/coordinator.js';
+import { setProgressListener } from '../workers/pool.js';
 
 /** Shows progress until the returned function is called. */
 export function showProgress(stream: NodeJS.WriteStream = process.stderr): () => void {

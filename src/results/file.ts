@@ -4,10 +4,10 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { arch, cpus, platform, release, totalmem } from 'node:os';
 import { dirname } from 'node:path';
-import type { StrategyResult } from '../aggregate/summary.js';
+import type { StrategyResult } from '../metrics/summary.js';
 import { ConfigError } from '../config/errors.js';
 import { PHASES } from '../transport/phases.js';
-import type { OpRecord } from '../runner/protocol.js';
+import type { OpRecord } from '../workers/protocol.js';
 import { MAX_RECORDS_PER_RUN, RESULTS_SCHEMA, RESULTS_SCHEMA_VERSION, type RecordRow, type ResultsFile, type StrategyRun } from './schema.js';
 
 const packageVersion = (createRequire(import.meta.url)('../../package.json') as { version: string }).version;

@@ -1,6 +1,6 @@
 // The results file: versioned JSON holding everything reports need, so that reports can be re-run,
 // compared and merged without re-running the benchmark.
-import type { EncodedHistograms } from '../aggregate/histograms.js';
+import type { EncodedHistograms } from '../metrics/histograms.js';
 import { PHASES, type Phase } from '../transport/phases.js';
 
 export const RESULTS_SCHEMA = 'blob-cacher/results';

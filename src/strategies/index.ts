@@ -1,14 +1,14 @@
 // The registry of download strategies, in the order `all` runs them.
-import { assemble } from './assemble.js';
-import { chunked } from './chunked.js';
-import { roundRobin } from './round-robin.js';
-import { sdk } from './sdk.js';
-import { single } from './single.js';
+import { assemble } from './download/assemble.js';
+import { chunked } from './download/chunked.js';
+import { roundRobin } from './download/round-robin.js';
+import { sdk } from './download/sdk.js';
+import { single } from './download/single.js';
 import type { DownloadStrategy } from './strategy.js';
-import { blocks } from './blocks.js';
-import { sdkSmallFiles } from './sdk-small-files.js';
-import { sdkUpload } from './sdk-upload.js';
-import { smallFiles } from './small-files.js';
+import { blocks } from './upload/blocks.js';
+import { sdkSmallFiles } from './upload/sdk-small-files.js';
+import { sdkUpload } from './upload/sdk-upload.js';
+import { smallFiles } from './upload/small-files.js';
 import type { UploadStrategy } from './upload-strategy.js';
 
 export const DOWNLOAD_STRATEGIES: readonly DownloadStrategy[] = [single, chunked, roundRobin, assemble, sdk];

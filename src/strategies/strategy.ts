@@ -1,6 +1,6 @@
 // The one interface every download strategy implements: which fixtures it reads and which requests
 // it makes. Workers execute the plan; adding a strategy is adding a file.
-import type { ByteRange } from '../plan.js';
+import type { ByteRange } from './ranges.js';
 
 /** A fixture blob: bytes [offsetBytes, offsetBytes + lengthBytes) of the seed's content stream. */
 export interface FixtureSpec {

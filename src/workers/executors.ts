@@ -3,9 +3,9 @@
 import { createHash } from 'node:crypto';
 import type http from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { log } from '../log.js';
+import { log } from '../log/logger.js';
 import type { WorkItem } from '../strategies/strategy.js';
-import { containerClient, PLAIN_PUT_STATUSES, RequestSigner } from '../target/target.js';
+import { containerClient, PLAIN_PUT_STATUSES, RequestSigner } from '../storage/target.js';
 import { rawRequest, type RawPool } from '../transport/raw-client.js';
 import { tracedRequest, type TracedResult } from '../transport/request.js';
 import { backoffMs, isRetryable, isThrottle, retryAfterMs, sleep, type RetryPolicy } from '../transport/retry.js';

@@ -1,8 +1,8 @@
 // Sweeps: any option given as a comma-separated list is an axis; the grid is every combination.
 // Each cell is parsed and validated like a normal command line, then measured.
-import { ConfigError } from './config/errors.js';
-import { formatBytes } from './config/sizes.js';
-import { cellLabel, type StrategyStats } from './results/analyze.js';
+import { ConfigError } from '../config/errors.js';
+import { formatBytes } from '../config/sizes.js';
+import { cellLabel, type StrategyStats } from './analyze.js';
 
 export interface SweepAxis {
   flag: string;

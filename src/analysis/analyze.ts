@@ -1,9 +1,9 @@
 // Every report is computed here from results files alone: repeated runs become medians and
 // intervals, histograms from every run and worker are added, warm-up runs are left out.
-import { PhaseHistograms, summarizeHistogram, METRICS, type LatencySummaryMs, type MetricName } from '../aggregate/histograms.js';
-import { spread, type Spread } from '../aggregate/stats.js';
+import { PhaseHistograms, summarizeHistogram, METRICS, type LatencySummaryMs, type MetricName } from '../metrics/histograms.js';
+import { spread, type Spread } from './stats.js';
 import { PHASES, type Phase } from '../transport/phases.js';
-import type { StrategyRun } from './schema.js';
+import type { StrategyRun } from '../results/schema.js';
 
 export interface StrategyStats {
   strategy: string;

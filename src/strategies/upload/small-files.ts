@@ -1,5 +1,5 @@
 // FILE_COUNT blobs of FILE_SIZE, one Put Blob each (seed 002), over PROCESSES x MAX_SOCKETS.
-import { smallFileName, type UploadStrategy } from './upload-strategy.js';
+import { smallFileName, type UploadStrategy } from '../upload-strategy.js';
 
 export const smallFiles: UploadStrategy = {
   name: 'small-files',

@@ -1,6 +1,6 @@
 // N part blobs (part.0 ... part.N-1) fetched in parallel and concatenated in order.
-import { splitRanges } from '../plan.js';
-import type { DownloadStrategy } from './strategy.js';
+import { splitRanges } from '../ranges.js';
+import type { DownloadStrategy } from '../strategy.js';
 
 export const assemble: DownloadStrategy = {
   name: 'assemble',

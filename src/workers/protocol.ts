@@ -1,8 +1,8 @@
 // Messages between the coordinator and its worker processes (IPC, structured clone of JSON).
-import type { EncodedHistograms } from '../aggregate/histograms.js';
+import type { EncodedHistograms } from '../metrics/histograms.js';
 import type { LogLevel, SinkKind } from '../config/options.js';
 import type { WorkItem } from '../strategies/strategy.js';
-import type { TargetInfo } from '../target/target.js';
+import type { TargetInfo } from '../storage/target.js';
 import type { PhaseDurationsMs } from '../transport/phases.js';
 
 export interface WorkerJob {

@@ -1,6 +1,6 @@
 // The chunked ranges, each read from a different copy of the blob (large.1 ... large.N).
-import { planRanges, splitRanges } from '../plan.js';
-import type { DownloadStrategy } from './strategy.js';
+import { planRanges, splitRanges } from '../ranges.js';
+import type { DownloadStrategy } from '../strategy.js';
 
 const copyName = (i: number) => `large.${i + 1}`;
 

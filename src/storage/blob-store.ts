@@ -3,8 +3,8 @@
 import { createHash } from 'node:crypto';
 import type { ContainerClient } from '@azure/storage-blob';
 import pLimit from 'p-limit';
-import { contentMd5, FIXTURE_SEED } from '../fixtures/content.js';
-import { log } from '../log.js';
+import { contentMd5, FIXTURE_SEED } from '../payload/content.js';
+import { log } from '../log/logger.js';
 import type { WorkItem } from '../strategies/strategy.js';
 
 export interface Verification {

@@ -3,11 +3,11 @@
 // named with its cause; the others' results are kept.
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { PhaseHistograms } from '../aggregate/histograms.js';
-import { splitFairly } from '../plan.js';
+import { PhaseHistograms } from '../metrics/histograms.js';
+import { splitFairly } from '../strategies/ranges.js';
 import type { WorkItem } from '../strategies/strategy.js';
 import type { FromWorker, OpRecord, WorkerJob, WorkerResult } from './protocol.js';
-import { onStop, STOP_GRACE_MS } from './stop.js';
+import { onStop, STOP_GRACE_MS } from '../engine/stop.js';
 
 const WORKER_PATH = fileURLToPath(new URL('./worker.js', import.meta.url));
 

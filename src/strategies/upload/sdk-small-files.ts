@@ -1,5 +1,5 @@
 // Baseline for small-files: the SDK's BlockBlobClient.upload per blob, MAX_SOCKETS in flight.
-import type { UploadStrategy } from './upload-strategy.js';
+import type { UploadStrategy } from '../upload-strategy.js';
 import { smallFiles } from './small-files.js';
 
 export const sdkSmallFiles: UploadStrategy = {

@@ -1,5 +1,5 @@
 // One GET of the whole blob (seed 000's `url` method).
-import { LARGE_BLOB, type DownloadStrategy } from './strategy.js';
+import { LARGE_BLOB, type DownloadStrategy } from '../strategy.js';
 
 export const single: DownloadStrategy = {
   name: 'single',

@@ -3,11 +3,11 @@
 // histograms.
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import pLimit from 'p-limit';
-import { PhaseHistograms } from '../aggregate/histograms.js';
-import { contentBuffer, FIXTURE_SEED } from '../fixtures/content.js';
-import { setLogLevel } from '../log.js';
+import { PhaseHistograms } from '../metrics/histograms.js';
+import { contentBuffer, FIXTURE_SEED } from '../payload/content.js';
+import { setLogLevel } from '../log/logger.js';
 import type { WorkItem } from '../strategies/strategy.js';
-import { RequestSigner } from '../target/target.js';
+import { RequestSigner } from '../storage/target.js';
 import { RawPool } from '../transport/raw-client.js';
 import { createAgent } from '../transport/request.js';
 import { runGet, runPut, runSdkDownload, runSdkSmallFile, runSdkUpload, type ExecContext } from './executors.js';

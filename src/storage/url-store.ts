@@ -4,12 +4,12 @@
 import { createHash } from 'node:crypto';
 import type http from 'node:http';
 import pLimit from 'p-limit';
-import { contentMd5, FIXTURE_SEED } from '../fixtures/content.js';
-import { log } from '../log.js';
+import { contentMd5, FIXTURE_SEED } from '../payload/content.js';
+import { log } from '../log/logger.js';
 import type { WorkItem } from '../strategies/strategy.js';
 import { createAgent, tracedRequest } from '../transport/request.js';
 import { RequestSigner, type TargetInfo } from './target.js';
-import type { UploadStore, Verification } from './upload-store.js';
+import type { UploadStore, Verification } from './blob-store.js';
 
 /** Read-backs and deletions in flight: keeps a local server busy without flooding a remote one. */
 const IN_FLIGHT = 32;

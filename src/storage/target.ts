@@ -2,7 +2,7 @@
 // sent to worker processes; the SDK client is only built where fixtures or baselines need it.
 import type { ContainerClient } from '@azure/storage-blob';
 import type { Credentials } from '../config/load.js';
-import { registerSecret } from '../log.js';
+import { registerSecret } from '../log/logger.js';
 import { startEmbeddedAzurite } from './azurite.js';
 import { signSharedKey } from './sharedkey.js';
 

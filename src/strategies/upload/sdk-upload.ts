@@ -1,6 +1,6 @@
 // Baseline for blocks: the SDK's uploadData with the same block size, concurrency and
 // maxSingleShotSize (the threshold).
-import { largeBlobName, type UploadStrategy } from './upload-strategy.js';
+import { largeBlobName, type UploadStrategy } from '../upload-strategy.js';
 
 export const sdkUpload: UploadStrategy = {
   name: 'sdk-upload',

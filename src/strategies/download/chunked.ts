@@ -1,7 +1,7 @@
 // CONCURRENCY ranged GETs of one blob, reassembled at their offsets; with --range-size, ranges of
 // that size with CONCURRENCY in flight.
-import { planRanges } from '../plan.js';
-import { LARGE_BLOB, type DownloadStrategy } from './strategy.js';
+import { planRanges } from '../ranges.js';
+import { LARGE_BLOB, type DownloadStrategy } from '../strategy.js';
 
 export const chunked: DownloadStrategy = {
   name: 'chunked',

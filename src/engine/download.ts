@@ -3,20 +3,20 @@
 import { open, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { emptyResult, summarizeRun, type StrategyResult } from './aggregate/summary.js';
-export type { StrategyResult } from './aggregate/summary.js';
-import type { DownloadConfig } from './config/load.js';
-import { contentMd5, FIXTURE_SEED } from './fixtures/content.js';
-import { ensureFixtures, removeFixtures } from './fixtures/fixtures.js';
-import { log } from './log.js';
-import { runOnWorkers } from './runner/coordinator.js';
-import { md5OfFileRange } from './runner/sinks.js';
-import { stopRequested } from './runner/stop.js';
-import type { OpRecord } from './runner/protocol.js';
-import { selectStrategies } from './strategies/index.js';
-import type { DownloadStrategy, PlanInput } from './strategies/strategy.js';
-import { preflightContainer, preflightUrl } from './target/preflight.js';
-import { containerClient, openTarget, type TargetInfo } from './target/target.js';
+import { emptyResult, summarizeRun, type StrategyResult } from '../metrics/summary.js';
+export type { StrategyResult } from '../metrics/summary.js';
+import type { DownloadConfig } from '../config/load.js';
+import { contentMd5, FIXTURE_SEED } from '../payload/content.js';
+import { ensureFixtures, removeFixtures } from '../payload/fixtures.js';
+import { log } from '../log/logger.js';
+import { runOnWorkers } from '../workers/pool.js';
+import { md5OfFileRange } from '../workers/sinks.js';
+import { stopRequested } from './stop.js';
+import type { OpRecord } from '../workers/protocol.js';
+import { selectStrategies } from '../strategies/index.js';
+import type { DownloadStrategy, PlanInput } from '../strategies/strategy.js';
+import { preflightContainer, preflightUrl } from '../storage/preflight.js';
+import { containerClient, openTarget, type TargetInfo } from '../storage/target.js';
 
 export interface DownloadRunResult {
   target: string;

@@ -1,7 +1,7 @@
 // One winston logger for the process. Every line passes through redact(): no key, SAS signature,
 // connection string or Authorization header reaches a log, at any level.
 import winston from 'winston';
-import type { LogLevel } from './config/options.js';
+import type { LogLevel } from '../config/options.js';
 
 const secrets = new Set<string>();
 

@@ -1,5 +1,5 @@
 // Baseline: the SDK's own downloadToBuffer with the same block size and concurrency.
-import { LARGE_BLOB, type DownloadStrategy } from './strategy.js';
+import { LARGE_BLOB, type DownloadStrategy } from '../strategy.js';
 
 export const sdk: DownloadStrategy = {
   name: 'sdk',

@@ -2,20 +2,20 @@
 // Blob names carry a per-run prefix, so runs never collide; the run's blobs are deleted unless --keep.
 // A plain HTTP(S) server (--url) takes the same names as paths below its URL.
 import { randomBytes } from 'node:crypto';
-import { emptyResult, summarizeRun, type StrategyResult } from './aggregate/summary.js';
-import type { UploadConfig } from './config/load.js';
-import { log } from './log.js';
-import { runOnWorkers, type MergedRun } from './runner/coordinator.js';
-import { stopRequested } from './runner/stop.js';
-import type { OpRecord } from './runner/protocol.js';
-import { selectUploadStrategies, UPLOAD_STRATEGIES } from './strategies/index.js';
-import type { WorkItem } from './strategies/strategy.js';
-import type { BlockCommit, UploadPlanInput, UploadStrategy } from './strategies/upload-strategy.js';
-import { preflightContainer, preflightUrlUpload } from './target/preflight.js';
-import { containerClient, openTarget, RequestSigner, type TargetInfo } from './target/target.js';
-import { blobStore, type UploadStore, type Verification } from './target/upload-store.js';
-import { urlStore } from './target/url-store.js';
-import { createAgent, tracedRequest } from './transport/request.js';
+import { emptyResult, summarizeRun, type StrategyResult } from '../metrics/summary.js';
+import type { UploadConfig } from '../config/load.js';
+import { log } from '../log/logger.js';
+import { runOnWorkers, type MergedRun } from '../workers/pool.js';
+import { stopRequested } from './stop.js';
+import type { OpRecord } from '../workers/protocol.js';
+import { selectUploadStrategies, UPLOAD_STRATEGIES } from '../strategies/index.js';
+import type { WorkItem } from '../strategies/strategy.js';
+import type { BlockCommit, UploadPlanInput, UploadStrategy } from '../strategies/upload-strategy.js';
+import { preflightContainer, preflightUrlUpload } from '../storage/preflight.js';
+import { containerClient, openTarget, RequestSigner, type TargetInfo } from '../storage/target.js';
+import { blobStore, type UploadStore, type Verification } from '../storage/blob-store.js';
+import { urlStore } from '../storage/url-store.js';
+import { createAgent, tracedRequest } from '../transport/request.js';
 
 export interface UploadRunResult {
   target: string;

@@ -1,7 +1,7 @@
 // Per-strategy summaries from merged worker output: throughput, phase shares, percentiles from the
 // merged histograms, and client-side evidence (CPU, event-loop delay) per worker.
-import type { MergedRun } from '../runner/coordinator.js';
-import type { OpRecord } from '../runner/protocol.js';
+import type { MergedRun } from '../workers/pool.js';
+import type { OpRecord } from '../workers/protocol.js';
 import { PHASES, type Phase } from '../transport/phases.js';
 import { METRICS, summarizeHistogram, type EncodedHistograms, type LatencySummaryMs, type MetricName } from './histograms.js';
 
