@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DownloadConfig, UploadConfig } from '../dist/config/load.js';
-import { runDownload, type StrategyResult } from '../dist/engine/download.js';
+import { runDownload } from '../dist/engine/download.js';
+import type { MeasuredRun } from '../dist/results/record.js';
 import { setLogLevel } from '../dist/log/logger.js';
 import type { OpRecord } from '../dist/workers/protocol.js';
 import { runUpload } from '../dist/engine/upload.js';
@@ -40,7 +41,7 @@ function configFor(url: string, overrides: Partial<DownloadConfig>): DownloadCon
 }
 
 interface FaultRun {
-  result: StrategyResult;
+  result: MeasuredRun;
   records: OpRecord[];
   /** Every GET the server saw, in arrival order, with what it injected. */
   gets: FaultLogEntry[];

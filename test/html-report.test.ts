@@ -12,8 +12,9 @@ import { redactedConfig, type DownloadConfig } from '../dist/config/load.js';
 import { runDownload } from '../dist/engine/download.js';
 import { setLogLevel } from '../dist/log/logger.js';
 import { renderHtml, LATENCY_PERCENTILES, type SweepGrid } from '../dist/report/html.js';
-import { analyze, type StrategyStats } from '../dist/analysis/analyze.js';
-import { newResultsFile, toStrategyRun } from '../dist/results/file.js';
+import { analyze, type ContenderStats } from '../dist/analysis/analyze.js';
+import { newResultsFile } from '../dist/results/file.js';
+import { toRunRecord } from '../dist/results/record.js';
 import type { ResultsFile } from '../dist/results/schema.js';
 import { PHASES } from '../dist/transport/phases.js';
 
@@ -30,10 +31,10 @@ function config(overrides: Partial<DownloadConfig> = {}): DownloadConfig {
   } as DownloadConfig;
 }
 
-/** A results document as the CLI writes it: the redacted config, one StrategyRun per result. */
+/** A results document as the CLI writes it: the redacted config, one RunRecord per result. */
 async function measure(c: DownloadConfig): Promise<ResultsFile> {
   const doc = newResultsFile('download', redactedConfig(c), { kind: 'embedded-azurite', label: 'embedded Azurite' });
-  const run = await runDownload(c, (r) => doc.strategies.push(toStrategyRun(r)));
+  const run = await runDownload(c, { onEvent: (e) => { if (e.type === 'run') doc.runs.push(toRunRecord(e.run)); } });
   doc.environment.target = run.target;
   doc.complete = true;
   return doc;
@@ -47,10 +48,10 @@ function chartSvg(html: string, chart: string): string {
 }
 
 const count = (text: string, needle: string) => text.split(needle).length - 1;
-const expectedSegments = (s: StrategyStats) => PHASES.filter((p) => (s.phaseShare[p] ?? 0) > 0).length;
+const expectedSegments = (s: ContenderStats) => PHASES.filter((p) => (s.phaseShare[p] ?? 0) > 0).length;
 
 let doc: ResultsFile;
-let stats: StrategyStats[];
+let stats: ContenderStats[];
 let sweep: SweepGrid;
 let html: string;
 let dir: string;
@@ -59,9 +60,9 @@ beforeAll(async () => {
   setLogLevel('error');
   dir = await mkdtemp(join(tmpdir(), 'blob-cacher-html-'));
   doc = await measure(config());
-  stats = analyze(doc.strategies);
+  stats = analyze(doc.runs);
   // The sweep is measured too: the same strategies at a second concurrency, one run each.
-  const low = analyze((await measure(config({ concurrency: 2, runs: 1, warmup: 0 }))).strategies);
+  const low = analyze((await measure(config({ concurrency: 2, runs: 1, warmup: 0 }))).runs);
   const cols = ['2', '4'];
   const values = stats.map((s) => [low.find((l) => l.strategy === s.strategy)?.throughputMiBps.median ?? null, s.throughputMiBps.median]);
   let best = { row: 0, col: 0 };
@@ -118,10 +119,10 @@ describe('HTML report, as text', () => {
 
   it('escapes names and titles, and shows no credential fields', () => {
     const hostile = '<img src=x onerror=alert(1)>&"q"';
-    const renamed = doc.strategies.map((r) => ({ ...r, strategy: r.strategy === 'single' ? hostile : r.strategy }));
+    const renamed = doc.runs.map((r) => ({ ...r, strategy: r.strategy === 'single' ? hostile : r.strategy }));
     const withSecrets: ResultsFile = {
       ...doc,
-      strategies: renamed,
+      runs: renamed,
       config: {
         ...doc.config, connectionString: 'AccountName=a;AccountKey=SECRET-CS', sasToken: 'sv=1&sig=SECRET-SAS',
         credentials: { kind: 'key', account: 'acct', key: 'SECRET-KEY', endpoint: 'https://acct.blob.core.windows.net' },

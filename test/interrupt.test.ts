@@ -78,23 +78,27 @@ const alive = (pid: number) => {
 
 describe('SIGINT and SIGTERM', () => {
   for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
-    it(`${signal}: finishes in flight, writes partial results, exits ${code}, leaves no workers`, async () => {
+    it(`${signal}: starts nothing new, stops the run in flight, writes partial results, exits ${code} promptly, leaves no workers`, async () => {
       const cli = startCli(['--source-method', 'chunked', '--concurrency', '4', '--runs', '20']);
       // Let at least one run complete, then stop in the middle of a later one.
       await cli.waitFor(/chunked: 4 request\(s\)[\s\S]*chunked: 4 request\(s\)/);
       const workers = workerPids(cli.child.pid!);
+      const signalled = performance.now();
       cli.child.kill(signal);
       expect(await cli.exited).toBe(code);
+      // Bounded, not instant: a grace second for what is in flight, then the workers are ended (the
+      // issue's goal is 2 s; the slack is for a loaded CI machine).
+      expect(performance.now() - signalled).toBeLessThan(4_000);
       const { stdout, stderr } = cli.out();
-      expect(stderr).toContain(`${signal}: finishing in-flight requests`);
+      expect(stderr).toContain(`${signal}: no new requests`);
       expect(stderr).not.toMatch(/\n\s+at /);
       expect(stdout).toContain(`STOPPED by ${signal}`);
       const doc = JSON.parse(readFileSync(join(cli.cwd, 'r.json'), 'utf8'));
       expect(doc.complete).toBe(false);
-      expect(doc.strategies.length).toBeGreaterThanOrEqual(1);
-      expect(doc.strategies.length).toBeLessThan(20);
+      expect(doc.runs.length).toBeGreaterThanOrEqual(1);
+      expect(doc.runs.length).toBeLessThan(20);
       // Runs cut short are left out rather than reported as failures.
-      expect(doc.strategies.every((s: { verified: boolean }) => s.verified)).toBe(true);
+      expect(doc.runs.every((s: { verified: boolean }) => s.verified), JSON.stringify(doc.runs.map((r: { verification: string; error?: string }) => [r.verification, r.error]))).toBe(true);
       expect(readdirSync(cli.cwd).filter((f) => f.includes('.tmp-'))).toEqual([]);
       for (const pid of workers) expect(alive(pid)).toBe(false);
     });
@@ -119,7 +123,7 @@ describe('a worker process that dies', () => {
     expect(named, stderr + stdout).not.toBeNull();
     const deadIndex = Number(named![1]);
     const doc = JSON.parse(readFileSync(join(cli.cwd, 'r.json'), 'utf8'));
-    const run = doc.strategies[0];
+    const run = doc.runs[0];
     expect(run.verified).toBe(false);
     expect(run.error).toMatch(/SIGKILL/);
     // The surviving worker's two ranges were measured and kept.

@@ -147,7 +147,7 @@ function download(method: string, extra: string[] = []) {
   try {
     inNs(CLIENT_NS, process.execPath, join(root, 'dist/cli.js'), 'download', '--url', `http://${SERVER_IP}:${PORT}/x`,
       '--source-method', method, '--sink', 'discard', '--results', join(cwd, 'r.json'), '--log-level', 'warn', ...extra);
-    return JSON.parse(readFileSync(join(cwd, 'r.json'), 'utf8')).strategies[0];
+    return JSON.parse(readFileSync(join(cwd, 'r.json'), 'utf8')).runs[0];
   } finally {
     rmSync(cwd, { recursive: true, force: true });
   }

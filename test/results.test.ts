@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PhaseHistograms } from '../dist/metrics/histograms.js';
-import { analyze, type StrategyStats } from '../dist/analysis/analyze.js';
-import { RECORD_COLUMNS, RESULTS_SCHEMA, RESULTS_SCHEMA_VERSION, type ResultsFile, type StrategyRun } from '../dist/results/schema.js';
+import { analyze, type ContenderStats } from '../dist/analysis/analyze.js';
+import { RECORD_COLUMNS, RESULTS_SCHEMA, RESULTS_SCHEMA_VERSION, type ResultsFile, type RunRecord } from '../dist/results/schema.js';
 import { close, deterministicBuffer, listen, objectServer } from './helpers/http-servers.js';
 
 const CLI_JS = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
@@ -117,8 +117,8 @@ describe('download writes a versioned results file', () => {
     expect(docA.environment.targetKind).toBe('embedded-azurite');
 
     // Interleaved: every strategy once per run, run 0 the warm-up.
-    expect(docA.strategies.map((s) => `${s.run}:${s.strategy}`)).toEqual([0, 1, 2].flatMap((run) => STRATEGIES.map((s) => `${run}:${s}`)));
-    for (const s of docA.strategies) {
+    expect(docA.runs.map((s) => `${s.run}:${s.strategy}`)).toEqual([0, 1, 2].flatMap((run) => STRATEGIES.map((s) => `${run}:${s}`)));
+    for (const s of docA.runs) {
       expect(s.warmup, `${s.strategy} run ${s.run}`).toBe(s.run === 0);
       expect(s.verified, `${s.strategy} run ${s.run}: ${s.verification}`).toBe(true);
       expect(s.objectSizeBytes).toBe(256_000);
@@ -152,7 +152,7 @@ describe('download writes a versioned results file', () => {
     expect(fromFile.every((r) => r.verified === 'ok')).toBe(true);
     // The median is of the two measured runs: the warm-up is not in it.
     for (const row of fromFile) {
-      const measured = docA.strategies.filter((s) => s.strategy === row.strategy && !s.warmup).map((s) => s.wallMs);
+      const measured = docA.runs.filter((s) => s.strategy === row.strategy && !s.warmup).map((s) => s.wallMs);
       expect(measured).toHaveLength(2);
       expect(row.time.split('±')[0], row.strategy).toBe(medianOf(measured).toFixed(0));
     }
@@ -180,7 +180,7 @@ describe('download writes a versioned results file', () => {
 
     const json = await cli(dir, ['report', 'a.json', '--format', 'json']);
     expect(json.code, json.stderr).toBe(0);
-    const stats = JSON.parse(json.stdout) as StrategyStats[];
+    const stats = JSON.parse(json.stdout) as ContenderStats[];
     expect(stats.map((s) => s.strategy)).toEqual(STRATEGIES);
     for (const s of stats) {
       expect(s.runs, s.strategy).toBe(2);
@@ -211,7 +211,7 @@ describe('compare and merge', () => {
   it('compare prints every strategy with a change and a verdict', async () => {
     expect(docB.complete).toBe(true);
     expect(docB.config).toMatchObject({ concurrency: 2, runs: 2, warmup: 0 });
-    expect(docB.strategies).toHaveLength(2 * STRATEGIES.length);
+    expect(docB.runs).toHaveLength(2 * STRATEGIES.length);
 
     const text = await cli(dir, ['compare', 'a.json', 'b.json']);
     expect(text.code, text.stderr).toBe(0);
@@ -243,18 +243,18 @@ describe('compare and merge', () => {
   it('report of two files merges their runs', async () => {
     const merged = await cli(dir, ['report', 'a.json', 'b.json', '--format', 'json']);
     expect(merged.code, merged.stderr).toBe(0);
-    const stats = JSON.parse(merged.stdout) as StrategyStats[];
+    const stats = JSON.parse(merged.stdout) as ContenderStats[];
     expect(stats.map((s) => s.strategy)).toEqual(STRATEGIES);
     for (const s of stats) {
       expect(s.runs, s.strategy).toBe(4);
-      const requests = [...docA.strategies, ...docB.strategies].filter((r) => r.strategy === s.strategy && !r.warmup).reduce((n, r) => n + r.requests, 0);
+      const requests = [...docA.runs, ...docB.runs].filter((r) => r.strategy === s.strategy && !r.warmup).reduce((n, r) => n + r.requests, 0);
       expect(s.latencyMs.total?.count, s.strategy).toBe(requests);
     }
   });
 });
 
 describe('analyze()', () => {
-  const countOf = (runs: readonly StrategyRun[], metric: 'total' | 'firstByte') => {
+  const countOf = (runs: readonly RunRecord[], metric: 'total' | 'firstByte') => {
     let n = 0;
     for (const r of runs) {
       const h = new PhaseHistograms();
@@ -265,11 +265,11 @@ describe('analyze()', () => {
   };
 
   it('adds the histograms of every measured run, leaving warm-ups out', () => {
-    const stats = analyze(docA.strategies);
+    const stats = analyze(docA.runs);
     expect(stats.map((s) => s.strategy)).toEqual(STRATEGIES);
     for (const s of stats) {
-      const measured = docA.strategies.filter((r) => r.strategy === s.strategy && !r.warmup);
-      const warmups = docA.strategies.filter((r) => r.strategy === s.strategy && r.warmup);
+      const measured = docA.runs.filter((r) => r.strategy === s.strategy && !r.warmup);
+      const warmups = docA.runs.filter((r) => r.strategy === s.strategy && r.warmup);
       expect(countOf(warmups, 'total'), s.strategy).toBeGreaterThan(0);
       expect(s.latencyMs.total?.count, s.strategy).toBe(countOf(measured, 'total'));
       // One histogram entry per successful raw record.
@@ -279,9 +279,9 @@ describe('analyze()', () => {
   });
 
   it('yields nothing for warm-ups alone', () => {
-    expect(analyze(docA.strategies.filter((r) => r.warmup))).toEqual([]);
+    expect(analyze(docA.runs.filter((r) => r.warmup))).toEqual([]);
     // A strategy that has only warm-ups is left out, the others stay.
-    const withoutMeasuredSdk = docA.strategies.filter((r) => r.strategy !== 'sdk' || r.warmup);
+    const withoutMeasuredSdk = docA.runs.filter((r) => r.strategy !== 'sdk' || r.warmup);
     expect(analyze(withoutMeasuredSdk).map((s) => s.strategy)).toEqual(STRATEGIES.filter((s) => s !== 'sdk'));
   });
 });
@@ -359,8 +359,8 @@ describe('a target that breaks part-way', () => {
     // Request failures are measured outcomes, not a crash: the run goes on and the file is complete.
     expect(doc.complete).toBe(true);
     expect(doc.environment.targetKind).toBe('url');
-    expect(doc.strategies.map((s) => `${s.run}:${s.strategy}:${s.verified}`)).toEqual(['0:single:true', '0:chunked:false', '1:single:false', '1:chunked:false']);
-    for (const s of doc.strategies.filter((r) => !r.verified)) {
+    expect(doc.runs.map((s) => `${s.run}:${s.strategy}:${s.verified}`)).toEqual(['0:single:true', '0:chunked:false', '1:single:false', '1:chunked:false']);
+    for (const s of doc.runs.filter((r) => !r.verified)) {
       expect(s.verification, `${s.strategy} run ${s.run}`).toMatch(/^\d+ request\(s\) failed: \S+/);
       expect(s.failedRequests).toBeGreaterThan(0);
       expect(s.records.length).toBe(s.requests);

@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DownloadConfig } from '../dist/config/load.js';
-import { runDownload, type DownloadRunResult, type StrategyResult } from '../dist/engine/download.js';
+import { runDownload, type DownloadRunResult } from '../dist/engine/download.js';
+import type { MeasuredRun } from '../dist/results/record.js';
 import { contentBuffer, FIXTURE_SEED } from '../dist/payload/content.js';
 import { setLogLevel } from '../dist/log/logger.js';
 import { blobNames, containerOf, startEmbeddedAzurite, type EmbeddedAzurite } from './helpers/azurite.js';
@@ -37,7 +38,7 @@ function expectVerified(run: DownloadRunResult, sizeBytes: number): void {
 }
 
 /** The records of a ranged strategy tile [0, size) with no gap or overlap. */
-function expectContiguous(r: StrategyResult, sizeBytes: number): void {
+function expectContiguous(r: MeasuredRun, sizeBytes: number): void {
   let at = 0;
   for (const rec of r.records) {
     expect(rec.offsetBytes, `${r.strategy} item ${rec.item}`).toBe(at);

@@ -178,8 +178,8 @@ describe('small-files to an in-memory PUT server', () => {
     const warnings = r.lines.filter((l) => / warn: /.test(l));
     expect(warnings, r.stderr).toHaveLength(1);
     expect(warnings[0]).toMatch(/DELETE below http:\/\/127\.0\.0\.1:\d+\/dav\/ failed \(HTTP 405.*dav_methods PUT DELETE.*--keep/);
-    const doc = JSON.parse(readFileSync(results, 'utf8')) as { strategies: { verified: boolean; requests: number }[] };
-    expect(doc.strategies.map((x) => [x.verified, x.requests])).toEqual([[true, 6], [true, 6]]);
+    const doc = JSON.parse(readFileSync(results, 'utf8')) as { runs: { verified: boolean; requests: number }[] };
+    expect(doc.runs.map((x) => [x.verified, x.requests])).toEqual([[true, 6], [true, 6]]);
     // Two runs of six, and the probe that could not be deleted; after the probe's, no DELETE is tried.
     expect(s.files.size).toBe(13);
     expect(s.log.deletes).toBe(1);

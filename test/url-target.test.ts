@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DownloadConfig } from '../dist/config/load.js';
-import { runDownload, type StrategyResult } from '../dist/engine/download.js';
+import { runDownload } from '../dist/engine/download.js';
+import type { MeasuredRun } from '../dist/results/record.js';
 import { setLogLevel } from '../dist/log/logger.js';
 import { close, deterministicBuffer, listen, objectServer } from './helpers/http-servers.js';
 
@@ -24,7 +25,7 @@ function configFor(url: string, overrides: Partial<DownloadConfig> = {}): Downlo
   };
 }
 
-const byName = (results: StrategyResult[], name: string) => results.find((r) => r.strategy === name)!;
+const byName = (results: MeasuredRun[], name: string) => results.find((r) => r.strategy === name)!;
 
 // runDownload logs from this process too; the CLI sets the level, here we do.
 beforeAll(() => setLogLevel('error'));

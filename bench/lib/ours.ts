@@ -59,7 +59,7 @@ export async function runOurs(call: OursCall): Promise<Sample> {
   const r = await runProcess(process.execPath, args, { env: { ...process.env, ...call.env?.(), BENCH_RSS_FILE: rssPath }, timeoutMs: 20 * 60_000 });
   if (!existsSync(resultsPath)) return failedSample(`exit ${r.code ?? r.signal}: ${r.stderr.trim().split('\n').slice(-2).join(' | ')}`, r.processMs);
   const doc = JSON.parse(readFileSync(resultsPath, 'utf8')) as ResultsFile;
-  const run = doc.strategies.find((s) => !s.warmup);
+  const run = doc.runs.find((s) => !s.warmup);
   if (!run) return failedSample(`no measured run in the results file (exit ${r.code})`, r.processMs);
   const peaks = existsSync(rssPath)
     ? readFileSync(rssPath, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as { role: string; maxRssBytes: number })

@@ -1,6 +1,6 @@
 // What one run of one contender measured, and the medians over runs. A contender whose tool is
 // missing is `skipped` with the reason: it is never reported as zero.
-import type { StrategyRun } from '../../dist/results/schema.js';
+import type { RunRecord } from '../../dist/results/schema.js';
 import type { ClockBinding } from './server-clock.ts';
 
 export interface Sample {
@@ -19,7 +19,7 @@ export interface Sample {
   /** The server's view: first data request's arrival to last data response's end (see server-clock.ts). */
   serverSpanMs?: number;
   /** Ours: the run from its results file, for blob-cacher's own analyze(). */
-  run?: StrategyRun;
+  run?: RunRecord;
 }
 
 export interface Contender {

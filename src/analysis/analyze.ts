@@ -3,11 +3,15 @@
 import { PhaseHistograms, summarizeHistogram, METRICS, type LatencySummaryMs, type MetricName } from '../metrics/histograms.js';
 import { spread, type Spread } from './stats.js';
 import { PHASES, type Phase } from '../transport/phases.js';
-import type { StrategyRun } from '../results/schema.js';
+import type { Cell, RunParams, RunRecord, WorkerEvidence } from '../results/schema.js';
 
-export interface StrategyStats {
+/** One contender (a strategy, in a sweep cell) over its measured runs. */
+export interface ContenderStats {
+  /** What reports key and show it by: the strategy, and its sweep cell when there is one. */
+  label: string;
   strategy: string;
-  cell?: Record<string, string>;
+  cell?: Cell;
+  params?: RunParams;
   description: string;
   /** Measured runs (warm-ups excluded). */
   runs: number;
@@ -24,6 +28,8 @@ export interface StrategyStats {
   backoffMs: number;
   phaseShare: Partial<Record<Phase, number>>;
   latencyMs: Partial<Record<MetricName, LatencySummaryMs>>;
+  /** Total time per request at LATENCY_PERCENTILES, from the merged histograms; empty without requests. */
+  totalPercentilesMs: number[];
   verified: boolean;
   problems: string[];
   cpuBoundWorkers: number;
@@ -33,14 +39,20 @@ export interface StrategyStats {
 }
 
 /** A strategy in a sweep cell reads as `chunked [--concurrency 8]`. */
-export function cellLabel(strategy: string, cell?: Record<string, string>): string {
+/** Percentiles of the latency curve; 0 and 100 are the fastest and slowest request. */
+export const LATENCY_PERCENTILES = [0, 10, 25, 50, 75, 90, 95, 99, 99.9, 100] as const;
+
+export function cellLabel(strategy: string, cell?: Cell): string {
   if (!cell || !Object.keys(cell).length) return strategy;
   return `${strategy} [${Object.entries(cell).map(([k, v]) => `${k} ${v}`).join(' ')}]`;
 }
 
-export function analyze(runs: readonly StrategyRun[]): StrategyStats[] {
+/** A worker that spent >= 90% of its active time on CPU could not have gone faster with more sockets. */
+export const isCpuBound = (w: WorkerEvidence) => w.activeMs > 50 && (w.cpuUserMs + w.cpuSystemMs) / w.activeMs >= 0.9;
+
+export function analyze(runs: readonly RunRecord[]): ContenderStats[] {
   const order: string[] = [];
-  const groups = new Map<string, StrategyRun[]>();
+  const groups = new Map<string, RunRecord[]>();
   for (const r of runs) {
     if (r.warmup) continue;
     const key = cellLabel(r.strategy, r.cell);
@@ -59,6 +71,10 @@ export function analyze(runs: readonly StrategyRun[]): StrategyStats[] {
       const h = hist.byMetric.get(m);
       if (h && h.totalCount > 0) latencyMs[m] = summarizeHistogram(h);
     }
+    const total = hist.byMetric.get('total');
+    const totalPercentilesMs = total && total.totalCount > 0
+      ? LATENCY_PERCENTILES.map((p) => (p === 100 ? total.maxValue : total.getValueAtPercentile(p)) / 1000)
+      : [];
     const requestSum = g.reduce((s, r) => s + r.requestSumMs, 0);
     const phaseShare: Partial<Record<Phase, number>> = {};
     for (const p of PHASES) {
@@ -70,8 +86,10 @@ export function analyze(runs: readonly StrategyRun[]): StrategyStats[] {
     const timed = verifiedRuns.length ? verifiedRuns : g;
     const problems = g.filter((r) => !r.verified).map((r) => `run ${r.run + 1}: ${r.error ?? r.verification}`);
     return {
+      label: name,
       strategy: g[0]!.strategy,
       cell: g[0]!.cell,
+      params: g[0]!.params,
       description: g[0]!.description,
       runs: g.length,
       objectSizeBytes: g[0]!.objectSizeBytes,
@@ -82,14 +100,15 @@ export function analyze(runs: readonly StrategyRun[]): StrategyStats[] {
       requestsPerRun: Math.round(g.reduce((s, r) => s + r.requests, 0) / g.length),
       failedRequests: g.reduce((s, r) => s + r.failedRequests, 0),
       reusedSockets: g.reduce((s, r) => s + r.reusedSockets, 0),
-      retries: g.reduce((s, r) => s + (r.retries ?? 0), 0),
-      throttled: g.reduce((s, r) => s + (r.throttled ?? 0), 0),
-      backoffMs: g.reduce((s, r) => s + (r.backoffMs ?? 0), 0),
+      retries: g.reduce((s, r) => s + r.retries, 0),
+      throttled: g.reduce((s, r) => s + r.throttled, 0),
+      backoffMs: g.reduce((s, r) => s + r.backoffMs, 0),
       phaseShare,
       latencyMs,
+      totalPercentilesMs,
       verified: problems.length === 0,
       problems,
-      cpuBoundWorkers: workers.filter((w) => w.cpuBound).length,
+      cpuBoundWorkers: workers.filter(isCpuBound).length,
       eventLoopDelayP99MaxMs: Math.max(0, ...workers.map((w) => w.eventLoopDelayP99Ms)),
       cpuMsPerRun: workers.reduce((s, w) => s + w.cpuUserMs + w.cpuSystemMs, 0) / g.length,
       recordsSampled: g.some((r) => r.recordsSampled),
@@ -98,6 +117,6 @@ export function analyze(runs: readonly StrategyRun[]): StrategyStats[] {
 }
 
 /** Fastest first; failed strategies last. */
-export function rankStats(stats: readonly StrategyStats[]): StrategyStats[] {
+export function rankStats(stats: readonly ContenderStats[]): ContenderStats[] {
   return [...stats].sort((a, b) => Number(!a.verified) - Number(!b.verified) || a.wallMs.median - b.wallMs.median);
 }

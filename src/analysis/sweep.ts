@@ -2,12 +2,10 @@
 // Each cell is parsed and validated like a normal command line, then measured.
 import { ConfigError } from '../config/errors.js';
 import { formatBytes } from '../config/sizes.js';
-import { cellLabel, type StrategyStats } from './analyze.js';
+import { cellLabel, type ContenderStats } from './analyze.js';
+import type { Cell, SweepAxis } from '../results/schema.js';
 
-export interface SweepAxis {
-  flag: string;
-  values: string[];
-}
+export type { SweepAxis } from '../results/schema.js';
 
 export interface SweepGrid {
   title: string;
@@ -45,39 +43,51 @@ export function findAxes(argv: readonly string[]): { axes: SweepAxis[]; fixed: s
   return { axes, fixed };
 }
 
-export function gridCells(axes: readonly SweepAxis[]): Record<string, string>[] {
-  let cells: Record<string, string>[] = [{}];
+export function gridCells(axes: readonly SweepAxis[]): Cell[] {
+  let cells: Cell[] = [{}];
   for (const axis of axes) cells = cells.flatMap((c) => axis.values.map((v) => ({ ...c, [axis.flag]: v })));
   if (cells.length > MAX_SWEEP_CELLS) throw new ConfigError(`the sweep has ${cells.length} cells, more than ${MAX_SWEEP_CELLS}; sweep fewer values`);
   return cells;
 }
 
-export const cellArgv = (fixed: readonly string[], cell: Record<string, string>) => [...fixed, ...Object.entries(cell).map(([k, v]) => `${k}=${v}`)];
+export const cellArgv = (fixed: readonly string[], cell: Cell) => [...fixed, ...Object.entries(cell).map(([k, v]) => `${k}=${v}`)];
+
+const SDK_BASELINES = new Set(['sdk', 'sdk-upload', 'sdk-small-files']);
+
+/** Many small blobs are answered in ops/s; everything else in MiB/s. */
+export const measuresOps = (stats: readonly ContenderStats[]) => stats.length > 0 && stats.every((s) => s.strategy === 'small-files' || s.strategy === 'sdk-small-files');
+
+const cellKey = (axes: readonly SweepAxis[], cell: Cell) => JSON.stringify(axes.map((a) => cell[a.flag] ?? null));
+
+export interface SweepVerdict {
+  grid: SweepGrid;
+  /** The fastest contender of each cell, in grid order. */
+  winners: ContenderStats[];
+  /** The fastest contender over the whole grid. */
+  best?: ContenderStats;
+}
 
 /**
  * The grid of the best strategy's median per cell: rows are the first axes, columns the last.
  * Throughput (MiB/s) unless the workload is many small blobs, where ops/s is the answer.
  */
-export function buildGrid(stats: readonly StrategyStats[], axes: readonly SweepAxis[], useOps: boolean): { grid: SweepGrid; winners: Map<string, StrategyStats>; bestCell?: Record<string, string> } {
+export function buildGrid(stats: readonly ContenderStats[], axes: readonly SweepAxis[]): SweepVerdict {
+  const useOps = measuresOps(stats);
   const last = axes[axes.length - 1]!;
   const rowAxes = axes.slice(0, -1);
   const rowCells = gridCells(rowAxes);
-  const key = (cell: Record<string, string>) => JSON.stringify(axes.map((a) => cell[a.flag]));
-  const winners = new Map<string, StrategyStats>();
-  const value = (s: StrategyStats) => (useOps ? s.opsPerSecond.median : s.throughputMiBps.median);
+  const byCell = new Map<string, ContenderStats>();
+  const value = (s: ContenderStats) => (useOps ? s.opsPerSecond.median : s.throughputMiBps.median);
   for (const s of stats) {
     if (!s.verified || !s.cell) continue;
-    const k = key(s.cell);
-    const seen = winners.get(k);
-    if (!seen || value(s) > value(seen)) winners.set(k, s);
+    const k = cellKey(axes, s.cell);
+    const seen = byCell.get(k);
+    if (!seen || value(s) > value(seen)) byCell.set(k, s);
   }
-  const values = rowCells.map((rc) => last.values.map((v) => {
-    const w = winners.get(key({ ...rc, [last.flag]: v }));
-    return w ? value(w) : null;
-  }));
+  const at = rowCells.map((rc) => last.values.map((v) => byCell.get(cellKey(axes, { ...rc, [last.flag]: v }))));
   let best: { row: number; col: number } | undefined;
-  values.forEach((row, r) => row.forEach((v, c) => {
-    if (v !== null && (!best || v > values[best.row]![best.col]!)) best = { row: r, col: c };
+  at.forEach((row, r) => row.forEach((w, c) => {
+    if (w && (!best || value(w) > value(at[best.row]![best.col]!))) best = { row: r, col: c };
   }));
   const grid: SweepGrid = {
     title: `best strategy per cell, ${useOps ? 'ops/s' : 'MiB/s'} (median)`,
@@ -85,48 +95,36 @@ export function buildGrid(stats: readonly StrategyStats[], axes: readonly SweepA
     colLabel: last.flag,
     rows: rowCells.map((c) => rowAxes.map((a) => c[a.flag]).join(' ') || '-'),
     cols: last.values,
-    values,
+    values: at.map((row) => row.map((w) => (w ? value(w) : null))),
     unit: useOps ? 'ops/s' : 'MiB/s',
     best,
   };
-  const bestCell = best ? { ...rowCells[best.row]!, [last.flag]: last.values[best.col]! } : undefined;
-  return { grid, winners, bestCell };
+  return { grid, winners: at.flat().filter((w): w is ContenderStats => w !== undefined), best: best ? at[best.row]![best.col] : undefined };
 }
 
-export function renderGrid(grid: SweepGrid, winners: Map<string, StrategyStats>): string {
-  const width = Math.max(10, ...grid.cols.map((c) => c.length + 2));
-  const rowWidth = Math.max(grid.rowLabel.length, ...grid.rows.map((r) => r.length)) + 2;
-  const lines = [grid.title, '', `${grid.rowLabel.padEnd(rowWidth)}${grid.cols.map((c) => `${grid.colLabel.replace(/^--/, '')}=${c}`.padStart(width + 6)).join('')}`];
-  grid.values.forEach((row, r) => {
-    const cells = row.map((v, c) => {
-      const mark = grid.best && grid.best.row === r && grid.best.col === c ? ' *' : '  ';
-      return `${v === null ? 'failed' : v.toFixed(1)}${mark}`.padStart(width + 6);
-    });
-    lines.push(`${grid.rows[r]!.padEnd(rowWidth)}${cells.join('')}`);
-  });
-  lines.push('', '* best cell. Winning strategy per cell:');
-  for (const w of winners.values()) lines.push(`  ${cellLabel(w.strategy, w.cell)}`);
-  return lines.join('\n');
-}
-
-/** SDK settings that match the best measured cell. */
-export function recommendSdkSettings(
-  best: StrategyStats, cellConfig: { blockSizeBytes?: number; concurrency: number; thresholdBytes?: number; objectSizeBytes: number; processes: number; maxSockets: number },
-): string[] {
-  const lines = [`recommended for this target (best cell: ${cellLabel(best.strategy, best.cell)}):`];
-  if (best.strategy === 'small-files' || best.strategy === 'sdk-small-files') {
-    lines.push(`  ${cellConfig.processes} process(es) x ${cellConfig.maxSockets} socket(s) = ${cellConfig.processes * cellConfig.maxSockets} uploads in flight`);
-    lines.push('  SDK: BlockBlobClient.upload per blob, with that many calls in flight (maxSingleShotSize above the file size)');
+/**
+ * SDK settings, drawn only from SDK baseline cells that were measured with them: none when the
+ * SDK was not swept, none when one plain GET won (there are no block settings to give).
+ */
+export function sdkAdvice(stats: readonly ContenderStats[], best: ContenderStats | undefined): string[] {
+  if (!best) return [];
+  if (best.strategy === 'single') return [`best cell: ${cellLabel(best.strategy, best.cell)} (one GET of the whole blob): no SDK block settings to advise`];
+  const useOps = measuresOps(stats);
+  const value = (s: ContenderStats) => (useOps ? s.opsPerSecond.median : s.throughputMiBps.median);
+  const sdkCells = stats.filter((s) => s.verified && s.cell && s.params && SDK_BASELINES.has(s.strategy));
+  if (!sdkCells.length) return ['SDK settings: not advised, no SDK baseline was measured in this sweep (add sdk to the strategies swept)'];
+  const top = sdkCells.reduce((a, b) => (value(b) > value(a) ? b : a));
+  const p = top.params!;
+  const lines = [`SDK settings from its best measured cell (${cellLabel(top.strategy, top.cell)}, ${value(top).toFixed(1)} ${useOps ? 'ops/s' : 'MiB/s'}):`];
+  if (top.strategy === 'sdk-small-files') {
+    lines.push(`  ${p.processes} process(es) x ${p.maxSockets} socket(s) = ${p.processes * p.maxSockets} BlockBlobClient.upload calls in flight`);
     return lines;
   }
-  const blockSize = cellConfig.blockSizeBytes ?? Math.ceil(cellConfig.objectSizeBytes / cellConfig.concurrency);
-  lines.push(`  blockSize: ${blockSize} (${formatBytes(blockSize)})`);
-  lines.push(`  concurrency: ${cellConfig.concurrency}`);
-  if (cellConfig.blockSizeBytes !== undefined) {
-    const single = cellConfig.thresholdBytes && cellConfig.thresholdBytes > 0 ? cellConfig.thresholdBytes : blockSize;
-    lines.push(`  maxSingleShotSize: ${single} (${formatBytes(single)})${cellConfig.thresholdBytes ? '' : ' — not swept: blobs up to one block go in one request'}`);
-  } else {
-    lines.push('  maxSingleShotSize: n/a for downloads (downloadToBuffer / downloadToFile)');
+  const blockSize = p.blockSizeBytes ?? Math.ceil(top.objectSizeBytes / p.concurrency);
+  lines.push(`  blockSize: ${blockSize} (${formatBytes(blockSize)})`, `  concurrency: ${p.concurrency}`);
+  if (top.strategy === 'sdk-upload') {
+    const single = p.thresholdBytes && p.thresholdBytes > 0 ? p.thresholdBytes : blockSize;
+    lines.push(`  maxSingleShotSize: ${single} (${formatBytes(single)})`);
   }
   return lines;
 }

@@ -1,24 +1,22 @@
-// The edge: turns argv and the environment into typed configs, runs, writes the results file,
-// prints reports computed from it, and maps errors to one line and an exit code. The only place
-// that reads process.argv and process.env.
-import type { StrategyResult } from '../metrics/summary.js';
+// The edge: turns argv and the environment into typed configs, runs a session, keeps the results
+// file current, prints reports computed from it, and maps errors to one line and an exit code. The
+// only place that reads process.argv and process.env.
 import { ConfigError } from '../config/errors.js';
-import { buildProgram, loadDownloadConfig, loadUploadConfig, parseFlags, redactedConfig, resolveOptions, type Credentials, type RunOptions } from '../config/load.js';
+import { buildProgram, loadDownloadConfig, loadUploadConfig, parseFlags, redactedConfig, resolveOptions, type Credentials, type DownloadConfig, type RunOptions, type UploadConfig } from '../config/load.js';
 import { DOWNLOAD_OPTIONS, REPORT_OPTIONS, UPLOAD_OPTIONS, type LogLevel, type OptionSpec, type ReportFormat } from '../config/options.js';
 import { formatBytes } from '../config/sizes.js';
-import { runDownload } from '../engine/download.js';
+import { downloadWorkload } from '../engine/download.js';
+import { runSession, type SessionCell } from '../engine/session.js';
+import { uploadWorkload } from '../engine/upload.js';
 import { log, redact, registerSecret, setLogLevel } from '../log/logger.js';
-import { compareStats, renderCompare } from '../report/compare.js';
-import { renderConsole, renderCsv, renderMarkdown, type ReportHeader } from '../report/console.js';
-import { renderHtml } from '../report/html.js';
-import { showProgress } from '../report/progress.js';
 import { analyze } from '../analysis/analyze.js';
-import { defaultResultsPath, newResultsFile, readResults, toStrategyRun, writeResults } from '../results/file.js';
-import type { ResultsFile } from '../results/schema.js';
-import { runUpload } from '../engine/upload.js';
-import { requestStop, STOP_GRACE_MS, stopRequested } from '../engine/stop.js';
-import { buildGrid, cellArgv, findAxes, gridCells, recommendSdkSettings, renderGrid } from '../analysis/sweep.js';
-import type { DownloadConfig, UploadConfig } from '../config/load.js';
+import { cellArgv, findAxes, gridCells } from '../analysis/sweep.js';
+import { compareStats, renderCompare } from '../report/compare.js';
+import { progressBar } from '../report/progress.js';
+import { renderReport } from '../report/render.js';
+import { toRunRecord } from '../results/record.js';
+import { defaultResultsPath, newResultsFile, readResults, writeResults } from '../results/file.js';
+import type { ResultsFile, SweepAxis } from '../results/schema.js';
 
 export type Env = Record<string, string | undefined>;
 export type Command = (argv: readonly string[], env: Env) => Promise<number>;
@@ -37,71 +35,82 @@ function targetOf(c: Credentials): { kind: string; label: string } {
   }
 }
 
-/** Renders a report in the chosen format from results documents alone. */
-export function renderReport(docs: readonly ResultsFile[], format: ReportFormat, header: Omit<ReportHeader, 'mode'>): string {
-  const stats = analyze(docs.flatMap((d) => d.strategies));
-  const full: ReportHeader = { ...header, mode: docs[0]?.command ?? 'download' };
-  switch (format) {
-    case 'console': return renderConsole(stats, full);
-    case 'md': return renderMarkdown(stats, full);
-    case 'csv': return renderCsv(stats);
-    case 'json': return JSON.stringify(stats, null, 2);
-    case 'html': return renderHtml({ title: header.title, docs: [...docs], stats });
-  }
+type Config = DownloadConfig | UploadConfig;
+
+/** What one measuring command asks for: its cells (one, or a sweep's grid), how to title it. */
+interface Measurement {
+  command: ResultsFile['command'];
+  /** The first cell's config: where results go, the format, the credentials. */
+  config: Config;
+  cells: SessionCell[];
+  docConfig: Record<string, unknown>;
+  sweep?: SweepAxis[];
+  title: string;
+  /** Default results name stem, e.g. download or sweep-upload. */
+  stem: string;
 }
 
+const workloadOf = (config: Config): SessionCell['workload'] => ('uploadMethod' in config ? uploadWorkload(config) : downloadWorkload(config));
+
 /**
- * Runs a measurement and keeps its results file current after every strategy run, so that a run
- * that fails part-way still leaves what it measured (marked incomplete).
+ * Runs a session and keeps its results file current after every run, so that a run that fails or
+ * is stopped part-way still leaves what it measured (marked incomplete).
  */
-async function measure(
-  command: ResultsFile['command'], config: RunOptions & { credentials: Credentials }, redacted: Record<string, unknown>,
-  run: (onResult: (r: StrategyResult) => void) => Promise<{ target: string; objectSizeBytes?: number }>,
-  title: string,
-): Promise<number> {
-  const path = config.resultsPath ?? defaultResultsPath(command);
-  const doc = newResultsFile(command, redacted, targetOf(config.credentials));
+async function measure(m: Measurement): Promise<number> {
+  const path = m.config.resultsPath ?? defaultResultsPath(m.stem);
+  const doc = newResultsFile(m.command, m.docConfig, targetOf(m.config.credentials));
+  if (m.sweep) doc.sweep = m.sweep;
   let writing: Promise<void> = Promise.resolve();
   const save = () => (writing = writing.then(() => writeResults(path, doc)));
-  let outcome: { target: string; objectSizeBytes?: number };
+  const stop = new AbortController();
   const onSignal = (signal: NodeJS.Signals) => {
-    if (stopRequested()) {
+    if (stop.signal.aborted) {
       // A second signal: stop now. Workers are our children and end with us.
       process.stderr.write(`blob-cacher: ${signal} again, exiting without waiting\n`);
       process.exit(signal === 'SIGINT' ? 130 : 143);
     }
-    log.warn(`${signal}: finishing in-flight requests (up to ${STOP_GRACE_MS / 1000} s), then writing partial results`);
-    requestStop(signal);
+    log.warn(`${signal}: no new requests; stopping the run in flight, then writing partial results`);
+    stop.abort(signal);
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  const hideProgress = showProgress();
+  const progress = await progressBar();
+  let target = doc.environment.target;
   try {
-    outcome = await run((r) => {
-      doc.strategies.push(toStrategyRun(r));
-      // A failed write must not become an unhandled rejection (a crash with a stack trace): it stays
-      // in the chain and is thrown, as one line, by the final save.
-      save().catch(() => {});
+    const outcome = await runSession(m.cells, {
+      signal: stop.signal,
+      onEvent: (e) => {
+        progress.onEvent(e);
+        if (e.type !== 'run') return;
+        doc.runs.push(toRunRecord(e.run));
+        // A failed write must not become an unhandled rejection (a crash with a stack trace): it stays
+        // in the chain and is thrown, as one line, by the final save.
+        save().catch(() => {});
+      },
     });
+    target = outcome.target;
   } catch (err) {
     await save().catch(() => {});
-    if (doc.strategies.length) log.error(`partial results (${doc.strategies.length} strategy run(s)) written to ${path}`);
+    if (doc.runs.length) log.error(`partial results (${doc.runs.length} run(s)) written to ${path}`);
     throw err;
   } finally {
-    hideProgress();
+    progress.close();
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   }
-  const stopped = stopRequested();
+  const stopped = stop.signal.aborted ? String(stop.signal.reason) : undefined;
   doc.complete = !stopped;
-  doc.environment.target = outcome.target;
+  if (stopped) doc.interrupted = stopped;
+  doc.environment.target = target;
   await save();
   log.info(`results: ${path}${stopped ? ` (partial: stopped by ${stopped})` : ''}`);
-  const header = { title: stopped ? `${title} — STOPPED by ${stopped}, partial` : title, target: outcome.target, objectSizeBytes: outcome.objectSizeBytes };
-  if (doc.strategies.some((s) => !s.warmup)) process.stdout.write(`${redact(renderReport([doc], config.format, header))}\n`);
+  const title = stopped ? `${m.title} — STOPPED by ${stopped}, partial` : m.title;
+  if (doc.runs.some((r) => !r.warmup)) process.stdout.write(`${redact(await renderReport([doc], m.config.format, { title, target }))}\n`);
   if (stopped) return stopped === 'SIGINT' ? 130 : 143;
-  return doc.strategies.every((s) => s.verified) ? 0 : 1;
+  return doc.runs.every((r) => r.verified) ? 0 : 1;
 }
+
+const oneCell = (config: Config): SessionCell[] => [{ workload: workloadOf(config), runs: config.runs ?? 1, warmup: config.warmup ?? 0 }];
 
 /** Parses and validates one measuring command's options; undefined after --help. */
 function loadCommand<C extends RunOptions & { credentials: Credentials; logLevel: LogLevel }>(
@@ -121,7 +130,7 @@ export async function downloadCommand(argv: readonly string[], env: Env, name = 
   const config = loadCommand(name, DOWNLOAD_OPTIONS, 'Download the same blob with each strategy and compare where the time goes.', argv, env, loadDownloadConfig);
   if (!config) return 0;
   const title = `blob-cacher download: ${config.processes} process(es) x ${config.maxSockets} socket(s), concurrency ${config.concurrency}, sink ${config.sink}`;
-  return measure('download', config, redactedConfig(config), (onResult) => runDownload(config, onResult), title);
+  return measure({ command: 'download', config, cells: oneCell(config), docConfig: redactedConfig(config), title, stem: 'download' });
 }
 
 export async function uploadCommand(argv: readonly string[], env: Env, name = 'upload'): Promise<number> {
@@ -130,7 +139,7 @@ export async function uploadCommand(argv: readonly string[], env: Env, name = 'u
   // A plain URL takes small files only: no large blob to describe.
   const large = config.credentials.kind === 'url' ? '' : `; large blob ${formatBytes(config.blobSizeBytes)} in ${formatBytes(config.blockSizeBytes)} blocks, concurrency ${config.concurrency}`;
   const title = `blob-cacher upload: ${config.processes} process(es) x ${config.maxSockets} socket(s); small files ${config.fileCount} x ${formatBytes(config.fileSizeBytes)}${large}`;
-  return measure('upload', config, redactedConfig(config), (onResult) => runUpload(config, onResult), title);
+  return measure({ command: 'upload', config, cells: oneCell(config), docConfig: redactedConfig(config), title, stem: 'upload' });
 }
 
 function parseFileArgs(name: string, summary: string, argv: readonly string[], env: Env, min: number, max: number) {
@@ -151,9 +160,7 @@ export async function reportCommand(argv: readonly string[], env: Env, name = 'r
   if (!parsed) return 0;
   const docs = await Promise.all(parsed.files.map(readResults));
   const title = `blob-cacher report: ${parsed.files.join(', ')}${docs.some((d) => !d.complete) ? ' (INCOMPLETE run)' : ''}`;
-  const sizes = new Set(docs.flatMap((d) => d.strategies.map((s) => s.objectSizeBytes)));
-  const objectSizeBytes = docs[0]!.command === 'download' && sizes.size === 1 ? [...sizes][0] : undefined;
-  process.stdout.write(`${renderReport(docs, parsed.format, { title, target: docs[0]!.environment.target, objectSizeBytes })}\n`);
+  process.stdout.write(`${await renderReport(docs, parsed.format, { title, target: docs[0]!.environment.target })}\n`);
   return 0;
 }
 
@@ -161,7 +168,7 @@ export async function compareCommand(argv: readonly string[], env: Env, name = '
   const parsed = parseFileArgs(name, 'Compare two results files per strategy and phase.', argv, env, 2, 2);
   if (!parsed) return 0;
   const [a, b] = await Promise.all(parsed.files.map(readResults));
-  const result = compareStats(analyze(a!.strategies), analyze(b!.strategies));
+  const result = compareStats(analyze(a!.runs), analyze(b!.runs));
   process.stdout.write(`${parsed.format === 'json' ? JSON.stringify(result, null, 2) : renderCompare(result, parsed.files[0]!, parsed.files[1]!)}\n`);
   return 0;
 }
@@ -194,56 +201,12 @@ export async function sweepCommand(argv: readonly string[], env: Env): Promise<n
   const first = configs[0]!;
   registerSecrets(first.credentials, env);
   setLogLevel(first.logLevel);
-  const path = first.resultsPath ?? defaultResultsPath(`sweep-${mode}`);
-  const doc = newResultsFile(mode, { sweep: axes, base: redactedConfig(first) }, targetOf(first.credentials));
-  let target = doc.environment.target;
-  const cellSizes = new Map<number, number>();
-  try {
-    for (const [i, config] of configs.entries()) {
-      log.info(`sweep cell ${i + 1}/${cells.length}: ${Object.entries(cells[i]!).map(([k, v]) => `${k} ${v}`).join(' ')}`);
-      const onResult = (r: StrategyResult) => {
-        doc.strategies.push({ ...toStrategyRun(r), cell: cells[i]! });
-        cellSizes.set(i, r.objectSizeBytes);
-      };
-      const out = mode === 'upload' ? await runUpload(config as UploadConfig, onResult) : await runDownload(config as DownloadConfig, onResult);
-      target = out.target;
-      await writeResults(path, doc);
-    }
-  } catch (err) {
-    await writeResults(path, doc).catch(() => {});
-    if (doc.strategies.length) log.error(`partial sweep results (${doc.strategies.length} strategy run(s)) written to ${path}`);
-    throw err;
-  }
-  doc.complete = true;
-  doc.environment.target = target;
-  await writeResults(path, doc);
-  log.info(`results: ${path}`);
-  const stats = analyze(doc.strategies);
-  const useOps = mode === 'upload' && ['small-files', 'sdk-small-files'].includes((first as UploadConfig).uploadMethod);
-  const { grid, winners, bestCell } = buildGrid(stats, axes, useOps);
   const title = `blob-cacher sweep ${mode}: ${axes.map((a) => `${a.flag} ${a.values.join(',')}`).join(' x ')}`;
-  if (first.format === 'html') {
-    process.stdout.write(`${renderHtml({ title, docs: [doc], stats, sweep: grid })}\n`);
-  } else if (first.format === 'json') {
-    process.stdout.write(`${JSON.stringify({ grid, stats }, null, 2)}\n`);
-  } else {
-    const lines = [title, `target ${target}`, '', renderGrid(grid, winners)];
-    if (bestCell) {
-      const bestIndex = cells.findIndex((c) => axes.every((a) => c[a.flag] === bestCell[a.flag]));
-      const bestConfig = configs[bestIndex]!;
-      const winner = [...winners.values()].find((w) => JSON.stringify(w.cell) === JSON.stringify(cells[bestIndex]));
-      if (winner) {
-        lines.push('', ...recommendSdkSettings(winner, {
-          blockSizeBytes: 'blockSizeBytes' in bestConfig ? bestConfig.blockSizeBytes : undefined,
-          thresholdBytes: 'thresholdBytes' in bestConfig ? bestConfig.thresholdBytes : undefined,
-          concurrency: bestConfig.concurrency, objectSizeBytes: cellSizes.get(bestIndex) ?? 0,
-          processes: bestConfig.processes, maxSockets: bestConfig.maxSockets,
-        }));
-      }
-    }
-    process.stdout.write(`${redact(lines.join('\n'))}\n`);
-  }
-  return doc.strategies.every((s) => s.verified) ? 0 : 1;
+  return measure({
+    command: mode, config: first, title, stem: `sweep-${mode}`, sweep: axes,
+    docConfig: { sweep: axes, base: redactedConfig(first) },
+    cells: configs.map((config, i) => ({ cell: cells[i]!, workload: workloadOf(config), runs: config.runs ?? 1, warmup: config.warmup ?? 0 })),
+  });
 }
 
 /** Runs a command and exits: usage errors are one line and exit 2, failures one line and exit 1. */

@@ -1,103 +1,88 @@
-// The download engine: target -> fixtures -> per strategy (plan -> workers -> merge -> verify).
+// The download workload: what is direction-specific about downloads (target size, fixtures, sinks
+// and output files, MD5 checks); the loop that runs it is engine/session.ts.
 // Takes a typed config; never sees argv or the environment.
-import { open, rename, rm } from 'node:fs/promises';
+import { mkdtemp, open, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { emptyResult, summarizeRun, type StrategyResult } from '../metrics/summary.js';
-export type { StrategyResult } from '../metrics/summary.js';
 import type { DownloadConfig } from '../config/load.js';
-import { contentMd5, FIXTURE_SEED } from '../payload/content.js';
-import { ensureFixtures, removeFixtures } from '../payload/fixtures.js';
 import { log } from '../log/logger.js';
-import { runOnWorkers } from '../workers/pool.js';
-import { md5OfFileRange } from '../workers/sinks.js';
-import { stopRequested } from './stop.js';
-import type { OpRecord } from '../workers/protocol.js';
-import { selectStrategies } from '../strategies/index.js';
-import type { DownloadStrategy, PlanInput } from '../strategies/strategy.js';
+import { contentMd5, FIXTURE_SEED } from '../payload/content.js';
+import { ensureFixtures, removeFixtures, type FixtureState } from '../payload/fixtures.js';
+import type { MeasuredRun, Verification } from '../results/record.js';
 import { preflightContainer, preflightUrl } from '../storage/preflight.js';
 import { containerClient, openTarget, type TargetInfo } from '../storage/target.js';
+import { selectStrategies } from '../strategies/index.js';
+import type { DownloadStrategy, PlanInput, WorkItem } from '../strategies/strategy.js';
+import type { OpRecord } from '../workers/protocol.js';
+import { md5OfFileRange } from '../workers/sinks.js';
+import { runSession, type Contender, type OpenWorkload, type PreparedRun, type SessionOptions, type Workload } from './session.js';
 
-export interface DownloadRunResult {
-  target: string;
-  objectSizeBytes: number;
-  results: StrategyResult[];
-  fixtures: { created: string[]; reused: string[] };
+export interface DownloadWorkload extends Workload {
+  /** Filled in when opened: which fixtures this run created and which it found. */
+  fixtures: FixtureState;
 }
 
-async function md5OfFile(path: string): Promise<string> {
-  const fh = await open(path, 'r');
-  try {
-    return await md5OfFileRange(fh, 0, (await fh.stat()).size);
-  } finally {
-    await fh.close();
-  }
-}
-
-export async function runDownload(config: DownloadConfig, onResult?: (result: StrategyResult) => void): Promise<DownloadRunResult> {
-  const target = await openTarget(config.credentials, config.container);
-  const results: StrategyResult[] = [];
-  let fixtures = { created: [] as string[], reused: [] as string[] };
-  try {
-    log.info(`target: ${target.label}`);
-    const info = target.info;
-    const size = info.kind === 'url' ? await preflightUrl(info.url) : config.fileSizeBytes;
-    const input = { sizeBytes: size, concurrency: config.concurrency, rangeSizeBytes: config.rangeSizeBytes };
-    const strategies = selectStrategies(config.sourceMethod, info.kind === 'url');
-    if (info.kind === 'blob') {
-      const container = await containerClient(info);
-      await preflightContainer(container, target.label);
-      fixtures = await ensureFixtures(container, strategies.flatMap((s) => s.fixtures(input)));
-    }
-    const warmup = config.warmup ?? 0;
-    const total = warmup + (config.runs ?? 1);
-    // Runs are interleaved (every strategy once, then again) so drift hits all strategies alike.
-    runs: for (let runIndex = 0; runIndex < total; runIndex++) {
-      for (const strategy of strategies) {
-        if (stopRequested()) break runs;
-        const result = await runStrategyOnce(config, info, strategy, input, size);
-        if (stopRequested() && result.records.some((r) => r.error?.startsWith('cancelled'))) {
-          log.warn(`${strategy.name}: run ${runIndex + 1} was cut short by the stop and is not recorded`);
-          break runs;
+export function downloadWorkload(config: DownloadConfig): DownloadWorkload {
+  const workload: DownloadWorkload = {
+    fixtures: { created: [], reused: [] },
+    async open(signal): Promise<OpenWorkload> {
+      const target = await openTarget(config.credentials, config.container);
+      try {
+        log.info(`target: ${target.label}`);
+        const info = target.info;
+        const size = info.kind === 'url' ? await preflightUrl(info.url) : config.fileSizeBytes;
+        const input: PlanInput = { sizeBytes: size, concurrency: config.concurrency, rangeSizeBytes: config.rangeSizeBytes };
+        const strategies = selectStrategies(config.sourceMethod, info.kind === 'url');
+        if (info.kind === 'blob') {
+          const container = await containerClient(info);
+          await preflightContainer(container, target.label);
+          workload.fixtures = await ensureFixtures(container, strategies.flatMap((s) => s.fixtures(input)), signal);
         }
-        result.run = runIndex;
-        result.warmup = runIndex < warmup;
-        const tag = total > 1 ? ` (${result.warmup ? 'warm-up' : 'run'} ${runIndex + 1}/${total})` : '';
-        if (!result.verified) log.error(`${strategy.name}${tag}: ${result.error ?? result.verification}`);
-        results.push(result);
-        onResult?.(result);
+        // Output files without --out go to a directory of our own, never to a predictable name.
+        const scratch = config.sink === 'discard' || config.sink === 'memory' ? undefined : await mkdtemp(join(tmpdir(), 'blob-cacher-'));
+        const contenders = strategies.map((s): Contender => ({
+          strategy: s.name, description: s.description, prepare: (run) => prepareRun(config, info, s, input, size, scratch, run),
+        }));
+        return {
+          target: target.label, objectSizeBytes: size, contenders,
+          params: { processes: config.processes, maxSockets: config.maxSockets, concurrency: config.concurrency, blockSizeBytes: config.rangeSizeBytes },
+          async close(interrupted) {
+            if (scratch) await rm(scratch, { recursive: true, force: true });
+            // Interrupted runs clean up the fixtures they created, as --cleanup would.
+            const created = workload.fixtures.created;
+            if ((config.cleanup || interrupted) && info.kind === 'blob' && created.length) {
+              await removeFixtures(await containerClient(info), created);
+              log.info(`cleanup: removed ${created.length} fixture(s) this run created`);
+            }
+            await target.stop();
+          },
+        };
+      } catch (err) {
+        await target.stop();
+        throw err;
       }
-    }
-    // Interrupted runs clean up the fixtures they created, as --cleanup would.
-    if ((config.cleanup || stopRequested()) && info.kind === 'blob' && fixtures.created.length) {
-      await removeFixtures(await containerClient(info), fixtures.created);
-      log.info(`cleanup: removed ${fixtures.created.length} fixture(s) this run created`);
-    }
-    return { target: target.label, objectSizeBytes: size, results, fixtures };
-  } finally {
-    await target.stop();
-  }
+    },
+  };
+  return workload;
 }
 
-async function runStrategyOnce(
-  config: DownloadConfig, info: TargetInfo, strategy: DownloadStrategy, input: PlanInput, size: number,
-): Promise<StrategyResult> {
+async function prepareRun(
+  config: DownloadConfig, info: TargetInfo, strategy: DownloadStrategy, input: PlanInput, size: number, scratch: string | undefined, run: number,
+): Promise<PreparedRun> {
   const items = strategy.plan(input, info.kind === 'url');
   // The sdk baseline downloads to its own buffer: it must not create or truncate the output file.
   const writesFile = strategy.executor === 'http' && (config.sink === 'file' || config.sink === 'sparse-file');
   // A file given with --out is written under a temporary name and renamed only once verified.
-  const outPath = writesFile
-    ? (config.outPath ? `${config.outPath}.partial` : join(tmpdir(), `blob-cacher-${process.pid}-${strategy.name}.out`))
-    : undefined;
+  const outPath = !writesFile ? undefined : config.outPath ? `${config.outPath}.partial` : join(scratch!, `${strategy.name}-${run}.out`);
   if (config.sink === 'sparse-file' && outPath) {
     const fh = await open(outPath, 'w');
     await fh.truncate(size);
     await fh.close();
   }
-  log.info(`${strategy.name}: ${items.length} request(s) over ${config.processes} process(es) x ${config.maxSockets} socket(s)`);
-  let result: StrategyResult;
-  try {
-    const run = await runOnWorkers({
+  return {
+    items,
+    objectSizeBytes: size,
+    job: {
       strategy: strategy.name, executor: strategy.executor, target: info, objectSizeBytes: size,
       concurrency: config.concurrency, maxSockets: config.maxSockets, sink: config.sink, outPath,
       bufferSizeBytes: config.bufferSizeBytes, httpClient: config.httpClient, logLevel: config.logLevel,
@@ -109,28 +94,31 @@ async function runStrategyOnce(
       inFlight: config.rangeSizeBytes ? Math.max(1, Math.floor(config.concurrency / config.processes)) : undefined,
       blockSizeBytes: config.rangeSizeBytes,
       maxRetries: config.maxRetries ?? 3, timeoutMs: config.timeoutMs ?? 30_000, trace: config.trace ?? true,
-    }, items, config.processes);
-    const base = summarizeRun(strategy, size, run);
-    const check = await verify(strategy, items, run.records, size, info, config.sink === 'file' || config.sink === 'sparse-file' ? outPath : undefined);
-    result = { ...base, ...check };
-    if (run.failures.length) result = { ...result, verified: false, error: run.failures.join('; ') };
-    if (outPath && config.outPath) {
-      if (result.verified) await rename(outPath, config.outPath);
+    },
+    verify: (merged) => verify(items, merged.records, size, info, config.sink === 'file' || config.sink === 'sparse-file' ? outPath : undefined),
+    async cleanup(verified) {
+      if (!outPath) return;
+      if (config.outPath === undefined) await rm(outPath, { force: true });
+      else if (verified) await rename(outPath, config.outPath);
       else log.warn(`${strategy.name}: output left as ${outPath} (not verified)`);
-    }
-  } catch (err) {
-    result = { ...emptyResult(strategy, size), error: (err as Error).message, verified: false, verification: 'not run' };
-  } finally {
-    if (outPath && config.outPath === undefined) await rm(outPath, { force: true });
-  }
-  return result;
+    },
+  };
 }
 
-/** Every delivered byte is checked: each range against the regenerated fixture, files as a whole. */
-async function verify(
-  strategy: DownloadStrategy, items: ReturnType<DownloadStrategy['plan']>, records: OpRecord[], size: number,
-  info: TargetInfo, filePath?: string,
-): Promise<{ verified: boolean; verification: string }> {
+async function md5OfFile(path: string): Promise<string> {
+  const fh = await open(path, 'r');
+  try {
+    return await md5OfFileRange(fh, 0, (await fh.stat()).size);
+  } finally {
+    await fh.close();
+  }
+}
+
+/**
+ * Every delivered byte is checked: each item's MD5 against the regenerated fixture (the SDK's one
+ * item is the whole blob), and an output file as a whole.
+ */
+async function verify(items: readonly WorkItem[], records: readonly OpRecord[], size: number, info: TargetInfo, filePath?: string): Promise<Verification> {
   const failed = records.filter((r) => r.error);
   if (failed.length) return { verified: false, verification: `${failed.length} request(s) failed: ${failed[0]!.error}` };
   const bytes = records.reduce((s, r) => s + r.bytes, 0);
@@ -139,17 +127,12 @@ async function verify(
     if (filePath) return { verified: true, verification: `bytes ${bytes} (plain URL, md5 ${await md5OfFile(filePath)})` };
     return { verified: true, verification: `bytes ${bytes} (plain URL: no source MD5 to compare)` };
   }
-  if (strategy.executor === 'sdk') {
-    const expected = contentMd5(FIXTURE_SEED, 0, size);
-    return records[0]?.md5 === expected
-      ? { verified: true, verification: `md5 ${expected}` }
-      : { verified: false, verification: `MD5 MISMATCH: got ${records[0]?.md5}, expected ${expected}` };
-  }
+  const byItem = new Map(records.map((r) => [r.item, r]));
   for (const item of items) {
-    const rec = records.find((r) => r.item === item.index);
+    const got = byItem.get(item.index)?.md5;
     const expected = contentMd5(FIXTURE_SEED, item.destOffsetBytes, item.lengthBytes);
-    if (rec?.md5 !== expected) {
-      return { verified: false, verification: `MD5 MISMATCH in ${item.blob} at offset ${item.destOffsetBytes}: got ${rec?.md5}, expected ${expected}` };
+    if (got !== expected) {
+      return { verified: false, verification: `MD5 MISMATCH in ${item.blob} at offset ${item.destOffsetBytes}: got ${got}, expected ${expected}` };
     }
   }
   const whole = contentMd5(FIXTURE_SEED, 0, size);
@@ -158,4 +141,19 @@ async function verify(
     if (got !== whole) return { verified: false, verification: `MD5 MISMATCH of ${filePath}: got ${got}, expected ${whole}` };
   }
   return { verified: true, verification: `md5 ${whole} (${items.length} range(s) checked)` };
+}
+
+export interface DownloadRunResult {
+  target: string;
+  objectSizeBytes: number;
+  results: MeasuredRun[];
+  fixtures: FixtureState;
+  interrupted: boolean;
+}
+
+/** One download session, its runs as the engine holds them (every raw request kept). */
+export async function runDownload(config: DownloadConfig, opts: SessionOptions = {}): Promise<DownloadRunResult> {
+  const workload = downloadWorkload(config);
+  const out = await runSession([{ workload, runs: config.runs ?? 1, warmup: config.warmup ?? 0 }], opts);
+  return { target: out.target, objectSizeBytes: out.objectSizeBytes ?? config.fileSizeBytes, results: out.runs, fixtures: workload.fixtures, interrupted: out.interrupted };
 }

@@ -1,27 +1,21 @@
-// The upload engine: target -> per strategy (plan -> workers -> commit -> verify -> delete).
-// Blob names carry a per-run prefix, so runs never collide; the run's blobs are deleted unless --keep.
-// A plain HTTP(S) server (--url) takes the same names as paths below its URL.
+// The upload workload: what is direction-specific about uploads (a per-run blob prefix, the store
+// that checks and deletes what was written, the commit of staged blocks); the loop that runs it is
+// engine/session.ts. Runs never collide: every blob name starts with the run's prefix, and the
+// run's blobs are deleted unless --keep. A plain HTTP(S) server (--url) takes the same names as
+// paths below its URL.
 import { randomBytes } from 'node:crypto';
-import { emptyResult, summarizeRun, type StrategyResult } from '../metrics/summary.js';
 import type { UploadConfig } from '../config/load.js';
 import { log } from '../log/logger.js';
-import { runOnWorkers, type MergedRun } from '../workers/pool.js';
-import { stopRequested } from './stop.js';
-import type { OpRecord } from '../workers/protocol.js';
-import { selectUploadStrategies, UPLOAD_STRATEGIES } from '../strategies/index.js';
-import type { WorkItem } from '../strategies/strategy.js';
-import type { BlockCommit, UploadPlanInput, UploadStrategy } from '../strategies/upload-strategy.js';
+import type { MeasuredRun } from '../results/record.js';
+import { blobStore, type UploadStore } from '../storage/blob-store.js';
 import { preflightContainer, preflightUrlUpload } from '../storage/preflight.js';
 import { containerClient, openTarget, RequestSigner, type TargetInfo } from '../storage/target.js';
-import { blobStore, type UploadStore, type Verification } from '../storage/blob-store.js';
 import { urlStore } from '../storage/url-store.js';
+import { selectUploadStrategies, UPLOAD_STRATEGIES } from '../strategies/index.js';
+import type { BlockCommit, UploadPlanInput, UploadStrategy } from '../strategies/upload-strategy.js';
+import type { OpRecord } from '../workers/protocol.js';
 import { createAgent, tracedRequest } from '../transport/request.js';
-
-export interface UploadRunResult {
-  target: string;
-  prefix: string;
-  results: StrategyResult[];
-}
+import { runSession, type Contender, type OpenWorkload, type PreparedRun, type SessionOptions, type Workload } from './session.js';
 
 function runPrefix(): string {
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*$/, '');
@@ -51,42 +45,79 @@ function inFlightFor(strategy: UploadStrategy, config: UploadConfig): number | u
   return undefined;
 }
 
-/** Failed requests fail the run as they are; otherwise the store checks what it holds. */
-async function verifyUpload(store: UploadStore, items: readonly WorkItem[], records: readonly OpRecord[]): Promise<Verification> {
-  const failed = records.filter((r) => r.error);
-  if (failed.length) return { verified: false, verification: `${failed.length} request(s) failed: ${failed[0]!.error}` };
-  return store.verify(items);
+export interface UploadWorkload extends Workload {
+  /** Every blob name of this session starts with it. */
+  prefix: string;
 }
 
-async function uploadOnce(
-  config: UploadConfig, info: TargetInfo, store: UploadStore, strategy: UploadStrategy, prefix: string, runIndex: number,
-): Promise<StrategyResult> {
+export function uploadWorkload(config: UploadConfig): UploadWorkload {
+  const prefix = runPrefix();
+  return {
+    prefix,
+    async open(): Promise<OpenWorkload> {
+      const target = await openTarget(config.credentials, config.container);
+      try {
+        const plain = target.info.kind === 'url';
+        log.info(`target: ${target.label}; ${plain ? 'path' : 'blob'} prefix ${prefix}/`);
+        const strategies = selectUploadStrategies(config.uploadMethod, plain);
+        if (plain && config.uploadMethod === 'all') {
+          const skipped = UPLOAD_STRATEGIES.filter((s) => !strategies.includes(s)).map((s) => s.name);
+          log.info(`--url is a plain server: running ${strategies.map((s) => s.name).join(', ')} only (${skipped.join(', ')} need a blob service)`);
+        }
+        const { info, store } = await openStore(config, target.info, target.label, prefix);
+        const contenders = strategies.map((s): Contender => ({
+          strategy: s.name, description: s.description, prepare: async (run) => prepareRun(config, info, store, s, prefix, run),
+        }));
+        return {
+          target: target.label, contenders,
+          params: {
+            processes: config.processes, maxSockets: config.maxSockets, concurrency: config.concurrency,
+            blockSizeBytes: config.blockSizeBytes, thresholdBytes: config.thresholdBytes,
+          },
+          async close() {
+            if (!config.keep) await store.close?.();
+            await target.stop();
+          },
+        };
+      } catch (err) {
+        await target.stop();
+        throw err;
+      }
+    },
+  };
+}
+
+function prepareRun(config: UploadConfig, info: TargetInfo, store: UploadStore, strategy: UploadStrategy, prefix: string, run: number): PreparedRun {
   const input: UploadPlanInput = {
-    prefix: `${prefix}/${strategy.name}/${runIndex}`, fileCount: config.fileCount, fileSizeBytes: config.fileSizeBytes,
+    prefix: `${prefix}/${strategy.name}/${run}`, fileCount: config.fileCount, fileSizeBytes: config.fileSizeBytes,
     blobSizeBytes: config.blobSizeBytes, blockSizeBytes: config.blockSizeBytes, thresholdBytes: config.thresholdBytes,
   };
   const items = strategy.plan(input);
   const totalBytes = items.reduce((s, i) => s + i.lengthBytes, 0);
-  log.info(`${strategy.name}: ${items.length} request(s) over ${config.processes} process(es) x ${config.maxSockets} socket(s)`);
-  let result: StrategyResult;
-  try {
-    const commit = strategy.commit?.(input, items);
-    // Put Block List goes out as soon as every worker's last block is in: it is part of the duration.
-    const run: MergedRun = await runOnWorkers({
+  const commit = strategy.commit?.(input, items);
+  return {
+    items,
+    objectSizeBytes: totalBytes,
+    job: {
       strategy: strategy.name, executor: strategy.executor, target: info, objectSizeBytes: totalBytes,
       concurrency: config.concurrency, maxSockets: config.maxSockets, sink: 'discard', httpClient: config.httpClient,
       // Our raw client reads only the answers to PUTs here: small heads and error bodies.
       bufferSizeBytes: 16 * 1024,
       logLevel: config.logLevel, blockSizeBytes: config.blockSizeBytes, thresholdBytes: config.thresholdBytes,
       inFlight: inFlightFor(strategy, config), maxRetries: config.maxRetries ?? 3, timeoutMs: config.timeoutMs ?? 30_000, trace: config.trace ?? true,
-    }, items, config.processes, commit ? () => commitBlocks(info, commit) : undefined);
-    result = { ...summarizeRun(strategy, totalBytes, run), ...(await verifyUpload(store, items, run.records)) };
-    if (run.failures.length) result = { ...result, verified: false, error: run.failures.join('; ') };
-  } catch (err) {
-    result = { ...emptyResult(strategy, totalBytes), error: (err as Error).message, verified: false, verification: 'not run' };
-  }
-  if (!config.keep) await store.remove(input.prefix, items);
-  return result;
+    },
+    // Put Block List goes out as soon as every worker's last block is in: it is part of the duration.
+    after: commit ? () => commitBlocks(info, commit) : undefined,
+    // Failed requests fail the run as they are; otherwise the store checks what it holds.
+    async verify(merged) {
+      const failed = merged.records.filter((r) => r.error);
+      if (failed.length) return { verified: false, verification: `${failed.length} request(s) failed: ${failed[0]!.error}` };
+      return store.verify(items);
+    },
+    async cleanup() {
+      if (!config.keep) await store.remove(input.prefix, items);
+    },
+  };
 }
 
 /**
@@ -107,39 +138,16 @@ async function openStore(config: UploadConfig, info: TargetInfo, label: string, 
   return { info: folder, store };
 }
 
-export async function runUpload(config: UploadConfig, onResult?: (result: StrategyResult) => void): Promise<UploadRunResult> {
-  const target = await openTarget(config.credentials, config.container);
-  const prefix = runPrefix();
-  const results: StrategyResult[] = [];
-  try {
-    const plain = target.info.kind === 'url';
-    log.info(`target: ${target.label}; ${plain ? 'path' : 'blob'} prefix ${prefix}/`);
-    const strategies = selectUploadStrategies(config.uploadMethod, plain);
-    if (plain && config.uploadMethod === 'all') {
-      const skipped = UPLOAD_STRATEGIES.filter((s) => !strategies.includes(s)).map((s) => s.name);
-      log.info(`--url is a plain server: running ${strategies.map((s) => s.name).join(', ')} only (${skipped.join(', ')} need a blob service)`);
-    }
-    const { info, store } = await openStore(config, target.info, target.label, prefix);
-    const warmup = config.warmup ?? 0;
-    const total = warmup + (config.runs ?? 1);
-    runs: for (let runIndex = 0; runIndex < total; runIndex++) {
-      for (const strategy of strategies) {
-        if (stopRequested()) break runs;
-        const result = await uploadOnce(config, info, store, strategy, prefix, runIndex);
-        if (stopRequested() && result.records.some((r) => r.error?.startsWith('cancelled'))) {
-          log.warn(`${strategy.name}: run ${runIndex + 1} was cut short by the stop and is not recorded`);
-          break runs;
-        }
-        result.run = runIndex;
-        result.warmup = runIndex < warmup;
-        if (!result.verified) log.error(`${strategy.name}: ${result.error ?? result.verification}`);
-        results.push(result);
-        onResult?.(result);
-      }
-    }
-    if (!config.keep) await store.close?.();
-    return { target: target.label, prefix, results };
-  } finally {
-    await target.stop();
-  }
+export interface UploadRunResult {
+  target: string;
+  prefix: string;
+  results: MeasuredRun[];
+  interrupted: boolean;
+}
+
+/** One upload session, its runs as the engine holds them (every raw request kept). */
+export async function runUpload(config: UploadConfig, opts: SessionOptions = {}): Promise<UploadRunResult> {
+  const workload = uploadWorkload(config);
+  const out = await runSession([{ workload, runs: config.runs ?? 1, warmup: config.warmup ?? 0 }], opts);
+  return { target: out.target, prefix: workload.prefix, results: out.runs, interrupted: out.interrupted };
 }

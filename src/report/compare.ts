@@ -1,7 +1,7 @@
-// A against B, per strategy and phase. A change is called significant only when both sides were
+// A against B, per contender (strategy and sweep cell) and phase. A change is called significant only when both sides were
 // repeated and their 95% intervals do not overlap, as benchstat does.
 import { significantlyDifferent } from '../analysis/stats.js';
-import type { StrategyStats } from '../analysis/analyze.js';
+import type { ContenderStats } from '../analysis/analyze.js';
 import { fmtMs } from './console.js';
 
 export interface StrategyChange {
@@ -18,24 +18,24 @@ export interface StrategyChange {
 
 const pct = (a: number, b: number) => (a > 0 ? ((b - a) / a) * 100 : 0);
 
-export function compareStats(base: readonly StrategyStats[], next: readonly StrategyStats[]): { changes: StrategyChange[]; onlyInBase: string[]; onlyInNew: string[] } {
-  const byName = new Map(next.map((s) => [s.strategy, s]));
+export function compareStats(base: readonly ContenderStats[], next: readonly ContenderStats[]): { changes: StrategyChange[]; onlyInBase: string[]; onlyInNew: string[] } {
+  const byName = new Map(next.map((s) => [s.label, s]));
   const changes: StrategyChange[] = [];
   for (const a of base) {
-    const b = byName.get(a.strategy);
+    const b = byName.get(a.label);
     if (!b) continue;
     const significant = significantlyDifferent(a.wallMs, b.wallMs);
     const note = significant ? '' : a.wallMs.n < 2 || b.wallMs.n < 2 ? 'needs --runs >= 2 on both sides' : 'intervals overlap';
     const phases = (['wait', 'firstByte', 'download', 'total'] as const)
       .filter((m) => a.latencyMs[m] && b.latencyMs[m])
       .map((m) => ({ metric: m, baseP50Ms: a.latencyMs[m]!.p50, newP50Ms: b.latencyMs[m]!.p50, changePct: pct(a.latencyMs[m]!.p50, b.latencyMs[m]!.p50) }));
-    changes.push({ strategy: a.strategy, baseMs: a.wallMs.median, newMs: b.wallMs.median, changePct: pct(a.wallMs.median, b.wallMs.median), significant, note, phases });
+    changes.push({ strategy: a.label, baseMs: a.wallMs.median, newMs: b.wallMs.median, changePct: pct(a.wallMs.median, b.wallMs.median), significant, note, phases });
   }
-  const baseNames = new Set(base.map((s) => s.strategy));
+  const baseNames = new Set(base.map((s) => s.label));
   return {
     changes,
-    onlyInBase: base.filter((s) => !byName.has(s.strategy)).map((s) => s.strategy),
-    onlyInNew: next.filter((s) => !baseNames.has(s.strategy)).map((s) => s.strategy),
+    onlyInBase: base.filter((s) => !byName.has(s.label)).map((s) => s.label),
+    onlyInNew: next.filter((s) => !baseNames.has(s.label)).map((s) => s.label),
   };
 }
 

@@ -1,6 +1,6 @@
-// Text reports computed from StrategyStats: the console table (80 columns), Markdown, CSV and JSON.
+// Text reports computed from ContenderStats: the console table (80 columns), Markdown, CSV and JSON.
 import { formatBytes } from '../config/sizes.js';
-import { cellLabel, rankStats, type StrategyStats } from '../analysis/analyze.js';
+import { rankStats, type ContenderStats } from '../analysis/analyze.js';
 import { PHASES } from '../transport/phases.js';
 
 const pad = (s: string, n: number) => s.padEnd(n);
@@ -14,14 +14,14 @@ export interface ReportHeader {
   mode: 'download' | 'upload';
 }
 
-function timeCell(s: StrategyStats): string {
+function timeCell(s: ContenderStats): string {
   const w = s.wallMs;
   if (w.n < 2) return w.median.toFixed(1);
   return `${w.median.toFixed(0)}±${((w.ci95High - w.ci95Low) / 2).toFixed(0)}`;
 }
 
 /** Ranked table, per-phase percentiles, then the seeds' summary lines. */
-export function renderConsole(stats: readonly StrategyStats[], header: ReportHeader): string {
+export function renderConsole(stats: readonly ContenderStats[], header: ReportHeader): string {
   const lines: string[] = [header.title];
   lines.push(`target ${header.target}${header.objectSizeBytes !== undefined ? `, object ${formatBytes(header.objectSizeBytes)}` : ''}`);
   const runs = Math.max(0, ...stats.map((s) => s.runs));
@@ -32,7 +32,7 @@ export function renderConsole(stats: readonly StrategyStats[], header: ReportHea
   rankStats(stats).forEach((s, i) => {
     const fb = s.latencyMs.firstByte;
     const count = header.mode === 'upload' ? s.opsPerSecond.median.toFixed(0) : String(s.reusedSockets);
-    const name = cellLabel(s.strategy, s.cell);
+    const name = s.label;
     lines.push(
       `${pad(String(i + 1), 3)}${name.length >= 16 ? `${name}\n${' '.repeat(19)}` : pad(name, 16)}${lpad(timeCell(s), 10)}${lpad(s.throughputMiBps.median.toFixed(1), 8)}` +
         `${lpad(String(s.requestsPerRun), 6)}${lpad(count, 8)}${lpad(fmtMs(fb?.p50), 9)}${lpad(fmtMs(fb?.p99), 9)}  ${s.verified ? 'ok' : 'FAILED'}`,
@@ -41,7 +41,7 @@ export function renderConsole(stats: readonly StrategyStats[], header: ReportHea
   lines.push('');
   lines.push('per-phase latency, ms: p50 / p90 / p99 / max  (phases absent on reused sockets are not counted)');
   for (const s of stats) {
-    lines.push(`${cellLabel(s.strategy, s.cell)}:`);
+    lines.push(`${s.label}:`);
     for (const m of [...PHASES, 'total'] as const) {
       const l = s.latencyMs[m];
       if (l) lines.push(`  ${pad(m, 10)} n=${lpad(String(l.count), 5)}  ${fmtMs(l.p50)} / ${fmtMs(l.p90)} / ${fmtMs(l.p99)} / ${fmtMs(l.max)}`);
@@ -50,20 +50,20 @@ export function renderConsole(stats: readonly StrategyStats[], header: ReportHea
   lines.push('');
   for (const s of stats) {
     const shares = PHASES.filter((p) => s.phaseShare[p] !== undefined).map((p) => `${p} ${(s.phaseShare[p]! * 100).toFixed(1)}%`);
-    lines.push(`${cellLabel(s.strategy, s.cell)}: duration ${s.wallMs.median.toFixed(1)} ms, count ${s.requestsPerRun}${shares.length ? `, ${shares.join(', ')}` : ''}`);
+    lines.push(`${s.label}: duration ${s.wallMs.median.toFixed(1)} ms, count ${s.requestsPerRun}${shares.length ? `, ${shares.join(', ')}` : ''}`);
     if (s.retries || s.throttled || s.failedRequests) {
-      lines.push(`${cellLabel(s.strategy, s.cell)}: retries ${s.retries} (throttled ${s.throttled}), backoff ${s.backoffMs.toFixed(0)} ms, failed requests ${s.failedRequests}`);
+      lines.push(`${s.label}: retries ${s.retries} (throttled ${s.throttled}), backoff ${s.backoffMs.toFixed(0)} ms, failed requests ${s.failedRequests}`);
     }
-    for (const p of s.problems) lines.push(`${s.strategy}: FAILED ${p}`);
+    for (const p of s.problems) lines.push(`${s.label}: FAILED ${p}`);
     if (s.cpuBoundWorkers > 0) {
-      lines.push(`${s.strategy}: ${s.cpuBoundWorkers} worker run(s) CPU-bound (event-loop delay p99 up to ${s.eventLoopDelayP99MaxMs.toFixed(1)} ms): more processes may help`);
+      lines.push(`${s.label}: ${s.cpuBoundWorkers} worker run(s) CPU-bound (event-loop delay p99 up to ${s.eventLoopDelayP99MaxMs.toFixed(1)} ms): more processes may help`);
     }
-    if (s.recordsSampled) lines.push(`${s.strategy}: raw records were sampled in the results file; percentiles use every request`);
+    if (s.recordsSampled) lines.push(`${s.label}: raw records were sampled in the results file; percentiles use every request`);
   }
   return lines.join('\n');
 }
 
-export function renderMarkdown(stats: readonly StrategyStats[], header: ReportHeader): string {
+export function renderMarkdown(stats: readonly ContenderStats[], header: ReportHeader): string {
   const lines = [`## ${header.title}`, '', `Target: ${header.target}${header.objectSizeBytes !== undefined ? `, object ${formatBytes(header.objectSizeBytes)}` : ''}`, ''];
   lines.push('| # | strategy | runs | time ms (median) | 95% CI ms | MiB/s | ops/s | p50 first byte ms | p99 first byte ms | ' + PHASES.map((p) => `${p} %`).join(' | ') + ' | retries | throttled | failed requests | verified |');
   lines.push(`|${' --- |'.repeat(13 + PHASES.length)}`);
@@ -71,7 +71,7 @@ export function renderMarkdown(stats: readonly StrategyStats[], header: ReportHe
     const ci = s.wallMs.n >= 2 ? `${s.wallMs.ci95Low.toFixed(1)}–${s.wallMs.ci95High.toFixed(1)}` : '-';
     const shares = PHASES.map((p) => (s.phaseShare[p] === undefined ? '-' : (s.phaseShare[p]! * 100).toFixed(1)));
     lines.push(
-      `| ${i + 1} | ${s.strategy} | ${s.runs} | ${s.wallMs.median.toFixed(1)} | ${ci} | ${s.throughputMiBps.median.toFixed(1)} | ${s.opsPerSecond.median.toFixed(0)} | ` +
+      `| ${i + 1} | ${s.label} | ${s.runs} | ${s.wallMs.median.toFixed(1)} | ${ci} | ${s.throughputMiBps.median.toFixed(1)} | ${s.opsPerSecond.median.toFixed(0)} | ` +
         `${fmtMs(s.latencyMs.firstByte?.p50)} | ${fmtMs(s.latencyMs.firstByte?.p99)} | ${shares.join(' | ')} | ${s.retries} | ${s.throttled} | ${s.failedRequests} | ${s.verified ? 'ok' : 'FAILED'} |`,
     );
   });
@@ -90,9 +90,9 @@ function csvCell(v: unknown): string {
   return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
-export function renderCsv(stats: readonly StrategyStats[]): string {
+export function renderCsv(stats: readonly ContenderStats[]): string {
   const rows = rankStats(stats).map((s, i) => [
-    i + 1, s.strategy, s.runs, s.wallMs.median, s.wallMs.min, s.wallMs.max, s.wallMs.ci95Low, s.wallMs.ci95High,
+    i + 1, s.label, s.runs, s.wallMs.median, s.wallMs.min, s.wallMs.max, s.wallMs.ci95Low, s.wallMs.ci95High,
     s.throughputMiBps.median, s.opsPerSecond.median, s.requestsPerRun, s.failedRequests,
     ...(['firstByte', 'total'] as const).flatMap((m) => (['p50', 'p90', 'p99', 'max'] as const).map((q) => s.latencyMs[m]?.[q])),
     ...PHASES.map((p) => s.phaseShare[p]), s.retries, s.throttled, s.backoffMs, s.verified,

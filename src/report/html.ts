@@ -1,8 +1,7 @@
 // The HTML report: one self-contained file (inline CSS, SVG drawn here, no scripts, no network),
-// computed from results documents and their StrategyStats alone, so any results file can be re-rendered.
-import { PhaseHistograms } from '../metrics/histograms.js';
+// computed from results documents and their ContenderStats alone, so any results file can be re-rendered.
 import { formatBytes } from '../config/sizes.js';
-import { rankStats, type StrategyStats } from '../analysis/analyze.js';
+import { LATENCY_PERCENTILES, rankStats, type ContenderStats } from '../analysis/analyze.js';
 import type { ResultsFile } from '../results/schema.js';
 import type { SweepGrid } from '../analysis/sweep.js';
 import { PHASES, PHASE_MEANINGS, type Phase } from '../transport/phases.js';
@@ -12,12 +11,11 @@ export type { SweepGrid } from '../analysis/sweep.js';
 export interface HtmlReportInput {
   title: string;
   docs: ResultsFile[];
-  stats: StrategyStats[];
+  stats: ContenderStats[];
   sweep?: SweepGrid;
 }
 
-/** Percentiles of the latency plot; 0 and 100 are the fastest and slowest request. */
-export const LATENCY_PERCENTILES = [0, 10, 25, 50, 75, 90, 95, 99, 99.9, 100] as const;
+export { LATENCY_PERCENTILES } from '../analysis/analyze.js';
 
 // Tableau 10: distinct on screen and in print; a strategy keeps its colour in every chart.
 const STRATEGY_COLOURS = ['#4e79a7', '#f28e2b', '#59a14f', '#e15759', '#76b7b2', '#edc948', '#b07aa1', '#ff9da7', '#9c755f', '#bab0ac'];
@@ -80,24 +78,6 @@ export function safeConfigEntries(config: Record<string, unknown>): [string, str
   return out;
 }
 
-/** The 'total' latency at LATENCY_PERCENTILES per strategy, from the measured runs' merged histograms. */
-export function totalLatencyPercentiles(docs: readonly ResultsFile[]): Map<string, { count: number; ms: number[] }> {
-  const merged = new Map<string, PhaseHistograms>();
-  for (const r of docs.flatMap((d) => d.strategies)) {
-    if (r.warmup || !r.histograms.total) continue;
-    if (!merged.has(r.strategy)) merged.set(r.strategy, new PhaseHistograms());
-    merged.get(r.strategy)!.addEncoded({ total: r.histograms.total });
-  }
-  const out = new Map<string, { count: number; ms: number[] }>();
-  for (const [name, hist] of merged) {
-    const h = hist.byMetric.get('total');
-    if (!h || h.totalCount === 0) continue;
-    const us = LATENCY_PERCENTILES.map((p) => (p === 100 ? h.maxValue : h.getValueAtPercentile(p)));
-    out.set(name, { count: h.totalCount, ms: us.map((v) => v / 1000) });
-  }
-  return out;
-}
-
 function svgOpen(chart: string, height: number, label: string): string {
   return `<svg data-chart="${chart}" viewBox="0 0 ${W} ${height}" role="img" aria-label="${e(label)}">`;
 }
@@ -108,7 +88,7 @@ function strategyLabel(x: number, y: number, name: string, colour: string): stri
   return `<rect x="${x}" y="${(y - 9).toFixed(1)}" width="10" height="10" rx="2" fill="${colour}"/>${txt(x + 16, y, name, 'label')}`;
 }
 
-function throughputChart(ranked: StrategyStats[], colour: (s: string) => string): string {
+function throughputChart(ranked: ContenderStats[], colour: (s: string) => string): string {
   const left = 170, right = 90, top = 12, row = 38, axis = 44;
   const plotW = W - left - right;
   const height = top + ranked.length * row + axis;
@@ -126,9 +106,9 @@ function throughputChart(ranked: StrategyStats[], colour: (s: string) => string)
   ranked.forEach((s, i) => {
     const cy = top + i * row + row / 2;
     const t = s.throughputMiBps;
-    const c = colour(s.strategy);
-    const name = e(s.strategy);
-    parts.push(strategyLabel(8, cy + 4, s.strategy, c));
+    const c = colour(s.label);
+    const name = e(s.label);
+    parts.push(strategyLabel(8, cy + 4, s.label, c));
     parts.push(
       `<rect class="datum bar" data-strategy="${name}" data-value="${dv(t.median)}" x="${left}" y="${(cy - 10).toFixed(1)}" width="${(x(t.median) - left).toFixed(1)}" height="20" rx="2" fill="${c}">` +
         `<title>${name}: median ${fmt(t.median)} MiB/s over ${t.n} run(s)</title></rect>`,
@@ -151,7 +131,7 @@ function throughputChart(ranked: StrategyStats[], colour: (s: string) => string)
   return parts.join('');
 }
 
-function phaseChart(ranked: StrategyStats[], colour: (s: string) => string): string {
+function phaseChart(ranked: ContenderStats[], colour: (s: string) => string): string {
   const left = 170, right = 20, top = 12, row = 38, axis = 40;
   const plotW = W - left - right;
   const height = top + ranked.length * row + axis;
@@ -163,8 +143,8 @@ function phaseChart(ranked: StrategyStats[], colour: (s: string) => string): str
   }
   ranked.forEach((s, i) => {
     const cy = top + i * row + row / 2;
-    const name = e(s.strategy);
-    parts.push(strategyLabel(8, cy + 4, s.strategy, colour(s.strategy)));
+    const name = e(s.label);
+    parts.push(strategyLabel(8, cy + 4, s.label, colour(s.label)));
     if (!PHASES.some((p) => (s.phaseShare[p] ?? 0) > 0)) {
       parts.push(`<rect class="nodata" x="${left}" y="${cy - 12}" width="${plotW}" height="24"/>`);
       parts.push(txt(left + 10, cy + 4, 'no phase timings recorded (total time only)', 'muted'));
@@ -185,12 +165,11 @@ function phaseChart(ranked: StrategyStats[], colour: (s: string) => string): str
   return parts.join('') + '</svg>';
 }
 
-function latencyChart(ranked: StrategyStats[], lat: Map<string, { count: number; ms: number[] }>, colour: (s: string) => string): string {
+function latencyChart(series: ContenderStats[], colour: (s: string) => string): string {
   const left = 70, right = 30, top = 16, bottom = 52, plotH = 300;
   const plotW = W - left - right;
   const height = top + plotH + bottom;
-  const series = ranked.filter((s) => lat.has(s.strategy));
-  const all = series.flatMap((s) => lat.get(s.strategy)!.ms);
+  const all = series.flatMap((s) => s.totalPercentilesMs);
   const maxMs = Math.max(1e-3, ...all);
   const minPos = Math.min(maxMs, ...all.filter((v) => v > 0));
   // A wide range (fast common case, slow tail) reads better on a log axis; a narrow one on a linear one.
@@ -220,9 +199,9 @@ function latencyChart(ranked: StrategyStats[], lat: Map<string, { count: number;
   parts.push(`<line class="axisline" x1="${left}" x2="${left}" y1="${top}" y2="${top + plotH}"/>`);
   parts.push(`<line class="axisline" x1="${left}" x2="${W - right}" y1="${top + plotH}" y2="${top + plotH}"/>`);
   for (const s of series) {
-    const { ms } = lat.get(s.strategy)!;
-    const c = colour(s.strategy);
-    const name = e(s.strategy);
+    const ms = s.totalPercentilesMs;
+    const c = colour(s.label);
+    const name = e(s.label);
     const pts = ms.map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(' ');
     parts.push(`<g class="series" data-series="${name}"><polyline points="${pts}" fill="none" stroke="${c}" stroke-width="2.5" stroke-linejoin="round"/>`);
     ms.forEach((v, i) => {
@@ -290,14 +269,14 @@ function environmentBlock(doc: ResultsFile, index: number, of: number): string {
   );
 }
 
-function summaryTable(ranked: StrategyStats[], colour: (s: string) => string): string {
+function summaryTable(ranked: ContenderStats[], colour: (s: string) => string): string {
   const head = ['#', 'strategy', 'runs', 'time ms', 'MiB/s', 'ops/s', 'requests', 'p50 first byte ms', 'p99 first byte ms', 'p99 total ms', 'verified'];
   const rows = ranked.map((s, i) => {
     const w = s.wallMs;
     const time = w.n >= 2 ? `${fmt(w.median)} <span class="pm">± ${fmt((w.ci95High - w.ci95Low) / 2)}</span>` : fmt(w.median);
     return (
-      `<tr data-strategy="${e(s.strategy)}"><td class="num">${i + 1}</td>` +
-      `<td><span class="swatch" style="background:${colour(s.strategy)}"></span><strong>${e(s.strategy)}</strong><div class="desc">${e(s.description)}</div></td>` +
+      `<tr data-strategy="${e(s.label)}"><td class="num">${i + 1}</td>` +
+      `<td><span class="swatch" style="background:${colour(s.label)}"></span><strong>${e(s.label)}</strong><div class="desc">${e(s.description)}</div></td>` +
       `<td class="num">${s.runs}</td><td class="num">${time}</td><td class="num">${fmt(s.throughputMiBps.median)}</td><td class="num">${fmt(s.opsPerSecond.median)}</td>` +
       `<td class="num">${s.requestsPerRun}${s.failedRequests ? ` <span class="bad">(${s.failedRequests} failed)</span>` : ''}</td>` +
       `<td class="num">${fmt(s.latencyMs.firstByte?.p50)}</td><td class="num">${fmt(s.latencyMs.firstByte?.p99)}</td><td class="num">${fmt(s.latencyMs.total?.p99)}</td>` +
@@ -305,9 +284,9 @@ function summaryTable(ranked: StrategyStats[], colour: (s: string) => string): s
     );
   });
   const notes = ranked.flatMap((s) => [
-    ...s.problems.map((p) => `<li class="bad"><strong>${e(s.strategy)}</strong> failed ${e(p)}</li>`),
-    ...(s.cpuBoundWorkers > 0 ? [`<li><strong>${e(s.strategy)}</strong>: ${s.cpuBoundWorkers} worker run(s) were CPU-bound (event-loop delay p99 up to ${fmt(s.eventLoopDelayP99MaxMs)} ms); more processes may help.</li>`] : []),
-    ...(s.recordsSampled ? [`<li><strong>${e(s.strategy)}</strong>: raw records were sampled in the results file; percentiles use every request.</li>`] : []),
+    ...s.problems.map((p) => `<li class="bad"><strong>${e(s.label)}</strong> failed ${e(p)}</li>`),
+    ...(s.cpuBoundWorkers > 0 ? [`<li><strong>${e(s.label)}</strong>: ${s.cpuBoundWorkers} worker run(s) were CPU-bound (event-loop delay p99 up to ${fmt(s.eventLoopDelayP99MaxMs)} ms); more processes may help.</li>`] : []),
+    ...(s.recordsSampled ? [`<li><strong>${e(s.label)}</strong>: raw records were sampled in the results file; percentiles use every request.</li>`] : []),
   ]);
   return (
     `<div class="scroll"><table><thead><tr>${head.map((h, i) => `<th${i === 1 || i === head.length - 1 ? '' : ' class="num"'}>${h}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table></div>` +
@@ -379,10 +358,10 @@ footer{color:var(--muted);font-size:12px;text-align:center;margin-top:20px}
 
 export function renderHtml(input: HtmlReportInput): string {
   const { title, docs, stats, sweep } = input;
-  const colourOf = new Map(stats.map((s, i) => [s.strategy, STRATEGY_COLOURS[i % STRATEGY_COLOURS.length]!]));
+  const colourOf = new Map(stats.map((s, i) => [s.label, STRATEGY_COLOURS[i % STRATEGY_COLOURS.length]!]));
   const colour = (name: string) => colourOf.get(name) ?? '#8c959f';
   const ranked = rankStats(stats);
-  const lat = totalLatencyPercentiles(docs);
+  const withLatency = ranked.filter((s) => s.totalPercentilesMs.length > 0);
   const commands = [...new Set(docs.map((d) => d.command))].join(' + ') || 'results';
   const runs = Math.max(0, ...stats.map((s) => s.runs));
   const size = stats[0]?.objectSizeBytes;
@@ -403,11 +382,11 @@ export function renderHtml(input: HtmlReportInput): string {
         `${phaseChart(ranked, colour)}<ul class="legend">${phasesShown.map((p) => `<li title="${e(PHASE_MEANINGS[p])}"><span class="swatch" style="background:${PHASE_COLOURS[p]}"></span><strong>${p}</strong> ${e(PHASE_MEANINGS[p])}</li>`).join('')}</ul></section>`,
     );
   }
-  if (lat.size) {
+  if (withLatency.length) {
     sections.push(
       `<section id="latency"><h2>Request latency by percentile</h2><p class="lede">Total time per request at each percentile, from the merged HDR histograms of every measured run and worker (never averaged percentiles).</p>` +
-        `<ul class="legend">${ranked.filter((s) => lat.has(s.strategy)).map((s) => `<li><span class="line" style="background:${colour(s.strategy)}"></span><strong>${e(s.strategy)}</strong> ${lat.get(s.strategy)!.count} requests</li>`).join('')}</ul>` +
-        `${latencyChart(ranked, lat, colour)}</section>`,
+        `<ul class="legend">${withLatency.map((s) => `<li><span class="line" style="background:${colour(s.label)}"></span><strong>${e(s.label)}</strong> ${s.latencyMs.total?.count ?? 0} requests</li>`).join('')}</ul>` +
+        `${latencyChart(withLatency, colour)}</section>`,
     );
   }
   if (sweep && sweep.rows.length && sweep.cols.length) {

@@ -1,11 +1,17 @@
-// A live progress bar on a terminal (stderr), with MiB/s or ops/s; nothing at all when stderr is
-// piped or redirected, so logs and reports stay clean.
-import cliProgress from 'cli-progress';
-import { setProgressListener } from '../workers/pool.js';
+// A live progress bar on a terminal (stderr), with MiB/s or ops/s: a listener of the session's
+// events. Nothing at all when stderr is piped or redirected, so logs and reports stay clean.
+import type { SessionEvent } from '../engine/session.js';
 
-/** Shows progress until the returned function is called. */
-export function showProgress(stream: NodeJS.WriteStream = process.stderr): () => void {
-  if (!stream.isTTY) return () => {};
+export interface ProgressView {
+  onEvent(event: SessionEvent): void;
+  close(): void;
+}
+
+const NONE: ProgressView = { onEvent: () => {}, close: () => {} };
+
+export async function progressBar(stream: NodeJS.WriteStream = process.stderr): Promise<ProgressView> {
+  if (!stream.isTTY) return NONE;
+  const { default: cliProgress } = await import('cli-progress');
   const bar = new cliProgress.SingleBar({
     stream,
     format: '{label} [{bar}] {percentage}% | {value}/{total} requests | {rate}',
@@ -17,25 +23,26 @@ export function showProgress(stream: NodeJS.WriteStream = process.stderr): () =>
   let active = false;
   let started = 0;
   let byBytes = false;
-  setProgressListener((e) => {
-    if (e.kind === 'start') {
-      if (active) bar.stop();
-      active = true;
-      started = performance.now();
-      byBytes = e.totalBytes / Math.max(1, e.totalOps) >= 1024 * 1024;
-      bar.start(e.totalOps, 0, { label: e.strategy.padEnd(15), rate: '' });
-      return;
-    }
-    const s = (performance.now() - started) / 1000;
-    const rate = s <= 0 ? '' : byBytes ? `${(e.bytes / 1024 / 1024 / s).toFixed(1)} MiB/s` : `${(e.ops / s).toFixed(0)} ops/s`;
-    bar.update(e.ops, { rate });
-    if (e.ops >= bar.getTotal()) {
-      bar.stop();
-      active = false;
-    }
-  });
-  return () => {
-    setProgressListener(undefined);
+  const stop = () => {
     if (active) bar.stop();
+    active = false;
+  };
+  return {
+    onEvent(e) {
+      if (e.type === 'run-start') {
+        stop();
+        active = true;
+        started = performance.now();
+        byBytes = e.bytes / Math.max(1, e.requests) >= 1024 * 1024;
+        bar.start(e.requests, 0, { label: e.strategy.padEnd(15), rate: '' });
+      } else if (e.type === 'progress' && active) {
+        const s = (performance.now() - started) / 1000;
+        const rate = s <= 0 ? '' : byBytes ? `${(e.bytes / 1024 / 1024 / s).toFixed(1)} MiB/s` : `${(e.ops / s).toFixed(0)} ops/s`;
+        bar.update(e.ops, { rate });
+      } else if (e.type === 'run-end') {
+        stop();
+      }
+    },
+    close: stop,
   };
 }

@@ -1,39 +1,58 @@
 // The results file: versioned JSON holding everything reports need, so that reports can be re-run,
-// compared and merged without re-running the benchmark.
+// compared and merged without re-running the benchmark. One RunRecord per measured run.
 import type { EncodedHistograms } from '../metrics/histograms.js';
 import { PHASES, type Phase } from '../transport/phases.js';
 
 export const RESULTS_SCHEMA = 'blob-cacher/results';
-export const RESULTS_SCHEMA_VERSION = 1;
-/** Raw records kept per strategy run; more are sampled evenly, and the file says so. */
+/** 2: one `runs` list of RunRecords (was `strategies`), worker evidence without stored verdicts. */
+export const RESULTS_SCHEMA_VERSION = 2;
+/** Raw records kept per run; more are sampled evenly, and the file says so. */
 export const MAX_RECORDS_PER_RUN = 20_000;
 
 export const RECORD_COLUMNS = [
   'worker', 'item', 'offsetBytes', 'bytes', 'status', 'startEpochMs', 'totalMs',
   ...PHASES, 'reused', 'retries', 'throttled', 'backoffMs', 'error',
 ] as const;
-/** One record as a row of RECORD_COLUMNS; absent phases are null. */
+/** One request as a row of RECORD_COLUMNS; absent phases are null. */
 export type RecordRow = (number | string | boolean | null)[];
 
+/** What one worker process measured about itself during a run's timed section. */
 export interface WorkerEvidence {
   index: number;
   requests: number;
+  /** From its release on the barrier to its last request's end. */
+  activeMs: number;
   cpuUserMs: number;
   cpuSystemMs: number;
   peakRssBytes: number;
   eventLoopDelayP99Ms: number;
-  cpuBound: boolean;
 }
 
-/** One strategy, one run: what a report needs, nothing derived that cannot be recomputed. */
-export interface StrategyRun {
+/** A sweep cell: the swept options and their values, e.g. {"--processes":"2","--max-sockets":"8"}. */
+export type Cell = Readonly<Record<string, string>>;
+
+/** The transfer settings a run was measured with: what advice is drawn from. */
+export interface RunParams {
+  processes: number;
+  maxSockets: number;
+  concurrency: number;
+  /** Downloads with --range-size, uploads: the range or block size. */
+  blockSizeBytes?: number;
+  /** Uploads: the single-shot threshold. */
+  thresholdBytes?: number;
+}
+
+/** One contender (a strategy, in a sweep cell), one run: measured facts only, nothing derived. */
+export interface RunRecord {
   strategy: string;
-  /** Sweeps: the grid cell this run belongs to, e.g. {"--processes":"2","--max-sockets":"8"}. */
-  cell?: Record<string, string>;
+  cell?: Cell;
+  params?: RunParams;
   description: string;
+  /** Which repetition this was; warm-up runs are kept but never counted. */
   run: number;
   warmup: boolean;
   objectSizeBytes: number;
+  /** First request's start to last response's end, over every process (and a commit after them). */
   wallMs: number;
   bytes: number;
   requests: number;
@@ -46,6 +65,7 @@ export interface StrategyRun {
   /** Summed phase durations over successful requests, and their summed totals. */
   phaseSumsMs: Partial<Record<Phase, number>>;
   requestSumMs: number;
+  /** Merged HDR histograms of every phase (integer µs), encoded. */
   histograms: EncodedHistograms;
   verified: boolean;
   verification: string;
@@ -55,24 +75,37 @@ export interface StrategyRun {
   recordsSampled: boolean;
 }
 
+export type Command = 'download' | 'upload';
+
+export interface Environment {
+  node: string;
+  os: string;
+  arch: string;
+  cpus: number;
+  cpuModel: string;
+  totalMemoryBytes: number;
+  targetKind: string;
+  target: string;
+  packageVersion: string;
+}
+
 export interface ResultsFile {
   schema: typeof RESULTS_SCHEMA;
   schemaVersion: number;
-  command: 'download' | 'upload';
+  command: Command;
   createdAt: string;
   /** False while a run is going on or when it stopped early: what is here was measured. */
   complete: boolean;
+  /** Set when the run was stopped by a signal: what it was, and that `runs` holds what finished. */
+  interrupted?: string;
   config: Record<string, unknown>;
-  environment: {
-    node: string;
-    os: string;
-    arch: string;
-    cpus: number;
-    cpuModel: string;
-    totalMemoryBytes: number;
-    targetKind: string;
-    target: string;
-    packageVersion: string;
-  };
-  strategies: StrategyRun[];
+  environment: Environment;
+  /** Sweeps: the swept options, in order, each with its values. */
+  sweep?: SweepAxis[];
+  runs: RunRecord[];
+}
+
+export interface SweepAxis {
+  flag: string;
+  values: string[];
 }

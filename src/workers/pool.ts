@@ -7,7 +7,6 @@ import { PhaseHistograms } from '../metrics/histograms.js';
 import { splitFairly } from '../strategies/ranges.js';
 import type { WorkItem } from '../strategies/strategy.js';
 import type { FromWorker, OpRecord, WorkerJob, WorkerResult } from './protocol.js';
-import { onStop, STOP_GRACE_MS } from '../engine/stop.js';
 
 const WORKER_PATH = fileURLToPath(new URL('./worker.js', import.meta.url));
 
@@ -45,39 +44,46 @@ function waitFor(child: ChildProcess, index: number, type: 'ready' | 'finished' 
   });
 }
 
-/** Told when a strategy run is released, then the totals over all workers of finished items. */
-export type ProgressEvent =
-  | { kind: 'start'; strategy: string; totalOps: number; totalBytes: number }
-  | { kind: 'tick'; ops: number; bytes: number };
-export type ProgressListener = (event: ProgressEvent) => void;
-let progressListener: ProgressListener | undefined;
-export function setProgressListener(listener: ProgressListener | undefined): void {
-  progressListener = listener;
-}
-
 /**
  * A step that runs once every worker has finished its items without a failure (an upload's commit):
  * started on the workers' 'finished' signal, not after their results arrive, and timed as part of the run.
  */
 export type AfterWorkers = () => Promise<OpRecord>;
 
-export async function runOnWorkers(
-  base: Omit<WorkerJob, 'workerIndex' | 'items'>, items: readonly WorkItem[], processes: number, after?: AfterWorkers,
-): Promise<MergedRun> {
+/** A job as the engine describes it: every worker gets it with its own index and share of the items. */
+export type JobSpec = Omit<WorkerJob, 'workerIndex' | 'items'>;
+
+export interface PoolOptions {
+  after?: AfterWorkers;
+  /** Aborting stops new items at once; what is in flight gets `graceMs`, then the workers are killed. */
+  signal?: AbortSignal;
+  graceMs?: number;
+  /** Totals over all workers of finished items, a few times a second. */
+  onProgress?: (done: { ops: number; bytes: number }) => void;
+  /** Called once every worker is ready, just before the barrier is released. */
+  onReleased?: () => void;
+}
+
+export const STOP_GRACE_MS = 1_000;
+
+export async function runOnWorkers(base: JobSpec, items: readonly WorkItem[], processes: number, opts: PoolOptions = {}): Promise<MergedRun> {
+  const { after, signal, onProgress } = opts;
   const shares = splitFairly(items, processes);
   const children = shares.map(() => fork(WORKER_PATH, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'advanced' }));
   const progress = children.map(() => ({ ops: 0, bytes: 0 }));
   children.forEach((c, i) => c.on('message', (m: FromWorker) => {
-    if (m.type !== 'progress' || !progressListener) return;
+    if (m.type !== 'progress' || !onProgress) return;
     progress[i] = { ops: m.ops, bytes: m.bytes };
-    progressListener({ kind: 'tick', ...progress.reduce((a, p) => ({ ops: a.ops + p.ops, bytes: a.bytes + p.bytes }), { ops: 0, bytes: 0 }) });
+    onProgress(progress.reduce((a, p) => ({ ops: a.ops + p.ops, bytes: a.bytes + p.bytes }), { ops: 0, bytes: 0 }));
   }));
   let graceTimer: NodeJS.Timeout | undefined;
-  const offStop = onStop(() => {
+  const onAbort = () => {
     // Stop starting new items; what is in flight gets a grace period, then the workers are ended.
     for (const c of children) if (c.connected) c.send({ type: 'stop' });
-    graceTimer = setTimeout(() => children.forEach((c) => c.kill('SIGKILL')), STOP_GRACE_MS);
-  });
+    graceTimer = setTimeout(() => children.forEach((c) => c.kill('SIGKILL')), opts.graceMs ?? STOP_GRACE_MS);
+  };
+  if (signal?.aborted) onAbort();
+  else signal?.addEventListener('abort', onAbort, { once: true });
   try {
     const ready = children.map((c, i) => waitFor(c, i, 'ready'));
     children.forEach((c, i) => c.send({ type: 'job', job: { ...base, workerIndex: i, items: shares[i]! } }));
@@ -89,7 +95,7 @@ export async function runOnWorkers(
         .then((msgs) => (msgs.every((m) => m.type === 'finished' && m.failedItems === 0) ? after() : undefined))
         .catch(() => undefined)
       : undefined;
-    progressListener?.({ kind: 'start', strategy: base.strategy, totalOps: items.length, totalBytes: items.reduce((s, i) => s + i.lengthBytes, 0) });
+    opts.onReleased?.();
     for (const c of children) c.send({ type: 'go' });
     const settled = await Promise.allSettled(done);
     const afterRecord = await afterStep;
@@ -112,7 +118,7 @@ export async function runOnWorkers(
     }
     return { workers: results, records, histograms, wallMs: active.length ? end - start : 0, failures };
   } finally {
-    offStop();
+    signal?.removeEventListener('abort', onAbort);
     if (graceTimer) clearTimeout(graceTimer);
     for (const c of children) {
       if (c.connected) c.disconnect();

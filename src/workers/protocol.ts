@@ -3,7 +3,9 @@ import type { EncodedHistograms } from '../metrics/histograms.js';
 import type { LogLevel, SinkKind } from '../config/options.js';
 import type { WorkItem } from '../strategies/strategy.js';
 import type { TargetInfo } from '../storage/target.js';
-import type { PhaseDurationsMs } from '../transport/phases.js';
+import type { OpRecord } from '../metrics/records.js';
+
+export type { OpRecord } from '../metrics/records.js';
 
 export interface WorkerJob {
   workerIndex: number;
@@ -32,26 +34,6 @@ export interface WorkerJob {
   trace?: boolean;
   /** Per try: the socket may be idle at most this long (a stalled body counts). */
   timeoutMs: number;
-}
-
-/** One request, as measured. Durations in ms; the start in epoch ms (timeOrigin + now). */
-export interface OpRecord {
-  worker: number;
-  item: number;
-  blob?: string;
-  offsetBytes: number;
-  bytes: number;
-  status: number;
-  startEpochMs: number;
-  totalMs: number;
-  phases: PhaseDurationsMs;
-  reused: boolean;
-  /** Tries after the first; answers that throttled (503/429); time slept before retrying. */
-  retries: number;
-  throttled: number;
-  backoffMs: number;
-  md5?: string;
-  error?: string;
 }
 
 export interface WorkerResult {

@@ -1,0 +1,142 @@
+// The one run loop, for downloads, uploads and every cell of a sweep: open the workload (target,
+// preflight, fixtures), then run its contenders interleaved run by run (ABCABC, so drift hits all
+// alike): prepare -> fork -> barrier -> collect -> verify -> cleanup. A stop is an AbortSignal; what
+// happens is told through typed events that reporters and the results writer subscribe to.
+import { log } from '../log/logger.js';
+import { failedRun, measuredRun, type MeasuredRun, type RunIdentity, type Verification } from '../results/record.js';
+import type { Cell, RunParams } from '../results/schema.js';
+import type { WorkItem } from '../strategies/strategy.js';
+import { runOnWorkers, type AfterWorkers, type JobSpec, type MergedRun } from '../workers/pool.js';
+
+/** One run of one contender, ready to go: the job and items, and what to do with the result. */
+export interface PreparedRun {
+  job: JobSpec;
+  items: WorkItem[];
+  objectSizeBytes: number;
+  /** A timed step after every worker is done (an upload's Put Block List). */
+  after?: AfterWorkers;
+  verify(merged: MergedRun): Promise<Verification>;
+  /** Runs whatever happened: outputs, temporary files, uploaded blobs. */
+  cleanup(verified: boolean): Promise<void>;
+}
+
+export interface Contender {
+  strategy: string;
+  description: string;
+  prepare(run: number): Promise<PreparedRun>;
+}
+
+/** A workload once its target is open and checked: what it measures, and how to let go of it. */
+export interface OpenWorkload {
+  target: string;
+  /** The settings every run of this workload is measured with. */
+  params: RunParams;
+  /** Downloads: the size of the object every contender delivers. */
+  objectSizeBytes?: number;
+  contenders: Contender[];
+  close(interrupted: boolean): Promise<void>;
+}
+
+export interface Workload {
+  open(signal: AbortSignal): Promise<OpenWorkload>;
+}
+
+/** One cell of a session: a plain run has one, a sweep one per combination of swept values. */
+export interface SessionCell {
+  cell?: Cell;
+  workload: Workload;
+  runs: number;
+  warmup: number;
+}
+
+export type SessionEvent =
+  | { type: 'cell'; index: number; count: number; cell?: Cell; target: string }
+  | { type: 'run-start'; strategy: string; cell?: Cell; run: number; warmup: boolean; requests: number; bytes: number }
+  | { type: 'progress'; ops: number; bytes: number }
+  | { type: 'run'; run: MeasuredRun }
+  | { type: 'run-end' };
+
+export interface SessionOptions {
+  signal?: AbortSignal;
+  onEvent?: (event: SessionEvent) => void;
+}
+
+export interface SessionOutcome {
+  /** The last cell's target, as a label. */
+  target: string;
+  objectSizeBytes?: number;
+  runs: MeasuredRun[];
+  /** True when the signal stopped it: `runs` holds what finished before. */
+  interrupted: boolean;
+}
+
+const cancelledByStop = (merged: MergedRun) => merged.failures.length > 0 || merged.records.some((r) => r.error?.startsWith('cancelled'));
+
+export async function runSession(cells: readonly SessionCell[], opts: SessionOptions = {}): Promise<SessionOutcome> {
+  const signal = opts.signal ?? new AbortController().signal;
+  const emit = opts.onEvent ?? (() => {});
+  const runs: MeasuredRun[] = [];
+  let target = '';
+  let objectSizeBytes: number | undefined;
+  for (const [cellIndex, { cell, workload, runs: measured, warmup }] of cells.entries()) {
+    if (signal.aborted) break;
+    if (cell) log.info(`sweep cell ${cellIndex + 1}/${cells.length}: ${Object.entries(cell).map(([k, v]) => `${k} ${v}`).join(' ')}`);
+    const open = await workload.open(signal);
+    target = open.target;
+    objectSizeBytes = open.objectSizeBytes;
+    emit({ type: 'cell', index: cellIndex, count: cells.length, cell, target });
+    try {
+      const total = warmup + measured;
+      runs: for (let runIndex = 0; runIndex < total; runIndex++) {
+        for (const contender of open.contenders) {
+          if (signal.aborted) break runs;
+          const id = { strategy: contender.strategy, description: contender.description, cell, params: open.params, run: runIndex, warmup: runIndex < warmup };
+          const run = await runOnce(contender, id, open, signal, emit);
+          if (!run) break runs;
+          const tag = total > 1 ? ` (${run.warmup ? 'warm-up' : 'run'} ${runIndex + 1}/${total})` : '';
+          if (!run.verified) log.error(`${contender.strategy}${tag}: ${run.error ?? run.verification}`);
+          runs.push(run);
+          emit({ type: 'run', run });
+        }
+      }
+    } finally {
+      await open.close(signal.aborted);
+    }
+  }
+  return { target, objectSizeBytes, runs, interrupted: signal.aborted };
+}
+
+/** One run of one contender; undefined when the stop cut it short (such a run is not recorded). */
+async function runOnce(
+  contender: Contender, id: Omit<RunIdentity, 'objectSizeBytes'>, open: OpenWorkload, signal: AbortSignal,
+  emit: (e: SessionEvent) => void,
+): Promise<MeasuredRun | undefined> {
+  let prepared: PreparedRun | undefined;
+  let run: MeasuredRun;
+  try {
+    prepared = await contender.prepare(id.run);
+    const { items, job, objectSizeBytes } = prepared;
+    log.info(`${contender.strategy}: ${items.length} request(s) over ${open.params.processes} process(es) x ${open.params.maxSockets} socket(s)`);
+    const bytes = items.reduce((s, i) => s + i.lengthBytes, 0);
+    const merged = await runOnWorkers(job, items, open.params.processes, {
+      after: prepared.after,
+      signal,
+      onProgress: (done) => emit({ type: 'progress', ...done }),
+      onReleased: () => emit({ type: 'run-start', strategy: id.strategy, cell: id.cell, run: id.run, warmup: id.warmup, requests: items.length, bytes }),
+    });
+    emit({ type: 'run-end' });
+    if (signal.aborted && cancelledByStop(merged)) {
+      log.warn(`${contender.strategy}: run ${id.run + 1} was cut short by the stop and is not recorded`);
+      await prepared.cleanup(false);
+      return undefined;
+    }
+    const check = await prepared.verify(merged);
+    const failed = merged.failures.length ? { verified: false, error: merged.failures.join('; ') } : {};
+    run = measuredRun({ ...id, objectSizeBytes }, merged, { ...check, ...failed });
+  } catch (err) {
+    emit({ type: 'run-end' });
+    run = failedRun({ ...id, objectSizeBytes: prepared?.objectSizeBytes ?? open.objectSizeBytes ?? 0 }, (err as Error).message);
+  }
+  await prepared?.cleanup(run.verified);
+  return run;
+}

@@ -1,0 +1,22 @@
+// What one request measured: the raw record every report is derived from.
+import type { PhaseDurationsMs } from '../transport/phases.js';
+
+/** One request, as measured. Durations in ms; the start in epoch ms (timeOrigin + now). */
+export interface OpRecord {
+  worker: number;
+  item: number;
+  blob?: string;
+  offsetBytes: number;
+  bytes: number;
+  status: number;
+  startEpochMs: number;
+  totalMs: number;
+  phases: PhaseDurationsMs;
+  reused: boolean;
+  /** Tries after the first; answers that throttled (503/429); time slept before retrying. */
+  retries: number;
+  throttled: number;
+  backoffMs: number;
+  md5?: string;
+  error?: string;
+}
