@@ -1,7 +1,9 @@
 // How a worker carries out one item: instrumented GET or PUT through the capped agent, or the
-// SDK's own transfer calls for the baselines (only their total time is visible).
+// SDK's own transfer calls for the baselines (only their total time is visible). The SDK's clients
+// are made before the barrier, like our URLs and payloads: only the transfer call is timed.
 import { createHash } from 'node:crypto';
 import type http from 'node:http';
+import type { BlockBlobClient } from '@azure/storage-blob';
 import { performance } from 'node:perf_hooks';
 import { log } from '../log/logger.js';
 import type { WorkItem } from '../strategies/strategy.js';
@@ -161,13 +163,16 @@ async function timed(job: WorkItem, worker: number, bytes: number, call: () => P
   };
 }
 
-function blobTarget(job: WorkerJob) {
+/** The SDK's client for each item, built before the barrier: imports and construction are setup. */
+export type SdkClients = ReadonlyMap<number, BlockBlobClient>;
+
+export async function sdkClients(job: WorkerJob): Promise<SdkClients> {
   if (job.target.kind !== 'blob') throw new Error(`${job.strategy} needs a blob target`);
-  return job.target;
+  const container = await containerClient(job.target);
+  return new Map(job.items.map((i) => [i.index, container.getBlockBlobClient(i.blob!)]));
 }
 
-export async function runSdkDownload(job: WorkerJob, item: WorkItem): Promise<OpRecord> {
-  const client = (await containerClient(blobTarget(job))).getBlobClient(item.blob!);
+export async function runSdkDownload(job: WorkerJob, client: BlockBlobClient, item: WorkItem): Promise<OpRecord> {
   const blockSize = job.blockSizeBytes ?? Math.max(1, Math.ceil(item.lengthBytes / job.concurrency));
   const rec = await timed(item, job.workerIndex, item.lengthBytes, () =>
     item.lengthBytes === 0 ? Promise.resolve(Buffer.alloc(0)) : client.downloadToBuffer(0, item.lengthBytes, { blockSize, concurrency: job.concurrency, maxRetryRequestsPerBlock: 0 }),
@@ -177,16 +182,14 @@ export async function runSdkDownload(job: WorkerJob, item: WorkItem): Promise<Op
   return record;
 }
 
-export async function runSdkUpload(job: WorkerJob, item: WorkItem, payload: Buffer): Promise<OpRecord> {
-  const client = (await containerClient(blobTarget(job))).getBlockBlobClient(item.blob!);
+export async function runSdkUpload(job: WorkerJob, client: BlockBlobClient, item: WorkItem, payload: Buffer): Promise<OpRecord> {
   const { value: _, ...record } = await timed(item, job.workerIndex, payload.length, () =>
     client.uploadData(payload, { blockSize: job.blockSizeBytes, concurrency: job.concurrency, maxSingleShotSize: job.thresholdBytes }),
   );
   return record;
 }
 
-export async function runSdkSmallFile(job: WorkerJob, item: WorkItem, payload: Buffer): Promise<OpRecord> {
-  const client = (await containerClient(blobTarget(job))).getBlockBlobClient(item.blob!);
+export async function runSdkSmallFile(job: WorkerJob, client: BlockBlobClient, item: WorkItem, payload: Buffer): Promise<OpRecord> {
   const { value: _, ...record } = await timed(item, job.workerIndex, payload.length, () => client.upload(payload, payload.length));
   return record;
 }

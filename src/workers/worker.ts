@@ -10,7 +10,7 @@ import type { WorkItem } from '../strategies/strategy.js';
 import { RequestSigner } from '../storage/target.js';
 import { RawPool } from '../transport/raw-client.js';
 import { createAgent } from '../transport/request.js';
-import { runGet, runPut, runSdkDownload, runSdkSmallFile, runSdkUpload, type ExecContext } from './executors.js';
+import { runGet, runPut, runSdkDownload, runSdkSmallFile, runSdkUpload, sdkClients, type ExecContext } from './executors.js';
 import type { FromWorker, OpRecord, ToWorker, WorkerJob, WorkerResult } from './protocol.js';
 import { openSink, type Sink } from './sinks.js';
 
@@ -32,6 +32,7 @@ async function prepare(job: WorkerJob): Promise<() => Promise<WorkerResult>> {
   // Upload payloads are generated before the barrier: generation never counts as upload time.
   const uploads = job.executor === 'put' || job.executor === 'sdk-upload' || job.executor === 'sdk-small-files';
   const payloads = new Map<number, Buffer>();
+  const sdk = job.executor.startsWith('sdk') ? await sdkClients(job) : undefined;
   if (uploads) for (const i of job.items) payloads.set(i.index, contentBuffer(FIXTURE_SEED, i.destOffsetBytes, i.lengthBytes));
 
   // Requests through node:http's agent are created only when a socket could take them: creating
@@ -50,10 +51,10 @@ async function prepare(job: WorkerJob): Promise<() => Promise<WorkerResult>> {
     if (stopping) return Promise.resolve(cancelled(job, item));
     switch (job.executor) {
       case 'http': return gated(item, (queuedAt) => runGet(ctx, item, sink!, gate ? queuedAt : undefined));
-      case 'sdk': return runSdkDownload(job, item);
+      case 'sdk': return runSdkDownload(job, sdk!.get(item.index)!, item);
       case 'put': return gated(item, (queuedAt) => runPut(ctx, item, payloads.get(item.index)!, gate ? queuedAt : undefined));
-      case 'sdk-upload': return runSdkUpload(job, item, payloads.get(item.index)!);
-      case 'sdk-small-files': return runSdkSmallFile(job, item, payloads.get(item.index)!);
+      case 'sdk-upload': return runSdkUpload(job, sdk!.get(item.index)!, item, payloads.get(item.index)!);
+      case 'sdk-small-files': return runSdkSmallFile(job, sdk!.get(item.index)!, item, payloads.get(item.index)!);
     }
   };
 
