@@ -43,7 +43,7 @@ const readDoc = async (path: string) => JSON.parse(await readFile(path, 'utf8'))
 
 /** Rows of the ranked console table: rank, strategy, time cell, verdict. */
 function rankedRows(report: string): { rank: number; strategy: string; time: string; verified: string }[] {
-  return [...report.matchAll(/^(\d+)\s+(\S+)\s+(\S+)\s.*\s(ok|FAILED)$/gm)].map((m) => ({ rank: Number(m[1]), strategy: m[2]!, time: m[3]!, verified: m[4]! }));
+  return [...report.matchAll(/^(\d+)=?\s+(\S+)\s+(\S+)\s.*\s(ok|FAILED)$/gm)].map((m) => ({ rank: Number(m[1]), strategy: m[2]!, time: m[3]!, verified: m[4]! }));
 }
 
 /**
@@ -176,12 +176,15 @@ describe('download writes a versioned results file', () => {
       expect(row[header.indexOf('verified')]).toBe('true');
     }
     expect(rows.map((r) => r[1]).sort()).toEqual([...STRATEGIES].sort());
-    expect(rows.map((r) => Number(r[0]))).toEqual([1, 2, 3, 4, 5]);
+    // Two runs each cannot tell contenders apart (a rank test needs four): every one shares rank 1.
+    expect(rows.map((r) => [r[0], r[header.indexOf('tied')]])).toEqual(STRATEGIES.map(() => ['1', 'true']));
 
     const json = await cli(dir, ['report', 'a.json', '--format', 'json']);
     expect(json.code, json.stderr).toBe(0);
-    const stats = JSON.parse(json.stdout) as ContenderStats[];
-    expect(stats.map((s) => s.strategy)).toEqual(STRATEGIES);
+    const { ranking: stats, verdict } = JSON.parse(json.stdout) as { ranking: (ContenderStats & { rank: number; tied: boolean })[]; verdict: string[] };
+    expect(stats.map((s) => s.strategy).sort()).toEqual([...STRATEGIES].sort());
+    expect(stats.every((s) => s.rank === 1 && s.tied)).toBe(true);
+    expect(verdict).toEqual([expect.stringMatching(/^no significant difference between .* at n=2: 4 runs each are the fewest a rank test can decide on: add --runs \d+$/)]);
     for (const s of stats) {
       expect(s.runs, s.strategy).toBe(2);
       expect(s.wallMs.n).toBe(2);
@@ -240,16 +243,21 @@ describe('compare and merge', () => {
     expectOneLineError(await cli(dir, ['compare', 'a.json']), 'exactly 2 results files');
   });
 
-  it('report of two files merges their runs', async () => {
-    const merged = await cli(dir, ['report', 'a.json', 'b.json', '--format', 'json']);
-    expect(merged.code, merged.stderr).toBe(0);
-    const stats = JSON.parse(merged.stdout) as ContenderStats[];
-    expect(stats.map((s) => s.strategy)).toEqual(STRATEGIES);
-    for (const s of stats) {
-      expect(s.runs, s.strategy).toBe(4);
-      const requests = [...docA.runs, ...docB.runs].filter((r) => r.strategy === s.strategy && !r.warmup).reduce((n, r) => n + r.requests, 0);
-      expect(s.latencyMs.total?.count, s.strategy).toBe(requests);
+  it('report of two files reports each on its own: runs of two sessions are never pooled', async () => {
+    const both = await cli(dir, ['report', 'a.json', 'b.json', '--format', 'json']);
+    expect(both.code, both.stderr).toBe(0);
+    const reports = JSON.parse(both.stdout) as { ranking: ContenderStats[] }[];
+    expect(reports).toHaveLength(2);
+    for (const [i, doc] of [docA, docB].entries()) {
+      for (const s of reports[i]!.ranking) {
+        expect(s.runs, s.strategy).toBe(2);
+        const requests = doc.runs.filter((r) => r.strategy === s.strategy && !r.warmup).reduce((n, r) => n + r.requests, 0);
+        expect(s.latencyMs.total?.count, s.strategy).toBe(requests);
+      }
     }
+    const html = await cli(dir, ['report', 'a.json', 'b.json', '--format', 'html']);
+    expect(html.code).toBe(2);
+    expect(html.stderr.trim()).toMatch(/^blob-cacher: report --format html takes one results file; .* compare$/);
   });
 });
 

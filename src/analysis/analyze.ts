@@ -17,6 +17,8 @@ export interface ContenderStats {
   runs: number;
   objectSizeBytes: number;
   wallMs: Spread;
+  /** Each timed run's wall time, in run order: what the rank test compares. */
+  timesMs: number[];
   throughputMiBps: Spread;
   opsPerSecond: Spread;
   requestsPerRun: number;
@@ -95,6 +97,7 @@ export function analyze(runs: readonly RunRecord[]): ContenderStats[] {
       objectSizeBytes: g[0]!.objectSizeBytes,
       // Timing statistics come from verified runs: a failed run's time measures the failure.
       wallMs: spread(timed.map((r) => r.wallMs)),
+      timesMs: timed.map((r) => r.wallMs),
       throughputMiBps: spread(timed.map((r) => (r.wallMs > 0 ? r.bytes / 1024 / 1024 / (r.wallMs / 1000) : 0))),
       opsPerSecond: spread(timed.map((r) => (r.wallMs > 0 ? r.requests / (r.wallMs / 1000) : 0))),
       requestsPerRun: Math.round(g.reduce((s, r) => s + r.requests, 0) / g.length),
@@ -114,9 +117,4 @@ export function analyze(runs: readonly RunRecord[]): ContenderStats[] {
       recordsSampled: g.some((r) => r.recordsSampled),
     };
   });
-}
-
-/** Fastest first; failed strategies last. */
-export function rankStats(stats: readonly ContenderStats[]): ContenderStats[] {
-  return [...stats].sort((a, b) => Number(!a.verified) - Number(!b.verified) || a.wallMs.median - b.wallMs.median);
 }

@@ -105,7 +105,7 @@ async function measure(m: Measurement): Promise<number> {
   await save();
   log.info(`results: ${path}${stopped ? ` (partial: stopped by ${stopped})` : ''}`);
   const title = stopped ? `${m.title} — STOPPED by ${stopped}, partial` : m.title;
-  if (doc.runs.some((r) => !r.warmup)) process.stdout.write(`${redact(await renderReport([doc], m.config.format, { title, target }))}\n`);
+  if (doc.runs.some((r) => !r.warmup)) process.stdout.write(`${redact(await renderReport(doc, m.config.format, { title, target }))}\n`);
   if (stopped) return stopped === 'SIGINT' ? 130 : 143;
   return doc.runs.every((r) => r.verified) ? 0 : 1;
 }
@@ -156,11 +156,18 @@ function parseFileArgs(name: string, summary: string, argv: readonly string[], e
 }
 
 export async function reportCommand(argv: readonly string[], env: Env, name = 'report'): Promise<number> {
-  const parsed = parseFileArgs(name, 'Recompute every summary from results files (several files are merged).', argv, env, 1, Infinity);
+  const parsed = parseFileArgs(name, 'Recompute the report of each results file (two side by side: use compare).', argv, env, 1, Infinity);
   if (!parsed) return 0;
+  if (parsed.format === 'html' && parsed.files.length > 1) {
+    throw new ConfigError('report --format html takes one results file; give one, or put two side by side with blob-cacher compare');
+  }
   const docs = await Promise.all(parsed.files.map(readResults));
-  const title = `blob-cacher report: ${parsed.files.join(', ')}${docs.some((d) => !d.complete) ? ' (INCOMPLETE run)' : ''}`;
-  process.stdout.write(`${await renderReport(docs, parsed.format, { title, target: docs[0]!.environment.target })}\n`);
+  const reports = await Promise.all(docs.map((doc, i) => {
+    const title = `blob-cacher report: ${parsed.files[i]}${doc.complete ? '' : ' (INCOMPLETE run)'}`;
+    return renderReport(doc, parsed.format, { title, target: doc.environment.target });
+  }));
+  // Each file is its own report: runs of different sessions are never pooled as one sample.
+  process.stdout.write(`${parsed.format === 'json' && reports.length > 1 ? `[${reports.join(',\n')}]` : reports.join('\n\n')}\n`);
   return 0;
 }
 

@@ -1,6 +1,7 @@
 // Text reports computed from ContenderStats: the console table (80 columns), Markdown, CSV and JSON.
 import { formatBytes } from '../config/sizes.js';
-import { rankStats, type ContenderStats } from '../analysis/analyze.js';
+import type { ContenderStats } from '../analysis/analyze.js';
+import { rankLabel, rankStats, verdictLines, warnings } from '../analysis/verdict.js';
 import { PHASES } from '../transport/phases.js';
 
 const pad = (s: string, n: number) => s.padEnd(n);
@@ -12,6 +13,15 @@ export interface ReportHeader {
   target: string;
   objectSizeBytes?: number;
   mode: 'download' | 'upload';
+  /** The target shares this machine's CPUs (embedded Azurite, a loopback URL). */
+  targetOnThisMachine?: boolean;
+}
+
+/** The verdict in words and the warnings, as lines; empty when there is nothing to say. */
+export function verdictBlock(stats: readonly ContenderStats[], header: ReportHeader): string[] {
+  const verdict = verdictLines(rankStats(stats));
+  const warned = warnings(stats, header.targetOnThisMachine ?? false);
+  return [...(verdict.length ? ['', 'verdict:', ...verdict.map((l) => `  ${l}`)] : []), ...(warned.length ? ['', 'warnings:', ...warned.map((l) => `  ${l}`)] : [])];
 }
 
 function timeCell(s: ContenderStats): string {
@@ -29,15 +39,16 @@ export function renderConsole(stats: readonly ContenderStats[], header: ReportHe
   lines.push('');
   const countCol = header.mode === 'upload' ? 'ops/s' : 'reused';
   lines.push(`${pad('#', 3)}${pad('strategy', 16)}${lpad('time ms', 10)}${lpad('MiB/s', 8)}${lpad('reqs', 6)}${lpad(countCol, 8)}${lpad('p50 1stB', 9)}${lpad('p99 1stB', 9)}  verified`);
-  rankStats(stats).forEach((s, i) => {
+  rankStats(stats).forEach((s) => {
     const fb = s.latencyMs.firstByte;
     const count = header.mode === 'upload' ? s.opsPerSecond.median.toFixed(0) : String(s.reusedSockets);
     const name = s.label;
     lines.push(
-      `${pad(String(i + 1), 3)}${name.length >= 16 ? `${name}\n${' '.repeat(19)}` : pad(name, 16)}${lpad(timeCell(s), 10)}${lpad(s.throughputMiBps.median.toFixed(1), 8)}` +
+      `${pad(rankLabel(s), 3)}${name.length >= 16 ? `${name}\n${' '.repeat(19)}` : pad(name, 16)}${lpad(timeCell(s), 10)}${lpad(s.throughputMiBps.median.toFixed(1), 8)}` +
         `${lpad(String(s.requestsPerRun), 6)}${lpad(count, 8)}${lpad(fmtMs(fb?.p50), 9)}${lpad(fmtMs(fb?.p99), 9)}  ${s.verified ? 'ok' : 'FAILED'}`,
     );
   });
+  lines.push(...verdictBlock(stats, header));
   lines.push('');
   lines.push('per-phase latency, ms: p50 / p90 / p99 / max  (phases absent on reused sockets are not counted)');
   for (const s of stats) {
@@ -55,9 +66,6 @@ export function renderConsole(stats: readonly ContenderStats[], header: ReportHe
       lines.push(`${s.label}: retries ${s.retries} (throttled ${s.throttled}), backoff ${s.backoffMs.toFixed(0)} ms, failed requests ${s.failedRequests}`);
     }
     for (const p of s.problems) lines.push(`${s.label}: FAILED ${p}`);
-    if (s.cpuBoundWorkers > 0) {
-      lines.push(`${s.label}: ${s.cpuBoundWorkers} worker run(s) CPU-bound (event-loop delay p99 up to ${s.eventLoopDelayP99MaxMs.toFixed(1)} ms): more processes may help`);
-    }
     if (s.recordsSampled) lines.push(`${s.label}: raw records were sampled in the results file; percentiles use every request`);
   }
   return lines.join('\n');
@@ -67,14 +75,15 @@ export function renderMarkdown(stats: readonly ContenderStats[], header: ReportH
   const lines = [`## ${header.title}`, '', `Target: ${header.target}${header.objectSizeBytes !== undefined ? `, object ${formatBytes(header.objectSizeBytes)}` : ''}`, ''];
   lines.push('| # | strategy | runs | time ms (median) | 95% CI ms | MiB/s | ops/s | p50 first byte ms | p99 first byte ms | ' + PHASES.map((p) => `${p} %`).join(' | ') + ' | retries | throttled | failed requests | verified |');
   lines.push(`|${' --- |'.repeat(13 + PHASES.length)}`);
-  rankStats(stats).forEach((s, i) => {
+  rankStats(stats).forEach((s) => {
     const ci = s.wallMs.n >= 2 ? `${s.wallMs.ci95Low.toFixed(1)}–${s.wallMs.ci95High.toFixed(1)}` : '-';
     const shares = PHASES.map((p) => (s.phaseShare[p] === undefined ? '-' : (s.phaseShare[p]! * 100).toFixed(1)));
     lines.push(
-      `| ${i + 1} | ${s.label} | ${s.runs} | ${s.wallMs.median.toFixed(1)} | ${ci} | ${s.throughputMiBps.median.toFixed(1)} | ${s.opsPerSecond.median.toFixed(0)} | ` +
+      `| ${rankLabel(s)} | ${s.label} | ${s.runs} | ${s.wallMs.median.toFixed(1)} | ${ci} | ${s.throughputMiBps.median.toFixed(1)} | ${s.opsPerSecond.median.toFixed(0)} | ` +
         `${fmtMs(s.latencyMs.firstByte?.p50)} | ${fmtMs(s.latencyMs.firstByte?.p99)} | ${shares.join(' | ')} | ${s.retries} | ${s.throttled} | ${s.failedRequests} | ${s.verified ? 'ok' : 'FAILED'} |`,
     );
   });
+  lines.push(...verdictBlock(stats, header));
   return lines.join('\n');
 }
 
@@ -82,7 +91,7 @@ const CSV_COLUMNS = [
   'rank', 'strategy', 'runs', 'wall_ms_median', 'wall_ms_min', 'wall_ms_max', 'wall_ms_ci95_low', 'wall_ms_ci95_high',
   'throughput_mibps_median', 'ops_per_s_median', 'requests_per_run', 'failed_requests',
   ...['firstByte', 'total'].flatMap((m) => ['p50', 'p90', 'p99', 'max'].map((q) => `${m}_${q}_ms`)),
-  ...PHASES.map((p) => `${p}_share`), 'retries', 'throttled', 'backoff_ms', 'verified',
+  ...PHASES.map((p) => `${p}_share`), 'retries', 'throttled', 'backoff_ms', 'verified', 'tied',
 ];
 
 function csvCell(v: unknown): string {
@@ -91,11 +100,11 @@ function csvCell(v: unknown): string {
 }
 
 export function renderCsv(stats: readonly ContenderStats[]): string {
-  const rows = rankStats(stats).map((s, i) => [
-    i + 1, s.label, s.runs, s.wallMs.median, s.wallMs.min, s.wallMs.max, s.wallMs.ci95Low, s.wallMs.ci95High,
+  const rows = rankStats(stats).map((s) => [
+    s.rank, s.label, s.runs, s.wallMs.median, s.wallMs.min, s.wallMs.max, s.wallMs.ci95Low, s.wallMs.ci95High,
     s.throughputMiBps.median, s.opsPerSecond.median, s.requestsPerRun, s.failedRequests,
     ...(['firstByte', 'total'] as const).flatMap((m) => (['p50', 'p90', 'p99', 'max'] as const).map((q) => s.latencyMs[m]?.[q])),
-    ...PHASES.map((p) => s.phaseShare[p]), s.retries, s.throttled, s.backoffMs, s.verified,
+    ...PHASES.map((p) => s.phaseShare[p]), s.retries, s.throttled, s.backoffMs, s.verified, s.tied,
   ]);
   return [CSV_COLUMNS, ...rows].map((r) => r.map(csvCell).join(',')).join('\n');
 }

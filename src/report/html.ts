@@ -1,7 +1,8 @@
 // The HTML report: one self-contained file (inline CSS, SVG drawn here, no scripts, no network),
 // computed from results documents and their ContenderStats alone, so any results file can be re-rendered.
 import { formatBytes } from '../config/sizes.js';
-import { LATENCY_PERCENTILES, rankStats, type ContenderStats } from '../analysis/analyze.js';
+import { LATENCY_PERCENTILES, type ContenderStats } from '../analysis/analyze.js';
+import { rankLabel, rankStats, verdictLines, warnings, type RankedStats } from '../analysis/verdict.js';
 import type { ResultsFile } from '../results/schema.js';
 import type { SweepGrid } from '../analysis/sweep.js';
 import { PHASES, PHASE_MEANINGS, type Phase } from '../transport/phases.js';
@@ -10,6 +11,7 @@ export type { SweepGrid } from '../analysis/sweep.js';
 
 export interface HtmlReportInput {
   title: string;
+  targetOnThisMachine?: boolean;
   docs: ResultsFile[];
   stats: ContenderStats[];
   sweep?: SweepGrid;
@@ -269,13 +271,13 @@ function environmentBlock(doc: ResultsFile, index: number, of: number): string {
   );
 }
 
-function summaryTable(ranked: ContenderStats[], colour: (s: string) => string): string {
+function summaryTable(ranked: RankedStats[], colour: (s: string) => string, targetOnThisMachine: boolean): string {
   const head = ['#', 'strategy', 'runs', 'time ms', 'MiB/s', 'ops/s', 'requests', 'p50 first byte ms', 'p99 first byte ms', 'p99 total ms', 'verified'];
-  const rows = ranked.map((s, i) => {
+  const rows = ranked.map((s) => {
     const w = s.wallMs;
     const time = w.n >= 2 ? `${fmt(w.median)} <span class="pm">± ${fmt((w.ci95High - w.ci95Low) / 2)}</span>` : fmt(w.median);
     return (
-      `<tr data-strategy="${e(s.label)}"><td class="num">${i + 1}</td>` +
+      `<tr data-strategy="${e(s.label)}"><td class="num">${rankLabel(s)}</td>` +
       `<td><span class="swatch" style="background:${colour(s.label)}"></span><strong>${e(s.label)}</strong><div class="desc">${e(s.description)}</div></td>` +
       `<td class="num">${s.runs}</td><td class="num">${time}</td><td class="num">${fmt(s.throughputMiBps.median)}</td><td class="num">${fmt(s.opsPerSecond.median)}</td>` +
       `<td class="num">${s.requestsPerRun}${s.failedRequests ? ` <span class="bad">(${s.failedRequests} failed)</span>` : ''}</td>` +
@@ -283,11 +285,14 @@ function summaryTable(ranked: ContenderStats[], colour: (s: string) => string): 
       `<td>${s.verified ? '<span class="ok">✓ ok</span>' : '<span class="bad">✗ failed</span>'}</td></tr>`
     );
   });
-  const notes = ranked.flatMap((s) => [
-    ...s.problems.map((p) => `<li class="bad"><strong>${e(s.label)}</strong> failed ${e(p)}</li>`),
-    ...(s.cpuBoundWorkers > 0 ? [`<li><strong>${e(s.label)}</strong>: ${s.cpuBoundWorkers} worker run(s) were CPU-bound (event-loop delay p99 up to ${fmt(s.eventLoopDelayP99MaxMs)} ms); more processes may help.</li>`] : []),
-    ...(s.recordsSampled ? [`<li><strong>${e(s.label)}</strong>: raw records were sampled in the results file; percentiles use every request.</li>`] : []),
-  ]);
+  const notes = [
+    ...verdictLines(ranked).map((l) => `<li class="verdict">${e(l)}</li>`),
+    ...ranked.flatMap((s) => [
+      ...s.problems.map((p) => `<li class="bad"><strong>${e(s.label)}</strong> failed ${e(p)}</li>`),
+      ...(s.recordsSampled ? [`<li><strong>${e(s.label)}</strong>: raw records were sampled in the results file; percentiles use every request.</li>`] : []),
+    ]),
+    ...warnings(ranked, targetOnThisMachine).map((w) => `<li class="warn">${e(w)}</li>`),
+  ];
   return (
     `<div class="scroll"><table><thead><tr>${head.map((h, i) => `<th${i === 1 || i === head.length - 1 ? '' : ' class="num"'}>${h}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table></div>` +
     (notes.length ? `<ul class="notes">${notes.join('')}</ul>` : '')
@@ -369,8 +374,8 @@ export function renderHtml(input: HtmlReportInput): string {
   const sections: string[] = [];
 
   sections.push(
-    `<section id="summary"><h2>Summary</h2><p class="lede">Ranked fastest to slowest by median wall time${runs > 1 ? ` over ${runs} measured runs (± is the 95% CI half-width)` : ''}; warm-up runs are left out.` +
-      `${size !== undefined ? ` Object size ${e(formatBytes(size))}.` : ''}</p>${summaryTable(ranked, colour)}</section>`,
+    `<section id="summary"><h2>Summary</h2><p class="lede">Ranked fastest to slowest by median wall time${runs > 1 ? ` over ${runs} measured runs (± is the 95% CI half-width)` : ''}; contenders a rank test (Mann-Whitney U, 5%) cannot tell apart share a rank, shown as 1=. Warm-up runs are left out.` +
+      `${size !== undefined ? ` Object size ${e(formatBytes(size))}.` : ''}</p>${summaryTable(ranked, colour, input.targetOnThisMachine ?? false)}</section>`,
   );
   if (stats.length) {
     sections.push(

@@ -1,0 +1,105 @@
+// The statistics behind verdicts: the rank test against values computed by hand, intervals that
+// are reproducible, ranks that tie when the data cannot tell, and the verdict in words.
+import { describe, expect, it } from 'vitest';
+import { coefficientOfVariation, mannWhitney, medianInterval, outliers, ratioInterval, runsToTell } from '../src/analysis/significance.js';
+import { rankLabel, rankStats, verdictLines, warnings } from '../src/analysis/verdict.js';
+import type { ContenderStats } from '../src/analysis/analyze.js';
+import { spread } from '../src/analysis/stats.js';
+
+describe('Mann-Whitney U', () => {
+  it('exact p for two separated samples of 5: 2 / C(10,5) = 2/252', () => {
+    const t = mannWhitney([1, 2, 3, 4, 5], [6, 7, 8, 9, 10]);
+    expect(t.u).toBe(0);
+    expect(t.p).toBeCloseTo(2 / 252, 10);
+  });
+
+  it('exact p for 3 vs 3 cannot go below 0.1: three runs never decide', () => {
+    expect(mannWhitney([1, 2, 3], [4, 5, 6]).p).toBeCloseTo(0.1, 10);
+  });
+
+  it('interleaved samples are not different (p = 1 for a perfect interleave of 4)', () => {
+    const t = mannWhitney([1, 4, 5, 8], [2, 3, 6, 7]);
+    expect(t.u).toBe(8);
+    expect(t.p).toBe(1);
+  });
+
+  it('with ties it uses the normal approximation with the tie correction', () => {
+    // U = 2 of 16 with ties in the middle; p near 0.07 (continuity corrected).
+    const t = mannWhitney([1, 2, 3, 3], [3, 4, 5, 6]);
+    expect(t.p).toBeGreaterThan(0.05);
+    expect(t.p).toBeLessThan(0.1);
+  });
+});
+
+describe('intervals, outliers, spread', () => {
+  it('bootstrap intervals are reproducible and contain the median', () => {
+    const v = [100, 104, 98, 102, 101, 99, 103];
+    const a = medianInterval(v);
+    expect(medianInterval(v)).toEqual(a);
+    expect(a.low).toBeLessThanOrEqual(101);
+    expect(a.high).toBeGreaterThanOrEqual(101);
+    const r = ratioInterval([100, 101, 99, 100, 102], [150, 149, 152, 151, 150]);
+    expect(r.low).toBeGreaterThan(1.4);
+    expect(r.high).toBeLessThan(1.6);
+  });
+
+  it('modified Z-score flags the one slow run, and only it', () => {
+    expect(outliers([100, 101, 99, 102, 100, 250])).toEqual([5]);
+    expect(outliers([100, 101, 99, 102, 100])).toEqual([]);
+  });
+
+  it('coefficient of variation', () => {
+    expect(coefficientOfVariation([10, 10, 10])).toBe(0);
+    expect(coefficientOfVariation([90, 110])).toBeCloseTo(14.14 / 100, 3);
+  });
+
+  it('runs to tell grows as the difference shrinks against the noise', () => {
+    const base = [100, 95, 105, 98, 102];
+    const far = runsToTell(base, base.map((v) => v * 1.5))!;
+    const near = runsToTell(base, base.map((v) => v * 1.05))!;
+    expect(near).toBeGreaterThan(far);
+    expect(runsToTell(base, base)).toBeUndefined();
+  });
+});
+
+function contender(label: string, timesMs: number[], verified = true): ContenderStats {
+  return {
+    label, strategy: label, description: '', runs: timesMs.length, objectSizeBytes: 1, wallMs: spread(timesMs), timesMs,
+    throughputMiBps: spread(timesMs), opsPerSecond: spread(timesMs), requestsPerRun: 1, failedRequests: 0, reusedSockets: 0, retries: 0,
+    throttled: 0, backoffMs: 0, phaseShare: {}, latencyMs: {}, totalPercentilesMs: [], verified, problems: [], cpuBoundWorkers: 0,
+    eventLoopDelayP99MaxMs: 0, cpuMsPerRun: 0, recordsSampled: false,
+  };
+}
+
+describe('ranks and the verdict', () => {
+  it('two contenders within noise share rank 1= and the verdict says how many runs would tell', () => {
+    const ranked = rankStats([contender('single', [100, 130, 90, 120, 110]), contender('chunked', [105, 95, 125, 115, 100])]);
+    expect(ranked.map(rankLabel)).toEqual(['1=', '1=']);
+    const [line] = verdictLines(ranked);
+    expect(line).toMatch(/^no significant difference between chunked, single at n=5: /);
+  });
+
+  it('a clear difference ranks 1 and 2 and is worded with the ratio and its interval', () => {
+    const ranked = rankStats([contender('sdk', [150, 152, 149, 151, 150]), contender('chunked', [100, 101, 99, 102, 100])]);
+    expect(ranked.map((s) => `${rankLabel(s)} ${s.label}`)).toEqual(['1 chunked', '2 sdk']);
+    expect(verdictLines(ranked)).toEqual([expect.stringMatching(/^chunked is 1\.50x faster than sdk \(95% CI 1\.\d\dx–1\.\d\dx, n=5\/5\)$/)]);
+  });
+
+  it('one run each: nothing is ranked ahead, and the verdict asks for runs', () => {
+    const ranked = rankStats([contender('a', [100]), contender('b', [200]), contender('c', [300])]);
+    expect(ranked.map(rankLabel)).toEqual(['1=', '1=', '1=']);
+    expect(verdictLines(ranked)[0]).toMatch(/at n=1: 4 runs each are the fewest a rank test can decide on: add --runs \d+/);
+  });
+
+  it('a failed contender ranks last and never ties with the verified', () => {
+    const ranked = rankStats([contender('bad', [10, 10, 10, 10], false), contender('a', [100, 101, 102, 100])]);
+    expect(ranked.map((s) => `${rankLabel(s)} ${s.label}`)).toEqual(['1 a', '2 bad']);
+  });
+
+  it('warnings: outliers, variation and a target on this machine', () => {
+    const w = warnings([contender('a', [100, 101, 99, 102, 100, 250])], true);
+    expect(w.some((l) => /^a: 1 of 6 runs are statistical outliers/.test(l))).toBe(true);
+    expect(w.some((l) => /^a: run times vary by \d+%/.test(l))).toBe(true);
+    expect(w.at(-1)).toMatch(/target runs on this machine/);
+  });
+});
