@@ -328,13 +328,13 @@ describe('bad results files: exit 2, one line naming the file and the fix', () =
 
 describe('a results path that cannot be written', () => {
   it('fails with one line, not a crash', async () => {
-    // a.json is a file, so no directory can be made under it.
+    // a.json is a file, so no directory can be made under it: a usage error (exit 2) naming it.
     const run = await cli(dir, ['download', '--file-size', '16KB', '--source-method', 'single', '--results', 'a.json/r.json', '--log-level', 'error']);
 
-    expect(run.code, run.stderr).toBe(1);
+    expect(run.code, run.stderr).toBe(2);
     expect(run.stdout).toBe('');
     expect(run.stderr).not.toMatch(/\n\s+at /);
-    expect(run.stderr.trimEnd().split('\n'), run.stderr).toEqual([expect.stringMatching(/^blob-cacher: E[A-Z]+: .*a\.json/)]);
+    expect(run.stderr.trimEnd().split('\n'), run.stderr).toEqual([expect.stringMatching(/^blob-cacher: results path a\.json\/r\.json cannot be created: \S*a\.json is not a directory/)]);
   });
 });
 

@@ -1,12 +1,13 @@
-// Writing and reading results files. Writes go to a temporary name and are renamed into place, so
-// a file is never seen half-written; reads reject unknown schemas with one clear line.
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+// Building and reading results files; reads reject unknown schemas with one clear line. Writing,
+// and checking the path before a run, live in write.ts.
+import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { arch, cpus, platform, release, totalmem } from 'node:os';
-import { dirname } from 'node:path';
 import { ConfigError } from '../config/errors.js';
 import { RESULTS_SCHEMA, RESULTS_SCHEMA_VERSION, type ResultsFile } from './schema.js';
 import { parseResultsDoc } from './validate.js';
+
+export { writeResults } from './write.js';
 
 const packageVersion = (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
 
@@ -29,13 +30,6 @@ export function newResultsFile(command: ResultsFile['command'], config: Record<s
 
 export function defaultResultsPath(command: string, now = new Date()): string {
   return `results/${command}-${now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}.json`;
-}
-
-export async function writeResults(path: string, doc: ResultsFile): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
-  const tmp = `${path}.tmp-${process.pid}`;
-  await writeFile(tmp, `${JSON.stringify(doc)}\n`);
-  await rename(tmp, path);
 }
 
 export async function readResults(path: string): Promise<ResultsFile> {

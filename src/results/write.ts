@@ -1,0 +1,175 @@
+// Where results go: the path is checked before any measuring starts, and each write goes to a fresh
+// exclusive temporary file beside the target that is renamed into place, so a file is never seen
+// half-written and a device, FIFO, directory or symbolic link at the path is never replaced.
+import { randomBytes } from 'node:crypto';
+import { lstat, mkdir, open, readlink, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { basename, dirname, resolve } from 'node:path';
+import type { Stats } from 'node:fs';
+import { ConfigError } from '../config/errors.js';
+import type { ResultsFile } from './schema.js';
+
+/**
+ * Throws a ConfigError, before any measuring work, unless results can be written to `path`: its
+ * directory exists or can be created, a new file can be created there, and the path itself is
+ * absent or a regular file. Leaves nothing behind but the directory.
+ */
+export async function checkResultsPath(path: string): Promise<void> {
+  await prepareTarget(path);
+  const probe = tempPathBeside(path);
+  let fh: FileHandle;
+  try {
+    fh = await open(probe, 'wx');
+  } catch (err) {
+    throw new ConfigError(`${cannotWrite(path, err)}; ${fixFor(err)}`);
+  }
+  try {
+    await fh.close();
+  } finally {
+    await rm(probe, { force: true });
+  }
+}
+
+/**
+ * Writes `doc` to `path` through an exclusive temporary file in the same directory, renamed over
+ * the target. Refuses (ConfigError) a target that is not a regular file; a symbolic link is refused
+ * too, naming what it points to, since replacing it would silently break the link and following it
+ * would write wherever it points. Any other failure throws a one-line Error. The temporary file is
+ * removed on every failure path.
+ */
+export async function writeResults(path: string, doc: ResultsFile): Promise<void> {
+  const text = `${JSON.stringify(doc)}\n`;
+  await prepareTarget(path);
+  const tmp = tempPathBeside(path);
+  let fh: FileHandle | undefined;
+  try {
+    // 'wx' fails if anything (a planted link included) already has this name; that file is not ours.
+    fh = await open(tmp, 'wx');
+  } catch (err) {
+    throw new Error(`${cannotWrite(path, err)}; ${fixFor(err)}`);
+  }
+  try {
+    await fh.writeFile(text);
+    await fh.close();
+    fh = undefined;
+    // The target was checked above; rename never follows a link swapped in since, it replaces it.
+    await rename(tmp, path);
+  } catch (err) {
+    await fh?.close().catch(() => {});
+    await rm(tmp, { force: true }).catch(() => {});
+    throw new Error(`${cannotWrite(path, err)}; ${fixFor(err)}`);
+  }
+}
+
+/**
+ * writeResults, but a failure comes back as one line saying where results could not go (undefined
+ * when written), so the CLI can still print the report it measured and then say so.
+ */
+export async function writeResultsOrExplain(path: string, doc: ResultsFile): Promise<string | undefined> {
+  try {
+    await writeResults(path, doc);
+    return undefined;
+  } catch (err) {
+    return `results not saved: ${(err as Error).message.split('\n')[0]}`;
+  }
+}
+
+/** The checks both a write and checkResultsPath make: the target's kind, then its directory. */
+async function prepareTarget(path: string): Promise<void> {
+  if (path === '' || path.endsWith('/')) {
+    throw new ConfigError(`results path "${path}" names no file; give --results a file path, e.g. results/run.json`);
+  }
+  let st: Stats | undefined;
+  try {
+    st = await lstat(path);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    // ENOTDIR: a part of the directory is a file; makeDirectoryFor names it.
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') throw new ConfigError(`results path ${path} cannot be checked (${describe(err)}); ${fixFor(err)}`);
+  }
+  if (st?.isSymbolicLink()) {
+    const to = resolve(dirname(path), await readlink(path));
+    throw new ConfigError(
+      `results path ${path} is a symbolic link to ${to}; blob-cacher neither follows nor replaces links: give --results ${to} itself, or remove the link`,
+    );
+  }
+  if (st && !st.isFile()) throw new ConfigError(`results path ${path} is ${kindOf(st)}, not a regular file; ${fixForKind(path, st)}`);
+  await makeDirectoryFor(path);
+}
+
+/** A name no one can predict, in the target's directory so the rename stays on one file system. */
+function tempPathBeside(path: string): string {
+  return resolve(dirname(path), `${basename(path)}.tmp-${randomBytes(6).toString('hex')}`);
+}
+
+function kindOf(st: Stats): string {
+  if (st.isCharacterDevice()) return 'a character device';
+  if (st.isBlockDevice()) return 'a block device';
+  if (st.isFIFO()) return 'a FIFO (named pipe)';
+  if (st.isDirectory()) return 'a directory';
+  if (st.isSocket()) return 'a socket';
+  return 'not a regular file';
+}
+
+function fixForKind(path: string, st: Stats): string {
+  if (st.isDirectory()) return `give --results a file path inside it, e.g. ${path}/run.json`;
+  return 'give --results a file path, e.g. results/run.json';
+}
+
+/**
+ * mkdir -p of the path's directory, written out: Node's recursive mkdir spins forever where a
+ * parent exists but refuses children with ENOENT (under /proc), and this names the part in the way.
+ */
+async function makeDirectoryFor(path: string): Promise<void> {
+  const missing: string[] = [];
+  for (let d = dirname(resolve(path)); ; d = dirname(d)) {
+    const st = await stat(d).catch((err: NodeJS.ErrnoException) => {
+      // ENOTDIR: an ancestor is a file; the walk goes on up to name it.
+      if (err.code === 'ENOENT' || err.code === 'ENOTDIR') return undefined;
+      throw new ConfigError(`results path ${path} cannot be checked: ${d} (${describe(err)}); ${fixFor(err)}`);
+    });
+    if (st?.isDirectory()) break;
+    if (st) throw new ConfigError(`results path ${path} cannot be created: ${d} is not a directory; give --results a path in a directory`);
+    missing.unshift(d);
+    if (d === dirname(d)) break;
+  }
+  for (const d of missing) {
+    try {
+      await mkdir(d);
+    } catch (err) {
+      // EEXIST: made meanwhile by someone else, fine if it is a directory now.
+      if ((err as NodeJS.ErrnoException).code === 'EEXIST' && (await stat(d).catch(() => undefined))?.isDirectory()) continue;
+      throw new ConfigError(`results path ${path} cannot be created: directory ${d} (${describe(err)}); ${fixFor(err)}`);
+    }
+  }
+}
+
+function cannotWrite(path: string, err: unknown): string {
+  return `cannot write results to ${path} (${describe(err)})`;
+}
+
+function describe(err: unknown): string {
+  const e = err as NodeJS.ErrnoException;
+  const words: Record<string, string> = {
+    ENOSPC: 'no space left on device', EDQUOT: 'disk quota exceeded', EFBIG: 'file too large for this process or file system',
+    EACCES: 'permission denied', EPERM: 'operation not permitted', EROFS: 'read-only file system',
+    EISDIR: 'it is a directory', ENOTDIR: 'a part of the path is not a directory', ENOENT: 'no such file or directory',
+    EEXIST: 'a file with the temporary name exists', ENAMETOOLONG: 'name too long',
+  };
+  if (e.code !== undefined) return `${words[e.code] ?? e.message.split('\n')[0]}, ${e.code}`;
+  return String(e?.message ?? err).split('\n')[0]!;
+}
+
+function fixFor(err: unknown): string {
+  switch ((err as NodeJS.ErrnoException).code) {
+    case 'ENOSPC':
+    case 'EDQUOT':
+    case 'EFBIG':
+      return 'free space or give --results a path on another file system';
+    case 'EACCES':
+    case 'EPERM':
+    case 'EROFS':
+      return 'give --results a path in a directory you can write to';
+    default:
+      return 'give --results a file path in a writable directory';
+  }
+}
