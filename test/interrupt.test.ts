@@ -2,7 +2,7 @@
 // 130/143; a worker killed with SIGKILL is named, the other worker's results are kept; no worker
 // process outlives the run.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -103,6 +103,22 @@ describe('SIGINT and SIGTERM', () => {
       for (const pid of workers) expect(alive(pid)).toBe(false);
     });
   }
+});
+
+describe('results that cannot be written at the end', () => {
+  it('the report is still printed, the line says where the results could not go, and the exit is 1', async () => {
+    const cli = startCli(['--source-method', 'chunked', '--concurrency', '4', '--runs', '3']);
+    // After the first run the file exists; then something puts a directory in its place.
+    await cli.waitFor(/chunked: 4 request\(s\)[\s\S]*chunked: 4 request\(s\)/);
+    rmSync(join(cli.cwd, 'r.json'), { force: true });
+    mkdirSync(join(cli.cwd, 'r.json'));
+    expect(await cli.exited).toBe(1);
+    const { stdout, stderr } = cli.out();
+    expect(stdout).toMatch(/^\d+=?\s+chunked\s.*\sok$/m);
+    expect(stderr).toMatch(/^blob-cacher: results not saved: .*r\.json/m);
+    expect(stderr).not.toMatch(/\n\s+at /);
+    expect(readdirSync(cli.cwd).filter((f) => f.includes('.tmp'))).toEqual([]);
+  });
 });
 
 describe('a worker process that dies', () => {

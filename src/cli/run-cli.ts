@@ -16,6 +16,7 @@ import { progressBar } from '../report/progress.js';
 import { renderReport } from '../report/render.js';
 import { toRunRecord } from '../results/record.js';
 import { defaultResultsPath, newResultsFile, readResults, writeResults } from '../results/file.js';
+import { checkResultsPath, writeResultsOrExplain } from '../results/write.js';
 import type { ResultsFile, SweepAxis } from '../results/schema.js';
 
 export type Env = Record<string, string | undefined>;
@@ -58,6 +59,8 @@ const workloadOf = (config: Config): SessionCell['workload'] => ('uploadMethod' 
  */
 async function measure(m: Measurement): Promise<number> {
   const path = m.config.resultsPath ?? defaultResultsPath(m.stem);
+  // A path that cannot take the results fails now, before any work, not after the run.
+  await checkResultsPath(path);
   const doc = newResultsFile(m.command, m.docConfig, targetOf(m.config.credentials));
   if (m.sweep) doc.sweep = m.sweep;
   let writing: Promise<void> = Promise.resolve();
@@ -102,12 +105,14 @@ async function measure(m: Measurement): Promise<number> {
   doc.complete = !stopped;
   if (stopped) doc.interrupted = stopped;
   doc.environment.target = target;
-  await save();
-  log.info(`results: ${path}${stopped ? ` (partial: stopped by ${stopped})` : ''}`);
+  // If the results cannot be written now, the report is still printed, and the exit says so.
+  const notSaved = await writing.catch(() => {}).then(() => writeResultsOrExplain(path, doc));
+  if (!notSaved) log.info(`results: ${path}${stopped ? ` (partial: stopped by ${stopped})` : ''}`);
   const title = stopped ? `${m.title} — STOPPED by ${stopped}, partial` : m.title;
   if (doc.runs.some((r) => !r.warmup)) process.stdout.write(`${redact(await renderReport(doc, m.config.format, { title, target }))}\n`);
+  if (notSaved) process.stderr.write(`blob-cacher: ${redact(notSaved)}\n`);
   if (stopped) return stopped === 'SIGINT' ? 130 : 143;
-  return doc.runs.every((r) => r.verified) ? 0 : 1;
+  return notSaved ? 1 : doc.runs.every((r) => r.verified) ? 0 : 1;
 }
 
 const oneCell = (config: Config): SessionCell[] => [{ workload: workloadOf(config), runs: config.runs ?? 1, warmup: config.warmup ?? 0 }];

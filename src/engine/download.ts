@@ -1,13 +1,12 @@
 // The download workload: what is direction-specific about downloads (target size, fixtures, sinks
 // and output files, MD5 checks); the loop that runs it is engine/session.ts.
 // Takes a typed config; never sees argv or the environment.
-import { mkdtemp, open, rename, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { open, rename, rm } from 'node:fs/promises';
 import type { DownloadConfig } from '../config/load.js';
 import { log } from '../log/logger.js';
 import { contentMd5, FIXTURE_SEED } from '../payload/content.js';
 import { ensureFixtures, removeFixtures, type FixtureState } from '../payload/fixtures.js';
+import { makeScratchDir, type ScratchDir } from '../payload/scratch.js';
 import type { MeasuredRun, Verification } from '../results/record.js';
 import { preflightContainer, preflightUrl } from '../storage/preflight.js';
 import { containerClient, openTarget, type TargetInfo } from '../storage/target.js';
@@ -39,7 +38,7 @@ export function downloadWorkload(config: DownloadConfig): DownloadWorkload {
           workload.fixtures = await ensureFixtures(container, strategies.flatMap((s) => s.fixtures(input)), signal);
         }
         // Output files without --out go to a directory of our own, never to a predictable name.
-        const scratch = config.sink === 'discard' || config.sink === 'memory' ? undefined : await mkdtemp(join(tmpdir(), 'blob-cacher-'));
+        const scratch = config.sink === 'discard' || config.sink === 'memory' ? undefined : await makeScratchDir();
         const contenders = strategies.map((s): Contender => ({
           strategy: s.name, description: s.description, prepare: (run) => prepareRun(config, info, s, input, size, scratch, run),
         }));
@@ -47,7 +46,7 @@ export function downloadWorkload(config: DownloadConfig): DownloadWorkload {
           target: target.label, objectSizeBytes: size, contenders,
           params: { processes: config.processes, maxSockets: config.maxSockets, concurrency: config.concurrency, blockSizeBytes: config.rangeSizeBytes },
           async close(interrupted) {
-            if (scratch) await rm(scratch, { recursive: true, force: true });
+            await scratch?.remove();
             // Interrupted runs clean up the fixtures they created, as --cleanup would.
             const created = workload.fixtures.created;
             if ((config.cleanup || interrupted) && info.kind === 'blob' && created.length) {
@@ -67,13 +66,13 @@ export function downloadWorkload(config: DownloadConfig): DownloadWorkload {
 }
 
 async function prepareRun(
-  config: DownloadConfig, info: TargetInfo, strategy: DownloadStrategy, input: PlanInput, size: number, scratch: string | undefined, run: number,
+  config: DownloadConfig, info: TargetInfo, strategy: DownloadStrategy, input: PlanInput, size: number, scratch: ScratchDir | undefined, run: number,
 ): Promise<PreparedRun> {
   const items = strategy.plan(input, info.kind === 'url');
   // The sdk baseline downloads to its own buffer: it must not create or truncate the output file.
   const writesFile = strategy.executor === 'http' && (config.sink === 'file' || config.sink === 'sparse-file');
   // A file given with --out is written under a temporary name and renamed only once verified.
-  const outPath = !writesFile ? undefined : config.outPath ? `${config.outPath}.partial` : join(scratch!, `${strategy.name}-${run}.out`);
+  const outPath = !writesFile ? undefined : config.outPath ? `${config.outPath}.partial` : scratch!.path(`${strategy.name}-${run}.out`);
   if (config.sink === 'sparse-file' && outPath) {
     const fh = await open(outPath, 'w');
     await fh.truncate(size);
