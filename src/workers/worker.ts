@@ -14,7 +14,14 @@ import { runGet, runPut, runSdkDownload, runSdkSmallFile, runSdkUpload, sdkClien
 import type { FromWorker, OpRecord, ToWorker, WorkerJob, WorkerResult } from './protocol.js';
 import { openSink, type Sink } from './sinks.js';
 
-const send = (msg: FromWorker) => process.send!(msg);
+// A coordinator that is gone (killed, even with SIGKILL) ends the worker quietly: no EPIPE traces.
+const send = (msg: FromWorker) => {
+  if (!process.connected) process.exit(0);
+  process.send!(msg, undefined, {}, (err: Error | null) => {
+    if (err) process.exit(0);
+  });
+};
+const yieldToEvents = () => new Promise<void>((resolve) => setImmediate(resolve));
 const epochNow = () => performance.timeOrigin + performance.now();
 
 async function prepare(job: WorkerJob): Promise<() => Promise<WorkerResult>> {
@@ -33,7 +40,18 @@ async function prepare(job: WorkerJob): Promise<() => Promise<WorkerResult>> {
   const uploads = job.executor === 'put' || job.executor === 'sdk-upload' || job.executor === 'sdk-small-files';
   const payloads = new Map<number, Buffer>();
   const sdk = job.executor.startsWith('sdk') ? await sdkClients(job) : undefined;
-  if (uploads) for (const i of job.items) payloads.set(i.index, contentBuffer(FIXTURE_SEED, i.destOffsetBytes, i.lengthBytes));
+  if (uploads) {
+    let sinceYield = 0;
+    for (const i of job.items) {
+      payloads.set(i.index, contentBuffer(FIXTURE_SEED, i.destOffsetBytes, i.lengthBytes));
+      // Generation can take seconds: let a disconnect (the coordinator gone) or a stop get through.
+      sinceYield += i.lengthBytes + 1024;
+      if (sinceYield >= 16 * 1024 * 1024) {
+        sinceYield = 0;
+        await yieldToEvents();
+      }
+    }
+  }
 
   // Requests through node:http's agent are created only when a socket could take them: creating
   // thousands of ClientRequests at once cost 120-185 ms before the first one connected (2400 small
