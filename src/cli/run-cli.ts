@@ -12,7 +12,7 @@ import { log, redact, registerSecret, setLogLevel } from '../log/logger.js';
 import { analyze } from '../analysis/analyze.js';
 import { cellArgv, findAxes, gridCells } from '../analysis/sweep.js';
 import { compareStats, renderCompare } from '../report/compare.js';
-import { progressBar } from '../report/progress.js';
+import { showProgress } from '../report/progress.js';
 import { renderReport } from '../report/render.js';
 import { toRunRecord } from '../results/record.js';
 import { defaultResultsPath, newResultsFile, readResults, writeResults } from '../results/file.js';
@@ -77,7 +77,8 @@ async function measure(m: Measurement): Promise<number> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  const progress = await progressBar();
+  // Plain progress lines go with the info level: --log-level warn or error keeps stderr for problems.
+  const progress = await showProgress({ lines: !['error', 'warn'].includes(m.config.logLevel) });
   let target = doc.environment.target;
   try {
     const outcome = await runSession(m.cells, {

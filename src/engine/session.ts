@@ -7,6 +7,7 @@ import { failedRun, measuredRun, type MeasuredRun, type RunIdentity, type Verifi
 import type { Cell, RunParams } from '../results/schema.js';
 import type { WorkItem } from '../strategies/strategy.js';
 import { runOnWorkers, type AfterWorkers, type JobSpec, type MergedRun } from '../workers/pool.js';
+import type { Progress } from '../workers/protocol.js';
 
 /** One run of one contender, ready to go: the job and items, and what to do with the result. */
 export interface PreparedRun {
@@ -51,8 +52,8 @@ export interface SessionCell {
 
 export type SessionEvent =
   | { type: 'cell'; index: number; count: number; cell?: Cell; target: string }
-  | { type: 'run-start'; strategy: string; cell?: Cell; run: number; warmup: boolean; requests: number; bytes: number }
-  | { type: 'progress'; ops: number; bytes: number }
+  | { type: 'run-start'; strategy: string; cell?: Cell; run: number; runs: number; warmup: boolean; requests: number; bytes: number }
+  | ({ type: 'progress' } & Progress)
   | { type: 'run'; run: MeasuredRun }
   | { type: 'run-end' };
 
@@ -91,7 +92,7 @@ export async function runSession(cells: readonly SessionCell[], opts: SessionOpt
         for (const contender of open.contenders) {
           if (signal.aborted) break runs;
           const id = { strategy: contender.strategy, description: contender.description, cell, params: open.params, run: runIndex, warmup: runIndex < warmup };
-          const run = await runOnce(contender, id, open, signal, emit);
+          const run = await runOnce(contender, id, total, open, signal, emit);
           if (!run) break runs;
           const tag = total > 1 ? ` (${run.warmup ? 'warm-up' : 'run'} ${runIndex + 1}/${total})` : '';
           if (!run.verified) log.error(`${contender.strategy}${tag}: ${run.error ?? run.verification}`);
@@ -108,7 +109,7 @@ export async function runSession(cells: readonly SessionCell[], opts: SessionOpt
 
 /** One run of one contender; undefined when the stop cut it short (such a run is not recorded). */
 async function runOnce(
-  contender: Contender, id: Omit<RunIdentity, 'objectSizeBytes'>, open: OpenWorkload, signal: AbortSignal,
+  contender: Contender, id: Omit<RunIdentity, 'objectSizeBytes'>, runs: number, open: OpenWorkload, signal: AbortSignal,
   emit: (e: SessionEvent) => void,
 ): Promise<MeasuredRun | undefined> {
   let prepared: PreparedRun | undefined;
@@ -122,7 +123,7 @@ async function runOnce(
       after: prepared.after,
       signal,
       onProgress: (done) => emit({ type: 'progress', ...done }),
-      onReleased: () => emit({ type: 'run-start', strategy: id.strategy, cell: id.cell, run: id.run, warmup: id.warmup, requests: items.length, bytes }),
+      onReleased: () => emit({ type: 'run-start', strategy: id.strategy, cell: id.cell, run: id.run, runs, warmup: id.warmup, requests: items.length, bytes }),
     });
     emit({ type: 'run-end' });
     if (signal.aborted && cancelledByStop(merged)) {

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { PhaseHistograms } from '../metrics/histograms.js';
 import { splitFairly } from '../strategies/ranges.js';
 import type { WorkItem } from '../strategies/strategy.js';
-import type { FromWorker, OpRecord, WorkerJob, WorkerResult } from './protocol.js';
+import type { FromWorker, OpRecord, Progress, WorkerJob, WorkerResult } from './protocol.js';
 
 const WORKER_PATH = fileURLToPath(new URL('./worker.js', import.meta.url));
 
@@ -59,7 +59,7 @@ export interface PoolOptions {
   signal?: AbortSignal;
   graceMs?: number;
   /** Totals over all workers of finished items, a few times a second. */
-  onProgress?: (done: { ops: number; bytes: number }) => void;
+  onProgress?: (done: Progress) => void;
   /** Called once every worker is ready, just before the barrier is released. */
   onReleased?: () => void;
 }
@@ -70,11 +70,11 @@ export async function runOnWorkers(base: JobSpec, items: readonly WorkItem[], pr
   const { after, signal, onProgress } = opts;
   const shares = splitFairly(items, processes);
   const children = shares.map(() => fork(WORKER_PATH, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'advanced' }));
-  const progress = children.map(() => ({ ops: 0, bytes: 0 }));
+  const progress: Progress[] = children.map(() => ({ ops: 0, bytes: 0, errors: 0, retries: 0 }));
   children.forEach((c, i) => c.on('message', (m: FromWorker) => {
     if (m.type !== 'progress' || !onProgress) return;
-    progress[i] = { ops: m.ops, bytes: m.bytes };
-    onProgress(progress.reduce((a, p) => ({ ops: a.ops + p.ops, bytes: a.bytes + p.bytes }), { ops: 0, bytes: 0 }));
+    progress[i] = { ops: m.ops, bytes: m.bytes, errors: m.errors, retries: m.retries };
+    onProgress(progress.reduce((a, p) => ({ ops: a.ops + p.ops, bytes: a.bytes + p.bytes, errors: a.errors + p.errors, retries: a.retries + p.retries })));
   }));
   let graceTimer: NodeJS.Timeout | undefined;
   const onAbort = () => {

@@ -7,6 +7,14 @@ import type { OpRecord } from '../metrics/records.js';
 
 export type { OpRecord } from '../metrics/records.js';
 
+/** Finished items so far: counts for a live display, not measurements. */
+export interface Progress {
+  ops: number;
+  bytes: number;
+  errors: number;
+  retries: number;
+}
+
 export interface WorkerJob {
   workerIndex: number;
   strategy: string;
@@ -52,7 +60,7 @@ export interface WorkerResult {
 export type ToWorker = { type: 'job'; job: WorkerJob } | { type: 'go' } | { type: 'stop' };
 export type FromWorker =
   | { type: 'ready' }
-  | { type: 'progress'; bytes: number; ops: number }
+  | { type: 'progress' } & Progress
   /** Sent the moment a worker's last item ends, before it hashes and packs its results. */
   | { type: 'finished'; failedItems: number }
   | { type: 'done'; result: WorkerResult }

@@ -83,12 +83,13 @@ async function prepare(job: WorkerJob): Promise<() => Promise<WorkerResult>> {
     const startEpochMs = epochNow();
     const limit = job.inFlight ? pLimit(job.inFlight) : undefined;
     // Progress for a live display: finished items and their bytes, a few times a second.
-    let doneOps = 0;
-    let doneBytes = 0;
-    const ticker = setInterval(() => send({ type: 'progress', bytes: doneBytes, ops: doneOps }), 250);
+    const done = { ops: 0, bytes: 0, errors: 0, retries: 0 };
+    const ticker = setInterval(() => send({ type: 'progress', ...done }), 250);
     const counted = (p: Promise<OpRecord>) => p.then((r) => {
-      doneOps++;
-      doneBytes += r.bytes;
+      done.ops++;
+      done.bytes += r.bytes;
+      done.retries += r.retries;
+      if (r.error) done.errors++;
       return r;
     });
     // Without a limit every item is issued at once; the agent's socket cap queues the rest (`wait`).
