@@ -220,7 +220,8 @@ describe('compare and merge', () => {
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout.split('\n')[0]).toBe('compare a.json -> b.json');
     for (const s of STRATEGIES) {
-      const line = new RegExp(`^${s}\\s+\\d+\\.\\d\\s+\\d+\\.\\d\\s+[+-]?\\d+\\.\\d%\\s+(faster|slower|~ \\(intervals overlap\\))$`, 'm');
+      // Two runs a side: the rank test cannot decide, and says what it needs.
+      const line = new RegExp(`^${s}\\s+\\d+\\.\\d\\s+\\d+\\.\\d\\s+[+-]?\\d+\\.\\d%\\s+\\d+\\.\\d\\dx \\(\\d+\\.\\d\\d–\\d+\\.\\d\\d\\)\\s+~ \\(needs --runs >= 4 on both sides\\)$`, 'm');
       expect(text.stdout, s).toMatch(line);
     }
     expect(text.stdout).not.toContain('only in');
@@ -232,8 +233,9 @@ describe('compare and merge', () => {
     for (const c of result.changes) {
       expect(Number.isFinite(c.changePct), c.strategy).toBe(true);
       expect(typeof c.significant).toBe('boolean');
-      // Both sides were repeated, so "not significant" can only mean the intervals overlap.
-      expect(c.note).toBe(c.significant ? '' : 'intervals overlap');
+      // Two runs a side are fewer than a rank test can decide on.
+      expect(c.significant).toBe(false);
+      expect(c.note).toBe('needs --runs >= 4 on both sides');
     }
     expect(result.onlyInBase).toEqual([]);
     expect(result.onlyInNew).toEqual([]);

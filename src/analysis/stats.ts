@@ -34,9 +34,3 @@ export function spread(values: readonly number[]): Spread {
   }
   return { n, median: median(values), mean, min: Math.min(...values), max: Math.max(...values), ci95Low: mean - half, ci95High: mean + half };
 }
-
-/** A difference counts only when both sides were repeated and their intervals do not overlap. */
-export function significantlyDifferent(a: Spread, b: Spread): boolean {
-  if (a.n < 2 || b.n < 2) return false;
-  return a.ci95High < b.ci95Low || b.ci95High < a.ci95Low;
-}

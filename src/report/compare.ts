@@ -1,6 +1,7 @@
-// A against B, per contender (strategy and sweep cell) and phase. A change is called significant only when both sides were
-// repeated and their 95% intervals do not overlap, as benchstat does.
-import { significantlyDifferent } from '../analysis/stats.js';
+// A against B, per contender (strategy and sweep cell) and phase, as benchstat does: a rank test
+// (Mann-Whitney U) on the runs' times, `~` when it finds no significant difference, and the ratio
+// of medians with its bootstrap 95% interval.
+import { ALPHA, mannWhitney, MIN_RUNS_FOR_SIGNIFICANCE, ratioInterval } from '../analysis/significance.js';
 import type { ContenderStats } from '../analysis/analyze.js';
 import { fmtMs } from './console.js';
 
@@ -10,6 +11,11 @@ export interface StrategyChange {
   newMs: number;
   /** Negative is faster. */
   changePct: number;
+  /** new / base median time, with its 95% interval. */
+  ratio: number;
+  ratioLow: number;
+  ratioHigh: number;
+  p: number;
   significant: boolean;
   /** Why it is not significant, when it is not. */
   note: string;
@@ -24,12 +30,19 @@ export function compareStats(base: readonly ContenderStats[], next: readonly Con
   for (const a of base) {
     const b = byName.get(a.label);
     if (!b) continue;
-    const significant = significantlyDifferent(a.wallMs, b.wallMs);
-    const note = significant ? '' : a.wallMs.n < 2 || b.wallMs.n < 2 ? 'needs --runs >= 2 on both sides' : 'intervals overlap';
+    const { p } = mannWhitney(a.timesMs, b.timesMs);
+    const significant = p < ALPHA;
+    const few = a.timesMs.length < MIN_RUNS_FOR_SIGNIFICANCE || b.timesMs.length < MIN_RUNS_FOR_SIGNIFICANCE;
+    const note = significant ? '' : few ? `needs --runs >= ${MIN_RUNS_FOR_SIGNIFICANCE} on both sides` : `p=${p.toFixed(2)}`;
+    // Ratio as new/base: ratioInterval(fast, slow) measures slow/fast.
+    const ci = ratioInterval(a.timesMs, b.timesMs);
     const phases = (['wait', 'firstByte', 'download', 'total'] as const)
       .filter((m) => a.latencyMs[m] && b.latencyMs[m])
       .map((m) => ({ metric: m, baseP50Ms: a.latencyMs[m]!.p50, newP50Ms: b.latencyMs[m]!.p50, changePct: pct(a.latencyMs[m]!.p50, b.latencyMs[m]!.p50) }));
-    changes.push({ strategy: a.label, baseMs: a.wallMs.median, newMs: b.wallMs.median, changePct: pct(a.wallMs.median, b.wallMs.median), significant, note, phases });
+    changes.push({
+      strategy: a.label, baseMs: a.wallMs.median, newMs: b.wallMs.median, changePct: pct(a.wallMs.median, b.wallMs.median),
+      ratio: b.wallMs.median / a.wallMs.median, ratioLow: ci.low, ratioHigh: ci.high, p, significant, note, phases,
+    });
   }
   const baseNames = new Set(base.map((s) => s.label));
   return {
@@ -41,11 +54,12 @@ export function compareStats(base: readonly ContenderStats[], next: readonly Con
 
 export function renderCompare(result: ReturnType<typeof compareStats>, baseLabel: string, newLabel: string): string {
   const lines = [`compare ${baseLabel} -> ${newLabel}`, ''];
-  lines.push(`${'strategy'.padEnd(16)}${'base ms'.padStart(10)}${'new ms'.padStart(10)}${'change'.padStart(9)}  verdict`);
+  lines.push(`${'strategy'.padEnd(16)}${'base ms'.padStart(10)}${'new ms'.padStart(10)}${'change'.padStart(9)}  ${'new/base (95% CI)'.padEnd(22)}verdict`);
   for (const c of result.changes) {
     const sign = c.changePct > 0 ? '+' : '';
-    const verdict = c.significant ? (c.changePct < 0 ? 'faster' : 'slower') : `~ (${c.note})`;
-    lines.push(`${c.strategy.padEnd(16)}${c.baseMs.toFixed(1).padStart(10)}${c.newMs.toFixed(1).padStart(10)}${`${sign}${c.changePct.toFixed(1)}%`.padStart(9)}  ${verdict}`);
+    const verdict = c.significant ? `${c.changePct < 0 ? 'faster' : 'slower'} (p=${c.p.toFixed(3)})` : `~ (${c.note})`;
+    const ratio = `${c.ratio.toFixed(2)}x (${c.ratioLow.toFixed(2)}–${c.ratioHigh.toFixed(2)})`;
+    lines.push(`${c.strategy.padEnd(16)}${c.baseMs.toFixed(1).padStart(10)}${c.newMs.toFixed(1).padStart(10)}${`${sign}${c.changePct.toFixed(1)}%`.padStart(9)}  ${ratio.padEnd(22)}${verdict}`);
     for (const p of c.phases) {
       lines.push(`  ${`${p.metric} p50`.padEnd(14)}${fmtMs(p.baseP50Ms).padStart(10)}${fmtMs(p.newP50Ms).padStart(10)}${`${p.changePct > 0 ? '+' : ''}${p.changePct.toFixed(1)}%`.padStart(9)}`);
     }
