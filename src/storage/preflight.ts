@@ -3,7 +3,7 @@
 import type { ContainerClient } from '@azure/storage-blob';
 import { ConfigError } from '../config/errors.js';
 import { shownUrl } from '../transport/http-client.js';
-import { createAgent, NodeHttpClient } from '../transport/request.js';
+import { NodeHttpClient } from '../transport/request.js';
 import { outcomeOf, requestWithRetries, type RetriedResult } from '../transport/retry.js';
 import { PLAIN_PUT_STATUSES } from './target.js';
 
@@ -26,14 +26,14 @@ export interface PreflightOptions {
 
 /** One request through the one request path (node:http), its body read and dropped. */
 async function plainRequest(url: URL, method: 'HEAD' | 'PUT' | 'DELETE', opts: PreflightOptions, expectStatus?: readonly number[], body?: Buffer): Promise<RetriedResult> {
-  const client = new NodeHttpClient(createAgent(url, 1));
+  const client = NodeHttpClient.to(url, 1);
   try {
     return await requestWithRetries(
       async () => outcomeOf(await client.request({ url, method, headers: {}, body, expectStatus, timeoutMs: opts.timeoutMs ?? 30_000, trace: false, signal: opts.signal })),
       { maxRetries: opts.maxRetries ?? 0, label: `preflight ${method} ${shownUrl(url)}`, signal: opts.signal },
     );
   } finally {
-    client.agent.destroy();
+    client.close();
   }
 }
 

@@ -24,8 +24,17 @@ export class NodeHttpClient implements HttpClient {
     private readonly highWaterMark?: number,
   ) {}
 
+  /** A client with an agent of its own, for `maxSockets` at a time to `url`'s origin; close() it. */
+  static to(url: URL, maxSockets: number): NodeHttpClient {
+    return new NodeHttpClient(createAgent(url, maxSockets));
+  }
+
   request(req: HttpRequest): Promise<TracedResult> {
     return tracedRequest({ ...req, agent: this.agent, highWaterMark: this.highWaterMark });
+  }
+
+  close(): void {
+    this.agent.destroy();
   }
 }
 
