@@ -109,10 +109,15 @@ export async function requestWithRetries(attempt: (n: number) => Promise<TryOutc
     if (error && retryable && n < policy.maxRetries && !opts.signal?.aborted) {
       const delay = retryAfterMs(result.headers, policy.maxDelayMs) ?? backoffMs(n, policy);
       if (log.isVerboseEnabled()) log.verbose(`${opts.label}: ${error}; retry ${n + 1}/${policy.maxRetries} in ${delay} ms`);
-      retries++;
-      sleptMs += delay;
+      const sleepStarted = performance.now();
       await sleep(delay, opts.signal);
-      if (!opts.signal?.aborted) continue;
+      if (!opts.signal?.aborted) {
+        retries++;
+        sleptMs += delay;
+        continue;
+      }
+      // Stopped while waiting: no retry happened, and only the time really waited counts.
+      sleptMs += performance.now() - sleepStarted;
       error = `cancelled: stopped before retrying (${error})`;
     }
     const phases = n > 0 ? { retry: tryStarted - started, ...result.phases } : result.phases;
