@@ -100,6 +100,12 @@ describe.each(CLIENTS)('%s client', (_name, make) => {
     expect(r.error).toBe(CANCELLED_ERROR);
   });
 
+  it('an aborted signal: no request is sent', async () => {
+    const r = await make().request({ url: new URL(`${base}/file.bin`), headers: {}, signal: AbortSignal.abort() });
+    expect(r.error).toBe(CANCELLED_ERROR);
+    expect(seen).toHaveLength(0);
+  });
+
   it('an abort ends the wait before a retry at once, and no try follows', async () => {
     const client = make();
     const controller = new AbortController();

@@ -53,19 +53,19 @@ export function tracedRequest(opts: TracedRequestOptions): Promise<TracedResult>
       const { phases, totalMs } = tracer.phases();
       resolve({ status, bytes, reused: tracer.reused, phases, totalMs, startEpochMs: tracer.startEpochMs, headers, error });
     };
+    if (opts.signal?.aborted) return finish(0, {}, CANCELLED_ERROR);
     const wire = onTheWire(opts.url, opts.headers);
     const headers = { ...wire.headers };
     if (opts.body) headers['content-length'] = String(opts.body.length);
     // highWaterMark sizes the response stream's reads; older typings omit it.
     const requestOptions = { method: opts.method ?? 'GET', headers, agent: opts.agent, highWaterMark: opts.highWaterMark } as http.RequestOptions;
     const req = transport.request(wire.url, requestOptions);
-    const abort = () => {
-      // Finish first: a destroyed response would report ECONNRESET instead.
+    // Finish first: a destroyed response would report ECONNRESET instead. (Hoisted: finish() names it.)
+    function abort() {
       finish(answered.status, answered.headers, CANCELLED_ERROR);
       req.destroy();
-    };
-    if (opts.signal?.aborted) abort();
-    else opts.signal?.addEventListener('abort', abort, { once: true });
+    }
+    opts.signal?.addEventListener('abort', abort, { once: true });
     if (opts.trace !== false) tracer.attach(req);
     req.on('error', (err) => finish(0, {}, errnoText(err)));
     if (opts.timeoutMs) {
