@@ -53,17 +53,15 @@ export function errnoText(err: Error): string {
 }
 
 /**
- * The URL and headers as they go on the wire: `user:password@` in the URL is sent as
- * `Authorization: Basic` and never as part of the URL. The same objects when there is none.
+ * The headers as they go on the wire: `user:password@` in the URL is sent as `Authorization: Basic`
+ * (unless the caller set one). The request line never carries it (origin-form: path and query
+ * only), so the URL itself is not copied: the same `headers` object when the URL has none.
  */
-export function onTheWire(url: URL, headers: Record<string, string>): { url: URL; headers: Record<string, string> } {
-  if (!url.username && !url.password) return { url, headers };
-  const bare = new URL(url);
-  bare.username = '';
-  bare.password = '';
+export function withUrlCredentials(url: URL, headers: Record<string, string>): Record<string, string> {
+  if (!url.username && !url.password) return headers;
+  if (Object.keys(headers).some((k) => k.toLowerCase() === 'authorization')) return headers;
   const credentials = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
-  const hasAuthorization = Object.keys(headers).some((k) => k.toLowerCase() === 'authorization');
-  return { url: bare, headers: hasAuthorization ? headers : { ...headers, authorization: `Basic ${Buffer.from(credentials).toString('base64')}` } };
+  return { ...headers, authorization: `Basic ${Buffer.from(credentials).toString('base64')}` };
 }
 
 /** A URL fit for a message or a log line: no credentials, no query (a SAS lives there). */

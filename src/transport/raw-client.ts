@@ -14,7 +14,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import net from 'node:net';
 import tls from 'node:tls';
 import { answerError, ErrorBody, isExpected } from './answer.js';
-import { CANCELLED_ERROR, errnoText, onTheWire, type HttpClient, type HttpRequest, type TracedResult } from './http-client.js';
+import { CANCELLED_ERROR, errnoText, withUrlCredentials, type HttpClient, type HttpRequest, type TracedResult } from './http-client.js';
 import { ChunkedDecoder, CRLF2, MAX_HEAD_BYTES, parseHead, requestHead, type Head } from './http1.js';
 import { RequestTracer } from './tracer.js';
 
@@ -175,8 +175,7 @@ async function exchange(pool: RawPool, opts: HttpRequest): Promise<TracedResult>
   const method = opts.method ?? 'GET';
   let head: string;
   try {
-    const wire = onTheWire(opts.url, opts.headers);
-    head = requestHead(method, wire.url, wire.headers, opts.body?.length);
+    head = requestHead(method, opts.url, withUrlCredentials(opts.url, opts.headers), opts.body?.length);
   } catch (err) {
     return result(`ERR_INVALID_HEADER: ${(err as Error).message}`);
   }

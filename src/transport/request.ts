@@ -3,7 +3,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { answerError, ErrorBody, isExpected } from './answer.js';
-import { CANCELLED_ERROR, errnoText, onTheWire, type HttpClient, type HttpRequest, type TracedResult } from './http-client.js';
+import { CANCELLED_ERROR, errnoText, withUrlCredentials, type HttpClient, type HttpRequest, type TracedResult } from './http-client.js';
 import { RequestTracer } from './tracer.js';
 
 export interface TracedRequestOptions extends HttpRequest {
@@ -54,12 +54,12 @@ export function tracedRequest(opts: TracedRequestOptions): Promise<TracedResult>
       resolve({ status, bytes, reused: tracer.reused, phases, totalMs, startEpochMs: tracer.startEpochMs, headers, error });
     };
     if (opts.signal?.aborted) return finish(0, {}, CANCELLED_ERROR);
-    const wire = onTheWire(opts.url, opts.headers);
-    const headers = { ...wire.headers };
+    const headers = { ...withUrlCredentials(opts.url, opts.headers) };
     if (opts.body) headers['content-length'] = String(opts.body.length);
-    // highWaterMark sizes the response stream's reads; older typings omit it.
-    const requestOptions = { method: opts.method ?? 'GET', headers, agent: opts.agent, highWaterMark: opts.highWaterMark } as http.RequestOptions;
-    const req = transport.request(wire.url, requestOptions);
+    // highWaterMark sizes the response stream's reads; older typings omit it. `auth` unset: the
+    // URL's credentials are in `headers` already, made the same way as for our raw client.
+    const requestOptions = { method: opts.method ?? 'GET', headers, agent: opts.agent, highWaterMark: opts.highWaterMark, auth: undefined } as http.RequestOptions;
+    const req = transport.request(opts.url, requestOptions);
     // Finish first: a destroyed response would report ECONNRESET instead. (Hoisted: finish() names it.)
     function abort() {
       finish(answered.status, answered.headers, CANCELLED_ERROR);
