@@ -1,6 +1,6 @@
 // Blob service requests the coordinator makes itself, through the one request path (timeout,
 // retries, tracing): Put Block List, which commits an upload's blocks and is part of its duration.
-import type { OpRecord } from '../workers/protocol.js';
+import type { OpRecord } from '../metrics/records.js';
 import { NodeHttpClient } from '../transport/request.js';
 import { outcomeOf, requestWithRetries } from '../transport/retry.js';
 import { RequestSigner, type TargetInfo } from './target.js';
