@@ -4,6 +4,7 @@
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { answerError } from '../src/transport/answer.js';
 import { CANCELLED_ERROR, type HttpClient } from '../src/transport/http-client.js';
 import { RawPool } from '../src/transport/raw-client.js';
 import { NodeHttpClient } from '../src/transport/request.js';
@@ -122,5 +123,19 @@ describe.each(CLIENTS)('%s client', (_name, make) => {
     expect(r.backoffMs).toBeLessThan(5000);
     expect(seen).toHaveLength(1);
     expect(performance.now() - started).toBeLessThan(5000);
+  });
+});
+
+describe('answerError', () => {
+  it('a Location is shown without credentials or query, a relative one as it is', () => {
+    expect(answerError({ status: 307, headers: { location: 'https://u:secret@other.example/a/b?sig=x' } })).toBe('HTTP 307 Temporary Redirect to https://other.example/a/b');
+    expect(answerError({ status: 302, headers: { location: '/login?next=%2F' } })).toBe('HTTP 302 Found to /login');
+  });
+
+  it('the header\'s code wins over the body\'s; an unknown status has its number only', () => {
+    const body = '<?xml version="1.0"?><Error><Code>FromBody</Code></Error>';
+    expect(answerError({ status: 403, headers: { 'x-ms-error-code': 'AuthorizationFailure' }, body })).toBe('HTTP 403 AuthorizationFailure');
+    expect(answerError({ status: 500, headers: {}, body })).toBe('HTTP 500 FromBody');
+    expect(answerError({ status: 599, headers: {} })).toBe('HTTP 599');
   });
 });
