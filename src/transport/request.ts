@@ -30,7 +30,7 @@ export class NodeHttpClient implements HttpClient {
   }
 
   request(req: HttpRequest): Promise<TracedResult> {
-    return tracedRequest({ ...req, agent: this.agent, highWaterMark: this.highWaterMark });
+    return send(req, this.agent, this.highWaterMark);
   }
 
   close(): void {
@@ -39,6 +39,10 @@ export class NodeHttpClient implements HttpClient {
 }
 
 export function tracedRequest(opts: TracedRequestOptions): Promise<TracedResult> {
+  return send(opts, opts.agent, opts.highWaterMark);
+}
+
+function send(opts: HttpRequest, agent: http.Agent, highWaterMark: number | undefined): Promise<TracedResult> {
   return new Promise((resolve) => {
     const tracer = new RequestTracer(opts.queuedAt);
     const transport = opts.url.protocol === 'https:' ? https : http;
@@ -58,7 +62,7 @@ export function tracedRequest(opts: TracedRequestOptions): Promise<TracedResult>
     if (opts.body) headers['content-length'] = String(opts.body.length);
     // highWaterMark sizes the response stream's reads; older typings omit it. `auth` unset: the
     // URL's credentials are in `headers` already, made the same way as for our raw client.
-    const requestOptions = { method: opts.method ?? 'GET', headers, agent: opts.agent, highWaterMark: opts.highWaterMark, auth: undefined } as http.RequestOptions;
+    const requestOptions = { method: opts.method ?? 'GET', headers, agent, highWaterMark, auth: undefined } as http.RequestOptions;
     const req = transport.request(opts.url, requestOptions);
     // Finish first: a destroyed response would report ECONNRESET instead. (Hoisted: finish() names it.)
     function abort() {

@@ -124,6 +124,9 @@ export async function requestWithRetries(attempt: (n: number) => Promise<TryOutc
     // A first try's own clock already starts at `queuedAt` where there was a queue.
     const totalMs = n > 0 ? tryStarted - started + result.totalMs : result.totalMs;
     if (log.isDebugEnabled()) log.debug(`${opts.label} ${result.status} ${result.bytes}B ${totalMs.toFixed(1)}ms reused=${result.reused}${n ? ` retries=${n}` : ''}${error ? ` error=${error}` : ''}`);
-    return { ...result, phases, totalMs, startEpochMs: performance.timeOrigin + started, error, retries, throttled, backoffMs: sleptMs };
+    return {
+      status: result.status, bytes: result.bytes, reused: result.reused, phases, totalMs, startEpochMs: performance.timeOrigin + started,
+      headers: result.headers, error, retries, throttled, backoffMs: sleptMs,
+    };
   }
 }

@@ -42,9 +42,12 @@ function clientOf(ctx: ExecContext): HttpClient {
   return client;
 }
 
-function toRecord(job: WorkerJob, item: WorkItem, r: RetriedResult): OpRecord {
-  const { headers: _, ...measured } = r;
-  return { worker: job.workerIndex, item: item.index, blob: item.blob, offsetBytes: item.destOffsetBytes, ...measured };
+/** `bytes`: what the item moved, which for a GET resumed by retries is more than the last try's. */
+function toRecord(job: WorkerJob, item: WorkItem, r: RetriedResult, bytes: number): OpRecord {
+  return {
+    worker: job.workerIndex, item: item.index, blob: item.blob, offsetBytes: item.destOffsetBytes, bytes, status: r.status, startEpochMs: r.startEpochMs,
+    totalMs: r.totalMs, phases: r.phases, reused: r.reused, retries: r.retries, throttled: r.throttled, backoffMs: r.backoffMs, error: r.error,
+  };
 }
 
 export async function runGet(ctx: ExecContext, item: WorkItem, sink: Sink, queuedAt?: number): Promise<OpRecord> {
@@ -83,7 +86,7 @@ export async function runGet(ctx: ExecContext, item: WorkItem, sink: Sink, queue
     return outcomeOf(result);
   }, { maxRetries: job.maxRetries, label, signal, queuedAt });
   await writer.done();
-  return { ...toRecord(job, item, retried), bytes: received };
+  return toRecord(job, item, retried, received);
 }
 
 /**
@@ -111,7 +114,7 @@ export async function runPut(ctx: ExecContext, item: WorkItem, payload: Buffer, 
       url, method: 'PUT', body: payload, headers, timeoutMs: job.timeoutMs, expectStatus, trace: job.trace, signal, queuedAt: n === 0 ? queuedAt : undefined,
     }));
   }, { maxRetries: job.maxRetries, label: `${job.strategy} PUT ${item.blob} #${item.index}`, signal, queuedAt });
-  return { ...toRecord(job, item, retried), bytes: retried.error ? 0 : payload.length };
+  return toRecord(job, item, retried, retried.error ? 0 : payload.length);
 }
 
 /** Times an SDK call as one operation. */
