@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbeddedAzurite, type EmbeddedAzurite } from '../dist/storage/azurite.js';
+import { preflightUrl, preflightUrlUpload } from '../src/storage/preflight.js';
 import { close, listen, refusingUrl } from './helpers/http-servers.js';
 
 const root = resolve(import.meta.dirname, '..');
@@ -95,5 +96,37 @@ describe('--out', () => {
     const forced = await cli(['download', '--sink', 'file', '--out', 'x.bin', '--force', '--url', notFoundUrl, '--log-level', 'error'], {}, cwd);
     // Past the --out check, the next problem reported is the URL's 404.
     expectOneLine(forced, /404/);
+  });
+});
+
+describe('preflight requests', () => {
+  it('the HEAD and the upload probe honour a short timeoutMs against a server that never answers', async () => {
+    // Takes each request and never answers it.
+    const silent = http.createServer(() => {});
+    const url = await listen(silent);
+    try {
+      for (const check of [() => preflightUrl(`${url}/file.bin`, { timeoutMs: 300 }), () => preflightUrlUpload(`${url}/dav/`, new URL(`${url}/dav/probe`), { timeoutMs: 300 })]) {
+        const started = performance.now();
+        await expect(check()).rejects.toThrow(/cannot reach 127\.0\.0\.1:\d+ \(ETIMEDOUT: no data for 300 ms\); check --url/);
+        // A coarse bound: the fixed 30 s this replaces would be far past it.
+        expect(performance.now() - started).toBeLessThan(2000);
+      }
+    } finally {
+      await close(silent);
+    }
+  });
+
+  it('a redirect names where it points, without the query (a SAS may be there)', async () => {
+    const redirecting = http.createServer((_req, res) => {
+      res.writeHead(302, { location: 'http://elsewhere.example/data/file.bin?sv=2025-01-05&sig=c2VjcmV0' });
+      res.end();
+    });
+    const url = await listen(redirecting);
+    try {
+      const failure = preflightUrl(`${url}/file.bin`, { timeoutMs: 5000 });
+      await expect(failure).rejects.toThrow(`HEAD ${url}/file.bin answered HTTP 302 Found to http://elsewhere.example/data/file.bin; give a URL to a file`);
+    } finally {
+      await close(redirecting);
+    }
   });
 });

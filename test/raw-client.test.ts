@@ -7,7 +7,7 @@ import net, { type AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CONNECTION_PHASES, PHASES } from '../src/transport/phases.js';
 import { rawRequest, RawPool } from '../src/transport/raw-client.js';
-import type { TracedResult } from '../src/transport/request.js';
+import type { TracedResult } from '../src/transport/http-client.js';
 import { close, deterministicBuffer, listen, refusingUrl } from './helpers/http-servers.js';
 import { startTlsServer, type TlsServer } from './helpers/tls.js';
 
@@ -512,7 +512,7 @@ describe('raw PUT: the body goes out with its head', () => {
     try {
       const pool = poolFor(srv.url, 1);
       const big = await rawRequest({ url: new URL(`${srv.url}/big`), method: 'PUT', body: Buffer.alloc(8 * 1024 * 1024, 7), headers: {}, pool, expectStatus: [201], timeoutMs: 5000 });
-      expect(big.error).toBe('HTTP 413');
+      expect(big.error).toBe('HTTP 413 Payload Too Large');
       const small = await rawRequest({ url: new URL(`${srv.url}/small`), method: 'PUT', body: BODY.subarray(0, 5000), headers: {}, pool, expectStatus: [201], timeoutMs: 5000 });
       expect(small.error).toBeUndefined();
       expect(small.reused).toBe(false);

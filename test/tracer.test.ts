@@ -4,7 +4,8 @@ import http from 'node:http';
 import https from 'node:https';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CONNECTION_PHASES, PHASES } from '../src/transport/phases.js';
-import { createAgent, tracedRequest, type TracedResult } from '../src/transport/request.js';
+import type { TracedResult } from '../src/transport/http-client.js';
+import { createAgent, tracedRequest } from '../src/transport/request.js';
 import { close, listen, refusingUrl } from './helpers/http-servers.js';
 import { startTlsServer, type TlsServer } from './helpers/tls.js';
 

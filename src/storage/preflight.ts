@@ -1,9 +1,10 @@
 // Checks a target before anything is measured, so that wrong credentials, a missing object or an
 // unreachable host end with one line (exit 2) instead of a run full of failed requests.
-import http from 'node:http';
-import https from 'node:https';
 import type { ContainerClient } from '@azure/storage-blob';
 import { ConfigError } from '../config/errors.js';
+import { shownUrl } from '../transport/http-client.js';
+import { NodeHttpClient } from '../transport/request.js';
+import { outcomeOf, requestWithRetries, type RetriedResult } from '../transport/retry.js';
 import { PLAIN_PUT_STATUSES } from './target.js';
 
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNRESET']);
@@ -15,29 +16,31 @@ function networkCode(err: unknown): string | undefined {
   return undefined;
 }
 
-interface PlainAnswer {
-  status: number;
-  statusText: string;
-  headers: http.IncomingHttpHeaders;
+export interface PreflightOptions {
+  /** Per try, as --timeout: the socket may be idle at most this long (default 30 s). */
+  timeoutMs?: number;
+  /** Tries after the first for a transient failure (default none). */
+  maxRetries?: number;
+  signal?: AbortSignal;
 }
 
-/**
- * One request through node:http, its body read and dropped. Not fetch: fetch refuses ports it
- * deems unsafe (6000, 6665, …), which our GET and PUT clients reach fine.
- */
-function plainRequest(url: URL | string, method: 'HEAD' | 'PUT' | 'DELETE', body?: Buffer): Promise<PlainAnswer> {
-  const u = new URL(url);
-  const transport = u.protocol === 'https:' ? https : http;
-  return new Promise((resolve, reject) => {
-    const req = transport.request(u, { method, headers: body ? { 'content-length': String(body.length) } : {}, timeout: 30_000 }, (res) => {
-      res.resume();
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, statusText: res.statusMessage ?? '', headers: res.headers }));
-      res.on('error', reject);
-    });
-    req.on('timeout', () => req.destroy(Object.assign(new Error('no answer in 30 s'), { code: 'ETIMEDOUT' })));
-    req.on('error', reject);
-    req.end(body);
-  });
+/** One request through the one request path (node:http), its body read and dropped. */
+async function plainRequest(url: URL, method: 'HEAD' | 'PUT' | 'DELETE', opts: PreflightOptions, expectStatus?: readonly number[], body?: Buffer): Promise<RetriedResult> {
+  const client = NodeHttpClient.to(url, 1);
+  try {
+    return await requestWithRetries(
+      async () => outcomeOf(await client.request({ url, method, headers: {}, body, expectStatus, timeoutMs: opts.timeoutMs ?? 30_000, trace: false, signal: opts.signal })),
+      { maxRetries: opts.maxRetries ?? 0, label: `preflight ${method} ${shownUrl(url)}`, signal: opts.signal },
+    );
+  } finally {
+    client.close();
+  }
+}
+
+/** Why a request got no answer: the network error's code, or the whole error where that says more. */
+function unanswered(r: RetriedResult): string {
+  const code = r.error?.split(':')[0];
+  return code && NETWORK_CODES.has(code) && code !== 'ETIMEDOUT' ? code : r.error ?? 'no answer';
 }
 
 /** The container exists (or is created) and the credentials are accepted. */
@@ -58,26 +61,16 @@ export async function preflightContainer(container: ContainerClient, label: stri
 }
 
 /** A plain URL answers HEAD with a size; returns it. */
-export async function preflightUrl(url: string): Promise<number> {
-  const shown = new URL(url);
-  shown.search = '';
-  let res: PlainAnswer;
-  try {
-    res = await plainRequest(url, 'HEAD');
-  } catch (err) {
-    throw new ConfigError(`cannot reach ${shown.host} (${fetchFailure(err)}); check --url`);
-  }
+export async function preflightUrl(url: string, opts: PreflightOptions = {}): Promise<number> {
+  const shown = shownUrl(url);
+  const res = await plainRequest(new URL(url), 'HEAD', opts);
+  if (res.status === 0) throw new ConfigError(`cannot reach ${new URL(url).host} (${unanswered(res)}); check --url`);
   if (res.status === 404) throw new ConfigError(`${shown} answered 404 Not Found; check --url`);
   if (res.status === 401 || res.status === 403) throw new ConfigError(`${shown} answered ${res.status}: access denied; check --url (a SAS in it may have expired)`);
+  if (res.error) throw new ConfigError(`HEAD ${shown} answered ${res.error}; give a URL to a file`);
   const len = res.headers['content-length'];
-  if (res.status < 200 || res.status > 299 || len === undefined) throw new ConfigError(`HEAD ${shown} gave HTTP ${res.status} without a Content-Length; give a URL to a file`);
+  if (len === undefined) throw new ConfigError(`HEAD ${shown} gave HTTP ${res.status} without a Content-Length; give a URL to a file`);
   return Number(len);
-}
-
-/** A network error's code, or its message (a wrapped error's cause says more). */
-function fetchFailure(err: unknown): string {
-  const e = err as Error & { cause?: Error };
-  return networkCode(err) ?? e.cause?.message ?? e.message;
 }
 
 const PROBE_BODY = Buffer.from('blob-cacher upload probe\n');
@@ -87,28 +80,19 @@ const PROBE_BODY = Buffer.from('blob-cacher upload probe\n');
  * again, before anything is measured. Unreachable, or a PUT refused, ends with one line (exit 2); a
  * refused DELETE does not (the run keeps going and leaves its files): returns why DELETE failed.
  */
-export async function preflightUrlUpload(base: string, probe: URL): Promise<{ deleteRefused?: string }> {
-  const shown = new URL(base);
-  shown.search = '';
-  const request = (method: 'PUT' | 'DELETE') => plainRequest(probe, method, method === 'PUT' ? PROBE_BODY : undefined);
-  let put: PlainAnswer;
-  try {
-    put = await request('PUT');
-  } catch (err) {
-    throw new ConfigError(`cannot reach ${shown.host} (${fetchFailure(err)}); check --url`);
-  }
-  if (!PLAIN_PUT_STATUSES.includes(put.status)) {
-    const answer = `a test PUT below ${shown} answered ${put.status}${put.statusText ? ` ${put.statusText}` : ''}`;
+export async function preflightUrlUpload(base: string, probe: URL, opts: PreflightOptions = {}): Promise<{ deleteRefused?: string }> {
+  const shown = shownUrl(base);
+  const put = await plainRequest(probe, 'PUT', opts, PLAIN_PUT_STATUSES, PROBE_BODY);
+  if (put.status === 0) throw new ConfigError(`cannot reach ${new URL(base).host} (${unanswered(put)}); check --url`);
+  if (put.error) {
+    const answer = `a test PUT below ${shown} answered ${put.error}`;
     if (put.status === 401 || put.status === 403) throw new ConfigError(`${answer}: access denied; check --url and that this client may write there`);
     if (put.status === 404 || put.status === 405 || put.status === 501) {
       throw new ConfigError(`${answer}: the server takes no uploads there; enable PUT (nginx: dav_methods PUT DELETE; create_full_put_path on) or check --url`);
     }
-    throw new ConfigError(`${answer} where 200, 201 or 204 was expected; check --url`);
+    throw new ConfigError(`${answer}; check --url`);
   }
-  try {
-    const del = await request('DELETE');
-    return del.status >= 200 && del.status <= 299 ? {} : { deleteRefused: `HTTP ${del.status}${del.statusText ? ` ${del.statusText}` : ''}` };
-  } catch (err) {
-    return { deleteRefused: fetchFailure(err) };
-  }
+  const del = await plainRequest(probe, 'DELETE', opts);
+  if (!del.error) return {};
+  return { deleteRefused: del.status === 0 ? unanswered(del) : del.error };
 }

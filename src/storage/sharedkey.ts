@@ -1,8 +1,7 @@
 // SharedKey signing for raw REST requests (the path the seeds found fastest), per the Blob
 // service's "Authorize with Shared Key" rules, with the SDK's canonical resource convention.
 import { createHmac } from 'node:crypto';
-
-export const STORAGE_API_VERSION = '2025-01-05';
+import { STORAGE_API_VERSION } from './api-version.js';
 
 const STANDARD_HEADERS = [
   'content-encoding', 'content-language', 'content-length', 'content-md5', 'content-type', 'date',

@@ -4,6 +4,7 @@ import type { ContainerClient } from '@azure/storage-blob';
 import type { Credentials } from '../config/load.js';
 import { registerSecret } from '../log/logger.js';
 import { startEmbeddedAzurite } from './azurite.js';
+import { STORAGE_API_VERSION } from './api-version.js';
 import { signSharedKey } from './sharedkey.js';
 
 export type TargetInfo =
@@ -69,6 +70,9 @@ export class RequestSigner {
   private readonly keyBytes?: Buffer;
   constructor(readonly info: TargetInfo) {
     if (info.kind === 'blob' && info.key) this.keyBytes = Buffer.from(info.key, 'base64');
+    // A password in a plain URL (user:pw@host) goes out as Basic auth; in every process that signs
+    // requests, it is kept out of the log lines that show a request's URL.
+    if (info.kind === 'url') registerSecret(new URL(info.url).password);
   }
 
   blobUrl(blobName?: string): URL {
@@ -80,7 +84,7 @@ export class RequestSigner {
   /** Returns headers for `method` on `url`, signed when the target uses SharedKey. */
   headers(method: string, url: URL, extra: Record<string, string> = {}): Record<string, string> {
     if (this.info.kind === 'url') return extra;
-    const headers = { 'x-ms-version': '2025-01-05', ...extra };
+    const headers = { 'x-ms-version': STORAGE_API_VERSION, ...extra };
     if (this.keyBytes) return signSharedKey(method, url, headers, this.info.account, this.keyBytes);
     return headers;
   }

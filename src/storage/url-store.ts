@@ -2,12 +2,12 @@
 // GET and compared with what was sent, then removed with DELETE. A server that refuses DELETE gets
 // one warning and keeps the files; it never fails the run.
 import { createHash } from 'node:crypto';
-import type http from 'node:http';
 import pLimit from 'p-limit';
 import { contentMd5, FIXTURE_SEED } from '../payload/content.js';
 import { log } from '../log/logger.js';
 import type { WorkItem } from '../strategies/strategy.js';
-import { createAgent, tracedRequest } from '../transport/request.js';
+import { shownUrl, type HttpClient } from '../transport/http-client.js';
+import { NodeHttpClient } from '../transport/request.js';
 import { RequestSigner, type TargetInfo } from './target.js';
 import type { UploadStore, Verification } from './blob-store.js';
 
@@ -28,8 +28,7 @@ type UrlInfo = Extract<TargetInfo, { kind: 'url' }>;
 
 export function urlStore(info: UrlInfo, opts: UrlStoreOptions): UploadStore {
   const signer = new RequestSigner({ ...info, folder: true });
-  const shown = new URL(info.url);
-  shown.search = '';
+  const shown = shownUrl(info.url);
   let refused = opts.deleteRefused;
   let warned = false;
   const warnOnce = (why: string) => {
@@ -40,24 +39,24 @@ export function urlStore(info: UrlInfo, opts: UrlStoreOptions): UploadStore {
   if (refused) warnOnce(refused);
 
   /** Runs `each` over the items, IN_FLIGHT at a time over one keep-alive agent. */
-  async function forEach<T>(items: readonly WorkItem[], each: (item: WorkItem, agent: http.Agent) => Promise<T>): Promise<T[]> {
-    const agent = createAgent(new URL(info.url), IN_FLIGHT);
+  async function forEach<T>(items: readonly WorkItem[], each: (item: WorkItem, client: HttpClient) => Promise<T>): Promise<T[]> {
+    const client = NodeHttpClient.to(new URL(info.url), IN_FLIGHT);
     const limit = pLimit(IN_FLIGHT);
     try {
-      return await Promise.all(items.map((item) => limit(() => each(item, agent))));
+      return await Promise.all(items.map((item) => limit(() => each(item, client))));
     } finally {
-      agent.destroy();
+      client.close();
     }
   }
 
   return {
     async verify(items): Promise<Verification> {
-      const problems = await forEach(items, async (item, agent) => {
+      const problems = await forEach(items, async (item, client) => {
         const url = signer.blobUrl(item.blob);
         const hash = createHash('md5');
         let lengthBytes = 0;
-        const r = await tracedRequest({
-          url, method: 'GET', headers: signer.headers('GET', url), agent, timeoutMs: opts.timeoutMs, trace: false, expectStatus: [200],
+        const r = await client.request({
+          url, headers: signer.headers('GET', url), timeoutMs: opts.timeoutMs, trace: false, expectStatus: [200],
           onData: (chunk) => {
             hash.update(chunk);
             lengthBytes += chunk.length;
@@ -76,9 +75,9 @@ export function urlStore(info: UrlInfo, opts: UrlStoreOptions): UploadStore {
 
     async remove(prefix, items) {
       if (refused) return;
-      const failures = await forEach(items, async (item, agent) => {
+      const failures = await forEach(items, async (item, client) => {
         const url = signer.blobUrl(item.blob);
-        const r = await tracedRequest({ url, method: 'DELETE', headers: signer.headers('DELETE', url), agent, timeoutMs: opts.timeoutMs, trace: false });
+        const r = await client.request({ url, method: 'DELETE', headers: signer.headers('DELETE', url), timeoutMs: opts.timeoutMs, trace: false });
         // Already gone is as good as deleted.
         return r.error && r.status !== 404 ? r : undefined;
       });
@@ -95,9 +94,9 @@ export function urlStore(info: UrlInfo, opts: UrlStoreOptions): UploadStore {
       // The folders a WebDAV server made for the run's paths (create_full_put_path); other servers
       // may answer 404 or 405, which is fine: the files themselves are gone.
       const url = signer.blobUrl(`${opts.prefix}/`);
-      const agent = createAgent(url, 1);
-      const r = await tracedRequest({ url, method: 'DELETE', headers: signer.headers('DELETE', url, { depth: 'infinity' }), agent, timeoutMs: opts.timeoutMs, trace: false });
-      agent.destroy();
+      const client = NodeHttpClient.to(url, 1);
+      const r = await client.request({ url, method: 'DELETE', headers: signer.headers('DELETE', url, { depth: 'infinity' }), timeoutMs: opts.timeoutMs, trace: false });
+      client.close();
       log.verbose(`DELETE ${opts.prefix}/: ${r.error ?? `HTTP ${r.status}`}`);
     },
   };

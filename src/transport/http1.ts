@@ -13,7 +13,8 @@ export interface Head {
   length: number;
 }
 
-export function parseHead(text: string): Head | string {
+/** `bodiless`: the answer to a HEAD, which announces a length but never sends the body. */
+export function parseHead(text: string, bodiless = false): Head | string {
   const lines = text.split('\r\n');
   const m = /^HTTP\/1\.([01]) (\d{3})/.exec(lines[0] ?? '');
   if (!m) return `HPE_INVALID: not an HTTP/1.x response: ${JSON.stringify((lines[0] ?? '').slice(0, 40))}`;
@@ -32,7 +33,7 @@ export function parseHead(text: string): Head | string {
   const keepAlive = m[1] === '1' ? !connection.includes('close') : connection.includes('keep-alive');
   const te = String(headers['transfer-encoding'] ?? '').toLowerCase();
   let length: number;
-  if (status === 204 || status === 304 || (status >= 100 && status < 200)) length = 0;
+  if (bodiless || status === 204 || status === 304 || (status >= 100 && status < 200)) length = 0;
   else if (te.includes('chunked')) length = -1;
   else if (headers['content-length'] !== undefined) {
     length = Number(headers['content-length']);

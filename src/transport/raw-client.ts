@@ -7,30 +7,19 @@
 // buffer is never overwritten while a write still reads it and memory stays at one buffer per
 // socket. A request body goes out with its head in one corked write.
 //
-// Same contract as tracedRequest: a TracedResult with the same phases (wait, dns, tcp, tls, send,
-// firstByte, download), the same error texts (`CODE: message`, `HTTP 503 ServerBusy`) and the same
-// keep-alive pool semantics (at most maxSockets per worker, FIFO queue, idle sockets reused).
+// The same HttpClient as node:http's (request.ts): a TracedResult with the same phases (wait, dns,
+// tcp, tls, send, firstByte, download), the same error texts (answer.ts) and the same keep-alive
+// pool semantics (at most maxSockets per worker, FIFO queue, idle sockets reused).
 import type { IncomingHttpHeaders } from 'node:http';
 import net from 'node:net';
 import tls from 'node:tls';
-import type { TracedResult } from './request.js';
+import { answerError, ErrorBody, isExpected } from './answer.js';
+import { CANCELLED_ERROR, errnoText, withUrlCredentials, type HttpClient, type HttpRequest, type TracedResult } from './http-client.js';
 import { ChunkedDecoder, CRLF2, MAX_HEAD_BYTES, parseHead, requestHead, type Head } from './http1.js';
 import { RequestTracer } from './tracer.js';
 
-export interface RawRequestOptions {
-  url: URL;
-  /** GET (default) or PUT; a PUT sends `body` with its Content-Length. */
-  method?: 'GET' | 'PUT';
-  body?: Buffer;
-  headers: Record<string, string>;
+export interface RawRequestOptions extends HttpRequest {
   pool: RawPool;
-  onData?: (chunk: Buffer) => void | Promise<void>;
-  /** Statuses whose body goes to onData; any other answer is an error (default: any 2xx). */
-  expectStatus?: readonly number[];
-  /** A try fails when the socket is idle this long, including a body that stalls. */
-  timeoutMs?: number;
-  /** False measures only the total. */
-  trace?: boolean;
 }
 
 /** What a connection is doing with the bytes it reads: returns false to pause the socket. */
@@ -76,7 +65,7 @@ class Conn {
       if (notify) notify(error, clean);
       else onIdleClose(this);
     };
-    this.socket.on('error', (err: NodeJS.ErrnoException) => gone(`${err.code ?? 'ERROR'}: ${err.message}`, false));
+    this.socket.on('error', (err: Error) => gone(errnoText(err), false));
     this.socket.on('close', (hadError: boolean) => gone('ECONNRESET: socket closed before the response ended', !hadError));
     this.socket.on('end', () => this.socket.destroy());
     this.socket.on('timeout', () => this.onTimeout?.());
@@ -87,7 +76,7 @@ class Conn {
  * The keep-alive pool of one worker for one origin: at most maxSockets connections; requests beyond
  * that wait in FIFO order (the `wait` phase) for one to be released.
  */
-export class RawPool {
+export class RawPool implements HttpClient {
   private readonly idle: Conn[] = [];
   private readonly waiting: ((c: Conn | undefined) => void)[] = [];
   private open = 0;
@@ -100,6 +89,10 @@ export class RawPool {
     /** Extra options for https connections (e.g. a private CA). */
     private readonly tlsOptions?: tls.ConnectionOptions,
   ) {}
+
+  request(req: HttpRequest): Promise<TracedResult> {
+    return exchange(this, req);
+  }
 
   /** A free connection, or a slot for a new one (undefined): resolves when one is available. */
   acquire(): Promise<Conn | undefined> {
@@ -162,11 +155,13 @@ export class RawPool {
   }
 }
 
-const ERROR_BODY_BYTES = 16 * 1024;
+/** One request over `opts.pool`, traced like tracedRequest. Never rejects. */
+export function rawRequest(opts: RawRequestOptions): Promise<TracedResult> {
+  return exchange(opts.pool, opts);
+}
 
-/** One GET or PUT over the raw pool, traced like tracedRequest. Never rejects. */
-export async function rawRequest(opts: RawRequestOptions): Promise<TracedResult> {
-  const tracer = new RequestTracer();
+async function exchange(pool: RawPool, opts: HttpRequest): Promise<TracedResult> {
+  const tracer = new RequestTracer(opts.queuedAt);
   const trace = opts.trace !== false;
   let status = 0;
   let headers: IncomingHttpHeaders = {};
@@ -177,18 +172,26 @@ export async function rawRequest(opts: RawRequestOptions): Promise<TracedResult>
     return { status, bytes, reused: tracer.reused, phases, totalMs, startEpochMs: tracer.startEpochMs, headers, error };
   };
 
+  const method = opts.method ?? 'GET';
   let head: string;
   try {
-    head = requestHead(opts.method ?? 'GET', opts.url, opts.headers, opts.body?.length);
+    head = requestHead(method, opts.url, withUrlCredentials(opts.url, opts.headers), opts.body?.length);
   } catch (err) {
     return result(`ERR_INVALID_HEADER: ${(err as Error).message}`);
   }
-  const pool = opts.pool;
+  const signal = opts.signal;
+  if (signal?.aborted) return result(CANCELLED_ERROR);
   let conn = await pool.acquire();
   // A kept-alive socket the server closed while it was being handed over: its slot is free again.
   while (conn?.closed) {
     pool.release(conn, false);
     conn = await pool.acquire();
+  }
+  // Aborted while it waited for a socket: the socket goes to the next in line.
+  if (signal?.aborted) {
+    if (conn) pool.release(conn, true);
+    else pool.freeSlot();
+    return result(CANCELLED_ERROR);
   }
   if (trace) tracer.mark('socket');
   if (conn) {
@@ -198,7 +201,7 @@ export async function rawRequest(opts: RawRequestOptions): Promise<TracedResult>
       conn = pool.connect(opts.url);
     } catch (err) {
       pool.freeSlot();
-      return result(`${(err as NodeJS.ErrnoException).code ?? 'ERROR'}: ${(err as Error).message}`);
+      return result(errnoText(err as Error));
     }
     if (trace) {
       const socket = conn.socket;
@@ -215,8 +218,7 @@ export async function rawRequest(opts: RawRequestOptions): Promise<TracedResult>
     let parsed: Head | undefined;
     let ok = false;
     let left = 0;
-    const errorBody: Buffer[] = [];
-    let errorBytes = 0;
+    const errorBody = new ErrorBody();
     let chunked: ChunkedDecoder | undefined;
     let pending: Promise<void> | undefined;
 
@@ -226,10 +228,13 @@ export async function rawRequest(opts: RawRequestOptions): Promise<TracedResult>
     const finish = (error?: string, reusable = false) => {
       if (settled) return;
       settled = true;
+      signal?.removeEventListener('abort', abort);
       // An error status whose body ended in step may keep its socket; a broken one never does.
       pool.release(c, reusable && bodySent);
       resolve(result(error));
     };
+    const abort = () => finish(CANCELLED_ERROR);
+    signal?.addEventListener('abort', abort, { once: true });
     c.onGone = (error, clean) => {
       // A body without Content-Length or chunking ends when the server closes the connection.
       if (clean && parsed?.length === -2) bodyEnded();
@@ -242,11 +247,7 @@ export async function rawRequest(opts: RawRequestOptions): Promise<TracedResult>
 
     const bodyEnded = () => {
       const h = parsed!;
-      if (!ok) {
-        const code = /<Code>([^<]+)<\/Code>/.exec(Buffer.concat(errorBody).toString('utf8'))?.[1];
-        const unexpected = opts.expectStatus && h.status >= 200 && h.status < 300 ? ` where ${opts.expectStatus.join('/')} was expected` : '';
-        return finish(`HTTP ${h.status}${code ? ` ${code}` : ''}${unexpected}`, h.keepAlive);
-      }
+      if (!ok) return finish(answerError({ status: h.status, headers: h.headers, body: errorBody.text(), expectStatus: opts.expectStatus }), h.keepAlive);
       const done = () => finish(undefined, h.keepAlive);
       if (pending) void pending.then(done, () => {});
       else done();
@@ -256,10 +257,7 @@ export async function rawRequest(opts: RawRequestOptions): Promise<TracedResult>
     const deliver = (chunk: Buffer): boolean => {
       bytes += chunk.length;
       if (!ok) {
-        if (errorBytes < ERROR_BODY_BYTES) {
-          errorBody.push(Buffer.from(chunk.subarray(0, ERROR_BODY_BYTES - errorBytes)));
-          errorBytes += chunk.length;
-        }
+        errorBody.add(chunk);
         return true;
       }
       let p: void | Promise<void>;
@@ -316,7 +314,7 @@ export async function rawRequest(opts: RawRequestOptions): Promise<TracedResult>
       parsed = h;
       status = h.status;
       headers = h.headers;
-      ok = opts.expectStatus ? opts.expectStatus.includes(h.status) : h.status >= 200 && h.status < 300;
+      ok = isExpected(h.status, opts.expectStatus);
       if (trace) tracer.mark('response');
       left = h.length;
       if (h.length === -1) chunked = new ChunkedDecoder();
@@ -343,7 +341,7 @@ export async function rawRequest(opts: RawRequestOptions): Promise<TracedResult>
         if (headBuf === view) headBuf = Buffer.from(view);
         return true;
       }
-      const h = parseHead(headBuf.toString('latin1', 0, end));
+      const h = parseHead(headBuf.toString('latin1', 0, end), method === 'HEAD');
       const rest = headBuf.subarray(end + 4);
       headBuf = undefined;
       if (typeof h === 'string') {

@@ -1,40 +1,14 @@
-// One traced HTTP request over a capped keep-alive agent. The body is handed to `onData` chunk by
-// chunk; a promise returned from it pauses the response (backpressure from the sink).
+// One traced HTTP request through node:http over a capped keep-alive agent. The body is handed to
+// `onData` chunk by chunk; a promise returned from it pauses the response (backpressure from the sink).
 import http from 'node:http';
 import https from 'node:https';
+import { answerError, ErrorBody, isExpected } from './answer.js';
+import { CANCELLED_ERROR, errnoText, withUrlCredentials, type HttpClient, type HttpRequest, type TracedResult } from './http-client.js';
 import { RequestTracer } from './tracer.js';
-import type { PhaseDurationsMs } from './phases.js';
 
-export interface TracedResult {
-  status: number;
-  bytes: number;
-  reused: boolean;
-  phases: PhaseDurationsMs;
-  totalMs: number;
-  startEpochMs: number;
-  headers: http.IncomingHttpHeaders;
-  error?: string;
-}
-
-export interface TracedRequestOptions {
-  url: URL;
-  method: 'GET' | 'PUT' | 'HEAD' | 'DELETE';
-  headers: Record<string, string>;
+export interface TracedRequestOptions extends HttpRequest {
   agent: http.Agent;
   highWaterMark?: number;
-  body?: Buffer;
-  onData?: (chunk: Buffer) => void | Promise<void>;
-  /** Statuses whose body goes to onData; any other answer is an error (default: any 2xx). */
-  expectStatus?: readonly number[];
-  /** A try fails when the socket is idle this long, including a body that stalls. */
-  timeoutMs?: number;
-  /** False measures only the total: no per-phase listeners (to measure what tracing costs). */
-  trace?: boolean;
-  /**
-   * When the request was issued, if it was held in the worker's own queue before being created
-   * (performance.now() clock): its `wait` starts there, as it would have in the agent's queue.
-   */
-  queuedAt?: number;
 }
 
 export function createAgent(url: URL, maxSockets: number): http.Agent {
@@ -42,26 +16,62 @@ export function createAgent(url: URL, maxSockets: number): http.Agent {
   return url.protocol === 'https:' ? new https.Agent(options) : new http.Agent(options);
 }
 
+/** node:http as an HttpClient: every request through one agent (its socket cap and keep-alive). */
+export class NodeHttpClient implements HttpClient {
+  constructor(
+    readonly agent: http.Agent,
+    /** Sizes the response stream's reads (--buffer-size). */
+    private readonly highWaterMark?: number,
+  ) {}
+
+  /** A client with an agent of its own, for `maxSockets` at a time to `url`'s origin; close() it. */
+  static to(url: URL, maxSockets: number): NodeHttpClient {
+    return new NodeHttpClient(createAgent(url, maxSockets));
+  }
+
+  request(req: HttpRequest): Promise<TracedResult> {
+    return send(req, this.agent, this.highWaterMark);
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+}
+
 export function tracedRequest(opts: TracedRequestOptions): Promise<TracedResult> {
+  return send(opts, opts.agent, opts.highWaterMark);
+}
+
+function send(opts: HttpRequest, agent: http.Agent, highWaterMark: number | undefined): Promise<TracedResult> {
   return new Promise((resolve) => {
     const tracer = new RequestTracer(opts.queuedAt);
     const transport = opts.url.protocol === 'https:' ? https : http;
     let bytes = 0;
+    let answered: { status: number; headers: http.IncomingHttpHeaders } = { status: 0, headers: {} };
     let settled = false;
     const finish = (status: number, headers: http.IncomingHttpHeaders, error?: string) => {
       if (settled) return;
       settled = true;
+      opts.signal?.removeEventListener('abort', abort);
       tracer.mark('end');
       const { phases, totalMs } = tracer.phases();
       resolve({ status, bytes, reused: tracer.reused, phases, totalMs, startEpochMs: tracer.startEpochMs, headers, error });
     };
-    const headers = { ...opts.headers };
+    if (opts.signal?.aborted) return finish(0, {}, CANCELLED_ERROR);
+    const headers = { ...withUrlCredentials(opts.url, opts.headers) };
     if (opts.body) headers['content-length'] = String(opts.body.length);
-    // highWaterMark sizes the response stream's reads (--buffer-size); older typings omit it.
-    const requestOptions = { method: opts.method, headers, agent: opts.agent, highWaterMark: opts.highWaterMark } as http.RequestOptions;
+    // highWaterMark sizes the response stream's reads; older typings omit it. `auth` unset: the
+    // URL's credentials are in `headers` already, made the same way as for our raw client.
+    const requestOptions = { method: opts.method ?? 'GET', headers, agent, highWaterMark, auth: undefined } as http.RequestOptions;
     const req = transport.request(opts.url, requestOptions);
+    // Finish first: a destroyed response would report ECONNRESET instead. (Hoisted: finish() names it.)
+    function abort() {
+      finish(answered.status, answered.headers, CANCELLED_ERROR);
+      req.destroy();
+    }
+    opts.signal?.addEventListener('abort', abort, { once: true });
     if (opts.trace !== false) tracer.attach(req);
-    req.on('error', (err) => finish(0, {}, `${(err as NodeJS.ErrnoException).code ?? 'ERROR'}: ${err.message}`));
+    req.on('error', (err) => finish(0, {}, errnoText(err)));
     if (opts.timeoutMs) {
       req.setTimeout(opts.timeoutMs, () => {
         req.destroy(Object.assign(new Error(`no data for ${opts.timeoutMs} ms`), { code: 'ETIMEDOUT' }));
@@ -69,22 +79,20 @@ export function tracedRequest(opts: TracedRequestOptions): Promise<TracedResult>
     }
     req.on('response', (res) => {
       const status = res.statusCode ?? 0;
-      const ok = opts.expectStatus ? opts.expectStatus.includes(status) : status >= 200 && status < 300;
-      const errorBody: Buffer[] = [];
+      answered = { status, headers: res.headers };
+      const ok = isExpected(status, opts.expectStatus);
+      const errorBody = new ErrorBody();
       // The sink's latest pending write: 'end' can come before it settles, and must wait for it.
       let sinking: Promise<void> | undefined;
       res.on('data', (chunk: Buffer) => {
         bytes += chunk.length;
-        if (!ok) {
-          if (errorBody.length < 16) errorBody.push(chunk);
-          return;
-        }
+        if (!ok) return void errorBody.add(chunk);
         let pending: void | Promise<void>;
         try {
           pending = opts.onData?.(chunk);
         } catch (err) {
           // A sink that throws fails this request; thrown from an event handler it would end the process.
-          finish(res.statusCode ?? 0, res.headers, `sink: ${(err as Error).message}`);
+          finish(status, res.headers, `sink: ${(err as Error).message}`);
           res.destroy();
           return;
         }
@@ -94,23 +102,19 @@ export function tracedRequest(opts: TracedRequestOptions): Promise<TracedResult>
             () => void res.resume(),
             (err: Error) => {
               // Finish first: destroy() emits 'aborted' at once, which would report ECONNRESET instead.
-              finish(res.statusCode ?? 0, res.headers, `sink: ${err.message}`);
+              finish(status, res.headers, `sink: ${err.message}`);
               res.destroy();
             },
           );
         }
       });
       res.on('end', () => {
-        if (ok) {
-          if (sinking) return void sinking.then(() => finish(res.statusCode!, res.headers));
-          return finish(res.statusCode!, res.headers);
-        }
-        const code = /<Code>([^<]+)<\/Code>/.exec(Buffer.concat(errorBody).toString('utf8'))?.[1];
-        const unexpected = opts.expectStatus && status >= 200 && status < 300 ? ` where ${opts.expectStatus.join('/')} was expected` : '';
-        finish(status, res.headers, `HTTP ${status}${code ? ` ${code}` : ''}${unexpected}`);
+        if (!ok) return finish(status, res.headers, answerError({ status, headers: res.headers, body: errorBody.text(), expectStatus: opts.expectStatus }));
+        if (sinking) return void sinking.then(() => finish(status, res.headers));
+        finish(status, res.headers);
       });
-      res.on('error', (err) => finish(res.statusCode ?? 0, res.headers, `${(err as NodeJS.ErrnoException).code ?? 'ERROR'}: ${err.message}`));
-      res.on('aborted', () => finish(res.statusCode ?? 0, res.headers, 'ECONNRESET: response aborted'));
+      res.on('error', (err) => finish(status, res.headers, errnoText(err)));
+      res.on('aborted', () => finish(status, res.headers, 'ECONNRESET: response aborted'));
     });
     req.end(opts.body);
   });

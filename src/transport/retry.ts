@@ -1,6 +1,10 @@
 // When to try a request again and how long to wait: 408/429/500/502/503/504, resets and timeouts
-// are retried with exponential backoff and full jitter; a Retry-After header is honoured.
+// are retried with exponential backoff and full jitter; a Retry-After header is honoured. And the
+// one loop that does it, for every request path (workers, preflight, Put Block List).
 import type { IncomingHttpHeaders } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import { log } from '../log/logger.js';
+import type { TracedResult } from './http-client.js';
 
 export interface RetryPolicy {
   maxRetries: number;
@@ -39,4 +43,90 @@ export function backoffMs(attempt: number, policy: RetryPolicy, random = Math.ra
   return Math.round(random() * Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt));
 }
 
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/** Resolves after `ms`, or at once when `signal` aborts. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  if (signal?.aborted) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
+/** One try's result and what it means: `error` may be the caller's own (a short body). */
+export interface TryOutcome {
+  result: TracedResult;
+  error?: string;
+  retryable: boolean;
+}
+
+/** A try judged by its result alone: failed when it has an error, retried when that error is transient. */
+export function outcomeOf(result: TracedResult): TryOutcome {
+  return { result, error: result.error, retryable: result.error !== undefined && isRetryable(result) };
+}
+
+export interface RetryOptions {
+  maxRetries: number;
+  /** Names the request in log lines. */
+  label: string;
+  /** Ends the backoff at once and stops further tries. */
+  signal?: AbortSignal;
+  /** When the request was asked for (performance.now() clock), if it queued before the first try. */
+  queuedAt?: number;
+  baseDelayMs?: number;
+  maxDelayMs?: number;
+}
+
+/** The last try's result, timed from the first try (or the queue) on, with the retry counts. */
+export interface RetriedResult extends TracedResult {
+  /** Tries after the first; answers that throttled (503/429); time slept before retrying. */
+  retries: number;
+  throttled: number;
+  backoffMs: number;
+}
+
+/**
+ * Runs `attempt` until it succeeds, fails for good, retries run out or `signal` aborts. The result
+ * keeps the last try's phases plus a `retry` phase (failed tries and backoff), so phases still add
+ * up to the total.
+ */
+export async function requestWithRetries(attempt: (n: number) => Promise<TryOutcome>, opts: RetryOptions): Promise<RetriedResult> {
+  const policy: RetryPolicy = { maxRetries: opts.maxRetries, baseDelayMs: opts.baseDelayMs ?? 100, maxDelayMs: opts.maxDelayMs ?? 10_000 };
+  const started = opts.queuedAt ?? performance.now();
+  let retries = 0;
+  let throttled = 0;
+  let sleptMs = 0;
+  for (let n = 0; ; n++) {
+    const tryStarted = performance.now();
+    const outcome = await attempt(n);
+    const { result, retryable } = outcome;
+    let error = outcome.error;
+    if (isThrottle(result.status)) throttled++;
+    if (error && retryable && n < policy.maxRetries && !opts.signal?.aborted) {
+      const delay = retryAfterMs(result.headers, policy.maxDelayMs) ?? backoffMs(n, policy);
+      if (log.isVerboseEnabled()) log.verbose(`${opts.label}: ${error}; retry ${n + 1}/${policy.maxRetries} in ${delay} ms`);
+      const sleepStarted = performance.now();
+      await sleep(delay, opts.signal);
+      if (!opts.signal?.aborted) {
+        retries++;
+        sleptMs += delay;
+        continue;
+      }
+      // Stopped while waiting: no retry happened, and only the time really waited counts.
+      sleptMs += performance.now() - sleepStarted;
+      error = `cancelled: stopped before retrying (${error})`;
+    }
+    const phases = n > 0 ? { retry: tryStarted - started, ...result.phases } : result.phases;
+    // A first try's own clock already starts at `queuedAt` where there was a queue.
+    const totalMs = n > 0 ? tryStarted - started + result.totalMs : result.totalMs;
+    if (log.isDebugEnabled()) log.debug(`${opts.label} ${result.status} ${result.bytes}B ${totalMs.toFixed(1)}ms reused=${result.reused}${n ? ` retries=${n}` : ''}${error ? ` error=${error}` : ''}`);
+    return {
+      status: result.status, bytes: result.bytes, reused: result.reused, phases, totalMs, startEpochMs: performance.timeOrigin + started,
+      headers: result.headers, error, retries, throttled, backoffMs: sleptMs,
+    };
+  }
+}

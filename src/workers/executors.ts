@@ -8,9 +8,10 @@ import { performance } from 'node:perf_hooks';
 import { log } from '../log/logger.js';
 import type { WorkItem } from '../strategies/strategy.js';
 import { containerClient, PLAIN_PUT_STATUSES, RequestSigner } from '../storage/target.js';
-import { rawRequest, type RawPool } from '../transport/raw-client.js';
-import { tracedRequest, type TracedResult } from '../transport/request.js';
-import { backoffMs, isRetryable, isThrottle, retryAfterMs, sleep, type RetryPolicy } from '../transport/retry.js';
+import type { HttpClient } from '../transport/http-client.js';
+import type { RawPool } from '../transport/raw-client.js';
+import { NodeHttpClient } from '../transport/request.js';
+import { outcomeOf, requestWithRetries, type RetriedResult } from '../transport/retry.js';
 import type { OpRecord, WorkerJob } from './protocol.js';
 import type { Sink } from './sinks.js';
 
@@ -22,66 +23,42 @@ export interface ExecContext {
   pool?: RawPool;
   /** Each item's URL, made before the barrier (a URL costs ~17 µs to build: 40 ms over 2400 files). */
   urls?: ReadonlyMap<number, URL>;
+  /** A stop: aborts requests in flight and retry backoffs. */
+  signal?: AbortSignal;
 }
 
 function urlOf(ctx: ExecContext, item: WorkItem): URL {
   return ctx.urls?.get(item.index) ?? ctx.signer.blobUrl(item.blob);
 }
 
-function toRecord(job: WorkerJob, item: WorkItem, r: Pick<TracedResult, 'status' | 'bytes' | 'startEpochMs' | 'totalMs' | 'phases' | 'reused'>, error?: string): OpRecord {
+/** One node:http client per agent, made on first use. */
+const nodeClients = new WeakMap<http.Agent, HttpClient>();
+
+/** Our raw pool when there is one, else node:http through the context's agent. */
+function clientOf(ctx: ExecContext): HttpClient {
+  if (ctx.pool) return ctx.pool;
+  let client = nodeClients.get(ctx.agent);
+  if (!client) nodeClients.set(ctx.agent, (client = new NodeHttpClient(ctx.agent, ctx.job.bufferSizeBytes)));
+  return client;
+}
+
+/** `bytes`: what the item moved, which for a GET resumed by retries is more than the last try's. */
+function toRecord(job: WorkerJob, item: WorkItem, r: RetriedResult, bytes: number): OpRecord {
   return {
-    worker: job.workerIndex, item: item.index, blob: item.blob, offsetBytes: item.destOffsetBytes, bytes: r.bytes,
-    status: r.status, startEpochMs: r.startEpochMs, totalMs: r.totalMs, phases: r.phases, reused: r.reused, retries: 0, throttled: 0, backoffMs: 0, error,
+    worker: job.workerIndex, item: item.index, blob: item.blob, offsetBytes: item.destOffsetBytes, bytes, status: r.status, startEpochMs: r.startEpochMs,
+    totalMs: r.totalMs, phases: r.phases, reused: r.reused, retries: r.retries, throttled: r.throttled, backoffMs: r.backoffMs, error: r.error,
   };
 }
 
-interface Attempts {
-  retries: number;
-  throttled: number;
-  backoffMs: number;
-}
-
-/**
- * Runs `attempt` until it succeeds, fails for good, or retries run out. The record keeps the last
- * try's phases plus a `retry` phase (failed tries and backoff) so that phases still add up.
- */
-async function withRetries(
-  job: WorkerJob, item: WorkItem, label: string,
-  attempt: (n: number) => Promise<{ result: TracedResult; error?: string; retryable: boolean }>,
-  queuedAt?: number,
-): Promise<OpRecord> {
-  const policy: RetryPolicy = { maxRetries: job.maxRetries, baseDelayMs: 100, maxDelayMs: 10_000 };
-  const started = queuedAt ?? performance.now();
-  const counts: Attempts = { retries: 0, throttled: 0, backoffMs: 0 };
-  for (let n = 0; ; n++) {
-    const tryStarted = performance.now();
-    const { result, error, retryable } = await attempt(n);
-    if (isThrottle(result.status)) counts.throttled++;
-    if (error && retryable && n < policy.maxRetries) {
-      const delay = retryAfterMs(result.headers, policy.maxDelayMs) ?? backoffMs(n, policy);
-      if (log.isVerboseEnabled()) log.verbose(`${label}: ${error}; retry ${n + 1}/${policy.maxRetries} in ${delay} ms`);
-      counts.retries++;
-      counts.backoffMs += delay;
-      await sleep(delay);
-      continue;
-    }
-    const phases = n > 0 ? { retry: tryStarted - started, ...result.phases } : result.phases;
-    const totalMs = n > 0 ? tryStarted - started + result.totalMs : result.totalMs;
-    if (log.isDebugEnabled()) log.debug(`${label} ${result.status} ${result.bytes}B ${totalMs.toFixed(1)}ms reused=${result.reused}${n ? ` retries=${n}` : ''}${error ? ` error=${error}` : ''}`);
-    return {
-      ...toRecord(job, item, { ...result, totalMs, phases, startEpochMs: performance.timeOrigin + started }, error),
-      ...counts,
-    };
-  }
-}
-
 export async function runGet(ctx: ExecContext, item: WorkItem, sink: Sink, queuedAt?: number): Promise<OpRecord> {
-  const { job, signer, agent, pool } = ctx;
+  const { job, signer, signal } = ctx;
+  const client = clientOf(ctx);
   const url = urlOf(ctx, item);
   const writer = sink.writer(item);
   const first = item.range?.offsetBytes ?? 0;
   let received = 0;
-  const record = await withRetries(job, item, `${job.strategy} GET ${item.blob ?? url.host} #${item.index}`, async (n) => {
+  const label = `${job.strategy} GET ${item.blob ?? url.host} #${item.index}`;
+  const retried = await requestWithRetries(async (n) => {
     // A retry resumes where the body broke: only the bytes not yet delivered are asked for.
     const extra: Record<string, string> = {};
     const ranged = item.range !== undefined || received > 0;
@@ -96,12 +73,9 @@ export async function runGet(ctx: ExecContext, item: WorkItem, sink: Sink, queue
       return writer.onData(take);
     };
     const expectStatus = ranged ? [206] : [200];
-    const result = pool
-      ? await rawRequest({ url, headers, pool, timeoutMs: job.timeoutMs, trace: job.trace, expectStatus, onData })
-      : await tracedRequest({
-        url, method: 'GET', headers, agent, timeoutMs: job.timeoutMs, highWaterMark: job.bufferSizeBytes, trace: job.trace, expectStatus, onData,
-        queuedAt: n === 0 ? queuedAt : undefined,
-      });
+    const result = await client.request({
+      url, headers, timeoutMs: job.timeoutMs, trace: job.trace, expectStatus, onData, signal, queuedAt: n === 0 ? queuedAt : undefined,
+    });
     result.bytes = received - before;
     if (ranged && result.status === 200) {
       return { result, error: `server ignored the Range header (HTTP 200 where 206 was expected)`, retryable: false };
@@ -109,11 +83,10 @@ export async function runGet(ctx: ExecContext, item: WorkItem, sink: Sink, queue
     if (!result.error && received < item.lengthBytes) {
       return { result, error: `SHORT_BODY: ${received} of ${item.lengthBytes} bytes`, retryable: true };
     }
-    return { result, error: result.error, retryable: result.error !== undefined && isRetryable(result) };
-  }, queuedAt);
+    return outcomeOf(result);
+  }, { maxRetries: job.maxRetries, label, signal, queuedAt });
   await writer.done();
-  record.bytes = received;
-  return record;
+  return toRecord(job, item, retried, received);
 }
 
 /**
@@ -121,7 +94,8 @@ export async function runGet(ctx: ExecContext, item: WorkItem, sink: Sink, queue
  * Content-Length, answered 200, 201 (created) or 204 (overwritten). `bytes` counts what was sent.
  */
 export async function runPut(ctx: ExecContext, item: WorkItem, payload: Buffer, queuedAt?: number): Promise<OpRecord> {
-  const { job, signer, agent, pool } = ctx;
+  const { job, signer, signal } = ctx;
+  const client = clientOf(ctx);
   const url = urlOf(ctx, item);
   const extra: Record<string, string> = { 'content-length': String(payload.length) };
   const plain = job.target.kind === 'url';
@@ -133,16 +107,14 @@ export async function runPut(ctx: ExecContext, item: WorkItem, payload: Buffer, 
     extra['content-type'] = 'application/octet-stream';
   }
   const expectStatus = plain ? PLAIN_PUT_STATUSES : [201];
-  const record = await withRetries(job, item, `${job.strategy} PUT ${item.blob} #${item.index}`, async (n) => {
+  const retried = await requestWithRetries(async (n) => {
     const headers = signer.headers('PUT', url, { ...extra });
     if (log.isSillyEnabled()) log.silly(`PUT ${url.toString()} ${JSON.stringify(headers)}`);
-    const result = pool
-      ? await rawRequest({ url, method: 'PUT', body: payload, headers, pool, timeoutMs: job.timeoutMs, expectStatus, trace: job.trace })
-      : await tracedRequest({ url, method: 'PUT', headers, agent, body: payload, timeoutMs: job.timeoutMs, expectStatus, trace: job.trace, queuedAt: n === 0 ? queuedAt : undefined });
-    return { result, error: result.error, retryable: result.error !== undefined && isRetryable(result) };
-  }, queuedAt);
-  record.bytes = record.error ? 0 : payload.length;
-  return record;
+    return outcomeOf(await client.request({
+      url, method: 'PUT', body: payload, headers, timeoutMs: job.timeoutMs, expectStatus, trace: job.trace, signal, queuedAt: n === 0 ? queuedAt : undefined,
+    }));
+  }, { maxRetries: job.maxRetries, label: `${job.strategy} PUT ${item.blob} #${item.index}`, signal, queuedAt });
+  return toRecord(job, item, retried, retried.error ? 0 : payload.length);
 }
 
 /** Times an SDK call as one operation. */

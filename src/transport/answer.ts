@@ -1,0 +1,57 @@
+// What an HTTP answer means to us, for every request path: whether its status was the expected
+// one, and if not, one line that says why (the storage service's error code, where a redirect
+// points, or the status's text).
+import { STATUS_CODES, type IncomingHttpHeaders } from 'node:http';
+import { shownUrl } from './http-client.js';
+
+/** The start of an error answer's body kept for its error code; the rest is read and dropped. */
+const ERROR_BODY_BYTES = 16 * 1024;
+
+export function isExpected(status: number, expectStatus?: readonly number[]): boolean {
+  return expectStatus ? expectStatus.includes(status) : status >= 200 && status < 300;
+}
+
+/** Keeps the start of an error answer's body: chunks are copied, as a client may reuse its buffer. */
+export class ErrorBody {
+  private readonly chunks: Buffer[] = [];
+  private bytes = 0;
+
+  add(chunk: Buffer): void {
+    if (this.bytes >= ERROR_BODY_BYTES) return;
+    const kept = Buffer.from(chunk.subarray(0, ERROR_BODY_BYTES - this.bytes));
+    this.chunks.push(kept);
+    this.bytes += kept.length;
+  }
+
+  text(): string {
+    return Buffer.concat(this.chunks).toString('utf8');
+  }
+}
+
+export interface Answer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  /** The start of the body, if it was read. */
+  body?: string;
+  expectStatus?: readonly number[];
+}
+
+/**
+ * The error of an answer that was not expected: `HTTP 503 ServerBusy` (the storage error code from
+ * x-ms-error-code or the XML body's <Code>), `HTTP 302 Found to http://host/path` (redirects are
+ * never followed), `HTTP 404 Not Found`, or `HTTP 200 where 206 was expected`.
+ */
+export function answerError({ status, headers, body, expectStatus }: Answer): string {
+  if (status >= 200 && status < 300) return `HTTP ${status}${expectStatus ? ` where ${expectStatus.join('/')} was expected` : ''}`;
+  const header = headers['x-ms-error-code'];
+  const code = (Array.isArray(header) ? header[0] : header) ?? (body ? /<Code>([^<]+)<\/Code>/.exec(body)?.[1] : undefined);
+  const text = code ?? STATUS_CODES[status];
+  const location = status >= 300 && status < 400 ? headers.location : undefined;
+  const to = location ? ` to ${redirectTarget(location)}` : '';
+  return `HTTP ${status}${text ? ` ${text}` : ''}${to}`;
+}
+
+/** Where a redirect points, without credentials or query; a relative Location is shown as it is. */
+function redirectTarget(location: string): string {
+  return URL.canParse(location) ? shownUrl(location) : location.replace(/\?.*$/, '');
+}

@@ -1,0 +1,74 @@
+// The one request contract: what is asked (HttpRequest), what comes back (TracedResult) and the
+// client that does it, implemented by our raw pool (raw-client.ts) and by node:http (request.ts).
+// Also what both do the same way before a request leaves: credentials in a URL become a header.
+import type { IncomingHttpHeaders } from 'node:http';
+import type { PhaseDurationsMs } from './phases.js';
+
+export interface TracedResult {
+  status: number;
+  bytes: number;
+  reused: boolean;
+  phases: PhaseDurationsMs;
+  totalMs: number;
+  startEpochMs: number;
+  headers: IncomingHttpHeaders;
+  error?: string;
+}
+
+export interface HttpRequest {
+  url: URL;
+  /** Default GET. */
+  method?: 'GET' | 'PUT' | 'HEAD' | 'DELETE';
+  headers: Record<string, string>;
+  /** Sent with its Content-Length. */
+  body?: Buffer;
+  /** The body of an expected answer, chunk by chunk; a returned promise pauses the response. */
+  onData?: (chunk: Buffer) => void | Promise<void>;
+  /** Statuses whose body goes to onData; any other answer is an error (default: any 2xx). */
+  expectStatus?: readonly number[];
+  /** A try fails when the socket is idle this long, including a body that stalls. */
+  timeoutMs?: number;
+  /** False measures only the total: no per-phase listeners (to measure what tracing costs). */
+  trace?: boolean;
+  /**
+   * When the request was issued, if it was held in a queue of the caller's before being created
+   * (performance.now() clock): its `wait` starts there.
+   */
+  queuedAt?: number;
+  /** Aborts the request: it ends with CANCELLED_ERROR, never retried. */
+  signal?: AbortSignal;
+}
+
+/** One traced request; never rejects: a failure is a result with `error`. */
+export interface HttpClient {
+  request(req: HttpRequest): Promise<TracedResult>;
+}
+
+/** The error text of a request ended by its AbortSignal (the engine counts `cancelled` as cut short). */
+export const CANCELLED_ERROR = 'cancelled: request aborted';
+
+/** `CODE: message` for a socket or request error (ECONNRESET, ETIMEDOUT, …). */
+export function errnoText(err: Error): string {
+  return `${(err as NodeJS.ErrnoException).code ?? 'ERROR'}: ${err.message}`;
+}
+
+/**
+ * The headers as they go on the wire: `user:password@` in the URL is sent as `Authorization: Basic`
+ * (unless the caller set one). The request line never carries it (origin-form: path and query
+ * only), so the URL itself is not copied: the same `headers` object when the URL has none.
+ */
+export function withUrlCredentials(url: URL, headers: Record<string, string>): Record<string, string> {
+  if (!url.username && !url.password) return headers;
+  if (Object.keys(headers).some((k) => k.toLowerCase() === 'authorization')) return headers;
+  const credentials = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
+  return { ...headers, authorization: `Basic ${Buffer.from(credentials).toString('base64')}` };
+}
+
+/** A URL fit for a message or a log line: no credentials, no query (a SAS lives there). */
+export function shownUrl(url: URL | string): string {
+  const shown = new URL(url);
+  shown.username = '';
+  shown.password = '';
+  shown.search = '';
+  return shown.toString();
+}
