@@ -7,8 +7,9 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../src/config/errors.js';
+import { readSources } from '../src/cli/sources.js';
 import { buildProgram, loadDownloadConfig, parseFlags, type DownloadConfig } from '../src/config/load.js';
-import { DOWNLOAD_OPTIONS } from '../src/config/options.js';
+import { DOWNLOAD_OPTIONS, LEGACY_ENV_NAMES, UPLOAD_OPTIONS } from '../src/config/options.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const DOWNLOAD_JS = join(ROOT, 'dist', 'download.js');
@@ -31,12 +32,12 @@ function dirWith(dotenv?: string, extra: Record<string, string> = {}): string {
   return dir;
 }
 
-/** What the CLI does before it runs anything, without spawning: flags, then the resolved config. */
+/** What the CLI does before it runs anything, without spawning: flags, sources, then the resolved config. */
 function load(argv: readonly string[], env: Record<string, string> = {}, cwd = dirWith()): DownloadConfig {
   const program = buildProgram('download', DOWNLOAD_OPTIONS, 'test');
   const flags = parseFlags(program, argv);
   if (!flags) throw new Error('parseFlags printed help');
-  return loadDownloadConfig(flags, { argv, env, cwd });
+  return loadDownloadConfig(flags, readSources(DOWNLOAD_OPTIONS, flags, env, cwd));
 }
 
 beforeAll(() => {
@@ -70,12 +71,17 @@ describe('precedence: flag > environment > .env > default', () => {
     expect(load([], { CONCURRENCY: '' }, dirWith(dotenv)).concurrency).toBe(7);
   });
 
-  it('reads the file named by --dotenv or ENV_FILE from cwd instead of .env', () => {
+  it('reads the file named by --dotenv or BLOB_CACHER_ENV_FILE from cwd instead of .env', () => {
     const cwd = dirWith(dotenv, { 'other.env': 'CONCURRENCY=11\n', 'third.env': 'CONCURRENCY=12\n' });
     expect(load(['--dotenv', 'other.env'], {}, cwd).concurrency).toBe(11);
-    expect(load([], { ENV_FILE: 'third.env' }, cwd).concurrency).toBe(12);
-    expect(load(['--dotenv', 'other.env'], { ENV_FILE: 'third.env' }, cwd).concurrency).toBe(11);
-    expect(load([], { ENV_FILE: '' }, cwd).concurrency).toBe(7);
+    expect(load([], { BLOB_CACHER_ENV_FILE: 'third.env' }, cwd).concurrency).toBe(12);
+    expect(load(['--dotenv', 'other.env'], { BLOB_CACHER_ENV_FILE: 'third.env' }, cwd).concurrency).toBe(11);
+    expect(load([], { BLOB_CACHER_ENV_FILE: '' }, cwd).concurrency).toBe(7);
+  });
+
+  it('config itself reads no file: loadDownloadConfig takes the dotenv variables as strings', () => {
+    const flags = parseFlags(buildProgram('download', DOWNLOAD_OPTIONS, 'test'), [])!;
+    expect(loadDownloadConfig(flags, { env: {}, dotenv: { CONCURRENCY: '13' } }).concurrency).toBe(13);
   });
 
   it('reads only the env object it is given, never process.env', () => {
@@ -98,6 +104,38 @@ describe('precedence: flag > environment > .env > default', () => {
     expect(load([], { FILE_SIZE: '80MiB' }).fileSizeBytes).toBe(83_886_080);
     expect(load([], {}, dirWith('FILE_SIZE=100KB\n')).fileSizeBytes).toBe(100_000);
     expect(load([]).fileSizeBytes).toBe(80 * MiB);
+  });
+});
+
+describe('environment namespace', () => {
+  it('every name is one users already pass, STORAGE_*/AZURE_*, or BLOB_CACHER_*', () => {
+    for (const spec of [...DOWNLOAD_OPTIONS, ...UPLOAD_OPTIONS]) {
+      const name = spec.env ?? '';
+      const kept = LEGACY_ENV_NAMES.includes(name) || /^(STORAGE|AZURE)_/.test(name);
+      expect(kept || name.startsWith('BLOB_CACHER_'), name).toBe(true);
+    }
+  });
+
+  it.each([
+    ['OUT', 'x.bin'], ['SINK', 'file'], ['FORMAT', 'nope'], ['RESULTS', '/nonexistent/r.json'], ['RUNS', 'abc'], ['TIMEOUT', '1'],
+    ['TRACE', 'maybe'], ['CLEANUP', 'yes'], ['WARMUP', '-1'], ['BUFFER_SIZE', '0'], ['ENV_FILE', 'missing.env'], ['FORCE', 'true'],
+  ])('a generic %s=%s in the environment or .env is ignored', (name, value) => {
+    const config = load([], { [name]: value }, dirWith(`${name}=${value}\n`));
+    expect(config).toMatchObject({ sink: 'memory', outPath: undefined, format: 'console', resultsPath: undefined, runs: 1, timeoutMs: 30_000, trace: true, cleanup: false, warmup: 0, bufferSizeBytes: 256 * 1024, force: false });
+  });
+
+  it('the namespaced names are honoured', () => {
+    const config = load([], { BLOB_CACHER_SINK: 'sparse-file', BLOB_CACHER_OUT: 'x.bin', BLOB_CACHER_RUNS: '3', BLOB_CACHER_TIMEOUT: '2m', BLOB_CACHER_CLEANUP: 'yes', BLOB_CACHER_TRACE: '0' });
+    expect(config).toMatchObject({ sink: 'sparse-file', outPath: 'x.bin', runs: 3, timeoutMs: 120_000, cleanup: true, trace: false });
+  });
+});
+
+describe('bool switches: alone, =value or a following value', () => {
+  it.each<[string[], boolean]>([
+    [['--cleanup'], true], [['--cleanup=false'], false], [['--cleanup', 'yes'], true], [['--cleanup', 'no'], false],
+    [['--cleanup', '1'], true], [['--cleanup=0'], false], [['--cleanup', 'TRUE'], true], [['--cleanup', '--processes', '2'], true],
+  ])('%j', (argv, want) => {
+    expect(load(argv).cleanup).toBe(want);
   });
 });
 
@@ -217,7 +255,7 @@ const BAD_INPUTS: BadInput[] = [
   // Our flag is --dotenv, not --env-file: Node reads `--env-file` even after the script name and
   // exits 9 on a missing file before the script runs (nodejs/node#54232).
   { name: '--dotenv missing.txt', args: ['--dotenv', 'missing.txt'], mentions: ['--dotenv', 'missing.txt', 'does not exist'] },
-  { name: 'ENV_FILE=missing.txt', env: { ENV_FILE: 'missing.txt' }, mentions: ['ENV_FILE', 'missing.txt'] },
+  { name: 'BLOB_CACHER_ENV_FILE=missing.txt', env: { BLOB_CACHER_ENV_FILE: 'missing.txt' }, mentions: ['BLOB_CACHER_ENV_FILE', 'missing.txt'] },
   { name: '--out with --sink memory', args: ['--out', 'x.bin', '--sink', 'memory'], mentions: ['--out', '--sink'] },
   { name: '--sink file with --processes 2', args: ['--sink', 'file', '--processes', '2'], mentions: ['--sink file', '--processes'] },
 ];

@@ -95,7 +95,7 @@ describe('no secret in the output at LOG_LEVEL=silly', () => {
     const sig = new URLSearchParams(sas).get('sig')!;
     const url = `${azurite.endpoint}/secrets-url/large.file?${sas}`;
     const resultsDir = join(cwd, 'url-results');
-    const { code, output } = await runCli({ URL: url, SOURCE_METHOD: 'chunked', RESULTS: join(resultsDir, 'r.json') });
+    const { code, output } = await runCli({ URL: url, SOURCE_METHOD: 'chunked', BLOB_CACHER_RESULTS: join(resultsDir, 'r.json') });
     expect(code, output).toBe(0);
     expect(output).toMatch(/^\d+=?\s+chunked\s.*\sok$/m);
     expect(output).toMatch(/ silly: GET \S+large\.file\?\S*sig=\[redacted\]/);

@@ -207,7 +207,7 @@ describe('bad --url uploads through the CLI: one line on stderr, exit 2, nothing
     const s = await server();
     expectOneLine(await cli(['--url', `${s.url}/dav/`, '--upload-method', method]), new RegExp(`--upload-method ${method} needs a blob service`), /small-files or all/);
     // From the environment, the same.
-    expectOneLine(await cli([], { URL: `${s.url}/dav/`, UPLOAD_METHOD: method }), new RegExp(`--upload-method ${method}`), /--url/);
+    expectOneLine(await cli([], { URL: `${s.url}/dav/`, BLOB_CACHER_UPLOAD_METHOD: method }), new RegExp(`--upload-method ${method}`), /--url/);
     expect(s.log.puts).toBe(0);
   });
 });
@@ -215,7 +215,7 @@ describe('bad --url uploads through the CLI: one line on stderr, exit 2, nothing
 describe('URL for uploads: one option, the same precedence as for downloads', () => {
   function load(argv: readonly string[], env: Record<string, string>): UploadConfig {
     const flags = parseFlags(buildProgram('upload', UPLOAD_OPTIONS, 'test'), argv)!;
-    return loadUploadConfig(flags, { argv, env, cwd: mkdtempSync(join(tmp, 'cfg-')) });
+    return loadUploadConfig(flags, { env });
   }
 
   it('from the environment, and --url over it', () => {

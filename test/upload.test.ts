@@ -199,7 +199,7 @@ describe('FILE_SIZE for uploads: a bare number means KB', () => {
   function load(argv: readonly string[], env: Record<string, string>): UploadConfig {
     const flags = parseFlags(buildProgram('upload', UPLOAD_OPTIONS, 'test'), argv);
     if (!flags) throw new Error('parseFlags printed help');
-    return loadUploadConfig(flags, { argv, env, cwd: freshDir() });
+    return loadUploadConfig(flags, { env });
   }
 
   it.each([
@@ -212,10 +212,10 @@ describe('FILE_SIZE for uploads: a bare number means KB', () => {
     expect(load(['--file-size', raw], {}).fileSizeBytes).toBe(bytes);
   });
 
-  it('HTTP_CLIENT / --http-client choose the PUT client; ours by default', () => {
+  it('BLOB_CACHER_HTTP_CLIENT / --http-client choose the PUT client; ours by default', () => {
     expect(load([], {}).httpClient).toBe('raw');
-    expect(load([], { HTTP_CLIENT: 'node' }).httpClient).toBe('node');
-    expect(load(['--http-client', 'raw'], { HTTP_CLIENT: 'node' }).httpClient).toBe('raw');
+    expect(load([], { BLOB_CACHER_HTTP_CLIENT: 'node' }).httpClient).toBe('node');
+    expect(load(['--http-client', 'raw'], { BLOB_CACHER_HTTP_CLIENT: 'node' }).httpClient).toBe('raw');
   });
 });
 
@@ -229,10 +229,10 @@ describe('bad upload input through the CLI: one line on stderr, exit code 2', ()
     { name: 'FILE_SIZE=abc', env: { FILE_SIZE: 'abc' }, option: /FILE_SIZE/, why: /"abc".*size/ },
     { name: 'PROCESSES=-1', env: { PROCESSES: '-1' }, option: /PROCESSES/, why: /1 to 256/ },
     { name: 'MAX_SOCKETS=0', env: { MAX_SOCKETS: '0' }, option: /MAX_SOCKETS/, why: /whole number/ },
-    { name: 'UPLOAD_METHOD=nope', env: { UPLOAD_METHOD: 'nope' }, option: /UPLOAD_METHOD/, why: /"nope".*small-files/ },
-    { name: 'HTTP_CLIENT=curl', env: { HTTP_CLIENT: 'curl' }, option: /HTTP_CLIENT/, why: /"curl".*raw, node/ },
+    { name: 'BLOB_CACHER_UPLOAD_METHOD=nope', env: { BLOB_CACHER_UPLOAD_METHOD: 'nope' }, option: /BLOB_CACHER_UPLOAD_METHOD/, why: /"nope".*small-files/ },
+    { name: 'BLOB_CACHER_HTTP_CLIENT=curl', env: { BLOB_CACHER_HTTP_CLIENT: 'curl' }, option: /BLOB_CACHER_HTTP_CLIENT/, why: /"curl".*raw, node/ },
     // The limit is checked after parsing, so the line names the option by its flag.
-    { name: 'BLOCK_SIZE=5000MiB', env: { BLOCK_SIZE: '5000MiB' }, option: /BLOCK_SIZE|--block-size/, why: /4000MiB/ },
+    { name: 'BLOB_CACHER_BLOCK_SIZE=5000MiB', env: { BLOB_CACHER_BLOCK_SIZE: '5000MiB' }, option: /BLOB_CACHER_BLOCK_SIZE|--block-size/, why: /4000MiB/ },
   ])('$name', ({ env, option, why }) => {
     const cwd = freshDir();
     // The timeout turns bad input that is wrongly accepted (and starts an upload) into a failure.

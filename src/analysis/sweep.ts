@@ -34,7 +34,10 @@ export function findAxes(argv: readonly string[]): { axes: SweepAxis[]; fixed: s
       i++;
     }
     if (flag && value?.includes(',')) {
-      const values = value.split(',').map((v) => v.trim()).filter(Boolean);
+      const values = value.split(',').map((v) => v.trim());
+      // `--concurrency ,,` or `2,,4` would make an empty grid or an empty cell; the value is not
+      // echoed, as it may be a key.
+      if (values.includes('')) throw new ConfigError(`${flag} has an empty value in its comma-separated list; give values separated by single commas, e.g. ${flag} 2,4,8`);
       if (axes.some((a) => a.flag === flag)) throw new ConfigError(`${flag} is swept twice; give its values once, comma-separated`);
       axes.push({ flag, values });
     } else if (flag) fixed.push(`${flag}=${value}`);

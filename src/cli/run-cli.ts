@@ -2,9 +2,10 @@
 // file current, prints reports computed from it, and maps errors to one line and an exit code. The
 // only place that reads process.argv and process.env.
 import { ConfigError } from '../config/errors.js';
-import { buildProgram, loadDownloadConfig, loadUploadConfig, parseFlags, redactedConfig, resolveOptions, type Credentials, type DownloadConfig, type RunOptions, type UploadConfig } from '../config/load.js';
+import { buildProgram, loadDownloadConfig, loadUploadConfig, parseFlags, redactedConfig, resolveOptions, type Credentials, type DownloadConfig, type RunOptions, type Sources, type UploadConfig } from '../config/load.js';
 import { DOWNLOAD_OPTIONS, REPORT_OPTIONS, UPLOAD_OPTIONS, type LogLevel, type OptionSpec, type ReportFormat } from '../config/options.js';
 import { formatBytes } from '../config/sizes.js';
+import { checkOutPath, readSources } from './sources.js';
 import { downloadWorkload } from '../engine/download.js';
 import { runSession, type SessionCell } from '../engine/session.js';
 import { uploadWorkload } from '../engine/upload.js';
@@ -121,11 +122,11 @@ const oneCell = (config: Config): SessionCell[] => [{ workload: workloadOf(confi
 /** Parses and validates one measuring command's options; undefined after --help. */
 function loadCommand<C extends RunOptions & { credentials: Credentials; logLevel: LogLevel }>(
   name: string, specs: readonly OptionSpec[], summary: string, argv: readonly string[], env: Env,
-  load: (flags: Record<string, unknown>, sources: { argv: readonly string[]; env: Env }) => C,
+  load: (flags: Record<string, unknown>, sources: Sources) => C,
 ): C | undefined {
   const flags = parseFlags(buildProgram(name, specs, summary), argv);
   if (!flags) return undefined;
-  const config = load(flags, { argv, env });
+  const config = load(flags, readSources(specs, flags, env));
   registerSecrets(config.credentials, env);
   setLogLevel(config.logLevel);
   log.debug(`config ${JSON.stringify(redactedConfig(config as unknown as DownloadConfig))}`);
@@ -135,6 +136,7 @@ function loadCommand<C extends RunOptions & { credentials: Credentials; logLevel
 export async function downloadCommand(argv: readonly string[], env: Env, name = 'download'): Promise<number> {
   const config = loadCommand(name, DOWNLOAD_OPTIONS, 'Download the same blob with each strategy and compare where the time goes.', argv, env, loadDownloadConfig);
   if (!config) return 0;
+  checkOutPath(config);
   const title = `blob-cacher download: ${config.processes} process(es) x ${config.maxSockets} socket(s), concurrency ${config.concurrency}, sink ${config.sink}`;
   return measure({ command: 'download', config, cells: oneCell(config), docConfig: redactedConfig(config), title, stem: 'download' });
 }
@@ -157,7 +159,7 @@ function parseFileArgs(name: string, summary: string, argv: readonly string[], e
     const cmd = name.replace(/^blob-cacher /, '');
     throw new ConfigError(max === min ? `${cmd} takes exactly ${min} results files; give ${min} paths` : `${cmd} takes at least ${min} results file; give a path`);
   }
-  const o = resolveOptions(REPORT_OPTIONS, flags, { argv, env });
+  const o = resolveOptions(REPORT_OPTIONS, flags, { env });
   return { files, format: o.format as ReportFormat };
 }
 
@@ -209,7 +211,10 @@ export async function sweepCommand(argv: readonly string[], env: Env): Promise<n
   const configs: (DownloadConfig | UploadConfig)[] = cells.map((cell) => {
     const cellArgs = cellArgv(fixed, cell);
     const flags = parseFlags(buildProgram(`sweep ${mode}`, specs, ''), cellArgs)!;
-    return mode === 'upload' ? loadUploadConfig(flags, { argv: cellArgs, env }) : loadDownloadConfig(flags, { argv: cellArgs, env });
+    const sources = readSources(specs, flags, env);
+    const config = mode === 'upload' ? loadUploadConfig(flags, sources) : loadDownloadConfig(flags, sources);
+    checkOutPath(config);
+    return config;
   });
   const first = configs[0]!;
   registerSecrets(first.credentials, env);

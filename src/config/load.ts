@@ -1,19 +1,14 @@
 // Resolves options once, precedence flag > environment > .env > default, and validates them.
-// Nothing downstream reads argv or process.env.
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, resolve as resolvePath } from 'node:path';
+// Pure: the CLI (src/cli/sources.ts) reads the environment and the dotenv file and hands them in
+// as strings; nothing here reads argv, process.env or a file.
 import { Command, CommanderError, Option } from 'commander';
-import { parse as parseDotenv } from 'dotenv';
 import { redact } from '../log/logger.js';
+import { resolveCredentials, type Credentials } from './credentials.js';
 import { ConfigError } from './errors.js';
 import { formatBytes } from './sizes.js';
-import { DOWNLOAD_OPTIONS, UPLOAD_OPTIONS, type DownloadMethod, type HttpClient, type LogLevel, type OptionSpec, type ReportFormat, type SinkKind, type UploadMethod } from './options.js';
+import { DOWNLOAD_OPTIONS, envFile, Invalid, RUN_OPTIONS, UPLOAD_OPTIONS, type AnyOption, type DownloadMethod, type HttpClient, type LogLevel, type OptionSpec, type ReportFormat, type Resolved, type SinkKind, type UploadMethod } from './options.js';
 
-export type Credentials =
-  | { kind: 'embedded' }
-  | { kind: 'url'; url: string }
-  | { kind: 'key'; account: string; key: string; endpoint: string }
-  | { kind: 'sas'; account: string; sas: string; endpoint: string };
+export type { Credentials } from './credentials.js';
 
 /** Repetition and output, shared by the measuring commands. */
 export interface RunOptions {
@@ -26,8 +21,8 @@ export interface RunOptions {
   format: ReportFormat;
 }
 
-function runOptions(o: Record<string, unknown>): RunOptions {
-  return { trace: o.trace as boolean, maxRetries: o.maxRetries as number, timeoutMs: o.timeoutMs as number, runs: o.runs as number, warmup: o.warmup as number, resultsPath: o.resultsPath as string | undefined, format: o.format as ReportFormat };
+function runOptions(o: Resolved<typeof RUN_OPTIONS>): RunOptions {
+  return { trace: o.trace, maxRetries: o.maxRetries, timeoutMs: o.timeoutMs, runs: o.runs, warmup: o.warmup, resultsPath: o.resultsPath, format: o.format };
 }
 
 export interface DownloadConfig extends RunOptions {
@@ -39,6 +34,8 @@ export interface DownloadConfig extends RunOptions {
   maxSockets: number;
   sink: SinkKind;
   outPath?: string;
+  /** true: an existing outPath may be overwritten (checked by the CLI, which looks at the file system). */
+  force?: boolean;
   bufferSizeBytes: number;
   /** chunked/round-robin/sdk: ranges of this size with `concurrency` in flight; unset: `concurrency` equal ranges. */
   rangeSizeBytes?: number;
@@ -67,31 +64,56 @@ export interface UploadConfig extends RunOptions {
   credentials: Credentials;
 }
 
+/** What the options are resolved from, besides the flags: plain strings, read by the CLI. */
 export interface Sources {
-  argv: readonly string[];
   env: Readonly<Record<string, string | undefined>>;
-  /** Where a relative --dotenv file is read from. */
-  cwd?: string;
+  /** The variables of the dotenv file (see dotenvFile), already read and parsed. */
+  dotenv?: Readonly<Record<string, string>>;
 }
 
 /** The property commander stores a flag under: --file-size -> fileSize. */
-export function flagAttribute(spec: OptionSpec): string {
+export function flagAttribute(spec: AnyOption): string {
   return spec.flag.replace(/^--/, '').replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 }
 
-function describe(spec: OptionSpec, origin: 'flag' | 'env' | 'dotenv'): string {
-  return origin === 'flag' || !spec.env ? spec.flag : `${spec.env} (${spec.flag})`;
+/** A flag's raw text: a bool switch given alone (`--force`) is "true". */
+function flagText(flags: Readonly<Record<string, unknown>>, spec: AnyOption): string | undefined {
+  const value = flags[flagAttribute(spec)];
+  if (value === true) return 'true';
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** An empty variable is unset, as if it were not there. */
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === '' ? undefined : value;
+}
+
+/**
+ * Which dotenv file the options name (--dotenv, then BLOB_CACHER_ENV_FILE, then .env), for the CLI
+ * to read; `explicit` when named, so that a missing one is an error. Undefined when the command
+ * takes no dotenv file.
+ */
+export function dotenvFile(
+  specs: readonly AnyOption[], flags: Readonly<Record<string, unknown>>, env: Sources['env'],
+): { path: string; explicit: boolean; origin: string } | undefined {
+  if (!specs.includes(envFile)) return undefined;
+  const fromFlag = flagText(flags, envFile);
+  if (fromFlag !== undefined) return { path: fromFlag, explicit: true, origin: envFile.flag };
+  const fromEnv = envFile.env === undefined ? undefined : nonEmpty(env[envFile.env]);
+  if (fromEnv !== undefined) return { path: fromEnv, explicit: true, origin: `${envFile.env} (${envFile.flag})` };
+  return { path: envFile.defaultValue, explicit: false, origin: envFile.flag };
 }
 
 /** Builds the commander program from the option table; used for parsing and for --help. */
-export function buildProgram(name: string, specs: readonly OptionSpec[], summary: string): Command {
+export function buildProgram(name: string, specs: readonly AnyOption[], summary: string): Command {
   const program = new Command(name).description(summary).allowExcessArguments(false).helpOption('-h, --help');
   for (const spec of specs) {
-    const flags = spec.valueName ? `${spec.flag} <${spec.valueName}>` : spec.flag;
+    // A bool takes an optional value, so that `--force`, `--force=false` and `--cleanup yes` all parse.
+    const value = spec.valueName === 'bool' ? ' [bool]' : spec.valueName ? ` <${spec.valueName}>` : '';
     const env = spec.env ? ` [env ${spec.env}]` : '';
     const shown = spec.key.endsWith('Bytes') && typeof spec.defaultValue === 'number' ? formatBytes(spec.defaultValue).replace(' ', '') : String(spec.defaultValue);
     const dflt = spec.defaultValue !== undefined && !spec.secret ? ` (default ${shown})` : '';
-    program.addOption(new Option(flags, `${spec.help}${env}${dflt}`));
+    program.addOption(new Option(`${spec.flag}${value}`, `${spec.help}${env}${dflt}`));
   }
   return program;
 }
@@ -125,178 +147,67 @@ export function parseFlags(program: Command, argv: readonly string[]): Record<st
   return program.opts();
 }
 
-function readDotenv(path: string, explicit: boolean, cwd: string): Record<string, string> {
-  const full = path.startsWith('/') ? path : `${cwd}/${path}`;
-  try {
-    return parseDotenv(readFileSync(full));
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (!explicit && code === 'ENOENT') return {};
-    const why = code === 'ENOENT' ? 'does not exist' : code === 'EISDIR' ? 'is a directory' : 'cannot be read';
-    throw new ConfigError(`env file ${path} ${why}; fix the path given to --dotenv / ENV_FILE, or remove it`);
-  }
-}
-
-/** Resolves every option in `specs` to a typed value (undefined where unset and without default). */
-export function resolveOptions(
-  specs: readonly OptionSpec[],
-  flags: Record<string, unknown>,
-  sources: Sources,
-): Record<string, unknown> {
-  const envFileSpec = specs.find((s) => s.key === 'envFile');
-  const envFileFlag = envFileSpec ? (flags[flagAttribute(envFileSpec)] as string | undefined) : undefined;
-  // An empty ENV_FILE= is unset, as for every other variable below.
-  const envFileEnv = envFileSpec?.env ? sources.env[envFileSpec.env] || undefined : undefined;
-  const envFile = envFileFlag ?? envFileEnv ?? '.env';
-  const dotenv = envFileSpec ? readDotenv(envFile, envFileFlag !== undefined || envFileEnv !== undefined, sources.cwd ?? process.cwd()) : {};
-
-  const out: Record<string, unknown> = {};
-  for (const spec of specs) {
-    const flagValue = flags[flagAttribute(spec)];
-    let raw: string | undefined;
-    let origin: 'flag' | 'env' | 'dotenv' = 'flag';
-    if (flagValue !== undefined) raw = flagValue === true ? '' : String(flagValue);
-    else if (spec.env && sources.env[spec.env] !== undefined && sources.env[spec.env] !== '') {
-      raw = sources.env[spec.env];
-      origin = 'env';
-    } else if (spec.env && dotenv[spec.env] !== undefined && dotenv[spec.env] !== '') {
-      raw = dotenv[spec.env];
-      origin = 'dotenv';
-    }
-    if (raw === undefined) {
-      out[spec.key] = spec.defaultValue;
-      continue;
-    }
+/** One option's value from its highest layer, parsed; its default when no layer sets it. */
+function resolveOne<T>(spec: OptionSpec<T>, flags: Readonly<Record<string, unknown>>, sources: Sources): T | undefined {
+  const layers: [string | undefined, string][] = [
+    [flagText(flags, spec), spec.flag],
+    [spec.env ? nonEmpty(sources.env[spec.env]) : undefined, `${spec.env} (${spec.flag})`],
+    [spec.env ? nonEmpty(sources.dotenv?.[spec.env]) : undefined, `${spec.env} (${spec.flag}) in the dotenv file`],
+  ];
+  for (const [raw, origin] of layers) {
+    if (raw === undefined) continue;
     const value = spec.parse(raw);
-    if (value !== null && typeof value === 'object' && 'invalid' in value) {
+    if (value instanceof Invalid) {
       const shown = spec.secret ? '' : ` "${raw}"`;
-      throw new ConfigError(`invalid ${describe(spec, origin)}${shown}: expected ${(value as { invalid: string }).invalid}`);
+      throw new ConfigError(`invalid ${origin}${shown}: expected ${value.expected}`);
     }
-    out[spec.key] = value;
+    return value;
   }
-  return out;
+  return spec.defaultValue;
 }
 
-interface ParsedConnectionString {
-  account: string;
-  key?: string;
-  sas?: string;
-  endpoint: string;
-}
-
-export function parseConnectionString(cs: string): ParsedConnectionString {
-  const fields = new Map<string, string>();
-  for (const part of cs.split(';')) {
-    if (part.trim() === '') continue;
-    const eq = part.indexOf('=');
-    if (eq <= 0) throw new ConfigError('malformed STORAGE_CONNECTION_STRING (--connection-string): expected Key=Value pairs separated by ";"');
-    fields.set(part.slice(0, eq).trim().toLowerCase(), part.slice(eq + 1).trim());
-  }
-  if (fields.get('usedevelopmentstorage') === 'true') {
-    throw new ConfigError('STORAGE_CONNECTION_STRING says UseDevelopmentStorage=true; leave credentials unset to use the embedded Azurite');
-  }
-  const account = fields.get('accountname');
-  const key = fields.get('accountkey');
-  const sas = fields.get('sharedaccesssignature');
-  const blobEndpoint = fields.get('blobendpoint');
-  if (!account && !blobEndpoint) {
-    throw new ConfigError('malformed STORAGE_CONNECTION_STRING (--connection-string): it names no AccountName or BlobEndpoint');
-  }
-  if (!key && !sas) {
-    throw new ConfigError('malformed STORAGE_CONNECTION_STRING (--connection-string): it has neither AccountKey nor SharedAccessSignature');
-  }
-  const protocol = fields.get('defaultendpointsprotocol') ?? 'https';
-  const suffix = fields.get('endpointsuffix') ?? 'core.windows.net';
-  const endpoint = blobEndpoint ?? `${protocol}://${account}.blob.${suffix}`;
-  if (!URL.canParse(endpoint) || !/^https?:$/.test(new URL(endpoint).protocol)) {
-    throw new ConfigError('malformed STORAGE_CONNECTION_STRING (--connection-string): its blob endpoint is not an http:// or https:// URL');
-  }
-  let accountName = account;
-  if (!accountName) {
-    // Path-style endpoints (Azurite, IP hosts) name the account in the path; otherwise the host does.
-    const u = new URL(endpoint);
-    const firstSegment = u.pathname.split('/').find(Boolean);
-    accountName = firstSegment ?? u.hostname.split('.')[0] ?? u.hostname;
-  }
-  return { account: accountName, key, sas, endpoint: endpoint.replace(/\/+$/, '') };
-}
-
-export function resolveCredentials(o: Record<string, unknown>): Credentials {
-  const url = o.url as string | undefined;
-  const account = o.account as string | undefined;
-  const key = o.key as string | undefined;
-  const sas = o.sas as string | undefined;
-  const cs = o.connectionString as string | undefined;
-  const accountGiven = account !== undefined || key !== undefined || sas !== undefined || cs !== undefined;
-  if (url !== undefined) {
-    if (accountGiven) throw new ConfigError('both URL (--url) and storage credentials are set; give one target, not both');
-    return { kind: 'url', url };
-  }
-  if (cs !== undefined) {
-    if (account !== undefined || key !== undefined || sas !== undefined) {
-      throw new ConfigError('STORAGE_CONNECTION_STRING is set together with STORAGE_ACCOUNT/KEY/SAS; give one form of credentials');
-    }
-    const p = parseConnectionString(cs);
-    if (p.key) return { kind: 'key', account: p.account, key: p.key, endpoint: p.endpoint };
-    return { kind: 'sas', account: p.account, sas: p.sas!.replace(/^\?/, ''), endpoint: p.endpoint };
-  }
-  if (account === undefined && (key !== undefined || sas !== undefined)) {
-    throw new ConfigError(`${key !== undefined ? 'STORAGE_KEY' : 'STORAGE_SAS'} is set without STORAGE_ACCOUNT; set STORAGE_ACCOUNT (--account) too`);
-  }
-  if (account !== undefined) {
-    if (!/^[a-z0-9]{3,24}$/.test(account)) {
-      throw new ConfigError(`invalid STORAGE_ACCOUNT "${account}": expected 3-24 lowercase letters and digits`);
-    }
-    const endpoint = `https://${account}.blob.core.windows.net`;
-    if (key !== undefined && sas !== undefined) throw new ConfigError('both STORAGE_KEY and STORAGE_SAS are set; give one of them');
-    if (key !== undefined) {
-      if (!/^[A-Za-z0-9+/]+={0,2}$/.test(key)) throw new ConfigError('invalid STORAGE_KEY (--key): expected the base64 account key');
-      return { kind: 'key', account, key, endpoint };
-    }
-    if (sas !== undefined) return { kind: 'sas', account, sas: sas.replace(/^\?/, ''), endpoint };
-    throw new ConfigError('STORAGE_ACCOUNT is set but neither STORAGE_KEY nor STORAGE_SAS; set one of them (or STORAGE_CONNECTION_STRING)');
-  }
-  return { kind: 'embedded' };
+/** Resolves every option in `specs` to its typed value (undefined where unset and without default). */
+export function resolveOptions<const S extends readonly AnyOption[]>(specs: S, flags: Readonly<Record<string, unknown>>, sources: Sources): Resolved<S> {
+  const out: Record<string, unknown> = {};
+  for (const spec of specs) out[spec.key] = resolveOne(spec, flags, sources);
+  // The one assertion of the config layer: TypeScript cannot follow a loop that fills a mapped
+  // type, but each key above holds its own spec's parsed value or default, which Resolved<S> states.
+  return out as Resolved<S>;
 }
 
 const URL_METHODS: readonly DownloadMethod[] = ['single', 'chunked', 'all'];
 
-export function loadDownloadConfig(flags: Record<string, unknown>, sources: Sources): DownloadConfig {
+export function loadDownloadConfig(flags: Readonly<Record<string, unknown>>, sources: Sources): DownloadConfig {
   const o = resolveOptions(DOWNLOAD_OPTIONS, flags, sources);
   const credentials = resolveCredentials(o);
-  const sourceMethod = o.sourceMethod as DownloadMethod;
+  const { sourceMethod, sink, outPath } = o;
   if (credentials.kind === 'url' && !URL_METHODS.includes(sourceMethod)) {
     throw new ConfigError(`--source-method ${sourceMethod} needs a blob target; with --url use single, chunked or all`);
   }
-  const sink = o.sink as SinkKind;
-  const outPath = o.outPath as string | undefined;
-  if (outPath !== undefined) {
-    const dir = dirname(resolvePath(sources.cwd ?? process.cwd(), outPath));
-    if (!existsSync(dir)) throw new ConfigError(`--out ${outPath}: the directory ${dir} does not exist; create it or choose another path`);
-    if (existsSync(resolvePath(sources.cwd ?? process.cwd(), outPath)) && !o.force) {
-      throw new ConfigError(`--out ${outPath} already exists; add --force to overwrite it, or choose another path`);
-    }
-  }
-  if (sink === 'file' && (o.processes as number) > 1) {
+  if (sink === 'file' && o.processes > 1) {
     throw new ConfigError('--sink file writes one sequential stream and needs --processes 1; use --sink sparse-file with several processes');
   }
   if (outPath !== undefined && (sink === 'memory' || sink === 'discard')) {
     throw new ConfigError(`--out is only used by the file and sparse-file sinks; add --sink file or drop --out`);
   }
+  if (sourceMethod === 'sdk' && (sink === 'file' || sink === 'sparse-file')) {
+    throw new ConfigError(`--source-method sdk writes no file (the SDK baseline reads into memory); drop --sink ${sink}${outPath === undefined ? '' : ' and --out'}, or choose another --source-method`);
+  }
   return {
-    logLevel: o.logLevel as LogLevel,
+    logLevel: o.logLevel,
     sourceMethod,
-    concurrency: o.concurrency as number,
-    fileSizeBytes: o.fileSizeBytes as number,
-    processes: o.processes as number,
-    maxSockets: o.maxSockets as number,
+    concurrency: o.concurrency,
+    fileSizeBytes: o.fileSizeBytes,
+    processes: o.processes,
+    maxSockets: o.maxSockets,
     sink,
     outPath,
-    bufferSizeBytes: o.bufferSizeBytes as number,
-    httpClient: o.httpClient as HttpClient,
-    rangeSizeBytes: o.rangeSizeBytes as number | undefined,
-    container: o.container as string,
-    cleanup: o.cleanup as boolean,
+    force: o.force,
+    bufferSizeBytes: o.bufferSizeBytes,
+    httpClient: o.httpClient,
+    rangeSizeBytes: o.rangeSizeBytes,
+    container: o.container,
+    cleanup: o.cleanup,
     credentials,
     ...runOptions(o),
   };
@@ -306,32 +217,30 @@ const MAX_BLOCKS = 50_000;
 /** A plain server takes plain PUTs only: no blocks, no SDK. */
 const URL_UPLOAD_METHODS: readonly UploadMethod[] = ['small-files', 'all'];
 
-export function loadUploadConfig(flags: Record<string, unknown>, sources: Sources): UploadConfig {
+export function loadUploadConfig(flags: Readonly<Record<string, unknown>>, sources: Sources): UploadConfig {
   const o = resolveOptions(UPLOAD_OPTIONS, flags, sources);
   const credentials = resolveCredentials(o);
-  const uploadMethod = o.uploadMethod as UploadMethod;
+  const { uploadMethod, blockSizeBytes, blobSizeBytes } = o;
   if (credentials.kind === 'url' && !URL_UPLOAD_METHODS.includes(uploadMethod)) {
     throw new ConfigError(`--upload-method ${uploadMethod} needs a blob service and --url is a plain server; with --url use small-files or all, or drop --url`);
   }
-  const blockSizeBytes = o.blockSizeBytes as number;
-  const blobSizeBytes = o.blobSizeBytes as number;
   if (Math.ceil(blobSizeBytes / blockSizeBytes) > MAX_BLOCKS) {
     throw new ConfigError(`--blob-size / --block-size makes more than ${MAX_BLOCKS} blocks; raise --block-size`);
   }
   return {
-    logLevel: o.logLevel as LogLevel,
+    logLevel: o.logLevel,
     uploadMethod,
-    fileCount: o.fileCount as number,
-    fileSizeBytes: o.fileSizeBytes as number,
+    fileCount: o.fileCount,
+    fileSizeBytes: o.fileSizeBytes,
     blobSizeBytes,
     blockSizeBytes,
-    concurrency: o.concurrency as number,
-    thresholdBytes: o.thresholdBytes as number,
-    processes: o.processes as number,
-    maxSockets: o.maxSockets as number,
-    container: o.container as string,
-    keep: o.keep as boolean,
-    httpClient: o.httpClient as HttpClient,
+    concurrency: o.concurrency,
+    thresholdBytes: o.thresholdBytes,
+    processes: o.processes,
+    maxSockets: o.maxSockets,
+    container: o.container,
+    keep: o.keep,
+    httpClient: o.httpClient,
     credentials,
     ...runOptions(o),
   };

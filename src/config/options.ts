@@ -1,6 +1,7 @@
 // Every option declared once: flag, env var, default, parser and help. Commander options, env
-// handling, redaction and docs are all derived from this table.
-import { parseSizeBytes } from './sizes.js';
+// handling, redaction and docs are all derived from this table, and each parser carries its
+// option's type, so that the resolved options are typed from the table alone.
+import { formatSizeExact, parseSizeUnbounded } from './sizes.js';
 
 export const LOG_LEVELS = ['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -8,167 +9,222 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 export const DOWNLOAD_METHODS = ['single', 'chunked', 'round-robin', 'assemble', 'sdk', 'all'] as const;
 export type DownloadMethod = (typeof DOWNLOAD_METHODS)[number];
 /** Seed names kept working: `url` is what seed 000 called a single GET. */
-const METHOD_ALIASES: Record<string, DownloadMethod> = { url: 'single', roundrobin: 'round-robin' };
+const METHOD_ALIASES: ReadonlyMap<string, DownloadMethod> = new Map([['url', 'single'], ['roundrobin', 'round-robin']]);
 
 export const SINKS = ['discard', 'memory', 'file', 'sparse-file'] as const;
 export type SinkKind = (typeof SINKS)[number];
 export const HTTP_CLIENTS = ['raw', 'node'] as const;
 export type HttpClient = (typeof HTTP_CLIENTS)[number];
+export const UPLOAD_METHODS = ['small-files', 'sdk-small-files', 'blocks', 'sdk-upload', 'all'] as const;
+export type UploadMethod = (typeof UPLOAD_METHODS)[number];
+export const FORMATS = ['console', 'md', 'csv', 'json', 'html'] as const;
+export type ReportFormat = (typeof FORMATS)[number];
 
-/** A parser returns the value, or a string saying what a valid value looks like. */
-type Parser<T> = (raw: string) => T | { invalid: string };
-
-export interface OptionSpec<T = unknown> {
-  key: string;
-  flag: string;
-  env?: string;
-  /** Placeholder for the value in --help; absent for boolean switches. */
-  valueName?: string;
-  defaultValue?: T;
-  parse: Parser<T>;
-  help: string;
-  /** Never logged or written anywhere. */
-  secret?: boolean;
+/** What a parser returns for a bad value: what a valid value looks like, to end "expected …". */
+export class Invalid {
+  constructor(readonly expected: string) {}
 }
 
-const text: Parser<string> = (raw) => (raw.trim() === '' ? { invalid: 'a non-empty value' } : raw.trim());
+/** A parser returns the value, or an Invalid saying what a valid value looks like. */
+export type Parser<T> = (raw: string) => T | Invalid;
 
-function integer(min: number, max = Number.MAX_SAFE_INTEGER): Parser<number> {
+/** An option without its default; see OptionSpec. */
+interface OptionFields<T, K extends string> {
+  readonly key: K;
+  readonly flag: string;
+  readonly env?: string;
+  /** Placeholder for the value in --help; `bool` options may be given alone (`--force`). */
+  readonly valueName?: string;
+  readonly parse: Parser<T>;
+  readonly help: string;
+  /** Never logged or written anywhere. */
+  readonly secret?: boolean;
+}
+
+export interface OptionSpec<T = unknown, K extends string = string> extends OptionFields<T, K> {
+  readonly defaultValue?: T;
+}
+
+/** Any option: every field of OptionSpec is covariant in its value type. */
+export type AnyOption = OptionSpec<unknown, string>;
+
+/** The type an option resolves to: its parser's, and possibly undefined when it has no default. */
+export type OptionValue<O> = O extends { readonly defaultValue: infer T } ? T : O extends OptionSpec<infer T, string> ? T | undefined : never;
+
+/** The resolved options of a table, keyed by each option's key. */
+export type Resolved<S extends readonly AnyOption[]> = { [O in S[number] as O['key']]: OptionValue<O> };
+
+type Defaulted<T, K extends string> = OptionSpec<T, K> & { readonly defaultValue: T };
+
+/** Declares one option; the key stays a literal type and the value type is the parser's alone. */
+function option<const K extends string, T>(spec: OptionFields<T, K> & { readonly defaultValue: NoInfer<T> }): Defaulted<T, K>;
+function option<const K extends string, T>(spec: OptionFields<T, K>): OptionSpec<T, K>;
+function option<const K extends string, T>(spec: OptionSpec<T, K>): OptionSpec<T, K> {
+  return spec;
+}
+
+/** A table keeps each option's own type (a tuple, not an array of the common type). */
+function table<const S extends readonly AnyOption[]>(...specs: S): S {
+  return specs;
+}
+
+const KIB = 1024;
+const MIB = 1024 * KIB;
+const TIB = 1024 * 1024 * MIB;
+/** Far beyond any benchmark here, and small enough that every size is an exact integer. */
+const MAX_OBJECT_BYTES = TIB;
+/** One Put Blob (a small file) is at most 5000 MiB; a staged block at most 4000 MiB. */
+const MAX_PUT_BLOB_BYTES = 5000 * MIB;
+const MAX_BLOCK_BYTES = 4000 * MIB;
+/** The SDK refuses a maxSingleShotSize above 256 MiB. */
+const MAX_SINGLE_SHOT_BYTES = 256 * MIB;
+const MAX_BUFFER_BYTES = 256 * MIB;
+/** Longer than any sane per-try idle timeout, and well inside setTimeout's 2^31-1 ms. */
+const MAX_TIMEOUT_MS = 24 * 60 * 60 * 1000;
+
+const text: Parser<string> = (raw) => (raw.trim() === '' ? new Invalid('a non-empty value') : raw.trim());
+
+/** One grammar for every count: digits only (no sign, decimal point, exponent or 0x), in range. */
+function integer(min: number, max: number): Parser<number> {
   return (raw) => {
-    const n = Number(raw.trim());
-    if (raw.trim() === '' || !Number.isInteger(n) || n < min || n > max) {
-      return { invalid: max === Number.MAX_SAFE_INTEGER ? `a whole number >= ${min}` : `a whole number from ${min} to ${max}` };
-    }
+    const digits = raw.trim();
+    const n = Number(digits);
+    if (!/^\d+$/.test(digits) || n < min || n > max) return new Invalid(`a whole number from ${min} to ${max}, in plain digits`);
     return n;
   };
 }
 
-function size(min: number, bareUnitBytes = 1, max = Number.MAX_SAFE_INTEGER): Parser<number> {
+/** Sizes: 80MiB, 100KB, 12800000; `bareUnitBytes` is what a number without a unit counts. */
+function size(min: number, max: number, bareUnitBytes = 1): Parser<number> {
   return (raw) => {
-    const bytes = parseSizeBytes(raw, bareUnitBytes);
-    if (bytes !== undefined && bytes > max) return { invalid: `a size of at most ${max / MIB}MiB` };
-    if (bytes === undefined || bytes < min) {
-      return { invalid: `a size of at least ${min} byte${min === 1 ? '' : 's'} such as 80MiB, 100KB or 12800000` };
-    }
+    const bytes = parseSizeUnbounded(raw, bareUnitBytes);
+    if (bytes === undefined) return new Invalid(`a size from ${formatSizeExact(min)} to ${formatSizeExact(max)} such as 80MiB, 100KB or 12800000`);
+    if (bytes > max) return new Invalid(`a size of at most ${formatSizeExact(max)}`);
+    if (bytes < min) return new Invalid(`a size of at least ${formatSizeExact(min)}`);
     return bytes;
   };
 }
 
-function oneOf<T extends string>(values: readonly T[], aliases: Record<string, T> = {}): Parser<T> {
+function oneOf<T extends string>(values: readonly T[], aliases: ReadonlyMap<string, T> = new Map()): Parser<T> {
   return (raw) => {
     const v = raw.trim().toLowerCase();
-    if ((values as readonly string[]).includes(v)) return v as T;
-    if (aliases[v]) return aliases[v];
-    return { invalid: `one of ${values.join(', ')}` };
+    return values.find((value) => value === v) ?? aliases.get(v) ?? new Invalid(`one of ${values.join(', ')}`);
   };
 }
 
-/** Durations: 30s, 500ms, 2m; a bare number is milliseconds. */
-function duration(minMs: number): Parser<number> {
+const DURATION_UNITS_MS: ReadonlyMap<string, number> = new Map([['ms', 1], ['s', 1000], ['m', 60_000], ['h', 3_600_000]]);
+
+/** Durations: 30s, 500ms, 2m, 1h; a bare number is milliseconds. */
+function duration(minMs: number, maxMs: number): Parser<number> {
+  const expected = `a duration from ${minMs}ms to ${maxMs / 3_600_000}h such as 30s, 500ms or 2m`;
   return (raw) => {
-    const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$/i.exec(raw);
-    const ms = m ? Number(m[1]) * ({ ms: 1, s: 1000, m: 60_000 } as Record<string, number>)[(m[2] ?? 'ms').toLowerCase()]! : NaN;
-    if (!Number.isFinite(ms) || ms < minMs) return { invalid: `a duration of at least ${minMs} ms such as 30s, 500ms or 2m` };
-    return Math.round(ms);
+    const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/i.exec(raw);
+    const unitMs = DURATION_UNITS_MS.get((m?.[2] ?? 'ms').toLowerCase());
+    if (!m || unitMs === undefined) return new Invalid(expected);
+    const ms = Math.round(Number(m[1]) * unitMs);
+    return ms < minMs || ms > maxMs ? new Invalid(expected) : ms;
   };
 }
 
+const TRUE_WORDS = ['true', 'yes', '1'];
+const FALSE_WORDS = ['false', 'no', '0'];
+/** A switch alone (`--force`) arrives as "true"; `--force=false` and `--cleanup yes` work too. */
 const bool: Parser<boolean> = (raw) => {
   const v = raw.trim().toLowerCase();
-  if (['1', 'true', 'yes', 'on', ''].includes(v)) return true;
-  if (['0', 'false', 'no', 'off'].includes(v)) return false;
-  return { invalid: 'true or false' };
+  if (TRUE_WORDS.includes(v)) return true;
+  if (FALSE_WORDS.includes(v)) return false;
+  return new Invalid('true or false (or yes/no, 1/0)');
 };
 
-function httpUrl(raw: string): string | { invalid: string } {
-  try {
+const httpUrl: Parser<string> = (raw) => {
+  if (URL.canParse(raw.trim())) {
     const u = new URL(raw.trim());
     if (u.protocol === 'http:' || u.protocol === 'https:') return u.toString();
-  } catch {
-    // fall through
   }
-  return { invalid: 'an http:// or https:// URL' };
-}
-
-export const UPLOAD_METHODS = ['small-files', 'sdk-small-files', 'blocks', 'sdk-upload', 'all'] as const;
-export type UploadMethod = (typeof UPLOAD_METHODS)[number];
-
-const KIB = 1024;
-const MIB = 1024 * 1024;
-
-const logLevel: OptionSpec = { key: 'logLevel', flag: '--log-level', env: 'LOG_LEVEL', valueName: 'level', defaultValue: 'info', parse: oneOf(LOG_LEVELS), help: `log level (${LOG_LEVELS.join(', ')})` };
-const processes: OptionSpec = { key: 'processes', flag: '--processes', env: 'PROCESSES', valueName: 'n', defaultValue: 1, parse: integer(1, 256), help: 'worker processes' };
-const maxSockets: OptionSpec = { key: 'maxSockets', flag: '--max-sockets', env: 'MAX_SOCKETS', valueName: 'n', defaultValue: 16, parse: integer(1, 10_000), help: 'sockets per worker process (HTTP agent cap)' };
-const account: OptionSpec = { key: 'account', flag: '--account', env: 'STORAGE_ACCOUNT', valueName: 'name', parse: text, help: 'storage account name' };
-const container: OptionSpec = { key: 'container', flag: '--container', env: 'STORAGE_CONTAINER', valueName: 'name', defaultValue: 'blob-cacher', parse: text, help: 'container holding the fixtures' };
-const key: OptionSpec = { key: 'key', flag: '--key', env: 'STORAGE_KEY', valueName: 'key', parse: text, help: 'account key (SharedKey auth)', secret: true };
-const sas: OptionSpec = { key: 'sas', flag: '--sas', env: 'STORAGE_SAS', valueName: 'token', parse: text, help: 'SAS token (query string)', secret: true };
-const connectionString: OptionSpec = { key: 'connectionString', flag: '--connection-string', env: 'STORAGE_CONNECTION_STRING', valueName: 'cs', parse: text, help: 'storage connection string', secret: true };
-const envFile: OptionSpec = { key: 'envFile', flag: '--dotenv', env: 'ENV_FILE', valueName: 'path', defaultValue: '.env', parse: text, help: 'dotenv file to read (missing default .env is fine)' };
-const CREDENTIALS = [account, container, key, sas, connectionString];
-const httpClient: OptionSpec = {
-  key: 'httpClient', flag: '--http-client', env: 'HTTP_CLIENT', valueName: 'client', defaultValue: 'raw', parse: oneOf(HTTP_CLIENTS),
-  help: 'request client for GETs and PUTs: raw (ours: one fixed read buffer per socket, head and body in one write) or node (node:http Agent)',
+  return new Invalid('an http:// or https:// URL');
 };
+
+/** Azure's rule: 3-63 lowercase letters, digits and single hyphens, a letter or digit at each end. */
+const containerName: Parser<string> = (raw) => {
+  const name = raw.trim();
+  const valid = name.length >= 3 && name.length <= 63 && /^[a-z0-9]+(-[a-z0-9]+)*$/.test(name);
+  return valid ? name : new Invalid('3-63 lowercase letters, digits and single hyphens, starting and ending with a letter or digit');
+};
+
+// Environment names: the ones users already pass keep their names; every other one is namespaced
+// BLOB_CACHER_*, so that a generic OUT or TIMEOUT in someone's shell is never read.
+const logLevel = option({ key: 'logLevel', flag: '--log-level', env: 'LOG_LEVEL', valueName: 'level', defaultValue: 'info', parse: oneOf(LOG_LEVELS), help: `log level (${LOG_LEVELS.join(', ')})` });
+const processes = option({ key: 'processes', flag: '--processes', env: 'PROCESSES', valueName: 'n', defaultValue: 1, parse: integer(1, 256), help: 'worker processes' });
+const maxSockets = option({ key: 'maxSockets', flag: '--max-sockets', env: 'MAX_SOCKETS', valueName: 'n', defaultValue: 16, parse: integer(1, 10_000), help: 'sockets per worker process (HTTP agent cap)' });
+const account = option({ key: 'account', flag: '--account', env: 'STORAGE_ACCOUNT', valueName: 'name', parse: text, help: 'storage account name' });
+const container = option({ key: 'container', flag: '--container', env: 'STORAGE_CONTAINER', valueName: 'name', defaultValue: 'blob-cacher', parse: containerName, help: 'container holding the fixtures' });
+const key = option({ key: 'key', flag: '--key', env: 'STORAGE_KEY', valueName: 'key', parse: text, help: 'account key (SharedKey auth)', secret: true });
+const sas = option({ key: 'sas', flag: '--sas', env: 'STORAGE_SAS', valueName: 'token', parse: text, help: 'SAS token (query string)', secret: true });
+const connectionString = option({ key: 'connectionString', flag: '--connection-string', env: 'STORAGE_CONNECTION_STRING', valueName: 'cs', parse: text, help: 'storage connection string', secret: true });
+/** Read by the CLI (src/cli/sources.ts) before the other options are resolved. */
+export const envFile = option({ key: 'envFile', flag: '--dotenv', env: 'BLOB_CACHER_ENV_FILE', valueName: 'path', defaultValue: '.env', parse: text, help: 'dotenv file to read (missing default .env is fine)' });
+const httpClient = option({
+  key: 'httpClient', flag: '--http-client', env: 'BLOB_CACHER_HTTP_CLIENT', valueName: 'client', defaultValue: 'raw', parse: oneOf(HTTP_CLIENTS),
+  help: 'request client for GETs and PUTs: raw (ours: one fixed read buffer per socket, head and body in one write) or node (node:http Agent)',
+});
 /** One target option for both commands: a plain server instead of a blob service. */
-const url: OptionSpec = {
+const url = option({
   key: 'url', flag: '--url', env: 'URL', valueName: 'url', parse: httpUrl,
   help: 'plain HTTP(S) server instead of a blob service: download GETs this URL (single, chunked); upload PUTs files below it (small-files)',
-};
+});
+/** Where the bytes are: a plain URL or a blob service, and how to authenticate to it. */
+export const TARGET_OPTIONS = table(url, account, container, key, sas, connectionString);
 
-export const FORMATS = ['console', 'md', 'csv', 'json', 'html'] as const;
-export type ReportFormat = (typeof FORMATS)[number];
-const format: OptionSpec = { key: 'format', flag: '--format', env: 'FORMAT', valueName: 'fmt', defaultValue: 'console', parse: oneOf(FORMATS), help: `report format on stdout (${FORMATS.join(', ')})` };
+const format = option({ key: 'format', flag: '--format', env: 'BLOB_CACHER_FORMAT', valueName: 'fmt', defaultValue: 'console', parse: oneOf(FORMATS), help: `report format on stdout (${FORMATS.join(', ')})` });
 /** Output and repetition: the same for every command that measures. */
-const RUN_OPTIONS: OptionSpec[] = [
-  { key: 'runs', flag: '--runs', env: 'RUNS', valueName: 'n', defaultValue: 1, parse: integer(1, 1000), help: 'measured runs of each strategy (interleaved)' },
-  { key: 'warmup', flag: '--warmup', env: 'WARMUP', valueName: 'n', defaultValue: 0, parse: integer(0, 100), help: 'warm-up runs first, recorded but not counted' },
-  { key: 'maxRetries', flag: '--max-retries', env: 'MAX_RETRIES', valueName: 'n', defaultValue: 3, parse: integer(0, 20), help: 'retries per request for 408/429/5xx, resets and timeouts' },
-  { key: 'timeoutMs', flag: '--timeout', env: 'TIMEOUT', valueName: 'duration', defaultValue: 30_000, parse: duration(10), help: 'per try: the longest a socket may stay idle, a stalled body included (30s, 500ms)' },
-  { key: 'trace', flag: '--trace', env: 'TRACE', valueName: 'bool', defaultValue: true, parse: bool, help: 'per-phase tracing (false: totals only, to measure what tracing costs)' },
-  { key: 'resultsPath', flag: '--results', env: 'RESULTS', valueName: 'path', parse: text, help: 'results file (default results/<command>-<timestamp>.json)' },
+export const RUN_OPTIONS = table(
+  option({ key: 'runs', flag: '--runs', env: 'BLOB_CACHER_RUNS', valueName: 'n', defaultValue: 1, parse: integer(1, 1000), help: 'measured runs of each strategy (interleaved)' }),
+  option({ key: 'warmup', flag: '--warmup', env: 'BLOB_CACHER_WARMUP', valueName: 'n', defaultValue: 0, parse: integer(0, 100), help: 'warm-up runs first, recorded but not counted' }),
+  option({ key: 'maxRetries', flag: '--max-retries', env: 'BLOB_CACHER_MAX_RETRIES', valueName: 'n', defaultValue: 3, parse: integer(0, 20), help: 'retries per request for 408/429/5xx, resets and timeouts' }),
+  option({ key: 'timeoutMs', flag: '--timeout', env: 'BLOB_CACHER_TIMEOUT', valueName: 'duration', defaultValue: 30_000, parse: duration(10, MAX_TIMEOUT_MS), help: 'per try: the longest a socket may stay idle, a stalled body included (30s, 500ms; at most 24h)' }),
+  option({ key: 'trace', flag: '--trace', env: 'BLOB_CACHER_TRACE', valueName: 'bool', defaultValue: true, parse: bool, help: 'per-phase tracing (false: totals only, to measure what tracing costs)' }),
+  option({ key: 'resultsPath', flag: '--results', env: 'BLOB_CACHER_RESULTS', valueName: 'path', parse: text, help: 'results file (default results/<command>-<timestamp>.json)' }),
   format,
-];
-export const REPORT_OPTIONS: readonly OptionSpec[] = [format];
+);
+export const REPORT_OPTIONS = table(format);
 
-export const DOWNLOAD_OPTIONS: readonly OptionSpec[] = [
+export const DOWNLOAD_OPTIONS = table(
   logLevel,
-  { key: 'sourceMethod', flag: '--source-method', env: 'SOURCE_METHOD', valueName: 'method', defaultValue: 'all', parse: oneOf(DOWNLOAD_METHODS, METHOD_ALIASES), help: `download strategy (${DOWNLOAD_METHODS.join(', ')}; url = single)` },
-  { key: 'concurrency', flag: '--concurrency', env: 'CONCURRENCY', valueName: 'n', defaultValue: 4, parse: integer(1, 100_000), help: 'ranges, copies or parts per download' },
-  { key: 'fileSizeBytes', flag: '--file-size', env: 'FILE_SIZE', valueName: 'size', defaultValue: 80 * MIB, parse: size(0), help: 'size of the fixture blob (80MiB, 100KB, 12800000)' },
-  { key: 'rangeSizeBytes', flag: '--range-size', env: 'RANGE_SIZE', valueName: 'size', parse: size(1), help: 'chunked, round-robin and sdk: ranges of this size, --concurrency in flight (default: --concurrency equal ranges)' },
+  option({ key: 'sourceMethod', flag: '--source-method', env: 'SOURCE_METHOD', valueName: 'method', defaultValue: 'all', parse: oneOf(DOWNLOAD_METHODS, METHOD_ALIASES), help: `download strategy (${DOWNLOAD_METHODS.join(', ')}; url = single)` }),
+  option({ key: 'concurrency', flag: '--concurrency', env: 'CONCURRENCY', valueName: 'n', defaultValue: 4, parse: integer(1, 100_000), help: 'ranges, copies or parts per download' }),
+  option({ key: 'fileSizeBytes', flag: '--file-size', env: 'FILE_SIZE', valueName: 'size', defaultValue: 80 * MIB, parse: size(0, MAX_OBJECT_BYTES), help: 'size of the fixture blob (80MiB, 100KB, 12800000; at most 1TiB)' }),
+  option({ key: 'rangeSizeBytes', flag: '--range-size', env: 'BLOB_CACHER_RANGE_SIZE', valueName: 'size', parse: size(1, MAX_OBJECT_BYTES), help: 'chunked, round-robin and sdk: ranges of this size, --concurrency in flight (default: --concurrency equal ranges)' }),
   processes,
   maxSockets,
-  { key: 'sink', flag: '--sink', env: 'SINK', valueName: 'kind', defaultValue: 'memory', parse: oneOf(SINKS), help: `where downloaded bytes go (${SINKS.join(', ')})` },
-  { key: 'outPath', flag: '--out', env: 'OUT', valueName: 'path', parse: text, help: 'output file for the file and sparse-file sinks (default: a temporary file, removed)' },
-  { key: 'force', flag: '--force', env: 'FORCE', defaultValue: false, parse: bool, help: 'overwrite an existing --out file' },
+  option({ key: 'sink', flag: '--sink', env: 'BLOB_CACHER_SINK', valueName: 'kind', defaultValue: 'memory', parse: oneOf(SINKS), help: `where downloaded bytes go (${SINKS.join(', ')})` }),
+  option({ key: 'outPath', flag: '--out', env: 'BLOB_CACHER_OUT', valueName: 'path', parse: text, help: 'output file for the file and sparse-file sinks (default: a temporary file, removed)' }),
+  option({ key: 'force', flag: '--force', env: 'BLOB_CACHER_FORCE', valueName: 'bool', defaultValue: false, parse: bool, help: 'overwrite an existing --out file' }),
   httpClient,
-  { key: 'bufferSizeBytes', flag: '--buffer-size', env: 'BUFFER_SIZE', valueName: 'size', defaultValue: 256 * KIB, parse: size(1), help: 'read buffer per socket (raw client) or highWaterMark of the response stream (node client)' },
-  url,
-  ...CREDENTIALS,
-  { key: 'cleanup', flag: '--cleanup', env: 'CLEANUP', defaultValue: false, parse: bool, help: 'delete fixtures this run created' },
+  option({ key: 'bufferSizeBytes', flag: '--buffer-size', env: 'BLOB_CACHER_BUFFER_SIZE', valueName: 'size', defaultValue: 256 * KIB, parse: size(1, MAX_BUFFER_BYTES), help: 'read buffer per socket (raw client) or highWaterMark of the response stream (node client); at most 256MiB' }),
+  ...TARGET_OPTIONS,
+  option({ key: 'cleanup', flag: '--cleanup', env: 'BLOB_CACHER_CLEANUP', valueName: 'bool', defaultValue: false, parse: bool, help: 'delete fixtures this run created' }),
   ...RUN_OPTIONS,
   envFile,
-];
+);
 
-export const UPLOAD_OPTIONS: readonly OptionSpec[] = [
+export const UPLOAD_OPTIONS = table(
   logLevel,
-  { key: 'uploadMethod', flag: '--upload-method', env: 'UPLOAD_METHOD', valueName: 'method', defaultValue: 'small-files', parse: oneOf(UPLOAD_METHODS), help: `upload strategy (${UPLOAD_METHODS.join(', ')})` },
-  { key: 'fileCount', flag: '--file-count', env: 'FILE_COUNT', valueName: 'n', defaultValue: 2400, parse: integer(1, 10_000_000), help: 'blobs uploaded by small-files' },
+  option({ key: 'uploadMethod', flag: '--upload-method', env: 'BLOB_CACHER_UPLOAD_METHOD', valueName: 'method', defaultValue: 'small-files', parse: oneOf(UPLOAD_METHODS), help: `upload strategy (${UPLOAD_METHODS.join(', ')})` }),
+  option({ key: 'fileCount', flag: '--file-count', env: 'FILE_COUNT', valueName: 'n', defaultValue: 2400, parse: integer(1, 10_000_000), help: 'blobs uploaded by small-files' }),
   // Seed 002: FILE_SIZE=102 means 102 KB; units (100KiB, 102KB, 4096B) are honoured as given.
-  { key: 'fileSizeBytes', flag: '--file-size', env: 'FILE_SIZE', valueName: 'size', defaultValue: 100 * KIB, parse: size(1, 1000), help: 'size of each small file; a bare number means KB (102 = 102KB)' },
-  { key: 'blobSizeBytes', flag: '--blob-size', env: 'BLOB_SIZE', valueName: 'size', defaultValue: 300 * MIB, parse: size(0), help: 'size of the large blob uploaded by blocks' },
-  { key: 'blockSizeBytes', flag: '--block-size', env: 'BLOCK_SIZE', valueName: 'size', defaultValue: 8 * MIB, parse: size(1, 1, 4000 * MIB), help: 'staged block size for blocks (at most 4000MiB)' },
-  { key: 'concurrency', flag: '--concurrency', env: 'CONCURRENCY', valueName: 'n', defaultValue: 8, parse: integer(1, 100_000), help: 'blocks in flight (blocks, sdk-upload)' },
-  { key: 'thresholdBytes', flag: '--threshold', env: 'THRESHOLD', valueName: 'size', defaultValue: 0, parse: size(0), help: 'blobs at or below this go as one Put Blob (SDK maxSingleShotSize)' },
+  option({ key: 'fileSizeBytes', flag: '--file-size', env: 'FILE_SIZE', valueName: 'size', defaultValue: 100 * KIB, parse: size(1, MAX_PUT_BLOB_BYTES, 1000), help: 'size of each small file; a bare number means KB (102 = 102KB); at most 5000MiB' }),
+  option({ key: 'blobSizeBytes', flag: '--blob-size', env: 'BLOB_CACHER_BLOB_SIZE', valueName: 'size', defaultValue: 300 * MIB, parse: size(0, MAX_OBJECT_BYTES), help: 'size of the large blob uploaded by blocks (at most 1TiB)' }),
+  option({ key: 'blockSizeBytes', flag: '--block-size', env: 'BLOB_CACHER_BLOCK_SIZE', valueName: 'size', defaultValue: 8 * MIB, parse: size(1, MAX_BLOCK_BYTES), help: 'staged block size for blocks (at most 4000MiB)' }),
+  option({ key: 'concurrency', flag: '--concurrency', env: 'CONCURRENCY', valueName: 'n', defaultValue: 8, parse: integer(1, 100_000), help: 'blocks in flight (blocks, sdk-upload)' }),
+  option({ key: 'thresholdBytes', flag: '--threshold', env: 'BLOB_CACHER_THRESHOLD', valueName: 'size', defaultValue: 0, parse: size(0, MAX_SINGLE_SHOT_BYTES), help: 'blobs at or below this go as one Put Blob (SDK maxSingleShotSize, at most 256MiB)' }),
   processes,
   maxSockets,
   httpClient,
-  url,
-  ...CREDENTIALS,
-  { key: 'keep', flag: '--keep', env: 'KEEP', defaultValue: false, parse: bool, help: 'keep the uploaded blobs (deleted by default)' },
+  ...TARGET_OPTIONS,
+  option({ key: 'keep', flag: '--keep', env: 'BLOB_CACHER_KEEP', valueName: 'bool', defaultValue: false, parse: bool, help: 'keep the uploaded blobs (deleted by default)' }),
   ...RUN_OPTIONS,
   envFile,
-];
+);
 
-export const SECRET_KEYS: ReadonlySet<string> = new Set([key, sas, connectionString].map((o) => o.key));
+/** Environment names users already pass, kept as they are; every other one is BLOB_CACHER_*. */
+export const LEGACY_ENV_NAMES: readonly string[] = ['URL', 'PROCESSES', 'MAX_SOCKETS', 'FILE_SIZE', 'FILE_COUNT', 'CONCURRENCY', 'SOURCE_METHOD', 'LOG_LEVEL'];
