@@ -2,8 +2,8 @@
 // file current, prints reports computed from it, and maps errors to one line and an exit code. The
 // only place that reads process.argv and process.env.
 import { ConfigError } from '../config/errors.js';
-import { buildProgram, loadDownloadConfig, loadUploadConfig, parseFlags, redactedConfig, resolveOptions, type Credentials, type DownloadConfig, type RunOptions, type Sources, type UploadConfig } from '../config/load.js';
-import { DOWNLOAD_OPTIONS, REPORT_OPTIONS, UPLOAD_OPTIONS, type LogLevel, type OptionSpec, type ReportFormat } from '../config/options.js';
+import { buildProgram, loadDownloadConfig, loadUploadConfig, parseFlags, redactedConfig, resolveOptions, type Credentials, type DownloadConfig, type Sources, type UploadConfig } from '../config/load.js';
+import { DOWNLOAD_OPTIONS, REPORT_OPTIONS, UPLOAD_OPTIONS, type OptionSpec } from '../config/options.js';
 import { formatBytes } from '../config/sizes.js';
 import { checkOutPath, readSources } from './sources.js';
 import { downloadWorkload } from '../engine/download.js';
@@ -120,7 +120,7 @@ async function measure(m: Measurement): Promise<number> {
 const oneCell = (config: Config): SessionCell[] => [{ workload: workloadOf(config), runs: config.runs ?? 1, warmup: config.warmup ?? 0 }];
 
 /** Parses and validates one measuring command's options; undefined after --help. */
-function loadCommand<C extends RunOptions & { credentials: Credentials; logLevel: LogLevel }>(
+function loadCommand<C extends DownloadConfig | UploadConfig>(
   name: string, specs: readonly OptionSpec[], summary: string, argv: readonly string[], env: Env,
   load: (flags: Record<string, unknown>, sources: Sources) => C,
 ): C | undefined {
@@ -129,7 +129,7 @@ function loadCommand<C extends RunOptions & { credentials: Credentials; logLevel
   const config = load(flags, readSources(specs, flags, env));
   registerSecrets(config.credentials, env);
   setLogLevel(config.logLevel);
-  log.debug(`config ${JSON.stringify(redactedConfig(config as unknown as DownloadConfig))}`);
+  log.debug(`config ${JSON.stringify(redactedConfig(config))}`);
   return config;
 }
 
@@ -160,7 +160,7 @@ function parseFileArgs(name: string, summary: string, argv: readonly string[], e
     throw new ConfigError(max === min ? `${cmd} takes exactly ${min} results files; give ${min} paths` : `${cmd} takes at least ${min} results file; give a path`);
   }
   const o = resolveOptions(REPORT_OPTIONS, flags, { env });
-  return { files, format: o.format as ReportFormat };
+  return { files, format: o.format };
 }
 
 export async function reportCommand(argv: readonly string[], env: Env, name = 'report'): Promise<number> {

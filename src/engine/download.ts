@@ -29,7 +29,7 @@ export function downloadWorkload(config: DownloadConfig): DownloadWorkload {
       try {
         log.info(`target: ${target.label}`);
         const info = target.info;
-        const size = info.kind === 'url' ? await preflightUrl(info.url) : config.fileSizeBytes;
+        const size = info.kind === 'url' ? await preflightUrl(info.url, { timeoutMs: config.timeoutMs ?? 30_000, signal }) : config.fileSizeBytes;
         const input: PlanInput = { sizeBytes: size, concurrency: config.concurrency, rangeSizeBytes: config.rangeSizeBytes };
         const strategies = selectStrategies(config.sourceMethod, info.kind === 'url');
         if (info.kind === 'blob') {

@@ -12,31 +12,13 @@ import { preflightContainer, preflightUrlUpload } from '../storage/preflight.js'
 import { containerClient, openTarget, RequestSigner, type TargetInfo } from '../storage/target.js';
 import { urlStore } from '../storage/url-store.js';
 import { selectUploadStrategies, UPLOAD_STRATEGIES } from '../strategies/index.js';
-import type { BlockCommit, UploadPlanInput, UploadStrategy } from '../strategies/upload-strategy.js';
-import type { OpRecord } from '../workers/protocol.js';
-import { createAgent, tracedRequest } from '../transport/request.js';
+import type { UploadPlanInput, UploadStrategy } from '../strategies/upload-strategy.js';
+import { commitBlockList } from '../storage/blob-requests.js';
 import { runSession, type Contender, type OpenWorkload, type PreparedRun, type SessionOptions, type Workload } from './session.js';
 
 function runPrefix(): string {
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*$/, '');
   return `run-${stamp}-${randomBytes(3).toString('hex')}`;
-}
-
-/** Put Block List, timed from the coordinator: part of the upload's duration. */
-async function commitBlocks(info: TargetInfo, commit: BlockCommit): Promise<OpRecord> {
-  const signer = new RequestSigner(info);
-  const url = signer.blobUrl(commit.blob);
-  url.searchParams.set('comp', 'blocklist');
-  const body = Buffer.from(`<?xml version="1.0" encoding="utf-8"?><BlockList>${commit.blockIds.map((id) => `<Latest>${id}</Latest>`).join('')}</BlockList>`);
-  const agent = createAgent(url, 1);
-  const headers = signer.headers('PUT', url, { 'content-length': String(body.length), 'content-type': 'application/xml' });
-  const r = await tracedRequest({ url, method: 'PUT', headers, agent, body });
-  agent.destroy();
-  const error = r.error ?? (r.status === 201 ? undefined : `HTTP ${r.status}`);
-  return {
-    worker: -1, item: -1, blob: commit.blob, offsetBytes: 0, bytes: 0, status: r.status, startEpochMs: r.startEpochMs,
-    totalMs: r.totalMs, phases: r.phases, reused: false, retries: 0, throttled: 0, backoffMs: 0, error,
-  };
 }
 
 function inFlightFor(strategy: UploadStrategy, config: UploadConfig): number | undefined {
@@ -54,7 +36,7 @@ export function uploadWorkload(config: UploadConfig): UploadWorkload {
   const prefix = runPrefix();
   return {
     prefix,
-    async open(): Promise<OpenWorkload> {
+    async open(signal): Promise<OpenWorkload> {
       const target = await openTarget(config.credentials, config.container);
       try {
         const plain = target.info.kind === 'url';
@@ -66,7 +48,7 @@ export function uploadWorkload(config: UploadConfig): UploadWorkload {
         }
         const { info, store } = await openStore(config, target.info, target.label, prefix);
         const contenders = strategies.map((s): Contender => ({
-          strategy: s.name, description: s.description, prepare: async (run) => prepareRun(config, info, store, s, prefix, run),
+          strategy: s.name, description: s.description, prepare: async (run) => prepareRun(config, info, store, s, prefix, run, signal),
         }));
         return {
           target: target.label, contenders,
@@ -87,7 +69,9 @@ export function uploadWorkload(config: UploadConfig): UploadWorkload {
   };
 }
 
-function prepareRun(config: UploadConfig, info: TargetInfo, store: UploadStore, strategy: UploadStrategy, prefix: string, run: number): PreparedRun {
+function prepareRun(
+  config: UploadConfig, info: TargetInfo, store: UploadStore, strategy: UploadStrategy, prefix: string, run: number, signal: AbortSignal,
+): PreparedRun {
   const input: UploadPlanInput = {
     prefix: `${prefix}/${strategy.name}/${run}`, fileCount: config.fileCount, fileSizeBytes: config.fileSizeBytes,
     blobSizeBytes: config.blobSizeBytes, blockSizeBytes: config.blockSizeBytes, thresholdBytes: config.thresholdBytes,
@@ -107,7 +91,9 @@ function prepareRun(config: UploadConfig, info: TargetInfo, store: UploadStore, 
       inFlight: inFlightFor(strategy, config), maxRetries: config.maxRetries ?? 3, timeoutMs: config.timeoutMs ?? 30_000, trace: config.trace ?? true,
     },
     // Put Block List goes out as soon as every worker's last block is in: it is part of the duration.
-    after: commit ? () => commitBlocks(info, commit) : undefined,
+    after: commit
+      ? () => commitBlockList(info, commit.blob, commit.blockIds, { timeoutMs: config.timeoutMs ?? 30_000, maxRetries: config.maxRetries ?? 3, signal })
+      : undefined,
     // Failed requests fail the run as they are; otherwise the store checks what it holds.
     async verify(merged) {
       const failed = merged.records.filter((r) => r.error);
@@ -132,7 +118,7 @@ async function openStore(config: UploadConfig, info: TargetInfo, label: string, 
   }
   const folder: TargetInfo = { ...info, folder: true };
   const probe = `${prefix}/probe`;
-  const { deleteRefused } = await preflightUrlUpload(info.url, new RequestSigner(folder).blobUrl(probe));
+  const { deleteRefused } = await preflightUrlUpload(info.url, new RequestSigner(folder).blobUrl(probe), { timeoutMs: config.timeoutMs ?? 30_000 });
   if (deleteRefused && config.keep) log.verbose(`${probe} stays on the server: DELETE failed (${deleteRefused})`);
   const store = urlStore(info, { prefix, timeoutMs: config.timeoutMs ?? 30_000, deleteRefused: config.keep ? undefined : deleteRefused });
   return { info: folder, store };

@@ -32,7 +32,7 @@ async function prepare(job: WorkerJob): Promise<() => Promise<WorkerResult>> {
   const viaHttp = job.executor === 'http' || job.executor === 'put';
   const pool = viaHttp && job.httpClient !== 'node' ? new RawPool(origin, job.maxSockets, job.bufferSizeBytes) : undefined;
   const urls = viaHttp ? new Map(job.items.map((i) => [i.index, signer.blobUrl(i.blob)])) : undefined;
-  const ctx: ExecContext = { job, signer, agent, pool, urls };
+  const ctx: ExecContext = { job, signer, agent, pool, urls, signal: stop.signal };
   const sink: Sink | undefined = job.executor === 'http' && job.items.length
     ? await openSink(job.sink, job.items, job.objectSizeBytes, job.outPath, job.hashRanges !== false)
     : undefined;
@@ -62,11 +62,11 @@ async function prepare(job: WorkerJob): Promise<() => Promise<WorkerResult>> {
   const gated = (item: WorkItem, run: (queuedAt: number) => Promise<OpRecord>): Promise<OpRecord> => {
     const queuedAt = performance.now();
     // A stop requested while it queued: never started, counted as cancelled.
-    return gate ? gate(() => (stopping ? cancelled(job, item) : run(queuedAt))) : run(queuedAt);
+    return gate ? gate(() => (stop.signal.aborted ? cancelled(job, item) : run(queuedAt))) : run(queuedAt);
   };
 
   const runItem = (item: WorkItem): Promise<OpRecord> => {
-    if (stopping) return Promise.resolve(cancelled(job, item));
+    if (stop.signal.aborted) return Promise.resolve(cancelled(job, item));
     switch (job.executor) {
       case 'http': return gated(item, (queuedAt) => runGet(ctx, item, sink!, gate ? queuedAt : undefined));
       case 'sdk': return runSdkDownload(job, sdk!.get(item.index)!, item);
@@ -126,7 +126,8 @@ function cancelled(job: WorkerJob, item: WorkItem): OpRecord {
   };
 }
 
-let stopping = false;
+// A stop from the coordinator: nothing new starts, and requests in flight are aborted.
+const stop = new AbortController();
 // Ctrl-C reaches the whole process group: the coordinator decides, workers finish what is in flight.
 process.on('SIGINT', () => {});
 process.on('SIGTERM', () => {});
@@ -142,7 +143,7 @@ process.on('message', (msg: ToWorker) => {
       (err: Error) => send({ type: 'failed', message: err.message }),
     );
   } else if (msg.type === 'stop') {
-    stopping = true;
+    stop.abort();
   } else if (msg.type === 'go') {
     run!().then(
       (result) => send({ type: 'done', result }),
