@@ -31,40 +31,64 @@ export async function showProgress(opts: { stream?: NodeJS.WriteStream; interval
   return opts.lines === false ? NONE : progressLines(stream, opts.intervalMs ?? 5_000);
 }
 
-/** One plain line per interval while a run is going: done/total, rate, errors, retries. */
-export function progressLines(stream: NodeJS.WritableStream, intervalMs: number): ProgressView {
+/** What a view does with one run: start it, show progress, end it. */
+interface RunView {
+  start(run: RunStart): void;
+  update(run: RunStart, done: Progress, seconds: number): void;
+  end(): void;
+}
+
+/** Follows the session's events for a view: one run at a time, from its release to its end. */
+function follow(view: RunView): ProgressView {
   let run: RunStart | undefined;
   let started = 0;
-  let last: Progress = { ops: 0, bytes: 0, errors: 0, retries: 0 };
-  let timer: NodeJS.Timeout | undefined;
-  const line = () => {
-    if (!run) return;
-    const s = (performance.now() - started) / 1000;
-    const phase = `${run.warmup ? 'warm-up' : 'run'} ${run.run + 1}/${run.runs}`;
-    stream.write(`progress: ${cellLabel(run.strategy, run.cell)} ${phase}: ${last.ops}/${run.requests} requests, ${rate(run, last, s)}, errors ${last.errors}, retries ${last.retries}, ${s.toFixed(0)} s\n`);
-  };
-  const stop = () => {
-    if (timer) clearInterval(timer);
-    timer = undefined;
+  const end = () => {
+    if (run) view.end();
     run = undefined;
   };
   return {
     onEvent(e) {
       if (e.type === 'run-start') {
-        stop();
+        end();
         run = e;
         started = performance.now();
-        last = { ops: 0, bytes: 0, errors: 0, retries: 0 };
-        timer = setInterval(line, intervalMs);
-        timer.unref();
-      } else if (e.type === 'progress') {
-        last = e;
+        view.start(e);
+      } else if (e.type === 'progress' && run) {
+        view.update(run, e, (performance.now() - started) / 1000);
       } else if (e.type === 'run-end') {
-        stop();
+        end();
       }
     },
-    close: stop,
+    close: end,
   };
+}
+
+/** One plain line per interval while a run is going: done/total, rate, errors, retries. */
+export function progressLines(stream: NodeJS.WritableStream, intervalMs: number): ProgressView {
+  const zero: Progress = { ops: 0, bytes: 0, errors: 0, retries: 0 };
+  let current: { run: RunStart; started: number; last: Progress } | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const line = () => {
+    if (!current) return;
+    const { run, started, last } = current;
+    const s = (performance.now() - started) / 1000;
+    const phase = `${run.warmup ? 'warm-up' : 'run'} ${run.run + 1}/${run.runs}`;
+    stream.write(`progress: ${cellLabel(run.strategy, run.cell)} ${phase}: ${last.ops}/${run.requests} requests, ${rate(run, last, s)}, errors ${last.errors}, retries ${last.retries}, ${s.toFixed(0)} s\n`);
+  };
+  return follow({
+    start(run) {
+      current = { run, started: performance.now(), last: zero };
+      timer = setInterval(line, intervalMs);
+      timer.unref();
+    },
+    update(_run, done) {
+      if (current) current.last = done;
+    },
+    end() {
+      clearInterval(timer);
+      current = undefined;
+    },
+  });
 }
 
 async function progressBar(stream: NodeJS.WriteStream): Promise<ProgressView> {
@@ -77,25 +101,9 @@ async function progressBar(stream: NodeJS.WriteStream): Promise<ProgressView> {
     clearOnComplete: true,
     fps: 8,
   }, cliProgress.Presets.shades_classic);
-  let run: RunStart | undefined;
-  let started = 0;
-  const stop = () => {
-    if (run) bar.stop();
-    run = undefined;
-  };
-  return {
-    onEvent(e) {
-      if (e.type === 'run-start') {
-        stop();
-        run = e;
-        started = performance.now();
-        bar.start(e.requests, 0, { label: e.strategy.padEnd(15), rate: '' });
-      } else if (e.type === 'progress' && run) {
-        bar.update(e.ops, { rate: rate(run, e, (performance.now() - started) / 1000) });
-      } else if (e.type === 'run-end') {
-        stop();
-      }
-    },
-    close: stop,
-  };
+  return follow({
+    start: (run) => bar.start(run.requests, 0, { label: run.strategy.padEnd(15), rate: '' }),
+    update: (run, done, seconds) => bar.update(done.ops, { rate: rate(run, done, seconds) }),
+    end: () => bar.stop(),
+  });
 }
