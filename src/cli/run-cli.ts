@@ -78,8 +78,13 @@ async function measure(m: Measurement): Promise<number> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  const { deadlineMs } = m.config;
+  const deadline = deadlineMs === undefined ? undefined : setTimeout(() => {
+    log.warn(`--deadline of ${deadlineMs / 1000} s reached: no new requests; stopping the run in flight, then writing partial results`);
+    stop.abort('deadline');
+  }, deadlineMs);
   // Plain progress lines go with the info level: --log-level warn or error keeps stderr for problems.
-  const progress = await showProgress({ lines: !['error', 'warn'].includes(m.config.logLevel) });
+  const progress = await showProgress({ lines: !['error', 'warn'].includes(m.config.logLevel), intervalMs: m.config.progressIntervalMs });
   let target = doc.environment.target;
   try {
     const outcome = await runSession(m.cells, {
@@ -100,6 +105,7 @@ async function measure(m: Measurement): Promise<number> {
     throw err;
   } finally {
     progress.close();
+    clearTimeout(deadline);
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   }
@@ -113,7 +119,8 @@ async function measure(m: Measurement): Promise<number> {
   const title = stopped ? `${m.title} — STOPPED by ${stopped}, partial` : m.title;
   if (doc.runs.some((r) => !r.warmup)) process.stdout.write(`${redact(await renderReport(doc, m.config.format, { title, target }))}\n`);
   if (notSaved) process.stderr.write(`blob-cacher: ${redact(notSaved)}\n`);
-  if (stopped) return stopped === 'SIGINT' ? 130 : 143;
+  // As timeout(1) does: 124 when the deadline stopped it; 128 + the signal's number for a signal.
+  if (stopped) return stopped === 'SIGINT' ? 130 : stopped === 'SIGTERM' ? 143 : 124;
   return notSaved ? 1 : doc.runs.every((r) => r.verified) ? 0 : 1;
 }
 

@@ -15,6 +15,10 @@ export interface RunOptions {
   trace: boolean;
   maxRetries: number;
   timeoutMs: number;
+  /** The whole session at most this long; unset: no limit. */
+  deadlineMs?: number;
+  /** Without a terminal: a progress line this often. */
+  progressIntervalMs?: number;
   runs: number;
   warmup: number;
   resultsPath?: string;
@@ -22,7 +26,9 @@ export interface RunOptions {
 }
 
 function runOptions(o: Resolved<typeof RUN_OPTIONS>): RunOptions {
-  return { trace: o.trace, maxRetries: o.maxRetries, timeoutMs: o.timeoutMs, runs: o.runs, warmup: o.warmup, resultsPath: o.resultsPath, format: o.format };
+  return {
+    trace: o.trace, maxRetries: o.maxRetries, timeoutMs: o.timeoutMs, deadlineMs: o.deadlineMs, progressIntervalMs: o.progressIntervalMs, runs: o.runs, warmup: o.warmup, resultsPath: o.resultsPath, format: o.format,
+  };
 }
 
 export interface DownloadConfig extends RunOptions {

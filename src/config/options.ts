@@ -182,6 +182,8 @@ export const RUN_OPTIONS = table(
   option({ key: 'warmup', flag: '--warmup', env: 'BLOB_CACHER_WARMUP', valueName: 'n', defaultValue: 0, parse: integer(0, 100), help: 'warm-up runs first, recorded but not counted' }),
   option({ key: 'maxRetries', flag: '--max-retries', env: 'BLOB_CACHER_MAX_RETRIES', valueName: 'n', defaultValue: 3, parse: integer(0, 20), help: 'retries per request for 408/429/5xx, resets and timeouts' }),
   option({ key: 'timeoutMs', flag: '--timeout', env: 'BLOB_CACHER_TIMEOUT', valueName: 'duration', defaultValue: 30_000, parse: duration(10, MAX_TIMEOUT_MS), help: 'per try: the longest a socket may stay idle, a stalled body included (30s, 500ms; at most 24h)' }),
+  option({ key: 'deadlineMs', flag: '--deadline', env: 'BLOB_CACHER_DEADLINE', valueName: 'duration', parse: duration(100, MAX_TIMEOUT_MS), help: 'the whole session at most this long: then it stops as on SIGINT and writes what it measured (default: none; preflight alone has one of 2 x --timeout)' }),
+  option({ key: 'progressIntervalMs', flag: '--progress-interval', env: 'BLOB_CACHER_PROGRESS_INTERVAL', valueName: 'duration', defaultValue: 5_000, parse: duration(100, MAX_TIMEOUT_MS), help: 'without a terminal: a progress line this often (5s)' }),
   option({ key: 'trace', flag: '--trace', env: 'BLOB_CACHER_TRACE', valueName: 'bool', defaultValue: true, parse: bool, help: 'per-phase tracing (false: totals only, to measure what tracing costs)' }),
   option({ key: 'resultsPath', flag: '--results', env: 'BLOB_CACHER_RESULTS', valueName: 'path', parse: text, help: 'results file (default results/<command>-<timestamp>.json)' }),
   format,

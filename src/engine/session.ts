@@ -117,9 +117,12 @@ async function runOnce(
   try {
     prepared = await contender.prepare(id.run);
     const { items, job, objectSizeBytes } = prepared;
-    log.info(`${contender.strategy}: ${items.length} request(s) over ${open.params.processes} process(es) x ${open.params.maxSockets} socket(s)`);
+    // A process with no item would only cost a fork and its memory: never more processes than items.
+    const processes = Math.max(1, Math.min(open.params.processes, items.length));
+    const capped = processes < open.params.processes ? ` (--processes ${open.params.processes} capped at one per item)` : '';
+    log.info(`${contender.strategy}: ${items.length} request(s) over ${processes} process(es) x ${open.params.maxSockets} socket(s)${capped}`);
     const bytes = items.reduce((s, i) => s + i.lengthBytes, 0);
-    const merged = await runOnWorkers(job, items, open.params.processes, {
+    const merged = await runOnWorkers(job, items, processes, {
       after: prepared.after,
       signal,
       onProgress: (done) => emit({ type: 'progress', ...done }),

@@ -46,7 +46,7 @@ export function uploadWorkload(config: UploadConfig): UploadWorkload {
           const skipped = UPLOAD_STRATEGIES.filter((s) => !strategies.includes(s)).map((s) => s.name);
           log.info(`--url is a plain server: running ${strategies.map((s) => s.name).join(', ')} only (${skipped.join(', ')} need a blob service)`);
         }
-        const { info, store } = await openStore(config, target.info, target.label, prefix);
+        const { info, store } = await openStore(config, target.info, target.label, prefix, signal);
         const contenders = strategies.map((s): Contender => ({
           strategy: s.name, description: s.description, prepare: async (run) => prepareRun(config, info, store, s, prefix, run, signal),
         }));
@@ -110,7 +110,9 @@ function prepareRun(
  * Checks the target and returns where uploads go and how they are checked. A plain URL becomes a
  * folder (each blob name a path below it) and is probed with one PUT and DELETE, outside any timing.
  */
-async function openStore(config: UploadConfig, info: TargetInfo, label: string, prefix: string): Promise<{ info: TargetInfo; store: UploadStore }> {
+async function openStore(
+  config: UploadConfig, info: TargetInfo, label: string, prefix: string, signal: AbortSignal,
+): Promise<{ info: TargetInfo; store: UploadStore }> {
   if (info.kind === 'blob') {
     const container = await containerClient(info);
     await preflightContainer(container, label);
@@ -118,7 +120,7 @@ async function openStore(config: UploadConfig, info: TargetInfo, label: string, 
   }
   const folder: TargetInfo = { ...info, folder: true };
   const probe = `${prefix}/probe`;
-  const { deleteRefused } = await preflightUrlUpload(info.url, new RequestSigner(folder).blobUrl(probe), { timeoutMs: config.timeoutMs ?? 30_000 });
+  const { deleteRefused } = await preflightUrlUpload(info.url, new RequestSigner(folder).blobUrl(probe), { timeoutMs: config.timeoutMs ?? 30_000, signal });
   if (deleteRefused && config.keep) log.verbose(`${probe} stays on the server: DELETE failed (${deleteRefused})`);
   const store = urlStore(info, { prefix, timeoutMs: config.timeoutMs ?? 30_000, deleteRefused: config.keep ? undefined : deleteRefused });
   return { info: folder, store };

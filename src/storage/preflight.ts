@@ -24,14 +24,25 @@ export interface PreflightOptions {
   signal?: AbortSignal;
 }
 
-/** One request through the one request path (node:http), its body read and dropped. */
+/**
+ * One request through the one request path (node:http), its body read and dropped. The idle
+ * timeout cannot catch a server that trickles a byte a second, so the whole request also has a
+ * deadline: twice the timeout.
+ */
 async function plainRequest(url: URL, method: 'HEAD' | 'PUT' | 'DELETE', opts: PreflightOptions, expectStatus?: readonly number[], body?: Buffer): Promise<RetriedResult> {
+  const timeoutMs = opts.timeoutMs ?? 30_000;
+  const deadline = AbortSignal.timeout(2 * timeoutMs);
+  const signal = opts.signal ? AbortSignal.any([opts.signal, deadline]) : deadline;
   const client = NodeHttpClient.to(url, 1);
   try {
-    return await requestWithRetries(
-      async () => outcomeOf(await client.request({ url, method, headers: {}, body, expectStatus, timeoutMs: opts.timeoutMs ?? 30_000, trace: false, signal: opts.signal })),
-      { maxRetries: opts.maxRetries ?? 0, label: `preflight ${method} ${shownUrl(url)}`, signal: opts.signal },
+    const res = await requestWithRetries(
+      async () => outcomeOf(await client.request({ url, method, headers: {}, body, expectStatus, timeoutMs, trace: false, signal })),
+      { maxRetries: opts.maxRetries ?? 0, label: `preflight ${method} ${shownUrl(url)}`, signal },
     );
+    if (deadline.aborted && !opts.signal?.aborted) {
+      throw new ConfigError(`${method} ${shownUrl(url)} did not finish within ${(2 * timeoutMs) / 1000} s (twice --timeout): the server answers too slowly; check --url or raise --timeout`);
+    }
+    return res;
   } finally {
     client.close();
   }
