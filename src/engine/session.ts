@@ -17,8 +17,11 @@ export interface PreparedRun {
   /** A timed step after every worker is done (an upload's Put Block List). */
   after?: AfterWorkers;
   verify(merged: MergedRun): Promise<Verification>;
-  /** Runs whatever happened: outputs, temporary files, uploaded blobs. */
-  cleanup(verified: boolean): Promise<void>;
+  /**
+   * Runs whatever happened: outputs, temporary files, uploaded blobs. `merged` is what the workers
+   * sent back, when they did: items cancelled before they started need no cleaning up.
+   */
+  cleanup(verified: boolean, merged?: MergedRun): Promise<void>;
 }
 
 export interface Contender {
@@ -113,6 +116,7 @@ async function runOnce(
   emit: (e: SessionEvent) => void,
 ): Promise<MeasuredRun | undefined> {
   let prepared: PreparedRun | undefined;
+  let merged: MergedRun | undefined;
   let run: MeasuredRun;
   try {
     prepared = await contender.prepare(id.run);
@@ -122,7 +126,7 @@ async function runOnce(
     const capped = processes < open.params.processes ? ` (--processes ${open.params.processes} capped at one per item)` : '';
     log.info(`${contender.strategy}: ${items.length} request(s) over ${processes} process(es) x ${open.params.maxSockets} socket(s)${capped}`);
     const bytes = items.reduce((s, i) => s + i.lengthBytes, 0);
-    const merged = await runOnWorkers(job, items, processes, {
+    merged = await runOnWorkers(job, items, processes, {
       after: prepared.after,
       signal,
       onProgress: (done) => emit({ type: 'progress', ...done }),
@@ -131,7 +135,7 @@ async function runOnce(
     emit({ type: 'run-end' });
     if (signal.aborted && cancelledByStop(merged)) {
       log.warn(`${contender.strategy}: run ${id.run + 1} was cut short by the stop and is not recorded`);
-      await prepared.cleanup(false);
+      await prepared.cleanup(false, merged);
       return undefined;
     }
     const check = await prepared.verify(merged);
@@ -141,6 +145,6 @@ async function runOnce(
     emit({ type: 'run-end' });
     run = failedRun({ ...id, objectSizeBytes: prepared?.objectSizeBytes ?? open.objectSizeBytes ?? 0 }, (err as Error).message);
   }
-  await prepared?.cleanup(run.verified);
+  await prepared?.cleanup(run.verified, merged);
   return run;
 }

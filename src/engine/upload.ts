@@ -14,6 +14,7 @@ import { urlStore } from '../storage/url-store.js';
 import { selectUploadStrategies, UPLOAD_STRATEGIES } from '../strategies/index.js';
 import type { UploadPlanInput, UploadStrategy } from '../strategies/upload-strategy.js';
 import { commitBlockList } from '../storage/blob-requests.js';
+import { NOT_SENT_ERROR } from '../transport/http-client.js';
 import { runSession, type Contender, type OpenWorkload, type PreparedRun, type SessionOptions, type Workload } from './session.js';
 
 function runPrefix(): string {
@@ -111,8 +112,13 @@ function prepareRun(
       if (failed.length) return { verified: false, verification: `${failed.length} request(s) failed: ${failed[0]!.error}` };
       return store.verify(items);
     },
-    async cleanup() {
-      if (!config.keep) await store.remove(input.prefix, items);
+    async cleanup(_verified, merged) {
+      if (config.keep) return;
+      // A run cut short by a stop: what never left was never written (200,000 planned files would
+      // otherwise mean 200,000 DELETEs before the process may exit).
+      const neverSent = new Set(merged?.records.filter((r) => r.error === NOT_SENT_ERROR).map((r) => r.item));
+      const maybeSent = merged?.maybeSent;
+      await store.remove(input.prefix, items.filter((i) => !neverSent.has(i.index) && (!maybeSent || maybeSent.has(i.index))));
     },
   };
 }

@@ -46,6 +46,8 @@ export interface HttpClient {
 
 /** The error text of a request ended by its AbortSignal (the engine counts `cancelled` as cut short). */
 export const CANCELLED_ERROR = 'cancelled: request aborted';
+/** A request the stop reached before any byte of it was sent: nothing to clean up after it. */
+export const NOT_SENT_ERROR = 'cancelled: stopped before it was sent';
 
 /** `CODE: message` for a socket or request error (ECONNRESET, ETIMEDOUT, …). */
 export function errnoText(err: Error): string {

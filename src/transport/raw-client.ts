@@ -14,7 +14,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import net from 'node:net';
 import tls from 'node:tls';
 import { answerError, ErrorBody, isExpected } from './answer.js';
-import { CANCELLED_ERROR, errnoText, withUrlCredentials, type HttpClient, type HttpRequest, type TracedResult } from './http-client.js';
+import { CANCELLED_ERROR, errnoText, NOT_SENT_ERROR, withUrlCredentials, type HttpClient, type HttpRequest, type TracedResult } from './http-client.js';
 import { ChunkedDecoder, CRLF2, MAX_HEAD_BYTES, parseHead, requestHead, type Head } from './http1.js';
 import { RequestTracer } from './tracer.js';
 
@@ -180,7 +180,7 @@ async function exchange(pool: RawPool, opts: HttpRequest): Promise<TracedResult>
     return result(`ERR_INVALID_HEADER: ${(err as Error).message}`);
   }
   const signal = opts.signal;
-  if (signal?.aborted) return result(CANCELLED_ERROR);
+  if (signal?.aborted) return result(NOT_SENT_ERROR);
   let conn = await pool.acquire();
   // A kept-alive socket the server closed while it was being handed over: its slot is free again.
   while (conn?.closed) {
@@ -191,7 +191,7 @@ async function exchange(pool: RawPool, opts: HttpRequest): Promise<TracedResult>
   if (signal?.aborted) {
     if (conn) pool.release(conn, true);
     else pool.freeSlot();
-    return result(CANCELLED_ERROR);
+    return result(NOT_SENT_ERROR);
   }
   if (trace) tracer.mark('socket');
   if (conn) {

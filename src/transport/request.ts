@@ -3,7 +3,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { answerError, ErrorBody, isExpected } from './answer.js';
-import { CANCELLED_ERROR, errnoText, withUrlCredentials, type HttpClient, type HttpRequest, type TracedResult } from './http-client.js';
+import { CANCELLED_ERROR, errnoText, NOT_SENT_ERROR, withUrlCredentials, type HttpClient, type HttpRequest, type TracedResult } from './http-client.js';
 import { RequestTracer } from './tracer.js';
 
 export interface TracedRequestOptions extends HttpRequest {
@@ -57,7 +57,7 @@ function send(opts: HttpRequest, agent: http.Agent, highWaterMark: number | unde
       const { phases, totalMs } = tracer.phases();
       resolve({ status, bytes, reused: tracer.reused, phases, totalMs, startEpochMs: tracer.startEpochMs, headers, error });
     };
-    if (opts.signal?.aborted) return finish(0, {}, CANCELLED_ERROR);
+    if (opts.signal?.aborted) return finish(0, {}, NOT_SENT_ERROR);
     const headers = { ...withUrlCredentials(opts.url, opts.headers) };
     if (opts.body) headers['content-length'] = String(opts.body.length);
     // highWaterMark sizes the response stream's reads; older typings omit it. `auth` unset: the

@@ -18,6 +18,8 @@ export interface MergedRun {
   wallMs: number;
   /** Workers that failed or died, with the reason; their items are missing from `records`. */
   failures: string[];
+  /** After a stop: the items that may have reached the server (the rest never left). */
+  maybeSent?: ReadonlySet<number>;
 }
 
 function waitFor(child: ChildProcess, index: number, type: 'ready' | 'finished' | 'done'): Promise<FromWorker> {
@@ -70,8 +72,10 @@ export async function runOnWorkers(base: JobSpec, items: readonly WorkItem[], pr
   const { after, signal, onProgress } = opts;
   const shares = splitFairly(items, processes);
   const children = shares.map(() => fork(WORKER_PATH, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'advanced' }));
+  const sentBefore: (number | undefined)[] = children.map(() => undefined);
   const progress: Progress[] = children.map(() => ({ ops: 0, bytes: 0, errors: 0, retries: 0 }));
   children.forEach((c, i) => c.on('message', (m: FromWorker) => {
+    if (m.type === 'stopping') sentBefore[i] = m.sentBefore;
     if (m.type !== 'progress' || !onProgress) return;
     progress[i] = { ops: m.ops, bytes: m.bytes, errors: m.errors, retries: m.retries };
     onProgress(progress.reduce((a, p) => ({ ops: a.ops + p.ops, bytes: a.bytes + p.bytes, errors: a.errors + p.errors, retries: a.retries + p.retries })));
@@ -116,7 +120,9 @@ export async function runOnWorkers(base: JobSpec, items: readonly WorkItem[], pr
       if (!afterRecord.error) histograms.record(afterRecord.phases, afterRecord.totalMs);
       end = Math.max(end, afterRecord.startEpochMs + afterRecord.totalMs);
     }
-    return { workers: results, records, histograms, wallMs: active.length ? end - start : 0, failures };
+    // A worker that never answered the stop may have sent any of its items.
+    const maybeSent = signal?.aborted ? new Set(shares.flatMap((share, i) => share.slice(0, sentBefore[i] ?? share.length).map((item) => item.index))) : undefined;
+    return { workers: results, records, histograms, wallMs: active.length ? end - start : 0, failures, maybeSent };
   } finally {
     signal?.removeEventListener('abort', onAbort);
     if (graceTimer) clearTimeout(graceTimer);

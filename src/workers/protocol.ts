@@ -63,5 +63,10 @@ export type FromWorker =
   | { type: 'progress' } & Progress
   /** Sent the moment a worker's last item ends, before it hashes and packs its results. */
   | { type: 'finished'; failedItems: number }
+  /**
+   * The answer to a stop, sent at once: only the first `sentBefore` items of its share can have
+   * reached the server (items go out in order, at most a socket cap at a time).
+   */
+  | { type: 'stopping'; sentBefore: number }
   | { type: 'done'; result: WorkerResult }
   | { type: 'failed'; message: string };

@@ -9,6 +9,7 @@ import { setLogLevel } from '../log/logger.js';
 import type { WorkItem } from '../strategies/strategy.js';
 import { RequestSigner } from '../storage/target.js';
 import { RawPool } from '../transport/raw-client.js';
+import { NOT_SENT_ERROR } from '../transport/http-client.js';
 import { createAgent } from '../transport/request.js';
 import { runGet, runPut, runSdkDownload, runSdkSmallFile, runSdkUpload, sdkClients, type ExecContext } from './executors.js';
 import type { FromWorker, OpRecord, ToWorker, WorkerJob, WorkerResult } from './protocol.js';
@@ -22,6 +23,8 @@ const send = (msg: FromWorker) => {
   });
 };
 const yieldToEvents = () => new Promise<void>((resolve) => setImmediate(resolve));
+/** The job once the barrier released it, and how many of its items have settled. */
+let released: { job: WorkerJob; settled: () => number } | undefined;
 const epochNow = () => performance.timeOrigin + performance.now();
 
 async function prepare(job: WorkerJob): Promise<() => Promise<WorkerResult>> {
@@ -84,6 +87,7 @@ async function prepare(job: WorkerJob): Promise<() => Promise<WorkerResult>> {
     const limit = job.inFlight ? pLimit(job.inFlight) : undefined;
     // Progress for a live display: finished items and their bytes, a few times a second.
     const done = { ops: 0, bytes: 0, errors: 0, retries: 0 };
+    released = { job, settled: () => done.ops };
     const ticker = setInterval(() => send({ type: 'progress', ...done }), 250);
     const counted = (p: Promise<OpRecord>) => p.then((r) => {
       done.ops++;
@@ -122,7 +126,7 @@ function cancelled(job: WorkerJob, item: WorkItem): OpRecord {
   return {
     worker: job.workerIndex, item: item.index, blob: item.blob, offsetBytes: item.destOffsetBytes, bytes: 0, status: 0,
     startEpochMs: epochNow(), totalMs: 0, phases: {}, reused: false, retries: 0, throttled: 0, backoffMs: 0,
-    error: 'cancelled: stop requested before it started',
+    error: NOT_SENT_ERROR,
   };
 }
 
@@ -144,6 +148,10 @@ process.on('message', (msg: ToWorker) => {
     );
   } else if (msg.type === 'stop') {
     stop.abort();
+    // Items are issued in order and at most a socket cap (or the in-flight limit) are out at once:
+    // everything past the settled ones plus that cap was never sent.
+    const sentBefore = released ? Math.min(released.job.items.length, released.settled() + Math.max(released.job.maxSockets, released.job.inFlight ?? 0)) : 0;
+    send({ type: 'stopping', sentBefore });
   } else if (msg.type === 'go') {
     run!().then(
       (result) => send({ type: 'done', result }),
