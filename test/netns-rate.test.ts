@@ -160,7 +160,7 @@ describe('throughput under a kernel rate limit (veth pair between namespaces, tc
     expect(run.bytes).toBe(SIZE);
     // The body's rate (bytes over the download phase) is what the limit governs; the whole
     // duration also holds connection set-up and first byte, which are reported as their own phases.
-    const columns = (await import('../dist/results/schema.js')).RECORD_COLUMNS as readonly string[];
+    const columns = (await import('../src/results/schema.js')).RECORD_COLUMNS as readonly string[];
     const downloadMs = run.records[0][columns.indexOf('download')] as number;
     const bodyMbit = (run.bytes * 8) / 1e6 / (downloadMs / 1000);
     const wallMbit = (run.bytes * 8) / 1e6 / (run.wallMs / 1000);
