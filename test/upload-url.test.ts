@@ -13,7 +13,8 @@ import { runUpload, type UploadRunResult } from '../src/engine/upload.js';
 import { buildProgram, loadUploadConfig, parseFlags, type UploadConfig } from '../src/config/load.js';
 import { UPLOAD_OPTIONS } from '../src/config/options.js';
 import { close, refusingUrl } from './helpers/http-servers.js';
-import { nginxMissing, startNginxDav, type NginxDav } from './helpers/nginx-dav.js';
+import { startNginxDav, type NginxDav } from './helpers/nginx-dav.js';
+import { requires } from './helpers/requires.js';
 import { pathsUnder, startPutServer, type PutServer, type PutServerOptions } from './helpers/put-server.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -223,10 +224,7 @@ describe('URL for uploads: one option, the same precedence as for downloads', ()
   });
 });
 
-const missing = nginxMissing();
-if (missing) console.log(`upload-url.test.ts: skipping the nginx cases: ${missing}`);
-
-describe.skipIf(missing !== undefined)('nginx with the WebDAV module', () => {
+requires('nginx').describe('nginx with the WebDAV module', () => {
   let nginx: NginxDav;
   beforeAll(async () => {
     nginx = await startNginxDav(mkdtempSync(join(tmp, 'nginx-')));
