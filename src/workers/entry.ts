@@ -9,7 +9,7 @@ const SOURCES = new URL('..', import.meta.url).href;
 
 /**
  * Resolve hook for running src/ directly: sources import './x.js' (what tsc emits), so a relative
- * '.js' that does not exist is taken as the '.ts' beside it. Node strips the types itself.
+ * '.js' that does not exist is taken as the '.ts' beside it. Node compiles the TypeScript itself.
  */
 export const resolveSource: ResolveHookSync = (specifier, context, nextResolve) => {
   if (specifier.startsWith('.') && specifier.endsWith('.js') && context.parentURL?.startsWith(SOURCES)
@@ -19,7 +19,10 @@ export const resolveSource: ResolveHookSync = (specifier, context, nextResolve) 
   return nextResolve(specifier, context);
 };
 
-/** The worker's script, and the Node flags to fork it with (the parent's own, plus the hook from source). */
+/**
+ * The worker's script, and the Node flags to fork it with: the parent's own, and from source the hook
+ * and Node's TypeScript transform (not mere type stripping: parameter properties are in src/).
+ */
 export function workerEntry(): { path: string; execArgv: string[] } {
   if (!import.meta.url.endsWith('.ts')) {
     return { path: fileURLToPath(new URL('./worker.js', import.meta.url)), execArgv: process.execArgv };
@@ -29,6 +32,9 @@ export function workerEntry(): { path: string; execArgv: string[] } {
     + ' registerHooks({ resolve: resolveSource });';
   return {
     path: fileURLToPath(new URL('./worker.ts', import.meta.url)),
-    execArgv: [...process.execArgv, '--import', `data:text/javascript,${encodeURIComponent(register)}`],
+    execArgv: [
+      ...process.execArgv, '--experimental-transform-types', '--disable-warning=ExperimentalWarning',
+      '--import', `data:text/javascript,${encodeURIComponent(register)}`,
+    ],
   };
 }
