@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startNginx } from '../bench/lib/nginx.js';
 import { AzuriteClock, nginxClock } from '../bench/lib/server-clock.js';
 import { startEmbeddedAzurite, type EmbeddedAzurite } from './helpers/azurite.js';
-import { NGINX_PATH, nginxMissing } from './helpers/nginx-dav.js';
+import { NGINX_PATH, requires } from './helpers/requires.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const GAP_MS = 300;
@@ -86,12 +86,7 @@ describe('nginx clock', () => {
     expect(clock.span(0, 'GET')).toBeCloseTo(2_001_500 - 999_500, 3);
   });
 
-  it('a real nginx writes that format, and a GET of a file is spanned by it', async (ctx) => {
-    const missing = nginxMissing();
-    if (missing) {
-      process.stdout.write(`skipped: ${missing}\n`);
-      return ctx.skip();
-    }
+  requires('nginx').it('a real nginx writes that format, and a GET of a file is spanned by it', async () => {
     const nginx = await startNginx(NGINX_PATH, join(dir, 'nginx'));
     try {
       writeFileSync(join(nginx.rootDir, 'f.bin'), Buffer.alloc(2 * 1024 * 1024, 3));

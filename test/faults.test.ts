@@ -1,4 +1,4 @@
-// Reliability end to end: runDownload from dist against a real server that resets, stalls,
+// Reliability end to end: runDownload from src against a real server that resets, stalls,
 // throttles, fails or ignores Range on chosen GETs, and runUpload through a proxy that fails PUTs in
 // front of Azurite. What the server injected is compared with what the records counted, and every
 // delivered byte with the source.
@@ -7,12 +7,12 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DownloadConfig, UploadConfig } from '../dist/config/load.js';
-import { runDownload } from '../dist/engine/download.js';
-import type { MeasuredRun } from '../dist/results/record.js';
-import { setLogLevel } from '../dist/log/logger.js';
-import type { OpRecord } from '../dist/workers/protocol.js';
-import { runUpload } from '../dist/engine/upload.js';
+import type { DownloadConfig, UploadConfig } from '../src/config/load.js';
+import { runDownload } from '../src/engine/download.js';
+import type { MeasuredRun } from '../src/results/record.js';
+import { setLogLevel } from '../src/log/logger.js';
+import type { OpRecord } from '../src/workers/protocol.js';
+import { runUpload } from '../src/engine/upload.js';
 import { startEmbeddedAzurite, type EmbeddedAzurite } from './helpers/azurite.js';
 import {
   deterministicBuffer, everyGet, firstGets, inOrder, startFaultProxy, startFaultServer,

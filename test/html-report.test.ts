@@ -1,24 +1,23 @@
 // The HTML report from real runs on an embedded Azurite: self-contained (no network), escaped, free of
 // secrets, and drawn with data in a real headless Chromium (Debian's, driven by playwright-core).
 // Leaves a full-page screenshot in test-output/ to look at.
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { redactedConfig, type DownloadConfig } from '../dist/config/load.js';
-import { runDownload } from '../dist/engine/download.js';
-import { setLogLevel } from '../dist/log/logger.js';
-import { renderHtml, LATENCY_PERCENTILES, type SweepGrid } from '../dist/report/html.js';
-import { analyze, type ContenderStats } from '../dist/analysis/analyze.js';
-import { newResultsFile } from '../dist/results/file.js';
-import { toRunRecord } from '../dist/results/record.js';
-import type { ResultsFile } from '../dist/results/schema.js';
-import { PHASES } from '../dist/transport/phases.js';
+import { redactedConfig, type DownloadConfig } from '../src/config/load.js';
+import { runDownload } from '../src/engine/download.js';
+import { setLogLevel } from '../src/log/logger.js';
+import { renderHtml, LATENCY_PERCENTILES, type SweepGrid } from '../src/report/html.js';
+import { analyze, type ContenderStats } from '../src/analysis/analyze.js';
+import { newResultsFile } from '../src/results/file.js';
+import { toRunRecord } from '../src/results/record.js';
+import type { ResultsFile } from '../src/results/schema.js';
+import { PHASES } from '../src/transport/phases.js';
+import { CHROMIUM_PATH as CHROMIUM, requires } from './helpers/requires.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const SCREENSHOT = resolve('test-output/html-report.png');
 const CHARTS = ['throughput', 'phases', 'latency', 'sweep'] as const;
@@ -137,11 +136,8 @@ describe('HTML report, as text', () => {
   });
 });
 
-describe('HTML report in headless Chromium', () => {
+requires('chromium').describe('HTML report in headless Chromium', () => {
   it('loads from file:// with no errors and no network, and every chart has size and data', async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(`${CHROMIUM} is missing: install Debian's chromium with \`apt-get install chromium\` (.ci/run installs it in CI)`);
-    }
     const file = join(dir, 'report.html');
     await writeFile(file, html);
     const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });

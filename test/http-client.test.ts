@@ -5,7 +5,7 @@ import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { answerError } from '../src/transport/answer.js';
-import { CANCELLED_ERROR, type HttpClient } from '../src/transport/http-client.js';
+import { CANCELLED_ERROR, NOT_SENT_ERROR, type HttpClient } from '../src/transport/http-client.js';
 import { RawPool } from '../src/transport/raw-client.js';
 import { NodeHttpClient } from '../src/transport/request.js';
 import { outcomeOf, requestWithRetries } from '../src/transport/retry.js';
@@ -104,7 +104,7 @@ describe.each(CLIENTS)('%s client', (_name, make) => {
 
   it('an aborted signal: no request is sent', async () => {
     const r = await make().request({ url: new URL(`${base}/file.bin`), headers: {}, signal: AbortSignal.abort() });
-    expect(r.error).toBe(CANCELLED_ERROR);
+    expect(r.error).toBe(NOT_SENT_ERROR);
     expect(seen).toHaveLength(0);
   });
 

@@ -1,13 +1,14 @@
 // Stopping and dying mid-run, through the real CLI: SIGINT/SIGTERM write partial results and exit
 // 130/143; a worker killed with SIGKILL is named, the other worker's results are kept; no worker
 // process outlives the run.
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { close, deterministicBuffer, listen } from './helpers/http-servers.js';
+import { alive, childPids } from './helpers/processes.js';
 
 const root = resolve(import.meta.dirname, '..');
 const SIZE = 2 * 1024 * 1024;
@@ -60,29 +61,13 @@ function startCli(args: string[]) {
   return { child, cwd, exited, waitFor, out: () => ({ stdout, stderr }) };
 }
 
-const workerPids = (parent: number): number[] => {
-  try {
-    return execFileSync('pgrep', ['-P', String(parent)], { encoding: 'utf8' }).trim().split('\n').filter(Boolean).map(Number);
-  } catch {
-    return [];
-  }
-};
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
 describe('SIGINT and SIGTERM', () => {
   for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
     it(`${signal}: starts nothing new, stops the run in flight, writes partial results, exits ${code} promptly, leaves no workers`, async () => {
       const cli = startCli(['--source-method', 'chunked', '--concurrency', '4', '--runs', '20']);
       // Let at least one run complete, then stop in the middle of a later one.
       await cli.waitFor(/chunked: 4 request\(s\)[\s\S]*chunked: 4 request\(s\)/);
-      const workers = workerPids(cli.child.pid!);
+      const workers = childPids(cli.child.pid!);
       const signalled = performance.now();
       cli.child.kill(signal);
       expect(await cli.exited).toBe(code);
@@ -129,7 +114,7 @@ describe('a worker process that dies', () => {
     // Both workers are mid-body once the server has seen all four ranges.
     for (let i = 0; i < 300 && rangeGets < 4; i++) await new Promise((r) => setTimeout(r, 20));
     expect(rangeGets).toBe(4);
-    const workers = workerPids(cli.child.pid!);
+    const workers = childPids(cli.child.pid!);
     expect(workers).toHaveLength(2);
     const victim = workers[1]!;
     process.kill(victim, 'SIGKILL');

@@ -1,11 +1,12 @@
 // No orphans (issue 14.6): when the coordinator is killed, even with SIGKILL, its workers notice the
 // closed IPC channel and exit quietly, also while they are generating upload payloads.
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { close } from './helpers/http-servers.js';
+import { alive, childPids } from './helpers/processes.js';
 import { startPutServer, type PutServer } from './helpers/put-server.js';
 
 const root = resolve(import.meta.dirname, '..');
@@ -15,21 +16,6 @@ beforeAll(async () => {
 });
 afterAll(() => close(server.server));
 
-const childrenOf = (pid: number): number[] => {
-  try {
-    return execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).trim().split('\n').filter(Boolean).map(Number);
-  } catch {
-    return [];
-  }
-};
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('a coordinator killed with SIGKILL', () => {
@@ -44,7 +30,7 @@ describe('a coordinator killed with SIGKILL', () => {
     child.stderr.on('data', (d) => (stderr += d));
     for (let i = 0; i < 200 && !/small-files: 600 request\(s\)/.test(stderr); i++) await sleep(25);
     let workers: number[] = [];
-    for (let i = 0; i < 100 && workers.length < 2; i++, await sleep(20)) workers = childrenOf(child.pid!);
+    for (let i = 0; i < 100 && workers.length < 2; i++, await sleep(20)) workers = childPids(child.pid!);
     expect(workers).toHaveLength(2);
     // The upload probe (one PUT) went before; no file PUT yet: the workers are still generating.
     const probes = server.log.puts;

@@ -6,7 +6,7 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmbeddedAzurite, type EmbeddedAzurite } from '../dist/storage/azurite.js';
+import { startEmbeddedAzurite, type EmbeddedAzurite } from '../src/storage/azurite.js';
 import { preflightUrl, preflightUrlUpload } from '../src/storage/preflight.js';
 import { close, listen, refusingUrl } from './helpers/http-servers.js';
 

@@ -9,6 +9,7 @@ import { CONNECTION_PHASES, PHASES } from '../src/transport/phases.js';
 import { rawRequest, RawPool } from '../src/transport/raw-client.js';
 import type { TracedResult } from '../src/transport/http-client.js';
 import { close, deterministicBuffer, listen, refusingUrl } from './helpers/http-servers.js';
+import { requires } from './helpers/requires.js';
 import { startTlsServer, type TlsServer } from './helpers/tls.js';
 
 const BODY = deterministicBuffer(3 * 1024 * 1024 + 17);
@@ -389,7 +390,7 @@ describe('raw GET client: errors', () => {
   });
 });
 
-describe('raw GET client over TLS', () => {
+requires('openssl').describe('raw GET client over TLS', () => {
   let tls: TlsServer | undefined;
   let why = '';
 

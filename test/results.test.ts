@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PhaseHistograms } from '../dist/metrics/histograms.js';
-import { analyze, type ContenderStats } from '../dist/analysis/analyze.js';
-import { RECORD_COLUMNS, RESULTS_SCHEMA, RESULTS_SCHEMA_VERSION, type ResultsFile, type RunRecord } from '../dist/results/schema.js';
+import { PhaseHistograms } from '../src/metrics/histograms.js';
+import { analyze, type ContenderStats } from '../src/analysis/analyze.js';
+import { RECORD_COLUMNS, RESULTS_SCHEMA, RESULTS_SCHEMA_VERSION, type ResultsFile, type RunRecord } from '../src/results/schema.js';
 import { close, deterministicBuffer, listen, objectServer } from './helpers/http-servers.js';
 
 const CLI_JS = fileURLToPath(new URL('../dist/cli.js', import.meta.url));

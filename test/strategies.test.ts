@@ -1,15 +1,15 @@
 // Every download strategy against a real Azurite: sizes at the edges, every sink, and fixture reuse
-// and cleanup. Workers are forked from dist/, so these tests import the built engine.
+// and cleanup. The engine and its workers run from src/.
 import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DownloadConfig } from '../dist/config/load.js';
-import { runDownload, type DownloadRunResult } from '../dist/engine/download.js';
-import type { MeasuredRun } from '../dist/results/record.js';
-import { contentBuffer, FIXTURE_SEED } from '../dist/payload/content.js';
-import { setLogLevel } from '../dist/log/logger.js';
+import type { DownloadConfig } from '../src/config/load.js';
+import { runDownload, type DownloadRunResult } from '../src/engine/download.js';
+import type { MeasuredRun } from '../src/results/record.js';
+import { contentBuffer, FIXTURE_SEED } from '../src/payload/content.js';
+import { setLogLevel } from '../src/log/logger.js';
 import { blobNames, containerOf, startEmbeddedAzurite, type EmbeddedAzurite } from './helpers/azurite.js';
 
 const ALL = ['single', 'chunked', 'round-robin', 'assemble', 'sdk'];

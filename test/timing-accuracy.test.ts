@@ -5,8 +5,8 @@ import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DownloadConfig } from '../src/config/load.js';
 import type { HttpClient } from '../src/config/options.js';
-import { runDownload } from '../dist/engine/download.js';
-import { setLogLevel } from '../dist/log/logger.js';
+import { runDownload } from '../src/engine/download.js';
+import { setLogLevel } from '../src/log/logger.js';
 import { close, deterministicBuffer, listen } from './helpers/http-servers.js';
 
 const HOLD_MS = 50;

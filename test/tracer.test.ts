@@ -7,6 +7,7 @@ import { CONNECTION_PHASES, PHASES } from '../src/transport/phases.js';
 import type { TracedResult } from '../src/transport/http-client.js';
 import { createAgent, tracedRequest } from '../src/transport/request.js';
 import { close, listen, refusingUrl } from './helpers/http-servers.js';
+import { requires } from './helpers/requires.js';
 import { startTlsServer, type TlsServer } from './helpers/tls.js';
 
 const SLOW_MS = 100;
@@ -176,7 +177,7 @@ describe('tracedRequest phases', () => {
 
 });
 
-describe('traced transport over TLS', () => {
+requires('openssl').describe('traced transport over TLS', () => {
   let tls: TlsServer | undefined;
   let why = '';
 

@@ -1,20 +1,20 @@
 // Uploads to a plain HTTP(S) server (--url): small-files PUT below the URL under the run prefix,
 // verified by reading every file back, deleted unless --keep. Real servers only: an in-memory
 // http.createServer PUT/GET/DELETE server (also one that refuses PUT or DELETE, or flips a byte of
-// what it stores), and nginx with the WebDAV module where installed. Workers fork from dist/.
+// what it stores), and nginx with the WebDAV module where installed. The CLI runs from the build.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { UploadConfig } from '../dist/config/load.js';
-import { contentBuffer, FIXTURE_SEED } from '../dist/payload/content.js';
-import { setLogLevel } from '../dist/log/logger.js';
-import { runUpload, type UploadRunResult } from '../dist/engine/upload.js';
-import { buildProgram, loadUploadConfig, parseFlags } from '../src/config/load.js';
+import { contentBuffer, FIXTURE_SEED } from '../src/payload/content.js';
+import { setLogLevel } from '../src/log/logger.js';
+import { runUpload, type UploadRunResult } from '../src/engine/upload.js';
+import { buildProgram, loadUploadConfig, parseFlags, type UploadConfig } from '../src/config/load.js';
 import { UPLOAD_OPTIONS } from '../src/config/options.js';
 import { close, refusingUrl } from './helpers/http-servers.js';
-import { nginxMissing, startNginxDav, type NginxDav } from './helpers/nginx-dav.js';
+import { startNginxDav, type NginxDav } from './helpers/nginx-dav.js';
+import { requires } from './helpers/requires.js';
 import { pathsUnder, startPutServer, type PutServer, type PutServerOptions } from './helpers/put-server.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -224,10 +224,7 @@ describe('URL for uploads: one option, the same precedence as for downloads', ()
   });
 });
 
-const missing = nginxMissing();
-if (missing) console.log(`upload-url.test.ts: skipping the nginx cases: ${missing}`);
-
-describe.skipIf(missing !== undefined)('nginx with the WebDAV module', () => {
+requires('nginx').describe('nginx with the WebDAV module', () => {
   let nginx: NginxDav;
   beforeAll(async () => {
     nginx = await startNginxDav(mkdtempSync(join(tmp, 'nginx-')));

@@ -1,6 +1,6 @@
 // Every upload strategy against a real Azurite, checked from the outside with the SDK: names,
 // lengths and Content-MD5 of what was stored, the committed block list, and cleanup. Bad upload
-// input goes through the real CLI. Workers are forked from dist/, so these tests import the build.
+// input goes through the real CLI (the build). The engine and its workers run from src/.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -9,11 +9,10 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ContainerClient } from '@azure/storage-blob';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { UploadConfig } from '../dist/config/load.js';
-import { contentBuffer, contentMd5, FIXTURE_SEED } from '../dist/payload/content.js';
-import { setLogLevel } from '../dist/log/logger.js';
-import { runUpload, type UploadRunResult } from '../dist/engine/upload.js';
-import { buildProgram, loadUploadConfig, parseFlags } from '../src/config/load.js';
+import { contentBuffer, contentMd5, FIXTURE_SEED } from '../src/payload/content.js';
+import { setLogLevel } from '../src/log/logger.js';
+import { runUpload, type UploadRunResult } from '../src/engine/upload.js';
+import { buildProgram, loadUploadConfig, parseFlags, type UploadConfig } from '../src/config/load.js';
 import { UPLOAD_OPTIONS } from '../src/config/options.js';
 import { containerOf, startEmbeddedAzurite, type EmbeddedAzurite } from './helpers/azurite.js';
 

@@ -1,14 +1,14 @@
-// A plain URL target end to end: runDownload from dist (workers are forked from dist/runner), a
+// A plain URL target end to end: runDownload from src (and its workers), a
 // real http server that honours Range, and one that ignores it.
 import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DownloadConfig } from '../dist/config/load.js';
-import { runDownload } from '../dist/engine/download.js';
-import type { MeasuredRun } from '../dist/results/record.js';
-import { setLogLevel } from '../dist/log/logger.js';
+import type { DownloadConfig } from '../src/config/load.js';
+import { runDownload } from '../src/engine/download.js';
+import type { MeasuredRun } from '../src/results/record.js';
+import { setLogLevel } from '../src/log/logger.js';
 import { close, deterministicBuffer, listen, objectServer } from './helpers/http-servers.js';
 
 const SIZE_BYTES = 1_000_003;

@@ -1,12 +1,12 @@
 // Several worker processes on one plan: items dealt fairly (remainders to the first workers),
 // records and histograms merged, and workers with nothing to do harmless.
 import { describe, expect, it, beforeAll } from 'vitest';
-import type { DownloadConfig } from '../dist/config/load.js';
-import { runDownload } from '../dist/engine/download.js';
-import { setLogLevel } from '../dist/log/logger.js';
-import { analyze } from '../dist/analysis/analyze.js';
-import { toRunRecord } from '../dist/results/record.js';
-import type { MeasuredRun } from '../dist/results/record.js';
+import type { DownloadConfig } from '../src/config/load.js';
+import { runDownload } from '../src/engine/download.js';
+import { setLogLevel } from '../src/log/logger.js';
+import { analyze } from '../src/analysis/analyze.js';
+import { toRunRecord } from '../src/results/record.js';
+import type { MeasuredRun } from '../src/results/record.js';
 
 /** Request count of the merged 'total' histogram, as every report computes it. */
 const totalCount = (r: MeasuredRun) => analyze([toRunRecord(r)])[0]!.latencyMs.total?.count;

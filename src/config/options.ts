@@ -22,7 +22,10 @@ export type ReportFormat = (typeof FORMATS)[number];
 
 /** What a parser returns for a bad value: what a valid value looks like, to end "expected …". */
 export class Invalid {
-  constructor(readonly expected: string) {}
+  readonly expected: string;
+  constructor(expected: string) {
+    this.expected = expected;
+  }
 }
 
 /** A parser returns the value, or an Invalid saying what a valid value looks like. */

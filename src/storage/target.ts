@@ -68,7 +68,9 @@ export async function containerClient(info: Extract<TargetInfo, { kind: 'blob' }
 /** Builds signed requests for one target; one per worker, reused for every request. */
 export class RequestSigner {
   private readonly keyBytes?: Buffer;
-  constructor(readonly info: TargetInfo) {
+  readonly info: TargetInfo;
+  constructor(info: TargetInfo) {
+    this.info = info;
     if (info.kind === 'blob' && info.key) this.keyBytes = Buffer.from(info.key, 'base64');
     // A password in a plain URL (user:pw@host) goes out as Basic auth; in every process that signs
     // requests, it is kept out of the log lines that show a request's URL.

@@ -81,14 +81,18 @@ export class RawPool implements HttpClient {
   private readonly waiting: ((c: Conn | undefined) => void)[] = [];
   private open = 0;
   private destroyed = false;
+  readonly origin: URL;
+  readonly maxSockets: number;
+  readonly bufferBytes: number;
+  /** Extra options for https connections (e.g. a private CA). */
+  private readonly tlsOptions?: tls.ConnectionOptions;
 
-  constructor(
-    readonly origin: URL,
-    readonly maxSockets: number,
-    readonly bufferBytes: number,
-    /** Extra options for https connections (e.g. a private CA). */
-    private readonly tlsOptions?: tls.ConnectionOptions,
-  ) {}
+  constructor(origin: URL, maxSockets: number, bufferBytes: number, tlsOptions?: tls.ConnectionOptions) {
+    this.origin = origin;
+    this.maxSockets = maxSockets;
+    this.bufferBytes = bufferBytes;
+    this.tlsOptions = tlsOptions;
+  }
 
   request(req: HttpRequest): Promise<TracedResult> {
     return exchange(this, req);

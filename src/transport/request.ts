@@ -18,11 +18,14 @@ export function createAgent(url: URL, maxSockets: number): http.Agent {
 
 /** node:http as an HttpClient: every request through one agent (its socket cap and keep-alive). */
 export class NodeHttpClient implements HttpClient {
-  constructor(
-    readonly agent: http.Agent,
-    /** Sizes the response stream's reads (--buffer-size). */
-    private readonly highWaterMark?: number,
-  ) {}
+  readonly agent: http.Agent;
+  /** Sizes the response stream's reads (--buffer-size). */
+  private readonly highWaterMark?: number;
+
+  constructor(agent: http.Agent, highWaterMark?: number) {
+    this.agent = agent;
+    this.highWaterMark = highWaterMark;
+  }
 
   /** A client with an agent of its own, for `maxSockets` at a time to `url`'s origin; close() it. */
   static to(url: URL, maxSockets: number): NodeHttpClient {

@@ -2,13 +2,13 @@
 // barrier, and merges what they send back. It never averages percentiles. A worker that dies is
 // named with its cause; the others' results are kept.
 import { fork, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { PhaseHistograms } from '../metrics/histograms.js';
 import { splitFairly } from '../strategies/ranges.js';
 import type { WorkItem } from '../strategies/strategy.js';
+import { workerEntry } from './entry.js';
 import type { FromWorker, OpRecord, Progress, WorkerJob, WorkerResult } from './protocol.js';
 
-const WORKER_PATH = fileURLToPath(new URL('./worker.js', import.meta.url));
+const WORKER = workerEntry();
 
 export interface MergedRun {
   workers: WorkerResult[];
@@ -71,7 +71,7 @@ export const STOP_GRACE_MS = 1_000;
 export async function runOnWorkers(base: JobSpec, items: readonly WorkItem[], processes: number, opts: PoolOptions = {}): Promise<MergedRun> {
   const { after, signal, onProgress } = opts;
   const shares = splitFairly(items, processes);
-  const children = shares.map(() => fork(WORKER_PATH, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'advanced' }));
+  const children = shares.map(() => fork(WORKER.path, [], { execArgv: WORKER.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'advanced' }));
   const sentBefore: (number | undefined)[] = children.map(() => undefined);
   const progress: Progress[] = children.map(() => ({ ops: 0, bytes: 0, errors: 0, retries: 0 }));
   children.forEach((c, i) => c.on('message', (m: FromWorker) => {

@@ -23,7 +23,10 @@ export interface Sink {
 class DiscardSink implements Sink {
   private readonly hashes = new Map<number, Hash>();
   /** hash: false drops the bytes unseen (nothing to verify them against, e.g. a plain URL). */
-  constructor(private readonly hash: boolean) {}
+  private readonly hash: boolean;
+  constructor(hash: boolean) {
+    this.hash = hash;
+  }
   writer(item: WorkItem): ItemWriter {
     if (!this.hash) return { onData: () => {}, done: async () => {} };
     const hash = createHash('md5');
@@ -82,7 +85,10 @@ export async function md5OfFileRange(fh: FileHandle, offset: number, length: num
 
 /** Positional writes at each range's offset as data arrives (seed 001's WriteAt). */
 class SparseFileSink implements Sink {
-  constructor(private readonly fh: FileHandle) {}
+  private readonly fh: FileHandle;
+  constructor(fh: FileHandle) {
+    this.fh = fh;
+  }
   writer(item: WorkItem): ItemWriter {
     let at = item.destOffsetBytes;
     return {
@@ -122,7 +128,12 @@ export class OrderedFileSink implements Sink {
   /** The most bytes held at once, for tests and reports. */
   peakHeldBytes = 0;
 
-  constructor(private readonly fh: FileHandle, items: readonly WorkItem[], private readonly maxHeldBytes = ORDERED_HOLD_BYTES) {
+  private readonly fh: FileHandle;
+  private readonly maxHeldBytes: number;
+
+  constructor(fh: FileHandle, items: readonly WorkItem[], maxHeldBytes = ORDERED_HOLD_BYTES) {
+    this.fh = fh;
+    this.maxHeldBytes = maxHeldBytes;
     this.order = [...items].sort((a, b) => a.destOffsetBytes - b.destOffsetBytes).map((i) => i.index);
     for (const i of items) this.held.set(i.index, { chunks: [], ended: false });
   }

@@ -4,9 +4,9 @@ import {
   AccountSASPermissions, AccountSASResourceTypes, AccountSASServices, BlobServiceClient, generateAccountSASQueryParameters,
   StorageSharedKeyCredential, type ContainerClient,
 } from '@azure/storage-blob';
-import type { EmbeddedAzurite } from '../../dist/storage/azurite.js';
+import type { EmbeddedAzurite } from '../../src/storage/azurite.js';
 
-export { startEmbeddedAzurite, type EmbeddedAzurite } from '../../dist/storage/azurite.js';
+export { startEmbeddedAzurite, type EmbeddedAzurite } from '../../src/storage/azurite.js';
 
 export function containerOf(azurite: EmbeddedAzurite, name: string): ContainerClient {
   const service = new BlobServiceClient(azurite.endpoint, new StorageSharedKeyCredential(azurite.account, azurite.key));

@@ -6,8 +6,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-
-export const NGINX_PATH = '/usr/sbin/nginx';
+import { NGINX_PATH } from './requires.js';
 
 export interface NginxDav {
   /** http://127.0.0.1:PORT */
@@ -15,12 +14,6 @@ export interface NginxDav {
   /** The server's root: /dav/x is rootDir/dav/x on disk. */
   rootDir: string;
   stop(): Promise<void>;
-}
-
-/** Why nginx with the DAV module cannot be used here, or undefined when it can. */
-export function nginxMissing(): string | undefined {
-  if (!existsSync(NGINX_PATH)) return `${NGINX_PATH} is not installed`;
-  return undefined;
 }
 
 function freePort(): Promise<number> {
