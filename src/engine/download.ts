@@ -14,6 +14,7 @@ import { selectStrategies } from '../strategies/index.js';
 import type { DownloadStrategy, PlanInput, WorkItem } from '../strategies/strategy.js';
 import type { OpRecord } from '../workers/protocol.js';
 import { md5OfFileRange } from '../workers/sinks.js';
+import { checkDownloadFits } from './limits.js';
 import { runSession, type Contender, type OpenWorkload, type PreparedRun, type SessionOptions, type Workload } from './session.js';
 
 export interface DownloadWorkload extends Workload {
@@ -32,6 +33,7 @@ export function downloadWorkload(config: DownloadConfig): DownloadWorkload {
         const size = info.kind === 'url' ? await preflightUrl(info.url, { timeoutMs: config.timeoutMs ?? 30_000, signal }) : config.fileSizeBytes;
         const input: PlanInput = { sizeBytes: size, concurrency: config.concurrency, rangeSizeBytes: config.rangeSizeBytes };
         const strategies = selectStrategies(config.sourceMethod, info.kind === 'url');
+        checkDownloadFits(strategies, input, { sink: config.sink, embedded: info.kind === 'blob' && info.embedded, urlTarget: info.kind === 'url' });
         if (info.kind === 'blob') {
           const container = await containerClient(info);
           await preflightContainer(container, target.label);

@@ -1,0 +1,46 @@
+// What a configuration cannot do, found before anything runs (one line, exit 2) instead of after
+// the whole transfer: ranges too large for memory, fixtures larger than the embedded target holds.
+import { totalmem } from 'node:os';
+import { ConfigError } from '../config/errors.js';
+import { formatBytes } from '../config/sizes.js';
+import type { DownloadStrategy, FixtureSpec, PlanInput } from '../strategies/strategy.js';
+
+/** One range held in memory (memory sink, the SDK's downloadToBuffer) and hashed in one piece. */
+export const MAX_RANGE_IN_MEMORY_BYTES = 2 ** 31 - 1;
+/** The embedded Azurite keeps every blob in this process's memory: at most this share of RAM. */
+const EMBEDDED_FIXTURE_SHARE = 0.5;
+
+export interface DownloadLimits {
+  sink: string;
+  embedded: boolean;
+  urlTarget: boolean;
+  totalMemoryBytes?: number;
+}
+
+export function checkDownloadFits(strategies: readonly DownloadStrategy[], input: PlanInput, limits: DownloadLimits): void {
+  const memory = limits.totalMemoryBytes ?? totalmem();
+  for (const s of strategies) {
+    const inMemory = s.executor === 'sdk' || limits.sink === 'memory';
+    if (!inMemory) continue;
+    const largest = Math.max(0, ...s.plan(input, limits.urlTarget).map((i) => i.lengthBytes));
+    if (largest > MAX_RANGE_IN_MEMORY_BYTES) {
+      throw new ConfigError(
+        `${s.name} would hold a ${formatBytes(largest)} range in memory, more than the ${formatBytes(MAX_RANGE_IN_MEMORY_BYTES + 1)} one buffer can take; ` +
+          `use more --concurrency or a --range-size${s.executor === 'sdk' ? '' : ', or --sink file'}`,
+      );
+    }
+    if (input.sizeBytes > 0.8 * memory) {
+      throw new ConfigError(`the memory sink would hold ${formatBytes(input.sizeBytes)}, more than 80% of this machine's ${formatBytes(memory)}; use --sink file or discard`);
+    }
+  }
+  if (!limits.embedded) return;
+  const unique = new Map<string, FixtureSpec>();
+  for (const s of strategies) for (const f of s.fixtures(input)) unique.set(f.blob, f);
+  const fixtureBytes = [...unique.values()].reduce((sum, f) => sum + f.lengthBytes, 0);
+  if (fixtureBytes > EMBEDDED_FIXTURE_SHARE * memory) {
+    throw new ConfigError(
+      `the fixtures need ${formatBytes(fixtureBytes)} (${unique.size} blobs; round-robin keeps one copy per --concurrency), more than the embedded Azurite can hold in half of this machine's ${formatBytes(memory)}; ` +
+        'use less --concurrency or --file-size, fewer strategies (--source-method), or a real account',
+    );
+  }
+}
