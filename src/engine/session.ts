@@ -6,7 +6,7 @@ import { log } from '../log/logger.js';
 import { failedRun, measuredRun, type MeasuredRun, type RunIdentity, type Verification } from '../results/record.js';
 import type { Cell, RunParams } from '../results/schema.js';
 import type { WorkItem } from '../strategies/strategy.js';
-import { runOnWorkers, type AfterWorkers, type JobSpec, type MergedRun } from '../workers/pool.js';
+import { WorkerPool, type AfterWorkers, type JobSpec, type MergedRun } from '../workers/pool.js';
 import type { Progress } from '../workers/protocol.js';
 
 /** One run of one contender, ready to go: the job and items, and what to do with the result. */
@@ -89,13 +89,15 @@ export async function runSession(cells: readonly SessionCell[], opts: SessionOpt
     target = open.target;
     objectSizeBytes = open.objectSizeBytes;
     emit({ type: 'cell', index: cellIndex, count: cells.length, cell, target });
+    // One pool per cell: its processes stay warm across the cell's runs and contenders.
+    const pool = new WorkerPool();
     try {
       const total = warmup + measured;
       runs: for (let runIndex = 0; runIndex < total; runIndex++) {
         for (const contender of open.contenders) {
           if (signal.aborted) break runs;
           const id = { strategy: contender.strategy, description: contender.description, cell, params: open.params, run: runIndex, warmup: runIndex < warmup };
-          const run = await runOnce(contender, id, total, open, signal, emit);
+          const run = await runOnce(pool, contender, id, total, open, signal, emit);
           if (!run) break runs;
           const tag = total > 1 ? ` (${run.warmup ? 'warm-up' : 'run'} ${runIndex + 1}/${total})` : '';
           if (!run.verified) log.error(`${contender.strategy}${tag}: ${run.error ?? run.verification}`);
@@ -104,6 +106,7 @@ export async function runSession(cells: readonly SessionCell[], opts: SessionOpt
         }
       }
     } finally {
+      pool.close();
       await open.close(signal.aborted);
     }
   }
@@ -112,7 +115,7 @@ export async function runSession(cells: readonly SessionCell[], opts: SessionOpt
 
 /** One run of one contender; undefined when the stop cut it short (such a run is not recorded). */
 async function runOnce(
-  contender: Contender, id: Omit<RunIdentity, 'objectSizeBytes'>, runs: number, open: OpenWorkload, signal: AbortSignal,
+  pool: WorkerPool, contender: Contender, id: Omit<RunIdentity, 'objectSizeBytes'>, runs: number, open: OpenWorkload, signal: AbortSignal,
   emit: (e: SessionEvent) => void,
 ): Promise<MeasuredRun | undefined> {
   let prepared: PreparedRun | undefined;
@@ -126,7 +129,7 @@ async function runOnce(
     const capped = processes < open.params.processes ? ` (--processes ${open.params.processes} capped at one per item)` : '';
     log.info(`${contender.strategy}: ${items.length} request(s) over ${processes} process(es) x ${open.params.maxSockets} socket(s)${capped}`);
     const bytes = items.reduce((s, i) => s + i.lengthBytes, 0);
-    merged = await runOnWorkers(job, items, processes, {
+    merged = await pool.run(job, items, processes, {
       after: prepared.after,
       signal,
       onProgress: (done) => emit({ type: 'progress', ...done }),

@@ -1,6 +1,7 @@
 // A target is where requests go and how they are signed. TargetInfo is plain data so that it can be
 // sent to worker processes; the SDK client is only built where fixtures or baselines need it.
-import type { ContainerClient } from '@azure/storage-blob';
+import type { Agent } from 'node:http';
+import type { ContainerClient, StoragePipelineOptions } from '@azure/storage-blob';
 import type { Credentials } from '../config/load.js';
 import { registerSecret } from '../log/logger.js';
 import { startEmbeddedAzurite } from './azurite.js';
@@ -49,19 +50,22 @@ export async function openTarget(credentials: Credentials, container: string): P
 }
 
 /** Bounded SDK retries: its default backs off for minutes against an unreachable host. */
-const SDK_PIPELINE = { retryOptions: { maxTries: 3, retryDelayInMs: 200, maxRetryDelayInMs: 2000, tryTimeoutInMs: 60_000 } };
+const SDK_PIPELINE: StoragePipelineOptions = { retryOptions: { maxTries: 3, retryDelayInMs: 200, maxRetryDelayInMs: 2000, tryTimeoutInMs: 60_000 } };
 
 /**
  * The SDK is loaded on first use only: a plain-URL run, or a worker making its own requests, never
  * pays its ~40 MiB of memory and start-up time.
  */
-export async function containerClient(info: Extract<TargetInfo, { kind: 'blob' }>): Promise<ContainerClient> {
+export async function containerClient(info: Extract<TargetInfo, { kind: 'blob' }>, opts: { agent?: Agent } = {}): Promise<ContainerClient> {
   const { AnonymousCredential, BlobServiceClient, StorageSharedKeyCredential } = await import('@azure/storage-blob');
+  // An agent of its own (the SDK passes `agent` through to its pipeline): by default every client
+  // in a process shares one keep-alive agent, so a baseline would reuse the sockets of its last run.
+  const pipeline: StoragePipelineOptions & { agent?: Agent } = opts.agent ? { ...SDK_PIPELINE, agent: opts.agent } : SDK_PIPELINE;
   if (info.key) {
-    const service = new BlobServiceClient(info.endpoint, new StorageSharedKeyCredential(info.account, info.key), SDK_PIPELINE);
+    const service = new BlobServiceClient(info.endpoint, new StorageSharedKeyCredential(info.account, info.key), pipeline);
     return service.getContainerClient(info.container);
   }
-  const service = new BlobServiceClient(`${info.endpoint}?${info.sas}`, new AnonymousCredential(), SDK_PIPELINE);
+  const service = new BlobServiceClient(`${info.endpoint}?${info.sas}`, new AnonymousCredential(), pipeline);
   return service.getContainerClient(info.container);
 }
 

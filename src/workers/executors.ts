@@ -10,7 +10,7 @@ import type { WorkItem } from '../strategies/strategy.js';
 import { containerClient, PLAIN_PUT_STATUSES, RequestSigner } from '../storage/target.js';
 import type { HttpClient } from '../transport/http-client.js';
 import type { RawPool } from '../transport/raw-client.js';
-import { NodeHttpClient } from '../transport/request.js';
+import { createAgent, NodeHttpClient } from '../transport/request.js';
 import { outcomeOf, requestWithRetries, type RetriedResult } from '../transport/retry.js';
 import type { OpRecord, WorkerJob } from './protocol.js';
 import type { Sink } from './sinks.js';
@@ -135,13 +135,21 @@ async function timed(job: WorkItem, worker: number, bytes: number, call: () => P
   };
 }
 
-/** The SDK's client for each item, built before the barrier: imports and construction are setup. */
-export type SdkClients = ReadonlyMap<number, BlockBlobClient>;
+/**
+ * The SDK's client for each item, built before the barrier: imports and construction are setup.
+ * They share one agent of this run's own, capped at MAX_SOCKETS like ours, and destroyed after the
+ * run, so every run of the baseline opens fresh connections, as ours do.
+ */
+export interface SdkClients {
+  clients: ReadonlyMap<number, BlockBlobClient>;
+  agent: http.Agent;
+}
 
 export async function sdkClients(job: WorkerJob): Promise<SdkClients> {
   if (job.target.kind !== 'blob') throw new Error(`${job.strategy} needs a blob target`);
-  const container = await containerClient(job.target);
-  return new Map(job.items.map((i) => [i.index, container.getBlockBlobClient(i.blob!)]));
+  const agent = createAgent(new URL(job.target.endpoint), job.maxSockets);
+  const container = await containerClient(job.target, { agent });
+  return { agent, clients: new Map(job.items.map((i) => [i.index, container.getBlockBlobClient(i.blob!)])) };
 }
 
 export async function runSdkDownload(job: WorkerJob, client: BlockBlobClient, item: WorkItem): Promise<OpRecord> {

@@ -68,67 +68,113 @@ export interface PoolOptions {
 
 export const STOP_GRACE_MS = 1_000;
 
-export async function runOnWorkers(base: JobSpec, items: readonly WorkItem[], processes: number, opts: PoolOptions = {}): Promise<MergedRun> {
-  const { after, signal, onProgress } = opts;
-  const shares = splitFairly(items, processes);
-  const children = shares.map(() => fork(WORKER.path, [], { execArgv: WORKER.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'advanced' }));
-  const sentBefore: (number | undefined)[] = children.map(() => undefined);
-  const progress: Progress[] = children.map(() => ({ ops: 0, bytes: 0, errors: 0, retries: 0 }));
-  children.forEach((c, i) => c.on('message', (m: FromWorker) => {
-    if (m.type === 'stopping') sentBefore[i] = m.sentBefore;
-    if (m.type !== 'progress' || !onProgress) return;
-    progress[i] = { ops: m.ops, bytes: m.bytes, errors: m.errors, retries: m.retries };
-    onProgress(progress.reduce((a, p) => ({ ops: a.ops + p.ops, bytes: a.bytes + p.bytes, errors: a.errors + p.errors, retries: a.retries + p.retries })));
-  }));
-  let graceTimer: NodeJS.Timeout | undefined;
-  const onAbort = () => {
-    // Stop starting new items; what is in flight gets a grace period, then the workers are ended.
-    for (const c of children) if (c.connected) c.send({ type: 'stop' });
-    graceTimer = setTimeout(() => children.forEach((c) => c.kill('SIGKILL')), opts.graceMs ?? STOP_GRACE_MS);
-  };
-  if (signal?.aborted) onAbort();
-  else signal?.addEventListener('abort', onAbort, { once: true });
-  try {
-    const ready = children.map((c, i) => waitFor(c, i, 'ready'));
-    children.forEach((c, i) => c.send({ type: 'job', job: { ...base, workerIndex: i, items: shares[i]! } }));
-    await Promise.all(ready);
-    const done = children.map((c, i) => waitFor(c, i, 'done'));
-    // A worker that fails or dies rejects this too: then there is no step after, and `done` says why.
-    const afterStep = after
-      ? Promise.all(children.map((c, i) => waitFor(c, i, 'finished')))
-        .then((msgs) => (msgs.every((m) => m.type === 'finished' && m.failedItems === 0) ? after() : undefined))
-        .catch(() => undefined)
-      : undefined;
-    opts.onReleased?.();
-    for (const c of children) c.send({ type: 'go' });
-    const settled = await Promise.allSettled(done);
-    const afterRecord = await afterStep;
-    const results: WorkerResult[] = [];
-    const failures: string[] = [];
-    for (const s of settled) {
-      if (s.status === 'fulfilled') results.push((s.value as Extract<FromWorker, { type: 'done' }>).result);
-      else failures.push((s.reason as Error).message);
-    }
-    const histograms = new PhaseHistograms();
-    for (const r of results) histograms.addEncoded(r.histograms);
-    const active = results.filter((r) => r.records.length > 0);
-    const start = Math.min(...active.map((r) => r.startEpochMs));
-    let end = Math.max(...active.map((r) => r.endEpochMs));
-    const records = results.flatMap((r) => r.records).sort((a, b) => a.offsetBytes - b.offsetBytes || a.item - b.item);
-    if (afterRecord) {
-      records.push(afterRecord);
-      if (!afterRecord.error) histograms.record(afterRecord.phases, afterRecord.totalMs);
-      end = Math.max(end, afterRecord.startEpochMs + afterRecord.totalMs);
-    }
-    // A worker that never answered the stop may have sent any of its items.
-    const maybeSent = signal?.aborted ? new Set(shares.flatMap((share, i) => share.slice(0, sentBefore[i] ?? share.length).map((item) => item.index))) : undefined;
-    return { workers: results, records, histograms, wallMs: active.length ? end - start : 0, failures, maybeSent };
-  } finally {
-    signal?.removeEventListener('abort', onAbort);
-    if (graceTimer) clearTimeout(graceTimer);
-    for (const c of children) {
+const isUp = (c: ChildProcess) => c.connected && c.exitCode === null && c.signalCode === null;
+
+/**
+ * Worker processes that persist across runs: a run's JIT, imports and loaded modules (the SDK's
+ * above all) stay warm for the next one, so a warm-up run warms something and no run pays for
+ * process start. Connections do not persist: every run opens its own sockets. A worker that died
+ * is replaced before the next run.
+ */
+export class WorkerPool {
+  private readonly children: ChildProcess[] = [];
+
+  /** Releases the workers: they exit when their IPC channel closes. */
+  close(): void {
+    for (const c of this.children) {
       if (c.connected) c.disconnect();
       if (c.exitCode === null && c.signalCode === null) c.kill();
     }
+    this.children.length = 0;
+  }
+
+  private take(count: number): ChildProcess[] {
+    for (let i = 0; i < count; i++) {
+      const c = this.children[i];
+      if (c && isUp(c)) continue;
+      if (c) c.kill();
+      this.children[i] = fork(WORKER.path, [], { execArgv: WORKER.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'advanced' });
+    }
+    return this.children.slice(0, count);
+  }
+
+  async run(base: JobSpec, items: readonly WorkItem[], processes: number, opts: PoolOptions = {}): Promise<MergedRun> {
+    const { after, signal, onProgress } = opts;
+    const shares = splitFairly(items, processes);
+    const children = this.take(shares.length);
+    const sentBefore: (number | undefined)[] = children.map(() => undefined);
+    const progress: Progress[] = children.map(() => ({ ops: 0, bytes: 0, errors: 0, retries: 0 }));
+    const listeners = children.map((c, i) => {
+      const listener = (m: FromWorker) => {
+        if (m.type === 'stopping') sentBefore[i] = m.sentBefore;
+        if (m.type !== 'progress' || !onProgress) return;
+        progress[i] = { ops: m.ops, bytes: m.bytes, errors: m.errors, retries: m.retries };
+        onProgress(progress.reduce((a, p) => ({ ops: a.ops + p.ops, bytes: a.bytes + p.bytes, errors: a.errors + p.errors, retries: a.retries + p.retries })));
+      };
+      c.on('message', listener);
+      return listener;
+    });
+    let graceTimer: NodeJS.Timeout | undefined;
+    const onAbort = () => {
+      // Stop starting new items; what is in flight gets a grace period, then the workers are ended.
+      for (const c of children) if (c.connected) c.send({ type: 'stop' });
+      graceTimer = setTimeout(() => children.forEach((c) => c.kill('SIGKILL')), opts.graceMs ?? STOP_GRACE_MS);
+    };
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      const ready = children.map((c, i) => waitFor(c, i, 'ready'));
+      children.forEach((c, i) => c.send({ type: 'job', job: { ...base, workerIndex: i, items: shares[i]! } }));
+      await Promise.all(ready);
+      const done = children.map((c, i) => waitFor(c, i, 'done'));
+      // A worker that fails or dies rejects this too: then there is no step after, and `done` says why.
+      const afterStep = after
+        ? Promise.all(children.map((c, i) => waitFor(c, i, 'finished')))
+          .then((msgs) => (msgs.every((m) => m.type === 'finished' && m.failedItems === 0) ? after() : undefined))
+          .catch(() => undefined)
+        : undefined;
+      opts.onReleased?.();
+      for (const c of children) c.send({ type: 'go' });
+      const settled = await Promise.allSettled(done);
+      // A worker that failed its job is not trusted with the next one: it is replaced.
+      settled.forEach((s, i) => {
+        if (s.status === 'rejected') children[i]!.kill();
+      });
+      const afterRecord = await afterStep;
+      const results: WorkerResult[] = [];
+      const failures: string[] = [];
+      for (const s of settled) {
+        if (s.status === 'fulfilled') results.push((s.value as Extract<FromWorker, { type: 'done' }>).result);
+        else failures.push((s.reason as Error).message);
+      }
+      const histograms = new PhaseHistograms();
+      for (const r of results) histograms.addEncoded(r.histograms);
+      const active = results.filter((r) => r.records.length > 0);
+      const start = Math.min(...active.map((r) => r.startEpochMs));
+      let end = Math.max(...active.map((r) => r.endEpochMs));
+      const records = results.flatMap((r) => r.records).sort((a, b) => a.offsetBytes - b.offsetBytes || a.item - b.item);
+      if (afterRecord) {
+        records.push(afterRecord);
+        if (!afterRecord.error) histograms.record(afterRecord.phases, afterRecord.totalMs);
+        end = Math.max(end, afterRecord.startEpochMs + afterRecord.totalMs);
+      }
+      // A worker that never answered the stop may have sent any of its items.
+      const maybeSent = signal?.aborted ? new Set(shares.flatMap((share, i) => share.slice(0, sentBefore[i] ?? share.length).map((item) => item.index))) : undefined;
+      return { workers: results, records, histograms, wallMs: active.length ? end - start : 0, failures, maybeSent };
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+      if (graceTimer) clearTimeout(graceTimer);
+      children.forEach((c, i) => c.off('message', listeners[i]!));
+    }
+  }
+}
+
+/** One run on workers forked for it alone. */
+export async function runOnWorkers(base: JobSpec, items: readonly WorkItem[], processes: number, opts: PoolOptions = {}): Promise<MergedRun> {
+  const pool = new WorkerPool();
+  try {
+    return await pool.run(base, items, processes, opts);
+  } finally {
+    pool.close();
   }
 }

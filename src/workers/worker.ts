@@ -1,6 +1,6 @@
-// A worker process: one strategy, one capped agent pool, one tracer per request. It prepares
-// (sinks, payloads) before the barrier, runs on 'go', and sends back raw records and encoded
-// histograms.
+// A worker process: jobs one after another (it stays warm across a session's runs), each with one
+// capped connection pool of its own and one tracer per request. It prepares (sinks, payloads, URLs,
+// SDK clients) before the barrier, runs on 'go', and sends back raw records and encoded histograms.
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import pLimit from 'p-limit';
 import { PhaseHistograms } from '../metrics/histograms.js';
@@ -72,10 +72,10 @@ async function prepare(job: WorkerJob): Promise<() => Promise<WorkerResult>> {
     if (stop.signal.aborted) return Promise.resolve(cancelled(job, item));
     switch (job.executor) {
       case 'http': return gated(item, (queuedAt) => runGet(ctx, item, sink!, gate ? queuedAt : undefined));
-      case 'sdk': return runSdkDownload(job, sdk!.get(item.index)!, item);
+      case 'sdk': return runSdkDownload(job, sdk!.clients.get(item.index)!, item);
       case 'put': return gated(item, (queuedAt) => runPut(ctx, item, payloads.get(item.index)!, gate ? queuedAt : undefined));
-      case 'sdk-upload': return runSdkUpload(job, sdk!.get(item.index)!, item, payloads.get(item.index)!);
-      case 'sdk-small-files': return runSdkSmallFile(job, sdk!.get(item.index)!, item, payloads.get(item.index)!);
+      case 'sdk-upload': return runSdkUpload(job, sdk!.clients.get(item.index)!, item, payloads.get(item.index)!);
+      case 'sdk-small-files': return runSdkSmallFile(job, sdk!.clients.get(item.index)!, item, payloads.get(item.index)!);
     }
   };
 
@@ -111,6 +111,7 @@ async function prepare(job: WorkerJob): Promise<() => Promise<WorkerResult>> {
     }
     agent.destroy();
     pool?.destroy();
+    sdk?.agent.destroy();
     const histograms = new PhaseHistograms();
     for (const r of records) if (!r.error) histograms.record(r.phases, r.totalMs);
     return {
@@ -139,6 +140,7 @@ process.on('SIGTERM', () => {});
 let run: (() => Promise<WorkerResult>) | undefined;
 process.on('message', (msg: ToWorker) => {
   if (msg.type === 'job') {
+    released = undefined;
     prepare(msg.job).then(
       (r) => {
         run = r;
