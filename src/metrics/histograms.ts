@@ -1,7 +1,7 @@
 // Mergeable latency histograms: integer microseconds, HDR, shipped encoded between processes and
-// added, never averaged. hdr-histogram-js (~40 ms to load) is required when the first set of
-// histograms is made, not on import: `--help`, `report` and a worker before its set-up never pay it,
-// and a worker still pays it before the start barrier (it makes its set in its set-up).
+// added, never averaged. hdr-histogram-js (~40-50 ms to load) is required when the first set of
+// histograms is made, not on import: `--help` and a command's --help never pay it, a worker pays it
+// when it turns its records into histograms after its timed section, the coordinator when it merges.
 import { createRequire } from 'node:module';
 import type * as Hdr from 'hdr-histogram-js';
 import { PHASES, type Phase, type PhaseDurationsMs } from '../transport/phases.js';
@@ -26,7 +26,7 @@ export class PhaseHistograms {
   readonly byMetric = new Map<MetricName, Hdr.Histogram>();
 
   constructor() {
-    // Loaded here, where the set is made (a worker's set-up), not at the first record (timed).
+    // Loaded where a set is made, so that no record() ever pays it.
     hdr();
   }
 
