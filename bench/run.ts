@@ -2,20 +2,24 @@
 // It finds or installs the peers, starts its own nginx and Azurites, runs the cases, prints one table
 // per measurement and writes them to results/bench-<time>.md and .json. Never part of the tests.
 //
-//   node bench/run.ts [--cases 1,2,3,4,5,6] [--runs 3] [--large-size 1GiB] [--memory-size 10GiB]
+//   node bench/run.ts [--cases 1,2,3,4,5,6,7,8] [--runs 3] [--large-size 1GiB] [--memory-size 10GiB]
 //                     [--upload-size 256MiB] [--no-install] [--keep-tmp] [--update BENCHMARKS.md]
 // --update replaces what lies between the file's `<!-- bench:begin -->` and `<!-- bench:end -->`
 // markers with this run's report, keeping the hand-written analysis around it.
-// BLOB_CACHER_DIST=<dir> measures another build than ./dist.
+// Cases: 1 nginx download, 2 uploads, 3 Azurite, 4 tracing, 5 memory, 6 machine, 7 HTTP clients
+// (ours, node:http, undici), 8 start-up. BLOB_CACHER_DIST=<dir> measures another build than ./dist;
+// BENCH_BASELINE_DIST=<dir> adds that build's start-up beside this one's in case 8.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { azuriteCase } from './cases/azurite.ts';
+import { clients } from './cases/clients.ts';
 import { machine } from './cases/machine.ts';
 import { memory } from './cases/memory.ts';
 import { nginxDownload } from './cases/nginx-download.ts';
+import { startup } from './cases/startup.ts';
 import { tracing } from './cases/tracing.ts';
 import { uploads } from './cases/uploads.ts';
 import { azuriteHost, type AzuriteHost } from './lib/azurite.ts';
@@ -29,7 +33,7 @@ import { findAzcopy, findDebianTools } from './lib/tools.ts';
 
 const { values: flags } = parseArgs({
   options: {
-    cases: { type: 'string', default: '1,2,3,4,5,6' },
+    cases: { type: 'string', default: '1,2,3,4,5,6,7,8' },
     runs: { type: 'string', default: '3' },
     'large-size': { type: 'string', default: '1GiB' },
     'memory-size': { type: 'string', default: '10GiB' },
@@ -37,8 +41,16 @@ const { values: flags } = parseArgs({
     'no-install': { type: 'boolean', default: false },
     'keep-tmp': { type: 'boolean', default: false },
     update: { type: 'string' },
+    help: { type: 'boolean', short: 'h', default: false },
   },
 });
+
+if (flags.help) {
+  // The usage is this file's opening comment.
+  const usage = readFileSync(new URL(import.meta.url), 'utf8').split('\n').filter((l) => l.startsWith('//')).map((l) => l.replace(/^\/\/ ?/, ''));
+  process.stdout.write(`${usage.join('\n')}\n`);
+  process.exit(0);
+}
 
 function bytesOf(raw: string): number {
   const m = /^(\d+)(KiB|MiB|GiB)$/i.exec(raw.trim());
@@ -147,7 +159,7 @@ function save(): string {
 
 try {
   log(`temp dir ${tmpDir}; measuring ${DIST_DIR}`);
-  const tools = await findDebianTools(['curl', 'aria2c', 'nginx', 'iperf3', 'dd', 'fallocate'], { install: !flags['no-install'], log });
+  const tools = await findDebianTools(['curl', 'aria2c', 'nginx', 'iperf3', 'hyperfine', 'dd', 'fallocate'], { install: !flags['no-install'], log });
   const azcopy = await findAzcopy(tmpDir, { install: !flags['no-install'], log });
   for (const t of [...tools.values(), azcopy]) log(`${t.name}: ${t.path ?? `skipped: ${t.missing}`}`);
 
@@ -158,7 +170,7 @@ try {
     try {
       nginx = await startNginx(nginxTool.path, join(tmpDir, 'nginx'));
       log(`nginx on 127.0.0.1:${nginx.port}`);
-      if (['1', '4'].some((c) => selected.has(c))) {
+      if (['1', '4', '7'].some((c) => selected.has(c))) {
         log(`writing the ${largeSizeBytes / MiB} MiB source file`);
         await writeFixtureFile(join(nginx.rootDir, largeName), largeSizeBytes);
       }
@@ -180,6 +192,9 @@ try {
     ['4', () => tracing(ctx, Math.max(runs, 9))],
     ['5', () => memory(ctx, bytesOf(flags['memory-size']))],
     ['6', () => machine(ctx)],
+    // Client ratios and start-up times are paired by round: at least 9 and 20 rounds.
+    ['7', () => clients(ctx, Math.max(runs, 9))],
+    ['8', () => startup(ctx, Math.max(runs, 20))],
   ];
   for (const [id, run] of cases) {
     if (!selected.has(id)) continue;

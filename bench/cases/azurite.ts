@@ -25,7 +25,7 @@ function containerOf(az: BenchAzurite) {
 /** The download fixtures, made by blob-cacher's own fixture code so that its runs find them ready. */
 async function downloadFixtures(az: BenchAzurite): Promise<void> {
   const { ensureFixtures } = await distImport<typeof Fixtures>('payload/fixtures.js');
-  const { assemble } = await distImport<typeof Assemble>('strategies/assemble.js');
+  const { assemble } = await distImport<typeof Assemble>('strategies/download/assemble.js');
   const input = { sizeBytes: DOWNLOAD_BYTES, concurrency: ASSEMBLE_PARTS };
   await ensureFixtures(containerOf(az), [{ blob: LARGE_BLOB, offsetBytes: 0, lengthBytes: DOWNLOAD_BYTES }, ...assemble.fixtures(input)]);
 }

@@ -7,6 +7,7 @@ import type * as Tracer from '../../dist/transport/tracer.js';
 import { alternate } from '../lib/alternate.ts';
 import { section, type BenchContext } from '../lib/context.ts';
 import { distImport, ours } from '../lib/ours.ts';
+import { pairedRatios, quartiles } from '../lib/paired.ts';
 import { keyValueTable, rowsTable } from '../lib/report.ts';
 import { median, MiB, type Row, type Sample } from '../lib/sample.ts';
 import { FILE_COUNT, smallFiles } from './uploads.ts';
@@ -23,18 +24,7 @@ function workerCpuMs(sample: Sample): number | undefined {
  * shared machine has from minute to minute. Sorted, for the median and quartiles over rounds.
  */
 function pairedCosts(on: Row | undefined, off: Row | undefined, measure: (s: Sample) => number | undefined): number[] {
-  const r: number[] = [];
-  if (!on || !off) return r;
-  for (let i = 0; i < Math.min(on.samples.length, off.samples.length); i++) {
-    const a = measure(on.samples[i]!);
-    const b = measure(off.samples[i]!);
-    if (a !== undefined && b !== undefined && b > 0) r.push(a / b - 1);
-  }
-  return r.sort((x, y) => x - y);
-}
-
-function quartiles(sorted: readonly number[]): [number, number] {
-  return sorted.length ? [sorted[Math.floor((sorted.length - 1) / 4)]!, sorted[Math.ceil((3 * (sorted.length - 1)) / 4)]!] : [NaN, NaN];
+  return pairedRatios(on, off, measure).map((r) => r - 1);
 }
 
 const wallMs = (s: Sample) => (s.ok ? s.transferMs : undefined);

@@ -32,7 +32,7 @@ export async function alternate(contenders: readonly Contender[], opts: Alternat
     }
   }
   await opts.between?.();
-  const { analyze } = await distImport<{ analyze: typeof analyzeFn }>('results/analyze.js');
+  const { analyze } = await distImport<{ analyze: typeof analyzeFn }>('analysis/analyze.js');
   return contenders.map((c) => {
     const row = summarize(c, samples.get(c)!);
     const runs = row.samples.filter((s) => s.ok && s.run).map((s) => s.run!);

@@ -21,7 +21,7 @@ export interface AzuriteHost {
 export async function azuriteHost(): Promise<AzuriteHost> {
   const { startEmbeddedAzurite } = await distImport<typeof Azurite>('storage/azurite.js');
   // blob-cacher's fixture code logs at info through its shared logger: keep the suite's output to tables.
-  (await distImport<typeof Log>('log.js')).setLogLevel('warn');
+  (await distImport<typeof Log>('log/logger.js')).setLogLevel('warn');
   let running: Azurite.EmbeddedAzurite | undefined;
   let info: BenchAzurite | undefined;
   const clock = new AzuriteClock();

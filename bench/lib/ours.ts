@@ -16,7 +16,7 @@ export const DIST_DIR = resolve(process.env.BLOB_CACHER_DIST ?? join(REPO_DIR, '
 const CLI = join(DIST_DIR, 'cli.js');
 const PRELOAD = pathToFileURL(join(here, 'peak-rss.mjs')).href;
 
-/** Imports a module of the build under test, e.g. distImport<typeof import('…')>('results/analyze.js'). */
+/** Imports a module of the build under test, e.g. distImport<typeof import('…')>('analysis/analyze.js'). */
 export function distImport<T>(relative: string): Promise<T> {
   return import(pathToFileURL(join(DIST_DIR, relative)).href) as Promise<T>;
 }

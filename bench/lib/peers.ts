@@ -50,6 +50,17 @@ export function nodePut(label: string, opts: {
   };
 }
 
+/** One HTTP client library in bench/peers/client-loop.ts (GETs or PUTs); `args(run)` are its flags. */
+export function clientLoop(label: string, ours: boolean, args: (run: number) => readonly string[]): Contender {
+  return {
+    label, ours, timing: 'in-process',
+    run: async (run) => {
+      const env = { ...process.env, BLOB_CACHER_DIST: DIST_DIR };
+      return fromJsonLine(await runProcess(process.execPath, [join(PEERS_DIR, 'client-loop.ts'), ...args(run)], { env }));
+    },
+  };
+}
+
 /** curl -s, one stream; time from curl's own %{time_total}. */
 export function curl(label: string, tool: Tool, url: string, outPath: string, bytes: number): Contender {
   if (!tool.path) return skippedContender(label, 'curl time_total', tool.missing ?? 'not installed');

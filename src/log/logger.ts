@@ -1,6 +1,8 @@
-// One winston logger for the process. Every line passes through redact(): no key, SAS signature,
-// connection string or Authorization header reaches a log, at any level.
-import winston from 'winston';
+// One logger for the process: `<ISO time> <level>: <message>` lines on stderr, npm's levels. Every
+// line passes through redact(): no key, SAS signature, connection string or Authorization header
+// reaches a log, at any level. Not winston: loading it cost ~55 ms of every start (see BENCHMARKS.md,
+// "Start-up"), and the process only ever needs these few lines.
+import { EOL } from 'node:os';
 import type { LogLevel } from '../config/options.js';
 
 const secrets = new Set<string>();
@@ -33,38 +35,72 @@ export function redact(text: string): string {
   return out;
 }
 
-const redacting = winston.format((info) => {
-  const { level, message, ...rest } = info as winston.Logform.TransformableInfo & Record<string, unknown>;
-  info.message = redact(String(message));
-  for (const k of Object.keys(rest)) {
-    if (typeof k === 'symbol') continue;
-    const v = rest[k];
-    if (typeof v === 'string') info[k] = redact(v);
-    else if (v !== null && typeof v === 'object') info[k] = JSON.parse(redact(JSON.stringify(v)));
-  }
-  void level;
-  return info;
-});
+/** npm's levels, most severe first (winston's defaults, which --log-level names). */
+const SEVERITY: Record<LogLevel, number> = { error: 0, warn: 1, info: 2, http: 3, verbose: 4, debug: 5, silly: 6 };
 
-/**
- * Drops lines below the level before any formatting: winston runs the whole format pipeline (the
- * redaction's regular expressions, the timestamp) for every call and filters only in the transport.
- */
-const belowLevel = winston.format((info) => (log.isLevelEnabled(info.level) ? info : false));
+type LineFn = (message: string, meta?: Record<string, unknown>) => void;
 
-export const log: winston.Logger = winston.createLogger({
-  level: 'info',
-  format: winston.format.combine(
-    belowLevel(),
-    redacting(),
-    winston.format.timestamp(),
-    winston.format.printf(({ level, message, timestamp, ...meta }) => {
-      const extra = Object.keys(meta).length ? ` ${JSON.stringify(meta)}` : '';
-      return redact(`${timestamp} ${level}: ${message}${extra}`);
-    }),
-  ),
-  transports: [new winston.transports.Console({ stderrLevels: ['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly'] })],
-});
+export interface Logger {
+  /** The most verbose level written; lines below it are dropped before any formatting. */
+  level: LogLevel;
+  log(level: LogLevel, message: string, meta?: Record<string, unknown>): void;
+  error: LineFn;
+  warn: LineFn;
+  info: LineFn;
+  http: LineFn;
+  verbose: LineFn;
+  debug: LineFn;
+  silly: LineFn;
+  isLevelEnabled(level: string): boolean;
+  isErrorEnabled(): boolean;
+  isWarnEnabled(): boolean;
+  isInfoEnabled(): boolean;
+  isHttpEnabled(): boolean;
+  isVerboseEnabled(): boolean;
+  isDebugEnabled(): boolean;
+  isSillyEnabled(): boolean;
+}
+
+function createLogger(initial: LogLevel, write: (line: string) => void): Logger {
+  let threshold = SEVERITY[initial];
+  let level = initial;
+  const enabled = (l: string) => l in SEVERITY && SEVERITY[l as LogLevel] <= threshold;
+  const emit = (l: LogLevel, message: string, meta?: Record<string, unknown>) => {
+    if (!enabled(l)) return;
+    // Meta is redacted as JSON, as a whole: a secret split across fields is still caught.
+    const extra = meta && Object.keys(meta).length ? ` ${JSON.stringify(meta)}` : '';
+    write(`${redact(`${new Date().toISOString()} ${l}: ${String(message)}${extra}`)}${EOL}`);
+  };
+  const at = (l: LogLevel): LineFn => (message, meta) => emit(l, message, meta);
+  return {
+    get level() {
+      return level;
+    },
+    set level(l: LogLevel) {
+      if (!(l in SEVERITY)) throw new Error(`unknown log level "${l}"`);
+      level = l;
+      threshold = SEVERITY[l];
+    },
+    log: emit,
+    error: at('error'),
+    warn: at('warn'),
+    info: at('info'),
+    http: at('http'),
+    verbose: at('verbose'),
+    debug: at('debug'),
+    silly: at('silly'),
+    isLevelEnabled: enabled,
+    isErrorEnabled: () => enabled('error'),
+    isWarnEnabled: () => enabled('warn'),
+    isInfoEnabled: () => enabled('info'),
+    isHttpEnabled: () => enabled('http'),
+    isVerboseEnabled: () => enabled('verbose'),
+    isDebugEnabled: () => enabled('debug'),
+    isSillyEnabled: () => enabled('silly'),
+  };
+}
+
+export const log: Logger = createLogger('info', (line) => process.stderr.write(line));
 
 export function setLogLevel(level: LogLevel): void {
   log.level = level;

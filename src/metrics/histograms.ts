@@ -1,6 +1,9 @@
 // Mergeable latency histograms: integer microseconds, HDR, shipped encoded between processes and
-// added, never averaged.
-import * as hdr from 'hdr-histogram-js';
+// added, never averaged. hdr-histogram-js (~40-50 ms to load) is required when the first set of
+// histograms is made, not on import: `--help` and a command's --help never pay it, a worker pays it
+// when it turns its records into histograms after its timed section, the coordinator when it merges.
+import { createRequire } from 'node:module';
+import type * as Hdr from 'hdr-histogram-js';
 import { PHASES, type Phase, type PhaseDurationsMs } from '../transport/phases.js';
 
 export type MetricName = Phase | 'total';
@@ -9,14 +12,25 @@ export type EncodedHistograms = Partial<Record<MetricName, string>>;
 
 const HIGHEST_US = 24 * 3600 * 1_000_000;
 
-export function newHistogram(): hdr.Histogram {
-  return hdr.build({ bitBucketSize: 64, lowestDiscernibleValue: 1, highestTrackableValue: HIGHEST_US, numberOfSignificantValueDigits: 3, useWebAssembly: false });
+let hdrModule: typeof Hdr | undefined;
+function hdr(): typeof Hdr {
+  hdrModule ??= createRequire(import.meta.url)('hdr-histogram-js') as typeof Hdr;
+  return hdrModule;
+}
+
+export function newHistogram(): Hdr.Histogram {
+  return hdr().build({ bitBucketSize: 64, lowestDiscernibleValue: 1, highestTrackableValue: HIGHEST_US, numberOfSignificantValueDigits: 3, useWebAssembly: false });
 }
 
 export class PhaseHistograms {
-  readonly byMetric = new Map<MetricName, hdr.Histogram>();
+  readonly byMetric = new Map<MetricName, Hdr.Histogram>();
 
-  private get(metric: MetricName): hdr.Histogram {
+  constructor() {
+    // Loaded where a set is made, so that no record() ever pays it.
+    hdr();
+  }
+
+  private get(metric: MetricName): Hdr.Histogram {
     let h = this.byMetric.get(metric);
     if (!h) {
       h = newHistogram();
@@ -35,7 +49,7 @@ export class PhaseHistograms {
 
   encode(): EncodedHistograms {
     const out: EncodedHistograms = {};
-    for (const [metric, h] of this.byMetric) out[metric] = hdr.encodeIntoCompressedBase64(h);
+    for (const [metric, h] of this.byMetric) out[metric] = hdr().encodeIntoCompressedBase64(h);
     return out;
   }
 
@@ -43,7 +57,7 @@ export class PhaseHistograms {
   addEncoded(encoded: EncodedHistograms): void {
     for (const metric of METRICS) {
       const text = encoded[metric];
-      if (text) this.get(metric).add(hdr.decodeFromCompressedBase64(text, 64, false));
+      if (text) this.get(metric).add(hdr().decodeFromCompressedBase64(text, 64, false));
     }
   }
 }
@@ -56,7 +70,7 @@ export interface LatencySummaryMs {
   max: number;
 }
 
-export function summarizeHistogram(h: hdr.Histogram): LatencySummaryMs {
+export function summarizeHistogram(h: Hdr.Histogram): LatencySummaryMs {
   const ms = (us: number) => us / 1000;
   return {
     count: h.totalCount,

@@ -1,0 +1,53 @@
+// The process logger: npm's levels, lines dropped below the level, every line (meta included)
+// redacted, and the `<ISO time> <level>: <message>` shape the CLI's output and its tests rely on.
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { log, redact, registerSecret, setLogLevel } from '../src/log/logger.js';
+
+let lines: string[];
+beforeEach(() => {
+  lines = [];
+  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    lines.push(String(chunk));
+    return true;
+  });
+});
+afterEach(() => {
+  vi.restoreAllMocks();
+  setLogLevel('info');
+});
+
+describe('logger', () => {
+  it('writes one line per call to stderr, with an ISO time and the level', () => {
+    log.info('hello');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z info: hello\n$/);
+  });
+
+  it('drops lines below the level and answers the level checks', () => {
+    setLogLevel('warn');
+    log.info('no');
+    log.debug('no');
+    log.warn('yes');
+    log.error('yes');
+    expect(lines.map((l) => l.split(' ')[1])).toEqual(['warn:', 'error:']);
+    expect(log.level).toBe('warn');
+    expect(log.isWarnEnabled()).toBe(true);
+    expect(log.isInfoEnabled()).toBe(false);
+    setLogLevel('silly');
+    expect(log.isDebugEnabled() && log.isVerboseEnabled() && log.isSillyEnabled() && log.isLevelEnabled('http')).toBe(true);
+    expect(log.isLevelEnabled('nonsense')).toBe(false);
+  });
+
+  it('masks registered secrets and known patterns, in messages and meta', () => {
+    const key = 'c2VjcmV0LWtleS12YWx1ZS1mb3ItdGVzdHM=';
+    registerSecret(key);
+    log.warn(`AccountKey=${key};x https://a/b?sv=1&sig=abc%2Fdef&se=2 Authorization: SharedKey acct:xyz`, { key });
+    const line = lines.join('');
+    expect(line).not.toContain(key);
+    expect(line).not.toContain(encodeURIComponent(key));
+    expect(line).not.toContain('abc%2Fdef');
+    expect(line).not.toContain('acct:xyz');
+    expect(line).toContain('[redacted]');
+    expect(redact(`x ${key} y`)).toBe('x [redacted] y');
+  });
+});
