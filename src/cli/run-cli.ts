@@ -6,16 +6,9 @@ import { buildProgram, loadDownloadConfig, loadUploadConfig, parseFlags, redacte
 import { DOWNLOAD_OPTIONS, REPORT_OPTIONS, UPLOAD_OPTIONS, type OptionSpec } from '../config/options.js';
 import { formatBytes } from '../config/sizes.js';
 import { checkOutPath, readSources } from './sources.js';
-import { downloadWorkload } from '../engine/download.js';
-import { runSession, type SessionCell } from '../engine/session.js';
-import { uploadWorkload } from '../engine/upload.js';
+import type { SessionCell } from '../engine/session.js';
 import { log, redact, registerSecret, setLogLevel } from '../log/logger.js';
-import { analyze } from '../analysis/analyze.js';
 import { cellArgv, findAxes, gridCells } from '../analysis/sweep.js';
-import { compareStats, renderCompare } from '../report/compare.js';
-import { showProgress } from '../report/progress.js';
-import { renderReport } from '../report/render.js';
-import { toRunRecord } from '../results/record.js';
 import { defaultResultsPath, newResultsFile, readResults, writeResults } from '../results/file.js';
 import { checkResultsPath, writeResultsOrExplain } from '../results/write.js';
 import type { ResultsFile, SweepAxis } from '../results/schema.js';
@@ -52,7 +45,12 @@ interface Measurement {
   stem: string;
 }
 
-const workloadOf = (config: Config): SessionCell['workload'] => ('uploadMethod' in config ? uploadWorkload(config) : downloadWorkload(config));
+// The engines, the reports and the SDK behind them load when a command needs them: --help and a
+// bad option answer without them.
+async function workloadOf(config: Config): Promise<SessionCell['workload']> {
+  if ('uploadMethod' in config) return (await import('../engine/upload.js')).uploadWorkload(config);
+  return (await import('../engine/download.js')).downloadWorkload(config);
+}
 
 /**
  * Runs a session and keeps its results file current after every run, so that a run that fails or
@@ -84,6 +82,9 @@ async function measure(m: Measurement): Promise<number> {
     stop.abort('deadline');
   }, deadlineMs);
   // Plain progress lines go with the info level: --log-level warn or error keeps stderr for problems.
+  const [{ runSession }, { showProgress }, { toRunRecord }, { renderReport }] = await Promise.all([
+    import('../engine/session.js'), import('../report/progress.js'), import('../results/record.js'), import('../report/render.js'),
+  ]);
   const progress = await showProgress({ lines: !['error', 'warn'].includes(m.config.logLevel), intervalMs: m.config.progressIntervalMs });
   let target = doc.environment.target;
   try {
@@ -124,7 +125,7 @@ async function measure(m: Measurement): Promise<number> {
   return notSaved ? 1 : doc.runs.every((r) => r.verified) ? 0 : 1;
 }
 
-const oneCell = (config: Config): SessionCell[] => [{ workload: workloadOf(config), runs: config.runs ?? 1, warmup: config.warmup ?? 0 }];
+const oneCell = async (config: Config): Promise<SessionCell[]> => [{ workload: await workloadOf(config), runs: config.runs ?? 1, warmup: config.warmup ?? 0 }];
 
 /** Parses and validates one measuring command's options; undefined after --help. */
 function loadCommand<C extends DownloadConfig | UploadConfig>(
@@ -145,7 +146,7 @@ export async function downloadCommand(argv: readonly string[], env: Env, name = 
   if (!config) return 0;
   checkOutPath(config);
   const title = `blob-cacher download: ${config.processes} process(es) x ${config.maxSockets} socket(s), concurrency ${config.concurrency}, sink ${config.sink}`;
-  return measure({ command: 'download', config, cells: oneCell(config), docConfig: redactedConfig(config), title, stem: 'download' });
+  return measure({ command: 'download', config, cells: await oneCell(config), docConfig: redactedConfig(config), title, stem: 'download' });
 }
 
 export async function uploadCommand(argv: readonly string[], env: Env, name = 'upload'): Promise<number> {
@@ -154,7 +155,7 @@ export async function uploadCommand(argv: readonly string[], env: Env, name = 'u
   // A plain URL takes small files only: no large blob to describe.
   const large = config.credentials.kind === 'url' ? '' : `; large blob ${formatBytes(config.blobSizeBytes)} in ${formatBytes(config.blockSizeBytes)} blocks, concurrency ${config.concurrency}`;
   const title = `blob-cacher upload: ${config.processes} process(es) x ${config.maxSockets} socket(s); small files ${config.fileCount} x ${formatBytes(config.fileSizeBytes)}${large}`;
-  return measure({ command: 'upload', config, cells: oneCell(config), docConfig: redactedConfig(config), title, stem: 'upload' });
+  return measure({ command: 'upload', config, cells: await oneCell(config), docConfig: redactedConfig(config), title, stem: 'upload' });
 }
 
 function parseFileArgs(name: string, summary: string, argv: readonly string[], env: Env, min: number, max: number) {
@@ -177,6 +178,7 @@ export async function reportCommand(argv: readonly string[], env: Env, name = 'r
     throw new ConfigError('report --format html takes one results file; give one, or put two side by side with blob-cacher compare');
   }
   const docs = await Promise.all(parsed.files.map(readResults));
+  const { renderReport } = await import('../report/render.js');
   const reports = await Promise.all(docs.map((doc, i) => {
     const title = `blob-cacher report: ${parsed.files[i]}${doc.complete ? '' : ' (INCOMPLETE run)'}`;
     return renderReport(doc, parsed.format, { title, target: doc.environment.target });
@@ -190,6 +192,7 @@ export async function compareCommand(argv: readonly string[], env: Env, name = '
   const parsed = parseFileArgs(name, 'Compare two results files per strategy and phase.', argv, env, 2, 2);
   if (!parsed) return 0;
   const [a, b] = await Promise.all(parsed.files.map(readResults));
+  const [{ analyze }, { compareStats, renderCompare }] = await Promise.all([import('../analysis/analyze.js'), import('../report/compare.js')]);
   const result = compareStats(analyze(a!.runs), analyze(b!.runs));
   process.stdout.write(`${parsed.format === 'json' ? JSON.stringify(result, null, 2) : renderCompare(result, parsed.files[0]!, parsed.files[1]!)}\n`);
   return 0;
@@ -230,7 +233,7 @@ export async function sweepCommand(argv: readonly string[], env: Env): Promise<n
   return measure({
     command: mode, config: first, title, stem: `sweep-${mode}`, sweep: axes,
     docConfig: { sweep: axes, base: redactedConfig(first) },
-    cells: configs.map((config, i) => ({ cell: cells[i]!, workload: workloadOf(config), runs: config.runs ?? 1, warmup: config.warmup ?? 0 })),
+    cells: await Promise.all(configs.map(async (config, i) => ({ cell: cells[i]!, workload: await workloadOf(config), runs: config.runs ?? 1, warmup: config.warmup ?? 0 }))),
   });
 }
 

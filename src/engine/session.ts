@@ -85,12 +85,21 @@ export async function runSession(cells: readonly SessionCell[], opts: SessionOpt
   for (const [cellIndex, { cell, workload, runs: measured, warmup }] of cells.entries()) {
     if (signal.aborted) break;
     if (cell) log.info(`sweep cell ${cellIndex + 1}/${cells.length}: ${Object.entries(cell).map(([k, v]) => `${k} ${v}`).join(' ')}`);
-    const open = await workload.open(signal);
+    // One pool per cell: its processes stay warm across the cell's runs and contenders.
+    const pool = new WorkerPool();
+    // Every run needs a first worker: its start overlaps opening the target (preflight, fixtures).
+    // The others wait until the run's items are known: never more processes than items.
+    pool.prefork(1);
+    let open: OpenWorkload;
+    try {
+      open = await workload.open(signal);
+    } catch (err) {
+      pool.close();
+      throw err;
+    }
     target = open.target;
     objectSizeBytes = open.objectSizeBytes;
     emit({ type: 'cell', index: cellIndex, count: cells.length, cell, target });
-    // One pool per cell: its processes stay warm across the cell's runs and contenders.
-    const pool = new WorkerPool();
     try {
       const total = warmup + measured;
       runs: for (let runIndex = 0; runIndex < total; runIndex++) {

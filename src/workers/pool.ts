@@ -88,6 +88,11 @@ export class WorkerPool {
     this.children.length = 0;
   }
 
+  /** Starts `count` workers now, so that their start overlaps other setup (the target, preflight). */
+  prefork(count: number): void {
+    this.take(count);
+  }
+
   private take(count: number): ChildProcess[] {
     for (let i = 0; i < count; i++) {
       const c = this.children[i];
