@@ -19,6 +19,7 @@ export type Command = (argv: readonly string[], env: Env) => Promise<number>;
 function registerSecrets(credentials: Credentials, env: Env): void {
   if (credentials.kind === 'key') registerSecret(credentials.key);
   if (credentials.kind === 'sas') registerSecret(credentials.sas);
+  if (credentials.kind === 'url') registerSecret(new URL(credentials.url).password || undefined);
   registerSecret(env.STORAGE_CONNECTION_STRING);
 }
 
@@ -184,7 +185,7 @@ export async function reportCommand(argv: readonly string[], env: Env, name = 'r
     return renderReport(doc, parsed.format, { title, target: doc.environment.target });
   }));
   // Each file is its own report: runs of different sessions are never pooled as one sample.
-  process.stdout.write(`${parsed.format === 'json' && reports.length > 1 ? `[${reports.join(',\n')}]` : reports.join('\n\n')}\n`);
+  process.stdout.write(`${redact(parsed.format === 'json' && reports.length > 1 ? `[${reports.join(',\n')}]` : reports.join('\n\n'))}\n`);
   return 0;
 }
 
@@ -194,7 +195,7 @@ export async function compareCommand(argv: readonly string[], env: Env, name = '
   const [a, b] = await Promise.all(parsed.files.map(readResults));
   const [{ analyze }, { compareStats, renderCompare }] = await Promise.all([import('../analysis/analyze.js'), import('../report/compare.js')]);
   const result = compareStats(analyze(a!.runs), analyze(b!.runs));
-  process.stdout.write(`${parsed.format === 'json' ? JSON.stringify(result, null, 2) : renderCompare(result, parsed.files[0]!, parsed.files[1]!)}\n`);
+  process.stdout.write(`${redact(parsed.format === 'json' ? JSON.stringify(result, null, 2) : renderCompare(result, parsed.files[0]!, parsed.files[1]!))}\n`);
   return 0;
 }
 
@@ -227,7 +228,8 @@ export async function sweepCommand(argv: readonly string[], env: Env): Promise<n
     return config;
   });
   const first = configs[0]!;
-  registerSecrets(first.credentials, env);
+  // Every cell's credentials: a swept --key, --sas or --connection-string has a secret per cell.
+  for (const c of configs) registerSecrets(c.credentials, env);
   setLogLevel(first.logLevel);
   const title = `blob-cacher sweep ${mode}: ${axes.map((a) => `${a.flag} ${a.values.join(',')}`).join(' x ')}`;
   return measure({

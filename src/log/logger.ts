@@ -5,35 +5,9 @@
 import { EOL } from 'node:os';
 import type { LogLevel } from '../config/options.js';
 
-const secrets = new Set<string>();
+import { redact } from './redact.js';
 
-/** Registers a secret value so that it is masked wherever it appears. */
-export function registerSecret(value: string | undefined): void {
-  if (value && value.length >= 4) {
-    secrets.add(value);
-    try {
-      const decoded = decodeURIComponent(value);
-      if (decoded !== value) secrets.add(decoded);
-      secrets.add(encodeURIComponent(value));
-    } catch {
-      // not URI-encoded; the raw value is registered
-    }
-  }
-}
-
-const PATTERNS: [RegExp, string][] = [
-  [/([?&]sig=)[^&\s"']+/gi, '$1[redacted]'],
-  [/(AccountKey=)[^;\s"']+/gi, '$1[redacted]'],
-  [/(SharedAccessSignature=)[^;\s"']+/gi, '$1[redacted]'],
-  [/((?:Authorization|authorization)["']?\s*[:=]\s*["']?)(SharedKey|Bearer)\s+[^\s"',}]+/g, '$1$2 [redacted]'],
-];
-
-export function redact(text: string): string {
-  let out = text;
-  for (const s of secrets) out = out.split(s).join('[redacted]');
-  for (const [re, rep] of PATTERNS) out = out.replace(re, rep);
-  return out;
-}
+export { redact, redactDeep, registerSecret } from './redact.js';
 
 /** npm's levels, most severe first (winston's defaults, which --log-level names). */
 const SEVERITY: Record<LogLevel, number> = { error: 0, warn: 1, info: 2, http: 3, verbose: 4, debug: 5, silly: 6 };

@@ -1,5 +1,6 @@
 // The HTML report: one self-contained file (inline CSS, SVG drawn here, no scripts, no network),
 // computed from results documents and their ContenderStats alone, so any results file can be re-rendered.
+import { redact } from '../log/redact.js';
 import { formatBytes } from '../config/sizes.js';
 import { LATENCY_PERCENTILES, type ContenderStats } from '../analysis/analyze.js';
 import { rankLabel, rankStats, verdictLines, warnings, type RankedStats } from '../analysis/verdict.js';
@@ -57,7 +58,6 @@ function niceTicks(max: number, count = 5): number[] {
 /** Configuration fields safe to show: never credentials beyond their kind and account, never URLs. */
 export function safeConfigEntries(config: Record<string, unknown>): [string, string][] {
   const unsafeName = /key|sas|connection|secret|password|token|signature|url|endpoint|credential/i;
-  const unsafeValue = /sig=|accountkey=|sharedaccesssignature/i;
   const out: [string, string][] = [];
   const walk = (value: unknown, path: string, depth: number) => {
     if (value === null || value === undefined) return;
@@ -68,7 +68,8 @@ export function safeConfigEntries(config: Record<string, unknown>): [string, str
     } else if (['string', 'number', 'boolean'].includes(typeof value)) add(path, String(value));
   };
   const add = (path: string, text: string) => {
-    if (!unsafeValue.test(text)) out.push([path, text]);
+    // A value the one redaction would change holds a secret: it is left out, not shown masked.
+    if (redact(text) === text) out.push([path, text]);
   };
   const { credentials, ...rest } = config;
   walk(rest, '', 0);

@@ -1,6 +1,7 @@
 // Where results go: the path is checked before any measuring starts, and each write goes to a fresh
 // exclusive temporary file beside the target that is renamed into place, so a file is never seen
 // half-written and a device, FIFO, directory or symbolic link at the path is never replaced.
+import { redactDeep } from '../log/redact.js';
 import { randomBytes } from 'node:crypto';
 import { lstat, mkdir, open, readlink, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
@@ -37,7 +38,8 @@ export async function checkResultsPath(path: string): Promise<void> {
  * removed on every failure path.
  */
 export async function writeResults(path: string, doc: ResultsFile): Promise<void> {
-  const text = `${JSON.stringify(doc)}\n`;
+  // Through the one redaction: a swept --url with ?sig= or a swept --connection-string is in the cells.
+  const text = `${JSON.stringify(redactDeep(doc))}\n`;
   await prepareTarget(path);
   const tmp = tempPathBeside(path);
   let fh: FileHandle | undefined;

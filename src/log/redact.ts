@@ -1,0 +1,54 @@
+// The one place secrets are masked. Every writer goes through it: log lines, the results file,
+// every report format on stdout (console, md, csv, json, html), and error messages. Values the
+// run knows (keys, SAS tokens, connection strings, URL passwords) are registered; shapes that are
+// secret wherever they appear (a SAS signature, an AccountKey, a URL password, an Authorization
+// header) are masked by pattern, so that even a value nobody registered does not get out.
+const secrets = new Set<string>();
+
+/** Registers a secret value so that it is masked wherever it appears, raw or URI-encoded. */
+export function registerSecret(value: string | undefined): void {
+  if (!value || value.length < 4) return;
+  secrets.add(value);
+  try {
+    const decoded = decodeURIComponent(value);
+    if (decoded !== value) secrets.add(decoded);
+    secrets.add(encodeURIComponent(value));
+  } catch {
+    // not URI-encoded; the raw value is registered
+  }
+}
+
+const MASK = '[redacted]';
+const PATTERNS: [RegExp, string][] = [
+  // After ? or &, also as HTML writes it (&amp;sig=) and URI-encoded (%26sig%3D).
+  [/([?&;]sig=)[^&\s"'<]+/gi, `$1${MASK}`],
+  [/(%26sig%3D)(?:(?!%26)[^\s"'<&])+/gi, `$1${MASK}`],
+  [/(AccountKey=)[^;\s"'<]+/gi, `$1${MASK}`],
+  [/(SharedAccessSignature=)[^;\s"'<]+/gi, `$1${MASK}`],
+  // scheme://user:password@host: the password, however it is spelled.
+  [/(\b[a-z][a-z0-9+.-]*:\/\/[^\s/:@"'<]*:)[^\s/@"'<]+@/gi, `$1${MASK}@`],
+  [/((?:Authorization|authorization)["']?\s*[:=]\s*["']?)(SharedKey|Bearer|Basic)\s+[^\s"',}<]+/g, `$1$2 ${MASK}`],
+  [/\b(Bearer\s+)[A-Za-z0-9\-_]+\.[A-Za-z0-9\-_]+\.[A-Za-z0-9\-_]*/g, `$1${MASK}`],
+];
+
+export function redact(text: string): string {
+  let out = text;
+  for (const s of secrets) if (out.includes(s)) out = out.split(s).join(MASK);
+  for (const [re, rep] of PATTERNS) out = out.replace(re, rep);
+  return out;
+}
+
+/** Field names whose values are secrets whatever they look like. */
+const SECRET_KEYS = /^(key|sas|accountKey|connectionString|password|token|secret|clientSecret)$/i;
+
+/** A copy of `value` with every string redacted and secret-named fields masked: for JSON written out. */
+export function redactDeep<T>(value: T): T {
+  const walk = (v: unknown, key?: string): unknown => {
+    if (typeof v === 'string') return key && SECRET_KEYS.test(key) ? MASK : redact(v);
+    if (Array.isArray(v)) return v.map((x) => walk(x));
+    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [redact(k), walk(x, k)]));
+    return v;
+  };
+  // A generic walk over plain JSON data returns the same shape it was given.
+  return walk(value) as T;
+}
