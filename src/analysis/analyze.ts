@@ -19,6 +19,8 @@ export interface ContenderStats {
   wallMs: Spread;
   /** Each timed run's wall time, in run order: what the rank test compares. */
   timesMs: number[];
+  /** The same runs on the server's clock, where it was read (the embedded Azurite). */
+  serverSpanMs?: Spread;
   throughputMiBps: Spread;
   opsPerSecond: Spread;
   requestsPerRun: number;
@@ -98,6 +100,7 @@ export function analyze(runs: readonly RunRecord[]): ContenderStats[] {
       // Timing statistics come from verified runs: a failed run's time measures the failure.
       wallMs: spread(timed.map((r) => r.wallMs)),
       timesMs: timed.map((r) => r.wallMs),
+      ...(timed.every((r) => r.serverSpanMs !== undefined) && timed.length ? { serverSpanMs: spread(timed.map((r) => r.serverSpanMs!)) } : {}),
       throughputMiBps: spread(timed.map((r) => (r.wallMs > 0 ? r.bytes / 1024 / 1024 / (r.wallMs / 1000) : 0))),
       opsPerSecond: spread(timed.map((r) => (r.wallMs > 0 ? r.requests / (r.wallMs / 1000) : 0))),
       requestsPerRun: Math.round(g.reduce((s, r) => s + r.requests, 0) / g.length),

@@ -55,6 +55,16 @@ export function verdictLines(ranked: readonly RankedStats[]): string[] {
   return lines;
 }
 
+/** A contender's client-side time against the server's span of the same runs (medians). */
+export function serverGap(s: ContenderStats): { ms: number; ratio: number; within: boolean } | undefined {
+  if (!s.serverSpanMs || !(s.serverSpanMs.median > 0)) return undefined;
+  const client = median(s.timesMs);
+  const ms = client - s.serverSpanMs.median;
+  const ratio = client / s.serverSpanMs.median;
+  // Within 3% or 3 ms: the span of the transfer itself, as the server saw it.
+  return { ms, ratio, within: ms <= 3 || ratio <= 1.03 };
+}
+
 /** What makes the ranking less trustworthy, worded for the user. */
 export function warnings(stats: readonly ContenderStats[], targetOnThisMachine: boolean): string[] {
   const out: string[] = [];
@@ -67,6 +77,12 @@ export function warnings(stats: readonly ContenderStats[], targetOnThisMachine: 
     if (cv > 0.1) out.push(`${s.label}: run times vary by ${(cv * 100).toFixed(0)}% (coefficient of variation): the ranking needs more runs`);
     if (s.cpuBoundWorkers > 0) {
       out.push(`${s.label}: ${s.cpuBoundWorkers} worker run(s) CPU-bound (event-loop delay p99 up to ${s.eventLoopDelayP99MaxMs.toFixed(1)} ms): the client, not the target, may be what was measured; more processes may help`);
+    }
+  }
+  for (const s of stats) {
+    const gap = serverGap(s);
+    if (gap && !gap.within) {
+      out.push(`${s.label}: its time is ${(gap.ratio * 100 - 100).toFixed(0)}% (${gap.ms.toFixed(0)} ms) above the server's span of its data requests: client-side work before the first request or after the last answer is in it`);
     }
   }
   if (targetOnThisMachine) out.push('the target runs on this machine: client and server share its CPUs, so the ranking may not hold against a remote account');

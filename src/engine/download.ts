@@ -45,7 +45,7 @@ export function downloadWorkload(config: DownloadConfig): DownloadWorkload {
           strategy: s.name, description: s.description, prepare: (run) => prepareRun(config, info, s, input, size, scratch, run),
         }));
         return {
-          target: target.label, objectSizeBytes: size, contenders,
+          target: target.label, objectSizeBytes: size, contenders, serverClock: target.serverClock,
           params: { processes: config.processes, maxSockets: config.maxSockets, concurrency: config.concurrency, blockSizeBytes: config.rangeSizeBytes },
           async close(interrupted) {
             await scratch?.remove();

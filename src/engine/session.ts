@@ -8,6 +8,7 @@ import type { Cell, RunParams } from '../results/schema.js';
 import type { WorkItem } from '../strategies/strategy.js';
 import { WorkerPool, type AfterWorkers, type JobSpec, type MergedRun } from '../workers/pool.js';
 import type { Progress } from '../workers/protocol.js';
+import type { ServerClock } from '../metrics/server-clock.js';
 
 /** One run of one contender, ready to go: the job and items, and what to do with the result. */
 export interface PreparedRun {
@@ -37,6 +38,8 @@ export interface OpenWorkload {
   params: RunParams;
   /** Downloads: the size of the object every contender delivers. */
   objectSizeBytes?: number;
+  /** The target's own clock, when it runs in this process: each run's server-side span. */
+  serverClock?: ServerClock;
   contenders: Contender[];
   close(interrupted: boolean): Promise<void>;
 }
@@ -142,8 +145,12 @@ async function runOnce(
       after: prepared.after,
       signal,
       onProgress: (done) => emit({ type: 'progress', ...done }),
-      onReleased: () => emit({ type: 'run-start', strategy: id.strategy, cell: id.cell, run: id.run, runs, warmup: id.warmup, requests: items.length, bytes }),
+      onReleased: () => {
+        open.serverClock?.reset();
+        emit({ type: 'run-start', strategy: id.strategy, cell: id.cell, run: id.run, runs, warmup: id.warmup, requests: items.length, bytes });
+      },
     });
+    const serverSpanMs = open.serverClock?.span();
     emit({ type: 'run-end' });
     if (signal.aborted && cancelledByStop(merged)) {
       log.warn(`${contender.strategy}: run ${id.run + 1} was cut short by the stop and is not recorded`);
@@ -152,7 +159,7 @@ async function runOnce(
     }
     const check = await prepared.verify(merged);
     const failed = merged.failures.length ? { verified: false, error: merged.failures.join('; ') } : {};
-    run = measuredRun({ ...id, objectSizeBytes }, merged, { ...check, ...failed });
+    run = { ...measuredRun({ ...id, objectSizeBytes }, merged, { ...check, ...failed }), ...(serverSpanMs === undefined ? {} : { serverSpanMs }) };
   } catch (err) {
     emit({ type: 'run-end' });
     run = failedRun({ ...id, objectSizeBytes: prepared?.objectSizeBytes ?? open.objectSizeBytes ?? 0 }, (err as Error).message);

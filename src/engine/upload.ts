@@ -63,7 +63,7 @@ export function uploadWorkload(config: UploadConfig): UploadWorkload {
           strategy: s.name, description: s.description, prepare: async (run) => prepareRun(config, info, store, s, prefix, run, signal),
         }));
         return {
-          target: target.label, contenders,
+          target: target.label, contenders, serverClock: target.serverClock,
           params: {
             processes: config.processes, maxSockets: config.maxSockets, concurrency: config.concurrency,
             blockSizeBytes: config.blockSizeBytes, thresholdBytes: config.thresholdBytes,

@@ -1,7 +1,8 @@
 // Text reports computed from ContenderStats: the console table (80 columns), Markdown, CSV and JSON.
 import { formatBytes } from '../config/sizes.js';
 import type { ContenderStats } from '../analysis/analyze.js';
-import { rankLabel, rankStats, verdictLines, warnings } from '../analysis/verdict.js';
+import { rankLabel, rankStats, serverGap, verdictLines, warnings } from '../analysis/verdict.js';
+import { median } from '../analysis/stats.js';
 import { PHASES } from '../transport/phases.js';
 
 const pad = (s: string, n: number) => s.padEnd(n);
@@ -19,9 +20,16 @@ export interface ReportHeader {
 
 /** The verdict in words and the warnings, as lines; empty when there is nothing to say. */
 export function verdictBlock(stats: readonly ContenderStats[], header: ReportHeader): string[] {
+  const clocked = stats.filter((s) => serverGap(s));
+  const server = clocked.length
+    ? ['', "server clock (the target's own span of each contender's data requests, median):", ...clocked.map((s) => {
+      const gap = serverGap(s)!;
+      return `  ${s.label}: client ${fmtMs(median(s.timesMs))} ms, server ${fmtMs(s.serverSpanMs!.median)} ms (${gap.ms >= 0 ? '+' : ''}${fmtMs(gap.ms)} ms, ${((gap.ratio - 1) * 100).toFixed(1)}%)`;
+    })]
+    : [];
   const verdict = verdictLines(rankStats(stats));
   const warned = warnings(stats, header.targetOnThisMachine ?? false);
-  return [...(verdict.length ? ['', 'verdict:', ...verdict.map((l) => `  ${l}`)] : []), ...(warned.length ? ['', 'warnings:', ...warned.map((l) => `  ${l}`)] : [])];
+  return [...server, ...(verdict.length ? ['', 'verdict:', ...verdict.map((l) => `  ${l}`)] : []), ...(warned.length ? ['', 'warnings:', ...warned.map((l) => `  ${l}`)] : [])];
 }
 
 function timeCell(s: ContenderStats): string {

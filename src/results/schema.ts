@@ -54,6 +54,8 @@ export interface RunRecord {
   objectSizeBytes: number;
   /** First request's start to last response's end, over every process (and a commit after them). */
   wallMs: number;
+  /** The same span on the server's clock (first data request's arrival to last data response's end), where it was read. */
+  serverSpanMs?: number;
   bytes: number;
   requests: number;
   failedRequests: number;

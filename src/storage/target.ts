@@ -1,5 +1,6 @@
 // A target is where requests go and how they are signed. TargetInfo is plain data so that it can be
 // sent to worker processes; the SDK client is only built where fixtures or baselines need it.
+import { ServerClock } from '../metrics/server-clock.js';
 import type { Agent } from 'node:http';
 import type { ContainerClient, StoragePipelineOptions } from '@azure/storage-blob';
 import type { Credentials } from '../config/load.js';
@@ -17,6 +18,8 @@ export interface Target {
   info: TargetInfo;
   /** Human description without secrets. */
   label: string;
+  /** The server's own clock, where the server runs in this process (the embedded Azurite). */
+  serverClock?: ServerClock;
   stop(): Promise<void>;
 }
 
@@ -26,10 +29,15 @@ export async function openTarget(credentials: Credentials, container: string): P
       return { info: { kind: 'url', url: credentials.url }, label: `url ${new URL(credentials.url).host}`, stop: async () => {} };
     case 'embedded': {
       const azurite = await startEmbeddedAzurite();
+      const serverClock = new ServerClock(azurite.httpServer);
       return {
         info: { kind: 'blob', embedded: true, endpoint: azurite.endpoint, container, account: azurite.account, key: azurite.key },
         label: `embedded Azurite ${azurite.endpoint}`,
-        stop: () => azurite.stop(),
+        serverClock,
+        stop: async () => {
+          serverClock.close();
+          await azurite.stop();
+        },
       };
     }
     case 'key':

@@ -14,7 +14,7 @@ export interface MergedRun {
   workers: WorkerResult[];
   records: OpRecord[];
   histograms: PhaseHistograms;
-  /** From the first worker's start to the last worker's end (or the step after them), across processes. */
+  /** From the first request's start to the last response's end (or the step after them), across processes. */
   wallMs: number;
   /** Workers that failed or died, with the reason; their items are missing from `records`. */
   failures: string[];
@@ -154,10 +154,16 @@ export class WorkerPool {
       }
       const histograms = new PhaseHistograms();
       for (const r of results) histograms.addEncoded(r.histograms);
-      const active = results.filter((r) => r.records.length > 0);
-      const start = Math.min(...active.map((r) => r.startEpochMs));
-      let end = Math.max(...active.map((r) => r.endEpochMs));
       const records = results.flatMap((r) => r.records).sort((a, b) => a.offsetBytes - b.offsetBytes || a.item - b.item);
+      // The ranked span, the same for every contender: its first request's start (when it was issued,
+      // so queueing for a socket counts) to its last response's end; a worker's own setup and
+      // wind-down are outside it.
+      let start = Infinity;
+      let end = -Infinity;
+      for (const r of records) {
+        start = Math.min(start, r.startEpochMs);
+        end = Math.max(end, r.startEpochMs + r.totalMs);
+      }
       if (afterRecord) {
         records.push(afterRecord);
         if (!afterRecord.error) histograms.record(afterRecord.phases, afterRecord.totalMs);
@@ -165,7 +171,7 @@ export class WorkerPool {
       }
       // A worker that never answered the stop may have sent any of its items.
       const maybeSent = signal?.aborted ? new Set(shares.flatMap((share, i) => share.slice(0, sentBefore[i] ?? share.length).map((item) => item.index))) : undefined;
-      return { workers: results, records, histograms, wallMs: active.length ? end - start : 0, failures, maybeSent };
+      return { workers: results, records, histograms, wallMs: records.length ? end - start : 0, failures, maybeSent };
     } finally {
       signal?.removeEventListener('abort', onAbort);
       if (graceTimer) clearTimeout(graceTimer);
