@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ONE_RUN } from './helpers/cli-env.js';
 
 const CLI_JS = join(resolve(dirname(fileURLToPath(import.meta.url)), '..'), 'dist', 'cli.js');
 
@@ -125,7 +126,7 @@ describe('bad input: exit code 2, one line naming the option and the fix', () =>
       // The timeout turns a bad input that is wrongly accepted (and starts a benchmark) into a failure.
       const r = spawnSync(process.execPath, [CLI_JS, ...args.map((a) => a.replace('{dir}', cwd))], {
         cwd,
-        env: { PATH: process.env.PATH ?? '', HOME: cwd, ...env },
+        env: { ...ONE_RUN, PATH: process.env.PATH ?? '', HOME: cwd, ...env },
         encoding: 'utf8',
         timeout: 15_000,
       });

@@ -10,6 +10,7 @@ import { ConfigError } from '../src/config/errors.js';
 import { readSources } from '../src/cli/sources.js';
 import { buildProgram, loadDownloadConfig, parseFlags, type DownloadConfig } from '../src/config/load.js';
 import { DOWNLOAD_OPTIONS, LEGACY_ENV_NAMES, UPLOAD_OPTIONS } from '../src/config/options.js';
+import { ONE_RUN } from './helpers/cli-env.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const DOWNLOAD_JS = join(ROOT, 'dist', 'download.js');
@@ -121,12 +122,12 @@ describe('environment namespace', () => {
     ['TRACE', 'maybe'], ['CLEANUP', 'yes'], ['WARMUP', '-1'], ['BUFFER_SIZE', '0'], ['ENV_FILE', 'missing.env'], ['FORCE', 'true'],
   ])('a generic %s=%s in the environment or .env is ignored', (name, value) => {
     const config = load([], { [name]: value }, dirWith(`${name}=${value}\n`));
-    expect(config).toMatchObject({ sink: 'memory', outPath: undefined, format: 'console', resultsPath: undefined, runs: 1, timeoutMs: 30_000, trace: true, cleanup: false, warmup: 0, bufferSizeBytes: 256 * 1024, force: false });
+    expect(config).toMatchObject({ sink: 'memory', outPath: undefined, format: 'console', resultsPath: undefined, runs: 5, minTimeMs: 3_000, timeoutMs: 30_000, trace: true, cleanup: false, warmup: 1, bufferSizeBytes: 256 * 1024, force: false });
   });
 
   it('the namespaced names are honoured', () => {
     const config = load([], { BLOB_CACHER_SINK: 'sparse-file', BLOB_CACHER_OUT: 'x.bin', BLOB_CACHER_RUNS: '3', BLOB_CACHER_TIMEOUT: '2m', BLOB_CACHER_CLEANUP: 'yes', BLOB_CACHER_TRACE: '0' });
-    expect(config).toMatchObject({ sink: 'sparse-file', outPath: 'x.bin', runs: 3, timeoutMs: 120_000, cleanup: true, trace: false });
+    expect(config).toMatchObject({ sink: 'sparse-file', outPath: 'x.bin', runs: 3, minTimeMs: 0, timeoutMs: 120_000, cleanup: true, trace: false });
   });
 });
 
@@ -274,7 +275,7 @@ function runCli(args: readonly string[], env: Record<string, string> = {}, endNo
   // The timeout turns a bad input that is wrongly accepted (and starts a benchmark) into a failure.
   const r = spawnSync(process.execPath, nodeArgs, {
     cwd,
-    env: { PATH: process.env.PATH ?? '', HOME: cwd, ...env },
+    env: { ...ONE_RUN, PATH: process.env.PATH ?? '', HOME: cwd, ...env },
     encoding: 'utf8',
     timeout: 20_000,
   });

@@ -8,13 +8,14 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { close, deterministicBuffer, listen } from './helpers/http-servers.js';
+import { ONE_RUN } from './helpers/cli-env.js';
 
 const root = resolve(import.meta.dirname, '..');
 
 function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string; ms: number; cwd: string }> {
   const cwd = mkdtempSync(join(tmpdir(), 'bc-deadline-'));
   const started = performance.now();
-  const child = spawn(process.execPath, [join(root, 'dist/cli.js'), ...args], { cwd, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' } });
+  const child = spawn(process.execPath, [join(root, 'dist/cli.js'), ...args], { cwd, env: { ...ONE_RUN, PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' } });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d) => (stdout += d));

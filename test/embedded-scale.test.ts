@@ -5,6 +5,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ONE_RUN } from './helpers/cli-env.js';
 
 const root = resolve(import.meta.dirname, '..');
 
@@ -12,7 +13,7 @@ const root = resolve(import.meta.dirname, '..');
 async function startThenStop(fileCount: number, until: RegExp): Promise<string> {
   const cwd = mkdtempSync(join(tmpdir(), 'bc-scale-'));
   const child = spawn(process.execPath, [join(root, 'dist/cli.js'), 'upload', '--file-count', String(fileCount), '--file-size', '1B', '--results', 'r.json'], {
-    cwd, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+    cwd, env: { ...ONE_RUN, PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
   });
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));

@@ -9,6 +9,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { close, deterministicBuffer, listen } from './helpers/http-servers.js';
 import { alive, childPids } from './helpers/processes.js';
+import { ONE_RUN } from './helpers/cli-env.js';
 
 const root = resolve(import.meta.dirname, '..');
 const SIZE = 2 * 1024 * 1024;
@@ -47,7 +48,7 @@ afterAll(() => close(server));
 function startCli(args: string[]) {
   const cwd = mkdtempSync(join(tmpdir(), 'bc-int-'));
   const child = spawn(process.execPath, [join(root, 'dist/cli.js'), 'download', '--url', `${baseUrl}/x`, '--results', 'r.json', '--log-level', 'info', ...args], {
-    cwd, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+    cwd, env: { ...ONE_RUN, PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
   });
   let stdout = '';
   let stderr = '';

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../src/config/errors.js';
 import { checkDownloadFits } from '../src/engine/limits.js';
 import { selectStrategies } from '../src/strategies/index.js';
+import { ONE_RUN } from './helpers/cli-env.js';
 
 const GiB = 1024 ** 3;
 const root = resolve(import.meta.dirname, '..');
@@ -47,7 +48,7 @@ describe('through the CLI', () => {
     const cwd = mkdtempSync(join(tmpdir(), 'bc-limits-'));
     const started = performance.now();
     const r = spawnSync(process.execPath, [join(root, 'dist/cli.js'), 'download', '--source-method', 'single', '--file-size', '3GiB', '--results', 'r.json'], {
-      cwd, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' }, timeout: 30_000,
+      cwd, encoding: 'utf8', env: { ...ONE_RUN, PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' }, timeout: 30_000,
     });
     expect(r.status, r.stderr).toBe(2);
     expect(r.stderr.trim().split('\n').filter((l) => l.startsWith('blob-cacher:'))).toEqual([expect.stringMatching(/^blob-cacher: single would hold a 3 GiB range in memory/)]);

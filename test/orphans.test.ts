@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { close } from './helpers/http-servers.js';
 import { alive, childPids } from './helpers/processes.js';
 import { startPutServer, type PutServer } from './helpers/put-server.js';
+import { ONE_RUN } from './helpers/cli-env.js';
 
 const root = resolve(import.meta.dirname, '..');
 let server: PutServer;
@@ -25,7 +26,7 @@ describe('a coordinator killed with SIGKILL', () => {
     const child = spawn(process.execPath, [
       join(root, 'dist/cli.js'), 'upload', '--url', `${server.url}/dav/`, '--file-count', '600', '--file-size', '1MiB',
       '--processes', '2', '--results', 'r.json', '--log-level', 'info',
-    ], { cwd, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' } });
+    ], { cwd, env: { ...ONE_RUN, PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' } });
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
     for (let i = 0; i < 200 && !/small-files: 600 request\(s\)/.test(stderr); i++) await sleep(25);

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbeddedAzurite, type EmbeddedAzurite } from '../src/storage/azurite.js';
 import { preflightUrl, preflightUrlUpload } from '../src/storage/preflight.js';
 import { close, listen, refusingUrl } from './helpers/http-servers.js';
+import { ONE_RUN } from './helpers/cli-env.js';
 
 const root = resolve(import.meta.dirname, '..');
 const WRONG_KEY = Buffer.alloc(64, 9).toString('base64');
@@ -40,7 +41,7 @@ interface CliResult {
 function cli(args: string[], env: Record<string, string> = {}, cwd = mkdtempSync(join(tmpdir(), 'bc-pre-'))): Promise<CliResult> {
   return new Promise((done) => {
     const child = spawn(process.execPath, [join(root, 'dist/cli.js'), ...args], {
-      cwd, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+      cwd, env: { ...ONE_RUN, PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
     });
     let stdout = '';
     let stderr = '';

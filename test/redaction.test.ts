@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redact, redactDeep, registerSecret } from '../src/log/redact.js';
 import { accountSas, startEmbeddedAzurite, type EmbeddedAzurite } from './helpers/azurite.js';
 import { close, deterministicBuffer, listen } from './helpers/http-servers.js';
+import { ONE_RUN } from './helpers/cli-env.js';
 
 const root = resolve(import.meta.dirname, '..');
 const FORMATS = ['console', 'md', 'csv', 'json', 'html'] as const;
@@ -41,7 +42,7 @@ describe('redact()', () => {
 
 function cli(cwd: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; output: string }> {
   return new Promise((done) => {
-    const child = spawn(process.execPath, [join(root, 'dist/cli.js'), ...args], { cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd, ...env } });
+    const child = spawn(process.execPath, [join(root, 'dist/cli.js'), ...args], { cwd, env: { ...ONE_RUN, PATH: process.env.PATH ?? '', HOME: cwd, ...env } });
     let output = '';
     child.stdout.on('data', (d) => (output += d));
     child.stderr.on('data', (d) => (output += d));

@@ -12,6 +12,7 @@ import { PhaseHistograms } from '../src/metrics/histograms.js';
 import { analyze, type ContenderStats } from '../src/analysis/analyze.js';
 import { RECORD_COLUMNS, RESULTS_SCHEMA, RESULTS_SCHEMA_VERSION, type ResultsFile, type RunRecord } from '../src/results/schema.js';
 import { close, deterministicBuffer, listen, objectServer } from './helpers/http-servers.js';
+import { ONE_RUN } from './helpers/cli-env.js';
 
 const CLI_JS = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const STRATEGIES = ['single', 'chunked', 'round-robin', 'assemble', 'sdk'];
@@ -28,7 +29,7 @@ interface CliRun {
 /** dist/cli.js with only PATH and HOME: no credentials, so downloads use embedded Azurite. */
 function cli(cwd: string, args: readonly string[]): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? cwd };
+    const env = { ...ONE_RUN, PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? cwd };
     const child = spawn(process.execPath, [CLI_JS, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
     const err: Buffer[] = [];

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accountSas, startEmbeddedAzurite, type EmbeddedAzurite } from './helpers/azurite.js';
+import { ONE_RUN } from './helpers/cli-env.js';
 
 const DOWNLOAD_JS = fileURLToPath(new URL('../dist/download.js', import.meta.url));
 
@@ -25,7 +26,7 @@ afterAll(async () => {
 
 function runCli(vars: Record<string, string>): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? cwd, LOG_LEVEL: 'silly', FILE_SIZE: '256KB', SOURCE_METHOD: 'all', ...vars };
+    const env = { ...ONE_RUN, PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? cwd, LOG_LEVEL: 'silly', FILE_SIZE: '256KB', SOURCE_METHOD: 'all', ...vars };
     const child = spawn(process.execPath, [DOWNLOAD_JS], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     const chunks: Buffer[] = [];
     child.stdout.on('data', (c: Buffer) => chunks.push(c));

@@ -16,6 +16,7 @@ import { close, refusingUrl } from './helpers/http-servers.js';
 import { startNginxDav, type NginxDav } from './helpers/nginx-dav.js';
 import { requires } from './helpers/requires.js';
 import { pathsUnder, startPutServer, type PutServer, type PutServerOptions } from './helpers/put-server.js';
+import { ONE_RUN } from './helpers/cli-env.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const CLI_JS = join(ROOT, 'dist', 'cli.js');
@@ -60,7 +61,7 @@ interface CliResult {
 function cli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
   const cwd = mkdtempSync(join(tmp, 'cli-'));
   return new Promise((done) => {
-    const child = spawn(process.execPath, [CLI_JS, 'upload', ...args], { cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd, ...env } });
+    const child = spawn(process.execPath, [CLI_JS, 'upload', ...args], { cwd, env: { ...ONE_RUN, PATH: process.env.PATH ?? '', HOME: cwd, ...env } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));

@@ -15,6 +15,7 @@ import { runUpload, type UploadRunResult } from '../src/engine/upload.js';
 import { buildProgram, loadUploadConfig, parseFlags, type UploadConfig } from '../src/config/load.js';
 import { UPLOAD_OPTIONS } from '../src/config/options.js';
 import { containerOf, startEmbeddedAzurite, type EmbeddedAzurite } from './helpers/azurite.js';
+import { ONE_RUN } from './helpers/cli-env.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const UPLOAD_JS = join(ROOT, 'dist', 'upload.js');
@@ -235,7 +236,7 @@ describe('bad upload input through the CLI: one line on stderr, exit code 2', ()
   ])('$name', ({ env, option, why }) => {
     const cwd = freshDir();
     // The timeout turns bad input that is wrongly accepted (and starts an upload) into a failure.
-    const r = spawnSync(process.execPath, [UPLOAD_JS], { cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd, ...env }, encoding: 'utf8', timeout: 20_000 });
+    const r = spawnSync(process.execPath, [UPLOAD_JS], { cwd, env: { ...ONE_RUN, PATH: process.env.PATH ?? '', HOME: cwd, ...env }, encoding: 'utf8', timeout: 20_000 });
     expect({ status: r.status, signal: r.signal, stdout: r.stdout }, `stderr was ${JSON.stringify(r.stderr)}`).toEqual({ status: 2, signal: null, stdout: '' });
     const lines = r.stderr.split('\n');
     expect(lines, `stderr was ${JSON.stringify(r.stderr)}`).toHaveLength(2);

@@ -134,6 +134,6 @@ export function renderSection(s: Section): string {
   for (const n of s.notes) parts.push(n, '');
   for (const t of s.tables) parts.push(t, '');
   if (s.goals.length) parts.push(goalsTable(s.goals), '');
-  if (s.commands.length) parts.push('Commands (one run; the suite passes `--runs 1 --results <tmp> --log-level warn --format json` and a peak-RSS preload):', '', '```sh', ...s.commands, '```', '');
+  if (s.commands.length) parts.push('Commands (one run; the suite passes `--runs 1 --warmup 0 --results <tmp> --log-level warn --format json` and a peak-RSS preload):', '', '```sh', ...s.commands, '```', '');
   return parts.join('\n');
 }

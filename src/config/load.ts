@@ -21,13 +21,20 @@ export interface RunOptions {
   progressIntervalMs?: number;
   runs: number;
   warmup: number;
+  /** Keep running a contender until its measured runs add up to this much (0: exactly --runs). */
+  minTimeMs?: number;
   resultsPath?: string;
   format: ReportFormat;
 }
 
+const DEFAULT_RUNS = 5;
+const DEFAULT_MIN_TIME_MS = 3_000;
+
 function runOptions(o: Resolved<typeof RUN_OPTIONS>): RunOptions {
   return {
-    trace: o.trace, maxRetries: o.maxRetries, timeoutMs: o.timeoutMs, deadlineMs: o.deadlineMs, progressIntervalMs: o.progressIntervalMs, runs: o.runs, warmup: o.warmup, resultsPath: o.resultsPath, format: o.format,
+    trace: o.trace, maxRetries: o.maxRetries, timeoutMs: o.timeoutMs, deadlineMs: o.deadlineMs, progressIntervalMs: o.progressIntervalMs,
+    // As hyperfine: by default at least 5 runs and 3 s of measured time; --runs given means exactly that many.
+    runs: o.runs ?? DEFAULT_RUNS, minTimeMs: o.minTimeMs ?? (o.runs === undefined ? DEFAULT_MIN_TIME_MS : 0), warmup: o.warmup, resultsPath: o.resultsPath, format: o.format,
   };
 }
 

@@ -181,8 +181,9 @@ export const TARGET_OPTIONS = table(url, account, container, key, sas, connectio
 const format = option({ key: 'format', flag: '--format', env: 'BLOB_CACHER_FORMAT', valueName: 'fmt', defaultValue: 'console', parse: oneOf(FORMATS), help: `report format on stdout (${FORMATS.join(', ')})` });
 /** Output and repetition: the same for every command that measures. */
 export const RUN_OPTIONS = table(
-  option({ key: 'runs', flag: '--runs', env: 'BLOB_CACHER_RUNS', valueName: 'n', defaultValue: 1, parse: integer(1, 1000), help: 'measured runs of each strategy (interleaved)' }),
-  option({ key: 'warmup', flag: '--warmup', env: 'BLOB_CACHER_WARMUP', valueName: 'n', defaultValue: 0, parse: integer(0, 100), help: 'warm-up runs first, recorded but not counted' }),
+  option({ key: 'runs', flag: '--runs', env: 'BLOB_CACHER_RUNS', valueName: 'n', parse: integer(1, 1000), help: 'measured runs of each strategy, interleaved (default 5 and more until --min-time; given: exactly this many)' }),
+  option({ key: 'warmup', flag: '--warmup', env: 'BLOB_CACHER_WARMUP', valueName: 'n', defaultValue: 1, parse: integer(0, 100), help: 'warm-up runs first (the worker processes stay warm), recorded but not counted' }),
+  option({ key: 'minTimeMs', flag: '--min-time', env: 'BLOB_CACHER_MIN_TIME', valueName: 'duration', parse: duration(0, MAX_TIMEOUT_MS), help: 'keep a strategy running until its measured runs add up to this (default 3s unless --runs is given)' }),
   option({ key: 'maxRetries', flag: '--max-retries', env: 'BLOB_CACHER_MAX_RETRIES', valueName: 'n', defaultValue: 3, parse: integer(0, 20), help: 'retries per request for 408/429/5xx, resets and timeouts' }),
   option({ key: 'timeoutMs', flag: '--timeout', env: 'BLOB_CACHER_TIMEOUT', valueName: 'duration', defaultValue: 30_000, parse: duration(10, MAX_TIMEOUT_MS), help: 'per try: the longest a socket may stay idle, a stalled body included (30s, 500ms; at most 24h)' }),
   option({ key: 'deadlineMs', flag: '--deadline', env: 'BLOB_CACHER_DEADLINE', valueName: 'duration', parse: duration(100, MAX_TIMEOUT_MS), help: 'the whole session at most this long: then it stops as on SIGINT and writes what it measured (default: none; preflight alone has one of 2 x --timeout)' }),

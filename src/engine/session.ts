@@ -54,7 +54,15 @@ export interface SessionCell {
   workload: Workload;
   runs: number;
   warmup: number;
+  /**
+   * After `runs`, a contender keeps running (still interleaved with the others that need more) until
+   * its measured runs add up to this much time, as hyperfine's --min-time; at most MAX_RUNS runs.
+   */
+  minTimeMs?: number;
 }
+
+/** The most measured runs --min-time may ask of one contender. */
+export const MAX_RUNS = 1000;
 
 export type SessionEvent =
   | { type: 'cell'; index: number; count: number; cell?: Cell; target: string }
@@ -85,7 +93,7 @@ export async function runSession(cells: readonly SessionCell[], opts: SessionOpt
   const runs: MeasuredRun[] = [];
   let target = '';
   let objectSizeBytes: number | undefined;
-  for (const [cellIndex, { cell, workload, runs: measured, warmup }] of cells.entries()) {
+  for (const [cellIndex, { cell, workload, runs: measured, warmup, minTimeMs = 0 }] of cells.entries()) {
     if (signal.aborted) break;
     if (cell) log.info(`sweep cell ${cellIndex + 1}/${cells.length}: ${Object.entries(cell).map(([k, v]) => `${k} ${v}`).join(' ')}`);
     // One pool per cell: its processes stay warm across the cell's runs and contenders.
@@ -105,16 +113,26 @@ export async function runSession(cells: readonly SessionCell[], opts: SessionOpt
     emit({ type: 'cell', index: cellIndex, count: cells.length, cell, target });
     try {
       const total = warmup + measured;
-      runs: for (let runIndex = 0; runIndex < total; runIndex++) {
-        for (const contender of open.contenders) {
+      // Measured time so far per contender: --min-time keeps the ones short of it going.
+      const measuredMs = new Map<Contender, number>(open.contenders.map((c) => [c, 0]));
+      const wants = (c: Contender, runIndex: number) =>
+        runIndex < total || (runIndex < warmup + MAX_RUNS && measuredMs.get(c)! < minTimeMs);
+      runs: for (let runIndex = 0; ; runIndex++) {
+        const round = open.contenders.filter((c) => wants(c, runIndex));
+        if (!round.length) break;
+        if (runIndex === total) log.info(`--min-time ${minTimeMs / 1000} s: more runs of ${round.map((c) => c.strategy).join(', ')}`);
+        for (const contender of round) {
           if (signal.aborted) break runs;
           const id = { strategy: contender.strategy, description: contender.description, cell, params: open.params, run: runIndex, warmup: runIndex < warmup };
-          const run = await runOnce(pool, contender, id, total, open, signal, emit);
+          const run = await runOnce(pool, contender, id, Math.max(total, runIndex + 1), open, signal, emit);
           if (!run) break runs;
-          const tag = total > 1 ? ` (${run.warmup ? 'warm-up' : 'run'} ${runIndex + 1}/${total})` : '';
+          if (!run.warmup) measuredMs.set(contender, measuredMs.get(contender)! + run.wallMs);
+          const tag = total > 1 ? ` (${run.warmup ? 'warm-up' : 'run'} ${runIndex + 1}/${Math.max(total, runIndex + 1)})` : '';
           if (!run.verified) log.error(`${contender.strategy}${tag}: ${run.error ?? run.verification}`);
           runs.push(run);
           emit({ type: 'run', run });
+          // A contender that fails is not run again to fill its time.
+          if (!run.verified) measuredMs.set(contender, Infinity);
         }
       }
     } finally {
