@@ -31,6 +31,19 @@ export interface UploadStrategy {
 }
 
 export const largeBlobName = (prefix: string) => `${prefix}/large.blob`;
+
+/** The distinct contents many small files cycle through: together at most this many bytes. */
+export const PAYLOAD_POOL_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Where in the seed's stream file `index`'s content starts. Files cycle through at most 1,024
+ * distinct contents (and 64 MiB of them), so a worker's payloads are a bounded pool however many
+ * files there are, and every file can still be checked against the content its offset names.
+ */
+export function smallFileOffset(index: number, fileSizeBytes: number): number {
+  const distinct = Math.max(1, Math.min(1024, Math.floor(PAYLOAD_POOL_BYTES / Math.max(1, fileSizeBytes))));
+  return (index % distinct) * fileSizeBytes;
+}
 export const smallFileName = (prefix: string, i: number) => `${prefix}/file-${String(i).padStart(7, '0')}`;
 
 /** Block ids must all have the same length before base64: a fixed-width counter. */

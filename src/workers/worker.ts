@@ -41,12 +41,15 @@ async function prepare(job: WorkerJob): Promise<() => Promise<WorkerResult>> {
     : undefined;
   // Upload payloads are generated before the barrier: generation never counts as upload time.
   const uploads = job.executor === 'put' || job.executor === 'sdk-upload' || job.executor === 'sdk-small-files';
-  const payloads = new Map<number, Buffer>();
+  // Keyed by the content's place in the seed's stream: files that share a content share a buffer.
+  const payloads = new Map<string, Buffer>();
+  const payloadKey = (i: WorkItem) => `${i.destOffsetBytes}:${i.lengthBytes}`;
   const sdk = job.executor.startsWith('sdk') ? await sdkClients(job) : undefined;
   if (uploads) {
     let sinceYield = 0;
     for (const i of job.items) {
-      payloads.set(i.index, contentBuffer(FIXTURE_SEED, i.destOffsetBytes, i.lengthBytes));
+      if (payloads.has(payloadKey(i))) continue;
+      payloads.set(payloadKey(i), contentBuffer(FIXTURE_SEED, i.destOffsetBytes, i.lengthBytes));
       // Generation can take seconds: let a disconnect (the coordinator gone) or a stop get through.
       sinceYield += i.lengthBytes + 1024;
       if (sinceYield >= 16 * 1024 * 1024) {
@@ -73,9 +76,9 @@ async function prepare(job: WorkerJob): Promise<() => Promise<WorkerResult>> {
     switch (job.executor) {
       case 'http': return gated(item, (queuedAt) => runGet(ctx, item, sink!, gate ? queuedAt : undefined));
       case 'sdk': return runSdkDownload(job, sdk!.clients.get(item.index)!, item);
-      case 'put': return gated(item, (queuedAt) => runPut(ctx, item, payloads.get(item.index)!, gate ? queuedAt : undefined));
-      case 'sdk-upload': return runSdkUpload(job, sdk!.clients.get(item.index)!, item, payloads.get(item.index)!);
-      case 'sdk-small-files': return runSdkSmallFile(job, sdk!.clients.get(item.index)!, item, payloads.get(item.index)!);
+      case 'put': return gated(item, (queuedAt) => runPut(ctx, item, payloads.get(payloadKey(item))!, gate ? queuedAt : undefined));
+      case 'sdk-upload': return runSdkUpload(job, sdk!.clients.get(item.index)!, item, payloads.get(payloadKey(item))!);
+      case 'sdk-small-files': return runSdkSmallFile(job, sdk!.clients.get(item.index)!, item, payloads.get(payloadKey(item))!);
     }
   };
 

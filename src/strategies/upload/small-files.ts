@@ -1,5 +1,5 @@
 // FILE_COUNT blobs of FILE_SIZE, one Put Blob each (seed 002), over PROCESSES x MAX_SOCKETS.
-import { smallFileName, type UploadStrategy } from '../upload-strategy.js';
+import { smallFileName, smallFileOffset, type UploadStrategy } from '../upload-strategy.js';
 
 export const smallFiles: UploadStrategy = {
   name: 'small-files',
@@ -10,7 +10,7 @@ export const smallFiles: UploadStrategy = {
     Array.from({ length: fileCount }, (_, index) => ({
       index,
       blob: smallFileName(prefix, index),
-      destOffsetBytes: index * fileSizeBytes,
+      destOffsetBytes: smallFileOffset(index, fileSizeBytes),
       lengthBytes: fileSizeBytes,
     })),
 };
