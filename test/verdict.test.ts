@@ -5,6 +5,8 @@ import { coefficientOfVariation, mannWhitney, medianInterval, outliers, ratioInt
 import { rankLabel, rankStats, verdictLines, warnings } from '../src/analysis/verdict.js';
 import type { ContenderStats } from '../src/analysis/analyze.js';
 import { spread } from '../src/analysis/stats.js';
+import { buildGrid, sdkAdvice } from '../src/analysis/sweep.js';
+import { renderGrid } from '../src/report/sweep.js';
 
 describe('Mann-Whitney U', () => {
   it('exact p for two separated samples of 5: 2 / C(10,5) = 2/252', () => {
@@ -62,10 +64,13 @@ describe('intervals, outliers, spread', () => {
   });
 });
 
-function contender(label: string, timesMs: number[], verified = true): ContenderStats {
+function contender(label: string, timesMs: number[], verified = true, cell?: Record<string, string>): ContenderStats {
+  // 100 MiB per run: throughput follows the time.
+  const rates = timesMs.map((t) => 100 / (t / 1000));
   return {
-    label, strategy: label, description: '', runs: timesMs.length, objectSizeBytes: 1, wallMs: spread(timesMs), timesMs,
-    throughputMiBps: spread(timesMs), opsPerSecond: spread(timesMs), requestsPerRun: 1, failedRequests: 0, reusedSockets: 0, retries: 0,
+    label: cell ? `${label} [${Object.entries(cell).map(([k, v]) => `${k} ${v}`).join(' ')}]` : label, strategy: label, cell, description: '',
+    runs: timesMs.length, objectSizeBytes: 1, wallMs: spread(timesMs), timesMs,
+    throughputMiBps: spread(rates), opsPerSecond: spread(rates), ratesMiBps: rates, ratesOpsPerSecond: rates, requestsPerRun: 1, failedRequests: 0, reusedSockets: 0, retries: 0,
     throttled: 0, backoffMs: 0, phaseShare: {}, latencyMs: {}, totalPercentilesMs: [], verified, problems: [], cpuBoundWorkers: 0,
     eventLoopDelayP99MaxMs: 0, cpuMsPerRun: 0, recordsSampled: false,
   };
@@ -103,3 +108,31 @@ describe('ranks and the verdict', () => {
     expect(w.at(-1)).toMatch(/target runs on this machine/);
   });
 });
+
+describe('sweep: the best is the set tied with the top', () => {
+  const axes = [{ flag: '--concurrency', values: ['2', '4', '8'] }];
+  const cell = (v: string) => ({ '--concurrency': v });
+  const stats = [
+    contender('chunked', [100, 104, 98, 102, 101], true, cell('2')),
+    contender('chunked', [98, 101, 99, 100, 103], true, cell('4')),
+    contender('chunked', [150, 152, 149, 151, 150], true, cell('8')),
+  ];
+
+  it('marks the cells a rank test cannot tell from the best, and names them', () => {
+    const verdict = buildGrid(stats, axes);
+    expect(verdict.best?.cell).toEqual(cell('4'));
+    expect(verdict.tied.map((s) => s.cell)).toEqual([cell('2'), cell('4')]);
+    const text = renderGrid(verdict);
+    expect(text).toMatch(/= no significant difference from it/);
+    expect(text).toMatch(/^best cells: chunked \[--concurrency 2\]; chunked \[--concurrency 4\]$/m);
+    expect(text).toMatch(/ =\s+[\d.]+ \*\s+[\d.]+ {2}$/m);
+  });
+
+  it('SDK advice only from measured SDK cells, never when single wins', () => {
+    const verdict = buildGrid(stats, axes);
+    expect(sdkAdvice(stats, verdict.best)).toEqual([expect.stringMatching(/^SDK settings: not advised, no SDK baseline was measured/)]);
+    const single = [contender('single', [50, 51, 49, 50, 52], true, cell('2')), ...stats];
+    expect(sdkAdvice(single, buildGrid(single, axes).best)[0]).toMatch(/one GET of the whole blob\): no SDK block settings to advise$/);
+  });
+});
+

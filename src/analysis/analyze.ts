@@ -23,6 +23,9 @@ export interface ContenderStats {
   serverSpanMs?: Spread;
   throughputMiBps: Spread;
   opsPerSecond: Spread;
+  /** Each timed run's rates, in run order: what sweeps compare across cells of different sizes. */
+  ratesMiBps: number[];
+  ratesOpsPerSecond: number[];
   requestsPerRun: number;
   failedRequests: number;
   reusedSockets: number;
@@ -88,6 +91,8 @@ export function analyze(runs: readonly RunRecord[]): ContenderStats[] {
     const workers = g.flatMap((r) => r.workers);
     const verifiedRuns = g.filter((r) => r.verified);
     const timed = verifiedRuns.length ? verifiedRuns : g;
+    const ratesMiBps = timed.map((r) => (r.wallMs > 0 ? r.bytes / 1024 / 1024 / (r.wallMs / 1000) : 0));
+    const ratesOpsPerSecond = timed.map((r) => (r.wallMs > 0 ? r.requests / (r.wallMs / 1000) : 0));
     const problems = g.filter((r) => !r.verified).map((r) => `run ${r.run + 1}: ${r.error ?? r.verification}`);
     return {
       label: name,
@@ -101,8 +106,10 @@ export function analyze(runs: readonly RunRecord[]): ContenderStats[] {
       wallMs: spread(timed.map((r) => r.wallMs)),
       timesMs: timed.map((r) => r.wallMs),
       ...(timed.every((r) => r.serverSpanMs !== undefined) && timed.length ? { serverSpanMs: spread(timed.map((r) => r.serverSpanMs!)) } : {}),
-      throughputMiBps: spread(timed.map((r) => (r.wallMs > 0 ? r.bytes / 1024 / 1024 / (r.wallMs / 1000) : 0))),
-      opsPerSecond: spread(timed.map((r) => (r.wallMs > 0 ? r.requests / (r.wallMs / 1000) : 0))),
+      throughputMiBps: spread(ratesMiBps),
+      opsPerSecond: spread(ratesOpsPerSecond),
+      ratesMiBps,
+      ratesOpsPerSecond,
       requestsPerRun: Math.round(g.reduce((s, r) => s + r.requests, 0) / g.length),
       failedRequests: g.reduce((s, r) => s + r.failedRequests, 0),
       reusedSockets: g.reduce((s, r) => s + r.reusedSockets, 0),

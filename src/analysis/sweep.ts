@@ -3,6 +3,7 @@
 import { ConfigError } from '../config/errors.js';
 import { formatBytes } from '../config/sizes.js';
 import { cellLabel, type ContenderStats } from './analyze.js';
+import { ALPHA, mannWhitney } from './significance.js';
 import type { Cell, SweepAxis } from '../results/schema.js';
 
 export type { SweepAxis } from '../results/schema.js';
@@ -16,6 +17,8 @@ export interface SweepGrid {
   values: (number | null)[][];
   unit: string;
   best?: { row: number; col: number };
+  /** Cells a rank test cannot tell from the best (the best among them): any of them will do. */
+  tied?: { row: number; col: number }[];
 }
 
 export const MAX_SWEEP_CELLS = 100;
@@ -68,7 +71,12 @@ export interface SweepVerdict {
   winners: ContenderStats[];
   /** The fastest contender over the whole grid. */
   best?: ContenderStats;
+  /** The best and every cell's winner not significantly slower than it. */
+  tied: ContenderStats[];
 }
+
+/** Per-run rates of a contender, in the grid's unit. */
+const ratesOf = (s: ContenderStats, useOps: boolean) => (useOps ? s.ratesOpsPerSecond : s.ratesMiBps);
 
 /**
  * The grid of the best strategy's median per cell: rows are the first axes, columns the last.
@@ -92,6 +100,12 @@ export function buildGrid(stats: readonly ContenderStats[], axes: readonly Sweep
   at.forEach((row, r) => row.forEach((w, c) => {
     if (w && (!best || value(w) > value(at[best.row]![best.col]!))) best = { row: r, col: c };
   }));
+  // The set tied with the top: cells whose winner the rank test cannot tell from the best's.
+  const top = best ? at[best.row]![best.col]! : undefined;
+  const tiedAt: { row: number; col: number }[] = [];
+  at.forEach((row, r) => row.forEach((w, c) => {
+    if (w && top && (w === top || mannWhitney(ratesOf(w, useOps), ratesOf(top, useOps)).p >= ALPHA)) tiedAt.push({ row: r, col: c });
+  }));
   const grid: SweepGrid = {
     title: `best strategy per cell, ${useOps ? 'ops/s' : 'MiB/s'} (median)`,
     rowLabel: rowAxes.map((a) => a.flag).join(' ') || '(one row)',
@@ -101,8 +115,9 @@ export function buildGrid(stats: readonly ContenderStats[], axes: readonly Sweep
     values: at.map((row) => row.map((w) => (w ? value(w) : null))),
     unit: useOps ? 'ops/s' : 'MiB/s',
     best,
+    tied: tiedAt,
   };
-  return { grid, winners: at.flat().filter((w): w is ContenderStats => w !== undefined), best: best ? at[best.row]![best.col] : undefined };
+  return { grid, winners: at.flat().filter((w): w is ContenderStats => w !== undefined), best: top, tied: tiedAt.map(({ row, col }) => at[row]![col]!) };
 }
 
 /**
@@ -118,7 +133,9 @@ export function sdkAdvice(stats: readonly ContenderStats[], best: ContenderStats
   if (!sdkCells.length) return ['SDK settings: not advised, no SDK baseline was measured in this sweep (add sdk to the strategies swept)'];
   const top = sdkCells.reduce((a, b) => (value(b) > value(a) ? b : a));
   const p = top.params!;
+  const alike = sdkCells.filter((s) => s !== top && mannWhitney(ratesOf(s, useOps), ratesOf(top, useOps)).p >= ALPHA);
   const lines = [`SDK settings from its best measured cell (${cellLabel(top.strategy, top.cell)}, ${value(top).toFixed(1)} ${useOps ? 'ops/s' : 'MiB/s'}):`];
+  if (alike.length) lines.push(`  (no significant difference from: ${alike.map((s) => cellLabel(s.strategy, s.cell)).join('; ')}: any of them will do)`);
   if (top.strategy === 'sdk-small-files') {
     lines.push(`  ${p.processes} process(es) x ${p.maxSockets} socket(s) = ${p.processes * p.maxSockets} BlockBlobClient.upload calls in flight`);
     return lines;
