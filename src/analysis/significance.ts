@@ -52,8 +52,19 @@ export function ratioInterval(fast: readonly number[], slow: readonly number[], 
   return { low: percentile(ratios, ALPHA / 2), high: percentile(ratios, 1 - ALPHA / 2) };
 }
 
+const uCounts = new Map<string, number[]>();
+
 /** Exact null distribution of U for sample sizes n and m without ties: counts of each U value. */
 function exactUCounts(n: number, m: number): number[] {
+  const key = `${n}x${m}`;
+  const known = uCounts.get(key);
+  if (known) return known;
+  const counts = countU(n, m);
+  uCounts.set(key, counts);
+  return counts;
+}
+
+function countU(n: number, m: number): number[] {
   // f[i][j][u]: arrangements of i values of one sample and j of the other with statistic u.
   let prev: number[][] = Array.from({ length: m + 1 }, () => [1]);
   for (let i = 1; i <= n; i++) {
