@@ -2,7 +2,6 @@
 // capped connection pool of its own and one tracer per request. It prepares (sinks, payloads, URLs,
 // SDK clients) before the barrier, runs on 'go', and sends back raw records and encoded histograms.
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
-import pLimit from 'p-limit';
 import { PhaseHistograms } from '../metrics/histograms.js';
 import { contentBuffer, FIXTURE_SEED } from '../payload/content.js';
 import { setLogLevel } from '../log/logger.js';
@@ -59,24 +58,13 @@ async function prepare(job: WorkerJob): Promise<() => Promise<WorkerResult>> {
     }
   }
 
-  // Requests through node:http's agent are created only when a socket could take them: creating
-  // thousands of ClientRequests at once cost 120-185 ms before the first one connected (2400 small
-  // files). Their `wait` still starts when they were issued, so queueing for a socket shows as before.
-  // Our raw client queues cheaply by itself.
-  const viaAgent = viaHttp && !pool;
-  const gate = viaAgent && !job.inFlight ? pLimit(job.maxSockets) : undefined;
-  const gated = (item: WorkItem, run: (queuedAt: number) => Promise<OpRecord>): Promise<OpRecord> => {
-    const queuedAt = performance.now();
-    // A stop requested while it queued: never started, counted as cancelled.
-    return gate ? gate(() => (stop.signal.aborted ? cancelled(job, item) : run(queuedAt))) : run(queuedAt);
-  };
-
-  const runItem = (item: WorkItem): Promise<OpRecord> => {
+  // `queuedAt`: when the item counts as issued, so that waiting for a socket shows as `wait`.
+  const runItem = (item: WorkItem, queuedAt: number | undefined): Promise<OpRecord> => {
     if (stop.signal.aborted) return Promise.resolve(cancelled(job, item));
     switch (job.executor) {
-      case 'http': return gated(item, (queuedAt) => runGet(ctx, item, sink!, gate ? queuedAt : undefined));
+      case 'http': return runGet(ctx, item, sink!, queuedAt);
       case 'sdk': return runSdkDownload(job, sdk!.clients.get(item.index)!, item);
-      case 'put': return gated(item, (queuedAt) => runPut(ctx, item, payloads.get(payloadKey(item))!, gate ? queuedAt : undefined));
+      case 'put': return runPut(ctx, item, payloads.get(payloadKey(item))!, queuedAt);
       case 'sdk-upload': return runSdkUpload(job, sdk!.clients.get(item.index)!, item, payloads.get(payloadKey(item))!);
       case 'sdk-small-files': return runSdkSmallFile(job, sdk!.clients.get(item.index)!, item, payloads.get(payloadKey(item))!);
     }
@@ -87,7 +75,6 @@ async function prepare(job: WorkerJob): Promise<() => Promise<WorkerResult>> {
     loopDelay.enable();
     const cpu0 = process.cpuUsage();
     const startEpochMs = epochNow();
-    const limit = job.inFlight ? pLimit(job.inFlight) : undefined;
     // Progress for a live display: finished items and their bytes, a few times a second.
     const done = { ops: 0, bytes: 0, errors: 0, retries: 0 };
     released = { job, settled: () => done.ops };
@@ -99,8 +86,21 @@ async function prepare(job: WorkerJob): Promise<() => Promise<WorkerResult>> {
       if (r.error) done.errors++;
       return r;
     });
-    // Without a limit every item is issued at once; the agent's socket cap queues the rest (`wait`).
-    const records = await Promise.all(job.items.map((i) => counted(limit ? limit(() => runItem(i)) : runItem(i))));
+    // Items go out in order through a fixed number of lanes, never queued in bulk: memory stays flat
+    // in the item count (issuing 1,000,000 requests at once held them all). Without an in-flight
+    // limit there is a lane per socket, and every item counts as issued at the start, as if all had
+    // been sent at once to wait for a socket: `wait` keeps that meaning.
+    const items = job.items;
+    const records = new Array<OpRecord>(items.length);
+    const lanes = Math.max(1, Math.min(items.length, job.inFlight ?? (viaHttp ? job.maxSockets : items.length)));
+    const issuedAt = job.inFlight ? undefined : performance.now();
+    let next = 0;
+    await Promise.all(Array.from({ length: lanes }, async () => {
+      while (next < items.length) {
+        const n = next++;
+        records[n] = await counted(runItem(items[n]!, issuedAt));
+      }
+    }));
     clearInterval(ticker);
     const endEpochMs = epochNow();
     // At once, so that a step after all workers (an upload's commit) does not wait on results packing.
