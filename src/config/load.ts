@@ -1,6 +1,7 @@
 // Resolves options once, precedence flag > environment > .env > default, and validates them.
 // Pure: the CLI (src/cli/sources.ts) reads the environment and the dotenv file and hands them in
 // as strings; nothing here reads argv, process.env or a file.
+import { DOWNLOAD_STRATEGIES, UPLOAD_STRATEGIES } from '../strategies/index.js';
 import { Command, CommanderError, Option } from 'commander';
 import { redact } from '../log/logger.js';
 import { resolveCredentials, type Credentials } from './credentials.js';
@@ -188,7 +189,8 @@ export function resolveOptions<const S extends readonly AnyOption[]>(specs: S, f
   return out as Resolved<S>;
 }
 
-const URL_METHODS: readonly DownloadMethod[] = ['single', 'chunked', 'all'];
+/** What a plain URL can take: the strategies that say so, from the registry. */
+const URL_METHODS: readonly DownloadMethod[] = [...DOWNLOAD_STRATEGIES.filter((s) => s.urlCapable).map((s) => s.name), 'all'];
 
 export function loadDownloadConfig(flags: Readonly<Record<string, unknown>>, sources: Sources): DownloadConfig {
   const o = resolveOptions(DOWNLOAD_OPTIONS, flags, sources);
@@ -228,7 +230,7 @@ export function loadDownloadConfig(flags: Readonly<Record<string, unknown>>, sou
 
 const MAX_BLOCKS = 50_000;
 /** A plain server takes plain PUTs only: no blocks, no SDK. */
-const URL_UPLOAD_METHODS: readonly UploadMethod[] = ['small-files', 'all'];
+const URL_UPLOAD_METHODS: readonly UploadMethod[] = [...UPLOAD_STRATEGIES.filter((s) => s.urlCapable).map((s) => s.name), 'all'];
 
 export function loadUploadConfig(flags: Readonly<Record<string, unknown>>, sources: Sources): UploadConfig {
   const o = resolveOptions(UPLOAD_OPTIONS, flags, sources);
