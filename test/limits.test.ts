@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../src/config/errors.js';
-import { checkDownloadFits } from '../src/engine/limits.js';
+import { checkDownloadFits, checkUploadFits } from '../src/engine/limits.js';
 import { selectStrategies } from '../src/strategies/index.js';
 import { ONE_RUN } from './helpers/cli-env.js';
 
@@ -40,6 +40,14 @@ describe('checkDownloadFits', () => {
   it('a memory sink larger than 80% of the machine is refused', () => {
     expect(() => checkDownloadFits(selectStrategies('chunked', false), { sizeBytes: 20 * GiB, concurrency: 64 }, { ...limits, embedded: false }))
       .toThrow(/memory sink would hold 20 GiB, more than 80% of this machine's 24 GiB; use --sink file or discard/);
+  });
+});
+
+describe('checkUploadFits', () => {
+  it('3 million small files on a 24 GiB machine are refused with the count that fits', () => {
+    expect(() => checkUploadFits(3_000_000, true, 24 * GiB)).toThrow(/^3000000 files per run would need about 22\.9 GiB of per-file state .* use --file-count 2516582 or fewer/);
+    expect(() => checkUploadFits(1_000_000, true, 24 * GiB)).not.toThrow();
+    expect(() => checkUploadFits(3_000_000, false, 24 * GiB)).not.toThrow();
   });
 });
 

@@ -15,6 +15,7 @@ import { selectUploadStrategies, UPLOAD_STRATEGIES } from '../strategies/index.j
 import type { UploadPlanInput, UploadStrategy } from '../strategies/upload-strategy.js';
 import { commitBlockList } from '../storage/blob-requests.js';
 import { NOT_SENT_ERROR } from '../transport/http-client.js';
+import { checkUploadFits } from './limits.js';
 import { runSession, type Contender, type OpenWorkload, type PreparedRun, type SessionOptions, type Workload } from './session.js';
 
 function runPrefix(): string {
@@ -51,6 +52,7 @@ export function uploadWorkload(config: UploadConfig): UploadWorkload {
           log.info(`--url is a plain server: running ${strategies.map((s) => s.name).join(', ')} only (${skipped.join(', ')} need a blob service)`);
         }
         const manyBlobs = strategies.some((s) => s.name === 'small-files' || s.name === 'sdk-small-files');
+        checkUploadFits(config.fileCount, manyBlobs);
         if (target.info.kind === 'blob' && target.info.embedded && manyBlobs && config.fileCount > EMBEDDED_BLOB_LIMIT) {
           log.warn(
             `${config.fileCount} files per run is more than the embedded Azurite handles in reasonable time (it slows superlinearly: ` +
