@@ -1,7 +1,7 @@
 // Every report is computed here from results files alone: repeated runs become medians and
 // intervals, histograms from every run and worker are added, warm-up runs are left out.
 import { PhaseHistograms, summarizeHistogram, METRICS, type LatencySummaryMs, type MetricName } from '../metrics/histograms.js';
-import { spread, type Spread } from './stats.js';
+import { median, spread, type Spread } from './stats.js';
 import { PHASES, type Phase } from '../transport/phases.js';
 import type { Cell, RunParams, RunRecord, WorkerEvidence } from '../results/schema.js';
 
@@ -21,6 +21,8 @@ export interface ContenderStats {
   timesMs: number[];
   /** The same runs on the server's clock, where it was read (the embedded Azurite). */
   serverSpanMs?: Spread;
+  /** Median per run of the wall time outside the timed span, by step. */
+  untimedMs?: { setup: number; collect: number; verify: number; cleanup: number };
   throughputMiBps: Spread;
   opsPerSecond: Spread;
   /** Each timed run's rates, in run order: what sweeps compare across cells of different sizes. */
@@ -105,6 +107,12 @@ export function analyze(runs: readonly RunRecord[]): ContenderStats[] {
       // Timing statistics come from verified runs: a failed run's time measures the failure.
       wallMs: spread(timed.map((r) => r.wallMs)),
       timesMs: timed.map((r) => r.wallMs),
+      ...(g.every((r) => r.untimedMs) ? {
+        untimedMs: {
+          setup: median(g.map((r) => r.untimedMs!.setup)), collect: median(g.map((r) => r.untimedMs!.collect)),
+          verify: median(g.map((r) => r.untimedMs!.verify)), cleanup: median(g.map((r) => r.untimedMs!.cleanup)),
+        },
+      } : {}),
       ...(timed.every((r) => r.serverSpanMs !== undefined) && timed.length ? { serverSpanMs: spread(timed.map((r) => r.serverSpanMs!)) } : {}),
       throughputMiBps: spread(ratesMiBps),
       opsPerSecond: spread(ratesOpsPerSecond),

@@ -151,6 +151,11 @@ async function runOnce(
   let prepared: PreparedRun | undefined;
   let merged: MergedRun | undefined;
   let run: MeasuredRun;
+  // Where the wall time outside the timed span goes: setup (plan, fork, payloads, up to the
+  // barrier), collect (from the last answer to the merged results), verify and cleanup.
+  const began = performance.now();
+  let releasedAt = began;
+  let verifyMs = 0;
   try {
     prepared = await contender.prepare(id.run);
     const { items, job, objectSizeBytes } = prepared;
@@ -164,11 +169,13 @@ async function runOnce(
       signal,
       onProgress: (done) => emit({ type: 'progress', ...done }),
       onReleased: () => {
+        releasedAt = performance.now();
         open.serverClock?.reset();
         emit({ type: 'run-start', strategy: id.strategy, cell: id.cell, run: id.run, runs, warmup: id.warmup, requests: items.length, bytes });
       },
     });
     const serverSpanMs = open.serverClock?.span();
+    const collectedAt = performance.now();
     emit({ type: 'run-end' });
     if (signal.aborted && cancelledByStop(merged)) {
       log.warn(`${contender.strategy}: run ${id.run + 1} was cut short by the stop and is not recorded`);
@@ -176,12 +183,21 @@ async function runOnce(
       return undefined;
     }
     const check = await prepared.verify(merged);
+    verifyMs = performance.now() - collectedAt;
     const failed = merged.failures.length ? { verified: false, error: merged.failures.join('; ') } : {};
     run = { ...measuredRun({ ...id, objectSizeBytes }, merged, { ...check, ...failed }), ...(serverSpanMs === undefined ? {} : { serverSpanMs }) };
+    run.untimedMs = {
+      setup: releasedAt - began,
+      collect: Math.max(0, collectedAt - releasedAt - merged.wallMs),
+      verify: verifyMs,
+      cleanup: 0,
+    };
   } catch (err) {
     emit({ type: 'run-end' });
     run = failedRun({ ...id, objectSizeBytes: prepared?.objectSizeBytes ?? open.objectSizeBytes ?? 0 }, (err as Error).message);
   }
+  const cleaning = performance.now();
   await prepared?.cleanup(run.verified, merged);
+  if (run.untimedMs) run.untimedMs.cleanup = performance.now() - cleaning;
   return run;
 }

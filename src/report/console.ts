@@ -70,6 +70,8 @@ export function renderConsole(stats: readonly ContenderStats[], header: ReportHe
   for (const s of stats) {
     const shares = PHASES.filter((p) => s.phaseShare[p] !== undefined).map((p) => `${p} ${(s.phaseShare[p]! * 100).toFixed(1)}%`);
     lines.push(`${s.label}: duration ${s.wallMs.median.toFixed(1)} ms, count ${s.requestsPerRun}${shares.length ? `, ${shares.join(', ')}` : ''}`);
+    const u = s.untimedMs;
+    if (u) lines.push(`${s.label}: outside the timed span, per run: setup ${fmtMs(u.setup)} ms, collect ${fmtMs(u.collect)} ms, verify ${fmtMs(u.verify)} ms, cleanup ${fmtMs(u.cleanup)} ms`);
     if (s.retries || s.throttled || s.failedRequests) {
       lines.push(`${s.label}: retries ${s.retries} (throttled ${s.throttled}), backoff ${s.backoffMs.toFixed(0)} ms, failed requests ${s.failedRequests}`);
     }

@@ -54,6 +54,11 @@ export interface RunRecord {
   objectSizeBytes: number;
   /** First request's start to last response's end, over every process (and a commit after them). */
   wallMs: number;
+  /**
+   * Wall time outside the timed span, so the user sees where a run's time went: setup (plan, fork,
+   * payloads, up to the barrier), collect (last answer to merged results), verify, cleanup.
+   */
+  untimedMs?: { setup: number; collect: number; verify: number; cleanup: number };
   /** The same span on the server's clock (first data request's arrival to last data response's end), where it was read. */
   serverSpanMs?: number;
   bytes: number;

@@ -27,6 +27,7 @@ function runProblem(r: unknown): string | undefined {
   if (r.error !== undefined && !isString(r.error)) return 'has a bad error';
   if (r.params !== undefined && !isNumberMap(r.params)) return 'has bad params';
   if (r.serverSpanMs !== undefined && !isNumber(r.serverSpanMs)) return 'has a bad serverSpanMs';
+  if (r.untimedMs !== undefined && !isNumberMap(r.untimedMs)) return 'has bad untimedMs';
   if (!Array.isArray(r.workers) || !r.workers.every((w) => isObject(w) && WORKER_FIELDS.every((f) => isNumber(w[f])))) return 'has bad workers';
   if (!Array.isArray(r.records) || !r.records.every((row) => Array.isArray(row) && row.length === RECORD_COLUMNS.length)) return 'has bad records';
   return undefined;
