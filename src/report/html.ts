@@ -236,6 +236,8 @@ function heatmap(g: SweepGrid): string {
       const v = g.values[i]?.[j] ?? null;
       const x0 = left + j * cellW;
       const best = g.best?.row === i && g.best.col === j;
+      // Not significantly different from the best: any of these will do.
+      const tied = !best && (g.tied ?? []).some((c) => c.row === i && c.col === j);
       const where = `data-row="${e(r)}" data-col="${e(c)}"`;
       if (v === null || !Number.isFinite(v)) {
         parts.push(`<rect class="cell empty" ${where} x="${x0 + 1}" y="${y0 + 1}" width="${cellW - 2}" height="${cellH - 2}" rx="3"><title>${e(r)} × ${e(c)}: not measured</title></rect>`);
@@ -247,10 +249,10 @@ function heatmap(g: SweepGrid): string {
       const mix = (a: number, b: number) => Math.round(a + (b - a) * t);
       const fill = `rgb(${mix(235, 33)},${mix(243, 84)},${mix(251, 150)})`;
       parts.push(
-        `<rect class="datum cell${best ? ' best' : ''}" ${where} data-value="${dv(v)}"${best ? ' data-best="true"' : ''} x="${x0 + 1}" y="${y0 + 1}" width="${cellW - 2}" height="${cellH - 2}" rx="3" fill="${fill}">` +
-          `<title>${e(r)} × ${e(c)}: ${fmt(v)} ${e(g.unit)}${best ? ' (best)' : ''}</title></rect>`,
+        `<rect class="datum cell${best ? ' best' : tied ? ' tied' : ''}" ${where} data-value="${dv(v)}"${best ? ' data-best="true"' : tied ? ' data-tied="true"' : ''} x="${x0 + 1}" y="${y0 + 1}" width="${cellW - 2}" height="${cellH - 2}" rx="3" fill="${fill}">` +
+          `<title>${e(r)} × ${e(c)}: ${fmt(v)} ${e(g.unit)}${best ? ' (best)' : tied ? ' (no significant difference from the best)' : ''}</title></rect>`,
       );
-      parts.push(txt(x0 + cellW / 2, y0 + cellH / 2 + 5, `${best ? '★ ' : ''}${fmt(v)}`, t > 0.55 ? 'cellv light' : 'cellv', 'middle'));
+      parts.push(txt(x0 + cellW / 2, y0 + cellH / 2 + 5, `${best ? '★ ' : tied ? '= ' : ''}${fmt(v)}`, t > 0.55 ? 'cellv light' : 'cellv', 'middle'));
     });
   });
   return parts.join('') + '</svg>';
@@ -354,6 +356,7 @@ svg .muted{fill:var(--muted);font-size:12px;font-style:italic}
 svg .point{stroke:#fff;stroke-width:1.5}
 svg .cell.empty{fill:#f3f4f6}
 svg .cell.best{stroke:#1f2328;stroke-width:3}
+svg .cell.tied{stroke:#1f2328;stroke-width:1.5;stroke-dasharray:4 3}
 .legend{display:flex;flex-wrap:wrap;gap:6px 18px;margin:10px 0 0;padding:0;list-style:none;font-size:12px;color:var(--muted)}
 .legend li{display:flex;align-items:center;gap:6px}
 .legend .swatch{margin:0}
@@ -397,7 +400,7 @@ export function renderHtml(input: HtmlReportInput): string {
   }
   if (sweep && sweep.rows.length && sweep.cols.length) {
     sections.push(
-      `<section id="sweep"><h2>${e(sweep.title)}</h2><p class="lede">${e(sweep.rowLabel)} × ${e(sweep.colLabel)}, values in ${e(sweep.unit)}; darker is higher.${sweep.best ? ' ★ marks the best cell.' : ''}</p>${heatmap(sweep)}</section>`,
+      `<section id="sweep"><h2>${e(sweep.title)}</h2><p class="lede">${e(sweep.rowLabel)} × ${e(sweep.colLabel)}, values in ${e(sweep.unit)}; darker is higher.${sweep.best ? ' ★ marks the best cell' : ''}${sweep.tied && sweep.tied.length > 1 ? ', = the cells a rank test cannot tell from it (any of them will do)' : ''}${sweep.best ? '.' : ''}</p>${heatmap(sweep)}</section>`,
     );
   }
 
