@@ -4,7 +4,8 @@ import { ConfigError } from './errors.js';
 import type { Resolved, TARGET_OPTIONS } from './options.js';
 
 export type Credentials =
-  | { kind: 'embedded' }
+  /** `tls`: the embedded Azurite over HTTPS at https://localhost, with a throwaway certificate. */
+  | { kind: 'embedded'; tls?: boolean }
   | { kind: 'url'; url: string }
   | { kind: 'key'; account: string; key: string; endpoint: string }
   | { kind: 'sas'; account: string; sas: string; endpoint: string };
@@ -58,7 +59,11 @@ export function resolveCredentials(o: Resolved<typeof TARGET_OPTIONS>): Credenti
   const accountGiven = account !== undefined || key !== undefined || sas !== undefined || cs !== undefined;
   if (url !== undefined) {
     if (accountGiven) throw new ConfigError('both URL (--url) and storage credentials are set; give one target, not both');
+    if (o.tls) throw new ConfigError('--tls is for the embedded target; a --url says its own scheme (https://...)');
     return { kind: 'url', url };
+  }
+  if (o.tls && (cs !== undefined || account !== undefined)) {
+    throw new ConfigError('--tls is for the embedded target; an account is reached over HTTPS already');
   }
   if (cs !== undefined) {
     if (account !== undefined || key !== undefined || sas !== undefined) {
@@ -84,5 +89,5 @@ export function resolveCredentials(o: Resolved<typeof TARGET_OPTIONS>): Credenti
     if (sas !== undefined) return { kind: 'sas', account, sas: sas.replace(/^\?/, ''), endpoint };
     throw new ConfigError('STORAGE_ACCOUNT is set but neither STORAGE_KEY nor STORAGE_SAS; set one of them (or STORAGE_CONNECTION_STRING)');
   }
-  return { kind: 'embedded' };
+  return o.tls ? { kind: 'embedded', tls: true } : { kind: 'embedded' };
 }

@@ -178,7 +178,11 @@ const url = option({
   help: 'plain HTTP(S) server instead of a blob service: download GETs this URL (single, chunked); upload PUTs files below it (small-files)',
 });
 /** Where the bytes are: a plain URL or a blob service, and how to authenticate to it. */
-export const TARGET_OPTIONS = table(url, account, container, key, sas, connectionString);
+const tlsOption = option({
+  key: 'tls', flag: '--tls', env: 'BLOB_CACHER_TLS', valueName: 'bool', defaultValue: false, parse: bool,
+  help: 'the embedded Azurite over HTTPS (https://localhost, a throwaway certificate trusted by this run only): dns, tcp and tls phases measured',
+});
+export const TARGET_OPTIONS = table(url, account, container, key, sas, connectionString, tlsOption);
 
 const format = option({ key: 'format', flag: '--format', env: 'BLOB_CACHER_FORMAT', valueName: 'fmt', defaultValue: 'console', parse: oneOf(FORMATS), help: `report format on stdout (${FORMATS.join(', ')})` });
 /** Output and repetition: the same for every command that measures. */

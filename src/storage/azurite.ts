@@ -1,7 +1,10 @@
 // The zero-config target: an Azurite blob server in this process, in memory, on a free loopback
 // port, fresh for each run. Deep imports, because require('azurite') loads vscode.
 import type { Server } from 'node:http';
+import { writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import { makeScratchDir } from '../payload/scratch.js';
+import { throwawayCertificate } from './tls.js';
 
 const require = createRequire(import.meta.url);
 
@@ -20,6 +23,8 @@ interface AzuriteServer {
 
 export interface EmbeddedAzurite {
   endpoint: string;
+  /** Over HTTPS: the throwaway certificate (PEM) its clients must trust. */
+  ca?: string;
   account: string;
   key: string;
   /** Its http server, for observers only (the benchmark suite times every client on the server's clock). */
@@ -27,7 +32,21 @@ export interface EmbeddedAzurite {
   stop(): Promise<void>;
 }
 
-export async function startEmbeddedAzurite(memoryLimitBytes?: number): Promise<EmbeddedAzurite> {
+export interface EmbeddedOptions {
+  memoryLimitBytes?: number;
+  /** Serve HTTPS at https://localhost:<port> with a certificate made for this run. */
+  tls?: boolean;
+}
+
+export async function startEmbeddedAzurite(opts: EmbeddedOptions = {}): Promise<EmbeddedAzurite> {
+  const { memoryLimitBytes } = opts;
+  // Azurite reads its certificate from files: a private scratch directory, removed at stop.
+  const tls = opts.tls ? await throwawayCertificate() : undefined;
+  const scratch = tls ? await makeScratchDir() : undefined;
+  if (tls && scratch) {
+    await writeFile(scratch.path('cert.pem'), tls.cert, { mode: 0o600 });
+    await writeFile(scratch.path('key.pem'), tls.key, { mode: 0o600 });
+  }
   const BlobServer = require('azurite/dist/src/blob/BlobServer.js').default as new (cfg: unknown) => AzuriteServer;
   const BlobConfiguration = require('azurite/dist/src/blob/BlobConfiguration.js').default as new (...args: unknown[]) => unknown;
   const { MemoryExtentChunkStore, DEFAULT_EXTENT_MEMORY_LIMIT } = require('azurite/dist/src/common/persistence/MemoryExtentStore.js') as {
@@ -41,20 +60,23 @@ export async function startEmbeddedAzurite(memoryLimitBytes?: number): Promise<E
   const config = new BlobConfiguration(
     '127.0.0.1', 0, undefined, undefined, undefined, undefined,
     false, undefined, false, undefined,
-    true, true, '', '', '', undefined, false,
+    true, true, scratch ? scratch.path('cert.pem') : '', scratch ? scratch.path('key.pem') : '', '', undefined, false,
     true, new MemoryExtentChunkStore(memoryLimitBytes ?? DEFAULT_EXTENT_MEMORY_LIMIT),
   );
   const server = new BlobServer(config);
   await server.start();
-  const address = server.getHttpServerAddress();
+  // By name over HTTPS, as every real account is: the dns phase is measured too.
+  const address = tls ? server.getHttpServerAddress().replace('//127.0.0.1:', '//localhost:') : server.getHttpServerAddress();
   return {
     endpoint: `${address}/${AZURITE_ACCOUNT}`,
+    ...(tls ? { ca: tls.cert } : {}),
     account: AZURITE_ACCOUNT,
     key: AZURITE_KEY,
     httpServer: server.httpServer,
     async stop() {
       await server.close();
       await server.clean();
+      await scratch?.remove();
     },
   };
 }

@@ -24,7 +24,7 @@ export async function commitBlockList(info: TargetInfo, blob: string, blockIds: 
   const url = signer.blobUrl(blob);
   url.searchParams.set('comp', 'blocklist');
   const body = blockListXml(blockIds);
-  const client = NodeHttpClient.to(url, 1);
+  const client = NodeHttpClient.to(url, 1, info.kind === 'blob' ? info.ca : undefined);
   try {
     const { headers: _, ...measured } = await requestWithRetries(async () => {
       // Signed again for each try: the signature covers x-ms-date.

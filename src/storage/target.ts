@@ -1,5 +1,6 @@
 // A target is where requests go and how they are signed. TargetInfo is plain data so that it can be
 // sent to worker processes; the SDK client is only built where fixtures or baselines need it.
+import { createAgent } from '../transport/request.js';
 import { ServerClock } from '../metrics/server-clock.js';
 import type { Agent } from 'node:http';
 import type { ContainerClient, StoragePipelineOptions } from '@azure/storage-blob';
@@ -12,7 +13,8 @@ import { signSharedKey } from './sharedkey.js';
 export type TargetInfo =
   /** `folder`: uploads, where each blob name is a path below the URL; otherwise the URL is the object. */
   | { kind: 'url'; url: string; folder?: boolean }
-  | { kind: 'blob'; embedded: boolean; endpoint: string; container: string; account: string; key?: string; sas?: string };
+  /** `ca`: a certificate (PEM) this run's clients trust, for the embedded target over HTTPS. */
+  | { kind: 'blob'; embedded: boolean; endpoint: string; container: string; account: string; key?: string; sas?: string; ca?: string };
 
 export interface Target {
   info: TargetInfo;
@@ -28,10 +30,10 @@ export async function openTarget(credentials: Credentials, container: string): P
     case 'url':
       return { info: { kind: 'url', url: credentials.url }, label: `url ${new URL(credentials.url).host}`, stop: async () => {} };
     case 'embedded': {
-      const azurite = await startEmbeddedAzurite();
+      const azurite = await startEmbeddedAzurite({ tls: credentials.tls });
       const serverClock = new ServerClock(azurite.httpServer);
       return {
-        info: { kind: 'blob', embedded: true, endpoint: azurite.endpoint, container, account: azurite.account, key: azurite.key },
+        info: { kind: 'blob', embedded: true, endpoint: azurite.endpoint, container, account: azurite.account, key: azurite.key, ...(azurite.ca ? { ca: azurite.ca } : {}) },
         label: `embedded Azurite ${azurite.endpoint}`,
         serverClock,
         stop: async () => {
@@ -68,7 +70,9 @@ export async function containerClient(info: Extract<TargetInfo, { kind: 'blob' }
   const { AnonymousCredential, BlobServiceClient, StorageSharedKeyCredential } = await import('@azure/storage-blob');
   // An agent of its own (the SDK passes `agent` through to its pipeline): by default every client
   // in a process shares one keep-alive agent, so a baseline would reuse the sockets of its last run.
-  const pipeline: StoragePipelineOptions & { agent?: Agent } = opts.agent ? { ...SDK_PIPELINE, agent: opts.agent } : SDK_PIPELINE;
+  // A private CA needs an agent that trusts it; otherwise the SDK's own.
+  const agent = opts.agent ?? (info.ca ? createAgent(new URL(info.endpoint), 64, info.ca) : undefined);
+  const pipeline: StoragePipelineOptions & { agent?: Agent } = agent ? { ...SDK_PIPELINE, agent } : SDK_PIPELINE;
   if (info.key) {
     const service = new BlobServiceClient(info.endpoint, new StorageSharedKeyCredential(info.account, info.key), pipeline);
     return service.getContainerClient(info.container);

@@ -11,9 +11,10 @@ export interface TracedRequestOptions extends HttpRequest {
   highWaterMark?: number;
 }
 
-export function createAgent(url: URL, maxSockets: number): http.Agent {
+/** `ca`: a certificate (PEM) to trust besides the system's, e.g. the embedded target's throwaway one. */
+export function createAgent(url: URL, maxSockets: number, ca?: string): http.Agent {
   const options: http.AgentOptions = { keepAlive: true, maxSockets, maxFreeSockets: maxSockets, scheduling: 'fifo' };
-  return url.protocol === 'https:' ? new https.Agent(options) : new http.Agent(options);
+  return url.protocol === 'https:' ? new https.Agent({ ...options, ...(ca ? { ca } : {}) }) : new http.Agent(options);
 }
 
 /** node:http as an HttpClient: every request through one agent (its socket cap and keep-alive). */
@@ -28,8 +29,8 @@ export class NodeHttpClient implements HttpClient {
   }
 
   /** A client with an agent of its own, for `maxSockets` at a time to `url`'s origin; close() it. */
-  static to(url: URL, maxSockets: number): NodeHttpClient {
-    return new NodeHttpClient(createAgent(url, maxSockets));
+  static to(url: URL, maxSockets: number, ca?: string): NodeHttpClient {
+    return new NodeHttpClient(createAgent(url, maxSockets, ca));
   }
 
   request(req: HttpRequest): Promise<TracedResult> {

@@ -147,7 +147,7 @@ export interface SdkClients {
 
 export async function sdkClients(job: WorkerJob): Promise<SdkClients> {
   if (job.target.kind !== 'blob') throw new Error(`${job.strategy} needs a blob target`);
-  const agent = createAgent(new URL(job.target.endpoint), job.maxSockets);
+  const agent = createAgent(new URL(job.target.endpoint), job.maxSockets, job.target.ca);
   const container = await containerClient(job.target, { agent });
   return { agent, clients: new Map(job.items.map((i) => [i.index, container.getBlockBlobClient(i.blob!)])) };
 }

@@ -30,9 +30,10 @@ async function prepare(job: WorkerJob): Promise<() => Promise<WorkerResult>> {
   setLogLevel(job.logLevel);
   const signer = new RequestSigner(job.target);
   const origin = signer.blobUrl(job.items[0]?.blob ?? 'x');
-  const agent = createAgent(origin, job.maxSockets);
+  const ca = job.target.kind === 'blob' ? job.target.ca : undefined;
+  const agent = createAgent(origin, job.maxSockets, ca);
   const viaHttp = job.executor === 'http' || job.executor === 'put';
-  const pool = viaHttp && job.httpClient !== 'node' ? new RawPool(origin, job.maxSockets, job.bufferSizeBytes) : undefined;
+  const pool = viaHttp && job.httpClient !== 'node' ? new RawPool(origin, job.maxSockets, job.bufferSizeBytes, ca ? { ca } : undefined) : undefined;
   const urls = viaHttp ? new Map(job.items.map((i) => [i.index, signer.blobUrl(i.blob)])) : undefined;
   const ctx: ExecContext = { job, signer, agent, pool, urls, signal: stop.signal };
   const sink: Sink | undefined = job.executor === 'http' && job.items.length
