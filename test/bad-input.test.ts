@@ -26,6 +26,8 @@ interface BadInput {
 const BAD_INPUTS: BadInput[] = [
   // One integer grammar for every count: plain digits, in range.
   { args: ['download', '--concurrency', '0x2'], option: '--concurrency', fix: 'plain digits' },
+  { args: ['download', '--tls', '--url', 'http://127.0.0.1:1/x'], option: '--tls', fix: 'own scheme' },
+  { args: ['upload', '--tls', '--connection-string', 'AccountName=a;AccountKey=a2V5;BlobEndpoint=http://127.0.0.1:1/a'], option: '--tls', fix: 'over HTTPS already' },
   { args: ['download', '--concurrency', '2.0'], option: '--concurrency', fix: 'whole number' },
   { args: ['download', '--concurrency', '1e3'], option: '--concurrency', fix: 'whole number' },
   { args: ['download', '--concurrency', '-1'], option: '--concurrency', fix: 'from 1 to 100000' },
