@@ -1,7 +1,7 @@
 // Text reports computed from ContenderStats: the console table (80 columns), Markdown, CSV and JSON.
 import { formatBytes } from '../config/sizes.js';
 import type { ContenderStats } from '../analysis/analyze.js';
-import { rankLabel, rankStats, serverGap, verdictLines, warnings } from '../analysis/verdict.js';
+import { rankLabel, rankStats, serverGap, verdictLines, warnings, type RankedStats } from '../analysis/verdict.js';
 import { median } from '../analysis/stats.js';
 import { PHASES } from '../transport/phases.js';
 
@@ -18,8 +18,11 @@ export interface ReportHeader {
   targetOnThisMachine?: boolean;
 }
 
-/** The verdict in words and the warnings, as lines; empty when there is nothing to say. */
-export function verdictBlock(stats: readonly ContenderStats[], header: ReportHeader): string[] {
+/**
+ * The verdict in words and the warnings, as lines; empty when there is nothing to say. `ranked` is
+ * the caller's rankStats(stats): the rank tests run once per report.
+ */
+export function verdictBlock(stats: readonly ContenderStats[], ranked: readonly RankedStats[], header: ReportHeader): string[] {
   const clocked = stats.filter((s) => serverGap(s));
   const server = clocked.length
     ? ['', "server clock (the target's own span of each contender's data requests, median):", ...clocked.map((s) => {
@@ -27,7 +30,7 @@ export function verdictBlock(stats: readonly ContenderStats[], header: ReportHea
       return `  ${s.label}: client ${fmtMs(median(s.timesMs))} ms, server ${fmtMs(s.serverSpanMs!.median)} ms (${gap.ms >= 0 ? '+' : ''}${fmtMs(gap.ms)} ms, ${((gap.ratio - 1) * 100).toFixed(1)}%)`;
     })]
     : [];
-  const verdict = verdictLines(rankStats(stats));
+  const verdict = verdictLines(ranked);
   const warned = warnings(stats, header.targetOnThisMachine ?? false);
   return [...server, ...(verdict.length ? ['', 'verdict:', ...verdict.map((l) => `  ${l}`)] : []), ...(warned.length ? ['', 'warnings:', ...warned.map((l) => `  ${l}`)] : [])];
 }
@@ -47,7 +50,8 @@ export function renderConsole(stats: readonly ContenderStats[], header: ReportHe
   lines.push('');
   const countCol = header.mode === 'upload' ? 'ops/s' : 'reused';
   lines.push(`${pad('#', 3)}${pad('strategy', 16)}${lpad('time ms', 10)}${lpad('MiB/s', 8)}${lpad('reqs', 6)}${lpad(countCol, 8)}${lpad('p50 1stB', 9)}${lpad('p99 1stB', 9)}  verified`);
-  rankStats(stats).forEach((s) => {
+  const ranked = rankStats(stats);
+  ranked.forEach((s) => {
     const fb = s.latencyMs.firstByte;
     const count = header.mode === 'upload' ? s.opsPerSecond.median.toFixed(0) : String(s.reusedSockets);
     const name = s.label;
@@ -56,7 +60,7 @@ export function renderConsole(stats: readonly ContenderStats[], header: ReportHe
         `${lpad(String(s.requestsPerRun), 6)}${lpad(count, 8)}${lpad(fmtMs(fb?.p50), 9)}${lpad(fmtMs(fb?.p99), 9)}  ${s.verified ? 'ok' : 'FAILED'}`,
     );
   });
-  lines.push(...verdictBlock(stats, header));
+  lines.push(...verdictBlock(stats, ranked, header));
   lines.push('');
   lines.push('per-phase latency, ms: p50 / p90 / p99 / max  (phases absent on reused sockets are not counted)');
   for (const s of stats) {
@@ -85,7 +89,8 @@ export function renderMarkdown(stats: readonly ContenderStats[], header: ReportH
   const lines = [`## ${header.title}`, '', `Target: ${header.target}${header.objectSizeBytes !== undefined ? `, object ${formatBytes(header.objectSizeBytes)}` : ''}`, ''];
   lines.push('| # | strategy | runs | time ms (median) | 95% CI ms | MiB/s | ops/s | p50 first byte ms | p99 first byte ms | ' + PHASES.map((p) => `${p} %`).join(' | ') + ' | retries | throttled | failed requests | verified |');
   lines.push(`|${' --- |'.repeat(13 + PHASES.length)}`);
-  rankStats(stats).forEach((s) => {
+  const ranked = rankStats(stats);
+  ranked.forEach((s) => {
     const ci = s.wallMs.n >= 2 ? `${s.wallMs.ci95Low.toFixed(1)}–${s.wallMs.ci95High.toFixed(1)}` : '-';
     const shares = PHASES.map((p) => (s.phaseShare[p] === undefined ? '-' : (s.phaseShare[p]! * 100).toFixed(1)));
     lines.push(
@@ -93,7 +98,7 @@ export function renderMarkdown(stats: readonly ContenderStats[], header: ReportH
         `${fmtMs(s.latencyMs.firstByte?.p50)} | ${fmtMs(s.latencyMs.firstByte?.p99)} | ${shares.join(' | ')} | ${s.retries} | ${s.throttled} | ${s.failedRequests} | ${s.verified ? 'ok' : 'FAILED'} |`,
     );
   });
-  lines.push(...verdictBlock(stats, header));
+  lines.push(...verdictBlock(stats, ranked, header));
   return lines.join('\n');
 }
 
