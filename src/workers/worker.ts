@@ -41,15 +41,19 @@ async function prepare(job: WorkerJob): Promise<() => Promise<WorkerResult>> {
     : undefined;
   // Upload payloads are generated before the barrier: generation never counts as upload time.
   const uploads = job.executor === 'put' || job.executor === 'sdk-upload' || job.executor === 'sdk-small-files';
-  // Keyed by the content's place in the seed's stream: files that share a content share a buffer.
-  const payloads = new Map<string, Buffer>();
-  const payloadKey = (i: WorkItem) => `${i.destOffsetBytes}:${i.lengthBytes}`;
+  // One buffer per distinct content (its place in the seed's stream), found once per item here, so
+  // that the request path only indexes an array: files that share a content share a buffer.
+  const payloads: Buffer[] = [];
   const sdk = job.executor.startsWith('sdk') ? await sdkClients(job) : undefined;
   if (uploads) {
+    const byContent = new Map<string, Buffer>();
     let sinceYield = 0;
     for (const i of job.items) {
-      if (payloads.has(payloadKey(i))) continue;
-      payloads.set(payloadKey(i), contentBuffer(FIXTURE_SEED, i.destOffsetBytes, i.lengthBytes));
+      const key = `${i.destOffsetBytes}:${i.lengthBytes}`;
+      const known = byContent.get(key);
+      payloads.push(known ?? contentBuffer(FIXTURE_SEED, i.destOffsetBytes, i.lengthBytes));
+      if (known) continue;
+      byContent.set(key, payloads.at(-1)!);
       // Generation can take seconds: let a disconnect (the coordinator gone) or a stop get through.
       sinceYield += i.lengthBytes + 1024;
       if (sinceYield >= 16 * 1024 * 1024) {
@@ -60,14 +64,15 @@ async function prepare(job: WorkerJob): Promise<() => Promise<WorkerResult>> {
   }
 
   // `queuedAt`: when the item counts as issued, so that waiting for a socket shows as `wait`.
-  const runItem = (item: WorkItem, queuedAt: number | undefined): Promise<OpRecord> => {
+  const runItem = (n: number, queuedAt: number | undefined): Promise<OpRecord> => {
+    const item = job.items[n]!;
     if (stop.signal.aborted) return Promise.resolve(cancelled(job, item));
     switch (job.executor) {
       case 'http': return runGet(ctx, item, sink!, queuedAt);
       case 'sdk': return runSdkDownload(job, sdk!.clients.get(item.index)!, item);
-      case 'put': return runPut(ctx, item, payloads.get(payloadKey(item))!, queuedAt);
-      case 'sdk-upload': return runSdkUpload(job, sdk!.clients.get(item.index)!, item, payloads.get(payloadKey(item))!);
-      case 'sdk-small-files': return runSdkSmallFile(job, sdk!.clients.get(item.index)!, item, payloads.get(payloadKey(item))!);
+      case 'put': return runPut(ctx, item, payloads[n]!, queuedAt);
+      case 'sdk-upload': return runSdkUpload(job, sdk!.clients.get(item.index)!, item, payloads[n]!);
+      case 'sdk-small-files': return runSdkSmallFile(job, sdk!.clients.get(item.index)!, item, payloads[n]!);
     }
   };
 
@@ -99,7 +104,7 @@ async function prepare(job: WorkerJob): Promise<() => Promise<WorkerResult>> {
     await Promise.all(Array.from({ length: lanes }, async () => {
       while (next < items.length) {
         const n = next++;
-        records[n] = await counted(runItem(items[n]!, issuedAt));
+        records[n] = await counted(runItem(n, issuedAt));
       }
     }));
     clearInterval(ticker);
