@@ -75,6 +75,9 @@ export interface SweepVerdict {
   tied: ContenderStats[];
 }
 
+/** A contender's median rate in the grid's unit. */
+const medianRate = (s: ContenderStats, useOps: boolean) => (useOps ? s.opsPerSecond.median : s.throughputMiBps.median);
+
 /** Per-run rates of a contender, in the grid's unit. */
 const ratesOf = (s: ContenderStats, useOps: boolean) => (useOps ? s.ratesOpsPerSecond : s.ratesMiBps);
 
@@ -88,7 +91,7 @@ export function buildGrid(stats: readonly ContenderStats[], axes: readonly Sweep
   const rowAxes = axes.slice(0, -1);
   const rowCells = gridCells(rowAxes);
   const byCell = new Map<string, ContenderStats>();
-  const value = (s: ContenderStats) => (useOps ? s.opsPerSecond.median : s.throughputMiBps.median);
+  const value = (s: ContenderStats) => medianRate(s, useOps);
   for (const s of stats) {
     if (!s.verified || !s.cell) continue;
     const k = cellKey(axes, s.cell);
@@ -128,7 +131,7 @@ export function sdkAdvice(stats: readonly ContenderStats[], best: ContenderStats
   if (!best) return [];
   if (best.strategy === 'single') return [`best cell: ${cellLabel(best.strategy, best.cell)} (one GET of the whole blob): no SDK block settings to advise`];
   const useOps = measuresOps(stats);
-  const value = (s: ContenderStats) => (useOps ? s.opsPerSecond.median : s.throughputMiBps.median);
+  const value = (s: ContenderStats) => medianRate(s, useOps);
   const sdkCells = stats.filter((s) => s.verified && s.cell && s.params && SDK_BASELINES.has(s.strategy));
   if (!sdkCells.length) return ['SDK settings: not advised, no SDK baseline was measured in this sweep (add sdk to the strategies swept)'];
   const top = sdkCells.reduce((a, b) => (value(b) > value(a) ? b : a));
