@@ -3,7 +3,8 @@
 import { PhaseHistograms, summarizeHistogram, METRICS, type LatencySummaryMs, type MetricName } from '../metrics/histograms.js';
 import { median, spread, type Spread } from './stats.js';
 import { PHASES, type Phase } from '../transport/phases.js';
-import type { Cell, RunParams, RunRecord, WorkerEvidence } from '../results/schema.js';
+import type { Cell, IntervalPoint, RunParams, RunRecord, SteadyRecord, WorkerEvidence } from '../results/schema.js';
+import { isSteady, steadyFigures, type SteadyFigures } from './steady.js';
 
 /** One contender (a strategy, in a sweep cell) over its measured runs. */
 export interface ContenderStats {
@@ -45,6 +46,34 @@ export interface ContenderStats {
   eventLoopDelayP99MaxMs: number;
   cpuMsPerRun: number;
   recordsSampled: boolean;
+  /** Steady runs (--duration): what they were asked, and what the window of the median run showed. */
+  steady?: SteadySummary;
+}
+
+export interface SteadySummary {
+  durationMs: number;
+  intervalMs: number;
+  /** The measured run whose active rate is the median: its series is the one shown. */
+  medianRun: number;
+  series: IntervalPoint[];
+  /** Per measured run, in run order. */
+  figures: SteadyFigures[];
+  /** Rates are per byte (MiB/s) or, where nothing moves, per request. */
+  perByte: boolean;
+  /** Runs --autoterm ended: when, and the window and tolerance it found the rate stable within. */
+  autoterm: NonNullable<SteadyRecord['autoterm']>[];
+}
+
+function summarizeSteady(runs: (RunRecord & { steady: SteadyRecord })[], figures: SteadyFigures[], mib: number[], ops: number[]): SteadySummary {
+  const perByte = runs[0]!.steady.lapBytes > 0;
+  const rates = perByte ? mib : ops;
+  const order = rates.map((_, i) => i).sort((a, b) => rates[a]! - rates[b]!);
+  const mid = order[Math.floor((order.length - 1) / 2)]!;
+  const shown = runs[mid]!;
+  return {
+    durationMs: shown.steady.durationMs, intervalMs: shown.steady.intervalMs, medianRun: shown.run, series: shown.steady.series, figures, perByte,
+    autoterm: runs.flatMap((r) => (r.steady.autoterm ? [r.steady.autoterm] : [])),
+  };
 }
 
 /** A strategy in a sweep cell reads as `chunked [--concurrency 8]`. */
@@ -93,8 +122,21 @@ export function analyze(runs: readonly RunRecord[]): ContenderStats[] {
     const workers = g.flatMap((r) => r.workers);
     const verifiedRuns = g.filter((r) => r.verified);
     const timed = verifiedRuns.length ? verifiedRuns : g;
-    const ratesMiBps = timed.map((r) => (r.wallMs > 0 ? r.bytes / 1024 / 1024 / (r.wallMs / 1000) : 0));
-    const ratesOpsPerSecond = timed.map((r) => (r.wallMs > 0 ? r.requests / (r.wallMs / 1000) : 0));
+    // A steady run is ranked by its active window: its rate there, and the time of one lap at it.
+    const figures = timed.map((r) => (isSteady(r) ? steadyFigures(r) : undefined));
+    const timesMs = timed.map((r, i) => figures[i]?.lapTimeMs ?? r.wallMs);
+    const ratesMiBps = timed.map((r, i) => {
+      const f = figures[i];
+      if (f) return f.activeMs > 0 ? f.activeBytes / 1024 / 1024 / (f.activeMs / 1000) : 0;
+      return r.wallMs > 0 ? r.bytes / 1024 / 1024 / (r.wallMs / 1000) : 0;
+    });
+    const ratesOpsPerSecond = timed.map((r, i) => {
+      const f = figures[i];
+      if (f) return f.activeMs > 0 ? f.activeOps / (f.activeMs / 1000) : 0;
+      return r.wallMs > 0 ? r.requests / (r.wallMs / 1000) : 0;
+    });
+    const steadyRuns = timed.filter(isSteady);
+    const steady = steadyRuns.length === timed.length && steadyRuns.length ? summarizeSteady(steadyRuns, figures as SteadyFigures[], ratesMiBps, ratesOpsPerSecond) : undefined;
     const problems = g.filter((r) => !r.verified).map((r) => `run ${r.run + 1}: ${r.error ?? r.verification}`);
     return {
       label: name,
@@ -105,8 +147,9 @@ export function analyze(runs: readonly RunRecord[]): ContenderStats[] {
       runs: g.length,
       objectSizeBytes: g[0]!.objectSizeBytes,
       // Timing statistics come from verified runs: a failed run's time measures the failure.
-      wallMs: spread(timed.map((r) => r.wallMs)),
-      timesMs: timed.map((r) => r.wallMs),
+      // For a steady run, the time of one lap at its active rate: the figure it is ranked by.
+      wallMs: spread(timesMs),
+      timesMs,
       ...(g.every((r) => r.untimedMs) ? {
         untimedMs: {
           setup: median(g.map((r) => r.untimedMs!.setup)), collect: median(g.map((r) => r.untimedMs!.collect)),
@@ -133,6 +176,7 @@ export function analyze(runs: readonly RunRecord[]): ContenderStats[] {
       eventLoopDelayP99MaxMs: Math.max(0, ...workers.map((w) => w.eventLoopDelayP99Ms)),
       cpuMsPerRun: workers.reduce((s, w) => s + w.cpuUserMs + w.cpuSystemMs, 0) / g.length,
       recordsSampled: g.some((r) => r.recordsSampled),
+      ...(steady ? { steady } : {}),
     };
   });
 }

@@ -26,16 +26,37 @@ export interface RunOptions {
   minTimeMs?: number;
   resultsPath?: string;
   format: ReportFormat;
+  /** --duration: every run is a steady run of this length, counted per interval. */
+  steady?: SteadyOptions;
+}
+
+export interface SteadyOptions {
+  durationMs: number;
+  intervalMs: number;
+  autoterm?: { windowMs: number; tolerance: number };
 }
 
 const DEFAULT_RUNS = 5;
 const DEFAULT_MIN_TIME_MS = 3_000;
 
 function runOptions(o: Resolved<typeof RUN_OPTIONS>): RunOptions {
-  return {
-    trace: o.trace, maxRetries: o.maxRetries, timeoutMs: o.timeoutMs, deadlineMs: o.deadlineMs, progressIntervalMs: o.progressIntervalMs,
+  const base = { trace: o.trace, maxRetries: o.maxRetries, timeoutMs: o.timeoutMs, deadlineMs: o.deadlineMs, progressIntervalMs: o.progressIntervalMs, resultsPath: o.resultsPath, format: o.format };
+  if (o.durationMs === undefined) {
+    if (o.autoterm) throw new ConfigError('--autoterm (BLOB_CACHER_AUTOTERM) ends a steady run early; give --duration too (e.g. --duration 60s --autoterm)');
     // As hyperfine: by default at least 5 runs and 3 s of measured time; --runs given means exactly that many.
-    runs: o.runs ?? DEFAULT_RUNS, minTimeMs: o.minTimeMs ?? (o.runs === undefined ? DEFAULT_MIN_TIME_MS : 0), warmup: o.warmup, resultsPath: o.resultsPath, format: o.format,
+    return { ...base, runs: o.runs ?? DEFAULT_RUNS, minTimeMs: o.minTimeMs ?? (o.runs === undefined ? DEFAULT_MIN_TIME_MS : 0), warmup: o.warmup ?? 1 };
+  }
+  // A steady run is its own repetition: one run each unless --runs says more, its ramp-up outside the active window.
+  if (o.minTimeMs !== undefined) throw new ConfigError('--min-time and --duration both say how long to measure; give one of them');
+  if (o.intervalMs * 2 > o.durationMs) {
+    throw new ConfigError(`--interval ${o.intervalMs} ms leaves fewer than 2 intervals in --duration ${o.durationMs} ms; give a longer --duration or a shorter --interval`);
+  }
+  if (o.autoterm && o.autotermWindowMs < 2 * o.intervalMs) {
+    throw new ConfigError('--autoterm-window must hold at least 2 intervals; give a longer --autoterm-window or a shorter --interval');
+  }
+  return {
+    ...base, runs: o.runs ?? 1, minTimeMs: 0, warmup: o.warmup ?? 0,
+    steady: { durationMs: o.durationMs, intervalMs: o.intervalMs, ...(o.autoterm ? { autoterm: { windowMs: o.autotermWindowMs, tolerance: o.autotermTolerance } } : {}) },
   };
 }
 

@@ -89,6 +89,16 @@ const MAX_TIMEOUT_MS = 24 * 60 * 60 * 1000;
 
 const text: Parser<string> = (raw) => (raw.trim() === '' ? new Invalid('a non-empty value') : raw.trim());
 
+/** A share in percent, `7.5` or `7.5%`, above 0 and at most `max`; the value is a fraction (0.075). */
+function percent(max: number): Parser<number> {
+  return (raw) => {
+    const m = /^(\d+(?:\.\d+)?)%?$/.exec(raw.trim());
+    const n = m ? Number(m[1]) : NaN;
+    if (!(n > 0 && n <= max)) return new Invalid(`a percentage above 0 and at most ${max} (7.5 or 7.5%)`);
+    return n / 100;
+  };
+}
+
 /** One grammar for every count: digits only (no sign, decimal point, exponent or 0x), in range. */
 function integer(min: number, max: number): Parser<number> {
   return (raw) => {
@@ -188,8 +198,16 @@ const format = option({ key: 'format', flag: '--format', env: 'BLOB_CACHER_FORMA
 /** Output and repetition: the same for every command that measures. */
 export const RUN_OPTIONS = table(
   option({ key: 'runs', flag: '--runs', env: 'BLOB_CACHER_RUNS', valueName: 'n', parse: integer(1, 1000), help: 'measured runs of each strategy, interleaved (default 5 and more until --min-time; given: exactly this many)' }),
-  option({ key: 'warmup', flag: '--warmup', env: 'BLOB_CACHER_WARMUP', valueName: 'n', defaultValue: 1, parse: integer(0, 100), help: 'warm-up runs first (the worker processes stay warm), recorded but not counted' }),
-  option({ key: 'minTimeMs', flag: '--min-time', env: 'BLOB_CACHER_MIN_TIME', valueName: 'duration', parse: duration(0, MAX_TIMEOUT_MS), help: 'keep a strategy running until its measured runs add up to this (default 3s unless --runs is given)' }),
+  option({ key: 'warmup', flag: '--warmup', env: 'BLOB_CACHER_WARMUP', valueName: 'n', parse: integer(0, 100), help: 'warm-up runs first (the worker processes stay warm), recorded but not counted (default 1; 0 with --duration)' }),
+  option({ key: 'minTimeMs', flag: '--min-time', env: 'BLOB_CACHER_MIN_TIME', valueName: 'duration', parse: duration(0, MAX_TIMEOUT_MS), help: 'keep a strategy running until its measured runs add up to this (default 3s unless --runs or --duration is given)' }),
+  option({
+    key: 'durationMs', flag: '--duration', env: 'BLOB_CACHER_DURATION', valueName: 'duration', parse: duration(100, MAX_TIMEOUT_MS),
+    help: 'steady state: each run repeats its requests for this long (downloads the whole blob again and again, uploads keep putting files) and records every --interval; ranked by the rate while every worker ran (default runs: 1)',
+  }),
+  option({ key: 'intervalMs', flag: '--interval', env: 'BLOB_CACHER_INTERVAL', valueName: 'duration', defaultValue: 1_000, parse: duration(100, MAX_TIMEOUT_MS), help: 'with --duration: one point of the series this often (bytes, requests, errors, retries, p50/p99)' }),
+  option({ key: 'autoterm', flag: '--autoterm', env: 'BLOB_CACHER_AUTOTERM', valueName: 'bool', defaultValue: false, parse: bool, help: 'with --duration: end a run early once its rate has been stable (--autoterm-window, --autoterm-tolerance)' }),
+  option({ key: 'autotermWindowMs', flag: '--autoterm-window', env: 'BLOB_CACHER_AUTOTERM_WINDOW', valueName: 'duration', defaultValue: 10_000, parse: duration(200, MAX_TIMEOUT_MS), help: 'how long the rate must stay within the tolerance (10s)' }),
+  option({ key: 'autotermTolerance', flag: '--autoterm-tolerance', env: 'BLOB_CACHER_AUTOTERM_TOLERANCE', valueName: 'percent', defaultValue: 0.075, parse: percent(100), help: 'how far each interval\'s rate may be from the window\'s mean (7.5%)' }),
   option({ key: 'maxRetries', flag: '--max-retries', env: 'BLOB_CACHER_MAX_RETRIES', valueName: 'n', defaultValue: 3, parse: integer(0, 20), help: 'retries per request for 408/429/5xx, resets and timeouts' }),
   option({ key: 'timeoutMs', flag: '--timeout', env: 'BLOB_CACHER_TIMEOUT', valueName: 'duration', defaultValue: 30_000, parse: duration(10, MAX_TIMEOUT_MS), help: 'per try: the longest a socket may stay idle, a stalled body included (30s, 500ms; at most 24h)' }),
   option({ key: 'deadlineMs', flag: '--deadline', env: 'BLOB_CACHER_DEADLINE', valueName: 'duration', parse: duration(100, MAX_TIMEOUT_MS), help: 'the whole session at most this long: then it stops as on SIGINT and writes what it measured (default: none; preflight alone has one of 2 x --timeout)' }),

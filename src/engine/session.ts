@@ -9,6 +9,7 @@ import type { WorkItem } from '../strategies/strategy.js';
 import { WorkerPool, type AfterWorkers, type JobSpec, type MergedRun } from '../workers/pool.js';
 import type { Progress } from '../workers/protocol.js';
 import type { ServerClock } from '../metrics/server-clock.js';
+import type { SteadyOptions } from '../config/load.js';
 
 /** One run of one contender, ready to go: the job and items, and what to do with the result. */
 export interface PreparedRun {
@@ -59,6 +60,8 @@ export interface SessionCell {
    * its measured runs add up to this much time, as hyperfine's --min-time; at most MAX_RUNS runs.
    */
   minTimeMs?: number;
+  /** --duration: every run repeats its requests for a time, counted per interval (and maybe ended early by --autoterm). */
+  steady?: SteadyOptions;
 }
 
 /** The most measured runs --min-time may ask of one contender. */
@@ -66,7 +69,8 @@ export const MAX_RUNS = 1000;
 
 export type SessionEvent =
   | { type: 'cell'; index: number; count: number; cell?: Cell; target: string }
-  | { type: 'run-start'; strategy: string; cell?: Cell; run: number; runs: number; warmup: boolean; requests: number; bytes: number }
+  /** `durationMs`: a steady run, which repeats its `requests` (one lap) until then. */
+  | { type: 'run-start'; strategy: string; cell?: Cell; run: number; runs: number; warmup: boolean; requests: number; bytes: number; durationMs?: number }
   | ({ type: 'progress' } & Progress)
   | { type: 'run'; run: MeasuredRun }
   | { type: 'run-end' };
@@ -93,7 +97,7 @@ export async function runSession(cells: readonly SessionCell[], opts: SessionOpt
   const runs: MeasuredRun[] = [];
   let target = '';
   let objectSizeBytes: number | undefined;
-  for (const [cellIndex, { cell, workload, runs: measured, warmup, minTimeMs = 0 }] of cells.entries()) {
+  for (const [cellIndex, { cell, workload, runs: measured, warmup, minTimeMs = 0, steady }] of cells.entries()) {
     if (signal.aborted) break;
     if (cell) log.info(`sweep cell ${cellIndex + 1}/${cells.length}: ${Object.entries(cell).map(([k, v]) => `${k} ${v}`).join(' ')}`);
     // One pool per cell: its processes stay warm across the cell's runs and contenders.
@@ -124,7 +128,7 @@ export async function runSession(cells: readonly SessionCell[], opts: SessionOpt
         for (const contender of round) {
           if (signal.aborted) break runs;
           const id = { strategy: contender.strategy, description: contender.description, cell, params: open.params, run: runIndex, warmup: runIndex < warmup };
-          const run = await runOnce(pool, contender, id, Math.max(total, runIndex + 1), open, signal, emit);
+          const run = await runOnce(pool, contender, id, Math.max(total, runIndex + 1), open, signal, emit, steady);
           if (!run) break runs;
           if (!run.warmup) measuredMs.set(contender, measuredMs.get(contender)! + run.wallMs);
           const tag = total > 1 ? ` (${run.warmup ? 'warm-up' : 'run'} ${runIndex + 1}/${Math.max(total, runIndex + 1)})` : '';
@@ -146,7 +150,7 @@ export async function runSession(cells: readonly SessionCell[], opts: SessionOpt
 /** One run of one contender; undefined when the stop cut it short (such a run is not recorded). */
 async function runOnce(
   pool: WorkerPool, contender: Contender, id: Omit<RunIdentity, 'objectSizeBytes'>, runs: number, open: OpenWorkload, signal: AbortSignal,
-  emit: (e: SessionEvent) => void,
+  emit: (e: SessionEvent) => void, steady?: SteadyOptions,
 ): Promise<MeasuredRun | undefined> {
   let prepared: PreparedRun | undefined;
   let merged: MergedRun | undefined;
@@ -164,17 +168,20 @@ async function runOnce(
     const capped = processes < open.params.processes ? ` (--processes ${open.params.processes} capped at one per item)` : '';
     log.info(`${contender.strategy}: ${items.length} request(s) over ${processes} process(es) x ${open.params.maxSockets} socket(s)${capped}`);
     const bytes = items.reduce((s, i) => s + i.lengthBytes, 0);
-    merged = await pool.run(job, items, processes, {
+    const steadyJob = steady ? { durationMs: steady.durationMs, intervalMs: steady.intervalMs } : undefined;
+    merged = await pool.run(steadyJob ? { ...job, steady: steadyJob } : job, items, processes, {
       after: prepared.after,
+      autoterm: steady?.autoterm,
       signal,
       onProgress: (done) => emit({ type: 'progress', ...done }),
       onReleased: () => {
         releasedAt = performance.now();
         open.serverClock?.reset();
-        emit({ type: 'run-start', strategy: id.strategy, cell: id.cell, run: id.run, runs, warmup: id.warmup, requests: items.length, bytes });
+        emit({ type: 'run-start', strategy: id.strategy, cell: id.cell, run: id.run, runs, warmup: id.warmup, requests: items.length, bytes, ...(steady ? { durationMs: steady.durationMs } : {}) });
       },
     });
-    const serverSpanMs = open.serverClock?.span();
+    // A steady run has no fixed work to span: the server's clock would time the duration asked for.
+    const serverSpanMs = steady ? undefined : open.serverClock?.span();
     const collectedAt = performance.now();
     emit({ type: 'run-end' });
     if (signal.aborted && cancelledByStop(merged)) {
@@ -185,7 +192,8 @@ async function runOnce(
     const check = await prepared.verify(merged);
     verifyMs = performance.now() - collectedAt;
     const failed = merged.failures.length ? { verified: false, error: merged.failures.join('; ') } : {};
-    run = { ...measuredRun({ ...id, objectSizeBytes }, merged, { ...check, ...failed }), ...(serverSpanMs === undefined ? {} : { serverSpanMs }) };
+    const plan = steady ? { durationMs: steady.durationMs, lapBytes: bytes, lapRequests: items.length, autoterm: steady.autoterm } : undefined;
+    run = { ...measuredRun({ ...id, objectSizeBytes }, merged, { ...check, ...failed }, plan), ...(serverSpanMs === undefined ? {} : { serverSpanMs }) };
     run.untimedMs = {
       setup: releasedAt - began,
       collect: Math.max(0, collectedAt - releasedAt - merged.wallMs),

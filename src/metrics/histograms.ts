@@ -22,6 +22,9 @@ export function newHistogram(): Hdr.Histogram {
   return hdr().build({ bitBucketSize: 64, lowestDiscernibleValue: 1, highestTrackableValue: HIGHEST_US, numberOfSignificantValueDigits: 3, useWebAssembly: false });
 }
 
+export const encodeHistogram = (h: Hdr.Histogram): string => hdr().encodeIntoCompressedBase64(h);
+export const decodeHistogram = (text: string): Hdr.Histogram => hdr().decodeFromCompressedBase64(text, 64, false);
+
 export class PhaseHistograms {
   readonly byMetric = new Map<MetricName, Hdr.Histogram>();
 
@@ -49,7 +52,7 @@ export class PhaseHistograms {
 
   encode(): EncodedHistograms {
     const out: EncodedHistograms = {};
-    for (const [metric, h] of this.byMetric) out[metric] = hdr().encodeIntoCompressedBase64(h);
+    for (const [metric, h] of this.byMetric) out[metric] = encodeHistogram(h);
     return out;
   }
 
@@ -57,7 +60,7 @@ export class PhaseHistograms {
   addEncoded(encoded: EncodedHistograms): void {
     for (const metric of METRICS) {
       const text = encoded[metric];
-      if (text) this.get(metric).add(hdr().decodeFromCompressedBase64(text, 64, false));
+      if (text) this.get(metric).add(decodeHistogram(text));
     }
   }
 }

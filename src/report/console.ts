@@ -4,6 +4,7 @@ import type { ContenderStats } from '../analysis/analyze.js';
 import { rankLabel, rankStats, serverGap, verdictLines, warnings, type RankedStats } from '../analysis/verdict.js';
 import { median } from '../analysis/stats.js';
 import { PHASES } from '../transport/phases.js';
+import { seconds, steadyLines } from './steady.js';
 
 const pad = (s: string, n: number) => s.padEnd(n);
 const lpad = (s: string, n: number) => s.padStart(n);
@@ -61,6 +62,7 @@ export function renderConsole(stats: readonly ContenderStats[], header: ReportHe
     );
   });
   lines.push(...verdictBlock(stats, ranked, header));
+  lines.push(...steadyLines(stats));
   lines.push('');
   lines.push('per-phase latency, ms: p50 / p90 / p99 / max  (phases absent on reused sockets are not counted)');
   for (const s of stats) {
@@ -73,7 +75,8 @@ export function renderConsole(stats: readonly ContenderStats[], header: ReportHe
   lines.push('');
   for (const s of stats) {
     const shares = PHASES.filter((p) => s.phaseShare[p] !== undefined).map((p) => `${p} ${(s.phaseShare[p]! * 100).toFixed(1)}%`);
-    lines.push(`${s.label}: duration ${s.wallMs.median.toFixed(1)} ms, count ${s.requestsPerRun}${shares.length ? `, ${shares.join(', ')}` : ''}`);
+    const what = s.steady ? `steady ${seconds(s.steady.durationMs)}, one pass ${s.wallMs.median.toFixed(1)} ms at the active rate` : `duration ${s.wallMs.median.toFixed(1)} ms`;
+    lines.push(`${s.label}: ${what}, count ${s.requestsPerRun}${shares.length ? `, ${shares.join(', ')}` : ''}`);
     const u = s.untimedMs;
     if (u) lines.push(`${s.label}: outside the timed span, per run: setup ${fmtMs(u.setup)} ms, collect ${fmtMs(u.collect)} ms, verify ${fmtMs(u.verify)} ms, cleanup ${fmtMs(u.cleanup)} ms`);
     if (s.retries || s.throttled || s.failedRequests) {
@@ -99,6 +102,7 @@ export function renderMarkdown(stats: readonly ContenderStats[], header: ReportH
     );
   });
   lines.push(...verdictBlock(stats, ranked, header));
+  lines.push(...steadyLines(stats));
   return lines.join('\n');
 }
 

@@ -7,6 +7,7 @@ import { rankLabel, rankStats, verdictLines, warnings, type RankedStats } from '
 import type { ResultsFile } from '../results/schema.js';
 import type { SweepGrid } from '../analysis/sweep.js';
 import { PHASES, PHASE_MEANINGS, type Phase } from '../transport/phases.js';
+import { intervalRates, seconds } from './steady.js';
 
 export type { SweepGrid } from '../analysis/sweep.js';
 
@@ -219,6 +220,51 @@ function latencyChart(series: ContenderStats[], colour: (s: string) => string): 
   return parts.join('') + '</svg>';
 }
 
+/** A steady run's series (--duration): the rate per interval over time, the active window shaded, throttled intervals marked. */
+function seriesChart(s: ContenderStats, colour: string): string {
+  const st = s.steady!;
+  const left = 70, right = 30, top = 16, bottom = 52, plotH = 220;
+  const plotW = W - left - right;
+  const height = top + plotH + bottom;
+  const rates = intervalRates(st.series, st.intervalMs, st.perByte);
+  const unit = st.perByte ? 'MiB/s' : 'requests/s';
+  const ticks = niceTicks(Math.max(...rates, 0));
+  const spanMs = Math.max(st.durationMs, st.series.length * st.intervalMs);
+  const xTicks = niceTicks(spanMs / 1000, 8);
+  const x = (ms: number) => left + (ms / (xTicks.at(-1)! * 1000)) * plotW;
+  const y = (v: number) => top + plotH - (v / ticks.at(-1)!) * plotH;
+  const name = e(s.label);
+  const parts = [`<svg data-chart="series" data-strategy="${name}" viewBox="0 0 ${W} ${height}" role="img" aria-label="${name}: ${unit} per interval over time">`];
+  const f = st.figures[Math.floor((st.figures.length - 1) / 2)]!;
+  if (f.windowed) {
+    parts.push(`<rect class="active" x="${x(f.activeStartMs).toFixed(1)}" y="${top}" width="${(x(f.activeEndMs) - x(f.activeStartMs)).toFixed(1)}" height="${plotH}"><title>active window: every worker issuing</title></rect>`);
+  }
+  for (const t of ticks) {
+    parts.push(`<line class="grid" x1="${left}" x2="${W - right}" y1="${y(t).toFixed(1)}" y2="${y(t).toFixed(1)}"/>`);
+    parts.push(txt(left - 8, y(t) + 4, fmtTick(t), 'tick', 'end'));
+  }
+  for (const t of xTicks) parts.push(txt(x(t * 1000), top + plotH + 20, `${fmtTick(t)}`, 'tick', 'middle'));
+  parts.push(txt(left + plotW / 2, height - 8, `seconds since the start · ${unit} per ${st.intervalMs} ms interval`, 'axis', 'middle'));
+  parts.push(`<line class="axisline" x1="${left}" x2="${left}" y1="${top}" y2="${top + plotH}"/>`);
+  parts.push(`<line class="axisline" x1="${left}" x2="${W - right}" y1="${top + plotH}" y2="${top + plotH}"/>`);
+  // Each point at the middle of its interval.
+  const mid = (i: number) => (i + 0.5) * st.intervalMs;
+  parts.push(`<polyline points="${rates.map((v, i) => `${x(mid(i)).toFixed(1)},${y(v).toFixed(1)}`).join(' ')}" fill="none" stroke="${colour}" stroke-width="2.5" stroke-linejoin="round"/>`);
+  rates.forEach((v, i) => {
+    const p = st.series[i]!;
+    const throttled = p.throttled > 0 ? ' throttled' : '';
+    const latency = p.p99Ms === undefined ? '' : `, p50 ${fmt(p.p50Ms)} ms, p99 ${fmt(p.p99Ms)} ms`;
+    parts.push(
+      `<circle class="datum point${throttled}" data-interval="${i}" data-value="${dv(v)}" cx="${x(mid(i)).toFixed(1)}" cy="${y(v).toFixed(1)}" r="${throttled ? 5 : 3}" fill="${throttled ? '#d64541' : colour}">` +
+        `<title>${fmtTick(mid(i) / 1000)} s: ${fmt(v)} ${unit}, ${p.ops} requests, ${p.errors} errors, ${p.retries} retries, ${p.throttled} throttled${latency}</title></circle>`,
+    );
+  });
+  for (const a of st.autoterm.slice(0, 1)) {
+    parts.push(`<line class="autoterm" x1="${x(a.atMs).toFixed(1)}" x2="${x(a.atMs).toFixed(1)}" y1="${top}" y2="${top + plotH}"><title>--autoterm ended the run: stable within ±${fmtTick(a.tolerance * 100)}% for ${fmtTick(a.windowMs / 1000)} s</title></line>`);
+  }
+  return parts.join('') + '</svg>';
+}
+
 function heatmap(g: SweepGrid): string {
   const left = 150, top = 58, cellH = 40, right = 10;
   const cellW = Math.min(130, (W - left - right) / Math.max(1, g.cols.length));
@@ -355,6 +401,8 @@ svg .nodata{fill:#f3f4f6}
 svg .muted{fill:var(--muted);font-size:12px;font-style:italic}
 svg .point{stroke:#fff;stroke-width:1.5}
 svg .cell.empty{fill:#f3f4f6}
+svg .active{fill:#4e79a7;fill-opacity:.07}
+svg .autoterm{stroke:#24292f;stroke-width:1.5;stroke-dasharray:5 4}
 svg .cell.best{stroke:#1f2328;stroke-width:3}
 svg .cell.tied{stroke:#1f2328;stroke-width:1.5;stroke-dasharray:4 3}
 .legend{display:flex;flex-wrap:wrap;gap:6px 18px;margin:10px 0 0;padding:0;list-style:none;font-size:12px;color:var(--muted)}
@@ -378,7 +426,7 @@ export function renderHtml(input: HtmlReportInput): string {
   const sections: string[] = [];
 
   sections.push(
-    `<section id="summary"><h2>Summary</h2><p class="lede">Ranked fastest to slowest by median wall time${runs > 1 ? ` over ${runs} measured runs (± is the 95% CI half-width)` : ''}; contenders a rank test (Mann-Whitney U, 5%) cannot tell apart share a rank, shown as 1=. Warm-up runs are left out.` +
+    `<section id="summary"><h2>Summary</h2><p class="lede">Ranked fastest to slowest by median wall time${stats.some((s) => s.steady) ? ' (steady runs: the time of one pass at the rate over the active window, see below)' : ''}${runs > 1 ? ` over ${runs} measured runs (± is the 95% CI half-width)` : ''}; contenders a rank test (Mann-Whitney U, 5%) cannot tell apart share a rank, shown as 1=. Warm-up runs are left out.` +
       `${size !== undefined ? ` Object size ${e(formatBytes(size))}.` : ''}</p>${summaryTable(ranked, colour, input.targetOnThisMachine ?? false)}</section>`,
   );
   if (stats.length) {
@@ -396,6 +444,13 @@ export function renderHtml(input: HtmlReportInput): string {
       `<section id="latency"><h2>Request latency by percentile</h2><p class="lede">Total time per request at each percentile, from the merged HDR histograms of every measured run and worker (never averaged percentiles).</p>` +
         `<ul class="legend">${withLatency.map((s) => `<li><span class="line" style="background:${colour(s.label)}"></span><strong>${e(s.label)}</strong> ${s.latencyMs.total?.count ?? 0} requests</li>`).join('')}</ul>` +
         `${latencyChart(withLatency, colour)}</section>`,
+    );
+  }
+  const steady = ranked.filter((s) => s.steady);
+  if (steady.length) {
+    sections.push(
+      `<section id="steady"><h2>Steady state over time</h2><p class="lede">Each run repeated its requests for ${e(seconds(steady[0]!.steady!.durationMs))}; one point per interval of the median run (by rate). The shaded band is the active window, when every worker was issuing: rates and ranks come from it, ramp-up and drain are left out. Red points had throttled answers (429/503).</p>` +
+        steady.map((s) => `<h3><span class="swatch" style="background:${colour(s.label)}"></span>${e(s.label)}</h3>${seriesChart(s, colour(s.label))}`).join('') + '</section>',
     );
   }
   if (sweep && sweep.rows.length && sweep.cols.length) {

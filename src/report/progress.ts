@@ -73,7 +73,9 @@ export function progressLines(stream: NodeJS.WritableStream, intervalMs: number)
     const { run, started, last } = current;
     const s = (performance.now() - started) / 1000;
     const phase = `${run.warmup ? 'warm-up' : 'run'} ${run.run + 1}/${run.runs}`;
-    stream.write(`progress: ${cellLabel(run.strategy, run.cell)} ${phase}: ${last.ops}/${run.requests} requests, ${rate(run, last, s)}, errors ${last.errors}, retries ${last.retries}, ${s.toFixed(0)} s\n`);
+    // A steady run repeats its requests until its duration: its progress is time, not a count.
+    const done = run.durationMs ? `${last.ops} requests, ${s.toFixed(0)}/${(run.durationMs / 1000).toFixed(0)} s` : `${last.ops}/${run.requests} requests`;
+    stream.write(`progress: ${cellLabel(run.strategy, run.cell)} ${phase}: ${done}, ${rate(run, last, s)}, errors ${last.errors}, retries ${last.retries}, ${s.toFixed(0)} s\n`);
   };
   return follow({
     start(run) {
@@ -95,15 +97,19 @@ async function progressBar(stream: NodeJS.WriteStream): Promise<ProgressView> {
   const { default: cliProgress } = await import('cli-progress');
   const bar = new cliProgress.SingleBar({
     stream,
-    format: '{label} [{bar}] {percentage}% | {value}/{total} requests | {rate}',
+    format: '{label} [{bar}] {percentage}% | {done} | {rate}',
     barsize: 24,
     hideCursor: true,
     clearOnComplete: true,
     fps: 8,
   }, cliProgress.Presets.shades_classic);
   return follow({
-    start: (run) => bar.start(run.requests, 0, { label: run.strategy.padEnd(15), rate: '' }),
-    update: (run, done, seconds) => bar.update(done.ops, { rate: rate(run, done, seconds) }),
+    // A steady run's bar fills with time (tenths of a second), a fixed run's with requests.
+    start: (run) => bar.start(run.durationMs ? Math.ceil(run.durationMs / 100) : run.requests, 0, { label: run.strategy.padEnd(15), rate: '', done: '' }),
+    update: (run, done, seconds) => bar.update(run.durationMs ? Math.min(Math.floor(seconds * 10), Math.ceil(run.durationMs / 100)) : done.ops, {
+      rate: rate(run, done, seconds),
+      done: run.durationMs ? `${done.ops} requests, ${seconds.toFixed(0)}/${(run.durationMs / 1000).toFixed(0)} s` : `${done.ops}/${run.requests} requests`,
+    }),
     end: () => bar.stop(),
   });
 }

@@ -4,6 +4,7 @@
 import type { OpRecord } from '../metrics/records.js';
 import { PHASES, type Phase } from '../transport/phases.js';
 import type { MergedRun } from '../workers/pool.js';
+import type { MergedSteady } from '../workers/steady.js';
 import { MAX_RECORDS_PER_RUN, type Cell, type RecordRow, type RunParams, type RunRecord } from './schema.js';
 
 /** A run as the engine holds it: the record with every raw request as an object. */
@@ -27,7 +28,16 @@ export interface Verification {
   error?: string;
 }
 
-export function measuredRun(id: RunIdentity, merged: MergedRun, check: Verification): MeasuredRun {
+/** What a steady run was asked for, beside what it measured. */
+export interface SteadyPlan {
+  durationMs: number;
+  lapBytes: number;
+  lapRequests: number;
+  autoterm?: { windowMs: number; tolerance: number };
+}
+
+export function measuredRun(id: RunIdentity, merged: MergedRun, check: Verification, plan?: SteadyPlan): MeasuredRun {
+  if (merged.steady && plan) return steadyRun(id, merged, check, plan, merged.steady);
   const ok = merged.records.filter((r) => !r.error);
   const phaseSumsMs: Partial<Record<Phase, number>> = {};
   for (const p of PHASES) {
@@ -52,6 +62,38 @@ export function measuredRun(id: RunIdentity, merged: MergedRun, check: Verificat
       index: w.workerIndex, requests: w.records.length, activeMs: w.endEpochMs - w.startEpochMs, cpuUserMs: w.cpuUserMs,
       cpuSystemMs: w.cpuSystemMs, peakRssBytes: w.peakRssBytes, eventLoopDelayP99Ms: w.eventLoopDelayP99Ms,
     })),
+    records: merged.records,
+  };
+}
+
+/** Every lap counted from the workers' totals; the evidence per worker is the same as a plain run's. */
+function steadyRun(id: RunIdentity, merged: MergedRun, check: Verification, plan: SteadyPlan, steady: MergedSteady): MeasuredRun {
+  const t = steady.totals;
+  // A step after the workers (an upload's commit) is one more request.
+  const after = merged.records.length > merged.workers.reduce((s, w) => s + w.records.length, 0) ? merged.records.at(-1) : undefined;
+  return {
+    ...id,
+    wallMs: merged.wallMs,
+    bytes: t.bytes,
+    requests: t.requests + (after ? 1 : 0),
+    failedRequests: t.failed + (after?.error ? 1 : 0),
+    reusedSockets: t.reused,
+    retries: t.retries + (after?.retries ?? 0),
+    throttled: t.throttled + (after?.throttled ?? 0),
+    backoffMs: t.backoffMs + (after?.backoffMs ?? 0),
+    phaseSumsMs: t.phaseSumsMs,
+    requestSumMs: t.requestSumMs + (after && !after.error ? after.totalMs : 0),
+    histograms: merged.histograms.encode(),
+    ...check,
+    workers: merged.workers.map((w) => ({
+      index: w.workerIndex, requests: w.steady?.totals.requests ?? w.records.length, activeMs: w.endEpochMs - w.startEpochMs, cpuUserMs: w.cpuUserMs,
+      cpuSystemMs: w.cpuSystemMs, peakRssBytes: w.peakRssBytes, eventLoopDelayP99Ms: w.eventLoopDelayP99Ms,
+    })),
+    steady: {
+      durationMs: plan.durationMs, intervalMs: steady.intervalMs, lapBytes: plan.lapBytes, lapRequests: plan.lapRequests, laps: steady.laps,
+      workers: steady.workers, series: steady.series,
+      ...(merged.autotermAtMs !== undefined && plan.autoterm ? { autoterm: { atMs: merged.autotermAtMs, ...plan.autoterm } } : {}),
+    },
     records: merged.records,
   };
 }

@@ -28,6 +28,41 @@ export interface WorkerEvidence {
   eventLoopDelayP99Ms: number;
 }
 
+/** One interval of a steady run over all workers: `[i * intervalMs, (i + 1) * intervalMs)` since the release. */
+export interface IntervalPoint {
+  /** Requests that ended in it, their bytes, those that failed, their retries and throttled answers (429/503). */
+  ops: number;
+  bytes: number;
+  errors: number;
+  retries: number;
+  throttled: number;
+  /** Latency of the requests that succeeded in it; absent when none did. */
+  p50Ms?: number;
+  p99Ms?: number;
+}
+
+/** One worker in a steady run, in ms since the release: its first request, when it stopped issuing, its last end. */
+export interface SteadyWorkerTimes {
+  firstStartMs: number;
+  stoppedMs: number;
+  lastEndMs: number;
+}
+
+/** A steady run (--duration): the items again and again for a time, counted per interval. */
+export interface SteadyRecord {
+  durationMs: number;
+  intervalMs: number;
+  /** One pass over the items: what a run without --duration moves. */
+  lapBytes: number;
+  lapRequests: number;
+  /** Complete passes every worker made. */
+  laps: number;
+  workers: SteadyWorkerTimes[];
+  series: IntervalPoint[];
+  /** --autoterm ended it this long after the release: the rate had been stable for `windowMs` within ±`tolerance`. */
+  autoterm?: { atMs: number; windowMs: number; tolerance: number };
+}
+
 /** A sweep cell: the swept options and their values, e.g. {"--processes":"2","--max-sockets":"8"}. */
 export type Cell = Readonly<Record<string, string>>;
 
@@ -78,6 +113,8 @@ export interface RunRecord {
   verification: string;
   error?: string;
   workers: WorkerEvidence[];
+  /** Steady runs (--duration): `bytes`, `requests` and the rest count every lap; `records` keep each item's last request. */
+  steady?: SteadyRecord;
   records: RecordRow[];
   recordsSampled: boolean;
 }

@@ -20,6 +20,17 @@ const RUN_FIELDS: Record<string, (v: unknown) => boolean> = {
 
 const WORKER_FIELDS = ['index', 'requests', 'activeMs', 'cpuUserMs', 'cpuSystemMs', 'peakRssBytes', 'eventLoopDelayP99Ms'] as const;
 
+const STEADY_NUMBERS = ['durationMs', 'intervalMs', 'lapBytes', 'lapRequests', 'laps'] as const;
+const POINT_NUMBERS = ['ops', 'bytes', 'errors', 'retries', 'throttled'] as const;
+
+function steadyProblem(s: unknown): boolean {
+  if (!isObject(s) || !STEADY_NUMBERS.every((f) => isNumber(s[f])) || !(s.intervalMs as number > 0)) return true;
+  if (!Array.isArray(s.workers) || !s.workers.every((w) => isObject(w) && isNumber(w.firstStartMs) && isNumber(w.stoppedMs) && isNumber(w.lastEndMs))) return true;
+  const pointOk = (p: unknown) => isObject(p) && POINT_NUMBERS.every((f) => isNumber(p[f])) && (p.p50Ms === undefined || isNumber(p.p50Ms)) && (p.p99Ms === undefined || isNumber(p.p99Ms));
+  if (!Array.isArray(s.series) || !s.series.every(pointOk)) return true;
+  return s.autoterm !== undefined && !(isObject(s.autoterm) && isNumber(s.autoterm.atMs) && isNumber(s.autoterm.windowMs) && isNumber(s.autoterm.tolerance));
+}
+
 function runProblem(r: unknown): string | undefined {
   if (!isObject(r)) return 'is not an object';
   for (const [field, ok] of Object.entries(RUN_FIELDS)) if (!ok(r[field])) return `has a bad or missing ${field}`;
@@ -28,6 +39,7 @@ function runProblem(r: unknown): string | undefined {
   if (r.params !== undefined && !isNumberMap(r.params)) return 'has bad params';
   if (r.serverSpanMs !== undefined && !isNumber(r.serverSpanMs)) return 'has a bad serverSpanMs';
   if (r.untimedMs !== undefined && !isNumberMap(r.untimedMs)) return 'has bad untimedMs';
+  if (r.steady !== undefined && steadyProblem(r.steady)) return 'has a bad steady series';
   if (!Array.isArray(r.workers) || !r.workers.every((w) => isObject(w) && WORKER_FIELDS.every((f) => isNumber(w[f])))) return 'has bad workers';
   if (!Array.isArray(r.records) || !r.records.every((row) => Array.isArray(row) && row.length === RECORD_COLUMNS.length)) return 'has bad records';
   return undefined;

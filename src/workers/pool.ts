@@ -7,6 +7,7 @@ import { splitFairly } from '../strategies/ranges.js';
 import type { WorkItem } from '../strategies/strategy.js';
 import { workerEntry } from './entry.js';
 import type { FromWorker, OpRecord, Progress, WorkerJob, WorkerResult } from './protocol.js';
+import { mergeSteady, type MergedSteady } from './steady.js';
 
 const WORKER = workerEntry();
 
@@ -20,6 +21,10 @@ export interface MergedRun {
   failures: string[];
   /** After a stop: the items that may have reached the server (the rest never left). */
   maybeSent?: ReadonlySet<number>;
+  /** A steady run (--duration): every request counted by interval; `records` hold each item's last. */
+  steady?: MergedSteady;
+  /** When --autoterm ended a steady run, in ms since the release. */
+  autotermAtMs?: number;
 }
 
 function waitFor(child: ChildProcess, index: number, type: 'ready' | 'finished' | 'done'): Promise<FromWorker> {
@@ -64,6 +69,25 @@ export interface PoolOptions {
   onProgress?: (done: Progress) => void;
   /** Called once every worker is ready, just before the barrier is released. */
   onReleased?: () => void;
+  /** Steady runs: end early once the rate has stayed within ±tolerance of its mean for a window. */
+  autoterm?: Autoterm;
+}
+
+export interface Autoterm {
+  windowMs: number;
+  /** A fraction: 0.075 is ±7.5%. */
+  tolerance: number;
+}
+
+/**
+ * --autoterm's test, warp's idea: the last `window` interval rates all lie within ±tolerance of
+ * their mean. Rates are bytes per interval, or requests where no bytes move (listing, HEAD).
+ */
+export function isStable(rates: readonly number[], window: number, tolerance: number): boolean {
+  if (window < 2 || rates.length < window) return false;
+  const last = rates.slice(-window);
+  const mean = last.reduce((a, b) => a + b, 0) / window;
+  return mean > 0 && last.every((r) => Math.abs(r - mean) <= tolerance * mean);
 }
 
 export const STOP_GRACE_MS = 1_000;
@@ -112,14 +136,15 @@ export class WorkerPool {
     const listeners = children.map((c, i) => {
       const listener = (m: FromWorker) => {
         if (m.type === 'stopping') sentBefore[i] = m.sentBefore;
-        if (m.type !== 'progress' || !onProgress) return;
+        if (m.type !== 'progress') return;
         progress[i] = { ops: m.ops, bytes: m.bytes, errors: m.errors, retries: m.retries };
-        onProgress(progress.reduce((a, p) => ({ ops: a.ops + p.ops, bytes: a.bytes + p.bytes, errors: a.errors + p.errors, retries: a.retries + p.retries })));
+        onProgress?.(progress.reduce((a, p) => ({ ops: a.ops + p.ops, bytes: a.bytes + p.bytes, errors: a.errors + p.errors, retries: a.retries + p.retries })));
       };
       c.on('message', listener);
       return listener;
     });
     let graceTimer: NodeJS.Timeout | undefined;
+    let sampler: NodeJS.Timeout | undefined;
     const onAbort = () => {
       // Stop starting new items; what is in flight gets a grace period, then the workers are ended.
       for (const c of children) if (c.connected) c.send({ type: 'stop' });
@@ -139,8 +164,26 @@ export class WorkerPool {
           .catch(() => undefined)
         : undefined;
       opts.onReleased?.();
-      for (const c of children) c.send({ type: 'go' });
+      const epochMs = performance.timeOrigin + performance.now();
+      for (const c of children) c.send({ type: 'go', epochMs });
+      let autotermAtMs: number | undefined;
+      if (base.steady && opts.autoterm) {
+        const { intervalMs } = base.steady;
+        const window = Math.max(2, Math.ceil(opts.autoterm.windowMs / intervalMs));
+        const rates: number[] = [];
+        let before = { ops: 0, bytes: 0 };
+        sampler = setInterval(() => {
+          const now = progress.reduce((a, p) => ({ ops: a.ops + p.ops, bytes: a.bytes + p.bytes }), { ops: 0, bytes: 0 });
+          rates.push(now.bytes > 0 ? now.bytes - before.bytes : now.ops - before.ops);
+          before = now;
+          if (!isStable(rates, window, opts.autoterm!.tolerance)) return;
+          clearInterval(sampler);
+          autotermAtMs = performance.timeOrigin + performance.now() - epochMs;
+          for (const c of children) if (c.connected) c.send({ type: 'finish' });
+        }, intervalMs);
+      }
       const settled = await Promise.allSettled(done);
+      clearInterval(sampler);
       // A worker that failed its job is not trusted with the next one: it is replaced.
       settled.forEach((s, i) => {
         if (s.status === 'rejected') children[i]!.kill();
@@ -160,9 +203,18 @@ export class WorkerPool {
       // wind-down are outside it.
       let start = Infinity;
       let end = -Infinity;
-      for (const r of records) {
-        start = Math.min(start, r.startEpochMs);
-        end = Math.max(end, r.startEpochMs + r.totalMs);
+      const steady = base.steady ? mergeSteady(results, epochMs, base.steady.intervalMs) : undefined;
+      if (steady) {
+        // Records keep each item's last request only: the span comes from every request the workers counted.
+        for (const w of steady.workers) {
+          start = Math.min(start, epochMs + w.firstStartMs);
+          end = Math.max(end, epochMs + w.lastEndMs);
+        }
+      } else {
+        for (const r of records) {
+          start = Math.min(start, r.startEpochMs);
+          end = Math.max(end, r.startEpochMs + r.totalMs);
+        }
       }
       if (afterRecord) {
         records.push(afterRecord);
@@ -171,10 +223,14 @@ export class WorkerPool {
       }
       // A worker that never answered the stop may have sent any of its items.
       const maybeSent = signal?.aborted ? new Set(shares.flatMap((share, i) => share.slice(0, sentBefore[i] ?? share.length).map((item) => item.index))) : undefined;
-      return { workers: results, records, histograms, wallMs: records.length ? end - start : 0, failures, maybeSent };
+      return {
+        workers: results, records, histograms, wallMs: records.length && end > start ? end - start : 0, failures, maybeSent,
+        ...(steady ? { steady } : {}), ...(autotermAtMs === undefined ? {} : { autotermAtMs }),
+      };
     } finally {
       signal?.removeEventListener('abort', onAbort);
       if (graceTimer) clearTimeout(graceTimer);
+      clearInterval(sampler);
       children.forEach((c, i) => c.off('message', listeners[i]!));
     }
   }

@@ -4,6 +4,7 @@ import type { LogLevel, SinkKind } from '../config/options.js';
 import type { WorkItem } from '../strategies/strategy.js';
 import type { TargetInfo } from '../storage/target.js';
 import type { OpRecord } from '../metrics/records.js';
+import type { Phase } from '../transport/phases.js';
 
 export type { OpRecord } from '../metrics/records.js';
 
@@ -42,6 +43,50 @@ export interface WorkerJob {
   trace?: boolean;
   /** Per try: the socket may be idle at most this long (a stalled body counts). */
   timeoutMs: number;
+  /** Steady state (--duration): the items again and again until this long after the release, counted per interval. */
+  steady?: SteadyJob;
+}
+
+export interface SteadyJob {
+  durationMs: number;
+  intervalMs: number;
+}
+
+/** One interval of a steady run in one worker: what ended in it, and the latency of what succeeded. */
+export interface IntervalCounts {
+  ops: number;
+  bytes: number;
+  errors: number;
+  retries: number;
+  throttled: number;
+  /** Encoded HDR histogram of total request time (µs); absent when nothing succeeded. */
+  latency?: string;
+}
+
+/** Totals of a steady run in one worker: every request of every lap (its records keep only each item's last). */
+export interface SteadyTotals {
+  requests: number;
+  failed: number;
+  bytes: number;
+  reused: number;
+  retries: number;
+  throttled: number;
+  backoffMs: number;
+  requestSumMs: number;
+  phaseSumsMs: Partial<Record<Phase, number>>;
+}
+
+export interface SteadyWorkerResult {
+  /** First request's issue and last response's end, epoch ms. */
+  firstStartEpochMs: number;
+  lastEndEpochMs: number;
+  /** When this worker stopped issuing new requests (its deadline or a 'finish'), epoch ms. */
+  stoppedEpochMs: number;
+  /** Complete passes over its items. */
+  laps: number;
+  totals: SteadyTotals;
+  /** By interval since the release (`go`'s epoch): index i covers [i, i+1) intervals. */
+  intervals: IntervalCounts[];
 }
 
 export interface WorkerResult {
@@ -55,9 +100,14 @@ export interface WorkerResult {
   peakRssBytes: number;
   /** Event-loop delay p99 during the timed section: high means the worker was CPU-bound. */
   eventLoopDelayP99Ms: number;
+  steady?: SteadyWorkerResult;
 }
 
-export type ToWorker = { type: 'job'; job: WorkerJob } | { type: 'go' } | { type: 'stop' };
+/**
+ * `go`: the release, with its epoch (steady runs count intervals from it); `finish`: a steady run
+ * ends now (--autoterm): nothing new is issued, what is in flight completes and counts.
+ */
+export type ToWorker = { type: 'job'; job: WorkerJob } | { type: 'go'; epochMs: number } | { type: 'finish' } | { type: 'stop' };
 export type FromWorker =
   | { type: 'ready' }
   | { type: 'progress' } & Progress

@@ -13,6 +13,7 @@ import { createAgent } from '../transport/request.js';
 import { runGet, runPut, runSdkDownload, runSdkSmallFile, runSdkUpload, sdkClients, type ExecContext } from './executors.js';
 import type { FromWorker, OpRecord, ToWorker, WorkerJob, WorkerResult } from './protocol.js';
 import { openSink, type Sink } from './sinks.js';
+import { SteadyMeter } from './steady.js';
 
 // A coordinator that is gone (killed, even with SIGKILL) ends the worker quietly: no EPIPE traces.
 const send = (msg: FromWorker) => {
@@ -26,7 +27,7 @@ const yieldToEvents = () => new Promise<void>((resolve) => setImmediate(resolve)
 let released: { job: WorkerJob; settled: () => number } | undefined;
 const epochNow = () => performance.timeOrigin + performance.now();
 
-async function prepare(job: WorkerJob): Promise<() => Promise<WorkerResult>> {
+async function prepare(job: WorkerJob): Promise<(goEpochMs: number) => Promise<WorkerResult>> {
   setLogLevel(job.logLevel);
   const signer = new RequestSigner(job.target);
   const origin = signer.blobUrl(job.items[0]?.blob ?? 'x');
@@ -76,7 +77,7 @@ async function prepare(job: WorkerJob): Promise<() => Promise<WorkerResult>> {
     }
   };
 
-  return async () => {
+  return async (goEpochMs: number) => {
     const loopDelay = monitorEventLoopDelay({ resolution: 10 });
     loopDelay.enable();
     const cpu0 = process.cpuUsage();
@@ -96,19 +97,38 @@ async function prepare(job: WorkerJob): Promise<() => Promise<WorkerResult>> {
     // in the item count (issuing 1,000,000 requests at once held them all). Without an in-flight
     // limit there is a lane per socket, and every item counts as issued at the start, as if all had
     // been sent at once to wait for a socket: `wait` keeps that meaning.
+    // A steady run (--duration) goes round its items until the deadline or a 'finish': each lane
+    // takes the next item when its last one ends, so there is no queue to wait in; records keep
+    // each item's last request (what verification and cleanup need), the meter counts every one.
     const items = job.items;
     const records = new Array<OpRecord>(items.length);
+    const steady = job.steady;
+    const meter = steady ? new SteadyMeter(goEpochMs, steady.intervalMs) : undefined;
+    const deadlineEpochMs = steady ? goEpochMs + steady.durationMs : Infinity;
+    let stoppedEpochMs = Infinity;
+    const more = (k: number) => {
+      if (!steady) return k < items.length;
+      if (stop.signal.aborted || finishing || epochNow() >= deadlineEpochMs) {
+        stoppedEpochMs = Math.min(stoppedEpochMs, epochNow());
+        return false;
+      }
+      return true;
+    };
     const lanes = Math.max(1, Math.min(items.length, job.inFlight ?? (viaHttp ? job.maxSockets : items.length)));
-    const issuedAt = job.inFlight ? undefined : performance.now();
+    const issuedAt = job.inFlight || steady ? undefined : performance.now();
     let next = 0;
-    await Promise.all(Array.from({ length: lanes }, async () => {
-      while (next < items.length) {
-        const n = next++;
-        records[n] = await counted(runItem(n, issuedAt));
+    await Promise.all(Array.from({ length: items.length ? lanes : 0 }, async () => {
+      while (more(next)) {
+        const n = next++ % items.length;
+        const r = await counted(runItem(n, issuedAt));
+        records[n] = r;
+        meter?.add(r);
       }
     }));
     clearInterval(ticker);
     const endEpochMs = epochNow();
+    // A steady run stopped before its first lap ended: the items never sent count as such.
+    for (const [n, item] of items.entries()) records[n] ??= cancelled(job, item);
     // At once, so that a step after all workers (an upload's commit) does not wait on results packing.
     send({ type: 'finished', failedItems: records.filter((r) => r.error).length });
     const cpu = process.cpuUsage(cpu0);
@@ -121,12 +141,13 @@ async function prepare(job: WorkerJob): Promise<() => Promise<WorkerResult>> {
     agent.destroy();
     pool?.destroy();
     sdk?.agent.destroy();
-    const histograms = new PhaseHistograms();
-    for (const r of records) if (!r.error) histograms.record(r.phases, r.totalMs);
+    const histograms = meter?.histograms ?? new PhaseHistograms();
+    if (!meter) for (const r of records) if (!r.error) histograms.record(r.phases, r.totalMs);
     return {
       workerIndex: job.workerIndex, records, histograms: histograms.encode(), startEpochMs, endEpochMs,
       cpuUserMs: cpu.user / 1000, cpuSystemMs: cpu.system / 1000, peakRssBytes: process.resourceUsage().maxRSS * 1024,
       eventLoopDelayP99Ms: loopDelay.percentile(99) / 1e6,
+      ...(meter ? { steady: meter.result(Math.floor(next / Math.max(1, items.length)), Math.min(stoppedEpochMs, endEpochMs)) } : {}),
     };
   };
 }
@@ -146,10 +167,13 @@ const stop = new AbortController();
 process.on('SIGINT', () => {});
 process.on('SIGTERM', () => {});
 
-let run: (() => Promise<WorkerResult>) | undefined;
+let run: ((goEpochMs: number) => Promise<WorkerResult>) | undefined;
+/** A steady run is told to end now (--autoterm): nothing new is issued. */
+let finishing = false;
 process.on('message', (msg: ToWorker) => {
   if (msg.type === 'job') {
     released = undefined;
+    finishing = false;
     prepare(msg.job).then(
       (r) => {
         run = r;
@@ -163,8 +187,10 @@ process.on('message', (msg: ToWorker) => {
     // everything past the settled ones plus that cap was never sent.
     const sentBefore = released ? Math.min(released.job.items.length, released.settled() + Math.max(released.job.maxSockets, released.job.inFlight ?? 0)) : 0;
     send({ type: 'stopping', sentBefore });
+  } else if (msg.type === 'finish') {
+    finishing = true;
   } else if (msg.type === 'go') {
-    run!().then(
+    run!(msg.epochMs).then(
       (result) => send({ type: 'done', result }),
       (err: Error) => send({ type: 'failed', message: err.message }),
     );

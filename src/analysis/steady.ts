@@ -1,0 +1,56 @@
+// Steady runs (--duration), derived from their per-interval series: the active window (every worker
+// issuing: after the last one started, before the first one stopped), the rates over it, and when
+// throttling set in. Ramp-up and drain are outside the window, as warp's active time range.
+import { median } from './stats.js';
+import type { IntervalPoint, RunRecord, SteadyRecord } from '../results/schema.js';
+
+export interface SteadyFigures {
+  /** The whole intervals inside the active window, in ms since the release. */
+  activeStartMs: number;
+  activeEndMs: number;
+  activeMs: number;
+  activeBytes: number;
+  activeOps: number;
+  /** False when no whole interval fell inside the window: the figures are over the whole run instead. */
+  windowed: boolean;
+  /**
+   * The time one pass over the items takes at the active rate: what the rank test compares, so that
+   * a steady run ranks by its rate exactly as a fixed-work run ranks by its time.
+   */
+  lapTimeMs: number;
+  /** The first interval with throttled answers (429/503), and the first where they came with a drop in rate. */
+  firstThrottledMs?: number;
+  throttleOnsetMs?: number;
+}
+
+/** An interval counts as a drop when its rate is below this share of the median of the ones before it. */
+export const THROTTLE_DROP = 0.9;
+
+/** Bytes per interval, or requests where no bytes move (listing, HEAD). */
+export const intervalRate = (s: SteadyRecord, p: IntervalPoint): number => (s.lapBytes > 0 ? p.bytes : p.ops);
+
+export function steadyFigures(r: RunRecord & { steady: SteadyRecord }): SteadyFigures {
+  const s = r.steady;
+  const iv = s.intervalMs;
+  const startMs = Math.max(0, ...s.workers.map((w) => w.firstStartMs));
+  const endMs = Math.min(...s.workers.map((w) => w.stoppedMs));
+  const first = Math.ceil(startMs / iv);
+  const last = Math.min(s.series.length, Math.floor(endMs / iv));
+  const inside = s.series.slice(first, Math.max(first, last));
+  const windowed = inside.length > 0;
+  const activeMs = windowed ? inside.length * iv : r.wallMs;
+  const activeBytes = windowed ? inside.reduce((a, p) => a + p.bytes, 0) : r.bytes;
+  const activeOps = windowed ? inside.reduce((a, p) => a + p.ops - p.errors, 0) : r.requests - r.failedRequests;
+  const lapTimeMs = s.lapBytes > 0 && activeBytes > 0 ? activeMs * s.lapBytes / activeBytes
+    : activeOps > 0 ? activeMs * s.lapRequests / activeOps : Infinity;
+  const rates = s.series.map((p) => intervalRate(s, p));
+  const firstThrottled = s.series.findIndex((p) => p.throttled > 0);
+  const onset = s.series.findIndex((p, i) => p.throttled > 0 && i > 0 && rates[i]! < THROTTLE_DROP * median(rates.slice(0, i)));
+  return {
+    activeStartMs: windowed ? first * iv : 0, activeEndMs: windowed ? last * iv : r.wallMs, activeMs, activeBytes, activeOps, windowed, lapTimeMs,
+    ...(firstThrottled >= 0 ? { firstThrottledMs: firstThrottled * iv } : {}),
+    ...(onset >= 0 ? { throttleOnsetMs: onset * iv } : {}),
+  };
+}
+
+export const isSteady = (r: RunRecord): r is RunRecord & { steady: SteadyRecord } => r.steady !== undefined;

@@ -1,0 +1,119 @@
+// A steady run (--duration) in one worker: its items go again and again until the deadline, so it
+// cannot keep a record per request (30 s at 30k ops/s is a million). Each request is counted as it
+// ends: totals, the phase histograms, and the interval (since the release) it ended in, with that
+// interval's own latency histogram, so that the coordinator can add intervals across workers.
+import type * as Hdr from 'hdr-histogram-js';
+import { decodeHistogram, encodeHistogram, newHistogram, PhaseHistograms } from '../metrics/histograms.js';
+import type { OpRecord } from '../metrics/records.js';
+import { PHASES } from '../transport/phases.js';
+import type { IntervalPoint, SteadyWorkerTimes } from '../results/schema.js';
+import type { IntervalCounts, SteadyTotals, SteadyWorkerResult } from './protocol.js';
+
+interface Interval {
+  ops: number;
+  bytes: number;
+  errors: number;
+  retries: number;
+  throttled: number;
+  latency?: Hdr.Histogram;
+}
+
+/** Intervals past this many are folded into the last one: a bound on memory whatever --interval says. */
+export const MAX_INTERVALS = 100_000;
+
+export class SteadyMeter {
+  readonly histograms = new PhaseHistograms();
+  private readonly intervals: Interval[] = [];
+  private readonly totals: SteadyTotals = { requests: 0, failed: 0, bytes: 0, reused: 0, retries: 0, throttled: 0, backoffMs: 0, requestSumMs: 0, phaseSumsMs: {} };
+  private first = Infinity;
+  private last = -Infinity;
+  private readonly epochMs: number;
+  private readonly intervalMs: number;
+
+  /** `epochMs`: the release, which every worker was told; intervals count from it. */
+  constructor(epochMs: number, intervalMs: number) {
+    this.epochMs = epochMs;
+    this.intervalMs = intervalMs;
+  }
+
+  add(r: OpRecord): void {
+    const end = r.startEpochMs + r.totalMs;
+    this.first = Math.min(this.first, r.startEpochMs);
+    this.last = Math.max(this.last, end);
+    const t = this.totals;
+    t.requests++;
+    t.bytes += r.bytes;
+    t.retries += r.retries;
+    t.throttled += r.throttled;
+    t.backoffMs += r.backoffMs;
+    if (r.reused) t.reused++;
+    const index = Math.min(MAX_INTERVALS - 1, Math.max(0, Math.floor((end - this.epochMs) / this.intervalMs)));
+    for (let i = this.intervals.length; i <= index; i++) this.intervals.push({ ops: 0, bytes: 0, errors: 0, retries: 0, throttled: 0 });
+    const slot = this.intervals[index]!;
+    slot.ops++;
+    slot.bytes += r.bytes;
+    slot.retries += r.retries;
+    slot.throttled += r.throttled;
+    if (r.error) {
+      t.failed++;
+      slot.errors++;
+      return;
+    }
+    t.requestSumMs += r.totalMs;
+    for (const p of PHASES) {
+      const ms = r.phases[p];
+      if (ms !== undefined) t.phaseSumsMs[p] = (t.phaseSumsMs[p] ?? 0) + ms;
+    }
+    this.histograms.record(r.phases, r.totalMs);
+    (slot.latency ??= newHistogram()).recordValue(Math.max(0, Math.round(r.totalMs * 1000)));
+  }
+
+  result(laps: number, stoppedEpochMs: number): SteadyWorkerResult {
+    const intervals: IntervalCounts[] = this.intervals.map(({ latency, ...counts }) => (latency ? { ...counts, latency: encodeHistogram(latency) } : counts));
+    return {
+      firstStartEpochMs: Number.isFinite(this.first) ? this.first : stoppedEpochMs,
+      lastEndEpochMs: Number.isFinite(this.last) ? this.last : stoppedEpochMs,
+      stoppedEpochMs, laps, totals: this.totals, intervals,
+    };
+  }
+}
+
+/** A steady run over every worker: intervals added, latency percentiles read from the added histograms. */
+export interface MergedSteady {
+  intervalMs: number;
+  totals: SteadyTotals;
+  laps: number;
+  workers: SteadyWorkerTimes[];
+  series: IntervalPoint[];
+}
+
+export function mergeSteady(results: readonly { steady?: SteadyWorkerResult }[], epochMs: number, intervalMs: number): MergedSteady | undefined {
+  const parts = results.flatMap((r) => (r.steady ? [r.steady] : []));
+  if (!parts.length) return undefined;
+  const totals: SteadyTotals = { requests: 0, failed: 0, bytes: 0, reused: 0, retries: 0, throttled: 0, backoffMs: 0, requestSumMs: 0, phaseSumsMs: {} };
+  const length = Math.max(...parts.map((p) => p.intervals.length));
+  const sums = Array.from({ length }, () => ({ ops: 0, bytes: 0, errors: 0, retries: 0, throttled: 0, latency: undefined as Hdr.Histogram | undefined }));
+  for (const p of parts) {
+    for (const k of ['requests', 'failed', 'bytes', 'reused', 'retries', 'throttled', 'backoffMs', 'requestSumMs'] as const) totals[k] += p.totals[k];
+    for (const [phase, ms] of Object.entries(p.totals.phaseSumsMs) as [keyof SteadyTotals['phaseSumsMs'], number][]) {
+      totals.phaseSumsMs[phase] = (totals.phaseSumsMs[phase] ?? 0) + ms;
+    }
+    p.intervals.forEach((c, i) => {
+      const s = sums[i]!;
+      s.ops += c.ops;
+      s.bytes += c.bytes;
+      s.errors += c.errors;
+      s.retries += c.retries;
+      s.throttled += c.throttled;
+      if (c.latency) (s.latency ??= newHistogram()).add(decodeHistogram(c.latency));
+    });
+  }
+  const ms3 = (v: number) => Math.round(v * 1000) / 1000;
+  const series = sums.map(({ latency, ...counts }): IntervalPoint => (latency && latency.totalCount > 0
+    ? { ...counts, p50Ms: latency.getValueAtPercentile(50) / 1000, p99Ms: latency.getValueAtPercentile(99) / 1000 }
+    : counts));
+  return {
+    intervalMs, totals, laps: Math.min(...parts.map((p) => p.laps)), series,
+    workers: parts.map((p) => ({ firstStartMs: ms3(p.firstStartEpochMs - epochMs), stoppedMs: ms3(p.stoppedEpochMs - epochMs), lastEndMs: ms3(p.lastEndEpochMs - epochMs) })),
+  };
+}
