@@ -46,6 +46,8 @@ export interface ContenderStats {
   eventLoopDelayP99MaxMs: number;
   cpuMsPerRun: number;
   recordsSampled: boolean;
+  /** --connections warm: sockets open at the release, median per run. */
+  warmSockets?: number;
   /** Steady runs (--duration): what they were asked, and what the window of the median run showed. */
   steady?: SteadySummary;
 }
@@ -177,6 +179,7 @@ export function analyze(runs: readonly RunRecord[]): ContenderStats[] {
       cpuMsPerRun: workers.reduce((s, w) => s + w.cpuUserMs + w.cpuSystemMs, 0) / g.length,
       recordsSampled: g.some((r) => r.recordsSampled),
       ...(steady ? { steady } : {}),
+      ...(g.some((r) => r.warmSockets !== undefined) ? { warmSockets: median(g.map((r) => r.warmSockets ?? 0)) } : {}),
     };
   });
 }

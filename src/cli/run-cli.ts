@@ -126,7 +126,7 @@ async function measure(m: Measurement): Promise<number> {
   return notSaved ? 1 : doc.runs.every((r) => r.verified) ? 0 : 1;
 }
 
-const oneCell = async (config: Config): Promise<SessionCell[]> => [{ workload: await workloadOf(config), runs: config.runs ?? 1, warmup: config.warmup ?? 0, minTimeMs: config.minTimeMs, steady: config.steady }];
+const oneCell = async (config: Config): Promise<SessionCell[]> => [{ workload: await workloadOf(config), runs: config.runs ?? 1, warmup: config.warmup ?? 0, minTimeMs: config.minTimeMs, steady: config.steady, connections: config.connections }];
 
 /** Parses and validates one measuring command's options; undefined after --help. */
 function loadCommand<C extends DownloadConfig | UploadConfig>(
@@ -235,7 +235,7 @@ export async function sweepCommand(argv: readonly string[], env: Env): Promise<n
   return measure({
     command: mode, config: first, title, stem: `sweep-${mode}`, sweep: axes,
     docConfig: { sweep: axes, base: redactedConfig(first) },
-    cells: await Promise.all(configs.map(async (config, i) => ({ cell: cells[i]!, workload: await workloadOf(config), runs: config.runs ?? 1, warmup: config.warmup ?? 0, minTimeMs: config.minTimeMs, steady: config.steady }))),
+    cells: await Promise.all(configs.map(async (config, i) => ({ cell: cells[i]!, workload: await workloadOf(config), runs: config.runs ?? 1, warmup: config.warmup ?? 0, minTimeMs: config.minTimeMs, steady: config.steady, connections: config.connections }))),
   });
 }
 

@@ -7,7 +7,7 @@ import { redact } from '../log/logger.js';
 import { resolveCredentials, type Credentials } from './credentials.js';
 import { ConfigError } from './errors.js';
 import { formatBytes } from './sizes.js';
-import { DOWNLOAD_OPTIONS, envFile, Invalid, RUN_OPTIONS, UPLOAD_OPTIONS, type AnyOption, type DownloadMethod, type HttpClient, type LogLevel, type OptionSpec, type ReportFormat, type Resolved, type SinkKind, type UploadMethod } from './options.js';
+import { DOWNLOAD_OPTIONS, envFile, Invalid, RUN_OPTIONS, UPLOAD_OPTIONS, type AnyOption, type ConnectionMode, type DownloadMethod, type HttpClient, type LogLevel, type OptionSpec, type ReportFormat, type Resolved, type SinkKind, type UploadMethod } from './options.js';
 
 export type { Credentials } from './credentials.js';
 
@@ -26,6 +26,8 @@ export interface RunOptions {
   minTimeMs?: number;
   resultsPath?: string;
   format: ReportFormat;
+  /** warm: sockets opened before the barrier; cold: every run connects as it goes. */
+  connections?: ConnectionMode;
   /** --duration: every run is a steady run of this length, counted per interval. */
   steady?: SteadyOptions;
 }
@@ -40,7 +42,7 @@ const DEFAULT_RUNS = 5;
 const DEFAULT_MIN_TIME_MS = 3_000;
 
 function runOptions(o: Resolved<typeof RUN_OPTIONS>): RunOptions {
-  const base = { trace: o.trace, maxRetries: o.maxRetries, timeoutMs: o.timeoutMs, deadlineMs: o.deadlineMs, progressIntervalMs: o.progressIntervalMs, resultsPath: o.resultsPath, format: o.format };
+  const base = { connections: o.connections, trace: o.trace, maxRetries: o.maxRetries, timeoutMs: o.timeoutMs, deadlineMs: o.deadlineMs, progressIntervalMs: o.progressIntervalMs, resultsPath: o.resultsPath, format: o.format };
   if (o.durationMs === undefined) {
     if (o.autoterm) throw new ConfigError('--autoterm (BLOB_CACHER_AUTOTERM) ends a steady run early; give --duration too (e.g. --duration 60s --autoterm)');
     // As hyperfine: by default at least 5 runs and 3 s of measured time; --runs given means exactly that many.

@@ -19,6 +19,8 @@ export const HTTP_CLIENTS = ['raw', 'node'] as const;
 export type HttpClient = (typeof HTTP_CLIENTS)[number];
 export const UPLOAD_METHODS: readonly string[] = [...UPLOAD_STRATEGIES.map((s) => s.name), 'all'];
 export type UploadMethod = string;
+export const CONNECTION_MODES = ['cold', 'warm'] as const;
+export type ConnectionMode = (typeof CONNECTION_MODES)[number];
 export const FORMATS = ['console', 'md', 'csv', 'json', 'html'] as const;
 export type ReportFormat = (typeof FORMATS)[number];
 
@@ -200,6 +202,10 @@ export const RUN_OPTIONS = table(
   option({ key: 'runs', flag: '--runs', env: 'BLOB_CACHER_RUNS', valueName: 'n', parse: integer(1, 1000), help: 'measured runs of each strategy, interleaved (default 5 and more until --min-time; given: exactly this many)' }),
   option({ key: 'warmup', flag: '--warmup', env: 'BLOB_CACHER_WARMUP', valueName: 'n', parse: integer(0, 100), help: 'warm-up runs first (the worker processes stay warm), recorded but not counted (default 1; 0 with --duration)' }),
   option({ key: 'minTimeMs', flag: '--min-time', env: 'BLOB_CACHER_MIN_TIME', valueName: 'duration', parse: duration(0, MAX_TIMEOUT_MS), help: 'keep a strategy running until its measured runs add up to this (default 3s unless --runs or --duration is given)' }),
+  option({
+    key: 'connections', flag: '--connections', env: 'BLOB_CACHER_CONNECTIONS', valueName: 'mode', defaultValue: 'cold', parse: oneOf(CONNECTION_MODES),
+    help: 'cold: every run opens its sockets as it goes (connect phases measured, as a starting process sees them); warm: MAX_SOCKETS per process opened before the barrier',
+  }),
   option({
     key: 'durationMs', flag: '--duration', env: 'BLOB_CACHER_DURATION', valueName: 'duration', parse: duration(100, MAX_TIMEOUT_MS),
     help: 'steady state: each run repeats its requests for this long (downloads the whole blob again and again, uploads keep putting files) and records every --interval; ranked by the rate while every worker ran (default runs: 1)',

@@ -155,6 +155,6 @@ export interface DownloadRunResult {
 /** One download session, its runs as the engine holds them (every raw request kept). */
 export async function runDownload(config: DownloadConfig, opts: SessionOptions = {}): Promise<DownloadRunResult> {
   const workload = downloadWorkload(config);
-  const out = await runSession([{ workload, runs: config.runs ?? 1, warmup: config.warmup ?? 0, steady: config.steady }], opts);
+  const out = await runSession([{ workload, runs: config.runs ?? 1, warmup: config.warmup ?? 0, steady: config.steady, connections: config.connections }], opts);
   return { target: out.target, objectSizeBytes: out.objectSizeBytes ?? config.fileSizeBytes, results: out.runs, fixtures: workload.fixtures, interrupted: out.interrupted };
 }

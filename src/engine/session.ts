@@ -10,6 +10,7 @@ import { WorkerPool, type AfterWorkers, type JobSpec, type MergedRun } from '../
 import type { Progress } from '../workers/protocol.js';
 import type { ServerClock } from '../metrics/server-clock.js';
 import type { SteadyOptions } from '../config/load.js';
+import type { ConnectionMode } from '../config/options.js';
 
 /** One run of one contender, ready to go: the job and items, and what to do with the result. */
 export interface PreparedRun {
@@ -62,6 +63,8 @@ export interface SessionCell {
   minTimeMs?: number;
   /** --duration: every run repeats its requests for a time, counted per interval (and maybe ended early by --autoterm). */
   steady?: SteadyOptions;
+  /** warm: each worker opens MAX_SOCKETS connections before the barrier. */
+  connections?: ConnectionMode;
 }
 
 /** The most measured runs --min-time may ask of one contender. */
@@ -97,7 +100,7 @@ export async function runSession(cells: readonly SessionCell[], opts: SessionOpt
   const runs: MeasuredRun[] = [];
   let target = '';
   let objectSizeBytes: number | undefined;
-  for (const [cellIndex, { cell, workload, runs: measured, warmup, minTimeMs = 0, steady }] of cells.entries()) {
+  for (const [cellIndex, { cell, workload, runs: measured, warmup, minTimeMs = 0, steady, connections }] of cells.entries()) {
     if (signal.aborted) break;
     if (cell) log.info(`sweep cell ${cellIndex + 1}/${cells.length}: ${Object.entries(cell).map(([k, v]) => `${k} ${v}`).join(' ')}`);
     // One pool per cell: its processes stay warm across the cell's runs and contenders.
@@ -128,7 +131,7 @@ export async function runSession(cells: readonly SessionCell[], opts: SessionOpt
         for (const contender of round) {
           if (signal.aborted) break runs;
           const id = { strategy: contender.strategy, description: contender.description, cell, params: open.params, run: runIndex, warmup: runIndex < warmup };
-          const run = await runOnce(pool, contender, id, Math.max(total, runIndex + 1), open, signal, emit, steady);
+          const run = await runOnce(pool, contender, id, Math.max(total, runIndex + 1), open, signal, emit, { steady, connections });
           if (!run) break runs;
           if (!run.warmup) measuredMs.set(contender, measuredMs.get(contender)! + run.wallMs);
           const tag = total > 1 ? ` (${run.warmup ? 'warm-up' : 'run'} ${runIndex + 1}/${Math.max(total, runIndex + 1)})` : '';
@@ -150,7 +153,7 @@ export async function runSession(cells: readonly SessionCell[], opts: SessionOpt
 /** One run of one contender; undefined when the stop cut it short (such a run is not recorded). */
 async function runOnce(
   pool: WorkerPool, contender: Contender, id: Omit<RunIdentity, 'objectSizeBytes'>, runs: number, open: OpenWorkload, signal: AbortSignal,
-  emit: (e: SessionEvent) => void, steady?: SteadyOptions,
+  emit: (e: SessionEvent) => void, { steady, connections }: { steady?: SteadyOptions; connections?: ConnectionMode },
 ): Promise<MeasuredRun | undefined> {
   let prepared: PreparedRun | undefined;
   let merged: MergedRun | undefined;
@@ -169,7 +172,7 @@ async function runOnce(
     log.info(`${contender.strategy}: ${items.length} request(s) over ${processes} process(es) x ${open.params.maxSockets} socket(s)${capped}`);
     const bytes = items.reduce((s, i) => s + i.lengthBytes, 0);
     const steadyJob = steady ? { durationMs: steady.durationMs, intervalMs: steady.intervalMs } : undefined;
-    merged = await pool.run(steadyJob ? { ...job, steady: steadyJob } : job, items, processes, {
+    merged = await pool.run({ ...job, ...(steadyJob ? { steady: steadyJob } : {}), ...(connections === 'warm' ? { connections } : {}) }, items, processes, {
       after: prepared.after,
       autoterm: steady?.autoterm,
       signal,
@@ -194,6 +197,8 @@ async function runOnce(
     const failed = merged.failures.length ? { verified: false, error: merged.failures.join('; ') } : {};
     const plan = steady ? { durationMs: steady.durationMs, lapBytes: bytes, lapRequests: items.length, autoterm: steady.autoterm } : undefined;
     run = { ...measuredRun({ ...id, objectSizeBytes }, merged, { ...check, ...failed }, plan), ...(serverSpanMs === undefined ? {} : { serverSpanMs }) };
+    const warm = merged.workers.filter((w) => w.warmSockets !== undefined);
+    if (warm.length) run.warmSockets = warm.reduce((a, w) => a + w.warmSockets!, 0);
     run.untimedMs = {
       setup: releasedAt - began,
       collect: Math.max(0, collectedAt - releasedAt - merged.wallMs),

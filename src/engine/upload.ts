@@ -155,6 +155,6 @@ export interface UploadRunResult {
 /** One upload session, its runs as the engine holds them (every raw request kept). */
 export async function runUpload(config: UploadConfig, opts: SessionOptions = {}): Promise<UploadRunResult> {
   const workload = uploadWorkload(config);
-  const out = await runSession([{ workload, runs: config.runs ?? 1, warmup: config.warmup ?? 0, steady: config.steady }], opts);
+  const out = await runSession([{ workload, runs: config.runs ?? 1, warmup: config.warmup ?? 0, steady: config.steady, connections: config.connections }], opts);
   return { target: out.target, prefix: workload.prefix, results: out.runs, interrupted: out.interrupted };
 }

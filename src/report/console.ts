@@ -48,6 +48,8 @@ export function renderConsole(stats: readonly ContenderStats[], header: ReportHe
   lines.push(`target ${header.target}${header.objectSizeBytes !== undefined ? `, object ${formatBytes(header.objectSizeBytes)}` : ''}`);
   const runs = Math.max(0, ...stats.map((s) => s.runs));
   if (runs > 1) lines.push(`${runs} measured runs per strategy: time is the median ± the 95% CI half-width`);
+  const warm = stats.filter((s) => s.warmSockets !== undefined);
+  if (warm.length) lines.push(`connections warm: ${warm.map((s) => `${s.label} ${s.warmSockets}`).join(', ')} socket(s) opened before the barrier per run (no connect phases inside the timed span)`);
   lines.push('');
   const countCol = header.mode === 'upload' ? 'ops/s' : 'reused';
   lines.push(`${pad('#', 3)}${pad('strategy', 16)}${lpad('time ms', 10)}${lpad('MiB/s', 8)}${lpad('reqs', 6)}${lpad(countCol, 8)}${lpad('p50 1stB', 9)}${lpad('p99 1stB', 9)}  verified`);

@@ -94,6 +94,8 @@ export interface RunRecord {
    * payloads, up to the barrier), collect (last answer to merged results), verify, cleanup.
    */
   untimedMs?: { setup: number; collect: number; verify: number; cleanup: number };
+  /** --connections warm: the sockets every worker had open and idle at the release, summed. */
+  warmSockets?: number;
   /** The same span on the server's clock (first data request's arrival to last data response's end), where it was read. */
   serverSpanMs?: number;
   bytes: number;

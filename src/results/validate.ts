@@ -38,6 +38,7 @@ function runProblem(r: unknown): string | undefined {
   if (r.error !== undefined && !isString(r.error)) return 'has a bad error';
   if (r.params !== undefined && !isNumberMap(r.params)) return 'has bad params';
   if (r.serverSpanMs !== undefined && !isNumber(r.serverSpanMs)) return 'has a bad serverSpanMs';
+  if (r.warmSockets !== undefined && !isNumber(r.warmSockets)) return 'has a bad warmSockets';
   if (r.untimedMs !== undefined && !isNumberMap(r.untimedMs)) return 'has bad untimedMs';
   if (r.steady !== undefined && steadyProblem(r.steady)) return 'has a bad steady series';
   if (!Array.isArray(r.workers) || !r.workers.every((w) => isObject(w) && WORKER_FIELDS.every((f) => isNumber(w[f])))) return 'has bad workers';

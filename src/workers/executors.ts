@@ -42,6 +42,19 @@ function clientOf(ctx: ExecContext): HttpClient {
   return client;
 }
 
+/**
+ * --connections warm: `count` connections opened before the barrier, by as many HEAD requests at
+ * once to the first item's URL (any answer leaves a keep-alive socket; 404 for an upload not made
+ * yet is fine). Through `agent` for the SDK's own agent, else through this worker's client.
+ * Returns how many got an answer: the sockets that are open and idle when the run starts.
+ */
+export async function warmConnections(ctx: ExecContext, url: URL, count: number, agent?: http.Agent): Promise<number> {
+  const client = agent ? new NodeHttpClient(agent) : clientOf(ctx);
+  const answers = await Promise.all(Array.from({ length: count }, () =>
+    client.request({ url, method: 'HEAD', headers: ctx.signer.headers('HEAD', url), timeoutMs: ctx.job.timeoutMs, trace: false, expectStatus: [] })));
+  return answers.filter((a) => a.status > 0).length;
+}
+
 /** `bytes`: what the item moved, which for a GET resumed by retries is more than the last try's. */
 function toRecord(job: WorkerJob, item: WorkItem, r: RetriedResult, bytes: number): OpRecord {
   return {

@@ -10,7 +10,7 @@ import { RequestSigner } from '../storage/target.js';
 import { RawPool } from '../transport/raw-client.js';
 import { NOT_SENT_ERROR } from '../transport/http-client.js';
 import { createAgent } from '../transport/request.js';
-import { runGet, runPut, runSdkDownload, runSdkSmallFile, runSdkUpload, sdkClients, type ExecContext } from './executors.js';
+import { runGet, runPut, runSdkDownload, runSdkSmallFile, runSdkUpload, sdkClients, warmConnections, type ExecContext } from './executors.js';
 import type { FromWorker, OpRecord, ToWorker, WorkerJob, WorkerResult } from './protocol.js';
 import { openSink, type Sink } from './sinks.js';
 import { SteadyMeter } from './steady.js';
@@ -46,6 +46,8 @@ async function prepare(job: WorkerJob): Promise<(goEpochMs: number) => Promise<W
   // that the request path only indexes an array: files that share a content share a buffer.
   const payloads: Buffer[] = [];
   const sdk = job.executor.startsWith('sdk') ? await sdkClients(job) : undefined;
+  // Connections opened now are outside the timed span: the run measures requests on open sockets.
+  const warmSockets = job.connections === 'warm' && job.items.length ? await warmConnections(ctx, origin, job.maxSockets, sdk?.agent) : undefined;
   if (uploads) {
     const byContent = new Map<string, Buffer>();
     let sinceYield = 0;
@@ -147,6 +149,7 @@ async function prepare(job: WorkerJob): Promise<(goEpochMs: number) => Promise<W
       workerIndex: job.workerIndex, records, histograms: histograms.encode(), startEpochMs, endEpochMs,
       cpuUserMs: cpu.user / 1000, cpuSystemMs: cpu.system / 1000, peakRssBytes: process.resourceUsage().maxRSS * 1024,
       eventLoopDelayP99Ms: loopDelay.percentile(99) / 1e6,
+      ...(warmSockets === undefined ? {} : { warmSockets }),
       ...(meter ? { steady: meter.result(Math.floor(next / Math.max(1, items.length)), Math.min(stoppedEpochMs, endEpochMs)) } : {}),
     };
   };
