@@ -84,6 +84,12 @@ describe('ranks and the verdict', () => {
     expect(line).toMatch(/^no significant difference between chunked, single at n=5: /);
   });
 
+  it('a difference too small to tell apart within --runs 1000 is called equivalent, not "add --runs 253071"', () => {
+    const ranked = rankStats([contender('a', [100, 130, 90, 120, 110]), contender('b', [100.1, 130, 90, 120, 110.2])]);
+    expect(ranked.map(rankLabel)).toEqual(['1=', '1=']);
+    expect(verdictLines(ranked)[0]).toMatch(/at n=5: telling a difference this small apart would take more than 1000 runs each: for this workload they are equivalent$/);
+  });
+
   it('a clear difference ranks 1 and 2 and is worded with the ratio and its interval', () => {
     const ranked = rankStats([contender('sdk', [150, 152, 149, 151, 150]), contender('chunked', [100, 101, 99, 102, 100])]);
     expect(ranked.map((s) => `${rankLabel(s)} ${s.label}`)).toEqual(['1 chunked', '2 sdk']);

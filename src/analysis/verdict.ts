@@ -12,6 +12,9 @@ export interface RankedStats extends ContenderStats {
   tied: boolean;
 }
 
+/** Past this many runs (--runs allows 1000), advice to add runs is no advice: the contenders are equivalent. */
+export const MAX_RUNS_ADVISED = 1000;
+
 export const rankLabel = (s: RankedStats) => `${s.rank}${s.tied ? '=' : ''}`;
 
 const fasterThan = (a: ContenderStats, b: ContenderStats) =>
@@ -44,7 +47,8 @@ export function verdictLines(ranked: readonly RankedStats[]): string[] {
     const needed = Math.max(...tiedWithLeader.map((s) => runsToTell(leader.timesMs, s.timesMs) ?? 0));
     const more = n < MIN_RUNS_FOR_SIGNIFICANCE
       ? `${MIN_RUNS_FOR_SIGNIFICANCE} runs each are the fewest a rank test can decide on: add --runs ${Math.max(MIN_RUNS_FOR_SIGNIFICANCE, needed)}`
-      : needed > n ? `about ${needed} runs each would tell a difference this size apart: add --runs ${needed}` : 'the difference is within the noise';
+      : needed > MAX_RUNS_ADVISED ? `telling a difference this small apart would take more than ${MAX_RUNS_ADVISED} runs each: for this workload they are equivalent`
+        : needed > n ? `about ${needed} runs each would tell a difference this size apart: add --runs ${needed}` : 'the difference is within the noise';
     lines.push(`no significant difference between ${names.join(', ')} at n=${n}: ${more}`);
   }
   for (const s of ok.filter((o) => o.rank > leader.rank)) {
