@@ -11,7 +11,8 @@ import type { ContainerClient } from '@azure/storage-blob';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contentBuffer, contentMd5, FIXTURE_SEED } from '../src/payload/content.js';
 import { setLogLevel } from '../src/log/logger.js';
-import { runUpload, type UploadRunResult } from '../src/engine/upload.js';
+import { runUpload, verifyFromRecords, type UploadRunResult } from '../src/engine/upload.js';
+import type { OpRecord } from '../src/metrics/records.js';
 import { buildProgram, loadUploadConfig, parseFlags, type UploadConfig } from '../src/config/load.js';
 import { UPLOAD_OPTIONS } from '../src/config/options.js';
 import { containerOf, startEmbeddedAzurite, type EmbeddedAzurite } from './helpers/azurite.js';
@@ -77,6 +78,26 @@ afterAll(async () => {
   if (tmp) rmSync(tmp, { recursive: true, force: true });
 });
 
+describe('verification from what the workers recorded', () => {
+  const items = [0, 1, 2].map((i) => ({ index: i, blob: `f${i}`, destOffsetBytes: i * 100, lengthBytes: 100 }));
+  const record = (i: number, extra: Partial<OpRecord>): OpRecord => ({
+    worker: 0, item: i, offsetBytes: i * 100, bytes: 100, status: 201, startEpochMs: 0, totalMs: 1, phases: {}, reused: false, retries: 0, throttled: 0, backoffMs: 0, ...extra,
+  });
+  const right = (i: number) => record(i, { md5: contentMd5(FIXTURE_SEED, i * 100, 100) });
+
+  it('the service\'s MD5 for every blob: verified without asking the store; one wrong MD5 names its blob', () => {
+    expect(verifyFromRecords(items, items.map((i) => right(i.index)), false)?.verified).toBe(true);
+    const bad = verifyFromRecords(items, [right(0), record(1, { md5: 'AAAAAAAAAAAAAAAAAAAAAA==' }), right(2)], false);
+    expect(bad).toEqual({ verified: false, verification: expect.stringMatching(/^1 of 3 blob\(s\) stored wrong, by the MD5 the service answered; first: MD5 MISMATCH for f1: got AAAA/) });
+  });
+
+  it('an item without an MD5 (a staged block) leaves it to the store; a failed read-back fails the run', () => {
+    expect(verifyFromRecords(items, [right(0), record(1, {}), right(2)], false)).toBeUndefined();
+    expect(verifyFromRecords(items, [right(0), record(1, { readBackError: 'GET f1: HTTP 404' }), right(2)], true))
+      .toEqual({ verified: false, verification: '1 of 3 file(s) could not be read back; first: GET f1: HTTP 404' });
+  });
+});
+
 describe('small-files', () => {
   const base = { uploadMethod: 'small-files', processes: 2, maxSockets: 4, fileCount: 50, fileSizeBytes: 10_000 } as const;
 
@@ -88,6 +109,9 @@ describe('small-files', () => {
     expect(r.records.every((rec) => rec.status === 201 && rec.bytes === 10_000)).toBe(true);
     expect(Object.fromEntries(countBy(r.records.map((rec) => rec.worker)))).toEqual({ 0: 25, 1: 25 });
     expect(r.records.map((rec) => rec.item).sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, i) => i));
+    // Verified from the MD5 the service answered each Put Blob with: no listing, no read-back.
+    expect(r.verification).toBe('50 blob(s): the MD5 the service answered each Put Blob with matches what was sent');
+    expect(r.records.every((rec) => rec.md5 === contentMd5(FIXTURE_SEED, rec.offsetBytes, 10_000))).toBe(true);
 
     const dir = `${run.prefix}/small-files/0/`;
     const stored = new Map<string, { lengthBytes?: number; md5?: string }>();

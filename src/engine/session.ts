@@ -199,10 +199,12 @@ async function runOnce(
     run = { ...measuredRun({ ...id, objectSizeBytes }, merged, { ...check, ...failed }, plan), ...(serverSpanMs === undefined ? {} : { serverSpanMs }) };
     const warm = merged.workers.filter((w) => w.warmSockets !== undefined);
     if (warm.length) run.warmSockets = warm.reduce((a, w) => a + w.warmSockets!, 0);
+    // What the workers spent checking (read-backs, range hashes) is verification, not collection.
+    const workerVerifyMs = Math.max(0, ...merged.workers.map((w) => w.verifyMs ?? 0));
     run.untimedMs = {
       setup: releasedAt - began,
-      collect: Math.max(0, collectedAt - releasedAt - merged.wallMs),
-      verify: verifyMs,
+      collect: Math.max(0, collectedAt - releasedAt - merged.wallMs - workerVerifyMs),
+      verify: verifyMs + workerVerifyMs,
       cleanup: 0,
     };
   } catch (err) {

@@ -18,5 +18,7 @@ export interface OpRecord {
   throttled: number;
   backoffMs: number;
   md5?: string;
+  /** An upload read back after the timed section that could not be: why (the request itself succeeded). */
+  readBackError?: string;
   error?: string;
 }

@@ -127,7 +127,31 @@ export async function runPut(ctx: ExecContext, item: WorkItem, payload: Buffer, 
       url, method: 'PUT', body: payload, headers, timeoutMs: job.timeoutMs, expectStatus, trace: job.trace, signal, queuedAt: n === 0 ? queuedAt : undefined,
     }));
   }, { maxRetries: job.maxRetries, label: `${job.strategy} PUT ${item.blob} #${item.index}`, signal, queuedAt });
-  return toRecord(job, item, retried, retried.error ? 0 : payload.length);
+  const record = toRecord(job, item, retried, retried.error ? 0 : payload.length);
+  // Put Blob answers with the MD5 the service computed of what it stored: verification needs no read-back.
+  const md5 = retried.headers['content-md5'];
+  if (!retried.error && !plain && !item.blockId && typeof md5 === 'string') record.md5 = md5;
+  return record;
+}
+
+/**
+ * An upload to a plain server, read back after the timed section over this worker's own sockets:
+ * the MD5 of what came back (or undefined when the GET failed, with the reason in `error`).
+ */
+export async function readBack(ctx: ExecContext, item: WorkItem): Promise<{ md5?: string; error?: string }> {
+  const url = urlOf(ctx, item);
+  const hash = createHash('md5');
+  let lengthBytes = 0;
+  const r = await clientOf(ctx).request({
+    url, headers: ctx.signer.headers('GET', url), timeoutMs: ctx.job.timeoutMs, trace: false, expectStatus: [200],
+    onData: (chunk) => {
+      hash.update(chunk);
+      lengthBytes += chunk.length;
+    },
+  });
+  if (r.error) return { error: `GET ${item.blob}: ${r.error}` };
+  if (lengthBytes !== item.lengthBytes) return { error: `${item.blob} has ${lengthBytes} bytes, sent ${item.lengthBytes}` };
+  return { md5: hash.digest('base64') };
 }
 
 /** Times an SDK call as one operation. */
@@ -183,6 +207,9 @@ export async function runSdkUpload(job: WorkerJob, client: BlockBlobClient, item
 }
 
 export async function runSdkSmallFile(job: WorkerJob, client: BlockBlobClient, item: WorkItem, payload: Buffer): Promise<OpRecord> {
-  const { value: _, ...record } = await timed(item, job.workerIndex, payload.length, () => client.upload(payload, payload.length));
+  const { value, ...record } = await timed(item, job.workerIndex, payload.length, () => client.upload(payload, payload.length));
+  // The service's own MD5 of what it stored, as for our Put Blob.
+  const md5 = (value as { contentMD5?: Uint8Array } | undefined)?.contentMD5;
+  if (!record.error && md5) record.md5 = Buffer.from(md5).toString('base64');
   return record;
 }

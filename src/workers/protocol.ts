@@ -43,6 +43,8 @@ export interface WorkerJob {
   trace?: boolean;
   /** Per try: the socket may be idle at most this long (a stalled body counts). */
   timeoutMs: number;
+  /** Uploads to a plain server: read every item back after the timed section, over this worker's sockets, and record its MD5. */
+  readBack?: boolean;
   /** warm: MAX_SOCKETS connections opened before the barrier; cold (default): every run connects as it goes. */
   connections?: 'cold' | 'warm';
   /** Steady state (--duration): the items again and again until this long after the release, counted per interval. */
@@ -102,6 +104,8 @@ export interface WorkerResult {
   peakRssBytes: number;
   /** Event-loop delay p99 during the timed section: high means the worker was CPU-bound. */
   eventLoopDelayP99Ms: number;
+  /** Time spent after the timed section checking what was moved (read-backs, hashing ranges). */
+  verifyMs?: number;
   /** --connections warm: sockets open and idle when the barrier released it. */
   warmSockets?: number;
   steady?: SteadyWorkerResult;

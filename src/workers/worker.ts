@@ -10,7 +10,7 @@ import { RequestSigner } from '../storage/target.js';
 import { RawPool } from '../transport/raw-client.js';
 import { NOT_SENT_ERROR } from '../transport/http-client.js';
 import { createAgent } from '../transport/request.js';
-import { runGet, runPut, runSdkDownload, runSdkSmallFile, runSdkUpload, sdkClients, warmConnections, type ExecContext } from './executors.js';
+import { readBack, runGet, runPut, runSdkDownload, runSdkSmallFile, runSdkUpload, sdkClients, warmConnections, type ExecContext } from './executors.js';
 import type { FromWorker, OpRecord, ToWorker, WorkerJob, WorkerResult } from './protocol.js';
 import { openSink, type Sink } from './sinks.js';
 import { SteadyMeter } from './steady.js';
@@ -136,10 +136,26 @@ async function prepare(job: WorkerJob): Promise<(goEpochMs: number) => Promise<W
     const cpu = process.cpuUsage(cpu0);
     loopDelay.disable();
     // Verification happens after the timed section, except for discard which hashes as it goes.
+    const verifyStart = performance.now();
     if (sink) {
       if (job.hashRanges !== false) for (const [n, item] of job.items.entries()) if (!records[n]!.error) records[n]!.md5 = await sink.md5Of(item);
       await sink.close();
     }
+    // Uploads to a plain server are read back here, in every worker at once, over the sockets of the run.
+    if (job.readBack && !stop.signal.aborted) {
+      let at = 0;
+      await Promise.all(Array.from({ length: Math.min(items.length, job.maxSockets) }, async () => {
+        while (at < items.length) {
+          const n = at++;
+          const r = records[n]!;
+          if (r.error || stop.signal.aborted) continue;
+          const back = await readBack(ctx, items[n]!);
+          if (back.md5) r.md5 = back.md5;
+          else r.readBackError = back.error;
+        }
+      }));
+    }
+    const verifyMs = performance.now() - verifyStart;
     agent.destroy();
     pool?.destroy();
     sdk?.agent.destroy();
@@ -150,6 +166,7 @@ async function prepare(job: WorkerJob): Promise<(goEpochMs: number) => Promise<W
       cpuUserMs: cpu.user / 1000, cpuSystemMs: cpu.system / 1000, peakRssBytes: process.resourceUsage().maxRSS * 1024,
       eventLoopDelayP99Ms: loopDelay.percentile(99) / 1e6,
       ...(warmSockets === undefined ? {} : { warmSockets }),
+      ...(verifyMs >= 0.5 ? { verifyMs } : {}),
       ...(meter ? { steady: meter.result(Math.floor(next / Math.max(1, items.length)), Math.min(stoppedEpochMs, endEpochMs)) } : {}),
     };
   };
