@@ -9,7 +9,7 @@ import { ensureFixtures, removeFixtures, type FixtureState } from '../payload/fi
 import { makeScratchDir, type ScratchDir } from '../payload/scratch.js';
 import type { MeasuredRun, Verification } from '../results/record.js';
 import { preflightContainer, preflightUrl } from '../storage/preflight.js';
-import { containerClient, openTarget, type TargetInfo } from '../storage/target.js';
+import { coordinatorClient, forRun, openTarget, type TargetInfo } from '../storage/target.js';
 import { selectStrategies } from '../strategies/index.js';
 import type { DownloadStrategy, PlanInput, WorkItem } from '../strategies/strategy.js';
 import type { OpRecord } from '../workers/protocol.js';
@@ -26,7 +26,7 @@ export function downloadWorkload(config: DownloadConfig): DownloadWorkload {
   const workload: DownloadWorkload = {
     fixtures: { created: [], reused: [] },
     async open(signal): Promise<OpenWorkload> {
-      const target = await openTarget(config.credentials, config.container);
+      const target = await openTarget(config.credentials, config.container, signal);
       try {
         log.info(`target: ${target.label}`);
         const info = target.info;
@@ -35,14 +35,16 @@ export function downloadWorkload(config: DownloadConfig): DownloadWorkload {
         const strategies = selectStrategies(config.sourceMethod, info.kind === 'url');
         checkDownloadFits(strategies, input, { sink: config.sink, embedded: info.kind === 'blob' && info.embedded, urlTarget: info.kind === 'url' });
         if (info.kind === 'blob') {
-          const container = await containerClient(info);
-          await preflightContainer(container, target.label);
-          workload.fixtures = await ensureFixtures(container, strategies.flatMap((s) => s.fixtures(input)), signal);
+          const container = await coordinatorClient(target);
+          const readOnly = !info.key && !info.sas && !info.bearer;
+          if (!readOnly) await preflightContainer(container, target.label, info.bearer ? 'entra' : 'secret');
+          workload.fixtures = await ensureFixtures(container, strategies.flatMap((s) => s.fixtures(input)), signal, { readOnly });
         }
         // Output files without --out go to a directory of our own, never to a predictable name.
         const scratch = config.sink === 'discard' || config.sink === 'memory' ? undefined : await makeScratchDir();
         const contenders = strategies.map((s): Contender => ({
-          strategy: s.name, description: s.description, prepare: (run) => prepareRun(config, info, s, input, size, scratch, run),
+          // Each run's job carries the target as it is then: an Entra ID token is renewed between runs.
+          strategy: s.name, description: s.description, prepare: async (run) => prepareRun(config, await forRun(target, info, signal), s, input, size, scratch, run),
         }));
         return {
           target: target.label, objectSizeBytes: size, contenders, serverClock: target.serverClock,
@@ -52,7 +54,7 @@ export function downloadWorkload(config: DownloadConfig): DownloadWorkload {
             // Interrupted runs clean up the fixtures they created, as --cleanup would.
             const created = workload.fixtures.created;
             if ((config.cleanup || interrupted) && info.kind === 'blob' && created.length) {
-              await removeFixtures(await containerClient(info), created);
+              await removeFixtures(await coordinatorClient(target), created);
               log.info(`cleanup: removed ${created.length} fixture(s) this run created`);
             }
             await target.stop();

@@ -54,15 +54,25 @@ function unanswered(r: RetriedResult): string {
   return code && NETWORK_CODES.has(code) && code !== 'ETIMEDOUT' ? code : r.error ?? 'no answer';
 }
 
-/** The container exists (or is created) and the credentials are accepted. */
-export async function preflightContainer(container: ContainerClient, label: string): Promise<void> {
+/** What a refusal means for a bearer token: the identity lacks a data role, or the token is for another audience. */
+export const TOKEN_REFUSED_FIX = 'assign the role "Storage Blob Data Contributor" on the account (or the container) to this identity, and check that the token\'s audience is https://storage.azure.com';
+
+/**
+ * The container exists (or is created) and the credentials are accepted. `auth`: a key or SAS
+ * (`secret`), or an Entra ID token, whose refusal has another fix.
+ */
+export async function preflightContainer(container: ContainerClient, label: string, auth: 'secret' | 'entra' = 'secret'): Promise<void> {
   try {
     await container.createIfNotExists();
   } catch (err) {
-    const e = err as { statusCode?: number; code?: string; details?: { errorCode?: string } };
+    const e = err as { statusCode?: number; code?: string; details?: { errorCode?: string; authenticationErrorDetail?: string } };
     const code = networkCode(err);
     const host = new URL(container.url).host;
     if (code) throw new ConfigError(`cannot reach ${host} (${code}); check the account name, endpoint or network`);
+    if (auth === 'entra' && (e.statusCode === 401 || e.statusCode === 403)) {
+      const detail = [e.details?.errorCode ?? e.code, e.details?.authenticationErrorDetail].filter(Boolean).join(': ');
+      throw new ConfigError(`${label} refused the token (HTTP ${e.statusCode}${detail ? ` ${detail}` : ''}); ${TOKEN_REFUSED_FIX}`);
+    }
     if (e.statusCode === 403) {
       throw new ConfigError(`${label} rejected the credentials (HTTP 403 ${e.details?.errorCode ?? e.code ?? ''}`.trim() + '); check STORAGE_KEY / STORAGE_SAS (a SAS needs read, write, create, list, delete)');
     }
