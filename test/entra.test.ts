@@ -12,9 +12,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DownloadConfig } from '../src/config/load.js';
+import { runDownload } from '../src/engine/download.js';
+import { setLogLevel } from '../src/log/logger.js';
+import { TOKEN_REFUSED_FIX } from '../src/storage/entra.js';
 import { startEmbeddedAzurite, type EmbeddedAzurite } from './helpers/azurite.js';
 import { ONE_RUN } from './helpers/cli-env.js';
-import { startAuthorityServer, startManagedIdentityServer, TENANT, type TokenServer } from './helpers/token-servers.js';
+import { startAuthorityServer, startManagedIdentityServer, STORAGE_AUDIENCE, TENANT, type TokenOptions, type TokenServer } from './helpers/token-servers.js';
 
 const DIST = fileURLToPath(new URL('../dist/', import.meta.url));
 /** A CLI that hangs (a token request nobody answers) fails the test instead of stalling the suite. */
@@ -202,6 +206,36 @@ describe.skipIf(missing.length > 0)(title('--auth entra against Azurite --oauth 
       expect(run.output).not.toContain('    at ');
       expect(run.output).not.toContain(msi.issued[0]!.token);
     } finally {
+      await msi.stop();
+    }
+  }, 120_000);
+
+  it('a token refused during a run (the identity lost its role): the run fails naming the fix', async () => {
+    // In process, so that the token server can change what it issues between opening the target
+    // (preflight and fixtures pass) and the first run, whose job gets a renewed token.
+    const opts: TokenOptions = { lifetimeS: 3, audience: STORAGE_AUDIENCE };
+    const msi = await startManagedIdentityServer(IDENTITY_HEADER, opts);
+    const saved = Object.fromEntries(Object.entries(process.env).filter(([k]) => /^(AZURE_|IDENTITY_|MSI_)/.test(k)));
+    for (const k of Object.keys(saved)) delete process.env[k];
+    Object.assign(process.env, { IDENTITY_ENDPOINT: msi.url, IDENTITY_HEADER });
+    setLogLevel('error');
+    try {
+      const config: DownloadConfig = {
+        logLevel: 'error', sourceMethod: 'all', concurrency: 4, fileSizeBytes: 64 * 1024, processes: 1, maxSockets: 4, sink: 'memory', bufferSizeBytes: 64 * 1024,
+        httpClient: 'raw', container: 'entra-refused', cleanup: false, runs: 1, warmup: 0, format: 'console', maxRetries: 0, timeoutMs: 30_000, trace: true,
+        credentials: { kind: 'entra', account: azurite.account, endpoint: azurite.endpoint, caFile },
+      };
+      const run = await runDownload(config, { onEvent: (e) => { if (e.type === 'cell') opts.audience = 'https://vault.azure.net'; } });
+      expect(run.results.map((r) => r.strategy)).toEqual(DOWNLOAD_STRATEGIES);
+      for (const r of run.results) {
+        expect(r.verified, r.strategy).toBe(false);
+        expect(r.verification, r.strategy).toContain(`; ${TOKEN_REFUSED_FIX}`);
+      }
+      expect(run.results[0]!.verification).toMatch(/request\(s\) failed: HTTP 403 AuthenticationFailed/);
+    } finally {
+      delete process.env.IDENTITY_ENDPOINT;
+      delete process.env.IDENTITY_HEADER;
+      Object.assign(process.env, saved);
       await msi.stop();
     }
   }, 120_000);

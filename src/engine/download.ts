@@ -8,6 +8,7 @@ import { contentMd5, FIXTURE_SEED } from '../payload/content.js';
 import { ensureFixtures, removeFixtures, type FixtureState } from '../payload/fixtures.js';
 import { makeScratchDir, type ScratchDir } from '../payload/scratch.js';
 import type { MeasuredRun, Verification } from '../results/record.js';
+import { withTokenFix } from '../storage/entra.js';
 import { preflightContainer, preflightUrl } from '../storage/preflight.js';
 import { coordinatorClient, forRun, openTarget, type TargetInfo } from '../storage/target.js';
 import { selectStrategies } from '../strategies/index.js';
@@ -123,7 +124,10 @@ async function md5OfFile(path: string): Promise<string> {
  */
 async function verify(items: readonly WorkItem[], records: readonly OpRecord[], size: number, info: TargetInfo, filePath?: string): Promise<Verification> {
   const failed = records.filter((r) => r.error);
-  if (failed.length) return { verified: false, verification: `${failed.length} request(s) failed: ${failed[0]!.error}` };
+  if (failed.length) {
+    const usedToken = info.kind === 'blob' && info.bearer !== undefined;
+    return { verified: false, verification: withTokenFix(`${failed.length} request(s) failed: ${failed[0]!.error}`, usedToken, failed) };
+  }
   const bytes = records.reduce((s, r) => s + r.bytes, 0);
   if (bytes !== size) return { verified: false, verification: `delivered ${bytes} bytes, expected ${size}` };
   if (info.kind === 'url') {

@@ -8,6 +8,7 @@ import type { UploadConfig } from '../config/load.js';
 import { log } from '../log/logger.js';
 import type { MeasuredRun } from '../results/record.js';
 import { blobStore, type UploadStore } from '../storage/blob-store.js';
+import { withTokenFix } from '../storage/entra.js';
 import { preflightContainer, preflightUrlUpload } from '../storage/preflight.js';
 import { coordinatorClient, forRun, openTarget, RequestSigner, type Target, type TargetInfo } from '../storage/target.js';
 import { urlStore } from '../storage/url-store.js';
@@ -112,7 +113,10 @@ function prepareRun(
     // Failed requests fail the run as they are; otherwise the store checks what it holds.
     async verify(merged) {
       const failed = merged.records.filter((r) => r.error);
-      if (failed.length) return { verified: false, verification: `${failed.length} request(s) failed: ${failed[0]!.error}` };
+      if (failed.length) {
+        const usedToken = info.kind === 'blob' && info.bearer !== undefined;
+        return { verified: false, verification: withTokenFix(`${failed.length} request(s) failed: ${failed[0]!.error}`, usedToken, failed) };
+      }
       return store.verify(items);
     },
     async cleanup(_verified, merged) {

@@ -14,6 +14,19 @@ export interface Bearer {
   expiresOnMs: number;
 }
 
+/** What a refusal means for a bearer token: the identity lacks a data role, or the token is for another audience. */
+export const TOKEN_REFUSED_FIX = 'assign the role "Storage Blob Data Contributor" on the account (or the container) to this identity, and check that the token\'s audience is https://storage.azure.com';
+
+/** The service refused a request's token (401/403): its status, or the error our client or the SDK wrote. */
+export function refusedToken(r: { status: number; error?: string }): boolean {
+  return r.status === 401 || r.status === 403 || /\bHTTP 40[13]\b|AuthenticationFailed|AuthorizationPermissionMismatch|InvalidAuthenticationInfo|failed to authenticate/i.test(r.error ?? '');
+}
+
+/** A run's failure, with the fix when the requests carried a token and it was refused. */
+export function withTokenFix(failure: string, usedToken: boolean, failed: readonly { status: number; error?: string }[]): string {
+  return usedToken && failed.some(refusedToken) ? `${failure}; ${TOKEN_REFUSED_FIX}` : failure;
+}
+
 /** A token is renewed when it has less than this left, or less than half its lifetime. */
 export const REFRESH_BEFORE_MS = 5 * 60_000;
 

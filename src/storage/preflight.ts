@@ -5,6 +5,7 @@ import { ConfigError } from '../config/errors.js';
 import { shownUrl } from '../transport/http-client.js';
 import { NodeHttpClient } from '../transport/request.js';
 import { outcomeOf, requestWithRetries, type RetriedResult } from '../transport/retry.js';
+import { TOKEN_REFUSED_FIX } from './entra.js';
 import { PLAIN_PUT_STATUSES } from './target.js';
 
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNRESET']);
@@ -53,9 +54,6 @@ function unanswered(r: RetriedResult): string {
   const code = r.error?.split(':')[0];
   return code && NETWORK_CODES.has(code) && code !== 'ETIMEDOUT' ? code : r.error ?? 'no answer';
 }
-
-/** What a refusal means for a bearer token: the identity lacks a data role, or the token is for another audience. */
-export const TOKEN_REFUSED_FIX = 'assign the role "Storage Blob Data Contributor" on the account (or the container) to this identity, and check that the token\'s audience is https://storage.azure.com';
 
 /**
  * The container exists (or is created) and the credentials are accepted. `auth`: a key or SAS
