@@ -182,7 +182,7 @@ const clientId = option({
 });
 const caFile = option({
   key: 'caFile', flag: '--ca-file', env: 'BLOB_CACHER_CA_FILE', valueName: 'path', parse: text,
-  help: 'PEM certificate(s) trusted for the --endpoint or account, besides the system CAs (a private CA, a test Azurite over HTTPS)',
+  help: 'PEM certificate(s) trusted for the --endpoint or account instead of the default CAs (a private CA, a TLS-inspecting proxy, a test Azurite over HTTPS; to keep the defaults, append them to the file)',
 });
 /** Read by the CLI (src/cli/sources.ts) before the other options are resolved. */
 export const envFile = option({ key: 'envFile', flag: '--dotenv', env: 'BLOB_CACHER_ENV_FILE', valueName: 'path', defaultValue: '.env', parse: text, help: 'dotenv file to read (missing default .env is fine)' });
