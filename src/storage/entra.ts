@@ -38,7 +38,7 @@ export class TokenSource {
   private readonly credential: TokenCredential;
   private held?: Bearer;
   private heldSinceMs = 0;
-  /** Tokens fetched so far (a renewal that the credential answers from its cache counts too). */
+  /** Distinct tokens received so far. */
   fetches = 0;
 
   constructor(credential: TokenCredential) {
@@ -61,6 +61,8 @@ export class TokenSource {
       throw new ConfigError(`could not get an Entra ID token for ${STORAGE_SCOPE} (${whyNoToken(err)}); run where a managed identity or workload identity is available (AZURE_CLIENT_ID, AZURE_TENANT_ID, AZURE_FEDERATED_TOKEN_FILE), sign in with az login, or choose another --auth`);
     }
     if (!got?.token) throw new ConfigError('DefaultAzureCredential returned no token; check the identity, or choose another --auth');
+    // The credential's own cache may answer with the token held: its lifetime still counts from when it came.
+    if (got.token === this.held?.token) return this.held;
     // Masked from here on in every log line, report and results file of this process.
     registerSecret(got.token);
     this.held = { token: got.token, expiresOnMs: got.expiresOnTimestamp };
