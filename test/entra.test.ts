@@ -210,6 +210,21 @@ describe.skipIf(missing.length > 0)(title('--auth entra against Azurite --oauth 
     }
   }, 120_000);
 
+  it('no token to be had (the identity endpoint refuses): one line naming why and what to do, exit 2', async () => {
+    const msi = await startManagedIdentityServer(IDENTITY_HEADER);
+    try {
+      const run = await runCli('download', { IDENTITY_ENDPOINT: msi.url, IDENTITY_HEADER: 'not-the-header', STORAGE_CONTAINER: 'entra-none', LOG_LEVEL: 'info' });
+      expect(run.code, run.output).toBe(2);
+      expect(msi.refused.length).toBeGreaterThan(0);
+      const errors = run.output.split('\n').filter((l) => l.startsWith('blob-cacher: '));
+      expect(errors, run.output).toHaveLength(1);
+      expect(errors[0]).toMatch(/^blob-cacher: could not get an Entra ID token for https:\/\/storage\.azure\.com\/\.default \(ManagedIdentityCredential: Authentication failed\. .*\); run where a managed identity or workload identity is available/);
+      expect(run.output).not.toContain('    at ');
+    } finally {
+      await msi.stop();
+    }
+  }, 120_000);
+
   it('a token refused during a run (the identity lost its role): the run fails naming the fix', async () => {
     // In process, so that the token server can change what it issues between opening the target
     // (preflight and fixtures pass) and the first run, whose job gets a renewed token.

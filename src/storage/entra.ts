@@ -73,12 +73,16 @@ export class TokenSource {
   }
 }
 
-/** The first real failure of the chain, on one line: unavailable credentials only say they were skipped. */
+/**
+ * The chain's one real failure, on one line: of DefaultAzureCredential's credentials, those that
+ * found nothing to use only say so (and a failing managed identity is reported as unavailable too).
+ */
 function whyNoToken(err: unknown): string {
-  const errors = (err as { errors?: Error[] }).errors ?? [err as Error];
-  const real = errors.find((e) => e?.name !== 'CredentialUnavailableError') ?? errors[0];
-  const line = String(real?.message ?? err).split('\n')[0]!.trim();
-  return line.length > 240 ? `${line.slice(0, 240)}...` : line;
+  const errors = ((err as { errors?: Error[] }).errors ?? [err as Error]).filter(Boolean);
+  const real = errors.find((e) => e.name !== 'CredentialUnavailableError') ?? errors.find((e) => /\bfailed\b/i.test(e.message));
+  if (!real) return 'none of DefaultAzureCredential\'s credentials is available here';
+  const line = String(real.message).split('\n')[0]!.replace(/\s*Error\(s\): Not Available.*$/, '').trim();
+  return line.length > 200 ? `${line.slice(0, 200)}...` : line;
 }
 
 /** DefaultAzureCredential, loaded on first use only: no other target pays for @azure/identity. */
