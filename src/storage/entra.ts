@@ -81,7 +81,7 @@ function whyNoToken(err: unknown): string {
   const errors = ((err as { errors?: Error[] }).errors ?? [err as Error]).filter(Boolean);
   const real = errors.find((e) => e.name !== 'CredentialUnavailableError') ?? errors.find((e) => /\bfailed\b/i.test(e.message));
   if (!real) return 'none of DefaultAzureCredential\'s credentials is available here';
-  const line = String(real.message).split('\n')[0]!.replace(/\s*Error\(s\): Not Available.*$/, '').trim();
+  const line = String(real.message).split('\n')[0]!.replace(/\s*Error\(s\): Not Available.*$/, '').replace(/[\s:]+$/, '');
   return line.length > 200 ? `${line.slice(0, 200)}...` : line;
 }
 
