@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../src/config/errors.js';
 import { readSources } from '../src/cli/sources.js';
-import { buildProgram, loadDownloadConfig, parseFlags, type DownloadConfig } from '../src/config/load.js';
+import { buildProgram, loadDownloadConfig, loadUploadConfig, parseFlags, type DownloadConfig } from '../src/config/load.js';
 import { DOWNLOAD_OPTIONS, LEGACY_ENV_NAMES, UPLOAD_OPTIONS } from '../src/config/options.js';
 import { ONE_RUN } from './helpers/cli-env.js';
 
@@ -216,6 +216,68 @@ describe('credential resolution', () => {
   });
 });
 
+describe('--auth, --endpoint, --client-id, --ca-file', () => {
+  const AZURITE = 'https://127.0.0.1:10000/devstoreaccount1';
+
+  it('--auth entra with an account: the public cloud endpoint, no secret', () => {
+    expect(load(['--auth', 'entra', '--account', 'acct']).credentials).toEqual({ kind: 'entra', account: 'acct', endpoint: 'https://acct.blob.core.windows.net' });
+  });
+
+  it('--auth entra with a path-style --endpoint takes the account from the path; --client-id and --ca-file are kept', () => {
+    expect(load(['--auth', 'entra', '--endpoint', `${AZURITE}/`, '--client-id', 'cid', '--ca-file', 'ca.pem']).credentials).toEqual({
+      kind: 'entra', account: 'devstoreaccount1', endpoint: AZURITE, clientId: 'cid', caFile: 'ca.pem',
+    });
+  });
+
+  it('the environment names: BLOB_CACHER_AUTH, STORAGE_ENDPOINT, BLOB_CACHER_CLIENT_ID, BLOB_CACHER_CA_FILE', () => {
+    const env = { BLOB_CACHER_AUTH: 'entra', STORAGE_ENDPOINT: 'https://acct.blob.core.chinacloudapi.cn', BLOB_CACHER_CLIENT_ID: 'cid', BLOB_CACHER_CA_FILE: '/etc/ca.pem' };
+    expect(load([], env).credentials).toEqual({ kind: 'entra', account: 'acct', endpoint: 'https://acct.blob.core.chinacloudapi.cn', clientId: 'cid', caFile: '/etc/ca.pem' });
+  });
+
+  it('a key with --endpoint signs for that endpoint (a sovereign cloud or a private endpoint)', () => {
+    expect(load(['--account', 'acct', '--key', KEY, '--endpoint', 'https://acct.privatelink.blob.core.windows.net']).credentials).toEqual({
+      kind: 'key', account: 'acct', key: KEY, endpoint: 'https://acct.privatelink.blob.core.windows.net',
+    });
+  });
+
+  it('the mode is inferred when unambiguous, and an explicit one that agrees changes nothing', () => {
+    expect(load(['--account', 'acct', '--key', KEY, '--auth', 'key']).credentials).toEqual(load(['--account', 'acct', '--key', KEY]).credentials);
+    expect(load(['--account', 'acct', '--sas', SAS, '--auth', 'sas']).credentials.kind).toBe('sas');
+    expect(load(['--auth', 'anonymous', '--endpoint', AZURITE]).credentials).toEqual({ kind: 'anonymous', account: 'devstoreaccount1', endpoint: AZURITE });
+  });
+
+  it.each<[string, string[], Record<string, string>, string[]]>([
+    ['entra over http', ['--auth', 'entra', '--endpoint', 'http://127.0.0.1:10000/devstoreaccount1'], {}, ['--auth entra', 'https://']],
+    ['entra without an account', ['--auth', 'entra'], {}, ['--auth entra', 'STORAGE_ACCOUNT', 'STORAGE_ENDPOINT']],
+    ['entra with a key', ['--auth', 'entra', '--account', 'acct', '--key', KEY], {}, ['STORAGE_KEY', '--auth entra', '--auth key']],
+    ['key without a key', ['--auth', 'key', '--account', 'acct'], {}, ['--auth key', 'STORAGE_KEY']],
+    ['--client-id without entra', ['--account', 'acct', '--key', KEY, '--client-id', 'cid'], {}, ['--client-id', '--auth entra']],
+    ['--endpoint with a query', ['--auth', 'entra', '--endpoint', 'https://acct.blob.core.windows.net/?sv=1'], {}, ['STORAGE_ENDPOINT', '--sas']],
+    ['--endpoint with a connection string', ['--endpoint', AZURITE], { STORAGE_CONNECTION_STRING: `AccountName=acct;AccountKey=${KEY}` }, ['STORAGE_ENDPOINT', 'BlobEndpoint']],
+    ['--endpoint alone', ['--endpoint', AZURITE], {}, ['STORAGE_ENDPOINT', '--auth entra']],
+    ['--ca-file with the embedded target', ['--ca-file', 'ca.pem'], {}, ['--ca-file', 'embedded']],
+    ['--ca-file with --url', ['--url', 'https://example.com/x', '--ca-file', 'ca.pem'], {}, ['--ca-file', '--url']],
+    ['--auth with --url', ['--url', 'https://example.com/x', '--auth', 'anonymous'], {}, ['URL', 'one target']],
+    ['--auth nope', ['--auth', 'nope'], {}, ['--auth', 'entra', 'anonymous']],
+  ])('%s is a ConfigError naming the fix', (_, argv, env, words) => {
+    let message = '';
+    try {
+      load(argv, env);
+    } catch (err) {
+      expect(err).toBeInstanceOf(ConfigError);
+      message = (err as Error).message;
+    }
+    for (const word of words) expect(message).toContain(word);
+    expect(message).not.toContain(KEY);
+  });
+
+  it('upload refuses --auth anonymous: public access only reads', () => {
+    const program = buildProgram('upload', UPLOAD_OPTIONS, 'test');
+    const flags = parseFlags(program, ['--auth', 'anonymous', '--account', 'acct'])!;
+    expect(() => loadUploadConfig(flags, readSources(UPLOAD_OPTIONS, flags, {}, dirWith()))).toThrow(/--auth anonymous only reads/);
+  });
+});
+
 interface BadInput {
   name: string;
   args?: string[];
@@ -226,6 +288,8 @@ interface BadInput {
   secret?: string;
   /** Put `--` before the script, so node leaves a script argument alone (see the --env-file case). */
   endNodeOptions?: boolean;
+  /** Files in the working directory, by name. */
+  files?: Record<string, string>;
 }
 
 const BAD_INPUTS: BadInput[] = [
@@ -259,6 +323,10 @@ const BAD_INPUTS: BadInput[] = [
   { name: 'BLOB_CACHER_ENV_FILE=missing.txt', env: { BLOB_CACHER_ENV_FILE: 'missing.txt' }, mentions: ['BLOB_CACHER_ENV_FILE', 'missing.txt'] },
   { name: '--out with --sink memory', args: ['--out', 'x.bin', '--sink', 'memory'], mentions: ['--out', '--sink'] },
   { name: '--sink file with --processes 2', args: ['--sink', 'file', '--processes', '2'], mentions: ['--sink file', '--processes'] },
+  { name: '--auth entra over http', args: ['--auth', 'entra', '--endpoint', 'http://127.0.0.1:1/devstoreaccount1'], mentions: ['--auth entra', 'https://'] },
+  { name: 'BLOB_CACHER_AUTH=entra with STORAGE_KEY', env: { BLOB_CACHER_AUTH: 'entra', STORAGE_ACCOUNT: 'acct', STORAGE_KEY: KEY }, mentions: ['STORAGE_KEY', '--auth entra'], secret: KEY },
+  { name: '--client-id without --auth entra', args: ['--client-id', 'cid', '--account', 'acct', '--sas', SAS], mentions: ['--client-id', '--auth entra'], secret: SAS },
+  { name: '--ca-file that is not a PEM file', args: ['--auth', 'anonymous', '--account', 'acct', '--ca-file', 'notes.txt'], files: { 'notes.txt': 'hello' }, mentions: ['--ca-file', 'PEM'] },
 ];
 
 interface CliResult {
@@ -269,8 +337,8 @@ interface CliResult {
 }
 
 /** Runs dist/download.js in an empty directory with only PATH, HOME and `env`. */
-function runCli(args: readonly string[], env: Record<string, string> = {}, endNodeOptions = false): CliResult {
-  const cwd = dirWith();
+function runCli(args: readonly string[], env: Record<string, string> = {}, endNodeOptions = false, files: Record<string, string> = {}): CliResult {
+  const cwd = dirWith(undefined, files);
   const nodeArgs = endNodeOptions ? ['--', DOWNLOAD_JS, ...args] : [DOWNLOAD_JS, ...args];
   // The timeout turns a bad input that is wrongly accepted (and starts a benchmark) into a failure.
   const r = spawnSync(process.execPath, nodeArgs, {
@@ -291,8 +359,8 @@ describe('bad input through the CLI: one line on stderr, exit code 2', () => {
     expect(BAD_INPUTS.length).toBeGreaterThanOrEqual(12);
   });
 
-  it.each(BAD_INPUTS)('$name', ({ args = [], env = {}, mentions, secret, endNodeOptions }) => {
-    const r = runCli(args, env, endNodeOptions);
+  it.each(BAD_INPUTS)('$name', ({ args = [], env = {}, mentions, secret, endNodeOptions, files }) => {
+    const r = runCli(args, env, endNodeOptions, files);
     expect({ status: r.status, signal: r.signal, stdout: r.stdout }, `stderr was ${JSON.stringify(r.stderr)}`).toEqual({ status: 2, signal: null, stdout: '' });
     const lines = r.stderr.split('\n');
     expect(lines, `stderr was ${JSON.stringify(r.stderr)}`).toHaveLength(2);

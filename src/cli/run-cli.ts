@@ -21,6 +21,8 @@ function registerSecrets(credentials: Credentials, env: Env): void {
   if (credentials.kind === 'sas') registerSecret(credentials.sas);
   if (credentials.kind === 'url') registerSecret(new URL(credentials.url).password || undefined);
   registerSecret(env.STORAGE_CONNECTION_STRING);
+  // What DefaultAzureCredential may read (--auth entra): never echoed by an error it passes on.
+  for (const name of ['AZURE_CLIENT_SECRET', 'AZURE_CLIENT_CERTIFICATE_PASSWORD', 'IDENTITY_HEADER', 'MSI_SECRET']) registerSecret(env[name]);
 }
 
 function targetOf(c: Credentials): { kind: string; label: string } {

@@ -1,14 +1,25 @@
-// Which target the options name (embedded Azurite, a plain URL, or an account with a key or SAS),
-// and the rules that keep one form of credentials per run.
+// Which target the options name (embedded Azurite, a plain URL, or a blob service with a key, a SAS,
+// an Entra ID token or no credentials at all), and the rules that keep one form of credentials per run.
 import { ConfigError } from './errors.js';
-import type { Resolved, TARGET_OPTIONS } from './options.js';
+import type { AuthMode, Resolved, TARGET_OPTIONS } from './options.js';
 
 export type Credentials =
   /** `tls`: the embedded Azurite over HTTPS at https://localhost, with a throwaway certificate. */
   | { kind: 'embedded'; tls?: boolean }
   | { kind: 'url'; url: string }
-  | { kind: 'key'; account: string; key: string; endpoint: string }
-  | { kind: 'sas'; account: string; sas: string; endpoint: string };
+  | ({ kind: 'key'; key: string } & Service)
+  | ({ kind: 'sas'; sas: string } & Service)
+  /** A token from DefaultAzureCredential; `clientId` picks a user-assigned or workload identity. */
+  | ({ kind: 'entra'; clientId?: string } & Service)
+  /** No Authorization at all: public read access. */
+  | ({ kind: 'anonymous' } & Service);
+
+/** A blob service: its account, its URL and, optionally, a CA file (PEM) to trust for it. */
+interface Service {
+  account: string;
+  endpoint: string;
+  caFile?: string;
+}
 
 interface ParsedConnectionString {
   account: string;
@@ -44,50 +55,96 @@ export function parseConnectionString(cs: string): ParsedConnectionString {
   if (!URL.canParse(endpoint) || !/^https?:$/.test(new URL(endpoint).protocol)) {
     throw new ConfigError('malformed STORAGE_CONNECTION_STRING (--connection-string): its blob endpoint is not an http:// or https:// URL');
   }
-  let accountName = account;
-  if (!accountName) {
-    // Path-style endpoints (Azurite, IP hosts) name the account in the path; otherwise the host does.
-    const u = new URL(endpoint);
-    const firstSegment = u.pathname.split('/').find(Boolean);
-    accountName = firstSegment ?? u.hostname.split('.')[0] ?? u.hostname;
+  return { account: account ?? accountOf(endpoint), key, sas, endpoint: endpoint.replace(/\/+$/, '') };
+}
+
+/** Path-style endpoints (Azurite, IP hosts) name the account in the path; otherwise the host does. */
+function accountOf(endpoint: string): string {
+  const u = new URL(endpoint);
+  const firstSegment = u.pathname.split('/').find(Boolean);
+  return firstSegment ?? u.hostname.split('.')[0] ?? u.hostname;
+}
+
+/** The names a user knows each credential by, for messages. */
+const NAMES = { key: 'STORAGE_KEY (--key)', sas: 'STORAGE_SAS (--sas)', 'connection-string': 'STORAGE_CONNECTION_STRING (--connection-string)' } as const;
+
+/**
+ * Where the blob service is: --endpoint as given (sovereign clouds, private endpoints, path-style
+ * Azurite), else the public cloud's https://<account>.blob.core.windows.net. The account is the one
+ * given, else the one the endpoint names.
+ */
+function accountAndEndpoint(mode: AuthMode, account: string | undefined, endpoint: string | undefined): { account: string; endpoint: string } {
+  if (account !== undefined && !/^[a-z0-9]{3,24}$/.test(account)) {
+    throw new ConfigError(`invalid STORAGE_ACCOUNT "${account}": expected 3-24 lowercase letters and digits`);
   }
-  return { account: accountName, key, sas, endpoint: endpoint.replace(/\/+$/, '') };
+  if (endpoint !== undefined) {
+    const u = new URL(endpoint);
+    if (u.search || u.hash) throw new ConfigError('STORAGE_ENDPOINT (--endpoint) is the service URL alone, without a query; give a SAS with --sas');
+    const bare = endpoint.replace(/\/+$/, '');
+    return { account: account ?? accountOf(bare), endpoint: bare };
+  }
+  if (account !== undefined) return { account, endpoint: `https://${account}.blob.core.windows.net` };
+  throw new ConfigError(`--auth ${mode} needs the account: set STORAGE_ACCOUNT (--account) or STORAGE_ENDPOINT (--endpoint)`);
 }
 
 export function resolveCredentials(o: Resolved<typeof TARGET_OPTIONS>): Credentials {
-  const { url, account, key, sas, connectionString: cs } = o;
-  const accountGiven = account !== undefined || key !== undefined || sas !== undefined || cs !== undefined;
+  const { url, account, key, sas, connectionString: cs, auth, endpoint, clientId, caFile } = o;
+  const accountGiven = account !== undefined || key !== undefined || sas !== undefined || cs !== undefined || endpoint !== undefined || auth !== undefined;
   if (url !== undefined) {
     if (accountGiven) throw new ConfigError('both URL (--url) and storage credentials are set; give one target, not both');
     if (o.tls) throw new ConfigError('--tls is for the embedded target; a --url says its own scheme (https://...)');
+    if (clientId !== undefined) throw new ConfigError('--client-id is for --auth entra; a --url is a plain server: drop --client-id');
+    if (caFile !== undefined) throw new ConfigError('--ca-file is for a blob service (--account or --endpoint); drop it with --url');
     return { kind: 'url', url };
   }
-  if (o.tls && (cs !== undefined || account !== undefined)) {
+  if (o.tls && (cs !== undefined || account !== undefined || endpoint !== undefined || auth !== undefined)) {
     throw new ConfigError('--tls is for the embedded target; an account is reached over HTTPS already');
   }
-  if (cs !== undefined) {
-    if (account !== undefined || key !== undefined || sas !== undefined) {
-      throw new ConfigError('STORAGE_CONNECTION_STRING is set together with STORAGE_ACCOUNT/KEY/SAS; give one form of credentials');
+  if (cs !== undefined && (account !== undefined || key !== undefined || sas !== undefined)) {
+    throw new ConfigError('STORAGE_CONNECTION_STRING is set together with STORAGE_ACCOUNT/KEY/SAS; give one form of credentials');
+  }
+  if (key !== undefined && sas !== undefined) throw new ConfigError('both STORAGE_KEY and STORAGE_SAS are set; give one of them');
+  const inferred: AuthMode | undefined = cs !== undefined ? 'connection-string' : key !== undefined ? 'key' : sas !== undefined ? 'sas' : undefined;
+  const mode = auth ?? inferred;
+  if (clientId !== undefined && mode !== 'entra') throw new ConfigError('--client-id (BLOB_CACHER_CLIENT_ID) is for --auth entra; add --auth entra or drop --client-id');
+  if (mode === undefined) {
+    if (account !== undefined || endpoint !== undefined) {
+      const named = account !== undefined ? 'STORAGE_ACCOUNT' : 'STORAGE_ENDPOINT';
+      throw new ConfigError(`${named} is set but neither STORAGE_KEY nor STORAGE_SAS; set one of them (or STORAGE_CONNECTION_STRING), or --auth entra or --auth anonymous`);
     }
+    if (caFile !== undefined) throw new ConfigError('--ca-file is for a blob service (--account or --endpoint); the embedded target trusts its own certificate');
+    return o.tls ? { kind: 'embedded', tls: true } : { kind: 'embedded' };
+  }
+  const ca = caFile === undefined ? {} : { caFile };
+  // One form of credentials per run: an explicit --auth refuses the secrets of another form.
+  if (mode !== inferred && inferred !== undefined) {
+    throw new ConfigError(`${NAMES[inferred]} is set with --auth ${mode}; drop it, or use --auth ${inferred}`);
+  }
+  if (mode === 'connection-string') {
+    if (cs === undefined) throw new ConfigError(`--auth connection-string needs ${NAMES['connection-string']}`);
+    if (endpoint !== undefined) throw new ConfigError('STORAGE_CONNECTION_STRING names its own endpoint; drop STORAGE_ENDPOINT (--endpoint), or give BlobEndpoint= in the string');
     const p = parseConnectionString(cs);
-    if (p.key) return { kind: 'key', account: p.account, key: p.key, endpoint: p.endpoint };
-    return { kind: 'sas', account: p.account, sas: (p.sas ?? '').replace(/^\?/, ''), endpoint: p.endpoint };
+    if (p.key) return { kind: 'key', account: p.account, key: p.key, endpoint: p.endpoint, ...ca };
+    return { kind: 'sas', account: p.account, sas: (p.sas ?? '').replace(/^\?/, ''), endpoint: p.endpoint, ...ca };
   }
-  if (account === undefined && (key !== undefined || sas !== undefined)) {
-    throw new ConfigError(`${key !== undefined ? 'STORAGE_KEY' : 'STORAGE_SAS'} is set without STORAGE_ACCOUNT; set STORAGE_ACCOUNT (--account) too`);
+  if ((mode === 'key' || mode === 'sas') && o[mode] === undefined) throw new ConfigError(`--auth ${mode} needs ${NAMES[mode]}`);
+  if (account === undefined && endpoint === undefined && (mode === 'key' || mode === 'sas')) {
+    throw new ConfigError(`${mode === 'key' ? 'STORAGE_KEY' : 'STORAGE_SAS'} is set without STORAGE_ACCOUNT; set STORAGE_ACCOUNT (--account) or STORAGE_ENDPOINT (--endpoint) too`);
   }
-  if (account !== undefined) {
-    if (!/^[a-z0-9]{3,24}$/.test(account)) {
-      throw new ConfigError(`invalid STORAGE_ACCOUNT "${account}": expected 3-24 lowercase letters and digits`);
-    }
-    const endpoint = `https://${account}.blob.core.windows.net`;
-    if (key !== undefined && sas !== undefined) throw new ConfigError('both STORAGE_KEY and STORAGE_SAS are set; give one of them');
-    if (key !== undefined) {
-      if (!/^[A-Za-z0-9+/]+={0,2}$/.test(key)) throw new ConfigError('invalid STORAGE_KEY (--key): expected the base64 account key');
-      return { kind: 'key', account, key, endpoint };
-    }
-    if (sas !== undefined) return { kind: 'sas', account, sas: sas.replace(/^\?/, ''), endpoint };
-    throw new ConfigError('STORAGE_ACCOUNT is set but neither STORAGE_KEY nor STORAGE_SAS; set one of them (or STORAGE_CONNECTION_STRING)');
+  const where = accountAndEndpoint(mode, account, endpoint);
+  switch (mode) {
+    case 'key':
+      if (!/^[A-Za-z0-9+/]+={0,2}$/.test(key!)) throw new ConfigError('invalid STORAGE_KEY (--key): expected the base64 account key');
+      return { kind: 'key', ...where, key: key!, ...ca };
+    case 'sas':
+      return { kind: 'sas', ...where, sas: sas!.replace(/^\?/, ''), ...ca };
+    case 'entra':
+      // A bearer token is a password for its lifetime: the service refuses it over plain HTTP, and so do we.
+      if (new URL(where.endpoint).protocol !== 'https:') {
+        throw new ConfigError(`--auth entra sends a bearer token, which needs an https:// endpoint; ${where.endpoint} is http: fix STORAGE_ENDPOINT (--endpoint)`);
+      }
+      return { kind: 'entra', ...where, ...(clientId === undefined ? {} : { clientId }), ...ca };
+    case 'anonymous':
+      return { kind: 'anonymous', ...where, ...ca };
   }
-  return o.tls ? { kind: 'embedded', tls: true } : { kind: 'embedded' };
 }

@@ -259,6 +259,9 @@ export function loadUploadConfig(flags: Readonly<Record<string, unknown>>, sourc
   const o = resolveOptions(UPLOAD_OPTIONS, flags, sources);
   const credentials = resolveCredentials(o);
   const { uploadMethod, blockSizeBytes, blobSizeBytes } = o;
+  if (credentials.kind === 'anonymous') {
+    throw new ConfigError('--auth anonymous only reads (public access); uploads need --auth key, sas, connection-string or entra');
+  }
   if (credentials.kind === 'url' && !URL_UPLOAD_METHODS.includes(uploadMethod)) {
     throw new ConfigError(`--upload-method ${uploadMethod} needs a blob service and --url is a plain server; with --url use small-files or all, or drop --url`);
   }

@@ -22,6 +22,8 @@ export type UploadMethod = string;
 export const CONNECTION_MODES = ['cold', 'warm'] as const;
 export type ConnectionMode = (typeof CONNECTION_MODES)[number];
 export const FORMATS = ['console', 'md', 'csv', 'json', 'html'] as const;
+export const AUTH_MODES = ['key', 'sas', 'connection-string', 'entra', 'anonymous'] as const;
+export type AuthMode = (typeof AUTH_MODES)[number];
 export type ReportFormat = (typeof FORMATS)[number];
 
 /** What a parser returns for a bad value: what a valid value looks like, to end "expected …". */
@@ -178,6 +180,22 @@ const container = option({ key: 'container', flag: '--container', env: 'STORAGE_
 const key = option({ key: 'key', flag: '--key', env: 'STORAGE_KEY', valueName: 'key', parse: text, help: 'account key (SharedKey auth)', secret: true });
 const sas = option({ key: 'sas', flag: '--sas', env: 'STORAGE_SAS', valueName: 'token', parse: text, help: 'SAS token (query string)', secret: true });
 const connectionString = option({ key: 'connectionString', flag: '--connection-string', env: 'STORAGE_CONNECTION_STRING', valueName: 'cs', parse: text, help: 'storage connection string', secret: true });
+const auth = option({
+  key: 'auth', flag: '--auth', env: 'BLOB_CACHER_AUTH', valueName: 'mode', parse: oneOf(AUTH_MODES),
+  help: `how requests to the blob service are authorized (${AUTH_MODES.join(', ')}; default: from the credentials given). entra: a token from DefaultAzureCredential (managed identity, workload identity, az login)`,
+});
+const endpoint = option({
+  key: 'endpoint', flag: '--endpoint', env: 'STORAGE_ENDPOINT', valueName: 'url', parse: httpUrl,
+  help: 'blob service URL, for every --auth mode (default https://<account>.blob.core.windows.net): sovereign clouds, private endpoints, path-style https://127.0.0.1:PORT/devstoreaccount1',
+});
+const clientId = option({
+  key: 'clientId', flag: '--client-id', env: 'BLOB_CACHER_CLIENT_ID', valueName: 'id', parse: text,
+  help: '--auth entra: client ID of a user-assigned managed identity or workload identity (default: AZURE_CLIENT_ID, as DefaultAzureCredential reads it)',
+});
+const caFile = option({
+  key: 'caFile', flag: '--ca-file', env: 'BLOB_CACHER_CA_FILE', valueName: 'path', parse: text,
+  help: 'PEM certificate(s) trusted for the --endpoint or account instead of the default CAs (a private CA, a TLS-inspecting proxy, a test Azurite over HTTPS; to keep the defaults, append them to the file)',
+});
 /** Read by the CLI (src/cli/sources.ts) before the other options are resolved. */
 export const envFile = option({ key: 'envFile', flag: '--dotenv', env: 'BLOB_CACHER_ENV_FILE', valueName: 'path', defaultValue: '.env', parse: text, help: 'dotenv file to read (missing default .env is fine)' });
 const httpClient = option({
@@ -194,7 +212,7 @@ const tlsOption = option({
   key: 'tls', flag: '--tls', env: 'BLOB_CACHER_TLS', valueName: 'bool', defaultValue: false, parse: bool,
   help: 'the embedded Azurite over HTTPS (https://localhost, a throwaway certificate trusted by this run only): dns, tcp and tls phases measured',
 });
-export const TARGET_OPTIONS = table(url, account, container, key, sas, connectionString, tlsOption);
+export const TARGET_OPTIONS = table(url, account, container, key, sas, connectionString, auth, endpoint, clientId, caFile, tlsOption);
 
 const format = option({ key: 'format', flag: '--format', env: 'BLOB_CACHER_FORMAT', valueName: 'fmt', defaultValue: 'console', parse: oneOf(FORMATS), help: `report format on stdout (${FORMATS.join(', ')})` });
 /** Output and repetition: the same for every command that measures. */

@@ -8,8 +8,9 @@ import { contentMd5, FIXTURE_SEED } from '../payload/content.js';
 import { ensureFixtures, removeFixtures, type FixtureState } from '../payload/fixtures.js';
 import { makeScratchDir, type ScratchDir } from '../payload/scratch.js';
 import type { MeasuredRun, Verification } from '../results/record.js';
+import { withTokenFix } from '../storage/entra.js';
 import { preflightContainer, preflightUrl } from '../storage/preflight.js';
-import { containerClient, openTarget, type TargetInfo } from '../storage/target.js';
+import { coordinatorClient, forRun, openTarget, type TargetInfo } from '../storage/target.js';
 import { selectStrategies } from '../strategies/index.js';
 import type { DownloadStrategy, PlanInput, WorkItem } from '../strategies/strategy.js';
 import type { OpRecord } from '../workers/protocol.js';
@@ -26,7 +27,7 @@ export function downloadWorkload(config: DownloadConfig): DownloadWorkload {
   const workload: DownloadWorkload = {
     fixtures: { created: [], reused: [] },
     async open(signal): Promise<OpenWorkload> {
-      const target = await openTarget(config.credentials, config.container);
+      const target = await openTarget(config.credentials, config.container, signal);
       try {
         log.info(`target: ${target.label}`);
         const info = target.info;
@@ -35,14 +36,16 @@ export function downloadWorkload(config: DownloadConfig): DownloadWorkload {
         const strategies = selectStrategies(config.sourceMethod, info.kind === 'url');
         checkDownloadFits(strategies, input, { sink: config.sink, embedded: info.kind === 'blob' && info.embedded, urlTarget: info.kind === 'url' });
         if (info.kind === 'blob') {
-          const container = await containerClient(info);
-          await preflightContainer(container, target.label);
-          workload.fixtures = await ensureFixtures(container, strategies.flatMap((s) => s.fixtures(input)), signal);
+          const container = await coordinatorClient(target);
+          const readOnly = !info.key && !info.sas && !info.bearer;
+          if (!readOnly) await preflightContainer(container, target.label, info.bearer ? 'entra' : 'secret');
+          workload.fixtures = await ensureFixtures(container, strategies.flatMap((s) => s.fixtures(input)), signal, { readOnly });
         }
         // Output files without --out go to a directory of our own, never to a predictable name.
         const scratch = config.sink === 'discard' || config.sink === 'memory' ? undefined : await makeScratchDir();
         const contenders = strategies.map((s): Contender => ({
-          strategy: s.name, description: s.description, prepare: (run) => prepareRun(config, info, s, input, size, scratch, run),
+          // Each run's job carries the target as it is then: an Entra ID token is renewed between runs.
+          strategy: s.name, description: s.description, prepare: async (run) => prepareRun(config, await forRun(target, info, signal), s, input, size, scratch, run),
         }));
         return {
           target: target.label, objectSizeBytes: size, contenders, serverClock: target.serverClock,
@@ -52,7 +55,7 @@ export function downloadWorkload(config: DownloadConfig): DownloadWorkload {
             // Interrupted runs clean up the fixtures they created, as --cleanup would.
             const created = workload.fixtures.created;
             if ((config.cleanup || interrupted) && info.kind === 'blob' && created.length) {
-              await removeFixtures(await containerClient(info), created);
+              await removeFixtures(await coordinatorClient(target), created);
               log.info(`cleanup: removed ${created.length} fixture(s) this run created`);
             }
             await target.stop();
@@ -121,7 +124,10 @@ async function md5OfFile(path: string): Promise<string> {
  */
 async function verify(items: readonly WorkItem[], records: readonly OpRecord[], size: number, info: TargetInfo, filePath?: string): Promise<Verification> {
   const failed = records.filter((r) => r.error);
-  if (failed.length) return { verified: false, verification: `${failed.length} request(s) failed: ${failed[0]!.error}` };
+  if (failed.length) {
+    const usedToken = info.kind === 'blob' && info.bearer !== undefined;
+    return { verified: false, verification: withTokenFix(`${failed.length} request(s) failed: ${failed[0]!.error}`, usedToken, failed) };
+  }
   const bytes = records.reduce((s, r) => s + r.bytes, 0);
   if (bytes !== size) return { verified: false, verification: `delivered ${bytes} bytes, expected ${size}` };
   if (info.kind === 'url') {

@@ -8,8 +8,9 @@ import type { UploadConfig } from '../config/load.js';
 import { log } from '../log/logger.js';
 import type { MeasuredRun } from '../results/record.js';
 import { blobStore, type UploadStore } from '../storage/blob-store.js';
+import { withTokenFix } from '../storage/entra.js';
 import { preflightContainer, preflightUrlUpload } from '../storage/preflight.js';
-import { containerClient, openTarget, RequestSigner, type TargetInfo } from '../storage/target.js';
+import { coordinatorClient, forRun, openTarget, RequestSigner, type Target, type TargetInfo } from '../storage/target.js';
 import { urlStore } from '../storage/url-store.js';
 import { selectUploadStrategies, UPLOAD_STRATEGIES } from '../strategies/index.js';
 import type { UploadPlanInput, UploadStrategy } from '../strategies/upload-strategy.js';
@@ -46,7 +47,7 @@ export function uploadWorkload(config: UploadConfig): UploadWorkload {
   return {
     prefix,
     async open(signal): Promise<OpenWorkload> {
-      const target = await openTarget(config.credentials, config.container);
+      const target = await openTarget(config.credentials, config.container, signal);
       try {
         const plain = target.info.kind === 'url';
         log.info(`target: ${target.label}; ${plain ? 'path' : 'blob'} prefix ${prefix}/`);
@@ -64,9 +65,10 @@ export function uploadWorkload(config: UploadConfig): UploadWorkload {
               'measure against a local nginx (--url http://127.0.0.1:PORT/dav/) or a real account (--account, STORAGE_*) instead',
           );
         }
-        const { info, store } = await openStore(config, target.info, target.label, prefix, signal);
+        const { info, store } = await openStore(config, target, prefix, signal);
         const contenders = strategies.map((s): Contender => ({
-          strategy: s.name, description: s.description, prepare: async (run) => prepareRun(config, info, store, s, prefix, run, signal),
+          // Each run's job carries the target as it is then: an Entra ID token is renewed between runs.
+          strategy: s.name, description: s.description, prepare: async (run) => prepareRun(config, await forRun(target, info, signal), store, s, prefix, run, signal),
         }));
         return {
           target: target.label, contenders, serverClock: target.serverClock,
@@ -117,7 +119,10 @@ function prepareRun(
     // Failed requests fail the run as they are; otherwise the store checks what it holds.
     async verify(merged) {
       const failed = merged.records.filter((r) => r.error);
-      if (failed.length) return { verified: false, verification: `${failed.length} request(s) failed: ${failed[0]!.error}` };
+      if (failed.length) {
+        const usedToken = info.kind === 'blob' && info.bearer !== undefined;
+        return { verified: false, verification: withTokenFix(`${failed.length} request(s) failed: ${failed[0]!.error}`, usedToken, failed) };
+      }
       return verifyFromRecords(items, merged.records, info.kind === 'url') ?? store.verify(items);
     },
     async cleanup(_verified, merged) {
@@ -161,12 +166,11 @@ export function verifyFromRecords(items: readonly WorkItem[], records: readonly 
  * Checks the target and returns where uploads go and how they are checked. A plain URL becomes a
  * folder (each blob name a path below it) and is probed with one PUT and DELETE, outside any timing.
  */
-async function openStore(
-  config: UploadConfig, info: TargetInfo, label: string, prefix: string, signal: AbortSignal,
-): Promise<{ info: TargetInfo; store: UploadStore }> {
+async function openStore(config: UploadConfig, target: Target, prefix: string, signal: AbortSignal): Promise<{ info: TargetInfo; store: UploadStore }> {
+  const info = target.info;
   if (info.kind === 'blob') {
-    const container = await containerClient(info);
-    await preflightContainer(container, label);
+    const container = await coordinatorClient(target);
+    await preflightContainer(container, target.label, info.bearer ? 'entra' : 'secret');
     return { info, store: blobStore(container) };
   }
   const folder: TargetInfo = { ...info, folder: true };

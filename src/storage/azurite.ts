@@ -36,6 +36,11 @@ export interface EmbeddedOptions {
   memoryLimitBytes?: number;
   /** Serve HTTPS at https://localhost:<port> with a certificate made for this run. */
   tls?: boolean;
+  /**
+   * With tls: also accept Entra ID bearer tokens (Azurite's `--oauth basic`: audience, issuer and
+   * lifetime are checked, signatures are not), for tests of --auth entra against token servers of their own.
+   */
+  oauth?: boolean;
 }
 
 export async function startEmbeddedAzurite(opts: EmbeddedOptions = {}): Promise<EmbeddedAzurite> {
@@ -60,7 +65,7 @@ export async function startEmbeddedAzurite(opts: EmbeddedOptions = {}): Promise<
   const config = new BlobConfiguration(
     '127.0.0.1', 0, undefined, undefined, undefined, undefined,
     false, undefined, false, undefined,
-    true, true, scratch ? scratch.path('cert.pem') : '', scratch ? scratch.path('key.pem') : '', '', undefined, false,
+    true, true, scratch ? scratch.path('cert.pem') : '', scratch ? scratch.path('key.pem') : '', '', tls && opts.oauth ? 'basic' : undefined, false,
     true, new MemoryExtentChunkStore(memoryLimitBytes ?? DEFAULT_EXTENT_MEMORY_LIMIT),
   );
   const server = new BlobServer(config);

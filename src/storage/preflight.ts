@@ -5,6 +5,7 @@ import { ConfigError } from '../config/errors.js';
 import { shownUrl } from '../transport/http-client.js';
 import { NodeHttpClient } from '../transport/request.js';
 import { outcomeOf, requestWithRetries, type RetriedResult } from '../transport/retry.js';
+import { TOKEN_REFUSED_FIX } from './entra.js';
 import { PLAIN_PUT_STATUSES } from './target.js';
 
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNRESET']);
@@ -54,15 +55,22 @@ function unanswered(r: RetriedResult): string {
   return code && NETWORK_CODES.has(code) && code !== 'ETIMEDOUT' ? code : r.error ?? 'no answer';
 }
 
-/** The container exists (or is created) and the credentials are accepted. */
-export async function preflightContainer(container: ContainerClient, label: string): Promise<void> {
+/**
+ * The container exists (or is created) and the credentials are accepted. `auth`: a key or SAS
+ * (`secret`), or an Entra ID token, whose refusal has another fix.
+ */
+export async function preflightContainer(container: ContainerClient, label: string, auth: 'secret' | 'entra' = 'secret'): Promise<void> {
   try {
     await container.createIfNotExists();
   } catch (err) {
-    const e = err as { statusCode?: number; code?: string; details?: { errorCode?: string } };
+    const e = err as { statusCode?: number; code?: string; details?: { errorCode?: string; authenticationErrorDetail?: string } };
     const code = networkCode(err);
     const host = new URL(container.url).host;
     if (code) throw new ConfigError(`cannot reach ${host} (${code}); check the account name, endpoint or network`);
+    if (auth === 'entra' && (e.statusCode === 401 || e.statusCode === 403)) {
+      const detail = [e.details?.errorCode ?? e.code, e.details?.authenticationErrorDetail].filter(Boolean).join(': ');
+      throw new ConfigError(`${label} refused the token (HTTP ${e.statusCode}${detail ? ` ${detail}` : ''}); ${TOKEN_REFUSED_FIX}`);
+    }
     if (e.statusCode === 403) {
       throw new ConfigError(`${label} rejected the credentials (HTTP 403 ${e.details?.errorCode ?? e.code ?? ''}`.trim() + '); check STORAGE_KEY / STORAGE_SAS (a SAS needs read, write, create, list, delete)');
     }

@@ -1,11 +1,16 @@
 // A target is where requests go and how they are signed. TargetInfo is plain data so that it can be
-// sent to worker processes; the SDK client is only built where fixtures or baselines need it.
+// sent to worker processes (an Entra ID token included); the SDK client is only built where
+// fixtures or baselines need it.
+import { readFile } from 'node:fs/promises';
 import { createAgent } from '../transport/request.js';
 import { ServerClock } from '../metrics/server-clock.js';
 import type { Agent } from 'node:http';
 import type { ContainerClient, StoragePipelineOptions } from '@azure/storage-blob';
+import type { TokenCredential } from '@azure/identity';
 import type { Credentials } from '../config/load.js';
+import { ConfigError } from '../config/errors.js';
 import { registerSecret } from '../log/logger.js';
+import { entraTokens, heldToken, type Bearer, type TokenSource } from './entra.js';
 import { startEmbeddedAzurite } from './azurite.js';
 import { STORAGE_API_VERSION } from './api-version.js';
 import { signSharedKey } from './sharedkey.js';
@@ -13,8 +18,12 @@ import { signSharedKey } from './sharedkey.js';
 export type TargetInfo =
   /** `folder`: uploads, where each blob name is a path below the URL; otherwise the URL is the object. */
   | { kind: 'url'; url: string; folder?: boolean }
-  /** `ca`: a certificate (PEM) this run's clients trust, for the embedded target over HTTPS. */
-  | { kind: 'blob'; embedded: boolean; endpoint: string; container: string; account: string; key?: string; sas?: string; ca?: string };
+  /**
+   * `ca`: the certificates (PEM) this run's clients trust, instead of Node's defaults: the embedded
+   * target's throwaway one, or --ca-file's. `bearer`: an Entra ID token, fetched by the coordinator before
+   * the run. None of key, sas and bearer: anonymous (public read access).
+   */
+  | { kind: 'blob'; embedded: boolean; endpoint: string; container: string; account: string; key?: string; sas?: string; bearer?: Bearer; ca?: string };
 
 export interface Target {
   info: TargetInfo;
@@ -22,10 +31,28 @@ export interface Target {
   label: string;
   /** The server's own clock, where the server runs in this process (the embedded Azurite). */
   serverClock?: ServerClock;
+  /** Entra ID: where every token comes from (the coordinator's SDK client and each run's job). */
+  tokens?: TokenSource;
   stop(): Promise<void>;
 }
 
-export async function openTarget(credentials: Credentials, container: string): Promise<Target> {
+/** A --ca-file's certificates, read once by the coordinator; workers get them with their job. */
+async function readCa(path: string): Promise<string> {
+  let pem: string;
+  try {
+    pem = await readFile(path, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`--ca-file ${path} cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'}); fix BLOB_CACHER_CA_FILE (--ca-file)`);
+  }
+  if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new ConfigError(`--ca-file ${path} holds no PEM certificate (-----BEGIN CERTIFICATE-----); give the CA in PEM`);
+  // In place of the defaults, not besides them: with Node's ~150 roots in `ca`, every TLS connection
+  // would parse them all again (about 20 ms), inside the tls phase being measured.
+  return pem;
+}
+
+const AUTH_LABELS = { key: 'SharedKey', sas: 'SAS', entra: 'Entra ID', anonymous: 'anonymous' } as const;
+
+export async function openTarget(credentials: Credentials, container: string, signal?: AbortSignal): Promise<Target> {
   switch (credentials.kind) {
     case 'url':
       return { info: { kind: 'url', url: credentials.url }, label: `url ${new URL(credentials.url).host}`, stop: async () => {} };
@@ -42,21 +69,48 @@ export async function openTarget(credentials: Credentials, container: string): P
         },
       };
     }
-    case 'key':
-      registerSecret(credentials.key);
-      return {
-        info: { kind: 'blob', embedded: false, endpoint: credentials.endpoint, container, account: credentials.account, key: credentials.key },
-        label: `account ${credentials.account} (SharedKey)`,
-        stop: async () => {},
-      };
-    case 'sas':
-      registerSecret(credentials.sas);
-      return {
-        info: { kind: 'blob', embedded: false, endpoint: credentials.endpoint, container, account: credentials.account, sas: credentials.sas },
-        label: `account ${credentials.account} (SAS)`,
-        stop: async () => {},
-      };
+    default: {
+      const c = credentials;
+      const ca = c.caFile === undefined ? {} : { ca: await readCa(c.caFile) };
+      const base = { kind: 'blob', embedded: false, endpoint: c.endpoint, container, account: c.account, ...ca } as const;
+      const label = `account ${c.account} (${AUTH_LABELS[c.kind]})`;
+      const stop = async () => {};
+      switch (c.kind) {
+        case 'key':
+          registerSecret(c.key);
+          return { info: { ...base, key: c.key }, label, stop };
+        case 'sas':
+          registerSecret(c.sas);
+          return { info: { ...base, sas: c.sas }, label, stop };
+        case 'anonymous':
+          return { info: base, label, stop };
+        case 'entra': {
+          // The first token now, before preflight and fixtures: a missing identity fails here, in one line.
+          const tokens = await entraTokens(c.clientId);
+          return { info: { ...base, bearer: await tokens.current(signal) }, label, tokens, stop };
+        }
+      }
+    }
   }
+}
+
+/**
+ * The target as one run's job carries it, made before the barrier: with Entra ID, a token good for
+ * the whole run (a new one when the one held expires soon). Workers never fetch a token themselves.
+ */
+export async function forRun(target: Target, info: TargetInfo = target.info, signal?: AbortSignal): Promise<TargetInfo> {
+  if (!target.tokens || info.kind !== 'blob') return info;
+  return { ...info, bearer: await target.tokens.current(signal) };
+}
+
+/**
+ * The coordinator's SDK client (preflight, fixtures, verification, cleanup): with Entra ID its token
+ * comes from the source, renewed when it expires soon; none of these is ever inside a timed window.
+ */
+export function coordinatorClient(target: Target): Promise<ContainerClient> {
+  if (target.info.kind !== 'blob') throw new Error('a plain URL has no container');
+  const tokens = target.tokens;
+  return containerClient(target.info, tokens ? { credential: heldToken(() => tokens.current()) } : {});
 }
 
 /** Bounded SDK retries: its default backs off for minutes against an unreachable host. */
@@ -66,7 +120,7 @@ const SDK_PIPELINE: StoragePipelineOptions = { retryOptions: { maxTries: 3, retr
  * The SDK is loaded on first use only: a plain-URL run, or a worker making its own requests, never
  * pays its ~40 MiB of memory and start-up time.
  */
-export async function containerClient(info: Extract<TargetInfo, { kind: 'blob' }>, opts: { agent?: Agent } = {}): Promise<ContainerClient> {
+export async function containerClient(info: Extract<TargetInfo, { kind: 'blob' }>, opts: { agent?: Agent; credential?: TokenCredential } = {}): Promise<ContainerClient> {
   const { AnonymousCredential, BlobServiceClient, StorageSharedKeyCredential } = await import('@azure/storage-blob');
   // An agent of its own (the SDK passes `agent` through to its pipeline): by default every client
   // in a process shares one keep-alive agent, so a baseline would reuse the sockets of its last run.
@@ -77,7 +131,11 @@ export async function containerClient(info: Extract<TargetInfo, { kind: 'blob' }
     const service = new BlobServiceClient(info.endpoint, new StorageSharedKeyCredential(info.account, info.key), pipeline);
     return service.getContainerClient(info.container);
   }
-  const service = new BlobServiceClient(`${info.endpoint}?${info.sas}`, new AnonymousCredential(), pipeline);
+  // A token: the one this job carries (a worker, a static credential) or the coordinator's source.
+  const bearer = info.bearer;
+  const credential = opts.credential ?? (bearer ? heldToken(() => bearer) : undefined);
+  if (credential) return new BlobServiceClient(info.endpoint, credential, pipeline).getContainerClient(info.container);
+  const service = new BlobServiceClient(info.sas ? `${info.endpoint}?${info.sas}` : info.endpoint, new AnonymousCredential(), pipeline);
   return service.getContainerClient(info.container);
 }
 
@@ -88,6 +146,8 @@ export class RequestSigner {
   constructor(info: TargetInfo) {
     this.info = info;
     if (info.kind === 'blob' && info.key) this.keyBytes = Buffer.from(info.key, 'base64');
+    // A worker's own logger masks the token its job brought, as the coordinator's does.
+    if (info.kind === 'blob' && info.bearer) registerSecret(info.bearer.token);
     // A password in a plain URL (user:pw@host) goes out as Basic auth; in every process that signs
     // requests, it is kept out of the log lines that show a request's URL.
     if (info.kind === 'url') registerSecret(new URL(info.url).password);
@@ -99,11 +159,12 @@ export class RequestSigner {
     return new URL(this.info.sas ? `${base}?${this.info.sas}` : base);
   }
 
-  /** Returns headers for `method` on `url`, signed when the target uses SharedKey. */
+  /** Returns headers for `method` on `url`: signed (SharedKey), with the run's bearer token, or neither. */
   headers(method: string, url: URL, extra: Record<string, string> = {}): Record<string, string> {
     if (this.info.kind === 'url') return extra;
-    const headers = { 'x-ms-version': STORAGE_API_VERSION, ...extra };
+    const headers: Record<string, string> = { 'x-ms-version': STORAGE_API_VERSION, ...extra };
     if (this.keyBytes) return signSharedKey(method, url, headers, this.info.account, this.keyBytes);
+    if (this.info.bearer) headers.authorization = `Bearer ${this.info.bearer.token}`;
     return headers;
   }
 }

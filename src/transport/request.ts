@@ -11,7 +11,7 @@ export interface TracedRequestOptions extends HttpRequest {
   highWaterMark?: number;
 }
 
-/** `ca`: a certificate (PEM) to trust besides the system's, e.g. the embedded target's throwaway one. */
+/** `ca`: the certificates (PEM) to trust, in place of Node's defaults, e.g. the embedded target's throwaway one. */
 export function createAgent(url: URL, maxSockets: number, ca?: string): http.Agent {
   const options: http.AgentOptions = { keepAlive: true, maxSockets, maxFreeSockets: maxSockets, scheduling: 'fifo' };
   return url.protocol === 'https:' ? new https.Agent({ ...options, ...(ca ? { ca } : {}) }) : new http.Agent(options);
