@@ -6,8 +6,9 @@ import { Command, CommanderError, Option } from 'commander';
 import { redact } from '../log/logger.js';
 import { resolveCredentials, type Credentials } from './credentials.js';
 import { ConfigError } from './errors.js';
+import { resolveScaleout, type ScaleoutConfig } from './scaleout.js';
 import { formatBytes } from './sizes.js';
-import { DOWNLOAD_OPTIONS, envFile, Invalid, RUN_OPTIONS, UPLOAD_OPTIONS, type AnyOption, type DownloadMethod, type HttpClient, type LogLevel, type OptionSpec, type ReportFormat, type Resolved, type SinkKind, type UploadMethod } from './options.js';
+import { DOWNLOAD_OPTIONS, envFile, Invalid, RUN_OPTIONS, SCALEOUT_OPTIONS, UPLOAD_OPTIONS, type AnyOption, type DownloadMethod, type HttpClient, type LogLevel, type OptionSpec, type ReportFormat, type Resolved, type SinkKind, type UploadMethod } from './options.js';
 
 export type { Credentials } from './credentials.js';
 
@@ -26,6 +27,8 @@ export interface RunOptions {
   minTimeMs?: number;
   resultsPath?: string;
   format: ReportFormat;
+  /** One client of a scale-out run; unset on one machine. */
+  scaleout?: ScaleoutConfig;
 }
 
 const DEFAULT_RUNS = 5;
@@ -78,6 +81,11 @@ export interface UploadConfig extends RunOptions {
   credentials: Credentials;
 }
 
+function withScaleout(o: Resolved<typeof SCALEOUT_OPTIONS>, credentials: Credentials): { scaleout?: ScaleoutConfig } {
+  const scaleout = resolveScaleout(o, credentials);
+  return scaleout ? { scaleout } : {};
+}
+
 /** What the options are resolved from, besides the flags: plain strings, read by the CLI. */
 export interface Sources {
   env: Readonly<Record<string, string | undefined>>;
@@ -124,7 +132,7 @@ export function buildProgram(name: string, specs: readonly AnyOption[], summary:
   for (const spec of specs) {
     // A bool takes an optional value, so that `--force`, `--force=false` and `--cleanup yes` all parse.
     const value = spec.valueName === 'bool' ? ' [bool]' : spec.valueName ? ` <${spec.valueName}>` : '';
-    const env = spec.env ? ` [env ${spec.env}]` : '';
+    const env = spec.env ? ` [env ${spec.platformEnv ? `${spec.platformEnv}, then ` : ''}${spec.env}]` : '';
     const shown = spec.key.endsWith('Bytes') && typeof spec.defaultValue === 'number' ? formatBytes(spec.defaultValue).replace(' ', '') : String(spec.defaultValue);
     const dflt = spec.defaultValue !== undefined && !spec.secret ? ` (default ${shown})` : '';
     program.addOption(new Option(`${spec.flag}${value}`, `${spec.help}${env}${dflt}`));
@@ -165,6 +173,7 @@ export function parseFlags(program: Command, argv: readonly string[]): Record<st
 function resolveOne<T>(spec: OptionSpec<T>, flags: Readonly<Record<string, unknown>>, sources: Sources): T | undefined {
   const layers: [string | undefined, string][] = [
     [flagText(flags, spec), spec.flag],
+    [spec.platformEnv ? nonEmpty(sources.env[spec.platformEnv]) : undefined, `${spec.platformEnv} (${spec.flag})`],
     [spec.env ? nonEmpty(sources.env[spec.env]) : undefined, `${spec.env} (${spec.flag})`],
     [spec.env ? nonEmpty(sources.dotenv?.[spec.env]) : undefined, `${spec.env} (${spec.flag}) in the dotenv file`],
   ];
@@ -225,6 +234,7 @@ export function loadDownloadConfig(flags: Readonly<Record<string, unknown>>, sou
     cleanup: o.cleanup,
     credentials,
     ...runOptions(o),
+    ...withScaleout(o, credentials),
   };
 }
 
@@ -258,6 +268,7 @@ export function loadUploadConfig(flags: Readonly<Record<string, unknown>>, sourc
     httpClient: o.httpClient,
     credentials,
     ...runOptions(o),
+    ...withScaleout(o, credentials),
   };
 }
 
@@ -270,5 +281,7 @@ export function redactedConfig(config: DownloadConfig | UploadConfig): Record<st
     // A URL may carry a SAS of its own (?…&sig=…): its signature never reaches a results file.
     : c.kind === 'url' ? { kind: c.kind, url: redact(c.url) }
     : c;
-  return { ...config, credentials: target };
+  const s = config.scaleout;
+  const scaleout = s ? { scaleout: { ...s, store: { kind: s.store.kind, account: s.store.account, endpoint: s.store.endpoint, [s.store.kind]: '[redacted]' } } } : {};
+  return { ...config, credentials: target, ...scaleout };
 }
