@@ -214,6 +214,9 @@ export function loadDownloadConfig(flags: Readonly<Record<string, unknown>>, sou
   if (outPath !== undefined && (sink === 'memory' || sink === 'discard')) {
     throw new ConfigError(`--out is only used by the file and sparse-file sinks; add --sink file or drop --out`);
   }
+  if (o.cleanup && o.runId !== undefined) {
+    throw new ConfigError('--cleanup in a scale-out run (--run-id) would delete fixtures that other clients still read; drop it and delete them after collect');
+  }
   if (sourceMethod === 'sdk' && (sink === 'file' || sink === 'sparse-file')) {
     throw new ConfigError(`--source-method sdk writes no file (the SDK baseline reads into memory); drop --sink ${sink}${outPath === undefined ? '' : ' and --out'}, or choose another --source-method`);
   }
