@@ -6,7 +6,8 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmbeddedAzurite, type EmbeddedAzurite } from './helpers/azurite.js';
+import { ensureFixtures } from '../src/payload/fixtures.js';
+import { containerOf, startEmbeddedAzurite, type EmbeddedAzurite } from './helpers/azurite.js';
 import { ONE_RUN } from './helpers/cli-env.js';
 import { freshDirs } from './helpers/temp-dirs.js';
 
@@ -93,6 +94,38 @@ describe('K = 3 clients, one with its clock 4 s fast', () => {
   }, 120_000);
 });
 
+describe('downloads: K = 2 clients share the ranges of one blob', () => {
+  it('fixtures found missing by two clients at once are written by one (If-None-Match: *), reused by the other', async () => {
+    const container = containerOf(azurite, `fx-${process.pid}`);
+    const specs = [{ blob: 'large.file', offsetBytes: 0, lengthBytes: 2 * 1024 * 1024 }, { blob: 'part.0', offsetBytes: 0, lengthBytes: 1024 }];
+    const states = await Promise.all([ensureFixtures(container, specs), ensureFixtures(container, specs)]);
+    for (const blob of ['large.file', 'part.0']) {
+      expect(states.filter((s) => s.created.includes(blob)), blob).toHaveLength(1);
+      expect(states.filter((s) => s.reused.includes(blob)), blob).toHaveLength(1);
+    }
+  });
+
+  it('both make the missing fixture at once (If-None-Match: one writes it), and together deliver every byte once', async () => {
+    const dir = await freshDir();
+    const runId = newRunId();
+    const size = 3 * 1024 * 1024;
+    const exits = await Promise.all([0, 1].map((i) => cli(dir, [
+      'download', '--source-method', 'chunked', '--concurrency', '6', '--file-size', String(size), '--container', `dl-${process.pid}`,
+      '--parallelism', '2', '--index', String(i), '--run-id', runId, '--start-lead', '2s', '--results', join(dir, `client-${i}.json`),
+    ])));
+    for (const e of exits) expect(e.code, e.stderr).toBe(0);
+    // One blob, written by one client: the other found it, or lost the race to commit it.
+    const created = exits.map((e) => Number(/fixtures: (\d+) created/.exec(e.stderr)?.[1]));
+    expect(created.reduce((a, b) => a + b, 0)).toBe(1);
+    const own = [0, 1].map((i) => JSON.parse(readFileSync(join(dir, `client-${i}.json`), 'utf8')).runs[0]);
+    expect(own.map((r) => r.requests)).toEqual([3, 3]);
+    expect(own.every((r) => r.verified)).toBe(true);
+    const collected = await cli(dir, ['collect', '--run-id', runId, '--container', `dl-${process.pid}`, '--format', 'json']);
+    expect(collected.code, collected.stderr).toBe(0);
+    expect(JSON.parse(collected.stdout).totals).toEqual({ requests: 6, failedRequests: 0, bytes: size });
+  }, 120_000);
+});
+
 describe('a barrier that cannot be passed ends the client with its own exit code', () => {
   it('a second client with the same index exits 4; the run goes on with the first', async () => {
     const dir = await freshDir();
@@ -115,6 +148,23 @@ describe('a barrier that cannot be passed ends the client with its own exit code
     expect(collected.stdout).toMatch(/MISSING client 1: no results; it never reached the barrier/);
     expect(collected.stdout).toMatch(/FAILED client 0: barrier of run/);
   }, 120_000);
+
+  it('SIGINT while waiting at the barrier is a stop (exit 130), not a failure', async () => {
+    const dir = await freshDir();
+    const runId = newRunId();
+    const child = spawn(process.execPath, [CLI, 'upload', '--file-count', '4', '--file-size', '1', '--parallelism', '2', '--index', '0', '--run-id', runId, '--results', join(dir, 'r.json')], {
+      cwd: dir, env: { ...ONE_RUN, PATH: process.env.PATH ?? '', HOME: dir, STORAGE_CONNECTION_STRING: cs }, stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    const exited = new Promise<number | null>((r) => child.on('close', r));
+    await new Promise<void>((r) => child.stderr.on('data', (d: Buffer) => {
+      stderr += d;
+      if (stderr.includes('waiting for the others')) r();
+    }));
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    expect(stderr).not.toMatch(/\n\s+at /);
+  }, 60_000);
 
   it('a client that sees the last marker after the start exits 5', async () => {
     const dir = await freshDir();

@@ -207,6 +207,8 @@ async function runOnce(
     emit({ type: 'run-end' });
     if (gateFailed) {
       await prepared?.cleanup(false);
+      // A stop while waiting at the gate is a stop, not the gate's failure.
+      if (signal.aborted) return undefined;
       throw gateFailed.error;
     }
     run = failedRun({ ...id, objectSizeBytes: prepared?.objectSizeBytes ?? open.objectSizeBytes ?? 0 }, (err as Error).message);
