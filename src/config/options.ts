@@ -199,7 +199,7 @@ const runStoreOption = option({ key: 'runStore', flag: '--run-store', env: 'BLOB
 /** Scale-out: one client of K, met with the others through the storage account (src/scaleout/). */
 export const SCALEOUT_OPTIONS = table(
   option({ key: 'parallelism', flag: '--parallelism', env: 'BLOB_CACHER_PARALLELISM', valueName: 'k', defaultValue: 1, parse: integer(1, 10_000), help: 'scale-out: this many clients share the work and start together (needs --run-id)' }),
-  option({ key: 'index', flag: '--index', env: 'BLOB_CACHER_INDEX', platformEnv: 'JOB_COMPLETION_INDEX', valueName: 'i', parse: integer(0, 9_999), help: 'scale-out: this client\'s index, 0 to k-1: it takes items i, i+k, … (JOB_COMPLETION_INDEX when set)' }),
+  option({ key: 'index', flag: '--index', env: 'BLOB_CACHER_INDEX', platformEnv: 'JOB_COMPLETION_INDEX', valueName: 'i', parse: integer(0, 9_999), help: 'scale-out: this client\'s index, 0 to k-1: it takes items i, i+k, …' }),
   runIdOption,
   option({ key: 'barrierTimeoutMs', flag: '--barrier-timeout', env: 'BLOB_CACHER_BARRIER_TIMEOUT', valueName: 'duration', defaultValue: 600_000, parse: duration(100, MAX_TIMEOUT_MS), help: 'scale-out: wait at most this long for every client to be ready (exit 3)' }),
   option({ key: 'startLeadMs', flag: '--start-lead', env: 'BLOB_CACHER_START_LEAD', valueName: 'duration', defaultValue: 3_000, parse: duration(0, 600_000), help: 'scale-out: the start is the last ready marker\'s time plus this (a client that sees it later exits 5)' }),
