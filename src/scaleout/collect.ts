@@ -145,7 +145,7 @@ export function mergeClients(runId: string, parallelism: number, docs: readonly 
 }
 
 /** Bytes spread over the seconds each request spans; a request counted in the second it ended. */
-export function secondSeries(spans: readonly Span[]): SecondBucket[] {
+function secondSeries(spans: readonly Span[]): SecondBucket[] {
   const buckets = new Map<number, SecondBucket>();
   const at = (second: number) => {
     let b = buckets.get(second);
