@@ -228,6 +228,7 @@ describe('scale-out options', () => {
     ['a --url target without --run-store', ['--run-id', 'x', '--url', 'http://127.0.0.1:1/x'], {}, '--run-store'],
     ['a bad run id', ['--run-id', 'a/b'], { STORAGE_CONNECTION_STRING: CS }, '--run-id'],
     ['the test skew without --run-id', ['--test-clock-skew', '100'], {}, '--test-clock-skew'],
+    ['--sink file, one stream, for every K-th range', ['--run-id', 'x', '--parallelism', '2', '--index', '0', '--sink', 'file'], { STORAGE_CONNECTION_STRING: CS }, 'sparse-file'],
     ['--cleanup, which would delete what other clients read', ['--run-id', 'x', '--cleanup'], { STORAGE_CONNECTION_STRING: CS }, '--cleanup'],
   ] as const) {
     it(`refuses ${name} in one line`, () => {

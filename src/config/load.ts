@@ -214,6 +214,9 @@ export function loadDownloadConfig(flags: Readonly<Record<string, unknown>>, sou
   if (outPath !== undefined && (sink === 'memory' || sink === 'discard')) {
     throw new ConfigError(`--out is only used by the file and sparse-file sinks; add --sink file or drop --out`);
   }
+  if (sink === 'file' && o.parallelism > 1) {
+    throw new ConfigError('--sink file writes one sequential stream, and a scale-out client\'s share is every K-th range; use --sink sparse-file (or memory, discard)');
+  }
   if (o.cleanup && o.runId !== undefined) {
     throw new ConfigError('--cleanup in a scale-out run (--run-id) would delete fixtures that other clients still read; drop it and delete them after collect');
   }
