@@ -1,5 +1,7 @@
-# blob-cacher-node-perf: the small-file upload benchmark, configured only by environment, e.g.
+# blob-cacher-node-perf: the entry point is `blob-cacher`; without arguments it runs the small-file
+# upload benchmark, configured only by environment, e.g.
 #   docker run -e PROCESSES=16 -e MAX_SOCKETS=8 -e FILE_SIZE=102 -e FILE_COUNT=2400 blob-cacher-node-perf
+# and with arguments any command: `docker run IMAGE download …`, `IMAGE collect --run-id …`.
 # With no STORAGE_* credentials it runs against an embedded Azurite inside the container.
 # Credentials are passed at run time (-e or --env-file); no .env is ever copied into the image.
 
@@ -19,4 +21,5 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
 USER node
-CMD ["node", "dist/upload.js"]
+ENTRYPOINT ["node", "dist/cli.js"]
+CMD ["upload"]

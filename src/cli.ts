@@ -4,7 +4,7 @@
 import { nodeIsSupported } from './cli/node-check.js';
 
 // Only these names are commands (`constructor` or `__proto__` is not).
-const NAMES = ['download', 'upload', 'report', 'compare', 'sweep'] as const;
+const NAMES = ['download', 'upload', 'report', 'compare', 'sweep', 'collect', 'k8s-manifest'] as const;
 
 if (nodeIsSupported()) {
   const [command, ...rest] = process.argv.slice(2);
@@ -15,7 +15,7 @@ if (nodeIsSupported()) {
     process.stderr.write(`blob-cacher: unknown command "${command}"; use one of: ${names}\n`);
     process.exitCode = 2;
   } else {
-    const { main, downloadCommand, uploadCommand, reportCommand, compareCommand, sweepCommand } = await import('./cli/run-cli.js');
+    const { main, downloadCommand, uploadCommand, reportCommand, compareCommand, sweepCommand, collectCommand, manifestCommand } = await import('./cli/run-cli.js');
     type Env = Record<string, string | undefined>;
     const commands = new Map<string, (a: readonly string[], e: Env) => Promise<number>>([
       ['download', (a, e) => downloadCommand(a, e, 'blob-cacher download')],
@@ -23,6 +23,8 @@ if (nodeIsSupported()) {
       ['report', (a, e) => reportCommand(a, e, 'blob-cacher report')],
       ['compare', (a, e) => compareCommand(a, e, 'blob-cacher compare')],
       ['sweep', (a, e) => sweepCommand(a, e)],
+      ['collect', (a, e) => collectCommand(a, e, 'blob-cacher collect')],
+      ['k8s-manifest', (a, e) => manifestCommand(a, e, 'blob-cacher k8s-manifest')],
     ]);
     await main(commands.get(command)!, rest);
   }

@@ -38,9 +38,27 @@ describe('Dockerfile', () => {
   });
 });
 
+/** The image's exec-form ENTRYPOINT or CMD. */
+const execForm = (instruction: string) => JSON.parse(new RegExp(`^${instruction} (\\[.*\\])$`, 'm').exec(runtime.join('\n'))![1]!) as string[];
+// As docker runs it: the entry point, then the arguments given to `docker run IMAGE …` or the CMD.
+const imageCommand = (args?: string[]) => [...execForm('ENTRYPOINT'), ...(args ?? execForm('CMD'))];
+
+describe('image contract: the entry point is blob-cacher', () => {
+  it('is node dist/cli.js, so that docker run IMAGE download|upload|collect|k8s-manifest … work', () => {
+    expect(execForm('ENTRYPOINT')).toEqual(['node', 'dist/cli.js']);
+    for (const args of [['download', '--help'], ['upload', '--help'], ['collect', '--help'], ['k8s-manifest', '--parallelism', '2']]) {
+      const [node, ...rest] = imageCommand(args);
+      expect(node).toBe('node');
+      const run = spawnSync(process.execPath, rest.map((a) => (a.startsWith('dist/') ? join(root, a) : a)), { cwd: tmpdir(), env: { PATH: process.env.PATH ?? '' }, encoding: 'utf8', timeout: 30_000 });
+      expect(run.status, `${args.join(' ')}: ${run.stderr}`).toBe(0);
+      expect(run.stdout).toMatch(args[1] === '--help' ? new RegExp(`Usage: blob-cacher ${args[0]}`) : /"kind": "Job"/);
+    }
+  });
+});
+
 describe('image contract: the CMD with only environment variables', () => {
   it('runs the small-file upload benchmark on embedded Azurite and prints the seed lines', () => {
-    const cmd = JSON.parse(/^CMD (\[.*\])$/m.exec(runtime.join('\n'))![1]!) as string[];
+    const cmd = imageCommand();
     expect(cmd[0]).toBe('node');
     const env = {
       PATH: process.env.PATH ?? '',

@@ -3,7 +3,7 @@
 // only place that reads process.argv and process.env.
 import { ConfigError } from '../config/errors.js';
 import { buildProgram, loadDownloadConfig, loadUploadConfig, parseFlags, redactedConfig, resolveOptions, type Credentials, type DownloadConfig, type Sources, type UploadConfig } from '../config/load.js';
-import { DOWNLOAD_OPTIONS, REPORT_OPTIONS, UPLOAD_OPTIONS, type OptionSpec } from '../config/options.js';
+import { COLLECT_OPTIONS, DOWNLOAD_OPTIONS, MANIFEST_OPTIONS, REPORT_OPTIONS, UPLOAD_OPTIONS, type OptionSpec } from '../config/options.js';
 import { formatBytes } from '../config/sizes.js';
 import { checkOutPath, readSources } from './sources.js';
 import type { SessionCell } from '../engine/session.js';
@@ -16,13 +16,16 @@ import type { ResultsFile, SweepAxis } from '../results/schema.js';
 export type Env = Record<string, string | undefined>;
 export type Command = (argv: readonly string[], env: Env) => Promise<number>;
 
-function registerSecrets(credentials: Credentials, env: Env): void {
-  if (credentials.kind === 'key') registerSecret(credentials.key);
-  if (credentials.kind === 'sas') registerSecret(credentials.sas);
-  if (credentials.kind === 'url') registerSecret(new URL(credentials.url).password || undefined);
+function registerSecrets(config: DownloadConfig | UploadConfig, env: Env): void {
+  for (const credentials of [config.credentials, config.scaleout?.store]) {
+    if (credentials?.kind === 'key') registerSecret(credentials.key);
+    if (credentials?.kind === 'sas') registerSecret(credentials.sas);
+    if (credentials?.kind === 'url') registerSecret(new URL(credentials.url).password || undefined);
+  }
   registerSecret(env.STORAGE_CONNECTION_STRING);
   // What DefaultAzureCredential may read (--auth entra): never echoed by an error it passes on.
   for (const name of ['AZURE_CLIENT_SECRET', 'AZURE_CLIENT_CERTIFICATE_PASSWORD', 'IDENTITY_HEADER', 'MSI_SECRET']) registerSecret(env[name]);
+  registerSecret(env.BLOB_CACHER_RUN_STORE);
 }
 
 function targetOf(c: Credentials): { kind: string; label: string } {
@@ -89,10 +92,14 @@ async function measure(m: Measurement): Promise<number> {
     import('../engine/session.js'), import('../report/progress.js'), import('../results/record.js'), import('../report/render.js'),
   ]);
   const progress = await showProgress({ lines: !['error', 'warn'].includes(m.config.logLevel), intervalMs: m.config.progressIntervalMs });
+  // One client of a scale-out run: its workers wait at the start gate for the others, and its
+  // results go to the storage account too.
+  const scaleout = m.config.scaleout && (await import('../scaleout/client.js')).scaleoutClient(m.config.scaleout, m.config.container);
   let target = doc.environment.target;
   try {
     const outcome = await runSession(m.cells, {
       signal: stop.signal,
+      startGate: scaleout?.gate,
       onEvent: (e) => {
         progress.onEvent(e);
         if (e.type !== 'run') return;
@@ -106,6 +113,7 @@ async function measure(m: Measurement): Promise<number> {
   } catch (err) {
     await save().catch(() => {});
     if (doc.runs.length) log.error(`partial results (${doc.runs.length} run(s)) written to ${path}`);
+    await scaleout?.publish({ results: doc.runs.length ? doc : undefined, error: err }).catch((e: Error) => log.error(`scale-out results not stored: ${e.message}`));
     throw err;
   } finally {
     progress.close();
@@ -123,9 +131,11 @@ async function measure(m: Measurement): Promise<number> {
   const title = stopped ? `${m.title} — STOPPED by ${stopped}, partial` : m.title;
   if (doc.runs.some((r) => !r.warmup)) process.stdout.write(`${redact(await renderReport(doc, m.config.format, { title, target }))}\n`);
   if (notSaved) process.stderr.write(`blob-cacher: ${redact(notSaved)}\n`);
+  const notPublished = scaleout && await scaleout.publish({ results: doc }).then(() => undefined, (e: Error) => `scale-out results not stored: ${e.message}`);
+  if (notPublished) process.stderr.write(`blob-cacher: ${redact(notPublished)}\n`);
   // As timeout(1) does: 124 when the deadline stopped it; 128 + the signal's number for a signal.
   if (stopped) return stopped === 'SIGINT' ? 130 : stopped === 'SIGTERM' ? 143 : 124;
-  return notSaved ? 1 : doc.runs.every((r) => r.verified) ? 0 : 1;
+  return notSaved || notPublished ? 1 : doc.runs.every((r) => r.verified) ? 0 : 1;
 }
 
 const oneCell = async (config: Config): Promise<SessionCell[]> => [{ workload: await workloadOf(config), runs: config.runs ?? 1, warmup: config.warmup ?? 0, minTimeMs: config.minTimeMs, steady: config.steady, connections: config.connections }];
@@ -138,7 +148,7 @@ function loadCommand<C extends DownloadConfig | UploadConfig>(
   const flags = parseFlags(buildProgram(name, specs, summary), argv);
   if (!flags) return undefined;
   const config = load(flags, readSources(specs, flags, env));
-  registerSecrets(config.credentials, env);
+  registerSecrets(config, env);
   setLogLevel(config.logLevel);
   log.debug(`config ${JSON.stringify(redactedConfig(config))}`);
   return config;
@@ -201,6 +211,42 @@ export async function compareCommand(argv: readonly string[], env: Env, name = '
   return 0;
 }
 
+export async function collectCommand(argv: readonly string[], env: Env, name = 'collect'): Promise<number> {
+  const flags = parseFlags(buildProgram(name, COLLECT_OPTIONS, 'Merge the results of a scale-out run\'s clients from the storage account: summed histograms and series, throughput over the overlap window, start spread.'), argv);
+  if (!flags) return 0;
+  const { collectConfig } = await import('../config/scaleout.js');
+  const config = collectConfig(resolveOptions(COLLECT_OPTIONS, flags, readSources(COLLECT_OPTIONS, flags, env)));
+  registerSecret(config.store.kind === 'key' ? config.store.key : config.store.sas);
+  registerSecret(env.STORAGE_CONNECTION_STRING);
+  registerSecret(env.BLOB_CACHER_RUN_STORE);
+  setLogLevel(config.logLevel);
+  const [{ openRunStore }, { fetchRun, mergeClients }, { renderScaleout }] = await Promise.all([
+    import('../scaleout/run-store.js'), import('../scaleout/collect.js'), import('../report/scaleout.js'),
+  ]);
+  const s = config.store;
+  const store = await openRunStore({ kind: 'blob', embedded: false, container: config.container, endpoint: s.endpoint, account: s.account, ...(s.kind === 'key' ? { key: s.key } : { sas: s.sas }) });
+  const run = await fetchRun(store, config.runId);
+  for (const u of run.unreadable) log.warn(`${u.name} ${u.problem}: left out`);
+  const parallelism = config.parallelism ?? Math.max(0, ...run.docs.map((d) => d.parallelism));
+  if (!parallelism) throw new ConfigError(`run ${config.runId} has no results in container ${config.container} (runs/${config.runId}/results/ is empty); check --run-id and the account`);
+  const merged = mergeClients(config.runId, parallelism, run.docs);
+  process.stdout.write(`${redact(config.format === 'json' ? JSON.stringify({ ...merged, ready: run.ready }, null, 2) : renderScaleout(merged, run.ready))}\n`);
+  return merged.missing.length || merged.failed.length ? 1 : 0;
+}
+
+export async function manifestCommand(argv: readonly string[], env: Env, name = 'k8s-manifest'): Promise<number> {
+  // What follows `--` is the command each client runs, passed through untouched.
+  const cut = argv.indexOf('--');
+  const own = cut < 0 ? argv : argv.slice(0, cut);
+  const program = buildProgram(name, MANIFEST_OPTIONS, 'Print a Kubernetes Job (JSON, for kubectl apply -f -) of K clients; after -- the command they run, e.g. -- download --source-method chunked.');
+  const flags = parseFlags(program, own);
+  if (!flags) return 0;
+  const [{ manifestConfig }, { jobManifest }] = await Promise.all([import('../config/scaleout.js'), import('../scaleout/manifest.js')]);
+  const config = manifestConfig(resolveOptions(MANIFEST_OPTIONS, flags, { env }), cut < 0 ? [] : argv.slice(cut + 1));
+  process.stdout.write(`${JSON.stringify(jobManifest(config), null, 2)}\n`);
+  return 0;
+}
+
 const SWEEP_USAGE = `usage: blob-cacher sweep [download|upload] [options]
 Any option given as a comma-separated list is a grid axis; every combination is measured, e.g.
   blob-cacher sweep upload --upload-method blocks --block-size 3.2MB,6.4MB,12.8MB --concurrency 32,256,384
@@ -231,7 +277,7 @@ export async function sweepCommand(argv: readonly string[], env: Env): Promise<n
   });
   const first = configs[0]!;
   // Every cell's credentials: a swept --key, --sas or --connection-string has a secret per cell.
-  for (const c of configs) registerSecrets(c.credentials, env);
+  for (const c of configs) registerSecrets(c, env);
   setLogLevel(first.logLevel);
   const title = `blob-cacher sweep ${mode}: ${axes.map((a) => `${a.flag} ${a.values.join(',')}`).join(' x ')}`;
   return measure({
@@ -246,9 +292,11 @@ export async function main(command: Command, argv: readonly string[]): Promise<v
   try {
     process.exitCode = await command(argv, process.env);
   } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`blob-cacher: ${redact(err.message)}\n`);
-      process.exitCode = 2;
+    // Usage errors exit 2; a scale-out barrier's errors carry their own code (3, 4, 5).
+    const exitCode = (err as { exitCode?: unknown }).exitCode;
+    if (err instanceof ConfigError || (err instanceof Error && err.name === 'BarrierError' && typeof exitCode === 'number')) {
+      process.stderr.write(`blob-cacher: ${redact((err as Error).message)}\n`);
+      process.exitCode = exitCode as number;
       return;
     }
     const e = err as NodeJS.ErrnoException;

@@ -6,8 +6,9 @@ import { Command, CommanderError, Option } from 'commander';
 import { redact } from '../log/logger.js';
 import { resolveCredentials, type Credentials } from './credentials.js';
 import { ConfigError } from './errors.js';
+import { resolveScaleout, type ScaleoutConfig } from './scaleout.js';
 import { formatBytes } from './sizes.js';
-import { DOWNLOAD_OPTIONS, envFile, Invalid, RUN_OPTIONS, UPLOAD_OPTIONS, type AnyOption, type ConnectionMode, type DownloadMethod, type HttpClient, type LogLevel, type OptionSpec, type ReportFormat, type Resolved, type SinkKind, type UploadMethod } from './options.js';
+import { DOWNLOAD_OPTIONS, envFile, Invalid, RUN_OPTIONS, SCALEOUT_OPTIONS, UPLOAD_OPTIONS, type AnyOption, type ConnectionMode, type DownloadMethod, type HttpClient, type LogLevel, type OptionSpec, type ReportFormat, type Resolved, type SinkKind, type UploadMethod } from './options.js';
 
 export type { Credentials } from './credentials.js';
 
@@ -26,6 +27,8 @@ export interface RunOptions {
   minTimeMs?: number;
   resultsPath?: string;
   format: ReportFormat;
+  /** One client of a scale-out run; unset on one machine. */
+  scaleout?: ScaleoutConfig;
   /** warm: sockets opened before the barrier; cold: every run connects as it goes. */
   connections?: ConnectionMode;
   /** --duration: every run is a steady run of this length, counted per interval. */
@@ -101,6 +104,11 @@ export interface UploadConfig extends RunOptions {
   credentials: Credentials;
 }
 
+function withScaleout(o: Resolved<typeof SCALEOUT_OPTIONS>, credentials: Credentials): { scaleout?: ScaleoutConfig } {
+  const scaleout = resolveScaleout(o, credentials);
+  return scaleout ? { scaleout } : {};
+}
+
 /** What the options are resolved from, besides the flags: plain strings, read by the CLI. */
 export interface Sources {
   env: Readonly<Record<string, string | undefined>>;
@@ -147,7 +155,7 @@ export function buildProgram(name: string, specs: readonly AnyOption[], summary:
   for (const spec of specs) {
     // A bool takes an optional value, so that `--force`, `--force=false` and `--cleanup yes` all parse.
     const value = spec.valueName === 'bool' ? ' [bool]' : spec.valueName ? ` <${spec.valueName}>` : '';
-    const env = spec.env ? ` [env ${spec.env}]` : '';
+    const env = spec.env ? ` [env ${spec.platformEnv ? `${spec.platformEnv}, then ` : ''}${spec.env}]` : '';
     const shown = spec.key.endsWith('Bytes') && typeof spec.defaultValue === 'number' ? formatBytes(spec.defaultValue).replace(' ', '') : String(spec.defaultValue);
     const dflt = spec.defaultValue !== undefined && !spec.secret ? ` (default ${shown})` : '';
     program.addOption(new Option(`${spec.flag}${value}`, `${spec.help}${env}${dflt}`));
@@ -188,6 +196,7 @@ export function parseFlags(program: Command, argv: readonly string[]): Record<st
 function resolveOne<T>(spec: OptionSpec<T>, flags: Readonly<Record<string, unknown>>, sources: Sources): T | undefined {
   const layers: [string | undefined, string][] = [
     [flagText(flags, spec), spec.flag],
+    [spec.platformEnv ? nonEmpty(sources.env[spec.platformEnv]) : undefined, `${spec.platformEnv} (${spec.flag})`],
     [spec.env ? nonEmpty(sources.env[spec.env]) : undefined, `${spec.env} (${spec.flag})`],
     [spec.env ? nonEmpty(sources.dotenv?.[spec.env]) : undefined, `${spec.env} (${spec.flag}) in the dotenv file`],
   ];
@@ -228,6 +237,12 @@ export function loadDownloadConfig(flags: Readonly<Record<string, unknown>>, sou
   if (outPath !== undefined && (sink === 'memory' || sink === 'discard')) {
     throw new ConfigError(`--out is only used by the file and sparse-file sinks; add --sink file or drop --out`);
   }
+  if (sink === 'file' && o.parallelism > 1) {
+    throw new ConfigError('--sink file writes one sequential stream, and a scale-out client\'s share is every K-th range; use --sink sparse-file (or memory, discard)');
+  }
+  if (o.cleanup && o.runId !== undefined) {
+    throw new ConfigError('--cleanup in a scale-out run (--run-id) would delete fixtures that other clients still read; drop it and delete them after collect');
+  }
   if (sourceMethod === 'sdk' && (sink === 'file' || sink === 'sparse-file')) {
     throw new ConfigError(`--source-method sdk writes no file (the SDK baseline reads into memory); drop --sink ${sink}${outPath === undefined ? '' : ' and --out'}, or choose another --source-method`);
   }
@@ -248,6 +263,7 @@ export function loadDownloadConfig(flags: Readonly<Record<string, unknown>>, sou
     cleanup: o.cleanup,
     credentials,
     ...runOptions(o),
+    ...withScaleout(o, credentials),
   };
 }
 
@@ -284,6 +300,7 @@ export function loadUploadConfig(flags: Readonly<Record<string, unknown>>, sourc
     httpClient: o.httpClient,
     credentials,
     ...runOptions(o),
+    ...withScaleout(o, credentials),
   };
 }
 
@@ -296,5 +313,7 @@ export function redactedConfig(config: DownloadConfig | UploadConfig): Record<st
     // A URL may carry a SAS of its own (?…&sig=…): its signature never reaches a results file.
     : c.kind === 'url' ? { kind: c.kind, url: redact(c.url) }
     : c;
-  return { ...config, credentials: target };
+  const s = config.scaleout;
+  const scaleout = s ? { scaleout: { ...s, store: { kind: s.store.kind, account: s.store.account, endpoint: s.store.endpoint, [s.store.kind]: '[redacted]' } } } : {};
+  return { ...config, credentials: target, ...scaleout };
 }

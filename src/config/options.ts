@@ -42,6 +42,8 @@ interface OptionFields<T, K extends string> {
   readonly key: K;
   readonly flag: string;
   readonly env?: string;
+  /** A variable the platform sets that wins over `env` (Kubernetes' JOB_COMPLETION_INDEX). */
+  readonly platformEnv?: string;
   /** Placeholder for the value in --help; `bool` options may be given alone (`--force`). */
   readonly valueName?: string;
   readonly parse: Parser<T>;
@@ -214,6 +216,27 @@ const tlsOption = option({
 });
 export const TARGET_OPTIONS = table(url, account, container, key, sas, connectionString, auth, endpoint, clientId, caFile, tlsOption);
 
+/** A run id as the Job's controller-uid (a UUID) or a name: it becomes part of blob names. */
+const runId: Parser<string> = (raw) => (/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/.test(raw.trim()) ? raw.trim() : new Invalid('1-128 letters, digits, ".", "_" or "-", starting with a letter or digit'));
+const signedMs: Parser<number> = (raw) => {
+  const n = Number(raw.trim());
+  return /^-?\d+$/.test(raw.trim()) && Math.abs(n) <= MAX_TIMEOUT_MS ? n : new Invalid('a whole number of milliseconds, such as -2000 or 1500');
+};
+
+const runIdOption = option({ key: 'runId', flag: '--run-id', env: 'BLOB_CACHER_RUN_ID', valueName: 'id', parse: runId, help: 'scale-out: the run\'s id, the same for every client (in Kubernetes the Job\'s controller-uid); markers and results go under runs/<id>/' });
+const runStoreOption = option({ key: 'runStore', flag: '--run-store', env: 'BLOB_CACHER_RUN_STORE', valueName: 'cs', parse: text, secret: true, help: 'scale-out: connection string of the account for markers and results (default: the target account; needed with --url)' });
+
+/** Scale-out: one client of K, met with the others through the storage account (src/scaleout/). */
+export const SCALEOUT_OPTIONS = table(
+  option({ key: 'parallelism', flag: '--parallelism', env: 'BLOB_CACHER_PARALLELISM', valueName: 'k', defaultValue: 1, parse: integer(1, 10_000), help: 'scale-out: this many clients share the work and start together (needs --run-id)' }),
+  option({ key: 'index', flag: '--index', env: 'BLOB_CACHER_INDEX', platformEnv: 'JOB_COMPLETION_INDEX', valueName: 'i', parse: integer(0, 9_999), help: 'scale-out: this client\'s index, 0 to k-1: it takes items i, i+k, …' }),
+  runIdOption,
+  option({ key: 'barrierTimeoutMs', flag: '--barrier-timeout', env: 'BLOB_CACHER_BARRIER_TIMEOUT', valueName: 'duration', defaultValue: 600_000, parse: duration(100, MAX_TIMEOUT_MS), help: 'scale-out: wait at most this long for every client to be ready (exit 3)' }),
+  option({ key: 'startLeadMs', flag: '--start-lead', env: 'BLOB_CACHER_START_LEAD', valueName: 'duration', defaultValue: 3_000, parse: duration(0, 600_000), help: 'scale-out: the start is the last ready marker\'s time plus this (a client that sees it later exits 5)' }),
+  runStoreOption,
+  option({ key: 'testClockSkewMs', flag: '--test-clock-skew', env: 'BLOB_CACHER_TEST_CLOCK_SKEW_MS', valueName: 'ms', defaultValue: 0, parse: signedMs, help: 'TEST ONLY: shift this client\'s clock by this many ms, to check that the start barrier corrects it' }),
+);
+
 const format = option({ key: 'format', flag: '--format', env: 'BLOB_CACHER_FORMAT', valueName: 'fmt', defaultValue: 'console', parse: oneOf(FORMATS), help: `report format on stdout (${FORMATS.join(', ')})` });
 /** Output and repetition: the same for every command that measures. */
 export const RUN_OPTIONS = table(
@@ -242,6 +265,36 @@ export const RUN_OPTIONS = table(
 );
 export const REPORT_OPTIONS = table(format);
 
+/** A DNS-1123 label: Kubernetes object names, Secrets and service accounts. */
+const k8sName: Parser<string> = (raw) => (/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(raw.trim()) ? raw.trim() : new Invalid('a Kubernetes name: at most 63 lowercase letters, digits and "-", starting and ending with a letter or digit'));
+/** A Kubernetes resource quantity: 2, 500m, 4Gi, 1.5. */
+const quantity: Parser<string> = (raw) => (/^(\d+(\.\d+)?)(m|k|M|G|T|Ki|Mi|Gi|Ti)?$/.test(raw.trim()) ? raw.trim() : new Invalid('a Kubernetes quantity such as 2, 500m, 4Gi or 512Mi'));
+
+/** blob-cacher k8s-manifest: the Job of K clients; what each client runs comes after `--`. */
+export const MANIFEST_OPTIONS = table(
+  option({ key: 'parallelism', flag: '--parallelism', env: 'BLOB_CACHER_PARALLELISM', valueName: 'k', parse: integer(1, 10_000), help: 'clients (pods), each on its own node by default' }),
+  option({ key: 'name', flag: '--name', env: 'BLOB_CACHER_K8S_NAME', valueName: 'name', defaultValue: 'blob-cacher', parse: k8sName, help: 'the Job\'s name' }),
+  option({ key: 'namespace', flag: '--namespace', env: 'BLOB_CACHER_K8S_NAMESPACE', valueName: 'ns', parse: k8sName, help: 'the Job\'s namespace (default: kubectl\'s)' }),
+  option({ key: 'image', flag: '--image', env: 'BLOB_CACHER_K8S_IMAGE', valueName: 'image', defaultValue: 'blob-cacher-node-perf:latest', parse: text, help: 'the image built from this Dockerfile, pushed where the cluster can pull it' }),
+  option({ key: 'secret', flag: '--secret', env: 'BLOB_CACHER_K8S_SECRET', valueName: 'name', parse: k8sName, help: 'Secret whose keys become the clients\' environment (STORAGE_CONNECTION_STRING, …) (default blob-cacher-storage unless --service-account)' }),
+  option({ key: 'serviceAccount', flag: '--service-account', env: 'BLOB_CACHER_K8S_SERVICE_ACCOUNT', valueName: 'name', parse: k8sName, help: 'workload identity: run as this service account, pods labelled azure.workload.identity/use: "true"' }),
+  option({ key: 'cpu', flag: '--cpu', env: 'BLOB_CACHER_K8S_CPU', valueName: 'quantity', defaultValue: '2', parse: quantity, help: 'CPU per client, requests = limits' }),
+  option({ key: 'memory', flag: '--memory', env: 'BLOB_CACHER_K8S_MEMORY', valueName: 'quantity', defaultValue: '4Gi', parse: quantity, help: 'memory per client, requests = limits' }),
+  option({ key: 'clientsPerNode', flag: '--clients-per-node', env: 'BLOB_CACHER_K8S_CLIENTS_PER_NODE', valueName: 'n', defaultValue: 1, parse: integer(1, 1_000), help: 'at most this many clients on one node' }),
+  option({ key: 'activeDeadlineMs', flag: '--active-deadline', env: 'BLOB_CACHER_K8S_ACTIVE_DEADLINE', valueName: 'duration', defaultValue: 3_600_000, parse: duration(1_000, MAX_TIMEOUT_MS), help: 'the Job is ended after this long (activeDeadlineSeconds)' }),
+);
+
+/** blob-cacher collect: which run, how many clients it had, and the account its results are in. */
+export const COLLECT_OPTIONS = table(
+  logLevel,
+  runIdOption,
+  option({ key: 'parallelism', flag: '--parallelism', env: 'BLOB_CACHER_PARALLELISM', valueName: 'k', parse: integer(1, 10_000), help: 'clients the run had (default: as its results say)' }),
+  ...TARGET_OPTIONS,
+  runStoreOption,
+  format,
+  envFile,
+);
+
 export const DOWNLOAD_OPTIONS = table(
   logLevel,
   option({ key: 'sourceMethod', flag: '--source-method', env: 'SOURCE_METHOD', valueName: 'method', defaultValue: 'all', parse: oneOf(DOWNLOAD_METHODS, METHOD_ALIASES), help: `download strategy (${DOWNLOAD_METHODS.join(', ')}; url = single)` }),
@@ -258,6 +311,7 @@ export const DOWNLOAD_OPTIONS = table(
   ...TARGET_OPTIONS,
   option({ key: 'cleanup', flag: '--cleanup', env: 'BLOB_CACHER_CLEANUP', valueName: 'bool', defaultValue: false, parse: bool, help: 'delete fixtures this run created' }),
   ...RUN_OPTIONS,
+  ...SCALEOUT_OPTIONS,
   envFile,
 );
 
@@ -277,6 +331,7 @@ export const UPLOAD_OPTIONS = table(
   ...TARGET_OPTIONS,
   option({ key: 'keep', flag: '--keep', env: 'BLOB_CACHER_KEEP', valueName: 'bool', defaultValue: false, parse: bool, help: 'keep the uploaded blobs (deleted by default)' }),
   ...RUN_OPTIONS,
+  ...SCALEOUT_OPTIONS,
   envFile,
 );
 

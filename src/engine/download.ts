@@ -15,6 +15,7 @@ import { selectStrategies } from '../strategies/index.js';
 import type { DownloadStrategy, PlanInput, WorkItem } from '../strategies/strategy.js';
 import type { OpRecord } from '../workers/protocol.js';
 import { md5OfFileRange } from '../workers/sinks.js';
+import { shardItems } from '../scaleout/shard.js';
 import { checkDownloadFits } from './limits.js';
 import { runSession, type Contender, type OpenWorkload, type PreparedRun, type SessionOptions, type Workload } from './session.js';
 
@@ -73,7 +74,11 @@ export function downloadWorkload(config: DownloadConfig): DownloadWorkload {
 async function prepareRun(
   config: DownloadConfig, info: TargetInfo, strategy: DownloadStrategy, input: PlanInput, size: number, scratch: ScratchDir | undefined, run: number,
 ): Promise<PreparedRun> {
-  const items = strategy.plan(input, info.kind === 'url');
+  // A scale-out client takes its share of the plan: items i, i+K, … (all of them on one machine).
+  const shard = config.scaleout?.shard;
+  const items = shardItems(strategy.plan(input, info.kind === 'url'), shard);
+  if (!items.length) throw new Error(`${strategy.name} plans fewer requests than --parallelism ${shard?.count}: client ${shard?.index} has none; raise --concurrency or lower --parallelism`);
+  const shareBytes = shard && shard.count > 1 ? items.reduce((s, i) => s + i.lengthBytes, 0) : size;
   // The sdk baseline downloads to its own buffer: it must not create or truncate the output file.
   const writesFile = strategy.executor === 'http' && (config.sink === 'file' || config.sink === 'sparse-file');
   // A file given with --out is written under a temporary name and renamed only once verified.
@@ -85,7 +90,7 @@ async function prepareRun(
   }
   return {
     items,
-    objectSizeBytes: size,
+    objectSizeBytes: shareBytes,
     job: {
       strategy: strategy.name, executor: strategy.executor, target: info, objectSizeBytes: size,
       concurrency: config.concurrency, maxSockets: config.maxSockets, sink: config.sink, outPath,
@@ -99,7 +104,7 @@ async function prepareRun(
       blockSizeBytes: config.rangeSizeBytes,
       maxRetries: config.maxRetries ?? 3, timeoutMs: config.timeoutMs ?? 30_000, trace: config.trace ?? true,
     },
-    verify: (merged) => verify(items, merged.records, size, info, config.sink === 'file' || config.sink === 'sparse-file' ? outPath : undefined),
+    verify: (merged) => verify(items, merged.records, shareBytes, shareBytes === size, info, config.sink === 'file' || config.sink === 'sparse-file' ? outPath : undefined),
     async cleanup(verified) {
       if (!outPath) return;
       if (config.outPath === undefined) await rm(outPath, { force: true });
@@ -122,7 +127,7 @@ async function md5OfFile(path: string): Promise<string> {
  * Every delivered byte is checked: each item's MD5 against the regenerated fixture (the SDK's one
  * item is the whole blob), and an output file as a whole.
  */
-async function verify(items: readonly WorkItem[], records: readonly OpRecord[], size: number, info: TargetInfo, filePath?: string): Promise<Verification> {
+async function verify(items: readonly WorkItem[], records: readonly OpRecord[], size: number, whole: boolean, info: TargetInfo, filePath?: string): Promise<Verification> {
   const failed = records.filter((r) => r.error);
   if (failed.length) {
     const usedToken = info.kind === 'blob' && info.bearer !== undefined;
@@ -142,12 +147,14 @@ async function verify(items: readonly WorkItem[], records: readonly OpRecord[], 
       return { verified: false, verification: `MD5 MISMATCH in ${item.blob} at offset ${item.destOffsetBytes}: got ${got}, expected ${expected}` };
     }
   }
-  const whole = contentMd5(FIXTURE_SEED, 0, size);
+  // A scale-out client's share is checked range by range; only the whole object has a whole MD5.
+  if (!whole) return { verified: true, verification: `${items.length} range(s) of this client's share checked` };
+  const wholeMd5 = contentMd5(FIXTURE_SEED, 0, size);
   if (filePath) {
     const got = await md5OfFile(filePath);
-    if (got !== whole) return { verified: false, verification: `MD5 MISMATCH of ${filePath}: got ${got}, expected ${whole}` };
+    if (got !== wholeMd5) return { verified: false, verification: `MD5 MISMATCH of ${filePath}: got ${got}, expected ${wholeMd5}` };
   }
-  return { verified: true, verification: `md5 ${whole} (${items.length} range(s) checked)` };
+  return { verified: true, verification: `md5 ${wholeMd5} (${items.length} range(s) checked)` };
 }
 
 export interface DownloadRunResult {

@@ -81,6 +81,11 @@ export type SessionEvent =
 export interface SessionOptions {
   signal?: AbortSignal;
   onEvent?: (event: SessionEvent) => void;
+  /**
+   * Awaited before each run's barrier is released, once its workers are forked and ready: a
+   * scale-out run waits here for its other clients. A gate that throws ends the session with its error.
+   */
+  startGate?: (signal: AbortSignal) => Promise<void>;
 }
 
 export interface SessionOutcome {
@@ -131,7 +136,7 @@ export async function runSession(cells: readonly SessionCell[], opts: SessionOpt
         for (const contender of round) {
           if (signal.aborted) break runs;
           const id = { strategy: contender.strategy, description: contender.description, cell, params: open.params, run: runIndex, warmup: runIndex < warmup };
-          const run = await runOnce(pool, contender, id, Math.max(total, runIndex + 1), open, signal, emit, { steady, connections });
+          const run = await runOnce(pool, contender, id, Math.max(total, runIndex + 1), open, signal, emit, { steady, connections, startGate: opts.startGate });
           if (!run) break runs;
           if (!run.warmup) measuredMs.set(contender, measuredMs.get(contender)! + run.wallMs);
           const tag = total > 1 ? ` (${run.warmup ? 'warm-up' : 'run'} ${runIndex + 1}/${Math.max(total, runIndex + 1)})` : '';
@@ -153,8 +158,10 @@ export async function runSession(cells: readonly SessionCell[], opts: SessionOpt
 /** One run of one contender; undefined when the stop cut it short (such a run is not recorded). */
 async function runOnce(
   pool: WorkerPool, contender: Contender, id: Omit<RunIdentity, 'objectSizeBytes'>, runs: number, open: OpenWorkload, signal: AbortSignal,
-  emit: (e: SessionEvent) => void, { steady, connections }: { steady?: SteadyOptions; connections?: ConnectionMode },
+  emit: (e: SessionEvent) => void, { steady, connections, startGate }: { steady?: SteadyOptions; connections?: ConnectionMode; startGate?: SessionOptions['startGate'] },
 ): Promise<MeasuredRun | undefined> {
+  // The gate's failure is the session's, not this run's: it is thrown on, not recorded as a failed run.
+  let gateFailed: { error: unknown } | undefined;
   let prepared: PreparedRun | undefined;
   let merged: MergedRun | undefined;
   let run: MeasuredRun;
@@ -176,6 +183,10 @@ async function runOnce(
       after: prepared.after,
       autoterm: steady?.autoterm,
       signal,
+      beforeRelease: startGate && (() => startGate(signal).catch((error: unknown) => {
+        gateFailed = { error };
+        throw error;
+      })),
       onProgress: (done) => emit({ type: 'progress', ...done }),
       onReleased: () => {
         releasedAt = performance.now();
@@ -209,6 +220,12 @@ async function runOnce(
     };
   } catch (err) {
     emit({ type: 'run-end' });
+    if (gateFailed) {
+      await prepared?.cleanup(false);
+      // A stop while waiting at the gate is a stop, not the gate's failure.
+      if (signal.aborted) return undefined;
+      throw gateFailed.error;
+    }
     run = failedRun({ ...id, objectSizeBytes: prepared?.objectSizeBytes ?? open.objectSizeBytes ?? 0 }, (err as Error).message);
   }
   const cleaning = performance.now();

@@ -16,6 +16,7 @@ import { selectUploadStrategies, UPLOAD_STRATEGIES } from '../strategies/index.j
 import type { UploadPlanInput, UploadStrategy } from '../strategies/upload-strategy.js';
 import { commitBlockList } from '../storage/blob-requests.js';
 import { NOT_SENT_ERROR } from '../transport/http-client.js';
+import { shardItems } from '../scaleout/shard.js';
 import { checkUploadFits } from './limits.js';
 import { contentMd5, FIXTURE_SEED } from '../payload/content.js';
 import type { OpRecord } from '../metrics/records.js';
@@ -96,9 +97,15 @@ function prepareRun(
     prefix: `${prefix}/${strategy.name}/${run}`, fileCount: config.fileCount, fileSizeBytes: config.fileSizeBytes,
     blobSizeBytes: config.blobSizeBytes, blockSizeBytes: config.blockSizeBytes, thresholdBytes: config.thresholdBytes,
   };
-  const items = strategy.plan(input);
+  // A scale-out client takes its share of the plan: files i, i+K, … (all of them on one machine).
+  const shard = config.scaleout?.shard;
+  const planned = strategy.plan(input);
+  const commit = strategy.commit?.(input, planned);
+  if (shard && shard.count > 1 && (commit || planned.length < shard.count)) {
+    throw new Error(`${strategy.name} cannot be shared by --parallelism ${shard.count} clients (${commit ? 'one blob, committed once' : `${planned.length} request(s)`}); use small-files`);
+  }
+  const items = shardItems(planned, shard);
   const totalBytes = items.reduce((s, i) => s + i.lengthBytes, 0);
-  const commit = strategy.commit?.(input, items);
   return {
     items,
     objectSizeBytes: totalBytes,

@@ -67,6 +67,11 @@ export interface PoolOptions {
   graceMs?: number;
   /** Totals over all workers of finished items, a few times a second. */
   onProgress?: (done: Progress) => void;
+  /**
+   * Awaited once every worker is ready (forked, job received, payloads made), before the barrier is
+   * released: a scale-out run's start gate. A rejection ends the run before any request.
+   */
+  beforeRelease?: () => Promise<void>;
   /** Called once every worker is ready, just before the barrier is released. */
   onReleased?: () => void;
   /** Steady runs: end early once the rate has stayed within ±tolerance of its mean for a window. */
@@ -156,6 +161,7 @@ export class WorkerPool {
       const ready = children.map((c, i) => waitFor(c, i, 'ready'));
       children.forEach((c, i) => c.send({ type: 'job', job: { ...base, workerIndex: i, items: shares[i]! } }));
       await Promise.all(ready);
+      await opts.beforeRelease?.();
       const done = children.map((c, i) => waitFor(c, i, 'done'));
       // A worker that fails or dies rejects this too: then there is no step after, and `done` says why.
       const afterStep = after

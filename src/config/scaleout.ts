@@ -1,0 +1,88 @@
+// Scale-out settings: which client of how many, the run id they share, and the account where they
+// meet (the target's, or --run-store). Validated once, as every other option.
+import { parseConnectionString, resolveCredentials, type Credentials } from './credentials.js';
+import { ConfigError } from './errors.js';
+import type { COLLECT_OPTIONS, LogLevel, MANIFEST_OPTIONS, Resolved, SCALEOUT_OPTIONS } from './options.js';
+import type { ManifestOptions } from '../scaleout/manifest.js';
+
+export type AccountCredentials = Extract<Credentials, { kind: 'key' | 'sas' }>;
+
+export interface ScaleoutConfig {
+  runId: string;
+  /** This client: index from 0 to count - 1; it takes items index, index + count, … */
+  shard: { index: number; count: number };
+  barrierTimeoutMs: number;
+  startLeadMs: number;
+  /** Where the ready markers and results go (the container is the run's --container). */
+  store: AccountCredentials;
+  /** Test only: this client's clock is shifted by this much. */
+  testClockSkewMs: number;
+}
+
+/** The scale-out settings, or undefined for a plain (one machine) run. */
+export function resolveScaleout(o: Resolved<typeof SCALEOUT_OPTIONS>, target: Credentials): ScaleoutConfig | undefined {
+  const { parallelism, index, runId } = o;
+  if (runId === undefined) {
+    if (parallelism > 1) throw new ConfigError(`--parallelism ${parallelism} needs --run-id (BLOB_CACHER_RUN_ID), the same for every client`);
+    if (index !== undefined && index > 0) throw new ConfigError(`--index ${index} needs --run-id (BLOB_CACHER_RUN_ID) and --parallelism`);
+    if (o.runStore !== undefined) throw new ConfigError('--run-store (BLOB_CACHER_RUN_STORE) is for scale-out runs; add --run-id, or drop it');
+    if (o.testClockSkewMs !== 0) throw new ConfigError('--test-clock-skew (BLOB_CACHER_TEST_CLOCK_SKEW_MS) is for scale-out tests; add --run-id, or drop it');
+    return undefined;
+  }
+  if (index === undefined && parallelism > 1) throw new ConfigError(`--parallelism ${parallelism} needs --index (JOB_COMPLETION_INDEX or BLOB_CACHER_INDEX) for each client`);
+  const shardIndex = index ?? 0;
+  if (shardIndex >= parallelism) throw new ConfigError(`--index ${shardIndex} is not below --parallelism ${parallelism}; indices run from 0 to ${parallelism - 1}`);
+  return {
+    runId, shard: { index: shardIndex, count: parallelism }, barrierTimeoutMs: o.barrierTimeoutMs, startLeadMs: o.startLeadMs,
+    store: storeOf(o.runStore, target), testClockSkewMs: o.testClockSkewMs,
+  };
+}
+
+function storeOf(runStore: string | undefined, target: Credentials): AccountCredentials {
+  if (runStore !== undefined) {
+    const p = parseConnectionString(runStore);
+    if (p.key) return { kind: 'key', account: p.account, key: p.key, endpoint: p.endpoint };
+    return { kind: 'sas', account: p.account, sas: (p.sas ?? '').replace(/^\?/, ''), endpoint: p.endpoint };
+  }
+  if (target.kind === 'key' || target.kind === 'sas') return target;
+  const why = target.kind === 'url' ? 'a plain --url has no blob service' : 'the embedded Azurite lives in one process';
+  throw new ConfigError(`a scale-out run (--run-id) keeps its markers and results in a storage account and ${why}; give --run-store (BLOB_CACHER_RUN_STORE) a connection string, or target an account`);
+}
+
+export interface CollectConfig {
+  logLevel: LogLevel;
+  runId: string;
+  /** Clients the run had; unset: as the results say. */
+  parallelism?: number;
+  container: string;
+  store: AccountCredentials;
+  format: 'console' | 'json';
+}
+
+export function collectConfig(o: Resolved<typeof COLLECT_OPTIONS>): CollectConfig {
+  if (o.runId === undefined) throw new ConfigError('collect needs --run-id (BLOB_CACHER_RUN_ID): the id the clients ran with');
+  if (o.format !== 'console' && o.format !== 'json') throw new ConfigError(`collect prints console or json; --format ${o.format} is for run reports`);
+  return {
+    logLevel: o.logLevel, runId: o.runId, parallelism: o.parallelism, container: o.container, format: o.format,
+    store: storeOf(o.runStore, resolveCredentials(o)),
+  };
+}
+
+const CLIENT_COMMANDS = ['download', 'upload'];
+
+/** The Job's settings; `clientArgv` is what follows `--`: the command every client runs, and its options. */
+export function manifestConfig(o: Resolved<typeof MANIFEST_OPTIONS>, clientArgv: readonly string[]): ManifestOptions {
+  if (o.parallelism === undefined) throw new ConfigError('k8s-manifest needs --parallelism K, the number of clients');
+  if (o.secret !== undefined && o.serviceAccount !== undefined) throw new ConfigError('give --secret or --service-account (workload identity), not both');
+  const args = clientArgv.length ? [...clientArgv] : ['download'];
+  if (!CLIENT_COMMANDS.includes(args[0]!)) throw new ConfigError(`k8s-manifest runs ${CLIENT_COMMANDS.join(' or ')} in each client; after -- give e.g. download --source-method chunked, not ${args[0]}`);
+  for (const flag of ['--parallelism', '--index', '--run-id']) {
+    if (args.some((a) => a === flag || a.startsWith(`${flag}=`))) throw new ConfigError(`${flag} is set by the Job for each client; drop it after --`);
+  }
+  return {
+    name: o.name, ...(o.namespace ? { namespace: o.namespace } : {}), image: o.image, parallelism: o.parallelism, args,
+    ...(o.serviceAccount ? { serviceAccount: o.serviceAccount } : { secret: o.secret ?? 'blob-cacher-storage' }),
+    cpu: o.cpu, memory: o.memory, clientsPerNode: o.clientsPerNode, activeDeadlineSeconds: Math.ceil(o.activeDeadlineMs / 1000),
+    resultsPath: '/tmp/blob-cacher-results.json',
+  };
+}

@@ -1,0 +1,67 @@
+// One client of a scale-out run, as the CLI drives it: the start gate the session awaits before
+// releasing its workers (clock offset, then the barrier through storage, once per session), and
+// the results it leaves in the storage account for `blob-cacher collect`.
+import { hostname } from 'node:os';
+import type { ScaleoutConfig } from '../config/scaleout.js';
+import { log } from '../log/logger.js';
+import type { ResultsFile } from '../results/schema.js';
+import { estimateClockOffset, LocalClock, OFFSET_WARN_MS, type ClockOffset } from './clock.js';
+import { BarrierError, EXIT_DUPLICATE_INDEX, passBarrier } from './barrier.js';
+import { CLIENT_RESULTS_SCHEMA, CLIENT_RESULTS_VERSION, type ClientResults } from './client-results.js';
+import { openRunStore, runPaths, type RunStore } from './run-store.js';
+
+export interface ScaleoutClient {
+  /** The session's start gate: the first call waits for every client; later runs go at once. */
+  gate(signal: AbortSignal): Promise<void>;
+  /** Leaves this client's results (or its failure) at runs/<RUN_ID>/results/<i>.json. */
+  publish(outcome: { results?: ResultsFile; error?: unknown }): Promise<void>;
+}
+
+export function scaleoutClient(config: ScaleoutConfig, container: string): ScaleoutClient {
+  const clock = new LocalClock(config.testClockSkewMs);
+  if (config.testClockSkewMs) log.warn(`TEST ONLY: this client's clock is shifted by ${config.testClockSkewMs} ms (BLOB_CACHER_TEST_CLOCK_SKEW_MS)`);
+  const { runId, shard } = config;
+  let store: Promise<RunStore> | undefined;
+  const c = config.store;
+  const openStore = () => (store ??= openRunStore({
+    kind: 'blob', embedded: false, container, endpoint: c.endpoint, account: c.account, ...(c.kind === 'key' ? { key: c.key } : { sas: c.sas }),
+  }));
+  let passed: Promise<void> | undefined;
+  let offset: ClockOffset | undefined;
+  let startStorageMs: number | undefined;
+
+  async function gateOnce(signal: AbortSignal): Promise<void> {
+    const s = await openStore();
+    offset = await estimateClockOffset(s.probeDate, clock, { signal });
+    const shown = `${offset.offsetMs >= 0 ? '+' : ''}${offset.offsetMs.toFixed(1)} ms ±${offset.uncertaintyMs.toFixed(1)} (${offset.samples} Date headers${offset.tickSeen ? '' : ', no second tick seen'})`;
+    if (Math.abs(offset.offsetMs) > OFFSET_WARN_MS) log.warn(`this machine's clock is ${shown} off the storage service's: synchronise it (NTP); the start is corrected for it`);
+    else log.info(`clock offset from the storage service: ${shown}`);
+    log.info(`scale-out run ${runId}: client ${shard.index} of ${shard.count} ready; waiting for the others (at most ${config.barrierTimeoutMs / 1000} s)`);
+    const start = await passBarrier(s, {
+      runId, shard, leadMs: config.startLeadMs, timeoutMs: config.barrierTimeoutMs, clock, offset, signal,
+    });
+    startStorageMs = start.startStorageMs;
+    log.info(`scale-out run ${runId}: all ${shard.count} clients ready; started at ${new Date(start.startStorageMs).toISOString()} (storage clock)`);
+  }
+
+  return {
+    gate(signal) {
+      passed ??= gateOnce(signal);
+      return passed;
+    },
+    async publish({ results, error }) {
+      // A second client with this index must not overwrite the first one's results.
+      if (error instanceof BarrierError && error.exitCode === EXIT_DUPLICATE_INDEX) return;
+      const doc: ClientResults = {
+        schema: CLIENT_RESULTS_SCHEMA, schemaVersion: CLIENT_RESULTS_VERSION, runId, index: shard.index, parallelism: shard.count, host: hostname(),
+        ...(offset ? { clock: { offsetMs: offset.offsetMs, uncertaintyMs: offset.uncertaintyMs, samples: offset.samples, recordsOffsetMs: offset.offsetMs + clock.skewMs } } : {}),
+        ...(startStorageMs !== undefined ? { startStorageMs } : {}),
+        ...(error !== undefined ? { failure: (error as Error).message ?? String(error), exitCode: error instanceof BarrierError ? error.exitCode : 1 } : {}),
+        ...(results ? { results } : {}),
+      };
+      const path = runPaths(runId).results(shard.index);
+      await (await openStore()).put(path, JSON.stringify(doc));
+      log.info(`scale-out results: ${path} in container ${container}`);
+    },
+  };
+}

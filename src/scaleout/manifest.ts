@@ -1,0 +1,81 @@
+// A Kubernetes batch/v1 Job of K clients: an Indexed Job (JOB_COMPLETION_INDEX is each client's
+// --index), the Job's controller-uid as the run id (downward API), one client per node by
+// default, and a podFailurePolicy that fails the whole Job on the barrier's exit codes (3 timeout,
+// 4 duplicate index, 5 late), since a run short of a client measures something else.
+import { EXIT_BARRIER_TIMEOUT, EXIT_DUPLICATE_INDEX, EXIT_LATE } from './barrier.js';
+
+export interface ManifestOptions {
+  name: string;
+  namespace?: string;
+  image: string;
+  parallelism: number;
+  /** The blob-cacher command and its arguments, e.g. ['download', '--source-method', 'chunked']. */
+  args: string[];
+  /** Credentials: a Secret's keys as environment variables, or a workload identity's service account. */
+  secret?: string;
+  serviceAccount?: string;
+  cpu: string;
+  memory: string;
+  /** At most this many clients on one node (1: one per node). */
+  clientsPerNode: number;
+  activeDeadlineSeconds: number;
+  /** Where each client writes its local results file (the image's working directory is read-only to it). */
+  resultsPath: string;
+}
+
+export const CONTAINER_NAME = 'blob-cacher';
+const CONTROLLER_UID = "metadata.labels['batch.kubernetes.io/controller-uid']";
+
+export function jobManifest(o: ManifestOptions): Record<string, unknown> {
+  const labels = { 'app.kubernetes.io/name': 'blob-cacher', 'app.kubernetes.io/instance': o.name };
+  const podLabels = o.serviceAccount ? { ...labels, 'azure.workload.identity/use': 'true' } : labels;
+  const resources = { cpu: o.cpu, memory: o.memory };
+  return {
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: { name: o.name, ...(o.namespace ? { namespace: o.namespace } : {}), labels },
+    spec: {
+      completionMode: 'Indexed',
+      completions: o.parallelism,
+      parallelism: o.parallelism,
+      backoffLimitPerIndex: 0,
+      maxFailedIndexes: 0,
+      activeDeadlineSeconds: o.activeDeadlineSeconds,
+      podFailurePolicy: {
+        rules: [{ action: 'FailJob', onExitCodes: { containerName: CONTAINER_NAME, operator: 'In', values: [EXIT_BARRIER_TIMEOUT, EXIT_DUPLICATE_INDEX, EXIT_LATE] } }],
+      },
+      template: {
+        metadata: { labels: podLabels },
+        spec: {
+          // A podFailurePolicy needs it; a client that fails is not run again.
+          restartPolicy: 'Never',
+          ...(o.serviceAccount ? { serviceAccountName: o.serviceAccount } : {}),
+          topologySpreadConstraints: [{
+            maxSkew: o.clientsPerNode,
+            // Fewer nodes than this and the spread cannot be met: clients wait unscheduled rather than share a node.
+            minDomains: Math.ceil(o.parallelism / o.clientsPerNode),
+            topologyKey: 'kubernetes.io/hostname',
+            whenUnsatisfiable: 'DoNotSchedule',
+            labelSelector: { matchLabels: labels },
+            matchLabelKeys: ['batch.kubernetes.io/controller-uid'],
+          }],
+          containers: [{
+            name: CONTAINER_NAME,
+            image: o.image,
+            args: o.args,
+            env: [
+              { name: 'BLOB_CACHER_PARALLELISM', value: String(o.parallelism) },
+              { name: 'BLOB_CACHER_RUN_ID', valueFrom: { fieldRef: { fieldPath: CONTROLLER_UID } } },
+              { name: 'BLOB_CACHER_RESULTS', value: o.resultsPath },
+              // One gated run per client: every client's requests fall in the window that is merged.
+              { name: 'BLOB_CACHER_RUNS', value: '1' },
+              { name: 'BLOB_CACHER_WARMUP', value: '0' },
+            ],
+            ...(o.secret ? { envFrom: [{ secretRef: { name: o.secret } }] } : {}),
+            resources: { requests: resources, limits: resources },
+          }],
+        },
+      },
+    },
+  };
+}
