@@ -56,14 +56,15 @@ interface CliRun {
 }
 
 /** The CLI with only these variables, at LOG_LEVEL=silly: every request line and its headers are logged. */
-function runCli(command: 'download' | 'upload', vars: Record<string, string>, args: string[] = []): Promise<CliRun> {
+function runCli(command: 'download' | 'upload' | 'collect', vars: Record<string, string>, args: string[] = []): Promise<CliRun> {
   const resultsPath = join(dir, `results-${++runCount}.json`);
   const env = {
     ...ONE_RUN, PATH: process.env.PATH ?? '', HOME: dir, LOG_LEVEL: 'silly', BLOB_CACHER_RESULTS: resultsPath,
     BLOB_CACHER_AUTH: 'entra', STORAGE_ENDPOINT: azurite.endpoint, BLOB_CACHER_CA_FILE: caFile, ...vars,
   };
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(DIST, `${command}.js`), ...args], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const script = command === 'collect' ? [join(DIST, 'cli.js'), 'collect'] : [join(DIST, `${command}.js`)];
+    const child = spawn(process.execPath, [...script, ...args], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
     const chunks: Buffer[] = [];
     child.stdout.on('data', (c: Buffer) => chunks.push(c));
     child.stderr.on('data', (c: Buffer) => chunks.push(c));
@@ -171,6 +172,20 @@ describe.skipIf(missing.length > 0)(title('--auth entra against Azurite --oauth 
       });
       expectGreen(run, UPLOAD_STRATEGIES, authority);
     }, 120_000);
+
+    it('a scale-out Job of 2 clients meets and leaves its results in the account with the same identity, and collect merges them', async () => {
+      const job = { ...vars, STORAGE_CONTAINER: 'entra-wi-k8s', FILE_COUNT: '20', FILE_SIZE: '10', BLOB_CACHER_UPLOAD_METHOD: 'small-files', BLOB_CACHER_PARALLELISM: '2', BLOB_CACHER_RUN_ID: 'wi-run-1', BLOB_CACHER_START_LEAD: '1s', BLOB_CACHER_BARRIER_TIMEOUT: '60s' };
+      const clients = await Promise.all([0, 1].map((i) => runCli('upload', { ...job, BLOB_CACHER_INDEX: String(i) })));
+      for (const c of clients) {
+        expect(c.code, c.output.slice(-3000)).toBe(0);
+        expect(c.output).toMatch(/all 2 clients ready/);
+        expectNoToken(c, authority);
+      }
+      const collected = await runCli('collect', { ...vars, STORAGE_CONTAINER: 'entra-wi-k8s' }, ['--run-id', 'wi-run-1']);
+      expect(collected.code, collected.output.slice(-3000)).toBe(0);
+      expect(collected.output).toContain('blob-cacher collect: run wi-run-1, 2 client(s), 2 with results');
+      for (const { token } of authority.issued) expect(collected.output.includes(token)).toBe(false);
+    }, 180_000);
   });
 
   it('a token that expires during the session is renewed between runs, and every run verifies', async () => {

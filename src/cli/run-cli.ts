@@ -216,15 +216,14 @@ export async function collectCommand(argv: readonly string[], env: Env, name = '
   if (!flags) return 0;
   const { collectConfig } = await import('../config/scaleout.js');
   const config = collectConfig(resolveOptions(COLLECT_OPTIONS, flags, readSources(COLLECT_OPTIONS, flags, env)));
-  registerSecret(config.store.kind === 'key' ? config.store.key : config.store.sas);
+  if (config.store.kind !== 'entra') registerSecret(config.store.kind === 'key' ? config.store.key : config.store.sas);
   registerSecret(env.STORAGE_CONNECTION_STRING);
   registerSecret(env.BLOB_CACHER_RUN_STORE);
   setLogLevel(config.logLevel);
-  const [{ openRunStore }, { fetchRun, mergeClients }, { renderScaleout }] = await Promise.all([
+  const [{ openAccountStore }, { fetchRun, mergeClients }, { renderScaleout }] = await Promise.all([
     import('../scaleout/run-store.js'), import('../scaleout/collect.js'), import('../report/scaleout.js'),
   ]);
-  const s = config.store;
-  const store = await openRunStore({ kind: 'blob', embedded: false, container: config.container, endpoint: s.endpoint, account: s.account, ...(s.kind === 'key' ? { key: s.key } : { sas: s.sas }) });
+  const store = await openAccountStore(config.store, config.container);
   const run = await fetchRun(store, config.runId);
   for (const u of run.unreadable) log.warn(`${u.name} ${u.problem}: left out`);
   const parallelism = config.parallelism ?? Math.max(0, ...run.docs.map((d) => d.parallelism));

@@ -314,6 +314,8 @@ export function redactedConfig(config: DownloadConfig | UploadConfig): Record<st
     : c.kind === 'url' ? { kind: c.kind, url: redact(c.url) }
     : c;
   const s = config.scaleout;
-  const scaleout = s ? { scaleout: { ...s, store: { kind: s.store.kind, account: s.store.account, endpoint: s.store.endpoint, [s.store.kind]: '[redacted]' } } } : {};
+  // The run store's key or SAS never shows; an Entra ID store has no secret of its own.
+  const secret = s && s.store.kind !== 'entra' ? { [s.store.kind]: '[redacted]' } : {};
+  const scaleout = s ? { scaleout: { ...s, store: { kind: s.store.kind, account: s.store.account, endpoint: s.store.endpoint, ...secret } } } : {};
   return { ...config, credentials: target, ...scaleout };
 }

@@ -5,7 +5,7 @@ import { ConfigError } from './errors.js';
 import type { COLLECT_OPTIONS, LogLevel, MANIFEST_OPTIONS, Resolved, SCALEOUT_OPTIONS } from './options.js';
 import type { ManifestOptions } from '../scaleout/manifest.js';
 
-export type AccountCredentials = Extract<Credentials, { kind: 'key' | 'sas' }>;
+export type AccountCredentials = Extract<Credentials, { kind: 'key' | 'sas' | 'entra' }>;
 
 export interface ScaleoutConfig {
   runId: string;
@@ -44,7 +44,7 @@ function storeOf(runStore: string | undefined, target: Credentials): AccountCred
     if (p.key) return { kind: 'key', account: p.account, key: p.key, endpoint: p.endpoint };
     return { kind: 'sas', account: p.account, sas: (p.sas ?? '').replace(/^\?/, ''), endpoint: p.endpoint };
   }
-  if (target.kind === 'key' || target.kind === 'sas') return target;
+  if (target.kind === 'key' || target.kind === 'sas' || target.kind === 'entra') return target;
   const why = target.kind === 'url' ? 'a plain --url has no blob service' : 'the embedded Azurite lives in one process';
   throw new ConfigError(`a scale-out run (--run-id) keeps its markers and results in a storage account and ${why}; give --run-store (BLOB_CACHER_RUN_STORE) a connection string, or target an account`);
 }

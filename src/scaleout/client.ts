@@ -8,7 +8,7 @@ import type { ResultsFile } from '../results/schema.js';
 import { estimateClockOffset, LocalClock, OFFSET_WARN_MS, type ClockOffset } from './clock.js';
 import { BarrierError, EXIT_DUPLICATE_INDEX, passBarrier } from './barrier.js';
 import { CLIENT_RESULTS_SCHEMA, CLIENT_RESULTS_VERSION, type ClientResults } from './client-results.js';
-import { openRunStore, runPaths, type RunStore } from './run-store.js';
+import { openAccountStore, runPaths, type RunStore } from './run-store.js';
 
 export interface ScaleoutClient {
   /** The session's start gate: the first call waits for every client; later runs go at once. */
@@ -23,9 +23,7 @@ export function scaleoutClient(config: ScaleoutConfig, container: string): Scale
   const { runId, shard } = config;
   let store: Promise<RunStore> | undefined;
   const c = config.store;
-  const openStore = () => (store ??= openRunStore({
-    kind: 'blob', embedded: false, container, endpoint: c.endpoint, account: c.account, ...(c.kind === 'key' ? { key: c.key } : { sas: c.sas }),
-  }));
+  const openStore = () => (store ??= openAccountStore(c, container));
   let passed: Promise<void> | undefined;
   let offset: ClockOffset | undefined;
   let startStorageMs: number | undefined;

@@ -1,7 +1,10 @@
 // Where the clients of a scale-out run meet: blobs under runs/<RUN_ID>/ in the storage account
 // (ready markers, each client's results). Through the SDK: these few requests are not measured.
 import type { ContainerClient } from '@azure/storage-blob';
-import { containerClient, type TargetInfo } from '../storage/target.js';
+import type { TokenCredential } from '@azure/core-auth';
+import type { AccountCredentials } from '../config/scaleout.js';
+import { entraTokens, heldToken } from '../storage/entra.js';
+import { containerClient, readCa, type TargetInfo } from '../storage/target.js';
 import { headDateProbe, type DateProbe } from './clock.js';
 
 export interface StoredBlob {
@@ -31,8 +34,20 @@ export const runPaths = (runId: string) => ({
 
 const statusOf = (err: unknown) => (err as { statusCode?: number }).statusCode;
 
-export async function openRunStore(info: Extract<TargetInfo, { kind: 'blob' }>): Promise<RunStore> {
-  const container: ContainerClient = await containerClient(info);
+/**
+ * The run store in an account named by credentials: a key, a SAS, or an Entra ID identity
+ * (workload identity in a Job), whose token the SDK asks for and renews as it needs.
+ */
+export async function openAccountStore(c: AccountCredentials, container: string): Promise<RunStore> {
+  const base = { kind: 'blob' as const, embedded: false, container, endpoint: c.endpoint, account: c.account, ...(c.caFile ? { ca: await readCa(c.caFile) } : {}) };
+  if (c.kind === 'key') return openRunStore({ ...base, key: c.key });
+  if (c.kind === 'sas') return openRunStore({ ...base, sas: c.sas });
+  const tokens = await entraTokens(c.clientId);
+  return openRunStore(base, heldToken(() => tokens.current()));
+}
+
+export async function openRunStore(info: Extract<TargetInfo, { kind: 'blob' }>, credential?: TokenCredential): Promise<RunStore> {
+  const container: ContainerClient = await containerClient(info, credential ? { credential } : {});
   await container.createIfNotExists();
   // Any answer carries Date; the service's root with the SAS (if any) costs nothing to ask.
   const probeUrl = `${info.endpoint}/${encodeURIComponent(info.container)}?restype=container${info.sas ? `&${info.sas}` : ''}`;
@@ -70,6 +85,6 @@ export async function openRunStore(info: Extract<TargetInfo, { kind: 'blob' }>):
       for await (const blob of container.listBlobsFlat({ prefix })) out.push({ name: blob.name, lastModifiedMs: blob.properties.lastModified.getTime() });
       return out;
     },
-    probeDate: headDateProbe(probeUrl),
+    probeDate: headDateProbe(probeUrl, info.ca),
   };
 }

@@ -37,7 +37,7 @@ export interface Target {
 }
 
 /** A --ca-file's certificates, read once by the coordinator; workers get them with their job. */
-async function readCa(path: string): Promise<string> {
+export async function readCa(path: string): Promise<string> {
   let pem: string;
   try {
     pem = await readFile(path, 'utf8');
