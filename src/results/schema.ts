@@ -50,6 +50,8 @@ export interface SteadyWorkerTimes {
 
 /** A steady run (--duration): the items again and again for a time, counted per interval. */
 export interface SteadyRecord {
+  /** The release (every time here is in ms since it), epoch ms on this machine's clock. */
+  releaseEpochMs: number;
   durationMs: number;
   intervalMs: number;
   /** One pass over the items: what a run without --duration moves. */

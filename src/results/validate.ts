@@ -20,7 +20,7 @@ const RUN_FIELDS: Record<string, (v: unknown) => boolean> = {
 
 const WORKER_FIELDS = ['index', 'requests', 'activeMs', 'cpuUserMs', 'cpuSystemMs', 'peakRssBytes', 'eventLoopDelayP99Ms'] as const;
 
-const STEADY_NUMBERS = ['durationMs', 'intervalMs', 'lapBytes', 'lapRequests', 'laps'] as const;
+const STEADY_NUMBERS = ['releaseEpochMs', 'durationMs', 'intervalMs', 'lapBytes', 'lapRequests', 'laps'] as const;
 const POINT_NUMBERS = ['ops', 'bytes', 'errors', 'retries', 'throttled'] as const;
 
 function steadyProblem(s: unknown): boolean {

@@ -72,6 +72,16 @@ export interface ScaleoutMerge {
 }
 
 function spansOf(run: RunRecord, offsetMs: number): Span[] {
+  // A steady run (--duration) keeps each item's last request only: its series holds every request,
+  // one span per interval, weighted by the requests that ended in it.
+  if (run.steady) {
+    const { releaseEpochMs, intervalMs, series } = run.steady;
+    return series.flatMap((p, i) => {
+      if (!p.ops) return [];
+      const startMs = releaseEpochMs + offsetMs + i * intervalMs;
+      return [{ startMs, endMs: startMs + intervalMs, bytes: p.bytes / p.ops, weight: p.ops }];
+    });
+  }
   const weight = run.records.length ? run.requests / run.records.length : 0;
   return run.records.map((row) => {
     const startMs = (row[COL.start] as number) + offsetMs;

@@ -80,6 +80,7 @@ export class SteadyMeter {
 
 /** A steady run over every worker: intervals added, latency percentiles read from the added histograms. */
 export interface MergedSteady {
+  releaseEpochMs: number;
   intervalMs: number;
   totals: SteadyTotals;
   laps: number;
@@ -113,7 +114,7 @@ export function mergeSteady(results: readonly { steady?: SteadyWorkerResult }[],
     ? { ...counts, p50Ms: latency.getValueAtPercentile(50) / 1000, p99Ms: latency.getValueAtPercentile(99) / 1000 }
     : counts));
   return {
-    intervalMs, totals, laps: Math.min(...parts.map((p) => p.laps)), series,
+    releaseEpochMs: epochMs, intervalMs, totals, laps: Math.min(...parts.map((p) => p.laps)), series,
     workers: parts.map((p) => ({ firstStartMs: ms3(p.firstStartEpochMs - epochMs), stoppedMs: ms3(p.stoppedEpochMs - epochMs), lastEndMs: ms3(p.lastEndEpochMs - epochMs) })),
   };
 }
