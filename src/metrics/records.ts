@@ -18,5 +18,7 @@ export interface OpRecord {
   throttled: number;
   backoffMs: number;
   md5?: string;
+  /** List Blobs: the names this page held. */
+  objects?: number;
   error?: string;
 }

@@ -3,6 +3,7 @@ import { formatBytes } from '../config/sizes.js';
 import type { ContenderStats } from '../analysis/analyze.js';
 import { rankLabel, rankStats, serverGap, verdictLines, warnings, type RankedStats } from '../analysis/verdict.js';
 import { median } from '../analysis/stats.js';
+import { measuresOps } from '../analysis/sweep.js';
 import { PHASES } from '../transport/phases.js';
 
 const pad = (s: string, n: number) => s.padEnd(n);
@@ -48,12 +49,13 @@ export function renderConsole(stats: readonly ContenderStats[], header: ReportHe
   const runs = Math.max(0, ...stats.map((s) => s.runs));
   if (runs > 1) lines.push(`${runs} measured runs per strategy: time is the median ± the 95% CI half-width`);
   lines.push('');
-  const countCol = header.mode === 'upload' ? 'ops/s' : 'reused';
+  const opsCol = header.mode === 'upload' || measuresOps(stats);
+  const countCol = opsCol ? 'ops/s' : 'reused';
   lines.push(`${pad('#', 3)}${pad('strategy', 16)}${lpad('time ms', 10)}${lpad('MiB/s', 8)}${lpad('reqs', 6)}${lpad(countCol, 8)}${lpad('p50 1stB', 9)}${lpad('p99 1stB', 9)}  verified`);
   const ranked = rankStats(stats);
   ranked.forEach((s) => {
     const fb = s.latencyMs.firstByte;
-    const count = header.mode === 'upload' ? s.opsPerSecond.median.toFixed(0) : String(s.reusedSockets);
+    const count = opsCol ? s.opsPerSecond.median.toFixed(0) : String(s.reusedSockets);
     const name = s.label;
     lines.push(
       `${pad(rankLabel(s), 3)}${name.length >= 16 ? `${name}\n${' '.repeat(19)}` : pad(name, 16)}${lpad(timeCell(s), 10)}${lpad(s.throughputMiBps.median.toFixed(1), 8)}` +
@@ -74,6 +76,8 @@ export function renderConsole(stats: readonly ContenderStats[], header: ReportHe
   for (const s of stats) {
     const shares = PHASES.filter((p) => s.phaseShare[p] !== undefined).map((p) => `${p} ${(s.phaseShare[p]! * 100).toFixed(1)}%`);
     lines.push(`${s.label}: duration ${s.wallMs.median.toFixed(1)} ms, count ${s.requestsPerRun}${shares.length ? `, ${shares.join(', ')}` : ''}`);
+    const many = manyBlobLine(s);
+    if (many) lines.push(many);
     const u = s.untimedMs;
     if (u) lines.push(`${s.label}: outside the timed span, per run: setup ${fmtMs(u.setup)} ms, collect ${fmtMs(u.collect)} ms, verify ${fmtMs(u.verify)} ms, cleanup ${fmtMs(u.cleanup)} ms`);
     if (s.retries || s.throttled || s.failedRequests) {
@@ -83,6 +87,15 @@ export function renderConsole(stats: readonly ContenderStats[], header: ReportHe
     if (s.recordsSampled) lines.push(`${s.label}: raw records were sampled in the results file; percentiles use every request`);
   }
   return lines.join('\n');
+}
+
+/** Many-blob workloads: requests (pages, GETs, HEADs) and the set's blobs per second, and each request's latency. */
+export function manyBlobLine(s: ContenderStats): string | undefined {
+  if (!s.blobsPerSecond || s.params?.fileCount === undefined) return undefined;
+  const total = s.latencyMs.total;
+  const unit = s.params.pageSize !== undefined ? 'page' : 'request';
+  return `${s.label}: ${s.params.fileCount} blobs, ${s.requestsPerRun} ${unit}(s) per run: ${s.opsPerSecond.median.toFixed(0)} ${unit}s/s, ` +
+    `${s.blobsPerSecond.median.toFixed(0)} blobs/s, ${s.throughputMiBps.median.toFixed(1)} MiB/s; per-${unit} latency p50 ${fmtMs(total?.p50)} / p99 ${fmtMs(total?.p99)} ms`;
 }
 
 export function renderMarkdown(stats: readonly ContenderStats[], header: ReportHeader): string {
@@ -98,6 +111,8 @@ export function renderMarkdown(stats: readonly ContenderStats[], header: ReportH
         `${fmtMs(s.latencyMs.firstByte?.p50)} | ${fmtMs(s.latencyMs.firstByte?.p99)} | ${shares.join(' | ')} | ${s.retries} | ${s.throttled} | ${s.failedRequests} | ${s.verified ? 'ok' : 'FAILED'} |`,
     );
   });
+  const many = stats.map(manyBlobLine).filter((l) => l !== undefined);
+  if (many.length) lines.push('', ...many.map((l) => `- ${l}`));
   lines.push(...verdictBlock(stats, ranked, header));
   return lines.join('\n');
 }

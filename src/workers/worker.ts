@@ -11,6 +11,7 @@ import { RawPool } from '../transport/raw-client.js';
 import { NOT_SENT_ERROR } from '../transport/http-client.js';
 import { createAgent } from '../transport/request.js';
 import { runGet, runPut, runSdkDownload, runSdkSmallFile, runSdkUpload, sdkClients, type ExecContext } from './executors.js';
+import { runHead, runList, runSdkHead, runSdkList } from './metadata-executors.js';
 import type { FromWorker, OpRecord, ToWorker, WorkerJob, WorkerResult } from './protocol.js';
 import { openSink, type Sink } from './sinks.js';
 
@@ -32,7 +33,7 @@ async function prepare(job: WorkerJob): Promise<() => Promise<WorkerResult>> {
   const origin = signer.blobUrl(job.items[0]?.blob ?? 'x');
   const ca = job.target.kind === 'blob' ? job.target.ca : undefined;
   const agent = createAgent(origin, job.maxSockets, ca);
-  const viaHttp = job.executor === 'http' || job.executor === 'put';
+  const viaHttp = job.executor === 'http' || job.executor === 'put' || job.executor === 'list' || job.executor === 'head';
   const pool = viaHttp && job.httpClient !== 'node' ? new RawPool(origin, job.maxSockets, job.bufferSizeBytes, ca ? { ca } : undefined) : undefined;
   const urls = viaHttp ? new Map(job.items.map((i) => [i.index, signer.blobUrl(i.blob)])) : undefined;
   const ctx: ExecContext = { job, signer, agent, pool, urls, signal: stop.signal };
@@ -64,12 +65,17 @@ async function prepare(job: WorkerJob): Promise<() => Promise<WorkerResult>> {
   }
 
   // `queuedAt`: when the item counts as issued, so that waiting for a socket shows as `wait`.
-  const runItem = (n: number, queuedAt: number | undefined): Promise<OpRecord> => {
+  // A listing is one item of many pages: a record per page.
+  const runItem = (n: number, queuedAt: number | undefined): Promise<OpRecord | OpRecord[]> => {
     const item = job.items[n]!;
     if (stop.signal.aborted) return Promise.resolve(cancelled(job, item));
     switch (job.executor) {
       case 'http': return runGet(ctx, item, sink!, queuedAt);
       case 'sdk': return runSdkDownload(job, sdk!.clients.get(item.index)!, item);
+      case 'list': return runList(ctx, item, queuedAt);
+      case 'sdk-list': return runSdkList(job, sdk!.container, item);
+      case 'head': return runHead(ctx, item, queuedAt);
+      case 'sdk-head': return runSdkHead(job, sdk!.clients.get(item.index)!, item);
       case 'put': return runPut(ctx, item, payloads[n]!, queuedAt);
       case 'sdk-upload': return runSdkUpload(job, sdk!.clients.get(item.index)!, item, payloads[n]!);
       case 'sdk-small-files': return runSdkSmallFile(job, sdk!.clients.get(item.index)!, item, payloads[n]!);
@@ -85,28 +91,31 @@ async function prepare(job: WorkerJob): Promise<() => Promise<WorkerResult>> {
     const done = { ops: 0, bytes: 0, errors: 0, retries: 0 };
     released = { job, settled: () => done.ops };
     const ticker = setInterval(() => send({ type: 'progress', ...done }), 250);
-    const counted = (p: Promise<OpRecord>) => p.then((r) => {
-      done.ops++;
-      done.bytes += r.bytes;
-      done.retries += r.retries;
-      if (r.error) done.errors++;
-      return r;
+    const counted = (p: Promise<OpRecord | OpRecord[]>) => p.then((got) => {
+      for (const r of Array.isArray(got) ? got : [got]) {
+        done.ops++;
+        done.bytes += r.bytes;
+        done.retries += r.retries;
+        if (r.error) done.errors++;
+      }
+      return got;
     });
     // Items go out in order through a fixed number of lanes, never queued in bulk: memory stays flat
     // in the item count (issuing 1,000,000 requests at once held them all). Without an in-flight
     // limit there is a lane per socket, and every item counts as issued at the start, as if all had
     // been sent at once to wait for a socket: `wait` keeps that meaning.
     const items = job.items;
-    const records = new Array<OpRecord>(items.length);
+    const settled = new Array<OpRecord | OpRecord[]>(items.length);
     const lanes = Math.max(1, Math.min(items.length, job.inFlight ?? (viaHttp ? job.maxSockets : items.length)));
     const issuedAt = job.inFlight ? undefined : performance.now();
     let next = 0;
     await Promise.all(Array.from({ length: lanes }, async () => {
       while (next < items.length) {
         const n = next++;
-        records[n] = await counted(runItem(n, issuedAt));
+        settled[n] = await counted(runItem(n, issuedAt));
       }
     }));
+    const records = settled.flat();
     clearInterval(ticker);
     const endEpochMs = epochNow();
     // At once, so that a step after all workers (an upload's commit) does not wait on results packing.
@@ -115,6 +124,7 @@ async function prepare(job: WorkerJob): Promise<() => Promise<WorkerResult>> {
     loopDelay.disable();
     // Verification happens after the timed section, except for discard which hashes as it goes.
     if (sink) {
+      // A sink is for 'http' GETs: one record per item.
       if (job.hashRanges !== false) for (const [n, item] of job.items.entries()) if (!records[n]!.error) records[n]!.md5 = await sink.md5Of(item);
       await sink.close();
     }
