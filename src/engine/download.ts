@@ -54,11 +54,12 @@ export function downloadWorkload(given: DownloadConfig): DownloadWorkload {
           workload.fixtures = await ensureUrlFixtures(info, specs, { timeoutMs: config.timeoutMs ?? 30_000, signal });
         }
         // What a run delivers: the one object, or the set's files end to end (listings and HEADs deliver no content).
-        const deliveredBytes = !many ? size : strategies.every((s) => workloadOf(s) === 'files') ? config.fileCount * size : 0;
+        const deliveredBy = (s: DownloadStrategy) => (!many ? size : workloadOf(s) === 'files' ? config.fileCount * size : 0);
+        const deliveredBytes = Math.max(...strategies.map(deliveredBy));
         // Output files without --out go to a directory of our own, never to a predictable name.
         const scratch = config.sink === 'discard' || config.sink === 'memory' ? undefined : await makeScratchDir();
         const contenders = strategies.map((s): Contender => ({
-          strategy: s.name, description: s.description, prepare: (run) => prepareRun(config, info, s, input, deliveredBytes, scratch, run),
+          strategy: s.name, description: s.description, prepare: (run) => prepareRun(config, info, s, input, deliveredBy(s), scratch, run),
         }));
         const listing = strategies.some((s) => workloadOf(s) === 'list');
         return {
