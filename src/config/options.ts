@@ -197,7 +197,7 @@ const httpClient = option({
 /** One target option for both commands: a plain server instead of a blob service. */
 const url = option({
   key: 'url', flag: '--url', env: 'URL', valueName: 'url', parse: httpUrl,
-  help: 'plain HTTP(S) server instead of a blob service: download GETs this URL (single, chunked); upload PUTs files below it (small-files)',
+  help: 'plain HTTP(S) server instead of a blob service: download GETs this URL (single, chunked), or the set of files below it (small-files, head: <url>/many/<count>x<bytes>/file-NNNNNNN, PUT first when missing); upload PUTs files below it (small-files)',
 });
 /** Where the bytes are: a plain URL or a blob service, and how to authenticate to it. */
 const tlsOption = option({
