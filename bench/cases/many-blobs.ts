@@ -119,6 +119,10 @@ export async function manyBlobs(ctx: BenchContext, sizes: ManyBlobsSizes = MANY_
   // No server clock here: Azurite's clock counts requests that move blob bytes, and a listing moves none.
   for (const c of listings.filter((x) => x.label.startsWith('SDK'))) c.ours = false;
 
+  const { listGroups, fixtureSetPrefix } = await distImport<typeof ManyBlobs>('strategies/many-blobs.js');
+  const groups = listGroups(listCount, fixtureSetPrefix(listCount, 1024), 4);
+  const groupsText = `${groups.length} prefixes of up to ${groups[0]!.count} names (${groups[0]!.prefix.split('/').pop()} … ${groups.at(-1)!.prefix.split('/').pop()})`;
+
   ctx.log(`case 9a: ${fileCount} small-file downloads (Azurite)`);
   const a = await alternate(downloads, { runs: ctx.runs, log: ctx.log });
   ctx.log('case 9b: small-file downloads (nginx)');
@@ -133,7 +137,7 @@ export async function manyBlobs(ctx: BenchContext, sizes: ManyBlobsSizes = MANY_
     `Against nginx both read the same files from its root (many/${fileCount}x${fileSizeBytes}/file-NNNNNNN): ours with \`--url\` (a HEAD per file first to find the set, outside its timing), ` +
     'aria2c from a URL list (`-i`, `-j16`, one connection per file) into a directory; aria2c has no timer of its own, so its time is its process wall.',
     `Listing: ${listCount} blobs, pages of ${pageSize}; "req/s" is pages per second. One stream is one page after another (each needs the last one's NextMarker); ` +
-    'with more lanes ours and the SDK both list the disjoint prefixes the names\' leading digits give (file-0 … file-4 for 4 lanes), in parallel. ' +
+    `with 4 lanes ours and the SDK both list the disjoint prefixes the names' leading digits give, in parallel: ${groupsText}, so more and shorter pages. ` +
     `Blobs per second (median): ${blobsPerSecond(c, listCount)}.`,
   );
   s.tables.push(rowsTable(a, { ops: true }), rowsTable(b, { ops: true }), rowsTable(c, { ops: true }));

@@ -17,7 +17,8 @@ import type { DownloadStrategy, PlanInput, WorkItem } from '../strategies/strate
 import type { JobSpec } from '../workers/pool.js';
 import type { OpRecord } from '../workers/protocol.js';
 import { md5OfFileRange } from '../workers/sinks.js';
-import { checkDownloadFits } from './limits.js';
+import { checkDownloadFits, checkUploadFits } from './limits.js';
+import { EMBEDDED_BLOB_LIMIT } from './upload.js';
 import { verifyMany } from './many-blobs.js';
 import { runSession, type Contender, type OpenWorkload, type PreparedRun, type SessionOptions, type Workload } from './session.js';
 
@@ -45,6 +46,11 @@ export function downloadWorkload(given: DownloadConfig): DownloadWorkload {
           ...(many ? { fileCount: config.fileCount, pageSize: config.pageSize, lanes: config.processes * config.maxSockets } : {}),
         };
         checkDownloadFits(strategies, input, { sink: config.sink, embedded: info.kind === 'blob' && info.embedded, urlTarget: info.kind === 'url' });
+        // A set's files cost what uploaded small files do while a run holds them (plan, URL, record).
+        checkUploadFits(config.fileCount, many);
+        if (many && info.kind === 'blob' && info.embedded && config.fileCount > EMBEDDED_BLOB_LIMIT) {
+          log.warn(`${config.fileCount} files are more than the embedded Azurite handles in reasonable time (it slows superlinearly); use a real account (--account, STORAGE_*) or --url`);
+        }
         const specs = strategies.flatMap((s) => s.fixtures(input));
         if (info.kind === 'blob') {
           const container = await containerClient(info);
