@@ -138,6 +138,13 @@ describe('embedded Azurite', () => {
     expect(byName(run, 'small-files').verification).toMatch(/50 file\(s\): every byte matches its MD5/);
   });
 
+  it('small-files with --sink discard: hashed as the bytes arrive, still every file checked', async () => {
+    const run = await runDownload(config(embedded, { sourceMethod: 'small-files', sink: 'discard', processes: 1 }));
+    expectVerified(run, ['small-files']);
+    expect(run.results[0]!.bytes).toBe(FILE_COUNT * FILE_SIZE);
+    expect(run.results[0]!.records.every((rec) => rec.md5 !== undefined)).toBe(true);
+  });
+
   it('list, list-hierarchy and sdk-list, one lane: pages of 7 one after another, every name checked', async () => {
     const run = await runDownload(config(embedded, { sourceMethod: 'list,list-hierarchy,sdk-list', pageSize: 7, processes: 1, maxSockets: 1 }));
     expectVerified(run, ['list', 'list-hierarchy', 'sdk-list']);
