@@ -242,6 +242,15 @@ describe('an Azurite of its own, addressed as an account (key and endpoint)', ()
     expect(report.status, report.stderr).toBe(0);
     expect(report.stdout).toMatch(/ops\/s/);
     expect(report.stdout).toMatch(/list: 50 blobs, 5 page\(s\) per run/);
+    const csv = spawnSync(process.execPath, [join(ROOT, 'dist', 'cli.js'), 'report', '--format', 'csv', results], { cwd, encoding: 'utf8', timeout: 20_000, env: { PATH: process.env.PATH ?? '', HOME: cwd } });
+    const [header, ...rows] = csv.stdout.trim().split('\n').map((l) => l.split(','));
+    const at = (name: string) => header!.indexOf(name);
+    for (const row of rows) {
+      // 50 names in 5 pages: blobs/s is ten times pages/s.
+      expect(Number(row[at('blobs_per_s_median')])).toBeCloseTo(10 * Number(row[at('ops_per_s_median')]), 0);
+    }
+    const html = spawnSync(process.execPath, [join(ROOT, 'dist', 'cli.js'), 'report', '--format', 'html', results], { cwd, encoding: 'utf8', timeout: 20_000, env: { PATH: process.env.PATH ?? '', HOME: cwd } });
+    expect(html.stdout).toMatch(/<li>sdk-list: 50 blobs, 5 page\(s\) per run: \d+ pages\/s, \d+ blobs\/s/);
   });
 
   it('--help names the many-blob workloads and their options', () => {

@@ -121,7 +121,7 @@ const CSV_COLUMNS = [
   'rank', 'strategy', 'runs', 'wall_ms_median', 'wall_ms_min', 'wall_ms_max', 'wall_ms_ci95_low', 'wall_ms_ci95_high',
   'throughput_mibps_median', 'ops_per_s_median', 'requests_per_run', 'failed_requests',
   ...['firstByte', 'total'].flatMap((m) => ['p50', 'p90', 'p99', 'max'].map((q) => `${m}_${q}_ms`)),
-  ...PHASES.map((p) => `${p}_share`), 'retries', 'throttled', 'backoff_ms', 'verified', 'tied',
+  ...PHASES.map((p) => `${p}_share`), 'retries', 'throttled', 'backoff_ms', 'verified', 'tied', 'blobs_per_s_median',
 ];
 
 function csvCell(v: unknown): string {
@@ -134,7 +134,7 @@ export function renderCsv(stats: readonly ContenderStats[]): string {
     s.rank, s.label, s.runs, s.wallMs.median, s.wallMs.min, s.wallMs.max, s.wallMs.ci95Low, s.wallMs.ci95High,
     s.throughputMiBps.median, s.opsPerSecond.median, s.requestsPerRun, s.failedRequests,
     ...(['firstByte', 'total'] as const).flatMap((m) => (['p50', 'p90', 'p99', 'max'] as const).map((q) => s.latencyMs[m]?.[q])),
-    ...PHASES.map((p) => s.phaseShare[p]), s.retries, s.throttled, s.backoffMs, s.verified, s.tied,
+    ...PHASES.map((p) => s.phaseShare[p]), s.retries, s.throttled, s.backoffMs, s.verified, s.tied, s.blobsPerSecond?.median,
   ]);
   return [CSV_COLUMNS, ...rows].map((r) => r.map(csvCell).join(',')).join('\n');
 }
