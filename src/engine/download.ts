@@ -96,7 +96,7 @@ export function downloadWorkload(given: DownloadConfig): DownloadWorkload {
 }
 
 async function prepareRun(
-  config: DownloadConfig & { fileCount: number }, info: TargetInfo, strategy: DownloadStrategy, input: PlanInput, size: number, scratch: ScratchDir | undefined, run: number,
+  config: DownloadConfig, info: TargetInfo, strategy: DownloadStrategy, input: PlanInput, size: number, scratch: ScratchDir | undefined, run: number,
 ): Promise<PreparedRun> {
   const items = strategy.plan(input, info.kind === 'url');
   const kind = workloadOf(strategy);
@@ -143,7 +143,7 @@ async function prepareRun(
  * SDK's calls go MAX_SOCKETS at a time per process, as our lanes do, and its downloadToBuffer asks
  * for each file in one request, as our GET does.
  */
-function manyBlobJob(strategy: DownloadStrategy, config: DownloadConfig & { fileCount: number }, input: PlanInput): Partial<JobSpec> {
+function manyBlobJob(strategy: DownloadStrategy, config: DownloadConfig, input: PlanInput): Partial<JobSpec> {
   const sdkCalls = strategy.executor.startsWith('sdk');
   return {
     hashRanges: true,
