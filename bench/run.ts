@@ -2,13 +2,15 @@
 // It finds or installs the peers, starts its own nginx and Azurites, runs the cases, prints one table
 // per measurement and writes them to results/bench-<time>.md and .json. Never part of the tests.
 //
-//   node bench/run.ts [--cases 1,2,3,4,5,6,7,8] [--runs 3] [--large-size 1GiB] [--memory-size 10GiB]
-//                     [--upload-size 256MiB] [--no-install] [--keep-tmp] [--update BENCHMARKS.md]
+//   node bench/run.ts [--cases 1,2,3,4,5,6,7,8,9] [--runs 3] [--large-size 1GiB] [--memory-size 10GiB]
+//                     [--upload-size 256MiB] [--many-files 500] [--list-count 2000] [--no-install] [--keep-tmp]
+//                     [--update BENCHMARKS.md]
 // --update replaces what lies between the file's `<!-- bench:begin -->` and `<!-- bench:end -->`
 // markers with this run's report, keeping the hand-written analysis around it.
 // Cases: 1 nginx download, 2 uploads, 3 Azurite, 4 tracing, 5 memory, 6 machine, 7 HTTP clients
-// (ours, node:http, undici), 8 start-up. BLOB_CACHER_DIST=<dir> measures another build than ./dist;
-// BENCH_BASELINE_DIST=<dir> adds that build's start-up beside this one's in case 8.
+// (ours, node:http, undici), 8 start-up, 9 many blobs (small-file downloads and listings).
+// BLOB_CACHER_DIST=<dir> measures another build than ./dist; BENCH_BASELINE_DIST=<dir> adds that
+// build's start-up beside this one's in case 8.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem, tmpdir } from 'node:os';
@@ -17,6 +19,7 @@ import { parseArgs } from 'node:util';
 import { azuriteCase } from './cases/azurite.ts';
 import { clients } from './cases/clients.ts';
 import { machine } from './cases/machine.ts';
+import { MANY_BLOBS_DEFAULTS, manyBlobs } from './cases/many-blobs.ts';
 import { memory } from './cases/memory.ts';
 import { nginxDownload } from './cases/nginx-download.ts';
 import { startup } from './cases/startup.ts';
@@ -33,11 +36,13 @@ import { findAzcopy, findDebianTools } from './lib/tools.ts';
 
 const { values: flags } = parseArgs({
   options: {
-    cases: { type: 'string', default: '1,2,3,4,5,6,7,8' },
+    cases: { type: 'string', default: '1,2,3,4,5,6,7,8,9' },
     runs: { type: 'string', default: '3' },
     'large-size': { type: 'string', default: '1GiB' },
     'memory-size': { type: 'string', default: '10GiB' },
     'upload-size': { type: 'string', default: '256MiB' },
+    'many-files': { type: 'string', default: String(MANY_BLOBS_DEFAULTS.fileCount) },
+    'list-count': { type: 'string', default: String(MANY_BLOBS_DEFAULTS.listCount) },
     'no-install': { type: 'boolean', default: false },
     'keep-tmp': { type: 'boolean', default: false },
     update: { type: 'string' },
@@ -195,6 +200,7 @@ try {
     // Client ratios and start-up times are paired by round: at least 9 and 20 rounds.
     ['7', () => clients(ctx, Math.max(runs, 9))],
     ['8', () => startup(ctx, Math.max(runs, 20))],
+    ['9', () => manyBlobs(ctx, { ...MANY_BLOBS_DEFAULTS, fileCount: Number(flags['many-files']), listCount: Number(flags['list-count']) })],
   ];
   for (const [id, run] of cases) {
     if (!selected.has(id)) continue;

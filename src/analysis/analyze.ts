@@ -26,6 +26,8 @@ export interface ContenderStats {
   untimedMs?: { setup: number; collect: number; verify: number; cleanup: number };
   throughputMiBps: Spread;
   opsPerSecond: Spread;
+  /** Many-blob workloads: the set's files per second of wall time (a listing's names, not its pages). */
+  blobsPerSecond?: Spread;
   /** Each timed run's rates, in run order: what sweeps compare across cells of different sizes. */
   ratesMiBps: number[];
   ratesOpsPerSecond: number[];
@@ -161,6 +163,7 @@ export function analyze(runs: readonly RunRecord[]): ContenderStats[] {
       ...(timed.every((r) => r.serverSpanMs !== undefined) && timed.length ? { serverSpanMs: spread(timed.map((r) => r.serverSpanMs!)) } : {}),
       throughputMiBps: spread(ratesMiBps),
       opsPerSecond: spread(ratesOpsPerSecond),
+      ...(g[0]!.params?.fileCount !== undefined ? { blobsPerSecond: spread(timed.map((r) => (r.wallMs > 0 ? r.params!.fileCount! / (r.wallMs / 1000) : 0))) } : {}),
       ratesMiBps,
       ratesOpsPerSecond,
       requestsPerRun: Math.round(g.reduce((s, r) => s + r.requests, 0) / g.length),

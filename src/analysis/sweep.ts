@@ -60,8 +60,8 @@ export const cellArgv = (fixed: readonly string[], cell: Cell) => [...fixed, ...
 
 const SDK_BASELINES = new Set(['sdk', 'sdk-upload', 'sdk-small-files']);
 
-/** Many small blobs are answered in ops/s; everything else in MiB/s. */
-export const measuresOps = (stats: readonly ContenderStats[]) => stats.length > 0 && stats.every((s) => s.strategy === 'small-files' || s.strategy === 'sdk-small-files');
+/** Many small blobs, listings and HEADs are answered in ops/s; everything else in MiB/s. */
+export const measuresOps = (stats: readonly ContenderStats[]) => stats.length > 0 && stats.every((s) => s.params?.fileCount !== undefined || s.strategy === 'small-files' || s.strategy === 'sdk-small-files');
 
 const cellKey = (axes: readonly SweepAxis[], cell: Cell) => JSON.stringify(axes.map((a) => cell[a.flag] ?? null));
 

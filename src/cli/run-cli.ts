@@ -3,6 +3,7 @@
 // only place that reads process.argv and process.env.
 import { ConfigError } from '../config/errors.js';
 import { buildProgram, loadDownloadConfig, loadUploadConfig, parseFlags, redactedConfig, resolveOptions, type Credentials, type DownloadConfig, type Sources, type UploadConfig } from '../config/load.js';
+import { DOWNLOAD_STRATEGIES, workloadOf as workloadKind } from '../strategies/index.js';
 import { COLLECT_OPTIONS, DOWNLOAD_OPTIONS, MANIFEST_OPTIONS, REPORT_OPTIONS, UPLOAD_OPTIONS, type OptionSpec } from '../config/options.js';
 import { formatBytes } from '../config/sizes.js';
 import { checkOutPath, readSources } from './sources.js';
@@ -158,7 +159,9 @@ export async function downloadCommand(argv: readonly string[], env: Env, name = 
   const config = loadCommand(name, DOWNLOAD_OPTIONS, 'Download the same blob with each strategy and compare where the time goes.', argv, env, loadDownloadConfig);
   if (!config) return 0;
   checkOutPath(config);
-  const title = `blob-cacher download: ${config.processes} process(es) x ${config.maxSockets} socket(s), concurrency ${config.concurrency}, sink ${config.sink}`;
+  const many = config.sourceMethod !== 'all' && DOWNLOAD_STRATEGIES.some((s) => config.sourceMethod.split(',').includes(s.name) && workloadKind(s) !== 'blob');
+  const what = many ? `${config.fileCount} files x ${formatBytes(config.fileSizeBytes)}${config.sourceMethod.includes('list') ? `, pages of ${config.pageSize}` : ''}` : `concurrency ${config.concurrency}`;
+  const title = `blob-cacher download: ${config.processes} process(es) x ${config.maxSockets} socket(s), ${what}, sink ${config.sink}`;
   return measure({ command: 'download', config, cells: await oneCell(config), docConfig: redactedConfig(config), title, stem: 'download' });
 }
 

@@ -1,14 +1,14 @@
 // Resolves options once, precedence flag > environment > .env > default, and validates them.
 // Pure: the CLI (src/cli/sources.ts) reads the environment and the dotenv file and hands them in
 // as strings; nothing here reads argv, process.env or a file.
-import { DOWNLOAD_STRATEGIES, UPLOAD_STRATEGIES } from '../strategies/index.js';
+import { DOWNLOAD_STRATEGIES, UPLOAD_STRATEGIES, workloadOf } from '../strategies/index.js';
 import { Command, CommanderError, Option } from 'commander';
 import { redact } from '../log/logger.js';
 import { resolveCredentials, type Credentials } from './credentials.js';
 import { ConfigError } from './errors.js';
 import { resolveScaleout, type ScaleoutConfig } from './scaleout.js';
 import { formatBytes } from './sizes.js';
-import { DOWNLOAD_OPTIONS, envFile, Invalid, RUN_OPTIONS, SCALEOUT_OPTIONS, UPLOAD_OPTIONS, type AnyOption, type ConnectionMode, type DownloadMethod, type HttpClient, type LogLevel, type OptionSpec, type ReportFormat, type Resolved, type SinkKind, type UploadMethod } from './options.js';
+import { DEFAULT_BLOB_SIZE_BYTES, DEFAULT_FILE_SIZE_BYTES, DOWNLOAD_OPTIONS, envFile, Invalid, RUN_OPTIONS, SCALEOUT_OPTIONS, UPLOAD_OPTIONS, type AnyOption, type ConnectionMode, type DownloadMethod, type HttpClient, type LogLevel, type OptionSpec, type ReportFormat, type Resolved, type SinkKind, type UploadMethod } from './options.js';
 
 export type { Credentials } from './credentials.js';
 
@@ -69,7 +69,11 @@ export interface DownloadConfig extends RunOptions {
   logLevel: LogLevel;
   sourceMethod: DownloadMethod;
   concurrency: number;
+  /** The one blob's size; in the many-blob workloads, each file's. */
   fileSizeBytes: number;
+  /** Many-blob workloads: files in the fixture set, and names per List Blobs page (defaults as the options'). */
+  fileCount?: number;
+  pageSize?: number;
   processes: number;
   maxSockets: number;
   sink: SinkKind;
@@ -228,8 +232,19 @@ export function loadDownloadConfig(flags: Readonly<Record<string, unknown>>, sou
   const o = resolveOptions(DOWNLOAD_OPTIONS, flags, sources);
   const credentials = resolveCredentials(o);
   const { sourceMethod, sink, outPath } = o;
-  if (credentials.kind === 'url' && !URL_METHODS.includes(sourceMethod)) {
-    throw new ConfigError(`--source-method ${sourceMethod} needs a blob target; with --url use single, chunked or all`);
+  const methods = sourceMethod.split(',');
+  const noUrl = methods.filter((m) => !URL_METHODS.includes(m));
+  if (credentials.kind === 'url' && noUrl.length) {
+    throw new ConfigError(`--source-method ${noUrl.join(',')} needs a blob target; with --url use ${URL_METHODS.join(', ')}`);
+  }
+  // Contenders of one run measure the same thing: one object, or one many-blob workload.
+  const kinds = new Set(DOWNLOAD_STRATEGIES.filter((s) => methods.includes(s.name)).map(workloadOf));
+  if (kinds.size > 1) {
+    throw new ConfigError(`--source-method ${sourceMethod} mixes workloads (${[...kinds].join(', ')}); run each on its own, e.g. small-files,sdk-small-files or list,sdk-list`);
+  }
+  const manyBlobs = !kinds.has('blob') && sourceMethod !== 'all';
+  if (manyBlobs && (sink === 'file' || sink === 'sparse-file')) {
+    throw new ConfigError(`--source-method ${sourceMethod} reads many blobs, not one object: use --sink memory or discard`);
   }
   if (sink === 'file' && o.processes > 1) {
     throw new ConfigError('--sink file writes one sequential stream and needs --processes 1; use --sink sparse-file with several processes');
@@ -243,14 +258,16 @@ export function loadDownloadConfig(flags: Readonly<Record<string, unknown>>, sou
   if (o.cleanup && o.runId !== undefined) {
     throw new ConfigError('--cleanup in a scale-out run (--run-id) would delete fixtures that other clients still read; drop it and delete them after collect');
   }
-  if (sourceMethod === 'sdk' && (sink === 'file' || sink === 'sparse-file')) {
+  if (methods.every((m) => m === 'sdk') && (sink === 'file' || sink === 'sparse-file')) {
     throw new ConfigError(`--source-method sdk writes no file (the SDK baseline reads into memory); drop --sink ${sink}${outPath === undefined ? '' : ' and --out'}, or choose another --source-method`);
   }
   return {
     logLevel: o.logLevel,
     sourceMethod,
     concurrency: o.concurrency,
-    fileSizeBytes: o.fileSizeBytes,
+    fileSizeBytes: o.fileSizeBytes ?? (manyBlobs ? DEFAULT_FILE_SIZE_BYTES : DEFAULT_BLOB_SIZE_BYTES),
+    fileCount: o.fileCount,
+    pageSize: o.pageSize,
     processes: o.processes,
     maxSockets: o.maxSockets,
     sink,

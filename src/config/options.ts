@@ -81,6 +81,14 @@ function table<const S extends readonly AnyOption[]>(...specs: S): S {
 
 const KIB = 1024;
 const MIB = 1024 * KIB;
+/** Download --file-size defaults: one 80 MiB blob; 100 KiB files in the many-blob workloads. */
+export const DEFAULT_BLOB_SIZE_BYTES = 80 * MIB;
+export const DEFAULT_FILE_SIZE_BYTES = 100 * KIB;
+/** Download's many-blob workloads: files in the set, names per List Blobs page (the service's maximum). */
+export const DEFAULT_FILE_COUNT = 2400;
+export const DEFAULT_PAGE_SIZE = 5000;
+const DEFAULT_BLOB_SIZE_TEXT = '80MiB';
+const DEFAULT_FILE_SIZE_TEXT = '100KiB';
 const TIB = 1024 * 1024 * MIB;
 /** Far beyond any benchmark here, and small enough that every size is an exact integer. */
 const MAX_OBJECT_BYTES = TIB;
@@ -123,6 +131,20 @@ function size(min: number, max: number, bareUnitBytes = 1): Parser<number> {
     if (bytes > max) return new Invalid(`a size of at most ${formatSizeExact(max)}`);
     if (bytes < min) return new Invalid(`a size of at least ${formatSizeExact(min)}`);
     return bytes;
+  };
+}
+
+/** A comma-separated list of names (aliases allowed), each once; `all` stands alone. */
+function methodList(values: readonly string[], aliases: ReadonlyMap<string, string>): Parser<string> {
+  const one = oneOf(values, aliases);
+  return (raw) => {
+    const names: string[] = [];
+    for (const part of raw.split(',')) {
+      const name = one(part);
+      if (name instanceof Invalid) return new Invalid(`one of ${values.join(', ')}, or several of them separated by commas`);
+      if (!names.includes(name)) names.push(name);
+    }
+    return names.includes('all') && names.length > 1 ? new Invalid('all alone, or strategies separated by commas') : names.join(',');
   };
 }
 
@@ -207,7 +229,7 @@ const httpClient = option({
 /** One target option for both commands: a plain server instead of a blob service. */
 const url = option({
   key: 'url', flag: '--url', env: 'URL', valueName: 'url', parse: httpUrl,
-  help: 'plain HTTP(S) server instead of a blob service: download GETs this URL (single, chunked); upload PUTs files below it (small-files)',
+  help: 'plain HTTP(S) server instead of a blob service: download GETs this URL (single, chunked), or the set of files below it (small-files, head: <url>/many/<count>x<bytes>/file-NNNNNNN, PUT first when missing); upload PUTs files below it (small-files)',
 });
 /** Where the bytes are: a plain URL or a blob service, and how to authenticate to it. */
 const tlsOption = option({
@@ -297,9 +319,15 @@ export const COLLECT_OPTIONS = table(
 
 export const DOWNLOAD_OPTIONS = table(
   logLevel,
-  option({ key: 'sourceMethod', flag: '--source-method', env: 'SOURCE_METHOD', valueName: 'method', defaultValue: 'all', parse: oneOf(DOWNLOAD_METHODS, METHOD_ALIASES), help: `download strategy (${DOWNLOAD_METHODS.join(', ')}; url = single)` }),
+  option({
+    key: 'sourceMethod', flag: '--source-method', env: 'SOURCE_METHOD', valueName: 'method', defaultValue: 'all', parse: methodList(DOWNLOAD_METHODS, METHOD_ALIASES),
+    help: `download strategy, or several separated by commas (${DOWNLOAD_METHODS.join(', ')}; url = single). all = the one-blob strategies; ` +
+      'the many-blob workloads are named: small-files,sdk-small-files (a GET per blob), list,list-hierarchy,sdk-list (List Blobs pages), head,sdk-head (a HEAD per blob)',
+  }),
   option({ key: 'concurrency', flag: '--concurrency', env: 'CONCURRENCY', valueName: 'n', defaultValue: 4, parse: integer(1, 100_000), help: 'ranges, copies or parts per download' }),
-  option({ key: 'fileSizeBytes', flag: '--file-size', env: 'FILE_SIZE', valueName: 'size', defaultValue: 80 * MIB, parse: size(0, MAX_OBJECT_BYTES), help: 'size of the fixture blob (80MiB, 100KB, 12800000; at most 1TiB)' }),
+  option({ key: 'fileSizeBytes', flag: '--file-size', env: 'FILE_SIZE', valueName: 'size', parse: size(0, MAX_OBJECT_BYTES), help: `size of the fixture blob (80MiB, 100KB, 12800000; at most 1TiB); of each file for small-files, list and head (default ${DEFAULT_BLOB_SIZE_TEXT}; ${DEFAULT_FILE_SIZE_TEXT} for the many-blob workloads)` }),
+  option({ key: 'fileCount', flag: '--file-count', env: 'FILE_COUNT', valueName: 'n', defaultValue: DEFAULT_FILE_COUNT, parse: integer(1, 10_000_000), help: 'small-files, list, head: blobs in the fixture set (many/<count>x<bytes>/file-NNNNNNN)' }),
+  option({ key: 'pageSize', flag: '--page-size', env: 'BLOB_CACHER_PAGE_SIZE', valueName: 'n', defaultValue: DEFAULT_PAGE_SIZE, parse: integer(1, 5000), help: 'list, list-hierarchy, sdk-list: names per List Blobs page (maxresults)' }),
   option({ key: 'rangeSizeBytes', flag: '--range-size', env: 'BLOB_CACHER_RANGE_SIZE', valueName: 'size', parse: size(1, MAX_OBJECT_BYTES), help: 'chunked, round-robin and sdk: ranges of this size, --concurrency in flight (default: --concurrency equal ranges)' }),
   processes,
   maxSockets,

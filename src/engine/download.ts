@@ -3,6 +3,7 @@
 // Takes a typed config; never sees argv or the environment.
 import { open, rename, rm } from 'node:fs/promises';
 import type { DownloadConfig } from '../config/load.js';
+import { DEFAULT_FILE_COUNT, DEFAULT_PAGE_SIZE } from '../config/options.js';
 import { log } from '../log/logger.js';
 import { contentMd5, FIXTURE_SEED } from '../payload/content.js';
 import { ensureFixtures, removeFixtures, type FixtureState } from '../payload/fixtures.js';
@@ -11,12 +12,16 @@ import type { MeasuredRun, Verification } from '../results/record.js';
 import { withTokenFix } from '../storage/entra.js';
 import { preflightContainer, preflightUrl } from '../storage/preflight.js';
 import { coordinatorClient, forRun, openTarget, type TargetInfo } from '../storage/target.js';
-import { selectStrategies } from '../strategies/index.js';
+import { ensureUrlFixtures, removeUrlFixtures } from '../payload/url-fixtures.js';
+import { selectStrategies, workloadOf } from '../strategies/index.js';
 import type { DownloadStrategy, PlanInput, WorkItem } from '../strategies/strategy.js';
+import type { JobSpec } from '../workers/pool.js';
 import type { OpRecord } from '../workers/protocol.js';
 import { md5OfFileRange } from '../workers/sinks.js';
 import { shardItems } from '../scaleout/shard.js';
-import { checkDownloadFits } from './limits.js';
+import { checkDownloadFits, checkUploadFits } from './limits.js';
+import { EMBEDDED_BLOB_LIMIT } from './upload.js';
+import { verifyMany } from './many-blobs.js';
 import { runSession, type Contender, type OpenWorkload, type PreparedRun, type SessionOptions, type Workload } from './session.js';
 
 export interface DownloadWorkload extends Workload {
@@ -24,39 +29,62 @@ export interface DownloadWorkload extends Workload {
   fixtures: FixtureState;
 }
 
-export function downloadWorkload(config: DownloadConfig): DownloadWorkload {
+/** A config built in code may leave the many-blob settings out: the option table's defaults. */
+export function downloadWorkload(given: DownloadConfig): DownloadWorkload {
+  const config = { ...given, fileCount: given.fileCount ?? DEFAULT_FILE_COUNT, pageSize: given.pageSize ?? DEFAULT_PAGE_SIZE };
   const workload: DownloadWorkload = {
     fixtures: { created: [], reused: [] },
     async open(signal): Promise<OpenWorkload> {
       const target = await openTarget(config.credentials, config.container, signal);
       try {
         log.info(`target: ${target.label}`);
-        const info = target.info;
-        const size = info.kind === 'url' ? await preflightUrl(info.url, { timeoutMs: config.timeoutMs ?? 30_000, signal }) : config.fileSizeBytes;
-        const input: PlanInput = { sizeBytes: size, concurrency: config.concurrency, rangeSizeBytes: config.rangeSizeBytes };
-        const strategies = selectStrategies(config.sourceMethod, info.kind === 'url');
+        const strategies = selectStrategies(config.sourceMethod, target.info.kind === 'url');
+        // A many-blob workload: a set of FILE_COUNT files, on a plain URL as paths below it.
+        const many = strategies.some((s) => workloadOf(s) !== 'blob');
+        const info: TargetInfo = many && target.info.kind === 'url' ? { ...target.info, folder: true } : target.info;
+        const size = info.kind === 'url' && !many ? await preflightUrl(info.url, { timeoutMs: config.timeoutMs ?? 30_000, signal }) : config.fileSizeBytes;
+        const input: PlanInput = {
+          sizeBytes: size, concurrency: config.concurrency, rangeSizeBytes: config.rangeSizeBytes,
+          ...(many ? { fileCount: config.fileCount, pageSize: config.pageSize, lanes: config.processes * config.maxSockets } : {}),
+        };
         checkDownloadFits(strategies, input, { sink: config.sink, embedded: info.kind === 'blob' && info.embedded, urlTarget: info.kind === 'url' });
+        // A set's files cost what uploaded small files do while a run holds them (plan, URL, record).
+        checkUploadFits(config.fileCount, many);
+        if (many && info.kind === 'blob' && info.embedded && config.fileCount > EMBEDDED_BLOB_LIMIT) {
+          log.warn(`${config.fileCount} files are more than the embedded Azurite handles in reasonable time (it slows superlinearly); use a real account (--account, STORAGE_*) or --url`);
+        }
+        const specs = strategies.flatMap((s) => s.fixtures(input));
         if (info.kind === 'blob') {
           const container = await coordinatorClient(target);
           const readOnly = !info.key && !info.sas && !info.bearer;
           if (!readOnly) await preflightContainer(container, target.label, info.bearer ? 'entra' : 'secret');
-          workload.fixtures = await ensureFixtures(container, strategies.flatMap((s) => s.fixtures(input)), signal, { readOnly });
+          workload.fixtures = await ensureFixtures(container, specs, signal, { readOnly });
+        } else if (many) {
+          workload.fixtures = await ensureUrlFixtures(info, specs, { timeoutMs: config.timeoutMs ?? 30_000, signal });
         }
+        // What a run delivers: the one object, or the set's files end to end (listings and HEADs deliver no content).
+        const deliveredBy = (s: DownloadStrategy) => (!many ? size : workloadOf(s) === 'files' ? config.fileCount * size : 0);
+        const deliveredBytes = Math.max(...strategies.map(deliveredBy));
         // Output files without --out go to a directory of our own, never to a predictable name.
         const scratch = config.sink === 'discard' || config.sink === 'memory' ? undefined : await makeScratchDir();
         const contenders = strategies.map((s): Contender => ({
           // Each run's job carries the target as it is then: an Entra ID token is renewed between runs.
-          strategy: s.name, description: s.description, prepare: async (run) => prepareRun(config, await forRun(target, info, signal), s, input, size, scratch, run),
+          strategy: s.name, description: s.description, prepare: async (run) => prepareRun(config, await forRun(target, info, signal), s, input, deliveredBy(s), scratch, run),
         }));
+        const listing = strategies.some((s) => workloadOf(s) === 'list');
         return {
-          target: target.label, objectSizeBytes: size, contenders, serverClock: target.serverClock,
-          params: { processes: config.processes, maxSockets: config.maxSockets, concurrency: config.concurrency, blockSizeBytes: config.rangeSizeBytes },
+          target: target.label, objectSizeBytes: deliveredBytes, contenders, serverClock: target.serverClock,
+          params: {
+            processes: config.processes, maxSockets: config.maxSockets, concurrency: config.concurrency, blockSizeBytes: config.rangeSizeBytes,
+            ...(many ? { fileCount: config.fileCount, fileSizeBytes: size } : {}), ...(listing ? { pageSize: config.pageSize } : {}),
+          },
           async close(interrupted) {
             await scratch?.remove();
             // Interrupted runs clean up the fixtures they created, as --cleanup would.
             const created = workload.fixtures.created;
-            if ((config.cleanup || interrupted) && info.kind === 'blob' && created.length) {
-              await removeFixtures(await coordinatorClient(target), created);
+            if ((config.cleanup || interrupted) && created.length) {
+              if (info.kind === 'blob') await removeFixtures(await coordinatorClient(target), created);
+              else await removeUrlFixtures(info, created, config.timeoutMs ?? 30_000);
               log.info(`cleanup: removed ${created.length} fixture(s) this run created`);
             }
             await target.stop();
@@ -79,6 +107,7 @@ async function prepareRun(
   const items = shardItems(strategy.plan(input, info.kind === 'url'), shard);
   if (!items.length) throw new Error(`${strategy.name} plans fewer requests than --parallelism ${shard?.count}: client ${shard?.index} has none; raise --concurrency or lower --parallelism`);
   const shareBytes = shard && shard.count > 1 ? items.reduce((s, i) => s + i.lengthBytes, 0) : size;
+  const kind = workloadOf(strategy);
   // The sdk baseline downloads to its own buffer: it must not create or truncate the output file.
   const writesFile = strategy.executor === 'http' && (config.sink === 'file' || config.sink === 'sparse-file');
   // A file given with --out is written under a temporary name and renamed only once verified.
@@ -103,14 +132,31 @@ async function prepareRun(
       inFlight: config.rangeSizeBytes ? Math.max(1, Math.floor(config.concurrency / config.processes)) : undefined,
       blockSizeBytes: config.rangeSizeBytes,
       maxRetries: config.maxRetries ?? 3, timeoutMs: config.timeoutMs ?? 30_000, trace: config.trace ?? true,
+      ...(kind === 'blob' ? {} : manyBlobJob(strategy, config, input)),
     },
-    verify: (merged) => verify(items, merged.records, shareBytes, shareBytes === size, info, config.sink === 'file' || config.sink === 'sparse-file' ? outPath : undefined),
+    verify: async (merged) => kind === 'blob'
+      ? verify(items, merged.records, shareBytes, shareBytes === size, info, config.sink === 'file' || config.sink === 'sparse-file' ? outPath : undefined)
+      : verifyMany(kind, items, merged.records, info.kind === 'url'),
     async cleanup(verified) {
       if (!outPath) return;
       if (config.outPath === undefined) await rm(outPath, { force: true });
       else if (verified) await rename(outPath, config.outPath);
       else log.warn(`${strategy.name}: output left as ${outPath} (not verified)`);
     },
+  };
+}
+
+/**
+ * Many blobs: each file is hashed (its content is known even on a plain URL, which got ours); the
+ * SDK's calls go MAX_SOCKETS at a time per process, as our lanes do, and its downloadToBuffer asks
+ * for each file in one request, as our GET does.
+ */
+function manyBlobJob(strategy: DownloadStrategy, config: DownloadConfig, input: PlanInput): Partial<JobSpec> {
+  const sdkCalls = strategy.executor.startsWith('sdk');
+  return {
+    hashRanges: true,
+    inFlight: sdkCalls ? config.maxSockets : undefined,
+    ...(strategy.executor === 'sdk' ? { blockSizeBytes: Math.max(1, input.sizeBytes), concurrency: 1 } : {}),
   };
 }
 

@@ -29,8 +29,10 @@ export function checkDownloadFits(strategies: readonly DownloadStrategy[], input
           `use more --concurrency or a --range-size${s.executor === 'sdk' ? '' : ', or --sink file'}`,
       );
     }
-    if (input.sizeBytes > 0.8 * memory) {
-      throw new ConfigError(`the memory sink would hold ${formatBytes(input.sizeBytes)}, more than 80% of this machine's ${formatBytes(memory)}; use --sink file or discard`);
+    // Many small files land end to end in one buffer per process.
+    const held = s.workload === 'files' ? (input.fileCount ?? 1) * input.sizeBytes : input.sizeBytes;
+    if (held > 0.8 * memory) {
+      throw new ConfigError(`the memory sink would hold ${formatBytes(held)}, more than 80% of this machine's ${formatBytes(memory)}; use --sink file or discard`);
     }
   }
   if (!limits.embedded) return;

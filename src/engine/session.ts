@@ -176,7 +176,9 @@ async function runOnce(
     // A process with no item would only cost a fork and its memory: never more processes than items.
     const processes = Math.max(1, Math.min(open.params.processes, items.length));
     const capped = processes < open.params.processes ? ` (--processes ${open.params.processes} capped at one per item)` : '';
-    log.info(`${contender.strategy}: ${items.length} request(s) over ${processes} process(es) x ${open.params.maxSockets} socket(s)${capped}`);
+    // A listing item is a stream of pages over one prefix: its requests are known only as it goes.
+    const what = items.some((i) => i.list) ? `${items.length} prefix listing(s), each a stream of pages,` : `${items.length} request(s)`;
+    log.info(`${contender.strategy}: ${what} over ${processes} process(es) x ${open.params.maxSockets} socket(s)${capped}`);
     const bytes = items.reduce((s, i) => s + i.lengthBytes, 0);
     const steadyJob = steady ? { durationMs: steady.durationMs, intervalMs: steady.intervalMs } : undefined;
     merged = await pool.run({ ...job, ...(steadyJob ? { steady: steadyJob } : {}), ...(connections === 'warm' ? { connections } : {}) }, items, processes, {

@@ -20,5 +20,7 @@ export interface OpRecord {
   md5?: string;
   /** An upload read back after the timed section that could not be: why (the request itself succeeded). */
   readBackError?: string;
+  /** List Blobs: the names this page held. */
+  objects?: number;
   error?: string;
 }

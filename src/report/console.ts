@@ -3,6 +3,7 @@ import { formatBytes } from '../config/sizes.js';
 import type { ContenderStats } from '../analysis/analyze.js';
 import { rankLabel, rankStats, serverGap, verdictLines, warnings, type RankedStats } from '../analysis/verdict.js';
 import { median } from '../analysis/stats.js';
+import { measuresOps } from '../analysis/sweep.js';
 import { PHASES } from '../transport/phases.js';
 import { seconds, steadyLines } from './steady.js';
 
@@ -51,12 +52,13 @@ export function renderConsole(stats: readonly ContenderStats[], header: ReportHe
   const warm = stats.filter((s) => s.warmSockets !== undefined);
   if (warm.length) lines.push(`connections warm: ${warm.map((s) => `${s.label} ${s.warmSockets}`).join(', ')} socket(s) opened before the barrier per run (no connect phases inside the timed span)`);
   lines.push('');
-  const countCol = header.mode === 'upload' ? 'ops/s' : 'reused';
+  const opsCol = header.mode === 'upload' || measuresOps(stats);
+  const countCol = opsCol ? 'ops/s' : 'reused';
   lines.push(`${pad('#', 3)}${pad('strategy', 16)}${lpad('time ms', 10)}${lpad('MiB/s', 8)}${lpad('reqs', 6)}${lpad(countCol, 8)}${lpad('p50 1stB', 9)}${lpad('p99 1stB', 9)}  verified`);
   const ranked = rankStats(stats);
   ranked.forEach((s) => {
     const fb = s.latencyMs.firstByte;
-    const count = header.mode === 'upload' ? s.opsPerSecond.median.toFixed(0) : String(s.reusedSockets);
+    const count = opsCol ? s.opsPerSecond.median.toFixed(0) : String(s.reusedSockets);
     const name = s.label;
     lines.push(
       `${pad(rankLabel(s), 3)}${name.length >= 16 ? `${name}\n${' '.repeat(19)}` : pad(name, 16)}${lpad(timeCell(s), 10)}${lpad(s.throughputMiBps.median.toFixed(1), 8)}` +
@@ -79,6 +81,8 @@ export function renderConsole(stats: readonly ContenderStats[], header: ReportHe
     const shares = PHASES.filter((p) => s.phaseShare[p] !== undefined).map((p) => `${p} ${(s.phaseShare[p]! * 100).toFixed(1)}%`);
     const what = s.steady ? `steady ${seconds(s.steady.durationMs)}, one pass ${s.wallMs.median.toFixed(1)} ms at the active rate` : `duration ${s.wallMs.median.toFixed(1)} ms`;
     lines.push(`${s.label}: ${what}, count ${s.requestsPerRun}${shares.length ? `, ${shares.join(', ')}` : ''}`);
+    const many = manyBlobLine(s);
+    if (many) lines.push(many);
     const u = s.untimedMs;
     if (u) lines.push(`${s.label}: outside the timed span, per run: setup ${fmtMs(u.setup)} ms, collect ${fmtMs(u.collect)} ms, verify ${fmtMs(u.verify)} ms, cleanup ${fmtMs(u.cleanup)} ms`);
     if (s.retries || s.throttled || s.failedRequests) {
@@ -88,6 +92,15 @@ export function renderConsole(stats: readonly ContenderStats[], header: ReportHe
     if (s.recordsSampled) lines.push(`${s.label}: raw records were sampled in the results file; percentiles use every request`);
   }
   return lines.join('\n');
+}
+
+/** Many-blob workloads: requests (pages, GETs, HEADs) and the set's blobs per second, and each request's latency. */
+export function manyBlobLine(s: ContenderStats): string | undefined {
+  if (!s.blobsPerSecond || s.params?.fileCount === undefined) return undefined;
+  const total = s.latencyMs.total;
+  const unit = s.params.pageSize !== undefined ? 'page' : 'request';
+  return `${s.label}: ${s.params.fileCount} blobs, ${s.requestsPerRun} ${unit}(s) per run: ${s.opsPerSecond.median.toFixed(0)} ${unit}s/s, ` +
+    `${s.blobsPerSecond.median.toFixed(0)} blobs/s, ${s.throughputMiBps.median.toFixed(1)} MiB/s; per-${unit} latency p50 ${fmtMs(total?.p50)} / p99 ${fmtMs(total?.p99)} ms`;
 }
 
 export function renderMarkdown(stats: readonly ContenderStats[], header: ReportHeader): string {
@@ -103,6 +116,8 @@ export function renderMarkdown(stats: readonly ContenderStats[], header: ReportH
         `${fmtMs(s.latencyMs.firstByte?.p50)} | ${fmtMs(s.latencyMs.firstByte?.p99)} | ${shares.join(' | ')} | ${s.retries} | ${s.throttled} | ${s.failedRequests} | ${s.verified ? 'ok' : 'FAILED'} |`,
     );
   });
+  const many = stats.map(manyBlobLine).filter((l) => l !== undefined);
+  if (many.length) lines.push('', ...many.map((l) => `- ${l}`));
   lines.push(...verdictBlock(stats, ranked, header));
   lines.push(...steadyLines(stats));
   return lines.join('\n');
@@ -112,7 +127,7 @@ const CSV_COLUMNS = [
   'rank', 'strategy', 'runs', 'wall_ms_median', 'wall_ms_min', 'wall_ms_max', 'wall_ms_ci95_low', 'wall_ms_ci95_high',
   'throughput_mibps_median', 'ops_per_s_median', 'requests_per_run', 'failed_requests',
   ...['firstByte', 'total'].flatMap((m) => ['p50', 'p90', 'p99', 'max'].map((q) => `${m}_${q}_ms`)),
-  ...PHASES.map((p) => `${p}_share`), 'retries', 'throttled', 'backoff_ms', 'verified', 'tied',
+  ...PHASES.map((p) => `${p}_share`), 'retries', 'throttled', 'backoff_ms', 'verified', 'tied', 'blobs_per_s_median',
 ];
 
 function csvCell(v: unknown): string {
@@ -125,7 +140,7 @@ export function renderCsv(stats: readonly ContenderStats[]): string {
     s.rank, s.label, s.runs, s.wallMs.median, s.wallMs.min, s.wallMs.max, s.wallMs.ci95Low, s.wallMs.ci95High,
     s.throughputMiBps.median, s.opsPerSecond.median, s.requestsPerRun, s.failedRequests,
     ...(['firstByte', 'total'] as const).flatMap((m) => (['p50', 'p90', 'p99', 'max'] as const).map((q) => s.latencyMs[m]?.[q])),
-    ...PHASES.map((p) => s.phaseShare[p]), s.retries, s.throttled, s.backoffMs, s.verified, s.tied,
+    ...PHASES.map((p) => s.phaseShare[p]), s.retries, s.throttled, s.backoffMs, s.verified, s.tied, s.blobsPerSecond?.median,
   ]);
   return [CSV_COLUMNS, ...rows].map((r) => r.map(csvCell).join(',')).join('\n');
 }

@@ -8,6 +8,7 @@ import type { ResultsFile } from '../results/schema.js';
 import type { SweepGrid } from '../analysis/sweep.js';
 import { PHASES, PHASE_MEANINGS, type Phase } from '../transport/phases.js';
 import { intervalRates, seconds } from './steady.js';
+import { manyBlobLine } from './console.js';
 
 export type { SweepGrid } from '../analysis/sweep.js';
 
@@ -336,6 +337,10 @@ function summaryTable(ranked: RankedStats[], colour: (s: string) => string, targ
   });
   const notes = [
     ...verdictLines(ranked).map((l) => `<li class="verdict">${e(l)}</li>`),
+    ...ranked.flatMap((s) => {
+      const many = manyBlobLine(s);
+      return many ? [`<li>${e(many)}</li>`] : [];
+    }),
     ...ranked.flatMap((s) => [
       ...s.problems.map((p) => `<li class="bad"><strong>${e(s.label)}</strong> failed ${e(p)}</li>`),
       ...(s.recordsSampled ? [`<li><strong>${e(s.label)}</strong>: raw records were sampled in the results file; percentiles use every request.</li>`] : []),

@@ -77,6 +77,11 @@ export interface RunParams {
   blockSizeBytes?: number;
   /** Uploads: the single-shot threshold. */
   thresholdBytes?: number;
+  /** Many-blob downloads (small-files, list, head): the set's files and each one's size. */
+  fileCount?: number;
+  fileSizeBytes?: number;
+  /** Listings: names per List Blobs page. */
+  pageSize?: number;
 }
 
 /** One contender (a strategy, in a sweep cell), one run: measured facts only, nothing derived. */

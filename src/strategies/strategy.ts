@@ -20,6 +20,20 @@ export interface WorkItem {
   lengthBytes: number;
   /** Uploads only: stage as this block (base64 id) instead of a whole Put Blob. */
   blockId?: string;
+  /** Where its expected content starts in the seed's stream, when not at destOffsetBytes (many small files). */
+  contentOffsetBytes?: number;
+  /** Listings: one stream of List Blobs pages over a prefix, expected to name files first .. first + count - 1. */
+  list?: ListSpec;
+}
+
+export interface ListSpec {
+  prefix: string;
+  /** maxresults of each page. */
+  pageSize: number;
+  /** '/': a hierarchical listing. */
+  delimiter?: string;
+  first: number;
+  count: number;
 }
 
 export interface PlanInput {
@@ -27,13 +41,29 @@ export interface PlanInput {
   concurrency: number;
   /** chunked and round-robin: ranges of this size, `concurrency` in flight (default: `concurrency` equal ranges). */
   rangeSizeBytes?: number;
+  /** Many-blob workloads: files in the fixture set (each `sizeBytes`), list page size, and PROCESSES x MAX_SOCKETS. */
+  fileCount?: number;
+  pageSize?: number;
+  lanes?: number;
 }
+
+/**
+ * What a contender measures: `blob` one object (compared in MiB/s, what `all` runs); the others a
+ * set of FILE_COUNT blobs, each its own workload, selected by name and ranked in ops/s: `files`
+ * GETs each blob, `list` pages through List Blobs, `head` asks each blob's properties.
+ */
+export type DownloadWorkloadKind = 'blob' | 'files' | 'list' | 'head';
 
 export interface DownloadStrategy {
   name: string;
   description: string;
-  /** 'http' items go through the instrumented transport; 'sdk' runs the SDK's own call. */
-  executor: 'http' | 'sdk';
+  /**
+   * 'http', 'list' and 'head' go through the instrumented transport (a GET of bytes, List Blobs
+   * pages, a HEAD); 'sdk', 'sdk-list' and 'sdk-head' run the SDK's own calls.
+   */
+  executor: 'http' | 'sdk' | 'list' | 'sdk-list' | 'head' | 'sdk-head';
+  /** Unset: 'blob'. */
+  workload?: DownloadWorkloadKind;
   /** Whether it works against a plain URL (no fixtures, no copies or parts). */
   urlCapable: boolean;
   fixtures(input: PlanInput): FixtureSpec[];

@@ -3,7 +3,7 @@
 // are made before the barrier, like our URLs and payloads: only the transfer call is timed.
 import { createHash } from 'node:crypto';
 import type http from 'node:http';
-import type { BlockBlobClient } from '@azure/storage-blob';
+import type { BlockBlobClient, ContainerClient } from '@azure/storage-blob';
 import { performance } from 'node:perf_hooks';
 import { log } from '../log/logger.js';
 import type { WorkItem } from '../strategies/strategy.js';
@@ -27,7 +27,7 @@ export interface ExecContext {
   signal?: AbortSignal;
 }
 
-function urlOf(ctx: ExecContext, item: WorkItem): URL {
+export function urlOf(ctx: ExecContext, item: WorkItem): URL {
   return ctx.urls?.get(item.index) ?? ctx.signer.blobUrl(item.blob);
 }
 
@@ -35,7 +35,7 @@ function urlOf(ctx: ExecContext, item: WorkItem): URL {
 const nodeClients = new WeakMap<http.Agent, HttpClient>();
 
 /** Our raw pool when there is one, else node:http through the context's agent. */
-function clientOf(ctx: ExecContext): HttpClient {
+export function clientOf(ctx: ExecContext): HttpClient {
   if (ctx.pool) return ctx.pool;
   let client = nodeClients.get(ctx.agent);
   if (!client) nodeClients.set(ctx.agent, (client = new NodeHttpClient(ctx.agent, ctx.job.bufferSizeBytes)));
@@ -56,7 +56,7 @@ export async function warmConnections(ctx: ExecContext, url: URL, count: number,
 }
 
 /** `bytes`: what the item moved, which for a GET resumed by retries is more than the last try's. */
-function toRecord(job: WorkerJob, item: WorkItem, r: RetriedResult, bytes: number): OpRecord {
+export function toRecord(job: WorkerJob, item: WorkItem, r: RetriedResult, bytes: number): OpRecord {
   return {
     worker: job.workerIndex, item: item.index, blob: item.blob, offsetBytes: item.destOffsetBytes, bytes, status: r.status, startEpochMs: r.startEpochMs,
     totalMs: r.totalMs, phases: r.phases, reused: r.reused, retries: r.retries, throttled: r.throttled, backoffMs: r.backoffMs, error: r.error,
@@ -155,7 +155,7 @@ export async function readBack(ctx: ExecContext, item: WorkItem): Promise<{ md5?
 }
 
 /** Times an SDK call as one operation. */
-async function timed(job: WorkItem, worker: number, bytes: number, call: () => Promise<unknown>): Promise<OpRecord & { value?: unknown }> {
+export async function timed(job: WorkItem, worker: number, bytes: number, call: () => Promise<unknown>): Promise<OpRecord & { value?: unknown }> {
   const start = performance.now();
   const startEpochMs = performance.timeOrigin + start;
   let value: unknown;
@@ -179,6 +179,7 @@ async function timed(job: WorkItem, worker: number, bytes: number, call: () => P
  */
 export interface SdkClients {
   clients: ReadonlyMap<number, BlockBlobClient>;
+  container: ContainerClient;
   agent: http.Agent;
 }
 
@@ -186,7 +187,7 @@ export async function sdkClients(job: WorkerJob): Promise<SdkClients> {
   if (job.target.kind !== 'blob') throw new Error(`${job.strategy} needs a blob target`);
   const agent = createAgent(new URL(job.target.endpoint), job.maxSockets, job.target.ca);
   const container = await containerClient(job.target, { agent });
-  return { agent, clients: new Map(job.items.map((i) => [i.index, container.getBlockBlobClient(i.blob!)])) };
+  return { agent, container, clients: new Map(job.items.map((i) => [i.index, container.getBlockBlobClient(i.blob!)])) };
 }
 
 export async function runSdkDownload(job: WorkerJob, client: BlockBlobClient, item: WorkItem): Promise<OpRecord> {

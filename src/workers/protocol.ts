@@ -19,7 +19,7 @@ export interface Progress {
 export interface WorkerJob {
   workerIndex: number;
   strategy: string;
-  executor: 'http' | 'sdk' | 'put' | 'sdk-upload' | 'sdk-small-files';
+  executor: 'http' | 'sdk' | 'list' | 'sdk-list' | 'head' | 'sdk-head' | 'put' | 'sdk-upload' | 'sdk-small-files';
   target: TargetInfo;
   items: WorkItem[];
   objectSizeBytes: number;

@@ -11,6 +11,7 @@ import { RawPool } from '../transport/raw-client.js';
 import { NOT_SENT_ERROR } from '../transport/http-client.js';
 import { createAgent } from '../transport/request.js';
 import { readBack, runGet, runPut, runSdkDownload, runSdkSmallFile, runSdkUpload, sdkClients, warmConnections, type ExecContext } from './executors.js';
+import { runHead, runList, runSdkHead, runSdkList } from './metadata-executors.js';
 import type { FromWorker, OpRecord, ToWorker, WorkerJob, WorkerResult } from './protocol.js';
 import { openSink, type Sink } from './sinks.js';
 import { SteadyMeter } from './steady.js';
@@ -33,7 +34,7 @@ async function prepare(job: WorkerJob): Promise<(goEpochMs: number) => Promise<W
   const origin = signer.blobUrl(job.items[0]?.blob ?? 'x');
   const ca = job.target.kind === 'blob' ? job.target.ca : undefined;
   const agent = createAgent(origin, job.maxSockets, ca);
-  const viaHttp = job.executor === 'http' || job.executor === 'put';
+  const viaHttp = job.executor === 'http' || job.executor === 'put' || job.executor === 'list' || job.executor === 'head';
   const pool = viaHttp && job.httpClient !== 'node' ? new RawPool(origin, job.maxSockets, job.bufferSizeBytes, ca ? { ca } : undefined) : undefined;
   const urls = viaHttp ? new Map(job.items.map((i) => [i.index, signer.blobUrl(i.blob)])) : undefined;
   const ctx: ExecContext = { job, signer, agent, pool, urls, signal: stop.signal };
@@ -67,12 +68,17 @@ async function prepare(job: WorkerJob): Promise<(goEpochMs: number) => Promise<W
   }
 
   // `queuedAt`: when the item counts as issued, so that waiting for a socket shows as `wait`.
-  const runItem = (n: number, queuedAt: number | undefined): Promise<OpRecord> => {
+  // A listing is one item of many pages: a record per page.
+  const runItem = (n: number, queuedAt: number | undefined): Promise<OpRecord | OpRecord[]> => {
     const item = job.items[n]!;
     if (stop.signal.aborted) return Promise.resolve(cancelled(job, item));
     switch (job.executor) {
       case 'http': return runGet(ctx, item, sink!, queuedAt);
       case 'sdk': return runSdkDownload(job, sdk!.clients.get(item.index)!, item);
+      case 'list': return runList(ctx, item, queuedAt);
+      case 'sdk-list': return runSdkList(job, sdk!.container, item);
+      case 'head': return runHead(ctx, item, queuedAt);
+      case 'sdk-head': return runSdkHead(job, sdk!.clients.get(item.index)!, item);
       case 'put': return runPut(ctx, item, payloads[n]!, queuedAt);
       case 'sdk-upload': return runSdkUpload(job, sdk!.clients.get(item.index)!, item, payloads[n]!);
       case 'sdk-small-files': return runSdkSmallFile(job, sdk!.clients.get(item.index)!, item, payloads[n]!);
@@ -88,12 +94,14 @@ async function prepare(job: WorkerJob): Promise<(goEpochMs: number) => Promise<W
     const done = { ops: 0, bytes: 0, errors: 0, retries: 0 };
     released = { job, settled: () => done.ops };
     const ticker = setInterval(() => send({ type: 'progress', ...done }), 250);
-    const counted = (p: Promise<OpRecord>) => p.then((r) => {
-      done.ops++;
-      done.bytes += r.bytes;
-      done.retries += r.retries;
-      if (r.error) done.errors++;
-      return r;
+    const counted = (p: Promise<OpRecord | OpRecord[]>) => p.then((got) => {
+      for (const r of Array.isArray(got) ? got : [got]) {
+        done.ops++;
+        done.bytes += r.bytes;
+        done.retries += r.retries;
+        if (r.error) done.errors++;
+      }
+      return got;
     });
     // Items go out in order through a fixed number of lanes, never queued in bulk: memory stays flat
     // in the item count (issuing 1,000,000 requests at once held them all). Without an in-flight
@@ -103,7 +111,8 @@ async function prepare(job: WorkerJob): Promise<(goEpochMs: number) => Promise<W
     // takes the next item when its last one ends, so there is no queue to wait in; records keep
     // each item's last request (what verification and cleanup need), the meter counts every one.
     const items = job.items;
-    const records = new Array<OpRecord>(items.length);
+    // A listing is one item of many pages: a record per page.
+    const settled = new Array<OpRecord | OpRecord[]>(items.length);
     const steady = job.steady;
     const meter = steady ? new SteadyMeter(goEpochMs, steady.intervalMs) : undefined;
     const deadlineEpochMs = steady ? goEpochMs + steady.durationMs : Infinity;
@@ -122,15 +131,16 @@ async function prepare(job: WorkerJob): Promise<(goEpochMs: number) => Promise<W
     await Promise.all(Array.from({ length: items.length ? lanes : 0 }, async () => {
       while (more(next)) {
         const n = next++ % items.length;
-        const r = await counted(runItem(n, issuedAt));
-        records[n] = r;
-        meter?.add(r);
+        const got = await counted(runItem(n, issuedAt));
+        settled[n] = got;
+        if (meter) for (const r of Array.isArray(got) ? got : [got]) meter.add(r);
       }
     }));
     clearInterval(ticker);
     const endEpochMs = epochNow();
     // A steady run stopped before its first lap ended: the items never sent count as such.
-    for (const [n, item] of items.entries()) records[n] ??= cancelled(job, item);
+    for (const [n, item] of items.entries()) settled[n] ??= cancelled(job, item);
+    const records = settled.flat();
     // At once, so that a step after all workers (an upload's commit) does not wait on results packing.
     send({ type: 'finished', failedItems: records.filter((r) => r.error).length });
     const cpu = process.cpuUsage(cpu0);
@@ -138,6 +148,7 @@ async function prepare(job: WorkerJob): Promise<(goEpochMs: number) => Promise<W
     // Verification happens after the timed section, except for discard which hashes as it goes.
     const verifyStart = performance.now();
     if (sink) {
+      // A sink is for 'http' GETs: one record per item.
       if (job.hashRanges !== false) for (const [n, item] of job.items.entries()) if (!records[n]!.error) records[n]!.md5 = await sink.md5Of(item);
       await sink.close();
     }

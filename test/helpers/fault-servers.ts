@@ -170,6 +170,9 @@ export interface ProxyLogEntry {
   path: string;
   /** 0-based among data PUTs (Put Blob, Put Block); undefined for everything else. */
   putIndex?: number;
+  /** 0-based among blob GETs (Get Blob) and among List Blobs GETs; undefined for everything else. */
+  getIndex?: number;
+  listIndex?: number;
   injected: PutFault['kind'] | 'none';
   /** The status the client got: the injected one, the service's, or 0 for a drop. */
   status: number;
@@ -191,19 +194,39 @@ function isDataPut(req: http.IncomingMessage): boolean {
   return query.get('restype') !== 'container' && query.get('comp') !== 'blocklist';
 }
 
+/** A GET of a blob's bytes (no comp or restype), and a List Blobs page. */
+const queryOf = (req: http.IncomingMessage) => new URL(req.url ?? '/', 'http://x').searchParams;
+const isBlobGet = (req: http.IncomingMessage) => req.method === 'GET' && !queryOf(req).has('comp') && !queryOf(req).has('restype');
+const isListGet = (req: http.IncomingMessage) => req.method === 'GET' && queryOf(req).get('comp') === 'list';
+
+/** Downloads: which blob GET (by arrival and path) and which List Blobs page get a fault. */
+export interface ReadFaultPlans {
+  get?: (getIndex: number, path: string) => PutFault | undefined;
+  list?: (listIndex: number) => PutFault | undefined;
+}
+
 /**
  * A reverse proxy in front of a real blob service (Azurite) that injects `plan(n)` into the n-th
- * data PUT. SharedKey signatures do not cover the host, so signed requests pass through unchanged.
+ * data PUT, and `reads.get` / `reads.list` into blob GETs and List Blobs pages. SharedKey
+ * signatures do not cover the host, so signed requests pass through unchanged.
  */
-export async function startFaultProxy(upstreamEndpoint: string, plan: (putIndex: number) => PutFault | undefined): Promise<FaultProxy> {
+export async function startFaultProxy(upstreamEndpoint: string, plan: (putIndex: number) => PutFault | undefined, reads: ReadFaultPlans = {}): Promise<FaultProxy> {
   const upstream = new URL(upstreamEndpoint);
   const log: ProxyLogEntry[] = [];
   let putCount = 0;
+  let getCount = 0;
+  let listCount = 0;
   const agent = new http.Agent({ keepAlive: true });
   const server = http.createServer((req, res) => {
     const putIndex = isDataPut(req) ? putCount++ : undefined;
-    const fault = putIndex === undefined ? undefined : plan(putIndex);
-    const entry: ProxyLogEntry = { method: req.method ?? '', path: req.url ?? '', putIndex, injected: fault?.kind ?? 'none', status: 0, bodyBytes: 0 };
+    const getIndex = isBlobGet(req) ? getCount++ : undefined;
+    const listIndex = isListGet(req) ? listCount++ : undefined;
+    const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
+    const fault = putIndex !== undefined ? plan(putIndex)
+      : getIndex !== undefined ? reads.get?.(getIndex, path)
+      : listIndex !== undefined ? reads.list?.(listIndex)
+      : undefined;
+    const entry: ProxyLogEntry = { method: req.method ?? '', path: req.url ?? '', putIndex, getIndex, listIndex, injected: fault?.kind ?? 'none', status: 0, bodyBytes: 0 };
     log.push(entry);
     req.on('data', (chunk: Buffer) => {
       entry.bodyBytes += chunk.length;

@@ -1,5 +1,5 @@
 // A real in-memory file server for upload tests: PUT stores (201 new, 204 overwrite), GET returns,
-// DELETE removes, on 127.0.0.1 port 0. Options make it misbehave: refuse PUT or DELETE, or flip a
+// HEAD answers with the length, DELETE removes, on 127.0.0.1 port 0. Options make it misbehave: refuse PUT or DELETE, or flip a
 // byte of what it stores.
 import http from 'node:http';
 import { listen } from './http-servers.js';
@@ -20,6 +20,7 @@ export interface PutServerOptions {
 export interface PutServerLog {
   puts: number;
   gets: number;
+  heads: number;
   deletes: number;
   /** Request headers of every PUT. */
   putHeaders: http.IncomingHttpHeaders[];
@@ -38,7 +39,7 @@ export interface PutServer {
 
 export async function startPutServer(options: PutServerOptions = {}): Promise<PutServer> {
   const files = new Map<string, Buffer>();
-  const log: PutServerLog = { puts: 0, gets: 0, deletes: 0, putHeaders: [], maxConcurrentPuts: 0 };
+  const log: PutServerLog = { puts: 0, gets: 0, heads: 0, deletes: 0, putHeaders: [], maxConcurrentPuts: 0 };
   let putsInProgress = 0;
   const server = http.createServer((req, res) => {
     const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
@@ -60,6 +61,12 @@ export async function startPutServer(options: PutServerOptions = {}): Promise<Pu
         files.set(path, body);
         res.writeHead(options.putStatus ?? (existed ? 204 : 201)).end();
       }, options.delayMs ?? 0));
+      return;
+    }
+    if (req.method === 'HEAD') {
+      log.heads++;
+      const body = files.get(path);
+      res.writeHead(body ? 200 : 404, body ? { 'content-length': body.length } : {}).end();
       return;
     }
     if (req.method === 'GET') {

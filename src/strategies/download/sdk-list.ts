@@ -1,0 +1,13 @@
+// Baseline for list: the SDK's listBlobsFlat().byPage({ maxPageSize }) over the same prefixes.
+import type { DownloadStrategy } from '../strategy.js';
+import { listItems, setFixtures } from '../many-blobs.js';
+
+export const sdkList: DownloadStrategy = {
+  name: 'sdk-list',
+  description: 'SDK listBlobsFlat().byPage (baseline)',
+  executor: 'sdk-list',
+  workload: 'list',
+  urlCapable: false,
+  fixtures: setFixtures,
+  plan: (input) => listItems(input),
+};

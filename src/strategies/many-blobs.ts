@@ -1,0 +1,63 @@
+// The fixture set of the many-blob workloads (small-files downloads, listings, HEADs): FILE_COUNT
+// blobs of FILE_SIZE under a prefix named by both, so that every count and size has a set of its
+// own, made once and reused. Each file's content is the seed's stream at smallFileOffset.
+import { smallFileOffset } from './upload-strategy.js';
+import type { FixtureSpec, PlanInput } from './strategy.js';
+
+/** `many/2400x102400`: the set's folder, by file count and size in bytes. */
+export const fixtureSetPrefix = (fileCount: number, fileSizeBytes: number) => `many/${fileCount}x${fileSizeBytes}`;
+
+/** Seven digits, zero-padded: names sort as their indexes do (FILE_COUNT is at most 10,000,000). */
+export const INDEX_DIGITS = 7;
+export const setFileName = (setPrefix: string, i: number) => `${setPrefix}/file-${String(i).padStart(INDEX_DIGITS, '0')}`;
+
+export function fileCountOf(input: PlanInput): number {
+  if (input.fileCount === undefined) throw new Error('a many-blob workload needs a file count');
+  return input.fileCount;
+}
+
+export function setFixtures(input: PlanInput): FixtureSpec[] {
+  const count = fileCountOf(input);
+  const prefix = fixtureSetPrefix(count, input.sizeBytes);
+  return Array.from({ length: count }, (_, i) => ({ blob: setFileName(prefix, i), offsetBytes: smallFileOffset(i, input.sizeBytes), lengthBytes: input.sizeBytes }));
+}
+
+/** One item per file: its bytes go at i x FILE_SIZE of the delivered whole, checked against its own content. */
+export function perFileItems(input: PlanInput) {
+  return setFixtures(input).map((f, index) => ({
+    index, blob: f.blob, destOffsetBytes: index * input.sizeBytes, contentOffsetBytes: f.offsetBytes, lengthBytes: f.lengthBytes,
+  }));
+}
+
+/** A disjoint part of the set, named by a prefix of its file names, and the files it holds. */
+export interface ListGroup {
+  prefix: string;
+  first: number;
+  count: number;
+}
+
+/**
+ * Listing pages follow one another (each needs the last one's NextMarker), so parallel listing
+ * needs disjoint prefixes: the names' leading index digits split the set into the fewest groups
+ * that give every lane (PROCESSES x MAX_SOCKETS) one; one lane lists the whole set as one stream.
+ */
+export function listGroups(fileCount: number, setPrefix: string, lanes: number): ListGroup[] {
+  let digits = 0;
+  while (digits < INDEX_DIGITS && Math.ceil(fileCount / 10 ** (INDEX_DIGITS - digits)) < lanes) digits++;
+  if (digits === 0) return [{ prefix: `${setPrefix}/file-`, first: 0, count: fileCount }];
+  const span = 10 ** (INDEX_DIGITS - digits);
+  return Array.from({ length: Math.ceil(fileCount / span) }, (_, g) => ({
+    prefix: `${setPrefix}/file-${String(g).padStart(digits, '0')}`,
+    first: g * span,
+    count: Math.min(span, fileCount - g * span),
+  }));
+}
+
+export function listItems(input: PlanInput, delimiter?: string) {
+  const count = fileCountOf(input);
+  const groups = listGroups(count, fixtureSetPrefix(count, input.sizeBytes), input.lanes ?? 1);
+  return groups.map((g, index) => ({
+    index, blob: g.prefix, destOffsetBytes: g.first, lengthBytes: 0,
+    list: { prefix: g.prefix, pageSize: input.pageSize ?? 5000, ...(delimiter ? { delimiter } : {}), first: g.first, count: g.count },
+  }));
+}
