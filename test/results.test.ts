@@ -135,7 +135,7 @@ describe('download writes a versioned results file', () => {
 
     expect(docA.config).toMatchObject({ runs: 2, warmup: 1, resultsPath: 'a.json', credentials: { kind: 'embedded' } });
     for (const [path, value] of stringLeaves(docA.config)) {
-      if (/key|sas|connection/i.test(path)) expect(value, path).toBe('[redacted]');
+      if (/key|sas|connectionstring/i.test(path)) expect(value, path).toBe('[redacted]');
     }
     const text = await readFile(pathA, 'utf8');
     expect(text.includes(AZURITE_KEY_PREFIX), 'the Azurite account key is in the results file').toBe(false);
