@@ -163,12 +163,19 @@ export class WorkerPool {
       await Promise.all(ready);
       await opts.beforeRelease?.();
       const done = children.map((c, i) => waitFor(c, i, 'done'));
+      const finished = children.map((c, i) => waitFor(c, i, 'finished'));
       // A worker that fails or dies rejects this too: then there is no step after, and `done` says why.
       const afterStep = after
-        ? Promise.all(children.map((c, i) => waitFor(c, i, 'finished')))
+        ? Promise.all(finished)
           .then((msgs) => (msgs.every((m) => m.type === 'finished' && m.failedItems === 0) ? after() : undefined))
           .catch(() => undefined)
         : undefined;
+      // Workers check what they moved (hash ranges, read uploads back) only once every one of them,
+      // and the step after, is done: a worker done early would otherwise load the server and the
+      // CPUs while another's timed requests are still going (a 2 x 32 upload's span grew 15-40%).
+      void Promise.allSettled([...finished, afterStep]).then(() => {
+        for (const c of children) if (c.connected) c.send({ type: 'verify' });
+      });
       opts.onReleased?.();
       const epochMs = performance.timeOrigin + performance.now();
       for (const c of children) c.send({ type: 'go', epochMs });

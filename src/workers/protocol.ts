@@ -113,9 +113,11 @@ export interface WorkerResult {
 
 /**
  * `go`: the release, with its epoch (steady runs count intervals from it); `finish`: a steady run
- * ends now (--autoterm): nothing new is issued, what is in flight completes and counts.
+ * ends now (--autoterm): nothing new is issued, what is in flight completes and counts; `verify`:
+ * every worker has finished, so checking what was moved (hashing, read-backs) competes with no one's
+ * timed requests.
  */
-export type ToWorker = { type: 'job'; job: WorkerJob } | { type: 'go'; epochMs: number } | { type: 'finish' } | { type: 'stop' };
+export type ToWorker = { type: 'job'; job: WorkerJob } | { type: 'go'; epochMs: number } | { type: 'finish' } | { type: 'verify' } | { type: 'stop' };
 export type FromWorker =
   | { type: 'ready' }
   | { type: 'progress' } & Progress

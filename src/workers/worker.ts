@@ -141,10 +141,15 @@ async function prepare(job: WorkerJob): Promise<(goEpochMs: number) => Promise<W
     // A steady run stopped before its first lap ended: the items never sent count as such.
     for (const [n, item] of items.entries()) settled[n] ??= cancelled(job, item);
     const records = settled.flat();
+    // Checking waits for the coordinator's word that every worker is done (or a stop).
+    const checks = (sink !== undefined && job.hashRanges !== false) || job.readBack === true;
+    const mayCheck = checks ? new Promise<void>((resolve) => { allDone = resolve; }) : undefined;
     // At once, so that a step after all workers (an upload's commit) does not wait on results packing.
     send({ type: 'finished', failedItems: records.filter((r) => r.error).length });
     const cpu = process.cpuUsage(cpu0);
     loopDelay.disable();
+    if (mayCheck && !stop.signal.aborted) await mayCheck;
+    allDone = undefined;
     // Verification happens after the timed section, except for discard which hashes as it goes.
     const verifyStart = performance.now();
     if (sink) {
@@ -201,6 +206,8 @@ process.on('SIGTERM', () => {});
 let run: ((goEpochMs: number) => Promise<WorkerResult>) | undefined;
 /** A steady run is told to end now (--autoterm): nothing new is issued. */
 let finishing = false;
+/** Resolves the wait for every worker to be done before checking (the coordinator's 'verify', or a stop). */
+let allDone: (() => void) | undefined;
 process.on('message', (msg: ToWorker) => {
   if (msg.type === 'job') {
     released = undefined;
@@ -214,12 +221,15 @@ process.on('message', (msg: ToWorker) => {
     );
   } else if (msg.type === 'stop') {
     stop.abort();
+    allDone?.();
     // Items are issued in order and at most a socket cap (or the in-flight limit) are out at once:
     // everything past the settled ones plus that cap was never sent.
     const sentBefore = released ? Math.min(released.job.items.length, released.settled() + Math.max(released.job.maxSockets, released.job.inFlight ?? 0)) : 0;
     send({ type: 'stopping', sentBefore });
   } else if (msg.type === 'finish') {
     finishing = true;
+  } else if (msg.type === 'verify') {
+    allDone?.();
   } else if (msg.type === 'go') {
     run!(msg.epochMs).then(
       (result) => send({ type: 'done', result }),
