@@ -210,6 +210,33 @@ describe.skipIf(missing.length > 0)(title('--auth entra against Azurite --oauth 
     }
   }, 120_000);
 
+  it('a steady run longer than its token: the coordinator renews it during the run and the workers (ours and the SDK) use the new one', async () => {
+    // Three-second tokens and a 7 s run: Azurite checks `exp` strictly, so every request after the
+    // third second would be refused with the token the run started with.
+    const msi = await startManagedIdentityServer(IDENTITY_HEADER, { lifetimeS: 3, delayMs: 150 });
+    try {
+      const run = await runCli('download', {
+        IDENTITY_ENDPOINT: msi.url, IDENTITY_HEADER, STORAGE_CONTAINER: 'entra-steady', FILE_SIZE: '256KB', SOURCE_METHOD: 'chunked,sdk',
+        BLOB_CACHER_DURATION: '7s', BLOB_CACHER_INTERVAL: '500ms',
+      });
+      expect(run.code, run.output.slice(-3000)).toBe(0);
+      const doc = JSON.parse(run.results) as { runs: { strategy: string; verified: boolean; failedRequests: number; steady: { series: { ops: number; errors: number }[] } }[] };
+      expect(doc.runs.map((r) => r.strategy)).toEqual(['chunked', 'sdk']);
+      for (const r of doc.runs) {
+        expect(r.verified, r.strategy).toBe(true);
+        expect(r.failedRequests, r.strategy).toBe(0);
+        // Requests went on, without errors, in every interval after the first token had expired.
+        const late = r.steady.series.slice(8, 13);
+        expect(late.every((p) => p.ops > 0 && p.errors === 0), `${r.strategy}: ${JSON.stringify(late)}`).toBe(true);
+      }
+      // Renewed during each run, not only between runs: several tokens per 7 s run.
+      expect(msi.issued.length).toBeGreaterThanOrEqual(6);
+      expectNoToken(run, msi);
+    } finally {
+      await msi.stop();
+    }
+  }, 120_000);
+
   it('a token for another audience: one line naming the role and the audience, exit 2, before any run', async () => {
     const msi = await startManagedIdentityServer(IDENTITY_HEADER, { audience: 'https://vault.azure.net' });
     try {

@@ -11,7 +11,7 @@ import { makeScratchDir, type ScratchDir } from '../payload/scratch.js';
 import type { MeasuredRun, Verification } from '../results/record.js';
 import { withTokenFix } from '../storage/entra.js';
 import { preflightContainer, preflightUrl } from '../storage/preflight.js';
-import { coordinatorClient, forRun, openTarget, type TargetInfo } from '../storage/target.js';
+import { coordinatorClient, forRun, openTarget, tokenOf, type TargetInfo } from '../storage/target.js';
 import { ensureUrlFixtures, removeUrlFixtures } from '../payload/url-fixtures.js';
 import { selectStrategies, workloadOf } from '../strategies/index.js';
 import type { DownloadStrategy, PlanInput, WorkItem } from '../strategies/strategy.js';
@@ -73,7 +73,7 @@ export function downloadWorkload(given: DownloadConfig): DownloadWorkload {
         }));
         const listing = strategies.some((s) => workloadOf(s) === 'list');
         return {
-          target: target.label, objectSizeBytes: deliveredBytes, contenders, serverClock: target.serverClock,
+          target: target.label, objectSizeBytes: deliveredBytes, contenders, serverClock: target.serverClock, ...tokenOf(target),
           params: {
             processes: config.processes, maxSockets: config.maxSockets, concurrency: config.concurrency, blockSizeBytes: config.rangeSizeBytes,
             ...(many ? { fileCount: config.fileCount, fileSizeBytes: size } : {}), ...(listing ? { pageSize: config.pageSize } : {}),

@@ -10,6 +10,7 @@ import { WorkerPool, type AfterWorkers, type JobSpec, type MergedRun } from '../
 import type { Progress } from '../workers/protocol.js';
 import type { ServerClock } from '../metrics/server-clock.js';
 import type { SteadyOptions } from '../config/load.js';
+import type { Bearer } from '../storage/entra.js';
 import type { ConnectionMode } from '../config/options.js';
 
 /** One run of one contender, ready to go: the job and items, and what to do with the result. */
@@ -42,6 +43,8 @@ export interface OpenWorkload {
   objectSizeBytes?: number;
   /** The target's own clock, when it runs in this process: each run's server-side span. */
   serverClock?: ServerClock;
+  /** Entra ID: the token runs should carry now, renewed when it expires soon (asked during long runs too). */
+  token?: (signal?: AbortSignal) => Promise<Bearer>;
   contenders: Contender[];
   close(interrupted: boolean): Promise<void>;
 }
@@ -184,6 +187,7 @@ async function runOnce(
     merged = await pool.run({ ...job, ...(steadyJob ? { steady: steadyJob } : {}), ...(connections === 'warm' ? { connections } : {}) }, items, processes, {
       after: prepared.after,
       autoterm: steady?.autoterm,
+      token: open.token,
       signal,
       beforeRelease: startGate && (() => startGate(signal).catch((error: unknown) => {
         gateFailed = { error };

@@ -10,7 +10,7 @@ import type { MeasuredRun } from '../results/record.js';
 import { blobStore, type UploadStore } from '../storage/blob-store.js';
 import { withTokenFix } from '../storage/entra.js';
 import { preflightContainer, preflightUrlUpload } from '../storage/preflight.js';
-import { coordinatorClient, forRun, openTarget, RequestSigner, type Target, type TargetInfo } from '../storage/target.js';
+import { coordinatorClient, forRun, openTarget, tokenOf, RequestSigner, type Target, type TargetInfo } from '../storage/target.js';
 import { urlStore } from '../storage/url-store.js';
 import { selectUploadStrategies, UPLOAD_STRATEGIES } from '../strategies/index.js';
 import type { UploadPlanInput, UploadStrategy } from '../strategies/upload-strategy.js';
@@ -72,7 +72,7 @@ export function uploadWorkload(config: UploadConfig): UploadWorkload {
           strategy: s.name, description: s.description, prepare: async (run) => prepareRun(config, await forRun(target, info, signal), store, s, prefix, run, signal),
         }));
         return {
-          target: target.label, contenders, serverClock: target.serverClock,
+          target: target.label, contenders, serverClock: target.serverClock, ...tokenOf(target),
           params: {
             processes: config.processes, maxSockets: config.maxSockets, concurrency: config.concurrency,
             blockSizeBytes: config.blockSizeBytes, thresholdBytes: config.thresholdBytes,

@@ -103,6 +103,12 @@ export async function forRun(target: Target, info: TargetInfo = target.info, sig
   return { ...info, bearer: await target.tokens.current(signal) };
 }
 
+/** For the session: how a run gets the token it should carry now, where the target takes Entra ID tokens. */
+export function tokenOf(target: Target): { token?: (signal?: AbortSignal) => Promise<Bearer> } {
+  const tokens = target.tokens;
+  return tokens ? { token: (signal) => tokens.current(signal) } : {};
+}
+
 /**
  * The coordinator's SDK client (preflight, fixtures, verification, cleanup): with Entra ID its token
  * comes from the source, renewed when it expires soon; none of these is ever inside a timed window.
@@ -132,8 +138,8 @@ export async function containerClient(info: Extract<TargetInfo, { kind: 'blob' }
     return service.getContainerClient(info.container);
   }
   // A token: the one this job carries (a worker, a static credential) or the coordinator's source.
-  const bearer = info.bearer;
-  const credential = opts.credential ?? (bearer ? heldToken(() => bearer) : undefined);
+  // Read from the target on every ask: a token renewed during a run (a worker's 'token' message) is used.
+  const credential = opts.credential ?? (info.bearer ? heldToken(() => info.bearer!) : undefined);
   if (credential) return new BlobServiceClient(info.endpoint, credential, pipeline).getContainerClient(info.container);
   const service = new BlobServiceClient(info.sas ? `${info.endpoint}?${info.sas}` : info.endpoint, new AnonymousCredential(), pipeline);
   return service.getContainerClient(info.container);

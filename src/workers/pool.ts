@@ -8,6 +8,7 @@ import type { WorkItem } from '../strategies/strategy.js';
 import { workerEntry } from './entry.js';
 import type { FromWorker, OpRecord, Progress, WorkerJob, WorkerResult } from './protocol.js';
 import { mergeSteady, type MergedSteady } from './steady.js';
+import type { Bearer } from '../storage/entra.js';
 
 const WORKER = workerEntry();
 
@@ -76,7 +77,15 @@ export interface PoolOptions {
   onReleased?: () => void;
   /** Steady runs: end early once the rate has stayed within ±tolerance of its mean for a window. */
   autoterm?: Autoterm;
+  /**
+   * Entra ID: the token a run should carry now (renewed when it expires soon). Asked during the run
+   * every quarter of the token's remaining life (1 s to 60 s); a new one is sent to the workers.
+   */
+  token?: (signal?: AbortSignal) => Promise<Bearer>;
 }
+
+/** How often a run asks for a renewed token: a quarter of what is left of the one held, within [1 s, 60 s]. */
+export const tokenCheckMs = (b: Bearer, nowMs = Date.now()) => Math.min(60_000, Math.max(1_000, (b.expiresOnMs - nowMs) / 4));
 
 export interface Autoterm {
   windowMs: number;
@@ -150,6 +159,8 @@ export class WorkerPool {
     });
     let graceTimer: NodeJS.Timeout | undefined;
     let sampler: NodeJS.Timeout | undefined;
+    let renewer: NodeJS.Timeout | undefined;
+    let finishedAll = false;
     const onAbort = () => {
       // Stop starting new items; what is in flight gets a grace period, then the workers are ended.
       for (const c of children) if (c.connected) c.send({ type: 'stop' });
@@ -195,7 +206,23 @@ export class WorkerPool {
           for (const c of children) if (c.connected) c.send({ type: 'finish' });
         }, intervalMs);
       }
+      // A long run outlives its token: the coordinator renews it and hands it on (never the workers).
+      let sent = base.target.kind === 'blob' ? base.target.bearer : undefined;
+      const renew = async () => {
+        if (!sent || !opts.token) return;
+        try {
+          const b = await opts.token(signal);
+          if (b.token !== sent.token) for (const c of children) if (c.connected) c.send({ type: 'token', bearer: b });
+          sent = b;
+        } catch {
+          // The run goes on with the token it has; a refusal will show as failed requests, with the fix named.
+        }
+        if (!finishedAll) renewer = setTimeout(renew, tokenCheckMs(sent));
+      };
+      if (sent && opts.token) renewer = setTimeout(renew, tokenCheckMs(sent));
       const settled = await Promise.allSettled(done);
+      finishedAll = true;
+      clearTimeout(renewer);
       clearInterval(sampler);
       // A worker that failed its job is not trusted with the next one: it is replaced.
       settled.forEach((s, i) => {
@@ -244,6 +271,8 @@ export class WorkerPool {
       signal?.removeEventListener('abort', onAbort);
       if (graceTimer) clearTimeout(graceTimer);
       clearInterval(sampler);
+      finishedAll = true;
+      clearTimeout(renewer);
       children.forEach((c, i) => c.off('message', listeners[i]!));
     }
   }

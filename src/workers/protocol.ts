@@ -3,6 +3,7 @@ import type { EncodedHistograms } from '../metrics/histograms.js';
 import type { LogLevel, SinkKind } from '../config/options.js';
 import type { WorkItem } from '../strategies/strategy.js';
 import type { TargetInfo } from '../storage/target.js';
+import type { Bearer } from '../storage/entra.js';
 import type { OpRecord } from '../metrics/records.js';
 import type { Phase } from '../transport/phases.js';
 
@@ -117,7 +118,10 @@ export interface WorkerResult {
  * every worker has finished, so checking what was moved (hashing, read-backs) competes with no one's
  * timed requests.
  */
-export type ToWorker = { type: 'job'; job: WorkerJob } | { type: 'go'; epochMs: number } | { type: 'finish' } | { type: 'verify' } | { type: 'stop' };
+export type ToWorker =
+  | { type: 'job'; job: WorkerJob } | { type: 'go'; epochMs: number } | { type: 'finish' } | { type: 'verify' } | { type: 'stop' }
+  /** A renewed Entra ID token for the run in progress: requests from now on carry it. */
+  | { type: 'token'; bearer: Bearer };
 export type FromWorker =
   | { type: 'ready' }
   | { type: 'progress' } & Progress

@@ -4,7 +4,7 @@
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { PhaseHistograms } from '../metrics/histograms.js';
 import { contentBuffer, FIXTURE_SEED } from '../payload/content.js';
-import { setLogLevel } from '../log/logger.js';
+import { registerSecret, setLogLevel } from '../log/logger.js';
 import type { WorkItem } from '../strategies/strategy.js';
 import { RequestSigner } from '../storage/target.js';
 import { RawPool } from '../transport/raw-client.js';
@@ -206,11 +206,14 @@ process.on('SIGTERM', () => {});
 let run: ((goEpochMs: number) => Promise<WorkerResult>) | undefined;
 /** A steady run is told to end now (--autoterm): nothing new is issued. */
 let finishing = false;
+/** The job this worker holds: a renewed token is put into its target. */
+let current: WorkerJob | undefined;
 /** Resolves the wait for every worker to be done before checking (the coordinator's 'verify', or a stop). */
 let allDone: (() => void) | undefined;
 process.on('message', (msg: ToWorker) => {
   if (msg.type === 'job') {
     released = undefined;
+    current = msg.job;
     finishing = false;
     prepare(msg.job).then(
       (r) => {
@@ -230,6 +233,10 @@ process.on('message', (msg: ToWorker) => {
     finishing = true;
   } else if (msg.type === 'verify') {
     allDone?.();
+  } else if (msg.type === 'token') {
+    // The signer and the SDK's credential read the job's target on every request: the new token goes there.
+    registerSecret(msg.bearer.token);
+    if (current?.target.kind === 'blob') current.target.bearer = msg.bearer;
   } else if (msg.type === 'go') {
     run!(msg.epochMs).then(
       (result) => send({ type: 'done', result }),
