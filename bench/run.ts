@@ -164,7 +164,7 @@ function save(): string {
 
 try {
   log(`temp dir ${tmpDir}; measuring ${DIST_DIR}`);
-  const tools = await findDebianTools(['curl', 'aria2c', 'nginx', 'iperf3', 'hyperfine', 'dd', 'fallocate'], { install: !flags['no-install'], log });
+  const tools = await findDebianTools(['curl', 'aria2c', 'nginx', 'wrk', 'iperf3', 'hyperfine', 'dd', 'fallocate'], { install: !flags['no-install'], log });
   const azcopy = await findAzcopy(tmpDir, { install: !flags['no-install'], log });
   for (const t of [...tools.values(), azcopy]) log(`${t.name}: ${t.path ?? `skipped: ${t.missing}`}`);
 

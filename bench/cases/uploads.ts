@@ -5,9 +5,9 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { BlobServiceClient, StorageSharedKeyCredential } from '@azure/storage-blob';
 import { alternate } from '../lib/alternate.ts';
-import { section, type BenchContext } from '../lib/context.ts';
+import { section, tool, type BenchContext } from '../lib/context.ts';
 import { ours } from '../lib/ours.ts';
-import { nodePut } from '../lib/peers.ts';
+import { nodePut, wrkPut } from '../lib/peers.ts';
 import { evaluate, rowsTable } from '../lib/report.ts';
 import { failedSample, withHooks, type Contender } from '../lib/sample.ts';
 
@@ -30,6 +30,8 @@ function smallFilesToUrl(ctx: BenchContext, label: string, url: string, processe
 }
 
 const NGINX_RAW = 'raw Node PUT loop -> nginx DAV (1x64)';
+/** wrk with the same 64 connections, in 2 threads (one a core here): the HTTP load tool as the bar. */
+const NGINX_WRK = 'wrk PUT -> nginx DAV (64 conns, 2 threads)';
 const NGINX_OURS = ['ours small-files -> nginx DAV (1x64)', 'ours small-files -> nginx DAV (2x32)'];
 /** The same run through node:http, which is what the raw loop uses: what our own client is worth. */
 const NGINX_OURS_NODE = 'ours small-files -> nginx DAV (1x64, node:http client)';
@@ -51,10 +53,11 @@ export async function uploads(ctx: BenchContext) {
       cleaned(smallFilesToUrl(ctx, NGINX_OURS[0]!, nginx.url('dav/ours-1x64/'), 1, 64), () => 'ours-1x64'),
       cleaned(smallFilesToUrl(ctx, NGINX_OURS[1]!, nginx.url('dav/ours-2x32/'), 2, 32), () => 'ours-2x32'),
       cleaned(smallFilesToUrl(ctx, NGINX_OURS_NODE, nginx.url('dav/ours-node/'), 1, 64, ['--http-client', 'node']), () => 'ours-node'),
+      cleaned(wrkPut(NGINX_WRK, tool(ctx, 'wrk'), { base: (run) => nginx.url(`dav/wrk-${run}/`), count: FILE_COUNT, sizeBytes: FILE_SIZE_BYTES, connections: 64, threads: 2, durationS: 5, workDir: ctx.tmpDir }), (run) => `wrk-${run}`),
     );
     for (const c of contenders) toNginx.add(c);
   } else {
-    for (const [label, isOurs] of [[NGINX_RAW, false], [NGINX_OURS[0]!, true], [NGINX_OURS[1]!, true], [NGINX_OURS_NODE, true]] as const) {
+    for (const [label, isOurs] of [[NGINX_RAW, false], [NGINX_OURS[0]!, true], [NGINX_OURS[1]!, true], [NGINX_OURS_NODE, true], [NGINX_WRK, false]] as const) {
       contenders.push({ label, ours: isOurs, timing: isOurs ? 'in-tool wallMs' : 'in-process', skipped: `nginx ${ctx.nginxMissing}`, run: async () => failedSample('skipped') });
     }
   }
@@ -75,7 +78,8 @@ export async function uploads(ctx: BenchContext) {
   );
   // The SDK baseline runs through blob-cacher but is the peer here.
   contenders[contenders.length - 1]!.ours = false;
-  for (const c of contenders) if (!c.skipped) c.clock = { clock: toNginx.has(c) ? ctx.nginx!.clock : host.clock, method: 'PUT' };
+  // wrk runs for a time, not a count: its rate is its measure, so it has no server span to compare.
+  for (const c of contenders) if (!c.skipped && c.label !== NGINX_WRK) c.clock = { clock: toNginx.has(c) ? ctx.nginx!.clock : host.clock, method: 'PUT' };
 
   ctx.log('case 2: small-file uploads');
   const rows = await alternate(contenders, { runs: ctx.runs, log: ctx.log });
@@ -97,6 +101,8 @@ export async function uploads(ctx: BenchContext) {
     evaluate({ what: 'small-files >= 1.0x SDK (Azurite)', ours: ['ours small-files 1x64', 'ours small-files 2x32'], peer: 'SDK sdk-small-files 1x64', atLeast: 1.0 }, rows),
     evaluate({ what: 'small-files >= 1.0x raw Node loop (nginx)', ours: NGINX_OURS, peer: NGINX_RAW, atLeast: 1.0 }, rows),
     evaluate({ what: 'small-files: our client vs node:http (nginx, 1x64)', ours: [NGINX_OURS[0]!], peer: NGINX_OURS_NODE }, rows),
+    // Rates, on the tools' own timers: ours from its timed span, wrk from its Requests/sec.
+    evaluate({ what: 'small-files >= 1.05x wrk (nginx, 64 connections)', ours: NGINX_OURS, peer: NGINX_WRK, atLeast: 1.05, clock: 'tool' }, rows),
   );
   for (const c of contenders) if (c.command) s.commands.push(toNginx.has(c) ? c.command : `STORAGE_CONNECTION_STRING="<azurite>" ${c.command}`);
   return s;

@@ -1,6 +1,6 @@
 // The peers as contenders: raw Node scripts, curl, aria2c and azcopy, each run as its own process.
 // Each takes its time from the tool itself where the tool reports one, else from the process wall.
-import { rmSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { dirname, basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DIST_DIR } from './ours.ts';
@@ -93,6 +93,43 @@ export function aria2c(label: string, tool: Tool, url: string, outPath: string, 
       rmSync(`${outPath}.aria2`, { force: true });
       if (r.code !== 0) return failedSample(`aria2c exit ${r.code}: ${tail(r, 1)}`, r.processMs);
       return { ok: true, transferMs: r.processMs, processMs: r.processMs, bytes, requests: connections, peakRssBytes: r.peakRssBytes, peakTreeRssBytes: r.peakTreeRssBytes };
+    },
+  };
+}
+
+/**
+ * wrk PUTting files of SIZE bytes to distinct names below `base(run)` over CONNECTIONS connections
+ * in THREADS threads, for DURATION (wrk runs for a time: a Lua script names each request). Its own
+ * requests/s is the measure; the time shown is what COUNT files take at that rate, so that it sits
+ * beside the count-based contenders. A non-2xx answer fails the sample.
+ */
+export function wrkPut(label: string, tool: Tool, opts: {
+  base: (run: number) => string; count: number; sizeBytes: number; connections: number; threads: number; durationS: number; workDir: string;
+}): Contender {
+  if (!tool.path) return skippedContender(label, 'wrk Requests/sec', tool.missing ?? 'not installed');
+  const bodyPath = join(opts.workDir, `wrk-body-${opts.sizeBytes}.bin`);
+  const scriptPath = join(opts.workDir, 'wrk-put.lua');
+  return {
+    label, ours: false, timing: 'wrk Requests/sec',
+    run: async (run) => {
+      const url = new URL(opts.base(run).replace(/\/*$/, '/'));
+      writeFileSync(bodyPath, Buffer.alloc(opts.sizeBytes, 0x5a));
+      writeFileSync(scriptPath, [
+        `local f = io.open(${JSON.stringify(bodyPath)}, "rb"); local body = f:read("*all"); f:close()`,
+        // Each thread gets its own id (a global in its Lua state), so that names never collide.
+        'local next_id = 0',
+        'function setup(thread) thread:set("id", next_id); next_id = next_id + 1 end',
+        'local sent = 0',
+        `function request() sent = sent + 1; return wrk.format("PUT", ${JSON.stringify(url.pathname)} .. id .. "-" .. sent, {["Content-Type"] = "application/octet-stream"}, body) end`,
+      ].join('\n'));
+      const r = await runProcess(tool.path!, ['-t', String(opts.threads), '-c', String(opts.connections), '-d', `${opts.durationS}s`, '-s', scriptPath, url.origin]);
+      if (r.code !== 0) return failedSample(`wrk exit ${r.code}: ${tail(r, 1)}`, r.processMs);
+      const rps = /Requests\/sec:\s+([\d.]+)/.exec(r.stdout);
+      if (!rps) return failedSample(`wrk printed no Requests/sec: ${tail(r, 2)}`, r.processMs);
+      const non2xx = /Non-2xx or 3xx responses: \d+/.exec(r.stdout);
+      if (non2xx) return failedSample(`wrk: ${non2xx[0]}`, r.processMs);
+      const transferMs = (opts.count / Number(rps[1])) * 1000;
+      return { ok: true, transferMs, processMs: r.processMs, bytes: opts.count * opts.sizeBytes, requests: opts.count, peakRssBytes: r.peakRssBytes, peakTreeRssBytes: r.peakTreeRssBytes };
     },
   };
 }

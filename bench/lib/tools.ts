@@ -1,4 +1,4 @@
-// Finds the peers (curl, aria2c, nginx, iperf3, hyperfine, azcopy). Missing Debian tools are installed only
+// Finds the peers (curl, aria2c, nginx, wrk, iperf3, hyperfine, azcopy). Missing Debian tools are installed only
 // when we are root with apt available and installing was not turned off; otherwise they are
 // skipped with the reason, never counted as zero.
 import { accessSync, constants, copyFileSync, chmodSync } from 'node:fs';
@@ -14,7 +14,7 @@ export interface Tool {
 }
 
 const DEBIAN_PACKAGES: Record<string, string> = {
-  curl: 'curl', aria2c: 'aria2', nginx: 'nginx', iperf3: 'iperf3', hyperfine: 'hyperfine', dd: 'coreutils', fallocate: 'util-linux',
+  curl: 'curl', aria2c: 'aria2', nginx: 'nginx', wrk: 'wrk', iperf3: 'iperf3', hyperfine: 'hyperfine', dd: 'coreutils', fallocate: 'util-linux',
 };
 
 function executable(path: string): boolean {
