@@ -45,9 +45,10 @@ export async function uploads(ctx: BenchContext) {
   const toNginx = new Set<Contender>();
   if (ctx.nginx) {
     const nginx = ctx.nginx;
-    // Each contender writes below its own folder, removed after every run (outside its timing).
+    // Each contender writes below its own folder, removed after every run (outside its timing); nginx
+    // may still be finishing PUTs that wrk left in flight when its time was up, hence the retries.
     const cleaned = <C extends Contender>(c: C, folder: (run: number) => string): C =>
-      withHooks(c, { after: async (run) => rmSync(join(nginx.davDir, folder(run)), { recursive: true, force: true }) });
+      withHooks(c, { after: async (run) => rmSync(join(nginx.davDir, folder(run)), { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }) });
     contenders.push(
       cleaned(nodePut(NGINX_RAW, { base: (run) => nginx.url(`dav/raw-${run}`), count: FILE_COUNT, sizeBytes: FILE_SIZE_BYTES, sockets: 64 }), (run) => `raw-${run}`),
       cleaned(smallFilesToUrl(ctx, NGINX_OURS[0]!, nginx.url('dav/ours-1x64/'), 1, 64), () => 'ours-1x64'),
