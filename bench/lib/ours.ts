@@ -70,13 +70,18 @@ export async function runOurs(call: OursCall): Promise<Sample> {
     ? peaks.reduce((s, p) => s + p.maxRssBytes, 0)
     : run.workers.reduce((s, w) => s + w.peakRssBytes, 0);
   const ok = run.verified && r.code === 0;
+  // A steady run (--duration) is measured by its rate over the active window: shown as the time of
+  // one pass over its plan at that rate, beside the count-based contenders and wrk's rate.
+  const steady = run.steady
+    ? (await distImport<typeof import('../../dist/analysis/steady.js')>('analysis/steady.js')).steadyFigures(run as Parameters<typeof import('../../dist/analysis/steady.js').steadyFigures>[0])
+    : undefined;
   return {
     ok,
     error: ok ? undefined : (run.error ?? run.verification),
-    transferMs: run.wallMs,
+    transferMs: steady ? steady.lapTimeMs : run.wallMs,
     processMs: r.processMs,
-    bytes: run.bytes,
-    requests: run.requests,
+    bytes: steady ? run.steady!.lapBytes : run.bytes,
+    requests: steady ? run.steady!.lapRequests : run.requests,
     peakRssBytes,
     peakTreeRssBytes: r.peakTreeRssBytes,
     run,
