@@ -11,6 +11,7 @@ import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NGINX_PATH as NGINX, requires } from './helpers/requires.js';
+import { staticNginxConfig } from './helpers/nginx-dav.js';
 
 const root = resolve(import.meta.dirname, '..');
 const SERVER_NS = `bc-srv-${process.pid}`;
@@ -103,22 +104,7 @@ beforeAll(async () => {
   writeFileSync(join(dir, 'www', 'x'), Buffer.alloc(SIZE, 7));
   if (existsSync(NGINX)) {
     serverKind = 'nginx';
-    writeFileSync(join(dir, 'nginx.conf'), `${process.getuid?.() === 0 ? 'user root;\n' : ''}worker_processes 1;
-daemon off;
-pid ${dir}/nginx.pid;
-error_log ${dir}/error.log warn;
-events { worker_connections 64; }
-http {
-  access_log off;
-  sendfile on;
-  client_body_temp_path ${dir}/body;
-  proxy_temp_path ${dir}/proxy;
-  fastcgi_temp_path ${dir}/fastcgi;
-  uwsgi_temp_path ${dir}/uwsgi;
-  scgi_temp_path ${dir}/scgi;
-  server { listen ${SERVER_IP}:${PORT}; root ${dir}/www; }
-}
-`);
+    writeFileSync(join(dir, 'nginx.conf'), staticNginxConfig(dir, `${SERVER_IP}:${PORT}`, 64));
     server = spawn('ip', ['netns', 'exec', SERVER_NS, NGINX, '-c', join(dir, 'nginx.conf'), '-p', dir, '-e', join(dir, 'error.log')], { stdio: 'ignore' });
   } else {
     serverKind = 'a Node http server (nginx is not installed)';

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AZURITE_ACCOUNT, AZURITE_KEY } from '../src/storage/azurite.js';
 import { ONE_RUN } from './helpers/cli-env.js';
 import { NGINX_PATH, requires } from './helpers/requires.js';
+import { staticNginxConfig } from './helpers/nginx-dav.js';
 
 const root = resolve(import.meta.dirname, '..');
 const CLI = join(root, 'dist', 'cli.js');
@@ -100,23 +101,7 @@ beforeAll(async () => {
   mkdirSync(join(dir, 'www'));
   mkdirSync(join(dir, 'azurite'));
   writeFileSync(join(dir, 'www', 'x'), Buffer.alloc(SIZE, 7));
-  writeFileSync(join(dir, 'nginx.conf'), `user root;
-worker_processes 1;
-daemon off;
-pid ${dir}/nginx.pid;
-error_log ${dir}/error.log warn;
-events { worker_connections 256; }
-http {
-  access_log off;
-  sendfile on;
-  client_body_temp_path ${dir}/body;
-  proxy_temp_path ${dir}/proxy;
-  fastcgi_temp_path ${dir}/fastcgi;
-  uwsgi_temp_path ${dir}/uwsgi;
-  scgi_temp_path ${dir}/scgi;
-  server { listen ${NGINX_PORT}; root ${dir}/www; }
-}
-`);
+  writeFileSync(join(dir, 'nginx.conf'), staticNginxConfig(dir, String(NGINX_PORT), 256));
   servers.push(spawn('ip', ['netns', 'exec', SERVER_NS, NGINX_PATH, '-c', join(dir, 'nginx.conf'), '-p', dir, '-e', join(dir, 'error.log')], { stdio: 'ignore' }));
   // Azurite apart from every client, as a storage account is: its own process, on every link's address.
   servers.push(spawn('ip', ['netns', 'exec', SERVER_NS, process.execPath, AZURITE_MAIN, '--blobHost', '0.0.0.0', '--blobPort', String(AZURITE_PORT),

@@ -27,6 +27,28 @@ function freePort(): Promise<number> {
   });
 }
 
+/**
+ * A static nginx: one worker, files under `dir`/www, listening on `listen` (`port` or `ip:port`),
+ * temp paths in `dir`, no access log: what the network-namespace tests serve from.
+ */
+export function staticNginxConfig(dir: string, listen: string, workerConnections: number): string {
+  // As root, nginx's workers would drop to nobody and could not read our 0700 temp dir.
+  const user = process.getuid?.() === 0 ? 'user root;\n' : '';
+  const temp = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((t) => `  ${t}_temp_path ${dir}/${t === 'client_body' ? 'body' : t};`).join('\n');
+  return `${user}worker_processes 1;
+daemon off;
+pid ${dir}/nginx.pid;
+error_log ${dir}/error.log warn;
+events { worker_connections ${workerConnections}; }
+http {
+  access_log off;
+  sendfile on;
+${temp}
+  server { listen ${listen}; root ${dir}/www; }
+}
+`;
+}
+
 function config(dir: string, port: number): string {
   // As root, nginx's workers would drop to nobody and could not write our 0700 temp dir.
   const user = process.getuid?.() === 0 ? 'user root;\n' : '';
