@@ -8,10 +8,10 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NGINX_PATH as NGINX, requires } from './helpers/requires.js';
 import { staticNginxConfig } from './helpers/nginx-dav.js';
+import { inNs, stderrOf, waitForPortInNs } from './helpers/netns.js';
 
 const root = resolve(import.meta.dirname, '..');
 const SERVER_NS = `bc-srv-${process.pid}`;
@@ -26,8 +26,6 @@ const SIZE = 20 * 1024 * 1024;
 // 1448 bytes of payload (TCP with timestamps).
 const GOODPUT_MBIT = (RATE_MBIT * 1448) / 1514;
 
-const inNs = (ns: string, ...args: string[]) => execFileSync('ip', ['netns', 'exec', ns, ...args], { stdio: 'pipe' });
-const stderrOf = (err: unknown) => String((err as { stderr?: Buffer }).stderr ?? err).trim().split('\n')[0];
 
 function setUp(): string | undefined {
   if (process.platform !== 'linux') return 'not Linux';
@@ -85,19 +83,6 @@ let server: ChildProcess | undefined;
 let serverKind = '';
 const dir = mkdtempSync(join(tmpdir(), 'bc-ns-'));
 
-async function waitForServer(): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline) {
-    try {
-      inNs(CLIENT_NS, process.execPath, '-e', `require('net').connect(${PORT}, '${SERVER_IP}').on('connect', () => process.exit(0)).on('error', () => process.exit(1))`);
-      return;
-    } catch {
-      await sleep(100);
-    }
-  }
-  throw new Error(`${serverKind} did not start in the server namespace`);
-}
-
 beforeAll(async () => {
   if (skipReason) return;
   mkdirSync(join(dir, 'www'));
@@ -117,7 +102,7 @@ http.createServer((req, res) => {
 }).listen(${PORT}, '${SERVER_IP}');`);
     server = spawn('ip', ['netns', 'exec', SERVER_NS, process.execPath, script], { stdio: 'ignore' });
   }
-  await waitForServer();
+  await waitForPortInNs(CLIENT_NS, SERVER_IP, PORT, serverKind);
 });
 
 afterAll(async () => {

@@ -8,12 +8,12 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AZURITE_ACCOUNT, AZURITE_KEY } from '../src/storage/azurite.js';
 import { ONE_RUN } from './helpers/cli-env.js';
 import { NGINX_PATH, requires } from './helpers/requires.js';
 import { staticNginxConfig } from './helpers/nginx-dav.js';
+import { inNs, stderrOf, waitForPortInNs } from './helpers/netns.js';
 
 const root = resolve(import.meta.dirname, '..');
 const CLI = join(root, 'dist', 'cli.js');
@@ -30,8 +30,6 @@ const RATE_MBIT = 80;
 const SIZE = 24 * 1024 * 1024;
 const RANGES = 6;
 
-const inNs = (ns: string, ...args: string[]) => execFileSync('ip', ['netns', 'exec', ns, ...args], { stdio: 'pipe' });
-const stderrOf = (err: unknown) => String((err as { stderr?: Buffer }).stderr ?? err).trim().split('\n')[0];
 
 function setUp(): string | undefined {
   if (process.platform !== 'linux') return 'not Linux';
@@ -83,19 +81,6 @@ if (skipReason) {
 const servers: ChildProcess[] = [];
 const dir = mkdtempSync(join(tmpdir(), 'bc-so-ns-'));
 
-async function waitForPort(port: number, what: string): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (Date.now() < deadline) {
-    try {
-      inNs(clientNs(0), process.execPath, '-e', `require('net').connect(${port}, '${serverIp(0)}').on('connect', () => process.exit(0)).on('error', () => process.exit(1))`);
-      return;
-    } catch {
-      await sleep(200);
-    }
-  }
-  throw new Error(`${what} did not start in the server namespace`);
-}
-
 beforeAll(async () => {
   if (skipReason) return;
   mkdirSync(join(dir, 'www'));
@@ -106,8 +91,8 @@ beforeAll(async () => {
   // Azurite apart from every client, as a storage account is: its own process, on every link's address.
   servers.push(spawn('ip', ['netns', 'exec', SERVER_NS, process.execPath, AZURITE_MAIN, '--blobHost', '0.0.0.0', '--blobPort', String(AZURITE_PORT),
     '--inMemoryPersistence', '--silent', '--loose', '--skipApiVersionCheck', '--disableTelemetry'], { cwd: join(dir, 'azurite'), stdio: 'ignore' }));
-  await waitForPort(NGINX_PORT, 'nginx');
-  await waitForPort(AZURITE_PORT, 'Azurite');
+  await waitForPortInNs(clientNs(0), serverIp(0), NGINX_PORT, 'nginx', 20_000);
+  await waitForPortInNs(clientNs(0), serverIp(0), AZURITE_PORT, 'Azurite', 20_000);
 }, 60_000);
 
 afterAll(async () => {
