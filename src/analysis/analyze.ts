@@ -57,9 +57,10 @@ export interface ContenderStats {
 export interface SteadySummary {
   durationMs: number;
   intervalMs: number;
-  /** The measured run whose active rate is the median: its series is the one shown. */
+  /** The measured run whose active rate is the median: its series and its active window are the ones shown. */
   medianRun: number;
   series: IntervalPoint[];
+  window: SteadyFigures;
   /** Per measured run, in run order. */
   figures: SteadyFigures[];
   /** Rates are per byte (MiB/s) or, where nothing moves, per request. */
@@ -75,7 +76,7 @@ function summarizeSteady(runs: (RunRecord & { steady: SteadyRecord })[], figures
   const mid = order[Math.floor((order.length - 1) / 2)]!;
   const shown = runs[mid]!;
   return {
-    durationMs: shown.steady.durationMs, intervalMs: shown.steady.intervalMs, medianRun: shown.run, series: shown.steady.series, figures, perByte,
+    durationMs: shown.steady.durationMs, intervalMs: shown.steady.intervalMs, medianRun: shown.run, series: shown.steady.series, window: figures[mid]!, figures, perByte,
     autoterm: runs.flatMap((r) => (r.steady.autoterm ? [r.steady.autoterm] : [])),
   };
 }

@@ -212,7 +212,7 @@ async function runOnce(
     const check = await prepared.verify(merged);
     verifyMs = performance.now() - collectedAt;
     const failed = merged.failures.length ? { verified: false, error: merged.failures.join('; ') } : {};
-    const plan = steady ? { durationMs: steady.durationMs, lapBytes: bytes, lapRequests: items.length, autoterm: steady.autoterm } : undefined;
+    const plan = steady ? { ...steady, lapBytes: bytes, lapRequests: items.length } : undefined;
     run = { ...measuredRun({ ...id, objectSizeBytes }, merged, { ...check, ...failed }, plan), ...(serverSpanMs === undefined ? {} : { serverSpanMs }) };
     const warm = merged.workers.filter((w) => w.warmSockets !== undefined);
     if (warm.length) run.warmSockets = warm.reduce((a, w) => a + w.warmSockets!, 0);

@@ -236,7 +236,7 @@ function seriesChart(s: ContenderStats, colour: string): string {
   const y = (v: number) => top + plotH - (v / ticks.at(-1)!) * plotH;
   const name = e(s.label);
   const parts = [`<svg data-chart="series" data-strategy="${name}" viewBox="0 0 ${W} ${height}" role="img" aria-label="${name}: ${unit} per interval over time">`];
-  const f = st.figures[Math.floor((st.figures.length - 1) / 2)]!;
+  const f = st.window;
   if (f.windowed) {
     parts.push(`<rect class="active" x="${x(f.activeStartMs).toFixed(1)}" y="${top}" width="${(x(f.activeEndMs) - x(f.activeStartMs)).toFixed(1)}" height="${plotH}"><title>active window: every worker issuing</title></rect>`);
   }

@@ -31,7 +31,7 @@ export function steadyLines(stats: readonly ContenderStats[], width = 60): strin
   for (const s of steady) {
     const st = s.steady!;
     const rates = intervalRates(st.series, st.intervalMs, st.perByte);
-    const f = st.figures[st.figures.length > 1 ? Math.floor((st.figures.length - 1) / 2) : 0]!;
+    const f = st.window;
     const active = st.perByte ? s.throughputMiBps.median : s.opsPerSecond.median;
     const window = f.windowed ? `active ${seconds(f.activeStartMs)}–${seconds(f.activeEndMs)}` : 'no whole interval had every worker issuing: over the whole run';
     lines.push(`  ${s.label}: ${rate(active, st.perByte)}, ${s.opsPerSecond.median.toFixed(0)} req/s (${window})`);

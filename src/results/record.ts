@@ -4,8 +4,10 @@
 import type { OpRecord } from '../metrics/records.js';
 import { PHASES, type Phase } from '../transport/phases.js';
 import type { MergedRun } from '../workers/pool.js';
+import type { WorkerResult } from '../workers/protocol.js';
 import type { MergedSteady } from '../workers/steady.js';
-import { MAX_RECORDS_PER_RUN, type Cell, type RecordRow, type RunParams, type RunRecord } from './schema.js';
+import type { SteadyOptions } from '../config/load.js';
+import { MAX_RECORDS_PER_RUN, type Cell, type RecordRow, type RunParams, type RunRecord, type WorkerEvidence } from './schema.js';
 
 /** A run as the engine holds it: the record with every raw request as an object. */
 export interface MeasuredRun extends Omit<RunRecord, 'records' | 'recordsSampled'> {
@@ -28,13 +30,14 @@ export interface Verification {
   error?: string;
 }
 
-/** What a steady run was asked for, beside what it measured. */
-export interface SteadyPlan {
-  durationMs: number;
-  lapBytes: number;
-  lapRequests: number;
-  autoterm?: { windowMs: number; tolerance: number };
-}
+/** What a steady run was asked for (its options and one pass over its items), beside what it measured. */
+export type SteadyPlan = SteadyOptions & { lapBytes: number; lapRequests: number };
+
+/** What one worker measured about itself; a steady run's requests are its totals, not its records. */
+const evidenceOf = (w: WorkerResult): WorkerEvidence => ({
+  index: w.workerIndex, requests: w.steady?.totals.requests ?? w.records.length, activeMs: w.endEpochMs - w.startEpochMs, cpuUserMs: w.cpuUserMs,
+  cpuSystemMs: w.cpuSystemMs, peakRssBytes: w.peakRssBytes, eventLoopDelayP99Ms: w.eventLoopDelayP99Ms,
+});
 
 export function measuredRun(id: RunIdentity, merged: MergedRun, check: Verification, plan?: SteadyPlan): MeasuredRun {
   if (merged.steady && plan) return steadyRun(id, merged, check, plan, merged.steady);
@@ -58,37 +61,30 @@ export function measuredRun(id: RunIdentity, merged: MergedRun, check: Verificat
     requestSumMs: ok.reduce((s, r) => s + r.totalMs, 0),
     histograms: merged.histograms.encode(),
     ...check,
-    workers: merged.workers.map((w) => ({
-      index: w.workerIndex, requests: w.records.length, activeMs: w.endEpochMs - w.startEpochMs, cpuUserMs: w.cpuUserMs,
-      cpuSystemMs: w.cpuSystemMs, peakRssBytes: w.peakRssBytes, eventLoopDelayP99Ms: w.eventLoopDelayP99Ms,
-    })),
+    workers: merged.workers.map(evidenceOf),
     records: merged.records,
   };
 }
 
 /** Every lap counted from the workers' totals; the evidence per worker is the same as a plain run's. */
 function steadyRun(id: RunIdentity, merged: MergedRun, check: Verification, plan: SteadyPlan, steady: MergedSteady): MeasuredRun {
+  // The pool has counted a step after the workers (an upload's commit) into the totals.
   const t = steady.totals;
-  // A step after the workers (an upload's commit) is one more request.
-  const after = merged.records.length > merged.workers.reduce((s, w) => s + w.records.length, 0) ? merged.records.at(-1) : undefined;
   return {
     ...id,
     wallMs: merged.wallMs,
     bytes: t.bytes,
-    requests: t.requests + (after ? 1 : 0),
-    failedRequests: t.failed + (after?.error ? 1 : 0),
+    requests: t.requests,
+    failedRequests: t.failed,
     reusedSockets: t.reused,
-    retries: t.retries + (after?.retries ?? 0),
-    throttled: t.throttled + (after?.throttled ?? 0),
-    backoffMs: t.backoffMs + (after?.backoffMs ?? 0),
+    retries: t.retries,
+    throttled: t.throttled,
+    backoffMs: t.backoffMs,
     phaseSumsMs: t.phaseSumsMs,
-    requestSumMs: t.requestSumMs + (after && !after.error ? after.totalMs : 0),
+    requestSumMs: t.requestSumMs,
     histograms: merged.histograms.encode(),
     ...check,
-    workers: merged.workers.map((w) => ({
-      index: w.workerIndex, requests: w.steady?.totals.requests ?? w.records.length, activeMs: w.endEpochMs - w.startEpochMs, cpuUserMs: w.cpuUserMs,
-      cpuSystemMs: w.cpuSystemMs, peakRssBytes: w.peakRssBytes, eventLoopDelayP99Ms: w.eventLoopDelayP99Ms,
-    })),
+    workers: merged.workers.map(evidenceOf),
     steady: {
       releaseEpochMs: steady.releaseEpochMs, durationMs: plan.durationMs, intervalMs: steady.intervalMs, lapBytes: plan.lapBytes, lapRequests: plan.lapRequests, laps: steady.laps,
       workers: steady.workers, series: steady.series,

@@ -7,7 +7,7 @@ import { splitFairly } from '../strategies/ranges.js';
 import type { WorkItem } from '../strategies/strategy.js';
 import { workerEntry } from './entry.js';
 import type { FromWorker, OpRecord, Progress, WorkerJob, WorkerResult } from './protocol.js';
-import { mergeSteady, type MergedSteady } from './steady.js';
+import { countInto, mergeSteady, type MergedSteady } from './steady.js';
 import type { Bearer } from '../storage/entra.js';
 
 const WORKER = workerEntry();
@@ -257,6 +257,8 @@ export class WorkerPool {
         }
       }
       if (afterRecord) {
+        // A step after the workers (an upload's commit) is one more request of the run, steady or not.
+        if (steady) countInto(steady.totals, afterRecord);
         records.push(afterRecord);
         if (!afterRecord.error) histograms.record(afterRecord.phases, afterRecord.totalMs);
         end = Math.max(end, afterRecord.startEpochMs + afterRecord.totalMs);

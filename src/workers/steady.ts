@@ -21,10 +21,31 @@ interface Interval {
 /** Intervals past this many are folded into the last one: a bound on memory whatever --interval says. */
 export const MAX_INTERVALS = 100_000;
 
+export const emptyTotals = (): SteadyTotals => ({ requests: 0, failed: 0, bytes: 0, reused: 0, retries: 0, throttled: 0, backoffMs: 0, requestSumMs: 0, phaseSumsMs: {} });
+
+/** One request into a run's totals: what RunRecord's counts are made of. */
+export function countInto(t: SteadyTotals, r: OpRecord): void {
+  t.requests++;
+  t.bytes += r.bytes;
+  t.retries += r.retries;
+  t.throttled += r.throttled;
+  t.backoffMs += r.backoffMs;
+  if (r.reused) t.reused++;
+  if (r.error) {
+    t.failed++;
+    return;
+  }
+  t.requestSumMs += r.totalMs;
+  for (const p of PHASES) {
+    const ms = r.phases[p];
+    if (ms !== undefined) t.phaseSumsMs[p] = (t.phaseSumsMs[p] ?? 0) + ms;
+  }
+}
+
 export class SteadyMeter {
   readonly histograms = new PhaseHistograms();
   private readonly intervals: Interval[] = [];
-  private readonly totals: SteadyTotals = { requests: 0, failed: 0, bytes: 0, reused: 0, retries: 0, throttled: 0, backoffMs: 0, requestSumMs: 0, phaseSumsMs: {} };
+  private readonly totals = emptyTotals();
   private first = Infinity;
   private last = -Infinity;
   private readonly epochMs: number;
@@ -40,13 +61,7 @@ export class SteadyMeter {
     const end = r.startEpochMs + r.totalMs;
     this.first = Math.min(this.first, r.startEpochMs);
     this.last = Math.max(this.last, end);
-    const t = this.totals;
-    t.requests++;
-    t.bytes += r.bytes;
-    t.retries += r.retries;
-    t.throttled += r.throttled;
-    t.backoffMs += r.backoffMs;
-    if (r.reused) t.reused++;
+    countInto(this.totals, r);
     const index = Math.min(MAX_INTERVALS - 1, Math.max(0, Math.floor((end - this.epochMs) / this.intervalMs)));
     for (let i = this.intervals.length; i <= index; i++) this.intervals.push({ ops: 0, bytes: 0, errors: 0, retries: 0, throttled: 0 });
     const slot = this.intervals[index]!;
@@ -55,14 +70,8 @@ export class SteadyMeter {
     slot.retries += r.retries;
     slot.throttled += r.throttled;
     if (r.error) {
-      t.failed++;
       slot.errors++;
       return;
-    }
-    t.requestSumMs += r.totalMs;
-    for (const p of PHASES) {
-      const ms = r.phases[p];
-      if (ms !== undefined) t.phaseSumsMs[p] = (t.phaseSumsMs[p] ?? 0) + ms;
     }
     this.histograms.record(r.phases, r.totalMs);
     (slot.latency ??= newHistogram()).recordValue(Math.max(0, Math.round(r.totalMs * 1000)));
@@ -91,7 +100,7 @@ export interface MergedSteady {
 export function mergeSteady(results: readonly { steady?: SteadyWorkerResult }[], epochMs: number, intervalMs: number): MergedSteady | undefined {
   const parts = results.flatMap((r) => (r.steady ? [r.steady] : []));
   if (!parts.length) return undefined;
-  const totals: SteadyTotals = { requests: 0, failed: 0, bytes: 0, reused: 0, retries: 0, throttled: 0, backoffMs: 0, requestSumMs: 0, phaseSumsMs: {} };
+  const totals = emptyTotals();
   const length = Math.max(...parts.map((p) => p.intervals.length));
   const sums = Array.from({ length }, () => ({ ops: 0, bytes: 0, errors: 0, retries: 0, throttled: 0, latency: undefined as Hdr.Histogram | undefined }));
   for (const p of parts) {

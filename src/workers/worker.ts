@@ -94,13 +94,19 @@ async function prepare(job: WorkerJob): Promise<(goEpochMs: number) => Promise<W
     const done = { ops: 0, bytes: 0, errors: 0, retries: 0 };
     released = { job, settled: () => done.ops };
     const ticker = setInterval(() => send({ type: 'progress', ...done }), 250);
+    const steady = job.steady;
+    const meter = steady ? new SteadyMeter(goEpochMs, steady.intervalMs) : undefined;
+    // Every request is counted once, as it settles: progress, and a steady run's meter.
+    const count = (r: OpRecord) => {
+      done.ops++;
+      done.bytes += r.bytes;
+      done.retries += r.retries;
+      if (r.error) done.errors++;
+      meter?.add(r);
+    };
     const counted = (p: Promise<OpRecord | OpRecord[]>) => p.then((got) => {
-      for (const r of Array.isArray(got) ? got : [got]) {
-        done.ops++;
-        done.bytes += r.bytes;
-        done.retries += r.retries;
-        if (r.error) done.errors++;
-      }
+      if (Array.isArray(got)) got.forEach(count);
+      else count(got);
       return got;
     });
     // Items go out in order through a fixed number of lanes, never queued in bulk: memory stays flat
@@ -111,10 +117,7 @@ async function prepare(job: WorkerJob): Promise<(goEpochMs: number) => Promise<W
     // takes the next item when its last one ends, so there is no queue to wait in; records keep
     // each item's last request (what verification and cleanup need), the meter counts every one.
     const items = job.items;
-    // A listing is one item of many pages: a record per page.
     const settled = new Array<OpRecord | OpRecord[]>(items.length);
-    const steady = job.steady;
-    const meter = steady ? new SteadyMeter(goEpochMs, steady.intervalMs) : undefined;
     const deadlineEpochMs = steady ? goEpochMs + steady.durationMs : Infinity;
     let stoppedEpochMs = Infinity;
     const more = (k: number) => {
@@ -131,9 +134,7 @@ async function prepare(job: WorkerJob): Promise<(goEpochMs: number) => Promise<W
     await Promise.all(Array.from({ length: items.length ? lanes : 0 }, async () => {
       while (more(next)) {
         const n = next++ % items.length;
-        const got = await counted(runItem(n, issuedAt));
-        settled[n] = got;
-        if (meter) for (const r of Array.isArray(got) ? got : [got]) meter.add(r);
+        settled[n] = await counted(runItem(n, issuedAt));
       }
     }));
     clearInterval(ticker);
