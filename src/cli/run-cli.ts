@@ -1,7 +1,7 @@
 // The edge: turns argv and the environment into typed configs, runs a session, keeps the results
 // file current, prints reports computed from it, and maps errors to one line and an exit code. The
 // only place that reads process.argv and process.env.
-import { ConfigError } from '../config/errors.js';
+import { ConfigError, ExitError } from '../config/errors.js';
 import { buildProgram, loadDownloadConfig, loadUploadConfig, parseFlags, redactedConfig, resolveOptions, type Credentials, type DownloadConfig, type Sources, type UploadConfig } from '../config/load.js';
 import { DOWNLOAD_STRATEGIES, workloadOf as workloadKind } from '../strategies/index.js';
 import { COLLECT_OPTIONS, DOWNLOAD_OPTIONS, MANIFEST_OPTIONS, REPORT_OPTIONS, UPLOAD_OPTIONS, type OptionSpec } from '../config/options.js';
@@ -17,11 +17,12 @@ import type { ResultsFile, SweepAxis } from '../results/schema.js';
 export type Env = Record<string, string | undefined>;
 export type Command = (argv: readonly string[], env: Env) => Promise<number>;
 
-function registerSecrets(config: DownloadConfig | UploadConfig, env: Env): void {
-  for (const credentials of [config.credentials, config.scaleout?.store]) {
+/** Every secret a command may hold, from its credentials and the environment, kept out of every line it writes. */
+function registerSecrets(all: readonly (Credentials | undefined)[], env: Env): void {
+  for (const credentials of all) {
     if (credentials?.kind === 'key') registerSecret(credentials.key);
     if (credentials?.kind === 'sas') registerSecret(credentials.sas);
-    if (credentials?.kind === 'url') registerSecret(new URL(credentials.url).password || undefined);
+    if (credentials?.kind === 'url') registerSecret(new URL(credentials.url).password);
   }
   registerSecret(env.STORAGE_CONNECTION_STRING);
   // What DefaultAzureCredential may read (--auth entra): never echoed by an error it passes on.
@@ -139,7 +140,10 @@ async function measure(m: Measurement): Promise<number> {
   return notSaved || notPublished ? 1 : doc.runs.every((r) => r.verified) ? 0 : 1;
 }
 
-const oneCell = async (config: Config): Promise<SessionCell[]> => [{ workload: await workloadOf(config), runs: config.runs ?? 1, warmup: config.warmup ?? 0, minTimeMs: config.minTimeMs, steady: config.steady, connections: config.connections }];
+/** A config as one cell of the session: its workload and how it is repeated; a sweep's cells name their values. */
+const cellOf = async (config: Config, cell?: SessionCell['cell']): Promise<SessionCell> => ({
+  ...(cell ? { cell } : {}), workload: await workloadOf(config), runs: config.runs, warmup: config.warmup, minTimeMs: config.minTimeMs, steady: config.steady, connections: config.connections,
+});
 
 /** Parses and validates one measuring command's options; undefined after --help. */
 function loadCommand<C extends DownloadConfig | UploadConfig>(
@@ -149,7 +153,7 @@ function loadCommand<C extends DownloadConfig | UploadConfig>(
   const flags = parseFlags(buildProgram(name, specs, summary), argv);
   if (!flags) return undefined;
   const config = load(flags, readSources(specs, flags, env));
-  registerSecrets(config, env);
+  registerSecrets([config.credentials, config.scaleout?.store], env);
   setLogLevel(config.logLevel);
   log.debug(`config ${JSON.stringify(redactedConfig(config))}`);
   return config;
@@ -162,7 +166,7 @@ export async function downloadCommand(argv: readonly string[], env: Env, name = 
   const many = config.sourceMethod !== 'all' && DOWNLOAD_STRATEGIES.some((s) => config.sourceMethod.split(',').includes(s.name) && workloadKind(s) !== 'blob');
   const what = many ? `${config.fileCount} files x ${formatBytes(config.fileSizeBytes)}${config.sourceMethod.includes('list') ? `, pages of ${config.pageSize}` : ''}` : `concurrency ${config.concurrency}`;
   const title = `blob-cacher download: ${config.processes} process(es) x ${config.maxSockets} socket(s), ${what}, sink ${config.sink}`;
-  return measure({ command: 'download', config, cells: await oneCell(config), docConfig: redactedConfig(config), title, stem: 'download' });
+  return measure({ command: 'download', config, cells: [await cellOf(config)], docConfig: redactedConfig(config), title, stem: 'download' });
 }
 
 export async function uploadCommand(argv: readonly string[], env: Env, name = 'upload'): Promise<number> {
@@ -171,7 +175,7 @@ export async function uploadCommand(argv: readonly string[], env: Env, name = 'u
   // A plain URL takes small files only: no large blob to describe.
   const large = config.credentials.kind === 'url' ? '' : `; large blob ${formatBytes(config.blobSizeBytes)} in ${formatBytes(config.blockSizeBytes)} blocks, concurrency ${config.concurrency}`;
   const title = `blob-cacher upload: ${config.processes} process(es) x ${config.maxSockets} socket(s); small files ${config.fileCount} x ${formatBytes(config.fileSizeBytes)}${large}`;
-  return measure({ command: 'upload', config, cells: await oneCell(config), docConfig: redactedConfig(config), title, stem: 'upload' });
+  return measure({ command: 'upload', config, cells: [await cellOf(config)], docConfig: redactedConfig(config), title, stem: 'upload' });
 }
 
 function parseFileArgs(name: string, summary: string, argv: readonly string[], env: Env, min: number, max: number) {
@@ -219,9 +223,7 @@ export async function collectCommand(argv: readonly string[], env: Env, name = '
   if (!flags) return 0;
   const { collectConfig } = await import('../config/scaleout.js');
   const config = collectConfig(resolveOptions(COLLECT_OPTIONS, flags, readSources(COLLECT_OPTIONS, flags, env)));
-  if (config.store.kind !== 'entra') registerSecret(config.store.kind === 'key' ? config.store.key : config.store.sas);
-  registerSecret(env.STORAGE_CONNECTION_STRING);
-  registerSecret(env.BLOB_CACHER_RUN_STORE);
+  registerSecrets([config.store], env);
   setLogLevel(config.logLevel);
   const [{ openAccountStore }, { fetchRun, mergeClients }, { renderScaleout }] = await Promise.all([
     import('../scaleout/run-store.js'), import('../scaleout/collect.js'), import('../report/scaleout.js'),
@@ -279,13 +281,13 @@ export async function sweepCommand(argv: readonly string[], env: Env): Promise<n
   });
   const first = configs[0]!;
   // Every cell's credentials: a swept --key, --sas or --connection-string has a secret per cell.
-  for (const c of configs) registerSecrets(c, env);
+  for (const c of configs) registerSecrets([c.credentials, c.scaleout?.store], env);
   setLogLevel(first.logLevel);
   const title = `blob-cacher sweep ${mode}: ${axes.map((a) => `${a.flag} ${a.values.join(',')}`).join(' x ')}`;
   return measure({
     command: mode, config: first, title, stem: `sweep-${mode}`, sweep: axes,
     docConfig: { sweep: axes, base: redactedConfig(first) },
-    cells: await Promise.all(configs.map(async (config, i) => ({ cell: cells[i]!, workload: await workloadOf(config), runs: config.runs ?? 1, warmup: config.warmup ?? 0, minTimeMs: config.minTimeMs, steady: config.steady, connections: config.connections }))),
+    cells: await Promise.all(configs.map((config, i) => cellOf(config, cells[i]!))),
   });
 }
 
@@ -295,10 +297,9 @@ export async function main(command: Command, argv: readonly string[]): Promise<v
     process.exitCode = await command(argv, process.env);
   } catch (err) {
     // Usage errors exit 2; a scale-out barrier's errors carry their own code (3, 4, 5).
-    const exitCode = (err as { exitCode?: unknown }).exitCode;
-    if (err instanceof ConfigError || (err instanceof Error && err.name === 'BarrierError' && typeof exitCode === 'number')) {
-      process.stderr.write(`blob-cacher: ${redact((err as Error).message)}\n`);
-      process.exitCode = exitCode as number;
+    if (err instanceof ExitError) {
+      process.stderr.write(`blob-cacher: ${redact(err.message)}\n`);
+      process.exitCode = err.exitCode;
       return;
     }
     const e = err as NodeJS.ErrnoException;

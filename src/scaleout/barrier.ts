@@ -3,18 +3,17 @@
 // there. The start is the latest marker's Last-Modified plus a lead, on the service's clock, the
 // same instant for every client; each waits for it on its own clock, corrected by its offset.
 import { hostname } from 'node:os';
+import { ExitError } from '../config/errors.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ClockOffset, LocalClock } from './clock.js';
 import { runPaths, type RunStore, type StoredBlob } from './run-store.js';
 import type { Shard } from './shard.js';
 
 /** A barrier that cannot be passed: the exit code says why (the Job's podFailurePolicy fails on them). */
-export class BarrierError extends Error {
-  readonly exitCode: number;
+export class BarrierError extends ExitError {
   constructor(exitCode: number, message: string) {
-    super(message);
+    super(exitCode, message);
     this.name = 'BarrierError';
-    this.exitCode = exitCode;
   }
 }
 
