@@ -87,6 +87,13 @@ function accountAndEndpoint(mode: AuthMode, account: string | undefined, endpoin
   throw new ConfigError(`--auth ${mode} needs the account: set STORAGE_ACCOUNT (--account) or STORAGE_ENDPOINT (--endpoint)`);
 }
 
+/** A connection string as credentials: its account key, or its SAS (without a leading '?'). */
+export function connectionStringCredentials(cs: string, ca: { caFile?: string } = {}): Extract<Credentials, { kind: 'key' | 'sas' }> {
+  const p = parseConnectionString(cs);
+  if (p.key) return { kind: 'key', account: p.account, key: p.key, endpoint: p.endpoint, ...ca };
+  return { kind: 'sas', account: p.account, sas: (p.sas ?? '').replace(/^\?/, ''), endpoint: p.endpoint, ...ca };
+}
+
 export function resolveCredentials(o: Resolved<typeof TARGET_OPTIONS>): Credentials {
   const { url, account, key, sas, connectionString: cs, auth, endpoint, clientId, caFile } = o;
   const accountGiven = account !== undefined || key !== undefined || sas !== undefined || cs !== undefined || endpoint !== undefined || auth !== undefined;
@@ -123,9 +130,7 @@ export function resolveCredentials(o: Resolved<typeof TARGET_OPTIONS>): Credenti
   if (mode === 'connection-string') {
     if (cs === undefined) throw new ConfigError(`--auth connection-string needs ${NAMES['connection-string']}`);
     if (endpoint !== undefined) throw new ConfigError('STORAGE_CONNECTION_STRING names its own endpoint; drop STORAGE_ENDPOINT (--endpoint), or give BlobEndpoint= in the string');
-    const p = parseConnectionString(cs);
-    if (p.key) return { kind: 'key', account: p.account, key: p.key, endpoint: p.endpoint, ...ca };
-    return { kind: 'sas', account: p.account, sas: (p.sas ?? '').replace(/^\?/, ''), endpoint: p.endpoint, ...ca };
+    return connectionStringCredentials(cs, ca);
   }
   if ((mode === 'key' || mode === 'sas') && o[mode] === undefined) throw new ConfigError(`--auth ${mode} needs ${NAMES[mode]}`);
   if (account === undefined && endpoint === undefined && (mode === 'key' || mode === 'sas')) {

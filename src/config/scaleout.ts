@@ -1,6 +1,6 @@
 // Scale-out settings: which client of how many, the run id they share, and the account where they
 // meet (the target's, or --run-store). Validated once, as every other option.
-import { parseConnectionString, resolveCredentials, type Credentials } from './credentials.js';
+import { connectionStringCredentials, resolveCredentials, type Credentials } from './credentials.js';
 import { ConfigError } from './errors.js';
 import type { COLLECT_OPTIONS, LogLevel, MANIFEST_OPTIONS, Resolved, SCALEOUT_OPTIONS } from './options.js';
 import type { ManifestOptions } from '../scaleout/manifest.js';
@@ -39,11 +39,7 @@ export function resolveScaleout(o: Resolved<typeof SCALEOUT_OPTIONS>, target: Cr
 }
 
 function storeOf(runStore: string | undefined, target: Credentials): AccountCredentials {
-  if (runStore !== undefined) {
-    const p = parseConnectionString(runStore);
-    if (p.key) return { kind: 'key', account: p.account, key: p.key, endpoint: p.endpoint };
-    return { kind: 'sas', account: p.account, sas: (p.sas ?? '').replace(/^\?/, ''), endpoint: p.endpoint };
-  }
+  if (runStore !== undefined) return connectionStringCredentials(runStore);
   if (target.kind === 'key' || target.kind === 'sas' || target.kind === 'entra') return target;
   const why = target.kind === 'url' ? 'a plain --url has no blob service' : 'the embedded Azurite lives in one process';
   throw new ConfigError(`a scale-out run (--run-id) keeps its markers and results in a storage account and ${why}; give --run-store (BLOB_CACHER_RUN_STORE) a connection string, or target an account`);

@@ -1,10 +1,8 @@
 // Where the clients of a scale-out run meet: blobs under runs/<RUN_ID>/ in the storage account
 // (ready markers, each client's results). Through the SDK: these few requests are not measured.
 import type { ContainerClient } from '@azure/storage-blob';
-import type { TokenCredential } from '@azure/core-auth';
 import type { AccountCredentials } from '../config/scaleout.js';
-import { entraTokens, heldToken } from '../storage/entra.js';
-import { containerClient, readCa, type TargetInfo } from '../storage/target.js';
+import { coordinatorClient, openTarget, type TargetInfo } from '../storage/target.js';
 import { headDateProbe, type DateProbe } from './clock.js';
 
 export interface StoredBlob {
@@ -35,19 +33,15 @@ export const runPaths = (runId: string) => ({
 const statusOf = (err: unknown) => (err as { statusCode?: number }).statusCode;
 
 /**
- * The run store in an account named by credentials: a key, a SAS, or an Entra ID identity
- * (workload identity in a Job), whose token the SDK asks for and renews as it needs.
+ * The run store in an account named by credentials (a key, a SAS, or an Entra ID identity: workload
+ * identity in a Job), opened as any target is, with the coordinator's client (its token renewed).
  */
 export async function openAccountStore(c: AccountCredentials, container: string): Promise<RunStore> {
-  const base = { kind: 'blob' as const, embedded: false, container, endpoint: c.endpoint, account: c.account, ...(c.caFile ? { ca: await readCa(c.caFile) } : {}) };
-  if (c.kind === 'key') return openRunStore({ ...base, key: c.key });
-  if (c.kind === 'sas') return openRunStore({ ...base, sas: c.sas });
-  const tokens = await entraTokens(c.clientId);
-  return openRunStore(base, heldToken(() => tokens.current()));
+  const target = await openTarget(c, container);
+  return openRunStore(target.info as Extract<TargetInfo, { kind: 'blob' }>, await coordinatorClient(target));
 }
 
-export async function openRunStore(info: Extract<TargetInfo, { kind: 'blob' }>, credential?: TokenCredential): Promise<RunStore> {
-  const container: ContainerClient = await containerClient(info, credential ? { credential } : {});
+export async function openRunStore(info: Extract<TargetInfo, { kind: 'blob' }>, container: ContainerClient): Promise<RunStore> {
   await container.createIfNotExists();
   // Any answer carries Date; the service's root with the SAS (if any) costs nothing to ask.
   const probeUrl = `${info.endpoint}/${encodeURIComponent(info.container)}?restype=container${info.sas ? `&${info.sas}` : ''}`;
