@@ -114,17 +114,27 @@ export function mergeClients(runId: string, parallelism: number, docs: readonly 
       requests: measured.reduce((s, r) => s + r.requests, 0), failedRequests: measured.reduce((s, r) => s + r.failedRequests, 0),
       bytes: measured.reduce((s, r) => s + r.bytes, 0),
     };
-    const starts = all.flatMap((r) => spansOf(r, offsetMs).map((s) => s.startMs));
-    if (starts.length) {
-      summary.firstStartMs = Math.min(...starts);
-      firstStarts.push(summary.firstStartMs);
+    // Each run's spans once; bounds by loop, not by spreading 20,000 values per run into Math.min.
+    let first = Infinity;
+    let activeStart = Infinity;
+    let activeEnd = -Infinity;
+    for (const r of all) {
+      for (const span of spansOf(r, offsetMs)) {
+        first = Math.min(first, span.startMs);
+        if (r.warmup) continue;
+        activeStart = Math.min(activeStart, span.startMs);
+        activeEnd = Math.max(activeEnd, span.endMs);
+        spans.push(span);
+      }
     }
-    const own = measured.flatMap((r) => spansOf(r, offsetMs));
-    if (own.length) {
-      summary.activeStartMs = Math.min(...own.map((s) => s.startMs));
-      summary.activeEndMs = Math.max(...own.map((s) => s.endMs));
-      active.push([summary.activeStartMs, summary.activeEndMs]);
-      spans.push(...own);
+    if (first < Infinity) {
+      summary.firstStartMs = first;
+      firstStarts.push(first);
+    }
+    if (activeEnd > -Infinity) {
+      summary.activeStartMs = activeStart;
+      summary.activeEndMs = activeEnd;
+      active.push([activeStart, activeEnd]);
     }
     const unverified = measured.filter((r) => !r.verified);
     summary.problem = doc.failure
@@ -133,7 +143,9 @@ export function mergeClients(runId: string, parallelism: number, docs: readonly 
     clients.push(summary);
     for (const r of measured) {
       const label = cellLabel(r.strategy, r.cell);
-      groups.set(label, [...(groups.get(label) ?? []), r]);
+      const group = groups.get(label);
+      if (group) group.push(r);
+      else groups.set(label, [r]);
     }
   }
   const totals = {
