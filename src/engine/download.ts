@@ -2,6 +2,7 @@
 // and output files, MD5 checks); the loop that runs it is engine/session.ts.
 // Takes a typed config; never sees argv or the environment.
 import { open, rename, rm } from 'node:fs/promises';
+import type { ContainerClient } from '@azure/storage-blob';
 import type { DownloadConfig } from '../config/load.js';
 import { DEFAULT_FILE_COUNT, DEFAULT_PAGE_SIZE } from '../config/options.js';
 import { log } from '../log/logger.js';
@@ -54,8 +55,10 @@ export function downloadWorkload(given: DownloadConfig): DownloadWorkload {
           log.warn(`${config.fileCount} files are more than the embedded Azurite handles in reasonable time (it slows superlinearly); use a real account (--account, STORAGE_*) or --url`);
         }
         const specs = strategies.flatMap((s) => s.fixtures(input));
+        // One coordinator client for the fixtures and their cleanup (with a CA, each client has an agent of its own).
+        let container: ContainerClient | undefined;
         if (info.kind === 'blob') {
-          const container = await coordinatorClient(target);
+          container = await coordinatorClient(target);
           const readOnly = !info.key && !info.sas && !info.bearer;
           if (!readOnly) await preflightContainer(container, target.label, info.bearer ? 'entra' : 'secret');
           workload.fixtures = await ensureFixtures(container, specs, signal, { readOnly });
@@ -83,8 +86,8 @@ export function downloadWorkload(given: DownloadConfig): DownloadWorkload {
             // Interrupted runs clean up the fixtures they created, as --cleanup would.
             const created = workload.fixtures.created;
             if ((config.cleanup || interrupted) && created.length) {
-              if (info.kind === 'blob') await removeFixtures(await coordinatorClient(target), created);
-              else await removeUrlFixtures(info, created, config.timeoutMs ?? 30_000);
+              if (container) await removeFixtures(container, created);
+              else if (info.kind === 'url') await removeUrlFixtures(info, created, config.timeoutMs ?? 30_000);
               log.info(`cleanup: removed ${created.length} fixture(s) this run created`);
             }
             await target.stop();

@@ -26,6 +26,25 @@ export interface UrlStoreOptions {
 
 type UrlInfo = Extract<TargetInfo, { kind: 'url' }>;
 
+/**
+ * One file read back with GET: the MD5 of what came back, or why there is none (the GET failed, or
+ * the length is not what was sent). The workers read back this way, and so does the store.
+ */
+export async function readBackMd5(client: HttpClient, signer: RequestSigner, url: URL, item: WorkItem, timeoutMs: number): Promise<{ md5?: string; error?: string }> {
+  const hash = createHash('md5');
+  let lengthBytes = 0;
+  const r = await client.request({
+    url, headers: signer.headers('GET', url), timeoutMs, trace: false, expectStatus: [200],
+    onData: (chunk) => {
+      hash.update(chunk);
+      lengthBytes += chunk.length;
+    },
+  });
+  if (r.error) return { error: `GET ${item.blob}: ${r.error}` };
+  if (lengthBytes !== item.lengthBytes) return { error: `${item.blob} has ${lengthBytes} bytes, sent ${item.lengthBytes}` };
+  return { md5: hash.digest('base64') };
+}
+
 export function urlStore(info: UrlInfo, opts: UrlStoreOptions): UploadStore {
   const signer = new RequestSigner({ ...info, folder: true });
   const shown = shownUrl(info.url);
@@ -52,21 +71,10 @@ export function urlStore(info: UrlInfo, opts: UrlStoreOptions): UploadStore {
   return {
     async verify(items): Promise<Verification> {
       const problems = await forEach(items, async (item, client) => {
-        const url = signer.blobUrl(item.blob);
-        const hash = createHash('md5');
-        let lengthBytes = 0;
-        const r = await client.request({
-          url, headers: signer.headers('GET', url), timeoutMs: opts.timeoutMs, trace: false, expectStatus: [200],
-          onData: (chunk) => {
-            hash.update(chunk);
-            lengthBytes += chunk.length;
-          },
-        });
-        if (r.error) return `GET ${item.blob}: ${r.error}`;
-        if (lengthBytes !== item.lengthBytes) return `${item.blob} has ${lengthBytes} bytes, sent ${item.lengthBytes}`;
+        const back = await readBackMd5(client, signer, signer.blobUrl(item.blob), item, opts.timeoutMs);
+        if (back.error !== undefined) return back.error;
         const expected = contentMd5(FIXTURE_SEED, item.destOffsetBytes, item.lengthBytes);
-        const got = hash.digest('base64');
-        return got === expected ? undefined : `MD5 MISMATCH for ${item.blob}: got ${got}, expected ${expected}`;
+        return back.md5 === expected ? undefined : `MD5 MISMATCH for ${item.blob}: got ${back.md5}, expected ${expected}`;
       });
       const bad = problems.filter((p) => p !== undefined);
       if (bad.length) return { verified: false, verification: `${bad.length} of ${items.length} file(s) read back wrong; first: ${bad[0]}` };

@@ -1,15 +1,14 @@
 // The fixture set of the many-blob workloads (small-files downloads, listings, HEADs): FILE_COUNT
 // blobs of FILE_SIZE under a prefix named by both, so that every count and size has a set of its
 // own, made once and reused. Each file's content is the seed's stream at smallFileOffset.
-import { smallFileOffset } from './upload-strategy.js';
+import { INDEX_DIGITS, smallFileName, smallFileOffset } from './upload-strategy.js';
 import type { FixtureSpec, PlanInput } from './strategy.js';
 
 /** `many/2400x102400`: the set's folder, by file count and size in bytes. */
 export const fixtureSetPrefix = (fileCount: number, fileSizeBytes: number) => `many/${fileCount}x${fileSizeBytes}`;
 
-/** Seven digits, zero-padded: names sort as their indexes do (FILE_COUNT is at most 10,000,000). */
-export const INDEX_DIGITS = 7;
-export const setFileName = (setPrefix: string, i: number) => `${setPrefix}/file-${String(i).padStart(INDEX_DIGITS, '0')}`;
+/** A set's files are named as uploaded small files are. */
+export const setFileName = smallFileName;
 
 export function fileCountOf(input: PlanInput): number {
   if (input.fileCount === undefined) throw new Error('a many-blob workload needs a file count');

@@ -8,6 +8,7 @@ import { performance } from 'node:perf_hooks';
 import { log } from '../log/logger.js';
 import type { WorkItem } from '../strategies/strategy.js';
 import { containerClient, PLAIN_PUT_STATUSES, RequestSigner } from '../storage/target.js';
+import { readBackMd5 } from '../storage/url-store.js';
 import type { HttpClient } from '../transport/http-client.js';
 import type { RawPool } from '../transport/raw-client.js';
 import { createAgent, NodeHttpClient } from '../transport/request.js';
@@ -138,20 +139,8 @@ export async function runPut(ctx: ExecContext, item: WorkItem, payload: Buffer, 
  * An upload to a plain server, read back after the timed section over this worker's own sockets:
  * the MD5 of what came back (or undefined when the GET failed, with the reason in `error`).
  */
-export async function readBack(ctx: ExecContext, item: WorkItem): Promise<{ md5?: string; error?: string }> {
-  const url = urlOf(ctx, item);
-  const hash = createHash('md5');
-  let lengthBytes = 0;
-  const r = await clientOf(ctx).request({
-    url, headers: ctx.signer.headers('GET', url), timeoutMs: ctx.job.timeoutMs, trace: false, expectStatus: [200],
-    onData: (chunk) => {
-      hash.update(chunk);
-      lengthBytes += chunk.length;
-    },
-  });
-  if (r.error) return { error: `GET ${item.blob}: ${r.error}` };
-  if (lengthBytes !== item.lengthBytes) return { error: `${item.blob} has ${lengthBytes} bytes, sent ${item.lengthBytes}` };
-  return { md5: hash.digest('base64') };
+export function readBack(ctx: ExecContext, item: WorkItem): Promise<{ md5?: string; error?: string }> {
+  return readBackMd5(clientOf(ctx), ctx.signer, urlOf(ctx, item), item, ctx.job.timeoutMs);
 }
 
 /** Times an SDK call as one operation. */
