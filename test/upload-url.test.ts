@@ -3,6 +3,7 @@
 // http.createServer PUT/GET/DELETE server (also one that refuses PUT or DELETE, or flips a byte of
 // what it stores), and nginx with the WebDAV module where installed. The CLI runs from the build.
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -13,6 +14,9 @@ import { runUpload, type UploadRunResult } from '../src/engine/upload.js';
 import { buildProgram, loadUploadConfig, parseFlags, type UploadConfig } from '../src/config/load.js';
 import { UPLOAD_OPTIONS } from '../src/config/options.js';
 import { close, refusingUrl } from './helpers/http-servers.js';
+import { readBackMd5 } from '../src/storage/url-store.js';
+import { RequestSigner } from '../src/storage/target.js';
+import { NodeHttpClient } from '../src/transport/request.js';
 import { startNginxDav, type NginxDav } from './helpers/nginx-dav.js';
 import { requires } from './helpers/requires.js';
 import { pathsUnder, startPutServer, type PutServer, type PutServerOptions } from './helpers/put-server.js';
@@ -169,6 +173,36 @@ describe('small-files to an in-memory PUT server', () => {
     expect(r.verified).toBe(false);
     expect(r.verification).toMatch(/^1 of 20 file\(s\) read back wrong; first: MD5 MISMATCH for run-[^/]+\/small-files\/0\/file-0000003: got /);
     expect(s.files.size).toBe(0);
+  });
+
+  it('names below a folder URL: percent-encoded per segment, with or without the final slash, its query and credentials kept', () => {
+    const below = (base: string, name: string) => new RequestSigner({ kind: 'url', url: base, folder: true }).blobUrl(name).href;
+    expect(below('http://127.0.0.1:8080/dav/', 'run-1/small-files/0/file-0000003')).toBe('http://127.0.0.1:8080/dav/run-1/small-files/0/file-0000003');
+    expect(below('http://127.0.0.1:8080/dav//', 'a b/c#d')).toBe('http://127.0.0.1:8080/dav/a%20b/c%23d');
+    expect(below('http://u:p@127.0.0.1:8080/dav?sig=x', 'f')).toBe('http://u:p@127.0.0.1:8080/dav/f?sig=x');
+    expect(below('http://127.0.0.1:8080', 'f/g')).toBe('http://127.0.0.1:8080/f/g');
+  });
+
+  it('a read-back compared with what was sent: equal bytes have its MD5; a difference gives the MD5 of what came back', async () => {
+    const s = await server();
+    const sent = contentBuffer(FIXTURE_SEED, 0, 200_000);
+    const expected = { bytes: sent, md5: createHash('md5').update(sent).digest('base64') };
+    const flipped = Buffer.from(sent);
+    flipped[150_000]! ^= 0xff;
+    s.files.set('/same', sent);
+    s.files.set('/flipped', flipped);
+    s.files.set('/longer', Buffer.concat([sent, Buffer.from('x')]));
+    const signer = new RequestSigner({ kind: 'url', url: s.url });
+    const client = NodeHttpClient.to(new URL(s.url), 1);
+    const back = (path: string) => readBackMd5(client, signer, new URL(path, s.url), { index: 0, blob: path, destOffsetBytes: 0, lengthBytes: sent.length }, 5_000, expected);
+    try {
+      expect(await back('/same')).toEqual({ md5: expected.md5 });
+      expect(await back('/flipped')).toEqual({ md5: createHash('md5').update(flipped).digest('base64') });
+      expect(await back('/longer')).toEqual({ error: '/longer has 200001 bytes, sent 200000' });
+      expect((await back('/missing')).error).toMatch(/^GET \/missing: .*404/);
+    } finally {
+      client.close();
+    }
   });
 
   it('a server that refuses DELETE: the run verifies and exits 0, the files stay, and it warns once', async () => {

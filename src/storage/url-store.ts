@@ -1,7 +1,7 @@
 // A plain HTTP(S) server as an upload target (--url): what was PUT below the URL is read back with
 // GET and compared with what was sent, then removed with DELETE. A server that refuses DELETE gets
 // one warning and keeps the files; it never fails the run.
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import pLimit from 'p-limit';
 import { contentMd5, FIXTURE_SEED } from '../payload/content.js';
 import { log } from '../log/logger.js';
@@ -26,23 +26,42 @@ export interface UrlStoreOptions {
 
 type UrlInfo = Extract<TargetInfo, { kind: 'url' }>;
 
+/** What a read-back is compared with: the bytes that were sent, and their MD5. */
+export interface Expected {
+  bytes: Buffer;
+  md5: string;
+}
+
 /**
  * One file read back with GET: the MD5 of what came back, or why there is none (the GET failed, or
  * the length is not what was sent). The workers read back this way, and so does the store.
+ * With `expected`, what comes back is compared with it as it arrives (memcmp, not MD5: hashing was
+ * most of a read-back's CPU, 2.4 GB for 24,000 x 100 KiB), and equal bytes have the expected MD5;
+ * from the first difference on, the MD5 of what came back is computed, so a mismatch still names it.
  */
-export async function readBackMd5(client: HttpClient, signer: RequestSigner, url: URL, item: WorkItem, timeoutMs: number): Promise<{ md5?: string; error?: string }> {
-  const hash = createHash('md5');
+export async function readBackMd5(
+  client: HttpClient, signer: RequestSigner, url: URL, item: WorkItem, timeoutMs: number, expected?: Expected,
+): Promise<{ md5?: string; error?: string }> {
+  let hash: Hash | undefined = expected ? undefined : createHash('md5');
   let lengthBytes = 0;
   const r = await client.request({
     url, headers: signer.headers('GET', url), timeoutMs, trace: false, expectStatus: [200],
     onData: (chunk) => {
+      if (!hash) {
+        const want = expected!.bytes.subarray(lengthBytes, lengthBytes + chunk.length);
+        if (want.length === chunk.length && want.equals(chunk)) {
+          lengthBytes += chunk.length;
+          return;
+        }
+        hash = createHash('md5').update(expected!.bytes.subarray(0, lengthBytes));
+      }
       hash.update(chunk);
       lengthBytes += chunk.length;
     },
   });
   if (r.error) return { error: `GET ${item.blob}: ${r.error}` };
   if (lengthBytes !== item.lengthBytes) return { error: `${item.blob} has ${lengthBytes} bytes, sent ${item.lengthBytes}` };
-  return { md5: hash.digest('base64') };
+  return { md5: hash ? hash.digest('base64') : expected!.md5 };
 }
 
 export function urlStore(info: UrlInfo, opts: UrlStoreOptions): UploadStore {

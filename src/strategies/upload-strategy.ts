@@ -32,12 +32,16 @@ export interface UploadStrategy {
 
 export const largeBlobName = (prefix: string) => `${prefix}/large.blob`;
 
-/** The distinct contents many small files cycle through: together at most this many bytes. */
-export const PAYLOAD_POOL_BYTES = 64 * 1024 * 1024;
+/**
+ * The distinct contents many small files cycle through: together at most this many bytes. More than
+ * the sockets in flight at 100 KiB (81 contents), and 8 MiB per worker however many files: 64 MiB
+ * per worker was the largest single part of an upload's memory (100,000 x 100 KiB, 2 x 32).
+ */
+export const PAYLOAD_POOL_BYTES = 8 * 1024 * 1024;
 
 /**
  * Where in the seed's stream file `index`'s content starts. Files cycle through at most 1,024
- * distinct contents (and 64 MiB of them), so a worker's payloads are a bounded pool however many
+ * distinct contents (and PAYLOAD_POOL_BYTES of them), so a worker's payloads are a bounded pool however many
  * files there are, and every file can still be checked against the content its offset names.
  */
 export function smallFileOffset(index: number, fileSizeBytes: number): number {
