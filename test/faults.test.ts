@@ -54,7 +54,7 @@ async function runAgainst(plan: FaultPlan, overrides: Partial<DownloadConfig>): 
     const run = await runDownload(configFor(server.url, overrides));
     expect(run.results.map((r) => r.strategy)).toEqual([overrides.sourceMethod]);
     const result = run.results[0]!;
-    return { result, records: result.records, gets: server.gets() };
+    return { result, records: result.records.toArray(), gets: server.gets() };
   } finally {
     await server.stop();
   }
@@ -333,8 +333,8 @@ describe('uploads through a proxy that fails Put Blob in front of Azurite', () =
     expect(result.verified, result.verification).toBe(true);
     expect(result.failedRequests).toBe(0);
     expect(result.bytes).toBe(FILE_COUNT * 10_000);
-    expect(sum(result.records, 'retries')).toBe(3);
-    expect(sum(result.records, 'throttled')).toBe(1);
+    expect(sum(result.records.toArray(), 'retries')).toBe(3);
+    expect(sum(result.records.toArray(), 'throttled')).toBe(1);
     // Every faulted PUT was followed by another for the same blob, which reached the service.
     expect(puts).toHaveLength(FILE_COUNT + 3);
     expect(puts.every((p) => p.bodyBytes === 10_000)).toBe(true);
@@ -342,7 +342,7 @@ describe('uploads through a proxy that fails Put Blob in front of Azurite', () =
       expect(puts.some((later) => later.putIndex! > p.putIndex! && later.path === p.path && later.status === 201), p.path).toBe(true);
     }
     expect(puts.filter((e) => e.status === 201)).toHaveLength(FILE_COUNT);
-    expectPhasesAddUp(result.records);
+    expectPhasesAddUp(result.records.toArray());
   });
 
   it('500 forever with maxRetries 1: fails cleanly after exactly 2 tries per blob', async () => {
@@ -357,6 +357,6 @@ describe('uploads through a proxy that fails Put Blob in front of Azurite', () =
     }
     expect(puts).toHaveLength(FILE_COUNT * 2);
     expect(new Set(puts.map((p) => p.path)).size).toBe(FILE_COUNT);
-    expectPhasesAddUp(result.records);
+    expectPhasesAddUp(result.records.toArray());
   });
 });

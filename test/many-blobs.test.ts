@@ -132,7 +132,7 @@ describe('embedded Azurite', () => {
     for (const r of run.results) {
       expect(r.requests, r.strategy).toBe(FILE_COUNT);
       expect(r.bytes, r.strategy).toBe(FILE_COUNT * FILE_SIZE);
-      expect(new Set(r.records.map((rec) => rec.blob)).size).toBe(FILE_COUNT);
+      expect(new Set(r.records.map((rec) => rec.item)).size).toBe(FILE_COUNT);
       expect(r.workers, r.strategy).toHaveLength(2);
     }
     expect(byName(run, 'small-files').verification).toMatch(/50 file\(s\): every byte matches its MD5/);
@@ -153,8 +153,8 @@ describe('embedded Azurite', () => {
       expect(r.records.reduce((s, rec) => s + (rec.objects ?? 0), 0), r.strategy).toBe(FILE_COUNT);
       expect(r.params?.pageSize).toBe(7);
       // Pages follow one another: each starts after the last one ended.
-      const starts = r.records.map((rec) => rec.startEpochMs);
-      r.records.slice(1).forEach((rec, k) => expect(rec.startEpochMs).toBeGreaterThanOrEqual(starts[k]! + r.records[k]!.totalMs - 1));
+      const pages = r.records.toArray();
+      pages.slice(1).forEach((rec, k) => expect(rec.startEpochMs).toBeGreaterThanOrEqual(pages[k]!.startEpochMs + pages[k]!.totalMs - 1));
     }
     expect(byName(run, 'list').bytes).toBeGreaterThan(0);
     expect(byName(run, 'list').records.every((rec) => rec.phases.firstByte !== undefined)).toBe(true);
@@ -301,7 +301,7 @@ describe('faults between the client and an Azurite (a proxy)', () => {
     expect(r.failedRequests).toBe(1);
     expect(r.verification).toMatch(/1 request\(s\) failed: .*HTTP 500/);
     const failed = r.records.filter((rec) => rec.error);
-    expect(failed.map((rec) => [rec.blob, rec.retries])).toEqual([[setFileName(SET, 11), 1]]);
+    expect(failed.map((rec) => [rec.item, rec.retries])).toEqual([[11, 1]]);
   });
 
   it('list: a throttled page is asked for again with the same marker, and the names still all check', async () => {

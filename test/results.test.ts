@@ -10,7 +10,10 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PhaseHistograms } from '../src/metrics/histograms.js';
 import { analyze, type ContenderStats } from '../src/analysis/analyze.js';
-import { RECORD_COLUMNS, RESULTS_SCHEMA, RESULTS_SCHEMA_VERSION, type ResultsFile, type RunRecord } from '../src/results/schema.js';
+import { MAX_RECORDS_PER_RUN, RECORD_COLUMNS, RESULTS_SCHEMA, RESULTS_SCHEMA_VERSION, type ResultsFile, type RunRecord } from '../src/results/schema.js';
+import { failedRun, toRunRecord, withSampledRecords } from '../src/results/record.js';
+import type { OpRecord } from '../src/metrics/records.js';
+import { RecordTable } from '../src/metrics/record-table.js';
 import { close, deterministicBuffer, listen, objectServer } from './helpers/http-servers.js';
 import { ONE_RUN } from './helpers/cli-env.js';
 
@@ -386,5 +389,26 @@ describe('a target that breaks part-way', () => {
     expect(targetLine(run.stdout)).toBe(targetLine(report.stdout));
     expect(body(report.stdout)).toBe(body(run.stdout));
     expect(report.stdout).toMatch(/^chunked: FAILED run 1: \d+ request\(s\) failed/m);
+  });
+});
+
+describe('a session keeps what a results file keeps', () => {
+  it('a reported run is cut to MAX_RECORDS_PER_RUN evenly spaced records, and its results record says they were sampled', () => {
+    const base = failedRun({ strategy: 'small-files', description: 'd', run: 0, warmup: false, objectSizeBytes: 0 }, 'x');
+    const record = (item: number): OpRecord => ({
+      worker: 0, item, offsetBytes: item, bytes: 1, status: 201, startEpochMs: item, totalMs: 1, phases: {}, reused: true, retries: 0, throttled: 0, backoffMs: 0,
+    });
+    const small = { ...base, records: RecordTable.from(Array.from({ length: 10 }, (_, i) => record(i))) };
+    expect(withSampledRecords(small)).toBe(small);
+    const big = { ...base, records: RecordTable.from(Array.from({ length: MAX_RECORDS_PER_RUN * 2 + 1 }, (_, i) => record(i))) };
+    const kept = withSampledRecords(big);
+    expect(kept.records).toHaveLength(MAX_RECORDS_PER_RUN);
+    expect(kept.records.at(1)!.item - kept.records.at(0)!.item).toBe(2);
+    expect(kept.recordsSampled).toBe(true);
+    expect(big.records).toHaveLength(MAX_RECORDS_PER_RUN * 2 + 1);
+    const stored = toRunRecord(kept);
+    expect(stored.recordsSampled).toBe(true);
+    expect(stored.records).toHaveLength(MAX_RECORDS_PER_RUN);
+    expect(toRunRecord(small).recordsSampled).toBe(false);
   });
 });

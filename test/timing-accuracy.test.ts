@@ -55,7 +55,7 @@ describe.each(['raw', 'node'] as const)('reported phases against injected delays
     expect(run.results).toHaveLength(3);
     for (const r of run.results) {
       expect(r.verified).toBe(true);
-      const rec = r.records[0]!;
+      const rec = r.records.at(0)!;
       const injectedBodyMs = (CHUNKS - 1) * PACE_MS;
       // Timers fire no earlier than asked; the upper slack absorbs scheduling on a busy machine.
       expect(rec.phases.firstByte!).toBeGreaterThanOrEqual(HOLD_MS - 2);
@@ -79,7 +79,7 @@ describe.each(['raw', 'node'] as const)('reported phases against injected delays
   it('with tracing off the total still covers hold + body (plus connection set-up)', async () => {
     const run = await runDownload(config(false, client));
     for (const r of run.results) {
-      const rec = r.records[0]!;
+      const rec = r.records.at(0)!;
       expect(rec.phases).toEqual({});
       const injected = HOLD_MS + (CHUNKS - 1) * PACE_MS;
       expect(rec.totalMs).toBeGreaterThanOrEqual(injected - 5);

@@ -18,7 +18,7 @@ describe('embedded Azurite over HTTPS', () => {
     expect(run.target).toMatch(/^embedded Azurite https:\/\/localhost:\d+\//);
     expect(run.results.map((r) => r.strategy)).toEqual(['single', 'chunked', 'round-robin', 'assemble', 'sdk']);
     for (const r of run.results) expect(r.verified, `${r.strategy}: ${r.verification}`).toBe(true);
-    const single = run.results[0]!.records[0]!;
+    const single = run.results[0]!.records.at(0)!;
     for (const phase of ['dns', 'tcp', 'tls'] as const) expect(single.phases[phase], phase).toBeGreaterThan(0);
   });
 

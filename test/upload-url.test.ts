@@ -145,8 +145,9 @@ describe('small-files to an in-memory PUT server', () => {
     expect(verifiedResult(run).requests).toBe(20);
     expect(s.log.puts).toBe(21);
     expect(s.files.size).toBe(0);
-    // Probe, 20 files, and the run's folder (a 404 here, which is fine).
-    expect(s.log.deletes).toBe(22);
+    // Probe, the run's folder at once (a 404 here: this server deletes files only), 20 files, and
+    // the session's folder at close (a 404 again, which is fine).
+    expect(s.log.deletes).toBe(23);
   });
 
   it('--upload-method all runs small-files only', async () => {
@@ -173,6 +174,19 @@ describe('small-files to an in-memory PUT server', () => {
     expect(r.verified).toBe(false);
     expect(r.verification).toMatch(/^1 of 20 file\(s\) read back wrong; first: MD5 MISMATCH for run-[^/]+\/small-files\/0\/file-0000003: got /);
     expect(s.files.size).toBe(0);
+  });
+
+  it('a server that deletes folders: the run\'s folder goes with one DELETE; one that says so but keeps the files gets them deleted one by one', async () => {
+    const s = await server({ deleteFolders: 'yes' });
+    verifiedResult(await runUpload(config(`${s.url}/dav/`, { fileCount: 30, processes: 2 })));
+    expect(s.files.size).toBe(0);
+    // The probe, the run's folder, then the session's (its close): no file was deleted on its own.
+    expect(s.log.folderDeletes).toBe(2);
+    expect(s.log.deletes).toBe(3);
+    const liar = await server({ deleteFolders: 'lie' });
+    verifiedResult(await runUpload(config(`${liar.url}/dav/`, { fileCount: 30, processes: 2 })));
+    expect(liar.files.size).toBe(0);
+    expect(liar.log.deletes).toBe(3 + 30);
   });
 
   it('names below a folder URL: percent-encoded per segment, with or without the final slash, its query and credentials kept', () => {

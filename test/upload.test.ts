@@ -13,6 +13,7 @@ import { contentBuffer, contentMd5, FIXTURE_SEED } from '../src/payload/content.
 import { setLogLevel } from '../src/log/logger.js';
 import { runUpload, verifyFromRecords, type UploadRunResult } from '../src/engine/upload.js';
 import type { OpRecord } from '../src/metrics/records.js';
+import { RecordTable } from '../src/metrics/record-table.js';
 import { buildProgram, loadUploadConfig, parseFlags, type UploadConfig } from '../src/config/load.js';
 import { UPLOAD_OPTIONS } from '../src/config/options.js';
 import { containerOf, startEmbeddedAzurite, type EmbeddedAzurite } from './helpers/azurite.js';
@@ -86,14 +87,14 @@ describe('verification from what the workers recorded', () => {
   const right = (i: number) => record(i, { md5: contentMd5(FIXTURE_SEED, i * 100, 100) });
 
   it('the service\'s MD5 for every blob: verified without asking the store; one wrong MD5 names its blob', () => {
-    expect(verifyFromRecords(items, items.map((i) => right(i.index)), false)?.verified).toBe(true);
-    const bad = verifyFromRecords(items, [right(0), record(1, { md5: 'AAAAAAAAAAAAAAAAAAAAAA==' }), right(2)], false);
+    expect(verifyFromRecords(items, RecordTable.from(items.map((i) => right(i.index))), false)?.verified).toBe(true);
+    const bad = verifyFromRecords(items, RecordTable.from([right(0), record(1, { md5: 'AAAAAAAAAAAAAAAAAAAAAA==' }), right(2)]), false);
     expect(bad).toEqual({ verified: false, verification: expect.stringMatching(/^1 of 3 blob\(s\) stored wrong, by the MD5 the service answered; first: MD5 MISMATCH for f1: got AAAA/) });
   });
 
   it('an item without an MD5 (a staged block) leaves it to the store; a failed read-back fails the run', () => {
-    expect(verifyFromRecords(items, [right(0), record(1, {}), right(2)], false)).toBeUndefined();
-    expect(verifyFromRecords(items, [right(0), record(1, { readBackError: 'GET f1: HTTP 404' }), right(2)], true))
+    expect(verifyFromRecords(items, RecordTable.from([right(0), record(1, {}), right(2)]), false)).toBeUndefined();
+    expect(verifyFromRecords(items, RecordTable.from([right(0), record(1, { readBackError: 'GET f1: HTTP 404' }), right(2)]), true))
       .toEqual({ verified: false, verification: '1 of 3 file(s) could not be read back; first: GET f1: HTTP 404' });
   });
 });

@@ -5,6 +5,7 @@ import type { DownloadConfig } from '../src/config/load.js';
 import { runDownload } from '../src/engine/download.js';
 import { setLogLevel } from '../src/log/logger.js';
 import { analyze } from '../src/analysis/analyze.js';
+import { withWorkerFlags, workerEntry } from '../src/workers/entry.js';
 import { toRunRecord } from '../src/results/record.js';
 import type { MeasuredRun } from '../src/results/record.js';
 
@@ -51,5 +52,21 @@ describe('worker processes', () => {
     expect(r.workers.map((w) => [w.index, w.requests])).toEqual([[0, 1]]);
     expect(r.records.map((rec) => rec.worker)).toEqual([0]);
     expect(totalCount(r)).toBe(1);
+  });
+});
+
+describe('worker process flags', () => {
+  it('a worker runs with a small young generation, from its own flags, unless node was given one', async () => {
+    const { execArgv } = workerEntry();
+    expect(execArgv).toContain('--max-semi-space-size=4');
+    // A forked worker really has it: its new space is at most 3 x 4 MiB.
+    const { spawnSync } = await import('node:child_process');
+    const flags = execArgv.filter((a) => a.startsWith('--max-semi'));
+    const out = spawnSync(process.execPath, [...flags, '-e', "console.log(require('v8').getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size)"], { encoding: 'utf8' });
+    expect(Number(out.stdout)).toBeLessThanOrEqual(3 * 4 * 1024 * 1024);
+    expect(Number(out.stdout)).toBeGreaterThan(0);
+    expect(withWorkerFlags(['--max-semi-space-size=64', '--inspect'])).toEqual(['--max-semi-space-size=64', '--inspect']);
+    expect(withWorkerFlags(['--max_semi_space_size=64'])).toEqual(['--max_semi_space_size=64']);
+    expect(withWorkerFlags(['--max-old-space-size=512'])).toEqual(['--max-semi-space-size=4', '--max-old-space-size=512']);
   });
 });

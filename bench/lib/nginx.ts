@@ -1,4 +1,4 @@
-// Our own nginx on 127.0.0.1: a generated config in a temp dir (sendfile on, DAV PUT enabled under
+// Our own nginx on 127.0.0.1: a generated config in a temp dir (sendfile on, DAV PUT and DELETE under
 // /dav/, an access log in the server-clock format), started in the foreground as our child and
 // stopped by its pid.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -74,7 +74,8 @@ http {
     root ${dir}/www;
     location /dav/ {
       root ${davRoot};
-      dav_methods PUT;
+      # DELETE too: a run cleans up what it wrote, and that time is part of its process wall.
+      dav_methods PUT DELETE;
       create_full_put_path on;
       client_max_body_size 0;
     }

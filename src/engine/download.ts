@@ -17,7 +17,7 @@ import { ensureUrlFixtures, removeUrlFixtures } from '../payload/url-fixtures.js
 import { selectStrategies, workloadOf } from '../strategies/index.js';
 import type { DownloadStrategy, PlanInput, WorkItem } from '../strategies/strategy.js';
 import type { JobSpec } from '../workers/pool.js';
-import type { OpRecord } from '../workers/protocol.js';
+import type { RecordTable } from '../metrics/record-table.js';
 import { md5OfFileRange } from '../workers/sinks.js';
 import { shardItems } from '../scaleout/shard.js';
 import { checkDownloadFits, checkUploadFits } from './limits.js';
@@ -176,8 +176,8 @@ async function md5OfFile(path: string): Promise<string> {
  * Every delivered byte is checked: each item's MD5 against the regenerated fixture (the SDK's one
  * item is the whole blob), and an output file as a whole.
  */
-async function verify(items: readonly WorkItem[], records: readonly OpRecord[], size: number, whole: boolean, info: TargetInfo, filePath?: string): Promise<Verification> {
-  const failed = records.filter((r) => r.error);
+async function verify(items: readonly WorkItem[], records: RecordTable, size: number, whole: boolean, info: TargetInfo, filePath?: string): Promise<Verification> {
+  const failed = records.failed();
   if (failed.length) {
     const usedToken = info.kind === 'blob' && info.bearer !== undefined;
     return { verified: false, verification: withTokenFix(`${failed.length} request(s) failed: ${failed[0]!.error}`, usedToken, failed) };
@@ -188,9 +188,9 @@ async function verify(items: readonly WorkItem[], records: readonly OpRecord[], 
     if (filePath) return { verified: true, verification: `bytes ${bytes} (plain URL, md5 ${await md5OfFile(filePath)})` };
     return { verified: true, verification: `bytes ${bytes} (plain URL: no source MD5 to compare)` };
   }
-  const byItem = new Map(records.map((r) => [r.item, r]));
+  const rowOf = records.rowsByItem();
   for (const item of items) {
-    const got = byItem.get(item.index)?.md5;
+    const got = records.md5(rowOf.get(item.index) ?? -1);
     const expected = contentMd5(FIXTURE_SEED, item.destOffsetBytes, item.lengthBytes);
     if (got !== expected) {
       return { verified: false, verification: `MD5 MISMATCH in ${item.blob} at offset ${item.destOffsetBytes}: got ${got}, expected ${expected}` };

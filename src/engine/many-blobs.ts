@@ -6,37 +6,38 @@ import type { Verification } from '../results/record.js';
 import { namesMd5 } from '../storage/list-blobs.js';
 import { setFileName } from '../strategies/many-blobs.js';
 import type { DownloadWorkloadKind, WorkItem } from '../strategies/strategy.js';
-import type { OpRecord } from '../workers/protocol.js';
+import type { RecordTable } from '../metrics/record-table.js';
 
 const expectedMd5 = (item: WorkItem) => contentMd5(FIXTURE_SEED, item.contentOffsetBytes ?? item.destOffsetBytes, item.lengthBytes);
 
-export function verifyMany(kind: DownloadWorkloadKind, items: readonly WorkItem[], records: readonly OpRecord[], plainUrl: boolean): Verification {
-  const failed = records.filter((r) => r.error);
+export function verifyMany(kind: DownloadWorkloadKind, items: readonly WorkItem[], records: RecordTable, plainUrl: boolean): Verification {
+  const failed = records.failed();
   if (failed.length) return { verified: false, verification: `${failed.length} request(s) failed: ${failed[0]!.error}` };
   if (kind === 'list') return verifyListing(items, records);
-  const byItem = new Map(records.map((r) => [r.item, r]));
-  const missing = items.find((i) => !byItem.has(i.index));
+  const rowOf = records.rowsByItem();
+  const missing = items.find((i) => !rowOf.has(i.index));
   if (missing) return { verified: false, verification: `no answer for ${missing.blob}` };
+  const md5Of = (item: WorkItem) => records.md5(rowOf.get(item.index)!);
   if (kind === 'head') {
     // A plain server sends no Content-MD5: its lengths were checked as each HEAD came back.
-    const withMd5 = items.filter((i) => byItem.get(i.index)!.md5 !== undefined);
+    const withMd5 = items.filter((i) => md5Of(i) !== undefined);
     if (!plainUrl && withMd5.length < items.length) return { verified: false, verification: `${items.length - withMd5.length} HEAD(s) without Content-MD5` };
     for (const item of withMd5) {
-      const got = byItem.get(item.index)!.md5;
+      const got = md5Of(item);
       if (got !== expectedMd5(item)) return { verified: false, verification: `Content-MD5 MISMATCH for ${item.blob}: got ${got}, expected ${expectedMd5(item)}` };
     }
     return { verified: true, verification: `${items.length} HEAD(s): Content-Length${withMd5.length ? ' and Content-MD5' : ''} match` };
   }
   for (const item of items) {
-    const r = byItem.get(item.index)!;
-    if (r.bytes !== item.lengthBytes) return { verified: false, verification: `${item.blob}: delivered ${r.bytes} bytes, expected ${item.lengthBytes}` };
-    if (r.md5 !== expectedMd5(item)) return { verified: false, verification: `MD5 MISMATCH in ${item.blob}: got ${r.md5}, expected ${expectedMd5(item)}` };
+    const bytes = records.get('bytes', rowOf.get(item.index)!);
+    if (bytes !== item.lengthBytes) return { verified: false, verification: `${item.blob}: delivered ${bytes} bytes, expected ${item.lengthBytes}` };
+    if (md5Of(item) !== expectedMd5(item)) return { verified: false, verification: `MD5 MISMATCH in ${item.blob}: got ${md5Of(item)}, expected ${expectedMd5(item)}` };
   }
   return { verified: true, verification: `${items.length} file(s): every byte matches its MD5` };
 }
 
 /** Each listing stream's names, hashed in order by the worker, against the names its prefix holds. */
-function verifyListing(items: readonly WorkItem[], records: readonly OpRecord[]): Verification {
+function verifyListing(items: readonly WorkItem[], records: RecordTable): Verification {
   let names = 0;
   for (const item of items) {
     const spec = item.list!;

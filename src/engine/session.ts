@@ -3,7 +3,7 @@
 // alike): prepare -> fork -> barrier -> collect -> verify -> cleanup. A stop is an AbortSignal; what
 // happens is told through typed events that reporters and the results writer subscribe to.
 import { log } from '../log/logger.js';
-import { failedRun, measuredRun, type MeasuredRun, type RunIdentity, type Verification } from '../results/record.js';
+import { failedRun, measuredRun, withSampledRecords, type MeasuredRun, type RunIdentity, type Verification } from '../results/record.js';
 import type { Cell, RunParams } from '../results/schema.js';
 import type { WorkItem } from '../strategies/strategy.js';
 import { WorkerPool, type AfterWorkers, type JobSpec, type MergedRun } from '../workers/pool.js';
@@ -100,7 +100,7 @@ export interface SessionOutcome {
   interrupted: boolean;
 }
 
-const cancelledByStop = (merged: MergedRun) => merged.failures.length > 0 || merged.records.some((r) => r.error?.startsWith('cancelled'));
+const cancelledByStop = (merged: MergedRun) => merged.failures.length > 0 || merged.records.failedRows().some((i) => merged.records.error(i)!.startsWith('cancelled'));
 
 export async function runSession(cells: readonly SessionCell[], opts: SessionOptions = {}): Promise<SessionOutcome> {
   const signal = opts.signal ?? new AbortController().signal;
@@ -144,8 +144,9 @@ export async function runSession(cells: readonly SessionCell[], opts: SessionOpt
           if (!run.warmup) measuredMs.set(contender, measuredMs.get(contender)! + run.wallMs);
           const tag = total > 1 ? ` (${run.warmup ? 'warm-up' : 'run'} ${runIndex + 1}/${Math.max(total, runIndex + 1)})` : '';
           if (!run.verified) log.error(`${contender.strategy}${tag}: ${run.error ?? run.verification}`);
-          runs.push(run);
           emit({ type: 'run', run });
+          // Reported: from here on the session keeps what a results file would.
+          runs.push(withSampledRecords(run));
           // A contender that fails is not run again to fill its time.
           if (!run.verified) measuredMs.set(contender, Infinity);
         }

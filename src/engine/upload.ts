@@ -19,7 +19,7 @@ import { NOT_SENT_ERROR } from '../transport/http-client.js';
 import { shardItems } from '../scaleout/shard.js';
 import { checkUploadFits } from './limits.js';
 import { contentMd5, FIXTURE_SEED } from '../payload/content.js';
-import type { OpRecord } from '../metrics/records.js';
+import type { RecordTable } from '../metrics/record-table.js';
 import type { WorkItem } from '../strategies/strategy.js';
 import type { Verification } from '../results/record.js';
 import { runSession, type Contender, type OpenWorkload, type PreparedRun, type SessionOptions, type Workload } from './session.js';
@@ -125,7 +125,7 @@ function prepareRun(
       : undefined,
     // Failed requests fail the run as they are; otherwise the store checks what it holds.
     async verify(merged) {
-      const failed = merged.records.filter((r) => r.error);
+      const failed = merged.records.failed();
       if (failed.length) {
         const usedToken = info.kind === 'blob' && info.bearer !== undefined;
         return { verified: false, verification: withTokenFix(`${failed.length} request(s) failed: ${failed[0]!.error}`, usedToken, failed) };
@@ -136,7 +136,7 @@ function prepareRun(
       if (config.keep) return;
       // A run cut short by a stop: what never left was never written (200,000 planned files would
       // otherwise mean 200,000 DELETEs before the process may exit).
-      const neverSent = new Set(merged?.records.filter((r) => r.error === NOT_SENT_ERROR).map((r) => r.item));
+      const neverSent = new Set(merged?.records.failed().filter((r) => r.error === NOT_SENT_ERROR).map((r) => r.item));
       const maybeSent = merged?.maybeSent;
       await store.remove(input.prefix, items.filter((i) => !neverSent.has(i.index) && (!maybeSent || maybeSent.has(i.index))));
     },
@@ -148,14 +148,15 @@ function prepareRun(
  * Put Blob with (Azure and Azurite compute it of what they stored), or of what a plain server gave
  * back when read. Undefined when some item has neither (staged blocks): the store checks then.
  */
-export function verifyFromRecords(items: readonly WorkItem[], records: readonly OpRecord[], readBack: boolean): Verification | undefined {
-  const byItem = new Map(records.map((r) => [r.item, r]));
-  const unreadable = items.map((i) => byItem.get(i.index)?.readBackError).filter((e) => e !== undefined);
+export function verifyFromRecords(items: readonly WorkItem[], records: RecordTable, readBack: boolean): Verification | undefined {
+  const rowOf = records.rowsByItem();
+  const unreadable = items.map((i) => records.readBackError(rowOf.get(i.index) ?? -1)).filter((e) => e !== undefined);
   if (unreadable.length) return { verified: false, verification: `${unreadable.length} of ${items.length} file(s) could not be read back; first: ${unreadable[0]}` };
-  if (!items.every((i) => byItem.get(i.index)?.md5 !== undefined)) return undefined;
+  const md5Of = (item: WorkItem) => records.md5(rowOf.get(item.index) ?? -1);
+  if (!items.every((i) => md5Of(i) !== undefined)) return undefined;
   const wrong = items.flatMap((item) => {
     const expected = contentMd5(FIXTURE_SEED, item.destOffsetBytes, item.lengthBytes);
-    const got = byItem.get(item.index)!.md5;
+    const got = md5Of(item);
     return got === expected ? [] : [`MD5 MISMATCH for ${item.blob}: got ${got}, expected ${expected}`];
   });
   if (wrong.length) {

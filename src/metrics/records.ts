@@ -5,7 +5,6 @@ import type { PhaseDurationsMs } from '../transport/phases.js';
 export interface OpRecord {
   worker: number;
   item: number;
-  blob?: string;
   offsetBytes: number;
   bytes: number;
   status: number;

@@ -2,16 +2,21 @@
 // derived that analysis cannot recompute. The in-memory form keeps every raw request; the stored
 // form keeps rows, sampled evenly past MAX_RECORDS_PER_RUN.
 import type { OpRecord } from '../metrics/records.js';
+import { RecordTable } from '../metrics/record-table.js';
 import { PHASES, type Phase } from '../transport/phases.js';
-import type { MergedRun } from '../workers/pool.js';
-import type { WorkerResult } from '../workers/protocol.js';
-import type { MergedSteady } from '../workers/steady.js';
+import type { MergedRun, WorkerSummary } from '../workers/pool.js';
+import { countInto, emptyTotals, type MergedSteady } from '../workers/steady.js';
 import type { SteadyOptions } from '../config/load.js';
 import { MAX_RECORDS_PER_RUN, type Cell, type RecordRow, type RunParams, type RunRecord, type WorkerEvidence } from './schema.js';
 
-/** A run as the engine holds it: the record with every raw request as an object. */
+/**
+ * A run as the engine holds it: the record with every raw request as an object, until the run has
+ * been reported; then at most what a results file keeps (`recordsSampled` says so), so that a
+ * session's memory does not grow with its runs.
+ */
 export interface MeasuredRun extends Omit<RunRecord, 'records' | 'recordsSampled'> {
-  records: OpRecord[];
+  records: RecordTable;
+  recordsSampled?: boolean;
 }
 
 export interface RunIdentity {
@@ -34,31 +39,28 @@ export interface Verification {
 export type SteadyPlan = SteadyOptions & { lapBytes: number; lapRequests: number };
 
 /** What one worker measured about itself; a steady run's requests are its totals, not its records. */
-const evidenceOf = (w: WorkerResult): WorkerEvidence => ({
-  index: w.workerIndex, requests: w.steady?.totals.requests ?? w.records.length, activeMs: w.endEpochMs - w.startEpochMs, cpuUserMs: w.cpuUserMs,
+const evidenceOf = (w: WorkerSummary): WorkerEvidence => ({
+  index: w.workerIndex, requests: w.steady?.totals.requests ?? w.requests, activeMs: w.endEpochMs - w.startEpochMs, cpuUserMs: w.cpuUserMs,
   cpuSystemMs: w.cpuSystemMs, peakRssBytes: w.peakRssBytes, eventLoopDelayP99Ms: w.eventLoopDelayP99Ms,
 });
 
 export function measuredRun(id: RunIdentity, merged: MergedRun, check: Verification, plan?: SteadyPlan): MeasuredRun {
   if (merged.steady && plan) return steadyRun(id, merged, check, plan, merged.steady);
-  const ok = merged.records.filter((r) => !r.error);
-  const phaseSumsMs: Partial<Record<Phase, number>> = {};
-  for (const p of PHASES) {
-    if (ok.some((r) => r.phases[p] !== undefined)) phaseSumsMs[p] = ok.reduce((s, r) => s + (r.phases[p] ?? 0), 0);
-  }
-  const sum = (f: (r: OpRecord) => number) => merged.records.reduce((s, r) => s + f(r), 0);
+  // The same sums a steady run's meter keeps, over every request once.
+  const t = emptyTotals();
+  for (const r of merged.records) countInto(t, r);
   return {
     ...id,
     wallMs: merged.wallMs,
-    bytes: sum((r) => r.bytes),
-    requests: merged.records.length,
-    failedRequests: merged.records.length - ok.length,
-    reusedSockets: merged.records.filter((r) => r.reused).length,
-    retries: sum((r) => r.retries),
-    throttled: sum((r) => r.throttled),
-    backoffMs: sum((r) => r.backoffMs),
-    phaseSumsMs,
-    requestSumMs: ok.reduce((s, r) => s + r.totalMs, 0),
+    bytes: t.bytes,
+    requests: t.requests,
+    failedRequests: t.failed,
+    reusedSockets: t.reused,
+    retries: t.retries,
+    throttled: t.throttled,
+    backoffMs: t.backoffMs,
+    phaseSumsMs: t.phaseSumsMs,
+    requestSumMs: t.requestSumMs,
     histograms: merged.histograms.encode(),
     ...check,
     workers: merged.workers.map(evidenceOf),
@@ -98,7 +100,7 @@ function steadyRun(id: RunIdentity, merged: MergedRun, check: Verification, plan
 export function failedRun(id: RunIdentity, error: string): MeasuredRun {
   return {
     ...id, wallMs: 0, bytes: 0, requests: 0, failedRequests: 0, reusedSockets: 0, retries: 0, throttled: 0, backoffMs: 0,
-    phaseSumsMs: {}, requestSumMs: 0, histograms: {}, verified: false, verification: 'not run', error, workers: [], records: [],
+    phaseSumsMs: {}, requestSumMs: 0, histograms: {}, verified: false, verification: 'not run', error, workers: [], records: new RecordTable(),
   };
 }
 
@@ -111,15 +113,21 @@ function toRow(r: OpRecord): RecordRow {
   ];
 }
 
-/** Evenly spaced sample when there are more records than a results file keeps. */
-function sample<T>(items: readonly T[], max: number): { kept: T[]; sampled: boolean } {
-  if (items.length <= max) return { kept: [...items], sampled: false };
-  const step = items.length / max;
-  return { kept: Array.from({ length: max }, (_, i) => items[Math.floor(i * step)]!), sampled: true };
+/** Evenly spaced rows when there are more records than a results file keeps. */
+function sample(records: RecordTable, max: number): { kept: RecordTable; sampled: boolean } {
+  if (records.length <= max) return { kept: records, sampled: false };
+  const step = records.length / max;
+  return { kept: records.pick(Array.from({ length: max }, (_, i) => Math.floor(i * step))), sampled: true };
+}
+
+/** The run with at most the records a results file keeps. */
+export function withSampledRecords(m: MeasuredRun): MeasuredRun {
+  const { kept, sampled } = sample(m.records, MAX_RECORDS_PER_RUN);
+  return sampled ? { ...m, records: kept, recordsSampled: true } : m;
 }
 
 export function toRunRecord(m: MeasuredRun): RunRecord {
-  const { records, ...rest } = m;
+  const { records, recordsSampled, ...rest } = m;
   const { kept, sampled } = sample(records, MAX_RECORDS_PER_RUN);
-  return { ...rest, records: kept.map(toRow), recordsSampled: sampled };
+  return { ...rest, records: kept.map(toRow), recordsSampled: sampled || recordsSampled === true };
 }

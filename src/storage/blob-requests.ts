@@ -32,7 +32,7 @@ export async function commitBlockList(info: TargetInfo, blob: string, blockIds: 
       return outcomeOf(await client.request({ url, method: 'PUT', headers, body, expectStatus: [201], timeoutMs: opts.timeoutMs, signal: opts.signal }));
     }, { maxRetries: opts.maxRetries, label: `Put Block List ${blob}`, signal: opts.signal });
     // The commit sends a list, not the blob's bytes: none are counted.
-    return { worker: -1, item: -1, blob, offsetBytes: 0, ...measured, bytes: 0 };
+    return { worker: -1, item: -1, offsetBytes: 0, ...measured, bytes: 0 };
   } finally {
     client.close();
   }

@@ -1,8 +1,8 @@
 // A plain HTTP(S) server as an upload target (--url): what was PUT below the URL is read back with
-// GET and compared with what was sent, then removed with DELETE. A server that refuses DELETE gets
-// one warning and keeps the files; it never fails the run.
+// GET and compared with what was sent, then removed with DELETE: the run's folder at once where the
+// server deletes folders (WebDAV), else file by file. A server that refuses DELETE gets one warning
+// and keeps the files; it never fails the run.
 import { createHash, type Hash } from 'node:crypto';
-import pLimit from 'p-limit';
 import { contentMd5, FIXTURE_SEED } from '../payload/content.js';
 import { log } from '../log/logger.js';
 import type { WorkItem } from '../strategies/strategy.js';
@@ -76,12 +76,45 @@ export function urlStore(info: UrlInfo, opts: UrlStoreOptions): UploadStore {
   };
   if (refused) warnOnce(refused);
 
-  /** Runs `each` over the items, IN_FLIGHT at a time over one keep-alive agent. */
-  async function forEach<T>(items: readonly WorkItem[], each: (item: WorkItem, client: HttpClient) => Promise<T>): Promise<T[]> {
+  /**
+   * Runs `each` over the items, IN_FLIGHT lanes over one keep-alive agent; what it returns besides
+   * undefined is kept. Lanes, not a promise per item: 100,000 queued closures held 30 MB at once.
+   */
+  async function forEach<T>(items: readonly WorkItem[], each: (item: WorkItem, client: HttpClient) => Promise<T | undefined>): Promise<T[]> {
     const client = NodeHttpClient.to(new URL(info.url), IN_FLIGHT);
-    const limit = pLimit(IN_FLIGHT);
+    const kept: T[] = [];
+    let next = 0;
     try {
-      return await Promise.all(items.map((item) => limit(() => each(item, client))));
+      await Promise.all(Array.from({ length: Math.min(IN_FLIGHT, items.length) }, async () => {
+        while (next < items.length) {
+          const got = await each(items[next++]!, client);
+          if (got !== undefined) kept.push(got);
+        }
+      }));
+      return kept;
+    } finally {
+      client.close();
+    }
+  }
+
+  /**
+   * A WebDAV server deletes a folder with everything below it in one request (RFC 4918 9.6.1): the
+   * run's folder goes at once (100,000 files to nginx: 15 s one by one). True only when the server
+   * said so and the first and last files are then gone; otherwise the files go one by one.
+   */
+  async function removeFolder(prefix: string, items: readonly WorkItem[]): Promise<boolean> {
+    const url = signer.blobUrl(`${prefix}/`);
+    const client = NodeHttpClient.to(url, 1);
+    try {
+      const r = await client.request({ url, method: 'DELETE', headers: signer.headers('DELETE', url, { depth: 'infinity' }), timeoutMs: opts.timeoutMs, trace: false });
+      if (r.error) return false;
+      for (const item of [items[0]!, items.at(-1)!]) {
+        const file = signer.blobUrl(item.blob);
+        const gone = await client.request({ url: file, method: 'HEAD', headers: signer.headers('HEAD', file), timeoutMs: opts.timeoutMs, trace: false, expectStatus: [404] });
+        if (gone.error) return false;
+      }
+      log.verbose(`deleted ${prefix}/ and the ${items.length} file(s) below it with one DELETE`);
+      return true;
     } finally {
       client.close();
     }
@@ -89,31 +122,33 @@ export function urlStore(info: UrlInfo, opts: UrlStoreOptions): UploadStore {
 
   return {
     async verify(items): Promise<Verification> {
-      const problems = await forEach(items, async (item, client) => {
+      const bad = await forEach(items, async (item, client) => {
         const back = await readBackMd5(client, signer, signer.blobUrl(item.blob), item, opts.timeoutMs);
         if (back.error !== undefined) return back.error;
         const expected = contentMd5(FIXTURE_SEED, item.destOffsetBytes, item.lengthBytes);
         return back.md5 === expected ? undefined : `MD5 MISMATCH for ${item.blob}: got ${back.md5}, expected ${expected}`;
       });
-      const bad = problems.filter((p) => p !== undefined);
       if (bad.length) return { verified: false, verification: `${bad.length} of ${items.length} file(s) read back wrong; first: ${bad[0]}` };
       return { verified: true, verification: `${items.length} file(s) read back with GET: length and MD5 match what was sent` };
     },
 
     async remove(prefix, items) {
-      if (refused) return;
-      const failures = await forEach(items, async (item, client) => {
+      if (refused || !items.length) return;
+      if (await removeFolder(prefix, items)) return;
+      let deleted = 0;
+      const failed = await forEach(items, async (item, client) => {
+        // A refusal is for every file: the rest are not asked.
+        if (refused) return undefined;
         const url = signer.blobUrl(item.blob);
         const r = await client.request({ url, method: 'DELETE', headers: signer.headers('DELETE', url), timeoutMs: opts.timeoutMs, trace: false });
+        if (r.error && REFUSALS.has(r.status)) refused = r.error;
         // Already gone is as good as deleted.
-        return r.error && r.status !== 404 ? r : undefined;
+        if (r.error && r.status !== 404) return r;
+        deleted++;
+        return undefined;
       });
-      const failed = failures.filter((r) => r !== undefined);
-      log.verbose(`deleted ${items.length - failed.length} of ${items.length} file(s) under ${prefix}/`);
-      if (!failed.length) return;
-      const first = failed[0]!;
-      if (REFUSALS.has(first.status)) refused = first.error;
-      warnOnce(`${failed.length} of ${items.length}: ${first.error}`);
+      log.verbose(`deleted ${deleted} of ${items.length} file(s) under ${prefix}/`);
+      if (failed.length) warnOnce(`${items.length - deleted} of ${items.length} not deleted: ${failed[0]!.error}`);
     },
 
     async close() {

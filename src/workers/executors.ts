@@ -60,7 +60,7 @@ export async function warmConnections(ctx: ExecContext, url: URL, count: number,
 /** `bytes`: what the item moved, which for a GET resumed by retries is more than the last try's. */
 export function toRecord(job: WorkerJob, item: WorkItem, r: RetriedResult, bytes: number): OpRecord {
   return {
-    worker: job.workerIndex, item: item.index, blob: item.blob, offsetBytes: item.destOffsetBytes, bytes, status: r.status, startEpochMs: r.startEpochMs,
+    worker: job.workerIndex, item: item.index, offsetBytes: item.destOffsetBytes, bytes, status: r.status, startEpochMs: r.startEpochMs,
     totalMs: r.totalMs, phases: r.phases, reused: r.reused, retries: r.retries, throttled: r.throttled, backoffMs: r.backoffMs, error: r.error,
   };
 }
@@ -159,7 +159,7 @@ export async function timed(job: WorkItem, worker: number, bytes: number, call: 
   }
   const totalMs = performance.now() - start;
   return {
-    worker, item: job.index, blob: job.blob, offsetBytes: job.destOffsetBytes, bytes: error ? 0 : bytes,
+    worker, item: job.index, offsetBytes: job.destOffsetBytes, bytes: error ? 0 : bytes,
     status: error ? 0 : 200, startEpochMs, totalMs, phases: {}, reused: false, retries: 0, throttled: 0, backoffMs: 0, error, value,
   };
 }

@@ -3,6 +3,7 @@
 // named with its cause; the others' results are kept.
 import { fork, type ChildProcess } from 'node:child_process';
 import { PhaseHistograms } from '../metrics/histograms.js';
+import { RecordTable } from '../metrics/record-table.js';
 import { splitFairly } from '../strategies/ranges.js';
 import type { WorkItem } from '../strategies/strategy.js';
 import { workerEntry } from './entry.js';
@@ -12,9 +13,12 @@ import type { Bearer } from '../storage/entra.js';
 
 const WORKER = workerEntry();
 
+/** What a worker sent about itself, its records taken out (they are the run's, merged). */
+export type WorkerSummary = Omit<WorkerResult, 'records'> & { requests: number };
+
 export interface MergedRun {
-  workers: WorkerResult[];
-  records: OpRecord[];
+  workers: WorkerSummary[];
+  records: RecordTable;
   histograms: PhaseHistograms;
   /** From the first request's start to the last response's end (or the step after them), across processes. */
   wallMs: number;
@@ -229,15 +233,22 @@ export class WorkerPool {
         if (s.status === 'rejected') children[i]!.kill();
       });
       const afterRecord = await afterStep;
-      const results: WorkerResult[] = [];
+      const results: WorkerSummary[] = [];
+      const tables: RecordTable[] = [];
       const failures: string[] = [];
       for (const s of settled) {
-        if (s.status === 'fulfilled') results.push((s.value as Extract<FromWorker, { type: 'done' }>).result);
-        else failures.push((s.reason as Error).message);
+        if (s.status === 'rejected') {
+          failures.push((s.reason as Error).message);
+          continue;
+        }
+        // The records become the run's table; the summary keeps no second copy of them.
+        const { records: encoded, ...summary } = (s.value as Extract<FromWorker, { type: 'done' }>).result;
+        tables.push(RecordTable.decode(encoded));
+        results.push({ ...summary, requests: encoded.length });
       }
       const histograms = new PhaseHistograms();
       for (const r of results) histograms.addEncoded(r.histograms);
-      const records = results.flatMap((r) => r.records).sort((a, b) => a.offsetBytes - b.offsetBytes || a.item - b.item);
+      const records = RecordTable.concat(tables.splice(0)).sortedByOffset();
       // The ranked span, the same for every contender: its first request's start (when it was issued,
       // so queueing for a socket counts) to its last response's end; a worker's own setup and
       // wind-down are outside it.
@@ -251,9 +262,10 @@ export class WorkerPool {
           end = Math.max(end, epochMs + w.lastEndMs);
         }
       } else {
-        for (const r of records) {
-          start = Math.min(start, r.startEpochMs);
-          end = Math.max(end, r.startEpochMs + r.totalMs);
+        for (let i = 0; i < records.length; i++) {
+          const started = records.get('startEpochMs', i);
+          start = Math.min(start, started);
+          end = Math.max(end, started + records.get('totalMs', i));
         }
       }
       if (afterRecord) {

@@ -5,6 +5,7 @@ import type { WorkItem } from '../strategies/strategy.js';
 import type { TargetInfo } from '../storage/target.js';
 import type { Bearer } from '../storage/entra.js';
 import type { OpRecord } from '../metrics/records.js';
+import type { EncodedRecords } from '../metrics/record-table.js';
 import type { Phase } from '../transport/phases.js';
 
 export type { OpRecord } from '../metrics/records.js';
@@ -96,7 +97,8 @@ export interface SteadyWorkerResult {
 
 export interface WorkerResult {
   workerIndex: number;
-  records: OpRecord[];
+  /** Its requests as columns (RecordTable.decode). */
+  records: EncodedRecords;
   histograms: EncodedHistograms;
   startEpochMs: number;
   endEpochMs: number;

@@ -15,6 +15,7 @@ import { runHead, runList, runSdkHead, runSdkList } from './metadata-executors.j
 import type { FromWorker, OpRecord, ToWorker, WorkerJob, WorkerResult } from './protocol.js';
 import { openSink, type Sink } from './sinks.js';
 import { SteadyMeter } from './steady.js';
+import { RecordTable } from '../metrics/record-table.js';
 
 // A coordinator that is gone (killed, even with SIGKILL) ends the worker quietly: no EPIPE traces.
 const send = (msg: FromWorker) => {
@@ -121,7 +122,14 @@ async function prepare(job: WorkerJob): Promise<(goEpochMs: number) => Promise<W
     // takes the next item when its last one ends, so there is no queue to wait in; records keep
     // each item's last request (what verification and cleanup need), the meter counts every one.
     const items = job.items;
-    const settled = new Array<OpRecord | OpRecord[]>(items.length);
+    // One row per item (a steady run writes each item's latest request over its last), as columns:
+    // ~110 bytes a request where an object was ~400. A listing's pages are kept apart, then appended.
+    const table = new RecordTable(items.length);
+    const pages: OpRecord[][] = [];
+    const settle = (n: number, got: OpRecord | OpRecord[]) => {
+      if (Array.isArray(got)) pages[n] = got;
+      else table.set(n, got);
+    };
     const deadlineEpochMs = steady ? goEpochMs + steady.durationMs : Infinity;
     let stoppedEpochMs = Infinity;
     const more = (k: number) => {
@@ -138,19 +146,19 @@ async function prepare(job: WorkerJob): Promise<(goEpochMs: number) => Promise<W
     await Promise.all(Array.from({ length: items.length ? lanes : 0 }, async () => {
       while (more(next)) {
         const n = next++ % items.length;
-        settled[n] = await counted(runItem(n, issuedAt));
+        settle(n, await counted(runItem(n, issuedAt)));
       }
     }));
     clearInterval(ticker);
     const endEpochMs = epochNow();
     // A steady run stopped before its first lap ended: the items never sent count as such.
-    for (const [n, item] of items.entries()) settled[n] ??= cancelled(job, item);
-    const records = settled.flat();
+    for (const [n, item] of items.entries()) if (!table.has(n) && !pages[n]) settle(n, cancelled(job, item));
+    const records = pages.length ? RecordTable.from(items.flatMap((_, n) => pages[n] ?? [table.at(n)!])) : table;
     // Checking waits for the coordinator's word that every worker is done (or a stop).
     const checks = (sink !== undefined && job.hashRanges !== false) || job.readBack === true;
     const mayCheck = checks ? new Promise<void>((resolve) => { allDone = resolve; }) : undefined;
     // At once, so that a step after all workers (an upload's commit) does not wait on results packing.
-    send({ type: 'finished', failedItems: records.filter((r) => r.error).length });
+    send({ type: 'finished', failedItems: records.failedRows().length });
     const cpu = process.cpuUsage(cpu0);
     loopDelay.disable();
     if (mayCheck && !stop.signal.aborted) await mayCheck;
@@ -159,7 +167,7 @@ async function prepare(job: WorkerJob): Promise<(goEpochMs: number) => Promise<W
     const verifyStart = performance.now();
     if (sink) {
       // A sink is for 'http' GETs: one record per item.
-      if (job.hashRanges !== false) for (const [n, item] of job.items.entries()) if (!records[n]!.error) records[n]!.md5 = await sink.md5Of(item);
+      if (job.hashRanges !== false) for (const [n, item] of job.items.entries()) if (records.error(n) === undefined) records.setMd5(n, await sink.md5Of(item));
       await sink.close();
     }
     // Uploads to a plain server are read back here, in every worker at once, over the sockets of the run.
@@ -168,11 +176,10 @@ async function prepare(job: WorkerJob): Promise<(goEpochMs: number) => Promise<W
       await Promise.all(Array.from({ length: Math.min(items.length, job.maxSockets) }, async () => {
         while (at < items.length) {
           const n = at++;
-          const r = records[n]!;
-          if (r.error || stop.signal.aborted) continue;
+          if (records.error(n) !== undefined || stop.signal.aborted) continue;
           const back = await readBack(ctx, items[n]!, payloads[n]!);
-          if (back.md5) r.md5 = back.md5;
-          else r.readBackError = back.error;
+          if (back.md5) records.setMd5(n, back.md5);
+          else records.setReadBackError(n, back.error ?? 'no answer');
         }
       }));
     }
@@ -183,7 +190,7 @@ async function prepare(job: WorkerJob): Promise<(goEpochMs: number) => Promise<W
     const histograms = meter?.histograms ?? new PhaseHistograms();
     if (!meter) for (const r of records) if (!r.error) histograms.record(r.phases, r.totalMs);
     return {
-      workerIndex: job.workerIndex, records, histograms: histograms.encode(), startEpochMs, endEpochMs,
+      workerIndex: job.workerIndex, records: records.encode(), histograms: histograms.encode(), startEpochMs, endEpochMs,
       cpuUserMs: cpu.user / 1000, cpuSystemMs: cpu.system / 1000, peakRssBytes: process.resourceUsage().maxRSS * 1024,
       eventLoopDelayP99Ms: loopDelay.percentile(99) / 1e6,
       ...(warmSockets === undefined ? {} : { warmSockets }),
@@ -196,7 +203,7 @@ async function prepare(job: WorkerJob): Promise<(goEpochMs: number) => Promise<W
 /** An item never started because a stop was requested: counted as failed, never as measured. */
 function cancelled(job: WorkerJob, item: WorkItem): OpRecord {
   return {
-    worker: job.workerIndex, item: item.index, blob: item.blob, offsetBytes: item.destOffsetBytes, bytes: 0, status: 0,
+    worker: job.workerIndex, item: item.index, offsetBytes: item.destOffsetBytes, bytes: 0, status: 0,
     startEpochMs: epochNow(), totalMs: 0, phases: {}, reused: false, retries: 0, throttled: 0, backoffMs: 0,
     error: NOT_SENT_ERROR,
   };

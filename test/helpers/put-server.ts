@@ -15,6 +15,8 @@ export interface PutServerOptions {
   corrupt?: (path: string) => boolean;
   /** Holds every PUT's answer this long after its body arrived. */
   delayMs?: number;
+  /** DELETE of a path ending in / answers 204 and, unless 'lie', removes every file below it (a WebDAV collection). */
+  deleteFolders?: 'yes' | 'lie';
 }
 
 export interface PutServerLog {
@@ -22,6 +24,8 @@ export interface PutServerLog {
   gets: number;
   heads: number;
   deletes: number;
+  /** DELETEs of a folder (a path ending in /), with deleteFolders. */
+  folderDeletes: number;
   /** Request headers of every PUT. */
   putHeaders: http.IncomingHttpHeaders[];
   /** The most PUTs in progress at one moment. */
@@ -39,7 +43,7 @@ export interface PutServer {
 
 export async function startPutServer(options: PutServerOptions = {}): Promise<PutServer> {
   const files = new Map<string, Buffer>();
-  const log: PutServerLog = { puts: 0, gets: 0, heads: 0, deletes: 0, putHeaders: [], maxConcurrentPuts: 0 };
+  const log: PutServerLog = { puts: 0, gets: 0, heads: 0, deletes: 0, folderDeletes: 0, putHeaders: [], maxConcurrentPuts: 0 };
   let putsInProgress = 0;
   const server = http.createServer((req, res) => {
     const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
@@ -79,6 +83,11 @@ export async function startPutServer(options: PutServerOptions = {}): Promise<Pu
     if (req.method === 'DELETE') {
       log.deletes++;
       if (options.refuseDelete) return void res.writeHead(options.refuseDelete).end();
+      if (options.deleteFolders && path.endsWith('/')) {
+        if (options.deleteFolders === 'yes') for (const p of pathsUnder(files, path)) files.delete(p);
+        log.folderDeletes++;
+        return void res.writeHead(204).end();
+      }
       res.writeHead(files.delete(path) ? 204 : 404).end();
       return;
     }

@@ -1,0 +1,71 @@
+// Raw records as columns: every field of a record comes back as it went in, through growth, the
+// IPC encoding, concatenation, sorting and sampling; and the table is a fraction of the objects' size.
+import { describe, expect, it } from 'vitest';
+import { RecordTable } from '../src/metrics/record-table.js';
+import type { OpRecord } from '../src/metrics/records.js';
+
+const base: OpRecord = {
+  worker: 1, item: 7, offsetBytes: 5 * 2 ** 40, bytes: 102_400, status: 201, startEpochMs: 1_795_000_000_123.456, totalMs: 12.345678,
+  phases: { wait: 0.25, tcp: 0.5, send: 1.5, firstByte: 10, download: 0.095678 }, reused: false, retries: 2, throttled: 1, backoffMs: 150,
+};
+
+describe('RecordTable', () => {
+  it('gives back every field: numbers, phases present or absent, MD5, objects, error and read-back error', () => {
+    const t = new RecordTable(1);
+    const records: OpRecord[] = [
+      { ...base, md5: 'NuhjEeaLR/HP77DScrf6uA==' },
+      { ...base, item: 8, worker: -1, phases: {}, reused: true, retries: 0, throttled: 0, backoffMs: 0, error: 'HTTP 500 InternalError', status: 500 },
+      { ...base, item: 9, objects: 5000, md5: 'not-base64-of-16-bytes', readBackError: 'GET f9: HTTP 404' },
+    ];
+    records.forEach((r) => t.push(r));
+    expect(t.length).toBe(3);
+    const back = t.toArray();
+    expect(back[0]).toEqual({ ...base, md5: 'NuhjEeaLR/HP77DScrf6uA==', phases: { wait: 0.25, tcp: 0.5, send: 1.5, firstByte: 10, download: expect.closeTo(0.095678, 6) } });
+    expect(back[1]).toMatchObject({ item: 8, worker: -1, phases: {}, reused: true, error: 'HTTP 500 InternalError', status: 500 });
+    expect(back[1]!.md5).toBeUndefined();
+    expect(back[2]).toMatchObject({ item: 9, objects: 5000, md5: 'not-base64-of-16-bytes', readBackError: 'GET f9: HTTP 404' });
+    expect(back[0]!.objects).toBeUndefined();
+    expect(t.failedRows()).toEqual([1]);
+    expect(t.failed().map((r) => r.item)).toEqual([8]);
+    expect(t.at(-1)!.item).toBe(9);
+    expect(t.at(3)).toBeUndefined();
+  });
+
+  it('rows set by index: an item written again keeps only its latest; unwritten rows are known', () => {
+    const t = new RecordTable(4);
+    t.set(2, { ...base, item: 2, error: 'first try' });
+    t.set(2, { ...base, item: 2, md5: 'NuhjEeaLR/HP77DScrf6uA==' });
+    expect(t.length).toBe(3);
+    expect([0, 1, 2].map((i) => t.has(i))).toEqual([false, false, true]);
+    expect(t.at(2)!.error).toBeUndefined();
+    t.setMd5(0, 'AAAAAAAAAAAAAAAAAAAAAA==');
+    t.setReadBackError(1, 'short');
+    expect(t.md5(0)).toBe('AAAAAAAAAAAAAAAAAAAAAA==');
+    expect(t.readBackError(1)).toBe('short');
+    expect(t.md5(99)).toBeUndefined();
+  });
+
+  it('crosses IPC as typed arrays (structured clone), merges, sorts by offset then item, and picks rows', () => {
+    const a = RecordTable.from([{ ...base, item: 3, offsetBytes: 300 }, { ...base, item: 1, offsetBytes: 100, error: 'x' }]);
+    const b = RecordTable.from([{ ...base, item: 2, offsetBytes: 100, md5: 'NuhjEeaLR/HP77DScrf6uA==' }]);
+    const wire = structuredClone([a.encode(), b.encode()]);
+    const merged = RecordTable.concat(wire.map((e) => RecordTable.decode(e))).sortedByOffset();
+    expect(merged.map((r) => [r.item, r.offsetBytes, r.error ?? null, r.md5 ?? null])).toEqual([
+      [1, 100, 'x', null], [2, 100, null, 'NuhjEeaLR/HP77DScrf6uA=='], [3, 300, null, null],
+    ]);
+    expect(merged.rowsByItem().get(2)).toBe(1);
+    expect(merged.pick([2, 0]).map((r) => r.item)).toEqual([3, 1]);
+    const empty = RecordTable.decode(structuredClone(new RecordTable().encode()));
+    expect(empty.length).toBe(0);
+    empty.push(base);
+    expect(empty.at(0)!.item).toBe(7);
+  });
+
+  it('100,000 records hold under 150 bytes each, where objects took several times that', () => {
+    const t = new RecordTable(100_000);
+    for (let i = 0; i < 100_000; i++) t.set(i, { ...base, item: i, md5: 'NuhjEeaLR/HP77DScrf6uA==' });
+    const e = t.encode();
+    const bytes = Object.values(e.numbers).reduce((s, c) => s + c.byteLength, 0) + e.phases.reduce((s, p) => s + p.byteLength, 0) + e.md5.byteLength + e.hasMd5.byteLength;
+    expect(bytes / 100_000).toBeLessThan(150);
+  });
+});
