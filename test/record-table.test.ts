@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { RecordTable } from '../src/metrics/record-table.js';
 import type { OpRecord } from '../src/metrics/records.js';
+import { PhaseHistograms } from '../src/metrics/histograms.js';
 
 const base: OpRecord = {
   worker: 1, item: 7, offsetBytes: 5 * 2 ** 40, bytes: 102_400, status: 201, startEpochMs: 1_795_000_000_123.456, totalMs: 12.345678,
@@ -59,6 +60,18 @@ describe('RecordTable', () => {
     expect(empty.length).toBe(0);
     empty.push(base);
     expect(empty.at(0)!.item).toBe(7);
+  });
+
+  it('fills phase histograms from its columns as from the records, failed requests left out', () => {
+    const t = RecordTable.from([base, { ...base, item: 8, error: 'x', totalMs: 999 }, { ...base, item: 9, phases: { send: 2 }, totalMs: 3 }]);
+    const fromColumns = new PhaseHistograms();
+    t.recordInto(fromColumns);
+    const fromRecords = new PhaseHistograms();
+    for (const r of t) if (!r.error) fromRecords.record(r.phases, r.totalMs);
+    expect(fromColumns.encode()).toEqual(fromRecords.encode());
+    expect(fromColumns.byMetric.get('total')!.totalCount).toBe(2);
+    expect(fromColumns.byMetric.get('send')!.totalCount).toBe(2);
+    expect(fromColumns.byMetric.get('tcp')!.totalCount).toBe(1);
   });
 
   it('100,000 records hold under 150 bytes each, where objects took several times that', () => {

@@ -45,9 +45,13 @@ export class PhaseHistograms {
   record(phases: PhaseDurationsMs, totalMs: number): void {
     for (const phase of PHASES) {
       const ms = phases[phase];
-      if (ms !== undefined) this.get(phase).recordValue(Math.max(0, Math.round(ms * 1000)));
+      if (ms !== undefined) this.recordMs(phase, ms);
     }
-    this.get('total').recordValue(Math.max(0, Math.round(totalMs * 1000)));
+    this.recordMs('total', totalMs);
+  }
+
+  recordMs(metric: MetricName, ms: number): void {
+    this.get(metric).recordValue(Math.max(0, Math.round(ms * 1000)));
   }
 
   encode(): EncodedHistograms {

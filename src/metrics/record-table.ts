@@ -4,6 +4,7 @@
 // place; an OpRecord object exists only while someone looks at one.
 import { PHASES, type PhaseDurationsMs } from '../transport/phases.js';
 import type { OpRecord } from './records.js';
+import type { PhaseHistograms } from './histograms.js';
 
 /** The numeric columns, each one number per request. */
 const NUMBERS = {
@@ -177,6 +178,19 @@ export class RecordTable implements Iterable<OpRecord> {
 
   *[Symbol.iterator](): Iterator<OpRecord> {
     for (let i = 0; i < this.rows; i++) yield this.at(i)!;
+  }
+
+  /** Every successful request's phases and total into `h`, read from the columns (no record made). */
+  recordInto(h: PhaseHistograms): void {
+    const failed = new Set(this.failedRows());
+    for (let i = 0; i < this.rows; i++) {
+      if (failed.has(i)) continue;
+      for (let k = 0; k < PHASES.length; k++) {
+        const ms = this.phaseCols[k]![i]!;
+        if (!Number.isNaN(ms)) h.recordMs(PHASES[k]!, ms);
+      }
+      h.recordMs('total', this.cols.totalMs[i]!);
+    }
   }
 
   /** The failed requests as records, in row order. */

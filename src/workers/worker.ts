@@ -188,7 +188,7 @@ async function prepare(job: WorkerJob): Promise<(goEpochMs: number) => Promise<W
     pool?.destroy();
     sdk?.agent.destroy();
     const histograms = meter?.histograms ?? new PhaseHistograms();
-    if (!meter) for (const r of records) if (!r.error) histograms.record(r.phases, r.totalMs);
+    if (!meter) records.recordInto(histograms);
     return {
       workerIndex: job.workerIndex, records: records.encode(), histograms: histograms.encode(), startEpochMs, endEpochMs,
       cpuUserMs: cpu.user / 1000, cpuSystemMs: cpu.system / 1000, peakRssBytes: process.resourceUsage().maxRSS * 1024,
