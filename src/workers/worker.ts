@@ -72,14 +72,19 @@ async function prepare(job: WorkerJob): Promise<(goEpochMs: number) => Promise<W
     }
   }
 
+  // Items go through this many lanes (see the run below); the SDK's downloads get a buffer each.
+  const lanes = Math.max(1, Math.min(job.items.length, job.inFlight ?? (viaHttp ? job.maxSockets : job.items.length)));
+  const largest = job.items.reduce((m, i) => Math.max(m, i.lengthBytes), 0);
+  const sdkBuffers = job.executor === 'sdk' ? Array.from({ length: lanes }, () => Buffer.allocUnsafeSlow(largest)) : [];
+
   // `queuedAt`: when the item counts as issued, so that waiting for a socket shows as `wait`.
   // A listing is one item of many pages: a record per page.
-  const runItem = (n: number, queuedAt: number | undefined): Promise<OpRecord | OpRecord[]> => {
+  const runItem = (n: number, queuedAt: number | undefined, lane: number): Promise<OpRecord | OpRecord[]> => {
     const item = job.items[n]!;
     if (stop.signal.aborted) return Promise.resolve(cancelled(job, item));
     switch (job.executor) {
       case 'http': return runGet(ctx, item, sink!, queuedAt);
-      case 'sdk': return runSdkDownload(job, sdk!.clients.get(item.index)!, item);
+      case 'sdk': return runSdkDownload(job, sdk!.clients.get(item.index)!, item, sdkBuffers[lane]!);
       case 'list': return runList(ctx, item, queuedAt);
       case 'sdk-list': return runSdkList(job, sdk!.container, item);
       case 'head': return runHead(ctx, item, queuedAt);
@@ -140,13 +145,12 @@ async function prepare(job: WorkerJob): Promise<(goEpochMs: number) => Promise<W
       }
       return true;
     };
-    const lanes = Math.max(1, Math.min(items.length, job.inFlight ?? (viaHttp ? job.maxSockets : items.length)));
     const issuedAt = job.inFlight || steady ? undefined : performance.now();
     let next = 0;
-    await Promise.all(Array.from({ length: items.length ? lanes : 0 }, async () => {
+    await Promise.all(Array.from({ length: items.length ? lanes : 0 }, async (_, lane) => {
       while (more(next)) {
         const n = next++ % items.length;
-        settle(n, await counted(runItem(n, issuedAt)));
+        settle(n, await counted(runItem(n, issuedAt, lane)));
       }
     }));
     clearInterval(ticker);
