@@ -2,8 +2,8 @@
 // It finds or installs the peers, starts its own nginx and Azurites, runs the cases, prints one table
 // per measurement and writes them to results/bench-<time>.md and .json. Never part of the tests.
 //
-//   node bench/run.ts [--cases 1,2,3,4,5,6,7,8,9] [--runs 3] [--large-size 1GiB] [--memory-size 10GiB]
-//                     [--upload-size 256MiB] [--many-files 500] [--list-count 2000] [--no-install] [--keep-tmp]
+//   node bench/run.ts [--cases 1,2,3,4,5,6,7,8,9,10] [--runs 3] [--large-size 1GiB] [--memory-size 10GiB]
+//                     [--upload-size 256MiB] [--many-files 500] [--list-count 2000] [--scale-files 100000] [--no-install] [--keep-tmp]
 //                     [--update BENCHMARKS.md]
 // --update replaces what lies between the file's `<!-- bench:begin -->` and `<!-- bench:end -->`
 // markers with this run's report, keeping the hand-written analysis around it.
@@ -25,6 +25,7 @@ import { nginxDownload } from './cases/nginx-download.ts';
 import { startup } from './cases/startup.ts';
 import { tracing } from './cases/tracing.ts';
 import { uploads } from './cases/uploads.ts';
+import { scale } from './cases/scale.ts';
 import { azuriteHost, type AzuriteHost } from './lib/azurite.ts';
 import type { BenchContext } from './lib/context.ts';
 import { startNginx, type Nginx } from './lib/nginx.ts';
@@ -36,13 +37,14 @@ import { findAzcopy, findDebianTools } from './lib/tools.ts';
 
 const { values: flags } = parseArgs({
   options: {
-    cases: { type: 'string', default: '1,2,3,4,5,6,7,8,9' },
+    cases: { type: 'string', default: '1,2,3,4,5,6,7,8,9,10' },
     runs: { type: 'string', default: '3' },
     'large-size': { type: 'string', default: '1GiB' },
     'memory-size': { type: 'string', default: '10GiB' },
     'upload-size': { type: 'string', default: '256MiB' },
     'many-files': { type: 'string', default: String(MANY_BLOBS_DEFAULTS.fileCount) },
     'list-count': { type: 'string', default: String(MANY_BLOBS_DEFAULTS.listCount) },
+    'scale-files': { type: 'string', default: '100000' },
     'no-install': { type: 'boolean', default: false },
     'keep-tmp': { type: 'boolean', default: false },
     update: { type: 'string' },
@@ -201,6 +203,7 @@ try {
     ['7', () => clients(ctx, Math.max(runs, 9))],
     ['8', () => startup(ctx, Math.max(runs, 20))],
     ['9', () => manyBlobs(ctx, { ...MANY_BLOBS_DEFAULTS, fileCount: Number(flags['many-files']), listCount: Number(flags['list-count']) })],
+    ['10', () => scale(ctx, Number(flags['scale-files']))],
   ];
   for (const [id, run] of cases) {
     if (!selected.has(id)) continue;

@@ -91,8 +91,8 @@ export async function uploads(ctx: BenchContext) {
     `Every contender sends ${FILE_COUNT} Put Blob/PUT requests of ${FILE_SIZE_BYTES / 1024} KiB; payloads are made before the clock starts. ` +
     'Azurite is blob-cacher\'s embedded Azurite (dist/storage/azurite.js, in memory), hosted by the suite in its own process and started fresh for every run of every contender; ' +
     'blob-cacher reaches it with a connection string in its environment (its own per-run embedded Azurite would sit in its coordinator, which is otherwise idle: the same).',
-    `Against nginx (DAV, \`dav_methods PUT\`; its files on ${ctx.nginx?.davStorage ?? 'disk'}) blob-cacher runs with \`--url\`: plain PUTs of the same names, verified afterwards by reading every file back ` +
-    '(outside its timing), `--keep` because this nginx refuses DELETE; the suite removes each contender\'s files after every run. ' +
+    `Against nginx (DAV, \`dav_methods PUT DELETE\`; its files on ${ctx.nginx?.davStorage ?? 'disk'}) blob-cacher runs with \`--url\`: plain PUTs of the same names, verified afterwards by reading every file back ` +
+    '(outside its timing), `--keep` so that every contender\'s files are removed the same way: by the suite, after every run. ' +
     'The raw Node loop to nginx is this machine\'s ceiling; against Azurite the comparable peer is the same raw loop, signing every request ' +
     'with blob-cacher\'s SharedKey signer.',
     '"server s" is the server\'s own view of each run (nginx: its access log; Azurite: its http server, watched from the suite\'s process): ' +
