@@ -2,7 +2,7 @@
 // It finds or installs the peers, starts its own nginx and Azurites, runs the cases, prints one table
 // per measurement and writes them to results/bench-<time>.md and .json. Never part of the tests.
 //
-//   node bench/run.ts [--cases 1,2,3,4,5,6,7,8,9,10] [--runs 3] [--large-size 1GiB] [--memory-size 10GiB]
+//   node bench/run.ts [--cases 1,2,3,4,5,6,7,8,9,10,11] [--runs 3] [--large-size 1GiB] [--memory-size 10GiB]
 //                     [--upload-size 256MiB] [--many-files 500] [--list-count 2000] [--scale-files 100000] [--no-install] [--keep-tmp]
 //                     [--update BENCHMARKS.md]
 // --update replaces what lies between the file's `<!-- bench:begin -->` and `<!-- bench:end -->`
@@ -26,6 +26,7 @@ import { startup } from './cases/startup.ts';
 import { tracing } from './cases/tracing.ts';
 import { uploads } from './cases/uploads.ts';
 import { scale } from './cases/scale.ts';
+import { serverSpan } from './cases/server-span.ts';
 import { azuriteHost, type AzuriteHost } from './lib/azurite.ts';
 import type { BenchContext } from './lib/context.ts';
 import { startNginx, type Nginx } from './lib/nginx.ts';
@@ -37,7 +38,7 @@ import { findAzcopy, findDebianTools } from './lib/tools.ts';
 
 const { values: flags } = parseArgs({
   options: {
-    cases: { type: 'string', default: '1,2,3,4,5,6,7,8,9,10' },
+    cases: { type: 'string', default: '1,2,3,4,5,6,7,8,9,10,11' },
     runs: { type: 'string', default: '3' },
     'large-size': { type: 'string', default: '1GiB' },
     'memory-size': { type: 'string', default: '10GiB' },
@@ -204,6 +205,8 @@ try {
     ['8', () => startup(ctx, Math.max(runs, 20))],
     ['9', () => manyBlobs(ctx, { ...MANY_BLOBS_DEFAULTS, fileCount: Number(flags['many-files']), listCount: Number(flags['list-count']) })],
     ['10', () => scale(ctx, Number(flags['scale-files']))],
+    // Medians of at least 5 warm runs per size and contender, whatever --runs says.
+    ['11', () => serverSpan(ctx, runs)],
   ];
   for (const [id, run] of cases) {
     if (!selected.has(id)) continue;

@@ -44,6 +44,8 @@ export interface Section {
   rows: Row[][];
   goals: GoalResult[];
   commands: string[];
+  /** How the commands were run, where not the suite's usual one run per call. */
+  commandsNote?: string;
 }
 
 const num = (v: number, digits = 1) => (Number.isFinite(v) ? v.toFixed(digits) : '—');
@@ -134,6 +136,7 @@ export function renderSection(s: Section): string {
   for (const n of s.notes) parts.push(n, '');
   for (const t of s.tables) parts.push(t, '');
   if (s.goals.length) parts.push(goalsTable(s.goals), '');
-  if (s.commands.length) parts.push('Commands (one run; the suite passes `--runs 1 --warmup 0 --results <tmp> --log-level warn --format json` and a peak-RSS preload):', '', '```sh', ...s.commands, '```', '');
+  const how = s.commandsNote ?? 'one run; the suite passes `--runs 1 --warmup 0 --results <tmp> --log-level warn --format json` and a peak-RSS preload';
+  if (s.commands.length) parts.push(`Commands (${how}):`, '', '```sh', ...s.commands, '```', '');
   return parts.join('\n');
 }
