@@ -5,7 +5,7 @@ import type { OpRecord } from '../metrics/records.js';
 import { RecordTable } from '../metrics/record-table.js';
 import { PHASES, type Phase } from '../transport/phases.js';
 import type { MergedRun, WorkerSummary } from '../workers/pool.js';
-import { countInto, emptyTotals, type MergedSteady } from '../workers/steady.js';
+import { countInto, emptyTotals } from '../workers/steady.js';
 import type { SteadyOptions } from '../config/load.js';
 import { MAX_RECORDS_PER_RUN, type Cell, type RecordRow, type RunParams, type RunRecord, type WorkerEvidence } from './schema.js';
 
@@ -44,11 +44,18 @@ const evidenceOf = (w: WorkerSummary): WorkerEvidence => ({
   cpuSystemMs: w.cpuSystemMs, peakRssBytes: w.peakRssBytes, eventLoopDelayP99Ms: w.eventLoopDelayP99Ms,
 });
 
+/**
+ * One run's record. Its counts are totals over every request: a steady run's from the workers'
+ * meters (every lap; the pool has counted a step after the workers, an upload's commit, into them),
+ * any other's summed here over its records, the same way.
+ */
 export function measuredRun(id: RunIdentity, merged: MergedRun, check: Verification, plan?: SteadyPlan): MeasuredRun {
-  if (merged.steady && plan) return steadyRun(id, merged, check, plan, merged.steady);
-  // The same sums a steady run's meter keeps, over every request once.
-  const t = emptyTotals();
-  for (const r of merged.records) countInto(t, r);
+  const steady = plan ? merged.steady : undefined;
+  let t = steady?.totals;
+  if (!t) {
+    t = emptyTotals();
+    for (const r of merged.records) countInto(t, r);
+  }
   return {
     ...id,
     wallMs: merged.wallMs,
@@ -64,34 +71,13 @@ export function measuredRun(id: RunIdentity, merged: MergedRun, check: Verificat
     histograms: merged.histograms.encode(),
     ...check,
     workers: merged.workers.map(evidenceOf),
-    records: merged.records,
-  };
-}
-
-/** Every lap counted from the workers' totals; the evidence per worker is the same as a plain run's. */
-function steadyRun(id: RunIdentity, merged: MergedRun, check: Verification, plan: SteadyPlan, steady: MergedSteady): MeasuredRun {
-  // The pool has counted a step after the workers (an upload's commit) into the totals.
-  const t = steady.totals;
-  return {
-    ...id,
-    wallMs: merged.wallMs,
-    bytes: t.bytes,
-    requests: t.requests,
-    failedRequests: t.failed,
-    reusedSockets: t.reused,
-    retries: t.retries,
-    throttled: t.throttled,
-    backoffMs: t.backoffMs,
-    phaseSumsMs: t.phaseSumsMs,
-    requestSumMs: t.requestSumMs,
-    histograms: merged.histograms.encode(),
-    ...check,
-    workers: merged.workers.map(evidenceOf),
-    steady: {
-      releaseEpochMs: steady.releaseEpochMs, durationMs: plan.durationMs, intervalMs: steady.intervalMs, lapBytes: plan.lapBytes, lapRequests: plan.lapRequests, laps: steady.laps,
-      workers: steady.workers, series: steady.series,
-      ...(merged.autotermAtMs !== undefined && plan.autoterm ? { autoterm: { atMs: merged.autotermAtMs, ...plan.autoterm } } : {}),
-    },
+    ...(steady && plan ? {
+      steady: {
+        releaseEpochMs: steady.releaseEpochMs, durationMs: plan.durationMs, intervalMs: steady.intervalMs, lapBytes: plan.lapBytes, lapRequests: plan.lapRequests, laps: steady.laps,
+        workers: steady.workers, series: steady.series,
+        ...(merged.autotermAtMs !== undefined && plan.autoterm ? { autoterm: { atMs: merged.autotermAtMs, ...plan.autoterm } } : {}),
+      },
+    } : {}),
     records: merged.records,
   };
 }
