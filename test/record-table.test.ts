@@ -50,7 +50,7 @@ describe('RecordTable', () => {
     const a = RecordTable.from([{ ...base, item: 3, offsetBytes: 300 }, { ...base, item: 1, offsetBytes: 100, error: 'x' }]);
     const b = RecordTable.from([{ ...base, item: 2, offsetBytes: 100, md5: 'NuhjEeaLR/HP77DScrf6uA==' }]);
     const wire = structuredClone([a.encode(), b.encode()]);
-    const merged = RecordTable.concat(wire.map((e) => RecordTable.decode(e))).sortedByOffset();
+    const merged = RecordTable.concat(wire.map((e) => RecordTable.decode(e))).sortByOffset();
     expect(merged.map((r) => [r.item, r.offsetBytes, r.error ?? null, r.md5 ?? null])).toEqual([
       [1, 100, 'x', null], [2, 100, null, 'NuhjEeaLR/HP77DScrf6uA=='], [3, 300, null, null],
     ]);
@@ -60,6 +60,21 @@ describe('RecordTable', () => {
     expect(empty.length).toBe(0);
     empty.push(base);
     expect(empty.at(0)!.item).toBe(7);
+  });
+
+  it('sorts in place by offset then item, its errors and MD5s moving with their rows, as a sort of the records would', () => {
+    const records = Array.from({ length: 500 }, (_, i): OpRecord => ({
+      ...base, item: (i * 7919) % 500, offsetBytes: ((i * 31) % 17) * 1024, totalMs: i,
+      ...(i % 5 === 0 ? { error: `e${i}` } : { md5: Buffer.alloc(16, i % 256).toString('base64') }),
+    }));
+    const t = RecordTable.from(records);
+    expect(t.sortByOffset()).toBe(t);
+    const expected = [...records].sort((a, b) => a.offsetBytes - b.offsetBytes || a.item - b.item);
+    expect(t.map((r) => [r.offsetBytes, r.item, r.totalMs, r.error ?? r.md5])).toEqual(expected.map((r) => [r.offsetBytes, r.item, r.totalMs, r.error ?? r.md5]));
+    expect(t.failedRows().map((i) => t.error(i))).toEqual(expected.filter((r) => r.error).map((r) => r.error));
+    // Already in order: left as it is.
+    const firstMd5 = t.md5(1);
+    expect(t.sortByOffset().md5(1)).toBe(firstMd5);
   });
 
   it('fills phase histograms from its columns as from the records, failed requests left out', () => {

@@ -252,13 +252,42 @@ export class RecordTable implements Iterable<OpRecord> {
     return t;
   }
 
-  /** Rows ordered by offset, then item (a permutation sort: no records made). */
-  sortedByOffset(): RecordTable {
-    const order = Uint32Array.from({ length: this.rows }, (_, i) => i);
+  /**
+   * Orders the rows by offset, then item, in place (a stable permutation sort: no records made).
+   * Column by column, so that at most one column's copy is held beside the table: at a million
+   * requests a sorted copy of the whole table was 110 MB more at the coordinator's peak.
+   */
+  sortByOffset(): this {
+    const n = this.rows;
     const off = this.cols.offsetBytes;
     const item = this.cols.item;
-    order.sort((a, b) => off[a]! - off[b]! || item[a]! - item[b]! || a - b);
-    return this.pick(order);
+    const before = (a: number, b: number) => off[a]! - off[b]! || item[a]! - item[b]!;
+    let sorted = true;
+    for (let i = 1; i < n && sorted; i++) sorted = before(i - 1, i) <= 0;
+    if (sorted) return this;
+    const order = Uint32Array.from({ length: n }, (_, i) => i);
+    order.sort((a, b) => before(a, b) || a - b);
+    const permute = <T extends Column | Float32Array | Uint8Array>(a: T, per = 1): T => {
+      const out = new (a.constructor as new (n: number) => T)(a.length);
+      for (let k = 0; k < n; k++) {
+        const i = order[k]!;
+        if (per === 1) out[k] = a[i]!;
+        else out.set(a.subarray(i * per, (i + 1) * per) as never, k * per);
+      }
+      return out;
+    };
+    for (const c of NUMBER_COLUMNS) this.cols[c] = permute(this.cols[c]);
+    this.phaseCols = this.phaseCols.map((p) => permute(p));
+    this.md5Bytes = permute(this.md5Bytes, MD5_BYTES);
+    this.hasMd5 = permute(this.hasMd5);
+    const rowOf = new Map<number, number>();
+    order.forEach((i, k) => {
+      if (this.odd.has(i)) rowOf.set(i, k);
+    });
+    const odd = [...this.odd.entries()];
+    this.odd.clear();
+    for (const [i, o] of odd) if (rowOf.has(i)) this.odd.set(rowOf.get(i)!, o);
+    return this;
   }
 
   encode(): EncodedRecords {

@@ -248,7 +248,7 @@ export class WorkerPool {
       }
       const histograms = new PhaseHistograms();
       for (const r of results) histograms.addEncoded(r.histograms);
-      const records = RecordTable.concat(tables.splice(0)).sortedByOffset();
+      const records = RecordTable.concat(tables.splice(0)).sortByOffset();
       // The ranked span, the same for every contender: its first request's start (when it was issued,
       // so queueing for a socket counts) to its last response's end; a worker's own setup and
       // wind-down are outside it.
