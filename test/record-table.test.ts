@@ -55,6 +55,9 @@ describe('RecordTable', () => {
       [1, 100, 'x', null], [2, 100, null, 'NuhjEeaLR/HP77DScrf6uA=='], [3, 300, null, null],
     ]);
     expect(merged.rowsByItem().get(2)).toBe(1);
+    expect(merged.rowsByItem().get(0)).toBeUndefined();
+    expect(merged.rowsByItem().has(3)).toBe(true);
+    expect(merged.rowsByItem().has(99)).toBe(false);
     expect(merged.pick([2, 0]).map((r) => r.item)).toEqual([3, 1]);
     const empty = RecordTable.decode(structuredClone(new RecordTable().encode()));
     expect(empty.length).toBe(0);

@@ -150,17 +150,29 @@ function prepareRun(
  */
 export function verifyFromRecords(items: readonly WorkItem[], records: RecordTable, readBack: boolean): Verification | undefined {
   const rowOf = records.rowsByItem();
-  const unreadable = items.map((i) => records.readBackError(rowOf.get(i.index) ?? -1)).filter((e) => e !== undefined);
-  if (unreadable.length) return { verified: false, verification: `${unreadable.length} of ${items.length} file(s) could not be read back; first: ${unreadable[0]}` };
-  const md5Of = (item: WorkItem) => records.md5(rowOf.get(item.index) ?? -1);
-  if (!items.every((i) => md5Of(i) !== undefined)) return undefined;
-  const wrong = items.flatMap((item) => {
+  // One pass, counting, with the first of each kind kept: no array or string per file.
+  const unreadable = { count: 0, first: '' };
+  const wrong = { count: 0, first: '' };
+  let withoutMd5 = false;
+  for (const item of items) {
+    const row = rowOf.get(item.index) ?? -1;
+    const error = records.readBackError(row);
+    if (error !== undefined) {
+      if (unreadable.count++ === 0) unreadable.first = error;
+      continue;
+    }
+    const got = records.md5(row);
+    if (got === undefined) {
+      withoutMd5 = true;
+      continue;
+    }
     const expected = contentMd5(FIXTURE_SEED, item.destOffsetBytes, item.lengthBytes);
-    const got = md5Of(item);
-    return got === expected ? [] : [`MD5 MISMATCH for ${item.blob}: got ${got}, expected ${expected}`];
-  });
-  if (wrong.length) {
-    return { verified: false, verification: `${wrong.length} of ${items.length} ${readBack ? 'file(s) read back wrong' : 'blob(s) stored wrong, by the MD5 the service answered'}; first: ${wrong[0]}` };
+    if (got !== expected && wrong.count++ === 0) wrong.first = `MD5 MISMATCH for ${item.blob}: got ${got}, expected ${expected}`;
+  }
+  if (unreadable.count) return { verified: false, verification: `${unreadable.count} of ${items.length} file(s) could not be read back; first: ${unreadable.first}` };
+  if (withoutMd5) return undefined;
+  if (wrong.count) {
+    return { verified: false, verification: `${wrong.count} of ${items.length} ${readBack ? 'file(s) read back wrong' : 'blob(s) stored wrong, by the MD5 the service answered'}; first: ${wrong.first}` };
   }
   return {
     verified: true,
