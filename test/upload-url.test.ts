@@ -176,6 +176,15 @@ describe('small-files to an in-memory PUT server', () => {
     expect(s.files.size).toBe(0);
   });
 
+  it('past 10,000 files a worker, each URL is made as its request goes out: all PUT, read back and deleted as below that', async () => {
+    const s = await server({ deleteFolders: 'yes' });
+    const r = verifiedResult(await runUpload(config(`${s.url}/dav/`, { fileCount: 10_050, fileSizeBytes: 16, processes: 1, maxSockets: 16 })));
+    expect(r.requests).toBe(10_050);
+    expect(s.log.puts).toBe(10_050 + 1);
+    expect(s.log.gets).toBe(10_050);
+    expect(s.files.size).toBe(0);
+  }, 60_000);
+
   it('a server that deletes folders: the run\'s folder goes with one DELETE; one that says so but keeps the files gets them deleted one by one', async () => {
     const s = await server({ deleteFolders: 'yes' });
     verifiedResult(await runUpload(config(`${s.url}/dav/`, { fileCount: 30, processes: 2 })));
