@@ -96,8 +96,18 @@ describe('results that cannot be written at the end', () => {
     const cli = startCli(['--source-method', 'chunked', '--concurrency', '4', '--runs', '3']);
     // After the first run the file exists; then something puts a directory in its place.
     await cli.waitFor(/chunked: 4 request\(s\)[\s\S]*chunked: 4 request\(s\)/);
-    rmSync(join(cli.cwd, 'r.json'), { force: true });
-    mkdirSync(join(cli.cwd, 'r.json'));
+    // The CLI may be saving the first run at this moment (a temp file renamed into place): the
+    // directory goes in once no file is renamed back between the removal and the mkdir.
+    for (let tries = 0; ; tries++) {
+      rmSync(join(cli.cwd, 'r.json'), { force: true });
+      try {
+        mkdirSync(join(cli.cwd, 'r.json'));
+        break;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || tries >= 50) throw err;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    }
     expect(await cli.exited).toBe(1);
     const { stdout, stderr } = cli.out();
     expect(stdout).toMatch(/^\d+=?\s+chunked\s.*\sok$/m);
