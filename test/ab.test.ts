@@ -4,7 +4,7 @@
 // Runs are measured once per server; the trials draw disjoint sets of 10 from them.
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ALPHA, mannWhitney } from '../src/analysis/significance.js';
+import { ALPHA, mannWhitney, significantlyFaster } from '../src/analysis/significance.js';
 import type { DownloadConfig } from '../src/config/load.js';
 import { runDownload } from '../src/engine/download.js';
 import { setLogLevel } from '../src/log/logger.js';
@@ -107,4 +107,21 @@ describe('verdicts against real runs', () => {
     console.log(`A/B detected: ${detected}/${TRIALS} (${((detected / TRIALS) * 100).toFixed(1)}%), n=${N} a side; medians ${[...base].sort((x, y) => x - y)[RUNS / 2]!.toFixed(1)} vs ${[...slower].sort((x, y) => x - y)[RUNS / 2]!.toFixed(1)} ms`);
     expect(detected / TRIALS).toBeGreaterThanOrEqual(0.9);
   });
+
+  // The verdict's rule adds the ratio's bootstrap interval to the rank test (2,000 resamples each
+  // time, so fewer trials): it can only alarm less than the rank test alone, and must still detect.
+  const VERDICT_TRIALS = 2_000;
+  it('the verdict\'s rule (rank test and ratio interval): A/A alarms at most 5%, A/B (20%) detected at n=10 at least 90%', () => {
+    let alarms = 0;
+    let detected = 0;
+    for (let t = 0; t < VERDICT_TRIALS; t++) {
+      const draw = shuffled(base, t + 1);
+      const [x, y] = [draw.slice(0, N), draw.slice(N, 2 * N)];
+      if (significantlyFaster(x, y) || significantlyFaster(y, x)) alarms++;
+      if (significantlyFaster(shuffled(base, t + 1).slice(0, N), shuffled(slower, t + 1001).slice(0, N))) detected++;
+    }
+    console.log(`verdict rule: A/A false alarms ${alarms}/${VERDICT_TRIALS} (${((alarms / VERDICT_TRIALS) * 100).toFixed(1)}%), A/B detected ${detected}/${VERDICT_TRIALS} (${((detected / VERDICT_TRIALS) * 100).toFixed(1)}%), n=${N} a side`);
+    expect(alarms / VERDICT_TRIALS).toBeLessThanOrEqual(0.05);
+    expect(detected / VERDICT_TRIALS).toBeGreaterThanOrEqual(0.9);
+  }, 60_000);
 });

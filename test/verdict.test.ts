@@ -96,6 +96,16 @@ describe('ranks and the verdict', () => {
     expect(verdictLines(ranked)).toEqual([expect.stringMatching(/^chunked is 1\.50x faster than sdk \(95% CI 1\.\d\dx–1\.\d\dx, n=5\/5\)$/)]);
   });
 
+  it('the rank test alone says faster but the ratio\'s interval reaches below 1x: a tie, never "faster (95% CI 0.99x-...)"', () => {
+    const a = [129, 136, 101, 105, 103, 104, 103, 100];
+    const b = [134, 148, 118, 115, 118, 137, 120, 128];
+    expect(mannWhitney(a, b).p).toBeLessThan(0.05);
+    expect(ratioInterval(a, b).low).toBeLessThanOrEqual(1);
+    const ranked = rankStats([contender('a', a), contender('b', b)]);
+    expect(ranked.map(rankLabel)).toEqual(['1=', '1=']);
+    expect(verdictLines(ranked)[0]).toMatch(/^no significant difference between a, b at n=8/);
+  });
+
   it('one run each: nothing is ranked ahead, and the verdict asks for runs', () => {
     const ranked = rankStats([contender('a', [100]), contender('b', [200]), contender('c', [300])]);
     expect(ranked.map(rankLabel)).toEqual(['1=', '1=', '1=']);

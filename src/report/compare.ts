@@ -1,7 +1,7 @@
 // A against B, per contender (strategy and sweep cell) and phase, as benchstat does: a rank test
 // (Mann-Whitney U) on the runs' times, `~` when it finds no significant difference, and the ratio
 // of medians with its bootstrap 95% interval.
-import { ALPHA, mannWhitney, MIN_RUNS_FOR_SIGNIFICANCE, ratioInterval } from '../analysis/significance.js';
+import { ALPHA, mannWhitney, MIN_RUNS_FOR_SIGNIFICANCE, ratioInterval, significantlyFaster } from '../analysis/significance.js';
 import type { ContenderStats } from '../analysis/analyze.js';
 import { fmtMs } from './console.js';
 
@@ -31,9 +31,11 @@ export function compareStats(base: readonly ContenderStats[], next: readonly Con
     const b = byName.get(a.label);
     if (!b) continue;
     const { p } = mannWhitney(a.timesMs, b.timesMs);
-    const significant = p < ALPHA;
+    // The verdict's own rule: the rank test and the ratio's interval, one way or the other.
+    const significant = significantlyFaster(a.timesMs, b.timesMs) || significantlyFaster(b.timesMs, a.timesMs);
     const few = a.timesMs.length < MIN_RUNS_FOR_SIGNIFICANCE || b.timesMs.length < MIN_RUNS_FOR_SIGNIFICANCE;
-    const note = significant ? '' : few ? `needs --runs >= ${MIN_RUNS_FOR_SIGNIFICANCE} on both sides` : `p=${p.toFixed(2)}`;
+    const note = significant ? '' : few ? `needs --runs >= ${MIN_RUNS_FOR_SIGNIFICANCE} on both sides`
+      : p < ALPHA ? `p=${p.toFixed(2)}, but the ratio's 95% interval reaches 1x` : `p=${p.toFixed(2)}`;
     // Ratio as new/base: ratioInterval(fast, slow) measures slow/fast.
     const ci = ratioInterval(a.timesMs, b.timesMs);
     const phases = (['wait', 'firstByte', 'download', 'total'] as const)
