@@ -87,7 +87,7 @@ export function warnings(stats: readonly ContenderStats[], targetOnThisMachine: 
   for (const s of stats) {
     const gap = serverGap(s);
     if (gap && !gap.within) {
-      out.push(`${s.label}: its time is ${(gap.ratio * 100 - 100).toFixed(0)}% (${gap.ms.toFixed(0)} ms) above the server's span of its data requests: client-side work before the first request or after the last answer is in it`);
+      out.push(`${s.label}: its time is ${(gap.ratio * 100 - 100).toFixed(0)}% (${gap.ms.toFixed(0)} ms) above the server's span of its data requests: in it are connecting (unless --connections warm), client-side work, and the last bytes still in the sockets' buffers when the server finished, a few ms that weigh less on larger transfers (BENCHMARKS.md, case 11)`);
     }
   }
   if (targetOnThisMachine) out.push('the target runs on this machine: client and server share its CPUs, so the ranking may not hold against a remote account');
