@@ -3,7 +3,7 @@
 import { ConfigError } from '../config/errors.js';
 import { formatBytes } from '../config/sizes.js';
 import { cellLabel, type ContenderStats } from './analyze.js';
-import { ALPHA, mannWhitney } from './significance.js';
+import { significantlyFaster } from './significance.js';
 import type { Cell, SweepAxis } from '../results/schema.js';
 
 export type { SweepAxis } from '../results/schema.js';
@@ -80,6 +80,12 @@ const medianRate = (s: ContenderStats, useOps: boolean) => (useOps ? s.opsPerSec
 
 /** Per-run rates of a contender, in the grid's unit. */
 const ratesOf = (s: ContenderStats, useOps: boolean) => (useOps ? s.ratesOpsPerSecond : s.ratesMiBps);
+/**
+ * Whether `top`'s rates are significantly above `other`'s, by the verdict's rule (the rank test and
+ * the ratio's interval), on seconds per unit: the inverse of a rate orders runs as their times do.
+ */
+const aheadOf = (top: ContenderStats, other: ContenderStats, useOps: boolean) =>
+  significantlyFaster(ratesOf(top, useOps).map((r) => 1 / r), ratesOf(other, useOps).map((r) => 1 / r));
 
 /**
  * The grid of the best strategy's median per cell: rows are the first axes, columns the last.
@@ -103,11 +109,11 @@ export function buildGrid(stats: readonly ContenderStats[], axes: readonly Sweep
   at.forEach((row, r) => row.forEach((w, c) => {
     if (w && (!best || value(w) > value(at[best.row]![best.col]!))) best = { row: r, col: c };
   }));
-  // The set tied with the top: cells whose winner the rank test cannot tell from the best's.
+  // The set tied with the top: cells whose winner the verdict's rule cannot tell from the best's.
   const top = best ? at[best.row]![best.col]! : undefined;
   const tiedAt: { row: number; col: number }[] = [];
   at.forEach((row, r) => row.forEach((w, c) => {
-    if (w && top && (w === top || mannWhitney(ratesOf(w, useOps), ratesOf(top, useOps)).p >= ALPHA)) tiedAt.push({ row: r, col: c });
+    if (w && top && (w === top || !aheadOf(top, w, useOps))) tiedAt.push({ row: r, col: c });
   }));
   const grid: SweepGrid = {
     title: `best strategy per cell, ${useOps ? 'ops/s' : 'MiB/s'} (median)`,
@@ -136,7 +142,7 @@ export function sdkAdvice(stats: readonly ContenderStats[], best: ContenderStats
   if (!sdkCells.length) return ['SDK settings: not advised, no SDK baseline was measured in this sweep (add sdk to the strategies swept)'];
   const top = sdkCells.reduce((a, b) => (value(b) > value(a) ? b : a));
   const p = top.params!;
-  const alike = sdkCells.filter((s) => s !== top && mannWhitney(ratesOf(s, useOps), ratesOf(top, useOps)).p >= ALPHA);
+  const alike = sdkCells.filter((s) => s !== top && !aheadOf(top, s, useOps));
   const lines = [`SDK settings from its best measured cell (${cellLabel(top.strategy, top.cell)}, ${value(top).toFixed(1)} ${useOps ? 'ops/s' : 'MiB/s'}):`];
   if (alike.length) lines.push(`  (no significant difference from: ${alike.map((s) => cellLabel(s.strategy, s.cell)).join('; ')}: any of them will do)`);
   if (top.strategy === 'sdk-small-files') {
