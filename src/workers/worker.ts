@@ -9,6 +9,7 @@ import type { WorkItem } from '../strategies/strategy.js';
 import { RequestSigner } from '../storage/target.js';
 import { RawPool } from '../transport/raw-client.js';
 import { NOT_SENT_ERROR } from '../transport/http-client.js';
+import { inLanes } from '../transport/lanes.js';
 import { createAgent } from '../transport/request.js';
 import { readBack, runGet, runPut, runSdkDownload, runSdkSmallFile, runSdkUpload, sdkClients, warmConnections, type ExecContext } from './executors.js';
 import { runHead, runList, runSdkHead, runSdkList } from './metadata-executors.js';
@@ -176,16 +177,12 @@ async function prepare(job: WorkerJob): Promise<(goEpochMs: number) => Promise<W
     }
     // Uploads to a plain server are read back here, in every worker at once, over the sockets of the run.
     if (job.readBack && !stop.signal.aborted) {
-      let at = 0;
-      await Promise.all(Array.from({ length: Math.min(items.length, job.maxSockets) }, async () => {
-        while (at < items.length) {
-          const n = at++;
-          if (records.error(n) !== undefined || stop.signal.aborted) continue;
-          const back = await readBack(ctx, items[n]!, payloads[n]!);
-          if (back.md5) records.setMd5(n, back.md5);
-          else records.setReadBackError(n, back.error ?? 'no answer');
-        }
-      }));
+      await inLanes(items, job.maxSockets, async (item, n) => {
+        if (records.error(n) !== undefined || stop.signal.aborted) return;
+        const back = await readBack(ctx, item, payloads[n]!);
+        if (back.md5) records.setMd5(n, back.md5);
+        else records.setReadBackError(n, back.error ?? 'no answer');
+      });
     }
     const verifyMs = performance.now() - verifyStart;
     agent.destroy();
