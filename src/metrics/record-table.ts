@@ -17,6 +17,8 @@ type NumberColumn = keyof typeof NUMBERS;
 type Column = InstanceType<(typeof NUMBERS)[NumberColumn]>;
 const NUMBER_COLUMNS = Object.keys(NUMBERS) as NumberColumn[];
 const MD5_BYTES = 16;
+/** Base64 of exactly 16 bytes, as Content-MD5 writes it: decoding it and encoding back gives it again. */
+const CANONICAL_MD5 = /^[A-Za-z0-9+/]{21}[AQgw]==$/;
 
 /** What crosses the IPC channel: the columns cut to length, and the rare strings by row. */
 export interface EncodedRecords {
@@ -96,9 +98,7 @@ export class RecordTable implements Iterable<OpRecord> {
     c.throttled[i] = r.throttled;
     c.backoffMs[i] = r.backoffMs;
     c.objects[i] = r.objects ?? -1;
-    PHASES.forEach((p, k) => {
-      this.phaseCols[k]![i] = r.phases[p] ?? Number.NaN;
-    });
+    for (let k = 0; k < PHASES.length; k++) this.phaseCols[k]![i] = r.phases[PHASES[k]!] ?? Number.NaN;
     this.odd.delete(i);
     this.hasMd5[i] = 0;
     if (r.md5 !== undefined) this.setMd5(i, r.md5);
@@ -119,9 +119,9 @@ export class RecordTable implements Iterable<OpRecord> {
   }
 
   setMd5(i: number, md5: string): void {
-    const bytes = Buffer.from(md5, 'base64');
-    if (bytes.length === MD5_BYTES && bytes.toString('base64') === md5) {
-      this.md5Bytes.set(bytes, i * MD5_BYTES);
+    // Set as a request settles, in the timed section: the form is checked, not decoded and encoded back.
+    if (CANONICAL_MD5.test(md5)) {
+      this.md5Bytes.set(Buffer.from(md5, 'base64'), i * MD5_BYTES);
       this.hasMd5[i] = 1;
       if (this.odd.get(i)?.md5 !== undefined) delete this.oddOf(i).md5;
     } else {

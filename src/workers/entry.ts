@@ -26,7 +26,7 @@ export const resolveSource: ResolveHookSync = (specifier, context, nextResolve) 
  * MiB GETs from nginx, the SDK's downloadToBuffer: A/B in BENCHMARKS.md). Not a cap: the old
  * generation still grows as the live set needs. A flag the parent was given wins.
  */
-export const WORKER_V8_FLAGS = ['--max-semi-space-size=4'];
+const WORKER_V8_FLAGS = ['--max-semi-space-size=4'];
 
 export function withWorkerFlags(execArgv: readonly string[]): string[] {
   const given = (flag: string) => execArgv.some((a) => a.split('=')[0]!.replace(/_/g, '-') === flag.split('=')[0]);
