@@ -1,17 +1,16 @@
 // --connections cold|warm on the embedded Azurite: warm opens MAX_SOCKETS per process before the
 // barrier, so no request in the timed span connects; cold (the default) connects inside it.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadDownloadConfig, type DownloadConfig, type UploadConfig } from '../src/config/load.js';
 import { runDownload } from '../src/engine/download.js';
 import { runUpload } from '../src/engine/upload.js';
-import { setLogLevel } from '../src/log/logger.js';
 import { analyze } from '../src/analysis/analyze.js';
 import { renderConsole } from '../src/report/console.js';
 import { toRunRecord } from '../src/results/record.js';
-import { startEmbeddedAzurite, type EmbeddedAzurite } from './helpers/azurite.js';
+import { azuriteForFile, keyCredentialsOf } from './helpers/azurite.js';
 
-let azurite: EmbeddedAzurite;
-const credentials = () => ({ kind: 'key' as const, account: azurite.account, key: azurite.key, endpoint: azurite.endpoint });
+const azurite = azuriteForFile();
+const credentials = () => keyCredentialsOf(azurite());
 
 function download(overrides: Partial<DownloadConfig>): DownloadConfig {
   return {
@@ -20,15 +19,6 @@ function download(overrides: Partial<DownloadConfig>): DownloadConfig {
     runs: 1, warmup: 0, format: 'console', maxRetries: 3, timeoutMs: 10_000, trace: true, httpClient: 'raw', ...overrides,
   };
 }
-
-beforeAll(async () => {
-  setLogLevel('error');
-  azurite = await startEmbeddedAzurite();
-}, 60_000);
-
-afterAll(async () => {
-  await azurite?.stop();
-});
 
 describe('--connections', () => {
   it('parses cold and warm, cold by default, and refuses anything else', () => {

@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NGINX_PATH as NGINX, requires } from './helpers/requires.js';
 import { staticNginxConfig } from './helpers/nginx-dav.js';
-import { inNs, stderrOf, waitForPortInNs } from './helpers/netns.js';
+import { inNs, stderrOf, vethPair, waitForPortInNs } from './helpers/netns.js';
 
 const root = resolve(import.meta.dirname, '..');
 const SERVER_NS = `bc-srv-${process.pid}`;
@@ -37,20 +37,7 @@ function setUp(): string | undefined {
     return `cannot create network namespaces: ${stderrOf(err)}`;
   }
   try {
-    // The pair is born in the server namespace; one end moves to the client's.
-    inNs(SERVER_NS, 'ip', 'link', 'add', `${VETH}s`, 'type', 'veth', 'peer', 'name', `${VETH}c`);
-    inNs(SERVER_NS, 'ip', 'link', 'set', `${VETH}c`, 'netns', CLIENT_NS);
-    for (const [ns, dev, ip] of [[SERVER_NS, `${VETH}s`, SERVER_IP], [CLIENT_NS, `${VETH}c`, CLIENT_IP]] as const) {
-      inNs(ns, 'ip', 'addr', 'add', `${ip}/30`, 'dev', dev);
-      inNs(ns, 'ip', 'link', 'set', dev, 'mtu', '1500', 'up');
-      inNs(ns, 'ip', 'link', 'set', 'lo', 'up');
-      try {
-        // Frames of at most one MTU, so that tbf meters what the wire would carry.
-        inNs(ns, 'ethtool', '-K', dev, 'gso', 'off', 'tso', 'off', 'gro', 'off');
-      } catch {
-        // Without ethtool tbf still segments oversized packets itself.
-      }
-    }
+    vethPair(VETH, SERVER_NS, CLIENT_NS, SERVER_IP, CLIENT_IP);
   } catch (err) {
     return `cannot make a veth pair between namespaces: ${stderrOf(err)}`;
   }

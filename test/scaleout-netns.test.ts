@@ -13,7 +13,7 @@ import { AZURITE_ACCOUNT, AZURITE_KEY } from '../src/storage/azurite.js';
 import { ONE_RUN } from './helpers/cli-env.js';
 import { NGINX_PATH, requires } from './helpers/requires.js';
 import { staticNginxConfig } from './helpers/nginx-dav.js';
-import { inNs, stderrOf, waitForPortInNs } from './helpers/netns.js';
+import { inNs, stderrOf, vethPair, waitForPortInNs } from './helpers/netns.js';
 
 const root = resolve(import.meta.dirname, '..');
 const CLI = join(root, 'dist', 'cli.js');
@@ -42,18 +42,7 @@ function setUp(): string | undefined {
   try {
     inNs(SERVER_NS, 'ip', 'link', 'set', 'lo', 'up');
     for (let i = 0; i < K; i++) {
-      inNs(SERVER_NS, 'ip', 'link', 'add', `${veth(i)}s`, 'type', 'veth', 'peer', 'name', `${veth(i)}c`);
-      inNs(SERVER_NS, 'ip', 'link', 'set', `${veth(i)}c`, 'netns', clientNs(i));
-      for (const [ns, dev, ip] of [[SERVER_NS, `${veth(i)}s`, serverIp(i)], [clientNs(i), `${veth(i)}c`, clientIp(i)]] as const) {
-        inNs(ns, 'ip', 'addr', 'add', `${ip}/30`, 'dev', dev);
-        inNs(ns, 'ip', 'link', 'set', dev, 'mtu', '1500', 'up');
-        inNs(ns, 'ip', 'link', 'set', 'lo', 'up');
-        try {
-          inNs(ns, 'ethtool', '-K', dev, 'gso', 'off', 'tso', 'off', 'gro', 'off');
-        } catch {
-          // Without ethtool tbf still segments oversized packets itself.
-        }
-      }
+      vethPair(veth(i), SERVER_NS, clientNs(i), serverIp(i), clientIp(i));
       inNs(SERVER_NS, 'tc', 'qdisc', 'add', 'dev', `${veth(i)}s`, 'root', 'tbf', 'rate', `${RATE_MBIT}mbit`, 'burst', '32kb', 'latency', '100ms');
     }
   } catch (err) {

@@ -9,14 +9,13 @@ import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { analyze } from '../src/analysis/analyze.js';
 import { steadyFigures, THROTTLE_DROP } from '../src/analysis/steady.js';
 import { ConfigError } from '../src/config/errors.js';
 import { loadDownloadConfig, redactedConfig, type DownloadConfig, type UploadConfig } from '../src/config/load.js';
 import { runDownload } from '../src/engine/download.js';
 import { runUpload } from '../src/engine/upload.js';
-import { setLogLevel } from '../src/log/logger.js';
 import { renderHtml } from '../src/report/html.js';
 import { sparkline, steadyLines } from '../src/report/steady.js';
 import { newResultsFile } from '../src/results/file.js';
@@ -24,14 +23,14 @@ import { toRunRecord, type MeasuredRun } from '../src/results/record.js';
 import type { RunRecord, SteadyRecord } from '../src/results/schema.js';
 import { parseResultsDoc } from '../src/results/validate.js';
 import { isStable } from '../src/workers/pool.js';
-import { startEmbeddedAzurite, blobNames, containerOf, type EmbeddedAzurite } from './helpers/azurite.js';
+import { azuriteForFile, blobNames, containerOf, keyCredentialsOf } from './helpers/azurite.js';
 import { ONE_RUN } from './helpers/cli-env.js';
 import { deterministicBuffer, startFaultServer } from './helpers/fault-servers.js';
 import { CHROMIUM_PATH, requires } from './helpers/requires.js';
 
 const MiB = 1024 * 1024;
-let azurite: EmbeddedAzurite;
-const keyCredentials = () => ({ kind: 'key' as const, account: azurite.account, key: azurite.key, endpoint: azurite.endpoint });
+const azurite = azuriteForFile();
+const keyCredentials = () => keyCredentialsOf(azurite());
 
 function download(overrides: Partial<DownloadConfig>): DownloadConfig {
   return {
@@ -48,15 +47,6 @@ const steadyOf = (r: MeasuredRun): SteadyRecord => {
   expect(r.steady, `${r.strategy} is a steady run`).toBeDefined();
   return r.steady!;
 };
-
-beforeAll(async () => {
-  setLogLevel('error');
-  azurite = await startEmbeddedAzurite();
-}, 60_000);
-
-afterAll(async () => {
-  await azurite?.stop();
-});
 
 describe('--duration options', () => {
   const load = (argv: Record<string, unknown>, env: Record<string, string> = {}) => loadDownloadConfig(argv, { env });
@@ -226,7 +216,7 @@ describe('steady uploads', () => {
     expect(r!.requests).toBeGreaterThanOrEqual(s.laps * 20);
     expect(sum(s.series.map((p) => p.ops))).toBe(r!.requests);
     expect(s.workers).toHaveLength(2);
-    expect(await blobNames(containerOf(azurite, 'steady-up'))).toEqual([]);
+    expect(await blobNames(containerOf(azurite(), 'steady-up'))).toEqual([]);
   }, 60_000);
 });
 

@@ -4,7 +4,9 @@ import {
   AccountSASPermissions, AccountSASResourceTypes, AccountSASServices, BlobServiceClient, generateAccountSASQueryParameters,
   StorageSharedKeyCredential, type ContainerClient,
 } from '@azure/storage-blob';
-import type { EmbeddedAzurite } from '../../src/storage/azurite.js';
+import { afterAll, beforeAll } from 'vitest';
+import { setLogLevel } from '../../src/log/logger.js';
+import { startEmbeddedAzurite, type EmbeddedAzurite } from '../../src/storage/azurite.js';
 
 export { startEmbeddedAzurite, type EmbeddedAzurite } from '../../src/storage/azurite.js';
 
@@ -33,3 +35,22 @@ export function accountSas(azurite: EmbeddedAzurite, validForMs = 60 * 60 * 1000
     new StorageSharedKeyCredential(azurite.account, azurite.key),
   ).toString();
 }
+
+/**
+ * One embedded Azurite for a test file: started before its tests (the log at error), stopped after
+ * them. Returns it; read it in a test or a hook, not at collection time.
+ */
+export function azuriteForFile(): () => EmbeddedAzurite {
+  let azurite: EmbeddedAzurite | undefined;
+  beforeAll(async () => {
+    setLogLevel('error');
+    azurite = await startEmbeddedAzurite();
+  }, 60_000);
+  afterAll(async () => {
+    await azurite?.stop();
+  });
+  return () => azurite!;
+}
+
+/** Key credentials for an embedded Azurite, as a connection string would give them. */
+export const keyCredentialsOf = (azurite: EmbeddedAzurite) => ({ kind: 'key' as const, account: azurite.account, key: azurite.key, endpoint: azurite.endpoint });

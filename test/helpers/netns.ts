@@ -1,5 +1,5 @@
-// Network namespaces for the rate tests: run a command inside one, and wait until a server started
-// in another answers on its address.
+// Network namespaces for the rate tests: run a command inside one, join two with a veth pair, and
+// wait until a server started in another answers on its address.
 import { execFileSync } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -18,4 +18,25 @@ export async function waitForPortInNs(fromNs: string, ip: string, port: number, 
     }
   }
   throw new Error(`${what} did not start in the server namespace`);
+}
+
+/**
+ * A veth pair `<name>s` (server end, in `serverNs`) and `<name>c` (moved to `clientNs`), addressed as
+ * a /30, MTU 1500, up, with segmentation offloads off so that tbf meters frames of at most one MTU
+ * (without ethtool, tbf still segments oversized packets itself). Throws what `ip` said.
+ */
+export function vethPair(name: string, serverNs: string, clientNs: string, serverIp: string, clientIp: string): void {
+  // The pair is born in the server namespace; one end moves to the client's.
+  inNs(serverNs, 'ip', 'link', 'add', `${name}s`, 'type', 'veth', 'peer', 'name', `${name}c`);
+  inNs(serverNs, 'ip', 'link', 'set', `${name}c`, 'netns', clientNs);
+  for (const [ns, dev, ip] of [[serverNs, `${name}s`, serverIp], [clientNs, `${name}c`, clientIp]] as const) {
+    inNs(ns, 'ip', 'addr', 'add', `${ip}/30`, 'dev', dev);
+    inNs(ns, 'ip', 'link', 'set', dev, 'mtu', '1500', 'up');
+    inNs(ns, 'ip', 'link', 'set', 'lo', 'up');
+    try {
+      inNs(ns, 'ethtool', '-K', dev, 'gso', 'off', 'tso', 'off', 'gro', 'off');
+    } catch {
+      // Without ethtool tbf still segments oversized packets itself.
+    }
+  }
 }
