@@ -10,7 +10,7 @@ import { contentMd5, FIXTURE_SEED } from '../payload/content.js';
 import { ensureFixtures, removeFixtures, type FixtureState } from '../payload/fixtures.js';
 import { makeScratchDir, type ScratchDir } from '../payload/scratch.js';
 import type { MeasuredRun, Verification } from '../results/record.js';
-import { withTokenFix } from '../storage/entra.js';
+import { failedRequests } from './failed.js';
 import { preflightContainer, preflightUrl } from '../storage/preflight.js';
 import { coordinatorClient, forRun, openTarget, tokenOf, type TargetInfo } from '../storage/target.js';
 import { ensureUrlFixtures, removeUrlFixtures } from '../payload/url-fixtures.js';
@@ -177,11 +177,8 @@ async function md5OfFile(path: string): Promise<string> {
  * item is the whole blob), and an output file as a whole.
  */
 async function verify(items: readonly WorkItem[], records: RecordTable, size: number, whole: boolean, info: TargetInfo, filePath?: string): Promise<Verification> {
-  const failed = records.failed();
-  if (failed.length) {
-    const usedToken = info.kind === 'blob' && info.bearer !== undefined;
-    return { verified: false, verification: withTokenFix(`${failed.length} request(s) failed: ${failed[0]!.error}`, usedToken, failed) };
-  }
+  const failed = failedRequests(records, info.kind === 'blob' && info.bearer !== undefined);
+  if (failed) return failed;
   const bytes = records.reduce((s, r) => s + r.bytes, 0);
   if (bytes !== size) return { verified: false, verification: `delivered ${bytes} bytes, expected ${size}` };
   if (info.kind === 'url') {

@@ -7,12 +7,13 @@ import { namesMd5 } from '../storage/list-blobs.js';
 import { setFileName } from '../strategies/many-blobs.js';
 import type { DownloadWorkloadKind, WorkItem } from '../strategies/strategy.js';
 import type { RecordTable } from '../metrics/record-table.js';
+import { failedRequests } from './failed.js';
 
 const expectedMd5 = (item: WorkItem) => contentMd5(FIXTURE_SEED, item.contentOffsetBytes ?? item.destOffsetBytes, item.lengthBytes);
 
 export function verifyMany(kind: DownloadWorkloadKind, items: readonly WorkItem[], records: RecordTable, plainUrl: boolean): Verification {
-  const failed = records.failed();
-  if (failed.length) return { verified: false, verification: `${failed.length} request(s) failed: ${failed[0]!.error}` };
+  const failed = failedRequests(records);
+  if (failed) return failed;
   if (kind === 'list') return verifyListing(items, records);
   const rowOf = records.rowsByItem();
   const missing = items.find((i) => !rowOf.has(i.index));

@@ -8,7 +8,7 @@ import type { UploadConfig } from '../config/load.js';
 import { log } from '../log/logger.js';
 import type { MeasuredRun } from '../results/record.js';
 import { blobStore, type UploadStore } from '../storage/blob-store.js';
-import { withTokenFix } from '../storage/entra.js';
+import { failedRequests } from './failed.js';
 import { preflightContainer, preflightUrlUpload } from '../storage/preflight.js';
 import { coordinatorClient, forRun, openTarget, tokenOf, RequestSigner, type Target, type TargetInfo } from '../storage/target.js';
 import { urlStore } from '../storage/url-store.js';
@@ -125,12 +125,8 @@ function prepareRun(
       : undefined,
     // Failed requests fail the run as they are; otherwise the store checks what it holds.
     async verify(merged) {
-      const failed = merged.records.failed();
-      if (failed.length) {
-        const usedToken = info.kind === 'blob' && info.bearer !== undefined;
-        return { verified: false, verification: withTokenFix(`${failed.length} request(s) failed: ${failed[0]!.error}`, usedToken, failed) };
-      }
-      return verifyFromRecords(items, merged.records, info.kind === 'url') ?? store.verify(items);
+      return failedRequests(merged.records, info.kind === 'blob' && info.bearer !== undefined)
+        ?? verifyFromRecords(items, merged.records, info.kind === 'url') ?? store.verify(items);
     },
     async cleanup(_verified, merged) {
       if (config.keep) return;
