@@ -15,12 +15,13 @@ import { estimateClockOffset, headDateProbe, LocalClock } from '../src/scaleout/
 import { CLIENT_RESULTS_SCHEMA, CLIENT_RESULTS_VERSION, parseClientResults, type ClientResults } from '../src/scaleout/client-results.js';
 import { mergeClients } from '../src/scaleout/collect.js';
 import { shardItems } from '../src/scaleout/shard.js';
+import { FileSet } from '../src/strategies/items.js';
 
 describe('sharding: client i of K takes items i, i+K, …', () => {
   it('covers every item exactly once for every K from 1 to 40, over plans of 0 to 100 items', () => {
     const problems: string[] = [];
     for (let n = 0; n <= 100; n++) {
-      const items = Array.from({ length: n }, (_, i) => ({ index: i }));
+      const items = Array.from({ length: n }, (_, i) => ({ index: i, destOffsetBytes: i, lengthBytes: 1 }));
       for (let k = 1; k <= 40; k++) {
         const taken = new Array<number>(n).fill(0);
         for (let i = 0; i < k; i++) {
@@ -40,8 +41,19 @@ describe('sharding: client i of K takes items i, i+K, …', () => {
     expect(problems).toEqual([]);
   });
 
+  it('takes the same files from a file set (a few numbers) as from the same items listed one by one', () => {
+    const set = FileSet.of('run/small-files/0', 103, 10, 'upload');
+    for (const k of [1, 2, 7, 103, 150]) {
+      for (let i = 0; i < k; i++) {
+        const share = shardItems(set, { index: i, count: k });
+        expect(share).toBeInstanceOf(FileSet);
+        expect([...share]).toEqual(shardItems([...set], { index: i, count: k }));
+      }
+    }
+  });
+
   it('without a shard, or with K = 1, takes everything', () => {
-    const items = [1, 2, 3];
+    const items = [1, 2, 3].map((index) => ({ index, destOffsetBytes: 0, lengthBytes: 1 }));
     expect(shardItems(items)).toEqual(items);
     expect(shardItems(items, { index: 0, count: 1 })).toEqual(items);
   });

@@ -15,7 +15,8 @@ import { preflightContainer, preflightUrl } from '../storage/preflight.js';
 import { coordinatorClient, forRun, openTarget, tokenOf, type TargetInfo } from '../storage/target.js';
 import { ensureUrlFixtures, removeUrlFixtures } from '../payload/url-fixtures.js';
 import { selectStrategies, workloadOf } from '../strategies/index.js';
-import type { DownloadStrategy, PlanInput, WorkItem } from '../strategies/strategy.js';
+import { totalBytes, type Items } from '../strategies/items.js';
+import type { DownloadStrategy, PlanInput } from '../strategies/strategy.js';
 import type { JobSpec } from '../workers/pool.js';
 import type { RecordTable } from '../metrics/record-table.js';
 import { md5OfFileRange } from '../workers/sinks.js';
@@ -109,7 +110,7 @@ async function prepareRun(
   const shard = config.scaleout?.shard;
   const items = shardItems(strategy.plan(input, info.kind === 'url'), shard);
   if (!items.length) throw new Error(`${strategy.name} plans fewer requests than --parallelism ${shard?.count}: client ${shard?.index} has none; raise --concurrency or lower --parallelism`);
-  const shareBytes = shard && shard.count > 1 ? items.reduce((s, i) => s + i.lengthBytes, 0) : size;
+  const shareBytes = shard && shard.count > 1 ? totalBytes(items) : size;
   const kind = workloadOf(strategy);
   // The sdk baseline downloads to its own buffer: it must not create or truncate the output file.
   const writesFile = strategy.executor === 'http' && (config.sink === 'file' || config.sink === 'sparse-file');
@@ -176,7 +177,7 @@ async function md5OfFile(path: string): Promise<string> {
  * Every delivered byte is checked: each item's MD5 against the regenerated fixture (the SDK's one
  * item is the whole blob), and an output file as a whole.
  */
-async function verify(items: readonly WorkItem[], records: RecordTable, size: number, whole: boolean, info: TargetInfo, filePath?: string): Promise<Verification> {
+async function verify(items: Items, records: RecordTable, size: number, whole: boolean, info: TargetInfo, filePath?: string): Promise<Verification> {
   const failed = failedRequests(records, info.kind === 'blob' && info.bearer !== undefined);
   if (failed) return failed;
   const bytes = records.reduce((s, r) => s + r.bytes, 0);

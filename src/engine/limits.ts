@@ -3,6 +3,7 @@
 import { totalmem } from 'node:os';
 import { ConfigError } from '../config/errors.js';
 import { formatBytes } from '../config/sizes.js';
+import { largestBytes } from '../strategies/items.js';
 import type { DownloadStrategy, FixtureSpec, PlanInput } from '../strategies/strategy.js';
 
 /** One range held in memory (memory sink, the SDK's downloadToBuffer) and hashed in one piece. */
@@ -22,7 +23,7 @@ export function checkDownloadFits(strategies: readonly DownloadStrategy[], input
   for (const s of strategies) {
     const inMemory = s.executor === 'sdk' || limits.sink === 'memory';
     if (!inMemory) continue;
-    const largest = Math.max(0, ...s.plan(input, limits.urlTarget).map((i) => i.lengthBytes));
+    const largest = largestBytes(s.plan(input, limits.urlTarget));
     if (largest > MAX_RANGE_IN_MEMORY_BYTES) {
       throw new ConfigError(
         `${s.name} would hold a ${formatBytes(largest)} range in memory, more than the ${formatBytes(MAX_RANGE_IN_MEMORY_BYTES + 1)} one buffer can take; ` +

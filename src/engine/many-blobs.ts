@@ -5,29 +5,31 @@ import { contentMd5, FIXTURE_SEED } from '../payload/content.js';
 import type { Verification } from '../results/record.js';
 import { namesMd5 } from '../storage/list-blobs.js';
 import { setFileName } from '../strategies/many-blobs.js';
+import type { Items } from '../strategies/items.js';
 import type { DownloadWorkloadKind, WorkItem } from '../strategies/strategy.js';
 import type { RecordTable } from '../metrics/record-table.js';
 import { failedRequests } from './failed.js';
 
 const expectedMd5 = (item: WorkItem) => contentMd5(FIXTURE_SEED, item.contentOffsetBytes ?? item.destOffsetBytes, item.lengthBytes);
 
-export function verifyMany(kind: DownloadWorkloadKind, items: readonly WorkItem[], records: RecordTable, plainUrl: boolean): Verification {
+export function verifyMany(kind: DownloadWorkloadKind, items: Items, records: RecordTable, plainUrl: boolean): Verification {
   const failed = failedRequests(records);
   if (failed) return failed;
   if (kind === 'list') return verifyListing(items, records);
   const rowOf = records.rowsByItem();
-  const missing = items.find((i) => !rowOf.has(i.index));
-  if (missing) return { verified: false, verification: `no answer for ${missing.blob}` };
+  for (const item of items) if (!rowOf.has(item.index)) return { verified: false, verification: `no answer for ${item.blob}` };
   const md5Of = (item: WorkItem) => records.md5(rowOf.get(item.index)!);
   if (kind === 'head') {
     // A plain server sends no Content-MD5: its lengths were checked as each HEAD came back.
-    const withMd5 = items.filter((i) => md5Of(i) !== undefined);
-    if (!plainUrl && withMd5.length < items.length) return { verified: false, verification: `${items.length - withMd5.length} HEAD(s) without Content-MD5` };
-    for (const item of withMd5) {
+    let withMd5 = 0;
+    for (const item of items) {
       const got = md5Of(item);
+      if (got === undefined) continue;
+      withMd5++;
       if (got !== expectedMd5(item)) return { verified: false, verification: `Content-MD5 MISMATCH for ${item.blob}: got ${got}, expected ${expectedMd5(item)}` };
     }
-    return { verified: true, verification: `${items.length} HEAD(s): Content-Length${withMd5.length ? ' and Content-MD5' : ''} match` };
+    if (!plainUrl && withMd5 < items.length) return { verified: false, verification: `${items.length - withMd5} HEAD(s) without Content-MD5` };
+    return { verified: true, verification: `${items.length} HEAD(s): Content-Length${withMd5 ? ' and Content-MD5' : ''} match` };
   }
   for (const item of items) {
     const bytes = records.get('bytes', rowOf.get(item.index)!);
@@ -38,7 +40,7 @@ export function verifyMany(kind: DownloadWorkloadKind, items: readonly WorkItem[
 }
 
 /** Each listing stream's names, hashed in order by the worker, against the names its prefix holds. */
-function verifyListing(items: readonly WorkItem[], records: RecordTable): Verification {
+function verifyListing(items: Items, records: RecordTable): Verification {
   let names = 0;
   for (const item of items) {
     const spec = item.list!;

@@ -5,7 +5,7 @@
 import { log } from '../log/logger.js';
 import { failedRun, measuredRun, withSampledRecords, type MeasuredRun, type RunIdentity, type Verification } from '../results/record.js';
 import type { Cell, RunParams } from '../results/schema.js';
-import type { WorkItem } from '../strategies/strategy.js';
+import { totalBytes, type Items } from '../strategies/items.js';
 import { WorkerPool, type AfterWorkers, type JobSpec, type MergedRun } from '../workers/pool.js';
 import type { Progress } from '../workers/protocol.js';
 import type { ServerClock } from '../metrics/server-clock.js';
@@ -16,7 +16,7 @@ import type { ConnectionMode } from '../config/options.js';
 /** One run of one contender, ready to go: the job and items, and what to do with the result. */
 export interface PreparedRun {
   job: JobSpec;
-  items: WorkItem[];
+  items: Items;
   objectSizeBytes: number;
   /** A timed step after every worker is done (an upload's Put Block List). */
   after?: AfterWorkers;
@@ -181,9 +181,10 @@ async function runOnce(
     const processes = Math.max(1, Math.min(open.params.processes, items.length));
     const capped = processes < open.params.processes ? ` (--processes ${open.params.processes} capped at one per item)` : '';
     // A listing item is a stream of pages over one prefix: its requests are known only as it goes.
-    const what = items.some((i) => i.list) ? `${items.length} prefix listing(s), each a stream of pages,` : `${items.length} request(s)`;
+    // A listing plan is listings only.
+    const what = items.at(0)?.list ? `${items.length} prefix listing(s), each a stream of pages,` : `${items.length} request(s)`;
     log.info(`${contender.strategy}: ${what} over ${processes} process(es) x ${open.params.maxSockets} socket(s)${capped}`);
-    const bytes = items.reduce((s, i) => s + i.lengthBytes, 0);
+    const bytes = totalBytes(items);
     const steadyJob = steady ? { durationMs: steady.durationMs, intervalMs: steady.intervalMs } : undefined;
     merged = await pool.run({ ...job, ...(steadyJob ? { steady: steadyJob } : {}), ...(connections === 'warm' ? { connections } : {}) }, items, processes, {
       after: prepared.after,

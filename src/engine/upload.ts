@@ -20,7 +20,7 @@ import { shardItems } from '../scaleout/shard.js';
 import { checkUploadFits } from './limits.js';
 import { contentMd5, FIXTURE_SEED } from '../payload/content.js';
 import type { RecordTable } from '../metrics/record-table.js';
-import type { WorkItem } from '../strategies/strategy.js';
+import { keepItems, totalBytes, type Items } from '../strategies/items.js';
 import type { Verification } from '../results/record.js';
 import { runSession, type Contender, type OpenWorkload, type PreparedRun, type SessionOptions, type Workload } from './session.js';
 
@@ -105,12 +105,12 @@ function prepareRun(
     throw new Error(`${strategy.name} cannot be shared by --parallelism ${shard.count} clients (${commit ? 'one blob, committed once' : `${planned.length} request(s)`}); use small-files`);
   }
   const items = shardItems(planned, shard);
-  const totalBytes = items.reduce((s, i) => s + i.lengthBytes, 0);
+  const bytes = totalBytes(items);
   return {
     items,
-    objectSizeBytes: totalBytes,
+    objectSizeBytes: bytes,
     job: {
-      strategy: strategy.name, executor: strategy.executor, target: info, objectSizeBytes: totalBytes,
+      strategy: strategy.name, executor: strategy.executor, target: info, objectSizeBytes: bytes,
       concurrency: config.concurrency, maxSockets: config.maxSockets, sink: 'discard', httpClient: config.httpClient,
       // Our raw client reads only the answers to PUTs here: small heads and error bodies.
       bufferSizeBytes: 16 * 1024,
@@ -134,7 +134,7 @@ function prepareRun(
       // otherwise mean 200,000 DELETEs before the process may exit).
       const neverSent = new Set(merged?.records.failed().filter((r) => r.error === NOT_SENT_ERROR).map((r) => r.item));
       const maybeSent = merged?.maybeSent;
-      await store.remove(input.prefix, items.filter((i) => !neverSent.has(i.index) && (!maybeSent || maybeSent.has(i.index))));
+      await store.remove(input.prefix, keepItems(items, (i) => !neverSent.has(i.index) && (!maybeSent || maybeSent.has(i.index))));
     },
   };
 }
@@ -144,7 +144,7 @@ function prepareRun(
  * Put Blob with (Azure and Azurite compute it of what they stored), or of what a plain server gave
  * back when read. Undefined when some item has neither (staged blocks): the store checks then.
  */
-export function verifyFromRecords(items: readonly WorkItem[], records: RecordTable, readBack: boolean): Verification | undefined {
+export function verifyFromRecords(items: Items, records: RecordTable, readBack: boolean): Verification | undefined {
   const rowOf = records.rowsByItem();
   // One pass, counting, with the first of each kind kept: no array or string per file.
   const unreadable = { count: 0, first: '' };

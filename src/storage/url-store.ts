@@ -5,6 +5,7 @@
 import { createHash, type Hash } from 'node:crypto';
 import { contentMd5, FIXTURE_SEED } from '../payload/content.js';
 import { log } from '../log/logger.js';
+import type { Items } from '../strategies/items.js';
 import type { WorkItem } from '../strategies/strategy.js';
 import { shownUrl, type HttpClient } from '../transport/http-client.js';
 import { inLanes } from '../transport/lanes.js';
@@ -78,7 +79,7 @@ export function urlStore(info: UrlInfo, opts: UrlStoreOptions): UploadStore {
   if (refused) warnOnce(refused);
 
   /** Runs `each` over the items in IN_FLIGHT lanes over one keep-alive agent; what it returns besides undefined is kept. */
-  async function forEach<T>(items: readonly WorkItem[], each: (item: WorkItem, client: HttpClient) => Promise<T | undefined>): Promise<T[]> {
+  async function forEach<T>(items: Items, each: (item: WorkItem, client: HttpClient) => Promise<T | undefined>): Promise<T[]> {
     const client = NodeHttpClient.to(new URL(info.url), IN_FLIGHT);
     const kept: T[] = [];
     try {
@@ -97,13 +98,13 @@ export function urlStore(info: UrlInfo, opts: UrlStoreOptions): UploadStore {
    * run's folder goes at once (100,000 files to nginx: 15 s one by one). True only when the server
    * said so and the first and last files are then gone; otherwise the files go one by one.
    */
-  async function removeFolder(prefix: string, items: readonly WorkItem[]): Promise<boolean> {
+  async function removeFolder(prefix: string, items: Items): Promise<boolean> {
     const url = signer.blobUrl(`${prefix}/`);
     const client = NodeHttpClient.to(url, 1);
     try {
       const r = await client.request({ url, method: 'DELETE', headers: signer.headers('DELETE', url, { depth: 'infinity' }), timeoutMs: opts.timeoutMs, trace: false });
       if (r.error) return false;
-      for (const item of [items[0]!, items.at(-1)!]) {
+      for (const item of [items.at(0)!, items.at(-1)!]) {
         const file = signer.blobUrl(item.blob);
         const gone = await client.request({ url: file, method: 'HEAD', headers: signer.headers('HEAD', file), timeoutMs: opts.timeoutMs, trace: false, expectStatus: [404] });
         if (gone.error) return false;

@@ -2,6 +2,7 @@
 // blobs of FILE_SIZE under a prefix named by both, so that every count and size has a set of its
 // own, made once and reused. Each file's content is the seed's stream at smallFileOffset.
 import { INDEX_DIGITS, smallFileName, smallFileOffset } from './upload-strategy.js';
+import { FileSet } from './items.js';
 import type { FixtureSpec, PlanInput } from './strategy.js';
 
 /** `many/2400x102400`: the set's folder, by file count and size in bytes. */
@@ -22,10 +23,9 @@ export function setFixtures(input: PlanInput): FixtureSpec[] {
 }
 
 /** One item per file: its bytes go at i x FILE_SIZE of the delivered whole, checked against its own content. */
-export function perFileItems(input: PlanInput) {
-  return setFixtures(input).map((f, index) => ({
-    index, blob: f.blob, destOffsetBytes: index * input.sizeBytes, contentOffsetBytes: f.offsetBytes, lengthBytes: f.lengthBytes,
-  }));
+export function perFileItems(input: PlanInput): FileSet {
+  const count = fileCountOf(input);
+  return FileSet.of(fixtureSetPrefix(count, input.sizeBytes), count, input.sizeBytes, 'set');
 }
 
 /** A disjoint part of the set, named by a prefix of its file names, and the files it holds. */

@@ -31,13 +31,18 @@ export function planRanges(sizeBytes: number, count: number, rangeBytes?: number
 
 /** Deals `items` to `workers` in contiguous runs; remainders go to the first workers, none dropped. */
 export function splitFairly<T>(items: readonly T[], workers: number): T[][] {
-  const out: T[][] = [];
-  const base = Math.floor(items.length / workers);
-  const extra = items.length % workers;
+  return fairBounds(items.length, workers).map(([start, end]) => items.slice(start, end));
+}
+
+/** [start, end) of `parts` consecutive shares of `length` positions, their sizes differing by at most one. */
+export function fairBounds(length: number, parts: number): [number, number][] {
+  const base = Math.floor(length / parts);
+  const extra = length % parts;
+  const out: [number, number][] = [];
   let at = 0;
-  for (let w = 0; w < workers; w++) {
+  for (let w = 0; w < parts; w++) {
     const take = base + (w < extra ? 1 : 0);
-    out.push(items.slice(at, at + take));
+    out.push([at, at + take]);
     at += take;
   }
   return out;

@@ -1,5 +1,6 @@
 // The one interface every download strategy implements: which fixtures it reads and which requests
 // it makes. Workers execute the plan; adding a strategy is adding a file.
+import type { Items } from './items.js';
 import type { ByteRange } from './ranges.js';
 
 /** A fixture blob: bytes [offsetBytes, offsetBytes + lengthBytes) of the seed's content stream. */
@@ -67,7 +68,7 @@ export interface DownloadStrategy {
   /** Whether it works against a plain URL (no fixtures, no copies or parts). */
   urlCapable: boolean;
   fixtures(input: PlanInput): FixtureSpec[];
-  plan(input: PlanInput, urlTarget: boolean): WorkItem[];
+  plan(input: PlanInput, urlTarget: boolean): Items;
 }
 
 export const LARGE_BLOB = 'large.file';

@@ -7,6 +7,7 @@ import type { BlockBlobClient, ContainerClient } from '@azure/storage-blob';
 import { performance } from 'node:perf_hooks';
 import { log } from '../log/logger.js';
 import { contentMd5, FIXTURE_SEED } from '../payload/content.js';
+import { decodeItems } from '../strategies/items.js';
 import type { WorkItem } from '../strategies/strategy.js';
 import { containerClient, PLAIN_PUT_STATUSES, RequestSigner } from '../storage/target.js';
 import { readBackMd5 } from '../storage/url-store.js';
@@ -179,7 +180,9 @@ export async function sdkClients(job: WorkerJob): Promise<SdkClients> {
   if (job.target.kind !== 'blob') throw new Error(`${job.strategy} needs a blob target`);
   const agent = createAgent(new URL(job.target.endpoint), job.maxSockets, job.target.ca);
   const container = await containerClient(job.target, { agent });
-  return { agent, container, clients: new Map(job.items.map((i) => [i.index, container.getBlockBlobClient(i.blob!)])) };
+  const clients = new Map<number, BlockBlobClient>();
+  for (const i of decodeItems(job.items)) clients.set(i.index, container.getBlockBlobClient(i.blob!));
+  return { agent, container, clients };
 }
 
 /**

@@ -4,8 +4,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { PhaseHistograms } from '../metrics/histograms.js';
 import { RecordTable } from '../metrics/record-table.js';
-import { splitFairly } from '../strategies/ranges.js';
-import type { WorkItem } from '../strategies/strategy.js';
+import { encodeItems, splitItems, type Items } from '../strategies/items.js';
 import { workerEntry } from './entry.js';
 import type { FromWorker, OpRecord, Progress, WorkerJob, WorkerResult } from './protocol.js';
 import { countInto, mergeSteady, type MergedSteady } from './steady.js';
@@ -145,9 +144,9 @@ export class WorkerPool {
     return this.children.slice(0, count);
   }
 
-  async run(base: JobSpec, items: readonly WorkItem[], processes: number, opts: PoolOptions = {}): Promise<MergedRun> {
+  async run(base: JobSpec, items: Items, processes: number, opts: PoolOptions = {}): Promise<MergedRun> {
     const { after, signal, onProgress } = opts;
-    const shares = splitFairly(items, processes);
+    const shares = splitItems(items, processes);
     const children = this.take(shares.length);
     const sentBefore: (number | undefined)[] = children.map(() => undefined);
     const progress: Progress[] = children.map(() => ({ ops: 0, bytes: 0, errors: 0, retries: 0 }));
@@ -174,7 +173,7 @@ export class WorkerPool {
     else signal?.addEventListener('abort', onAbort, { once: true });
     try {
       const ready = children.map((c, i) => waitFor(c, i, 'ready'));
-      children.forEach((c, i) => c.send({ type: 'job', job: { ...base, workerIndex: i, items: shares[i]! } }));
+      children.forEach((c, i) => c.send({ type: 'job', job: { ...base, workerIndex: i, items: encodeItems(shares[i]!) } }));
       await Promise.all(ready);
       await opts.beforeRelease?.();
       const done = children.map((c, i) => waitFor(c, i, 'done'));
@@ -276,7 +275,13 @@ export class WorkerPool {
         end = Math.max(end, afterRecord.startEpochMs + afterRecord.totalMs);
       }
       // A worker that never answered the stop may have sent any of its items.
-      const maybeSent = signal?.aborted ? new Set(shares.flatMap((share, i) => share.slice(0, sentBefore[i] ?? share.length).map((item) => item.index))) : undefined;
+      let maybeSent: Set<number> | undefined;
+      if (signal?.aborted) {
+        maybeSent = new Set();
+        shares.forEach((share, i) => {
+          for (let p = 0; p < (sentBefore[i] ?? share.length); p++) maybeSent!.add(share.at(p)!.index);
+        });
+      }
       return {
         workers: results, records, histograms, wallMs: records.length && end > start ? end - start : 0, failures, maybeSent,
         ...(steady ? { steady } : {}), ...(autotermAtMs === undefined ? {} : { autotermAtMs }),
@@ -293,7 +298,7 @@ export class WorkerPool {
 }
 
 /** One run on workers forked for it alone. */
-export async function runOnWorkers(base: JobSpec, items: readonly WorkItem[], processes: number, opts: PoolOptions = {}): Promise<MergedRun> {
+export async function runOnWorkers(base: JobSpec, items: Items, processes: number, opts: PoolOptions = {}): Promise<MergedRun> {
   const pool = new WorkerPool();
   try {
     return await pool.run(base, items, processes, opts);

@@ -1,7 +1,7 @@
 // Messages between the coordinator and its worker processes (IPC, structured clone of JSON).
 import type { EncodedHistograms } from '../metrics/histograms.js';
 import type { LogLevel, SinkKind } from '../config/options.js';
-import type { WorkItem } from '../strategies/strategy.js';
+import type { EncodedItems } from '../strategies/items.js';
 import type { TargetInfo } from '../storage/target.js';
 import type { Bearer } from '../storage/entra.js';
 import type { OpRecord } from '../metrics/records.js';
@@ -23,7 +23,8 @@ export interface WorkerJob {
   strategy: string;
   executor: 'http' | 'sdk' | 'list' | 'sdk-list' | 'head' | 'sdk-head' | 'put' | 'sdk-upload' | 'sdk-small-files';
   target: TargetInfo;
-  items: WorkItem[];
+  /** Its share of the plan: an array, or a file set as its few numbers (decodeItems). */
+  items: EncodedItems;
   objectSizeBytes: number;
   concurrency: number;
   maxSockets: number;

@@ -5,6 +5,7 @@
 import { createHash, type Hash } from 'node:crypto';
 import { open, type FileHandle } from 'node:fs/promises';
 import type { SinkKind } from '../config/options.js';
+import type { Items } from '../strategies/items.js';
 import type { WorkItem } from '../strategies/strategy.js';
 
 export interface ItemWriter {
@@ -131,7 +132,7 @@ export class OrderedFileSink implements Sink {
   private readonly fh: FileHandle;
   private readonly maxHeldBytes: number;
 
-  constructor(fh: FileHandle, items: readonly WorkItem[], maxHeldBytes = ORDERED_HOLD_BYTES) {
+  constructor(fh: FileHandle, items: Items, maxHeldBytes = ORDERED_HOLD_BYTES) {
     this.fh = fh;
     this.maxHeldBytes = maxHeldBytes;
     this.order = [...items].sort((a, b) => a.destOffsetBytes - b.destOffsetBytes).map((i) => i.index);
@@ -186,7 +187,7 @@ export class OrderedFileSink implements Sink {
   }
 }
 
-export async function openSink(kind: SinkKind, items: readonly WorkItem[], objectSizeBytes: number, outPath?: string, hash = true): Promise<Sink> {
+export async function openSink(kind: SinkKind, items: Items, objectSizeBytes: number, outPath?: string, hash = true): Promise<Sink> {
   switch (kind) {
     case 'discard':
       return new DiscardSink(hash);

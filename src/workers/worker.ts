@@ -5,6 +5,7 @@ import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { PhaseHistograms } from '../metrics/histograms.js';
 import { contentBuffer, FIXTURE_SEED } from '../payload/content.js';
 import { registerSecret, setLogLevel } from '../log/logger.js';
+import { decodeItems, largestBytes } from '../strategies/items.js';
 import type { WorkItem } from '../strategies/strategy.js';
 import { RequestSigner } from '../storage/target.js';
 import { RawPool } from '../transport/raw-client.js';
@@ -27,7 +28,7 @@ const send = (msg: FromWorker) => {
 };
 const yieldToEvents = () => new Promise<void>((resolve) => setImmediate(resolve));
 /** The job once the barrier released it, and how many of its items have settled. */
-let released: { job: WorkerJob; settled: () => number } | undefined;
+let released: { job: WorkerJob; items: number; settled: () => number } | undefined;
 const epochNow = () => performance.timeOrigin + performance.now();
 /** Items of a job whose URLs are made before the barrier (4.5 MiB of them). */
 const PREBUILT_URLS = 10_000;
@@ -35,35 +36,39 @@ const PREBUILT_URLS = 10_000;
 async function prepare(job: WorkerJob): Promise<(goEpochMs: number) => Promise<WorkerResult>> {
   setLogLevel(job.logLevel);
   const signer = new RequestSigner(job.target);
-  const origin = signer.blobUrl(job.items[0]?.blob ?? 'x');
+  // Items are made from their index as they are needed when the share is a file set.
+  const items = decodeItems(job.items);
+  const origin = signer.blobUrl(items.at(0)?.blob ?? 'x');
   const ca = job.target.kind === 'blob' ? job.target.ca : undefined;
   const agent = createAgent(origin, job.maxSockets, ca);
   const viaHttp = job.executor === 'http' || job.executor === 'put' || job.executor === 'list' || job.executor === 'head';
   const pool = viaHttp && job.httpClient !== 'node' ? new RawPool(origin, job.maxSockets, job.bufferSizeBytes, ca ? { ca } : undefined) : undefined;
   // Up to PREBUILT_URLS items, each URL is made here, before the barrier; past that, as its request
   // goes out (~2 µs): a URL object is ~450 B, most of a file's state at 100,000 files per worker.
-  const urls = viaHttp && job.items.length <= PREBUILT_URLS ? new Map(job.items.map((i) => [i.index, signer.blobUrl(i.blob)])) : undefined;
+  let urls: Map<number, URL> | undefined;
+  if (viaHttp && items.length <= PREBUILT_URLS) {
+    urls = new Map();
+    for (const i of items) urls.set(i.index, signer.blobUrl(i.blob));
+  }
   const ctx: ExecContext = { job, signer, agent, pool, urls, signal: stop.signal };
-  const sink: Sink | undefined = job.executor === 'http' && job.items.length
-    ? await openSink(job.sink, job.items, job.objectSizeBytes, job.outPath, job.hashRanges !== false)
+  const sink: Sink | undefined = job.executor === 'http' && items.length
+    ? await openSink(job.sink, items, job.objectSizeBytes, job.outPath, job.hashRanges !== false)
     : undefined;
   // Upload payloads are generated before the barrier: generation never counts as upload time.
   const uploads = job.executor === 'put' || job.executor === 'sdk-upload' || job.executor === 'sdk-small-files';
-  // One buffer per distinct content (its place in the seed's stream), found once per item here, so
-  // that the request path only indexes an array: files that share a content share a buffer.
-  const payloads: Buffer[] = [];
+  // One buffer per distinct content (its place in the seed's stream and its length), made here:
+  // files that share a content share a buffer, and a request finds its own by the item's content.
+  const payloads = new Map<string, Buffer>();
+  const contentKey = (i: WorkItem) => `${i.destOffsetBytes}:${i.lengthBytes}`;
   const sdk = job.executor.startsWith('sdk') ? await sdkClients(job) : undefined;
   // Connections opened now are outside the timed span: the run measures requests on open sockets.
-  const warmSockets = job.connections === 'warm' && job.items.length ? await warmConnections(ctx, origin, job.maxSockets, sdk?.agent) : undefined;
+  const warmSockets = job.connections === 'warm' && items.length ? await warmConnections(ctx, origin, job.maxSockets, sdk?.agent) : undefined;
   if (uploads) {
-    const byContent = new Map<string, Buffer>();
     let sinceYield = 0;
-    for (const i of job.items) {
-      const key = `${i.destOffsetBytes}:${i.lengthBytes}`;
-      const known = byContent.get(key);
-      payloads.push(known ?? contentBuffer(FIXTURE_SEED, i.destOffsetBytes, i.lengthBytes));
-      if (known) continue;
-      byContent.set(key, payloads.at(-1)!);
+    for (const i of items) {
+      const key = contentKey(i);
+      if (payloads.has(key)) continue;
+      payloads.set(key, contentBuffer(FIXTURE_SEED, i.destOffsetBytes, i.lengthBytes));
       // Generation can take seconds: let a disconnect (the coordinator gone) or a stop get through.
       sinceYield += i.lengthBytes + 1024;
       if (sinceYield >= 16 * 1024 * 1024) {
@@ -74,14 +79,14 @@ async function prepare(job: WorkerJob): Promise<(goEpochMs: number) => Promise<W
   }
 
   // Items go through this many lanes (see the run below); the SDK's downloads get a buffer each.
-  const lanes = Math.max(1, Math.min(job.items.length, job.inFlight ?? (viaHttp ? job.maxSockets : job.items.length)));
-  const largest = job.items.reduce((m, i) => Math.max(m, i.lengthBytes), 0);
+  const lanes = Math.max(1, Math.min(items.length, job.inFlight ?? (viaHttp ? job.maxSockets : items.length)));
+  const largest = largestBytes(items);
   const sdkBuffers = job.executor === 'sdk' ? Array.from({ length: lanes }, () => Buffer.allocUnsafeSlow(largest)) : [];
 
   // `queuedAt`: when the item counts as issued, so that waiting for a socket shows as `wait`.
   // A listing is one item of many pages: a record per page.
   const runItem = (n: number, queuedAt: number | undefined, lane: number): Promise<OpRecord | OpRecord[]> => {
-    const item = job.items[n]!;
+    const item = items.at(n)!;
     if (stop.signal.aborted) return Promise.resolve(cancelled(job, item));
     switch (job.executor) {
       case 'http': return runGet(ctx, item, sink!, queuedAt);
@@ -90,9 +95,9 @@ async function prepare(job: WorkerJob): Promise<(goEpochMs: number) => Promise<W
       case 'sdk-list': return runSdkList(job, sdk!.container, item);
       case 'head': return runHead(ctx, item, queuedAt);
       case 'sdk-head': return runSdkHead(job, sdk!.clients.get(item.index)!, item);
-      case 'put': return runPut(ctx, item, payloads[n]!, queuedAt);
-      case 'sdk-upload': return runSdkUpload(job, sdk!.clients.get(item.index)!, item, payloads[n]!);
-      case 'sdk-small-files': return runSdkSmallFile(job, sdk!.clients.get(item.index)!, item, payloads[n]!);
+      case 'put': return runPut(ctx, item, payloads.get(contentKey(item))!, queuedAt);
+      case 'sdk-upload': return runSdkUpload(job, sdk!.clients.get(item.index)!, item, payloads.get(contentKey(item))!);
+      case 'sdk-small-files': return runSdkSmallFile(job, sdk!.clients.get(item.index)!, item, payloads.get(contentKey(item))!);
     }
   };
 
@@ -103,7 +108,7 @@ async function prepare(job: WorkerJob): Promise<(goEpochMs: number) => Promise<W
     const startEpochMs = epochNow();
     // Progress for a live display: finished items and their bytes, a few times a second.
     const done = { ops: 0, bytes: 0, errors: 0, retries: 0 };
-    released = { job, settled: () => done.ops };
+    released = { job, items: items.length, settled: () => done.ops };
     const ticker = setInterval(() => send({ type: 'progress', ...done }), 250);
     const steady = job.steady;
     const meter = steady ? new SteadyMeter(goEpochMs, steady.intervalMs) : undefined;
@@ -127,7 +132,6 @@ async function prepare(job: WorkerJob): Promise<(goEpochMs: number) => Promise<W
     // A steady run (--duration) goes round its items until the deadline or a 'finish': each lane
     // takes the next item when its last one ends, so there is no queue to wait in; records keep
     // each item's last request (what verification and cleanup need), the meter counts every one.
-    const items = job.items;
     // One row per item (a steady run writes each item's latest request over its last), as columns:
     // ~110 bytes a request where an object was ~400. A listing's pages are kept apart, then appended.
     const table = new RecordTable(items.length);
@@ -157,8 +161,8 @@ async function prepare(job: WorkerJob): Promise<(goEpochMs: number) => Promise<W
     clearInterval(ticker);
     const endEpochMs = epochNow();
     // A steady run stopped before its first lap ended: the items never sent count as such.
-    for (const [n, item] of items.entries()) if (!table.has(n) && !pages[n]) settle(n, cancelled(job, item));
-    const records = pages.length ? RecordTable.from(items.flatMap((_, n) => pages[n] ?? [table.at(n)!])) : table;
+    for (let n = 0; n < items.length; n++) if (!table.has(n) && !pages[n]) settle(n, cancelled(job, items.at(n)!));
+    const records = pages.length ? RecordTable.from(pages.flatMap((got, n) => got ?? [table.at(n)!])) : table;
     // Checking waits for the coordinator's word that every worker is done (or a stop).
     const checks = (sink !== undefined && job.hashRanges !== false) || job.readBack === true;
     const mayCheck = checks ? new Promise<void>((resolve) => { allDone = resolve; }) : undefined;
@@ -172,14 +176,14 @@ async function prepare(job: WorkerJob): Promise<(goEpochMs: number) => Promise<W
     const verifyStart = performance.now();
     if (sink) {
       // A sink is for 'http' GETs: one record per item.
-      if (job.hashRanges !== false) for (const [n, item] of job.items.entries()) if (records.error(n) === undefined) records.setMd5(n, await sink.md5Of(item));
+      if (job.hashRanges !== false) for (let n = 0; n < items.length; n++) if (records.error(n) === undefined) records.setMd5(n, await sink.md5Of(items.at(n)!));
       await sink.close();
     }
     // Uploads to a plain server are read back here, in every worker at once, over the sockets of the run.
     if (job.readBack && !stop.signal.aborted) {
       await inLanes(items, job.maxSockets, async (item, n) => {
         if (records.error(n) !== undefined || stop.signal.aborted) return;
-        const back = await readBack(ctx, item, payloads[n]!);
+        const back = await readBack(ctx, item, payloads.get(contentKey(item))!);
         if (back.md5) records.setMd5(n, back.md5);
         else records.setReadBackError(n, back.error ?? 'no answer');
       });
@@ -240,7 +244,7 @@ process.on('message', (msg: ToWorker) => {
     allDone?.();
     // Items are issued in order and at most a socket cap (or the in-flight limit) are out at once:
     // everything past the settled ones plus that cap was never sent.
-    const sentBefore = released ? Math.min(released.job.items.length, released.settled() + Math.max(released.job.maxSockets, released.job.inFlight ?? 0)) : 0;
+    const sentBefore = released ? Math.min(released.items, released.settled() + Math.max(released.job.maxSockets, released.job.inFlight ?? 0)) : 0;
     send({ type: 'stopping', sentBefore });
   } else if (msg.type === 'finish') {
     finishing = true;

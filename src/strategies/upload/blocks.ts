@@ -19,7 +19,8 @@ export const blocks: UploadStrategy = {
     });
   },
   commit: (input, items) => {
-    if (!items.some((i) => i.blockId)) return undefined;
-    return { blob: largeBlobName(input.prefix), blockIds: items.map((i) => i.blockId!) };
+    const blockIds = [...items].map((i) => i.blockId);
+    if (!blockIds.some((id) => id !== undefined)) return undefined;
+    return { blob: largeBlobName(input.prefix), blockIds: blockIds as string[] };
   },
 };

@@ -1,0 +1,135 @@
+// A plan's items by position. Most plans are a few items (ranges, copies, blocks) and stay arrays;
+// a set of many small files is a FileSet: a few numbers, each item made from its index when it is
+// asked for, so that 1,000,000 files are not 1,000,000 objects in the coordinator, over IPC and in
+// every worker (an item object and its name were ~200 bytes, copied into each process).
+import { smallFileName, smallFileOffset } from './upload-strategy.js';
+import { fairBounds } from './ranges.js';
+import type { WorkItem } from './strategy.js';
+
+/** Items by position; a plain array is one. */
+export interface Items extends Iterable<WorkItem> {
+  readonly length: number;
+  /** The item at `position` (negative counts from the end, as Array.prototype.at does). */
+  at(position: number): WorkItem | undefined;
+}
+
+/**
+ * Files `first`, `first + step`, … (`count` of them), each `sizeBytes` and named smallFileName(prefix, index).
+ * 'upload': a file's content and its place in the payload are the seed's stream at smallFileOffset;
+ * 'set': a fixture set read back whole, each file at index x size of the delivered whole.
+ */
+export interface FileSetSpec {
+  kind: 'files';
+  prefix: string;
+  first: number;
+  step: number;
+  count: number;
+  sizeBytes: number;
+  layout: 'upload' | 'set';
+}
+
+export class FileSet implements Items {
+  readonly spec: FileSetSpec;
+
+  constructor(spec: FileSetSpec) {
+    this.spec = spec;
+  }
+
+  static of(prefix: string, count: number, sizeBytes: number, layout: FileSetSpec['layout']): FileSet {
+    return new FileSet({ kind: 'files', prefix, first: 0, step: 1, count, sizeBytes, layout });
+  }
+
+  get length(): number {
+    return this.spec.count;
+  }
+
+  /** The index of the item at `position`, without making the item. */
+  indexAt(position: number): number {
+    return this.spec.first + position * this.spec.step;
+  }
+
+  at(position: number): WorkItem | undefined {
+    const p = position < 0 ? this.spec.count + position : position;
+    if (!Number.isInteger(p) || p < 0 || p >= this.spec.count) return undefined;
+    const { prefix, sizeBytes, layout } = this.spec;
+    const index = this.indexAt(p);
+    const content = smallFileOffset(index, sizeBytes);
+    const blob = smallFileName(prefix, index);
+    return layout === 'upload'
+      ? { index, blob, destOffsetBytes: content, lengthBytes: sizeBytes }
+      : { index, blob, destOffsetBytes: index * sizeBytes, contentOffsetBytes: content, lengthBytes: sizeBytes };
+  }
+
+  *[Symbol.iterator](): Iterator<WorkItem> {
+    for (let p = 0; p < this.spec.count; p++) yield this.at(p)!;
+  }
+
+  /** Positions [start, end) as a set of their own. */
+  slice(start: number, end: number): FileSet {
+    const s = Math.max(0, Math.min(start, this.spec.count));
+    const e = Math.max(s, Math.min(end, this.spec.count));
+    return new FileSet({ ...this.spec, first: this.indexAt(s), count: e - s });
+  }
+
+  /** Every `every`-th item from position `from`: still a set. */
+  every(from: number, every: number): FileSet {
+    const count = from < this.spec.count ? Math.ceil((this.spec.count - from) / every) : 0;
+    return new FileSet({ ...this.spec, first: this.indexAt(from), step: this.spec.step * every, count });
+  }
+}
+
+/** What crosses the IPC channel: an array as it is, a file set as its few numbers. */
+export type EncodedItems = WorkItem[] | FileSetSpec;
+
+export const encodeItems = (items: Items): EncodedItems => (items instanceof FileSet ? items.spec : [...items]);
+
+export const decodeItems = (e: EncodedItems): Items => (Array.isArray(e) ? e : new FileSet(e));
+
+/** Every item's bytes together. */
+export function totalBytes(items: Items): number {
+  if (items instanceof FileSet) return items.length * items.spec.sizeBytes;
+  let sum = 0;
+  for (const i of items) sum += i.lengthBytes;
+  return sum;
+}
+
+/** The largest item's bytes. */
+export function largestBytes(items: Items): number {
+  if (items instanceof FileSet) return items.length ? items.spec.sizeBytes : 0;
+  let most = 0;
+  for (const i of items) most = Math.max(most, i.lengthBytes);
+  return most;
+}
+
+/** Positions [start, end): a file set stays one, an array is sliced. */
+export function sliceItems(items: Items, start: number, end: number): Items {
+  if (items instanceof FileSet) return items.slice(start, end);
+  return Array.isArray(items) ? items.slice(start, end) : [...items].slice(start, end);
+}
+
+/** Items at positions from, from + every, …: a file set stays one. */
+export function everyItem(items: Items, from: number, every: number): Items {
+  if (items instanceof FileSet) return items.every(from, every);
+  return [...items].filter((_, position) => position % every === from);
+}
+
+/** The items `keep` accepts, as an array; all of them, as they are, when it accepts every one. */
+export function keepItems(items: Items, keep: (item: WorkItem) => boolean): Items {
+  let out: WorkItem[] | undefined;
+  let position = 0;
+  for (const item of items) {
+    if (!keep(item)) out ??= sliceToArray(items, position);
+    else out?.push(item);
+    position++;
+  }
+  return out ?? items;
+}
+
+function sliceToArray(items: Items, end: number): WorkItem[] {
+  const out: WorkItem[] = [];
+  for (let p = 0; p < end; p++) out.push(items.at(p)!);
+  return out;
+}
+
+/** `parts` shares in order, their sizes differing by at most one: a file set's shares stay sets. */
+export const splitItems = (items: Items, parts: number): Items[] => fairBounds(items.length, parts).map(([start, end]) => sliceItems(items, start, end));
