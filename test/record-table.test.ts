@@ -50,7 +50,7 @@ describe('RecordTable', () => {
     const a = RecordTable.from([{ ...base, item: 3, offsetBytes: 300 }, { ...base, item: 1, offsetBytes: 100, error: 'x' }]);
     const b = RecordTable.from([{ ...base, item: 2, offsetBytes: 100, md5: 'NuhjEeaLR/HP77DScrf6uA==' }]);
     const wire = structuredClone([a.encode(), b.encode()]);
-    const merged = RecordTable.concat(wire.map((e) => RecordTable.decode(e))).sortByOffset();
+    const merged = wire.reduce((t, e) => t.append(RecordTable.decode(e)), new RecordTable(1)).sortByOffset();
     expect(merged.map((r) => [r.item, r.offsetBytes, r.error ?? null, r.md5 ?? null])).toEqual([
       [1, 100, 'x', null], [2, 100, null, 'NuhjEeaLR/HP77DScrf6uA=='], [3, 300, null, null],
     ]);

@@ -296,14 +296,20 @@ export class RecordTable implements Iterable<OpRecord> {
     return this;
   }
 
+  /**
+   * The columns cut to length. A full table (a worker's: one row per item, made to size) hands over
+   * its own columns, not copies (55 MB less at a worker's peak with 500,000 requests): it is not to
+   * be written after.
+   */
   encode(): EncodedRecords {
     const n = this.rows;
+    const cut = <T extends Column | Float32Array | Uint8Array>(a: T, per = 1): T => (a.length === n * per ? a : a.slice(0, n * per) as T);
     return {
       length: n,
-      numbers: Object.fromEntries(NUMBER_COLUMNS.map((c) => [c, this.cols[c].slice(0, n)])) as Record<NumberColumn, Column>,
-      phases: this.phaseCols.map((p) => p.slice(0, n)),
-      md5: this.md5Bytes.slice(0, n * MD5_BYTES),
-      hasMd5: this.hasMd5.slice(0, n),
+      numbers: Object.fromEntries(NUMBER_COLUMNS.map((c) => [c, cut(this.cols[c])])) as Record<NumberColumn, Column>,
+      phases: this.phaseCols.map((p) => cut(p)),
+      md5: cut(this.md5Bytes, MD5_BYTES),
+      hasMd5: cut(this.hasMd5),
       odd: [...this.odd.entries()].filter(([i]) => i < n),
     };
   }
@@ -321,20 +327,20 @@ export class RecordTable implements Iterable<OpRecord> {
     return t;
   }
 
-  /** The tables one after another, as one. */
-  static concat(tables: readonly RecordTable[]): RecordTable {
-    const total = tables.reduce((s, t) => s + t.rows, 0);
-    const out = new RecordTable(total);
-    let at = 0;
-    for (const t of tables) {
-      for (const c of NUMBER_COLUMNS) out.cols[c].set(t.cols[c].subarray(0, t.rows) as never, at);
-      t.phaseCols.forEach((p, k) => out.phaseCols[k]!.set(p.subarray(0, t.rows), at));
-      out.md5Bytes.set(t.md5Bytes.subarray(0, t.rows * MD5_BYTES), at * MD5_BYTES);
-      out.hasMd5.set(t.hasMd5.subarray(0, t.rows), at);
-      for (const [i, o] of t.odd) if (i < t.rows) out.odd.set(at + i, { ...o });
-      at += t.rows;
-    }
-    out.rows = total;
-    return out;
+  /**
+   * Another table's rows after these. The coordinator appends each worker's table as it arrives, to
+   * a table made to the run's size: one worker's message at a time is held besides it, where
+   * collecting them all and concatenating held the run's records twice (220 MB at a million).
+   */
+  append(t: RecordTable): this {
+    const at = this.rows;
+    this.grow(at + t.rows);
+    for (const c of NUMBER_COLUMNS) this.cols[c].set(t.cols[c].subarray(0, t.rows) as never, at);
+    t.phaseCols.forEach((p, k) => this.phaseCols[k]!.set(p.subarray(0, t.rows), at));
+    this.md5Bytes.set(t.md5Bytes.subarray(0, t.rows * MD5_BYTES), at * MD5_BYTES);
+    this.hasMd5.set(t.hasMd5.subarray(0, t.rows), at);
+    for (const [i, o] of t.odd) if (i < t.rows) this.odd.set(at + i, { ...o });
+    this.rows = at + t.rows;
+    return this;
   }
 }

@@ -176,7 +176,16 @@ export class WorkerPool {
       children.forEach((c, i) => c.send({ type: 'job', job: { ...base, workerIndex: i, items: encodeItems(shares[i]!) } }));
       await Promise.all(ready);
       await opts.beforeRelease?.();
-      const done = children.map((c, i) => waitFor(c, i, 'done'));
+      // Each worker's records go into the run's table as they arrive (and its message is dropped),
+      // made at the first: one row per item, or more where a listing's pages are rows of their own.
+      let collected: RecordTable | undefined;
+      const summaries: WorkerSummary[] = [];
+      const done = children.map((c, i) => waitFor(c, i, 'done').then((m) => {
+        const { records: encoded, ...summary } = (m as Extract<FromWorker, { type: 'done' }>).result;
+        collected = (collected ?? new RecordTable(items.length)).append(RecordTable.decode(encoded));
+        // The summary keeps no second copy of the records.
+        summaries[i] = { ...summary, requests: encoded.length };
+      }));
       const finished = children.map((c, i) => waitFor(c, i, 'finished'));
       // A worker that fails or dies rejects this too: then there is no step after, and `done` says why.
       const afterStep = after
@@ -232,22 +241,11 @@ export class WorkerPool {
         if (s.status === 'rejected') children[i]!.kill();
       });
       const afterRecord = await afterStep;
-      const results: WorkerSummary[] = [];
-      const tables: RecordTable[] = [];
-      const failures: string[] = [];
-      for (const s of settled) {
-        if (s.status === 'rejected') {
-          failures.push((s.reason as Error).message);
-          continue;
-        }
-        // The records become the run's table; the summary keeps no second copy of them.
-        const { records: encoded, ...summary } = (s.value as Extract<FromWorker, { type: 'done' }>).result;
-        tables.push(RecordTable.decode(encoded));
-        results.push({ ...summary, requests: encoded.length });
-      }
+      const failures = settled.flatMap((s) => (s.status === 'rejected' ? [(s.reason as Error).message] : []));
+      const results = summaries.filter((s) => s !== undefined);
       const histograms = new PhaseHistograms();
       for (const r of results) histograms.addEncoded(r.histograms);
-      const records = RecordTable.concat(tables.splice(0)).sortByOffset();
+      const records = (collected ?? new RecordTable()).sortByOffset();
       // The ranked span, the same for every contender: its first request's start (when it was issued,
       // so queueing for a socket counts) to its last response's end; a worker's own setup and
       // wind-down are outside it.
