@@ -18,7 +18,7 @@ import { commitBlockList } from '../storage/blob-requests.js';
 import { NOT_SENT_ERROR } from '../transport/http-client.js';
 import { shardItems } from '../scaleout/shard.js';
 import { checkUploadFits } from './limits.js';
-import { contentMd5, FIXTURE_SEED } from '../payload/content.js';
+import { tallyRecords, uploadVerdict } from '../metrics/record-checks.js';
 import type { RecordTable } from '../metrics/record-table.js';
 import { keepItems, totalBytes, type Items } from '../strategies/items.js';
 import type { Verification } from '../results/record.js';
@@ -145,37 +145,7 @@ function prepareRun(
  * back when read. Undefined when some item has neither (staged blocks): the store checks then.
  */
 export function verifyFromRecords(items: Items, records: RecordTable, readBack: boolean): Verification | undefined {
-  const rowOf = records.rowsByItem();
-  // One pass, counting, with the first of each kind kept: no array or string per file.
-  const unreadable = { count: 0, first: '' };
-  const wrong = { count: 0, first: '' };
-  let withoutMd5 = false;
-  for (const item of items) {
-    const row = rowOf.get(item.index) ?? -1;
-    const error = records.readBackError(row);
-    if (error !== undefined) {
-      if (unreadable.count++ === 0) unreadable.first = error;
-      continue;
-    }
-    const got = records.md5(row);
-    if (got === undefined) {
-      withoutMd5 = true;
-      continue;
-    }
-    const expected = contentMd5(FIXTURE_SEED, item.destOffsetBytes, item.lengthBytes);
-    if (got !== expected && wrong.count++ === 0) wrong.first = `MD5 MISMATCH for ${item.blob}: got ${got}, expected ${expected}`;
-  }
-  if (unreadable.count) return { verified: false, verification: `${unreadable.count} of ${items.length} file(s) could not be read back; first: ${unreadable.first}` };
-  if (withoutMd5) return undefined;
-  if (wrong.count) {
-    return { verified: false, verification: `${wrong.count} of ${items.length} ${readBack ? 'file(s) read back wrong' : 'blob(s) stored wrong, by the MD5 the service answered'}; first: ${wrong.first}` };
-  }
-  return {
-    verified: true,
-    verification: readBack
-      ? `${items.length} file(s) read back with GET: length and MD5 match what was sent`
-      : `${items.length} blob(s): the MD5 the service answered each Put Blob with matches what was sent`,
-  };
+  return uploadVerdict(tallyRecords('upload', items, records, readBack), readBack);
 }
 
 /**
