@@ -4,6 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { RecordTable } from '../src/metrics/record-table.js';
 import type { OpRecord } from '../src/metrics/records.js';
 import { PhaseHistograms } from '../src/metrics/histograms.js';
+import { addTallies, manyFilesVerdict, tallyRecords, uploadVerdict } from '../src/metrics/record-checks.js';
+import { contentMd5, FIXTURE_SEED } from '../src/payload/content.js';
+import { FileSet, splitItems } from '../src/strategies/items.js';
+import type { WorkItem } from '../src/strategies/strategy.js';
 
 const base: OpRecord = {
   worker: 1, item: 7, offsetBytes: 5 * 2 ** 40, bytes: 102_400, status: 201, startEpochMs: 1_795_000_000_123.456, totalMs: 12.345678,
@@ -98,5 +102,56 @@ describe('RecordTable', () => {
     const e = t.encode();
     const bytes = Object.values(e.numbers).reduce((s, c) => s + c.byteLength, 0) + e.phases.reduce((s, p) => s + p.byteLength, 0) + e.md5.byteLength + e.hasMd5.byteLength;
     expect(bytes / 100_000).toBeLessThan(150);
+  });
+});
+
+describe('tallies: many files checked against their records, in shares or all at once', () => {
+  const set = FileSet.of('run/small-files/0', 40, 100, 'upload');
+  const right = (item: WorkItem): OpRecord => ({ ...base, item: item.index, offsetBytes: item.destOffsetBytes, bytes: item.lengthBytes, error: undefined, md5: contentMd5(FIXTURE_SEED, item.destOffsetBytes, item.lengthBytes) });
+  const tableOf = (items: Iterable<WorkItem>, change: (r: OpRecord) => OpRecord | undefined = (r) => r) => {
+    const rows: OpRecord[] = [];
+    for (const item of items) {
+      const r = change(right(item));
+      if (r) rows.push(r);
+    }
+    return RecordTable.from(rows);
+  };
+  const broken = (r: OpRecord) => {
+    if (r.item === 5 || r.item === 31) return { ...r, md5: 'AAAAAAAAAAAAAAAAAAAAAA==' };
+    if (r.item === 12) return undefined;
+    if (r.item === 20) return { ...r, readBackError: 'GET f20: HTTP 404' };
+    return r;
+  };
+
+  it('the tallies of two halves add up to the tally of the whole, first problems in item order', () => {
+    const whole = tallyRecords('upload', set, tableOf(set, broken), true);
+    const halves = splitItems(set, 2).map((share) => tallyRecords('upload', share, tableOf(share, broken), true));
+    expect(addTallies(halves)).toEqual(whole);
+    expect(whole.items).toBe(40);
+    expect(whole.found.md5).toMatchObject({ count: 2, first: expect.stringMatching(/^MD5 MISMATCH for run\/small-files\/0\/file-0000005: got AAAA/) });
+    expect(whole.found.missing).toEqual({ count: 1, first: 'no answer for run/small-files/0/file-0000012' });
+    expect(whole.found.unreadable).toEqual({ count: 1, first: 'GET f20: HTTP 404' });
+  });
+
+  it('verdicts: every problem counted and the first named; none, and the count of what was checked', () => {
+    expect(uploadVerdict(tallyRecords('upload', set, tableOf(set), true), true)).toEqual({ verified: true, verification: '40 file(s) read back with GET: length and MD5 match what was sent' });
+    expect(uploadVerdict(tallyRecords('upload', set, tableOf(set, (r) => (r.item === 12 ? undefined : r)), true), true)?.verification).toBe('1 of 40 file(s) have no record; first: no answer for run/small-files/0/file-0000012');
+    expect(uploadVerdict(tallyRecords('upload', set, tableOf(set, (r) => (r.item % 2 ? { ...r, md5: 'AAAAAAAAAAAAAAAAAAAAAA==' } : r)), false), false)?.verification)
+      .toMatch(/^20 of 40 blob\(s\) stored wrong, by the MD5 the service answered; first: MD5 MISMATCH for run\/small-files\/0\/file-0000001/);
+    // Staged blocks have no MD5 of their own: the store checks them.
+    expect(uploadVerdict(tallyRecords('upload', set, tableOf(set, (r) => ({ ...r, md5: undefined }))), false)).toBeUndefined();
+    const got = tallyRecords('files', set, tableOf(set, (r) => (r.item === 3 ? { ...r, bytes: 99 } : r)));
+    expect(manyFilesVerdict('files', got, false)).toEqual({ verified: false, verification: 'run/small-files/0/file-0000003: delivered 99 bytes, expected 100' });
+    expect(manyFilesVerdict('files', tallyRecords('files', set, tableOf(set)), false)).toEqual({ verified: true, verification: '40 file(s): every byte matches its MD5' });
+    expect(manyFilesVerdict('head', tallyRecords('head', set, tableOf(set, (r) => ({ ...r, md5: undefined }))), true)).toEqual({ verified: true, verification: '40 HEAD(s): Content-Length match' });
+    expect(manyFilesVerdict('head', tallyRecords('head', set, tableOf(set, (r) => ({ ...r, md5: undefined }))), false).verification).toBe('40 HEAD(s) without Content-MD5');
+  });
+
+  it('a sample keeps evenly spaced rows and every failed one, in row order', () => {
+    const t = tableOf(set, (r) => (r.item === 7 || r.item === 33 ? { ...r, error: 'HTTP 500' } : r));
+    expect(t.sampledRows(4)).toEqual([0, 10, 20, 30]);
+    expect(t.sampledRows(4, true)).toEqual([0, 7, 10, 20, 30, 33]);
+    expect(t.sampledRows(100)).toHaveLength(40);
+    expect(t.span()).toEqual({ startEpochMs: base.startEpochMs, endEpochMs: base.startEpochMs + base.totalMs });
   });
 });

@@ -176,12 +176,34 @@ describe('small-files to an in-memory PUT server', () => {
     expect(s.files.size).toBe(0);
   });
 
-  it('past 10,000 files a worker, each URL is made as its request goes out: all PUT, read back and deleted as below that', async () => {
+  it('past 10,000 files a worker (each URL made as its request goes out) and 20,000 a run (each worker checks its share and sends a sample): all PUT, read back, counted and deleted as below that', async () => {
     const s = await server({ deleteFolders: 'yes' });
-    const r = verifiedResult(await runUpload(config(`${s.url}/dav/`, { fileCount: 10_050, fileSizeBytes: 16, processes: 1, maxSockets: 16 })));
-    expect(r.requests).toBe(10_050);
-    expect(s.log.puts).toBe(10_050 + 1);
-    expect(s.log.gets).toBe(10_050);
+    const r = verifiedResult(await runUpload(config(`${s.url}/dav/`, { fileCount: 20_050, fileSizeBytes: 16, processes: 2, maxSockets: 16 })));
+    expect(r.requests).toBe(20_050);
+    expect(r.bytes).toBe(20_050 * 16);
+    expect(r.verification).toBe('20050 file(s) read back with GET: length and MD5 match what was sent');
+    // The records a results file keeps: 10,000 a worker, evenly spaced over its share.
+    expect(r.recordsSampled).toBe(true);
+    expect(r.records.length).toBe(20_000);
+    const items = Array.from({ length: r.records.length }, (_, i) => r.records.get('item', i)).sort((a, b) => a - b);
+    expect(new Set(items).size).toBe(20_000);
+    expect(items[0]).toBe(0);
+    expect(items.at(-1)).toBeGreaterThan(20_040);
+    expect(r.workers.map((w) => w.requests)).toEqual([10_025, 10_025]);
+    expect(s.log.puts).toBe(20_050 + 1);
+    expect(s.log.gets).toBe(20_050);
+    expect(s.files.size).toBe(0);
+  }, 60_000);
+
+  it('past 20,000 files a run, a failed PUT is kept among the sampled records, named, and the run fails; the rest are still deleted', async () => {
+    const s = await server({ deleteFolders: 'yes', failPut: (path) => (path.endsWith('/file-0000777') ? 403 : undefined) });
+    const r = (await runUpload(config(`${s.url}/dav/`, { fileCount: 20_050, fileSizeBytes: 16, processes: 2, maxSockets: 16 }))).results[0]!;
+    expect(r.requests).toBe(20_050);
+    expect(r.failedRequests).toBe(1);
+    expect(r.verified).toBe(false);
+    expect(r.verification).toMatch(/^1 request\(s\) failed: .*403/);
+    const failed = r.records.failedRows().map((i) => r.records.get('item', i));
+    expect(failed).toEqual([777]);
     expect(s.files.size).toBe(0);
   }, 60_000);
 

@@ -24,6 +24,7 @@ import { shardItems } from '../scaleout/shard.js';
 import { checkDownloadFits, checkUploadFits } from './limits.js';
 import { EMBEDDED_BLOB_LIMIT } from './upload.js';
 import { verifyMany } from './many-blobs.js';
+import { summaryFor } from '../metrics/record-checks.js';
 import { runSession, type Contender, type OpenWorkload, type PreparedRun, type SessionOptions, type Workload } from './session.js';
 
 export interface DownloadWorkload extends Workload {
@@ -137,10 +138,11 @@ async function prepareRun(
       blockSizeBytes: config.rangeSizeBytes,
       maxRetries: config.maxRetries ?? 3, timeoutMs: config.timeoutMs ?? 30_000, trace: config.trace ?? true,
       ...(kind === 'blob' ? {} : manyBlobJob(strategy, config, input)),
+      ...(kind === 'files' || kind === 'head' ? summaryFor(items, kind, config.processes) : {}),
     },
     verify: async (merged) => kind === 'blob'
       ? verify(items, merged.records, shareBytes, shareBytes === size, info, config.sink === 'file' || config.sink === 'sparse-file' ? outPath : undefined)
-      : verifyMany(kind, items, merged.records, info.kind === 'url'),
+      : verifyMany(kind, items, merged.records, info.kind === 'url', merged.summary?.tally),
     async cleanup(verified) {
       if (!outPath) return;
       if (config.outPath === undefined) await rm(outPath, { force: true });

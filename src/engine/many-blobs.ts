@@ -1,7 +1,7 @@
 // How the many-blob workloads are checked, after the timed section: every file's MD5 against its
 // own content (small-files), every HEAD's length and Content-MD5 (head), and every name a listing
 // returned, in order, against the set's names (list). Nothing is taken on trust from a count alone.
-import { manyFilesVerdict, tallyRecords } from '../metrics/record-checks.js';
+import { manyFilesVerdict, tallyRecords, type Tally } from '../metrics/record-checks.js';
 import type { Verification } from '../results/record.js';
 import { namesMd5 } from '../storage/list-blobs.js';
 import { setFileName } from '../strategies/many-blobs.js';
@@ -10,11 +10,13 @@ import type { DownloadWorkloadKind } from '../strategies/strategy.js';
 import type { RecordTable } from '../metrics/record-table.js';
 import { failedRequests } from './failed.js';
 
-export function verifyMany(kind: DownloadWorkloadKind, items: Items, records: RecordTable, plainUrl: boolean): Verification {
+/** `tally`: the workers' own, when they checked their shares and sent a sample of the records. */
+export function verifyMany(kind: DownloadWorkloadKind, items: Items, records: RecordTable, plainUrl: boolean, tally?: Tally): Verification {
   const failed = failedRequests(records);
   if (failed) return failed;
   if (kind === 'list') return verifyListing(items, records);
-  return manyFilesVerdict(kind === 'head' ? 'head' : 'files', tallyRecords(kind === 'head' ? 'head' : 'files', items, records), plainUrl);
+  const files = kind === 'head' ? 'head' : 'files';
+  return manyFilesVerdict(files, tally ?? tallyRecords(files, items, records), plainUrl);
 }
 
 /** Each listing stream's names, hashed in order by the worker, against the names its prefix holds. */

@@ -18,9 +18,9 @@ import { commitBlockList } from '../storage/blob-requests.js';
 import { NOT_SENT_ERROR } from '../transport/http-client.js';
 import { shardItems } from '../scaleout/shard.js';
 import { checkUploadFits } from './limits.js';
-import { tallyRecords, uploadVerdict } from '../metrics/record-checks.js';
+import { summaryFor, tallyRecords, uploadVerdict } from '../metrics/record-checks.js';
 import type { RecordTable } from '../metrics/record-table.js';
-import { keepItems, totalBytes, type Items } from '../strategies/items.js';
+import { FileSet, keepItems, totalBytes, type Items } from '../strategies/items.js';
 import type { Verification } from '../results/record.js';
 import { runSession, type Contender, type OpenWorkload, type PreparedRun, type SessionOptions, type Workload } from './session.js';
 
@@ -117,6 +117,7 @@ function prepareRun(
       logLevel: config.logLevel, blockSizeBytes: config.blockSizeBytes, thresholdBytes: config.thresholdBytes,
       // A plain server says nothing of what it stored: the workers read every file back after the timed section.
       ...(info.kind === 'url' ? { readBack: true } : {}),
+      ...(items instanceof FileSet ? summaryFor(items, 'upload', config.processes) : {}),
       inFlight: inFlightFor(strategy, config), maxRetries: config.maxRetries ?? 3, timeoutMs: config.timeoutMs ?? 30_000, trace: config.trace ?? true,
     },
     // Put Block List goes out as soon as every worker's last block is in: it is part of the duration.
@@ -125,8 +126,9 @@ function prepareRun(
       : undefined,
     // Failed requests fail the run as they are; otherwise the store checks what it holds.
     async verify(merged) {
+      const readBack = info.kind === 'url';
       return failedRequests(merged.records, info.kind === 'blob' && info.bearer !== undefined)
-        ?? verifyFromRecords(items, merged.records, info.kind === 'url') ?? store.verify(items);
+        ?? (merged.summary ? uploadVerdict(merged.summary.tally, readBack) : verifyFromRecords(items, merged.records, readBack)) ?? store.verify(items);
     },
     async cleanup(_verified, merged) {
       if (config.keep) return;

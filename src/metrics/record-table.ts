@@ -242,6 +242,27 @@ export class RecordTable implements Iterable<OpRecord> {
   }
 
   /** These rows, in this order, as a new table. */
+  /** At most `max` rows, evenly spaced; with `failed`, every failed row besides; in row order. */
+  sampledRows(max: number, failed = false): number[] {
+    const step = this.rows / max;
+    const even = this.rows <= max ? Array.from({ length: this.rows }, (_, i) => i) : Array.from({ length: max }, (_, i) => Math.floor(i * step));
+    if (!failed) return even;
+    return [...new Set([...even, ...this.failedRows()])].sort((a, b) => a - b);
+  }
+
+  /** From the first request's start to the last response's end; an empty table spans nothing. */
+  span(): { startEpochMs: number; endEpochMs: number } {
+    let start = Infinity;
+    let end = -Infinity;
+    const started = this.cols.startEpochMs;
+    const total = this.cols.totalMs;
+    for (let i = 0; i < this.rows; i++) {
+      start = Math.min(start, started[i]!);
+      end = Math.max(end, started[i]! + total[i]!);
+    }
+    return { startEpochMs: start, endEpochMs: end };
+  }
+
   pick(rows: ArrayLike<number>): RecordTable {
     const t = new RecordTable(rows.length);
     const c = t.cols;

@@ -47,11 +47,12 @@ const evidenceOf = (w: WorkerSummary): WorkerEvidence => ({
 /**
  * One run's record. Its counts are totals over every request: a steady run's from the workers'
  * meters (every lap; the pool has counted a step after the workers, an upload's commit, into them),
- * any other's summed here over its records, the same way.
+ * a many-file run's from the workers' summaries, any other's summed here over its records, the same way.
  */
 export function measuredRun(id: RunIdentity, merged: MergedRun, check: Verification, plan?: SteadyPlan): MeasuredRun {
   const steady = plan ? merged.steady : undefined;
-  let t = steady?.totals;
+  // Many files: the workers counted every request; the records are a sample.
+  let t = steady?.totals ?? merged.summary?.totals;
   if (!t) {
     t = emptyTotals();
     for (const r of merged.records) countInto(t, r);
@@ -79,6 +80,7 @@ export function measuredRun(id: RunIdentity, merged: MergedRun, check: Verificat
       },
     } : {}),
     records: merged.records,
+    ...(merged.summary ? { recordsSampled: true } : {}),
   };
 }
 
@@ -102,8 +104,7 @@ function toRow(r: OpRecord): RecordRow {
 /** Evenly spaced rows when there are more records than a results file keeps. */
 function sample(records: RecordTable, max: number): { kept: RecordTable; sampled: boolean } {
   if (records.length <= max) return { kept: records, sampled: false };
-  const step = records.length / max;
-  return { kept: records.pick(Array.from({ length: max }, (_, i) => Math.floor(i * step))), sampled: true };
+  return { kept: records.pick(records.sampledRows(max)), sampled: true };
 }
 
 /** The run with at most the records a results file keeps. */

@@ -6,8 +6,9 @@ import { PhaseHistograms } from '../metrics/histograms.js';
 import { RecordTable } from '../metrics/record-table.js';
 import { encodeItems, splitItems, type Items } from '../strategies/items.js';
 import { workerEntry } from './entry.js';
-import type { FromWorker, OpRecord, Progress, WorkerJob, WorkerResult } from './protocol.js';
-import { countInto, mergeSteady, type MergedSteady } from './steady.js';
+import type { FromWorker, OpRecord, Progress, SteadyTotals, WorkerJob, WorkerResult } from './protocol.js';
+import { addTotals, countInto, mergeSteady, type MergedSteady } from './steady.js';
+import { addTallies, type Tally } from '../metrics/record-checks.js';
 import type { Bearer } from '../storage/entra.js';
 
 const WORKER = workerEntry();
@@ -29,6 +30,11 @@ export interface MergedRun {
   steady?: MergedSteady;
   /** When --autoterm ended a steady run, in ms since the release. */
   autotermAtMs?: number;
+  /**
+   * Many files (the job asked for a summary): every request's totals and the checks of every item,
+   * made by the workers over their shares; `records` are then a sample, with every failure.
+   */
+  summary?: { totals: SteadyTotals; tally: Tally };
 }
 
 function waitFor(child: ChildProcess, index: number, type: 'ready' | 'finished' | 'done'): Promise<FromWorker> {
@@ -184,7 +190,7 @@ export class WorkerPool {
         const { records: encoded, ...summary } = (m as Extract<FromWorker, { type: 'done' }>).result;
         collected = (collected ?? new RecordTable(items.length)).append(RecordTable.decode(encoded));
         // The summary keeps no second copy of the records.
-        summaries[i] = { ...summary, requests: encoded.length };
+        summaries[i] = { ...summary, requests: summary.summary?.requests ?? encoded.length };
       }));
       const finished = children.map((c, i) => waitFor(c, i, 'finished'));
       // A worker that fails or dies rejects this too: then there is no step after, and `done` says why.
@@ -259,15 +265,21 @@ export class WorkerPool {
           end = Math.max(end, epochMs + w.lastEndMs);
         }
       } else {
-        for (let i = 0; i < records.length; i++) {
-          const started = records.get('startEpochMs', i);
-          start = Math.min(start, started);
-          end = Math.max(end, started + records.get('totalMs', i));
+        ({ startEpochMs: start, endEpochMs: end } = records.span());
+        // A sample of the records may not hold the first and last: the workers said when they were.
+        for (const w of results) {
+          if (!w.summary) continue;
+          start = Math.min(start, w.summary.firstStartEpochMs);
+          end = Math.max(end, w.summary.lastEndEpochMs);
         }
       }
+      const summary = !steady && results.length && results.every((w) => w.summary)
+        ? { totals: addTotals(results.map((w) => w.summary!.totals)), tally: addTallies(results.map((w) => w.summary!.tally)) }
+        : undefined;
       if (afterRecord) {
         // A step after the workers (an upload's commit) is one more request of the run, steady or not.
         if (steady) countInto(steady.totals, afterRecord);
+        if (summary) countInto(summary.totals, afterRecord);
         records.push(afterRecord);
         if (!afterRecord.error) histograms.record(afterRecord.phases, afterRecord.totalMs);
         end = Math.max(end, afterRecord.startEpochMs + afterRecord.totalMs);
@@ -281,7 +293,7 @@ export class WorkerPool {
         });
       }
       return {
-        workers: results, records, histograms, wallMs: records.length && end > start ? end - start : 0, failures, maybeSent,
+        workers: results, records, histograms, wallMs: end > start ? end - start : 0, failures, maybeSent, ...(summary ? { summary } : {}),
         ...(steady ? { steady } : {}), ...(autotermAtMs === undefined ? {} : { autotermAtMs }),
       };
     } finally {

@@ -2,6 +2,7 @@
 import type { EncodedHistograms } from '../metrics/histograms.js';
 import type { LogLevel, SinkKind } from '../config/options.js';
 import type { EncodedItems } from '../strategies/items.js';
+import type { Tally, TallyKind } from '../metrics/record-checks.js';
 import type { TargetInfo } from '../storage/target.js';
 import type { Bearer } from '../storage/entra.js';
 import type { OpRecord } from '../metrics/records.js';
@@ -48,6 +49,13 @@ export interface WorkerJob {
   timeoutMs: number;
   /** Uploads to a plain server: read every item back after the timed section, over this worker's sockets, and record its MD5. */
   readBack?: boolean;
+  /**
+   * Many files (more than a results file keeps): the worker checks its share itself (a tally), counts
+   * its totals and span, and sends every failed record but only `keepRecords` of the others, evenly
+   * spaced, instead of all of them (110 bytes a request, held again by the coordinator). Not for
+   * steady runs.
+   */
+  summary?: { check: TallyKind; keepRecords: number };
   /** warm: MAX_SOCKETS connections opened before the barrier; cold (default): every run connects as it goes. */
   connections?: 'cold' | 'warm';
   /** Steady state (--duration): the items again and again until this long after the release, counted per interval. */
@@ -113,6 +121,17 @@ export interface WorkerResult {
   /** --connections warm: sockets open and idle when the barrier released it. */
   warmSockets?: number;
   steady?: SteadyWorkerResult;
+  /** When the job asked for a summary: `records` are a sample (and every failure); these are of all of them. */
+  summary?: WorkerSummaryOfRecords;
+}
+
+export interface WorkerSummaryOfRecords {
+  requests: number;
+  totals: SteadyTotals;
+  /** The first request's start and the last response's end. */
+  firstStartEpochMs: number;
+  lastEndEpochMs: number;
+  tally: Tally;
 }
 
 /**

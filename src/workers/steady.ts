@@ -97,17 +97,25 @@ export interface MergedSteady {
   series: IntervalPoint[];
 }
 
+/** Workers' totals as one. */
+export function addTotals(parts: readonly SteadyTotals[]): SteadyTotals {
+  const totals = emptyTotals();
+  for (const p of parts) {
+    for (const k of ['requests', 'failed', 'bytes', 'reused', 'retries', 'throttled', 'backoffMs', 'requestSumMs'] as const) totals[k] += p[k];
+    for (const [phase, ms] of Object.entries(p.phaseSumsMs) as [keyof SteadyTotals['phaseSumsMs'], number][]) {
+      totals.phaseSumsMs[phase] = (totals.phaseSumsMs[phase] ?? 0) + ms;
+    }
+  }
+  return totals;
+}
+
 export function mergeSteady(results: readonly { steady?: SteadyWorkerResult }[], epochMs: number, intervalMs: number): MergedSteady | undefined {
   const parts = results.flatMap((r) => (r.steady ? [r.steady] : []));
   if (!parts.length) return undefined;
-  const totals = emptyTotals();
+  const totals = addTotals(parts.map((p) => p.totals));
   const length = Math.max(...parts.map((p) => p.intervals.length));
   const sums = Array.from({ length }, () => ({ ops: 0, bytes: 0, errors: 0, retries: 0, throttled: 0, latency: undefined as Hdr.Histogram | undefined }));
   for (const p of parts) {
-    for (const k of ['requests', 'failed', 'bytes', 'reused', 'retries', 'throttled', 'backoffMs', 'requestSumMs'] as const) totals[k] += p.totals[k];
-    for (const [phase, ms] of Object.entries(p.totals.phaseSumsMs) as [keyof SteadyTotals['phaseSumsMs'], number][]) {
-      totals.phaseSumsMs[phase] = (totals.phaseSumsMs[phase] ?? 0) + ms;
-    }
     p.intervals.forEach((c, i) => {
       const s = sums[i]!;
       s.ops += c.ops;

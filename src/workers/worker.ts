@@ -14,9 +14,10 @@ import { inLanes } from '../transport/lanes.js';
 import { createAgent } from '../transport/request.js';
 import { readBack, runGet, runPut, runSdkDownload, runSdkSmallFile, runSdkUpload, sdkClients, warmConnections, type ExecContext } from './executors.js';
 import { runHead, runList, runSdkHead, runSdkList } from './metadata-executors.js';
-import type { FromWorker, OpRecord, ToWorker, WorkerJob, WorkerResult } from './protocol.js';
+import type { FromWorker, OpRecord, ToWorker, WorkerJob, WorkerResult, WorkerSummaryOfRecords } from './protocol.js';
 import { openSink, type Sink } from './sinks.js';
-import { SteadyMeter } from './steady.js';
+import { countInto, emptyTotals, SteadyMeter } from './steady.js';
+import { tallyRecords } from '../metrics/record-checks.js';
 import { RecordTable } from '../metrics/record-table.js';
 
 // A coordinator that is gone (killed, even with SIGKILL) ends the worker quietly: no EPIPE traces.
@@ -194,8 +195,19 @@ async function prepare(job: WorkerJob): Promise<(goEpochMs: number) => Promise<W
     sdk?.agent.destroy();
     const histograms = meter?.histograms ?? new PhaseHistograms();
     if (!meter) records.recordInto(histograms);
+    // Many files: what the coordinator needs of all the records is made here, and it gets a sample.
+    let summary: WorkerSummaryOfRecords | undefined;
+    let sent = records;
+    if (job.summary && !meter) {
+      const totals = emptyTotals();
+      for (const r of records) countInto(totals, r);
+      const span = records.span();
+      const tally = tallyRecords(job.summary.check, items, records, job.readBack === true);
+      summary = { requests: records.length, totals, firstStartEpochMs: span.startEpochMs, lastEndEpochMs: span.endEpochMs, tally };
+      sent = records.pick(records.sampledRows(job.summary.keepRecords, true));
+    }
     return {
-      workerIndex: job.workerIndex, records: records.encode(), histograms: histograms.encode(), startEpochMs, endEpochMs,
+      workerIndex: job.workerIndex, records: sent.encode(), ...(summary ? { summary } : {}), histograms: histograms.encode(), startEpochMs, endEpochMs,
       cpuUserMs: cpu.user / 1000, cpuSystemMs: cpu.system / 1000, peakRssBytes: process.resourceUsage().maxRSS * 1024,
       eventLoopDelayP99Ms: loopDelay.percentile(99) / 1e6,
       ...(warmSockets === undefined ? {} : { warmSockets }),

@@ -9,6 +9,8 @@ export interface PutServerOptions {
   refusePut?: number;
   /** Answer every DELETE with this status and keep the file (e.g. 405). */
   refuseDelete?: number;
+  /** Answers the PUTs of the paths it gives a status for with that status, storing nothing (e.g. 403). */
+  failPut?: (path: string) => number | undefined;
   /** Answer a successful PUT with this status instead of 201/204 (e.g. 200). */
   putStatus?: number;
   /** Stores the files whose path this matches with one byte flipped (in the middle). */
@@ -55,7 +57,8 @@ export async function startPutServer(options: PutServerOptions = {}): Promise<Pu
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => void setTimeout(() => {
-        if (options.refusePut) return void res.writeHead(options.refusePut).end();
+        const refusal = options.refusePut ?? options.failPut?.(path);
+        if (refusal) return void res.writeHead(refusal).end();
         const body = Buffer.concat(chunks);
         if (options.corrupt?.(path) && body.length) {
           const middle = body.length >> 1;
