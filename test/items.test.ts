@@ -3,9 +3,10 @@
 import { deserialize, serialize } from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import { decodeItems, encodeItems, FileSet, keepItems, largestBytes, splitItems, totalBytes } from '../src/strategies/items.js';
-import { perFileItems } from '../src/strategies/many-blobs.js';
+import { spreadPositions } from '../src/payload/url-fixtures.js';
+import { perFileItems, setFileName, SetFixtures, uniqueFixtures } from '../src/strategies/many-blobs.js';
 import { smallFiles } from '../src/strategies/upload/small-files.js';
-import { PAYLOAD_POOL_BYTES } from '../src/strategies/upload-strategy.js';
+import { PAYLOAD_POOL_BYTES, smallFileOffset } from '../src/strategies/upload-strategy.js';
 
 const upload = (count: number, size: number) => smallFiles.plan({ prefix: 'run-x/small-files/0', fileCount: count, fileSizeBytes: size, blobSizeBytes: 0, blockSizeBytes: 0, thresholdBytes: 0 });
 
@@ -64,5 +65,36 @@ describe('FileSet: many small files as a few numbers', () => {
     expect([...keepItems(set, (i) => i.index % 3 === 0)].map((i) => i.index)).toEqual([0, 3, 6, 9]);
     expect([...keepItems(set, (i) => i.index > 7)].map((i) => i.index)).toEqual([8, 9]);
     expect(keepItems(set, () => false).length).toBe(0);
+  });
+});
+
+describe('a set\'s fixtures', () => {
+  it('are made from their index when asked for, as the set\'s files are named and filled', () => {
+    const set = new SetFixtures('many/5x100', 5, 100);
+    expect(set.length).toBe(5);
+    expect(set.at(2)).toEqual({ blob: setFileName('many/5x100', 2), offsetBytes: smallFileOffset(2, 100), lengthBytes: 100 });
+    expect(set.at(-1)).toEqual(set.at(4));
+    expect(set.at(5)).toBeUndefined();
+    expect([...set].map((f) => f.blob)).toEqual(Array.from({ length: 5 }, (_, i) => setFileName('many/5x100', i)));
+  });
+
+  it('of several strategies are kept once: the same set once and whole, single blobs merged by name', () => {
+    const set = () => new SetFixtures('many/1000000x1024', 1_000_000, 1024);
+    const u = uniqueFixtures([set(), set(), [{ blob: 'a', offsetBytes: 0, lengthBytes: 10 }], [{ blob: 'a', offsetBytes: 0, lengthBytes: 10 }, { blob: 'b', offsetBytes: 10, lengthBytes: 5 }]]);
+    expect(u.sets).toHaveLength(1);
+    expect(u.blobs.map((b) => b.blob)).toEqual(['a', 'b']);
+    expect(u.count).toBe(1_000_002);
+    expect(u.bytes).toBe(1_000_000 * 1024 + 15);
+    expect(() => uniqueFixtures([[{ blob: 'a', offsetBytes: 0, lengthBytes: 10 }], [{ blob: 'a', offsetBytes: 5, lengthBytes: 10 }]])).toThrow(/fixture a is needed with two different contents/);
+  });
+
+  it('of a marked set on a plain server are sampled evenly, the first and the last always among them', () => {
+    expect(spreadPositions(5, 32)).toEqual([0, 1, 2, 3, 4]);
+    const p = spreadPositions(100_000, 32);
+    expect(p).toHaveLength(32);
+    expect(p[0]).toBe(0);
+    expect(p.at(-1)).toBe(99_999);
+    expect(new Set(p).size).toBe(32);
+    expect(p.every((x, i) => i === 0 || x > p[i - 1]!)).toBe(true);
   });
 });

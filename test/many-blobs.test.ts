@@ -18,6 +18,7 @@ import { contentBuffer, FIXTURE_SEED } from '../src/payload/content.js';
 import type { MeasuredRun } from '../src/results/record.js';
 import { parseListPage } from '../src/storage/list-blobs.js';
 import { selectStrategies } from '../src/strategies/index.js';
+import { MARKED_SAMPLE, SET_MARKER } from '../src/payload/url-fixtures.js';
 import { fixtureSetPrefix, listGroups, setFileName } from '../src/strategies/many-blobs.js';
 import { smallFileOffset } from '../src/strategies/upload-strategy.js';
 import { blobNames, containerOf, startEmbeddedAzurite, type EmbeddedAzurite } from './helpers/azurite.js';
@@ -198,7 +199,7 @@ describe('an Azurite of its own, addressed as an account (key and endpoint)', ()
   it('the set is made once under many/<count>x<bytes>/ and reused by the next session and by the listings', async () => {
     const first = await runDownload(config(account()));
     expectVerified(first, ['small-files', 'sdk-small-files']);
-    expect(first.fixtures).toEqual({ created: expect.arrayContaining([setFileName(SET, 0)]), reused: [] });
+    expect(first.fixtures).toEqual({ created: expect.arrayContaining([setFileName(SET, 0)]), reused: 0 });
     const names = await blobNames(containerOf(azurite, 'many-test'));
     expect(names).toEqual(Array.from({ length: FILE_COUNT }, (_, i) => setFileName(SET, i)));
     // The content is the seed's stream at each file's own offset.
@@ -208,7 +209,7 @@ describe('an Azurite of its own, addressed as an account (key and endpoint)', ()
     const again = await runDownload(config(account(), { sourceMethod: 'list,sdk-list', pageSize: 20 }));
     expectVerified(again, ['list', 'sdk-list']);
     expect(again.fixtures.created).toEqual([]);
-    expect(again.fixtures.reused).toHaveLength(FILE_COUNT);
+    expect(again.fixtures.reused).toBe(FILE_COUNT);
   });
 
   it('a stored file whose content is wrong is put right before the run, and the run verifies', async () => {
@@ -218,6 +219,15 @@ describe('an Azurite of its own, addressed as an account (key and endpoint)', ()
     const run = await runDownload(config(account(), { sourceMethod: 'small-files' }));
     expectVerified(run, ['small-files']);
     expect(run.fixtures.created).toEqual([setFileName(SET, 7)]);
+  });
+
+  it('a file deleted from the set is written again (the listing found it missing), and only that one', async () => {
+    const container = containerOf(azurite, 'many-test');
+    await runDownload(config(account(), { sourceMethod: 'head' }));
+    await container.getBlockBlobClient(setFileName(SET, 11)).delete();
+    const run = await runDownload(config(account(), { sourceMethod: 'small-files' }));
+    expectVerified(run, ['small-files']);
+    expect(run.fixtures).toEqual({ created: [setFileName(SET, 11)], reused: FILE_COUNT - 1 });
   });
 
   // Asynchronous: the Azurite answering the child runs in this process.
@@ -328,23 +338,59 @@ describe('a plain URL server: the set as paths below the URL', () => {
       const url = `${server.url}/dav/`;
       const first = await runDownload(config({ kind: 'url', url }, { sourceMethod: 'small-files' }));
       expectVerified(first, ['small-files']);
-      expect(first.fixtures.created).toHaveLength(FILE_COUNT);
-      expect(pathsUnder(server.files, `/dav/${SET}/`)).toEqual(Array.from({ length: FILE_COUNT }, (_, i) => `/dav/${setFileName(SET, i)}`));
+      // Every file, then the marker that says the set is complete.
+      expect(first.fixtures.created).toHaveLength(FILE_COUNT + 1);
+      expect(first.fixtures.created.at(-1)).toBe(`${SET}/${SET_MARKER}`);
+      expect(pathsUnder(server.files, `/dav/${SET}/`)).toEqual([...Array.from({ length: FILE_COUNT }, (_, i) => `/dav/${setFileName(SET, i)}`), `/dav/${SET}/${SET_MARKER}`].sort());
+      expect(server.files.get(`/dav/${SET}/${SET_MARKER}`)?.toString()).toBe(`{"seed":"${FIXTURE_SEED}","count":${FILE_COUNT},"sizeBytes":${FILE_SIZE}}\n`);
       const puts = server.log.puts;
       const gets = server.log.gets;
 
       const again = await runDownload(config({ kind: 'url', url }, { sourceMethod: 'small-files' }));
       expectVerified(again, ['small-files']);
-      expect(again.fixtures).toEqual({ created: [], reused: expect.arrayContaining([setFileName(SET, 0)]) });
+      expect(again.fixtures).toEqual({ created: [], reused: FILE_COUNT });
       expect(server.log.puts).toBe(puts);
-      expect(server.log.gets - gets).toBe(FILE_COUNT);
+      // The marker, then every file once, measured.
+      expect(server.log.gets - gets).toBe(1 + FILE_COUNT);
 
       const heads = server.log.heads;
       const head = await runDownload(config({ kind: 'url', url }, { sourceMethod: 'head' }));
       expectVerified(head, ['head']);
-      // One HEAD per file to find the set, one per file measured.
-      expect(server.log.heads - heads).toBe(2 * FILE_COUNT);
+      // The marked set: a sample of HEADs to find it there, then one per file measured.
+      expect(server.log.heads - heads).toBe(MARKED_SAMPLE + FILE_COUNT);
       expect(byName(head, 'head').verification).toMatch(/50 HEAD\(s\): Content-Length match/);
+    } finally {
+      await close(server.server);
+    }
+  });
+
+  it('a marked set with a sampled file gone is asked for file by file again: the missing one is PUT, the marker kept', async () => {
+    const server = await startPutServer();
+    try {
+      const url = `${server.url}/dav/`;
+      await runDownload(config({ kind: 'url', url }, { sourceMethod: 'head' }));
+      // The last file is always in the sample.
+      server.files.delete(`/dav/${setFileName(SET, FILE_COUNT - 1)}`);
+      const heads = server.log.heads;
+      const run = await runDownload(config({ kind: 'url', url }, { sourceMethod: 'small-files' }));
+      expectVerified(run, ['small-files']);
+      expect(run.fixtures.created).toEqual([setFileName(SET, FILE_COUNT - 1), `${SET}/${SET_MARKER}`]);
+      expect(run.fixtures.reused).toBe(FILE_COUNT - 1);
+      expect(server.log.heads - heads).toBe(MARKED_SAMPLE + FILE_COUNT);
+    } finally {
+      await close(server.server);
+    }
+  });
+
+  it('a marker for another set (another content) is not trusted: every file is asked for', async () => {
+    const server = await startPutServer();
+    try {
+      const url = `${server.url}/dav/`;
+      server.files.set(`/dav/${SET}/${SET_MARKER}`, Buffer.from('{"seed":"other","count":50,"sizeBytes":1}\n'));
+      const run = await runDownload(config({ kind: 'url', url }, { sourceMethod: 'small-files' }));
+      expectVerified(run, ['small-files']);
+      expect(run.fixtures.created).toHaveLength(FILE_COUNT + 1);
+      expect(server.files.get(`/dav/${SET}/${SET_MARKER}`)?.toString()).toContain(FIXTURE_SEED);
     } finally {
       await close(server.server);
     }

@@ -139,12 +139,12 @@ describe('fixtures on a shared Azurite', () => {
     const first = await runDownload(keyConfig('reuse', false));
     expectVerified(first, sizeBytes);
     expect([...first.fixtures.created].sort()).toEqual(FIXTURES);
-    expect(first.fixtures.reused).toEqual([]);
+    expect(first.fixtures.reused).toBe(0);
 
     const second = await runDownload(keyConfig('reuse', true));
     expectVerified(second, sizeBytes);
     expect(second.fixtures.created).toEqual([]);
-    expect([...second.fixtures.reused].sort()).toEqual(FIXTURES);
+    expect(second.fixtures.reused).toBe(FIXTURES.length);
     // Cleanup removes only what its own run created: nothing here.
     expect(await blobNames(containerOf(azurite, 'reuse'))).toEqual(FIXTURES);
   });

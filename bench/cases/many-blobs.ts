@@ -33,7 +33,7 @@ async function putSet(az: BenchAzurite, fileCount: number, fileSizeBytes: number
   const { ensureFixtures } = await distImport<typeof Fixtures>('payload/fixtures.js');
   const { containerClient } = await distImport<typeof Target>('storage/target.js');
   const container = await containerClient({ kind: 'blob', embedded: false, endpoint: az.endpoint, container: 'blob-cacher', account: az.account, key: az.key });
-  await ensureFixtures(container, setFixtures({ sizeBytes: fileSizeBytes, concurrency: 1, fileCount }));
+  await ensureFixtures(container, [setFixtures({ sizeBytes: fileSizeBytes, concurrency: 1, fileCount })]);
 }
 
 /** The set as plain files in nginx's root, for --url and aria2c: the same names and bytes. */
@@ -41,9 +41,9 @@ async function writeSetFiles(root: string, fileCount: number, fileSizeBytes: num
   const { setFixtures } = await distImport<typeof ManyBlobs>('strategies/many-blobs.js');
   const { contentBuffer, FIXTURE_SEED } = await distImport<typeof Content>('payload/content.js');
   const specs = setFixtures({ sizeBytes: fileSizeBytes, concurrency: 1, fileCount });
-  mkdirSync(join(root, specs[0]!.blob, '..'), { recursive: true });
+  mkdirSync(join(root, specs.at(0)!.blob, '..'), { recursive: true });
   for (const f of specs) writeFileSync(join(root, f.blob), contentBuffer(FIXTURE_SEED, f.offsetBytes, f.lengthBytes));
-  return specs.map((f) => f.blob);
+  return [...specs].map((f) => f.blob);
 }
 
 /** aria2c -i <list> -j N: N files at a time, one connection each, into a directory; the process wall is its time. */

@@ -36,7 +36,7 @@ export interface DownloadWorkload extends Workload {
 export function downloadWorkload(given: DownloadConfig): DownloadWorkload {
   const config = { ...given, fileCount: given.fileCount ?? DEFAULT_FILE_COUNT, pageSize: given.pageSize ?? DEFAULT_PAGE_SIZE };
   const workload: DownloadWorkload = {
-    fixtures: { created: [], reused: [] },
+    fixtures: { created: [], reused: 0 },
     async open(signal): Promise<OpenWorkload> {
       const target = await openTarget(config.credentials, config.container, signal);
       try {
@@ -56,7 +56,7 @@ export function downloadWorkload(given: DownloadConfig): DownloadWorkload {
         if (many && info.kind === 'blob' && info.embedded && config.fileCount > EMBEDDED_BLOB_LIMIT) {
           log.warn(`${config.fileCount} files are more than the embedded Azurite handles in reasonable time (it slows superlinearly); use a real account (--account, STORAGE_*) or --url`);
         }
-        const specs = strategies.flatMap((s) => s.fixtures(input));
+        const specs = strategies.map((s) => s.fixtures(input));
         // One coordinator client for the fixtures and their cleanup (with a CA, each client has an agent of its own).
         let container: ContainerClient | undefined;
         if (info.kind === 'blob') {

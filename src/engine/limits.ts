@@ -4,7 +4,8 @@ import { totalmem } from 'node:os';
 import { ConfigError } from '../config/errors.js';
 import { formatBytes } from '../config/sizes.js';
 import { largestBytes } from '../strategies/items.js';
-import type { DownloadStrategy, FixtureSpec, PlanInput } from '../strategies/strategy.js';
+import { uniqueFixtures } from '../strategies/many-blobs.js';
+import type { DownloadStrategy, PlanInput } from '../strategies/strategy.js';
 
 /** One range held in memory (memory sink, the SDK's downloadToBuffer) and hashed in one piece. */
 export const MAX_RANGE_IN_MEMORY_BYTES = 2 ** 31 - 1;
@@ -37,12 +38,11 @@ export function checkDownloadFits(strategies: readonly DownloadStrategy[], input
     }
   }
   if (!limits.embedded) return;
-  const unique = new Map<string, FixtureSpec>();
-  for (const s of strategies) for (const f of s.fixtures(input)) unique.set(f.blob, f);
-  const fixtureBytes = [...unique.values()].reduce((sum, f) => sum + f.lengthBytes, 0);
+  const unique = uniqueFixtures(strategies.map((s) => s.fixtures(input)));
+  const fixtureBytes = unique.bytes;
   if (fixtureBytes > EMBEDDED_FIXTURE_SHARE * memory) {
     throw new ConfigError(
-      `the fixtures need ${formatBytes(fixtureBytes)} (${unique.size} blobs; round-robin keeps one copy per --concurrency), more than the embedded Azurite can hold in half of this machine's ${formatBytes(memory)}; ` +
+      `the fixtures need ${formatBytes(fixtureBytes)} (${unique.count} blobs; round-robin keeps one copy per --concurrency), more than the embedded Azurite can hold in half of this machine's ${formatBytes(memory)}; ` +
         'use less --concurrency or --file-size, fewer strategies (--source-method), or a real account',
     );
   }

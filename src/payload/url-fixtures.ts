@@ -3,66 +3,123 @@
 // HEAD; one that is missing or of another length is PUT first (as an upload would), outside any
 // timing, so a writable server (nginx WebDAV) needs no preparation and a read-only one needs the
 // files there already. Content is checked by every run's MD5s, not here.
-import pLimit from 'p-limit';
+//
+// A plain server cannot list a folder, and a HEAD per file cost 6–7 s at 100,000 files, every
+// session. So once every file of a set was found or PUT, a marker goes beside them
+// (`many/<count>x<bytes>/blob-cacher-set.json`: seed, count, size); a later session that finds it
+// asks for it and for a sample of the files (the first, the last and evenly spaced ones between)
+// instead of all. Any sampled file missing or of another length: every file is asked for again.
+// Delete the marker to have the next session check every file.
 import { log } from '../log/logger.js';
 import { RequestSigner, PLAIN_PUT_STATUSES, type TargetInfo } from '../storage/target.js';
-import type { FixtureSpec } from '../strategies/strategy.js';
+import { uniqueFixtures, type SetFixtures } from '../strategies/many-blobs.js';
+import type { FixtureList, FixtureSpec } from '../strategies/strategy.js';
 import { shownUrl } from '../transport/http-client.js';
+import { inLanes } from '../transport/lanes.js';
 import { NodeHttpClient } from '../transport/request.js';
 import { contentBuffer, FIXTURE_SEED } from './content.js';
 import type { FixtureState } from './fixtures.js';
 
 const IN_FLIGHT = 32;
+/** The marker's name below a set's folder. */
+export const SET_MARKER = 'blob-cacher-set.json';
+/** Files of a marked set asked for by a later session, spread over it. */
+export const MARKED_SAMPLE = 32;
 
 type UrlInfo = Extract<TargetInfo, { kind: 'url' }>;
 
-export async function ensureUrlFixtures(info: UrlInfo, specs: readonly FixtureSpec[], opts: { timeoutMs: number; signal?: AbortSignal }): Promise<FixtureState> {
+/** What a set's marker says: the set it vouches for, nothing else. */
+export const markerText = (set: SetFixtures) => `${JSON.stringify({ seed: FIXTURE_SEED, count: set.length, sizeBytes: set.sizeBytes })}\n`;
+
+/** `n` positions of `length`, evenly spread, the first and the last among them. */
+export function spreadPositions(length: number, n: number): number[] {
+  if (length <= n) return Array.from({ length }, (_, i) => i);
+  return Array.from({ length: n }, (_, k) => Math.round((k * (length - 1)) / (n - 1)));
+}
+
+export async function ensureUrlFixtures(info: UrlInfo, lists: readonly FixtureList[], opts: { timeoutMs: number; signal?: AbortSignal }): Promise<FixtureState> {
+  const { sets, blobs } = uniqueFixtures(lists);
   const signer = new RequestSigner({ ...info, folder: true });
   const client = NodeHttpClient.to(new URL(info.url), IN_FLIGHT);
-  const limit = pLimit(IN_FLIGHT);
-  const state: FixtureState = { created: [], reused: [] };
+  const state: FixtureState = { created: [], reused: 0 };
+  const head = async (spec: FixtureSpec) => {
+    const url = signer.blobUrl(spec.blob);
+    const r = await client.request({ url, method: 'HEAD', headers: signer.headers('HEAD', url), timeoutMs: opts.timeoutMs, trace: false, expectStatus: [200] });
+    if (r.status === 0) throw new Error(`fixture ${shownUrl(url)}: ${r.error}`);
+    return { url, there: !r.error, good: !r.error && Number(r.headers['content-length']) === spec.lengthBytes };
+  };
+  const put = (url: URL, body: Buffer) =>
+    client.request({
+      url, method: 'PUT', body, headers: signer.headers('PUT', url, { 'content-length': String(body.length) }), timeoutMs: opts.timeoutMs, trace: false,
+      expectStatus: PLAIN_PUT_STATUSES,
+    });
+  const ensure = async (spec: FixtureSpec) => {
+    if (opts.signal?.aborted) return;
+    const { url, there, good } = await head(spec);
+    if (good) {
+      state.reused++;
+      return;
+    }
+    const r = await put(url, contentBuffer(FIXTURE_SEED, spec.offsetBytes, spec.lengthBytes));
+    if (r.error) {
+      throw new Error(
+        `fixture ${shownUrl(url)} is ${there ? 'of another size' : 'missing'} and the server refused to take it (${r.error}); ` +
+          'put the files there first (see README, "Many blobs") or allow PUT (nginx: dav_methods PUT DELETE; create_full_put_path on)',
+      );
+    }
+    state.created.push(spec.blob);
+  };
   try {
-    await Promise.all(specs.map((spec) => limit(async () => {
-      if (opts.signal?.aborted) return;
-      const url = signer.blobUrl(spec.blob);
-      const headers = signer.headers('HEAD', url);
-      const head = await client.request({ url, method: 'HEAD', headers, timeoutMs: opts.timeoutMs, trace: false, expectStatus: [200] });
-      if (!head.error && Number(head.headers['content-length']) === spec.lengthBytes) {
-        state.reused.push(spec.blob);
-        return;
+    for (const set of sets) {
+      if (opts.signal?.aborted) break;
+      const marker = signer.blobUrl(`${set.prefix}/${SET_MARKER}`);
+      if (await markedComplete(client, signer, marker, set, opts.timeoutMs)) {
+        const sample = spreadPositions(set.length, MARKED_SAMPLE);
+        const missing: string[] = [];
+        await inLanes(sample, IN_FLIGHT, async (position) => {
+          const spec = set.at(position)!;
+          if (!(await head(spec)).good) missing.push(spec.blob);
+        });
+        if (!missing.length) {
+          state.reused += set.length;
+          log.info(`fixtures: ${set.prefix} is marked complete (${shownUrl(marker)}), and ${sample.length} of its ${set.length} files asked for are there`);
+          continue;
+        }
+        log.warn(`fixtures: ${set.prefix} is marked complete, but ${missing[0]} is missing or of another size: asking for every file`);
       }
-      if (head.status === 0) throw new Error(`fixture ${shownUrl(url)}: ${head.error}`);
-      const body = contentBuffer(FIXTURE_SEED, spec.offsetBytes, spec.lengthBytes);
-      const put = await client.request({
-        url, method: 'PUT', body, headers: signer.headers('PUT', url, { 'content-length': String(body.length) }), timeoutMs: opts.timeoutMs, trace: false,
-        expectStatus: PLAIN_PUT_STATUSES,
-      });
-      if (put.error) {
-        throw new Error(
-          `fixture ${shownUrl(url)} is ${head.error ? 'missing' : 'of another size'} and the server refused to take it (${put.error}); ` +
-            'put the files there first (see README, "Many blobs") or allow PUT (nginx: dav_methods PUT DELETE; create_full_put_path on)',
-        );
-      }
-      state.created.push(spec.blob);
-    })));
+      await inLanes(set, IN_FLIGHT, ensure);
+      if (opts.signal?.aborted) break;
+      // The marker is a shortcut, not a requirement: a server that refuses it is asked for every file next time.
+      const r = await put(marker, Buffer.from(markerText(set)));
+      if (r.error) log.verbose(`fixtures: the marker ${shownUrl(marker)} could not be written (${r.error}); the next session asks for every file again`);
+      else state.created.push(`${set.prefix}/${SET_MARKER}`);
+    }
+    await inLanes(blobs, IN_FLIGHT, ensure);
   } finally {
     client.close();
   }
-  log.info(`fixtures: ${state.created.length} PUT below ${shownUrl(info.url)}, ${state.reused.length} there already`);
+  log.info(`fixtures: ${state.created.length} PUT below ${shownUrl(info.url)}, ${state.reused} there already`);
   return state;
+}
+
+/** Whether a set's marker is there and vouches for exactly this set. */
+async function markedComplete(client: NodeHttpClient, signer: RequestSigner, url: URL, set: SetFixtures, timeoutMs: number): Promise<boolean> {
+  const chunks: Buffer[] = [];
+  const r = await client.request({ url, method: 'GET', headers: signer.headers('GET', url), timeoutMs, trace: false, expectStatus: [200], onData: (c) => void chunks.push(Buffer.from(c)) });
+  return !r.error && Buffer.concat(chunks).toString('utf8') === markerText(set);
 }
 
 /** --cleanup: DELETE the files this run PUT; a refusal is a warning, not a failure. */
 export async function removeUrlFixtures(info: UrlInfo, names: readonly string[], timeoutMs: number): Promise<void> {
   const signer = new RequestSigner({ ...info, folder: true });
   const client = NodeHttpClient.to(new URL(info.url), IN_FLIGHT);
-  const limit = pLimit(IN_FLIGHT);
+  const failed: string[] = [];
   try {
-    const failed = (await Promise.all(names.map((name) => limit(async () => {
+    await inLanes(names, IN_FLIGHT, async (name) => {
       const url = signer.blobUrl(name);
       const r = await client.request({ url, method: 'DELETE', headers: signer.headers('DELETE', url), timeoutMs, trace: false });
-      return r.error && r.status !== 404 ? r.error : undefined;
-    })))).filter((e) => e !== undefined);
+      if (r.error && r.status !== 404) failed.push(r.error);
+    });
     if (failed.length) log.warn(`cleanup: ${failed.length} of ${names.length} file(s) could not be deleted below ${shownUrl(info.url)}: ${failed[0]}`);
   } finally {
     client.close();

@@ -6,12 +6,15 @@ import { smallFileName, smallFileOffset } from './upload-strategy.js';
 import { fairBounds } from './ranges.js';
 import type { WorkItem } from './strategy.js';
 
-/** Items by position; a plain array is one. */
-export interface Items extends Iterable<WorkItem> {
+/** Things by position; a plain array is one. */
+export interface ByPosition<T> extends Iterable<T> {
   readonly length: number;
-  /** The item at `position` (negative counts from the end, as Array.prototype.at does). */
-  at(position: number): WorkItem | undefined;
+  /** The one at `position` (negative counts from the end, as Array.prototype.at does). */
+  at(position: number): T | undefined;
 }
+
+/** A plan's items by position. */
+export type Items = ByPosition<WorkItem>;
 
 /**
  * Files `first`, `first + step`, … (`count` of them), each `sizeBytes` and named smallFileName(prefix, index).

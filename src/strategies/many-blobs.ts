@@ -3,7 +3,7 @@
 // own, made once and reused. Each file's content is the seed's stream at smallFileOffset.
 import { INDEX_DIGITS, smallFileName, smallFileOffset } from './upload-strategy.js';
 import { FileSet } from './items.js';
-import type { FixtureSpec, PlanInput } from './strategy.js';
+import type { FixtureList, FixtureSpec, PlanInput } from './strategy.js';
 
 /** `many/2400x102400`: the set's folder, by file count and size in bytes. */
 export const fixtureSetPrefix = (fileCount: number, fileSizeBytes: number) => `many/${fileCount}x${fileSizeBytes}`;
@@ -16,10 +16,63 @@ export function fileCountOf(input: PlanInput): number {
   return input.fileCount;
 }
 
-export function setFixtures(input: PlanInput): FixtureSpec[] {
+/**
+ * A set's files as fixtures, each made from its index when asked for: 100,000 fixture objects and
+ * the promise each was checked in held ~300 MiB of the coordinator at once.
+ */
+export class SetFixtures implements FixtureList {
+  readonly prefix: string;
+  readonly length: number;
+  readonly sizeBytes: number;
+
+  constructor(prefix: string, count: number, sizeBytes: number) {
+    this.prefix = prefix;
+    this.length = count;
+    this.sizeBytes = sizeBytes;
+  }
+
+  at(position: number): FixtureSpec | undefined {
+    const i = position < 0 ? this.length + position : position;
+    if (!Number.isInteger(i) || i < 0 || i >= this.length) return undefined;
+    return { blob: setFileName(this.prefix, i), offsetBytes: smallFileOffset(i, this.sizeBytes), lengthBytes: this.sizeBytes };
+  }
+
+  *[Symbol.iterator](): Iterator<FixtureSpec> {
+    for (let i = 0; i < this.length; i++) yield this.at(i)!;
+  }
+}
+
+export function setFixtures(input: PlanInput): SetFixtures {
   const count = fileCountOf(input);
-  const prefix = fixtureSetPrefix(count, input.sizeBytes);
-  return Array.from({ length: count }, (_, i) => ({ blob: setFileName(prefix, i), offsetBytes: smallFileOffset(i, input.sizeBytes), lengthBytes: input.sizeBytes }));
+  return new SetFixtures(fixtureSetPrefix(count, input.sizeBytes), count, input.sizeBytes);
+}
+
+/**
+ * The fixtures of several strategies, each once: the strategies of a many-blob session all name the
+ * same set, which is kept once and whole (never a Map of its files); a few single blobs are merged
+ * by name, and one needed with two different contents is an error.
+ */
+export function uniqueFixtures(lists: readonly FixtureList[]): { sets: SetFixtures[]; blobs: FixtureSpec[]; count: number; bytes: number } {
+  const sets = new Map<string, SetFixtures>();
+  const blobs = new Map<string, FixtureSpec>();
+  for (const list of lists) {
+    if (list instanceof SetFixtures) {
+      sets.set(`${list.prefix}|${list.length}|${list.sizeBytes}`, list);
+      continue;
+    }
+    for (const f of list) {
+      const seen = blobs.get(f.blob);
+      if (seen && (seen.offsetBytes !== f.offsetBytes || seen.lengthBytes !== f.lengthBytes)) throw new Error(`fixture ${f.blob} is needed with two different contents`);
+      blobs.set(f.blob, f);
+    }
+  }
+  const all = [...sets.values()];
+  const single = [...blobs.values()];
+  return {
+    sets: all, blobs: single,
+    count: all.reduce((n, s) => n + s.length, single.length),
+    bytes: all.reduce((n, s) => n + s.length * s.sizeBytes, single.reduce((n, f) => n + f.lengthBytes, 0)),
+  };
 }
 
 /** One item per file: its bytes go at i x FILE_SIZE of the delivered whole, checked against its own content. */

@@ -1,6 +1,6 @@
 // The one interface every download strategy implements: which fixtures it reads and which requests
 // it makes. Workers execute the plan; adding a strategy is adding a file.
-import type { Items } from './items.js';
+import type { ByPosition, Items } from './items.js';
 import type { ByteRange } from './ranges.js';
 
 /** A fixture blob: bytes [offsetBytes, offsetBytes + lengthBytes) of the seed's content stream. */
@@ -9,6 +9,12 @@ export interface FixtureSpec {
   offsetBytes: number;
   lengthBytes: number;
 }
+
+/**
+ * A strategy's fixtures: a few blobs as an array, or a set of many made one by one when asked for
+ * (many-blobs.ts, SetFixtures), so that FILE_COUNT fixtures are never FILE_COUNT objects at once.
+ */
+export type FixtureList = ByPosition<FixtureSpec>;
 
 export interface WorkItem {
   index: number;
@@ -67,7 +73,7 @@ export interface DownloadStrategy {
   workload?: DownloadWorkloadKind;
   /** Whether it works against a plain URL (no fixtures, no copies or parts). */
   urlCapable: boolean;
-  fixtures(input: PlanInput): FixtureSpec[];
+  fixtures(input: PlanInput): FixtureList;
   plan(input: PlanInput, urlTarget: boolean): Items;
 }
 
