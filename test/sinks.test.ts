@@ -6,7 +6,9 @@ import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { OrderedFileSink } from '../src/workers/sinks.js';
+import { createHash } from 'node:crypto';
+import { FileSet } from '../src/strategies/items.js';
+import { OrderedFileSink, openSink } from '../src/workers/sinks.js';
 import type { WorkItem } from '../src/strategies/strategy.js';
 import { deterministicBuffer } from './helpers/http-servers.js';
 
@@ -49,5 +51,34 @@ describe('ordered file sink', () => {
     await sink.close();
     expect(sink.peakHeldBytes).toBeLessThanOrEqual(LIMIT + CHUNK);
     expect(readFileSync(path).equals(body)).toBe(true);
+  });
+});
+
+describe('discard sink', () => {
+  const md5 = (b: Buffer) => createHash('md5').update(b).digest('base64');
+  const feed = async (sink: Awaited<ReturnType<typeof openSink>>, item: WorkItem, bytes: Buffer) => {
+    const w = sink.writer(item);
+    for (let at = 0; at < bytes.length; at += 100) await w.onData(bytes.subarray(at, at + 100));
+    await w.done();
+  };
+
+  it('keeps each item\'s MD5 by its position in a share of a file set (every other file), none for an item not yet done', async () => {
+    const share = FileSet.of('many/10x256', 10, 256, 'set').every(1, 2);
+    const sink = await openSink('discard', share, 0);
+    const bodies = [...share].map((item) => deterministicBuffer(256, item.index + 1));
+    for (const [n, item] of [...share].entries()) if (n !== 2) await feed(sink, item, bodies[n]!);
+    expect(await Promise.all([...share].map((item) => sink.md5Of(item)))).toEqual(bodies.map((b, n) => (n === 2 ? '' : md5(b))));
+    // An index not in the share: nothing kept, nothing thrown.
+    await feed(sink, { index: 4, destOffsetBytes: 0, lengthBytes: 3 }, Buffer.from('abc'));
+    expect(await sink.md5Of({ index: 4, destOffsetBytes: 0, lengthBytes: 3 })).toBe('');
+  });
+
+  it('keeps the MD5 of an array\'s items (ranges) by their index; without hashing, none', async () => {
+    const sink = await openSink('discard', items, 4 * RANGE);
+    await feed(sink, items[3]!, body.subarray(3 * RANGE));
+    expect(await sink.md5Of(items[3]!)).toBe(md5(body.subarray(3 * RANGE)));
+    const unhashed = await openSink('discard', items, 4 * RANGE, undefined, false);
+    await feed(unhashed, items[3]!, body.subarray(3 * RANGE));
+    expect(await unhashed.md5Of(items[3]!)).toBe('');
   });
 });
