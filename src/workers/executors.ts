@@ -186,20 +186,21 @@ export async function sdkClients(job: WorkerJob): Promise<SdkClients> {
 }
 
 /**
- * `into`: a buffer made before the barrier (one per lane), as our memory sink's is: without one,
- * downloadToBuffer allocates inside its call. The allocation is cheap (calloc: 0.4 ms for 80 MiB;
- * page faults come with the first writes, for both alike), so this is the same boundary for both,
- * not a speed-up: the SDK's span still exceeds the server's by ~30 ms at 80 MiB (BENCHMARKS.md).
- * Its bytes are hashed before the lane uses the buffer again.
+ * `into`: a buffer made before the barrier, as our memory sink's is: without one, downloadToBuffer
+ * allocates inside its call. The allocation is cheap (calloc: 0.4 ms for 80 MiB; page faults come
+ * with the first writes, for both alike), so this is the same boundary for both, not a speed-up: the
+ * SDK's span still exceeds the server's by ~30 ms at 80 MiB (BENCHMARKS.md). With the memory sink it
+ * is the item's own place in the sink (`hash` false: hashed after the run, as ours are); otherwise
+ * its lane's buffer, and the bytes are hashed before the lane uses it again.
  */
-export async function runSdkDownload(job: WorkerJob, client: BlockBlobClient, item: WorkItem, into: Buffer): Promise<OpRecord> {
+export async function runSdkDownload(job: WorkerJob, client: BlockBlobClient, item: WorkItem, into: Buffer, hash = true): Promise<OpRecord> {
   const blockSize = job.blockSizeBytes ?? Math.max(1, Math.ceil(item.lengthBytes / job.concurrency));
   const buffer = into.subarray(0, item.lengthBytes);
   const rec = await timed(item, job.workerIndex, item.lengthBytes, () =>
     item.lengthBytes === 0 ? Promise.resolve(Buffer.alloc(0)) : client.downloadToBuffer(buffer, 0, item.lengthBytes, { blockSize, concurrency: job.concurrency, maxRetryRequestsPerBlock: 0 }),
   );
   const { value, ...record } = rec;
-  if (value instanceof Buffer) record.md5 = createHash('md5').update(value).digest('base64');
+  if (hash && value instanceof Buffer) record.md5 = createHash('md5').update(value).digest('base64');
   return record;
 }
 
