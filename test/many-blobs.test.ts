@@ -405,6 +405,10 @@ describe('a plain URL server: the set as paths below the URL', () => {
       const run = await runDownload(config({ kind: 'url', url }, { sourceMethod: 'small-files' }));
       expect(run.results[0]!.verified).toBe(false);
       expect(run.results[0]!.verification).toMatch(new RegExp(`MD5 MISMATCH in ${setFileName(SET, 5)}`));
+      // The discard sink hashes as the bytes come: the same file, named the same way.
+      const discarded = await runDownload(config({ kind: 'url', url }, { sourceMethod: 'small-files', sink: 'discard' }));
+      expect(discarded.results[0]!.verified).toBe(false);
+      expect(discarded.results[0]!.verification).toMatch(new RegExp(`^MD5 MISMATCH in ${setFileName(SET, 5)}: got `));
     } finally {
       await close(server.server);
     }

@@ -134,23 +134,5 @@ function sliceToArray(items: Items, end: number): WorkItem[] {
   return out;
 }
 
-/**
- * An item's position in `items` from its index: arithmetic for a file set, a map made once for an
- * array (a few items); undefined for an index not among them.
- */
-export function positionOf(items: Items): (index: number) => number | undefined {
-  if (items instanceof FileSet) {
-    const { first, step, count } = items.spec;
-    return (index) => {
-      const p = (index - first) / step;
-      return Number.isInteger(p) && p >= 0 && p < count ? p : undefined;
-    };
-  }
-  const positions = new Map<number, number>();
-  let p = 0;
-  for (const item of items) positions.set(item.index, p++);
-  return (index) => positions.get(index);
-}
-
 /** `parts` shares in order, their sizes differing by at most one: a file set's shares stay sets. */
 export const splitItems = (items: Items, parts: number): Items[] => fairBounds(items.length, parts).map(([start, end]) => sliceItems(items, start, end));

@@ -101,8 +101,10 @@ export async function runGet(ctx: ExecContext, item: WorkItem, sink: Sink, queue
     }
     return outcomeOf(result);
   }, { maxRetries: job.maxRetries, label, signal, queuedAt });
-  await writer.done();
-  return toRecord(job, item, retried, received);
+  const md5 = await writer.done();
+  const record = toRecord(job, item, retried, received);
+  if (md5 && !record.error) record.md5 = md5;
+  return record;
 }
 
 /**

@@ -5,17 +5,22 @@
 import { createHash } from 'node:crypto';
 import { open, type FileHandle } from 'node:fs/promises';
 import type { SinkKind } from '../config/options.js';
-import { positionOf, type Items } from '../strategies/items.js';
+import type { Items } from '../strategies/items.js';
 import type { WorkItem } from '../strategies/strategy.js';
 
 export interface ItemWriter {
   onData(chunk: Buffer): void | Promise<void>;
-  /** Called once the item's body ended; resolves when its bytes are durable in the sink. */
-  done(): Promise<void>;
+  /**
+   * Called once the item's body ended; resolves when its bytes are durable in the sink, with their
+   * MD5 (base64) from a sink that hashes as the bytes come.
+   */
+  done(): Promise<string | void>;
 }
 
 export interface Sink {
   writer(item: WorkItem): ItemWriter;
+  /** True: every writer's `done` answers the item's MD5, and md5Of is not asked. */
+  readonly hashesAsItGoes?: boolean;
   /** MD5 (base64) of what was delivered for the item; computed after the timed section if it can be. */
   md5Of(item: WorkItem): Promise<string>;
   /** The memory sink's place for the item, for a client that fills a buffer itself (the SDK's downloadToBuffer). */
@@ -28,35 +33,26 @@ export interface Sink {
  * later). Each item's MD5 is kept as 16 bytes at its position, its hash object dropped when the item
  * ends: a hash object per item, kept to the end, held ~500 MiB per worker at 500,000 files.
  */
+/**
+ * Drops the bytes, hashing them as they come (inside the timed section: nothing is kept to hash
+ * later); each item's MD5 goes to its record as it settles. Nothing is kept per item: a hash object
+ * per item, kept to the end, held ~500 MiB per worker at 500,000 files.
+ */
 class DiscardSink implements Sink {
   /** hash: false drops the bytes unseen (nothing to verify them against, e.g. a plain URL). */
   private readonly hash: boolean;
-  private readonly position: (index: number) => number | undefined;
-  /** 16 bytes per item: its MD5, once `done`; `hashed` says which are set. */
-  private readonly digests: Uint8Array;
-  private readonly hashed: Uint8Array;
-  constructor(hash: boolean, items: Items) {
+  readonly hashesAsItGoes: boolean;
+  constructor(hash: boolean) {
     this.hash = hash;
-    this.position = hash ? positionOf(items) : () => undefined;
-    this.digests = new Uint8Array(hash ? 16 * items.length : 0);
-    this.hashed = new Uint8Array(hash ? items.length : 0);
+    this.hashesAsItGoes = hash;
   }
-  writer(item: WorkItem): ItemWriter {
-    const p = this.position(item.index);
-    if (p === undefined) return { onData: () => {}, done: async () => {} };
+  writer(): ItemWriter {
+    if (!this.hash) return { onData: () => {}, done: async () => {} };
     const hash = createHash('md5');
-    return {
-      onData: (chunk) => void hash.update(chunk),
-      done: async () => {
-        this.digests.set(hash.digest(), 16 * p);
-        this.hashed[p] = 1;
-      },
-    };
+    return { onData: (chunk) => void hash.update(chunk), done: async () => hash.digest('base64') };
   }
-  async md5Of(item: WorkItem): Promise<string> {
-    const p = this.position(item.index);
-    if (p === undefined || !this.hashed[p]) return '';
-    return Buffer.from(this.digests.buffer, this.digests.byteOffset + 16 * p, 16).toString('base64');
+  async md5Of(): Promise<string> {
+    throw new Error('the discard sink answers each MD5 as its item ends');
   }
   async close(): Promise<void> {}
 }
@@ -214,7 +210,7 @@ export class OrderedFileSink implements Sink {
 export async function openSink(kind: SinkKind, items: Items, objectSizeBytes: number, outPath?: string, hash = true): Promise<Sink> {
   switch (kind) {
     case 'discard':
-      return new DiscardSink(hash, items);
+      return new DiscardSink(hash);
     case 'memory':
       return new MemorySink(objectSizeBytes);
     case 'sparse-file':

@@ -182,7 +182,8 @@ async function prepare(job: WorkerJob): Promise<(goEpochMs: number) => Promise<W
     const verifyStart = performance.now();
     if (sink) {
       // A sink is for GETs, ours and the SDK's: one record per item.
-      if (job.hashRanges !== false) for (let n = 0; n < items.length; n++) if (records.error(n) === undefined) records.setMd5(n, await sink.md5Of(items.at(n)!));
+      // A sink that hashed as the bytes came (discard) gave each record its MD5 as it settled.
+      if (job.hashRanges !== false && !sink.hashesAsItGoes) for (let n = 0; n < items.length; n++) if (records.error(n) === undefined) records.setMd5(n, await sink.md5Of(items.at(n)!));
       await sink.close();
     }
     // Uploads to a plain server are read back here, in every worker at once, over the sockets of the run.
