@@ -331,95 +331,80 @@ describe('faults between the client and an Azurite (a proxy)', () => {
   });
 });
 
+/** A put-server for one test, closed after it whatever happens. */
+async function withPutServer(test: (server: Awaited<ReturnType<typeof startPutServer>>) => Promise<void>, options?: Parameters<typeof startPutServer>[0]): Promise<void> {
+  const server = await startPutServer(options);
+  try {
+    await test(server);
+  } finally {
+    await close(server.server);
+  }
+}
+
 describe('a plain URL server: the set as paths below the URL', () => {
-  it('small-files, then head: the files are PUT once, then reused; every file verified', async () => {
-    const server = await startPutServer();
-    try {
-      const url = `${server.url}/dav/`;
-      const first = await runDownload(config({ kind: 'url', url }, { sourceMethod: 'small-files' }));
-      expectVerified(first, ['small-files']);
-      // Every file, then the marker that says the set is complete.
-      expect(first.fixtures.created).toHaveLength(FILE_COUNT + 1);
-      expect(first.fixtures.created.at(-1)).toBe(`${SET}/${SET_MARKER}`);
-      expect(pathsUnder(server.files, `/dav/${SET}/`)).toEqual([...Array.from({ length: FILE_COUNT }, (_, i) => `/dav/${setFileName(SET, i)}`), `/dav/${SET}/${SET_MARKER}`].sort());
-      expect(server.files.get(`/dav/${SET}/${SET_MARKER}`)?.toString()).toBe(`{"seed":"${FIXTURE_SEED}","count":${FILE_COUNT},"sizeBytes":${FILE_SIZE}}\n`);
-      const puts = server.log.puts;
-      const gets = server.log.gets;
+  it('small-files, then head: the files are PUT once, then reused; every file verified', () => withPutServer(async (server) => {
+    const url = `${server.url}/dav/`;
+    const first = await runDownload(config({ kind: 'url', url }, { sourceMethod: 'small-files' }));
+    expectVerified(first, ['small-files']);
+    // Every file, then the marker that says the set is complete.
+    expect(first.fixtures.created).toHaveLength(FILE_COUNT + 1);
+    expect(first.fixtures.created.at(-1)).toBe(`${SET}/${SET_MARKER}`);
+    expect(pathsUnder(server.files, `/dav/${SET}/`)).toEqual([...Array.from({ length: FILE_COUNT }, (_, i) => `/dav/${setFileName(SET, i)}`), `/dav/${SET}/${SET_MARKER}`].sort());
+    expect(server.files.get(`/dav/${SET}/${SET_MARKER}`)?.toString()).toBe(`{"seed":"${FIXTURE_SEED}","count":${FILE_COUNT},"sizeBytes":${FILE_SIZE}}\n`);
+    const puts = server.log.puts;
+    const gets = server.log.gets;
 
-      const again = await runDownload(config({ kind: 'url', url }, { sourceMethod: 'small-files' }));
-      expectVerified(again, ['small-files']);
-      expect(again.fixtures).toEqual({ created: [], reused: FILE_COUNT });
-      expect(server.log.puts).toBe(puts);
-      // The marker, then every file once, measured.
-      expect(server.log.gets - gets).toBe(1 + FILE_COUNT);
+    const again = await runDownload(config({ kind: 'url', url }, { sourceMethod: 'small-files' }));
+    expectVerified(again, ['small-files']);
+    expect(again.fixtures).toEqual({ created: [], reused: FILE_COUNT });
+    expect(server.log.puts).toBe(puts);
+    // The marker, then every file once, measured.
+    expect(server.log.gets - gets).toBe(1 + FILE_COUNT);
 
-      const heads = server.log.heads;
-      const head = await runDownload(config({ kind: 'url', url }, { sourceMethod: 'head' }));
-      expectVerified(head, ['head']);
-      // The marked set: a sample of HEADs to find it there, then one per file measured.
-      expect(server.log.heads - heads).toBe(MARKED_SAMPLE + FILE_COUNT);
-      expect(byName(head, 'head').verification).toMatch(/50 HEAD\(s\): Content-Length match/);
-    } finally {
-      await close(server.server);
-    }
-  });
+    const heads = server.log.heads;
+    const head = await runDownload(config({ kind: 'url', url }, { sourceMethod: 'head' }));
+    expectVerified(head, ['head']);
+    // The marked set: a sample of HEADs to find it there, then one per file measured.
+    expect(server.log.heads - heads).toBe(MARKED_SAMPLE + FILE_COUNT);
+    expect(byName(head, 'head').verification).toMatch(/50 HEAD\(s\): Content-Length match/);
+  }));
 
-  it('a marked set with a sampled file gone is asked for file by file again: the missing one is PUT, the marker kept', async () => {
-    const server = await startPutServer();
-    try {
-      const url = `${server.url}/dav/`;
-      await runDownload(config({ kind: 'url', url }, { sourceMethod: 'head' }));
-      // The last file is always in the sample.
-      server.files.delete(`/dav/${setFileName(SET, FILE_COUNT - 1)}`);
-      const heads = server.log.heads;
-      const run = await runDownload(config({ kind: 'url', url }, { sourceMethod: 'small-files' }));
-      expectVerified(run, ['small-files']);
-      expect(run.fixtures.created).toEqual([setFileName(SET, FILE_COUNT - 1), `${SET}/${SET_MARKER}`]);
-      expect(run.fixtures.reused).toBe(FILE_COUNT - 1);
-      expect(server.log.heads - heads).toBe(MARKED_SAMPLE + FILE_COUNT);
-    } finally {
-      await close(server.server);
-    }
-  });
+  it('a marked set with a sampled file gone is asked for file by file again: the missing one is PUT, the marker kept', () => withPutServer(async (server) => {
+    const url = `${server.url}/dav/`;
+    await runDownload(config({ kind: 'url', url }, { sourceMethod: 'head' }));
+    // The last file is always in the sample.
+    server.files.delete(`/dav/${setFileName(SET, FILE_COUNT - 1)}`);
+    const heads = server.log.heads;
+    const run = await runDownload(config({ kind: 'url', url }, { sourceMethod: 'small-files' }));
+    expectVerified(run, ['small-files']);
+    expect(run.fixtures.created).toEqual([setFileName(SET, FILE_COUNT - 1), `${SET}/${SET_MARKER}`]);
+    expect(run.fixtures.reused).toBe(FILE_COUNT - 1);
+    expect(server.log.heads - heads).toBe(MARKED_SAMPLE + FILE_COUNT);
+  }));
 
-  it('a marker for another set (another content) is not trusted: every file is asked for', async () => {
-    const server = await startPutServer();
-    try {
-      const url = `${server.url}/dav/`;
-      server.files.set(`/dav/${SET}/${SET_MARKER}`, Buffer.from('{"seed":"other","count":50,"sizeBytes":1}\n'));
-      const run = await runDownload(config({ kind: 'url', url }, { sourceMethod: 'small-files' }));
-      expectVerified(run, ['small-files']);
-      expect(run.fixtures.created).toHaveLength(FILE_COUNT + 1);
-      expect(server.files.get(`/dav/${SET}/${SET_MARKER}`)?.toString()).toContain(FIXTURE_SEED);
-    } finally {
-      await close(server.server);
-    }
-  });
+  it('a marker for another set (another content) is not trusted: every file is asked for', () => withPutServer(async (server) => {
+    const url = `${server.url}/dav/`;
+    server.files.set(`/dav/${SET}/${SET_MARKER}`, Buffer.from('{"seed":"other","count":50,"sizeBytes":1}\n'));
+    const run = await runDownload(config({ kind: 'url', url }, { sourceMethod: 'small-files' }));
+    expectVerified(run, ['small-files']);
+    expect(run.fixtures.created).toHaveLength(FILE_COUNT + 1);
+    expect(server.files.get(`/dav/${SET}/${SET_MARKER}`)?.toString()).toContain(FIXTURE_SEED);
+  }));
 
-  it('a file changed on the server fails the run with an MD5 mismatch naming it', async () => {
-    const server = await startPutServer();
-    try {
-      const url = `${server.url}/dav/`;
-      await runDownload(config({ kind: 'url', url }, { sourceMethod: 'head' }));
-      server.files.set(`/dav/${setFileName(SET, 5)}`, Buffer.alloc(FILE_SIZE, 7));
-      const run = await runDownload(config({ kind: 'url', url }, { sourceMethod: 'small-files' }));
-      expect(run.results[0]!.verified).toBe(false);
-      expect(run.results[0]!.verification).toMatch(new RegExp(`MD5 MISMATCH in ${setFileName(SET, 5)}`));
-      // The discard sink hashes as the bytes come: the same file, named the same way.
-      const discarded = await runDownload(config({ kind: 'url', url }, { sourceMethod: 'small-files', sink: 'discard' }));
-      expect(discarded.results[0]!.verified).toBe(false);
-      expect(discarded.results[0]!.verification).toMatch(new RegExp(`^MD5 MISMATCH in ${setFileName(SET, 5)}: got `));
-    } finally {
-      await close(server.server);
-    }
-  });
+  it('a file changed on the server fails the run with an MD5 mismatch naming it', () => withPutServer(async (server) => {
+    const url = `${server.url}/dav/`;
+    await runDownload(config({ kind: 'url', url }, { sourceMethod: 'head' }));
+    server.files.set(`/dav/${setFileName(SET, 5)}`, Buffer.alloc(FILE_SIZE, 7));
+    const run = await runDownload(config({ kind: 'url', url }, { sourceMethod: 'small-files' }));
+    expect(run.results[0]!.verified).toBe(false);
+    expect(run.results[0]!.verification).toMatch(new RegExp(`MD5 MISMATCH in ${setFileName(SET, 5)}`));
+    // The discard sink hashes as the bytes come: the same file, named the same way.
+    const discarded = await runDownload(config({ kind: 'url', url }, { sourceMethod: 'small-files', sink: 'discard' }));
+    expect(discarded.results[0]!.verified).toBe(false);
+    expect(discarded.results[0]!.verification).toMatch(new RegExp(`^MD5 MISMATCH in ${setFileName(SET, 5)}: got `));
+  }));
 
-  it('a server that refuses PUT and lacks the files: one clear error naming what to do', async () => {
-    const server = await startPutServer({ refusePut: 405 });
-    try {
-      await expect(runDownload(config({ kind: 'url', url: `${server.url}/ro/` }, { sourceMethod: 'small-files' }))).rejects.toThrow(/missing and the server refused to take it.*put the files there first/);
-    } finally {
-      await close(server.server);
-    }
-  });
+  it('a server that refuses PUT and lacks the files: one clear error naming what to do', () => withPutServer(async (server) => {
+    await expect(runDownload(config({ kind: 'url', url: `${server.url}/ro/` }, { sourceMethod: 'small-files' }))).rejects.toThrow(/missing and the server refused to take it.*put the files there first/);
+  }, { refusePut: 405 }));
 });
