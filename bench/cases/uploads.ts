@@ -1,6 +1,7 @@
 // Case 2: 2400 x 100 KiB uploads. Against nginx (DAV): our small-files (--url, 1 x 64 and 2 x 32)
-// beside a raw Node PUT loop, the machine's ceiling. Against the suite's embedded Azurite: the same
-// loop signing SharedKey is the comparable peer for our small-files and the SDK baseline beside it.
+// beside a raw Node PUT loop (node:http: what a plain Node client reaches) and wrk (the machine's
+// ceiling). Against the suite's embedded Azurite: the same loop signing SharedKey is the comparable
+// peer for our small-files and the SDK baseline beside it.
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { BlobServiceClient, StorageSharedKeyCredential } from '@azure/storage-blob';
@@ -93,7 +94,7 @@ export async function uploads(ctx: BenchContext) {
     'blob-cacher reaches it with a connection string in its environment (its own per-run embedded Azurite would sit in its coordinator, which is otherwise idle: the same).',
     `Against nginx (DAV, \`dav_methods PUT DELETE\`; its files on ${ctx.nginx?.davStorage ?? 'disk'}) blob-cacher runs with \`--url\`: plain PUTs of the same names, verified afterwards by reading every file back ` +
     '(outside its timing), `--keep` so that every contender\'s files are removed the same way: by the suite, after every run. ' +
-    'The raw Node loop to nginx is this machine\'s ceiling; against Azurite the comparable peer is the same raw loop, signing every request ' +
+    'The raw Node loop to nginx (node:http) is what a plain Node client reaches, and wrk is the machine\'s ceiling; against Azurite the comparable peer is the same raw loop, signing every request ' +
     'with blob-cacher\'s SharedKey signer.',
     '"server s" is the server\'s own view of each run (nginx: its access log; Azurite: its http server, watched from the suite\'s process): ' +
     'the first PUT\'s arrival to the last answer\'s end, the same clock for every contender. Goals compare on it.',
