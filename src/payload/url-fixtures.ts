@@ -42,6 +42,7 @@ export async function ensureUrlFixtures(info: UrlInfo, lists: readonly FixtureLi
   const signer = new RequestSigner({ ...info, folder: true });
   const client = NodeHttpClient.to(new URL(info.url), IN_FLIGHT);
   const state: FixtureState = { created: [], reused: 0 };
+  const marked: string[] = [];
   const head = async (spec: FixtureSpec) => {
     const url = signer.blobUrl(spec.blob);
     const r = await client.request({ url, method: 'HEAD', headers: signer.headers('HEAD', url), timeoutMs: opts.timeoutMs, trace: false, expectStatus: [200] });
@@ -92,13 +93,17 @@ export async function ensureUrlFixtures(info: UrlInfo, lists: readonly FixtureLi
       // The marker is a shortcut, not a requirement: a server that refuses it is asked for every file next time.
       const r = await put(marker, Buffer.from(markerText(set)));
       if (r.error) log.verbose(`fixtures: the marker ${shownUrl(marker)} could not be written (${r.error}); the next session asks for every file again`);
-      else state.created.push(`${set.prefix}/${SET_MARKER}`);
+      else {
+        state.created.push(`${set.prefix}/${SET_MARKER}`);
+        marked.push(set.prefix);
+      }
     }
     await inLanes(blobs, IN_FLIGHT, ensure);
   } finally {
     client.close();
   }
-  log.info(`fixtures: ${state.created.length} PUT below ${shownUrl(info.url)}, ${state.reused} there already`);
+  const files = state.created.length - marked.length;
+  log.info(`fixtures: ${files} PUT below ${shownUrl(info.url)}, ${state.reused} there already${marked.length ? `; ${marked.join(', ')} marked complete` : ''}`);
   return state;
 }
 
