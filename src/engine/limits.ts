@@ -39,10 +39,9 @@ export function checkDownloadFits(strategies: readonly DownloadStrategy[], input
   }
   if (!limits.embedded) return;
   const unique = uniqueFixtures(strategies.map((s) => s.fixtures(input)));
-  const fixtureBytes = unique.bytes;
-  if (fixtureBytes > EMBEDDED_FIXTURE_SHARE * memory) {
+  if (unique.bytes > EMBEDDED_FIXTURE_SHARE * memory) {
     throw new ConfigError(
-      `the fixtures need ${formatBytes(fixtureBytes)} (${unique.count} blobs; round-robin keeps one copy per --concurrency), more than the embedded Azurite can hold in half of this machine's ${formatBytes(memory)}; ` +
+      `the fixtures need ${formatBytes(unique.bytes)} (${unique.count} blobs; round-robin keeps one copy per --concurrency), more than the embedded Azurite can hold in half of this machine's ${formatBytes(memory)}; ` +
         'use less --concurrency or --file-size, fewer strategies (--source-method), or a real account',
     );
   }

@@ -42,7 +42,6 @@ export async function ensureUrlFixtures(info: UrlInfo, lists: readonly FixtureLi
   const signer = new RequestSigner({ ...info, folder: true });
   const client = NodeHttpClient.to(new URL(info.url), IN_FLIGHT);
   const state: FixtureState = { created: [], reused: 0 };
-  const marked: string[] = [];
   const head = async (spec: FixtureSpec) => {
     const url = signer.blobUrl(spec.blob);
     const r = await client.request({ url, method: 'HEAD', headers: signer.headers('HEAD', url), timeoutMs: opts.timeoutMs, trace: false, expectStatus: [200] });
@@ -93,17 +92,14 @@ export async function ensureUrlFixtures(info: UrlInfo, lists: readonly FixtureLi
       // The marker is a shortcut, not a requirement: a server that refuses it is asked for every file next time.
       const r = await put(marker, Buffer.from(markerText(set)));
       if (r.error) log.verbose(`fixtures: the marker ${shownUrl(marker)} could not be written (${r.error}); the next session asks for every file again`);
-      else {
-        state.created.push(`${set.prefix}/${SET_MARKER}`);
-        marked.push(set.prefix);
-      }
+      else state.created.push(`${set.prefix}/${SET_MARKER}`);
     }
     await inLanes(blobs, IN_FLIGHT, ensure);
   } finally {
     client.close();
   }
-  const files = state.created.length - marked.length;
-  log.info(`fixtures: ${files} PUT below ${shownUrl(info.url)}, ${state.reused} there already${marked.length ? `; ${marked.join(', ')} marked complete` : ''}`);
+  const marked = state.created.filter((name) => name.endsWith(`/${SET_MARKER}`)).map((name) => name.slice(0, -SET_MARKER.length - 1));
+  log.info(`fixtures: ${state.created.length - marked.length} PUT below ${shownUrl(info.url)}, ${state.reused} there already${marked.length ? `; ${marked.join(', ')} marked complete` : ''}`);
   return state;
 }
 

@@ -1,7 +1,7 @@
 // The fixture set of the many-blob workloads (small-files downloads, listings, HEADs): FILE_COUNT
 // blobs of FILE_SIZE under a prefix named by both, so that every count and size has a set of its
 // own, made once and reused. Each file's content is the seed's stream at smallFileOffset.
-import { INDEX_DIGITS, smallFileName, smallFileOffset } from './upload-strategy.js';
+import { INDEX_DIGITS, smallFileName } from './upload-strategy.js';
 import { FileSet } from './items.js';
 import type { FixtureList, FixtureSpec, PlanInput } from './strategy.js';
 
@@ -21,20 +21,28 @@ export function fileCountOf(input: PlanInput): number {
  * checked in a promise of its own queued at once, held the coordinator at 685 MiB (138 MiB now).
  */
 export class SetFixtures implements FixtureList {
-  readonly prefix: string;
-  readonly length: number;
-  readonly sizeBytes: number;
+  /** The same files as a download plan reads them (perFileItems): names and contents come from there. */
+  readonly files: FileSet;
 
   constructor(prefix: string, count: number, sizeBytes: number) {
-    this.prefix = prefix;
-    this.length = count;
-    this.sizeBytes = sizeBytes;
+    this.files = FileSet.of(prefix, count, sizeBytes, 'set');
+  }
+
+  get prefix(): string {
+    return this.files.spec.prefix;
+  }
+
+  get length(): number {
+    return this.files.length;
+  }
+
+  get sizeBytes(): number {
+    return this.files.spec.sizeBytes;
   }
 
   at(position: number): FixtureSpec | undefined {
-    const i = position < 0 ? this.length + position : position;
-    if (!Number.isInteger(i) || i < 0 || i >= this.length) return undefined;
-    return { blob: setFileName(this.prefix, i), offsetBytes: smallFileOffset(i, this.sizeBytes), lengthBytes: this.sizeBytes };
+    const file = this.files.at(position);
+    return file && { blob: file.blob!, offsetBytes: file.contentOffsetBytes!, lengthBytes: file.lengthBytes };
   }
 
   *[Symbol.iterator](): Iterator<FixtureSpec> {

@@ -30,24 +30,17 @@ export interface Sink {
 
 /**
  * Drops the bytes, hashing them as they come (inside the timed section: nothing is kept to hash
- * later). Each item's MD5 is kept as 16 bytes at its position, its hash object dropped when the item
- * ends: a hash object per item, kept to the end, held ~500 MiB per worker at 500,000 files.
- */
-/**
- * Drops the bytes, hashing them as they come (inside the timed section: nothing is kept to hash
  * later); each item's MD5 goes to its record as it settles. Nothing is kept per item: a hash object
  * per item, kept to the end, held ~500 MiB per worker at 500,000 files.
  */
 class DiscardSink implements Sink {
-  /** hash: false drops the bytes unseen (nothing to verify them against, e.g. a plain URL). */
-  private readonly hash: boolean;
+  /** false drops the bytes unseen (nothing to verify them against, e.g. a plain URL). */
   readonly hashesAsItGoes: boolean;
   constructor(hash: boolean) {
-    this.hash = hash;
     this.hashesAsItGoes = hash;
   }
   writer(): ItemWriter {
-    if (!this.hash) return { onData: () => {}, done: async () => {} };
+    if (!this.hashesAsItGoes) return { onData: () => {}, done: async () => {} };
     const hash = createHash('md5');
     return { onData: (chunk) => void hash.update(chunk), done: async () => hash.digest('base64') };
   }
