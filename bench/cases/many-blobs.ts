@@ -36,8 +36,8 @@ async function putSet(az: BenchAzurite, fileCount: number, fileSizeBytes: number
   await ensureFixtures(container, [setFixtures({ sizeBytes: fileSizeBytes, concurrency: 1, fileCount })]);
 }
 
-/** The set as plain files in nginx's root, for --url and aria2c: the same names and bytes. */
-async function writeSetFiles(root: string, fileCount: number, fileSizeBytes: number): Promise<string[]> {
+/** The set as plain files below `root` (nginx's root or DAV folder), for --url and aria2c: the same names and bytes. */
+export async function writeSetFiles(root: string, fileCount: number, fileSizeBytes: number): Promise<string[]> {
   const { setFixtures } = await distImport<typeof ManyBlobs>('strategies/many-blobs.js');
   const { contentBuffer, FIXTURE_SEED } = await distImport<typeof Content>('payload/content.js');
   const specs = setFixtures({ sizeBytes: fileSizeBytes, concurrency: 1, fileCount });

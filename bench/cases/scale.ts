@@ -7,15 +7,15 @@
 // section, the process wall, and where the rest of the wall went (setup, collect, verify, cleanup).
 // Goals: all processes together <= 512 MiB, and process wall <= 2 x timed + 1 s (verification and
 // cleanup in it).
-import { mkdirSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
+import { rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type * as Content from '../../dist/payload/content.js';
 import type * as UrlFixtures from '../../dist/payload/url-fixtures.js';
 import type * as ManyBlobs from '../../dist/strategies/many-blobs.js';
 import { section, type BenchContext } from '../lib/context.ts';
 import { distImport, ours, rssBreakdown } from '../lib/ours.ts';
 import { keyValueTable } from '../lib/report.ts';
 import { MiB } from '../lib/sample.ts';
+import { writeSetFiles } from './many-blobs.ts';
 
 const BUDGET_BYTES = 512 * MiB;
 
@@ -43,12 +43,10 @@ const stored = (c: { files: number; sizeBytes: number }) => c.files * Math.max(4
 
 /** A set as a first session leaves it on a plain server: every file, then the marker that says it is complete. */
 async function writeMarkedSet(folder: string, files: number, sizeBytes: number): Promise<void> {
+  await writeSetFiles(folder, files, sizeBytes);
   const { setFixtures } = await distImport<typeof ManyBlobs>('strategies/many-blobs.js');
-  const { contentBuffer, FIXTURE_SEED } = await distImport<typeof Content>('payload/content.js');
   const { markerText, SET_MARKER } = await distImport<typeof UrlFixtures>('payload/url-fixtures.js');
   const set = setFixtures({ sizeBytes, concurrency: 1, fileCount: files });
-  mkdirSync(join(folder, set.prefix), { recursive: true });
-  for (const f of set) writeFileSync(join(folder, f.blob), contentBuffer(FIXTURE_SEED, f.offsetBytes, f.lengthBytes));
   writeFileSync(join(folder, set.prefix, SET_MARKER), markerText(set));
 }
 
