@@ -12,7 +12,7 @@ import { log, redact, registerSecret, setLogLevel } from '../log/logger.js';
 import { cellArgv, findAxes, gridCells } from '../analysis/sweep.js';
 import { defaultResultsPath, newResultsFile, readResults, writeResults } from '../results/file.js';
 import { checkResultsPath, writeResultsOrExplain } from '../results/write.js';
-import type { ResultsFile, SweepAxis } from '../results/schema.js';
+import { runFailed, type ResultsFile, type SweepAxis } from '../results/schema.js';
 
 export type Env = Record<string, string | undefined>;
 export type Command = (argv: readonly string[], env: Env) => Promise<number>;
@@ -113,10 +113,15 @@ async function measure(m: Measurement): Promise<number> {
     });
     target = outcome.target;
   } catch (err) {
-    await save().catch(() => {});
-    if (doc.runs.length) log.error(`partial results (${doc.runs.length} run(s)) written to ${path}`);
-    await scaleout?.publish({ results: doc.runs.length ? doc : undefined, error: err }).catch((e: Error) => log.error(`scale-out results not stored: ${e.message}`));
-    throw err;
+    // Stopped (a signal, --deadline) while setting up or running: an interrupt, whatever the step in
+    // flight made of it (a preflight's "cannot reach … (cancelled)"); what finished is written below.
+    if (!stop.signal.aborted) {
+      await save().catch(() => {});
+      if (doc.runs.length) log.error(`partial results (${doc.runs.length} run(s)) written to ${path}`);
+      await scaleout?.publish({ results: doc.runs.length ? doc : undefined, error: err }).catch((e: Error) => log.error(`scale-out results not stored: ${e.message}`));
+      throw err;
+    }
+    log.debug(`stopped: ${(err as Error).message}`);
   } finally {
     progress.close();
     clearTimeout(deadline);
@@ -137,7 +142,7 @@ async function measure(m: Measurement): Promise<number> {
   if (notPublished) process.stderr.write(`blob-cacher: ${redact(notPublished)}\n`);
   // As timeout(1) does: 124 when the deadline stopped it; 128 + the signal's number for a signal.
   if (stopped) return stopped === 'SIGINT' ? 130 : stopped === 'SIGTERM' ? 143 : 124;
-  return notSaved || notPublished ? 1 : doc.runs.every((r) => r.verified) ? 0 : 1;
+  return notSaved || notPublished ? 1 : doc.runs.some(runFailed) ? 1 : 0;
 }
 
 /** A config as one cell of the session: its workload and how it is repeated; a sweep's cells name their values. */

@@ -36,6 +36,7 @@ function runProblem(r: unknown): string | undefined {
   for (const [field, ok] of Object.entries(RUN_FIELDS)) if (!ok(r[field])) return `has a bad or missing ${field}`;
   if (r.cell !== undefined && !isStringMap(r.cell)) return 'has a bad cell';
   if (r.error !== undefined && !isString(r.error)) return 'has a bad error';
+  if (r.notVerified !== undefined && (!isString(r.notVerified) || r.verified === true)) return 'has a bad notVerified';
   if (r.params !== undefined && !isNumberMap(r.params)) return 'has bad params';
   if (r.serverSpanMs !== undefined && !isNumber(r.serverSpanMs)) return 'has a bad serverSpanMs';
   if (r.warmSockets !== undefined && !isNumber(r.warmSockets)) return 'has a bad warmSockets';

@@ -57,12 +57,22 @@ function unanswered(r: RetriedResult): string {
 
 /**
  * The container exists (or is created) and the credentials are accepted. `auth`: a key or SAS
- * (`secret`), or an Entra ID token, whose refusal has another fix.
+ * (`secret`), or an Entra ID token, whose refusal has another fix. Bounded as a plain URL's
+ * preflight is: twice `timeoutMs` in all (the SDK's own tries included), and `signal` stops it.
+ * Resolves whether this call created the container (so that --cleanup removes it, and only then).
  */
-export async function preflightContainer(container: ContainerClient, label: string, auth: 'secret' | 'entra' = 'secret'): Promise<void> {
+export async function preflightContainer(container: ContainerClient, label: string, auth: 'secret' | 'entra' = 'secret', opts: PreflightOptions = {}): Promise<{ created: boolean }> {
+  const timeoutMs = opts.timeoutMs ?? 30_000;
+  const deadline = AbortSignal.timeout(2 * timeoutMs);
+  const abortSignal = opts.signal ? AbortSignal.any([opts.signal, deadline]) : deadline;
   try {
-    await container.createIfNotExists();
+    return { created: (await container.createIfNotExists({ abortSignal })).succeeded };
   } catch (err) {
+    // A stop is the caller's to report (an interrupt, not a bad target): its reason, not the SDK's AbortError.
+    if (opts.signal?.aborted) throw new Error(`preflight of ${label} stopped by ${String(opts.signal.reason)}`);
+    if (deadline.aborted) {
+      throw new ConfigError(`${label} did not answer within ${(2 * timeoutMs) / 1000} s (twice --timeout); check the account name, endpoint or network, or raise --timeout`);
+    }
     const e = err as { statusCode?: number; code?: string; details?: { errorCode?: string; authenticationErrorDetail?: string } };
     const code = networkCode(err);
     const host = new URL(container.url).host;
