@@ -12,7 +12,7 @@ import { ensureFixtures, removeFixtures, type FixtureState } from '../payload/fi
 import { makeScratchDir, type ScratchDir } from '../payload/scratch.js';
 import { notVerified, type MeasuredRun, type Verification } from '../results/record.js';
 import { failedRequests } from './failed.js';
-import { preflightContainer, preflightUrl } from '../storage/preflight.js';
+import { preflightContainer, preflightUrl, removeCreatedContainer } from '../storage/preflight.js';
 import { coordinatorClient, forRun, openTarget, tokenOf, type TargetInfo } from '../storage/target.js';
 import { ensureUrlFixtures, removeUrlFixtures } from '../payload/url-fixtures.js';
 import { selectStrategies, workloadOf } from '../strategies/index.js';
@@ -60,10 +60,12 @@ export function downloadWorkload(given: DownloadConfig): DownloadWorkload {
         const specs = strategies.map((s) => s.fixtures(input));
         // One coordinator client for the fixtures and their cleanup (with a CA, each client has an agent of its own).
         let container: ContainerClient | undefined;
+        // A container this run created goes with --cleanup too; a scale-out client's may hold the others' markers.
+        let createdContainer = false;
         if (info.kind === 'blob') {
           container = await coordinatorClient(target);
           const readOnly = !info.key && !info.sas && !info.bearer;
-          if (!readOnly) await preflightContainer(container, target.label, info.bearer ? 'entra' : 'secret', { timeoutMs: config.timeoutMs, signal });
+          if (!readOnly) createdContainer = (await preflightContainer(container, target.label, info.bearer ? 'entra' : 'secret', { timeoutMs: config.timeoutMs, signal })).created && !config.scaleout;
           workload.fixtures = await ensureFixtures(container, specs, signal, { readOnly });
         } else if (many) {
           workload.fixtures = await ensureUrlFixtures(info, specs, { timeoutMs: config.timeoutMs ?? 30_000, signal });
@@ -93,6 +95,7 @@ export function downloadWorkload(given: DownloadConfig): DownloadWorkload {
               else if (info.kind === 'url') await removeUrlFixtures(info, created, config.timeoutMs ?? 30_000);
               log.info(`cleanup: removed ${created.length} fixture(s) this run created`);
             }
+            if ((config.cleanup || interrupted) && createdContainer && container) await removeCreatedContainer(container);
             await target.stop();
           },
         };

@@ -2,6 +2,7 @@
 // unreachable host end with one line (exit 2) instead of a run full of failed requests.
 import type { ContainerClient } from '@azure/storage-blob';
 import { ConfigError } from '../config/errors.js';
+import { log } from '../log/logger.js';
 import { shownUrl } from '../transport/http-client.js';
 import { NodeHttpClient } from '../transport/request.js';
 import { outcomeOf, requestWithRetries, type RetriedResult } from '../transport/retry.js';
@@ -87,6 +88,12 @@ export async function preflightContainer(container: ContainerClient, label: stri
     if (e.statusCode === 404) throw new ConfigError(`${label} has no such account or container (HTTP 404); check STORAGE_ACCOUNT and STORAGE_CONTAINER`);
     throw err;
   }
+}
+
+/** Deletes a container that preflightContainer created for this run, now that the run is over: only such a one. */
+export async function removeCreatedContainer(container: ContainerClient): Promise<void> {
+  await container.deleteIfExists();
+  log.info(`cleanup: removed container ${container.containerName}, which this run created`);
 }
 
 /** A plain URL answers HEAD with a size; returns it. */
