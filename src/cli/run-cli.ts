@@ -1,14 +1,14 @@
 // The edge: turns argv and the environment into typed configs, runs a session, keeps the results
 // file current, prints reports computed from it, and maps errors to one line and an exit code. The
 // only place that reads process.argv and process.env.
-import { ConfigError, ExitError } from '../config/errors.js';
+import { ConfigError, escapeControls, ExitError } from '../config/errors.js';
 import { buildProgram, loadDownloadConfig, loadUploadConfig, parseFlags, redactedConfig, resolveOptions, type Credentials, type DownloadConfig, type Sources, type UploadConfig } from '../config/load.js';
 import { DOWNLOAD_STRATEGIES, workloadOf as workloadKind } from '../strategies/index.js';
 import { COLLECT_OPTIONS, DOWNLOAD_OPTIONS, MANIFEST_OPTIONS, REPORT_OPTIONS, UPLOAD_OPTIONS, type OptionSpec } from '../config/options.js';
 import { formatBytes } from '../config/sizes.js';
 import { checkOutPath, readSources } from './sources.js';
 import type { SessionCell } from '../engine/session.js';
-import { log, redact, registerSecret, setLogLevel } from '../log/logger.js';
+import { log, redact, registerCredential, registerSecret, setLogLevel } from '../log/logger.js';
 import { cellArgv, findAxes, gridCells } from '../analysis/sweep.js';
 import { defaultResultsPath, newResultsFile, readResults, writeResults } from '../results/file.js';
 import { checkResultsPath, writeResultsOrExplain } from '../results/write.js';
@@ -20,14 +20,16 @@ export type Command = (argv: readonly string[], env: Env) => Promise<number>;
 /** Every secret a command may hold, from its credentials and the environment, kept out of every line it writes. */
 function registerSecrets(all: readonly (Credentials | undefined)[], env: Env): void {
   for (const credentials of all) {
-    if (credentials?.kind === 'key') registerSecret(credentials.key);
-    if (credentials?.kind === 'sas') registerSecret(credentials.sas);
-    if (credentials?.kind === 'url') registerSecret(new URL(credentials.url).password);
+    if (credentials?.kind === 'key') registerCredential(credentials.key);
+    if (credentials?.kind === 'sas') registerCredential(credentials.sas);
+    if (credentials?.kind === 'url') registerCredential(credentials.url);
   }
-  registerSecret(env.STORAGE_CONNECTION_STRING);
+  registerCredential(env.STORAGE_CONNECTION_STRING);
+  registerCredential(env.STORAGE_SAS);
+  registerCredential(env.STORAGE_KEY);
   // What DefaultAzureCredential may read (--auth entra): never echoed by an error it passes on.
   for (const name of ['AZURE_CLIENT_SECRET', 'AZURE_CLIENT_CERTIFICATE_PASSWORD', 'IDENTITY_HEADER', 'MSI_SECRET']) registerSecret(env[name]);
-  registerSecret(env.BLOB_CACHER_RUN_STORE);
+  registerCredential(env.BLOB_CACHER_RUN_STORE);
 }
 
 function targetOf(c: Credentials): { kind: string; label: string } {
@@ -303,12 +305,12 @@ export async function main(command: Command, argv: readonly string[]): Promise<v
   } catch (err) {
     // Usage errors exit 2; a scale-out barrier's errors carry their own code (3, 4, 5).
     if (err instanceof ExitError) {
-      process.stderr.write(`blob-cacher: ${redact(err.message)}\n`);
+      process.stderr.write(`blob-cacher: ${escapeControls(redact(err.message))}\n`);
       process.exitCode = err.exitCode;
       return;
     }
     const e = err as NodeJS.ErrnoException;
-    process.stderr.write(`blob-cacher: ${redact(e.message ?? String(err)).split('\n')[0]}\n`);
+    process.stderr.write(`blob-cacher: ${escapeControls(redact(e.message ?? String(err)).split('\n')[0]!)}\n`);
     process.exitCode = 1;
   }
 }

@@ -5,7 +5,7 @@ import { DOWNLOAD_STRATEGIES, UPLOAD_STRATEGIES, workloadOf } from '../strategie
 import { Command, CommanderError, Option } from 'commander';
 import { redact } from '../log/logger.js';
 import { resolveCredentials, type Credentials } from './credentials.js';
-import { ConfigError } from './errors.js';
+import { ConfigError, quotedValue } from './errors.js';
 import { resolveScaleout, type ScaleoutConfig } from './scaleout.js';
 import { formatBytes } from './sizes.js';
 import { DEFAULT_BLOB_SIZE_BYTES, DEFAULT_FILE_SIZE_BYTES, DOWNLOAD_OPTIONS, envFile, Invalid, RUN_OPTIONS, SCALEOUT_OPTIONS, UPLOAD_OPTIONS, type AnyOption, type ConnectionMode, type DownloadMethod, type HttpClient, type LogLevel, type OptionSpec, type ReportFormat, type Resolved, type SinkKind, type UploadMethod } from './options.js';
@@ -208,7 +208,7 @@ function resolveOne<T>(spec: OptionSpec<T>, flags: Readonly<Record<string, unkno
     if (raw === undefined) continue;
     const value = spec.parse(raw);
     if (value instanceof Invalid) {
-      const shown = spec.secret ? '' : ` "${raw}"`;
+      const shown = spec.secret ? '' : quotedValue(raw, spec.valueName === 'url');
       throw new ConfigError(`invalid ${origin}${shown}: expected ${value.expected}`);
     }
     return value;

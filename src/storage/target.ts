@@ -9,7 +9,7 @@ import type { ContainerClient, StoragePipelineOptions } from '@azure/storage-blo
 import type { TokenCredential } from '@azure/identity';
 import type { Credentials } from '../config/load.js';
 import { ConfigError } from '../config/errors.js';
-import { registerSecret } from '../log/logger.js';
+import { registerCredential, registerSecret } from '../log/logger.js';
 import { entraTokens, heldToken, type Bearer, type TokenSource } from './entra.js';
 import { startEmbeddedAzurite } from './azurite.js';
 import { STORAGE_API_VERSION } from './api-version.js';
@@ -77,10 +77,10 @@ export async function openTarget(credentials: Credentials, container: string, si
       const stop = async () => {};
       switch (c.kind) {
         case 'key':
-          registerSecret(c.key);
+          registerCredential(c.key);
           return { info: { ...base, key: c.key }, label, stop };
         case 'sas':
-          registerSecret(c.sas);
+          registerCredential(c.sas);
           return { info: { ...base, sas: c.sas }, label, stop };
         case 'anonymous':
           return { info: base, label, stop };
@@ -158,7 +158,12 @@ export class RequestSigner {
     if (info.kind === 'blob' && info.bearer) registerSecret(info.bearer.token);
     // A password in a plain URL (user:pw@host) goes out as Basic auth; in every process that signs
     // requests, it is kept out of the log lines that show a request's URL.
-    if (info.kind === 'url') registerSecret(new URL(info.url).password);
+    if (info.kind === 'url') registerCredential(info.url);
+    // A key and a SAS (its signature alone, decoded, too): an SDK error in a worker may quote them.
+    if (info.kind === 'blob') {
+      registerCredential(info.key);
+      registerCredential(info.sas);
+    }
   }
 
   blobUrl(blobName?: string): URL {
