@@ -11,12 +11,17 @@ import { PLAIN_PUT_STATUSES } from './target.js';
 
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNRESET']);
 
-function networkCode(err: unknown): string | undefined {
+/** The first code in the error's chain of causes that `codes` holds (or that `test` accepts). */
+function codeIn(err: unknown, test: (code: string) => boolean): string | undefined {
   for (let e = err as { code?: string; cause?: unknown } | undefined, depth = 0; e && depth < 4; e = e.cause as typeof e, depth++) {
-    if (e.code && NETWORK_CODES.has(e.code)) return e.code;
+    if (typeof e.code === 'string' && test(e.code)) return e.code;
   }
   return undefined;
 }
+
+const networkCode = (err: unknown) => codeIn(err, (c) => NETWORK_CODES.has(c));
+/** OpenSSL's verification failures (SELF_SIGNED_CERT_IN_CHAIN, UNABLE_TO_GET_ISSUER_CERT_LOCALLY, CERT_HAS_EXPIRED, …) and a wrong name. */
+const certificateCode = (err: unknown) => codeIn(err, (c) => /CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)/.test(c));
 
 export interface PreflightOptions {
   /** Per try, as --timeout: the socket may be idle at most this long (default 30 s). */
@@ -78,6 +83,8 @@ export async function preflightContainer(container: ContainerClient, label: stri
     const code = networkCode(err);
     const host = new URL(container.url).host;
     if (code) throw new ConfigError(`cannot reach ${host} (${code}); check the account name, endpoint or network`);
+    const cert = certificateCode(err);
+    if (cert) throw new ConfigError(`${host}'s TLS certificate is not trusted (${cert}); give the CA that signed it with --ca-file (BLOB_CACHER_CA_FILE), or check --endpoint`);
     if (auth === 'entra' && (e.statusCode === 401 || e.statusCode === 403)) {
       const detail = [e.details?.errorCode ?? e.code, e.details?.authenticationErrorDetail].filter(Boolean).join(': ');
       throw new ConfigError(`${label} refused the token (HTTP ${e.statusCode}${detail ? ` ${detail}` : ''}); ${TOKEN_REFUSED_FIX}`);
