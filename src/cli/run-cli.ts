@@ -62,6 +62,12 @@ async function workloadOf(config: Config): Promise<SessionCell['workload']> {
   return (await import('../engine/download.js')).downloadWorkload(config);
 }
 
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+/** Signals this close together are one stop (timeout(1) sends its signal to the process, then to its group). */
+const SAME_STOP_MS = 100;
+/** As timeout(1) does: 124 when the deadline stopped it; 128 + the signal's number for a signal. */
+const exitCodeOf = (stoppedBy: string): number => ({ SIGHUP: 129, SIGINT: 130, SIGTERM: 143 } as Record<string, number>)[stoppedBy] ?? 124;
+
 /**
  * Runs a session and keeps its results file current after every run, so that a run that fails or
  * is stopped part-way still leaves what it measured (marked incomplete).
@@ -70,22 +76,29 @@ async function measure(m: Measurement): Promise<number> {
   const path = m.config.resultsPath ?? defaultResultsPath(m.stem);
   // A path that cannot take the results fails now, before any work, not after the run.
   await checkResultsPath(path);
+  // Scratch left by a run that was killed (SIGKILL), whatever sink this one uses.
+  await (await import('../payload/scratch.js')).sweepStaleScratchDirs().catch(() => []);
   const doc = newResultsFile(m.command, m.docConfig, targetOf(m.config.credentials));
   if (m.sweep) doc.sweep = m.sweep;
   let writing: Promise<void> = Promise.resolve();
   const save = () => (writing = writing.then(() => writeResults(path, doc)));
   const stop = new AbortController();
+  let firstSignalAt = 0;
   const onSignal = (signal: NodeJS.Signals) => {
     if (stop.signal.aborted) {
+      // One stop sent twice, not a second one: timeout(1) signals the process and then its group,
+      // and a terminal's Ctrl-C reaches every process of the group.
+      if (performance.now() - firstSignalAt < SAME_STOP_MS) return;
       // A second signal: stop now. Workers are our children and end with us.
       process.stderr.write(`blob-cacher: ${signal} again, exiting without waiting\n`);
-      process.exit(signal === 'SIGINT' ? 130 : 143);
+      process.exit(exitCodeOf(signal));
     }
+    firstSignalAt = performance.now();
     log.warn(`${signal}: no new requests; stopping the run in flight, then writing partial results`);
     stop.abort(signal);
   };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  // SIGHUP (a closed terminal, a dropped ssh session) stops as SIGTERM does: partial results kept.
+  for (const s of STOP_SIGNALS) process.on(s, onSignal);
   const { deadlineMs } = m.config;
   const deadline = deadlineMs === undefined ? undefined : setTimeout(() => {
     log.warn(`--deadline of ${deadlineMs / 1000} s reached: no new requests; stopping the run in flight, then writing partial results`);
@@ -127,8 +140,7 @@ async function measure(m: Measurement): Promise<number> {
   } finally {
     progress.close();
     clearTimeout(deadline);
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    for (const s of STOP_SIGNALS) process.off(s, onSignal);
   }
   const stopped = stop.signal.aborted ? String(stop.signal.reason) : undefined;
   doc.complete = !stopped;
@@ -142,8 +154,7 @@ async function measure(m: Measurement): Promise<number> {
   if (notSaved) process.stderr.write(`blob-cacher: ${redact(notSaved)}\n`);
   const notPublished = scaleout && await scaleout.publish({ results: doc }).then(() => undefined, (e: Error) => `scale-out results not stored: ${e.message}`);
   if (notPublished) process.stderr.write(`blob-cacher: ${redact(notPublished)}\n`);
-  // As timeout(1) does: 124 when the deadline stopped it; 128 + the signal's number for a signal.
-  if (stopped) return stopped === 'SIGINT' ? 130 : stopped === 'SIGTERM' ? 143 : 124;
+  if (stopped) return exitCodeOf(stopped);
   return notSaved || notPublished ? 1 : doc.runs.some(runFailed) ? 1 : 0;
 }
 

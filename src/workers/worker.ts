@@ -5,6 +5,7 @@ import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { PhaseHistograms } from '../metrics/histograms.js';
 import { contentBuffer, FIXTURE_SEED } from '../payload/content.js';
 import { registerSecret, setLogLevel } from '../log/logger.js';
+import { removeScratchOf } from '../payload/scratch.js';
 import { decodeItems, largestBytes } from '../strategies/items.js';
 import type { WorkItem } from '../strategies/strategy.js';
 import { RequestSigner } from '../storage/target.js';
@@ -237,6 +238,8 @@ const stop = new AbortController();
 // Ctrl-C reaches the whole process group: the coordinator decides, workers finish what is in flight.
 process.on('SIGINT', () => {});
 process.on('SIGTERM', () => {});
+// A closed terminal hangs up the whole group too: the coordinator stops the run as on SIGTERM.
+process.on('SIGHUP', () => {});
 
 let run: ((goEpochMs: number) => Promise<WorkerResult>) | undefined;
 /** A steady run is told to end now (--autoterm): nothing new is issued. */
@@ -279,4 +282,5 @@ process.on('message', (msg: ToWorker) => {
     );
   }
 });
-process.on('disconnect', () => process.exit(0));
+// The coordinator gone (killed): its scratch goes with this worker, not left in the temp directory.
+process.on('disconnect', () => void removeScratchOf(current?.outPath).finally(() => process.exit(0)));
