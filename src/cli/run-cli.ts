@@ -7,6 +7,7 @@ import { DOWNLOAD_STRATEGIES, workloadOf as workloadKind } from '../strategies/i
 import { COLLECT_OPTIONS, DOWNLOAD_OPTIONS, MANIFEST_OPTIONS, REPORT_OPTIONS, UPLOAD_OPTIONS, type OptionSpec } from '../config/options.js';
 import { formatBytes } from '../config/sizes.js';
 import { checkOutPath, readSources } from './sources.js';
+import { checkProcessesFit } from './machine-fit.js';
 import type { SessionCell } from '../engine/session.js';
 import { log, redact, registerCredential, registerSecret, setLogLevel } from '../log/logger.js';
 import { cellArgv, findAxes, gridCells } from '../analysis/sweep.js';
@@ -181,6 +182,7 @@ export async function downloadCommand(argv: readonly string[], env: Env, name = 
   const config = loadCommand(name, DOWNLOAD_OPTIONS, 'Download the same blob with each strategy and compare where the time goes.', argv, env, loadDownloadConfig);
   if (!config) return 0;
   checkOutPath(config);
+  checkProcessesFit(config.processes);
   const many = config.sourceMethod !== 'all' && DOWNLOAD_STRATEGIES.some((s) => config.sourceMethod.split(',').includes(s.name) && workloadKind(s) !== 'blob');
   const what = many ? `${config.fileCount} files x ${formatBytes(config.fileSizeBytes)}${config.sourceMethod.includes('list') ? `, pages of ${config.pageSize}` : ''}` : `concurrency ${config.concurrency}`;
   const title = `blob-cacher download: ${config.processes} process(es) x ${config.maxSockets} socket(s), ${what}, sink ${config.sink}`;
@@ -190,6 +192,7 @@ export async function downloadCommand(argv: readonly string[], env: Env, name = 
 export async function uploadCommand(argv: readonly string[], env: Env, name = 'upload'): Promise<number> {
   const config = loadCommand(name, UPLOAD_OPTIONS, 'Upload many small files or one large blob with each strategy and compare where the time goes.', argv, env, loadUploadConfig);
   if (!config) return 0;
+  checkProcessesFit(config.processes);
   // A plain URL takes small files only: no large blob to describe.
   const large = config.credentials.kind === 'url' ? '' : `; large blob ${formatBytes(config.blobSizeBytes)} in ${formatBytes(config.blockSizeBytes)} blocks, concurrency ${config.concurrency}`;
   const title = `blob-cacher upload: ${config.processes} process(es) x ${config.maxSockets} socket(s); small files ${config.fileCount} x ${formatBytes(config.fileSizeBytes)}${large}`;
@@ -295,6 +298,7 @@ export async function sweepCommand(argv: readonly string[], env: Env): Promise<n
     const sources = readSources(specs, flags, env);
     const config = mode === 'upload' ? loadUploadConfig(flags, sources) : loadDownloadConfig(flags, sources);
     checkOutPath(config);
+    checkProcessesFit(config.processes);
     return config;
   });
   const first = configs[0]!;
