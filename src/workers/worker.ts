@@ -23,11 +23,15 @@ import { RecordTable } from '../metrics/record-table.js';
 
 // A coordinator that is gone (killed, even with SIGKILL) ends the worker quietly: no EPIPE traces.
 const send = (msg: FromWorker) => {
-  if (!process.connected) process.exit(0);
+  if (!process.connected) return orphaned();
   process.send!(msg, undefined, {}, (err: Error | null) => {
-    if (err) process.exit(0);
+    if (err) orphaned();
   });
 };
+/** The coordinator gone: nothing of it ran to clean up, so its scratch goes with this worker. */
+function orphaned(): void {
+  void removeScratchOf(current?.outPath).finally(() => process.exit(0));
+}
 const yieldToEvents = () => new Promise<void>((resolve) => setImmediate(resolve));
 /** The job once the barrier released it, and how many of its items have settled. */
 let released: { job: WorkerJob; items: number; settled: () => number } | undefined;
@@ -282,5 +286,4 @@ process.on('message', (msg: ToWorker) => {
     );
   }
 });
-// The coordinator gone (killed): its scratch goes with this worker, not left in the temp directory.
-process.on('disconnect', () => void removeScratchOf(current?.outPath).finally(() => process.exit(0)));
+process.on('disconnect', orphaned);
