@@ -7,6 +7,9 @@ import { measuresOps } from '../analysis/sweep.js';
 import { PHASES } from '../transport/phases.js';
 import { seconds, steadyLines } from './steady.js';
 
+/** What the check of a contender's bytes came to: "ok" only when every byte was compared with what the target vouched for. */
+export const checkWord = (s: { verified: boolean; notVerified?: string }): string => (!s.verified ? 'FAILED' : s.notVerified ? `not verified (${s.notVerified})` : 'ok');
+
 const pad = (s: string, n: number) => s.padEnd(n);
 const lpad = (s: string, n: number) => s.padStart(n);
 export const fmtMs = (v: number | undefined) => (v === undefined || Number.isNaN(v) ? '-' : v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2));
@@ -62,7 +65,7 @@ export function renderConsole(stats: readonly ContenderStats[], header: ReportHe
     const name = s.label;
     lines.push(
       `${pad(rankLabel(s), 3)}${name.length >= 16 ? `${name}\n${' '.repeat(19)}` : pad(name, 16)}${lpad(timeCell(s), 10)}${lpad(s.throughputMiBps.median.toFixed(1), 8)}` +
-        `${lpad(String(s.requestsPerRun), 6)}${lpad(count, 8)}${lpad(fmtMs(fb?.p50), 9)}${lpad(fmtMs(fb?.p99), 9)}  ${s.verified ? 'ok' : 'FAILED'}`,
+        `${lpad(String(s.requestsPerRun), 6)}${lpad(count, 8)}${lpad(fmtMs(fb?.p50), 9)}${lpad(fmtMs(fb?.p99), 9)}  ${checkWord(s)}`,
     );
   });
   lines.push(...verdictBlock(stats, ranked, header));
@@ -113,7 +116,7 @@ export function renderMarkdown(stats: readonly ContenderStats[], header: ReportH
     const shares = PHASES.map((p) => (s.phaseShare[p] === undefined ? '-' : (s.phaseShare[p]! * 100).toFixed(1)));
     lines.push(
       `| ${rankLabel(s)} | ${s.label} | ${s.runs} | ${s.wallMs.median.toFixed(1)} | ${ci} | ${s.throughputMiBps.median.toFixed(1)} | ${s.opsPerSecond.median.toFixed(0)} | ` +
-        `${fmtMs(s.latencyMs.firstByte?.p50)} | ${fmtMs(s.latencyMs.firstByte?.p99)} | ${shares.join(' | ')} | ${s.retries} | ${s.throttled} | ${s.failedRequests} | ${s.verified ? 'ok' : 'FAILED'} |`,
+        `${fmtMs(s.latencyMs.firstByte?.p50)} | ${fmtMs(s.latencyMs.firstByte?.p99)} | ${shares.join(' | ')} | ${s.retries} | ${s.throttled} | ${s.failedRequests} | ${checkWord(s)} |`,
     );
   });
   const many = stats.map(manyBlobLine).filter((l) => l !== undefined);
@@ -140,7 +143,7 @@ export function renderCsv(stats: readonly ContenderStats[]): string {
     s.rank, s.label, s.runs, s.wallMs.median, s.wallMs.min, s.wallMs.max, s.wallMs.ci95Low, s.wallMs.ci95High,
     s.throughputMiBps.median, s.opsPerSecond.median, s.requestsPerRun, s.failedRequests,
     ...(['firstByte', 'total'] as const).flatMap((m) => (['p50', 'p90', 'p99', 'max'] as const).map((q) => s.latencyMs[m]?.[q])),
-    ...PHASES.map((p) => s.phaseShare[p]), s.retries, s.throttled, s.backoffMs, s.verified, s.tied, s.blobsPerSecond?.median,
+    ...PHASES.map((p) => s.phaseShare[p]), s.retries, s.throttled, s.backoffMs, s.notVerified ? 'not verified' : s.verified, s.tied, s.blobsPerSecond?.median,
   ]);
   return [CSV_COLUMNS, ...rows].map((r) => r.map(csvCell).join(',')).join('\n');
 }

@@ -332,7 +332,7 @@ function summaryTable(ranked: RankedStats[], colour: (s: string) => string, targ
       `<td class="num">${s.runs}</td><td class="num">${time}</td><td class="num">${fmt(s.throughputMiBps.median)}</td><td class="num">${fmt(s.opsPerSecond.median)}</td>` +
       `<td class="num">${s.requestsPerRun}${s.failedRequests ? ` <span class="bad">(${s.failedRequests} failed)</span>` : ''}</td>` +
       `<td class="num">${fmt(s.latencyMs.firstByte?.p50)}</td><td class="num">${fmt(s.latencyMs.firstByte?.p99)}</td><td class="num">${fmt(s.latencyMs.total?.p99)}</td>` +
-      `<td>${s.verified ? '<span class="ok">✓ ok</span>' : '<span class="bad">✗ failed</span>'}</td></tr>`
+      `<td>${!s.verified ? '<span class="bad">✗ failed</span>' : s.notVerified ? `<span class="bad">not verified (${e(s.notVerified)})</span>` : '<span class="ok">✓ ok</span>'}</td></tr>`
     );
   });
   const notes = [

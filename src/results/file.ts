@@ -1,6 +1,6 @@
 // Building and reading results files; reads reject unknown schemas with one clear line. Writing,
 // and checking the path before a run, live in write.ts.
-import { readFile } from 'node:fs/promises';
+import { readRegularFile } from './bounded-read.js';
 import { createRequire } from 'node:module';
 import { arch, cpus, platform, release, totalmem } from 'node:os';
 import { ConfigError } from '../config/errors.js';
@@ -32,14 +32,11 @@ export function defaultResultsPath(command: string, now = new Date()): string {
   return `results/${command}-${now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}.json`;
 }
 
+/** The largest results file read: about the longest string Node makes (a bigger one could not be parsed anyway). */
+export const MAX_RESULTS_FILE_BYTES = 512 * 1024 * 1024;
+
 export async function readResults(path: string): Promise<ResultsFile> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new ConfigError(`results file ${path} ${code === 'ENOENT' ? 'does not exist' : 'cannot be read'}; give the path of a file a run wrote`);
-  }
+  const text = (await readRegularFile(path, { maxBytes: MAX_RESULTS_FILE_BYTES, what: 'results file', fix: 'give the path of a file a run wrote' })).toString('utf8');
   let doc: unknown;
   try {
     doc = JSON.parse(text);
