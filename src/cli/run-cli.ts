@@ -73,7 +73,7 @@ const SAME_STOP_MS = 100;
 const exitCodeOf = (stoppedBy: string): number => ({ SIGHUP: 129, SIGINT: 130, SIGTERM: 143 } as Record<string, number>)[stoppedBy] ?? 124;
 
 /**
- * Runs a session and keeps its results file current after every run, so that a run that fails or
+ * Runs a session and keeps its results file current (to within a second), so that a run that fails or
  * is stopped part-way still leaves what it measured (marked incomplete).
  */
 async function measure(m: Measurement): Promise<number> {
