@@ -248,7 +248,7 @@ describe('an Azurite of its own, addressed as an account (key and endpoint)', ()
     expect(r.stdout).toMatch(/\| ops\/s \|/);
     expect(r.stdout).toMatch(/- list: 50 blobs, 5 page\(s\) per run: \d+ pages\/s, \d+ blobs\/s, .* per-page latency p50 [\d.]+ \/ p99 [\d.]+ ms/);
 
-    const report = spawnSync(process.execPath, [join(ROOT, 'dist', 'cli.js'), 'report', results], { cwd, encoding: 'utf8', timeout: 20_000, env: { PATH: process.env.PATH ?? '', HOME: cwd } });
+    const report = spawnSync(process.execPath, [join(ROOT, 'dist', 'cli.js'), 'report', results, '--details'], { cwd, encoding: 'utf8', timeout: 20_000, env: { PATH: process.env.PATH ?? '', HOME: cwd } });
     expect(report.status, report.stderr).toBe(0);
     expect(report.stdout).toMatch(/ops\/s/);
     expect(report.stdout).toMatch(/list: 50 blobs, 5 page\(s\) per run/);

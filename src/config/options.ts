@@ -259,6 +259,15 @@ export const SCALEOUT_OPTIONS = table(
   option({ key: 'testClockSkewMs', flag: '--test-clock-skew', env: 'BLOB_CACHER_TEST_CLOCK_SKEW_MS', valueName: 'ms', defaultValue: 0, parse: signedMs, help: 'TEST ONLY: shift this client\'s clock by this many ms, to check that the start barrier corrects it' }),
 );
 
+export const COLOR_MODES = ['auto', 'always', 'never'] as const;
+export type ColorMode = (typeof COLOR_MODES)[number];
+/** How the report is shown: read by the CLI beside the run's config, the same for run and report. */
+export const OUTPUT_OPTIONS = table(
+  option({ key: 'details', flag: '--details', env: 'BLOB_CACHER_DETAILS', valueName: 'bool', defaultValue: false, parse: bool, help: 'console report: add phases, percentiles, the server clock, untimed steps and cost by class' }),
+  option({ key: 'color', flag: '--color', env: 'BLOB_CACHER_COLOR', valueName: 'when', defaultValue: 'auto', parse: oneOf(COLOR_MODES), help: 'colour on the console: auto (a terminal, unless NO_COLOR is set), always or never' }),
+  option({ key: 'pricesPath', flag: '--prices', env: 'BLOB_CACHER_PRICES', valueName: 'path', parse: text, help: 'JSON rate table for the cost columns (tiers hot, cool, cold; README "Cost"); default: dated Azure list prices' }),
+);
+
 const format = option({ key: 'format', flag: '--format', env: 'BLOB_CACHER_FORMAT', valueName: 'fmt', defaultValue: 'console', parse: oneOf(FORMATS), help: `report format on stdout (${FORMATS.join(', ')})` });
 /** Output and repetition: the same for every command that measures. */
 export const RUN_OPTIONS = table(
@@ -284,8 +293,9 @@ export const RUN_OPTIONS = table(
   option({ key: 'trace', flag: '--trace', env: 'BLOB_CACHER_TRACE', valueName: 'bool', defaultValue: true, parse: bool, help: 'per-phase tracing (false: totals only, to measure what tracing costs)' }),
   option({ key: 'resultsPath', flag: '--results', env: 'BLOB_CACHER_RESULTS', valueName: 'path', parse: text, help: 'results file (default results/<command>-<timestamp>.json)' }),
   format,
+  ...OUTPUT_OPTIONS,
 );
-export const REPORT_OPTIONS = table(format);
+export const REPORT_OPTIONS = table(format, ...OUTPUT_OPTIONS);
 
 /** A DNS-1123 label: Kubernetes object names, Secrets and service accounts. */
 const k8sName: Parser<string> = (raw) => (/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(raw.trim()) ? raw.trim() : new Invalid('a Kubernetes name: at most 63 lowercase letters, digits and "-", starting and ending with a letter or digit'));

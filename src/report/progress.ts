@@ -1,6 +1,6 @@
 // Progress while a session runs, as a listener of its events: a live bar on a terminal, or, when
 // stderr is not one (Docker and Kubernetes logs, `| cat`), a plain line every few seconds.
-import { cellLabel } from '../analysis/analyze.js';
+import { cellLabel } from '../results/label.js';
 import type { SessionEvent } from '../engine/session.js';
 import type { Progress } from '../workers/protocol.js';
 

@@ -32,19 +32,34 @@ export function defaultResultsPath(command: string, now = new Date()): string {
   return `results/${command}-${now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}.json`;
 }
 
-export async function readResults(path: string): Promise<ResultsFile> {
+/**
+ * A JSON file the user names (a results file, a --prices table): read whole and parsed, or one line
+ * naming `what` is wrong with it and the fix. Every such read goes through here, so that a bound on
+ * what is read (size, file kind) lands in one place.
+ */
+export async function readJsonFile(path: string, what: string, fix: string): Promise<unknown> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw new ConfigError(`results file ${path} ${code === 'ENOENT' ? 'does not exist' : 'cannot be read'}; give the path of a file a run wrote`);
+    throw new ConfigError(`${what} ${path} ${code === 'ENOENT' ? 'does not exist' : 'cannot be read'}; ${fix}`);
   }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ConfigError(`${what} ${path} is not valid JSON (corrupt or truncated); ${fix}`);
+  }
+}
+
+export async function readResults(path: string): Promise<ResultsFile> {
   let doc: unknown;
   try {
-    doc = JSON.parse(text);
-  } catch {
-    throw new ConfigError(`results file ${path} is not valid JSON (corrupt or truncated); re-run the benchmark to get a new one`);
+    doc = await readJsonFile(path, 'results file', 'give the path of a file a run wrote');
+  } catch (err) {
+    // A damaged results file has its own fix: a new run.
+    if (err instanceof ConfigError && err.message.includes('not valid JSON')) throw new ConfigError(`results file ${path} is not valid JSON (corrupt or truncated); re-run the benchmark to get a new one`);
+    throw err;
   }
   const parsed = parseResultsDoc(doc);
   if ('problem' in parsed) throw new ConfigError(`${path}: results file ${parsed.problem}`);
