@@ -132,7 +132,8 @@ export function analyze(runs: readonly RunRecord[]): ContenderStats[] {
     }
     const workers = g.flatMap((r) => r.workers);
     const verifiedRuns = g.filter((r) => r.verified);
-    const timed = verifiedRuns.length ? verifiedRuns : g;
+    // A run that never started (no time at all) has no figure to show: it counts as failed, not as 0 ms.
+    const timed = (verifiedRuns.length ? verifiedRuns : g).filter((r) => r.wallMs > 0 || isSteady(r));
     // A steady run is ranked by its active window: its rate there, and the time of one lap at it.
     const figures = timed.map((r) => (isSteady(r) ? steadyFigures(r) : undefined));
     const allSteady = timed.length > 0 && figures.every((f) => f !== undefined);

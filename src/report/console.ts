@@ -22,8 +22,12 @@ const rankLabel = (s: ReportContender) => `${s.rank}${s.tied ? '=' : ''}`;
 function header(r: Report): string[] {
   const h = r.header;
   const size = h.objectSizeBytes !== undefined ? `, object ${bytes(h.objectSizeBytes)} (${h.objectSizeBytes} bytes)` : '';
-  const counts = new Set(h.runsPerContender.map((c) => c.runs));
-  const runs = counts.size === 1 ? `${[...counts][0]} measured runs each` : `measured runs ${h.runsPerContender.map((c) => `${c.label} ${c.runs}`).join(', ')}`;
+  // The most common count, then the contenders that differ from it: as measured, kept short.
+  const tally = new Map<number, number>();
+  for (const c of h.runsPerContender) tally.set(c.runs, (tally.get(c.runs) ?? 0) + 1);
+  const usual = [...tally.entries()].sort((a, b) => b[1] - a[1] || b[0] - a[0])[0]?.[0] ?? 0;
+  const odd = h.runsPerContender.filter((c) => c.runs !== usual);
+  const runs = `${usual} measured runs each${odd.length ? ` (${odd.map((c) => `${c.label} ${c.runs}`).join(', ')})` : ''}`;
   // Folded into the header: the warning below would repeat it on every zero-config run.
   const where = h.targetOnThisMachine ? ' (on this machine: it shares the CPUs, a remote account may rank differently)' : '';
   return [h.title, `target ${h.target}${where}${size}; ${runs}`];

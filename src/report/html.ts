@@ -31,7 +31,7 @@ export function escapeHtml(text: string): string {
 const e = escapeHtml;
 
 function fmt(v: number | null | undefined): string {
-  if (v === null || v === undefined || !Number.isFinite(v)) return '–';
+  if (v === null || v === undefined || !Number.isFinite(v)) return '—';
   if (v === 0) return '0';
   const a = Math.abs(v);
   return a >= 100 ? v.toFixed(0) : a >= 10 ? v.toFixed(1) : a >= 1 ? v.toFixed(2) : v.toFixed(3);
@@ -102,7 +102,7 @@ function throughputChart(ranked: ContenderStats[], colour: (s: string) => string
   const plotW = W - left - right;
   const height = top + ranked.length * row + axis;
   // The axis spans what was measured; a CI from few runs can be far wider and is clipped at the edges.
-  const ticks = niceTicks(Math.max(1e-9, ...ranked.map((s) => s.throughputMiBps.max)));
+  const ticks = niceTicks(Math.max(1e-9, ...ranked.map((s) => s.throughputMiBps.max).filter(Number.isFinite)));
   const x = (v: number) => left + (Math.min(Math.max(0, v), ticks.at(-1)!) / ticks.at(-1)!) * plotW;
   const parts = [svgOpen('throughput', height, 'Throughput per strategy, MiB/s')];
   for (const t of ticks) {
@@ -110,6 +110,7 @@ function throughputChart(ranked: ContenderStats[], colour: (s: string) => string
     parts.push(txt(x(t), height - axis + 20, fmtTick(t), 'tick', 'middle'));
   }
   const clipped = ranked.some((s) => s.throughputMiBps.ci95Low < 0 || s.throughputMiBps.ci95High > ticks.at(-1)!);
+  // (NaN compares false: a contender with no figure never marks the axis as cut.)
   const caption = `MiB/s — bar: median · whisker: slowest to fastest run · dark band: 95% CI of the mean${clipped ? ', cut at the axis ends' : ''}`;
   parts.push(txt(left + plotW / 2, height - 6, caption, 'axis', 'middle'));
   ranked.forEach((s, i) => {
@@ -118,6 +119,11 @@ function throughputChart(ranked: ContenderStats[], colour: (s: string) => string
     const c = colour(s.label);
     const name = e(s.label);
     parts.push(strategyLabel(8, cy + 4, s.label, c));
+    // A contender with no measured time (every run failed) has nothing to draw: it says so.
+    if (!Number.isFinite(t.median)) {
+      parts.push(txt(left + 10, cy + 4, 'no figure: every run failed', 'muted'));
+      return;
+    }
     parts.push(
       `<rect class="datum bar" data-strategy="${name}" data-value="${dv(t.median)}" x="${left}" y="${(cy - 10).toFixed(1)}" width="${(x(t.median) - left).toFixed(1)}" height="20" rx="2" fill="${c}">` +
         `<title>${name}: median ${fmt(t.median)} MiB/s over ${t.n} run(s)</title></rect>`,
