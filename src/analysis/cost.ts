@@ -2,6 +2,7 @@
 // tried is billed, retries included; the class is read off what the run recorded.
 import type { Command, RunRecord } from '../results/schema.js';
 import { OPERATION_CLASSES, TIERS, type OperationClass, type PriceTable, type Tier } from './prices.js';
+import { unitOfRun } from './unit.js';
 
 export type OperationCounts = Record<OperationClass, number>;
 
@@ -19,11 +20,19 @@ export function operationClassOf(command: Command, r: Pick<RunRecord, 'params' |
   return r.bytes === 0 && r.requests > 0 ? 'other' : 'read';
 }
 
-/** Objects one run moved: the set's files (per lap, for a steady run, times its laps), else one blob. */
-function objectsOf(r: RunRecord): number {
-  const perLap = r.params?.fileCount ?? 1;
-  if (!r.steady || r.steady.lapRequests <= 0) return perLap;
-  return perLap * (r.requests / r.steady.lapRequests);
+/**
+ * Objects one run moved: a many-blob download's set (its files), many small uploads' files (one per
+ * request), else one object; a steady run's per lap times its laps.
+ */
+function objectsOf(command: Command, r: RunRecord): number {
+  if (r.steady && r.steady.lapRequests > 0) {
+    const perLap = r.params?.fileCount ?? (command === 'upload' && unitOfRun(r) === 'ops/s' ? r.steady.lapRequests : 1);
+    return perLap * (r.requests / r.steady.lapRequests);
+  }
+  if (r.params?.fileCount !== undefined) return r.params.fileCount;
+  // Many small uploads (counted in ops/s) put one file per request; a large upload or download is one object.
+  if (command === 'upload' && unitOfRun(r) === 'ops/s') return r.requests;
+  return 1;
 }
 
 export interface TierCost {
@@ -53,7 +62,7 @@ export function contenderCost(command: Command, runs: readonly RunRecord[], pric
   for (const r of runs) {
     if (r.warmup) continue;
     operations[operationClassOf(command, r)] += r.requests + r.retries;
-    objects += objectsOf(r);
+    objects += objectsOf(command, r);
     bytes += r.bytes;
   }
   const total = OPERATION_CLASSES.reduce((s, c) => s + operations[c], 0);

@@ -31,6 +31,7 @@ export type Candidate = RankedStats & { requestsPerObject: number };
 export interface Recommendation {
   contender: string;
   strategy: string;
+  description: string;
   /** `fastest`: alone in first place; `tied`: chosen among those tied for first by requests, then simplicity. */
   basis: 'fastest' | 'tied' | 'only';
   tiedWith: string[];
@@ -42,6 +43,8 @@ export interface Recommendation {
   ahead?: { of: string; ratio: number; ratioLow: number; ratioHigh: number };
   /** The SDK baseline, where it ranked behind: how much slower than the recommended one. */
   sdk?: { label: string; description: string; ratio: number; ratioLow: number; ratioHigh: number; p: number };
+  /** A sweep whose answer is an SDK cell: the settings to give the SDK (blockSize, concurrency, ...). */
+  sdkSettings?: string[];
   text: string;
 }
 
@@ -73,7 +76,7 @@ export function recommend(ranked: readonly Candidate[]): Recommendation | undefi
   const cost = `${requests(pick.requestsPerObject)} and ${extraStorage ?? 'no extra copies'}`;
   const sdkText = sdk ? ` The SDK's ${sdk.label} (${sdk.description.replace(/\s*\(baseline\)$/, '')}) was ${x(sdk.ratio)} slower (95% CI ${x(sdk.ratioLow)}–${x(sdk.ratioHigh)}).` : '';
   return {
-    contender: pick.label, strategy: pick.strategy, basis, tiedWith, n, requestsPerObject: pick.requestsPerObject,
+    contender: pick.label, strategy: pick.strategy, description: pick.description, basis, tiedWith, n, requestsPerObject: pick.requestsPerObject,
     ...(extraStorage ? { extraStorage } : {}), ...(ahead ? { ahead } : {}), ...(sdk ? { sdk } : {}),
     text: `Recommended: ${pick.label} — ${why}; ${cost}.${sdkText}`,
   };

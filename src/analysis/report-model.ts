@@ -4,7 +4,7 @@ import type { Environment, ResultsFile } from '../results/schema.js';
 import { analyze, LATENCY_PERCENTILES, type ContenderStats } from './analyze.js';
 import { contenderCost, type ContenderCost } from './cost.js';
 import { DEFAULT_PRICES, type PriceTable } from './prices.js';
-import { recommend, type Candidate, type Recommendation } from './recommend.js';
+import { isSdkBaseline, recommend, type Candidate, type Recommendation } from './recommend.js';
 import { buildGrid, sdkAdvice, type SweepGrid } from './sweep.js';
 import { reportUnit, type Unit } from './unit.js';
 import { rankStats, serverGap, verdicts, DEFAULT_SOCKET_BUFFER_BYTES, type RankedStats, type ServerGap, type Verdict } from './verdict.js';
@@ -90,9 +90,14 @@ function sweepOf(doc: ResultsFile, stats: ContenderStats[], ranked: ReportConten
     const r = ranked.find((c) => c.label === w.label)!;
     return { ...r, rank: tiedLabels.has(w.label) ? 1 : 2, tied: tiedLabels.has(w.label) && tiedLabels.size > 1, requestsPerObject: r.cost.requestsPerObject };
   });
-  const recommendation = recommend(candidates);
+  const picked = recommend(candidates);
+  // Where an SDK cell is the answer, the settings to give the SDK go with it.
+  const advice = sdkAdvice(stats, v.best);
+  const recommendation = picked && isSdkBaseline(picked) && advice.length > 1
+    ? { ...picked, sdkSettings: advice.slice(1).map((l) => l.trim()), text: `${picked.text} SDK settings: ${advice.slice(1).map((l) => l.trim()).filter((l) => !l.startsWith('(')).join(', ')}.` }
+    : picked;
   return {
-    sweep: { grid: v.grid, winners: v.winners.map((w) => cellLabel(w.strategy, w.cell)), ...(v.best ? { best: v.best.label } : {}), tied: [...tiedLabels], sdkAdvice: sdkAdvice(stats, v.best) },
+    sweep: { grid: v.grid, winners: v.winners.map((w) => cellLabel(w.strategy, w.cell)), ...(v.best ? { best: v.best.label } : {}), tied: [...tiedLabels], sdkAdvice: advice },
     ...(recommendation ? { recommendation } : {}),
   };
 }
