@@ -50,3 +50,11 @@ describe('npm start, answer first', () => {
     expect(loud.stdout).toMatch(/\x1b\[1mRecommended: single/);
   });
 });
+
+describe('--version', () => {
+  it('prints the package version and exits 0', async () => {
+    const { version } = JSON.parse(await import('node:fs').then((fs) => fs.readFileSync(resolve('package.json'), 'utf8'))) as { version: string };
+    const r = spawnSync(process.execPath, [resolve('dist/cli.js'), '--version'], { encoding: 'utf8', timeout: 20_000, env: { PATH: process.env.PATH ?? '' } });
+    expect([r.status, r.stdout, r.stderr]).toEqual([0, `blob-cacher ${version}\n`, '']);
+  });
+});

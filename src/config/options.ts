@@ -158,6 +158,15 @@ function oneOf<T extends string>(values: readonly T[], aliases: ReadonlyMap<stri
 const DURATION_UNITS_MS: ReadonlyMap<string, number> = new Map([['ms', 1], ['s', 1000], ['m', 60_000], ['h', 3_600_000]]);
 
 /** Durations: 30s, 500ms, 2m, 1h; a bare number is milliseconds. */
+/** A duration as --help shows it and the parser takes it back: 30s, 500ms, 10m, 24h. */
+export function formatDuration(ms: number): string {
+  for (const [unit, size] of [['h', 3_600_000], ['m', 60_000], ['s', 1000]] as const) if (ms >= size && ms % size === 0) return `${ms / size}${unit}`;
+  return `${ms}ms`;
+}
+
+/** Options for the test suite only: left out of --help. */
+export const isTestOnly = (spec: { help: string }) => spec.help.startsWith('TEST ONLY');
+
 function duration(minMs: number, maxMs: number): Parser<number> {
   const expected = `a duration from ${minMs}ms to ${maxMs / 3_600_000}h such as 30s, 500ms or 2m`;
   return (raw) => {
