@@ -41,6 +41,12 @@ function targetOf(c: Credentials): { kind: string; label: string } {
 
 type Config = DownloadConfig | UploadConfig;
 
+/** The URL the target is reached at; none for the embedded Azurite (started later, on this machine). */
+function endpointOf(c: Credentials): string | undefined {
+  if (c.kind === 'embedded') return undefined;
+  return c.kind === 'url' ? c.url : c.endpoint;
+}
+
 /** How the report is shown and priced: the same options for a run and for `report`. */
 interface Output {
   details: boolean;
@@ -96,6 +102,9 @@ async function measure(m: Measurement): Promise<number> {
   // A path that cannot take the results fails now, before any work, not after the run.
   await checkResultsPath(path);
   const doc = newResultsFile(m.command, m.docConfig, targetOf(m.config.credentials));
+  // Where it runs, before it runs: the connect time is measured on an idle machine.
+  const { captureEnvironment, IMDS_URL } = await import('./environment.js');
+  Object.assign(doc.environment, await captureEnvironment({ endpoint: endpointOf(m.config.credentials), imdsUrl: IMDS_URL }));
   if (m.sweep) doc.sweep = m.sweep;
   let writing: Promise<void> = Promise.resolve();
   const save = () => (writing = writing.then(() => writeResults(path, doc)));

@@ -104,8 +104,20 @@ export function detailLines(r: Report): string[] {
     for (const p of s.problems) out.push(`${s.label}: FAILED ${p}`);
   }
   out.push(`prices: ${r.prices.name}, as of ${r.prices.asOf}`);
+  out.push(`environment: ${environmentLine(r)}`);
   if (r.sweep?.sdkAdvice.length) out.push('', ...r.sweep.sdkAdvice);
   return out;
+}
+
+/** What decides transfer speed, in one line: CPUs, memory, Node and SDK, TCP, the endpoint, the VM. */
+export function environmentLine(r: Report): string {
+  const e = r.environment;
+  return [
+    `${e.cpus} x ${e.cpuModel}`, `${bytes(e.totalMemoryBytes)} memory`, `node ${e.node}`, ...(e.sdkVersion ? [`@azure/storage-blob ${e.sdkVersion}`] : []),
+    ...(e.tcp ? [`tcp ${[e.tcp.congestionControl, e.tcp.rmemMaxBytes !== undefined ? `rmem max ${bytes(e.tcp.rmemMaxBytes)}` : '', e.tcp.wmemMaxBytes !== undefined ? `wmem max ${bytes(e.tcp.wmemMaxBytes)}` : ''].filter(Boolean).join(', ')}`] : []),
+    ...(e.endpoint ? [`endpoint ${e.endpoint.host} = ${e.endpoint.addresses.join(' ')}${e.endpoint.connectMs !== undefined ? `, connect ${num(e.endpoint.connectMs)} ms` : ''}`] : []),
+    ...(e.cloud ? [`Azure VM ${[e.cloud.vmSize, e.cloud.location].filter(Boolean).join(' in ')}`] : []),
+  ].join('; ');
 }
 
 /** Many-blob workloads: requests (pages, GETs, HEADs) and the set's blobs per second, and each request's latency. */

@@ -3,7 +3,7 @@
 import type { Report } from '../analysis/report-model.js';
 import { PHASES } from '../transport/phases.js';
 import { axesOf, bytes, count, DASH, money, num, rateOf } from './format.js';
-import { manyBlobLine } from './console.js';
+import { environmentLine, manyBlobLine } from './console.js';
 
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 const row = (cells: string[]) => `| ${cells.map(cell).join(' | ')} |`;
@@ -14,6 +14,7 @@ export function renderMarkdown(r: Report): string {
   lines.push(`- Target: ${h.target}${h.targetOnThisMachine ? ' (on this machine)' : ''}`);
   if (h.objectSizeBytes !== undefined) lines.push(`- Object: ${bytes(h.objectSizeBytes)} (${h.objectSizeBytes} bytes)`);
   lines.push(`- Measured runs: ${h.runsPerContender.map((c) => `${c.label} ${c.runs}`).join(', ')}`);
+  lines.push(`- Environment: ${environmentLine(r)}`);
   if (r.recommendation) lines.push('', `**${r.recommendation.text}**`);
   const axes = r.sweep ? axesOf(r.contenders) : [];
   const tiers = r.contenders[0]?.cost.tiers.map((t) => t.tier) ?? [];
