@@ -206,7 +206,7 @@ export async function downloadCommand(argv: readonly string[], env: Env, name = 
   const { config, output } = loaded;
   checkOutPath(config);
   const many = config.sourceMethod !== 'all' && DOWNLOAD_STRATEGIES.some((s) => config.sourceMethod.split(',').includes(s.name) && workloadKind(s) !== 'blob');
-  const what = many ? `${config.fileCount} files x ${formatBytes(config.fileSizeBytes)}${config.sourceMethod.includes('list') ? `, pages of ${config.pageSize}` : ''}` : `concurrency ${config.concurrency}`;
+  const what = many ? `${config.fileCount} files x ${formatBytes(config.fileSizeBytes)} (${config.fileSizeBytes} bytes)${config.sourceMethod.includes('list') ? `, pages of ${config.pageSize}` : ''}` : `concurrency ${config.concurrency}`;
   const title = `blob-cacher download: ${config.processes} process(es) x ${config.maxSockets} socket(s), ${what}, sink ${config.sink}`;
   return measure({ command: 'download', config, cells: [await cellOf(config)], docConfig: redactedConfig(config), title, stem: 'download', output });
 }
@@ -217,7 +217,7 @@ export async function uploadCommand(argv: readonly string[], env: Env, name = 'u
   const { config, output } = loaded;
   // A plain URL takes small files only: no large blob to describe.
   const large = config.credentials.kind === 'url' ? '' : `; large blob ${formatBytes(config.blobSizeBytes)} in ${formatBytes(config.blockSizeBytes)} blocks, concurrency ${config.concurrency}`;
-  const title = `blob-cacher upload: ${config.processes} process(es) x ${config.maxSockets} socket(s); small files ${config.fileCount} x ${formatBytes(config.fileSizeBytes)}${large}`;
+  const title = `blob-cacher upload: ${config.processes} process(es) x ${config.maxSockets} socket(s); small files ${config.fileCount} x ${formatBytes(config.fileSizeBytes)} (${config.fileSizeBytes} bytes)${large}`;
   return measure({ command: 'upload', config, cells: [await cellOf(config)], docConfig: redactedConfig(config), title, stem: 'upload', output });
 }
 

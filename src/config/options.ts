@@ -124,10 +124,17 @@ function integer(min: number, max: number): Parser<number> {
 }
 
 /** Sizes: 80MiB, 100KB, 12800000; `bareUnitBytes` is what a number without a unit counts. */
+/**
+ * FILE_SIZE's bare number, the same for downloads and uploads: the seed's KB (`FILE_SIZE=102` in the
+ * upload image is 102 KB). Every other size option's bare number is bytes. Units are always taken.
+ */
+export const SEED_BARE_SIZE_BYTES = 1000;
+
 function size(min: number, max: number, bareUnitBytes = 1): Parser<number> {
+  const example = bareUnitBytes === 1 ? '80MiB, 100KB or 12800000' : '80MiB, 100KB or 102 (a bare number is KB)';
   return (raw) => {
     const bytes = parseSizeUnbounded(raw, bareUnitBytes);
-    if (bytes === undefined) return new Invalid(`a size from ${formatSizeExact(min)} to ${formatSizeExact(max)} such as 80MiB, 100KB or 12800000`);
+    if (bytes === undefined) return new Invalid(`a size from ${formatSizeExact(min)} to ${formatSizeExact(max)} such as ${example}`);
     if (bytes > max) return new Invalid(`a size of at most ${formatSizeExact(max)}`);
     if (bytes < min) return new Invalid(`a size of at least ${formatSizeExact(min)}`);
     return bytes;
@@ -344,7 +351,7 @@ export const DOWNLOAD_OPTIONS = table(
       'the many-blob workloads are named: small-files,sdk-small-files (a GET per blob), list,list-hierarchy,sdk-list (List Blobs pages), head,sdk-head (a HEAD per blob)',
   }),
   option({ key: 'concurrency', flag: '--concurrency', env: 'CONCURRENCY', valueName: 'n', defaultValue: 4, parse: integer(1, 100_000), help: 'ranges, copies or parts per download' }),
-  option({ key: 'fileSizeBytes', flag: '--file-size', env: 'FILE_SIZE', valueName: 'size', parse: size(0, MAX_OBJECT_BYTES), help: `size of the fixture blob (80MiB, 100KB, 12800000; at most 1TiB); of each file for small-files, list and head (default ${DEFAULT_BLOB_SIZE_TEXT}; ${DEFAULT_FILE_SIZE_TEXT} for the many-blob workloads)` }),
+  option({ key: 'fileSizeBytes', flag: '--file-size', env: 'FILE_SIZE', valueName: 'size', parse: size(0, MAX_OBJECT_BYTES, SEED_BARE_SIZE_BYTES), help: `size of the fixture blob (80MiB, 100KB, 4096B; a bare number means KB, as for upload: 102 = 102KB; at most 1TiB); of each file for small-files, list and head (default ${DEFAULT_BLOB_SIZE_TEXT}; ${DEFAULT_FILE_SIZE_TEXT} for the many-blob workloads)` }),
   option({ key: 'fileCount', flag: '--file-count', env: 'FILE_COUNT', valueName: 'n', defaultValue: DEFAULT_FILE_COUNT, parse: integer(1, 10_000_000), help: 'small-files, list, head: blobs in the fixture set (many/<count>x<bytes>/file-NNNNNNN)' }),
   option({ key: 'pageSize', flag: '--page-size', env: 'BLOB_CACHER_PAGE_SIZE', valueName: 'n', defaultValue: DEFAULT_PAGE_SIZE, parse: integer(1, 5000), help: 'list, list-hierarchy, sdk-list: names per List Blobs page (maxresults)' }),
   option({ key: 'rangeSizeBytes', flag: '--range-size', env: 'BLOB_CACHER_RANGE_SIZE', valueName: 'size', parse: size(1, MAX_OBJECT_BYTES), help: 'chunked, round-robin and sdk: ranges of this size, --concurrency in flight (default: --concurrency equal ranges)' }),
@@ -367,7 +374,7 @@ export const UPLOAD_OPTIONS = table(
   option({ key: 'uploadMethod', flag: '--upload-method', env: 'BLOB_CACHER_UPLOAD_METHOD', valueName: 'method', defaultValue: 'small-files', parse: oneOf(UPLOAD_METHODS), help: `upload strategy (${UPLOAD_METHODS.join(', ')})` }),
   option({ key: 'fileCount', flag: '--file-count', env: 'FILE_COUNT', valueName: 'n', defaultValue: 2400, parse: integer(1, 10_000_000), help: 'blobs uploaded by small-files' }),
   // Seed 002: FILE_SIZE=102 means 102 KB; units (100KiB, 102KB, 4096B) are honoured as given.
-  option({ key: 'fileSizeBytes', flag: '--file-size', env: 'FILE_SIZE', valueName: 'size', defaultValue: 100 * KIB, parse: size(1, MAX_PUT_BLOB_BYTES, 1000), help: 'size of each small file; a bare number means KB (102 = 102KB); at most 5000MiB' }),
+  option({ key: 'fileSizeBytes', flag: '--file-size', env: 'FILE_SIZE', valueName: 'size', defaultValue: 100 * KIB, parse: size(1, MAX_PUT_BLOB_BYTES, SEED_BARE_SIZE_BYTES), help: 'size of each small file; a bare number means KB (102 = 102KB); at most 5000MiB' }),
   option({ key: 'blobSizeBytes', flag: '--blob-size', env: 'BLOB_CACHER_BLOB_SIZE', valueName: 'size', defaultValue: 300 * MIB, parse: size(0, MAX_OBJECT_BYTES), help: 'size of the large blob uploaded by blocks (at most 1TiB)' }),
   option({ key: 'blockSizeBytes', flag: '--block-size', env: 'BLOB_CACHER_BLOCK_SIZE', valueName: 'size', defaultValue: 8 * MIB, parse: size(1, MAX_BLOCK_BYTES), help: 'staged block size for blocks (at most 4000MiB)' }),
   option({ key: 'concurrency', flag: '--concurrency', env: 'CONCURRENCY', valueName: 'n', defaultValue: 8, parse: integer(1, 100_000), help: 'blocks in flight (blocks, sdk-upload)' }),
