@@ -4,14 +4,15 @@
 import { ConfigError, escapeControls, ExitError } from '../config/errors.js';
 import { buildProgram, loadDownloadConfig, loadUploadConfig, parseFlags, redactedConfig, resolveOptions, type Credentials, type DownloadConfig, type Sources, type UploadConfig } from '../config/load.js';
 import { DOWNLOAD_STRATEGIES, workloadOf as workloadKind } from '../strategies/index.js';
-import { COLLECT_OPTIONS, DOWNLOAD_OPTIONS, MANIFEST_OPTIONS, REPORT_OPTIONS, UPLOAD_OPTIONS, type OptionSpec } from '../config/options.js';
+import { COLLECT_OPTIONS, DOWNLOAD_OPTIONS, MANIFEST_OPTIONS, OUTPUT_OPTIONS, REPORT_OPTIONS, UPLOAD_OPTIONS, type ColorMode, type OptionSpec } from '../config/options.js';
+import type { PriceTable } from '../analysis/prices.js';
 import { formatBytes } from '../config/sizes.js';
 import { checkOutPath, readSources } from './sources.js';
 import { checkProcessesFit } from './machine-fit.js';
 import type { SessionCell } from '../engine/session.js';
 import { log, redact, registerCredential, registerSecret, setLogLevel } from '../log/logger.js';
 import { cellArgv, findAxes, gridCells } from '../analysis/sweep.js';
-import { defaultResultsPath, newResultsFile, readResults, writeResults } from '../results/file.js';
+import { defaultResultsPath, newResultsFile, readJsonFile, readResults, writeResults } from '../results/file.js';
 import { checkResultsPath, writeResultsOrExplain } from '../results/write.js';
 import { runFailed, type ResultsFile, type SweepAxis } from '../results/schema.js';
 
@@ -43,6 +44,40 @@ function targetOf(c: Credentials): { kind: string; label: string } {
 
 type Config = DownloadConfig | UploadConfig;
 
+/** How stale the results file may be while a session runs: what a SIGKILL can cost at most. */
+const RESULTS_EVERY_MS = 1_000;
+
+/** The URL the target is reached at; none for the embedded Azurite (started later, on this machine). */
+function endpointOf(c: Credentials): string | undefined {
+  if (c.kind === 'embedded') return undefined;
+  return c.kind === 'url' ? c.url : c.endpoint;
+}
+
+/** How the report is shown and priced: the same options for a run and for `report`. */
+interface Output {
+  details: boolean;
+  color: boolean;
+  prices?: PriceTable;
+}
+
+/** Colour only on a terminal, unless NO_COLOR (no-color.org) or --color says otherwise. */
+const useColor = (mode: ColorMode, env: Env) => (mode === 'always' ? true : mode === 'never' ? false : process.stdout.isTTY === true && !env.NO_COLOR);
+
+/** A --prices file, read like a results file (one bounded reader) and checked field by field. */
+async function loadPrices(path: string | undefined): Promise<PriceTable | undefined> {
+  if (!path) return undefined;
+  const [doc, { parsePriceTable }] = await Promise.all([readJsonFile(path, 'prices file', 'give a JSON rate table as README "Cost" shows'), import('../analysis/prices.js')]);
+  const parsed = parsePriceTable(doc);
+  if ('problem' in parsed) throw new ConfigError(`prices file ${path} ${parsed.problem}`);
+  return parsed.table;
+}
+
+async function outputOf(flags: Record<string, unknown>, env: Env, sources: Sources): Promise<Output> {
+  const o = resolveOptions(OUTPUT_OPTIONS, flags, sources);
+  const prices = await loadPrices(o.pricesPath);
+  return { details: o.details, color: useColor(o.color, env), ...(prices ? { prices } : {}) };
+}
+
 /** What one measuring command asks for: its cells (one, or a sweep's grid), how to title it. */
 interface Measurement {
   command: ResultsFile['command'];
@@ -54,6 +89,7 @@ interface Measurement {
   title: string;
   /** Default results name stem, e.g. download or sweep-upload. */
   stem: string;
+  output: Output;
 }
 
 // The engines, the reports and the SDK behind them load when a command needs them: --help and a
@@ -70,7 +106,7 @@ const SAME_STOP_MS = 100;
 const exitCodeOf = (stoppedBy: string): number => ({ SIGHUP: 129, SIGINT: 130, SIGTERM: 143 } as Record<string, number>)[stoppedBy] ?? 124;
 
 /**
- * Runs a session and keeps its results file current after every run, so that a run that fails or
+ * Runs a session and keeps its results file current (to within a second), so that a run that fails or
  * is stopped part-way still leaves what it measured (marked incomplete).
  */
 async function measure(m: Measurement): Promise<number> {
@@ -80,9 +116,23 @@ async function measure(m: Measurement): Promise<number> {
   // Scratch left by a run that was killed (SIGKILL), whatever sink this one uses.
   await (await import('../payload/scratch.js')).sweepStaleScratchDirs().catch(() => []);
   const doc = newResultsFile(m.command, m.docConfig, targetOf(m.config.credentials));
+  // Where it runs, before it runs: the connect time is measured on an idle machine.
+  const { captureEnvironment, IMDS_URL } = await import('./environment.js');
+  Object.assign(doc.environment, await captureEnvironment({ endpoint: endpointOf(m.config.credentials), imdsUrl: IMDS_URL }));
   if (m.sweep) doc.sweep = m.sweep;
   let writing: Promise<void> = Promise.resolve();
   const save = () => (writing = writing.then(() => writeResults(path, doc)));
+  // Rewriting the whole file (redacted, then renamed into place) after every run made a session of
+  // many short runs quadratic: 400 runs of a 1 MiB object spent 39 ms a run on it. The file is kept
+  // current to within RESULTS_EVERY_MS instead, and written whole at the end, a failure or a stop.
+  let savedAtMs = -Infinity;
+  const saveSoon = () => {
+    if (performance.now() - savedAtMs < RESULTS_EVERY_MS) return;
+    savedAtMs = performance.now();
+    // A failed write must not become an unhandled rejection (a crash with a stack trace): it stays
+    // in the chain and is thrown, as one line, by the final save.
+    save().catch(() => {});
+  };
   const stop = new AbortController();
   let firstSignalAt = 0;
   const onSignal = (signal: NodeJS.Signals) => {
@@ -106,8 +156,8 @@ async function measure(m: Measurement): Promise<number> {
     stop.abort('deadline');
   }, deadlineMs);
   // Plain progress lines go with the info level: --log-level warn or error keeps stderr for problems.
-  const [{ runSession }, { showProgress }, { toRunRecord }, { renderReport }] = await Promise.all([
-    import('../engine/session.js'), import('../report/progress.js'), import('../results/record.js'), import('../report/render.js'),
+  const [{ runSession }, { showProgress }, { toRunRecord }, { renderReport }, { buildReport }] = await Promise.all([
+    import('../engine/session.js'), import('../report/progress.js'), import('../results/record.js'), import('../report/render.js'), import('../analysis/report-model.js'),
   ]);
   const progress = await showProgress({ lines: !['error', 'warn'].includes(m.config.logLevel), intervalMs: m.config.progressIntervalMs });
   // One client of a scale-out run: its workers wait at the start gate for the others, and its
@@ -122,9 +172,7 @@ async function measure(m: Measurement): Promise<number> {
         progress.onEvent(e);
         if (e.type !== 'run') return;
         doc.runs.push(toRunRecord(e.run));
-        // A failed write must not become an unhandled rejection (a crash with a stack trace): it stays
-        // in the chain and is thrown, as one line, by the final save.
-        save().catch(() => {});
+        saveSoon();
       },
     });
     target = outcome.target;
@@ -151,7 +199,11 @@ async function measure(m: Measurement): Promise<number> {
   const notSaved = await writing.catch(() => {}).then(() => writeResultsOrExplain(path, doc));
   if (!notSaved) log.info(`results: ${path}${stopped ? ` (partial: stopped by ${stopped})` : ''}`);
   const title = stopped ? `${m.title} — STOPPED by ${stopped}, partial` : m.title;
-  if (doc.runs.some((r) => !r.warmup)) process.stdout.write(`${redact(await renderReport(doc, m.config.format, { title, target }))}\n`);
+  if (doc.runs.some((r) => !r.warmup)) {
+    const report = buildReport(doc, { title, ...(m.output.prices ? { prices: m.output.prices } : {}) });
+    const shown = await renderReport(report, m.config.format, { details: m.output.details, color: m.output.color, ...(notSaved ? {} : { resultsPath: path }), config: doc.config });
+    process.stdout.write(`${redact(shown)}\n`);
+  }
   if (notSaved) process.stderr.write(`blob-cacher: ${redact(notSaved)}\n`);
   const notPublished = scaleout && await scaleout.publish({ results: doc }).then(() => undefined, (e: Error) => `scale-out results not stored: ${e.message}`);
   if (notPublished) process.stderr.write(`blob-cacher: ${redact(notPublished)}\n`);
@@ -164,42 +216,45 @@ const cellOf = async (config: Config, cell?: SessionCell['cell']): Promise<Sessi
   ...(cell ? { cell } : {}), workload: await workloadOf(config), runs: config.runs, warmup: config.warmup, minTimeMs: config.minTimeMs, steady: config.steady, connections: config.connections,
 });
 
-/** Parses and validates one measuring command's options; undefined after --help. */
-function loadCommand<C extends DownloadConfig | UploadConfig>(
+/** Parses and validates one measuring command's options and how its report is shown; undefined after --help. */
+async function loadCommand<C extends DownloadConfig | UploadConfig>(
   name: string, specs: readonly OptionSpec[], summary: string, argv: readonly string[], env: Env,
   load: (flags: Record<string, unknown>, sources: Sources) => C,
-): C | undefined {
+): Promise<{ config: C; output: Output } | undefined> {
   const flags = parseFlags(buildProgram(name, specs, summary), argv);
   if (!flags) return undefined;
-  const config = load(flags, readSources(specs, flags, env));
+  const sources = readSources(specs, flags, env);
+  const config = load(flags, sources);
   registerSecrets([config.credentials, config.scaleout?.store], env);
   setLogLevel(config.logLevel);
   log.debug(`config ${JSON.stringify(redactedConfig(config))}`);
-  return config;
+  return { config, output: await outputOf(flags, env, sources) };
 }
 
 export async function downloadCommand(argv: readonly string[], env: Env, name = 'download'): Promise<number> {
-  const config = loadCommand(name, DOWNLOAD_OPTIONS, 'Download the same blob with each strategy and compare where the time goes.', argv, env, loadDownloadConfig);
-  if (!config) return 0;
+  const loaded = await loadCommand(name, DOWNLOAD_OPTIONS, 'Download the same blob with each strategy and compare where the time goes.', argv, env, loadDownloadConfig);
+  if (!loaded) return 0;
+  const { config, output } = loaded;
   checkOutPath(config);
   checkProcessesFit(config.processes);
   const many = config.sourceMethod !== 'all' && DOWNLOAD_STRATEGIES.some((s) => config.sourceMethod.split(',').includes(s.name) && workloadKind(s) !== 'blob');
-  const what = many ? `${config.fileCount} files x ${formatBytes(config.fileSizeBytes)}${config.sourceMethod.includes('list') ? `, pages of ${config.pageSize}` : ''}` : `concurrency ${config.concurrency}`;
+  const what = many ? `${config.fileCount} files x ${formatBytes(config.fileSizeBytes)} (${config.fileSizeBytes} bytes)${config.sourceMethod.includes('list') ? `, pages of ${config.pageSize}` : ''}` : `concurrency ${config.concurrency}`;
   const title = `blob-cacher download: ${config.processes} process(es) x ${config.maxSockets} socket(s), ${what}, sink ${config.sink}`;
-  return measure({ command: 'download', config, cells: [await cellOf(config)], docConfig: redactedConfig(config), title, stem: 'download' });
+  return measure({ command: 'download', config, cells: [await cellOf(config)], docConfig: redactedConfig(config), title, stem: 'download', output });
 }
 
 export async function uploadCommand(argv: readonly string[], env: Env, name = 'upload'): Promise<number> {
-  const config = loadCommand(name, UPLOAD_OPTIONS, 'Upload many small files or one large blob with each strategy and compare where the time goes.', argv, env, loadUploadConfig);
-  if (!config) return 0;
+  const loaded = await loadCommand(name, UPLOAD_OPTIONS, 'Upload many small files or one large blob with each strategy and compare where the time goes.', argv, env, loadUploadConfig);
+  if (!loaded) return 0;
+  const { config, output } = loaded;
   checkProcessesFit(config.processes);
   // A plain URL takes small files only: no large blob to describe.
   const large = config.credentials.kind === 'url' ? '' : `; large blob ${formatBytes(config.blobSizeBytes)} in ${formatBytes(config.blockSizeBytes)} blocks, concurrency ${config.concurrency}`;
-  const title = `blob-cacher upload: ${config.processes} process(es) x ${config.maxSockets} socket(s); small files ${config.fileCount} x ${formatBytes(config.fileSizeBytes)}${large}`;
-  return measure({ command: 'upload', config, cells: [await cellOf(config)], docConfig: redactedConfig(config), title, stem: 'upload' });
+  const title = `blob-cacher upload: ${config.processes} process(es) x ${config.maxSockets} socket(s); small files ${config.fileCount} x ${formatBytes(config.fileSizeBytes)} (${config.fileSizeBytes} bytes)${large}`;
+  return measure({ command: 'upload', config, cells: [await cellOf(config)], docConfig: redactedConfig(config), title, stem: 'upload', output });
 }
 
-function parseFileArgs(name: string, summary: string, argv: readonly string[], env: Env, min: number, max: number) {
+async function parseFileArgs(name: string, summary: string, argv: readonly string[], env: Env, min: number, max: number) {
   const program = buildProgram(name, REPORT_OPTIONS, summary).argument('<files...>', 'results files').allowExcessArguments(true);
   const flags = parseFlags(program, argv);
   if (!flags) return undefined;
@@ -209,20 +264,21 @@ function parseFileArgs(name: string, summary: string, argv: readonly string[], e
     throw new ConfigError(max === min ? `${cmd} takes exactly ${min} results files; give ${min} paths` : `${cmd} takes at least ${min} results file; give a path`);
   }
   const o = resolveOptions(REPORT_OPTIONS, flags, { env });
-  return { files, format: o.format };
+  return { files, format: o.format, output: await outputOf(flags, env, { env }) };
 }
 
 export async function reportCommand(argv: readonly string[], env: Env, name = 'report'): Promise<number> {
-  const parsed = parseFileArgs(name, 'Recompute the report of each results file (two side by side: use compare).', argv, env, 1, Infinity);
+  const parsed = await parseFileArgs(name, 'Recompute the report of each results file (two side by side: use compare).', argv, env, 1, Infinity);
   if (!parsed) return 0;
   if (parsed.format === 'html' && parsed.files.length > 1) {
     throw new ConfigError('report --format html takes one results file; give one, or put two side by side with blob-cacher compare');
   }
   const docs = await Promise.all(parsed.files.map(readResults));
-  const { renderReport } = await import('../report/render.js');
+  const [{ renderReport }, { buildReport }] = await Promise.all([import('../report/render.js'), import('../analysis/report-model.js')]);
+  const { prices, details, color } = parsed.output;
   const reports = await Promise.all(docs.map((doc, i) => {
     const title = `blob-cacher report: ${parsed.files[i]}${doc.complete ? '' : ' (INCOMPLETE run)'}`;
-    return renderReport(doc, parsed.format, { title, target: doc.environment.target });
+    return renderReport(buildReport(doc, { title, ...(prices ? { prices } : {}) }), parsed.format, { details, color, resultsPath: parsed.files[i]!, config: doc.config });
   }));
   // Each file is its own report: runs of different sessions are never pooled as one sample.
   process.stdout.write(`${redact(parsed.format === 'json' && reports.length > 1 ? `[${reports.join(',\n')}]` : reports.join('\n\n'))}\n`);
@@ -230,12 +286,12 @@ export async function reportCommand(argv: readonly string[], env: Env, name = 'r
 }
 
 export async function compareCommand(argv: readonly string[], env: Env, name = 'compare'): Promise<number> {
-  const parsed = parseFileArgs(name, 'Compare two results files per strategy and phase.', argv, env, 2, 2);
+  const parsed = await parseFileArgs(name, 'Compare two results files per strategy and phase.', argv, env, 2, 2);
   if (!parsed) return 0;
   const [a, b] = await Promise.all(parsed.files.map(readResults));
-  const [{ analyze }, { compareStats, renderCompare }] = await Promise.all([import('../analysis/analyze.js'), import('../report/compare.js')]);
-  const result = compareStats(analyze(a!.runs), analyze(b!.runs));
-  process.stdout.write(`${redact(parsed.format === 'json' ? JSON.stringify(result, null, 2) : renderCompare(result, parsed.files[0]!, parsed.files[1]!))}\n`);
+  const [{ buildCompareReport }, { renderCompare }] = await Promise.all([import('../analysis/compare.js'), import('../report/compare.js')]);
+  const result = buildCompareReport(a!, b!, [parsed.files[0]!, parsed.files[1]!]);
+  process.stdout.write(`${redact(renderCompare(result, parsed.format))}\n`);
   return 0;
 }
 
@@ -319,9 +375,11 @@ export async function sweepCommand(argv: readonly string[], env: Env): Promise<n
   // Every cell's credentials: a swept --key, --sas or --connection-string has a secret per cell.
   for (const c of configs) registerSecrets([c.credentials, c.scaleout?.store], env);
   setLogLevel(first.logLevel);
+  const sweepFlags = parseFlags(buildProgram(`sweep ${mode}`, specs, ''), fixed)!;
+  const output = await outputOf(sweepFlags, env, readSources(specs, sweepFlags, env));
   const title = `blob-cacher sweep ${mode}: ${axes.map((a) => `${a.flag} ${a.values.join(',')}`).join(' x ')}`;
   return measure({
-    command: mode, config: first, title, stem: `sweep-${mode}`, sweep: axes,
+    command: mode, config: first, title, stem: `sweep-${mode}`, sweep: axes, output,
     docConfig: { sweep: axes, base: redactedConfig(first) },
     cells: await Promise.all(configs.map((config, i) => cellOf(config, cells[i]!))),
   });

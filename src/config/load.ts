@@ -8,7 +8,7 @@ import { resolveCredentials, type Credentials } from './credentials.js';
 import { ConfigError, quotedValue } from './errors.js';
 import { resolveScaleout, type ScaleoutConfig } from './scaleout.js';
 import { formatBytes } from './sizes.js';
-import { DEFAULT_BLOB_SIZE_BYTES, DEFAULT_FILE_SIZE_BYTES, DOWNLOAD_OPTIONS, envFile, Invalid, RUN_OPTIONS, SCALEOUT_OPTIONS, UPLOAD_OPTIONS, type AnyOption, type ConnectionMode, type DownloadMethod, type HttpClient, type LogLevel, type OptionSpec, type ReportFormat, type Resolved, type SinkKind, type UploadMethod } from './options.js';
+import { DEFAULT_BLOB_SIZE_BYTES, DEFAULT_FILE_SIZE_BYTES, DOWNLOAD_OPTIONS, envFile, formatDuration, Invalid, isTestOnly, RUN_OPTIONS, SCALEOUT_OPTIONS, UPLOAD_OPTIONS, type AnyOption, type ConnectionMode, type DownloadMethod, type HttpClient, type LogLevel, type OptionSpec, type ReportFormat, type Resolved, type SinkKind, type UploadMethod } from './options.js';
 
 export type { Credentials } from './credentials.js';
 
@@ -164,9 +164,11 @@ export function buildProgram(name: string, specs: readonly AnyOption[], summary:
     // A bool takes an optional value, so that `--force`, `--force=false` and `--cleanup yes` all parse.
     const value = spec.valueName === 'bool' ? ' [bool]' : spec.valueName ? ` <${spec.valueName}>` : '';
     const env = spec.env ? ` [env ${spec.platformEnv ? `${spec.platformEnv}, then ` : ''}${spec.env}]` : '';
-    const shown = spec.key.endsWith('Bytes') && typeof spec.defaultValue === 'number' ? formatBytes(spec.defaultValue).replace(' ', '') : String(spec.defaultValue);
+    const shown = spec.key.endsWith('Bytes') && typeof spec.defaultValue === 'number' ? formatBytes(spec.defaultValue).replace(' ', '')
+      : spec.valueName === 'duration' && typeof spec.defaultValue === 'number' ? formatDuration(spec.defaultValue) : String(spec.defaultValue);
     const dflt = spec.defaultValue !== undefined && !spec.secret ? ` (default ${shown})` : '';
-    program.addOption(new Option(`${spec.flag}${value}`, `${spec.help}${env}${dflt}`));
+    const option = new Option(`${spec.flag}${value}`, `${spec.help}${env}${dflt}`);
+    program.addOption(isTestOnly(spec) ? option.hideHelp() : option);
   }
   return program;
 }

@@ -183,7 +183,7 @@ async function runOnce(
     // A listing item is a stream of pages over one prefix: its requests are known only as it goes.
     // A listing plan is listings only.
     const what = items.at(0)?.list ? `${items.length} prefix listing(s), each a stream of pages,` : `${items.length} request(s)`;
-    log.info(`${contender.strategy}: ${what} over ${processes} process(es) x ${open.params.maxSockets} socket(s)${capped}`);
+    log.verbose(`${contender.strategy}: ${what} over ${processes} process(es) x ${open.params.maxSockets} socket(s)${capped}`);
     const bytes = totalBytes(items);
     const steadyJob = steady ? { durationMs: steady.durationMs, intervalMs: steady.intervalMs } : undefined;
     merged = await pool.run({ ...job, ...(steadyJob ? { steady: steadyJob } : {}), ...(connections === 'warm' ? { connections } : {}) }, items, processes, {

@@ -35,13 +35,28 @@ export function defaultResultsPath(command: string, now = new Date()): string {
 /** The largest results file read: about the longest string Node makes (a bigger one could not be parsed anyway). */
 export const MAX_RESULTS_FILE_BYTES = 512 * 1024 * 1024;
 
+/**
+ * A JSON file the user names (a results file, a --prices table): read whole through the bounded
+ * regular-file reader (no FIFO, device or endless file) and parsed, or one line naming `what` is
+ * wrong with it and the fix.
+ */
+export async function readJsonFile(path: string, what: string, fix: string, maxBytes = MAX_RESULTS_FILE_BYTES): Promise<unknown> {
+  const text = (await readRegularFile(path, { maxBytes, what, fix })).toString('utf8');
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ConfigError(`${what} ${path} is not valid JSON (corrupt or truncated); ${fix}`);
+  }
+}
+
 export async function readResults(path: string): Promise<ResultsFile> {
-  const text = (await readRegularFile(path, { maxBytes: MAX_RESULTS_FILE_BYTES, what: 'results file', fix: 'give the path of a file a run wrote' })).toString('utf8');
   let doc: unknown;
   try {
-    doc = JSON.parse(text);
-  } catch {
-    throw new ConfigError(`results file ${path} is not valid JSON (corrupt or truncated); re-run the benchmark to get a new one`);
+    doc = await readJsonFile(path, 'results file', 'give the path of a file a run wrote');
+  } catch (err) {
+    // A damaged results file has its own fix: a new run.
+    if (err instanceof ConfigError && err.message.includes('not valid JSON')) throw new ConfigError(`results file ${path} is not valid JSON (corrupt or truncated); re-run the benchmark to get a new one`);
+    throw err;
   }
   const parsed = parseResultsDoc(doc);
   if ('problem' in parsed) throw new ConfigError(`${path}: results file ${parsed.problem}`);

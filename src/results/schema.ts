@@ -4,8 +4,13 @@ import type { EncodedHistograms } from '../metrics/histograms.js';
 import { PHASES, type Phase } from '../transport/phases.js';
 
 export const RESULTS_SCHEMA = 'blob-cacher/results';
-/** 2: one `runs` list of RunRecords (was `strategies`), worker evidence without stored verdicts. */
-export const RESULTS_SCHEMA_VERSION = 2;
+/**
+ * 2: one `runs` list of RunRecords (was `strategies`), worker evidence without stored verdicts.
+ * 3: a run's `unit` and the environment's TCP settings, endpoint and cloud VM (all optional: version 2 still reads).
+ */
+export const RESULTS_SCHEMA_VERSION = 3;
+/** The oldest version this reader takes: 2 has the same fields less the optional ones of 3. */
+export const OLDEST_RESULTS_SCHEMA_VERSION = 2;
 /** Raw records kept per run; more are sampled evenly, and the file says so. */
 export const MAX_RECORDS_PER_RUN = 20_000;
 
@@ -90,6 +95,8 @@ export interface RunRecord {
   cell?: Cell;
   params?: RunParams;
   description: string;
+  /** What the workload is counted in, from its request kind; absent in files before schema 3. */
+  unit?: 'MiB/s' | 'ops/s';
   /** Which repetition this was; warm-up runs are kept but never counted. */
   run: number;
   warmup: boolean;
@@ -146,6 +153,32 @@ export interface Environment {
   targetKind: string;
   target: string;
   packageVersion: string;
+  /** Since schema 3, where known: the Azure SDK's version, kernel TCP settings, the endpoint, the cloud VM. */
+  sdkVersion?: string;
+  tcp?: TcpSettings;
+  endpoint?: EndpointFacts;
+  cloud?: CloudFacts;
+}
+
+/** Linux's /proc/sys/net/ipv4: what bounds one socket's window, and the congestion control. */
+export interface TcpSettings {
+  congestionControl?: string;
+  rmemMaxBytes?: number;
+  wmemMaxBytes?: number;
+}
+
+/** The target's host as resolved from here, and one TCP connect to it. */
+export interface EndpointFacts {
+  host: string;
+  addresses: string[];
+  connectMs?: number;
+}
+
+/** From the Azure instance metadata service, when the client ran on an Azure VM. */
+export interface CloudFacts {
+  provider: 'azure';
+  vmSize?: string;
+  location?: string;
 }
 
 export interface ResultsFile {

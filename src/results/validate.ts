@@ -1,7 +1,7 @@
 // Reading a results file checks every field reports use, so that a damaged or foreign file ends in
 // one line naming what is wrong, never in a TypeError deep inside a report.
 import { decodeHistogram } from '../metrics/histograms.js';
-import { RECORD_COLUMNS, RESULTS_SCHEMA, RESULTS_SCHEMA_VERSION, type ResultsFile, type RunRecord } from './schema.js';
+import { OLDEST_RESULTS_SCHEMA_VERSION, RECORD_COLUMNS, RESULTS_SCHEMA, RESULTS_SCHEMA_VERSION, type CloudFacts, type EndpointFacts, type ResultsFile, type RunRecord, type TcpSettings } from './schema.js';
 
 type Json = Record<string, unknown>;
 
@@ -81,6 +81,7 @@ function runProblem(r: unknown): string | undefined {
   if (r.notVerified !== undefined && (!isString(r.notVerified) || r.verified === true)) return 'has a bad notVerified';
   if (r.params !== undefined && !(isObject(r.params) && Object.values(r.params).every(isCount))) return 'has bad params';
   if (r.serverSpanMs !== undefined && !isDuration(r.serverSpanMs)) return `has a bad serverSpanMs (${shown(r.serverSpanMs)})`;
+  if (r.unit !== undefined && r.unit !== 'MiB/s' && r.unit !== 'ops/s') return 'has a bad unit (MiB/s or ops/s)';
   if (r.warmSockets !== undefined && !isCount(r.warmSockets)) return `has a bad warmSockets (${shown(r.warmSockets)})`;
   if (r.untimedMs !== undefined && !isDurationMap(r.untimedMs)) return 'has bad untimedMs';
   const steady = r.steady === undefined ? undefined : steadyProblem(r.steady);
@@ -98,15 +99,39 @@ function isRun(r: unknown): r is RunRecord {
   return runProblem(r) === undefined;
 }
 
+/** The environment's optional facts (schema 3), each kept only when well formed: a report never trusts a bad one. */
+function optionalEnvironment(env: Json): { sdkVersion?: string; tcp?: TcpSettings; endpoint?: EndpointFacts; cloud?: CloudFacts } {
+  const out: { sdkVersion?: string; tcp?: TcpSettings; endpoint?: EndpointFacts; cloud?: CloudFacts } = {};
+  if (isString(env.sdkVersion)) out.sdkVersion = env.sdkVersion;
+  const tcp = env.tcp;
+  if (isObject(tcp)) {
+    out.tcp = {
+      ...(isString(tcp.congestionControl) ? { congestionControl: tcp.congestionControl } : {}),
+      ...(isCount(tcp.rmemMaxBytes) ? { rmemMaxBytes: tcp.rmemMaxBytes } : {}),
+      ...(isCount(tcp.wmemMaxBytes) ? { wmemMaxBytes: tcp.wmemMaxBytes } : {}),
+    };
+  }
+  const ep = env.endpoint;
+  if (isObject(ep) && isString(ep.host) && Array.isArray(ep.addresses) && ep.addresses.every(isString)) {
+    out.endpoint = { host: ep.host, addresses: ep.addresses, ...(isDuration(ep.connectMs) ? { connectMs: ep.connectMs } : {}) };
+  }
+  const cloud = env.cloud;
+  if (isObject(cloud) && cloud.provider === 'azure') {
+    out.cloud = { provider: 'azure', ...(isString(cloud.vmSize) ? { vmSize: cloud.vmSize } : {}), ...(isString(cloud.location) ? { location: cloud.location } : {}) };
+  }
+  return out;
+}
+
 /** The document as a ResultsFile, or one line (after "results file <path>") saying what is wrong. */
 export function parseResultsDoc(doc: unknown): { doc: ResultsFile } | { problem: string } {
   if (!isObject(doc) || doc.schema !== RESULTS_SCHEMA) {
     return { problem: 'is not a blob-cacher results file; give a file written by blob-cacher download or upload' };
   }
-  if (doc.schemaVersion !== RESULTS_SCHEMA_VERSION) {
+  // Version 2 is version 3 without its optional fields: both read as the current version.
+  if (!isNumber(doc.schemaVersion) || doc.schemaVersion < OLDEST_RESULTS_SCHEMA_VERSION || doc.schemaVersion > RESULTS_SCHEMA_VERSION) {
     const newer = isNumber(doc.schemaVersion) && doc.schemaVersion > RESULTS_SCHEMA_VERSION;
     return {
-      problem: `has schema version ${String(doc.schemaVersion)}, this blob-cacher reads version ${RESULTS_SCHEMA_VERSION}; ${newer ? 'upgrade blob-cacher to read it' : 're-run the benchmark to get a current file'}`,
+      problem: `has schema version ${String(doc.schemaVersion)}, this blob-cacher reads versions ${OLDEST_RESULTS_SCHEMA_VERSION} to ${RESULTS_SCHEMA_VERSION}; ${newer ? 'upgrade blob-cacher to read it' : 're-run the benchmark to get a current file'}`,
     };
   }
   const { command, createdAt, complete, config, environment, runs, interrupted, sweep } = doc;
@@ -129,6 +154,7 @@ export function parseResultsDoc(doc: unknown): { doc: ResultsFile } | { problem:
         node: String(environment.node ?? ''), os: String(environment.os ?? ''), arch: String(environment.arch ?? ''),
         cpus: Number(environment.cpus ?? 0), cpuModel: String(environment.cpuModel ?? ''), totalMemoryBytes: Number(environment.totalMemoryBytes ?? 0),
         targetKind: String(environment.targetKind ?? ''), target: environment.target, packageVersion: String(environment.packageVersion ?? ''),
+        ...optionalEnvironment(environment),
       },
       ...(interrupted !== undefined ? { interrupted } : {}),
       ...(axes ? { sweep: axes.map((a) => ({ flag: String(a.flag), values: (a.values as unknown[]).map(String) })) } : {}),
