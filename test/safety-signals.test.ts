@@ -24,7 +24,6 @@ beforeAll(async () => {
 afterAll(() => close(server));
 
 const fresh = freshDirs('safety-signals-');
-const RUNNING = /request\(s\) over \d+ process/;
 
 describe('#7 and #12: signals', () => {
   it('#7: SIGTERM to the process and then to its group, as timeout(1) sends it, is one stop: exit 143 with partial results (3 trials)', async () => {
@@ -63,10 +62,10 @@ describe('#13: scratch of a killed coordinator', () => {
   it('#13: SIGKILL of the coordinator mid-run leaves no blob-cacher-<pid>-* scratch (its sink file) in TMPDIR', async () => {
     const tmp = await mkdtemp(join(tmpdir(), 'safety-signals-tmp-'));
     try {
-      const cli = startCli(['download', '--url', url, '--source-method', 'chunked', '--processes', '2', '--sink', 'sparse-file', '--results', join(tmp, '..', `r-${process.pid}.json`), '--log-level', 'info'], {
+      const cli = startCli(['download', '--url', url, '--source-method', 'chunked', '--processes', '2', '--sink', 'sparse-file', '--progress-interval', '100ms', '--results', join(tmp, '..', `r-${process.pid}.json`), '--log-level', 'info'], {
         cwd: tmp, env: { TMPDIR: tmp }, limitMs: 30_000,
       });
-      expect(await cli.waitFor(RUNNING), cli.stderr()).toBe(true);
+      expect(await cli.waitFor(/progress: chunked/), cli.stderr()).toBe(true);
       const workers = childPids(cli.child.pid!);
       expect((await readdir(tmp)).filter((n) => n.startsWith('blob-cacher-'))).toHaveLength(1);
       cli.child.kill('SIGKILL');
