@@ -20,7 +20,7 @@ import { parseListPage } from '../src/storage/list-blobs.js';
 import { selectStrategies } from '../src/strategies/index.js';
 import { MARKED_SAMPLE, SET_MARKER } from '../src/payload/url-fixtures.js';
 import { fixtureSetPrefix, listGroups, setFileName } from '../src/strategies/many-blobs.js';
-import { smallFileOffset } from '../src/strategies/upload-strategy.js';
+import { smallFileOffset } from '../src/plan/names.js';
 import { blobNames, containerOf, startEmbeddedAzurite, type EmbeddedAzurite } from './helpers/azurite.js';
 import { ONE_RUN } from './helpers/cli-env.js';
 import { startFaultProxy, type PutFault } from './helpers/fault-servers.js';

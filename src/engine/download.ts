@@ -15,7 +15,7 @@ import { preflightContainer, preflightUrl } from '../storage/preflight.js';
 import { coordinatorClient, forRun, openTarget, tokenOf, type TargetInfo } from '../storage/target.js';
 import { ensureUrlFixtures, removeUrlFixtures } from '../payload/url-fixtures.js';
 import { selectStrategies, workloadOf } from '../strategies/index.js';
-import { totalBytes, type Items } from '../strategies/items.js';
+import { totalBytes, type Items } from '../plan/items.js';
 import type { DownloadStrategy, PlanInput } from '../strategies/strategy.js';
 import type { JobSpec } from '../workers/pool.js';
 import type { RecordTable } from '../metrics/record-table.js';

@@ -3,7 +3,7 @@
 import { totalmem } from 'node:os';
 import { ConfigError } from '../config/errors.js';
 import { formatBytes } from '../config/sizes.js';
-import { largestBytes } from '../strategies/items.js';
+import { largestBytes } from '../plan/items.js';
 import { uniqueFixtures } from '../strategies/many-blobs.js';
 import type { DownloadStrategy, PlanInput } from '../strategies/strategy.js';
 

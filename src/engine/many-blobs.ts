@@ -5,7 +5,7 @@ import { manyFilesVerdict, tallyRecords, type Tally } from '../metrics/record-ch
 import type { Verification } from '../results/record.js';
 import { namesMd5 } from '../storage/list-blobs.js';
 import { setFileName } from '../strategies/many-blobs.js';
-import type { Items } from '../strategies/items.js';
+import type { Items } from '../plan/items.js';
 import type { DownloadWorkloadKind } from '../strategies/strategy.js';
 import type { RecordTable } from '../metrics/record-table.js';
 import { failedRequests } from './failed.js';

@@ -5,7 +5,7 @@
 import { log } from '../log/logger.js';
 import { failedRun, measuredRun, withSampledRecords, type MeasuredRun, type RunIdentity, type Verification } from '../results/record.js';
 import type { Cell, RunParams } from '../results/schema.js';
-import { totalBytes, type Items } from '../strategies/items.js';
+import { totalBytes, type Items } from '../plan/items.js';
 import { WorkerPool, type AfterWorkers, type JobSpec, type MergedRun } from '../workers/pool.js';
 import type { Progress } from '../workers/protocol.js';
 import type { ServerClock } from '../metrics/server-clock.js';

@@ -20,7 +20,7 @@ import { shardItems } from '../scaleout/shard.js';
 import { checkUploadFits } from './limits.js';
 import { summaryFor, tallyRecords, uploadVerdict } from '../metrics/record-checks.js';
 import type { RecordTable } from '../metrics/record-table.js';
-import { FileSet, keepItems, totalBytes, type Items } from '../strategies/items.js';
+import { FileSet, keepItems, totalBytes, type Items } from '../plan/items.js';
 import type { Verification } from '../results/record.js';
 import { runSession, type Contender, type OpenWorkload, type PreparedRun, type SessionOptions, type Workload } from './session.js';
 

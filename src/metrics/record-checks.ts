@@ -3,8 +3,8 @@
 // each worker, over its own share, for a large one, which then sends a sample of its records and
 // not all of them) and tallies add up, so the verdict is the same either way.
 import { contentMd5, FIXTURE_SEED } from '../payload/content.js';
-import type { Items } from '../strategies/items.js';
-import type { WorkItem } from '../strategies/strategy.js';
+import type { Items } from '../plan/items.js';
+import type { WorkItem } from '../plan/items.js';
 import type { RecordTable } from './record-table.js';
 import { MAX_RECORDS_PER_RUN } from '../results/schema.js';
 

@@ -5,7 +5,7 @@ import type { OpRecord } from '../metrics/records.js';
 import { RecordTable } from '../metrics/record-table.js';
 import { PHASES, type Phase } from '../transport/phases.js';
 import type { MergedRun, WorkerSummary } from '../workers/pool.js';
-import { countInto, emptyTotals } from '../workers/steady.js';
+import { countInto, emptyTotals } from '../metrics/totals.js';
 import type { SteadyOptions } from '../config/load.js';
 import { MAX_RECORDS_PER_RUN, type Cell, type RecordRow, type RunParams, type RunRecord, type WorkerEvidence } from './schema.js';
 

@@ -84,9 +84,15 @@ export interface RunParams {
   pageSize?: number;
 }
 
+/** What a workload's rate is counted in: bytes moved, or requests (listings, HEADs, many small files). */
+export type Unit = 'MiB/s' | 'ops/s';
+export const UNITS: readonly Unit[] = ['MiB/s', 'ops/s'];
+
 /** One contender (a strategy, in a sweep cell), one run: measured facts only, nothing derived. */
 export interface RunRecord {
   strategy: string;
+  /** Its request kind's unit; absent in files written before it was recorded. */
+  unit?: Unit;
   cell?: Cell;
   params?: RunParams;
   description: string;

@@ -1,6 +1,6 @@
 // Reading a results file checks every field reports use, so that a damaged or foreign file ends in
 // one line naming what is wrong, never in a TypeError deep inside a report.
-import { RECORD_COLUMNS, RESULTS_SCHEMA, RESULTS_SCHEMA_VERSION, type ResultsFile, type RunRecord } from './schema.js';
+import { RECORD_COLUMNS, RESULTS_SCHEMA, RESULTS_SCHEMA_VERSION, UNITS, type ResultsFile, type RunRecord, type Unit } from './schema.js';
 
 type Json = Record<string, unknown>;
 
@@ -37,6 +37,7 @@ function runProblem(r: unknown): string | undefined {
   if (r.cell !== undefined && !isStringMap(r.cell)) return 'has a bad cell';
   if (r.error !== undefined && !isString(r.error)) return 'has a bad error';
   if (r.params !== undefined && !isNumberMap(r.params)) return 'has bad params';
+  if (r.unit !== undefined && !UNITS.includes(r.unit as Unit)) return `has a bad unit (expected ${UNITS.join(' or ')})`;
   if (r.serverSpanMs !== undefined && !isNumber(r.serverSpanMs)) return 'has a bad serverSpanMs';
   if (r.warmSockets !== undefined && !isNumber(r.warmSockets)) return 'has a bad warmSockets';
   if (r.untimedMs !== undefined && !isNumberMap(r.untimedMs)) return 'has bad untimedMs';

@@ -1,9 +1,10 @@
 // The fixture set of the many-blob workloads (small-files downloads, listings, HEADs): FILE_COUNT
 // blobs of FILE_SIZE under a prefix named by both, so that every count and size has a set of its
 // own, made once and reused. Each file's content is the seed's stream at smallFileOffset.
-import { INDEX_DIGITS, smallFileName } from './upload-strategy.js';
-import { FileSet } from './items.js';
-import type { FixtureList, FixtureSpec, PlanInput } from './strategy.js';
+import { INDEX_DIGITS, smallFileName } from '../plan/names.js';
+import { FileSet } from '../plan/items.js';
+import type { PlanInput } from './strategy.js';
+import type { FixtureList, FixtureSpec } from '../plan/items.js';
 
 /** `many/2400x102400`: the set's folder, by file count and size in bytes. */
 export const fixtureSetPrefix = (fileCount: number, fileSizeBytes: number) => `many/${fileCount}x${fileSizeBytes}`;

@@ -1,47 +1,6 @@
 // The one interface every download strategy implements: which fixtures it reads and which requests
 // it makes. Workers execute the plan; adding a strategy is adding a file.
-import type { ByPosition, Items } from './items.js';
-import type { ByteRange } from './ranges.js';
-
-/** A fixture blob: bytes [offsetBytes, offsetBytes + lengthBytes) of the seed's content stream. */
-export interface FixtureSpec {
-  blob: string;
-  offsetBytes: number;
-  lengthBytes: number;
-}
-
-/**
- * A strategy's fixtures: a few blobs as an array, or a set of many made one by one when asked for
- * (many-blobs.ts, SetFixtures), so that FILE_COUNT fixtures are never FILE_COUNT objects at once.
- */
-export type FixtureList = ByPosition<FixtureSpec>;
-
-export interface WorkItem {
-  index: number;
-  /** Blob to read; absent for a plain URL target. */
-  blob?: string;
-  /** Range header to send; absent for a whole-object GET. */
-  range?: ByteRange;
-  /** Where the bytes go in the delivered object, and how many are expected. */
-  destOffsetBytes: number;
-  lengthBytes: number;
-  /** Uploads only: stage as this block (base64 id) instead of a whole Put Blob. */
-  blockId?: string;
-  /** Where its expected content starts in the seed's stream, when not at destOffsetBytes (many small files). */
-  contentOffsetBytes?: number;
-  /** Listings: one stream of List Blobs pages over a prefix, expected to name files first .. first + count - 1. */
-  list?: ListSpec;
-}
-
-export interface ListSpec {
-  prefix: string;
-  /** maxresults of each page. */
-  pageSize: number;
-  /** '/': a hierarchical listing. */
-  delimiter?: string;
-  first: number;
-  count: number;
-}
+import type { FixtureList, Items } from '../plan/items.js';
 
 export interface PlanInput {
   sizeBytes: number;

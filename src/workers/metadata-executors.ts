@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import type { BlockBlobClient, ContainerClient } from '@azure/storage-blob';
 import { log } from '../log/logger.js';
 import { listPageUrl, parseListPage } from '../storage/list-blobs.js';
-import type { WorkItem } from '../strategies/strategy.js';
+import type { WorkItem } from '../plan/items.js';
 import { requestWithRetries, outcomeOf } from '../transport/retry.js';
 import { clientOf, timed, toRecord, urlOf, type ExecContext } from './executors.js';
 import type { OpRecord, WorkerJob } from './protocol.js';

@@ -4,10 +4,11 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { PhaseHistograms } from '../metrics/histograms.js';
 import { RecordTable } from '../metrics/record-table.js';
-import { encodeItems, splitItems, type Items } from '../strategies/items.js';
+import { encodeItems, splitItems, type Items } from '../plan/items.js';
 import { workerEntry } from './entry.js';
 import type { FromWorker, OpRecord, Progress, SteadyTotals, WorkerJob, WorkerResult } from './protocol.js';
-import { addTotals, countInto, mergeSteady, type MergedSteady } from './steady.js';
+import { mergeSteady, type MergedSteady } from './steady.js';
+import { addTotals, countInto } from '../metrics/totals.js';
 import { addTallies, type Tally } from '../metrics/record-checks.js';
 import type { Bearer } from '../storage/entra.js';
 

@@ -1,15 +1,16 @@
 // Messages between the coordinator and its worker processes (IPC, structured clone of JSON).
 import type { EncodedHistograms } from '../metrics/histograms.js';
-import type { LogLevel, SinkKind } from '../config/options.js';
-import type { EncodedItems } from '../strategies/items.js';
+import type { LogLevel, SinkKind } from '../config/choices.js';
+import type { EncodedItems } from '../plan/items.js';
 import type { Tally, TallyKind } from '../metrics/record-checks.js';
 import type { TargetInfo } from '../storage/target.js';
 import type { Bearer } from '../storage/entra.js';
 import type { OpRecord } from '../metrics/records.js';
 import type { EncodedRecords } from '../metrics/record-table.js';
-import type { Phase } from '../transport/phases.js';
+import type { SteadyTotals } from '../metrics/totals.js';
 
 export type { OpRecord } from '../metrics/records.js';
+export type { SteadyTotals } from '../metrics/totals.js';
 
 /** Finished items so far: counts for a live display, not measurements. */
 export interface Progress {
@@ -76,19 +77,6 @@ export interface IntervalCounts {
   throttled: number;
   /** Encoded HDR histogram of total request time (µs); absent when nothing succeeded. */
   latency?: string;
-}
-
-/** Totals of a steady run in one worker: every request of every lap (its records keep only each item's last). */
-export interface SteadyTotals {
-  requests: number;
-  failed: number;
-  bytes: number;
-  reused: number;
-  retries: number;
-  throttled: number;
-  backoffMs: number;
-  requestSumMs: number;
-  phaseSumsMs: Partial<Record<Phase, number>>;
 }
 
 export interface SteadyWorkerResult {

@@ -5,8 +5,8 @@ import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { PhaseHistograms } from '../metrics/histograms.js';
 import { contentBuffer, FIXTURE_SEED } from '../payload/content.js';
 import { registerSecret, setLogLevel } from '../log/logger.js';
-import { decodeItems, largestBytes } from '../strategies/items.js';
-import type { WorkItem } from '../strategies/strategy.js';
+import { decodeItems, largestBytes } from '../plan/items.js';
+import type { WorkItem } from '../plan/items.js';
 import { RequestSigner } from '../storage/target.js';
 import { RawPool } from '../transport/raw-client.js';
 import { NOT_SENT_ERROR } from '../transport/http-client.js';
@@ -16,7 +16,8 @@ import { readBack, runGet, runPut, runSdkDownload, runSdkSmallFile, runSdkUpload
 import { runHead, runList, runSdkHead, runSdkList } from './metadata-executors.js';
 import type { FromWorker, OpRecord, ToWorker, WorkerJob, WorkerResult, WorkerSummaryOfRecords } from './protocol.js';
 import { openSink, type Sink } from './sinks.js';
-import { countInto, emptyTotals, SteadyMeter } from './steady.js';
+import { SteadyMeter } from './steady.js';
+import { countInto, emptyTotals } from '../metrics/totals.js';
 import { tallyRecords } from '../metrics/record-checks.js';
 import { RecordTable } from '../metrics/record-table.js';
 

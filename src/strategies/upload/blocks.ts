@@ -1,6 +1,7 @@
 // One large blob as staged blocks of BLOCK_SIZE, CONCURRENCY in flight, then Put Block List; at or
 // below THRESHOLD it is a single Put Blob (seed 003's parallel threshold).
-import { blockId, largeBlobName, type UploadStrategy } from '../upload-strategy.js';
+import { type UploadStrategy } from '../upload-strategy.js';
+import { blockId, largeBlobName } from '../../plan/names.js';
 
 export const blocks: UploadStrategy = {
   name: 'blocks',

@@ -1,6 +1,7 @@
 // Baseline for blocks: the SDK's uploadData with the same block size, concurrency and
 // maxSingleShotSize (the threshold).
-import { largeBlobName, type UploadStrategy } from '../upload-strategy.js';
+import { type UploadStrategy } from '../upload-strategy.js';
+import { largeBlobName } from '../../plan/names.js';
 
 export const sdkUpload: UploadStrategy = {
   name: 'sdk-upload',

@@ -1,5 +1,5 @@
 // FILE_COUNT blobs of FILE_SIZE, one Put Blob each (seed 002), over PROCESSES x MAX_SOCKETS.
-import { FileSet } from '../items.js';
+import { FileSet } from '../../plan/items.js';
 import type { UploadStrategy } from '../upload-strategy.js';
 
 export const smallFiles: UploadStrategy = {
