@@ -22,7 +22,7 @@ import { newResultsFile } from '../src/results/file.js';
 import { toRunRecord, type MeasuredRun } from '../src/results/record.js';
 import type { RunRecord, SteadyRecord } from '../src/results/schema.js';
 import { parseResultsDoc } from '../src/results/validate.js';
-import { isStable } from '../src/workers/pool.js';
+import { isStable } from '../src/workers/timers.js';
 import { azuriteForFile, blobNames, containerOf, keyCredentialsOf } from './helpers/azurite.js';
 import { ONE_RUN } from './helpers/cli-env.js';
 import { deterministicBuffer, startFaultServer } from './helpers/fault-servers.js';

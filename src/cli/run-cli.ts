@@ -9,7 +9,7 @@ import { formatBytes } from '../config/sizes.js';
 import { checkOutPath, readSources } from './sources.js';
 import type { SessionCell } from '../engine/session.js';
 import { log, redact, registerSecret, setLogLevel } from '../log/logger.js';
-import { cellArgv, findAxes, gridCells } from '../analysis/sweep.js';
+import { cellArgv, findAxes, gridCells } from '../config/sweep.js';
 import { defaultResultsPath, newResultsFile, readResults, writeResults } from '../results/file.js';
 import { checkResultsPath, writeResultsOrExplain } from '../results/write.js';
 import type { ResultsFile, SweepAxis } from '../results/schema.js';

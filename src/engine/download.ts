@@ -6,25 +6,20 @@ import type { ContainerClient } from '@azure/storage-blob';
 import type { DownloadConfig } from '../config/load.js';
 import { DEFAULT_FILE_COUNT, DEFAULT_PAGE_SIZE } from '../config/options.js';
 import { log } from '../log/logger.js';
-import { contentMd5, FIXTURE_SEED } from '../payload/content.js';
 import { ensureFixtures, removeFixtures, type FixtureState } from '../payload/fixtures.js';
 import { makeScratchDir, type ScratchDir } from '../payload/scratch.js';
-import type { MeasuredRun, Verification } from '../results/record.js';
-import { failedRequests } from './failed.js';
+import type { MeasuredRun } from '../results/record.js';
+import { loadKind } from '../kinds/index.js';
 import { preflightContainer, preflightUrl } from '../storage/preflight.js';
 import { coordinatorClient, forRun, openTarget, tokenOf, type TargetInfo } from '../storage/target.js';
 import { ensureUrlFixtures, removeUrlFixtures } from '../payload/url-fixtures.js';
 import { selectStrategies, workloadOf } from '../strategies/index.js';
-import { totalBytes, type Items } from '../plan/items.js';
+import { totalBytes } from '../plan/items.js';
 import type { DownloadStrategy, PlanInput } from '../strategies/strategy.js';
-import type { JobSpec } from '../workers/pool.js';
-import type { RecordTable } from '../metrics/record-table.js';
-import { md5OfFileRange } from '../workers/sinks.js';
 import { shardItems } from '../scaleout/shard.js';
 import { checkDownloadFits, checkUploadFits } from './limits.js';
 import { EMBEDDED_BLOB_LIMIT } from './upload.js';
-import { verifyMany } from './many-blobs.js';
-import { summaryFor } from '../metrics/record-checks.js';
+import { summaryFor } from './summary.js';
 import { runSession, type Contender, type OpenWorkload, type PreparedRun, type SessionOptions, type Workload } from './session.js';
 
 export interface DownloadWorkload extends Workload {
@@ -47,16 +42,16 @@ export function downloadWorkload(given: DownloadConfig): DownloadWorkload {
         const info: TargetInfo = many && target.info.kind === 'url' ? { ...target.info, folder: true } : target.info;
         const size = info.kind === 'url' && !many ? await preflightUrl(info.url, { timeoutMs: config.timeoutMs ?? 30_000, signal }) : config.fileSizeBytes;
         const input: PlanInput = {
-          sizeBytes: size, concurrency: config.concurrency, rangeSizeBytes: config.rangeSizeBytes,
+          sizeBytes: size, concurrency: config.concurrency, rangeSizeBytes: config.rangeSizeBytes, urlTarget: info.kind === 'url',
           ...(many ? { fileCount: config.fileCount, pageSize: config.pageSize, lanes: config.processes * config.maxSockets } : {}),
         };
-        checkDownloadFits(strategies, input, { sink: config.sink, embedded: info.kind === 'blob' && info.embedded, urlTarget: info.kind === 'url' });
+        checkDownloadFits(strategies, input, { sink: config.sink, embedded: info.kind === 'blob' && info.embedded });
         // A set's files cost what uploaded small files do while a run holds them (plan, URL, record).
         checkUploadFits(config.fileCount, many);
         if (many && info.kind === 'blob' && info.embedded && config.fileCount > EMBEDDED_BLOB_LIMIT) {
           log.warn(`${config.fileCount} files are more than the embedded Azurite handles in reasonable time (it slows superlinearly); use a real account (--account, STORAGE_*) or --url`);
         }
-        const specs = strategies.map((s) => s.fixtures(input));
+        const specs = strategies.flatMap((s) => (s.fixtures ? [s.fixtures(input)] : []));
         // One coordinator client for the fixtures and their cleanup (with a CA, each client has an agent of its own).
         let container: ContainerClient | undefined;
         if (info.kind === 'blob') {
@@ -107,14 +102,15 @@ export function downloadWorkload(given: DownloadConfig): DownloadWorkload {
 async function prepareRun(
   config: DownloadConfig, info: TargetInfo, strategy: DownloadStrategy, input: PlanInput, size: number, scratch: ScratchDir | undefined, run: number,
 ): Promise<PreparedRun> {
+  const kind = await loadKind(strategy.kind);
   // A scale-out client takes its share of the plan: items i, i+K, … (all of them on one machine).
   const shard = config.scaleout?.shard;
-  const items = shardItems(strategy.plan(input, info.kind === 'url'), shard);
+  const items = shardItems(strategy.plan(input), shard);
   if (!items.length) throw new Error(`${strategy.name} plans fewer requests than --parallelism ${shard?.count}: client ${shard?.index} has none; raise --concurrency or lower --parallelism`);
   const shareBytes = shard && shard.count > 1 ? totalBytes(items) : size;
-  const kind = workloadOf(strategy);
-  // The sdk baseline downloads to its own buffer: it must not create or truncate the output file.
-  const writesFile = strategy.executor === 'http' && (config.sink === 'file' || config.sink === 'sparse-file');
+  const workload = workloadOf(strategy);
+  // Only a kind that writes into the sink makes an output file (the SDK's downloadToBuffer fills its own buffer).
+  const writesFile = kind.writesSink === true && (config.sink === 'file' || config.sink === 'sparse-file');
   // A file given with --out is written under a temporary name and renamed only once verified.
   const outPath = !writesFile ? undefined : config.outPath ? `${config.outPath}.partial` : scratch!.path(`${strategy.name}-${run}.out`);
   if (config.sink === 'sparse-file' && outPath) {
@@ -122,27 +118,31 @@ async function prepareRun(
     await fh.truncate(size);
     await fh.close();
   }
+  const many = workload !== 'blob';
   return {
     items,
     objectSizeBytes: shareBytes,
+    unit: kind.unit(workload === 'files' ? 'files' : 'object'),
     job: {
-      strategy: strategy.name, executor: strategy.executor, target: info, objectSizeBytes: size,
+      strategy: strategy.name, kind: strategy.kind, target: info, objectSizeBytes: size,
       concurrency: config.concurrency, maxSockets: config.maxSockets, sink: config.sink, outPath,
       bufferSizeBytes: config.bufferSizeBytes, httpClient: config.httpClient, logLevel: config.logLevel,
-      // A plain URL has no source MD5 to compare with. Other sinks hash after the timed section (the
-      // records keep each range's MD5); discard would have to hash inside it, so it drops bytes unseen.
-      hashRanges: info.kind === 'blob' || config.sink !== 'discard',
+      // A plain URL has no source MD5 to compare with, except a many-blob set's files, whose content
+      // is ours. Other sinks hash after the timed section (the records keep each range's MD5);
+      // discard would have to hash inside it, so it drops bytes unseen.
+      hashRanges: many || info.kind === 'blob' || config.sink !== 'discard',
       // Fixed-size ranges: --concurrency of them in flight over all processes (the rest wait their turn
       // unissued); equal ranges: all issued at once. The SDK baseline uses the same block size.
-      inFlight: config.rangeSizeBytes ? Math.max(1, Math.floor(config.concurrency / config.processes)) : undefined,
+      inFlight: !many && config.rangeSizeBytes ? Math.max(1, Math.floor(config.concurrency / config.processes)) : undefined,
       blockSizeBytes: config.rangeSizeBytes,
       maxRetries: config.maxRetries ?? 3, timeoutMs: config.timeoutMs ?? 30_000, trace: config.trace ?? true,
-      ...(kind === 'blob' ? {} : manyBlobJob(strategy, config, input)),
-      ...(kind === 'files' || kind === 'head' ? summaryFor(items, kind, config.processes) : {}),
+      ...strategy.jobOptions?.({ processes: config.processes, maxSockets: config.maxSockets, concurrency: config.concurrency, sizeBytes: input.sizeBytes, rangeSizeBytes: config.rangeSizeBytes }),
+      ...(workload === 'files' || workload === 'head' ? summaryFor(items, workload, config.processes) : {}),
     },
-    verify: async (merged) => kind === 'blob'
-      ? verify(items, merged.records, shareBytes, shareBytes === size, info, config.sink === 'file' || config.sink === 'sparse-file' ? outPath : undefined)
-      : verifyMany(kind, items, merged.records, info.kind === 'url', merged.summary?.tally),
+    verify: (merged) => kind.verify({
+      workload, items, records: merged.records, tally: merged.summary?.tally, target: info, expectedBytes: shareBytes, whole: shareBytes === size,
+      outPath: config.sink === 'file' || config.sink === 'sparse-file' ? outPath : undefined,
+    }),
     async cleanup(verified) {
       if (!outPath) return;
       if (config.outPath === undefined) await rm(outPath, { force: true });
@@ -150,60 +150,6 @@ async function prepareRun(
       else log.warn(`${strategy.name}: output left as ${outPath} (not verified)`);
     },
   };
-}
-
-/**
- * Many blobs: each file is hashed (its content is known even on a plain URL, which got ours); the
- * SDK's calls go MAX_SOCKETS at a time per process, as our lanes do, and its downloadToBuffer asks
- * for each file in one request, as our GET does.
- */
-function manyBlobJob(strategy: DownloadStrategy, config: DownloadConfig, input: PlanInput): Partial<JobSpec> {
-  const sdkCalls = strategy.executor.startsWith('sdk');
-  return {
-    hashRanges: true,
-    inFlight: sdkCalls ? config.maxSockets : undefined,
-    ...(strategy.executor === 'sdk' ? { blockSizeBytes: Math.max(1, input.sizeBytes), concurrency: 1 } : {}),
-  };
-}
-
-async function md5OfFile(path: string): Promise<string> {
-  const fh = await open(path, 'r');
-  try {
-    return await md5OfFileRange(fh, 0, (await fh.stat()).size);
-  } finally {
-    await fh.close();
-  }
-}
-
-/**
- * Every delivered byte is checked: each item's MD5 against the regenerated fixture (the SDK's one
- * item is the whole blob), and an output file as a whole.
- */
-async function verify(items: Items, records: RecordTable, size: number, whole: boolean, info: TargetInfo, filePath?: string): Promise<Verification> {
-  const failed = failedRequests(records, info.kind === 'blob' && info.bearer !== undefined);
-  if (failed) return failed;
-  const bytes = records.reduce((s, r) => s + r.bytes, 0);
-  if (bytes !== size) return { verified: false, verification: `delivered ${bytes} bytes, expected ${size}` };
-  if (info.kind === 'url') {
-    if (filePath) return { verified: true, verification: `bytes ${bytes} (plain URL, md5 ${await md5OfFile(filePath)})` };
-    return { verified: true, verification: `bytes ${bytes} (plain URL: no source MD5 to compare)` };
-  }
-  const rowOf = records.rowsByItem();
-  for (const item of items) {
-    const got = records.md5(rowOf.get(item.index) ?? -1);
-    const expected = contentMd5(FIXTURE_SEED, item.destOffsetBytes, item.lengthBytes);
-    if (got !== expected) {
-      return { verified: false, verification: `MD5 MISMATCH in ${item.blob} at offset ${item.destOffsetBytes}: got ${got}, expected ${expected}` };
-    }
-  }
-  // A scale-out client's share is checked range by range; only the whole object has a whole MD5.
-  if (!whole) return { verified: true, verification: `${items.length} range(s) of this client's share checked` };
-  const wholeMd5 = contentMd5(FIXTURE_SEED, 0, size);
-  if (filePath) {
-    const got = await md5OfFile(filePath);
-    if (got !== wholeMd5) return { verified: false, verification: `MD5 MISMATCH of ${filePath}: got ${got}, expected ${wholeMd5}` };
-  }
-  return { verified: true, verification: `md5 ${wholeMd5} (${items.length} range(s) checked)` };
 }
 
 export interface DownloadRunResult {

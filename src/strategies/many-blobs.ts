@@ -12,7 +12,7 @@ export const fixtureSetPrefix = (fileCount: number, fileSizeBytes: number) => `m
 /** A set's files are named as uploaded small files are. */
 export const setFileName = smallFileName;
 
-export function fileCountOf(input: PlanInput): number {
+export function fileCountOf(input: Pick<PlanInput, 'fileCount'>): number {
   if (input.fileCount === undefined) throw new Error('a many-blob workload needs a file count');
   return input.fileCount;
 }
@@ -51,7 +51,7 @@ export class SetFixtures implements FixtureList {
   }
 }
 
-export function setFixtures(input: PlanInput): SetFixtures {
+export function setFixtures(input: Pick<PlanInput, 'sizeBytes' | 'fileCount' | 'concurrency'>): SetFixtures {
   const count = fileCountOf(input);
   return new SetFixtures(fixtureSetPrefix(count, input.sizeBytes), count, input.sizeBytes);
 }
