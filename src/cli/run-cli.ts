@@ -7,7 +7,7 @@ import { DOWNLOAD_STRATEGIES, workloadOf as workloadKind } from '../strategies/i
 import { COLLECT_OPTIONS, DOWNLOAD_OPTIONS, MANIFEST_OPTIONS, REPORT_OPTIONS, UPLOAD_OPTIONS, type OptionSpec } from '../config/options.js';
 import { formatBytes } from '../config/sizes.js';
 import { checkOutPath, readSources } from './sources.js';
-import type { SessionCell } from '../engine/session.js';
+import { sessionCell, type SessionCell } from '../engine/session.js';
 import { log, redact, registerSecret, setLogLevel } from '../log/logger.js';
 import { cellArgv, findAxes, gridCells } from '../config/sweep.js';
 import { defaultResultsPath, newResultsFile, readResults, writeResults } from '../results/file.js';
@@ -141,9 +141,7 @@ async function measure(m: Measurement): Promise<number> {
 }
 
 /** A config as one cell of the session: its workload and how it is repeated; a sweep's cells name their values. */
-const cellOf = async (config: Config, cell?: SessionCell['cell']): Promise<SessionCell> => ({
-  ...(cell ? { cell } : {}), workload: await workloadOf(config), runs: config.runs, warmup: config.warmup, minTimeMs: config.minTimeMs, steady: config.steady, connections: config.connections,
-});
+const cellOf = async (config: Config, cell?: SessionCell['cell']): Promise<SessionCell> => sessionCell(config, await workloadOf(config), cell);
 
 /** Parses and validates one measuring command's options; undefined after --help. */
 function loadCommand<C extends DownloadConfig | UploadConfig>(

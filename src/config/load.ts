@@ -71,9 +71,9 @@ export interface DownloadConfig extends RunOptions {
   concurrency: number;
   /** The one blob's size; in the many-blob workloads, each file's. */
   fileSizeBytes: number;
-  /** Many-blob workloads: files in the fixture set, and names per List Blobs page (defaults as the options'). */
-  fileCount?: number;
-  pageSize?: number;
+  /** Many-blob workloads: files in the fixture set, and names per List Blobs page. */
+  fileCount: number;
+  pageSize: number;
   processes: number;
   maxSockets: number;
   sink: SinkKind;

@@ -4,7 +4,6 @@
 import { open, rename, rm } from 'node:fs/promises';
 import type { ContainerClient } from '@azure/storage-blob';
 import type { DownloadConfig } from '../config/load.js';
-import { DEFAULT_FILE_COUNT, DEFAULT_PAGE_SIZE } from '../config/options.js';
 import { log } from '../log/logger.js';
 import { ensureFixtures, removeFixtures, type FixtureState } from '../payload/fixtures.js';
 import { makeScratchDir, type ScratchDir } from '../payload/scratch.js';
@@ -20,16 +19,15 @@ import { shardItems } from '../scaleout/shard.js';
 import { checkDownloadFits, checkUploadFits } from './limits.js';
 import { EMBEDDED_BLOB_LIMIT } from './upload.js';
 import { summaryFor } from './summary.js';
-import { runSession, type Contender, type OpenWorkload, type PreparedRun, type SessionOptions, type Workload } from './session.js';
+import { runSession, sessionCell, type Contender, type OpenWorkload, type PreparedRun, type SessionOptions, type Workload } from './session.js';
 
 export interface DownloadWorkload extends Workload {
   /** Filled in when opened: which fixtures this run created and which it found. */
   fixtures: FixtureState;
 }
 
-/** A config built in code may leave the many-blob settings out: the option table's defaults. */
-export function downloadWorkload(given: DownloadConfig): DownloadWorkload {
-  const config = { ...given, fileCount: given.fileCount ?? DEFAULT_FILE_COUNT, pageSize: given.pageSize ?? DEFAULT_PAGE_SIZE };
+/** The download workload of a typed config: the loader gave every field its value, defaults included. */
+export function downloadWorkload(config: DownloadConfig): DownloadWorkload {
   const workload: DownloadWorkload = {
     fixtures: { created: [], reused: 0 },
     async open(signal): Promise<OpenWorkload> {
@@ -40,7 +38,7 @@ export function downloadWorkload(given: DownloadConfig): DownloadWorkload {
         // A many-blob workload: a set of FILE_COUNT files, on a plain URL as paths below it.
         const many = strategies.some((s) => workloadOf(s) !== 'blob');
         const info: TargetInfo = many && target.info.kind === 'url' ? { ...target.info, folder: true } : target.info;
-        const size = info.kind === 'url' && !many ? await preflightUrl(info.url, { timeoutMs: config.timeoutMs ?? 30_000, signal }) : config.fileSizeBytes;
+        const size = info.kind === 'url' && !many ? await preflightUrl(info.url, { timeoutMs: config.timeoutMs, signal }) : config.fileSizeBytes;
         const input: PlanInput = {
           sizeBytes: size, concurrency: config.concurrency, rangeSizeBytes: config.rangeSizeBytes, urlTarget: info.kind === 'url',
           ...(many ? { fileCount: config.fileCount, pageSize: config.pageSize, lanes: config.processes * config.maxSockets } : {}),
@@ -60,7 +58,7 @@ export function downloadWorkload(given: DownloadConfig): DownloadWorkload {
           if (!readOnly) await preflightContainer(container, target.label, info.bearer ? 'entra' : 'secret');
           workload.fixtures = await ensureFixtures(container, specs, signal, { readOnly });
         } else if (many) {
-          workload.fixtures = await ensureUrlFixtures(info, specs, { timeoutMs: config.timeoutMs ?? 30_000, signal });
+          workload.fixtures = await ensureUrlFixtures(info, specs, { timeoutMs: config.timeoutMs, signal });
         }
         // What a run delivers: the one object, or the set's files end to end (listings and HEADs deliver no content).
         const deliveredBy = (s: DownloadStrategy) => (!many ? size : workloadOf(s) === 'files' ? config.fileCount * size : 0);
@@ -84,7 +82,7 @@ export function downloadWorkload(given: DownloadConfig): DownloadWorkload {
             const created = workload.fixtures.created;
             if ((config.cleanup || interrupted) && created.length) {
               if (container) await removeFixtures(container, created);
-              else if (info.kind === 'url') await removeUrlFixtures(info, created, config.timeoutMs ?? 30_000);
+              else if (info.kind === 'url') await removeUrlFixtures(info, created, config.timeoutMs);
               log.info(`cleanup: removed ${created.length} fixture(s) this run created`);
             }
             await target.stop();
@@ -135,7 +133,7 @@ async function prepareRun(
       // unissued); equal ranges: all issued at once. The SDK baseline uses the same block size.
       inFlight: !many && config.rangeSizeBytes ? Math.max(1, Math.floor(config.concurrency / config.processes)) : undefined,
       blockSizeBytes: config.rangeSizeBytes,
-      maxRetries: config.maxRetries ?? 3, timeoutMs: config.timeoutMs ?? 30_000, trace: config.trace ?? true,
+      maxRetries: config.maxRetries, timeoutMs: config.timeoutMs, trace: config.trace,
       ...strategy.jobOptions?.({ processes: config.processes, maxSockets: config.maxSockets, concurrency: config.concurrency, sizeBytes: input.sizeBytes, rangeSizeBytes: config.rangeSizeBytes }),
       ...(workload === 'files' || workload === 'head' ? summaryFor(items, workload, config.processes) : {}),
     },
@@ -163,6 +161,6 @@ export interface DownloadRunResult {
 /** One download session, its runs as the engine holds them (every raw request kept). */
 export async function runDownload(config: DownloadConfig, opts: SessionOptions = {}): Promise<DownloadRunResult> {
   const workload = downloadWorkload(config);
-  const out = await runSession([{ workload, runs: config.runs ?? 1, warmup: config.warmup ?? 0, steady: config.steady, connections: config.connections }], opts);
+  const out = await runSession([sessionCell(config, workload)], opts);
   return { target: out.target, objectSizeBytes: out.objectSizeBytes ?? config.fileSizeBytes, results: out.runs, fixtures: workload.fixtures, interrupted: out.interrupted };
 }

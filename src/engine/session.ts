@@ -10,7 +10,7 @@ import { totalBytes, type Items } from '../plan/items.js';
 import { WorkerPool, type AfterWorkers, type JobSpec, type MergedRun } from '../workers/pool.js';
 import type { Progress } from '../workers/protocol.js';
 import type { ServerClock } from '../metrics/server-clock.js';
-import type { SteadyOptions } from '../config/load.js';
+import type { RunOptions, SteadyOptions } from '../config/load.js';
 import type { Bearer } from '../storage/entra.js';
 import type { ConnectionMode } from '../config/choices.js';
 
@@ -71,6 +71,16 @@ export interface SessionCell {
   steady?: SteadyOptions;
   /** warm: each worker opens MAX_SOCKETS connections before the barrier. */
   connections?: ConnectionMode;
+}
+
+/**
+ * A cell as a run's options say: runs, warm-ups, --min-time, a steady run, warm connections. The
+ * CLI and the library (runDownload, runUpload) set a session up through this one function.
+ */
+export function sessionCell(config: RunOptions, workload: Workload, cell?: Cell): SessionCell {
+  return {
+    ...(cell ? { cell } : {}), workload, runs: config.runs, warmup: config.warmup, minTimeMs: config.minTimeMs, steady: config.steady, connections: config.connections,
+  };
 }
 
 /** The most measured runs --min-time may ask of one contender. */

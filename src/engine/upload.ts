@@ -20,7 +20,7 @@ import { shardItems } from '../scaleout/shard.js';
 import { checkUploadFits } from './limits.js';
 import { summaryFor } from './summary.js';
 import { FileSet, keepItems, totalBytes } from '../plan/items.js';
-import { runSession, type Contender, type OpenWorkload, type PreparedRun, type SessionOptions, type Workload } from './session.js';
+import { runSession, sessionCell, type Contender, type OpenWorkload, type PreparedRun, type SessionOptions, type Workload } from './session.js';
 
 function runPrefix(): string {
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*$/, '');
@@ -112,12 +112,12 @@ async function prepareRun(
       // A plain server says nothing of what it stored: the workers read every file back after the timed section.
       ...(info.kind === 'url' ? { readBack: true } : {}),
       ...(items instanceof FileSet ? summaryFor(items, 'upload', config.processes) : {}),
-      maxRetries: config.maxRetries ?? 3, timeoutMs: config.timeoutMs ?? 30_000, trace: config.trace ?? true,
+      maxRetries: config.maxRetries, timeoutMs: config.timeoutMs, trace: config.trace,
       ...strategy.jobOptions?.({ processes: config.processes, maxSockets: config.maxSockets, concurrency: config.concurrency, sizeBytes: config.fileSizeBytes }),
     },
     // Put Block List goes out as soon as every worker's last block is in: it is part of the duration.
     after: commit
-      ? () => commitBlockList(info, commit.blob, commit.blockIds, { timeoutMs: config.timeoutMs ?? 30_000, maxRetries: config.maxRetries ?? 3, signal })
+      ? () => commitBlockList(info, commit.blob, commit.blockIds, { timeoutMs: config.timeoutMs, maxRetries: config.maxRetries, signal })
       : undefined,
     // Failed requests fail the run as they are; otherwise the records or the store say what was stored.
     verify: (merged) => kind.verify({
@@ -147,9 +147,9 @@ async function openStore(config: UploadConfig, target: Target, prefix: string, s
   }
   const folder: TargetInfo = { ...info, folder: true };
   const probe = `${prefix}/probe`;
-  const { deleteRefused } = await preflightUrlUpload(info.url, new RequestSigner(folder).blobUrl(probe), { timeoutMs: config.timeoutMs ?? 30_000, signal });
+  const { deleteRefused } = await preflightUrlUpload(info.url, new RequestSigner(folder).blobUrl(probe), { timeoutMs: config.timeoutMs, signal });
   if (deleteRefused && config.keep) log.verbose(`${probe} stays on the server: DELETE failed (${deleteRefused})`);
-  const store = urlStore(info, { prefix, timeoutMs: config.timeoutMs ?? 30_000, deleteRefused: config.keep ? undefined : deleteRefused });
+  const store = urlStore(info, { prefix, timeoutMs: config.timeoutMs, deleteRefused: config.keep ? undefined : deleteRefused });
   return { info: folder, store };
 }
 
@@ -163,6 +163,6 @@ export interface UploadRunResult {
 /** One upload session, its runs as the engine holds them (every raw request kept). */
 export async function runUpload(config: UploadConfig, opts: SessionOptions = {}): Promise<UploadRunResult> {
   const workload = uploadWorkload(config);
-  const out = await runSession([{ workload, runs: config.runs ?? 1, warmup: config.warmup ?? 0, steady: config.steady, connections: config.connections }], opts);
+  const out = await runSession([sessionCell(config, workload)], opts);
   return { target: out.target, prefix: workload.prefix, results: out.runs, interrupted: out.interrupted };
 }
