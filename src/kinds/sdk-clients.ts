@@ -4,7 +4,11 @@ import type { BlockBlobClient, ContainerClient } from '@azure/storage-blob';
 import type { Items } from '../plan/items.js';
 import { containerClient } from '../storage/target.js';
 import { createAgent } from '../transport/request.js';
+import type { OpRecord } from '../metrics/records.js';
+import type { WorkItem } from '../plan/items.js';
 import type { KindJob } from './job.js';
+import type { KindContext, KindRun } from './kind.js';
+import { Payloads } from './payloads.js';
 
 /**
  * The SDK's client for each item, built before the barrier: imports and construction are setup.
@@ -24,4 +28,17 @@ export async function sdkClients(job: KindJob, items: Items): Promise<SdkClients
   const clients = new Map<number, BlockBlobClient>();
   for (const i of items) clients.set(i.index, container.getBlockBlobClient(i.blob!));
   return { agent, container, clients };
+}
+
+/** An SDK upload kind's set-up: its clients and payloads before the barrier; each item one call of `upload`. */
+export async function sdkUploads(
+  ctx: KindContext, upload: (job: KindJob, client: BlockBlobClient, item: WorkItem, payload: Buffer) => Promise<OpRecord>,
+): Promise<KindRun> {
+  const sdk = await sdkClients(ctx.job, ctx.items);
+  const payloads = await Payloads.of(ctx.items);
+  return {
+    agent: sdk.agent,
+    run: (item) => upload(ctx.job, sdk.clients.get(item.index)!, item, payloads.of(item)),
+    close: async () => sdk.agent.destroy(),
+  };
 }

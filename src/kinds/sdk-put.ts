@@ -4,25 +4,16 @@ import type { BlockBlobClient } from '@azure/storage-blob';
 import type { WorkItem } from '../plan/items.js';
 import type { OpRecord } from '../metrics/records.js';
 import type { KindJob } from './job.js';
-import { contentUnit, type KindContext, type KindRun, type RequestKind } from './kind.js';
-import { Payloads } from './payloads.js';
+import { contentUnit, type RequestKind } from './kind.js';
 import { timed } from './requests.js';
-import { sdkClients } from './sdk-clients.js';
+import { sdkUploads } from './sdk-clients.js';
 import { verifyUploads } from './verify-upload.js';
 
 export const kind: RequestKind = {
   name: 'sdk-put',
   unit: contentUnit,
   transport: false,
-  async setup(ctx: KindContext): Promise<KindRun> {
-    const sdk = await sdkClients(ctx.job, ctx.items);
-    const payloads = await Payloads.of(ctx.items);
-    return {
-      agent: sdk.agent,
-      run: (item) => runSdkUpload(ctx.job, sdk.clients.get(item.index)!, item, payloads.of(item)),
-      close: async () => sdk.agent.destroy(),
-    };
-  },
+  setup: (ctx) => sdkUploads(ctx, runSdkUpload),
   verify: verifyUploads,
 };
 

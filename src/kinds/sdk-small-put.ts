@@ -4,25 +4,16 @@ import type { BlockBlobClient } from '@azure/storage-blob';
 import type { WorkItem } from '../plan/items.js';
 import type { OpRecord } from '../metrics/records.js';
 import type { KindJob } from './job.js';
-import type { KindContext, KindRun, RequestKind } from './kind.js';
-import { Payloads } from './payloads.js';
+import type { RequestKind } from './kind.js';
 import { timed } from './requests.js';
-import { sdkClients } from './sdk-clients.js';
+import { sdkUploads } from './sdk-clients.js';
 import { verifyUploads } from './verify-upload.js';
 
 export const kind: RequestKind = {
   name: 'sdk-small-put',
   unit: () => 'ops/s',
   transport: false,
-  async setup(ctx: KindContext): Promise<KindRun> {
-    const sdk = await sdkClients(ctx.job, ctx.items);
-    const payloads = await Payloads.of(ctx.items);
-    return {
-      agent: sdk.agent,
-      run: (item) => runSdkSmallFile(ctx.job, sdk.clients.get(item.index)!, item, payloads.of(item)),
-      close: async () => sdk.agent.destroy(),
-    };
-  },
+  setup: (ctx) => sdkUploads(ctx, runSdkSmallFile),
   verify: verifyUploads,
 };
 
