@@ -15,6 +15,7 @@ const LAYERS = [
   ['report', '^src/report/'],
   ['engine', '^src/engine/'],
   ['scaleout', '^src/scaleout/'],
+  ['tune', '^src/tune/'],
   ['analysis', '^src/analysis/'],
   ['workers', '^src/workers/'],
   ['config', '^src/config/(?!(errors|sizes|choices|credentials)\\.ts$)'],
@@ -25,6 +26,7 @@ const LAYERS = [
   ['results', '^src/results/'],
   ['metrics', '^src/metrics/'],
   ['transport', '^src/transport/'],
+  ['emulate', '^src/emulate/'],
   ['log', '^src/log/'],
   ['vocabulary', '^src/(plan/|config/(errors|sizes|choices|credentials)\\.ts$|payload/(content|scratch)\\.ts$)'],
 ];

@@ -9,8 +9,12 @@ const NAMES = ['download', 'upload', 'report', 'compare', 'sweep', 'collect', 'k
 if (nodeIsSupported()) {
   const [command, ...rest] = process.argv.slice(2);
   const names = NAMES.join(', ');
-  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
-    process.stdout.write(`usage: blob-cacher <command> [options]\ncommands: ${names}\nrun blob-cacher <command> --help for its options\n`);
+  if (command === '--version' || command === '-V' || command === 'version') {
+    // The package's own version, read where npm installed it: no command code is loaded.
+    const { createRequire } = await import('node:module');
+    process.stdout.write(`blob-cacher ${(createRequire(import.meta.url)('../package.json') as { version: string }).version}\n`);
+  } else if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+    process.stdout.write(`usage: blob-cacher <command> [options]\ncommands: ${names}\nrun blob-cacher <command> --help for its options; blob-cacher --version for the version\n`);
   } else if (!(NAMES as readonly string[]).includes(command)) {
     process.stderr.write(`blob-cacher: unknown command "${command}"; use one of: ${names}\n`);
     process.exitCode = 2;

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../src/config/errors.js';
 import { readSources } from '../src/cli/sources.js';
 import { buildProgram, loadDownloadConfig, loadUploadConfig, parseFlags, type DownloadConfig } from '../src/config/load.js';
-import { DOWNLOAD_OPTIONS, LEGACY_ENV_NAMES, UPLOAD_OPTIONS } from '../src/config/options.js';
+import { DOWNLOAD_OPTIONS, formatDuration, isTestOnly, LEGACY_ENV_NAMES, UPLOAD_OPTIONS } from '../src/config/options.js';
 import { expectOneLine, runCliIn, type CliResult } from './helpers/bad-input.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -356,9 +356,18 @@ describe('--help', () => {
     expect(r.stderr).toBe('');
     expect(r.stdout).toContain('--source-method');
     expect(r.stdout).toContain('SOURCE_METHOD');
-    for (const spec of DOWNLOAD_OPTIONS) {
+    for (const spec of DOWNLOAD_OPTIONS.filter((o) => !isTestOnly(o))) {
       expect(r.stdout).toContain(spec.flag);
       if (spec.env) expect(r.stdout).toContain(spec.env);
+    }
+    // Test-only options are hidden; durations show their unit, never a bare count of ms.
+    expect(r.stdout).not.toContain('--test-clock-skew');
+    // Commander wraps the help: read it as one line.
+    const flat = r.stdout.replace(/\s+/g, ' ');
+    expect(flat).toMatch(/--timeout <duration> [^(]*\(30s, 500ms; at most 24h\) \[env BLOB_CACHER_TIMEOUT\] \(default 30s\)/);
+    for (const spec of DOWNLOAD_OPTIONS.filter((o) => o.valueName === 'duration' && typeof o.defaultValue === 'number')) {
+      expect(flat, spec.flag).toContain(`(default ${formatDuration(spec.defaultValue as number)})`);
+      expect(formatDuration(spec.defaultValue as number), spec.flag).toMatch(/^\d+(ms|s|m|h)$/);
     }
   });
 });

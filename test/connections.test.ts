@@ -4,9 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { loadDownloadConfig, type DownloadConfig, type UploadConfig } from '../src/config/load.js';
 import { runDownload } from '../src/engine/download.js';
 import { runUpload } from '../src/engine/upload.js';
-import { analyze } from '../src/analysis/analyze.js';
 import { renderConsole } from '../src/report/console.js';
 import { toRunRecord } from '../src/results/record.js';
+import { reportOf } from './helpers/report.js';
 import { azuriteForFile, keyCredentialsOf } from './helpers/azurite.js';
 import { testConfig, type TestSettings } from './helpers/config.js';
 
@@ -39,7 +39,7 @@ describe('--connections', () => {
       const [cold] = (await runDownload(download({ httpClient }))).results;
       expect(cold!.warmSockets).toBeUndefined();
       expect(cold!.records.filter((r) => r.phases.tcp !== undefined).length, 'cold connects inside the span').toBeGreaterThan(0);
-      expect(renderConsole(analyze([toRunRecord(warm!)]), { title: 't', target: 'x', mode: 'download' })).toContain('connections warm: chunked 6 socket(s) opened before the barrier');
+      expect(renderConsole(reportOf([toRunRecord(warm!)]), { details: true })).toContain('connections warm: chunked 6 socket(s) opened before the barrier');
     }, 60_000);
   }
 

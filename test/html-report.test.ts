@@ -10,8 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redactedConfig, type DownloadConfig } from '../src/config/load.js';
 import { runDownload } from '../src/engine/download.js';
 import { setLogLevel } from '../src/log/logger.js';
-import { renderHtml, LATENCY_PERCENTILES, type SweepGrid } from '../src/report/html.js';
-import { analyze, type ContenderStats } from '../src/analysis/analyze.js';
+import { renderHtml, type SweepGrid } from '../src/report/html.js';
+import { analyze, LATENCY_PERCENTILES, type ContenderStats } from '../src/analysis/analyze.js';
+import { buildReport } from '../src/analysis/report-model.js';
 import { newResultsFile } from '../src/results/file.js';
 import { toRunRecord } from '../src/results/record.js';
 import type { ResultsFile } from '../src/results/schema.js';
@@ -70,7 +71,8 @@ beforeAll(async () => {
     if (v !== null && v > (values[best.row]![best.col] ?? -Infinity)) best = { row: i, col: j };
   }));
   sweep = { title: 'Throughput by concurrency', rowLabel: 'strategy', colLabel: 'concurrency', rows: stats.map((s) => s.strategy), cols, values, unit: 'MiB/s', best };
-  html = renderHtml({ title: 'blob-cacher download on embedded Azurite', docs: [doc], stats, sweep });
+  const report = buildReport(doc, { title: 'blob-cacher download on embedded Azurite' });
+  html = renderHtml({ report: { ...report, sweep: { grid: sweep, winners: [], tied: [], sdkAdvice: [] } }, config: doc.config });
 }, 180_000);
 
 afterAll(async () => {
@@ -128,7 +130,7 @@ describe('HTML report, as text', () => {
         credentials: { kind: 'key', account: 'acct', key: 'SECRET-KEY', endpoint: 'https://acct.blob.core.windows.net' },
       },
     };
-    const out = renderHtml({ title: `report <b>${hostile}</b>`, docs: [withSecrets], stats: analyze(renamed) });
+    const out = renderHtml({ report: buildReport(withSecrets, { title: `report <b>${hostile}</b>` }), config: withSecrets.config });
     expect(out).not.toContain('<img');
     expect(out).not.toContain('<b>');
     expect(out).toContain('&lt;img src=x onerror=alert(1)&gt;&amp;&quot;q&quot;');

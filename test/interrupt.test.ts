@@ -47,7 +47,7 @@ afterAll(() => close(server));
 
 function startCli(args: string[]) {
   const cwd = mkdtempSync(join(tmpdir(), 'bc-int-'));
-  const child = spawn(process.execPath, [join(root, 'dist/cli.js'), 'download', '--url', `${baseUrl}/x`, '--results', 'r.json', '--log-level', 'info', ...args], {
+  const child = spawn(process.execPath, [join(root, 'dist/cli.js'), 'download', '--url', `${baseUrl}/x`, '--results', 'r.json', '--log-level', 'verbose', ...args], {
     cwd, env: { ...ONE_RUN, PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
   });
   let stdout = '';

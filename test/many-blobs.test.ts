@@ -239,7 +239,7 @@ describe('an Azurite of its own, addressed as an account (key and endpoint)', ()
     // One lane: the set listed as one stream of 5 pages.
     const r = await run(process.execPath, [DOWNLOAD_JS, '--source-method', 'list,sdk-list', '--page-size', '10', '--max-sockets', '1', '--format', 'md', '--results', results], {
       cwd, encoding: 'utf8', timeout: 60_000,
-      env: { ...ONE_RUN, PATH: process.env.PATH ?? '', HOME: cwd, STORAGE_CONNECTION_STRING: cs, STORAGE_CONTAINER: 'many-test', FILE_COUNT: String(FILE_COUNT), FILE_SIZE: String(FILE_SIZE), LOG_LEVEL: 'warn' },
+      env: { ...ONE_RUN, PATH: process.env.PATH ?? '', HOME: cwd, STORAGE_CONNECTION_STRING: cs, STORAGE_CONTAINER: 'many-test', FILE_COUNT: String(FILE_COUNT), FILE_SIZE: `${FILE_SIZE}B`, LOG_LEVEL: 'warn' },
     });
     expect(r.stderr).toBe('');
     const file = JSON.parse(readFileSync(results, 'utf8')) as { runs: { strategy: string; verified: boolean; requests: number; params: { fileCount: number; pageSize: number } }[] };
@@ -249,7 +249,7 @@ describe('an Azurite of its own, addressed as an account (key and endpoint)', ()
     expect(r.stdout).toMatch(/\| ops\/s \|/);
     expect(r.stdout).toMatch(/- list: 50 blobs, 5 page\(s\) per run: \d+ pages\/s, \d+ blobs\/s, .* per-page latency p50 [\d.]+ \/ p99 [\d.]+ ms/);
 
-    const report = spawnSync(process.execPath, [join(ROOT, 'dist', 'cli.js'), 'report', results], { cwd, encoding: 'utf8', timeout: 20_000, env: { PATH: process.env.PATH ?? '', HOME: cwd } });
+    const report = spawnSync(process.execPath, [join(ROOT, 'dist', 'cli.js'), 'report', results, '--details'], { cwd, encoding: 'utf8', timeout: 20_000, env: { PATH: process.env.PATH ?? '', HOME: cwd } });
     expect(report.status, report.stderr).toBe(0);
     expect(report.stdout).toMatch(/ops\/s/);
     expect(report.stdout).toMatch(/list: 50 blobs, 5 page\(s\) per run/);

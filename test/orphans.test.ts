@@ -19,7 +19,7 @@ describe('a coordinator killed with SIGKILL', () => {
     // (about 1.5 s here) before the barrier. (Small files cycle through a 64 MiB pool: too quick.)
     const child = spawn(process.execPath, [
       join(root, 'dist/cli.js'), 'upload', '--upload-method', 'blocks', '--blob-size', '1GiB', '--block-size', '8MiB',
-      '--processes', '2', '--results', 'r.json', '--log-level', 'info',
+      '--processes', '2', '--results', 'r.json', '--log-level', 'verbose',
     ], { cwd, env: { ...ONE_RUN, PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' } });
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PhaseHistograms } from '../src/metrics/histograms.js';
 import { analyze, type ContenderStats } from '../src/analysis/analyze.js';
-import { MAX_RECORDS_PER_RUN, RECORD_COLUMNS, RESULTS_SCHEMA, RESULTS_SCHEMA_VERSION, type ResultsFile, type RunRecord } from '../src/results/schema.js';
+import { MAX_RECORDS_PER_RUN, RECORD_COLUMNS, RESULTS_SCHEMA, RESULTS_SCHEMA_VERSION, runFailed, type ResultsFile, type RunRecord } from '../src/results/schema.js';
 import { failedRun, toRunRecord, withSampledRecords } from '../src/results/record.js';
 import type { OpRecord } from '../src/metrics/records.js';
 import { RecordTable } from '../src/metrics/record-table.js';
@@ -185,10 +185,12 @@ describe('download writes a versioned results file', () => {
 
     const json = await cli(dir, ['report', 'a.json', '--format', 'json']);
     expect(json.code, json.stderr).toBe(0);
-    const { ranking: stats, verdict } = JSON.parse(json.stdout) as { ranking: (ContenderStats & { rank: number; tied: boolean })[]; verdict: string[] };
+    // The JSON output is the Report model itself, versioned.
+    const { schema, schemaVersion, contenders: stats, verdicts } = JSON.parse(json.stdout) as { schema: string; schemaVersion: number; contenders: (ContenderStats & { rank: number; tied: boolean })[]; verdicts: { kind: string; n: number; text: string }[] };
+    expect([schema, schemaVersion]).toEqual(['blob-cacher/report', 1]);
     expect(stats.map((s) => s.strategy).sort()).toEqual([...STRATEGIES].sort());
     expect(stats.every((s) => s.rank === 1 && s.tied)).toBe(true);
-    expect(verdict).toEqual([expect.stringMatching(/^no significant difference between .* at n=2: 4 runs each are the fewest a rank test can decide on: add --runs \d+$/)]);
+    expect(verdicts).toEqual([expect.objectContaining({ kind: 'tie', n: 2, text: expect.stringMatching(/^no significant difference between .* at n=2: 4 runs each are the fewest a rank test can decide on: add --runs \d+$/) })]);
     for (const s of stats) {
       expect(s.runs, s.strategy).toBe(2);
       expect(s.wallMs.n).toBe(2);
@@ -252,10 +254,10 @@ describe('compare and merge', () => {
   it('report of two files reports each on its own: runs of two sessions are never pooled', async () => {
     const both = await cli(dir, ['report', 'a.json', 'b.json', '--format', 'json']);
     expect(both.code, both.stderr).toBe(0);
-    const reports = JSON.parse(both.stdout) as { ranking: ContenderStats[] }[];
+    const reports = JSON.parse(both.stdout) as { contenders: ContenderStats[] }[];
     expect(reports).toHaveLength(2);
     for (const [i, doc] of [docA, docB].entries()) {
-      for (const s of reports[i]!.ranking) {
+      for (const s of reports[i]!.contenders) {
         expect(s.runs, s.strategy).toBe(2);
         const requests = doc.runs.filter((r) => r.strategy === s.strategy && !r.warmup).reduce((n, r) => n + r.requests, 0);
         expect(s.latencyMs.total?.count, s.strategy).toBe(requests);
@@ -373,8 +375,8 @@ describe('a target that breaks part-way', () => {
     // Request failures are measured outcomes, not a crash: the run goes on and the file is complete.
     expect(doc.complete).toBe(true);
     expect(doc.environment.targetKind).toBe('url');
-    expect(doc.runs.map((s) => `${s.run}:${s.strategy}:${s.verified}`)).toEqual(['0:single:true', '0:chunked:false', '1:single:false', '1:chunked:false']);
-    for (const s of doc.runs.filter((r) => !r.verified)) {
+    expect(doc.runs.map((s) => `${s.run}:${s.strategy}:${!runFailed(s)}`)).toEqual(['0:single:true', '0:chunked:false', '1:single:false', '1:chunked:false']);
+    for (const s of doc.runs.filter(runFailed)) {
       expect(s.verification, `${s.strategy} run ${s.run}`).toMatch(/^\d+ request\(s\) failed: \S+/);
       expect(s.failedRequests).toBeGreaterThan(0);
       expect(s.records.length).toBe(s.requests);
@@ -388,7 +390,8 @@ describe('a target that breaks part-way', () => {
     expect(rankedRows(report.stdout).map((r) => `${r.strategy} ${r.verified}`).sort()).toEqual(['chunked FAILED', 'single FAILED']);
     expect(targetLine(run.stdout)).toBe(targetLine(report.stdout));
     expect(body(report.stdout)).toBe(body(run.stdout));
-    expect(report.stdout).toMatch(/^chunked: FAILED run 1: \d+ request\(s\) failed/m);
+    const details = await cli(dir, ['report', 'p.json', '--details']);
+    expect(details.stdout).toMatch(/^chunked: FAILED run 1: \d+ request\(s\) failed/m);
   });
 });
 

@@ -11,6 +11,7 @@ import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { analyze } from '../src/analysis/analyze.js';
+import { buildReport } from '../src/analysis/report-model.js';
 import { steadyFigures, THROTTLE_DROP } from '../src/analysis/steady.js';
 import { ConfigError } from '../src/config/errors.js';
 import { loadDownloadConfig, redactedConfig, type DownloadConfig, type UploadConfig } from '../src/config/load.js';
@@ -125,7 +126,13 @@ describe('steady downloads on the embedded Azurite', () => {
       const stats = analyze([rec])[0]!;
       const mibps = f.activeBytes / MiB / (f.activeMs / 1000);
       expect(stats.throughputMiBps.median).toBeCloseTo(mibps, 6);
-      expect(stats.timesMs[0]).toBeCloseTo((MiB / (mibps * MiB)) * 1000, 6);
+      expect(f.lapTimeMs).toBeCloseTo((MiB / (mibps * MiB)) * 1000, 6);
+      // Ranked by its intervals (n = intervals), each the time of one pass at that interval's rate.
+      const iv = rec.steady.intervalMs;
+      const inside = rec.steady.series.slice(f.activeStartMs / iv, f.activeEndMs / iv).filter((p) => p.bytes > 0);
+      expect(stats.samples).toEqual({ n: inside.length, of: 'intervals' });
+      expect(stats.timesMs).toHaveLength(inside.length);
+      inside.forEach((p, i) => expect(stats.timesMs[i]).toBeCloseTo((iv * rec.steady.lapBytes) / p.bytes, 6));
     }
     const lines = steadyLines(analyze(runs.map(toRunRecord))).join('\n');
     expect(lines).toMatch(/steady state \(--duration 1\.50 s, one point every 250 ms/);
@@ -225,7 +232,7 @@ describe('the CLI without a terminal', () => {
   it('prints progress as time and the steady block, and writes the series', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'blob-cacher-steady-'));
     try {
-      const out = spawnSync(process.execPath, [resolve('dist/download.js'), '--source-method', 'chunked', '--file-size', '1MiB', '--duration', '2s', '--interval', '500ms', '--progress-interval', '500ms'], {
+      const out = spawnSync(process.execPath, [resolve('dist/download.js'), '--source-method', 'chunked', '--file-size', '1MiB', '--duration', '2s', '--interval', '500ms', '--progress-interval', '500ms', '--details'], {
         cwd: dir, encoding: 'utf8', timeout: 60_000,
         env: { PATH: process.env.PATH, ...ONE_RUN },
       });
@@ -254,7 +261,7 @@ requires('chromium').describe('the series chart in headless Chromium', () => {
     doc.runs = runs.map(toRunRecord);
     doc.complete = true;
     const stats = analyze(doc.runs);
-    const html = renderHtml({ title: 'steady state on embedded Azurite', docs: [doc], stats });
+    const html = renderHtml({ report: buildReport(doc, { title: 'steady state on embedded Azurite' }) });
     const dir = await mkdtemp(join(tmpdir(), 'blob-cacher-steady-html-'));
     const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'] });
     try {

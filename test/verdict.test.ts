@@ -2,11 +2,11 @@
 // are reproducible, ranks that tie when the data cannot tell, and the verdict in words.
 import { describe, expect, it } from 'vitest';
 import { coefficientOfVariation, mannWhitney, medianInterval, outliers, ratioInterval, runsToTell } from '../src/analysis/significance.js';
-import { rankLabel, rankStats, verdictLines, warnings } from '../src/analysis/verdict.js';
+import { rankLabel, rankStats, verdictLines } from '../src/analysis/verdict.js';
+import { warnings } from '../src/analysis/warnings.js';
 import type { ContenderStats } from '../src/analysis/analyze.js';
 import { spread } from '../src/analysis/stats.js';
 import { buildGrid, sdkAdvice } from '../src/analysis/sweep.js';
-import { renderGrid } from '../src/report/sweep.js';
 
 describe('Mann-Whitney U', () => {
   it('exact p for two separated samples of 5: 2 / C(10,5) = 2/252', () => {
@@ -69,7 +69,7 @@ function contender(label: string, timesMs: number[], verified = true, cell?: Rec
   const rates = timesMs.map((t) => 100 / (t / 1000));
   return {
     label: cell ? `${label} [${Object.entries(cell).map(([k, v]) => `${k} ${v}`).join(' ')}]` : label, strategy: label, cell, description: '',
-    runs: timesMs.length, objectSizeBytes: 1, wallMs: spread(timesMs), timesMs,
+    unit: 'MiB/s', samples: { n: timesMs.length, of: 'runs' }, runs: timesMs.length, objectSizeBytes: 1, wallMs: spread(timesMs), timesMs,
     throughputMiBps: spread(rates), opsPerSecond: spread(rates), ratesMiBps: rates, ratesOpsPerSecond: rates, requestsPerRun: 1, failedRequests: 0, reusedSockets: 0, retries: 0,
     throttled: 0, backoffMs: 0, phaseShare: {}, latencyMs: {}, totalPercentilesMs: [], verified, problems: [], cpuBoundWorkers: 0,
     eventLoopDelayP99MaxMs: 0, cpuMsPerRun: 0, recordsSampled: false,
@@ -119,8 +119,8 @@ describe('ranks and the verdict', () => {
 
   it('warnings: outliers, variation and a target on this machine', () => {
     const w = warnings([contender('a', [100, 101, 99, 102, 100, 250])], true);
-    expect(w.some((l) => /^a: 1 of 6 runs are statistical outliers/.test(l))).toBe(true);
-    expect(w.some((l) => /^a: run times vary by \d+%/.test(l))).toBe(true);
+    expect(w.some((l) => /^outlier runs .*: a \(1 of 6\)/.test(l))).toBe(true);
+    expect(w.some((l) => /^run times vary by more than 10% .*: a \(\d+%\)/.test(l))).toBe(true);
     expect(w.at(-1)).toMatch(/target runs on this machine/);
   });
 });
@@ -138,10 +138,8 @@ describe('sweep: the best is the set tied with the top', () => {
     const verdict = buildGrid(stats, axes);
     expect(verdict.best?.cell).toEqual(cell('4'));
     expect(verdict.tied.map((s) => s.cell)).toEqual([cell('2'), cell('4')]);
-    const text = renderGrid(verdict);
-    expect(text).toMatch(/= no significant difference from it/);
-    expect(text).toMatch(/^best cells: chunked \[--concurrency 2\]; chunked \[--concurrency 4\]$/m);
-    expect(text).toMatch(/ =\s+[\d.]+ \*\s+[\d.]+ {2}$/m);
+    expect(verdict.grid.best).toEqual({ row: 0, col: 1 });
+    expect(verdict.grid.tied).toEqual([{ row: 0, col: 0 }, { row: 0, col: 1 }]);
   });
 
   it('SDK advice only from measured SDK cells, never when single wins', () => {

@@ -3,8 +3,10 @@
 import { PhaseHistograms, summarizeHistogram, METRICS, type LatencySummaryMs, type MetricName } from '../metrics/histograms.js';
 import { median, spread, type Spread } from './stats.js';
 import { PHASES, type Phase } from '../transport/phases.js';
-import type { Cell, IntervalPoint, RunParams, RunRecord, SteadyRecord, WorkerEvidence } from '../results/schema.js';
+import { runFailed, type Cell, type IntervalPoint, type RunParams, type RunRecord, type SteadyRecord, type WorkerEvidence } from '../results/schema.js';
 import { isSteady, steadyFigures, type SteadyFigures } from './steady.js';
+import { cellLabel } from '../results/label.js';
+import { unitOf, type Unit } from './unit.js';
 
 /** One contender (a strategy, in a sweep cell) over its measured runs. */
 export interface ContenderStats {
@@ -14,11 +16,18 @@ export interface ContenderStats {
   cell?: Cell;
   params?: RunParams;
   description: string;
+  /** What it is counted in (unit.ts): MiB/s, or ops/s for many small blobs, listings and HEADs. */
+  unit: Unit;
   /** Measured runs (warm-ups excluded). */
   runs: number;
+  /** What the rank test compared: runs, or for a steady contender the whole intervals of its active windows. */
+  samples: { n: number; of: 'runs' | 'intervals' };
   objectSizeBytes: number;
   wallMs: Spread;
-  /** Each timed run's wall time, in run order: what the rank test compares. */
+  /**
+   * What the rank test compares, in order: each timed run's wall time, or for a steady contender the
+   * time of one lap at each active interval's rate (n = intervals; neighbours are correlated).
+   */
   timesMs: number[];
   /** The same runs on the server's clock, where it was read (the embedded Azurite). */
   serverSpanMs?: Spread;
@@ -42,7 +51,10 @@ export interface ContenderStats {
   latencyMs: Partial<Record<MetricName, LatencySummaryMs>>;
   /** Total time per request at LATENCY_PERCENTILES, from the merged histograms; empty without requests. */
   totalPercentilesMs: number[];
+  /** No run failed (ranked among the others); `notVerified` says when the bytes were not compared with anything. */
   verified: boolean;
+  /** Why the bytes were not verified though nothing failed (a plain URL), shown as "not verified (why)", never "ok". */
+  notVerified?: string;
   problems: string[];
   cpuBoundWorkers: number;
   eventLoopDelayP99MaxMs: number;
@@ -69,8 +81,8 @@ export interface SteadySummary {
   autoterm: NonNullable<SteadyRecord['autoterm']>[];
 }
 
-function summarizeSteady(runs: (RunRecord & { steady: SteadyRecord })[], figures: SteadyFigures[], mib: number[], ops: number[]): SteadySummary {
-  const perByte = runs[0]!.steady.lapBytes > 0;
+function summarizeSteady(runs: (RunRecord & { steady: SteadyRecord })[], figures: SteadyFigures[], mib: number[], ops: number[], unit: Unit): SteadySummary {
+  const perByte = unit === 'MiB/s';
   const rates = perByte ? mib : ops;
   const order = rates.map((_, i) => i).sort((a, b) => rates[a]! - rates[b]!);
   const mid = order[Math.floor((order.length - 1) / 2)]!;
@@ -81,14 +93,11 @@ function summarizeSteady(runs: (RunRecord & { steady: SteadyRecord })[], figures
   };
 }
 
-/** A strategy in a sweep cell reads as `chunked [--concurrency 8]`. */
 /** Percentiles of the latency curve; 0 and 100 are the fastest and slowest request. */
 export const LATENCY_PERCENTILES = [0, 10, 25, 50, 75, 90, 95, 99, 99.9, 100] as const;
 
-export function cellLabel(strategy: string, cell?: Cell): string {
-  if (!cell || !Object.keys(cell).length) return strategy;
-  return `${strategy} [${Object.entries(cell).map(([k, v]) => `${k} ${v}`).join(' ')}]`;
-}
+/** A strategy in a sweep cell reads as `chunked [--concurrency 8]`. */
+export { cellLabel } from '../results/label.js';
 
 /** A worker that spent >= 90% of its active time on CPU could not have gone faster with more sockets. */
 export const isCpuBound = (w: WorkerEvidence) => w.activeMs > 50 && (w.cpuUserMs + w.cpuSystemMs) / w.activeMs >= 0.9;
@@ -125,11 +134,17 @@ export function analyze(runs: readonly RunRecord[]): ContenderStats[] {
       phaseShare[p] = requestSum > 0 ? g.reduce((s, r) => s + (r.phaseSumsMs[p] ?? 0), 0) / requestSum : 0;
     }
     const workers = g.flatMap((r) => r.workers);
-    const verifiedRuns = g.filter((r) => r.verified);
-    const timed = verifiedRuns.length ? verifiedRuns : g;
+    const verifiedRuns = g.filter((r) => !runFailed(r));
+    // A run that never started (no time at all) has no figure to show: it counts as failed, not as 0 ms.
+    const timed = (verifiedRuns.length ? verifiedRuns : g).filter((r) => r.wallMs > 0 || isSteady(r));
     // A steady run is ranked by its active window: its rate there, and the time of one lap at it.
     const figures = timed.map((r) => (isSteady(r) ? steadyFigures(r) : undefined));
-    const timesMs = timed.map((r, i) => figures[i]?.lapTimeMs ?? r.wallMs);
+    const allSteady = timed.length > 0 && figures.every((f) => f !== undefined);
+    const intervalTimes = allSteady ? figures.flatMap((f) => f!.intervalLapTimesMs) : [];
+    // Steady contenders rank by their intervals when they have some; a run with none, by its pass.
+    const byIntervals = intervalTimes.length > 0;
+    const timesMs = byIntervals ? intervalTimes : timed.map((r, i) => figures[i]?.lapTimeMs ?? r.wallMs);
+    const unit = unitOf(g);
     const ratesMiBps = timed.map((r, i) => {
       const f = figures[i];
       if (f) return f.activeMs > 0 ? f.activeBytes / 1024 / 1024 / (f.activeMs / 1000) : 0;
@@ -141,15 +156,17 @@ export function analyze(runs: readonly RunRecord[]): ContenderStats[] {
       return r.wallMs > 0 ? r.requests / (r.wallMs / 1000) : 0;
     });
     const steadyRuns = timed.filter(isSteady);
-    const steady = steadyRuns.length === timed.length && steadyRuns.length ? summarizeSteady(steadyRuns, figures as SteadyFigures[], ratesMiBps, ratesOpsPerSecond) : undefined;
-    const problems = g.filter((r) => !r.verified).map((r) => `run ${r.run + 1}: ${r.error ?? r.verification}`);
+    const steady = steadyRuns.length === timed.length && steadyRuns.length ? summarizeSteady(steadyRuns, figures as SteadyFigures[], ratesMiBps, ratesOpsPerSecond, unit) : undefined;
+    const problems = g.filter(runFailed).map((r) => `run ${r.run + 1}: ${r.error ?? r.verification}`);
     return {
       label: name,
       strategy: g[0]!.strategy,
       cell: g[0]!.cell,
       params: g[0]!.params,
       description: g[0]!.description,
+      unit,
       runs: g.length,
+      samples: { n: timesMs.length, of: byIntervals ? 'intervals' : 'runs' },
       objectSizeBytes: g[0]!.objectSizeBytes,
       // Timing statistics come from verified runs: a failed run's time measures the failure.
       // For a steady run, the time of one lap at its active rate: the figure it is ranked by.
@@ -177,6 +194,7 @@ export function analyze(runs: readonly RunRecord[]): ContenderStats[] {
       latencyMs,
       totalPercentilesMs,
       verified: problems.length === 0,
+      ...(problems.length === 0 && g.some((r) => r.notVerified !== undefined) ? { notVerified: g.find((r) => r.notVerified !== undefined)!.notVerified } : {}),
       problems,
       cpuBoundWorkers: workers.filter(isCpuBound).length,
       eventLoopDelayP99MaxMs: Math.max(0, ...workers.map((w) => w.eventLoopDelayP99Ms)),

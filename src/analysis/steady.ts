@@ -3,6 +3,7 @@
 // throttling set in. Ramp-up and drain are outside the window, as warp's active time range.
 import { median } from './stats.js';
 import type { IntervalPoint, RunRecord, SteadyRecord } from '../results/schema.js';
+import { unitOfRun } from './unit.js';
 
 export interface SteadyFigures {
   /** The whole intervals inside the active window, in ms since the release. */
@@ -18,6 +19,8 @@ export interface SteadyFigures {
    * a steady run ranks by its rate exactly as a fixed-work run ranks by its time.
    */
   lapTimeMs: number;
+  /** The same per whole interval of the active window that moved anything, in order. */
+  intervalLapTimesMs: number[];
   /** The first interval with throttled answers (429/503), and the first where they came with a drop in rate. */
   firstThrottledMs?: number;
   throttleOnsetMs?: number;
@@ -26,8 +29,8 @@ export interface SteadyFigures {
 /** An interval counts as a drop when its rate is below this share of the median of the ones before it. */
 export const THROTTLE_DROP = 0.9;
 
-/** Bytes per interval, or requests where no bytes move (listing, HEAD). */
-export const intervalRate = (s: SteadyRecord, p: IntervalPoint): number => (s.lapBytes > 0 ? p.bytes : p.ops);
+/** Bytes per interval, or requests where the workload is counted in ops/s (unit.ts). */
+export const intervalRate = (perByte: boolean, p: IntervalPoint): number => (perByte ? p.bytes : p.ops);
 
 export function steadyFigures(r: RunRecord & { steady: SteadyRecord }): SteadyFigures {
   const s = r.steady;
@@ -41,13 +44,18 @@ export function steadyFigures(r: RunRecord & { steady: SteadyRecord }): SteadyFi
   const activeMs = windowed ? inside.length * iv : r.wallMs;
   const activeBytes = windowed ? inside.reduce((a, p) => a + p.bytes, 0) : r.bytes;
   const activeOps = windowed ? inside.reduce((a, p) => a + p.ops - p.errors, 0) : r.requests - r.failedRequests;
-  const lapTimeMs = s.lapBytes > 0 && activeBytes > 0 ? activeMs * s.lapBytes / activeBytes
+  const perByte = unitOfRun(r) === 'MiB/s' && s.lapBytes > 0;
+  const lapTimeMs = perByte && activeBytes > 0 ? activeMs * s.lapBytes / activeBytes
     : activeOps > 0 ? activeMs * s.lapRequests / activeOps : Infinity;
-  const rates = s.series.map((p) => intervalRate(s, p));
+  // Each whole interval of the window as the time of one lap at its own rate: what the rank test
+  // compares (n = intervals), so a steady run is ranked on many samples, not one pass.
+  const intervalLapTimesMs = inside.map((p) => intervalRate(perByte, p)).filter((v) => v > 0)
+    .map((v) => iv * (perByte ? s.lapBytes : s.lapRequests) / v);
+  const rates = s.series.map((p) => intervalRate(perByte, p));
   const firstThrottled = s.series.findIndex((p) => p.throttled > 0);
   const onset = s.series.findIndex((p, i) => p.throttled > 0 && i > 0 && rates[i]! < THROTTLE_DROP * median(rates.slice(0, i)));
   return {
-    activeStartMs: windowed ? first * iv : 0, activeEndMs: windowed ? last * iv : r.wallMs, activeMs, activeBytes, activeOps, windowed, lapTimeMs,
+    activeStartMs: windowed ? first * iv : 0, activeEndMs: windowed ? last * iv : r.wallMs, activeMs, activeBytes, activeOps, windowed, lapTimeMs, intervalLapTimesMs,
     ...(firstThrottled >= 0 ? { firstThrottledMs: firstThrottled * iv } : {}),
     ...(onset >= 0 ? { throttleOnsetMs: onset * iv } : {}),
   };

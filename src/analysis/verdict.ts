@@ -1,10 +1,10 @@
-// Ranks that the data support, and the verdict in words. A contender's rank is one more than the
-// number of contenders significantly faster than it, so contenders that cannot be told apart share
-// a rank, shown as `1=`. Significantly faster takes both tests: the rank test (Mann-Whitney U over
-// the runs' times) and the 95% interval of the ratio of medians lying wholly above 1x; a verdict
-// line never says "faster" beside an interval that reaches below 1x. Warnings follow hyperfine.
+// Ranks that the data support, and the verdict as data with its sentence. A contender's rank is one
+// more than the number of contenders significantly faster than it, so contenders that cannot be
+// told apart share a rank, shown as `1=`. Significantly faster takes both tests: the rank test
+// (Mann-Whitney U over the runs' times) and the 95% interval of the ratio of medians lying wholly
+// above 1x; a verdict never says "faster" beside an interval that reaches below 1x.
 import type { ContenderStats } from './analyze.js';
-import { coefficientOfVariation, MIN_RUNS_FOR_SIGNIFICANCE, outliers, ratioInterval, runsToTell, significantlyFaster } from './significance.js';
+import { mannWhitney, MIN_RUNS_FOR_SIGNIFICANCE, ratioInterval, runsToTell, significantlyFaster } from './significance.js';
 import { median } from './stats.js';
 
 export interface RankedStats extends ContenderStats {
@@ -17,7 +17,7 @@ export interface RankedStats extends ContenderStats {
 /** Past this many runs (--runs allows 1000), advice to add runs is no advice: the contenders are equivalent. */
 export const MAX_RUNS_ADVISED = 1000;
 
-export const rankLabel = (s: RankedStats) => `${s.rank}${s.tied ? '=' : ''}`;
+export const rankLabel = (s: Pick<RankedStats, 'rank' | 'tied'>) => `${s.rank}${s.tied ? '=' : ''}`;
 
 const fasterThan = (a: ContenderStats, b: ContenderStats) => significantlyFaster(a.timesMs, b.timesMs);
 
@@ -33,63 +33,104 @@ export function rankStats(stats: readonly ContenderStats[]): RankedStats[] {
   return [...ranked, ...failed.map((s) => ({ ...s, rank: last, tied: failed.length > 1 }))];
 }
 
+/** Why a tie stands: too few samples to test, more would tell, too small to matter, or noise. */
+export type TieAdvice = 'too-few-runs' | 'add-runs' | 'equivalent' | 'within-noise';
+
+/** The leader's group cannot be told apart: `runsNeeded` each would tell a difference of this size. */
+export interface TieVerdict {
+  kind: 'tie';
+  contenders: string[];
+  /** The fewest samples any of them has; `of` says whether they are runs or steady intervals. */
+  n: number;
+  of: 'runs' | 'intervals';
+  advice: TieAdvice;
+  runsNeeded?: number;
+  text: string;
+}
+
+/** `faster` beats `slower`: median(slower)/median(faster) = ratio, with its bootstrap 95% interval. */
+export interface FasterVerdict {
+  kind: 'faster';
+  faster: string;
+  slower: string;
+  ratio: number;
+  ratioLow: number;
+  ratioHigh: number;
+  nFaster: number;
+  nSlower: number;
+  /** The rank test's two-sided p. */
+  p: number;
+  text: string;
+}
+
+export type Verdict = TieVerdict | FasterVerdict;
+
 const x = (v: number) => `${v.toFixed(2)}x`;
 
-/** The verdict in words: who leads, by how much and how sure, or that the data cannot tell. */
-export function verdictLines(ranked: readonly RankedStats[]): string[] {
+/** Who leads, by how much and how sure, or that the data cannot tell: as data, each with its sentence. */
+export function verdicts(ranked: readonly RankedStats[]): Verdict[] {
   const ok = ranked.filter((s) => s.verified && s.timesMs.length > 0);
   if (ok.length < 2) return [];
   const leader = ok[0]!;
-  const lines: string[] = [];
+  const out: Verdict[] = [];
   const tiedWithLeader = ok.filter((s) => s !== leader && s.rank === leader.rank);
   if (tiedWithLeader.length) {
-    const names = [leader, ...tiedWithLeader].map((s) => s.label);
-    const n = Math.min(...[leader, ...tiedWithLeader].map((s) => s.timesMs.length));
+    const group = [leader, ...tiedWithLeader];
+    const n = Math.min(...group.map((s) => s.timesMs.length));
+    const of = group.some((s) => s.samples?.of === 'intervals') ? 'intervals' : 'runs';
     const needed = Math.max(...tiedWithLeader.map((s) => runsToTell(leader.timesMs, s.timesMs) ?? 0));
-    const more = n < MIN_RUNS_FOR_SIGNIFICANCE
-      ? `${MIN_RUNS_FOR_SIGNIFICANCE} runs each are the fewest a rank test can decide on: add --runs ${Math.max(MIN_RUNS_FOR_SIGNIFICANCE, needed)}`
-      : needed > MAX_RUNS_ADVISED ? `telling a difference this small apart would take more than ${MAX_RUNS_ADVISED} runs each: for this workload they are equivalent`
-        : needed > n ? `about ${needed} runs each would tell a difference this size apart: add --runs ${needed}` : 'the difference is within the noise';
-    lines.push(`no significant difference between ${names.join(', ')} at n=${n}: ${more}`);
+    const advice: TieAdvice = n < MIN_RUNS_FOR_SIGNIFICANCE ? 'too-few-runs' : needed > MAX_RUNS_ADVISED ? 'equivalent' : needed > n ? 'add-runs' : 'within-noise';
+    const runsNeeded = advice === 'too-few-runs' ? Math.max(MIN_RUNS_FOR_SIGNIFICANCE, needed) : advice === 'add-runs' ? needed : undefined;
+    const more = {
+      'too-few-runs': `${MIN_RUNS_FOR_SIGNIFICANCE} runs each are the fewest a rank test can decide on: add --runs ${runsNeeded}`,
+      equivalent: `telling a difference this small apart would take more than ${MAX_RUNS_ADVISED} runs each: for this workload they are equivalent`,
+      'add-runs': `about ${needed} runs each would tell a difference this size apart: add --runs ${needed}`,
+      'within-noise': 'the difference is within the noise',
+    }[advice];
+    const names = group.map((s) => s.label);
+    const nText = of === 'intervals' ? `n=${n} intervals` : `n=${n}`;
+    out.push({ kind: 'tie', contenders: names, n, of, advice, ...(runsNeeded !== undefined ? { runsNeeded } : {}), text: `no significant difference between ${names.join(', ')} at ${nText}: ${more}` });
   }
   for (const s of ok.filter((o) => o.rank > leader.rank)) {
-    const r = median(s.timesMs) / median(leader.timesMs);
+    const ratio = median(s.timesMs) / median(leader.timesMs);
     const ci = ratioInterval(leader.timesMs, s.timesMs);
-    lines.push(`${leader.label} is ${x(r)} faster than ${s.label} (95% CI ${x(ci.low)}–${x(ci.high)}, n=${leader.timesMs.length}/${s.timesMs.length})`);
+    const [nF, nS] = [leader.timesMs.length, s.timesMs.length];
+    out.push({
+      kind: 'faster', faster: leader.label, slower: s.label, ratio, ratioLow: ci.low, ratioHigh: ci.high, nFaster: nF, nSlower: nS, p: mannWhitney(leader.timesMs, s.timesMs).p,
+      text: `${leader.label} is ${x(ratio)} faster than ${s.label} (95% CI ${x(ci.low)}–${x(ci.high)}, n=${nF}/${nS})`,
+    });
   }
-  return lines;
-}
-
-/** A contender's client-side time against the server's span of the same runs (medians). */
-export function serverGap(s: ContenderStats): { ms: number; ratio: number; within: boolean } | undefined {
-  if (!s.serverSpanMs || !(s.serverSpanMs.median > 0)) return undefined;
-  const client = median(s.timesMs);
-  const ms = client - s.serverSpanMs.median;
-  const ratio = client / s.serverSpanMs.median;
-  // Within 3% or 3 ms: the span of the transfer itself, as the server saw it.
-  return { ms, ratio, within: ms <= 3 || ratio <= 1.03 };
-}
-
-/** What makes the ranking less trustworthy, worded for the user. */
-export function warnings(stats: readonly ContenderStats[], targetOnThisMachine: boolean): string[] {
-  const out: string[] = [];
-  for (const s of stats) {
-    const odd = outliers(s.timesMs);
-    if (odd.length) {
-      out.push(`${s.label}: ${odd.length} of ${s.timesMs.length} runs are statistical outliers (modified Z-score > 3.5 on the MAD): other work on this machine or a cold start; use --warmup or a quieter machine`);
-    }
-    const cv = coefficientOfVariation(s.timesMs);
-    if (cv > 0.1) out.push(`${s.label}: run times vary by ${(cv * 100).toFixed(0)}% (coefficient of variation): the ranking needs more runs`);
-    if (s.cpuBoundWorkers > 0) {
-      out.push(`${s.label}: ${s.cpuBoundWorkers} worker run(s) CPU-bound (event-loop delay p99 up to ${s.eventLoopDelayP99MaxMs.toFixed(1)} ms): the client, not the target, may be what was measured; more processes may help`);
-    }
-  }
-  for (const s of stats) {
-    const gap = serverGap(s);
-    if (gap && !gap.within) {
-      out.push(`${s.label}: its time is ${(gap.ratio * 100 - 100).toFixed(0)}% (${gap.ms.toFixed(0)} ms) above the server's span of its data requests: in it are connecting (unless --connections warm), client-side work, and the last bytes still in the sockets' buffers when the server finished, a few ms that weigh less on larger transfers (BENCHMARKS.md, case 11)`);
-    }
-  }
-  if (targetOnThisMachine) out.push('the target runs on this machine: client and server share its CPUs, so the ranking may not hold against a remote account');
   return out;
+}
+
+/** The verdict in words, one sentence per verdict. */
+export const verdictLines = (ranked: readonly RankedStats[]): string[] => verdicts(ranked).map((v) => v.text);
+
+/** Linux's default tcp_rmem and tcp_wmem maxima (6 MiB, 4 MiB): the buffers assumed where they were not read. */
+export const DEFAULT_SOCKET_BUFFER_BYTES = 6 * 1024 * 1024 + 4 * 1024 * 1024;
+
+export interface ServerGap {
+  clientMs: number;
+  serverMs: number;
+  ms: number;
+  ratio: number;
+  /** 3% of the server's span plus the time to drain the socket buffers at the contender's own rate. */
+  boundMs: number;
+  within: boolean;
+}
+
+/**
+ * A contender's client-side time against the server's span of the same runs (medians). The last
+ * bytes can still sit in the kernel's buffers (receive and send) when the server finishes: at the
+ * contender's own rate they take `bufferBytes / rate` to drain, so the bound is 3% plus that.
+ */
+export function serverGap(s: ContenderStats, bufferBytes = DEFAULT_SOCKET_BUFFER_BYTES): ServerGap | undefined {
+  if (!s.serverSpanMs || !(s.serverSpanMs.median > 0)) return undefined;
+  const clientMs = median(s.timesMs);
+  const serverMs = s.serverSpanMs.median;
+  const ms = clientMs - serverMs;
+  const rateBytesPerMs = s.throughputMiBps.median * 1024 * 1024 / 1000;
+  const drainMs = rateBytesPerMs > 0 ? bufferBytes / rateBytesPerMs : 0;
+  const boundMs = 0.03 * serverMs + drainMs;
+  return { clientMs, serverMs, ms, ratio: clientMs / serverMs, boundMs, within: ms <= boundMs };
 }

@@ -1,18 +1,20 @@
 // The edge: turns argv and the environment into typed configs, runs a session, keeps the results
 // file current, prints reports computed from it, and maps errors to one line and an exit code. The
 // only place that reads process.argv and process.env.
-import { ConfigError, ExitError } from '../config/errors.js';
+import { ConfigError, escapeControls, ExitError } from '../config/errors.js';
 import { buildProgram, loadDownloadConfig, loadUploadConfig, parseFlags, redactedConfig, resolveOptions, type Credentials, type DownloadConfig, type Sources, type UploadConfig } from '../config/load.js';
 import { DOWNLOAD_STRATEGIES, workloadOf as workloadKind } from '../strategies/index.js';
-import { COLLECT_OPTIONS, DOWNLOAD_OPTIONS, MANIFEST_OPTIONS, REPORT_OPTIONS, UPLOAD_OPTIONS, type OptionSpec } from '../config/options.js';
+import { COLLECT_OPTIONS, DOWNLOAD_OPTIONS, MANIFEST_OPTIONS, OUTPUT_OPTIONS, REPORT_OPTIONS, UPLOAD_OPTIONS, type ColorMode, type OptionSpec } from '../config/options.js';
+import type { PriceTable } from '../analysis/prices.js';
 import { formatBytes } from '../config/sizes.js';
 import { checkOutPath, readSources } from './sources.js';
+import { checkProcessesFit } from './machine-fit.js';
 import { sessionCell, type SessionCell } from '../engine/session.js';
-import { log, redact, registerSecret, setLogLevel } from '../log/logger.js';
+import { log, redact, registerCredential, registerSecret, setLogLevel } from '../log/logger.js';
 import { cellArgv, findAxes, gridCells } from '../config/sweep.js';
-import { defaultResultsPath, newResultsFile, readResults, writeResults } from '../results/file.js';
+import { defaultResultsPath, newResultsFile, readJsonFile, readResults, writeResults } from '../results/file.js';
 import { checkResultsPath, writeResultsOrExplain } from '../results/write.js';
-import type { ResultsFile, SweepAxis } from '../results/schema.js';
+import { runFailed, type ResultsFile, type SweepAxis } from '../results/schema.js';
 
 export type Env = Record<string, string | undefined>;
 export type Command = (argv: readonly string[], env: Env) => Promise<number>;
@@ -20,14 +22,16 @@ export type Command = (argv: readonly string[], env: Env) => Promise<number>;
 /** Every secret a command may hold, from its credentials and the environment, kept out of every line it writes. */
 function registerSecrets(all: readonly (Credentials | undefined)[], env: Env): void {
   for (const credentials of all) {
-    if (credentials?.kind === 'key') registerSecret(credentials.key);
-    if (credentials?.kind === 'sas') registerSecret(credentials.sas);
-    if (credentials?.kind === 'url') registerSecret(new URL(credentials.url).password);
+    if (credentials?.kind === 'key') registerCredential(credentials.key);
+    if (credentials?.kind === 'sas') registerCredential(credentials.sas);
+    if (credentials?.kind === 'url') registerCredential(credentials.url);
   }
-  registerSecret(env.STORAGE_CONNECTION_STRING);
+  registerCredential(env.STORAGE_CONNECTION_STRING);
+  registerCredential(env.STORAGE_SAS);
+  registerCredential(env.STORAGE_KEY);
   // What DefaultAzureCredential may read (--auth entra): never echoed by an error it passes on.
   for (const name of ['AZURE_CLIENT_SECRET', 'AZURE_CLIENT_CERTIFICATE_PASSWORD', 'IDENTITY_HEADER', 'MSI_SECRET']) registerSecret(env[name]);
-  registerSecret(env.BLOB_CACHER_RUN_STORE);
+  registerCredential(env.BLOB_CACHER_RUN_STORE);
 }
 
 function targetOf(c: Credentials): { kind: string; label: string } {
@@ -40,6 +44,40 @@ function targetOf(c: Credentials): { kind: string; label: string } {
 
 type Config = DownloadConfig | UploadConfig;
 
+/** How stale the results file may be while a session runs: what a SIGKILL can cost at most. */
+const RESULTS_EVERY_MS = 1_000;
+
+/** The URL the target is reached at; none for the embedded Azurite (started later, on this machine). */
+function endpointOf(c: Credentials): string | undefined {
+  if (c.kind === 'embedded') return undefined;
+  return c.kind === 'url' ? c.url : c.endpoint;
+}
+
+/** How the report is shown and priced: the same options for a run and for `report`. */
+interface Output {
+  details: boolean;
+  color: boolean;
+  prices?: PriceTable;
+}
+
+/** Colour only on a terminal, unless NO_COLOR (no-color.org) or --color says otherwise. */
+const useColor = (mode: ColorMode, env: Env) => (mode === 'always' ? true : mode === 'never' ? false : process.stdout.isTTY === true && !env.NO_COLOR);
+
+/** A --prices file, read like a results file (one bounded reader) and checked field by field. */
+async function loadPrices(path: string | undefined): Promise<PriceTable | undefined> {
+  if (!path) return undefined;
+  const [doc, { parsePriceTable }] = await Promise.all([readJsonFile(path, 'prices file', 'give a JSON rate table as README "Cost" shows'), import('../analysis/prices.js')]);
+  const parsed = parsePriceTable(doc);
+  if ('problem' in parsed) throw new ConfigError(`prices file ${path} ${parsed.problem}`);
+  return parsed.table;
+}
+
+async function outputOf(flags: Record<string, unknown>, env: Env, sources: Sources): Promise<Output> {
+  const o = resolveOptions(OUTPUT_OPTIONS, flags, sources);
+  const prices = await loadPrices(o.pricesPath);
+  return { details: o.details, color: useColor(o.color, env), ...(prices ? { prices } : {}) };
+}
+
 /** What one measuring command asks for: its cells (one, or a sweep's grid), how to title it. */
 interface Measurement {
   command: ResultsFile['command'];
@@ -51,6 +89,7 @@ interface Measurement {
   title: string;
   /** Default results name stem, e.g. download or sweep-upload. */
   stem: string;
+  output: Output;
 }
 
 // The engines, the reports and the SDK behind them load when a command needs them: --help and a
@@ -60,38 +99,65 @@ async function workloadOf(config: Config): Promise<SessionCell['workload']> {
   return (await import('../engine/download.js')).downloadWorkload(config);
 }
 
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+/** Signals this close together are one stop (timeout(1) sends its signal to the process, then to its group). */
+const SAME_STOP_MS = 100;
+/** As timeout(1) does: 124 when the deadline stopped it; 128 + the signal's number for a signal. */
+const exitCodeOf = (stoppedBy: string): number => ({ SIGHUP: 129, SIGINT: 130, SIGTERM: 143 } as Record<string, number>)[stoppedBy] ?? 124;
+
 /**
- * Runs a session and keeps its results file current after every run, so that a run that fails or
+ * Runs a session and keeps its results file current (to within a second), so that a run that fails or
  * is stopped part-way still leaves what it measured (marked incomplete).
  */
 async function measure(m: Measurement): Promise<number> {
   const path = m.config.resultsPath ?? defaultResultsPath(m.stem);
   // A path that cannot take the results fails now, before any work, not after the run.
   await checkResultsPath(path);
+  // Scratch left by a run that was killed (SIGKILL), whatever sink this one uses.
+  await (await import('../payload/scratch.js')).sweepStaleScratchDirs().catch(() => []);
   const doc = newResultsFile(m.command, m.docConfig, targetOf(m.config.credentials));
+  // Where it runs, before it runs: the connect time is measured on an idle machine.
+  const { captureEnvironment, IMDS_URL } = await import('./environment.js');
+  Object.assign(doc.environment, await captureEnvironment({ endpoint: endpointOf(m.config.credentials), imdsUrl: IMDS_URL }));
   if (m.sweep) doc.sweep = m.sweep;
   let writing: Promise<void> = Promise.resolve();
   const save = () => (writing = writing.then(() => writeResults(path, doc)));
+  // Rewriting the whole file (redacted, then renamed into place) after every run made a session of
+  // many short runs quadratic: 400 runs of a 1 MiB object spent 39 ms a run on it. The file is kept
+  // current to within RESULTS_EVERY_MS instead, and written whole at the end, a failure or a stop.
+  let savedAtMs = -Infinity;
+  const saveSoon = () => {
+    if (performance.now() - savedAtMs < RESULTS_EVERY_MS) return;
+    savedAtMs = performance.now();
+    // A failed write must not become an unhandled rejection (a crash with a stack trace): it stays
+    // in the chain and is thrown, as one line, by the final save.
+    save().catch(() => {});
+  };
   const stop = new AbortController();
+  let firstSignalAt = 0;
   const onSignal = (signal: NodeJS.Signals) => {
     if (stop.signal.aborted) {
+      // One stop sent twice, not a second one: timeout(1) signals the process and then its group,
+      // and a terminal's Ctrl-C reaches every process of the group.
+      if (performance.now() - firstSignalAt < SAME_STOP_MS) return;
       // A second signal: stop now. Workers are our children and end with us.
       process.stderr.write(`blob-cacher: ${signal} again, exiting without waiting\n`);
-      process.exit(signal === 'SIGINT' ? 130 : 143);
+      process.exit(exitCodeOf(signal));
     }
+    firstSignalAt = performance.now();
     log.warn(`${signal}: no new requests; stopping the run in flight, then writing partial results`);
     stop.abort(signal);
   };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  // SIGHUP (a closed terminal, a dropped ssh session) stops as SIGTERM does: partial results kept.
+  for (const s of STOP_SIGNALS) process.on(s, onSignal);
   const { deadlineMs } = m.config;
   const deadline = deadlineMs === undefined ? undefined : setTimeout(() => {
     log.warn(`--deadline of ${deadlineMs / 1000} s reached: no new requests; stopping the run in flight, then writing partial results`);
     stop.abort('deadline');
   }, deadlineMs);
   // Plain progress lines go with the info level: --log-level warn or error keeps stderr for problems.
-  const [{ runSession }, { showProgress }, { toRunRecord }, { renderReport }] = await Promise.all([
-    import('../engine/session.js'), import('../report/progress.js'), import('../results/record.js'), import('../report/render.js'),
+  const [{ runSession }, { showProgress }, { toRunRecord }, { renderReport }, { buildReport }] = await Promise.all([
+    import('../engine/session.js'), import('../report/progress.js'), import('../results/record.js'), import('../report/render.js'), import('../analysis/report-model.js'),
   ]);
   const progress = await showProgress({ lines: !['error', 'warn'].includes(m.config.logLevel), intervalMs: m.config.progressIntervalMs });
   // One client of a scale-out run: its workers wait at the start gate for the others, and its
@@ -106,22 +172,24 @@ async function measure(m: Measurement): Promise<number> {
         progress.onEvent(e);
         if (e.type !== 'run') return;
         doc.runs.push(toRunRecord(e.run));
-        // A failed write must not become an unhandled rejection (a crash with a stack trace): it stays
-        // in the chain and is thrown, as one line, by the final save.
-        save().catch(() => {});
+        saveSoon();
       },
     });
     target = outcome.target;
   } catch (err) {
-    await save().catch(() => {});
-    if (doc.runs.length) log.error(`partial results (${doc.runs.length} run(s)) written to ${path}`);
-    await scaleout?.publish({ results: doc.runs.length ? doc : undefined, error: err }).catch((e: Error) => log.error(`scale-out results not stored: ${e.message}`));
-    throw err;
+    // Stopped (a signal, --deadline) while setting up or running: an interrupt, whatever the step in
+    // flight made of it (a preflight's "cannot reach … (cancelled)"); what finished is written below.
+    if (!stop.signal.aborted) {
+      await save().catch(() => {});
+      if (doc.runs.length) log.error(`partial results (${doc.runs.length} run(s)) written to ${path}`);
+      await scaleout?.publish({ results: doc.runs.length ? doc : undefined, error: err }).catch((e: Error) => log.error(`scale-out results not stored: ${e.message}`));
+      throw err;
+    }
+    log.debug(`stopped: ${(err as Error).message}`);
   } finally {
     progress.close();
     clearTimeout(deadline);
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    for (const s of STOP_SIGNALS) process.off(s, onSignal);
   }
   const stopped = stop.signal.aborted ? String(stop.signal.reason) : undefined;
   doc.complete = !stopped;
@@ -131,52 +199,60 @@ async function measure(m: Measurement): Promise<number> {
   const notSaved = await writing.catch(() => {}).then(() => writeResultsOrExplain(path, doc));
   if (!notSaved) log.info(`results: ${path}${stopped ? ` (partial: stopped by ${stopped})` : ''}`);
   const title = stopped ? `${m.title} — STOPPED by ${stopped}, partial` : m.title;
-  if (doc.runs.some((r) => !r.warmup)) process.stdout.write(`${redact(await renderReport(doc, m.config.format, { title, target }))}\n`);
+  if (doc.runs.some((r) => !r.warmup)) {
+    const report = buildReport(doc, { title, ...(m.output.prices ? { prices: m.output.prices } : {}) });
+    const shown = await renderReport(report, m.config.format, { details: m.output.details, color: m.output.color, ...(notSaved ? {} : { resultsPath: path }), config: doc.config });
+    process.stdout.write(`${redact(shown)}\n`);
+  }
   if (notSaved) process.stderr.write(`blob-cacher: ${redact(notSaved)}\n`);
   const notPublished = scaleout && await scaleout.publish({ results: doc }).then(() => undefined, (e: Error) => `scale-out results not stored: ${e.message}`);
   if (notPublished) process.stderr.write(`blob-cacher: ${redact(notPublished)}\n`);
-  // As timeout(1) does: 124 when the deadline stopped it; 128 + the signal's number for a signal.
-  if (stopped) return stopped === 'SIGINT' ? 130 : stopped === 'SIGTERM' ? 143 : 124;
-  return notSaved || notPublished ? 1 : doc.runs.every((r) => r.verified) ? 0 : 1;
+  if (stopped) return exitCodeOf(stopped);
+  return notSaved || notPublished ? 1 : doc.runs.some(runFailed) ? 1 : 0;
 }
 
 /** A config as one cell of the session: its workload and how it is repeated; a sweep's cells name their values. */
 const cellOf = async (config: Config, cell?: SessionCell['cell']): Promise<SessionCell> => sessionCell(config, await workloadOf(config), cell);
 
-/** Parses and validates one measuring command's options; undefined after --help. */
-function loadCommand<C extends DownloadConfig | UploadConfig>(
+/** Parses and validates one measuring command's options and how its report is shown; undefined after --help. */
+async function loadCommand<C extends DownloadConfig | UploadConfig>(
   name: string, specs: readonly OptionSpec[], summary: string, argv: readonly string[], env: Env,
   load: (flags: Record<string, unknown>, sources: Sources) => C,
-): C | undefined {
+): Promise<{ config: C; output: Output } | undefined> {
   const flags = parseFlags(buildProgram(name, specs, summary), argv);
   if (!flags) return undefined;
-  const config = load(flags, readSources(specs, flags, env));
+  const sources = readSources(specs, flags, env);
+  const config = load(flags, sources);
   registerSecrets([config.credentials, config.scaleout?.store], env);
   setLogLevel(config.logLevel);
   log.debug(`config ${JSON.stringify(redactedConfig(config))}`);
-  return config;
+  return { config, output: await outputOf(flags, env, sources) };
 }
 
 export async function downloadCommand(argv: readonly string[], env: Env, name = 'download'): Promise<number> {
-  const config = loadCommand(name, DOWNLOAD_OPTIONS, 'Download the same blob with each strategy and compare where the time goes.', argv, env, loadDownloadConfig);
-  if (!config) return 0;
+  const loaded = await loadCommand(name, DOWNLOAD_OPTIONS, 'Download the same blob with each strategy and compare where the time goes.', argv, env, loadDownloadConfig);
+  if (!loaded) return 0;
+  const { config, output } = loaded;
   checkOutPath(config);
+  checkProcessesFit(config.processes);
   const many = config.sourceMethod !== 'all' && DOWNLOAD_STRATEGIES.some((s) => config.sourceMethod.split(',').includes(s.name) && workloadKind(s) !== 'blob');
-  const what = many ? `${config.fileCount} files x ${formatBytes(config.fileSizeBytes)}${config.sourceMethod.includes('list') ? `, pages of ${config.pageSize}` : ''}` : `concurrency ${config.concurrency}`;
+  const what = many ? `${config.fileCount} files x ${formatBytes(config.fileSizeBytes)} (${config.fileSizeBytes} bytes)${config.sourceMethod.includes('list') ? `, pages of ${config.pageSize}` : ''}` : `concurrency ${config.concurrency}`;
   const title = `blob-cacher download: ${config.processes} process(es) x ${config.maxSockets} socket(s), ${what}, sink ${config.sink}`;
-  return measure({ command: 'download', config, cells: [await cellOf(config)], docConfig: redactedConfig(config), title, stem: 'download' });
+  return measure({ command: 'download', config, cells: [await cellOf(config)], docConfig: redactedConfig(config), title, stem: 'download', output });
 }
 
 export async function uploadCommand(argv: readonly string[], env: Env, name = 'upload'): Promise<number> {
-  const config = loadCommand(name, UPLOAD_OPTIONS, 'Upload many small files or one large blob with each strategy and compare where the time goes.', argv, env, loadUploadConfig);
-  if (!config) return 0;
+  const loaded = await loadCommand(name, UPLOAD_OPTIONS, 'Upload many small files or one large blob with each strategy and compare where the time goes.', argv, env, loadUploadConfig);
+  if (!loaded) return 0;
+  const { config, output } = loaded;
+  checkProcessesFit(config.processes);
   // A plain URL takes small files only: no large blob to describe.
   const large = config.credentials.kind === 'url' ? '' : `; large blob ${formatBytes(config.blobSizeBytes)} in ${formatBytes(config.blockSizeBytes)} blocks, concurrency ${config.concurrency}`;
-  const title = `blob-cacher upload: ${config.processes} process(es) x ${config.maxSockets} socket(s); small files ${config.fileCount} x ${formatBytes(config.fileSizeBytes)}${large}`;
-  return measure({ command: 'upload', config, cells: [await cellOf(config)], docConfig: redactedConfig(config), title, stem: 'upload' });
+  const title = `blob-cacher upload: ${config.processes} process(es) x ${config.maxSockets} socket(s); small files ${config.fileCount} x ${formatBytes(config.fileSizeBytes)} (${config.fileSizeBytes} bytes)${large}`;
+  return measure({ command: 'upload', config, cells: [await cellOf(config)], docConfig: redactedConfig(config), title, stem: 'upload', output });
 }
 
-function parseFileArgs(name: string, summary: string, argv: readonly string[], env: Env, min: number, max: number) {
+async function parseFileArgs(name: string, summary: string, argv: readonly string[], env: Env, min: number, max: number) {
   const program = buildProgram(name, REPORT_OPTIONS, summary).argument('<files...>', 'results files').allowExcessArguments(true);
   const flags = parseFlags(program, argv);
   if (!flags) return undefined;
@@ -186,20 +262,21 @@ function parseFileArgs(name: string, summary: string, argv: readonly string[], e
     throw new ConfigError(max === min ? `${cmd} takes exactly ${min} results files; give ${min} paths` : `${cmd} takes at least ${min} results file; give a path`);
   }
   const o = resolveOptions(REPORT_OPTIONS, flags, { env });
-  return { files, format: o.format };
+  return { files, format: o.format, output: await outputOf(flags, env, { env }) };
 }
 
 export async function reportCommand(argv: readonly string[], env: Env, name = 'report'): Promise<number> {
-  const parsed = parseFileArgs(name, 'Recompute the report of each results file (two side by side: use compare).', argv, env, 1, Infinity);
+  const parsed = await parseFileArgs(name, 'Recompute the report of each results file (two side by side: use compare).', argv, env, 1, Infinity);
   if (!parsed) return 0;
   if (parsed.format === 'html' && parsed.files.length > 1) {
     throw new ConfigError('report --format html takes one results file; give one, or put two side by side with blob-cacher compare');
   }
   const docs = await Promise.all(parsed.files.map(readResults));
-  const { renderReport } = await import('../report/render.js');
+  const [{ renderReport }, { buildReport }] = await Promise.all([import('../report/render.js'), import('../analysis/report-model.js')]);
+  const { prices, details, color } = parsed.output;
   const reports = await Promise.all(docs.map((doc, i) => {
     const title = `blob-cacher report: ${parsed.files[i]}${doc.complete ? '' : ' (INCOMPLETE run)'}`;
-    return renderReport(doc, parsed.format, { title, target: doc.environment.target });
+    return renderReport(buildReport(doc, { title, ...(prices ? { prices } : {}) }), parsed.format, { details, color, resultsPath: parsed.files[i]!, config: doc.config });
   }));
   // Each file is its own report: runs of different sessions are never pooled as one sample.
   process.stdout.write(`${redact(parsed.format === 'json' && reports.length > 1 ? `[${reports.join(',\n')}]` : reports.join('\n\n'))}\n`);
@@ -207,12 +284,12 @@ export async function reportCommand(argv: readonly string[], env: Env, name = 'r
 }
 
 export async function compareCommand(argv: readonly string[], env: Env, name = 'compare'): Promise<number> {
-  const parsed = parseFileArgs(name, 'Compare two results files per strategy and phase.', argv, env, 2, 2);
+  const parsed = await parseFileArgs(name, 'Compare two results files per strategy and phase.', argv, env, 2, 2);
   if (!parsed) return 0;
   const [a, b] = await Promise.all(parsed.files.map(readResults));
-  const [{ analyze }, { compareStats, renderCompare }] = await Promise.all([import('../analysis/analyze.js'), import('../report/compare.js')]);
-  const result = compareStats(analyze(a!.runs), analyze(b!.runs));
-  process.stdout.write(`${redact(parsed.format === 'json' ? JSON.stringify(result, null, 2) : renderCompare(result, parsed.files[0]!, parsed.files[1]!))}\n`);
+  const [{ buildCompareReport }, { renderCompare }] = await Promise.all([import('../analysis/compare.js'), import('../report/compare.js')]);
+  const result = buildCompareReport(a!, b!, [parsed.files[0]!, parsed.files[1]!]);
+  process.stdout.write(`${redact(renderCompare(result, parsed.format))}\n`);
   return 0;
 }
 
@@ -275,15 +352,18 @@ export async function sweepCommand(argv: readonly string[], env: Env): Promise<n
     const sources = readSources(specs, flags, env);
     const config = mode === 'upload' ? loadUploadConfig(flags, sources) : loadDownloadConfig(flags, sources);
     checkOutPath(config);
+    checkProcessesFit(config.processes);
     return config;
   });
   const first = configs[0]!;
   // Every cell's credentials: a swept --key, --sas or --connection-string has a secret per cell.
   for (const c of configs) registerSecrets([c.credentials, c.scaleout?.store], env);
   setLogLevel(first.logLevel);
+  const sweepFlags = parseFlags(buildProgram(`sweep ${mode}`, specs, ''), fixed)!;
+  const output = await outputOf(sweepFlags, env, readSources(specs, sweepFlags, env));
   const title = `blob-cacher sweep ${mode}: ${axes.map((a) => `${a.flag} ${a.values.join(',')}`).join(' x ')}`;
   return measure({
-    command: mode, config: first, title, stem: `sweep-${mode}`, sweep: axes,
+    command: mode, config: first, title, stem: `sweep-${mode}`, sweep: axes, output,
     docConfig: { sweep: axes, base: redactedConfig(first) },
     cells: await Promise.all(configs.map((config, i) => cellOf(config, cells[i]!))),
   });
@@ -296,12 +376,12 @@ export async function main(command: Command, argv: readonly string[]): Promise<v
   } catch (err) {
     // Usage errors exit 2; a scale-out barrier's errors carry their own code (3, 4, 5).
     if (err instanceof ExitError) {
-      process.stderr.write(`blob-cacher: ${redact(err.message)}\n`);
+      process.stderr.write(`blob-cacher: ${escapeControls(redact(err.message))}\n`);
       process.exitCode = err.exitCode;
       return;
     }
     const e = err as NodeJS.ErrnoException;
-    process.stderr.write(`blob-cacher: ${redact(e.message ?? String(err)).split('\n')[0]}\n`);
+    process.stderr.write(`blob-cacher: ${escapeControls(redact(e.message ?? String(err)).split('\n')[0]!)}\n`);
     process.exitCode = 1;
   }
 }

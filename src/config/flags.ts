@@ -2,8 +2,8 @@
 // table), the environment, the dotenv file, the option's default; each raw value parsed by its
 // option's parser. Pure: the CLI hands in the environment and the dotenv file as strings.
 import { Command, CommanderError, Option } from 'commander';
-import { ConfigError } from './errors.js';
-import { envFile, Invalid, type AnyOption, type OptionSpec, type Resolved } from './options.js';
+import { ConfigError, quotedValue } from './errors.js';
+import { envFile, formatDuration, Invalid, isTestOnly, type AnyOption, type OptionSpec, type Resolved } from './options.js';
 import { formatBytes } from './sizes.js';
 
 /** What the options are resolved from, besides the flags: plain strings, read by the CLI. */
@@ -53,9 +53,11 @@ export function buildProgram(name: string, specs: readonly AnyOption[], summary:
     // A bool takes an optional value, so that `--force`, `--force=false` and `--cleanup yes` all parse.
     const value = spec.valueName === 'bool' ? ' [bool]' : spec.valueName ? ` <${spec.valueName}>` : '';
     const env = spec.env ? ` [env ${spec.platformEnv ? `${spec.platformEnv}, then ` : ''}${spec.env}]` : '';
-    const shown = spec.key.endsWith('Bytes') && typeof spec.defaultValue === 'number' ? formatBytes(spec.defaultValue).replace(' ', '') : String(spec.defaultValue);
+    const shown = spec.key.endsWith('Bytes') && typeof spec.defaultValue === 'number' ? formatBytes(spec.defaultValue).replace(' ', '')
+      : spec.valueName === 'duration' && typeof spec.defaultValue === 'number' ? formatDuration(spec.defaultValue) : String(spec.defaultValue);
     const dflt = spec.defaultValue !== undefined && !spec.secret ? ` (default ${shown})` : '';
-    program.addOption(new Option(`${spec.flag}${value}`, `${spec.help}${env}${dflt}`));
+    const option = new Option(`${spec.flag}${value}`, `${spec.help}${env}${dflt}`);
+    program.addOption(isTestOnly(spec) ? option.hideHelp() : option);
   }
   return program;
 }
@@ -101,7 +103,7 @@ function resolveOne<T>(spec: OptionSpec<T>, flags: Readonly<Record<string, unkno
     if (raw === undefined) continue;
     const value = spec.parse(raw);
     if (value instanceof Invalid) {
-      const shown = spec.secret ? '' : ` "${raw}"`;
+      const shown = spec.secret ? '' : quotedValue(raw, spec.valueName === 'url');
       throw new ConfigError(`invalid ${origin}${shown}: expected ${value.expected}`);
     }
     return value;

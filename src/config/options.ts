@@ -116,10 +116,17 @@ function integer(min: number, max: number): Parser<number> {
 }
 
 /** Sizes: 80MiB, 100KB, 12800000; `bareUnitBytes` is what a number without a unit counts. */
+/**
+ * FILE_SIZE's bare number, the same for downloads and uploads: the seed's KB (`FILE_SIZE=102` in the
+ * upload image is 102 KB). Every other size option's bare number is bytes. Units are always taken.
+ */
+export const SEED_BARE_SIZE_BYTES = 1000;
+
 function size(min: number, max: number, bareUnitBytes = 1): Parser<number> {
+  const example = bareUnitBytes === 1 ? '80MiB, 100KB or 12800000' : '80MiB, 100KB or 102 (a bare number is KB)';
   return (raw) => {
     const bytes = parseSizeUnbounded(raw, bareUnitBytes);
-    if (bytes === undefined) return new Invalid(`a size from ${formatSizeExact(min)} to ${formatSizeExact(max)} such as 80MiB, 100KB or 12800000`);
+    if (bytes === undefined) return new Invalid(`a size from ${formatSizeExact(min)} to ${formatSizeExact(max)} such as ${example}`);
     if (bytes > max) return new Invalid(`a size of at most ${formatSizeExact(max)}`);
     if (bytes < min) return new Invalid(`a size of at least ${formatSizeExact(min)}`);
     return bytes;
@@ -150,6 +157,15 @@ function oneOf<T extends string>(values: readonly T[], aliases: ReadonlyMap<stri
 const DURATION_UNITS_MS: ReadonlyMap<string, number> = new Map([['ms', 1], ['s', 1000], ['m', 60_000], ['h', 3_600_000]]);
 
 /** Durations: 30s, 500ms, 2m, 1h; a bare number is milliseconds. */
+/** A duration as --help shows it and the parser takes it back: 30s, 500ms, 10m, 24h. */
+export function formatDuration(ms: number): string {
+  for (const [unit, size] of [['h', 3_600_000], ['m', 60_000], ['s', 1000]] as const) if (ms >= size && ms % size === 0) return `${ms / size}${unit}`;
+  return `${ms}ms`;
+}
+
+/** Options for the test suite only: left out of --help. */
+export const isTestOnly = (spec: { help: string }) => spec.help.startsWith('TEST ONLY');
+
 function duration(minMs: number, maxMs: number): Parser<number> {
   const expected = `a duration from ${minMs}ms to ${maxMs / 3_600_000}h such as 30s, 500ms or 2m`;
   return (raw) => {
@@ -251,6 +267,15 @@ export const SCALEOUT_OPTIONS = table(
   option({ key: 'testClockSkewMs', flag: '--test-clock-skew', env: 'BLOB_CACHER_TEST_CLOCK_SKEW_MS', valueName: 'ms', defaultValue: 0, parse: signedMs, help: 'TEST ONLY: shift this client\'s clock by this many ms, to check that the start barrier corrects it' }),
 );
 
+export const COLOR_MODES = ['auto', 'always', 'never'] as const;
+export type ColorMode = (typeof COLOR_MODES)[number];
+/** How the report is shown: read by the CLI beside the run's config, the same for run and report. */
+export const OUTPUT_OPTIONS = table(
+  option({ key: 'details', flag: '--details', env: 'BLOB_CACHER_DETAILS', valueName: 'bool', defaultValue: false, parse: bool, help: 'console report: add phases, percentiles, the server clock, untimed steps and cost by class' }),
+  option({ key: 'color', flag: '--color', env: 'BLOB_CACHER_COLOR', valueName: 'when', defaultValue: 'auto', parse: oneOf(COLOR_MODES), help: 'colour on the console: auto (a terminal, unless NO_COLOR is set), always or never' }),
+  option({ key: 'pricesPath', flag: '--prices', env: 'BLOB_CACHER_PRICES', valueName: 'path', parse: text, help: 'JSON rate table for the cost columns (tiers hot, cool, cold; README "Cost"); default: dated Azure list prices' }),
+);
+
 const format = option({ key: 'format', flag: '--format', env: 'BLOB_CACHER_FORMAT', valueName: 'fmt', defaultValue: 'console', parse: oneOf(FORMATS), help: `report format on stdout (${FORMATS.join(', ')})` });
 /** Output and repetition: the same for every command that measures. */
 export const RUN_OPTIONS = table(
@@ -276,8 +301,9 @@ export const RUN_OPTIONS = table(
   option({ key: 'trace', flag: '--trace', env: 'BLOB_CACHER_TRACE', valueName: 'bool', defaultValue: true, parse: bool, help: 'per-phase tracing (false: totals only, to measure what tracing costs)' }),
   option({ key: 'resultsPath', flag: '--results', env: 'BLOB_CACHER_RESULTS', valueName: 'path', parse: text, help: 'results file (default results/<command>-<timestamp>.json)' }),
   format,
+  ...OUTPUT_OPTIONS,
 );
-export const REPORT_OPTIONS = table(format);
+export const REPORT_OPTIONS = table(format, ...OUTPUT_OPTIONS);
 
 /** A DNS-1123 label: Kubernetes object names, Secrets and service accounts. */
 const k8sName: Parser<string> = (raw) => (/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(raw.trim()) ? raw.trim() : new Invalid('a Kubernetes name: at most 63 lowercase letters, digits and "-", starting and ending with a letter or digit'));
@@ -317,7 +343,7 @@ export const DOWNLOAD_OPTIONS = table(
       'the many-blob workloads are named: small-files,sdk-small-files (a GET per blob), list,list-hierarchy,sdk-list (List Blobs pages), head,sdk-head (a HEAD per blob)',
   }),
   option({ key: 'concurrency', flag: '--concurrency', env: 'CONCURRENCY', valueName: 'n', defaultValue: 4, parse: integer(1, 100_000), help: 'ranges, copies or parts per download' }),
-  option({ key: 'fileSizeBytes', flag: '--file-size', env: 'FILE_SIZE', valueName: 'size', parse: size(0, MAX_OBJECT_BYTES), help: `size of the fixture blob (80MiB, 100KB, 12800000; at most 1TiB); of each file for small-files, list and head (default ${DEFAULT_BLOB_SIZE_TEXT}; ${DEFAULT_FILE_SIZE_TEXT} for the many-blob workloads)` }),
+  option({ key: 'fileSizeBytes', flag: '--file-size', env: 'FILE_SIZE', valueName: 'size', parse: size(0, MAX_OBJECT_BYTES, SEED_BARE_SIZE_BYTES), help: `size of the fixture blob (80MiB, 100KB, 4096B; a bare number means KB, as for upload: 102 = 102KB; at most 1TiB); of each file for small-files, list and head (default ${DEFAULT_BLOB_SIZE_TEXT}; ${DEFAULT_FILE_SIZE_TEXT} for the many-blob workloads)` }),
   option({ key: 'fileCount', flag: '--file-count', env: 'FILE_COUNT', valueName: 'n', defaultValue: DEFAULT_FILE_COUNT, parse: integer(1, 10_000_000), help: 'small-files, list, head: blobs in the fixture set (many/<count>x<bytes>/file-NNNNNNN)' }),
   option({ key: 'pageSize', flag: '--page-size', env: 'BLOB_CACHER_PAGE_SIZE', valueName: 'n', defaultValue: DEFAULT_PAGE_SIZE, parse: integer(1, 5000), help: 'list, list-hierarchy, sdk-list: names per List Blobs page (maxresults)' }),
   option({ key: 'rangeSizeBytes', flag: '--range-size', env: 'BLOB_CACHER_RANGE_SIZE', valueName: 'size', parse: size(1, MAX_OBJECT_BYTES), help: 'chunked, round-robin and sdk: ranges of this size, --concurrency in flight (default: --concurrency equal ranges)' }),
@@ -340,7 +366,7 @@ export const UPLOAD_OPTIONS = table(
   option({ key: 'uploadMethod', flag: '--upload-method', env: 'BLOB_CACHER_UPLOAD_METHOD', valueName: 'method', defaultValue: 'small-files', parse: oneOf(UPLOAD_METHODS), help: `upload strategy (${UPLOAD_METHODS.join(', ')})` }),
   option({ key: 'fileCount', flag: '--file-count', env: 'FILE_COUNT', valueName: 'n', defaultValue: 2400, parse: integer(1, 10_000_000), help: 'blobs uploaded by small-files' }),
   // Seed 002: FILE_SIZE=102 means 102 KB; units (100KiB, 102KB, 4096B) are honoured as given.
-  option({ key: 'fileSizeBytes', flag: '--file-size', env: 'FILE_SIZE', valueName: 'size', defaultValue: 100 * KIB, parse: size(1, MAX_PUT_BLOB_BYTES, 1000), help: 'size of each small file; a bare number means KB (102 = 102KB); at most 5000MiB' }),
+  option({ key: 'fileSizeBytes', flag: '--file-size', env: 'FILE_SIZE', valueName: 'size', defaultValue: 100 * KIB, parse: size(1, MAX_PUT_BLOB_BYTES, SEED_BARE_SIZE_BYTES), help: 'size of each small file; a bare number means KB (102 = 102KB); at most 5000MiB' }),
   option({ key: 'blobSizeBytes', flag: '--blob-size', env: 'BLOB_CACHER_BLOB_SIZE', valueName: 'size', defaultValue: 300 * MIB, parse: size(0, MAX_OBJECT_BYTES), help: 'size of the large blob uploaded by blocks (at most 1TiB)' }),
   option({ key: 'blockSizeBytes', flag: '--block-size', env: 'BLOB_CACHER_BLOCK_SIZE', valueName: 'size', defaultValue: 8 * MIB, parse: size(1, MAX_BLOCK_BYTES), help: 'staged block size for blocks (at most 4000MiB)' }),
   option({ key: 'concurrency', flag: '--concurrency', env: 'CONCURRENCY', valueName: 'n', defaultValue: 8, parse: integer(1, 100_000), help: 'blocks in flight (blocks, sdk-upload)' }),

@@ -1,7 +1,8 @@
 // The download workload: what is direction-specific about downloads (target size, fixtures, sinks
 // and output files, MD5 checks); the loop that runs it is engine/session.ts.
 // Takes a typed config; never sees argv or the environment.
-import { open, rename, rm } from 'node:fs/promises';
+import { open, rm } from 'node:fs/promises';
+import { moveIntoPlace, OUT_OPTION } from '../results/output-path.js';
 import type { ContainerClient } from '@azure/storage-blob';
 import type { DownloadConfig } from '../config/load.js';
 import { log } from '../log/logger.js';
@@ -9,7 +10,7 @@ import { ensureFixtures, removeFixtures, type FixtureState } from '../payload/fi
 import { makeScratchDir, type ScratchDir } from '../payload/scratch.js';
 import type { MeasuredRun } from '../results/record.js';
 import { loadKind } from '../kinds/index.js';
-import { preflightContainer, preflightUrl } from '../storage/preflight.js';
+import { preflightContainer, preflightUrl, removeCreatedContainer } from '../storage/preflight.js';
 import { coordinatorClient, forRun, openTarget, tokenOf, type TargetInfo } from '../storage/target.js';
 import { ensureUrlFixtures, removeUrlFixtures } from '../payload/url-fixtures.js';
 import { selectStrategies, workloadOf } from '../strategies/index.js';
@@ -52,10 +53,12 @@ export function downloadWorkload(config: DownloadConfig): DownloadWorkload {
         const specs = strategies.flatMap((s) => (s.fixtures ? [s.fixtures(input)] : []));
         // One coordinator client for the fixtures and their cleanup (with a CA, each client has an agent of its own).
         let container: ContainerClient | undefined;
+        // A container this run created goes with --cleanup too; a scale-out client's may hold the others' markers.
+        let createdContainer = false;
         if (info.kind === 'blob') {
           container = await coordinatorClient(target);
           const readOnly = !info.key && !info.sas && !info.bearer;
-          if (!readOnly) await preflightContainer(container, target.label, info.bearer ? 'entra' : 'secret');
+          if (!readOnly) createdContainer = (await preflightContainer(container, target.label, info.bearer ? 'entra' : 'secret', { timeoutMs: config.timeoutMs, signal })).created && !config.scaleout;
           workload.fixtures = await ensureFixtures(container, specs, signal, { readOnly });
         } else if (many) {
           workload.fixtures = await ensureUrlFixtures(info, specs, { timeoutMs: config.timeoutMs, signal });
@@ -85,6 +88,7 @@ export function downloadWorkload(config: DownloadConfig): DownloadWorkload {
               else if (info.kind === 'url') await removeUrlFixtures(info, created, config.timeoutMs);
               log.info(`cleanup: removed ${created.length} fixture(s) this run created`);
             }
+            if ((config.cleanup || interrupted) && createdContainer && container) await removeCreatedContainer(container);
             await target.stop();
           },
         };
@@ -144,7 +148,7 @@ async function prepareRun(
     async cleanup(verified) {
       if (!outPath) return;
       if (config.outPath === undefined) await rm(outPath, { force: true });
-      else if (verified) await rename(outPath, config.outPath);
+      else if (verified) await moveIntoPlace(outPath, config.outPath, OUT_OPTION);
       else log.warn(`${strategy.name}: output left as ${outPath} (not verified)`);
     },
   };

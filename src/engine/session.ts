@@ -4,7 +4,7 @@
 // happens is told through typed events that reporters and the results writer subscribe to.
 import { log } from '../log/logger.js';
 import { failedRun, withSampledRecords, type MeasuredRun, type RunIdentity, type Verification } from '../results/record.js';
-import type { Cell, RunParams, Unit } from '../results/schema.js';
+import { runFailed, type Cell, type RunParams, type Unit } from '../results/schema.js';
 import { measuredRun } from './measure.js';
 import { totalBytes, type Items } from '../plan/items.js';
 import { WorkerPool, type AfterWorkers, type JobSpec, type MergedRun } from '../workers/pool.js';
@@ -157,12 +157,12 @@ export async function runSession(cells: readonly SessionCell[], opts: SessionOpt
           if (!run) break runs;
           if (!run.warmup) measuredMs.set(contender, measuredMs.get(contender)! + run.wallMs);
           const tag = total > 1 ? ` (${run.warmup ? 'warm-up' : 'run'} ${runIndex + 1}/${Math.max(total, runIndex + 1)})` : '';
-          if (!run.verified) log.error(`${contender.strategy}${tag}: ${run.error ?? run.verification}`);
+          if (runFailed(run)) log.error(`${contender.strategy}${tag}: ${run.error ?? run.verification}`);
           emit({ type: 'run', run });
           // Reported: from here on the session keeps what a results file would.
           runs.push(withSampledRecords(run));
           // A contender that fails is not run again to fill its time.
-          if (!run.verified) measuredMs.set(contender, Infinity);
+          if (runFailed(run)) measuredMs.set(contender, Infinity);
         }
       }
     } finally {
@@ -238,7 +238,7 @@ async function runOnce(ctx: RunContext, contender: Contender, id: Omit<RunIdenti
   }
   const { merged, releasedAt, collectedAt, serverSpanMs } = executed;
   const failed = merged.failures.length ? { verified: false, error: merged.failures.join('; ') } : {};
-  const verified = failed.verified ?? check.verified;
+  const verified = !runFailed({ ...check, ...failed });
   const cleaning = performance.now();
   await prepared.cleanup(verified, merged);
   // What the workers spent checking (read-backs, range hashes) is verification, not collection.
@@ -264,7 +264,7 @@ async function execute(ctx: RunContext, prepared: PreparedRun, id: Omit<RunIdent
   // A listing item is a stream of pages over one prefix: its requests are known only as it goes.
   // A listing plan is listings only.
   const what = items.at(0)?.list ? `${items.length} prefix listing(s), each a stream of pages,` : `${items.length} request(s)`;
-  log.info(`${id.strategy}: ${what} over ${processes} process(es) x ${open.params.maxSockets} socket(s)${capped}`);
+  log.verbose(`${id.strategy}: ${what} over ${processes} process(es) x ${open.params.maxSockets} socket(s)${capped}`);
   const bytes = totalBytes(items);
   const steadyJob = steady ? { durationMs: steady.durationMs, intervalMs: steady.intervalMs } : undefined;
   let releasedAt = performance.now();

@@ -4,7 +4,7 @@ import { open } from 'node:fs/promises';
 import type { RecordTable } from '../metrics/record-table.js';
 import { contentMd5, FIXTURE_SEED } from '../payload/content.js';
 import type { Items } from '../plan/items.js';
-import type { Verification } from '../results/record.js';
+import { notVerified, type Verification } from '../results/record.js';
 import type { TargetInfo } from '../storage/target.js';
 import { failedRequests } from './failed.js';
 import { md5OfFileRange } from './sinks.js';
@@ -35,10 +35,8 @@ export async function verifyDownload(items: Items, records: RecordTable, size: n
   if (failed) return failed;
   const bytes = records.reduce((s, r) => s + r.bytes, 0);
   if (bytes !== size) return { verified: false, verification: `delivered ${bytes} bytes, expected ${size}` };
-  if (info.kind === 'url') {
-    if (filePath) return { verified: true, verification: `bytes ${bytes} (plain URL, md5 ${await md5OfFile(filePath)})` };
-    return { verified: true, verification: `bytes ${bytes} (plain URL: no source MD5 to compare)` };
-  }
+  // A plain URL vouches for no content: the counts and each range's Content-Range were checked, the bytes not.
+  if (info.kind === 'url') return notVerified(`plain URL: no source MD5 to compare the bytes with; ${bytes} bytes in the ranges asked for`, filePath && await md5OfFile(filePath));
   const rowOf = records.rowsByItem();
   for (const item of items) {
     const got = records.md5(rowOf.get(item.index) ?? -1);

@@ -1,72 +1,65 @@
-// A against B, per contender (strategy and sweep cell) and phase, as benchstat does: a rank test
-// (Mann-Whitney U) on the runs' times, `~` when it finds no significant difference, and the ratio
-// of medians with its bootstrap 95% interval.
-import { ALPHA, mannWhitney, MIN_RUNS_FOR_SIGNIFICANCE, ratioInterval, significantlyFaster } from '../analysis/significance.js';
-import type { ContenderStats } from '../analysis/analyze.js';
-import { fmtMs } from './console.js';
+// The comparison of two results files in every format: it only formats the CompareReport that
+// analysis/compare.ts built (console text, Markdown, CSV, JSON, HTML).
+import type { CompareReport } from '../analysis/compare.js';
+import type { ReportFormat } from '../config/options.js';
+import { escapeHtml as e } from './html.js';
+import { DASH, fixed, num, raw } from './format.js';
 
-export interface StrategyChange {
-  strategy: string;
-  baseMs: number;
-  newMs: number;
-  /** Negative is faster. */
-  changePct: number;
-  /** new / base median time, with its 95% interval. */
-  ratio: number;
-  ratioLow: number;
-  ratioHigh: number;
-  p: number;
-  significant: boolean;
-  /** Why it is not significant, when it is not. */
-  note: string;
-  phases: { metric: string; baseP50Ms: number; newP50Ms: number; changePct: number }[];
-}
+const ratioText = (c: CompareReport['changes'][number]) => `${fixed(c.ratio, 2)}x (${fixed(c.ratioLow, 2)}–${fixed(c.ratioHigh, 2)})`;
+const change = (v: number) => (Number.isFinite(v) ? `${v > 0 ? '+' : ''}${v.toFixed(1)}%` : DASH);
+const verdictText = (c: CompareReport['changes'][number]) => (c.significant ? `${c.verdict} (p=${c.p.toFixed(3)})` : `~ (${c.note})`);
 
-const pct = (a: number, b: number) => (a > 0 ? ((b - a) / a) * 100 : 0);
-
-export function compareStats(base: readonly ContenderStats[], next: readonly ContenderStats[]): { changes: StrategyChange[]; onlyInBase: string[]; onlyInNew: string[] } {
-  const byName = new Map(next.map((s) => [s.label, s]));
-  const changes: StrategyChange[] = [];
-  for (const a of base) {
-    const b = byName.get(a.label);
-    if (!b) continue;
-    const { p } = mannWhitney(a.timesMs, b.timesMs);
-    // The verdict's own rule: the rank test and the ratio's interval, one way or the other.
-    const significant = significantlyFaster(a.timesMs, b.timesMs) || significantlyFaster(b.timesMs, a.timesMs);
-    const few = a.timesMs.length < MIN_RUNS_FOR_SIGNIFICANCE || b.timesMs.length < MIN_RUNS_FOR_SIGNIFICANCE;
-    const note = significant ? '' : few ? `needs --runs >= ${MIN_RUNS_FOR_SIGNIFICANCE} on both sides`
-      : p < ALPHA ? `p=${p.toFixed(2)}, but the ratio's 95% interval reaches 1x` : `p=${p.toFixed(2)}`;
-    // Ratio as new/base: ratioInterval(fast, slow) measures slow/fast.
-    const ci = ratioInterval(a.timesMs, b.timesMs);
-    const phases = (['wait', 'firstByte', 'download', 'total'] as const)
-      .filter((m) => a.latencyMs[m] && b.latencyMs[m])
-      .map((m) => ({ metric: m, baseP50Ms: a.latencyMs[m]!.p50, newP50Ms: b.latencyMs[m]!.p50, changePct: pct(a.latencyMs[m]!.p50, b.latencyMs[m]!.p50) }));
-    changes.push({
-      strategy: a.label, baseMs: a.wallMs.median, newMs: b.wallMs.median, changePct: pct(a.wallMs.median, b.wallMs.median),
-      ratio: b.wallMs.median / a.wallMs.median, ratioLow: ci.low, ratioHigh: ci.high, p, significant, note, phases,
-    });
-  }
-  const baseNames = new Set(base.map((s) => s.label));
-  return {
-    changes,
-    onlyInBase: base.filter((s) => !byName.has(s.label)).map((s) => s.label),
-    onlyInNew: next.filter((s) => !baseNames.has(s.label)).map((s) => s.label),
-  };
-}
-
-export function renderCompare(result: ReturnType<typeof compareStats>, baseLabel: string, newLabel: string): string {
-  const lines = [`compare ${baseLabel} -> ${newLabel}`, ''];
+function consoleText(r: CompareReport): string {
+  const lines = [`compare ${r.base.label} -> ${r.next.label}`, ''];
   lines.push(`${'strategy'.padEnd(16)}${'base ms'.padStart(10)}${'new ms'.padStart(10)}${'change'.padStart(9)}  ${'new/base (95% CI)'.padEnd(22)}verdict`);
-  for (const c of result.changes) {
-    const sign = c.changePct > 0 ? '+' : '';
-    const verdict = c.significant ? `${c.changePct < 0 ? 'faster' : 'slower'} (p=${c.p.toFixed(3)})` : `~ (${c.note})`;
-    const ratio = `${c.ratio.toFixed(2)}x (${c.ratioLow.toFixed(2)}–${c.ratioHigh.toFixed(2)})`;
-    lines.push(`${c.strategy.padEnd(16)}${c.baseMs.toFixed(1).padStart(10)}${c.newMs.toFixed(1).padStart(10)}${`${sign}${c.changePct.toFixed(1)}%`.padStart(9)}  ${ratio.padEnd(22)}${verdict}`);
-    for (const p of c.phases) {
-      lines.push(`  ${`${p.metric} p50`.padEnd(14)}${fmtMs(p.baseP50Ms).padStart(10)}${fmtMs(p.newP50Ms).padStart(10)}${`${p.changePct > 0 ? '+' : ''}${p.changePct.toFixed(1)}%`.padStart(9)}`);
-    }
+  for (const c of r.changes) {
+    lines.push(`${c.strategy.padEnd(16)}${fixed(c.baseMs, 1).padStart(10)}${fixed(c.newMs, 1).padStart(10)}${change(c.changePct).padStart(9)}  ${ratioText(c).padEnd(22)}${verdictText(c)}`);
+    for (const p of c.phases) lines.push(`  ${`${p.metric} p50`.padEnd(14)}${num(p.baseP50Ms).padStart(10)}${num(p.newP50Ms).padStart(10)}${change(p.changePct).padStart(9)}`);
   }
-  if (result.onlyInBase.length) lines.push(`only in ${baseLabel}: ${result.onlyInBase.join(', ')}`);
-  if (result.onlyInNew.length) lines.push(`only in ${newLabel}: ${result.onlyInNew.join(', ')}`);
+  if (r.onlyInBase.length) lines.push(`only in ${r.base.label}: ${r.onlyInBase.join(', ')}`);
+  if (r.onlyInNew.length) lines.push(`only in ${r.next.label}: ${r.onlyInNew.join(', ')}`);
+  if (r.environmentDifferences.length) lines.push('', `warning: the two ran in different environments: ${r.environmentDifferences.map((d) => `${d.field} ${d.base} vs ${d.next}`).join('; ')}`);
   return lines.join('\n');
+}
+
+function markdown(r: CompareReport): string {
+  const lines = [`## compare ${r.base.label} → ${r.next.label}`, '', '| strategy | base ms | new ms | change | new/base (95% CI) | verdict |', '| --- | --- | --- | --- | --- | --- |'];
+  for (const c of r.changes) lines.push(`| ${c.strategy} | ${num(c.baseMs)} | ${num(c.newMs)} | ${change(c.changePct)} | ${ratioText(c)} | ${verdictText(c)} |`);
+  if (r.onlyInBase.length) lines.push('', `- only in ${r.base.label}: ${r.onlyInBase.join(', ')}`);
+  if (r.onlyInNew.length) lines.push('', `- only in ${r.next.label}: ${r.onlyInNew.join(', ')}`);
+  if (r.environmentDifferences.length) lines.push('', '### Environments differ', '', ...r.environmentDifferences.map((d) => `- ${d.field}: ${d.base} vs ${d.next}`));
+  return lines.join('\n');
+}
+
+function csv(r: CompareReport): string {
+  const cell = (v: unknown) => {
+    const s = typeof v === 'number' ? raw(v) : v === undefined ? '' : String(v);
+    return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+  };
+  const head = ['strategy', 'base_ms', 'new_ms', 'change_pct', 'ratio', 'ratio_ci95_low', 'ratio_ci95_high', 'p', 'significant', 'verdict', 'note'];
+  const rows = r.changes.map((c) => [c.strategy, c.baseMs, c.newMs, c.changePct, c.ratio, c.ratioLow, c.ratioHigh, c.p, c.significant, c.verdict, c.note]);
+  return [head, ...rows].map((row) => row.map(cell).join(',')).join('\n');
+}
+
+function html(r: CompareReport): string {
+  const rows = r.changes.map((c) => `<tr data-strategy="${e(c.strategy)}"><td>${e(c.strategy)}</td><td class="num">${num(c.baseMs)}</td><td class="num">${num(c.newMs)}</td><td class="num">${change(c.changePct)}</td><td class="num">${e(ratioText(c))}</td><td>${e(verdictText(c))}</td></tr>`);
+  const env = r.environmentDifferences.length ? `<p class="warn">The two ran in different environments: ${e(r.environmentDifferences.map((d) => `${d.field} ${d.base} vs ${d.next}`).join('; '))}</p>` : '';
+  const only = [...(r.onlyInBase.length ? [`only in ${r.base.label}: ${r.onlyInBase.join(', ')}`] : []), ...(r.onlyInNew.length ? [`only in ${r.next.label}: ${r.onlyInNew.join(', ')}`] : [])];
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>${e(`compare ${r.base.label} → ${r.next.label}`)}</title>
+<style>body{font:14px/1.5 system-ui,sans-serif;max-width:1040px;margin:24px auto;padding:0 24px;color:#1f2328}table{border-collapse:collapse;width:100%}th,td{border-bottom:1px solid #d8dee4;padding:6px 8px;text-align:left}.num{text-align:right;font-variant-numeric:tabular-nums}.warn{background:#fff8c5;border:1px solid #eed888;border-radius:6px;padding:8px 10px}</style></head>
+<body><h1>${e(`compare ${r.base.label} → ${r.next.label}`)}</h1>${env}
+<table><thead><tr><th>strategy</th><th class="num">base ms</th><th class="num">new ms</th><th class="num">change</th><th class="num">new/base (95% CI)</th><th>verdict</th></tr></thead><tbody>${rows.join('')}</tbody></table>
+${only.map((l) => `<p>${e(l)}</p>`).join('')}</body></html>
+`;
+}
+
+export function renderCompare(r: CompareReport, format: ReportFormat): string {
+  switch (format) {
+    case 'console': return consoleText(r);
+    case 'md': return markdown(r);
+    case 'csv': return csv(r);
+    case 'json': return JSON.stringify(r, (_k, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? null : v), 2);
+    case 'html': return html(r);
+  }
 }

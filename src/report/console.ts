@@ -1,146 +1,144 @@
-// Text reports computed from ContenderStats: the console table (80 columns), Markdown, CSV and JSON.
-import { formatBytes } from '../config/sizes.js';
-import type { ContenderStats } from '../analysis/analyze.js';
-import { rankLabel, rankStats, serverGap, verdictLines, warnings, type RankedStats } from '../analysis/verdict.js';
-import { median } from '../analysis/stats.js';
-import { measuresOps } from '../analysis/sweep.js';
+// The console report, answer first: a two-line header, the ranked table, the verdict, grouped
+// warnings, a pointer to the details, and last the recommendation with its reason. Details
+// (server clock, phases, percentiles, untimed steps, steady series) with --details.
+import type { Report, ReportContender } from '../analysis/report-model.js';
 import { PHASES } from '../transport/phases.js';
+import { axesOf, bytes, checkWord, count, DASH, firstTier, fixed, money, num, rateOf, timeCell } from './format.js';
 import { seconds, steadyLines } from './steady.js';
 
-const pad = (s: string, n: number) => s.padEnd(n);
-const lpad = (s: string, n: number) => s.padStart(n);
-export const fmtMs = (v: number | undefined) => (v === undefined || Number.isNaN(v) ? '-' : v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2));
-
-export interface ReportHeader {
-  title: string;
-  target: string;
-  objectSizeBytes?: number;
-  mode: 'download' | 'upload';
-  /** The target shares this machine's CPUs (embedded Azurite, a loopback URL). */
-  targetOnThisMachine?: boolean;
+export interface ConsoleOptions {
+  details?: boolean;
+  color?: boolean;
+  /** The results file, for the pointer to `report --details`. */
+  resultsPath?: string;
 }
 
-/**
- * The verdict in words and the warnings, as lines; empty when there is nothing to say. `ranked` is
- * the caller's rankStats(stats): the rank tests run once per report.
- */
-export function verdictBlock(stats: readonly ContenderStats[], ranked: readonly RankedStats[], header: ReportHeader): string[] {
-  const clocked = stats.filter((s) => serverGap(s));
-  const server = clocked.length
-    ? ['', "server clock (the target's own span of each contender's data requests, median):", ...clocked.map((s) => {
-      const gap = serverGap(s)!;
-      return `  ${s.label}: client ${fmtMs(median(s.timesMs))} ms, server ${fmtMs(s.serverSpanMs!.median)} ms (${gap.ms >= 0 ? '+' : ''}${fmtMs(gap.ms)} ms, ${((gap.ratio - 1) * 100).toFixed(1)}%)`;
-    })]
-    : [];
-  const verdict = verdictLines(ranked);
-  const warned = warnings(stats, header.targetOnThisMachine ?? false);
-  return [...server, ...(verdict.length ? ['', 'verdict:', ...verdict.map((l) => `  ${l}`)] : []), ...(warned.length ? ['', 'warnings:', ...warned.map((l) => `  ${l}`)] : [])];
+type Paint = (code: string, text: string) => string;
+const painter = (on: boolean): Paint => (code, text) => (on ? `\x1b[${code}m${text}\x1b[0m` : text);
+
+const rankLabel = (s: ReportContender) => `${s.rank}${s.tied ? '=' : ''}`;
+
+/** Header: what was measured where, and the runs each contender has as measured. */
+function header(r: Report): string[] {
+  const h = r.header;
+  const size = h.objectSizeBytes !== undefined ? `, object ${bytes(h.objectSizeBytes)} (${h.objectSizeBytes} bytes)` : '';
+  // The most common count, then the contenders that differ from it: as measured, kept short.
+  const tally = new Map<number, number>();
+  for (const c of h.runsPerContender) tally.set(c.runs, (tally.get(c.runs) ?? 0) + 1);
+  const usual = [...tally.entries()].sort((a, b) => b[1] - a[1] || b[0] - a[0])[0]?.[0] ?? 0;
+  const odd = h.runsPerContender.filter((c) => c.runs !== usual);
+  const runs = `${usual} measured runs each${odd.length ? ` (${odd.map((c) => `${c.label} ${c.runs}`).join(', ')})` : ''}`;
+  // Folded into the header: the warning below would repeat it on every zero-config run.
+  const where = h.targetOnThisMachine ? ' (on this machine: it shares the CPUs, a remote account may rank differently)' : '';
+  return [h.title, `target ${h.target}${where}${size}; ${runs}`];
 }
 
-function timeCell(s: ContenderStats): string {
-  const w = s.wallMs;
-  if (w.n < 2) return w.median.toFixed(1);
-  return `${w.median.toFixed(0)}±${((w.ci95High - w.ci95Low) / 2).toFixed(0)}`;
+/** One row per contender; sweeps show each swept option as its own column, so labels stay short. */
+export function rankedTable(r: Report, paint: Paint = painter(false)): string[] {
+  const axes = r.sweep ? axesOf(r.contenders) : [];
+  const tier = r.contenders.map(firstTier).find((t) => t)?.tier;
+  const head = ['#', axes.length ? 'strategy' : 'contender', ...axes.map((a) => a.replace(/^--/, '')), 'time ms', r.unit, 'req/obj', tier ? `$/1k obj ${tier}` : '', 'verified'];
+  const rows = r.contenders.map((s) => [
+    rankLabel(s), axes.length ? s.strategy : s.label, ...axes.map((a) => s.cell?.[a] ?? DASH), timeCell(s), num(rateOf(s)),
+    count(s.cost.requestsPerObject), tier ? money(firstTier(s)?.per1000Objects) : '', checkWord(s),
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
+  const left = new Set([1, ...axes.map((_, i) => i + 2)]);
+  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : left.has(i) || i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd();
+  return [line(head), ...rows.map((row) => {
+    const text = line(row);
+    return row.at(-1) === 'FAILED' ? paint('31', text) : text;
+  })];
 }
 
-/** Ranked table, per-phase percentiles, then the seeds' summary lines. */
-export function renderConsole(stats: readonly ContenderStats[], header: ReportHeader): string {
-  const lines: string[] = [header.title];
-  lines.push(`target ${header.target}${header.objectSizeBytes !== undefined ? `, object ${formatBytes(header.objectSizeBytes)}` : ''}`);
-  const runs = Math.max(0, ...stats.map((s) => s.runs));
-  if (runs > 1) lines.push(`${runs} measured runs per strategy: time is the median ± the 95% CI half-width`);
-  const warm = stats.filter((s) => s.warmSockets !== undefined);
-  if (warm.length) lines.push(`connections warm: ${warm.map((s) => `${s.label} ${s.warmSockets}`).join(', ')} socket(s) opened before the barrier per run (no connect phases inside the timed span)`);
-  lines.push('');
-  const opsCol = header.mode === 'upload' || measuresOps(stats);
-  const countCol = opsCol ? 'ops/s' : 'reused';
-  lines.push(`${pad('#', 3)}${pad('strategy', 16)}${lpad('time ms', 10)}${lpad('MiB/s', 8)}${lpad('reqs', 6)}${lpad(countCol, 8)}${lpad('p50 1stB', 9)}${lpad('p99 1stB', 9)}  verified`);
-  const ranked = rankStats(stats);
-  ranked.forEach((s) => {
-    const fb = s.latencyMs.firstByte;
-    const count = opsCol ? s.opsPerSecond.median.toFixed(0) : String(s.reusedSockets);
-    const name = s.label;
-    lines.push(
-      `${pad(rankLabel(s), 3)}${name.length >= 16 ? `${name}\n${' '.repeat(19)}` : pad(name, 16)}${lpad(timeCell(s), 10)}${lpad(s.throughputMiBps.median.toFixed(1), 8)}` +
-        `${lpad(String(s.requestsPerRun), 6)}${lpad(count, 8)}${lpad(fmtMs(fb?.p50), 9)}${lpad(fmtMs(fb?.p99), 9)}  ${s.verified ? 'ok' : 'FAILED'}`,
-    );
-  });
-  lines.push(...verdictBlock(stats, ranked, header));
-  lines.push(...steadyLines(stats));
-  lines.push('');
-  lines.push('per-phase latency, ms: p50 / p90 / p99 / max  (phases absent on reused sockets are not counted)');
-  for (const s of stats) {
-    lines.push(`${s.label}:`);
+/** The sweep grid: rows are the first axes, columns the last; * the best cell, = those tied with it. */
+export function gridLines(r: Report): string[] {
+  const s = r.sweep;
+  if (!s || !s.grid.cols.length) return [];
+  const g = s.grid;
+  const cols = g.cols.map((c) => `${g.colLabel.replace(/^--/, '')} ${c}`);
+  const rowLabel = g.rowLabel === '(one row)' ? '' : g.rowLabel.replace(/--/g, '');
+  const rowW = Math.max(rowLabel.length, ...g.rows.map((x) => (x === '-' ? 0 : x.length)));
+  const cells = g.values.map((row, i) => row.map((v, j) => {
+    const mark = g.best?.row === i && g.best.col === j ? '*' : g.tied?.some((t) => t.row === i && t.col === j) ? '=' : ' ';
+    return `${v === null ? 'failed' : num(v)}${mark}`;
+  }));
+  const w = Math.max(...cols.map((c) => c.length), ...cells.flat().map((c) => c.length));
+  return [
+    `${g.title}; * best, = no significant difference from it`,
+    `${rowLabel.padEnd(rowW)}  ${cols.map((c) => c.padStart(w)).join('  ')}`.trimEnd(),
+    ...cells.map((row, i) => `${(g.rows[i] === '-' ? '' : g.rows[i]!).padEnd(rowW)}  ${row.map((c) => c.padStart(w)).join('  ')}`),
+  ];
+}
+
+/** Per-contender detail: phases, percentiles, untimed steps, retries, failures, the server's clock. */
+export function detailLines(r: Report): string[] {
+  const out: string[] = [];
+  const warm = r.contenders.filter((s) => s.warmSockets !== undefined);
+  if (warm.length) out.push('', `connections warm: ${warm.map((s) => `${s.label} ${s.warmSockets}`).join(', ')} socket(s) opened before the barrier per run (no connect phases inside the timed span)`);
+  if (r.serverClock.length) {
+    out.push('', "server clock (the target's own span of each contender's data requests, median; bound = 3% + the socket buffers' drain):");
+    for (const g of r.serverClock) out.push(`  ${g.contender}: client ${num(g.clientMs)} ms, server ${num(g.serverMs)} ms (${g.ms >= 0 ? '+' : ''}${num(g.ms)} ms, bound ${num(g.boundMs)} ms)`);
+  }
+  out.push(...steadyLines(r.contenders));
+  out.push('', 'per-phase latency, ms: p50 / p90 / p99 / max  (phases absent on reused sockets are not counted)');
+  for (const s of r.contenders) {
+    out.push(`${s.label}:`);
     for (const m of [...PHASES, 'total'] as const) {
       const l = s.latencyMs[m];
-      if (l) lines.push(`  ${pad(m, 10)} n=${lpad(String(l.count), 5)}  ${fmtMs(l.p50)} / ${fmtMs(l.p90)} / ${fmtMs(l.p99)} / ${fmtMs(l.max)}`);
+      if (l) out.push(`  ${m.padEnd(10)} n=${String(l.count).padStart(5)}  ${num(l.p50)} / ${num(l.p90)} / ${num(l.p99)} / ${num(l.max)}`);
     }
   }
-  lines.push('');
-  for (const s of stats) {
+  out.push('');
+  for (const s of r.contenders) {
     const shares = PHASES.filter((p) => s.phaseShare[p] !== undefined).map((p) => `${p} ${(s.phaseShare[p]! * 100).toFixed(1)}%`);
-    const what = s.steady ? `steady ${seconds(s.steady.durationMs)}, one pass ${s.wallMs.median.toFixed(1)} ms at the active rate` : `duration ${s.wallMs.median.toFixed(1)} ms`;
-    lines.push(`${s.label}: ${what}, count ${s.requestsPerRun}${shares.length ? `, ${shares.join(', ')}` : ''}`);
+    const what = s.steady ? `steady ${seconds(s.steady.durationMs)}, one pass ${num(s.wallMs.median)} ms at the active rate` : `duration ${num(s.wallMs.median)} ms`;
+    out.push(`${s.label}: ${what}, count ${s.requestsPerRun}${shares.length ? `, ${shares.join(', ')}` : ''}`);
     const many = manyBlobLine(s);
-    if (many) lines.push(many);
+    if (many) out.push(many);
     const u = s.untimedMs;
-    if (u) lines.push(`${s.label}: outside the timed span, per run: setup ${fmtMs(u.setup)} ms, collect ${fmtMs(u.collect)} ms, verify ${fmtMs(u.verify)} ms, cleanup ${fmtMs(u.cleanup)} ms`);
-    if (s.retries || s.throttled || s.failedRequests) {
-      lines.push(`${s.label}: retries ${s.retries} (throttled ${s.throttled}), backoff ${s.backoffMs.toFixed(0)} ms, failed requests ${s.failedRequests}`);
-    }
-    for (const p of s.problems) lines.push(`${s.label}: FAILED ${p}`);
-    if (s.recordsSampled) lines.push(`${s.label}: raw records were sampled in the results file; percentiles use every request`);
+    if (u) out.push(`${s.label}: outside the timed span, per run: setup ${num(u.setup)} ms, collect ${num(u.collect)} ms, verify ${num(u.verify)} ms, cleanup ${num(u.cleanup)} ms`);
+    if (s.retries || s.throttled || s.failedRequests) out.push(`${s.label}: retries ${s.retries} (throttled ${s.throttled}), backoff ${num(s.backoffMs)} ms, failed requests ${s.failedRequests}`);
+    const ops = s.cost.operations;
+    out.push(`${s.label}: billable operations over ${s.runs} run(s): read ${ops.read}, write ${ops.write}, list ${ops.list}, other ${ops.other}; ${s.cost.tiers.map((t) => `${t.tier} ${money(t.per1000Objects)} per 1,000 objects, ${money(t.perGiB)} per GiB`).join('; ')}`);
+    for (const p of s.problems) out.push(`${s.label}: FAILED ${p}`);
   }
-  return lines.join('\n');
+  out.push(`prices: ${r.prices.name}, as of ${r.prices.asOf}`);
+  out.push(`environment: ${environmentLine(r)}`);
+  if (r.sweep?.sdkAdvice.length) out.push('', ...r.sweep.sdkAdvice);
+  return out;
+}
+
+/** What decides transfer speed, in one line: CPUs, memory, Node and SDK, TCP, the endpoint, the VM. */
+export function environmentLine(r: Report): string {
+  const e = r.environment;
+  return [
+    `${e.cpus} x ${e.cpuModel}`, `${bytes(e.totalMemoryBytes)} memory`, `node ${e.node}`, ...(e.sdkVersion ? [`@azure/storage-blob ${e.sdkVersion}`] : []),
+    ...(e.tcp ? [`tcp ${[e.tcp.congestionControl, e.tcp.rmemMaxBytes !== undefined ? `rmem max ${bytes(e.tcp.rmemMaxBytes)}` : '', e.tcp.wmemMaxBytes !== undefined ? `wmem max ${bytes(e.tcp.wmemMaxBytes)}` : ''].filter(Boolean).join(', ')}`] : []),
+    ...(e.endpoint ? [`endpoint ${e.endpoint.host} = ${e.endpoint.addresses.join(' ')}${e.endpoint.connectMs !== undefined ? `, connect ${num(e.endpoint.connectMs)} ms` : ''}`] : []),
+    ...(e.cloud ? [`Azure VM ${[e.cloud.vmSize, e.cloud.location].filter(Boolean).join(' in ')}`] : []),
+  ].join('; ');
 }
 
 /** Many-blob workloads: requests (pages, GETs, HEADs) and the set's blobs per second, and each request's latency. */
-export function manyBlobLine(s: ContenderStats): string | undefined {
+export function manyBlobLine(s: ReportContender): string | undefined {
   if (!s.blobsPerSecond || s.params?.fileCount === undefined) return undefined;
   const total = s.latencyMs.total;
   const unit = s.params.pageSize !== undefined ? 'page' : 'request';
-  return `${s.label}: ${s.params.fileCount} blobs, ${s.requestsPerRun} ${unit}(s) per run: ${s.opsPerSecond.median.toFixed(0)} ${unit}s/s, ` +
-    `${s.blobsPerSecond.median.toFixed(0)} blobs/s, ${s.throughputMiBps.median.toFixed(1)} MiB/s; per-${unit} latency p50 ${fmtMs(total?.p50)} / p99 ${fmtMs(total?.p99)} ms`;
+  return `${s.label}: ${s.params.fileCount} blobs, ${s.requestsPerRun} ${unit}(s) per run: ${fixed(s.opsPerSecond.median, 0)} ${unit}s/s, ` +
+    `${fixed(s.blobsPerSecond.median, 0)} blobs/s, ${num(s.throughputMiBps.median)} MiB/s; per-${unit} latency p50 ${num(total?.p50)} / p99 ${num(total?.p99)} ms`;
 }
 
-export function renderMarkdown(stats: readonly ContenderStats[], header: ReportHeader): string {
-  const lines = [`## ${header.title}`, '', `Target: ${header.target}${header.objectSizeBytes !== undefined ? `, object ${formatBytes(header.objectSizeBytes)}` : ''}`, ''];
-  lines.push('| # | strategy | runs | time ms (median) | 95% CI ms | MiB/s | ops/s | p50 first byte ms | p99 first byte ms | ' + PHASES.map((p) => `${p} %`).join(' | ') + ' | retries | throttled | failed requests | verified |');
-  lines.push(`|${' --- |'.repeat(13 + PHASES.length)}`);
-  const ranked = rankStats(stats);
-  ranked.forEach((s) => {
-    const ci = s.wallMs.n >= 2 ? `${s.wallMs.ci95Low.toFixed(1)}–${s.wallMs.ci95High.toFixed(1)}` : '-';
-    const shares = PHASES.map((p) => (s.phaseShare[p] === undefined ? '-' : (s.phaseShare[p]! * 100).toFixed(1)));
-    lines.push(
-      `| ${rankLabel(s)} | ${s.label} | ${s.runs} | ${s.wallMs.median.toFixed(1)} | ${ci} | ${s.throughputMiBps.median.toFixed(1)} | ${s.opsPerSecond.median.toFixed(0)} | ` +
-        `${fmtMs(s.latencyMs.firstByte?.p50)} | ${fmtMs(s.latencyMs.firstByte?.p99)} | ${shares.join(' | ')} | ${s.retries} | ${s.throttled} | ${s.failedRequests} | ${s.verified ? 'ok' : 'FAILED'} |`,
-    );
-  });
-  const many = stats.map(manyBlobLine).filter((l) => l !== undefined);
-  if (many.length) lines.push('', ...many.map((l) => `- ${l}`));
-  lines.push(...verdictBlock(stats, ranked, header));
-  lines.push(...steadyLines(stats));
+export function renderConsole(r: Report, opts: ConsoleOptions = {}): string {
+  const paint = painter(opts.color ?? false);
+  const lines = [...header(r), '', ...rankedTable(r, paint)];
+  const grid = gridLines(r);
+  if (grid.length) lines.push('', ...grid);
+  if (r.verdicts.length) lines.push('', ...r.verdicts.map((v) => `verdict: ${v.text}`));
+  const warned = r.warnings.filter((w) => w.kind !== 'target-on-this-machine');
+  if (warned.length) lines.push('', ...warned.map((w) => paint('33', `warning: ${w.text}`)));
+  if (opts.details) lines.push(...detailLines(r));
+  else lines.push('', `details (phases, percentiles, server clock, untimed steps, cost by class): --details, or blob-cacher report ${opts.resultsPath ?? '<results file>'} --details`);
+  if (r.recommendation) lines.push('', paint('1', r.recommendation.text));
   return lines.join('\n');
-}
-
-const CSV_COLUMNS = [
-  'rank', 'strategy', 'runs', 'wall_ms_median', 'wall_ms_min', 'wall_ms_max', 'wall_ms_ci95_low', 'wall_ms_ci95_high',
-  'throughput_mibps_median', 'ops_per_s_median', 'requests_per_run', 'failed_requests',
-  ...['firstByte', 'total'].flatMap((m) => ['p50', 'p90', 'p99', 'max'].map((q) => `${m}_${q}_ms`)),
-  ...PHASES.map((p) => `${p}_share`), 'retries', 'throttled', 'backoff_ms', 'verified', 'tied', 'blobs_per_s_median',
-];
-
-function csvCell(v: unknown): string {
-  const s = v === undefined || v === null ? '' : String(v);
-  return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
-
-export function renderCsv(stats: readonly ContenderStats[]): string {
-  const rows = rankStats(stats).map((s) => [
-    s.rank, s.label, s.runs, s.wallMs.median, s.wallMs.min, s.wallMs.max, s.wallMs.ci95Low, s.wallMs.ci95High,
-    s.throughputMiBps.median, s.opsPerSecond.median, s.requestsPerRun, s.failedRequests,
-    ...(['firstByte', 'total'] as const).flatMap((m) => (['p50', 'p90', 'p99', 'max'] as const).map((q) => s.latencyMs[m]?.[q])),
-    ...PHASES.map((p) => s.phaseShare[p]), s.retries, s.throttled, s.backoffMs, s.verified, s.tied, s.blobsPerSecond?.median,
-  ]);
-  return [CSV_COLUMNS, ...rows].map((r) => r.map(csvCell).join(',')).join('\n');
 }

@@ -1,26 +1,21 @@
 // The HTML report: one self-contained file (inline CSS, SVG drawn here, no scripts, no network),
-// computed from results documents and their ContenderStats alone, so any results file can be re-rendered.
+// a formatting of the Report model alone: the answer (recommendation, verdicts, warnings) first.
 import { redact } from '../log/redact.js';
-import { formatBytes } from '../config/sizes.js';
-import { LATENCY_PERCENTILES, type ContenderStats } from '../analysis/analyze.js';
-import { rankLabel, rankStats, verdictLines, warnings, type RankedStats } from '../analysis/verdict.js';
-import type { ResultsFile } from '../results/schema.js';
+import type { ContenderStats } from '../analysis/analyze.js';
+import type { Report, ReportContender } from '../analysis/report-model.js';
 import type { SweepGrid } from '../analysis/sweep.js';
 import { PHASES, PHASE_MEANINGS, type Phase } from '../transport/phases.js';
 import { intervalRates, seconds } from './steady.js';
 import { manyBlobLine } from './console.js';
+import { bytes as formatBytes, money, num } from './format.js';
 
 export type { SweepGrid } from '../analysis/sweep.js';
 
+/** The report, and the redacted configuration of the run it came from (shown folded). */
 export interface HtmlReportInput {
-  title: string;
-  targetOnThisMachine?: boolean;
-  docs: ResultsFile[];
-  stats: ContenderStats[];
-  sweep?: SweepGrid;
+  report: Report;
+  config?: Record<string, unknown>;
 }
-
-export { LATENCY_PERCENTILES } from '../analysis/analyze.js';
 
 // Tableau 10: distinct on screen and in print; a strategy keeps its colour in every chart.
 const STRATEGY_COLOURS = ['#4e79a7', '#f28e2b', '#59a14f', '#e15759', '#76b7b2', '#edc948', '#b07aa1', '#ff9da7', '#9c755f', '#bab0ac'];
@@ -36,7 +31,7 @@ export function escapeHtml(text: string): string {
 const e = escapeHtml;
 
 function fmt(v: number | null | undefined): string {
-  if (v === null || v === undefined || !Number.isFinite(v)) return '–';
+  if (v === null || v === undefined || !Number.isFinite(v)) return '—';
   if (v === 0) return '0';
   const a = Math.abs(v);
   return a >= 100 ? v.toFixed(0) : a >= 10 ? v.toFixed(1) : a >= 1 ? v.toFixed(2) : v.toFixed(3);
@@ -89,16 +84,25 @@ function svgOpen(chart: string, height: number, label: string): string {
 const txt = (x: number, y: number, text: string, cls = '', anchor = 'start') =>
   `<text x="${x.toFixed(1)}" y="${y.toFixed(1)}"${cls ? ` class="${cls}"` : ''} text-anchor="${anchor}">${e(text)}</text>`;
 
+/** Label width in the charts: wide enough for the longest label, so none is ever cut. */
+const CHAR_PX = 7.4;
+const labelLeft = (labels: readonly string[]) => Math.min(420, Math.max(170, 34 + CHAR_PX * Math.max(0, ...labels.map((l) => Math.min(l.length, 52)))));
+
+/** A label that is still too long goes on two lines, broken at its sweep cell or a space; never cut. */
 function strategyLabel(x: number, y: number, name: string, colour: string): string {
-  return `<rect x="${x}" y="${(y - 9).toFixed(1)}" width="10" height="10" rx="2" fill="${colour}"/>${txt(x + 16, y, name, 'label')}`;
+  const swatch = `<rect x="${x}" y="${(y - 9).toFixed(1)}" width="10" height="10" rx="2" fill="${colour}"/>`;
+  if (name.length <= 52) return swatch + txt(x + 16, y, name, 'label');
+  const at = name.lastIndexOf(' [') > 0 ? name.lastIndexOf(' [') : name.lastIndexOf(' ', 52);
+  const [a, b] = at > 0 ? [name.slice(0, at), name.slice(at + 1)] : [name.slice(0, 52), name.slice(52)];
+  return swatch + `<text x="${x + 16}" y="${(y - 7).toFixed(1)}" class="label"><tspan>${e(a)}</tspan><tspan x="${x + 16}" dy="15">${e(b)}</tspan></text>`;
 }
 
 function throughputChart(ranked: ContenderStats[], colour: (s: string) => string): string {
-  const left = 170, right = 90, top = 12, row = 38, axis = 44;
+  const left = labelLeft(ranked.map((s) => s.label)), right = 90, top = 12, row = 38, axis = 44;
   const plotW = W - left - right;
   const height = top + ranked.length * row + axis;
   // The axis spans what was measured; a CI from few runs can be far wider and is clipped at the edges.
-  const ticks = niceTicks(Math.max(1e-9, ...ranked.map((s) => s.throughputMiBps.max)));
+  const ticks = niceTicks(Math.max(1e-9, ...ranked.map((s) => s.throughputMiBps.max).filter(Number.isFinite)));
   const x = (v: number) => left + (Math.min(Math.max(0, v), ticks.at(-1)!) / ticks.at(-1)!) * plotW;
   const parts = [svgOpen('throughput', height, 'Throughput per strategy, MiB/s')];
   for (const t of ticks) {
@@ -106,6 +110,7 @@ function throughputChart(ranked: ContenderStats[], colour: (s: string) => string
     parts.push(txt(x(t), height - axis + 20, fmtTick(t), 'tick', 'middle'));
   }
   const clipped = ranked.some((s) => s.throughputMiBps.ci95Low < 0 || s.throughputMiBps.ci95High > ticks.at(-1)!);
+  // (NaN compares false: a contender with no figure never marks the axis as cut.)
   const caption = `MiB/s — bar: median · whisker: slowest to fastest run · dark band: 95% CI of the mean${clipped ? ', cut at the axis ends' : ''}`;
   parts.push(txt(left + plotW / 2, height - 6, caption, 'axis', 'middle'));
   ranked.forEach((s, i) => {
@@ -114,6 +119,11 @@ function throughputChart(ranked: ContenderStats[], colour: (s: string) => string
     const c = colour(s.label);
     const name = e(s.label);
     parts.push(strategyLabel(8, cy + 4, s.label, c));
+    // A contender with no measured time (every run failed) has nothing to draw: it says so.
+    if (!Number.isFinite(t.median)) {
+      parts.push(txt(left + 10, cy + 4, 'no figure: every run failed', 'muted'));
+      return;
+    }
     parts.push(
       `<rect class="datum bar" data-strategy="${name}" data-value="${dv(t.median)}" x="${left}" y="${(cy - 10).toFixed(1)}" width="${(x(t.median) - left).toFixed(1)}" height="20" rx="2" fill="${c}">` +
         `<title>${name}: median ${fmt(t.median)} MiB/s over ${t.n} run(s)</title></rect>`,
@@ -137,7 +147,7 @@ function throughputChart(ranked: ContenderStats[], colour: (s: string) => string
 }
 
 function phaseChart(ranked: ContenderStats[], colour: (s: string) => string): string {
-  const left = 170, right = 20, top = 12, row = 38, axis = 40;
+  const left = labelLeft(ranked.map((s) => s.label)), right = 20, top = 12, row = 38, axis = 40;
   const plotW = W - left - right;
   const height = top + ranked.length * row + axis;
   const x = (share: number) => left + share * plotW;
@@ -170,7 +180,7 @@ function phaseChart(ranked: ContenderStats[], colour: (s: string) => string): st
   return parts.join('') + '</svg>';
 }
 
-function latencyChart(series: ContenderStats[], colour: (s: string) => string): string {
+function latencyChart(series: ContenderStats[], colour: (s: string) => string, percentiles: readonly number[]): string {
   const left = 70, right = 30, top = 16, bottom = 52, plotH = 300;
   const plotW = W - left - right;
   const height = top + plotH + bottom;
@@ -189,14 +199,14 @@ function latencyChart(series: ContenderStats[], colour: (s: string) => string): 
     ticks = niceTicks(maxMs);
     y = (v) => top + plotH - (v / ticks.at(-1)!) * plotH;
   }
-  const step = plotW / (LATENCY_PERCENTILES.length - 1);
+  const step = plotW / (percentiles.length - 1);
   const x = (i: number) => left + i * step;
   const parts = [svgOpen('latency', height, 'Request latency by percentile, ms')];
   for (const t of ticks) {
     parts.push(`<line class="grid" x1="${left}" x2="${W - right}" y1="${y(t).toFixed(1)}" y2="${y(t).toFixed(1)}"/>`);
     parts.push(txt(left - 8, y(t) + 4, fmtTick(t), 'tick', 'end'));
   }
-  LATENCY_PERCENTILES.forEach((p, i) => {
+  percentiles.forEach((p, i) => {
     parts.push(`<line class="grid faint" x1="${x(i).toFixed(1)}" x2="${x(i).toFixed(1)}" y1="${top}" y2="${top + plotH}"/>`);
     parts.push(txt(x(i), top + plotH + 20, fmtP(p), 'tick', 'middle'));
   });
@@ -210,7 +220,7 @@ function latencyChart(series: ContenderStats[], colour: (s: string) => string): 
     const pts = ms.map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(' ');
     parts.push(`<g class="series" data-series="${name}"><polyline points="${pts}" fill="none" stroke="${c}" stroke-width="2.5" stroke-linejoin="round"/>`);
     ms.forEach((v, i) => {
-      const p = LATENCY_PERCENTILES[i]!;
+      const p = percentiles[i]!;
       parts.push(
         `<circle class="datum point" data-strategy="${name}" data-percentile="${p}" data-value="${dv(v)}" cx="${x(i).toFixed(1)}" cy="${y(v).toFixed(1)}" r="4" fill="${c}">` +
           `<title>${name} ${fmtP(p)}: ${fmt(v)} ms</title></circle>`,
@@ -305,52 +315,65 @@ function heatmap(g: SweepGrid): string {
   return parts.join('') + '</svg>';
 }
 
-function environmentBlock(doc: ResultsFile, index: number, of: number): string {
-  const env = doc.environment;
+function environmentBlock(report: Report, rawConfig: Record<string, unknown>): string {
+  const env = report.environment;
+  const h = report.header;
   const items: [string, string][] = [
-    ['target', env.target], ['date', doc.createdAt.replace('T', ' ').replace(/\.\d+Z$/, ' UTC')], ['command', doc.command],
+    ['target', env.target], ['date', h.createdAt.replace('T', ' ').replace(/\.\d+Z$/, ' UTC')], ['command', h.command],
     ['node', env.node], ['cpus', `${env.cpus} × ${env.cpuModel}`], ['os', `${env.os} ${env.arch}`],
     ['memory', formatBytes(env.totalMemoryBytes)],
+    ...(env.sdkVersion ? [['Azure SDK', env.sdkVersion] as [string, string]] : []),
+    ...(env.tcp ? [['TCP', [env.tcp.congestionControl, env.tcp.rmemMaxBytes !== undefined ? `rmem max ${formatBytes(env.tcp.rmemMaxBytes)}` : '', env.tcp.wmemMaxBytes !== undefined ? `wmem max ${formatBytes(env.tcp.wmemMaxBytes)}` : ''].filter(Boolean).join(', ')] as [string, string]] : []),
+    ...(env.endpoint ? [['endpoint', `${env.endpoint.addresses.join(', ')}${env.endpoint.connectMs !== undefined ? `, connect ${num(env.endpoint.connectMs)} ms` : ''}`] as [string, string]] : []),
+    ...(env.cloud ? [['Azure VM', [env.cloud.vmSize, env.cloud.location].filter(Boolean).join(', ')] as [string, string]] : []),
+    ['runs', h.runsPerContender.map((c) => `${c.label} ${c.runs}`).join(', ')],
   ];
-  const config = safeConfigEntries(doc.config);
+  const config = safeConfigEntries(rawConfig);
   return (
-    (of > 1 ? `<h3>results file ${index + 1} of ${of}</h3>` : '') +
-    (doc.complete ? '' : '<p class="warn">This run stopped early: the file holds only what was measured before it stopped.</p>') +
+    (h.complete ? '' : '<p class="warn">This run stopped early: the file holds only what was measured before it stopped.</p>') +
     `<dl class="env">${items.map(([k, v]) => `<div${k === 'target' ? ' class="wide"' : ''}><dt>${e(k)}</dt><dd>${e(v)}</dd></div>`).join('')}</dl>` +
     (config.length ? `<details><summary>configuration</summary><dl class="config">${config.map(([k, v]) => `<div><dt>${e(k)}</dt><dd>${e(v)}</dd></div>`).join('')}</dl></details>` : '')
   );
 }
 
-function summaryTable(ranked: RankedStats[], colour: (s: string) => string, targetOnThisMachine: boolean): string {
-  const head = ['#', 'strategy', 'runs', 'time ms', 'MiB/s', 'ops/s', 'requests', 'p50 first byte ms', 'p99 first byte ms', 'p99 total ms', 'verified'];
-  const rows = ranked.map((s) => {
+function summaryTable(report: Report, colour: (s: string) => string): string {
+  const tier = report.contenders[0]?.cost.tiers[0]?.tier;
+  const head = ['#', 'contender', 'runs', 'time ms', 'MiB/s', 'ops/s', 'requests per object', ...(tier ? [`$ per 1,000 objects (${tier})`] : []), 'p50 first byte ms', 'p99 first byte ms', 'verified'];
+  const rows = report.contenders.map((s) => {
     const w = s.wallMs;
-    const time = w.n >= 2 ? `${fmt(w.median)} <span class="pm">± ${fmt((w.ci95High - w.ci95Low) / 2)}</span>` : fmt(w.median);
+    const time = w.n >= 2 && Number.isFinite(w.ci95High - w.ci95Low) ? `${fmt(w.median)} <span class="pm">± ${fmt((w.ci95High - w.ci95Low) / 2)}</span>` : fmt(w.median);
     return (
-      `<tr data-strategy="${e(s.label)}"><td class="num">${rankLabel(s)}</td>` +
+      `<tr data-strategy="${e(s.label)}"${report.recommendation?.contender === s.label ? ' class="recommended"' : ''}><td class="num">${s.rank}${s.tied ? '=' : ''}</td>` +
       `<td><span class="swatch" style="background:${colour(s.label)}"></span><strong>${e(s.label)}</strong><div class="desc">${e(s.description)}</div></td>` +
       `<td class="num">${s.runs}</td><td class="num">${time}</td><td class="num">${fmt(s.throughputMiBps.median)}</td><td class="num">${fmt(s.opsPerSecond.median)}</td>` +
-      `<td class="num">${s.requestsPerRun}${s.failedRequests ? ` <span class="bad">(${s.failedRequests} failed)</span>` : ''}</td>` +
-      `<td class="num">${fmt(s.latencyMs.firstByte?.p50)}</td><td class="num">${fmt(s.latencyMs.firstByte?.p99)}</td><td class="num">${fmt(s.latencyMs.total?.p99)}</td>` +
-      `<td>${s.verified ? '<span class="ok">✓ ok</span>' : '<span class="bad">✗ failed</span>'}</td></tr>`
+      `<td class="num">${num(s.cost.requestsPerObject)}${s.failedRequests ? ` <span class="bad">(${s.failedRequests} failed)</span>` : ''}</td>` +
+      (tier ? `<td class="num">${money(s.cost.tiers[0]?.per1000Objects)}</td>` : '') +
+      `<td class="num">${fmt(s.latencyMs.firstByte?.p50)}</td><td class="num">${fmt(s.latencyMs.firstByte?.p99)}</td>` +
+      `<td>${!s.verified ? '<span class="bad">✗ failed</span>' : s.notVerified ? `<span class="bad">not verified (${e(s.notVerified)})</span>` : '<span class="ok">✓ ok</span>'}</td></tr>`
     );
   });
   const notes = [
-    ...verdictLines(ranked).map((l) => `<li class="verdict">${e(l)}</li>`),
-    ...ranked.flatMap((s) => {
+    ...report.contenders.flatMap((s: ReportContender) => {
       const many = manyBlobLine(s);
       return many ? [`<li>${e(many)}</li>`] : [];
     }),
-    ...ranked.flatMap((s) => [
-      ...s.problems.map((p) => `<li class="bad"><strong>${e(s.label)}</strong> failed ${e(p)}</li>`),
-      ...(s.recordsSampled ? [`<li><strong>${e(s.label)}</strong>: raw records were sampled in the results file; percentiles use every request.</li>`] : []),
-    ]),
-    ...warnings(ranked, targetOnThisMachine).map((w) => `<li class="warn">${e(w)}</li>`),
+    ...report.contenders.flatMap((s) => s.problems.map((p) => `<li class="bad"><strong>${e(s.label)}</strong> failed ${e(p)}</li>`)),
+    ...report.serverClock.map((g) => `<li>${e(g.contender)}: client ${fmt(g.clientMs)} ms, server ${fmt(g.serverMs)} ms (${g.ms >= 0 ? '+' : ''}${fmt(g.ms)} ms; bound ${fmt(g.boundMs)} ms: 3% + the socket buffers' drain)</li>`),
   ];
   return (
     `<div class="scroll"><table><thead><tr>${head.map((h, i) => `<th${i === 1 || i === head.length - 1 ? '' : ' class="num"'}>${h}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table></div>` +
-    (notes.length ? `<ul class="notes">${notes.join('')}</ul>` : '')
+    (notes.length ? `<ul class="notes">${notes.join('')}</ul>` : '') +
+    `<p class="lede">Prices: ${e(report.prices.name)}, as of ${e(report.prices.asOf)}.</p>`
   );
+}
+
+/** The answer, above the fold: the recommendation, then the verdicts and one warning per kind. */
+function answer(report: Report): string {
+  const rec = report.recommendation;
+  return `<section id="answer">${rec ? `<p class="recommendation" data-contender="${e(rec.contender)}">${e(rec.text)}</p>` : '<p class="recommendation">No recommendation: no contender verified.</p>'}` +
+    (report.verdicts.length ? `<ul class="verdicts">${report.verdicts.map((v) => `<li class="verdict" data-kind="${v.kind}">${e(v.text)}</li>`).join('')}</ul>` : '') +
+    (report.warnings.length ? `<ul class="warnings">${report.warnings.map((w) => `<li class="warn" data-kind="${w.kind}">${e(w.text)}</li>`).join('')}</ul>` : '') +
+    '</section>';
 }
 
 const CSS = `
@@ -415,25 +438,37 @@ svg .cell.tied{stroke:#1f2328;stroke-width:1.5;stroke-dasharray:4 3}
 .legend .swatch{margin:0}
 .legend .line{display:inline-block;width:18px;height:3px;border-radius:2px}
 .legend strong{color:var(--ink);font-weight:600}
+.recommendation{margin:0 0 10px;font-size:17px;font-weight:650;line-height:1.4}
+.verdicts,.warnings{margin:8px 0 0;padding-left:18px;font-size:13px}
+.warnings li{margin-top:6px}
+tr.recommended td{background:#eef6ee}
 footer{color:var(--muted);font-size:12px;text-align:center;margin-top:20px}
 `;
 
 export function renderHtml(input: HtmlReportInput): string {
-  const { title, docs, stats, sweep } = input;
+  const { report } = input;
+  const stats = report.contenders;
+  const sweep = report.sweep?.grid;
+  const title = report.header.title;
   const colourOf = new Map(stats.map((s, i) => [s.label, STRATEGY_COLOURS[i % STRATEGY_COLOURS.length]!]));
   const colour = (name: string) => colourOf.get(name) ?? '#8c959f';
-  const ranked = rankStats(stats);
+  const ranked = stats;
   const withLatency = ranked.filter((s) => s.totalPercentilesMs.length > 0);
-  const commands = [...new Set(docs.map((d) => d.command))].join(' + ') || 'results';
   const runs = Math.max(0, ...stats.map((s) => s.runs));
-  const size = stats[0]?.objectSizeBytes;
+  const size = report.header.objectSizeBytes;
   const phasesShown = PHASES.filter((p) => stats.some((s) => (s.phaseShare[p] ?? 0) > 0));
-  const sections: string[] = [];
+  const sections: string[] = [answer(report)];
 
   sections.push(
-    `<section id="summary"><h2>Summary</h2><p class="lede">Ranked fastest to slowest by median wall time${stats.some((s) => s.steady) ? ' (steady runs: the time of one pass at the rate over the active window, see below)' : ''}${runs > 1 ? ` over ${runs} measured runs (± is the 95% CI half-width)` : ''}; contenders a rank test (Mann-Whitney U, 5%) cannot tell apart share a rank, shown as 1=. Warm-up runs are left out.` +
-      `${size !== undefined ? ` Object size ${e(formatBytes(size))}.` : ''}</p>${summaryTable(ranked, colour, input.targetOnThisMachine ?? false)}</section>`,
+    `<section id="summary"><h2>Summary</h2><p class="lede">Ranked fastest to slowest by median wall time${stats.some((s) => s.steady) ? ' (steady runs: the time of one pass at each active interval\'s rate, see below)' : ''}${runs > 1 ? ` over the measured runs (± is the 95% CI half-width)` : ''}; contenders a rank test (Mann-Whitney U, 5%) cannot tell apart share a rank, shown as 1=. Warm-up runs are left out.` +
+      `${size !== undefined ? ` Object size ${e(formatBytes(size))}.` : ''}</p>${summaryTable(report, colour)}</section>`,
   );
+  if (sweep && sweep.rows.length && sweep.cols.length) {
+    sections.push(
+      `<section id="sweep"><h2>${e(sweep.title)}</h2><p class="lede">${e(sweep.rowLabel)} × ${e(sweep.colLabel)}, values in ${e(sweep.unit)}; darker is higher.${sweep.best ? ' ★ marks the best cell' : ''}${sweep.tied && sweep.tied.length > 1 ? ', = the cells a rank test cannot tell from it (any of them will do)' : ''}${sweep.best ? '.' : ''}</p>${heatmap(sweep)}` +
+        (report.sweep!.sdkAdvice.length ? `<ul class="notes">${report.sweep!.sdkAdvice.map((l) => `<li>${e(l.trim())}</li>`).join('')}</ul>` : '') + '</section>',
+    );
+  }
   if (stats.length) {
     sections.push(
       `<section id="throughput"><h2>Throughput</h2><p class="lede">Bytes moved per second of wall time, per measured run. The bar is the median, the whisker spans the slowest and fastest run, the dark band is the 95% confidence interval of the mean (wide when there are few runs).</p>` +
@@ -448,7 +483,7 @@ export function renderHtml(input: HtmlReportInput): string {
     sections.push(
       `<section id="latency"><h2>Request latency by percentile</h2><p class="lede">Total time per request at each percentile, from the merged HDR histograms of every measured run and worker (never averaged percentiles).</p>` +
         `<ul class="legend">${withLatency.map((s) => `<li><span class="line" style="background:${colour(s.label)}"></span><strong>${e(s.label)}</strong> ${s.latencyMs.total?.count ?? 0} requests</li>`).join('')}</ul>` +
-        `${latencyChart(withLatency, colour)}</section>`,
+        `${latencyChart(withLatency, colour, report.latencyPercentiles)}</section>`,
     );
   }
   const steady = ranked.filter((s) => s.steady);
@@ -456,11 +491,6 @@ export function renderHtml(input: HtmlReportInput): string {
     sections.push(
       `<section id="steady"><h2>Steady state over time</h2><p class="lede">Each run repeated its requests for ${e(seconds(steady[0]!.steady!.durationMs))}; one point per interval of the median run (by rate). The shaded band is the active window, when every worker was issuing: rates and ranks come from it, ramp-up and drain are left out. Red points had throttled answers (429/503).</p>` +
         steady.map((s) => `<h3><span class="swatch" style="background:${colour(s.label)}"></span>${e(s.label)}</h3>${seriesChart(s, colour(s.label))}`).join('') + '</section>',
-    );
-  }
-  if (sweep && sweep.rows.length && sweep.cols.length) {
-    sections.push(
-      `<section id="sweep"><h2>${e(sweep.title)}</h2><p class="lede">${e(sweep.rowLabel)} × ${e(sweep.colLabel)}, values in ${e(sweep.unit)}; darker is higher.${sweep.best ? ' ★ marks the best cell' : ''}${sweep.tied && sweep.tied.length > 1 ? ', = the cells a rank test cannot tell from it (any of them will do)' : ''}${sweep.best ? '.' : ''}</p>${heatmap(sweep)}</section>`,
     );
   }
 
@@ -475,9 +505,11 @@ export function renderHtml(input: HtmlReportInput): string {
 </head>
 <body>
 <main>
-<header><p class="eyebrow">blob-cacher · ${e(commands)} report</p><h1>${e(title)}</h1>${docs.map((d, i) => environmentBlock(d, i, docs.length)).join('')}</header>
-${sections.join('\n')}
-<footer>blob-cacher ${e(docs[0]?.environment.packageVersion ?? '')} · ${docs.length} results file(s) · ${stats.length} strateg${stats.length === 1 ? 'y' : 'ies'}</footer>
+<header><p class="eyebrow">blob-cacher · ${e(report.header.command)} report</p><h1>${e(title)}</h1></header>
+${sections[0]}
+<section id="environment">${environmentBlock(report, input.config ?? {})}</section>
+${sections.slice(1).join('\n')}
+<footer>blob-cacher ${e(report.environment.packageVersion)} · report schema ${report.schemaVersion} · ${stats.length} contender${stats.length === 1 ? '' : 's'}</footer>
 </main>
 </body>
 </html>

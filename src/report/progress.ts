@@ -1,6 +1,6 @@
 // Progress while a session runs, as a listener of its events: a live bar on a terminal, or, when
 // stderr is not one (Docker and Kubernetes logs, `| cat`), a plain line every few seconds.
-import { cellLabel } from '../analysis/analyze.js';
+import { cellLabel } from '../results/label.js';
 import type { SessionEvent } from '../engine/session.js';
 import type { Progress } from '../workers/protocol.js';
 
@@ -105,7 +105,10 @@ async function progressBar(stream: NodeJS.WriteStream): Promise<ProgressView> {
   }, cliProgress.Presets.shades_classic);
   return follow({
     // A steady run's bar fills with time (tenths of a second), a fixed run's with requests.
-    start: (run) => bar.start(run.durationMs ? Math.ceil(run.durationMs / 100) : run.requests, 0, { label: run.strategy.padEnd(15), rate: '', done: '' }),
+    // Which contender and which of its runs: `chunked run 3/5` (or `warm-up 1/1`).
+    start: (run) => bar.start(run.durationMs ? Math.ceil(run.durationMs / 100) : run.requests, 0, {
+      label: `${cellLabel(run.strategy, run.cell)} ${run.warmup ? 'warm-up' : 'run'} ${run.run + 1}/${run.runs}`.padEnd(24), rate: '', done: '',
+    }),
     update: (run, done, seconds) => bar.update(run.durationMs ? Math.min(Math.floor(seconds * 10), Math.ceil(run.durationMs / 100)) : done.ops, {
       rate: rate(run, done, seconds),
       done: run.durationMs ? `${done.ops} requests, ${seconds.toFixed(0)}/${(run.durationMs / 1000).toFixed(0)} s` : `${done.ops}/${run.requests} requests`,

@@ -3,7 +3,7 @@
 // per-second series. A pure function of the merge.
 import { formatBytes } from '../config/sizes.js';
 import type { ScaleoutMerge } from '../scaleout/collect.js';
-import { fmtMs } from './console.js';
+import { num as fmtMs } from './format.js';
 
 const clockTime = (ms: number) => new Date(ms).toISOString().slice(11, 23);
 const signed = (v: number) => `${v >= 0 ? '+' : ''}${v.toFixed(1)}`;

@@ -4,8 +4,13 @@ import type { EncodedHistograms } from '../metrics/histograms.js';
 import { PHASES, type Phase } from '../transport/phases.js';
 
 export const RESULTS_SCHEMA = 'blob-cacher/results';
-/** 2: one `runs` list of RunRecords (was `strategies`), worker evidence without stored verdicts. */
-export const RESULTS_SCHEMA_VERSION = 2;
+/**
+ * 2: one `runs` list of RunRecords (was `strategies`), worker evidence without stored verdicts.
+ * 3: a run's `unit` and the environment's TCP settings, endpoint and cloud VM (all optional: version 2 still reads).
+ */
+export const RESULTS_SCHEMA_VERSION = 3;
+/** The oldest version this reader takes: 2 has the same fields less the optional ones of 3. */
+export const OLDEST_RESULTS_SCHEMA_VERSION = 2;
 /** Raw records kept per run; more are sampled evenly, and the file says so. */
 export const MAX_RECORDS_PER_RUN = 20_000;
 
@@ -91,11 +96,11 @@ export const UNITS: readonly Unit[] = ['MiB/s', 'ops/s'];
 /** One contender (a strategy, in a sweep cell), one run: measured facts only, nothing derived. */
 export interface RunRecord {
   strategy: string;
-  /** Its request kind's unit; absent in files written before it was recorded. */
-  unit?: Unit;
   cell?: Cell;
   params?: RunParams;
   description: string;
+  /** What the workload is counted in, from its request kind; absent in files before schema 3. */
+  unit?: Unit;
   /** Which repetition this was; warm-up runs are kept but never counted. */
   run: number;
   warmup: boolean;
@@ -124,8 +129,11 @@ export interface RunRecord {
   requestSumMs: number;
   /** Merged HDR histograms of every phase (integer µs), encoded. */
   histograms: EncodedHistograms;
+  /** True only when every byte was compared with something the target vouched for. */
   verified: boolean;
   verification: string;
+  /** Nothing failed, but nothing could be compared either (a plain URL): why. Such a run is "not verified", not failed. */
+  notVerified?: string;
   error?: string;
   workers: WorkerEvidence[];
   /** Steady runs (--duration): `bytes`, `requests` and the rest count every lap; `records` keep each item's last request. */
@@ -133,6 +141,9 @@ export interface RunRecord {
   records: RecordRow[];
   recordsSampled: boolean;
 }
+
+/** Failed: a check failed or the run did not complete; a run that is only "not verified" has not failed. */
+export const runFailed = (r: Pick<RunRecord, 'verified' | 'notVerified' | 'error'>): boolean => !r.verified && (r.notVerified === undefined || r.error !== undefined);
 
 export type Command = 'download' | 'upload';
 
@@ -146,6 +157,32 @@ export interface Environment {
   targetKind: string;
   target: string;
   packageVersion: string;
+  /** Since schema 3, where known: the Azure SDK's version, kernel TCP settings, the endpoint, the cloud VM. */
+  sdkVersion?: string;
+  tcp?: TcpSettings;
+  endpoint?: EndpointFacts;
+  cloud?: CloudFacts;
+}
+
+/** Linux's /proc/sys/net/ipv4: what bounds one socket's window, and the congestion control. */
+export interface TcpSettings {
+  congestionControl?: string;
+  rmemMaxBytes?: number;
+  wmemMaxBytes?: number;
+}
+
+/** The target's host as resolved from here, and one TCP connect to it. */
+export interface EndpointFacts {
+  host: string;
+  addresses: string[];
+  connectMs?: number;
+}
+
+/** From the Azure instance metadata service, when the client ran on an Azure VM. */
+export interface CloudFacts {
+  provider: 'azure';
+  vmSize?: string;
+  location?: string;
 }
 
 export interface ResultsFile {

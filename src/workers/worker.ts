@@ -2,20 +2,30 @@
 // of its own (job-run.ts) with one capped connection pool and one tracer per request. This file is
 // only the process's glue: messages in, the job's state machine, messages out.
 import { registerSecret } from '../log/logger.js';
+import { removeScratchOf } from '../payload/scratch.js';
 import { JobRun } from './job-run.js';
 import type { FromWorker, ToWorker } from './protocol.js';
 
 // A coordinator that is gone (killed, even with SIGKILL) ends the worker quietly: no EPIPE traces.
 const send = (msg: FromWorker) => {
-  if (!process.connected) process.exit(0);
+  if (!process.connected) return orphaned();
   process.send!(msg, undefined, {}, (err: Error | null) => {
-    if (err) process.exit(0);
+    if (err) orphaned();
   });
 };
+
+/** The coordinator gone: nothing of it ran to clean up, so its scratch goes with this worker. */
+function orphaned(): void {
+  void removeScratchOf(current?.job.outPath).finally(() => process.exit(0));
+}
 
 // Ctrl-C reaches the whole process group: the coordinator decides, workers finish what is in flight.
 process.on('SIGINT', () => {});
 process.on('SIGTERM', () => {});
+// A closed terminal hangs up the whole group too: the coordinator stops the run as on SIGTERM.
+process.on('SIGHUP', () => {});
+// A closed terminal hangs up the whole group too: the coordinator stops the run as on SIGTERM.
+process.on('SIGHUP', () => {});
 
 /** The job this worker holds now; each 'job' message starts a new one. */
 let current: JobRun | undefined;
@@ -46,4 +56,4 @@ process.on('message', (msg: ToWorker) => {
       return;
   }
 });
-process.on('disconnect', () => process.exit(0));
+process.on('disconnect', orphaned);

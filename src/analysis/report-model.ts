@@ -1,0 +1,140 @@
+// The one report model: analysis runs once here over a results file, and every renderer (console,
+// Markdown, CSV, JSON, HTML) only formats what it holds. JSON output is this object as it is.
+import type { Environment, ResultsFile } from '../results/schema.js';
+import { analyze, LATENCY_PERCENTILES, type ContenderStats } from './analyze.js';
+import { contenderCost, type ContenderCost } from './cost.js';
+import { DEFAULT_PRICES, type PriceTable } from './prices.js';
+import { isSdkBaseline, recommend, type Candidate, type Recommendation } from './recommend.js';
+import { buildGrid, sdkAdvice, type SweepGrid } from './sweep.js';
+import { reportUnit, type Unit } from './unit.js';
+import { rankStats, serverGap, verdicts, DEFAULT_SOCKET_BUFFER_BYTES, type RankedStats, type ServerGap, type Verdict } from './verdict.js';
+import { reportWarnings, type ReportWarning } from './warnings.js';
+import { cellLabel } from '../results/label.js';
+
+/** Bumped whenever a field of the Report changes meaning or goes away. */
+export const REPORT_SCHEMA_VERSION = 1;
+
+export interface ReportContender extends RankedStats {
+  cost: ContenderCost;
+}
+
+export interface ReportHeader {
+  title: string;
+  command: ResultsFile['command'];
+  target: string;
+  targetKind: string;
+  targetOnThisMachine: boolean;
+  /** The one object size every download run delivered, when there is one. */
+  objectSizeBytes?: number;
+  /** Measured runs per contender, as measured (warm-ups left out). */
+  runsPerContender: { label: string; runs: number }[];
+  complete: boolean;
+  interrupted?: string;
+  createdAt: string;
+}
+
+export interface ReportSweep {
+  grid: SweepGrid;
+  /** Each cell's winning contender, in grid order. */
+  winners: string[];
+  best?: string;
+  /** The best cell and every cell a rank test cannot tell from it. */
+  tied: string[];
+  /** SDK settings drawn from measured SDK cells, as lines. */
+  sdkAdvice: string[];
+}
+
+export interface Report {
+  schema: 'blob-cacher/report';
+  schemaVersion: number;
+  header: ReportHeader;
+  environment: Environment;
+  /** What the report's rates are in: MiB/s, or ops/s when every contender is counted in requests. */
+  unit: Unit;
+  /** Ranked, fastest first; failed contenders last. */
+  contenders: ReportContender[];
+  verdicts: Verdict[];
+  recommendation?: Recommendation;
+  /** One per kind. */
+  warnings: ReportWarning[];
+  /** Client time against the server's own span, where the server's clock was read. */
+  serverClock: (ServerGap & { contender: string })[];
+  sweep?: ReportSweep;
+  prices: { name: string; asOf: string; currency: string };
+  /** The percentiles of each contender's `totalPercentilesMs`. */
+  latencyPercentiles: readonly number[];
+}
+
+export interface ReportOptions {
+  title: string;
+  prices?: PriceTable;
+}
+
+/** Embedded Azurite, or a URL on a loopback address: the target competes with the client for CPU. */
+export function targetOnThisMachine(env: Pick<Environment, 'targetKind' | 'target'>): boolean {
+  return env.targetKind === 'embedded-azurite' || /\b(127\.\d+\.\d+\.\d+|localhost|\[::1\])(:\d+)?\b/.test(env.target);
+}
+
+function commonObjectSize(doc: ResultsFile): number | undefined {
+  if (doc.command !== 'download') return undefined;
+  const sizes = new Set(doc.runs.map((r) => r.objectSizeBytes));
+  return sizes.size === 1 ? [...sizes][0] : undefined;
+}
+
+function sweepOf(doc: ResultsFile, stats: ContenderStats[], ranked: ReportContender[]): { sweep: ReportSweep; recommendation?: Recommendation } | undefined {
+  if (!doc.sweep?.length) return undefined;
+  const v = buildGrid(stats, doc.sweep);
+  const tiedLabels = new Set(v.tied.map((s) => s.label));
+  // A sweep's answer is a cell: the rule runs over the cells tied for best, the other winners behind them.
+  const candidates: Candidate[] = v.winners.map((w) => {
+    const r = ranked.find((c) => c.label === w.label)!;
+    return { ...r, rank: tiedLabels.has(w.label) ? 1 : 2, tied: tiedLabels.has(w.label) && tiedLabels.size > 1, requestsPerObject: r.cost.requestsPerObject };
+  });
+  const picked = recommend(candidates);
+  // Where an SDK cell is the answer, the settings to give the SDK go with it.
+  const advice = sdkAdvice(stats, v.best);
+  const recommendation = picked && isSdkBaseline(picked) && advice.length > 1
+    ? { ...picked, sdkSettings: advice.slice(1).map((l) => l.trim()), text: `${picked.text} SDK settings: ${advice.slice(1).map((l) => l.trim()).filter((l) => !l.startsWith('(')).join(', ')}.` }
+    : picked;
+  return {
+    sweep: { grid: v.grid, winners: v.winners.map((w) => cellLabel(w.strategy, w.cell)), ...(v.best ? { best: v.best.label } : {}), tied: [...tiedLabels], sdkAdvice: advice },
+    ...(recommendation ? { recommendation } : {}),
+  };
+}
+
+export function buildReport(doc: ResultsFile, opts: ReportOptions): Report {
+  const prices = opts.prices ?? DEFAULT_PRICES;
+  const stats = analyze(doc.runs);
+  const byLabel = new Map<string, typeof doc.runs>();
+  for (const r of doc.runs) byLabel.set(cellLabel(r.strategy, r.cell), [...(byLabel.get(cellLabel(r.strategy, r.cell)) ?? []), r]);
+  const contenders: ReportContender[] = rankStats(stats).map((s) => ({ ...s, cost: contenderCost(doc.command, byLabel.get(s.label) ?? [], prices) }));
+  const local = targetOnThisMachine(doc.environment);
+  const bufferBytes = doc.environment.tcp?.rmemMaxBytes !== undefined && doc.environment.tcp.wmemMaxBytes !== undefined
+    ? doc.environment.tcp.rmemMaxBytes + doc.environment.tcp.wmemMaxBytes : DEFAULT_SOCKET_BUFFER_BYTES;
+  const swept = sweepOf(doc, stats, contenders);
+  const recommendation = swept ? swept.recommendation : recommend(contenders.map((c) => ({ ...c, requestsPerObject: c.cost.requestsPerObject })));
+  const objectSizeBytes = commonObjectSize(doc);
+  return {
+    schema: 'blob-cacher/report',
+    schemaVersion: REPORT_SCHEMA_VERSION,
+    header: {
+      title: opts.title, command: doc.command, target: doc.environment.target, targetKind: doc.environment.targetKind, targetOnThisMachine: local,
+      ...(objectSizeBytes !== undefined ? { objectSizeBytes } : {}),
+      runsPerContender: stats.map((s) => ({ label: s.label, runs: s.runs })),
+      complete: doc.complete, ...(doc.interrupted ? { interrupted: doc.interrupted } : {}), createdAt: doc.createdAt,
+    },
+    environment: doc.environment,
+    unit: reportUnit(stats.map((s) => s.unit)),
+    contenders,
+    verdicts: verdicts(contenders),
+    ...(recommendation ? { recommendation } : {}),
+    warnings: reportWarnings(stats, { targetOnThisMachine: local, socketBufferBytes: bufferBytes }),
+    serverClock: stats.flatMap((s) => {
+      const gap = serverGap(s, bufferBytes);
+      return gap ? [{ contender: s.label, ...gap }] : [];
+    }),
+    ...(swept ? { sweep: swept.sweep } : {}),
+    prices: { name: prices.name, asOf: prices.asOf, currency: prices.currency },
+    latencyPercentiles: LATENCY_PERCENTILES,
+  };
+}

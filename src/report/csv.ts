@@ -1,0 +1,49 @@
+// The report as CSV: one row per contender, each swept option in its own column, with the rank,
+// tie, cost and verdict fields; an empty cell where a figure does not exist.
+import type { Report, ReportContender } from '../analysis/report-model.js';
+import { PHASES } from '../transport/phases.js';
+import { axesOf, raw } from './format.js';
+
+function csvCell(v: unknown): string {
+  const s = v === undefined || v === null ? '' : typeof v === 'number' ? raw(v) : String(v);
+  return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+/** The verdict that names this contender: tied with the leader, or how much slower. */
+function verdictOf(r: Report, s: ReportContender): { kind: string; ratio?: number; low?: number; high?: number } {
+  for (const v of r.verdicts) {
+    if (v.kind === 'tie' && v.contenders.includes(s.label)) return { kind: 'tie' };
+    if (v.kind === 'faster' && v.slower === s.label) return { kind: 'slower', ratio: v.ratio, low: v.ratioLow, high: v.ratioHigh };
+    if (v.kind === 'faster' && v.faster === s.label) return { kind: 'leader' };
+  }
+  return { kind: r.contenders.length === 1 ? 'only' : '' };
+}
+
+export function renderCsv(r: Report): string {
+  const axes = r.sweep ? axesOf(r.contenders) : [];
+  const tiers = r.contenders[0]?.cost.tiers.map((t) => t.tier) ?? [];
+  const columns = [
+    'rank', 'strategy', 'runs', ...axes.map((a) => a.replace(/^--/, '')), 'tied', 'contender', 'samples', 'unit', 'wall_ms_median', 'wall_ms_min', 'wall_ms_max', 'wall_ms_ci95_low', 'wall_ms_ci95_high',
+    'throughput_mibps_median', 'ops_per_s_median', 'blobs_per_s_median', 'requests_per_run', 'failed_requests',
+    ...['firstByte', 'total'].flatMap((m) => ['p50', 'p90', 'p99', 'max'].map((q) => `${m}_${q}_ms`)),
+    ...PHASES.map((p) => `${p}_share`), 'retries', 'throttled', 'backoff_ms',
+    'ops_read', 'ops_write', 'ops_list', 'ops_other', 'requests_per_object', ...tiers.flatMap((t) => [`cost_per_1000_objects_${t}`, `cost_per_gib_${t}`]),
+    'verdict', 'slower_ratio', 'slower_ratio_ci95_low', 'slower_ratio_ci95_high', 'recommended', 'sweep_best', 'sweep_tied', 'verified',
+  ];
+  const rows = r.contenders.map((s) => {
+    const v = verdictOf(r, s);
+    return [
+      s.rank, s.strategy, s.runs, ...axes.map((a) => s.cell?.[a]), s.tied, s.label, s.samples.n, s.unit, s.wallMs.median, s.wallMs.min, s.wallMs.max, s.wallMs.ci95Low, s.wallMs.ci95High,
+      s.throughputMiBps.median, s.opsPerSecond.median, s.blobsPerSecond?.median, s.requestsPerRun, s.failedRequests,
+      ...(['firstByte', 'total'] as const).flatMap((m) => (['p50', 'p90', 'p99', 'max'] as const).map((q) => s.latencyMs[m]?.[q])),
+      ...PHASES.map((p) => s.phaseShare[p]), s.retries, s.throttled, s.backoffMs,
+      s.cost.operations.read, s.cost.operations.write, s.cost.operations.list, s.cost.operations.other, s.cost.requestsPerObject,
+      ...tiers.flatMap((t) => {
+        const c = s.cost.tiers.find((x) => x.tier === t);
+        return [c?.per1000Objects, c?.perGiB];
+      }),
+      v.kind, v.ratio, v.low, v.high, r.recommendation?.contender === s.label, r.sweep ? r.sweep.best === s.label : undefined, r.sweep ? r.sweep.tied.includes(s.label) : undefined, s.notVerified ? 'not verified' : s.verified,
+    ];
+  });
+  return [columns, ...rows].map((row) => row.map(csvCell).join(',')).join('\n');
+}

@@ -1,0 +1,67 @@
+// Number and label formatting shared by every renderer: a figure that does not exist or is not
+// finite prints as "—", never NaN, Infinity or -1±0.
+import type { ReportContender } from '../analysis/report-model.js';
+
+export const DASH = '—';
+
+const finite = (v: number | null | undefined): v is number => typeof v === 'number' && Number.isFinite(v);
+
+/** Milliseconds and rates: 3 significant figures at most, fewer decimals as values grow. */
+export function num(v: number | null | undefined): string {
+  if (!finite(v)) return DASH;
+  const a = Math.abs(v);
+  return a >= 100 ? v.toFixed(0) : a >= 10 ? v.toFixed(1) : v.toFixed(2);
+}
+
+export const fixed = (v: number | null | undefined, digits: number) => (finite(v) ? v.toFixed(digits) : DASH);
+
+/** A count that may be fractional (requests per object): whole numbers without decimals. */
+export const count = (v: number | null | undefined) => (!finite(v) ? DASH : Number.isInteger(v) ? String(v) : num(v));
+
+/** Money, with enough digits that a small cost does not print as 0.00. */
+export function money(v: number | null | undefined): string {
+  if (!finite(v)) return DASH;
+  if (v === 0) return '0';
+  return v >= 1 ? v.toFixed(2) : v.toPrecision(2);
+}
+
+/** A CSV or data cell: the number itself, or empty when it does not exist. */
+export const raw = (v: number | null | undefined) => (finite(v) ? String(v) : '');
+
+/** Median ± 95% CI half-width, or the median alone from one sample. */
+export function timeCell(s: ReportContender): string {
+  const w = s.wallMs;
+  if (!finite(w.median)) return DASH;
+  if (w.n < 2 || !finite(w.ci95High) || !finite(w.ci95Low)) return w.median.toFixed(1);
+  return `${w.median.toFixed(0)}±${((w.ci95High - w.ci95Low) / 2).toFixed(0)}`;
+}
+
+/** The contender's median rate in its own unit. */
+export const rateOf = (s: ReportContender) => (s.unit === 'ops/s' ? s.opsPerSecond.median : s.throughputMiBps.median);
+
+/** The first tier's cost per 1,000 objects (hot, unless the table has no hot tier). */
+export const firstTier = (s: ReportContender) => s.cost.tiers[0];
+
+export const seconds = (ms: number) => (ms % 1000 === 0 ? `${ms / 1000} s` : ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(2)} s`);
+
+/** Bytes with binary units, for headers. */
+export function bytes(v: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let i = 0;
+  let x = v;
+  while (x >= 1024 && i < units.length - 1) {
+    x /= 1024;
+    i++;
+  }
+  return `${i === 0 ? x : +x.toFixed(x >= 100 ? 0 : 2)} ${units[i]}`;
+}
+
+/** Sweep axes as columns: the swept flags, in order of first appearance. */
+export function axesOf(contenders: readonly ReportContender[]): string[] {
+  const seen: string[] = [];
+  for (const c of contenders) for (const k of Object.keys(c.cell ?? {})) if (!seen.includes(k)) seen.push(k);
+  return seen;
+}
+
+/** What the check of a contender's bytes came to: "ok" only when every byte was compared with what the target vouched for. */
+export const checkWord = (s: { verified: boolean; notVerified?: string }): string => (!s.verified ? 'FAILED' : s.notVerified ? `not verified (${s.notVerified})` : 'ok');

@@ -1,0 +1,78 @@
+// Cost: an upload's billable writes equal the PUTs a local server counted (a failed PUT retried is
+// billed twice), the price follows the rate table given, and a --prices file is checked field by field.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contenderCost, operationClassOf } from '../src/analysis/cost.js';
+import { DEFAULT_PRICES, parsePriceTable, type PriceTable } from '../src/analysis/prices.js';
+import type { UploadConfig } from '../src/config/load.js';
+import { runUpload } from '../src/engine/upload.js';
+import { setLogLevel } from '../src/log/logger.js';
+import { toRunRecord } from '../src/results/record.js';
+import { close } from './helpers/http-servers.js';
+import { startPutServer, type PutServer } from './helpers/put-server.js';
+import { testConfig } from './helpers/config.js';
+
+const FILES = 30;
+let s: PutServer;
+/** Every PUT's path, as the server saw it. */
+const putPaths: string[] = [];
+beforeAll(async () => {
+  setLogLevel('error');
+  // Every 7th PUT fails once with 503: retried, and every try is billed.
+  s = await startPutServer({ failPut: (path) => (putPaths.push(path) % 7 === 0 ? 503 : undefined) });
+});
+afterAll(() => close(s.server));
+
+const config = (url: string): UploadConfig => testConfig('upload', {
+  logLevel: 'error', uploadMethod: 'small-files', fileCount: FILES, fileSizeBytes: 2_000, blobSizeBytes: 100_000,
+  blockSizeBytes: 40_000, concurrency: 4, thresholdBytes: 0, processes: 1, maxSockets: 4, container: 'unused', keep: true, httpClient: 'raw',
+  credentials: { kind: 'url', url }, runs: 1, warmup: 0, maxRetries: 3, timeoutMs: 30_000, trace: true, format: 'console',
+});
+
+const TABLE: PriceTable = {
+  name: 'test prices', asOf: '2026-01-01', currency: 'USD',
+  tiers: { hot: { per10kOperations: { read: 1, write: 10, list: 100, other: 1000 }, retrievalPerGiB: 0 } },
+};
+
+describe('billable operations of an upload', () => {
+  it('writes equal the PUTs the server counted, retries included; the cost is the rate table\'s', async () => {
+    const run = await runUpload(config(`${s.url}/dav/`));
+    const [r] = run.results;
+    expect(r!.verified, r!.verification).toBe(true);
+    expect(r!.retries).toBeGreaterThan(0);
+    // The preflight's probe PUT is before any run; every other PUT is the run's.
+    const runPuts = putPaths.filter((p) => !p.endsWith('/probe')).length;
+    expect(putPaths.length).toBe(s.log.puts);
+    expect(runPuts).toBe(s.log.puts - 1);
+    const cost = contenderCost('upload', [toRunRecord(r!)], TABLE);
+    expect(cost.operations).toEqual({ read: 0, write: runPuts, list: 0, other: 0 });
+    expect(cost.objects).toBe(FILES);
+    expect(cost.requestsPerObject).toBeCloseTo(runPuts / FILES, 12);
+    expect(cost.tiers).toEqual([{ tier: 'hot', per1000Objects: expect.closeTo((runPuts * 10 / 10_000) / FILES * 1000, 12), perGiB: expect.any(Number) }]);
+  }, 60_000);
+});
+
+describe('the class of a run\'s requests', () => {
+  const run = { bytes: 10, requests: 2 };
+  it('upload: write; listing: list; a download that moved no bytes: other (HEAD); else read', () => {
+    expect(operationClassOf('upload', run)).toBe('write');
+    expect(operationClassOf('download', { ...run, params: { processes: 1, maxSockets: 1, concurrency: 1, pageSize: 10 } })).toBe('list');
+    expect(operationClassOf('download', { ...run, bytes: 0 })).toBe('other');
+    expect(operationClassOf('download', run)).toBe('read');
+  });
+});
+
+describe('--prices tables', () => {
+  it('the default is dated and named as Azure list prices, with hot, cool and cold', () => {
+    expect(DEFAULT_PRICES.name).toMatch(/Azure .*list prices/);
+    expect(DEFAULT_PRICES.asOf).toMatch(/^\d{4}-\d\d-\d\d$/);
+    expect(Object.keys(DEFAULT_PRICES.tiers)).toEqual(['hot', 'cool', 'cold']);
+    expect(parsePriceTable(JSON.parse(JSON.stringify(DEFAULT_PRICES)))).toEqual({ table: DEFAULT_PRICES });
+  });
+
+  it('a bad table is one line naming the field', () => {
+    expect(parsePriceTable([])).toMatchObject({ problem: expect.stringMatching(/^needs \{"name"/) });
+    expect(parsePriceTable({ tiers: { warm: {} } })).toEqual({ problem: 'has an unknown tier "warm"; the tiers are hot, cool, cold' });
+    expect(parsePriceTable({ tiers: { hot: { per10kOperations: { read: 1, write: -1, list: 1, other: 1 } } } })).toEqual({ problem: 'tier hot needs per10kOperations.write as a number >= 0' });
+    expect(parsePriceTable({ tiers: {} })).toEqual({ problem: 'has no tiers; give at least one of hot, cool, cold' });
+  });
+});

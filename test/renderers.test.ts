@@ -1,0 +1,99 @@
+// Every renderer formats one fixed Report: the same ranks, verdicts, recommendation, cost and sweep
+// grid in console, Markdown, CSV, JSON and HTML; nothing runs. A figure that does not exist prints
+// as "—", never NaN or Infinity.
+import { describe, expect, it } from 'vitest';
+import { buildReport, type Report } from '../src/analysis/report-model.js';
+import { renderReport } from '../src/report/render.js';
+import { newResultsFile } from '../src/results/file.js';
+import type { Cell, RunRecord } from '../src/results/schema.js';
+import { FORMATS } from '../src/config/options.js';
+import { money } from '../src/report/format.js';
+
+const MiB = 1024 * 1024;
+
+/** One measured run as a results file holds it: `requests` GETs moving 8 MiB in `wallMs`. */
+function run(strategy: string, description: string, cell: Cell, index: number, wallMs: number, requests: number, verified = true): RunRecord {
+  return {
+    strategy, cell, description, unit: 'MiB/s', run: index, warmup: false, objectSizeBytes: 8 * MiB, wallMs,
+    params: { processes: 1, maxSockets: 8, concurrency: Number(cell['--concurrency']) },
+    bytes: verified ? 8 * MiB : 0, requests, failedRequests: verified ? 0 : requests, reusedSockets: 0, retries: 0, throttled: 0, backoffMs: 0,
+    phaseSumsMs: {}, requestSumMs: wallMs * requests, histograms: {}, verified, verification: verified ? 'md5 ok' : '1 request(s) failed: HTTP 500',
+    workers: [], records: [], recordsSampled: false,
+  };
+}
+
+const jitter = [0, 3, -2, 1, -1];
+const times = (base: number) => jitter.map((j) => base + j);
+
+/** A sweep of --concurrency 2,4: chunked at 4 and 2 tie, single trails, the SDK is 3x slower, assemble failed. */
+function fixedReport(): Report {
+  const doc = newResultsFile('download', { concurrency: 2 }, { kind: 'url', label: 'url example.test' });
+  doc.sweep = [{ flag: '--concurrency', values: ['2', '4'] }];
+  doc.complete = true;
+  for (const c of ['2', '4']) {
+    const cell = { '--concurrency': c };
+    times(c === '4' ? 100 : 101).forEach((t, i) => doc.runs.push(run('chunked', 'N ranged GETs of one blob', cell, i, t, Number(c))));
+    times(150).forEach((t, i) => doc.runs.push(run('single', 'one GET of the whole blob', cell, i, t, 1)));
+    times(300).forEach((t, i) => doc.runs.push(run('sdk', 'SDK downloadToBuffer (baseline)', cell, i, t, 1)));
+  }
+  doc.runs.push(run('assemble', 'N part blobs concatenated', { '--concurrency': '2' }, 0, 0, 2, false));
+  return buildReport(doc, { title: 'fixed sweep' });
+}
+
+describe('one Report, five formats', async () => {
+  const report = fixedReport();
+  const out = Object.fromEntries(await Promise.all(FORMATS.map(async (f) => [f, await renderReport(report, f, { resultsPath: 'r.json' })] as const)));
+
+  it('the model itself holds what every format must show', () => {
+    expect(report.recommendation?.contender).toBe('chunked [--concurrency 2]');
+    expect(report.sweep?.best).toBe('chunked [--concurrency 4]');
+    expect(report.sweep?.tied.sort()).toEqual(['chunked [--concurrency 2]', 'chunked [--concurrency 4]']);
+    expect(report.verdicts.map((v) => v.kind)).toEqual(['tie', 'faster', 'faster', 'faster', 'faster']);
+    expect(report.contenders.at(-1)).toMatchObject({ label: 'assemble [--concurrency 2]', verified: false });
+  });
+
+  it('JSON is the Report, versioned', () => {
+    expect(JSON.parse(out.json!)).toEqual(JSON.parse(JSON.stringify(report, (_k, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? null : v))));
+    expect(JSON.parse(out.json!)).toMatchObject({ schema: 'blob-cacher/report', schemaVersion: 1 });
+  });
+
+  for (const format of ['console', 'md', 'html'] as const) {
+    it(`${format}: ranks, verdicts, recommendation, cost and the sweep grid`, () => {
+      const text = format === 'html' ? out.html!.replace(/&#39;/g, "'").replace(/&quot;/g, '"').replace(/&amp;/g, '&') : out[format]!;
+      expect(text).toContain(report.recommendation!.text);
+      for (const v of report.verdicts) expect(text, v.text).toContain(v.text);
+      expect(text).toMatch(/1=/);
+      // Cost: chunked at concurrency 4 makes 4 reads per object, $0.002 per 1,000 objects on the hot tier.
+      expect(report.contenders[0]!.cost.tiers[0]!.tier).toBe('hot');
+      expect(report.contenders[0]!.cost.tiers[0]!.per1000Objects).toBeCloseTo(1000 * 4 * 0.005 / 10_000, 12);
+      expect(text).toContain(money(report.contenders[0]!.cost.tiers[0]!.per1000Objects));
+      // The grid: both cells of --concurrency, the best one's value.
+      const best = report.sweep!.grid.values[0]![1]!;
+      expect(text).toContain(best.toFixed(0));
+      expect(text).toMatch(/concurrency 4/);
+      for (const w of report.warnings.filter((x) => x.kind !== 'target-on-this-machine')) expect(text, w.kind).toContain(w.text);
+    });
+  }
+
+  it('csv: one row per contender, the swept option in its own column, rank, tie, cost and verdict fields', () => {
+    const [head, ...rows] = out.csv!.split('\n').map((l) => l.split(','));
+    expect(rows).toHaveLength(report.contenders.length);
+    const at = (name: string) => head!.indexOf(name);
+    for (const name of ['rank', 'tied', 'concurrency', 'cost_per_1000_objects_hot', 'requests_per_object', 'verdict', 'slower_ratio', 'recommended', 'sweep_best', 'sweep_tied']) expect(at(name), name).toBeGreaterThanOrEqual(0);
+    const row = (label: string) => rows.find((r) => r[at('strategy')] === label.split(' ')[0] && r[at('concurrency')] === /concurrency (\d)/.exec(label)![1])!;
+    expect(row('chunked [--concurrency 2]')[at('recommended')]).toBe('true');
+    expect(row('chunked [--concurrency 4]')[at('sweep_best')]).toBe('true');
+    expect(row('sdk [--concurrency 2]')[at('verdict')]).toBe('slower');
+    expect(Number(row('sdk [--concurrency 2]')[at('slower_ratio')])).toBeCloseTo(3, 0);
+    expect(Number(row('chunked [--concurrency 4]')[at('requests_per_object')])).toBe(4);
+  });
+
+  it('a figure that does not exist prints as "—", never NaN, Infinity or -1±0', () => {
+    for (const f of ['console', 'md', 'csv', 'html'] as const) expect(out[f], f).not.toMatch(/NaN|Infinity|-1±0/);
+    expect(out.console).toMatch(/^\d+\s+assemble\s+2\s+—/m);
+  });
+
+  it('console: sweep rows never wrap at 120 columns', () => {
+    for (const line of out.console!.split('\n').slice(0, -1)) if (!line.startsWith('verdict') && !line.startsWith('warning') && !line.startsWith('details')) expect(line.length, line).toBeLessThanOrEqual(120);
+  });
+});
