@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NGINX_PATH as NGINX, requires } from './helpers/requires.js';
 import { staticNginxConfig } from './helpers/nginx-dav.js';
 import { inNs, stderrOf, vethPair, waitForPortInNs } from './helpers/netns.js';
+import { runFailed } from '../src/results/schema.js';
 
 const root = resolve(import.meta.dirname, '..');
 const SERVER_NS = `bc-srv-${process.pid}`;
@@ -116,7 +117,7 @@ function download(method: string, extra: string[] = []) {
 describe('throughput under a kernel rate limit (veth pair between namespaces, tc tbf)', () => {
   it.skipIf(skipReason !== undefined)(`a single GET from nginx is reported within 3% of a ${RATE_MBIT} Mbit/s limit`, async () => {
     const run = download('single');
-    expect(run.verified).toBe(true);
+    expect(runFailed(run)).toBe(false);
     expect(run.bytes).toBe(SIZE);
     // The body's rate (bytes over the download phase) is what the limit governs; the whole
     // duration also holds connection set-up and first byte, which are reported as their own phases.
@@ -131,7 +132,7 @@ describe('throughput under a kernel rate limit (veth pair between namespaces, tc
 
   (skipReason !== undefined ? it.skip : nginx.it)('four ranges share the same limit: the run\'s throughput is still within 3% of it', () => {
     const run = download('chunked', ['--concurrency', '4']);
-    expect(run.verified).toBe(true);
+    expect(runFailed(run)).toBe(false);
     expect(run.requests).toBe(4);
     const wallMbit = (run.bytes * 8) / 1e6 / (run.wallMs / 1000);
     console.log(`${serverKind}, tbf ${RATE_MBIT} Mbit/s (goodput ${GOODPUT_MBIT.toFixed(2)}): chunked x4 whole run ${wallMbit.toFixed(2)} Mbit/s`);

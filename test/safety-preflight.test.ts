@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startCli } from './helpers/cli.js';
+import { startCli, type CliRun } from './helpers/cli.js';
 
 const KEY = Buffer.from('not a real key, 32 bytes long!!!').toString('base64');
 let silent: net.Server;
@@ -38,8 +38,12 @@ afterAll(() => rm(cwd, { recursive: true, force: true }));
 
 const account = (...more: string[]) => ['download', '--account', 'devstoreaccount1', '--endpoint', `http://127.0.0.1:${port}/devstoreaccount1`, '--key', KEY, '--results', 'r.json', ...more];
 
-/** Waits (bounded) until the silent server has a connection from the CLI: the preflight is waiting. */
-async function preflightWaiting(before: number): Promise<void> {
+/**
+ * Waits (bounded) until the CLI is in its preflight: it has said which target (its stop handlers are
+ * set by then) and the silent server has a connection from it.
+ */
+async function preflightWaiting(cli: CliRun, before: number): Promise<void> {
+  expect(await cli.waitFor(/info: target: /), cli.stderr()).toBe(true);
   for (let i = 0; i < 500 && accepted <= before; i++) await new Promise((r) => setTimeout(r, 20));
   expect(accepted).toBeGreaterThan(before);
 }
@@ -56,7 +60,7 @@ describe('#2: a blob preflight against a silent server is bounded', () => {
   it('#2: SIGINT stops it at once (exit 130), long before 2 x the default --timeout', async () => {
     const before = accepted;
     const cli = startCli(account(), { cwd, limitMs: 15_000 });
-    await preflightWaiting(before);
+    await preflightWaiting(cli, before);
     cli.child.kill('SIGINT');
     const run = await cli.exited;
     expect(run.killedAtLimit, run.stderr).toBe(false);
@@ -76,7 +80,7 @@ describe('#14: a signal during a plain URL preflight is an interrupt', () => {
   it('#14: SIGINT during a plain-URL preflight exits 130, not 2 with "cannot reach … (cancelled)"', async () => {
     const before = accepted;
     const cli = startCli(['download', '--url', `http://127.0.0.1:${port}/blob.bin`, '--results', 'r14.json'], { cwd, limitMs: 15_000 });
-    await preflightWaiting(before);
+    await preflightWaiting(cli, before);
     cli.child.kill('SIGINT');
     const run = await cli.exited;
     expect(run.killedAtLimit, run.stderr).toBe(false);

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCli } from './helpers/cli.js';
-import { close, deterministicBuffer, listen } from './helpers/http-servers.js';
+import { close, deterministicBuffer, listen, slowObjectServer } from './helpers/http-servers.js';
 import { alive, childPids } from './helpers/processes.js';
 import { freshDirs } from './helpers/temp-dirs.js';
 
@@ -18,36 +18,21 @@ let url: string;
 
 // Serves ranges slowly (64 KiB every 40 ms): a run is still in flight when the test acts.
 beforeAll(async () => {
-  server = http.createServer((req, res) => {
-    if (req.method === 'HEAD') return void res.writeHead(200, { 'content-length': SIZE }).end();
-    const m = /bytes=(\d+)-(\d+)/.exec(req.headers.range ?? '');
-    const [start, end] = m ? [Number(m[1]), Number(m[2])] : [0, SIZE - 1];
-    res.writeHead(m ? 206 : 200, { 'content-length': end - start + 1, ...(m ? { 'content-range': `bytes ${start}-${end}/${SIZE}` } : {}) });
-    let at = start;
-    const timer = setInterval(() => {
-      if (res.destroyed) return clearInterval(timer);
-      const next = Math.min(end + 1, at + 64 * 1024);
-      res.write(body.subarray(at, next));
-      at = next;
-      if (at > end) {
-        clearInterval(timer);
-        res.end();
-      }
-    }, 40);
-  });
+  server = slowObjectServer(body);
   url = `${await listen(server)}/blob.bin`;
 });
 afterAll(() => close(server));
 
 const fresh = freshDirs('safety-signals-');
-const RUNNING = /request\(s\) over \d+ process/;
 
 describe('#7 and #12: signals', () => {
   it('#7: SIGTERM to the process and then to its group, as timeout(1) sends it, is one stop: exit 143 with partial results (3 trials)', async () => {
     for (let trial = 0; trial < 3; trial++) {
       const cwd = await fresh();
-      const cli = startCli(['download', '--url', url, '--source-method', 'chunked', '--processes', '2', '--results', 'r.json', '--log-level', 'info'], { cwd, detached: true, limitMs: 30_000 });
-      expect(await cli.waitFor(RUNNING), cli.stderr()).toBe(true);
+      const cli = startCli(['download', '--url', url, '--source-method', 'chunked', '--processes', '2', '--progress-interval', '100ms', '--results', 'r.json', '--log-level', 'info'], { cwd, detached: true, limitMs: 30_000 });
+      // Once the workers are released: a signal that lands within the fork of a worker is another
+      // matter (see the note in the issue's report), this is the pair timeout(1) sends.
+      expect(await cli.waitFor(/progress: chunked/), cli.stderr()).toBe(true);
       cli.child.kill('SIGTERM');
       process.kill(-cli.child.pid!, 'SIGTERM');
       const run = await cli.exited;
@@ -61,8 +46,8 @@ describe('#7 and #12: signals', () => {
 
   it('#12: SIGHUP to the group (a closed terminal) stops as SIGTERM does: exit 129, interrupted results, no temporary file', async () => {
     const cwd = await fresh();
-    const cli = startCli(['download', '--url', url, '--source-method', 'chunked', '--processes', '2', '--results', 'r.json', '--log-level', 'info'], { cwd, detached: true, limitMs: 30_000 });
-    expect(await cli.waitFor(RUNNING), cli.stderr()).toBe(true);
+    const cli = startCli(['download', '--url', url, '--source-method', 'chunked', '--processes', '2', '--progress-interval', '100ms', '--results', 'r.json', '--log-level', 'info'], { cwd, detached: true, limitMs: 30_000 });
+    expect(await cli.waitFor(/progress: chunked/), cli.stderr()).toBe(true);
     process.kill(-cli.child.pid!, 'SIGHUP');
     const run = await cli.exited;
     expect(run.killedAtLimit, run.stderr).toBe(false);
@@ -77,10 +62,10 @@ describe('#13: scratch of a killed coordinator', () => {
   it('#13: SIGKILL of the coordinator mid-run leaves no blob-cacher-<pid>-* scratch (its sink file) in TMPDIR', async () => {
     const tmp = await mkdtemp(join(tmpdir(), 'safety-signals-tmp-'));
     try {
-      const cli = startCli(['download', '--url', url, '--source-method', 'chunked', '--processes', '2', '--sink', 'sparse-file', '--results', join(tmp, '..', `r-${process.pid}.json`), '--log-level', 'info'], {
+      const cli = startCli(['download', '--url', url, '--source-method', 'chunked', '--processes', '2', '--sink', 'sparse-file', '--progress-interval', '100ms', '--results', join(tmp, '..', `r-${process.pid}.json`), '--log-level', 'info'], {
         cwd: tmp, env: { TMPDIR: tmp }, limitMs: 30_000,
       });
-      expect(await cli.waitFor(RUNNING), cli.stderr()).toBe(true);
+      expect(await cli.waitFor(/progress: chunked/), cli.stderr()).toBe(true);
       const workers = childPids(cli.child.pid!);
       expect((await readdir(tmp)).filter((n) => n.startsWith('blob-cacher-'))).toHaveLength(1);
       cli.child.kill('SIGKILL');

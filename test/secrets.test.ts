@@ -98,7 +98,7 @@ describe('no secret in the output at LOG_LEVEL=silly', () => {
     const resultsDir = join(cwd, 'url-results');
     const { code, output } = await runCli({ URL: url, SOURCE_METHOD: 'chunked', BLOB_CACHER_RESULTS: join(resultsDir, 'r.json') });
     expect(code, output).toBe(0);
-    expect(output).toMatch(/^\d+=?\s+chunked\s.*\sok$/m);
+    expect(output).toMatch(/^\d+=?\s+chunked\s.*\snot verified \(plain URL/m);
     expect(output).toMatch(/ silly: GET \S+large\.file\?\S*sig=\[redacted\]/);
     const results = await readFile(join(resultsDir, 'r.json'), 'utf8');
     expect(results).toContain('sig=[redacted]');

@@ -147,7 +147,7 @@ describe('steady downloads on the embedded Azurite', () => {
     expect('doc' in back && back.doc.runs.map((r) => r.steady?.series.length)).toEqual(runs.map((r) => r.steady!.series.length));
     const damaged = JSON.parse(JSON.stringify(doc));
     damaged.runs[1].steady.series[0].bytes = 'lots';
-    expect(parseResultsDoc(damaged)).toEqual({ problem: 'run 2 has a bad steady series; it is damaged, re-run the benchmark' });
+    expect(parseResultsDoc(damaged)).toEqual({ problem: 'run 2 has a bad steady.series; it is damaged, re-run the benchmark' });
   });
 });
 

@@ -334,6 +334,19 @@ Any option given as a comma-separated list is a grid axis; every combination is 
 The options are those of the download or upload command (see its --help).
 `;
 
+/**
+ * A comma inside a swept URL (a password, a SAS signature) splits it into pieces that are no URL,
+ * and a piece of a secret must not be echoed by the error that refuses it: each value of a URL axis
+ * must be a URL itself, else the axis is refused by position, with the fix.
+ */
+function refuseSplitUrls(axes: readonly SweepAxis[], specs: readonly OptionSpec[]): void {
+  const urlFlags = new Set(specs.filter((s) => s.valueName === 'url').map((s) => s.flag));
+  for (const axis of axes.filter((a) => urlFlags.has(a.flag))) {
+    const bad = axis.values.findIndex((v) => !/^https?:\/\/[^/?#]+/i.test(v) || !URL.canParse(v));
+    if (bad >= 0) throw new ConfigError(`${axis.flag} value ${bad + 1} of ${axis.values.length} in the sweep is not an http:// or https:// URL; a comma inside a URL (a password, a SAS) splits it: write it as %2C`);
+  }
+}
+
 export async function sweepCommand(argv: readonly string[], env: Env): Promise<number> {
   const mode = argv[0] === 'upload' || argv[0] === 'download' ? argv[0] : 'download';
   const args = argv[0] === mode ? argv.slice(1) : [...argv];
@@ -343,6 +356,7 @@ export async function sweepCommand(argv: readonly string[], env: Env): Promise<n
   }
   const { axes, fixed } = findAxes(args);
   if (!axes.length) throw new ConfigError('sweep needs at least one option with a comma-separated list of values, e.g. --processes 1,2; see blob-cacher sweep --help');
+  refuseSplitUrls(axes, mode === 'upload' ? UPLOAD_OPTIONS : DOWNLOAD_OPTIONS);
   const cells = gridCells(axes);
   const specs = mode === 'upload' ? UPLOAD_OPTIONS : DOWNLOAD_OPTIONS;
   // Every cell is validated before anything runs: a bad value fails fast, naming its option.

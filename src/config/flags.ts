@@ -103,7 +103,7 @@ function resolveOne<T>(spec: OptionSpec<T>, flags: Readonly<Record<string, unkno
     if (raw === undefined) continue;
     const value = spec.parse(raw);
     if (value instanceof Invalid) {
-      const shown = spec.secret ? '' : quotedValue(raw, spec.valueName === 'url');
+      const shown = spec.secret ? '' : ` ${quotedValue(raw)}`;
       throw new ConfigError(`invalid ${origin}${shown}: expected ${value.expected}`);
     }
     return value;

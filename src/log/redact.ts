@@ -26,7 +26,8 @@ export function registerSecret(value: string | undefined): void {
  */
 export function registerCredential(value: string | undefined): void {
   if (!value) return;
-  registerSecret(value);
+  // A URL is not a secret as a whole (it names the target in every report): only its parts below are.
+  if (!URL.canParse(value)) registerSecret(value);
   for (const m of value.matchAll(/(?:AccountKey|SharedAccessSignature)=([^;]+)/gi)) registerCredential(m[1]);
   for (const m of value.matchAll(/(?:^|[?&;])(?:s|%73)(?:i|%69)(?:g|%67)=([^&;\s]+)/gi)) {
     const sig = m[1]!;

@@ -128,6 +128,9 @@ export class WorkerPool {
       if (c && isUp(c)) continue;
       if (c) c.kill();
       this.children[i] = fork(WORKER.path, [], { execArgv: WORKER.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'advanced' });
+      // A message to a worker that has just died (a signal to the whole group while it was starting)
+      // fails with EPIPE before 'disconnect' says so: its exit names the death; unheard, it would crash us.
+      this.children[i]!.on('error', () => {});
     }
     return this.children.slice(0, count);
   }

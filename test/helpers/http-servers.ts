@@ -89,3 +89,31 @@ export function objectServer(body: Buffer, honourRange: boolean): { server: http
   });
   return { server, log };
 }
+
+/**
+ * Serves `body` slowly (64 KiB every 40 ms; HEAD with Content-Length, GET whole or one range), so a
+ * run is still in flight when a test acts on it. `onRange` hears each ranged GET.
+ */
+export function slowObjectServer(body: Buffer, onRange: () => void = () => {}): http.Server {
+  return http.createServer((req, res) => {
+    if (req.method === 'HEAD') {
+      res.writeHead(200, { 'content-length': body.length, 'accept-ranges': 'bytes' });
+      return res.end();
+    }
+    const m = /bytes=(\d+)-(\d+)/.exec(req.headers.range ?? '');
+    if (m) onRange();
+    const [start, end] = m ? [Number(m[1]), Number(m[2])] : [0, body.length - 1];
+    res.writeHead(m ? 206 : 200, { 'content-length': end - start + 1, ...(m ? { 'content-range': `bytes ${start}-${end}/${body.length}` } : {}) });
+    let at = start;
+    const timer = setInterval(() => {
+      if (res.destroyed) return clearInterval(timer);
+      const next = Math.min(end + 1, at + 64 * 1024);
+      res.write(body.subarray(at, next));
+      at = next;
+      if (at > end) {
+        clearInterval(timer);
+        res.end();
+      }
+    }, 40);
+  });
+}
