@@ -29,7 +29,7 @@ function header(r: Report): string[] {
   const odd = h.runsPerContender.filter((c) => c.runs !== usual);
   const runs = `${usual} measured runs each${odd.length ? ` (${odd.map((c) => `${c.label} ${c.runs}`).join(', ')})` : ''}`;
   // Folded into the header: the warning below would repeat it on every zero-config run.
-  const where = h.targetOnThisMachine ? ' (on this machine: it shares the CPUs, a remote account may rank differently)' : '';
+  const where = h.targetOnThisMachine ? ' (on this machine: it shares the CPUs)' : '';
   return [h.title, `target ${h.target}${where}${size}; ${runs}`];
 }
 
