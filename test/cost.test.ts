@@ -75,3 +75,21 @@ describe('--prices tables', () => {
     expect(parsePriceTable({ tiers: {} })).toEqual({ problem: 'has no tiers; give at least one of hot, cool, cold' });
   });
 });
+
+describe('the estimate before a run against a real account', () => {
+  const base = { runsPerContender: 6, cells: 1, atLeast: true, objectSizeBytes: 80 * 1024 * 1024, concurrency: 4, fileCount: 2400 };
+  it('a default download: reads per strategy and run, at least, priced at the first tier', async () => {
+    const { estimateSession, estimateLine } = await import('../src/analysis/estimate.js');
+    const e = estimateSession({ ...base, command: 'download', strategies: ['single', 'chunked', 'round-robin', 'assemble', 'sdk'] }, DEFAULT_PRICES);
+    // single 1, the four split ones 4 each: 17 reads a round, 6 rounds.
+    expect(e.operations).toEqual({ read: 17 * 6, write: 0, list: 0, other: 0 });
+    expect(e.cost).toEqual({ tier: 'hot', amount: expect.closeTo(17 * 6 * 0.005 / 10_000, 12), currency: 'USD' });
+    expect(estimateLine(e, DEFAULT_PRICES)).toMatch(/^estimate for this session: at least 102 reads, 0 writes, 0 list and 0 other operations, about 0\.000051 USD at hot/);
+  });
+
+  it('uploads: a Put Blob per file, blocks plus their commit', async () => {
+    const { estimateSession } = await import('../src/analysis/estimate.js');
+    const e = estimateSession({ ...base, command: 'upload', strategies: ['small-files', 'blocks'], blobSizeBytes: 300 * 1024 * 1024, blockSizeBytes: 8 * 1024 * 1024 }, DEFAULT_PRICES);
+    expect(e.operations.write).toBe((2400 + 38 + 1) * 6);
+  });
+});

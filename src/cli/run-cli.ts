@@ -3,7 +3,7 @@
 // only place that reads process.argv and process.env.
 import { ConfigError, ExitError } from '../config/errors.js';
 import { buildProgram, loadDownloadConfig, loadUploadConfig, parseFlags, redactedConfig, resolveOptions, type Credentials, type DownloadConfig, type Sources, type UploadConfig } from '../config/load.js';
-import { DOWNLOAD_STRATEGIES, workloadOf as workloadKind } from '../strategies/index.js';
+import { DOWNLOAD_STRATEGIES, selectStrategies, selectUploadStrategies, workloadOf as workloadKind } from '../strategies/index.js';
 import { COLLECT_OPTIONS, DOWNLOAD_OPTIONS, MANIFEST_OPTIONS, OUTPUT_OPTIONS, REPORT_OPTIONS, UPLOAD_OPTIONS, type ColorMode, type OptionSpec } from '../config/options.js';
 import type { PriceTable } from '../analysis/prices.js';
 import { formatBytes } from '../config/sizes.js';
@@ -57,6 +57,21 @@ interface Output {
 /** Colour only on a terminal, unless NO_COLOR (no-color.org) or --color says otherwise. */
 const useColor = (mode: ColorMode, env: Env) => (mode === 'always' ? true : mode === 'never' ? false : process.stdout.isTTY === true && !env.NO_COLOR);
 
+/** The session's billable operations and their price, from its config, before it runs. */
+async function sessionEstimate(m: Measurement): Promise<string> {
+  const [{ estimateSession, estimateLine }, { DEFAULT_PRICES }] = await Promise.all([import('../analysis/estimate.js'), import('../analysis/prices.js')]);
+  const c = m.config;
+  const download = 'sourceMethod' in c;
+  const names = download ? selectStrategies(c.sourceMethod, false).map((s) => s.name) : selectUploadStrategies(c.uploadMethod, false).map((s) => s.name);
+  const prices = m.output.prices ?? DEFAULT_PRICES;
+  const e = estimateSession({
+    command: m.command, strategies: names, runsPerContender: c.runs + c.warmup, cells: m.cells.length, atLeast: (c.minTimeMs ?? 0) > 0,
+    objectSizeBytes: download ? c.fileSizeBytes ?? 80 * 1024 * 1024 : c.fileSizeBytes, concurrency: c.concurrency,
+    fileCount: c.fileCount ?? 0, ...(download ? { rangeSizeBytes: c.rangeSizeBytes, pageSize: c.pageSize } : { blobSizeBytes: c.blobSizeBytes, blockSizeBytes: c.blockSizeBytes, thresholdBytes: c.thresholdBytes }),
+  }, prices);
+  return estimateLine(e, prices);
+}
+
 /** A --prices file, read like a results file (one bounded reader) and checked field by field. */
 async function loadPrices(path: string | undefined): Promise<PriceTable | undefined> {
   if (!path) return undefined;
@@ -105,6 +120,9 @@ async function measure(m: Measurement): Promise<number> {
   // Where it runs, before it runs: the connect time is measured on an idle machine.
   const { captureEnvironment, IMDS_URL } = await import('./environment.js');
   Object.assign(doc.environment, await captureEnvironment({ endpoint: endpointOf(m.config.credentials), imdsUrl: IMDS_URL }));
+  // Against a real account (remote, not a plain URL), say what the session will cost before it does.
+  const remote = doc.environment.endpoint?.addresses.some((a) => !/^(127\.|::1$|::ffff:127\.)/.test(a));
+  if (remote && m.config.credentials.kind !== 'url' && !m.config.steady) log.info(await sessionEstimate(m));
   if (m.sweep) doc.sweep = m.sweep;
   let writing: Promise<void> = Promise.resolve();
   const save = () => (writing = writing.then(() => writeResults(path, doc)));
