@@ -109,7 +109,7 @@ export function buildReport(doc: ResultsFile, opts: ReportOptions): Report {
   const stats = analyze(doc.runs);
   const byLabel = new Map<string, typeof doc.runs>();
   for (const r of doc.runs) byLabel.set(cellLabel(r.strategy, r.cell), [...(byLabel.get(cellLabel(r.strategy, r.cell)) ?? []), r]);
-  const contenders: ReportContender[] = rankStats(stats).map((s) => ({ ...s, cost: contenderCost(doc.command, byLabel.get(s.label) ?? [], prices) }));
+  const contenders: ReportContender[] = rankStats(stats).map((s) => ({ ...s, cost: contenderCost(doc.command, byLabel.get(s.label) ?? [], prices, isSdkBaseline(s) ? 'calls' : 'requests') }));
   const local = targetOnThisMachine(doc.environment);
   const bufferBytes = doc.environment.tcp?.rmemMaxBytes !== undefined && doc.environment.tcp.wmemMaxBytes !== undefined
     ? doc.environment.tcp.rmemMaxBytes + doc.environment.tcp.wmemMaxBytes : DEFAULT_SOCKET_BUFFER_BYTES;
