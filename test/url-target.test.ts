@@ -10,6 +10,7 @@ import { runDownload } from '../src/engine/download.js';
 import type { MeasuredRun } from '../src/results/record.js';
 import { setLogLevel } from '../src/log/logger.js';
 import { close, deterministicBuffer, listen, objectServer } from './helpers/http-servers.js';
+import { runFailed } from '../src/results/schema.js';
 
 const SIZE_BYTES = 1_000_003;
 const CONCURRENCY = 4;
@@ -52,7 +53,8 @@ describe('plain URL that honours Range', () => {
     expect(run.results.map((r) => r.strategy)).toEqual(['single', 'chunked']);
     for (const r of run.results) {
       expect(r.error, r.strategy).toBeUndefined();
-      expect(r.verified, `${r.strategy}: ${r.verification}`).toBe(true);
+      expect(runFailed(r), `${r.strategy}: ${r.verification}`).toBe(false);
+      expect(r.notVerified).toMatch(/plain URL/);
       expect(r.bytes, r.strategy).toBe(SIZE_BYTES);
       expect(r.failedRequests, r.strategy).toBe(0);
     }
@@ -81,7 +83,8 @@ describe('plain URL that honours Range', () => {
 
     expect(run.results.map((r) => r.strategy)).toEqual(['single', 'chunked']);
     for (const r of run.results) {
-      expect(r.verified, `${r.strategy}: ${r.verification}`).toBe(true);
+      expect(runFailed(r), `${r.strategy}: ${r.verification}`).toBe(false);
+      expect(r.notVerified).toMatch(/plain URL/);
       expect(r.bytes, r.strategy).toBe(SIZE_BYTES);
       // With a file there is something to hash: the whole object's MD5.
       expect(r.verification, r.strategy).toContain(bodyMd5);
@@ -98,7 +101,8 @@ describe('plain URL that honours Range', () => {
     const range = 100_000;
     const run = await runDownload(configFor(url, { sourceMethod: 'chunked', rangeSizeBytes: range, concurrency: 4, processes: 2, sink: 'sparse-file' }));
     const r = run.results[0]!;
-    expect(r.verified, r.verification).toBe(true);
+    expect(runFailed(r), r.verification).toBe(false);
+    expect(r.notVerified).toMatch(/plain URL/);
     expect(r.verification).toContain(bodyMd5);
     expect(r.requests).toBe(Math.ceil(SIZE_BYTES / range));
     // Each worker keeps 2 of the 4 in flight: the rest are issued as those finish, so none waits for a socket.
@@ -110,14 +114,18 @@ describe('plain URL that honours Range', () => {
   it('the node:http client (--http-client node) delivers the same bytes', async () => {
     const outPath = join(dir, 'object-node.out');
     const run = await runDownload(configFor(url, { sink: 'file', outPath, httpClient: 'node' }));
-    for (const r of run.results) expect(r.verified, `${r.strategy}: ${r.verification}`).toBe(true);
+    for (const r of run.results) {
+      expect(runFailed(r), `${r.strategy}: ${r.verification}`).toBe(false);
+      expect(r.notVerified).toMatch(/plain URL/);
+    }
     expect((await readFile(outPath)).equals(body)).toBe(true);
   });
 
   it('discard: no bytes hashed for a plain URL (nothing to compare them with), counts still checked', async () => {
     const run = await runDownload(configFor(url, { sink: 'discard' }));
     for (const r of run.results) {
-      expect(r.verified, `${r.strategy}: ${r.verification}`).toBe(true);
+      expect(runFailed(r), `${r.strategy}: ${r.verification}`).toBe(false);
+      expect(r.notVerified).toMatch(/plain URL/);
       expect(r.verification).toMatch(/no source MD5/);
       expect(r.records.every((rec) => rec.md5 === undefined)).toBe(true);
     }
@@ -138,7 +146,8 @@ describe('plain URL that ignores Range', () => {
 
     expect(run.results.map((r) => r.strategy)).toEqual(['single', 'chunked']);
     const single = byName(run.results, 'single');
-    expect(single.verified, single.verification).toBe(true);
+    expect(runFailed(single), single.verification).toBe(false);
+    expect(single.notVerified).toMatch(/plain URL/);
     expect(single.bytes).toBe(SIZE_BYTES);
 
     const chunked = byName(run.results, 'chunked');

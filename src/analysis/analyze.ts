@@ -3,7 +3,7 @@
 import { PhaseHistograms, summarizeHistogram, METRICS, type LatencySummaryMs, type MetricName } from '../metrics/histograms.js';
 import { median, spread, type Spread } from './stats.js';
 import { PHASES, type Phase } from '../transport/phases.js';
-import type { Cell, IntervalPoint, RunParams, RunRecord, SteadyRecord, WorkerEvidence } from '../results/schema.js';
+import { runFailed, type Cell, type IntervalPoint, type RunParams, type RunRecord, type SteadyRecord, type WorkerEvidence } from '../results/schema.js';
 import { isSteady, steadyFigures, type SteadyFigures } from './steady.js';
 import { cellLabel } from '../results/label.js';
 import { unitOf, type Unit } from './unit.js';
@@ -51,7 +51,10 @@ export interface ContenderStats {
   latencyMs: Partial<Record<MetricName, LatencySummaryMs>>;
   /** Total time per request at LATENCY_PERCENTILES, from the merged histograms; empty without requests. */
   totalPercentilesMs: number[];
+  /** No run failed (ranked among the others); `notVerified` says when the bytes were not compared with anything. */
   verified: boolean;
+  /** Why the bytes were not verified though nothing failed (a plain URL), shown as "not verified (why)", never "ok". */
+  notVerified?: string;
   problems: string[];
   cpuBoundWorkers: number;
   eventLoopDelayP99MaxMs: number;
@@ -131,7 +134,7 @@ export function analyze(runs: readonly RunRecord[]): ContenderStats[] {
       phaseShare[p] = requestSum > 0 ? g.reduce((s, r) => s + (r.phaseSumsMs[p] ?? 0), 0) / requestSum : 0;
     }
     const workers = g.flatMap((r) => r.workers);
-    const verifiedRuns = g.filter((r) => r.verified);
+    const verifiedRuns = g.filter((r) => !runFailed(r));
     // A run that never started (no time at all) has no figure to show: it counts as failed, not as 0 ms.
     const timed = (verifiedRuns.length ? verifiedRuns : g).filter((r) => r.wallMs > 0 || isSteady(r));
     // A steady run is ranked by its active window: its rate there, and the time of one lap at it.
@@ -154,7 +157,7 @@ export function analyze(runs: readonly RunRecord[]): ContenderStats[] {
     });
     const steadyRuns = timed.filter(isSteady);
     const steady = steadyRuns.length === timed.length && steadyRuns.length ? summarizeSteady(steadyRuns, figures as SteadyFigures[], ratesMiBps, ratesOpsPerSecond, unit) : undefined;
-    const problems = g.filter((r) => !r.verified).map((r) => `run ${r.run + 1}: ${r.error ?? r.verification}`);
+    const problems = g.filter(runFailed).map((r) => `run ${r.run + 1}: ${r.error ?? r.verification}`);
     return {
       label: name,
       strategy: g[0]!.strategy,
@@ -191,6 +194,7 @@ export function analyze(runs: readonly RunRecord[]): ContenderStats[] {
       latencyMs,
       totalPercentilesMs,
       verified: problems.length === 0,
+      ...(problems.length === 0 && g.some((r) => r.notVerified !== undefined) ? { notVerified: g.find((r) => r.notVerified !== undefined)!.notVerified } : {}),
       problems,
       cpuBoundWorkers: workers.filter(isCpuBound).length,
       eventLoopDelayP99MaxMs: Math.max(0, ...workers.map((w) => w.eventLoopDelayP99Ms)),

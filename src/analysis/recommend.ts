@@ -79,9 +79,11 @@ export function recommend(ranked: readonly Candidate[]): Recommendation | undefi
       : 'the only contender that verified';
   const cost = isSdkBaseline(pick) ? `${extraStorage ?? 'no extra copies'} (the SDK's own requests are not counted)` : `${requests(pick.requestsPerObject)} and ${extraStorage ?? 'no extra copies'}`;
   const sdkText = sdk ? ` The SDK baseline ${sdk.label} (${sdk.description.replace(/^SDK\s*/, '').replace(/\s*\(baseline\)$/, '')}) was ${x(sdk.ratio)} slower (95% CI ${x(sdk.ratioLow)}–${x(sdk.ratioHigh)}).` : '';
+  // "Verified" is a claim: a pick whose bytes nothing vouched for says so, in short (the table has why).
+  const unchecked = pick.notVerified ? ` Its bytes were not verified (${pick.notVerified.split(':')[0]}).` : '';
   return {
     contender: pick.label, strategy: pick.strategy, description: pick.description, basis, tiedWith, n, requestsPerObject: pick.requestsPerObject,
     ...(extraStorage ? { extraStorage } : {}), ...(ahead ? { ahead } : {}), ...(sdk ? { sdk } : {}),
-    text: `Recommended: ${pick.label} — ${why}; ${cost}.${sdkText}`,
+    text: `Recommended: ${pick.label} — ${why}; ${cost}.${sdkText}${unchecked}`,
   };
 }

@@ -50,9 +50,11 @@ export function findAxes(argv: readonly string[]): { axes: SweepAxis[]; fixed: s
 }
 
 export function gridCells(axes: readonly SweepAxis[]): Cell[] {
+  // Counted before any is built: six axes of 20 values would be 64 million cells, out of memory.
+  const count = axes.reduce((n, a) => n * a.values.length, 1);
+  if (count > MAX_SWEEP_CELLS) throw new ConfigError(`the sweep has ${count} cells, more than ${MAX_SWEEP_CELLS}; sweep fewer values`);
   let cells: Cell[] = [{}];
   for (const axis of axes) cells = cells.flatMap((c) => axis.values.map((v) => ({ ...c, [axis.flag]: v })));
-  if (cells.length > MAX_SWEEP_CELLS) throw new ConfigError(`the sweep has ${cells.length} cells, more than ${MAX_SWEEP_CELLS}; sweep fewer values`);
   return cells;
 }
 

@@ -1,10 +1,70 @@
-// Runs before anything else is loaded, so that an old Node gets one line instead of a syntax error.
+// Runs before anything else is loaded. On a Node older than 22 (Debian's is 20) the entry re-runs
+// itself, quietly, under the pinned Node 24 that `npm ci` installed (the `node` package), so that
+// `node dist/download.js` works as printed; only where there is none does it say what to do.
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const MIN_MAJOR = 22;
+const majorOf = (version: string) => Number(version.replace(/^v/, '').split('.')[0]);
+/** Signals the re-run process is told of as well; the terminal's own reach it as one of the group. */
+const FORWARDED = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+/**
+ * The `node` package's binary nearest this file (its own node_modules or a parent's, as npm hoists
+ * it), when it is a supported Node; undefined otherwise.
+ */
+export function pinnedNode(from = dirname(fileURLToPath(import.meta.url))): string | undefined {
+  for (let dir = from; ; dir = dirname(dir)) {
+    const pkg = join(dir, 'node_modules', 'node');
+    const bin = join(pkg, 'bin', 'node');
+    if (existsSync(bin)) {
+      try {
+        const { version } = JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8')) as { version?: string };
+        if (version !== undefined && majorOf(version) >= MIN_MAJOR) return bin;
+      } catch {
+        // an unreadable package.json: not a Node to trust; keep looking above
+      }
+    }
+    if (dirname(dir) === dir) return undefined;
+  }
+}
+
+/**
+ * True when this Node can run the command. Otherwise the command is re-run under the pinned Node
+ * (its exit status and a signal that ended it become this process's) and false is returned, or,
+ * with no pinned Node to be found, one line says what to do.
+ */
 export function nodeIsSupported(): boolean {
-  const major = Number(process.versions.node.split('.')[0]);
-  if (major >= 22) return true;
-  process.stderr.write(
-    `blob-cacher: Node ${process.versions.node} is too old; it needs Node >= 22. Use the pinned Node 24 through npm: npm run download -- <options>\n`,
-  );
-  process.exitCode = 1;
+  if (majorOf(process.versions.node) >= MIN_MAJOR) return true;
+  const pinned = pinnedNode();
+  if (pinned === undefined || pinned === process.execPath) {
+    process.stderr.write(
+      `blob-cacher: Node ${process.versions.node} is too old; it needs Node >= ${MIN_MAJOR}. Run npm ci in the project (it installs Node 24 for it) or use npm run download -- <options>\n`,
+    );
+    process.exitCode = 1;
+    return false;
+  }
+  rerun(pinned);
   return false;
+}
+
+function rerun(node: string): void {
+  const child = spawn(node, [...process.execArgv, process.argv[1]!, ...process.argv.slice(2)], { stdio: 'inherit' });
+  // The child stops itself on these (one signal, however many copies arrive within a moment);
+  // this process only passes them on and waits for it, so that a `kill` of this pid still stops the run.
+  for (const signal of FORWARDED) process.on(signal, () => child.kill(signal));
+  child.on('error', (err) => {
+    process.stderr.write(`blob-cacher: could not start ${node}: ${err.message}\n`);
+    process.exitCode = 1;
+  });
+  child.on('exit', (code, signal) => {
+    if (signal !== null) {
+      for (const s of FORWARDED) process.removeAllListeners(s);
+      process.kill(process.pid, signal);
+      return;
+    }
+    process.exitCode = code ?? 1;
+  });
 }

@@ -1,19 +1,20 @@
 // The edge: turns argv and the environment into typed configs, runs a session, keeps the results
 // file current, prints reports computed from it, and maps errors to one line and an exit code. The
 // only place that reads process.argv and process.env.
-import { ConfigError, ExitError } from '../config/errors.js';
+import { ConfigError, escapeControls, ExitError } from '../config/errors.js';
 import { buildProgram, loadDownloadConfig, loadUploadConfig, parseFlags, redactedConfig, resolveOptions, type Credentials, type DownloadConfig, type Sources, type UploadConfig } from '../config/load.js';
 import { DOWNLOAD_STRATEGIES, workloadOf as workloadKind } from '../strategies/index.js';
 import { COLLECT_OPTIONS, DOWNLOAD_OPTIONS, MANIFEST_OPTIONS, REPORT_OPTIONS, UPLOAD_OPTIONS, type OptionSpec } from '../config/options.js';
 import { endpointOf, outputOf, sessionEstimate, type Output } from './output.js';
 import { formatBytes } from '../config/sizes.js';
 import { checkOutPath, readSources } from './sources.js';
+import { checkProcessesFit } from './machine-fit.js';
 import type { SessionCell } from '../engine/session.js';
-import { log, redact, registerSecret, setLogLevel } from '../log/logger.js';
+import { log, redact, registerCredential, registerSecret, setLogLevel } from '../log/logger.js';
 import { cellArgv, findAxes, gridCells } from '../analysis/sweep.js';
 import { defaultResultsPath, newResultsFile, readResults, writeResults } from '../results/file.js';
 import { checkResultsPath, writeResultsOrExplain } from '../results/write.js';
-import type { ResultsFile, SweepAxis } from '../results/schema.js';
+import { runFailed, type ResultsFile, type SweepAxis } from '../results/schema.js';
 
 export type Env = Record<string, string | undefined>;
 export type Command = (argv: readonly string[], env: Env) => Promise<number>;
@@ -21,14 +22,16 @@ export type Command = (argv: readonly string[], env: Env) => Promise<number>;
 /** Every secret a command may hold, from its credentials and the environment, kept out of every line it writes. */
 function registerSecrets(all: readonly (Credentials | undefined)[], env: Env): void {
   for (const credentials of all) {
-    if (credentials?.kind === 'key') registerSecret(credentials.key);
-    if (credentials?.kind === 'sas') registerSecret(credentials.sas);
-    if (credentials?.kind === 'url') registerSecret(new URL(credentials.url).password);
+    if (credentials?.kind === 'key') registerCredential(credentials.key);
+    if (credentials?.kind === 'sas') registerCredential(credentials.sas);
+    if (credentials?.kind === 'url') registerCredential(credentials.url);
   }
-  registerSecret(env.STORAGE_CONNECTION_STRING);
+  registerCredential(env.STORAGE_CONNECTION_STRING);
+  registerCredential(env.STORAGE_SAS);
+  registerCredential(env.STORAGE_KEY);
   // What DefaultAzureCredential may read (--auth entra): never echoed by an error it passes on.
   for (const name of ['AZURE_CLIENT_SECRET', 'AZURE_CLIENT_CERTIFICATE_PASSWORD', 'IDENTITY_HEADER', 'MSI_SECRET']) registerSecret(env[name]);
-  registerSecret(env.BLOB_CACHER_RUN_STORE);
+  registerCredential(env.BLOB_CACHER_RUN_STORE);
 }
 
 function targetOf(c: Credentials): { kind: string; label: string } {
@@ -40,6 +43,9 @@ function targetOf(c: Credentials): { kind: string; label: string } {
 }
 
 type Config = DownloadConfig | UploadConfig;
+
+/** How stale the results file may be while a session runs: what a SIGKILL can cost at most. */
+const RESULTS_EVERY_MS = 1_000;
 
 /** What one measuring command asks for: its cells (one, or a sweep's grid), how to title it. */
 interface Measurement {
@@ -62,14 +68,22 @@ async function workloadOf(config: Config): Promise<SessionCell['workload']> {
   return (await import('../engine/download.js')).downloadWorkload(config);
 }
 
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+/** Signals this close together are one stop (timeout(1) sends its signal to the process, then to its group). */
+const SAME_STOP_MS = 100;
+/** As timeout(1) does: 124 when the deadline stopped it; 128 + the signal's number for a signal. */
+const exitCodeOf = (stoppedBy: string): number => ({ SIGHUP: 129, SIGINT: 130, SIGTERM: 143 } as Record<string, number>)[stoppedBy] ?? 124;
+
 /**
- * Runs a session and keeps its results file current after every run, so that a run that fails or
+ * Runs a session and keeps its results file current (to within a second), so that a run that fails or
  * is stopped part-way still leaves what it measured (marked incomplete).
  */
 async function measure(m: Measurement): Promise<number> {
   const path = m.config.resultsPath ?? defaultResultsPath(m.stem);
   // A path that cannot take the results fails now, before any work, not after the run.
   await checkResultsPath(path);
+  // Scratch left by a run that was killed (SIGKILL), whatever sink this one uses.
+  await (await import('../payload/scratch.js')).sweepStaleScratchDirs().catch(() => []);
   const doc = newResultsFile(m.command, m.docConfig, targetOf(m.config.credentials));
   // Where it runs, before it runs: the connect time is measured on an idle machine.
   const { captureEnvironment, IMDS_URL } = await import('./environment.js');
@@ -80,18 +94,34 @@ async function measure(m: Measurement): Promise<number> {
   if (m.sweep) doc.sweep = m.sweep;
   let writing: Promise<void> = Promise.resolve();
   const save = () => (writing = writing.then(() => writeResults(path, doc)));
+  // Rewriting the whole file (redacted, then renamed into place) after every run made a session of
+  // many short runs quadratic: 400 runs of a 1 MiB object spent 39 ms a run on it. The file is kept
+  // current to within RESULTS_EVERY_MS instead, and written whole at the end, a failure or a stop.
+  let savedAtMs = -Infinity;
+  const saveSoon = () => {
+    if (performance.now() - savedAtMs < RESULTS_EVERY_MS) return;
+    savedAtMs = performance.now();
+    // A failed write must not become an unhandled rejection (a crash with a stack trace): it stays
+    // in the chain and is thrown, as one line, by the final save.
+    save().catch(() => {});
+  };
   const stop = new AbortController();
+  let firstSignalAt = 0;
   const onSignal = (signal: NodeJS.Signals) => {
     if (stop.signal.aborted) {
+      // One stop sent twice, not a second one: timeout(1) signals the process and then its group,
+      // and a terminal's Ctrl-C reaches every process of the group.
+      if (performance.now() - firstSignalAt < SAME_STOP_MS) return;
       // A second signal: stop now. Workers are our children and end with us.
       process.stderr.write(`blob-cacher: ${signal} again, exiting without waiting\n`);
-      process.exit(signal === 'SIGINT' ? 130 : 143);
+      process.exit(exitCodeOf(signal));
     }
+    firstSignalAt = performance.now();
     log.warn(`${signal}: no new requests; stopping the run in flight, then writing partial results`);
     stop.abort(signal);
   };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  // SIGHUP (a closed terminal, a dropped ssh session) stops as SIGTERM does: partial results kept.
+  for (const s of STOP_SIGNALS) process.on(s, onSignal);
   const { deadlineMs } = m.config;
   const deadline = deadlineMs === undefined ? undefined : setTimeout(() => {
     log.warn(`--deadline of ${deadlineMs / 1000} s reached: no new requests; stopping the run in flight, then writing partial results`);
@@ -114,22 +144,24 @@ async function measure(m: Measurement): Promise<number> {
         progress.onEvent(e);
         if (e.type !== 'run') return;
         doc.runs.push(toRunRecord(e.run));
-        // A failed write must not become an unhandled rejection (a crash with a stack trace): it stays
-        // in the chain and is thrown, as one line, by the final save.
-        save().catch(() => {});
+        saveSoon();
       },
     });
     target = outcome.target;
   } catch (err) {
-    await save().catch(() => {});
-    if (doc.runs.length) log.error(`partial results (${doc.runs.length} run(s)) written to ${path}`);
-    await scaleout?.publish({ results: doc.runs.length ? doc : undefined, error: err }).catch((e: Error) => log.error(`scale-out results not stored: ${e.message}`));
-    throw err;
+    // Stopped (a signal, --deadline) while setting up or running: an interrupt, whatever the step in
+    // flight made of it (a preflight's "cannot reach … (cancelled)"); what finished is written below.
+    if (!stop.signal.aborted) {
+      await save().catch(() => {});
+      if (doc.runs.length) log.error(`partial results (${doc.runs.length} run(s)) written to ${path}`);
+      await scaleout?.publish({ results: doc.runs.length ? doc : undefined, error: err }).catch((e: Error) => log.error(`scale-out results not stored: ${e.message}`));
+      throw err;
+    }
+    log.debug(`stopped: ${(err as Error).message}`);
   } finally {
     progress.close();
     clearTimeout(deadline);
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    for (const s of STOP_SIGNALS) process.off(s, onSignal);
   }
   const stopped = stop.signal.aborted ? String(stop.signal.reason) : undefined;
   doc.complete = !stopped;
@@ -147,9 +179,8 @@ async function measure(m: Measurement): Promise<number> {
   if (notSaved) process.stderr.write(`blob-cacher: ${redact(notSaved)}\n`);
   const notPublished = scaleout && await scaleout.publish({ results: doc }).then(() => undefined, (e: Error) => `scale-out results not stored: ${e.message}`);
   if (notPublished) process.stderr.write(`blob-cacher: ${redact(notPublished)}\n`);
-  // As timeout(1) does: 124 when the deadline stopped it; 128 + the signal's number for a signal.
-  if (stopped) return stopped === 'SIGINT' ? 130 : stopped === 'SIGTERM' ? 143 : 124;
-  return notSaved || notPublished ? 1 : doc.runs.every((r) => r.verified) ? 0 : 1;
+  if (stopped) return exitCodeOf(stopped);
+  return notSaved || notPublished ? 1 : doc.runs.some(runFailed) ? 1 : 0;
 }
 
 /** A config as one cell of the session: its workload and how it is repeated; a sweep's cells name their values. */
@@ -177,6 +208,7 @@ export async function downloadCommand(argv: readonly string[], env: Env, name = 
   if (!loaded) return 0;
   const { config, output } = loaded;
   checkOutPath(config);
+  checkProcessesFit(config.processes);
   const many = config.sourceMethod !== 'all' && DOWNLOAD_STRATEGIES.some((s) => config.sourceMethod.split(',').includes(s.name) && workloadKind(s) !== 'blob');
   const what = many ? `${config.fileCount} files x ${formatBytes(config.fileSizeBytes)} (${config.fileSizeBytes} bytes)${config.sourceMethod.includes('list') ? `, pages of ${config.pageSize}` : ''}` : `concurrency ${config.concurrency}`;
   const title = `blob-cacher download: ${config.processes} process(es) x ${config.maxSockets} socket(s), ${what}, sink ${config.sink}`;
@@ -187,6 +219,7 @@ export async function uploadCommand(argv: readonly string[], env: Env, name = 'u
   const loaded = await loadCommand(name, UPLOAD_OPTIONS, 'Upload many small files or one large blob with each strategy and compare where the time goes.', argv, env, loadUploadConfig);
   if (!loaded) return 0;
   const { config, output } = loaded;
+  checkProcessesFit(config.processes);
   // A plain URL takes small files only: no large blob to describe.
   const large = config.credentials.kind === 'url' ? '' : `; large blob ${formatBytes(config.blobSizeBytes)} in ${formatBytes(config.blockSizeBytes)} blocks, concurrency ${config.concurrency}`;
   const title = `blob-cacher upload: ${config.processes} process(es) x ${config.maxSockets} socket(s); small files ${config.fileCount} x ${formatBytes(config.fileSizeBytes)} (${config.fileSizeBytes} bytes)${large}`;
@@ -293,6 +326,7 @@ export async function sweepCommand(argv: readonly string[], env: Env): Promise<n
     const sources = readSources(specs, flags, env);
     const config = mode === 'upload' ? loadUploadConfig(flags, sources) : loadDownloadConfig(flags, sources);
     checkOutPath(config);
+    checkProcessesFit(config.processes);
     return config;
   });
   const first = configs[0]!;
@@ -316,12 +350,12 @@ export async function main(command: Command, argv: readonly string[]): Promise<v
   } catch (err) {
     // Usage errors exit 2; a scale-out barrier's errors carry their own code (3, 4, 5).
     if (err instanceof ExitError) {
-      process.stderr.write(`blob-cacher: ${redact(err.message)}\n`);
+      process.stderr.write(`blob-cacher: ${escapeControls(redact(err.message))}\n`);
       process.exitCode = err.exitCode;
       return;
     }
     const e = err as NodeJS.ErrnoException;
-    process.stderr.write(`blob-cacher: ${redact(e.message ?? String(err)).split('\n')[0]}\n`);
+    process.stderr.write(`blob-cacher: ${escapeControls(redact(e.message ?? String(err)).split('\n')[0]!)}\n`);
     process.exitCode = 1;
   }
 }

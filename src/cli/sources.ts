@@ -1,11 +1,12 @@
 // What configuration reads from the outside world: the environment, the dotenv file and, for the
 // --out file, the file system. The config layer gets the results as plain strings and facts.
-import { closeSync, constants, existsSync, fstatSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync, statSync, type Stats } from 'node:fs';
 import { dirname, resolve as resolvePath } from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
 import { ConfigError } from '../config/errors.js';
 import { dotenvFile, type DownloadConfig, type Sources, type UploadConfig } from '../config/load.js';
 import type { AnyOption } from '../config/options.js';
+import { OUT_OPTION, refuseSpecialFile } from '../results/output-path.js';
 
 type Env = Sources['env'];
 
@@ -47,10 +48,24 @@ function readDotenv(path: string, explicit: boolean, origin: string, cwd: string
   }
 }
 
-/** A download's --out must go into an existing directory, and replaces a file only with --force. */
+/**
+ * A download's --out, checked before any work: an existing directory holds it; what is at the path
+ * (and at its `.partial` twin, written during the run) is absent or a regular file, replaced only
+ * with --force; and it is not the --results file, which would overwrite the download.
+ */
 export function checkOutPath(config: DownloadConfig | UploadConfig, cwd = process.cwd()): void {
   if (!('outPath' in config) || config.outPath === undefined) return;
   const full = resolvePath(cwd, config.outPath);
-  if (!existsSync(dirname(full))) throw new ConfigError(`--out ${config.outPath}: the directory ${dirname(full)} does not exist; create it or choose another path`);
-  if (existsSync(full) && !config.force) throw new ConfigError(`--out ${config.outPath} already exists; add --force to overwrite it, or choose another path`);
+  if (!statSync(dirname(full), { throwIfNoEntry: false })?.isDirectory()) {
+    throw new ConfigError(`--out ${config.outPath}: the directory ${dirname(full)} does not exist; create it or choose another path`);
+  }
+  const existing = refuseSpecialFile(full, OUT_OPTION);
+  refuseSpecialFile(`${full}.partial`, { ...OUT_OPTION, what: '--out\'s temporary file' });
+  if (existing && !config.force) throw new ConfigError(`--out ${config.outPath} already exists; add --force to overwrite it, or choose another path`);
+  if (config.resultsPath === undefined) return;
+  const results = resolvePath(cwd, config.resultsPath);
+  const same = results === full || (existing !== undefined && sameFile(existing, statSync(results, { throwIfNoEntry: false })));
+  if (same) throw new ConfigError(`--out ${config.outPath} is also the --results file: the results would overwrite the download; give them different paths`);
 }
+
+const sameFile = (a: Stats, b: Stats | undefined) => b !== undefined && a.dev === b.dev && a.ino === b.ino;

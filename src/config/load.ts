@@ -5,7 +5,7 @@ import { DOWNLOAD_STRATEGIES, UPLOAD_STRATEGIES, workloadOf } from '../strategie
 import { Command, CommanderError, Option } from 'commander';
 import { redact } from '../log/logger.js';
 import { resolveCredentials, type Credentials } from './credentials.js';
-import { ConfigError } from './errors.js';
+import { ConfigError, quotedValue } from './errors.js';
 import { resolveScaleout, type ScaleoutConfig } from './scaleout.js';
 import { formatBytes } from './sizes.js';
 import { DEFAULT_BLOB_SIZE_BYTES, DEFAULT_FILE_SIZE_BYTES, DOWNLOAD_OPTIONS, envFile, formatDuration, Invalid, isTestOnly, RUN_OPTIONS, SCALEOUT_OPTIONS, UPLOAD_OPTIONS, type AnyOption, type ConnectionMode, type DownloadMethod, type HttpClient, type LogLevel, type OptionSpec, type ReportFormat, type Resolved, type SinkKind, type UploadMethod } from './options.js';
@@ -48,7 +48,11 @@ function runOptions(o: Resolved<typeof RUN_OPTIONS>): RunOptions {
   const base = { connections: o.connections, trace: o.trace, maxRetries: o.maxRetries, timeoutMs: o.timeoutMs, deadlineMs: o.deadlineMs, progressIntervalMs: o.progressIntervalMs, resultsPath: o.resultsPath, format: o.format };
   if (o.durationMs === undefined) {
     if (o.autoterm) throw new ConfigError('--autoterm (BLOB_CACHER_AUTOTERM) ends a steady run early; give --duration too (e.g. --duration 60s --autoterm)');
-    // As hyperfine: by default at least 5 runs and 3 s of measured time; --runs given means exactly that many.
+    // As hyperfine: by default at least 5 runs and 3 s of measured time; --runs given means exactly that
+    // many, so a --min-time beside it could only be ignored or break that promise: the pair is refused.
+    if (o.runs !== undefined && o.minTimeMs !== undefined && o.minTimeMs > 0) {
+      throw new ConfigError(`--runs ${o.runs} is exactly ${o.runs} run(s) and --min-time runs until a time is reached; give one of them (--min-time alone runs at least ${DEFAULT_RUNS})`);
+    }
     return { ...base, runs: o.runs ?? DEFAULT_RUNS, minTimeMs: o.minTimeMs ?? (o.runs === undefined ? DEFAULT_MIN_TIME_MS : 0), warmup: o.warmup ?? 1 };
   }
   // A steady run is its own repetition: one run each unless --runs says more, its ramp-up outside the active window.
@@ -210,7 +214,7 @@ function resolveOne<T>(spec: OptionSpec<T>, flags: Readonly<Record<string, unkno
     if (raw === undefined) continue;
     const value = spec.parse(raw);
     if (value instanceof Invalid) {
-      const shown = spec.secret ? '' : ` "${raw}"`;
+      const shown = spec.secret ? '' : quotedValue(raw, spec.valueName === 'url');
       throw new ConfigError(`invalid ${origin}${shown}: expected ${value.expected}`);
     }
     return value;

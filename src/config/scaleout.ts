@@ -2,7 +2,7 @@
 // meet (the target's, or --run-store). Validated once, as every other option.
 import { connectionStringCredentials, resolveCredentials, type Credentials } from './credentials.js';
 import { ConfigError } from './errors.js';
-import type { COLLECT_OPTIONS, LogLevel, MANIFEST_OPTIONS, Resolved, SCALEOUT_OPTIONS } from './options.js';
+import { DOWNLOAD_OPTIONS, UPLOAD_OPTIONS, type COLLECT_OPTIONS, type LogLevel, type MANIFEST_OPTIONS, type Resolved, type SCALEOUT_OPTIONS } from './options.js';
 import type { ManifestOptions } from '../scaleout/manifest.js';
 
 export type AccountCredentials = Extract<Credentials, { kind: 'key' | 'sas' | 'entra' }>;
@@ -66,6 +66,24 @@ export function collectConfig(o: Resolved<typeof COLLECT_OPTIONS>): CollectConfi
 
 const CLIENT_COMMANDS = ['download', 'upload'];
 
+/** Every option whose value is a secret (--key, --sas, --connection-string, --run-store), from the option table. */
+const SECRET_FLAGS = new Set([...DOWNLOAD_OPTIONS, ...UPLOAD_OPTIONS].filter((spec) => spec.secret).map((spec) => spec.flag));
+
+/**
+ * A Job's args are stored in the cluster in clear and shown by kubectl describe: a secret there
+ * (a secret option, a URL with a password or a SAS signature) is refused with where it goes instead.
+ */
+function refuseSecretsInArgs(args: readonly string[]): void {
+  const fix = 'put it in the Secret the Job reads (--secret, its keys become the clients\' environment: STORAGE_CONNECTION_STRING, STORAGE_KEY, STORAGE_SAS, URL) or use workload identity (--service-account with --auth entra)';
+  for (const arg of args) {
+    const flag = arg.startsWith('--') ? arg.split('=')[0]! : undefined;
+    if (flag && SECRET_FLAGS.has(flag)) throw new ConfigError(`${flag} after -- would write the secret into the Job's args, readable by anyone who can read the Job; ${fix}`);
+    const value = flag && arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : arg;
+    const url = URL.canParse(value) ? new URL(value) : undefined;
+    if (url?.password || /[?&;](?:s|%73)(?:i|%69)(?:g|%67)=/i.test(value)) throw new ConfigError(`a URL after -- carries a ${url?.password ? 'password' : 'SAS signature'}, which the Job's args would show to anyone who can read the Job; ${fix}`);
+  }
+}
+
 /** The Job's settings; `clientArgv` is what follows `--`: the command every client runs, and its options. */
 export function manifestConfig(o: Resolved<typeof MANIFEST_OPTIONS>, clientArgv: readonly string[]): ManifestOptions {
   if (o.parallelism === undefined) throw new ConfigError('k8s-manifest needs --parallelism K, the number of clients');
@@ -75,6 +93,7 @@ export function manifestConfig(o: Resolved<typeof MANIFEST_OPTIONS>, clientArgv:
   for (const flag of ['--parallelism', '--index', '--run-id']) {
     if (args.some((a) => a === flag || a.startsWith(`${flag}=`))) throw new ConfigError(`${flag} is set by the Job for each client; drop it after --`);
   }
+  refuseSecretsInArgs(args);
   return {
     name: o.name, ...(o.namespace ? { namespace: o.namespace } : {}), image: o.image, parallelism: o.parallelism, args,
     ...(o.serviceAccount ? { serviceAccount: o.serviceAccount } : { secret: o.secret ?? 'blob-cacher-storage' }),

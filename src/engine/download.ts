@@ -1,7 +1,8 @@
 // The download workload: what is direction-specific about downloads (target size, fixtures, sinks
 // and output files, MD5 checks); the loop that runs it is engine/session.ts.
 // Takes a typed config; never sees argv or the environment.
-import { open, rename, rm } from 'node:fs/promises';
+import { open, rm } from 'node:fs/promises';
+import { moveIntoPlace, OUT_OPTION } from '../results/output-path.js';
 import type { ContainerClient } from '@azure/storage-blob';
 import type { DownloadConfig } from '../config/load.js';
 import { DEFAULT_FILE_COUNT, DEFAULT_PAGE_SIZE } from '../config/options.js';
@@ -9,9 +10,9 @@ import { log } from '../log/logger.js';
 import { contentMd5, FIXTURE_SEED } from '../payload/content.js';
 import { ensureFixtures, removeFixtures, type FixtureState } from '../payload/fixtures.js';
 import { makeScratchDir, type ScratchDir } from '../payload/scratch.js';
-import type { MeasuredRun, Verification } from '../results/record.js';
+import { notVerified, type MeasuredRun, type Verification } from '../results/record.js';
 import { failedRequests } from './failed.js';
-import { preflightContainer, preflightUrl } from '../storage/preflight.js';
+import { preflightContainer, preflightUrl, removeCreatedContainer } from '../storage/preflight.js';
 import { coordinatorClient, forRun, openTarget, tokenOf, type TargetInfo } from '../storage/target.js';
 import { ensureUrlFixtures, removeUrlFixtures } from '../payload/url-fixtures.js';
 import { selectStrategies, workloadOf } from '../strategies/index.js';
@@ -59,10 +60,12 @@ export function downloadWorkload(given: DownloadConfig): DownloadWorkload {
         const specs = strategies.map((s) => s.fixtures(input));
         // One coordinator client for the fixtures and their cleanup (with a CA, each client has an agent of its own).
         let container: ContainerClient | undefined;
+        // A container this run created goes with --cleanup too; a scale-out client's may hold the others' markers.
+        let createdContainer = false;
         if (info.kind === 'blob') {
           container = await coordinatorClient(target);
           const readOnly = !info.key && !info.sas && !info.bearer;
-          if (!readOnly) await preflightContainer(container, target.label, info.bearer ? 'entra' : 'secret');
+          if (!readOnly) createdContainer = (await preflightContainer(container, target.label, info.bearer ? 'entra' : 'secret', { timeoutMs: config.timeoutMs, signal })).created && !config.scaleout;
           workload.fixtures = await ensureFixtures(container, specs, signal, { readOnly });
         } else if (many) {
           workload.fixtures = await ensureUrlFixtures(info, specs, { timeoutMs: config.timeoutMs ?? 30_000, signal });
@@ -92,6 +95,7 @@ export function downloadWorkload(given: DownloadConfig): DownloadWorkload {
               else if (info.kind === 'url') await removeUrlFixtures(info, created, config.timeoutMs ?? 30_000);
               log.info(`cleanup: removed ${created.length} fixture(s) this run created`);
             }
+            if ((config.cleanup || interrupted) && createdContainer && container) await removeCreatedContainer(container);
             await target.stop();
           },
         };
@@ -146,7 +150,7 @@ async function prepareRun(
     async cleanup(verified) {
       if (!outPath) return;
       if (config.outPath === undefined) await rm(outPath, { force: true });
-      else if (verified) await rename(outPath, config.outPath);
+      else if (verified) await moveIntoPlace(outPath, config.outPath, OUT_OPTION);
       else log.warn(`${strategy.name}: output left as ${outPath} (not verified)`);
     },
   };
@@ -184,10 +188,8 @@ async function verify(items: Items, records: RecordTable, size: number, whole: b
   if (failed) return failed;
   const bytes = records.reduce((s, r) => s + r.bytes, 0);
   if (bytes !== size) return { verified: false, verification: `delivered ${bytes} bytes, expected ${size}` };
-  if (info.kind === 'url') {
-    if (filePath) return { verified: true, verification: `bytes ${bytes} (plain URL, md5 ${await md5OfFile(filePath)})` };
-    return { verified: true, verification: `bytes ${bytes} (plain URL: no source MD5 to compare)` };
-  }
+  // A plain URL vouches for no content: the counts and each range's Content-Range were checked, the bytes not.
+  if (info.kind === 'url') return notVerified(`plain URL: no source MD5 to compare the bytes with; ${bytes} bytes in the ranges asked for`, filePath && await md5OfFile(filePath));
   const rowOf = records.rowsByItem();
   for (const item of items) {
     const got = records.md5(rowOf.get(item.index) ?? -1);

@@ -4,7 +4,7 @@
 // happens is told through typed events that reporters and the results writer subscribe to.
 import { log } from '../log/logger.js';
 import { failedRun, measuredRun, withSampledRecords, type MeasuredRun, type RunIdentity, type Verification } from '../results/record.js';
-import type { Cell, RunParams } from '../results/schema.js';
+import { runFailed, type Cell, type RunParams } from '../results/schema.js';
 import { totalBytes, type Items } from '../strategies/items.js';
 import { WorkerPool, type AfterWorkers, type JobSpec, type MergedRun } from '../workers/pool.js';
 import type { Progress } from '../workers/protocol.js';
@@ -143,12 +143,12 @@ export async function runSession(cells: readonly SessionCell[], opts: SessionOpt
           if (!run) break runs;
           if (!run.warmup) measuredMs.set(contender, measuredMs.get(contender)! + run.wallMs);
           const tag = total > 1 ? ` (${run.warmup ? 'warm-up' : 'run'} ${runIndex + 1}/${Math.max(total, runIndex + 1)})` : '';
-          if (!run.verified) log.error(`${contender.strategy}${tag}: ${run.error ?? run.verification}`);
+          if (runFailed(run)) log.error(`${contender.strategy}${tag}: ${run.error ?? run.verification}`);
           emit({ type: 'run', run });
           // Reported: from here on the session keeps what a results file would.
           runs.push(withSampledRecords(run));
           // A contender that fails is not run again to fill its time.
-          if (!run.verified) measuredMs.set(contender, Infinity);
+          if (runFailed(run)) measuredMs.set(contender, Infinity);
         }
       }
     } finally {
@@ -237,7 +237,7 @@ async function runOnce(
     run = failedRun({ ...id, objectSizeBytes: prepared?.objectSizeBytes ?? open.objectSizeBytes ?? 0 }, (err as Error).message);
   }
   const cleaning = performance.now();
-  await prepared?.cleanup(run.verified, merged);
+  await prepared?.cleanup(!runFailed(run), merged);
   if (run.untimedMs) run.untimedMs.cleanup = performance.now() - cleaning;
   return run;
 }

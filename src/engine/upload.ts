@@ -158,7 +158,7 @@ async function openStore(config: UploadConfig, target: Target, prefix: string, s
   const info = target.info;
   if (info.kind === 'blob') {
     const container = await coordinatorClient(target);
-    await preflightContainer(container, target.label, info.bearer ? 'entra' : 'secret');
+    await preflightContainer(container, target.label, info.bearer ? 'entra' : 'secret', { timeoutMs: config.timeoutMs, signal });
     return { info, store: blobStore(container) };
   }
   const folder: TargetInfo = { ...info, folder: true };

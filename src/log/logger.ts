@@ -7,7 +7,7 @@ import type { LogLevel } from '../config/options.js';
 
 import { redact } from './redact.js';
 
-export { redact, redactDeep, registerSecret } from './redact.js';
+export { redact, redactDeep, registerCredential, registerSecret } from './redact.js';
 
 /** npm's levels, most severe first (winston's defaults, which --log-level names). */
 const SEVERITY: Record<LogLevel, number> = { error: 0, warn: 1, info: 2, http: 3, verbose: 4, debug: 5, silly: 6 };

@@ -18,10 +18,39 @@ export function registerSecret(value: string | undefined): void {
   }
 }
 
+/**
+ * Registers a credential and each secret part of it: a SAS's or a URL's `sig` (as sent, decoded,
+ * and with `+` read as a space, as a form decoder would), a connection string's AccountKey and
+ * SharedAccessSignature, a URL's password. An error that quotes only the signature, decoded (the
+ * SDK's do), is masked too.
+ */
+export function registerCredential(value: string | undefined): void {
+  if (!value) return;
+  registerSecret(value);
+  for (const m of value.matchAll(/(?:AccountKey|SharedAccessSignature)=([^;]+)/gi)) registerCredential(m[1]);
+  for (const m of value.matchAll(/(?:^|[?&;])(?:s|%73)(?:i|%69)(?:g|%67)=([^&;\s]+)/gi)) {
+    const sig = m[1]!;
+    registerSecret(sig);
+    registerSecret(sig.replace(/\+/g, ' '));
+    try {
+      registerSecret(decodeURIComponent(sig.replace(/\+/g, ' ')));
+    } catch {
+      // a malformed escape: the raw forms are registered
+    }
+  }
+  if (URL.canParse(value)) {
+    const url = new URL(value);
+    registerSecret(url.password);
+    if (url.search) registerCredential(url.search);
+  }
+}
+
 const MASK = '[redacted]';
 const PATTERNS: [RegExp, string][] = [
   // After ? or &, also as HTML writes it (&amp;sig=) and URI-encoded (%26sig%3D).
   [/([?&;]sig=)[^&\s"'<]+/gi, `$1${MASK}`],
+  // The name percent-encoded (?s%69g=): a server decodes it as sig.
+  [/([?&;](?:s|%73)(?:i|%69)(?:g|%67)=)[^&\s"'<]+/gi, `$1${MASK}`],
   [/(%26sig%3D)(?:(?!%26)[^\s"'<&])+/gi, `$1${MASK}`],
   [/(AccountKey=)[^;\s"'<]+/gi, `$1${MASK}`],
   [/(SharedAccessSignature=)[^;\s"'<]+/gi, `$1${MASK}`],

@@ -3,7 +3,7 @@
 // be followed. Directories of runs that died without cleaning up (SIGKILL) are swept on the next.
 import { lstat, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 
 const PREFIX = 'blob-cacher-';
 /** blob-cacher-<owner pid>-<six characters from mkdtemp>. */
@@ -56,6 +56,15 @@ export async function sweepStaleScratchDirs(parent = tmpdir()): Promise<string[]
     removed.push(dir);
   }
   return removed;
+}
+
+/**
+ * A worker whose coordinator is gone (SIGKILL: nothing of it ran to clean up) removes the scratch
+ * directory its output file is in; an --out file's `.partial`, which is the user's, is left alone.
+ */
+export async function removeScratchOf(outPath: string | undefined): Promise<void> {
+  if (outPath === undefined || !SCRATCH_NAME.test(basename(dirname(outPath)))) return;
+  await rm(dirname(outPath), { recursive: true, force: true }).catch(() => {});
 }
 
 function isAlive(pid: number): boolean {

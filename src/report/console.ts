@@ -3,7 +3,7 @@
 // (server clock, phases, percentiles, untimed steps, steady series) with --details.
 import type { Report, ReportContender } from '../analysis/report-model.js';
 import { PHASES } from '../transport/phases.js';
-import { axesOf, bytes, count, DASH, firstTier, fixed, money, num, rateOf, timeCell } from './format.js';
+import { axesOf, bytes, checkWord, count, DASH, firstTier, fixed, money, num, rateOf, timeCell } from './format.js';
 import { seconds, steadyLines } from './steady.js';
 
 export interface ConsoleOptions {
@@ -40,7 +40,7 @@ export function rankedTable(r: Report, paint: Paint = painter(false)): string[] 
   const head = ['#', axes.length ? 'strategy' : 'contender', ...axes.map((a) => a.replace(/^--/, '')), 'time ms', r.unit, 'req/obj', tier ? `$/1k obj ${tier}` : '', 'verified'];
   const rows = r.contenders.map((s) => [
     rankLabel(s), axes.length ? s.strategy : s.label, ...axes.map((a) => s.cell?.[a] ?? DASH), timeCell(s), num(rateOf(s)),
-    count(s.cost.requestsPerObject), tier ? money(firstTier(s)?.per1000Objects) : '', s.verified ? 'ok' : 'FAILED',
+    count(s.cost.requestsPerObject), tier ? money(firstTier(s)?.per1000Objects) : '', checkWord(s),
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
   const left = new Set([1, ...axes.map((_, i) => i + 2)]);

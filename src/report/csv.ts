@@ -42,7 +42,7 @@ export function renderCsv(r: Report): string {
         const c = s.cost.tiers.find((x) => x.tier === t);
         return [c?.per1000Objects, c?.perGiB];
       }),
-      v.kind, v.ratio, v.low, v.high, r.recommendation?.contender === s.label, r.sweep ? r.sweep.best === s.label : undefined, r.sweep ? r.sweep.tied.includes(s.label) : undefined, s.verified,
+      v.kind, v.ratio, v.low, v.high, r.recommendation?.contender === s.label, r.sweep ? r.sweep.best === s.label : undefined, r.sweep ? r.sweep.tied.includes(s.label) : undefined, s.notVerified ? 'not verified' : s.verified,
     ];
   });
   return [columns, ...rows].map((row) => row.map(csvCell).join(',')).join('\n');

@@ -62,3 +62,6 @@ export function axesOf(contenders: readonly ReportContender[]): string[] {
   for (const c of contenders) for (const k of Object.keys(c.cell ?? {})) if (!seen.includes(k)) seen.push(k);
   return seen;
 }
+
+/** What the check of a contender's bytes came to: "ok" only when every byte was compared with what the target vouched for. */
+export const checkWord = (s: { verified: boolean; notVerified?: string }): string => (!s.verified ? 'FAILED' : s.notVerified ? `not verified (${s.notVerified})` : 'ok');

@@ -349,7 +349,7 @@ function summaryTable(report: Report, colour: (s: string) => string): string {
       `<td class="num">${count(s.cost.requestsPerObject)}${s.failedRequests ? ` <span class="bad">(${s.failedRequests} failed)</span>` : ''}</td>` +
       (tier ? `<td class="num">${money(s.cost.tiers[0]?.per1000Objects)}</td>` : '') +
       `<td class="num">${fmt(s.latencyMs.firstByte?.p50)}</td><td class="num">${fmt(s.latencyMs.firstByte?.p99)}</td>` +
-      `<td>${s.verified ? '<span class="ok">✓ ok</span>' : '<span class="bad">✗ failed</span>'}</td></tr>`
+      `<td>${!s.verified ? '<span class="bad">✗ failed</span>' : s.notVerified ? `<span class="bad">not verified (${e(s.notVerified)})</span>` : '<span class="ok">✓ ok</span>'}</td></tr>`
     );
   });
   const notes = [

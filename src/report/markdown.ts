@@ -2,7 +2,7 @@
 // the sweep grid as lists and tables, so nothing collapses into one paragraph.
 import type { Report } from '../analysis/report-model.js';
 import { PHASES } from '../transport/phases.js';
-import { axesOf, bytes, count, DASH, money, num, rateOf } from './format.js';
+import { axesOf, bytes, checkWord, count, DASH, money, num, rateOf } from './format.js';
 import { environmentLine, manyBlobLine } from './console.js';
 
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
@@ -25,7 +25,7 @@ export function renderMarkdown(r: Report): string {
     lines.push(row([
       `${s.rank}${s.tied ? '=' : ''}`, axes.length ? s.strategy : s.label, ...axes.map((a) => s.cell?.[a] ?? DASH), String(s.runs), num(s.wallMs.median), ci, num(rateOf(s)), count(s.cost.requestsPerObject),
       ...tiers.map((t) => money(s.cost.tiers.find((x) => x.tier === t)?.per1000Objects)), num(s.latencyMs.firstByte?.p50), num(s.latencyMs.firstByte?.p99),
-      ...PHASES.map((p) => (s.phaseShare[p] === undefined ? DASH : (s.phaseShare[p]! * 100).toFixed(1))), String(s.retries), String(s.failedRequests), s.verified ? 'ok' : 'FAILED',
+      ...PHASES.map((p) => (s.phaseShare[p] === undefined ? DASH : (s.phaseShare[p]! * 100).toFixed(1))), String(s.retries), String(s.failedRequests), checkWord(s),
     ]));
   }
   if (r.verdicts.length) lines.push('', '### Verdict', '', ...r.verdicts.map((v) => `- ${v.text}`));

@@ -1,6 +1,6 @@
 // Building and reading results files; reads reject unknown schemas with one clear line. Writing,
 // and checking the path before a run, live in write.ts.
-import { readFile } from 'node:fs/promises';
+import { readRegularFile } from './bounded-read.js';
 import { createRequire } from 'node:module';
 import { arch, cpus, platform, release, totalmem } from 'node:os';
 import { ConfigError } from '../config/errors.js';
@@ -32,19 +32,16 @@ export function defaultResultsPath(command: string, now = new Date()): string {
   return `results/${command}-${now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}.json`;
 }
 
+/** The largest results file read: about the longest string Node makes (a bigger one could not be parsed anyway). */
+export const MAX_RESULTS_FILE_BYTES = 512 * 1024 * 1024;
+
 /**
- * A JSON file the user names (a results file, a --prices table): read whole and parsed, or one line
- * naming `what` is wrong with it and the fix. Every such read goes through here, so that a bound on
- * what is read (size, file kind) lands in one place.
+ * A JSON file the user names (a results file, a --prices table): read whole through the bounded
+ * regular-file reader (no FIFO, device or endless file) and parsed, or one line naming `what` is
+ * wrong with it and the fix.
  */
-export async function readJsonFile(path: string, what: string, fix: string): Promise<unknown> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new ConfigError(`${what} ${path} ${code === 'ENOENT' ? 'does not exist' : 'cannot be read'}; ${fix}`);
-  }
+export async function readJsonFile(path: string, what: string, fix: string, maxBytes = MAX_RESULTS_FILE_BYTES): Promise<unknown> {
+  const text = (await readRegularFile(path, { maxBytes, what, fix })).toString('utf8');
   try {
     return JSON.parse(text);
   } catch {

@@ -30,9 +30,17 @@ export interface RunIdentity {
 }
 
 export interface Verification {
+  /** True only when every byte was compared with something the target vouched for. */
   verified: boolean;
   verification: string;
+  /** Set when nothing failed but nothing could be compared either: why (the run is "not verified", not failed). */
+  notVerified?: string;
   error?: string;
+}
+
+/** A run whose bytes passed every check made, none of them against content the target vouched for. */
+export function notVerified(why: string, md5?: string): Verification {
+  return { verified: false, notVerified: why, verification: `not verified (${why})${md5 ? `; md5 of what came ${md5}` : ''}` };
 }
 
 /** What a steady run was asked for (its options and one pass over its items), beside what it measured. */

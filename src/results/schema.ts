@@ -125,8 +125,11 @@ export interface RunRecord {
   requestSumMs: number;
   /** Merged HDR histograms of every phase (integer µs), encoded. */
   histograms: EncodedHistograms;
+  /** True only when every byte was compared with something the target vouched for. */
   verified: boolean;
   verification: string;
+  /** Nothing failed, but nothing could be compared either (a plain URL): why. Such a run is "not verified", not failed. */
+  notVerified?: string;
   error?: string;
   workers: WorkerEvidence[];
   /** Steady runs (--duration): `bytes`, `requests` and the rest count every lap; `records` keep each item's last request. */
@@ -134,6 +137,9 @@ export interface RunRecord {
   records: RecordRow[];
   recordsSampled: boolean;
 }
+
+/** Failed: a check failed or the run did not complete; a run that is only "not verified" has not failed. */
+export const runFailed = (r: Pick<RunRecord, 'verified' | 'notVerified' | 'error'>): boolean => !r.verified && (r.notVerified === undefined || r.error !== undefined);
 
 export type Command = 'download' | 'upload';
 

@@ -1,49 +1,97 @@
 // Reading a results file checks every field reports use, so that a damaged or foreign file ends in
 // one line naming what is wrong, never in a TypeError deep inside a report.
+import { decodeHistogram } from '../metrics/histograms.js';
 import { OLDEST_RESULTS_SCHEMA_VERSION, RECORD_COLUMNS, RESULTS_SCHEMA, RESULTS_SCHEMA_VERSION, type CloudFacts, type EndpointFacts, type ResultsFile, type RunRecord, type TcpSettings } from './schema.js';
 
 type Json = Record<string, unknown>;
 
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+// Ranges, not just types: a -1, 1e308 or 5e-324 in a file is damage (or a forgery), and would print
+// as "-1±0 ms", NaN or Infinity. Counts are whole and within exact integers; durations are 0 or at
+// least a nanosecond (a smaller one divides a rate into Infinity) and at most ~115 days.
+const MAX_DURATION_MS = 1e10;
+const isCount = (v: unknown): v is number => isNumber(v) && Number.isSafeInteger(v) && v >= 0;
+const isDuration = (v: unknown): v is number => isNumber(v) && (v === 0 || (v >= 1e-6 && v <= MAX_DURATION_MS));
+const isEpochMs = (v: unknown): v is number => isNumber(v) && v >= 0 && v <= 1e14;
+const isDurationMap = (v: unknown): boolean => isObject(v) && Object.values(v).every(isDuration);
 const isString = (v: unknown): v is string => typeof v === 'string';
 const isBoolean = (v: unknown): v is boolean => typeof v === 'boolean';
-const isNumberMap = (v: unknown): boolean => isObject(v) && Object.values(v).every(isNumber);
 const isStringMap = (v: unknown): boolean => isObject(v) && Object.values(v).every(isString);
 
 const RUN_FIELDS: Record<string, (v: unknown) => boolean> = {
-  strategy: isString, description: isString, run: isNumber, warmup: isBoolean, objectSizeBytes: isNumber, wallMs: isNumber,
-  bytes: isNumber, requests: isNumber, failedRequests: isNumber, reusedSockets: isNumber, retries: isNumber, throttled: isNumber,
-  backoffMs: isNumber, phaseSumsMs: isNumberMap, requestSumMs: isNumber, histograms: isStringMap, verified: isBoolean,
+  strategy: isString, description: isString, run: isCount, warmup: isBoolean, objectSizeBytes: isCount, wallMs: isDuration,
+  bytes: isCount, requests: isCount, failedRequests: isCount, reusedSockets: isCount, retries: isCount, throttled: isCount,
+  backoffMs: isDuration, phaseSumsMs: isDurationMap, requestSumMs: isDuration, histograms: isStringMap, verified: isBoolean,
   verification: isString, recordsSampled: isBoolean,
 };
 
-const WORKER_FIELDS = ['index', 'requests', 'activeMs', 'cpuUserMs', 'cpuSystemMs', 'peakRssBytes', 'eventLoopDelayP99Ms'] as const;
+const WORKER_FIELDS = { index: isCount, requests: isCount, activeMs: isDuration, cpuUserMs: isDuration, cpuSystemMs: isDuration, peakRssBytes: isCount, eventLoopDelayP99Ms: isDuration } as const;
 
-const STEADY_NUMBERS = ['releaseEpochMs', 'durationMs', 'intervalMs', 'lapBytes', 'lapRequests', 'laps'] as const;
-const POINT_NUMBERS = ['ops', 'bytes', 'errors', 'retries', 'throttled'] as const;
+const STEADY_FIELDS = { releaseEpochMs: isEpochMs, durationMs: isDuration, intervalMs: isDuration, lapBytes: isCount, lapRequests: isCount, laps: isCount } as const;
+const POINT_COUNTS = ['ops', 'bytes', 'errors', 'retries', 'throttled'] as const;
+/** A worker's times in a steady run are since the release: a first request may start a moment before it. */
+const isOffsetMs = (v: unknown): v is number => isNumber(v) && Math.abs(v) <= MAX_DURATION_MS;
 
-function steadyProblem(s: unknown): boolean {
-  if (!isObject(s) || !STEADY_NUMBERS.every((f) => isNumber(s[f])) || !(s.intervalMs as number > 0)) return true;
-  if (!Array.isArray(s.workers) || !s.workers.every((w) => isObject(w) && isNumber(w.firstStartMs) && isNumber(w.stoppedMs) && isNumber(w.lastEndMs))) return true;
-  const pointOk = (p: unknown) => isObject(p) && POINT_NUMBERS.every((f) => isNumber(p[f])) && (p.p50Ms === undefined || isNumber(p.p50Ms)) && (p.p99Ms === undefined || isNumber(p.p99Ms));
-  if (!Array.isArray(s.series) || !s.series.every(pointOk)) return true;
-  return s.autoterm !== undefined && !(isObject(s.autoterm) && isNumber(s.autoterm.atMs) && isNumber(s.autoterm.windowMs) && isNumber(s.autoterm.tolerance));
+/** The first field that is out of its range, named, or undefined. */
+function badField(o: Record<string, unknown>, fields: Readonly<Record<string, (v: unknown) => boolean>>): string | undefined {
+  for (const [field, ok] of Object.entries(fields)) if (!ok(o[field])) return `${field} (${shown(o[field])})`;
+  return undefined;
 }
+
+const shown = (v: unknown): string => (v === undefined ? 'missing' : JSON.stringify(v)?.slice(0, 40) ?? String(v));
+
+function steadyProblem(s: unknown): string | undefined {
+  if (!isObject(s)) return 'steady';
+  const bad = badField(s, STEADY_FIELDS);
+  if (bad) return `steady.${bad}`;
+  if (!(s.intervalMs as number > 0)) return `steady.intervalMs (${shown(s.intervalMs)})`;
+  if (!Array.isArray(s.workers) || !s.workers.every((w) => isObject(w) && isOffsetMs(w.firstStartMs) && isOffsetMs(w.stoppedMs) && isOffsetMs(w.lastEndMs))) return 'steady.workers';
+  const pointOk = (p: unknown) => isObject(p) && POINT_COUNTS.every((f) => isCount(p[f])) && (p.p50Ms === undefined || isDuration(p.p50Ms)) && (p.p99Ms === undefined || isDuration(p.p99Ms));
+  if (!Array.isArray(s.series) || !s.series.every(pointOk)) return 'steady.series';
+  const a = s.autoterm;
+  if (a !== undefined && !(isObject(a) && isDuration(a.atMs) && isDuration(a.windowMs) && isNumber(a.tolerance) && a.tolerance > 0 && a.tolerance <= 1)) return 'steady.autoterm';
+  return undefined;
+}
+
+/** Each histogram decodes: a damaged one would fail deep in a report, naming neither file nor field. */
+function histogramProblem(h: Record<string, unknown>): string | undefined {
+  for (const [metric, text] of Object.entries(h)) {
+    try {
+      decodeHistogram(text as string);
+    } catch (err) {
+      return `histograms.${metric} (${(err as Error).message.split('\n')[0]})`;
+    }
+  }
+  return undefined;
+}
+
+/** Every number of a record row is finite and not negative (an error column is a string or null). */
+const rowOk = (row: unknown): boolean =>
+  Array.isArray(row) && row.length === RECORD_COLUMNS.length && row.every((c) => c === null || typeof c === 'string' || typeof c === 'boolean' || (isNumber(c) && c >= 0 && c <= 1e15));
 
 function runProblem(r: unknown): string | undefined {
   if (!isObject(r)) return 'is not an object';
-  for (const [field, ok] of Object.entries(RUN_FIELDS)) if (!ok(r[field])) return `has a bad or missing ${field}`;
+  const bad = badField(r, RUN_FIELDS);
+  if (bad) return `has a bad or missing ${bad}`;
+  const histogram = histogramProblem(r.histograms as Record<string, unknown>);
+  if (histogram) return `has a corrupt ${histogram}`;
   if (r.cell !== undefined && !isStringMap(r.cell)) return 'has a bad cell';
   if (r.error !== undefined && !isString(r.error)) return 'has a bad error';
-  if (r.params !== undefined && !isNumberMap(r.params)) return 'has bad params';
-  if (r.serverSpanMs !== undefined && !isNumber(r.serverSpanMs)) return 'has a bad serverSpanMs';
+  if (r.notVerified !== undefined && (!isString(r.notVerified) || r.verified === true)) return 'has a bad notVerified';
+  if (r.params !== undefined && !(isObject(r.params) && Object.values(r.params).every(isCount))) return 'has bad params';
+  if (r.serverSpanMs !== undefined && !isDuration(r.serverSpanMs)) return `has a bad serverSpanMs (${shown(r.serverSpanMs)})`;
   if (r.unit !== undefined && r.unit !== 'MiB/s' && r.unit !== 'ops/s') return 'has a bad unit (MiB/s or ops/s)';
-  if (r.warmSockets !== undefined && !isNumber(r.warmSockets)) return 'has a bad warmSockets';
-  if (r.untimedMs !== undefined && !isNumberMap(r.untimedMs)) return 'has bad untimedMs';
-  if (r.steady !== undefined && steadyProblem(r.steady)) return 'has a bad steady series';
-  if (!Array.isArray(r.workers) || !r.workers.every((w) => isObject(w) && WORKER_FIELDS.every((f) => isNumber(w[f])))) return 'has bad workers';
-  if (!Array.isArray(r.records) || !r.records.every((row) => Array.isArray(row) && row.length === RECORD_COLUMNS.length)) return 'has bad records';
+  if (r.warmSockets !== undefined && !isCount(r.warmSockets)) return `has a bad warmSockets (${shown(r.warmSockets)})`;
+  if (r.untimedMs !== undefined && !isDurationMap(r.untimedMs)) return 'has bad untimedMs';
+  const steady = r.steady === undefined ? undefined : steadyProblem(r.steady);
+  if (steady) return `has a bad ${steady}`;
+  if (!Array.isArray(r.workers)) return 'has bad workers';
+  for (const [i, w] of r.workers.entries()) {
+    const badWorker = isObject(w) ? badField(w, WORKER_FIELDS) : 'worker';
+    if (badWorker) return `has a bad workers[${i}].${badWorker}`;
+  }
+  if (!Array.isArray(r.records) || !r.records.every(rowOk)) return 'has bad records';
   return undefined;
 }
 
@@ -59,13 +107,13 @@ function optionalEnvironment(env: Json): { sdkVersion?: string; tcp?: TcpSetting
   if (isObject(tcp)) {
     out.tcp = {
       ...(isString(tcp.congestionControl) ? { congestionControl: tcp.congestionControl } : {}),
-      ...(isNumber(tcp.rmemMaxBytes) ? { rmemMaxBytes: tcp.rmemMaxBytes } : {}),
-      ...(isNumber(tcp.wmemMaxBytes) ? { wmemMaxBytes: tcp.wmemMaxBytes } : {}),
+      ...(isCount(tcp.rmemMaxBytes) ? { rmemMaxBytes: tcp.rmemMaxBytes } : {}),
+      ...(isCount(tcp.wmemMaxBytes) ? { wmemMaxBytes: tcp.wmemMaxBytes } : {}),
     };
   }
   const ep = env.endpoint;
   if (isObject(ep) && isString(ep.host) && Array.isArray(ep.addresses) && ep.addresses.every(isString)) {
-    out.endpoint = { host: ep.host, addresses: ep.addresses, ...(isNumber(ep.connectMs) ? { connectMs: ep.connectMs } : {}) };
+    out.endpoint = { host: ep.host, addresses: ep.addresses, ...(isDuration(ep.connectMs) ? { connectMs: ep.connectMs } : {}) };
   }
   const cloud = env.cloud;
   if (isObject(cloud) && cloud.provider === 'azure') {

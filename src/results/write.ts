@@ -3,11 +3,11 @@
 // half-written and a device, FIFO, directory or symbolic link at the path is never replaced.
 import { redactDeep } from '../log/redact.js';
 import { randomBytes } from 'node:crypto';
-import { lstat, mkdir, open, readlink, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
-import type { Stats } from 'node:fs';
 import { ConfigError } from '../config/errors.js';
 import type { ResultsFile } from './schema.js';
+import { refuseSpecialFile, RESULTS_OPTION } from './output-path.js';
 
 /**
  * Throws a ConfigError, before any measuring work, unless results can be written to `path`: its
@@ -80,41 +80,13 @@ async function prepareTarget(path: string): Promise<void> {
   if (path === '' || path.endsWith('/')) {
     throw new ConfigError(`results path "${path}" names no file; give --results a file path, e.g. results/run.json`);
   }
-  let st: Stats | undefined;
-  try {
-    st = await lstat(path);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    // ENOTDIR: a part of the directory is a file; makeDirectoryFor names it.
-    if (code !== 'ENOENT' && code !== 'ENOTDIR') throw new ConfigError(`results path ${path} cannot be checked (${describe(err)}); ${fixFor(err)}`);
-  }
-  if (st?.isSymbolicLink()) {
-    const to = resolve(dirname(path), await readlink(path));
-    throw new ConfigError(
-      `results path ${path} is a symbolic link to ${to}; blob-cacher neither follows nor replaces links: give --results ${to} itself, or remove the link`,
-    );
-  }
-  if (st && !st.isFile()) throw new ConfigError(`results path ${path} is ${kindOf(st)}, not a regular file; ${fixForKind(path, st)}`);
+  refuseSpecialFile(path, RESULTS_OPTION);
   await makeDirectoryFor(path);
 }
 
 /** A name no one can predict, in the target's directory so the rename stays on one file system. */
 function tempPathBeside(path: string): string {
   return resolve(dirname(path), `${basename(path)}.tmp-${randomBytes(6).toString('hex')}`);
-}
-
-function kindOf(st: Stats): string {
-  if (st.isCharacterDevice()) return 'a character device';
-  if (st.isBlockDevice()) return 'a block device';
-  if (st.isFIFO()) return 'a FIFO (named pipe)';
-  if (st.isDirectory()) return 'a directory';
-  if (st.isSocket()) return 'a socket';
-  return 'not a regular file';
-}
-
-function fixForKind(path: string, st: Stats): string {
-  if (st.isDirectory()) return `give --results a file path inside it, e.g. ${path}/run.json`;
-  return 'give --results a file path, e.g. results/run.json';
 }
 
 /**

@@ -5,6 +5,8 @@ import { parseResultsDoc } from '../results/validate.js';
 
 export const CLIENT_RESULTS_SCHEMA = 'blob-cacher/scaleout-client';
 export const CLIENT_RESULTS_VERSION = 1;
+/** The most clients a run may have: --parallelism's own bound. */
+export const MAX_CLIENTS = 10_000;
 
 export interface ClientClock {
   /** Service time minus this client's clock, as estimated from the Date header. */
@@ -46,6 +48,9 @@ export function parseClientResults(text: string): { doc: ClientResults } | { pro
   if (doc.schemaVersion !== CLIENT_RESULTS_VERSION) return { problem: `has schema version ${String(doc.schemaVersion)}, this blob-cacher reads version ${CLIENT_RESULTS_VERSION}` };
   const { runId, index, parallelism, host, clock, startStorageMs, failure, exitCode, results } = doc;
   if (typeof runId !== 'string' || !isNumber(index) || !isNumber(parallelism) || typeof host !== 'string') return { problem: 'is missing its header fields' };
+  // collect sizes its merge by these: 1e9 clients would be gigabytes of slots, -3 an empty run.
+  if (!Number.isInteger(parallelism) || parallelism < 1 || parallelism > MAX_CLIENTS) return { problem: `has parallelism ${parallelism}, not a whole number from 1 to ${MAX_CLIENTS}` };
+  if (!Number.isInteger(index) || index < 0 || index >= parallelism) return { problem: `has index ${index}, not a whole number from 0 to ${parallelism - 1}` };
   if (clock !== undefined && !(isObject(clock) && ['offsetMs', 'uncertaintyMs', 'samples', 'recordsOffsetMs'].every((f) => isNumber(clock[f])))) return { problem: 'has a bad clock' };
   if (startStorageMs !== undefined && !isNumber(startStorageMs)) return { problem: 'has a bad startStorageMs' };
   if (failure !== undefined && typeof failure !== 'string') return { problem: 'has a bad failure' };

@@ -4,7 +4,7 @@
 // running (warp's active time range), so that one client's ramp-up or tail is not divided by K.
 import { cellLabel } from '../analysis/analyze.js';
 import { PhaseHistograms, summarizeHistogram, type EncodedHistograms, type LatencySummaryMs } from '../metrics/histograms.js';
-import { RECORD_COLUMNS, type RunRecord } from '../results/schema.js';
+import { RECORD_COLUMNS, runFailed, type RunRecord } from '../results/schema.js';
 import { parseClientResults, type ClientResults } from './client-results.js';
 import { runPaths, type RunStore } from './run-store.js';
 
@@ -136,7 +136,7 @@ export function mergeClients(runId: string, parallelism: number, docs: readonly 
       summary.activeEndMs = activeEnd;
       active.push([activeStart, activeEnd]);
     }
-    const unverified = measured.filter((r) => !r.verified);
+    const unverified = measured.filter(runFailed);
     summary.problem = doc.failure
       ?? (!doc.results ? 'no results' : !measured.length ? 'no measured runs' : unverified.length ? `${unverified.length} run(s) not verified: ${unverified[0]!.error ?? unverified[0]!.verification}` : undefined);
     if (summary.problem) failed.push({ index: doc.index, problem: summary.problem });

@@ -2,6 +2,7 @@
 // unreachable host end with one line (exit 2) instead of a run full of failed requests.
 import type { ContainerClient } from '@azure/storage-blob';
 import { ConfigError } from '../config/errors.js';
+import { log } from '../log/logger.js';
 import { shownUrl } from '../transport/http-client.js';
 import { NodeHttpClient } from '../transport/request.js';
 import { outcomeOf, requestWithRetries, type RetriedResult } from '../transport/retry.js';
@@ -10,12 +11,17 @@ import { PLAIN_PUT_STATUSES } from './target.js';
 
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNRESET']);
 
-function networkCode(err: unknown): string | undefined {
+/** The first code in the error's chain of causes that `codes` holds (or that `test` accepts). */
+function codeIn(err: unknown, test: (code: string) => boolean): string | undefined {
   for (let e = err as { code?: string; cause?: unknown } | undefined, depth = 0; e && depth < 4; e = e.cause as typeof e, depth++) {
-    if (e.code && NETWORK_CODES.has(e.code)) return e.code;
+    if (typeof e.code === 'string' && test(e.code)) return e.code;
   }
   return undefined;
 }
+
+const networkCode = (err: unknown) => codeIn(err, (c) => NETWORK_CODES.has(c));
+/** OpenSSL's verification failures (SELF_SIGNED_CERT_IN_CHAIN, UNABLE_TO_GET_ISSUER_CERT_LOCALLY, CERT_HAS_EXPIRED, …) and a wrong name. */
+const certificateCode = (err: unknown) => codeIn(err, (c) => /CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)/.test(c));
 
 export interface PreflightOptions {
   /** Per try, as --timeout: the socket may be idle at most this long (default 30 s). */
@@ -57,16 +63,28 @@ function unanswered(r: RetriedResult): string {
 
 /**
  * The container exists (or is created) and the credentials are accepted. `auth`: a key or SAS
- * (`secret`), or an Entra ID token, whose refusal has another fix.
+ * (`secret`), or an Entra ID token, whose refusal has another fix. Bounded as a plain URL's
+ * preflight is: twice `timeoutMs` in all (the SDK's own tries included), and `signal` stops it.
+ * Resolves whether this call created the container (so that --cleanup removes it, and only then).
  */
-export async function preflightContainer(container: ContainerClient, label: string, auth: 'secret' | 'entra' = 'secret'): Promise<void> {
+export async function preflightContainer(container: ContainerClient, label: string, auth: 'secret' | 'entra' = 'secret', opts: PreflightOptions = {}): Promise<{ created: boolean }> {
+  const timeoutMs = opts.timeoutMs ?? 30_000;
+  const deadline = AbortSignal.timeout(2 * timeoutMs);
+  const abortSignal = opts.signal ? AbortSignal.any([opts.signal, deadline]) : deadline;
   try {
-    await container.createIfNotExists();
+    return { created: (await container.createIfNotExists({ abortSignal })).succeeded };
   } catch (err) {
+    // A stop is the caller's to report (an interrupt, not a bad target): its reason, not the SDK's AbortError.
+    if (opts.signal?.aborted) throw new Error(`preflight of ${label} stopped by ${String(opts.signal.reason)}`);
+    if (deadline.aborted) {
+      throw new ConfigError(`${label} did not answer within ${(2 * timeoutMs) / 1000} s (twice --timeout); check the account name, endpoint or network, or raise --timeout`);
+    }
     const e = err as { statusCode?: number; code?: string; details?: { errorCode?: string; authenticationErrorDetail?: string } };
     const code = networkCode(err);
     const host = new URL(container.url).host;
     if (code) throw new ConfigError(`cannot reach ${host} (${code}); check the account name, endpoint or network`);
+    const cert = certificateCode(err);
+    if (cert) throw new ConfigError(`${host}'s TLS certificate is not trusted (${cert}); give the CA that signed it with --ca-file (BLOB_CACHER_CA_FILE), or check --endpoint`);
     if (auth === 'entra' && (e.statusCode === 401 || e.statusCode === 403)) {
       const detail = [e.details?.errorCode ?? e.code, e.details?.authenticationErrorDetail].filter(Boolean).join(': ');
       throw new ConfigError(`${label} refused the token (HTTP ${e.statusCode}${detail ? ` ${detail}` : ''}); ${TOKEN_REFUSED_FIX}`);
@@ -77,6 +95,12 @@ export async function preflightContainer(container: ContainerClient, label: stri
     if (e.statusCode === 404) throw new ConfigError(`${label} has no such account or container (HTTP 404); check STORAGE_ACCOUNT and STORAGE_CONTAINER`);
     throw err;
   }
+}
+
+/** Deletes a container that preflightContainer created for this run, now that the run is over: only such a one. */
+export async function removeCreatedContainer(container: ContainerClient): Promise<void> {
+  await container.deleteIfExists();
+  log.info(`cleanup: removed container ${container.containerName}, which this run created`);
 }
 
 /** A plain URL answers HEAD with a size; returns it. */

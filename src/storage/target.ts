@@ -1,7 +1,7 @@
 // A target is where requests go and how they are signed. TargetInfo is plain data so that it can be
 // sent to worker processes (an Entra ID token included); the SDK client is only built where
 // fixtures or baselines need it.
-import { readFile } from 'node:fs/promises';
+import { readRegularFile } from '../results/bounded-read.js';
 import { createAgent } from '../transport/request.js';
 import { ServerClock } from '../metrics/server-clock.js';
 import type { Agent } from 'node:http';
@@ -9,7 +9,7 @@ import type { ContainerClient, StoragePipelineOptions } from '@azure/storage-blo
 import type { TokenCredential } from '@azure/identity';
 import type { Credentials } from '../config/load.js';
 import { ConfigError } from '../config/errors.js';
-import { registerSecret } from '../log/logger.js';
+import { registerCredential, registerSecret } from '../log/logger.js';
 import { entraTokens, heldToken, type Bearer, type TokenSource } from './entra.js';
 import { startEmbeddedAzurite } from './azurite.js';
 import { STORAGE_API_VERSION } from './api-version.js';
@@ -37,13 +37,12 @@ export interface Target {
 }
 
 /** A --ca-file's certificates, read once by the coordinator; workers get them with their job. */
+/** A CA bundle is a few hundred KiB (Mozilla's whole set is ~220 KiB). */
+const MAX_CA_FILE_BYTES = 16 * 1024 * 1024;
+
 export async function readCa(path: string): Promise<string> {
-  let pem: string;
-  try {
-    pem = await readFile(path, 'utf8');
-  } catch (err) {
-    throw new ConfigError(`--ca-file ${path} cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'}); fix BLOB_CACHER_CA_FILE (--ca-file)`);
-  }
+  // A FIFO or a device is refused, not opened for good: a blocked open() cannot be stopped.
+  const pem = (await readRegularFile(path, { maxBytes: MAX_CA_FILE_BYTES, what: '--ca-file', fix: 'give a PEM file of the CA certificate(s) (BLOB_CACHER_CA_FILE, --ca-file)' })).toString('utf8');
   if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new ConfigError(`--ca-file ${path} holds no PEM certificate (-----BEGIN CERTIFICATE-----); give the CA in PEM`);
   // In place of the defaults, not besides them: with Node's ~150 roots in `ca`, every TLS connection
   // would parse them all again (about 20 ms), inside the tls phase being measured.
@@ -77,10 +76,10 @@ export async function openTarget(credentials: Credentials, container: string, si
       const stop = async () => {};
       switch (c.kind) {
         case 'key':
-          registerSecret(c.key);
+          registerCredential(c.key);
           return { info: { ...base, key: c.key }, label, stop };
         case 'sas':
-          registerSecret(c.sas);
+          registerCredential(c.sas);
           return { info: { ...base, sas: c.sas }, label, stop };
         case 'anonymous':
           return { info: base, label, stop };
@@ -158,7 +157,12 @@ export class RequestSigner {
     if (info.kind === 'blob' && info.bearer) registerSecret(info.bearer.token);
     // A password in a plain URL (user:pw@host) goes out as Basic auth; in every process that signs
     // requests, it is kept out of the log lines that show a request's URL.
-    if (info.kind === 'url') registerSecret(new URL(info.url).password);
+    if (info.kind === 'url') registerCredential(info.url);
+    // A key and a SAS (its signature alone, decoded, too): an SDK error in a worker may quote them.
+    if (info.kind === 'blob') {
+      registerCredential(info.key);
+      registerCredential(info.sas);
+    }
   }
 
   blobUrl(blobName?: string): URL {

@@ -15,6 +15,7 @@ import type { HttpClient } from '../transport/http-client.js';
 import type { RawPool } from '../transport/raw-client.js';
 import { createAgent, NodeHttpClient } from '../transport/request.js';
 import { outcomeOf, requestWithRetries, type RetriedResult } from '../transport/retry.js';
+import { bodyOverrun, rangeMismatch } from '../transport/ranged-body.js';
 import type { OpRecord, WorkerJob } from './protocol.js';
 import type { Sink } from './sinks.js';
 
@@ -82,11 +83,16 @@ export async function runGet(ctx: ExecContext, item: WorkItem, sink: Sink, queue
     const headers = signer.headers('GET', url, extra);
     if (log.isSillyEnabled()) log.silly(`GET ${url.toString()} ${JSON.stringify(headers)}`);
     const before = received;
+    let overrun = false;
     const onData = (chunk: Buffer) => {
       const room = item.lengthBytes - received;
-      const take = chunk.length > room ? chunk.subarray(0, room) : chunk;
-      received += take.length;
-      return writer.onData(take);
+      // A byte past what was asked for ends the request (the throw aborts it): an endless body included.
+      if (chunk.length > room) {
+        overrun = true;
+        throw new Error(bodyOverrun(item.lengthBytes));
+      }
+      received += chunk.length;
+      return writer.onData(chunk);
     };
     const expectStatus = ranged ? [206] : [200];
     const result = await client.request({
@@ -96,6 +102,8 @@ export async function runGet(ctx: ExecContext, item: WorkItem, sink: Sink, queue
     if (ranged && result.status === 200) {
       return { result, error: `server ignored the Range header (HTTP 200 where 206 was expected)`, retryable: false };
     }
+    const wrong = overrun ? bodyOverrun(item.lengthBytes) : ranged && result.status === 206 ? rangeMismatch(result.headers, first + before, first + item.lengthBytes - 1) : undefined;
+    if (wrong) return { result, error: wrong, retryable: false };
     if (!result.error && received < item.lengthBytes) {
       return { result, error: `SHORT_BODY: ${received} of ${item.lengthBytes} bytes`, retryable: true };
     }

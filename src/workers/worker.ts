@@ -5,6 +5,7 @@ import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { PhaseHistograms } from '../metrics/histograms.js';
 import { contentBuffer, FIXTURE_SEED } from '../payload/content.js';
 import { registerSecret, setLogLevel } from '../log/logger.js';
+import { removeScratchOf } from '../payload/scratch.js';
 import { decodeItems, largestBytes } from '../strategies/items.js';
 import type { WorkItem } from '../strategies/strategy.js';
 import { RequestSigner } from '../storage/target.js';
@@ -22,11 +23,15 @@ import { RecordTable } from '../metrics/record-table.js';
 
 // A coordinator that is gone (killed, even with SIGKILL) ends the worker quietly: no EPIPE traces.
 const send = (msg: FromWorker) => {
-  if (!process.connected) process.exit(0);
+  if (!process.connected) return orphaned();
   process.send!(msg, undefined, {}, (err: Error | null) => {
-    if (err) process.exit(0);
+    if (err) orphaned();
   });
 };
+/** The coordinator gone: nothing of it ran to clean up, so its scratch goes with this worker. */
+function orphaned(): void {
+  void removeScratchOf(current?.outPath).finally(() => process.exit(0));
+}
 const yieldToEvents = () => new Promise<void>((resolve) => setImmediate(resolve));
 /** The job once the barrier released it, and how many of its items have settled. */
 let released: { job: WorkerJob; items: number; settled: () => number } | undefined;
@@ -237,6 +242,8 @@ const stop = new AbortController();
 // Ctrl-C reaches the whole process group: the coordinator decides, workers finish what is in flight.
 process.on('SIGINT', () => {});
 process.on('SIGTERM', () => {});
+// A closed terminal hangs up the whole group too: the coordinator stops the run as on SIGTERM.
+process.on('SIGHUP', () => {});
 
 let run: ((goEpochMs: number) => Promise<WorkerResult>) | undefined;
 /** A steady run is told to end now (--autoterm): nothing new is issued. */
@@ -279,4 +286,4 @@ process.on('message', (msg: ToWorker) => {
     );
   }
 });
-process.on('disconnect', () => process.exit(0));
+process.on('disconnect', orphaned);

@@ -1,0 +1,26 @@
+// Whether this machine can hold the worker processes asked for, before any is forked: more than its
+// cores only compete for them (a warning), more than its memory holds would end in the kernel's
+// OOM killer part-way (refused).
+import { availableParallelism, freemem } from 'node:os';
+import { ConfigError } from '../config/errors.js';
+import { log } from '../log/logger.js';
+
+/**
+ * A worker's resident memory at rest: Node, our modules and its pool, measured at ~78 MiB (16
+ * workers peaked at 1.24 GB). What a sink or payload adds comes on top, checked by engine/limits.ts.
+ */
+export const WORKER_BASE_BYTES = 80 * 1024 * 1024;
+
+const warned = new Set<number>();
+
+export function checkProcessesFit(processes: number, machine = { cores: availableParallelism(), availableBytes: freemem() }): void {
+  const needBytes = processes * WORKER_BASE_BYTES;
+  if (needBytes > machine.availableBytes) {
+    const most = Math.max(1, Math.floor(machine.availableBytes / WORKER_BASE_BYTES));
+    throw new ConfigError(`--processes ${processes} needs about ${Math.round(needBytes / 2 ** 20)} MiB for the workers alone, more than the ${Math.round(machine.availableBytes / 2 ** 20)} MiB available; give --processes ${most} or fewer`);
+  }
+  if (processes > machine.cores && !warned.has(processes)) {
+    warned.add(processes);
+    log.warn(`--processes ${processes} is more than this machine's ${machine.cores} core(s): the workers compete for them, and the client, not the target, may set the pace`);
+  }
+}

@@ -1,0 +1,224 @@
+// The search `tune` makes: from a sane starting point, grow one axis at a time by doubling while the
+// next step is significantly faster (the verdict's own rank test and ratio interval, never a fixed
+// percentage), then refine around the best (half steps and every categorical neighbour), and stop
+// when no neighbour is significantly faster, when the budget is spent, or where throttling begins.
+// Pure: the cells are measured by the function it is given, so the search is tested on a model.
+import { ratioInterval, significantlyFaster, type Interval } from '../analysis/significance.js';
+import { median } from '../analysis/stats.js';
+
+/** One axis: ordered values (a ladder, searched in steps of its index) or a choice among names. */
+export interface TuneAxis {
+  /** The option it sets, e.g. `--concurrency`. */
+  flag: string;
+  /** Ordered from least to most (an ordered axis), or alternatives (categorical). */
+  values: readonly string[];
+  ordered: boolean;
+  /** Index of the starting value. */
+  start: number;
+  /** An ordered axis's values as numbers (sizes in bytes), to place a half step among them. */
+  toNumber?: (value: string) => number;
+  /** For an ordered axis whose values double: the value halfway (geometrically) between two of them, for refining; none where it makes no sense. */
+  between?: (lower: string, upper: string) => string | undefined;
+}
+
+/** A point of the search: one value per axis flag. */
+export type TuneCell = Readonly<Record<string, string>>;
+
+/** Why 503s and 429s came back: Azure's account limits by the body's words, as azcopy tells them apart. */
+export type ThrottleClass = 'operations' | 'ingress' | 'egress' | 'other';
+
+export interface CellMeasure {
+  /** The duration of each measured run, ms (lower is faster): what the verdict compares. */
+  runMs: readonly number[];
+  /** Requests answered 429 or 503 in the measured runs, and of which class the most were. */
+  throttled: number;
+  throttleClass?: ThrottleClass;
+  /** Measured time spent on this cell, ms: what the budget counts. */
+  spentMs: number;
+}
+
+export interface TunedCell {
+  cell: TuneCell;
+  measure: CellMeasure;
+  /** The order it was measured in (0 first) and why: the start, growing an axis, or refining. */
+  step: number;
+  reason: 'start' | 'grow' | 'refine';
+  axis?: string;
+}
+
+export interface Neighbour {
+  cell: TuneCell;
+  axis: string;
+  /** How many times slower than the best (median ratio) with its 95% interval; below 1 is faster, but not significantly. */
+  ratio: number;
+  interval: Interval;
+  throttled: number;
+}
+
+export interface ThrottleBoundary {
+  axis: string;
+  /** The first value on that axis whose cell met throttling, and the class. */
+  value: string;
+  throttleClass: ThrottleClass;
+}
+
+export interface TuneOutcome {
+  best: TunedCell;
+  /** Every cell measured, in order: the path the search took. */
+  path: TunedCell[];
+  /** The best's measured neighbours on each axis, with how much worse each is. */
+  neighbours: Neighbour[];
+  throttling: ThrottleBoundary[];
+  /** Why it stopped. */
+  stopped: 'converged' | 'budget' | 'signal';
+  /** True when every cell met throttling, so the best is a throttled one (and says so). */
+  bestThrottled: boolean;
+}
+
+export interface TuneOptions {
+  axes: readonly TuneAxis[];
+  measure: (cell: TuneCell, why: Omit<TunedCell, 'measure' | 'cell'>) => Promise<CellMeasure>;
+  /** Measured time the whole search may spend, ms. */
+  budgetMs: number;
+  signal?: AbortSignal;
+}
+
+const key = (cell: TuneCell) => JSON.stringify(Object.keys(cell).sort().map((k) => [k, cell[k]]));
+const faster = (a: CellMeasure, b: CellMeasure) => significantlyFaster(a.runMs, b.runMs);
+
+/** Runs the search to the end: the best cell, the path, the neighbours, where throttling began. */
+export async function tuneSearch(opts: TuneOptions): Promise<TuneOutcome> {
+  const seen = new Map<string, TunedCell>();
+  const path: TunedCell[] = [];
+  const throttling = new Map<string, ThrottleBoundary>();
+  let spentMs = 0;
+  let stopped: TuneOutcome['stopped'] = 'converged';
+  const outOfTime = () => {
+    if (opts.signal?.aborted) stopped = 'signal';
+    else if (spentMs >= opts.budgetMs) stopped = 'budget';
+    return stopped !== 'converged';
+  };
+
+  /** Measures a cell once (later asks get the same answer); undefined when time is up. */
+  async function visit(cell: TuneCell, reason: TunedCell['reason'], axis?: string): Promise<TunedCell | undefined> {
+    const known = seen.get(key(cell));
+    if (known) return known;
+    if (outOfTime()) return undefined;
+    const why = { step: path.length, reason, ...(axis ? { axis } : {}) };
+    const measured: TunedCell = { cell, measure: await opts.measure(cell, why), ...why };
+    spentMs += measured.measure.spentMs;
+    seen.set(key(cell), measured);
+    path.push(measured);
+    for (const flag of axis?.split('+') ?? []) {
+      if (measured.measure.throttled > 0 && !throttling.has(flag)) {
+        throttling.set(flag, { axis: flag, value: cell[flag]!, throttleClass: measured.measure.throttleClass ?? 'other' });
+      }
+    }
+    return measured;
+  }
+
+  /** Whether `candidate` should replace `best`: unthrottled, and significantly faster (or best is throttled and it is not). */
+  const better = (candidate: TunedCell, best: TunedCell) => {
+    if (candidate.measure.throttled > 0) return false;
+    if (best.measure.throttled > 0) return true;
+    return faster(candidate.measure, best.measure);
+  };
+
+  const startCell = Object.fromEntries(opts.axes.map((a) => [a.flag, a.values[a.start]!]));
+  let best = await visit(startCell, 'start');
+  if (!best) throw new Error('tune: no time to measure even the starting point; give a larger --budget');
+
+  const indexOf = (axis: TuneAxis, cell: TuneCell) => axis.values.indexOf(cell[axis.flag]!);
+
+  // Grow: each ordered axis in turn, doubling while the step is significantly faster; a round over
+  // every axis again while any moved, since one axis's best depends on the others. Where no single
+  // axis helps, two grown together may (sockets cap concurrency: neither alone goes faster).
+  const ordered = opts.axes.filter((a) => a.ordered);
+  const grown = (cell: TuneCell, ...axes: TuneAxis[]) => {
+    const next: Record<string, string> = { ...cell };
+    for (const axis of axes) {
+      const value = axis.values[indexOf(axis, cell) + 1];
+      if (value === undefined) return undefined;
+      next[axis.flag] = value;
+    }
+    return next;
+  };
+  for (let moved = true; moved && !outOfTime(); ) {
+    moved = false;
+    for (const axis of ordered) {
+      for (let cell = grown(best.cell, axis); cell; cell = grown(best.cell, axis)) {
+        const next = await visit(cell, 'grow', axis.flag);
+        if (!next || !better(next, best)) break;
+        best = next;
+        moved = true;
+      }
+    }
+    for (let i = 0; !moved && i < ordered.length; i++) {
+      for (let j = i + 1; !moved && j < ordered.length; j++) {
+        const cell = grown(best.cell, ordered[i]!, ordered[j]!);
+        const next = cell && await visit(cell, 'grow', `${ordered[i]!.flag}+${ordered[j]!.flag}`);
+        if (next && better(next, best)) {
+          best = next;
+          moved = true;
+        }
+      }
+    }
+  }
+
+  // Refine: every neighbour of the best, one step down and up, half steps between them, and every
+  // other value of a categorical axis; move to any significantly faster one and look again.
+  for (let moved = true; moved && !outOfTime(); ) {
+    moved = false;
+    for (const cell of neighbourCells(opts.axes, best.cell)) {
+      const next = await visit(cell.cell, 'refine', cell.axis);
+      if (!next) break;
+      if (better(next, best)) {
+        best = next;
+        moved = true;
+        break;
+      }
+    }
+  }
+
+  const neighbours = neighbourCells(opts.axes, best.cell).flatMap(({ cell, axis }) => {
+    const n = seen.get(key(cell));
+    if (!n) return [];
+    const interval = ratioInterval(best!.measure.runMs, n.measure.runMs);
+    return [{ cell, axis, ratio: median(n.measure.runMs) / median(best!.measure.runMs), interval, throttled: n.measure.throttled }];
+  });
+  return { best, path, neighbours, throttling: [...throttling.values()], stopped, bestThrottled: best.measure.throttled > 0 };
+}
+
+/** The cells one move from `cell`: ordered axes a step (and a half step) each way, categorical ones every other value. */
+export function neighbourCells(axes: readonly TuneAxis[], cell: TuneCell): { cell: TuneCell; axis: string }[] {
+  const out: { cell: TuneCell; axis: string }[] = [];
+  for (const axis of axes) {
+    const here = cell[axis.flag]!;
+    const values = axis.ordered
+      ? ladderAround(axis, here).flatMap(([v, below]) => {
+        // A half step only from a ladder value, so that refining ends.
+        const half = axis.values.includes(here) ? axis.between?.(below ? v : here, below ? here : v) : undefined;
+        return half === undefined || half === v || half === here ? [v] : [half, v];
+      })
+      : axis.values.filter((v) => v !== here);
+    for (const v of values) out.push({ cell: { ...cell, [axis.flag]: v }, axis: axis.flag });
+  }
+  return out;
+}
+
+/** The ladder values just below and just above `here` (which may be a half step between them). */
+function ladderAround(axis: TuneAxis, here: string): [string, boolean][] {
+  const num = axis.toNumber ?? Number;
+  const x = num(here);
+  const below = axis.values.filter((v) => num(v) < x).at(-1);
+  const above = axis.values.find((v) => num(v) > x);
+  return [...(below === undefined ? [] : [[below, true] as [string, boolean]]), ...(above === undefined ? [] : [[above, false] as [string, boolean]])];
+}
+
+/** 503s and 429s by the body's words (Azure: "Operations per second is over the account limit", "Ingress/Egress is over the account limit"). */
+export function throttleClassOf(body: string): ThrottleClass {
+  if (/operations per second is over the account limit/i.test(body)) return 'operations';
+  if (/ingress is over the account limit/i.test(body)) return 'ingress';
+  if (/egress is over the account limit/i.test(body)) return 'egress';
+  return 'other';
+}

@@ -1,0 +1,110 @@
+// Issue 27, path options that write (#1, #11, #18): --out never replaces a device, a FIFO or a
+// symbolic link (a dangling one too), a directory or the --results file; each is refused before
+// the run, in one line with exit 2, and what was at the path is left as it was.
+import { execFileSync } from 'node:child_process';
+import { lstat, mkdir, readdir, readFile, readlink, symlink, writeFile } from 'node:fs/promises';
+import type http from 'node:http';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from './helpers/cli.js';
+import { close, deterministicBuffer, listen, objectServer } from './helpers/http-servers.js';
+import { freshDirs } from './helpers/temp-dirs.js';
+
+const isRoot = process.getuid?.() === 0;
+const SIZE = 256 * 1024;
+const body = deterministicBuffer(SIZE);
+let server: http.Server;
+let url: string;
+beforeAll(async () => {
+  server = objectServer(body, true).server;
+  url = `${await listen(server)}/blob.bin`;
+});
+afterAll(() => close(server));
+
+const fresh = freshDirs('safety-paths-');
+const download = (out: string, ...more: string[]) => ['download', '--url', url, '--source-method', 'chunked', '--out', out, '--results', 'r.json', ...more];
+
+/** Exit 2, one line on stderr naming `what`, and no results file: refused before the run. */
+async function refusedBeforeRun(cwd: string, args: string[], what: string): Promise<string> {
+  const run = await runCli(args, { cwd, limitMs: 20_000 });
+  expect(run.stderr.trimEnd().split('\n'), run.stderr).toHaveLength(1);
+  expect(run.stderr).toContain(what);
+  expect(run.code, run.stderr).toBe(2);
+  expect(await readdir(cwd)).not.toContain('r.json');
+  return run.stderr;
+}
+
+describe('#1: --out never replaces a special file', () => {
+  for (const sink of ['file', 'sparse-file']) {
+    it.runIf(isRoot)(`#1: --out naming a character device (made with mknod) is refused with --force, sink ${sink}, and stays a device`, async () => {
+      const cwd = await fresh();
+      const dev = join(cwd, 'null');
+      execFileSync('mknod', [dev, 'c', '1', '3']);
+      const line = await refusedBeforeRun(cwd, download(dev, '--sink', sink, '--force'), dev);
+      expect(line).toContain('character device');
+      expect((await lstat(dev)).isCharacterDevice()).toBe(true);
+      expect((await readdir(cwd)).sort()).toEqual(['null']);
+    });
+  }
+
+  it('#1: --out naming a FIFO is refused with --force, without opening it, and stays a FIFO', async () => {
+    const cwd = await fresh();
+    const fifo = join(cwd, 'pipe');
+    execFileSync('mkfifo', [fifo]);
+    expect(await refusedBeforeRun(cwd, download(fifo, '--sink', 'file', '--force'), fifo)).toContain('FIFO');
+    expect((await lstat(fifo)).isFIFO()).toBe(true);
+  });
+
+  it('#1: --out naming a dangling symbolic link is refused even without --force, and nothing is created where it points', async () => {
+    const cwd = await fresh();
+    const link = join(cwd, 'link');
+    await symlink(join(cwd, 'nowhere'), link);
+    expect(await refusedBeforeRun(cwd, download(link, '--sink', 'file'), link)).toContain('symbolic link');
+    expect(await readlink(link)).toBe(join(cwd, 'nowhere'));
+    expect((await readdir(cwd)).sort()).toEqual(['link']);
+  });
+
+  it('#1: a FIFO at --out\'s .partial name is refused too (the run writes there first)', async () => {
+    const cwd = await fresh();
+    const out = join(cwd, 'blob.bin');
+    execFileSync('mkfifo', [`${out}.partial`]);
+    expect(await refusedBeforeRun(cwd, download(out, '--sink', 'file'), `${out}.partial`)).toContain('FIFO');
+  });
+
+  it('#1: a regular --out file is still written, and replaced with --force', async () => {
+    const cwd = await fresh();
+    const out = join(cwd, 'blob.bin');
+    await writeFile(out, 'old');
+    const run = await runCli(download(out, '--sink', 'file', '--force'), { cwd, limitMs: 30_000 });
+    expect(run.code, run.stderr).toBe(0);
+    expect((await readFile(out)).equals(body)).toBe(true);
+  });
+});
+
+describe('#11 and #18: --out checked against a directory and the results file before the run', () => {
+  it('#11: --out DIR --force is refused before the run, naming the fix, and leaves no DIR.partial', async () => {
+    const cwd = await fresh();
+    await mkdir(join(cwd, 'adir'));
+    const line = await refusedBeforeRun(cwd, download('adir', '--sink', 'file', '--force'), 'adir');
+    expect(line).toContain('is a directory');
+    expect(line).toContain('adir/blob.bin');
+    expect((await readdir(cwd)).sort()).toEqual(['adir']);
+  });
+
+  it('#18: --out equal to --results is refused before the run', async () => {
+    const cwd = await fresh();
+    const line = await refusedBeforeRun(cwd, ['download', '--url', url, '--sink', 'file', '--out', 'r.json', '--results', './r.json'], '--results');
+    expect(line).toContain('different paths');
+    expect(await readdir(cwd)).toEqual([]);
+  });
+
+  it('#18: --out naming the --results file through a hard link is refused with --force, and the file is kept', async () => {
+    const cwd = await fresh();
+    await writeFile(join(cwd, 'r.json'), '{"kept":true}');
+    execFileSync('ln', [join(cwd, 'r.json'), join(cwd, 'same.bin')]);
+    const run = await runCli(['download', '--url', url, '--sink', 'file', '--out', 'same.bin', '--force', '--results', 'r.json'], { cwd, limitMs: 20_000 });
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr).toContain('different paths');
+    expect(await readFile(join(cwd, 'r.json'), 'utf8')).toBe('{"kept":true}');
+  });
+});

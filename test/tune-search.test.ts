@@ -1,0 +1,144 @@
+// tune's search on a model of a paced target (each connection at r, all at R: the best parallelism
+// is R / r), with noise: it must land within 5% of the grid's best for a quarter of the grid's
+// time, stop growing where throttling begins, and never pick a throttled cell while another exists.
+import { describe, expect, it } from 'vitest';
+import { neighbourCells, throttleClassOf, tuneSearch, type CellMeasure, type TuneAxis, type TuneCell } from '../src/tune/search.js';
+
+const ladder = (values: number[]) => values.map(String);
+const halfway = (a: string, b: string) => {
+  const mid = Math.round(Math.sqrt(Number(a) * Number(b)));
+  return mid > Number(a) && mid < Number(b) ? String(mid) : undefined;
+};
+
+const AXES: TuneAxis[] = [
+  { flag: '--processes', values: ladder([1, 2, 4]), ordered: true, start: 0 },
+  { flag: '--max-sockets', values: ladder([1, 2, 4, 8, 16, 32, 64]), ordered: true, start: 2, between: halfway },
+  { flag: '--concurrency', values: ladder([1, 2, 4, 8, 16, 32, 64]), ordered: true, start: 2, between: halfway },
+];
+
+interface Model {
+  perConnectionMiBps: number;
+  totalMiBps: number;
+  /** Parallel requests past which the "account" throttles. */
+  throttleAt?: number;
+}
+
+/** A seeded generator for the noise: the same test, the same numbers. */
+function noise(seed: number): () => number {
+  let s = seed >>> 0 || 1;
+  return () => {
+    s ^= s << 13;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    return (s >>> 0) / 4294967296;
+  };
+}
+
+/** The model's true run time for a cell: 64 MiB at min(parallel x r, R), plus 0.5 ms a connection and 3 ms a process. */
+function trueMs(m: Model, cell: TuneCell): number {
+  const parallel = Math.min(Number(cell['--concurrency']), Number(cell['--max-sockets']) * Number(cell['--processes']));
+  const rate = Math.min(parallel * m.perConnectionMiBps, m.totalMiBps);
+  return (64 / rate) * 1000 + 0.5 * parallel + 3 * Number(cell['--processes']);
+}
+
+function measurer(m: Model, seed: number, runs = 5) {
+  const next = noise(seed);
+  return async (cell: TuneCell): Promise<CellMeasure> => {
+    const t = trueMs(m, cell);
+    const runMs = Array.from({ length: runs }, () => t * (1 + (next() - 0.5) * 0.06));
+    const parallel = Math.min(Number(cell['--concurrency']), Number(cell['--max-sockets']) * Number(cell['--processes']));
+    const throttled = m.throttleAt !== undefined && parallel >= m.throttleAt ? parallel : 0;
+    return { runMs, throttled, ...(throttled ? { throttleClass: 'operations' as const } : {}), spentMs: runMs.reduce((a, b) => a + b, 0) };
+  };
+}
+
+function grid(axes: readonly TuneAxis[]): TuneCell[] {
+  let cells: TuneCell[] = [{}];
+  for (const a of axes) cells = cells.flatMap((c) => a.values.map((v) => ({ ...c, [a.flag]: v })));
+  return cells;
+}
+
+describe('tune search', () => {
+  for (const m of [
+    { perConnectionMiBps: 4, totalMiBps: 32 },
+    { perConnectionMiBps: 2, totalMiBps: 64 },
+    { perConnectionMiBps: 16, totalMiBps: 32 },
+  ]) {
+    it(`finds the knee at R / r = ${m.totalMiBps / m.perConnectionMiBps} within 5% of the grid's best for at most 25% of its time`, async () => {
+      const cells = grid(AXES);
+      const measureGrid = measurer(m, 1);
+      let gridSpent = 0;
+      let gridBest = Infinity;
+      for (const c of cells) {
+        const r = await measureGrid(c);
+        gridSpent += r.spentMs;
+        gridBest = Math.min(gridBest, trueMs(m, c));
+      }
+      const outcome = await tuneSearch({ axes: AXES, measure: measurer(m, 2), budgetMs: Infinity });
+      const spent = outcome.path.reduce((a, c) => a + c.measure.spentMs, 0);
+      expect(outcome.stopped).toBe('converged');
+      expect(trueMs(m, outcome.best.cell)).toBeLessThanOrEqual(gridBest * 1.05);
+      expect(spent).toBeLessThanOrEqual(gridSpent * 0.25);
+      process.stdout.write(`tune R/r=${m.totalMiBps / m.perConnectionMiBps}: ${outcome.path.length} of ${cells.length} cells, ${(100 * spent / gridSpent).toFixed(1)}% of the grid time, best ${(trueMs(m, outcome.best.cell) / gridBest).toFixed(3)}x the grid best\n`);
+      // The path is the order cells were measured in, starting at the start.
+      expect(outcome.path[0]!.reason).toBe('start');
+      expect(outcome.path.map((c) => c.step)).toEqual(outcome.path.map((_, i) => i));
+      // Each neighbour of the best is not significantly faster: its ratio's interval reaches 1x or above.
+      for (const n of outcome.neighbours) expect(n.interval.high).toBeGreaterThanOrEqual(1);
+    });
+  }
+
+  it('stops growing where throttling begins, names the class and the value, and recommends the best unthrottled cell', async () => {
+    const m = { perConnectionMiBps: 2, totalMiBps: 64, throttleAt: 8 };
+    const outcome = await tuneSearch({ axes: AXES, measure: measurer(m, 3), budgetMs: Infinity });
+    expect(outcome.bestThrottled).toBe(false);
+    expect(outcome.best.measure.throttled).toBe(0);
+    const parallel = Math.min(Number(outcome.best.cell['--concurrency']), Number(outcome.best.cell['--max-sockets']) * Number(outcome.best.cell['--processes']));
+    expect(parallel).toBeLessThan(8);
+    expect(parallel).toBeGreaterThanOrEqual(4);
+    expect(outcome.throttling.length).toBeGreaterThan(0);
+    for (const t of outcome.throttling) expect(t.throttleClass).toBe('operations');
+    const concurrency = outcome.throttling.find((t) => t.axis === '--concurrency');
+    expect(concurrency?.value).toBe('8');
+  });
+
+  it('stops when the budget is spent, with what it measured', async () => {
+    const m = { perConnectionMiBps: 2, totalMiBps: 64 };
+    const outcome = await tuneSearch({ axes: AXES, measure: measurer(m, 4), budgetMs: 20_000 });
+    expect(outcome.stopped).toBe('budget');
+    expect(outcome.path.length).toBeGreaterThan(0);
+  });
+
+  it('stops on the signal', async () => {
+    const stop = new AbortController();
+    const m = { perConnectionMiBps: 2, totalMiBps: 64 };
+    const measure = measurer(m, 5);
+    const outcome = await tuneSearch({
+      axes: AXES, budgetMs: Infinity, signal: stop.signal,
+      measure: async (cell) => {
+        stop.abort();
+        return measure(cell);
+      },
+    });
+    expect(outcome.stopped).toBe('signal');
+    expect(outcome.path).toHaveLength(1);
+  });
+
+  it('neighbours: a step each way on ordered axes with half steps, every other value of a categorical one', () => {
+    const axes: TuneAxis[] = [
+      { flag: '--concurrency', values: ladder([1, 2, 4, 8, 16]), ordered: true, start: 2, between: halfway },
+      { flag: '--source-method', values: ['single', 'chunked', 'assemble'], ordered: false, start: 0 },
+    ];
+    const around = neighbourCells(axes, { '--concurrency': '8', '--source-method': 'chunked' }).map((n) => `${n.cell['--concurrency']} ${n.cell['--source-method']}`);
+    expect(around).toEqual(['6 chunked', '4 chunked', '11 chunked', '16 chunked', '8 single', '8 assemble']);
+    // From a half step, only the ladder values around it: refining ends.
+    expect(neighbourCells(axes, { '--concurrency': '11', '--source-method': 'single' }).slice(0, 2).map((n) => n.cell['--concurrency'])).toEqual(['8', '16']);
+  });
+
+  it('classes throttled answers by Azure\'s words', () => {
+    expect(throttleClassOf('<Message>Operations per second is over the account limit.</Message>')).toBe('operations');
+    expect(throttleClassOf('The ingress is over the account limit.')).toBe('ingress');
+    expect(throttleClassOf('Egress is over the account limit.')).toBe('egress');
+    expect(throttleClassOf('Server busy')).toBe('other');
+  });
+});
