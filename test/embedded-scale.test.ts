@@ -12,7 +12,7 @@ const root = resolve(import.meta.dirname, '..');
 /** Starts an upload on the embedded target and stops it (SIGINT) once `until` shows in stderr. */
 async function startThenStop(fileCount: number, until: RegExp): Promise<string> {
   const cwd = mkdtempSync(join(tmpdir(), 'bc-scale-'));
-  const child = spawn(process.execPath, [join(root, 'dist/cli.js'), 'upload', '--file-count', String(fileCount), '--file-size', '1B', '--results', 'r.json'], {
+  const child = spawn(process.execPath, [join(root, 'dist/cli.js'), 'upload', '--file-count', String(fileCount), '--file-size', '1B', '--results', 'r.json', '--log-level', 'verbose'], {
     cwd, env: { ...ONE_RUN, PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
   });
   let stderr = '';

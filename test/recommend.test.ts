@@ -49,7 +49,7 @@ describe('the recommendation', () => {
     expect(report.contenders.map((c) => [c.label, c.rank, c.tied])).toEqual(expect.arrayContaining([['single', 1, true], ['chunked', 1, true]]));
     expect(report.verdicts[0]).toMatchObject({ kind: 'tie', n: RUNS });
     expect(report.recommendation).toMatchObject({ contender: 'single', basis: 'tied', tiedWith: ['chunked'], requestsPerObject: 1 });
-    expect(report.recommendation!.text).toMatch(/^Recommended: single — tied for fastest with chunked \(no significant difference at n=4\).*; 1 request per object and no extra copies\.$/);
+    expect(report.recommendation!.text).toMatch(/^Recommended: single — tied for fastest with chunked \(no significant difference at n=4\).*; 1 request per object and no extra copies\. Its bytes were not verified \(plain URL\)\.$/);
   }, 60_000);
 
   it('a split strategy when it is significantly faster: the server paces each connection', async () => {

@@ -109,7 +109,7 @@ describe('downloads: K = 2 clients share the ranges of one blob', () => {
     const runId = newRunId();
     const size = 3 * 1024 * 1024;
     const exits = await Promise.all([0, 1].map((i) => cli(dir, [
-      'download', '--source-method', 'chunked', '--concurrency', '6', '--file-size', String(size), '--container', `dl-${process.pid}`,
+      'download', '--source-method', 'chunked', '--concurrency', '6', '--file-size', `${size}B`, '--container', `dl-${process.pid}`,
       '--parallelism', '2', '--index', String(i), '--run-id', runId, '--start-lead', '2s', '--results', join(dir, `client-${i}.json`),
     ])));
     for (const e of exits) expect(e.code, e.stderr).toBe(0);

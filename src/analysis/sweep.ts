@@ -3,6 +3,7 @@
 import { gridCells } from '../config/sweep.js';
 import { strategyNamed } from '../strategies/index.js';
 import { cellLabel, type ContenderStats } from './analyze.js';
+import { reportUnit } from './unit.js';
 import { significantlyFaster } from './significance.js';
 import type { Cell, SweepAxis } from '../results/schema.js';
 
@@ -21,8 +22,8 @@ export interface SweepGrid {
   tied?: { row: number; col: number }[];
 }
 
-/** Many small blobs, listings and HEADs are answered in ops/s; everything else in MiB/s. */
-export const measuresOps = (stats: readonly ContenderStats[]) => stats.length > 0 && stats.every((s) => s.params?.fileCount !== undefined || s.strategy === 'small-files' || s.strategy === 'sdk-small-files');
+/** A sweep is answered in ops/s when every contender is counted in them (their request kinds say so), else in MiB/s. */
+export const measuresOps = (stats: readonly ContenderStats[]) => reportUnit(stats.map((s) => s.unit)) === 'ops/s';
 
 const cellKey = (axes: readonly SweepAxis[], cell: Cell) => JSON.stringify(axes.map((a) => cell[a.flag] ?? null));
 
