@@ -10,6 +10,7 @@ import { runDownload } from '../src/engine/download.js';
 import { runFailed } from '../src/results/schema.js';
 import { setLogLevel } from '../src/log/logger.js';
 import { close, deterministicBuffer, listen } from './helpers/http-servers.js';
+import { testConfig } from './helpers/config.js';
 
 const SIZE = 64 * 1024;
 const CHUNKS = 5;
@@ -34,11 +35,11 @@ function pacedServer(paceMs: number): http.Server {
 
 const RUNS = 60;
 async function timesFrom(url: string): Promise<number[]> {
-  const config: DownloadConfig = {
+  const config = testConfig('download', {
     logLevel: 'error', sourceMethod: 'single', concurrency: 1, fileSizeBytes: SIZE, processes: 1, maxSockets: 1, sink: 'discard',
     bufferSizeBytes: 64 * 1024, container: 'unused', cleanup: false, credentials: { kind: 'url', url }, httpClient: 'raw',
     runs: RUNS, warmup: 2, format: 'console', maxRetries: 0, timeoutMs: 30_000, trace: true,
-  };
+  });
   const run = await runDownload(config);
   const measured = run.results.filter((r) => !r.warmup);
   expect(measured.some(runFailed)).toBe(false);

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ONE_RUN } from './helpers/cli-env.js';
+import { expectOneLine, runCliIn } from './helpers/bad-input.js';
 
 const CLI_JS = join(resolve(dirname(fileURLToPath(import.meta.url)), '..'), 'dist', 'cli.js');
 
@@ -125,21 +125,7 @@ describe('bad input: exit code 2, one line naming the option and the fix', () =>
     '$name',
     ({ args, env = {}, option, fix, files = [] }) => {
       const cwd = caseDir(files);
-      // The timeout turns a bad input that is wrongly accepted (and starts a benchmark) into a failure.
-      const r = spawnSync(process.execPath, [CLI_JS, ...args.map((a) => a.replace('{dir}', cwd))], {
-        cwd,
-        env: { ...ONE_RUN, PATH: process.env.PATH ?? '', HOME: cwd, ...env },
-        encoding: 'utf8',
-        timeout: 15_000,
-      });
-      const shown = `stderr was ${JSON.stringify(r.stderr)}`;
-      expect({ status: r.status, signal: r.signal, stdout: r.stdout }, shown).toEqual({ status: 2, signal: null, stdout: '' });
-      expect(r.stderr.endsWith('\n'), shown).toBe(true);
-      const lines = r.stderr.slice(0, -1).split('\n');
-      expect(lines, shown).toHaveLength(1);
-      const line = lines[0]!;
-      expect(line.startsWith('blob-cacher: ')).toBe(true);
-      expect(line).not.toContain('    at ');
+      const line = expectOneLine(runCliIn(cwd, [CLI_JS, ...args.map((a) => a.replace('{dir}', cwd))], env, 15_000));
       expect(line).not.toMatch(/Warning/);
       expect(line).toContain(option);
       expect(line).toContain(fix);

@@ -1,6 +1,5 @@
 // Configuration: precedence (flag > environment > .env > default) parsed in-process from the option
 // table, and bad input through the real CLI, which must answer with one line and exit code 2.
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -10,7 +9,7 @@ import { ConfigError } from '../src/config/errors.js';
 import { readSources } from '../src/cli/sources.js';
 import { buildProgram, loadDownloadConfig, loadUploadConfig, parseFlags, type DownloadConfig } from '../src/config/load.js';
 import { DOWNLOAD_OPTIONS, formatDuration, isTestOnly, LEGACY_ENV_NAMES, UPLOAD_OPTIONS } from '../src/config/options.js';
-import { ONE_RUN } from './helpers/cli-env.js';
+import { expectOneLine, runCliIn, type CliResult } from './helpers/bad-input.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const DOWNLOAD_JS = join(ROOT, 'dist', 'download.js');
@@ -329,25 +328,9 @@ const BAD_INPUTS: BadInput[] = [
   { name: '--ca-file that is not a PEM file', args: ['--auth', 'anonymous', '--account', 'acct', '--ca-file', 'notes.txt'], files: { 'notes.txt': 'hello' }, mentions: ['--ca-file', 'PEM'] },
 ];
 
-interface CliResult {
-  status: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** Runs dist/download.js in an empty directory with only PATH, HOME and `env`. */
 function runCli(args: readonly string[], env: Record<string, string> = {}, endNodeOptions = false, files: Record<string, string> = {}): CliResult {
-  const cwd = dirWith(undefined, files);
-  const nodeArgs = endNodeOptions ? ['--', DOWNLOAD_JS, ...args] : [DOWNLOAD_JS, ...args];
-  // The timeout turns a bad input that is wrongly accepted (and starts a benchmark) into a failure.
-  const r = spawnSync(process.execPath, nodeArgs, {
-    cwd,
-    env: { ...ONE_RUN, PATH: process.env.PATH ?? '', HOME: cwd, ...env },
-    encoding: 'utf8',
-    timeout: 20_000,
-  });
-  return { status: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr };
+  return runCliIn(dirWith(undefined, files), endNodeOptions ? ['--', DOWNLOAD_JS, ...args] : [DOWNLOAD_JS, ...args], env);
 }
 
 describe('bad input through the CLI: one line on stderr, exit code 2', () => {
@@ -360,14 +343,7 @@ describe('bad input through the CLI: one line on stderr, exit code 2', () => {
   });
 
   it.each(BAD_INPUTS)('$name', ({ args = [], env = {}, mentions, secret, endNodeOptions, files }) => {
-    const r = runCli(args, env, endNodeOptions, files);
-    expect({ status: r.status, signal: r.signal, stdout: r.stdout }, `stderr was ${JSON.stringify(r.stderr)}`).toEqual({ status: 2, signal: null, stdout: '' });
-    const lines = r.stderr.split('\n');
-    expect(lines, `stderr was ${JSON.stringify(r.stderr)}`).toHaveLength(2);
-    expect(lines[1]).toBe('');
-    const line = lines[0]!;
-    expect(line.startsWith('blob-cacher: ')).toBe(true);
-    expect(line).not.toContain('    at ');
+    const line = expectOneLine(runCli(args, env, endNodeOptions, files));
     for (const word of mentions) expect(line).toContain(word);
     if (secret) expect(line).not.toContain(secret);
   });

@@ -8,16 +8,17 @@ import { renderConsole } from '../src/report/console.js';
 import { toRunRecord } from '../src/results/record.js';
 import { reportOf } from './helpers/report.js';
 import { azuriteForFile, keyCredentialsOf } from './helpers/azurite.js';
+import { testConfig, type TestSettings } from './helpers/config.js';
 
 const azurite = azuriteForFile();
 const credentials = () => keyCredentialsOf(azurite());
 
-function download(overrides: Partial<DownloadConfig>): DownloadConfig {
-  return {
+function download(overrides: TestSettings<DownloadConfig> = {}): DownloadConfig {
+  return testConfig('download', {
     logLevel: 'error', sourceMethod: 'chunked', concurrency: 4, fileSizeBytes: 1024 * 1024, processes: 2, maxSockets: 3,
     sink: 'memory', bufferSizeBytes: 65536, container: 'conns', cleanup: false, credentials: credentials(),
     runs: 1, warmup: 0, format: 'console', maxRetries: 3, timeoutMs: 10_000, trace: true, httpClient: 'raw', ...overrides,
-  };
+  });
 }
 
 describe('--connections', () => {
@@ -43,11 +44,11 @@ describe('--connections', () => {
   }
 
   it('warm uploads and the SDK baseline: sockets are opened on each one\'s own agent', async () => {
-    const config: UploadConfig = {
+    const config = testConfig('upload', {
       logLevel: 'error', uploadMethod: 'all', fileCount: 12, fileSizeBytes: 2048, blobSizeBytes: 64 * 1024, blockSizeBytes: 16 * 1024,
       concurrency: 4, thresholdBytes: 0, processes: 1, maxSockets: 4, container: 'conns-up', keep: false, httpClient: 'raw',
       trace: true, maxRetries: 3, timeoutMs: 10_000, runs: 1, warmup: 0, format: 'console', credentials: credentials(), connections: 'warm',
-    };
+    });
     const runs = (await runUpload(config)).results;
     for (const r of runs) {
       expect(r.verified, `${r.strategy}: ${r.verification}`).toBe(true);

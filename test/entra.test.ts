@@ -19,6 +19,7 @@ import { TOKEN_REFUSED_FIX } from '../src/storage/entra.js';
 import { startEmbeddedAzurite, type EmbeddedAzurite } from './helpers/azurite.js';
 import { ONE_RUN } from './helpers/cli-env.js';
 import { startAuthorityServer, startManagedIdentityServer, STORAGE_AUDIENCE, TENANT, type TokenOptions, type TokenServer } from './helpers/token-servers.js';
+import { testConfig } from './helpers/config.js';
 
 const DIST = fileURLToPath(new URL('../dist/', import.meta.url));
 /** A CLI that hangs (a token request nobody answers) fails the test instead of stalling the suite. */
@@ -278,11 +279,11 @@ describe.skipIf(missing.length > 0)(title('--auth entra against Azurite --oauth 
     Object.assign(process.env, { IDENTITY_ENDPOINT: msi.url, IDENTITY_HEADER });
     setLogLevel('error');
     try {
-      const config: DownloadConfig = {
+      const config = testConfig('download', {
         logLevel: 'error', sourceMethod: 'all', concurrency: 4, fileSizeBytes: 64 * 1024, processes: 1, maxSockets: 4, sink: 'memory', bufferSizeBytes: 64 * 1024,
         httpClient: 'raw', container: 'entra-refused', cleanup: false, runs: 1, warmup: 0, format: 'console', maxRetries: 0, timeoutMs: 30_000, trace: true,
         credentials: { kind: 'entra', account: azurite.account, endpoint: azurite.endpoint, caFile },
-      };
+      });
       const run = await runDownload(config, { onEvent: (e) => { if (e.type === 'cell') opts.audience = 'https://vault.azure.net'; } });
       expect(run.results.map((r) => r.strategy)).toEqual(DOWNLOAD_STRATEGIES);
       for (const r of run.results) {

@@ -14,6 +14,7 @@ import { setLogLevel } from '../src/log/logger.js';
 import type { OpRecord } from '../src/workers/protocol.js';
 import { runUpload } from '../src/engine/upload.js';
 import { startEmbeddedAzurite, type EmbeddedAzurite } from './helpers/azurite.js';
+import { testConfig, type TestSettings } from './helpers/config.js';
 import {
   deterministicBuffer, everyGet, firstGets, inOrder, startFaultProxy, startFaultServer,
   type Fault, type FaultLogEntry, type FaultPlan, type PutFault,
@@ -32,13 +33,13 @@ const md5 = (b: Buffer) => createHash('md5').update(b).digest('base64');
 type Method = 'single' | 'chunked';
 const INITIAL_GETS: Record<Method, number> = { single: 1, chunked: CONCURRENCY };
 
-function configFor(url: string, overrides: Partial<DownloadConfig>): DownloadConfig {
-  return {
+function configFor(url: string, overrides: TestSettings<DownloadConfig> = {}): DownloadConfig {
+  return testConfig('download', {
     logLevel: 'error', sourceMethod: 'single', concurrency: CONCURRENCY, fileSizeBytes: 0, processes: 1, maxSockets: 8,
-    sink: 'memory', bufferSizeBytes: 65536, container: 'x', cleanup: false, credentials: { kind: 'url', url },
+    sink: 'memory', bufferSizeBytes: 65536, container: 'unused', cleanup: false, credentials: { kind: 'url', url },
     runs: 1, warmup: 0, format: 'console', maxRetries: 3, timeoutMs: 5000, trace: true, httpClient: 'raw',
     ...overrides,
-  };
+  });
 }
 
 interface FaultRun {
@@ -306,16 +307,16 @@ describe('uploads through a proxy that fails Put Blob in front of Azurite', () =
   });
   afterAll(() => azurite?.stop());
 
-  async function uploadThrough(plan: (putIndex: number) => PutFault | undefined, overrides: Partial<UploadConfig> = {}) {
+  async function uploadThrough(plan: (putIndex: number) => PutFault | undefined, overrides: TestSettings<UploadConfig> = {}) {
     const proxy = await startFaultProxy(azurite.endpoint, plan);
     try {
-      const run = await runUpload({
+      const run = await runUpload(testConfig('upload', {
         logLevel: 'error', uploadMethod: 'small-files', fileCount: FILE_COUNT, fileSizeBytes: 10_000, blobSizeBytes: 0,
-        blockSizeBytes: 0, concurrency: 1, thresholdBytes: 0, processes: 1, maxSockets: 4, container: 'faults', keep: false,
+        blockSizeBytes: 4096, concurrency: 1, thresholdBytes: 0, processes: 1, maxSockets: 4, container: 'faults', keep: false,
         credentials: { kind: 'key', account: azurite.account, key: azurite.key, endpoint: proxy.endpoint },
         runs: 1, warmup: 0, format: 'console', maxRetries: 3, timeoutMs: 5000, trace: true, httpClient: 'raw',
         ...overrides,
-      });
+      }));
       expect(run.results.map((r) => r.strategy)).toEqual(['small-files']);
       return { result: run.results[0]!, puts: proxy.log.filter((e) => e.putIndex !== undefined) };
     } finally {

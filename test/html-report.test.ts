@@ -18,17 +18,18 @@ import { toRunRecord } from '../src/results/record.js';
 import type { ResultsFile } from '../src/results/schema.js';
 import { PHASES } from '../src/transport/phases.js';
 import { CHROMIUM_PATH as CHROMIUM, requires } from './helpers/requires.js';
+import { testConfig, type TestSettings } from './helpers/config.js';
 
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const SCREENSHOT = resolve('test-output/html-report.png');
 const CHARTS = ['throughput', 'phases', 'latency', 'sweep'] as const;
 
-function config(overrides: Partial<DownloadConfig> = {}): DownloadConfig {
-  return {
+function config(overrides: TestSettings<DownloadConfig> = {}): DownloadConfig {
+  return testConfig('download', {
     logLevel: 'error', sourceMethod: 'all', concurrency: 4, fileSizeBytes: 2 * 1024 * 1024, processes: 1, maxSockets: 8,
     sink: 'memory', bufferSizeBytes: 65536, container: 'html', cleanup: false, credentials: { kind: 'embedded' },
     runs: 2, warmup: 1, format: 'console', ...overrides,
-  } as DownloadConfig;
+  });
 }
 
 /** A results document as the CLI writes it: the redacted config, one RunRecord per result. */

@@ -2,11 +2,11 @@
 // split or sharded into, and what crosses the IPC channel must equal the items listed one by one.
 import { deserialize, serialize } from 'node:v8';
 import { describe, expect, it } from 'vitest';
-import { decodeItems, encodeItems, FileSet, keepItems, largestBytes, splitItems, totalBytes } from '../src/strategies/items.js';
+import { decodeItems, encodeItems, FileSet, keepItems, largestBytes, splitItems, totalBytes } from '../src/plan/items.js';
 import { spreadPositions } from '../src/payload/url-fixtures.js';
 import { perFileItems, setFileName, SetFixtures, uniqueFixtures } from '../src/strategies/many-blobs.js';
 import { smallFiles } from '../src/strategies/upload/small-files.js';
-import { PAYLOAD_POOL_BYTES, smallFileOffset } from '../src/strategies/upload-strategy.js';
+import { PAYLOAD_POOL_BYTES, smallFileOffset } from '../src/plan/names.js';
 
 const upload = (count: number, size: number) => smallFiles.plan({ prefix: 'run-x/small-files/0', fileCount: count, fileSizeBytes: size, blobSizeBytes: 0, blockSizeBytes: 0, thresholdBytes: 0 });
 
@@ -29,7 +29,7 @@ describe('FileSet: many small files as a few numbers', () => {
   });
 
   it('makes a fixture set\'s download items: each file at index x size of the whole, its content from the pool', () => {
-    const set = perFileItems({ sizeBytes: 1000, concurrency: 1, fileCount: 12 });
+    const set = perFileItems({ sizeBytes: 1000, concurrency: 1, fileCount: 12, urlTarget: false });
     expect(set.at(11)).toEqual({ index: 11, blob: 'many/12x1000/file-0000011', destOffsetBytes: 11_000, contentOffsetBytes: 11_000, lengthBytes: 1000 });
   });
 

@@ -12,33 +12,33 @@ import { ONE_RUN } from './helpers/cli-env.js';
 
 const GiB = 1024 ** 3;
 const root = resolve(import.meta.dirname, '..');
-const limits = { sink: 'memory', embedded: true, urlTarget: false, totalMemoryBytes: 24 * GiB };
+const limits = { sink: 'memory', embedded: true, totalMemoryBytes: 24 * GiB };
 
 describe('checkDownloadFits', () => {
   it('a 3 GiB range into the memory sink is refused, naming the way out', () => {
-    expect(() => checkDownloadFits(selectStrategies('single', false), { sizeBytes: 3 * GiB, concurrency: 4 }, limits))
+    expect(() => checkDownloadFits(selectStrategies('single', false), { sizeBytes: 3 * GiB, concurrency: 4, urlTarget: false }, limits))
       .toThrow(/^single would hold a 3 GiB range in memory, .* use more --concurrency or a --range-size, or --sink file$/);
   });
 
   it('the same object in four ranges fits; to a file sink one range fits too', () => {
-    expect(() => checkDownloadFits(selectStrategies('chunked', false), { sizeBytes: 3 * GiB, concurrency: 4 }, limits)).not.toThrow();
-    expect(() => checkDownloadFits(selectStrategies('single', false), { sizeBytes: 3 * GiB, concurrency: 4 }, { ...limits, sink: 'file' })).not.toThrow();
+    expect(() => checkDownloadFits(selectStrategies('chunked', false), { sizeBytes: 3 * GiB, concurrency: 4, urlTarget: false }, limits)).not.toThrow();
+    expect(() => checkDownloadFits(selectStrategies('single', false), { sizeBytes: 3 * GiB, concurrency: 4, urlTarget: false }, { ...limits, sink: 'file' })).not.toThrow();
   });
 
   it('the SDK baseline buffers the whole blob whatever the sink', () => {
-    expect(() => checkDownloadFits(selectStrategies('sdk', false), { sizeBytes: 3 * GiB, concurrency: 4 }, { ...limits, sink: 'discard' }))
+    expect(() => checkDownloadFits(selectStrategies('sdk', false), { sizeBytes: 3 * GiB, concurrency: 4, urlTarget: false }, { ...limits, sink: 'discard' }))
       .toThrow(/^sdk would hold a 3 GiB range in memory/);
   });
 
   it('round-robin with --concurrency 1000 needs 1000 copies: refused on the embedded target, allowed on an account', () => {
-    const input = { sizeBytes: 80 * 1024 ** 2, concurrency: 1000 };
+    const input = { sizeBytes: 80 * 1024 ** 2, concurrency: 1000, urlTarget: false };
     expect(() => checkDownloadFits(selectStrategies('round-robin', false), input, { ...limits, sink: 'discard' }))
       .toThrow(ConfigError);
     expect(() => checkDownloadFits(selectStrategies('round-robin', false), input, { ...limits, sink: 'discard', embedded: false })).not.toThrow();
   });
 
   it('a memory sink larger than 80% of the machine is refused', () => {
-    expect(() => checkDownloadFits(selectStrategies('chunked', false), { sizeBytes: 20 * GiB, concurrency: 64 }, { ...limits, embedded: false }))
+    expect(() => checkDownloadFits(selectStrategies('chunked', false), { sizeBytes: 20 * GiB, concurrency: 64, urlTarget: false }, { ...limits, embedded: false }))
       .toThrow(/memory sink would hold 20 GiB, more than 80% of this machine's 24 GiB; use --sink file or discard/);
   });
 });

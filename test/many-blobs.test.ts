@@ -20,12 +20,13 @@ import { parseListPage } from '../src/storage/list-blobs.js';
 import { selectStrategies } from '../src/strategies/index.js';
 import { MARKED_SAMPLE, SET_MARKER } from '../src/payload/url-fixtures.js';
 import { fixtureSetPrefix, listGroups, setFileName } from '../src/strategies/many-blobs.js';
-import { smallFileOffset } from '../src/strategies/upload-strategy.js';
+import { smallFileOffset } from '../src/plan/names.js';
 import { blobNames, containerOf, startEmbeddedAzurite, type EmbeddedAzurite } from './helpers/azurite.js';
 import { ONE_RUN } from './helpers/cli-env.js';
 import { startFaultProxy, type PutFault } from './helpers/fault-servers.js';
 import { close } from './helpers/http-servers.js';
 import { pathsUnder, startPutServer } from './helpers/put-server.js';
+import { testConfig, type TestSettings } from './helpers/config.js';
 
 const run = promisify(execFile);
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -36,13 +37,13 @@ const SET = fixtureSetPrefix(FILE_COUNT, FILE_SIZE);
 
 beforeAll(() => setLogLevel('error'));
 
-function config(credentials: DownloadConfig['credentials'], overrides: Partial<DownloadConfig> = {}): DownloadConfig {
-  return {
+function config(credentials: DownloadConfig['credentials'], overrides: TestSettings<DownloadConfig> = {}): DownloadConfig {
+  return testConfig('download', {
     logLevel: 'error', sourceMethod: 'small-files,sdk-small-files', concurrency: 4, fileSizeBytes: FILE_SIZE, fileCount: FILE_COUNT, pageSize: 5000,
     processes: 2, maxSockets: 4, sink: 'memory', bufferSizeBytes: 65536, container: 'many-test', cleanup: false, credentials, httpClient: 'raw',
     runs: 1, warmup: 0, format: 'console', maxRetries: 3, timeoutMs: 10_000, trace: true,
     ...overrides,
-  };
+  });
 }
 
 const byName = (run: DownloadRunResult, name: string): MeasuredRun => {

@@ -12,7 +12,7 @@ describe('progress lines', () => {
     let text = '';
     out.on('data', (d) => (text += d));
     const view = progressLines(out, 40);
-    view.onEvent({ type: 'run-start', strategy: 'small-files', run: 1, runs: 3, warmup: false, requests: 100, bytes: 100 * 1024 });
+    view.onEvent({ type: 'run-start', strategy: 'small-files', unit: 'ops/s', run: 1, runs: 3, warmup: false, requests: 100, bytes: 100 * 1024 });
     view.onEvent({ type: 'progress', ops: 40, bytes: 40 * 1024, errors: 1, retries: 2 });
     await sleep(110);
     view.onEvent({ type: 'run-end' });
@@ -29,7 +29,7 @@ describe('progress lines', () => {
     let text = '';
     out.on('data', (d) => (text += d));
     const view = progressLines(out, 30);
-    view.onEvent({ type: 'run-start', strategy: 'chunked', cell: { '--concurrency': '8' }, run: 0, runs: 2, warmup: true, requests: 8, bytes: 80 * 1024 * 1024 });
+    view.onEvent({ type: 'run-start', strategy: 'chunked', unit: 'MiB/s', cell: { '--concurrency': '8' }, run: 0, runs: 2, warmup: true, requests: 8, bytes: 80 * 1024 * 1024 });
     view.onEvent({ type: 'progress', ops: 2, bytes: 20 * 1024 * 1024, errors: 0, retries: 0 });
     await sleep(50);
     view.close();
@@ -41,7 +41,7 @@ describe('progress lines', () => {
     let text = '';
     (out as unknown as PassThrough).on('data', (d) => (text += d));
     const view = await showProgress({ stream: out, intervalMs: 10, lines: false });
-    view.onEvent({ type: 'run-start', strategy: 'single', run: 0, runs: 1, warmup: false, requests: 1, bytes: 1 });
+    view.onEvent({ type: 'run-start', strategy: 'single', unit: 'MiB/s', run: 0, runs: 1, warmup: false, requests: 1, bytes: 1 });
     await sleep(40);
     view.close();
     expect(text).toBe('');

@@ -11,16 +11,17 @@ import { runFailed } from '../src/results/schema.js';
 import { close, deterministicBuffer, listen } from './helpers/http-servers.js';
 import { reportOf } from './helpers/report.js';
 import { shapedServer } from './helpers/shaped-server.js';
+import { testConfig } from './helpers/config.js';
 
 const RANGES = 4;
 const RUNS = 4;
 
 function configFor(url: string): DownloadConfig {
-  return {
+  return testConfig('download', {
     logLevel: 'error', sourceMethod: 'single,chunked', concurrency: RANGES, fileSizeBytes: 0, processes: 1, maxSockets: 8,
-    sink: 'memory', bufferSizeBytes: 65536, container: 'x', cleanup: false, credentials: { kind: 'url', url },
+    sink: 'memory', bufferSizeBytes: 65536, container: 'unused', cleanup: false, credentials: { kind: 'url', url },
     httpClient: 'raw', runs: RUNS, warmup: 0, format: 'console', maxRetries: 0, timeoutMs: 30_000, trace: true,
-  };
+  });
 }
 
 beforeAll(() => setLogLevel('error'));
@@ -48,7 +49,7 @@ describe('the recommendation', () => {
     expect(report.contenders.map((c) => [c.label, c.rank, c.tied])).toEqual(expect.arrayContaining([['single', 1, true], ['chunked', 1, true]]));
     expect(report.verdicts[0]).toMatchObject({ kind: 'tie', n: RUNS });
     expect(report.recommendation).toMatchObject({ contender: 'single', basis: 'tied', tiedWith: ['chunked'], requestsPerObject: 1 });
-    expect(report.recommendation!.text).toMatch(/^Recommended: single — tied for fastest with chunked \(no significant difference at n=4\).*; 1 request per object and no extra copies\.$/);
+    expect(report.recommendation!.text).toMatch(/^Recommended: single — tied for fastest with chunked \(no significant difference at n=4\).*; 1 request per object and no extra copies\. Its bytes were not verified \(plain URL\)\.$/);
   }, 60_000);
 
   it('a split strategy when it is significantly faster: the server paces each connection', async () => {

@@ -6,8 +6,8 @@ import type { OpRecord } from '../src/metrics/records.js';
 import { PhaseHistograms } from '../src/metrics/histograms.js';
 import { addTallies, manyFilesVerdict, tallyRecords, uploadVerdict } from '../src/metrics/record-checks.js';
 import { contentMd5, FIXTURE_SEED } from '../src/payload/content.js';
-import { FileSet, splitItems } from '../src/strategies/items.js';
-import type { WorkItem } from '../src/strategies/strategy.js';
+import { FileSet, splitItems } from '../src/plan/items.js';
+import type { WorkItem } from '../src/plan/items.js';
 
 const base: OpRecord = {
   worker: 1, item: 7, offsetBytes: 5 * 2 ** 40, bytes: 102_400, status: 201, startEpochMs: 1_795_000_000_123.456, totalMs: 12.345678,

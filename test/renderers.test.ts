@@ -97,3 +97,30 @@ describe('one Report, five formats', async () => {
     for (const line of out.console!.split('\n').slice(0, -1)) if (!line.startsWith('verdict') && !line.startsWith('warning') && !line.startsWith('details')) expect(line.length, line).toBeLessThanOrEqual(120);
   });
 });
+
+describe('compare: one CompareReport, five formats', async () => {
+  const { buildCompareReport } = await import('../src/analysis/compare.js');
+  const { renderCompare } = await import('../src/report/compare.js');
+  const docOf = (base: number, cc: string) => {
+    const doc = newResultsFile('download', {}, { kind: 'url', label: 'url example.test' });
+    doc.complete = true;
+    doc.environment.tcp = { congestionControl: cc };
+    times(base).forEach((t, i) => doc.runs.push(run('chunked', 'N ranged GETs of one blob', {}, i, t, 4)));
+    return doc;
+  };
+  const report = buildCompareReport(docOf(100, 'bbr'), docOf(150, 'cubic'), ['a.json', 'b.json']);
+  const out = Object.fromEntries(FORMATS.map((f) => [f, renderCompare(report, f)] as const));
+
+  it('every format carries the change, its verdict and the environments that differ', () => {
+    expect(report.changes).toEqual([expect.objectContaining({ strategy: 'chunked', verdict: 'slower', significant: true })]);
+    expect(report.environmentDifferences).toEqual([{ field: 'TCP congestion control', base: 'bbr', next: 'cubic' }]);
+    expect(out.html!.startsWith('<!doctype html>')).toBe(true);
+    expect(JSON.parse(out.json!)).toEqual(JSON.parse(JSON.stringify(report)));
+    expect(out.csv!.split('\n')[1]).toMatch(/^chunked,100,150,50,1\.5,.*,true,slower,$/);
+    for (const f of ['console', 'md', 'html'] as const) {
+      expect(out[f], f).toMatch(/slower \(p=0\.0\d\d\)/);
+      expect(out[f], f).toMatch(/TCP congestion control bbr vs cubic|TCP congestion control: bbr vs cubic/);
+    }
+    expect(out.md).toMatch(/^\| chunked \| 100 \| 150 \| \+50\.0% \|/m);
+  });
+});

@@ -4,13 +4,14 @@ import { describe, expect, it } from 'vitest';
 import type { DownloadConfig } from '../src/config/load.js';
 import { runDownload } from '../src/engine/download.js';
 import { azuriteForFile, blobNames, containerOf, keyCredentialsOf } from './helpers/azurite.js';
+import { testConfig } from './helpers/config.js';
 
 /** Failed, as the run record says it (written out here so the test also runs against code without the helper). */
 const runFailed = (r: { verified: boolean; notVerified?: string; error?: string }) => !r.verified && (r.notVerified === undefined || r.error !== undefined);
 
 const azurite = azuriteForFile();
 
-const config = (container: string): DownloadConfig => ({
+const config = (container: string): DownloadConfig => testConfig('download', {
   logLevel: 'error', sourceMethod: 'single', concurrency: 1, fileSizeBytes: 10_000, processes: 1, maxSockets: 2, sink: 'memory', bufferSizeBytes: 65536,
   container, cleanup: true, credentials: keyCredentialsOf(azurite()), httpClient: 'raw', runs: 1, warmup: 0, format: 'console', maxRetries: 1,
   timeoutMs: 10_000, trace: true,

@@ -7,7 +7,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gridCells } from '../src/analysis/sweep.js';
+import { gridCells } from '../src/config/sweep.js';
 import { ConfigError } from '../src/config/errors.js';
 import { CLIENT_RESULTS_SCHEMA, CLIENT_RESULTS_VERSION, parseClientResults } from '../src/scaleout/client-results.js';
 import { runCli } from './helpers/cli.js';

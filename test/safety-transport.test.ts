@@ -12,6 +12,7 @@ import { runDownload } from '../src/engine/download.js';
 import { setLogLevel } from '../src/log/logger.js';
 import { runCli } from './helpers/cli.js';
 import { close, deterministicBuffer, listen } from './helpers/http-servers.js';
+import { testConfig, type TestSettings } from './helpers/config.js';
 
 /** Failed, as the run record says it (written out here so the test also runs against code without the helper). */
 const runFailed = (r: { verified: boolean; notVerified?: string; error?: string }) => !r.verified && (r.notVerified === undefined || r.error !== undefined);
@@ -56,9 +57,9 @@ function lyingServer(lie: Lie): http.Server {
   });
 }
 
-const configFor = (url: string, o: Partial<DownloadConfig>): DownloadConfig => ({
+const configFor = (url: string, o: TestSettings<DownloadConfig>): DownloadConfig => testConfig('download', {
   logLevel: 'error', sourceMethod: 'chunked', concurrency: 4, fileSizeBytes: 0, processes: 1, maxSockets: 4, sink: 'memory', bufferSizeBytes: 65536,
-  container: 'x', cleanup: false, credentials: { kind: 'url', url }, runs: 1, warmup: 0, format: 'console', maxRetries: 2, timeoutMs: 5_000,
+  container: 'unused', cleanup: false, credentials: { kind: 'url', url }, runs: 1, warmup: 0, format: 'console', maxRetries: 2, timeoutMs: 5_000,
   trace: true, httpClient: 'raw', ...o,
 });
 
@@ -139,7 +140,7 @@ describe('#4: bodies past what was asked for are cut off', () => {
   });
 
   it('#4: an endless body with --duration ends with the run', { timeout: 30_000 }, async () => {
-    const run = await withServer('endless-206', (url) => runDownload(configFor(url, { steady: { durationMs: 500, intervalMs: 100 } as DownloadConfig['steady'] })));
+    const run = await withServer('endless-206', (url) => runDownload(configFor(url, { steady: { durationMs: 500, intervalMs: 100 } })));
     expect(run.results.length).toBe(1);
     expect(runFailed(run.results[0]!)).toBe(true);
   });

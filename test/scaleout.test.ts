@@ -15,7 +15,7 @@ import { estimateClockOffset, headDateProbe, LocalClock } from '../src/scaleout/
 import { CLIENT_RESULTS_SCHEMA, CLIENT_RESULTS_VERSION, parseClientResults, type ClientResults } from '../src/scaleout/client-results.js';
 import { mergeClients } from '../src/scaleout/collect.js';
 import { shardItems } from '../src/scaleout/shard.js';
-import { FileSet } from '../src/strategies/items.js';
+import { FileSet } from '../src/plan/items.js';
 
 describe('sharding: client i of K takes items i, i+K, …', () => {
   it('covers every item exactly once for every K from 1 to 40, over plans of 0 to 100 items', () => {

@@ -9,12 +9,13 @@ import { setLogLevel } from '../src/log/logger.js';
 import { renderConsole } from '../src/report/console.js';
 import { reportOf } from './helpers/report.js';
 import { toRunRecord } from '../src/results/record.js';
+import { testConfig } from './helpers/config.js';
 
-const config: DownloadConfig = {
+const config = testConfig('download', {
   logLevel: 'warn', sourceMethod: 'all', concurrency: 4, fileSizeBytes: 4 * 1024 * 1024, processes: 1, maxSockets: 16,
   sink: 'memory', bufferSizeBytes: 64 * 1024, container: 'server-clock', cleanup: false, credentials: { kind: 'embedded' },
   httpClient: 'raw', runs: 2, warmup: 1, format: 'console', maxRetries: 3, timeoutMs: 30_000, trace: true,
-};
+});
 
 beforeAll(() => setLogLevel('warn'));
 

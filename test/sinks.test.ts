@@ -7,9 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
-import { FileSet } from '../src/strategies/items.js';
-import { OrderedFileSink, openSink } from '../src/workers/sinks.js';
-import type { WorkItem } from '../src/strategies/strategy.js';
+import { FileSet } from '../src/plan/items.js';
+import { OrderedFileSink, openSink } from '../src/kinds/sinks.js';
+import type { WorkItem } from '../src/plan/items.js';
 import { deterministicBuffer } from './helpers/http-servers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'bc-sinks-'));

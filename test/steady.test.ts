@@ -23,24 +23,25 @@ import { newResultsFile } from '../src/results/file.js';
 import { toRunRecord, type MeasuredRun } from '../src/results/record.js';
 import type { RunRecord, SteadyRecord } from '../src/results/schema.js';
 import { parseResultsDoc } from '../src/results/validate.js';
-import { isStable } from '../src/workers/pool.js';
+import { isStable } from '../src/workers/timers.js';
 import { azuriteForFile, blobNames, containerOf, keyCredentialsOf } from './helpers/azurite.js';
 import { ONE_RUN } from './helpers/cli-env.js';
 import { deterministicBuffer, startFaultServer } from './helpers/fault-servers.js';
 import { CHROMIUM_PATH, requires } from './helpers/requires.js';
+import { testConfig, type TestSettings } from './helpers/config.js';
 
 const MiB = 1024 * 1024;
 const azurite = azuriteForFile();
 const keyCredentials = () => keyCredentialsOf(azurite());
 
-function download(overrides: Partial<DownloadConfig>): DownloadConfig {
-  return {
+function download(overrides: TestSettings<DownloadConfig> = {}): DownloadConfig {
+  return testConfig('download', {
     logLevel: 'error', sourceMethod: 'chunked', concurrency: 4, fileSizeBytes: MiB, processes: 1, maxSockets: 4,
     sink: 'memory', bufferSizeBytes: 65536, container: 'steady', cleanup: false, credentials: keyCredentials(),
     runs: 1, warmup: 0, format: 'console', maxRetries: 3, timeoutMs: 10_000, trace: true, httpClient: 'raw',
     steady: { durationMs: 1_500, intervalMs: 250 },
     ...overrides,
-  };
+  });
 }
 
 const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
@@ -210,12 +211,12 @@ describe('throttling onset', () => {
 
 describe('steady uploads', () => {
   it('small-files keep putting the same files for the duration; the last lap is read back and deleted', async () => {
-    const config: UploadConfig = {
+    const config = testConfig('upload', {
       logLevel: 'error', uploadMethod: 'small-files', fileCount: 20, fileSizeBytes: 4096, blobSizeBytes: 0, blockSizeBytes: 4096,
       concurrency: 4, thresholdBytes: 0, processes: 2, maxSockets: 4, container: 'steady-up', keep: false, httpClient: 'raw',
       trace: true, maxRetries: 3, timeoutMs: 10_000, runs: 1, warmup: 0, format: 'console', credentials: keyCredentials(),
       steady: { durationMs: 1_500, intervalMs: 250 },
-    };
+    });
     const [r] = (await runUpload(config)).results;
     const s = steadyOf(r!);
     expect(r!.verified, r!.verification).toBe(true);

@@ -11,19 +11,20 @@ import type { MeasuredRun } from '../src/results/record.js';
 import { contentBuffer, FIXTURE_SEED } from '../src/payload/content.js';
 import { setLogLevel } from '../src/log/logger.js';
 import { blobNames, containerOf, startEmbeddedAzurite, type EmbeddedAzurite } from './helpers/azurite.js';
+import { testConfig, type TestSettings } from './helpers/config.js';
 
 const ALL = ['single', 'chunked', 'round-robin', 'assemble', 'sdk'];
 const HTTP_STRATEGIES = ['single', 'chunked', 'round-robin', 'assemble'] as const;
 const RANGED = new Set(['chunked', 'round-robin', 'assemble']);
 const MIB = 1024 * 1024;
 
-function config(overrides: Partial<DownloadConfig>): DownloadConfig {
-  return {
+function config(overrides: TestSettings<DownloadConfig> = {}): DownloadConfig {
+  return testConfig('download', {
     logLevel: 'warn', sourceMethod: 'all', concurrency: 4, fileSizeBytes: 1_000_003, processes: 1, maxSockets: 16,
     sink: 'memory', bufferSizeBytes: 64 * 1024, container: 'blob-cacher-test', cleanup: false, credentials: { kind: 'embedded' },
     httpClient: 'raw', runs: 1, warmup: 0, format: 'console', maxRetries: 3, timeoutMs: 30_000, trace: true,
     ...overrides,
-  };
+  });
 }
 
 const md5Hex = (data: Buffer) => createHash('md5').update(data).digest('hex');

@@ -8,6 +8,7 @@ import type { HttpClient } from '../src/config/options.js';
 import { runDownload } from '../src/engine/download.js';
 import { setLogLevel } from '../src/log/logger.js';
 import { close, deterministicBuffer, listen } from './helpers/http-servers.js';
+import { testConfig } from './helpers/config.js';
 import { runFailed } from '../src/results/schema.js';
 
 const HOLD_MS = 50;
@@ -43,9 +44,9 @@ beforeAll(async () => {
 });
 afterAll(() => close(server));
 
-const config = (trace: boolean, httpClient: HttpClient): DownloadConfig => ({
+const config = (trace: boolean, httpClient: HttpClient): DownloadConfig => testConfig('download', {
   logLevel: 'error', sourceMethod: 'single', concurrency: 1, fileSizeBytes: 0, processes: 1, maxSockets: 1,
-  sink: 'discard', bufferSizeBytes: 64 * 1024, httpClient, container: 'x', cleanup: false, credentials: { kind: 'url', url },
+  sink: 'discard', bufferSizeBytes: 64 * 1024, httpClient, container: 'unused', cleanup: false, credentials: { kind: 'url', url },
   runs: 3, warmup: 0, format: 'console', maxRetries: 0, timeoutMs: 5000, trace,
 });
 

@@ -1,7 +1,9 @@
 // Pure units: human sizes, byte-range plans and the split of work over worker processes.
 import { describe, expect, it } from 'vitest';
 import { parseSizeBytes } from '../src/config/sizes.js';
-import { splitFairly, splitRanges, type ByteRange } from '../src/strategies/ranges.js';
+import { splitRanges } from '../src/strategies/ranges.js';
+import type { ByteRange } from '../src/plan/items.js';
+import { splitFairly } from './helpers/split.js';
 
 const MiB = 1024 * 1024;
 

@@ -21,18 +21,19 @@ import { startNginxDav, type NginxDav } from './helpers/nginx-dav.js';
 import { requires } from './helpers/requires.js';
 import { pathsUnder, startPutServer, type PutServer, type PutServerOptions } from './helpers/put-server.js';
 import { ONE_RUN } from './helpers/cli-env.js';
+import { testConfig, type TestSettings } from './helpers/config.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const CLI_JS = join(ROOT, 'dist', 'cli.js');
 let tmp: string;
 const servers: PutServer[] = [];
 
-function config(url: string, overrides: Partial<UploadConfig> = {}): UploadConfig {
-  return {
+function config(url: string, overrides: TestSettings<UploadConfig> = {}): UploadConfig {
+  return testConfig('upload', {
     logLevel: 'error', uploadMethod: 'small-files', fileCount: 50, fileSizeBytes: 10_000, blobSizeBytes: 100_000,
     blockSizeBytes: 40_000, concurrency: 4, thresholdBytes: 0, processes: 2, maxSockets: 4, container: 'unused', keep: false, httpClient: 'raw',
     credentials: { kind: 'url', url }, ...overrides,
-  } as UploadConfig;
+  });
 }
 
 async function server(options: PutServerOptions = {}): Promise<PutServer> {

@@ -11,13 +11,15 @@ import type { ContainerClient } from '@azure/storage-blob';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contentBuffer, contentMd5, FIXTURE_SEED } from '../src/payload/content.js';
 import { setLogLevel } from '../src/log/logger.js';
-import { runUpload, verifyFromRecords, type UploadRunResult } from '../src/engine/upload.js';
+import { runUpload, type UploadRunResult } from '../src/engine/upload.js';
+import { verifyFromRecords } from '../src/kinds/verify-upload.js';
 import type { OpRecord } from '../src/metrics/records.js';
 import { RecordTable } from '../src/metrics/record-table.js';
 import { buildProgram, loadUploadConfig, parseFlags, type UploadConfig } from '../src/config/load.js';
 import { UPLOAD_OPTIONS } from '../src/config/options.js';
 import { containerOf, startEmbeddedAzurite, type EmbeddedAzurite } from './helpers/azurite.js';
 import { ONE_RUN } from './helpers/cli-env.js';
+import { testConfig, type TestSettings } from './helpers/config.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const UPLOAD_JS = join(ROOT, 'dist', 'upload.js');
@@ -34,14 +36,14 @@ function freshDir(): string {
   return dir;
 }
 
-function config(overrides: Partial<UploadConfig>): UploadConfig {
-  return {
+function config(overrides: TestSettings<UploadConfig> = {}): UploadConfig {
+  return testConfig('upload', {
     logLevel: 'warn', uploadMethod: 'small-files', fileCount: 4, fileSizeBytes: 1000, blobSizeBytes: 100_000,
     blockSizeBytes: 40_000, concurrency: 4, thresholdBytes: 0, processes: 1, maxSockets: 4, container: CONTAINER, keep: false, httpClient: 'raw',
     trace: true, maxRetries: 3, timeoutMs: 30_000, runs: 1, warmup: 0, format: 'console',
     credentials: { kind: 'key', account: azurite.account, key: azurite.key, endpoint: azurite.endpoint },
     ...overrides,
-  };
+  });
 }
 
 /** The one result of a single-strategy run, which must have uploaded and verified without errors. */

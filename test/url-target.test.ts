@@ -10,6 +10,7 @@ import { runDownload } from '../src/engine/download.js';
 import type { MeasuredRun } from '../src/results/record.js';
 import { setLogLevel } from '../src/log/logger.js';
 import { close, deterministicBuffer, listen, objectServer } from './helpers/http-servers.js';
+import { testConfig, type TestSettings } from './helpers/config.js';
 import { runFailed } from '../src/results/schema.js';
 
 const SIZE_BYTES = 1_000_003;
@@ -17,13 +18,13 @@ const CONCURRENCY = 4;
 const body = deterministicBuffer(SIZE_BYTES);
 const bodyMd5 = createHash('md5').update(body).digest('base64');
 
-function configFor(url: string, overrides: Partial<DownloadConfig> = {}): DownloadConfig {
-  return {
+function configFor(url: string, overrides: TestSettings<DownloadConfig> = {}): DownloadConfig {
+  return testConfig('download', {
     logLevel: 'error', sourceMethod: 'all', concurrency: CONCURRENCY, fileSizeBytes: 0, processes: 1, maxSockets: 8,
-    sink: 'memory', bufferSizeBytes: 65536, container: 'x', cleanup: false, credentials: { kind: 'url', url },
+    sink: 'memory', bufferSizeBytes: 65536, container: 'unused', cleanup: false, credentials: { kind: 'url', url },
     httpClient: 'raw', runs: 1, warmup: 0, format: 'console', maxRetries: 3, timeoutMs: 30_000, trace: true,
     ...overrides,
-  };
+  });
 }
 
 const byName = (results: MeasuredRun[], name: string) => results.find((r) => r.strategy === name)!;

@@ -8,17 +8,18 @@ import { analyze } from '../src/analysis/analyze.js';
 import { withWorkerFlags, workerEntry } from '../src/workers/entry.js';
 import { toRunRecord } from '../src/results/record.js';
 import type { MeasuredRun } from '../src/results/record.js';
+import { testConfig, type TestSettings } from './helpers/config.js';
 
 /** Request count of the merged 'total' histogram, as every report computes it. */
 const totalCount = (r: MeasuredRun) => analyze([toRunRecord(r)])[0]!.latencyMs.total?.count;
 
-function config(overrides: Partial<DownloadConfig>): DownloadConfig {
-  return {
+function config(overrides: TestSettings<DownloadConfig> = {}): DownloadConfig {
+  return testConfig('download', {
     logLevel: 'warn', sourceMethod: 'all', concurrency: 4, fileSizeBytes: 500_005, processes: 1, maxSockets: 16,
     sink: 'memory', bufferSizeBytes: 64 * 1024, container: 'blob-cacher-test', cleanup: false, credentials: { kind: 'embedded' },
     httpClient: 'raw', runs: 1, warmup: 0, format: 'console', maxRetries: 3, timeoutMs: 30_000, trace: true,
     ...overrides,
-  };
+  });
 }
 
 beforeAll(() => setLogLevel('warn'));

@@ -26,8 +26,8 @@ function containerOf(az: BenchAzurite) {
 async function downloadFixtures(az: BenchAzurite): Promise<void> {
   const { ensureFixtures } = await distImport<typeof Fixtures>('payload/fixtures.js');
   const { assemble } = await distImport<typeof Assemble>('strategies/download/assemble.js');
-  const input = { sizeBytes: DOWNLOAD_BYTES, concurrency: ASSEMBLE_PARTS };
-  await ensureFixtures(containerOf(az), [[{ blob: LARGE_BLOB, offsetBytes: 0, lengthBytes: DOWNLOAD_BYTES }], assemble.fixtures(input)]);
+  const input = { sizeBytes: DOWNLOAD_BYTES, concurrency: ASSEMBLE_PARTS, urlTarget: false };
+  await ensureFixtures(containerOf(az), [[{ blob: LARGE_BLOB, offsetBytes: 0, lengthBytes: DOWNLOAD_BYTES }], assemble.fixtures!(input)]);
 }
 
 export async function azuriteCase(ctx: BenchContext, uploadBytes: number) {

@@ -76,7 +76,7 @@ export async function manyBlobs(ctx: BenchContext, sizes: ManyBlobsSizes = MANY_
   const dl = (label: string, method: string, processes: number, sockets: number) =>
     host.fresh(ours(label, {
       command: 'download', tmpDir: ctx.tmpDir, env,
-      args: ['--source-method', method, '--file-count', String(fileCount), '--file-size', String(fileSizeBytes), '--processes', String(processes), '--max-sockets', String(sockets)],
+      args: ['--source-method', method, '--file-count', String(fileCount), '--file-size', `${fileSizeBytes}B`, '--processes', String(processes), '--max-sockets', String(sockets)],
     }), (az) => putSet(az, fileCount, fileSizeBytes));
   const downloads: (Contender & { command?: string })[] = [
     dl('ours small-files 1x16', 'small-files', 1, 16),
@@ -95,7 +95,7 @@ export async function manyBlobs(ctx: BenchContext, sizes: ManyBlobsSizes = MANY_
     toNginx.push(
       ours('ours small-files -> nginx 1x16', {
         command: 'download', tmpDir: ctx.tmpDir,
-        args: ['--url', ctx.nginx.url(''), '--source-method', 'small-files', '--file-count', String(fileCount), '--file-size', String(fileSizeBytes), '--max-sockets', '16'],
+        args: ['--url', ctx.nginx.url(''), '--source-method', 'small-files', '--file-count', String(fileCount), '--file-size', `${fileSizeBytes}B`, '--max-sockets', '16'],
       }),
       aria2cList('aria2c -i list -j16 -> nginx', tool(ctx, 'aria2c'), listPath, join(ctx.tmpDir, 'aria2c-out'), fileCount, fileCount * fileSizeBytes, 16),
     );

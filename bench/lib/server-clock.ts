@@ -5,6 +5,10 @@
 import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { performance } from 'node:perf_hooks';
+import type * as ServerClockModule from '../../dist/metrics/server-clock.js';
+import { distImport } from './ours.ts';
+
+const { dataRequestOf } = await distImport<typeof ServerClockModule>('metrics/server-clock.js');
 
 /** Which requests move the data: GETs for a download, PUTs for an upload. */
 export type DataMethod = 'GET' | 'PUT';
@@ -88,12 +92,10 @@ export class AzuriteClock implements ServerClock {
     server.on('request', (req, res) => {
       const startMs = performance.now();
       res.once('finish', () => {
-        // Put Blob, Put Block and Put Block List answer 201; blob GETs 200 or 206. Container
-        // creation, properties and listings (restype=, other comp=) move no blob data.
-        const method = req.method ?? '';
-        const ok = method === 'PUT' ? res.statusCode === 201 : method === 'GET' && (res.statusCode === 200 || res.statusCode === 206);
-        if (!ok || CONTROL_QUERY.test((req.url ?? '').split('?')[1] ?? '')) return;
-        this.seen.push({ method, startMs, endMs: performance.now() });
+        // The engine's own rule (src/metrics/server-clock.ts); a tool's listing before it downloads
+        // (azcopy lists first) is not the transfer the bench times.
+        const kind = dataRequestOf(req.method ?? '', req.url ?? '', res.statusCode);
+        if (kind === 'GET' || kind === 'PUT') this.seen.push({ method: kind, startMs, endMs: performance.now() });
       });
     });
   }
@@ -106,5 +108,3 @@ export class AzuriteClock implements ServerClock {
     return spanOf(this.seen.slice(mark), method);
   }
 }
-
-const CONTROL_QUERY = /(^|&)(comp=(?!block(&|$)|blocklist(&|$))|restype=)/;

@@ -42,6 +42,11 @@ export interface TierCost {
 }
 
 export interface ContenderCost {
+  /**
+   * `requests`: every request was traced. `calls`: an SDK baseline, traced one record per SDK call;
+   * the requests the SDK made inside a call are not seen, so its counts are a lower bound.
+   */
+  counted: 'requests' | 'calls';
   /** Billable operations over the measured runs, by class (retries included). */
   operations: OperationCounts;
   /** Operations per object moved, all classes. */
@@ -55,7 +60,7 @@ export interface ContenderCost {
 const zero = (): OperationCounts => ({ read: 0, write: 0, list: 0, other: 0 });
 
 /** Counts over a contender's measured runs and their price per 1,000 objects and per GiB. */
-export function contenderCost(command: Command, runs: readonly RunRecord[], prices: PriceTable): ContenderCost {
+export function contenderCost(command: Command, runs: readonly RunRecord[], prices: PriceTable, counted: ContenderCost['counted'] = 'requests'): ContenderCost {
   const operations = zero();
   let objects = 0;
   let bytes = 0;
@@ -75,5 +80,5 @@ export function contenderCost(command: Command, runs: readonly RunRecord[], pric
     const cost = opsCost + retrieval;
     return [{ tier, per1000Objects: cost / objects * 1000, perGiB: bytes > 0 ? cost / (bytes / GiB) : NaN }];
   });
-  return { operations, requestsPerObject: objects > 0 ? total / objects : NaN, objects, bytes, tiers };
+  return { counted, operations, requestsPerObject: objects > 0 ? total / objects : NaN, objects, bytes, tiers };
 }

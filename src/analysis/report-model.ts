@@ -91,10 +91,12 @@ function sweepOf(doc: ResultsFile, stats: ContenderStats[], ranked: ReportConten
     return { ...r, rank: tiedLabels.has(w.label) ? 1 : 2, tied: tiedLabels.has(w.label) && tiedLabels.size > 1, requestsPerObject: r.cost.requestsPerObject };
   });
   const picked = recommend(candidates);
-  // Where an SDK cell is the answer, the settings to give the SDK go with it.
+  // Where an SDK cell is among the best, the settings to give the SDK go with the answer.
   const advice = sdkAdvice(stats, v.best);
-  const recommendation = picked && isSdkBaseline(picked) && advice.length > 1
-    ? { ...picked, sdkSettings: advice.slice(1).map((l) => l.trim()), text: `${picked.text} SDK settings: ${advice.slice(1).map((l) => l.trim()).filter((l) => !l.startsWith('(')).join(', ')}.` }
+  const sdkAmongBest = candidates.some((c) => c.rank === 1 && isSdkBaseline(c));
+  const settings = advice.slice(1).map((l) => l.trim()).filter((l) => !l.startsWith('('));
+  const recommendation = picked && sdkAmongBest && settings.length
+    ? { ...picked, sdkSettings: settings, text: `${picked.text} With the SDK (also among the best): ${settings.join(', ')}.` }
     : picked;
   return {
     sweep: { grid: v.grid, winners: v.winners.map((w) => cellLabel(w.strategy, w.cell)), ...(v.best ? { best: v.best.label } : {}), tied: [...tiedLabels], sdkAdvice: advice },
@@ -107,7 +109,7 @@ export function buildReport(doc: ResultsFile, opts: ReportOptions): Report {
   const stats = analyze(doc.runs);
   const byLabel = new Map<string, typeof doc.runs>();
   for (const r of doc.runs) byLabel.set(cellLabel(r.strategy, r.cell), [...(byLabel.get(cellLabel(r.strategy, r.cell)) ?? []), r]);
-  const contenders: ReportContender[] = rankStats(stats).map((s) => ({ ...s, cost: contenderCost(doc.command, byLabel.get(s.label) ?? [], prices) }));
+  const contenders: ReportContender[] = rankStats(stats).map((s) => ({ ...s, cost: contenderCost(doc.command, byLabel.get(s.label) ?? [], prices, isSdkBaseline(s) ? 'calls' : 'requests') }));
   const local = targetOnThisMachine(doc.environment);
   const bufferBytes = doc.environment.tcp?.rmemMaxBytes !== undefined && doc.environment.tcp.wmemMaxBytes !== undefined
     ? doc.environment.tcp.rmemMaxBytes + doc.environment.tcp.wmemMaxBytes : DEFAULT_SOCKET_BUFFER_BYTES;

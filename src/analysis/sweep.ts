@@ -1,8 +1,9 @@
 // Sweeps: any option given as a comma-separated list is an axis; the grid is every combination.
 // Each cell is parsed and validated like a normal command line, then measured.
-import { ConfigError } from '../config/errors.js';
-import { formatBytes } from '../config/sizes.js';
+import { gridCells } from '../config/sweep.js';
+import { strategyNamed } from '../strategies/index.js';
 import { cellLabel, type ContenderStats } from './analyze.js';
+import { reportUnit } from './unit.js';
 import { significantlyFaster } from './significance.js';
 import type { Cell, SweepAxis } from '../results/schema.js';
 
@@ -21,49 +22,8 @@ export interface SweepGrid {
   tied?: { row: number; col: number }[];
 }
 
-export const MAX_SWEEP_CELLS = 100;
-
-/** Splits argv into the fixed part and the swept axes (`--flag a,b,c` or `--flag=a,b,c`). */
-export function findAxes(argv: readonly string[]): { axes: SweepAxis[]; fixed: string[] } {
-  const axes: SweepAxis[] = [];
-  const fixed: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    let flag: string | undefined;
-    let value: string | undefined;
-    if (arg.startsWith('--') && arg.includes('=')) [flag, value] = [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)];
-    else if (arg.startsWith('--') && argv[i + 1] !== undefined && !argv[i + 1]!.startsWith('--') && argv[i + 1]!.includes(',')) {
-      [flag, value] = [arg, argv[i + 1]!];
-      i++;
-    }
-    if (flag && value?.includes(',')) {
-      const values = value.split(',').map((v) => v.trim());
-      // `--concurrency ,,` or `2,,4` would make an empty grid or an empty cell; the value is not
-      // echoed, as it may be a key.
-      if (values.includes('')) throw new ConfigError(`${flag} has an empty value in its comma-separated list; give values separated by single commas, e.g. ${flag} 2,4,8`);
-      if (axes.some((a) => a.flag === flag)) throw new ConfigError(`${flag} is swept twice; give its values once, comma-separated`);
-      axes.push({ flag, values });
-    } else if (flag) fixed.push(`${flag}=${value}`);
-    else fixed.push(arg);
-  }
-  return { axes, fixed };
-}
-
-export function gridCells(axes: readonly SweepAxis[]): Cell[] {
-  // Counted before any is built: six axes of 20 values would be 64 million cells, out of memory.
-  const count = axes.reduce((n, a) => n * a.values.length, 1);
-  if (count > MAX_SWEEP_CELLS) throw new ConfigError(`the sweep has ${count} cells, more than ${MAX_SWEEP_CELLS}; sweep fewer values`);
-  let cells: Cell[] = [{}];
-  for (const axis of axes) cells = cells.flatMap((c) => axis.values.map((v) => ({ ...c, [axis.flag]: v })));
-  return cells;
-}
-
-export const cellArgv = (fixed: readonly string[], cell: Cell) => [...fixed, ...Object.entries(cell).map(([k, v]) => `${k}=${v}`)];
-
-const SDK_BASELINES = new Set(['sdk', 'sdk-upload', 'sdk-small-files']);
-
-/** Many small blobs, listings and HEADs are answered in ops/s; everything else in MiB/s. */
-export const measuresOps = (stats: readonly ContenderStats[]) => stats.length > 0 && stats.every((s) => s.params?.fileCount !== undefined || s.strategy === 'small-files' || s.strategy === 'sdk-small-files');
+/** A sweep is answered in ops/s when every contender is counted in them (their request kinds say so), else in MiB/s. */
+export const measuresOps = (stats: readonly ContenderStats[]) => reportUnit(stats.map((s) => s.unit)) === 'ops/s';
 
 const cellKey = (axes: readonly SweepAxis[], cell: Cell) => JSON.stringify(axes.map((a) => cell[a.flag] ?? null));
 
@@ -137,25 +97,16 @@ export function buildGrid(stats: readonly ContenderStats[], axes: readonly Sweep
  */
 export function sdkAdvice(stats: readonly ContenderStats[], best: ContenderStats | undefined): string[] {
   if (!best) return [];
-  if (best.strategy === 'single') return [`best cell: ${cellLabel(best.strategy, best.cell)} (one GET of the whole blob): no SDK block settings to advise`];
+  const nothingToSet = strategyNamed(best.strategy)?.noSdkSettings;
+  if (nothingToSet) return [`best cell: ${cellLabel(best.strategy, best.cell)} (${nothingToSet}): no SDK block settings to advise`];
   const useOps = measuresOps(stats);
   const value = (s: ContenderStats) => medianRate(s, useOps);
-  const sdkCells = stats.filter((s) => s.verified && s.cell && s.params && SDK_BASELINES.has(s.strategy));
+  const settingsOf = (s: ContenderStats) => strategyNamed(s.strategy)?.sdkSettings;
+  const sdkCells = stats.filter((s) => s.verified && s.cell && s.params && settingsOf(s));
   if (!sdkCells.length) return ['SDK settings: not advised, no SDK baseline was measured in this sweep (add sdk to the strategies swept)'];
   const top = sdkCells.reduce((a, b) => (value(b) > value(a) ? b : a));
-  const p = top.params!;
   const alike = sdkCells.filter((s) => s !== top && !aheadOf(top, s, useOps));
   const lines = [`SDK settings from its best measured cell (${cellLabel(top.strategy, top.cell)}, ${value(top).toFixed(1)} ${useOps ? 'ops/s' : 'MiB/s'}):`];
   if (alike.length) lines.push(`  (no significant difference from: ${alike.map((s) => cellLabel(s.strategy, s.cell)).join('; ')}: any of them will do)`);
-  if (top.strategy === 'sdk-small-files') {
-    lines.push(`  ${p.processes} process(es) x ${p.maxSockets} socket(s) = ${p.processes * p.maxSockets} BlockBlobClient.upload calls in flight`);
-    return lines;
-  }
-  const blockSize = p.blockSizeBytes ?? Math.ceil(top.objectSizeBytes / p.concurrency);
-  lines.push(`  blockSize: ${blockSize} (${formatBytes(blockSize)})`, `  concurrency: ${p.concurrency}`);
-  if (top.strategy === 'sdk-upload') {
-    const single = p.thresholdBytes && p.thresholdBytes > 0 ? p.thresholdBytes : blockSize;
-    lines.push(`  maxSingleShotSize: ${single} (${formatBytes(single)})`);
-  }
-  return lines;
+  return [...lines, ...settingsOf(top)!(top.params!, top.objectSizeBytes)];
 }

@@ -4,15 +4,15 @@
 import { ConfigError, escapeControls, ExitError } from '../config/errors.js';
 import { buildProgram, loadDownloadConfig, loadUploadConfig, parseFlags, redactedConfig, resolveOptions, type Credentials, type DownloadConfig, type Sources, type UploadConfig } from '../config/load.js';
 import { DOWNLOAD_STRATEGIES, workloadOf as workloadKind } from '../strategies/index.js';
-import { COLLECT_OPTIONS, DOWNLOAD_OPTIONS, MANIFEST_OPTIONS, OUTPUT_OPTIONS, REPORT_OPTIONS, UPLOAD_OPTIONS, type ColorMode, type OptionSpec } from '../config/options.js';
-import type { PriceTable } from '../analysis/prices.js';
+import { COLLECT_OPTIONS, DOWNLOAD_OPTIONS, MANIFEST_OPTIONS, REPORT_OPTIONS, UPLOAD_OPTIONS, type OptionSpec } from '../config/options.js';
+import { endpointOf, outputOf, sessionEstimate, type Output } from './output.js';
 import { formatBytes } from '../config/sizes.js';
 import { checkOutPath, readSources } from './sources.js';
 import { checkProcessesFit } from './machine-fit.js';
-import type { SessionCell } from '../engine/session.js';
+import { sessionCell, type SessionCell } from '../engine/session.js';
 import { log, redact, registerCredential, registerSecret, setLogLevel } from '../log/logger.js';
-import { cellArgv, findAxes, gridCells } from '../analysis/sweep.js';
-import { defaultResultsPath, newResultsFile, readJsonFile, readResults, writeResults } from '../results/file.js';
+import { cellArgv, findAxes, gridCells } from '../config/sweep.js';
+import { defaultResultsPath, newResultsFile, readResults, writeResults } from '../results/file.js';
 import { checkResultsPath, writeResultsOrExplain } from '../results/write.js';
 import { runFailed, type ResultsFile, type SweepAxis } from '../results/schema.js';
 
@@ -46,37 +46,6 @@ type Config = DownloadConfig | UploadConfig;
 
 /** How stale the results file may be while a session runs: what a SIGKILL can cost at most. */
 const RESULTS_EVERY_MS = 1_000;
-
-/** The URL the target is reached at; none for the embedded Azurite (started later, on this machine). */
-function endpointOf(c: Credentials): string | undefined {
-  if (c.kind === 'embedded') return undefined;
-  return c.kind === 'url' ? c.url : c.endpoint;
-}
-
-/** How the report is shown and priced: the same options for a run and for `report`. */
-interface Output {
-  details: boolean;
-  color: boolean;
-  prices?: PriceTable;
-}
-
-/** Colour only on a terminal, unless NO_COLOR (no-color.org) or --color says otherwise. */
-const useColor = (mode: ColorMode, env: Env) => (mode === 'always' ? true : mode === 'never' ? false : process.stdout.isTTY === true && !env.NO_COLOR);
-
-/** A --prices file, read like a results file (one bounded reader) and checked field by field. */
-async function loadPrices(path: string | undefined): Promise<PriceTable | undefined> {
-  if (!path) return undefined;
-  const [doc, { parsePriceTable }] = await Promise.all([readJsonFile(path, 'prices file', 'give a JSON rate table as README "Cost" shows'), import('../analysis/prices.js')]);
-  const parsed = parsePriceTable(doc);
-  if ('problem' in parsed) throw new ConfigError(`prices file ${path} ${parsed.problem}`);
-  return parsed.table;
-}
-
-async function outputOf(flags: Record<string, unknown>, env: Env, sources: Sources): Promise<Output> {
-  const o = resolveOptions(OUTPUT_OPTIONS, flags, sources);
-  const prices = await loadPrices(o.pricesPath);
-  return { details: o.details, color: useColor(o.color, env), ...(prices ? { prices } : {}) };
-}
 
 /** What one measuring command asks for: its cells (one, or a sweep's grid), how to title it. */
 interface Measurement {
@@ -119,6 +88,9 @@ async function measure(m: Measurement): Promise<number> {
   // Where it runs, before it runs: the connect time is measured on an idle machine.
   const { captureEnvironment, IMDS_URL } = await import('./environment.js');
   Object.assign(doc.environment, await captureEnvironment({ endpoint: endpointOf(m.config.credentials), imdsUrl: IMDS_URL }));
+  // Against a real account (remote, not a plain URL), say what the session will cost before it does.
+  const remote = doc.environment.endpoint?.addresses.some((a) => !/^(127\.|::1$|::ffff:127\.)/.test(a));
+  if (remote && m.config.credentials.kind !== 'url' && !m.config.steady) log.info(await sessionEstimate(m.command, m.config, m.cells.length, m.output.prices));
   if (m.sweep) doc.sweep = m.sweep;
   let writing: Promise<void> = Promise.resolve();
   const save = () => (writing = writing.then(() => writeResults(path, doc)));
@@ -212,9 +184,7 @@ async function measure(m: Measurement): Promise<number> {
 }
 
 /** A config as one cell of the session: its workload and how it is repeated; a sweep's cells name their values. */
-const cellOf = async (config: Config, cell?: SessionCell['cell']): Promise<SessionCell> => ({
-  ...(cell ? { cell } : {}), workload: await workloadOf(config), runs: config.runs, warmup: config.warmup, minTimeMs: config.minTimeMs, steady: config.steady, connections: config.connections,
-});
+const cellOf = async (config: Config, cell?: SessionCell['cell']): Promise<SessionCell> => sessionCell(config, await workloadOf(config), cell);
 
 /** Parses and validates one measuring command's options and how its report is shown; undefined after --help. */
 async function loadCommand<C extends DownloadConfig | UploadConfig>(

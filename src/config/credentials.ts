@@ -1,7 +1,21 @@
 // Which target the options name (embedded Azurite, a plain URL, or a blob service with a key, a SAS,
 // an Entra ID token or no credentials at all), and the rules that keep one form of credentials per run.
 import { ConfigError } from './errors.js';
-import type { AuthMode, Resolved, TARGET_OPTIONS } from './options.js';
+import type { AuthMode } from './choices.js';
+
+/** The target options as resolved (flag > environment > .env), before they are checked together. */
+export interface TargetValues {
+  url?: string;
+  account?: string;
+  key?: string;
+  sas?: string;
+  connectionString?: string;
+  auth?: AuthMode;
+  endpoint?: string;
+  clientId?: string;
+  caFile?: string;
+  tls?: boolean;
+}
 
 export type Credentials =
   /** `tls`: the embedded Azurite over HTTPS at https://localhost, with a throwaway certificate. */
@@ -94,7 +108,7 @@ export function connectionStringCredentials(cs: string, ca: { caFile?: string } 
   return { kind: 'sas', account: p.account, sas: (p.sas ?? '').replace(/^\?/, ''), endpoint: p.endpoint, ...ca };
 }
 
-export function resolveCredentials(o: Resolved<typeof TARGET_OPTIONS>): Credentials {
+export function resolveCredentials(o: TargetValues): Credentials {
   const { url, account, key, sas, connectionString: cs, auth, endpoint, clientId, caFile } = o;
   const accountGiven = account !== undefined || key !== undefined || sas !== undefined || cs !== undefined || endpoint !== undefined || auth !== undefined;
   if (url !== undefined) {

@@ -2,15 +2,16 @@
 // Pure: the CLI (src/cli/sources.ts) reads the environment and the dotenv file and hands them in
 // as strings; nothing here reads argv, process.env or a file.
 import { DOWNLOAD_STRATEGIES, UPLOAD_STRATEGIES, workloadOf } from '../strategies/index.js';
-import { Command, CommanderError, Option } from 'commander';
 import { redact } from '../log/logger.js';
 import { resolveCredentials, type Credentials } from './credentials.js';
-import { ConfigError, quotedValue } from './errors.js';
+import { ConfigError } from './errors.js';
 import { resolveScaleout, type ScaleoutConfig } from './scaleout.js';
-import { formatBytes } from './sizes.js';
-import { DEFAULT_BLOB_SIZE_BYTES, DEFAULT_FILE_SIZE_BYTES, DOWNLOAD_OPTIONS, envFile, formatDuration, Invalid, isTestOnly, RUN_OPTIONS, SCALEOUT_OPTIONS, UPLOAD_OPTIONS, type AnyOption, type ConnectionMode, type DownloadMethod, type HttpClient, type LogLevel, type OptionSpec, type ReportFormat, type Resolved, type SinkKind, type UploadMethod } from './options.js';
+import { resolveOptions, type Sources } from './flags.js';
+import { DEFAULT_BLOB_SIZE_BYTES, DEFAULT_FILE_SIZE_BYTES, DOWNLOAD_OPTIONS, RUN_OPTIONS, SCALEOUT_OPTIONS, UPLOAD_OPTIONS, type ConnectionMode, type DownloadMethod, type HttpClient, type LogLevel, type ReportFormat, type Resolved, type SinkKind, type UploadMethod } from './options.js';
 
 export type { Credentials } from './credentials.js';
+// The flag and source layers live in flags.ts; the CLI and tests reach them here, as before.
+export { buildProgram, dotenvFile, flagAttribute, parseFlags, resolveOptions, type Sources } from './flags.js';
 
 /** Repetition and output, shared by the measuring commands. */
 export interface RunOptions {
@@ -75,9 +76,9 @@ export interface DownloadConfig extends RunOptions {
   concurrency: number;
   /** The one blob's size; in the many-blob workloads, each file's. */
   fileSizeBytes: number;
-  /** Many-blob workloads: files in the fixture set, and names per List Blobs page (defaults as the options'). */
-  fileCount?: number;
-  pageSize?: number;
+  /** Many-blob workloads: files in the fixture set, and names per List Blobs page. */
+  fileCount: number;
+  pageSize: number;
   processes: number;
   maxSockets: number;
   sink: SinkKind;
@@ -115,120 +116,6 @@ export interface UploadConfig extends RunOptions {
 function withScaleout(o: Resolved<typeof SCALEOUT_OPTIONS>, credentials: Credentials): { scaleout?: ScaleoutConfig } {
   const scaleout = resolveScaleout(o, credentials);
   return scaleout ? { scaleout } : {};
-}
-
-/** What the options are resolved from, besides the flags: plain strings, read by the CLI. */
-export interface Sources {
-  env: Readonly<Record<string, string | undefined>>;
-  /** The variables of the dotenv file (see dotenvFile), already read and parsed. */
-  dotenv?: Readonly<Record<string, string>>;
-}
-
-/** The property commander stores a flag under: --file-size -> fileSize. */
-export function flagAttribute(spec: AnyOption): string {
-  return spec.flag.replace(/^--/, '').replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
-}
-
-/** A flag's raw text: a bool switch given alone (`--force`) is "true". */
-function flagText(flags: Readonly<Record<string, unknown>>, spec: AnyOption): string | undefined {
-  const value = flags[flagAttribute(spec)];
-  if (value === true) return 'true';
-  return typeof value === 'string' ? value : undefined;
-}
-
-/** An empty variable is unset, as if it were not there. */
-function nonEmpty(value: string | undefined): string | undefined {
-  return value === '' ? undefined : value;
-}
-
-/**
- * Which dotenv file the options name (--dotenv, then BLOB_CACHER_ENV_FILE, then .env), for the CLI
- * to read; `explicit` when named, so that a missing one is an error. Undefined when the command
- * takes no dotenv file.
- */
-export function dotenvFile(
-  specs: readonly AnyOption[], flags: Readonly<Record<string, unknown>>, env: Sources['env'],
-): { path: string; explicit: boolean; origin: string } | undefined {
-  if (!specs.includes(envFile)) return undefined;
-  const fromFlag = flagText(flags, envFile);
-  if (fromFlag !== undefined) return { path: fromFlag, explicit: true, origin: envFile.flag };
-  const fromEnv = envFile.env === undefined ? undefined : nonEmpty(env[envFile.env]);
-  if (fromEnv !== undefined) return { path: fromEnv, explicit: true, origin: `${envFile.env} (${envFile.flag})` };
-  return { path: envFile.defaultValue, explicit: false, origin: envFile.flag };
-}
-
-/** Builds the commander program from the option table; used for parsing and for --help. */
-export function buildProgram(name: string, specs: readonly AnyOption[], summary: string): Command {
-  const program = new Command(name).description(summary).allowExcessArguments(false).helpOption('-h, --help');
-  for (const spec of specs) {
-    // A bool takes an optional value, so that `--force`, `--force=false` and `--cleanup yes` all parse.
-    const value = spec.valueName === 'bool' ? ' [bool]' : spec.valueName ? ` <${spec.valueName}>` : '';
-    const env = spec.env ? ` [env ${spec.platformEnv ? `${spec.platformEnv}, then ` : ''}${spec.env}]` : '';
-    const shown = spec.key.endsWith('Bytes') && typeof spec.defaultValue === 'number' ? formatBytes(spec.defaultValue).replace(' ', '')
-      : spec.valueName === 'duration' && typeof spec.defaultValue === 'number' ? formatDuration(spec.defaultValue) : String(spec.defaultValue);
-    const dflt = spec.defaultValue !== undefined && !spec.secret ? ` (default ${shown})` : '';
-    const option = new Option(`${spec.flag}${value}`, `${spec.help}${env}${dflt}`);
-    program.addOption(isTestOnly(spec) ? option.hideHelp() : option);
-  }
-  return program;
-}
-
-/** Parses argv with commander; usage errors become ConfigError, --help returns undefined. */
-export function parseFlags(program: Command, argv: readonly string[]): Record<string, unknown> | undefined {
-  let helped = false;
-  program.exitOverride().configureOutput({
-    writeOut: (s) => {
-      helped = true;
-      process.stdout.write(s);
-    },
-    writeErr: () => {},
-  });
-  try {
-    program.parse([...argv], { from: 'user' });
-  } catch (err) {
-    if (err instanceof CommanderError) {
-      if (helped || err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return undefined;
-      const msg = err.message
-        .replace(/^error: /, '')
-        // An unknown --name=value is echoed whole by commander; the value may be a key.
-        .replace(/'(--[^'=\s]+)=[^']*'/g, "'$1'")
-        // Commander puts "(Did you mean --x?)" on a second line; usage errors are one line.
-        .replace(/\s*\n\s*/g, ' ')
-        .replace(/\.$/, '');
-      throw new ConfigError(`${msg}; run with --help to see the options`);
-    }
-    throw err;
-  }
-  return program.opts();
-}
-
-/** One option's value from its highest layer, parsed; its default when no layer sets it. */
-function resolveOne<T>(spec: OptionSpec<T>, flags: Readonly<Record<string, unknown>>, sources: Sources): T | undefined {
-  const layers: [string | undefined, string][] = [
-    [flagText(flags, spec), spec.flag],
-    [spec.platformEnv ? nonEmpty(sources.env[spec.platformEnv]) : undefined, `${spec.platformEnv} (${spec.flag})`],
-    [spec.env ? nonEmpty(sources.env[spec.env]) : undefined, `${spec.env} (${spec.flag})`],
-    [spec.env ? nonEmpty(sources.dotenv?.[spec.env]) : undefined, `${spec.env} (${spec.flag}) in the dotenv file`],
-  ];
-  for (const [raw, origin] of layers) {
-    if (raw === undefined) continue;
-    const value = spec.parse(raw);
-    if (value instanceof Invalid) {
-      const shown = spec.secret ? '' : ` ${quotedValue(raw)}`;
-      throw new ConfigError(`invalid ${origin}${shown}: expected ${value.expected}`);
-    }
-    return value;
-  }
-  return spec.defaultValue;
-}
-
-/** Resolves every option in `specs` to its typed value (undefined where unset and without default). */
-export function resolveOptions<const S extends readonly AnyOption[]>(specs: S, flags: Readonly<Record<string, unknown>>, sources: Sources): Resolved<S> {
-  const out: Record<string, unknown> = {};
-  for (const spec of specs) out[spec.key] = resolveOne(spec, flags, sources);
-  // The one assertion of the config layer: TypeScript cannot follow a loop that fills a mapped
-  // type, but each key above holds its own spec's parsed value or default, which Resolved<S> states.
-  return out as Resolved<S>;
 }
 
 /** What a plain URL can take: the strategies that say so, from the registry. */

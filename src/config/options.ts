@@ -3,9 +3,11 @@
 // option's type, so that the resolved options are typed from the table alone.
 import { DOWNLOAD_STRATEGIES, UPLOAD_STRATEGIES } from '../strategies/index.js';
 import { formatSizeExact, parseSizeUnbounded } from './sizes.js';
+import { AUTH_MODES, CONNECTION_MODES, FORMATS, HTTP_CLIENTS, LOG_LEVELS, SINKS, type AuthMode, type LogLevel, type SinkKind } from './choices.js';
 
-export const LOG_LEVELS = ['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly'] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
+export { AUTH_MODES, CONNECTION_MODES, FORMATS, HTTP_CLIENTS, LOG_LEVELS, SINKS };
+export type { AuthMode, ConnectionMode, HttpClient, LogLevel, ReportFormat, SinkKind } from './choices.js';
+
 
 /** The strategies' own names, from their registry: a new strategy needs no line here. */
 export const DOWNLOAD_METHODS: readonly string[] = [...DOWNLOAD_STRATEGIES.map((s) => s.name), 'all'];
@@ -13,18 +15,8 @@ export type DownloadMethod = string;
 /** Seed names kept working: `url` is what seed 000 called a single GET. */
 const METHOD_ALIASES: ReadonlyMap<string, DownloadMethod> = new Map([['url', 'single'], ['roundrobin', 'round-robin']]);
 
-export const SINKS = ['discard', 'memory', 'file', 'sparse-file'] as const;
-export type SinkKind = (typeof SINKS)[number];
-export const HTTP_CLIENTS = ['raw', 'node'] as const;
-export type HttpClient = (typeof HTTP_CLIENTS)[number];
 export const UPLOAD_METHODS: readonly string[] = [...UPLOAD_STRATEGIES.map((s) => s.name), 'all'];
 export type UploadMethod = string;
-export const CONNECTION_MODES = ['cold', 'warm'] as const;
-export type ConnectionMode = (typeof CONNECTION_MODES)[number];
-export const FORMATS = ['console', 'md', 'csv', 'json', 'html'] as const;
-export const AUTH_MODES = ['key', 'sas', 'connection-string', 'entra', 'anonymous'] as const;
-export type AuthMode = (typeof AUTH_MODES)[number];
-export type ReportFormat = (typeof FORMATS)[number];
 
 /** What a parser returns for a bad value: what a valid value looks like, to end "expected …". */
 export class Invalid {

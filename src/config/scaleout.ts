@@ -3,7 +3,6 @@
 import { connectionStringCredentials, resolveCredentials, type Credentials } from './credentials.js';
 import { ConfigError } from './errors.js';
 import { DOWNLOAD_OPTIONS, UPLOAD_OPTIONS, type COLLECT_OPTIONS, type LogLevel, type MANIFEST_OPTIONS, type Resolved, type SCALEOUT_OPTIONS } from './options.js';
-import type { ManifestOptions } from '../scaleout/manifest.js';
 
 export type AccountCredentials = Extract<Credentials, { kind: 'key' | 'sas' | 'entra' }>;
 
@@ -100,4 +99,24 @@ export function manifestConfig(o: Resolved<typeof MANIFEST_OPTIONS>, clientArgv:
     cpu: o.cpu, memory: o.memory, clientsPerNode: o.clientsPerNode, activeDeadlineSeconds: Math.ceil(o.activeDeadlineMs / 1000),
     resultsPath: '/tmp/blob-cacher-results.json',
   };
+}
+
+/** What `manifest` writes a Kubernetes Job from (scaleout/manifest.ts). */
+export interface ManifestOptions {
+  name: string;
+  namespace?: string;
+  image: string;
+  parallelism: number;
+  /** The blob-cacher command and its arguments, e.g. ['download', '--source-method', 'chunked']. */
+  args: string[];
+  /** Credentials: a Secret's keys as environment variables, or a workload identity's service account. */
+  secret?: string;
+  serviceAccount?: string;
+  cpu: string;
+  memory: string;
+  /** At most this many clients on one node (1: one per node). */
+  clientsPerNode: number;
+  activeDeadlineSeconds: number;
+  /** Where each client writes its local results file (the image's working directory is read-only to it). */
+  resultsPath: string;
 }

@@ -186,8 +186,13 @@ export function emulatedTarget(options: EmulateOptions = {}): { server: http.Ser
     if (res.destroyed) return;
     log.bytesOut += slice.length;
     if (!res.write(slice)) await new Promise<void>((resolve) => {
-      res.once('drain', resolve);
-      res.once('close', resolve);
+      const done = () => {
+        res.off('drain', done);
+        res.off('close', done);
+        resolve();
+      };
+      res.on('drain', done);
+      res.on('close', done);
     });
   }
 

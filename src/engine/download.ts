@@ -5,37 +5,30 @@ import { open, rm } from 'node:fs/promises';
 import { moveIntoPlace, OUT_OPTION } from '../results/output-path.js';
 import type { ContainerClient } from '@azure/storage-blob';
 import type { DownloadConfig } from '../config/load.js';
-import { DEFAULT_FILE_COUNT, DEFAULT_PAGE_SIZE } from '../config/options.js';
 import { log } from '../log/logger.js';
-import { contentMd5, FIXTURE_SEED } from '../payload/content.js';
 import { ensureFixtures, removeFixtures, type FixtureState } from '../payload/fixtures.js';
 import { makeScratchDir, type ScratchDir } from '../payload/scratch.js';
-import { notVerified, type MeasuredRun, type Verification } from '../results/record.js';
-import { failedRequests } from './failed.js';
+import type { MeasuredRun } from '../results/record.js';
+import { loadKind } from '../kinds/index.js';
 import { preflightContainer, preflightUrl, removeCreatedContainer } from '../storage/preflight.js';
 import { coordinatorClient, forRun, openTarget, tokenOf, type TargetInfo } from '../storage/target.js';
 import { ensureUrlFixtures, removeUrlFixtures } from '../payload/url-fixtures.js';
 import { selectStrategies, workloadOf } from '../strategies/index.js';
-import { totalBytes, type Items } from '../strategies/items.js';
+import { totalBytes } from '../plan/items.js';
 import type { DownloadStrategy, PlanInput } from '../strategies/strategy.js';
-import type { JobSpec } from '../workers/pool.js';
-import type { RecordTable } from '../metrics/record-table.js';
-import { md5OfFileRange } from '../workers/sinks.js';
 import { shardItems } from '../scaleout/shard.js';
 import { checkDownloadFits, checkUploadFits } from './limits.js';
 import { EMBEDDED_BLOB_LIMIT } from './upload.js';
-import { verifyMany } from './many-blobs.js';
-import { summaryFor } from '../metrics/record-checks.js';
-import { runSession, type Contender, type OpenWorkload, type PreparedRun, type SessionOptions, type Workload } from './session.js';
+import { summaryFor } from './summary.js';
+import { runSession, sessionCell, type Contender, type OpenWorkload, type PreparedRun, type SessionOptions, type Workload } from './session.js';
 
 export interface DownloadWorkload extends Workload {
   /** Filled in when opened: which fixtures this run created and which it found. */
   fixtures: FixtureState;
 }
 
-/** A config built in code may leave the many-blob settings out: the option table's defaults. */
-export function downloadWorkload(given: DownloadConfig): DownloadWorkload {
-  const config = { ...given, fileCount: given.fileCount ?? DEFAULT_FILE_COUNT, pageSize: given.pageSize ?? DEFAULT_PAGE_SIZE };
+/** The download workload of a typed config: the loader gave every field its value, defaults included. */
+export function downloadWorkload(config: DownloadConfig): DownloadWorkload {
   const workload: DownloadWorkload = {
     fixtures: { created: [], reused: 0 },
     async open(signal): Promise<OpenWorkload> {
@@ -46,18 +39,18 @@ export function downloadWorkload(given: DownloadConfig): DownloadWorkload {
         // A many-blob workload: a set of FILE_COUNT files, on a plain URL as paths below it.
         const many = strategies.some((s) => workloadOf(s) !== 'blob');
         const info: TargetInfo = many && target.info.kind === 'url' ? { ...target.info, folder: true } : target.info;
-        const size = info.kind === 'url' && !many ? await preflightUrl(info.url, { timeoutMs: config.timeoutMs ?? 30_000, signal }) : config.fileSizeBytes;
+        const size = info.kind === 'url' && !many ? await preflightUrl(info.url, { timeoutMs: config.timeoutMs, signal }) : config.fileSizeBytes;
         const input: PlanInput = {
-          sizeBytes: size, concurrency: config.concurrency, rangeSizeBytes: config.rangeSizeBytes,
+          sizeBytes: size, concurrency: config.concurrency, rangeSizeBytes: config.rangeSizeBytes, urlTarget: info.kind === 'url',
           ...(many ? { fileCount: config.fileCount, pageSize: config.pageSize, lanes: config.processes * config.maxSockets } : {}),
         };
-        checkDownloadFits(strategies, input, { sink: config.sink, embedded: info.kind === 'blob' && info.embedded, urlTarget: info.kind === 'url' });
+        checkDownloadFits(strategies, input, { sink: config.sink, embedded: info.kind === 'blob' && info.embedded });
         // A set's files cost what uploaded small files do while a run holds them (plan, URL, record).
         checkUploadFits(config.fileCount, many);
         if (many && info.kind === 'blob' && info.embedded && config.fileCount > EMBEDDED_BLOB_LIMIT) {
           log.warn(`${config.fileCount} files are more than the embedded Azurite handles in reasonable time (it slows superlinearly); use a real account (--account, STORAGE_*) or --url`);
         }
-        const specs = strategies.map((s) => s.fixtures(input));
+        const specs = strategies.flatMap((s) => (s.fixtures ? [s.fixtures(input)] : []));
         // One coordinator client for the fixtures and their cleanup (with a CA, each client has an agent of its own).
         let container: ContainerClient | undefined;
         // A container this run created goes with --cleanup too; a scale-out client's may hold the others' markers.
@@ -68,7 +61,7 @@ export function downloadWorkload(given: DownloadConfig): DownloadWorkload {
           if (!readOnly) createdContainer = (await preflightContainer(container, target.label, info.bearer ? 'entra' : 'secret', { timeoutMs: config.timeoutMs, signal })).created && !config.scaleout;
           workload.fixtures = await ensureFixtures(container, specs, signal, { readOnly });
         } else if (many) {
-          workload.fixtures = await ensureUrlFixtures(info, specs, { timeoutMs: config.timeoutMs ?? 30_000, signal });
+          workload.fixtures = await ensureUrlFixtures(info, specs, { timeoutMs: config.timeoutMs, signal });
         }
         // What a run delivers: the one object, or the set's files end to end (listings and HEADs deliver no content).
         const deliveredBy = (s: DownloadStrategy) => (!many ? size : workloadOf(s) === 'files' ? config.fileCount * size : 0);
@@ -92,7 +85,7 @@ export function downloadWorkload(given: DownloadConfig): DownloadWorkload {
             const created = workload.fixtures.created;
             if ((config.cleanup || interrupted) && created.length) {
               if (container) await removeFixtures(container, created);
-              else if (info.kind === 'url') await removeUrlFixtures(info, created, config.timeoutMs ?? 30_000);
+              else if (info.kind === 'url') await removeUrlFixtures(info, created, config.timeoutMs);
               log.info(`cleanup: removed ${created.length} fixture(s) this run created`);
             }
             if ((config.cleanup || interrupted) && createdContainer && container) await removeCreatedContainer(container);
@@ -111,14 +104,15 @@ export function downloadWorkload(given: DownloadConfig): DownloadWorkload {
 async function prepareRun(
   config: DownloadConfig, info: TargetInfo, strategy: DownloadStrategy, input: PlanInput, size: number, scratch: ScratchDir | undefined, run: number,
 ): Promise<PreparedRun> {
+  const kind = await loadKind(strategy.kind);
   // A scale-out client takes its share of the plan: items i, i+K, … (all of them on one machine).
   const shard = config.scaleout?.shard;
-  const items = shardItems(strategy.plan(input, info.kind === 'url'), shard);
+  const items = shardItems(strategy.plan(input), shard);
   if (!items.length) throw new Error(`${strategy.name} plans fewer requests than --parallelism ${shard?.count}: client ${shard?.index} has none; raise --concurrency or lower --parallelism`);
   const shareBytes = shard && shard.count > 1 ? totalBytes(items) : size;
-  const kind = workloadOf(strategy);
-  // The sdk baseline downloads to its own buffer: it must not create or truncate the output file.
-  const writesFile = strategy.executor === 'http' && (config.sink === 'file' || config.sink === 'sparse-file');
+  const workload = workloadOf(strategy);
+  // Only a kind that writes into the sink makes an output file (the SDK's downloadToBuffer fills its own buffer).
+  const writesFile = kind.writesSink === true && (config.sink === 'file' || config.sink === 'sparse-file');
   // A file given with --out is written under a temporary name and renamed only once verified.
   const outPath = !writesFile ? undefined : config.outPath ? `${config.outPath}.partial` : scratch!.path(`${strategy.name}-${run}.out`);
   if (config.sink === 'sparse-file' && outPath) {
@@ -126,27 +120,31 @@ async function prepareRun(
     await fh.truncate(size);
     await fh.close();
   }
+  const many = workload !== 'blob';
   return {
     items,
     objectSizeBytes: shareBytes,
+    unit: kind.unit(workload === 'files' ? 'files' : 'object'),
     job: {
-      strategy: strategy.name, executor: strategy.executor, target: info, objectSizeBytes: size,
+      strategy: strategy.name, kind: strategy.kind, target: info, objectSizeBytes: size,
       concurrency: config.concurrency, maxSockets: config.maxSockets, sink: config.sink, outPath,
       bufferSizeBytes: config.bufferSizeBytes, httpClient: config.httpClient, logLevel: config.logLevel,
-      // A plain URL has no source MD5 to compare with. Other sinks hash after the timed section (the
-      // records keep each range's MD5); discard would have to hash inside it, so it drops bytes unseen.
-      hashRanges: info.kind === 'blob' || config.sink !== 'discard',
+      // A plain URL has no source MD5 to compare with, except a many-blob set's files, whose content
+      // is ours. Other sinks hash after the timed section (the records keep each range's MD5);
+      // discard would have to hash inside it, so it drops bytes unseen.
+      hashRanges: many || info.kind === 'blob' || config.sink !== 'discard',
       // Fixed-size ranges: --concurrency of them in flight over all processes (the rest wait their turn
       // unissued); equal ranges: all issued at once. The SDK baseline uses the same block size.
-      inFlight: config.rangeSizeBytes ? Math.max(1, Math.floor(config.concurrency / config.processes)) : undefined,
+      inFlight: !many && config.rangeSizeBytes ? Math.max(1, Math.floor(config.concurrency / config.processes)) : undefined,
       blockSizeBytes: config.rangeSizeBytes,
-      maxRetries: config.maxRetries ?? 3, timeoutMs: config.timeoutMs ?? 30_000, trace: config.trace ?? true,
-      ...(kind === 'blob' ? {} : manyBlobJob(strategy, config, input)),
-      ...(kind === 'files' || kind === 'head' ? summaryFor(items, kind, config.processes) : {}),
+      maxRetries: config.maxRetries, timeoutMs: config.timeoutMs, trace: config.trace,
+      ...strategy.jobOptions?.({ processes: config.processes, maxSockets: config.maxSockets, concurrency: config.concurrency, sizeBytes: input.sizeBytes, rangeSizeBytes: config.rangeSizeBytes }),
+      ...(workload === 'files' || workload === 'head' ? summaryFor(items, workload, config.processes) : {}),
     },
-    verify: async (merged) => kind === 'blob'
-      ? verify(items, merged.records, shareBytes, shareBytes === size, info, config.sink === 'file' || config.sink === 'sparse-file' ? outPath : undefined)
-      : verifyMany(kind, items, merged.records, info.kind === 'url', merged.summary?.tally),
+    verify: (merged) => kind.verify({
+      workload, items, records: merged.records, tally: merged.summary?.tally, target: info, expectedBytes: shareBytes, whole: shareBytes === size,
+      outPath: config.sink === 'file' || config.sink === 'sparse-file' ? outPath : undefined,
+    }),
     async cleanup(verified) {
       if (!outPath) return;
       if (config.outPath === undefined) await rm(outPath, { force: true });
@@ -154,58 +152,6 @@ async function prepareRun(
       else log.warn(`${strategy.name}: output left as ${outPath} (not verified)`);
     },
   };
-}
-
-/**
- * Many blobs: each file is hashed (its content is known even on a plain URL, which got ours); the
- * SDK's calls go MAX_SOCKETS at a time per process, as our lanes do, and its downloadToBuffer asks
- * for each file in one request, as our GET does.
- */
-function manyBlobJob(strategy: DownloadStrategy, config: DownloadConfig, input: PlanInput): Partial<JobSpec> {
-  const sdkCalls = strategy.executor.startsWith('sdk');
-  return {
-    hashRanges: true,
-    inFlight: sdkCalls ? config.maxSockets : undefined,
-    ...(strategy.executor === 'sdk' ? { blockSizeBytes: Math.max(1, input.sizeBytes), concurrency: 1 } : {}),
-  };
-}
-
-async function md5OfFile(path: string): Promise<string> {
-  const fh = await open(path, 'r');
-  try {
-    return await md5OfFileRange(fh, 0, (await fh.stat()).size);
-  } finally {
-    await fh.close();
-  }
-}
-
-/**
- * Every delivered byte is checked: each item's MD5 against the regenerated fixture (the SDK's one
- * item is the whole blob), and an output file as a whole.
- */
-async function verify(items: Items, records: RecordTable, size: number, whole: boolean, info: TargetInfo, filePath?: string): Promise<Verification> {
-  const failed = failedRequests(records, info.kind === 'blob' && info.bearer !== undefined);
-  if (failed) return failed;
-  const bytes = records.reduce((s, r) => s + r.bytes, 0);
-  if (bytes !== size) return { verified: false, verification: `delivered ${bytes} bytes, expected ${size}` };
-  // A plain URL vouches for no content: the counts and each range's Content-Range were checked, the bytes not.
-  if (info.kind === 'url') return notVerified(`plain URL: no source MD5 to compare the bytes with; ${bytes} bytes in the ranges asked for`, filePath && await md5OfFile(filePath));
-  const rowOf = records.rowsByItem();
-  for (const item of items) {
-    const got = records.md5(rowOf.get(item.index) ?? -1);
-    const expected = contentMd5(FIXTURE_SEED, item.destOffsetBytes, item.lengthBytes);
-    if (got !== expected) {
-      return { verified: false, verification: `MD5 MISMATCH in ${item.blob} at offset ${item.destOffsetBytes}: got ${got}, expected ${expected}` };
-    }
-  }
-  // A scale-out client's share is checked range by range; only the whole object has a whole MD5.
-  if (!whole) return { verified: true, verification: `${items.length} range(s) of this client's share checked` };
-  const wholeMd5 = contentMd5(FIXTURE_SEED, 0, size);
-  if (filePath) {
-    const got = await md5OfFile(filePath);
-    if (got !== wholeMd5) return { verified: false, verification: `MD5 MISMATCH of ${filePath}: got ${got}, expected ${wholeMd5}` };
-  }
-  return { verified: true, verification: `md5 ${wholeMd5} (${items.length} range(s) checked)` };
 }
 
 export interface DownloadRunResult {
@@ -219,6 +165,6 @@ export interface DownloadRunResult {
 /** One download session, its runs as the engine holds them (every raw request kept). */
 export async function runDownload(config: DownloadConfig, opts: SessionOptions = {}): Promise<DownloadRunResult> {
   const workload = downloadWorkload(config);
-  const out = await runSession([{ workload, runs: config.runs ?? 1, warmup: config.warmup ?? 0, steady: config.steady, connections: config.connections }], opts);
+  const out = await runSession([sessionCell(config, workload)], opts);
   return { target: out.target, objectSizeBytes: out.objectSizeBytes ?? config.fileSizeBytes, results: out.runs, fixtures: workload.fixtures, interrupted: out.interrupted };
 }

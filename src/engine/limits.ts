@@ -3,7 +3,7 @@
 import { totalmem } from 'node:os';
 import { ConfigError } from '../config/errors.js';
 import { formatBytes } from '../config/sizes.js';
-import { largestBytes } from '../strategies/items.js';
+import { largestBytes } from '../plan/items.js';
 import { uniqueFixtures } from '../strategies/many-blobs.js';
 import type { DownloadStrategy, PlanInput } from '../strategies/strategy.js';
 
@@ -15,20 +15,19 @@ const EMBEDDED_FIXTURE_SHARE = 0.5;
 export interface DownloadLimits {
   sink: string;
   embedded: boolean;
-  urlTarget: boolean;
   totalMemoryBytes?: number;
 }
 
 export function checkDownloadFits(strategies: readonly DownloadStrategy[], input: PlanInput, limits: DownloadLimits): void {
   const memory = limits.totalMemoryBytes ?? totalmem();
   for (const s of strategies) {
-    const inMemory = s.executor === 'sdk' || limits.sink === 'memory';
+    const inMemory = s.holdsItemsInMemory === true || limits.sink === 'memory';
     if (!inMemory) continue;
-    const largest = largestBytes(s.plan(input, limits.urlTarget));
+    const largest = largestBytes(s.plan(input));
     if (largest > MAX_RANGE_IN_MEMORY_BYTES) {
       throw new ConfigError(
         `${s.name} would hold a ${formatBytes(largest)} range in memory, more than the ${formatBytes(MAX_RANGE_IN_MEMORY_BYTES + 1)} one buffer can take; ` +
-          `use more --concurrency or a --range-size${s.executor === 'sdk' ? '' : ', or --sink file'}`,
+          `use more --concurrency or a --range-size${s.holdsItemsInMemory ? '' : ', or --sink file'}`,
       );
     }
     // Many small files land end to end in one buffer per process.
@@ -38,7 +37,7 @@ export function checkDownloadFits(strategies: readonly DownloadStrategy[], input
     }
   }
   if (!limits.embedded) return;
-  const unique = uniqueFixtures(strategies.map((s) => s.fixtures(input)));
+  const unique = uniqueFixtures(strategies.flatMap((s) => (s.fixtures ? [s.fixtures(input)] : [])));
   if (unique.bytes > EMBEDDED_FIXTURE_SHARE * memory) {
     throw new ConfigError(
       `the fixtures need ${formatBytes(unique.bytes)} (${unique.count} blobs; round-robin keeps one copy per --concurrency), more than the embedded Azurite can hold in half of this machine's ${formatBytes(memory)}; ` +

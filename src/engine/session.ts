@@ -3,21 +3,24 @@
 // alike): prepare -> fork -> barrier -> collect -> verify -> cleanup. A stop is an AbortSignal; what
 // happens is told through typed events that reporters and the results writer subscribe to.
 import { log } from '../log/logger.js';
-import { failedRun, measuredRun, withSampledRecords, type MeasuredRun, type RunIdentity, type Verification } from '../results/record.js';
-import { runFailed, type Cell, type RunParams } from '../results/schema.js';
-import { totalBytes, type Items } from '../strategies/items.js';
+import { failedRun, withSampledRecords, type MeasuredRun, type RunIdentity, type Verification } from '../results/record.js';
+import { runFailed, type Cell, type RunParams, type Unit } from '../results/schema.js';
+import { measuredRun } from './measure.js';
+import { totalBytes, type Items } from '../plan/items.js';
 import { WorkerPool, type AfterWorkers, type JobSpec, type MergedRun } from '../workers/pool.js';
 import type { Progress } from '../workers/protocol.js';
 import type { ServerClock } from '../metrics/server-clock.js';
-import type { SteadyOptions } from '../config/load.js';
+import type { RunOptions, SteadyOptions } from '../config/load.js';
 import type { Bearer } from '../storage/entra.js';
-import type { ConnectionMode } from '../config/options.js';
+import type { ConnectionMode } from '../config/choices.js';
 
 /** One run of one contender, ready to go: the job and items, and what to do with the result. */
 export interface PreparedRun {
   job: JobSpec;
   items: Items;
   objectSizeBytes: number;
+  /** What it is counted in: its request kind's unit for its plan. */
+  unit: Unit;
   /** A timed step after every worker is done (an upload's Put Block List). */
   after?: AfterWorkers;
   verify(merged: MergedRun): Promise<Verification>;
@@ -70,13 +73,23 @@ export interface SessionCell {
   connections?: ConnectionMode;
 }
 
+/**
+ * A cell as a run's options say: runs, warm-ups, --min-time, a steady run, warm connections. The
+ * CLI and the library (runDownload, runUpload) set a session up through this one function.
+ */
+export function sessionCell(config: RunOptions, workload: Workload, cell?: Cell): SessionCell {
+  return {
+    ...(cell ? { cell } : {}), workload, runs: config.runs, warmup: config.warmup, minTimeMs: config.minTimeMs, steady: config.steady, connections: config.connections,
+  };
+}
+
 /** The most measured runs --min-time may ask of one contender. */
 export const MAX_RUNS = 1000;
 
 export type SessionEvent =
   | { type: 'cell'; index: number; count: number; cell?: Cell; target: string }
   /** `durationMs`: a steady run, which repeats its `requests` (one lap) until then. */
-  | { type: 'run-start'; strategy: string; cell?: Cell; run: number; runs: number; warmup: boolean; requests: number; bytes: number; durationMs?: number }
+  | { type: 'run-start'; strategy: string; unit: Unit; cell?: Cell; run: number; runs: number; warmup: boolean; requests: number; bytes: number; durationMs?: number }
   | ({ type: 'progress' } & Progress)
   | { type: 'run'; run: MeasuredRun }
   | { type: 'run-end' };
@@ -100,7 +113,8 @@ export interface SessionOutcome {
   interrupted: boolean;
 }
 
-const cancelledByStop = (merged: MergedRun) => merged.failures.length > 0 || merged.records.failedRows().some((i) => merged.records.error(i)!.startsWith('cancelled'));
+/** A stop cut the run short: a worker died or was killed, or some request failed or never went because of it. */
+const cutShortByStop = (merged: MergedRun) => merged.failures.length > 0 || merged.stopped > 0;
 
 export async function runSession(cells: readonly SessionCell[], opts: SessionOptions = {}): Promise<SessionOutcome> {
   const signal = opts.signal ?? new AbortController().signal;
@@ -139,7 +153,7 @@ export async function runSession(cells: readonly SessionCell[], opts: SessionOpt
         for (const contender of round) {
           if (signal.aborted) break runs;
           const id = { strategy: contender.strategy, description: contender.description, cell, params: open.params, run: runIndex, warmup: runIndex < warmup };
-          const run = await runOnce(pool, contender, id, Math.max(total, runIndex + 1), open, signal, emit, { steady, connections, startGate: opts.startGate });
+          const run = await runOnce({ pool, open, signal, emit, runs: Math.max(total, runIndex + 1), steady, connections, startGate: opts.startGate }, contender, id);
           if (!run) break runs;
           if (!run.warmup) measuredMs.set(contender, measuredMs.get(contender)! + run.wallMs);
           const tag = total > 1 ? ` (${run.warmup ? 'warm-up' : 'run'} ${runIndex + 1}/${Math.max(total, runIndex + 1)})` : '';
@@ -159,85 +173,120 @@ export async function runSession(cells: readonly SessionCell[], opts: SessionOpt
   return { target, objectSizeBytes, runs, interrupted: signal.aborted };
 }
 
-/** One run of one contender; undefined when the stop cut it short (such a run is not recorded). */
-async function runOnce(
-  pool: WorkerPool, contender: Contender, id: Omit<RunIdentity, 'objectSizeBytes'>, runs: number, open: OpenWorkload, signal: AbortSignal,
-  emit: (e: SessionEvent) => void, { steady, connections, startGate }: { steady?: SteadyOptions; connections?: ConnectionMode; startGate?: SessionOptions['startGate'] },
-): Promise<MeasuredRun | undefined> {
-  // The gate's failure is the session's, not this run's: it is thrown on, not recorded as a failed run.
-  let gateFailed: { error: unknown } | undefined;
-  let prepared: PreparedRun | undefined;
-  let merged: MergedRun | undefined;
-  let run: MeasuredRun;
-  // Where the wall time outside the timed span goes: setup (plan, fork, payloads, up to the
-  // barrier), collect (from the last answer to the merged results), verify and cleanup.
+/** What every run of a cell shares. */
+interface RunContext {
+  pool: WorkerPool;
+  open: OpenWorkload;
+  signal: AbortSignal;
+  emit: (e: SessionEvent) => void;
+  /** The runs this contender will make, for progress. */
+  runs: number;
+  steady?: SteadyOptions;
+  connections?: ConnectionMode;
+  startGate?: SessionOptions['startGate'];
+}
+
+/** A run that reached its workers' results: when it was released and collected, what the server's clock said. */
+interface Executed {
+  merged: MergedRun;
+  releasedAt: number;
+  collectedAt: number;
+  serverSpanMs?: number;
+}
+
+/** The gate's failure is the session's, not a run's: it is thrown on, not recorded as a failed run. */
+class GateFailure {
+  readonly error: unknown;
+  constructor(error: unknown) {
+    this.error = error;
+  }
+}
+
+/**
+ * One run of one contender; undefined when the stop cut it short (such a run is not recorded). Where
+ * the wall time outside the timed span goes: setup (plan, fork, payloads, up to the barrier),
+ * collect (from the last answer to the merged results), verify and cleanup.
+ */
+async function runOnce(ctx: RunContext, contender: Contender, id: Omit<RunIdentity, 'objectSizeBytes'>): Promise<MeasuredRun | undefined> {
   const began = performance.now();
-  let releasedAt = began;
-  let verifyMs = 0;
+  let prepared: PreparedRun | undefined;
+  let executed: Executed | undefined;
+  let check: Verification;
+  let verifyMs: number;
   try {
     prepared = await contender.prepare(id.run);
-    const { items, job, objectSizeBytes } = prepared;
-    // A process with no item would only cost a fork and its memory: never more processes than items.
-    const processes = Math.max(1, Math.min(open.params.processes, items.length));
-    const capped = processes < open.params.processes ? ` (--processes ${open.params.processes} capped at one per item)` : '';
-    // A listing item is a stream of pages over one prefix: its requests are known only as it goes.
-    // A listing plan is listings only.
-    const what = items.at(0)?.list ? `${items.length} prefix listing(s), each a stream of pages,` : `${items.length} request(s)`;
-    log.verbose(`${contender.strategy}: ${what} over ${processes} process(es) x ${open.params.maxSockets} socket(s)${capped}`);
-    const bytes = totalBytes(items);
-    const steadyJob = steady ? { durationMs: steady.durationMs, intervalMs: steady.intervalMs } : undefined;
-    merged = await pool.run({ ...job, ...(steadyJob ? { steady: steadyJob } : {}), ...(connections === 'warm' ? { connections } : {}) }, items, processes, {
-      after: prepared.after,
-      autoterm: steady?.autoterm,
-      token: open.token,
-      signal,
-      beforeRelease: startGate && (() => startGate(signal).catch((error: unknown) => {
-        gateFailed = { error };
-        throw error;
-      })),
-      onProgress: (done) => emit({ type: 'progress', ...done }),
-      onReleased: () => {
-        releasedAt = performance.now();
-        open.serverClock?.reset();
-        emit({ type: 'run-start', strategy: id.strategy, cell: id.cell, run: id.run, runs, warmup: id.warmup, requests: items.length, bytes, ...(steady ? { durationMs: steady.durationMs } : {}) });
-      },
-    });
-    // A steady run has no fixed work to span: the server's clock would time the duration asked for.
-    const serverSpanMs = steady ? undefined : open.serverClock?.span();
-    const collectedAt = performance.now();
-    emit({ type: 'run-end' });
-    if (signal.aborted && cancelledByStop(merged)) {
+    executed = await execute(ctx, prepared, id);
+    ctx.emit({ type: 'run-end' });
+    if (ctx.signal.aborted && cutShortByStop(executed.merged)) {
       log.warn(`${contender.strategy}: run ${id.run + 1} was cut short by the stop and is not recorded`);
-      await prepared.cleanup(false, merged);
+      await prepared.cleanup(false, executed.merged);
       return undefined;
     }
-    const check = await prepared.verify(merged);
-    verifyMs = performance.now() - collectedAt;
-    const failed = merged.failures.length ? { verified: false, error: merged.failures.join('; ') } : {};
-    const plan = steady ? { ...steady, lapBytes: bytes, lapRequests: items.length } : undefined;
-    run = { ...measuredRun({ ...id, objectSizeBytes }, merged, { ...check, ...failed }, plan), ...(serverSpanMs === undefined ? {} : { serverSpanMs }) };
-    const warm = merged.workers.filter((w) => w.warmSockets !== undefined);
-    if (warm.length) run.warmSockets = warm.reduce((a, w) => a + w.warmSockets!, 0);
-    // What the workers spent checking (read-backs, range hashes) is verification, not collection.
-    const workerVerifyMs = Math.max(0, ...merged.workers.map((w) => w.verifyMs ?? 0));
-    run.untimedMs = {
-      setup: releasedAt - began,
-      collect: Math.max(0, collectedAt - releasedAt - merged.wallMs - workerVerifyMs),
-      verify: verifyMs + workerVerifyMs,
-      cleanup: 0,
-    };
+    check = await prepared.verify(executed.merged);
+    verifyMs = performance.now() - executed.collectedAt;
   } catch (err) {
-    emit({ type: 'run-end' });
-    if (gateFailed) {
+    if (!executed) ctx.emit({ type: 'run-end' });
+    if (err instanceof GateFailure) {
       await prepared?.cleanup(false);
       // A stop while waiting at the gate is a stop, not the gate's failure.
-      if (signal.aborted) return undefined;
-      throw gateFailed.error;
+      if (ctx.signal.aborted) return undefined;
+      throw err.error;
     }
-    run = failedRun({ ...id, objectSizeBytes: prepared?.objectSizeBytes ?? open.objectSizeBytes ?? 0 }, (err as Error).message);
+    const run = failedRun({ ...id, ...(prepared ? { unit: prepared.unit } : {}), objectSizeBytes: prepared?.objectSizeBytes ?? ctx.open.objectSizeBytes ?? 0 }, (err as Error).message);
+    await prepared?.cleanup(false, executed?.merged);
+    return run;
   }
+  const { merged, releasedAt, collectedAt, serverSpanMs } = executed;
+  const failed = merged.failures.length ? { verified: false, error: merged.failures.join('; ') } : {};
+  const verified = !runFailed({ ...check, ...failed });
   const cleaning = performance.now();
-  await prepared?.cleanup(!runFailed(run), merged);
-  if (run.untimedMs) run.untimedMs.cleanup = performance.now() - cleaning;
-  return run;
+  await prepared.cleanup(verified, merged);
+  // What the workers spent checking (read-backs, range hashes) is verification, not collection.
+  const workerVerifyMs = Math.max(0, ...merged.workers.map((w) => w.verifyMs ?? 0));
+  const untimedMs = {
+    setup: releasedAt - began,
+    collect: Math.max(0, collectedAt - releasedAt - merged.wallMs - workerVerifyMs),
+    verify: verifyMs + workerVerifyMs,
+    cleanup: performance.now() - cleaning,
+  };
+  const { items } = prepared;
+  const plan = ctx.steady ? { ...ctx.steady, lapBytes: totalBytes(items), lapRequests: items.length } : undefined;
+  return measuredRun({ ...id, unit: prepared.unit, objectSizeBytes: prepared.objectSizeBytes }, merged, { ...check, ...failed }, { plan, serverSpanMs, untimedMs });
+}
+
+/** Fork (or reuse) the workers, release them on the barrier, and collect what they send. */
+async function execute(ctx: RunContext, prepared: PreparedRun, id: Omit<RunIdentity, 'objectSizeBytes'>): Promise<Executed> {
+  const { open, signal, steady, connections, startGate, emit } = ctx;
+  const { items, job } = prepared;
+  // A process with no item would only cost a fork and its memory: never more processes than items.
+  const processes = Math.max(1, Math.min(open.params.processes, items.length));
+  const capped = processes < open.params.processes ? ` (--processes ${open.params.processes} capped at one per item)` : '';
+  // A listing item is a stream of pages over one prefix: its requests are known only as it goes.
+  // A listing plan is listings only.
+  const what = items.at(0)?.list ? `${items.length} prefix listing(s), each a stream of pages,` : `${items.length} request(s)`;
+  log.verbose(`${id.strategy}: ${what} over ${processes} process(es) x ${open.params.maxSockets} socket(s)${capped}`);
+  const bytes = totalBytes(items);
+  const steadyJob = steady ? { durationMs: steady.durationMs, intervalMs: steady.intervalMs } : undefined;
+  let releasedAt = performance.now();
+  const merged = await ctx.pool.run({ ...job, ...(steadyJob ? { steady: steadyJob } : {}), ...(connections === 'warm' ? { connections } : {}) }, items, processes, {
+    after: prepared.after,
+    autoterm: steady?.autoterm,
+    token: open.token,
+    signal,
+    beforeRelease: startGate && (() => startGate(signal).catch((error: unknown) => {
+      throw new GateFailure(error);
+    })),
+    onProgress: (done) => emit({ type: 'progress', ...done }),
+    onReleased: () => {
+      releasedAt = performance.now();
+      open.serverClock?.reset();
+      emit({
+        type: 'run-start', strategy: id.strategy, unit: prepared.unit, cell: id.cell, run: id.run, runs: ctx.runs, warmup: id.warmup, requests: items.length, bytes,
+        ...(steady ? { durationMs: steady.durationMs } : {}),
+      });
+    },
+  });
+  // A steady run has no fixed work to span: the server's clock would time the duration asked for.
+  const serverSpanMs = steady ? undefined : open.serverClock?.span();
+  return { merged, releasedAt, collectedAt: performance.now(), serverSpanMs };
 }

@@ -8,21 +8,19 @@ import type { UploadConfig } from '../config/load.js';
 import { log } from '../log/logger.js';
 import type { MeasuredRun } from '../results/record.js';
 import { blobStore, type UploadStore } from '../storage/blob-store.js';
-import { failedRequests } from './failed.js';
 import { preflightContainer, preflightUrlUpload } from '../storage/preflight.js';
 import { coordinatorClient, forRun, openTarget, tokenOf, RequestSigner, type Target, type TargetInfo } from '../storage/target.js';
 import { urlStore } from '../storage/url-store.js';
-import { selectUploadStrategies, UPLOAD_STRATEGIES } from '../strategies/index.js';
-import type { UploadPlanInput, UploadStrategy } from '../strategies/upload-strategy.js';
+import { selectUploadStrategies, UPLOAD_STRATEGIES, workloadOf } from '../strategies/index.js';
+import type { UploadPlanInput, UploadStrategy } from '../strategies/strategy.js';
+import { loadKind } from '../kinds/index.js';
 import { commitBlockList } from '../storage/blob-requests.js';
 import { NOT_SENT_ERROR } from '../transport/http-client.js';
 import { shardItems } from '../scaleout/shard.js';
 import { checkUploadFits } from './limits.js';
-import { summaryFor, tallyRecords, uploadVerdict } from '../metrics/record-checks.js';
-import type { RecordTable } from '../metrics/record-table.js';
-import { FileSet, keepItems, totalBytes, type Items } from '../strategies/items.js';
-import type { Verification } from '../results/record.js';
-import { runSession, type Contender, type OpenWorkload, type PreparedRun, type SessionOptions, type Workload } from './session.js';
+import { summaryFor } from './summary.js';
+import { FileSet, keepItems, totalBytes } from '../plan/items.js';
+import { runSession, sessionCell, type Contender, type OpenWorkload, type PreparedRun, type SessionOptions, type Workload } from './session.js';
 
 function runPrefix(): string {
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*$/, '');
@@ -31,12 +29,6 @@ function runPrefix(): string {
 
 /** Past this many blobs per run the embedded Azurite's time grows superlinearly (README, "Embedded target"). */
 export const EMBEDDED_BLOB_LIMIT = 2_500;
-
-function inFlightFor(strategy: UploadStrategy, config: UploadConfig): number | undefined {
-  if (strategy.executor === 'sdk-small-files') return config.maxSockets;
-  if (strategy.name === 'blocks') return Math.max(1, Math.ceil(config.concurrency / config.processes));
-  return undefined;
-}
 
 export interface UploadWorkload extends Workload {
   /** Every blob name of this session starts with it. */
@@ -57,7 +49,7 @@ export function uploadWorkload(config: UploadConfig): UploadWorkload {
           const skipped = UPLOAD_STRATEGIES.filter((s) => !strategies.includes(s)).map((s) => s.name);
           log.info(`--url is a plain server: running ${strategies.map((s) => s.name).join(', ')} only (${skipped.join(', ')} need a blob service)`);
         }
-        const manyBlobs = strategies.some((s) => s.name === 'small-files' || s.name === 'sdk-small-files');
+        const manyBlobs = strategies.some((s) => workloadOf(s) === 'files');
         checkUploadFits(config.fileCount, manyBlobs);
         if (target.info.kind === 'blob' && target.info.embedded && manyBlobs && config.fileCount > EMBEDDED_BLOB_LIMIT) {
           log.warn(
@@ -90,9 +82,10 @@ export function uploadWorkload(config: UploadConfig): UploadWorkload {
   };
 }
 
-function prepareRun(
+async function prepareRun(
   config: UploadConfig, info: TargetInfo, store: UploadStore, strategy: UploadStrategy, prefix: string, run: number, signal: AbortSignal,
-): PreparedRun {
+): Promise<PreparedRun> {
+  const kind = await loadKind(strategy.kind);
   const input: UploadPlanInput = {
     prefix: `${prefix}/${strategy.name}/${run}`, fileCount: config.fileCount, fileSizeBytes: config.fileSizeBytes,
     blobSizeBytes: config.blobSizeBytes, blockSizeBytes: config.blockSizeBytes, thresholdBytes: config.thresholdBytes,
@@ -109,8 +102,9 @@ function prepareRun(
   return {
     items,
     objectSizeBytes: bytes,
+    unit: kind.unit(workloadOf(strategy) === 'files' ? 'files' : 'object'),
     job: {
-      strategy: strategy.name, executor: strategy.executor, target: info, objectSizeBytes: bytes,
+      strategy: strategy.name, kind: strategy.kind, target: info, objectSizeBytes: bytes,
       concurrency: config.concurrency, maxSockets: config.maxSockets, sink: 'discard', httpClient: config.httpClient,
       // Our raw client reads only the answers to PUTs here: small heads and error bodies.
       bufferSizeBytes: 16 * 1024,
@@ -118,18 +112,17 @@ function prepareRun(
       // A plain server says nothing of what it stored: the workers read every file back after the timed section.
       ...(info.kind === 'url' ? { readBack: true } : {}),
       ...(items instanceof FileSet ? summaryFor(items, 'upload', config.processes) : {}),
-      inFlight: inFlightFor(strategy, config), maxRetries: config.maxRetries ?? 3, timeoutMs: config.timeoutMs ?? 30_000, trace: config.trace ?? true,
+      maxRetries: config.maxRetries, timeoutMs: config.timeoutMs, trace: config.trace,
+      ...strategy.jobOptions?.({ processes: config.processes, maxSockets: config.maxSockets, concurrency: config.concurrency, sizeBytes: config.fileSizeBytes }),
     },
     // Put Block List goes out as soon as every worker's last block is in: it is part of the duration.
     after: commit
-      ? () => commitBlockList(info, commit.blob, commit.blockIds, { timeoutMs: config.timeoutMs ?? 30_000, maxRetries: config.maxRetries ?? 3, signal })
+      ? () => commitBlockList(info, commit.blob, commit.blockIds, { timeoutMs: config.timeoutMs, maxRetries: config.maxRetries, signal })
       : undefined,
-    // Failed requests fail the run as they are; otherwise the store checks what it holds.
-    async verify(merged) {
-      const readBack = info.kind === 'url';
-      return failedRequests(merged.records, info.kind === 'blob' && info.bearer !== undefined)
-        ?? (merged.summary ? uploadVerdict(merged.summary.tally, readBack) : verifyFromRecords(items, merged.records, readBack)) ?? store.verify(items);
-    },
+    // Failed requests fail the run as they are; otherwise the records or the store say what was stored.
+    verify: (merged) => kind.verify({
+      workload: 'upload', items, records: merged.records, tally: merged.summary?.tally, target: info, expectedBytes: bytes, whole: true, store,
+    }),
     async cleanup(_verified, merged) {
       if (config.keep) return;
       // A run cut short by a stop: what never left was never written (200,000 planned files would
@@ -139,15 +132,6 @@ function prepareRun(
       await store.remove(input.prefix, keepItems(items, (i) => !neverSent.has(i.index) && (!maybeSent || maybeSent.has(i.index))));
     },
   };
-}
-
-/**
- * Verification from what the workers recorded, when every item has it: the MD5 the service answered
- * Put Blob with (Azure and Azurite compute it of what they stored), or of what a plain server gave
- * back when read. Undefined when some item has neither (staged blocks): the store checks then.
- */
-export function verifyFromRecords(items: Items, records: RecordTable, readBack: boolean): Verification | undefined {
-  return uploadVerdict(tallyRecords('upload', items, records, readBack), readBack);
 }
 
 /**
@@ -163,9 +147,9 @@ async function openStore(config: UploadConfig, target: Target, prefix: string, s
   }
   const folder: TargetInfo = { ...info, folder: true };
   const probe = `${prefix}/probe`;
-  const { deleteRefused } = await preflightUrlUpload(info.url, new RequestSigner(folder).blobUrl(probe), { timeoutMs: config.timeoutMs ?? 30_000, signal });
+  const { deleteRefused } = await preflightUrlUpload(info.url, new RequestSigner(folder).blobUrl(probe), { timeoutMs: config.timeoutMs, signal });
   if (deleteRefused && config.keep) log.verbose(`${probe} stays on the server: DELETE failed (${deleteRefused})`);
-  const store = urlStore(info, { prefix, timeoutMs: config.timeoutMs ?? 30_000, deleteRefused: config.keep ? undefined : deleteRefused });
+  const store = urlStore(info, { prefix, timeoutMs: config.timeoutMs, deleteRefused: config.keep ? undefined : deleteRefused });
   return { info: folder, store };
 }
 
@@ -179,6 +163,6 @@ export interface UploadRunResult {
 /** One upload session, its runs as the engine holds them (every raw request kept). */
 export async function runUpload(config: UploadConfig, opts: SessionOptions = {}): Promise<UploadRunResult> {
   const workload = uploadWorkload(config);
-  const out = await runSession([{ workload, runs: config.runs ?? 1, warmup: config.warmup ?? 0, steady: config.steady, connections: config.connections }], opts);
+  const out = await runSession([sessionCell(config, workload)], opts);
   return { target: out.target, prefix: workload.prefix, results: out.runs, interrupted: out.interrupted };
 }

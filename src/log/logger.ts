@@ -3,7 +3,7 @@
 // reaches a log, at any level. Not winston: loading it cost ~55 ms of every start (see BENCHMARKS.md,
 // "Start-up"), and the process only ever needs these few lines.
 import { EOL } from 'node:os';
-import type { LogLevel } from '../config/options.js';
+import type { LogLevel } from '../config/choices.js';
 
 import { redact } from './redact.js';
 

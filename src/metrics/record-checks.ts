@@ -3,10 +3,9 @@
 // each worker, over its own share, for a large one, which then sends a sample of its records and
 // not all of them) and tallies add up, so the verdict is the same either way.
 import { contentMd5, FIXTURE_SEED } from '../payload/content.js';
-import type { Items } from '../strategies/items.js';
-import type { WorkItem } from '../strategies/strategy.js';
+import type { Items } from '../plan/items.js';
+import type { WorkItem } from '../plan/items.js';
 import type { RecordTable } from './record-table.js';
-import { MAX_RECORDS_PER_RUN } from '../results/schema.js';
 
 export type Problem = 'missing' | 'unreadable' | 'noMd5' | 'length' | 'md5';
 
@@ -112,12 +111,4 @@ export function manyFilesVerdict(kind: 'files' | 'head', t: Tally, plainUrl: boo
   const wrong = length ?? md5 ?? (noMd5 && { count: noMd5.count, first: `no MD5 for ${noMd5.first}` });
   if (wrong) return { verified: false, verification: `${wrong.first}${more(wrong)}` };
   return { verified: true, verification: `${t.items} file(s): every byte matches its MD5` };
-}
-
-/**
- * A job's summary request: past what a results file keeps, the workers check and count their own
- * shares and send a sample of their records (with every failure), together what a file keeps.
- */
-export function summaryFor(items: Items, check: TallyKind, processes: number): { summary?: { check: TallyKind; keepRecords: number } } {
-  return items.length > MAX_RECORDS_PER_RUN ? { summary: { check, keepRecords: Math.ceil(MAX_RECORDS_PER_RUN / Math.max(1, processes)) } } : {};
 }

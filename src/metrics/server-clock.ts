@@ -6,8 +6,27 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 
 const now = () => performance.timeOrigin + performance.now();
-/** Requests that move blob bytes; HEAD, OPTIONS and the like are preflight or metadata. */
-const DATA_METHODS = new Set(['GET', 'PUT']);
+
+/** What a data request moved: blob bytes down or up, or a page of a listing's names. */
+export type DataRequest = 'GET' | 'PUT' | 'LIST';
+
+/** Container calls, properties, metadata and the like: no blob data (Put Block and Put Block List are data). */
+const CONTROL_QUERY = /(^|&)(comp=(?!block(&|$)|blocklist(&|$))|restype=)/;
+const LIST_QUERY = /(^|&)comp=list(&|$)/;
+
+/**
+ * The one rule for what a request to the blob service moved, by its method, URL and answer: a blob
+ * GET answered 200 or 206; Put Blob, Put Block or Put Block List answered 201; a List Blobs page.
+ * Preflight, HEADs, container and properties calls are none (undefined). The bench's clocks use it too.
+ */
+export function dataRequestOf(method: string, url: string, status: number): DataRequest | undefined {
+  const query = url.split('?')[1] ?? '';
+  if (method === 'GET' && status === 200 && LIST_QUERY.test(query)) return 'LIST';
+  if (CONTROL_QUERY.test(query)) return undefined;
+  if (method === 'PUT') return status === 201 ? 'PUT' : undefined;
+  if (method === 'GET') return status === 200 || status === 206 ? 'GET' : undefined;
+  return undefined;
+}
 
 export class ServerClock {
   /** The data requests since the last reset: earliest arrival, latest end, and how many. */
@@ -16,10 +35,11 @@ export class ServerClock {
   private count = 0;
   private readonly server: Server;
   private readonly onRequest = (req: IncomingMessage, res: ServerResponse) => {
-    if (!DATA_METHODS.has(req.method ?? '')) return;
+    if (req.method !== 'GET' && req.method !== 'PUT') return;
     const startEpochMs = now();
     res.once('finish', () => {
-      if (res.statusCode < 200 || res.statusCode >= 300) return;
+      // A run's own requests are its data, a listing's pages included.
+      if (!dataRequestOf(req.method ?? '', req.url ?? '', res.statusCode)) return;
       this.first = Math.min(this.first, startEpochMs);
       this.last = Math.max(this.last, now());
       this.count++;

@@ -13,7 +13,7 @@
 import { log } from '../log/logger.js';
 import { RequestSigner, PLAIN_PUT_STATUSES, type TargetInfo } from '../storage/target.js';
 import { uniqueFixtures, type SetFixtures } from '../strategies/many-blobs.js';
-import type { FixtureList, FixtureSpec } from '../strategies/strategy.js';
+import type { FixtureList, FixtureSpec } from '../plan/items.js';
 import { shownUrl } from '../transport/http-client.js';
 import { inLanes } from '../transport/lanes.js';
 import { NodeHttpClient } from '../transport/request.js';

@@ -29,7 +29,7 @@ function header(r: Report): string[] {
   const odd = h.runsPerContender.filter((c) => c.runs !== usual);
   const runs = `${usual} measured runs each${odd.length ? ` (${odd.map((c) => `${c.label} ${c.runs}`).join(', ')})` : ''}`;
   // Folded into the header: the warning below would repeat it on every zero-config run.
-  const where = h.targetOnThisMachine ? ' (on this machine: it shares the CPUs, a remote account may rank differently)' : '';
+  const where = h.targetOnThisMachine ? ' (on this machine: it shares the CPUs)' : '';
   return [h.title, `target ${h.target}${where}${size}; ${runs}`];
 }
 
@@ -100,7 +100,8 @@ export function detailLines(r: Report): string[] {
     if (u) out.push(`${s.label}: outside the timed span, per run: setup ${num(u.setup)} ms, collect ${num(u.collect)} ms, verify ${num(u.verify)} ms, cleanup ${num(u.cleanup)} ms`);
     if (s.retries || s.throttled || s.failedRequests) out.push(`${s.label}: retries ${s.retries} (throttled ${s.throttled}), backoff ${num(s.backoffMs)} ms, failed requests ${s.failedRequests}`);
     const ops = s.cost.operations;
-    out.push(`${s.label}: billable operations over ${s.runs} run(s): read ${ops.read}, write ${ops.write}, list ${ops.list}, other ${ops.other}; ${s.cost.tiers.map((t) => `${t.tier} ${money(t.per1000Objects)} per 1,000 objects, ${money(t.perGiB)} per GiB`).join('; ')}`);
+    const calls = s.cost.counted === 'calls' ? ' (SDK calls: the requests inside them are not traced, so at least this many)' : '';
+    out.push(`${s.label}: billable operations over ${s.runs} run(s)${calls}: read ${ops.read}, write ${ops.write}, list ${ops.list}, other ${ops.other}; ${s.cost.tiers.map((t) => `${t.tier} ${money(t.per1000Objects)} per 1,000 objects, ${money(t.perGiB)} per GiB`).join('; ')}`);
     for (const p of s.problems) out.push(`${s.label}: FAILED ${p}`);
   }
   out.push(`prices: ${r.prices.name}, as of ${r.prices.asOf}`);

@@ -7,7 +7,7 @@ import type { SweepGrid } from '../analysis/sweep.js';
 import { PHASES, PHASE_MEANINGS, type Phase } from '../transport/phases.js';
 import { intervalRates, seconds } from './steady.js';
 import { manyBlobLine } from './console.js';
-import { bytes as formatBytes, money, num } from './format.js';
+import { bytes as formatBytes, count, money, num } from './format.js';
 
 export type { SweepGrid } from '../analysis/sweep.js';
 
@@ -346,7 +346,7 @@ function summaryTable(report: Report, colour: (s: string) => string): string {
       `<tr data-strategy="${e(s.label)}"${report.recommendation?.contender === s.label ? ' class="recommended"' : ''}><td class="num">${s.rank}${s.tied ? '=' : ''}</td>` +
       `<td><span class="swatch" style="background:${colour(s.label)}"></span><strong>${e(s.label)}</strong><div class="desc">${e(s.description)}</div></td>` +
       `<td class="num">${s.runs}</td><td class="num">${time}</td><td class="num">${fmt(s.throughputMiBps.median)}</td><td class="num">${fmt(s.opsPerSecond.median)}</td>` +
-      `<td class="num">${num(s.cost.requestsPerObject)}${s.failedRequests ? ` <span class="bad">(${s.failedRequests} failed)</span>` : ''}</td>` +
+      `<td class="num">${count(s.cost.requestsPerObject)}${s.failedRequests ? ` <span class="bad">(${s.failedRequests} failed)</span>` : ''}</td>` +
       (tier ? `<td class="num">${money(s.cost.tiers[0]?.per1000Objects)}</td>` : '') +
       `<td class="num">${fmt(s.latencyMs.firstByte?.p50)}</td><td class="num">${fmt(s.latencyMs.firstByte?.p99)}</td>` +
       `<td>${!s.verified ? '<span class="bad">✗ failed</span>' : s.notVerified ? `<span class="bad">not verified (${e(s.notVerified)})</span>` : '<span class="ok">✓ ok</span>'}</td></tr>`

@@ -12,8 +12,8 @@ export interface ProgressView {
 type RunStart = Extract<SessionEvent, { type: 'run-start' }>;
 
 const MiB = 1024 * 1024;
-/** Large objects are followed in MiB/s, many small ones in ops/s. */
-const byBytes = (e: RunStart) => e.bytes / Math.max(1, e.requests) >= MiB;
+/** The run's own unit, from its request kind: MiB/s for an object, ops/s for many files, listings and HEADs. */
+const byBytes = (e: RunStart) => e.unit === 'MiB/s';
 
 function rate(e: RunStart, done: Progress, seconds: number): string {
   if (seconds <= 0) return '';

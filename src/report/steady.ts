@@ -26,7 +26,8 @@ export function sparkline(values: readonly number[]): string {
   return values.map((v) => (max > 0 ? BARS[Math.min(BARS.length - 1, Math.floor((v / max) * (BARS.length - 1) + 0.5))]! : BARS[0]!)).join('');
 }
 
-const rate = (v: number, perByte: boolean) => (perByte ? `${v.toFixed(1)} MiB/s` : `${v.toFixed(0)} req/s`);
+// A rate that does not exist (no interval) prints as "—", never NaN or Infinity.
+const rate = (v: number, perByte: boolean) => (!Number.isFinite(v) ? '—' : perByte ? `${v.toFixed(1)} MiB/s` : `${v.toFixed(0)} req/s`);
 
 /** The steady-state block as lines; empty when no contender ran steady. */
 export function steadyLines(stats: readonly ContenderStats[], width = 60): string[] {

@@ -1,13 +1,10 @@
-// From what the workers sent to one RunRecord: counts, phase sums and merged histograms, nothing
-// derived that analysis cannot recompute. The in-memory form keeps every raw request; the stored
-// form keeps rows, sampled evenly past MAX_RECORDS_PER_RUN.
+// One run as the engine holds it (MeasuredRun) and as a results file keeps it (RunRecord): the
+// in-memory form keeps every raw request; the stored form keeps rows, sampled evenly past
+// MAX_RECORDS_PER_RUN. The engine builds a MeasuredRun (engine/measure.ts); nothing here derives.
 import type { OpRecord } from '../metrics/records.js';
 import { RecordTable } from '../metrics/record-table.js';
 import { PHASES, type Phase } from '../transport/phases.js';
-import type { MergedRun, WorkerSummary } from '../workers/pool.js';
-import { countInto, emptyTotals } from '../workers/steady.js';
-import type { SteadyOptions } from '../config/load.js';
-import { MAX_RECORDS_PER_RUN, type Cell, type RecordRow, type RunParams, type RunRecord, type WorkerEvidence } from './schema.js';
+import { MAX_RECORDS_PER_RUN, type Cell, type RecordRow, type RunParams, type RunRecord, type Unit } from './schema.js';
 
 /**
  * A run as the engine holds it: the record with every raw request as an object, until the run has
@@ -21,6 +18,7 @@ export interface MeasuredRun extends Omit<RunRecord, 'records' | 'recordsSampled
 
 export interface RunIdentity {
   strategy: string;
+  unit?: Unit;
   description: string;
   cell?: Cell;
   params?: RunParams;
@@ -41,55 +39,6 @@ export interface Verification {
 /** A run whose bytes passed every check made, none of them against content the target vouched for. */
 export function notVerified(why: string, md5?: string): Verification {
   return { verified: false, notVerified: why, verification: `not verified (${why})${md5 ? `; md5 of what came ${md5}` : ''}` };
-}
-
-/** What a steady run was asked for (its options and one pass over its items), beside what it measured. */
-export type SteadyPlan = SteadyOptions & { lapBytes: number; lapRequests: number };
-
-/** What one worker measured about itself; a steady run's requests are its totals, not its records. */
-const evidenceOf = (w: WorkerSummary): WorkerEvidence => ({
-  index: w.workerIndex, requests: w.steady?.totals.requests ?? w.requests, activeMs: w.endEpochMs - w.startEpochMs, cpuUserMs: w.cpuUserMs,
-  cpuSystemMs: w.cpuSystemMs, peakRssBytes: w.peakRssBytes, eventLoopDelayP99Ms: w.eventLoopDelayP99Ms,
-});
-
-/**
- * One run's record. Its counts are totals over every request: a steady run's from the workers'
- * meters (every lap; the pool has counted a step after the workers, an upload's commit, into them),
- * a many-file run's from the workers' summaries, any other's summed here over its records, the same way.
- */
-export function measuredRun(id: RunIdentity, merged: MergedRun, check: Verification, plan?: SteadyPlan): MeasuredRun {
-  const steady = plan ? merged.steady : undefined;
-  // Many files: the workers counted every request; the records are a sample.
-  let t = steady?.totals ?? merged.summary?.totals;
-  if (!t) {
-    t = emptyTotals();
-    for (const r of merged.records) countInto(t, r);
-  }
-  return {
-    ...id,
-    wallMs: merged.wallMs,
-    bytes: t.bytes,
-    requests: t.requests,
-    failedRequests: t.failed,
-    reusedSockets: t.reused,
-    retries: t.retries,
-    throttled: t.throttled,
-    backoffMs: t.backoffMs,
-    phaseSumsMs: t.phaseSumsMs,
-    requestSumMs: t.requestSumMs,
-    histograms: merged.histograms.encode(),
-    ...check,
-    workers: merged.workers.map(evidenceOf),
-    ...(steady && plan ? {
-      steady: {
-        releaseEpochMs: steady.releaseEpochMs, durationMs: plan.durationMs, intervalMs: steady.intervalMs, lapBytes: plan.lapBytes, lapRequests: plan.lapRequests, laps: steady.laps,
-        workers: steady.workers, series: steady.series,
-        ...(merged.autotermAtMs !== undefined && plan.autoterm ? { autoterm: { atMs: merged.autotermAtMs, ...plan.autoterm } } : {}),
-      },
-    } : {}),
-    records: merged.records,
-    ...(merged.summary ? { recordsSampled: true } : {}),
-  };
 }
 
 /** A run that could not be measured at all (its workers never started): it still counts, as failed. */

@@ -89,6 +89,10 @@ export interface RunParams {
   pageSize?: number;
 }
 
+/** What a workload's rate is counted in: bytes moved, or requests (listings, HEADs, many small files). */
+export type Unit = 'MiB/s' | 'ops/s';
+export const UNITS: readonly Unit[] = ['MiB/s', 'ops/s'];
+
 /** One contender (a strategy, in a sweep cell), one run: measured facts only, nothing derived. */
 export interface RunRecord {
   strategy: string;
@@ -96,7 +100,7 @@ export interface RunRecord {
   params?: RunParams;
   description: string;
   /** What the workload is counted in, from its request kind; absent in files before schema 3. */
-  unit?: 'MiB/s' | 'ops/s';
+  unit?: Unit;
   /** Which repetition this was; warm-up runs are kept but never counted. */
   run: number;
   warmup: boolean;

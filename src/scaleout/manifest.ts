@@ -3,25 +3,7 @@
 // default, and a podFailurePolicy that fails the whole Job on the barrier's exit codes (3 timeout,
 // 4 duplicate index, 5 late), since a run short of a client measures something else.
 import { EXIT_BARRIER_TIMEOUT, EXIT_DUPLICATE_INDEX, EXIT_LATE } from './barrier.js';
-
-export interface ManifestOptions {
-  name: string;
-  namespace?: string;
-  image: string;
-  parallelism: number;
-  /** The blob-cacher command and its arguments, e.g. ['download', '--source-method', 'chunked']. */
-  args: string[];
-  /** Credentials: a Secret's keys as environment variables, or a workload identity's service account. */
-  secret?: string;
-  serviceAccount?: string;
-  cpu: string;
-  memory: string;
-  /** At most this many clients on one node (1: one per node). */
-  clientsPerNode: number;
-  activeDeadlineSeconds: number;
-  /** Where each client writes its local results file (the image's working directory is read-only to it). */
-  resultsPath: string;
-}
+import type { ManifestOptions } from '../config/scaleout.js';
 
 export const CONTAINER_NAME = 'blob-cacher';
 const CONTROLLER_UID = "metadata.labels['batch.kubernetes.io/controller-uid']";

@@ -5,8 +5,8 @@ import type { ContainerClient } from '@azure/storage-blob';
 import pLimit from 'p-limit';
 import { contentMd5, FIXTURE_SEED } from '../payload/content.js';
 import { log } from '../log/logger.js';
-import type { Items } from '../strategies/items.js';
-import type { WorkItem } from '../strategies/strategy.js';
+import type { Items } from '../plan/items.js';
+import type { WorkItem } from '../plan/items.js';
 
 export interface Verification {
   verified: boolean;

@@ -2,7 +2,7 @@
 // names, in order, and NextMarker) without an XML dependency. Entities are decoded; a name the
 // service sends base64-encoded (<Name Encoded="true">, for characters XML cannot carry) is decoded too.
 import { createHash } from 'node:crypto';
-import type { ListSpec } from '../strategies/strategy.js';
+import type { ListSpec } from '../plan/items.js';
 import type { TargetInfo } from './target.js';
 
 type BlobInfo = Extract<TargetInfo, { kind: 'blob' }>;

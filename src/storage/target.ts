@@ -7,7 +7,7 @@ import { ServerClock } from '../metrics/server-clock.js';
 import type { Agent } from 'node:http';
 import type { ContainerClient, StoragePipelineOptions } from '@azure/storage-blob';
 import type { TokenCredential } from '@azure/identity';
-import type { Credentials } from '../config/load.js';
+import type { Credentials } from '../config/credentials.js';
 import { ConfigError } from '../config/errors.js';
 import { registerCredential, registerSecret } from '../log/logger.js';
 import { entraTokens, heldToken, type Bearer, type TokenSource } from './entra.js';

@@ -5,8 +5,8 @@
 import { createHash, type Hash } from 'node:crypto';
 import { contentMd5, FIXTURE_SEED } from '../payload/content.js';
 import { log } from '../log/logger.js';
-import type { Items } from '../strategies/items.js';
-import type { WorkItem } from '../strategies/strategy.js';
+import type { Items } from '../plan/items.js';
+import type { WorkItem } from '../plan/items.js';
 import { shownUrl, type HttpClient } from '../transport/http-client.js';
 import { inLanes } from '../transport/lanes.js';
 import { NodeHttpClient } from '../transport/request.js';

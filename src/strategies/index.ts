@@ -11,19 +11,18 @@ import { sdkSmallFilesDownload } from './download/sdk-small-files.js';
 import { sdk } from './download/sdk.js';
 import { single } from './download/single.js';
 import { smallFilesDownload } from './download/small-files.js';
-import type { DownloadStrategy, DownloadWorkloadKind } from './strategy.js';
+import type { DownloadStrategy, UploadStrategy, WorkloadKind } from './strategy.js';
 import { blocks } from './upload/blocks.js';
 import { sdkSmallFiles } from './upload/sdk-small-files.js';
 import { sdkUpload } from './upload/sdk-upload.js';
 import { smallFiles } from './upload/small-files.js';
-import type { UploadStrategy } from './upload-strategy.js';
 
 export const DOWNLOAD_STRATEGIES: readonly DownloadStrategy[] = [
   single, chunked, roundRobin, assemble, sdk,
   smallFilesDownload, sdkSmallFilesDownload, list, listHierarchy, sdkList, head, sdkHead,
 ];
 
-export const workloadOf = (s: DownloadStrategy): DownloadWorkloadKind => s.workload ?? 'blob';
+export const workloadOf = (s: DownloadStrategy | UploadStrategy): WorkloadKind => s.workload ?? 'blob';
 
 /**
  * `all` is every one-blob contender; the many-blob workloads are named (a comma-separated list:
@@ -42,3 +41,10 @@ export function selectUploadStrategies(method: string, urlTarget: boolean): Uplo
   const pool = UPLOAD_STRATEGIES.filter((s) => !urlTarget || s.urlCapable);
   return method === 'all' ? [...pool] : pool.filter((s) => s.name === method);
 }
+
+/**
+ * A contender by name, for what is drawn from results alone (a sweep's SDK advice). Uploads first:
+ * `sdk-small-files` names a baseline in both registries, and its advice is the upload's.
+ */
+export const strategyNamed = (name: string): DownloadStrategy | UploadStrategy | undefined =>
+  UPLOAD_STRATEGIES.find((s) => s.name === name) ?? DOWNLOAD_STRATEGIES.find((s) => s.name === name);

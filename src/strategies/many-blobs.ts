@@ -1,9 +1,10 @@
 // The fixture set of the many-blob workloads (small-files downloads, listings, HEADs): FILE_COUNT
 // blobs of FILE_SIZE under a prefix named by both, so that every count and size has a set of its
 // own, made once and reused. Each file's content is the seed's stream at smallFileOffset.
-import { INDEX_DIGITS, smallFileName } from './upload-strategy.js';
-import { FileSet } from './items.js';
-import type { FixtureList, FixtureSpec, PlanInput } from './strategy.js';
+import { INDEX_DIGITS, smallFileName } from '../plan/names.js';
+import { FileSet } from '../plan/items.js';
+import type { PlanInput } from './strategy.js';
+import type { FixtureList, FixtureSpec } from '../plan/items.js';
 
 /** `many/2400x102400`: the set's folder, by file count and size in bytes. */
 export const fixtureSetPrefix = (fileCount: number, fileSizeBytes: number) => `many/${fileCount}x${fileSizeBytes}`;
@@ -11,7 +12,7 @@ export const fixtureSetPrefix = (fileCount: number, fileSizeBytes: number) => `m
 /** A set's files are named as uploaded small files are. */
 export const setFileName = smallFileName;
 
-export function fileCountOf(input: PlanInput): number {
+export function fileCountOf(input: Pick<PlanInput, 'fileCount'>): number {
   if (input.fileCount === undefined) throw new Error('a many-blob workload needs a file count');
   return input.fileCount;
 }
@@ -50,7 +51,7 @@ export class SetFixtures implements FixtureList {
   }
 }
 
-export function setFixtures(input: PlanInput): SetFixtures {
+export function setFixtures(input: Pick<PlanInput, 'sizeBytes' | 'fileCount' | 'concurrency'>): SetFixtures {
   const count = fileCountOf(input);
   return new SetFixtures(fixtureSetPrefix(count, input.sizeBytes), count, input.sizeBytes);
 }

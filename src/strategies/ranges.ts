@@ -1,9 +1,5 @@
 // Plans: which blobs, which ranges. Pure functions, shared by strategies and fixtures.
-
-export interface ByteRange {
-  offsetBytes: number;
-  lengthBytes: number;
-}
+import type { ByteRange } from '../plan/items.js';
 
 /** Splits `sizeBytes` into at most `count` contiguous ranges, sizes differing by at most one byte. */
 export function splitRanges(sizeBytes: number, count: number): ByteRange[] {
@@ -27,23 +23,4 @@ export function planRanges(sizeBytes: number, count: number, rangeBytes?: number
   const ranges: ByteRange[] = [];
   for (let offset = 0; offset < sizeBytes; offset += rangeBytes) ranges.push({ offsetBytes: offset, lengthBytes: Math.min(rangeBytes, sizeBytes - offset) });
   return ranges;
-}
-
-/** Deals `items` to `workers` in contiguous runs; remainders go to the first workers, none dropped. */
-export function splitFairly<T>(items: readonly T[], workers: number): T[][] {
-  return fairBounds(items.length, workers).map(([start, end]) => items.slice(start, end));
-}
-
-/** [start, end) of `parts` consecutive shares of `length` positions, their sizes differing by at most one. */
-export function fairBounds(length: number, parts: number): [number, number][] {
-  const base = Math.floor(length / parts);
-  const extra = length % parts;
-  const out: [number, number][] = [];
-  let at = 0;
-  for (let w = 0; w < parts; w++) {
-    const take = base + (w < extra ? 1 : 0);
-    out.push([at, at + take]);
-    at += take;
-  }
-  return out;
 }

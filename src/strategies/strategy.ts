@@ -1,48 +1,11 @@
-// The one interface every download strategy implements: which fixtures it reads and which requests
-// it makes. Workers execute the plan; adding a strategy is adding a file.
-import type { ByPosition, Items } from './items.js';
-import type { ByteRange } from './ranges.js';
+// The one interface every contender implements, downloads and uploads alike: which kind of request
+// it makes, which fixtures it reads and which items it plans, and the hooks by which it says what is
+// its own (job options, a commit after the workers, advice). Adding a contender is adding a file.
+import type { KindName } from '../kinds/index.js';
+import type { FixtureList, Items } from '../plan/items.js';
+import type { RunParams } from '../results/schema.js';
 
-/** A fixture blob: bytes [offsetBytes, offsetBytes + lengthBytes) of the seed's content stream. */
-export interface FixtureSpec {
-  blob: string;
-  offsetBytes: number;
-  lengthBytes: number;
-}
-
-/**
- * A strategy's fixtures: a few blobs as an array, or a set of many made one by one when asked for
- * (many-blobs.ts, SetFixtures), so that FILE_COUNT fixtures are never FILE_COUNT objects at once.
- */
-export type FixtureList = ByPosition<FixtureSpec>;
-
-export interface WorkItem {
-  index: number;
-  /** Blob to read; absent for a plain URL target. */
-  blob?: string;
-  /** Range header to send; absent for a whole-object GET. */
-  range?: ByteRange;
-  /** Where the bytes go in the delivered object, and how many are expected. */
-  destOffsetBytes: number;
-  lengthBytes: number;
-  /** Uploads only: stage as this block (base64 id) instead of a whole Put Blob. */
-  blockId?: string;
-  /** Where its expected content starts in the seed's stream, when not at destOffsetBytes (many small files). */
-  contentOffsetBytes?: number;
-  /** Listings: one stream of List Blobs pages over a prefix, expected to name files first .. first + count - 1. */
-  list?: ListSpec;
-}
-
-export interface ListSpec {
-  prefix: string;
-  /** maxresults of each page. */
-  pageSize: number;
-  /** '/': a hierarchical listing. */
-  delimiter?: string;
-  first: number;
-  count: number;
-}
-
+/** What a download plans from. */
 export interface PlanInput {
   sizeBytes: number;
   concurrency: number;
@@ -52,29 +15,78 @@ export interface PlanInput {
   fileCount?: number;
   pageSize?: number;
   lanes?: number;
+  /** Where the plan goes: a plain URL serves one object at its own address, and paths below it. */
+  urlTarget: boolean;
+}
+
+/** What an upload plans from. */
+export interface UploadPlanInput {
+  /** Unique per run, so runs never collide: every blob name starts with it. */
+  prefix: string;
+  fileCount: number;
+  fileSizeBytes: number;
+  blobSizeBytes: number;
+  blockSizeBytes: number;
+  thresholdBytes: number;
 }
 
 /**
- * What a contender measures: `blob` one object (compared in MiB/s, what `all` runs); the others a
- * set of FILE_COUNT blobs, each its own workload, selected by name and ranked in ops/s: `files`
- * GETs each blob, `list` pages through List Blobs, `head` asks each blob's properties.
+ * What a contender measures: `blob` one object (what `all` runs: compared in MiB/s); `files` a set
+ * of FILE_COUNT small blobs; `list` pages through List Blobs over the set, `head` asks each blob's
+ * properties. The many-blob ones are counted in ops/s and each is its own workload.
  */
-export type DownloadWorkloadKind = 'blob' | 'files' | 'list' | 'head';
+export type WorkloadKind = 'blob' | 'files' | 'list' | 'head';
 
-export interface DownloadStrategy {
+/** A large blob assembled from staged blocks, committed after every block is in. */
+export interface BlockCommit {
+  blob: string;
+  blockIds: string[];
+}
+
+/** The run's settings a strategy's job options are drawn from. */
+export interface JobSettings {
+  processes: number;
+  maxSockets: number;
+  concurrency: number;
+  /** Downloads: each item's size in a many-blob set, the object's otherwise. */
+  sizeBytes: number;
+  rangeSizeBytes?: number;
+}
+
+/** Options a strategy sets on its job beyond the run's own. */
+export interface JobOptions {
+  /** Items in flight per worker; unset: all at once, queued by the socket cap. */
+  inFlight?: number;
+  /** The SDK's block size and concurrency, where a strategy sets them its own way. */
+  blockSizeBytes?: number;
+  concurrency?: number;
+}
+
+export interface Strategy<Input> {
   name: string;
   description: string;
-  /**
-   * 'http', 'list' and 'head' go through the instrumented transport (a GET of bytes, List Blobs
-   * pages, a HEAD); 'sdk', 'sdk-list' and 'sdk-head' run the SDK's own calls.
-   */
-  executor: 'http' | 'sdk' | 'list' | 'sdk-list' | 'head' | 'sdk-head';
+  /** The request it makes (kinds/index.ts): what the workers run, what it is counted in, how it is checked. */
+  kind: KindName;
   /** Unset: 'blob'. */
-  workload?: DownloadWorkloadKind;
-  /** Whether it works against a plain URL (no fixtures, no copies or parts). */
+  workload?: WorkloadKind;
+  /** Whether it works against a plain URL (no fixtures, no copies or parts, no SDK). */
   urlCapable: boolean;
-  fixtures(input: PlanInput): FixtureList;
-  plan(input: PlanInput, urlTarget: boolean): Items;
+  /** The blobs it reads, made before any run; none for uploads. */
+  fixtures?(input: Input): FixtureList;
+  plan(input: Input): Items;
+  /** A step after every worker is done, timed as part of the run (Put Block List of staged blocks). */
+  commit?(input: Input, items: Items): BlockCommit | undefined;
+  /** Its own job options (in flight per worker, the SDK's block size). */
+  jobOptions?(settings: JobSettings): JobOptions;
+  /** Holds each item in one buffer whatever the sink (the SDK's downloadToBuffer): the memory limit applies. */
+  holdsItemsInMemory?: boolean;
+  /** An SDK baseline: the settings to give the SDK, read off its best measured cell. */
+  sdkSettings?(params: RunParams, objectSizeBytes: number): string[];
+  /** When it wins a sweep and there is nothing to set in the SDK: why (one plain GET has no block settings). */
+  noSdkSettings?: string;
 }
+
+export type DownloadStrategy = Strategy<PlanInput>;
+export type UploadStrategy = Strategy<UploadPlanInput>;
 
 export const LARGE_BLOB = 'large.file';

@@ -1,15 +1,16 @@
 // Messages between the coordinator and its worker processes (IPC, structured clone of JSON).
 import type { EncodedHistograms } from '../metrics/histograms.js';
-import type { LogLevel, SinkKind } from '../config/options.js';
-import type { EncodedItems } from '../strategies/items.js';
+import type { LogLevel } from '../config/choices.js';
+import type { KindJob } from '../kinds/job.js';
+import type { EncodedItems } from '../plan/items.js';
 import type { Tally, TallyKind } from '../metrics/record-checks.js';
-import type { TargetInfo } from '../storage/target.js';
 import type { Bearer } from '../storage/entra.js';
 import type { OpRecord } from '../metrics/records.js';
 import type { EncodedRecords } from '../metrics/record-table.js';
-import type { Phase } from '../transport/phases.js';
+import type { SteadyTotals } from '../metrics/totals.js';
 
 export type { OpRecord } from '../metrics/records.js';
+export type { SteadyTotals } from '../metrics/totals.js';
 
 /** Finished items so far: counts for a live display, not measurements. */
 export interface Progress {
@@ -19,36 +20,15 @@ export interface Progress {
   retries: number;
 }
 
-export interface WorkerJob {
-  workerIndex: number;
-  strategy: string;
-  executor: 'http' | 'sdk' | 'list' | 'sdk-list' | 'head' | 'sdk-head' | 'put' | 'sdk-upload' | 'sdk-small-files';
-  target: TargetInfo;
+/** A job as the coordinator sends it: the kind's own settings, and how the worker runs its share. */
+export interface WorkerJob extends KindJob {
+  /** The request kind (kinds/index.ts) every item of the job is. */
+  kind: string;
   /** Its share of the plan: an array, or a file set as its few numbers (decodeItems). */
   items: EncodedItems;
-  objectSizeBytes: number;
-  concurrency: number;
-  maxSockets: number;
-  sink: SinkKind;
-  outPath?: string;
-  bufferSizeBytes: number;
-  /** GETs through our raw client (default) or node:http. */
-  httpClient?: 'raw' | 'node';
-  /** Downloads: hash what each range delivered (false where there is nothing to compare it with). */
-  hashRanges?: boolean;
   logLevel: LogLevel;
-  /** Uploads: block size and single-shot threshold, for the SDK baseline. */
-  blockSizeBytes?: number;
-  thresholdBytes?: number;
   /** Items in flight at once; unset means all at once, queued by the agent's socket cap. */
   inFlight?: number;
-  maxRetries: number;
-  /** Per-phase tracing; off measures totals only. */
-  trace?: boolean;
-  /** Per try: the socket may be idle at most this long (a stalled body counts). */
-  timeoutMs: number;
-  /** Uploads to a plain server: read every item back after the timed section, over this worker's sockets, and record its MD5. */
-  readBack?: boolean;
   /**
    * Many files (more than a results file keeps): the worker checks its share itself (a tally), counts
    * its totals and span, and sends every failed record but only `keepRecords` of the others, evenly
@@ -78,19 +58,6 @@ export interface IntervalCounts {
   latency?: string;
 }
 
-/** Totals of a steady run in one worker: every request of every lap (its records keep only each item's last). */
-export interface SteadyTotals {
-  requests: number;
-  failed: number;
-  bytes: number;
-  reused: number;
-  retries: number;
-  throttled: number;
-  backoffMs: number;
-  requestSumMs: number;
-  phaseSumsMs: Partial<Record<Phase, number>>;
-}
-
 export interface SteadyWorkerResult {
   /** First request's issue and last response's end, epoch ms. */
   firstStartEpochMs: number;
@@ -116,6 +83,8 @@ export interface WorkerResult {
   peakRssBytes: number;
   /** Event-loop delay p99 during the timed section: high means the worker was CPU-bound. */
   eventLoopDelayP99Ms: number;
+  /** Requests that failed or never went because of a stop: the run was cut short, not failed by the target. */
+  stopped: number;
   /** Time spent after the timed section checking what was moved (read-backs, hashing ranges). */
   verifyMs?: number;
   /** --connections warm: sockets open and idle when the barrier released it. */

@@ -5,9 +5,9 @@
 import type * as Hdr from 'hdr-histogram-js';
 import { decodeHistogram, encodeHistogram, newHistogram, PhaseHistograms } from '../metrics/histograms.js';
 import type { OpRecord } from '../metrics/records.js';
-import { PHASES } from '../transport/phases.js';
+import { addTotals, countInto, emptyTotals, type SteadyTotals } from '../metrics/totals.js';
 import type { IntervalPoint, SteadyWorkerTimes } from '../results/schema.js';
-import type { IntervalCounts, SteadyTotals, SteadyWorkerResult } from './protocol.js';
+import type { IntervalCounts, SteadyWorkerResult } from './protocol.js';
 
 interface Interval {
   ops: number;
@@ -20,27 +20,6 @@ interface Interval {
 
 /** Intervals past this many are folded into the last one: a bound on memory whatever --interval says. */
 export const MAX_INTERVALS = 100_000;
-
-export const emptyTotals = (): SteadyTotals => ({ requests: 0, failed: 0, bytes: 0, reused: 0, retries: 0, throttled: 0, backoffMs: 0, requestSumMs: 0, phaseSumsMs: {} });
-
-/** One request into a run's totals: what RunRecord's counts are made of. */
-export function countInto(t: SteadyTotals, r: OpRecord): void {
-  t.requests++;
-  t.bytes += r.bytes;
-  t.retries += r.retries;
-  t.throttled += r.throttled;
-  t.backoffMs += r.backoffMs;
-  if (r.reused) t.reused++;
-  if (r.error) {
-    t.failed++;
-    return;
-  }
-  t.requestSumMs += r.totalMs;
-  for (const p of PHASES) {
-    const ms = r.phases[p];
-    if (ms !== undefined) t.phaseSumsMs[p] = (t.phaseSumsMs[p] ?? 0) + ms;
-  }
-}
 
 export class SteadyMeter {
   readonly histograms = new PhaseHistograms();
@@ -95,18 +74,6 @@ export interface MergedSteady {
   laps: number;
   workers: SteadyWorkerTimes[];
   series: IntervalPoint[];
-}
-
-/** Workers' totals as one. */
-export function addTotals(parts: readonly SteadyTotals[]): SteadyTotals {
-  const totals = emptyTotals();
-  for (const p of parts) {
-    for (const k of ['requests', 'failed', 'bytes', 'reused', 'retries', 'throttled', 'backoffMs', 'requestSumMs'] as const) totals[k] += p[k];
-    for (const [phase, ms] of Object.entries(p.phaseSumsMs) as [keyof SteadyTotals['phaseSumsMs'], number][]) {
-      totals.phaseSumsMs[phase] = (totals.phaseSumsMs[phase] ?? 0) + ms;
-    }
-  }
-  return totals;
 }
 
 export function mergeSteady(results: readonly { steady?: SteadyWorkerResult }[], epochMs: number, intervalMs: number): MergedSteady | undefined {

@@ -5,7 +5,7 @@ import type { DownloadStrategy } from '../strategy.js';
 export const assemble: DownloadStrategy = {
   name: 'assemble',
   description: 'N part blobs concatenated',
-  executor: 'http',
+  kind: 'get',
   urlCapable: false,
   fixtures: ({ sizeBytes, concurrency }) =>
     splitRanges(sizeBytes, concurrency).map((r, i) => ({ blob: `part.${i}`, offsetBytes: r.offsetBytes, lengthBytes: r.lengthBytes })),

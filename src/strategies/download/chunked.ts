@@ -6,10 +6,10 @@ import { LARGE_BLOB, type DownloadStrategy } from '../strategy.js';
 export const chunked: DownloadStrategy = {
   name: 'chunked',
   description: 'N ranged GETs of one blob',
-  executor: 'http',
+  kind: 'get',
   urlCapable: true,
   fixtures: ({ sizeBytes }) => [{ blob: LARGE_BLOB, offsetBytes: 0, lengthBytes: sizeBytes }],
-  plan: ({ sizeBytes, concurrency, rangeSizeBytes }, urlTarget) =>
+  plan: ({ sizeBytes, concurrency, rangeSizeBytes, urlTarget }) =>
     planRanges(sizeBytes, concurrency, rangeSizeBytes).map((range, index) => ({
       index,
       blob: urlTarget ? undefined : LARGE_BLOB,

@@ -6,7 +6,7 @@ import { perFileItems, setFixtures } from '../many-blobs.js';
 export const head: DownloadStrategy = {
   name: 'head',
   description: 'HEAD (Get Blob Properties) per blob',
-  executor: 'head',
+  kind: 'head',
   workload: 'head',
   urlCapable: true,
   fixtures: setFixtures,

@@ -6,7 +6,7 @@ import { listItems, setFixtures } from '../many-blobs.js';
 export const listHierarchy: DownloadStrategy = {
   name: 'list-hierarchy',
   description: 'List Blobs pages, delimiter /',
-  executor: 'list',
+  kind: 'list',
   workload: 'list',
   urlCapable: false,
   fixtures: setFixtures,

@@ -6,7 +6,7 @@ import { listItems, setFixtures } from '../many-blobs.js';
 export const list: DownloadStrategy = {
   name: 'list',
   description: 'List Blobs pages, flat',
-  executor: 'list',
+  kind: 'list',
   workload: 'list',
   urlCapable: false,
   fixtures: setFixtures,

@@ -7,7 +7,7 @@ const copyName = (i: number) => `large.${i + 1}`;
 export const roundRobin: DownloadStrategy = {
   name: 'round-robin',
   description: 'N ranges, each from its own copy of the blob',
-  executor: 'http',
+  kind: 'get',
   urlCapable: false,
   fixtures: ({ sizeBytes, concurrency }) =>
     splitRanges(sizeBytes, concurrency).map((_, i) => ({ blob: copyName(i), offsetBytes: 0, lengthBytes: sizeBytes })),

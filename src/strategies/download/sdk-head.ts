@@ -5,9 +5,11 @@ import { perFileItems, setFixtures } from '../many-blobs.js';
 export const sdkHead: DownloadStrategy = {
   name: 'sdk-head',
   description: 'SDK getProperties per blob (baseline)',
-  executor: 'sdk-head',
+  kind: 'sdk-head',
   workload: 'head',
   urlCapable: false,
+  // MAX_SOCKETS calls at a time per process, as our lanes.
+  jobOptions: ({ maxSockets }) => ({ inFlight: maxSockets }),
   fixtures: setFixtures,
   plan: perFileItems,
 };

@@ -5,9 +5,12 @@ import { perFileItems, setFixtures } from '../many-blobs.js';
 export const sdkSmallFilesDownload: DownloadStrategy = {
   name: 'sdk-small-files',
   description: 'SDK downloadToBuffer per small blob (baseline)',
-  executor: 'sdk',
+  kind: 'sdk-get',
   workload: 'files',
   urlCapable: false,
+  holdsItemsInMemory: true,
+  // MAX_SOCKETS calls at a time per process, as our lanes; each file in one request, as our GET.
+  jobOptions: ({ maxSockets, sizeBytes }) => ({ inFlight: maxSockets, blockSizeBytes: Math.max(1, sizeBytes), concurrency: 1 }),
   fixtures: setFixtures,
   plan: perFileItems,
 };

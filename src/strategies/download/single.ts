@@ -4,10 +4,11 @@ import { LARGE_BLOB, type DownloadStrategy } from '../strategy.js';
 export const single: DownloadStrategy = {
   name: 'single',
   description: 'one GET of the whole blob',
-  executor: 'http',
+  kind: 'get',
   urlCapable: true,
+  noSdkSettings: 'one GET of the whole blob',
   fixtures: ({ sizeBytes }) => [{ blob: LARGE_BLOB, offsetBytes: 0, lengthBytes: sizeBytes }],
-  plan: ({ sizeBytes }, urlTarget) => [
+  plan: ({ sizeBytes, urlTarget }) => [
     { index: 0, blob: urlTarget ? undefined : LARGE_BLOB, destOffsetBytes: 0, lengthBytes: sizeBytes },
   ],
 };

@@ -6,7 +6,7 @@ import { perFileItems, setFixtures } from '../many-blobs.js';
 export const smallFilesDownload: DownloadStrategy = {
   name: 'small-files',
   description: 'one GET per small blob',
-  executor: 'http',
+  kind: 'get',
   workload: 'files',
   urlCapable: true,
   fixtures: setFixtures,

@@ -1,11 +1,15 @@
 // One large blob as staged blocks of BLOCK_SIZE, CONCURRENCY in flight, then Put Block List; at or
 // below THRESHOLD it is a single Put Blob (seed 003's parallel threshold).
-import { blockId, largeBlobName, type UploadStrategy } from '../upload-strategy.js';
+import { type UploadStrategy } from '../strategy.js';
+import { blockId, largeBlobName } from '../../plan/names.js';
 
 export const blocks: UploadStrategy = {
   name: 'blocks',
   description: 'staged blocks in parallel + commit',
-  executor: 'put',
+  kind: 'put',
+  urlCapable: false,
+  // --concurrency blocks in flight over all processes.
+  jobOptions: ({ concurrency, processes }) => ({ inFlight: Math.max(1, Math.ceil(concurrency / processes)) }),
   plan: ({ prefix, blobSizeBytes, blockSizeBytes, thresholdBytes }) => {
     const blob = largeBlobName(prefix);
     if (blobSizeBytes <= thresholdBytes || blobSizeBytes === 0) {

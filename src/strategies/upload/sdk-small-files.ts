@@ -1,10 +1,15 @@
 // Baseline for small-files: the SDK's BlockBlobClient.upload per blob, MAX_SOCKETS in flight.
-import type { UploadStrategy } from '../upload-strategy.js';
+import type { UploadStrategy } from '../strategy.js';
 import { smallFiles } from './small-files.js';
 
 export const sdkSmallFiles: UploadStrategy = {
   name: 'sdk-small-files',
   description: 'SDK upload() per small file (baseline)',
-  executor: 'sdk-small-files',
+  kind: 'sdk-small-put',
+  workload: 'files',
+  urlCapable: false,
+  // Its calls go MAX_SOCKETS at a time per process, as our lanes do.
+  jobOptions: ({ maxSockets }) => ({ inFlight: maxSockets }),
+  sdkSettings: (p) => [`  ${p.processes} process(es) x ${p.maxSockets} socket(s) = ${p.processes * p.maxSockets} BlockBlobClient.upload calls in flight`],
   plan: (input) => smallFiles.plan(input),
 };

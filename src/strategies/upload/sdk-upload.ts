@@ -1,10 +1,20 @@
 // Baseline for blocks: the SDK's uploadData with the same block size, concurrency and
 // maxSingleShotSize (the threshold).
-import { largeBlobName, type UploadStrategy } from '../upload-strategy.js';
+import { type UploadStrategy } from '../strategy.js';
+import { formatBytes } from '../../config/sizes.js';
+import { largeBlobName } from '../../plan/names.js';
+import { sdkBlockSettings } from '../sdk-settings.js';
 
 export const sdkUpload: UploadStrategy = {
   name: 'sdk-upload',
   description: 'SDK uploadData (baseline)',
-  executor: 'sdk-upload',
+  kind: 'sdk-put',
+  urlCapable: false,
+  sdkSettings: (p, objectSizeBytes) => {
+    const lines = sdkBlockSettings(p, objectSizeBytes);
+    const blockSize = p.blockSizeBytes ?? Math.ceil(objectSizeBytes / p.concurrency);
+    const single = p.thresholdBytes && p.thresholdBytes > 0 ? p.thresholdBytes : blockSize;
+    return [...lines, `  maxSingleShotSize: ${single} (${formatBytes(single)})`];
+  },
   plan: ({ prefix, blobSizeBytes }) => [{ index: 0, blob: largeBlobName(prefix), destOffsetBytes: 0, lengthBytes: blobSizeBytes }],
 };

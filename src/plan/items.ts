@@ -2,9 +2,49 @@
 // a set of many small files is a FileSet: a few numbers, each item made from its index when it is
 // asked for, so that 1,000,000 files are not 1,000,000 objects in the coordinator, over IPC and in
 // every worker (an item object and its name were ~200 bytes, copied into each process).
-import { smallFileName, smallFileOffset } from './upload-strategy.js';
-import { fairBounds } from './ranges.js';
-import type { WorkItem } from './strategy.js';
+// The bottom of the layers: every folder that handles items (storage, metrics, workers, kinds,
+// strategies) imports them from here, and this imports nothing of ours but the file names.
+import { smallFileName, smallFileOffset } from './names.js';
+
+/** A byte range of an object: `offsetBytes` to `offsetBytes + lengthBytes - 1`. */
+export interface ByteRange {
+  offsetBytes: number;
+  lengthBytes: number;
+}
+
+export interface WorkItem {
+  index: number;
+  /** Blob to read; absent for a plain URL target. */
+  blob?: string;
+  /** Range header to send; absent for a whole-object GET. */
+  range?: ByteRange;
+  /** Where the bytes go in the delivered object, and how many are expected. */
+  destOffsetBytes: number;
+  lengthBytes: number;
+  /** Uploads only: stage as this block (base64 id) instead of a whole Put Blob. */
+  blockId?: string;
+  /** Where its expected content starts in the seed's stream, when not at destOffsetBytes (many small files). */
+  contentOffsetBytes?: number;
+  /** Listings: one stream of List Blobs pages over a prefix, expected to name files first .. first + count - 1. */
+  list?: ListSpec;
+}
+
+export interface ListSpec {
+  prefix: string;
+  /** maxresults of each page. */
+  pageSize: number;
+  /** '/': a hierarchical listing. */
+  delimiter?: string;
+  first: number;
+  count: number;
+}
+
+/** A fixture blob: bytes [offsetBytes, offsetBytes + lengthBytes) of the seed's content stream. */
+export interface FixtureSpec {
+  blob: string;
+  offsetBytes: number;
+  lengthBytes: number;
+}
 
 /** Things by position; a plain array is one. */
 export interface ByPosition<T> extends Iterable<T> {
@@ -15,6 +55,12 @@ export interface ByPosition<T> extends Iterable<T> {
 
 /** A plan's items by position. */
 export type Items = ByPosition<WorkItem>;
+
+/**
+ * A strategy's fixtures: a few blobs as an array, or a set of many made one by one when asked for
+ * (strategies/many-blobs.ts, SetFixtures), so that FILE_COUNT fixtures are never FILE_COUNT objects at once.
+ */
+export type FixtureList = ByPosition<FixtureSpec>;
 
 /**
  * Files `first`, `first + step`, … (`count` of them), each `sizeBytes` and named smallFileName(prefix, index).
@@ -136,3 +182,17 @@ function sliceToArray(items: Items, end: number): WorkItem[] {
 
 /** `parts` shares in order, their sizes differing by at most one: a file set's shares stay sets. */
 export const splitItems = (items: Items, parts: number): Items[] => fairBounds(items.length, parts).map(([start, end]) => sliceItems(items, start, end));
+
+/** [start, end) of `parts` consecutive shares of `length` positions, their sizes differing by at most one. */
+export function fairBounds(length: number, parts: number): [number, number][] {
+  const base = Math.floor(length / parts);
+  const extra = length % parts;
+  const out: [number, number][] = [];
+  let at = 0;
+  for (let w = 0; w < parts; w++) {
+    const take = base + (w < extra ? 1 : 0);
+    out.push([at, at + take]);
+    at += take;
+  }
+  return out;
+}

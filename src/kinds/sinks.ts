@@ -4,9 +4,9 @@
 // uses it before returning, or returns a promise (the socket waits for it), or copies what it keeps.
 import { createHash } from 'node:crypto';
 import { open, type FileHandle } from 'node:fs/promises';
-import type { SinkKind } from '../config/options.js';
-import type { Items } from '../strategies/items.js';
-import type { WorkItem } from '../strategies/strategy.js';
+import type { SinkKind } from '../config/choices.js';
+import type { Items } from '../plan/items.js';
+import type { WorkItem } from '../plan/items.js';
 
 export interface ItemWriter {
   onData(chunk: Buffer): void | Promise<void>;

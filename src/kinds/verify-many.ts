@@ -4,14 +4,20 @@
 import { manyFilesVerdict, tallyRecords, type Tally } from '../metrics/record-checks.js';
 import type { Verification } from '../results/record.js';
 import { namesMd5 } from '../storage/list-blobs.js';
-import { setFileName } from '../strategies/many-blobs.js';
-import type { Items } from '../strategies/items.js';
-import type { DownloadWorkloadKind } from '../strategies/strategy.js';
+import { smallFileName as setFileName } from '../plan/names.js';
+import type { Items } from '../plan/items.js';
 import type { RecordTable } from '../metrics/record-table.js';
 import { failedRequests } from './failed.js';
+import type { VerifyInput } from './kind.js';
+
+/** The listing kinds' verification. */
+export const verifyListings = async (v: VerifyInput): Promise<Verification> => verifyMany('list', v.items, v.records, v.target.kind === 'url', v.tally);
+
+/** The HEAD kinds' verification. */
+export const verifyHeads = async (v: VerifyInput): Promise<Verification> => verifyMany('head', v.items, v.records, v.target.kind === 'url', v.tally);
 
 /** `tally`: the workers' own, when they checked their shares and sent a sample of the records. */
-export function verifyMany(kind: DownloadWorkloadKind, items: Items, records: RecordTable, plainUrl: boolean, tally?: Tally): Verification {
+export function verifyMany(kind: 'files' | 'list' | 'head', items: Items, records: RecordTable, plainUrl: boolean, tally?: Tally): Verification {
   const failed = failedRequests(records);
   if (failed) return failed;
   if (kind === 'list') return verifyListing(items, records);

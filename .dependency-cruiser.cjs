@@ -1,0 +1,66 @@
+// The layer rules of ARCHITECTURE.md as code (`npm run lint:deps`, part of `npm test`): no import
+// cycle in src/, type-only imports included, and no layer importing one above it.
+// swc parses the sources: TypeScript 7 has no compiler API for dependency-cruiser to use yet (it
+// warns "missing-tsc-transpiler"; swc reads .ts, `import type` included, so nothing is missed).
+
+/**
+ * Layers, top to bottom: each may import only the layers below it (and itself). A layer is a folder,
+ * except where a folder's leaf files are vocabulary every layer names: the plan's items and file
+ * names, the config's errors, sizes, closed choices and credentials, the seed's content and scratch
+ * directories. Fixture making (payload/fixtures, url-fixtures) writes through storage and reads the
+ * strategies' fixture sets, so it sits above both.
+ */
+const LAYERS = [
+  ['cli', '^src/(cli/|[^/]+$)'],
+  ['report', '^src/report/'],
+  ['engine', '^src/engine/'],
+  ['scaleout', '^src/scaleout/'],
+  ['tune', '^src/tune/'],
+  ['analysis', '^src/analysis/'],
+  ['workers', '^src/workers/'],
+  ['config', '^src/config/(?!(errors|sizes|choices|credentials)\\.ts$)'],
+  ['fixtures', '^src/payload/(fixtures|url-fixtures)\\.ts$'],
+  ['strategies', '^src/strategies/'],
+  ['kinds', '^src/kinds/'],
+  ['storage', '^src/storage/'],
+  ['results', '^src/results/'],
+  ['metrics', '^src/metrics/'],
+  ['transport', '^src/transport/'],
+  ['emulate', '^src/emulate/'],
+  ['log', '^src/log/'],
+  ['vocabulary', '^src/(plan/|config/(errors|sizes|choices|credentials)\\.ts$|payload/(content|scratch)\\.ts$)'],
+];
+
+const layerRules = LAYERS.slice(1).map(([name, path], i) => ({
+  name: `layer-${name}`,
+  comment: `${name} is below ${LAYERS.slice(0, i + 1).map(([n]) => n).join(', ')}: it imports none of them (ARCHITECTURE.md)`,
+  severity: 'error',
+  from: { path },
+  to: { path: LAYERS.slice(0, i + 1).map(([, p]) => `(${p})`).join('|') },
+}));
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      comment: 'A cycle, even of types only, means two modules are one job or a layer is upside down.',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    {
+      name: 'no-unlayered',
+      comment: 'Every file of src/ is in one of the layers above: a new folder gets its place in LAYERS.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: LAYERS.map(([, p]) => `(${p})`).join('|') },
+      to: {},
+    },
+    ...layerRules,
+  ],
+  options: {
+    parser: 'swc',
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+  },
+};

@@ -1,0 +1,17 @@
+// The closed sets of values some options take, and their types: plain data at the bottom of the
+// layers, so that the logger, the workers and storage can name them without importing the option
+// table (which takes the strategies' names from their registry, above them).
+
+export const LOG_LEVELS = ['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export const SINKS = ['discard', 'memory', 'file', 'sparse-file'] as const;
+export type SinkKind = (typeof SINKS)[number];
+export const HTTP_CLIENTS = ['raw', 'node'] as const;
+export type HttpClient = (typeof HTTP_CLIENTS)[number];
+export const CONNECTION_MODES = ['cold', 'warm'] as const;
+export type ConnectionMode = (typeof CONNECTION_MODES)[number];
+export const FORMATS = ['console', 'md', 'csv', 'json', 'html'] as const;
+export type ReportFormat = (typeof FORMATS)[number];
+export const AUTH_MODES = ['key', 'sas', 'connection-string', 'entra', 'anonymous'] as const;
+export type AuthMode = (typeof AUTH_MODES)[number];

@@ -1,0 +1,45 @@
+// What a kind reads of its job: the settings every request takes, and the options each kind
+// declares for itself (which kind reads which is said at each). The job crosses IPC as plain data.
+import type { HttpClient, SinkKind } from '../config/choices.js';
+import type { TargetInfo } from '../storage/target.js';
+
+/** Settings every kind's requests take. */
+export interface RequestJob {
+  workerIndex: number;
+  /** The contender's name: request labels in logs. */
+  strategy: string;
+  target: TargetInfo;
+  /** The delivered object's size (a sink's extent). */
+  objectSizeBytes: number;
+  concurrency: number;
+  maxSockets: number;
+  bufferSizeBytes: number;
+  /** Our raw client (default) or node:http. */
+  httpClient?: HttpClient;
+  maxRetries: number;
+  /** Per-phase tracing; off measures totals only. */
+  trace?: boolean;
+  /** Per try: the socket may be idle at most this long (a stalled body counts). */
+  timeoutMs: number;
+}
+
+/** get, sdk-get: where the bytes land and whether each range is hashed (false where nothing can be compared). */
+export interface SinkOptions {
+  sink: SinkKind;
+  outPath?: string;
+  hashRanges?: boolean;
+}
+
+/** sdk-get, sdk-put: the SDK's block size and single-shot threshold, set as ours are. */
+export interface SdkTransferOptions {
+  blockSizeBytes?: number;
+  thresholdBytes?: number;
+}
+
+/** put: read every item back after the timed section, over this worker's sockets (a plain server says nothing of what it stored). */
+export interface PutOptions {
+  readBack?: boolean;
+}
+
+/** A job as a kind sees it. */
+export type KindJob = RequestJob & SinkOptions & SdkTransferOptions & PutOptions;

@@ -1,0 +1,79 @@
+// put: Put Blob (or Put Block for an item with a block id) through our transport; to a plain server a
+// plain PUT, read back after every worker is done. Counted in MiB/s, or in ops/s for many small files
+// (the workload says which); checked by the MD5 the service answered with, or of what was read back.
+import { log } from '../log/logger.js';
+import { contentMd5, FIXTURE_SEED } from '../payload/content.js';
+import type { WorkItem } from '../plan/items.js';
+import type { OpRecord } from '../metrics/records.js';
+import { PLAIN_PUT_STATUSES } from '../storage/target.js';
+import { readBackMd5 } from '../storage/url-store.js';
+import { inLanes } from '../transport/lanes.js';
+import { outcomeOf, requestWithRetries } from '../transport/retry.js';
+import { contentUnit, type KindContext, type KindRun, type RequestKind } from './kind.js';
+import { Payloads } from './payloads.js';
+import { clientOf, toRecord, urlOf } from './requests.js';
+import { verifyUploads } from './verify-upload.js';
+
+export const kind: RequestKind = {
+  name: 'put',
+  unit: contentUnit,
+  transport: true,
+  async setup(ctx: KindContext): Promise<KindRun> {
+    const payloads = await Payloads.of(ctx.items);
+    return {
+      run: (item, _lane, queuedAt) => runPut(ctx, item, payloads.of(item), queuedAt),
+      // Uploads to a plain server are read back here, in every worker at once, over the sockets of the run.
+      ...(ctx.job.readBack ? { check: (records, signal) => inLanes(ctx.items, ctx.job.maxSockets, async (item, n) => {
+        if (records.error(n) !== undefined || signal.aborted) return;
+        const back = await readBack(ctx, item, payloads.of(item));
+        if (back.md5) records.setMd5(n, back.md5);
+        else records.setReadBackError(n, back.error ?? 'no answer');
+      }) } satisfies Partial<KindRun> : {}),
+      close: async () => {},
+    };
+  },
+  verify: verifyUploads,
+};
+
+/**
+ * Put Blob, or Put Block when the item has a block id; to a plain URL, a plain PUT with only its
+ * Content-Length, answered 200, 201 (created) or 204 (overwritten). `bytes` counts what was sent.
+ */
+async function runPut(ctx: KindContext, item: WorkItem, payload: Buffer, queuedAt?: number): Promise<OpRecord> {
+  const { job, signer, signal } = ctx;
+  const client = clientOf(ctx);
+  const url = urlOf(ctx, item);
+  const extra: Record<string, string> = { 'content-length': String(payload.length) };
+  const plain = job.target.kind === 'url';
+  if (item.blockId) {
+    url.searchParams.set('comp', 'block');
+    url.searchParams.set('blockid', item.blockId);
+  } else if (!plain) {
+    extra['x-ms-blob-type'] = 'BlockBlob';
+    extra['content-type'] = 'application/octet-stream';
+  }
+  const expectStatus = plain ? PLAIN_PUT_STATUSES : [201];
+  const retried = await requestWithRetries(async (n) => {
+    const headers = signer.headers('PUT', url, { ...extra });
+    if (log.isSillyEnabled()) log.silly(`PUT ${url.toString()} ${JSON.stringify(headers)}`);
+    return outcomeOf(await client.request({
+      url, method: 'PUT', body: payload, headers, timeoutMs: job.timeoutMs, expectStatus, trace: job.trace, signal, queuedAt: n === 0 ? queuedAt : undefined,
+    }));
+  }, { maxRetries: job.maxRetries, label: `${job.strategy} PUT ${item.blob} #${item.index}`, signal, queuedAt });
+  const record = toRecord(job, item, retried, retried.error ? 0 : payload.length);
+  // Put Blob answers with the MD5 the service computed of what it stored: verification needs no read-back.
+  const md5 = retried.headers['content-md5'];
+  if (!retried.error && !plain && !item.blockId && typeof md5 === 'string') record.md5 = md5;
+  return record;
+}
+
+
+/**
+ * An upload to a plain server, read back after the timed section over this worker's own sockets and
+ * compared with `payload`, what was sent: the MD5 of what came back (or undefined when the GET
+ * failed, with the reason in `error`).
+ */
+function readBack(ctx: KindContext, item: WorkItem, payload: Buffer): Promise<{ md5?: string; error?: string }> {
+  const expected = { bytes: payload, md5: contentMd5(FIXTURE_SEED, item.destOffsetBytes, item.lengthBytes) };
+  return readBackMd5(clientOf(ctx), ctx.signer, urlOf(ctx, item), item, ctx.job.timeoutMs, expected);
+}

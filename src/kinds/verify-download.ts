@@ -1,0 +1,56 @@
+// How a download of one object is checked after the timed section: every range's MD5 against the
+// regenerated fixture, the bytes delivered, and an output file as a whole.
+import { open } from 'node:fs/promises';
+import type { RecordTable } from '../metrics/record-table.js';
+import { contentMd5, FIXTURE_SEED } from '../payload/content.js';
+import type { Items } from '../plan/items.js';
+import { notVerified, type Verification } from '../results/record.js';
+import type { TargetInfo } from '../storage/target.js';
+import { failedRequests } from './failed.js';
+import { md5OfFileRange } from './sinks.js';
+import type { VerifyInput } from './kind.js';
+import { verifyMany } from './verify-many.js';
+
+/** A GET kind's verification: one object's ranges, or each file of the many-blob set. */
+export function verifyGets(v: VerifyInput): Promise<Verification> {
+  if (v.workload === 'blob') return verifyDownload(v.items, v.records, v.expectedBytes, v.whole, v.target, v.outPath);
+  return Promise.resolve(verifyMany('files', v.items, v.records, v.target.kind === 'url', v.tally));
+}
+
+export async function md5OfFile(path: string): Promise<string> {
+  const fh = await open(path, 'r');
+  try {
+    return await md5OfFileRange(fh, 0, (await fh.stat()).size);
+  } finally {
+    await fh.close();
+  }
+}
+
+/**
+ * Every delivered byte is checked: each item's MD5 against the regenerated fixture (the SDK's one
+ * item is the whole blob), and an output file as a whole.
+ */
+export async function verifyDownload(items: Items, records: RecordTable, size: number, whole: boolean, info: TargetInfo, filePath?: string): Promise<Verification> {
+  const failed = failedRequests(records, info.kind === 'blob' && info.bearer !== undefined);
+  if (failed) return failed;
+  const bytes = records.reduce((s, r) => s + r.bytes, 0);
+  if (bytes !== size) return { verified: false, verification: `delivered ${bytes} bytes, expected ${size}` };
+  // A plain URL vouches for no content: the counts and each range's Content-Range were checked, the bytes not.
+  if (info.kind === 'url') return notVerified(`plain URL: no source MD5 to compare the bytes with; ${bytes} bytes in the ranges asked for`, filePath && await md5OfFile(filePath));
+  const rowOf = records.rowsByItem();
+  for (const item of items) {
+    const got = records.md5(rowOf.get(item.index) ?? -1);
+    const expected = contentMd5(FIXTURE_SEED, item.destOffsetBytes, item.lengthBytes);
+    if (got !== expected) {
+      return { verified: false, verification: `MD5 MISMATCH in ${item.blob} at offset ${item.destOffsetBytes}: got ${got}, expected ${expected}` };
+    }
+  }
+  // A scale-out client's share is checked range by range; only the whole object has a whole MD5.
+  if (!whole) return { verified: true, verification: `${items.length} range(s) of this client's share checked` };
+  const wholeMd5 = contentMd5(FIXTURE_SEED, 0, size);
+  if (filePath) {
+    const got = await md5OfFile(filePath);
+    if (got !== wholeMd5) return { verified: false, verification: `MD5 MISMATCH of ${filePath}: got ${got}, expected ${wholeMd5}` };
+  }
+  return { verified: true, verification: `md5 ${wholeMd5} (${items.length} range(s) checked)` };
+}

@@ -1,0 +1,50 @@
+// A run's counts over every request (bytes, failures, reuse, retries, phase sums): what a RunRecord's
+// totals are made of, added across workers; a steady run's meter and a many-file worker count the same way.
+import type { OpRecord } from './records.js';
+import { PHASES, type Phase } from '../transport/phases.js';
+
+/** Totals over requests: a steady run's every lap (its records keep only each item's last), or a run's records. */
+export interface SteadyTotals {
+  requests: number;
+  failed: number;
+  bytes: number;
+  reused: number;
+  retries: number;
+  throttled: number;
+  backoffMs: number;
+  requestSumMs: number;
+  phaseSumsMs: Partial<Record<Phase, number>>;
+}
+
+export const emptyTotals = (): SteadyTotals => ({ requests: 0, failed: 0, bytes: 0, reused: 0, retries: 0, throttled: 0, backoffMs: 0, requestSumMs: 0, phaseSumsMs: {} });
+
+/** One request into a run's totals: what RunRecord's counts are made of. */
+export function countInto(t: SteadyTotals, r: OpRecord): void {
+  t.requests++;
+  t.bytes += r.bytes;
+  t.retries += r.retries;
+  t.throttled += r.throttled;
+  t.backoffMs += r.backoffMs;
+  if (r.reused) t.reused++;
+  if (r.error) {
+    t.failed++;
+    return;
+  }
+  t.requestSumMs += r.totalMs;
+  for (const p of PHASES) {
+    const ms = r.phases[p];
+    if (ms !== undefined) t.phaseSumsMs[p] = (t.phaseSumsMs[p] ?? 0) + ms;
+  }
+}
+
+/** Workers' totals as one. */
+export function addTotals(parts: readonly SteadyTotals[]): SteadyTotals {
+  const totals = emptyTotals();
+  for (const p of parts) {
+    for (const k of ['requests', 'failed', 'bytes', 'reused', 'retries', 'throttled', 'backoffMs', 'requestSumMs'] as const) totals[k] += p[k];
+    for (const [phase, ms] of Object.entries(p.phaseSumsMs) as [keyof SteadyTotals['phaseSumsMs'], number][]) {
+      totals.phaseSumsMs[phase] = (totals.phaseSumsMs[phase] ?? 0) + ms;
+    }
+  }
+  return totals;
+}

@@ -1,0 +1,223 @@
+// One job in one worker, as an object with explicit states: idle -> prepared (its kind set up, URLs,
+// sockets and payloads made before the barrier) -> running (the lanes, on 'go') -> checking (after
+// every worker is done) -> done. Nothing of it lives in module variables: a worker's next job is a
+// new JobRun, with its own stop.
+import type http from 'node:http';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { loadKind } from '../kinds/index.js';
+import type { KindContext, KindRun } from '../kinds/kind.js';
+import { warmConnections } from '../kinds/requests.js';
+import { setLogLevel } from '../log/logger.js';
+import { RecordTable } from '../metrics/record-table.js';
+import { decodeItems, type Items, type WorkItem } from '../plan/items.js';
+import type { Bearer } from '../storage/entra.js';
+import { RequestSigner } from '../storage/target.js';
+import { NOT_SENT_ERROR } from '../transport/http-client.js';
+import { RawPool } from '../transport/raw-client.js';
+import { createAgent } from '../transport/request.js';
+import type { FromWorker, OpRecord, Progress, WorkerJob, WorkerResult } from './protocol.js';
+import { packResult } from './result.js';
+import { FixedShape, runLanes, SteadyShape, type Shape } from './shape.js';
+
+export type JobState = 'idle' | 'prepared' | 'running' | 'checking' | 'done';
+
+/** Items of a job whose URLs are made before the barrier (4.5 MiB of them). */
+const PREBUILT_URLS = 10_000;
+const epochNow = () => performance.timeOrigin + performance.now();
+
+interface Prepared {
+  items: Items;
+  kindRun: KindRun;
+  lanes: number;
+  agent: http.Agent;
+  pool?: RawPool;
+  warmSockets?: number;
+}
+
+export class JobRun {
+  readonly job: WorkerJob;
+  private stateNow: JobState = 'idle';
+  private readonly send: (msg: FromWorker) => void;
+  /** A stop from the coordinator: nothing new starts, requests in flight are aborted. */
+  private readonly stop = new AbortController();
+  /** A steady run is told to end now (--autoterm): nothing new is issued. */
+  private finishing = false;
+  /** Every worker is done (the coordinator's 'verify'), or a stop: checking may start. */
+  private everyoneDone!: () => void;
+  private readonly everyoneDoneNow = new Promise<void>((resolve) => { this.everyoneDone = resolve; });
+  private prepared?: Prepared;
+  private readonly done: Progress = { ops: 0, bytes: 0, errors: 0, retries: 0 };
+  /** Requests that failed while the stop was on: the run was cut short, not failed by the target. */
+  private stopped = 0;
+
+  constructor(job: WorkerJob, send: (msg: FromWorker) => void) {
+    this.job = job;
+    this.send = send;
+  }
+
+  get state(): JobState {
+    return this.stateNow;
+  }
+
+  private moveTo(from: JobState, to: JobState): void {
+    if (this.stateNow !== from) throw new Error(`worker job: ${to} asked while ${this.stateNow}, not ${from}`);
+    this.stateNow = to;
+  }
+
+  /** Everything before the barrier: the kind's set-up, the transport, warm sockets. */
+  async prepare(): Promise<void> {
+    const { job } = this;
+    setLogLevel(job.logLevel);
+    const kind = await loadKind(job.kind);
+    // Items are made from their index as they are needed when the share is a file set.
+    const items = decodeItems(job.items);
+    const signer = new RequestSigner(job.target);
+    const origin = signer.blobUrl(items.at(0)?.blob ?? 'x');
+    const ca = job.target.kind === 'blob' ? job.target.ca : undefined;
+    const agent = createAgent(origin, job.maxSockets, ca);
+    const pool = kind.transport && job.httpClient !== 'node' ? new RawPool(origin, job.maxSockets, job.bufferSizeBytes, ca ? { ca } : undefined) : undefined;
+    // Up to PREBUILT_URLS items, each URL is made here, before the barrier; past that, as its request
+    // goes out (~2 µs): a URL object is ~450 B, most of a file's state at 100,000 files per worker.
+    let urls: Map<number, URL> | undefined;
+    if (kind.transport && items.length <= PREBUILT_URLS) {
+      urls = new Map();
+      for (const i of items) urls.set(i.index, signer.blobUrl(i.blob));
+    }
+    // A lane per socket through our transport; the SDK's calls all at once unless the job says.
+    const lanes = Math.max(1, Math.min(items.length, job.inFlight ?? (kind.transport ? job.maxSockets : items.length)));
+    const ctx: KindContext = { job, items, signer, agent, pool, urls, signal: this.stop.signal, lanes };
+    const kindRun = await kind.setup(ctx);
+    // Connections opened now are outside the timed span: the run measures requests on open sockets.
+    const warmSockets = job.connections === 'warm' && items.length ? await warmConnections(ctx, origin, job.maxSockets, kindRun.agent) : undefined;
+    this.prepared = { items, kindRun, lanes, agent, pool, warmSockets };
+    this.moveTo('idle', 'prepared');
+  }
+
+  /** From the barrier's release (`goEpochMs`, which steady runs count intervals from) to the result. */
+  async run(goEpochMs: number): Promise<WorkerResult> {
+    this.moveTo('prepared', 'running');
+    const { items, kindRun, lanes } = this.prepared!;
+    const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+    loopDelay.enable();
+    const cpu0 = process.cpuUsage();
+    const startEpochMs = epochNow();
+    // Progress for a live display: finished items and their bytes, a few times a second.
+    const ticker = setInterval(() => this.send({ type: 'progress', ...this.done }), 250);
+    const shape: Shape = this.job.steady
+      ? new SteadyShape(goEpochMs, this.job.steady, () => this.stop.signal.aborted || this.finishing)
+      : new FixedShape(items.length);
+    const { records, issued } = await this.timed(items, kindRun, lanes, shape);
+    clearInterval(ticker);
+    const endEpochMs = epochNow();
+    // At once, so that a step after all workers (an upload's commit) does not wait on results packing.
+    this.send({ type: 'finished', failedItems: records.failedRows().length });
+    const cpu = process.cpuUsage(cpu0);
+    loopDelay.disable();
+    const verifyMs = await this.check(records);
+    await this.close();
+    this.stateNow = 'done';
+    return packResult(this.job, items, records, {
+      startEpochMs, endEpochMs, cpu, eventLoopDelayP99Ms: loopDelay.percentile(99) / 1e6, verifyMs, stopped: this.stopped,
+      warmSockets: this.prepared!.warmSockets,
+      steady: shape instanceof SteadyShape ? { meter: shape.meter, result: shape.result(issued, items.length, endEpochMs) } : undefined,
+    });
+  }
+
+  /**
+   * The timed section. Without an in-flight limit every item counts as issued at the start, as if
+   * all had been sent at once to wait for a socket: `wait` keeps that meaning. Records: one row per
+   * item (a steady run writes each item's latest request over its last), as columns; a listing's
+   * pages are kept apart, then appended.
+   */
+  private async timed(items: Items, kindRun: KindRun, lanes: number, shape: Shape): Promise<{ records: RecordTable; issued: number }> {
+    const table = new RecordTable(items.length);
+    const pages: OpRecord[][] = [];
+    const settle = (n: number, got: OpRecord | OpRecord[]) => {
+      if (Array.isArray(got)) pages[n] = got;
+      else table.set(n, got);
+    };
+    const count = (r: OpRecord) => {
+      this.done.ops++;
+      this.done.bytes += r.bytes;
+      this.done.retries += r.retries;
+      if (r.error) {
+        this.done.errors++;
+        if (this.stop.signal.aborted) this.stopped++;
+      }
+      shape.count(r);
+    };
+    const issuedAt = this.job.inFlight || shape.kind === 'steady' ? undefined : performance.now();
+    const issued = await runLanes(items.length, lanes, shape, async (n, lane) => {
+      const item = items.at(n)!;
+      const got = this.stop.signal.aborted ? this.notSent(item) : await kindRun.run(item, lane, issuedAt);
+      if (Array.isArray(got)) got.forEach(count);
+      else count(got);
+      settle(n, got);
+    });
+    // A steady run stopped before its first lap ended: the items never sent count as such.
+    for (let n = 0; n < items.length; n++) {
+      if (table.has(n) || pages[n]) continue;
+      settle(n, this.notSent(items.at(n)!));
+      if (this.stop.signal.aborted) this.stopped++;
+    }
+    const records = pages.length ? RecordTable.from(pages.flatMap((got, n) => got ?? [table.at(n)!])) : table;
+    return { records, issued };
+  }
+
+  /** The kind's check, once every worker is done (or a stop): what it spent, in ms. */
+  private async check(records: RecordTable): Promise<number> {
+    this.moveTo('running', 'checking');
+    const { kindRun } = this.prepared!;
+    if (!kindRun.check) return 0;
+    if (!this.stop.signal.aborted) await this.everyoneDoneNow;
+    // After a stop the kind decides what is still worth checking (hashing what landed is; reading back is not).
+    const start = performance.now();
+    await kindRun.check(records, this.stop.signal);
+    return performance.now() - start;
+  }
+
+  /** Before the result goes: an output file is complete when the coordinator reads it. */
+  private async close(): Promise<void> {
+    const { kindRun, agent, pool } = this.prepared!;
+    await kindRun.close();
+    agent.destroy();
+    pool?.destroy();
+  }
+
+  /** An item never started because a stop was requested: counted as failed, never as measured. */
+  private notSent(item: WorkItem): OpRecord {
+    return {
+      worker: this.job.workerIndex, item: item.index, offsetBytes: item.destOffsetBytes, bytes: 0, status: 0,
+      startEpochMs: epochNow(), totalMs: 0, phases: {}, reused: false, retries: 0, throttled: 0, backoffMs: 0,
+      error: NOT_SENT_ERROR,
+    };
+  }
+
+  /**
+   * A stop: nothing new starts, requests in flight are aborted, checking does not wait. Items are
+   * issued in order and at most a socket cap (or the in-flight limit) are out at once: everything
+   * past the settled ones plus that cap was never sent. Returns that bound.
+   */
+  stopNow(): number {
+    this.stop.abort();
+    this.everyoneDone();
+    if (this.stateNow === 'idle' || this.stateNow === 'prepared') return 0;
+    const items = this.prepared!.items.length;
+    return Math.min(items, this.done.ops + Math.max(this.job.maxSockets, this.job.inFlight ?? 0));
+  }
+
+  /** --autoterm: a steady run ends now. */
+  finish(): void {
+    this.finishing = true;
+  }
+
+  /** Every worker has finished: checking competes with no one's timed requests. */
+  allDone(): void {
+    this.everyoneDone();
+  }
+
+  /** The signer and the SDK's credential read the job's target on every request: a renewed token goes there. */
+  renew(bearer: Bearer): void {
+    if (this.job.target.kind === 'blob') this.job.target.bearer = bearer;
+  }
+}

@@ -1,0 +1,46 @@
+// A job's result as the coordinator gets it: records as columns, encoded histograms, what the worker
+// measured of itself; with many files, the worker's own checks and totals and a sample of the records.
+import { PhaseHistograms } from '../metrics/histograms.js';
+import { tallyRecords } from '../metrics/record-checks.js';
+import type { RecordTable } from '../metrics/record-table.js';
+import { countInto, emptyTotals } from '../metrics/totals.js';
+import type { Items } from '../plan/items.js';
+import type { SteadyWorkerResult, WorkerJob, WorkerResult, WorkerSummaryOfRecords } from './protocol.js';
+import type { SteadyMeter } from './steady.js';
+
+export interface JobMeasures {
+  startEpochMs: number;
+  endEpochMs: number;
+  cpu: NodeJS.CpuUsage;
+  eventLoopDelayP99Ms: number;
+  verifyMs: number;
+  stopped: number;
+  warmSockets?: number;
+  steady?: { meter: SteadyMeter; result: SteadyWorkerResult };
+}
+
+export function packResult(job: WorkerJob, items: Items, records: RecordTable, m: JobMeasures): WorkerResult {
+  // A steady run's meter has every request; otherwise the records are every request.
+  const histograms = m.steady?.meter.histograms ?? new PhaseHistograms();
+  if (!m.steady) records.recordInto(histograms);
+  // Many files: what the coordinator needs of all the records is made here, and it gets a sample.
+  let summary: WorkerSummaryOfRecords | undefined;
+  let sent = records;
+  if (job.summary && !m.steady) {
+    const totals = emptyTotals();
+    for (const r of records) countInto(totals, r);
+    const span = records.span();
+    const tally = tallyRecords(job.summary.check, items, records, job.readBack === true);
+    summary = { requests: records.length, totals, firstStartEpochMs: span.startEpochMs, lastEndEpochMs: span.endEpochMs, tally };
+    sent = records.pick(records.sampledRows(job.summary.keepRecords, true));
+  }
+  return {
+    workerIndex: job.workerIndex, records: sent.encode(), ...(summary ? { summary } : {}), histograms: histograms.encode(),
+    startEpochMs: m.startEpochMs, endEpochMs: m.endEpochMs,
+    cpuUserMs: m.cpu.user / 1000, cpuSystemMs: m.cpu.system / 1000, peakRssBytes: process.resourceUsage().maxRSS * 1024,
+    eventLoopDelayP99Ms: m.eventLoopDelayP99Ms, stopped: m.stopped,
+    ...(m.warmSockets === undefined ? {} : { warmSockets: m.warmSockets }),
+    ...(m.verifyMs >= 0.5 ? { verifyMs: m.verifyMs } : {}),
+    ...(m.steady ? { steady: m.steady.result } : {}),
+  };
+}
