@@ -25,7 +25,9 @@ export interface TuneAxis {
 export type TuneCell = Readonly<Record<string, string>>;
 
 /** Why 503s and 429s came back: Azure's account limits by the body's words, as azcopy tells them apart. */
-export type ThrottleClass = 'operations' | 'ingress' | 'egress' | 'other';
+import type { ThrottleClass } from '../results/schema.js';
+
+export type { ThrottleClass };
 
 export interface CellMeasure {
   /** The duration of each measured run, ms (lower is faster): what the verdict compares. */
@@ -127,6 +129,14 @@ export async function tuneSearch(opts: TuneOptions): Promise<TuneOutcome> {
   const startCell = Object.fromEntries(opts.axes.map((a) => [a.flag, a.values[a.start]!]));
   let best = await visit(startCell, 'start');
   if (!best) throw new Error('tune: no time to measure even the starting point; give a larger --budget');
+  // Every choice of a categorical axis (the strategy) at the start, and growth from the fastest of
+  // them: growing a strategy that cannot use the other axes (one GET has no concurrency) finds nothing.
+  for (const axis of opts.axes.filter((a) => !a.ordered)) {
+    for (const value of axis.values) {
+      const next = await visit({ ...best.cell, [axis.flag]: value }, 'start', axis.flag);
+      if (next && next.measure.throttled === 0 && next.measure.runMs.length && (best.measure.throttled > 0 || !best.measure.runMs.length || median(next.measure.runMs) < median(best.measure.runMs))) best = next;
+    }
+  }
 
   const indexOf = (axis: TuneAxis, cell: TuneCell) => axis.values.indexOf(cell[axis.flag]!);
 
