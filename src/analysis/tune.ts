@@ -97,7 +97,8 @@ export function tuneReport(doc: ResultsFile, stats: readonly ContenderStats[], u
       neighbours.push({ ...p, axis, value: p.cell[axis]!, ratio: median(s.timesMs) / median(bestStats.timesMs), interval, significant });
     }
   }
-  const cell = t.best ?? {};
+  // What to deploy: the settings kept as given, then the best cell's.
+  const cell = { ...(t.fixed ?? {}), ...(t.best ?? {}) };
   const direction = t.direction;
   const flags = Object.entries(cell).map(([k, v]) => `${k} ${v}`).join(' ');
   const environment = Object.entries(cell).map(([k, v]) => `${ENV_OF[k] ?? k}=${v}`).join(' ');

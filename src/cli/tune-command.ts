@@ -91,7 +91,10 @@ export async function tuneCommand(argv: readonly string[], env: Env): Promise<nu
     docConfig: { tune: { axes: axes.map((a) => a.flag), budgetMs }, base: redactedConfig(base) },
     drive: async (run, doc, signal) => {
       let last: Awaited<ReturnType<typeof run>> | undefined;
-      const record: TuneRecord = { direction: mode, axes: axes.map(({ flag, values, ordered }) => ({ flag, values: [...values], ordered })), budgetMs, stopped: 'converged', path: [], throttling: [] };
+      const record: TuneRecord = {
+        direction: mode, axes: axes.map(({ flag, values, ordered }) => ({ flag, values: [...values], ordered })), budgetMs,
+        fixed: fixedSettings(base, searched), stopped: 'converged', path: [], throttling: [],
+      };
       doc.tune = record;
       const outcome = await tuneSearch({
         axes, budgetMs, signal,
@@ -154,4 +157,14 @@ export function cellMeasure(runs: readonly MeasuredRun[]): CellMeasure {
     ...(throttleClass ? { throttleClass } : {}),
     spentMs: runs.reduce((s, r) => s + r.wallMs, 0),
   };
+}
+
+/** The settings a deployment needs that the tune did not search: the strategy and the counts given. */
+function fixedSettings(base: Config, searched: ReadonlySet<string>): Cell {
+  const all: Record<string, string> = 'sourceMethod' in base
+    ? { '--source-method': base.sourceMethod, '--concurrency': String(base.concurrency) }
+    : { '--upload-method': base.uploadMethod, ...(['blocks', 'sdk-upload'].includes(base.uploadMethod) ? { '--concurrency': String(base.concurrency), '--block-size': String(base.blockSizeBytes) } : {}) };
+  all['--max-sockets'] = String(base.maxSockets);
+  all['--processes'] = String(base.processes);
+  return Object.fromEntries(Object.entries(all).filter(([k]) => !searched.has(k)));
 }

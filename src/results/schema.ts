@@ -223,6 +223,8 @@ export interface TuneRecord {
   direction: 'download' | 'upload';
   axes: { flag: string; values: string[]; ordered: boolean }[];
   budgetMs: number;
+  /** The settings kept as given (not searched) that a deployment needs beside the best cell's. */
+  fixed?: Cell;
   stopped: 'converged' | 'budget' | 'signal';
   path: TuneStep[];
   /** The cell the search ended on (never a throttled one while an unthrottled one was measured). */

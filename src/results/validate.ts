@@ -176,6 +176,6 @@ function isTune(t: unknown): boolean {
   const stepOk = (s: unknown) => isObject(s) && isStringMap(s.cell) && ['start', 'grow', 'refine'].includes(s.reason as string)
     && (s.axis === undefined || isString(s.axis)) && isDuration(s.spentMs) && isCount(s.throttled) && isThrottleClass(s.throttleClass);
   if (!Array.isArray(t.path) || !t.path.every(stepOk)) return false;
-  if (t.best !== undefined && !isStringMap(t.best)) return false;
+  if ((t.best !== undefined && !isStringMap(t.best)) || (t.fixed !== undefined && !isStringMap(t.fixed))) return false;
   return Array.isArray(t.throttling) && t.throttling.every((b) => isObject(b) && isString(b.axis) && isString(b.value) && isThrottleClass(b.throttleClass));
 }
