@@ -35,7 +35,7 @@ function cli(args: string[], cwd: string): Promise<{ code: number | null; stdout
 describe('tune on the emulated target (r per connection, R in all)', () => {
   const r = 8 * MiB;
   const R = 32 * MiB;
-  const size = 8 * MiB;
+  const size = 4 * MiB;
   let target: EmulatedTarget;
   beforeAll(async () => {
     target = await startEmulatedTarget({ perConnectionBytesPerSecond: r, totalBytesPerSecond: R, objects: new Map([['/large.bin', contentBuffer(FIXTURE_SEED, 0, size)]]) });
@@ -105,6 +105,29 @@ describe('tune on the emulated target (r per connection, R in all)', () => {
       expect(res.stdout).toMatch(/^ {2}SOURCE_METHOD=chunked MAX_SOCKETS=64 PROCESSES=1 CONCURRENCY=\d+$/m);
     } finally {
       await limited.close();
+    }
+  });
+
+  it('an upload of many small files: the sockets at the knee, the fewest that are as fast, within 5% of R', { timeout: 300_000 }, async () => {
+    const put = await startEmulatedTarget({ perConnectionBytesPerSecond: 4 * MiB, totalBytesPerSecond: 16 * MiB });
+    try {
+      const dir = await tempDir();
+      const res = await cli(['tune', 'upload', '--url', `${put.url}/dav/`, '--file-count', '64', '--file-size', '64KiB', '--processes', '1', '--budget', '2m', '--results', 'u.json'], dir);
+      expect(res.code, res.stderr).toBe(0);
+      const doc = JSON.parse(readFileSync(join(dir, 'u.json'), 'utf8')) as ResultsFile;
+      const tune = doc.tune!;
+      expect(tune.axes.map((a) => a.flag)).toEqual(['--max-sockets']);
+      const sockets = Number(tune.best!['--max-sockets']);
+      const runs = doc.runs.filter((x) => !x.warmup && JSON.stringify(x.cell) === JSON.stringify(tune.best));
+      const mibps = runs.map((x) => x.bytes / MiB / (x.wallMs / 1000)).sort((a, b) => a - b)[Math.floor(runs.length / 2)]!;
+      process.stdout.write(`tune upload: best --max-sockets ${sockets} at ${mibps.toFixed(1)} MiB/s of 16 possible; ${tune.path.length} cells\n`);
+      // R / r = 4 connections fill the total; more are no faster, so the fewest as fast is the answer.
+      expect(sockets).toBeGreaterThanOrEqual(3);
+      expect(sockets).toBeLessThanOrEqual(8);
+      expect(mibps).toBeGreaterThanOrEqual(0.95 * 16);
+      expect(res.stdout).toMatch(/^ {2}BLOB_CACHER_UPLOAD_METHOD=small-files PROCESSES=1 MAX_SOCKETS=\d+$/m);
+    } finally {
+      await put.close();
     }
   });
 

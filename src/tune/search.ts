@@ -176,19 +176,37 @@ export async function tuneSearch(opts: TuneOptions): Promise<TuneOutcome> {
   }
 
   // Refine: every neighbour of the best, one step down and up, half steps between them, and every
-  // other value of a categorical axis; move to any significantly faster one and look again.
-  for (let moved = true; moved && !outOfTime(); ) {
-    moved = false;
-    for (const cell of neighbourCells(opts.axes, best.cell)) {
+  // other value of a categorical axis; move to any significantly faster one and look again. Among
+  // cells no slower, the one asking for less (fewer processes, sockets, requests in flight) is the
+  // answer: a step down is taken when the fastest cell measured is not significantly faster than it.
+  const fastest = () => path.filter((c) => c.measure.throttled === 0 && c.measure.runMs.length).sort((a, b) => median(a.measure.runMs) - median(b.measure.runMs))[0];
+  const lessOf = (cell: TuneCell, than: TuneCell) => opts.axes.some((a) => a.ordered && (a.toNumber ?? Number)(cell[a.flag]!) < (a.toNumber ?? Number)(than[a.flag]!))
+    && opts.axes.every((a) => !a.ordered || (a.toNumber ?? Number)(cell[a.flag]!) <= (a.toNumber ?? Number)(than[a.flag]!))
+    && opts.axes.every((a) => a.ordered || cell[a.flag] === than[a.flag]);
+  // The ordered axes first, to convergence; the other choices (the strategy) only at that point,
+  // where trying one costs a cell instead of one at every step.
+  const orderedAxes = opts.axes.filter((a) => a.ordered);
+  const choiceAxes = opts.axes.filter((a) => !a.ordered);
+  /** One look around the best along `axes`: moves to the first neighbour that is better, or as good for less. */
+  const refineOnce = async (axes: readonly TuneAxis[]): Promise<boolean> => {
+    for (const cell of neighbourCells(axes, best!.cell)) {
       const next = await visit(cell.cell, 'refine', cell.axis);
-      if (!next) break;
-      if (better(next, best)) {
+      if (!next) return false;
+      const anchor = fastest();
+      const asGoodForLess = lessOf(next.cell, best!.cell) && next.measure.throttled === 0 && next.measure.runMs.length > 0
+        && anchor !== undefined && !faster(anchor.measure, next.measure);
+      if (better(next, best!) || asGoodForLess) {
         best = next;
-        moved = true;
-        break;
+        return true;
       }
     }
+    return false;
+  };
+  for (let rounds = 0; !outOfTime() && rounds < 100; rounds++) {
+    if (await refineOnce(orderedAxes)) continue;
+    if (!choiceAxes.length || !(await refineOnce(choiceAxes))) break;
   }
+
 
   const neighbours = neighbourCells(opts.axes, best.cell).flatMap(({ cell, axis }) => {
     const n = seen.get(key(cell));
