@@ -49,7 +49,7 @@ export function tuneSection(t: ReportTune, unit: string): string {
   const throttling = t.throttling.map((b) => `<li>${e(`throttling began at ${b.axis.replace(/^--/, '')} ${b.value} (${b.throttleClass})`)}</li>`).join('');
   return `<section id="tune"><h2>Tune: ${t.path.length} cells, ${(t.spentMs / 1000).toFixed(1)} s measured of a ${(t.budgetMs / 1000).toFixed(0)} s budget (${e(t.stopped)})</h2>` +
     `<p class="lede">The search doubled one setting at a time while the step was significantly faster, then tried the best's neighbours. Each chart is the rate against one setting.</p>` +
-    `<h3>Deploy</h3><pre class="deploy">${deploy.map(e).join('\n')}</pre>` +
+    `<h3>Deploy</h3><pre class="deploy" style="white-space:pre-wrap;overflow-wrap:anywhere">${deploy.map(e).join('\n')}</pre>` +
     (neighbours ? `<h3>Neighbours of the best</h3><ul class="notes">${neighbours}</ul>` : '') + (throttling ? `<ul class="notes">${throttling}</ul>` : '') +
     `${charts}</section>`;
 }

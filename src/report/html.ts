@@ -372,7 +372,7 @@ function summaryTable(report: Report, colour: (s: string) => string): string {
 function answer(report: Report): string {
   const rec = report.recommendation;
   return `<section id="answer">${rec ? `<p class="recommendation" data-contender="${e(rec.contender)}">${e(rec.text)}</p>` : '<p class="recommendation">No recommendation: no contender verified.</p>'}` +
-    (report.verdicts.length ? `<ul class="verdicts">${report.verdicts.map((v) => `<li class="verdict" data-kind="${v.kind}">${e(v.text)}</li>`).join('')}</ul>` : '') +
+    (report.verdicts.length && !report.tune ? `<ul class="verdicts">${report.verdicts.map((v) => `<li class="verdict" data-kind="${v.kind}">${e(v.text)}</li>`).join('')}</ul>` : '') +
     (report.warnings.length ? `<ul class="warnings">${report.warnings.map((w) => `<li class="warn" data-kind="${w.kind}">${e(w.text)}</li>`).join('')}</ul>` : '') +
     '</section>';
 }
