@@ -4,7 +4,7 @@
 import { nodeIsSupported } from './cli/node-check.js';
 
 // Only these names are commands (`constructor` or `__proto__` is not).
-const NAMES = ['download', 'upload', 'report', 'compare', 'sweep', 'collect', 'k8s-manifest'] as const;
+const NAMES = ['download', 'upload', 'report', 'compare', 'sweep', 'tune', 'collect', 'k8s-manifest', 'emulate'] as const;
 
 if (nodeIsSupported()) {
   const [command, ...rest] = process.argv.slice(2);
@@ -30,6 +30,8 @@ if (nodeIsSupported()) {
       ['collect', (a, e) => collectCommand(a, e, 'blob-cacher collect')],
       ['k8s-manifest', (a, e) => manifestCommand(a, e, 'blob-cacher k8s-manifest')],
     ]);
+    commands.set('tune', async (a, e) => (await import('./cli/tune-command.js')).tuneCommand(a, e));
+    commands.set('emulate', async (a, e) => (await import('./cli/emulate-command.js')).emulateCommand(a, e, 'blob-cacher emulate'));
     await main(commands.get(command)!, rest);
   }
 }

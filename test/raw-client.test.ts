@@ -364,7 +364,8 @@ describe('raw GET client: errors', () => {
     const delivered: Buffer[] = [];
     const r = await rawRequest({ url: new URL(`${base}/busy`), headers: {}, pool, onData: (c) => void delivered.push(c) });
     expect(r.status).toBe(503);
-    expect(r.error).toBe('HTTP 503 ServerBusy');
+    // A throttled answer says which limit it met: the first line of the body's <Message>.
+    expect(r.error).toBe('HTTP 503 ServerBusy (try later)');
     expect(r.headers['retry-after']).toBe('1');
     expect(delivered).toHaveLength(0);
     const next = await get(pool, `${base}/`);

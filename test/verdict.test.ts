@@ -125,6 +125,23 @@ describe('ranks and the verdict', () => {
   });
 });
 
+describe('a rank below the leader that the leader itself does not earn', () => {
+  // a: the lowest median but scattered; b: tight, just behind; c: tight, a little behind b. b is
+  // significantly faster than c, a is not: c ranks below the leader through b.
+  const a = contender('a', [80, 140, 95, 130, 99, 101, 150, 85]);
+  const b = contender('b', [100, 100.5, 99.5, 100.2, 99.8, 100.1, 99.9, 100.3]);
+  const c = contender('c', [103, 103.4, 102.6, 103.1, 102.9, 103.2, 102.8, 103.3]);
+
+  it('is said of the contender that is significantly faster, never as the leader being faster with an interval across 1x', () => {
+    const lines = verdictLines(rankStats([a, b, c]));
+    for (const l of lines.filter((t) => t.includes(' faster than '))) {
+      const [low] = /95% CI (\d+\.\d+)x/.exec(l)!.slice(1).map(Number);
+      expect(low, l).toBeGreaterThan(1);
+    }
+    expect(lines.some((l) => /^b is 1\.03x faster than c/.test(l))).toBe(true);
+  });
+});
+
 describe('sweep: the best is the set tied with the top', () => {
   const axes = [{ flag: '--concurrency', values: ['2', '4', '8'] }];
   const cell = (v: string) => ({ '--concurrency': v });

@@ -10,6 +10,8 @@ import { reportUnit, type Unit } from './unit.js';
 import { rankStats, serverGap, verdicts, DEFAULT_SOCKET_BUFFER_BYTES, type RankedStats, type ServerGap, type Verdict } from './verdict.js';
 import { reportWarnings, type ReportWarning } from './warnings.js';
 import { cellLabel } from '../results/label.js';
+import { strategyNamed } from '../strategies/index.js';
+import { tuneReport, type ReportTune } from './tune.js';
 
 /** Bumped whenever a field of the Report changes meaning or goes away. */
 export const REPORT_SCHEMA_VERSION = 1;
@@ -60,6 +62,8 @@ export interface Report {
   /** Client time against the server's own span, where the server's clock was read. */
   serverClock: (ServerGap & { contender: string })[];
   sweep?: ReportSweep;
+  /** A tune's answer: the best cell, its neighbours, the path, throttling, what to deploy. */
+  tune?: ReportTune;
   prices: { name: string; asOf: string; currency: string };
   /** The percentiles of each contender's `totalPercentilesMs`. */
   latencyPercentiles: readonly number[];
@@ -114,7 +118,9 @@ export function buildReport(doc: ResultsFile, opts: ReportOptions): Report {
   const bufferBytes = doc.environment.tcp?.rmemMaxBytes !== undefined && doc.environment.tcp.wmemMaxBytes !== undefined
     ? doc.environment.tcp.rmemMaxBytes + doc.environment.tcp.wmemMaxBytes : DEFAULT_SOCKET_BUFFER_BYTES;
   const swept = sweepOf(doc, stats, contenders);
-  const recommendation = swept ? swept.recommendation : recommend(contenders.map((c) => ({ ...c, requestsPerObject: c.cost.requestsPerObject })));
+  const unit = reportUnit(stats.map((s) => s.unit));
+  const tuned = tuneReport(doc, stats, unit, (s) => (s.params ? strategyNamed(s.strategy)?.sdkSettings?.(s.params, s.objectSizeBytes ?? 0) : undefined));
+  const recommendation = tuned ? tuneRecommendation(tuned, contenders, unit) : swept ? swept.recommendation : recommend(contenders.map((c) => ({ ...c, requestsPerObject: c.cost.requestsPerObject })));
   const objectSizeBytes = commonObjectSize(doc);
   return {
     schema: 'blob-cacher/report',
@@ -126,7 +132,7 @@ export function buildReport(doc: ResultsFile, opts: ReportOptions): Report {
       complete: doc.complete, ...(doc.interrupted ? { interrupted: doc.interrupted } : {}), createdAt: doc.createdAt,
     },
     environment: doc.environment,
-    unit: reportUnit(stats.map((s) => s.unit)),
+    unit,
     contenders,
     verdicts: verdicts(contenders),
     ...(recommendation ? { recommendation } : {}),
@@ -136,7 +142,29 @@ export function buildReport(doc: ResultsFile, opts: ReportOptions): Report {
       return gap ? [{ contender: s.label, ...gap }] : [];
     }),
     ...(swept ? { sweep: swept.sweep } : {}),
+    ...(tuned ? { tune: tuned } : {}),
     prices: { name: prices.name, asOf: prices.asOf, currency: prices.currency },
     latencyPercentiles: LATENCY_PERCENTILES,
+  };
+}
+
+/** A tune's answer is the cell its search ended on, said with its rate and why its neighbours lost. */
+function tuneRecommendation(t: ReportTune, contenders: readonly ReportContender[], unit: Unit): Recommendation | undefined {
+  const best = t.best;
+  const c = best && contenders.find((x) => x.label === best.label);
+  if (!best || !c || best.failed) return undefined;
+  const settings = Object.entries(best.cell).map(([k, v]) => `${k} ${v}`).join(' ');
+  const rate = best.rate === undefined ? '' : ` at ${best.rate.toFixed(unit === 'ops/s' ? 0 : 1)} ${unit}`;
+  const slower = t.neighbours.filter((n) => n.significant && (n.ratio ?? 0) > 1);
+  const same = t.neighbours.filter((n) => !n.significant);
+  const why = [
+    slower.length ? `${slower.length} neighbour(s) significantly slower` : '',
+    same.length ? `${same.length} no different (${same.map((n) => `${n.axis} ${n.value}`).join(', ')})` : '',
+  ].filter(Boolean).join(', ');
+  const throttle = t.bestThrottled ? ' It was throttled: every cell measured was.' : t.throttling.length ? ` Throttling began at ${t.throttling.map((b) => `${b.axis} ${b.value} (${b.throttleClass})`).join(', ')}.` : '';
+  return {
+    contender: c.label, strategy: c.strategy, description: c.description, basis: 'fastest', tiedWith: same.map((n) => n.label), n: c.timesMs.length,
+    requestsPerObject: c.cost.requestsPerObject, ...(t.deploy.sdk ? { sdkSettings: t.deploy.sdk } : {}),
+    text: `Recommended: ${settings} — the fastest the search found${rate} after ${t.path.length} cells (${t.stopped === 'converged' ? 'no neighbour was faster' : t.stopped === 'budget' ? 'the budget ran out' : 'stopped'})${why ? `; ${why}` : ''}.${throttle}`,
   };
 }

@@ -92,12 +92,17 @@ export function verdicts(ranked: readonly RankedStats[]): Verdict[] {
     out.push({ kind: 'tie', contenders: names, n, of, advice, ...(runsNeeded !== undefined ? { runsNeeded } : {}), text: `no significant difference between ${names.join(', ')} at ${nText}: ${more}` });
   }
   for (const s of ok.filter((o) => o.rank > leader.rank)) {
-    const ratio = median(s.timesMs) / median(leader.timesMs);
-    const ci = ratioInterval(leader.timesMs, s.timesMs);
-    const [nF, nS] = [leader.timesMs.length, s.timesMs.length];
+    // Said of the fastest contender that is significantly faster than it, which need not be the
+    // leader: a rank below the leader can come from another (or only keep the order of the medians,
+    // when nothing is significantly faster, and then there is nothing to say).
+    const by = ok.find((o) => o !== s && fasterThan(o, s));
+    if (!by) continue;
+    const ratio = median(s.timesMs) / median(by.timesMs);
+    const ci = ratioInterval(by.timesMs, s.timesMs);
+    const [nF, nS] = [by.timesMs.length, s.timesMs.length];
     out.push({
-      kind: 'faster', faster: leader.label, slower: s.label, ratio, ratioLow: ci.low, ratioHigh: ci.high, nFaster: nF, nSlower: nS, p: mannWhitney(leader.timesMs, s.timesMs).p,
-      text: `${leader.label} is ${x(ratio)} faster than ${s.label} (95% CI ${x(ci.low)}–${x(ci.high)}, n=${nF}/${nS})`,
+      kind: 'faster', faster: by.label, slower: s.label, ratio, ratioLow: ci.low, ratioHigh: ci.high, nFaster: nF, nSlower: nS, p: mannWhitney(by.timesMs, s.timesMs).p,
+      text: `${by.label} is ${x(ratio)} faster than ${s.label} (95% CI ${x(ci.low)}–${x(ci.high)}, n=${nF}/${nS})`,
     });
   }
   return out;

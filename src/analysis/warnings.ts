@@ -14,7 +14,12 @@ export interface ReportWarning {
   text: string;
 }
 
-const named = (list: { label: string; detail: string }[]) => list.map((c) => (c.detail ? `${c.label} (${c.detail})` : c.label)).join(', ');
+/** The contenders a warning touches, by name: the first few, then how many more (a tune or a sweep has dozens). */
+const NAMED_AT_MOST = 4;
+const named = (list: { label: string; detail: string }[]) => {
+  const shown = list.slice(0, NAMED_AT_MOST).map((c) => (c.detail ? `${c.label} (${c.detail})` : c.label)).join(', ');
+  return list.length > NAMED_AT_MOST ? `${shown} and ${list.length - NAMED_AT_MOST} more` : shown;
+};
 
 function group(kind: WarningKind, list: { label: string; detail: string }[], say: (names: string) => string): ReportWarning[] {
   return list.length ? [{ kind, contenders: list, text: say(named(list)) }] : [];

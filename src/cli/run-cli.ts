@@ -9,7 +9,7 @@ import { endpointOf, outputOf, sessionEstimate, type Output } from './output.js'
 import { formatBytes } from '../config/sizes.js';
 import { checkOutPath, readSources } from './sources.js';
 import { checkProcessesFit } from './machine-fit.js';
-import { sessionCell, type SessionCell } from '../engine/session.js';
+import { sessionCell, type SessionCell, type SessionOutcome } from '../engine/session.js';
 import { log, redact, registerCredential, registerSecret, setLogLevel } from '../log/logger.js';
 import { cellArgv, findAxes, gridCells } from '../config/sweep.js';
 import { defaultResultsPath, newResultsFile, readResults, writeResults } from '../results/file.js';
@@ -20,7 +20,7 @@ export type Env = Record<string, string | undefined>;
 export type Command = (argv: readonly string[], env: Env) => Promise<number>;
 
 /** Every secret a command may hold, from its credentials and the environment, kept out of every line it writes. */
-function registerSecrets(all: readonly (Credentials | undefined)[], env: Env): void {
+export function registerSecrets(all: readonly (Credentials | undefined)[], env: Env): void {
   for (const credentials of all) {
     if (credentials?.kind === 'key') registerCredential(credentials.key);
     if (credentials?.kind === 'sas') registerCredential(credentials.sas);
@@ -47,8 +47,11 @@ type Config = DownloadConfig | UploadConfig;
 /** How stale the results file may be while a session runs: what a SIGKILL can cost at most. */
 const RESULTS_EVERY_MS = 1_000;
 
+/** Runs cells as one session part: the runs go to the results file and the progress view as they end. */
+export type RunCells = (cells: SessionCell[]) => Promise<SessionOutcome>;
+
 /** What one measuring command asks for: its cells (one, or a sweep's grid), how to title it. */
-interface Measurement {
+export interface Measurement {
   command: ResultsFile['command'];
   /** The first cell's config: where results go, the format, the credentials. */
   config: Config;
@@ -59,6 +62,11 @@ interface Measurement {
   /** Default results name stem, e.g. download or sweep-upload. */
   stem: string;
   output: Output;
+  /**
+   * Chooses the cells as it goes (tune), instead of running `cells` at once: it runs them through
+   * `run`, may record in `doc`, and returns the last outcome.
+   */
+  drive?: (run: RunCells, doc: ResultsFile, signal: AbortSignal) => Promise<SessionOutcome>;
 }
 
 // The engines, the reports and the SDK behind them load when a command needs them: --help and a
@@ -78,7 +86,7 @@ const exitCodeOf = (stoppedBy: string): number => ({ SIGHUP: 129, SIGINT: 130, S
  * Runs a session and keeps its results file current (to within a second), so that a run that fails or
  * is stopped part-way still leaves what it measured (marked incomplete).
  */
-async function measure(m: Measurement): Promise<number> {
+export async function measure(m: Measurement): Promise<number> {
   const path = m.config.resultsPath ?? defaultResultsPath(m.stem);
   // A path that cannot take the results fails now, before any work, not after the run.
   await checkResultsPath(path);
@@ -137,7 +145,7 @@ async function measure(m: Measurement): Promise<number> {
   const scaleout = m.config.scaleout && (await import('../scaleout/client.js')).scaleoutClient(m.config.scaleout, m.config.container);
   let target = doc.environment.target;
   try {
-    const outcome = await runSession(m.cells, {
+    const run: RunCells = (cells) => runSession(cells, {
       signal: stop.signal,
       startGate: scaleout?.gate,
       onEvent: (e) => {
@@ -147,6 +155,7 @@ async function measure(m: Measurement): Promise<number> {
         saveSoon();
       },
     });
+    const outcome = m.drive ? await m.drive(run, doc, stop.signal) : await run(m.cells);
     target = outcome.target;
   } catch (err) {
     // Stopped (a signal, --deadline) while setting up or running: an interrupt, whatever the step in
@@ -184,7 +193,7 @@ async function measure(m: Measurement): Promise<number> {
 }
 
 /** A config as one cell of the session: its workload and how it is repeated; a sweep's cells name their values. */
-const cellOf = async (config: Config, cell?: SessionCell['cell']): Promise<SessionCell> => sessionCell(config, await workloadOf(config), cell);
+export const cellOf = async (config: Config, cell?: SessionCell['cell']): Promise<SessionCell> => sessionCell(config, await workloadOf(config), cell);
 
 /** Parses and validates one measuring command's options and how its report is shown; undefined after --help. */
 async function loadCommand<C extends DownloadConfig | UploadConfig>(

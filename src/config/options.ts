@@ -383,3 +383,43 @@ export const UPLOAD_OPTIONS = table(
 
 /** Environment names users already pass, kept as they are; every other one is BLOB_CACHER_*. */
 export const LEGACY_ENV_NAMES: readonly string[] = ['URL', 'PROCESSES', 'MAX_SOCKETS', 'FILE_SIZE', 'FILE_COUNT', 'CONCURRENCY', 'SOURCE_METHOD', 'LOG_LEVEL'];
+
+/** blob-cacher tune: what the search may spend; the rest are the download or upload options. */
+export const TUNE_OPTIONS = table(
+  option({ key: 'budgetMs', flag: '--budget', env: 'BLOB_CACHER_BUDGET', valueName: 'duration', defaultValue: 120_000, parse: duration(1_000, MAX_TIMEOUT_MS), help: 'the measured time the search may spend (2m): it stops there with the best so far' }),
+);
+
+/** `name=size` pairs, comma-separated: the objects an emulated target starts with. */
+const objectList: Parser<{ name: string; sizeBytes: number }[]> = (raw) => {
+  const out: { name: string; sizeBytes: number }[] = [];
+  for (const part of raw.split(',')) {
+    const m = /^([A-Za-z0-9._/-]+)=(.+)$/.exec(part.trim());
+    const sizeBytes = m ? size(0, 16 * 1024 * MIB)(m[2]!) : undefined;
+    if (!m || typeof sizeBytes !== 'number') return new Invalid('name=size pairs such as large.bin=80MiB,small.bin=1KiB (at most 16GiB each)');
+    out.push({ name: m[1]!.replace(/^\/+/, ''), sizeBytes });
+  }
+  return out;
+};
+
+/** One request in K stalls S before its first byte or mid-body: `K:S` or `K:S:mid-body`. */
+const stragglerSpec: Parser<{ every: number; stallMs: number; at: 'first-byte' | 'mid-body' }> = (raw) => {
+  const [k, s, at = 'first-byte'] = raw.trim().split(':');
+  const every = integer(1, 1_000_000)(k ?? '');
+  const stallMs = duration(1, MAX_TIMEOUT_MS)(s ?? '');
+  if (typeof every !== 'number' || typeof stallMs !== 'number' || (at !== 'first-byte' && at !== 'mid-body')) {
+    return new Invalid('K:STALL[:first-byte|mid-body], e.g. 50:500ms (one request in 50 stalls 500 ms before its first byte)');
+  }
+  return { every, stallMs, at };
+};
+
+/** blob-cacher emulate: a local target with a known optimum, for rehearsing tune and hedging (an emulation, not Azure). */
+export const EMULATE_OPTIONS = table(
+  option({ key: 'host', flag: '--host', env: 'BLOB_CACHER_EMULATE_HOST', valueName: 'address', defaultValue: '127.0.0.1', parse: text, help: 'address to listen on' }),
+  option({ key: 'port', flag: '--port', env: 'BLOB_CACHER_EMULATE_PORT', valueName: 'n', defaultValue: 8080, parse: integer(0, 65_535), help: 'port to listen on (0: a free one, printed)' }),
+  option({ key: 'perConnectionBytesPerSecond', flag: '--rate-per-connection', env: 'BLOB_CACHER_EMULATE_RATE_PER_CONNECTION', valueName: 'size', parse: size(1, 100 * 1024 * MIB), help: 'each connection\'s pace, bytes per second (e.g. 4MiB)' }),
+  option({ key: 'totalBytesPerSecond', flag: '--total', env: 'BLOB_CACHER_EMULATE_TOTAL', valueName: 'size', parse: size(1, 1000 * 1024 * MIB), help: 'all connections together, bytes per second (e.g. 64MiB)' }),
+  option({ key: 'opsPerSecond', flag: '--ops', env: 'BLOB_CACHER_EMULATE_OPS', valueName: 'n', parse: integer(1, 10_000_000), help: 'requests a second; past it 503 ServerBusy with Azure\'s account-limit body' }),
+  option({ key: 'stragglers', flag: '--straggle', env: 'BLOB_CACHER_EMULATE_STRAGGLE', valueName: 'K:STALL', parse: stragglerSpec, help: 'one request in K stalls STALL (K:STALL[:first-byte|mid-body], e.g. 50:500ms)' }),
+  option({ key: 'objects', flag: '--objects', env: 'BLOB_CACHER_EMULATE_OBJECTS', valueName: 'name=size,…', defaultValue: [{ name: 'large.bin', sizeBytes: 80 * MIB }], parse: objectList, help: 'objects it starts with, of deterministic content (default large.bin=80MiB)' }),
+  logLevel,
+);

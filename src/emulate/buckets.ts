@@ -27,19 +27,24 @@ export class TokenBucket {
   }
 }
 
-/** Requests answered in the last second: the account-wide operations-per-second limit. */
+/**
+ * Requests answered in the last window (a second, as Azure counts): the account-wide operations
+ * limit. A shorter window holds the same rate over less time, so that a burst is throttled at once.
+ */
 export class RequestWindow {
   private readonly startsMs: number[] = [];
   readonly perSecond: number;
+  readonly windowMs: number;
 
-  constructor(perSecond: number) {
+  constructor(perSecond: number, windowMs = 1000) {
     this.perSecond = perSecond;
+    this.windowMs = windowMs;
   }
 
   /** Counts a request at `nowMs`; false when it is over the limit (it is then not counted). */
   admit(nowMs: number): boolean {
-    while (this.startsMs.length && this.startsMs[0]! <= nowMs - 1000) this.startsMs.shift();
-    if (this.startsMs.length >= this.perSecond) return false;
+    while (this.startsMs.length && this.startsMs[0]! <= nowMs - this.windowMs) this.startsMs.shift();
+    if (this.startsMs.length >= Math.max(1, Math.floor((this.perSecond * this.windowMs) / 1000))) return false;
     this.startsMs.push(nowMs);
     return true;
   }

@@ -28,6 +28,8 @@ export interface EmulateOptions {
   totalBytesPerSecond?: number;
   /** Requests a second the "account" takes; past it, 503 ServerBusy as Azure answers. */
   opsPerSecond?: number;
+  /** The window the request rate is held over (1000 ms, as Azure); shorter throttles a burst at once. */
+  opsWindowMs?: number;
   stragglers?: StragglerOptions;
   /** Objects there from the start, by path (e.g. `/data/large.bin`). */
   objects?: ReadonlyMap<string, Buffer>;
@@ -68,7 +70,7 @@ export function emulatedTarget(options: EmulateOptions = {}): { server: http.Ser
   const R = options.totalBytesPerSecond;
   const total = R ? new TokenBucket(R, Math.max(SLICE_BYTES, R / 100), now()) : undefined;
   const perConnection = new WeakMap<Socket, TokenBucket>();
-  const window = options.opsPerSecond ? new RequestWindow(options.opsPerSecond) : undefined;
+  const window = options.opsPerSecond ? new RequestWindow(options.opsPerSecond, options.opsWindowMs) : undefined;
   const stragglers = options.stragglers ? new StragglerPlan(options.stragglers.every, options.stragglers.seed) : undefined;
   const stallMethods = options.stragglers?.methods ?? ['GET'];
   let inFlight = 0;

@@ -5,6 +5,7 @@ import type { Report, ReportContender } from '../analysis/report-model.js';
 import { PHASES } from '../transport/phases.js';
 import { axesOf, bytes, checkWord, count, DASH, firstTier, fixed, money, num, rateOf, timeCell } from './format.js';
 import { seconds, steadyLines } from './steady.js';
+import { tuneLines } from './tune.js';
 
 export interface ConsoleOptions {
   details?: boolean;
@@ -132,10 +133,12 @@ export function manyBlobLine(s: ReportContender): string | undefined {
 
 export function renderConsole(r: Report, opts: ConsoleOptions = {}): string {
   const paint = painter(opts.color ?? false);
-  const lines = [...header(r), '', ...rankedTable(r, paint)];
+  // A tune answers with its search; the table of every cell it measured is a detail.
+  const lines = [...header(r), '', ...(r.tune ? tuneLines(r.tune, r.unit) : rankedTable(r, paint))];
+  if (r.tune && opts.details) lines.push('', ...rankedTable(r, paint));
   const grid = gridLines(r);
   if (grid.length) lines.push('', ...grid);
-  if (r.verdicts.length) lines.push('', ...r.verdicts.map((v) => `verdict: ${v.text}`));
+  if (r.verdicts.length && !r.tune) lines.push('', ...r.verdicts.map((v) => `verdict: ${v.text}`));
   const warned = r.warnings.filter((w) => w.kind !== 'target-on-this-machine');
   if (warned.length) lines.push('', ...warned.map((w) => paint('33', `warning: ${w.text}`)));
   if (opts.details) lines.push(...detailLines(r));

@@ -20,7 +20,9 @@ function verdictOf(r: Report, s: ReportContender): { kind: string; ratio?: numbe
 }
 
 export function renderCsv(r: Report): string {
-  const axes = r.sweep ? axesOf(r.contenders) : [];
+  const axes = r.sweep || r.tune ? axesOf(r.contenders) : [];
+  // A tune's cells: the step each was measured at (1 first) and whether it is the search's answer.
+  const stepOf = (label: string) => r.tune?.path.find((p) => p.label === label);
   const tiers = r.contenders[0]?.cost.tiers.map((t) => t.tier) ?? [];
   const columns = [
     'rank', 'strategy', 'runs', ...axes.map((a) => a.replace(/^--/, '')), 'tied', 'contender', 'samples', 'unit', 'wall_ms_median', 'wall_ms_min', 'wall_ms_max', 'wall_ms_ci95_low', 'wall_ms_ci95_high',
@@ -29,6 +31,7 @@ export function renderCsv(r: Report): string {
     ...PHASES.map((p) => `${p}_share`), 'retries', 'throttled', 'backoff_ms',
     'ops_read', 'ops_write', 'ops_list', 'ops_other', 'requests_per_object', ...tiers.flatMap((t) => [`cost_per_1000_objects_${t}`, `cost_per_gib_${t}`]),
     'verdict', 'slower_ratio', 'slower_ratio_ci95_low', 'slower_ratio_ci95_high', 'recommended', 'sweep_best', 'sweep_tied', 'verified',
+    ...(r.tune ? ['tune_step', 'tune_reason', 'tune_best', 'tune_throttled'] : []),
   ];
   const rows = r.contenders.map((s) => {
     const v = verdictOf(r, s);
@@ -43,6 +46,7 @@ export function renderCsv(r: Report): string {
         return [c?.per1000Objects, c?.perGiB];
       }),
       v.kind, v.ratio, v.low, v.high, r.recommendation?.contender === s.label, r.sweep ? r.sweep.best === s.label : undefined, r.sweep ? r.sweep.tied.includes(s.label) : undefined, s.notVerified ? 'not verified' : s.verified,
+      ...(r.tune ? [(stepOf(s.label)?.step ?? -1) + 1 || undefined, stepOf(s.label)?.reason, r.tune.best?.label === s.label, stepOf(s.label)?.throttled] : []),
     ];
   });
   return [columns, ...rows].map((row) => row.map(csvCell).join(',')).join('\n');

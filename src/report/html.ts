@@ -1,5 +1,6 @@
 // The HTML report: one self-contained file (inline CSS, SVG drawn here, no scripts, no network),
 // a formatting of the Report model alone: the answer (recommendation, verdicts, warnings) first.
+import { tuneSection } from './html-tune.js';
 import { redact } from '../log/redact.js';
 import type { ContenderStats } from '../analysis/analyze.js';
 import type { Report, ReportContender } from '../analysis/report-model.js';
@@ -371,7 +372,7 @@ function summaryTable(report: Report, colour: (s: string) => string): string {
 function answer(report: Report): string {
   const rec = report.recommendation;
   return `<section id="answer">${rec ? `<p class="recommendation" data-contender="${e(rec.contender)}">${e(rec.text)}</p>` : '<p class="recommendation">No recommendation: no contender verified.</p>'}` +
-    (report.verdicts.length ? `<ul class="verdicts">${report.verdicts.map((v) => `<li class="verdict" data-kind="${v.kind}">${e(v.text)}</li>`).join('')}</ul>` : '') +
+    (report.verdicts.length && !report.tune ? `<ul class="verdicts">${report.verdicts.map((v) => `<li class="verdict" data-kind="${v.kind}">${e(v.text)}</li>`).join('')}</ul>` : '') +
     (report.warnings.length ? `<ul class="warnings">${report.warnings.map((w) => `<li class="warn" data-kind="${w.kind}">${e(w.text)}</li>`).join('')}</ul>` : '') +
     '</section>';
 }
@@ -458,6 +459,7 @@ export function renderHtml(input: HtmlReportInput): string {
   const size = report.header.objectSizeBytes;
   const phasesShown = PHASES.filter((p) => stats.some((s) => (s.phaseShare[p] ?? 0) > 0));
   const sections: string[] = [answer(report)];
+  if (report.tune) sections.push(tuneSection(report.tune, report.unit));
 
   sections.push(
     `<section id="summary"><h2>Summary</h2><p class="lede">Ranked fastest to slowest by median wall time${stats.some((s) => s.steady) ? ' (steady runs: the time of one pass at each active interval\'s rate, see below)' : ''}${runs > 1 ? ` over the measured runs (± is the 95% CI half-width)` : ''}; contenders a rank test (Mann-Whitney U, 5%) cannot tell apart share a rank, shown as 1=. Warm-up runs are left out.` +

@@ -4,6 +4,7 @@ import type { Report } from '../analysis/report-model.js';
 import { PHASES } from '../transport/phases.js';
 import { axesOf, bytes, checkWord, count, DASH, money, num, rateOf } from './format.js';
 import { environmentLine, manyBlobLine } from './console.js';
+import { tuneLines } from './tune.js';
 
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 const row = (cells: string[]) => `| ${cells.map(cell).join(' | ')} |`;
@@ -16,6 +17,10 @@ export function renderMarkdown(r: Report): string {
   lines.push(`- Measured runs: ${h.runsPerContender.map((c) => `${c.label} ${c.runs}`).join(', ')}`);
   lines.push(`- Environment: ${environmentLine(r)}`);
   if (r.recommendation) lines.push('', `**${r.recommendation.text}**`);
+  if (r.tune) {
+    // The same lines as the console, as a list: Markdown would fold them into one paragraph.
+    lines.push('', '### Tune', '', ...tuneLines(r.tune, r.unit).map((l) => (l.startsWith('  ') ? `  - \`${l.trim()}\`` : `- ${l}`)));
+  }
   const axes = r.sweep ? axesOf(r.contenders) : [];
   const tiers = r.contenders[0]?.cost.tiers.map((t) => t.tier) ?? [];
   lines.push('', row(['#', 'strategy', ...axes, 'runs', 'time ms (median)', '95% CI ms', r.unit, 'requests per object', ...tiers.map((t) => `$ per 1,000 objects (${t})`), 'p50 first byte ms', 'p99 first byte ms', ...PHASES.map((p) => `${p} %`), 'retries', 'failed requests', 'verified']));

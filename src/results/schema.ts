@@ -198,7 +198,39 @@ export interface ResultsFile {
   environment: Environment;
   /** Sweeps: the swept options, in order, each with its values. */
   sweep?: SweepAxis[];
+  /** A tune: the axes it searched, the cells in the order it measured them, and where it ended. */
+  tune?: TuneRecord;
   runs: RunRecord[];
+}
+
+/** Why a throttled answer came: Azure's account limits, told apart by the body's words. */
+export type ThrottleClass = 'operations' | 'ingress' | 'egress' | 'other';
+
+/** One cell a tune measured, in order; its runs are the ones whose `cell` equals it. */
+export interface TuneStep {
+  cell: Cell;
+  reason: 'start' | 'grow' | 'refine';
+  /** The axis (or two joined by +) the step moved along. */
+  axis?: string;
+  /** Time its runs took, warm-ups included: what the budget counted. */
+  spentMs: number;
+  /** Answers 429/503 in its measured runs, and the class most of them were. */
+  throttled: number;
+  throttleClass?: ThrottleClass;
+}
+
+export interface TuneRecord {
+  direction: 'download' | 'upload';
+  axes: { flag: string; values: string[]; ordered: boolean }[];
+  budgetMs: number;
+  /** The settings kept as given (not searched) that a deployment needs beside the best cell's. */
+  fixed?: Cell;
+  stopped: 'converged' | 'budget' | 'signal';
+  path: TuneStep[];
+  /** The cell the search ended on (never a throttled one while an unthrottled one was measured). */
+  best?: Cell;
+  /** Where throttling began on each axis that met it. */
+  throttling: { axis: string; value: string; throttleClass: ThrottleClass }[];
 }
 
 export interface SweepAxis {

@@ -1,7 +1,7 @@
 // Reading a results file checks every field reports use, so that a damaged or foreign file ends in
 // one line naming what is wrong, never in a TypeError deep inside a report.
 import { decodeHistogram } from '../metrics/histograms.js';
-import { OLDEST_RESULTS_SCHEMA_VERSION, RECORD_COLUMNS, RESULTS_SCHEMA, RESULTS_SCHEMA_VERSION, type CloudFacts, type EndpointFacts, type ResultsFile, type RunRecord, type TcpSettings } from './schema.js';
+import { OLDEST_RESULTS_SCHEMA_VERSION, RECORD_COLUMNS, RESULTS_SCHEMA, RESULTS_SCHEMA_VERSION, type CloudFacts, type EndpointFacts, type ResultsFile, type RunRecord, type TcpSettings, type TuneRecord } from './schema.js';
 
 type Json = Record<string, unknown>;
 
@@ -134,7 +134,7 @@ export function parseResultsDoc(doc: unknown): { doc: ResultsFile } | { problem:
       problem: `has schema version ${String(doc.schemaVersion)}, this blob-cacher reads versions ${OLDEST_RESULTS_SCHEMA_VERSION} to ${RESULTS_SCHEMA_VERSION}; ${newer ? 'upgrade blob-cacher to read it' : 're-run the benchmark to get a current file'}`,
     };
   }
-  const { command, createdAt, complete, config, environment, runs, interrupted, sweep } = doc;
+  const { command, createdAt, complete, config, environment, runs, interrupted, sweep, tune } = doc;
   if (command !== 'download' && command !== 'upload') return { problem: 'has an unknown command; it is damaged, re-run the benchmark' };
   if (!isString(createdAt) || !isBoolean(complete) || !isObject(config) || !isObject(environment) || !isString(environment.target)) {
     return { problem: 'is missing its header fields; it is damaged, re-run the benchmark' };
@@ -147,6 +147,7 @@ export function parseResultsDoc(doc: unknown): { doc: ResultsFile } | { problem:
   if (interrupted !== undefined && !isString(interrupted)) return { problem: 'has a bad interrupted field; it is damaged' };
   const axes = sweep === undefined ? undefined : Array.isArray(sweep) && sweep.every((a) => isObject(a) && isString(a.flag) && Array.isArray(a.values) && a.values.every(isString)) ? sweep : null;
   if (axes === null) return { problem: 'has a bad sweep description; it is damaged' };
+  if (tune !== undefined && !isTune(tune)) return { problem: 'has a bad tune description; it is damaged' };
   return {
     doc: {
       schema: RESULTS_SCHEMA, schemaVersion: RESULTS_SCHEMA_VERSION, command, createdAt, complete, config,
@@ -158,7 +159,23 @@ export function parseResultsDoc(doc: unknown): { doc: ResultsFile } | { problem:
       },
       ...(interrupted !== undefined ? { interrupted } : {}),
       ...(axes ? { sweep: axes.map((a) => ({ flag: String(a.flag), values: (a.values as unknown[]).map(String) })) } : {}),
+      ...(tune !== undefined ? { tune: tune as TuneRecord } : {}),
       runs: runs.filter(isRun),
     },
   };
+}
+
+const THROTTLE_CLASSES = ['operations', 'ingress', 'egress', 'other'];
+const isThrottleClass = (v: unknown) => v === undefined || THROTTLE_CLASSES.includes(v as string);
+
+/** A tune's record: its axes, each step's cell and counts, where throttling began, how it ended. */
+function isTune(t: unknown): boolean {
+  if (!isObject(t) || (t.direction !== 'download' && t.direction !== 'upload') || !isDuration(t.budgetMs)) return false;
+  if (!['converged', 'budget', 'signal'].includes(t.stopped as string)) return false;
+  if (!Array.isArray(t.axes) || !t.axes.every((a) => isObject(a) && isString(a.flag) && Array.isArray(a.values) && a.values.every(isString) && isBoolean(a.ordered))) return false;
+  const stepOk = (s: unknown) => isObject(s) && isStringMap(s.cell) && ['start', 'grow', 'refine'].includes(s.reason as string)
+    && (s.axis === undefined || isString(s.axis)) && isDuration(s.spentMs) && isCount(s.throttled) && isThrottleClass(s.throttleClass);
+  if (!Array.isArray(t.path) || !t.path.every(stepOk)) return false;
+  if ((t.best !== undefined && !isStringMap(t.best)) || (t.fixed !== undefined && !isStringMap(t.fixed))) return false;
+  return Array.isArray(t.throttling) && t.throttling.every((b) => isObject(b) && isString(b.axis) && isString(b.value) && isThrottleClass(b.throttleClass));
 }

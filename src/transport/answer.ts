@@ -57,10 +57,21 @@ export function answerError({ status, headers, body, expectStatus }: Answer): st
   const text = code ?? STATUS_TEXT[status];
   const location = status >= 300 && status < 400 ? headers.location : undefined;
   const to = location ? ` to ${redirectTarget(location)}` : '';
-  return `HTTP ${status}${text ? ` ${text}` : ''}${to}`;
+  return `HTTP ${status}${text ? ` ${text}` : ''}${to}${throttleReason(status, body)}`;
 }
 
 /** Where a redirect points, without credentials or query; a relative Location is shown as it is. */
 function redirectTarget(location: string): string {
   return URL.canParse(location) ? shownUrl(location) : location.replace(/\?.*$/, '');
+}
+
+/**
+ * A throttled answer's reason, from the first line of the body's <Message> (Azure: "Operations per
+ * second is over the account limit.", "Egress is over the account limit."): which limit was met is
+ * what tells a request-rate problem from a bandwidth one. Printable characters only, kept short.
+ */
+function throttleReason(status: number, body: string | undefined): string {
+  if ((status !== 503 && status !== 429) || !body) return '';
+  const message = /<Message>([^<\n]*)/.exec(body)?.[1]?.replace(/[^\x20-\x7e]/g, '').trim().slice(0, 100);
+  return message ? ` (${message})` : '';
 }

@@ -25,7 +25,9 @@ export interface TuneAxis {
 export type TuneCell = Readonly<Record<string, string>>;
 
 /** Why 503s and 429s came back: Azure's account limits by the body's words, as azcopy tells them apart. */
-export type ThrottleClass = 'operations' | 'ingress' | 'egress' | 'other';
+import type { ThrottleClass } from '../results/schema.js';
+
+export type { ThrottleClass };
 
 export interface CellMeasure {
   /** The duration of each measured run, ms (lower is faster): what the verdict compares. */
@@ -127,6 +129,14 @@ export async function tuneSearch(opts: TuneOptions): Promise<TuneOutcome> {
   const startCell = Object.fromEntries(opts.axes.map((a) => [a.flag, a.values[a.start]!]));
   let best = await visit(startCell, 'start');
   if (!best) throw new Error('tune: no time to measure even the starting point; give a larger --budget');
+  // Every choice of a categorical axis (the strategy) at the start, and growth from the fastest of
+  // them: growing a strategy that cannot use the other axes (one GET has no concurrency) finds nothing.
+  for (const axis of opts.axes.filter((a) => !a.ordered)) {
+    for (const value of axis.values) {
+      const next = await visit({ ...best.cell, [axis.flag]: value }, 'start', axis.flag);
+      if (next && next.measure.throttled === 0 && next.measure.runMs.length && (best.measure.throttled > 0 || !best.measure.runMs.length || median(next.measure.runMs) < median(best.measure.runMs))) best = next;
+    }
+  }
 
   const indexOf = (axis: TuneAxis, cell: TuneCell) => axis.values.indexOf(cell[axis.flag]!);
 
@@ -166,19 +176,37 @@ export async function tuneSearch(opts: TuneOptions): Promise<TuneOutcome> {
   }
 
   // Refine: every neighbour of the best, one step down and up, half steps between them, and every
-  // other value of a categorical axis; move to any significantly faster one and look again.
-  for (let moved = true; moved && !outOfTime(); ) {
-    moved = false;
-    for (const cell of neighbourCells(opts.axes, best.cell)) {
+  // other value of a categorical axis; move to any significantly faster one and look again. Among
+  // cells no slower, the one asking for less (fewer processes, sockets, requests in flight) is the
+  // answer: a step down is taken when the fastest cell measured is not significantly faster than it.
+  const fastest = () => path.filter((c) => c.measure.throttled === 0 && c.measure.runMs.length).sort((a, b) => median(a.measure.runMs) - median(b.measure.runMs))[0];
+  const lessOf = (cell: TuneCell, than: TuneCell) => opts.axes.some((a) => a.ordered && (a.toNumber ?? Number)(cell[a.flag]!) < (a.toNumber ?? Number)(than[a.flag]!))
+    && opts.axes.every((a) => !a.ordered || (a.toNumber ?? Number)(cell[a.flag]!) <= (a.toNumber ?? Number)(than[a.flag]!))
+    && opts.axes.every((a) => a.ordered || cell[a.flag] === than[a.flag]);
+  // The ordered axes first, to convergence; the other choices (the strategy) only at that point,
+  // where trying one costs a cell instead of one at every step.
+  const orderedAxes = opts.axes.filter((a) => a.ordered);
+  const choiceAxes = opts.axes.filter((a) => !a.ordered);
+  /** One look around the best along `axes`: moves to the first neighbour that is better, or as good for less. */
+  const refineOnce = async (axes: readonly TuneAxis[]): Promise<boolean> => {
+    for (const cell of neighbourCells(axes, best!.cell)) {
       const next = await visit(cell.cell, 'refine', cell.axis);
-      if (!next) break;
-      if (better(next, best)) {
+      if (!next) return false;
+      const anchor = fastest();
+      const asGoodForLess = lessOf(next.cell, best!.cell) && next.measure.throttled === 0 && next.measure.runMs.length > 0
+        && anchor !== undefined && !faster(anchor.measure, next.measure);
+      if (better(next, best!) || asGoodForLess) {
         best = next;
-        moved = true;
-        break;
+        return true;
       }
     }
+    return false;
+  };
+  for (let rounds = 0; !outOfTime() && rounds < 100; rounds++) {
+    if (await refineOnce(orderedAxes)) continue;
+    if (!choiceAxes.length || !(await refineOnce(choiceAxes))) break;
   }
+
 
   const neighbours = neighbourCells(opts.axes, best.cell).flatMap(({ cell, axis }) => {
     const n = seen.get(key(cell));

@@ -1,0 +1,43 @@
+// `blob-cacher emulate`: serves an emulated target until stopped: paced connections, a total cap, an
+// operations limit answered as Azure answers it, stragglers. For rehearsing `tune` and `--hedge`
+// on a target whose optimum is known; what it measures is the emulation, never Azure.
+import { buildProgram, parseFlags, resolveOptions } from '../config/load.js';
+import { EMULATE_OPTIONS } from '../config/options.js';
+import { formatBytes } from '../config/sizes.js';
+import { log, setLogLevel } from '../log/logger.js';
+import { contentBuffer, FIXTURE_SEED } from '../payload/content.js';
+import { startEmulatedTarget } from '../emulate/server.js';
+import type { Env } from './run-cli.js';
+
+const SUMMARY = 'Serve an emulated target with a known optimum (paced connections, a total cap, an operations limit, stragglers) until stopped: an emulation for rehearsing tune and --hedge, not a measurement of Azure.';
+
+export async function emulateCommand(argv: readonly string[], env: Env, name = 'emulate'): Promise<number> {
+  const flags = parseFlags(buildProgram(name, EMULATE_OPTIONS, SUMMARY), argv);
+  if (!flags) return 0;
+  const o = resolveOptions(EMULATE_OPTIONS, flags, { env });
+  setLogLevel(o.logLevel);
+  const objects = new Map(o.objects.map((x) => [`/${x.name}`, contentBuffer(FIXTURE_SEED, 0, x.sizeBytes)]));
+  const target = await startEmulatedTarget({
+    ...(o.perConnectionBytesPerSecond ? { perConnectionBytesPerSecond: o.perConnectionBytesPerSecond } : {}),
+    ...(o.totalBytesPerSecond ? { totalBytesPerSecond: o.totalBytesPerSecond } : {}),
+    ...(o.opsPerSecond ? { opsPerSecond: o.opsPerSecond } : {}),
+    ...(o.stragglers ? { stragglers: { ...o.stragglers, seed: 1 } } : {}),
+    objects,
+  }, o.host, o.port);
+  const shape = [
+    o.perConnectionBytesPerSecond && `${formatBytes(o.perConnectionBytesPerSecond)}/s per connection`,
+    o.totalBytesPerSecond && `${formatBytes(o.totalBytesPerSecond)}/s in all`,
+    o.opsPerSecond && `${o.opsPerSecond} requests/s`,
+    o.stragglers && `1 request in ${o.stragglers.every} stalls ${o.stragglers.stallMs} ms (${o.stragglers.at})`,
+  ].filter(Boolean).join(', ');
+  process.stdout.write(`emulated target (not Azure) at ${target.url}/: ${shape || 'no limits'}\n`);
+  for (const [path, body] of objects) process.stdout.write(`  ${target.url}${path} (${formatBytes(body.length)})\n`);
+  // Until a signal: then a line of what it served, and a clean exit.
+  await new Promise<void>((resolve) => {
+    for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(s, () => resolve());
+  });
+  await target.close();
+  const l = target.log;
+  log.info(`served ${l.requests} requests (${Object.entries(l.byMethod).map(([m, n]) => `${n} ${m}`).join(', ')}); ${l.throttled} throttled, ${l.stalled} stalled, ${l.abandoned} abandoned`);
+  return 0;
+}

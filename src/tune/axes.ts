@@ -1,0 +1,64 @@
+// What `tune` searches: for downloads, the strategy among those asked for, processes, sockets per
+// process and concurrency (ranges in flight); for uploads, the strategy, processes, sockets,
+// concurrency (blocks in flight) and the block size. Ladders double, starting where the tool's own
+// defaults do; an axis the user fixed (a flag given with one value) is not searched.
+import { formatSizeExact, parseSizeUnbounded } from '../config/sizes.js';
+import type { TuneAxis } from './search.js';
+
+const MiB = 1024 * 1024;
+const doubling = (from: number, to: number) => {
+  const out: number[] = [];
+  for (let v = from; v <= to; v *= 2) out.push(v);
+  return out;
+};
+
+/** The whole number halfway (geometrically) between two ladder steps, when there is one strictly between. */
+const halfwayCount = (a: string, b: string): string | undefined => {
+  const mid = Math.round(Math.sqrt(Number(a) * Number(b)));
+  return mid > Number(a) && mid < Number(b) ? String(mid) : undefined;
+};
+
+const sizeBytes = (v: string) => parseSizeUnbounded(v, 1) ?? Number(v);
+const halfwaySize = (a: string, b: string): string | undefined => {
+  const mid = Math.round(Math.sqrt(sizeBytes(a) * sizeBytes(b)) / MiB) * MiB;
+  return mid > sizeBytes(a) && mid < sizeBytes(b) ? formatSizeExact(mid).replace(' ', '') : undefined;
+};
+
+function countAxis(flag: string, values: number[], start: number): TuneAxis {
+  const at = Math.max(0, values.findIndex((v) => v >= start));
+  return { flag, values: values.map(String), ordered: true, start: at, between: halfwayCount };
+}
+
+export interface AxesInput {
+  direction: 'download' | 'upload';
+  /** The strategies to choose among (one: the strategy is not searched). */
+  strategies: readonly string[];
+  /** The machine's cores: processes past twice this are not tried. */
+  cores: number;
+  /** Flags the user fixed: their axes are left out. */
+  fixed: ReadonlySet<string>;
+  /** Where the search starts on each axis (the tool's defaults or what was given). */
+  start: { processes: number; maxSockets: number; concurrency: number; blockSizeBytes?: number };
+}
+
+/** The axes of a tune, in the order the search grows them. */
+export function tuneAxes(input: AxesInput): TuneAxis[] {
+  const axes: TuneAxis[] = [];
+  const method = input.direction === 'download' ? '--source-method' : '--upload-method';
+  if (input.strategies.length > 1) axes.push({ flag: method, values: input.strategies, ordered: false, start: 0 });
+  const counts: [string, number[], number][] = [
+    ['--concurrency', doubling(1, 256), input.start.concurrency],
+    ['--max-sockets', doubling(1, 256), input.start.maxSockets],
+    ['--processes', doubling(1, Math.max(1, 2 * input.cores)), input.start.processes],
+  ];
+  for (const [flag, values, start] of counts) if (!input.fixed.has(flag)) axes.push(countAxis(flag, values, start));
+  if (input.direction === 'upload' && !input.fixed.has('--block-size')) {
+    const sizes = doubling(1, 256).map((m) => m * MiB);
+    const start = input.start.blockSizeBytes ?? 8 * MiB;
+    axes.push({
+      flag: '--block-size', values: sizes.map((b) => formatSizeExact(b).replace(' ', '')), ordered: true,
+      start: Math.max(0, sizes.findIndex((b) => b >= start)), toNumber: sizeBytes, between: halfwaySize,
+    });
+  }
+  return axes;
+}
