@@ -8,6 +8,7 @@ import { runDownload } from '../src/engine/download.js';
 import { setLogLevel } from '../src/log/logger.js';
 import { toRunRecord } from '../src/results/record.js';
 import { runFailed } from '../src/results/schema.js';
+import { recommend } from '../src/analysis/recommend.js';
 import { close, deterministicBuffer, listen } from './helpers/http-servers.js';
 import { reportOf } from './helpers/report.js';
 import { shapedServer } from './helpers/shaped-server.js';
@@ -76,4 +77,36 @@ describe('billable operations', () => {
     expect(hot(single).per1000Objects).toBeCloseTo(1000 * 0.005 / 10_000, 12);
     expect(hot(chunked).per1000Objects).toBeCloseTo(1000 * RANGES * 0.005 / 10_000, 12);
   }, 60_000);
+});
+
+describe('the same rule over uploads and many-blob workloads', () => {
+  const candidate = (label: string, description: string, rank: number, requestsPerObject: number, times: number[]) => ({
+    label, strategy: label, description, rank, tied: false, requestsPerObject, timesMs: times, verified: true,
+  }) as unknown as Parameters<typeof recommend>[0][number];
+
+  it('small uploads: our Put Blob per file before the SDK\'s upload() when they tie (the SDK\'s requests are not traced)', () => {
+    const r = recommend([
+      candidate('sdk-small-files', 'SDK upload() per small file (baseline)', 1, 1, [100, 101, 99, 102]),
+      candidate('small-files', 'one Put Blob per small file', 1, 1, [101, 100, 102, 99]),
+    ]);
+    expect(r).toMatchObject({ contender: 'small-files', basis: 'tied', tiedWith: ['sdk-small-files'] });
+  });
+
+  it('a large upload: staged blocks when significantly faster than the SDK', () => {
+    const r = recommend([
+      candidate('blocks', 'staged blocks in parallel + commit', 1, 39, [100, 101, 99, 102, 100]),
+      candidate('sdk-upload', 'SDK uploadData (baseline)', 2, 39, [200, 202, 198, 204, 201]),
+    ]);
+    expect(r).toMatchObject({ contender: 'blocks', basis: 'fastest', ahead: { of: 'sdk-upload' }, sdk: { label: 'sdk-upload' } });
+    expect(r!.text).toMatch(/^Recommended: blocks — significantly fastest: 2\.01x faster than sdk-upload .*; 39 requests per object and no extra copies\. The SDK baseline sdk-upload \(uploadData\) was 2\.01x slower/);
+  });
+
+  it('listings: fewer pages per object wins a tie', () => {
+    const r = recommend([
+      candidate('list-hierarchy', 'List Blobs pages, delimiter /', 1, 0.02, [50, 51, 49, 52]),
+      candidate('list', 'List Blobs pages, flat', 1, 0.01, [51, 50, 52, 49]),
+    ]);
+    expect(r).toMatchObject({ contender: 'list', basis: 'tied' });
+    expect(r!.text).toContain('0.01 requests per object');
+  });
 });

@@ -7,6 +7,7 @@ import type { DownloadConfig } from '../src/config/load.js';
 import { runDownload } from '../src/engine/download.js';
 import { setLogLevel } from '../src/log/logger.js';
 import { renderConsole } from '../src/report/console.js';
+import { renderCsv } from '../src/report/csv.js';
 import { reportOf } from './helpers/report.js';
 import { toRunRecord } from '../src/results/record.js';
 import { testConfig } from './helpers/config.js';
@@ -38,5 +39,8 @@ describe('server clock on the embedded Azurite', () => {
     const text = renderConsole(reportOf(run.results.map(toRunRecord)), { details: true });
     expect(text).toMatch(/^server clock \(the target's own span/m);
     for (const s of stats) expect(text).toMatch(new RegExp(`^  ${s.label}: client [\\d.]+ ms, server [\\d.]+ ms \\(\\+?-?[\\d.]+ ms, bound [\\d.]+ ms\\)$`, 'm'));
+    // The CSV carries the same server clock, one row per contender.
+    const [head, ...rows] = renderCsv(reportOf(run.results.map(toRunRecord))).split('\n').map((l) => l.split(','));
+    for (const row of rows) expect(Number(row[head!.indexOf('server_span_ms_median')]), row[1]).toBeGreaterThan(0);
   });
 });

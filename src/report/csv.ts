@@ -30,6 +30,7 @@ export function renderCsv(r: Report): string {
     ...['firstByte', 'total'].flatMap((m) => ['p50', 'p90', 'p99', 'max'].map((q) => `${m}_${q}_ms`)),
     ...PHASES.map((p) => `${p}_share`), 'retries', 'throttled', 'backoff_ms',
     'ops_read', 'ops_write', 'ops_list', 'ops_other', 'requests_per_object', ...tiers.flatMap((t) => [`cost_per_1000_objects_${t}`, `cost_per_gib_${t}`]),
+    'server_span_ms_median', 'over_server_span_ms', 'server_span_bound_ms',
     'verdict', 'slower_ratio', 'slower_ratio_ci95_low', 'slower_ratio_ci95_high', 'recommended', 'sweep_best', 'sweep_tied', 'verified',
     ...(r.tune ? ['tune_step', 'tune_reason', 'tune_best', 'tune_throttled'] : []),
   ];
@@ -45,6 +46,8 @@ export function renderCsv(r: Report): string {
         const c = s.cost.tiers.find((x) => x.tier === t);
         return [c?.per1000Objects, c?.perGiB];
       }),
+      // The server clock, where it was read: its span, the client's time above it, and the bound.
+      ...((g) => [g?.serverMs, g?.ms, g?.boundMs])(r.serverClock.find((c) => c.contender === s.label)),
       v.kind, v.ratio, v.low, v.high, r.recommendation?.contender === s.label, r.sweep ? r.sweep.best === s.label : undefined, r.sweep ? r.sweep.tied.includes(s.label) : undefined, s.notVerified ? 'not verified' : s.verified,
       ...(r.tune ? [(stepOf(s.label)?.step ?? -1) + 1 || undefined, stepOf(s.label)?.reason, r.tune.best?.label === s.label, stepOf(s.label)?.throttled] : []),
     ];
