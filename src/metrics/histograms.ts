@@ -6,8 +6,9 @@ import { createRequire } from 'node:module';
 import type * as Hdr from 'hdr-histogram-js';
 import { PHASES, type Phase, type PhaseDurationsMs } from '../transport/phases.js';
 
-export type MetricName = Phase | 'total';
-export const METRICS: readonly MetricName[] = [...PHASES, 'total'];
+/** `object`: whole-object completion (first request's start to its last part's end), one per object. */
+export type MetricName = Phase | 'total' | 'object';
+export const METRICS: readonly MetricName[] = [...PHASES, 'total', 'object'];
 export type EncodedHistograms = Partial<Record<MetricName, string>>;
 
 const HIGHEST_US = 24 * 3600 * 1_000_000;

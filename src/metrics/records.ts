@@ -22,4 +22,21 @@ export interface OpRecord {
   /** List Blobs: the names this page held. */
   objects?: number;
   error?: string;
+  /** --hedge: this item's request was duplicated; `won` says which finished first (its timing is the record's). */
+  hedge?: HedgeOutcome;
 }
+
+/**
+ * A hedged item: `won` 'first' (the original) or 'hedge' (the duplicate); `afterMs`, how long after
+ * the original the duplicate went (a hedge's record starts that much after its item did);
+ * `loserBytes`, what the aborted one had received (extra bytes).
+ */
+export interface HedgeOutcome {
+  won: 'first' | 'hedge';
+  afterMs: number;
+  loserBytes: number;
+}
+
+/** When the item began: its first request's start (a won hedge started `afterMs` later). */
+export const itemStartEpochMs = (r: Pick<OpRecord, 'startEpochMs' | 'hedge'>): number =>
+  r.startEpochMs - (r.hedge?.won === 'hedge' ? r.hedge.afterMs : 0);
