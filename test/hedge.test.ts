@@ -61,4 +61,34 @@ describe('--hedge against the straggler server', () => {
     const cost = contenderCost('download', hedged.runs, DEFAULT_PRICES);
     expect(cost.operations.read).toBe(hedged.requests + hedged.hedge!.issued);
   });
+
+  it('small files: p90 hedging cuts the object-completion p99 to <= 0.3x with <= 5% extra requests', async () => {
+    const files = { sourceMethod: 'small-files', fileCount: 1000, fileSizeBytes: 4 * KiB, runs: 1 } as const;
+    const plain = await measure(STALLS, files);
+    const hedged = await measure(STALLS, { ...files, hedge: { after: { percentile: 90 }, on: 'first-byte' } });
+    console.log('small files', JSON.stringify({ plain: plain.completion, hedged: hedged.completion, hedge: hedged.hedge, stalled: [plain.log.stalled, hedged.log.stalled], abandoned: hedged.log.abandoned }));
+    // Each file is an object: one completion per file, and the 20 stalls hold the p99 at 500 ms.
+    expect(plain.completion.latencyMs.count).toBe(1000);
+    expect(plain.log.stalled).toBe(20);
+    expect(plain.completion.latencyMs.p99).toBeGreaterThanOrEqual(500);
+    expect(hedged.completion.latencyMs.p99).toBeLessThanOrEqual(0.3 * plain.completion.latencyMs.p99);
+    expect(hedged.hedge!.won).toBeGreaterThanOrEqual(10);
+    expect(hedged.hedge!.issued / hedged.requests).toBeLessThanOrEqual(0.05);
+    // Records say which request won, in the results file too.
+    const won = hedged.runs[0]!.records.filter((row) => row.at(-1) === 'hedge').length;
+    expect(won).toBe(hedged.hedge!.won);
+  });
+
+  it('without stragglers, hedging adds at most 2% requests (chunked and small files)', async () => {
+    const hedge = { after: { percentile: 90 }, on: 'first-byte' } as const;
+    const chunked = await measure(undefined, { sourceMethod: 'chunked', concurrency: 16, fileSizeBytes: 1024 * KiB, runs: 30, hedge });
+    const files = await measure(undefined, { sourceMethod: 'small-files', fileCount: 1000, fileSizeBytes: 4 * KiB, runs: 1, hedge });
+    // Beside them, unhedged, for the note (a wall-clock comparison is the bench's, not a test's).
+    const plainChunked = await measure(undefined, { sourceMethod: 'chunked', concurrency: 16, fileSizeBytes: 1024 * KiB, runs: 30 });
+    const plainFiles = await measure(undefined, { sourceMethod: 'small-files', fileCount: 1000, fileSizeBytes: 4 * KiB, runs: 1 });
+    console.log('no stragglers', JSON.stringify({ chunked: [chunked.completion, chunked.hedge], files: [files.completion, files.hedge], plainChunked: plainChunked.completion, plainFiles: plainFiles.completion }));
+    expect(plainFiles.hedge).toBeUndefined();
+    expect(chunked.hedge!.issued / chunked.requests).toBeLessThanOrEqual(0.02);
+    expect(files.hedge!.issued / files.requests).toBeLessThanOrEqual(0.02);
+  });
 });

@@ -33,6 +33,8 @@ export class Hedger {
   /** This worker's earlier requests' times (issue to last byte, µs): what a percentile delay is read from. */
   private readonly earlier: Hdr.Histogram;
   private readonly waiting = new Set<Waiting>();
+  /** The percentile delay as last read, and how many had finished then. */
+  private delay?: { at: number; ms: number | undefined };
   /** Items issued so far (duplicates not counted). */
   private issued = 0;
 
@@ -41,7 +43,8 @@ export class Hedger {
     this.sink = sink;
     this.get = get;
     this.hedge = hedge;
-    this.earlier = newHistogram();
+    // Two significant digits are plenty for a delay, and a tenth of the buckets to walk.
+    this.earlier = newHistogram(2);
   }
 
   /**
@@ -53,18 +56,24 @@ export class Hedger {
   delayMs(): number | undefined {
     if (this.hedge.afterMs !== undefined) return this.hedge.afterMs;
     const finished = this.earlier.totalCount;
+    // A histogram's percentile walks its buckets (~0.1 ms): read once per few requests settled, not per request armed.
+    if (this.delay && finished - this.delay.at < Math.max(1, finished >> 6)) return this.delay.ms;
     const rank = Math.ceil(((this.hedge.percentile ?? 95) / 100) * this.issued);
-    if (finished < MIN_HEDGE_SAMPLES || rank > finished) return undefined;
-    return this.earlier.getValueAtPercentile((100 * rank) / finished) / 1000;
+    const ms = finished < MIN_HEDGE_SAMPLES || rank > finished ? undefined : this.earlier.getValueAtPercentile((100 * rank) / finished) / 1000;
+    this.delay = { at: finished, ms };
+    return ms;
   }
 
   async run(item: WorkItem, queuedAt: number | undefined): Promise<OpRecord> {
-    const startMs = queuedAt ?? performance.now();
+    // Its age counts from now, when its lane sends it: time queued behind the batch is not its own.
+    const startMs = performance.now();
     this.issued++;
     const firstStop = new AbortController();
     let firstByte = false;
-    const first = this.get(this.scoped(firstStop.signal), item, this.sink, queuedAt, { onFirstByte: () => void (firstByte = true) })
-      .then((record): Settled => ({ who: 'first', record }));
+    const firstScope = this.scoped(firstStop);
+    const first = this.get(firstScope.ctx, item, this.sink, queuedAt, { onFirstByte: () => void (firstByte = true) })
+      .then((record): Settled => ({ who: 'first', record }))
+      .finally(firstScope.done);
     // Re-armed as the delay changes (each finished request moves the percentile); fired, it is checked once.
     for (;;) {
       let waiting!: Waiting;
@@ -82,8 +91,10 @@ export class Hedger {
     }
     const hedgeStop = new AbortController();
     const copy = this.copyOf(item);
-    const second = this.get(this.scoped(hedgeStop.signal, copy !== item), copy, this.sink, undefined)
-      .then((record): Settled => ({ who: 'hedge', record }));
+    const secondScope = this.scoped(hedgeStop, copy !== item);
+    const second = this.get(secondScope.ctx, copy, this.sink, undefined)
+      .then((record): Settled => ({ who: 'hedge', record }))
+      .finally(secondScope.done);
     const winner = await firstSucceeded(first, second);
     (winner.who === 'first' ? hedgeStop : firstStop).abort();
     // The loser is awaited: its last writes into the sink (the same bytes) land before the item is done.
@@ -91,15 +102,18 @@ export class Hedger {
     const [original, duplicate] = winner.who === 'first' ? [winner.record, loser] : [loser, winner.record];
     return this.settle({
       ...winner.record,
-      hedge: { won: winner.who, afterMs: Math.max(0, duplicate.startEpochMs - original.startEpochMs), loserBytes: loser.bytes },
+      hedge: { won: winner.who, afterMs: Math.max(0, duplicate.startEpochMs - sentEpochMs(original)), loserBytes: loser.bytes },
     });
   }
 
   /** A finished request's time becomes an earlier request's; the waiting ones are re-armed on it. */
   private settle(record: OpRecord): OpRecord {
     if (!record.error) {
-      this.earlier.recordValue(Math.max(1, Math.round(record.totalMs * 1000)));
-      if (this.hedge.afterMs === undefined) for (const w of this.waiting) this.arm(w);
+      this.earlier.recordValue(Math.max(1, Math.round((record.totalMs - (record.phases.wait ?? 0)) * 1000)));
+      if (this.hedge.afterMs === undefined && this.waiting.size) {
+        const before = this.delay?.ms;
+        if (this.delayMs() !== before) for (const w of this.waiting) this.arm(w);
+      }
     }
     return record;
   }
@@ -119,11 +133,24 @@ export class Hedger {
     return at < 0 ? item : { ...item, blob: copies[(at + 1) % copies.length] };
   }
 
-  /** The context a request of its own runs in: the worker's stop or its own; another copy's URL made from its name. */
-  private scoped(stop: AbortSignal, otherBlob = false): KindContext {
-    return { ...this.ctx, signal: AbortSignal.any([this.ctx.signal, stop]), ...(otherBlob ? { urls: undefined } : {}) };
+  /**
+   * The context a request of its own runs in: its own stop, which the worker's stop also pulls (a
+   * listener for the request's life: AbortSignal.any would hang one more dependant on the worker's
+   * signal per request); another copy's URL made from its name.
+   */
+  private scoped(stop: AbortController, otherBlob = false): { ctx: KindContext; done(): void } {
+    const pull = () => stop.abort();
+    if (this.ctx.signal.aborted) stop.abort();
+    else this.ctx.signal.addEventListener('abort', pull, { once: true });
+    return {
+      ctx: { ...this.ctx, signal: stop.signal, ...(otherBlob ? { urls: undefined } : {}) },
+      done: () => this.ctx.signal.removeEventListener('abort', pull),
+    };
   }
 }
+
+/** When a request left its queue for a socket. */
+const sentEpochMs = (r: OpRecord): number => r.startEpochMs + (r.phases.wait ?? 0);
 
 /** The first of two requests to succeed; if both fail, the first to fail. */
 async function firstSucceeded(a: Promise<Settled>, b: Promise<Settled>): Promise<Settled> {

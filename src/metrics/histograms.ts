@@ -19,8 +19,9 @@ function hdr(): typeof Hdr {
   return hdrModule;
 }
 
-export function newHistogram(): Hdr.Histogram {
-  return hdr().build({ bitBucketSize: 64, lowestDiscernibleValue: 1, highestTrackableValue: HIGHEST_US, numberOfSignificantValueDigits: 3, useWebAssembly: false });
+/** `digits`: significant digits kept (3 for what is reported; fewer is cheaper to read percentiles from). */
+export function newHistogram(digits: 1 | 2 | 3 = 3): Hdr.Histogram {
+  return hdr().build({ bitBucketSize: 64, lowestDiscernibleValue: 1, highestTrackableValue: HIGHEST_US, numberOfSignificantValueDigits: digits, useWebAssembly: false });
 }
 
 export const encodeHistogram = (h: Hdr.Histogram): string => hdr().encodeIntoCompressedBase64(h);

@@ -1,5 +1,5 @@
 // Whole-object completion: an object is done when its slowest part is. Per object, the time from
-// its first request's start to its last part's end (into the `object` histogram), and the straggler
+// its first request's sending to its last part's end (into the `object` histogram), and the straggler
 // time: how long the last part ran on alone after every other part had ended. Computed where every
 // record is still there (a many-file worker over its share; the coordinator for one split object).
 import type { PhaseHistograms } from './histograms.js';
@@ -19,9 +19,14 @@ export function addObjectTotals(a: ObjectTotals, b: ObjectTotals): ObjectTotals 
   return { objects: a.objects + b.objects, completionMsSum: a.completionMsSum + b.completionMsSum, stragglerMsSum: a.stragglerMsSum + b.stragglerMsSum };
 }
 
-/** Row `i`'s item start: a duplicate that won started `hedgeAfterMs` after its item did. */
-function itemStart(t: RecordTable, i: number): number {
-  return t.get('startEpochMs', i) - (t.get('hedge', i) === 2 ? t.get('hedgeAfterMs', i) : 0);
+/**
+ * When row `i`'s item was sent: its request's start past any time queued for a socket (many files
+ * are all issued at the run's start, and a file's place in that queue is the batch's, not the
+ * file's); for a duplicate that won, `hedgeAfterMs` before the duplicate went.
+ */
+function itemSent(t: RecordTable, i: number): number {
+  const start = t.get('startEpochMs', i);
+  return t.get('hedge', i) === 2 ? start - t.get('hedgeAfterMs', i) : start + t.phaseMs('wait', i);
 }
 
 /** Many files: every item that succeeded is an object of one request (its hedge's wait included). */
@@ -29,7 +34,7 @@ export function perItemObjects(t: RecordTable, h: PhaseHistograms): ObjectTotals
   const out = emptyObjectTotals();
   for (let i = 0; i < t.length; i++) {
     if (t.error(i) !== undefined) continue;
-    const ms = t.get('startEpochMs', i) + t.get('totalMs', i) - itemStart(t, i);
+    const ms = t.get('startEpochMs', i) + t.get('totalMs', i) - itemSent(t, i);
     h.recordMs('object', ms);
     out.objects++;
     out.completionMsSum += ms;
@@ -49,7 +54,7 @@ export function splitObject(t: RecordTable, h: PhaseHistograms): ObjectTotals {
   let second = -Infinity;
   for (let i = 0; i < t.length; i++) {
     if (t.error(i) !== undefined) return out;
-    start = Math.min(start, itemStart(t, i));
+    start = Math.min(start, itemSent(t, i));
     const end = t.get('startEpochMs', i) + t.get('totalMs', i);
     if (end > last) [second, last] = [last, end];
     else if (end > second) second = end;

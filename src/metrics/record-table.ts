@@ -158,6 +158,12 @@ export class RecordTable implements Iterable<OpRecord> {
     return this.cols[column][i]!;
   }
 
+  /** A phase of row `i` in ms, 0 where the request had none, without making its record. */
+  phaseMs(phase: (typeof PHASES)[number], i: number): number {
+    const v = this.phaseCols[PHASES.indexOf(phase)]![i]!;
+    return Number.isNaN(v) ? 0 : v;
+  }
+
   /** Row `i` as a record (a new object each time). */
   at(i: number): OpRecord | undefined {
     if (i < 0) i += this.rows;

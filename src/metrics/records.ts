@@ -28,7 +28,7 @@ export interface OpRecord {
 
 /**
  * A hedged item: `won` 'first' (the original) or 'hedge' (the duplicate); `afterMs`, how long after
- * the original the duplicate went (a hedge's record starts that much after its item did);
+ * the original was sent (left its queue) the duplicate went;
  * `loserBytes`, what the aborted one had received (extra bytes).
  */
 export interface HedgeOutcome {
@@ -37,6 +37,4 @@ export interface HedgeOutcome {
   loserBytes: number;
 }
 
-/** When the item began: its first request's start (a won hedge started `afterMs` later). */
-export const itemStartEpochMs = (r: Pick<OpRecord, 'startEpochMs' | 'hedge'>): number =>
-  r.startEpochMs - (r.hedge?.won === 'hedge' ? r.hedge.afterMs : 0);
+
