@@ -10,7 +10,11 @@ import { DEFAULT_PRICES } from '../src/analysis/prices.js';
 import type { DownloadConfig } from '../src/config/load.js';
 import { runDownload } from '../src/engine/download.js';
 import { startEmulatedTarget, type EmulatedTarget, type StragglerOptions } from '../src/emulate/server.js';
+import { buildReport } from '../src/analysis/report-model.js';
 import { setLogLevel } from '../src/log/logger.js';
+import { renderReport } from '../src/report/render.js';
+import { newResultsFile } from '../src/results/file.js';
+import { parseResultsDoc } from '../src/results/validate.js';
 import { toRunRecord } from '../src/results/record.js';
 import { runFailed } from '../src/results/schema.js';
 import { testConfig, type TestSettings } from './helpers/config.js';
@@ -90,5 +94,28 @@ describe('--hedge against the straggler server', () => {
     expect(plainFiles.hedge).toBeUndefined();
     expect(chunked.hedge!.issued / chunked.requests).toBeLessThanOrEqual(0.02);
     expect(files.hedge!.issued / files.requests).toBeLessThanOrEqual(0.02);
+  });
+
+  it('every report format shows object completion next to request latency, and the hedging counters', async () => {
+    const run = await measure(STALLS, { sourceMethod: 'chunked', concurrency: 16, fileSizeBytes: 1024 * KiB, runs: 8, hedge: { after: { percentile: 90 }, on: 'first-byte' } });
+    const doc = { ...newResultsFile('download', {}, { kind: 'url', label: 'straggler server' }), complete: true, runs: run.runs };
+    // Through the file's own validation, as `blob-cacher report` reads it.
+    const read = parseResultsDoc(JSON.parse(JSON.stringify(doc)));
+    if (!('doc' in read)) throw new Error(read.problem);
+    const report = buildReport(read.doc, { title: 'hedge' });
+    const c = report.contenders[0]!;
+    expect(c.completion!.latencyMs.count).toBe(8);
+    expect(c.hedge!.issued).toBe(run.hedge!.issued);
+    for (const format of ['console', 'md', 'html'] as const) {
+      const text = await renderReport(report, format, { details: true });
+      expect(text, format).toContain('object completion over 8 object(s)');
+      expect(text, format).toContain(`hedged: ${c.hedge!.issued} duplicate request(s)`);
+    }
+    expect(await renderReport(report, 'console')).toContain('hedged:');
+    const [head, row] = (await renderReport(report, 'csv')).split('\n').map((l) => l.split(','));
+    expect(Number(row![head!.indexOf('object_p99_ms')])).toBe(c.completion!.latencyMs.p99);
+    expect(Number(row![head!.indexOf('hedges_issued')])).toBe(c.hedge!.issued);
+    const json = JSON.parse(await renderReport(report, 'json')) as typeof report;
+    expect(json.contenders[0]!.completion!.latencyMs.p99).toBe(c.completion!.latencyMs.p99);
   });
 });

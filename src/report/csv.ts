@@ -29,6 +29,8 @@ export function renderCsv(r: Report): string {
     ...PHASES.map((p) => `${p}_share`), 'retries', 'throttled', 'backoff_ms',
     'ops_read', 'ops_write', 'ops_list', 'ops_other', 'requests_per_object', ...tiers.flatMap((t) => [`cost_per_1000_objects_${t}`, `cost_per_gib_${t}`]),
     'verdict', 'slower_ratio', 'slower_ratio_ci95_low', 'slower_ratio_ci95_high', 'recommended', 'sweep_best', 'sweep_tied', 'verified',
+    'objects', ...['p50', 'p90', 'p99', 'max'].map((q) => `object_${q}_ms`), 'straggler_share',
+    'hedges_issued', 'hedges_won', 'hedge_extra_request_share', 'hedge_extra_bytes',
   ];
   const rows = r.contenders.map((s) => {
     const v = verdictOf(r, s);
@@ -43,6 +45,8 @@ export function renderCsv(r: Report): string {
         return [c?.per1000Objects, c?.perGiB];
       }),
       v.kind, v.ratio, v.low, v.high, r.recommendation?.contender === s.label, r.sweep ? r.sweep.best === s.label : undefined, r.sweep ? r.sweep.tied.includes(s.label) : undefined, s.notVerified ? 'not verified' : s.verified,
+      s.completion?.latencyMs.count, ...(['p50', 'p90', 'p99', 'max'] as const).map((q) => s.completion?.latencyMs[q]), s.completion?.stragglerShare,
+      s.hedge?.issued, s.hedge?.won, s.hedge?.extraRequestShare, s.hedge?.extraBytes,
     ];
   });
   return [columns, ...rows].map((row) => row.map(csvCell).join(',')).join('\n');
