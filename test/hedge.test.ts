@@ -11,6 +11,11 @@ import type { DownloadConfig } from '../src/config/load.js';
 import { runDownload } from '../src/engine/download.js';
 import { startEmulatedTarget, type EmulatedTarget, type StragglerOptions } from '../src/emulate/server.js';
 import { buildReport } from '../src/analysis/report-model.js';
+import { Hedger, type GetRun } from '../src/kinds/hedge.js';
+import type { KindContext } from '../src/kinds/kind.js';
+import type { Sink } from '../src/kinds/sinks.js';
+import type { OpRecord } from '../src/metrics/records.js';
+import type { WorkItem } from '../src/plan/items.js';
 import { setLogLevel } from '../src/log/logger.js';
 import { renderReport } from '../src/report/render.js';
 import { newResultsFile } from '../src/results/file.js';
@@ -117,5 +122,50 @@ describe('--hedge against the straggler server', () => {
     expect(Number(row![head!.indexOf('hedges_issued')])).toBe(c.hedge!.issued);
     const json = JSON.parse(await renderReport(report, 'json')) as typeof report;
     expect(json.contenders[0]!.completion!.latencyMs.p99).toBe(c.completion!.latencyMs.p99);
+  });
+
+  it('round-robin on Azurite: the bytes are verified as always and every duplicate is billed', async () => {
+    // 1 ms, on finish: nearly every range is duplicated, so the copies' and the sink's handling shows.
+    const run = await runDownload(testConfig('download', {
+      sourceMethod: 'round-robin', concurrency: 4, fileSizeBytes: 4 * 1024 * KiB, sink: 'sparse-file', processes: 1, maxSockets: 8, runs: 2,
+      container: 'hedge-test', credentials: { kind: 'embedded' }, hedge: { after: { ms: 1 }, on: 'finish' },
+    }));
+    const runs = run.results.map(toRunRecord);
+    expect(runs.map((r) => [r.verified, r.verification])).toEqual(runs.map((r) => [true, r.verification]));
+    const hedge = hedgeSummary(runs)!;
+    expect(hedge.issued).toBeGreaterThan(0);
+    expect(contenderCost('download', runs, DEFAULT_PRICES).operations.read).toBe(8 + hedge.issued);
+  });
+
+  it('a duplicate goes to the next copy (its URL made from the copy\'s name), the loser is aborted, and the record says which won', async () => {
+    // The request function is a stand-in here: what is checked is the hedger's choice of copy and its race.
+    const calls: { blob?: string; urls: boolean }[] = [];
+    const record = (item: WorkItem, startEpochMs: number, error?: string): OpRecord => ({
+      worker: 0, item: item.index, offsetBytes: 0, bytes: error ? 0 : item.lengthBytes, status: error ? 0 : 206, startEpochMs, totalMs: performance.timeOrigin + performance.now() - startEpochMs,
+      phases: {}, reused: false, retries: 0, throttled: 0, backoffMs: 0, ...(error ? { error } : {}),
+    });
+    const get: GetRun = (ctx, item) => {
+      calls.push({ blob: item.blob, urls: ctx.urls !== undefined });
+      const start = performance.timeOrigin + performance.now();
+      // The original stalls until aborted; the duplicate answers at once.
+      if (calls.length === 1) return new Promise((resolve) => ctx.signal.addEventListener('abort', () => resolve(record(item, start, 'cancelled')), { once: true }));
+      return Promise.resolve(record(item, start));
+    };
+    const ctx = { signal: new AbortController().signal, urls: new Map() } as unknown as KindContext;
+    const hedger = new Hedger(ctx, {} as Sink, get, { afterMs: 5, on: 'first-byte', copies: ['large.1', 'large.2', 'large.3'] });
+    const got = await hedger.run({ index: 2, blob: 'large.3', destOffsetBytes: 0, lengthBytes: 10 }, undefined);
+    expect(calls).toEqual([{ blob: 'large.3', urls: true }, { blob: 'large.1', urls: false }]);
+    expect(got.error).toBeUndefined();
+    expect(got.hedge).toMatchObject({ won: 'hedge', loserBytes: 0 });
+    expect(got.hedge!.afterMs).toBeGreaterThanOrEqual(4);
+  });
+
+  // Bad values through the real CLI: test/bad-input.test.ts.
+  it('--hedge takes a delay or a percentile, --hedge-on what must have come, and refuses contenders it cannot duplicate', () => {
+    const url = { kind: 'url', url: 'http://127.0.0.1:9/x' } as const;
+    expect(testConfig('download', { credentials: url, sourceMethod: 'chunked', hedge: { after: { percentile: 99.9 }, on: 'finish' } }).hedge).toEqual({ after: { percentile: 99.9 }, on: 'finish' });
+    expect(testConfig('download', { credentials: url, sourceMethod: 'chunked', hedge: { after: { ms: 20 }, on: 'first-byte' } }).hedge).toEqual({ after: { ms: 20 }, on: 'first-byte' });
+    expect(testConfig('download', { credentials: url, sourceMethod: 'chunked' }).hedge).toBeUndefined();
+    expect(() => testConfig('download', { credentials: url, sourceMethod: 'single', hedge: { after: { ms: 20 }, on: 'first-byte' } })).toThrow(/--hedge duplicates slow GETs of chunked, round-robin, small-files; --source-method single cannot/);
   });
 });
