@@ -144,8 +144,9 @@ describe('--hedge against the straggler server', () => {
       worker: 0, item: item.index, offsetBytes: 0, bytes: error ? 0 : item.lengthBytes, status: error ? 0 : 206, startEpochMs, totalMs: performance.timeOrigin + performance.now() - startEpochMs,
       phases: {}, reused: false, retries: 0, throttled: 0, backoffMs: 0, ...(error ? { error } : {}),
     });
-    const get: GetRun = (ctx, item) => {
+    const get: GetRun = (ctx, item, _sink, _queued, watch) => {
       calls.push({ blob: item.blob, urls: ctx.urls !== undefined });
+      watch?.onSent?.();
       const start = performance.timeOrigin + performance.now();
       // The original stalls until aborted; the duplicate answers at once.
       if (calls.length === 1) return new Promise((resolve) => ctx.signal.addEventListener('abort', () => resolve(record(item, start, 'cancelled')), { once: true }));

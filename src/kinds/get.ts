@@ -6,7 +6,7 @@ import type { OpRecord } from '../metrics/records.js';
 import { bodyOverrun, rangeMismatch } from '../transport/ranged-body.js';
 import { outcomeOf, requestWithRetries } from '../transport/retry.js';
 import { contentUnit, type KindContext, type KindRun, type RequestKind } from './kind.js';
-import { Hedger } from './hedge.js';
+import { Hedger, type GetWatch } from './hedge.js';
 import { clientOf, toRecord, urlOf } from './requests.js';
 import { hashInto, openJobSink } from './sink-check.js';
 import type { Sink } from './sinks.js';
@@ -29,8 +29,8 @@ export const kind: RequestKind = {
   verify: verifyGets,
 };
 
-/** `watch.onFirstByte`: told once, when the body's first byte came (--hedge-on first-byte). */
-export async function runGet(ctx: KindContext, item: WorkItem, sink: Sink, queuedAt?: number, watch?: { onFirstByte(): void }): Promise<OpRecord> {
+/** `watch`: told when each try is written to its socket, and once when the body's first byte came (--hedge). */
+export async function runGet(ctx: KindContext, item: WorkItem, sink: Sink, queuedAt?: number, watch?: GetWatch): Promise<OpRecord> {
   const { job, signer, signal } = ctx;
   const client = clientOf(ctx);
   const url = urlOf(ctx, item);
@@ -54,13 +54,14 @@ export async function runGet(ctx: KindContext, item: WorkItem, sink: Sink, queue
         overrun = true;
         throw new Error(bodyOverrun(item.lengthBytes));
       }
-      if (watch && received === 0 && chunk.length > 0) watch.onFirstByte();
+      if (watch?.onFirstByte && received === 0 && chunk.length > 0) watch.onFirstByte();
       received += chunk.length;
       return writer.onData(chunk);
     };
     const expectStatus = ranged ? [206] : [200];
     const result = await client.request({
       url, headers, timeoutMs: job.timeoutMs, trace: job.trace, expectStatus, onData, signal, queuedAt: n === 0 ? queuedAt : undefined,
+      ...(watch?.onSent ? { onSent: watch.onSent } : {}),
     });
     result.bytes = received - before;
     if (ranged && result.status === 200) {

@@ -14,11 +14,18 @@ import type { Sink } from './sinks.js';
 /** A percentile of fewer earlier requests than this is noise: until then a request is not hedged. */
 export const MIN_HEDGE_SAMPLES = 10;
 
-/** One GET of an item; `onFirstByte` is told when its body's first byte came. */
-export type GetRun = (ctx: KindContext, item: WorkItem, sink: Sink, queuedAt: number | undefined, watch?: { onFirstByte(): void }) => Promise<OpRecord>;
+/** What a GET tells as it goes: each try written to its socket, and its body's first byte. */
+export interface GetWatch {
+  onSent?(): void;
+  onFirstByte?(): void;
+}
+
+/** One GET of an item. */
+export type GetRun = (ctx: KindContext, item: WorkItem, sink: Sink, queuedAt: number | undefined, watch?: GetWatch) => Promise<OpRecord>;
 
 interface Waiting {
-  startMs: number;
+  /** When the request was written to its socket; until then its age does not run. */
+  sentMs?: number;
   timer?: NodeJS.Timeout;
   fire(): void;
 }
@@ -48,10 +55,11 @@ export class Hedger {
   }
 
   /**
-   * The delay now: fixed, or the percentile of this worker's requests so far, counting those still
-   * running as slower than any finished one (a percentile of the finished alone is biased low: the
-   * slow ones are the ones not yet back). It is of their whole time even with `on` 'first-byte': a
-   * request with no byte by the time that share of requests had finished is stuck.
+   * The delay now: fixed, or the percentile of this worker's requests so far (each from being
+   * written to its socket to its last byte), counting those still running as slower than any
+   * finished one (a percentile of the finished alone is biased low: the slow ones are the ones not
+   * yet back). It is of their whole time even with `on` 'first-byte': a request with no byte by the
+   * time that share of requests had finished is stuck.
    */
   delayMs(): number | undefined {
     if (this.hedge.afterMs !== undefined) return this.hedge.afterMs;
@@ -65,30 +73,33 @@ export class Hedger {
   }
 
   async run(item: WorkItem, queuedAt: number | undefined): Promise<OpRecord> {
-    // Its age counts from now, when its lane sends it: time queued behind the batch is not its own.
-    const startMs = performance.now();
     this.issued++;
     const firstStop = new AbortController();
     let firstByte = false;
+    let waiting!: Waiting;
+    // Checked after the loop's I/O (setImmediate runs after the poll phase, timers before it): an
+    // answer that came while this process was busy is read first, not taken for a stall.
+    const due = new Promise<'due'>((resolve) => (waiting = { fire: () => void setImmediate(() => resolve('due')) }));
+    // Its age runs from when it is written to its socket: time queued for a socket or spent
+    // connecting is not a stall of the server's, and a duplicate would queue and connect as well.
+    const onSent = () => {
+      if (waiting.sentMs !== undefined) return;
+      waiting.sentMs = performance.now();
+      if (this.waiting.has(waiting)) this.arm(waiting);
+    };
     const firstScope = this.scoped(firstStop);
-    const first = this.get(firstScope.ctx, item, this.sink, queuedAt, { onFirstByte: () => void (firstByte = true) })
+    const first = this.get(firstScope.ctx, item, this.sink, queuedAt, { onSent, onFirstByte: () => void (firstByte = true) })
       .then((record): Settled => ({ who: 'first', record }))
       .finally(firstScope.done);
     // Re-armed as the delay changes (each finished request moves the percentile); fired, it is checked once.
-    for (;;) {
-      let waiting!: Waiting;
-      const due = new Promise<'due'>((resolve) => (waiting = { startMs, fire: () => resolve('due') }));
-      this.waiting.add(waiting);
-      this.arm(waiting);
-      const got = await Promise.race([first, due]);
-      clearTimeout(waiting.timer);
-      this.waiting.delete(waiting);
-      if (got !== 'due') return this.settle(got.record);
-      if (this.ctx.signal.aborted) return this.settle((await first).record);
-      // With a first byte, an answer is coming: it is left to finish (no duplicate, no re-arm).
-      if (this.hedge.on === 'first-byte' && firstByte) return this.settle((await first).record);
-      break;
-    }
+    this.waiting.add(waiting);
+    this.arm(waiting);
+    const got = await Promise.race([first, due]);
+    clearTimeout(waiting.timer);
+    this.waiting.delete(waiting);
+    if (got !== 'due') return this.settle(got.record);
+    // With a first byte, an answer is coming: it is left to finish.
+    if (this.ctx.signal.aborted || (this.hedge.on === 'first-byte' && firstByte)) return this.settle((await first).record);
     const hedgeStop = new AbortController();
     const copy = this.copyOf(item);
     const secondScope = this.scoped(hedgeStop, copy !== item);
@@ -109,7 +120,7 @@ export class Hedger {
   /** A finished request's time becomes an earlier request's; the waiting ones are re-armed on it. */
   private settle(record: OpRecord): OpRecord {
     if (!record.error) {
-      this.earlier.recordValue(Math.max(1, Math.round((record.totalMs - (record.phases.wait ?? 0)) * 1000)));
+      this.earlier.recordValue(Math.max(1, Math.round(sinceSentMs(record) * 1000)));
       if (this.hedge.afterMs === undefined && this.waiting.size) {
         const before = this.delay?.ms;
         if (this.delayMs() !== before) for (const w of this.waiting) this.arm(w);
@@ -120,9 +131,9 @@ export class Hedger {
 
   private arm(w: Waiting): void {
     clearTimeout(w.timer);
-    const delay = this.delayMs();
+    const delay = w.sentMs === undefined ? undefined : this.delayMs();
     if (delay === undefined) return;
-    w.timer = setTimeout(w.fire, Math.max(0, w.startMs + delay - performance.now()));
+    w.timer = setTimeout(w.fire, Math.max(0, w.sentMs! + delay - performance.now()));
   }
 
   /** The duplicate's item: the next copy where the object is read from copies, else the same. */
@@ -147,6 +158,12 @@ export class Hedger {
       done: () => this.ctx.signal.removeEventListener('abort', pull),
     };
   }
+}
+
+/** A request's time from being written to its socket to its last byte (what the age is compared with). */
+function sinceSentMs(r: OpRecord): number {
+  const p = r.phases;
+  return p.firstByte !== undefined ? p.firstByte + (p.download ?? 0) : r.totalMs - (p.wait ?? 0);
 }
 
 /** When a request left its queue for a socket. */
