@@ -38,27 +38,15 @@ export async function stragglers(ctx: BenchContext, runs: number) {
     for (const hedged of [false, true]) {
       // A fresh server for each: the same seed, so the same requests of each 50 stall.
       const target = await startEmulatedTarget({ stragglers: STALLS, objects: new Map([['/large.bin', object]]) });
-      const results = join(ctx.tmpDir, `stragglers-${p99.length}-${c.path === '/' ? 'files' : 'chunked'}.json`);
-      rmSync(results, { force: true });
-      const args = [join(DIST_DIR, 'cli.js'), 'download', '--url', `${target.url}${c.path}`, ...c.args, ...(hedged ? HEDGE : []),
-        '--processes', '1', '--max-sockets', '16', '--warmup', '1', '--results', results, '--format', 'json', '--log-level', 'warn'];
-      ctx.log(`case 12: ${c.name}${hedged ? ' --hedge p90' : ''}`);
-      const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(STORAGE_|AZURE_|URL$|BLOB_CACHER_)/.test(k)));
-      const r = await runProcess(process.execPath, args, { env, timeoutMs: 10 * 60_000 });
+      const label = `${c.name}${hedged ? ' --hedge p90' : ''}`;
+      const doc = await download(ctx, s, label, ['--url', `${target.url}${c.path}`, ...c.args, ...(hedged ? HEDGE : [])], {}, [target.url, '<emulated target>']);
       const stalled = target.log.stalled;
       await target.close();
-      let doc: ResultsFile;
-      try {
-        doc = JSON.parse(readFileSync(results, 'utf8')) as ResultsFile;
-      } catch {
-        s.notes.push(`${c.name}${hedged ? ' hedged' : ''}: no results (exit ${r.code}): ${tail(r)}`);
-        continue;
-      }
+      if (!doc) continue;
       const done = rowOf(c.name, hedged ? 'p90' : '—', doc, stalled);
       if (!done) continue;
       p99.push(done.p99);
       rows.push(done.row);
-      s.commands.push(`node dist/cli.js ${args.slice(1, -6).join(' ').replace(target.url, '<emulated target>')}`);
     }
     if (p99.length === 2) {
       const ratio = p99[1]! / p99[0]!;
@@ -74,6 +62,28 @@ export async function stragglers(ctx: BenchContext, runs: number) {
   ].join('\n'));
   s.notes.push('round-robin x4 runs four requests a run in one worker: too few for a percentile of the run\'s own requests (`--hedge p90` needs at least 10 finished, and 90% of those issued), so it is also shown with a fixed delay: twice the unhedged runs\' p90 time to first byte (at least 10 ms).');
   return s;
+}
+
+/**
+ * One blob-cacher download (one process, 16 sockets, one warm-up) with `env` beside the caller's
+ * own, minus any target settings; its results file, or a note saying why there is none.
+ * `shown`: a URL to name by a placeholder in the command printed.
+ */
+async function download(ctx: BenchContext, s: ReturnType<typeof section>, label: string, args: string[], env: Record<string, string>, shown?: [string, string]): Promise<ResultsFile | undefined> {
+  const results = join(ctx.tmpDir, 'stragglers.json');
+  rmSync(results, { force: true });
+  const all = [join(DIST_DIR, 'cli.js'), 'download', ...args, '--processes', '1', '--max-sockets', '16', '--warmup', '1', '--results', results, '--format', 'json', '--log-level', 'warn'];
+  ctx.log(`case 12: ${label}`);
+  const own = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(STORAGE_|AZURE_|URL$|BLOB_CACHER_)/.test(k)));
+  const r = await runProcess(process.execPath, all, { env: { ...own, ...env }, timeoutMs: 10 * 60_000 });
+  const command = `node dist/cli.js ${all.slice(1, -6).join(' ')}`;
+  s.commands.push(`${env.STORAGE_CONNECTION_STRING ? 'STORAGE_CONNECTION_STRING="<azurite behind the proxy>" ' : ''}${shown ? command.replace(shown[0], shown[1]) : command}`);
+  try {
+    return JSON.parse(readFileSync(results, 'utf8')) as ResultsFile;
+  } catch {
+    s.notes.push(`${label}: no results (exit ${r.code}): ${tail(r)}`);
+    return undefined;
+  }
 }
 
 type Completion = typeof import('../../dist/analysis/completion.js');
@@ -113,31 +123,17 @@ async function roundRobin(ctx: BenchContext, s: ReturnType<typeof section>, rows
     for (const hedge of ['none', 'p90', 'fixed']) {
       const proxy = await startStragglerProxy(new URL(azurite.endpoint), STALLS);
       const delay = hedge === 'fixed' ? `${Math.max(10, Math.round(2 * firstByteP90))}ms` : hedge;
-      const results = join(ctx.tmpDir, `stragglers-rr-${hedge}.json`);
-      rmSync(results, { force: true });
-      const args = [join(DIST_DIR, 'cli.js'), 'download', '--source-method', 'round-robin', '--concurrency', '4', '--file-size', '4MiB', '--runs', String(n),
-        ...(hedge === 'none' ? [] : ['--hedge', delay]), '--processes', '1', '--max-sockets', '16', '--warmup', '1', '--results', results, '--format', 'json', '--log-level', 'warn'];
-      ctx.log(`case 12: round-robin x4${hedge === 'none' ? '' : ` --hedge ${delay}`}`);
-      const env = {
-        ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(STORAGE_|AZURE_|URL$|BLOB_CACHER_)/.test(k))),
-        STORAGE_CONNECTION_STRING: `DefaultEndpointsProtocol=http;AccountName=${azurite.account};AccountKey=${azurite.key};BlobEndpoint=${proxy.url}/${azurite.account};`,
-      };
-      const r = await runProcess(process.execPath, args, { env, timeoutMs: 10 * 60_000 });
+      const connection = `DefaultEndpointsProtocol=http;AccountName=${azurite.account};AccountKey=${azurite.key};BlobEndpoint=${proxy.url}/${azurite.account};`;
+      const args = ['--source-method', 'round-robin', '--concurrency', '4', '--file-size', '4MiB', '--runs', String(n), ...(hedge === 'none' ? [] : ['--hedge', delay])];
+      const doc = await download(ctx, s, `round-robin x4${hedge === 'none' ? '' : ` --hedge ${delay}`}`, args, { STORAGE_CONNECTION_STRING: connection });
       const stalled = proxy.log.stalled;
       await proxy.close();
-      let doc: ResultsFile;
-      try {
-        doc = JSON.parse(readFileSync(results, 'utf8')) as ResultsFile;
-      } catch {
-        s.notes.push(`round-robin x4 ${hedge}: no results (exit ${r.code}): ${tail(r)}`);
-        continue;
-      }
+      if (!doc) continue;
       const done = rowOf('round-robin x4, 4 MiB (Azurite behind the proxy)', hedge === 'none' ? '—' : delay, doc, stalled);
       if (!done) continue;
       if (hedge === 'none') firstByteP90 = done.firstByteP90;
       p99.push(done.p99);
       rows.push(done.row);
-      s.commands.push(`STORAGE_CONNECTION_STRING="<azurite behind the proxy>" node dist/cli.js ${args.slice(1, -6).join(' ')}`);
     }
   } finally {
     await azurite.stop();
