@@ -11,7 +11,9 @@ import type { DownloadConfig } from '../src/config/load.js';
 import { runDownload } from '../src/engine/download.js';
 import { startEmulatedTarget, type EmulatedTarget, type StragglerOptions } from '../src/emulate/server.js';
 import { startStragglerProxy } from '../src/emulate/straggler-proxy.js';
+import { buildCompareReport } from '../src/analysis/compare.js';
 import { buildReport } from '../src/analysis/report-model.js';
+import { renderCompare } from '../src/report/compare.js';
 import { Hedger, type GetRun } from '../src/kinds/hedge.js';
 import type { KindContext } from '../src/kinds/kind.js';
 import type { Sink } from '../src/kinds/sinks.js';
@@ -22,7 +24,7 @@ import { renderReport } from '../src/report/render.js';
 import { newResultsFile } from '../src/results/file.js';
 import { parseResultsDoc } from '../src/results/validate.js';
 import { toRunRecord } from '../src/results/record.js';
-import { runFailed } from '../src/results/schema.js';
+import { runFailed, type RunRecord } from '../src/results/schema.js';
 import { startEmbeddedAzurite } from './helpers/azurite.js';
 import { testConfig, type TestSettings } from './helpers/config.js';
 import { deterministicBuffer } from './helpers/http-servers.js';
@@ -124,6 +126,23 @@ describe('--hedge against the straggler server', () => {
     expect(Number(row![head!.indexOf('hedges_issued')])).toBe(c.hedge!.issued);
     const json = JSON.parse(await renderReport(report, 'json')) as typeof report;
     expect(json.contenders[0]!.completion!.latencyMs.p99).toBe(c.completion!.latencyMs.p99);
+  });
+
+  it('compare (without, with --hedge) gives the change in object-completion p99 and max in every format', async () => {
+    const chunked = { sourceMethod: 'chunked', concurrency: 16, fileSizeBytes: 1024 * KiB, runs: 10 } as const;
+    const docOf = (runs: RunRecord[]) => ({ ...newResultsFile('download', {}, { kind: 'url', label: 'straggler server' }), complete: true, runs });
+    const plain = await measure(STALLS, chunked);
+    const hedged = await measure(STALLS, { ...chunked, hedge: { after: { percentile: 90 }, on: 'first-byte' } });
+    const r = buildCompareReport(docOf(plain.runs), docOf(hedged.runs), ['unhedged', 'hedged']);
+    const o = r.changes[0]!.objectCompletion!;
+    expect([o.baseP99Ms, o.newP99Ms, o.baseMaxMs, o.newMaxMs]).toEqual([plain.completion.latencyMs.p99, hedged.completion.latencyMs.p99, plain.completion.latencyMs.max, hedged.completion.latencyMs.max]);
+    expect(o.baseMaxMs).toBeGreaterThanOrEqual(500);
+    expect(o.p99ChangePct).toBeLessThan(-50);
+    expect(renderCompare(r, 'console')).toMatch(/object p99 .* object max /s);
+    expect(renderCompare(r, 'md')).toContain('object p99 ms base');
+    expect(renderCompare(r, 'csv').split('\n')[0]).toContain('object_p99_base_ms');
+    expect(renderCompare(r, 'html')).toContain('object completion, ms');
+    expect((JSON.parse(renderCompare(r, 'json')) as typeof r).changes[0]!.objectCompletion!.newP99Ms).toBe(o.newP99Ms);
   });
 
   it('round-robin x4 behind a straggler proxy on Azurite: duplicates to the next copy cut the stall, bytes verified, every duplicate billed', async () => {
