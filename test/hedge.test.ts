@@ -193,7 +193,8 @@ describe('--hedge against the straggler server', () => {
     expect(calls).toEqual([{ blob: 'large.3', urls: true }, { blob: 'large.1', urls: false }]);
     expect(got.error).toBeUndefined();
     expect(got.hedge).toMatchObject({ won: 'hedge', loserBytes: 0 });
-    expect(got.hedge!.afterMs).toBeGreaterThanOrEqual(4);
+    // A 5 ms timer may fire a little early on the loop's cached clock: the duplicate went after it, not at once.
+    expect(got.hedge!.afterMs).toBeGreaterThanOrEqual(3);
   });
 
   // Bad values through the real CLI: test/bad-input.test.ts.

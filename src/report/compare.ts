@@ -49,10 +49,12 @@ function csv(r: CompareReport): string {
     const s = typeof v === 'number' ? raw(v) : v === undefined ? '' : String(v);
     return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
   };
+  // Object completion's columns where some contender has it on both sides (files that measured it).
+  const objects = r.changes.some((c) => c.objectCompletion);
   const head = ['strategy', 'base_ms', 'new_ms', 'change_pct', 'ratio', 'ratio_ci95_low', 'ratio_ci95_high', 'p', 'significant', 'verdict', 'note',
-    'object_p99_base_ms', 'object_p99_new_ms', 'object_max_base_ms', 'object_max_new_ms'];
+    ...(objects ? ['object_p99_base_ms', 'object_p99_new_ms', 'object_max_base_ms', 'object_max_new_ms'] : [])];
   const rows = r.changes.map((c) => [c.strategy, c.baseMs, c.newMs, c.changePct, c.ratio, c.ratioLow, c.ratioHigh, c.p, c.significant, c.verdict, c.note,
-    c.objectCompletion?.baseP99Ms, c.objectCompletion?.newP99Ms, c.objectCompletion?.baseMaxMs, c.objectCompletion?.newMaxMs]);
+    ...(objects ? [c.objectCompletion?.baseP99Ms, c.objectCompletion?.newP99Ms, c.objectCompletion?.baseMaxMs, c.objectCompletion?.newMaxMs] : [])]);
   return [head, ...rows].map((row) => row.map(cell).join(',')).join('\n');
 }
 
