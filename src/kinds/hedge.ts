@@ -42,6 +42,8 @@ export class Hedger {
   private readonly waiting = new Set<Waiting>();
   /** The percentile delay as last read, and how many had finished then. */
   private delay?: { at: number; ms: number | undefined };
+  /** The stops of the requests in flight, pulled by the worker's stop. */
+  private readonly live = new Set<AbortController>();
   /** Items issued so far (duplicates not counted). */
   private issued = 0;
 
@@ -52,6 +54,9 @@ export class Hedger {
     this.hedge = hedge;
     // Two significant digits are plenty for a delay, and a tenth of the buckets to walk.
     this.earlier = newHistogram(2);
+    ctx.signal.addEventListener('abort', () => {
+      for (const stop of this.live) stop.abort();
+    }, { once: true });
   }
 
   /**
@@ -133,7 +138,9 @@ export class Hedger {
     clearTimeout(w.timer);
     const delay = w.sentMs === undefined ? undefined : this.delayMs();
     if (delay === undefined) return;
-    w.timer = setTimeout(w.fire, Math.max(0, w.sentMs! + delay - performance.now()));
+    // Whole ms: Node keeps one list per timer duration, and a fractional duration made a new list
+    // (and a new libuv timer) for every request.
+    w.timer = setTimeout(w.fire, Math.max(1, Math.ceil(w.sentMs! + delay - performance.now())));
   }
 
   /** The duplicate's item: the next copy where the object is read from copies, else the same. */
@@ -145,17 +152,16 @@ export class Hedger {
   }
 
   /**
-   * The context a request of its own runs in: its own stop, which the worker's stop also pulls (a
-   * listener for the request's life: AbortSignal.any would hang one more dependant on the worker's
-   * signal per request); another copy's URL made from its name.
+   * The context a request of its own runs in: its own stop, which the worker's stop also pulls (one
+   * listener on the worker's signal for all of them: a listener added and removed per request, or
+   * AbortSignal.any, cost each GET); another copy's URL made from its name.
    */
   private scoped(stop: AbortController, otherBlob = false): { ctx: KindContext; done(): void } {
-    const pull = () => stop.abort();
     if (this.ctx.signal.aborted) stop.abort();
-    else this.ctx.signal.addEventListener('abort', pull, { once: true });
+    else this.live.add(stop);
     return {
       ctx: { ...this.ctx, signal: stop.signal, ...(otherBlob ? { urls: undefined } : {}) },
-      done: () => this.ctx.signal.removeEventListener('abort', pull),
+      done: () => void this.live.delete(stop),
     };
   }
 }
