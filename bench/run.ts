@@ -2,13 +2,14 @@
 // It finds or installs the peers, starts its own nginx and Azurites, runs the cases, prints one table
 // per measurement and writes them to results/bench-<time>.md and .json. Never part of the tests.
 //
-//   node bench/run.ts [--cases 1,2,3,4,5,6,7,8,9,10,11] [--runs 3] [--large-size 1GiB] [--memory-size 10GiB]
+//   node bench/run.ts [--cases 1,2,3,4,5,6,7,8,9,10,11,12] [--runs 3] [--large-size 1GiB] [--memory-size 10GiB]
 //                     [--upload-size 256MiB] [--many-files 500] [--list-count 2000] [--scale-files 100000] [--no-install] [--keep-tmp]
 //                     [--update BENCHMARKS.md]
 // --update replaces what lies between the file's `<!-- bench:begin -->` and `<!-- bench:end -->`
 // markers with this run's report, keeping the hand-written analysis around it.
 // Cases: 1 nginx download, 2 uploads, 3 Azurite, 4 tracing, 5 memory, 6 machine, 7 HTTP clients
-// (ours, node:http, undici), 8 start-up, 9 many blobs (small-file downloads and listings).
+// (ours, node:http, undici), 8 start-up, 9 many blobs (small-file downloads and listings), 10 scale,
+// 11 the server's span, 12 stragglers and --hedge (the emulated target).
 // BLOB_CACHER_DIST=<dir> measures another build than ./dist; BENCH_BASELINE_DIST=<dir> adds that
 // build's start-up beside this one's in case 8.
 import { execFileSync } from 'node:child_process';
@@ -27,6 +28,7 @@ import { tracing } from './cases/tracing.ts';
 import { uploads } from './cases/uploads.ts';
 import { scale } from './cases/scale.ts';
 import { serverSpan } from './cases/server-span.ts';
+import { stragglers } from './cases/stragglers.ts';
 import { azuriteHost, type AzuriteHost } from './lib/azurite.ts';
 import type { BenchContext } from './lib/context.ts';
 import { startNginx, type Nginx } from './lib/nginx.ts';
@@ -38,7 +40,7 @@ import { findAzcopy, findDebianTools } from './lib/tools.ts';
 
 const { values: flags } = parseArgs({
   options: {
-    cases: { type: 'string', default: '1,2,3,4,5,6,7,8,9,10,11' },
+    cases: { type: 'string', default: '1,2,3,4,5,6,7,8,9,10,11,12' },
     runs: { type: 'string', default: '3' },
     'large-size': { type: 'string', default: '1GiB' },
     'memory-size': { type: 'string', default: '10GiB' },
@@ -207,6 +209,8 @@ try {
     ['10', () => scale(ctx, Number(flags['scale-files']))],
     // Medians of at least 5 warm runs per size and contender, whatever --runs says.
     ['11', () => serverSpan(ctx, runs)],
+    // At least 30 runs of the one-object case: one object completion per run.
+    ['12', () => stragglers(ctx, runs)],
   ];
   for (const [id, run] of cases) {
     if (!selected.has(id)) continue;

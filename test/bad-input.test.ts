@@ -24,6 +24,10 @@ interface BadInput {
 }
 
 const BAD_INPUTS: BadInput[] = [
+  // --hedge: a delay or a percentile, and only for the contenders whose GETs it can duplicate.
+  { args: ['download', '--url', 'http://127.0.0.1:1/x', '--source-method', 'chunked', '--hedge', 'p100'], option: '--hedge', fix: 'p50 to p99.99' },
+  { args: ['download', '--url', 'http://127.0.0.1:1/x', '--source-method', 'chunked', '--hedge', 'soon'], option: '--hedge', fix: 'such as 20ms' },
+  { args: ['download', '--url', 'http://127.0.0.1:1/x', '--source-method', 'single', '--hedge', 'p90'], option: '--hedge', fix: 'name those contenders, or drop --hedge' },
   // One integer grammar for every count: plain digits, in range.
   { args: ['download', '--concurrency', '0x2'], option: '--concurrency', fix: 'plain digits' },
   { args: ['download', '--tls', '--url', 'http://127.0.0.1:1/x'], option: '--tls', fix: 'own scheme' },

@@ -25,6 +25,8 @@ export interface StrategyChange {
   /** Why it is not significant, when it is not. */
   note: string;
   phases: { metric: string; baseP50Ms: number; newP50Ms: number; changePct: number }[];
+  /** Whole-object completion's tail on both sides, where both measured it (e.g. without and with --hedge). */
+  objectCompletion?: { baseP99Ms: number; newP99Ms: number; p99ChangePct: number; baseMaxMs: number; newMaxMs: number; maxChangePct: number };
 }
 
 export interface EnvironmentDifference {
@@ -65,7 +67,13 @@ export function compareStats(base: readonly ContenderStats[], next: readonly Con
     const phases = (['wait', 'firstByte', 'download', 'total'] as const)
       .filter((m) => a.latencyMs[m] && b.latencyMs[m])
       .map((m) => ({ metric: m, baseP50Ms: a.latencyMs[m]!.p50, newP50Ms: b.latencyMs[m]!.p50, changePct: pct(a.latencyMs[m]!.p50, b.latencyMs[m]!.p50) }));
+    const ao = a.latencyMs.object;
+    const bo = b.latencyMs.object;
+    const objectCompletion = ao && bo
+      ? { objectCompletion: { baseP99Ms: ao.p99, newP99Ms: bo.p99, p99ChangePct: pct(ao.p99, bo.p99), baseMaxMs: ao.max, newMaxMs: bo.max, maxChangePct: pct(ao.max, bo.max) } }
+      : {};
     changes.push({
+      ...objectCompletion,
       strategy: a.label, baseMs: a.wallMs.median, newMs: b.wallMs.median, changePct: pct(a.wallMs.median, b.wallMs.median),
       ratio: b.wallMs.median / a.wallMs.median, ratioLow: ci.low, ratioHigh: ci.high, p, significant, verdict: !significant ? '~' : faster ? 'faster' : 'slower', note, phases,
     });

@@ -66,7 +66,8 @@ export function contenderCost(command: Command, runs: readonly RunRecord[], pric
   let bytes = 0;
   for (const r of runs) {
     if (r.warmup) continue;
-    operations[operationClassOf(command, r)] += r.requests + r.retries;
+    // A hedge's duplicate is one more request tried, billed as its original is.
+    operations[operationClassOf(command, r)] += r.requests + r.retries + (r.hedge?.issued ?? 0);
     objects += objectsOf(command, r);
     bytes += r.bytes;
   }

@@ -2,6 +2,7 @@
 // Markdown, CSV, JSON, HTML) only formats what it holds. JSON output is this object as it is.
 import type { Environment, ResultsFile } from '../results/schema.js';
 import { analyze, LATENCY_PERCENTILES, type ContenderStats } from './analyze.js';
+import { hedgeSummary, objectCompletion, type HedgeSummary, type ObjectCompletion } from './completion.js';
 import { contenderCost, type ContenderCost } from './cost.js';
 import { DEFAULT_PRICES, type PriceTable } from './prices.js';
 import { isSdkBaseline, recommend, type Candidate, type Recommendation } from './recommend.js';
@@ -18,6 +19,10 @@ export const REPORT_SCHEMA_VERSION = 1;
 
 export interface ReportContender extends RankedStats {
   cost: ContenderCost;
+  /** Whole-object completion beside request latency, where runs measured it. */
+  completion?: ObjectCompletion;
+  /** What --hedge did, where it ran. */
+  hedge?: HedgeSummary;
 }
 
 export interface ReportHeader {
@@ -108,12 +113,21 @@ function sweepOf(doc: ResultsFile, stats: ContenderStats[], ranked: ReportConten
   };
 }
 
+function completionOf(runs: ResultsFile['runs']): Pick<ReportContender, 'completion' | 'hedge'> {
+  const completion = objectCompletion(runs);
+  const hedge = hedgeSummary(runs);
+  return { ...(completion ? { completion } : {}), ...(hedge ? { hedge } : {}) };
+}
+
 export function buildReport(doc: ResultsFile, opts: ReportOptions): Report {
   const prices = opts.prices ?? DEFAULT_PRICES;
   const stats = analyze(doc.runs);
   const byLabel = new Map<string, typeof doc.runs>();
   for (const r of doc.runs) byLabel.set(cellLabel(r.strategy, r.cell), [...(byLabel.get(cellLabel(r.strategy, r.cell)) ?? []), r]);
-  const contenders: ReportContender[] = rankStats(stats).map((s) => ({ ...s, cost: contenderCost(doc.command, byLabel.get(s.label) ?? [], prices, isSdkBaseline(s) ? 'calls' : 'requests') }));
+  const contenders: ReportContender[] = rankStats(stats).map((s) => {
+    const runs = byLabel.get(s.label) ?? [];
+    return { ...s, cost: contenderCost(doc.command, runs, prices, isSdkBaseline(s) ? 'calls' : 'requests'), ...completionOf(runs) };
+  });
   const local = targetOnThisMachine(doc.environment);
   const bufferBytes = doc.environment.tcp?.rmemMaxBytes !== undefined && doc.environment.tcp.wmemMaxBytes !== undefined
     ? doc.environment.tcp.rmemMaxBytes + doc.environment.tcp.wmemMaxBytes : DEFAULT_SOCKET_BUFFER_BYTES;

@@ -7,7 +7,7 @@ import { resolveCredentials, type Credentials } from './credentials.js';
 import { ConfigError } from './errors.js';
 import { resolveScaleout, type ScaleoutConfig } from './scaleout.js';
 import { resolveOptions, type Sources } from './flags.js';
-import { DEFAULT_BLOB_SIZE_BYTES, DEFAULT_FILE_SIZE_BYTES, DOWNLOAD_OPTIONS, RUN_OPTIONS, SCALEOUT_OPTIONS, UPLOAD_OPTIONS, type ConnectionMode, type DownloadMethod, type HttpClient, type LogLevel, type ReportFormat, type Resolved, type SinkKind, type UploadMethod } from './options.js';
+import { DEFAULT_BLOB_SIZE_BYTES, DEFAULT_FILE_SIZE_BYTES, DOWNLOAD_OPTIONS, RUN_OPTIONS, SCALEOUT_OPTIONS, UPLOAD_OPTIONS, type ConnectionMode, type DownloadMethod, type HedgeAfter, type HedgeOn, type HttpClient, type LogLevel, type ReportFormat, type Resolved, type SinkKind, type UploadMethod } from './options.js';
 
 export type { Credentials } from './credentials.js';
 // The flag and source layers live in flags.ts; the CLI and tests reach them here, as before.
@@ -93,7 +93,17 @@ export interface DownloadConfig extends RunOptions {
   container: string;
   cleanup: boolean;
   credentials: Credentials;
+  /** --hedge: a slow request gets a duplicate after this; `on`: what it must have had by then. */
+  hedge?: HedgeConfig;
 }
+
+export interface HedgeConfig {
+  after: HedgeAfter;
+  on: HedgeOn;
+}
+
+/** The contenders --hedge applies to: those whose every item is a GET through our transport. */
+export const HEDGE_METHODS: readonly string[] = ['chunked', 'round-robin', 'small-files'];
 
 export interface UploadConfig extends RunOptions {
   logLevel: LogLevel;
@@ -154,6 +164,10 @@ export function loadDownloadConfig(flags: Readonly<Record<string, unknown>>, sou
   if (methods.every((m) => m === 'sdk') && (sink === 'file' || sink === 'sparse-file')) {
     throw new ConfigError(`--source-method sdk writes no file (the SDK baseline reads into memory); drop --sink ${sink}${outPath === undefined ? '' : ' and --out'}, or choose another --source-method`);
   }
+  const unhedged = methods.filter((m) => !HEDGE_METHODS.includes(m));
+  if (o.hedge && unhedged.length) {
+    throw new ConfigError(`--hedge duplicates slow GETs of ${HEDGE_METHODS.join(', ')}; --source-method ${unhedged.join(',')} cannot: name those contenders, or drop --hedge`);
+  }
   return {
     logLevel: o.logLevel,
     sourceMethod,
@@ -172,6 +186,7 @@ export function loadDownloadConfig(flags: Readonly<Record<string, unknown>>, sou
     container: o.container,
     cleanup: o.cleanup,
     credentials,
+    ...(o.hedge ? { hedge: { after: o.hedge, on: o.hedgeOn } } : {}),
     ...runOptions(o),
     ...withScaleout(o, credentials),
   };

@@ -4,7 +4,8 @@
 import { open, rm } from 'node:fs/promises';
 import { moveIntoPlace, OUT_OPTION } from '../results/output-path.js';
 import type { ContainerClient } from '@azure/storage-blob';
-import type { DownloadConfig } from '../config/load.js';
+import type { DownloadConfig, HedgeConfig } from '../config/load.js';
+import type { HedgeJob } from '../kinds/job.js';
 import { log } from '../log/logger.js';
 import { ensureFixtures, removeFixtures, type FixtureState } from '../payload/fixtures.js';
 import { makeScratchDir, type ScratchDir } from '../payload/scratch.js';
@@ -14,7 +15,7 @@ import { preflightContainer, preflightUrl, removeCreatedContainer } from '../sto
 import { coordinatorClient, forRun, openTarget, tokenOf, type TargetInfo } from '../storage/target.js';
 import { ensureUrlFixtures, removeUrlFixtures } from '../payload/url-fixtures.js';
 import { selectStrategies, workloadOf } from '../strategies/index.js';
-import { totalBytes } from '../plan/items.js';
+import { totalBytes, type Items } from '../plan/items.js';
 import type { DownloadStrategy, PlanInput } from '../strategies/strategy.js';
 import { shardItems } from '../scaleout/shard.js';
 import { checkDownloadFits, checkUploadFits } from './limits.js';
@@ -140,6 +141,8 @@ async function prepareRun(
       maxRetries: config.maxRetries, timeoutMs: config.timeoutMs, trace: config.trace,
       ...strategy.jobOptions?.({ processes: config.processes, maxSockets: config.maxSockets, concurrency: config.concurrency, sizeBytes: input.sizeBytes, rangeSizeBytes: config.rangeSizeBytes }),
       ...(workload === 'files' || workload === 'head' ? summaryFor(items, workload, config.processes) : {}),
+      ...(workload === 'files' ? { objectPerItem: true } : {}),
+      ...(config.hedge ? { hedge: hedgeJob(config.hedge, many ? [] : items) } : {}),
     },
     verify: (merged) => kind.verify({
       workload, items, records: merged.records, tally: merged.summary?.tally, target: info, expectedBytes: shareBytes, whole: shareBytes === size,
@@ -151,6 +154,19 @@ async function prepareRun(
       else if (verified) await moveIntoPlace(outPath, config.outPath, OUT_OPTION);
       else log.warn(`${strategy.name}: output left as ${outPath} (not verified)`);
     },
+  };
+}
+
+/**
+ * --hedge as a job carries it (`oneObject`: the plan of a one-object workload, else none). An object read from several blobs (round-robin's copies) hedges to
+ * the next copy: the copies are the blobs its plan names, in order.
+ */
+function hedgeJob(hedge: HedgeConfig, oneObject: Items): HedgeJob {
+  const blobs = [...new Set([...oneObject].map((i) => i.blob).filter((b) => b !== undefined))];
+  return {
+    on: hedge.on,
+    ...('ms' in hedge.after ? { afterMs: hedge.after.ms } : { percentile: hedge.after.percentile }),
+    ...(blobs.length > 1 ? { copies: blobs } : {}),
   };
 }
 

@@ -2,6 +2,7 @@
 // merged histograms, nothing derived that analysis cannot recompute; what the run cost outside its
 // timed span; and its verification.
 import type { SteadyOptions } from '../config/load.js';
+import { splitObject } from '../metrics/objects.js';
 import { countInto, emptyTotals } from '../metrics/totals.js';
 import type { MeasuredRun, RunIdentity, Verification } from '../results/record.js';
 import type { WorkerEvidence } from '../results/schema.js';
@@ -22,6 +23,8 @@ export interface RunExtras {
   /** The same span on the server's clock, where it was read. */
   serverSpanMs?: number;
   untimedMs?: MeasuredRun['untimedMs'];
+  /** --hedge ran: its counts are recorded, zeros included. */
+  hedged?: boolean;
 }
 
 /** --connections warm: the sockets every worker had open at the release, summed. */
@@ -36,6 +39,7 @@ function warmSocketsOf(merged: MergedRun): { warmSockets?: number } {
  * a many-file run's from the workers' summaries, any other's summed here over its records, the same way.
  */
 export function measuredRun(id: RunIdentity, merged: MergedRun, check: Verification, extra: RunExtras = {}): MeasuredRun {
+  const hedged = extra.hedged === true;
   const { plan } = extra;
   const steady = plan ? merged.steady : undefined;
   // Many files: the workers counted every request; the records are a sample.
@@ -44,6 +48,9 @@ export function measuredRun(id: RunIdentity, merged: MergedRun, check: Verificat
     t = emptyTotals();
     for (const r of merged.records) countInto(t, r);
   }
+  // Many files: the workers timed each one. One object (counted in MiB/s): one per run, split into
+  // its requests. Listings and HEADs move no object; a steady run's records keep each item's last only.
+  const objects = merged.objects ?? (steady || id.unit !== 'MiB/s' ? undefined : splitObject(merged.records, merged.histograms));
   return {
     ...id,
     wallMs: merged.wallMs,
@@ -57,6 +64,8 @@ export function measuredRun(id: RunIdentity, merged: MergedRun, check: Verificat
     phaseSumsMs: t.phaseSumsMs,
     requestSumMs: t.requestSumMs,
     histograms: merged.histograms.encode(),
+    ...(objects && objects.objects > 0 ? { objects } : {}),
+    ...(hedged ? { hedge: { issued: t.hedges ?? 0, won: t.hedgesWon ?? 0, extraBytes: t.hedgeBytes ?? 0 } } : {}),
     ...check,
     workers: merged.workers.map(evidenceOf),
     ...(steady && plan ? {

@@ -251,7 +251,7 @@ async function runOnce(ctx: RunContext, contender: Contender, id: Omit<RunIdenti
   };
   const { items } = prepared;
   const plan = ctx.steady ? { ...ctx.steady, lapBytes: totalBytes(items), lapRequests: items.length } : undefined;
-  return measuredRun({ ...id, unit: prepared.unit, objectSizeBytes: prepared.objectSizeBytes }, merged, { ...check, ...failed }, { plan, serverSpanMs, untimedMs });
+  return measuredRun({ ...id, unit: prepared.unit, objectSizeBytes: prepared.objectSizeBytes }, merged, { ...check, ...failed }, { plan, serverSpanMs, untimedMs, hedged: prepared.job.hedge !== undefined });
 }
 
 /** Fork (or reuse) the workers, release them on the barrier, and collect what they send. */

@@ -112,6 +112,7 @@ async function prepareRun(
       // A plain server says nothing of what it stored: the workers read every file back after the timed section.
       ...(info.kind === 'url' ? { readBack: true } : {}),
       ...(items instanceof FileSet ? summaryFor(items, 'upload', config.processes) : {}),
+      ...(workloadOf(strategy) === 'files' ? { objectPerItem: true } : {}),
       maxRetries: config.maxRetries, timeoutMs: config.timeoutMs, trace: config.trace,
       ...strategy.jobOptions?.({ processes: config.processes, maxSockets: config.maxSockets, concurrency: config.concurrency, sizeBytes: config.fileSizeBytes }),
     },

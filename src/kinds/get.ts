@@ -6,6 +6,7 @@ import type { OpRecord } from '../metrics/records.js';
 import { bodyOverrun, rangeMismatch } from '../transport/ranged-body.js';
 import { outcomeOf, requestWithRetries } from '../transport/retry.js';
 import { contentUnit, type KindContext, type KindRun, type RequestKind } from './kind.js';
+import { Hedger, type GetWatch } from './hedge.js';
 import { clientOf, toRecord, urlOf } from './requests.js';
 import { hashInto, openJobSink } from './sink-check.js';
 import type { Sink } from './sinks.js';
@@ -18,8 +19,9 @@ export const kind: RequestKind = {
   writesSink: true,
   async setup(ctx: KindContext): Promise<KindRun> {
     const sink = await openJobSink(ctx);
+    const hedger = sink && ctx.job.hedge ? new Hedger(ctx, sink, runGet, ctx.job.hedge) : undefined;
     return {
-      run: (item, _lane, queuedAt) => runGet(ctx, item, sink!, queuedAt),
+      run: (item, _lane, queuedAt) => (hedger ? hedger.run(item, queuedAt) : runGet(ctx, item, sink!, queuedAt)),
       ...(sink && ctx.job.hashRanges !== false ? { check: (records) => hashInto(sink, ctx.items, records) } : {}),
       close: async () => sink?.close(),
     };
@@ -27,7 +29,8 @@ export const kind: RequestKind = {
   verify: verifyGets,
 };
 
-export async function runGet(ctx: KindContext, item: WorkItem, sink: Sink, queuedAt?: number): Promise<OpRecord> {
+/** `watch`: told when each try is written to its socket, and once when the body's first byte came (--hedge). */
+export async function runGet(ctx: KindContext, item: WorkItem, sink: Sink, queuedAt?: number, watch?: GetWatch): Promise<OpRecord> {
   const { job, signer, signal } = ctx;
   const client = clientOf(ctx);
   const url = urlOf(ctx, item);
@@ -51,12 +54,14 @@ export async function runGet(ctx: KindContext, item: WorkItem, sink: Sink, queue
         overrun = true;
         throw new Error(bodyOverrun(item.lengthBytes));
       }
+      if (watch?.onFirstByte && received === 0 && chunk.length > 0) watch.onFirstByte();
       received += chunk.length;
       return writer.onData(chunk);
     };
     const expectStatus = ranged ? [206] : [200];
     const result = await client.request({
       url, headers, timeoutMs: job.timeoutMs, trace: job.trace, expectStatus, onData, signal, queuedAt: n === 0 ? queuedAt : undefined,
+      ...(watch?.onSent ? { onSent: watch.onSent } : {}),
     });
     result.bytes = received - before;
     if (ranged && result.status === 200) {

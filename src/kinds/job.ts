@@ -41,5 +41,21 @@ export interface PutOptions {
   readBack?: boolean;
 }
 
+/**
+ * get: --hedge. A request with no first byte (`on` 'first-byte') or not finished ('finish') after
+ * `afterMs`, or after the `percentile` of this worker's earlier requests' times, gets a duplicate:
+ * to the next of `copies` when the object is read from copies, else to the same URL.
+ */
+export interface HedgeJob {
+  afterMs?: number;
+  percentile?: number;
+  on: 'first-byte' | 'finish';
+  copies?: readonly string[];
+}
+
+export interface HedgeOptions {
+  hedge?: HedgeJob;
+}
+
 /** A job as a kind sees it. */
-export type KindJob = RequestJob & SinkOptions & SdkTransferOptions & PutOptions;
+export type KindJob = RequestJob & SinkOptions & SdkTransferOptions & PutOptions & HedgeOptions;

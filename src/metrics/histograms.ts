@@ -6,8 +6,9 @@ import { createRequire } from 'node:module';
 import type * as Hdr from 'hdr-histogram-js';
 import { PHASES, type Phase, type PhaseDurationsMs } from '../transport/phases.js';
 
-export type MetricName = Phase | 'total';
-export const METRICS: readonly MetricName[] = [...PHASES, 'total'];
+/** `object`: whole-object completion (first request's start to its last part's end), one per object. */
+export type MetricName = Phase | 'total' | 'object';
+export const METRICS: readonly MetricName[] = [...PHASES, 'total', 'object'];
 export type EncodedHistograms = Partial<Record<MetricName, string>>;
 
 const HIGHEST_US = 24 * 3600 * 1_000_000;
@@ -18,8 +19,9 @@ function hdr(): typeof Hdr {
   return hdrModule;
 }
 
-export function newHistogram(): Hdr.Histogram {
-  return hdr().build({ bitBucketSize: 64, lowestDiscernibleValue: 1, highestTrackableValue: HIGHEST_US, numberOfSignificantValueDigits: 3, useWebAssembly: false });
+/** `digits`: significant digits kept (3 for what is reported; fewer is cheaper to read percentiles from). */
+export function newHistogram(digits: 1 | 2 | 3 = 3): Hdr.Histogram {
+  return hdr().build({ bitBucketSize: 64, lowestDiscernibleValue: 1, highestTrackableValue: HIGHEST_US, numberOfSignificantValueDigits: digits, useWebAssembly: false });
 }
 
 export const encodeHistogram = (h: Hdr.Histogram): string => hdr().encodeIntoCompressedBase64(h);

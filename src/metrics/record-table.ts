@@ -12,6 +12,8 @@ const NUMBERS = {
   startEpochMs: Float64Array, totalMs: Float64Array, reused: Uint8Array, retries: Uint16Array, throttled: Uint16Array, backoffMs: Float32Array,
   /** List Blobs: the names a page held; -1 when not a listing. */
   objects: Int32Array,
+  /** --hedge: 0 not hedged, 1 the original won, 2 the duplicate won; when it went, what the loser received. */
+  hedge: Uint8Array, hedgeAfterMs: Float32Array, hedgeLoserBytes: Float64Array,
 } as const;
 type NumberColumn = keyof typeof NUMBERS;
 type Column = InstanceType<(typeof NUMBERS)[NumberColumn]>;
@@ -98,6 +100,9 @@ export class RecordTable implements Iterable<OpRecord> {
     c.throttled[i] = r.throttled;
     c.backoffMs[i] = r.backoffMs;
     c.objects[i] = r.objects ?? -1;
+    c.hedge[i] = r.hedge ? (r.hedge.won === 'first' ? 1 : 2) : 0;
+    c.hedgeAfterMs[i] = r.hedge?.afterMs ?? 0;
+    c.hedgeLoserBytes[i] = r.hedge?.loserBytes ?? 0;
     for (let k = 0; k < PHASES.length; k++) this.phaseCols[k]![i] = r.phases[PHASES[k]!] ?? Number.NaN;
     this.odd.delete(i);
     this.hasMd5[i] = 0;
@@ -153,6 +158,12 @@ export class RecordTable implements Iterable<OpRecord> {
     return this.cols[column][i]!;
   }
 
+  /** A phase of row `i` in ms, 0 where the request had none, without making its record. */
+  phaseMs(phase: (typeof PHASES)[number], i: number): number {
+    const v = this.phaseCols[PHASES.indexOf(phase)]![i]!;
+    return Number.isNaN(v) ? 0 : v;
+  }
+
   /** Row `i` as a record (a new object each time). */
   at(i: number): OpRecord | undefined {
     if (i < 0) i += this.rows;
@@ -171,6 +182,7 @@ export class RecordTable implements Iterable<OpRecord> {
       throttled: c.throttled[i]!, backoffMs: c.backoffMs[i]!,
       ...(md5 === undefined ? {} : { md5 }),
       ...(c.objects[i]! >= 0 ? { objects: c.objects[i]! } : {}),
+      ...(c.hedge[i]! > 0 ? { hedge: { won: c.hedge[i] === 1 ? 'first' : 'hedge', afterMs: c.hedgeAfterMs[i]!, loserBytes: c.hedgeLoserBytes[i]! } } : {}),
       ...(odd?.error === undefined ? {} : { error: odd.error }),
       ...(odd?.readBackError === undefined ? {} : { readBackError: odd.readBackError }),
     };

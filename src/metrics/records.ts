@@ -22,4 +22,19 @@ export interface OpRecord {
   /** List Blobs: the names this page held. */
   objects?: number;
   error?: string;
+  /** --hedge: this item's request was duplicated; `won` says which finished first (its timing is the record's). */
+  hedge?: HedgeOutcome;
 }
+
+/**
+ * A hedged item: `won` 'first' (the original) or 'hedge' (the duplicate); `afterMs`, how long after
+ * the original was sent (left its queue) the duplicate went;
+ * `loserBytes`, what the aborted one had received (extra bytes).
+ */
+export interface HedgeOutcome {
+  won: 'first' | 'hedge';
+  afterMs: number;
+  loserBytes: number;
+}
+
+

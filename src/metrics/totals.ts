@@ -14,9 +14,13 @@ export interface SteadyTotals {
   backoffMs: number;
   requestSumMs: number;
   phaseSumsMs: Partial<Record<Phase, number>>;
+  /** --hedge: duplicates issued (each one more billable request), those that won, the losers' bytes. */
+  hedges: number;
+  hedgesWon: number;
+  hedgeBytes: number;
 }
 
-export const emptyTotals = (): SteadyTotals => ({ requests: 0, failed: 0, bytes: 0, reused: 0, retries: 0, throttled: 0, backoffMs: 0, requestSumMs: 0, phaseSumsMs: {} });
+export const emptyTotals = (): SteadyTotals => ({ requests: 0, failed: 0, bytes: 0, reused: 0, retries: 0, throttled: 0, backoffMs: 0, requestSumMs: 0, phaseSumsMs: {}, hedges: 0, hedgesWon: 0, hedgeBytes: 0 });
 
 /** One request into a run's totals: what RunRecord's counts are made of. */
 export function countInto(t: SteadyTotals, r: OpRecord): void {
@@ -26,6 +30,11 @@ export function countInto(t: SteadyTotals, r: OpRecord): void {
   t.throttled += r.throttled;
   t.backoffMs += r.backoffMs;
   if (r.reused) t.reused++;
+  if (r.hedge) {
+    t.hedges++;
+    if (r.hedge.won === 'hedge') t.hedgesWon++;
+    t.hedgeBytes += r.hedge.loserBytes;
+  }
   if (r.error) {
     t.failed++;
     return;
@@ -42,6 +51,8 @@ export function addTotals(parts: readonly SteadyTotals[]): SteadyTotals {
   const totals = emptyTotals();
   for (const p of parts) {
     for (const k of ['requests', 'failed', 'bytes', 'reused', 'retries', 'throttled', 'backoffMs', 'requestSumMs'] as const) totals[k] += p[k];
+    // A worker of an older build (scale-out clients) may not count hedges.
+    for (const k of ['hedges', 'hedgesWon', 'hedgeBytes'] as const) totals[k] += p[k] ?? 0;
     for (const [phase, ms] of Object.entries(p.phaseSumsMs) as [keyof SteadyTotals['phaseSumsMs'], number][]) {
       totals.phaseSumsMs[phase] = (totals.phaseSumsMs[phase] ?? 0) + ms;
     }

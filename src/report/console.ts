@@ -4,6 +4,7 @@
 import type { Report, ReportContender } from '../analysis/report-model.js';
 import { PHASES } from '../transport/phases.js';
 import { axesOf, bytes, checkWord, count, DASH, firstTier, fixed, money, num, rateOf, timeCell } from './format.js';
+import { completionLines } from './completion.js';
 import { seconds, steadyLines } from './steady.js';
 import { tuneLines } from './tune.js';
 
@@ -90,6 +91,8 @@ export function detailLines(r: Report): string[] {
       if (l) out.push(`  ${m.padEnd(10)} n=${String(l.count).padStart(5)}  ${num(l.p50)} / ${num(l.p90)} / ${num(l.p99)} / ${num(l.max)}`);
     }
   }
+  const completion = completionLines(r.contenders);
+  if (completion.length) out.push('', ...completion);
   out.push('');
   for (const s of r.contenders) {
     const shares = PHASES.filter((p) => s.phaseShare[p] !== undefined).map((p) => `${p} ${(s.phaseShare[p]! * 100).toFixed(1)}%`);
@@ -142,7 +145,10 @@ export function renderConsole(r: Report, opts: ConsoleOptions = {}): string {
   const warned = r.warnings.filter((w) => w.kind !== 'target-on-this-machine');
   if (warned.length) lines.push('', ...warned.map((w) => paint('33', `warning: ${w.text}`)));
   if (opts.details) lines.push(...detailLines(r));
-  else lines.push('', `details (phases, percentiles, server clock, untimed steps, cost by class): --details, or blob-cacher report ${opts.resultsPath ?? '<results file>'} --details`);
+  // Hedged contenders: what the duplicates bought and cost, without --details too.
+  const hedged = completionLines(r.contenders.filter((s) => s.hedge));
+  if (!opts.details && hedged.length) lines.push('', ...hedged);
+  if (!opts.details) lines.push('', `details (phases, percentiles, server clock, untimed steps, cost by class): --details, or blob-cacher report ${opts.resultsPath ?? '<results file>'} --details`);
   if (r.recommendation) lines.push('', paint('1', r.recommendation.text));
   return lines.join('\n');
 }

@@ -32,6 +32,8 @@ export function renderCsv(r: Report): string {
     'ops_read', 'ops_write', 'ops_list', 'ops_other', 'requests_per_object', ...tiers.flatMap((t) => [`cost_per_1000_objects_${t}`, `cost_per_gib_${t}`]),
     'server_span_ms_median', 'over_server_span_ms', 'server_span_bound_ms',
     'verdict', 'slower_ratio', 'slower_ratio_ci95_low', 'slower_ratio_ci95_high', 'recommended', 'sweep_best', 'sweep_tied', 'verified',
+    'objects', ...['p50', 'p90', 'p99', 'max'].map((q) => `object_${q}_ms`), 'straggler_share',
+    'hedges_issued', 'hedges_won', 'hedge_extra_request_share', 'hedge_extra_bytes',
     ...(r.tune ? ['tune_step', 'tune_reason', 'tune_best', 'tune_throttled'] : []),
   ];
   const rows = r.contenders.map((s) => {
@@ -49,6 +51,8 @@ export function renderCsv(r: Report): string {
       // The server clock, where it was read: its span, the client's time above it, and the bound.
       ...((g) => [g?.serverMs, g?.ms, g?.boundMs])(r.serverClock.find((c) => c.contender === s.label)),
       v.kind, v.ratio, v.low, v.high, r.recommendation?.contender === s.label, r.sweep ? r.sweep.best === s.label : undefined, r.sweep ? r.sweep.tied.includes(s.label) : undefined, s.notVerified ? 'not verified' : s.verified,
+      s.completion?.latencyMs.count, ...(['p50', 'p90', 'p99', 'max'] as const).map((q) => s.completion?.latencyMs[q]), s.completion?.stragglerShare,
+      s.hedge?.issued, s.hedge?.won, s.hedge?.extraRequestShare, s.hedge?.extraBytes,
       ...(r.tune ? [(stepOf(s.label)?.step ?? -1) + 1 || undefined, stepOf(s.label)?.reason, r.tune.best?.label === s.label, stepOf(s.label)?.throttled] : []),
     ];
   });

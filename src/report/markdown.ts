@@ -3,6 +3,7 @@
 import type { Report } from '../analysis/report-model.js';
 import { PHASES } from '../transport/phases.js';
 import { axesOf, bytes, checkWord, count, DASH, money, num, rateOf } from './format.js';
+import { completionLines } from './completion.js';
 import { environmentLine, manyBlobLine } from './console.js';
 import { tuneLines } from './tune.js';
 
@@ -37,6 +38,8 @@ export function renderMarkdown(r: Report): string {
   if (r.warnings.length) lines.push('', '### Warnings', '', ...r.warnings.map((w) => `- ${w.text}`));
   const many = r.contenders.map(manyBlobLine).filter((l) => l !== undefined);
   if (many.length) lines.push('', ...many.map((l) => `- ${l}`));
+  const completion = completionLines(r.contenders);
+  if (completion.length) lines.push('', '### Object completion', '', ...completion.map((l) => `- ${l}`));
   if (r.sweep && r.sweep.grid.cols.length) {
     const g = r.sweep.grid;
     lines.push('', `### Sweep: ${g.title}`, '', row([g.rowLabel, ...g.cols.map((c) => `${g.colLabel} ${c}`)]), `|${' --- |'.repeat(g.cols.length + 1)}`);

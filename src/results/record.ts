@@ -55,6 +55,7 @@ function toRow(r: OpRecord): RecordRow {
   return [
     r.worker, r.item, r.offsetBytes, r.bytes, r.status, ms3(r.startEpochMs), ms3(r.totalMs),
     ...PHASES.map((p) => (r.phases[p] === undefined ? null : ms3(r.phases[p]))), r.reused, r.retries, r.throttled, Math.round(r.backoffMs), r.error ?? null,
+    r.hedge?.won ?? null,
   ];
 }
 

@@ -17,6 +17,8 @@ export const MAX_RECORDS_PER_RUN = 20_000;
 export const RECORD_COLUMNS = [
   'worker', 'item', 'offsetBytes', 'bytes', 'status', 'startEpochMs', 'totalMs',
   ...PHASES, 'reused', 'retries', 'throttled', 'backoffMs', 'error',
+  /** --hedge: null, or which of a hedged item's two requests won ('first', 'hedge'); absent in files before it. */
+  'hedge',
 ] as const;
 /** One request as a row of RECORD_COLUMNS; absent phases are null. */
 export type RecordRow = (number | string | boolean | null)[];
@@ -140,6 +142,20 @@ export interface RunRecord {
   steady?: SteadyRecord;
   records: RecordRow[];
   recordsSampled: boolean;
+  /**
+   * Whole-object completion (its distribution is `histograms.object`): objects that completed, their
+   * summed completion times, and the summed time each one's slowest part ran on alone. Absent in
+   * steady runs and in files before it was measured.
+   */
+  objects?: { objects: number; completionMsSum: number; stragglerMsSum: number };
+  /** --hedge ran: duplicates issued (extra requests, billed), won by the duplicate, and the losers' bytes. */
+  hedge?: HedgeCounts;
+}
+
+export interface HedgeCounts {
+  issued: number;
+  won: number;
+  extraBytes: number;
 }
 
 /** Failed: a check failed or the run did not complete; a run that is only "not verified" has not failed. */

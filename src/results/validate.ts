@@ -68,7 +68,8 @@ function histogramProblem(h: Record<string, unknown>): string | undefined {
 
 /** Every number of a record row is finite and not negative (an error column is a string or null). */
 const rowOk = (row: unknown): boolean =>
-  Array.isArray(row) && row.length === RECORD_COLUMNS.length && row.every((c) => c === null || typeof c === 'string' || typeof c === 'boolean' || (isNumber(c) && c >= 0 && c <= 1e15));
+  // Files before --hedge have rows one column shorter.
+  Array.isArray(row) && (row.length === RECORD_COLUMNS.length || row.length === RECORD_COLUMNS.length - 1) && row.every((c) => c === null || typeof c === 'string' || typeof c === 'boolean' || (isNumber(c) && c >= 0 && c <= 1e15));
 
 function runProblem(r: unknown): string | undefined {
   if (!isObject(r)) return 'is not an object';
@@ -78,6 +79,10 @@ function runProblem(r: unknown): string | undefined {
   if (histogram) return `has a corrupt ${histogram}`;
   if (r.cell !== undefined && !isStringMap(r.cell)) return 'has a bad cell';
   if (r.error !== undefined && !isString(r.error)) return 'has a bad error';
+  const o = r.objects;
+  if (o !== undefined && !(isObject(o) && isCount(o.objects) && isDuration(o.completionMsSum) && isDuration(o.stragglerMsSum))) return 'has bad objects';
+  const h = r.hedge;
+  if (h !== undefined && !(isObject(h) && isCount(h.issued) && isCount(h.won) && isCount(h.extraBytes) && h.won <= h.issued)) return 'has a bad hedge';
   if (r.notVerified !== undefined && (!isString(r.notVerified) || r.verified === true)) return 'has a bad notVerified';
   if (r.params !== undefined && !(isObject(r.params) && Object.values(r.params).every(isCount))) return 'has bad params';
   if (r.serverSpanMs !== undefined && !isDuration(r.serverSpanMs)) return `has a bad serverSpanMs (${shown(r.serverSpanMs)})`;

@@ -37,6 +37,8 @@ export interface HttpRequest {
   queuedAt?: number;
   /** Aborts the request: it ends with CANCELLED_ERROR, never retried. */
   signal?: AbortSignal;
+  /** Told once the request is written to its socket (connected, not queued): a hedge's clock starts there. */
+  onSent?: () => void;
 }
 
 /** One traced request; never rejects: a failure is a result with `error`. */

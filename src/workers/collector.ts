@@ -2,6 +2,7 @@
 // dropped), and once all are in, one MergedRun: histograms added, the ranked span, a steady run's
 // intervals, a many-file run's totals and tallies, the step after the workers as one more request.
 import { PhaseHistograms } from '../metrics/histograms.js';
+import { addObjectTotals, emptyObjectTotals, type ObjectTotals } from '../metrics/objects.js';
 import { addTallies, type Tally } from '../metrics/record-checks.js';
 import { RecordTable } from '../metrics/record-table.js';
 import { addTotals, countInto, type SteadyTotals } from '../metrics/totals.js';
@@ -32,6 +33,8 @@ export interface MergedRun {
    * made by the workers over their shares; `records` are then a sample, with every failure.
    */
   summary?: { totals: SteadyTotals; tally: Tally };
+  /** Many files: the workers' item completions, added (an object workload's is made from `records` by measure). */
+  objects?: ObjectTotals;
 }
 
 /** What the run knows besides the workers' results. */
@@ -81,7 +84,10 @@ export class Collector {
       if (!after.error) histograms.record(after.phases, after.totalMs);
       end = Math.max(end, after.startEpochMs + after.totalMs);
     }
+    const perItem = results.filter((w) => w.objects);
+    const objects = perItem.length ? perItem.map((w) => w.objects!).reduce(addObjectTotals, emptyObjectTotals()) : undefined;
     return {
+      ...(objects ? { objects } : {}),
       workers: results, records, histograms, wallMs: end > start ? end - start : 0, failures: input.failures,
       stopped: results.reduce((a, w) => a + (w.stopped ?? 0), 0), maybeSent: input.maybeSent, ...(summary ? { summary } : {}),
       ...(steady ? { steady } : {}), ...(input.autotermAtMs === undefined ? {} : { autotermAtMs: input.autotermAtMs }),

@@ -1,5 +1,6 @@
 // Messages between the coordinator and its worker processes (IPC, structured clone of JSON).
 import type { EncodedHistograms } from '../metrics/histograms.js';
+import type { ObjectTotals } from '../metrics/objects.js';
 import type { LogLevel } from '../config/choices.js';
 import type { KindJob } from '../kinds/job.js';
 import type { EncodedItems } from '../plan/items.js';
@@ -36,6 +37,8 @@ export interface WorkerJob extends KindJob {
    * steady runs.
    */
   summary?: { check: TallyKind; keepRecords: number };
+  /** Many files: each item is an object of its own, its completion recorded by the worker (metrics/objects.ts). */
+  objectPerItem?: boolean;
   /** warm: MAX_SOCKETS connections opened before the barrier; cold (default): every run connects as it goes. */
   connections?: 'cold' | 'warm';
   /** Steady state (--duration): the items again and again until this long after the release, counted per interval. */
@@ -90,6 +93,8 @@ export interface WorkerResult {
   /** --connections warm: sockets open and idle when the barrier released it. */
   warmSockets?: number;
   steady?: SteadyWorkerResult;
+  /** With `objectPerItem` (not steady): its items' completions, summed (their distribution is the `object` histogram). */
+  objects?: ObjectTotals;
   /** When the job asked for a summary: `records` are a sample (and every failure); these are of all of them. */
   summary?: WorkerSummaryOfRecords;
 }

@@ -5,11 +5,16 @@
 import { buildProgram, loadDownloadConfig, loadUploadConfig, parseFlags, type DownloadConfig, type UploadConfig } from '../../src/config/load.js';
 import { DOWNLOAD_OPTIONS, UPLOAD_OPTIONS, type AnyOption } from '../../src/config/options.js';
 import type { Credentials } from '../../src/config/credentials.js';
-import type { SteadyOptions } from '../../src/config/load.js';
+import type { HedgeConfig, SteadyOptions } from '../../src/config/load.js';
 import { readSources } from '../../src/cli/sources.js';
 
 /** Settings a test gives: the config's own fields, credentials and a steady run as the flags that make them. */
 export type TestSettings<C> = Partial<Omit<C, 'credentials' | 'steady'>> & { credentials?: Credentials; steady?: SteadyOptions };
+
+function hedgeFlags(h: HedgeConfig | undefined): string[] {
+  if (!h) return [];
+  return [`--hedge=${'ms' in h.after ? `${h.after.ms}ms` : `p${h.after.percentile}`}`, `--hedge-on=${h.on}`];
+}
 
 /** A test's config starts from one measured run, no warm-up, quiet logs, unless it says otherwise. */
 const BASE = { runs: 1, warmup: 0, logLevel: 'error' } as const;
@@ -43,12 +48,12 @@ function steadyFlags(s: SteadyOptions | undefined): string[] {
 export function argvOf(specs: readonly AnyOption[], settings: Readonly<Record<string, unknown>>): string[] {
   const argv: string[] = [];
   for (const [key, value] of Object.entries(settings)) {
-    if (value === undefined || key === 'credentials' || key === 'steady') continue;
+    if (value === undefined || key === 'credentials' || key === 'steady' || key === 'hedge') continue;
     const spec = specs.find((s) => s.key === key);
     if (!spec) throw new Error(`testConfig: no option sets ${key}`);
     argv.push(`${spec.flag}=${valueText(key, value)}`);
   }
-  return [...argv, ...credentialFlags(settings.credentials as Credentials | undefined), ...steadyFlags(settings.steady as SteadyOptions | undefined)];
+  return [...argv, ...credentialFlags(settings.credentials as Credentials | undefined), ...steadyFlags(settings.steady as SteadyOptions | undefined), ...hedgeFlags(settings.hedge as HedgeConfig | undefined)];
 }
 
 function load<C>(command: string, specs: readonly AnyOption[], settings: object, loader: (flags: Record<string, unknown>, sources: ReturnType<typeof readSources>) => C): C {
