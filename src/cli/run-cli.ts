@@ -14,6 +14,7 @@ import { log, redact, registerCredential, registerSecret, setLogLevel } from '..
 import { cellArgv, findAxes, gridCells } from '../config/sweep.js';
 import { defaultResultsPath, newResultsFile, readResults, writeResults } from '../results/file.js';
 import { checkResultsPath, writeResultsOrExplain } from '../results/write.js';
+import { RecordBudget, runRecordAtMost } from '../results/record-budget.js';
 import { runFailed, type ResultsFile, type SweepAxis } from '../results/schema.js';
 
 export type Env = Record<string, string | undefined>;
@@ -131,6 +132,8 @@ async function measure(m: Measurement): Promise<number> {
   const [{ runSession }, { showProgress }, { toRunRecord }, { renderReport }, { buildReport }] = await Promise.all([
     import('../engine/session.js'), import('../report/progress.js'), import('../results/record.js'), import('../report/render.js'), import('../analysis/report-model.js'),
   ]);
+  // The results file keeps what the session keeps: raw records within one run's worth, all runs together.
+  const stored = new RecordBudget(doc.runs, runRecordAtMost);
   const progress = await showProgress({ lines: !['error', 'warn'].includes(m.config.logLevel), intervalMs: m.config.progressIntervalMs });
   // One client of a scale-out run: its workers wait at the start gate for the others, and its
   // results go to the storage account too.
@@ -143,7 +146,7 @@ async function measure(m: Measurement): Promise<number> {
       onEvent: (e) => {
         progress.onEvent(e);
         if (e.type !== 'run') return;
-        doc.runs.push(toRunRecord(e.run));
+        stored.push(toRunRecord(e.run));
         saveSoon();
       },
     });

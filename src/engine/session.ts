@@ -7,6 +7,7 @@ import { failedRun, withSampledRecords, type MeasuredRun, type RunIdentity, type
 import { runFailed, type Cell, type RunParams, type Unit } from '../results/schema.js';
 import { measuredRun } from './measure.js';
 import { RunsUntilTime } from './until-time.js';
+import { measuredRunAtMost, RecordBudget } from '../results/record-budget.js';
 import { totalBytes, type Items } from '../plan/items.js';
 import { WorkerPool, type AfterWorkers, type JobSpec, type MergedRun } from '../workers/pool.js';
 import type { Progress } from '../workers/protocol.js';
@@ -125,6 +126,8 @@ export async function runSession(cells: readonly SessionCell[], opts: SessionOpt
   const signal = opts.signal ?? new AbortController().signal;
   const emit = opts.onEvent ?? (() => {});
   const runs: MeasuredRun[] = [];
+  // The raw records of all the runs together stay within one run's worth: memory flat in runs.
+  const kept = new RecordBudget(runs, measuredRunAtMost);
   let target = '';
   let objectSizeBytes: number | undefined;
   for (const [cellIndex, { cell, workload, runs: measured, warmup, minTimeMs = 0, maxRuns = MAX_RUNS, precision = 0, steady, connections }] of cells.entries()) {
@@ -170,7 +173,7 @@ export async function runSession(cells: readonly SessionCell[], opts: SessionOpt
           if (runFailed(run)) log.error(`${contender.strategy}${tag}: ${run.error ?? run.verification}`);
           emit({ type: 'run', run });
           // Reported: from here on the session keeps what a results file would.
-          runs.push(withSampledRecords(run));
+          kept.push(withSampledRecords(run));
           // A contender that fails is not run again to fill its time.
           if (runFailed(run)) untilTime.done(contender);
         }
