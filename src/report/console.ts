@@ -138,6 +138,7 @@ export function renderConsole(r: Report, opts: ConsoleOptions = {}): string {
   if (r.verdicts.length) lines.push('', ...r.verdicts.map((v) => `verdict: ${v.text}`));
   const warned = r.warnings.filter((w) => w.kind !== 'target-on-this-machine');
   if (warned.length) lines.push('', ...warned.map((w) => paint('33', `warning: ${w.text}`)));
+  if (r.warmupFaults.length) lines.push('', ...r.warmupFaults.map((f) => `${f.contender} ${f.text}`));
   if (opts.details) lines.push(...detailLines(r));
   else lines.push('', `details (phases, percentiles, server clock, untimed steps, cost by class): --details, or blob-cacher report ${opts.resultsPath ?? '<results file>'} --details`);
   if (r.recommendation) lines.push('', paint('1', r.recommendation.text));
