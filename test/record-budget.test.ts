@@ -58,3 +58,16 @@ describe('RecordBudget', () => {
     expect(runs.every((r) => r === one)).toBe(true);
   });
 });
+
+describe('RecordBudget.room', () => {
+  it('lets a run keep all its records while the session is within budget, else its share of it', () => {
+    const runs: MeasuredRun[] = [];
+    const budget = new RecordBudget(runs, measuredRunAtMost, 100);
+    expect(budget.room(60)).toBe(60);
+    budget.push(run(60, 0));
+    expect(budget.room(40)).toBe(40);
+    expect(budget.room(60)).toBe(50);
+    budget.push(measuredRunAtMost(run(60, 1), budget.room(60)));
+    expect(runs.map((r) => r.records.length)).toEqual([50, 50]);
+  });
+});

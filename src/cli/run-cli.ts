@@ -14,7 +14,7 @@ import { log, redact, registerCredential, registerSecret, setLogLevel } from '..
 import { cellArgv, findAxes, gridCells } from '../config/sweep.js';
 import { defaultResultsPath, newResultsFile, readResults, writeResults } from '../results/file.js';
 import { checkResultsPath, writeResultsOrExplain } from '../results/write.js';
-import { RecordBudget, runRecordAtMost } from '../results/record-budget.js';
+import { measuredRunAtMost, RecordBudget, runRecordAtMost } from '../results/record-budget.js';
 import { runFailed, type ResultsFile, type SweepAxis } from '../results/schema.js';
 
 export type Env = Record<string, string | undefined>;
@@ -146,7 +146,7 @@ async function measure(m: Measurement): Promise<number> {
       onEvent: (e) => {
         progress.onEvent(e);
         if (e.type !== 'run') return;
-        stored.push(toRunRecord(e.run));
+        stored.push(toRunRecord(measuredRunAtMost(e.run, stored.room(e.run.records.length))));
         saveSoon();
       },
     });

@@ -173,7 +173,7 @@ export async function runSession(cells: readonly SessionCell[], opts: SessionOpt
           if (runFailed(run)) log.error(`${contender.strategy}${tag}: ${run.error ?? run.verification}`);
           emit({ type: 'run', run });
           // Reported: from here on the session keeps what a results file would.
-          kept.push(withSampledRecords(run));
+          kept.push(measuredRunAtMost(withSampledRecords(run), kept.room(run.records.length)));
           // A contender that fails is not run again to fill its time.
           if (runFailed(run)) untilTime.done(contender);
         }

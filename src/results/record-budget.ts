@@ -49,6 +49,15 @@ export class RecordBudget<R extends { records: { length: number } }> {
     for (const r of runs) this.held += r.records.length;
   }
 
+  /**
+   * How many of its records a run about to be pushed may keep: all while the session is within
+   * budget, else its share. Cutting a run to this before converting it saves making rows only to drop them.
+   */
+  room(incoming: number): number {
+    if (this.held + incoming <= this.budget) return incoming;
+    return Math.max(1, Math.floor(this.budget / (this.runs.length + 1)));
+  }
+
   push(run: R): void {
     this.runs.push(run);
     this.held += run.records.length;
