@@ -9,6 +9,7 @@ import { endpointOf, outputOf, sessionEstimate, type Output } from './output.js'
 import { formatBytes } from '../config/sizes.js';
 import { checkOutPath, readSources } from './sources.js';
 import { checkProcessesFit } from './machine-fit.js';
+import { startFirstWorker } from '../workers/first-worker.js';
 import { sessionCell, type SessionCell } from '../engine/session.js';
 import { log, redact, registerCredential, registerSecret, setLogLevel } from '../log/logger.js';
 import { cellArgv, findAxes, gridCells } from '../config/sweep.js';
@@ -210,6 +211,7 @@ export async function downloadCommand(argv: readonly string[], env: Env, name = 
   const { config, output } = loaded;
   checkOutPath(config);
   checkProcessesFit(config.processes);
+  startFirstWorker();
   const many = config.sourceMethod !== 'all' && DOWNLOAD_STRATEGIES.some((s) => config.sourceMethod.split(',').includes(s.name) && workloadKind(s) !== 'blob');
   const what = many ? `${config.fileCount} files x ${formatBytes(config.fileSizeBytes)} (${config.fileSizeBytes} bytes)${config.sourceMethod.includes('list') ? `, pages of ${config.pageSize}` : ''}` : `concurrency ${config.concurrency}`;
   const title = `blob-cacher download: ${config.processes} process(es) x ${config.maxSockets} socket(s), ${what}, sink ${config.sink}`;
@@ -221,6 +223,7 @@ export async function uploadCommand(argv: readonly string[], env: Env, name = 'u
   if (!loaded) return 0;
   const { config, output } = loaded;
   checkProcessesFit(config.processes);
+  startFirstWorker();
   // A plain URL takes small files only: no large blob to describe.
   const large = config.credentials.kind === 'url' ? '' : `; large blob ${formatBytes(config.blobSizeBytes)} in ${formatBytes(config.blockSizeBytes)} blocks, concurrency ${config.concurrency}`;
   const title = `blob-cacher upload: ${config.processes} process(es) x ${config.maxSockets} socket(s); small files ${config.fileCount} x ${formatBytes(config.fileSizeBytes)} (${config.fileSizeBytes} bytes)${large}`;
