@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=4
 // `node dist/upload.js …`: the upload comparison (the Docker image's command).
 import { nodeIsSupported } from './cli/node-check.js';
 

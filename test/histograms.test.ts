@@ -1,7 +1,7 @@
 // Histograms from several workers are merged by adding their encoded forms; the result equals one
 // histogram that saw every value. Averaging per-worker percentiles does not.
 import { describe, expect, it } from 'vitest';
-import { METRICS, PhaseHistograms, summarizeHistogram, type MetricName } from '../src/metrics/histograms.js';
+import { decodeHistogram, HistogramSum, METRICS, PhaseHistograms, summarizeHistogram, type MetricName } from '../src/metrics/histograms.js';
 import type { PhaseDurationsMs } from '../src/transport/phases.js';
 
 /** mulberry32: a small seeded PRNG, so every run sees the same values. */
@@ -89,5 +89,29 @@ describe('PhaseHistograms across workers', () => {
     expect(mergedP99).toBe(summary(direct, 'firstByte')!.p99);
     // Far apart, not within HDR's 3 significant digits of each other.
     expect(Math.abs(mergedP99 - averaged) / mergedP99).toBeGreaterThan(0.05);
+  });
+});
+
+describe('HistogramSum and a reused set (issue 28: a run\'s collection without decode/re-encode)', () => {
+  it('passes one worker\'s encoding through, adds two, and adds a request recorded here', () => {
+    const a = new PhaseHistograms();
+    a.record({ firstByte: 2 }, 5);
+    const b = new PhaseHistograms();
+    b.record({}, 7);
+    const one = new HistogramSum();
+    one.addEncoded(a.encode());
+    expect(one.encode()).toEqual(a.encode());
+    const two = new HistogramSum();
+    two.addEncoded(a.encode());
+    two.addEncoded(b.encode());
+    two.record({}, 9);
+    const sum = two.encode();
+    expect(decodeHistogram(sum.total!).totalCount).toBe(3);
+    expect(decodeHistogram(sum.firstByte!).totalCount).toBe(1);
+    // Reset: the next run sends only what it recorded, no empty metric of an earlier run.
+    a.reset();
+    a.record({}, 3);
+    expect(Object.keys(a.encode())).toEqual(['total']);
+    expect(decodeHistogram(a.encode().total!).totalCount).toBe(1);
   });
 });

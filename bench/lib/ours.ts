@@ -55,7 +55,8 @@ export async function runOurs(call: OursCall): Promise<Sample> {
   const rssPath = join(call.tmpDir, `ours-${call.tag}.rss`);
   rmSync(resultsPath, { force: true });
   rmSync(rssPath, { force: true });
-  const args = ['--import', PRELOAD, CLI, call.command, ...call.args, '--runs', '1', '--warmup', '0', '--results', resultsPath, '--log-level', 'warn', '--format', 'json'];
+  // --max-semi-space-size=4: what the bin's shebang gives `npx blob-cacher` (src/cli.ts).
+  const args = ['--max-semi-space-size=4', '--import', PRELOAD, CLI, call.command, ...call.args, '--runs', '1', '--warmup', '0', '--results', resultsPath, '--log-level', 'warn', '--format', 'json'];
   const r = await runProcess(process.execPath, args, { env: { ...process.env, ...call.env?.(), BENCH_RSS_FILE: rssPath }, timeoutMs: 20 * 60_000 });
   if (!existsSync(resultsPath)) return failedSample(`exit ${r.code ?? r.signal}: ${r.stderr.trim().split('\n').slice(-2).join(' | ')}`, r.processMs);
   const doc = JSON.parse(readFileSync(resultsPath, 'utf8')) as ResultsFile;

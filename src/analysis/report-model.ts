@@ -10,6 +10,7 @@ import { buildGrid, sdkAdvice, type SweepGrid } from './sweep.js';
 import { reportUnit, type Unit } from './unit.js';
 import { rankStats, serverGap, verdicts, DEFAULT_SOCKET_BUFFER_BYTES, type RankedStats, type ServerGap, type Verdict } from './verdict.js';
 import { reportWarnings, type ReportWarning } from './warnings.js';
+import { warmupFaults, type WarmupFaults } from './warmup.js';
 import { cellLabel } from '../results/label.js';
 import { strategyNamed } from '../strategies/index.js';
 import { tuneReport, type ReportTune } from './tune.js';
@@ -64,6 +65,8 @@ export interface Report {
   recommendation?: Recommendation;
   /** One per kind. */
   warnings: ReportWarning[];
+  /** Retries, throttled answers and failures in warm-up runs, apart from the measured figures. */
+  warmupFaults: WarmupFaults[];
   /** Client time against the server's own span, where the server's clock was read. */
   serverClock: (ServerGap & { contender: string })[];
   sweep?: ReportSweep;
@@ -151,6 +154,7 @@ export function buildReport(doc: ResultsFile, opts: ReportOptions): Report {
     verdicts: verdicts(contenders),
     ...(recommendation ? { recommendation } : {}),
     warnings: reportWarnings(stats, { targetOnThisMachine: local, socketBufferBytes: bufferBytes }),
+    warmupFaults: warmupFaults(doc.runs),
     serverClock: stats.flatMap((s) => {
       const gap = serverGap(s, bufferBytes);
       return gap ? [{ contender: s.label, ...gap }] : [];

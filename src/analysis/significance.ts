@@ -41,6 +41,29 @@ export function medianInterval(values: readonly number[], seed = 1): Interval {
   return { low: percentile(meds, ALPHA / 2), high: percentile(meds, 1 - ALPHA / 2) };
 }
 
+/**
+ * 95% distribution-free interval of the median from order statistics (the binomial ranks
+ * n/2 -+ 1.96 sqrt(n)/2): no resampling, so cheap enough to ask after every run; undefined below 6
+ * values, where the ranks fall outside the sample.
+ */
+export function medianRankInterval(sorted: readonly number[]): Interval | undefined {
+  const n = sorted.length;
+  const half = (1.96 * Math.sqrt(n)) / 2;
+  const lo = Math.round(n / 2 - half);
+  const hi = Math.round(1 + n / 2 + half);
+  if (lo < 1 || hi > n) return undefined;
+  return { low: sorted[lo - 1]!, high: sorted[hi - 1]! };
+}
+
+/** The median is known to within `share` of itself (0.02: +-2%) at 95%. */
+export function medianWithin(values: readonly number[], share: number): boolean {
+  const sorted = [...values].sort((x, y) => x - y);
+  const interval = medianRankInterval(sorted);
+  if (!interval) return false;
+  const m = median(sorted);
+  return m > 0 && m - interval.low <= share * m && interval.high - m <= share * m;
+}
+
 /** 95% bootstrap interval of median(slow) / median(fast): how many times faster `fast` is. */
 export function ratioInterval(fast: readonly number[], slow: readonly number[], seed = 2): Interval {
   if (fast.length < 2 || slow.length < 2) {

@@ -9,11 +9,13 @@ import { endpointOf, outputOf, sessionEstimate, type Output } from './output.js'
 import { formatBytes } from '../config/sizes.js';
 import { checkOutPath, readSources } from './sources.js';
 import { checkProcessesFit } from './machine-fit.js';
+import { startFirstWorker } from '../workers/first-worker.js';
 import { sessionCell, type SessionCell, type SessionOutcome } from '../engine/session.js';
 import { log, redact, registerCredential, registerSecret, setLogLevel } from '../log/logger.js';
 import { cellArgv, findAxes, gridCells } from '../config/sweep.js';
 import { defaultResultsPath, newResultsFile, readResults, writeResults } from '../results/file.js';
 import { checkResultsPath, writeResultsOrExplain } from '../results/write.js';
+import { measuredRunAtMost, RecordBudget, runRecordAtMost } from '../results/record-budget.js';
 import { runFailed, type ResultsFile, type SweepAxis } from '../results/schema.js';
 
 export type Env = Record<string, string | undefined>;
@@ -139,6 +141,8 @@ export async function measure(m: Measurement): Promise<number> {
   const [{ runSession }, { showProgress }, { toRunRecord }, { renderReport }, { buildReport }] = await Promise.all([
     import('../engine/session.js'), import('../report/progress.js'), import('../results/record.js'), import('../report/render.js'), import('../analysis/report-model.js'),
   ]);
+  // The results file keeps what the session keeps: raw records within one run's worth, all runs together.
+  const stored = new RecordBudget(doc.runs, runRecordAtMost);
   const progress = await showProgress({ lines: !['error', 'warn'].includes(m.config.logLevel), intervalMs: m.config.progressIntervalMs });
   // One client of a scale-out run: its workers wait at the start gate for the others, and its
   // results go to the storage account too.
@@ -151,7 +155,7 @@ export async function measure(m: Measurement): Promise<number> {
       onEvent: (e) => {
         progress.onEvent(e);
         if (e.type !== 'run') return;
-        doc.runs.push(toRunRecord(e.run));
+        stored.push(toRunRecord(measuredRunAtMost(e.run, stored.room(e.run.records.length))));
         saveSoon();
       },
     });
@@ -216,6 +220,7 @@ export async function downloadCommand(argv: readonly string[], env: Env, name = 
   const { config, output } = loaded;
   checkOutPath(config);
   checkProcessesFit(config.processes);
+  startFirstWorker();
   const many = config.sourceMethod !== 'all' && DOWNLOAD_STRATEGIES.some((s) => config.sourceMethod.split(',').includes(s.name) && workloadKind(s) !== 'blob');
   const what = many ? `${config.fileCount} files x ${formatBytes(config.fileSizeBytes)} (${config.fileSizeBytes} bytes)${config.sourceMethod.includes('list') ? `, pages of ${config.pageSize}` : ''}` : `concurrency ${config.concurrency}`;
   const title = `blob-cacher download: ${config.processes} process(es) x ${config.maxSockets} socket(s), ${what}, sink ${config.sink}`;
@@ -227,6 +232,7 @@ export async function uploadCommand(argv: readonly string[], env: Env, name = 'u
   if (!loaded) return 0;
   const { config, output } = loaded;
   checkProcessesFit(config.processes);
+  startFirstWorker();
   // A plain URL takes small files only: no large blob to describe.
   const large = config.credentials.kind === 'url' ? '' : `; large blob ${formatBytes(config.blobSizeBytes)} in ${formatBytes(config.blockSizeBytes)} blocks, concurrency ${config.concurrency}`;
   const title = `blob-cacher upload: ${config.processes} process(es) x ${config.maxSockets} socket(s); small files ${config.fileCount} x ${formatBytes(config.fileSizeBytes)} (${config.fileSizeBytes} bytes)${large}`;

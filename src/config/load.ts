@@ -7,7 +7,7 @@ import { resolveCredentials, type Credentials } from './credentials.js';
 import { ConfigError } from './errors.js';
 import { resolveScaleout, type ScaleoutConfig } from './scaleout.js';
 import { resolveOptions, type Sources } from './flags.js';
-import { DEFAULT_BLOB_SIZE_BYTES, DEFAULT_FILE_SIZE_BYTES, DOWNLOAD_OPTIONS, RUN_OPTIONS, SCALEOUT_OPTIONS, UPLOAD_OPTIONS, type ConnectionMode, type DownloadMethod, type HedgeAfter, type HedgeOn, type HttpClient, type LogLevel, type ReportFormat, type Resolved, type SinkKind, type UploadMethod } from './options.js';
+import { DEFAULT_BLOB_SIZE_BYTES, DEFAULT_MAX_RUNS, DEFAULT_FILE_SIZE_BYTES, DOWNLOAD_OPTIONS, RUN_OPTIONS, SCALEOUT_OPTIONS, UPLOAD_OPTIONS, type ConnectionMode, type DownloadMethod, type HedgeAfter, type HedgeOn, type HttpClient, type LogLevel, type ReportFormat, type Resolved, type SinkKind, type UploadMethod } from './options.js';
 
 export type { Credentials } from './credentials.js';
 // The flag and source layers live in flags.ts; the CLI and tests reach them here, as before.
@@ -26,6 +26,10 @@ export interface RunOptions {
   warmup: number;
   /** Keep running a contender until its measured runs add up to this much (0: exactly --runs). */
   minTimeMs?: number;
+  /** With minTimeMs: at most this many measured runs of a contender. */
+  maxRuns?: number;
+  /** With minTimeMs: stop a contender once its median's 95% interval is within this share of it (0.02); 0: off. */
+  precision?: number;
   resultsPath?: string;
   format: ReportFormat;
   /** One client of a scale-out run; unset on one machine. */
@@ -44,6 +48,20 @@ export interface SteadyOptions {
 
 const DEFAULT_RUNS = 5;
 const DEFAULT_MIN_TIME_MS = 3_000;
+/** ±2%: finer than the differences a verdict states between strategies, reached in tens of runs at a 5% spread. */
+const DEFAULT_PRECISION = 0.02;
+
+/**
+ * When the runs past the first DEFAULT_RUNS end: the cap and the precision target. Both only end what
+ * --min-time adds, so beside an exact --runs they are refused, as --min-time is.
+ */
+function untilTime(o: Resolved<typeof RUN_OPTIONS>): Pick<RunOptions, 'maxRuns' | 'precision'> {
+  const given = o.maxRuns !== undefined ? '--max-runs' : o.precision !== undefined ? '--precision' : undefined;
+  if (given && o.runs !== undefined) throw new ConfigError(`--runs ${o.runs} is exactly ${o.runs} run(s) and ${given} ends the runs --min-time adds; give one of them`);
+  const maxRuns = o.maxRuns ?? DEFAULT_MAX_RUNS;
+  if (maxRuns < DEFAULT_RUNS) throw new ConfigError(`--max-runs ${maxRuns} is below the ${DEFAULT_RUNS} runs every strategy makes first; give --runs ${maxRuns} for exactly ${maxRuns}`);
+  return { maxRuns, precision: o.precision ?? DEFAULT_PRECISION };
+}
 
 function runOptions(o: Resolved<typeof RUN_OPTIONS>): RunOptions {
   const base = { connections: o.connections, trace: o.trace, maxRetries: o.maxRetries, timeoutMs: o.timeoutMs, deadlineMs: o.deadlineMs, progressIntervalMs: o.progressIntervalMs, resultsPath: o.resultsPath, format: o.format };
@@ -54,10 +72,12 @@ function runOptions(o: Resolved<typeof RUN_OPTIONS>): RunOptions {
     if (o.runs !== undefined && o.minTimeMs !== undefined && o.minTimeMs > 0) {
       throw new ConfigError(`--runs ${o.runs} is exactly ${o.runs} run(s) and --min-time runs until a time is reached; give one of them (--min-time alone runs at least ${DEFAULT_RUNS})`);
     }
-    return { ...base, runs: o.runs ?? DEFAULT_RUNS, minTimeMs: o.minTimeMs ?? (o.runs === undefined ? DEFAULT_MIN_TIME_MS : 0), warmup: o.warmup ?? 1 };
+    const stopping = untilTime(o);
+    return { ...base, runs: o.runs ?? DEFAULT_RUNS, minTimeMs: o.minTimeMs ?? (o.runs === undefined ? DEFAULT_MIN_TIME_MS : 0), warmup: o.warmup ?? 1, ...stopping };
   }
   // A steady run is its own repetition: one run each unless --runs says more, its ramp-up outside the active window.
   if (o.minTimeMs !== undefined) throw new ConfigError('--min-time and --duration both say how long to measure; give one of them');
+  if (o.maxRuns !== undefined || o.precision !== undefined) throw new ConfigError('--max-runs and --precision end the runs that --min-time adds; a --duration run has none: give --runs');
   if (o.intervalMs * 2 > o.durationMs) {
     throw new ConfigError(`--interval ${o.intervalMs} ms leaves fewer than 2 intervals in --duration ${o.durationMs} ms; give a longer --duration or a shorter --interval`);
   }

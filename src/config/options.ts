@@ -105,6 +105,21 @@ function percent(max: number): Parser<number> {
   };
 }
 
+/** --precision: a percentage as `percent` reads it, or `off` (0: no precision target). */
+function percentOrOff(max: number): Parser<number> {
+  const share = percent(max);
+  return (raw) => (raw.trim() === 'off' ? 0 : share(raw));
+}
+
+/**
+ * The default cap on a contender's measured runs, criterion.rs's default sample count. A median
+ * known to +-2% needs about (1.96 * 1.25 * CV / 0.02)^2 runs: 38 at a 5% coefficient of variation,
+ * 96 at 8%; a contender noisier than that is known to about +-2.5% at 10% after 100 runs, and more
+ * runs would only narrow an interval the verdict can already state. Runs of a millisecond (a 1 MiB
+ * object on a near server) are where the cap binds: 100 of them are seconds, 1000 were minutes.
+ */
+export const DEFAULT_MAX_RUNS = 100;
+
 /** One grammar for every count: digits only (no sign, decimal point, exponent or 0x), in range. */
 function integer(min: number, max: number): Parser<number> {
   return (raw) => {
@@ -299,6 +314,8 @@ const format = option({ key: 'format', flag: '--format', env: 'BLOB_CACHER_FORMA
 export const RUN_OPTIONS = table(
   option({ key: 'runs', flag: '--runs', env: 'BLOB_CACHER_RUNS', valueName: 'n', parse: integer(1, 1000), help: 'measured runs of each strategy, interleaved (default 5 and more until --min-time; given: exactly this many)' }),
   option({ key: 'warmup', flag: '--warmup', env: 'BLOB_CACHER_WARMUP', valueName: 'n', parse: integer(0, 100), help: 'warm-up runs first (the worker processes stay warm), recorded but not counted (default 1; 0 with --duration)' }),
+  option({ key: 'maxRuns', flag: '--max-runs', env: 'BLOB_CACHER_MAX_RUNS', valueName: 'n', parse: integer(1, 10_000), help: `with --min-time: at most this many measured runs of each strategy (default ${DEFAULT_MAX_RUNS})` }),
+  option({ key: 'precision', flag: '--precision', env: 'BLOB_CACHER_PRECISION', valueName: 'percent', parse: percentOrOff(50), help: 'with --min-time: a strategy stops early once its median time\'s 95% interval is within this of the median (default 2%; off: only --min-time or --max-runs stop it)' }),
   option({ key: 'minTimeMs', flag: '--min-time', env: 'BLOB_CACHER_MIN_TIME', valueName: 'duration', parse: duration(0, MAX_TIMEOUT_MS), help: 'keep a strategy running until its measured runs add up to this (default 3s unless --runs or --duration is given)' }),
   option({
     key: 'connections', flag: '--connections', env: 'BLOB_CACHER_CONNECTIONS', valueName: 'mode', defaultValue: 'cold', parse: oneOf(CONNECTION_MODES),

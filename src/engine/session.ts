@@ -6,6 +6,8 @@ import { log } from '../log/logger.js';
 import { failedRun, withSampledRecords, type MeasuredRun, type RunIdentity, type Verification } from '../results/record.js';
 import { runFailed, type Cell, type RunParams, type Unit } from '../results/schema.js';
 import { measuredRun } from './measure.js';
+import { RunsUntilTime } from './until-time.js';
+import { measuredRunAtMost, RecordBudget } from '../results/record-budget.js';
 import { totalBytes, type Items } from '../plan/items.js';
 import { WorkerPool, type AfterWorkers, type JobSpec, type MergedRun } from '../workers/pool.js';
 import type { Progress } from '../workers/protocol.js';
@@ -64,9 +66,13 @@ export interface SessionCell {
   warmup: number;
   /**
    * After `runs`, a contender keeps running (still interleaved with the others that need more) until
-   * its measured runs add up to this much time, as hyperfine's --min-time; at most MAX_RUNS runs.
+   * its measured runs add up to this much time, as hyperfine's --min-time; at most `maxRuns` runs.
    */
   minTimeMs?: number;
+  /** The cap on what --min-time adds: at most this many measured runs (MAX_RUNS when unset). */
+  maxRuns?: number;
+  /** With minTimeMs: a contender also stops once its median is known to this share (0.02: +-2%); 0 or unset: off. */
+  precision?: number;
   /** --duration: every run repeats its requests for a time, counted per interval (and maybe ended early by --autoterm). */
   steady?: SteadyOptions;
   /** warm: each worker opens MAX_SOCKETS connections before the barrier. */
@@ -79,11 +85,11 @@ export interface SessionCell {
  */
 export function sessionCell(config: RunOptions, workload: Workload, cell?: Cell): SessionCell {
   return {
-    ...(cell ? { cell } : {}), workload, runs: config.runs, warmup: config.warmup, minTimeMs: config.minTimeMs, steady: config.steady, connections: config.connections,
+    ...(cell ? { cell } : {}), workload, runs: config.runs, warmup: config.warmup, minTimeMs: config.minTimeMs, maxRuns: config.maxRuns, precision: config.precision, steady: config.steady, connections: config.connections,
   };
 }
 
-/** The most measured runs --min-time may ask of one contender. */
+/** The most measured runs --min-time may ask of one contender when the cell names no cap. */
 export const MAX_RUNS = 1000;
 
 export type SessionEvent =
@@ -120,9 +126,11 @@ export async function runSession(cells: readonly SessionCell[], opts: SessionOpt
   const signal = opts.signal ?? new AbortController().signal;
   const emit = opts.onEvent ?? (() => {});
   const runs: MeasuredRun[] = [];
+  // The raw records of all the runs together stay within one run's worth: memory flat in runs.
+  const kept = new RecordBudget(runs, measuredRunAtMost);
   let target = '';
   let objectSizeBytes: number | undefined;
-  for (const [cellIndex, { cell, workload, runs: measured, warmup, minTimeMs = 0, steady, connections }] of cells.entries()) {
+  for (const [cellIndex, { cell, workload, runs: measured, warmup, minTimeMs = 0, maxRuns = MAX_RUNS, precision = 0, steady, connections }] of cells.entries()) {
     if (signal.aborted) break;
     if (cell) log.info(`sweep cell ${cellIndex + 1}/${cells.length}: ${Object.entries(cell).map(([k, v]) => `${k} ${v}`).join(' ')}`);
     // One pool per cell: its processes stay warm across the cell's runs and contenders.
@@ -142,12 +150,17 @@ export async function runSession(cells: readonly SessionCell[], opts: SessionOpt
     emit({ type: 'cell', index: cellIndex, count: cells.length, cell, target });
     try {
       const total = warmup + measured;
-      // Measured time so far per contender: --min-time keeps the ones short of it going.
-      const measuredMs = new Map<Contender, number>(open.contenders.map((c) => [c, 0]));
-      const wants = (c: Contender, runIndex: number) =>
-        runIndex < total || (runIndex < warmup + MAX_RUNS && measuredMs.get(c)! < minTimeMs);
+      // Measured time so far per contender: --min-time keeps the ones short of it going, until
+      // --max-runs or, with a precision target, until its median is known well enough.
+      const untilTime = new RunsUntilTime(open.contenders, { minTimeMs, maxRuns, precision });
+      const wants = (c: Contender, runIndex: number) => runIndex < total || (runIndex < warmup + maxRuns && untilTime.wantsMore(c));
+      let previous: Contender[] = [];
       runs: for (let runIndex = 0; ; runIndex++) {
         const round = open.contenders.filter((c) => wants(c, runIndex));
+        for (const c of previous.filter((p) => runIndex > total && !round.includes(p))) {
+          log.verbose(`${c.strategy}: ${runIndex - warmup} measured runs (${untilTime.reason(c)})`);
+        }
+        previous = round;
         if (!round.length) break;
         if (runIndex === total) log.info(`--min-time ${minTimeMs / 1000} s: more runs of ${round.map((c) => c.strategy).join(', ')}`);
         for (const contender of round) {
@@ -155,14 +168,14 @@ export async function runSession(cells: readonly SessionCell[], opts: SessionOpt
           const id = { strategy: contender.strategy, description: contender.description, cell, params: open.params, run: runIndex, warmup: runIndex < warmup };
           const run = await runOnce({ pool, open, signal, emit, runs: Math.max(total, runIndex + 1), steady, connections, startGate: opts.startGate }, contender, id);
           if (!run) break runs;
-          if (!run.warmup) measuredMs.set(contender, measuredMs.get(contender)! + run.wallMs);
+          if (!run.warmup) untilTime.add(contender, run.wallMs);
           const tag = total > 1 ? ` (${run.warmup ? 'warm-up' : 'run'} ${runIndex + 1}/${Math.max(total, runIndex + 1)})` : '';
           if (runFailed(run)) log.error(`${contender.strategy}${tag}: ${run.error ?? run.verification}`);
           emit({ type: 'run', run });
           // Reported: from here on the session keeps what a results file would.
-          runs.push(withSampledRecords(run));
+          kept.push(measuredRunAtMost(withSampledRecords(run), kept.room(run.records.length)));
           // A contender that fails is not run again to fill its time.
-          if (runFailed(run)) measuredMs.set(contender, Infinity);
+          if (runFailed(run)) untilTime.done(contender);
         }
       }
     } finally {

@@ -144,6 +144,7 @@ export function renderConsole(r: Report, opts: ConsoleOptions = {}): string {
   if (r.verdicts.length && !r.tune) lines.push('', ...r.verdicts.map((v) => `verdict: ${v.text}`));
   const warned = r.warnings.filter((w) => w.kind !== 'target-on-this-machine');
   if (warned.length) lines.push('', ...warned.map((w) => paint('33', `warning: ${w.text}`)));
+  if (r.warmupFaults.length) lines.push('', ...r.warmupFaults.map((f) => `${f.contender} ${f.text}`));
   if (opts.details) lines.push(...detailLines(r));
   // Hedged contenders: what the duplicates bought and cost, without --details too.
   const hedged = completionLines(r.contenders.filter((s) => s.hedge));

@@ -19,6 +19,12 @@ function verdictOf(r: Report, s: ReportContender): { kind: string; ratio?: numbe
   return { kind: r.contenders.length === 1 ? 'only' : '' };
 }
 
+/** Faults in the contender's warm-up runs, apart from the measured ones: 0 where it met none. */
+function warmupCells(r: Report, label: string): number[] {
+  const f = r.warmupFaults.find((w) => w.contender === label);
+  return [f?.retries ?? 0, f?.throttled ?? 0, f?.failedRequests ?? 0];
+}
+
 export function renderCsv(r: Report): string {
   const axes = r.sweep || r.tune ? axesOf(r.contenders) : [];
   // A tune's cells: the step each was measured at (1 first) and whether it is the search's answer.
@@ -28,7 +34,7 @@ export function renderCsv(r: Report): string {
     'rank', 'strategy', 'runs', ...axes.map((a) => a.replace(/^--/, '')), 'tied', 'contender', 'samples', 'unit', 'wall_ms_median', 'wall_ms_min', 'wall_ms_max', 'wall_ms_ci95_low', 'wall_ms_ci95_high',
     'throughput_mibps_median', 'ops_per_s_median', 'blobs_per_s_median', 'requests_per_run', 'failed_requests',
     ...['firstByte', 'total'].flatMap((m) => ['p50', 'p90', 'p99', 'max'].map((q) => `${m}_${q}_ms`)),
-    ...PHASES.map((p) => `${p}_share`), 'retries', 'throttled', 'backoff_ms',
+    ...PHASES.map((p) => `${p}_share`), 'retries', 'throttled', 'backoff_ms', 'warmup_retries', 'warmup_throttled', 'warmup_failed_requests',
     'ops_read', 'ops_write', 'ops_list', 'ops_other', 'requests_per_object', ...tiers.flatMap((t) => [`cost_per_1000_objects_${t}`, `cost_per_gib_${t}`]),
     'server_span_ms_median', 'over_server_span_ms', 'server_span_bound_ms',
     'verdict', 'slower_ratio', 'slower_ratio_ci95_low', 'slower_ratio_ci95_high', 'recommended', 'sweep_best', 'sweep_tied', 'verified',
@@ -42,7 +48,7 @@ export function renderCsv(r: Report): string {
       s.rank, s.strategy, s.runs, ...axes.map((a) => s.cell?.[a]), s.tied, s.label, s.samples.n, s.unit, s.wallMs.median, s.wallMs.min, s.wallMs.max, s.wallMs.ci95Low, s.wallMs.ci95High,
       s.throughputMiBps.median, s.opsPerSecond.median, s.blobsPerSecond?.median, s.requestsPerRun, s.failedRequests,
       ...(['firstByte', 'total'] as const).flatMap((m) => (['p50', 'p90', 'p99', 'max'] as const).map((q) => s.latencyMs[m]?.[q])),
-      ...PHASES.map((p) => s.phaseShare[p]), s.retries, s.throttled, s.backoffMs,
+      ...PHASES.map((p) => s.phaseShare[p]), s.retries, s.throttled, s.backoffMs, ...warmupCells(r, s.label),
       s.cost.operations.read, s.cost.operations.write, s.cost.operations.list, s.cost.operations.other, s.cost.requestsPerObject,
       ...tiers.flatMap((t) => {
         const c = s.cost.tiers.find((x) => x.tier === t);

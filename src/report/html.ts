@@ -376,6 +376,7 @@ function answer(report: Report): string {
   return `<section id="answer">${rec ? `<p class="recommendation" data-contender="${e(rec.contender)}">${e(rec.text)}</p>` : '<p class="recommendation">No recommendation: no contender verified.</p>'}` +
     (report.verdicts.length && !report.tune ? `<ul class="verdicts">${report.verdicts.map((v) => `<li class="verdict" data-kind="${v.kind}">${e(v.text)}</li>`).join('')}</ul>` : '') +
     (report.warnings.length ? `<ul class="warnings">${report.warnings.map((w) => `<li class="warn" data-kind="${w.kind}">${e(w.text)}</li>`).join('')}</ul>` : '') +
+    (report.warmupFaults.length ? `<ul class="warnings warmup">${report.warmupFaults.map((f) => `<li>${e(`${f.contender} ${f.text}`)}</li>`).join('')}</ul>` : '') +
     '</section>';
 }
 

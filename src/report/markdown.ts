@@ -36,6 +36,7 @@ export function renderMarkdown(r: Report): string {
   }
   if (r.verdicts.length) lines.push('', '### Verdict', '', ...r.verdicts.map((v) => `- ${v.text}`));
   if (r.warnings.length) lines.push('', '### Warnings', '', ...r.warnings.map((w) => `- ${w.text}`));
+  if (r.warmupFaults.length) lines.push('', '### Warm-up', '', ...r.warmupFaults.map((f) => `- ${f.contender} ${f.text}`));
   const many = r.contenders.map(manyBlobLine).filter((l) => l !== undefined);
   if (many.length) lines.push('', ...many.map((l) => `- ${l}`));
   const completion = completionLines(r.contenders);

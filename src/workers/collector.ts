@@ -1,7 +1,7 @@
 // Collection: each worker's records go into the run's table as they arrive (and its message is
 // dropped), and once all are in, one MergedRun: histograms added, the ranked span, a steady run's
 // intervals, a many-file run's totals and tallies, the step after the workers as one more request.
-import { PhaseHistograms } from '../metrics/histograms.js';
+import { HistogramSum } from '../metrics/histograms.js';
 import { addObjectTotals, emptyObjectTotals, type ObjectTotals } from '../metrics/objects.js';
 import { addTallies, type Tally } from '../metrics/record-checks.js';
 import { RecordTable } from '../metrics/record-table.js';
@@ -15,7 +15,7 @@ export type WorkerSummary = Omit<WorkerResult, 'records'> & { requests: number }
 export interface MergedRun {
   workers: WorkerSummary[];
   records: RecordTable;
-  histograms: PhaseHistograms;
+  histograms: HistogramSum;
   /** From the first request's start to the last response's end (or the step after them), across processes. */
   wallMs: number;
   /** Workers that failed or died, with the reason; their items are missing from `records`. */
@@ -67,7 +67,7 @@ export class Collector {
 
   merge(input: MergeInput): MergedRun {
     const results = this.summaries.filter((s) => s !== undefined);
-    const histograms = new PhaseHistograms();
+    const histograms = new HistogramSum();
     for (const r of results) histograms.addEncoded(r.histograms);
     const records = (this.collected ?? new RecordTable()).sortByOffset();
     const steady = input.steady ? mergeSteady(results, input.releaseEpochMs, input.steady.intervalMs) : undefined;

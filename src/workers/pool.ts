@@ -2,19 +2,17 @@
 // barrier (barrier.ts), and merges what they send back (collector.ts), with the run's timers
 // (timers.ts). It never averages percentiles. A worker that dies is named with its cause; the
 // others' results are kept.
-import { fork, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { splitItems, type Items } from '../plan/items.js';
 import type { Bearer } from '../storage/entra.js';
 import { afterAllFinished, dispatch, release, waitFor, type AfterWorkers, type JobSpec } from './barrier.js';
 import { Collector, type MergedRun } from './collector.js';
-import { workerEntry } from './entry.js';
+import { forkWorker, takeFirstWorker } from './first-worker.js';
 import type { FromWorker, Progress } from './protocol.js';
 import { AutotermTimer, TokenRenewer, type Autoterm } from './timers.js';
 
 export type { AfterWorkers, JobSpec } from './barrier.js';
 export type { MergedRun, WorkerSummary } from './collector.js';
-
-const WORKER = workerEntry();
 
 export interface PoolOptions {
   after?: AfterWorkers;
@@ -127,10 +125,7 @@ export class WorkerPool {
       const c = this.children[i];
       if (c && isUp(c)) continue;
       if (c) c.kill();
-      this.children[i] = fork(WORKER.path, [], { execArgv: WORKER.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'advanced' });
-      // A message to a worker that has just died (a signal to the whole group while it was starting)
-      // fails with EPIPE before 'disconnect' says so: its exit names the death; unheard, it would crash us.
-      this.children[i]!.on('error', () => {});
+      this.children[i] = takeFirstWorker() ?? forkWorker();
     }
     return this.children.slice(0, count);
   }

@@ -20,9 +20,20 @@ export interface JobMeasures {
   steady?: { meter: SteadyMeter; result: SteadyWorkerResult };
 }
 
+/**
+ * The worker's histograms for a run's records: one set per process, emptied and filled again each
+ * run (packResult encodes them before it returns), not a new set of counts arrays every run.
+ */
+let runHistograms: PhaseHistograms | undefined;
+function emptyHistograms(): PhaseHistograms {
+  runHistograms ??= new PhaseHistograms();
+  runHistograms.reset();
+  return runHistograms;
+}
+
 export function packResult(job: WorkerJob, items: Items, records: RecordTable, m: JobMeasures): WorkerResult {
   // A steady run's meter has every request; otherwise the records are every request.
-  const histograms = m.steady?.meter.histograms ?? new PhaseHistograms();
+  const histograms = m.steady?.meter.histograms ?? emptyHistograms();
   if (!m.steady) records.recordInto(histograms);
   // Every record is still here: each item's completion, before any sampling.
   const objects = job.objectPerItem && !m.steady ? perItemObjects(records, histograms) : undefined;
