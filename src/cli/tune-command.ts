@@ -72,7 +72,8 @@ export async function tuneCommand(argv: readonly string[], env: Env): Promise<nu
   if (base.scaleout) throw new ConfigError('tune runs on one machine; drop the scale-out options (--parallelism, --index, --run-id)');
   const { budgetMs } = resolveOptions(TUNE_OPTIONS, flags, sources);
   const rest = withoutTuneOptions(args);
-  const fixedArgs = given(rest, '--runs') || given(rest, '--min-time') ? rest : [...rest, ...CELL_RUNS];
+  // Any say over how long a cell runs is the user's; else the few runs a search can afford.
+  const fixedArgs = ['--runs', '--min-time', '--max-runs', '--precision'].some((f) => given(rest, f)) ? rest : [...rest, ...CELL_RUNS];
   const axes = axesFor(mode, base, rest);
   if (!axes.length) throw new ConfigError('every setting tune searches was given on the command line; leave one out (e.g. --concurrency) to search it');
   const searched = new Set(axes.map((a) => a.flag));
