@@ -2,9 +2,10 @@
 // TCP settings, the endpoint's addresses and one connect time, and on an Azure VM its size and
 // region from the instance metadata service. Every probe has a short bound and fails silently:
 // a fact that cannot be read is left out, never guessed.
+import type * as http from 'node:http';
+import { http as nodeHttp } from '../transport/node-http.js';
 import { lookup } from 'node:dns/promises';
 import { readFile } from 'node:fs/promises';
-import http from 'node:http';
 import { createRequire } from 'node:module';
 import net from 'node:net';
 import { performance } from 'node:perf_hooks';
@@ -83,7 +84,7 @@ export async function endpointFacts(endpoint: string, timeoutMs = 2_000): Promis
 /** The VM size and region, when the metadata service answers within the bound. */
 export function azureVm(url: string, timeoutMs = 300): Promise<CloudFacts | undefined> {
   return new Promise((resolve) => {
-    const req = http.get(url, { headers: { Metadata: 'true' }, timeout: timeoutMs }, (res) => {
+    const req = nodeHttp.get(url, { headers: { Metadata: 'true' }, timeout: timeoutMs }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (c: string) => {
