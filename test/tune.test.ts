@@ -112,20 +112,28 @@ describe('tune on the emulated target (r per connection, R in all)', () => {
     const put = await startEmulatedTarget({ perConnectionBytesPerSecond: 4 * MiB, totalBytesPerSecond: 16 * MiB });
     try {
       const dir = await tempDir();
-      const res = await cli(['tune', 'upload', '--url', `${put.url}/dav/`, '--file-count', '64', '--file-size', '64KiB', '--processes', '1', '--budget', '2m', '--results', 'u.json'], dir);
+      const res = await cli(['tune', 'upload', '--url', `${put.url}/dav/`, '--file-count', '64', '--file-size', '64KiB', '--budget', '2m', '--results', 'u.json'], dir);
       expect(res.code, res.stderr).toBe(0);
       const doc = JSON.parse(readFileSync(join(dir, 'u.json'), 'utf8')) as ResultsFile;
       const tune = doc.tune!;
-      expect(tune.axes.map((a) => a.flag)).toEqual(['--max-sockets']);
-      const sockets = Number(tune.best!['--max-sockets']);
+      expect(tune.axes.map((a) => a.flag)).toEqual(['--max-sockets', '--processes']);
+      const sockets = Number(tune.best!['--max-sockets']) * Number(tune.best!['--processes']);
       const runs = doc.runs.filter((x) => !x.warmup && JSON.stringify(x.cell) === JSON.stringify(tune.best));
       const mibps = runs.map((x) => x.bytes / MiB / (x.wallMs / 1000)).sort((a, b) => a - b)[Math.floor(runs.length / 2)]!;
-      process.stdout.write(`tune upload: best --max-sockets ${sockets} at ${mibps.toFixed(1)} MiB/s of 16 possible; ${tune.path.length} cells\n`);
+      // The grid over the same axes, each cell 6 runs of 4 MiB no faster than its pace: a lower bound.
+      // Reported, not asserted: on a grid of 9 x 3 cells whose start is already past the knee, the
+      // search's walk down to the fewest sockets costs 8-11 cells (27-38%), above the quarter the
+      // download's larger grid stays well inside.
+      const axes = Object.fromEntries(tune.axes.map((a) => [a.flag, a.values]));
+      let gridMs = 0;
+      for (const s of axes['--max-sockets']!) for (const p of axes['--processes']!) gridMs += 6 * ((4 * MiB) / Math.min(Number(s) * Number(p) * 4 * MiB, 16 * MiB)) * 1000;
+      const spentMs = tune.path.reduce((t, p) => t + p.spentMs, 0);
+      process.stdout.write(`tune upload: best ${JSON.stringify(tune.best)} at ${mibps.toFixed(1)} MiB/s of 16 possible; ${tune.path.length} cells, ${(spentMs / 1000).toFixed(1)} s against a grid of at least ${(gridMs / 1000).toFixed(1)} s (${(100 * spentMs / gridMs).toFixed(1)}%)\n`);
       // R / r = 4 connections fill the total; more are no faster, so the fewest as fast is the answer.
       expect(sockets).toBeGreaterThanOrEqual(3);
       expect(sockets).toBeLessThanOrEqual(8);
       expect(mibps).toBeGreaterThanOrEqual(0.95 * 16);
-      expect(res.stdout).toMatch(/^ {2}BLOB_CACHER_UPLOAD_METHOD=small-files PROCESSES=1 MAX_SOCKETS=\d+$/m);
+      expect(res.stdout).toMatch(/^ {2}BLOB_CACHER_UPLOAD_METHOD=small-files MAX_SOCKETS=\d+ PROCESSES=\d+$/m);
     } finally {
       await put.close();
     }
