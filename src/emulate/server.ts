@@ -4,8 +4,7 @@
 // second, and stalls one request in K for S ms. The best concurrency is then about R / r, and past
 // N requests/s a search must meet throttling. An emulation for tests and rehearsals, never a
 // measurement of Azure.
-import type * as http from 'node:http';
-import { http as nodeHttp } from '../transport/node-http.js';
+import http from 'node:http';
 import type { Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -88,7 +87,7 @@ export function emulatedTarget(options: EmulateOptions = {}): { server: http.Ser
     return Math.max(own, total ? total.take(bytes, now()) : 0);
   };
 
-  const server = nodeHttp.createServer((req, res) => {
+  const server = http.createServer((req, res) => {
     log.requests++;
     const method = req.method ?? 'GET';
     log.byMethod[method] = (log.byMethod[method] ?? 0) + 1;
