@@ -30,6 +30,12 @@ const BAD_INPUTS: BadInput[] = [
   { args: ['download', '--url', 'http://127.0.0.1:1/x', '--source-method', 'single', '--hedge', 'p90'], option: '--hedge', fix: 'name those contenders, or drop --hedge' },
   // One integer grammar for every count: plain digits, in range.
   { args: ['download', '--concurrency', '0x2'], option: '--concurrency', fix: 'plain digits' },
+  { args: ['tune', 'sideways'], option: 'tune', fix: 'tune download' },
+  { args: ['tune', 'download', '--budget', '0'], option: '--budget', fix: 'such as 30s' },
+  { args: ['tune', 'download', '--url', 'http://127.0.0.1:1/x', '--source-method', 'chunked', '--concurrency', '4', '--max-sockets', '8', '--processes', '1'], option: 'tune', fix: 'leave one out' },
+  { args: ['emulate', '--port', '99999'], option: '--port', fix: 'from 0 to 65535' },
+  { args: ['emulate', '--objects', 'bad'], option: '--objects', fix: 'name=size' },
+  { args: ['emulate', '--straggle', '0:5ms'], option: '--straggle', fix: 'K:STALL' },
   { args: ['download', '--tls', '--url', 'http://127.0.0.1:1/x'], option: '--tls', fix: 'own scheme' },
   { args: ['upload', '--tls', '--connection-string', 'AccountName=a;AccountKey=a2V5;BlobEndpoint=http://127.0.0.1:1/a'], option: '--tls', fix: 'over HTTPS already' },
   { args: ['download', '--concurrency', '2.0'], option: '--concurrency', fix: 'whole number' },

@@ -3,7 +3,7 @@
 // an ordinary session part (the same workers, verdict and results file); the tune's path, where it
 // stopped and where throttling began are recorded beside the runs, and `report` renders them.
 import { availableParallelism } from 'node:os';
-import { ConfigError } from '../config/errors.js';
+import { ConfigError, escapeControls } from '../config/errors.js';
 import { buildProgram, loadDownloadConfig, loadUploadConfig, parseFlags, redactedConfig, resolveOptions, type DownloadConfig, type UploadConfig } from '../config/load.js';
 import { DOWNLOAD_OPTIONS, TUNE_OPTIONS, UPLOAD_OPTIONS } from '../config/options.js';
 import { cellArgv } from '../config/sweep.js';
@@ -55,6 +55,9 @@ function withoutTuneOptions(args: readonly string[]): string[] {
 type Config = DownloadConfig | UploadConfig;
 
 export async function tuneCommand(argv: readonly string[], env: Env): Promise<number> {
+  if (argv[0] !== undefined && !argv[0].startsWith('-') && argv[0] !== 'upload' && argv[0] !== 'download') {
+    throw new ConfigError(`tune searches a download or an upload, not "${escapeControls(argv[0])}"; run blob-cacher tune download … or tune upload …`);
+  }
   const mode = argv[0] === 'upload' || argv[0] === 'download' ? argv[0] : 'download';
   const args = argv[0] === mode ? argv.slice(1) : [...argv];
   if (args.includes('--help') || args.includes('-h')) {
