@@ -334,9 +334,14 @@ function refuseSplitUrls(axes: readonly SweepAxis[], specs: readonly OptionSpec[
   }
 }
 
-export async function sweepCommand(argv: readonly string[], env: Env): Promise<number> {
+/** `sweep` and `tune` take a direction first (download when none is named) and then its options. */
+export function directionOf(argv: readonly string[]): { mode: 'download' | 'upload'; args: string[] } {
   const mode = argv[0] === 'upload' || argv[0] === 'download' ? argv[0] : 'download';
-  const args = argv[0] === mode ? argv.slice(1) : [...argv];
+  return { mode, args: argv[0] === mode ? argv.slice(1) : [...argv] };
+}
+
+export async function sweepCommand(argv: readonly string[], env: Env): Promise<number> {
+  const { mode, args } = directionOf(argv);
   if (args.includes('--help') || args.includes('-h')) {
     process.stdout.write(SWEEP_USAGE);
     return 0;

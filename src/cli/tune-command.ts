@@ -14,7 +14,7 @@ import { tuneAxes } from '../tune/axes.js';
 import { throttleClassOf, tuneSearch, type CellMeasure, type ThrottleClass, type TuneAxis } from '../tune/search.js';
 import { checkProcessesFit } from './machine-fit.js';
 import { outputOf } from './output.js';
-import { cellOf, measure, registerSecrets, type Env } from './run-cli.js';
+import { cellOf, directionOf, measure, registerSecrets, type Env } from './run-cli.js';
 import { checkOutPath, readSources } from './sources.js';
 import type { MeasuredRun } from '../results/record.js';
 
@@ -58,8 +58,7 @@ export async function tuneCommand(argv: readonly string[], env: Env): Promise<nu
   if (argv[0] !== undefined && !argv[0].startsWith('-') && argv[0] !== 'upload' && argv[0] !== 'download') {
     throw new ConfigError(`tune searches a download or an upload, not "${escapeControls(argv[0])}"; run blob-cacher tune download … or tune upload …`);
   }
-  const mode = argv[0] === 'upload' || argv[0] === 'download' ? argv[0] : 'download';
-  const args = argv[0] === mode ? argv.slice(1) : [...argv];
+  const { mode, args } = directionOf(argv);
   if (args.includes('--help') || args.includes('-h')) {
     process.stdout.write(TUNE_USAGE);
     return 0;
@@ -146,7 +145,7 @@ export function cellMeasure(runs: readonly MeasuredRun[]): CellMeasure {
   const throttled = measured.reduce((n, r) => n + r.throttled, 0);
   // Which limit: the words of a throttled answer a request ended on, where one did.
   const classes = new Map<ThrottleClass, number>();
-  for (const r of measured) {
+  for (const r of throttled ? measured : []) {
     for (const rec of r.records) {
       if (!rec.error || !/HTTP (503|429)/.test(rec.error)) continue;
       const c = throttleClassOf(rec.error);

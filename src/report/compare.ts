@@ -2,7 +2,7 @@
 // analysis/compare.ts built (console text, Markdown, CSV, JSON, HTML).
 import type { CompareReport } from '../analysis/compare.js';
 import type { ReportFormat } from '../config/options.js';
-import { escapeHtml as e } from './html.js';
+import { escapeHtml as e } from './format.js';
 import { DASH, fixed, num, raw } from './format.js';
 
 const ratioText = (c: CompareReport['changes'][number]) => `${fixed(c.ratio, 2)}x (${fixed(c.ratioLow, 2)}–${fixed(c.ratioHigh, 2)})`;

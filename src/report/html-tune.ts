@@ -3,10 +3,10 @@
 // one (a ring), and the deploy lines. Pure formatting of the report model's `tune`.
 import type { ReportTune, TuneStepFigures } from '../analysis/tune.js';
 import { parseSizeUnbounded } from '../config/sizes.js';
+import { escapeHtml as e } from './format.js';
 
 const W = 960;
 const H = 260;
-const e = (t: string) => t.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 const n = (v: number) => String(Number(v.toPrecision(4)));
 const valueOf = (v: string) => parseSizeUnbounded(v, 1) ?? Number(v);
 

@@ -27,9 +27,9 @@ const PHASE_COLOURS: Record<Phase, string> = {
 };
 const W = 960;
 
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
+import { escapeHtml } from './format.js';
+
+export { escapeHtml };
 const e = escapeHtml;
 
 function fmt(v: number | null | undefined): string {

@@ -13,7 +13,9 @@ function median(values: readonly number[]): number {
 }
 const MiB = 1024 * 1024;
 
-export const seconds = (ms: number) => (ms % 1000 === 0 ? `${ms / 1000} s` : ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(2)} s`);
+import { seconds } from './format.js';
+
+export { seconds };
 
 /** Per interval: MiB/s, or requests/s where nothing moves (listing, HEAD). */
 export function intervalRates(series: readonly IntervalPoint[], intervalMs: number, perByte: boolean): number[] {
