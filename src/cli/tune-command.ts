@@ -145,7 +145,9 @@ export function cellMeasure(runs: readonly MeasuredRun[]): CellMeasure {
   const throttled = measured.reduce((n, r) => n + r.throttled, 0);
   // Which limit: the words of a throttled answer a request ended on, where one did.
   const classes = new Map<ThrottleClass, number>();
-  for (const r of throttled ? measured : []) {
+  // Read only where there is something to classify: throttled answers, or runs that failed (with
+  // --max-retries 0 a 503 ends its request and may be counted only as the run's failure).
+  for (const r of throttled || ok.length < measured.length ? measured : []) {
     for (const rec of r.records) {
       if (!rec.error || !/HTTP (503|429)/.test(rec.error)) continue;
       const c = throttleClassOf(rec.error);
