@@ -13,6 +13,7 @@ import { expectOneLine, runCliIn, type CliResult } from './helpers/bad-input.js'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const DOWNLOAD_JS = join(ROOT, 'dist', 'download.js');
+const CLI_JS = join(ROOT, 'dist', 'cli.js');
 const MiB = 1024 * 1024;
 
 // Fake secrets: valid base64 so that only the rule under test can reject them. The SAS is put
@@ -369,5 +370,15 @@ describe('--help', () => {
       expect(flat, spec.flag).toContain(`(default ${formatDuration(spec.defaultValue as number)})`);
       expect(formatDuration(spec.defaultValue as number), spec.flag).toMatch(/^\d+(ms|s|m|h)$/);
     }
+  });
+
+  it('no command\'s help shows a default as [object Object] (emulate --objects did)', () => {
+    const help = (command: string) => runCliIn(dirWith(undefined, {}), [CLI_JS, command, '--help']);
+    for (const command of ['download', 'upload', 'sweep', 'tune', 'compare', 'emulate']) {
+      const r = help(command);
+      expect(r.status, command).toBe(0);
+      expect(r.stdout, command).not.toContain('[object Object]');
+    }
+    expect(help('emulate').stdout.replace(/\s+/g, ' ')).toContain('(default large.bin=80MiB)');
   });
 });

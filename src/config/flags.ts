@@ -55,7 +55,9 @@ export function buildProgram(name: string, specs: readonly AnyOption[], summary:
     const env = spec.env ? ` [env ${spec.platformEnv ? `${spec.platformEnv}, then ` : ''}${spec.env}]` : '';
     const shown = spec.key.endsWith('Bytes') && typeof spec.defaultValue === 'number' ? formatBytes(spec.defaultValue).replace(' ', '')
       : spec.valueName === 'duration' && typeof spec.defaultValue === 'number' ? formatDuration(spec.defaultValue) : String(spec.defaultValue);
-    const dflt = spec.defaultValue !== undefined && !spec.secret ? ` (default ${shown})` : '';
+    // A structured default (a list of objects) has no one-word form: its help says it in words.
+    const structured = typeof spec.defaultValue === 'object' && spec.defaultValue !== null && (!Array.isArray(spec.defaultValue) || spec.defaultValue.some((v) => typeof v === 'object'));
+    const dflt = spec.defaultValue !== undefined && !spec.secret && !structured ? ` (default ${shown})` : '';
     const option = new Option(`${spec.flag}${value}`, `${spec.help}${env}${dflt}`);
     program.addOption(isTestOnly(spec) ? option.hideHelp() : option);
   }

@@ -24,8 +24,6 @@ process.on('SIGINT', () => {});
 process.on('SIGTERM', () => {});
 // A closed terminal hangs up the whole group too: the coordinator stops the run as on SIGTERM.
 process.on('SIGHUP', () => {});
-// A closed terminal hangs up the whole group too: the coordinator stops the run as on SIGTERM.
-process.on('SIGHUP', () => {});
 
 /** The job this worker holds now; each 'job' message starts a new one. */
 let current: JobRun | undefined;
