@@ -7,7 +7,7 @@ import net, { type AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CONNECTION_PHASES, PHASES } from '../src/transport/phases.js';
 import { rawRequest, RawPool } from '../src/transport/raw-client.js';
-import type { TracedResult } from '../src/transport/http-client.js';
+import { NOT_SENT_ERROR, type TracedResult } from '../src/transport/http-client.js';
 import { close, deterministicBuffer, listen, refusingUrl } from './helpers/http-servers.js';
 import { requires } from './helpers/requires.js';
 import { startTlsServer, type TlsServer } from './helpers/tls.js';
@@ -159,6 +159,24 @@ describe('raw GET client: bodies, phases and reuse', () => {
     const waits = results.map(({ r }) => r.phases.wait!).sort((a, b) => a - b);
     expect(waits[5]!).toBeGreaterThan(100);
     expect(results.filter(({ r }) => r.reused)).toHaveLength(4);
+  });
+
+  it('a request aborted while it waits for a socket leaves the queue at once, not sent; the next in line gets the socket', async () => {
+    const pool = poolFor(base, 1);
+    const holder = get(pool, `${base}/slow?ms=150`);
+    const stop = new AbortController();
+    const started = performance.now();
+    const queued = pool.request({ url: new URL(`${base}/slow?ms=1`), headers: {}, expectStatus: [200], signal: stop.signal });
+    const after = get(pool, `${base}/slow?ms=1`);
+    setTimeout(() => stop.abort(), 20);
+    const r = await queued;
+    expect(r.error).toBe(NOT_SENT_ERROR);
+    // Out at the abort (~20 ms), not when the holder's socket came free (~150 ms).
+    expect(performance.now() - started).toBeLessThan(120);
+    expect((await holder).r.error).toBeUndefined();
+    const next = (await after).r;
+    expect(next.error).toBeUndefined();
+    expect(next.reused).toBe(true);
   });
 
   it('decodes a chunked body, then reuses the connection', async () => {

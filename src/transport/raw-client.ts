@@ -14,7 +14,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import net from 'node:net';
 import tls from 'node:tls';
 import { answerError, ErrorBody, isExpected } from './answer.js';
-import { CANCELLED_ERROR, errnoText, NOT_SENT_ERROR, withUrlCredentials, type HttpClient, type HttpRequest, type TracedResult } from './http-client.js';
+import { CANCELLED_ERROR, errnoText, NOT_SENT_ERROR, withUrlCredentials, type HttpClient, type HttpRequest, type StopSignal, type TracedResult } from './http-client.js';
 import { ChunkedDecoder, CRLF2, MAX_HEAD_BYTES, parseHead, requestHead, type Head } from './http1.js';
 import { RequestTracer } from './tracer.js';
 
@@ -98,15 +98,33 @@ export class RawPool implements HttpClient {
     return exchange(this, req);
   }
 
-  /** A free connection, or a slot for a new one (undefined): resolves when one is available. */
-  acquire(): Promise<Conn | undefined> {
+  /**
+   * A free connection, or a slot for a new one (undefined): resolves when one is available, or with
+   * null once `signal` aborts while it waits (it leaves the queue: a hedge's loser, or a stop, does
+   * not hold its caller until some other request frees a socket).
+   */
+  acquire(signal?: StopSignal): Promise<Conn | undefined | null> {
     const conn = this.idle.shift();
     if (conn) return Promise.resolve(conn);
     if (this.open < this.maxSockets) {
       this.open++;
       return Promise.resolve(undefined);
     }
-    return new Promise((resolve) => this.waiting.push(resolve));
+    if (!signal) return new Promise((resolve) => this.waiting.push(resolve));
+    return new Promise((resolve) => {
+      const take = (c: Conn | undefined) => {
+        signal.removeEventListener('abort', leave);
+        resolve(c);
+      };
+      const leave = () => {
+        const at = this.waiting.indexOf(take);
+        if (at < 0) return;
+        this.waiting.splice(at, 1);
+        resolve(null);
+      };
+      this.waiting.push(take);
+      signal.addEventListener('abort', leave, { once: true });
+    });
   }
 
   connect(url: URL): Conn {
@@ -185,12 +203,13 @@ async function exchange(pool: RawPool, opts: HttpRequest): Promise<TracedResult>
   }
   const signal = opts.signal;
   if (signal?.aborted) return result(NOT_SENT_ERROR);
-  let conn = await pool.acquire();
+  let conn = await pool.acquire(signal);
   // A kept-alive socket the server closed while it was being handed over: its slot is free again.
   while (conn?.closed) {
     pool.release(conn, false);
-    conn = await pool.acquire();
+    conn = await pool.acquire(signal);
   }
+  if (conn === null) return result(NOT_SENT_ERROR);
   // Aborted while it waited for a socket: the socket goes to the next in line.
   if (signal?.aborted) {
     if (conn) pool.release(conn, true);
