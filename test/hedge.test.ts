@@ -184,10 +184,12 @@ describe('--hedge against the straggler server', () => {
       watch?.onSent?.();
       const start = performance.timeOrigin + performance.now();
       // The original stalls until aborted; the duplicate answers at once.
-      if (calls.length === 1) return new Promise((resolve) => ctx.signal.addEventListener('abort', () => resolve(record(item, start, 'cancelled')), { once: true }));
+      // Each request runs under the stop the hedger gives it (its own), else the worker's.
+      const stop = watch?.signal ?? ctx.signal;
+      if (calls.length === 1) return new Promise((resolve) => stop.addEventListener('abort', () => resolve(record(item, start, 'cancelled')), { once: true }));
       return Promise.resolve(record(item, start));
     };
-    const ctx = { signal: new AbortController().signal, urls: new Map() } as unknown as KindContext;
+    const ctx = { signal: new AbortController().signal, urls: new Map(), lanes: 1 } as unknown as KindContext;
     const hedger = new Hedger(ctx, {} as Sink, get, { afterMs: 5, on: 'first-byte', copies: ['large.1', 'large.2', 'large.3'] });
     const got = await hedger.run({ index: 2, blob: 'large.3', destOffsetBytes: 0, lengthBytes: 10 }, undefined);
     expect(calls).toEqual([{ blob: 'large.3', urls: true }, { blob: 'large.1', urls: false }]);
@@ -195,6 +197,51 @@ describe('--hedge against the straggler server', () => {
     expect(got.hedge).toMatchObject({ won: 'hedge', loserBytes: 0 });
     // A 5 ms timer may fire a little early on the loop's cached clock: the duplicate went after it, not at once.
     expect(got.hedge!.afterMs).toBeGreaterThanOrEqual(3);
+  });
+
+  it('most lanes late at once is a common slowdown, not a straggler: nothing is duplicated; one late lane of four is', async () => {
+    const record = (item: WorkItem): OpRecord => ({
+      worker: 0, item: item.index, offsetBytes: 0, bytes: item.lengthBytes, status: 200, startEpochMs: performance.timeOrigin + performance.now(), totalMs: 1,
+      phases: {}, reused: false, retries: 0, throttled: 0, backoffMs: 0,
+    });
+    // Items in `slow` answer after 40 ms (8x the delay), the others at once; a duplicate answers at once.
+    const trial = async (slow: Set<number>) => {
+      let sent = 0;
+      const get: GetRun = (_ctx, item, _sink, _queued, watch) => {
+        sent++;
+        watch?.onSent?.();
+        const late = watch?.onSent !== undefined && slow.has(item.index);
+        return new Promise((resolve) => setTimeout(() => resolve(record(item)), late ? 40 : 0));
+      };
+      const ctx = { signal: new AbortController().signal, urls: new Map(), lanes: 4 } as unknown as KindContext;
+      const hedger = new Hedger(ctx, {} as Sink, get, { afterMs: 5, on: 'first-byte' });
+      const items = [0, 1, 2, 3].map((index) => ({ index, blob: `f${index}`, destOffsetBytes: 0, lengthBytes: 10 }));
+      const got = await Promise.all(items.map((item) => hedger.run(item, undefined)));
+      hedger.close();
+      return { duplicates: sent - items.length, hedged: got.filter((r) => r.hedge).length };
+    };
+    // All four lanes held by one pause: a duplicate would meet the same pause; none goes.
+    expect(await trial(new Set([0, 1, 2, 3]))).toEqual({ duplicates: 0, hedged: 0 });
+    // Three of four is still most of them.
+    expect(await trial(new Set([0, 1, 2]))).toEqual({ duplicates: 0, hedged: 0 });
+    // One straggler among answering lanes is duplicated, and the duplicate wins.
+    expect(await trial(new Set([2]))).toEqual({ duplicates: 1, hedged: 1 });
+  });
+
+  it('a hedger holds nothing after its job: its timer is gone once no request waits, and close() ends it', async () => {
+    const { commonSlowdown } = await import('../src/kinds/hedge.js');
+    expect([commonSlowdown(1, 16), commonSlowdown(8, 16), commonSlowdown(9, 16), commonSlowdown(1, 1), commonSlowdown(2, 2)]).toEqual([false, false, true, false, true]);
+    const get: GetRun = (_ctx, item, _sink, _queued, watch) => {
+      watch?.onSent?.();
+      return Promise.resolve({ worker: 0, item: item.index, offsetBytes: 0, bytes: 1, status: 200, startEpochMs: 0, totalMs: 1, phases: {}, reused: false, retries: 0, throttled: 0, backoffMs: 0 });
+    };
+    const ctx = { signal: new AbortController().signal, urls: new Map(), lanes: 1 } as unknown as KindContext;
+    // A 10 s delay: before the fix its timer outlived the run by 10 s and held the hedger (and the
+    // job's 8 MB memory sink) with it: a worker grew by ~9 MB a run, 118 -> 686 MB over 60 runs.
+    const hedger = new Hedger(ctx, {} as Sink, get, { afterMs: 10_000, on: 'first-byte' });
+    await hedger.run({ index: 0, blob: 'f0', destOffsetBytes: 0, lengthBytes: 1 }, undefined);
+    expect((hedger as unknown as { timer?: unknown }).timer).toBeUndefined();
+    hedger.close();
   });
 
   // Bad values through the real CLI: test/bad-input.test.ts.

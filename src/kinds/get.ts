@@ -23,7 +23,10 @@ export const kind: RequestKind = {
     return {
       run: (item, _lane, queuedAt) => (hedger ? hedger.run(item, queuedAt) : runGet(ctx, item, sink!, queuedAt)),
       ...(sink && ctx.job.hashRanges !== false ? { check: (records) => hashInto(sink, ctx.items, records) } : {}),
-      close: async () => sink?.close(),
+      close: async () => {
+        hedger?.close();
+        await sink?.close();
+      },
     };
   },
   verify: verifyGets,
@@ -31,7 +34,8 @@ export const kind: RequestKind = {
 
 /** `watch`: told when each try is written to its socket, and once when the body's first byte came (--hedge). */
 export async function runGet(ctx: KindContext, item: WorkItem, sink: Sink, queuedAt?: number, watch?: GetWatch): Promise<OpRecord> {
-  const { job, signer, signal } = ctx;
+  const { job, signer } = ctx;
+  const signal = watch?.signal ?? ctx.signal;
   const client = clientOf(ctx);
   const url = urlOf(ctx, item);
   const writer = sink.writer(item);

@@ -4,7 +4,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { log } from '../log/logger.js';
-import type { TracedResult } from './http-client.js';
+import type { StopSignal, TracedResult } from './http-client.js';
 
 export interface RetryPolicy {
   maxRetries: number;
@@ -44,7 +44,7 @@ export function backoffMs(attempt: number, policy: RetryPolicy, random = Math.ra
 }
 
 /** Resolves after `ms`, or at once when `signal` aborts. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+export function sleep(ms: number, signal?: StopSignal): Promise<void> {
   if (signal?.aborted) return Promise.resolve();
   return new Promise<void>((resolve) => {
     const done = () => {
@@ -74,7 +74,7 @@ export interface RetryOptions {
   /** Names the request in log lines. */
   label: string;
   /** Ends the backoff at once and stops further tries. */
-  signal?: AbortSignal;
+  signal?: StopSignal;
   /** When the request was asked for (performance.now() clock), if it queued before the first try. */
   queuedAt?: number;
   baseDelayMs?: number;
