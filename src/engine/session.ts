@@ -77,7 +77,16 @@ export interface SessionCell {
   steady?: SteadyOptions;
   /** warm: each worker opens MAX_SOCKETS connections before the barrier. */
   connections?: ConnectionMode;
+  /**
+   * Racing (irace's, for a search): asked after each of a contender's measured runs from the
+   * RACE_MIN_RUNS-th on; true ends its runs there, because what they show already decides (tune: a
+   * cell the rank test already finds significantly slower than the fastest one measured).
+   */
+  decided?: (strategy: string, measuredMs: readonly number[]) => boolean;
 }
+
+/** The fewest measured runs a race may stop at: 3 against 5 is the least the rank test can separate (p = 0.036). */
+export const RACE_MIN_RUNS = 3;
 
 /**
  * A cell as a run's options say: runs, warm-ups, --min-time, a steady run, warm connections. The
@@ -130,7 +139,7 @@ export async function runSession(cells: readonly SessionCell[], opts: SessionOpt
   const kept = new RecordBudget(runs, measuredRunAtMost);
   let target = '';
   let objectSizeBytes: number | undefined;
-  for (const [cellIndex, { cell, workload, runs: measured, warmup, minTimeMs = 0, maxRuns = MAX_RUNS, precision = 0, steady, connections }] of cells.entries()) {
+  for (const [cellIndex, { cell, workload, runs: measured, warmup, minTimeMs = 0, maxRuns = MAX_RUNS, precision = 0, steady, connections, decided }] of cells.entries()) {
     if (signal.aborted) break;
     if (cell) log.info(`sweep cell ${cellIndex + 1}/${cells.length}: ${Object.entries(cell).map(([k, v]) => `${k} ${v}`).join(' ')}`);
     // One pool per cell: its processes stay warm across the cell's runs and contenders.
@@ -153,7 +162,8 @@ export async function runSession(cells: readonly SessionCell[], opts: SessionOpt
       // Measured time so far per contender: --min-time keeps the ones short of it going, until
       // --max-runs or, with a precision target, until its median is known well enough.
       const untilTime = new RunsUntilTime(open.contenders, { minTimeMs, maxRuns, precision });
-      const wants = (c: Contender, runIndex: number) => runIndex < total || (runIndex < warmup + maxRuns && untilTime.wantsMore(c));
+      const raced = (c: Contender) => decided !== undefined && untilTime.times(c).length >= RACE_MIN_RUNS && decided(c.strategy, untilTime.times(c));
+      const wants = (c: Contender, runIndex: number) => !raced(c) && (runIndex < total || (runIndex < warmup + maxRuns && untilTime.wantsMore(c)));
       let previous: Contender[] = [];
       runs: for (let runIndex = 0; ; runIndex++) {
         const round = open.contenders.filter((c) => wants(c, runIndex));

@@ -30,6 +30,11 @@ export class RunsUntilTime<C> {
     this.totalMs.set(c, this.totalMs.get(c)! + wallMs);
   }
 
+  /** Its measured times so far. */
+  times(c: C): readonly number[] {
+    return this.timesMs.get(c)!;
+  }
+
   /** No more runs of it to fill its time (it failed). */
   done(c: C): void {
     this.finished.add(c);
