@@ -11,8 +11,8 @@ const halfway = (a: string, b: string) => {
 };
 
 const AXES: TuneAxis[] = [
-  { flag: '--processes', values: ladder([1, 2, 4]), ordered: true, start: 0 },
-  { flag: '--max-sockets', values: ladder([1, 2, 4, 8, 16, 32, 64]), ordered: true, start: 2, between: halfway },
+  { flag: '--processes', values: ladder([1, 2, 4]), ordered: true, start: 0, multipliesConnections: true },
+  { flag: '--max-sockets', values: ladder([1, 2, 4, 8, 16, 32, 64]), ordered: true, start: 2, between: halfway, multipliesConnections: true },
   { flag: '--concurrency', values: ladder([1, 2, 4, 8, 16, 32, 64]), ordered: true, start: 2, between: halfway },
 ];
 
@@ -43,9 +43,11 @@ function trueMs(m: Model, cell: TuneCell): number {
 
 function measurer(m: Model, seed: number, runs = 5) {
   const next = noise(seed);
-  return async (cell: TuneCell): Promise<CellMeasure> => {
+  return async (cell: TuneCell, _why?: unknown, decided?: (runMs: readonly number[]) => boolean): Promise<CellMeasure> => {
     const t = trueMs(m, cell);
-    const runMs = Array.from({ length: runs }, () => t * (1 + (next() - 0.5) * 0.06));
+    // As the session races a cell: from the third run on, it stops once `decided` says so.
+    const runMs: number[] = [];
+    while (runMs.length < runs && !(runMs.length >= 3 && decided?.(runMs))) runMs.push(t * (1 + (next() - 0.5) * 0.06));
     const parallel = Math.min(Number(cell['--concurrency']), Number(cell['--max-sockets']) * Number(cell['--processes']));
     const throttled = m.throttleAt !== undefined && parallel >= m.throttleAt ? parallel : 0;
     return { runMs, throttled, ...(throttled ? { throttleClass: 'operations' as const } : {}), spentMs: runMs.reduce((a, b) => a + b, 0) };
@@ -100,6 +102,36 @@ describe('tune search', () => {
     for (const t of outcome.throttling) expect(t.throttleClass).toBe('operations');
     const concurrency = outcome.throttling.find((t) => t.axis === '--concurrency');
     expect(concurrency?.value).toBe('8');
+  });
+
+  it('from a start past the knee: no growth of both connection axes at once, a bisection down, and the slower cells raced', async () => {
+    // One process of 16 sockets where 4 connections fill R (r = 4, R = 16): the upload test's shape.
+    const axes: TuneAxis[] = [
+      { flag: '--max-sockets', values: ladder([1, 2, 4, 8, 16, 32, 64, 128, 256]), ordered: true, start: 4, between: halfway, multipliesConnections: true },
+      { flag: '--processes', values: ladder([1, 2, 4]), ordered: true, start: 0, multipliesConnections: true },
+    ];
+    const m = { perConnectionMiBps: 4, totalMiBps: 16 };
+    const base = measurer(m, 11);
+    const runsOf = new Map<string, number>();
+    const outcome = await tuneSearch({
+      axes, budgetMs: Infinity,
+      measure: async (cell, why, decided) => {
+        const got = await base({ ...cell, '--concurrency': '256' }, why, decided);
+        runsOf.set(`${cell['--max-sockets']}x${cell['--processes']}`, got.runMs.length);
+        return got;
+      },
+    });
+    const visited = outcome.path.map((p) => `${p.cell['--max-sockets']}x${p.cell['--processes']}`);
+    expect(outcome.best.cell).toEqual({ '--max-sockets': '4', '--processes': '1' });
+    // Growth each way alone (no 32x2), then the ladder's upper middle below 16 (4), then 2, then 3 between.
+    expect(visited.slice(0, 3)).toEqual(['16x1', '32x1', '16x2']);
+    expect(visited).not.toContain('32x2');
+    expect(visited).not.toContain('8x1');
+    expect(visited).toContain('2x1');
+    expect(visited.length).toBeLessThanOrEqual(7);
+    // 2 sockets are 2x slower: decided after 3 runs; the answer has all 5.
+    expect(runsOf.get('2x1')).toBe(3);
+    expect(runsOf.get('4x1')).toBe(5);
   });
 
   it('stops when the budget is spent, with what it measured', async () => {

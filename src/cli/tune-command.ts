@@ -101,9 +101,11 @@ export async function tuneCommand(argv: readonly string[], env: Env): Promise<nu
       doc.tune = record;
       const outcome = await tuneSearch({
         axes, budgetMs, signal,
-        measure: async (cell, why) => {
+        measure: async (cell, why, decided) => {
           log.info(`tune step ${why.step + 1} (${why.reason}${why.axis ? ` ${why.axis}` : ''}): ${Object.entries(cell).map(([k, v]) => `${k} ${v}`).join(' ')}`);
-          last = await run([await cellOf(configOf(cell), cell)]);
+          const sessionCell = await cellOf(configOf(cell), cell);
+          // A race: a cell already significantly slower than the fastest one stops at that run.
+          last = await run([decided ? { ...sessionCell, decided: (_strategy, runMs) => decided(runMs) } : sessionCell]);
           const measured = cellMeasure(last.runs);
           record.path.push({ cell, reason: why.reason, ...(why.axis ? { axis: why.axis } : {}), spentMs: measured.spentMs, throttled: measured.throttled, ...(measured.throttleClass ? { throttleClass: measured.throttleClass } : {}) });
           return measured;

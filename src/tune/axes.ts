@@ -51,7 +51,11 @@ export function tuneAxes(input: AxesInput): TuneAxis[] {
     ['--max-sockets', doubling(1, 256), input.start.maxSockets],
     ['--processes', doubling(1, Math.max(1, 2 * input.cores)), input.start.processes],
   ];
-  for (const [flag, values, start] of counts) if (!input.fixed.has(flag)) axes.push(countAxis(flag, values, start));
+  for (const [flag, values, start] of counts) {
+    if (input.fixed.has(flag)) continue;
+    const axis = countAxis(flag, values, start);
+    axes.push(flag === '--concurrency' ? axis : { ...axis, multipliesConnections: true });
+  }
   if (input.direction === 'upload' && !input.fixed.has('--block-size')) {
     const sizes = doubling(1, 256).map((m) => m * MiB);
     const start = input.start.blockSizeBytes ?? 8 * MiB;

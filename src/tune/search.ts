@@ -19,6 +19,11 @@ export interface TuneAxis {
   toNumber?: (value: string) => number;
   /** For an ordered axis whose values double: the value halfway (geometrically) between two of them, for refining; none where it makes no sense. */
   between?: (lower: string, upper: string) => string | undefined;
+  /**
+   * Doubling it doubles the connections (sockets per process, processes): two such axes are
+   * substitutes, so where doubling neither helped, doubling both is not tried.
+   */
+  multipliesConnections?: boolean;
 }
 
 /** A point of the search: one value per axis flag. */
@@ -79,11 +84,19 @@ export interface TuneOutcome {
 
 export interface TuneOptions {
   axes: readonly TuneAxis[];
-  measure: (cell: TuneCell, why: Omit<TunedCell, 'measure' | 'cell'>) => Promise<CellMeasure>;
+  /**
+   * Measures a cell. `decided`, where there is a cell to compare with, says from a cell's measured
+   * runs so far whether it is already significantly slower than the fastest cell measured: its runs
+   * may stop there (a race), since no more of them could make it the answer.
+   */
+  measure: (cell: TuneCell, why: Omit<TunedCell, 'measure' | 'cell'>, decided?: (runMs: readonly number[]) => boolean) => Promise<CellMeasure>;
   /** Measured time the whole search may spend, ms. */
   budgetMs: number;
   signal?: AbortSignal;
 }
+
+/** The least gain (a share of the median) that moves the search to a cell asking for more: the default --precision. */
+export const MATERIAL_GAIN = 0.02;
 
 const key = (cell: TuneCell) => JSON.stringify(Object.keys(cell).sort().map((k) => [k, cell[k]]));
 const faster = (a: CellMeasure, b: CellMeasure) => significantlyFaster(a.runMs, b.runMs);
@@ -101,13 +114,18 @@ export async function tuneSearch(opts: TuneOptions): Promise<TuneOutcome> {
     return stopped !== 'converged';
   };
 
+  /** The fastest unthrottled cell measured so far (by median). */
+  const fastest = () => path.filter((c) => c.measure.throttled === 0 && c.measure.runMs.length).sort((a, b) => median(a.measure.runMs) - median(b.measure.runMs))[0];
+
   /** Measures a cell once (later asks get the same answer); undefined when time is up. */
   async function visit(cell: TuneCell, reason: TunedCell['reason'], axis?: string): Promise<TunedCell | undefined> {
     const known = seen.get(key(cell));
     if (known) return known;
     if (outOfTime()) return undefined;
     const why = { step: path.length, reason, ...(axis ? { axis } : {}) };
-    const measured: TunedCell = { cell, measure: await opts.measure(cell, why), ...why };
+    const anchor = fastest();
+    const decided = anchor ? (runMs: readonly number[]) => significantlyFaster(anchor.measure.runMs, runMs) : undefined;
+    const measured: TunedCell = { cell, measure: await opts.measure(cell, why, decided), ...why };
     spentMs += measured.measure.spentMs;
     seen.set(key(cell), measured);
     path.push(measured);
@@ -119,11 +137,21 @@ export async function tuneSearch(opts: TuneOptions): Promise<TuneOutcome> {
     return measured;
   }
 
-  /** Whether `candidate` should replace `best`: unthrottled, and significantly faster (or best is throttled and it is not). */
+  const lessOf = (cell: TuneCell, than: TuneCell) => opts.axes.some((a) => a.ordered && (a.toNumber ?? Number)(cell[a.flag]!) < (a.toNumber ?? Number)(than[a.flag]!))
+    && opts.axes.every((a) => !a.ordered || (a.toNumber ?? Number)(cell[a.flag]!) <= (a.toNumber ?? Number)(than[a.flag]!))
+    && opts.axes.every((a) => a.ordered || cell[a.flag] === than[a.flag]);
+
+  /**
+   * Whether `candidate` should replace `best`: unthrottled, and significantly faster (or best is
+   * throttled and it is not); where it asks for more, also by at least MATERIAL_GAIN. A gain below
+   * the session's own precision target is not worth more sockets or processes, and on a plateau a
+   * noisy run made a "significant" 1% that sent the search up the ladder and back (4 cells).
+   */
   const better = (candidate: TunedCell, best: TunedCell) => {
     if (candidate.measure.throttled > 0) return false;
     if (best.measure.throttled > 0) return true;
-    return faster(candidate.measure, best.measure);
+    if (!faster(candidate.measure, best.measure)) return false;
+    return lessOf(candidate.cell, best.cell) || median(best.measure.runMs) >= (1 + MATERIAL_GAIN) * median(candidate.measure.runMs);
   };
 
   const startCell = Object.fromEntries(opts.axes.map((a) => [a.flag, a.values[a.start]!]));
@@ -165,6 +193,7 @@ export async function tuneSearch(opts: TuneOptions): Promise<TuneOutcome> {
     }
     for (let i = 0; !moved && i < ordered.length; i++) {
       for (let j = i + 1; !moved && j < ordered.length; j++) {
+        if (ordered[i]!.multipliesConnections && ordered[j]!.multipliesConnections) continue;
         const cell = grown(best.cell, ordered[i]!, ordered[j]!);
         const next = cell && await visit(cell, 'grow', `${ordered[i]!.flag}+${ordered[j]!.flag}`);
         if (next && better(next, best)) {
@@ -179,23 +208,79 @@ export async function tuneSearch(opts: TuneOptions): Promise<TuneOutcome> {
   // other value of a categorical axis; move to any significantly faster one and look again. Among
   // cells no slower, the one asking for less (fewer processes, sockets, requests in flight) is the
   // answer: a step down is taken when the fastest cell measured is not significantly faster than it.
-  const fastest = () => path.filter((c) => c.measure.throttled === 0 && c.measure.runMs.length).sort((a, b) => median(a.measure.runMs) - median(b.measure.runMs))[0];
-  const lessOf = (cell: TuneCell, than: TuneCell) => opts.axes.some((a) => a.ordered && (a.toNumber ?? Number)(cell[a.flag]!) < (a.toNumber ?? Number)(than[a.flag]!))
-    && opts.axes.every((a) => !a.ordered || (a.toNumber ?? Number)(cell[a.flag]!) <= (a.toNumber ?? Number)(than[a.flag]!))
-    && opts.axes.every((a) => a.ordered || cell[a.flag] === than[a.flag]);
   // The ordered axes first, to convergence; the other choices (the strategy) only at that point,
   // where trying one costs a cell instead of one at every step.
   const orderedAxes = opts.axes.filter((a) => a.ordered);
   const choiceAxes = opts.axes.filter((a) => !a.ordered);
+  /** Unthrottled, measured, and not significantly slower than the fastest cell measured. */
+  const asGood = (c: TunedCell) => {
+    const anchor = fastest();
+    return c.measure.throttled === 0 && c.measure.runMs.length > 0 && anchor !== undefined && !faster(anchor.measure, c.measure);
+  };
+
+  // Down: on each ordered axis, the fewest that is as good, found by bisecting the ladder below the
+  // best (its upper middle first: cells near the best are the quicker to measure) down to the
+  // highest value already known to be slower. A start above the knee (more sockets than the
+  // target can use) reaches it in log2 steps instead of one step at a time.
+  for (const axis of ordered) {
+    const line = (j: number): TuneCell => ({ ...best!.cell, [axis.flag]: axis.values[j]! });
+    let hi = indexOf(axis, best.cell);
+    let lo = -1;
+    for (let j = hi - 1; j >= 0 && lo < 0; j--) {
+      const known = seen.get(key(line(j)));
+      if (known && !asGood(known)) lo = j;
+    }
+    while (hi - lo > 1 && !outOfTime()) {
+      const mid = lo + Math.ceil((hi - lo) / 2);
+      const next = await visit(line(mid), 'refine', axis.flag);
+      if (!next) break;
+      if (asGood(next)) {
+        best = next;
+        hi = mid;
+      } else lo = mid;
+    }
+  }
+
+  /**
+   * What refining looks at around the best, lazily, in order: every full ladder step each way (not
+   * upwards where a higher value on the same line was measured and was no faster than the best:
+   * under a plateau nothing between can be), every other value of a categorical axis, and then a
+   * half step only toward a full step measured significantly slower (where the knee lies between).
+   */
+  function* candidates(axes: readonly TuneAxis[]): Generator<{ cell: TuneCell; axis: string }> {
+    const here = best!.cell;
+    const num = (axis: TuneAxis, v: string) => (axis.toNumber ?? Number)(v);
+    const plateauAbove = (axis: TuneAxis) => axis.values.some((v) => {
+      if (num(axis, v) <= num(axis, here[axis.flag]!)) return false;
+      const known = seen.get(key({ ...here, [axis.flag]: v }));
+      return known !== undefined && known.measure.throttled === 0 && known.measure.runMs.length > 0 && !faster(known.measure, best!.measure);
+    });
+    for (const axis of axes) {
+      if (!axis.ordered) {
+        for (const v of axis.values) if (v !== here[axis.flag]) yield { cell: { ...here, [axis.flag]: v }, axis: axis.flag };
+        continue;
+      }
+      for (const [v, below] of ladderAround(axis, here[axis.flag]!)) {
+        if (!below && plateauAbove(axis)) continue;
+        yield { cell: { ...here, [axis.flag]: v }, axis: axis.flag };
+      }
+    }
+    for (const axis of axes.filter((a) => a.ordered && a.values.includes(here[a.flag]!))) {
+      for (const [v, below] of ladderAround(axis, here[axis.flag]!)) {
+        const full = seen.get(key({ ...here, [axis.flag]: v }));
+        if (!full || full.measure.throttled > 0 || !faster(best!.measure, full.measure)) continue;
+        const half = axis.between?.(below ? v : here[axis.flag]!, below ? here[axis.flag]! : v);
+        if (half !== undefined && half !== v && half !== here[axis.flag]) yield { cell: { ...here, [axis.flag]: half }, axis: axis.flag };
+      }
+    }
+  }
+
   /** One look around the best along `axes`: moves to the first neighbour that is better, or as good for less. */
   const refineOnce = async (axes: readonly TuneAxis[]): Promise<boolean> => {
-    for (const cell of neighbourCells(axes, best!.cell)) {
+    for (const cell of candidates(axes)) {
       const next = await visit(cell.cell, 'refine', cell.axis);
       if (!next) return false;
-      const anchor = fastest();
-      const asGoodForLess = lessOf(next.cell, best!.cell) && next.measure.throttled === 0 && next.measure.runMs.length > 0
-        && anchor !== undefined && !faster(anchor.measure, next.measure);
-      if (better(next, best!) || asGoodForLess) {
+      if (better(next, best!) || (lessOf(next.cell, best!.cell) && asGood(next))) {
         best = next;
         return true;
       }
