@@ -4,7 +4,9 @@
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { answerError } from '../src/transport/answer.js';
+import { answerError, throttleClassOf } from '../src/transport/answer.js';
+import { RecordTable } from '../src/metrics/record-table.js';
+import { addTotals, countInto, emptyTotals } from '../src/metrics/totals.js';
 import { CANCELLED_ERROR, NOT_SENT_ERROR, type HttpClient } from '../src/transport/http-client.js';
 import { RawPool } from '../src/transport/raw-client.js';
 import { NodeHttpClient } from '../src/transport/request.js';
@@ -139,3 +141,31 @@ describe('answerError', () => {
     expect(answerError({ status: 599, headers: {} })).toBe('HTTP 599');
   });
 });
+
+describe('throttled answers by their limit', () => {
+  const busy = (message: string) => ({
+    status: 503, bytes: 0, reused: false, phases: {}, totalMs: 1, startEpochMs: 0,
+    headers: { 'x-ms-error-code': 'ServerBusy', 'retry-after': '0' },
+    error: answerError({ status: 503, headers: { 'x-ms-error-code': 'ServerBusy' }, body: `<?xml version="1.0"?><Error><Code>ServerBusy</Code><Message>${message}\nRequestId:1</Message></Error>` }),
+  });
+  const ok = { status: 200, bytes: 1, reused: true, phases: {}, totalMs: 1, startEpochMs: 0, headers: {} };
+
+  it('a retry that overcame a 503 keeps which limit it named; the run counts them by class', async () => {
+    const tries = [busy('Operations per second is over the account limit.'), busy('Egress is over the account limit.'), ok];
+    const r = await requestWithRetries(async (n) => outcomeOf(tries[n]!), { maxRetries: 3, label: 'busy', baseDelayMs: 1, maxDelayMs: 1 });
+    expect(r.error).toBeUndefined();
+    expect(r.throttled).toBe(2);
+    // The last throttled answer's class stands for the request.
+    expect(r.throttledBy).toBe('egress');
+    const t = emptyTotals();
+    countInto(t, { worker: 0, item: 0, offsetBytes: 0, bytes: 1, status: 200, startEpochMs: 0, totalMs: 1, phases: {}, reused: true, retries: 2, throttled: 2, throttledBy: 'egress', backoffMs: 0 });
+    countInto(t, { worker: 0, item: 1, offsetBytes: 0, bytes: 1, status: 200, startEpochMs: 0, totalMs: 1, phases: {}, reused: true, retries: 1, throttled: 1, throttledBy: 'operations', backoffMs: 0 });
+    expect(addTotals([t, t]).throttledBy).toEqual({ egress: 4, operations: 2 });
+    expect(throttleClassOf(busy('Ingress is over the account limit.').error)).toBe('ingress');
+    expect(throttleClassOf('HTTP 503 ServerBusy')).toBe('other');
+    // It travels with the record through the columns the worker sends.
+    const table = RecordTable.from([{ worker: 0, item: 0, offsetBytes: 0, bytes: 1, status: 200, startEpochMs: 0, totalMs: 1, phases: {}, reused: true, retries: 1, throttled: 1, throttledBy: 'operations', backoffMs: 0 }]);
+    expect(RecordTable.decode(table.encode()).at(0)!.throttledBy).toBe('operations');
+  });
+});
+

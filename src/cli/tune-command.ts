@@ -145,11 +145,13 @@ export function cellMeasure(runs: readonly MeasuredRun[]): CellMeasure {
   const measured = runs.filter((r) => !r.warmup);
   const ok = measured.filter((r) => !runFailed(r));
   const throttled = measured.reduce((n, r) => n + r.throttled, 0);
-  // Which limit: the words of a throttled answer a request ended on, where one did.
+  // Which limit: each run counts its throttled answers by the limit their body named (a retry that
+  // overcame a 503 keeps its class). A failed run may carry its class only in a record's error (with
+  // --max-retries 0 a 503 ends its request), and a file from before the counts only there.
   const classes = new Map<ThrottleClass, number>();
-  // Read only where there is something to classify: throttled answers, or runs that failed (with
-  // --max-retries 0 a 503 ends its request and may be counted only as the run's failure).
-  for (const r of throttled || ok.length < measured.length ? measured : []) {
+  for (const r of measured) {
+    for (const [c, n] of Object.entries(r.throttledBy ?? {}) as [ThrottleClass, number][]) classes.set(c, (classes.get(c) ?? 0) + n);
+    if (r.throttledBy || !(r.throttled || runFailed(r))) continue;
     for (const rec of r.records) {
       if (!rec.error || !/HTTP (503|429)/.test(rec.error)) continue;
       const c = throttleClassOf(rec.error);

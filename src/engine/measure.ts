@@ -60,6 +60,7 @@ export function measuredRun(id: RunIdentity, merged: MergedRun, check: Verificat
     reusedSockets: t.reused,
     retries: t.retries,
     throttled: t.throttled,
+    ...(t.throttledBy ? { throttledBy: t.throttledBy } : {}),
     backoffMs: t.backoffMs,
     phaseSumsMs: t.phaseSumsMs,
     requestSumMs: t.requestSumMs,

@@ -43,6 +43,7 @@ export function toRecord(job: RequestJob, item: WorkItem, r: RetriedResult, byte
   return {
     worker: job.workerIndex, item: item.index, offsetBytes: item.destOffsetBytes, bytes, status: r.status, startEpochMs: r.startEpochMs,
     totalMs: r.totalMs, phases: r.phases, reused: r.reused, retries: r.retries, throttled: r.throttled, backoffMs: r.backoffMs, error: r.error,
+    ...(r.throttledBy ? { throttledBy: r.throttledBy } : {}),
   };
 }
 

@@ -3,6 +3,7 @@
 // coordinator as typed arrays (a copy, not a JSON walk), and the coordinator merges and reads it in
 // place; an OpRecord object exists only while someone looks at one.
 import { PHASES, type PhaseDurationsMs } from '../transport/phases.js';
+import type { ThrottleClass } from '../transport/answer.js';
 import type { OpRecord } from './records.js';
 import type { PhaseHistograms } from './histograms.js';
 
@@ -32,7 +33,7 @@ export interface EncodedRecords {
   md5: Uint8Array;
   hasMd5: Uint8Array;
   /** Rows with an MD5 that is not 16 bytes of base64 (none in practice), an error, or a read-back error. */
-  odd: [number, { md5?: string; error?: string; readBackError?: string }][];
+  odd: [number, { md5?: string; error?: string; readBackError?: string; throttledBy?: ThrottleClass }][];
 }
 
 export class RecordTable implements Iterable<OpRecord> {
@@ -40,7 +41,7 @@ export class RecordTable implements Iterable<OpRecord> {
   private phaseCols: Float32Array[];
   private md5Bytes: Uint8Array;
   private hasMd5: Uint8Array;
-  private readonly odd = new Map<number, { md5?: string; error?: string; readBackError?: string }>();
+  private readonly odd = new Map<number, { md5?: string; error?: string; readBackError?: string; throttledBy?: ThrottleClass }>();
   private rows = 0;
 
   constructor(capacity = 16) {
@@ -109,6 +110,7 @@ export class RecordTable implements Iterable<OpRecord> {
     if (r.md5 !== undefined) this.setMd5(i, r.md5);
     if (r.error !== undefined) this.oddOf(i).error = r.error;
     if (r.readBackError !== undefined) this.oddOf(i).readBackError = r.readBackError;
+    if (r.throttledBy !== undefined) this.oddOf(i).throttledBy = r.throttledBy;
     this.rows = Math.max(this.rows, i + 1);
   }
 
@@ -185,6 +187,7 @@ export class RecordTable implements Iterable<OpRecord> {
       ...(c.hedge[i]! > 0 ? { hedge: { won: c.hedge[i] === 1 ? 'first' : 'hedge', afterMs: c.hedgeAfterMs[i]!, loserBytes: c.hedgeLoserBytes[i]! } } : {}),
       ...(odd?.error === undefined ? {} : { error: odd.error }),
       ...(odd?.readBackError === undefined ? {} : { readBackError: odd.readBackError }),
+      ...(odd?.throttledBy === undefined ? {} : { throttledBy: odd.throttledBy }),
     };
   }
 

@@ -1,4 +1,5 @@
 // What one request measured: the raw record every report is derived from.
+import type { ThrottleClass } from '../transport/answer.js';
 import type { PhaseDurationsMs } from '../transport/phases.js';
 
 /** One request, as measured. Durations in ms; the start in epoch ms (timeOrigin + now). */
@@ -15,6 +16,8 @@ export interface OpRecord {
   /** Tries after the first; answers that throttled (503/429); time slept before retrying. */
   retries: number;
   throttled: number;
+  /** Which limit its last throttled answer named (Azure's words), where one came. */
+  throttledBy?: ThrottleClass;
   backoffMs: number;
   md5?: string;
   /** An upload read back after the timed section that could not be: why (the request itself succeeded). */

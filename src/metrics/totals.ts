@@ -1,6 +1,7 @@
 // A run's counts over every request (bytes, failures, reuse, retries, phase sums): what a RunRecord's
 // totals are made of, added across workers; a steady run's meter and a many-file worker count the same way.
 import type { OpRecord } from './records.js';
+import type { ThrottleClass } from '../transport/answer.js';
 import { PHASES, type Phase } from '../transport/phases.js';
 
 /** Totals over requests: a steady run's every lap (its records keep only each item's last), or a run's records. */
@@ -11,6 +12,8 @@ export interface SteadyTotals {
   reused: number;
   retries: number;
   throttled: number;
+  /** Throttled answers by the limit their request's last one named (a request's all count as that one's). */
+  throttledBy?: Partial<Record<ThrottleClass, number>>;
   backoffMs: number;
   requestSumMs: number;
   phaseSumsMs: Partial<Record<Phase, number>>;
@@ -28,6 +31,10 @@ export function countInto(t: SteadyTotals, r: OpRecord): void {
   t.bytes += r.bytes;
   t.retries += r.retries;
   t.throttled += r.throttled;
+  if (r.throttledBy) {
+    const by = (t.throttledBy ??= {});
+    by[r.throttledBy] = (by[r.throttledBy] ?? 0) + r.throttled;
+  }
   t.backoffMs += r.backoffMs;
   if (r.reused) t.reused++;
   if (r.hedge) {
@@ -53,6 +60,10 @@ export function addTotals(parts: readonly SteadyTotals[]): SteadyTotals {
     for (const k of ['requests', 'failed', 'bytes', 'reused', 'retries', 'throttled', 'backoffMs', 'requestSumMs'] as const) totals[k] += p[k];
     // A worker of an older build (scale-out clients) may not count hedges.
     for (const k of ['hedges', 'hedgesWon', 'hedgeBytes'] as const) totals[k] += p[k] ?? 0;
+    for (const [c, n] of Object.entries(p.throttledBy ?? {}) as [ThrottleClass, number][]) {
+      const by = (totals.throttledBy ??= {});
+      by[c] = (by[c] ?? 0) + n;
+    }
     for (const [phase, ms] of Object.entries(p.phaseSumsMs) as [keyof SteadyTotals['phaseSumsMs'], number][]) {
       totals.phaseSumsMs[phase] = (totals.phaseSumsMs[phase] ?? 0) + ms;
     }

@@ -125,6 +125,8 @@ export interface RunRecord {
   /** Tries after the first, answers that throttled (503/429), and time slept in backoff. */
   retries: number;
   throttled: number;
+  /** Throttled answers by the limit their body named (absent where none came, and in files before it). */
+  throttledBy?: Partial<Record<ThrottleClass, number>>;
   backoffMs: number;
   /** Summed phase durations over successful requests, and their summed totals. */
   phaseSumsMs: Partial<Record<Phase, number>>;
@@ -220,7 +222,8 @@ export interface ResultsFile {
 }
 
 /** Why a throttled answer came: Azure's account limits, told apart by the body's words. */
-export type ThrottleClass = 'operations' | 'ingress' | 'egress' | 'other';
+export type { ThrottleClass } from '../transport/answer.js';
+import type { ThrottleClass } from '../transport/answer.js';
 
 /** One cell a tune measured, in order; its runs are the ones whose `cell` equals it. */
 export interface TuneStep {

@@ -83,6 +83,8 @@ function runProblem(r: unknown): string | undefined {
   if (o !== undefined && !(isObject(o) && isCount(o.objects) && isDuration(o.completionMsSum) && isDuration(o.stragglerMsSum))) return 'has bad objects';
   const h = r.hedge;
   if (h !== undefined && !(isObject(h) && isCount(h.issued) && isCount(h.won) && isCount(h.extraBytes) && h.won <= h.issued)) return 'has a bad hedge';
+  const by = r.throttledBy;
+  if (by !== undefined && !(isObject(by) && Object.entries(by).every(([c, n]) => THROTTLE_CLASSES.includes(c) && isCount(n)))) return 'has a bad throttledBy';
   if (r.notVerified !== undefined && (!isString(r.notVerified) || r.verified === true)) return 'has a bad notVerified';
   if (r.params !== undefined && !(isObject(r.params) && Object.values(r.params).every(isCount))) return 'has bad params';
   if (r.serverSpanMs !== undefined && !isDuration(r.serverSpanMs)) return `has a bad serverSpanMs (${shown(r.serverSpanMs)})`;

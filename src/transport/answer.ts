@@ -65,6 +65,17 @@ function redirectTarget(location: string): string {
   return URL.canParse(location) ? shownUrl(location) : location.replace(/\?.*$/, '');
 }
 
+/** Why a throttled answer came: Azure's account limits, told apart by the body's words. */
+export type ThrottleClass = 'operations' | 'ingress' | 'egress' | 'other';
+
+/** 503s and 429s by their words (Azure: "Operations per second is over the account limit", "Ingress/Egress is over the account limit"), as azcopy tells them apart. */
+export function throttleClassOf(text: string): ThrottleClass {
+  if (/operations per second is over the account limit/i.test(text)) return 'operations';
+  if (/ingress is over the account limit/i.test(text)) return 'ingress';
+  if (/egress is over the account limit/i.test(text)) return 'egress';
+  return 'other';
+}
+
 /**
  * A throttled answer's reason, from the first line of the body's <Message> (Azure: "Operations per
  * second is over the account limit.", "Egress is over the account limit."): which limit was met is

@@ -4,6 +4,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { log } from '../log/logger.js';
+import { throttleClassOf, type ThrottleClass } from './answer.js';
 import type { StopSignal, TracedResult } from './http-client.js';
 
 export interface RetryPolicy {
@@ -86,6 +87,8 @@ export interface RetriedResult extends TracedResult {
   /** Tries after the first; answers that throttled (503/429); time slept before retrying. */
   retries: number;
   throttled: number;
+  /** Which limit the last throttled answer named, if one came (a retry that then succeeded keeps it). */
+  throttledBy?: ThrottleClass;
   backoffMs: number;
 }
 
@@ -99,13 +102,17 @@ export async function requestWithRetries(attempt: (n: number) => Promise<TryOutc
   const started = opts.queuedAt ?? performance.now();
   let retries = 0;
   let throttled = 0;
+  let throttledBy: ThrottleClass | undefined;
   let sleptMs = 0;
   for (let n = 0; ; n++) {
     const tryStarted = performance.now();
     const outcome = await attempt(n);
     const { result, retryable } = outcome;
     let error = outcome.error;
-    if (isThrottle(result.status)) throttled++;
+    if (isThrottle(result.status)) {
+      throttled++;
+      throttledBy = throttleClassOf(outcome.error ?? '');
+    }
     if (error && retryable && n < policy.maxRetries && !opts.signal?.aborted) {
       const delay = retryAfterMs(result.headers, policy.maxDelayMs) ?? backoffMs(n, policy);
       if (log.isVerboseEnabled()) log.verbose(`${opts.label}: ${error}; retry ${n + 1}/${policy.maxRetries} in ${delay} ms`);
@@ -126,7 +133,7 @@ export async function requestWithRetries(attempt: (n: number) => Promise<TryOutc
     if (log.isDebugEnabled()) log.debug(`${opts.label} ${result.status} ${result.bytes}B ${totalMs.toFixed(1)}ms reused=${result.reused}${n ? ` retries=${n}` : ''}${error ? ` error=${error}` : ''}`);
     return {
       status: result.status, bytes: result.bytes, reused: result.reused, phases, totalMs, startEpochMs: performance.timeOrigin + started,
-      headers: result.headers, error, retries, throttled, backoffMs: sleptMs,
+      headers: result.headers, error, retries, throttled, ...(throttledBy ? { throttledBy } : {}), backoffMs: sleptMs,
     };
   }
 }

@@ -30,9 +30,9 @@ export interface TuneAxis {
 export type TuneCell = Readonly<Record<string, string>>;
 
 /** Why 503s and 429s came back: Azure's account limits by the body's words, as azcopy tells them apart. */
-import type { ThrottleClass } from '../results/schema.js';
+import { throttleClassOf, type ThrottleClass } from '../transport/answer.js';
 
-export type { ThrottleClass };
+export { throttleClassOf, type ThrottleClass };
 
 export interface CellMeasure {
   /** The duration of each measured run, ms (lower is faster): what the verdict compares. */
@@ -326,12 +326,4 @@ function ladderAround(axis: TuneAxis, here: string): [string, boolean][] {
   const below = axis.values.filter((v) => num(v) < x).at(-1);
   const above = axis.values.find((v) => num(v) > x);
   return [...(below === undefined ? [] : [[below, true] as [string, boolean]]), ...(above === undefined ? [] : [[above, false] as [string, boolean]])];
-}
-
-/** 503s and 429s by the body's words (Azure: "Operations per second is over the account limit", "Ingress/Egress is over the account limit"). */
-export function throttleClassOf(body: string): ThrottleClass {
-  if (/operations per second is over the account limit/i.test(body)) return 'operations';
-  if (/ingress is over the account limit/i.test(body)) return 'ingress';
-  if (/egress is over the account limit/i.test(body)) return 'egress';
-  return 'other';
 }
