@@ -42,10 +42,15 @@ describe('the fixture a worker keeps', () => {
     expect(kept.fixtureRange(FIXTURE_SEED, SIZE, SIZE - 4, 8)).toBeUndefined();
   });
 
-  it('the memory sink\'s buffer is the same one while the size is', () => {
+  it('the memory sink\'s buffer is the same one while the size is, its slots touched once', () => {
     const kept = new KeptBuffers();
-    const a = kept.objectBuffer(SIZE);
-    expect(kept.objectBuffer(SIZE)).toBe(a);
+    const items = [{ index: 0, destOffsetBytes: 0, lengthBytes: SIZE / 2 }];
+    const a = kept.objectBuffer(SIZE, items);
+    expect(a.subarray(0, SIZE / 2).every((b) => b === 0)).toBe(true);
+    a[7] = 42;
+    // Touched already: a later run's set-up does not write it again.
+    expect(kept.objectBuffer(SIZE, items)).toBe(a);
+    expect(a[7]).toBe(42);
     expect(kept.objectBuffer(SIZE + 1)).not.toBe(a);
   });
 });

@@ -41,11 +41,10 @@ export const kind: RequestKind = {
 
 /**
  * `into`: a buffer made before the barrier, as our memory sink's is: without one, downloadToBuffer
- * allocates inside its call. The allocation is cheap (calloc: 0.4 ms for 80 MiB; page faults come
- * with the first writes, for both alike), so this is the same boundary for both, not a speed-up: the
- * SDK's span still exceeds the server's by ~30 ms at 80 MiB (BENCHMARKS.md). With the memory sink it
- * is the item's own place in the sink (`hash` false: hashed after the run, as ours are); otherwise
- * its lane's buffer, and the bytes are hashed before the lane uses it again.
+ * allocates inside its call. With the memory sink it is the item's own place in the sink, its pages
+ * touched before the barrier for both alike (`hash` false: checked after the run, as ours are);
+ * otherwise its lane's buffer (page faults come with the first writes), and the bytes are hashed
+ * before the lane uses it again.
  */
 async function runSdkDownload(job: KindJob, client: BlockBlobClient, item: WorkItem, into: Buffer, hash = true): Promise<OpRecord> {
   const blockSize = job.blockSizeBytes ?? Math.max(1, Math.ceil(item.lengthBytes / job.concurrency));

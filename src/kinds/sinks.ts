@@ -207,7 +207,7 @@ export async function openSink(kind: SinkKind, items: Items, objectSizeBytes: nu
     case 'discard':
       return new DiscardSink(hash);
     case 'memory':
-      return new MemorySink(kept ? kept.objectBuffer(objectSizeBytes) : Buffer.allocUnsafeSlow(objectSizeBytes));
+      return new MemorySink(kept ? kept.objectBuffer(objectSizeBytes, items) : Buffer.allocUnsafeSlow(objectSizeBytes));
     case 'sparse-file':
       // The coordinator created the file at its full (sparse) size.
       return new SparseFileSink(await open(outPath!, 'r+'));
