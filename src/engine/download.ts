@@ -7,6 +7,7 @@ import type { ContainerClient } from '@azure/storage-blob';
 import type { DownloadConfig, HedgeConfig } from '../config/load.js';
 import type { HedgeJob } from '../kinds/job.js';
 import { log } from '../log/logger.js';
+import { FIXTURE_SEED } from '../payload/content.js';
 import { ensureFixtures, removeFixtures, type FixtureState } from '../payload/fixtures.js';
 import { makeScratchDir, type ScratchDir } from '../payload/scratch.js';
 import type { MeasuredRun } from '../results/record.js';
@@ -134,6 +135,8 @@ async function prepareRun(
       // is ours. Other sinks hash after the timed section (the records keep each range's MD5);
       // discard would have to hash inside it, so it drops bytes unseen.
       hashRanges: many || info.kind === 'blob' || config.sink !== 'discard',
+      // One object of ours: a worker that keeps the bytes in memory compares them with the fixture itself.
+      ...(!many && info.kind === 'blob' ? { fixtureSeed: FIXTURE_SEED } : {}),
       // Fixed-size ranges: --concurrency of them in flight over all processes (the rest wait their turn
       // unissued); equal ranges: all issued at once. The SDK baseline uses the same block size.
       inFlight: !many && config.rangeSizeBytes ? Math.max(1, Math.floor(config.concurrency / config.processes)) : undefined,
@@ -146,6 +149,7 @@ async function prepareRun(
     },
     verify: (merged) => kind.verify({
       workload, items, records: merged.records, tally: merged.summary?.tally, target: info, expectedBytes: shareBytes, whole: shareBytes === size,
+      equalToFixture: new Set(merged.workers.flatMap((w) => w.equalToFixture ?? [])),
       outPath: config.sink === 'file' || config.sink === 'sparse-file' ? outPath : undefined,
     }),
     async cleanup(verified) {

@@ -8,7 +8,7 @@ import { outcomeOf, requestWithRetries } from '../transport/retry.js';
 import { contentUnit, type KindContext, type KindRun, type RequestKind } from './kind.js';
 import { Hedger, type GetWatch } from './hedge.js';
 import { clientOf, toRecord, urlOf } from './requests.js';
-import { hashInto, openJobSink } from './sink-check.js';
+import { openJobSink, sinkCheck } from './sink-check.js';
 import type { Sink } from './sinks.js';
 import { verifyGets } from './verify-download.js';
 
@@ -19,10 +19,11 @@ export const kind: RequestKind = {
   writesSink: true,
   async setup(ctx: KindContext): Promise<KindRun> {
     const sink = await openJobSink(ctx);
+    const check = sinkCheck(ctx, sink);
     const hedger = sink && ctx.job.hedge ? new Hedger(ctx, sink, runGet, ctx.job.hedge) : undefined;
     return {
       run: (item, _lane, queuedAt) => (hedger ? hedger.run(item, queuedAt) : runGet(ctx, item, sink!, queuedAt)),
-      ...(sink && ctx.job.hashRanges !== false ? { check: (records) => hashInto(sink, ctx.items, records) } : {}),
+      ...(check ? { check } : {}),
       close: async () => {
         hedger?.close();
         await sink?.close();

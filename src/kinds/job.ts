@@ -28,6 +28,11 @@ export interface SinkOptions {
   sink: SinkKind;
   outPath?: string;
   hashRanges?: boolean;
+  /**
+   * The object is our fixture of this seed: with the memory sink, each range is compared with the
+   * fixture's bytes, regenerated once per worker process, instead of hashed.
+   */
+  fixtureSeed?: string;
 }
 
 /** sdk-get, sdk-put: the SDK's block size and single-shot threshold, set as ours are. */

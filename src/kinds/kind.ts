@@ -13,6 +13,7 @@ import type { UploadStore } from '../storage/blob-store.js';
 import type { RequestSigner, TargetInfo } from '../storage/target.js';
 import type { RawPool } from '../transport/raw-client.js';
 import type { KindJob } from './job.js';
+import type { KeptBuffers } from './kept-buffers.js';
 
 /** What a worker hands a kind before the barrier: its job and share, and the transport it opened. */
 export interface KindContext {
@@ -29,6 +30,14 @@ export interface KindContext {
   signal: AbortSignal;
   /** How many items go at once (lane i runs item after item). */
   lanes: number;
+  /** What the worker process keeps from job to job (the memory sink's buffer, the fixture's bytes); none: nothing kept. */
+  kept?: KeptBuffers;
+}
+
+/** What a kind's check says besides the records. */
+export interface CheckNote {
+  /** Items whose bytes were compared with the fixture regenerated from its seed, byte for byte, and were equal (they carry no MD5). */
+  equalToFixture?: number[];
 }
 
 /** A kind set up for one job in one worker. */
@@ -40,7 +49,7 @@ export interface KindRun {
    * requests: checks what was moved and puts what it found on the records (an MD5, a read-back error).
    * Absent: nothing to check in the worker.
    */
-  check?(records: RecordTable, signal: AbortSignal): Promise<void>;
+  check?(records: RecordTable, signal: AbortSignal): Promise<CheckNote | void>;
   /** The SDK's own agent, where the kind's calls go through one: --connections warm opens its sockets. */
   readonly agent?: http.Agent;
   /** Lets go of what set-up made (sinks, agents). */
@@ -61,6 +70,8 @@ export interface VerifyInput {
   records: RecordTable;
   /** The workers' own checks of their shares, when they sent a sample of the records. */
   tally?: Tally;
+  /** Items a worker found byte for byte equal to the fixture it regenerated from its seed (they carry no MD5). */
+  equalToFixture?: ReadonlySet<number>;
   target: TargetInfo;
   /** One object: the bytes this client was to deliver, whether that is the whole object, and its output file. */
   expectedBytes: number;

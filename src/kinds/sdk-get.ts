@@ -8,7 +8,7 @@ import type { KindJob } from './job.js';
 import { contentUnit, type KindContext, type KindRun, type RequestKind } from './kind.js';
 import { timed } from './requests.js';
 import { sdkClients } from './sdk-clients.js';
-import { hashInto, openJobSink } from './sink-check.js';
+import { openJobSink, sinkCheck } from './sink-check.js';
 import { verifyGets } from './verify-download.js';
 
 export const kind: RequestKind = {
@@ -19,16 +19,17 @@ export const kind: RequestKind = {
     const { job, items } = ctx;
     const sdk = await sdkClients(job, items);
     // The SDK's downloads land where ours do with the memory sink: each item at its place in one
-    // buffer, hashed after the timed section (hashing each file in its lane, between requests, put
+    // buffer, checked after the timed section (hashing each file in its lane, between requests, put
     // ~0.2 ms of MD5 per 100 KiB file inside the SDK's span and not ours). Other sinks: a buffer per
     // lane, each file hashed as it ends, as ours hash as the bytes come.
     const sink = job.sink === 'memory' ? await openJobSink(ctx) : undefined;
+    const check = sinkCheck(ctx, sink);
     const largest = largestBytes(items);
     const buffers = sink ? [] : Array.from({ length: ctx.lanes }, () => Buffer.allocUnsafeSlow(largest));
     return {
       agent: sdk.agent,
       run: (item, lane) => runSdkDownload(job, sdk.clients.get(item.index)!, item, sink ? sink.slot!(item) : buffers[lane]!, !sink),
-      ...(sink && job.hashRanges !== false ? { check: (records) => hashInto(sink, items, records) } satisfies Partial<KindRun> : {}),
+      ...(check ? { check } : {}),
       close: async () => {
         await sink?.close();
         sdk.agent.destroy();
@@ -40,11 +41,10 @@ export const kind: RequestKind = {
 
 /**
  * `into`: a buffer made before the barrier, as our memory sink's is: without one, downloadToBuffer
- * allocates inside its call. The allocation is cheap (calloc: 0.4 ms for 80 MiB; page faults come
- * with the first writes, for both alike), so this is the same boundary for both, not a speed-up: the
- * SDK's span still exceeds the server's by ~30 ms at 80 MiB (BENCHMARKS.md). With the memory sink it
- * is the item's own place in the sink (`hash` false: hashed after the run, as ours are); otherwise
- * its lane's buffer, and the bytes are hashed before the lane uses it again.
+ * allocates inside its call. With the memory sink it is the item's own place in the sink, its pages
+ * touched before the barrier for both alike (`hash` false: checked after the run, as ours are);
+ * otherwise its lane's buffer (page faults come with the first writes), and the bytes are hashed
+ * before the lane uses it again.
  */
 async function runSdkDownload(job: KindJob, client: BlockBlobClient, item: WorkItem, into: Buffer, hash = true): Promise<OpRecord> {
   const blockSize = job.blockSizeBytes ?? Math.max(1, Math.ceil(item.lengthBytes / job.concurrency));

@@ -1,18 +1,42 @@
-// The GET kinds' sinks: opened before the barrier, and hashed after every worker is done (except
-// discard, which hashes as the bytes come): each record gets the MD5 of what its item delivered.
+// The GET kinds' sinks: opened before the barrier, and checked after every worker is done (except
+// discard, which hashes as the bytes come): each range that stayed in memory is compared byte for
+// byte with the fixture this process regenerated from its seed; any other, or one that differs, gets
+// the MD5 of what its item delivered on its record, for the coordinator to compare.
 import type { Items } from '../plan/items.js';
 import type { RecordTable } from '../metrics/record-table.js';
-import type { KindContext } from './kind.js';
+import type { CheckNote, KindContext } from './kind.js';
 import { openSink, type Sink } from './sinks.js';
 
 /** The job's sink; none for an empty share. */
-export async function openJobSink({ job, items }: Pick<KindContext, 'job' | 'items'>): Promise<Sink | undefined> {
+export async function openJobSink({ job, items, kept }: Pick<KindContext, 'job' | 'items' | 'kept'>): Promise<Sink | undefined> {
   if (!items.length) return undefined;
-  return openSink(job.sink, items, job.objectSizeBytes, job.outPath, job.hashRanges !== false);
+  return openSink(job.sink, items, job.objectSizeBytes, job.outPath, job.hashRanges !== false, kept);
 }
 
-/** Each item that did not fail gets its MD5 from the sink (one record per item). */
-export async function hashInto(sink: Sink, items: Items, records: RecordTable): Promise<void> {
-  if (sink.hashesAsItGoes) return;
-  for (let n = 0; n < items.length; n++) if (records.error(n) === undefined) records.setMd5(n, await sink.md5Of(items.at(n)!));
+/** The kind's check of its sink after the timed section; none where nothing is compared (hashRanges false). */
+export function sinkCheck(ctx: Pick<KindContext, 'job' | 'items' | 'kept'>, sink: Sink | undefined): ((records: RecordTable) => Promise<CheckNote>) | undefined {
+  if (!sink || ctx.job.hashRanges === false) return undefined;
+  const { job, items, kept } = ctx;
+  const seed = job.fixtureSeed;
+  const fixture = seed && kept && sink.slot ? (offset: number, length: number) => kept.fixtureRange(seed, job.objectSizeBytes, offset, length) : undefined;
+  return (records) => checkInto(sink, items, records, fixture);
+}
+
+/**
+ * Each item that did not fail is checked. With `fixture` (the memory sink, the object a fixture of
+ * ours): its bytes are compared with the fixture's, and an equal item is named in the note and gets
+ * no MD5. An item that differs, or any without `fixture`, gets its MD5 on its record: the coordinator
+ * compares that, and names what came in a mismatch.
+ */
+export async function checkInto(sink: Sink, items: Items, records: RecordTable, fixture?: (offset: number, length: number) => Buffer | undefined): Promise<CheckNote> {
+  if (sink.hashesAsItGoes) return {};
+  const equalToFixture: number[] = [];
+  for (let n = 0; n < items.length; n++) {
+    if (records.error(n) !== undefined) continue;
+    const item = items.at(n)!;
+    const expected = fixture?.(item.destOffsetBytes, item.lengthBytes);
+    if (expected && sink.slot!(item).equals(expected)) equalToFixture.push(item.index);
+    else records.setMd5(n, await sink.md5Of(item));
+  }
+  return equalToFixture.length ? { equalToFixture } : {};
 }

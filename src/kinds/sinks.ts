@@ -7,6 +7,7 @@ import { open, type FileHandle } from 'node:fs/promises';
 import type { SinkKind } from '../config/choices.js';
 import type { Items } from '../plan/items.js';
 import type { WorkItem } from '../plan/items.js';
+import type { KeptBuffers } from './kept-buffers.js';
 
 export interface ItemWriter {
   onData(chunk: Buffer): void | Promise<void>;
@@ -52,8 +53,8 @@ class DiscardSink implements Sink {
 
 class MemorySink implements Sink {
   readonly buffer: Buffer;
-  constructor(sizeBytes: number) {
-    this.buffer = Buffer.allocUnsafeSlow(sizeBytes);
+  constructor(buffer: Buffer) {
+    this.buffer = buffer;
   }
   writer(item: WorkItem): ItemWriter {
     let at = item.destOffsetBytes;
@@ -200,12 +201,13 @@ export class OrderedFileSink implements Sink {
   }
 }
 
-export async function openSink(kind: SinkKind, items: Items, objectSizeBytes: number, outPath?: string, hash = true): Promise<Sink> {
+/** `kept`: the worker's buffers, whose memory sink buffer a run reuses; without, a fresh one. */
+export async function openSink(kind: SinkKind, items: Items, objectSizeBytes: number, outPath?: string, hash = true, kept?: KeptBuffers): Promise<Sink> {
   switch (kind) {
     case 'discard':
       return new DiscardSink(hash);
     case 'memory':
-      return new MemorySink(objectSizeBytes);
+      return new MemorySink(kept ? kept.objectBuffer(objectSizeBytes, items) : Buffer.allocUnsafeSlow(objectSizeBytes));
     case 'sparse-file':
       // The coordinator created the file at its full (sparse) size.
       return new SparseFileSink(await open(outPath!, 'r+'));

@@ -1,11 +1,12 @@
 // One job in one worker, as an object with explicit states: idle -> prepared (its kind set up, URLs,
 // sockets and payloads made before the barrier) -> running (the lanes, on 'go') -> checking (after
 // every worker is done) -> done. Nothing of it lives in module variables: a worker's next job is a
-// new JobRun, with its own stop.
+// new JobRun, with its own stop; only what the process keeps for every job (KeptBuffers) outlives it.
 import type http from 'node:http';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { loadKind } from '../kinds/index.js';
-import type { KindContext, KindRun } from '../kinds/kind.js';
+import { KeptBuffers } from '../kinds/kept-buffers.js';
+import type { CheckNote, KindContext, KindRun } from '../kinds/kind.js';
 import { warmConnections } from '../kinds/requests.js';
 import { setLogLevel } from '../log/logger.js';
 import { RecordTable } from '../metrics/record-table.js';
@@ -50,9 +51,13 @@ export class JobRun {
   /** Requests that failed while the stop was on: the run was cut short, not failed by the target. */
   private stopped = 0;
 
-  constructor(job: WorkerJob, send: (msg: FromWorker) => void) {
+  /** The process's buffers, kept from job to job (the memory sink's, the fixture's bytes). */
+  private readonly kept: KeptBuffers;
+
+  constructor(job: WorkerJob, send: (msg: FromWorker) => void, kept = new KeptBuffers()) {
     this.job = job;
     this.send = send;
+    this.kept = kept;
   }
 
   get state(): JobState {
@@ -85,7 +90,7 @@ export class JobRun {
     }
     // A lane per socket through our transport; the SDK's calls all at once unless the job says.
     const lanes = Math.max(1, Math.min(items.length, job.inFlight ?? (kind.transport ? job.maxSockets : items.length)));
-    const ctx: KindContext = { job, items, signer, agent, pool, urls, signal: this.stop.signal, lanes };
+    const ctx: KindContext = { job, items, signer, agent, pool, urls, signal: this.stop.signal, lanes, kept: this.kept };
     const kindRun = await kind.setup(ctx);
     // Connections opened now are outside the timed span: the run measures requests on open sockets.
     const warmSockets = job.connections === 'warm' && items.length ? await warmConnections(ctx, origin, job.maxSockets, kindRun.agent) : undefined;
@@ -113,11 +118,11 @@ export class JobRun {
     this.send({ type: 'finished', failedItems: records.failedRows().length });
     const cpu = process.cpuUsage(cpu0);
     loopDelay.disable();
-    const verifyMs = await this.check(records);
+    const { verifyMs, note } = await this.check(records);
     await this.close();
     this.stateNow = 'done';
     return packResult(this.job, items, records, {
-      startEpochMs, endEpochMs, cpu, eventLoopDelayP99Ms: loopDelay.percentile(99) / 1e6, verifyMs, stopped: this.stopped,
+      startEpochMs, endEpochMs, cpu, eventLoopDelayP99Ms: loopDelay.percentile(99) / 1e6, verifyMs, stopped: this.stopped, equalToFixture: note?.equalToFixture,
       warmSockets: this.prepared!.warmSockets,
       steady: shape instanceof SteadyShape ? { meter: shape.meter, result: shape.result(issued, items.length, endEpochMs) } : undefined,
     });
@@ -164,16 +169,16 @@ export class JobRun {
     return { records, issued };
   }
 
-  /** The kind's check, once every worker is done (or a stop): what it spent, in ms. */
-  private async check(records: RecordTable): Promise<number> {
+  /** The kind's check, once every worker is done (or a stop): what it spent, in ms, and what it noted. */
+  private async check(records: RecordTable): Promise<{ verifyMs: number; note?: CheckNote }> {
     this.moveTo('running', 'checking');
     const { kindRun } = this.prepared!;
-    if (!kindRun.check) return 0;
+    if (!kindRun.check) return { verifyMs: 0 };
     if (!this.stop.signal.aborted) await this.everyoneDoneNow;
     // After a stop the kind decides what is still worth checking (hashing what landed is; reading back is not).
     const start = performance.now();
-    await kindRun.check(records, this.stop.signal);
-    return performance.now() - start;
+    const note = await kindRun.check(records, this.stop.signal);
+    return { verifyMs: performance.now() - start, ...(note ? { note } : {}) };
   }
 
   /** Before the result goes: an output file is complete when the coordinator reads it. */

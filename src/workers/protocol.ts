@@ -92,6 +92,11 @@ export interface WorkerResult {
   verifyMs?: number;
   /** --connections warm: sockets open and idle when the barrier released it. */
   warmSockets?: number;
+  /**
+   * Items of its share whose bytes it compared with the fixture it regenerated from the seed, byte
+   * for byte, and found equal: they carry no MD5 (an item that differed carries the MD5 of what came).
+   */
+  equalToFixture?: number[];
   steady?: SteadyWorkerResult;
   /** With `objectPerItem` (not steady): its items' completions, summed (their distribution is the `object` histogram). */
   objects?: ObjectTotals;

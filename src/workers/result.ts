@@ -17,6 +17,8 @@ export interface JobMeasures {
   verifyMs: number;
   stopped: number;
   warmSockets?: number;
+  /** Items the kind's check found byte for byte equal to the fixture (they carry no MD5). */
+  equalToFixture?: number[];
   steady?: { meter: SteadyMeter; result: SteadyWorkerResult };
 }
 
@@ -54,6 +56,7 @@ export function packResult(job: WorkerJob, items: Items, records: RecordTable, m
     cpuUserMs: m.cpu.user / 1000, cpuSystemMs: m.cpu.system / 1000, peakRssBytes: process.resourceUsage().maxRSS * 1024,
     eventLoopDelayP99Ms: m.eventLoopDelayP99Ms, stopped: m.stopped,
     ...(m.warmSockets === undefined ? {} : { warmSockets: m.warmSockets }),
+    ...(m.equalToFixture?.length ? { equalToFixture: m.equalToFixture } : {}),
     ...(m.verifyMs >= 0.5 ? { verifyMs: m.verifyMs } : {}),
     ...(m.steady ? { steady: m.steady.result } : {}),
     ...(objects ? { objects } : {}),

@@ -1,6 +1,7 @@
 // A worker process: jobs one after another (it stays warm across a session's runs), each a JobRun
 // of its own (job-run.ts) with one capped connection pool and one tracer per request. This file is
 // only the process's glue: messages in, the job's state machine, messages out.
+import { KeptBuffers } from '../kinds/kept-buffers.js';
 import { registerSecret } from '../log/logger.js';
 import { removeScratchOf } from '../payload/scratch.js';
 import { JobRun } from './job-run.js';
@@ -27,11 +28,13 @@ process.on('SIGHUP', () => {});
 
 /** The job this worker holds now; each 'job' message starts a new one. */
 let current: JobRun | undefined;
+/** What every job of this process reuses: the memory sink's buffer, the fixture's bytes. */
+const kept = new KeptBuffers();
 
 process.on('message', (msg: ToWorker) => {
   switch (msg.type) {
     case 'job': {
-      const job = new JobRun(msg.job, send);
+      const job = new JobRun(msg.job, send, kept);
       current = job;
       job.prepare().then(() => send({ type: 'ready' }), (err: Error) => send({ type: 'failed', message: err.message }));
       return;
