@@ -39,6 +39,15 @@ function hdr(): HdrParts {
   return hdrParts;
 }
 
+/**
+ * Loads the histogram code now: a process calls this while it would otherwise wait (a worker before
+ * its job, the coordinator while its workers prepare), so that no process loads it on the path from
+ * the last request to the report.
+ */
+export function loadHistograms(): void {
+  hdr();
+}
+
 /** `digits`: significant digits kept (3 for what is reported; fewer is cheaper to read percentiles from). */
 export function newHistogram(digits: 1 | 2 | 3 = 3): Hdr.Histogram {
   // As the package's build() with bitBucketSize 64: Float64 counts, growing past the highest value.

@@ -2,6 +2,7 @@
 // of its own (job-run.ts) with one capped connection pool and one tracer per request. This file is
 // only the process's glue: messages in, the job's state machine, messages out.
 import { registerSecret } from '../log/logger.js';
+import { loadHistograms } from '../metrics/histograms.js';
 import { removeScratchOf } from '../payload/scratch.js';
 import { JobRun } from './job-run.js';
 import type { FromWorker, ToWorker } from './protocol.js';
@@ -55,3 +56,6 @@ process.on('message', (msg: ToWorker) => {
   }
 });
 process.on('disconnect', orphaned);
+// The histogram code every job ends with (its results are encoded histograms), loaded while this
+// worker waits for its first job: on the first event-loop turn, so always before a 'go'.
+setImmediate(loadHistograms);
