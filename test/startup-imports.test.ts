@@ -1,12 +1,20 @@
 // What a start costs in modules, checked by what a fresh process has loaded, not by timing it:
 // importing node:http as ESM evaluates its lazy exports and loads Node's bundled undici (~25 ms of
 // every process's start here), so the CLI, the transport and the worker reach it through require.
-import { spawnSync } from 'node:child_process';
+// A plain-URL download's two processes are checked too, as built by tsc and as `npm run build`
+// bundles them (scripts/bundle.ts): each process writes the modules it loaded, through a load hook.
+import { spawn, spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundle } from '../scripts/bundle.ts';
 
-const DIST = join(resolve(import.meta.dirname, '..'), 'dist');
+const ROOT = resolve(import.meta.dirname, '..');
+const DIST = join(ROOT, 'dist');
 
 function loadedAfterImporting(modules: string[]): string[] {
   const code = `for (const m of ${JSON.stringify(modules.map((m) => pathToFileURL(join(DIST, m)).href))}) await import(m); process.stdout.write(JSON.stringify(process.moduleLoadList));`;
@@ -20,5 +28,80 @@ describe('start-up imports', () => {
     const loaded = loadedAfterImporting(['cli/run-cli.js', 'transport/request.js', 'workers/job-run.js', 'cli/environment.js']);
     expect(loaded.some((m) => m.includes('node:http') || m.includes('internal/http'))).toBe(true);
     expect(loaded.filter((m) => m.includes('undici'))).toEqual([]);
+  });
+});
+
+/** Registered in every process of the run (a worker is forked with its parent's flags): each writes what it loaded. */
+const recorder = (dir: string) => `data:text/javascript,${encodeURIComponent(
+  `import { registerHooks } from 'node:module'; import { writeFileSync } from 'node:fs';
+  const loaded = []; registerHooks({ load(url, context, next) { loaded.push(url); return next(url, context); } });
+  process.on('exit', () => writeFileSync(${JSON.stringify(dir)} + '/' + (process.send ? 'worker' : 'coordinator') + '-' + process.pid + '.json', JSON.stringify(loaded)));`,
+)}`;
+
+/** What neither process of a plain-URL download needs: the SDK, Azurite, winston, the HTML report, the SDK's kinds. */
+const NOT_FOR_A_URL = /node_modules\/(@azure\/(?!storage-blob\/package\.json)|azurite\/|winston)|\/report\/html|\/kinds\/sdk-/;
+
+describe('a plain-URL download loads only what it uses', () => {
+  let server: Server;
+  let url: string;
+  let work: string;
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      res.writeHead(200, { 'Content-Length': 1 });
+      res.end(req.method === 'HEAD' ? undefined : 'x');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/one.bin`;
+    work = mkdtempSync(join(tmpdir(), 'startup-imports-'));
+  });
+  afterAll(() => {
+    server.close();
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  /** Runs the download from `cli` (spawned, not spawnSync: the server is this process's); the modules each process loaded. */
+  async function download(cli: string, name: string): Promise<{ coordinator: string[]; workers: string[][] }> {
+    const out = mkdtempSync(join(work, `${name}-loads-`));
+    const child = spawn(process.execPath, ['--import', recorder(out), cli, 'download', '--url', url, '--source-method', 'single', '--runs', '1', '--warmup', '0', '--results', join(out, 'results.json')], {
+      cwd: work, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' }, stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000,
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    // 'close': the worker holds the same stdout and stderr, so its records are written by then too.
+    const code = await new Promise<number | null>((r) => child.on('close', r));
+    expect(code, stderr).toBe(0);
+    expect(stdout).toMatch(/Recommended: single/);
+    const read = (f: string) => JSON.parse(readFileSync(join(out, f), 'utf8')) as string[];
+    const files = readdirSync(out);
+    return {
+      coordinator: files.filter((f) => f.startsWith('coordinator-')).flatMap(read),
+      workers: files.filter((f) => f.startsWith('worker-')).map(read),
+    };
+  }
+
+  it('as tsc builds it: one worker, neither process loads the SDK, Azurite, winston or the HTML report', async () => {
+    const { coordinator, workers } = await download(join(DIST, 'cli.js'), 'tsc');
+    expect(workers.length).toBe(1);
+    expect(workers[0]!.some((u) => u.endsWith('/kinds/get.js'))).toBe(true);
+    expect(workers[0]!.filter((u) => NOT_FOR_A_URL.test(u))).toEqual([]);
+    expect(coordinator.filter((u) => NOT_FOR_A_URL.test(u))).toEqual([]);
+  });
+
+  it('as `npm run build` bundles it: each process reads one file of ours past the entry, and the same holds', async () => {
+    // A copy of dist/ beside a package.json and node_modules, as in the project, bundled there.
+    const root = join(work, 'bundled');
+    cpSync(DIST, join(root, 'dist'), { recursive: true });
+    cpSync(join(ROOT, 'package.json'), join(root, 'package.json'));
+    symlinkSync(join(ROOT, 'node_modules'), join(root, 'node_modules'));
+    await bundle(join(root, 'dist'));
+    const { coordinator, workers } = await download(join(root, 'dist', 'cli.js'), 'bundled');
+    const ours = (urls: string[]) => urls.filter((u) => u.startsWith(pathToFileURL(join(root, 'dist')).href)).map((u) => u.slice(pathToFileURL(join(root, 'dist')).href.length + 1));
+    expect(ours(coordinator)).toEqual(['cli.js', 'cli/node-check.js', 'workers/first-worker.js', 'workers/entry.js', 'cli/commands.js']);
+    expect(workers.length).toBe(1);
+    expect(ours(workers[0]!)).toEqual(['workers/worker.js']);
+    expect(workers[0]!.filter((u) => NOT_FOR_A_URL.test(u))).toEqual([]);
+    expect(coordinator.filter((u) => NOT_FOR_A_URL.test(u))).toEqual([]);
   });
 });

@@ -19,6 +19,13 @@ export type KindName = keyof typeof KINDS;
 
 const isKindName = (name: string): name is KindName => Object.hasOwn(KINDS, name);
 
+/** Our own kinds, never the SDK's: what a worker loads while it waits for its first job. */
+const OWN: readonly KindName[] = ['get', 'put', 'list', 'head'];
+
+export async function preloadOwnKinds(): Promise<void> {
+  await Promise.all(OWN.map((name) => KINDS[name]()));
+}
+
 /** The kind named `name`; a name not in the registry is a bug in the plan, said as such. */
 export async function loadKind(name: string): Promise<RequestKind> {
   if (!isKindName(name)) throw new Error(`no request kind named ${name} (known: ${Object.keys(KINDS).join(', ')})`);

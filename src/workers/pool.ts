@@ -8,6 +8,7 @@ import type { Bearer } from '../storage/entra.js';
 import { afterAllFinished, dispatch, release, waitFor, type AfterWorkers, type JobSpec } from './barrier.js';
 import { Collector, type MergedRun } from './collector.js';
 import { forkWorker, takeFirstWorker } from './first-worker.js';
+import { loadHistograms } from '../metrics/histograms.js';
 import type { FromWorker, Progress } from './protocol.js';
 import { AutotermTimer, TokenRenewer, type Autoterm } from './timers.js';
 
@@ -138,7 +139,11 @@ export class WorkerPool {
     const unStop = onStop(children, signal, opts.graceMs ?? STOP_GRACE_MS);
     let timers: { autoterm?: AutotermTimer; renewer?: TokenRenewer } = {};
     try {
-      await dispatch(children, base, shares);
+      const dispatched = dispatch(children, base, shares);
+      // The jobs are sent: while the workers prepare (untimed), load what merging their results
+      // needs, before the barrier rather than between the last result and the report.
+      loadHistograms();
+      await dispatched;
       await opts.beforeRelease?.();
       const collector = new Collector(items.length);
       const done = children.map((c, i) => waitFor(c, i, 'done').then((m) => collector.add(i, m.result)));

@@ -3,6 +3,8 @@
 // only the process's glue: messages in, the job's state machine, messages out.
 import { KeptBuffers } from '../kinds/kept-buffers.js';
 import { registerSecret } from '../log/logger.js';
+import { loadHistograms } from '../metrics/histograms.js';
+import { preloadOwnKinds } from '../kinds/index.js';
 import { removeScratchOf } from '../payload/scratch.js';
 import { JobRun } from './job-run.js';
 import type { FromWorker, ToWorker } from './protocol.js';
@@ -26,6 +28,16 @@ process.on('SIGTERM', () => {});
 // A closed terminal hangs up the whole group too: the coordinator stops the run as on SIGTERM.
 process.on('SIGHUP', () => {});
 
+/**
+ * Loaded while this worker waits for its first job (the first worker is forked before the
+ * coordinator has parsed its options): the histogram code every job ends with, and our own request
+ * kinds. A job's set-up waits for it, so none of it loads after the barrier's release.
+ */
+const preloaded = new Promise(setImmediate).then(() => {
+  loadHistograms();
+  return preloadOwnKinds();
+}).catch(() => {});
+
 /** The job this worker holds now; each 'job' message starts a new one. */
 let current: JobRun | undefined;
 /** What every job of this process reuses: the memory sink's buffer, the fixture's bytes. */
@@ -36,7 +48,7 @@ process.on('message', (msg: ToWorker) => {
     case 'job': {
       const job = new JobRun(msg.job, send, kept);
       current = job;
-      job.prepare().then(() => send({ type: 'ready' }), (err: Error) => send({ type: 'failed', message: err.message }));
+      preloaded.then(() => job.prepare()).then(() => send({ type: 'ready' }), (err: Error) => send({ type: 'failed', message: err.message }));
       return;
     }
     case 'go':

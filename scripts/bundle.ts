@@ -1,0 +1,49 @@
+// `npm run build`'s second step, after tsc: the two files a run starts from, each bundled with what
+// it imports into one file, in place: dist/cli/commands.js (every command; what dist/cli.js imports
+// once a command is named) and dist/workers/worker.js (what each worker process runs). Node resolves,
+// reads, compiles and links every ES module on its own: a 1-byte download loaded ~150 modules in the
+// coordinator and ~50 in each worker, ~60 ms of its start (BENCHMARKS.md, "Start-up").
+//
+// What stays outside the bundles: npm packages (from node_modules as before, so the SDK and Azurite
+// still load only where they are used), Node's own modules, and workers/first-worker.js, whose
+// early-forked worker dist/cli.js starts and the pool inside the bundle adopts: one copy, shared.
+// Everything else in dist/ is tsc's output, unchanged: the tests, the bench and dist/download.js
+// import it, and a build by tsc alone (the tests' set-up, the Docker image) runs the same code
+// unbundled. Both bundles sit where tsc put their entries, so paths relative to a module
+// (../../package.json, node_modules) resolve as they do unbundled.
+import { build, type Plugin } from 'esbuild';
+import { join, resolve } from 'node:path';
+
+const ENTRIES = ['cli/commands.js', 'workers/worker.js'];
+
+/** The one module whose state the entry (dist/cli.js) and the bundled pool must share. */
+const firstWorkerOutside: Plugin = {
+  name: 'first-worker-outside',
+  setup(b) {
+    b.onResolve({ filter: /\/first-worker\.js$/ }, () => ({ path: '../workers/first-worker.js', external: true }));
+  },
+};
+
+export async function bundle(dist: string): Promise<void> {
+  for (const entry of ENTRIES) {
+    const file = join(dist, entry);
+    await build({
+      entryPoints: [file],
+      outfile: file,
+      allowOverwrite: true,
+      bundle: true,
+      // Without splitting a lazy import() stays lazy (its module is evaluated when first imported)
+      // but lives in the same file: no second copy of a module, whichever path reaches it.
+      format: 'esm',
+      platform: 'node',
+      target: 'node22',
+      packages: 'external',
+      plugins: [firstWorkerOutside],
+      // Chained to tsc's maps: a stack trace still names src/ files and lines.
+      sourcemap: 'linked',
+      logLevel: 'warning',
+    });
+  }
+}
+
+if (import.meta.main) await bundle(resolve(process.argv[2] ?? 'dist'));
