@@ -1,19 +1,22 @@
 // Deadlines (issue 14.9): a server that trickles a byte at a time never trips the idle timeout, so
 // preflight has a deadline of its own (twice --timeout) and --deadline bounds the whole session.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { close, deterministicBuffer, listen } from './helpers/http-servers.js';
 import { ONE_RUN } from './helpers/cli-env.js';
+import { freshDirs } from './helpers/temp-dirs.js';
 
 const root = resolve(import.meta.dirname, '..');
 
-function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string; ms: number; cwd: string }> {
-  const cwd = mkdtempSync(join(tmpdir(), 'bc-deadline-'));
+// Each command in a directory of its own, all removed after the file (they were left in /tmp).
+const tempDir = freshDirs('bc-deadline-');
+
+async function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string; ms: number; cwd: string }> {
+  const cwd = await tempDir();
   const started = performance.now();
   const child = spawn(process.execPath, [join(root, 'dist/cli.js'), ...args], { cwd, env: { ...ONE_RUN, PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' } });
   let stdout = '';

@@ -2,11 +2,15 @@
 // contract (multi-stage, Node 24 slim, non-root, production, no .env), and run the image's CMD with
 // only the documented environment variables, as `docker run -e …` would.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { validate } from 'dockerfile-utils';
 import { describe, expect, it } from 'vitest';
+import { freshDirsSync } from './helpers/temp-dirs.js';
+
+// Scratch directories, removed after the file (they were left in /tmp).
+const scratchDir = freshDirsSync('bc-image-');
 
 const root = resolve(import.meta.dirname, '..');
 const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
@@ -71,7 +75,7 @@ describe('image contract: the CMD with only environment variables', () => {
       BLOB_CACHER_DETAILS: 'true',
     };
     // WORKDIR of the image holds no .env; an empty directory stands in for it.
-    const cwd = mkdtempSync(join(tmpdir(), 'bc-image-'));
+    const cwd = scratchDir();
     const args = cmd.slice(1).map((a) => (a.startsWith('dist/') ? join(root, a) : a));
     const run = spawnSync(process.execPath, args, { cwd, env, encoding: 'utf8', timeout: 120_000 });
     expect(run.stderr).not.toMatch(/\n\s+at /);

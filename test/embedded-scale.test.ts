@@ -1,17 +1,19 @@
 // The embedded Azurite slows superlinearly with many blobs (issue 14.8): an upload past the limit
 // warns before it starts, naming what to use instead; below it, no warning.
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ONE_RUN } from './helpers/cli-env.js';
+import { freshDirsSync } from './helpers/temp-dirs.js';
+
+// Scratch directories, removed after the file (they were left in /tmp).
+const scratchDir = freshDirsSync('bc-scale-');
 
 const root = resolve(import.meta.dirname, '..');
 
 /** Starts an upload on the embedded target and stops it (SIGINT) once `until` shows in stderr. */
 async function startThenStop(fileCount: number, until: RegExp): Promise<string> {
-  const cwd = mkdtempSync(join(tmpdir(), 'bc-scale-'));
+  const cwd = scratchDir();
   const child = spawn(process.execPath, [join(root, 'dist/cli.js'), 'upload', '--file-count', String(fileCount), '--file-size', '1B', '--results', 'r.json', '--log-level', 'verbose'], {
     cwd, env: { ...ONE_RUN, PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
   });

@@ -2,15 +2,19 @@
 // 130/143; a worker killed with SIGKILL is named, the other worker's results are kept; no worker
 // process outlives the run.
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import http from 'node:http';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { close, deterministicBuffer, listen, slowObjectServer } from './helpers/http-servers.js';
 import { alive, childPids } from './helpers/processes.js';
 import { ONE_RUN } from './helpers/cli-env.js';
 import { runFailed } from '../src/results/schema.js';
+import { freshDirsSync } from './helpers/temp-dirs.js';
+
+// Scratch directories, removed after the file (they were left in /tmp).
+const scratchDir = freshDirsSync('bc-int-');
+const scratchDirUp = freshDirsSync('bc-int-up-');
 
 const root = resolve(import.meta.dirname, '..');
 const SIZE = 2 * 1024 * 1024;
@@ -27,7 +31,7 @@ beforeAll(async () => {
 afterAll(() => close(server));
 
 function startCli(args: string[]) {
-  const cwd = mkdtempSync(join(tmpdir(), 'bc-int-'));
+  const cwd = scratchDir();
   const child = spawn(process.execPath, [join(root, 'dist/cli.js'), 'download', '--url', `${baseUrl}/x`, '--results', 'r.json', '--log-level', 'verbose', ...args], {
     cwd, env: { ...ONE_RUN, PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
   });
@@ -145,7 +149,7 @@ describe('SIGINT during a large upload', () => {
     });
     const url = await listen(sink);
     try {
-      const cwd = mkdtempSync(join(tmpdir(), 'bc-int-up-'));
+      const cwd = scratchDirUp();
       const child = spawn(process.execPath, [join(root, 'dist/cli.js'), 'upload', '--url', `${url}/dav/`, '--file-count', '50000', '--file-size', '1B', '--processes', '2', '--max-sockets', '16', '--results', 'r.json', '--log-level', 'warn'], {
         cwd, env: { ...ONE_RUN, PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
       });

@@ -1,14 +1,16 @@
 // Configurations that cannot fit fail before anything runs (issue 14.7): a range too large for one
 // buffer, a memory sink larger than the machine, fixtures the embedded Azurite cannot hold.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../src/config/errors.js';
 import { checkDownloadFits, checkUploadFits } from '../src/engine/limits.js';
 import { selectStrategies } from '../src/strategies/index.js';
 import { ONE_RUN } from './helpers/cli-env.js';
+import { freshDirsSync } from './helpers/temp-dirs.js';
+
+// Scratch directories, removed after the file (they were left in /tmp).
+const scratchDir = freshDirsSync('bc-limits-');
 
 const GiB = 1024 ** 3;
 const root = resolve(import.meta.dirname, '..');
@@ -54,7 +56,7 @@ describe('checkUploadFits', () => {
 
 describe('through the CLI', () => {
   it('fails in a moment with one line and exit 2, before any fixture is made', () => {
-    const cwd = mkdtempSync(join(tmpdir(), 'bc-limits-'));
+    const cwd = scratchDir();
     const started = performance.now();
     const r = spawnSync(process.execPath, [join(root, 'dist/cli.js'), 'download', '--source-method', 'single', '--file-size', '3GiB', '--results', 'r.json'], {
       cwd, encoding: 'utf8', env: { ...ONE_RUN, PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' }, timeout: 30_000,

@@ -1,12 +1,14 @@
 // No orphans (issue 14.6): when the coordinator is killed, even with SIGKILL, its workers notice the
 // closed IPC channel and exit quietly, also while they are generating upload payloads.
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { alive, childPids } from './helpers/processes.js';
 import { ONE_RUN } from './helpers/cli-env.js';
+import { freshDirsSync } from './helpers/temp-dirs.js';
+
+// Scratch directories, removed after the file (they were left in /tmp).
+const scratchDir = freshDirsSync('bc-orphan-');
 
 const root = resolve(import.meta.dirname, '..');
 
@@ -14,7 +16,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('a coordinator killed with SIGKILL', () => {
   it('leaves no worker behind and no stack trace, even mid payload generation', async () => {
-    const cwd = mkdtempSync(join(tmpdir(), 'bc-orphan-'));
+    const cwd = scratchDir();
     // A 1 GiB blob in 8 MiB blocks over two workers: each generates 512 MiB of distinct payload
     // (about 1.5 s here) before the barrier. (Small files cycle through a 64 MiB pool: too quick.)
     const child = spawn(process.execPath, [

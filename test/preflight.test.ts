@@ -1,15 +1,18 @@
 // Problems found before anything is measured: wrong credentials (403), a missing object (404), an
 // unreachable host, and --out paths that cannot or should not be written. Each is one line, exit 2.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import http from 'node:http';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbeddedAzurite, type EmbeddedAzurite } from '../src/storage/azurite.js';
 import { preflightUrl, preflightUrlUpload } from '../src/storage/preflight.js';
 import { close, listen, refusingUrl } from './helpers/http-servers.js';
 import { ONE_RUN } from './helpers/cli-env.js';
+import { freshDirsSync } from './helpers/temp-dirs.js';
+
+// Scratch directories, removed after the file (they were left in /tmp).
+const scratchDir = freshDirsSync('bc-pre-');
 
 const root = resolve(import.meta.dirname, '..');
 const WRONG_KEY = Buffer.alloc(64, 9).toString('base64');
@@ -38,7 +41,7 @@ interface CliResult {
 }
 
 /** Async on purpose: the Azurite these runs talk to lives in this process's event loop. */
-function cli(args: string[], env: Record<string, string> = {}, cwd = mkdtempSync(join(tmpdir(), 'bc-pre-'))): Promise<CliResult> {
+function cli(args: string[], env: Record<string, string> = {}, cwd = scratchDir()): Promise<CliResult> {
   return new Promise((done) => {
     const child = spawn(process.execPath, [join(root, 'dist/cli.js'), ...args], {
       cwd, env: { ...ONE_RUN, PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
@@ -91,7 +94,7 @@ describe('--out', () => {
   });
 
   it('an existing file without --force, and with it', async () => {
-    const cwd = mkdtempSync(join(tmpdir(), 'bc-pre-'));
+    const cwd = scratchDir();
     writeFileSync(join(cwd, 'x.bin'), 'keep me');
     expectOneLine(await cli(['download', '--sink', 'file', '--out', 'x.bin'], {}, cwd), /--out x\.bin already exists/, /--force/);
     const forced = await cli(['download', '--sink', 'file', '--out', 'x.bin', '--force', '--url', notFoundUrl, '--log-level', 'error'], {}, cwd);

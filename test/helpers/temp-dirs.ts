@@ -1,4 +1,5 @@
 // A fresh empty directory per test, all under one temporary root that is removed after the file.
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,3 +20,22 @@ export function freshDirs(prefix: string): () => Promise<string> {
     return dir;
   };
 }
+
+/**
+ * freshDirs for code that cannot await (a default parameter, a sync helper): the root is made on
+ * first use and removed after the file. Call it at a file's top level.
+ */
+export function freshDirsSync(prefix: string): () => string {
+  let root: string | undefined;
+  let n = 0;
+  afterAll(() => {
+    if (root) rmSync(root, { recursive: true, force: true });
+  });
+  return () => {
+    root ??= mkdtempSync(join(tmpdir(), prefix));
+    const dir = join(root, `case-${++n}`);
+    mkdirSync(dir);
+    return dir;
+  };
+}
+
