@@ -54,6 +54,7 @@ export async function stragglers(ctx: BenchContext, runs: number) {
     }
   }
   await roundRobin(ctx, s, rows, n);
+  await withoutStragglers(ctx, s, startEmulatedTarget, Math.max(4, Math.ceil(runs / 3)));
   s.commandsNote = 'as shown, plus `--results <tmp> --format json --log-level warn`; the emulated target is hosted by the suite, a fresh one per line';
   s.tables.push([
     '| configuration | hedge | runs | objects | object p50 ms | object p99 ms | object max ms | straggler share | wall ms (median) | requests | duplicates (extra) | won by the duplicate | stalled by the server |',
@@ -110,6 +111,58 @@ function rowOf(name: string, hedgeText: string, doc: ResultsFile, stalled: numbe
       `${done.stragglerShare === undefined ? '—' : `${(done.stragglerShare * 100).toFixed(0)}%`} | ${median(measured.map((x) => x.wallMs)).toFixed(1)} | ${requests} | ` +
       `${hedge ? `${hedge.issued} (${(hedge.extraRequestShare * 100).toFixed(1)}%)` : '—'} | ${hedge ? hedge.won : '—'} | ${stalled} |`,
   };
+}
+
+/**
+ * Without stragglers, what hedging costs: 2,000 x 4 KiB from the emulated target with no stalls,
+ * unhedged and `--hedge p90` alternating for `rounds` rounds of 10 runs each (one target for all, so
+ * both meet the same server), their runs pooled. The goals: at most 2% extra requests, and no
+ * significant slowdown by the verdict's own test (rank test and ratio interval).
+ */
+async function withoutStragglers(ctx: BenchContext, s: ReturnType<typeof section>, start: typeof import('../../dist/emulate/server.js').startEmulatedTarget, rounds: number): Promise<void> {
+  const { significantlyFaster, ratioInterval } = await import(join(DIST_DIR, 'analysis/significance.js')) as typeof import('../../dist/analysis/significance.js');
+  const target = await start({});
+  const wall: Record<'none' | 'p90', number[]> = { none: [], p90: [] };
+  const cpu: Record<'none' | 'p90', number[]> = { none: [], p90: [] };
+  const counts = { requests: 0, issued: 0, won: 0 };
+  try {
+    for (let round = 0; round < rounds; round++) {
+      for (const hedge of ['none', 'p90'] as const) {
+        const args = ['--url', `${target.url}/`, '--source-method', 'small-files', '--file-count', '2000', '--file-size', '4KiB', '--runs', '10', ...(hedge === 'p90' ? HEDGE : [])];
+        const doc = await download(ctx, s, `no stragglers, round ${round + 1}${hedge === 'p90' ? ' --hedge p90' : ''}`, args, {}, [target.url, '<emulated target>']);
+        if (round > 0) s.commands.pop();
+        if (!doc) continue;
+        const measured = doc.runs.filter((x) => !x.warmup);
+        wall[hedge].push(...measured.map((x) => x.wallMs));
+        cpu[hedge].push(...measured.map((x) => x.workers.reduce((a, w) => a + w.cpuUserMs + w.cpuSystemMs, 0)));
+        if (hedge === 'p90') {
+          counts.requests += measured.reduce((a, x) => a + x.requests, 0);
+          counts.issued += measured.reduce((a, x) => a + (x.hedge?.issued ?? 0), 0);
+          counts.won += measured.reduce((a, x) => a + (x.hedge?.won ?? 0), 0);
+        }
+      }
+    }
+  } finally {
+    await target.close();
+  }
+  if (!wall.none.length || !wall.p90.length) return;
+  const extra = counts.requests ? counts.issued / counts.requests : 0;
+  const slower = significantlyFaster(wall.none, wall.p90);
+  const interval = ratioInterval(wall.none, wall.p90);
+  const ratio = median(wall.p90) / median(wall.none);
+  s.tables.push([
+    `Without stragglers (2,000 x 4 KiB, no stalls; ${rounds} rounds alternating, 10 runs each, pooled):`,
+    '',
+    '| hedge | runs | wall ms (median) | worker CPU ms a run (median) | duplicates (extra) | won by the duplicate |',
+    '| --- | --- | --- | --- | --- | --- |',
+    `| — | ${wall.none.length} | ${median(wall.none).toFixed(1)} | ${median(cpu.none).toFixed(1)} | — | — |`,
+    `| p90 | ${wall.p90.length} | ${median(wall.p90).toFixed(1)} | ${median(cpu.p90).toFixed(1)} | ${counts.issued} (${(extra * 100).toFixed(2)}%) | ${counts.won} |`,
+  ].join('\n'));
+  s.goals.push({ what: 'no stragglers: --hedge p90 extra requests', ours: 'hedged', peer: 'requests', ratio: extra, reached: extra <= 0.02, note: '', valueText: `${(extra * 100).toFixed(2)}%`, targetText: '<= 2%' });
+  s.goals.push({
+    what: 'no stragglers: --hedge p90 run time / unhedged', ours: 'hedged', peer: 'unhedged', ratio, reached: !slower,
+    note: slower ? 'significantly slower' : 'no significant difference', valueText: `${ratio.toFixed(3)}x (95% CI ${interval.low.toFixed(3)}-${interval.high.toFixed(3)})`, targetText: 'no significant slowdown',
+  });
 }
 
 /** round-robin x4 of 4 MiB from the embedded Azurite behind the straggler proxy: unhedged, p90, and a fixed delay. */
