@@ -184,6 +184,14 @@ const OLD_NODE = olderNode();
 const tempDir = freshDirs('blob-cacher-readme-');
 const PATH = OLD_NODE ? [resolve(OLD_NODE, '..'), process.env.PATH].join(delimiter) : '';
 
+describe('the re-run under the pinned Node', () => {
+  it('keeps the Node flags given and adds the coordinator\'s young generation where none was', async () => {
+    const { rerunArgs } = await import('../src/cli/node-check.js');
+    expect(rerunArgs([], ['/old/node', 'dist/cli.js', 'download', '--runs', '1'])).toEqual(['--max-semi-space-size=4', 'dist/cli.js', 'download', '--runs', '1']);
+    expect(rerunArgs(['--max-semi-space-size=16', '--inspect'], ['/old/node', 'dist/download.js'])).toEqual(['--max-semi-space-size=16', '--inspect', 'dist/download.js']);
+  });
+});
+
 describe.skipIf(!OLD_NODE)(`the README's examples under an older node first on PATH${OLD_NODE ? '' : ' (skipped: no node older than 22 on PATH)'}`, () => {
   const env = { ...process.env, PATH, FILE_SIZE: '64KiB', BLOB_CACHER_MIN_TIME: '0', NO_COLOR: '1' };
   const run = (args: string[], cwd: string, extra: Record<string, string> = {}) =>

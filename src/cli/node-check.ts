@@ -50,8 +50,18 @@ export function nodeIsSupported(): boolean {
   return false;
 }
 
+/** The coordinator's young generation, as the bin's shebang and the npm scripts give it (cli.ts says why). */
+const SEMI_SPACE = '--max-semi-space-size=4';
+
+/** The re-run's arguments: this one's Node flags (and the young generation's, unless one was given), entry and options. */
+export function rerunArgs(execArgv: readonly string[], argv: readonly string[]): string[] {
+  // `node dist/cli.js` on an old Node has no shebang's flag: the re-run gets it.
+  const flags = execArgv.some((a) => a.startsWith('--max-semi-space-size')) ? execArgv : [...execArgv, SEMI_SPACE];
+  return [...flags, argv[1]!, ...argv.slice(2)];
+}
+
 function rerun(node: string): void {
-  const child = spawn(node, [...process.execArgv, process.argv[1]!, ...process.argv.slice(2)], { stdio: 'inherit' });
+  const child = spawn(node, rerunArgs(process.execArgv, process.argv), { stdio: 'inherit' });
   // The child stops itself on these (one signal, however many copies arrive within a moment);
   // this process only passes them on and waits for it, so that a `kill` of this pid still stops the run.
   for (const signal of FORWARDED) process.on(signal, () => child.kill(signal));
