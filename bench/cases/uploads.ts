@@ -6,6 +6,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { BlobServiceClient, StorageSharedKeyCredential } from '@azure/storage-blob';
 import { alternate } from '../lib/alternate.ts';
+import { cpuGoal } from '../lib/cpu.ts';
 import { section, tool, type BenchContext } from '../lib/context.ts';
 import { ours } from '../lib/ours.ts';
 import { nodePut, wrkPut } from '../lib/peers.ts';
@@ -112,6 +113,9 @@ export async function uploads(ctx: BenchContext) {
     // Rates, on the tools' own timers: ours from its timed span, wrk from its Requests/sec.
     evaluate({ what: 'small-files >= 1.05x wrk (nginx, 64 connections, both for 5 s)', ours: [NGINX_OURS_STEADY], peer: NGINX_WRK, atLeast: 1.05, clock: 'tool' }, rows),
     evaluate({ what: 'small-files, 2400 files once, vs wrk\'s 5 s rate', ours: NGINX_OURS, peer: NGINX_WRK, clock: 'tool' }, rows),
+    // Issue 28: our worker's CPU per PUT (its own counters over the timed section) against wrk's
+    // process CPU over the requests it made, the same 5 s on the same nginx.
+    cpuGoal('CPU per 100 KiB PUT <= wrk (nginx, 64 connections)', 'request', rows.find((r) => r.label === NGINX_OURS_STEADY), rows.find((r) => r.label === NGINX_WRK)),
   );
   for (const c of contenders) if (c.command) s.commands.push(toNginx.has(c) ? c.command : `STORAGE_CONNECTION_STRING="<azurite>" ${c.command}`);
   return s;

@@ -67,12 +67,12 @@ export function curl(label: string, tool: Tool, url: string, outPath: string, by
   return {
     label, ours: false, timing: 'curl time_total',
     run: async () => {
-      const r = await runProcess(tool.path!, ['-s', '-f', '-o', outPath, '-w', '%{time_total} %{size_download}', url]);
+      const r = await runProcess(tool.path!, ['-s', '-f', '-o', outPath, '-w', '%{time_total} %{size_download}', url], { cpu: true });
       if (outPath !== '/dev/null') rmSync(outPath, { force: true });
       if (r.code !== 0) return failedSample(`curl exit ${r.code}: ${tail(r, 1)}`, r.processMs);
       const [secs, size] = r.stdout.trim().split(' ').map(Number);
       if (size !== bytes) return failedSample(`curl got ${size} bytes, expected ${bytes}`, r.processMs);
-      return { ok: true, transferMs: secs! * 1000, processMs: r.processMs, bytes, requests: 1, peakRssBytes: r.peakRssBytes, peakTreeRssBytes: r.peakTreeRssBytes };
+      return { ok: true, transferMs: secs! * 1000, processMs: r.processMs, bytes, requests: 1, peakRssBytes: r.peakRssBytes, peakTreeRssBytes: r.peakTreeRssBytes, ...(r.cpuMs !== undefined ? { cpuMs: r.cpuMs, cpuRequests: 1 } : {}) };
     },
   };
 }
@@ -130,14 +130,17 @@ export function wrkPut(label: string, tool: Tool, opts: {
         `function init(args) for i = 1, ${WRK_NAMES} do requests[i] = wrk.format("PUT", ${JSON.stringify(url.pathname)} .. id .. "-" .. i, {["Content-Type"] = "application/octet-stream"}, body) end end`,
         `function request() sent = sent % ${WRK_NAMES} + 1; return requests[sent] end`,
       ].join('\n'));
-      const r = await runProcess(tool.path!, ['-t', String(opts.threads), '-c', String(opts.connections), '-d', `${opts.durationS}s`, '-s', scriptPath, url.origin]);
+      const r = await runProcess(tool.path!, ['-t', String(opts.threads), '-c', String(opts.connections), '-d', `${opts.durationS}s`, '-s', scriptPath, url.origin], { cpu: true });
       if (r.code !== 0) return failedSample(`wrk exit ${r.code}: ${tail(r, 1)}`, r.processMs);
       const rps = /Requests\/sec:\s+([\d.]+)/.exec(r.stdout);
       if (!rps) return failedSample(`wrk printed no Requests/sec: ${tail(r, 2)}`, r.processMs);
       const non2xx = /Non-2xx or 3xx responses: \d+/.exec(r.stdout);
       if (non2xx) return failedSample(`wrk: ${non2xx[0]}`, r.processMs);
       const transferMs = (opts.count / Number(rps[1])) * 1000;
-      return { ok: true, transferMs, processMs: r.processMs, bytes: opts.count * opts.sizeBytes, requests: opts.count, peakRssBytes: r.peakRssBytes, peakTreeRssBytes: r.peakTreeRssBytes };
+      // Its CPU is over every request it made in its time, not over COUNT.
+      const made = /(\d+) requests in/.exec(r.stdout);
+      const cpu = r.cpuMs !== undefined && made ? { cpuMs: r.cpuMs, cpuRequests: Number(made[1]) } : {};
+      return { ok: true, transferMs, processMs: r.processMs, bytes: opts.count * opts.sizeBytes, requests: opts.count, peakRssBytes: r.peakRssBytes, peakTreeRssBytes: r.peakTreeRssBytes, ...cpu };
     },
   };
 }

@@ -15,6 +15,8 @@ export interface ProcResult {
   peakRssBytes: number;
   /** Highest sum of VmRSS over the process and its descendants, sampled every 20 ms. */
   peakTreeRssBytes: number;
+  /** With `cpu`: the command's own user + system CPU (its descendants' included), from the kernel. */
+  cpuMs?: number;
 }
 
 export interface ProcOptions {
@@ -23,7 +25,15 @@ export interface ProcOptions {
   timeoutMs?: number;
   /** Keep at most this many characters of each stream (the tail). */
   keepChars?: number;
+  /**
+   * Measure the command's CPU (user + system): it runs under bash, whose `times` prints what its
+   * finished children used (getrusage). Sampling /proc would miss the end of a short run, such as
+   * curl's 64 MiB in ~50 ms.
+   */
+  cpu?: boolean;
 }
+
+const TIMES_LINE = /^(\d+)m([\d.]+)s (\d+)m([\d.]+)s$/;
 
 /** Children still running, so that an interrupted suite can end them (by pid, ours only). */
 const live = new Set<ChildProcess>();
@@ -64,7 +74,8 @@ export function runProcess(command: string, args: readonly string[], opts: ProcO
   const keep = opts.keepChars ?? 64_000;
   return new Promise((resolve) => {
     const started = performance.now();
-    const child = spawn(command, args, { env: opts.env ?? process.env, cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    const argv = opts.cpu ? ['-c', '"$@"; code=$?; times >&2; exit $code', 'bash', command, ...args] : args;
+    const child = spawn(opts.cpu ? 'bash' : command, argv, { env: opts.env ?? process.env, cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     live.add(child);
     let stdout = '';
     let stderr = '';
@@ -87,7 +98,17 @@ export function runProcess(command: string, args: readonly string[], opts: ProcO
       live.delete(child);
       clearInterval(sampler);
       if (timer) clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr, processMs: performance.now() - started, peakRssBytes: peak, peakTreeRssBytes: Math.max(treePeak, peak) });
+      let cpuMs: number | undefined;
+      if (opts.cpu) {
+        // `times` prints the shell's own line, then its children's: the last line is the command's.
+        const lines = stderr.trimEnd().split('\n');
+        const m = TIMES_LINE.exec(lines.at(-1) ?? '');
+        if (m && TIMES_LINE.test(lines.at(-2) ?? '')) {
+          cpuMs = (Number(m[1]) * 60 + Number(m[2]) + Number(m[3]) * 60 + Number(m[4])) * 1000;
+          stderr = lines.slice(0, -2).join('\n');
+        }
+      }
+      resolve({ code, signal, stdout, stderr, processMs: performance.now() - started, peakRssBytes: peak, peakTreeRssBytes: Math.max(treePeak, peak), ...(cpuMs !== undefined ? { cpuMs } : {}) });
     });
   });
 }

@@ -20,6 +20,9 @@ export interface Sample {
   serverSpanMs?: number;
   /** Ours: the run from its results file, for blob-cacher's own analyze(). */
   run?: RunRecord;
+  /** A peer's own CPU (user + system, from the kernel) and the requests it made in it, where measured. */
+  cpuMs?: number;
+  cpuRequests?: number;
 }
 
 export interface Contender {
