@@ -228,6 +228,56 @@ describe('--hedge against the straggler server', () => {
     expect(await trial(new Set([2]))).toEqual({ duplicates: 1, hedged: 1 });
   });
 
+  it('a percentile delay is read from the contender\'s earlier runs too: a later run hedges its first request', async () => {
+    const { newHedgeEstimate, hedgeEstimateKey } = await import('../src/kinds/hedge.js');
+    const record = (item: WorkItem, error?: string): OpRecord => ({
+      worker: 0, item: item.index, offsetBytes: 0, bytes: error ? 0 : 10, status: error ? 0 : 200, startEpochMs: performance.timeOrigin + performance.now(), totalMs: 1,
+      phases: { firstByte: 1 }, reused: true, retries: 0, throttled: 0, backoffMs: 0, ...(error ? { error } : {}),
+    });
+    let stallNext = false;
+    let sent = 0;
+    const get: GetRun = (ctx, item, _sink, _queued, watch) => {
+      sent++;
+      watch?.onSent?.();
+      const stop = watch?.signal ?? ctx.signal;
+      if (stallNext && watch?.onSent) {
+        stallNext = false;
+        return new Promise((resolve) => stop.addEventListener('abort', () => resolve(record(item, 'cancelled')), { once: true }));
+      }
+      return new Promise((resolve) => setTimeout(() => resolve(record(item)), 1));
+    };
+    const stopAll = new AbortController();
+    const ctx = { signal: stopAll.signal, urls: new Map(), lanes: 1 } as unknown as KindContext;
+    const job = { strategy: 'small-files', objectSizeBytes: 10, concurrency: 1, maxSockets: 1, hedge: { percentile: 90, on: 'first-byte' as const } };
+    expect(hedgeEstimateKey(job as unknown as KindContext['job'], 20)).toBe(hedgeEstimateKey({ ...job } as unknown as KindContext['job'], 20));
+    expect(hedgeEstimateKey(job as unknown as KindContext['job'], 20)).not.toBe(hedgeEstimateKey({ ...job, maxSockets: 2 } as unknown as KindContext['job'], 20));
+    const item = (index: number) => ({ index, blob: `f${index}`, destOffsetBytes: 0, lengthBytes: 10 });
+    // Run 1: 20 items that answer in ~1 ms.
+    const estimate = newHedgeEstimate();
+    const first = new Hedger(ctx, {} as Sink, get, job.hedge, estimate);
+    for (let i = 0; i < 20; i++) await first.run(item(i), undefined);
+    first.close();
+    // Run 2, with the kept estimate: its very first request stalls, and is duplicated.
+    sent = 0;
+    stallNext = true;
+    const second = new Hedger(ctx, {} as Sink, get, job.hedge, estimate);
+    const got = await second.run(item(0), undefined);
+    second.close();
+    expect(sent).toBe(2);
+    expect(got.hedge?.won).toBe('hedge');
+    // A fresh estimate (as every run had before) would not hedge it: fewer than 10 requests had finished.
+    sent = 0;
+    stallNext = true;
+    const fresh = new Hedger(ctx, {} as Sink, get, { afterMs: undefined, percentile: 90, on: 'first-byte' });
+    const pending = fresh.run(item(0), undefined);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(sent).toBe(1);
+    // The worker's stop ends the stalled request.
+    stopAll.abort();
+    expect((await pending).error).toBe('cancelled');
+    fresh.close();
+  });
+
   it('a hedger holds nothing after its job: its timer is gone once no request waits, and close() ends it', async () => {
     const { commonSlowdown } = await import('../src/kinds/hedge.js');
     expect([commonSlowdown(1, 16), commonSlowdown(8, 16), commonSlowdown(9, 16), commonSlowdown(1, 1), commonSlowdown(2, 2)]).toEqual([false, false, true, false, true]);

@@ -6,7 +6,7 @@ import type { OpRecord } from '../metrics/records.js';
 import { bodyOverrun, rangeMismatch } from '../transport/ranged-body.js';
 import { outcomeOf, requestWithRetries } from '../transport/retry.js';
 import { contentUnit, type KindContext, type KindRun, type RequestKind } from './kind.js';
-import { Hedger, type GetWatch } from './hedge.js';
+import { hedgeEstimateKey, Hedger, newHedgeEstimate, type GetWatch } from './hedge.js';
 import { clientOf, toRecord, urlOf } from './requests.js';
 import { openJobSink, sinkCheck } from './sink-check.js';
 import type { Sink } from './sinks.js';
@@ -20,7 +20,9 @@ export const kind: RequestKind = {
   async setup(ctx: KindContext): Promise<KindRun> {
     const sink = await openJobSink(ctx);
     const check = sinkCheck(ctx, sink);
-    const hedger = sink && ctx.job.hedge ? new Hedger(ctx, sink, runGet, ctx.job.hedge) : undefined;
+    // A percentile delay reads a contender's earlier runs too (the estimate is kept in this process).
+    const estimate = ctx.job.hedge && ctx.kept ? ctx.kept.keep(hedgeEstimateKey(ctx.job, ctx.items.length), newHedgeEstimate) : undefined;
+    const hedger = sink && ctx.job.hedge ? new Hedger(ctx, sink, runGet, ctx.job.hedge, estimate) : undefined;
     return {
       run: (item, _lane, queuedAt) => (hedger ? hedger.run(item, queuedAt) : runGet(ctx, item, sink!, queuedAt)),
       ...(check ? { check } : {}),

@@ -83,13 +83,33 @@ class Flight implements GetWatch {
 
 type Settled = { who: 'first' | 'hedge'; record: OpRecord };
 
+/**
+ * What a percentile delay is read from: this worker's earlier requests' times (sent to last byte,
+ * µs) and how many items were issued. Kept across a contender's runs (`KeptBuffers.keep`): a fresh
+ * estimate every run left each run's first requests unhedged (none before 10 had finished) and
+ * read its delay from a handful of samples.
+ */
+export interface HedgeEstimate {
+  earlier: Hdr.Histogram;
+  issued: number;
+}
+
+// Two significant digits are plenty for a delay, and a tenth of the buckets to walk.
+export const newHedgeEstimate = (): HedgeEstimate => ({ earlier: newHistogram(2), issued: 0 });
+
+/** The jobs whose requests are alike enough to share an estimate: one contender's runs in a worker. */
+export function hedgeEstimateKey(job: KindContext['job'], items: number): string {
+  const h = job.hedge;
+  return `hedge|${job.strategy}|${job.objectSizeBytes}|${items}|${job.concurrency}|${job.maxSockets}|${h?.percentile ?? ''}|${h?.afterMs ?? ''}|${h?.on ?? ''}`;
+}
+
 export class Hedger {
   private readonly ctx: KindContext;
   private readonly sink: Sink;
   private readonly get: GetRun;
   private readonly hedge: HedgeJob;
-  /** This worker's earlier requests' times (issue to last byte, µs): what a percentile delay is read from. */
-  private readonly earlier: Hdr.Histogram;
+  /** This worker's earlier requests' times and the items issued: what a percentile delay is read from. */
+  private readonly estimate: HedgeEstimate;
   private readonly waiting = new Set<Flight>();
   /**
    * One timer for all of them, at the earliest deadline of those sent: a timer set and cleared per
@@ -103,16 +123,17 @@ export class Hedger {
   private readonly live = new Set<Stop>();
   /** The context of a duplicate to another copy: its URL made from its name. */
   private readonly otherCopyCtx: KindContext;
-  /** Items issued so far (duplicates not counted). */
-  private issued = 0;
 
-  constructor(ctx: KindContext, sink: Sink, get: GetRun, hedge: HedgeJob) {
+  /** `estimate`: one kept from this contender's earlier runs, else a fresh one. */
+  constructor(ctx: KindContext, sink: Sink, get: GetRun, hedge: HedgeJob, estimate = newHedgeEstimate()) {
     this.ctx = ctx;
     this.sink = sink;
     this.get = get;
     this.hedge = hedge;
-    // Two significant digits are plenty for a delay, and a tenth of the buckets to walk.
-    this.earlier = newHistogram(2);
+    // Every item of the earlier runs has settled: those that failed (not in the histogram) must not
+    // count as still running, or a high percentile's rank would stay out of reach.
+    estimate.issued = estimate.earlier.totalCount;
+    this.estimate = estimate;
     this.otherCopyCtx = { ...ctx, urls: undefined };
     ctx.signal.addEventListener('abort', () => {
       for (const stop of this.live) stop.abort();
@@ -128,17 +149,17 @@ export class Hedger {
    */
   delayMs(): number | undefined {
     if (this.hedge.afterMs !== undefined) return this.hedge.afterMs;
-    const finished = this.earlier.totalCount;
+    const finished = this.estimate.earlier.totalCount;
     // A histogram's percentile walks its buckets (~0.1 ms): read once per few requests settled, not per request armed.
     if (this.delay && finished - this.delay.at < Math.max(1, finished >> 6)) return this.delay.ms;
-    const rank = Math.ceil(((this.hedge.percentile ?? 95) / 100) * this.issued);
-    const ms = finished < MIN_HEDGE_SAMPLES || rank > finished ? undefined : this.earlier.getValueAtPercentile((100 * rank) / finished) / 1000;
+    const rank = Math.ceil(((this.hedge.percentile ?? 95) / 100) * this.estimate.issued);
+    const ms = finished < MIN_HEDGE_SAMPLES || rank > finished ? undefined : this.estimate.earlier.getValueAtPercentile((100 * rank) / finished) / 1000;
     this.delay = { at: finished, ms };
     return ms;
   }
 
   async run(item: WorkItem, queuedAt: number | undefined): Promise<OpRecord> {
-    this.issued++;
+    this.estimate.issued++;
     const f = new Flight(this);
     this.track(f.signal);
     const first = this.get(this.ctx, item, this.sink, queuedAt, f);
@@ -197,7 +218,7 @@ export class Hedger {
   /** A finished request's time becomes an earlier request's; a changed delay moves the timer. */
   private settle(record: OpRecord): OpRecord {
     if (!record.error) {
-      this.earlier.recordValue(Math.max(1, Math.round(sinceSentMs(record) * 1000)));
+      this.estimate.earlier.recordValue(Math.max(1, Math.round(sinceSentMs(record) * 1000)));
       if (this.hedge.afterMs === undefined && this.waiting.size) {
         const before = this.delay?.ms;
         if (this.delayMs() !== before) this.rearm();

@@ -22,9 +22,26 @@ interface FixtureCopy {
 /** Past this many items a share's slots are not touched before the barrier (a file set's are touched as its files land). */
 const TOUCHED_ITEMS = 10_000;
 
+/** Small things kept by key (a hedger's estimate per contender): at most this many, the oldest dropped. */
+const KEPT_BY_KEY = 16;
+
 export class KeptBuffers {
   private object?: { bytes: Buffer; touched: [number, number][] };
   private fixture?: FixtureCopy;
+  private readonly byKey = new Map<string, unknown>();
+
+  /**
+   * What `key` names, made by `make` the first time: state one contender's runs share in this
+   * process (a hedger's estimate of its requests' times). The caller's key must say everything the
+   * state depends on.
+   */
+  keep<T>(key: string, make: () => T): T {
+    if (this.byKey.has(key)) return this.byKey.get(key) as T;
+    if (this.byKey.size >= KEPT_BY_KEY) this.byKey.delete(this.byKey.keys().next().value!);
+    const made = make();
+    this.byKey.set(key, made);
+    return made;
+  }
 
   /**
    * The memory sink's buffer, the same one while the object's size is. A fresh 80 MiB buffer a run
