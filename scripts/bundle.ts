@@ -12,6 +12,7 @@
 // unbundled. Both bundles sit where tsc put their entries, so paths relative to a module
 // (../../package.json, node_modules) resolve as they do unbundled.
 import { build, type Plugin } from 'esbuild';
+import { chmodSync, existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 const ENTRIES = ['cli/commands.js', 'workers/worker.js'];
@@ -46,4 +47,20 @@ export async function bundle(dist: string): Promise<void> {
   }
 }
 
-if (import.meta.main) await bundle(resolve(process.argv[2] ?? 'dist'));
+/**
+ * The entries a shell runs by their shebang (the package's bin, and the two a README line runs)
+ * made executable: tsc writes a new file 0644, and in a clone `npx blob-cacher` runs dist/cli.js
+ * itself ("Permission denied" on a fresh clone's build). An install from the registry sets it too.
+ */
+export function makeEntriesExecutable(dist: string): void {
+  for (const entry of ['cli.js', 'download.js', 'upload.js']) {
+    const file = join(dist, entry);
+    if (existsSync(file)) chmodSync(file, 0o755);
+  }
+}
+
+if (import.meta.main) {
+  const dist = resolve(process.argv[2] ?? 'dist');
+  await bundle(dist);
+  makeEntriesExecutable(dist);
+}
