@@ -1,5 +1,5 @@
 // --hedge against the straggler server (issue 29): one GET in 50 stalls 500 ms before its first
-// byte. Hedging at p90 of the run's own earlier requests must cut the object-completion p99 to at
+// byte. Hedging at p90 of the worker's earlier requests must cut the object-completion p99 to at
 // most 0.3x the unhedged one with at most 5% extra requests, for chunked and for small files; with
 // no stragglers it must add at most 2% requests. Counts and ratios the stall makes large, never a
 // wall-clock bound.

@@ -2,7 +2,8 @@
 // is R / r), with noise: it must land within 5% of the grid's best for a quarter of the grid's
 // time, stop growing where throttling begins, and never pick a throttled cell while another exists.
 import { describe, expect, it } from 'vitest';
-import { neighbourCells, throttleClassOf, tuneSearch, type CellMeasure, type TuneAxis, type TuneCell } from '../src/tune/search.js';
+import { throttleClassOf } from '../src/transport/answer.js';
+import { neighbourCells, tuneSearch, type CellMeasure, type TuneAxis, type TuneCell } from '../src/tune/search.js';
 
 const ladder = (values: number[]) => values.map(String);
 const halfway = (a: string, b: string) => {

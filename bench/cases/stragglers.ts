@@ -61,7 +61,7 @@ export async function stragglers(ctx: BenchContext, runs: number) {
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...rows,
   ].join('\n'));
-  s.notes.push('round-robin x4 runs four requests a run in one worker: too few for a percentile of the run\'s own requests (`--hedge p90` needs at least 10 finished, and 90% of those issued), so it is also shown with a fixed delay: twice the unhedged runs\' p90 time to first byte (at least 10 ms).');
+  s.notes.push('round-robin x4 runs four requests a run in one worker: `--hedge p90` needs at least 10 of them finished (the worker keeps them across the contender\'s runs), so its first runs are never hedged and a stall has 120 requests to hide among; it is also shown with a fixed delay: twice the unhedged runs\' p90 time to first byte (at least 10 ms).');
   return s;
 }
 

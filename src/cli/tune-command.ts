@@ -11,7 +11,7 @@ import { log, setLogLevel } from '../log/logger.js';
 import { runFailed, type Cell, type TuneRecord } from '../results/schema.js';
 import { selectStrategies } from '../strategies/index.js';
 import { tuneAxes } from '../tune/axes.js';
-import { throttleClassOf, tuneSearch, type CellMeasure, type ThrottleClass, type TuneAxis } from '../tune/search.js';
+import { tuneSearch, type CellMeasure, type ThrottleClass, type TuneAxis } from '../tune/search.js';
 import { checkProcessesFit } from './machine-fit.js';
 import { outputOf } from './output.js';
 import { cellOf, directionOf, measure, registerSecrets, type Env } from './run-cli.js';
@@ -145,18 +145,11 @@ export function cellMeasure(runs: readonly MeasuredRun[]): CellMeasure {
   const measured = runs.filter((r) => !r.warmup);
   const ok = measured.filter((r) => !runFailed(r));
   const throttled = measured.reduce((n, r) => n + r.throttled, 0);
-  // Which limit: each run counts its throttled answers by the limit their body named (a retry that
-  // overcame a 503 keeps its class). A failed run may carry its class only in a record's error (with
-  // --max-retries 0 a 503 ends its request), and a file from before the counts only there.
+  // Which limit: each run counts its throttled answers by the limit their body named, those a
+  // retry overcame and those that ended their request (--max-retries 0) alike.
   const classes = new Map<ThrottleClass, number>();
   for (const r of measured) {
     for (const [c, n] of Object.entries(r.throttledBy ?? {}) as [ThrottleClass, number][]) classes.set(c, (classes.get(c) ?? 0) + n);
-    if (r.throttledBy || !(r.throttled || runFailed(r))) continue;
-    for (const rec of r.records) {
-      if (!rec.error || !/HTTP (503|429)/.test(rec.error)) continue;
-      const c = throttleClassOf(rec.error);
-      classes.set(c, (classes.get(c) ?? 0) + 1);
-    }
   }
   const throttleClass = throttled ? ([...classes.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? 'other') : undefined;
   return {

@@ -192,7 +192,7 @@ function duration(minMs: number, maxMs: number): Parser<number> {
   };
 }
 
-/** --hedge: a fixed delay (50ms, 0.2s) or a percentile of the run's own earlier requests (p90, p99.9). */
+/** --hedge: a fixed delay (50ms, 0.2s) or a percentile of the worker's earlier requests of this contender (p90, p99.9). */
 export type HedgeAfter = { ms: number } | { percentile: number };
 export const HEDGE_ON = ['first-byte', 'finish'] as const;
 export type HedgeOn = (typeof HEDGE_ON)[number];
@@ -384,7 +384,7 @@ export const DOWNLOAD_OPTIONS = table(
   option({ key: 'rangeSizeBytes', flag: '--range-size', env: 'BLOB_CACHER_RANGE_SIZE', valueName: 'size', parse: size(1, MAX_OBJECT_BYTES), help: 'chunked, round-robin and sdk: ranges of this size, --concurrency in flight (default: --concurrency equal ranges)' }),
   processes,
   maxSockets,
-  option({ key: 'hedge', flag: '--hedge', env: 'BLOB_CACHER_HEDGE', valueName: 'delay|pNN', parse: hedgeAfter(), help: 'chunked, round-robin, small-files: a request still waiting after this (20ms, or p90 of this run\'s earlier requests) gets a duplicate (the next copy for round-robin); the first to finish wins, the other is aborted' }),
+  option({ key: 'hedge', flag: '--hedge', env: 'BLOB_CACHER_HEDGE', valueName: 'delay|pNN', parse: hedgeAfter(), help: 'chunked, round-robin, small-files: a request still waiting after this (20ms, or p90 of the worker\'s earlier requests of this contender) gets a duplicate (the next copy for round-robin); the first to finish wins, the other is aborted' }),
   option({ key: 'hedgeOn', flag: '--hedge-on', env: 'BLOB_CACHER_HEDGE_ON', valueName: 'when', defaultValue: 'first-byte', parse: oneOf(HEDGE_ON), help: `with --hedge: what a request must have by the delay (${HEDGE_ON.join(', ')})` }),
   option({ key: 'sink', flag: '--sink', env: 'BLOB_CACHER_SINK', valueName: 'kind', defaultValue: 'memory', parse: oneOf(SINKS), help: `where downloaded bytes go (${SINKS.join(', ')})` }),
   option({ key: 'outPath', flag: '--out', env: 'BLOB_CACHER_OUT', valueName: 'path', parse: text, help: 'output file for the file and sparse-file sinks (default: a temporary file, removed)' }),

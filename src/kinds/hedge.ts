@@ -100,7 +100,7 @@ export const newHedgeEstimate = (): HedgeEstimate => ({ earlier: newHistogram(2)
 /** The jobs whose requests are alike enough to share an estimate: one contender's runs in a worker. */
 export function hedgeEstimateKey(job: KindContext['job'], items: number): string {
   const h = job.hedge;
-  return `hedge|${job.strategy}|${job.objectSizeBytes}|${items}|${job.concurrency}|${job.maxSockets}|${h?.percentile ?? ''}|${h?.afterMs ?? ''}|${h?.on ?? ''}`;
+  return `hedge|${job.strategy}|${job.objectSizeBytes}|${items}|${job.concurrency}|${job.maxSockets}|${h?.percentile ?? ''}|${h?.on ?? ''}`;
 }
 
 export class Hedger {
@@ -150,7 +150,7 @@ export class Hedger {
   delayMs(): number | undefined {
     if (this.hedge.afterMs !== undefined) return this.hedge.afterMs;
     const finished = this.estimate.earlier.totalCount;
-    // A histogram's percentile walks its buckets (~0.1 ms): read once per few requests settled, not per request armed.
+    // A histogram's percentile walks its buckets (~2 µs here): read once per few requests settled, not per request sent.
     if (this.delay && finished - this.delay.at < Math.max(1, finished >> 6)) return this.delay.ms;
     const rank = Math.ceil(((this.hedge.percentile ?? 95) / 100) * this.estimate.issued);
     const ms = finished < MIN_HEDGE_SAMPLES || rank > finished ? undefined : this.estimate.earlier.getValueAtPercentile((100 * rank) / finished) / 1000;
@@ -215,11 +215,11 @@ export class Hedger {
     if (delay !== undefined && f.sentMs! + delay < this.timerAtMs) this.armAt(f.sentMs! + delay);
   }
 
-  /** A finished request's time becomes an earlier request's; a changed delay moves the timer. */
+  /** A finished request's time becomes an earlier request's (a percentile delay's); a changed delay moves the timer. */
   private settle(record: OpRecord): OpRecord {
-    if (!record.error) {
+    if (!record.error && this.hedge.afterMs === undefined) {
       this.estimate.earlier.recordValue(Math.max(1, Math.round(sinceSentMs(record) * 1000)));
-      if (this.hedge.afterMs === undefined && this.waiting.size) {
+      if (this.waiting.size) {
         const before = this.delay?.ms;
         if (this.delayMs() !== before) this.rearm();
       }

@@ -53,6 +53,7 @@ export class KeptBuffers {
    */
   objectBuffer(sizeBytes: number, items?: Items): Buffer {
     if (this.object?.bytes.length !== sizeBytes) {
+      // Let go of the old buffer first: a collection set off by the new one's allocation may free it.
       this.object = undefined;
       this.object = { bytes: Buffer.allocUnsafeSlow(sizeBytes), touched: [] };
     }

@@ -119,7 +119,7 @@ export class RawPool implements HttpClient {
     if (!signal) return new Promise((resolve) => this.waiting.push(resolve));
     return new Promise((resolve) => {
       const take = (c: Conn | undefined) => {
-        signal.removeEventListener('abort', leave);
+        this.unwatch(signal, leave);
         resolve(c);
       };
       const leave = () => {
@@ -129,7 +129,8 @@ export class RawPool implements HttpClient {
         resolve(null);
       };
       this.waiting.push(take);
-      signal.addEventListener('abort', leave, { once: true });
+      // Through the same watch as a request in flight: one listener on a run's AbortSignal for all.
+      this.watch(signal, leave);
     });
   }
 

@@ -1,10 +1,13 @@
 // The search `tune` makes: from a sane starting point, grow one axis at a time by doubling while the
 // next step is significantly faster (the verdict's own rank test and ratio interval, never a fixed
-// percentage), then refine around the best (half steps and every categorical neighbour), and stop
-// when no neighbour is significantly faster, when the budget is spent, or where throttling begins.
+// percentage), then bisect down to the fewest that is as fast and refine around the best (a step
+// each way, a half step toward a slower one, every categorical neighbour), racing the cells already
+// slower; stop when no neighbour is significantly faster, when the budget is spent, or where
+// throttling begins.
 // Pure: the cells are measured by the function it is given, so the search is tested on a model.
 import { ratioInterval, significantlyFaster, type Interval } from '../analysis/significance.js';
 import { median } from '../analysis/stats.js';
+import type { ThrottleClass } from '../transport/answer.js';
 
 /** One axis: ordered values (a ladder, searched in steps of its index) or a choice among names. */
 export interface TuneAxis {
@@ -29,10 +32,7 @@ export interface TuneAxis {
 /** A point of the search: one value per axis flag. */
 export type TuneCell = Readonly<Record<string, string>>;
 
-/** Why 503s and 429s came back: Azure's account limits by the body's words, as azcopy tells them apart. */
-import { throttleClassOf, type ThrottleClass } from '../transport/answer.js';
-
-export { throttleClassOf, type ThrottleClass };
+export type { ThrottleClass };
 
 export interface CellMeasure {
   /** The duration of each measured run, ms (lower is faster): what the verdict compares. */
@@ -98,6 +98,9 @@ export interface TuneOptions {
 /** The least gain (a share of the median) that moves the search to a cell asking for more: the default --precision. */
 export const MATERIAL_GAIN = 0.02;
 
+/** An ordered axis's value as a number (a size in bytes, a count). */
+const numberOf = (axis: TuneAxis, value: string): number => (axis.toNumber ?? Number)(value);
+
 const key = (cell: TuneCell) => JSON.stringify(Object.keys(cell).sort().map((k) => [k, cell[k]]));
 const faster = (a: CellMeasure, b: CellMeasure) => significantlyFaster(a.runMs, b.runMs);
 
@@ -137,8 +140,8 @@ export async function tuneSearch(opts: TuneOptions): Promise<TuneOutcome> {
     return measured;
   }
 
-  const lessOf = (cell: TuneCell, than: TuneCell) => opts.axes.some((a) => a.ordered && (a.toNumber ?? Number)(cell[a.flag]!) < (a.toNumber ?? Number)(than[a.flag]!))
-    && opts.axes.every((a) => !a.ordered || (a.toNumber ?? Number)(cell[a.flag]!) <= (a.toNumber ?? Number)(than[a.flag]!))
+  const lessOf = (cell: TuneCell, than: TuneCell) => opts.axes.some((a) => a.ordered && numberOf(a, cell[a.flag]!) < numberOf(a, than[a.flag]!))
+    && opts.axes.every((a) => !a.ordered || numberOf(a, cell[a.flag]!) <= numberOf(a, than[a.flag]!))
     && opts.axes.every((a) => a.ordered || cell[a.flag] === than[a.flag]);
 
   /**
@@ -204,13 +207,11 @@ export async function tuneSearch(opts: TuneOptions): Promise<TuneOutcome> {
     }
   }
 
-  // Refine: every neighbour of the best, one step down and up, half steps between them, and every
-  // other value of a categorical axis; move to any significantly faster one and look again. Among
-  // cells no slower, the one asking for less (fewer processes, sockets, requests in flight) is the
-  // answer: a step down is taken when the fastest cell measured is not significantly faster than it.
-  // The ordered axes first, to convergence; the other choices (the strategy) only at that point,
-  // where trying one costs a cell instead of one at every step.
-  const orderedAxes = opts.axes.filter((a) => a.ordered);
+  // Then down (a bisection) and refine (the candidates below); move to any significantly faster
+  // cell and look again. Among cells no slower, the one asking for less (fewer processes, sockets,
+  // requests in flight) is the answer: a step down is taken when the fastest cell measured is not
+  // significantly faster than it. The ordered axes first, to convergence; the other choices (the
+  // strategy) only at that point, where trying one costs a cell instead of one at every step.
   const choiceAxes = opts.axes.filter((a) => !a.ordered);
   /** Unthrottled, measured, and not significantly slower than the fastest cell measured. */
   const asGood = (c: TunedCell) => {
@@ -249,9 +250,8 @@ export async function tuneSearch(opts: TuneOptions): Promise<TuneOutcome> {
    */
   function* candidates(axes: readonly TuneAxis[]): Generator<{ cell: TuneCell; axis: string }> {
     const here = best!.cell;
-    const num = (axis: TuneAxis, v: string) => (axis.toNumber ?? Number)(v);
     const plateauAbove = (axis: TuneAxis) => axis.values.some((v) => {
-      if (num(axis, v) <= num(axis, here[axis.flag]!)) return false;
+      if (numberOf(axis, v) <= numberOf(axis, here[axis.flag]!)) return false;
       const known = seen.get(key({ ...here, [axis.flag]: v }));
       return known !== undefined && known.measure.throttled === 0 && known.measure.runMs.length > 0 && !faster(known.measure, best!.measure);
     });
@@ -288,7 +288,7 @@ export async function tuneSearch(opts: TuneOptions): Promise<TuneOutcome> {
     return false;
   };
   for (let rounds = 0; !outOfTime() && rounds < 100; rounds++) {
-    if (await refineOnce(orderedAxes)) continue;
+    if (await refineOnce(ordered)) continue;
     if (!choiceAxes.length || !(await refineOnce(choiceAxes))) break;
   }
 
@@ -321,9 +321,8 @@ export function neighbourCells(axes: readonly TuneAxis[], cell: TuneCell): { cel
 
 /** The ladder values just below and just above `here` (which may be a half step between them). */
 function ladderAround(axis: TuneAxis, here: string): [string, boolean][] {
-  const num = axis.toNumber ?? Number;
-  const x = num(here);
-  const below = axis.values.filter((v) => num(v) < x).at(-1);
-  const above = axis.values.find((v) => num(v) > x);
+  const x = numberOf(axis, here);
+  const below = axis.values.filter((v) => numberOf(axis, v) < x).at(-1);
+  const above = axis.values.find((v) => numberOf(axis, v) > x);
   return [...(below === undefined ? [] : [[below, true] as [string, boolean]]), ...(above === undefined ? [] : [[above, false] as [string, boolean]])];
 }
