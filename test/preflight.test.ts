@@ -120,6 +120,37 @@ describe('preflight requests', () => {
     }
   });
 
+  it('a throttled answer (503 ServerBusy) is tried again after its Retry-After; one that stays throttled names throttling, not the URL', async () => {
+    // Azure's account-limit answer; the first `busyFor` requests get it, the rest a file.
+    let asked = 0;
+    let busyFor = 2;
+    const busy = http.createServer((req, res) => {
+      asked++;
+      if (asked <= busyFor) {
+        res.writeHead(503, { 'retry-after': '0', 'content-type': 'application/xml' });
+        res.end(req.method === 'HEAD' ? undefined : '<?xml version="1.0"?><Error><Code>ServerBusy</Code><Message>Operations per second is over the account limit.</Message></Error>');
+        return;
+      }
+      res.writeHead(req.method === 'DELETE' ? 202 : 201, { 'content-length': req.method === 'HEAD' ? '1234' : '0' });
+      res.end();
+    });
+    const url = await listen(busy);
+    try {
+      expect(await preflightUrl(`${url}/file.bin`, { timeoutMs: 5000 })).toBe(1234);
+      expect(asked).toBe(3);
+      asked = 0;
+      expect(await preflightUrlUpload(`${url}/dav/`, new URL(`${url}/dav/probe`), { timeoutMs: 5000 })).toEqual({});
+      expect(asked).toBe(4);
+      asked = 0;
+      busyFor = Infinity;
+      await expect(preflightUrl(`${url}/file.bin`, { timeoutMs: 5000 })).rejects.toThrow(new RegExp(`^HEAD ${url}/file\\.bin answered HTTP 503 .* 4 times: the target is throttling; wait until its load falls \\(or lower it\\) and run again$`));
+      expect(asked).toBe(4);
+      await expect(preflightUrlUpload(`${url}/dav/`, new URL(`${url}/dav/probe`), { timeoutMs: 5000 })).rejects.toThrow(/^a test PUT below .* answered HTTP 503 ServerBusy \(Operations per second is over the account limit\.\) 4 times: the target is throttling/);
+    } finally {
+      await close(busy);
+    }
+  });
+
   it('a redirect names where it points, without the query (a SAS may be there)', async () => {
     const redirecting = http.createServer((_req, res) => {
       res.writeHead(302, { location: 'http://elsewhere.example/data/file.bin?sv=2025-01-05&sig=c2VjcmV0' });

@@ -3,7 +3,7 @@
 // time, stop growing where throttling begins, and never pick a throttled cell while another exists.
 import { describe, expect, it } from 'vitest';
 import { throttleClassOf } from '../src/transport/answer.js';
-import { neighbourCells, tuneSearch, type CellMeasure, type TuneAxis, type TuneCell } from '../src/tune/search.js';
+import { neighbourCells, tuneSearch, type CellMeasure, type ThrottleBoundary, type TuneAxis, type TuneCell } from '../src/tune/search.js';
 
 const ladder = (values: number[]) => values.map(String);
 const halfway = (a: string, b: string) => {
@@ -155,6 +155,30 @@ describe('tune search', () => {
     });
     expect(outcome.stopped).toBe('signal');
     expect(outcome.path).toHaveLength(1);
+  });
+
+  it('a search that fails part-way has already recorded where throttling began', async () => {
+    const m = { perConnectionMiBps: 2, totalMiBps: 64, throttleAt: 16 };
+    const measure = measurer(m, 6);
+    const throttling: ThrottleBoundary[] = [];
+    let throttledSeen = false;
+    const search = tuneSearch({
+      axes: AXES, budgetMs: Infinity, throttling,
+      measure: async (cell) => {
+        // The cell after the first throttled one fails (a target that stopped answering).
+        if (throttledSeen) throw new Error('cannot reach the target');
+        const measured = await measure(cell);
+        throttledSeen = measured.throttled > 0;
+        return measured;
+      },
+    });
+    await expect(search).rejects.toThrow('cannot reach the target');
+    // The throttled cell's axes (one, or both of a pair grown together), each past its first value.
+    expect(throttling.length).toBeGreaterThan(0);
+    for (const b of throttling) {
+      expect(b.throttleClass).toBe('operations');
+      expect(Number(b.value)).toBeGreaterThan(Number(AXES.find((a) => a.flag === b.axis)!.values[0]));
+    }
   });
 
   it('neighbours: a step each way on ordered axes with half steps, every other value of a categorical one', () => {

@@ -97,7 +97,10 @@ describe('tune on the emulated target (r per connection, R in all)', () => {
       const tune = doc.tune!;
       expect(limited.log.throttled).toBeGreaterThan(0);
       const pathSeen = JSON.stringify(tune.path.map((p) => [p.reason, p.axis, p.cell, p.throttled, p.throttleClass]));
+      const stderrSeen = res.stderr.split('\n').filter((l) => !/ error: chunked .*failed: HTTP 503/.test(l)).join('\n');
+      expect(tune.best, `the search did not finish: ${pathSeen}\nexit ${res.code}: ${stderrSeen}`).toBeDefined();
       const boundary = tune.throttling.find((b) => b.axis === '--concurrency');
+      // (Its exit is 1 where runs failed: --max-retries 0 lets a 503 fail its run.)
       expect(boundary?.throttleClass, pathSeen).toBe('operations');
       const best = tune.path.find((p) => JSON.stringify(p.cell) === JSON.stringify(tune.best))!;
       expect(best.throttled).toBe(0);

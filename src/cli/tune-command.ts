@@ -100,7 +100,7 @@ export async function tuneCommand(argv: readonly string[], env: Env): Promise<nu
       };
       doc.tune = record;
       const outcome = await tuneSearch({
-        axes, budgetMs, signal,
+        axes, budgetMs, signal, throttling: record.throttling,
         measure: async (cell, why, decided) => {
           log.info(`tune step ${why.step + 1} (${why.reason}${why.axis ? ` ${why.axis}` : ''}): ${Object.entries(cell).map(([k, v]) => `${k} ${v}`).join(' ')}`);
           const sessionCell = await cellOf(configOf(cell), cell);
@@ -111,7 +111,7 @@ export async function tuneCommand(argv: readonly string[], env: Env): Promise<nu
           return measured;
         },
       });
-      Object.assign(record, { stopped: outcome.stopped, best: outcome.best.cell, throttling: outcome.throttling });
+      Object.assign(record, { stopped: outcome.stopped, best: outcome.best.cell });
       if (!last) throw new ConfigError('tune: no cell was measured');
       return last;
     },

@@ -5,7 +5,7 @@ import { ConfigError } from '../config/errors.js';
 import { log } from '../log/logger.js';
 import { shownUrl } from '../transport/http-client.js';
 import { NodeHttpClient } from '../transport/request.js';
-import { outcomeOf, requestWithRetries, type RetriedResult } from '../transport/retry.js';
+import { isThrottle, outcomeOf, requestWithRetries, type RetriedResult } from '../transport/retry.js';
 import { TOKEN_REFUSED_FIX } from './entra.js';
 import { PLAIN_PUT_STATUSES } from './target.js';
 
@@ -26,15 +26,23 @@ const certificateCode = (err: unknown) => codeIn(err, (c) => /CERT|SELF_SIGNED|U
 export interface PreflightOptions {
   /** Per try, as --timeout: the socket may be idle at most this long (default 30 s). */
   timeoutMs?: number;
-  /** Tries after the first for a transient failure (default none). */
+  /** Tries after the first for a transient failure (default none; a throttled answer gets THROTTLED_RETRIES). */
   maxRetries?: number;
   signal?: AbortSignal;
 }
 
 /**
+ * Tries after the first for an answer that says "busy" (503, 429), whatever --max-retries says of
+ * measured requests: a check is not a measurement, and a target still draining the load of the run
+ * before (tune's cell past a request-rate limit) is not a wrong URL. Within the deadline below.
+ */
+export const THROTTLED_RETRIES = 3;
+
+/**
  * One request through the one request path (node:http), its body read and dropped. The idle
  * timeout cannot catch a server that trickles a byte a second, so the whole request also has a
- * deadline: twice the timeout.
+ * deadline: twice the timeout. A throttled answer is tried again after its Retry-After (or a
+ * backoff); other failures only as `opts.maxRetries` says.
  */
 async function plainRequest(url: URL, method: 'HEAD' | 'PUT' | 'DELETE', opts: PreflightOptions, expectStatus?: readonly number[], body?: Buffer): Promise<RetriedResult> {
   const timeoutMs = opts.timeoutMs ?? 30_000;
@@ -42,9 +50,13 @@ async function plainRequest(url: URL, method: 'HEAD' | 'PUT' | 'DELETE', opts: P
   const signal = opts.signal ? AbortSignal.any([opts.signal, deadline]) : deadline;
   const client = NodeHttpClient.to(url, 1);
   try {
+    const maxRetries = opts.maxRetries ?? 0;
     const res = await requestWithRetries(
-      async () => outcomeOf(await client.request({ url, method, headers: {}, body, expectStatus, timeoutMs, trace: false, signal })),
-      { maxRetries: opts.maxRetries ?? 0, label: `preflight ${method} ${shownUrl(url)}`, signal },
+      async (n) => {
+        const outcome = outcomeOf(await client.request({ url, method, headers: {}, body, expectStatus, timeoutMs, trace: false, signal }));
+        return { ...outcome, retryable: isThrottle(outcome.result.status) || (outcome.retryable && n < maxRetries) };
+      },
+      { maxRetries: Math.max(maxRetries, THROTTLED_RETRIES), label: `preflight ${method} ${shownUrl(url)}`, signal },
     );
     if (deadline.aborted && !opts.signal?.aborted) {
       throw new ConfigError(`${method} ${shownUrl(url)} did not finish within ${(2 * timeoutMs) / 1000} s (twice --timeout): the server answers too slowly; check --url or raise --timeout`);
@@ -53,6 +65,11 @@ async function plainRequest(url: URL, method: 'HEAD' | 'PUT' | 'DELETE', opts: P
   } finally {
     client.close();
   }
+}
+
+/** A target that kept answering "busy": the answer, how many tries, and that waiting (not the URL) is the fix. */
+function busy(what: string, shown: string, r: RetriedResult): string {
+  return `${what} ${shown} answered ${r.error ?? `HTTP ${r.status}`} ${r.retries + 1} times: the target is throttling; wait until its load falls (or lower it) and run again`;
 }
 
 /** Why a request got no answer: the network error's code, or the whole error where that says more. */
@@ -110,6 +127,7 @@ export async function preflightUrl(url: string, opts: PreflightOptions = {}): Pr
   if (res.status === 0) throw new ConfigError(`cannot reach ${new URL(url).host} (${unanswered(res)}); check --url`);
   if (res.status === 404) throw new ConfigError(`${shown} answered 404 Not Found; check --url`);
   if (res.status === 401 || res.status === 403) throw new ConfigError(`${shown} answered ${res.status}: access denied; check --url (a SAS in it may have expired)`);
+  if (isThrottle(res.status)) throw new ConfigError(busy('HEAD', shown, res));
   if (res.error) throw new ConfigError(`HEAD ${shown} answered ${res.error}; give a URL to a file`);
   const len = res.headers['content-length'];
   if (len === undefined) throw new ConfigError(`HEAD ${shown} gave HTTP ${res.status} without a Content-Length; give a URL to a file`);
@@ -130,6 +148,7 @@ export async function preflightUrlUpload(base: string, probe: URL, opts: Preflig
   if (put.error) {
     const answer = `a test PUT below ${shown} answered ${put.error}`;
     if (put.status === 401 || put.status === 403) throw new ConfigError(`${answer}: access denied; check --url and that this client may write there`);
+    if (isThrottle(put.status)) throw new ConfigError(busy('a test PUT below', shown, put));
     if (put.status === 404 || put.status === 405 || put.status === 501) {
       throw new ConfigError(`${answer}: the server takes no uploads there; enable PUT (nginx: dav_methods PUT DELETE; create_full_put_path on) or check --url`);
     }

@@ -93,6 +93,11 @@ export interface TuneOptions {
   /** Measured time the whole search may spend, ms. */
   budgetMs: number;
   signal?: AbortSignal;
+  /**
+   * Where throttling began, filled as the search finds it (the outcome returns the same list): a
+   * search that fails part-way has still found what its record keeps.
+   */
+  throttling?: ThrottleBoundary[];
 }
 
 /** The least gain (a share of the median) that moves the search to a cell asking for more: the default --precision. */
@@ -108,7 +113,7 @@ const faster = (a: CellMeasure, b: CellMeasure) => significantlyFaster(a.runMs, 
 export async function tuneSearch(opts: TuneOptions): Promise<TuneOutcome> {
   const seen = new Map<string, TunedCell>();
   const path: TunedCell[] = [];
-  const throttling = new Map<string, ThrottleBoundary>();
+  const throttling = opts.throttling ?? [];
   let spentMs = 0;
   let stopped: TuneOutcome['stopped'] = 'converged';
   const outOfTime = () => {
@@ -133,8 +138,8 @@ export async function tuneSearch(opts: TuneOptions): Promise<TuneOutcome> {
     seen.set(key(cell), measured);
     path.push(measured);
     for (const flag of axis?.split('+') ?? []) {
-      if (measured.measure.throttled > 0 && !throttling.has(flag)) {
-        throttling.set(flag, { axis: flag, value: cell[flag]!, throttleClass: measured.measure.throttleClass ?? 'other' });
+      if (measured.measure.throttled > 0 && !throttling.some((b) => b.axis === flag)) {
+        throttling.push({ axis: flag, value: cell[flag]!, throttleClass: measured.measure.throttleClass ?? 'other' });
       }
     }
     return measured;
@@ -299,7 +304,7 @@ export async function tuneSearch(opts: TuneOptions): Promise<TuneOutcome> {
     const interval = ratioInterval(best!.measure.runMs, n.measure.runMs);
     return [{ cell, axis, ratio: median(n.measure.runMs) / median(best!.measure.runMs), interval, throttled: n.measure.throttled }];
   });
-  return { best, path, neighbours, throttling: [...throttling.values()], stopped, bestThrottled: best.measure.throttled > 0 };
+  return { best, path, neighbours, throttling, stopped, bestThrottled: best.measure.throttled > 0 };
 }
 
 /** The cells one move from `cell`: ordered axes a step (and a half step) each way, categorical ones every other value. */
