@@ -25,10 +25,10 @@ const LAYERS = [
   ['storage', '^src/storage/'],
   ['results', '^src/results/'],
   ['metrics', '^src/metrics/'],
-  ['transport', '^src/transport/'],
+  ['transport', '^src/transport/(?!node-http\\.ts$)'],
   ['emulate', '^src/emulate/'],
   ['log', '^src/log/'],
-  ['vocabulary', '^src/(plan/|config/(errors|sizes|choices|credentials)\\.ts$|payload/(content|scratch)\\.ts$)'],
+  ['vocabulary', '^src/(plan/|config/(errors|sizes|choices|credentials)\\.ts$|payload/(content|scratch)\\.ts$|transport/node-http\\.ts$)'],
 ];
 
 const layerRules = LAYERS.slice(1).map(([name, path], i) => ({
@@ -54,6 +54,13 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/', pathNot: LAYERS.map(([, p]) => `(${p})`).join('|') },
       to: {},
+    },
+    {
+      name: 'no-esm-node-http',
+      comment: 'node:http, node:https and node:tls come from transport/node-http.ts (require, when first used): an ESM import evaluates their lazy exports and loads undici, ~25 ms of every start; a bundle hoists it even from a lazily imported module.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/transport/node-http\\.ts$' },
+      to: { path: '^(node:)?(https?|tls)$', dependencyTypesNot: ['type-only'] },
     },
     ...layerRules,
   ],

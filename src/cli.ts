@@ -4,12 +4,14 @@
 // (20,000 x 100 KiB over 2 x 32, six runs: coordinator 191 -> 137 MiB, 1.17x -> 1.10x of one run).
 // `blob-cacher <command> …`: one entry for every command. The commands' code (and every library it
 // loads) is imported only once a command is named: `--help` and an unknown command answer without it.
+import { useCompileCache } from './cli/compile-cache.js';
 import { nodeIsSupported } from './cli/node-check.js';
 
 // Only these names are commands (`constructor` or `__proto__` is not).
 const NAMES = ['download', 'upload', 'report', 'compare', 'sweep', 'tune', 'collect', 'k8s-manifest', 'emulate'] as const;
 
 if (nodeIsSupported()) {
+  useCompileCache();
   const [command, ...rest] = process.argv.slice(2);
   const names = NAMES.join(', ');
   if (command === '--version' || command === '-V' || command === 'version') {

@@ -3,7 +3,7 @@
 // region from the instance metadata service. Every probe has a short bound and fails silently:
 // a fact that cannot be read is left out, never guessed.
 import type * as http from 'node:http';
-import { http as nodeHttp } from '../transport/node-http.js';
+import { nodeHttp } from '../transport/node-http.js';
 import { lookup } from 'node:dns/promises';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -84,7 +84,7 @@ export async function endpointFacts(endpoint: string, timeoutMs = 2_000): Promis
 /** The VM size and region, when the metadata service answers within the bound. */
 export function azureVm(url: string, timeoutMs = 300): Promise<CloudFacts | undefined> {
   return new Promise((resolve) => {
-    const req = nodeHttp.get(url, { headers: { Metadata: 'true' }, timeout: timeoutMs }, (res) => {
+    const req = nodeHttp().get(url, { headers: { Metadata: 'true' }, timeout: timeoutMs }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (c: string) => {

@@ -4,7 +4,8 @@
 // second, and stalls one request in K for S ms. The best concurrency is then about R / r, and past
 // N requests/s a search must meet throttling. An emulation for tests and rehearsals, never a
 // measurement of Azure.
-import http from 'node:http';
+import type * as Http from 'node:http';
+import { nodeHttp } from '../transport/node-http.js';
 import type { Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -62,7 +63,7 @@ export const OPS_LIMIT_BODY =
 /** A slice is paced as one: small enough to keep the pace smooth, large enough to cost little CPU. */
 const SLICE_BYTES = 16 * 1024;
 
-export function emulatedTarget(options: EmulateOptions = {}): { server: http.Server; files: Map<string, Buffer>; log: EmulateLog } {
+export function emulatedTarget(options: EmulateOptions = {}): { server: Http.Server; files: Map<string, Buffer>; log: EmulateLog } {
   const files = new Map(options.objects ?? []);
   const log: EmulateLog = { requests: 0, byMethod: {}, throttled: 0, stalled: 0, abandoned: 0, bytesOut: 0, bytesIn: 0, maxInFlight: 0 };
   const now = () => performance.now();
@@ -87,7 +88,7 @@ export function emulatedTarget(options: EmulateOptions = {}): { server: http.Ser
     return Math.max(own, total ? total.take(bytes, now()) : 0);
   };
 
-  const server = http.createServer((req, res) => {
+  const server = nodeHttp().createServer((req, res) => {
     log.requests++;
     const method = req.method ?? 'GET';
     log.byMethod[method] = (log.byMethod[method] ?? 0) + 1;
@@ -111,7 +112,7 @@ export function emulatedTarget(options: EmulateOptions = {}): { server: http.Ser
     void answer(req, res, method, path, stall).catch(() => res.destroy());
   });
 
-  async function answer(req: http.IncomingMessage, res: http.ServerResponse, method: string, path: string, stall: StragglerOptions | undefined): Promise<void> {
+  async function answer(req: Http.IncomingMessage, res: Http.ServerResponse, method: string, path: string, stall: StragglerOptions | undefined): Promise<void> {
     if (stall?.at === 'first-byte') await sleep(stall.stallMs);
     if (method === 'PUT') {
       const body = await pacedBody(req);
@@ -140,7 +141,7 @@ export function emulatedTarget(options: EmulateOptions = {}): { server: http.Ser
     const range = rangeOf(req.headers.range, body.length);
     if (range === 'invalid') return void res.writeHead(416, { 'content-range': `bytes */${body.length}` }).end();
     const [first, last] = range ?? [0, body.length - 1];
-    const headers: http.OutgoingHttpHeaders = { 'content-length': last - first + 1, 'accept-ranges': 'bytes' };
+    const headers: Http.OutgoingHttpHeaders = { 'content-length': last - first + 1, 'accept-ranges': 'bytes' };
     if (range) headers['content-range'] = `bytes ${first}-${last}/${body.length}`;
     res.writeHead(range ? 206 : 200, headers);
     if (method === 'HEAD') return void res.end();
@@ -148,7 +149,7 @@ export function emulatedTarget(options: EmulateOptions = {}): { server: http.Ser
   }
 
   /** The body, read no faster than the pace: the socket is paused while its debt is paid. */
-  function pacedBody(req: http.IncomingMessage): Promise<Buffer> {
+  function pacedBody(req: Http.IncomingMessage): Promise<Buffer> {
     return new Promise((resolve, reject) => {
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => {
@@ -164,7 +165,7 @@ export function emulatedTarget(options: EmulateOptions = {}): { server: http.Ser
     });
   }
 
-  async function pacedWrite(res: http.ServerResponse, bytes: Buffer, midStallMs: number): Promise<void> {
+  async function pacedWrite(res: Http.ServerResponse, bytes: Buffer, midStallMs: number): Promise<void> {
     const half = midStallMs > 0 ? bytes.length >> 1 : -1;
     for (let at = 0; at < bytes.length && !res.destroyed; ) {
       if (at === half || (half > at && half < at + SLICE_BYTES)) {
@@ -182,7 +183,7 @@ export function emulatedTarget(options: EmulateOptions = {}): { server: http.Ser
     if (!res.destroyed) res.end();
   }
 
-  async function send(res: http.ServerResponse, slice: Buffer): Promise<void> {
+  async function send(res: Http.ServerResponse, slice: Buffer): Promise<void> {
     const waitMs = pace(res.socket!, slice.length);
     if (waitMs > 0) await sleep(waitMs);
     if (res.destroyed) return;

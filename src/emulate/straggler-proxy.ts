@@ -3,7 +3,8 @@
 // query string: not a listing or a container call) for S ms before forwarding it, deterministically
 // by seed, as the emulated target does for its own answers. SharedKey signs the path, not the
 // host, so a path-style endpoint through the proxy signs as the target's own. For benches and tests.
-import http from 'node:http';
+import type * as Http from 'node:http';
+import { nodeHttp } from '../transport/node-http.js';
 import type { AddressInfo } from 'node:net';
 import { StragglerPlan } from './buckets.js';
 
@@ -16,10 +17,10 @@ export interface StragglerProxy {
 
 export async function startStragglerProxy(upstream: URL, stragglers: { every: number; stallMs: number; seed: number }): Promise<StragglerProxy> {
   const plan = new StragglerPlan(stragglers.every, stragglers.seed);
-  const agent = new http.Agent({ keepAlive: true });
+  const agent = new (nodeHttp().Agent)({ keepAlive: true });
   const log = { requests: 0, stalled: 0, abandoned: 0 };
   let arrivals = 0;
-  const server = http.createServer((req, res) => {
+  const server = nodeHttp().createServer((req, res) => {
     log.requests++;
     const blobGet = req.method === 'GET' && !(req.url ?? '').includes('?');
     const stall = blobGet && plan.stalls(arrivals++);
@@ -30,7 +31,7 @@ export async function startStragglerProxy(upstream: URL, stragglers: { every: nu
     });
     const forward = () => {
       if (res.destroyed) return void req.resume();
-      const out = http.request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers, agent }, (answer) => {
+      const out = nodeHttp().request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers, agent }, (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(res);
         answer.on('end', () => (done = true));

@@ -20,8 +20,11 @@ export interface KindContext {
   job: KindJob;
   items: Items;
   signer: RequestSigner;
-  /** node:http's agent, capped at MAX_SOCKETS: our requests with --http-client node, and warm-up HEADs. */
-  agent: http.Agent;
+  /**
+   * node:http's agent, capped at MAX_SOCKETS: our requests with --http-client node, and warm-up
+   * HEADs without the raw pool. Made on first call: a worker on the raw pool never loads node:http.
+   */
+  agent: () => http.Agent;
   /** Our raw client's pool (kinds with `transport`, unless --http-client node). */
   pool?: RawPool;
   /** Each item's URL, made before the barrier; unset past a bound on items (then made per request, ~2 µs). */

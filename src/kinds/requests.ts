@@ -20,8 +20,9 @@ const nodeClients = new WeakMap<http.Agent, HttpClient>();
 /** Our raw pool when there is one, else node:http through the context's agent. */
 export function clientOf(ctx: Pick<KindContext, 'job' | 'agent' | 'pool'>): HttpClient {
   if (ctx.pool) return ctx.pool;
-  let client = nodeClients.get(ctx.agent);
-  if (!client) nodeClients.set(ctx.agent, (client = new NodeHttpClient(ctx.agent, ctx.job.bufferSizeBytes)));
+  const agent = ctx.agent();
+  let client = nodeClients.get(agent);
+  if (!client) nodeClients.set(agent, (client = new NodeHttpClient(agent, ctx.job.bufferSizeBytes)));
   return client;
 }
 

@@ -65,7 +65,10 @@ export const encodeHistogram = (h: Hdr.Histogram): string => {
 };
 export const decodeHistogram = (text: string): Hdr.Histogram => {
   const { doDecode, decompress } = hdr();
-  return doDecode(decompress(new Uint8Array(Buffer.from(text.trim(), 'base64'))), 64);
+  const h = doDecode(decompress(new Uint8Array(Buffer.from(text.trim(), 'base64'))), 64);
+  // As newHistogram's: it may take what it is added to it, whatever the range.
+  h.autoResize = true;
+  return h;
 };
 
 export class PhaseHistograms {
@@ -109,11 +112,18 @@ export class PhaseHistograms {
     for (const h of this.byMetric.values()) h.reset();
   }
 
-  /** Adds encoded histograms from another worker. */
+  /**
+   * Adds encoded histograms from another worker. The first of a metric is taken as decoded: a new
+   * empty one (a 240 KB counts array) and an add over every bucket cost a short session's report
+   * ~10 ms of its start (a 1-byte download, BENCHMARKS.md "Start-up").
+   */
   addEncoded(encoded: EncodedHistograms): void {
     for (const metric of METRICS) {
       const text = encoded[metric];
-      if (text) this.get(metric).add(decodeHistogram(text));
+      if (!text) continue;
+      const h = this.byMetric.get(metric);
+      if (h) h.add(decodeHistogram(text));
+      else this.byMetric.set(metric, decodeHistogram(text));
     }
   }
 }
@@ -154,9 +164,11 @@ export class HistogramSum {
       const own = this.local?.byMetric.get(metric);
       if (parts.length === 1 && !own) {
         out[metric] = parts[0]!;
-      } else if (parts.length || own) {
-        const sum = newHistogram();
-        for (const text of parts) sum.add(decodeHistogram(text));
+      } else if (!parts.length && own) {
+        out[metric] = encodeHistogram(own);
+      } else if (parts.length) {
+        const sum = decodeHistogram(parts[0]!);
+        for (const text of parts.slice(1)) sum.add(decodeHistogram(text));
         if (own) sum.add(own);
         out[metric] = encodeHistogram(sum);
       }

@@ -12,10 +12,11 @@
 // pool semantics (at most maxSockets per worker, FIFO queue, idle sockets reused).
 import type { IncomingHttpHeaders } from 'node:http';
 import net from 'node:net';
-import tls from 'node:tls';
+import type * as Tls from 'node:tls';
 import { answerError, ErrorBody, isExpected } from './answer.js';
 import { CANCELLED_ERROR, errnoText, NOT_SENT_ERROR, withUrlCredentials, type HttpClient, type HttpRequest, type StopSignal, type TracedResult } from './http-client.js';
 import { ChunkedDecoder, CRLF2, MAX_HEAD_BYTES, parseHead, requestHead, type Head } from './http1.js';
+import { nodeTls } from './node-http.js';
 import { RequestTracer } from './tracer.js';
 
 export interface RawRequestOptions extends HttpRequest {
@@ -37,7 +38,7 @@ class Conn {
   /** The request in flight's idle timeout. */
   onTimeout: (() => void) | undefined;
 
-  constructor(url: URL, readBuffer: Buffer, onIdleClose: (c: Conn) => void, tlsOptions?: tls.ConnectionOptions) {
+  constructor(url: URL, readBuffer: Buffer, onIdleClose: (c: Conn) => void, tlsOptions?: Tls.ConnectionOptions) {
     const onread = {
       buffer: readBuffer,
       callback: (n: number, buf: Uint8Array): boolean => {
@@ -54,7 +55,7 @@ class Conn {
     const host = url.hostname.replace(/^\[|\]$/g, '');
     this.socket = url.protocol === 'https:'
       // tls.connect takes net's onread too (its typings omit it).
-      ? tls.connect({ ...tlsOptions, host, port, servername: net.isIP(host) ? undefined : host, onread, ALPNProtocols: ['http/1.1'] } as tls.ConnectionOptions)
+      ? nodeTls().connect({ ...tlsOptions, host, port, servername: net.isIP(host) ? undefined : host, onread, ALPNProtocols: ['http/1.1'] } as Tls.ConnectionOptions)
       : net.connect({ host, port, onread });
     this.socket.setNoDelay(true);
     const gone = (error: string, clean: boolean) => {
@@ -85,7 +86,7 @@ export class RawPool implements HttpClient {
   readonly maxSockets: number;
   readonly bufferBytes: number;
   /** Extra options for https connections (e.g. a private CA). */
-  private readonly tlsOptions?: tls.ConnectionOptions;
+  private readonly tlsOptions?: Tls.ConnectionOptions;
   /**
    * The aborts of the requests in flight, by AbortSignal: one listener on each signal (a run's
    * stop), which ends them all. Adding and removing a listener on an AbortSignal for every request
@@ -93,7 +94,7 @@ export class RawPool implements HttpClient {
    */
   private readonly inFlight = new WeakMap<AbortSignal, Set<() => void>>();
 
-  constructor(origin: URL, maxSockets: number, bufferBytes: number, tlsOptions?: tls.ConnectionOptions) {
+  constructor(origin: URL, maxSockets: number, bufferBytes: number, tlsOptions?: Tls.ConnectionOptions) {
     this.origin = origin;
     this.maxSockets = maxSockets;
     this.bufferBytes = bufferBytes;

@@ -2,7 +2,7 @@
 // `onData` chunk by chunk; a promise returned from it pauses the response (backpressure from the sink).
 import type * as http from 'node:http';
 import type * as https from 'node:https';
-import { http as nodeHttp, https as nodeHttps } from './node-http.js';
+import { nodeHttp, nodeHttps } from './node-http.js';
 import { answerError, ErrorBody, isExpected } from './answer.js';
 import { CANCELLED_ERROR, errnoText, NOT_SENT_ERROR, withUrlCredentials, type HttpClient, type HttpRequest, type TracedResult } from './http-client.js';
 import { RequestTracer } from './tracer.js';
@@ -15,7 +15,7 @@ export interface TracedRequestOptions extends HttpRequest {
 /** `ca`: the certificates (PEM) to trust, in place of Node's defaults, e.g. the embedded target's throwaway one. */
 export function createAgent(url: URL, maxSockets: number, ca?: string): http.Agent {
   const options: http.AgentOptions = { keepAlive: true, maxSockets, maxFreeSockets: maxSockets, scheduling: 'fifo' };
-  return url.protocol === 'https:' ? new nodeHttps.Agent({ ...options, ...(ca ? { ca } : {}) }) : new nodeHttp.Agent(options);
+  return url.protocol === 'https:' ? new (nodeHttps().Agent)({ ...options, ...(ca ? { ca } : {}) }) : new (nodeHttp().Agent)(options);
 }
 
 /** node:http as an HttpClient: every request through one agent (its socket cap and keep-alive). */
@@ -50,7 +50,7 @@ export function tracedRequest(opts: TracedRequestOptions): Promise<TracedResult>
 function send(opts: HttpRequest, agent: http.Agent, highWaterMark: number | undefined): Promise<TracedResult> {
   return new Promise((resolve) => {
     const tracer = new RequestTracer(opts.queuedAt);
-    const transport = opts.url.protocol === 'https:' ? nodeHttps : nodeHttp;
+    const transport = opts.url.protocol === 'https:' ? nodeHttps() : nodeHttp();
     let bytes = 0;
     let answered: { status: number; headers: http.IncomingHttpHeaders } = { status: 0, headers: {} };
     let settled = false;

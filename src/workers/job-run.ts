@@ -30,7 +30,8 @@ interface Prepared {
   items: Items;
   kindRun: KindRun;
   lanes: number;
-  agent: http.Agent;
+  /** node:http's agent, where one was made (closed with the job). */
+  agent: () => http.Agent | undefined;
   pool?: RawPool;
   warmSockets?: number;
 }
@@ -79,7 +80,8 @@ export class JobRun {
     const signer = new RequestSigner(job.target);
     const origin = signer.blobUrl(items.at(0)?.blob ?? 'x');
     const ca = job.target.kind === 'blob' ? job.target.ca : undefined;
-    const agent = createAgent(origin, job.maxSockets, ca);
+    let made: http.Agent | undefined;
+    const agent = () => (made ??= createAgent(origin, job.maxSockets, ca));
     const pool = kind.transport && job.httpClient !== 'node' ? new RawPool(origin, job.maxSockets, job.bufferSizeBytes, ca ? { ca } : undefined) : undefined;
     // Up to PREBUILT_URLS items, each URL is made here, before the barrier; past that, as its request
     // goes out (~2 µs): a URL object is ~450 B, most of a file's state at 100,000 files per worker.
@@ -94,7 +96,7 @@ export class JobRun {
     const kindRun = await kind.setup(ctx);
     // Connections opened now are outside the timed span: the run measures requests on open sockets.
     const warmSockets = job.connections === 'warm' && items.length ? await warmConnections(ctx, origin, job.maxSockets, kindRun.agent) : undefined;
-    this.prepared = { items, kindRun, lanes, agent, pool, warmSockets };
+    this.prepared = { items, kindRun, lanes, agent: () => made, pool, warmSockets };
     this.moveTo('idle', 'prepared');
   }
 
@@ -185,7 +187,7 @@ export class JobRun {
   private async close(): Promise<void> {
     const { kindRun, agent, pool } = this.prepared!;
     await kindRun.close();
-    agent.destroy();
+    agent()?.destroy();
     pool?.destroy();
   }
 
