@@ -16,18 +16,25 @@ import { bundle } from '../scripts/bundle.ts';
 const ROOT = resolve(import.meta.dirname, '..');
 const DIST = join(ROOT, 'dist');
 
-function loadedAfterImporting(modules: string[]): string[] {
-  const code = `for (const m of ${JSON.stringify(modules.map((m) => pathToFileURL(join(DIST, m)).href))}) await import(m); process.stdout.write(JSON.stringify(process.moduleLoadList));`;
+/** What Node had loaded after importing `modules` and then running `then` (with `last`, the last one's exports). */
+function loadedAfterImporting(modules: string[], then = ''): string[] {
+  const code = `let last; for (const m of ${JSON.stringify(modules.map((m) => pathToFileURL(join(DIST, m)).href))}) last = await import(m); ${then}; process.stdout.write(JSON.stringify(process.moduleLoadList));`;
   const r = spawnSync(process.execPath, ['--input-type=module', '-e', code], { encoding: 'utf8', timeout: 30_000 });
   expect(r.status, r.stderr).toBe(0);
   return JSON.parse(r.stdout) as string[];
 }
 
 describe('start-up imports', () => {
-  it('the CLI, the transport and the worker do not load Node\'s bundled undici', () => {
-    const loaded = loadedAfterImporting(['cli/run-cli.js', 'transport/request.js', 'workers/job-run.js', 'cli/environment.js']);
-    expect(loaded.some((m) => m.includes('node:http') || m.includes('internal/http'))).toBe(true);
-    expect(loaded.filter((m) => m.includes('undici'))).toEqual([]);
+  const http = (m: string) => /^NativeModule (https?|tls|_http_\w+)$/.test(m);
+  it('the CLI, the transport and the worker load neither node:http, node:tls nor undici until a request through node:http needs them', () => {
+    const modules = ['cli/run-cli.js', 'workers/job-run.js', 'cli/environment.js', 'transport/request.js'];
+    const imported = loadedAfterImporting(modules);
+    expect(imported.filter(http)).toEqual([]);
+    expect(imported.filter((m) => m.includes('undici'))).toEqual([]);
+    // node:http's agent made (as --http-client node does): node:http now, still no undici.
+    const used = loadedAfterImporting(modules, "last.createAgent(new URL('http://127.0.0.1/x'), 1).destroy()");
+    expect(used).toContain('NativeModule http');
+    expect(used.filter((m) => m.includes('undici'))).toEqual([]);
   });
 });
 
@@ -98,9 +105,13 @@ describe('a plain-URL download loads only what it uses', () => {
     await bundle(join(root, 'dist'));
     const { coordinator, workers } = await download(join(root, 'dist', 'cli.js'), 'bundled');
     const ours = (urls: string[]) => urls.filter((u) => u.startsWith(pathToFileURL(join(root, 'dist')).href)).map((u) => u.slice(pathToFileURL(join(root, 'dist')).href.length + 1));
-    expect(ours(coordinator)).toEqual(['cli.js', 'cli/node-check.js', 'workers/first-worker.js', 'workers/entry.js', 'cli/commands.js']);
+    // The histogram code is one packed file (metrics/hdr-parts.cjs), loaded where histograms are made.
+    expect(ours(coordinator)).toEqual(['cli.js', 'cli/compile-cache.js', 'cli/node-check.js', 'workers/first-worker.js', 'workers/entry.js', 'cli/commands.js', 'metrics/hdr-parts.cjs']);
     expect(workers.length).toBe(1);
-    expect(ours(workers[0]!)).toEqual(['workers/worker.js']);
+    expect(ours(workers[0]!)).toEqual(['workers/worker.js', 'metrics/hdr-parts.cjs']);
+    expect(workers[0]!.filter((u) => u.includes('node_modules/'))).toEqual([]);
+    // The raw client's worker: no node:http (nor its server half), no TLS for an http:// URL.
+    expect(workers[0]!.filter((u) => /^node:(https?|tls)$/.test(u))).toEqual([]);
     expect(workers[0]!.filter((u) => NOT_FOR_A_URL.test(u))).toEqual([]);
     expect(coordinator.filter((u) => NOT_FOR_A_URL.test(u))).toEqual([]);
   });

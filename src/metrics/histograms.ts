@@ -27,13 +27,28 @@ interface HdrParts {
   decompress(data: Uint8Array): Uint8Array;
 }
 
+type HdrFiles = { constructorFromBucketSize(bits: 64): HdrParts['Float64'] } & Pick<HdrParts, 'doDecode' | 'decompress'>;
+
+/**
+ * The two files, packed into one by `npm run build` (scripts/bundle.ts: metrics/hdr-parts.cjs, one
+ * file to read instead of ~40); a build by tsc alone has only the package's. The path is the same
+ * from this module unbundled (dist/metrics/) and from a bundle that holds it (dist/cli/, dist/workers/).
+ */
+function hdrFiles(): HdrFiles {
+  const require = createRequire(import.meta.url);
+  try {
+    return require('../metrics/hdr-parts.cjs') as HdrFiles;
+  } catch (err) {
+    if ((err as { code?: string }).code !== 'MODULE_NOT_FOUND') throw err;
+    // Loading the encoding gives JsHistogram its encodeIntoCompressedBase64 and decode.
+    return { ...require('hdr-histogram-js/dist/JsHistogramFactory'), ...require('hdr-histogram-js/dist/JsHistogram.encoding') } as HdrFiles;
+  }
+}
+
 let hdrParts: HdrParts | undefined;
 function hdr(): HdrParts {
   if (!hdrParts) {
-    const require = createRequire(import.meta.url);
-    const { constructorFromBucketSize } = require('hdr-histogram-js/dist/JsHistogramFactory') as { constructorFromBucketSize(bits: 64): HdrParts['Float64'] };
-    // Loading it gives JsHistogram its encodeIntoCompressedBase64 and decode.
-    const { doDecode, decompress } = require('hdr-histogram-js/dist/JsHistogram.encoding') as Pick<HdrParts, 'doDecode' | 'decompress'>;
+    const { constructorFromBucketSize, doDecode, decompress } = hdrFiles();
     hdrParts = { Float64: constructorFromBucketSize(64), doDecode, decompress };
   }
   return hdrParts;
