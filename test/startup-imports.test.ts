@@ -110,8 +110,9 @@ describe('a plain-URL download loads only what it uses', () => {
     expect(workers.length).toBe(1);
     expect(ours(workers[0]!)).toEqual(['workers/worker.js', 'metrics/hdr-parts.cjs']);
     expect(workers[0]!.filter((u) => u.includes('node_modules/'))).toEqual([]);
-    // The raw client's worker: no node:http (nor its server half), no TLS for an http:// URL.
+    // The raw client in both (the coordinator's preflight too): no node:http (nor its server half), no TLS for an http:// URL.
     expect(workers[0]!.filter((u) => /^node:(https?|tls)$/.test(u))).toEqual([]);
+    expect(coordinator.filter((u) => /^node:(https?|tls)$/.test(u))).toEqual([]);
     expect(workers[0]!.filter((u) => NOT_FOR_A_URL.test(u))).toEqual([]);
     expect(coordinator.filter((u) => NOT_FOR_A_URL.test(u))).toEqual([]);
   });

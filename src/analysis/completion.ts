@@ -1,7 +1,7 @@
 // Whole-object completion beside request latency, and what --hedge did: per contender, over its
 // measured runs, from what every run carried (the `object` histogram, its sums, its hedge counts),
 // so that it adds up however many runs and workers there were.
-import { decodeHistogram, newHistogram, type LatencySummaryMs, summarizeHistogram } from '../metrics/histograms.js';
+import { type LatencySummaryMs, sumEncoded, summarizeHistogram } from '../metrics/histograms.js';
 import type { RunRecord } from '../results/schema.js';
 
 export interface ObjectCompletion {
@@ -23,19 +23,19 @@ export interface HedgeSummary {
 type Measured = Pick<RunRecord, 'warmup' | 'histograms' | 'objects' | 'hedge' | 'requests'>;
 
 export function objectCompletion(runs: readonly Measured[]): ObjectCompletion | undefined {
-  const h = newHistogram();
+  const counted = runs.filter((r) => !r.warmup && r.objects && r.histograms.object);
+  const h = sumEncoded(counted.map((r) => r.histograms.object!));
   let completion = 0;
   let straggler = 0;
   let split = false;
-  for (const r of runs) {
-    if (r.warmup || !r.objects || !r.histograms.object) continue;
-    h.add(decodeHistogram(r.histograms.object));
+  for (const r of counted) {
+    if (!r.objects) continue;
     completion += r.objects.completionMsSum;
     straggler += r.objects.stragglerMsSum;
     // A split object's run is one object of many requests; many files are one request each.
     split ||= r.objects.objects < r.requests;
   }
-  if (h.totalCount === 0) return undefined;
+  if (!h || h.totalCount === 0) return undefined;
   return { latencyMs: summarizeHistogram(h), ...(split && completion > 0 ? { stragglerShare: straggler / completion } : {}) };
 }
 

@@ -86,6 +86,21 @@ export const decodeHistogram = (text: string): Hdr.Histogram => {
   return h;
 };
 
+/**
+ * The sum of encoded histograms: the first as decoded, the others added to it. A new empty one (a
+ * 240 KB counts array) and an add walking its 30,000 buckets per part cost a short session's report
+ * ~10 ms of its start (a 1-byte download, BENCHMARKS.md "Start-up").
+ */
+export function sumEncoded(texts: Iterable<string>): Hdr.Histogram | undefined {
+  let sum: Hdr.Histogram | undefined;
+  for (const text of texts) {
+    const h = decodeHistogram(text);
+    if (sum) sum.add(h);
+    else sum = h;
+  }
+  return sum;
+}
+
 export class PhaseHistograms {
   readonly byMetric = new Map<MetricName, Hdr.Histogram>();
 
@@ -127,11 +142,7 @@ export class PhaseHistograms {
     for (const h of this.byMetric.values()) h.reset();
   }
 
-  /**
-   * Adds encoded histograms from another worker. The first of a metric is taken as decoded: a new
-   * empty one (a 240 KB counts array) and an add over every bucket cost a short session's report
-   * ~10 ms of its start (a 1-byte download, BENCHMARKS.md "Start-up").
-   */
+  /** Adds encoded histograms from another worker; the first of a metric is taken as decoded (sumEncoded). */
   addEncoded(encoded: EncodedHistograms): void {
     for (const metric of METRICS) {
       const text = encoded[metric];
@@ -182,8 +193,7 @@ export class HistogramSum {
       } else if (!parts.length && own) {
         out[metric] = encodeHistogram(own);
       } else if (parts.length) {
-        const sum = decodeHistogram(parts[0]!);
-        for (const text of parts.slice(1)) sum.add(decodeHistogram(text));
+        const sum = sumEncoded(parts)!;
         if (own) sum.add(own);
         out[metric] = encodeHistogram(sum);
       }

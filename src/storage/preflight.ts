@@ -4,7 +4,7 @@ import type { ContainerClient } from '@azure/storage-blob';
 import { ConfigError } from '../config/errors.js';
 import { log } from '../log/logger.js';
 import { shownUrl } from '../transport/http-client.js';
-import { NodeHttpClient } from '../transport/request.js';
+import { RawPool } from '../transport/raw-client.js';
 import { isThrottle, outcomeOf, requestWithRetries, type RetriedResult } from '../transport/retry.js';
 import { TOKEN_REFUSED_FIX } from './entra.js';
 import { PLAIN_PUT_STATUSES } from './target.js';
@@ -31,6 +31,9 @@ export interface PreflightOptions {
   signal?: AbortSignal;
 }
 
+/** A check's read buffer: a head and a small body (an error's XML) fit. */
+const PROBE_READ_BYTES = 64 * 1024;
+
 /**
  * Tries after the first for an answer that says "busy" (503, 429), whatever --max-retries says of
  * measured requests: a check is not a measurement, and a target still draining the load of the run
@@ -48,7 +51,8 @@ async function plainRequest(url: URL, method: 'HEAD' | 'PUT' | 'DELETE', opts: P
   const timeoutMs = opts.timeoutMs ?? 30_000;
   const deadline = AbortSignal.timeout(2 * timeoutMs);
   const signal = opts.signal ? AbortSignal.any([opts.signal, deadline]) : deadline;
-  const client = NodeHttpClient.to(url, 1);
+  // The raw client, as the workers' requests: node:http is then never loaded for a check (~3 ms of a start).
+  const client = new RawPool(url, 1, PROBE_READ_BYTES);
   try {
     const maxRetries = opts.maxRetries ?? 0;
     const res = await requestWithRetries(
@@ -63,7 +67,7 @@ async function plainRequest(url: URL, method: 'HEAD' | 'PUT' | 'DELETE', opts: P
     }
     return res;
   } finally {
-    client.close();
+    client.destroy();
   }
 }
 
