@@ -4,8 +4,8 @@
 // reads, compiles and links every ES module on its own: a 1-byte download loaded ~150 modules in the
 // coordinator and ~50 in each worker, ~60 ms of its start (BENCHMARKS.md, "Start-up").
 //
-// What stays outside the bundles: npm packages (from node_modules as before, so the SDK and Azurite
-// still load only where they are used), Node's own modules, and workers/first-worker.js, whose
+// What stays outside the bundles: npm packages but the four every start loads (BUNDLED_PACKAGES; the
+// others from node_modules as before, so the SDK and Azurite still load only where used), Node's own modules, and workers/first-worker.js, whose
 // early-forked worker dist/cli.js starts and the pool inside the bundle adopts: one copy, shared.
 // Everything else in dist/ is tsc's output, unchanged: the tests, the bench and dist/download.js
 // import it, and a build by tsc alone (the tests' set-up, the Docker image) runs the same code
@@ -16,6 +16,26 @@ import { chmodSync, existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 const ENTRIES = ['cli/commands.js', 'workers/worker.js'];
+
+/**
+ * The npm packages every command's start loads (commander and dotenv to read options, p-limit and
+ * its yocto-queue), bundled in: each was a package.json to find and parse, an ESM facade or a CJS
+ * wrapper, and files to resolve one by one. Every other package stays outside (the SDK, Azurite,
+ * identity, cli-progress, selfsigned: loaded only where used).
+ */
+const BUNDLED_PACKAGES = new Set(['commander', 'dotenv', 'p-limit', 'yocto-queue']);
+
+const packagesOutside: Plugin = {
+  name: 'packages-outside',
+  setup(b) {
+    // A bare specifier (not relative, absolute or node:): a package, by its name (@scope/name).
+    b.onResolve({ filter: /^[^./]/ }, (args) => {
+      if (args.path.startsWith('node:')) return undefined;
+      const name = args.path.split('/').slice(0, args.path.startsWith('@') ? 2 : 1).join('/');
+      return BUNDLED_PACKAGES.has(name) ? undefined : { path: args.path, external: true };
+    });
+  },
+};
 
 /** The one module whose state the entry (dist/cli.js) and the bundled pool must share. */
 const firstWorkerOutside: Plugin = {
@@ -65,8 +85,10 @@ export async function bundle(dist: string): Promise<void> {
       format: 'esm',
       platform: 'node',
       target: 'node22',
-      packages: 'external',
-      plugins: [firstWorkerOutside],
+      plugins: [firstWorkerOutside, packagesOutside],
+      // The CommonJS packages bundled in require Node's modules (commander: node:events, …): an ES
+      // module has no require of its own, so the bundle makes one (esbuild's shim calls it).
+      banner: { js: "import { createRequire as __bundleCreateRequire } from 'node:module';\nconst require = __bundleCreateRequire(import.meta.url);" },
       // Chained to tsc's maps: a stack trace still names src/ files and lines.
       sourcemap: 'linked',
       logLevel: 'warning',
