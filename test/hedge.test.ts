@@ -228,6 +228,69 @@ describe('--hedge against the straggler server', () => {
     expect(await trial(new Set([2]))).toEqual({ duplicates: 1, hedged: 1 });
   });
 
+  it('a late request while no other has answered since its deadline is held (a pause); once others answer, it is a straggler', async () => {
+    const record = (item: WorkItem, startEpochMs: number): OpRecord => ({
+      worker: 0, item: item.index, offsetBytes: 0, bytes: item.lengthBytes, status: 200, startEpochMs, totalMs: 1,
+      phases: {}, reused: true, retries: 0, throttled: 0, backoffMs: 0,
+    });
+    // Eight lanes, delay 5 ms. Item 0 answers after 60 ms, items 1 and 2 after `othersMs`, the rest
+    // after 1 ms; a duplicate at once. Three late of eight is not most lanes (the rule above).
+    const trial = async (othersMs: number) => {
+      let sent = 0;
+      const get: GetRun = (_ctx, item, _sink, _queued, watch) => {
+        sent++;
+        watch?.onSent?.();
+        const ms = watch?.onSent === undefined ? 0 : item.index === 0 ? 60 : item.index <= 2 ? othersMs : 1;
+        const start = performance.timeOrigin + performance.now();
+        return new Promise((resolve) => setTimeout(() => resolve(record(item, start)), ms));
+      };
+      const ctx = { signal: new AbortController().signal, urls: new Map(), lanes: 8 } as unknown as KindContext;
+      const hedger = new Hedger(ctx, {} as Sink, get, { afterMs: 5, on: 'first-byte' });
+      const items = [0, 1, 2, 3, 4, 5, 6, 7].map((index) => ({ index, blob: `f${index}`, destOffsetBytes: 0, lengthBytes: 10 }));
+      const got = await Promise.all(items.map((item) => hedger.run(item, undefined)));
+      hedger.close();
+      return { duplicates: sent - items.length, hedged: got.filter((r) => r.hedge).map((r) => [r.item, r.hedge!.won]), afterMs: got[0]!.hedge?.afterMs ?? -1 };
+    };
+    // Its peers answered at 1 ms, before its deadline: it is the one left waiting, duplicated at its deadline.
+    const alone = await trial(1);
+    expect(alone).toMatchObject({ duplicates: 1, hedged: [[0, 'hedge']] });
+    expect(alone.afterMs).toBeLessThan(20);
+    // Items 1 and 2 late with it and nothing answering from its deadline to 35 ms (a pause): held
+    // until the others move, then duplicated alone (before this rule all three went at 5 ms, into the pause).
+    const paused = await trial(35);
+    expect(paused).toMatchObject({ duplicates: 1, hedged: [[0, 'hedge']] });
+    expect(paused.afterMs).toBeGreaterThanOrEqual(30);
+  });
+
+  it('a request on a connection opened for it is compared with such requests, not with those on warm connections', async () => {
+    const { newHedgeEstimate } = await import('../src/kinds/hedge.js');
+    let reused = true;
+    const record = (item: WorkItem, totalMs: number): OpRecord => ({
+      worker: 0, item: item.index, offsetBytes: 0, bytes: 10, status: 200, startEpochMs: performance.timeOrigin + performance.now(), totalMs,
+      phases: { firstByte: totalMs }, reused, retries: 0, throttled: 0, backoffMs: 0,
+    });
+    const estimate = newHedgeEstimate();
+    const ctx = { signal: new AbortController().signal, urls: new Map(), lanes: 1 } as unknown as KindContext;
+    const item = (index: number) => ({ index, blob: `f${index}`, destOffsetBytes: 0, lengthBytes: 10 });
+    // 20 requests on warm connections at 1 ms, 20 on new ones at 20 ms: two estimates.
+    for (const [warm, ms] of [[true, 1], [false, 20]] as const) {
+      reused = warm;
+      const get: GetRun = (_ctx, it, _sink, _queued, watch) => {
+        watch?.onSent?.(warm);
+        return new Promise((resolve) => setTimeout(() => resolve(record(it, ms)), ms));
+      };
+      const hedger = new Hedger(ctx, {} as Sink, get, { percentile: 90, on: 'first-byte' }, estimate);
+      for (let i = 0; i < 20; i++) await hedger.run(item(i), undefined);
+      hedger.close();
+    }
+    expect(estimate.reused.earlier.totalCount).toBe(20);
+    expect(estimate.fresh.earlier.totalCount).toBe(20);
+    const hedger = new Hedger(ctx, {} as Sink, (() => Promise.reject(new Error('unused'))) as GetRun, { percentile: 90, on: 'first-byte' }, estimate);
+    expect(hedger.delayMs(false)).toBeLessThan(3);
+    expect(hedger.delayMs(true)).toBeGreaterThan(15);
+    hedger.close();
+  });
+
   it('a percentile delay is read from the contender\'s earlier runs too: a later run hedges its first request', async () => {
     const { newHedgeEstimate, hedgeEstimateKey } = await import('../src/kinds/hedge.js');
     const record = (item: WorkItem, error?: string): OpRecord => ({

@@ -15,9 +15,9 @@ import type { StopSignal } from '../transport/http-client.js';
 /** A percentile of fewer earlier requests than this is noise: until then a request is not hedged. */
 export const MIN_HEDGE_SAMPLES = 10;
 
-/** What a GET tells as it goes: each try written to its socket, and its body's first byte; and its own stop. */
+/** What a GET tells as it goes: each try written to its socket (on a reused connection or a new one), and its body's first byte; and its own stop. */
 export interface GetWatch {
-  onSent?(): void;
+  onSent?(reused?: boolean): void;
   onFirstByte?(): void;
   /** Stops this request alone (the hedger's); else the worker's stop does. */
   signal?: StopSignal;
@@ -58,6 +58,8 @@ class Flight implements GetWatch {
   readonly signal = new Stop();
   /** When the request was written to its socket; until then its age does not run. */
   sentMs?: number;
+  /** Written on a connection opened for it (its age is compared with other such requests'). */
+  fresh = false;
   /** Its delay has passed and its check is queued. */
   fired = false;
   firstByte = false;
@@ -65,13 +67,14 @@ class Flight implements GetWatch {
   readonly due: Promise<'due'>;
   dueNow!: (value: 'due') => void;
   /** Its age runs from when it is written to its socket (a detached callback, so an arrow). */
-  readonly onSent: () => void;
+  readonly onSent: (reused?: boolean) => void;
 
   constructor(hedger: Hedger) {
     this.due = new Promise<'due'>((resolve) => (this.dueNow = resolve));
-    this.onSent = () => {
+    this.onSent = (reused = true) => {
       if (this.sentMs !== undefined) return;
       this.sentMs = performance.now();
+      this.fresh = !reused;
       hedger.sent(this);
     };
   }
@@ -83,19 +86,28 @@ class Flight implements GetWatch {
 
 type Settled = { who: 'first' | 'hedge'; record: OpRecord };
 
-/**
- * What a percentile delay is read from: this worker's earlier requests' times (sent to last byte,
- * µs) and how many items were issued. Kept across a contender's runs (`KeptBuffers.keep`): a fresh
- * estimate every run left each run's first requests unhedged (none before 10 had finished) and
- * read its delay from a handful of samples.
- */
-export interface HedgeEstimate {
+/** Earlier requests of one kind: their times (sent to last byte, µs) and how many were sent. */
+export interface EarlierRequests {
   earlier: Hdr.Histogram;
   issued: number;
 }
 
+/**
+ * What a percentile delay is read from: this worker's earlier requests, those on a reused connection
+ * and those on one opened for them apart. A run's first requests each open a connection, and the
+ * server takes them all at once: compared with the requests on warm connections (most of a run of
+ * small files) they were late by design, and their duplicates were ~40% of those that went without
+ * stragglers, each one's abort costing a connection. Kept across a contender's runs
+ * (`KeptBuffers.keep`): a fresh estimate every run left each run's first requests unhedged (none
+ * before 10 had finished) and read its delay from a handful of samples.
+ */
+export interface HedgeEstimate {
+  reused: EarlierRequests;
+  fresh: EarlierRequests;
+}
+
 // Two significant digits are plenty for a delay, and a tenth of the buckets to walk.
-export const newHedgeEstimate = (): HedgeEstimate => ({ earlier: newHistogram(2), issued: 0 });
+export const newHedgeEstimate = (): HedgeEstimate => ({ reused: { earlier: newHistogram(2), issued: 0 }, fresh: { earlier: newHistogram(2), issued: 0 } });
 
 /** The jobs whose requests are alike enough to share an estimate: one contender's runs in a worker. */
 export function hedgeEstimateKey(job: KindContext['job'], items: number): string {
@@ -117,12 +129,14 @@ export class Hedger {
    */
   private timer?: NodeJS.Timeout;
   private timerAtMs = Infinity;
-  /** The percentile delay as last read, and how many had finished then. */
-  private delay?: { at: number; ms: number | undefined };
+  /** The percentile delay of each kind as last read, and how many had finished then. */
+  private readonly delays = new Map<EarlierRequests, { at: number; ms: number | undefined }>();
   /** The stops of the requests in flight, pulled by the worker's stop. */
   private readonly live = new Set<Stop>();
   /** The context of a duplicate to another copy: its URL made from its name. */
   private readonly otherCopyCtx: KindContext;
+  /** When a request last finished (any outcome): the others are moving. */
+  private lastSettledMs = -Infinity;
 
   /** `estimate`: one kept from this contender's earlier runs, else a fresh one. */
   constructor(ctx: KindContext, sink: Sink, get: GetRun, hedge: HedgeJob, estimate = newHedgeEstimate()) {
@@ -132,7 +146,7 @@ export class Hedger {
     this.hedge = hedge;
     // Every item of the earlier runs has settled: those that failed (not in the histogram) must not
     // count as still running, or a high percentile's rank would stay out of reach.
-    estimate.issued = estimate.earlier.totalCount;
+    for (const kind of [estimate.reused, estimate.fresh]) kind.issued = kind.earlier.totalCount;
     this.estimate = estimate;
     this.otherCopyCtx = { ...ctx, urls: undefined };
     ctx.signal.addEventListener('abort', () => {
@@ -147,19 +161,20 @@ export class Hedger {
    * yet back). It is of their whole time even with `on` 'first-byte': a request with no byte by the
    * time that share of requests had finished is stuck.
    */
-  delayMs(): number | undefined {
+  delayMs(fresh = false): number | undefined {
     if (this.hedge.afterMs !== undefined) return this.hedge.afterMs;
-    const finished = this.estimate.earlier.totalCount;
+    const kind = fresh ? this.estimate.fresh : this.estimate.reused;
+    const finished = kind.earlier.totalCount;
     // A histogram's percentile walks its buckets (~2 µs here): read once per few requests settled, not per request sent.
-    if (this.delay && finished - this.delay.at < Math.max(1, finished >> 6)) return this.delay.ms;
-    const rank = Math.ceil(((this.hedge.percentile ?? 95) / 100) * this.estimate.issued);
-    const ms = finished < MIN_HEDGE_SAMPLES || rank > finished ? undefined : this.estimate.earlier.getValueAtPercentile((100 * rank) / finished) / 1000;
-    this.delay = { at: finished, ms };
+    const last = this.delays.get(kind);
+    if (last && finished - last.at < Math.max(1, finished >> 6)) return last.ms;
+    const rank = Math.ceil(((this.hedge.percentile ?? 95) / 100) * kind.issued);
+    const ms = finished < MIN_HEDGE_SAMPLES || rank > finished ? undefined : kind.earlier.getValueAtPercentile((100 * rank) / finished) / 1000;
+    this.delays.set(kind, { at: finished, ms });
     return ms;
   }
 
   async run(item: WorkItem, queuedAt: number | undefined): Promise<OpRecord> {
-    this.estimate.issued++;
     const f = new Flight(this);
     this.track(f.signal);
     const first = this.get(this.ctx, item, this.sink, queuedAt, f);
@@ -210,18 +225,34 @@ export class Hedger {
 
   /** A request was written to its socket: its clock starts, and the timer is brought forward if it is due first. */
   sent(f: Flight): void {
+    this.kindOf(f.fresh).issued++;
     if (!this.waiting.has(f)) return;
-    const delay = this.delayMs();
+    const delay = this.delayMs(f.fresh);
     if (delay !== undefined && f.sentMs! + delay < this.timerAtMs) this.armAt(f.sentMs! + delay);
+  }
+
+  private kindOf(fresh: boolean): EarlierRequests {
+    return fresh ? this.estimate.fresh : this.estimate.reused;
+  }
+
+  /**
+   * Whether a request due at `dueMs` is late alone: another request answered after that (the
+   * others are moving), or it is the only one left waiting (its peers all answered: the last range
+   * of a split object), or there is no other lane to compare with.
+   */
+  private movingPast(dueMs: number): boolean {
+    return this.ctx.lanes < 2 || this.waiting.size === 1 || this.lastSettledMs >= dueMs;
   }
 
   /** A finished request's time becomes an earlier request's (a percentile delay's); a changed delay moves the timer. */
   private settle(record: OpRecord): OpRecord {
+    this.lastSettledMs = performance.now();
     if (!record.error && this.hedge.afterMs === undefined) {
-      this.estimate.earlier.recordValue(Math.max(1, Math.round(sinceSentMs(record) * 1000)));
+      const fresh = !record.reused;
+      this.kindOf(fresh).earlier.recordValue(Math.max(1, Math.round(sinceSentMs(record) * 1000)));
       if (this.waiting.size) {
-        const before = this.delay?.ms;
-        if (this.delayMs() !== before) this.rearm();
+        const before = this.delays.get(this.kindOf(fresh))?.ms;
+        if (this.delayMs(fresh) !== before) this.rearm();
       }
     }
     return record;
@@ -235,18 +266,25 @@ export class Hedger {
   private readonly onTimer = (): void => {
     this.timer = undefined;
     this.timerAtMs = Infinity;
-    const delay = this.delayMs();
-    if (delay === undefined) return;
     const now = performance.now();
     const late: Flight[] = [];
-    for (const f of this.waiting) if (!f.fired && f.sentMs !== undefined && f.sentMs + delay <= now) late.push(f);
+    const stragglers: Flight[] = [];
+    for (const f of this.waiting) {
+      if (f.fired || f.sentMs === undefined) continue;
+      const delay = this.delayMs(f.fresh);
+      if (delay === undefined || f.sentMs + delay > now) continue;
+      late.push(f);
+      if (this.movingPast(f.sentMs + delay)) stragglers.push(f);
+    }
     // Most lanes late at once is a slowdown of the server's (or of this machine) that every request
     // meets, not a straggler: a duplicate would wait behind it, take a socket from the next item, and
-    // its abort cost a connection. They are held and looked at again in a millisecond; what is
-    // still late once the others have answered is a straggler. (Without this, a pause of the server's
-    // sent a duplicate for every lane, none of which won.)
+    // its abort cost a connection. So is a late request while nothing else has answered since its
+    // deadline: a pause of a few ms left a third of the lanes late at once, each duplicated and
+    // none of the duplicates winning (~1.7 a run of 2,000 small files, each run ~6 ms slower). Such
+    // requests are held and looked at again in a millisecond; one still late once others answer is a
+    // straggler. (Without the first rule, a pause of the server's sent a duplicate for every lane.)
     if (!commonSlowdown(late.length, this.ctx.lanes)) {
-      for (const f of late) {
+      for (const f of stragglers) {
         f.fired = true;
         setImmediate(f.dueNow, 'due');
       }
@@ -256,9 +294,12 @@ export class Hedger {
 
   /** The timer at the earliest deadline of the requests sent and not yet checked, if any. */
   private rearm(): void {
-    const delay = this.delayMs();
     let at = Infinity;
-    if (delay !== undefined) for (const f of this.waiting) if (!f.fired && f.sentMs !== undefined) at = Math.min(at, f.sentMs + delay);
+    for (const f of this.waiting) {
+      if (f.fired || f.sentMs === undefined) continue;
+      const delay = this.delayMs(f.fresh);
+      if (delay !== undefined) at = Math.min(at, f.sentMs + delay);
+    }
     if (at === Infinity) {
       clearTimeout(this.timer);
       this.timer = undefined;

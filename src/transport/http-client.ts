@@ -37,8 +37,11 @@ export interface HttpRequest {
   queuedAt?: number;
   /** Aborts the request: it ends with CANCELLED_ERROR, never retried. */
   signal?: StopSignal;
-  /** Told once the request is written to its socket (connected, not queued): a hedge's clock starts there. */
-  onSent?: () => void;
+  /**
+   * Told once the request is written to its socket (connected, not queued): a hedge's clock starts
+   * there. `reused`: on a connection an earlier request used (false: one opened for it).
+   */
+  onSent?: (reused: boolean) => void;
 }
 
 /**
