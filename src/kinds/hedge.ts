@@ -33,29 +33,44 @@ export type GetRun = (ctx: KindContext, item: WorkItem, sink: Sink, queuedAt: nu
  */
 export class Stop implements StopSignal {
   aborted = false;
-  private listeners?: (() => void)[];
+  /** The one listener a request's transport adds (no array for it); more, in a list. */
+  private listener?: () => void;
+  private more?: (() => void)[];
 
   addEventListener(_type: 'abort', listener: () => void): void {
-    (this.listeners ??= []).push(listener);
+    if (!this.listener) this.listener = listener;
+    else (this.more ??= []).push(listener);
   }
 
   removeEventListener(_type: 'abort', listener: () => void): void {
-    const at = this.listeners?.indexOf(listener) ?? -1;
-    if (at >= 0) this.listeners!.splice(at, 1);
+    if (this.listener === listener) {
+      this.listener = this.more?.shift();
+      return;
+    }
+    const at = this.more?.indexOf(listener) ?? -1;
+    if (at >= 0) this.more!.splice(at, 1);
   }
 
   abort(): void {
     if (this.aborted) return;
     this.aborted = true;
-    const listeners = this.listeners ?? [];
-    this.listeners = undefined;
-    for (const listener of listeners) listener();
+    const listeners = [this.listener, ...(this.more ?? [])];
+    this.listener = undefined;
+    this.more = undefined;
+    for (const listener of listeners) listener?.();
   }
 }
 
-/** One item's first request as the hedger watches it: one object, its callbacks methods of it. */
+/**
+ * One item's first request as the hedger watches it: one object, its callbacks methods of it. No
+ * promise of its own: most requests answer before their delay, and a promise and a race for each
+ * (with the closures around them) were most of the hedger's ~3 µs of CPU a request, and of its
+ * garbage. The race is made when a duplicate goes.
+ */
 class Flight implements GetWatch {
   readonly signal = new Stop();
+  readonly item: WorkItem;
+  first!: Promise<OpRecord>;
   /** When the request was written to its socket; until then its age does not run. */
   sentMs?: number;
   /** Written on a connection opened for it (its age is compared with other such requests'). */
@@ -63,14 +78,15 @@ class Flight implements GetWatch {
   /** Its delay has passed and its check is queued. */
   fired = false;
   firstByte = false;
-  /** Resolves 'due' once the delay has passed without an answer. */
-  readonly due: Promise<'due'>;
-  dueNow!: (value: 'due') => void;
+  /** It answered before its check: the item is done. */
+  done = false;
+  /** Once checked past its delay: what the item's record is then (the race, or the first request alone). */
+  decided?: Promise<OpRecord>;
   /** Its age runs from when it is written to its socket (a detached callback, so an arrow). */
   readonly onSent: (reused?: boolean) => void;
 
-  constructor(hedger: Hedger) {
-    this.due = new Promise<'due'>((resolve) => (this.dueNow = resolve));
+  constructor(hedger: Hedger, item: WorkItem) {
+    this.item = item;
     this.onSent = (reused = true) => {
       if (this.sentMs !== undefined) return;
       this.sentMs = performance.now();
@@ -174,27 +190,49 @@ export class Hedger {
     return ms;
   }
 
-  async run(item: WorkItem, queuedAt: number | undefined): Promise<OpRecord> {
-    const f = new Flight(this);
+  run(item: WorkItem, queuedAt: number | undefined): Promise<OpRecord> {
+    const f = new Flight(this, item);
     this.track(f.signal);
-    const first = this.get(this.ctx, item, this.sink, queuedAt, f);
+    f.first = this.get(this.ctx, item, this.sink, queuedAt, f);
     // Watched once sent, against the delay as it changes (each finished request moves the percentile); fired, it is checked once.
     this.waiting.add(f);
     if (f.sentMs !== undefined) this.sent(f);
-    const got = await Promise.race([first, f.due]);
+    return f.first.then((record) => this.landed(f, record));
+  }
+
+  /** The first request answered: the item is done, unless its check came first (then that decides). */
+  private landed(f: Flight, record: OpRecord): OpRecord | Promise<OpRecord> {
+    if (f.decided) return f.decided;
+    f.done = true;
+    this.unwatch(f);
+    this.live.delete(f.signal);
+    return this.settle(record);
+  }
+
+  /** No longer watched; with nothing left to watch the timer goes (it would hold this hedger, its sink included, until it fired). */
+  private unwatch(f: Flight): void {
     this.waiting.delete(f);
-    // Nothing left to watch: the timer goes (it would hold this hedger, its sink included, until it fired).
     if (!this.waiting.size) this.rearm();
-    if (got !== 'due') {
-      this.live.delete(f.signal);
-      return this.settle(got);
-    }
+  }
+
+  /** A request past its delay, checked after the loop's I/O: a duplicate goes, unless an answer is on its way. */
+  private readonly check = (f: Flight): void => {
+    if (f.done) return;
+    this.unwatch(f);
     // With a first byte, an answer is coming: it is left to finish.
     if (this.ctx.signal.aborted || (this.hedge.on === 'first-byte' && f.firstByte)) {
-      const record = await first;
-      this.live.delete(f.signal);
-      return this.settle(record);
+      f.decided = f.first.then((record) => {
+        this.live.delete(f.signal);
+        return this.settle(record);
+      });
+      return;
     }
+    f.decided = this.duplicate(f);
+  };
+
+  /** Sends the duplicate, takes whichever succeeds first, aborts the other and awaits it. */
+  private async duplicate(f: Flight): Promise<OpRecord> {
+    const { item, first } = f;
     const hedgeStop = new Stop();
     this.track(hedgeStop);
     const copy = this.copyOf(item);
@@ -286,7 +324,7 @@ export class Hedger {
     if (!commonSlowdown(late.length, this.ctx.lanes)) {
       for (const f of stragglers) {
         f.fired = true;
-        setImmediate(f.dueNow, 'due');
+        setImmediate(this.check, f);
       }
     }
     this.rearm();
