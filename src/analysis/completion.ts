@@ -28,12 +28,11 @@ export function objectCompletion(runs: readonly Measured[]): ObjectCompletion | 
   let completion = 0;
   let straggler = 0;
   let split = false;
-  for (const r of counted) {
-    if (!r.objects) continue;
-    completion += r.objects.completionMsSum;
-    straggler += r.objects.stragglerMsSum;
+  for (const { objects, requests } of counted) {
+    completion += objects!.completionMsSum;
+    straggler += objects!.stragglerMsSum;
     // A split object's run is one object of many requests; many files are one request each.
-    split ||= r.objects.objects < r.requests;
+    split ||= objects!.objects < requests;
   }
   if (!h || h.totalCount === 0) return undefined;
   return { latencyMs: summarizeHistogram(h), ...(split && completion > 0 ? { stragglerShare: straggler / completion } : {}) };

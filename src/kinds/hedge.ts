@@ -102,10 +102,12 @@ class Flight implements GetWatch {
 
 type Settled = { who: 'first' | 'hedge'; record: OpRecord };
 
-/** Earlier requests of one kind: their times (sent to last byte, µs) and how many were sent. */
+/** Earlier requests of one kind: their times (sent to last byte, µs), how many were sent, and the delay as last read from them. */
 export interface EarlierRequests {
   earlier: Hdr.Histogram;
   issued: number;
+  /** The percentile delay as last read, and how many had finished then (a hedger's own: reset when one starts). */
+  delay?: { at: number; ms: number | undefined };
 }
 
 /**
@@ -145,8 +147,6 @@ export class Hedger {
    */
   private timer?: NodeJS.Timeout;
   private timerAtMs = Infinity;
-  /** The percentile delay of each kind as last read, and how many had finished then. */
-  private readonly delays = new Map<EarlierRequests, { at: number; ms: number | undefined }>();
   /** The stops of the requests in flight, pulled by the worker's stop. */
   private readonly live = new Set<Stop>();
   /** The context of a duplicate to another copy: its URL made from its name. */
@@ -162,7 +162,10 @@ export class Hedger {
     this.hedge = hedge;
     // Every item of the earlier runs has settled: those that failed (not in the histogram) must not
     // count as still running, or a high percentile's rank would stay out of reach.
-    for (const kind of [estimate.reused, estimate.fresh]) kind.issued = kind.earlier.totalCount;
+    for (const kind of [estimate.reused, estimate.fresh]) {
+      kind.issued = kind.earlier.totalCount;
+      kind.delay = undefined;
+    }
     this.estimate = estimate;
     this.otherCopyCtx = { ...ctx, urls: undefined };
     ctx.signal.addEventListener('abort', () => {
@@ -179,14 +182,13 @@ export class Hedger {
    */
   delayMs(fresh = false): number | undefined {
     if (this.hedge.afterMs !== undefined) return this.hedge.afterMs;
-    const kind = fresh ? this.estimate.fresh : this.estimate.reused;
+    const kind = this.kindOf(fresh);
     const finished = kind.earlier.totalCount;
     // A histogram's percentile walks its buckets (~2 µs here): read once per few requests settled, not per request sent.
-    const last = this.delays.get(kind);
-    if (last && finished - last.at < Math.max(1, finished >> 6)) return last.ms;
+    if (kind.delay && finished - kind.delay.at < Math.max(1, finished >> 6)) return kind.delay.ms;
     const rank = Math.ceil(((this.hedge.percentile ?? 95) / 100) * kind.issued);
     const ms = finished < MIN_HEDGE_SAMPLES || rank > finished ? undefined : kind.earlier.getValueAtPercentile((100 * rank) / finished) / 1000;
-    this.delays.set(kind, { at: finished, ms });
+    kind.delay = { at: finished, ms };
     return ms;
   }
 
@@ -287,9 +289,10 @@ export class Hedger {
     this.lastSettledMs = performance.now();
     if (!record.error && this.hedge.afterMs === undefined) {
       const fresh = !record.reused;
-      this.kindOf(fresh).earlier.recordValue(Math.max(1, Math.round(sinceSentMs(record) * 1000)));
+      const kind = this.kindOf(fresh);
+      kind.earlier.recordValue(Math.max(1, Math.round(sinceSentMs(record) * 1000)));
       if (this.waiting.size) {
-        const before = this.delays.get(this.kindOf(fresh))?.ms;
+        const before = kind.delay?.ms;
         if (this.delayMs(fresh) !== before) this.rearm();
       }
     }

@@ -42,7 +42,7 @@ const PROBE_READ_BYTES = 64 * 1024;
 export const THROTTLED_RETRIES = 3;
 
 /**
- * One request through the one request path (node:http), its body read and dropped. The idle
+ * One request through the raw client (the workers' request path), its body read and dropped. The idle
  * timeout cannot catch a server that trickles a byte a second, so the whole request also has a
  * deadline: twice the timeout. A throttled answer is tried again after its Retry-After (or a
  * backoff); other failures only as `opts.maxRetries` says.

@@ -7,9 +7,13 @@
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
-let httpModule: typeof import('node:http') | undefined;
-let httpsModule: typeof import('node:https') | undefined;
-export const nodeHttp = (): typeof import('node:http') => (httpModule ??= require('node:http') as typeof import('node:http'));
-export const nodeHttps = (): typeof import('node:https') => (httpsModule ??= require('node:https') as typeof import('node:https'));
-let tlsModule: typeof import('node:tls') | undefined;
-export const nodeTls = (): typeof import('node:tls') => (tlsModule ??= require('node:tls') as typeof import('node:tls'));
+
+/** A builtin module, required the first time the returned function is called. */
+function onFirstUse<T>(id: string): () => T {
+  let loaded: T | undefined;
+  return () => (loaded ??= require(id) as T);
+}
+
+export const nodeHttp = onFirstUse<typeof import('node:http')>('node:http');
+export const nodeHttps = onFirstUse<typeof import('node:https')>('node:https');
+export const nodeTls = onFirstUse<typeof import('node:tls')>('node:tls');
