@@ -46,6 +46,21 @@ const firstWorkerOutside: Plugin = {
 };
 
 /**
+ * pako, left out of the packed histogram code: the encoding takes node:zlib's deflateSync and
+ * inflateSync (found by eval('require("zlib")')) and pako only where there is no require (a
+ * browser). Its ~4,000 lines were read and run by every process that made a histogram: ~1.7-3 ms
+ * of each start (BENCHMARKS.md, "Start-up"). Should the eval ever fail, the encoding's own
+ * fallback finds no pako and says so when used.
+ */
+const noPako: Plugin = {
+  name: 'no-pako',
+  setup(b) {
+    b.onResolve({ filter: /^pako$/ }, () => ({ path: 'pako', namespace: 'no-pako' }));
+    b.onLoad({ filter: /.*/, namespace: 'no-pako' }, () => ({ contents: 'module.exports = undefined;', loader: 'js' }));
+  },
+};
+
+/**
  * hdr-histogram-js's two files that metrics/histograms.ts requires (the histogram and its V2
  * encoding) with everything they require (pako, base64-js: ~40 files) packed into one CommonJS
  * file beside histograms.js: each process that makes histograms read and resolved those files one by
@@ -68,6 +83,7 @@ async function packHistograms(dist: string): Promise<void> {
     // The encoding finds node:zlib by eval('require("zlib")'), which a CommonJS file still allows.
     logOverride: { 'direct-eval': 'silent' },
     logLevel: 'warning',
+    plugins: [noPako],
   });
 }
 
