@@ -5,7 +5,7 @@
 import type * as http from 'node:http';
 import { nodeHttp } from '../transport/node-http.js';
 import { lookup } from 'node:dns/promises';
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import net from 'node:net';
 import { performance } from 'node:perf_hooks';
@@ -34,7 +34,14 @@ function sdkVersion(): string | undefined {
   }
 }
 
-const readText = (path: string) => readFile(path, 'utf8').then((t) => t.trim(), () => undefined);
+/** Read at once: a file under /proc is never waited on, and a thread-pool round trip each cost more. */
+const readText = (path: string): string | undefined => {
+  try {
+    return readFileSync(path, 'utf8').trim();
+  } catch {
+    return undefined;
+  }
+};
 /** `min default max` in tcp_rmem and tcp_wmem: the maximum bounds one socket's buffer. */
 const maxOf = (t: string | undefined) => {
   const n = Number(t?.split(/\s+/)[2]);
@@ -43,7 +50,7 @@ const maxOf = (t: string | undefined) => {
 
 export async function tcpSettings(procRoot = '/proc'): Promise<TcpSettings | undefined> {
   const dir = `${procRoot}/sys/net/ipv4`;
-  const [cc, rmem, wmem] = await Promise.all(['tcp_congestion_control', 'tcp_rmem', 'tcp_wmem'].map((f) => readText(`${dir}/${f}`)));
+  const [cc, rmem, wmem] = ['tcp_congestion_control', 'tcp_rmem', 'tcp_wmem'].map((f) => readText(`${dir}/${f}`));
   const out: TcpSettings = { ...(cc ? { congestionControl: cc } : {}), ...(maxOf(rmem) ? { rmemMaxBytes: maxOf(rmem)! } : {}), ...(maxOf(wmem) ? { wmemMaxBytes: maxOf(wmem)! } : {}) };
   return Object.keys(out).length ? out : undefined;
 }

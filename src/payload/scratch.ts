@@ -1,7 +1,8 @@
 // Local scratch space for downloaded bytes: a private directory (mode 0700, unpredictable name) per
 // run instead of guessable names in the shared temp directory, where a planted symbolic link would
 // be followed. Directories of runs that died without cleaning up (SIGKILL) are swept on the next.
-import { lstat, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { lstatSync, readdirSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 
@@ -46,12 +47,19 @@ export async function makeScratchDir(options: { parent?: string } = {}): Promise
 export async function sweepStaleScratchDirs(parent = tmpdir()): Promise<string[]> {
   const removed: string[] = [];
   const uid = process.getuid?.();
-  for (const name of await readdir(parent)) {
+  // The listing and the checks are synchronous (a start's first thread-pool round trips cost more
+  // than they do); only a removal, which is rare, goes through the pool.
+  for (const name of readdirSync(parent)) {
     const pid = Number(SCRATCH_NAME.exec(name)?.[1]);
     if (!pid || pid === process.pid || isAlive(pid)) continue;
     const dir = join(parent, name);
-    const st = await lstat(dir).catch(() => undefined);
-    if (!st?.isDirectory() || (uid !== undefined && st.uid !== uid)) continue;
+    let st;
+    try {
+      st = lstatSync(dir);
+    } catch {
+      continue;
+    }
+    if (!st.isDirectory() || (uid !== undefined && st.uid !== uid)) continue;
     await rm(dir, { recursive: true, force: true }).catch(() => {});
     removed.push(dir);
   }
