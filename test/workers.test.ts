@@ -13,6 +13,12 @@ import { testConfig, type TestSettings } from './helpers/config.js';
 /** Request count of the merged 'total' histogram, as every report computes it. */
 const totalCount = (r: MeasuredRun) => analyze([toRunRecord(r)])[0]!.latencyMs.total?.count;
 
+/** A split object's completion from its records: the first request's send to the last part's end. */
+function completionOf(r: MeasuredRun): number {
+  const sent = Math.min(...r.records.map((x) => x.startEpochMs + (x.phases.wait ?? 0)));
+  return Math.max(...r.records.map((x) => x.startEpochMs + x.totalMs)) - sent;
+}
+
 function config(overrides: TestSettings<DownloadConfig> = {}): DownloadConfig {
   return testConfig('download', {
     logLevel: 'warn', sourceMethod: 'all', concurrency: 4, fileSizeBytes: 500_005, processes: 1, maxSockets: 16,
@@ -40,6 +46,21 @@ describe('worker processes', () => {
     expect(ok).toHaveLength(5);
     // Histograms from both processes are added, not averaged: one count per successful request.
     expect(totalCount(r)).toBe(ok.length);
+    // The object was split between two workers: its completion is the coordinator's, from both.
+    expect(r.objects?.objects).toBe(1);
+    expect(r.objects!.completionMsSum).toBeCloseTo(completionOf(r), 6);
+    expect(analyze([toRunRecord(r)])[0]!.latencyMs.object?.count).toBe(1);
+  });
+
+  it('1 process holding every part of the object: it records the completion, the same figure', async () => {
+    const run = await runDownload(config({ processes: 1, concurrency: 5, sourceMethod: 'chunked' }));
+
+    const r = run.results[0]!;
+    expect(r.verified, r.verification).toBe(true);
+    expect(r.objects?.objects).toBe(1);
+    expect(r.objects!.completionMsSum).toBeCloseTo(completionOf(r), 6);
+    expect(r.objects!.stragglerMsSum).toBeGreaterThanOrEqual(0);
+    expect(analyze([toRunRecord(r)])[0]!.latencyMs.object?.count).toBe(1);
   });
 
   it('3 processes, 1 item: capped at one process per item (issue 14.9: 256 processes for 4 requests)', async () => {

@@ -144,7 +144,7 @@ async function prepareRun(
       maxRetries: config.maxRetries, timeoutMs: config.timeoutMs, trace: config.trace,
       ...strategy.jobOptions?.({ processes: config.processes, maxSockets: config.maxSockets, concurrency: config.concurrency, sizeBytes: input.sizeBytes, rangeSizeBytes: config.rangeSizeBytes }),
       ...(workload === 'files' || workload === 'head' ? summaryFor(items, workload, config.processes) : {}),
-      ...(workload === 'files' ? { objectPerItem: true } : {}),
+      ...(workload === 'files' ? { objectPerItem: true } : workload === 'blob' ? { wholeObject: true } : {}),
       ...(config.hedge ? { hedge: hedgeJob(config.hedge, many ? [] : items) } : {}),
     },
     verify: (merged) => kind.verify({

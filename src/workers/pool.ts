@@ -139,7 +139,8 @@ export class WorkerPool {
     const unStop = onStop(children, signal, opts.graceMs ?? STOP_GRACE_MS);
     let timers: { autoterm?: AutotermTimer; renewer?: TokenRenewer } = {};
     try {
-      const dispatched = dispatch(children, base, shares);
+      // A split object's completion is the worker's to record only where it holds every part.
+      const dispatched = dispatch(children, shares.length > 1 && base.wholeObject ? { ...base, wholeObject: undefined } : base, shares);
       // The jobs are sent: while the workers prepare (untimed), load what merging their results
       // needs, before the barrier rather than between the last result and the report.
       loadHistograms();

@@ -39,6 +39,12 @@ export interface WorkerJob extends KindJob {
   summary?: { check: TallyKind; keepRecords: number };
   /** Many files: each item is an object of its own, its completion recorded by the worker (metrics/objects.ts). */
   objectPerItem?: boolean;
+  /**
+   * One object split into the plan's requests, with nothing after the workers (no commit): a worker
+   * whose share is the whole plan records its completion itself, as the coordinator would from the
+   * merged records. The pool drops it where the plan is shared among workers.
+   */
+  wholeObject?: boolean;
   /** warm: MAX_SOCKETS connections opened before the barrier; cold (default): every run connects as it goes. */
   connections?: 'cold' | 'warm';
   /** Steady state (--duration): the items again and again until this long after the release, counted per interval. */
@@ -98,7 +104,7 @@ export interface WorkerResult {
    */
   equalToFixture?: number[];
   steady?: SteadyWorkerResult;
-  /** With `objectPerItem` (not steady): its items' completions, summed (their distribution is the `object` histogram). */
+  /** With `objectPerItem` or `wholeObject` (not steady): its items' completions, summed (their distribution is the `object` histogram). */
   objects?: ObjectTotals;
   /** When the job asked for a summary: `records` are a sample (and every failure); these are of all of them. */
   summary?: WorkerSummaryOfRecords;

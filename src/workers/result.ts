@@ -1,7 +1,7 @@
 // A job's result as the coordinator gets it: records as columns, encoded histograms, what the worker
 // measured of itself; with many files, the worker's own checks and totals and a sample of the records.
 import { PhaseHistograms } from '../metrics/histograms.js';
-import { perItemObjects } from '../metrics/objects.js';
+import { perItemObjects, splitObject } from '../metrics/objects.js';
 import { tallyRecords } from '../metrics/record-checks.js';
 import type { RecordTable } from '../metrics/record-table.js';
 import { countInto, emptyTotals } from '../metrics/totals.js';
@@ -37,8 +37,10 @@ export function packResult(job: WorkerJob, items: Items, records: RecordTable, m
   // A steady run's meter has every request; otherwise the records are every request.
   const histograms = m.steady?.meter.histograms ?? emptyHistograms();
   if (!m.steady) records.recordInto(histograms);
-  // Every record is still here: each item's completion, before any sampling.
-  const objects = job.objectPerItem && !m.steady ? perItemObjects(records, histograms) : undefined;
+  // Every record is still here: each item's completion, before any sampling. The whole of a split
+  // object here: its completion made where the histograms already are, which saves the coordinator
+  // a histogram and its first deflate on the way from the last answer to the report (~2-3 ms).
+  const objects = m.steady ? undefined : job.objectPerItem ? perItemObjects(records, histograms) : job.wholeObject ? splitObject(records, histograms) : undefined;
   // Many files: what the coordinator needs of all the records is made here, and it gets a sample.
   let summary: WorkerSummaryOfRecords | undefined;
   let sent = records;
