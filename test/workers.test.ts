@@ -6,6 +6,7 @@ import { runDownload } from '../src/engine/download.js';
 import { setLogLevel } from '../src/log/logger.js';
 import { analyze } from '../src/analysis/analyze.js';
 import { withWorkerFlags, workerEntry } from '../src/workers/entry.js';
+import { RECORDS_ALONE_MAX } from '../src/workers/result.js';
 import { toRunRecord } from '../src/results/record.js';
 import type { MeasuredRun } from '../src/results/record.js';
 import { testConfig, type TestSettings } from './helpers/config.js';
@@ -52,11 +53,18 @@ describe('worker processes', () => {
     expect(analyze([toRunRecord(r)])[0]!.latencyMs.object?.count).toBe(1);
   });
 
-  it('1 process holding every part of the object: it records the completion, the same figure', async () => {
-    const run = await runDownload(config({ processes: 1, concurrency: 5, sourceMethod: 'chunked' }));
+  // Past RECORDS_ALONE_MAX parts the worker makes the histograms and the completion; up to it, it
+  // sends its records alone and the coordinator makes both. Either way the same figures.
+  it.each([
+    [`${RECORDS_ALONE_MAX + 16} parts: the worker records the completion and its histograms`, RECORDS_ALONE_MAX + 16],
+    ['5 parts: the worker sends its records alone, the coordinator makes them', 5],
+  ])('1 process holding every part of the object, %s', async (_, parts) => {
+    const run = await runDownload(config({ processes: 1, concurrency: parts, sourceMethod: 'chunked' }));
 
     const r = run.results[0]!;
     expect(r.verified, r.verification).toBe(true);
+    expect(r.records).toHaveLength(parts);
+    expect(totalCount(r)).toBe(parts);
     expect(r.objects?.objects).toBe(1);
     expect(r.objects!.completionMsSum).toBeCloseTo(completionOf(r), 6);
     expect(r.objects!.stragglerMsSum).toBeGreaterThanOrEqual(0);

@@ -196,7 +196,7 @@ export class RecordTable implements Iterable<OpRecord> {
   }
 
   /** Every successful request's phases and total into `h`, read from the columns (no record made). */
-  recordInto(h: PhaseHistograms): void {
+  recordInto(h: Pick<PhaseHistograms, 'recordMs'>): void {
     const failed = new Set(this.failedRows());
     for (let i = 0; i < this.rows; i++) {
       if (failed.has(i)) continue;

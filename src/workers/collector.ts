@@ -52,6 +52,7 @@ export class Collector {
   private collected?: RecordTable;
   private readonly summaries: WorkerSummary[] = [];
   private readonly items: number;
+  private readonly histograms = new HistogramSum();
 
   constructor(items: number) {
     this.items = items;
@@ -60,15 +61,18 @@ export class Collector {
   /** One worker's result, as it arrives: one row per item, or more where a listing's pages are rows of their own. */
   add(worker: number, result: WorkerResult): void {
     const { records: encoded, ...summary } = result;
-    this.collected = (this.collected ?? new RecordTable(this.items)).append(RecordTable.decode(encoded));
+    const table = RecordTable.decode(encoded);
+    // A small job's worker sent its records alone (workers/result.ts): they are every request it made.
+    if (summary.histograms) this.histograms.addEncoded(summary.histograms);
+    else table.recordInto(this.histograms);
+    this.collected = (this.collected ?? new RecordTable(this.items)).append(table);
     // The summary keeps no second copy of the records.
     this.summaries[worker] = { ...summary, requests: summary.summary?.requests ?? encoded.length };
   }
 
   merge(input: MergeInput): MergedRun {
     const results = this.summaries.filter((s) => s !== undefined);
-    const histograms = new HistogramSum();
-    for (const r of results) histograms.addEncoded(r.histograms);
+    const { histograms } = this;
     const records = (this.collected ?? new RecordTable()).sortByOffset();
     const steady = input.steady ? mergeSteady(results, input.releaseEpochMs, input.steady.intervalMs) : undefined;
     let { start, end } = spanOf(records, results, input.releaseEpochMs, steady);

@@ -9,6 +9,7 @@ import { KeptBuffers } from '../kinds/kept-buffers.js';
 import type { CheckNote, KindContext, KindRun } from '../kinds/kind.js';
 import { warmConnections } from '../kinds/requests.js';
 import { setLogLevel } from '../log/logger.js';
+import { loadHistograms } from '../metrics/histograms.js';
 import { RecordTable } from '../metrics/record-table.js';
 import { decodeItems, type Items, type WorkItem } from '../plan/items.js';
 import type { Bearer } from '../storage/entra.js';
@@ -17,7 +18,7 @@ import { NOT_SENT_ERROR } from '../transport/http-client.js';
 import { RawPool } from '../transport/raw-client.js';
 import { createAgent } from '../transport/request.js';
 import type { FromWorker, OpRecord, Progress, WorkerJob, WorkerResult } from './protocol.js';
-import { packResult } from './result.js';
+import { packResult, sendsRecordsAlone } from './result.js';
 import { FixedShape, runLanes, SteadyShape, type Shape } from './shape.js';
 
 export type JobState = 'idle' | 'prepared' | 'running' | 'checking' | 'done';
@@ -77,6 +78,8 @@ export class JobRun {
     const kind = await loadKind(job.kind);
     // Items are made from their index as they are needed when the share is a file set.
     const items = decodeItems(job.items);
+    // The histogram code, where this job will make histograms: loaded now, not after its requests.
+    if (!sendsRecordsAlone(job, items.length)) loadHistograms();
     const signer = new RequestSigner(job.target);
     const origin = signer.blobUrl(items.at(0)?.blob ?? 'x');
     const ca = job.target.kind === 'blob' ? job.target.ca : undefined;

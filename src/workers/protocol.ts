@@ -84,7 +84,11 @@ export interface WorkerResult {
   workerIndex: number;
   /** Its requests as columns (RecordTable.decode). */
   records: EncodedRecords;
-  histograms: EncodedHistograms;
+  /**
+   * Its requests' histograms. Absent where the records are every request of a small job
+   * (`sendsRecordsAlone`): the coordinator, which has the histogram code loaded by then, makes them.
+   */
+  histograms?: EncodedHistograms;
   startEpochMs: number;
   endEpochMs: number;
   cpuUserMs: number;

@@ -23,6 +23,19 @@ export interface JobMeasures {
 }
 
 /**
+ * A job of at most this many records sends them without histograms: the coordinator makes those from
+ * the records it gets anyway. Such a worker never loads the histogram code (5-8 ms of a process's
+ * start, most of it node:zlib) before its first job, which is where a cold start waits for it; past
+ * this, each worker makes its own, in parallel, and the coordinator only adds them.
+ */
+export const RECORDS_ALONE_MAX = 64;
+
+/** A job whose every request the coordinator gets as a record, and few of them (no sample, no steady meter, no per-item objects). */
+export function sendsRecordsAlone(job: WorkerJob, records: number): boolean {
+  return !job.steady && !job.summary && !job.objectPerItem && records <= RECORDS_ALONE_MAX;
+}
+
+/**
  * The worker's histograms for a run's records: one set per process, emptied and filled again each
  * run (packResult encodes them before it returns), not a new set of counts arrays every run.
  */
@@ -34,6 +47,9 @@ function emptyHistograms(): PhaseHistograms {
 }
 
 export function packResult(job: WorkerJob, items: Items, records: RecordTable, m: JobMeasures): WorkerResult {
+  // Few records, all sent: the coordinator makes their histograms, and a split object's completion
+  // from them as it does for an object split among workers.
+  if (sendsRecordsAlone(job, records.length)) return { ...measuresOf(job, m), records: records.encode() };
   // A steady run's meter has every request; otherwise the records are every request.
   const histograms = m.steady?.meter.histograms ?? emptyHistograms();
   if (!m.steady) records.recordInto(histograms);
@@ -53,14 +69,20 @@ export function packResult(job: WorkerJob, items: Items, records: RecordTable, m
     sent = records.pick(records.sampledRows(job.summary.keepRecords, true));
   }
   return {
-    workerIndex: job.workerIndex, records: sent.encode(), ...(summary ? { summary } : {}), histograms: histograms.encode(),
-    startEpochMs: m.startEpochMs, endEpochMs: m.endEpochMs,
+    ...measuresOf(job, m), records: sent.encode(), ...(summary ? { summary } : {}), histograms: histograms.encode(),
+    ...(objects ? { objects } : {}),
+  };
+}
+
+/** What the worker measured of itself and the run, whatever it sends of its requests. */
+function measuresOf(job: WorkerJob, m: JobMeasures): Omit<WorkerResult, 'records'> {
+  return {
+    workerIndex: job.workerIndex, startEpochMs: m.startEpochMs, endEpochMs: m.endEpochMs,
     cpuUserMs: m.cpu.user / 1000, cpuSystemMs: m.cpu.system / 1000, peakRssBytes: process.resourceUsage().maxRSS * 1024,
     eventLoopDelayP99Ms: m.eventLoopDelayP99Ms, stopped: m.stopped,
     ...(m.warmSockets === undefined ? {} : { warmSockets: m.warmSockets }),
     ...(m.equalToFixture?.length ? { equalToFixture: m.equalToFixture } : {}),
     ...(m.verifyMs >= 0.5 ? { verifyMs: m.verifyMs } : {}),
     ...(m.steady ? { steady: m.steady.result } : {}),
-    ...(objects ? { objects } : {}),
   };
 }

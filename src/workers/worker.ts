@@ -3,7 +3,6 @@
 // only the process's glue: messages in, the job's state machine, messages out.
 import { KeptBuffers } from '../kinds/kept-buffers.js';
 import { registerSecret } from '../log/logger.js';
-import { loadHistograms } from '../metrics/histograms.js';
 import { preloadOwnKinds } from '../kinds/index.js';
 import { removeScratchOf } from '../payload/scratch.js';
 import { JobRun } from './job-run.js';
@@ -30,13 +29,11 @@ process.on('SIGHUP', () => {});
 
 /**
  * Loaded while this worker waits for its first job (the first worker is forked before the
- * coordinator has parsed its options): the histogram code every job ends with, and our own request
- * kinds. A job's set-up waits for it, so none of it loads after the barrier's release.
+ * coordinator has parsed its options): our own request kinds. A job's set-up waits for it, and loads
+ * the histogram code where the job will make histograms (JobRun.prepare): a small job's worker sends
+ * its records alone and never loads it, which is where a cold start waited for this worker.
  */
-const preloaded = new Promise(setImmediate).then(() => {
-  loadHistograms();
-  return preloadOwnKinds();
-}).catch(() => {});
+const preloaded = new Promise(setImmediate).then(preloadOwnKinds).catch(() => {});
 
 /** The job this worker holds now; each 'job' message starts a new one. */
 let current: JobRun | undefined;
