@@ -1,7 +1,8 @@
 // Histograms from several workers are merged by adding their encoded forms; the result equals one
 // histogram that saw every value. Averaging per-worker percentiles does not.
 import { describe, expect, it } from 'vitest';
-import { decodeHistogram, HistogramSum, METRICS, PhaseHistograms, summarizeHistogram, type MetricName } from '../src/metrics/histograms.js';
+import * as hdr from 'hdr-histogram-js';
+import { decodeHistogram, encodeHistogram, HistogramSum, METRICS, newHistogram, PhaseHistograms, summarizeHistogram, type MetricName } from '../src/metrics/histograms.js';
 import type { PhaseDurationsMs } from '../src/transport/phases.js';
 
 /** mulberry32: a small seeded PRNG, so every run sees the same values. */
@@ -113,5 +114,45 @@ describe('HistogramSum and a reused set (issue 28: a run\'s collection without d
     a.record({}, 3);
     expect(Object.keys(a.encode())).toEqual(['total']);
     expect(decodeHistogram(a.encode().total!).totalCount).toBe(1);
+  });
+});
+
+describe('a histogram as long as its data (issue 28: the walks from the last answer to the report)', () => {
+  it('starts small, grows to the largest value, and reads the same percentiles as a fixed 24-hour range', () => {
+    const rand = seeded(28);
+    const values = Array.from({ length: 2000 }, () => Math.round(50 + 5000 * rand() ** 6));
+    values.push(3_600_000_000); // an hour: far past where it started
+    const fixed = hdr.build({ bitBucketSize: 64, lowestDiscernibleValue: 1, highestTrackableValue: 24 * 3600 * 1_000_000, numberOfSignificantValueDigits: 3 });
+    const grown = newHistogram();
+    const small = newHistogram();
+    for (const v of values) {
+      fixed.recordValue(v);
+      grown.recordValue(v);
+      if (v < 10_000) small.recordValue(v);
+    }
+    // Up to 2^14 µs: 2,048 buckets and 1,024 a doubling past 2^11; not 28,672.
+    expect((small as unknown as { countsArrayLength: number }).countsArrayLength).toBeLessThanOrEqual(5 * 1024);
+    const read = (h: hdr.Histogram) => [50, 90, 99, 99.9, 100].map((p) => h.getValueAtPercentile(p));
+    expect(read(grown)).toEqual(read(fixed));
+    expect(read(decodeHistogram(encodeHistogram(grown)))).toEqual(read(fixed));
+  });
+
+  it('adds a histogram of a results file written with the fixed range (and that one adds a new one)', () => {
+    const old = hdr.build({ bitBucketSize: 64, lowestDiscernibleValue: 1, highestTrackableValue: 24 * 3600 * 1_000_000, numberOfSignificantValueDigits: 3 });
+    [120, 4_000, 90_000_000].forEach((v) => old.recordValue(v));
+    const oldText = (old as hdr.Histogram & { encodeIntoCompressedBase64(): string }).encodeIntoCompressedBase64();
+    const fresh = newHistogram();
+    [7, 300].forEach((v) => fresh.recordValue(v));
+    const sum = new PhaseHistograms();
+    sum.addEncoded({ total: encodeHistogram(fresh) });
+    sum.addEncoded({ total: oldText });
+    const other = new PhaseHistograms();
+    other.addEncoded({ total: oldText });
+    other.addEncoded({ total: encodeHistogram(fresh) });
+    for (const h of [sum.byMetric.get('total')!, other.byMetric.get('total')!]) {
+      expect(h.totalCount).toBe(5);
+      expect(h.getValueAtPercentile(100)).toBe(old.getValueAtPercentile(100));
+      expect(h.getValueAtPercentile(1)).toBe(7);
+    }
   });
 });
