@@ -3,6 +3,7 @@
 // differ is caught and reported with the MD5 of what came, and the label says how it was checked.
 import { createHash } from 'node:crypto';
 import http from 'node:http';
+import { availableParallelism } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURE_COPY_MAX_BYTES, KeptBuffers, missing } from '../src/kinds/kept-buffers.js';
 import { verifyDownload } from '../src/kinds/verify-download.js';
@@ -55,7 +56,12 @@ describe('the fixture a worker keeps', () => {
   });
 });
 
-describe('runs of one worker process against a server whose bytes change', () => {
+// At 6 MiB the ranges' compare is split with the worker's compare thread (compare-ranges.ts) where a
+// core is free: the first range is this thread's, the second (where the wrong byte is) the other's.
+describe.each([
+  [256 * 1024, false],
+  [6 * 1024 * 1024, availableParallelism() > 1],
+])('runs of one worker process against a server whose bytes change (%d bytes, compare thread: %s)', (SIZE, threaded) => {
   const fixture = contentBuffer(FIXTURE_SEED, 0, SIZE);
   const wrong = Buffer.from(fixture);
   wrong[SIZE - 3]! ^= 0xff;
@@ -87,6 +93,7 @@ describe('runs of one worker process against a server whose bytes change', () =>
   const runOnce = async (): Promise<WorkerResult> => {
     const run = new JobRun(job(), () => {}, kept);
     await run.prepare();
+    expect(kept.startedCompareThread !== undefined).toBe(threaded);
     run.allDone();
     return run.run(performance.timeOrigin + performance.now());
   };

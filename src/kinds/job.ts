@@ -6,6 +6,8 @@ import type { TargetInfo } from '../storage/target.js';
 /** Settings every kind's requests take. */
 export interface RequestJob {
   workerIndex: number;
+  /** How many worker processes share the plan (they check their shares at once); 1 where unset. */
+  workers?: number;
   /** The contender's name: request labels in logs. */
   strategy: string;
   target: TargetInfo;

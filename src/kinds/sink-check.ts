@@ -4,13 +4,22 @@
 // the MD5 of what its item delivered on its record, for the coordinator to compare.
 import type { Items } from '../plan/items.js';
 import type { RecordTable } from '../metrics/record-table.js';
+import { rowsThatDiffer, wantsThread, type CompareThread, type RangePair } from './compare-ranges.js';
 import type { CheckNote, KindContext } from './kind.js';
 import { openSink, type Sink } from './sinks.js';
 
-/** The job's sink; none for an empty share. */
+/**
+ * The job's sink; none for an empty share. Where its ranges will be compared with the fixture and are
+ * large, the compare thread is started (or found running) here, before the barrier.
+ */
 export async function openJobSink({ job, items, kept }: Pick<KindContext, 'job' | 'items' | 'kept'>): Promise<Sink | undefined> {
   if (!items.length) return undefined;
-  return openSink(job.sink, items, job.objectSizeBytes, job.outPath, job.hashRanges !== false, kept);
+  const sink = await openSink(job.sink, items, job.objectSizeBytes, job.outPath, job.hashRanges !== false, kept);
+  if (kept && sink.slot && job.fixtureSeed && job.hashRanges !== false) {
+    const shareBytes = [...items].reduce((a, i) => a + i.lengthBytes, 0);
+    if (wantsThread(shareBytes, job.workers ?? 1)) await kept.compareThread().online;
+  }
+  return sink;
 }
 
 /** The kind's check of its sink after the timed section; none where nothing is compared (hashRanges false). */
@@ -19,7 +28,7 @@ export function sinkCheck(ctx: Pick<KindContext, 'job' | 'items' | 'kept'>, sink
   const { job, items, kept } = ctx;
   const seed = job.fixtureSeed;
   const fixture = seed && kept && sink.slot ? (offset: number, length: number) => kept.fixtureRange(seed, job.objectSizeBytes, offset, length) : undefined;
-  return (records) => checkInto(sink, items, records, fixture);
+  return (records) => checkInto(sink, items, records, fixture, kept?.startedCompareThread);
 }
 
 /**
@@ -28,15 +37,23 @@ export function sinkCheck(ctx: Pick<KindContext, 'job' | 'items' | 'kept'>, sink
  * no MD5. An item that differs, or any without `fixture`, gets its MD5 on its record: the coordinator
  * compares that, and names what came in a mismatch.
  */
-export async function checkInto(sink: Sink, items: Items, records: RecordTable, fixture?: (offset: number, length: number) => Buffer | undefined): Promise<CheckNote> {
+export async function checkInto(sink: Sink, items: Items, records: RecordTable, fixture?: (offset: number, length: number) => Buffer | undefined, thread?: CompareThread): Promise<CheckNote> {
   if (sink.hashesAsItGoes) return {};
-  const equalToFixture: number[] = [];
+  const pairs: RangePair[] = [];
+  const hashed: number[] = [];
   for (let n = 0; n < items.length; n++) {
     if (records.error(n) !== undefined) continue;
     const item = items.at(n)!;
     const expected = fixture?.(item.destOffsetBytes, item.lengthBytes);
-    if (expected && sink.slot!(item).equals(expected)) equalToFixture.push(item.index);
-    else records.setMd5(n, await sink.md5Of(item));
+    if (expected) pairs.push({ row: n, got: sink.slot!(item), expected });
+    else hashed.push(n);
   }
+  const differ = await rowsThatDiffer(pairs, thread);
+  const equalToFixture: number[] = [];
+  for (const { row } of pairs) {
+    if (differ.has(row)) hashed.push(row);
+    else equalToFixture.push(items.at(row)!.index);
+  }
+  for (const n of hashed.sort((a, b) => a - b)) records.setMd5(n, await sink.md5Of(items.at(n)!));
   return equalToFixture.length ? { equalToFixture } : {};
 }

@@ -6,7 +6,7 @@ import { encodeItems, type Items } from '../plan/items.js';
 import type { FromWorker, OpRecord, WorkerJob } from './protocol.js';
 
 /** A job as the engine describes it: every worker gets it with its own index and share of the items. */
-export type JobSpec = Omit<WorkerJob, 'workerIndex' | 'items'>;
+export type JobSpec = Omit<WorkerJob, 'workerIndex' | 'workers' | 'items'>;
 
 /**
  * A step that runs once every worker has finished its items without a failure (an upload's commit):
@@ -42,7 +42,7 @@ export function waitFor<T extends FromWorker['type']>(child: ChildProcess, index
 /** Sends each worker its job and share; resolves once every one is ready (or rejects with the first that is not). */
 export async function dispatch(children: readonly ChildProcess[], base: JobSpec, shares: readonly Items[]): Promise<void> {
   const ready = children.map((c, i) => waitFor(c, i, 'ready'));
-  children.forEach((c, i) => c.send({ type: 'job', job: { ...base, workerIndex: i, items: encodeItems(shares[i]!) } }));
+  children.forEach((c, i) => c.send({ type: 'job', job: { ...base, workerIndex: i, workers: children.length, items: encodeItems(shares[i]!) } }));
   await Promise.all(ready);
 }
 
