@@ -6,10 +6,12 @@ import type * as http from 'node:http';
 import { nodeHttp } from '../transport/node-http.js';
 import { lookup } from 'node:dns/promises';
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { CloudFacts, EndpointFacts, Environment, TcpSettings } from '../results/schema.js';
+import { packageDirs, packageVersion } from './node-check.js';
 
 export const IMDS_URL = 'http://169.254.169.254/metadata/instance/compute?api-version=2021-02-01';
 
@@ -26,12 +28,17 @@ export interface CaptureOptions {
 
 const LOOPBACK = /^(127\.|::1$|::ffff:127\.)/;
 
+/**
+ * The SDK's package.json, found where Node would look for the package from here, and read: a
+ * require() of it resolved the package's exports through the CommonJS loader first (~2.7 ms of a
+ * cold start, against 0.06).
+ */
 function sdkVersion(): string | undefined {
-  try {
-    return (createRequire(import.meta.url)('@azure/storage-blob/package.json') as { version: string }).version;
-  } catch {
-    return undefined;
+  for (const dir of packageDirs('@azure/storage-blob', dirname(fileURLToPath(import.meta.url)))) {
+    const version = packageVersion(dir);
+    if (version !== undefined) return version;
   }
+  return undefined;
 }
 
 /** Read at once: a file under /proc is never waited on, and a thread-pool round trip each cost more. */

@@ -16,18 +16,31 @@ const FORWARDED = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
  * it), when it is a supported Node; undefined otherwise.
  */
 export function pinnedNode(from = dirname(fileURLToPath(import.meta.url))): string | undefined {
-  for (let dir = from; ; dir = dirname(dir)) {
-    const pkg = join(dir, 'node_modules', 'node');
+  for (const pkg of packageDirs('node', from)) {
     const bin = join(pkg, 'bin', 'node');
-    if (existsSync(bin)) {
-      try {
-        const { version } = JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8')) as { version?: string };
-        if (version !== undefined && majorOf(version) >= MIN_MAJOR) return bin;
-      } catch {
-        // an unreadable package.json: not a Node to trust; keep looking above
-      }
-    }
-    if (dirname(dir) === dir) return undefined;
+    if (!existsSync(bin)) continue;
+    // an unreadable package.json is not a Node to trust: keep looking above
+    const version = packageVersion(pkg);
+    if (version !== undefined && majorOf(version) >= MIN_MAJOR) return bin;
+  }
+  return undefined;
+}
+
+/** Where an npm package named `name` may be installed for a module in `from`: node_modules/<name> there and in each folder above. */
+export function* packageDirs(name: string, from: string): Generator<string> {
+  for (let dir = from; ; dir = dirname(dir)) {
+    yield join(dir, 'node_modules', name);
+    if (dirname(dir) === dir) return;
+  }
+}
+
+/** The version in `dir`/package.json; undefined where there is none or it cannot be read. */
+export function packageVersion(dir: string): string | undefined {
+  try {
+    const { version } = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version?: unknown };
+    return typeof version === 'string' ? version : undefined;
+  } catch {
+    return undefined;
   }
 }
 
