@@ -2,8 +2,13 @@
 // compare of 80 MiB is bound by one core's memory bandwidth (~7.5 ms here, every run), and split
 // with a thread that this process keeps from run to run it takes ~0.6 of that. Every byte is still
 // compared; only where the work runs changes.
+import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+
+// Required where a thread is made: an import would load node:worker_threads (and its messaging and
+// serialization internals) in every worker process at its start, a compare of a few bytes included.
+const require = createRequire(import.meta.url);
 
 /** One range to check: what came in and what the fixture holds there, for item row `row`. */
 export interface RangePair {
@@ -39,7 +44,8 @@ export class CompareThread {
   readonly online: Promise<void>;
 
   constructor() {
-    this.worker = new Worker(THREAD_SOURCE, { eval: true });
+    const threads = require('node:worker_threads') as typeof import('node:worker_threads');
+    this.worker = new threads.Worker(THREAD_SOURCE, { eval: true });
     // Idle, it holds nothing open: the worker process ends as it would without it.
     this.worker.unref();
     this.online = new Promise<void>((resolve) => {
