@@ -2,7 +2,7 @@
 // histogram that saw every value. Averaging per-worker percentiles does not.
 import { describe, expect, it } from 'vitest';
 import * as hdr from 'hdr-histogram-js';
-import { decodeHistogram, encodeHistogram, HistogramSum, METRICS, newHistogram, PhaseHistograms, summarizeHistogram, type MetricName } from '../src/metrics/histograms.js';
+import { decodeHistogram, encodeHistogram, HistogramSum, METRICS, newHistogram, PhaseHistograms, summarizeHistogram, valuesAtPercentiles, type MetricName } from '../src/metrics/histograms.js';
 import type { PhaseDurationsMs } from '../src/transport/phases.js';
 
 /** mulberry32: a small seeded PRNG, so every run sees the same values. */
@@ -154,5 +154,20 @@ describe('a histogram as long as its data (issue 28: the walks from the last ans
       expect(h.getValueAtPercentile(100)).toBe(old.getValueAtPercentile(100));
       expect(h.getValueAtPercentile(1)).toBe(7);
     }
+  });
+});
+
+describe('valuesAtPercentiles: one walk of the counts', () => {
+  it('gives what getValueAtPercentile gives, percentile by percentile, in any order', () => {
+    const rand = seeded(9);
+    const ps = [99.9, 0, 10, 25, 50, 75, 90, 95, 99, 100, 33.3, 1e-9];
+    for (const n of [1, 2, 3, 7, 100, 5000]) {
+      const h = newHistogram();
+      for (let i = 0; i < n; i++) h.recordValue(Math.round(1 + 1e7 * rand() ** 5));
+      expect(valuesAtPercentiles(h, ps), `${n} values`).toEqual(ps.map((p) => h.getValueAtPercentile(p)));
+    }
+    const one = newHistogram(2);
+    one.recordValue(123_456);
+    expect(valuesAtPercentiles(one, [50, 0, 100])).toEqual([50, 0, 100].map((p) => one.getValueAtPercentile(p)));
   });
 });

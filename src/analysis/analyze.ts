@@ -1,6 +1,6 @@
 // Every report is computed here from results files alone: repeated runs become medians and
 // intervals, histograms from every run and worker are added, warm-up runs are left out.
-import { PhaseHistograms, summarizeHistogram, METRICS, type LatencySummaryMs, type MetricName } from '../metrics/histograms.js';
+import { PhaseHistograms, summarizeHistogram, valuesAtPercentiles, METRICS, type LatencySummaryMs, type MetricName } from '../metrics/histograms.js';
 import { median, spread, type Spread } from './stats.js';
 import { PHASES, type Phase } from '../transport/phases.js';
 import { runFailed, type Cell, type IntervalPoint, type RunParams, type RunRecord, type SteadyRecord, type WorkerEvidence } from '../results/schema.js';
@@ -125,7 +125,7 @@ export function analyze(runs: readonly RunRecord[]): ContenderStats[] {
     }
     const total = hist.byMetric.get('total');
     const totalPercentilesMs = total && total.totalCount > 0
-      ? LATENCY_PERCENTILES.map((p) => (p === 100 ? total.maxValue : total.getValueAtPercentile(p)) / 1000)
+      ? valuesAtPercentiles(total, LATENCY_PERCENTILES).map((us, i) => (LATENCY_PERCENTILES[i] === 100 ? total.maxValue : us) / 1000)
       : [];
     const requestSum = g.reduce((s, r) => s + r.requestSumMs, 0);
     const phaseShare: Partial<Record<Phase, number>> = {};
