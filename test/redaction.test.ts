@@ -26,6 +26,9 @@ describe('redact()', () => {
       ['GET http://user:Pa55word@host:8080/x', 'Pa55word'],
       ['{"authorization":"Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.c2ln"}', 'eyJhbGciOiJub25lIn0'],
       ['token: Bearer eyJhbGciOiJub25lIn0.eyJhdWQiOiJ4In0.', 'eyJhdWQiOiJ4In0'],
+      // No '=', '%' or '@' in these: the header's name alone must bring the patterns in.
+      ['Authorization: SharedKey acct:SiGkEyBaSe64', 'SiGkEyBaSe64'],
+      ['authorization: Basic dXNlcjpwYXNzd29yZA', 'dXNlcjpwYXNzd29yZA'],
     ];
     for (const [text, secret] of cases) expect(redact(text), text).not.toContain(secret);
     registerSecret('registered-plain-value');
