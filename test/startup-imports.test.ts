@@ -110,7 +110,8 @@ describe('a plain-URL download loads only what it uses', () => {
     expect(ours(coordinator)).toEqual(['cli.js', 'cli/compile-cache.js', 'cli/node-check.js', 'workers/first-worker.js', 'workers/entry.js', 'cli/commands.js', 'metrics/hdr-parts.cjs']);
     expect(workers.length).toBe(1);
     expect(ours(workers[0]!)).toEqual(['workers/worker.js']);
-    expect(workers[0]!.filter((u) => u === 'node:zlib')).toEqual([]);
+    // Nor node:fs/promises: the memory sink needs no file, and no scratch directory is made.
+    expect(workers[0]!.filter((u) => u === 'node:zlib' || u === 'node:fs/promises')).toEqual([]);
     expect(workers[0]!.filter((u) => u.includes('node_modules/'))).toEqual([]);
     // The raw client in both (the coordinator's preflight too): no node:http (nor its server half), no TLS for an http:// URL.
     expect(workers[0]!.filter((u) => /^node:(https?|tls)$/.test(u))).toEqual([]);

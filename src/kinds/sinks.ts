@@ -3,7 +3,8 @@
 // A chunk handed to onData may be a view of a socket's reusable read buffer (the raw client): a sink
 // uses it before returning, or returns a promise (the socket waits for it), or copies what it keeps.
 import { createHash } from 'node:crypto';
-import { open, type FileHandle } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import { nodeFsPromises } from '../transport/node-http.js';
 import type { SinkKind } from '../config/choices.js';
 import type { Items } from '../plan/items.js';
 import type { WorkItem } from '../plan/items.js';
@@ -210,8 +211,8 @@ export async function openSink(kind: SinkKind, items: Items, objectSizeBytes: nu
       return new MemorySink(kept ? kept.objectBuffer(objectSizeBytes, items) : Buffer.allocUnsafeSlow(objectSizeBytes));
     case 'sparse-file':
       // The coordinator created the file at its full (sparse) size.
-      return new SparseFileSink(await open(outPath!, 'r+'));
+      return new SparseFileSink(await nodeFsPromises().open(outPath!, 'r+'));
     case 'file':
-      return new OrderedFileSink(await open(outPath!, 'w+'), items);
+      return new OrderedFileSink(await nodeFsPromises().open(outPath!, 'w+'), items);
   }
 }

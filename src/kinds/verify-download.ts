@@ -1,7 +1,6 @@
 // How a download of one object is checked after the timed section: every range against the
 // regenerated fixture (byte for byte in the worker, or its MD5 here), the bytes delivered, and an
 // output file as a whole.
-import { open } from 'node:fs/promises';
 import type { RecordTable } from '../metrics/record-table.js';
 import { contentMd5, FIXTURE_SEED } from '../payload/content.js';
 import type { Items } from '../plan/items.js';
@@ -9,6 +8,7 @@ import { notVerified, type Verification } from '../results/record.js';
 import type { TargetInfo } from '../storage/target.js';
 import { failedRequests } from './failed.js';
 import { md5OfFileRange } from './sinks.js';
+import { nodeFsPromises } from '../transport/node-http.js';
 import type { VerifyInput } from './kind.js';
 import { verifyMany } from './verify-many.js';
 
@@ -19,7 +19,7 @@ export function verifyGets(v: VerifyInput): Promise<Verification> {
 }
 
 export async function md5OfFile(path: string): Promise<string> {
-  const fh = await open(path, 'r');
+  const fh = await nodeFsPromises().open(path, 'r');
   try {
     return await md5OfFileRange(fh, 0, (await fh.stat()).size);
   } finally {

@@ -2,7 +2,7 @@
 // run instead of guessable names in the shared temp directory, where a planted symbolic link would
 // be followed. Directories of runs that died without cleaning up (SIGKILL) are swept on the next.
 import { lstatSync, readdirSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { nodeFsPromises } from '../transport/node-http.js';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 
@@ -26,7 +26,7 @@ export interface ScratchDir {
 export async function makeScratchDir(options: { parent?: string } = {}): Promise<ScratchDir> {
   const parent = options.parent ?? tmpdir();
   await sweepStaleScratchDirs(parent).catch(() => []);
-  const dir = await mkdtemp(join(parent, `${PREFIX}${process.pid}-`));
+  const dir = await nodeFsPromises().mkdtemp(join(parent, `${PREFIX}${process.pid}-`));
   return {
     dir,
     path(name: string): string {
@@ -35,7 +35,7 @@ export async function makeScratchDir(options: { parent?: string } = {}): Promise
       }
       return join(dir, name);
     },
-    remove: () => rm(dir, { recursive: true, force: true }),
+    remove: () => nodeFsPromises().rm(dir, { recursive: true, force: true }),
   };
 }
 
@@ -60,7 +60,7 @@ export async function sweepStaleScratchDirs(parent = tmpdir()): Promise<string[]
       continue;
     }
     if (!st.isDirectory() || (uid !== undefined && st.uid !== uid)) continue;
-    await rm(dir, { recursive: true, force: true }).catch(() => {});
+    await nodeFsPromises().rm(dir, { recursive: true, force: true }).catch(() => {});
     removed.push(dir);
   }
   return removed;
@@ -72,7 +72,7 @@ export async function sweepStaleScratchDirs(parent = tmpdir()): Promise<string[]
  */
 export async function removeScratchOf(outPath: string | undefined): Promise<void> {
   if (outPath === undefined || !SCRATCH_NAME.test(basename(dirname(outPath)))) return;
-  await rm(dirname(outPath), { recursive: true, force: true }).catch(() => {});
+  await nodeFsPromises().rm(dirname(outPath), { recursive: true, force: true }).catch(() => {});
 }
 
 function isAlive(pid: number): boolean {

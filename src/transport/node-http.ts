@@ -3,7 +3,9 @@
 // Node's bundled undici (~20-25 ms of a start; a bare `node -e 0` takes ~27 ms here), and a bundle
 // hoists the import to its top even from a lazily imported module. A worker on the raw client (the
 // default) never loads either: node:http, its server half, node:https and node:tls were ~10 ms of
-// each worker's start (BENCHMARKS.md, "Start-up").
+// each worker's start (BENCHMARKS.md, "Start-up"). node:fs/promises likewise where only a file sink
+// or a scratch directory needs it: a worker on the memory sink never loads it (nor the readline and
+// watcher internals it brings, ~2 ms of a start).
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
@@ -17,3 +19,4 @@ function onFirstUse<T>(id: string): () => T {
 export const nodeHttp = onFirstUse<typeof import('node:http')>('node:http');
 export const nodeHttps = onFirstUse<typeof import('node:https')>('node:https');
 export const nodeTls = onFirstUse<typeof import('node:tls')>('node:tls');
+export const nodeFsPromises = onFirstUse<typeof import('node:fs/promises')>('node:fs/promises');
