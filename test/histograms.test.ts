@@ -169,5 +169,13 @@ describe('valuesAtPercentiles: one walk of the counts', () => {
     const one = newHistogram(2);
     one.recordValue(123_456);
     expect(valuesAtPercentiles(one, [50, 0, 100])).toEqual([50, 0, 100].map((p) => one.getValueAtPercentile(p)));
+    // Zeros (a phase under 0.5 µs), alone and below others; and a histogram decoded from its encoding.
+    const zeros = newHistogram();
+    [0, 0, 0].forEach((v) => zeros.recordValue(v));
+    expect(valuesAtPercentiles(zeros, ps)).toEqual(ps.map((p) => zeros.getValueAtPercentile(p)));
+    [0, 5000, 70, 70].forEach((v) => zeros.recordValue(v));
+    expect(valuesAtPercentiles(zeros, ps)).toEqual(ps.map((p) => zeros.getValueAtPercentile(p)));
+    const decoded = decodeHistogram(encodeHistogram(zeros));
+    expect(valuesAtPercentiles(decoded, ps)).toEqual(ps.map((p) => zeros.getValueAtPercentile(p)));
   });
 });

@@ -219,6 +219,9 @@ export interface LatencySummaryMs {
 /** What valuesAtPercentiles reads of the package's JavaScript histogram (its own getValueAtPercentile's parts). */
 interface Walkable {
   countsArrayLength: number;
+  minNonZeroValue: number;
+  maxValue: number;
+  countsArrayIndex(value: number): number;
   getCountAtIndex(index: number): number;
   valueFromIndex(index: number): number;
   lowestEquivalentValue(value: number): number;
@@ -232,6 +235,7 @@ const ulp = (x: number) => 2 ** (Math.floor(Math.log2(x)) - 52);
  * The values at several percentiles in one walk of the counts, each as getValueAtPercentile gives it
  * (the same rank rounding and bucket edge): that walks from the first bucket for every percentile,
  * ten times over for a report's latency table, on the path from a run's last answer to its report.
+ * The walk starts at the smallest value recorded (the counts below it are zero; a zero's is first).
  */
 export function valuesAtPercentiles(h: Hdr.Histogram, percentiles: readonly number[]): number[] {
   const w = h as unknown as Walkable;
@@ -243,7 +247,9 @@ export function valuesAtPercentiles(h: Hdr.Histogram, percentiles: readonly numb
   const out = new Array<number>(percentiles.length).fill(0);
   let next = 0;
   let sum = 0;
-  for (let i = 0; i < w.countsArrayLength && next < wanted.length; i++) {
+  // Buckets 1 up to the smallest non-zero value's hold nothing; with none recorded, only bucket 0 (zeros) counts.
+  const from = w.minNonZeroValue > w.maxValue ? w.countsArrayLength : Math.max(1, w.countsArrayIndex(w.minNonZeroValue));
+  for (let i = 0; i < w.countsArrayLength && next < wanted.length; i = i === 0 ? from : i + 1) {
     sum += w.getCountAtIndex(i);
     while (next < wanted.length && sum >= wanted[next]!.count) {
       const { p, at } = wanted[next++]!;
