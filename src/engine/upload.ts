@@ -3,7 +3,7 @@
 // engine/session.ts. Runs never collide: every blob name starts with the run's prefix, and the
 // run's blobs are deleted unless --keep. A plain HTTP(S) server (--url) takes the same names as
 // paths below its URL.
-import { randomBytes } from 'node:crypto';
+import { nodeCrypto } from '../transport/node-http.js';
 import type { UploadConfig } from '../config/load.js';
 import { log } from '../log/logger.js';
 import type { MeasuredRun } from '../results/record.js';
@@ -24,7 +24,7 @@ import { runSession, sessionCell, type Contender, type OpenWorkload, type Prepar
 
 function runPrefix(): string {
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*$/, '');
-  return `run-${stamp}-${randomBytes(3).toString('hex')}`;
+  return `run-${stamp}-${nodeCrypto().randomBytes(3).toString('hex')}`;
 }
 
 /** Past this many blobs per run the embedded Azurite's time grows superlinearly (README, "Embedded target"). */

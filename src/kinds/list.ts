@@ -1,6 +1,6 @@
 // list: List Blobs page by page through our transport (each page one record: a listing is as fast
 // as its pages); its names hashed in order so the coordinator checks every one. ops/s.
-import { createHash } from 'node:crypto';
+import { nodeCrypto } from '../transport/node-http.js';
 import { log } from '../log/logger.js';
 import type { WorkItem } from '../plan/items.js';
 import type { OpRecord } from '../metrics/records.js';
@@ -28,7 +28,7 @@ async function runList(ctx: KindContext, item: WorkItem, queuedAt?: number): Pro
   const spec = item.list;
   const client = clientOf(ctx);
   const records: OpRecord[] = [];
-  const hash = createHash('md5');
+  const hash = nodeCrypto().createHash('md5');
   let marker: string | undefined;
   do {
     const url = listPageUrl(info, spec, marker);

@@ -1,6 +1,6 @@
 // sdk-get: the SDK's downloadToBuffer with our block size and concurrency (a baseline: only its
 // total time is visible). MiB/s for one object, ops/s for many files; checked as our GETs are.
-import { createHash } from 'node:crypto';
+import { nodeCrypto } from '../transport/node-http.js';
 import type { BlockBlobClient } from '@azure/storage-blob';
 import { largestBytes, type WorkItem } from '../plan/items.js';
 import type { OpRecord } from '../metrics/records.js';
@@ -53,6 +53,6 @@ async function runSdkDownload(job: KindJob, client: BlockBlobClient, item: WorkI
     item.lengthBytes === 0 ? Promise.resolve(Buffer.alloc(0)) : client.downloadToBuffer(buffer, 0, item.lengthBytes, { blockSize, concurrency: job.concurrency, maxRetryRequestsPerBlock: 0 }),
   );
   const { value, ...record } = rec;
-  if (hash && value instanceof Buffer) record.md5 = createHash('md5').update(value).digest('base64');
+  if (hash && value instanceof Buffer) record.md5 = nodeCrypto().createHash('md5').update(value).digest('base64');
   return record;
 }

@@ -1,6 +1,6 @@
 // sdk-list: the SDK's listBlobsFlat().byPage({ maxPageSize }) over the same prefixes: a baseline.
 // ops/s; its names checked as our listing's are.
-import { createHash } from 'node:crypto';
+import { nodeCrypto } from '../transport/node-http.js';
 import type { ContainerClient } from '@azure/storage-blob';
 import type { WorkItem } from '../plan/items.js';
 import type { OpRecord } from '../metrics/records.js';
@@ -29,7 +29,7 @@ async function runSdkList(job: KindJob, container: ContainerClient, item: WorkIt
   const spec = item.list!;
   const pages = container.listBlobsFlat({ prefix: spec.prefix }).byPage({ maxPageSize: spec.pageSize });
   const records: OpRecord[] = [];
-  const hash = createHash('md5');
+  const hash = nodeCrypto().createHash('md5');
   for (;;) {
     const rec = await timed(item, job.workerIndex, 0, () => pages.next());
     const { value, ...record } = rec;

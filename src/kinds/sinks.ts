@@ -2,9 +2,8 @@
 // but `memory`. Each sink can say the MD5 of what it delivered for an item.
 // A chunk handed to onData may be a view of a socket's reusable read buffer (the raw client): a sink
 // uses it before returning, or returns a promise (the socket waits for it), or copies what it keeps.
-import { createHash } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
-import { nodeFsPromises } from '../transport/node-http.js';
+import { nodeFsPromises, nodeCrypto } from '../transport/node-http.js';
 import type { SinkKind } from '../config/choices.js';
 import type { Items } from '../plan/items.js';
 import type { WorkItem } from '../plan/items.js';
@@ -43,7 +42,7 @@ class DiscardSink implements Sink {
   }
   writer(): ItemWriter {
     if (!this.hashesAsItGoes) return { onData: () => {}, done: async () => {} };
-    const hash = createHash('md5');
+    const hash = nodeCrypto().createHash('md5');
     return { onData: (chunk) => void hash.update(chunk), done: async () => hash.digest('base64') };
   }
   async md5Of(): Promise<string> {
@@ -71,7 +70,7 @@ class MemorySink implements Sink {
     };
   }
   async md5Of(item: WorkItem): Promise<string> {
-    return createHash('md5').update(this.slot(item)).digest('base64');
+    return nodeCrypto().createHash('md5').update(this.slot(item)).digest('base64');
   }
   slot(item: WorkItem): Buffer {
     return this.buffer.subarray(item.destOffsetBytes, item.destOffsetBytes + item.lengthBytes);
@@ -86,7 +85,7 @@ class MemorySink implements Sink {
 let readBack: Buffer | undefined;
 
 export async function md5OfFileRange(fh: FileHandle, offset: number, length: number): Promise<string> {
-  const hash = createHash('md5');
+  const hash = nodeCrypto().createHash('md5');
   const buf = (readBack ??= Buffer.allocUnsafeSlow(1024 * 1024));
   let done = 0;
   while (done < length) {

@@ -2,7 +2,7 @@
 // exclusive temporary file beside the target that is renamed into place, so a file is never seen
 // half-written and a device, FIFO, directory or symbolic link at the path is never replaced.
 import { redactDeep } from '../log/redact.js';
-import { randomBytes } from 'node:crypto';
+import { nodeCrypto } from '../transport/node-http.js';
 import { closeSync, mkdirSync, openSync, rmSync, statSync } from 'node:fs';
 import { open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
@@ -89,7 +89,7 @@ function prepareTarget(path: string): void {
 
 /** A name no one can predict, in the target's directory so the rename stays on one file system. */
 function tempPathBeside(path: string): string {
-  return resolve(dirname(path), `${basename(path)}.tmp-${randomBytes(6).toString('hex')}`);
+  return resolve(dirname(path), `${basename(path)}.tmp-${nodeCrypto().randomBytes(6).toString('hex')}`);
 }
 
 /**

@@ -1,6 +1,6 @@
 // Where a run's uploads are checked and removed, after the timed section: a blob container here;
 // a plain HTTP(S) server in url-store.ts.
-import { createHash } from 'node:crypto';
+import { nodeCrypto } from '../transport/node-http.js';
 import type { ContainerClient } from '@azure/storage-blob';
 import pLimit from 'p-limit';
 import { contentMd5, FIXTURE_SEED } from '../payload/content.js';
@@ -24,7 +24,7 @@ export interface UploadStore {
 
 async function md5OfBlob(container: ContainerClient, blob: string): Promise<{ length: number; md5: string }> {
   const res = await container.getBlobClient(blob).download();
-  const hash = createHash('md5');
+  const hash = nodeCrypto().createHash('md5');
   let length = 0;
   for await (const chunk of res.readableStreamBody!) {
     hash.update(chunk as Buffer);

@@ -1,7 +1,7 @@
 // List Blobs as raw REST: the request URL of one page, and a minimal reading of its answer (the
 // names, in order, and NextMarker) without an XML dependency. Entities are decoded; a name the
 // service sends base64-encoded (<Name Encoded="true">, for characters XML cannot carry) is decoded too.
-import { createHash } from 'node:crypto';
+import { nodeCrypto } from '../transport/node-http.js';
 import type { ListSpec } from '../plan/items.js';
 import type { TargetInfo } from './target.js';
 
@@ -58,7 +58,7 @@ export function parseListPage(xml: string): ListPage {
 
 /** MD5 (base64) of names, one a line: what the last page record of a listing carries. */
 export function namesMd5(names: Iterable<string>): string {
-  const hash = createHash('md5');
+  const hash = nodeCrypto().createHash('md5');
   for (const n of names) hash.update(`${n}\n`);
   return hash.digest('base64');
 }

@@ -1,6 +1,6 @@
 // SharedKey signing for raw REST requests (the path the seeds found fastest), per the Blob
 // service's "Authorize with Shared Key" rules, with the SDK's canonical resource convention.
-import { createHmac } from 'node:crypto';
+import { nodeCrypto } from '../transport/node-http.js';
 import { STORAGE_API_VERSION } from './api-version.js';
 
 const STANDARD_HEADERS = [
@@ -33,7 +33,7 @@ export function signSharedKey(
     .join('');
   const resource = `/${account}${decodeURIComponent(url.pathname)}${query}`;
   const stringToSign = `${method.toUpperCase()}\n${standard.join('\n')}\n${msHeaders}${resource}`;
-  const signature = createHmac('sha256', keyBytes).update(stringToSign, 'utf8').digest('base64');
+  const signature = nodeCrypto().createHmac('sha256', keyBytes).update(stringToSign, 'utf8').digest('base64');
   headers.authorization = `SharedKey ${account}:${signature}`;
   return headers;
 }

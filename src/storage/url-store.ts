@@ -2,7 +2,8 @@
 // GET and compared with what was sent, then removed with DELETE: the run's folder at once where the
 // server deletes folders (WebDAV), else file by file. A server that refuses DELETE gets one warning
 // and keeps the files; it never fails the run.
-import { createHash, type Hash } from 'node:crypto';
+import type { Hash } from 'node:crypto';
+import { nodeCrypto } from '../transport/node-http.js';
 import { contentMd5, FIXTURE_SEED } from '../payload/content.js';
 import { log } from '../log/logger.js';
 import type { Items } from '../plan/items.js';
@@ -44,7 +45,7 @@ export interface Expected {
 export async function readBackMd5(
   client: HttpClient, signer: RequestSigner, url: URL, item: WorkItem, timeoutMs: number, expected?: Expected,
 ): Promise<{ md5?: string; error?: string }> {
-  let hash: Hash | undefined = expected ? undefined : createHash('md5');
+  let hash: Hash | undefined = expected ? undefined : nodeCrypto().createHash('md5');
   let lengthBytes = 0;
   const r = await client.request({
     url, headers: signer.headers('GET', url), timeoutMs, trace: false, expectStatus: [200],
@@ -55,7 +56,7 @@ export async function readBackMd5(
           lengthBytes += chunk.length;
           return;
         }
-        hash = createHash('md5').update(expected!.bytes.subarray(0, lengthBytes));
+        hash = nodeCrypto().createHash('md5').update(expected!.bytes.subarray(0, lengthBytes));
       }
       hash.update(chunk);
       lengthBytes += chunk.length;

@@ -5,7 +5,9 @@
 // default) never loads either: node:http, its server half, node:https and node:tls were ~10 ms of
 // each worker's start (BENCHMARKS.md, "Start-up"). node:fs/promises likewise where only a file sink
 // or a scratch directory needs it: a worker on the memory sink never loads it (nor the readline and
-// watcher internals it brings, ~2 ms of a start).
+// watcher internals it brings, ~2 ms of a start). And node:crypto (its ~17 internal modules, 4-6 ms
+// of a start), where a hash, a signature, a fixture's bytes or a random name is first made: `report`,
+// `compare` and a discard sink's worker make none.
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
@@ -20,3 +22,4 @@ export const nodeHttp = onFirstUse<typeof import('node:http')>('node:http');
 export const nodeHttps = onFirstUse<typeof import('node:https')>('node:https');
 export const nodeTls = onFirstUse<typeof import('node:tls')>('node:tls');
 export const nodeFsPromises = onFirstUse<typeof import('node:fs/promises')>('node:fs/promises');
+export const nodeCrypto = onFirstUse<typeof import('node:crypto')>('node:crypto');
