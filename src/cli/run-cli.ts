@@ -134,6 +134,10 @@ export async function measure(m: Measurement): Promise<number> {
   };
   // SIGHUP (a closed terminal, a dropped ssh session) stops as SIGTERM does: partial results kept.
   for (const s of STOP_SIGNALS) process.on(s, onSignal);
+  // Never taken off: a copy of the stop that arrives after the session (timeout(1)'s second, to the
+  // group) is the same stop. With no listener left, even for a moment, Node restores the signal's
+  // default action, and the copy killed the process (no exit code of ours, its results file unwritten
+  // when it came before the write). A listener keeps no process alive.
   const { deadlineMs } = m.config;
   const deadline = deadlineMs === undefined ? undefined : setTimeout(() => {
     log.warn(`--deadline of ${deadlineMs / 1000} s reached: no new requests; stopping the run in flight, then writing partial results`);
@@ -176,7 +180,6 @@ export async function measure(m: Measurement): Promise<number> {
   } finally {
     progress.close();
     clearTimeout(deadline);
-    for (const s of STOP_SIGNALS) process.off(s, onSignal);
   }
   const stopped = stop.signal.aborted ? String(stop.signal.reason) : undefined;
   doc.complete = !stopped;
@@ -391,5 +394,9 @@ export async function main(command: Command, argv: readonly string[]): Promise<v
     const e = err as NodeJS.ErrnoException;
     process.stderr.write(`blob-cacher: ${escapeControls(redact(e.message ?? String(err)).split('\n')[0]!)}\n`);
     process.exitCode = 1;
+  } finally {
+    // What is left is winding down (the workers told to exit): a stop signal now ends it at once,
+    // with the command's exit code, not by the signal's default action (killed: no exit code of ours).
+    for (const s of STOP_SIGNALS) process.on(s, () => process.exit());
   }
 }
