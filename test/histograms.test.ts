@@ -179,3 +179,29 @@ describe('valuesAtPercentiles: one walk of the counts', () => {
     expect(valuesAtPercentiles(decoded, ps)).toEqual(ps.map((p) => zeros.getValueAtPercentile(p)));
   });
 });
+
+describe('a run\'s own histograms handed to the decode that follows', () => {
+  it('the first decode of its encoding takes the histogram the coordinator made, as a decode would leave it; later ones decode', () => {
+    const sum = new HistogramSum();
+    const rand = seeded(11);
+    for (let i = 0; i < 500; i++) sum.record({ firstByte: rand() * 40 }, 1 + rand() * 90);
+    const waited = newHistogram();
+    waited.recordValue(250);
+    // A worker's metric alone passes through as it came; only what was made here is handed over.
+    sum.addEncoded({ wait: encodeHistogram(waited) });
+    const encoded = sum.encode();
+    expect(sum.encode()).toBe(encoded);
+    expect(() => sum.recordMs('total', 1)).toThrow(/after its encoding/);
+    const ps = [0, 50, 90, 99, 99.9, 100];
+    const read = (h: hdr.Histogram) => ({ n: h.totalCount, max: h.maxValue, min: h.minNonZeroValue, at: valuesAtPercentiles(h, ps) });
+    for (const m of ['firstByte', 'total'] as const) {
+      const first = decodeHistogram(encoded[m]!);
+      const again = decodeHistogram(encoded[m]!);
+      expect(first).not.toBe(again);
+      expect(read(first), m).toEqual(read(again));
+      // And it takes what is added to it, as a decoded one does.
+      first.add(again);
+      expect(first.totalCount).toBe(1000);
+    }
+  });
+});
