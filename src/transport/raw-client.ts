@@ -15,7 +15,7 @@ import net from 'node:net';
 import type * as Tls from 'node:tls';
 import { answerError, ErrorBody, isExpected } from './answer.js';
 import { CANCELLED_ERROR, errnoText, NOT_SENT_ERROR, withUrlCredentials, type HttpClient, type HttpRequest, type StopSignal, type TracedResult } from './http-client.js';
-import { ChunkedDecoder, CRLF2, MAX_HEAD_BYTES, parseHead, requestHead, type Head } from './http1.js';
+import { ChunkedDecoder, headEnd, MAX_HEAD_BYTES, parseHead, requestHead, type Head } from './http1.js';
 import { nodeTls } from './node-http.js';
 import { RequestTracer } from './tracer.js';
 
@@ -518,7 +518,7 @@ class Exchange implements ConnUser, Cancellable {
     const prev = this.headBuf;
     const searchFrom = prev ? Math.max(0, prev.length - 3) : 0;
     const buf = prev ? Buffer.concat([prev, view]) : view;
-    const end = buf.indexOf(CRLF2, searchFrom);
+    const end = headEnd(buf, searchFrom);
     if (end < 0) {
       if (buf.length > MAX_HEAD_BYTES) {
         this.finish('HPE_HEADER_OVERFLOW: response head larger than 64 KiB');
