@@ -8,6 +8,7 @@ import type { OpRecord } from '../metrics/records.js';
 import { PLAIN_PUT_STATUSES } from '../storage/target.js';
 import { readBackMd5 } from '../storage/url-store.js';
 import { inLanes } from '../transport/lanes.js';
+import type { HttpRequest } from '../transport/http-client.js';
 import { wireHead } from '../transport/raw-client.js';
 import { outcomeOf, requestWithRetries } from '../transport/retry.js';
 import { contentUnit, type KindContext, type KindRun, type RequestKind } from './kind.js';
@@ -43,8 +44,8 @@ interface PutRequest {
   payload: Buffer;
   /** Content-Length, and for a blob service the blob's type. */
   extra: Record<string, string>;
-  /** Signed headers and the head on the wire, where neither ever changes: made once, before the barrier. */
-  fixed?: { headers: Record<string, string>; head: Buffer };
+  /** The whole request, its head on the wire included, where nothing in it ever changes: made once, before the barrier. */
+  fixed?: HttpRequest;
 }
 
 const BLOB_PUT_STATUSES: readonly number[] = [201];
@@ -77,7 +78,8 @@ function preparePuts(ctx: KindContext, payloads: Payloads): Map<number, PutReque
   for (const item of ctx.items) {
     const put = putOf(ctx, item, payloads.of(item));
     const headers = ctx.signer.headers('PUT', put.url, { ...put.extra });
-    put.fixed = { headers, head: wireHead({ url: put.url, method: 'PUT', headers, body: put.payload }) };
+    const request = requestOf(ctx, put, headers);
+    put.fixed = { ...request, head: wireHead(request) };
     prepared.set(item.index, put);
   }
   return prepared;
@@ -92,23 +94,30 @@ function runPut(ctx: KindContext, item: WorkItem, put: PutRequest, queuedAt?: nu
   const client = clientOf(ctx);
   const { url, payload, fixed } = put;
   const plain = job.target.kind === 'url';
-  const expectStatus = plain ? PLAIN_PUT_STATUSES : BLOB_PUT_STATUSES;
   // Promises chained, not async functions: each async layer was a few hundred bytes of garbage a request.
   const attempt = (n: number) => {
-    const headers = fixed?.headers ?? signer.headers('PUT', url, { ...put.extra });
-    if (log.isSillyEnabled()) log.silly(`PUT ${url.toString()} ${JSON.stringify(headers)}`);
-    return client.request({
-      url, method: 'PUT', body: payload, head: fixed?.head, headers, timeoutMs: job.timeoutMs, expectStatus, trace: job.trace, signal, queuedAt: n === 0 ? queuedAt : undefined,
-    }).then(outcomeOf);
+    const q = n === 0 ? queuedAt : undefined;
+    const request = fixed ? (q === undefined ? fixed : { ...fixed, queuedAt: q }) : requestOf(ctx, put, signer.headers('PUT', url, { ...put.extra }), q);
+    if (log.isSillyEnabled()) log.silly(`PUT ${url.toString()} ${JSON.stringify(request.headers)}`);
+    return client.request(request).then(outcomeOf);
   };
   const label = () => `${job.strategy} PUT ${item.blob} #${item.index}`;
   return requestWithRetries(attempt, { maxRetries: job.maxRetries, label, signal, queuedAt }).then((retried) => {
     const record = toRecord(job, item, retried, retried.error ? 0 : payload.length);
     // Put Blob answers with the MD5 the service computed of what it stored: verification needs no read-back.
-    const md5 = retried.headers['content-md5'];
-    if (!retried.error && !plain && !item.blockId && typeof md5 === 'string') record.md5 = md5;
+    if (!retried.error && !plain && !item.blockId) {
+      const md5 = retried.headers['content-md5'];
+      if (typeof md5 === 'string') record.md5 = md5;
+    }
     return record;
   });
+}
+
+/** The request for `put` with these (signed) headers, issued at `queuedAt` where it waited in a queue of ours. */
+function requestOf(ctx: KindContext, put: PutRequest, headers: Record<string, string>, queuedAt?: number): HttpRequest {
+  const { job, signal } = ctx;
+  const expectStatus = job.target.kind === 'url' ? PLAIN_PUT_STATUSES : BLOB_PUT_STATUSES;
+  return { url: put.url, method: 'PUT', body: put.payload, headers, timeoutMs: job.timeoutMs, expectStatus, trace: job.trace, signal, queuedAt };
 }
 
 /**

@@ -104,7 +104,7 @@ export function requestWithRetries(attempt: (n: number) => Promise<TryOutcome>, 
   // The first try without an async function around it: nearly every request ends with it, and each
   // async layer was a few hundred bytes of garbage a request.
   return attempt(0).then((first) => (first.error === undefined && !isThrottle(first.result.status)
-    ? retried(opts, first, first.error, 0, started, started, { retries: 0, throttled: 0, sleptMs: 0 })
+    ? retried(opts, first, first.error, 0, started, started, NO_TALLY)
     : tries(attempt, opts, started, first)));
 }
 
@@ -114,6 +114,9 @@ interface Tally {
   throttledBy?: ThrottleClass;
   sleptMs: number;
 }
+
+/** A request that went once and was not throttled. */
+const NO_TALLY: Readonly<Tally> = { retries: 0, throttled: 0, sleptMs: 0 };
 
 /** The loop, from a first try that failed or throttled. */
 async function tries(attempt: (n: number) => Promise<TryOutcome>, opts: RetryOptions, started: number, first: TryOutcome): Promise<RetriedResult> {
@@ -147,14 +150,16 @@ async function tries(attempt: (n: number) => Promise<TryOutcome>, opts: RetryOpt
 }
 
 /** The request's result: its last try's, timed from the first try (or the queue) on. */
-function retried(opts: RetryOptions, last: TryOutcome, error: string | undefined, n: number, tryStarted: number, started: number, tally: Tally): RetriedResult {
+function retried(opts: RetryOptions, last: TryOutcome, error: string | undefined, n: number, tryStarted: number, started: number, tally: Readonly<Tally>): RetriedResult {
   const result = last.result;
   const phases = n > 0 ? { retry: tryStarted - started, ...result.phases } : result.phases;
   // A first try's own clock already starts at `queuedAt` where there was a queue.
   const totalMs = n > 0 ? tryStarted - started + result.totalMs : result.totalMs;
   if (log.isDebugEnabled()) log.debug(`${labelOf(opts)} ${result.status} ${result.bytes}B ${totalMs.toFixed(1)}ms reused=${result.reused}${n ? ` retries=${n}` : ''}${error ? ` error=${error}` : ''}`);
-  return {
+  const out: RetriedResult = {
     status: result.status, bytes: result.bytes, reused: result.reused, phases, totalMs, startEpochMs: performance.timeOrigin + started,
-    headers: result.headers, error, retries: tally.retries, throttled: tally.throttled, ...(tally.throttledBy ? { throttledBy: tally.throttledBy } : {}), backoffMs: tally.sleptMs,
+    headers: result.headers, error, retries: tally.retries, throttled: tally.throttled, backoffMs: tally.sleptMs,
   };
+  if (tally.throttledBy) out.throttledBy = tally.throttledBy;
+  return out;
 }
