@@ -6,7 +6,7 @@ import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CONNECTION_PHASES, PHASES } from '../src/transport/phases.js';
-import { rawRequest, RawPool } from '../src/transport/raw-client.js';
+import { rawRequest, RawPool, wireHead } from '../src/transport/raw-client.js';
 import { NOT_SENT_ERROR, type TracedResult } from '../src/transport/http-client.js';
 import { close, deterministicBuffer, listen, refusingUrl } from './helpers/http-servers.js';
 import { requires } from './helpers/requires.js';
@@ -499,6 +499,41 @@ describe('raw PUT: the body goes out with its head', () => {
       expectPhasesAddUp(r);
     }
     expect(results[0]!.phases.tcp).toBeGreaterThanOrEqual(0);
+  });
+
+  it('a head made before the barrier (wireHead) goes on the wire byte for byte as the one made for the request', async () => {
+    const heads: string[] = [];
+    const srv = await rawServer((s) => {
+      let got = Buffer.alloc(0);
+      s.on('data', (d: Buffer) => {
+        got = Buffer.concat([got, d]);
+        const end = got.indexOf('\r\n\r\n');
+        if (end < 0 || got.length < end + 4 + 1000) return;
+        heads.push(got.toString('latin1', 0, end + 4));
+        got = got.subarray(end + 4 + 1000);
+        s.write('HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n');
+      });
+    });
+    try {
+      const pool = poolFor(srv.url, 1);
+      const request = { url: new URL(`${srv.url.replace('http://', 'http://user:pw@')}/dir/a%20b?comp=block`), method: 'PUT' as const, body: BODY.subarray(0, 1000), headers: { 'content-length': '1000', 'x-ms-blob-type': 'BlockBlob' }, expectStatus: [201] };
+      const made = await pool.request(request);
+      const prebuilt = await pool.request({ ...request, head: wireHead(request) });
+      expect([made.error, prebuilt.error, prebuilt.reused]).toEqual([undefined, undefined, true]);
+      expect(heads).toHaveLength(2);
+      expect(heads[1]).toBe(heads[0]);
+      expect(heads[0]).toMatch(/^PUT \/dir\/a%20b\?comp=block HTTP\/1\.1\r\n.*authorization: Basic /is);
+    } finally {
+      await srv.stop();
+    }
+  });
+
+  it('a socket idle past a request\'s timeout is still reused: the timeout kept between requests ends only a request', async () => {
+    const pool = poolFor(putBase, 1);
+    const first = await rawRequest({ url: new URL(`${putBase}/t1`), method: 'PUT', body: BODY.subarray(0, 10), headers: {}, pool, expectStatus: [201], timeoutMs: 50 });
+    await sleep(200);
+    const second = await rawRequest({ url: new URL(`${putBase}/t2`), method: 'PUT', body: BODY.subarray(0, 10), headers: {}, pool, expectStatus: [201], timeoutMs: 50 });
+    expect([first.error, second.error, second.reused]).toEqual([undefined, undefined, true]);
   });
 
   it('an error answer to a PUT names its status and code; the socket stays usable', async () => {

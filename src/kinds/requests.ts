@@ -41,11 +41,13 @@ export async function warmConnections(ctx: Pick<KindContext, 'job' | 'signer' | 
 
 /** `bytes`: what the item moved, which for a GET resumed by retries is more than the last try's. */
 export function toRecord(job: RequestJob, item: WorkItem, r: RetriedResult, bytes: number): OpRecord {
-  return {
+  const record: OpRecord = {
     worker: job.workerIndex, item: item.index, offsetBytes: item.destOffsetBytes, bytes, status: r.status, startEpochMs: r.startEpochMs,
     totalMs: r.totalMs, phases: r.phases, reused: r.reused, retries: r.retries, throttled: r.throttled, backoffMs: r.backoffMs, error: r.error,
-    ...(r.throttledBy ? { throttledBy: r.throttledBy } : {}),
   };
+  // Set only where there is one: a spread of an empty object was a second object for every request.
+  if (r.throttledBy) record.throttledBy = r.throttledBy;
+  return record;
 }
 
 /** Times an SDK call as one operation. */

@@ -171,6 +171,14 @@ export class RequestSigner {
     return new URL(this.info.sas ? `${base}?${this.info.sas}` : base);
   }
 
+  /**
+   * headers() gives the same headers for the same request every time: no signature over the date
+   * and no token that is renewed during a run. A request can then be made once, before the barrier.
+   */
+  get fixedHeaders(): boolean {
+    return this.info.kind === 'url' || (!this.keyBytes && !this.info.bearer);
+  }
+
   /** Returns headers for `method` on `url`: signed (SharedKey), with the run's bearer token, or neither. */
   headers(method: string, url: URL, extra: Record<string, string> = {}): Record<string, string> {
     if (this.info.kind === 'url') return extra;

@@ -22,6 +22,12 @@ export interface HttpRequest {
   headers: Record<string, string>;
   /** Sent with its Content-Length. */
   body?: Buffer;
+  /**
+   * The head on the wire, made before the barrier from the same url, method, headers and body
+   * length (raw-client.ts `wireHead`): our raw client sends it as it is instead of making it again for
+   * every request; node:http makes its own from the rest.
+   */
+  head?: Buffer;
   /** The body of an expected answer, chunk by chunk; a returned promise pauses the response. */
   onData?: (chunk: Buffer) => void | Promise<void>;
   /** Statuses whose body goes to onData; any other answer is an error (default: any 2xx). */

@@ -15,7 +15,7 @@ import net from 'node:net';
 import type * as Tls from 'node:tls';
 import { answerError, ErrorBody, isExpected } from './answer.js';
 import { CANCELLED_ERROR, errnoText, NOT_SENT_ERROR, withUrlCredentials, type HttpClient, type HttpRequest, type StopSignal, type TracedResult } from './http-client.js';
-import { ChunkedDecoder, CRLF2, MAX_HEAD_BYTES, parseHead, requestHead, type Head } from './http1.js';
+import { ChunkedDecoder, headEnd, MAX_HEAD_BYTES, parseHead, requestHead, type Head } from './http1.js';
 import { nodeTls } from './node-http.js';
 import { RequestTracer } from './tracer.js';
 
@@ -23,32 +23,49 @@ export interface RawRequestOptions extends HttpRequest {
   pool: RawPool;
 }
 
-/** What a connection is doing with the bytes it reads: returns false to pause the socket. */
-type Reader = (view: Buffer) => boolean;
+/**
+ * The request a connection serves now. A method per event, called through the connection, so that
+ * a request is one object rather than a dozen closures made for it (each was garbage by its end).
+ */
+interface ConnUser {
+  /** Bytes read: returns false to pause the socket. */
+  read(view: Buffer): boolean;
+  /** The socket closed or failed; `clean`: closed by the peer without an error (a body framed by the close). */
+  gone(error: string, clean: boolean): void;
+  /** The socket was idle past the request's timeout. */
+  timeout(): void;
+  /** The request's last byte was handed to the kernel (or the write failed). */
+  written(error: Error | null | undefined): void;
+}
 
 class Conn {
   readonly socket: net.Socket;
-  reader: Reader | undefined;
+  user: ConnUser | undefined;
   closed = false;
   /**
-   * Set when the socket closes or fails: tells the request in flight, if any. `clean`: closed by the
-   * peer without an error (the end of a body framed by the connection's close).
+   * net stopped reading (our read callback returned false): a request, or the pool for an idle
+   * socket, resumes it. Tracked so that a socket still reading is not resumed: a pause and a resume
+   * at every response's end were two epoll_ctl calls a request.
    */
-  onGone: ((error: string, clean: boolean) => void) | undefined;
-  /** The request in flight's idle timeout. */
-  onTimeout: (() => void) | undefined;
+  paused = false;
+  /** The idle timeout the socket has now: set when a request asks for another, kept between requests. */
+  timeoutMs = 0;
+  /** The write callback of every request on this connection (one function, not one a request). */
+  readonly afterWrite = (error?: Error | null) => this.user?.written(error);
 
   constructor(url: URL, readBuffer: Buffer, onIdleClose: (c: Conn) => void, tlsOptions?: Tls.ConnectionOptions) {
     const onread = {
       buffer: readBuffer,
       callback: (n: number, buf: Uint8Array): boolean => {
-        const reader = this.reader;
-        if (!reader) {
+        const user = this.user;
+        if (!user) {
           // Bytes on an idle socket: the server broke the framing. Never reuse it.
           this.socket.destroy();
           return false;
         }
-        return reader(Buffer.from(buf.buffer, buf.byteOffset, n));
+        const more = user.read(Buffer.from(buf.buffer, buf.byteOffset, n));
+        if (!more) this.paused = true;
+        return more;
       },
     };
     const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
@@ -61,15 +78,23 @@ class Conn {
     const gone = (error: string, clean: boolean) => {
       if (this.closed) return;
       this.closed = true;
-      const notify = this.onGone;
-      this.onGone = undefined;
-      if (notify) notify(error, clean);
+      const user = this.user;
+      this.user = undefined;
+      if (user) user.gone(error, clean);
       else onIdleClose(this);
     };
     this.socket.on('error', (err: Error) => gone(errnoText(err), false));
     this.socket.on('close', (hadError: boolean) => gone('ECONNRESET: socket closed before the response ended', !hadError));
     this.socket.on('end', () => this.socket.destroy());
-    this.socket.on('timeout', () => this.onTimeout?.());
+    // An idle socket's timeout finds no request and is ignored; a request's next byte re-arms it.
+    this.socket.on('timeout', () => this.user?.timeout());
+  }
+
+  /** Reads again if net stopped reading. */
+  resume(): void {
+    if (!this.paused) return;
+    this.paused = false;
+    this.socket.resume();
   }
 }
 
@@ -92,7 +117,7 @@ export class RawPool implements HttpClient {
    * stop), which ends them all. Adding and removing a listener on an AbortSignal for every request
    * was the costliest JavaScript of a small PUT after parsing the answer's head (~1.5 µs).
    */
-  private readonly inFlight = new WeakMap<AbortSignal, Set<() => void>>();
+  private readonly inFlight = new WeakMap<AbortSignal, Set<Cancellable>>();
 
   constructor(origin: URL, maxSockets: number, bufferBytes: number, tlsOptions?: Tls.ConnectionOptions) {
     this.origin = origin;
@@ -102,20 +127,21 @@ export class RawPool implements HttpClient {
   }
 
   request(req: HttpRequest): Promise<TracedResult> {
-    return exchange(this, req);
+    return new Exchange(this, req).start();
   }
 
   /**
-   * A free connection, or a slot for a new one (undefined): resolves when one is available, or with
-   * null once `signal` aborts while it waits (it leaves the queue: a hedge's loser, or a stop, does
-   * not hold its caller until some other request frees a socket).
+   * A free connection, or a slot for a new one (undefined), at once when there is one; else a
+   * promise of one, which resolves with null once `signal` aborts while it waits (it leaves the
+   * queue: a hedge's loser, or a stop, does not hold its caller until some other request frees a
+   * socket).
    */
-  acquire(signal?: StopSignal): Promise<Conn | undefined | null> {
+  take(signal?: StopSignal): Conn | undefined | Promise<Conn | undefined | null> {
     const conn = this.idle.shift();
-    if (conn) return Promise.resolve(conn);
+    if (conn) return conn;
     if (this.open < this.maxSockets) {
       this.open++;
-      return Promise.resolve(undefined);
+      return undefined;
     }
     if (!signal) return new Promise((resolve) => this.waiting.push(resolve));
     return new Promise((resolve) => {
@@ -123,11 +149,13 @@ export class RawPool implements HttpClient {
         this.unwatch(signal, leave);
         resolve(c);
       };
-      const leave = () => {
-        const at = this.waiting.indexOf(take);
-        if (at < 0) return;
-        this.waiting.splice(at, 1);
-        resolve(null);
+      const leave = {
+        cancel: () => {
+          const at = this.waiting.indexOf(take);
+          if (at < 0) return;
+          this.waiting.splice(at, 1);
+          resolve(null);
+        },
       };
       this.waiting.push(take);
       // Through the same watch as a request in flight: one listener on a run's AbortSignal for all.
@@ -135,24 +163,30 @@ export class RawPool implements HttpClient {
     });
   }
 
-  /** Calls `abort` once `signal` aborts, until unwatch(); a hedge's cheap Stop keeps its own listeners. */
-  watch(signal: StopSignal, abort: () => void): void {
-    if (!(signal instanceof AbortSignal)) return signal.addEventListener('abort', abort, { once: true });
+  /** As take(), always as a promise. */
+  acquire(signal?: StopSignal): Promise<Conn | undefined | null> {
+    const got = this.take(signal);
+    return got instanceof Promise ? got : Promise.resolve(got);
+  }
+
+  /** Cancels `c` once `signal` aborts, until unwatch(); a hedge's cheap Stop keeps its own listeners. */
+  watch(signal: StopSignal, c: Cancellable): void {
+    if (!(signal instanceof AbortSignal)) return signal.addEventListener('abort', c.cancel, { once: true });
     let aborts = this.inFlight.get(signal);
     if (!aborts) {
       const all = (aborts = new Set());
       this.inFlight.set(signal, all);
       signal.addEventListener('abort', () => {
-        for (const a of [...all]) a();
+        for (const a of [...all]) a.cancel();
         all.clear();
       }, { once: true });
     }
-    aborts.add(abort);
+    aborts.add(c);
   }
 
-  unwatch(signal: StopSignal, abort: () => void): void {
-    if (signal instanceof AbortSignal) this.inFlight.get(signal)?.delete(abort);
-    else signal.removeEventListener('abort', abort);
+  unwatch(signal: StopSignal, c: Cancellable): void {
+    if (signal instanceof AbortSignal) this.inFlight.get(signal)?.delete(c);
+    else signal.removeEventListener('abort', c.cancel);
   }
 
   connect(url: URL): Conn {
@@ -161,21 +195,22 @@ export class RawPool implements HttpClient {
 
   /** Gives a connection back: reused by the next waiter, kept idle, or closed (and its slot freed). */
   release(conn: Conn, reusable: boolean): void {
-    conn.reader = undefined;
-    conn.onGone = undefined;
-    conn.onTimeout = undefined;
+    conn.user = undefined;
     if (!reusable || conn.closed || this.destroyed) {
       conn.closed = true;
       conn.socket.destroy();
       this.freeSlot();
       return;
     }
-    conn.socket.setTimeout(0);
-    // Idle sockets keep reading, so that a server closing one is noticed before it is reused. Not at
-    // once: called from inside a read callback that returns false, net would stop reading after us.
-    queueMicrotask(() => {
-      if (!conn.closed && conn.reader === undefined) conn.socket.resume();
-    });
+    // Idle sockets keep reading, so that a server closing one is noticed before it is reused. A
+    // request that ends inside a read callback keeps the socket reading; one that paused it (a sink
+    // that made it wait) resumes it. Not at once: from inside a read callback that returns false,
+    // net would stop reading after us.
+    if (conn.paused) {
+      queueMicrotask(() => {
+        if (!conn.closed && conn.user === undefined) conn.resume();
+      });
+    }
     const next = this.waiting.shift();
     if (next) next(conn);
     else this.idle.push(conn);
@@ -207,221 +242,302 @@ export class RawPool implements HttpClient {
 
 /** One request over `opts.pool`, traced like tracedRequest. Never rejects. */
 export function rawRequest(opts: RawRequestOptions): Promise<TracedResult> {
-  return exchange(opts.pool, opts);
+  return new Exchange(opts.pool, opts).start();
 }
 
-async function exchange(pool: RawPool, opts: HttpRequest): Promise<TracedResult> {
-  const tracer = new RequestTracer(opts.queuedAt);
-  const trace = opts.trace !== false;
-  let status = 0;
-  let headers: IncomingHttpHeaders = {};
-  let bytes = 0;
-  const result = (error?: string): TracedResult => {
+/**
+ * A request's head as our raw client would write it, as bytes: made once, before the barrier, for
+ * a request that goes again and again unchanged (HttpRequest.head).
+ */
+export function wireHead(req: Pick<HttpRequest, 'url' | 'method' | 'headers' | 'body'>): Buffer {
+  return Buffer.from(requestHead(req.method ?? 'GET', req.url, withUrlCredentials(req.url, req.headers), req.body?.length));
+}
+
+/** What a pool's watch of a stop ends: a request in flight, or one waiting for a socket. */
+interface Cancellable {
+  readonly cancel: () => void;
+}
+
+/**
+ * One request and its answer: an object with a method per event (ConnUser), its state in fields.
+ * The flow: a head (made here, or the one the caller made before the barrier), a connection (an
+ * idle one at once, else a new one, else a wait), head and body in one corked write, the answer's
+ * head parsed, its body delivered, the connection given back.
+ */
+class Exchange implements ConnUser, Cancellable {
+  private readonly pool: RawPool;
+  private readonly opts: HttpRequest;
+  private readonly tracer: RequestTracer;
+  private readonly trace: boolean;
+  private readonly method: string;
+  private status = 0;
+  private headers: IncomingHttpHeaders = {};
+  private bytes = 0;
+  private conn!: Conn;
+  private resolve!: (r: TracedResult) => void;
+  private settled = false;
+  /** The head's bytes so far, when it spans reads (a copy: the read buffer is reused). */
+  private headBuf: Buffer | undefined;
+  private parsed: Head | undefined;
+  /** The answer's status was the expected one: its body goes to onData. */
+  private ok = false;
+  private left = 0;
+  /** The start of an unexpected answer's body, for its error text. */
+  private errorBody: ErrorBody | undefined;
+  private chunked: ChunkedDecoder | undefined;
+  /** The sink's last write, when it returned a promise. */
+  private pending: Promise<void> | undefined;
+  /**
+   * An answer that came before our body was all sent (an early 413 or 401) leaves the connection
+   * out of step: the rest of the body would be read as the next request.
+   */
+  private bodySent: boolean;
+  /** Ends the request when its signal aborts (the pool's watch calls it). */
+  readonly cancel = (): void => this.finish(CANCELLED_ERROR);
+
+  constructor(pool: RawPool, opts: HttpRequest) {
+    this.pool = pool;
+    this.opts = opts;
+    this.tracer = new RequestTracer(opts.queuedAt);
+    this.trace = opts.trace !== false;
+    this.method = opts.method ?? 'GET';
+    this.bodySent = !opts.body;
+  }
+
+  private result(error?: string): TracedResult {
+    const tracer = this.tracer;
     tracer.mark('end');
     const { phases, totalMs } = tracer.phases();
-    return { status, bytes, reused: tracer.reused, phases, totalMs, startEpochMs: tracer.startEpochMs, headers, error };
-  };
-
-  const method = opts.method ?? 'GET';
-  let head: string;
-  try {
-    head = requestHead(method, opts.url, withUrlCredentials(opts.url, opts.headers), opts.body?.length);
-  } catch (err) {
-    return result(`ERR_INVALID_HEADER: ${(err as Error).message}`);
+    return { status: this.status, bytes: this.bytes, reused: tracer.reused, phases, totalMs, startEpochMs: tracer.startEpochMs, headers: this.headers, error };
   }
-  const signal = opts.signal;
-  if (signal?.aborted) return result(NOT_SENT_ERROR);
-  let conn = await pool.acquire(signal);
-  // A kept-alive socket the server closed while it was being handed over: its slot is free again.
-  while (conn?.closed) {
-    pool.release(conn, false);
-    conn = await pool.acquire(signal);
-  }
-  if (conn === null) return result(NOT_SENT_ERROR);
-  // Aborted while it waited for a socket: the socket goes to the next in line.
-  if (signal?.aborted) {
-    if (conn) pool.release(conn, true);
-    else pool.freeSlot();
-    return result(NOT_SENT_ERROR);
-  }
-  if (trace) tracer.mark('socket');
-  if (conn) {
-    tracer.reused = true;
-  } else {
-    try {
-      conn = pool.connect(opts.url);
-    } catch (err) {
-      pool.freeSlot();
-      return result(errnoText(err as Error));
-    }
-    if (trace) {
-      const socket = conn.socket;
-      socket.once('lookup', () => tracer.mark('lookup'));
-      socket.once('connect', () => tracer.mark('connect'));
-      socket.once('secureConnect', () => tracer.mark('secure'));
-    }
-  }
-  const c = conn;
 
-  return new Promise<TracedResult>((resolve) => {
-    let settled = false;
-    let headBuf: Buffer | undefined;
-    let parsed: Head | undefined;
-    let ok = false;
-    let left = 0;
-    const errorBody = new ErrorBody();
-    let chunked: ChunkedDecoder | undefined;
-    let pending: Promise<void> | undefined;
-
-    // An answer that came before our body was all sent (an early 413 or 401) leaves the connection
-    // out of step: the rest of the body would be read as the next request.
-    let bodySent = !opts.body;
-    const finish = (error?: string, reusable = false) => {
-      if (settled) return;
-      settled = true;
-      if (signal) pool.unwatch(signal, abort);
-      // An error status whose body ended in step may keep its socket; a broken one never does.
-      pool.release(c, reusable && bodySent);
-      resolve(result(error));
-    };
-    const abort = () => finish(CANCELLED_ERROR);
-    if (signal) pool.watch(signal, abort);
-    c.onGone = (error, clean) => {
-      // A body without Content-Length or chunking ends when the server closes the connection.
-      if (clean && parsed?.length === -2) bodyEnded();
-      else finish(error);
-    };
-    if (opts.timeoutMs) {
-      c.onTimeout = () => c.socket.destroy(Object.assign(new Error(`no data for ${opts.timeoutMs} ms`), { code: 'ETIMEDOUT' }));
-      c.socket.setTimeout(opts.timeoutMs);
-    }
-
-    const bodyEnded = () => {
-      const h = parsed!;
-      if (!ok) return finish(answerError({ status: h.status, headers: h.headers, body: errorBody.text(), expectStatus: opts.expectStatus }), h.keepAlive);
-      const done = () => finish(undefined, h.keepAlive);
-      if (pending) void pending.then(done, () => {});
-      else done();
-    };
-
-    /** Body bytes; false when the sink asked to wait (the socket is paused until it settles). */
-    const deliver = (chunk: Buffer): boolean => {
-      bytes += chunk.length;
-      if (!ok) {
-        errorBody.add(chunk);
-        return true;
-      }
-      let p: void | Promise<void>;
+  start(): Promise<TracedResult> {
+    const opts = this.opts;
+    let head: string | Buffer;
+    if (opts.head) head = opts.head;
+    else {
       try {
-        p = opts.onData?.(chunk);
+        head = requestHead(this.method, opts.url, withUrlCredentials(opts.url, opts.headers), opts.body?.length);
       } catch (err) {
-        finish(`sink: ${(err as Error).message}`);
-        return false;
+        return Promise.resolve(this.result(`ERR_INVALID_HEADER: ${(err as Error).message}`));
       }
-      if (!p) return true;
-      pending = p.then(
-        () => {
-          pending = undefined;
-          if (!settled && !c.closed) c.socket.resume();
-        },
-        (err: Error) => finish(`sink: ${err.message}`),
-      );
-      return false;
-    };
+    }
+    if (opts.signal?.aborted) return Promise.resolve(this.result(NOT_SENT_ERROR));
+    const got = this.pool.take(opts.signal);
+    return got instanceof Promise ? got.then((c) => this.onConn(c, head)) : this.onConn(got, head);
+  }
 
-    const onBody = (view: Buffer): boolean => {
-      const h = parsed!;
-      if (h.length === -1) {
-        let keepReading = true;
-        const used = chunked!.feed(view, (data) => {
-          // Within one read, several chunks may arrive: only the last deliver() may pause.
-          keepReading = deliver(data) && keepReading;
-        });
-        if (chunked!.error) {
-          finish(chunked!.error);
-          return false;
-        }
-        if (chunked!.done) {
-          if (used < view.length) parsed = { ...h, keepAlive: false };
-          bodyEnded();
-          return false;
-        }
-        return keepReading;
+  /** A connection (or a slot for a new one) is ours, or null: the wait was ended by the signal. */
+  private onConn(got: Conn | undefined | null, head: string | Buffer): Promise<TracedResult> {
+    const { pool, opts, tracer } = this;
+    const signal = opts.signal;
+    // A kept-alive socket the server closed while it was being handed over: its slot is free again.
+    if (got?.closed) {
+      pool.release(got, false);
+      const next = pool.take(signal);
+      return next instanceof Promise ? next.then((c) => this.onConn(c, head)) : this.onConn(next, head);
+    }
+    if (got === null) return Promise.resolve(this.result(NOT_SENT_ERROR));
+    // Aborted while it waited for a socket: the socket goes to the next in line.
+    if (signal?.aborted) {
+      if (got) pool.release(got, true);
+      else pool.freeSlot();
+      return Promise.resolve(this.result(NOT_SENT_ERROR));
+    }
+    if (this.trace) tracer.mark('socket');
+    let conn: Conn;
+    if (got) {
+      tracer.reused = true;
+      conn = got;
+    } else {
+      try {
+        conn = pool.connect(opts.url);
+      } catch (err) {
+        pool.freeSlot();
+        return Promise.resolve(this.result(errnoText(err as Error)));
       }
-      if (h.length === -2) return deliver(view);
-      const take = Math.min(left, view.length);
-      left -= take;
-      const keepReading = take > 0 ? deliver(take === view.length ? view : view.subarray(0, take)) : true;
-      if (left === 0) {
-        // Bytes past the declared length: the connection is out of step; never reuse it.
-        if (take < view.length) parsed = { ...h, keepAlive: false };
-        bodyEnded();
-        return false;
+      if (this.trace) {
+        const socket = conn.socket;
+        socket.once('lookup', () => tracer.mark('lookup'));
+        socket.once('connect', () => tracer.mark('connect'));
+        socket.once('secureConnect', () => tracer.mark('secure'));
       }
-      return keepReading;
-    };
+    }
+    this.conn = conn;
+    return new Promise<TracedResult>((resolve) => {
+      this.resolve = resolve;
+      this.send(conn, head, !got);
+    });
+  }
 
-    const startBody = (h: Head, rest: Buffer): boolean => {
-      parsed = h;
-      status = h.status;
-      headers = h.headers;
-      ok = isExpected(h.status, opts.expectStatus);
-      if (trace) tracer.mark('response');
-      left = h.length;
-      if (h.length === -1) chunked = new ChunkedDecoder();
-      if (h.length === 0) {
-        if (rest.length) parsed = { ...h, keepAlive: false };
-        bodyEnded();
-        return false;
-      }
-      return rest.length ? onBody(rest) : true;
-    };
-
-    c.reader = (view) => {
-      if (settled) return false;
-      if (parsed) return onBody(view);
-      // The head may span reads: keep a copy (the read buffer is reused) until its end is seen.
-      const searchFrom = headBuf ? Math.max(0, headBuf.length - 3) : 0;
-      headBuf = headBuf ? Buffer.concat([headBuf, view]) : view;
-      const end = headBuf.indexOf(CRLF2, searchFrom);
-      if (end < 0) {
-        if (headBuf.length > MAX_HEAD_BYTES) {
-          finish('HPE_HEADER_OVERFLOW: response head larger than 64 KiB');
-          return false;
-        }
-        if (headBuf === view) headBuf = Buffer.from(view);
-        return true;
-      }
-      const h = parseHead(headBuf.toString('latin1', 0, end), method === 'HEAD');
-      const rest = headBuf.subarray(end + 4);
-      headBuf = undefined;
-      if (typeof h === 'string') {
-        finish(h);
-        return false;
-      }
-      // Interim answers (100 Continue) are skipped; the real head follows.
-      if (h.status >= 100 && h.status < 200) {
-        return rest.length ? c.reader!(rest) : true;
-      }
-      return startBody(h, rest);
-    };
-
-    const sent = (err?: Error | null) => {
-      if (err) return;
-      bodySent = true;
-      if (trace) tracer.mark('sent');
-      opts.onSent?.(tracer.reused);
-    };
+  private send(c: Conn, head: string | Buffer, fresh: boolean): void {
+    const opts = this.opts;
+    if (opts.signal) this.pool.watch(opts.signal, this);
+    c.user = this;
+    const timeoutMs = opts.timeoutMs ?? 0;
+    if (c.timeoutMs !== timeoutMs) {
+      c.socket.setTimeout(timeoutMs);
+      c.timeoutMs = timeoutMs;
+    }
     if (opts.body) {
       // Head and body leave in one writev; 'sent' when the last body byte is handed to the kernel.
       c.socket.cork();
       c.socket.write(head);
-      c.socket.write(opts.body, sent);
+      c.socket.write(opts.body, c.afterWrite);
       c.socket.uncork();
     } else {
-      c.socket.write(head, sent);
+      c.socket.write(head, c.afterWrite);
     }
-    // A socket paused at the end of its previous response (onread returned false) reads again.
-    c.socket.resume();
-  });
+    // A socket paused at the end of its previous response (our read callback returned false) reads again.
+    if (fresh) c.socket.resume();
+    else c.resume();
+  }
+
+  written(err: Error | null | undefined): void {
+    if (err) return;
+    this.bodySent = true;
+    if (this.trace) this.tracer.mark('sent');
+    this.opts.onSent?.(this.tracer.reused);
+  }
+
+  private finish(error?: string, reusable = false): void {
+    if (this.settled) return;
+    this.settled = true;
+    if (this.opts.signal) this.pool.unwatch(this.opts.signal, this);
+    // An error status whose body ended in step may keep its socket; a broken one never does.
+    this.pool.release(this.conn, reusable && this.bodySent);
+    this.resolve(this.result(error));
+  }
+
+  gone(error: string, clean: boolean): void {
+    // A body without Content-Length or chunking ends when the server closes the connection.
+    if (clean && this.parsed?.length === -2) this.bodyEnded();
+    else this.finish(error);
+  }
+
+  timeout(): void {
+    const ms = this.opts.timeoutMs;
+    this.conn.socket.destroy(Object.assign(new Error(`no data for ${ms} ms`), { code: 'ETIMEDOUT' }));
+  }
+
+  /**
+   * The answer's body ended: returns whether the socket reads on (false pauses it). It does when the
+   * request finished here and gave its connection back for reuse: an idle socket reads, so that a
+   * close is seen.
+   */
+  private bodyEnded(): boolean {
+    const h = this.parsed!;
+    if (!this.ok) {
+      this.finish(answerError({ status: h.status, headers: h.headers, body: this.errorBody?.text(), expectStatus: this.opts.expectStatus }), h.keepAlive);
+    } else if (this.pending) {
+      const done = () => this.finish(undefined, h.keepAlive);
+      void this.pending.then(done, () => {});
+      return false;
+    } else {
+      this.finish(undefined, h.keepAlive);
+    }
+    return !this.conn.closed;
+  }
+
+  /** Body bytes; false when the sink asked to wait (the socket is paused until it settles). */
+  private deliver(chunk: Buffer): boolean {
+    this.bytes += chunk.length;
+    if (!this.ok) {
+      (this.errorBody ??= new ErrorBody()).add(chunk);
+      return true;
+    }
+    let p: void | Promise<void>;
+    try {
+      p = this.opts.onData?.(chunk);
+    } catch (err) {
+      this.finish(`sink: ${(err as Error).message}`);
+      return false;
+    }
+    if (!p) return true;
+    const c = this.conn;
+    this.pending = p.then(
+      () => {
+        this.pending = undefined;
+        if (!this.settled && !c.closed) c.resume();
+      },
+      (err: Error) => this.finish(`sink: ${err.message}`),
+    );
+    return false;
+  }
+
+  private onBody(view: Buffer): boolean {
+    const h = this.parsed!;
+    if (h.length === -1) {
+      const chunked = this.chunked!;
+      let keepReading = true;
+      const used = chunked.feed(view, (data) => {
+        // Within one read, several chunks may arrive: only the last deliver() may pause.
+        keepReading = this.deliver(data) && keepReading;
+      });
+      if (chunked.error) {
+        this.finish(chunked.error);
+        return false;
+      }
+      if (chunked.done) {
+        if (used < view.length) this.parsed = { ...h, keepAlive: false };
+        return this.bodyEnded() && keepReading;
+      }
+      return keepReading;
+    }
+    if (h.length === -2) return this.deliver(view);
+    const take = Math.min(this.left, view.length);
+    this.left -= take;
+    const keepReading = take > 0 ? this.deliver(take === view.length ? view : view.subarray(0, take)) : true;
+    if (this.left === 0) {
+      // Bytes past the declared length: the connection is out of step; never reuse it.
+      if (take < view.length) this.parsed = { ...h, keepAlive: false };
+      return this.bodyEnded() && keepReading;
+    }
+    return keepReading;
+  }
+
+  private startBody(h: Head, rest: Buffer): boolean {
+    this.parsed = h;
+    this.status = h.status;
+    this.headers = h.headers;
+    this.ok = isExpected(h.status, this.opts.expectStatus);
+    if (this.trace) this.tracer.mark('response');
+    this.left = h.length;
+    if (h.length === -1) this.chunked = new ChunkedDecoder();
+    if (h.length === 0) {
+      if (rest.length) this.parsed = { ...h, keepAlive: false };
+      return this.bodyEnded();
+    }
+    return rest.length ? this.onBody(rest) : true;
+  }
+
+  read(view: Buffer): boolean {
+    if (this.settled) return false;
+    if (this.parsed) return this.onBody(view);
+    // The head may span reads: keep a copy (the read buffer is reused) until its end is seen.
+    const prev = this.headBuf;
+    const searchFrom = prev ? Math.max(0, prev.length - 3) : 0;
+    const buf = prev ? Buffer.concat([prev, view]) : view;
+    const end = headEnd(buf, searchFrom);
+    if (end < 0) {
+      if (buf.length > MAX_HEAD_BYTES) {
+        this.finish('HPE_HEADER_OVERFLOW: response head larger than 64 KiB');
+        return false;
+      }
+      this.headBuf = buf === view ? Buffer.from(view) : buf;
+      return true;
+    }
+    const h = parseHead(buf.toString('latin1', 0, end), this.method === 'HEAD');
+    const rest = buf.subarray(end + 4);
+    this.headBuf = undefined;
+    if (typeof h === 'string') {
+      this.finish(h);
+      return false;
+    }
+    // Interim answers (100 Continue) are skipped; the real head follows.
+    if (h.status >= 100 && h.status < 200) {
+      return rest.length ? this.read(rest) : true;
+    }
+    return this.startBody(h, rest);
+  }
 }

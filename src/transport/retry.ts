@@ -72,8 +72,8 @@ export function outcomeOf(result: TracedResult): TryOutcome {
 
 export interface RetryOptions {
   maxRetries: number;
-  /** Names the request in log lines. */
-  label: string;
+  /** Names the request in log lines; a function is called only when a line is written. */
+  label: string | (() => string);
   /** Ends the backoff at once and stops further tries. */
   signal?: StopSignal;
   /** When the request was asked for (performance.now() clock), if it queued before the first try. */
@@ -92,48 +92,74 @@ export interface RetriedResult extends TracedResult {
   backoffMs: number;
 }
 
+const labelOf = (opts: RetryOptions) => (typeof opts.label === 'string' ? opts.label : opts.label());
+
 /**
  * Runs `attempt` until it succeeds, fails for good, retries run out or `signal` aborts. The result
  * keeps the last try's phases plus a `retry` phase (failed tries and backoff), so phases still add
  * up to the total.
  */
-export async function requestWithRetries(attempt: (n: number) => Promise<TryOutcome>, opts: RetryOptions): Promise<RetriedResult> {
-  const policy: RetryPolicy = { maxRetries: opts.maxRetries, baseDelayMs: opts.baseDelayMs ?? 100, maxDelayMs: opts.maxDelayMs ?? 10_000 };
+export function requestWithRetries(attempt: (n: number) => Promise<TryOutcome>, opts: RetryOptions): Promise<RetriedResult> {
   const started = opts.queuedAt ?? performance.now();
-  let retries = 0;
-  let throttled = 0;
-  let throttledBy: ThrottleClass | undefined;
-  let sleptMs = 0;
+  // The first try without an async function around it: nearly every request ends with it, and each
+  // async layer was a few hundred bytes of garbage a request.
+  return attempt(0).then((first) => (first.error === undefined && !isThrottle(first.result.status)
+    ? retried(opts, first, first.error, 0, started, started, NO_TALLY)
+    : tries(attempt, opts, started, first)));
+}
+
+interface Tally {
+  retries: number;
+  throttled: number;
+  throttledBy?: ThrottleClass;
+  sleptMs: number;
+}
+
+/** A request that went once and was not throttled. */
+const NO_TALLY: Readonly<Tally> = { retries: 0, throttled: 0, sleptMs: 0 };
+
+/** The loop, from a first try that failed or throttled. */
+async function tries(attempt: (n: number) => Promise<TryOutcome>, opts: RetryOptions, started: number, first: TryOutcome): Promise<RetriedResult> {
+  const policy: RetryPolicy = { maxRetries: opts.maxRetries, baseDelayMs: opts.baseDelayMs ?? 100, maxDelayMs: opts.maxDelayMs ?? 10_000 };
+  const tally: Tally = { retries: 0, throttled: 0, sleptMs: 0 };
   for (let n = 0; ; n++) {
-    const tryStarted = performance.now();
-    const outcome = await attempt(n);
+    const tryStarted = n === 0 ? started : performance.now();
+    const outcome = n === 0 ? first : await attempt(n);
     const { result, retryable } = outcome;
     let error = outcome.error;
     if (isThrottle(result.status)) {
-      throttled++;
-      throttledBy = throttleClassOf(outcome.error ?? '');
+      tally.throttled++;
+      tally.throttledBy = throttleClassOf(outcome.error ?? '');
     }
     if (error && retryable && n < policy.maxRetries && !opts.signal?.aborted) {
       const delay = retryAfterMs(result.headers, policy.maxDelayMs) ?? backoffMs(n, policy);
-      if (log.isVerboseEnabled()) log.verbose(`${opts.label}: ${error}; retry ${n + 1}/${policy.maxRetries} in ${delay} ms`);
+      if (log.isVerboseEnabled()) log.verbose(`${labelOf(opts)}: ${error}; retry ${n + 1}/${policy.maxRetries} in ${delay} ms`);
       const sleepStarted = performance.now();
       await sleep(delay, opts.signal);
       if (!opts.signal?.aborted) {
-        retries++;
-        sleptMs += delay;
+        tally.retries++;
+        tally.sleptMs += delay;
         continue;
       }
       // Stopped while waiting: no retry happened, and only the time really waited counts.
-      sleptMs += performance.now() - sleepStarted;
+      tally.sleptMs += performance.now() - sleepStarted;
       error = `cancelled: stopped before retrying (${error})`;
     }
-    const phases = n > 0 ? { retry: tryStarted - started, ...result.phases } : result.phases;
-    // A first try's own clock already starts at `queuedAt` where there was a queue.
-    const totalMs = n > 0 ? tryStarted - started + result.totalMs : result.totalMs;
-    if (log.isDebugEnabled()) log.debug(`${opts.label} ${result.status} ${result.bytes}B ${totalMs.toFixed(1)}ms reused=${result.reused}${n ? ` retries=${n}` : ''}${error ? ` error=${error}` : ''}`);
-    return {
-      status: result.status, bytes: result.bytes, reused: result.reused, phases, totalMs, startEpochMs: performance.timeOrigin + started,
-      headers: result.headers, error, retries, throttled, ...(throttledBy ? { throttledBy } : {}), backoffMs: sleptMs,
-    };
+    return retried(opts, outcome, error, n, tryStarted, started, tally);
   }
+}
+
+/** The request's result: its last try's, timed from the first try (or the queue) on. */
+function retried(opts: RetryOptions, last: TryOutcome, error: string | undefined, n: number, tryStarted: number, started: number, tally: Readonly<Tally>): RetriedResult {
+  const result = last.result;
+  const phases = n > 0 ? { retry: tryStarted - started, ...result.phases } : result.phases;
+  // A first try's own clock already starts at `queuedAt` where there was a queue.
+  const totalMs = n > 0 ? tryStarted - started + result.totalMs : result.totalMs;
+  if (log.isDebugEnabled()) log.debug(`${labelOf(opts)} ${result.status} ${result.bytes}B ${totalMs.toFixed(1)}ms reused=${result.reused}${n ? ` retries=${n}` : ''}${error ? ` error=${error}` : ''}`);
+  const out: RetriedResult = {
+    status: result.status, bytes: result.bytes, reused: result.reused, phases, totalMs, startEpochMs: performance.timeOrigin + started,
+    headers: result.headers, error, retries: tally.retries, throttled: tally.throttled, backoffMs: tally.sleptMs,
+  };
+  if (tally.throttledBy) out.throttledBy = tally.throttledBy;
+  return out;
 }

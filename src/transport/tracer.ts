@@ -6,8 +6,20 @@ import type { PhaseDurationsMs } from './phases.js';
 
 type Mark = 'start' | 'socket' | 'lookup' | 'connect' | 'secure' | 'sent' | 'response' | 'end';
 
+/** A mark not made yet (performance.now() is never negative). */
+const UNSET = -1;
+
 export class RequestTracer {
-  private readonly t: Partial<Record<Mark, number>> = {};
+  // One field per mark, all made in the constructor: a request's tracer keeps one shape from start
+  // to end, where marks added as properties one by one gave it a new one at each.
+  private readonly start: number;
+  private socket = UNSET;
+  private lookup = UNSET;
+  private connect = UNSET;
+  private secure = UNSET;
+  private sent = UNSET;
+  private response = UNSET;
+  private end = UNSET;
   reused = false;
   /** Epoch milliseconds of the start, comparable across processes (timeOrigin + now). */
   readonly startEpochMs: number;
@@ -15,12 +27,22 @@ export class RequestTracer {
   /** `startAt`: when the request was really asked for, if it waited in a queue before being created. */
   constructor(startAt?: number) {
     const now = startAt ?? performance.now();
-    this.t.start = now;
+    this.start = now;
     this.startEpochMs = performance.timeOrigin + now;
   }
 
+  /** The first time of each mark is kept. (A switch: `this[name]` was a megamorphic keyed access at every mark.) */
   mark(name: Mark): void {
-    this.t[name] ??= performance.now();
+    switch (name) {
+      case 'start': return;
+      case 'socket': if (this.socket === UNSET) this.socket = performance.now(); return;
+      case 'lookup': if (this.lookup === UNSET) this.lookup = performance.now(); return;
+      case 'connect': if (this.connect === UNSET) this.connect = performance.now(); return;
+      case 'secure': if (this.secure === UNSET) this.secure = performance.now(); return;
+      case 'sent': if (this.sent === UNSET) this.sent = performance.now(); return;
+      case 'response': if (this.response === UNSET) this.response = performance.now(); return;
+      case 'end': if (this.end === UNSET) this.end = performance.now(); return;
+    }
   }
 
   /** Hooks the request's socket events; call right after http.request(). */
@@ -42,39 +64,44 @@ export class RequestTracer {
 
   /** Durations of the phases that happened; connection phases are absent on a reused socket. */
   phases(): { phases: PhaseDurationsMs; totalMs: number } {
-    const t = this.t;
-    const start = t.start!;
-    const end = t.end ?? performance.now();
-    if (t.socket === undefined && t.response === undefined) return { phases: {}, totalMs: end - start };
-    const socket = t.socket ?? start;
+    const start = this.start;
+    const end = this.end === UNSET ? performance.now() : this.end;
+    const response = this.response === UNSET ? undefined : this.response;
+    if (this.socket === UNSET && response === undefined) return { phases: {}, totalMs: end - start };
+    const socket = this.socket === UNSET ? start : this.socket;
+    // The common case, a reused socket that answered: its four phases made at once, in one shape.
+    if (this.reused && response !== undefined && this.socket !== UNSET) {
+      const sent = Math.min(Math.max(this.sent === UNSET ? socket : this.sent, socket), response);
+      return { phases: { wait: socket - start, send: sent - socket, firstByte: response - sent, download: end - response }, totalMs: end - start };
+    }
     const out: PhaseDurationsMs = { wait: socket - start };
     let cursor = socket;
     if (!this.reused) {
-      if (t.lookup !== undefined) {
-        out.dns = t.lookup - cursor;
-        cursor = t.lookup;
+      if (this.lookup !== UNSET) {
+        out.dns = this.lookup - cursor;
+        cursor = this.lookup;
       }
-      if (t.connect !== undefined) {
-        out.tcp = t.connect - cursor;
-        cursor = t.connect;
+      if (this.connect !== UNSET) {
+        out.tcp = this.connect - cursor;
+        cursor = this.connect;
       }
-      if (t.secure !== undefined) {
-        out.tls = t.secure - cursor;
-        cursor = t.secure;
+      if (this.secure !== UNSET) {
+        out.tls = this.secure - cursor;
+        cursor = this.secure;
       }
     }
     // A connection that never completed: the time went into connecting, not into a response.
-    if (!this.reused && t.response === undefined && t.connect === undefined && t.socket !== undefined) {
+    if (!this.reused && response === undefined && this.connect === UNSET && this.socket !== UNSET) {
       out.tcp = (out.tcp ?? 0) + (end - cursor);
       return { phases: out, totalMs: end - start };
     }
     // A request written to a socket still connecting reports 'finish' early: sending ends no
     // earlier than the connection is ready.
-    const sent = Math.min(Math.max(t.sent ?? cursor, cursor), t.response ?? end);
+    const sent = Math.min(Math.max(this.sent === UNSET ? cursor : this.sent, cursor), response ?? end);
     out.send = sent - cursor;
-    if (t.response !== undefined) {
-      out.firstByte = t.response - sent;
-      out.download = end - t.response;
+    if (response !== undefined) {
+      out.firstByte = response - sent;
+      out.download = end - response;
     } else {
       out.firstByte = end - sent;
     }

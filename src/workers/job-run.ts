@@ -157,13 +157,16 @@ export class JobRun {
       shape.count(r);
     };
     const issuedAt = this.job.inFlight || shape.kind === 'steady' ? undefined : performance.now();
-    const issued = await runLanes(items.length, lanes, shape, async (n, lane) => {
-      const item = items.at(n)!;
-      const got = this.stop.signal.aborted ? this.notSent(item) : await kindRun.run(item, lane, issuedAt);
-      if (Array.isArray(got)) got.forEach(count);
-      else count(got);
-      settle(n, got);
-    });
+    const issued = await runLanes(items.length, lanes, shape,
+      (n, lane) => {
+        const item = items.at(n)!;
+        return this.stop.signal.aborted ? Promise.resolve(this.notSent(item)) : kindRun.run(item, lane, issuedAt);
+      },
+      (n, got) => {
+        if (Array.isArray(got)) got.forEach(count);
+        else count(got);
+        settle(n, got);
+      });
     // A steady run stopped before its first lap ended: the items never sent count as such.
     for (let n = 0; n < items.length; n++) {
       if (table.has(n) || pages[n]) continue;

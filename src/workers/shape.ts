@@ -65,12 +65,43 @@ export class SteadyShape implements Shape {
 /**
  * Items go out in order through a fixed number of lanes, never queued in bulk: memory stays flat in
  * the item count (issuing 1,000,000 requests at once held them all). Each lane takes the next item
- * when its last one ends; a steady shape wraps round. Returns how many were issued.
+ * when its last one ends; a steady shape wraps round. `start` issues item `n` in a lane, `settle`
+ * takes what it gave. Returns how many were issued, once every lane has ended; rejects with the
+ * first error `start` or `settle` throws (the other lanes go on, unawaited).
+ *
+ * Each lane is two functions made once and a slot for its item, not an async function's frame and
+ * promises for every item: those were the largest garbage of a small request after its own.
  */
-export async function runLanes(items: number, lanes: number, shape: Shape, runItem: (n: number, lane: number) => Promise<void>): Promise<number> {
-  let next = 0;
-  await Promise.all(Array.from({ length: items ? lanes : 0 }, async (_, lane) => {
-    while (shape.more(next)) await runItem(next++ % items, lane);
-  }));
-  return next;
+export function runLanes<R>(items: number, lanes: number, shape: Shape, start: (n: number, lane: number) => Promise<R>, settle: (n: number, got: R) => void): Promise<number> {
+  if (!items || lanes < 1) return Promise.resolve(0);
+  return new Promise((resolve, reject) => {
+    let next = 0;
+    let running = lanes;
+    const lane = (l: number) => {
+      let n = -1;
+      const go = (): void => {
+        try {
+          if (!shape.more(next)) {
+            if (--running === 0) resolve(next);
+            return;
+          }
+          n = next++ % items;
+          start(n, l).then(ended, reject);
+        } catch (err) {
+          reject(err);
+        }
+      };
+      const ended = (got: R): void => {
+        try {
+          settle(n, got);
+        } catch (err) {
+          reject(err);
+          return;
+        }
+        go();
+      };
+      go();
+    };
+    for (let l = 0; l < lanes; l++) lane(l);
+  });
 }
