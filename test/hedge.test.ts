@@ -183,7 +183,7 @@ describe('--hedge against the straggler server', () => {
     });
     const get: GetRun = (ctx, item, _sink, _queued, watch) => {
       calls.push({ blob: item.blob, urls: ctx.urls !== undefined });
-      watch?.onSent?.();
+      watch?.sent?.onSent(true);
       const start = performance.timeOrigin + performance.now();
       // The original stalls until aborted; the duplicate answers at once.
       // Each request runs under the stop the hedger gives it (its own), else the worker's.
@@ -211,8 +211,8 @@ describe('--hedge against the straggler server', () => {
       let sent = 0;
       const get: GetRun = (_ctx, item, _sink, _queued, watch) => {
         sent++;
-        watch?.onSent?.();
-        const late = watch?.onSent !== undefined && slow.has(item.index);
+        watch?.sent?.onSent(true);
+        const late = watch?.sent !== undefined && slow.has(item.index);
         return new Promise((resolve) => setTimeout(() => resolve(record(item)), late ? 40 : 0));
       };
       const ctx = { signal: new AbortController().signal, urls: new Map(), lanes: 4 } as unknown as KindContext;
@@ -241,8 +241,8 @@ describe('--hedge against the straggler server', () => {
       let sent = 0;
       const get: GetRun = (_ctx, item, _sink, _queued, watch) => {
         sent++;
-        watch?.onSent?.();
-        const ms = watch?.onSent === undefined ? 0 : item.index === 0 ? 60 : item.index <= 2 ? othersMs : 1;
+        watch?.sent?.onSent(true);
+        const ms = watch?.sent === undefined ? 0 : item.index === 0 ? 60 : item.index <= 2 ? othersMs : 1;
         const start = performance.timeOrigin + performance.now();
         return new Promise((resolve) => setTimeout(() => resolve(record(item, start)), ms));
       };
@@ -278,7 +278,7 @@ describe('--hedge against the straggler server', () => {
     for (const [warm, ms] of [[true, 1], [false, 20]] as const) {
       reused = warm;
       const get: GetRun = (_ctx, it, _sink, _queued, watch) => {
-        watch?.onSent?.(warm);
+        watch?.sent?.onSent(warm);
         return new Promise((resolve) => setTimeout(() => resolve(record(it, ms)), ms));
       };
       const hedger = new Hedger(ctx, {} as Sink, get, { percentile: 90, on: 'first-byte' }, estimate);
@@ -303,9 +303,9 @@ describe('--hedge against the straggler server', () => {
     let sent = 0;
     const get: GetRun = (ctx, item, _sink, _queued, watch) => {
       sent++;
-      watch?.onSent?.();
+      watch?.sent?.onSent(true);
       const stop = watch?.signal ?? ctx.signal;
-      if (stallNext && watch?.onSent) {
+      if (stallNext && watch?.sent) {
         stallNext = false;
         return new Promise((resolve) => stop.addEventListener('abort', () => resolve(record(item, 'cancelled')), { once: true }));
       }
@@ -347,7 +347,7 @@ describe('--hedge against the straggler server', () => {
     const { commonSlowdown } = await import('../src/kinds/hedge.js');
     expect([commonSlowdown(1, 16), commonSlowdown(8, 16), commonSlowdown(9, 16), commonSlowdown(1, 1), commonSlowdown(2, 2)]).toEqual([false, false, true, false, true]);
     const get: GetRun = (_ctx, item, _sink, _queued, watch) => {
-      watch?.onSent?.();
+      watch?.sent?.onSent(true);
       return Promise.resolve({ worker: 0, item: item.index, offsetBytes: 0, bytes: 1, status: 200, startEpochMs: 0, totalMs: 1, phases: {}, reused: false, retries: 0, throttled: 0, backoffMs: 0 });
     };
     const ctx = { signal: new AbortController().signal, urls: new Map(), lanes: 1 } as unknown as KindContext;

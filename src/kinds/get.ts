@@ -67,7 +67,7 @@ export async function runGet(ctx: KindContext, item: WorkItem, sink: Sink, queue
     };
     const expectStatus = ranged ? [206] : [200];
     const result = await client.request({
-      url, headers, timeoutMs: job.timeoutMs, trace: job.trace, expectStatus, onData, signal, queuedAt: n === 0 ? queuedAt : undefined, onSent: watch?.onSent,
+      url, headers, timeoutMs: job.timeoutMs, trace: job.trace, expectStatus, onData, signal, queuedAt: n === 0 ? queuedAt : undefined, watch: watch?.sent,
     });
     result.bytes = received - before;
     if (ranged && result.status === 200) {

@@ -410,7 +410,7 @@ async function exchange(pool: RawPool, opts: HttpRequest): Promise<TracedResult>
       if (err) return;
       bodySent = true;
       if (trace) tracer.mark('sent');
-      opts.onSent?.(tracer.reused);
+      opts.watch?.onSent(tracer.reused);
     };
     if (opts.body) {
       // Head and body leave in one writev; 'sent' when the last body byte is handed to the kernel.
