@@ -230,21 +230,21 @@ describe('--hedge against the straggler server', () => {
     expect(await trial(new Set([2]))).toEqual({ duplicates: 1, hedged: 1 });
   });
 
-  it('a late request while no other has answered since its deadline is held (a pause); once others answer, it is a straggler', async () => {
+  it('a late request that no later one has overtaken waits in a shared queue and is held; one that later requests pass is a straggler', async () => {
     const record = (item: WorkItem, startEpochMs: number): OpRecord => ({
       worker: 0, item: item.index, offsetBytes: 0, bytes: item.lengthBytes, status: 200, startEpochMs, totalMs: 1,
       phases: {}, reused: true, retries: 0, throttled: 0, backoffMs: 0,
     });
-    // Eight lanes, delay 5 ms. Item 0 answers after 60 ms, items 1 and 2 after `othersMs`, the rest
-    // after 1 ms; a duplicate at once. Three late of eight is not most lanes (the rule above).
-    const trial = async (othersMs: number) => {
+    // Eight lanes, sent in order 0..7, delay 5 ms; each item answers after `ms[item]`, else 1 ms; a
+    // duplicate at once. Three or four late of eight is not most lanes (the rule above).
+    const trial = async (ms: Record<number, number>) => {
       let sent = 0;
       const get: GetRun = (_ctx, item, _sink, _queued, watch) => {
         sent++;
         watch?.sent?.onSent(true);
-        const ms = watch?.sent === undefined ? 0 : item.index === 0 ? 60 : item.index <= 2 ? othersMs : 1;
+        const after = watch?.sent === undefined ? 0 : ms[item.index] ?? 1;
         const start = performance.timeOrigin + performance.now();
-        return new Promise((resolve) => setTimeout(() => resolve(record(item, start)), ms));
+        return new Promise((resolve) => setTimeout(() => resolve(record(item, start)), after));
       };
       const ctx = { signal: new AbortController().signal, urls: new Map(), lanes: 8 } as unknown as KindContext;
       const hedger = new Hedger(ctx, {} as Sink, get, { afterMs: 5, on: 'first-byte' });
@@ -253,15 +253,15 @@ describe('--hedge against the straggler server', () => {
       hedger.close();
       return { duplicates: sent - items.length, hedged: got.filter((r) => r.hedge).map((r) => [r.item, r.hedge!.won]), afterMs: got[0]!.hedge?.afterMs ?? -1 };
     };
-    // Its peers answered at 1 ms, before its deadline: it is the one left waiting, duplicated at its deadline.
-    const alone = await trial(1);
-    expect(alone).toMatchObject({ duplicates: 1, hedged: [[0, 'hedge']] });
-    expect(alone.afterMs).toBeLessThan(20);
-    // Items 1 and 2 late with it and nothing answering from its deadline to 35 ms (a pause): held
-    // until the others move, then duplicated alone (before this rule all three went at 5 ms, into the pause).
-    const paused = await trial(35);
-    expect(paused).toMatchObject({ duplicates: 1, hedged: [[0, 'hedge']] });
-    expect(paused.afterMs).toBeGreaterThanOrEqual(30);
+    // Item 0 stalls; the seven sent after it answer at 1 ms: overtaken, it is duplicated at its deadline.
+    const stalled = await trial({ 0: 60 });
+    expect(stalled).toMatchObject({ duplicates: 1, hedged: [[0, 'hedge']] });
+    expect(stalled.afterMs).toBeLessThan(20);
+    // The last three sent wait 35 ms (a queue or a pause they share; those sent before them answered):
+    // late, but nothing later passed them, so a duplicate would queue behind them. None goes.
+    expect(await trial({ 5: 35, 6: 35, 7: 35 })).toMatchObject({ duplicates: 0, hedged: [] });
+    // Both at once: the stalled one is duplicated, the queued ones are not.
+    expect(await trial({ 0: 60, 5: 35, 6: 35, 7: 35 })).toMatchObject({ duplicates: 1, hedged: [[0, 'hedge']] });
   });
 
   it('a request on a connection opened for it is compared with such requests, not with those on warm connections', async () => {
