@@ -264,6 +264,41 @@ describe('--hedge against the straggler server', () => {
     expect(await trial({ 0: 60, 5: 35, 6: 35, 7: 35 })).toMatchObject({ duplicates: 1, hedged: [[0, 'hedge']] });
   });
 
+  it('duplicates stay within their budget: a 5% share of the items sent, after a reserve of two', async () => {
+    const { HEDGE_BUDGET } = await import('../src/kinds/hedge.js');
+    const record = (item: WorkItem, error?: string): OpRecord => ({
+      worker: 0, item: item.index, offsetBytes: 0, bytes: error ? 0 : item.lengthBytes, status: error ? 0 : 200, startEpochMs: performance.timeOrigin + performance.now(), totalMs: 1,
+      phases: {}, reused: true, retries: 0, throttled: 0, backoffMs: 0, ...(error ? { error } : {}),
+    });
+    // One lane (nothing to compare with), delay 2 ms: every request stalls 8 ms unless aborted, and
+    // every duplicate answers at once. Without a budget each of the 60 would be duplicated.
+    let duplicates = 0;
+    const get: GetRun = (ctx, item, _sink, _queued, watch) => {
+      if (!watch?.sent) {
+        duplicates++;
+        return Promise.resolve(record(item));
+      }
+      watch.sent.onSent(true);
+      const stop = watch.signal ?? ctx.signal;
+      return new Promise((resolve) => {
+        const timer = setTimeout(() => resolve(record(item)), 8);
+        stop.addEventListener('abort', () => {
+          clearTimeout(timer);
+          resolve(record(item, 'cancelled'));
+        }, { once: true });
+      });
+    };
+    const ctx = { signal: new AbortController().signal, urls: new Map(), lanes: 1 } as unknown as KindContext;
+    const hedger = new Hedger(ctx, {} as Sink, get, { afterMs: 2, on: 'first-byte' });
+    const got: OpRecord[] = [];
+    for (let i = 0; i < 60; i++) got.push(await hedger.run({ index: i, blob: `f${i}`, destOffsetBytes: 0, lengthBytes: 10 }, undefined));
+    hedger.close();
+    // A reserve of 40 credits, one earned per item sent, 20 a duplicate: the 1st and 2nd items, then every 20th.
+    expect(HEDGE_BUDGET).toEqual({ perDuplicate: 20, reserve: 40, max: 200 });
+    expect(duplicates).toBe(5);
+    expect(got.filter((r) => r.hedge).map((r) => r.item)).toEqual([0, 1, 19, 39, 59]);
+  });
+
   it('a request on a connection opened for it is compared with such requests, not with those on warm connections', async () => {
     const { newHedgeEstimate } = await import('../src/kinds/hedge.js');
     let reused = true;
@@ -309,7 +344,8 @@ describe('--hedge against the straggler server', () => {
         stallNext = false;
         return new Promise((resolve) => stop.addEventListener('abort', () => resolve(record(item, 'cancelled')), { once: true }));
       }
-      return new Promise((resolve) => setTimeout(() => resolve(record(item)), 1));
+      // At once, each recorded as 1 ms: no request of run 1 is late, so none spends the duplicates' budget.
+      return Promise.resolve(record(item));
     };
     const stopAll = new AbortController();
     const ctx = { signal: stopAll.signal, urls: new Map(), lanes: 1 } as unknown as KindContext;
@@ -317,7 +353,7 @@ describe('--hedge against the straggler server', () => {
     expect(hedgeEstimateKey(job as unknown as KindContext['job'], 20)).toBe(hedgeEstimateKey({ ...job } as unknown as KindContext['job'], 20));
     expect(hedgeEstimateKey(job as unknown as KindContext['job'], 20)).not.toBe(hedgeEstimateKey({ ...job, maxSockets: 2 } as unknown as KindContext['job'], 20));
     const item = (index: number) => ({ index, blob: `f${index}`, destOffsetBytes: 0, lengthBytes: 10 });
-    // Run 1: 20 items that answer in ~1 ms.
+    // Run 1: 20 items that answer in 1 ms.
     const estimate = newHedgeEstimate();
     const first = new Hedger(ctx, {} as Sink, get, job.hedge, estimate);
     for (let i = 0; i < 20; i++) await first.run(item(i), undefined);

@@ -15,6 +15,16 @@ import type { SentWatch, StopSignal } from '../transport/http-client.js';
 /** A percentile of fewer earlier requests than this is noise: until then a request is not hedged. */
 export const MIN_HEDGE_SAMPLES = 10;
 
+/**
+ * The duplicates' budget, as Finagle's backup requests and gRPC's hedging throttle bound theirs: a
+ * token bucket in whole credits (no float drift), each item sent earning 1 and a duplicate costing
+ * `perDuplicate` (20: at most 5% extra requests), from `reserve` at the start (an early straggler
+ * may go) up to `max` (a burst of at most 10 duplicates at once). Whatever the rules above it miss
+ * (a server that answers out of order when overloaded, or too many stragglers to be worth it),
+ * the extra load stays bounded.
+ */
+export const HEDGE_BUDGET = { perDuplicate: 20, reserve: 40, max: 200 } as const;
+
 /** What a GET tells as it goes: each try written to its socket, and its body's first byte; and its own stop. */
 export interface GetWatch {
   /** Told when each try is written to its socket (on a reused connection or a new one). */
@@ -136,16 +146,18 @@ export interface EarlierRequests {
 export interface HedgeEstimate {
   reused: EarlierRequests;
   fresh: EarlierRequests;
+  /** The duplicates' budget left, in credits (`HEDGE_BUDGET`): kept across the contender's runs with the times. */
+  credits: number;
 }
 
 // Two significant digits are plenty for a delay, and a tenth of the buckets to walk.
-export const newHedgeEstimate = (): HedgeEstimate => ({ reused: earlierRequests(), fresh: earlierRequests() });
+export const newHedgeEstimate = (): HedgeEstimate => ({ reused: earlierRequests(), fresh: earlierRequests(), credits: HEDGE_BUDGET.reserve });
 const earlierRequests = (): EarlierRequests => ({ earlier: newHistogram(2), issued: 0, readAt: -1, readMs: undefined });
 
 /** The jobs whose requests are alike enough to share an estimate: one contender's runs in a worker. */
 export function hedgeEstimateKey(job: KindContext['job'], items: number): string {
   const h = job.hedge;
-  return `hedge|${job.strategy}|${job.objectSizeBytes}|${items}|${job.concurrency}|${job.maxSockets}|${h?.percentile ?? ''}|${h?.on ?? ''}`;
+  return `hedge|${job.strategy}|${job.objectSizeBytes}|${items}|${job.concurrency}|${job.maxSockets}|${h?.percentile ?? ''}|${h?.afterMs ?? ''}|${h?.on ?? ''}`;
 }
 
 export class Hedger {
@@ -247,6 +259,8 @@ export class Hedger {
     this.unwatch(f);
     // With a first byte, an answer is coming: it is left to finish.
     if (this.ctx.signal.aborted || (this.hedge.on === 'first-byte' && f.firstByte)) {
+      // Its duplicate's cost, taken when it fired, goes back.
+      this.estimate.credits += HEDGE_BUDGET.perDuplicate;
       f.decided = f.first.then((record) => this.settle(f, record));
       return;
     }
@@ -289,6 +303,8 @@ export class Hedger {
   sentNow(f: Flight): void {
     this.kindOf(f.fresh).issued++;
     f.passMark = this.answered + this.outstanding++;
+    const budget = this.estimate;
+    if (budget.credits < HEDGE_BUDGET.max) budget.credits++;
     if (!f.watched) return;
     const delay = this.delayMs(f.fresh);
     if (delay !== undefined && f.sentMs! + delay < this.timerAtMs) this.armAt(f.sentMs! + delay);
@@ -352,7 +368,10 @@ export class Hedger {
     for (const f of this.flights) if (this.isLate(f, now)) late++;
     if (late && !commonSlowdown(late, this.ctx.lanes)) {
       for (const f of this.flights) {
+        // Past the budget, a straggler is held like the rest: it may go once later requests earn credit.
+        if (this.estimate.credits < HEDGE_BUDGET.perDuplicate) break;
         if (!this.isLate(f, now) || !this.straggling(f)) continue;
+        this.estimate.credits -= HEDGE_BUDGET.perDuplicate;
         f.fired = true;
         setImmediate(this.check, f);
       }
