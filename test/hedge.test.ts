@@ -230,14 +230,14 @@ describe('--hedge against the straggler server', () => {
     expect(await trial(new Set([2]))).toEqual({ duplicates: 1, hedged: 1 });
   });
 
-  it('a late request that no later one has overtaken waits in a shared queue and is held; one that later requests pass is a straggler', async () => {
+  it('a late request that later ones have not passed waits in a shared queue and is held; one that a lane\'s worth of later requests pass is a straggler', async () => {
     const record = (item: WorkItem, startEpochMs: number): OpRecord => ({
       worker: 0, item: item.index, offsetBytes: 0, bytes: item.lengthBytes, status: 200, startEpochMs, totalMs: 1,
       phases: {}, reused: true, retries: 0, throttled: 0, backoffMs: 0,
     });
-    // Eight lanes, sent in order 0..7, delay 5 ms; each item answers after `ms[item]`, else 1 ms; a
-    // duplicate at once. Three or four late of eight is not most lanes (the rule above).
-    const trial = async (ms: Record<number, number>) => {
+    // Eight items sent in order 0..7, delay 5 ms; each answers after `ms[item]`, else 1 ms; a
+    // duplicate at once. Late requests here are never most of the lanes (the rule above).
+    const trial = async (lanes: number, ms: Record<number, number>) => {
       let sent = 0;
       const get: GetRun = (_ctx, item, _sink, _queued, watch) => {
         sent++;
@@ -246,22 +246,27 @@ describe('--hedge against the straggler server', () => {
         const start = performance.timeOrigin + performance.now();
         return new Promise((resolve) => setTimeout(() => resolve(record(item, start)), after));
       };
-      const ctx = { signal: new AbortController().signal, urls: new Map(), lanes: 8 } as unknown as KindContext;
+      const ctx = { signal: new AbortController().signal, urls: new Map(), lanes } as unknown as KindContext;
       const hedger = new Hedger(ctx, {} as Sink, get, { afterMs: 5, on: 'first-byte' });
       const items = [0, 1, 2, 3, 4, 5, 6, 7].map((index) => ({ index, blob: `f${index}`, destOffsetBytes: 0, lengthBytes: 10 }));
       const got = await Promise.all(items.map((item) => hedger.run(item, undefined)));
       hedger.close();
-      return { duplicates: sent - items.length, hedged: got.filter((r) => r.hedge).map((r) => [r.item, r.hedge!.won]), afterMs: got[0]!.hedge?.afterMs ?? -1 };
+      const hedged = got.filter((r) => r.hedge);
+      return { duplicates: sent - items.length, hedged: hedged.map((r) => [r.item, r.hedge!.won]), afterMs: hedged.map((r) => r.hedge!.afterMs) };
     };
-    // Item 0 stalls; the seven sent after it answer at 1 ms: overtaken, it is duplicated at its deadline.
-    const stalled = await trial({ 0: 60 });
-    expect(stalled).toMatchObject({ duplicates: 1, hedged: [[0, 'hedge']] });
-    expect(stalled.afterMs).toBeLessThan(20);
-    // The last three sent wait 35 ms (a queue or a pause they share; those sent before them answered):
-    // late, but nothing later passed them, so a duplicate would queue behind them. None goes.
-    expect(await trial({ 5: 35, 6: 35, 7: 35 })).toMatchObject({ duplicates: 0, hedged: [] });
-    // Both at once: the stalled one is duplicated, the queued ones are not.
-    expect(await trial({ 0: 60, 5: 35, 6: 35, 7: 35 })).toMatchObject({ duplicates: 1, hedged: [[0, 'hedge']] });
+    // Four lanes: items 1-6, sent after item 0, answer at 1 ms while it stalls: a lane's worth and
+    // more passed it, so it is duplicated at its deadline, though item 7 still waits.
+    const passed = await trial(4, { 0: 60, 7: 35 });
+    expect(passed.hedged[0]).toEqual([0, 'hedge']);
+    expect(passed.afterMs[0]).toBeLessThan(20);
+    // Eight lanes: the last three sent wait 35 ms (a queue or a pause they share; those sent before
+    // them answered). Late, but nothing later passed them, so a duplicate would queue behind them.
+    expect(await trial(8, { 5: 35, 6: 35, 7: 35 })).toMatchObject({ duplicates: 0, hedged: [] });
+    // Item 0 stalls as well: four later requests passed it, not a lane's worth (eight), so it is held
+    // until it is the one left waiting; the queued ones are never duplicated.
+    const both = await trial(8, { 0: 60, 5: 35, 6: 35, 7: 35 });
+    expect(both).toMatchObject({ duplicates: 1, hedged: [[0, 'hedge']] });
+    expect(both.afterMs[0]).toBeGreaterThanOrEqual(30);
   });
 
   it('duplicates stay within their budget: a 5% share of the items sent, after a reserve of two', async () => {

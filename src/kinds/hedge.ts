@@ -177,8 +177,17 @@ export class Hedger {
   /** The duplicates' stops in flight, pulled by the worker's stop too. */
   private readonly duplicates = new Set<Stop>();
   /**
-   * One timer for all of them, at the earliest deadline of those sent: a timer set and cleared per
-   * request cost ~2 µs of CPU each, more than the rest of the hedger together.
+   * The earliest deadline of those sent and not yet checked (it may be early, once that request has
+   * answered; never late). Late requests are looked for as answers come, when it has passed: no
+   * timer while the lanes are busy. A timer at a deadline a millisecond or two away, re-armed as it
+   * fired, cost ~13 ms of worker CPU a run of 2,000 small files (~17%), though it fired only ~40
+   * times a run: the loop's every wait for the server then had a timeout to arm and cancel.
+   */
+  private dueMs = Infinity;
+  /**
+   * The timer, only where answers may not come to look for late requests: one lane, or half the
+   * lanes or fewer still waiting (the tail of a run, the last ranges of a split object). One for all
+   * of them: a timer set and cleared per request cost ~2 µs of CPU each.
    */
   private timer?: NodeJS.Timeout;
   private timerAtMs = Infinity;
@@ -246,11 +255,15 @@ export class Hedger {
     return this.settle(f, record);
   }
 
-  /** No longer watched; with nothing left to watch the timer goes (it would hold this hedger, its sink included, until it fired). */
+  /**
+   * No longer watched. With nothing left to watch the timer goes (it would hold this hedger, its
+   * sink included, until it fired); with few left, answers may stop coming, and the timer starts.
+   */
   private unwatch(f: Flight): void {
     if (!f.watched) return;
     f.watched = false;
-    if (--this.watching === 0) this.rearm();
+    this.watching--;
+    if (this.watching === 0 || this.timerNeeded()) this.rearm();
   }
 
   /** A request past its delay, checked after the loop's I/O: a duplicate goes, unless an answer is on its way. */
@@ -295,11 +308,12 @@ export class Hedger {
     clearTimeout(this.timer);
     this.timer = undefined;
     this.timerAtMs = Infinity;
+    this.dueMs = Infinity;
     for (const f of this.flights) f.watched = false;
     this.watching = 0;
   }
 
-  /** A request was written to its socket: its clock starts, and the timer is brought forward if it is due first. */
+  /** A request was written to its socket: its clock starts, and the next deadline (and the timer, if one runs) is brought forward if it is due first. */
   sentNow(f: Flight): void {
     this.kindOf(f.fresh).issued++;
     f.passMark = this.answered + this.outstanding++;
@@ -307,7 +321,15 @@ export class Hedger {
     if (budget.credits < HEDGE_BUDGET.max) budget.credits++;
     if (!f.watched) return;
     const delay = this.delayMs(f.fresh);
-    if (delay !== undefined && f.sentMs! + delay < this.timerAtMs) this.armAt(f.sentMs! + delay);
+    if (delay === undefined) return;
+    const at = f.sentMs! + delay;
+    if (at < this.dueMs) this.dueMs = at;
+    if (at < this.timerAtMs && this.timerNeeded()) this.armAt(at);
+  }
+
+  /** Where answers may not come to look for late requests: one lane, or half the lanes or fewer still waiting. */
+  private timerNeeded(): boolean {
+    return this.ctx.lanes < 2 || this.watching * 2 <= this.ctx.lanes;
   }
 
   private kindOf(fresh: boolean): EarlierRequests {
@@ -315,21 +337,26 @@ export class Hedger {
   }
 
   /**
-   * Whether a late request is a straggler: requests sent after it have answered while it waits
-   * (at least a quarter of the lanes' worth of them), or it is the only one left waiting (its peers
-   * all answered: the last range of a split object), or there is no other lane to compare with.
-   * A request that nothing later has overtaken is waiting in a queue the others share (the
-   * server's, or this process's): its duplicate would join the back of that queue, answer after
-   * it, take a socket from the next item and cost a connection when aborted. On the emulated
-   * target without stalls, ~2.5 duplicates a run of 2,000 files went so, in bursts, and 9 in 10
-   * lost. A stalled request is overtaken by every later one: 16 lanes pass it in about a millisecond.
+   * Whether a late request is a straggler: requests sent after it have answered while it waits (a
+   * lane's worth of them: every other lane has moved on), or it is the only one left waiting (its
+   * peers all answered: the last range of a split object), or there is no other lane to compare
+   * with. A request that nothing later has passed is waiting in a queue the others share (the
+   * server's, or this process's): its duplicate would join the back of that queue, answer after it,
+   * take a socket from the next item and cost a connection when aborted. On the emulated target
+   * without stalls, 2.5-5 duplicates a run of 2,000 files went so, in bursts, and 9 in 10 lost; a
+   * quarter of the lanes' worth still let ~1.3 a run go, 1 in 60 winning (a busy server answers a
+   * few requests out of order). A stalled request is passed by every later one: 16 lanes pass it in
+   * about a millisecond.
    */
   private straggling(f: Flight): boolean {
     const lanes = this.ctx.lanes;
-    return lanes < 2 || this.watching === 1 || this.answered - f.passMark >= Math.ceil(lanes / 4);
+    return lanes < 2 || this.watching === 1 || this.answered - f.passMark >= lanes;
   }
 
-  /** An item is done: a finished request's time becomes an earlier request's (a percentile delay's); a changed delay moves the timer. */
+  /**
+   * An item is done: a finished request's time becomes an earlier request's (a percentile delay's);
+   * a changed delay moves the deadlines. Past the next deadline, the late requests are looked for.
+   */
   private settle(f: Flight, record: OpRecord): OpRecord {
     this.flights.delete(f);
     if (f.sentMs !== undefined) {
@@ -345,23 +372,28 @@ export class Hedger {
         if (this.delayMs(fresh) !== before) this.rearm();
       }
     }
+    if (this.watching && this.dueMs <= performance.now()) this.lookForLate();
     return record;
   }
 
-  /**
-   * The timer's turn: each request sent longer ago than the delay is checked, after the loop's I/O
-   * (setImmediate runs after the poll phase, timers before it): an answer that came while this
-   * process was busy is read first, not taken for a stall. Then the timer moves to the next deadline.
-   */
   private readonly onTimer = (): void => {
     this.timer = undefined;
     this.timerAtMs = Infinity;
+    this.lookForLate();
+  };
+
+  /**
+   * Each request sent longer ago than the delay is checked, after the loop's I/O (setImmediate runs
+   * after the poll phase): an answer that came while this process was busy is read first, not taken
+   * for a stall. Then the next deadline is found.
+   */
+  private lookForLate(): void {
     const now = performance.now();
     // Most lanes late at once is a slowdown of the server's (or of this machine) that every request
     // meets, not a straggler: a duplicate would wait behind it, take a socket from the next item, and
     // its abort cost a connection. So is a late request that no later one has overtaken (`straggling`).
-    // Such requests are held and looked at again in a millisecond; one still late once later ones
-    // pass it is a straggler. (Without the first rule, a pause of the server's sent a duplicate for
+    // Such requests are held and looked at again with the next answer (or in a millisecond where a
+    // timer runs); one still late once later ones pass it is a straggler. (Without the first rule, a pause of the server's sent a duplicate for
     // every lane.)
     // Two passes over the few in flight, not an array of the late made at every turn.
     let late = 0;
@@ -377,7 +409,7 @@ export class Hedger {
       }
     }
     this.rearm();
-  };
+  }
 
   /** Watched, sent, not yet checked, and past its delay at `now`. */
   private isLate(f: Flight, now: number): boolean {
@@ -386,7 +418,11 @@ export class Hedger {
     return delay !== undefined && f.sentMs + delay <= now;
   }
 
-  /** The timer at the earliest deadline of the requests sent and not yet checked, if any. */
+  /**
+   * The next deadline: the earliest of the requests sent and not yet checked, a late one held among
+   * them (so it is looked at again with the next answer, or in a millisecond), if any; the timer at
+   * it where one is needed.
+   */
   private rearm(): void {
     let at = Infinity;
     if (this.watching) {
@@ -396,7 +432,8 @@ export class Hedger {
         if (delay !== undefined) at = Math.min(at, f.sentMs + delay);
       }
     }
-    if (at === Infinity) {
+    this.dueMs = at;
+    if (at === Infinity || !this.timerNeeded()) {
       clearTimeout(this.timer);
       this.timer = undefined;
       this.timerAtMs = Infinity;
