@@ -269,7 +269,7 @@ describe('--hedge against the straggler server', () => {
     expect(both.afterMs[0]).toBeGreaterThanOrEqual(30);
   });
 
-  it('duplicates stay within their budget: a 5% share of the items sent, after a reserve of two', async () => {
+  it('duplicates stay within their budget: a 5% share of the items sent, after a reserve of two at a run\'s start', async () => {
     const { HEDGE_BUDGET } = await import('../src/kinds/hedge.js');
     const record = (item: WorkItem, error?: string): OpRecord => ({
       worker: 0, item: item.index, offsetBytes: 0, bytes: error ? 0 : item.lengthBytes, status: error ? 0 : 200, startEpochMs: performance.timeOrigin + performance.now(), totalMs: 1,
@@ -302,6 +302,14 @@ describe('--hedge against the straggler server', () => {
     expect(HEDGE_BUDGET).toEqual({ perDuplicate: 20, reserve: 40, max: 200 });
     expect(duplicates).toBe(5);
     expect(got.filter((r) => r.hedge).map((r) => r.item)).toEqual([0, 1, 19, 39, 59]);
+    // A run starts with its reserve again: its first two stragglers may go, whatever the last run spent.
+    const estimate = (await import('../src/kinds/hedge.js')).newHedgeEstimate();
+    estimate.credits = 0;
+    duplicates = 0;
+    const next = new Hedger(ctx, {} as Sink, get, { afterMs: 2, on: 'first-byte' }, estimate);
+    for (let i = 0; i < 3; i++) await next.run({ index: i, blob: `f${i}`, destOffsetBytes: 0, lengthBytes: 10 }, undefined);
+    next.close();
+    expect(duplicates).toBe(2);
   });
 
   it('a request on a connection opened for it is compared with such requests, not with those on warm connections', async () => {

@@ -18,10 +18,12 @@ export const MIN_HEDGE_SAMPLES = 10;
 /**
  * The duplicates' budget, as Finagle's backup requests and gRPC's hedging throttle bound theirs: a
  * token bucket in whole credits (no float drift), each item sent earning 1 and a duplicate costing
- * `perDuplicate` (20: at most 5% extra requests), from `reserve` at the start (an early straggler
- * may go) up to `max` (a burst of at most 10 duplicates at once). Whatever the rules above it miss
- * (a server that answers out of order when overloaded, or too many stragglers to be worth it),
- * the extra load stays bounded.
+ * `perDuplicate` (20: at most 5% extra requests), topped up to `reserve` when a run starts (two
+ * duplicates: a run of a few requests, as round-robin's four, may still hedge its stragglers, as
+ * Finagle's retry budget keeps a floor a second for clients that send few requests), up to `max`
+ * (a burst of at most 10 duplicates at once). Whatever the hedger's rules
+ * miss (`straggling`, `commonSlowdown`: a server that answers out of order when overloaded, or
+ * too many stragglers to be worth it), the extra load stays bounded.
  */
 export const HEDGE_BUDGET = { perDuplicate: 20, reserve: 40, max: 200 } as const;
 
@@ -74,10 +76,10 @@ export class Stop implements StopSignal {
 
 /**
  * One item's first request as the hedger watches it: one object, its own stop and the watch its
- * transport tells, its callbacks methods of it. No promise, closure or second object of its own:
- * most requests answer before their delay, and each object made per request was garbage that a
- * run of 2,000 small files, CPU-bound in the client, paid for in GC. The race is made when a
- * duplicate goes.
+ * transport tells, its callbacks methods of it (no closure for the transport, no second object
+ * for the stop). Beside it, only the callback that lands its answer. Most requests answer before
+ * their delay, and each object made per request was garbage that a run of 2,000 small files,
+ * CPU-bound in the client, paid for in GC. The race is made only when a duplicate goes.
  */
 class Flight extends Stop implements GetWatch, SentWatch {
   readonly hedger: Hedger;
@@ -207,6 +209,7 @@ export class Hedger {
       kind.issued = kind.earlier.totalCount;
       kind.readAt = -1;
     }
+    estimate.credits = Math.max(estimate.credits, HEDGE_BUDGET.reserve);
     this.estimate = estimate;
     this.otherCopyCtx = { ...ctx, urls: undefined };
     ctx.signal.addEventListener('abort', () => {
@@ -266,7 +269,11 @@ export class Hedger {
 
   /** A request past its delay, checked after the loop's I/O: a duplicate goes, unless an answer is on its way. */
   private readonly check = (f: Flight): void => {
-    if (f.done) return;
+    if (f.done) {
+      // Answered since it fired: no duplicate goes, and its cost goes back.
+      this.estimate.credits += HEDGE_BUDGET.perDuplicate;
+      return;
+    }
     this.unwatch(f);
     // With a first byte, an answer is coming: it is left to finish.
     if (this.ctx.signal.aborted || (this.hedge.on === 'first-byte' && f.firstByte)) {
@@ -389,12 +396,12 @@ export class Hedger {
   private lookForLate(): void {
     const now = performance.now();
     // Most lanes late at once is a slowdown of the server's (or of this machine) that every request
-    // meets, not a straggler: a duplicate would wait behind it, take a socket from the next item, and
-    // its abort cost a connection. So is a late request that no later one has overtaken (`straggling`).
-    // Such requests are held and looked at again with the next answer (or in a millisecond where a
-    // timer runs); one still late once later ones pass it is a straggler. (Without the first rule, a pause of the server's sent a duplicate for
-    // every lane.)
-    // Two passes over the few in flight, not an array of the late made at every turn.
+    // meets, not a straggler: a duplicate would wait behind it, take a socket from the next item,
+    // and its abort cost a connection. (Without this rule, a pause of the server's sent a duplicate
+    // for every lane.) So is a late request that no later one has passed (`straggling`). Such
+    // requests are held and looked at again with the next answer (or in a millisecond where a timer
+    // runs); one still late once later ones pass it is a straggler. Two passes over the few in
+    // flight, not an array of the late made at every turn.
     let late = 0;
     for (const f of this.flights) if (this.isLate(f, now)) late++;
     if (late && !commonSlowdown(late, this.ctx.lanes)) {
