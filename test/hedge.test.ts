@@ -183,7 +183,7 @@ describe('--hedge against the straggler server', () => {
     });
     const get: GetRun = (ctx, item, _sink, _queued, watch) => {
       calls.push({ blob: item.blob, urls: ctx.urls !== undefined });
-      watch?.onSent?.();
+      watch?.sent?.onSent(true);
       const start = performance.timeOrigin + performance.now();
       // The original stalls until aborted; the duplicate answers at once.
       // Each request runs under the stop the hedger gives it (its own), else the worker's.
@@ -211,8 +211,8 @@ describe('--hedge against the straggler server', () => {
       let sent = 0;
       const get: GetRun = (_ctx, item, _sink, _queued, watch) => {
         sent++;
-        watch?.onSent?.();
-        const late = watch?.onSent !== undefined && slow.has(item.index);
+        watch?.sent?.onSent(true);
+        const late = watch?.sent !== undefined && slow.has(item.index);
         return new Promise((resolve) => setTimeout(() => resolve(record(item)), late ? 40 : 0));
       };
       const ctx = { signal: new AbortController().signal, urls: new Map(), lanes: 4 } as unknown as KindContext;
@@ -230,38 +230,86 @@ describe('--hedge against the straggler server', () => {
     expect(await trial(new Set([2]))).toEqual({ duplicates: 1, hedged: 1 });
   });
 
-  it('a late request while no other has answered since its deadline is held (a pause); once others answer, it is a straggler', async () => {
+  it('a late request that later ones have not passed waits in a shared queue and is held; one that a lane\'s worth of later requests pass is a straggler', async () => {
     const record = (item: WorkItem, startEpochMs: number): OpRecord => ({
       worker: 0, item: item.index, offsetBytes: 0, bytes: item.lengthBytes, status: 200, startEpochMs, totalMs: 1,
       phases: {}, reused: true, retries: 0, throttled: 0, backoffMs: 0,
     });
-    // Eight lanes, delay 5 ms. Item 0 answers after 60 ms, items 1 and 2 after `othersMs`, the rest
-    // after 1 ms; a duplicate at once. Three late of eight is not most lanes (the rule above).
-    const trial = async (othersMs: number) => {
+    // Eight items sent in order 0..7, delay 5 ms; each answers after `ms[item]`, else 1 ms; a
+    // duplicate at once. Late requests here are never most of the lanes (the rule above).
+    const trial = async (lanes: number, ms: Record<number, number>) => {
       let sent = 0;
       const get: GetRun = (_ctx, item, _sink, _queued, watch) => {
         sent++;
-        watch?.onSent?.();
-        const ms = watch?.onSent === undefined ? 0 : item.index === 0 ? 60 : item.index <= 2 ? othersMs : 1;
+        watch?.sent?.onSent(true);
+        const after = watch?.sent === undefined ? 0 : ms[item.index] ?? 1;
         const start = performance.timeOrigin + performance.now();
-        return new Promise((resolve) => setTimeout(() => resolve(record(item, start)), ms));
+        return new Promise((resolve) => setTimeout(() => resolve(record(item, start)), after));
       };
-      const ctx = { signal: new AbortController().signal, urls: new Map(), lanes: 8 } as unknown as KindContext;
+      const ctx = { signal: new AbortController().signal, urls: new Map(), lanes } as unknown as KindContext;
       const hedger = new Hedger(ctx, {} as Sink, get, { afterMs: 5, on: 'first-byte' });
       const items = [0, 1, 2, 3, 4, 5, 6, 7].map((index) => ({ index, blob: `f${index}`, destOffsetBytes: 0, lengthBytes: 10 }));
       const got = await Promise.all(items.map((item) => hedger.run(item, undefined)));
       hedger.close();
-      return { duplicates: sent - items.length, hedged: got.filter((r) => r.hedge).map((r) => [r.item, r.hedge!.won]), afterMs: got[0]!.hedge?.afterMs ?? -1 };
+      const hedged = got.filter((r) => r.hedge);
+      return { duplicates: sent - items.length, hedged: hedged.map((r) => [r.item, r.hedge!.won]), afterMs: hedged.map((r) => r.hedge!.afterMs) };
     };
-    // Its peers answered at 1 ms, before its deadline: it is the one left waiting, duplicated at its deadline.
-    const alone = await trial(1);
-    expect(alone).toMatchObject({ duplicates: 1, hedged: [[0, 'hedge']] });
-    expect(alone.afterMs).toBeLessThan(20);
-    // Items 1 and 2 late with it and nothing answering from its deadline to 35 ms (a pause): held
-    // until the others move, then duplicated alone (before this rule all three went at 5 ms, into the pause).
-    const paused = await trial(35);
-    expect(paused).toMatchObject({ duplicates: 1, hedged: [[0, 'hedge']] });
-    expect(paused.afterMs).toBeGreaterThanOrEqual(30);
+    // Four lanes: items 1-6, sent after item 0, answer at 1 ms while it stalls: a lane's worth and
+    // more passed it, so it is duplicated at its deadline, though item 7 still waits.
+    const passed = await trial(4, { 0: 60, 7: 35 });
+    expect(passed.hedged[0]).toEqual([0, 'hedge']);
+    expect(passed.afterMs[0]).toBeLessThan(20);
+    // Eight lanes: the last three sent wait 35 ms (a queue or a pause they share; those sent before
+    // them answered). Late, but nothing later passed them, so a duplicate would queue behind them.
+    expect(await trial(8, { 5: 35, 6: 35, 7: 35 })).toMatchObject({ duplicates: 0, hedged: [] });
+    // Item 0 stalls as well: four later requests passed it, not a lane's worth (eight), so it is held
+    // until it is the one left waiting; the queued ones are never duplicated.
+    const both = await trial(8, { 0: 60, 5: 35, 6: 35, 7: 35 });
+    expect(both).toMatchObject({ duplicates: 1, hedged: [[0, 'hedge']] });
+    expect(both.afterMs[0]).toBeGreaterThanOrEqual(30);
+  });
+
+  it('duplicates stay within their budget: a 5% share of the items sent, after a reserve of two at a run\'s start', async () => {
+    const { HEDGE_BUDGET } = await import('../src/kinds/hedge.js');
+    const record = (item: WorkItem, error?: string): OpRecord => ({
+      worker: 0, item: item.index, offsetBytes: 0, bytes: error ? 0 : item.lengthBytes, status: error ? 0 : 200, startEpochMs: performance.timeOrigin + performance.now(), totalMs: 1,
+      phases: {}, reused: true, retries: 0, throttled: 0, backoffMs: 0, ...(error ? { error } : {}),
+    });
+    // One lane (nothing to compare with), delay 2 ms: every request stalls 8 ms unless aborted, and
+    // every duplicate answers at once. Without a budget each of the 60 would be duplicated.
+    let duplicates = 0;
+    const get: GetRun = (ctx, item, _sink, _queued, watch) => {
+      if (!watch?.sent) {
+        duplicates++;
+        return Promise.resolve(record(item));
+      }
+      watch.sent.onSent(true);
+      const stop = watch.signal ?? ctx.signal;
+      return new Promise((resolve) => {
+        const timer = setTimeout(() => resolve(record(item)), 8);
+        stop.addEventListener('abort', () => {
+          clearTimeout(timer);
+          resolve(record(item, 'cancelled'));
+        }, { once: true });
+      });
+    };
+    const ctx = { signal: new AbortController().signal, urls: new Map(), lanes: 1 } as unknown as KindContext;
+    const hedger = new Hedger(ctx, {} as Sink, get, { afterMs: 2, on: 'first-byte' });
+    const got: OpRecord[] = [];
+    for (let i = 0; i < 60; i++) got.push(await hedger.run({ index: i, blob: `f${i}`, destOffsetBytes: 0, lengthBytes: 10 }, undefined));
+    hedger.close();
+    // A reserve of 40 credits, one earned per item sent, 20 a duplicate: the 1st and 2nd items, then every 20th.
+    expect(HEDGE_BUDGET).toEqual({ perDuplicate: 20, reserve: 40, max: 200 });
+    expect(duplicates).toBe(5);
+    expect(got.filter((r) => r.hedge).map((r) => r.item)).toEqual([0, 1, 19, 39, 59]);
+    // A run starts with its reserve again: its first two stragglers may go, whatever the last run spent.
+    const estimate = (await import('../src/kinds/hedge.js')).newHedgeEstimate();
+    estimate.credits = 0;
+    duplicates = 0;
+    const next = new Hedger(ctx, {} as Sink, get, { afterMs: 2, on: 'first-byte' }, estimate);
+    for (let i = 0; i < 3; i++) await next.run({ index: i, blob: `f${i}`, destOffsetBytes: 0, lengthBytes: 10 }, undefined);
+    next.close();
+    expect(duplicates).toBe(2);
   });
 
   it('a request on a connection opened for it is compared with such requests, not with those on warm connections', async () => {
@@ -278,7 +326,7 @@ describe('--hedge against the straggler server', () => {
     for (const [warm, ms] of [[true, 1], [false, 20]] as const) {
       reused = warm;
       const get: GetRun = (_ctx, it, _sink, _queued, watch) => {
-        watch?.onSent?.(warm);
+        watch?.sent?.onSent(warm);
         return new Promise((resolve) => setTimeout(() => resolve(record(it, ms)), ms));
       };
       const hedger = new Hedger(ctx, {} as Sink, get, { percentile: 90, on: 'first-byte' }, estimate);
@@ -303,13 +351,14 @@ describe('--hedge against the straggler server', () => {
     let sent = 0;
     const get: GetRun = (ctx, item, _sink, _queued, watch) => {
       sent++;
-      watch?.onSent?.();
+      watch?.sent?.onSent(true);
       const stop = watch?.signal ?? ctx.signal;
-      if (stallNext && watch?.onSent) {
+      if (stallNext && watch?.sent) {
         stallNext = false;
         return new Promise((resolve) => stop.addEventListener('abort', () => resolve(record(item, 'cancelled')), { once: true }));
       }
-      return new Promise((resolve) => setTimeout(() => resolve(record(item)), 1));
+      // At once, each recorded as 1 ms: no request of run 1 is late, so none spends the duplicates' budget.
+      return Promise.resolve(record(item));
     };
     const stopAll = new AbortController();
     const ctx = { signal: stopAll.signal, urls: new Map(), lanes: 1 } as unknown as KindContext;
@@ -317,7 +366,7 @@ describe('--hedge against the straggler server', () => {
     expect(hedgeEstimateKey(job as unknown as KindContext['job'], 20)).toBe(hedgeEstimateKey({ ...job } as unknown as KindContext['job'], 20));
     expect(hedgeEstimateKey(job as unknown as KindContext['job'], 20)).not.toBe(hedgeEstimateKey({ ...job, maxSockets: 2 } as unknown as KindContext['job'], 20));
     const item = (index: number) => ({ index, blob: `f${index}`, destOffsetBytes: 0, lengthBytes: 10 });
-    // Run 1: 20 items that answer in ~1 ms.
+    // Run 1: 20 items that answer in 1 ms.
     const estimate = newHedgeEstimate();
     const first = new Hedger(ctx, {} as Sink, get, job.hedge, estimate);
     for (let i = 0; i < 20; i++) await first.run(item(i), undefined);
@@ -347,7 +396,7 @@ describe('--hedge against the straggler server', () => {
     const { commonSlowdown } = await import('../src/kinds/hedge.js');
     expect([commonSlowdown(1, 16), commonSlowdown(8, 16), commonSlowdown(9, 16), commonSlowdown(1, 1), commonSlowdown(2, 2)]).toEqual([false, false, true, false, true]);
     const get: GetRun = (_ctx, item, _sink, _queued, watch) => {
-      watch?.onSent?.();
+      watch?.sent?.onSent(true);
       return Promise.resolve({ worker: 0, item: item.index, offsetBytes: 0, bytes: 1, status: 200, startEpochMs: 0, totalMs: 1, phases: {}, reused: false, retries: 0, throttled: 0, backoffMs: 0 });
     };
     const ctx = { signal: new AbortController().signal, urls: new Map(), lanes: 1 } as unknown as KindContext;

@@ -20,8 +20,9 @@ export const kind: RequestKind = {
   async setup(ctx: KindContext): Promise<KindRun> {
     const sink = await openJobSink(ctx);
     const check = sinkCheck(ctx, sink);
-    // A percentile delay reads a contender's earlier runs too (the estimate is kept in this process).
-    const estimate = ctx.job.hedge?.percentile !== undefined && ctx.kept ? ctx.kept.keep(hedgeEstimateKey(ctx.job, ctx.items.length), newHedgeEstimate) : undefined;
+    // A percentile delay reads a contender's earlier runs too, and the duplicates' budget spans them
+    // (the estimate is kept in this process).
+    const estimate = ctx.job.hedge && ctx.kept ? ctx.kept.keep(hedgeEstimateKey(ctx.job, ctx.items.length), newHedgeEstimate) : undefined;
     const hedger = sink && ctx.job.hedge ? new Hedger(ctx, sink, runGet, ctx.job.hedge, estimate) : undefined;
     return {
       run: (item, _lane, queuedAt) => (hedger ? hedger.run(item, queuedAt) : runGet(ctx, item, sink!, queuedAt)),
@@ -67,7 +68,7 @@ export async function runGet(ctx: KindContext, item: WorkItem, sink: Sink, queue
     };
     const expectStatus = ranged ? [206] : [200];
     const result = await client.request({
-      url, headers, timeoutMs: job.timeoutMs, trace: job.trace, expectStatus, onData, signal, queuedAt: n === 0 ? queuedAt : undefined, onSent: watch?.onSent,
+      url, headers, timeoutMs: job.timeoutMs, trace: job.trace, expectStatus, onData, signal, queuedAt: n === 0 ? queuedAt : undefined, watch: watch?.sent,
     });
     result.bytes = received - before;
     if (ranged && result.status === 200) {

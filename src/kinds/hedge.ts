@@ -10,14 +10,27 @@ import type { WorkItem } from '../plan/items.js';
 import type { KindContext } from './kind.js';
 import type { HedgeJob } from './job.js';
 import type { Sink } from './sinks.js';
-import type { StopSignal } from '../transport/http-client.js';
+import type { SentWatch, StopSignal } from '../transport/http-client.js';
 
 /** A percentile of fewer earlier requests than this is noise: until then a request is not hedged. */
 export const MIN_HEDGE_SAMPLES = 10;
 
-/** What a GET tells as it goes: each try written to its socket (on a reused connection or a new one), and its body's first byte; and its own stop. */
+/**
+ * The duplicates' budget, as Finagle's backup requests and gRPC's hedging throttle bound theirs: a
+ * token bucket in whole credits (no float drift), each item sent earning 1 and a duplicate costing
+ * `perDuplicate` (20: at most 5% extra requests), topped up to `reserve` when a run starts (two
+ * duplicates: a run of a few requests, as round-robin's four, may still hedge its stragglers, as
+ * Finagle's retry budget keeps a floor a second for clients that send few requests), up to `max`
+ * (a burst of at most 10 duplicates at once). Whatever the hedger's rules
+ * miss (`straggling`, `commonSlowdown`: a server that answers out of order when overloaded, or
+ * too many stragglers to be worth it), the extra load stays bounded.
+ */
+export const HEDGE_BUDGET = { perDuplicate: 20, reserve: 40, max: 200 } as const;
+
+/** What a GET tells as it goes: each try written to its socket, and its body's first byte; and its own stop. */
 export interface GetWatch {
-  onSent?(reused?: boolean): void;
+  /** Told when each try is written to its socket (on a reused connection or a new one). */
+  sent?: SentWatch;
   onFirstByte?(): void;
   /** Stops this request alone (the hedger's); else the worker's stop does. */
   signal?: StopSignal;
@@ -62,19 +75,27 @@ export class Stop implements StopSignal {
 }
 
 /**
- * One item's first request as the hedger watches it: one object, its callbacks methods of it. No
- * promise of its own: most requests answer before their delay, and a promise and a race for each
- * (with the closures around them) were most of the hedger's ~3 µs of CPU a request, and of its
- * garbage. The race is made when a duplicate goes.
+ * One item's first request as the hedger watches it: one object, its own stop and the watch its
+ * transport tells, its callbacks methods of it (no closure for the transport, no second object
+ * for the stop). Beside it, only the callback that lands its answer. Most requests answer before
+ * their delay, and each object made per request was garbage that a run of 2,000 small files,
+ * CPU-bound in the client, paid for in GC. The race is made only when a duplicate goes.
  */
-class Flight implements GetWatch {
-  readonly signal = new Stop();
+class Flight extends Stop implements GetWatch, SentWatch {
+  readonly hedger: Hedger;
   readonly item: WorkItem;
+  /** Its stop, and what its transport tells of its sending, are itself. */
+  readonly signal: StopSignal;
+  readonly sent: SentWatch;
   first!: Promise<OpRecord>;
   /** When the request was written to its socket; until then its age does not run. */
   sentMs?: number;
   /** Written on a connection opened for it (its age is compared with other such requests'). */
   fresh = false;
+  /** Items answered by when it could count as overtaken: those answered at its sending, and the ones then in flight before it. */
+  passMark = 0;
+  /** Watched against its delay (until it answers or is checked). */
+  watched = true;
   /** Its delay has passed and its check is queued. */
   fired = false;
   firstByte = false;
@@ -82,17 +103,21 @@ class Flight implements GetWatch {
   done = false;
   /** Once checked past its delay: what the item's record is then (the race, or the first request alone). */
   decided?: Promise<OpRecord>;
-  /** Its age runs from when it is written to its socket (a detached callback, so an arrow). */
-  readonly onSent: (reused?: boolean) => void;
 
   constructor(hedger: Hedger, item: WorkItem) {
+    super();
+    this.hedger = hedger;
     this.item = item;
-    this.onSent = (reused = true) => {
-      if (this.sentMs !== undefined) return;
-      this.sentMs = performance.now();
-      this.fresh = !reused;
-      hedger.sent(this);
-    };
+    this.signal = this;
+    this.sent = this;
+  }
+
+  /** Its age runs from when it is written to its socket. */
+  onSent(reused: boolean): void {
+    if (this.sentMs !== undefined) return;
+    this.sentMs = performance.now();
+    this.fresh = !reused;
+    this.hedger.sentNow(this);
   }
 
   onFirstByte(): void {
@@ -106,8 +131,9 @@ type Settled = { who: 'first' | 'hedge'; record: OpRecord };
 export interface EarlierRequests {
   earlier: Hdr.Histogram;
   issued: number;
-  /** The percentile delay as last read, and how many had finished then (a hedger's own: reset when one starts). */
-  delay?: { at: number; ms: number | undefined };
+  /** How many had finished when the percentile delay was last read (-1: not read since a hedger started), and what it was then: numbers, not an object made at each reading. */
+  readAt: number;
+  readMs: number | undefined;
 }
 
 /**
@@ -122,15 +148,18 @@ export interface EarlierRequests {
 export interface HedgeEstimate {
   reused: EarlierRequests;
   fresh: EarlierRequests;
+  /** The duplicates' budget left, in credits (`HEDGE_BUDGET`): kept across the contender's runs with the times. */
+  credits: number;
 }
 
 // Two significant digits are plenty for a delay, and a tenth of the buckets to walk.
-export const newHedgeEstimate = (): HedgeEstimate => ({ reused: { earlier: newHistogram(2), issued: 0 }, fresh: { earlier: newHistogram(2), issued: 0 } });
+export const newHedgeEstimate = (): HedgeEstimate => ({ reused: earlierRequests(), fresh: earlierRequests(), credits: HEDGE_BUDGET.reserve });
+const earlierRequests = (): EarlierRequests => ({ earlier: newHistogram(2), issued: 0, readAt: -1, readMs: undefined });
 
 /** The jobs whose requests are alike enough to share an estimate: one contender's runs in a worker. */
 export function hedgeEstimateKey(job: KindContext['job'], items: number): string {
   const h = job.hedge;
-  return `hedge|${job.strategy}|${job.objectSizeBytes}|${items}|${job.concurrency}|${job.maxSockets}|${h?.percentile ?? ''}|${h?.on ?? ''}`;
+  return `hedge|${job.strategy}|${job.objectSizeBytes}|${items}|${job.concurrency}|${job.maxSockets}|${h?.percentile ?? ''}|${h?.afterMs ?? ''}|${h?.on ?? ''}`;
 }
 
 export class Hedger {
@@ -140,19 +169,33 @@ export class Hedger {
   private readonly hedge: HedgeJob;
   /** This worker's earlier requests' times and the items issued: what a percentile delay is read from. */
   private readonly estimate: HedgeEstimate;
-  private readonly waiting = new Set<Flight>();
   /**
-   * One timer for all of them, at the earliest deadline of those sent: a timer set and cleared per
-   * request cost ~2 µs of CPU each, more than the rest of the hedger together.
+   * The items in flight, each first request's Flight (its own Stop, which the worker's stop pulls):
+   * one set for both jobs, one add and one delete a request.
+   */
+  private readonly flights = new Set<Flight>();
+  /** How many of them are watched against their delay. */
+  private watching = 0;
+  /** The duplicates' stops in flight, pulled by the worker's stop too. */
+  private readonly duplicates = new Set<Stop>();
+  /**
+   * The earliest deadline of those sent and not yet checked (it may be early, once that request has
+   * answered; never late). Late requests are looked for as answers come, when it has passed: no
+   * timer while the lanes are busy, where one a millisecond or two away was re-armed as it fired.
+   */
+  private dueMs = Infinity;
+  /**
+   * The timer, only where answers may not come to look for late requests: one lane, or half the
+   * lanes or fewer still waiting (the tail of a run, the last ranges of a split object). One for all
+   * of them: a timer set and cleared per request cost ~2 µs of CPU each.
    */
   private timer?: NodeJS.Timeout;
   private timerAtMs = Infinity;
-  /** The stops of the requests in flight, pulled by the worker's stop. */
-  private readonly live = new Set<Stop>();
   /** The context of a duplicate to another copy: its URL made from its name. */
   private readonly otherCopyCtx: KindContext;
-  /** When a request last finished (any outcome): the others are moving. */
-  private lastSettledMs = -Infinity;
+  /** Items answered so far, and those sent and not yet answered: what tells a request overtaken by later ones. */
+  private answered = 0;
+  private outstanding = 0;
 
   /** `estimate`: one kept from this contender's earlier runs, else a fresh one. */
   constructor(ctx: KindContext, sink: Sink, get: GetRun, hedge: HedgeJob, estimate = newHedgeEstimate()) {
@@ -164,12 +207,14 @@ export class Hedger {
     // count as still running, or a high percentile's rank would stay out of reach.
     for (const kind of [estimate.reused, estimate.fresh]) {
       kind.issued = kind.earlier.totalCount;
-      kind.delay = undefined;
+      kind.readAt = -1;
     }
+    estimate.credits = Math.max(estimate.credits, HEDGE_BUDGET.reserve);
     this.estimate = estimate;
     this.otherCopyCtx = { ...ctx, urls: undefined };
     ctx.signal.addEventListener('abort', () => {
-      for (const stop of this.live) stop.abort();
+      for (const f of this.flights) f.abort();
+      for (const stop of this.duplicates) stop.abort();
     }, { once: true });
   }
 
@@ -185,20 +230,21 @@ export class Hedger {
     const kind = this.kindOf(fresh);
     const finished = kind.earlier.totalCount;
     // A histogram's percentile walks its buckets (~2 µs here): read once per few requests settled, not per request sent.
-    if (kind.delay && finished - kind.delay.at < Math.max(1, finished >> 6)) return kind.delay.ms;
+    if (kind.readAt >= 0 && finished - kind.readAt < Math.max(1, finished >> 6)) return kind.readMs;
     const rank = Math.ceil(((this.hedge.percentile ?? 95) / 100) * kind.issued);
     const ms = finished < MIN_HEDGE_SAMPLES || rank > finished ? undefined : kind.earlier.getValueAtPercentile((100 * rank) / finished) / 1000;
-    kind.delay = { at: finished, ms };
+    kind.readAt = finished;
+    kind.readMs = ms;
     return ms;
   }
 
   run(item: WorkItem, queuedAt: number | undefined): Promise<OpRecord> {
     const f = new Flight(this, item);
-    this.track(f.signal);
+    // Watched from the start: a transport may tell of its sending before get() returns.
+    if (this.ctx.signal.aborted) f.abort();
+    this.flights.add(f);
+    this.watching++;
     f.first = this.get(this.ctx, item, this.sink, queuedAt, f);
-    // Watched once sent, against the delay as it changes (each finished request moves the percentile); fired, it is checked once.
-    this.waiting.add(f);
-    if (f.sentMs !== undefined) this.sent(f);
     return f.first.then((record) => this.landed(f, record));
   }
 
@@ -207,26 +253,33 @@ export class Hedger {
     if (f.decided) return f.decided;
     f.done = true;
     this.unwatch(f);
-    this.live.delete(f.signal);
-    return this.settle(record);
+    return this.settle(f, record);
   }
 
-  /** No longer watched; with nothing left to watch the timer goes (it would hold this hedger, its sink included, until it fired). */
+  /**
+   * No longer watched. With nothing left to watch the timer goes (it would hold this hedger, its
+   * sink included, until it fired); with few left, answers may stop coming, and the timer starts.
+   */
   private unwatch(f: Flight): void {
-    this.waiting.delete(f);
-    if (!this.waiting.size) this.rearm();
+    if (!f.watched) return;
+    f.watched = false;
+    this.watching--;
+    if (this.watching === 0 || this.timerNeeded()) this.rearm();
   }
 
   /** A request past its delay, checked after the loop's I/O: a duplicate goes, unless an answer is on its way. */
   private readonly check = (f: Flight): void => {
-    if (f.done) return;
+    if (f.done) {
+      // Answered since it fired: no duplicate goes, and its cost goes back.
+      this.estimate.credits += HEDGE_BUDGET.perDuplicate;
+      return;
+    }
     this.unwatch(f);
     // With a first byte, an answer is coming: it is left to finish.
     if (this.ctx.signal.aborted || (this.hedge.on === 'first-byte' && f.firstByte)) {
-      f.decided = f.first.then((record) => {
-        this.live.delete(f.signal);
-        return this.settle(record);
-      });
+      // Its duplicate's cost, taken when it fired, goes back.
+      this.estimate.credits += HEDGE_BUDGET.perDuplicate;
+      f.decided = f.first.then((record) => this.settle(f, record));
       return;
     }
     f.decided = this.duplicate(f);
@@ -236,20 +289,20 @@ export class Hedger {
   private async duplicate(f: Flight): Promise<OpRecord> {
     const { item, first } = f;
     const hedgeStop = new Stop();
-    this.track(hedgeStop);
+    if (this.ctx.signal.aborted) hedgeStop.abort();
+    else this.duplicates.add(hedgeStop);
     const copy = this.copyOf(item);
     const second = this.get(copy === item ? this.ctx : this.otherCopyCtx, copy, this.sink, undefined, { signal: hedgeStop });
     const winner = await firstSucceeded(
       first.then((record): Settled => ({ who: 'first', record })),
       second.then((record): Settled => ({ who: 'hedge', record })),
     );
-    (winner.who === 'first' ? hedgeStop : f.signal).abort();
+    (winner.who === 'first' ? hedgeStop : f).abort();
     // The loser is awaited: its last writes into the sink (the same bytes) land before the item is done.
     const loser = await (winner.who === 'first' ? second : first);
-    this.live.delete(f.signal);
-    this.live.delete(hedgeStop);
+    this.duplicates.delete(hedgeStop);
     const [original, duplicate] = winner.who === 'first' ? [winner.record, loser] : [loser, winner.record];
-    return this.settle({
+    return this.settle(f, {
       ...winner.record,
       hedge: { won: winner.who, afterMs: Math.max(0, duplicate.startEpochMs - sentEpochMs(original)), loserBytes: loser.bytes },
     });
@@ -260,15 +313,28 @@ export class Hedger {
     clearTimeout(this.timer);
     this.timer = undefined;
     this.timerAtMs = Infinity;
-    this.waiting.clear();
+    this.dueMs = Infinity;
+    for (const f of this.flights) f.watched = false;
+    this.watching = 0;
   }
 
-  /** A request was written to its socket: its clock starts, and the timer is brought forward if it is due first. */
-  sent(f: Flight): void {
+  /** A request was written to its socket: its clock starts, and the next deadline (and the timer, if one runs) is brought forward if it is due first. */
+  sentNow(f: Flight): void {
     this.kindOf(f.fresh).issued++;
-    if (!this.waiting.has(f)) return;
+    f.passMark = this.answered + this.outstanding++;
+    const budget = this.estimate;
+    if (budget.credits < HEDGE_BUDGET.max) budget.credits++;
+    if (!f.watched) return;
     const delay = this.delayMs(f.fresh);
-    if (delay !== undefined && f.sentMs! + delay < this.timerAtMs) this.armAt(f.sentMs! + delay);
+    if (delay === undefined) return;
+    const at = f.sentMs! + delay;
+    if (at < this.dueMs) this.dueMs = at;
+    if (at < this.timerAtMs && this.timerNeeded()) this.armAt(at);
+  }
+
+  /** Where answers may not come to look for late requests: one lane, or half the lanes or fewer still waiting. */
+  private timerNeeded(): boolean {
+    return this.ctx.lanes < 2 || this.watching * 2 <= this.ctx.lanes;
   }
 
   private kindOf(fresh: boolean): EarlierRequests {
@@ -276,72 +342,104 @@ export class Hedger {
   }
 
   /**
-   * Whether a request due at `dueMs` is late alone: another request answered after that (the
-   * others are moving), or it is the only one left waiting (its peers all answered: the last range
-   * of a split object), or there is no other lane to compare with.
+   * Whether a late request is a straggler: requests sent after it have answered while it waits (a
+   * lane's worth of them: every other lane has moved on), or it is the only one left waiting (its
+   * peers all answered: the last range of a split object), or there is no other lane to compare
+   * with. A request that nothing later has passed is waiting in a queue the others share (the
+   * server's, or this process's): its duplicate would join the back of that queue, answer after it,
+   * take a socket from the next item and cost a connection when aborted. On the emulated target
+   * without stalls, 2.5-5 duplicates a run of 2,000 files went so, in bursts, and 9 in 10 lost; a
+   * quarter of the lanes' worth still let ~1.3 a run go, 1 in 60 winning (a busy server answers a
+   * few requests out of order). A stalled request is passed by every later one: 16 lanes pass it in
+   * about a millisecond.
    */
-  private movingPast(dueMs: number): boolean {
-    return this.ctx.lanes < 2 || this.waiting.size === 1 || this.lastSettledMs >= dueMs;
+  private straggling(f: Flight): boolean {
+    const lanes = this.ctx.lanes;
+    return lanes < 2 || this.watching === 1 || this.answered - f.passMark >= lanes;
   }
 
-  /** A finished request's time becomes an earlier request's (a percentile delay's); a changed delay moves the timer. */
-  private settle(record: OpRecord): OpRecord {
-    this.lastSettledMs = performance.now();
+  /**
+   * An item is done: a finished request's time becomes an earlier request's (a percentile delay's);
+   * a changed delay moves the deadlines. Past the next deadline, the late requests are looked for.
+   */
+  private settle(f: Flight, record: OpRecord): OpRecord {
+    this.flights.delete(f);
+    if (f.sentMs !== undefined) {
+      this.outstanding--;
+      this.answered++;
+    }
     if (!record.error && this.hedge.afterMs === undefined) {
       const fresh = !record.reused;
       const kind = this.kindOf(fresh);
       kind.earlier.recordValue(Math.max(1, Math.round(sinceSentMs(record) * 1000)));
-      if (this.waiting.size) {
-        const before = kind.delay?.ms;
+      if (this.watching) {
+        const before = kind.readMs;
         if (this.delayMs(fresh) !== before) this.rearm();
       }
     }
+    // Now, as the request's own end says (performance.now() costs ~130 ns on this VM, a call per answer).
+    if (this.watching && this.dueMs <= record.startEpochMs - performance.timeOrigin + record.totalMs) this.lookForLate();
     return record;
   }
 
-  /**
-   * The timer's turn: each request sent longer ago than the delay is checked, after the loop's I/O
-   * (setImmediate runs after the poll phase, timers before it): an answer that came while this
-   * process was busy is read first, not taken for a stall. Then the timer moves to the next deadline.
-   */
   private readonly onTimer = (): void => {
     this.timer = undefined;
     this.timerAtMs = Infinity;
+    this.lookForLate();
+  };
+
+  /**
+   * Each request sent longer ago than the delay is checked, after the loop's I/O (setImmediate runs
+   * after the poll phase): an answer that came while this process was busy is read first, not taken
+   * for a stall. Then the next deadline is found.
+   */
+  private lookForLate(): void {
     const now = performance.now();
-    const late: Flight[] = [];
-    const stragglers: Flight[] = [];
-    for (const f of this.waiting) {
-      if (f.fired || f.sentMs === undefined) continue;
-      const delay = this.delayMs(f.fresh);
-      if (delay === undefined || f.sentMs + delay > now) continue;
-      late.push(f);
-      if (this.movingPast(f.sentMs + delay)) stragglers.push(f);
-    }
     // Most lanes late at once is a slowdown of the server's (or of this machine) that every request
-    // meets, not a straggler: a duplicate would wait behind it, take a socket from the next item, and
-    // its abort cost a connection. So is a late request while nothing else has answered since its
-    // deadline: a pause of a few ms left a third of the lanes late at once, each duplicated and
-    // none of the duplicates winning (~1.7 a run of 2,000 small files, each run ~6 ms slower). Such
-    // requests are held and looked at again in a millisecond; one still late once others answer is a
-    // straggler. (Without the first rule, a pause of the server's sent a duplicate for every lane.)
-    if (!commonSlowdown(late.length, this.ctx.lanes)) {
-      for (const f of stragglers) {
+    // meets, not a straggler: a duplicate would wait behind it, take a socket from the next item,
+    // and its abort cost a connection. (Without this rule, a pause of the server's sent a duplicate
+    // for every lane.) So is a late request that no later one has passed (`straggling`). Such
+    // requests are held and looked at again with the next answer (or in a millisecond where a timer
+    // runs); one still late once later ones pass it is a straggler. Two passes over the few in
+    // flight, not an array of the late made at every turn.
+    let late = 0;
+    for (const f of this.flights) if (this.isLate(f, now)) late++;
+    if (late && !commonSlowdown(late, this.ctx.lanes)) {
+      for (const f of this.flights) {
+        // Past the budget, a straggler is held like the rest: it may go once later requests earn credit.
+        if (this.estimate.credits < HEDGE_BUDGET.perDuplicate) break;
+        if (!this.isLate(f, now) || !this.straggling(f)) continue;
+        this.estimate.credits -= HEDGE_BUDGET.perDuplicate;
         f.fired = true;
         setImmediate(this.check, f);
       }
     }
     this.rearm();
-  };
+  }
 
-  /** The timer at the earliest deadline of the requests sent and not yet checked, if any. */
+  /** Watched, sent, not yet checked, and past its delay at `now`. */
+  private isLate(f: Flight, now: number): boolean {
+    if (!f.watched || f.fired || f.sentMs === undefined) return false;
+    const delay = this.delayMs(f.fresh);
+    return delay !== undefined && f.sentMs + delay <= now;
+  }
+
+  /**
+   * The next deadline: the earliest of the requests sent and not yet checked, a late one held among
+   * them (so it is looked at again with the next answer, or in a millisecond), if any; the timer at
+   * it where one is needed.
+   */
   private rearm(): void {
     let at = Infinity;
-    for (const f of this.waiting) {
-      if (f.fired || f.sentMs === undefined) continue;
-      const delay = this.delayMs(f.fresh);
-      if (delay !== undefined) at = Math.min(at, f.sentMs + delay);
+    if (this.watching) {
+      for (const f of this.flights) {
+        if (!f.watched || f.fired || f.sentMs === undefined) continue;
+        const delay = this.delayMs(f.fresh);
+        if (delay !== undefined) at = Math.min(at, f.sentMs + delay);
+      }
     }
-    if (at === Infinity) {
+    this.dueMs = at;
+    if (at === Infinity || !this.timerNeeded()) {
       clearTimeout(this.timer);
       this.timer = undefined;
       this.timerAtMs = Infinity;
@@ -362,12 +460,6 @@ export class Hedger {
     if (!copies || copies.length < 2 || item.blob === undefined) return item;
     const at = copies.indexOf(item.blob);
     return at < 0 ? item : { ...item, blob: copies[(at + 1) % copies.length] };
-  }
-
-  /** A request's own stop, which the worker's stop also pulls (one listener on the worker's signal for all of them). */
-  private track(stop: Stop): void {
-    if (this.ctx.signal.aborted) stop.abort();
-    else this.live.add(stop);
   }
 }
 

@@ -45,9 +45,15 @@ export interface HttpRequest {
   signal?: StopSignal;
   /**
    * Told once the request is written to its socket (connected, not queued): a hedge's clock starts
-   * there. `reused`: on a connection an earlier request used (false: one opened for it).
+   * there. An object, not a callback: the hedger passes its per-request object itself, where a
+   * callback was a closure made for every request.
    */
-  onSent?: (reused: boolean) => void;
+  watch?: SentWatch;
+}
+
+export interface SentWatch {
+  /** `reused`: on a connection an earlier request used (false: one opened for it). */
+  onSent(reused: boolean): void;
 }
 
 /**

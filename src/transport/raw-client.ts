@@ -397,7 +397,7 @@ class Exchange implements ConnUser, Cancellable {
     if (err) return;
     this.bodySent = true;
     if (this.trace) this.tracer.mark('sent');
-    this.opts.onSent?.(this.tracer.reused);
+    this.opts.watch?.onSent(this.tracer.reused);
   }
 
   private finish(error?: string, reusable = false): void {

@@ -76,7 +76,7 @@ function send(opts: HttpRequest, agent: http.Agent, highWaterMark: number | unde
     }
     opts.signal?.addEventListener('abort', abort, { once: true });
     if (opts.trace !== false) tracer.attach(req);
-    if (opts.onSent) req.once('finish', () => opts.onSent!(req.reusedSocket));
+    if (opts.watch) req.once('finish', () => opts.watch!.onSent(req.reusedSocket));
     req.on('error', (err) => finish(0, {}, errnoText(err)));
     if (opts.timeoutMs) {
       req.setTimeout(opts.timeoutMs, () => {
