@@ -12,10 +12,10 @@ import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
 
-/** A builtin module, required the first time the returned function is called. */
-function onFirstUse<T>(id: string): () => T {
-  let loaded: T | undefined;
-  return () => (loaded ??= require(id) as T);
+/** A builtin module, required the first time the returned function is called; `loaded` says whether it was. */
+function onFirstUse<T>(id: string): (() => T) & { loaded(): boolean } {
+  let module: T | undefined;
+  return Object.assign(() => (module ??= require(id) as T), { loaded: () => module !== undefined });
 }
 
 export const nodeHttp = onFirstUse<typeof import('node:http')>('node:http');
@@ -23,3 +23,5 @@ export const nodeHttps = onFirstUse<typeof import('node:https')>('node:https');
 export const nodeTls = onFirstUse<typeof import('node:tls')>('node:tls');
 export const nodeFsPromises = onFirstUse<typeof import('node:fs/promises')>('node:fs/promises');
 export const nodeCrypto = onFirstUse<typeof import('node:crypto')>('node:crypto');
+/** Whether this process has loaded node:crypto through nodeCrypto (payload/md5.ts hashes small inputs itself until then). */
+export const nodeCryptoLoaded = nodeCrypto.loaded;
