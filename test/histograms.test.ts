@@ -204,4 +204,27 @@ describe('a run\'s own histograms handed to the decode that follows', () => {
       expect(first.totalCount).toBe(1000);
     }
   });
+
+  it("encodes byte for byte as the package's encodeIntoCompressedBase64 does", () => {
+    const rand = seeded(29);
+    type PackageEncoding = hdr.Histogram & { encodeIntoCompressedBase64(): string; recordValueWithCount(v: number, n: number): void };
+    const cases: Array<[string, (h: PackageEncoding) => void]> = [
+      ['empty', () => {}],
+      ['one value', (h) => h.recordValue(1500)],
+      ['zero only', (h) => h.recordValue(0)],
+      ['latencies', (h) => { for (let i = 0; i < 2000; i++) h.recordValue(Math.round(50 + rand() * rand() * 400_000)); }],
+      ['hours and microseconds', (h) => { h.recordValue(1); h.recordValue(3 * 3_600_000_000); h.recordValue(17); }],
+      // Counts whose ZigZag words take every length up to LEB128's 9 bytes.
+      ['large counts', (h) => { for (const [v, n] of [[10, 63], [20, 8191], [40, 2 ** 20], [80, 2 ** 27], [160, 2 ** 34], [320, 2 ** 41], [640, 2 ** 48], [1280, 2 ** 52]]) h.recordValueWithCount(v!, n!); }],
+    ];
+    for (const [name, fill] of cases) {
+      for (const digits of [1, 2, 3] as const) {
+        const h = newHistogram(digits) as PackageEncoding;
+        fill(h);
+        const ours = encodeHistogram(h);
+        expect(ours, `${name}, ${digits} digits`).toBe(h.encodeIntoCompressedBase64());
+        expect(decodeHistogram(ours).totalCount, name).toBe(h.totalCount);
+      }
+    }
+  });
 });
