@@ -2,7 +2,7 @@
 // histogram that saw every value. Averaging per-worker percentiles does not.
 import { describe, expect, it } from 'vitest';
 import * as hdr from 'hdr-histogram-js';
-import { decodeHistogram, encodeHistogram, HistogramSum, METRICS, newHistogram, PhaseHistograms, summarizeHistogram, valuesAtPercentiles, type MetricName } from '../src/metrics/histograms.js';
+import { asDecoded, decodeHistogram, encodeHistogram, HistogramSum, METRICS, newHistogram, PhaseHistograms, summarizeHistogram, valuesAtPercentiles, type MetricName } from '../src/metrics/histograms.js';
 import type { PhaseDurationsMs } from '../src/transport/phases.js';
 
 /** mulberry32: a small seeded PRNG, so every run sees the same values. */
@@ -224,6 +224,31 @@ describe('a run\'s own histograms handed to the decode that follows', () => {
         const ours = encodeHistogram(h);
         expect(ours, `${name}, ${digits} digits`).toBe(h.encodeIntoCompressedBase64());
         expect(decodeHistogram(ours).totalCount, name).toBe(h.totalCount);
+      }
+    }
+  });
+
+  it("asDecoded leaves a histogram's max, min and count as the package's walk of its counts does", () => {
+    type Walkable = hdr.Histogram & { establishInternalTackingValues(): void };
+    const fills: Array<(h: hdr.Histogram, rand: () => number) => void> = [
+      () => {},
+      (h) => h.recordValue(0),
+      (h) => { h.recordValue(0); h.recordValue(7); },
+      (h) => h.recordValue(1500),
+      (h, rand) => { for (let i = 0; i < 500; i++) h.recordValue(Math.round(rand() * rand() * 5_000_000)); },
+      (h) => { h.recordValue(3 * 3_600_000_000); h.recordValue(1); },
+      // Sums: what HistogramSum hands over after adding decoded parts to a histogram.
+      (h) => { const other = newHistogram(); other.recordValue(90_000); h.recordValue(40); h.add(decodeHistogram(encodeHistogram(other))); },
+    ];
+    for (const [i, fill] of fills.entries()) {
+      for (const digits of [1, 3] as const) {
+        const ours = newHistogram(digits);
+        const walked = newHistogram(digits) as Walkable;
+        fill(ours, seeded(i));
+        fill(walked, seeded(i));
+        asDecoded(ours);
+        walked.establishInternalTackingValues();
+        expect([ours.totalCount, ours.maxValue, ours.minNonZeroValue], `fill ${i}, ${digits} digits`).toEqual([walked.totalCount, walked.maxValue, walked.minNonZeroValue]);
       }
     }
   });
