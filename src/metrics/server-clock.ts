@@ -67,3 +67,13 @@ export class ServerClock {
     this.server.off('request', this.onRequest);
   }
 }
+
+/**
+ * The server's clock as a session asks it, wherever the server runs (the embedded Azurite runs in a
+ * process of its own: storage/azurite-child.ts): a reset the run waits for before its release, and the
+ * span after its collection. Both answers are bounded.
+ */
+export interface ServerClockView {
+  reset(): Promise<void>;
+  span(): Promise<number | undefined>;
+}

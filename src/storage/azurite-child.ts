@@ -1,0 +1,186 @@
+// The zero-config target as the coordinator holds it: the embedded Azurite (azurite.ts) in a process
+// of its own (azurite-process.ts), so that its allocations and garbage collections run beside the
+// coordinator, not in it. The child dies with the coordinator: it exits when its IPC channel closes,
+// whatever ended the coordinator. Every wait on it is bounded.
+import { fork, type ChildProcess } from 'node:child_process';
+import type { ServerClockView } from '../metrics/server-clock.js';
+import { AZURITE_ACCOUNT, AZURITE_KEY, type EmbeddedOptions } from './azurite.js';
+import type { FromAzurite, ToAzurite } from './azurite-protocol.js';
+import { childEntry } from './child-entry.js';
+
+/** Node's start, Azurite's modules (~1,000 files) and its server; a loaded machine is slow at all three. */
+const START_MS = 60_000;
+/** A reset or a span is one message each way; the child may be in a garbage collection. */
+const ASK_MS = 10_000;
+/** Closing the server and removing its scratch; then the child is killed. */
+const STOP_MS = 10_000;
+
+export interface AzuriteProcess {
+  endpoint: string;
+  /** Over HTTPS: the throwaway certificate (PEM) its clients must trust. */
+  ca?: string;
+  account: string;
+  key: string;
+  /** The server's own clock, kept in the child and asked through IPC. */
+  clock: ServerClockView;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+type Answer = Extract<FromAzurite, { id: number }>;
+
+/** One forked Azurite: its start, its answers by id, its end. */
+class AzuriteChild {
+  readonly child: ChildProcess;
+  readonly options: EmbeddedOptions;
+  readonly ready: Promise<{ endpoint: string; ca?: string }>;
+  private readonly pending = new Map<number, { type: Answer['type']; resolve: (a: Answer) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }>();
+  private nextId = 0;
+  private readonly exited: Promise<void>;
+  private gone?: string;
+
+  constructor(options: EmbeddedOptions) {
+    this.options = options;
+    const entry = childEntry(new URL('./azurite-process.js', import.meta.url), import.meta.url.endsWith('.ts'), process.execArgv);
+    this.child = fork(entry.path, [], { execArgv: entry.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    // A message to a child that has just died fails with EPIPE before 'exit' says so: its exit names the death.
+    this.child.on('error', () => {});
+    this.exited = new Promise((resolve) => this.child.once('exit', (code, signal) => {
+      this.gone = signal ? `was killed by ${signal}` : `exited with code ${code}`;
+      for (const [id, p] of this.pending) this.settle(id, () => p.reject(new Error(`the embedded Azurite ${this.gone}`)));
+      resolve();
+    }));
+    this.ready = new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.child.kill('SIGKILL');
+        reject(new Error(`the embedded Azurite did not start within ${START_MS / 1000} s`));
+      }, START_MS);
+      timer.unref();
+      const done = () => {
+        clearTimeout(timer);
+        this.child.off('message', onStart);
+      };
+      const onStart = (m: FromAzurite) => {
+        if (m.type === 'ready') {
+          done();
+          resolve(m.ca ? { endpoint: m.endpoint, ca: m.ca } : { endpoint: m.endpoint });
+        } else if (m.type === 'failed') {
+          done();
+          reject(new Error(`the embedded Azurite did not start: ${m.message}`));
+        }
+      };
+      this.child.on('message', onStart);
+      void this.exited.then(() => {
+        done();
+        reject(new Error(`the embedded Azurite ${this.gone} before it was ready`));
+      });
+    });
+    // A child started early that nobody takes (the command failed first) must not crash us when it fails.
+    this.ready.catch(() => {});
+    this.child.on('message', (m: FromAzurite) => {
+      if (m.type !== 'reset' && m.type !== 'span') return;
+      const p = this.pending.get(m.id);
+      if (p && p.type === m.type) this.settle(m.id, () => p.resolve(m));
+    });
+    this.send({ type: 'start', options });
+  }
+
+  private send(msg: ToAzurite): void {
+    if (this.child.connected) this.child.send(msg);
+  }
+
+  private settle(id: number, then: () => void): void {
+    const p = this.pending.get(id);
+    if (!p) return;
+    clearTimeout(p.timer);
+    this.pending.delete(id);
+    then();
+  }
+
+  /** One question to the child and its answer, within ASK_MS. */
+  ask<T extends Answer['type']>(type: T): Promise<Extract<Answer, { type: T }>> {
+    if (this.gone || !this.child.connected) return Promise.reject(new Error(`the embedded Azurite ${this.gone ?? 'is gone'}`));
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => this.settle(id, () => reject(new Error(`the embedded Azurite did not answer ${type} within ${ASK_MS / 1000} s`))), ASK_MS);
+      this.pending.set(id, { type, resolve: resolve as (a: Answer) => void, reject, timer });
+      this.send({ type, id });
+    });
+  }
+
+  /** Holds this process open (or not, while it is only started early) for as long as the child runs. */
+  hold(held: boolean): void {
+    if (held) {
+      this.child.ref();
+      this.child.channel?.ref();
+    } else {
+      this.child.unref();
+      this.child.channel?.unref();
+    }
+  }
+
+  get up(): boolean {
+    return this.gone === undefined && this.child.connected;
+  }
+
+  /** Asks the child to close its server and exit; killed when it has not within STOP_MS. */
+  async stop(): Promise<void> {
+    if (this.gone) return;
+    this.send({ type: 'stop' });
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), STOP_MS);
+    try {
+      await this.exited;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+let early: AzuriteChild | undefined;
+
+const sameOptions = (a: EmbeddedOptions, b: EmbeddedOptions) =>
+  Boolean(a.tls) === Boolean(b.tls) && Boolean(a.oauth) === Boolean(b.oauth) && a.memoryLimitBytes === b.memoryLimitBytes;
+
+/**
+ * Forks the embedded Azurite now, once its options are known and before the coordinator's own set-up,
+ * so that their starts overlap. It does not hold this process open: a command that fails before it
+ * opens its target still exits, and the child with it (its channel closes).
+ */
+export function startAzuriteEarly(options: EmbeddedOptions = {}): void {
+  if (early) return;
+  early = new AzuriteChild(options);
+  early.hold(false);
+}
+
+/** The embedded Azurite in a process of its own, ready to serve: the one started early when it fits. */
+export async function startAzuriteProcess(options: EmbeddedOptions = {}): Promise<AzuriteProcess> {
+  let child = early;
+  early = undefined;
+  if (child && !(child.up && sameOptions(child.options, options))) {
+    void child.stop();
+    child = undefined;
+  }
+  child ??= new AzuriteChild(options);
+  child.hold(true);
+  const azurite = child;
+  let started: { endpoint: string; ca?: string };
+  try {
+    started = await azurite.ready;
+  } catch (err) {
+    await azurite.stop();
+    throw err;
+  }
+  return {
+    ...started,
+    account: AZURITE_ACCOUNT,
+    key: AZURITE_KEY,
+    pid: azurite.child.pid!,
+    clock: {
+      reset: async () => {
+        await azurite.ask('reset');
+      },
+      span: async () => (await azurite.ask('span')).spanMs,
+    },
+    stop: () => azurite.stop(),
+  };
+}
