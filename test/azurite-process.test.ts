@@ -1,0 +1,104 @@
+// The embedded target runs Azurite in a process of its own (issue 28: its garbage collections ran in
+// the coordinator). Its server clock answers through IPC; the child is gone after a session, after
+// stop(), and after its coordinator is killed with SIGKILL.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { runDownload } from '../src/engine/download.js';
+import { startAzuriteProcess } from '../src/storage/azurite-child.js';
+import { containerClient } from '../src/storage/target.js';
+import { alive, childPids } from './helpers/processes.js';
+import { startCli } from './helpers/cli.js';
+import { testConfig } from './helpers/config.js';
+import { freshDirsSync } from './helpers/temp-dirs.js';
+
+const scratchDir = freshDirsSync('bc-azurite-process-');
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The children of `parent` that run the embedded Azurite's process. */
+function azuriteChildren(parent: number): number[] {
+  return childPids(parent).filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('azurite-process');
+    } catch {
+      return false;
+    }
+  });
+}
+
+async function goneWithin(pids: readonly number[], ms: number): Promise<number[]> {
+  const since = performance.now();
+  while (pids.some(alive) && performance.now() - since < ms) await sleep(25);
+  return pids.filter(alive);
+}
+
+describe('the embedded Azurite in its own process', () => {
+  it('serves, keeps the server clock (reset, span of data requests only) and is gone after stop()', async () => {
+    const azurite = await startAzuriteProcess();
+    try {
+      expect(azuriteChildren(process.pid)).toEqual([azurite.pid]);
+      const container = await containerClient({ kind: 'blob', embedded: true, endpoint: azurite.endpoint, container: 'clock', account: azurite.account, key: azurite.key });
+      await container.create();
+      // Creating the container is a control request: no span.
+      await azurite.clock.reset();
+      expect(await azurite.clock.span()).toBeUndefined();
+      const blob = container.getBlockBlobClient('b');
+      await blob.upload(Buffer.alloc(1024, 7), 1024);
+      expect((await blob.downloadToBuffer()).length).toBe(1024);
+      // Put Blob and a GET: data requests, timed by the child's clock.
+      const spanMs = await azurite.clock.span();
+      expect(spanMs).toBeGreaterThan(0);
+      await azurite.clock.reset();
+      expect(await azurite.clock.span()).toBeUndefined();
+    } finally {
+      await azurite.stop();
+    }
+    expect(alive(azurite.pid)).toBe(false);
+    // Asked after its end: a clear error, not a hang.
+    await expect(azurite.clock.span()).rejects.toThrow(/the embedded Azurite exited with code 0/);
+  });
+
+  it('over HTTPS: its throwaway certificate comes back with the endpoint and is trusted by our clients', async () => {
+    const azurite = await startAzuriteProcess({ tls: true });
+    try {
+      expect(azurite.endpoint).toMatch(/^https:\/\/localhost:\d+\/devstoreaccount1$/);
+      expect(azurite.ca).toContain('-----BEGIN CERTIFICATE-----');
+      const container = await containerClient({ kind: 'blob', embedded: true, endpoint: azurite.endpoint, container: 'tls', account: azurite.account, key: azurite.key, ca: azurite.ca! });
+      expect((await container.createIfNotExists()).succeeded).toBe(true);
+    } finally {
+      await azurite.stop();
+    }
+    expect(alive(azurite.pid)).toBe(false);
+  });
+
+  it('a session on the embedded target reports the server span of every run, and leaves no Azurite process behind', async () => {
+    const seen = new Set<number>();
+    const config = testConfig('download', {
+      sourceMethod: 'single,chunked', fileSizeBytes: 1024 * 1024, concurrency: 2, processes: 1, sink: 'memory', container: 'own-process', runs: 2, credentials: { kind: 'embedded' },
+    });
+    const run = await runDownload(config, {
+      onEvent: (e) => {
+        if (e.type === 'run-start') for (const pid of azuriteChildren(process.pid)) seen.add(pid);
+      },
+    });
+    expect(run.results).toHaveLength(4);
+    for (const r of run.results) {
+      expect(r.verified, r.verification).toBe(true);
+      expect(r.serverSpanMs, r.strategy).toBeGreaterThan(0);
+    }
+    // One child for the session, ended by the session's close (stop() waits for its exit).
+    expect(seen.size).toBe(1);
+    expect([...seen].filter(alive)).toEqual([]);
+    expect(azuriteChildren(process.pid)).toEqual([]);
+  });
+
+  it('a coordinator killed with SIGKILL takes its Azurite process with it, quietly', async () => {
+    const cli = startCli(['download', '--runs', '50', '--file-size', '8MiB', '--results', 'r.json', '--log-level', 'verbose'], { cwd: scratchDir(), limitMs: 60_000 });
+    expect(await cli.waitFor(/request\(s\) over/, 50_000), cli.stderr()).toBe(true);
+    const azurite = azuriteChildren(cli.child.pid!);
+    expect(azurite, cli.stderr()).toHaveLength(1);
+    cli.child.kill('SIGKILL');
+    await cli.exited;
+    expect(await goneWithin(azurite, 10_000)).toEqual([]);
+    expect(cli.stderr()).not.toMatch(/EPIPE|ERR_IPC|\n\s+at /);
+  });
+});
