@@ -1,12 +1,12 @@
 // The embedded target runs Azurite in a process of its own (issue 28: its garbage collections ran in
 // the coordinator). Its server clock answers through IPC; the child is gone after a session, after
 // stop(), and after its coordinator is killed with SIGKILL.
-import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { runDownload } from '../src/engine/download.js';
 import { startAzuriteProcess } from '../src/storage/azurite-child.js';
 import { containerClient } from '../src/storage/target.js';
-import { alive, childPids } from './helpers/processes.js';
+import { setLogLevel } from '../src/log/logger.js';
+import { alive, childPids, isAzuriteProcess } from './helpers/processes.js';
 import { startCli } from './helpers/cli.js';
 import { testConfig } from './helpers/config.js';
 import { freshDirsSync } from './helpers/temp-dirs.js';
@@ -14,16 +14,10 @@ import { freshDirsSync } from './helpers/temp-dirs.js';
 const scratchDir = freshDirsSync('bc-azurite-process-');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+beforeAll(() => setLogLevel('warn'));
+
 /** The children of `parent` that run the embedded Azurite's process. */
-function azuriteChildren(parent: number): number[] {
-  return childPids(parent).filter((pid) => {
-    try {
-      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('azurite-process');
-    } catch {
-      return false;
-    }
-  });
-}
+const azuriteChildren = (parent: number) => childPids(parent).filter(isAzuriteProcess);
 
 async function goneWithin(pids: readonly number[], ms: number): Promise<number[]> {
   const since = performance.now();

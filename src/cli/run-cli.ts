@@ -10,7 +10,6 @@ import { formatBytes } from '../config/sizes.js';
 import { checkOutPath, readSources } from './sources.js';
 import { checkProcessesFit } from './machine-fit.js';
 import { startFirstWorker } from '../workers/first-worker.js';
-import { startAzuriteEarly } from '../storage/azurite-child.js';
 import { sessionCell, type SessionCell, type SessionOutcome } from '../engine/session.js';
 import { log, redact, registerCredential, registerSecret, setLogLevel } from '../log/logger.js';
 import { cellArgv, findAxes, gridCells } from '../config/sweep.js';
@@ -220,9 +219,13 @@ async function loadCommand<C extends DownloadConfig | UploadConfig>(
   return { config, output: await outputOf(flags, env, sources) };
 }
 
-/** The embedded target's own process starts now: Azurite's start overlaps the coordinator's set-up. */
+/**
+ * The embedded target's own process starts now: Azurite's start overlaps the coordinator's set-up.
+ * Its module is imported only here and where the target opens: no other run loads it.
+ */
 function startEmbeddedEarly(credentials: Credentials): void {
-  if (credentials.kind === 'embedded') startAzuriteEarly({ tls: credentials.tls });
+  if (credentials.kind !== 'embedded') return;
+  void import('../storage/azurite-child.js').then((m) => m.startAzuriteEarly({ tls: credentials.tls }), () => {});
 }
 
 export async function downloadCommand(argv: readonly string[], env: Env, name = 'download'): Promise<number> {

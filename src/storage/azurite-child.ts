@@ -1,10 +1,11 @@
 // The zero-config target as the coordinator holds it: the embedded Azurite (azurite.ts) in a process
 // of its own (azurite-process.ts), so that its allocations and garbage collections run beside the
 // coordinator, not in it. The child dies with the coordinator: it exits when its IPC channel closes,
-// whatever ended the coordinator. Every wait on it is bounded.
+// whatever ended the coordinator. Every wait on it is bounded. Imported only where the embedded
+// target is used (kept out of the bundles: see scripts/bundle.ts), so it names azurite.ts by type only.
 import { fork, type ChildProcess } from 'node:child_process';
 import type { ServerClockView } from '../metrics/server-clock.js';
-import { AZURITE_ACCOUNT, AZURITE_KEY, type EmbeddedOptions } from './azurite.js';
+import type { EmbeddedOptions } from './azurite.js';
 import type { FromAzurite, ToAzurite } from './azurite-protocol.js';
 import { childEntry } from './child-entry.js';
 
@@ -28,12 +29,13 @@ export interface AzuriteProcess {
 }
 
 type Answer = Extract<FromAzurite, { id: number }>;
+type Started = Omit<Extract<FromAzurite, { type: 'ready' }>, 'type'>;
 
 /** One forked Azurite: its start, its answers by id, its end. */
 class AzuriteChild {
   readonly child: ChildProcess;
   readonly options: EmbeddedOptions;
-  readonly ready: Promise<{ endpoint: string; ca?: string }>;
+  readonly ready: Promise<Started>;
   private readonly pending = new Map<number, { type: Answer['type']; resolve: (a: Answer) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }>();
   private nextId = 0;
   private readonly exited: Promise<void>;
@@ -63,7 +65,7 @@ class AzuriteChild {
       const onStart = (m: FromAzurite) => {
         if (m.type === 'ready') {
           done();
-          resolve(m.ca ? { endpoint: m.endpoint, ca: m.ca } : { endpoint: m.endpoint });
+          resolve({ endpoint: m.endpoint, account: m.account, key: m.key, ...(m.ca ? { ca: m.ca } : {}) });
         } else if (m.type === 'failed') {
           done();
           reject(new Error(`the embedded Azurite did not start: ${m.message}`));
@@ -137,6 +139,8 @@ class AzuriteChild {
 }
 
 let early: AzuriteChild | undefined;
+/** Once a target has taken its process, a late early start (its import resolved after) is none. */
+let taken = false;
 
 const sameOptions = (a: EmbeddedOptions, b: EmbeddedOptions) =>
   Boolean(a.tls) === Boolean(b.tls) && Boolean(a.oauth) === Boolean(b.oauth) && a.memoryLimitBytes === b.memoryLimitBytes;
@@ -147,7 +151,7 @@ const sameOptions = (a: EmbeddedOptions, b: EmbeddedOptions) =>
  * opens its target still exits, and the child with it (its channel closes).
  */
 export function startAzuriteEarly(options: EmbeddedOptions = {}): void {
-  if (early) return;
+  if (early || taken) return;
   early = new AzuriteChild(options);
   early.hold(false);
 }
@@ -156,6 +160,7 @@ export function startAzuriteEarly(options: EmbeddedOptions = {}): void {
 export async function startAzuriteProcess(options: EmbeddedOptions = {}): Promise<AzuriteProcess> {
   let child = early;
   early = undefined;
+  taken = true;
   if (child && !(child.up && sameOptions(child.options, options))) {
     void child.stop();
     child = undefined;
@@ -163,7 +168,7 @@ export async function startAzuriteProcess(options: EmbeddedOptions = {}): Promis
   child ??= new AzuriteChild(options);
   child.hold(true);
   const azurite = child;
-  let started: { endpoint: string; ca?: string };
+  let started: Started;
   try {
     started = await azurite.ready;
   } catch (err) {
@@ -172,8 +177,6 @@ export async function startAzuriteProcess(options: EmbeddedOptions = {}): Promis
   }
   return {
     ...started,
-    account: AZURITE_ACCOUNT,
-    key: AZURITE_KEY,
     pid: azurite.child.pid!,
     clock: {
       reset: async () => {

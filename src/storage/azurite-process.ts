@@ -41,7 +41,7 @@ process.on('message', (msg: ToAzurite) => {
       startEmbeddedAzurite(msg.options).then((azurite) => {
         server = { azurite, clock: new ServerClock(azurite.httpServer) };
         if (stopping) return stopAndExit(0);
-        send({ type: 'ready', endpoint: azurite.endpoint, ...(azurite.ca ? { ca: azurite.ca } : {}) });
+        send({ type: 'ready', endpoint: azurite.endpoint, account: azurite.account, key: azurite.key, ...(azurite.ca ? { ca: azurite.ca } : {}) });
       }, (err: Error) => send({ type: 'failed', message: String(err.message).split('\n')[0]! }, () => stopAndExit(1)));
       return;
     case 'reset':

@@ -12,8 +12,8 @@ export type ToAzurite =
   | { type: 'stop' };
 
 export type FromAzurite =
-  /** `ca`: over HTTPS, the throwaway certificate (PEM, public) clients must trust. */
-  | { type: 'ready'; endpoint: string; ca?: string }
+  /** `key`: Azurite's published development key. `ca`: over HTTPS, the throwaway certificate (PEM) clients must trust. */
+  | { type: 'ready'; endpoint: string; account: string; key: string; ca?: string }
   | { type: 'failed'; message: string }
   | { type: 'reset'; id: number }
   | { type: 'span'; id: number; spanMs?: number };

@@ -11,7 +11,6 @@ import type { Credentials } from '../config/credentials.js';
 import { ConfigError } from '../config/errors.js';
 import { registerCredential, registerSecret } from '../log/logger.js';
 import { entraTokens, heldToken, type Bearer, type TokenSource } from './entra.js';
-import { startAzuriteProcess } from './azurite-child.js';
 import { STORAGE_API_VERSION } from './api-version.js';
 import { signSharedKey } from './sharedkey.js';
 
@@ -57,6 +56,7 @@ export async function openTarget(credentials: Credentials, container: string, si
       return { info: { kind: 'url', url: credentials.url }, label: `url ${new URL(credentials.url).host}`, stop: async () => {} };
     case 'embedded': {
       // Its own process (started early by the CLI, or now): its garbage collections stay out of ours.
+      const { startAzuriteProcess } = await import('./azurite-child.js');
       const azurite = await startAzuriteProcess({ tls: credentials.tls });
       return {
         info: { kind: 'blob', embedded: true, endpoint: azurite.endpoint, container, account: azurite.account, key: azurite.key, ...(azurite.ca ? { ca: azurite.ca } : {}) },
