@@ -1,13 +1,17 @@
 // The embedded target runs Azurite in a process of its own (issue 28: its garbage collections ran in
 // the coordinator). Its server clock answers through IPC; the child is gone after a session, after
 // stop(), and after its coordinator is killed with SIGKILL.
+import { spawnSync } from 'node:child_process';
+import { cpSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runDownload } from '../src/engine/download.js';
 import { startAzuriteProcess } from '../src/storage/azurite-child.js';
 import { containerClient } from '../src/storage/target.js';
 import { setLogLevel } from '../src/log/logger.js';
 import { alive, childPids, isAzuriteProcess } from './helpers/processes.js';
-import { startCli } from './helpers/cli.js';
+import { CLI_JS, startCli } from './helpers/cli.js';
+import { ONE_RUN } from './helpers/cli-env.js';
 import { testConfig } from './helpers/config.js';
 import { freshDirsSync } from './helpers/temp-dirs.js';
 
@@ -94,5 +98,20 @@ describe('the embedded Azurite in its own process', () => {
     await cli.exited;
     expect(await goneWithin(azurite, 10_000)).toEqual([]);
     expect(cli.stderr()).not.toMatch(/EPIPE|ERR_IPC|\n\s+at /);
+  });
+
+  it('a child that cannot start is named in one line with its own error, and the command exits 1', async () => {
+    // A copy of the build whose Azurite process fails as it loads (as a missing or broken install would).
+    const root = scratchDir();
+    const dist = resolve(CLI_JS, '..');
+    cpSync(dist, join(root, 'dist'), { recursive: true });
+    cpSync(join(dist, '..', 'package.json'), join(root, 'package.json'));
+    symlinkSync(join(dist, '..', 'node_modules'), join(root, 'node_modules'));
+    writeFileSync(join(root, 'dist', 'storage', 'azurite-process.js'), "throw new Error('no Azurite here');\n");
+    const run = spawnSync(process.execPath, [join(root, 'dist', 'cli.js'), 'download', '--results', 'r.json'], {
+      cwd: scratchDir(), env: { ...ONE_RUN, PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' }, encoding: 'utf8', timeout: 30_000,
+    });
+    expect(run.status, run.stderr).toBe(1);
+    expect(run.stderr).toBe('blob-cacher: the embedded Azurite exited with code 1 before it was ready: Error: no Azurite here\n');
   });
 });

@@ -15,6 +15,8 @@ const START_MS = 60_000;
 const ASK_MS = 10_000;
 /** Closing the server and removing its scratch; then the child is killed. */
 const STOP_MS = 10_000;
+/** What the child writes to stderr while it starts is held back, up to this much. */
+const MAX_HELD_CHARS = 64 * 1024;
 
 export interface AzuriteProcess {
   endpoint: string;
@@ -44,10 +46,25 @@ class AzuriteChild {
   constructor(options: EmbeddedOptions) {
     this.options = options;
     const entry = childEntry(new URL('./azurite-process.js', import.meta.url), import.meta.url.endsWith('.ts'), process.execArgv);
-    this.child = fork(entry.path, [], { execArgv: entry.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    // Its stderr is ours, but held until it is ready: a child that dies while starting (a module
+    // that does not load) is named in one line, with its own error's, not with its stack.
+    this.child = fork(entry.path, [], { execArgv: entry.execArgv, stdio: ['ignore', 'inherit', 'pipe', 'ipc'] });
+    let held: string | undefined = '';
+    const stderr = this.child.stderr!;
+    stderr.setEncoding('utf8');
+    stderr.on('data', (text: string) => {
+      if (held === undefined) process.stderr.write(text);
+      else if (held.length < MAX_HELD_CHARS) held += text;
+    });
+    const passOn = () => {
+      if (held) process.stderr.write(held);
+      held = undefined;
+    };
+    // Node prints an uncaught error as the source line, a caret, then "TypeError: …" or "Error [CODE]: …".
+    const errorLine = () => held?.split('\n').find((line) => /^\w*Error\b/.test(line))?.trim();
     // A message to a child that has just died fails with EPIPE before 'exit' says so: its exit names the death.
     this.child.on('error', () => {});
-    this.exited = new Promise((resolve) => this.child.once('exit', (code, signal) => {
+    this.exited = new Promise((resolve) => this.child.once('close', (code, signal) => {
       this.gone = signal ? `was killed by ${signal}` : `exited with code ${code}`;
       for (const [id, p] of this.pending) this.settle(id, () => p.reject(new Error(`the embedded Azurite ${this.gone}`)));
       resolve();
@@ -65,6 +82,7 @@ class AzuriteChild {
       const onStart = (m: FromAzurite) => {
         if (m.type === 'ready') {
           done();
+          passOn();
           resolve({ endpoint: m.endpoint, account: m.account, key: m.key, ...(m.ca ? { ca: m.ca } : {}) });
         } else if (m.type === 'failed') {
           done();
@@ -74,7 +92,8 @@ class AzuriteChild {
       this.child.on('message', onStart);
       void this.exited.then(() => {
         done();
-        reject(new Error(`the embedded Azurite ${this.gone} before it was ready`));
+        const line = errorLine();
+        reject(new Error(`the embedded Azurite ${this.gone} before it was ready${line ? `: ${line}` : ''}`));
       });
     });
     // A child started early that nobody takes (the command failed first) must not crash us when it fails.
