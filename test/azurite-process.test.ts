@@ -6,7 +6,7 @@ import { cpSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runDownload } from '../src/engine/download.js';
-import { startAzuriteProcess } from '../src/storage/azurite-child.js';
+import { startAzuriteProcess, withoutInlineScript } from '../src/storage/azurite-child.js';
 import { containerClient } from '../src/storage/target.js';
 import { setLogLevel } from '../src/log/logger.js';
 import { alive, childPids, isAzuriteProcess } from './helpers/processes.js';
@@ -113,5 +113,28 @@ describe('the embedded Azurite in its own process', () => {
     });
     expect(run.status, run.stderr).toBe(1);
     expect(run.stderr).toBe('blob-cacher: the embedded Azurite exited with code 1 before it was ready: Error: no Azurite here\n');
+  });
+
+  it('a child started early that no target takes (the command failed first) neither holds the command open nor outlives it', async () => {
+    const module = join(resolve(CLI_JS, '..'), 'storage', 'azurite-child.js');
+    // The script names its children (the early Azurite) and ends without taking it.
+    const script = join(scratchDir(), 'early.mjs');
+    writeFileSync(script, `import { startAzuriteEarly } from ${JSON.stringify(module)};
+import { readdirSync, readFileSync } from 'node:fs';
+startAzuriteEarly();
+const ppid = (p) => { try { return readFileSync('/proc/' + p + '/stat', 'utf8').replace(/^.*\\) /s, '').split(' ')[1]; } catch { return ''; } };
+process.stdout.write(readdirSync('/proc').filter((p) => /^\\d+$/.test(p) && ppid(p) === String(process.pid)).join(','));
+`);
+    // Its stdout is the child's too: the pipe closes once both have exited.
+    const run = spawnSync(process.execPath, [script], { encoding: 'utf8', timeout: 20_000 });
+    expect(run.error, run.stderr).toBeUndefined();
+    expect(run.status, run.stderr).toBe(0);
+    const children = run.stdout.split(',').map(Number);
+    expect(children).toHaveLength(1);
+    expect(await goneWithin(children, 10_000)).toEqual([]);
+  });
+
+  it('an inline script (node -e) is not passed on to the child: it would run again there', () => {
+    expect(withoutInlineScript(['--max-semi-space-size=4', '-e', 'fork()', '--eval=x', '-p', '1', '--inspect'])).toEqual(['--max-semi-space-size=4', '--inspect']);
   });
 });

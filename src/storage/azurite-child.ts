@@ -4,6 +4,7 @@
 // whatever ended the coordinator. Every wait on it is bounded. Imported only where the embedded
 // target is used (kept out of the bundles: see scripts/bundle.ts), so it names azurite.ts by type only.
 import { fork, type ChildProcess } from 'node:child_process';
+import type { Socket } from 'node:net';
 import type { ServerClockView } from '../metrics/server-clock.js';
 import type { EmbeddedOptions } from './azurite.js';
 import type { FromAzurite, ToAzurite } from './azurite-protocol.js';
@@ -30,6 +31,20 @@ export interface AzuriteProcess {
   stop(): Promise<void>;
 }
 
+/**
+ * The parent's Node flags but an inline script (`node -e …`, `-p`): fork passes them on, and the
+ * child would run that script again instead of its own (and fork again: a chain).
+ */
+export function withoutInlineScript(execArgv: readonly string[]): string[] {
+  const flags: string[] = [];
+  for (let i = 0; i < execArgv.length; i++) {
+    const flag = execArgv[i]!;
+    if (flag === '-e' || flag === '--eval' || flag === '-p' || flag === '--print') i++;
+    else if (!/^--(eval|print)=/.test(flag)) flags.push(flag);
+  }
+  return flags;
+}
+
 type Answer = Extract<FromAzurite, { id: number }>;
 type Started = Omit<Extract<FromAzurite, { type: 'ready' }>, 'type'>;
 
@@ -45,7 +60,7 @@ class AzuriteChild {
 
   constructor(options: EmbeddedOptions) {
     this.options = options;
-    const entry = childEntry(new URL('./azurite-process.js', import.meta.url), import.meta.url.endsWith('.ts'), process.execArgv);
+    const entry = childEntry(new URL('./azurite-process.js', import.meta.url), import.meta.url.endsWith('.ts'), withoutInlineScript(process.execArgv));
     // Its stderr is ours, but held until it is ready: a child that dies while starting (a module
     // that does not load) is named in one line, with its own error's, not with its stack.
     this.child = fork(entry.path, [], { execArgv: entry.execArgv, stdio: ['ignore', 'inherit', 'pipe', 'ipc'] });
@@ -131,12 +146,16 @@ class AzuriteChild {
 
   /** Holds this process open (or not, while it is only started early) for as long as the child runs. */
   hold(held: boolean): void {
+    // Its stderr pipe holds the event loop too (a net.Socket).
+    const pipe = this.child.stderr as Socket | null;
     if (held) {
       this.child.ref();
       this.child.channel?.ref();
+      pipe?.ref();
     } else {
       this.child.unref();
       this.child.channel?.unref();
+      pipe?.unref();
     }
   }
 
