@@ -1,21 +1,24 @@
-// `npm run build`'s second step, after tsc: the two files a run starts from, each bundled with what
+// `npm run build`'s second step, after tsc: the three files a run starts from, each bundled with what
 // it imports into one file, in place: dist/cli/commands.js (every command; what dist/cli.js imports
-// once a command is named) and dist/workers/worker.js (what each worker process runs). Node resolves,
-// reads, compiles and links every ES module on its own: a 1-byte download loaded ~150 modules in the
+// once a command is named), dist/workers/worker.js (what each worker process runs) and
+// dist/storage/azurite-process.js (the embedded Azurite's own process). Node resolves, reads,
+// compiles and links every ES module on its own: a 1-byte download loaded ~150 modules in the
 // coordinator and ~50 in each worker, ~60 ms of its start (BENCHMARKS.md, "Start-up").
 //
 // What stays outside the bundles: npm packages but the four every start loads (BUNDLED_PACKAGES; the
-// others from node_modules as before, so the SDK and Azurite still load only where used), Node's own modules, and workers/first-worker.js, whose
-// early-forked worker dist/cli.js starts and the pool inside the bundle adopts: one copy, shared.
+// others from node_modules as before, so the SDK and Azurite still load only where used), Node's own
+// modules, workers/first-worker.js, whose early-forked worker dist/cli.js starts and the pool inside
+// the bundle adopts (one copy, shared), and storage/azurite-child.js, which forks the embedded
+// Azurite's process from the script beside it.
 // Everything else in dist/ is tsc's output, unchanged: the tests, the bench and dist/download.js
 // import it, and a build by tsc alone (the tests' set-up, the Docker image) runs the same code
-// unbundled. Both bundles sit where tsc put their entries, so paths relative to a module
+// unbundled. The bundles sit where tsc put their entries, so paths relative to a module
 // (../../package.json, node_modules) resolve as they do unbundled.
 import { build, type Plugin } from 'esbuild';
 import { chmodSync, existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
-const ENTRIES = ['cli/commands.js', 'workers/worker.js'];
+const ENTRIES = ['cli/commands.js', 'workers/worker.js', 'storage/azurite-process.js'];
 
 /**
  * The npm packages every command's start loads (commander and dotenv to read options, p-limit and
@@ -37,11 +40,21 @@ const packagesOutside: Plugin = {
   },
 };
 
-/** The one module whose state the entry (dist/cli.js) and the bundled pool must share. */
-const firstWorkerOutside: Plugin = {
-  name: 'first-worker-outside',
+/**
+ * Modules left outside the bundles, as tsc wrote them: workers/first-worker.js, whose state the entry
+ * (dist/cli.js) and the bundled pool must share, and storage/azurite-child.js, which forks
+ * azurite-process.js beside itself (inside dist/cli/commands.js, that path would be dist/cli/'s).
+ */
+const OUTSIDE = { 'first-worker': '../workers/first-worker.js', 'azurite-child': '../storage/azurite-child.js' } as const;
+
+const modulesOutside: Plugin = {
+  name: 'modules-outside',
   setup(b) {
-    b.onResolve({ filter: /\/first-worker\.js$/ }, () => ({ path: '../workers/first-worker.js', external: true }));
+    b.onResolve({ filter: /\/(first-worker|azurite-child)\.js$/ }, (args) => {
+      const name = /([^/]+)\.js$/.exec(args.path)![1] as keyof typeof OUTSIDE;
+      // Relative to the bundle, which sits one folder below dist/ (cli/, workers/ or storage/).
+      return { path: OUTSIDE[name], external: true };
+    });
   },
 };
 
@@ -101,7 +114,7 @@ export async function bundle(dist: string): Promise<void> {
       format: 'esm',
       platform: 'node',
       target: 'node22',
-      plugins: [firstWorkerOutside, packagesOutside],
+      plugins: [modulesOutside, packagesOutside],
       // The CommonJS packages bundled in require Node's modules (commander: node:events, …): an ES
       // module has no require of its own, so the bundle makes one (esbuild's shim calls it).
       banner: { js: "import { createRequire as __bundleCreateRequire } from 'node:module';\nconst require = __bundleCreateRequire(import.meta.url);" },

@@ -219,6 +219,15 @@ async function loadCommand<C extends DownloadConfig | UploadConfig>(
   return { config, output: await outputOf(flags, env, sources) };
 }
 
+/**
+ * The embedded target's own process starts now: Azurite's start overlaps the coordinator's set-up.
+ * Its module is imported only here and where the target opens: no other run loads it.
+ */
+function startEmbeddedEarly(credentials: Credentials): void {
+  if (credentials.kind !== 'embedded') return;
+  void import('../storage/azurite-child.js').then((m) => m.startAzuriteEarly({ tls: credentials.tls }), () => {});
+}
+
 export async function downloadCommand(argv: readonly string[], env: Env, name = 'download'): Promise<number> {
   const loaded = await loadCommand(name, DOWNLOAD_OPTIONS, 'Download the same blob with each strategy and compare where the time goes.', argv, env, loadDownloadConfig);
   if (!loaded) return 0;
@@ -226,6 +235,7 @@ export async function downloadCommand(argv: readonly string[], env: Env, name = 
   checkOutPath(config);
   checkProcessesFit(config.processes);
   startFirstWorker();
+  startEmbeddedEarly(config.credentials);
   const many = config.sourceMethod !== 'all' && DOWNLOAD_STRATEGIES.some((s) => config.sourceMethod.split(',').includes(s.name) && workloadKind(s) !== 'blob');
   const what = many ? `${config.fileCount} files x ${formatBytes(config.fileSizeBytes)} (${config.fileSizeBytes} bytes)${config.sourceMethod.includes('list') ? `, pages of ${config.pageSize}` : ''}` : `concurrency ${config.concurrency}`;
   const title = `blob-cacher download: ${config.processes} process(es) x ${config.maxSockets} socket(s), ${what}, sink ${config.sink}`;
@@ -238,6 +248,7 @@ export async function uploadCommand(argv: readonly string[], env: Env, name = 'u
   const { config, output } = loaded;
   checkProcessesFit(config.processes);
   startFirstWorker();
+  startEmbeddedEarly(config.credentials);
   // A plain URL takes small files only: no large blob to describe.
   const large = config.credentials.kind === 'url' ? '' : `; large blob ${formatBytes(config.blobSizeBytes)} in ${formatBytes(config.blockSizeBytes)} blocks, concurrency ${config.concurrency}`;
   const title = `blob-cacher upload: ${config.processes} process(es) x ${config.maxSockets} socket(s); small files ${config.fileCount} x ${formatBytes(config.fileSizeBytes)} (${config.fileSizeBytes} bytes)${large}`;

@@ -11,7 +11,7 @@ import { measuredRunAtMost, RecordBudget } from '../results/record-budget.js';
 import { totalBytes, type Items } from '../plan/items.js';
 import { WorkerPool, type AfterWorkers, type JobSpec, type MergedRun } from '../workers/pool.js';
 import type { Progress } from '../workers/protocol.js';
-import type { ServerClock } from '../metrics/server-clock.js';
+import type { ServerClockView } from '../metrics/server-clock.js';
 import type { RunOptions, SteadyOptions } from '../config/load.js';
 import type { Bearer } from '../storage/entra.js';
 import type { ConnectionMode } from '../config/choices.js';
@@ -46,8 +46,8 @@ export interface OpenWorkload {
   params: RunParams;
   /** Downloads: the size of the object every contender delivers. */
   objectSizeBytes?: number;
-  /** The target's own clock, when it runs in this process: each run's server-side span. */
-  serverClock?: ServerClock;
+  /** The target's own clock, where we run the server (the embedded Azurite): each run's server-side span. */
+  serverClock?: ServerClockView;
   /** Entra ID: the token runs should carry now, renewed when it expires soon (asked during long runs too). */
   token?: (signal?: AbortSignal) => Promise<Bearer>;
   contenders: Contender[];
@@ -290,26 +290,39 @@ async function execute(ctx: RunContext, prepared: PreparedRun, id: Omit<RunIdent
   log.verbose(`${id.strategy}: ${what} over ${processes} process(es) x ${open.params.maxSockets} socket(s)${capped}`);
   const bytes = totalBytes(items);
   const steadyJob = steady ? { durationMs: steady.durationMs, intervalMs: steady.intervalMs } : undefined;
+  // The server's clock forgets what it saw before this run's release, and the release waits until it
+  // has: no request of this run can come first. Asked as the workers are given their job (they make
+  // no data request before the barrier: warm connections are HEADs), the answer is in by the time
+  // they are ready; behind a scale-out gate, which talks to storage itself, only once it is passed.
+  const clock = steady ? undefined : open.serverClock;
+  const reset = startGate ? undefined : clock?.reset();
+  reset?.catch(() => {});
+  const beforeRelease = startGate || clock ? async () => {
+    if (startGate) {
+      await startGate(signal).catch((error: unknown) => {
+        throw new GateFailure(error);
+      });
+    }
+    await (reset ?? clock?.reset());
+  } : undefined;
   let releasedAt = performance.now();
   const merged = await ctx.pool.run({ ...job, ...(steadyJob ? { steady: steadyJob } : {}), ...(connections === 'warm' ? { connections } : {}) }, items, processes, {
     after: prepared.after,
     autoterm: steady?.autoterm,
     token: open.token,
     signal,
-    beforeRelease: startGate && (() => startGate(signal).catch((error: unknown) => {
-      throw new GateFailure(error);
-    })),
+    beforeRelease,
     onProgress: (done) => emit({ type: 'progress', ...done }),
     onReleased: () => {
       releasedAt = performance.now();
-      open.serverClock?.reset();
       emit({
         type: 'run-start', strategy: id.strategy, unit: prepared.unit, cell: id.cell, run: id.run, runs: ctx.runs, warmup: id.warmup, requests: items.length, bytes,
         ...(steady ? { durationMs: steady.durationMs } : {}),
       });
     },
   });
-  // A steady run has no fixed work to span: the server's clock would time the duration asked for.
-  const serverSpanMs = steady ? undefined : open.serverClock?.span();
+  // Asked before anything else reaches the server (verification, cleanup). A steady run has no fixed
+  // work to span: the server's clock would time the duration asked for.
+  const serverSpanMs = await clock?.span();
   return { merged, releasedAt, collectedAt: performance.now(), serverSpanMs };
 }

@@ -1,7 +1,8 @@
-// The server's own clock, where the server runs in this process (the embedded Azurite): from the
-// first data request's arrival to the last data response's end. Every contender, ours or the SDK's,
-// is timed by it alike, so client-side overhead (before the first request, after the last answer)
-// shows as the difference between the client's span and the server's.
+// The server's own clock, in the process the server runs in (the embedded Azurite's own process,
+// asked through IPC: ServerClockView): from the first data request's arrival to the last data
+// response's end. Every contender, ours or the SDK's, is timed by it alike, so client-side overhead
+// (before the first request, after the last answer) shows as the difference between the client's
+// span and the server's.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 
@@ -66,4 +67,14 @@ export class ServerClock {
   close(): void {
     this.server.off('request', this.onRequest);
   }
+}
+
+/**
+ * The server's clock as a session asks it, wherever the server runs (the embedded Azurite runs in a
+ * process of its own: storage/azurite-child.ts): a reset the run waits for before its release, and the
+ * span after its collection. Both answers are bounded.
+ */
+export interface ServerClockView {
+  reset(): Promise<void>;
+  span(): Promise<number | undefined>;
 }

@@ -1,5 +1,6 @@
-// The zero-config target: an Azurite blob server in this process, in memory, on a free loopback
-// port, fresh for each run. Deep imports, because require('azurite') loads vscode.
+// The zero-config target: an Azurite blob server in the calling process (for a run, the embedded
+// target's own process, azurite-process.ts; tests and the bench call it in theirs), in memory, on a
+// free loopback port, fresh for each run. Deep imports, because require('azurite') loads vscode.
 import type { Server } from 'node:http';
 import { writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';

@@ -3,7 +3,7 @@
 // fixtures or baselines need it.
 import { readRegularFile } from '../results/bounded-read.js';
 import { createAgent } from '../transport/request.js';
-import { ServerClock } from '../metrics/server-clock.js';
+import type { ServerClockView } from '../metrics/server-clock.js';
 import type { Agent } from 'node:http';
 import type { ContainerClient, StoragePipelineOptions } from '@azure/storage-blob';
 import type { TokenCredential } from '@azure/identity';
@@ -11,7 +11,6 @@ import type { Credentials } from '../config/credentials.js';
 import { ConfigError } from '../config/errors.js';
 import { registerCredential, registerSecret } from '../log/logger.js';
 import { entraTokens, heldToken, type Bearer, type TokenSource } from './entra.js';
-import { startEmbeddedAzurite } from './azurite.js';
 import { STORAGE_API_VERSION } from './api-version.js';
 import { signSharedKey } from './sharedkey.js';
 
@@ -29,8 +28,8 @@ export interface Target {
   info: TargetInfo;
   /** Human description without secrets. */
   label: string;
-  /** The server's own clock, where the server runs in this process (the embedded Azurite). */
-  serverClock?: ServerClock;
+  /** The server's own clock, where we run the server (the embedded Azurite, in a process of its own). */
+  serverClock?: ServerClockView;
   /** Entra ID: where every token comes from (the coordinator's SDK client and each run's job). */
   tokens?: TokenSource;
   stop(): Promise<void>;
@@ -56,16 +55,14 @@ export async function openTarget(credentials: Credentials, container: string, si
     case 'url':
       return { info: { kind: 'url', url: credentials.url }, label: `url ${new URL(credentials.url).host}`, stop: async () => {} };
     case 'embedded': {
-      const azurite = await startEmbeddedAzurite({ tls: credentials.tls });
-      const serverClock = new ServerClock(azurite.httpServer);
+      // Its own process (started early by the CLI, or now): its garbage collections stay out of ours.
+      const { startAzuriteProcess } = await import('./azurite-child.js');
+      const azurite = await startAzuriteProcess({ tls: credentials.tls });
       return {
         info: { kind: 'blob', embedded: true, endpoint: azurite.endpoint, container, account: azurite.account, key: azurite.key, ...(azurite.ca ? { ca: azurite.ca } : {}) },
         label: `embedded Azurite ${azurite.endpoint}`,
-        serverClock,
-        stop: async () => {
-          serverClock.close();
-          await azurite.stop();
-        },
+        serverClock: azurite.clock,
+        stop: () => azurite.stop(),
       };
     }
     default: {

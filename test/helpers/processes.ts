@@ -22,3 +22,12 @@ export function alive(pid: number): boolean {
     return false;
   }
 }
+
+/** Whether `pid` runs the embedded Azurite's own process (storage/azurite-process), not a worker. */
+export function isAzuriteProcess(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('azurite-process');
+  } catch {
+    return false; // gone
+  }
+}
