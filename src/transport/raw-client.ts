@@ -17,6 +17,7 @@ import { answerError, ErrorBody, isExpected } from './answer.js';
 import { CANCELLED_ERROR, errnoText, NOT_SENT_ERROR, withUrlCredentials, type HttpClient, type HttpRequest, type StopSignal, type TracedResult } from './http-client.js';
 import { ChunkedDecoder, headEnd, MAX_HEAD_BYTES, parseHead, requestHead, type Head } from './http1.js';
 import { nodeTls } from './node-http.js';
+import type { PhaseDurationsMs } from './phases.js';
 import { RequestTracer } from './tracer.js';
 
 export interface RawRequestOptions extends HttpRequest {
@@ -253,6 +254,35 @@ export function wireHead(req: Pick<HttpRequest, 'url' | 'method' | 'headers' | '
   return Buffer.from(requestHead(req.method ?? 'GET', req.url, withUrlCredentials(req.url, req.headers), req.body?.length));
 }
 
+/**
+ * An answer's result: its headers are parsed from the head only when read (most answers' never are).
+ */
+class RawResult implements TracedResult {
+  readonly status: number;
+  readonly bytes: number;
+  readonly reused: boolean;
+  readonly phases: PhaseDurationsMs;
+  readonly totalMs: number;
+  readonly startEpochMs: number;
+  readonly error: string | undefined;
+  private readonly head: Head | undefined;
+
+  constructor(status: number, bytes: number, reused: boolean, phases: PhaseDurationsMs, totalMs: number, startEpochMs: number, head: Head | undefined, error: string | undefined) {
+    this.status = status;
+    this.bytes = bytes;
+    this.reused = reused;
+    this.phases = phases;
+    this.totalMs = totalMs;
+    this.startEpochMs = startEpochMs;
+    this.head = head;
+    this.error = error;
+  }
+
+  get headers(): IncomingHttpHeaders {
+    return this.head ? this.head.headers : {};
+  }
+}
+
 /** What a pool's watch of a stop ends: a request in flight, or one waiting for a socket. */
 interface Cancellable {
   readonly cancel: () => void;
@@ -271,7 +301,6 @@ class Exchange implements ConnUser, Cancellable {
   private readonly trace: boolean;
   private readonly method: string;
   private status = 0;
-  private headers: IncomingHttpHeaders = {};
   private bytes = 0;
   private conn!: Conn;
   private resolve!: (r: TracedResult) => void;
@@ -279,6 +308,8 @@ class Exchange implements ConnUser, Cancellable {
   /** The head's bytes so far, when it spans reads (a copy: the read buffer is reused). */
   private headBuf: Buffer | undefined;
   private parsed: Head | undefined;
+  /** Bytes came past the answer's end: the connection is out of step and is never reused. */
+  private outOfStep = false;
   /** The answer's status was the expected one: its body goes to onData. */
   private ok = false;
   private left = 0;
@@ -308,7 +339,7 @@ class Exchange implements ConnUser, Cancellable {
     const tracer = this.tracer;
     tracer.mark('end');
     const { phases, totalMs } = tracer.phases();
-    return { status: this.status, bytes: this.bytes, reused: tracer.reused, phases, totalMs, startEpochMs: tracer.startEpochMs, headers: this.headers, error };
+    return new RawResult(this.status, this.bytes, tracer.reused, phases, totalMs, tracer.startEpochMs, this.parsed, error);
   }
 
   start(): Promise<TracedResult> {
@@ -427,14 +458,15 @@ class Exchange implements ConnUser, Cancellable {
    */
   private bodyEnded(): boolean {
     const h = this.parsed!;
+    const keepAlive = h.keepAlive && !this.outOfStep;
     if (!this.ok) {
-      this.finish(answerError({ status: h.status, headers: h.headers, body: this.errorBody?.text(), expectStatus: this.opts.expectStatus }), h.keepAlive);
+      this.finish(answerError({ status: h.status, headers: h.headers, body: this.errorBody?.text(), expectStatus: this.opts.expectStatus }), keepAlive);
     } else if (this.pending) {
-      const done = () => this.finish(undefined, h.keepAlive);
+      const done = () => this.finish(undefined, keepAlive);
       void this.pending.then(done, () => {});
       return false;
     } else {
-      this.finish(undefined, h.keepAlive);
+      this.finish(undefined, keepAlive);
     }
     return !this.conn.closed;
   }
@@ -479,7 +511,7 @@ class Exchange implements ConnUser, Cancellable {
         return false;
       }
       if (chunked.done) {
-        if (used < view.length) this.parsed = { ...h, keepAlive: false };
+        if (used < view.length) this.outOfStep = true;
         return this.bodyEnded() && keepReading;
       }
       return keepReading;
@@ -490,7 +522,7 @@ class Exchange implements ConnUser, Cancellable {
     const keepReading = take > 0 ? this.deliver(take === view.length ? view : view.subarray(0, take)) : true;
     if (this.left === 0) {
       // Bytes past the declared length: the connection is out of step; never reuse it.
-      if (take < view.length) this.parsed = { ...h, keepAlive: false };
+      if (take < view.length) this.outOfStep = true;
       return this.bodyEnded() && keepReading;
     }
     return keepReading;
@@ -499,13 +531,12 @@ class Exchange implements ConnUser, Cancellable {
   private startBody(h: Head, rest: Buffer): boolean {
     this.parsed = h;
     this.status = h.status;
-    this.headers = h.headers;
     this.ok = isExpected(h.status, this.opts.expectStatus);
     if (this.trace) this.tracer.mark('response');
     this.left = h.length;
     if (h.length === -1) this.chunked = new ChunkedDecoder();
     if (h.length === 0) {
-      if (rest.length) this.parsed = { ...h, keepAlive: false };
+      if (rest.length) this.outOfStep = true;
       return this.bodyEnded();
     }
     return rest.length ? this.onBody(rest) : true;
