@@ -39,6 +39,13 @@ interface ConnUser {
   written(error: Error | null | undefined): void;
 }
 
+/**
+ * A request is written whole, at once, and nothing here waits for 'drain'. Above the default 16 KiB,
+ * so that a body up to this size does not mark the stream as needing a 'drain', for which Node queued
+ * a tick after every such write.
+ */
+const WRITE_HIGH_WATER_BYTES = 1024 * 1024;
+
 class Conn {
   readonly socket: net.Socket;
   user: ConnUser | undefined;
@@ -74,7 +81,8 @@ class Conn {
     this.socket = url.protocol === 'https:'
       // tls.connect takes net's onread too (its typings omit it).
       ? nodeTls().connect({ ...tlsOptions, host, port, servername: net.isIP(host) ? undefined : host, onread, ALPNProtocols: ['http/1.1'] } as Tls.ConnectionOptions)
-      : net.connect({ host, port, onread });
+      // net passes its options to the stream (its typings omit the stream's).
+      : net.connect({ host, port, onread, writableHighWaterMark: WRITE_HIGH_WATER_BYTES } as net.NetConnectOpts);
     this.socket.setNoDelay(true);
     const gone = (error: string, clean: boolean) => {
       if (this.closed) return;
@@ -283,6 +291,9 @@ class RawResult implements TracedResult {
   }
 }
 
+/** An empty write, whose callback comes once what was written before it has gone. */
+const NOTHING = Buffer.alloc(0);
+
 /** What a pool's watch of a stop ends: a request in flight, or one waiting for a socket. */
 interface Cancellable {
   readonly cancel: () => void;
@@ -410,15 +421,22 @@ class Exchange implements ConnUser, Cancellable {
       c.socket.setTimeout(timeoutMs);
       c.timeoutMs = timeoutMs;
     }
+    const socket = c.socket;
     if (opts.body) {
-      // Head and body leave in one writev; 'sent' when the last body byte is handed to the kernel.
-      c.socket.cork();
-      c.socket.write(head);
-      c.socket.write(opts.body, c.afterWrite);
-      c.socket.uncork();
+      // Head and body leave in one writev.
+      socket.cork();
+      socket.write(head);
+      socket.write(opts.body);
+      socket.uncork();
     } else {
-      c.socket.write(head, c.afterWrite);
+      socket.write(head);
     }
+    // 'sent' when the last byte is handed to the kernel. Written without a callback, as Node then
+    // queues no tick to call one: most often the kernel took it all at once, and that is now.
+    // Otherwise (a socket still connecting, a full send buffer) an empty write's callback says when
+    // the rest has gone.
+    if (socket.writableLength === 0 && !socket.destroyed) this.written(null);
+    else socket.write(NOTHING, c.afterWrite);
     // A socket paused at the end of its previous response (our read callback returned false) reads again.
     if (fresh) c.socket.resume();
     else c.resume();
