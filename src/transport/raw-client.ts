@@ -127,6 +127,9 @@ export class RawPool implements HttpClient {
    * was the costliest JavaScript of a small PUT after parsing the answer's head (~1.5 µs).
    */
   private readonly inFlight = new WeakMap<AbortSignal, Set<Cancellable>>();
+  /** The signal watched last and its set: every request of a run has the same one (no WeakMap lookup a request). */
+  private lastSignal: StopSignal | undefined;
+  private lastAborts: Set<Cancellable> | undefined;
 
   constructor(origin: URL, maxSockets: number, bufferBytes: number, tlsOptions?: Tls.ConnectionOptions) {
     this.origin = origin;
@@ -180,6 +183,10 @@ export class RawPool implements HttpClient {
 
   /** Cancels `c` once `signal` aborts, until unwatch(); a hedge's cheap Stop keeps its own listeners. */
   watch(signal: StopSignal, c: Cancellable): void {
+    if (signal === this.lastSignal) {
+      this.lastAborts!.add(c);
+      return;
+    }
     if (!(signal instanceof AbortSignal)) return signal.addEventListener('abort', c.cancel, { once: true });
     let aborts = this.inFlight.get(signal);
     if (!aborts) {
@@ -191,10 +198,13 @@ export class RawPool implements HttpClient {
       }, { once: true });
     }
     aborts.add(c);
+    this.lastSignal = signal;
+    this.lastAborts = aborts;
   }
 
   unwatch(signal: StopSignal, c: Cancellable): void {
-    if (signal instanceof AbortSignal) this.inFlight.get(signal)?.delete(c);
+    if (signal === this.lastSignal) this.lastAborts!.delete(c);
+    else if (signal instanceof AbortSignal) this.inFlight.get(signal)?.delete(c);
     else signal.removeEventListener('abort', c.cancel);
   }
 
