@@ -4,7 +4,7 @@
 // into histograms after its timed section, the coordinator when it merges.
 import { createRequire } from 'node:module';
 import type * as Hdr from 'hdr-histogram-js';
-import { PHASES, type Phase, type PhaseDurationsMs } from '../transport/phases.js';
+import { PHASES, phasesInto, type Phase, type PhaseDurationsMs } from '../transport/phases.js';
 import { nodeZlib } from '../transport/node-http.js';
 
 /** `object`: whole-object completion (first request's start to its last part's end), one per object. */
@@ -232,6 +232,10 @@ export function sumEncoded(texts: Iterable<string>): Hdr.Histogram | undefined {
 
 export class PhaseHistograms {
   readonly byMetric = new Map<MetricName, Hdr.Histogram>();
+  /** The phases' histograms by PHASES' index, and the total's: record() finds them without a Map lookup. */
+  private readonly byPhase: (Hdr.Histogram | undefined)[] = PHASES.map(() => undefined);
+  private total: Hdr.Histogram | undefined;
+  private readonly scratch = new Float64Array(PHASES.length);
 
   constructor() {
     // Loaded where a set is made, so that no record() ever pays it.
@@ -248,11 +252,12 @@ export class PhaseHistograms {
   }
 
   record(phases: PhaseDurationsMs, totalMs: number): void {
-    for (const phase of PHASES) {
-      const ms = phases[phase];
-      if (ms !== undefined) this.recordMs(phase, ms);
+    const ms = phasesInto(phases, this.scratch);
+    for (let k = 0; k < ms.length; k++) {
+      const v = ms[k]!;
+      if (v === v) (this.byPhase[k] ??= this.get(PHASES[k]!)).recordValue(Math.max(0, Math.round(v * 1000)));
     }
-    this.recordMs('total', totalMs);
+    (this.total ??= this.get('total')).recordValue(Math.max(0, Math.round(totalMs * 1000)));
   }
 
   recordMs(metric: MetricName, ms: number): void {

@@ -2,7 +2,7 @@
 // phases object, strings and boxed doubles. A worker fills one as its items settle, sends it to the
 // coordinator as typed arrays (a copy, not a JSON walk), and the coordinator merges and reads it in
 // place; an OpRecord object exists only while someone looks at one.
-import { PHASES, type PhaseDurationsMs } from '../transport/phases.js';
+import { PHASES, phasesInto, type PhaseDurationsMs } from '../transport/phases.js';
 import type { ThrottleClass } from '../transport/answer.js';
 import type { OpRecord } from './records.js';
 import type { PhaseHistograms } from './histograms.js';
@@ -20,6 +20,8 @@ type NumberColumn = keyof typeof NUMBERS;
 type Column = InstanceType<(typeof NUMBERS)[NumberColumn]>;
 const NUMBER_COLUMNS = Object.keys(NUMBERS) as NumberColumn[];
 const MD5_BYTES = 16;
+/** A row's phases, read once (phasesInto). */
+const scratch = new Float64Array(PHASES.length);
 /** Base64 of exactly 16 bytes, as Content-MD5 writes it: decoding it and encoding back gives it again. */
 const CANONICAL_MD5 = /^[A-Za-z0-9+/]{21}[AQgw]==$/;
 
@@ -104,7 +106,8 @@ export class RecordTable implements Iterable<OpRecord> {
     c.hedge[i] = r.hedge ? (r.hedge.won === 'first' ? 1 : 2) : 0;
     c.hedgeAfterMs[i] = r.hedge?.afterMs ?? 0;
     c.hedgeLoserBytes[i] = r.hedge?.loserBytes ?? 0;
-    for (let k = 0; k < PHASES.length; k++) this.phaseCols[k]![i] = r.phases[PHASES[k]!] ?? Number.NaN;
+    const phases = phasesInto(r.phases, scratch);
+    for (let k = 0; k < phases.length; k++) this.phaseCols[k]![i] = phases[k]!;
     this.odd.delete(i);
     this.hasMd5[i] = 0;
     if (r.md5 !== undefined) this.setMd5(i, r.md5);

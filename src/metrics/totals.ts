@@ -2,7 +2,7 @@
 // totals are made of, added across workers; a steady run's meter and a many-file worker count the same way.
 import type { OpRecord } from './records.js';
 import type { ThrottleClass } from '../transport/answer.js';
-import { PHASES, type Phase } from '../transport/phases.js';
+import type { Phase } from '../transport/phases.js';
 
 /** Totals over requests: a steady run's every lap (its records keep only each item's last), or a run's records. */
 export interface SteadyTotals {
@@ -47,10 +47,17 @@ export function countInto(t: SteadyTotals, r: OpRecord): void {
     return;
   }
   t.requestSumMs += r.totalMs;
-  for (const p of PHASES) {
-    const ms = r.phases[p];
-    if (ms !== undefined) t.phaseSumsMs[p] = (t.phaseSumsMs[p] ?? 0) + ms;
-  }
+  // Named reads and writes, not a loop over PHASES by computed keys (megamorphic, once a request).
+  const p = r.phases;
+  const sums = t.phaseSumsMs;
+  if (p.retry !== undefined) sums.retry = (sums.retry ?? 0) + p.retry;
+  if (p.wait !== undefined) sums.wait = (sums.wait ?? 0) + p.wait;
+  if (p.dns !== undefined) sums.dns = (sums.dns ?? 0) + p.dns;
+  if (p.tcp !== undefined) sums.tcp = (sums.tcp ?? 0) + p.tcp;
+  if (p.tls !== undefined) sums.tls = (sums.tls ?? 0) + p.tls;
+  if (p.send !== undefined) sums.send = (sums.send ?? 0) + p.send;
+  if (p.firstByte !== undefined) sums.firstByte = (sums.firstByte ?? 0) + p.firstByte;
+  if (p.download !== undefined) sums.download = (sums.download ?? 0) + p.download;
 }
 
 /** Workers' totals as one. */

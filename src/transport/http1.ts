@@ -16,40 +16,68 @@ export function headEnd(buf: Uint8Array, from: number): number {
 
 export const MAX_HEAD_BYTES = 64 * 1024;
 
-export interface Head {
-  status: number;
-  headers: IncomingHttpHeaders;
-  keepAlive: boolean;
+/**
+ * A response head: its status and framing read at once, its other headers only when someone asks.
+ * Of a PUT's answer nothing but the status and the framing is read (Put Blob's Content-MD5, a
+ * Retry-After and an error's code only on those answers): building an object of every header, its
+ * names lowercased strings, was most of what an answer cost to read.
+ */
+export class Head {
+  readonly status: number;
+  readonly keepAlive: boolean;
   /** Body length, or -1 for chunked, or -2 for "until the connection closes". */
-  length: number;
+  readonly length: number;
+  /** The header lines after the status line, as received. */
+  private readonly text: string;
+  private readonly from: number;
+  private parsed: IncomingHttpHeaders | undefined;
+
+  constructor(status: number, keepAlive: boolean, length: number, text: string, from: number) {
+    this.status = status;
+    this.keepAlive = keepAlive;
+    this.length = length;
+    this.text = text;
+    this.from = from;
+  }
+
+  /** Every header, names lowercased; repeated ones joined with ", " (set-cookie: an array). */
+  get headers(): IncomingHttpHeaders {
+    return (this.parsed ??= headersOf(this.text, this.from));
+  }
 }
 
-/** The status line's shape: `HTTP/1.0 ` or `HTTP/1.1 ` and three digits. */
-function statusOf(line: string): { minor: string; status: number } | undefined {
-  if (!line.startsWith('HTTP/1.') || line.length < 12 || line[8] !== ' ') return undefined;
-  const minor = line[7]!;
-  if (minor !== '0' && minor !== '1') return undefined;
+/** The status line's shape: `HTTP/1.0 ` or `HTTP/1.1 ` and three digits; the status, or -1. */
+function statusOf(text: string, end: number): number {
+  if (end < 12 || !text.startsWith('HTTP/1.') || text[8] !== ' ') return -1;
+  const minor = text.charCodeAt(7);
+  if (minor !== 48 && minor !== 49) return -1;
   let status = 0;
   for (let i = 9; i < 12; i++) {
-    const d = line.charCodeAt(i) - 48;
-    if (d < 0 || d > 9) return undefined;
+    const d = text.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return -1;
     status = status * 10 + d;
   }
-  return { minor, status };
+  return status;
 }
 
-/**
- * `bodiless`: the answer to a HEAD, which announces a length but never sends the body. Walks the
- * text line by line with indexOf: it runs once per request, and splitting it into an array of lines
- * and matching a regular expression were most of what an answer cost to read.
- */
-export function parseHead(text: string, bodiless = false): Head | string {
-  const firstEnd = text.indexOf('\r\n');
-  const statusLine = firstEnd < 0 ? text : text.slice(0, firstEnd);
-  const m = statusOf(statusLine);
-  if (!m) return `HPE_INVALID: not an HTTP/1.x response: ${JSON.stringify(statusLine.slice(0, 40))}`;
+/** Whether text[from, colon) is `lower`, in any case, spaces around it aside. */
+function nameIs(text: string, from: number, colon: number, lower: string): boolean {
+  let at = from;
+  while (at < colon && (text.charCodeAt(at) === 32 || text.charCodeAt(at) === 9)) at++;
+  let end = colon;
+  while (end > at && (text.charCodeAt(end - 1) === 32 || text.charCodeAt(end - 1) === 9)) end--;
+  if (end - at !== lower.length) return false;
+  for (let i = 0; i < lower.length; i++) {
+    const c = text.charCodeAt(at + i);
+    if ((c >= 65 && c <= 90 ? c + 32 : c) !== lower.charCodeAt(i)) return false;
+  }
+  return true;
+}
+
+/** Header lines (from `at` on) as an object: only where someone reads a header. */
+function headersOf(text: string, from: number): IncomingHttpHeaders {
   const headers: Record<string, string | string[]> = {};
-  for (let at = firstEnd < 0 ? text.length : firstEnd + 2; at < text.length;) {
+  for (let at = from; at < text.length;) {
     let end = text.indexOf('\r\n', at);
     if (end < 0) end = text.length;
     const colon = text.indexOf(':', at);
@@ -62,18 +90,49 @@ export function parseHead(text: string, bodiless = false): Head | string {
     }
     at = end + 2;
   }
-  const status = m.status;
-  const connection = String(headers.connection ?? '').toLowerCase();
-  const keepAlive = m.minor === '1' ? !connection.includes('close') : connection.includes('keep-alive');
-  const te = String(headers['transfer-encoding'] ?? '').toLowerCase();
+  return headers as IncomingHttpHeaders;
+}
+
+/** A repeated header's values joined as headersOf joins them. */
+const joined = (prev: string | undefined, value: string) => (prev === undefined ? value : `${prev}, ${value}`);
+
+/**
+ * `bodiless`: the answer to a HEAD, which announces a length but never sends the body. Reads the
+ * status line and the three headers that frame the body (Content-Length, Transfer-Encoding,
+ * Connection), comparing names in place: no string for any other header.
+ */
+export function parseHead(text: string, bodiless = false): Head | string {
+  let firstEnd = text.indexOf('\r\n');
+  if (firstEnd < 0) firstEnd = text.length;
+  const status = statusOf(text, firstEnd);
+  if (status < 0) return `HPE_INVALID: not an HTTP/1.x response: ${JSON.stringify(text.slice(0, Math.min(firstEnd, 40)))}`;
+  const http11 = text.charCodeAt(7) === 49;
+  let contentLength: string | undefined;
+  let te: string | undefined;
+  let connection: string | undefined;
+  const from = firstEnd + 2;
+  for (let at = from; at < text.length;) {
+    let end = text.indexOf('\r\n', at);
+    if (end < 0) end = text.length;
+    const colon = text.indexOf(':', at);
+    if (colon > at && colon < end) {
+      // nameIs compares lengths first: most lines are left at that.
+      if (nameIs(text, at, colon, 'content-length')) contentLength = joined(contentLength, text.slice(colon + 1, end).trim());
+      else if (nameIs(text, at, colon, 'connection')) connection = joined(connection, text.slice(colon + 1, end).trim());
+      else if (nameIs(text, at, colon, 'transfer-encoding')) te = joined(te, text.slice(colon + 1, end).trim());
+    }
+    at = end + 2;
+  }
+  const conn = connection?.toLowerCase() ?? '';
+  const keepAlive = http11 ? !conn.includes('close') : conn.includes('keep-alive');
   let length: number;
   if (bodiless || status === 204 || status === 304 || (status >= 100 && status < 200)) length = 0;
-  else if (te.includes('chunked')) length = -1;
-  else if (headers['content-length'] !== undefined) {
-    length = Number(headers['content-length']);
-    if (!Number.isSafeInteger(length) || length < 0) return `HPE_INVALID_CONTENT_LENGTH: ${String(headers['content-length'])}`;
+  else if (te !== undefined && te.toLowerCase().includes('chunked')) length = -1;
+  else if (contentLength !== undefined) {
+    length = Number(contentLength);
+    if (!Number.isSafeInteger(length) || length < 0) return `HPE_INVALID_CONTENT_LENGTH: ${contentLength}`;
   } else length = -2;
-  return { status, headers: headers as IncomingHttpHeaders, keepAlive: keepAlive && length !== -2, length };
+  return new Head(status, keepAlive && length !== -2, length, text, from);
 }
 
 /**

@@ -17,6 +17,7 @@ import { answerError, ErrorBody, isExpected } from './answer.js';
 import { CANCELLED_ERROR, errnoText, NOT_SENT_ERROR, withUrlCredentials, type HttpClient, type HttpRequest, type StopSignal, type TracedResult } from './http-client.js';
 import { ChunkedDecoder, headEnd, MAX_HEAD_BYTES, parseHead, requestHead, type Head } from './http1.js';
 import { nodeTls } from './node-http.js';
+import type { PhaseDurationsMs } from './phases.js';
 import { RequestTracer } from './tracer.js';
 
 export interface RawRequestOptions extends HttpRequest {
@@ -37,6 +38,13 @@ interface ConnUser {
   /** The request's last byte was handed to the kernel (or the write failed). */
   written(error: Error | null | undefined): void;
 }
+
+/**
+ * A request is written whole, at once, and nothing here waits for 'drain'. Above the default 16 KiB,
+ * so that a body up to this size does not mark the stream as needing a 'drain', for which Node queued
+ * a tick after every such write.
+ */
+const WRITE_HIGH_WATER_BYTES = 1024 * 1024;
 
 class Conn {
   readonly socket: net.Socket;
@@ -73,7 +81,8 @@ class Conn {
     this.socket = url.protocol === 'https:'
       // tls.connect takes net's onread too (its typings omit it).
       ? nodeTls().connect({ ...tlsOptions, host, port, servername: net.isIP(host) ? undefined : host, onread, ALPNProtocols: ['http/1.1'] } as Tls.ConnectionOptions)
-      : net.connect({ host, port, onread });
+      // net passes its options to the stream (its typings omit the stream's).
+      : net.connect({ host, port, onread, writableHighWaterMark: WRITE_HIGH_WATER_BYTES } as net.NetConnectOpts);
     this.socket.setNoDelay(true);
     const gone = (error: string, clean: boolean) => {
       if (this.closed) return;
@@ -118,6 +127,9 @@ export class RawPool implements HttpClient {
    * was the costliest JavaScript of a small PUT after parsing the answer's head (~1.5 µs).
    */
   private readonly inFlight = new WeakMap<AbortSignal, Set<Cancellable>>();
+  /** The signal watched last and its set: every request of a run has the same one (no WeakMap lookup a request). */
+  private lastSignal: StopSignal | undefined;
+  private lastAborts: Set<Cancellable> | undefined;
 
   constructor(origin: URL, maxSockets: number, bufferBytes: number, tlsOptions?: Tls.ConnectionOptions) {
     this.origin = origin;
@@ -171,6 +183,10 @@ export class RawPool implements HttpClient {
 
   /** Cancels `c` once `signal` aborts, until unwatch(); a hedge's cheap Stop keeps its own listeners. */
   watch(signal: StopSignal, c: Cancellable): void {
+    if (signal === this.lastSignal) {
+      this.lastAborts!.add(c);
+      return;
+    }
     if (!(signal instanceof AbortSignal)) return signal.addEventListener('abort', c.cancel, { once: true });
     let aborts = this.inFlight.get(signal);
     if (!aborts) {
@@ -182,10 +198,13 @@ export class RawPool implements HttpClient {
       }, { once: true });
     }
     aborts.add(c);
+    this.lastSignal = signal;
+    this.lastAborts = aborts;
   }
 
   unwatch(signal: StopSignal, c: Cancellable): void {
-    if (signal instanceof AbortSignal) this.inFlight.get(signal)?.delete(c);
+    if (signal === this.lastSignal) this.lastAborts!.delete(c);
+    else if (signal instanceof AbortSignal) this.inFlight.get(signal)?.delete(c);
     else signal.removeEventListener('abort', c.cancel);
   }
 
@@ -253,6 +272,38 @@ export function wireHead(req: Pick<HttpRequest, 'url' | 'method' | 'headers' | '
   return Buffer.from(requestHead(req.method ?? 'GET', req.url, withUrlCredentials(req.url, req.headers), req.body?.length));
 }
 
+/**
+ * An answer's result: its headers are parsed from the head only when read (most answers' never are).
+ */
+class RawResult implements TracedResult {
+  readonly status: number;
+  readonly bytes: number;
+  readonly reused: boolean;
+  readonly phases: PhaseDurationsMs;
+  readonly totalMs: number;
+  readonly startEpochMs: number;
+  readonly error: string | undefined;
+  private readonly head: Head | undefined;
+
+  constructor(status: number, bytes: number, reused: boolean, phases: PhaseDurationsMs, totalMs: number, startEpochMs: number, head: Head | undefined, error: string | undefined) {
+    this.status = status;
+    this.bytes = bytes;
+    this.reused = reused;
+    this.phases = phases;
+    this.totalMs = totalMs;
+    this.startEpochMs = startEpochMs;
+    this.head = head;
+    this.error = error;
+  }
+
+  get headers(): IncomingHttpHeaders {
+    return this.head ? this.head.headers : {};
+  }
+}
+
+/** An empty write, whose callback comes once what was written before it has gone. */
+const NOTHING = Buffer.alloc(0);
+
 /** What a pool's watch of a stop ends: a request in flight, or one waiting for a socket. */
 interface Cancellable {
   readonly cancel: () => void;
@@ -271,7 +322,6 @@ class Exchange implements ConnUser, Cancellable {
   private readonly trace: boolean;
   private readonly method: string;
   private status = 0;
-  private headers: IncomingHttpHeaders = {};
   private bytes = 0;
   private conn!: Conn;
   private resolve!: (r: TracedResult) => void;
@@ -279,6 +329,8 @@ class Exchange implements ConnUser, Cancellable {
   /** The head's bytes so far, when it spans reads (a copy: the read buffer is reused). */
   private headBuf: Buffer | undefined;
   private parsed: Head | undefined;
+  /** Bytes came past the answer's end: the connection is out of step and is never reused. */
+  private outOfStep = false;
   /** The answer's status was the expected one: its body goes to onData. */
   private ok = false;
   private left = 0;
@@ -308,7 +360,7 @@ class Exchange implements ConnUser, Cancellable {
     const tracer = this.tracer;
     tracer.mark('end');
     const { phases, totalMs } = tracer.phases();
-    return { status: this.status, bytes: this.bytes, reused: tracer.reused, phases, totalMs, startEpochMs: tracer.startEpochMs, headers: this.headers, error };
+    return new RawResult(this.status, this.bytes, tracer.reused, phases, totalMs, tracer.startEpochMs, this.parsed, error);
   }
 
   start(): Promise<TracedResult> {
@@ -379,15 +431,22 @@ class Exchange implements ConnUser, Cancellable {
       c.socket.setTimeout(timeoutMs);
       c.timeoutMs = timeoutMs;
     }
+    const socket = c.socket;
     if (opts.body) {
-      // Head and body leave in one writev; 'sent' when the last body byte is handed to the kernel.
-      c.socket.cork();
-      c.socket.write(head);
-      c.socket.write(opts.body, c.afterWrite);
-      c.socket.uncork();
+      // Head and body leave in one writev.
+      socket.cork();
+      socket.write(head);
+      socket.write(opts.body);
+      socket.uncork();
     } else {
-      c.socket.write(head, c.afterWrite);
+      socket.write(head);
     }
+    // 'sent' when the last byte is handed to the kernel. Written without a callback, as Node then
+    // queues no tick to call one: most often the kernel took it all at once, and that is now.
+    // Otherwise (a socket still connecting, a full send buffer) an empty write's callback says when
+    // the rest has gone.
+    if (socket.writableLength === 0 && !socket.destroyed) this.written(null);
+    else socket.write(NOTHING, c.afterWrite);
     // A socket paused at the end of its previous response (our read callback returned false) reads again.
     if (fresh) c.socket.resume();
     else c.resume();
@@ -427,14 +486,15 @@ class Exchange implements ConnUser, Cancellable {
    */
   private bodyEnded(): boolean {
     const h = this.parsed!;
+    const keepAlive = h.keepAlive && !this.outOfStep;
     if (!this.ok) {
-      this.finish(answerError({ status: h.status, headers: h.headers, body: this.errorBody?.text(), expectStatus: this.opts.expectStatus }), h.keepAlive);
+      this.finish(answerError({ status: h.status, headers: h.headers, body: this.errorBody?.text(), expectStatus: this.opts.expectStatus }), keepAlive);
     } else if (this.pending) {
-      const done = () => this.finish(undefined, h.keepAlive);
+      const done = () => this.finish(undefined, keepAlive);
       void this.pending.then(done, () => {});
       return false;
     } else {
-      this.finish(undefined, h.keepAlive);
+      this.finish(undefined, keepAlive);
     }
     return !this.conn.closed;
   }
@@ -479,7 +539,7 @@ class Exchange implements ConnUser, Cancellable {
         return false;
       }
       if (chunked.done) {
-        if (used < view.length) this.parsed = { ...h, keepAlive: false };
+        if (used < view.length) this.outOfStep = true;
         return this.bodyEnded() && keepReading;
       }
       return keepReading;
@@ -490,7 +550,7 @@ class Exchange implements ConnUser, Cancellable {
     const keepReading = take > 0 ? this.deliver(take === view.length ? view : view.subarray(0, take)) : true;
     if (this.left === 0) {
       // Bytes past the declared length: the connection is out of step; never reuse it.
-      if (take < view.length) this.parsed = { ...h, keepAlive: false };
+      if (take < view.length) this.outOfStep = true;
       return this.bodyEnded() && keepReading;
     }
     return keepReading;
@@ -499,13 +559,12 @@ class Exchange implements ConnUser, Cancellable {
   private startBody(h: Head, rest: Buffer): boolean {
     this.parsed = h;
     this.status = h.status;
-    this.headers = h.headers;
     this.ok = isExpected(h.status, this.opts.expectStatus);
     if (this.trace) this.tracer.mark('response');
     this.left = h.length;
     if (h.length === -1) this.chunked = new ChunkedDecoder();
     if (h.length === 0) {
-      if (rest.length) this.parsed = { ...h, keepAlive: false };
+      if (rest.length) this.outOfStep = true;
       return this.bodyEnded();
     }
     return rest.length ? this.onBody(rest) : true;

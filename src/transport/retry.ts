@@ -6,6 +6,7 @@ import { performance } from 'node:perf_hooks';
 import { log } from '../log/logger.js';
 import { throttleClassOf, type ThrottleClass } from './answer.js';
 import type { StopSignal, TracedResult } from './http-client.js';
+import type { PhaseDurationsMs } from './phases.js';
 
 export interface RetryPolicy {
   maxRetries: number;
@@ -156,10 +157,40 @@ function retried(opts: RetryOptions, last: TryOutcome, error: string | undefined
   // A first try's own clock already starts at `queuedAt` where there was a queue.
   const totalMs = n > 0 ? tryStarted - started + result.totalMs : result.totalMs;
   if (log.isDebugEnabled()) log.debug(`${labelOf(opts)} ${result.status} ${result.bytes}B ${totalMs.toFixed(1)}ms reused=${result.reused}${n ? ` retries=${n}` : ''}${error ? ` error=${error}` : ''}`);
-  const out: RetriedResult = {
-    status: result.status, bytes: result.bytes, reused: result.reused, phases, totalMs, startEpochMs: performance.timeOrigin + started,
-    headers: result.headers, error, retries: tally.retries, throttled: tally.throttled, backoffMs: tally.sleptMs,
-  };
-  if (tally.throttledBy) out.throttledBy = tally.throttledBy;
-  return out;
+  return new Retried(result, phases, totalMs, performance.timeOrigin + started, error, tally);
+}
+
+/** A request's result; its headers are the last try's, read from it only when asked for (see raw-client's RawResult). */
+class Retried implements RetriedResult {
+  readonly status: number;
+  readonly bytes: number;
+  readonly reused: boolean;
+  readonly phases: PhaseDurationsMs;
+  readonly totalMs: number;
+  readonly startEpochMs: number;
+  readonly error: string | undefined;
+  readonly retries: number;
+  readonly throttled: number;
+  readonly throttledBy: ThrottleClass | undefined;
+  readonly backoffMs: number;
+  private readonly last: TracedResult;
+
+  constructor(last: TracedResult, phases: PhaseDurationsMs, totalMs: number, startEpochMs: number, error: string | undefined, tally: Readonly<Tally>) {
+    this.status = last.status;
+    this.bytes = last.bytes;
+    this.reused = last.reused;
+    this.phases = phases;
+    this.totalMs = totalMs;
+    this.startEpochMs = startEpochMs;
+    this.error = error;
+    this.retries = tally.retries;
+    this.throttled = tally.throttled;
+    this.throttledBy = tally.throttledBy;
+    this.backoffMs = tally.sleptMs;
+    this.last = last;
+  }
+
+  get headers(): IncomingHttpHeaders {
+    return this.last.headers;
+  }
 }

@@ -157,9 +157,12 @@ export class JobRun {
       shape.count(r);
     };
     const issuedAt = this.job.inFlight || shape.kind === 'steady' ? undefined : performance.now();
+    // A steady run asks for each item again at every lap: kept from its first (up to PREBUILT_URLS
+    // items), not a new item and name every request.
+    const made: (WorkItem | undefined)[] | undefined = shape.kind === 'steady' && items.length <= PREBUILT_URLS ? new Array(items.length) : undefined;
     const issued = await runLanes(items.length, lanes, shape,
       (n, lane) => {
-        const item = items.at(n)!;
+        const item = made ? (made[n] ??= items.at(n)!) : items.at(n)!;
         return this.stop.signal.aborted ? Promise.resolve(this.notSent(item)) : kindRun.run(item, lane, issuedAt);
       },
       (n, got) => {
