@@ -270,7 +270,7 @@ describe('--hedge against the straggler server', () => {
   });
 
   it('duplicates stay within their budget: a 5% share of the items sent, after a reserve of two at a run\'s start', async () => {
-    const { HEDGE_BUDGET } = await import('../src/kinds/hedge.js');
+    const { HEDGE_BUDGET } = await import('../src/kinds/hedge-estimate.js');
     const record = (item: WorkItem, error?: string): OpRecord => ({
       worker: 0, item: item.index, offsetBytes: 0, bytes: error ? 0 : item.lengthBytes, status: error ? 0 : 200, startEpochMs: performance.timeOrigin + performance.now(), totalMs: 1,
       phases: {}, reused: true, retries: 0, throttled: 0, backoffMs: 0, ...(error ? { error } : {}),
@@ -303,7 +303,7 @@ describe('--hedge against the straggler server', () => {
     expect(duplicates).toBe(5);
     expect(got.filter((r) => r.hedge).map((r) => r.item)).toEqual([0, 1, 19, 39, 59]);
     // A run starts with its reserve again: its first two stragglers may go, whatever the last run spent.
-    const estimate = (await import('../src/kinds/hedge.js')).newHedgeEstimate();
+    const estimate = (await import('../src/kinds/hedge-estimate.js')).newHedgeEstimate();
     estimate.credits = 0;
     duplicates = 0;
     const next = new Hedger(ctx, {} as Sink, get, { afterMs: 2, on: 'first-byte' }, estimate);
@@ -312,8 +312,34 @@ describe('--hedge against the straggler server', () => {
     expect(duplicates).toBe(2);
   });
 
+  it('a percentile delay\'s times are counted in buckets within 1/64 of their values: the rank\'s value, from above', async () => {
+    const { RequestTimes } = await import('../src/kinds/hedge-estimate.js');
+    const times = new RequestTimes();
+    expect(times.valueAtRank(1)).toBe(0);
+    // Times from 0.3 µs to ~17 minutes, spread over every power of two; each rank read against the sorted values.
+    const values: number[] = [];
+    let x = 0.3;
+    while (x < 1e9) {
+      values.push(x);
+      x = x * 1.013 + 1;
+    }
+    for (const v of values) times.recordValue(v);
+    expect(times.totalCount).toBe(values.length);
+    const sorted = values.map((v) => Math.max(1, Math.trunc(v))).sort((a, b) => a - b);
+    for (let rank = 1; rank <= sorted.length; rank += 7) {
+      const exact = sorted[rank - 1]!;
+      const read = times.valueAtRank(rank);
+      expect(read).toBeGreaterThanOrEqual(exact);
+      expect(read).toBeLessThanOrEqual(exact < 128 ? exact : exact * (1 + 1 / 64));
+    }
+    // Past the last rank: the highest time's bucket. Beyond 2^31 - 1 µs, clamped.
+    expect(times.valueAtRank(sorted.length + 5)).toBe(times.valueAtRank(sorted.length));
+    times.recordValue(5e12);
+    expect(times.valueAtRank(times.totalCount)).toBe(0x7fffffff);
+  });
+
   it('a request on a connection opened for it is compared with such requests, not with those on warm connections', async () => {
-    const { newHedgeEstimate } = await import('../src/kinds/hedge.js');
+    const { newHedgeEstimate } = await import('../src/kinds/hedge-estimate.js');
     let reused = true;
     const record = (item: WorkItem, totalMs: number): OpRecord => ({
       worker: 0, item: item.index, offsetBytes: 0, bytes: 10, status: 200, startEpochMs: performance.timeOrigin + performance.now(), totalMs,
@@ -342,7 +368,7 @@ describe('--hedge against the straggler server', () => {
   });
 
   it('a percentile delay is read from the contender\'s earlier runs too: a later run hedges its first request', async () => {
-    const { newHedgeEstimate, hedgeEstimateKey } = await import('../src/kinds/hedge.js');
+    const { newHedgeEstimate, hedgeEstimateKey } = await import('../src/kinds/hedge-estimate.js');
     const record = (item: WorkItem, error?: string): OpRecord => ({
       worker: 0, item: item.index, offsetBytes: 0, bytes: error ? 0 : 10, status: error ? 0 : 200, startEpochMs: performance.timeOrigin + performance.now(), totalMs: 1,
       phases: { firstByte: 1 }, reused: true, retries: 0, throttled: 0, backoffMs: 0, ...(error ? { error } : {}),

@@ -3,10 +3,9 @@
 // read from copies, else to the same URL; the first to finish wins and the other is aborted. Both
 // write the same bytes to the same place in the sink, so what is verified is what the winner brought.
 import { performance } from 'node:perf_hooks';
-import type * as Hdr from 'hdr-histogram-js';
-import { newHistogram } from '../metrics/histograms.js';
 import type { OpRecord } from '../metrics/records.js';
 import type { WorkItem } from '../plan/items.js';
+import { HEDGE_BUDGET, newHedgeEstimate, type EarlierRequests, type HedgeEstimate } from './hedge-estimate.js';
 import type { KindContext } from './kind.js';
 import type { HedgeJob } from './job.js';
 import type { Sink } from './sinks.js';
@@ -14,18 +13,6 @@ import type { SentWatch, StopSignal } from '../transport/http-client.js';
 
 /** A percentile of fewer earlier requests than this is noise: until then a request is not hedged. */
 export const MIN_HEDGE_SAMPLES = 10;
-
-/**
- * The duplicates' budget, as Finagle's backup requests and gRPC's hedging throttle bound theirs: a
- * token bucket in whole credits (no float drift), each item sent earning 1 and a duplicate costing
- * `perDuplicate` (20: at most 5% extra requests), topped up to `reserve` when a run starts (two
- * duplicates: a run of a few requests, as round-robin's four, may still hedge its stragglers, as
- * Finagle's retry budget keeps a floor a second for clients that send few requests), up to `max`
- * (a burst of at most 10 duplicates at once). Whatever the hedger's rules
- * miss (`straggling`, `commonSlowdown`: a server that answers out of order when overloaded, or
- * too many stragglers to be worth it), the extra load stays bounded.
- */
-export const HEDGE_BUDGET = { perDuplicate: 20, reserve: 40, max: 200 } as const;
 
 /** What a GET tells as it goes: each try written to its socket, and its body's first byte; and its own stop. */
 export interface GetWatch {
@@ -77,9 +64,10 @@ export class Stop implements StopSignal {
 /**
  * One item's first request as the hedger watches it: one object, its own stop and the watch its
  * transport tells, its callbacks methods of it (no closure for the transport, no second object
- * for the stop). Beside it, only the callback that lands its answer. Most requests answer before
- * their delay, and each object made per request was garbage that a run of 2,000 small files,
- * CPU-bound in the client, paid for in GC. The race is made only when a duplicate goes.
+ * for the stop), and its links in its kind's queue of deadlines. Beside it, only the callback that
+ * lands its answer. Most requests answer before their delay, and each object made per request was
+ * garbage that a run of 2,000 small files, CPU-bound in the client, paid for in GC. The race is
+ * made only when a duplicate goes.
  */
 class Flight extends Stop implements GetWatch, SentWatch {
   readonly hedger: Hedger;
@@ -96,8 +84,10 @@ class Flight extends Stop implements GetWatch, SentWatch {
   passMark = 0;
   /** Watched against its delay (until it answers or is checked). */
   watched = true;
-  /** Its delay has passed and its check is queued. */
-  fired = false;
+  /** The queue it waits in (sent, watched and not yet fired), and its neighbours there. */
+  queue?: Deadlines;
+  prev?: Flight;
+  next?: Flight;
   firstByte = false;
   /** It answered before its check: the item is done. */
   done = false;
@@ -125,42 +115,50 @@ class Flight extends Stop implements GetWatch, SentWatch {
   }
 }
 
+/**
+ * The requests of one kind (on a reused connection, or on one opened for them) that were sent, are
+ * watched and have not gone to their check, in the order they were sent: a list through the
+ * flights themselves, so a request joins and leaves it without an allocation. All of them share
+ * one delay, so the oldest is due first, and it has the lowest pass mark, so it is the first that
+ * later requests overtake. Whether any request may be duplicated is read from the head alone, and
+ * the late ones are the first few: an answer's look is O(1), where it walked every request in
+ * flight, and a look for late requests walks only the late.
+ */
+class Deadlines {
+  readonly fresh: boolean;
+  head?: Flight;
+  private tail?: Flight;
+
+  constructor(fresh: boolean) {
+    this.fresh = fresh;
+  }
+
+  push(f: Flight): void {
+    f.queue = this;
+    f.prev = this.tail;
+    f.next = undefined;
+    if (this.tail) this.tail.next = f;
+    else this.head = f;
+    this.tail = f;
+  }
+
+  remove(f: Flight): void {
+    if (f.prev) f.prev.next = f.next;
+    else this.head = f.next;
+    if (f.next) f.next.prev = f.prev;
+    else this.tail = f.prev;
+    f.queue = f.prev = f.next = undefined;
+  }
+
+  clear(): void {
+    while (this.head) this.remove(this.head);
+  }
+}
+
 type Settled = { who: 'first' | 'hedge'; record: OpRecord };
 
-/** Earlier requests of one kind: their times (sent to last byte, µs), how many were sent, and the delay as last read from them. */
-export interface EarlierRequests {
-  earlier: Hdr.Histogram;
-  issued: number;
-  /** How many had finished when the percentile delay was last read (-1: not read since a hedger started), and what it was then: numbers, not an object made at each reading. */
-  readAt: number;
-  readMs: number | undefined;
-}
-
-/**
- * What a percentile delay is read from: this worker's earlier requests, those on a reused connection
- * and those on one opened for them apart. A run's first requests each open a connection, and the
- * server takes them all at once: compared with the requests on warm connections (most of a run of
- * small files) they were late by design, and their duplicates were ~40% of those that went without
- * stragglers, each one's abort costing a connection. Kept across a contender's runs
- * (`KeptBuffers.keep`): a fresh estimate every run left each run's first requests unhedged (none
- * before 10 had finished) and read its delay from a handful of samples.
- */
-export interface HedgeEstimate {
-  reused: EarlierRequests;
-  fresh: EarlierRequests;
-  /** The duplicates' budget left, in credits (`HEDGE_BUDGET`): kept across the contender's runs with the times. */
-  credits: number;
-}
-
-// Two significant digits are plenty for a delay, and a tenth of the buckets to walk.
-export const newHedgeEstimate = (): HedgeEstimate => ({ reused: earlierRequests(), fresh: earlierRequests(), credits: HEDGE_BUDGET.reserve });
-const earlierRequests = (): EarlierRequests => ({ earlier: newHistogram(2), issued: 0, readAt: -1, readMs: undefined });
-
-/** The jobs whose requests are alike enough to share an estimate: one contender's runs in a worker. */
-export function hedgeEstimateKey(job: KindContext['job'], items: number): string {
-  const h = job.hedge;
-  return `hedge|${job.strategy}|${job.objectSizeBytes}|${items}|${job.concurrency}|${job.maxSockets}|${h?.percentile ?? ''}|${h?.afterMs ?? ''}|${h?.on ?? ''}`;
-}
+/** The clock's origin, read once: a record's end on performance.now()'s clock is its epoch end less it. */
+const TIME_ORIGIN_MS = performance.timeOrigin;
 
 export class Hedger {
   private readonly ctx: KindContext;
@@ -174,20 +172,18 @@ export class Hedger {
    * one set for both jobs, one add and one delete a request.
    */
   private readonly flights = new Set<Flight>();
-  /** How many of them are watched against their delay. */
+  /** How many of them are watched against their delay (sent or not). */
   private watching = 0;
   /** The duplicates' stops in flight, pulled by the worker's stop too. */
   private readonly duplicates = new Set<Stop>();
-  /**
-   * The earliest deadline of those sent and not yet checked (it may be early, once that request has
-   * answered; never late). Late requests are looked for as answers come, when it has passed: no
-   * timer while the lanes are busy, where one a millisecond or two away was re-armed as it fired.
-   */
-  private dueMs = Infinity;
+  /** The watched requests sent and not yet checked, by kind, each in the order they were sent. */
+  private readonly reusedQueue = new Deadlines(false);
+  private readonly freshQueue = new Deadlines(true);
   /**
    * The timer, only where answers may not come to look for late requests: one lane, or half the
    * lanes or fewer still waiting (the tail of a run, the last ranges of a split object). One for all
-   * of them: a timer set and cleared per request cost ~2 µs of CPU each.
+   * of them: a timer set and cleared per request cost ~2 µs of CPU each. Elsewhere late requests
+   * are looked for as answers come.
    */
   private timer?: NodeJS.Timeout;
   private timerAtMs = Infinity;
@@ -203,8 +199,8 @@ export class Hedger {
     this.sink = sink;
     this.get = get;
     this.hedge = hedge;
-    // Every item of the earlier runs has settled: those that failed (not in the histogram) must not
-    // count as still running, or a high percentile's rank would stay out of reach.
+    // Every item of the earlier runs has settled: those that failed (not counted in the times) must
+    // not count as still running, or a high percentile's rank would stay out of reach.
     for (const kind of [estimate.reused, estimate.fresh]) {
       kind.issued = kind.earlier.totalCount;
       kind.readAt = -1;
@@ -229,10 +225,10 @@ export class Hedger {
     if (this.hedge.afterMs !== undefined) return this.hedge.afterMs;
     const kind = this.kindOf(fresh);
     const finished = kind.earlier.totalCount;
-    // A histogram's percentile walks its buckets (~2 µs here): read once per few requests settled, not per request sent.
+    // A rank's walk of the buckets is read once per few requests settled, not at every look.
     if (kind.readAt >= 0 && finished - kind.readAt < Math.max(1, finished >> 6)) return kind.readMs;
     const rank = Math.ceil(((this.hedge.percentile ?? 95) / 100) * kind.issued);
-    const ms = finished < MIN_HEDGE_SAMPLES || rank > finished ? undefined : kind.earlier.getValueAtPercentile((100 * rank) / finished) / 1000;
+    const ms = finished < MIN_HEDGE_SAMPLES || rank > finished ? undefined : kind.earlier.valueAtRank(rank) / 1000;
     kind.readAt = finished;
     kind.readMs = ms;
     return ms;
@@ -264,7 +260,8 @@ export class Hedger {
     if (!f.watched) return;
     f.watched = false;
     this.watching--;
-    if (this.watching === 0 || this.timerNeeded()) this.rearm();
+    f.queue?.remove(f);
+    if (this.watching === 0 || this.timerNeeded()) this.syncTimer();
   }
 
   /** A request past its delay, checked after the loop's I/O: a duplicate goes, unless an answer is on its way. */
@@ -313,23 +310,23 @@ export class Hedger {
     clearTimeout(this.timer);
     this.timer = undefined;
     this.timerAtMs = Infinity;
-    this.dueMs = Infinity;
     for (const f of this.flights) f.watched = false;
+    this.reusedQueue.clear();
+    this.freshQueue.clear();
     this.watching = 0;
   }
 
-  /** A request was written to its socket: its clock starts, and the next deadline (and the timer, if one runs) is brought forward if it is due first. */
+  /** A request was written to its socket: its clock starts, it joins its kind's queue, and the timer (if one runs) is brought forward if it is due first. */
   sentNow(f: Flight): void {
     this.kindOf(f.fresh).issued++;
     f.passMark = this.answered + this.outstanding++;
     const budget = this.estimate;
     if (budget.credits < HEDGE_BUDGET.max) budget.credits++;
     if (!f.watched) return;
+    (f.fresh ? this.freshQueue : this.reusedQueue).push(f);
+    if (!this.timerNeeded()) return;
     const delay = this.delayMs(f.fresh);
-    if (delay === undefined) return;
-    const at = f.sentMs! + delay;
-    if (at < this.dueMs) this.dueMs = at;
-    if (at < this.timerAtMs && this.timerNeeded()) this.armAt(at);
+    if (delay !== undefined && f.sentMs! + delay < this.timerAtMs) this.armAt(f.sentMs! + delay);
   }
 
   /** Where answers may not come to look for late requests: one lane, or half the lanes or fewer still waiting. */
@@ -359,8 +356,8 @@ export class Hedger {
   }
 
   /**
-   * An item is done: a finished request's time becomes an earlier request's (a percentile delay's);
-   * a changed delay moves the deadlines. Past the next deadline, the late requests are looked for.
+   * An item is done: a finished request's time becomes an earlier request's (a percentile delay's).
+   * If a request is now late and overtaken, the late requests are looked for.
    */
   private settle(f: Flight, record: OpRecord): OpRecord {
     this.flights.delete(f);
@@ -371,14 +368,18 @@ export class Hedger {
     if (!record.error && this.hedge.afterMs === undefined) {
       const fresh = !record.reused;
       const kind = this.kindOf(fresh);
-      kind.earlier.recordValue(Math.max(1, Math.round(sinceSentMs(record) * 1000)));
-      if (this.watching) {
+      kind.earlier.recordValue(Math.round(sinceSentMs(record) * 1000));
+      // A changed delay moves the timer's deadline, where one runs (elsewhere the delay is read as answers come).
+      if (this.watching && this.timerNeeded()) {
         const before = kind.readMs;
-        if (this.delayMs(fresh) !== before) this.rearm();
+        if (this.delayMs(fresh) !== before) this.syncTimer();
       }
     }
     // Now, as the request's own end says (performance.now() costs ~130 ns on this VM, a call per answer).
-    if (this.watching && this.dueMs <= record.startEpochMs - performance.timeOrigin + record.totalMs) this.lookForLate();
+    if (this.watching) {
+      const nowMs = record.startEpochMs - TIME_ORIGIN_MS + record.totalMs;
+      if (this.dueHead(this.reusedQueue, nowMs) || this.dueHead(this.freshQueue, nowMs)) this.lookForLate();
+    }
     return record;
   }
 
@@ -389,61 +390,70 @@ export class Hedger {
   };
 
   /**
-   * Each request sent longer ago than the delay is checked, after the loop's I/O (setImmediate runs
-   * after the poll phase): an answer that came while this process was busy is read first, not taken
-   * for a stall. Then the next deadline is found.
+   * The late requests that may be duplicated get their check, after the loop's I/O (setImmediate
+   * runs after the poll phase): an answer that came while this process was busy is read first, not
+   * taken for a stall. Then the timer is set, where one is needed.
+   *
+   * Most lanes late at once is a slowdown of the server's (or of this machine) that every request
+   * meets, not a straggler: a duplicate would wait behind it, take a socket from the next item, and
+   * its abort cost a connection. (Without this rule, a pause of the server's sent a duplicate for
+   * every lane.) So is a late request that no later one has passed (`straggling`). Such requests are
+   * held at the head of their queue and looked at again as answers come (or in a millisecond where
+   * a timer runs); one still late once later ones pass it is a straggler.
    */
   private lookForLate(): void {
     const now = performance.now();
-    // Most lanes late at once is a slowdown of the server's (or of this machine) that every request
-    // meets, not a straggler: a duplicate would wait behind it, take a socket from the next item,
-    // and its abort cost a connection. (Without this rule, a pause of the server's sent a duplicate
-    // for every lane.) So is a late request that no later one has passed (`straggling`). Such
-    // requests are held and looked at again with the next answer (or in a millisecond where a timer
-    // runs); one still late once later ones pass it is a straggler. Two passes over the few in
-    // flight, not an array of the late made at every turn.
-    let late = 0;
-    for (const f of this.flights) if (this.isLate(f, now)) late++;
+    const late = this.lateIn(this.reusedQueue, now) + this.lateIn(this.freshQueue, now);
     if (late && !commonSlowdown(late, this.ctx.lanes)) {
-      for (const f of this.flights) {
-        // Past the budget, a straggler is held like the rest: it may go once later requests earn credit.
-        if (this.estimate.credits < HEDGE_BUDGET.perDuplicate) break;
-        if (!this.isLate(f, now) || !this.straggling(f)) continue;
+      // The oldest first. Past the budget, a straggler is held like the rest: it may go once later requests earn credit.
+      while (this.estimate.credits >= HEDGE_BUDGET.perDuplicate) {
+        const reused = this.dueHead(this.reusedQueue, now);
+        const fresh = this.dueHead(this.freshQueue, now);
+        const f = reused && fresh ? (reused.passMark <= fresh.passMark ? reused : fresh) : reused ?? fresh;
+        if (!f) break;
         this.estimate.credits -= HEDGE_BUDGET.perDuplicate;
-        f.fired = true;
+        f.queue!.remove(f);
         setImmediate(this.check, f);
       }
     }
-    this.rearm();
+    this.syncTimer();
   }
 
-  /** Watched, sent, not yet checked, and past its delay at `now`. */
-  private isLate(f: Flight, now: number): boolean {
-    if (!f.watched || f.fired || f.sentMs === undefined) return false;
-    const delay = this.delayMs(f.fresh);
-    return delay !== undefined && f.sentMs + delay <= now;
+  /** A queue's head, if it is past its delay at `nowMs` and a straggler; else none of the queue is. */
+  private dueHead(queue: Deadlines, nowMs: number): Flight | undefined {
+    const f = queue.head;
+    if (f === undefined) return undefined;
+    const delay = this.delayMs(queue.fresh);
+    return delay !== undefined && f.sentMs! + delay <= nowMs && this.straggling(f) ? f : undefined;
+  }
+
+  /** How many of a queue are past their delay at `nowMs`: the first few. */
+  private lateIn(queue: Deadlines, nowMs: number): number {
+    const delay = this.delayMs(queue.fresh);
+    if (delay === undefined) return 0;
+    let late = 0;
+    for (let f = queue.head; f !== undefined && f.sentMs! + delay <= nowMs; f = f.next) late++;
+    return late;
+  }
+
+  /** The earliest deadline in a queue: its head's. */
+  private dueAt(queue: Deadlines): number {
+    const f = queue.head;
+    const delay = f === undefined ? undefined : this.delayMs(queue.fresh);
+    return delay === undefined ? Infinity : f!.sentMs! + delay;
   }
 
   /**
-   * The next deadline: the earliest of the requests sent and not yet checked, a late one held among
-   * them (so it is looked at again with the next answer, or in a millisecond), if any; the timer at
-   * it where one is needed.
+   * The timer where one is needed, at the next deadline: a late request held at a queue's head has
+   * one past, so it is looked at again in a millisecond. Left as it is when its deadline is the same.
    */
-  private rearm(): void {
-    let at = Infinity;
-    if (this.watching) {
-      for (const f of this.flights) {
-        if (!f.watched || f.fired || f.sentMs === undefined) continue;
-        const delay = this.delayMs(f.fresh);
-        if (delay !== undefined) at = Math.min(at, f.sentMs + delay);
-      }
-    }
-    this.dueMs = at;
-    if (at === Infinity || !this.timerNeeded()) {
+  private syncTimer(): void {
+    const at = this.watching && this.timerNeeded() ? Math.min(this.dueAt(this.reusedQueue), this.dueAt(this.freshQueue)) : Infinity;
+    if (at === Infinity) {
       clearTimeout(this.timer);
       this.timer = undefined;
       this.timerAtMs = Infinity;
-    } else this.armAt(at);
+    } else if (this.timer === undefined || at !== this.timerAtMs) this.armAt(at);
   }
 
   private armAt(atMs: number): void {
