@@ -1,7 +1,7 @@
 // Where the embedded Azurite's process starts: its script beside the built module that forks it, or
 // its .ts when that module itself runs from source (under vitest), so a test never forks stale build
-// output. workers/entry.ts does the same for workers with a hook of its own: it is loaded at every
-// command's start, and one more file there is a cost every run pays.
+// output. Its resolve hook is the workers' too: workers/entry.ts names it by URL for a worker run
+// from source, rather than importing it at every command's start.
 import { existsSync } from 'node:fs';
 import type { ResolveHookSync } from 'node:module';
 import { fileURLToPath } from 'node:url';
