@@ -33,7 +33,12 @@ process.on('SIGHUP', () => {});
  * the histogram code where the job will make histograms (JobRun.prepare): a small job's worker sends
  * its records alone and never loads it, which is where a cold start waited for this worker.
  */
-const preloaded = new Promise(setImmediate).then(preloadOwnKinds).catch(() => {});
+const preloaded = new Promise(setImmediate).then(() => {
+  preloadOwnKinds();
+  // Node's socket destroy compares the socket with process.stderr, whose getter makes the stream on
+  // first use (~0.5-1 ms): made now, not as the first job closes its sockets before its result.
+  void process.stderr;
+}).catch(() => {});
 
 /** The job this worker holds now; each 'job' message starts a new one. */
 let current: JobRun | undefined;
