@@ -66,7 +66,11 @@ function hdr(): HdrParts {
  * its job, the coordinator while its workers prepare), so that no process loads it on the path from
  * the last request to the report.
  */
+/** Once a process: the coordinator calls it for every run. */
+let histogramsLoaded = false;
 export function loadHistograms(): void {
+  if (histogramsLoaded) return;
+  histogramsLoaded = true;
   hdr();
   // The encoding's deflate, its first call (~1.3 ms: zlib's code and binding) made now as well.
   nodeZlib().deflateSync(Buffer.alloc(1));
