@@ -184,7 +184,7 @@ export async function startup(ctx: BenchContext, rounds: number) {
   s.notes.push(
     `Process wall from spawn to exit, measured here with every command once per round (2 unrecorded rounds, then ${rounds}), output dropped; ` +
     'median and median absolute deviation. hyperfine (`-N`, 3 warm-ups) runs the same commands, each one\'s runs back to back. ' +
-    `The 1-byte download is \`blob-cacher download --url <nginx>/${oneByte} --source-method single --results <tmp>\`: ` +
+    `The 1-byte download is \`blob-cacher download --url <nginx>/${oneByte} --source-method single --runs 1 --warmup 0 --results <tmp>\`, a cold start: ` +
     'the coordinator, one forked worker, the GET, verification and the console report. ' +
     (builds.length > 1 ? `The baseline build is ${process.env.BENCH_BASELINE_DIST} (BENCH_BASELINE_DIST), in the same rounds. ` : ''),
   );
