@@ -15,6 +15,40 @@ export interface TracedResult {
   error?: string;
 }
 
+/**
+ * A TracedResult whose headers are read from `from` (a response head, or the last try's result) only
+ * when asked for: most answers' never are, and making an object of every header was most of what
+ * reading an answer cost. The raw client's results are these, and the retry layer's extend them.
+ */
+export class LazyHeadersResult implements TracedResult {
+  readonly status: number;
+  readonly bytes: number;
+  readonly reused: boolean;
+  readonly phases: PhaseDurationsMs;
+  readonly totalMs: number;
+  readonly startEpochMs: number;
+  readonly error: string | undefined;
+  private readonly from: { readonly headers: IncomingHttpHeaders } | undefined;
+
+  constructor(
+    status: number, bytes: number, reused: boolean, phases: PhaseDurationsMs, totalMs: number, startEpochMs: number,
+    error: string | undefined, from: { readonly headers: IncomingHttpHeaders } | undefined,
+  ) {
+    this.status = status;
+    this.bytes = bytes;
+    this.reused = reused;
+    this.phases = phases;
+    this.totalMs = totalMs;
+    this.startEpochMs = startEpochMs;
+    this.error = error;
+    this.from = from;
+  }
+
+  get headers(): IncomingHttpHeaders {
+    return this.from ? this.from.headers : {};
+  }
+}
+
 export interface HttpRequest {
   url: URL;
   /** Default GET. */

@@ -10,14 +10,12 @@
 // The same HttpClient as node:http's (request.ts): a TracedResult with the same phases (wait, dns,
 // tcp, tls, send, firstByte, download), the same error texts (answer.ts) and the same keep-alive
 // pool semantics (at most maxSockets per worker, FIFO queue, idle sockets reused).
-import type { IncomingHttpHeaders } from 'node:http';
 import net from 'node:net';
 import type * as Tls from 'node:tls';
 import { answerError, ErrorBody, isExpected } from './answer.js';
-import { CANCELLED_ERROR, errnoText, NOT_SENT_ERROR, withUrlCredentials, type HttpClient, type HttpRequest, type StopSignal, type TracedResult } from './http-client.js';
+import { CANCELLED_ERROR, errnoText, LazyHeadersResult, NOT_SENT_ERROR, withUrlCredentials, type HttpClient, type HttpRequest, type StopSignal, type TracedResult } from './http-client.js';
 import { ChunkedDecoder, headEnd, MAX_HEAD_BYTES, parseHead, requestHead, type Head } from './http1.js';
 import { nodeTls } from './node-http.js';
-import type { PhaseDurationsMs } from './phases.js';
 import { RequestTracer } from './tracer.js';
 
 export interface RawRequestOptions extends HttpRequest {
@@ -272,35 +270,6 @@ export function wireHead(req: Pick<HttpRequest, 'url' | 'method' | 'headers' | '
   return Buffer.from(requestHead(req.method ?? 'GET', req.url, withUrlCredentials(req.url, req.headers), req.body?.length));
 }
 
-/**
- * An answer's result: its headers are parsed from the head only when read (most answers' never are).
- */
-class RawResult implements TracedResult {
-  readonly status: number;
-  readonly bytes: number;
-  readonly reused: boolean;
-  readonly phases: PhaseDurationsMs;
-  readonly totalMs: number;
-  readonly startEpochMs: number;
-  readonly error: string | undefined;
-  private readonly head: Head | undefined;
-
-  constructor(status: number, bytes: number, reused: boolean, phases: PhaseDurationsMs, totalMs: number, startEpochMs: number, head: Head | undefined, error: string | undefined) {
-    this.status = status;
-    this.bytes = bytes;
-    this.reused = reused;
-    this.phases = phases;
-    this.totalMs = totalMs;
-    this.startEpochMs = startEpochMs;
-    this.head = head;
-    this.error = error;
-  }
-
-  get headers(): IncomingHttpHeaders {
-    return this.head ? this.head.headers : {};
-  }
-}
-
 /** An empty write, whose callback comes once what was written before it has gone. */
 const NOTHING = Buffer.alloc(0);
 
@@ -360,7 +329,7 @@ class Exchange implements ConnUser, Cancellable {
     const tracer = this.tracer;
     tracer.mark('end');
     const { phases, totalMs } = tracer.phases();
-    return new RawResult(this.status, this.bytes, tracer.reused, phases, totalMs, tracer.startEpochMs, this.parsed, error);
+    return new LazyHeadersResult(this.status, this.bytes, tracer.reused, phases, totalMs, tracer.startEpochMs, error, this.parsed);
   }
 
   start(): Promise<TracedResult> {

@@ -5,7 +5,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { log } from '../log/logger.js';
 import { throttleClassOf, type ThrottleClass } from './answer.js';
-import type { StopSignal, TracedResult } from './http-client.js';
+import { LazyHeadersResult, type StopSignal, type TracedResult } from './http-client.js';
 import type { PhaseDurationsMs } from './phases.js';
 
 export interface RetryPolicy {
@@ -160,37 +160,18 @@ function retried(opts: RetryOptions, last: TryOutcome, error: string | undefined
   return new Retried(result, phases, totalMs, performance.timeOrigin + started, error, tally);
 }
 
-/** A request's result; its headers are the last try's, read from it only when asked for (see raw-client's RawResult). */
-class Retried implements RetriedResult {
-  readonly status: number;
-  readonly bytes: number;
-  readonly reused: boolean;
-  readonly phases: PhaseDurationsMs;
-  readonly totalMs: number;
-  readonly startEpochMs: number;
-  readonly error: string | undefined;
+/** A request's result over its tries; its headers are the last try's, read from it only when asked for. */
+class Retried extends LazyHeadersResult implements RetriedResult {
   readonly retries: number;
   readonly throttled: number;
   readonly throttledBy: ThrottleClass | undefined;
   readonly backoffMs: number;
-  private readonly last: TracedResult;
 
   constructor(last: TracedResult, phases: PhaseDurationsMs, totalMs: number, startEpochMs: number, error: string | undefined, tally: Readonly<Tally>) {
-    this.status = last.status;
-    this.bytes = last.bytes;
-    this.reused = last.reused;
-    this.phases = phases;
-    this.totalMs = totalMs;
-    this.startEpochMs = startEpochMs;
-    this.error = error;
+    super(last.status, last.bytes, last.reused, phases, totalMs, startEpochMs, error, last);
     this.retries = tally.retries;
     this.throttled = tally.throttled;
     this.throttledBy = tally.throttledBy;
     this.backoffMs = tally.sleptMs;
-    this.last = last;
-  }
-
-  get headers(): IncomingHttpHeaders {
-    return this.last.headers;
   }
 }
