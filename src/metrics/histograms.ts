@@ -61,13 +61,14 @@ function hdr(): HdrParts {
   return hdrParts;
 }
 
-/**
- * Loads the histogram code (and its deflate) now: a process calls this while it would otherwise wait (a worker before
- * its job, the coordinator while its workers prepare), so that no process loads it on the path from
- * the last request to the report.
- */
-/** Once a process: the coordinator calls it for every run. */
+/** loadHistograms has run in this process: the coordinator calls it for every run. */
 let histogramsLoaded = false;
+
+/**
+ * Loads the histogram code (and its deflate) now, once: a process calls this while it would
+ * otherwise wait (a worker before its job, the coordinator while its workers prepare), so that no
+ * process loads it on the path from the last request to the report.
+ */
 export function loadHistograms(): void {
   if (histogramsLoaded) return;
   histogramsLoaded = true;

@@ -4,7 +4,7 @@
 // last answer to the report. Small inputs are hashed here (RFC 1321) while the process has not
 // loaded node:crypto and has hashed little this way; anything else goes to node:crypto, which is
 // faster per byte once loaded.
-import { nodeCrypto, nodeCryptoLoaded } from '../transport/node-http.js';
+import { nodeCrypto } from '../transport/node-http.js';
 
 /** Inputs up to this size may be hashed here: a cold (not yet optimized) hash of 16 KiB takes ~1 ms. */
 export const JS_MD5_MAX_BYTES = 16 * 1024;
@@ -14,7 +14,7 @@ let hashedHereBytes = 0;
 
 /** MD5 (base64) of `bytes`, as node:crypto's `createHash('md5').update(bytes).digest('base64')`. */
 export function md5Base64(bytes: Uint8Array): string {
-  if (bytes.length <= JS_MD5_MAX_BYTES && hashedHereBytes + bytes.length <= JS_MD5_BUDGET_BYTES && !nodeCryptoLoaded()) {
+  if (bytes.length <= JS_MD5_MAX_BYTES && hashedHereBytes + bytes.length <= JS_MD5_BUDGET_BYTES && !nodeCrypto.loaded()) {
     hashedHereBytes += bytes.length;
     return Buffer.from(md5(bytes).buffer).toString('base64');
   }

@@ -23,6 +23,5 @@ export const nodeHttps = onFirstUse<typeof import('node:https')>('node:https');
 export const nodeTls = onFirstUse<typeof import('node:tls')>('node:tls');
 export const nodeFsPromises = onFirstUse<typeof import('node:fs/promises')>('node:fs/promises');
 export const nodeZlib = onFirstUse<typeof import('node:zlib')>('node:zlib');
+/** `nodeCrypto.loaded()`: whether this process has loaded it (payload/md5.ts hashes small inputs itself until then). */
 export const nodeCrypto = onFirstUse<typeof import('node:crypto')>('node:crypto');
-/** Whether this process has loaded node:crypto through nodeCrypto (payload/md5.ts hashes small inputs itself until then). */
-export const nodeCryptoLoaded = nodeCrypto.loaded;
