@@ -7,7 +7,7 @@ import net, { type AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CONNECTION_PHASES, PHASES } from '../src/transport/phases.js';
 import { rawRequest, RawPool, wireHead } from '../src/transport/raw-client.js';
-import { NOT_SENT_ERROR, type TracedResult } from '../src/transport/http-client.js';
+import { CANCELLED_ERROR, NOT_SENT_ERROR, type TracedResult } from '../src/transport/http-client.js';
 import { close, deterministicBuffer, listen, refusingUrl } from './helpers/http-servers.js';
 import { requires } from './helpers/requires.js';
 import { startTlsServer, type TlsServer } from './helpers/tls.js';
@@ -179,6 +179,28 @@ describe('raw GET client: bodies, phases and reuse', () => {
     expect(next.reused).toBe(true);
   });
 
+  it('a run\'s stop ends every request in flight on it at once (one listener for them all), and only those', async () => {
+    const pool = poolFor(base, 4);
+    const stop = new AbortController();
+    const started = performance.now();
+    const onStop = Array.from({ length: 3 }, () => pool.request({ url: new URL(`${base}/slow?ms=400`), headers: {}, expectStatus: [200], signal: stop.signal }));
+    const other = pool.request({ url: new URL(`${base}/slow?ms=100`), headers: {}, expectStatus: [200], signal: new AbortController().signal });
+    setTimeout(() => stop.abort(), 30);
+    const ended = await Promise.all(onStop);
+    expect(ended.map((r) => r.error)).toEqual([CANCELLED_ERROR, CANCELLED_ERROR, CANCELLED_ERROR]);
+    expect(performance.now() - started).toBeLessThan(300);
+    expect((await other).error).toBeUndefined();
+    // Requests on the stop after it are not sent; the pool serves others.
+    expect((await pool.request({ url: new URL(`${base}/`), headers: {}, expectStatus: [200], signal: stop.signal })).error).toBe(NOT_SENT_ERROR);
+    expect((await get(pool, `${base}/`)).r.error).toBeUndefined();
+  });
+
+  it('send() hands the result to the caller\'s object, as request() resolves it', async () => {
+    const pool = poolFor(base, 1);
+    const got = await new Promise<TracedResult>((resolve) => pool.send({ url: new URL(`${base}/`), headers: {}, expectStatus: [200] }, { answered: resolve }));
+    expect([got.status, got.bytes, got.error]).toEqual([200, 5, undefined]);
+  });
+
   it('decodes a chunked body, then reuses the connection', async () => {
     const pool = poolFor(base, 1);
     const before = connections;
@@ -291,6 +313,25 @@ describe('raw GET client: the wire, byte by byte', () => {
       const { r } = await get(poolFor(srv.url), `${srv.url}/`);
       expect(r.error).toMatch(/^ECONNRESET/);
       expect(r.bytes).toBe(40);
+    } finally {
+      await srv.stop();
+    }
+  });
+
+  it('one pool, two timeouts: each stalled request ends at its own (the watchdog looks as often as the shorter needs)', async () => {
+    const srv = await rawServer((s) => {
+      s.once('data', () => s.write(Buffer.concat([Buffer.from('HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n'), BODY.subarray(0, 10)])));
+    });
+    try {
+      const pool = poolFor(srv.url, 2);
+      const started = performance.now();
+      const at = (p: Promise<{ r: TracedResult }>) => p.then(({ r }) => ({ error: r.error, ms: performance.now() - started }));
+      const [long, short] = await Promise.all([at(get(pool, `${srv.url}/`, { timeoutMs: 400 })), at(get(pool, `${srv.url}/`, { timeoutMs: 100 }))]);
+      expect(short.error).toMatch(/^ETIMEDOUT: no data for 100 ms/);
+      expect(long.error).toMatch(/^ETIMEDOUT: no data for 400 ms/);
+      expect(short.ms).toBeGreaterThanOrEqual(95);
+      expect(long.ms).toBeGreaterThanOrEqual(390);
+      expect(short.ms).toBeLessThan(long.ms);
     } finally {
       await srv.stop();
     }

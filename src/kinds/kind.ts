@@ -48,6 +48,11 @@ export interface KindRun {
   /** The request(s) for one item in `lane`; `queuedAt`: when it counts as issued. A listing: a record per page. */
   run(item: WorkItem, lane: number, queuedAt: number | undefined): Promise<OpRecord | OpRecord[]>;
   /**
+   * As run(), the record handed to `done` (maybe before send returns) and a throw to `fail`: where a
+   * kind has it, the lanes use it, and a request makes no promise on its way.
+   */
+  send?(item: WorkItem, lane: number, queuedAt: number | undefined, done: (r: OpRecord) => void, fail: (err: unknown) => void): void;
+  /**
    * After every worker (and the step after them) is done, so that it competes with no one's timed
    * requests: checks what was moved and puts what it found on the records (an MD5, a read-back error).
    * Absent: nothing to check in the worker.

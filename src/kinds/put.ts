@@ -1,6 +1,7 @@
 // put: Put Blob (or Put Block for an item with a block id) through our transport; to a plain server a
 // plain PUT, read back after every worker is done. Counted in MiB/s, or in ops/s for many small files
 // (the workload says which); checked by the MD5 the service answered with, or of what was read back.
+import { performance } from 'node:perf_hooks';
 import { log } from '../log/logger.js';
 import { contentMd5, FIXTURE_SEED } from '../payload/content.js';
 import type { WorkItem } from '../plan/items.js';
@@ -8,9 +9,9 @@ import type { OpRecord } from '../metrics/records.js';
 import { PLAIN_PUT_STATUSES } from '../storage/target.js';
 import { readBackMd5 } from '../storage/url-store.js';
 import { inLanes } from '../transport/lanes.js';
-import type { HttpRequest } from '../transport/http-client.js';
+import type { Answered, HttpRequest, TracedResult } from '../transport/http-client.js';
 import { wireHead } from '../transport/raw-client.js';
-import { outcomeOf, requestWithRetries } from '../transport/retry.js';
+import { firstTry, outcomeOf, retryFrom, type Labelled, type RetriedResult } from '../transport/retry.js';
 import { contentUnit, type KindContext, type KindRun, type RequestKind } from './kind.js';
 import { Payloads } from './payloads.js';
 import { clientOf, toRecord, urlOf } from './requests.js';
@@ -23,8 +24,10 @@ export const kind: RequestKind = {
   async setup(ctx: KindContext): Promise<KindRun> {
     const payloads = await Payloads.of(ctx.items);
     const prepared = preparePuts(ctx, payloads);
+    const putFor = (item: WorkItem) => prepared?.get(item.index) ?? putOf(ctx, item, payloads.of(item));
     return {
-      run: (item, _lane, queuedAt) => runPut(ctx, item, prepared?.get(item.index) ?? putOf(ctx, item, payloads.of(item)), queuedAt),
+      run: (item, _lane, queuedAt) => new Promise((resolve, reject) => new PutCall(ctx, item, putFor(item), queuedAt, resolve, reject).start()),
+      send: (item, _lane, queuedAt, done, fail) => new PutCall(ctx, item, putFor(item), queuedAt, done, fail).start(),
       // Uploads to a plain server are read back here, in every worker at once, over the sockets of the run.
       ...(ctx.job.readBack ? { check: (records, signal) => inLanes(ctx.items, ctx.job.maxSockets, async (item, n) => {
         if (records.error(n) !== undefined || signal.aborted) return;
@@ -86,31 +89,69 @@ function preparePuts(ctx: KindContext, payloads: Payloads): Map<number, PutReque
 }
 
 /**
- * A PUT, answered 201 by a blob service; to a plain URL 200, 201 (created) or 204 (overwritten).
- * `bytes` counts what was sent.
+ * One item's PUT: answered 201 by a blob service; to a plain URL 200, 201 (created) or 204
+ * (overwritten). Its record (`bytes` counts what was sent) goes to `done`, maybe before start()
+ * returns; `fail` takes a throw. One object a request, answered by the client through its method:
+ * a first try that succeeds, nearly every one, makes no promise or closure on its way.
  */
-function runPut(ctx: KindContext, item: WorkItem, put: PutRequest, queuedAt?: number): Promise<OpRecord> {
-  const { job, signer, signal } = ctx;
-  const client = clientOf(ctx);
-  const { url, payload, fixed } = put;
-  const plain = job.target.kind === 'url';
-  // Promises chained, not async functions: each async layer was a few hundred bytes of garbage a request.
-  const attempt = (n: number) => {
-    const q = n === 0 ? queuedAt : undefined;
-    const request = fixed ? (q === undefined ? fixed : { ...fixed, queuedAt: q }) : requestOf(ctx, put, signer.headers('PUT', url, { ...put.extra }), q);
-    if (log.isSillyEnabled()) log.silly(`PUT ${url.toString()} ${JSON.stringify(request.headers)}`);
-    return client.request(request).then(outcomeOf);
-  };
-  const label = () => `${job.strategy} PUT ${item.blob} #${item.index}`;
-  return requestWithRetries(attempt, { maxRetries: job.maxRetries, label, signal, queuedAt }).then((retried) => {
-    const record = toRecord(job, item, retried, retried.error ? 0 : payload.length);
-    // Put Blob answers with the MD5 the service computed of what it stored: verification needs no read-back.
-    if (!retried.error && !plain && !item.blockId) {
+class PutCall implements Answered, Labelled {
+  private readonly ctx: KindContext;
+  private readonly item: WorkItem;
+  private readonly put: PutRequest;
+  private readonly queuedAt: number | undefined;
+  private readonly done: (r: OpRecord) => void;
+  private readonly fail: (err: unknown) => void;
+  /** The first try's start, or the queue's (performance.now() clock). */
+  private readonly started: number;
+
+  constructor(ctx: KindContext, item: WorkItem, put: PutRequest, queuedAt: number | undefined, done: (r: OpRecord) => void, fail: (err: unknown) => void) {
+    this.ctx = ctx;
+    this.item = item;
+    this.put = put;
+    this.queuedAt = queuedAt;
+    this.done = done;
+    this.fail = fail;
+    this.started = queuedAt ?? performance.now();
+  }
+
+  start(): void {
+    clientOf(this.ctx).send(this.request(0), this);
+  }
+
+  /** Try `n`'s request: the one made before the barrier where there is one. */
+  private request(n: number): HttpRequest {
+    const { ctx, put } = this;
+    const q = n === 0 ? this.queuedAt : undefined;
+    const fixed = put.fixed;
+    const request = fixed ? (q === undefined ? fixed : { ...fixed, queuedAt: q }) : requestOf(ctx, put, ctx.signer.headers('PUT', put.url, { ...put.extra }), q);
+    if (log.isSillyEnabled()) log.silly(`PUT ${put.url.toString()} ${JSON.stringify(request.headers)}`);
+    return request;
+  }
+
+  label(): string {
+    return `${this.ctx.job.strategy} PUT ${this.item.blob} #${this.item.index}`;
+  }
+
+  answered(result: TracedResult): void {
+    const first = firstTry(result, this.started, this);
+    if (first) return this.done(this.record(first));
+    const { ctx } = this;
+    const client = clientOf(ctx);
+    retryFrom(result, (n) => client.request(this.request(n)).then(outcomeOf), { maxRetries: ctx.job.maxRetries, label: this, signal: ctx.signal, queuedAt: this.queuedAt }, this.started)
+      .then((retried) => this.done(this.record(retried)), this.fail);
+  }
+
+  /** Put Blob's answer carries the MD5 the service computed of what it stored: verification needs no read-back. */
+  private record(retried: RetriedResult): OpRecord {
+    const { job } = this.ctx;
+    const item = this.item;
+    const record = toRecord(job, item, retried, retried.error ? 0 : this.put.payload.length);
+    if (!retried.error && job.target.kind !== 'url' && !item.blockId) {
       const md5 = retried.headers['content-md5'];
       if (typeof md5 === 'string') record.md5 = md5;
     }
     return record;
-  });
+  }
 }
 
 /** The request for `put` with these (signed) headers, issued at `queuedAt` where it waited in a queue of ours. */

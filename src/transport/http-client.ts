@@ -103,6 +103,17 @@ export interface StopSignal {
 /** One traced request; never rejects: a failure is a result with `error`. */
 export interface HttpClient {
   request(req: HttpRequest): Promise<TracedResult>;
+  /**
+   * As request(), the result handed to `to.answered`, which may be called before send returns: where
+   * the client can, no promise is made (the raw pool: a small PUT's promises, and the closures made
+   * for them, were a good part of its cost). An object, so that a caller passes its own per-request object.
+   */
+  send(req: HttpRequest, to: Answered): void;
+}
+
+/** Where send() hands a request's result. */
+export interface Answered {
+  answered(result: TracedResult): void;
 }
 
 /** The error text of a request ended by its AbortSignal (the engine counts `cancelled` as cut short). */

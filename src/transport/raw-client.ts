@@ -13,7 +13,7 @@
 import net from 'node:net';
 import type * as Tls from 'node:tls';
 import { answerError, ErrorBody, isExpected } from './answer.js';
-import { CANCELLED_ERROR, errnoText, LazyHeadersResult, NOT_SENT_ERROR, withUrlCredentials, type HttpClient, type HttpRequest, type StopSignal, type TracedResult } from './http-client.js';
+import { CANCELLED_ERROR, errnoText, LazyHeadersResult, NOT_SENT_ERROR, withUrlCredentials, type Answered, type HttpClient, type HttpRequest, type StopSignal, type TracedResult } from './http-client.js';
 import { ChunkedDecoder, headEnd, MAX_HEAD_BYTES, parseHead, requestHead, type Head } from './http1.js';
 import { nodeTls } from './node-http.js';
 import { RequestTracer } from './tracer.js';
@@ -31,8 +31,13 @@ interface ConnUser {
   read(view: Buffer): boolean;
   /** The socket closed or failed; `clean`: closed by the peer without an error (a body framed by the close). */
   gone(error: string, clean: boolean): void;
-  /** The socket was idle past the request's timeout. */
+  /** The socket was idle past the request's timeout (the pool's watchdog). */
   timeout(): void;
+  /** Its idle timeout in ms (0: none). */
+  readonly timeoutMs: number;
+  /** The stop it ends with, and how it ends (the pool's watch of an AbortSignal calls it). */
+  readonly signal: StopSignal | undefined;
+  cancel(): void;
   /** The request's last byte was handed to the kernel (or the write failed). */
   written(error: Error | null | undefined): void;
 }
@@ -44,6 +49,21 @@ interface ConnUser {
  */
 const WRITE_HIGH_WATER_BYTES = 1024 * 1024;
 
+/**
+ * A pool's watchdog clock: counts its ticks, so that a connection notes when it last saw life by
+ * copying a number.
+ */
+interface WatchdogClock {
+  tick: number;
+}
+
+/**
+ * How often a pool's watchdog looks, as a share of the shortest timeout in flight: a request idle
+ * past its timeout ends within 1 + 2/WATCHDOG_TICKS of it (the tick that saw its last byte may have
+ * just begun, and the one that finds it late may come a tick after).
+ */
+const WATCHDOG_TICKS = 8;
+
 class Conn {
   readonly socket: net.Socket;
   user: ConnUser | undefined;
@@ -54,12 +74,15 @@ class Conn {
    * at every response's end were two epoll_ctl calls a request.
    */
   paused = false;
-  /** The idle timeout the socket has now: set when a request asks for another, kept between requests. */
-  timeoutMs = 0;
+  /**
+   * The pool's watchdog tick at the last sign of life of the request it serves (sent, or bytes read):
+   * a number written, where a socket timeout re-armed a timer at every read and write.
+   */
+  activeTick = 0;
   /** The write callback of every request on this connection (one function, not one a request). */
   readonly afterWrite = (error?: Error | null) => this.user?.written(error);
 
-  constructor(url: URL, readBuffer: Buffer, onIdleClose: (c: Conn) => void, tlsOptions?: Tls.ConnectionOptions) {
+  constructor(url: URL, readBuffer: Buffer, clock: WatchdogClock, onIdleClose: (c: Conn) => void, tlsOptions?: Tls.ConnectionOptions) {
     const onread = {
       buffer: readBuffer,
       callback: (n: number, buf: Uint8Array): boolean => {
@@ -69,6 +92,7 @@ class Conn {
           this.socket.destroy();
           return false;
         }
+        this.activeTick = clock.tick;
         const more = user.read(Buffer.from(buf.buffer, buf.byteOffset, n));
         if (!more) this.paused = true;
         return more;
@@ -93,8 +117,6 @@ class Conn {
     this.socket.on('error', (err: Error) => gone(errnoText(err), false));
     this.socket.on('close', (hadError: boolean) => gone('ECONNRESET: socket closed before the response ended', !hadError));
     this.socket.on('end', () => this.socket.destroy());
-    // An idle socket's timeout finds no request and is ignored; a request's next byte re-arms it.
-    this.socket.on('timeout', () => this.user?.timeout());
   }
 
   /** Reads again if net stopped reading. */
@@ -128,6 +150,15 @@ export class RawPool implements HttpClient {
   /** The signal watched last and its set: every request of a run has the same one (no WeakMap lookup a request). */
   private lastSignal: StopSignal | undefined;
   private lastAborts: Set<Cancellable> | undefined;
+  /** Every connection opened (closed ones pruned as new ones come): what a stop and the watchdog look through. */
+  private conns: Conn[] = [];
+  /** Run's AbortSignals whose abort ends every request in flight on them (one listener each, none a request). */
+  private readonly stopsWatched = new WeakSet<AbortSignal>();
+  private watchdog: NodeJS.Timeout | undefined;
+  private watchdogMs = 0;
+  readonly clock: WatchdogClock = { tick: 0 };
+  /** The AbortSignal watchInFlight saw last: every request of a run has the same one (no WeakSet lookup a request). */
+  private lastStop: AbortSignal | undefined;
 
   constructor(origin: URL, maxSockets: number, bufferBytes: number, tlsOptions?: Tls.ConnectionOptions) {
     this.origin = origin;
@@ -137,7 +168,11 @@ export class RawPool implements HttpClient {
   }
 
   request(req: HttpRequest): Promise<TracedResult> {
-    return new Exchange(this, req).start();
+    return new Promise((resolve) => new Exchange(this, req, { answered: resolve }).start());
+  }
+
+  send(req: HttpRequest, to: Answered): void {
+    new Exchange(this, req, to).start();
   }
 
   /**
@@ -207,8 +242,62 @@ export class RawPool implements HttpClient {
   }
 
   connect(url: URL): Conn {
-    return new Conn(url, Buffer.allocUnsafeSlow(this.bufferBytes), (c) => this.dropIdle(c), this.tlsOptions);
+    const conn = new Conn(url, Buffer.allocUnsafeSlow(this.bufferBytes), this.clock, (c) => this.dropIdle(c), this.tlsOptions);
+    if (this.conns.length >= this.maxSockets) this.conns = this.conns.filter((c) => !c.closed);
+    this.conns.push(conn);
+    return conn;
   }
+
+  /**
+   * A request in flight on `signal` ends when it aborts: an AbortSignal (a run's stop, the same for
+   * all its requests) gets one listener, which ends every request on it by looking through the
+   * connections; any other stop (a hedge's) a listener of its own (watch).
+   */
+  watchInFlight(signal: StopSignal, c: Conn): void {
+    if (!(signal instanceof AbortSignal)) return this.watch(signal, c.user!);
+    if (signal === this.lastStop) return;
+    this.lastStop = signal;
+    if (this.stopsWatched.has(signal)) return;
+    this.stopsWatched.add(signal);
+    signal.addEventListener('abort', () => {
+      for (const conn of [...this.conns]) if (conn.user?.signal === signal) conn.user.cancel();
+    }, { once: true });
+  }
+
+  unwatchInFlight(signal: StopSignal, user: ConnUser): void {
+    if (!(signal instanceof AbortSignal)) this.unwatch(signal, user);
+  }
+
+  /**
+   * Ends a request whose connection saw no life for its timeout: one timer for the pool, where a
+   * socket timeout on each connection was re-armed at every read and write. Runs while requests
+   * with a timeout are in flight; a shorter timeout makes it look more often.
+   */
+  watchTimeout(timeoutMs: number): void {
+    const periodMs = Math.max(1, Math.floor(timeoutMs / WATCHDOG_TICKS));
+    if (this.watchdog && periodMs >= this.watchdogMs) return;
+    clearInterval(this.watchdog);
+    this.watchdogMs = periodMs;
+    this.watchdog = setInterval(() => this.lookForIdle(), periodMs);
+    this.watchdog.unref();
+  }
+
+  private lookForIdle(): void {
+    const now = ++this.clock.tick;
+    let busy = false;
+    for (const conn of this.conns) {
+      const user = conn.user;
+      if (!user || conn.closed || !user.timeoutMs) continue;
+      busy = true;
+      // Whole ticks idle since the one that saw its last sign of life (which may have just begun).
+      if ((now - conn.activeTick - 1) * this.watchdogMs >= user.timeoutMs) user.timeout();
+    }
+    if (!busy) {
+      clearInterval(this.watchdog);
+      this.watchdog = undefined;
+    }
+  }
+
 
   /** Gives a connection back: reused by the next waiter, kept idle, or closed (and its slot freed). */
   release(conn: Conn, reusable: boolean): void {
@@ -250,6 +339,8 @@ export class RawPool implements HttpClient {
 
   destroy(): void {
     this.destroyed = true;
+    clearInterval(this.watchdog);
+    this.watchdog = undefined;
     for (const c of this.idle.splice(0)) {
       c.closed = true;
       c.socket.destroy();
@@ -259,7 +350,7 @@ export class RawPool implements HttpClient {
 
 /** One request over `opts.pool`, traced like tracedRequest. Never rejects. */
 export function rawRequest(opts: RawRequestOptions): Promise<TracedResult> {
-  return new Exchange(opts.pool, opts).start();
+  return opts.pool.request(opts);
 }
 
 /**
@@ -293,7 +384,8 @@ class Exchange implements ConnUser, Cancellable {
   private status = 0;
   private bytes = 0;
   private conn!: Conn;
-  private resolve!: (r: TracedResult) => void;
+  /** Takes the result, once: the caller's object, not a promise (a promise and its closures a request). */
+  private readonly to: Answered;
   private settled = false;
   /** The head's bytes so far, when it spans reads (a copy: the read buffer is reused). */
   private headBuf: Buffer | undefined;
@@ -313,26 +405,32 @@ class Exchange implements ConnUser, Cancellable {
    * out of step: the rest of the body would be read as the next request.
    */
   private bodySent: boolean;
+  readonly timeoutMs: number;
+  readonly signal: StopSignal | undefined;
   /** Ends the request when its signal aborts (the pool's watch calls it). */
   readonly cancel = (): void => this.finish(CANCELLED_ERROR);
 
-  constructor(pool: RawPool, opts: HttpRequest) {
+  constructor(pool: RawPool, opts: HttpRequest, to: Answered) {
     this.pool = pool;
     this.opts = opts;
+    this.to = to;
     this.tracer = new RequestTracer(opts.queuedAt);
     this.trace = opts.trace !== false;
     this.method = opts.method ?? 'GET';
     this.bodySent = !opts.body;
+    this.timeoutMs = opts.timeoutMs ?? 0;
+    this.signal = opts.signal;
   }
 
   private result(error?: string): TracedResult {
     const tracer = this.tracer;
     tracer.mark('end');
-    const { phases, totalMs } = tracer.phases();
+    const phases = tracer.phases();
+    const totalMs = tracer.totalMs();
     return new LazyHeadersResult(this.status, this.bytes, tracer.reused, phases, totalMs, tracer.startEpochMs, error, this.parsed);
   }
 
-  start(): Promise<TracedResult> {
+  start(): void {
     const opts = this.opts;
     let head: string | Buffer;
     if (opts.head) head = opts.head;
@@ -340,30 +438,33 @@ class Exchange implements ConnUser, Cancellable {
       try {
         head = requestHead(this.method, opts.url, withUrlCredentials(opts.url, opts.headers), opts.body?.length);
       } catch (err) {
-        return Promise.resolve(this.result(`ERR_INVALID_HEADER: ${(err as Error).message}`));
+        return this.to.answered(this.result(`ERR_INVALID_HEADER: ${(err as Error).message}`));
       }
     }
-    if (opts.signal?.aborted) return Promise.resolve(this.result(NOT_SENT_ERROR));
+    if (opts.signal?.aborted) return this.to.answered(this.result(NOT_SENT_ERROR));
     const got = this.pool.take(opts.signal);
-    return got instanceof Promise ? got.then((c) => this.onConn(c, head)) : this.onConn(got, head);
+    if (got instanceof Promise) void got.then((c) => this.onConn(c, head));
+    else this.onConn(got, head);
   }
 
   /** A connection (or a slot for a new one) is ours, or null: the wait was ended by the signal. */
-  private onConn(got: Conn | undefined | null, head: string | Buffer): Promise<TracedResult> {
+  private onConn(got: Conn | undefined | null, head: string | Buffer): void {
     const { pool, opts, tracer } = this;
     const signal = opts.signal;
     // A kept-alive socket the server closed while it was being handed over: its slot is free again.
     if (got?.closed) {
       pool.release(got, false);
       const next = pool.take(signal);
-      return next instanceof Promise ? next.then((c) => this.onConn(c, head)) : this.onConn(next, head);
+      if (next instanceof Promise) void next.then((c) => this.onConn(c, head));
+      else this.onConn(next, head);
+      return;
     }
-    if (got === null) return Promise.resolve(this.result(NOT_SENT_ERROR));
+    if (got === null) return this.to.answered(this.result(NOT_SENT_ERROR));
     // Aborted while it waited for a socket: the socket goes to the next in line.
     if (signal?.aborted) {
       if (got) pool.release(got, true);
       else pool.freeSlot();
-      return Promise.resolve(this.result(NOT_SENT_ERROR));
+      return this.to.answered(this.result(NOT_SENT_ERROR));
     }
     if (this.trace) tracer.mark('socket');
     let conn: Conn;
@@ -375,7 +476,7 @@ class Exchange implements ConnUser, Cancellable {
         conn = pool.connect(opts.url);
       } catch (err) {
         pool.freeSlot();
-        return Promise.resolve(this.result(errnoText(err as Error)));
+        return this.to.answered(this.result(errnoText(err as Error)));
       }
       if (this.trace) {
         const socket = conn.socket;
@@ -385,21 +486,15 @@ class Exchange implements ConnUser, Cancellable {
       }
     }
     this.conn = conn;
-    return new Promise<TracedResult>((resolve) => {
-      this.resolve = resolve;
-      this.send(conn, head, !got);
-    });
+    this.send(conn, head, !got);
   }
 
   private send(c: Conn, head: string | Buffer, fresh: boolean): void {
     const opts = this.opts;
-    if (opts.signal) this.pool.watch(opts.signal, this);
     c.user = this;
-    const timeoutMs = opts.timeoutMs ?? 0;
-    if (c.timeoutMs !== timeoutMs) {
-      c.socket.setTimeout(timeoutMs);
-      c.timeoutMs = timeoutMs;
-    }
+    c.activeTick = this.pool.clock.tick;
+    if (opts.signal) this.pool.watchInFlight(opts.signal, c);
+    if (this.timeoutMs) this.pool.watchTimeout(this.timeoutMs);
     const socket = c.socket;
     if (opts.body) {
       // Head and body leave in one writev.
@@ -424,6 +519,7 @@ class Exchange implements ConnUser, Cancellable {
   written(err: Error | null | undefined): void {
     if (err) return;
     this.bodySent = true;
+    this.conn.activeTick = this.pool.clock.tick;
     if (this.trace) this.tracer.mark('sent');
     this.opts.watch?.onSent(this.tracer.reused);
   }
@@ -431,10 +527,10 @@ class Exchange implements ConnUser, Cancellable {
   private finish(error?: string, reusable = false): void {
     if (this.settled) return;
     this.settled = true;
-    if (this.opts.signal) this.pool.unwatch(this.opts.signal, this);
+    if (this.opts.signal) this.pool.unwatchInFlight(this.opts.signal, this);
     // An error status whose body ended in step may keep its socket; a broken one never does.
     this.pool.release(this.conn, reusable && this.bodySent);
-    this.resolve(this.result(error));
+    this.to.answered(this.result(error));
   }
 
   gone(error: string, clean: boolean): void {

@@ -4,7 +4,7 @@ import type * as http from 'node:http';
 import type * as https from 'node:https';
 import { nodeHttp, nodeHttps } from './node-http.js';
 import { answerError, ErrorBody, isExpected } from './answer.js';
-import { CANCELLED_ERROR, errnoText, NOT_SENT_ERROR, withUrlCredentials, type HttpClient, type HttpRequest, type TracedResult } from './http-client.js';
+import { CANCELLED_ERROR, errnoText, NOT_SENT_ERROR, withUrlCredentials, type Answered, type HttpClient, type HttpRequest, type TracedResult } from './http-client.js';
 import { RequestTracer } from './tracer.js';
 
 export interface TracedRequestOptions extends HttpRequest {
@@ -38,6 +38,10 @@ export class NodeHttpClient implements HttpClient {
     return send(req, this.agent, this.highWaterMark);
   }
 
+  send(req: HttpRequest, to: Answered): void {
+    void send(req, this.agent, this.highWaterMark).then((result) => to.answered(result));
+  }
+
   close(): void {
     this.agent.destroy();
   }
@@ -59,7 +63,8 @@ function send(opts: HttpRequest, agent: http.Agent, highWaterMark: number | unde
       settled = true;
       opts.signal?.removeEventListener('abort', abort);
       tracer.mark('end');
-      const { phases, totalMs } = tracer.phases();
+      const phases = tracer.phases();
+      const totalMs = tracer.totalMs();
       resolve({ status, bytes, reused: tracer.reused, phases, totalMs, startEpochMs: tracer.startEpochMs, headers, error });
     };
     if (opts.signal?.aborted) return finish(0, {}, NOT_SENT_ERROR);

@@ -73,8 +73,8 @@ export function outcomeOf(result: TracedResult): TryOutcome {
 
 export interface RetryOptions {
   maxRetries: number;
-  /** Names the request in log lines; a function is called only when a line is written. */
-  label: string | (() => string);
+  /** Names the request in log lines; a function (or an object's label method) is called only when a line is written. */
+  label: string | (() => string) | Labelled;
   /** Ends the backoff at once and stops further tries. */
   signal?: StopSignal;
   /** When the request was asked for (performance.now() clock), if it queued before the first try. */
@@ -93,7 +93,12 @@ export interface RetriedResult extends TracedResult {
   backoffMs: number;
 }
 
-const labelOf = (opts: RetryOptions) => (typeof opts.label === 'string' ? opts.label : opts.label());
+/** A request's own object that names it: passed as itself, where a closure would be made for every request. */
+export interface Labelled {
+  label(): string;
+}
+
+const labelOf = (label: RetryOptions['label']) => (typeof label === 'string' ? label : typeof label === 'function' ? label() : label.label());
 
 /**
  * Runs `attempt` until it succeeds, fails for good, retries run out or `signal` aborts. The result
@@ -105,8 +110,24 @@ export function requestWithRetries(attempt: (n: number) => Promise<TryOutcome>, 
   // The first try without an async function around it: nearly every request ends with it, and each
   // async layer was a few hundred bytes of garbage a request.
   return attempt(0).then((first) => (first.error === undefined && !isThrottle(first.result.status)
-    ? retried(opts, first, first.error, 0, started, started, NO_TALLY)
+    ? retried(opts.label, first.result, first.error, 0, started, started, NO_TALLY)
     : tries(attempt, opts, started, first)));
+}
+
+/**
+ * requestWithRetries in two steps, for a first try sent through a callback (HttpClient.send): the
+ * request's result when its first try needs no other (it succeeded and was not throttled), with no
+ * promise made on its way; else undefined, and retryFrom goes on. `started`: the first try's start
+ * (or the queue's), on the performance.now() clock.
+ */
+export function firstTry(result: TracedResult, started: number, label: RetryOptions['label']): RetriedResult | undefined {
+  if (result.error !== undefined || isThrottle(result.status)) return undefined;
+  return retried(label, result, undefined, 0, started, started, NO_TALLY);
+}
+
+/** The loop, after a first try (sent at `started`) that firstTry did not take. */
+export function retryFrom(first: TracedResult, attempt: (n: number) => Promise<TryOutcome>, opts: RetryOptions, started: number): Promise<RetriedResult> {
+  return tries(attempt, opts, started, outcomeOf(first));
 }
 
 interface Tally {
@@ -134,7 +155,7 @@ async function tries(attempt: (n: number) => Promise<TryOutcome>, opts: RetryOpt
     }
     if (error && retryable && n < policy.maxRetries && !opts.signal?.aborted) {
       const delay = retryAfterMs(result.headers, policy.maxDelayMs) ?? backoffMs(n, policy);
-      if (log.isVerboseEnabled()) log.verbose(`${labelOf(opts)}: ${error}; retry ${n + 1}/${policy.maxRetries} in ${delay} ms`);
+      if (log.isVerboseEnabled()) log.verbose(`${labelOf(opts.label)}: ${error}; retry ${n + 1}/${policy.maxRetries} in ${delay} ms`);
       const sleepStarted = performance.now();
       await sleep(delay, opts.signal);
       if (!opts.signal?.aborted) {
@@ -146,17 +167,16 @@ async function tries(attempt: (n: number) => Promise<TryOutcome>, opts: RetryOpt
       tally.sleptMs += performance.now() - sleepStarted;
       error = `cancelled: stopped before retrying (${error})`;
     }
-    return retried(opts, outcome, error, n, tryStarted, started, tally);
+    return retried(opts.label, outcome.result, error, n, tryStarted, started, tally);
   }
 }
 
 /** The request's result: its last try's, timed from the first try (or the queue) on. */
-function retried(opts: RetryOptions, last: TryOutcome, error: string | undefined, n: number, tryStarted: number, started: number, tally: Readonly<Tally>): RetriedResult {
-  const result = last.result;
+function retried(label: RetryOptions['label'], result: TracedResult, error: string | undefined, n: number, tryStarted: number, started: number, tally: Readonly<Tally>): RetriedResult {
   const phases = n > 0 ? { retry: tryStarted - started, ...result.phases } : result.phases;
   // A first try's own clock already starts at `queuedAt` where there was a queue.
   const totalMs = n > 0 ? tryStarted - started + result.totalMs : result.totalMs;
-  if (log.isDebugEnabled()) log.debug(`${labelOf(opts)} ${result.status} ${result.bytes}B ${totalMs.toFixed(1)}ms reused=${result.reused}${n ? ` retries=${n}` : ''}${error ? ` error=${error}` : ''}`);
+  if (log.isDebugEnabled()) log.debug(`${labelOf(label)} ${result.status} ${result.bytes}B ${totalMs.toFixed(1)}ms reused=${result.reused}${n ? ` retries=${n}` : ''}${error ? ` error=${error}` : ''}`);
   return new Retried(result, phases, totalMs, performance.timeOrigin + started, error, tally);
 }
 

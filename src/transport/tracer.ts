@@ -62,17 +62,25 @@ export class RequestTracer {
     req.once('response', () => this.mark('response'));
   }
 
-  /** Durations of the phases that happened; connection phases are absent on a reused socket. */
-  phases(): { phases: PhaseDurationsMs; totalMs: number } {
+  /** From the start to the end mark (or now, where none was made). */
+  totalMs(): number {
+    return (this.end === UNSET ? performance.now() : this.end) - this.start;
+  }
+
+  /**
+   * Durations of the phases that happened; connection phases are absent on a reused socket. The
+   * phases alone, not an object holding them and the total (totalMs()): one object fewer a request.
+   */
+  phases(): PhaseDurationsMs {
     const start = this.start;
     const end = this.end === UNSET ? performance.now() : this.end;
     const response = this.response === UNSET ? undefined : this.response;
-    if (this.socket === UNSET && response === undefined) return { phases: {}, totalMs: end - start };
+    if (this.socket === UNSET && response === undefined) return {};
     const socket = this.socket === UNSET ? start : this.socket;
     // The common case, a reused socket that answered: its four phases made at once, in one shape.
     if (this.reused && response !== undefined && this.socket !== UNSET) {
       const sent = Math.min(Math.max(this.sent === UNSET ? socket : this.sent, socket), response);
-      return { phases: { wait: socket - start, send: sent - socket, firstByte: response - sent, download: end - response }, totalMs: end - start };
+      return { wait: socket - start, send: sent - socket, firstByte: response - sent, download: end - response };
     }
     const out: PhaseDurationsMs = { wait: socket - start };
     let cursor = socket;
@@ -93,7 +101,7 @@ export class RequestTracer {
     // A connection that never completed: the time went into connecting, not into a response.
     if (!this.reused && response === undefined && this.connect === UNSET && this.socket !== UNSET) {
       out.tcp = (out.tcp ?? 0) + (end - cursor);
-      return { phases: out, totalMs: end - start };
+      return out;
     }
     // A request written to a socket still connecting reports 'finish' early: sending ends no
     // earlier than the connection is ready.
@@ -105,6 +113,6 @@ export class RequestTracer {
     } else {
       out.firstByte = end - sent;
     }
-    return { phases: out, totalMs: end - start };
+    return out;
   }
 }

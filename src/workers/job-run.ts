@@ -160,10 +160,13 @@ export class JobRun {
     // A steady run asks for each item again at every lap: kept from its first (up to PREBUILT_URLS
     // items), not a new item and name every request.
     const made: (WorkItem | undefined)[] | undefined = shape.kind === 'steady' && items.length <= PREBUILT_URLS ? new Array(items.length) : undefined;
-    const issued = await runLanes(items.length, lanes, shape,
-      (n, lane) => {
+    const issued = await runLanes<OpRecord | OpRecord[]>(items.length, lanes, shape,
+      (n, lane, done, fail) => {
         const item = made ? (made[n] ??= items.at(n)!) : items.at(n)!;
-        return this.stop.signal.aborted ? Promise.resolve(this.notSent(item)) : kindRun.run(item, lane, issuedAt);
+        if (this.stop.signal.aborted) done(this.notSent(item));
+        // A kind that answers through a callback makes no promise a request.
+        else if (kindRun.send) kindRun.send(item, lane, issuedAt, done, fail);
+        else kindRun.run(item, lane, issuedAt).then(done, fail);
       },
       (n, got) => {
         if (Array.isArray(got)) got.forEach(count);

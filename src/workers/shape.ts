@@ -65,33 +65,59 @@ export class SteadyShape implements Shape {
 /**
  * Items go out in order through a fixed number of lanes, never queued in bulk: memory stays flat in
  * the item count (issuing 1,000,000 requests at once held them all). Each lane takes the next item
- * when its last one ends; a steady shape wraps round. `start` issues item `n` in a lane, `settle`
- * takes what it gave. Returns how many were issued, once every lane has ended; rejects with the
- * first error `start` or `settle` throws (the other lanes go on, unawaited).
+ * when its last one ends; a steady shape wraps round. `start` issues item `n` in a lane and hands
+ * what it gave to `done` (or a throw to `fail`), `settle` takes it. Returns how many were issued,
+ * once every lane has ended; rejects with the first error `start`, `fail` or `settle` gives (the
+ * other lanes go on, unawaited).
  *
  * Each lane is two functions made once and a slot for its item, not an async function's frame and
- * promises for every item: those were the largest garbage of a small request after its own.
+ * promises for every item: those were the largest garbage of a small request after its own. An item
+ * answered before its `start` returned (a stop ends every item at once) is taken by the lane's loop,
+ * not by a nested call: thousands of them would otherwise nest as deep.
  */
-export function runLanes<R>(items: number, lanes: number, shape: Shape, start: (n: number, lane: number) => Promise<R>, settle: (n: number, got: R) => void): Promise<number> {
+export function runLanes<R>(
+  items: number, lanes: number, shape: Shape,
+  start: (n: number, lane: number, done: (got: R) => void, fail: (err: unknown) => void) => void,
+  settle: (n: number, got: R) => void,
+): Promise<number> {
   if (!items || lanes < 1) return Promise.resolve(0);
   return new Promise((resolve, reject) => {
     let next = 0;
     let running = lanes;
     const lane = (l: number) => {
       let n = -1;
+      /** Inside start(): an answer now is left in `early` for the loop. */
+      let starting = false;
+      let answered = false;
+      let early: R | undefined;
       const go = (): void => {
         try {
-          if (!shape.more(next)) {
-            if (--running === 0) resolve(next);
-            return;
+          for (;;) {
+            if (!shape.more(next)) {
+              if (--running === 0) resolve(next);
+              return;
+            }
+            n = next++ % items;
+            starting = true;
+            answered = false;
+            start(n, l, ended, reject);
+            starting = false;
+            if (!answered) return;
+            const got = early as R;
+            early = undefined;
+            settle(n, got);
           }
-          n = next++ % items;
-          start(n, l).then(ended, reject);
         } catch (err) {
+          starting = false;
           reject(err);
         }
       };
       const ended = (got: R): void => {
+        if (starting) {
+          answered = true;
+          early = got;
+          return;
+        }
         try {
           settle(n, got);
         } catch (err) {
