@@ -33,19 +33,20 @@ export class FixedShape implements Shape {
 export class SteadyShape implements Shape {
   readonly kind = 'steady';
   readonly meter: SteadyMeter;
-  private readonly deadlineEpochMs: number;
+  /** The deadline on the performance.now() clock: read before every request, without timeOrigin each time. */
+  private readonly deadlineMs: number;
   private readonly ended: () => boolean;
   private stoppedEpochMs = Infinity;
 
   /** `ended`: a stop or a 'finish' came; nothing new is issued, what is in flight completes and counts. */
   constructor(goEpochMs: number, steady: { durationMs: number; intervalMs: number }, ended: () => boolean) {
     this.meter = new SteadyMeter(goEpochMs, steady.intervalMs);
-    this.deadlineEpochMs = goEpochMs + steady.durationMs;
+    this.deadlineMs = goEpochMs + steady.durationMs - performance.timeOrigin;
     this.ended = ended;
   }
 
   more(): boolean {
-    if (this.ended() || epochNow() >= this.deadlineEpochMs) {
+    if (this.ended() || performance.now() >= this.deadlineMs) {
       this.stoppedEpochMs = Math.min(this.stoppedEpochMs, epochNow());
       return false;
     }
