@@ -43,12 +43,12 @@ async function tracerWorkUs(): Promise<{ tracedUs: number; untracedUs: number }>
     t.mark('sent');
     t.mark('response');
     t.mark('end');
-    return t.phases().totalMs;
+    return (t.phases().wait ?? 0) + t.totalMs();
   };
   const untraced = () => {
     const t = new RequestTracer();
     t.mark('end');
-    return t.phases().totalMs;
+    return (t.phases().wait ?? 0) + t.totalMs();
   };
   const N = 200_000;
   let sink = 0;
