@@ -133,12 +133,20 @@ class PutCall implements Answered, Labelled {
   }
 
   answered(result: TracedResult): void {
-    const first = firstTry(result, this.started, this);
-    if (first) return this.done(this.record(first));
+    let record: OpRecord | undefined;
+    try {
+      const first = firstTry(result, this.started, this);
+      record = first && this.record(first);
+    } catch (err) {
+      // Called from inside a socket's read: a throw goes to the lane (the run fails), not up the socket.
+      return this.fail(err);
+    }
+    if (record) return this.done(record);
     const { ctx } = this;
     const client = clientOf(ctx);
     retryFrom(result, (n) => client.request(this.request(n)).then(outcomeOf), { maxRetries: ctx.job.maxRetries, label: this, signal: ctx.signal, queuedAt: this.queuedAt }, this.started)
-      .then((retried) => this.done(this.record(retried)), this.fail);
+      .then((retried) => this.record(retried))
+      .then(this.done, this.fail);
   }
 
   /** Put Blob's answer carries the MD5 the service computed of what it stored: verification needs no read-back. */
