@@ -298,7 +298,6 @@ export class RawPool implements HttpClient {
     }
   }
 
-
   /** Gives a connection back: reused by the next waiter, kept idle, or closed (and its slot freed). */
   release(conn: Conn, reusable: boolean): void {
     conn.user = undefined;
