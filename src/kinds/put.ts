@@ -24,10 +24,11 @@ export const kind: RequestKind = {
   async setup(ctx: KindContext): Promise<KindRun> {
     const payloads = await Payloads.of(ctx.items);
     const prepared = preparePuts(ctx, payloads);
-    const putFor = (item: WorkItem) => prepared?.get(item.index) ?? putOf(ctx, item, payloads.of(item));
+    const send: KindRun['send'] = (item, _lane, queuedAt, done, fail) =>
+      new PutCall(ctx, item, prepared?.get(item.index) ?? putOf(ctx, item, payloads.of(item)), queuedAt, done, fail).start();
     return {
-      run: (item, _lane, queuedAt) => new Promise((resolve, reject) => new PutCall(ctx, item, putFor(item), queuedAt, resolve, reject).start()),
-      send: (item, _lane, queuedAt, done, fail) => new PutCall(ctx, item, putFor(item), queuedAt, done, fail).start(),
+      run: (item, lane, queuedAt) => new Promise((resolve, reject) => send(item, lane, queuedAt, resolve, reject)),
+      send,
       // Uploads to a plain server are read back here, in every worker at once, over the sockets of the run.
       ...(ctx.job.readBack ? { check: (records, signal) => inLanes(ctx.items, ctx.job.maxSockets, async (item, n) => {
         if (records.error(n) !== undefined || signal.aborted) return;

@@ -35,9 +35,9 @@ interface ConnUser {
   timeout(): void;
   /** Its idle timeout in ms (0: none). */
   readonly timeoutMs: number;
-  /** The stop it ends with, and how it ends (the pool's watch of an AbortSignal calls it). */
+  /** The stop it ends with, and how it ends (a function: a hedge's stop takes it as its listener). */
   readonly signal: StopSignal | undefined;
-  cancel(): void;
+  readonly cancel: () => void;
   /** The request's last byte was handed to the kernel (or the write failed). */
   written(error: Error | null | undefined): void;
 }
@@ -142,23 +142,19 @@ export class RawPool implements HttpClient {
   /** Extra options for https connections (e.g. a private CA). */
   private readonly tlsOptions?: Tls.ConnectionOptions;
   /**
-   * The aborts of the requests in flight, by AbortSignal: one listener on each signal (a run's
-   * stop), which ends them all. Adding and removing a listener on an AbortSignal for every request
-   * was the costliest JavaScript of a small PUT after parsing the answer's head (~1.5 µs).
+   * By AbortSignal (a run's stop), the requests waiting for a socket on it: one listener on each
+   * signal ends them and every request in flight on it (found through the connections). Adding and
+   * removing a listener, or a set entry, for every request was a good part of a small PUT's cost.
    */
-  private readonly inFlight = new WeakMap<AbortSignal, Set<Cancellable>>();
+  private readonly waitingOn = new WeakMap<AbortSignal, Set<Cancellable>>();
   /** The signal watched last and its set: every request of a run has the same one (no WeakMap lookup a request). */
   private lastSignal: StopSignal | undefined;
-  private lastAborts: Set<Cancellable> | undefined;
+  private lastWaiting: Set<Cancellable> | undefined;
   /** Every connection opened (closed ones pruned as new ones come): what a stop and the watchdog look through. */
   private conns: Conn[] = [];
-  /** Run's AbortSignals whose abort ends every request in flight on them (one listener each, none a request). */
-  private readonly stopsWatched = new WeakSet<AbortSignal>();
   private watchdog: NodeJS.Timeout | undefined;
   private watchdogMs = 0;
   readonly clock: WatchdogClock = { tick: 0 };
-  /** The AbortSignal watchInFlight saw last: every request of a run has the same one (no WeakSet lookup a request). */
-  private lastStop: AbortSignal | undefined;
 
   constructor(origin: URL, maxSockets: number, bufferBytes: number, tlsOptions?: Tls.ConnectionOptions) {
     this.origin = origin;
@@ -214,31 +210,50 @@ export class RawPool implements HttpClient {
     return got instanceof Promise ? got : Promise.resolve(got);
   }
 
-  /** Cancels `c` once `signal` aborts, until unwatch(); a hedge's cheap Stop keeps its own listeners. */
-  watch(signal: StopSignal, c: Cancellable): void {
-    if (signal === this.lastSignal) {
-      this.lastAborts!.add(c);
-      return;
-    }
-    if (!(signal instanceof AbortSignal)) return signal.addEventListener('abort', c.cancel, { once: true });
-    let aborts = this.inFlight.get(signal);
-    if (!aborts) {
-      const all = (aborts = new Set());
-      this.inFlight.set(signal, all);
+  /**
+   * The set of requests waiting on `signal`, its one listener added the first time: at its abort it
+   * ends them, then every request in flight on it.
+   */
+  private waitingSet(signal: AbortSignal): Set<Cancellable> {
+    if (signal === this.lastSignal) return this.lastWaiting!;
+    let waiting = this.waitingOn.get(signal);
+    if (!waiting) {
+      const all = (waiting = new Set());
+      this.waitingOn.set(signal, all);
       signal.addEventListener('abort', () => {
         for (const a of [...all]) a.cancel();
         all.clear();
+        for (const conn of [...this.conns]) if (conn.user?.signal === signal) conn.user.cancel();
       }, { once: true });
     }
-    aborts.add(c);
     this.lastSignal = signal;
-    this.lastAborts = aborts;
+    this.lastWaiting = waiting;
+    return waiting;
+  }
+
+  /** Cancels `c` (waiting for a socket) once `signal` aborts, until unwatch(); a hedge's cheap Stop keeps its own listeners. */
+  watch(signal: StopSignal, c: Cancellable): void {
+    if (signal instanceof AbortSignal) this.waitingSet(signal).add(c);
+    else signal.addEventListener('abort', c.cancel, { once: true });
   }
 
   unwatch(signal: StopSignal, c: Cancellable): void {
-    if (signal === this.lastSignal) this.lastAborts!.delete(c);
-    else if (signal instanceof AbortSignal) this.inFlight.get(signal)?.delete(c);
+    if (signal instanceof AbortSignal) this.waitingSet(signal).delete(c);
     else signal.removeEventListener('abort', c.cancel);
+  }
+
+  /**
+   * A request in flight on `signal` ends when it aborts: an AbortSignal (a run's stop, the same for
+   * all its requests) through its one listener, which looks through the connections (nothing added
+   * a request); any other stop (a hedge's) through a listener of the request's own.
+   */
+  watchInFlight(signal: StopSignal, user: ConnUser): void {
+    if (signal instanceof AbortSignal) this.waitingSet(signal);
+    else signal.addEventListener('abort', user.cancel, { once: true });
+  }
+
+  unwatchInFlight(signal: StopSignal, user: ConnUser): void {
+    if (!(signal instanceof AbortSignal)) signal.removeEventListener('abort', user.cancel);
   }
 
   connect(url: URL): Conn {
@@ -246,26 +261,6 @@ export class RawPool implements HttpClient {
     if (this.conns.length >= this.maxSockets) this.conns = this.conns.filter((c) => !c.closed);
     this.conns.push(conn);
     return conn;
-  }
-
-  /**
-   * A request in flight on `signal` ends when it aborts: an AbortSignal (a run's stop, the same for
-   * all its requests) gets one listener, which ends every request on it by looking through the
-   * connections; any other stop (a hedge's) a listener of its own (watch).
-   */
-  watchInFlight(signal: StopSignal, c: Conn): void {
-    if (!(signal instanceof AbortSignal)) return this.watch(signal, c.user!);
-    if (signal === this.lastStop) return;
-    this.lastStop = signal;
-    if (this.stopsWatched.has(signal)) return;
-    this.stopsWatched.add(signal);
-    signal.addEventListener('abort', () => {
-      for (const conn of [...this.conns]) if (conn.user?.signal === signal) conn.user.cancel();
-    }, { once: true });
-  }
-
-  unwatchInFlight(signal: StopSignal, user: ConnUser): void {
-    if (!(signal instanceof AbortSignal)) this.unwatch(signal, user);
   }
 
   /**
@@ -492,7 +487,7 @@ class Exchange implements ConnUser, Cancellable {
     const opts = this.opts;
     c.user = this;
     c.activeTick = this.pool.clock.tick;
-    if (opts.signal) this.pool.watchInFlight(opts.signal, c);
+    if (opts.signal) this.pool.watchInFlight(opts.signal, this);
     if (this.timeoutMs) this.pool.watchTimeout(this.timeoutMs);
     const socket = c.socket;
     if (opts.body) {
