@@ -1,8 +1,9 @@
 // Histograms from several workers are merged by adding their encoded forms; the result equals one
 // histogram that saw every value. Averaging per-worker percentiles does not.
+import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import * as hdr from 'hdr-histogram-js';
-import { asDecoded, decodeHistogram, encodeHistogram, HistogramSum, METRICS, newHistogram, PhaseHistograms, summarizeHistogram, valuesAtPercentiles, type MetricName } from '../src/metrics/histograms.js';
+import { asDecoded, decodeHistogram, encodeHistogram, HistogramSum, METRICS, newHistogram, PhaseHistograms, summarizeHistogram, valuesAtPercentiles, withIntegerIndex, type MetricName } from '../src/metrics/histograms.js';
 import type { PhaseDurationsMs } from '../src/transport/phases.js';
 
 /** mulberry32: a small seeded PRNG, so every run sees the same values. */
@@ -250,6 +251,40 @@ describe('a run\'s own histograms handed to the decode that follows', () => {
         walked.establishInternalTackingValues();
         expect([ours.totalCount, ours.maxValue, ours.minNonZeroValue], `fill ${i}, ${digits} digits`).toEqual([walked.totalCount, walked.maxValue, walked.minNonZeroValue]);
       }
+    }
+  });
+});
+
+describe('the counts index in integer arithmetic (issue 28: ~72 ns a record against ~15)', () => {
+  type Indexed = hdr.Histogram & { countsArrayIndex(value: number): number; autoResize: boolean };
+  const Package = (createRequire(import.meta.url)('hdr-histogram-js/dist/JsHistogramFactory') as { constructorFromBucketSize(bits: 64): new (low: number, high: number, digits: number) => Indexed }).constructorFromBucketSize(64);
+  const Ours = withIntegerIndex(Package) as unknown as typeof Package;
+
+  it("gives the package's index for every whole value up to 2^31 - 1, and takes the package's way past it or between", () => {
+    const rand = seeded(31);
+    const values = [0, 1, 2, 3, 1023, 1024, 2047, 2048, 2049, 1.5, 0.4, 2 ** 31 - 1, 2 ** 31, 2 ** 31 + 1, 3 * 3_600_000_000, 2 ** 40 + 7];
+    for (let k = 1; k < 31; k++) values.push(2 ** k - 1, 2 ** k, 2 ** k + 1);
+    for (let i = 0; i < 20_000; i++) values.push(Math.round(Math.exp(rand() * Math.log(2 ** 31))));
+    for (const digits of [1, 2, 3]) {
+      const theirs = new Package(1, 2, digits), ours = new Ours(1, 2, digits);
+      for (const v of values) expect(ours.countsArrayIndex(v), `${v}, ${digits} digits`).toBe(theirs.countsArrayIndex(v));
+      expect(() => ours.countsArrayIndex(-1)).toThrow(/cannot be negative/);
+    }
+  });
+
+  it('records into the same counts: the encodings of the same values are equal', () => {
+    const rand = seeded(37);
+    const values = Array.from({ length: 5000 }, () => Math.round(rand() * rand() * 2_000_000));
+    values.push(0, 1, 2 ** 31 - 1, 2 ** 31 + 5, 7_200_000_000);
+    for (const digits of [1, 2, 3] as const) {
+      const theirs = new Package(1, 2, digits);
+      theirs.autoResize = true;
+      const ours = newHistogram(digits);
+      for (const v of values) {
+        theirs.recordValue(v);
+        ours.recordValue(v);
+      }
+      expect(encodeHistogram(ours), `${digits} digits`).toBe(encodeHistogram(theirs));
     }
   });
 });

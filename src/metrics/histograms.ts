@@ -52,11 +52,40 @@ function hdrFiles(): HdrFiles {
   }
 }
 
+/** What the index below reads of the package's histogram: its bucket layout. */
+interface Indexed {
+  countsArrayIndex(value: number): number;
+  readonly subBucketHalfCountMagnitude: number;
+  readonly subBucketHalfCount: number;
+  readonly unitMagnitude: number;
+}
+
+/** The largest value the integer index takes: 2^31 - 1 µs, about 36 minutes. */
+const INT_INDEX_MAX = 0x7fffffff;
+
+/**
+ * The package's histogram, its counts index found in integer arithmetic. Its own takes a log2 and
+ * two powers of two per value (~72 ns a record here, against ~15): every request records its phases
+ * and total, in its worker's timed section. The same index for every whole value from 0 to
+ * INT_INDEX_MAX (what Math.round of µs gives); any other value goes the package's way.
+ */
+export function withIntegerIndex(Base: HdrParts['Float64']): HdrParts['Float64'] {
+  const Histogram = Base as unknown as new (...args: ConstructorParameters<HdrParts['Float64']>) => Indexed;
+  return class extends Histogram {
+    override countsArrayIndex(value: number): number {
+      if (!(value >= 0 && value <= INT_INDEX_MAX) || value !== Math.floor(value)) return super.countsArrayIndex(value);
+      // floor(log2(value)) is 31 - clz32(value) for such a value; 0 goes to bucket 0, as the package's -Infinity does.
+      const bucket = Math.max(31 - Math.clz32(value) - this.subBucketHalfCountMagnitude - this.unitMagnitude, 0);
+      return ((bucket + 1) << this.subBucketHalfCountMagnitude) + (value >>> (bucket + this.unitMagnitude)) - this.subBucketHalfCount;
+    }
+  } as unknown as HdrParts['Float64'];
+}
+
 let hdrParts: HdrParts | undefined;
 function hdr(): HdrParts {
   if (!hdrParts) {
     const { constructorFromBucketSize, doDecode, decompress } = hdrFiles();
-    hdrParts = { Float64: constructorFromBucketSize(64), doDecode, decompress };
+    hdrParts = { Float64: withIntegerIndex(constructorFromBucketSize(64)), doDecode, decompress };
   }
   return hdrParts;
 }
