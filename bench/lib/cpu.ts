@@ -1,9 +1,11 @@
 // CPU per unit of work, ours against a peer in the same run: ours from its workers' own counters
 // (process.cpuUsage around the timed section, in the results file), the peer from the kernel's
 // count for its process (proc.ts `cpu`). On a shared machine CPU is the measure that holds where
-// wall time does not; the verdict is the ratio of the medians.
+// wall time does not; the verdict is the ratio's per-round median and its interval.
 import type { GoalResult } from './report.ts';
 import { median, MiB, type Row, type Sample } from './sample.ts';
+import { medianInterval, pairedRatios, ratioText } from './paired.ts';
+import { runsToTell } from '../../dist/analysis/significance.js';
 
 export type CpuUnit = 'request' | 'MiB';
 
@@ -17,16 +19,32 @@ function perUnitUs(s: Sample, unit: CpuUnit): number | undefined {
   return (s.cpuMs * 1000) / (unit === 'MiB' ? s.bytes / MiB : (s.cpuRequests ?? s.requests));
 }
 
-/** Median CPU per unit of each side; reached when ours is at most the peer's. */
+/**
+ * CPU per unit, ours against the peer in the same rounds (alternate() runs each once a round): the
+ * verdict is the median of the per-round ratios ours/peer with its sign-test interval (paired.ts),
+ * as a shared machine's runs of one build spread 1.5-2x. Reached where the whole ~95% interval is at
+ * most 1, missed where it is wholly above 1; otherwise the rounds cannot tell, and the goal says so
+ * and about how many rounds might (a point ratio of three runs decided nothing either way).
+ */
 export function cpuGoal(what: string, unit: CpuUnit, ours: Row | undefined, peer: Row | undefined): GoalResult {
-  const med = (r: Row | undefined) => median((r?.samples ?? []).map((s) => perUnitUs(s, unit)).filter((v): v is number => v !== undefined));
-  const o = med(ours);
-  const p = med(peer);
-  const ratio = o / p;
-  const ok = Number.isFinite(ratio);
+  const per = (s: Sample) => perUnitUs(s, unit);
+  const values = (r: Row | undefined) => (r?.samples ?? []).map(per).filter((v): v is number => v !== undefined);
+  const o = median(values(ours));
+  const p = median(values(peer));
+  const base = { what, ours: ours?.label ?? '—', peer: peer?.label ?? '—', targetText: `<= the peer's CPU per ${unit}` };
+  const rounds = medianInterval(pairedRatios(ours, peer, per));
+  if (!Number.isFinite(o / p) || !rounds.n) return { ...base, ratio: NaN, reached: undefined, note: '', valueText: 'not measured' };
+  const told = rounds.confidence >= 0.95 && (rounds.high <= 1 || rounds.low > 1);
+  const more = runsToTell(values(ours), values(peer));
   return {
-    what, ours: ours?.label ?? '—', peer: peer?.label ?? '—', ratio: ok ? p / o : NaN, reached: ok ? o <= p : undefined, note: '',
-    valueText: ok ? `ours ${o.toFixed(1)} µs, peer ${p.toFixed(1)} µs per ${unit} (${ratio.toFixed(2)}x the peer's CPU)` : 'not measured',
-    targetText: `<= the peer's CPU per ${unit}`,
+    ...base,
+    ratio: p / o,
+    reached: told ? rounds.high <= 1 : undefined,
+    note: '',
+    verdict: told ? undefined : `no significant difference in ${rounds.n} round(s)${more ? `; ~${Math.max(more, MIN_ROUNDS)} would tell a difference this size` : ''}`,
+    valueText: `ours ${o.toFixed(1)} µs, peer ${p.toFixed(1)} µs per ${unit}; ours/peer per round ${ratioText(rounds)}`,
   };
 }
+
+/** The fewest rounds whose sign-test interval of the median reaches 95% (paired.ts). */
+const MIN_ROUNDS = 6;

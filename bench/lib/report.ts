@@ -31,6 +31,8 @@ export interface GoalResult {
   atLeast?: number;
   reached: boolean | undefined;
   note: string;
+  /** Where the data cannot tell (reached undefined): what they say instead ("no significant difference in 3 rounds"). */
+  verdict?: string;
   /** Goals that are not a throughput ratio (tracing cost, memory) say their value and target here. */
   valueText?: string;
   targetText?: string;
@@ -121,7 +123,7 @@ export function goalsTable(goals: readonly GoalResult[]): string {
       const mark = (c: Clock) => (g.ratios && g.clock === c && g.atLeast !== undefined ? `**${ratioText(g.ratios[c])}**` : ratioText(g.ratios?.[c]));
       const cells = g.valueText !== undefined ? [g.valueText, '', ''] : (['server', 'tool', 'process'] as const).map(mark);
       const target = g.targetText ?? (g.atLeast === undefined ? '(info)' : `>= ${g.atLeast}x, ${CLOCK_NAMES[g.clock ?? 'tool']}`);
-      const reached = g.reached === undefined ? (g.note ? `n/a (${g.note})` : '') : `${g.reached ? 'yes' : 'no'}${g.note ? ` (${g.note})` : ''}`;
+      const reached = g.reached === undefined ? (g.verdict ?? (g.note ? `n/a (${g.note})` : '')) : `${g.reached ? 'yes' : 'no'}${g.note ? ` (${g.note})` : ''}`;
       return [g.what, g.ours, g.peer, ...cells, target, reached];
     }),
   );
