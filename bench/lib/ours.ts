@@ -41,13 +41,18 @@ export interface OursCall {
   args: readonly string[];
   /** Extra environment, e.g. STORAGE_CONNECTION_STRING (kept off the command line); read at each run. */
   env?: () => NodeJS.ProcessEnv;
+  /**
+   * Warm-up runs before the measured one (0 unless said): where the measure is per request, the
+   * measured run's worker has compiled its hot path and sized its heap, as in a default session.
+   */
+  warmup?: number;
   tmpDir: string;
   tag: string;
 }
 
 /** The exact command, for BENCHMARKS.md; secrets travel in the environment, never here. */
-export function commandLine(call: Pick<OursCall, 'command' | 'args'>): string {
-  return ['node', 'dist/cli.js', call.command, ...call.args].join(' ');
+export function commandLine(call: Pick<OursCall, 'command' | 'args' | 'warmup'>): string {
+  return ['node', 'dist/cli.js', call.command, ...call.args, ...(call.warmup ? ['--warmup', String(call.warmup)] : [])].join(' ');
 }
 
 export async function runOurs(call: OursCall): Promise<Sample> {
@@ -56,7 +61,7 @@ export async function runOurs(call: OursCall): Promise<Sample> {
   rmSync(resultsPath, { force: true });
   rmSync(rssPath, { force: true });
   // --max-semi-space-size=4: what the bin's shebang gives `npx blob-cacher` (src/cli.ts).
-  const args = ['--max-semi-space-size=4', '--import', PRELOAD, CLI, call.command, ...call.args, '--runs', '1', '--warmup', '0', '--results', resultsPath, '--log-level', 'warn', '--format', 'json'];
+  const args = ['--max-semi-space-size=4', '--import', PRELOAD, CLI, call.command, ...call.args, '--runs', '1', '--warmup', String(call.warmup ?? 0), '--results', resultsPath, '--log-level', 'warn', '--format', 'json'];
   const r = await runProcess(process.execPath, args, { env: { ...process.env, ...call.env?.(), BENCH_RSS_FILE: rssPath }, timeoutMs: 20 * 60_000 });
   if (!existsSync(resultsPath)) return failedSample(`exit ${r.code ?? r.signal}: ${r.stderr.trim().split('\n').slice(-2).join(' | ')}`, r.processMs);
   const doc = JSON.parse(readFileSync(resultsPath, 'utf8')) as ResultsFile;
