@@ -75,7 +75,7 @@ export async function memory(ctx: BenchContext, wantBytes: number) {
     'The results file\'s workers[].peakRssBytes is getrusage maxrss at the end of the timed section, which on Linux also counts the coordinator\'s memory at fork time.',
   );
   s.tables.push(keyValueTable([
-    ['outcome', sample.ok ? 'verified' : `FAILED: ${sample.error}`],
+    ['outcome', sample.ok ? (sample.run?.verified ? 'verified' : (sample.run?.verification ?? 'measured')) : `FAILED: ${sample.error}`],
     ['transfer (in-tool wallMs)', sample.ok ? `${(sample.transferMs / 1000).toFixed(1)} s, ${(bytes / MiB / (sample.transferMs / 1000)).toFixed(0)} MiB/s` : '—'],
     ['process wall (incl. verification)', `${(sample.processMs / 1000).toFixed(1)} s`],
     ['coordinator peak RSS', procs.length ? mib(coordinator) : '—'],

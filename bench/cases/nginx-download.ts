@@ -67,7 +67,8 @@ export async function nginxDownload(ctx: BenchContext) {
     'the same clock for every contender (a tool that ends with a file still to write or check is not charged for it here, but is in its own timer). Goals compare on it. ' +
     'Ours uses its own GET client (`--http-client raw`, the default: one fixed read buffer per socket); the "node:http client" rows are ' +
     'the same runs through node:http, which is what the raw Node peers use. With a plain URL and sink `discard` no bytes are hashed ' +
-    '(there is no source MD5 to compare with); the file sinks hash the output after the timed section.',
+    '(there is no source MD5 to compare with); the file sinks hash the output after the timed section. blob-cacher reports these runs ' +
+    '"not verified" (a plain URL vouches for no content), and the suite counts them as measured: only a failed request or a non-zero exit fails one.',
   );
   s.tables.push(`**Discard** (${size / MiB} MiB)`, rowsTable(a), `**To a file** (${size / MiB} MiB, output on /tmp)`, rowsTable(b));
   s.rows.push(a, b);

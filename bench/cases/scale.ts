@@ -78,7 +78,7 @@ export async function scale(ctx: BenchContext, fileCount: number) {
     const wallTarget = 2 * timedMs + 1000;
     s.tables.push(keyValueTable([
       ['configuration', label],
-      ['outcome', sample.ok ? `verified (${run?.verification})` : `FAILED: ${sample.error}`],
+      ['outcome', sample.ok ? (run?.verified ? `verified (${run.verification})` : (run?.verification ?? 'measured')) : `FAILED: ${sample.error}`],
       ['timed section', sample.ok ? `${sec(timedMs)}, ${Math.round(files / (timedMs / 1000))} files/s` : '—'],
       ['process wall', sec(sample.processMs)],
       ['untimed: setup, collect, verify, cleanup', untimed ? [untimed.setup, untimed.collect, untimed.verify, untimed.cleanup].map(sec).join(', ') : '—'],

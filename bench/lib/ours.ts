@@ -75,7 +75,10 @@ export async function runOurs(call: OursCall): Promise<Sample> {
   const peakRssBytes = peaks.length
     ? peaks.reduce((s, p) => s + p.maxRssBytes, 0)
     : run.workers.reduce((s, w) => s + w.peakRssBytes, 0);
-  const ok = run.verified && r.code === 0;
+  // A run its target vouched for no content of (a plain URL: "not verified", and why) is measured, not
+  // failed: only a failed request, a check that found a difference or an exit that is not 0 fail it.
+  const { runFailed } = await distImport<typeof import('../../dist/results/schema.js')>('results/schema.js');
+  const ok = !runFailed(run) && r.code === 0;
   // A steady run (--duration) is measured by its rate over the active window: shown as the time of
   // one pass over its plan at that rate, beside the count-based contenders and wrk's rate.
   const steady = run.steady
