@@ -4,8 +4,7 @@
 // wall time does not; the verdict is the ratio's per-round median and its interval.
 import type { GoalResult } from './report.ts';
 import { median, MiB, type Row, type Sample } from './sample.ts';
-import { medianInterval, pairedRatios, ratioText } from './paired.ts';
-import { runsToTell } from '../../dist/analysis/significance.js';
+import { medianInterval, pairedRatios, ratioText, roundsToTell } from './paired.ts';
 
 export type CpuUnit = 'request' | 'MiB';
 
@@ -32,16 +31,18 @@ export function cpuGoal(what: string, unit: CpuUnit, ours: Row | undefined, peer
   const o = median(values(ours));
   const p = median(values(peer));
   const base = { what, ours: ours?.label ?? '—', peer: peer?.label ?? '—', targetText: `<= the peer's CPU per ${unit}` };
-  const rounds = medianInterval(pairedRatios(ours, peer, per));
+  const ratios = pairedRatios(ours, peer, per);
+  const rounds = medianInterval(ratios);
   if (!Number.isFinite(o / p) || !rounds.n) return { ...base, ratio: NaN, reached: undefined, note: '', valueText: 'not measured' };
   const told = rounds.confidence >= 0.95 && (rounds.high <= 1 || rounds.low > 1);
-  const more = runsToTell(values(ours), values(peer));
+  const more = roundsToTell(ratios);
   return {
     ...base,
     ratio: p / o,
     reached: told ? rounds.high <= 1 : undefined,
     note: '',
-    verdict: told ? undefined : `no significant difference in ${rounds.n} round(s)${more ? `; ~${Math.max(more, MIN_ROUNDS)} would tell a difference this size` : ''}`,
+    // Never fewer than the rounds that did not tell: the estimate is normal theory, the interval a sign test's.
+    verdict: told ? undefined : `no significant difference in ${rounds.n} round(s)${more ? `; ~${Math.max(more, MIN_ROUNDS, rounds.n + 1)} would tell a difference this size` : ''}`,
     valueText: `ours ${o.toFixed(1)} µs, peer ${p.toFixed(1)} µs per ${unit}; ours/peer per round ${ratioText(rounds)}`,
   };
 }

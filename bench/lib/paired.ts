@@ -59,3 +59,23 @@ export function ratioText(m: MedianInterval): string {
   const same = m.low <= 1 && m.high >= 1 ? ' ~' : '';
   return `${m.median.toFixed(2)}x${same} (${(m.confidence * 100).toFixed(0)}% CI ${m.low.toFixed(2)}–${m.high.toFixed(2)}, n ${m.n})`;
 }
+
+/**
+ * Rounds that would tell a paired ratio this far from 1 at 5% with 80% power, if it is real: the
+ * one-sample normal formula on the rounds' log ratios, with a robust spread (1.4826 MAD), divided by
+ * the sign test's efficiency (2/pi). Undefined where the median ratio is 1 (no difference to size).
+ */
+export function roundsToTell(sorted: readonly number[]): number | undefined {
+  const logs = sorted.map(Math.log);
+  const mid = (xs: readonly number[]) => {
+    const a = [...xs].sort((x, y) => x - y);
+    const m = Math.floor(a.length / 2);
+    return a.length % 2 ? a[m]! : (a[m - 1]! + a[m]!) / 2;
+  };
+  if (!logs.length) return undefined;
+  const delta = Math.abs(mid(logs));
+  if (delta === 0) return undefined;
+  const spread = Math.max(1.4826 * mid(logs.map((l) => Math.abs(l - mid(logs)))), 1e-9);
+  return Math.ceil(((1.96 + 0.8416) * spread / delta) ** 2 / (2 / Math.PI));
+}
+
