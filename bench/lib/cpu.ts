@@ -41,11 +41,7 @@ export function cpuGoal(what: string, unit: CpuUnit, ours: Row | undefined, peer
     ratio: p / o,
     reached: told ? rounds.high <= 1 : undefined,
     note: '',
-    // Never fewer than the rounds that did not tell: the estimate is normal theory, the interval a sign test's.
-    verdict: told ? undefined : `no significant difference in ${rounds.n} round(s)${more ? `; ~${Math.max(more, MIN_ROUNDS, rounds.n + 1)} would tell a difference this size` : ''}`,
+    verdict: told ? undefined : `no significant difference in ${rounds.n} round(s)${more ? `; ~${more} would tell a difference this size` : ''}`,
     valueText: `ours ${o.toFixed(1)} µs, peer ${p.toFixed(1)} µs per ${unit}; ours/peer per round ${ratioText(rounds)}`,
   };
 }
-
-/** The fewest rounds whose sign-test interval of the median reaches 95% (paired.ts). */
-const MIN_ROUNDS = 6;

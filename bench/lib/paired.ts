@@ -1,7 +1,7 @@
 // Paired comparisons of two contenders that ran in the same rounds (alternate() runs every
 // contender once per round): round i's a_i / b_i cancels the drift a shared machine has from minute
 // to minute. The median of those ratios gets a distribution-free interval from order statistics.
-import type { Row, Sample } from './sample.ts';
+import { median, type Row, type Sample } from './sample.ts';
 
 /** a_i / b_i over the rounds both measured, sorted. */
 export function pairedRatios(a: Row | undefined, b: Row | undefined, measure: (s: Sample) => number | undefined): number[] {
@@ -60,22 +60,21 @@ export function ratioText(m: MedianInterval): string {
   return `${m.median.toFixed(2)}x${same} (${(m.confidence * 100).toFixed(0)}% CI ${m.low.toFixed(2)}–${m.high.toFixed(2)}, n ${m.n})`;
 }
 
+/** The fewest rounds whose sign-test interval of the median reaches 95% (medianInterval). */
+export const MIN_ROUNDS = 6;
+
 /**
  * Rounds that would tell a paired ratio this far from 1 at 5% with 80% power, if it is real: the
  * one-sample normal formula on the rounds' log ratios, with a robust spread (1.4826 MAD), divided by
- * the sign test's efficiency (2/pi). Undefined where the median ratio is 1 (no difference to size).
+ * the sign test's efficiency (2/pi); never fewer than MIN_ROUNDS, nor than the rounds already made
+ * (the estimate is normal theory, the interval a sign test's). Undefined where the median ratio is 1.
  */
 export function roundsToTell(sorted: readonly number[]): number | undefined {
+  if (!sorted.length) return undefined;
   const logs = sorted.map(Math.log);
-  const mid = (xs: readonly number[]) => {
-    const a = [...xs].sort((x, y) => x - y);
-    const m = Math.floor(a.length / 2);
-    return a.length % 2 ? a[m]! : (a[m - 1]! + a[m]!) / 2;
-  };
-  if (!logs.length) return undefined;
-  const delta = Math.abs(mid(logs));
-  if (delta === 0) return undefined;
-  const spread = Math.max(1.4826 * mid(logs.map((l) => Math.abs(l - mid(logs)))), 1e-9);
-  return Math.ceil(((1.96 + 0.8416) * spread / delta) ** 2 / (2 / Math.PI));
+  const center = median(logs);
+  if (center === 0) return undefined;
+  const spread = Math.max(1.4826 * median(logs.map((l) => Math.abs(l - center))), 1e-9);
+  const n = Math.ceil(((1.96 + 0.8416) * spread / Math.abs(center)) ** 2 / (2 / Math.PI));
+  return Math.max(n, MIN_ROUNDS, sorted.length + 1);
 }
-
