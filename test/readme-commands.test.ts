@@ -13,17 +13,20 @@ import { freshDirs } from './helpers/temp-dirs.js';
 const ROOT = resolve(import.meta.dirname, '..');
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
 
-/** The README's fenced shell lines, continuations joined. */
+/** The README's fenced shell lines, continuations joined; a ```text fence is printed output, not commands. */
 function codeLines(markdown: string): string[] {
   const lines: string[] = [];
   let inFence = false;
+  let output = false;
   let pending = '';
   for (const line of markdown.split('\n')) {
-    if (/^\s*```/.test(line)) {
+    const fence = /^\s*```\s*(\S*)/.exec(line);
+    if (fence) {
       inFence = !inFence;
+      output = inFence && fence[1] === 'text';
       continue;
     }
-    if (!inFence) continue;
+    if (!inFence || output) continue;
     if (line.endsWith('\\')) {
       pending += `${line.slice(0, -1)} `;
       continue;
