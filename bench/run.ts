@@ -139,9 +139,15 @@ function header(): string {
   ].join('\n');
 }
 
-function render(): string {
+/**
+ * The whole run's report. The saved report has each case's commands and every goal again in one
+ * table; the document's part leaves both out (each case's section has its own goals), so that it
+ * stays a page a reader can take in, and points at the saved report for the commands.
+ */
+function render({ forDocument = false } = {}): string {
+  if (forDocument) return [header(), ...sections.map((s) => renderSection(s, { commands: false }))].join('\n');
   const goals = sections.flatMap((s) => s.goals);
-  return [header(), ...sections.map(renderSection), '## Goals', '', goalsTable(goals), ''].join('\n');
+  return [header(), ...sections.map((s) => renderSection(s)), '## Goals', '', goalsTable(goals), ''].join('\n');
 }
 
 const BEGIN = '<!-- bench:begin -->';
@@ -225,7 +231,7 @@ try {
   process.stdout.write(`\n## Goals\n\n${goalsTable(sections.flatMap((s) => s.goals))}\n\n`);
   log(`written ${save()} (${((Date.now() - started.getTime()) / 60_000).toFixed(1)} min)`);
   if (flags.update) {
-    updateDocument(flags.update, render());
+    updateDocument(flags.update, render({ forDocument: true }));
     log(`updated ${flags.update}`);
   }
 } finally {

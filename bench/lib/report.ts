@@ -133,12 +133,13 @@ export function keyValueTable(pairs: readonly (readonly [string, string])[]): st
   return table(['measure', 'value'], pairs);
 }
 
-export function renderSection(s: Section): string {
+/** A case's section; `commands: false` leaves out the command lines (the document keeps the results only). */
+export function renderSection(s: Section, { commands = true } = {}): string {
   const parts = [`## ${s.title}`, ''];
   for (const n of s.notes) parts.push(n, '');
   for (const t of s.tables) parts.push(t, '');
   if (s.goals.length) parts.push(goalsTable(s.goals), '');
   const how = s.commandsNote ?? 'one run; the suite passes `--runs 1 --warmup 0 --results <tmp> --log-level warn --format json` and a peak-RSS preload';
-  if (s.commands.length) parts.push(`Commands (${how}):`, '', '```sh', ...s.commands, '```', '');
+  if (commands && s.commands.length) parts.push(`Commands (${how}):`, '', '```sh', ...s.commands, '```', '');
   return parts.join('\n');
 }
