@@ -96,11 +96,12 @@ export async function measure(m: Measurement): Promise<number> {
   await (await import('../payload/scratch.js')).sweepStaleScratchDirs().catch(() => []);
   const doc = newResultsFile(m.command, m.docConfig, targetOf(m.config.credentials));
   // Where it runs, before it runs: the connect time is measured on an idle machine.
-  const { captureEnvironment, IMDS_URL } = await import('./environment.js');
+  const { captureEnvironment, IMDS_URL, isRemote } = await import('./environment.js');
   Object.assign(doc.environment, await captureEnvironment({ endpoint: endpointOf(m.config.credentials), imdsUrl: IMDS_URL }));
   // Against a real account (remote, not a plain URL), say what the session will cost before it does.
-  const remote = doc.environment.endpoint?.addresses.some((a) => !/^(127\.|::1$|::ffff:127\.)/.test(a));
-  if (remote && m.config.credentials.kind !== 'url' && !m.config.steady) log.info(await sessionEstimate(m.command, m.config, m.cells.length, m.output.prices));
+  const remote = isRemote(doc.environment.endpoint);
+  // The line names the --prices file's own name: escaped, as any text from a file on a terminal.
+  if (remote && m.config.credentials.kind !== 'url' && !m.config.steady) log.info(escapeControls(await sessionEstimate(m.command, m.config, m.cells.length, m.output.prices)));
   if (m.sweep) doc.sweep = m.sweep;
   let writing: Promise<void> = Promise.resolve();
   const save = () => (writing = writing.then(() => writeResults(path, doc)));
@@ -296,6 +297,18 @@ export async function compareCommand(argv: readonly string[], env: Env, name = '
   return 0;
 }
 
+/**
+ * Why collect has nothing to merge: an empty results folder, or files that were there and were all
+ * left out (how many, and the first one's reason), which "empty" would hide.
+ */
+export function noResultsProblem(runId: string, container: string, unreadable: readonly { name: string; problem: string }[]): string {
+  const where = `runs/${runId}/results/`;
+  if (!unreadable.length) return `run ${runId} has no results in container ${container} (${where} is empty); check --run-id and the account`;
+  const first = unreadable[0]!;
+  return `run ${runId} has no readable results in container ${container}: ${unreadable.length} file(s) in ${where} were left out ` +
+    `(${first.name} ${first.problem}); re-run the clients with this blob-cacher, or check --run-id`;
+}
+
 export async function collectCommand(argv: readonly string[], env: Env, name = 'collect'): Promise<number> {
   const flags = parseFlags(buildProgram(name, COLLECT_OPTIONS, 'Merge the results of a scale-out run\'s clients from the storage account: summed histograms and series, throughput over the overlap window, start spread.'), argv);
   if (!flags) return 0;
@@ -308,9 +321,10 @@ export async function collectCommand(argv: readonly string[], env: Env, name = '
   ]);
   const store = await openAccountStore(config.store, config.container);
   const run = await fetchRun(store, config.runId);
-  for (const u of run.unreadable) log.warn(`${u.name} ${u.problem}: left out`);
+  // A blob's name and what was wrong with it are the storage's and the client's words: escaped.
+  for (const u of run.unreadable) log.warn(escapeControls(`${u.name} ${u.problem}: left out`));
   const parallelism = config.parallelism ?? Math.max(0, ...run.docs.map((d) => d.parallelism));
-  if (!parallelism) throw new ConfigError(`run ${config.runId} has no results in container ${config.container} (runs/${config.runId}/results/ is empty); check --run-id and the account`);
+  if (!parallelism) throw new ConfigError(noResultsProblem(config.runId, config.container, run.unreadable));
   const merged = mergeClients(config.runId, parallelism, run.docs);
   process.stdout.write(`${redact(config.format === 'json' ? JSON.stringify({ ...merged, ready: run.ready }, null, 2) : renderScaleout(merged, run.ready))}\n`);
   return merged.missing.length || merged.failed.length ? 1 : 0;
