@@ -6,7 +6,6 @@
 // loads) is imported only once a command is named: `--help` and an unknown command answer without it.
 import { useCompileCache } from './cli/compile-cache.js';
 import { nodeIsSupported } from './cli/node-check.js';
-import { quotedValue } from './config/errors.js';
 
 // Only these names are commands (`constructor` or `__proto__` is not).
 const NAMES = ['download', 'upload', 'report', 'compare', 'sweep', 'tune', 'collect', 'k8s-manifest', 'emulate'] as const;
@@ -22,7 +21,9 @@ if (nodeIsSupported()) {
   } else if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
     process.stdout.write(`usage: blob-cacher <command> [options]\ncommands: ${names}\nrun blob-cacher <command> --help for its options; blob-cacher --version for the version\n`);
   } else if (!(NAMES as readonly string[]).includes(command)) {
-    // Echoed escaped: an argument is text from outside, and may hold terminal escapes.
+    // Echoed escaped: an argument is text from outside, and may hold terminal escapes. Loaded here
+    // alone: a command's start reads no file of ours it does not use.
+    const { quotedValue } = await import('./config/errors.js');
     process.stderr.write(`blob-cacher: unknown command ${quotedValue(command)}; use one of: ${names}\n`);
     process.exitCode = 2;
   } else {

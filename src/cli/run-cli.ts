@@ -316,8 +316,8 @@ export async function collectCommand(argv: readonly string[], env: Env, name = '
   const config = collectConfig(resolveOptions(COLLECT_OPTIONS, flags, readSources(COLLECT_OPTIONS, flags, env)));
   registerSecrets([config.store], env);
   setLogLevel(config.logLevel);
-  const [{ openAccountStore }, { fetchRun, mergeClients }, { renderScaleout }] = await Promise.all([
-    import('../scaleout/run-store.js'), import('../scaleout/collect.js'), import('../report/scaleout.js'),
+  const [{ openAccountStore }, { fetchRun, mergeClients }, { renderScaleout }, { toJson }] = await Promise.all([
+    import('../scaleout/run-store.js'), import('../scaleout/collect.js'), import('../report/scaleout.js'), import('../report/safe-text.js'),
   ]);
   const store = await openAccountStore(config.store, config.container);
   const run = await fetchRun(store, config.runId);
@@ -326,7 +326,7 @@ export async function collectCommand(argv: readonly string[], env: Env, name = '
   const parallelism = config.parallelism ?? Math.max(0, ...run.docs.map((d) => d.parallelism));
   if (!parallelism) throw new ConfigError(noResultsProblem(config.runId, config.container, run.unreadable));
   const merged = mergeClients(config.runId, parallelism, run.docs);
-  process.stdout.write(`${redact(config.format === 'json' ? JSON.stringify({ ...merged, ready: run.ready }, null, 2) : renderScaleout(merged, run.ready))}\n`);
+  process.stdout.write(`${redact(config.format === 'json' ? toJson({ ...merged, ready: run.ready }) : renderScaleout(merged, run.ready))}\n`);
   return merged.missing.length || merged.failed.length ? 1 : 0;
 }
 
