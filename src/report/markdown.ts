@@ -9,6 +9,8 @@ import { tuneLines } from './tune.js';
 import { forMarkdown as md, markdownCode } from './safe-text.js';
 
 const row = (cells: string[]) => `| ${cells.map(md).join(' | ')} |`;
+/** A header of our own words, with the data in it (swept options' names) escaped by the caller. */
+const headRow = (cells: string[]) => `| ${cells.join(' | ')} |`;
 
 export function renderMarkdown(r: Report): string {
   const h = r.header;
@@ -24,7 +26,7 @@ export function renderMarkdown(r: Report): string {
   }
   const axes = r.sweep ? axesOf(r.contenders) : [];
   const tiers = r.contenders[0]?.cost.tiers.map((t) => t.tier) ?? [];
-  lines.push('', row(['#', 'strategy', ...axes, 'runs', 'time ms (median)', '95% CI ms', r.unit, 'requests per object', ...tiers.map((t) => `$ per 1,000 objects (${t})`), 'p50 first byte ms', 'p99 first byte ms', ...PHASES.map((p) => `${p} %`), 'retries', 'failed requests', 'verified']));
+  lines.push('', headRow(['#', 'strategy', ...axes.map(md), 'runs', 'time ms (median)', '95% CI ms', r.unit, 'requests per object', ...tiers.map((t) => `$ per 1,000 objects (${t})`), 'p50 first byte ms', 'p99 first byte ms', ...PHASES.map((p) => `${p} %`), 'retries', 'failed requests', 'verified']));
   lines.push(`|${' --- |'.repeat(12 + axes.length + tiers.length + PHASES.length)}`);
   for (const s of r.contenders) {
     const ci = s.wallMs.n >= 2 ? `${num(s.wallMs.ci95Low)}–${num(s.wallMs.ci95High)}` : DASH;
