@@ -100,8 +100,7 @@ export async function measure(m: Measurement): Promise<number> {
   Object.assign(doc.environment, await captureEnvironment({ endpoint: endpointOf(m.config.credentials), imdsUrl: IMDS_URL }));
   // Against a real account (remote, not a plain URL), say what the session will cost before it does.
   const remote = isRemote(doc.environment.endpoint);
-  // The line names the --prices file's own name: escaped, as any text from a file on a terminal.
-  if (remote && m.config.credentials.kind !== 'url' && !m.config.steady) log.info(escapeControls(await sessionEstimate(m.command, m.config, m.cells.length, m.output.prices)));
+  if (remote && m.config.credentials.kind !== 'url' && !m.config.steady) log.info(await sessionEstimate(m.command, m.config, m.cells.length, m.output.prices));
   if (m.sweep) doc.sweep = m.sweep;
   let writing: Promise<void> = Promise.resolve();
   const save = () => (writing = writing.then(() => writeResults(path, doc)));
@@ -321,8 +320,7 @@ export async function collectCommand(argv: readonly string[], env: Env, name = '
   ]);
   const store = await openAccountStore(config.store, config.container);
   const run = await fetchRun(store, config.runId);
-  // A blob's name and what was wrong with it are the storage's and the client's words: escaped.
-  for (const u of run.unreadable) log.warn(escapeControls(`${u.name} ${u.problem}: left out`));
+  for (const u of run.unreadable) log.warn(`${u.name} ${u.problem}: left out`);
   const parallelism = config.parallelism ?? Math.max(0, ...run.docs.map((d) => d.parallelism));
   if (!parallelism) throw new ConfigError(noResultsProblem(config.runId, config.container, run.unreadable));
   const merged = mergeClients(config.runId, parallelism, run.docs);
