@@ -194,9 +194,10 @@ export async function measure(m: Measurement): Promise<number> {
     const shown = await renderReport(report, m.config.format, { details: m.output.details, color: m.output.color, ...(notSaved ? {} : { resultsPath: path }), config: doc.config });
     process.stdout.write(`${redact(shown)}\n`);
   }
-  if (notSaved) process.stderr.write(`blob-cacher: ${redact(notSaved)}\n`);
+  if (notSaved) process.stderr.write(`blob-cacher: ${escapeControls(redact(notSaved))}\n`);
   const notPublished = scaleout && await scaleout.publish({ results: doc }).then(() => undefined, (e: Error) => `scale-out results not stored: ${e.message}`);
-  if (notPublished) process.stderr.write(`blob-cacher: ${redact(notPublished)}\n`);
+  // The storage's own error text: escaped, as every error line.
+  if (notPublished) process.stderr.write(`blob-cacher: ${escapeControls(redact(notPublished))}\n`);
   if (stopped) return exitCodeOf(stopped);
   return notSaved || notPublished ? 1 : doc.runs.some(runFailed) ? 1 : 0;
 }
