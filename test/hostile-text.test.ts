@@ -162,9 +162,9 @@ describe('hostile text in every field of a results file reaches no output raw', 
   });
 
   for (const file of ['sweep.json', 'tune.json']) {
-    for (const format of FORMATS) {
-      it(`report ${file} --format ${format}${format === 'console' ? ' --details' : ''}`, async () => {
-        const run = await runCli(['report', file, '--format', format, '--prices', 'prices.json', ...(format === 'console' ? ['--details'] : [])], { cwd });
+    for (const [format, details] of [['console', false], ...FORMATS.map((f) => [f, f === 'console'] as const)] as const) {
+      it(`report ${file} --format ${format}${details ? ' --details' : ''}`, async () => {
+        const run = await runCli(['report', file, '--format', format, '--prices', 'prices.json', ...(details ? ['--details'] : [])], { cwd });
         expect(run.code, run.stderr).toBe(0);
         scan(format, `report ${file} ${format}`, run.stdout);
         scanCommon(`report ${file} ${format} stderr`, `${run.stderr} `);
