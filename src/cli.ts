@@ -21,7 +21,10 @@ if (nodeIsSupported()) {
   } else if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
     process.stdout.write(`usage: blob-cacher <command> [options]\ncommands: ${names}\nrun blob-cacher <command> --help for its options; blob-cacher --version for the version\n`);
   } else if (!(NAMES as readonly string[]).includes(command)) {
-    process.stderr.write(`blob-cacher: unknown command "${command}"; use one of: ${names}\n`);
+    // Echoed escaped: an argument is text from outside, and may hold terminal escapes. Loaded here
+    // alone: a command's start reads no file of ours it does not use.
+    const { quotedValue } = await import('./config/errors.js');
+    process.stderr.write(`blob-cacher: unknown command ${quotedValue(command)}; use one of: ${names}\n`);
     process.exitCode = 2;
   } else {
     // A download or an upload forks its first worker before it loads its own modules, not after

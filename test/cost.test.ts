@@ -75,6 +75,15 @@ describe('--prices tables', () => {
     expect(parsePriceTable({ tiers: { hot: { per10kOperations: { read: 1, write: -1, list: 1, other: 1 } } } })).toEqual({ problem: 'tier hot needs per10kOperations.write as a number >= 0' });
     expect(parsePriceTable({ tiers: {} })).toEqual({ problem: 'has no tiers; give at least one of hot, cool, cold' });
   });
+
+  it('a name, date or currency over 200 characters is refused by name, never replaced (the currency had become USD)', () => {
+    const hot = { per10kOperations: { read: 1, write: 1, list: 1, other: 1 } };
+    expect(parsePriceTable({ name: 'n'.repeat(201), tiers: { hot } })).toEqual({ problem: 'has a name of 201 characters, more than 200; shorten it' });
+    expect(parsePriceTable({ currency: 'EUR'.repeat(70), tiers: { hot } })).toEqual({ problem: 'has a currency of 210 characters, more than 200; shorten it' });
+    expect(parsePriceTable({ asOf: 20250101, tiers: { hot } })).toEqual({ problem: 'has an asOf that is not text; give a string' });
+    // At the bound, and absent, as before: kept as given, or the stated fallback.
+    expect(parsePriceTable({ name: 'n'.repeat(200), currency: 'EUR', tiers: { hot } })).toMatchObject({ table: { name: 'n'.repeat(200), currency: 'EUR', asOf: 'undated' } });
+  });
 });
 
 describe('the estimate before a run against a real account', () => {

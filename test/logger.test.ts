@@ -23,6 +23,13 @@ describe('logger', () => {
     expect(lines[0]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z info: hello\n$/);
   });
 
+  it("a message quoting a server's or a file's text stays one line: ESC, BEL, CR, a newline and C1 escaped", () => {
+    log.warn('runs/r/results/\u001b]0;PWNED\u0007\r\n2026-01-01T00:00:00.000Z error: forged \u009b2J: left out', { server: 'x\u009by' });
+    expect(lines).toHaveLength(1);
+    expect(lines[0]!.slice(0, -1)).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
+    expect(lines[0]).toContain('runs/r/results/\\x1b]0;PWNED\\x07\\r\\n2026-01-01T00:00:00.000Z error: forged \\x9b2J: left out {"server":"x\\x9by"}');
+  });
+
   it('drops lines below the level and answers the level checks', () => {
     setLogLevel('warn');
     log.info('no');

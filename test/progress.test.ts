@@ -36,6 +36,19 @@ describe('progress lines', () => {
     expect(text).toMatch(/^progress: chunked \[--concurrency 8\] warm-up 1\/2: 2\/8 requests, [\d.]+ MiB\/s, errors 0, retries 0/);
   });
 
+  it('a sweep value holding terminal escapes or a newline is shown escaped, on the one line', async () => {
+    const out = new PassThrough();
+    let text = '';
+    out.on('data', (d) => (text += d));
+    const view = progressLines(out, 30);
+    view.onEvent({ type: 'run-start', strategy: 'chunked', unit: 'MiB/s', cell: { '--block-size': '\u001b]0;PWNED\u0007\nprogress: forged' }, run: 0, runs: 1, warmup: false, requests: 8, bytes: 8 });
+    await sleep(50);
+    view.close();
+    expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/);
+    expect(text.split('\n').filter((l) => l.startsWith('progress: forged'))).toEqual([]);
+    expect(text).toContain('chunked [--block-size \\x1b]0;PWNED\\x07\\nprogress: forged] run 1/1');
+  });
+
   it('a quiet level on a pipe prints nothing', async () => {
     const out = Object.assign(new PassThrough(), { isTTY: false }) as unknown as NodeJS.WriteStream;
     let text = '';

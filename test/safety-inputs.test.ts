@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gridCells } from '../src/config/sweep.js';
 import { ConfigError } from '../src/config/errors.js';
 import { CLIENT_RESULTS_SCHEMA, CLIENT_RESULTS_VERSION, parseClientResults } from '../src/scaleout/client-results.js';
+import { noResultsProblem } from '../src/cli/run-cli.js';
 import { runCli } from './helpers/cli.js';
 import { close, deterministicBuffer, listen, objectServer } from './helpers/http-servers.js';
 import { freshDirs } from './helpers/temp-dirs.js';
@@ -98,6 +99,19 @@ describe('control characters and limits on option values', () => {
     const line = oneLine(run);
     expect(run.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f]/);
     expect(line).toContain('\\x1b[31mred\\x07\\nforged line');
+  });
+
+  it('an unknown command is echoed escaped, on one line (ESC and BEL reached the terminal)', async () => {
+    const run = await runCli(['\u001b]0;PWNED\u0007\u001b[2J\nforged line'], { cwd: await fresh() });
+    const line = oneLine(run);
+    expect(run.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f]/);
+    expect(line).toBe('blob-cacher: unknown command "\\x1b]0;PWNED\\x07\\x1b[2J\\nforged line"; use one of: download, upload, report, compare, sweep, tune, collect, k8s-manifest, emulate');
+  });
+
+  it('collect with every file under results/ left out says how many and why, not "results/ is empty"', () => {
+    const bad = [{ name: 'runs/r1/results/0.json', problem: 'is not a blob-cacher scale-out client results file' }, { name: 'runs/r1/results/1.json', problem: 'belongs to run r0' }];
+    expect(noResultsProblem('r1', 'c', bad)).toBe('run r1 has no readable results in container c: 2 file(s) in runs/r1/results/ were left out (runs/r1/results/0.json is not a blob-cacher scale-out client results file); re-run the clients with this blob-cacher, or check --run-id');
+    expect(noResultsProblem('r1', 'c', [])).toBe('run r1 has no results in container c (runs/r1/results/ is empty); check --run-id and the account');
   });
 
   it('#8: a sweep grid of six axes of 20 values is refused by its count, before any cell is built', () => {

@@ -1,12 +1,13 @@
 // Issue 27, path options that write (#1, #11, #18): --out never replaces a device, a FIFO or a
 // symbolic link (a dangling one too), a directory or the --results file; each is refused before
 // the run, in one line with exit 2, and what was at the path is left as it was.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { lstat, mkdir, readdir, readFile, readlink, symlink, writeFile } from 'node:fs/promises';
 import type http from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from './helpers/cli.js';
+import { CLI_JS, runCli } from './helpers/cli.js';
+import { ONE_RUN } from './helpers/cli-env.js';
 import { close, deterministicBuffer, listen, objectServer } from './helpers/http-servers.js';
 import { freshDirs } from './helpers/temp-dirs.js';
 
@@ -106,5 +107,31 @@ describe('#11 and #18: --out checked against a directory and the results file be
     expect(run.code, run.stderr).toBe(2);
     expect(run.stderr).toContain('different paths');
     expect(await readFile(join(cwd, 'r.json'), 'utf8')).toBe('{"kept":true}');
+  });
+});
+
+/** Whether this system lets a test make a private mount namespace (unshare -rm) to bind a folder read-only. */
+const privateMounts = (() => {
+  try {
+    execFileSync('unshare', ['-rm', 'true'], { stdio: 'ignore', timeout: 5_000 });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+describe('--out on a read-only mount', () => {
+  it.runIf(privateMounts)('is refused before the run in one line naming the folder (it failed after the whole download)', async () => {
+    const cwd = await fresh();
+    const ro = join(cwd, 'ro');
+    await mkdir(ro);
+    // The CLI runs in a mount namespace of its own where `ro` is bound read-only (EROFS, even for root).
+    const bind = 'mount --bind "$RO" "$RO" && mount -o remount,ro,bind "$RO" && exec "$@"';
+    const run = spawnSync('unshare', ['-rm', 'sh', '-c', bind, 'sh', process.execPath, CLI_JS, ...download('ro/out.bin', '--sink', 'file')], {
+      cwd, env: { ...ONE_RUN, PATH: process.env.PATH ?? '', RO: ro }, encoding: 'utf8', timeout: 20_000,
+    });
+    expect(run.stderr.trimEnd().split('\n'), run.stderr).toEqual([`blob-cacher: --out ro/out.bin: the directory ${ro} is on a read-only file system; choose a path where this user may write`]);
+    expect(run.status).toBe(2);
+    expect(await readdir(cwd)).toEqual(['ro']);
   });
 });

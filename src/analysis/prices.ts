@@ -39,6 +39,9 @@ export const DEFAULT_PRICES: PriceTable = {
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isPrice = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0;
 
+/** The longest name, date or currency a --prices file may give: a line's worth beside every cost. */
+const MAX_PRICES_TEXT = 200;
+
 /** A --prices document checked field by field: the table, or one line saying what is wrong. */
 export function parsePriceTable(doc: unknown): { table: PriceTable } | { problem: string } {
   if (!isObject(doc) || !isObject(doc.tiers)) return { problem: 'needs {"name", "asOf", "currency", "tiers": {"hot": {"per10kOperations": {"read", "write", "list", "other"}, "retrievalPerGiB"}}}' };
@@ -54,6 +57,13 @@ export function parsePriceTable(doc: unknown): { table: PriceTable } | { problem
     tiers[tier as Tier] = { per10kOperations: { read: ops.read as number, write: ops.write as number, list: ops.list as number, other: ops.other as number }, retrievalPerGiB: retrieval };
   }
   if (!tiers.hot && !tiers.cool && !tiers.cold) return { problem: 'has no tiers; give at least one of hot, cool, cold' };
-  const text = (v: unknown, fallback: string) => (typeof v === 'string' && v.length <= 200 ? v : fallback);
+  // A field that is there is shown as given (escaped by each report) or refused: never replaced
+  // quietly, which had turned a long currency into USD.
+  for (const field of ['name', 'asOf', 'currency'] as const) {
+    const v = doc[field];
+    if (v !== undefined && typeof v !== 'string') return { problem: `has ${field === 'asOf' ? 'an' : 'a'} ${field} that is not text; give a string` };
+    if (typeof v === 'string' && v.length > MAX_PRICES_TEXT) return { problem: `has a ${field} of ${v.length} characters, more than ${MAX_PRICES_TEXT}; shorten it` };
+  }
+  const text = (v: unknown, fallback: string) => (typeof v === 'string' ? v : fallback);
   return { table: { name: text(doc.name, 'prices from --prices'), asOf: text(doc.asOf, 'undated'), currency: text(doc.currency, 'USD'), tiers } };
 }

@@ -14,6 +14,7 @@ import { warmupFaults, type WarmupFaults } from './warmup.js';
 import { cellLabel } from '../results/label.js';
 import { strategyNamed } from '../strategies/index.js';
 import { tuneReport, type ReportTune } from './tune.js';
+import { onThisMachine } from '../transport/this-machine.js';
 
 /** Bumped whenever a field of the Report changes meaning or goes away. */
 export const REPORT_SCHEMA_VERSION = 1;
@@ -82,9 +83,15 @@ export interface ReportOptions {
   prices?: PriceTable;
 }
 
-/** Embedded Azurite, or a URL on a loopback address: the target competes with the client for CPU. */
-export function targetOnThisMachine(env: Pick<Environment, 'targetKind' | 'target'>): boolean {
-  return env.targetKind === 'embedded-azurite' || /\b(127\.\d+\.\d+\.\d+|localhost|\[::1\])(:\d+)?\b/.test(env.target);
+/**
+ * Embedded Azurite, or a target this machine's own address reaches (as resolved, where the file has
+ * it; else the address or localhost in its label): the target competes with the client for CPU.
+ */
+export function targetOnThisMachine(env: Pick<Environment, 'targetKind' | 'target' | 'endpoint'>): boolean {
+  if (env.targetKind === 'embedded-azurite') return true;
+  if (env.endpoint?.addresses.length) return env.endpoint.addresses.every(onThisMachine);
+  const hosts = [...env.target.matchAll(/\[([0-9a-f:.]+)\]|\b(\d+\.\d+\.\d+\.\d+|localhost)\b/gi)].map((m) => m[1] ?? m[2]!);
+  return hosts.some((h) => h.toLowerCase() === 'localhost' || onThisMachine(h));
 }
 
 function commonObjectSize(doc: ResultsFile): number | undefined {

@@ -12,6 +12,7 @@ import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { CloudFacts, EndpointFacts, Environment, TcpSettings } from '../results/schema.js';
 import { packageDirs, packageVersion } from './node-check.js';
+import { onThisMachine } from '../transport/this-machine.js';
 
 export const IMDS_URL = 'http://169.254.169.254/metadata/instance/compute?api-version=2021-02-01';
 
@@ -25,8 +26,6 @@ export interface CaptureOptions {
   imdsTimeoutMs?: number;
   connectTimeoutMs?: number;
 }
-
-const LOOPBACK = /^(127\.|::1$|::ffff:127\.)/;
 
 /**
  * The SDK's package.json, found where Node would look for the package from here, and read: a
@@ -122,12 +121,15 @@ export function azureVm(url: string, timeoutMs = 300): Promise<CloudFacts | unde
   });
 }
 
+/** A target reached at an address of another machine: not loopback, 0.0.0.0 or ::, in any spelling. */
+export const isRemote = (endpoint: EndpointFacts | undefined): boolean => endpoint !== undefined && !endpoint.addresses.every(onThisMachine);
+
 /** The facts of schema 3, each only where it could be read. */
 export async function captureEnvironment(opts: CaptureOptions): Promise<Pick<Environment, 'sdkVersion' | 'tcp' | 'endpoint' | 'cloud'>> {
   const [tcp, endpoint] = await Promise.all([tcpSettings(opts.procRoot), opts.endpoint ? endpointFacts(opts.endpoint, opts.connectTimeoutMs) : undefined]);
   // The metadata service is asked only where the target is remote (a run against this machine's
   // own server says nothing of a cloud VM), or where a caller names a stand-in for it.
-  const remote = endpoint && !endpoint.addresses.every((a) => LOOPBACK.test(a));
+  const remote = isRemote(endpoint);
   const cloud = opts.imdsUrl && (remote || opts.imdsUrl !== IMDS_URL) ? await azureVm(opts.imdsUrl, opts.imdsTimeoutMs) : undefined;
   const sdk = sdkVersion();
   return { ...(sdk ? { sdkVersion: sdk } : {}), ...(tcp ? { tcp } : {}), ...(endpoint ? { endpoint } : {}), ...(cloud ? { cloud } : {}) };

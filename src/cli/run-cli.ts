@@ -96,10 +96,10 @@ export async function measure(m: Measurement): Promise<number> {
   await (await import('../payload/scratch.js')).sweepStaleScratchDirs().catch(() => []);
   const doc = newResultsFile(m.command, m.docConfig, targetOf(m.config.credentials));
   // Where it runs, before it runs: the connect time is measured on an idle machine.
-  const { captureEnvironment, IMDS_URL } = await import('./environment.js');
+  const { captureEnvironment, IMDS_URL, isRemote } = await import('./environment.js');
   Object.assign(doc.environment, await captureEnvironment({ endpoint: endpointOf(m.config.credentials), imdsUrl: IMDS_URL }));
   // Against a real account (remote, not a plain URL), say what the session will cost before it does.
-  const remote = doc.environment.endpoint?.addresses.some((a) => !/^(127\.|::1$|::ffff:127\.)/.test(a));
+  const remote = isRemote(doc.environment.endpoint);
   if (remote && m.config.credentials.kind !== 'url' && !m.config.steady) log.info(await sessionEstimate(m.command, m.config, m.cells.length, m.output.prices));
   if (m.sweep) doc.sweep = m.sweep;
   let writing: Promise<void> = Promise.resolve();
@@ -194,9 +194,10 @@ export async function measure(m: Measurement): Promise<number> {
     const shown = await renderReport(report, m.config.format, { details: m.output.details, color: m.output.color, ...(notSaved ? {} : { resultsPath: path }), config: doc.config });
     process.stdout.write(`${redact(shown)}\n`);
   }
-  if (notSaved) process.stderr.write(`blob-cacher: ${redact(notSaved)}\n`);
+  if (notSaved) process.stderr.write(`blob-cacher: ${escapeControls(redact(notSaved))}\n`);
   const notPublished = scaleout && await scaleout.publish({ results: doc }).then(() => undefined, (e: Error) => `scale-out results not stored: ${e.message}`);
-  if (notPublished) process.stderr.write(`blob-cacher: ${redact(notPublished)}\n`);
+  // The storage's own error text: escaped, as every error line.
+  if (notPublished) process.stderr.write(`blob-cacher: ${escapeControls(redact(notPublished))}\n`);
   if (stopped) return exitCodeOf(stopped);
   return notSaved || notPublished ? 1 : doc.runs.some(runFailed) ? 1 : 0;
 }
@@ -296,6 +297,18 @@ export async function compareCommand(argv: readonly string[], env: Env, name = '
   return 0;
 }
 
+/**
+ * Why collect has nothing to merge: an empty results folder, or files that were there and were all
+ * left out (how many, and the first one's reason), which "empty" would hide.
+ */
+export function noResultsProblem(runId: string, container: string, unreadable: readonly { name: string; problem: string }[]): string {
+  const where = `runs/${runId}/results/`;
+  if (!unreadable.length) return `run ${runId} has no results in container ${container} (${where} is empty); check --run-id and the account`;
+  const first = unreadable[0]!;
+  return `run ${runId} has no readable results in container ${container}: ${unreadable.length} file(s) in ${where} were left out ` +
+    `(${first.name} ${first.problem}); re-run the clients with this blob-cacher, or check --run-id`;
+}
+
 export async function collectCommand(argv: readonly string[], env: Env, name = 'collect'): Promise<number> {
   const flags = parseFlags(buildProgram(name, COLLECT_OPTIONS, 'Merge the results of a scale-out run\'s clients from the storage account: summed histograms and series, throughput over the overlap window, start spread.'), argv);
   if (!flags) return 0;
@@ -303,16 +316,16 @@ export async function collectCommand(argv: readonly string[], env: Env, name = '
   const config = collectConfig(resolveOptions(COLLECT_OPTIONS, flags, readSources(COLLECT_OPTIONS, flags, env)));
   registerSecrets([config.store], env);
   setLogLevel(config.logLevel);
-  const [{ openAccountStore }, { fetchRun, mergeClients }, { renderScaleout }] = await Promise.all([
-    import('../scaleout/run-store.js'), import('../scaleout/collect.js'), import('../report/scaleout.js'),
+  const [{ openAccountStore }, { fetchRun, mergeClients }, { renderScaleout }, { toJson }] = await Promise.all([
+    import('../scaleout/run-store.js'), import('../scaleout/collect.js'), import('../report/scaleout.js'), import('../report/safe-text.js'),
   ]);
   const store = await openAccountStore(config.store, config.container);
   const run = await fetchRun(store, config.runId);
   for (const u of run.unreadable) log.warn(`${u.name} ${u.problem}: left out`);
   const parallelism = config.parallelism ?? Math.max(0, ...run.docs.map((d) => d.parallelism));
-  if (!parallelism) throw new ConfigError(`run ${config.runId} has no results in container ${config.container} (runs/${config.runId}/results/ is empty); check --run-id and the account`);
+  if (!parallelism) throw new ConfigError(noResultsProblem(config.runId, config.container, run.unreadable));
   const merged = mergeClients(config.runId, parallelism, run.docs);
-  process.stdout.write(`${redact(config.format === 'json' ? JSON.stringify({ ...merged, ready: run.ready }, null, 2) : renderScaleout(merged, run.ready))}\n`);
+  process.stdout.write(`${redact(config.format === 'json' ? toJson({ ...merged, ready: run.ready }) : renderScaleout(merged, run.ready))}\n`);
   return merged.missing.length || merged.failed.length ? 1 : 0;
 }
 

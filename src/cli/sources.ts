@@ -1,6 +1,6 @@
 // What configuration reads from the outside world: the environment, the dotenv file and, for the
 // --out file, the file system. The config layer gets the results as plain strings and facts.
-import { closeSync, constants, fstatSync, openSync, readFileSync, statSync, type Stats } from 'node:fs';
+import { accessSync, closeSync, constants, fstatSync, openSync, readFileSync, statSync, type Stats } from 'node:fs';
 import { dirname, resolve as resolvePath } from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
 import { ConfigError } from '../config/errors.js';
@@ -49,7 +49,7 @@ function readDotenv(path: string, explicit: boolean, origin: string, cwd: string
 }
 
 /**
- * A download's --out, checked before any work: an existing directory holds it; what is at the path
+ * A download's --out, checked before any work: an existing directory this user may write holds it; what is at the path
  * (and at its `.partial` twin, written during the run) is absent or a regular file, replaced only
  * with --force; and it is not the --results file, which would overwrite the download.
  */
@@ -58,6 +58,14 @@ export function checkOutPath(config: DownloadConfig | UploadConfig, cwd = proces
   const full = resolvePath(cwd, config.outPath);
   if (!statSync(dirname(full), { throwIfNoEntry: false })?.isDirectory()) {
     throw new ConfigError(`--out ${config.outPath}: the directory ${dirname(full)} does not exist; create it or choose another path`);
+  }
+  // Before the run, not after it: a read-only mount (EROFS, even for root) or a folder without write
+  // permission would otherwise fail only once every byte had been downloaded.
+  try {
+    accessSync(dirname(full), constants.W_OK);
+  } catch (err) {
+    const why = errnoCode(err) === 'EROFS' ? 'is on a read-only file system' : 'is not writable';
+    throw new ConfigError(`--out ${config.outPath}: the directory ${dirname(full)} ${why}; choose a path where this user may write`);
   }
   const existing = refuseSpecialFile(full, OUT_OPTION);
   refuseSpecialFile(`${full}.partial`, { ...OUT_OPTION, what: '--out\'s temporary file' });

@@ -18,10 +18,15 @@ export class ConfigError extends ExitError {
 
 /**
  * Text from the user or a server as it may be shown on a terminal: control characters (ESC, BEL,
- * newlines) written as escapes, so a value can neither drive the terminal nor forge a second line.
+ * newlines, the C1 set), Unicode's line separators and its direction overrides written as escapes,
+ * so a value can neither drive the terminal, nor forge a second line, nor show its text reordered.
+ * The result holds none of them, so escaping it again changes nothing.
  */
 export const escapeControls = (text: string): string =>
-  text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => ({ '\n': '\\n', '\r': '\\r', '\t': '\\t' })[c] ?? `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+  text.replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g, (c) => {
+    const code = c.charCodeAt(0);
+    return ({ '\n': '\\n', '\r': '\\r', '\t': '\\t' })[c] ?? (code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16)}`);
+  });
 
 /**
  * A rejected value, quoted for an error line: escaped, and where it may be a URL, its user

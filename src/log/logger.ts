@@ -5,6 +5,7 @@
 import { EOL } from 'node:os';
 import type { LogLevel } from '../config/choices.js';
 
+import { escapeControls } from '../config/errors.js';
 import { redact } from './redact.js';
 
 export { redact, redactDeep, registerCredential, registerSecret } from './redact.js';
@@ -43,7 +44,8 @@ function createLogger(initial: LogLevel, write: (line: string) => void): Logger 
     if (!enabled(l)) return;
     // Meta is redacted as JSON, as a whole: a secret split across fields is still caught.
     const extra = meta && Object.keys(meta).length ? ` ${JSON.stringify(meta)}` : '';
-    write(`${redact(`${new Date().toISOString()} ${l}: ${String(message)}${extra}`)}${EOL}`);
+    // One line, whatever a message quotes (a server's error text, a blob's name): controls escaped.
+    write(`${escapeControls(redact(`${new Date().toISOString()} ${l}: ${String(message)}${extra}`))}${EOL}`);
   };
   const at = (l: LogLevel): LineFn => (message, meta) => emit(l, message, meta);
   return {

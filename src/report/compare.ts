@@ -3,17 +3,18 @@
 import type { CompareReport } from '../analysis/compare.js';
 import type { ReportFormat } from '../config/options.js';
 import { escapeHtml as e } from './format.js';
-import { DASH, fixed, num, raw } from './format.js';
+import { DASH, fixed, num } from './format.js';
+import { csvCell, forMarkdown as md, forTerminal as t, toJson } from './safe-text.js';
 
 const ratioText = (c: CompareReport['changes'][number]) => `${fixed(c.ratio, 2)}x (${fixed(c.ratioLow, 2)}–${fixed(c.ratioHigh, 2)})`;
 const change = (v: number) => (Number.isFinite(v) ? `${v > 0 ? '+' : ''}${v.toFixed(1)}%` : DASH);
 const verdictText = (c: CompareReport['changes'][number]) => (c.significant ? `${c.verdict} (p=${c.p.toFixed(3)})` : `~ (${c.note})`);
 
 function consoleText(r: CompareReport): string {
-  const lines = [`compare ${r.base.label} -> ${r.next.label}`, ''];
+  const lines = [`compare ${t(r.base.label)} -> ${t(r.next.label)}`, ''];
   lines.push(`${'strategy'.padEnd(16)}${'base ms'.padStart(10)}${'new ms'.padStart(10)}${'change'.padStart(9)}  ${'new/base (95% CI)'.padEnd(22)}verdict`);
   for (const c of r.changes) {
-    lines.push(`${c.strategy.padEnd(16)}${fixed(c.baseMs, 1).padStart(10)}${fixed(c.newMs, 1).padStart(10)}${change(c.changePct).padStart(9)}  ${ratioText(c).padEnd(22)}${verdictText(c)}`);
+    lines.push(`${t(c.strategy).padEnd(16)}${fixed(c.baseMs, 1).padStart(10)}${fixed(c.newMs, 1).padStart(10)}${change(c.changePct).padStart(9)}  ${ratioText(c).padEnd(22)}${verdictText(c)}`);
     for (const p of c.phases) lines.push(`  ${`${p.metric} p50`.padEnd(14)}${num(p.baseP50Ms).padStart(10)}${num(p.newP50Ms).padStart(10)}${change(p.changePct).padStart(9)}`);
     const o = c.objectCompletion;
     if (o) {
@@ -21,41 +22,37 @@ function consoleText(r: CompareReport): string {
       lines.push(`  ${'object max'.padEnd(14)}${num(o.baseMaxMs).padStart(10)}${num(o.newMaxMs).padStart(10)}${change(o.maxChangePct).padStart(9)}`);
     }
   }
-  if (r.onlyInBase.length) lines.push(`only in ${r.base.label}: ${r.onlyInBase.join(', ')}`);
-  if (r.onlyInNew.length) lines.push(`only in ${r.next.label}: ${r.onlyInNew.join(', ')}`);
-  if (r.environmentDifferences.length) lines.push('', `warning: the two ran in different environments: ${r.environmentDifferences.map((d) => `${d.field} ${d.base} vs ${d.next}`).join('; ')}`);
+  if (r.onlyInBase.length) lines.push(t(`only in ${r.base.label}: ${r.onlyInBase.join(', ')}`));
+  if (r.onlyInNew.length) lines.push(t(`only in ${r.next.label}: ${r.onlyInNew.join(', ')}`));
+  if (r.environmentDifferences.length) lines.push('', t(`warning: the two ran in different environments: ${r.environmentDifferences.map((d) => `${d.field} ${d.base} vs ${d.next}`).join('; ')}`));
   return lines.join('\n');
 }
 
 function markdown(r: CompareReport): string {
-  const lines = [`## compare ${r.base.label} → ${r.next.label}`, '', '| strategy | base ms | new ms | change | new/base (95% CI) | verdict |', '| --- | --- | --- | --- | --- | --- |'];
-  for (const c of r.changes) lines.push(`| ${c.strategy} | ${num(c.baseMs)} | ${num(c.newMs)} | ${change(c.changePct)} | ${ratioText(c)} | ${verdictText(c)} |`);
+  const lines = [`## compare ${md(r.base.label)} → ${md(r.next.label)}`, '', '| strategy | base ms | new ms | change | new/base (95% CI) | verdict |', '| --- | --- | --- | --- | --- | --- |'];
+  for (const c of r.changes) lines.push(`| ${md(c.strategy)} | ${num(c.baseMs)} | ${num(c.newMs)} | ${change(c.changePct)} | ${ratioText(c)} | ${verdictText(c)} |`);
   const objects = r.changes.filter((c) => c.objectCompletion);
   if (objects.length) {
     lines.push('', '| strategy | object p99 ms base | new | change | object max ms base | new | change |', '| --- | --- | --- | --- | --- | --- | --- |');
     for (const c of objects) {
       const o = c.objectCompletion!;
-      lines.push(`| ${c.strategy} | ${num(o.baseP99Ms)} | ${num(o.newP99Ms)} | ${change(o.p99ChangePct)} | ${num(o.baseMaxMs)} | ${num(o.newMaxMs)} | ${change(o.maxChangePct)} |`);
+      lines.push(`| ${md(c.strategy)} | ${num(o.baseP99Ms)} | ${num(o.newP99Ms)} | ${change(o.p99ChangePct)} | ${num(o.baseMaxMs)} | ${num(o.newMaxMs)} | ${change(o.maxChangePct)} |`);
     }
   }
-  if (r.onlyInBase.length) lines.push('', `- only in ${r.base.label}: ${r.onlyInBase.join(', ')}`);
-  if (r.onlyInNew.length) lines.push('', `- only in ${r.next.label}: ${r.onlyInNew.join(', ')}`);
-  if (r.environmentDifferences.length) lines.push('', '### Environments differ', '', ...r.environmentDifferences.map((d) => `- ${d.field}: ${d.base} vs ${d.next}`));
+  if (r.onlyInBase.length) lines.push('', `- only in ${md(r.base.label)}: ${r.onlyInBase.map(md).join(', ')}`);
+  if (r.onlyInNew.length) lines.push('', `- only in ${md(r.next.label)}: ${r.onlyInNew.map(md).join(', ')}`);
+  if (r.environmentDifferences.length) lines.push('', '### Environments differ', '', ...r.environmentDifferences.map((d) => `- ${md(d.field)}: ${md(d.base)} vs ${md(d.next)}`));
   return lines.join('\n');
 }
 
 function csv(r: CompareReport): string {
-  const cell = (v: unknown) => {
-    const s = typeof v === 'number' ? raw(v) : v === undefined ? '' : String(v);
-    return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-  };
   // Object completion's columns where some contender has it on both sides (files that measured it).
   const objects = r.changes.some((c) => c.objectCompletion);
   const head = ['strategy', 'base_ms', 'new_ms', 'change_pct', 'ratio', 'ratio_ci95_low', 'ratio_ci95_high', 'p', 'significant', 'verdict', 'note',
     ...(objects ? ['object_p99_base_ms', 'object_p99_new_ms', 'object_max_base_ms', 'object_max_new_ms'] : [])];
   const rows = r.changes.map((c) => [c.strategy, c.baseMs, c.newMs, c.changePct, c.ratio, c.ratioLow, c.ratioHigh, c.p, c.significant, c.verdict, c.note,
     ...(objects ? [c.objectCompletion?.baseP99Ms, c.objectCompletion?.newP99Ms, c.objectCompletion?.baseMaxMs, c.objectCompletion?.newMaxMs] : [])]);
-  return [head, ...rows].map((row) => row.map(cell).join(',')).join('\n');
+  return [head, ...rows].map((row) => row.map(csvCell).join(',')).join('\n');
 }
 
 function html(r: CompareReport): string {
@@ -80,7 +77,7 @@ export function renderCompare(r: CompareReport, format: ReportFormat): string {
     case 'console': return consoleText(r);
     case 'md': return markdown(r);
     case 'csv': return csv(r);
-    case 'json': return JSON.stringify(r, (_k, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? null : v), 2);
+    case 'json': return toJson(r);
     case 'html': return html(r);
   }
 }

@@ -7,6 +7,7 @@ import { axesOf, bytes, checkWord, count, DASH, firstTier, fixed, money, num, ra
 import { completionLines } from './completion.js';
 import { seconds, steadyLines } from './steady.js';
 import { tuneLines } from './tune.js';
+import { forTerminal } from './safe-text.js';
 
 export interface ConsoleOptions {
   details?: boolean;
@@ -29,21 +30,22 @@ function header(r: Report): string[] {
   for (const c of h.runsPerContender) tally.set(c.runs, (tally.get(c.runs) ?? 0) + 1);
   const usual = [...tally.entries()].sort((a, b) => b[1] - a[1] || b[0] - a[0])[0]?.[0] ?? 0;
   const odd = h.runsPerContender.filter((c) => c.runs !== usual);
-  const runs = `${usual} measured runs each${odd.length ? ` (${odd.map((c) => `${c.label} ${c.runs}`).join(', ')})` : ''}`;
+  const runs = `${usual} measured runs each${odd.length ? ` (${odd.map((c) => `${forTerminal(c.label)} ${c.runs}`).join(', ')})` : ''}`;
   // Folded into the header: the warning below would repeat it on every zero-config run.
   const where = h.targetOnThisMachine ? ' (on this machine: it shares the CPUs)' : '';
-  return [h.title, `target ${h.target}${where}${size}; ${runs}`];
+  return [forTerminal(h.title), `target ${forTerminal(h.target)}${where}${size}; ${runs}`];
 }
 
 /** One row per contender; sweeps show each swept option as its own column, so labels stay short. */
 export function rankedTable(r: Report, paint: Paint = painter(false)): string[] {
   const axes = r.sweep ? axesOf(r.contenders) : [];
   const tier = r.contenders.map(firstTier).find((t) => t)?.tier;
-  const head = ['#', axes.length ? 'strategy' : 'contender', ...axes.map((a) => a.replace(/^--/, '')), 'time ms', r.unit, 'req/obj', tier ? `$/1k obj ${tier}` : '', 'verified'];
+  const head = ['#', axes.length ? 'strategy' : 'contender', ...axes.map((a) => forTerminal(a.replace(/^--/, ''))), 'time ms', r.unit, 'req/obj', tier ? `$/1k obj ${tier}` : '', 'verified'];
+  // Cells are escaped before the widths are taken: a column is as wide as what the terminal shows.
   const rows = r.contenders.map((s) => [
     rankLabel(s), axes.length ? s.strategy : s.label, ...axes.map((a) => s.cell?.[a] ?? DASH), timeCell(s), num(rateOf(s)),
     count(s.cost.requestsPerObject), tier ? money(firstTier(s)?.per1000Objects) : '', checkWord(s),
-  ]);
+  ].map(forTerminal));
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
   const left = new Set([1, ...axes.map((_, i) => i + 2)]);
   const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : left.has(i) || i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd();
@@ -58,18 +60,19 @@ export function gridLines(r: Report): string[] {
   const s = r.sweep;
   if (!s || !s.grid.cols.length) return [];
   const g = s.grid;
-  const cols = g.cols.map((c) => `${g.colLabel.replace(/^--/, '')} ${c}`);
-  const rowLabel = g.rowLabel === '(one row)' ? '' : g.rowLabel.replace(/--/g, '');
-  const rowW = Math.max(rowLabel.length, ...g.rows.map((x) => (x === '-' ? 0 : x.length)));
+  const cols = g.cols.map((c) => forTerminal(`${g.colLabel.replace(/^--/, '')} ${c}`));
+  const rowLabel = g.rowLabel === '(one row)' ? '' : forTerminal(g.rowLabel.replace(/--/g, ''));
+  const rows = g.rows.map((x) => (x === '-' ? '' : forTerminal(x)));
+  const rowW = Math.max(rowLabel.length, ...rows.map((x) => x.length));
   const cells = g.values.map((row, i) => row.map((v, j) => {
     const mark = g.best?.row === i && g.best.col === j ? '*' : g.tied?.some((t) => t.row === i && t.col === j) ? '=' : ' ';
     return `${v === null ? 'failed' : num(v)}${mark}`;
   }));
   const w = Math.max(...cols.map((c) => c.length), ...cells.flat().map((c) => c.length));
   return [
-    `${g.title}; * best, = no significant difference from it`,
+    `${forTerminal(g.title)}; * best, = no significant difference from it`,
     `${rowLabel.padEnd(rowW)}  ${cols.map((c) => c.padStart(w)).join('  ')}`.trimEnd(),
-    ...cells.map((row, i) => `${(g.rows[i] === '-' ? '' : g.rows[i]!).padEnd(rowW)}  ${row.map((c) => c.padStart(w)).join('  ')}`),
+    ...cells.map((row, i) => `${rows[i]!.padEnd(rowW)}  ${row.map((c) => c.padStart(w)).join('  ')}`),
   ];
 }
 
@@ -111,7 +114,8 @@ export function detailLines(r: Report): string[] {
   out.push(`prices: ${r.prices.name}, as of ${r.prices.asOf}`);
   out.push(`environment: ${environmentLine(r)}`);
   if (r.sweep?.sdkAdvice.length) out.push('', ...r.sweep.sdkAdvice);
-  return out;
+  // Every line holds labels, problems, prices or environment text from the file: each one escaped.
+  return out.map(forTerminal);
 }
 
 /** What decides transfer speed, in one line: CPUs, memory, Node and SDK, TCP, the endpoint, the VM. */
@@ -122,7 +126,7 @@ export function environmentLine(r: Report): string {
     ...(e.tcp ? [`tcp ${[e.tcp.congestionControl, e.tcp.rmemMaxBytes !== undefined ? `rmem max ${bytes(e.tcp.rmemMaxBytes)}` : '', e.tcp.wmemMaxBytes !== undefined ? `wmem max ${bytes(e.tcp.wmemMaxBytes)}` : ''].filter(Boolean).join(', ')}`] : []),
     ...(e.endpoint ? [`endpoint ${e.endpoint.host} = ${e.endpoint.addresses.join(' ')}${e.endpoint.connectMs !== undefined ? `, connect ${num(e.endpoint.connectMs)} ms` : ''}`] : []),
     ...(e.cloud ? [`Azure VM ${[e.cloud.vmSize, e.cloud.location].filter(Boolean).join(' in ')}`] : []),
-  ].join('; ');
+  ].map(forTerminal).join('; ');
 }
 
 /** Many-blob workloads: requests (pages, GETs, HEADs) and the set's blobs per second, and each request's latency. */
@@ -137,19 +141,19 @@ export function manyBlobLine(s: ReportContender): string | undefined {
 export function renderConsole(r: Report, opts: ConsoleOptions = {}): string {
   const paint = painter(opts.color ?? false);
   // A tune answers with its search; the table of every cell it measured is a detail.
-  const lines = [...header(r), '', ...(r.tune ? tuneLines(r.tune, r.unit) : rankedTable(r, paint))];
+  const lines = [...header(r), '', ...(r.tune ? tuneLines(r.tune, r.unit).map(forTerminal) : rankedTable(r, paint))];
   if (r.tune && opts.details) lines.push('', ...rankedTable(r, paint));
   const grid = gridLines(r);
   if (grid.length) lines.push('', ...grid);
-  if (r.verdicts.length && !r.tune) lines.push('', ...r.verdicts.map((v) => `verdict: ${v.text}`));
+  if (r.verdicts.length && !r.tune) lines.push('', ...r.verdicts.map((v) => `verdict: ${forTerminal(v.text)}`));
   const warned = r.warnings.filter((w) => w.kind !== 'target-on-this-machine');
-  if (warned.length) lines.push('', ...warned.map((w) => paint('33', `warning: ${w.text}`)));
-  if (r.warmupFaults.length) lines.push('', ...r.warmupFaults.map((f) => `${f.contender} ${f.text}`));
+  if (warned.length) lines.push('', ...warned.map((w) => paint('33', `warning: ${forTerminal(w.text)}`)));
+  if (r.warmupFaults.length) lines.push('', ...r.warmupFaults.map((f) => forTerminal(`${f.contender} ${f.text}`)));
   if (opts.details) lines.push(...detailLines(r));
   // Hedged contenders: what the duplicates bought and cost, without --details too.
   const hedged = completionLines(r.contenders.filter((s) => s.hedge));
-  if (!opts.details && hedged.length) lines.push('', ...hedged);
-  if (!opts.details) lines.push('', `details (phases, percentiles, server clock, untimed steps, cost by class): --details, or blob-cacher report ${opts.resultsPath ?? '<results file>'} --details`);
-  if (r.recommendation) lines.push('', paint('1', r.recommendation.text));
+  if (!opts.details && hedged.length) lines.push('', ...hedged.map(forTerminal));
+  if (!opts.details) lines.push('', `details (phases, percentiles, server clock, untimed steps, cost by class): --details, or blob-cacher report ${forTerminal(opts.resultsPath ?? '<results file>')} --details`);
+  if (r.recommendation) lines.push('', paint('1', forTerminal(r.recommendation.text)));
   return lines.join('\n');
 }

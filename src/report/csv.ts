@@ -2,12 +2,8 @@
 // tie, cost and verdict fields; an empty cell where a figure does not exist.
 import type { Report, ReportContender } from '../analysis/report-model.js';
 import { PHASES } from '../transport/phases.js';
-import { axesOf, raw } from './format.js';
-
-function csvCell(v: unknown): string {
-  const s = v === undefined || v === null ? '' : typeof v === 'number' ? raw(v) : String(v);
-  return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
+import { axesOf } from './format.js';
+import { csvCell } from './safe-text.js';
 
 /** The verdict that names this contender: tied with the leader, or how much slower. */
 function verdictOf(r: Report, s: ReportContender): { kind: string; ratio?: number; low?: number; high?: number } {

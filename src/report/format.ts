@@ -66,7 +66,5 @@ export function axesOf(contenders: readonly ReportContender[]): string[] {
 /** What the check of a contender's bytes came to: "ok" only when every byte was compared with what the target vouched for. */
 export const checkWord = (s: { verified: boolean; notVerified?: string }): string => (!s.verified ? 'FAILED' : s.notVerified ? `not verified (${s.notVerified})` : 'ok');
 
-/** Text as HTML: the five characters that could open markup or end an attribute, escaped. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
+/** Text as HTML (controls as escapes, the five characters of markup as entities): safe-text.ts. */
+export { forHtml as escapeHtml } from './safe-text.js';

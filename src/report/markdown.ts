@@ -6,25 +6,27 @@ import { axesOf, bytes, checkWord, count, DASH, money, num, rateOf } from './for
 import { completionLines } from './completion.js';
 import { environmentLine, manyBlobLine } from './console.js';
 import { tuneLines } from './tune.js';
+import { forMarkdown as md, markdownCode } from './safe-text.js';
 
-const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
-const row = (cells: string[]) => `| ${cells.map(cell).join(' | ')} |`;
+const row = (cells: string[]) => `| ${cells.map(md).join(' | ')} |`;
+/** A header of our own words, with the data in it (swept options' names) escaped by the caller. */
+const headRow = (cells: string[]) => `| ${cells.join(' | ')} |`;
 
 export function renderMarkdown(r: Report): string {
   const h = r.header;
-  const lines = [`## ${h.title}`, ''];
-  lines.push(`- Target: ${h.target}${h.targetOnThisMachine ? ' (on this machine)' : ''}`);
+  const lines = [`## ${md(h.title)}`, ''];
+  lines.push(`- Target: ${md(h.target)}${h.targetOnThisMachine ? ' (on this machine)' : ''}`);
   if (h.objectSizeBytes !== undefined) lines.push(`- Object: ${bytes(h.objectSizeBytes)} (${h.objectSizeBytes} bytes)`);
-  lines.push(`- Measured runs: ${h.runsPerContender.map((c) => `${c.label} ${c.runs}`).join(', ')}`);
-  lines.push(`- Environment: ${environmentLine(r)}`);
-  if (r.recommendation) lines.push('', `**${r.recommendation.text}**`);
+  lines.push(`- Measured runs: ${h.runsPerContender.map((c) => `${md(c.label)} ${c.runs}`).join(', ')}`);
+  lines.push(`- Environment: ${md(environmentLine(r))}`);
+  if (r.recommendation) lines.push('', `**${md(r.recommendation.text)}**`);
   if (r.tune) {
     // The same lines as the console, as a list: Markdown would fold them into one paragraph.
-    lines.push('', '### Tune', '', ...tuneLines(r.tune, r.unit).map((l) => (l.startsWith('  ') ? `  - \`${l.trim()}\`` : `- ${l}`)));
+    lines.push('', '### Tune', '', ...tuneLines(r.tune, r.unit).map((l) => (l.startsWith('  ') ? `  - ${markdownCode(l.trim())}` : `- ${md(l)}`)));
   }
   const axes = r.sweep ? axesOf(r.contenders) : [];
   const tiers = r.contenders[0]?.cost.tiers.map((t) => t.tier) ?? [];
-  lines.push('', row(['#', 'strategy', ...axes, 'runs', 'time ms (median)', '95% CI ms', r.unit, 'requests per object', ...tiers.map((t) => `$ per 1,000 objects (${t})`), 'p50 first byte ms', 'p99 first byte ms', ...PHASES.map((p) => `${p} %`), 'retries', 'failed requests', 'verified']));
+  lines.push('', headRow(['#', 'strategy', ...axes.map(md), 'runs', 'time ms (median)', '95% CI ms', r.unit, 'requests per object', ...tiers.map((t) => `$ per 1,000 objects (${t})`), 'p50 first byte ms', 'p99 first byte ms', ...PHASES.map((p) => `${p} %`), 'retries', 'failed requests', 'verified']));
   lines.push(`|${' --- |'.repeat(12 + axes.length + tiers.length + PHASES.length)}`);
   for (const s of r.contenders) {
     const ci = s.wallMs.n >= 2 ? `${num(s.wallMs.ci95Low)}–${num(s.wallMs.ci95High)}` : DASH;
@@ -34,24 +36,24 @@ export function renderMarkdown(r: Report): string {
       ...PHASES.map((p) => (s.phaseShare[p] === undefined ? DASH : (s.phaseShare[p]! * 100).toFixed(1))), String(s.retries), String(s.failedRequests), checkWord(s),
     ]));
   }
-  if (r.verdicts.length) lines.push('', '### Verdict', '', ...r.verdicts.map((v) => `- ${v.text}`));
-  if (r.warnings.length) lines.push('', '### Warnings', '', ...r.warnings.map((w) => `- ${w.text}`));
-  if (r.warmupFaults.length) lines.push('', '### Warm-up', '', ...r.warmupFaults.map((f) => `- ${f.contender} ${f.text}`));
+  if (r.verdicts.length) lines.push('', '### Verdict', '', ...r.verdicts.map((v) => `- ${md(v.text)}`));
+  if (r.warnings.length) lines.push('', '### Warnings', '', ...r.warnings.map((w) => `- ${md(w.text)}`));
+  if (r.warmupFaults.length) lines.push('', '### Warm-up', '', ...r.warmupFaults.map((f) => `- ${md(`${f.contender} ${f.text}`)}`));
   const many = r.contenders.map(manyBlobLine).filter((l) => l !== undefined);
-  if (many.length) lines.push('', ...many.map((l) => `- ${l}`));
+  if (many.length) lines.push('', ...many.map((l) => `- ${md(l)}`));
   const completion = completionLines(r.contenders);
-  if (completion.length) lines.push('', '### Object completion', '', ...completion.map((l) => `- ${l}`));
+  if (completion.length) lines.push('', '### Object completion', '', ...completion.map((l) => `- ${md(l)}`));
   if (r.sweep && r.sweep.grid.cols.length) {
     const g = r.sweep.grid;
-    lines.push('', `### Sweep: ${g.title}`, '', row([g.rowLabel, ...g.cols.map((c) => `${g.colLabel} ${c}`)]), `|${' --- |'.repeat(g.cols.length + 1)}`);
+    lines.push('', `### Sweep: ${md(g.title)}`, '', row([g.rowLabel, ...g.cols.map((c) => `${g.colLabel} ${c}`)]), `|${' --- |'.repeat(g.cols.length + 1)}`);
     g.values.forEach((vals, i) => lines.push(row([g.rows[i]!, ...vals.map((v, j) => `${v === null ? 'failed' : num(v)}${g.best?.row === i && g.best.col === j ? ' ★' : g.tied?.some((t) => t.row === i && t.col === j) ? ' =' : ''}`)])));
     lines.push('', '★ best cell; = no significant difference from it.');
-    if (r.sweep.sdkAdvice.length) lines.push('', ...r.sweep.sdkAdvice.map((l) => `- ${l.trim()}`));
+    if (r.sweep.sdkAdvice.length) lines.push('', ...r.sweep.sdkAdvice.map((l) => `- ${md(l.trim())}`));
   }
   if (r.serverClock.length) {
     lines.push('', "### Server clock (the target's own span of each contender's data requests, median)", '');
-    for (const g of r.serverClock) lines.push(`- ${g.contender}: client ${num(g.clientMs)} ms, server ${num(g.serverMs)} ms (${g.ms >= 0 ? '+' : ''}${num(g.ms)} ms; bound ${num(g.boundMs)} ms)`);
+    for (const g of r.serverClock) lines.push(`- ${md(g.contender)}: client ${num(g.clientMs)} ms, server ${num(g.serverMs)} ms (${g.ms >= 0 ? '+' : ''}${num(g.ms)} ms; bound ${num(g.boundMs)} ms)`);
   }
-  lines.push('', `Prices: ${r.prices.name}, as of ${r.prices.asOf}.`);
+  lines.push('', `Prices: ${md(r.prices.name)}, as of ${md(r.prices.asOf)}.`);
   return lines.join('\n');
 }

@@ -3,6 +3,7 @@
 import { cellLabel } from '../results/label.js';
 import type { SessionEvent } from '../engine/session.js';
 import type { Progress } from '../workers/protocol.js';
+import { forTerminal } from './safe-text.js';
 
 export interface ProgressView {
   onEvent(event: SessionEvent): void;
@@ -75,7 +76,7 @@ export function progressLines(stream: NodeJS.WritableStream, intervalMs: number)
     const phase = `${run.warmup ? 'warm-up' : 'run'} ${run.run + 1}/${run.runs}`;
     // A steady run repeats its requests until its duration: its progress is time, not a count.
     const done = run.durationMs ? `${last.ops} requests, ${s.toFixed(0)}/${(run.durationMs / 1000).toFixed(0)} s` : `${last.ops}/${run.requests} requests`;
-    stream.write(`progress: ${cellLabel(run.strategy, run.cell)} ${phase}: ${done}, ${rate(run, last, s)}, errors ${last.errors}, retries ${last.retries}, ${s.toFixed(0)} s\n`);
+    stream.write(`progress: ${forTerminal(cellLabel(run.strategy, run.cell))} ${phase}: ${done}, ${rate(run, last, s)}, errors ${last.errors}, retries ${last.retries}, ${s.toFixed(0)} s\n`);
   };
   return follow({
     start(run) {
@@ -107,7 +108,7 @@ async function progressBar(stream: NodeJS.WriteStream): Promise<ProgressView> {
     // A steady run's bar fills with time (tenths of a second), a fixed run's with requests.
     // Which contender and which of its runs: `chunked run 3/5` (or `warm-up 1/1`).
     start: (run) => bar.start(run.durationMs ? Math.ceil(run.durationMs / 100) : run.requests, 0, {
-      label: `${cellLabel(run.strategy, run.cell)} ${run.warmup ? 'warm-up' : 'run'} ${run.run + 1}/${run.runs}`.padEnd(24), rate: '', done: '',
+      label: `${forTerminal(cellLabel(run.strategy, run.cell))} ${run.warmup ? 'warm-up' : 'run'} ${run.run + 1}/${run.runs}`.padEnd(24), rate: '', done: '',
     }),
     update: (run, done, seconds) => bar.update(run.durationMs ? Math.min(Math.floor(seconds * 10), Math.ceil(run.durationMs / 100)) : done.ops, {
       rate: rate(run, done, seconds),

@@ -6,6 +6,7 @@ import type { ReportFormat } from '../config/options.js';
 import { renderConsole, type ConsoleOptions } from './console.js';
 import { renderCsv } from './csv.js';
 import { renderMarkdown } from './markdown.js';
+import { toJson } from './safe-text.js';
 
 export interface RenderOptions extends ConsoleOptions {
   /** The run's redacted configuration, shown folded in the HTML report. */
@@ -17,7 +18,7 @@ export async function renderReport(report: Report, format: ReportFormat, opts: R
     case 'md': return renderMarkdown(report);
     case 'csv': return renderCsv(report);
     // The model itself, versioned (schemaVersion), every figure a number; README documents the fields.
-    case 'json': return JSON.stringify(report, (_k, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? null : v), 2);
+    case 'json': return toJson(report);
     case 'html': {
       const { renderHtml } = await import('./html.js');
       return renderHtml({ report, ...(opts.config ? { config: opts.config } : {}) });

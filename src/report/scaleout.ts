@@ -4,19 +4,21 @@
 import { formatBytes } from '../config/sizes.js';
 import type { ScaleoutMerge } from '../scaleout/collect.js';
 import { num as fmtMs } from './format.js';
+import { fit, forTerminal as safe } from './safe-text.js';
 
 const clockTime = (ms: number) => new Date(ms).toISOString().slice(11, 23);
 const signed = (v: number) => `${v >= 0 ? '+' : ''}${v.toFixed(1)}`;
 
 export function renderScaleout(m: ScaleoutMerge, ready: readonly number[] = []): string {
   const withResults = m.clients.length;
-  const lines = [`blob-cacher collect: run ${m.runId}, ${m.parallelism} client(s), ${withResults} with results`, ''];
+  const lines = [`blob-cacher collect: run ${safe(m.runId)}, ${m.parallelism} client(s), ${withResults} with results`, ''];
   const firstStart = Math.min(...m.clients.map((c) => c.firstStartMs ?? Infinity));
   lines.push(`${'client'.padEnd(7)}${'host'.padEnd(22)}${'clock offset ms'.padStart(17)}${'start ms'.padStart(10)}${'requests'.padStart(10)}${'failed'.padStart(8)}${'bytes'.padStart(12)}  problem`);
   for (const c of m.clients) {
     const offset = c.clockOffsetMs === undefined ? '-' : `${signed(c.clockOffsetMs)} ±${(c.clockUncertaintyMs ?? 0).toFixed(1)}`;
     const start = c.firstStartMs === undefined ? '-' : `+${(c.firstStartMs - firstStart).toFixed(1)}`;
-    lines.push(`${String(c.index).padEnd(7)}${c.host.slice(0, 21).padEnd(22)}${offset.padStart(17)}${start.padStart(10)}${String(c.requests).padStart(10)}${String(c.failedRequests).padStart(8)}${formatBytes(c.bytes).padStart(12)}  ${c.problem ?? ''}`);
+    // The host and the problem are the clients' own words: escaped, and the host cut after escaping.
+    lines.push(`${String(c.index).padEnd(7)}${fit(c.host, 21).padEnd(22)}${offset.padStart(17)}${start.padStart(10)}${String(c.requests).padStart(10)}${String(c.failedRequests).padStart(8)}${formatBytes(c.bytes).padStart(12)}  ${safe(c.problem ?? '')}`);
   }
   lines.push('');
   if (m.startSpreadMs !== undefined) lines.push(`start spread: ${m.startSpreadMs.toFixed(1)} ms (latest − earliest first request, storage clock)`);
@@ -34,7 +36,7 @@ export function renderScaleout(m: ScaleoutMerge, ready: readonly number[] = []):
     lines.push('', `${'contender'.padEnd(28)}${'runs'.padStart(6)}${'requests'.padStart(10)}${'p50 ms'.padStart(9)}${'p90 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'max ms'.padStart(9)}`);
     for (const c of m.contenders) {
       const t = c.totalMs;
-      lines.push(`${c.label.padEnd(28)}${String(c.runs).padStart(6)}${String(c.requests).padStart(10)}${fmtMs(t?.p50).padStart(9)}${fmtMs(t?.p90).padStart(9)}${fmtMs(t?.p99).padStart(9)}${fmtMs(t?.max).padStart(9)}`);
+      lines.push(`${safe(c.label).padEnd(28)}${String(c.runs).padStart(6)}${String(c.requests).padStart(10)}${fmtMs(t?.p50).padStart(9)}${fmtMs(t?.p90).padStart(9)}${fmtMs(t?.p99).padStart(9)}${fmtMs(t?.max).padStart(9)}`);
     }
   }
   if (m.series.length) {
@@ -45,6 +47,6 @@ export function renderScaleout(m: ScaleoutMerge, ready: readonly number[] = []):
   for (const i of m.missing) {
     lines.push(`MISSING client ${i}: no results; ${ready.includes(i) ? 'it reached the barrier, then left nothing (killed, or it could not write)' : 'it never reached the barrier'}; the merge is short of its share`);
   }
-  for (const f of m.failed) lines.push(`FAILED client ${f.index}: ${f.problem}`);
+  for (const f of m.failed) lines.push(`FAILED client ${f.index}: ${safe(f.problem)}`);
   return lines.join('\n');
 }

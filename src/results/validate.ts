@@ -129,6 +129,20 @@ function optionalEnvironment(env: Json): { sdkVersion?: string; tcp?: TcpSetting
   return out;
 }
 
+// Bounds, not just types, for what the header prints: "abc" CPUs printed "NaN x", a memory of
+// 1e308 bytes "1.6e296 TiB". Beyond them a figure is damage: no machine has 65,536 CPUs or 1 PiB.
+const MAX_CPUS = 65_536;
+const MAX_MEMORY_BYTES = 2 ** 50;
+const ENVIRONMENT_TEXT = ['node', 'os', 'arch', 'cpuModel', 'targetKind', 'packageVersion'] as const;
+
+/** The environment's required fields: each absent (older files), or of its type and within its bound. */
+function environmentProblem(env: Json): string | undefined {
+  if (env.cpus !== undefined && !(isCount(env.cpus) && env.cpus <= MAX_CPUS)) return `cpus (${shown(env.cpus)})`;
+  if (env.totalMemoryBytes !== undefined && !(isCount(env.totalMemoryBytes) && env.totalMemoryBytes <= MAX_MEMORY_BYTES)) return `totalMemoryBytes (${shown(env.totalMemoryBytes)})`;
+  const text = ENVIRONMENT_TEXT.find((f) => env[f] !== undefined && !isString(env[f]));
+  return text ? `${text} (${shown(env[text])})` : undefined;
+}
+
 /** The document as a ResultsFile, or one line (after "results file <path>") saying what is wrong. */
 export function parseResultsDoc(doc: unknown): { doc: ResultsFile } | { problem: string } {
   if (!isObject(doc) || doc.schema !== RESULTS_SCHEMA) {
@@ -146,6 +160,8 @@ export function parseResultsDoc(doc: unknown): { doc: ResultsFile } | { problem:
   if (!isString(createdAt) || !isBoolean(complete) || !isObject(config) || !isObject(environment) || !isString(environment.target)) {
     return { problem: 'is missing its header fields; it is damaged, re-run the benchmark' };
   }
+  const env = environmentProblem(environment);
+  if (env) return { problem: `has a bad environment.${env}; it is damaged, re-run the benchmark` };
   if (!Array.isArray(runs)) return { problem: 'has no runs list; it is damaged, re-run the benchmark' };
   for (const [i, r] of runs.entries()) {
     const p = runProblem(r);
