@@ -13,7 +13,8 @@ import { reportWarnings, type ReportWarning } from './warnings.js';
 import { warmupFaults, type WarmupFaults } from './warmup.js';
 import { cellLabel } from '../results/label.js';
 import { strategyNamed } from '../strategies/index.js';
-import { tuneReport, type ReportTune } from './tune.js';
+import { tuneReport, TUNE_MATERIAL_GAIN, type ReportTune } from './tune.js';
+import { DEFAULT_MATERIAL_SHARE } from '../config/options.js';
 
 /** Bumped whenever a field of the Report changes meaning or goes away. */
 export const REPORT_SCHEMA_VERSION = 1;
@@ -80,6 +81,8 @@ export interface Report {
 export interface ReportOptions {
   title: string;
   prices?: PriceTable;
+  /** The least gain that counts in the recommendation (--material); its default otherwise. */
+  material?: number;
 }
 
 /** Embedded Azurite, or a URL on a loopback address: the target competes with the client for CPU. */
@@ -93,7 +96,7 @@ function commonObjectSize(doc: ResultsFile): number | undefined {
   return sizes.size === 1 ? [...sizes][0] : undefined;
 }
 
-function sweepOf(doc: ResultsFile, stats: ContenderStats[], ranked: ReportContender[]): { sweep: ReportSweep; recommendation?: Recommendation } | undefined {
+function sweepOf(doc: ResultsFile, stats: ContenderStats[], ranked: ReportContender[], material: number): { sweep: ReportSweep; recommendation?: Recommendation } | undefined {
   if (!doc.sweep?.length) return undefined;
   const v = buildGrid(stats, doc.sweep);
   const tiedLabels = new Set(v.tied.map((s) => s.label));
@@ -102,7 +105,7 @@ function sweepOf(doc: ResultsFile, stats: ContenderStats[], ranked: ReportConten
     const r = ranked.find((c) => c.label === w.label)!;
     return { ...r, rank: tiedLabels.has(w.label) ? 1 : 2, tied: tiedLabels.has(w.label) && tiedLabels.size > 1, requestsPerObject: r.cost.requestsPerObject };
   });
-  const picked = recommend(candidates);
+  const picked = recommend(candidates, material);
   // Where an SDK cell is among the best, the settings to give the SDK go with the answer.
   const advice = sdkAdvice(stats, v.best);
   const sdkAmongBest = candidates.some((c) => c.rank === 1 && isSdkBaseline(c));
@@ -124,6 +127,7 @@ function completionOf(runs: ResultsFile['runs']): Pick<ReportContender, 'complet
 
 export function buildReport(doc: ResultsFile, opts: ReportOptions): Report {
   const prices = opts.prices ?? DEFAULT_PRICES;
+  const material = opts.material ?? DEFAULT_MATERIAL_SHARE;
   const stats = analyze(doc.runs);
   const byLabel = new Map<string, typeof doc.runs>();
   for (const r of doc.runs) byLabel.set(cellLabel(r.strategy, r.cell), [...(byLabel.get(cellLabel(r.strategy, r.cell)) ?? []), r]);
@@ -134,10 +138,10 @@ export function buildReport(doc: ResultsFile, opts: ReportOptions): Report {
   const local = targetOnThisMachine(doc.environment);
   const bufferBytes = doc.environment.tcp?.rmemMaxBytes !== undefined && doc.environment.tcp.wmemMaxBytes !== undefined
     ? doc.environment.tcp.rmemMaxBytes + doc.environment.tcp.wmemMaxBytes : DEFAULT_SOCKET_BUFFER_BYTES;
-  const swept = sweepOf(doc, stats, contenders);
+  const swept = sweepOf(doc, stats, contenders, material);
   const unit = reportUnit(stats.map((s) => s.unit));
   const tuned = tuneReport(doc, stats, unit, (s) => (s.params ? strategyNamed(s.strategy)?.sdkSettings?.(s.params, s.objectSizeBytes ?? 0) : undefined));
-  const recommendation = tuned ? tuneRecommendation(tuned, contenders, unit) : swept ? swept.recommendation : recommend(contenders.map((c) => ({ ...c, requestsPerObject: c.cost.requestsPerObject })));
+  const recommendation = tuned ? tuneRecommendation(tuned, contenders, unit) : swept ? swept.recommendation : recommend(contenders.map((c) => ({ ...c, requestsPerObject: c.cost.requestsPerObject })), material);
   const objectSizeBytes = commonObjectSize(doc);
   return {
     schema: 'blob-cacher/report',
@@ -182,7 +186,7 @@ function tuneRecommendation(t: ReportTune, contenders: readonly ReportContender[
   const throttle = t.bestThrottled ? ' It was throttled: every cell measured was.' : t.throttling.length ? ` Throttling began at ${t.throttling.map((b) => `${b.axis} ${b.value} (${b.throttleClass})`).join(', ')}.` : '';
   return {
     contender: c.label, strategy: c.strategy, description: c.description, basis: 'fastest', tiedWith: same.map((n) => n.label), n: c.timesMs.length,
-    requestsPerObject: c.cost.requestsPerObject, ...(t.deploy.sdk ? { sdkSettings: t.deploy.sdk } : {}),
+    requestsPerObject: c.cost.requestsPerObject, materialShare: TUNE_MATERIAL_GAIN, ...(t.deploy.sdk ? { sdkSettings: t.deploy.sdk } : {}),
     text: `Recommended: ${settings} — the fastest the search found${rate} after ${t.path.length} cells (${t.stopped === 'converged' ? 'no neighbour was faster' : t.stopped === 'budget' ? 'the budget ran out' : 'stopped'})${why ? `; ${why}` : ''}.${throttle}`,
   };
 }
