@@ -12,6 +12,7 @@ import { rankStats, serverGap, verdicts, DEFAULT_SOCKET_BUFFER_BYTES, type Ranke
 import { reportWarnings, type ReportWarning } from './warnings.js';
 import { warmupFaults, type WarmupFaults } from './warmup.js';
 import { cellLabel } from '../results/label.js';
+import { PHASES, type Phase } from '../transport/phases.js';
 import { strategyNamed } from '../strategies/index.js';
 import { tuneReport, TUNE_MATERIAL_GAIN, type ReportTune } from './tune.js';
 import { DEFAULT_MATERIAL_SHARE } from '../config/options.js';
@@ -25,7 +26,29 @@ export interface ReportContender extends RankedStats {
   completion?: ObjectCompletion;
   /** What --hedge did, where it ran. */
   hedge?: HedgeSummary;
+  /** The spread of its times as shown beside the median; none from one sample. */
+  timeBounds?: TimeBounds;
 }
+
+/** Where one contender's request time went: each phase's share of all its requests' time, as the seed printed it. */
+export interface TimeWent {
+  contender: string;
+  /** Phases present, in PHASES' order; connection phases come only from sockets opened, never as zeros for reused ones. */
+  shares: { phase: Phase; share: number }[];
+  /** Requests, and those that opened a socket (the rest reused one), median per run. */
+  requestsPerRun: number;
+  socketsOpenedPerRun: number;
+}
+
+/** How a contender's run times spread: their 95% interval from MIN_RUNS_FOR_INTERVAL runs on, below that their range. */
+export interface TimeBounds {
+  of: 'ci95' | 'range';
+  lowMs: number;
+  highMs: number;
+}
+
+/** Below this many samples a t interval is mostly its t factor (12.7 at n = 2): the range of the runs says more. */
+export const MIN_RUNS_FOR_INTERVAL = 5;
 
 export interface ReportHeader {
   title: string;
@@ -64,6 +87,8 @@ export interface Report {
   contenders: ReportContender[];
   verdicts: Verdict[];
   recommendation?: Recommendation;
+  /** Where the time went, one per contender shown in the answer (a sweep's or tune's: the recommended cell). */
+  timeWent: TimeWent[];
   /** One per kind. */
   warnings: ReportWarning[];
   /** Retries, throttled answers and failures in warm-up runs, apart from the measured figures. */
@@ -119,6 +144,17 @@ function sweepOf(doc: ResultsFile, stats: ContenderStats[], ranked: ReportConten
   };
 }
 
+function timeBoundsOf(s: ContenderStats): TimeBounds | undefined {
+  const w = s.wallMs;
+  if (w.n < 2) return undefined;
+  return w.n < MIN_RUNS_FOR_INTERVAL ? { of: 'range', lowMs: w.min, highMs: w.max } : { of: 'ci95', lowMs: w.ci95Low, highMs: w.ci95High };
+}
+
+function timeWentOf(s: ContenderStats): TimeWent | undefined {
+  const shares = PHASES.flatMap((phase) => (s.phaseShare[phase] === undefined ? [] : [{ phase, share: s.phaseShare[phase]! }]));
+  return shares.length ? { contender: s.label, shares, requestsPerRun: s.requestsPerRun, socketsOpenedPerRun: s.socketsOpenedPerRun } : undefined;
+}
+
 function completionOf(runs: ResultsFile['runs']): Pick<ReportContender, 'completion' | 'hedge'> {
   const completion = objectCompletion(runs);
   const hedge = hedgeSummary(runs);
@@ -133,7 +169,8 @@ export function buildReport(doc: ResultsFile, opts: ReportOptions): Report {
   for (const r of doc.runs) byLabel.set(cellLabel(r.strategy, r.cell), [...(byLabel.get(cellLabel(r.strategy, r.cell)) ?? []), r]);
   const contenders: ReportContender[] = rankStats(stats).map((s) => {
     const runs = byLabel.get(s.label) ?? [];
-    return { ...s, cost: contenderCost(doc.command, runs, prices, isSdkBaseline(s) ? 'calls' : 'requests'), ...completionOf(runs) };
+    const bounds = timeBoundsOf(s);
+    return { ...s, cost: contenderCost(doc.command, runs, prices, isSdkBaseline(s) ? 'calls' : 'requests'), ...completionOf(runs), ...(bounds ? { timeBounds: bounds } : {}) };
   });
   const local = targetOnThisMachine(doc.environment);
   const bufferBytes = doc.environment.tcp?.rmemMaxBytes !== undefined && doc.environment.tcp.wmemMaxBytes !== undefined
@@ -143,6 +180,8 @@ export function buildReport(doc: ResultsFile, opts: ReportOptions): Report {
   const tuned = tuneReport(doc, stats, unit, (s) => (s.params ? strategyNamed(s.strategy)?.sdkSettings?.(s.params, s.objectSizeBytes ?? 0) : undefined));
   const recommendation = tuned ? tuneRecommendation(tuned, contenders, unit) : swept ? swept.recommendation : recommend(contenders.map((c) => ({ ...c, requestsPerObject: c.cost.requestsPerObject })), material);
   const objectSizeBytes = commonObjectSize(doc);
+  // A sweep or a tune measures dozens of cells: the answer says where the chosen one's time went.
+  const shownTimes = tuned || swept ? contenders.filter((c) => c.label === recommendation?.contender) : contenders;
   return {
     schema: 'blob-cacher/report',
     schemaVersion: REPORT_SCHEMA_VERSION,
@@ -157,6 +196,7 @@ export function buildReport(doc: ResultsFile, opts: ReportOptions): Report {
     contenders,
     verdicts: verdicts(contenders),
     ...(recommendation ? { recommendation } : {}),
+    timeWent: shownTimes.flatMap((c) => timeWentOf(c) ?? []),
     warnings: reportWarnings(stats, { targetOnThisMachine: local, socketBufferBytes: bufferBytes }),
     warmupFaults: warmupFaults(doc.runs),
     serverClock: stats.flatMap((s) => {

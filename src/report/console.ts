@@ -3,7 +3,7 @@
 // (server clock, phases, percentiles, untimed steps, steady series) with --details.
 import type { Report, ReportContender } from '../analysis/report-model.js';
 import { PHASES } from '../transport/phases.js';
-import { axesOf, bytes, checkWord, count, DASH, firstTier, fixed, money, num, rateOf, timeCell } from './format.js';
+import { axesOf, bytes, checkWord, count, DASH, firstTier, fixed, money, num, rateOf, timeCell, timeWentLine } from './format.js';
 import { completionLines } from './completion.js';
 import { seconds, steadyLines } from './steady.js';
 import { tuneLines } from './tune.js';
@@ -141,6 +141,7 @@ export function renderConsole(r: Report, opts: ConsoleOptions = {}): string {
   if (r.tune && opts.details) lines.push('', ...rankedTable(r, paint));
   const grid = gridLines(r);
   if (grid.length) lines.push('', ...grid);
+  if (r.timeWent.length) lines.push('', ...r.timeWent.map(timeWentLine));
   if (r.verdicts.length && !r.tune) lines.push('', ...r.verdicts.map((v) => `verdict: ${v.text}`));
   const warned = r.warnings.filter((w) => w.kind !== 'target-on-this-machine');
   if (warned.length) lines.push('', ...warned.map((w) => paint('33', `warning: ${w.text}`)));
