@@ -123,7 +123,7 @@ describe('where the time went, and the spread of few runs', async () => {
   });
 
   it('console, Markdown and HTML give the line in the seed\'s shape', () => {
-    const line = 'small-files: wait 91%, dns 1%, tcp 0%, send 1%, firstByte 7%, download 0% of request time; 128 of 2400 requests a run opened a socket';
+    const line = 'small-files: wait 91%, dns 1%, tcp 0%, send 1%, firstByte 7%, download 0% of request time; 128 new sockets for 2400 requests a run';
     expect(timeWentLine(report.timeWent[0]!)).toBe(line);
     expect(out.console!.split('\n')).toContain(line);
     expect(out.md!.split('\n')).toContain(`- ${line}`);

@@ -49,7 +49,7 @@ export interface ContenderStats {
   retries: number;
   throttled: number;
   backoffMs: number;
-  /** Failed tries by kind (connection resets, timeouts, ...), over the measured runs; throttled answers apart. */
+  /** Failed tries by kind (resets, timeouts, ...) over the measured runs; throttled answers apart. */
   faults: FaultCounts;
   /** Sockets opened (requests not on a reused socket), median per run: where the connect phases come from. */
   socketsOpenedPerRun: number;

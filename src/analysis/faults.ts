@@ -24,11 +24,16 @@ export const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n ==
 /** The runs' faults added up. */
 export function faultTally(runs: readonly Pick<RunRecord, 'retries' | 'throttled' | 'faults'>[]): FaultTally {
   const faults: FaultCounts = {};
-  for (const r of runs) for (const kind of FAULT_KINDS) if (r.faults?.[kind]) faults[kind] = (faults[kind] ?? 0) + r.faults[kind]!;
-  return { retries: runs.reduce((s, r) => s + r.retries, 0), throttled: runs.reduce((s, r) => s + r.throttled, 0), faults };
+  for (const r of runs) {
+    for (const kind of FAULT_KINDS) faults[kind] = (faults[kind] ?? 0) + (r.faults?.[kind] ?? 0);
+  }
+  for (const kind of FAULT_KINDS) if (!faults[kind]) delete faults[kind];
+  const retries = runs.reduce((s, r) => s + r.retries, 0);
+  return { retries, throttled: runs.reduce((s, r) => s + r.throttled, 0), faults };
 }
 
-export const metFaults = (t: FaultTally) => t.retries > 0 || t.throttled > 0 || FAULT_KINDS.some((k) => (t.faults[k] ?? 0) > 0);
+export const metFaults = (t: FaultTally) =>
+  t.retries > 0 || t.throttled > 0 || FAULT_KINDS.some((k) => (t.faults[k] ?? 0) > 0);
 
 /** `2 connection resets, 1 throttled answer (503/429), 3 retries`: each kind met, then the retries. */
 export function faultParts(t: FaultTally): string[] {

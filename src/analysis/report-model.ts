@@ -30,24 +30,24 @@ export interface ReportContender extends RankedStats {
   timeBounds?: TimeBounds;
 }
 
-/** Where one contender's request time went: each phase's share of all its requests' time, as the seed printed it. */
+/** Where one contender's request time went: each phase's share of its requests' summed time. */
 export interface TimeWent {
   contender: string;
-  /** Phases present, in PHASES' order; connection phases come only from sockets opened, never as zeros for reused ones. */
+  /** Phases present, in PHASES' order; connection phases from opened sockets only. */
   shares: { phase: Phase; share: number }[];
   /** Requests, and those that opened a socket (the rest reused one), median per run. */
   requestsPerRun: number;
   socketsOpenedPerRun: number;
 }
 
-/** How a contender's run times spread: their 95% interval from MIN_RUNS_FOR_INTERVAL runs on, below that their range. */
+/** A contender's times' spread: a 95% interval from MIN_RUNS_FOR_INTERVAL runs on, below it their range. */
 export interface TimeBounds {
   of: 'ci95' | 'range';
   lowMs: number;
   highMs: number;
 }
 
-/** Below this many samples a t interval is mostly its t factor (12.7 at n = 2): the range of the runs says more. */
+/** Below this many samples a t interval is mostly its t factor (12.7 at n = 2): the runs' range says more. */
 export const MIN_RUNS_FOR_INTERVAL = 5;
 
 export interface ReportHeader {
@@ -87,7 +87,7 @@ export interface Report {
   contenders: ReportContender[];
   verdicts: Verdict[];
   recommendation?: Recommendation;
-  /** Where the time went, one per contender shown in the answer (a sweep's or tune's: the recommended cell). */
+  /** Where the time went, one per contender in the answer (a sweep's or tune's: the recommended cell's). */
   timeWent: TimeWent[];
   /** One per kind. */
   warnings: ReportWarning[];
@@ -147,12 +147,19 @@ function sweepOf(doc: ResultsFile, stats: ContenderStats[], ranked: ReportConten
 function timeBoundsOf(s: ContenderStats): TimeBounds | undefined {
   const w = s.wallMs;
   if (w.n < 2) return undefined;
-  return w.n < MIN_RUNS_FOR_INTERVAL ? { of: 'range', lowMs: w.min, highMs: w.max } : { of: 'ci95', lowMs: w.ci95Low, highMs: w.ci95High };
+  return w.n < MIN_RUNS_FOR_INTERVAL
+    ? { of: 'range', lowMs: w.min, highMs: w.max }
+    : { of: 'ci95', lowMs: w.ci95Low, highMs: w.ci95High };
 }
 
 function timeWentOf(s: ContenderStats): TimeWent | undefined {
-  const shares = PHASES.flatMap((phase) => (s.phaseShare[phase] === undefined ? [] : [{ phase, share: s.phaseShare[phase]! }]));
-  return shares.length ? { contender: s.label, shares, requestsPerRun: s.requestsPerRun, socketsOpenedPerRun: s.socketsOpenedPerRun } : undefined;
+  const shares = PHASES.flatMap((phase) => {
+    const share = s.phaseShare[phase];
+    return share === undefined ? [] : [{ phase, share }];
+  });
+  if (!shares.length) return undefined;
+  const { requestsPerRun, socketsOpenedPerRun } = s;
+  return { contender: s.label, shares, requestsPerRun, socketsOpenedPerRun };
 }
 
 function completionOf(runs: ResultsFile['runs']): Pick<ReportContender, 'completion' | 'hedge'> {
@@ -170,7 +177,8 @@ export function buildReport(doc: ResultsFile, opts: ReportOptions): Report {
   const contenders: ReportContender[] = rankStats(stats).map((s) => {
     const runs = byLabel.get(s.label) ?? [];
     const bounds = timeBoundsOf(s);
-    return { ...s, cost: contenderCost(doc.command, runs, prices, isSdkBaseline(s) ? 'calls' : 'requests'), ...completionOf(runs), ...(bounds ? { timeBounds: bounds } : {}) };
+    const cost = contenderCost(doc.command, runs, prices, isSdkBaseline(s) ? 'calls' : 'requests');
+    return { ...s, cost, ...completionOf(runs), ...(bounds ? { timeBounds: bounds } : {}) };
   });
   const local = targetOnThisMachine(doc.environment);
   const bufferBytes = doc.environment.tcp?.rmemMaxBytes !== undefined && doc.environment.tcp.wmemMaxBytes !== undefined
@@ -181,7 +189,8 @@ export function buildReport(doc: ResultsFile, opts: ReportOptions): Report {
   const recommendation = tuned ? tuneRecommendation(tuned, contenders, unit) : swept ? swept.recommendation : recommend(contenders.map((c) => ({ ...c, requestsPerObject: c.cost.requestsPerObject })), material);
   const objectSizeBytes = commonObjectSize(doc);
   // A sweep or a tune measures dozens of cells: the answer says where the chosen one's time went.
-  const shownTimes = tuned || swept ? contenders.filter((c) => c.label === recommendation?.contender) : contenders;
+  const shownTimes = tuned || swept
+    ? contenders.filter((c) => c.label === recommendation?.contender) : contenders;
   return {
     schema: 'blob-cacher/report',
     schemaVersion: REPORT_SCHEMA_VERSION,
@@ -226,7 +235,8 @@ function tuneRecommendation(t: ReportTune, contenders: readonly ReportContender[
   const throttle = t.bestThrottled ? ' It was throttled: every cell measured was.' : t.throttling.length ? ` Throttling began at ${t.throttling.map((b) => `${b.axis} ${b.value} (${b.throttleClass})`).join(', ')}.` : '';
   return {
     contender: c.label, strategy: c.strategy, description: c.description, basis: 'fastest', tiedWith: same.map((n) => n.label), n: c.timesMs.length,
-    requestsPerObject: c.cost.requestsPerObject, materialShare: TUNE_MATERIAL_GAIN, ...(t.deploy.sdk ? { sdkSettings: t.deploy.sdk } : {}),
+    requestsPerObject: c.cost.requestsPerObject, materialShare: TUNE_MATERIAL_GAIN,
+    ...(t.deploy.sdk ? { sdkSettings: t.deploy.sdk } : {}),
     text: `Recommended: ${settings} — the fastest the search found${rate} after ${t.path.length} cells (${t.stopped === 'converged' ? 'no neighbour was faster' : t.stopped === 'budget' ? 'the budget ran out' : 'stopped'})${why ? `; ${why}` : ''}.${throttle}`,
   };
 }

@@ -54,5 +54,7 @@ async function loadPrices(path: string | undefined): Promise<PriceTable | undefi
 export async function outputOf(flags: Record<string, unknown>, env: Env, sources: Sources): Promise<Output> {
   const o = resolveOptions(OUTPUT_OPTIONS, flags, sources);
   const prices = await loadPrices(o.pricesPath);
-  return { details: o.details, color: useColor(o.color, env), material: o.material, ...(prices ? { prices } : {}) };
+  return {
+    details: o.details, color: useColor(o.color, env), material: o.material,
+    ...(prices ? { prices } : {}) };
 }

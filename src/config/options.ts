@@ -314,8 +314,10 @@ export const OUTPUT_OPTIONS = table(
   option({ key: 'details', flag: '--details', env: 'BLOB_CACHER_DETAILS', valueName: 'bool', defaultValue: false, parse: bool, help: 'console report: add phases, percentiles, the server clock, untimed steps and cost by class' }),
   option({ key: 'color', flag: '--color', env: 'BLOB_CACHER_COLOR', valueName: 'when', defaultValue: 'auto', parse: oneOf(COLOR_MODES), help: 'colour on the console: auto (a terminal, unless NO_COLOR is set), always or never' }),
   option({
-    key: 'material', flag: '--material', env: 'BLOB_CACHER_MATERIAL', valueName: 'percent', defaultValue: DEFAULT_MATERIAL_SHARE, parse: percentOrOff(100),
-    help: 'the least gain that counts: a contender faster by less than this does not beat one with fewer requests or a simpler strategy (default 5%; off: any significant gain)',
+    key: 'material', flag: '--material', env: 'BLOB_CACHER_MATERIAL', valueName: 'percent',
+    defaultValue: DEFAULT_MATERIAL_SHARE, parse: percentOrOff(100),
+    help: 'the least gain that counts: a contender faster by less than this does not beat one with fewer '
+      + 'requests or a simpler strategy (default 5%; off: any significant gain)',
   }),
   option({ key: 'pricesPath', flag: '--prices', env: 'BLOB_CACHER_PRICES', valueName: 'path', parse: text, help: 'JSON rate table for the cost columns (tiers hot, cool, cold; README "Cost"); default: dated Azure list prices' }),
 );

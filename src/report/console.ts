@@ -142,9 +142,11 @@ export function renderConsole(r: Report, opts: ConsoleOptions = {}): string {
   const grid = gridLines(r);
   if (grid.length) lines.push('', ...grid);
   if (r.timeWent.length) lines.push('', ...r.timeWent.map(timeWentLine));
-  if (r.verdicts.length && !r.tune) lines.push('', ...r.verdicts.map((v) => `verdict: ${v.text}`));
-  const warned = r.warnings.filter((w) => w.kind !== 'target-on-this-machine');
-  if (warned.length) lines.push('', ...warned.map((w) => paint('33', `warning: ${w.text}`)));
+  // Verdicts and warnings are one block: each line says which it is, and the default answer has 30 lines.
+  const verdictLines = r.verdicts.length && !r.tune ? r.verdicts.map((v) => `verdict: ${v.text}`) : [];
+  const warned = r.warnings.filter((w) => w.kind !== 'target-on-this-machine')
+    .map((w) => paint('33', `warning: ${w.text}`));
+  if (verdictLines.length || warned.length) lines.push('', ...verdictLines, ...warned);
   if (r.warmupFaults.length) lines.push('', ...r.warmupFaults.map((f) => `${f.contender} ${f.text}`));
   if (opts.details) lines.push(...detailLines(r));
   // Hedged contenders: what the duplicates bought and cost, without --details too.

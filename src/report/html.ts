@@ -3,7 +3,7 @@
 import { tuneSection } from './html-tune.js';
 import { redact } from '../log/redact.js';
 import type { ContenderStats } from '../analysis/analyze.js';
-import type { Report, ReportContender } from '../analysis/report-model.js';
+import type { Report, ReportContender, TimeWent } from '../analysis/report-model.js';
 import type { SweepGrid } from '../analysis/sweep.js';
 import { PHASES, PHASE_MEANINGS, type Phase } from '../transport/phases.js';
 import { intervalRates, seconds } from './steady.js';
@@ -372,12 +372,15 @@ function summaryTable(report: Report, colour: (s: string) => string): string {
   );
 }
 
+const timeWentItem = (t: TimeWent) => `<li data-strategy="${e(t.contender)}">${e(timeWentLine(t))}</li>`;
+
 /** The answer, above the fold: the recommendation, then the verdicts and one warning per kind. */
 function answer(report: Report): string {
   const rec = report.recommendation;
+  const went = report.timeWent.map(timeWentItem).join('');
   return `<section id="answer">${rec ? `<p class="recommendation" data-contender="${e(rec.contender)}">${e(rec.text)}</p>` : '<p class="recommendation">No recommendation: no contender verified.</p>'}` +
     (report.verdicts.length && !report.tune ? `<ul class="verdicts">${report.verdicts.map((v) => `<li class="verdict" data-kind="${v.kind}">${e(v.text)}</li>`).join('')}</ul>` : '') +
-    (report.timeWent.length ? `<ul class="time-went">${report.timeWent.map((t) => `<li data-strategy="${e(t.contender)}">${e(timeWentLine(t))}</li>`).join('')}</ul>` : '') +
+    (went ? `<ul class="time-went">${went}</ul>` : '') +
     (report.warnings.length ? `<ul class="warnings">${report.warnings.map((w) => `<li class="warn" data-kind="${w.kind}">${e(w.text)}</li>`).join('')}</ul>` : '') +
     (report.warmupFaults.length ? `<ul class="warnings warmup">${report.warmupFaults.map((f) => `<li>${e(`${f.contender} ${f.text}`)}</li>`).join('')}</ul>` : '') +
     '</section>';

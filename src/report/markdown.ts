@@ -33,7 +33,9 @@ export function renderMarkdown(r: Report): string {
       ...PHASES.map((p) => (s.phaseShare[p] === undefined ? DASH : (s.phaseShare[p]! * 100).toFixed(1))), String(s.retries), String(s.failedRequests), checkWord(s),
     ]));
   }
-  if (r.timeWent.length) lines.push('', '### Where the time went', '', ...r.timeWent.map((t) => `- ${timeWentLine(t)}`));
+  if (r.timeWent.length) {
+    lines.push('', '### Where the time went', '', ...r.timeWent.map((t) => `- ${timeWentLine(t)}`));
+  }
   if (r.verdicts.length) lines.push('', '### Verdict', '', ...r.verdicts.map((v) => `- ${v.text}`));
   if (r.warnings.length) lines.push('', '### Warnings', '', ...r.warnings.map((w) => `- ${w.text}`));
   if (r.warmupFaults.length) lines.push('', '### Warm-up', '', ...r.warmupFaults.map((f) => `- ${f.contender} ${f.text}`));

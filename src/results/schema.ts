@@ -127,7 +127,7 @@ export interface RunRecord {
   throttled: number;
   /** Throttled answers by the limit their body named (absent where none came, and in files before it). */
   throttledBy?: Partial<Record<ThrottleClass, number>>;
-  /** Tries that met a connection reset, a timeout or another fault, by kind (absent where none did, and in files before it). */
+  /** Tries that met a reset, timeout or other fault, by kind (absent where none did, and in older files). */
   faults?: FaultCounts;
   backoffMs: number;
   /** Summed phase durations over successful requests, and their summed totals. */

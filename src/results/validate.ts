@@ -87,7 +87,11 @@ function runProblem(r: unknown): string | undefined {
   const by = r.throttledBy;
   if (by !== undefined && !(isObject(by) && Object.entries(by).every(([c, n]) => THROTTLE_CLASSES.includes(c) && isCount(n)))) return 'has a bad throttledBy';
   const faults = r.faults;
-  if (faults !== undefined && !(isObject(faults) && Object.entries(faults).every(([k, n]) => (FAULT_KINDS as readonly string[]).includes(k) && isCount(n)))) return 'has bad faults';
+  const isFaultKind = (k: string) => (FAULT_KINDS as readonly string[]).includes(k);
+  const faultsOk = isObject(faults) && Object.entries(faults).every(([k, n]) => isFaultKind(k) && isCount(n));
+  if (faults !== undefined && !faultsOk) {
+    return 'has bad faults';
+  }
   if (r.notVerified !== undefined && (!isString(r.notVerified) || r.verified === true)) return 'has a bad notVerified';
   if (r.params !== undefined && !(isObject(r.params) && Object.values(r.params).every(isCount))) return 'has bad params';
   if (r.serverSpanMs !== undefined && !isDuration(r.serverSpanMs)) return `has a bad serverSpanMs (${shown(r.serverSpanMs)})`;

@@ -157,7 +157,8 @@ export async function tuneSearch(opts: TuneOptions): Promise<TuneOutcome> {
   const better = (candidate: TunedCell, best: TunedCell) => {
     if (candidate.measure.throttled > 0) return false;
     if (best.measure.throttled > 0) return true;
-    return lessOf(candidate.cell, best.cell) ? faster(candidate.measure, best.measure) : materiallyFaster(candidate.measure.runMs, best.measure.runMs, TUNE_MATERIAL_GAIN);
+    if (lessOf(candidate.cell, best.cell)) return faster(candidate.measure, best.measure);
+    return materiallyFaster(candidate.measure.runMs, best.measure.runMs, TUNE_MATERIAL_GAIN);
   };
 
   const startCell = Object.fromEntries(opts.axes.map((a) => [a.flag, a.values[a.start]!]));
