@@ -9,6 +9,12 @@ import { setLogLevel } from '../src/log/logger.js';
 import { toRunRecord } from '../src/results/record.js';
 import { runFailed } from '../src/results/schema.js';
 import { recommend } from '../src/analysis/recommend.js';
+import { buildReport } from '../src/analysis/report-model.js';
+import { resolveOptions } from '../src/config/load.js';
+import { OUTPUT_OPTIONS } from '../src/config/options.js';
+import { ConfigError } from '../src/config/errors.js';
+import { newResultsFile } from '../src/results/file.js';
+import type { RunRecord } from '../src/results/schema.js';
 import { close, deterministicBuffer, listen } from './helpers/http-servers.js';
 import { reportOf } from './helpers/report.js';
 import { shapedServer } from './helpers/shaped-server.js';
@@ -187,5 +193,31 @@ describe('a material margin', () => {
     expect(r).toMatchObject({ contender: 'single', basis: 'only' });
     expect(r!.text).toBe('Recommended: single — the only contender that did not fail; 1 request per object and no extra copies. Its bytes were not verified (plain URL).');
     expect(recommend([url])!.text).toMatch(/^Recommended: single — the only contender measured;/);
+  });
+});
+
+describe('--material', () => {
+  const material = (flags: Record<string, string>, env: Record<string, string> = {}) => resolveOptions(OUTPUT_OPTIONS, flags, { env }).material;
+
+  it('is declared once: its flag, BLOB_CACHER_MATERIAL, 5% by default, off for none', () => {
+    expect(material({})).toBe(0.05);
+    expect(material({}, { BLOB_CACHER_MATERIAL: '10%' })).toBeCloseTo(0.1, 12);
+    expect(material({ material: '2.5' }, { BLOB_CACHER_MATERIAL: '10' })).toBeCloseTo(0.025, 12);
+    expect(material({ material: 'off' })).toBe(0);
+    expect(() => material({ material: 'lots' })).toThrow(ConfigError);
+  });
+
+  it('reaches the report: the same results file answers single by default, chunked with --material off', () => {
+    const doc = newResultsFile('download', {}, { kind: 'url', label: 'url example.test' });
+    doc.complete = true;
+    const runOf = (strategy: string, requests: number, wallMs: number, run: number): RunRecord => ({
+      strategy, description: strategy, unit: 'MiB/s', run, warmup: false, objectSizeBytes: 1 << 20, wallMs, bytes: 1 << 20, requests,
+      failedRequests: 0, reusedSockets: 0, retries: 0, throttled: 0, backoffMs: 0, phaseSumsMs: {}, requestSumMs: wallMs * requests,
+      histograms: {}, verified: true, verification: 'md5 ok', workers: [], records: [], recordsSampled: false,
+    });
+    [104, 104.5, 103.5, 104.2, 103.8].forEach((t, i) => doc.runs.push(runOf('single', 1, t, i)));
+    [100, 100.5, 99.5, 100.2, 99.8].forEach((t, i) => doc.runs.push(runOf('chunked', 4, t, i)));
+    expect(buildReport(doc, { title: 't' }).recommendation).toMatchObject({ contender: 'single', basis: 'material', materialShare: 0.05 });
+    expect(buildReport(doc, { title: 't', material: 0 }).recommendation).toMatchObject({ contender: 'chunked', basis: 'fastest' });
   });
 });
