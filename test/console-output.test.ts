@@ -10,7 +10,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 const DOWNLOAD_JS = resolve('dist/download.js');
 const UPLOAD_JS = resolve('dist/upload.js');
 /** Where the time went, in the seed's shape: each phase's share of request time, then the sockets opened. */
-const PHASE_LINE = /^(\S+): (retry \d+%, )?wait \d+%, (dns \d+%, )?tcp \d+%, send \d+%, firstByte \d+%, download \d+% of request time; \d+ new sockets? for \d+ requests? a run$/;
+const PHASE_LINE = new RegExp('^(\\S+): (retry \\d+%, )?wait \\d+%, (dns \\d+%, )?tcp \\d+%, send \\d+%, firstByte \\d+%, '
+  + 'download \\d+% of request time; \\d+ new sockets? for \\d+ requests? a run$');
 const cwd = mkdtempSync(join(tmpdir(), 'bc-console-'));
 afterAll(() => rmSync(cwd, { recursive: true, force: true }));
 

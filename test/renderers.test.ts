@@ -117,13 +117,15 @@ describe('where the time went, and the spread of few runs', async () => {
   it('the model holds each phase\'s share of request time and the sockets opened', () => {
     expect(report.timeWent).toEqual([{
       contender: 'small-files', requestsPerRun: 2400, socketsOpenedPerRun: 128,
-      shares: ['wait', 'dns', 'tcp', 'send', 'firstByte', 'download'].map((phase, k) => ({ phase, share: [0.91, 0.01, 0.004, 0.006, 0.068, 0.002][k] })),
+      shares: [['wait', 0.91], ['dns', 0.01], ['tcp', 0.004], ['send', 0.006], ['firstByte', 0.068], ['download', 0.002]]
+        .map(([phase, share]) => ({ phase, share })),
     }]);
     expect(report.contenders[0]!.timeBounds).toEqual({ of: 'range', lowMs: 480, highMs: 541 });
   });
 
   it('console, Markdown and HTML give the line in the seed\'s shape', () => {
-    const line = 'small-files: wait 91%, dns 1%, tcp 0%, send 1%, firstByte 7%, download 0% of request time; 128 new sockets for 2400 requests a run';
+    const line = 'small-files: wait 91%, dns 1%, tcp 0%, send 1%, firstByte 7%, download 0% of request time; '
+      + '128 new sockets for 2400 requests a run';
     expect(timeWentLine(report.timeWent[0]!)).toBe(line);
     expect(out.console!.split('\n')).toContain(line);
     expect(out.md!.split('\n')).toContain(`- ${line}`);
