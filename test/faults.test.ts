@@ -20,6 +20,9 @@ import {
   type Fault, type FaultLogEntry, type FaultPlan, type PutFault,
 } from './helpers/fault-servers.js';
 import { runFailed } from '../src/results/schema.js';
+import { toRunRecord } from '../src/results/record.js';
+import { renderConsole } from '../src/report/console.js';
+import { reportOf } from './helpers/report.js';
 
 const SIZE_BYTES = 1_000_003;
 const CONCURRENCY = 4;
@@ -194,6 +197,31 @@ describe('error statuses on the first 2 GETs', () => {
     expect(r!.backoffMs).toBe(1000);
     expect(r!.phases.retry!).toBeGreaterThanOrEqual(1000 - 1);
     expectPhasesAddUp(run.records);
+  });
+});
+
+describe('the report of a run that met faults', () => {
+  it('says how many resets, throttled answers and retries it met, in one warning line', async () => {
+    const reset: Fault = { kind: 'reset', afterBytes: BREAK_AT_BYTES };
+    const busy: Fault = { kind: 'status', status: 503, code: 'ServerBusy', retryAfter: '0' };
+    const run = await runAgainst(inOrder(reset, reset, busy), { sourceMethod: 'chunked' });
+    expectDelivered(run);
+    expect(run.result.faults).toEqual({ reset: 2 });
+    const report = reportOf([toRunRecord(run.result)], { target: { kind: 'url', label: 'url 127.0.0.1' } });
+    const met = '2 connection resets, 1 throttled answer (503/429), 3 retries';
+    const text = `runs met faults: chunked (${met}): the times include the tries again and their backoff; see --details`;
+    expect(report.warnings.filter((w) => w.kind === 'faults')).toEqual([
+      { kind: 'faults', contenders: [{ label: 'chunked', detail: met }], text },
+    ]);
+    const lines = renderConsole(report).split('\n');
+    expect(lines.filter((l) => l.includes('runs met faults'))).toEqual([`warning: ${text}`]);
+  });
+
+  it('a clean run has no such warning', async () => {
+    const run = await runAgainst(() => undefined, { sourceMethod: 'chunked' });
+    expectDelivered(run);
+    expect(run.result.faults).toBeUndefined();
+    expect(reportOf([toRunRecord(run.result)]).warnings.map((w) => w.kind)).not.toContain('faults');
   });
 });
 

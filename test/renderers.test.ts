@@ -7,7 +7,7 @@ import { renderReport } from '../src/report/render.js';
 import { newResultsFile } from '../src/results/file.js';
 import type { Cell, RunRecord } from '../src/results/schema.js';
 import { FORMATS } from '../src/config/options.js';
-import { money } from '../src/report/format.js';
+import { money, timeWentLine } from '../src/report/format.js';
 
 const MiB = 1024 * 1024;
 
@@ -97,6 +97,46 @@ describe('one Report, five formats', async () => {
 
   it('console: sweep rows never wrap at 120 columns', () => {
     for (const line of out.console!.split('\n').slice(0, -1)) if (!line.startsWith('verdict') && !line.startsWith('warning') && !line.startsWith('details')) expect(line.length, line).toBeLessThanOrEqual(120);
+  });
+});
+
+describe('where the time went, and the spread of few runs', async () => {
+  // Two runs of each, as a quick run gives: the seed's phase shares, a range and never an interval.
+  const doc = newResultsFile('upload', {}, { kind: 'url', label: 'url example.test' });
+  doc.complete = true;
+  for (const [i, wallMs] of [541, 480].entries()) {
+    doc.runs.push({
+      ...run('small-files', 'one Put Blob per small file', {}, i, wallMs, 2400), unit: 'ops/s', reusedSockets: 2400 - 128,
+      // Per run: 2400 requests, 1000 ms of request time, 128 of them on new sockets.
+      requestSumMs: 1000, phaseSumsMs: { wait: 910, dns: 10, tcp: 4, send: 6, firstByte: 68, download: 2 },
+    });
+  }
+  const report = buildReport(doc, { title: 'two runs' });
+  const out = Object.fromEntries(await Promise.all(FORMATS.map(async (f) => [f, await renderReport(report, f, { resultsPath: 'r.json' })] as const)));
+
+  it('the model holds each phase\'s share of request time and the sockets opened', () => {
+    expect(report.timeWent).toEqual([{
+      contender: 'small-files', requestsPerRun: 2400, socketsOpenedPerRun: 128,
+      shares: [['wait', 0.91], ['dns', 0.01], ['tcp', 0.004], ['send', 0.006], ['firstByte', 0.068], ['download', 0.002]]
+        .map(([phase, share]) => ({ phase, share })),
+    }]);
+    expect(report.contenders[0]!.timeBounds).toEqual({ of: 'range', lowMs: 480, highMs: 541 });
+  });
+
+  it('console, Markdown and HTML give the line in the seed\'s shape', () => {
+    const line = 'small-files: wait 91%, dns 1%, tcp 0%, send 1%, firstByte 7%, download 0% of request time; '
+      + '128 new sockets for 2400 requests a run';
+    expect(timeWentLine(report.timeWent[0]!)).toBe(line);
+    expect(out.console!.split('\n')).toContain(line);
+    expect(out.md!.split('\n')).toContain(`- ${line}`);
+    expect(out.html).toContain(`<li data-strategy="small-files">${line}</li>`);
+  });
+
+  it('below five runs a range (min–max), never a ± interval', () => {
+    expect(out.console).toMatch(/^1\s+small-files\s+511 \(480–541\)\s/m);
+    expect(out.console).not.toMatch(/\d±\d/);
+    expect(out.md).toContain('| 511 | 480–541 (range) |');
+    expect(out.html).toContain('511 <span class="pm">(480–541)</span>');
   });
 });
 

@@ -71,7 +71,7 @@ function contender(label: string, timesMs: number[], verified = true, cell?: Rec
     label: cell ? `${label} [${Object.entries(cell).map(([k, v]) => `${k} ${v}`).join(' ')}]` : label, strategy: label, cell, description: '',
     unit: 'MiB/s', samples: { n: timesMs.length, of: 'runs' }, runs: timesMs.length, objectSizeBytes: 1, wallMs: spread(timesMs), timesMs,
     throughputMiBps: spread(rates), opsPerSecond: spread(rates), ratesMiBps: rates, ratesOpsPerSecond: rates, requestsPerRun: 1, failedRequests: 0, reusedSockets: 0, retries: 0,
-    throttled: 0, backoffMs: 0, phaseShare: {}, latencyMs: {}, totalPercentilesMs: [], verified, problems: [], cpuBoundWorkers: 0,
+    throttled: 0, backoffMs: 0, faults: {}, socketsOpenedPerRun: 1, phaseShare: {}, latencyMs: {}, totalPercentilesMs: [], verified, problems: [], cpuBoundWorkers: 0,
     eventLoopDelayP99MaxMs: 0, cpuMsPerRun: 0, recordsSampled: false,
   };
 }

@@ -35,11 +35,12 @@ describe('warm-up faults', () => {
     expect(warm).toHaveLength(1);
     expect(warm[0]!.retries).toBe(2);
     const report = buildReport(doc, { title: 't' });
-    expect(report.warmupFaults).toEqual([expect.objectContaining({ contender: 'single', runs: 1, retries: 2, throttled: 1, failedRequests: 0, failedRuns: 0 })]);
-    const text = 'single warm-up: 2 retries, 1 throttled answer (503/429), not counted in the figures';
+    expect(report.warmupFaults).toEqual([expect.objectContaining({ contender: 'single', runs: 1, retries: 2, throttled: 1, faults: { reset: 1 }, failedRequests: 0, failedRuns: 0 })]);
+    const text = 'single warm-up: 1 connection reset, 1 throttled answer (503/429), 2 retries, not counted in the figures';
     expect(report.warmupFaults[0]!.text).toBe(text.replace(/^single /, ''));
     // The measured figures leave them out.
     expect(report.contenders[0]!.retries).toBe(0);
+    expect(report.warnings.map((w) => w.kind)).not.toContain('faults');
     expect(run.stdout).toContain(text);
     expect(renderConsole(report)).toContain(text);
     expect(renderMarkdown(report)).toContain(`- ${text}`);

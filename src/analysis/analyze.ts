@@ -7,6 +7,8 @@ import { runFailed, type Cell, type IntervalPoint, type RunParams, type RunRecor
 import { isSteady, steadyFigures, type SteadyFigures } from './steady.js';
 import { cellLabel } from '../results/label.js';
 import { unitOf, type Unit } from './unit.js';
+import { faultTally } from './faults.js';
+import type { FaultCounts } from '../transport/answer.js';
 
 /** One contender (a strategy, in a sweep cell) over its measured runs. */
 export interface ContenderStats {
@@ -47,6 +49,10 @@ export interface ContenderStats {
   retries: number;
   throttled: number;
   backoffMs: number;
+  /** Failed tries by kind (resets, timeouts, ...) over the measured runs; throttled answers apart. */
+  faults: FaultCounts;
+  /** Sockets opened (requests not on a reused socket), median per run: where the connect phases come from. */
+  socketsOpenedPerRun: number;
   phaseShare: Partial<Record<Phase, number>>;
   latencyMs: Partial<Record<MetricName, LatencySummaryMs>>;
   /** Total time per request at LATENCY_PERCENTILES, from the merged histograms; empty without requests. */
@@ -190,6 +196,8 @@ export function analyze(runs: readonly RunRecord[]): ContenderStats[] {
       retries: g.reduce((s, r) => s + r.retries, 0),
       throttled: g.reduce((s, r) => s + r.throttled, 0),
       backoffMs: g.reduce((s, r) => s + r.backoffMs, 0),
+      faults: faultTally(g).faults,
+      socketsOpenedPerRun: median(g.map((r) => r.requests - r.reusedSockets)),
       phaseShare,
       latencyMs,
       totalPercentilesMs,

@@ -12,8 +12,10 @@ import { rankStats, serverGap, verdicts, DEFAULT_SOCKET_BUFFER_BYTES, type Ranke
 import { reportWarnings, type ReportWarning } from './warnings.js';
 import { warmupFaults, type WarmupFaults } from './warmup.js';
 import { cellLabel } from '../results/label.js';
+import { PHASES, type Phase } from '../transport/phases.js';
 import { strategyNamed } from '../strategies/index.js';
-import { tuneReport, type ReportTune } from './tune.js';
+import { tuneReport, TUNE_MATERIAL_GAIN, type ReportTune } from './tune.js';
+import { DEFAULT_MATERIAL_SHARE } from '../config/options.js';
 import { onThisMachine } from '../transport/this-machine.js';
 
 /** Bumped whenever a field of the Report changes meaning or goes away. */
@@ -25,7 +27,29 @@ export interface ReportContender extends RankedStats {
   completion?: ObjectCompletion;
   /** What --hedge did, where it ran. */
   hedge?: HedgeSummary;
+  /** The spread of its times as shown beside the median; none from one sample. */
+  timeBounds?: TimeBounds;
 }
+
+/** Where one contender's request time went: each phase's share of its requests' summed time. */
+export interface TimeWent {
+  contender: string;
+  /** Phases present, in PHASES' order; connection phases from opened sockets only. */
+  shares: { phase: Phase; share: number }[];
+  /** Requests, and those that opened a socket (the rest reused one), median per run. */
+  requestsPerRun: number;
+  socketsOpenedPerRun: number;
+}
+
+/** A contender's times' spread: a 95% interval from MIN_RUNS_FOR_INTERVAL runs on, below it their range. */
+export interface TimeBounds {
+  of: 'ci95' | 'range';
+  lowMs: number;
+  highMs: number;
+}
+
+/** Below this many samples a t interval is mostly its t factor (12.7 at n = 2): the runs' range says more. */
+export const MIN_RUNS_FOR_INTERVAL = 5;
 
 export interface ReportHeader {
   title: string;
@@ -64,6 +88,8 @@ export interface Report {
   contenders: ReportContender[];
   verdicts: Verdict[];
   recommendation?: Recommendation;
+  /** Where the time went, one per contender in the answer (a sweep's or tune's: the recommended cell's). */
+  timeWent: TimeWent[];
   /** One per kind. */
   warnings: ReportWarning[];
   /** Retries, throttled answers and failures in warm-up runs, apart from the measured figures. */
@@ -81,6 +107,8 @@ export interface Report {
 export interface ReportOptions {
   title: string;
   prices?: PriceTable;
+  /** The least gain that counts in the recommendation (--material); its default otherwise. */
+  material?: number;
 }
 
 /**
@@ -100,7 +128,7 @@ function commonObjectSize(doc: ResultsFile): number | undefined {
   return sizes.size === 1 ? [...sizes][0] : undefined;
 }
 
-function sweepOf(doc: ResultsFile, stats: ContenderStats[], ranked: ReportContender[]): { sweep: ReportSweep; recommendation?: Recommendation } | undefined {
+function sweepOf(doc: ResultsFile, stats: ContenderStats[], ranked: ReportContender[], material: number): { sweep: ReportSweep; recommendation?: Recommendation } | undefined {
   if (!doc.sweep?.length) return undefined;
   const v = buildGrid(stats, doc.sweep);
   const tiedLabels = new Set(v.tied.map((s) => s.label));
@@ -109,7 +137,7 @@ function sweepOf(doc: ResultsFile, stats: ContenderStats[], ranked: ReportConten
     const r = ranked.find((c) => c.label === w.label)!;
     return { ...r, rank: tiedLabels.has(w.label) ? 1 : 2, tied: tiedLabels.has(w.label) && tiedLabels.size > 1, requestsPerObject: r.cost.requestsPerObject };
   });
-  const picked = recommend(candidates);
+  const picked = recommend(candidates, material);
   // Where an SDK cell is among the best, the settings to give the SDK go with the answer.
   const advice = sdkAdvice(stats, v.best);
   const sdkAmongBest = candidates.some((c) => c.rank === 1 && isSdkBaseline(c));
@@ -123,6 +151,24 @@ function sweepOf(doc: ResultsFile, stats: ContenderStats[], ranked: ReportConten
   };
 }
 
+function timeBoundsOf(s: ContenderStats): TimeBounds | undefined {
+  const w = s.wallMs;
+  if (w.n < 2) return undefined;
+  return w.n < MIN_RUNS_FOR_INTERVAL
+    ? { of: 'range', lowMs: w.min, highMs: w.max }
+    : { of: 'ci95', lowMs: w.ci95Low, highMs: w.ci95High };
+}
+
+function timeWentOf(s: ContenderStats): TimeWent | undefined {
+  const shares = PHASES.flatMap((phase) => {
+    const share = s.phaseShare[phase];
+    return share === undefined ? [] : [{ phase, share }];
+  });
+  if (!shares.length) return undefined;
+  const { requestsPerRun, socketsOpenedPerRun } = s;
+  return { contender: s.label, shares, requestsPerRun, socketsOpenedPerRun };
+}
+
 function completionOf(runs: ResultsFile['runs']): Pick<ReportContender, 'completion' | 'hedge'> {
   const completion = objectCompletion(runs);
   const hedge = hedgeSummary(runs);
@@ -131,21 +177,27 @@ function completionOf(runs: ResultsFile['runs']): Pick<ReportContender, 'complet
 
 export function buildReport(doc: ResultsFile, opts: ReportOptions): Report {
   const prices = opts.prices ?? DEFAULT_PRICES;
+  const material = opts.material ?? DEFAULT_MATERIAL_SHARE;
   const stats = analyze(doc.runs);
   const byLabel = new Map<string, typeof doc.runs>();
   for (const r of doc.runs) byLabel.set(cellLabel(r.strategy, r.cell), [...(byLabel.get(cellLabel(r.strategy, r.cell)) ?? []), r]);
   const contenders: ReportContender[] = rankStats(stats).map((s) => {
     const runs = byLabel.get(s.label) ?? [];
-    return { ...s, cost: contenderCost(doc.command, runs, prices, isSdkBaseline(s) ? 'calls' : 'requests'), ...completionOf(runs) };
+    const bounds = timeBoundsOf(s);
+    const cost = contenderCost(doc.command, runs, prices, isSdkBaseline(s) ? 'calls' : 'requests');
+    return { ...s, cost, ...completionOf(runs), ...(bounds ? { timeBounds: bounds } : {}) };
   });
   const local = targetOnThisMachine(doc.environment);
   const bufferBytes = doc.environment.tcp?.rmemMaxBytes !== undefined && doc.environment.tcp.wmemMaxBytes !== undefined
     ? doc.environment.tcp.rmemMaxBytes + doc.environment.tcp.wmemMaxBytes : DEFAULT_SOCKET_BUFFER_BYTES;
-  const swept = sweepOf(doc, stats, contenders);
+  const swept = sweepOf(doc, stats, contenders, material);
   const unit = reportUnit(stats.map((s) => s.unit));
   const tuned = tuneReport(doc, stats, unit, (s) => (s.params ? strategyNamed(s.strategy)?.sdkSettings?.(s.params, s.objectSizeBytes ?? 0) : undefined));
-  const recommendation = tuned ? tuneRecommendation(tuned, contenders, unit) : swept ? swept.recommendation : recommend(contenders.map((c) => ({ ...c, requestsPerObject: c.cost.requestsPerObject })));
+  const recommendation = tuned ? tuneRecommendation(tuned, contenders, unit) : swept ? swept.recommendation : recommend(contenders.map((c) => ({ ...c, requestsPerObject: c.cost.requestsPerObject })), material);
   const objectSizeBytes = commonObjectSize(doc);
+  // A sweep or a tune measures dozens of cells: the answer says where the chosen one's time went.
+  const shownTimes = tuned || swept
+    ? contenders.filter((c) => c.label === recommendation?.contender) : contenders;
   return {
     schema: 'blob-cacher/report',
     schemaVersion: REPORT_SCHEMA_VERSION,
@@ -160,6 +212,7 @@ export function buildReport(doc: ResultsFile, opts: ReportOptions): Report {
     contenders,
     verdicts: verdicts(contenders),
     ...(recommendation ? { recommendation } : {}),
+    timeWent: shownTimes.flatMap((c) => timeWentOf(c) ?? []),
     warnings: reportWarnings(stats, { targetOnThisMachine: local, socketBufferBytes: bufferBytes }),
     warmupFaults: warmupFaults(doc.runs),
     serverClock: stats.flatMap((s) => {
@@ -189,7 +242,8 @@ function tuneRecommendation(t: ReportTune, contenders: readonly ReportContender[
   const throttle = t.bestThrottled ? ' It was throttled: every cell measured was.' : t.throttling.length ? ` Throttling began at ${t.throttling.map((b) => `${b.axis} ${b.value} (${b.throttleClass})`).join(', ')}.` : '';
   return {
     contender: c.label, strategy: c.strategy, description: c.description, basis: 'fastest', tiedWith: same.map((n) => n.label), n: c.timesMs.length,
-    requestsPerObject: c.cost.requestsPerObject, ...(t.deploy.sdk ? { sdkSettings: t.deploy.sdk } : {}),
+    requestsPerObject: c.cost.requestsPerObject, materialShare: TUNE_MATERIAL_GAIN,
+    ...(t.deploy.sdk ? { sdkSettings: t.deploy.sdk } : {}),
     text: `Recommended: ${settings} — the fastest the search found${rate} after ${t.path.length} cells (${t.stopped === 'converged' ? 'no neighbour was faster' : t.stopped === 'budget' ? 'the budget ran out' : 'stopped'})${why ? `; ${why}` : ''}.${throttle}`,
   };
 }

@@ -202,3 +202,13 @@ export function runsToTell(a: readonly number[], b: readonly number[]): number |
 export function significantlyFaster(fast: readonly number[], slow: readonly number[]): boolean {
   return median(fast) < median(slow) && mannWhitney(fast, slow).p < ALPHA && ratioInterval(fast, slow).low > 1;
 }
+
+/**
+ * Whether `fast` beats `slow` by enough to be worth asking more for (more requests, sockets,
+ * processes or a more complex strategy): significantly faster, and its median at least `share`
+ * below. A gain smaller than that is real but does not pay for what it asks; `tune` and the
+ * recommendation weigh every such choice by this one rule.
+ */
+export function materiallyFaster(fast: readonly number[], slow: readonly number[], share: number): boolean {
+  return median(slow) >= (1 + share) * median(fast) && significantlyFaster(fast, slow);
+}

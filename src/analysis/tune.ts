@@ -8,6 +8,12 @@ import { median } from './stats.js';
 import type { Cell, ResultsFile, ThrottleClass, TuneRecord } from '../results/schema.js';
 import type { Unit } from './unit.js';
 
+/**
+ * The least gain (a share of the median) that moves the search to a cell asking for more: the
+ * default --precision, finer than --material, since a search compares neighbours of one strategy.
+ */
+export const TUNE_MATERIAL_GAIN = 0.02;
+
 export interface TuneCellFigures {
   cell: Cell;
   label: string;

@@ -3,6 +3,8 @@
 // target (a cold cache, a rate limit) that the reader should see.
 import { cellLabel } from '../results/label.js';
 import { RECORD_COLUMNS, type RunRecord } from '../results/schema.js';
+import type { FaultCounts } from '../transport/answer.js';
+import { faultParts, faultTally, metFaults, plural } from './faults.js';
 
 export interface WarmupFaults {
   contender: string;
@@ -12,6 +14,8 @@ export interface WarmupFaults {
   retries: number;
   /** Answers that throttled (503/429), retried or not. */
   throttled: number;
+  /** Failed tries by kind (resets, timeouts, ...), throttled answers apart. */
+  faults: FaultCounts;
   failedRequests: number;
   /** The failed requests' final statuses, most frequent first; 0: no answer (a reset, a timeout). */
   statuses: { status: number; count: number }[];
@@ -22,13 +26,10 @@ export interface WarmupFaults {
 const STATUS = RECORD_COLUMNS.indexOf('status');
 const ERROR = RECORD_COLUMNS.indexOf('error');
 
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
-
 function textOf(f: Omit<WarmupFaults, 'text' | 'contender'>): string {
   const statuses = f.statuses.map((s) => `${s.count} x ${s.status === 0 ? 'no answer' : s.status}`).join(', ');
   const parts = [
-    ...(f.retries ? [plural(f.retries, 'retry', 'retries')] : []),
-    ...(f.throttled ? [`${plural(f.throttled, 'throttled answer')} (503/429)`] : []),
+    ...faultParts(f),
     ...(f.failedRequests ? [`${plural(f.failedRequests, 'failed request')}${statuses ? ` (${statuses})` : ''}`] : []),
     ...(f.failedRuns ? [`${plural(f.failedRuns, 'failed run')}`] : []),
   ];
@@ -56,12 +57,11 @@ export function warmupFaults(runs: readonly RunRecord[]): WarmupFaults[] {
     const f = {
       runs: g.length,
       failedRuns: g.filter((r) => r.error !== undefined).length,
-      retries: g.reduce((s, r) => s + r.retries, 0),
-      throttled: g.reduce((s, r) => s + r.throttled, 0),
+      ...faultTally(g),
       failedRequests: g.reduce((s, r) => s + r.failedRequests, 0),
       statuses: [...statusCounts].map(([status, count]) => ({ status, count })).sort((a, b) => b.count - a.count || a.status - b.status),
     };
-    if (f.failedRuns || f.retries || f.throttled || f.failedRequests) out.push({ contender, ...f, text: textOf(f) });
+    if (f.failedRuns || metFaults(f) || f.failedRequests) out.push({ contender, ...f, text: textOf(f) });
   }
   return out;
 }

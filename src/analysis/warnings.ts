@@ -3,8 +3,9 @@
 import type { ContenderStats } from './analyze.js';
 import { coefficientOfVariation, outliers } from './significance.js';
 import { serverGap } from './verdict.js';
+import { faultParts, metFaults, plural } from './faults.js';
 
-export type WarningKind = 'failed' | 'outliers' | 'variation' | 'cpu-bound' | 'server-span' | 'correlated-intervals' | 'sampled-records' | 'target-on-this-machine';
+export type WarningKind = 'failed' | 'faults' | 'outliers' | 'variation' | 'cpu-bound' | 'server-span' | 'correlated-intervals' | 'sampled-records' | 'target-on-this-machine';
 
 export interface ReportWarning {
   kind: WarningKind;
@@ -33,6 +34,13 @@ export interface WarningInputs {
 
 export function reportWarnings(stats: readonly ContenderStats[], inputs: WarningInputs): ReportWarning[] {
   const failed = stats.filter((s) => !s.verified).map((s) => ({ label: s.label, detail: `${s.problems.length} of ${s.runs} runs` }));
+  // Every fault a measured run met, by kind: a retried request still counts, and its time includes the tries.
+  const faulted = stats.flatMap((s) => {
+    const tally = { retries: s.retries, throttled: s.throttled, faults: s.faults };
+    if (!metFaults(tally)) return [];
+    const failed = s.failedRequests ? [plural(s.failedRequests, 'failed request')] : [];
+    return [{ label: s.label, detail: [...faultParts(tally), ...failed].join(', ') }];
+  });
   const odd = stats.flatMap((s) => {
     const n = outliers(s.timesMs).length;
     return n ? [{ label: s.label, detail: `${n} of ${s.timesMs.length}` }] : [];
@@ -50,6 +58,8 @@ export function reportWarnings(stats: readonly ContenderStats[], inputs: Warning
   const sampled = stats.filter((s) => s.recordsSampled).map((s) => ({ label: s.label, detail: '' }));
   return [
     ...group('failed', failed, (n) => `failed runs: ${n}: ranked last; see --details for what failed`),
+    ...group('faults', faulted, (n) =>
+      `runs met faults: ${n}: the times include the tries again and their backoff; see --details`),
     ...group('outliers', odd, (n) => `outlier runs (modified Z-score > 3.5 on the MAD): ${n}: other work on this machine or a cold start; use --warmup or a quieter machine`),
     ...group('variation', varied, (n) => `run times vary by more than 10% (coefficient of variation): ${n}: the ranking needs more runs`),
     ...group('cpu-bound', cpu, (n) => `CPU-bound workers: ${n}: the client, not the target, may be what was measured; more processes may help`),

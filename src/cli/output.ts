@@ -20,6 +20,8 @@ export function endpointOf(c: Credentials): string | undefined {
 export interface Output {
   details: boolean;
   color: boolean;
+  /** The least gain that counts in the recommendation (--material), a share of the time. */
+  material: number;
   prices?: PriceTable;
 }
 
@@ -52,5 +54,7 @@ async function loadPrices(path: string | undefined): Promise<PriceTable | undefi
 export async function outputOf(flags: Record<string, unknown>, env: Env, sources: Sources): Promise<Output> {
   const o = resolveOptions(OUTPUT_OPTIONS, flags, sources);
   const prices = await loadPrices(o.pricesPath);
-  return { details: o.details, color: useColor(o.color, env), ...(prices ? { prices } : {}) };
+  return {
+    details: o.details, color: useColor(o.color, env), material: o.material,
+    ...(prices ? { prices } : {}) };
 }

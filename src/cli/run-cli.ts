@@ -190,7 +190,7 @@ export async function measure(m: Measurement): Promise<number> {
   if (!notSaved) log.info(`results: ${path}${stopped ? ` (partial: stopped by ${stopped})` : ''}`);
   const title = stopped ? `${m.title} — STOPPED by ${stopped}, partial` : m.title;
   if (doc.runs.some((r) => !r.warmup)) {
-    const report = buildReport(doc, { title, ...(m.output.prices ? { prices: m.output.prices } : {}) });
+    const report = buildReport(doc, { title, material: m.output.material, ...(m.output.prices ? { prices: m.output.prices } : {}) });
     const shown = await renderReport(report, m.config.format, { details: m.output.details, color: m.output.color, ...(notSaved ? {} : { resultsPath: path }), config: doc.config });
     process.stdout.write(`${redact(shown)}\n`);
   }
@@ -277,10 +277,10 @@ export async function reportCommand(argv: readonly string[], env: Env, name = 'r
   }
   const docs = await Promise.all(parsed.files.map(readResults));
   const [{ renderReport }, { buildReport }] = await Promise.all([import('../report/render.js'), import('../analysis/report-model.js')]);
-  const { prices, details, color } = parsed.output;
+  const { prices, details, color, material } = parsed.output;
   const reports = await Promise.all(docs.map((doc, i) => {
     const title = `blob-cacher report: ${parsed.files[i]}${doc.complete ? '' : ' (INCOMPLETE run)'}`;
-    return renderReport(buildReport(doc, { title, ...(prices ? { prices } : {}) }), parsed.format, { details, color, resultsPath: parsed.files[i]!, config: doc.config });
+    return renderReport(buildReport(doc, { title, material, ...(prices ? { prices } : {}) }), parsed.format, { details, color, resultsPath: parsed.files[i]!, config: doc.config });
   }));
   // Each file is its own report: runs of different sessions are never pooled as one sample.
   process.stdout.write(`${redact(parsed.format === 'json' && reports.length > 1 ? `[${reports.join(',\n')}]` : reports.join('\n\n'))}\n`);

@@ -300,12 +300,25 @@ export const SCALEOUT_OPTIONS = table(
   option({ key: 'testClockSkewMs', flag: '--test-clock-skew', env: 'BLOB_CACHER_TEST_CLOCK_SKEW_MS', valueName: 'ms', defaultValue: 0, parse: signedMs, help: 'TEST ONLY: shift this client\'s clock by this many ms, to check that the start barrier corrects it' }),
 );
 
+/**
+ * The least gain that counts in the recommendation: a contender faster by less than this share of
+ * the time does not beat one with fewer requests or a simpler strategy. A few percent is the run
+ * to run drift of a shared service, and less than what a doubled request count costs.
+ */
+export const DEFAULT_MATERIAL_SHARE = 0.05;
+
 export const COLOR_MODES = ['auto', 'always', 'never'] as const;
 export type ColorMode = (typeof COLOR_MODES)[number];
 /** How the report is shown: read by the CLI beside the run's config, the same for run and report. */
 export const OUTPUT_OPTIONS = table(
   option({ key: 'details', flag: '--details', env: 'BLOB_CACHER_DETAILS', valueName: 'bool', defaultValue: false, parse: bool, help: 'console report: add phases, percentiles, the server clock, untimed steps and cost by class' }),
   option({ key: 'color', flag: '--color', env: 'BLOB_CACHER_COLOR', valueName: 'when', defaultValue: 'auto', parse: oneOf(COLOR_MODES), help: 'colour on the console: auto (a terminal, unless NO_COLOR is set), always or never' }),
+  option({
+    key: 'material', flag: '--material', env: 'BLOB_CACHER_MATERIAL', valueName: 'percent',
+    defaultValue: DEFAULT_MATERIAL_SHARE, parse: percentOrOff(100),
+    help: 'the least gain that counts: a contender faster by less than this does not beat one with fewer '
+      + 'requests or a simpler strategy (default 5%; off: any significant gain)',
+  }),
   option({ key: 'pricesPath', flag: '--prices', env: 'BLOB_CACHER_PRICES', valueName: 'path', parse: text, help: 'JSON rate table for the cost columns (tiers hot, cool, cold; README "Cost"); default: dated Azure list prices' }),
 );
 

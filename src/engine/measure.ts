@@ -61,6 +61,7 @@ export function measuredRun(id: RunIdentity, merged: MergedRun, check: Verificat
     retries: t.retries,
     throttled: t.throttled,
     ...(t.throttledBy ? { throttledBy: t.throttledBy } : {}),
+    ...(t.faults ? { faults: t.faults } : {}),
     backoffMs: t.backoffMs,
     phaseSumsMs: t.phaseSumsMs,
     requestSumMs: t.requestSumMs,

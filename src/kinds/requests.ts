@@ -47,6 +47,7 @@ export function toRecord(job: RequestJob, item: WorkItem, r: RetriedResult, byte
   };
   // Set only where there is one: a spread of an empty object was a second object for every request.
   if (r.throttledBy) record.throttledBy = r.throttledBy;
+  if (r.faults) record.faults = r.faults;
   return record;
 }
 

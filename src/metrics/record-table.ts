@@ -3,7 +3,16 @@
 // coordinator as typed arrays (a copy, not a JSON walk), and the coordinator merges and reads it in
 // place; an OpRecord object exists only while someone looks at one.
 import { PHASES, phasesInto, type PhaseDurationsMs } from '../transport/phases.js';
-import type { ThrottleClass } from '../transport/answer.js';
+import type { FaultCounts, ThrottleClass } from '../transport/answer.js';
+
+/** A row's rare fields, kept apart from the columns. */
+interface OddFields {
+  md5?: string;
+  error?: string;
+  readBackError?: string;
+  throttledBy?: ThrottleClass;
+  faults?: FaultCounts;
+}
 import type { OpRecord } from './records.js';
 import type { PhaseHistograms } from './histograms.js';
 
@@ -35,7 +44,7 @@ export interface EncodedRecords {
   md5: Uint8Array;
   hasMd5: Uint8Array;
   /** Rows with an MD5 that is not 16 bytes of base64 (none in practice), an error, or a read-back error. */
-  odd: [number, { md5?: string; error?: string; readBackError?: string; throttledBy?: ThrottleClass }][];
+  odd: [number, OddFields][];
 }
 
 export class RecordTable implements Iterable<OpRecord> {
@@ -43,7 +52,7 @@ export class RecordTable implements Iterable<OpRecord> {
   private phaseCols: Float32Array[];
   private md5Bytes: Uint8Array;
   private hasMd5: Uint8Array;
-  private readonly odd = new Map<number, { md5?: string; error?: string; readBackError?: string; throttledBy?: ThrottleClass }>();
+  private readonly odd = new Map<number, OddFields>();
   private rows = 0;
 
   constructor(capacity = 16) {
@@ -114,6 +123,7 @@ export class RecordTable implements Iterable<OpRecord> {
     if (r.error !== undefined) this.oddOf(i).error = r.error;
     if (r.readBackError !== undefined) this.oddOf(i).readBackError = r.readBackError;
     if (r.throttledBy !== undefined) this.oddOf(i).throttledBy = r.throttledBy;
+    if (r.faults !== undefined) this.oddOf(i).faults = r.faults;
     this.rows = Math.max(this.rows, i + 1);
   }
 
@@ -191,6 +201,7 @@ export class RecordTable implements Iterable<OpRecord> {
       ...(odd?.error === undefined ? {} : { error: odd.error }),
       ...(odd?.readBackError === undefined ? {} : { readBackError: odd.readBackError }),
       ...(odd?.throttledBy === undefined ? {} : { throttledBy: odd.throttledBy }),
+      ...(odd?.faults === undefined ? {} : { faults: odd.faults }),
     };
   }
 

@@ -1,5 +1,5 @@
 // What one request measured: the raw record every report is derived from.
-import type { ThrottleClass } from '../transport/answer.js';
+import type { FaultCounts, ThrottleClass } from '../transport/answer.js';
 import type { PhaseDurationsMs } from '../transport/phases.js';
 
 /** One request, as measured. Durations in ms; the start in epoch ms (timeOrigin + now). */
@@ -18,6 +18,8 @@ export interface OpRecord {
   throttled: number;
   /** Which limit its last throttled answer named (Azure's words), where one came. */
   throttledBy?: ThrottleClass;
+  /** Resets, timeouts and other faults its tries met, by kind, where one met any. */
+  faults?: FaultCounts;
   backoffMs: number;
   md5?: string;
   /** An upload read back after the timed section that could not be: why (the request itself succeeded). */

@@ -1,7 +1,7 @@
 // A run's counts over every request (bytes, failures, reuse, retries, phase sums): what a RunRecord's
 // totals are made of, added across workers; a steady run's meter and a many-file worker count the same way.
 import type { OpRecord } from './records.js';
-import type { ThrottleClass } from '../transport/answer.js';
+import type { FaultCounts, FaultKind, ThrottleClass } from '../transport/answer.js';
 import type { Phase } from '../transport/phases.js';
 
 /** Totals over requests: a steady run's every lap (its records keep only each item's last), or a run's records. */
@@ -14,6 +14,8 @@ export interface SteadyTotals {
   throttled: number;
   /** Throttled answers by the limit their request's last one named (a request's all count as that one's). */
   throttledBy?: Partial<Record<ThrottleClass, number>>;
+  /** Tries that met a reset, a timeout or another fault, by kind (absent where none did). */
+  faults?: FaultCounts;
   backoffMs: number;
   requestSumMs: number;
   phaseSumsMs: Partial<Record<Phase, number>>;
@@ -36,6 +38,7 @@ export function countInto(t: SteadyTotals, r: OpRecord): void {
     by[r.throttledBy] = (by[r.throttledBy] ?? 0) + r.throttled;
   }
   t.backoffMs += r.backoffMs;
+  if (r.faults) addFaults(t, r.faults);
   if (r.reused) t.reused++;
   if (r.hedge) {
     t.hedges++;
@@ -67,6 +70,7 @@ export function addTotals(parts: readonly SteadyTotals[]): SteadyTotals {
     for (const k of ['requests', 'failed', 'bytes', 'reused', 'retries', 'throttled', 'backoffMs', 'requestSumMs'] as const) totals[k] += p[k];
     // A worker of an older build (scale-out clients) may not count hedges.
     for (const k of ['hedges', 'hedgesWon', 'hedgeBytes'] as const) totals[k] += p[k] ?? 0;
+    if (p.faults) addFaults(totals, p.faults);
     for (const [c, n] of Object.entries(p.throttledBy ?? {}) as [ThrottleClass, number][]) {
       const by = (totals.throttledBy ??= {});
       by[c] = (by[c] ?? 0) + n;
@@ -76,4 +80,9 @@ export function addTotals(parts: readonly SteadyTotals[]): SteadyTotals {
     }
   }
   return totals;
+}
+
+function addFaults(t: SteadyTotals, faults: FaultCounts): void {
+  const into = (t.faults ??= {});
+  for (const [kind, n] of Object.entries(faults) as [FaultKind, number][]) into[kind] = (into[kind] ?? 0) + n;
 }

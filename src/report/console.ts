@@ -3,7 +3,7 @@
 // (server clock, phases, percentiles, untimed steps, steady series) with --details.
 import type { Report, ReportContender } from '../analysis/report-model.js';
 import { PHASES } from '../transport/phases.js';
-import { axesOf, bytes, checkWord, count, DASH, firstTier, fixed, money, num, rateOf, timeCell } from './format.js';
+import { axesOf, bytes, checkWord, count, DASH, firstTier, fixed, money, num, rateOf, timeCell, timeWentLine } from './format.js';
 import { completionLines } from './completion.js';
 import { seconds, steadyLines } from './steady.js';
 import { tuneLines } from './tune.js';
@@ -145,9 +145,12 @@ export function renderConsole(r: Report, opts: ConsoleOptions = {}): string {
   if (r.tune && opts.details) lines.push('', ...rankedTable(r, paint));
   const grid = gridLines(r);
   if (grid.length) lines.push('', ...grid);
-  if (r.verdicts.length && !r.tune) lines.push('', ...r.verdicts.map((v) => `verdict: ${forTerminal(v.text)}`));
-  const warned = r.warnings.filter((w) => w.kind !== 'target-on-this-machine');
-  if (warned.length) lines.push('', ...warned.map((w) => paint('33', `warning: ${forTerminal(w.text)}`)));
+  if (r.timeWent.length) lines.push('', ...r.timeWent.map((t) => forTerminal(timeWentLine(t))));
+  // Verdicts and warnings are one block: each line says which it is, and the default answer has 30 lines.
+  const verdictLines = r.verdicts.length && !r.tune ? r.verdicts.map((v) => `verdict: ${forTerminal(v.text)}`) : [];
+  const warned = r.warnings.filter((w) => w.kind !== 'target-on-this-machine')
+    .map((w) => paint('33', `warning: ${forTerminal(w.text)}`));
+  if (verdictLines.length || warned.length) lines.push('', ...verdictLines, ...warned);
   if (r.warmupFaults.length) lines.push('', ...r.warmupFaults.map((f) => forTerminal(`${f.contender} ${f.text}`)));
   if (opts.details) lines.push(...detailLines(r));
   // Hedged contenders: what the duplicates bought and cost, without --details too.

@@ -1,6 +1,6 @@
 // Number and label formatting shared by every renderer: a figure that does not exist or is not
 // finite prints as "—", never NaN, Infinity or -1±0.
-import type { ReportContender } from '../analysis/report-model.js';
+import type { ReportContender, TimeWent } from '../analysis/report-model.js';
 
 export const DASH = '—';
 
@@ -28,12 +28,30 @@ export function money(v: number | null | undefined): string {
 /** A CSV or data cell: the number itself, or empty when it does not exist. */
 export const raw = (v: number | null | undefined) => (finite(v) ? String(v) : '');
 
-/** Median ± 95% CI half-width, or the median alone from one sample. */
+/** Median ± 95% CI half-width; below five runs the median and the runs' range; one sample: the median. */
 export function timeCell(s: ReportContender): string {
   const w = s.wallMs;
+  const b = s.timeBounds;
   if (!finite(w.median)) return DASH;
-  if (w.n < 2 || !finite(w.ci95High) || !finite(w.ci95Low)) return w.median.toFixed(1);
-  return `${w.median.toFixed(0)}±${((w.ci95High - w.ci95Low) / 2).toFixed(0)}`;
+  if (!b || !finite(b.highMs) || !finite(b.lowMs)) return w.median.toFixed(1);
+  const median = w.median.toFixed(0);
+  return b.of === 'range'
+    ? `${median} (${b.lowMs.toFixed(0)}–${b.highMs.toFixed(0)})`
+    : `${median}±${((b.highMs - b.lowMs) / 2).toFixed(0)}`;
+}
+
+/** The spread alone: `512–570 (range)` or `530–552 (95% CI)`; a dash from one sample. */
+export function boundsCell(s: ReportContender): string {
+  const b = s.timeBounds;
+  return b ? `${num(b.lowMs)}–${num(b.highMs)} (${b.of === 'range' ? 'range' : '95% CI'})` : DASH;
+}
+
+/** Where the time went, as the seed said it: `single: wait 91%, dns 1%, tcp 0%, firstByte 7%, …; …` */
+export function timeWentLine(t: TimeWent): string {
+  const shares = t.shares.map((s) => `${s.phase} ${(s.share * 100).toFixed(0)}%`).join(', ');
+  const plural = (n: number, one: string) => `${count(n)} ${one}${n === 1 ? '' : 's'}`;
+  const sockets = `${plural(t.socketsOpenedPerRun, 'new socket')} for ${plural(t.requestsPerRun, 'request')}`;
+  return `${t.contender}: ${shares} of request time; ${sockets} a run`;
 }
 
 /** The contender's median rate in its own unit. */

@@ -3,13 +3,13 @@
 import { tuneSection } from './html-tune.js';
 import { redact } from '../log/redact.js';
 import type { ContenderStats } from '../analysis/analyze.js';
-import type { Report, ReportContender } from '../analysis/report-model.js';
+import type { Report, ReportContender, TimeWent } from '../analysis/report-model.js';
 import type { SweepGrid } from '../analysis/sweep.js';
 import { PHASES, PHASE_MEANINGS, type Phase } from '../transport/phases.js';
 import { intervalRates, seconds } from './steady.js';
 import { manyBlobLine } from './console.js';
 import { completionLines } from './completion.js';
-import { bytes as formatBytes, count, money, num } from './format.js';
+import { bytes as formatBytes, count, money, num, timeWentLine } from './format.js';
 
 export type { SweepGrid } from '../analysis/sweep.js';
 
@@ -343,7 +343,9 @@ function summaryTable(report: Report, colour: (s: string) => string): string {
   const head = ['#', 'contender', 'runs', 'time ms', 'MiB/s', 'ops/s', 'requests per object', ...(tier ? [`$ per 1,000 objects (${tier})`] : []), 'p50 first byte ms', 'p99 first byte ms', 'verified'];
   const rows = report.contenders.map((s) => {
     const w = s.wallMs;
-    const time = w.n >= 2 && Number.isFinite(w.ci95High - w.ci95Low) ? `${fmt(w.median)} <span class="pm">± ${fmt((w.ci95High - w.ci95Low) / 2)}</span>` : fmt(w.median);
+    const b = s.timeBounds;
+    const time = !b || !Number.isFinite(b.highMs - b.lowMs) ? fmt(w.median)
+      : b.of === 'range' ? `${fmt(w.median)} <span class="pm">(${fmt(b.lowMs)}–${fmt(b.highMs)})</span>` : `${fmt(w.median)} <span class="pm">± ${fmt((b.highMs - b.lowMs) / 2)}</span>`;
     return (
       `<tr data-strategy="${e(s.label)}"${report.recommendation?.contender === s.label ? ' class="recommended"' : ''}><td class="num">${s.rank}${s.tied ? '=' : ''}</td>` +
       `<td><span class="swatch" style="background:${colour(s.label)}"></span><strong>${e(s.label)}</strong><div class="desc">${e(s.description)}</div></td>` +
@@ -370,11 +372,15 @@ function summaryTable(report: Report, colour: (s: string) => string): string {
   );
 }
 
+const timeWentItem = (t: TimeWent) => `<li data-strategy="${e(t.contender)}">${e(timeWentLine(t))}</li>`;
+
 /** The answer, above the fold: the recommendation, then the verdicts and one warning per kind. */
 function answer(report: Report): string {
   const rec = report.recommendation;
+  const went = report.timeWent.map(timeWentItem).join('');
   return `<section id="answer">${rec ? `<p class="recommendation" data-contender="${e(rec.contender)}">${e(rec.text)}</p>` : '<p class="recommendation">No recommendation: no contender verified.</p>'}` +
     (report.verdicts.length && !report.tune ? `<ul class="verdicts">${report.verdicts.map((v) => `<li class="verdict" data-kind="${v.kind}">${e(v.text)}</li>`).join('')}</ul>` : '') +
+    (went ? `<ul class="time-went">${went}</ul>` : '') +
     (report.warnings.length ? `<ul class="warnings">${report.warnings.map((w) => `<li class="warn" data-kind="${w.kind}">${e(w.text)}</li>`).join('')}</ul>` : '') +
     (report.warmupFaults.length ? `<ul class="warnings warmup">${report.warmupFaults.map((f) => `<li>${e(`${f.contender} ${f.text}`)}</li>`).join('')}</ul>` : '') +
     '</section>';
@@ -443,7 +449,7 @@ svg .cell.tied{stroke:#1f2328;stroke-width:1.5;stroke-dasharray:4 3}
 .legend .line{display:inline-block;width:18px;height:3px;border-radius:2px}
 .legend strong{color:var(--ink);font-weight:600}
 .recommendation{margin:0 0 10px;font-size:17px;font-weight:650;line-height:1.4}
-.verdicts,.warnings{margin:8px 0 0;padding-left:18px;font-size:13px}
+.verdicts,.warnings,.time-went{margin:8px 0 0;padding-left:18px;font-size:13px}
 .warnings li{margin-top:6px}
 tr.recommended td{background:#eef6ee}
 footer{color:var(--muted);font-size:12px;text-align:center;margin-top:20px}

@@ -127,6 +127,8 @@ export interface RunRecord {
   throttled: number;
   /** Throttled answers by the limit their body named (absent where none came, and in files before it). */
   throttledBy?: Partial<Record<ThrottleClass, number>>;
+  /** Tries that met a reset, timeout or other fault, by kind (absent where none did, and in older files). */
+  faults?: FaultCounts;
   backoffMs: number;
   /** Summed phase durations over successful requests, and their summed totals. */
   phaseSumsMs: Partial<Record<Phase, number>>;
@@ -223,7 +225,7 @@ export interface ResultsFile {
 
 /** Why a throttled answer came: Azure's account limits, told apart by the body's words. */
 export type { ThrottleClass } from '../transport/answer.js';
-import type { ThrottleClass } from '../transport/answer.js';
+import type { FaultCounts, ThrottleClass } from '../transport/answer.js';
 
 /** One cell a tune measured, in order; its runs are the ones whose `cell` equals it. */
 export interface TuneStep {

@@ -1,6 +1,7 @@
 // Reading a results file checks every field reports use, so that a damaged or foreign file ends in
 // one line naming what is wrong, never in a TypeError deep inside a report.
 import { decodeHistogram } from '../metrics/histograms.js';
+import { FAULT_KINDS } from '../transport/answer.js';
 import { OLDEST_RESULTS_SCHEMA_VERSION, RECORD_COLUMNS, RESULTS_SCHEMA, RESULTS_SCHEMA_VERSION, type CloudFacts, type EndpointFacts, type ResultsFile, type RunRecord, type TcpSettings, type TuneRecord } from './schema.js';
 
 type Json = Record<string, unknown>;
@@ -85,6 +86,12 @@ function runProblem(r: unknown): string | undefined {
   if (h !== undefined && !(isObject(h) && isCount(h.issued) && isCount(h.won) && isCount(h.extraBytes) && h.won <= h.issued)) return 'has a bad hedge';
   const by = r.throttledBy;
   if (by !== undefined && !(isObject(by) && Object.entries(by).every(([c, n]) => THROTTLE_CLASSES.includes(c) && isCount(n)))) return 'has a bad throttledBy';
+  const faults = r.faults;
+  const isFaultKind = (k: string) => (FAULT_KINDS as readonly string[]).includes(k);
+  const faultsOk = isObject(faults) && Object.entries(faults).every(([k, n]) => isFaultKind(k) && isCount(n));
+  if (faults !== undefined && !faultsOk) {
+    return 'has bad faults';
+  }
   if (r.notVerified !== undefined && (!isString(r.notVerified) || r.verified === true)) return 'has a bad notVerified';
   if (r.params !== undefined && !(isObject(r.params) && Object.values(r.params).every(isCount))) return 'has bad params';
   if (r.serverSpanMs !== undefined && !isDuration(r.serverSpanMs)) return `has a bad serverSpanMs (${shown(r.serverSpanMs)})`;

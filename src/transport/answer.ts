@@ -86,3 +86,22 @@ function throttleReason(status: number, body: string | undefined): string {
   const message = /<Message>([^<\n]*)/.exec(body)?.[1]?.replace(/[^\x20-\x7e]/g, '').trim().slice(0, 100);
   return message ? ` (${message})` : '';
 }
+
+/**
+ * What a failed try met, beside throttled answers (counted on their own): a connection reset or a
+ * body cut short, a timeout, a refused connection, a failed name lookup, or a server error status.
+ */
+export const FAULT_KINDS = ['reset', 'timeout', 'refused', 'dns', 'server-error'] as const;
+export type FaultKind = (typeof FAULT_KINDS)[number];
+/** Tries that met each kind of fault; a kind none met is absent. */
+export type FaultCounts = Partial<Record<FaultKind, number>>;
+
+/** The kind of a failed try, from its status and error; undefined for a throttled answer or none. */
+export function faultOf(status: number, error: string | undefined): FaultKind | undefined {
+  if (error === undefined || status === 503 || status === 429) return undefined;
+  if (/^(ECONNRESET|EPIPE|ECONNABORTED|SHORT_BODY)/.test(error)) return 'reset';
+  if (error.startsWith('ETIMEDOUT')) return 'timeout';
+  if (error.startsWith('ECONNREFUSED')) return 'refused';
+  if (/^(EAI_AGAIN|ENOTFOUND)/.test(error)) return 'dns';
+  return status >= 500 || status === 408 ? 'server-error' : undefined;
+}

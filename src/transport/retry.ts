@@ -4,7 +4,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { log } from '../log/logger.js';
-import { throttleClassOf, type ThrottleClass } from './answer.js';
+import { faultOf, throttleClassOf, type FaultCounts, type ThrottleClass } from './answer.js';
 import { LazyHeadersResult, type StopSignal, type TracedResult } from './http-client.js';
 import type { PhaseDurationsMs } from './phases.js';
 
@@ -90,6 +90,8 @@ export interface RetriedResult extends TracedResult {
   throttled: number;
   /** Which limit the last throttled answer named, if one came (a retry that then succeeded keeps it). */
   throttledBy?: ThrottleClass;
+  /** The faults its tries met, by kind, where one met any. */
+  faults?: FaultCounts;
   backoffMs: number;
 }
 
@@ -134,6 +136,7 @@ interface Tally {
   retries: number;
   throttled: number;
   throttledBy?: ThrottleClass;
+  faults?: FaultCounts;
   sleptMs: number;
 }
 
@@ -152,6 +155,11 @@ async function tries(attempt: (n: number) => Promise<TryOutcome>, opts: RetryOpt
     if (isThrottle(result.status)) {
       tally.throttled++;
       tally.throttledBy = throttleClassOf(outcome.error ?? '');
+    }
+    const fault = faultOf(result.status, error);
+    if (fault) {
+      const faults = (tally.faults ??= {});
+      faults[fault] = (faults[fault] ?? 0) + 1;
     }
     if (error && retryable && n < policy.maxRetries && !opts.signal?.aborted) {
       const delay = retryAfterMs(result.headers, policy.maxDelayMs) ?? backoffMs(n, policy);
@@ -185,6 +193,7 @@ class Retried extends LazyHeadersResult implements RetriedResult {
   readonly retries: number;
   readonly throttled: number;
   readonly throttledBy: ThrottleClass | undefined;
+  readonly faults: FaultCounts | undefined;
   readonly backoffMs: number;
 
   constructor(last: TracedResult, phases: PhaseDurationsMs, totalMs: number, startEpochMs: number, error: string | undefined, tally: Readonly<Tally>) {
@@ -192,6 +201,7 @@ class Retried extends LazyHeadersResult implements RetriedResult {
     this.retries = tally.retries;
     this.throttled = tally.throttled;
     this.throttledBy = tally.throttledBy;
+    this.faults = tally.faults;
     this.backoffMs = tally.sleptMs;
   }
 }

@@ -5,8 +5,9 @@
 // slower; stop when no neighbour is significantly faster, when the budget is spent, or where
 // throttling begins.
 // Pure: the cells are measured by the function it is given, so the search is tested on a model.
-import { ratioInterval, significantlyFaster, type Interval } from '../analysis/significance.js';
+import { materiallyFaster, ratioInterval, significantlyFaster, type Interval } from '../analysis/significance.js';
 import { median } from '../analysis/stats.js';
+import { TUNE_MATERIAL_GAIN } from '../analysis/tune.js';
 import type { ThrottleClass } from '../transport/answer.js';
 
 /** One axis: ordered values (a ladder, searched in steps of its index) or a choice among names. */
@@ -100,8 +101,6 @@ export interface TuneOptions {
   throttling?: ThrottleBoundary[];
 }
 
-/** The least gain (a share of the median) that moves the search to a cell asking for more: the default --precision. */
-export const MATERIAL_GAIN = 0.02;
 
 /** An ordered axis's value as a number (a size in bytes, a count). */
 const numberOf = (axis: TuneAxis, value: string): number => (axis.toNumber ?? Number)(value);
@@ -151,15 +150,15 @@ export async function tuneSearch(opts: TuneOptions): Promise<TuneOutcome> {
 
   /**
    * Whether `candidate` should replace `best`: unthrottled, and significantly faster (or best is
-   * throttled and it is not); where it asks for more, also by at least MATERIAL_GAIN. A gain below
+   * throttled and it is not); where it asks for more, also by at least TUNE_MATERIAL_GAIN. A gain below
    * the session's own precision target is not worth more sockets or processes, and on a plateau a
    * noisy run made a "significant" 1% that sent the search up the ladder and back (4 cells).
    */
   const better = (candidate: TunedCell, best: TunedCell) => {
     if (candidate.measure.throttled > 0) return false;
     if (best.measure.throttled > 0) return true;
-    if (!faster(candidate.measure, best.measure)) return false;
-    return lessOf(candidate.cell, best.cell) || median(best.measure.runMs) >= (1 + MATERIAL_GAIN) * median(candidate.measure.runMs);
+    if (lessOf(candidate.cell, best.cell)) return faster(candidate.measure, best.measure);
+    return materiallyFaster(candidate.measure.runMs, best.measure.runMs, TUNE_MATERIAL_GAIN);
   };
 
   const startCell = Object.fromEntries(opts.axes.map((a) => [a.flag, a.values[a.start]!]));
