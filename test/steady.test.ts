@@ -24,6 +24,8 @@ import { toRunRecord, type MeasuredRun } from '../src/results/record.js';
 import type { RunRecord, SteadyRecord } from '../src/results/schema.js';
 import { parseResultsDoc } from '../src/results/validate.js';
 import { isStable } from '../src/workers/timers.js';
+import { startEmulatedTarget } from '../src/emulate/server.js';
+import { contentBuffer, FIXTURE_SEED } from '../src/payload/content.js';
 import { azuriteForFile, blobNames, containerOf, keyCredentialsOf } from './helpers/azurite.js';
 import { ONE_RUN } from './helpers/cli-env.js';
 import { deterministicBuffer, startFaultServer } from './helpers/fault-servers.js';
@@ -58,8 +60,8 @@ describe('--duration options', () => {
     expect(c.steady).toEqual({ durationMs: 30_000, intervalMs: 1_000 });
     expect([c.runs, c.warmup, c.minTimeMs]).toEqual([1, 0, 0]);
     expect(load({ duration: '30s', runs: '3', warmup: '1' })).toMatchObject({ runs: 3, warmup: 1 });
-    expect(load({}, { BLOB_CACHER_DURATION: '10s', BLOB_CACHER_AUTOTERM: 'true', BLOB_CACHER_AUTOTERM_TOLERANCE: '5%' }).steady)
-      .toEqual({ durationMs: 10_000, intervalMs: 1_000, autoterm: { windowMs: 10_000, tolerance: 0.05 } });
+    expect(load({}, { BLOB_CACHER_DURATION: '20s', BLOB_CACHER_AUTOTERM: 'true', BLOB_CACHER_AUTOTERM_TOLERANCE: '5%' }).steady)
+      .toEqual({ durationMs: 20_000, intervalMs: 1_000, autoterm: { windowMs: 10_000, tolerance: 0.05 } });
     expect(load({}).steady).toBeUndefined();
   });
 
@@ -69,6 +71,9 @@ describe('--duration options', () => {
     expect(() => load({ duration: '1s', interval: '600ms' })).toThrow(/fewer than 2 intervals/);
     expect(() => load({ duration: '10s', autoterm: 'true', autotermWindow: '1s' })).toThrow(/--autoterm-window must hold at least 2 intervals/);
     expect(() => load({ duration: '10s', autotermTolerance: '0' })).toThrow(ConfigError);
+    // A window the run cannot outlast could never end it early.
+    expect(() => load({ duration: '10s', autoterm: 'true' })).toThrow(/--autoterm-window 10000 ms is not shorter than --duration 10000 ms/);
+    expect(() => load({ duration: '5s', autoterm: 'true', autotermWindow: '8s' })).toThrow(/give a shorter --autoterm-window/);
     expect(() => load({ duration: '10s', autotermTolerance: 'lots' })).toThrow(/percentage/);
   });
 });
@@ -175,6 +180,22 @@ describe('--autoterm', () => {
     expect(elapsed).toBeLessThan(45_000);
     expect(steadyLines(analyze([toRunRecord(r!)])).join('\n')).toMatch(/--autoterm ended a run at .* of 60 s: its rate had stayed within ±60% for 750 ms/);
   }, 90_000);
+  it('fires with an interval under a second: the rates are whole intervals on the release\'s clock, not 250 ms ticks sampled at another pace', async () => {
+    // Thousands of small GETs a second on a local emulated target: a rate as steady as a rate gets.
+    const target = await startEmulatedTarget({ objects: new Map([['/small.bin', contentBuffer(FIXTURE_SEED, 0, 4096)]]) });
+    try {
+      const [r] = (await runDownload(download({
+        sourceMethod: 'single', credentials: { kind: 'url', url: `${target.url}/small.bin` }, fileSizeBytes: 0, processes: 2,
+        steady: { durationMs: 20_000, intervalMs: 300, autoterm: { windowMs: 2_000, tolerance: 0.3 } },
+      }))).results;
+      const s = steadyOf(r!);
+      expect(s.autoterm, 'autoterm recorded').toBeDefined();
+      expect(s.autoterm!.atMs).toBeGreaterThanOrEqual(2_000);
+      expect(s.autoterm!.atMs).toBeLessThan(15_000);
+    } finally {
+      await target.close();
+    }
+  }, 60_000);
 });
 
 describe('throttling onset', () => {

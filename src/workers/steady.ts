@@ -56,6 +56,12 @@ export class SteadyMeter {
     (slot.latency ??= newHistogram()).recordValue(Math.max(0, Math.round(r.totalMs * 1000)));
   }
 
+  /** What has been counted into interval `index` so far (zeros for one nothing ended in). */
+  counted(index: number): { ops: number; bytes: number } {
+    const slot = this.intervals[index];
+    return { ops: slot?.ops ?? 0, bytes: slot?.bytes ?? 0 };
+  }
+
   result(laps: number, stoppedEpochMs: number): SteadyWorkerResult {
     const intervals: IntervalCounts[] = this.intervals.map(({ latency, ...counts }) => (latency ? { ...counts, latency: encodeHistogram(latency) } : counts));
     return {
