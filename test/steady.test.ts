@@ -24,6 +24,8 @@ import { toRunRecord, type MeasuredRun } from '../src/results/record.js';
 import type { RunRecord, SteadyRecord } from '../src/results/schema.js';
 import { parseResultsDoc } from '../src/results/validate.js';
 import { isStable } from '../src/workers/timers.js';
+import { SteadyMeter } from '../src/workers/steady.js';
+import type { OpRecord } from '../src/metrics/records.js';
 import { startEmulatedTarget } from '../src/emulate/server.js';
 import { contentBuffer, FIXTURE_SEED } from '../src/payload/content.js';
 import { azuriteForFile, blobNames, containerOf, keyCredentialsOf } from './helpers/azurite.js';
@@ -266,6 +268,31 @@ describe('the CLI without a terminal', () => {
       await rm(dir, { recursive: true, force: true });
     }
   }, 90_000);
+});
+
+describe('a request\'s bytes in the series', () => {
+  const record = (over: Partial<OpRecord>): OpRecord => ({
+    worker: 0, item: 0, offsetBytes: 0, bytes: 0, status: 200, startEpochMs: 0, totalMs: 0, phases: {}, reused: true, retries: 0, throttled: 0, backoffMs: 0, ...over,
+  });
+
+  it('are spread over the intervals its body took, not all counted in the one it finished', () => {
+    const meter = new SteadyMeter(1_000, 1_000);
+    // Sent at 1.0 s after the epoch, first byte at 1.5 s, body until 4.5 s: 3 s of body over 4 intervals.
+    meter.add(record({ bytes: 30 * MiB, startEpochMs: 2_000, totalMs: 3_500, phases: { send: 0.1, firstByte: 499.9, download: 3_000 } }));
+    const series = meter.result(1, 6_000).intervals;
+    expect(series.map((c) => c.bytes)).toEqual([0, 5 * MiB, 10 * MiB, 10 * MiB, 5 * MiB]);
+    expect(series.map((c) => c.ops)).toEqual([0, 0, 0, 0, 1]);
+    expect(sum(series.map((c) => c.bytes))).toBe(30 * MiB);
+  });
+
+  it('an upload\'s bytes go over its send phase, a short request\'s all in one interval', () => {
+    const meter = new SteadyMeter(0, 1_000);
+    meter.add(record({ bytes: 4 * MiB, startEpochMs: 500, totalMs: 1_010, phases: { send: 1_000, firstByte: 10 } }));
+    meter.add(record({ bytes: 1_000, startEpochMs: 2_100, totalMs: 50, phases: { firstByte: 20, download: 30 } }));
+    const series = meter.result(1, 3_000).intervals;
+    expect(series.map((c) => c.bytes)).toEqual([2 * MiB, 2 * MiB, 1_000]);
+    expect(series.map((c) => c.ops)).toEqual([0, 1, 1]);
+  });
 });
 
 describe('sparkline', () => {
