@@ -43,6 +43,9 @@ function get(url: string, init: { method?: string; body?: Buffer } = {}): Promis
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode!, body: Buffer.concat(chunks) }));
+      // A body cut part-way (the server stopped) ends in an error, not in 'end'.
+      res.on('error', reject);
+      res.on('close', () => (res.complete ? undefined : reject(new Error('the answer was cut'))));
     });
     req.setTimeout(10_000, () => req.destroy(new Error('no answer in 10 s')));
     req.on('error', reject);
@@ -158,6 +161,21 @@ describe('emulate: stopping', () => {
     expect(performance.now() - signalled).toBeLessThan(10_000);
     expect(exited.stderr).toMatch(/1 stalled, 1 abandoned/);
     expect(await cut).toBeInstanceOf(Error);
+  }, 60_000);
+
+  it('stops on the first SIGINT while a GET and a PUT are paced, and counts both as abandoned', async () => {
+    const { run, origin } = await emulate(['--objects', 'x.bin=1MiB', '--rate-per-connection', '1KiB'], 20_000);
+    const cut = [get(`${origin}/x.bin`), get(`${origin}/y.bin`, { method: 'PUT', body: Buffer.alloc(1 * MiB, 7) })].map((p) => p.catch((e: Error) => e));
+    await new Promise((r) => setTimeout(r, 700));
+    const signalled = performance.now();
+    run.child.kill('SIGINT');
+    const exited = await run.exited;
+    expect(exited.killedAtLimit, exited.stderr).toBe(false);
+    expect(exited.code).toBe(0);
+    // At 1 KiB/s either would take over 15 minutes.
+    expect(performance.now() - signalled).toBeLessThan(10_000);
+    expect(exited.stderr).toMatch(/served 2 requests \(1 (GET|PUT), 1 (GET|PUT)\); 0 throttled, 0 stalled, 2 abandoned/);
+    for (const c of await Promise.all(cut)) expect(c).toBeInstanceOf(Error);
   }, 60_000);
 });
 

@@ -212,7 +212,8 @@ export function emulatedTarget(options: EmulateOptions = {}): { server: Http.Ser
         const waitMs = pace(req.socket, chunk.length);
         if (waitMs > 0) {
           req.pause();
-          setTimeout(() => req.resume(), waitMs);
+          // A slow pace can mean a long wait: it ends with the server too.
+          sleep(waitMs, undefined, { signal: closing.signal }).then(() => req.resume(), () => {});
         }
       });
       req.on('end', () => resolve(bytes > limitBytes ? { bytes } : { whole: into ? into.subarray(0, bytes) : Buffer.concat(chunks, bytes), bytes }));
