@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectOneLine, runCliIn } from './helpers/bad-input.js';
 import { CLI_JS, startCli, type CliRun } from './helpers/cli.js';
 import { startEmulatedTarget } from '../src/emulate/server.js';
+import { availableMemoryBytes, checkObjectsFit, EMULATE_MEMORY_SHARE } from '../src/cli/machine-fit.js';
 
 const MiB = 1024 * 1024;
 let tmp: string;
@@ -112,6 +113,14 @@ describe('emulate: memory', () => {
     const line = expectOneLine(runCliIn(tmp, [CLI_JS, 'emulate', '--port', '0', '--objects', many], {}, 20_000));
     expect(line).toContain('--objects');
     expect(line).toMatch(/memory/);
+  });
+
+  it('the budget is a share of the memory given, objects and PUT bodies together', () => {
+    const GiB = 1024 * MiB;
+    expect(checkObjectsFit([3 * GiB, 1 * GiB], 10 * GiB)).toBe(Math.floor(EMULATE_MEMORY_SHARE * 10 * GiB));
+    expect(() => checkObjectsFit([3 * GiB, 3 * GiB], 6 * GiB)).toThrow(/--objects: the objects sum to 6 GiB, held in memory, more than 80% of the 6 GiB available here/);
+    // Node's reading of what is available counts a cgroup's limit, where a container has one.
+    expect(availableMemoryBytes()).toBeLessThanOrEqual(process.constrainedMemory() || Infinity);
   });
 
   it('holds an object once: a 256 MiB object does not take twice its size to start', async () => {
