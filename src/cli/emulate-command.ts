@@ -48,7 +48,10 @@ export async function emulateCommand(argv: readonly string[], env: Env, name = '
   });
   await target.close();
   const l = target.log;
-  log.info(`served ${l.requests} requests (${Object.entries(l.byMethod).map(([m, n]) => `${n} ${m}`).join(', ')}); ${l.throttled} throttled, ${l.stalled} stalled, ${l.abandoned} abandoned`
-    + `${l.refused ? `, ${l.refused} PUT(s) refused as too large` : ''}${l.badRequests ? `, ${l.badRequests} bad request(s)` : ''}`);
+  const methods = Object.entries(l.byMethod).map(([m, n]) => `${n} ${m}`).join(', ');
+  const refused = l.refused ? `, ${l.refused} PUT(s) refused as too large` : '';
+  const bad = l.badRequests ? `, ${l.badRequests} bad request(s)` : '';
+  const counts = `${l.throttled} throttled, ${l.stalled} stalled, ${l.abandoned} abandoned${refused}${bad}`;
+  log.info(`served ${l.requests} requests (${methods}); ${counts}`);
   return 0;
 }

@@ -40,13 +40,14 @@ export const EMULATE_MEMORY_SHARE = 0.8;
  * memory available, instead of growing until the kernel's OOM killer ends it. Returns the bytes the
  * emulated target may hold, objects and PUT bodies together.
  */
-export function checkObjectsFit(objectBytes: readonly number[], availableBytes = availableMemoryBytes()): number {
+export function checkObjectsFit(objectBytes: readonly number[], available = availableMemoryBytes()): number {
   const held = objectBytes.reduce((a, b) => a + b, 0);
-  const mayHold = Math.floor(EMULATE_MEMORY_SHARE * availableBytes);
+  const mayHold = Math.floor(EMULATE_MEMORY_SHARE * available);
   if (held > mayHold) {
+    const share = `${Math.round(EMULATE_MEMORY_SHARE * 100)}%`;
     throw new ConfigError(
-      `--objects: the objects sum to ${formatBytes(held)}, held in memory, more than ${Math.round(EMULATE_MEMORY_SHARE * 100)}% of the ${formatBytes(availableBytes)} available here; ` +
-        'give smaller or fewer objects',
+      `--objects: the objects sum to ${formatBytes(held)}, held in memory, more than ${share} of the ` +
+        `${formatBytes(available)} available here; give smaller or fewer objects`,
     );
   }
   return mayHold;

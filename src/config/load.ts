@@ -86,7 +86,11 @@ function runOptions(o: Resolved<typeof RUN_OPTIONS>): RunOptions {
   }
   // A window as long as the run is full only when the run ends: it could never end it early.
   if (o.autoterm && o.autotermWindowMs >= o.durationMs) {
-    throw new ConfigError(`--autoterm-window ${o.autotermWindowMs} ms is not shorter than --duration ${o.durationMs} ms, so it could never end the run early; give a shorter --autoterm-window (default 10s) or a longer --duration`);
+    throw new ConfigError(
+      `--autoterm-window ${o.autotermWindowMs} ms is not shorter than --duration ${o.durationMs} ms, ` +
+        'so it could never end the run early; give a shorter --autoterm-window (default 10s) ' +
+        'or a longer --duration',
+    );
   }
   return {
     ...base, runs: o.runs ?? 1, minTimeMs: 0, warmup: o.warmup ?? 0,

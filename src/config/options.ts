@@ -437,7 +437,10 @@ const objectList: Parser<{ name: string; sizeBytes: number }[]> = (raw) => {
     // A URL's path is normalised before it is asked for (`/../x` is `/x`, `a//b` stays, `a/` is a
     // folder): a name with such a segment could never be fetched under its name.
     if (name.split('/').some((segment) => segment === '' || segment === '.' || segment === '..')) {
-      return new Invalid(`names of path segments without ".", ".." or empty ones (${JSON.stringify(name)} could never be fetched), such as data/large.bin=80MiB`);
+      return new Invalid(
+        `names of path segments without ".", ".." or empty ones (${JSON.stringify(name)} ` +
+          'could never be fetched), such as data/large.bin=80MiB',
+      );
     }
     out.push({ name, sizeBytes });
   }
@@ -450,7 +453,8 @@ const stragglerSpec: Parser<{ every: number; stallMs: number; at: 'first-byte' |
   const [k, s, at = 'first-byte'] = parts;
   const every = integer(1, 1_000_000)(k ?? '');
   const stallMs = duration(1, MAX_TIMEOUT_MS)(s ?? '');
-  if (parts.length > 3 || typeof every !== 'number' || typeof stallMs !== 'number' || (at !== 'first-byte' && at !== 'mid-body')) {
+  const atKnown = at === 'first-byte' || at === 'mid-body';
+  if (parts.length > 3 || typeof every !== 'number' || typeof stallMs !== 'number' || !atKnown) {
     return new Invalid('K:STALL[:first-byte|mid-body], e.g. 50:500ms (one request in 50 stalls 500 ms before its first byte)');
   }
   return { every, stallMs, at };

@@ -75,9 +75,20 @@ export const OPS_LIMIT_BODY =
 /** A slice is paced as one: small enough to keep the pace smooth, large enough to cost little CPU. */
 const SLICE_BYTES = 16 * 1024;
 
-export function emulatedTarget(options: EmulateOptions = {}): { server: Http.Server; files: Map<string, Buffer>; log: EmulateLog; idle(): Promise<void> } {
+export interface EmulatedServer {
+  server: Http.Server;
+  files: Map<string, Buffer>;
+  log: EmulateLog;
+  /** Resolves once no answer is in progress: every cut one has closed, and been counted. */
+  idle(): Promise<void>;
+}
+
+export function emulatedTarget(options: EmulateOptions = {}): EmulatedServer {
   const files = new Map(options.objects ?? []);
-  const log: EmulateLog = { requests: 0, byMethod: {}, throttled: 0, stalled: 0, abandoned: 0, bytesOut: 0, bytesIn: 0, maxInFlight: 0, refused: 0, badRequests: 0 };
+  const log: EmulateLog = {
+    requests: 0, byMethod: {}, throttled: 0, stalled: 0, abandoned: 0,
+    bytesOut: 0, bytesIn: 0, maxInFlight: 0, refused: 0, badRequests: 0,
+  };
   const storeBytes = options.storeBytes ?? Infinity;
   let heldBytes = 0;
   for (const body of files.values()) heldBytes += body.length;
@@ -97,8 +108,8 @@ export function emulatedTarget(options: EmulateOptions = {}): { server: Http.Ser
   let inFlight = 0;
   let arrivals = 0;
   const idleWaiters: (() => void)[] = [];
-  /** Resolves once no answer is in progress: every cut one has closed, and been counted. */
-  const idle = () => (inFlight === 0 ? Promise.resolve() : new Promise<void>((resolve) => idleWaiters.push(resolve)));
+  const idle = () => (inFlight === 0 ? Promise.resolve()
+    : new Promise<void>((resolve) => idleWaiters.push(resolve)));
 
   /** How long the next `bytes` of this connection must wait: the later of its own pace and the shared one. */
   const pace = (socket: Socket, bytes: number): number => {
@@ -136,7 +147,8 @@ export function emulatedTarget(options: EmulateOptions = {}): { server: Http.Ser
     if (path === undefined) {
       log.badRequests++;
       req.resume();
-      return void res.writeHead(400, { 'content-type': 'text/plain' }).end('not a path: percent-encoding must be % and two hex digits, of UTF-8\n');
+      res.writeHead(400, { 'content-type': 'text/plain' });
+      return void res.end('not a path: percent-encoding must be % and two hex digits, of UTF-8\n');
     }
     void answer(req, res, method, path, stall).catch(() => res.destroy());
   });
@@ -145,12 +157,17 @@ export function emulatedTarget(options: EmulateOptions = {}): { server: Http.Ser
   async function answer(req: Http.IncomingMessage, res: Http.ServerResponse, method: string, path: string, stall: StragglerOptions | undefined): Promise<void> {
     if (stall?.at === 'first-byte') await sleep(stall.stallMs, undefined, { signal: closing.signal });
     if (method === 'PUT') {
-      const declared = req.headers['content-length'] === undefined ? undefined : Number(req.headers['content-length']);
-      if (declared !== undefined && declared > roomFor(path)) return refuse(req, res, declared, roomFor(path));
-      const body = await pacedBody(req, declared, roomFor(path));
+      const length = req.headers['content-length'];
+      const declared = length === undefined ? undefined : Number(length);
+      if (declared !== undefined && declared > roomFor(path)) {
+        return refuse(req, res, declared, roomFor(path));
+      }
+      const body = await pacedBody(req, roomFor(path), declared);
       log.bytesIn += body.bytes;
       // Two PUTs at once may each have fit alone: what is stored is checked again at the end.
-      if (!body.whole || body.whole.length > roomFor(path)) return refuse(req, res, body.bytes, roomFor(path));
+      if (!body.whole || body.whole.length > roomFor(path)) {
+        return refuse(req, res, body.bytes, roomFor(path));
+      }
       const existed = files.get(path);
       heldBytes += body.whole.length - (existed?.length ?? 0);
       files.set(path, body.whole);
@@ -159,12 +176,14 @@ export function emulatedTarget(options: EmulateOptions = {}): { server: Http.Ser
     }
     if (method === 'DELETE') {
       req.resume();
-      const gone = path.endsWith('/') ? [...files.keys()].filter((p) => p.startsWith(path)) : files.has(path) ? [path] : [];
+      const folder = path.endsWith('/');
+      const gone = folder ? [...files.keys()].filter((p) => p.startsWith(path))
+        : files.has(path) ? [path] : [];
       for (const p of gone) {
         heldBytes -= files.get(p)!.length;
         files.delete(p);
       }
-      res.writeHead(gone.length || path.endsWith('/') ? 204 : 404).end();
+      res.writeHead(gone.length || folder ? 204 : 404).end();
       return;
     }
     req.resume();
@@ -184,13 +203,15 @@ export function emulatedTarget(options: EmulateOptions = {}): { server: Http.Ser
   }
 
   /** A PUT body past what it may hold: 413 and the line, the body read and dropped (the connection kept). */
-  function refuse(req: Http.IncomingMessage, res: Http.ServerResponse, bytes: number, roomBytes: number): void {
+  function refuse(req: Http.IncomingMessage, res: Http.ServerResponse, bytes: number, room: number): void {
     log.refused++;
-    const line = `a PUT of ${formatBytes(bytes)} is more than the ${formatBytes(Math.max(0, roomBytes))} the emulated target may still hold in memory; `
-      + 'DELETE objects first, or start it with smaller --objects on a machine with more memory';
+    const line = `a PUT of ${formatBytes(bytes)} is more than the ${formatBytes(Math.max(0, room))} `
+      + 'the emulated target may still hold in memory; DELETE objects first, '
+      + 'or start it with smaller --objects on a machine with more memory';
     options.onRefused?.(line);
     req.resume();
-    res.writeHead(413, { 'content-type': 'text/plain', 'content-length': Buffer.byteLength(line) + 1 }).end(`${line}\n`);
+    res.writeHead(413, { 'content-type': 'text/plain', 'content-length': Buffer.byteLength(line) + 1 });
+    res.end(`${line}\n`);
   }
 
   /**
@@ -198,13 +219,14 @@ export function emulatedTarget(options: EmulateOptions = {}): { server: Http.Ser
    * Content-Length it lands in one buffer of that size (held once, never a list and then a copy);
    * past `limitBytes` it is read to its end and dropped (`whole` unset).
    */
-  function pacedBody(req: Http.IncomingMessage, declaredBytes: number | undefined, limitBytes: number): Promise<{ whole?: Buffer; bytes: number }> {
+  function pacedBody(req: Http.IncomingMessage, limit: number, declared?: number): Promise<PutBody> {
     return new Promise((resolve, reject) => {
-      const into = declaredBytes !== undefined && Number.isSafeInteger(declaredBytes) ? Buffer.allocUnsafe(declaredBytes) : undefined;
+      const known = declared !== undefined && Number.isSafeInteger(declared);
+      const into = known ? Buffer.allocUnsafe(declared) : undefined;
       const chunks: Buffer[] = [];
       let bytes = 0;
       req.on('data', (chunk: Buffer) => {
-        if (bytes + chunk.length <= limitBytes) {
+        if (bytes + chunk.length <= limit) {
           if (into) chunk.copy(into, bytes);
           else chunks.push(chunk);
         } else chunks.length = 0;
@@ -216,7 +238,10 @@ export function emulatedTarget(options: EmulateOptions = {}): { server: Http.Ser
           sleep(waitMs, undefined, { signal: closing.signal }).then(() => req.resume(), () => {});
         }
       });
-      req.on('end', () => resolve(bytes > limitBytes ? { bytes } : { whole: into ? into.subarray(0, bytes) : Buffer.concat(chunks, bytes), bytes }));
+      req.on('end', () => {
+        if (bytes > limit) return resolve({ bytes });
+        resolve({ whole: into ? into.subarray(0, bytes) : Buffer.concat(chunks, bytes), bytes });
+      });
       req.on('error', reject);
     });
   }
@@ -256,6 +281,12 @@ export function emulatedTarget(options: EmulateOptions = {}): { server: Http.Ser
   }
 
   return { server, files, log, idle };
+}
+
+/** A PUT's body as read: `whole` where it was kept (within what may be held), and its length either way. */
+interface PutBody {
+  whole?: Buffer;
+  bytes: number;
 }
 
 /** The decoded path of a request target; undefined for one that is not a path (`/%`, `/%zz`, `//`). */

@@ -41,21 +41,37 @@ export function spreadPositions(length: number, n: number): number[] {
 
 /** What a fixture request still throttled after its retries says: the server's load, never a missing file. */
 const throttledLine = (method: string, url: URL, status: number, retries: number) =>
-  `fixture ${shownUrl(url)}: the server throttled the ${method} (${status}) and every one of its ${retries} retries; ` +
-  'it is busy (which says nothing of the file): wait and run again, or put less load on it (--concurrency, --processes, --max-retries)';
+  `fixture ${shownUrl(url)}: the server throttled the ${method} (${status}) ` +
+  `and every one of its ${retries} retries; ` +
+  'it is busy (which says nothing of the file): wait and run again, or put less load on it ' +
+  '(--concurrency, --processes, --max-retries)';
 
-export async function ensureUrlFixtures(info: UrlInfo, lists: readonly FixtureList[], opts: { timeoutMs: number; maxRetries?: number; signal?: AbortSignal }): Promise<FixtureState> {
+export interface UrlFixtureOptions {
+  timeoutMs: number;
+  /** Retries of a fixture's HEAD or PUT, as a run's requests have (--max-retries; 3). */
+  maxRetries?: number;
+  signal?: AbortSignal;
+}
+
+export async function ensureUrlFixtures(
+  info: UrlInfo, lists: readonly FixtureList[], opts: UrlFixtureOptions,
+): Promise<FixtureState> {
   const { sets, blobs } = uniqueFixtures(lists);
   const signer = new RequestSigner({ ...info, folder: true });
   const client = NodeHttpClient.to(new URL(info.url), IN_FLIGHT);
   const state: FixtureState = { created: [], reused: 0 };
   // Retried as a run's requests are (503/429 with backoff or Retry-After, resets, timeouts).
   const maxRetries = opts.maxRetries ?? 3;
+  const label = (req: HttpRequest) => () => `fixture ${req.method} ${shownUrl(req.url)}`;
   const send = (req: HttpRequest) =>
-    requestWithRetries(() => client.request(req).then(outcomeOf), { maxRetries, label: () => `fixture ${req.method} ${shownUrl(req.url)}`, signal: opts.signal });
+    requestWithRetries(() => client.request(req).then(outcomeOf), {
+      maxRetries, label: label(req), signal: opts.signal,
+    });
   const head = async (spec: FixtureSpec) => {
     const url = signer.blobUrl(spec.blob);
-    const r = await send({ url, method: 'HEAD', headers: signer.headers('HEAD', url), timeoutMs: opts.timeoutMs, trace: false, expectStatus: [200] });
+    const headers = signer.headers('HEAD', url);
+    const { timeoutMs } = opts;
+    const r = await send({ url, method: 'HEAD', headers, timeoutMs, trace: false, expectStatus: [200] });
     if (r.status === 0) throw new Error(`fixture ${shownUrl(url)}: ${r.error}`);
     if (isThrottle(r.status)) throw new Error(throttledLine('HEAD', url, r.status, r.retries));
     return { url, there: !r.error, good: !r.error && Number(r.headers['content-length']) === spec.lengthBytes };

@@ -116,7 +116,9 @@ export class JobRun {
     const shape: Shape = this.job.steady
       ? new SteadyShape(goEpochMs, this.job.steady, () => this.stop.signal.aborted || this.finishing)
       : new FixedShape(items.length);
-    if (shape instanceof SteadyShape) shape.startReports((index, counts) => this.send({ type: 'interval', index, ...counts }));
+    if (shape instanceof SteadyShape) {
+      shape.startReports((index, counts) => this.send({ type: 'interval', index, ...counts }));
+    }
     const { records, issued } = await this.timed(items, kindRun, lanes, shape).finally(() => {
       clearInterval(ticker);
       if (shape instanceof SteadyShape) shape.stopReports();

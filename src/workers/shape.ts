@@ -66,7 +66,8 @@ export class SteadyShape implements Shape {
       const dueMs = this.goEpochMs + (index + 1) * this.intervalMs + lagMs - epochNow();
       this.reportTimer = setTimeout(() => {
         // An event loop held up past several boundaries reports each interval it passed.
-        while (this.goEpochMs + (index + 1) * this.intervalMs + lagMs <= epochNow()) report(index, this.meter.counted(index++));
+        const closed = () => this.goEpochMs + (index + 1) * this.intervalMs + lagMs <= epochNow();
+        while (closed()) report(index, this.meter.counted(index++));
         next();
       }, Math.max(0, dueMs));
     };

@@ -41,9 +41,9 @@ export class AutotermTimer {
   private readonly children: readonly ChildProcess[];
   private readonly listeners: ((m: FromWorker) => void)[];
 
-  constructor(children: readonly ChildProcess[], releaseEpochMs: number, intervalMs: number, autoterm: Autoterm) {
+  constructor(children: readonly ChildProcess[], releaseEpochMs: number, intervalMs: number, term: Autoterm) {
     this.children = children;
-    const window = Math.max(2, Math.ceil(autoterm.windowMs / intervalMs));
+    const window = Math.max(2, Math.ceil(term.windowMs / intervalMs));
     const rates: number[] = [];
     const pending = new Map<number, { reports: number; ops: number; bytes: number }>();
     let next = 0;
@@ -64,7 +64,7 @@ export class AutotermTimer {
         }
         rates.push(bytesMove ? done.bytes : done.ops);
       }
-      if (!isStable(rates, window, autoterm.tolerance)) return;
+      if (!isStable(rates, window, term.tolerance)) return;
       this.atMs = performance.timeOrigin + performance.now() - releaseEpochMs;
       sendAll(children, { type: 'finish' });
       this.stop();
