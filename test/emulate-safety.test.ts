@@ -38,7 +38,12 @@ async function emulate(args: readonly string[], limitMs = 60_000): Promise<{ run
   return { run, origin };
 }
 
-function get(url: string, init: { method?: string; body?: Buffer } = {}): Promise<{ status: number; body: Buffer }> {
+interface Answer {
+  status: number;
+  body: Buffer;
+}
+
+function get(url: string, init: { method?: string; body?: Buffer } = {}): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = http.request(url, { method: init.method ?? 'GET', agent: false }, (res) => {
       const chunks: Buffer[] = [];
@@ -54,7 +59,7 @@ function get(url: string, init: { method?: string; body?: Buffer } = {}): Promis
   });
 }
 
-/** Writes `bytes` on a fresh connection, then ends it (or, for a half line, closes it), and waits for the close. */
+/** Writes `bytes` on a fresh connection, then ends it (a half line: closes it), and waits for the close. */
 function junk(port: number, bytes: Buffer, halfThenClose: boolean): Promise<void> {
   return new Promise((resolve) => {
     const s = net.connect(port, '127.0.0.1');
@@ -70,18 +75,24 @@ function junk(port: number, bytes: Buffer, halfThenClose: boolean): Promise<void
   });
 }
 
-/** Deterministic malformed request lines of five kinds. */
+const BAD_PATHS = ['%', '%zz', '%E0%A4%A', 'a%', '%%41'];
+const BAD_METHODS = ['GARBAGE', 'G\u00e9T', '123', '', 'GET GET'];
+
+/** Deterministic malformed request lines of five kinds, by `i`. */
 function malformed(i: number): { bytes: Buffer; half: boolean } {
-  const kind = i % 5;
-  if (kind === 0) return { bytes: Buffer.from(`GET /${['%', '%zz', '%E0%A4%A', 'a%', '%%41'][i % 5 === 0 ? (i / 5) % 5 : 0]} HTTP/1.1\r\nHost: x\r\n\r\n`), half: false };
-  if (kind === 1) return { bytes: Buffer.from(`${['GARBAGE', 'G\u00e9T', '123', '', 'GET GET'][(i >> 3) % 5]} /x HTTP/1.1\r\nHost: x\r\n\r\n`), half: false };
-  if (kind === 2) return { bytes: Buffer.from(`GET /${'a'.repeat(20_000 + (i % 7) * 1000)} HTTP/1.1\r\n\r\n`), half: false };
-  if (kind === 3) return { bytes: Buffer.from(Array.from({ length: 64 + (i % 200) }, (_, k) => (i * 31 + k * 17) & 0xff)), half: false };
-  return { bytes: Buffer.from('GET /large.bin HTTP/1.1\r\nHost: 127.0.0.1\r\nRange: by'), half: true };
+  const k = Math.floor(i / 5);
+  const line = (text: string) => ({ bytes: Buffer.from(text), half: false });
+  switch (i % 5) {
+    case 0: return line(`GET /${BAD_PATHS[k % 5]} HTTP/1.1\r\nHost: x\r\n\r\n`);
+    case 1: return line(`${BAD_METHODS[k % 5]} /x HTTP/1.1\r\nHost: x\r\n\r\n`);
+    case 2: return line(`GET /${'a'.repeat(20_000 + (k % 7) * 1000)} HTTP/1.1\r\n\r\n`);
+    case 3: return { bytes: Buffer.from(Array.from({ length: 64 + (k % 200) }, (_, j) => (i * 31 + j * 17) & 0xff)), half: false };
+    default: return { bytes: Buffer.from('GET /large.bin HTTP/1.1\r\nHost: x\r\nRange: by'), half: true };
+  }
 }
 
 describe('emulate: hostile requests', () => {
-  it('10,000 malformed request lines (bad percent-encoding, garbage methods, long lines, binary, half lines) leave it serving', async () => {
+  it('10,000 malformed request lines (bad %-encoding, bad methods, long lines, binary, half lines) leave it serving', async () => {
     const { run, origin } = await emulate(['--objects', 'large.bin=64KiB'], 120_000);
     try {
       expect((await get(`${origin}/%`)).status).toBe(400);
@@ -110,7 +121,8 @@ describe('emulate: hostile requests', () => {
 describe('emulate: memory', () => {
   it('objects summing past the memory available are refused at the start with one line', () => {
     const many = Array.from({ length: 200 }, (_, i) => `o${i}.bin=16GiB`).join(',');
-    const line = expectOneLine(runCliIn(tmp, [CLI_JS, 'emulate', '--port', '0', '--objects', many], {}, 20_000));
+    const args = [CLI_JS, 'emulate', '--port', '0', '--objects', many];
+    const line = expectOneLine(runCliIn(tmp, args, {}, 20_000));
     expect(line).toContain('--objects');
     expect(line).toMatch(/memory/);
   });
@@ -118,7 +130,8 @@ describe('emulate: memory', () => {
   it('the budget is a share of the memory given, objects and PUT bodies together', () => {
     const GiB = 1024 * MiB;
     expect(checkObjectsFit([3 * GiB, 1 * GiB], 10 * GiB)).toBe(Math.floor(EMULATE_MEMORY_SHARE * 10 * GiB));
-    expect(() => checkObjectsFit([3 * GiB, 3 * GiB], 6 * GiB)).toThrow(/--objects: the objects sum to 6 GiB, held in memory, more than 80% of the 6 GiB available here/);
+    expect(() => checkObjectsFit([3 * GiB, 3 * GiB], 6 * GiB))
+      .toThrow(/--objects: the objects sum to 6 GiB, held in memory, more than 80% of the 6 GiB available here/);
     // Node's reading of what is available counts a cgroup's limit, where a container has one.
     expect(availableMemoryBytes()).toBeLessThanOrEqual(process.constrainedMemory() || Infinity);
   });
@@ -147,7 +160,8 @@ describe('emulate: memory', () => {
       expect(t.files.has('/big')).toBe(false);
       expect(t.log.refused).toBe(1);
       // Replacing an object frees its old size first.
-      expect((await get(`${t.url}/small`, { method: 'PUT', body: Buffer.alloc(900 * 1024, 3) })).status).toBe(204);
+      const again = await get(`${t.url}/small`, { method: 'PUT', body: Buffer.alloc(900 * 1024, 3) });
+      expect(again.status).toBe(204);
       expect((await get(`${t.url}/small`)).body.length).toBe(900 * 1024);
     } finally {
       await t.close();
@@ -156,7 +170,7 @@ describe('emulate: memory', () => {
 });
 
 describe('emulate: stopping', () => {
-  it('stops on the first SIGTERM while a request is stalled, and counts the cut request as abandoned', async () => {
+  it('stops on the first SIGTERM while a request is stalled, and counts the cut one abandoned', async () => {
     const { run, origin } = await emulate(['--objects', 'x.bin=64KiB', '--straggle', '1:60s']);
     const cut = get(`${origin}/x.bin`).catch((e: Error) => e);
     // The request has arrived once the server has stalled it; give it a moment to be in flight.
@@ -174,7 +188,9 @@ describe('emulate: stopping', () => {
 
   it('stops on the first SIGINT while a GET and a PUT are paced, and counts both as abandoned', async () => {
     const { run, origin } = await emulate(['--objects', 'x.bin=1MiB', '--rate-per-connection', '1KiB'], 20_000);
-    const cut = [get(`${origin}/x.bin`), get(`${origin}/y.bin`, { method: 'PUT', body: Buffer.alloc(1 * MiB, 7) })].map((p) => p.catch((e: Error) => e));
+    const put = { method: 'PUT', body: Buffer.alloc(1 * MiB, 7) };
+    const answers = [get(`${origin}/x.bin`), get(`${origin}/y.bin`, put)];
+    const cut = answers.map((p) => p.catch((e: Error) => e));
     await new Promise((r) => setTimeout(r, 700));
     const signalled = performance.now();
     run.child.kill('SIGINT');

@@ -7,7 +7,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ensureUrlFixtures } from '../src/payload/url-fixtures.js';
 import { contentBuffer, FIXTURE_SEED } from '../src/payload/content.js';
 
-const BUSY = '<?xml version="1.0" encoding="utf-8"?><Error><Code>ServerBusy</Code><Message>Operations per second is over the account limit.</Message></Error>';
+const BUSY = '<?xml version="1.0" encoding="utf-8"?><Error><Code>ServerBusy</Code>'
+  + '<Message>Operations per second is over the account limit.</Message></Error>';
 let server: http.Server | undefined;
 afterEach(async () => {
   server?.closeAllConnections();
@@ -15,8 +16,14 @@ afterEach(async () => {
   server = undefined;
 });
 
-/** A writable server that answers 503 to the first `busyTries` of every method on every path, and always to `alwaysBusy` methods. */
-async function throttling(busyTries: number, alwaysBusy: readonly string[] = []): Promise<{ origin: string; files: Map<string, Buffer>; busy: () => number }> {
+interface Throttling {
+  origin: string;
+  files: Map<string, Buffer>;
+  busy: () => number;
+}
+
+/** A writable server: 503 to the first `busyTries` of each method on each path, always to `alwaysBusy` ones. */
+async function throttling(busyTries: number, alwaysBusy: readonly string[] = []): Promise<Throttling> {
   const files = new Map<string, Buffer>();
   const seen = new Map<string, number>();
   let busy = 0;
@@ -29,7 +36,8 @@ async function throttling(busyTries: number, alwaysBusy: readonly string[] = [])
     req.on('end', () => {
       if (n < busyTries || alwaysBusy.includes(req.method!)) {
         busy++;
-        res.writeHead(503, { 'x-ms-error-code': 'ServerBusy', 'retry-after': '0', 'content-type': 'application/xml' }).end(BUSY);
+        res.writeHead(503, { 'x-ms-error-code': 'ServerBusy', 'retry-after': '0', 'content-type': 'application/xml' });
+        res.end(BUSY);
         return;
       }
       const body = files.get(req.url!);
@@ -45,12 +53,19 @@ async function throttling(busyTries: number, alwaysBusy: readonly string[] = [])
   return { origin: `http://127.0.0.1:${(server!.address() as AddressInfo).port}`, files, busy: () => busy };
 }
 
-const SPECS = [{ blob: 'a.bin', offsetBytes: 0, lengthBytes: 5000 }, { blob: 'b.bin', offsetBytes: 5000, lengthBytes: 3000 }];
+const SPECS = [
+  { blob: 'a.bin', offsetBytes: 0, lengthBytes: 5000 },
+  { blob: 'b.bin', offsetBytes: 5000, lengthBytes: 3000 },
+];
+const fixtures = (origin: string, maxRetries: number) =>
+  ensureUrlFixtures({ kind: 'url', url: `${origin}/d/` }, [SPECS], { timeoutMs: 5_000, maxRetries });
+const failure = (origin: string, maxRetries: number) =>
+  fixtures(origin, maxRetries).then(() => undefined, (e: Error) => e);
 
 describe('fixtures on a throttling URL target', () => {
   it('retries the HEADs and PUTs that are throttled, and the files land', async () => {
     const s = await throttling(2);
-    const state = await ensureUrlFixtures({ kind: 'url', url: `${s.origin}/d/` }, [SPECS], { timeoutMs: 5_000, maxRetries: 3 });
+    const state = await fixtures(s.origin, 3);
     expect(state.created.sort()).toEqual(['a.bin', 'b.bin']);
     expect(s.busy()).toBeGreaterThanOrEqual(8);
     expect(s.files.get('/d/a.bin')!.equals(contentBuffer(FIXTURE_SEED, 0, 5000))).toBe(true);
@@ -59,7 +74,7 @@ describe('fixtures on a throttling URL target', () => {
 
   it('a HEAD still throttled after its retries is said as throttling, not as a missing file', async () => {
     const s = await throttling(0, ['HEAD']);
-    const err = await ensureUrlFixtures({ kind: 'url', url: `${s.origin}/d/` }, [SPECS], { timeoutMs: 5_000, maxRetries: 2 }).then(() => undefined, (e: Error) => e);
+    const err = await failure(s.origin, 2);
     expect(err).toBeInstanceOf(Error);
     expect(err!.message).toMatch(/throttl/);
     expect(err!.message).not.toMatch(/missing|allow PUT/);
@@ -67,9 +82,9 @@ describe('fixtures on a throttling URL target', () => {
     expect(s.files.size).toBe(0);
   });
 
-  it('a PUT still throttled after its retries is said as throttling, not as a refusal to take it', async () => {
+  it('a PUT still throttled after its retries is said as throttling, not as a refusal', async () => {
     const s = await throttling(0, ['PUT']);
-    const err = await ensureUrlFixtures({ kind: 'url', url: `${s.origin}/d/` }, [SPECS], { timeoutMs: 5_000, maxRetries: 1 }).then(() => undefined, (e: Error) => e);
+    const err = await failure(s.origin, 1);
     expect(err!.message).toMatch(/throttl/);
     expect(err!.message).not.toMatch(/allow PUT/);
   });
