@@ -24,6 +24,10 @@ import { toRunRecord, type MeasuredRun } from '../src/results/record.js';
 import type { RunRecord, SteadyRecord } from '../src/results/schema.js';
 import { parseResultsDoc } from '../src/results/validate.js';
 import { isStable } from '../src/workers/timers.js';
+import { SteadyMeter } from '../src/workers/steady.js';
+import type { OpRecord } from '../src/metrics/records.js';
+import { startEmulatedTarget } from '../src/emulate/server.js';
+import { contentBuffer, FIXTURE_SEED } from '../src/payload/content.js';
 import { azuriteForFile, blobNames, containerOf, keyCredentialsOf } from './helpers/azurite.js';
 import { ONE_RUN } from './helpers/cli-env.js';
 import { deterministicBuffer, startFaultServer } from './helpers/fault-servers.js';
@@ -58,8 +62,9 @@ describe('--duration options', () => {
     expect(c.steady).toEqual({ durationMs: 30_000, intervalMs: 1_000 });
     expect([c.runs, c.warmup, c.minTimeMs]).toEqual([1, 0, 0]);
     expect(load({ duration: '30s', runs: '3', warmup: '1' })).toMatchObject({ runs: 3, warmup: 1 });
-    expect(load({}, { BLOB_CACHER_DURATION: '10s', BLOB_CACHER_AUTOTERM: 'true', BLOB_CACHER_AUTOTERM_TOLERANCE: '5%' }).steady)
-      .toEqual({ durationMs: 10_000, intervalMs: 1_000, autoterm: { windowMs: 10_000, tolerance: 0.05 } });
+    const env = { BLOB_CACHER_DURATION: '20s', BLOB_CACHER_AUTOTERM: 'true', BLOB_CACHER_AUTOTERM_TOLERANCE: '5%' };
+    expect(load({}, env).steady)
+      .toEqual({ durationMs: 20_000, intervalMs: 1_000, autoterm: { windowMs: 10_000, tolerance: 0.05 } });
     expect(load({}).steady).toBeUndefined();
   });
 
@@ -69,6 +74,11 @@ describe('--duration options', () => {
     expect(() => load({ duration: '1s', interval: '600ms' })).toThrow(/fewer than 2 intervals/);
     expect(() => load({ duration: '10s', autoterm: 'true', autotermWindow: '1s' })).toThrow(/--autoterm-window must hold at least 2 intervals/);
     expect(() => load({ duration: '10s', autotermTolerance: '0' })).toThrow(ConfigError);
+    // A window the run cannot outlast could never end it early.
+    expect(() => load({ duration: '10s', autoterm: 'true' }))
+      .toThrow(/--autoterm-window 10000 ms is not shorter than --duration 10000 ms/);
+    expect(() => load({ duration: '5s', autoterm: 'true', autotermWindow: '8s' }))
+      .toThrow(/give a shorter --autoterm-window/);
     expect(() => load({ duration: '10s', autotermTolerance: 'lots' })).toThrow(/percentage/);
   });
 });
@@ -175,6 +185,24 @@ describe('--autoterm', () => {
     expect(elapsed).toBeLessThan(45_000);
     expect(steadyLines(analyze([toRunRecord(r!)])).join('\n')).toMatch(/--autoterm ended a run at .* of 60 s: its rate had stayed within ±60% for 750 ms/);
   }, 90_000);
+  it('fires with an interval under a second: it compares whole intervals, not 250 ms ticks sampled at another pace', async () => {
+    // Thousands of small GETs a second on a local emulated target: a rate as steady as a rate gets.
+    const small = contentBuffer(FIXTURE_SEED, 0, 4096);
+    const target = await startEmulatedTarget({ objects: new Map([['/small.bin', small]]) });
+    try {
+      const [r] = (await runDownload(download({
+        sourceMethod: 'single', credentials: { kind: 'url', url: `${target.url}/small.bin` }, fileSizeBytes: 0,
+        processes: 2,
+        steady: { durationMs: 20_000, intervalMs: 300, autoterm: { windowMs: 2_000, tolerance: 0.3 } },
+      }))).results;
+      const s = steadyOf(r!);
+      expect(s.autoterm, 'autoterm recorded').toBeDefined();
+      expect(s.autoterm!.atMs).toBeGreaterThanOrEqual(2_000);
+      expect(s.autoterm!.atMs).toBeLessThan(15_000);
+    } finally {
+      await target.close();
+    }
+  }, 60_000);
 });
 
 describe('throttling onset', () => {
@@ -245,6 +273,33 @@ describe('the CLI without a terminal', () => {
       await rm(dir, { recursive: true, force: true });
     }
   }, 90_000);
+});
+
+describe('a request\'s bytes in the series', () => {
+  const record = (over: Partial<OpRecord>): OpRecord => ({
+    worker: 0, item: 0, offsetBytes: 0, bytes: 0, status: 200, startEpochMs: 0, totalMs: 0, phases: {}, reused: true,
+    retries: 0, throttled: 0, backoffMs: 0, ...over,
+  });
+
+  it('are spread over the intervals its body took, not all counted in the one it finished', () => {
+    const meter = new SteadyMeter(1_000, 1_000);
+    // Sent at 1.0 s after the epoch, first byte at 1.5 s, body until 4.5 s: 3 s of body over 4 intervals.
+    const phases = { send: 0.1, firstByte: 499.9, download: 3_000 };
+    meter.add(record({ bytes: 30 * MiB, startEpochMs: 2_000, totalMs: 3_500, phases }));
+    const series = meter.result(1, 6_000).intervals;
+    expect(series.map((c) => c.bytes)).toEqual([0, 5 * MiB, 10 * MiB, 10 * MiB, 5 * MiB]);
+    expect(series.map((c) => c.ops)).toEqual([0, 0, 0, 0, 1]);
+    expect(sum(series.map((c) => c.bytes))).toBe(30 * MiB);
+  });
+
+  it('an upload\'s bytes go over its send phase, a short request\'s all in one interval', () => {
+    const meter = new SteadyMeter(0, 1_000);
+    meter.add(record({ bytes: 4 * MiB, startEpochMs: 500, totalMs: 1_010, phases: { send: 1_000, firstByte: 10 } }));
+    meter.add(record({ bytes: 1_000, startEpochMs: 2_100, totalMs: 50, phases: { firstByte: 20, download: 30 } }));
+    const series = meter.result(1, 3_000).intervals;
+    expect(series.map((c) => c.bytes)).toEqual([2 * MiB, 2 * MiB, 1_000]);
+    expect(series.map((c) => c.ops)).toEqual([0, 1, 1]);
+  });
 });
 
 describe('sparkline', () => {

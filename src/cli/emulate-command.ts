@@ -7,6 +7,7 @@ import { formatBytes } from '../config/sizes.js';
 import { log, setLogLevel } from '../log/logger.js';
 import { contentBuffer, FIXTURE_SEED } from '../payload/content.js';
 import { startEmulatedTarget } from '../emulate/server.js';
+import { checkObjectsFit } from './machine-fit.js';
 import type { Env } from './run-cli.js';
 
 const SUMMARY = 'Serve an emulated target with a known optimum (paced connections, a total cap, an operations limit, stragglers) until stopped: an emulation for rehearsing tune and --hedge, not a measurement of Azure.';
@@ -16,13 +17,21 @@ export async function emulateCommand(argv: readonly string[], env: Env, name = '
   if (!flags) return 0;
   const o = resolveOptions(EMULATE_OPTIONS, flags, { env });
   setLogLevel(o.logLevel);
+  // Checked before a byte is made: the objects are held in memory, each once.
+  const storeBytes = checkObjectsFit(o.objects.map((x) => x.sizeBytes));
   const objects = new Map(o.objects.map((x) => [`/${x.name}`, contentBuffer(FIXTURE_SEED, 0, x.sizeBytes)]));
+  let refusedShown = false;
   const target = await startEmulatedTarget({
     ...(o.perConnectionBytesPerSecond ? { perConnectionBytesPerSecond: o.perConnectionBytesPerSecond } : {}),
     ...(o.totalBytesPerSecond ? { totalBytesPerSecond: o.totalBytesPerSecond } : {}),
     ...(o.opsPerSecond ? { opsPerSecond: o.opsPerSecond } : {}),
     ...(o.stragglers ? { stragglers: { ...o.stragglers, seed: 1 } } : {}),
-    objects,
+    objects, storeBytes,
+    // The first refusal is said; the rest are counted in the last line.
+    onRefused: (line) => {
+      if (!refusedShown) log.warn(`${line} (answered 413; more are counted, not shown)`);
+      refusedShown = true;
+    },
   }, o.host, o.port);
   const shape = [
     o.perConnectionBytesPerSecond && `${formatBytes(o.perConnectionBytesPerSecond)}/s per connection`,
@@ -32,12 +41,17 @@ export async function emulateCommand(argv: readonly string[], env: Env, name = '
   ].filter(Boolean).join(', ');
   process.stdout.write(`emulated target (not Azure) at ${target.url}/: ${shape || 'no limits'}\n`);
   for (const [path, body] of objects) process.stdout.write(`  ${target.url}${path} (${formatBytes(body.length)})\n`);
-  // Until a signal: then a line of what it served, and a clean exit.
+  // Until the first signal: then every connection is cut (a stalled or paced request too, counted
+  // abandoned), a line of what it served, and a clean exit.
   await new Promise<void>((resolve) => {
     for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(s, () => resolve());
   });
   await target.close();
   const l = target.log;
-  log.info(`served ${l.requests} requests (${Object.entries(l.byMethod).map(([m, n]) => `${n} ${m}`).join(', ')}); ${l.throttled} throttled, ${l.stalled} stalled, ${l.abandoned} abandoned`);
+  const methods = Object.entries(l.byMethod).map(([m, n]) => `${n} ${m}`).join(', ');
+  const refused = l.refused ? `, ${l.refused} PUT(s) refused as too large` : '';
+  const bad = l.badRequests ? `, ${l.badRequests} bad request(s)` : '';
+  const counts = `${l.throttled} throttled, ${l.stalled} stalled, ${l.abandoned} abandoned${refused}${bad}`;
+  log.info(`served ${l.requests} requests (${methods}); ${counts}`);
   return 0;
 }

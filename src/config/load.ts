@@ -84,6 +84,14 @@ function runOptions(o: Resolved<typeof RUN_OPTIONS>): RunOptions {
   if (o.autoterm && o.autotermWindowMs < 2 * o.intervalMs) {
     throw new ConfigError('--autoterm-window must hold at least 2 intervals; give a longer --autoterm-window or a shorter --interval');
   }
+  // A window as long as the run is full only when the run ends: it could never end it early.
+  if (o.autoterm && o.autotermWindowMs >= o.durationMs) {
+    throw new ConfigError(
+      `--autoterm-window ${o.autotermWindowMs} ms is not shorter than --duration ${o.durationMs} ms, ` +
+        'so it could never end the run early; give a shorter --autoterm-window (default 10s) ' +
+        'or a longer --duration',
+    );
+  }
   return {
     ...base, runs: o.runs ?? 1, minTimeMs: 0, warmup: o.warmup ?? 0,
     steady: { durationMs: o.durationMs, intervalMs: o.intervalMs, ...(o.autoterm ? { autoterm: { windowMs: o.autotermWindowMs, tolerance: o.autotermTolerance } } : {}) },

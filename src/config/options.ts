@@ -446,17 +446,28 @@ const objectList: Parser<{ name: string; sizeBytes: number }[]> = (raw) => {
     const m = /^([A-Za-z0-9._/-]+)=(.+)$/.exec(part.trim());
     const sizeBytes = m ? size(0, 16 * 1024 * MIB)(m[2]!) : undefined;
     if (!m || typeof sizeBytes !== 'number') return new Invalid('name=size pairs such as large.bin=80MiB,small.bin=1KiB (at most 16GiB each)');
-    out.push({ name: m[1]!.replace(/^\/+/, ''), sizeBytes });
+    const name = m[1]!.replace(/^\/+/, '');
+    // A URL's path is normalised before it is asked for (`/../x` is `/x`, `a//b` stays, `a/` is a
+    // folder): a name with such a segment could never be fetched under its name.
+    if (name.split('/').some((segment) => segment === '' || segment === '.' || segment === '..')) {
+      return new Invalid(
+        `names of path segments without ".", ".." or empty ones (${JSON.stringify(name)} ` +
+          'could never be fetched), such as data/large.bin=80MiB',
+      );
+    }
+    out.push({ name, sizeBytes });
   }
   return out;
 };
 
 /** One request in K stalls S before its first byte or mid-body: `K:S` or `K:S:mid-body`. */
 const stragglerSpec: Parser<{ every: number; stallMs: number; at: 'first-byte' | 'mid-body' }> = (raw) => {
-  const [k, s, at = 'first-byte'] = raw.trim().split(':');
+  const parts = raw.trim().split(':');
+  const [k, s, at = 'first-byte'] = parts;
   const every = integer(1, 1_000_000)(k ?? '');
   const stallMs = duration(1, MAX_TIMEOUT_MS)(s ?? '');
-  if (typeof every !== 'number' || typeof stallMs !== 'number' || (at !== 'first-byte' && at !== 'mid-body')) {
+  const atKnown = at === 'first-byte' || at === 'mid-body';
+  if (parts.length > 3 || typeof every !== 'number' || typeof stallMs !== 'number' || !atKnown) {
     return new Invalid('K:STALL[:first-byte|mid-body], e.g. 50:500ms (one request in 50 stalls 500 ms before its first byte)');
   }
   return { every, stallMs, at };

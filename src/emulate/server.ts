@@ -9,6 +9,7 @@ import { nodeHttp } from '../transport/node-http.js';
 import type { Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { formatBytes } from '../config/sizes.js';
 import { RequestWindow, StragglerPlan, TokenBucket } from './buckets.js';
 
 export interface StragglerOptions {
@@ -34,6 +35,13 @@ export interface EmulateOptions {
   stragglers?: StragglerOptions;
   /** Objects there from the start, by path (e.g. `/data/large.bin`). */
   objects?: ReadonlyMap<string, Buffer>;
+  /**
+   * The most bytes it holds, its objects and every PUT body together (unbounded by default): a PUT
+   * past it is answered 413 with a line saying so, and nothing is stored.
+   */
+  storeBytes?: number;
+  /** Told the line of each PUT refused for its size. */
+  onRefused?: (line: string) => void;
 }
 
 export interface EmulateLog {
@@ -48,6 +56,10 @@ export interface EmulateLog {
   bytesIn: number;
   /** The most requests in progress at one moment. */
   maxInFlight: number;
+  /** PUTs answered 413: their bodies were more than it may still hold. */
+  refused: number;
+  /** Requests answered 400: a path that is not a path (bad percent-encoding). */
+  badRequests: number;
 }
 
 export interface EmulatedTarget {
@@ -63,9 +75,28 @@ export const OPS_LIMIT_BODY =
 /** A slice is paced as one: small enough to keep the pace smooth, large enough to cost little CPU. */
 const SLICE_BYTES = 16 * 1024;
 
-export function emulatedTarget(options: EmulateOptions = {}): { server: Http.Server; files: Map<string, Buffer>; log: EmulateLog } {
+export interface EmulatedServer {
+  server: Http.Server;
+  files: Map<string, Buffer>;
+  log: EmulateLog;
+  /** Resolves once no answer is in progress: every cut one has closed, and been counted. */
+  idle(): Promise<void>;
+}
+
+export function emulatedTarget(options: EmulateOptions = {}): EmulatedServer {
   const files = new Map(options.objects ?? []);
-  const log: EmulateLog = { requests: 0, byMethod: {}, throttled: 0, stalled: 0, abandoned: 0, bytesOut: 0, bytesIn: 0, maxInFlight: 0 };
+  const log: EmulateLog = {
+    requests: 0, byMethod: {}, throttled: 0, stalled: 0, abandoned: 0,
+    bytesOut: 0, bytesIn: 0, maxInFlight: 0, refused: 0, badRequests: 0,
+  };
+  const storeBytes = options.storeBytes ?? Infinity;
+  let heldBytes = 0;
+  for (const body of files.values()) heldBytes += body.length;
+  /** What a PUT to `path` may bring: what is left, and what the object it replaces frees. */
+  const roomFor = (path: string) => storeBytes - heldBytes + (files.get(path)?.length ?? 0);
+  // Every wait of a request (a stall, a pace) ends when the server closes: a stalled request must
+  // not keep a stopped emulation alive for its stall.
+  const closing = new AbortController();
   const now = () => performance.now();
   const r = options.perConnectionBytesPerSecond;
   const R = options.totalBytesPerSecond;
@@ -76,6 +107,9 @@ export function emulatedTarget(options: EmulateOptions = {}): { server: Http.Ser
   const stallMethods = options.stragglers?.methods ?? ['GET'];
   let inFlight = 0;
   let arrivals = 0;
+  const idleWaiters: (() => void)[] = [];
+  const idle = () => (inFlight === 0 ? Promise.resolve()
+    : new Promise<void>((resolve) => idleWaiters.push(resolve)));
 
   /** How long the next `bytes` of this connection must wait: the later of its own pace and the shared one. */
   const pace = (socket: Socket, bytes: number): number => {
@@ -98,6 +132,7 @@ export function emulatedTarget(options: EmulateOptions = {}): { server: Http.Ser
     res.on('close', () => {
       inFlight--;
       if (!finished) log.abandoned++;
+      if (inFlight === 0) for (const resolve of idleWaiters.splice(0)) resolve();
     });
     if (window && !window.admit(now())) {
       log.throttled++;
@@ -108,28 +143,47 @@ export function emulatedTarget(options: EmulateOptions = {}): { server: Http.Ser
     }
     const stall = stallMethods.includes(method) && stragglers?.stalls(arrivals++) ? options.stragglers! : undefined;
     if (stall) log.stalled++;
-    const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
+    const path = pathOf(req.url);
+    if (path === undefined) {
+      log.badRequests++;
+      req.resume();
+      res.writeHead(400, { 'content-type': 'text/plain' });
+      return void res.end('not a path: percent-encoding must be % and two hex digits, of UTF-8\n');
+    }
     void answer(req, res, method, path, stall).catch(() => res.destroy());
   });
+  server.on('close', () => closing.abort());
 
   async function answer(req: Http.IncomingMessage, res: Http.ServerResponse, method: string, path: string, stall: StragglerOptions | undefined): Promise<void> {
-    if (stall?.at === 'first-byte') await sleep(stall.stallMs);
+    if (stall?.at === 'first-byte') await sleep(stall.stallMs, undefined, { signal: closing.signal });
     if (method === 'PUT') {
-      const body = await pacedBody(req);
-      log.bytesIn += body.length;
-      const existed = files.has(path);
-      files.set(path, body);
+      const length = req.headers['content-length'];
+      const declared = length === undefined ? undefined : Number(length);
+      if (declared !== undefined && declared > roomFor(path)) {
+        return refuse(req, res, declared, roomFor(path));
+      }
+      const body = await pacedBody(req, roomFor(path), declared);
+      log.bytesIn += body.bytes;
+      // Two PUTs at once may each have fit alone: what is stored is checked again at the end.
+      if (!body.whole || body.whole.length > roomFor(path)) {
+        return refuse(req, res, body.bytes, roomFor(path));
+      }
+      const existed = files.get(path);
+      heldBytes += body.whole.length - (existed?.length ?? 0);
+      files.set(path, body.whole);
       res.writeHead(existed ? 204 : 201).end();
       return;
     }
     if (method === 'DELETE') {
       req.resume();
-      if (path.endsWith('/')) {
-        for (const p of [...files.keys()]) if (p.startsWith(path)) files.delete(p);
-        res.writeHead(204).end();
-        return;
+      const folder = path.endsWith('/');
+      const gone = folder ? [...files.keys()].filter((p) => p.startsWith(path))
+        : files.has(path) ? [path] : [];
+      for (const p of gone) {
+        heldBytes -= files.get(p)!.length;
+        files.delete(p);
       }
-      res.writeHead(files.delete(path) ? 204 : 404).end();
+      res.writeHead(gone.length || folder ? 204 : 404).end();
       return;
     }
     req.resume();
@@ -148,19 +202,46 @@ export function emulatedTarget(options: EmulateOptions = {}): { server: Http.Ser
     await pacedWrite(res, body.subarray(first, last + 1), stall?.at === 'mid-body' ? stall.stallMs : 0);
   }
 
-  /** The body, read no faster than the pace: the socket is paused while its debt is paid. */
-  function pacedBody(req: Http.IncomingMessage): Promise<Buffer> {
+  /** A PUT body past what it may hold: 413 and the line, the body read and dropped (the connection kept). */
+  function refuse(req: Http.IncomingMessage, res: Http.ServerResponse, bytes: number, room: number): void {
+    log.refused++;
+    const line = `a PUT of ${formatBytes(bytes)} is more than the ${formatBytes(Math.max(0, room))} `
+      + 'the emulated target may still hold in memory; DELETE objects first, '
+      + 'or start it with smaller --objects on a machine with more memory';
+    options.onRefused?.(line);
+    req.resume();
+    res.writeHead(413, { 'content-type': 'text/plain', 'content-length': Buffer.byteLength(line) + 1 });
+    res.end(`${line}\n`);
+  }
+
+  /**
+   * The body, read no faster than the pace: the socket is paused while its debt is paid. With a
+   * Content-Length it lands in one buffer of that size (held once, never a list and then a copy);
+   * past `limitBytes` it is read to its end and dropped (`whole` unset).
+   */
+  function pacedBody(req: Http.IncomingMessage, limit: number, declared?: number): Promise<PutBody> {
     return new Promise((resolve, reject) => {
+      const known = declared !== undefined && Number.isSafeInteger(declared);
+      const into = known ? Buffer.allocUnsafe(declared) : undefined;
       const chunks: Buffer[] = [];
+      let bytes = 0;
       req.on('data', (chunk: Buffer) => {
-        chunks.push(chunk);
+        if (bytes + chunk.length <= limit) {
+          if (into) chunk.copy(into, bytes);
+          else chunks.push(chunk);
+        } else chunks.length = 0;
+        bytes += chunk.length;
         const waitMs = pace(req.socket, chunk.length);
         if (waitMs > 0) {
           req.pause();
-          setTimeout(() => req.resume(), waitMs);
+          // A slow pace can mean a long wait: it ends with the server too.
+          sleep(waitMs, undefined, { signal: closing.signal }).then(() => req.resume(), () => {});
         }
       });
-      req.on('end', () => resolve(Buffer.concat(chunks)));
+      req.on('end', () => {
+        if (bytes > limit) return resolve({ bytes });
+        resolve({ whole: into ? into.subarray(0, bytes) : Buffer.concat(chunks, bytes), bytes });
+      });
       req.on('error', reject);
     });
   }
@@ -174,7 +255,7 @@ export function emulatedTarget(options: EmulateOptions = {}): { server: Http.Ser
           await send(res, bytes.subarray(at, half));
           at = half;
         }
-        await sleep(midStallMs);
+        await sleep(midStallMs, undefined, { signal: closing.signal });
       }
       const slice = bytes.subarray(at, Math.min(bytes.length, at + SLICE_BYTES));
       await send(res, slice);
@@ -185,7 +266,7 @@ export function emulatedTarget(options: EmulateOptions = {}): { server: Http.Ser
 
   async function send(res: Http.ServerResponse, slice: Buffer): Promise<void> {
     const waitMs = pace(res.socket!, slice.length);
-    if (waitMs > 0) await sleep(waitMs);
+    if (waitMs > 0) await sleep(waitMs, undefined, { signal: closing.signal });
     if (res.destroyed) return;
     log.bytesOut += slice.length;
     if (!res.write(slice)) await new Promise<void>((resolve) => {
@@ -199,7 +280,22 @@ export function emulatedTarget(options: EmulateOptions = {}): { server: Http.Ser
     });
   }
 
-  return { server, files, log };
+  return { server, files, log, idle };
+}
+
+/** A PUT's body as read: `whole` where it was kept (within what may be held), and its length either way. */
+interface PutBody {
+  whole?: Buffer;
+  bytes: number;
+}
+
+/** The decoded path of a request target; undefined for one that is not a path (`/%`, `/%zz`, `//`). */
+function pathOf(target: string | undefined): string | undefined {
+  try {
+    return decodeURIComponent(new URL(target ?? '/', 'http://x').pathname);
+  } catch {
+    return undefined;
+  }
 }
 
 /** `bytes=a-b`, `bytes=a-` or `bytes=-n` as [first, last]; undefined for none; 'invalid' for one that cannot be served. */
@@ -213,7 +309,7 @@ function rangeOf(header: string | undefined, length: number): [number, number] |
 
 /** Starts the emulation on `host:port` (port 0: a free one). */
 export async function startEmulatedTarget(options: EmulateOptions = {}, host = '127.0.0.1', port = 0): Promise<EmulatedTarget> {
-  const { server, files, log } = emulatedTarget(options);
+  const { server, files, log, idle } = emulatedTarget(options);
   // Keep-alive connections outlive a test's client: a close must not wait for them.
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {
@@ -223,9 +319,12 @@ export async function startEmulatedTarget(options: EmulateOptions = {}, host = '
   const address = server.address() as AddressInfo;
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`, files, log,
-    close: () => new Promise((resolve) => {
-      server.close(() => resolve());
+    // Every connection is cut at once, a request stalled or paced mid-body too (counted abandoned):
+    // a stop must not wait for a stall. Resolves once every cut answer has closed and been counted.
+    close: async () => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
-    }),
+      await Promise.all([closed, idle()]);
+    },
   };
 }

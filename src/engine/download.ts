@@ -63,7 +63,8 @@ export function downloadWorkload(config: DownloadConfig): DownloadWorkload {
           if (!readOnly) createdContainer = (await preflightContainer(container, target.label, info.bearer ? 'entra' : 'secret', { timeoutMs: config.timeoutMs, signal })).created && !config.scaleout;
           workload.fixtures = await ensureFixtures(container, specs, signal, { readOnly });
         } else if (many) {
-          workload.fixtures = await ensureUrlFixtures(info, specs, { timeoutMs: config.timeoutMs, signal });
+          const { timeoutMs, maxRetries } = config;
+          workload.fixtures = await ensureUrlFixtures(info, specs, { timeoutMs, maxRetries, signal });
         }
         // What a run delivers: the one object, or the set's files end to end (listings and HEADs deliver no content).
         const deliveredBy = (s: DownloadStrategy) => (!many ? size : workloadOf(s) === 'files' ? config.fileCount * size : 0);

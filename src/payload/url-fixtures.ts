@@ -17,6 +17,8 @@ import type { FixtureList, FixtureSpec } from '../plan/items.js';
 import { shownUrl } from '../transport/http-client.js';
 import { inLanes } from '../transport/lanes.js';
 import { NodeHttpClient } from '../transport/request.js';
+import { isThrottle, outcomeOf, requestWithRetries } from '../transport/retry.js';
+import type { HttpRequest } from '../transport/http-client.js';
 import { contentBuffer, FIXTURE_SEED } from './content.js';
 import type { FixtureState } from './fixtures.js';
 
@@ -37,19 +39,45 @@ export function spreadPositions(length: number, n: number): number[] {
   return Array.from({ length: n }, (_, k) => Math.round((k * (length - 1)) / (n - 1)));
 }
 
-export async function ensureUrlFixtures(info: UrlInfo, lists: readonly FixtureList[], opts: { timeoutMs: number; signal?: AbortSignal }): Promise<FixtureState> {
+/** What a fixture request still throttled after its retries says: the server's load, never a missing file. */
+const throttledLine = (method: string, url: URL, status: number, retries: number) =>
+  `fixture ${shownUrl(url)}: the server throttled the ${method} (${status}) ` +
+  `and every one of its ${retries} retries; ` +
+  'it is busy (which says nothing of the file): wait and run again, or put less load on it ' +
+  '(--concurrency, --processes, --max-retries)';
+
+export interface UrlFixtureOptions {
+  timeoutMs: number;
+  /** Retries of a fixture's HEAD or PUT, as a run's requests have (--max-retries; 3). */
+  maxRetries?: number;
+  signal?: AbortSignal;
+}
+
+export async function ensureUrlFixtures(
+  info: UrlInfo, lists: readonly FixtureList[], opts: UrlFixtureOptions,
+): Promise<FixtureState> {
   const { sets, blobs } = uniqueFixtures(lists);
   const signer = new RequestSigner({ ...info, folder: true });
   const client = NodeHttpClient.to(new URL(info.url), IN_FLIGHT);
   const state: FixtureState = { created: [], reused: 0 };
+  // Retried as a run's requests are (503/429 with backoff or Retry-After, resets, timeouts).
+  const maxRetries = opts.maxRetries ?? 3;
+  const label = (req: HttpRequest) => () => `fixture ${req.method} ${shownUrl(req.url)}`;
+  const send = (req: HttpRequest) =>
+    requestWithRetries(() => client.request(req).then(outcomeOf), {
+      maxRetries, label: label(req), signal: opts.signal,
+    });
   const head = async (spec: FixtureSpec) => {
     const url = signer.blobUrl(spec.blob);
-    const r = await client.request({ url, method: 'HEAD', headers: signer.headers('HEAD', url), timeoutMs: opts.timeoutMs, trace: false, expectStatus: [200] });
+    const headers = signer.headers('HEAD', url);
+    const { timeoutMs } = opts;
+    const r = await send({ url, method: 'HEAD', headers, timeoutMs, trace: false, expectStatus: [200] });
     if (r.status === 0) throw new Error(`fixture ${shownUrl(url)}: ${r.error}`);
+    if (isThrottle(r.status)) throw new Error(throttledLine('HEAD', url, r.status, r.retries));
     return { url, there: !r.error, good: !r.error && Number(r.headers['content-length']) === spec.lengthBytes };
   };
   const put = (url: URL, body: Buffer) =>
-    client.request({
+    send({
       url, method: 'PUT', body, headers: signer.headers('PUT', url, { 'content-length': String(body.length) }), timeoutMs: opts.timeoutMs, trace: false,
       expectStatus: PLAIN_PUT_STATUSES,
     });
@@ -61,6 +89,7 @@ export async function ensureUrlFixtures(info: UrlInfo, lists: readonly FixtureLi
       return;
     }
     const r = await put(url, contentBuffer(FIXTURE_SEED, spec.offsetBytes, spec.lengthBytes));
+    if (r.error && isThrottle(r.status)) throw new Error(throttledLine('PUT', url, r.status, r.retries));
     if (r.error) {
       throw new Error(
         `fixture ${shownUrl(url)} is ${there ? 'of another size' : 'missing'} and the server refused to take it (${r.error}); ` +

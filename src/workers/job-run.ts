@@ -116,8 +116,13 @@ export class JobRun {
     const shape: Shape = this.job.steady
       ? new SteadyShape(goEpochMs, this.job.steady, () => this.stop.signal.aborted || this.finishing)
       : new FixedShape(items.length);
-    const { records, issued } = await this.timed(items, kindRun, lanes, shape);
-    clearInterval(ticker);
+    if (shape instanceof SteadyShape) {
+      shape.startReports((index, counts) => this.send({ type: 'interval', index, ...counts }));
+    }
+    const { records, issued } = await this.timed(items, kindRun, lanes, shape).finally(() => {
+      clearInterval(ticker);
+      if (shape instanceof SteadyShape) shape.stopReports();
+    });
     const endEpochMs = epochNow();
     // At once, so that a step after all workers (an upload's commit) does not wait on results packing.
     this.send({ type: 'finished', failedItems: records.failedRows().length });

@@ -153,7 +153,8 @@ export class WorkerPool {
       const releaseEpochMs = release(children);
       const bearer = base.target.kind === 'blob' ? base.target.bearer : undefined;
       timers = {
-        autoterm: base.steady && opts.autoterm ? new AutotermTimer(children, () => listening.total(), releaseEpochMs, base.steady.intervalMs, opts.autoterm) : undefined,
+        autoterm: base.steady && opts.autoterm
+          ? new AutotermTimer(children, releaseEpochMs, base.steady.intervalMs, opts.autoterm) : undefined,
         renewer: bearer && opts.token ? new TokenRenewer(children, bearer, opts.token, signal) : undefined,
       };
       const settled = await Promise.allSettled(done);

@@ -136,6 +136,11 @@ export type ToWorker =
 export type FromWorker =
   | { type: 'ready' }
   | { type: 'progress' } & Progress
+  /**
+   * A steady run's interval `index` (since the release) as it closed in this worker: what ended in
+   * it. Sent once per interval, just after its end, so --autoterm compares whole intervals.
+   */
+  | { type: 'interval'; index: number; ops: number; bytes: number }
   /** Sent the moment a worker's last item ends, before it hashes and packs its results. */
   | { type: 'finished'; failedItems: number }
   /**

@@ -6,6 +6,8 @@ import type { SteadyWorkerResult } from './protocol.js';
 import { SteadyMeter } from './steady.js';
 
 const epochNow = () => performance.timeOrigin + performance.now();
+/** How long after an interval's end its counts are sent, at most (a tenth of a short interval). */
+const REPORT_LAG_MS = 20;
 
 export interface Shape {
   readonly kind: 'fixed' | 'steady';
@@ -38,11 +40,42 @@ export class SteadyShape implements Shape {
   private readonly ended: () => boolean;
   private stoppedEpochMs = Infinity;
 
+  private readonly goEpochMs: number;
+  private readonly intervalMs: number;
+  private reportTimer?: NodeJS.Timeout;
+
   /** `ended`: a stop or a 'finish' came; nothing new is issued, what is in flight completes and counts. */
   constructor(goEpochMs: number, steady: { durationMs: number; intervalMs: number }, ended: () => boolean) {
     this.meter = new SteadyMeter(goEpochMs, steady.intervalMs);
     this.deadlineMs = goEpochMs + steady.durationMs - performance.timeOrigin;
     this.ended = ended;
+    this.goEpochMs = goEpochMs;
+    this.intervalMs = steady.intervalMs;
+  }
+
+  /**
+   * Tells `report` each interval's counts just after it closes, on the release's clock: the same
+   * boundaries in every worker and in the series, so --autoterm never compares a sample that holds
+   * one report with one that holds two (a fixed 250 ms tick sampled every 300 ms did). The lag lets
+   * a request that ended on the boundary be counted first.
+   */
+  startReports(report: (index: number, counts: { ops: number; bytes: number }) => void): void {
+    const lagMs = Math.min(REPORT_LAG_MS, this.intervalMs / 10);
+    let index = Math.max(0, Math.floor((epochNow() - this.goEpochMs) / this.intervalMs));
+    const next = () => {
+      const dueMs = this.goEpochMs + (index + 1) * this.intervalMs + lagMs - epochNow();
+      this.reportTimer = setTimeout(() => {
+        // An event loop held up past several boundaries reports each interval it passed.
+        const closed = () => this.goEpochMs + (index + 1) * this.intervalMs + lagMs <= epochNow();
+        while (closed()) report(index, this.meter.counted(index++));
+        next();
+      }, Math.max(0, dueMs));
+    };
+    next();
+  }
+
+  stopReports(): void {
+    clearTimeout(this.reportTimer);
   }
 
   more(): boolean {

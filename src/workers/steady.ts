@@ -1,7 +1,8 @@
 // A steady run (--duration) in one worker: its items go again and again until the deadline, so it
 // cannot keep a record per request (30 s at 30k ops/s is a million). Each request is counted as it
 // ends: totals, the phase histograms, and the interval (since the release) it ended in, with that
-// interval's own latency histogram, so that the coordinator can add intervals across workers.
+// interval's own latency histogram, so that the coordinator can add intervals across workers; its
+// bytes over the intervals its body moved in.
 import type * as Hdr from 'hdr-histogram-js';
 import { decodeHistogram, encodeHistogram, newHistogram, PhaseHistograms } from '../metrics/histograms.js';
 import type { OpRecord } from '../metrics/records.js';
@@ -41,11 +42,11 @@ export class SteadyMeter {
     this.first = Math.min(this.first, r.startEpochMs);
     this.last = Math.max(this.last, end);
     countInto(this.totals, r);
-    const index = Math.min(MAX_INTERVALS - 1, Math.max(0, Math.floor((end - this.epochMs) / this.intervalMs)));
+    const index = this.indexOf(end);
     for (let i = this.intervals.length; i <= index; i++) this.intervals.push({ ops: 0, bytes: 0, errors: 0, retries: 0, throttled: 0 });
     const slot = this.intervals[index]!;
     slot.ops++;
-    slot.bytes += r.bytes;
+    this.addBytes(r, end, index);
     slot.retries += r.retries;
     slot.throttled += r.throttled;
     if (r.error) {
@@ -54,6 +55,43 @@ export class SteadyMeter {
     }
     this.histograms.record(r.phases, r.totalMs);
     (slot.latency ??= newHistogram()).recordValue(Math.max(0, Math.round(r.totalMs * 1000)));
+  }
+
+  private indexOf(epochMs: number): number {
+    return Math.min(MAX_INTERVALS - 1, Math.max(0, Math.floor((epochMs - this.epochMs) / this.intervalMs)));
+  }
+
+  /**
+   * A request's bytes over the intervals its body moved in (a download's `download` phase, an
+   * upload's `send`, whichever is longer), in proportion to the time in each: a 30 s download is
+   * not 0 bytes in 29 intervals and all of them in the last. A body within one interval (nearly
+   * every request) costs one comparison more than counting it at the end.
+   */
+  private addBytes(r: OpRecord, end: number, endIndex: number): void {
+    const download = r.phases.download ?? 0;
+    const send = r.phases.send ?? 0;
+    const spanMs = Math.max(download, send);
+    const spanEnd = download >= send ? end : end - download - (r.phases.firstByte ?? 0);
+    const from = this.indexOf(spanEnd - spanMs);
+    if (from === endIndex || spanMs <= 0 || r.bytes === 0) {
+      this.intervals[endIndex]!.bytes += r.bytes;
+      return;
+    }
+    const to = this.indexOf(spanEnd);
+    let left = r.bytes;
+    for (let i = from; i <= to; i++) {
+      const startMs = Math.max(spanEnd - spanMs, this.epochMs + i * this.intervalMs);
+      const endMs = i === to ? spanEnd : Math.min(spanEnd, this.epochMs + (i + 1) * this.intervalMs);
+      const share = i === to ? left : Math.min(left, Math.round((r.bytes * (endMs - startMs)) / spanMs));
+      this.intervals[i]!.bytes += share;
+      left -= share;
+    }
+  }
+
+  /** What has been counted into interval `index` so far (zeros for one nothing ended in). */
+  counted(index: number): { ops: number; bytes: number } {
+    const slot = this.intervals[index];
+    return { ops: slot?.ops ?? 0, bytes: slot?.bytes ?? 0 };
   }
 
   result(laps: number, stoppedEpochMs: number): SteadyWorkerResult {

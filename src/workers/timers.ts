@@ -3,7 +3,7 @@
 // when the run's results are in; neither measures anything.
 import type { ChildProcess } from 'node:child_process';
 import type { Bearer } from '../storage/entra.js';
-import type { Progress } from './protocol.js';
+import type { FromWorker } from './protocol.js';
 
 export interface Autoterm {
   windowMs: number;
@@ -29,29 +29,57 @@ const sendAll = (children: readonly ChildProcess[], msg: Parameters<ChildProcess
   for (const c of children) if (c.connected) c.send(msg);
 };
 
-/** Samples the workers' progress every interval; once the rate is stable, tells them to finish. */
+/**
+ * Adds the workers' interval reports (each sent just after an interval closes, on the release's
+ * clock) and, once the rate over whole intervals is stable, tells them to finish. Intervals are
+ * taken in order, each once every worker has reported it: the series the test reads has the
+ * boundaries of the results' series, whatever --interval is.
+ */
 export class AutotermTimer {
   /** When it ended the run, in ms since the release; unset while it has not. */
   atMs?: number;
-  private timer?: NodeJS.Timeout;
+  private readonly children: readonly ChildProcess[];
+  private readonly listeners: ((m: FromWorker) => void)[];
 
-  constructor(children: readonly ChildProcess[], total: () => Pick<Progress, 'ops' | 'bytes'>, releaseEpochMs: number, intervalMs: number, autoterm: Autoterm) {
-    const window = Math.max(2, Math.ceil(autoterm.windowMs / intervalMs));
+  constructor(children: readonly ChildProcess[], releaseEpochMs: number, intervalMs: number, term: Autoterm) {
+    this.children = children;
+    const window = Math.max(2, Math.ceil(term.windowMs / intervalMs));
     const rates: number[] = [];
-    let before = { ops: 0, bytes: 0 };
-    this.timer = setInterval(() => {
-      const now = total();
-      rates.push(now.bytes > 0 ? now.bytes - before.bytes : now.ops - before.ops);
-      before = now;
-      if (!isStable(rates, window, autoterm.tolerance)) return;
-      this.stop();
+    const pending = new Map<number, { reports: number; ops: number; bytes: number }>();
+    let next = 0;
+    let bytesMove = false;
+    const onReport = (m: Extract<FromWorker, { type: 'interval' }>) => {
+      if (this.atMs !== undefined || m.index < next) return;
+      const sum = pending.get(m.index) ?? { reports: 0, ops: 0, bytes: 0 };
+      sum.reports++;
+      sum.ops += m.ops;
+      sum.bytes += m.bytes;
+      pending.set(m.index, sum);
+      for (let done = pending.get(next); done && done.reports >= children.length; done = pending.get(next)) {
+        pending.delete(next++);
+        // Requests until bytes move (a listing moves none), then bytes: never the two in one window.
+        if (!bytesMove && done.bytes > 0) {
+          bytesMove = true;
+          rates.length = 0;
+        }
+        rates.push(bytesMove ? done.bytes : done.ops);
+      }
+      if (!isStable(rates, window, term.tolerance)) return;
       this.atMs = performance.timeOrigin + performance.now() - releaseEpochMs;
       sendAll(children, { type: 'finish' });
-    }, intervalMs);
+      this.stop();
+    };
+    this.listeners = children.map((c) => {
+      const listener = (m: FromWorker) => {
+        if (m.type === 'interval') onReport(m);
+      };
+      c.on('message', listener);
+      return listener;
+    });
   }
 
   stop(): void {
-    clearInterval(this.timer);
+    this.children.forEach((c, i) => c.off('message', this.listeners[i]!));
   }
 }
 
