@@ -66,10 +66,14 @@ function histogramProblem(h: Record<string, unknown>): string | undefined {
   return undefined;
 }
 
+/** The worker and item columns: -1 is how files written before null marked the coordinator's own request. */
+const INDEX_COLUMNS = 2;
+
 /** Every number of a record row is finite and not negative (an error column is a string or null). */
 const rowOk = (row: unknown): boolean =>
   // Files before --hedge have rows one column shorter.
-  Array.isArray(row) && (row.length === RECORD_COLUMNS.length || row.length === RECORD_COLUMNS.length - 1) && row.every((c) => c === null || typeof c === 'string' || typeof c === 'boolean' || (isNumber(c) && c >= 0 && c <= 1e15));
+  Array.isArray(row) && (row.length === RECORD_COLUMNS.length || row.length === RECORD_COLUMNS.length - 1)
+  && row.every((c, i) => c === null || typeof c === 'string' || typeof c === 'boolean' || (isNumber(c) && c <= 1e15 && (c >= 0 || (i < INDEX_COLUMNS && c === -1))));
 
 function runProblem(r: unknown): string | undefined {
   if (!isObject(r)) return 'is not an object';
