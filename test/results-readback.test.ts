@@ -8,7 +8,9 @@ import { describe, expect, it } from 'vitest';
 import { COORDINATOR } from '../src/metrics/records.js';
 import { RECORD_COLUMNS, type ResultsFile } from '../src/results/schema.js';
 import { parseResultsDoc } from '../src/results/validate.js';
-import { CLIENT_RESULTS_SCHEMA, CLIENT_RESULTS_VERSION, parseClientResults } from '../src/scaleout/client-results.js';
+import {
+  CLIENT_RESULTS_SCHEMA, CLIENT_RESULTS_VERSION, parseClientResults,
+} from '../src/scaleout/client-results.js';
 import { mergeClients } from '../src/scaleout/collect.js';
 import { DOWNLOAD_STRATEGIES, UPLOAD_STRATEGIES, workloadOf } from '../src/strategies/index.js';
 import { runCli } from './helpers/cli.js';
@@ -16,32 +18,46 @@ import { freshDirs } from './helpers/temp-dirs.js';
 
 const tempDir = freshDirs('blob-cacher-readback-');
 const LIMIT_MS = 120_000;
-const SMALL = ['--runs', '1', '--warmup', '0', '--file-count', '6', '--file-size', '4KiB'];
+const limits = (cwd: string) => ({ cwd, limitMs: LIMIT_MS });
+const ONCE = ['--runs', '1', '--warmup', '0'];
+const SMALL = [...ONCE, '--file-count', '6', '--file-size', '4KiB'];
 
 /** The download strategies by workload: one session can hold one workload only. */
-const downloadGroups = [...new Set(DOWNLOAD_STRATEGIES.map(workloadOf))].map((w) => DOWNLOAD_STRATEGIES.filter((s) => workloadOf(s) === w).map((s) => s.name));
+const downloadGroups = [...new Set(DOWNLOAD_STRATEGIES.map(workloadOf))]
+  .map((w) => DOWNLOAD_STRATEGIES.filter((s) => workloadOf(s) === w).map((s) => s.name));
+const BLOCKS = ['--upload-method', 'blocks', '--blob-size', '1MiB', '--block-size', '256KiB'];
 
-const WRITERS: { name: string; args: string[]; strategies: string[] }[] = [
-  ...downloadGroups.map((names) => ({ name: `download ${names.join(',')}`, args: ['download', '--source-method', names.join(','), ...SMALL], strategies: names })),
-  {
-    name: 'upload all', args: ['upload', '--upload-method', 'all', '--blob-size', '2MiB', '--block-size', '512KiB', ...SMALL],
-    strategies: UPLOAD_STRATEGIES.map((s) => s.name),
-  },
-  { name: 'sweep upload blocks', args: ['sweep', 'upload', '--upload-method', 'blocks', '--blob-size', '1MiB', '--block-size', '256KiB', '--concurrency', '1,4', ...SMALL], strategies: ['blocks'] },
-  { name: 'sweep download chunked', args: ['sweep', 'download', '--source-method', 'chunked', '--file-size', '256KiB', '--concurrency', '1,4', '--runs', '1', '--warmup', '0'], strategies: ['chunked'] },
+const writer = (name: string, strategies: string[], ...args: string[]) => ({ name, args, strategies });
+const UPLOADS = UPLOAD_STRATEGIES.map((s) => s.name);
+const WRITERS = [
+  ...downloadGroups.map((names) => writer(
+    `download ${names}`, names, 'download', `--source-method=${names}`, ...SMALL,
+  )),
+  writer(
+    'upload all', UPLOADS, 'upload', '--upload-method=all', '--blob-size=2MiB', '--block-size=512K', ...SMALL,
+  ),
+  writer('sweep upload blocks', ['blocks'], 'sweep', 'upload', ...BLOCKS, '--concurrency', '1,4', ...SMALL),
+  writer(
+    'sweep download chunked', ['chunked'],
+    'sweep', 'download', '--source-method=chunked', '--file-size=256KiB', '--concurrency', '1,4', ...ONCE,
+  ),
   // The fewest runs a tune takes (its rank test's minimum), and its smallest budget.
-  { name: 'tune upload blocks', args: ['tune', 'upload', '--upload-method', 'blocks', '--blob-size', '1MiB', '--block-size', '256KiB', '--runs', '4', '--warmup', '0', '--budget', '1s'], strategies: ['blocks'] },
+  writer(
+    'tune upload blocks', ['blocks'], 'tune', 'upload', ...BLOCKS, '--runs=4', '--warmup=0', '--budget=1s',
+  ),
 ];
 
 /** A client file of a scale-out run holding `doc`, as collect reads it from storage. */
 const asClient = (doc: unknown) => JSON.stringify({
-  schema: CLIENT_RESULTS_SCHEMA, schemaVersion: CLIENT_RESULTS_VERSION, runId: 'readback', index: 0, parallelism: 1, host: 'here', results: doc,
+  schema: CLIENT_RESULTS_SCHEMA, schemaVersion: CLIENT_RESULTS_VERSION,
+  runId: 'readback', index: 0, parallelism: 1, host: 'here', results: doc,
 });
 
 describe('every results file the tool writes reads back', () => {
-  it.each(WRITERS)('$name: report (every format), compare and collect\'s merge read it', { timeout: 4 * LIMIT_MS }, async ({ args, strategies }) => {
+  const name = '$name: report (every format), compare and collect\'s merge read it';
+  it.each(WRITERS)(name, { timeout: 4 * LIMIT_MS }, async ({ args, strategies }) => {
     const cwd = await tempDir();
-    const wrote = await runCli([...args, '--results', 'r.json', '--log-level', 'error'], { cwd, limitMs: LIMIT_MS });
+    const wrote = await runCli([...args, '--results', 'r.json', '--log-level', 'error'], limits(cwd));
     expect(wrote.code, wrote.stderr).toBe(0);
     const text = await readFile(join(cwd, 'r.json'), 'utf8');
     const doc = JSON.parse(text) as ResultsFile;
@@ -57,11 +73,11 @@ describe('every results file the tool writes reads back', () => {
       expect(rows.some((row) => row[0] === COORDINATOR)).toBe(false);
     }
     for (const format of ['console', 'md', 'csv', 'json', 'html']) {
-      const report = await runCli(['report', 'r.json', '--format', format], { cwd, limitMs: LIMIT_MS });
+      const report = await runCli(['report', 'r.json', '--format', format], limits(cwd));
       expect(report.code, `report --format ${format}: ${report.stderr}`).toBe(0);
       expect(report.stdout.length).toBeGreaterThan(0);
     }
-    const compared = await runCli(['compare', 'r.json', 'r.json'], { cwd, limitMs: LIMIT_MS });
+    const compared = await runCli(['compare', 'r.json', 'r.json'], limits(cwd));
     expect(compared.code, compared.stderr).toBe(0);
     expect(compared.stdout).toMatch(/^compare r\.json -> r\.json/);
     const client = parseClientResults(asClient(doc));
@@ -72,9 +88,10 @@ describe('every results file the tool writes reads back', () => {
     expect(merge.contenders.length).toBeGreaterThan(0);
   });
 
-  it('a file written before null marked the coordinator\'s request (worker and item -1) still reads', async () => {
+  it('a file from before null marked the coordinator\'s request (worker, item -1) still reads', async () => {
     const cwd = await tempDir();
-    const wrote = await runCli(['upload', '--upload-method', 'blocks', '--blob-size', '1MiB', '--block-size', '256KiB', '--runs', '1', '--warmup', '0', '--results', 'r.json'], { cwd, limitMs: LIMIT_MS });
+    const args = ['upload', ...BLOCKS, '--runs', '1', '--warmup', '0', '--results', 'r.json'];
+    const wrote = await runCli(args, limits(cwd));
     expect(wrote.code, wrote.stderr).toBe(0);
     const doc = JSON.parse(await readFile(join(cwd, 'r.json'), 'utf8')) as ResultsFile;
     let older = 0;
@@ -88,6 +105,7 @@ describe('every results file the tool writes reads back', () => {
     expect('doc' in parseResultsDoc(doc)).toBe(true);
     // -1 anywhere else is still damage.
     doc.runs[0]!.records[0]![RECORD_COLUMNS.indexOf('bytes')] = -1;
-    expect(parseResultsDoc(doc)).toEqual({ problem: 'run 1 has bad records; it is damaged, re-run the benchmark' });
+    const damaged = 'run 1 has bad records; it is damaged, re-run the benchmark';
+    expect(parseResultsDoc(doc)).toEqual({ problem: damaged });
   });
 });

@@ -247,7 +247,10 @@ export interface TuneRecord {
   fixed?: Cell;
   stopped: 'converged' | 'budget' | 'signal';
   path: TuneStep[];
-  /** The cell the search ended on (never a throttled one while an unthrottled one was measured). */
+  /**
+   * The cell the search ended on (never a throttled one while an unthrottled one was measured);
+   * absent where no cell was measured.
+   */
   best?: Cell;
   /** Where throttling began on each axis that met it. */
   throttling: { axis: string; value: string; throttleClass: ThrottleClass }[];
