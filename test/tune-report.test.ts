@@ -66,6 +66,7 @@ describe('a tune report never names a failed or unmeasured cell best', () => {
     expect(report.recommendation).toBeUndefined();
     const out = await render(doc);
     expect(out.console).toMatch(/^best: none — no cell measured ran without failing/m);
+    expect(out.console).toMatch(/^tune: 2 cells .*; ended: no cell left to try$/m);
     for (const f of ['console', 'md', 'html']) {
       expect(out[f], f).not.toMatch(/MiB\/s, [\d.]+ ms a run/);
       expect(out[f], f).not.toContain('k8s-manifest');

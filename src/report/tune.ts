@@ -14,7 +14,9 @@ export function tuneLines(t: ReportTune, unit: string): string[] {
   const gain = `${t.materialGainPercent}%`;
   const converged = `converged: no unthrottled neighbour of the best was significantly faster by ${gain} `
     + 'or more';
-  const out = [`tune: ${t.path.length} cells in ${seconds(t.spentMs)} measured (budget ${seconds(t.budgetMs)}); ${t.stopped === 'converged' ? converged : t.stopped === 'budget' ? 'stopped: the budget ran out' : 'stopped by a signal'}`];
+  const ended = t.stopped === 'budget' ? 'stopped: the budget ran out' : t.stopped === 'signal' ? 'stopped by a signal'
+    : t.best ? converged : 'ended: no cell left to try';
+  const out = [`tune: ${t.path.length} cells in ${seconds(t.spentMs)} measured (budget ${seconds(t.budgetMs)}); ${ended}`];
   const none = t.path.length ? 'no cell measured ran without failing' : 'no cell was measured';
   if (!t.best) out.push(`best: none — ${none}, so there is nothing to deploy`);
   if (t.best) {
