@@ -72,6 +72,19 @@ const BAD_INPUTS: BadInput[] = [
   { args: ['download'], env: { BLOB_CACHER_TRACE: 'enabled' }, option: 'BLOB_CACHER_TRACE', fix: 'true or false' },
   { args: ['upload', '--keep=perhaps'], option: '--keep', fix: 'true or false' },
   // Container names: Azure's rule.
+  {
+    args: ['download', '--url', 'http://127.0.0.1:1/x', '--source-method', 'chunked', '--hedge-on', 'finish'],
+    option: '--hedge-on', fix: 'add --hedge (e.g. --hedge p90) or drop --hedge-on',
+  },
+  {
+    args: ['download', '--url', 'http://127.0.0.1:1/x', '--source-method', 'chunked'],
+    env: { BLOB_CACHER_HEDGE_ON: 'finish' },
+    option: '--hedge-on', fix: 'add --hedge',
+  },
+  // tune: fewer runs a cell than its rank test can decide on; a budget example within the budget's range.
+  { args: ['tune', 'download', '--runs=3'], option: '--runs 4', fix: 'at least 4 measured runs a cell' },
+  { args: ['tune', 'upload', '--runs', '1'], option: '--runs 4', fix: 'at least 4 measured runs a cell' },
+  { args: ['tune', 'download', '--budget', '500ms'], option: '--budget', fix: 'from 1s to 24h such as 30s' },
   { args: ['download', '--container', 'Bad_Name'], option: '--container', fix: 'lowercase letters' },
   { args: ['download', '--container', 'ab'], option: '--container', fix: '3-63' },
   { args: ['download', '--container', '-abc'], option: '--container', fix: 'starting and ending with a letter or digit' },

@@ -3,6 +3,9 @@
 // time, stop growing where throttling begins, and never pick a throttled cell while another exists.
 import { describe, expect, it } from 'vitest';
 import { throttleClassOf } from '../src/transport/answer.js';
+import { medianInterval } from '../src/analysis/significance.js';
+import { median } from '../src/analysis/stats.js';
+import { tuneAxes } from '../src/tune/axes.js';
 import { neighbourCells, tuneSearch, type CellMeasure, type ThrottleBoundary, type TuneAxis, type TuneCell } from '../src/tune/search.js';
 
 const ladder = (values: number[]) => values.map(String);
@@ -80,9 +83,9 @@ describe('tune search', () => {
       const outcome = await tuneSearch({ axes: AXES, measure: measurer(m, 2), budgetMs: Infinity });
       const spent = outcome.path.reduce((a, c) => a + c.measure.spentMs, 0);
       expect(outcome.stopped).toBe('converged');
-      expect(trueMs(m, outcome.best.cell)).toBeLessThanOrEqual(gridBest * 1.05);
+      expect(trueMs(m, outcome.best!.cell)).toBeLessThanOrEqual(gridBest * 1.05);
       expect(spent).toBeLessThanOrEqual(gridSpent * 0.25);
-      process.stdout.write(`tune R/r=${m.totalMiBps / m.perConnectionMiBps}: ${outcome.path.length} of ${cells.length} cells, ${(100 * spent / gridSpent).toFixed(1)}% of the grid time, best ${(trueMs(m, outcome.best.cell) / gridBest).toFixed(3)}x the grid best\n`);
+      process.stdout.write(`tune R/r=${m.totalMiBps / m.perConnectionMiBps}: ${outcome.path.length} of ${cells.length} cells, ${(100 * spent / gridSpent).toFixed(1)}% of the grid time, best ${(trueMs(m, outcome.best!.cell) / gridBest).toFixed(3)}x the grid best\n`);
       // The path is the order cells were measured in, starting at the start.
       expect(outcome.path[0]!.reason).toBe('start');
       expect(outcome.path.map((c) => c.step)).toEqual(outcome.path.map((_, i) => i));
@@ -95,8 +98,8 @@ describe('tune search', () => {
     const m = { perConnectionMiBps: 2, totalMiBps: 64, throttleAt: 8 };
     const outcome = await tuneSearch({ axes: AXES, measure: measurer(m, 3), budgetMs: Infinity });
     expect(outcome.bestThrottled).toBe(false);
-    expect(outcome.best.measure.throttled).toBe(0);
-    const parallel = Math.min(Number(outcome.best.cell['--concurrency']), Number(outcome.best.cell['--max-sockets']) * Number(outcome.best.cell['--processes']));
+    expect(outcome.best!.measure.throttled).toBe(0);
+    const parallel = Math.min(Number(outcome.best!.cell['--concurrency']), Number(outcome.best!.cell['--max-sockets']) * Number(outcome.best!.cell['--processes']));
     expect(parallel).toBeLessThan(8);
     expect(parallel).toBeGreaterThanOrEqual(4);
     expect(outcome.throttling.length).toBeGreaterThan(0);
@@ -123,7 +126,7 @@ describe('tune search', () => {
       },
     });
     const visited = outcome.path.map((p) => `${p.cell['--max-sockets']}x${p.cell['--processes']}`);
-    expect(outcome.best.cell).toEqual({ '--max-sockets': '4', '--processes': '1' });
+    expect(outcome.best!.cell).toEqual({ '--max-sockets': '4', '--processes': '1' });
     // Growth each way alone (no 32x2), then the ladder's upper middle below 16 (4), then 2, then 3 between.
     expect(visited.slice(0, 3)).toEqual(['16x1', '32x1', '16x2']);
     expect(visited).not.toContain('32x2');
@@ -179,6 +182,78 @@ describe('tune search', () => {
       expect(b.throttleClass).toBe('operations');
       expect(Number(b.value)).toBeGreaterThan(Number(AXES.find((a) => a.flag === b.axis)!.values[0]));
     }
+  });
+
+  it('with 3 runs a cell (too few to tell apart) it never names best a cell measured slower', async () => {
+    const m = { perConnectionMiBps: 4, totalMiBps: 32 };
+    const outcome = await tuneSearch({ axes: AXES, measure: measurer(m, 7, 3), budgetMs: Infinity });
+    const best = outcome.best!;
+    const measured = outcome.path.filter((p) => p.measure.runMs.length && p.measure.throttled === 0);
+    const byMedian = measured.sort((a, b) => median(a.measure.runMs) - median(b.measure.runMs));
+    const fastest = byMedian[0]!.measure.runMs;
+    // Within what the fastest's own runs allow (its 95% interval, or 2%): not slower as measured.
+    const allowed = Math.max(1.02 * median(fastest), medianInterval(fastest).high);
+    expect(median(best.measure.runMs)).toBeLessThanOrEqual(allowed);
+    // Before, the walk to fewer resources on "no significant difference" ended at 1 x 1 x 1.
+    const least = { '--processes': '1', '--max-sockets': '1', '--concurrency': '1' };
+    expect(trueMs(m, best.cell)).toBeLessThan(trueMs(m, least));
+  });
+
+  it('names no best where every cell failed, and moves off a failed start to a measured cell', async () => {
+    const failed = async (): Promise<CellMeasure> => ({ runMs: [], throttled: 0, spentMs: 100 });
+    const none = await tuneSearch({ axes: AXES, measure: failed, budgetMs: 5_000 });
+    expect(none.path.length).toBeGreaterThan(1);
+    expect(none.best).toBeUndefined();
+    expect(none.neighbours).toEqual([]);
+    // Only the start fails (its concurrency is too many for the target): the answer is a measured cell.
+    const measure = measurer({ perConnectionMiBps: 4, totalMiBps: 32 }, 8);
+    const start = Object.fromEntries(AXES.map((a) => [a.flag, a.values[a.start]!]));
+    const isStart = (cell: TuneCell) => JSON.stringify(cell) === JSON.stringify(start);
+    const outcome = await tuneSearch({
+      axes: AXES, budgetMs: Infinity,
+      measure: async (cell, why, decided) => (isStart(cell) ? failed() : measure(cell, why, decided)),
+    });
+    expect(outcome.best).toBeDefined();
+    expect(outcome.best!.measure.runMs.length).toBeGreaterThan(0);
+    expect(outcome.best!.cell).not.toEqual(start);
+  });
+
+  it('a start already throttled is not where throttling began; a step up from a clean cell is', async () => {
+    // The start (4 sockets, concurrency 4) is throttled; 2 in flight are not.
+    const m = { perConnectionMiBps: 2, totalMiBps: 64, throttleAt: 4 };
+    const outcome = await tuneSearch({ axes: AXES, measure: measurer(m, 9), budgetMs: Infinity });
+    expect(outcome.path[0]!.measure.throttled).toBeGreaterThan(0);
+    expect(outcome.best!.measure.throttled).toBe(0);
+    const cell = outcome.best!.cell;
+    const sockets = Number(cell['--max-sockets']) * Number(cell['--processes']);
+    expect(Math.min(Number(cell['--concurrency']), sockets)).toBeLessThan(4);
+    for (const b of outcome.throttling) {
+      // Each value named is above an unthrottled cell measured on that axis, and not the start's next step.
+      const below = (p: (typeof outcome.path)[number]) => Number(p.cell[b.axis]) < Number(b.value);
+      const clean = outcome.path.filter((p) => p.measure.throttled === 0 && below(p));
+      expect(clean.length, JSON.stringify(b)).toBeGreaterThan(0);
+      const axis = AXES.find((a) => a.flag === b.axis)!;
+      expect(b.value).not.toBe(axis.values[axis.start + 1]);
+    }
+  });
+
+  it('a start past the top of a ladder starts at its top, not at its bottom', () => {
+    const input = {
+      direction: 'download' as const, strategies: ['chunked'], cores: 2,
+      fixed: new Set<string>(),
+    };
+    const axes = tuneAxes({ ...input, start: { processes: 64, maxSockets: 16, concurrency: 1000 } });
+    const start = (flag: string) => {
+      const a = axes.find((x) => x.flag === flag)!;
+      return a.values[a.start];
+    };
+    expect(start('--concurrency')).toBe('256');
+    expect(start('--processes')).toBe('4');
+    expect(start('--max-sockets')).toBe('16');
+    const huge = { processes: 1, maxSockets: 16, concurrency: 8, blockSizeBytes: 4000 * 1024 * 1024 };
+    const upload = tuneAxes({ ...input, direction: 'upload', strategies: ['blocks'], start: huge });
+    const blocks = upload.find((x) => x.flag === '--block-size')!;
+    expect(blocks.values[blocks.start]).toBe(blocks.values.at(-1));
   });
 
   it('neighbours: a step each way on ordered axes with half steps, every other value of a categorical one', () => {

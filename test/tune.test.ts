@@ -153,6 +153,27 @@ describe('tune on the emulated target (r per connection, R in all)', () => {
     }
   });
 
+  it('the deploy lines carry every request-shaping option given', { timeout: 120_000 }, async () => {
+    const dir = await tempDir();
+    const shaping: [string, string][] = [
+      ['--range-size', '1MiB'], ['--hedge', 'p90'], ['--http-client', 'node'], ['--buffer-size', '64KiB'],
+      ['--sink', 'discard'], ['--connections', 'warm'],
+    ];
+    const fixed = ['--source-method=chunked', '--processes=1', '--max-sockets=8', '--runs=4', '--warmup=0'];
+    fixed.push('--budget=1s');
+    const url = `${target.url}/large.bin`;
+    const res = await cli(['tune', 'download', `--url=${url}`, ...fixed, ...shaping.flat()], dir);
+    expect(res.code, res.stderr).toBe(0);
+    const lines = res.stdout.split('\n');
+    const [environment, manifest] = lines.slice(lines.indexOf('deploy:') + 1).map((l) => l.trim());
+    for (const [flag, value] of shaping) {
+      expect(manifest, flag).toContain(` ${flag} ${value}`);
+      const name = `BLOB_CACHER_${flag.slice(2).toUpperCase().replace('-', '_')}`;
+      expect(environment, flag).toContain(`${name}=${value}`);
+    }
+    expect(manifest).toMatch(/ --concurrency \d+$/);
+  });
+
   it('refuses a tune with nothing left to search, in one line', async () => {
     const dir = await tempDir();
     const res = await cli(['tune', 'download', '--url', `${target.url}/large.bin`, '--source-method', 'chunked', '--processes', '1', '--max-sockets', '8', '--concurrency', '4'], dir);

@@ -230,20 +230,30 @@ export function buildReport(doc: ResultsFile, opts: ReportOptions): Report {
 function tuneRecommendation(t: ReportTune, contenders: readonly ReportContender[], unit: Unit): Recommendation | undefined {
   const best = t.best;
   const c = best && contenders.find((x) => x.label === best.label);
-  if (!best || !c || best.failed) return undefined;
+  if (!best || !c || best.failed || !t.deploy) return undefined;
   const settings = Object.entries(best.cell).map(([k, v]) => `${k} ${v}`).join(' ');
   const rate = best.rate === undefined ? '' : ` at ${best.rate.toFixed(unit === 'ops/s' ? 0 : 1)} ${unit}`;
   const slower = t.neighbours.filter((n) => n.significant && (n.ratio ?? 0) > 1);
-  const same = t.neighbours.filter((n) => !n.significant);
+  const same = t.neighbours.filter((n) => !n.significant && n.ratio !== undefined);
   const why = [
     slower.length ? `${slower.length} neighbour(s) significantly slower` : '',
     same.length ? `${same.length} no different (${same.map((n) => `${n.axis} ${n.value}`).join(', ')})` : '',
   ].filter(Boolean).join(', ');
+  // The fewest resources as fast as the fastest cell: said so, never called the fastest itself.
+  const fastestCell = t.fastest && Object.entries(t.fastest.cell).map(([k, v]) => `${k} ${v}`).join(' ');
+  const basis = fastestCell
+    ? `${rate.replace(/^ at /, '')}${rate ? ', ' : ''}as fast as the fastest cell the search found `
+      + `(${fastestCell}: `
+      + `no significant difference, under ${t.materialGainPercent}% apart) for less`
+    : `the fastest the search found${rate}`;
+  const ended = t.stopped === 'converged' ? 'no neighbour was worth moving to'
+    : t.stopped === 'budget' ? 'the budget ran out' : 'stopped';
   const throttle = t.bestThrottled ? ' It was throttled: every cell measured was.' : t.throttling.length ? ` Throttling began at ${t.throttling.map((b) => `${b.axis} ${b.value} (${b.throttleClass})`).join(', ')}.` : '';
   return {
     contender: c.label, strategy: c.strategy, description: c.description, basis: 'fastest', tiedWith: same.map((n) => n.label), n: c.timesMs.length,
     requestsPerObject: c.cost.requestsPerObject, materialShare: TUNE_MATERIAL_GAIN,
     ...(t.deploy.sdk ? { sdkSettings: t.deploy.sdk } : {}),
-    text: `Recommended: ${settings} — the fastest the search found${rate} after ${t.path.length} cells (${t.stopped === 'converged' ? 'no neighbour was faster' : t.stopped === 'budget' ? 'the budget ran out' : 'stopped'})${why ? `; ${why}` : ''}.${throttle}`,
+    text: `Recommended: ${settings} — ${basis} after ${t.path.length} cells (${ended})`
+      + `${why ? `; ${why}` : ''}.${throttle}`,
   };
 }

@@ -5,12 +5,13 @@
 import { cellLabel, type ContenderStats } from './analyze.js';
 import { medianInterval, ratioInterval, significantlyFaster, type Interval } from './significance.js';
 import { median } from './stats.js';
+import { DOWNLOAD_OPTIONS, UPLOAD_OPTIONS } from '../config/options.js';
 import type { Cell, ResultsFile, ThrottleClass, TuneRecord } from '../results/schema.js';
 import type { Unit } from './unit.js';
 
 /**
- * The least gain (a share of the median) that moves the search to a cell asking for more: the
- * default --precision, finer than --material, since a search compares neighbours of one strategy.
+ * The least gain (a share of the median) that moves a tune to a cell asking for more, and the most
+ * a cell asking for less may be measured slower and still be the answer: the default --precision.
  */
 export const TUNE_MATERIAL_GAIN = 0.02;
 
@@ -41,6 +42,11 @@ export interface TuneNeighbour extends TuneCellFigures {
   interval?: Interval;
   /** False where a rank test cannot tell it from the best. */
   significant: boolean;
+  /**
+   * Where it is significantly faster and still not the answer, why: it met throttling, or it is
+   * faster by less than TUNE_MATERIAL_GAIN (not worth what it asks for more).
+   */
+  notTaken?: 'throttled' | 'small';
 }
 
 export interface ReportTune {
@@ -49,31 +55,43 @@ export interface ReportTune {
   budgetMs: number;
   spentMs: number;
   stopped: TuneRecord['stopped'];
+  /** The answer; absent where no cell was measured (every one failed, or the search stopped first). */
   best?: TuneCellFigures & { timeInterval?: Interval };
+  /** The fastest cell measured (unthrottled, by median), where it is not the best: the best asks for less. */
+  fastest?: TuneCellFigures;
   neighbours: TuneNeighbour[];
   path: TuneStepFigures[];
   throttling: TuneRecord['throttling'];
   /** The best needed throttled answers to be the best: said beside it. */
   bestThrottled: boolean;
-  deploy: { environment: string; k8sManifest: string; sdk?: string[] };
+  /** The first cell measured was throttled already: no step up found where throttling began. */
+  startThrottled: boolean;
+  /** Where there is a best. */
+  deploy?: { environment: string; k8sManifest: string; sdk?: string[] };
+  /** TUNE_MATERIAL_GAIN as a percentage, for the words beside the verdicts. */
+  materialGainPercent: number;
 }
 
-/** The environment names the image reads for each searched option. */
-const ENV_OF: Record<string, string> = {
-  '--processes': 'PROCESSES', '--max-sockets': 'MAX_SOCKETS', '--concurrency': 'CONCURRENCY', '--source-method': 'SOURCE_METHOD',
-  '--upload-method': 'BLOB_CACHER_UPLOAD_METHOD', '--block-size': 'BLOB_CACHER_BLOCK_SIZE',
-};
+/** The environment name the image reads for a flag, from the option table (the flag itself where none). */
+const envOf = (flag: string) => [...DOWNLOAD_OPTIONS, ...UPLOAD_OPTIONS].find((o) => o.flag === flag)?.env
+  ?? flag;
 
 const sameCell = (a: Cell, b: Cell) => Object.keys(a).length === Object.keys(b).length && Object.entries(a).every(([k, v]) => b[k] === v);
 
+const cellKey = (cell: Cell) => JSON.stringify(Object.keys(cell).sort().map((k) => [k, cell[k]]));
+
 /**
  * The tune section of a report; `sdkSettings` gives an SDK strategy's settings for its cell (the
- * strategies' own hook, passed in so that analysis imports none of them here).
+ * strategies' own hook, passed in so that analysis imports none of them here). Linear in the path:
+ * each distinct cell's statistics are found once, and each distinct neighbour compared once (a
+ * path may visit a cell many times; a bootstrap per visit made a 20,000-step path take a minute).
  */
 export function tuneReport(doc: ResultsFile, stats: readonly ContenderStats[], unit: Unit, sdkSettings: (s: ContenderStats) => string[] | undefined): ReportTune | undefined {
   const t = doc.tune;
   if (!t) return undefined;
-  const statsOf = (cell: Cell) => stats.find((s) => s.cell && sameCell(s.cell, cell));
+  const byCell = new Map<string, ContenderStats>();
+  for (const s of stats) if (s.cell && !byCell.has(cellKey(s.cell))) byCell.set(cellKey(s.cell), s);
+  const statsOf = (cell: Cell) => byCell.get(cellKey(cell));
   const figures = (cell: Cell, throttled: number, throttleClass?: ThrottleClass): TuneCellFigures => {
     const s = statsOf(cell);
     const timeMs = s?.timesMs.length ? median(s.timesMs) : undefined;
@@ -85,13 +103,20 @@ export function tuneReport(doc: ResultsFile, stats: readonly ContenderStats[], u
     };
   };
   const path = t.path.map((p, step) => ({ ...figures(p.cell, p.throttled, p.throttleClass), step, reason: p.reason, ...(p.axis ? { axis: p.axis } : {}), spentMs: p.spentMs }));
-  const bestStep = t.best ? path.find((p) => sameCell(p.cell, t.best!)) : undefined;
-  const bestStats = t.best ? statsOf(t.best) : undefined;
+  // A failed or unmeasured cell is never the answer, whatever the file says (a file of an older
+  // build could name one).
+  const named = t.best ? path.find((p) => sameCell(p.cell, t.best!)) : undefined;
+  const bestStep = named && !named.failed ? named : undefined;
+  const bestStats = bestStep ? statsOf(bestStep.cell) : undefined;
   const neighbours: TuneNeighbour[] = [];
-  if (bestStep && bestStats?.timesMs.length) {
+  if (bestStep && bestStats) {
+    const compared = new Set<string>();
     for (const p of path) {
       const differs = Object.keys(p.cell).filter((k) => p.cell[k] !== bestStep.cell[k]);
-      if (differs.length !== 1) continue;
+      if (differs.length !== 1 || Object.keys(p.cell).length !== Object.keys(bestStep.cell).length) continue;
+      const key = cellKey(p.cell);
+      if (compared.has(key)) continue;
+      compared.add(key);
       const s = statsOf(p.cell);
       const axis = differs[0]!;
       if (!s?.timesMs.length) {
@@ -99,25 +124,40 @@ export function tuneReport(doc: ResultsFile, stats: readonly ContenderStats[], u
         continue;
       }
       const interval = ratioInterval(bestStats.timesMs, s.timesMs);
-      const significant = significantlyFaster(bestStats.timesMs, s.timesMs) || significantlyFaster(s.timesMs, bestStats.timesMs);
-      neighbours.push({ ...p, axis, value: p.cell[axis]!, ratio: median(s.timesMs) / median(bestStats.timesMs), interval, significant });
+      const fasterThanBest = significantlyFaster(s.timesMs, bestStats.timesMs);
+      const significant = fasterThanBest || significantlyFaster(bestStats.timesMs, s.timesMs);
+      const ratio = median(s.timesMs) / median(bestStats.timesMs);
+      const notTaken = !fasterThanBest ? undefined
+        : p.throttled > 0 ? 'throttled' : ratio > 1 / (1 + TUNE_MATERIAL_GAIN) ? 'small' : undefined;
+      neighbours.push({
+        ...p, axis, value: p.cell[axis]!, ratio, interval, significant, ...(notTaken ? { notTaken } : {}),
+      });
     }
   }
+  const fastestStep = path.filter((p) => !p.failed && p.throttled === 0 && p.timeMs !== undefined)
+    .sort((a, b) => a.timeMs! - b.timeMs!)[0];
+  const quicker = bestStep && fastestStep && !sameCell(fastestStep.cell, bestStep.cell);
+  const fastest = quicker && fastestStep.timeMs! < bestStep.timeMs! ? fastestStep : undefined;
   // What to deploy: the settings kept as given, then the best cell's.
-  const cell = { ...(t.fixed ?? {}), ...(t.best ?? {}) };
+  const cell = { ...(t.fixed ?? {}), ...(bestStep?.cell ?? {}) };
   const direction = t.direction;
   const flags = Object.entries(cell).map(([k, v]) => `${k} ${v}`).join(' ');
-  const environment = Object.entries(cell).map(([k, v]) => `${ENV_OF[k] ?? k}=${v}`).join(' ');
+  const environment = Object.entries(cell).map(([k, v]) => `${envOf(k)}=${v}`).join(' ');
   const sdk = bestStats ? sdkSettings(bestStats) : undefined;
   return {
     direction, axes: t.axes, budgetMs: t.budgetMs, spentMs: t.path.reduce((s, p) => s + p.spentMs, 0), stopped: t.stopped,
     ...(bestStep ? { best: { ...bestStep, ...(bestStats && bestStats.timesMs.length > 1 ? { timeInterval: medianInterval(bestStats.timesMs) } : {}) } } : {}),
+    ...(fastest ? { fastest } : {}),
     neighbours: neighbours.sort((a, b) => (a.ratio ?? Infinity) - (b.ratio ?? Infinity)),
-    path, throttling: t.throttling, bestThrottled: (bestStep?.throttled ?? 0) > 0,
-    deploy: {
-      environment,
-      k8sManifest: `npx blob-cacher k8s-manifest --parallelism 1 -- ${direction} ${flags}`.trim(),
-      ...(sdk?.length ? { sdk } : {}),
-    },
+    path, throttling: t.throttling,
+    bestThrottled: (bestStep?.throttled ?? 0) > 0, startThrottled: (path[0]?.throttled ?? 0) > 0,
+    ...(bestStep ? {
+      deploy: {
+        environment,
+        k8sManifest: `npx blob-cacher k8s-manifest --parallelism 1 -- ${direction} ${flags}`.trim(),
+        ...(sdk?.length ? { sdk } : {}),
+      },
+    } : {}),
+    materialGainPercent: TUNE_MATERIAL_GAIN * 100,
   };
 }

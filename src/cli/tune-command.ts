@@ -4,8 +4,12 @@
 // stopped and where throttling began are recorded beside the runs, and `report` renders them.
 import { availableParallelism } from 'node:os';
 import { ConfigError, escapeControls } from '../config/errors.js';
-import { buildProgram, loadDownloadConfig, loadUploadConfig, parseFlags, redactedConfig, resolveOptions, type DownloadConfig, type UploadConfig } from '../config/load.js';
-import { DOWNLOAD_OPTIONS, TUNE_OPTIONS, UPLOAD_OPTIONS } from '../config/options.js';
+import {
+  buildProgram, givenText, loadDownloadConfig, loadUploadConfig, parseFlags, redactedConfig, resolveOptions,
+  type DownloadConfig, type Sources, type UploadConfig,
+} from '../config/load.js';
+import { MIN_RUNS_FOR_SIGNIFICANCE } from '../analysis/significance.js';
+import { DOWNLOAD_OPTIONS, TUNE_OPTIONS, UPLOAD_OPTIONS, type AnyOption } from '../config/options.js';
 import { cellArgv } from '../config/sweep.js';
 import { log, setLogLevel } from '../log/logger.js';
 import { runFailed, type Cell, type TuneRecord } from '../results/schema.js';
@@ -33,6 +37,15 @@ The other options are those of the download or upload command (see its --help), 
 
 /** Runs per cell when neither --runs nor --min-time is given: enough for the rank test, few enough to search. */
 const CELL_RUNS = ['--runs', '5', '--warmup', '1'];
+
+/**
+ * Options that shape each request beside the searched ones: where given (flag, environment or
+ * dotenv file), the deploy lines carry them, so that what is deployed is what was measured.
+ */
+const DEPLOYED = [
+  '--range-size', '--hedge', '--hedge-on', '--http-client', '--buffer-size', '--sink', '--connections',
+  '--page-size', '--threshold',
+];
 
 const given = (args: readonly string[], flag: string) => args.some((a) => a === flag || a.startsWith(`${flag}=`));
 
@@ -76,6 +89,15 @@ export async function tuneCommand(argv: readonly string[], env: Env): Promise<nu
   const rest = withoutTuneOptions(args);
   // Any say over how long a cell runs is the user's; else the few runs a search can afford.
   const fixedArgs = ['--runs', '--min-time', '--max-runs', '--precision'].some((f) => given(rest, f)) ? rest : [...rest, ...CELL_RUNS];
+  // Fewer runs a cell than the rank test needs, and it can never call one cell faster than another:
+  // every cell would be "as good", and the search would walk down to the fewest resources.
+  const runsPerCell = load(parseFlags(buildProgram(`tune ${mode}`, specs, ''), fixedArgs)!).runs;
+  if (runsPerCell < MIN_RUNS_FOR_SIGNIFICANCE) {
+    const least = MIN_RUNS_FOR_SIGNIFICANCE;
+    throw new ConfigError(`tune needs at least ${least} measured runs a cell: with ${runsPerCell} its rank `
+      + 'test can never tell one cell faster than another; '
+      + `give --runs ${least} or more (or leave --runs out: 5)`);
+  }
   const axes = axesFor(mode, base, rest);
   if (!axes.length) throw new ConfigError('every setting tune searches was given on the command line; leave one out (e.g. --concurrency) to search it');
   const searched = new Set(axes.map((a) => a.flag));
@@ -96,7 +118,8 @@ export async function tuneCommand(argv: readonly string[], env: Env): Promise<nu
       let last: Awaited<ReturnType<typeof run>> | undefined;
       const record: TuneRecord = {
         direction: mode, axes: axes.map(({ flag, values, ordered }) => ({ flag, values: [...values], ordered })), budgetMs,
-        fixed: fixedSettings(base, searched), stopped: 'converged', path: [], throttling: [],
+        fixed: fixedSettings(base, searched, { specs, flags, sources }),
+        stopped: 'converged', path: [], throttling: [],
       };
       doc.tune = record;
       const outcome = await tuneSearch({
@@ -111,7 +134,9 @@ export async function tuneCommand(argv: readonly string[], env: Env): Promise<nu
           return measured;
         },
       });
-      Object.assign(record, { stopped: outcome.stopped, best: outcome.best.cell });
+      // No best where no cell was measured: a failed or unmeasured cell is never the answer.
+      record.stopped = outcome.stopped;
+      if (outcome.best) record.best = outcome.best.cell;
       if (!last) throw new ConfigError('tune: no cell was measured');
       return last;
     },
@@ -161,12 +186,23 @@ export function cellMeasure(runs: readonly MeasuredRun[]): CellMeasure {
   };
 }
 
-/** The settings a deployment needs that the tune did not search: the strategy and the counts given. */
-function fixedSettings(base: Config, searched: ReadonlySet<string>): Cell {
+/** Where the options came from: the given text of a DEPLOYED one is read from there. */
+interface Given {
+  specs: readonly AnyOption[];
+  flags: Readonly<Record<string, unknown>>;
+  sources: Sources;
+}
+
+/** What a deployment needs that the tune did not search: strategy, counts and the DEPLOYED options given. */
+function fixedSettings(base: Config, searched: ReadonlySet<string>, { specs, flags, sources }: Given): Cell {
   const all: Record<string, string> = 'sourceMethod' in base
     ? { '--source-method': base.sourceMethod, '--concurrency': String(base.concurrency) }
     : { '--upload-method': base.uploadMethod, ...(['blocks', 'sdk-upload'].includes(base.uploadMethod) ? { '--concurrency': String(base.concurrency), '--block-size': String(base.blockSizeBytes) } : {}) };
   all['--max-sockets'] = String(base.maxSockets);
   all['--processes'] = String(base.processes);
+  for (const spec of specs.filter((s) => DEPLOYED.includes(s.flag) && !s.secret)) {
+    const text = givenText(spec, flags, sources);
+    if (text !== undefined) all[spec.flag] = text.trim();
+  }
   return Object.fromEntries(Object.entries(all).filter(([k]) => !searched.has(k)));
 }

@@ -93,15 +93,27 @@ export function parseFlags(program: Command, argv: readonly string[]): Record<st
   return program.opts();
 }
 
-/** One option's value from its highest layer, parsed; its default when no layer sets it. */
-function resolveOne<T>(spec: OptionSpec<T>, flags: Readonly<Record<string, unknown>>, sources: Sources): T | undefined {
-  const layers: [string | undefined, string][] = [
+/** Commander's parsed flags, by attribute. */
+type Flags = Readonly<Record<string, unknown>>;
+
+/** An option's raw text in each layer, highest first, with where it came from. */
+function layersOf(spec: AnyOption, flags: Flags, sources: Sources): [string | undefined, string][] {
+  return [
     [flagText(flags, spec), spec.flag],
     [spec.platformEnv ? nonEmpty(sources.env[spec.platformEnv]) : undefined, `${spec.platformEnv} (${spec.flag})`],
     [spec.env ? nonEmpty(sources.env[spec.env]) : undefined, `${spec.env} (${spec.flag})`],
     [spec.env ? nonEmpty(sources.dotenv?.[spec.env]) : undefined, `${spec.env} (${spec.flag}) in the dotenv file`],
   ];
-  for (const [raw, origin] of layers) {
+}
+
+/** The text an option was given as (flag, environment or dotenv file); undefined where none gives it. */
+export function givenText(spec: AnyOption, flags: Flags, sources: Sources): string | undefined {
+  return layersOf(spec, flags, sources).find(([raw]) => raw !== undefined)?.[0];
+}
+
+/** One option's value from its highest layer, parsed; its default when no layer sets it. */
+function resolveOne<T>(spec: OptionSpec<T>, flags: Flags, sources: Sources): T | undefined {
+  for (const [raw, origin] of layersOf(spec, flags, sources)) {
     if (raw === undefined) continue;
     const value = spec.parse(raw);
     if (value instanceof Invalid) {

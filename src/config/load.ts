@@ -7,11 +7,11 @@ import { resolveCredentials, type Credentials } from './credentials.js';
 import { ConfigError } from './errors.js';
 import { resolveScaleout, type ScaleoutConfig } from './scaleout.js';
 import { resolveOptions, type Sources } from './flags.js';
-import { DEFAULT_BLOB_SIZE_BYTES, DEFAULT_MAX_RUNS, DEFAULT_FILE_SIZE_BYTES, DOWNLOAD_OPTIONS, RUN_OPTIONS, SCALEOUT_OPTIONS, UPLOAD_OPTIONS, type ConnectionMode, type DownloadMethod, type HedgeAfter, type HedgeOn, type HttpClient, type LogLevel, type ReportFormat, type Resolved, type SinkKind, type UploadMethod } from './options.js';
+import { DEFAULT_BLOB_SIZE_BYTES, DEFAULT_MAX_RUNS, DEFAULT_FILE_SIZE_BYTES, DOWNLOAD_OPTIONS, HEDGE_ON, RUN_OPTIONS, SCALEOUT_OPTIONS, UPLOAD_OPTIONS, type ConnectionMode, type DownloadMethod, type HedgeAfter, type HedgeOn, type HttpClient, type LogLevel, type ReportFormat, type Resolved, type SinkKind, type UploadMethod } from './options.js';
 
 export type { Credentials } from './credentials.js';
 // The flag and source layers live in flags.ts; the CLI and tests reach them here, as before.
-export { buildProgram, dotenvFile, flagAttribute, parseFlags, resolveOptions, type Sources } from './flags.js';
+export { buildProgram, dotenvFile, flagAttribute, givenText, parseFlags, resolveOptions, type Sources } from './flags.js';
 
 /** Repetition and output, shared by the measuring commands. */
 export interface RunOptions {
@@ -193,6 +193,10 @@ export function loadDownloadConfig(flags: Readonly<Record<string, unknown>>, sou
     throw new ConfigError(`--source-method sdk writes no file (the SDK baseline reads into memory); drop --sink ${sink}${outPath === undefined ? '' : ' and --out'}, or choose another --source-method`);
   }
   const unhedged = methods.filter((m) => !HEDGE_METHODS.includes(m));
+  if (o.hedgeOn !== undefined && !o.hedge) {
+    throw new ConfigError('--hedge-on says what a hedged request must have by the --hedge delay, and --hedge '
+      + 'is not given; add --hedge (e.g. --hedge p90) or drop --hedge-on');
+  }
   if (o.hedge && unhedged.length) {
     throw new ConfigError(`--hedge duplicates slow GETs of ${HEDGE_METHODS.join(', ')}; --source-method ${unhedged.join(',')} cannot: name those contenders, or drop --hedge`);
   }
@@ -214,7 +218,7 @@ export function loadDownloadConfig(flags: Readonly<Record<string, unknown>>, sou
     container: o.container,
     cleanup: o.cleanup,
     credentials,
-    ...(o.hedge ? { hedge: { after: o.hedge, on: o.hedgeOn } } : {}),
+    ...(o.hedge ? { hedge: { after: o.hedge, on: o.hedgeOn ?? HEDGE_ON[0] } } : {}),
     ...runOptions(o),
     ...withScaleout(o, credentials),
   };

@@ -182,7 +182,14 @@ export function formatDuration(ms: number): string {
 export const isTestOnly = (spec: { help: string }) => spec.help.startsWith('TEST ONLY');
 
 function duration(minMs: number, maxMs: number): Parser<number> {
-  const expected = `a duration from ${minMs}ms to ${maxMs / 3_600_000}h such as 30s, 500ms or 2m`;
+  // The examples lie within the range: "such as 500ms" under a floor of 1s invites a second error.
+  const examples = ['30s', '500ms', '2m'].filter((x) => {
+    const ms = Number.parseFloat(x) * DURATION_UNITS_MS.get(x.replace(/^[\d.]+/, ''))!;
+    return ms >= minMs && ms <= maxMs;
+  });
+  const such = examples.length ? examples : [formatDuration(minMs)];
+  const listed = such.length > 1 ? `${such.slice(0, -1).join(', ')} or ${such.at(-1)}` : such[0];
+  const expected = `a duration from ${formatDuration(minMs)} to ${formatDuration(maxMs)} such as ${listed}`;
   return (raw) => {
     const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/i.exec(raw);
     const unitMs = DURATION_UNITS_MS.get((m?.[2] ?? 'ms').toLowerCase());
@@ -398,7 +405,12 @@ export const DOWNLOAD_OPTIONS = table(
   processes,
   maxSockets,
   option({ key: 'hedge', flag: '--hedge', env: 'BLOB_CACHER_HEDGE', valueName: 'delay|pNN', parse: hedgeAfter(), help: 'chunked, round-robin, small-files: a request still waiting after this (20ms, or p90 of the worker\'s earlier requests of this contender) gets a duplicate (the next copy for round-robin); the first to finish wins, the other is aborted' }),
-  option({ key: 'hedgeOn', flag: '--hedge-on', env: 'BLOB_CACHER_HEDGE_ON', valueName: 'when', defaultValue: 'first-byte', parse: oneOf(HEDGE_ON), help: `with --hedge: what a request must have by the delay (${HEDGE_ON.join(', ')})` }),
+  // No default here: --hedge-on given without --hedge is refused (config/load.ts), so it must show.
+  option({
+    key: 'hedgeOn', flag: '--hedge-on', env: 'BLOB_CACHER_HEDGE_ON', valueName: 'when',
+    parse: oneOf(HEDGE_ON), help: `with --hedge: what a request must have by the delay `
+      + `(${HEDGE_ON.join(', ')}; default ${HEDGE_ON[0]})`,
+  }),
   option({ key: 'sink', flag: '--sink', env: 'BLOB_CACHER_SINK', valueName: 'kind', defaultValue: 'memory', parse: oneOf(SINKS), help: `where downloaded bytes go (${SINKS.join(', ')})` }),
   option({ key: 'outPath', flag: '--out', env: 'BLOB_CACHER_OUT', valueName: 'path', parse: text, help: 'output file for the file and sparse-file sinks (default: a temporary file, removed)' }),
   option({ key: 'force', flag: '--force', env: 'BLOB_CACHER_FORCE', valueName: 'bool', defaultValue: false, parse: bool, help: 'overwrite an existing --out file' }),

@@ -2,9 +2,17 @@
 import type { FaultCounts, ThrottleClass } from '../transport/answer.js';
 import type { PhaseDurationsMs } from '../transport/phases.js';
 
+/**
+ * The worker and item of a request the coordinator makes itself (Put Block List): it belongs to no
+ * worker and to no item. A results file writes it as null in both columns.
+ */
+export const COORDINATOR = -1;
+
 /** One request, as measured. Durations in ms; the start in epoch ms (timeOrigin + now). */
 export interface OpRecord {
+  /** The worker process that made it, or COORDINATOR. */
   worker: number;
+  /** The item it moved, or COORDINATOR. */
   item: number;
   offsetBytes: number;
   bytes: number;

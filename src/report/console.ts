@@ -3,7 +3,7 @@
 // (server clock, phases, percentiles, untimed steps, steady series) with --details.
 import type { Report, ReportContender } from '../analysis/report-model.js';
 import { PHASES } from '../transport/phases.js';
-import { axesOf, bytes, checkWord, count, DASH, firstTier, fixed, money, num, rateOf, timeCell, timeWentLine } from './format.js';
+import { axesOf, bytes, checkWord, count, DASH, firstTier, fixed, money, num, rateColumn, timeCell, timeWentLine } from './format.js';
 import { completionLines } from './completion.js';
 import { seconds, steadyLines } from './steady.js';
 import { tuneLines } from './tune.js';
@@ -40,10 +40,12 @@ function header(r: Report): string[] {
 export function rankedTable(r: Report, paint: Paint = painter(false)): string[] {
   const axes = r.sweep ? axesOf(r.contenders) : [];
   const tier = r.contenders.map(firstTier).find((t) => t)?.tier;
-  const head = ['#', axes.length ? 'strategy' : 'contender', ...axes.map((a) => forTerminal(a.replace(/^--/, ''))), 'time ms', r.unit, 'req/obj', tier ? `$/1k obj ${tier}` : '', 'verified'];
+  const rate = rateColumn(r);
+  const head = ['#', axes.length ? 'strategy' : 'contender', ...axes.map((a) => forTerminal(a.replace(/^--/, ''))), 'time ms', rate.header, 'req/obj', tier ? `$/1k obj ${tier}` : '', 'verified'];
   // Cells are escaped before the widths are taken: a column is as wide as what the terminal shows.
   const rows = r.contenders.map((s) => [
-    rankLabel(s), axes.length ? s.strategy : s.label, ...axes.map((a) => s.cell?.[a] ?? DASH), timeCell(s), num(rateOf(s)),
+    rankLabel(s), axes.length ? s.strategy : s.label, ...axes.map((a) => s.cell?.[a] ?? DASH), timeCell(s),
+    rate.cell(s),
     count(s.cost.requestsPerObject), tier ? money(firstTier(s)?.per1000Objects) : '', checkWord(s),
   ].map(forTerminal));
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));

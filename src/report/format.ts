@@ -1,6 +1,6 @@
 // Number and label formatting shared by every renderer: a figure that does not exist or is not
 // finite prints as "—", never NaN, Infinity or -1±0.
-import type { ReportContender, TimeWent } from '../analysis/report-model.js';
+import type { Report, ReportContender, TimeWent } from '../analysis/report-model.js';
 
 export const DASH = '—';
 
@@ -56,6 +56,22 @@ export function timeWentLine(t: TimeWent): string {
 
 /** The contender's median rate in its own unit. */
 export const rateOf = (s: ReportContender) => (s.unit === 'ops/s' ? s.opsPerSecond.median : s.throughputMiBps.median);
+
+export interface RateColumn {
+  header: string;
+  cell: (s: ReportContender) => string;
+}
+
+/**
+ * The rate column of a table: where every row is counted in one unit, the header names it; where
+ * units mix (an upload of one large blob beside many small files), the header says "rate" and each
+ * cell its own unit, so that no number sits under another's unit.
+ */
+export function rateColumn(r: Pick<Report, 'unit' | 'contenders'>): RateColumn {
+  const units = new Set(r.contenders.map((s) => s.unit));
+  if (units.size <= 1) return { header: [...units][0] ?? r.unit, cell: (s) => num(rateOf(s)) };
+  return { header: 'rate', cell: (s) => (Number.isFinite(rateOf(s)) ? `${num(rateOf(s))} ${s.unit}` : DASH) };
+}
 
 /** The first tier's cost per 1,000 objects (hot, unless the table has no hot tier). */
 export const firstTier = (s: ReportContender) => s.cost.tiers[0];

@@ -1,7 +1,7 @@
 // A tune in the HTML report: the answer, then the rate against each searched axis with every cell
 // the search measured (faint), the slice through the best (joined, so the knee shows) and the chosen
 // one (a ring), and the deploy lines. Pure formatting of the report model's `tune`.
-import type { ReportTune, TuneStepFigures } from '../analysis/tune.js';
+import type { ReportTune, TuneNeighbour, TuneStepFigures } from '../analysis/tune.js';
 import { parseSizeUnbounded } from '../config/sizes.js';
 import { escapeHtml as e } from './format.js';
 
@@ -13,7 +13,8 @@ const valueOf = (v: string) => parseSizeUnbounded(v, 1) ?? Number(v);
 /** One axis: x is the value (log scale: the ladder doubles), y the rate; points in the order measured. */
 function axisChart(t: ReportTune, flag: string, ordered: boolean, values: readonly string[], unit: string): string {
   const best = t.best?.cell;
-  const points = t.path.filter((p) => p.rate !== undefined && !p.failed);
+  // Only cells that have a value on this axis can be placed on it.
+  const points = t.path.filter((p) => p.rate !== undefined && !p.failed && p.cell[flag] !== undefined);
   const xs = ordered ? [...new Set(points.map((p) => p.cell[flag]!))].sort((a, b) => valueOf(a) - valueOf(b)) : [...values];
   if (!xs.length || !points.length) return '';
   const left = 64, right = 24, top = 16, bottom = 44;
@@ -42,14 +43,30 @@ function axisChart(t: ReportTune, flag: string, ordered: boolean, values: readon
   return parts.join('');
 }
 
+/** A neighbour against the best, in words (escaped by the caller). */
+function neighbourVerdict(x: TuneNeighbour, t: ReportTune): string {
+  if (x.ratio === undefined) return 'failed';
+  if (!x.significant) return `no significant difference (${x.ratio.toFixed(2)}x)`;
+  const why = x.notTaken === 'throttled' ? ', not taken: throttled'
+    : x.notTaken === 'small' ? `, not taken: under the ${t.materialGainPercent}% worth asking more for` : '';
+  const ci = `95% CI ${x.interval!.low.toFixed(2)}–${x.interval!.high.toFixed(2)}x`;
+  return `${x.ratio.toFixed(2)}x (${ci})${why}`;
+}
+
 export function tuneSection(t: ReportTune, unit: string): string {
   const charts = t.axes.map((a) => `<h3>${e(a.flag.replace(/^--/, ''))}</h3>${axisChart(t, a.flag, a.ordered, a.values, unit)}`).join('');
-  const deploy = [t.deploy.environment, t.deploy.k8sManifest, ...(t.deploy.sdk ?? []).map((l) => `SDK: ${l.trim()}`)];
-  const neighbours = t.neighbours.map((x) => `<li>${e(`${x.axis.replace(/^--/, '')} ${x.value}: ${x.ratio === undefined ? 'failed' : x.significant ? `${x.ratio.toFixed(2)}x (95% CI ${x.interval!.low.toFixed(2)}–${x.interval!.high.toFixed(2)}x)` : `no significant difference (${x.ratio.toFixed(2)}x)`}`)}</li>`).join('');
+  const d = t.deploy;
+  const deploy = d ? [d.environment, d.k8sManifest, ...(d.sdk ?? []).map((l) => `SDK: ${l.trim()}`)] : [];
+  const neighbours = t.neighbours
+    .map((x) => `<li>${e(`${x.axis.replace(/^--/, '')} ${x.value}: ${neighbourVerdict(x, t)}`)}</li>`)
+    .join('');
   const throttling = t.throttling.map((b) => `<li>${e(`throttling began at ${b.axis.replace(/^--/, '')} ${b.value} (${b.throttleClass})`)}</li>`).join('');
   return `<section id="tune"><h2>Tune: ${t.path.length} cells, ${(t.spentMs / 1000).toFixed(1)} s measured of a ${(t.budgetMs / 1000).toFixed(0)} s budget (${e(t.stopped)})</h2>` +
     `<p class="lede">The search doubled one setting at a time while the step was significantly faster, then tried the best's neighbours. Each chart is the rate against one setting.</p>` +
-    `<h3>Deploy</h3><pre class="deploy" style="white-space:pre-wrap;overflow-wrap:anywhere">${deploy.map(e).join('\n')}</pre>` +
+    (deploy.length
+      ? '<h3>Deploy</h3><pre class="deploy" style="white-space:pre-wrap;overflow-wrap:anywhere">'
+        + `${deploy.map(e).join('\n')}</pre>`
+      : '<p class="lede">No cell was measured without failing: there is no best and nothing to deploy.</p>') +
     (neighbours ? `<h3>Neighbours of the best</h3><ul class="notes">${neighbours}</ul>` : '') + (throttling ? `<ul class="notes">${throttling}</ul>` : '') +
     `${charts}</section>`;
 }

@@ -2,7 +2,7 @@
 // the sweep grid as lists and tables, so nothing collapses into one paragraph.
 import type { Report } from '../analysis/report-model.js';
 import { PHASES } from '../transport/phases.js';
-import { axesOf, boundsCell, bytes, checkWord, count, DASH, money, num, rateOf, timeWentLine } from './format.js';
+import { axesOf, boundsCell, bytes, checkWord, count, DASH, money, num, rateColumn, timeWentLine } from './format.js';
 import { completionLines } from './completion.js';
 import { environmentLine, manyBlobLine } from './console.js';
 import { tuneLines } from './tune.js';
@@ -26,11 +26,12 @@ export function renderMarkdown(r: Report): string {
   }
   const axes = r.sweep ? axesOf(r.contenders) : [];
   const tiers = r.contenders[0]?.cost.tiers.map((t) => t.tier) ?? [];
-  lines.push('', headRow(['#', 'strategy', ...axes.map(md), 'runs', 'time ms (median)', 'spread ms', r.unit, 'requests per object', ...tiers.map((t) => `$ per 1,000 objects (${t})`), 'p50 first byte ms', 'p99 first byte ms', ...PHASES.map((p) => `${p} %`), 'retries', 'failed requests', 'verified']));
+  const rate = rateColumn(r);
+  lines.push('', headRow(['#', 'strategy', ...axes.map(md), 'runs', 'time ms (median)', 'spread ms', rate.header, 'requests per object', ...tiers.map((t) => `$ per 1,000 objects (${t})`), 'p50 first byte ms', 'p99 first byte ms', ...PHASES.map((p) => `${p} %`), 'retries', 'failed requests', 'verified']));
   lines.push(`|${' --- |'.repeat(12 + axes.length + tiers.length + PHASES.length)}`);
   for (const s of r.contenders) {
     lines.push(row([
-      `${s.rank}${s.tied ? '=' : ''}`, axes.length ? s.strategy : s.label, ...axes.map((a) => s.cell?.[a] ?? DASH), String(s.runs), num(s.wallMs.median), boundsCell(s), num(rateOf(s)), count(s.cost.requestsPerObject),
+      `${s.rank}${s.tied ? '=' : ''}`, axes.length ? s.strategy : s.label, ...axes.map((a) => s.cell?.[a] ?? DASH), String(s.runs), num(s.wallMs.median), boundsCell(s), rate.cell(s), count(s.cost.requestsPerObject),
       ...tiers.map((t) => money(s.cost.tiers.find((x) => x.tier === t)?.per1000Objects)), num(s.latencyMs.firstByte?.p50), num(s.latencyMs.firstByte?.p99),
       ...PHASES.map((p) => (s.phaseShare[p] === undefined ? DASH : (s.phaseShare[p]! * 100).toFixed(1))), String(s.retries), String(s.failedRequests), checkWord(s),
     ]));

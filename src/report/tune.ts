@@ -1,14 +1,24 @@
 // A tune's answer as text lines (console and Markdown share them): the best cell, its neighbours,
 // the path, throttling, and what to deploy. Pure formatting of the report model's `tune`.
-import type { ReportTune, TuneCellFigures } from '../analysis/tune.js';
+import type { ReportTune, TuneCellFigures, TuneNeighbour } from '../analysis/tune.js';
 import { DASH, fixed, num } from './format.js';
 
 const settings = (c: TuneCellFigures) => Object.entries(c.cell).map(([k, v]) => `${k.replace(/^--/, '')} ${v}`).join(', ');
 const rateText = (c: TuneCellFigures, unit: string) => (c.rate === undefined ? DASH : `${fixed(c.rate, unit === 'ops/s' ? 0 : 1)} ${unit}`);
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+/** Why a neighbour significantly faster than the best is not the answer. */
+const notTaken = (n: TuneNeighbour, t: ReportTune) => (n.notTaken === 'throttled' ? ', not taken: throttled'
+  : n.notTaken === 'small' ? `, not taken: under the ${t.materialGainPercent}% worth asking more for` : '');
 
 export function tuneLines(t: ReportTune, unit: string): string[] {
-  const out = [`tune: ${t.path.length} cells in ${seconds(t.spentMs)} measured (budget ${seconds(t.budgetMs)}); ${t.stopped === 'converged' ? 'converged: no neighbour of the best was significantly faster' : t.stopped === 'budget' ? 'stopped: the budget ran out' : 'stopped by a signal'}`];
+  const gain = `${t.materialGainPercent}%`;
+  const converged = `converged: no unthrottled neighbour of the best was significantly faster by ${gain} `
+    + 'or more';
+  const ended = t.stopped === 'budget' ? 'stopped: the budget ran out' : t.stopped === 'signal' ? 'stopped by a signal'
+    : t.best ? converged : 'ended: no cell left to try';
+  const out = [`tune: ${t.path.length} cells in ${seconds(t.spentMs)} measured (budget ${seconds(t.budgetMs)}); ${ended}`];
+  const none = t.path.length ? 'no cell measured ran without failing' : 'no cell was measured';
+  if (!t.best) out.push(`best: none — ${none}, so there is nothing to deploy`);
   if (t.best) {
     const ci = t.best.timeInterval ? ` (95% CI ${num(t.best.timeInterval.low)}–${num(t.best.timeInterval.high)} ms)` : '';
     out.push(`best: ${settings(t.best)}: ${rateText(t.best, unit)}, ${t.best.timeMs === undefined ? DASH : num(t.best.timeMs)} ms a run${ci}${t.bestThrottled ? ' — THROTTLED' : ''}`);
@@ -16,12 +26,16 @@ export function tuneLines(t: ReportTune, unit: string): string[] {
   if (t.neighbours.length) {
     out.push('neighbours, against the best:');
     for (const n of t.neighbours) {
-      const verdict = n.ratio === undefined ? 'failed' : !n.significant ? `no significant difference (${fixed(n.ratio, 2)}x)` : `${fixed(n.ratio, 2)}x ${n.ratio >= 1 ? 'slower' : 'faster'} (95% CI ${fixed(n.interval!.low, 2)}–${fixed(n.interval!.high, 2)}x)`;
+      const verdict = n.ratio === undefined ? 'failed' : !n.significant ? `no significant difference (${fixed(n.ratio, 2)}x)` : `${fixed(n.ratio, 2)}x ${n.ratio >= 1 ? 'slower' : 'faster'} (95% CI ${fixed(n.interval!.low, 2)}–${fixed(n.interval!.high, 2)}x)${notTaken(n, t)}`;
       out.push(`  ${n.axis.replace(/^--/, '')} ${n.value}: ${verdict}${n.throttled ? `, ${n.throttled} throttled (${n.throttleClass ?? 'other'})` : ''}`);
     }
   }
+  if (t.startThrottled) out.push(`throttled from the start: ${settings(t.path[0]!)} met throttling already`);
   for (const b of t.throttling) out.push(`throttling began at ${b.axis.replace(/^--/, '')} ${b.value} (${b.throttleClass === 'operations' ? 'operations per second over the limit' : b.throttleClass === 'other' ? 'unclassified 429/503' : `${b.throttleClass} over the limit`})`);
   out.push('path:', ...t.path.map((p) => `  ${String(p.step + 1).padStart(2)}. ${p.reason}${p.axis ? ` ${p.axis.replace(/--/g, '')}` : ''}: ${settings(p)}: ${p.failed ? 'failed' : rateText(p, unit)}${p.throttled ? `, ${p.throttled} throttled` : ''} (${seconds(p.spentMs)})`));
-  out.push('deploy:', `  ${t.deploy.environment}`, `  ${t.deploy.k8sManifest}`, ...(t.deploy.sdk ?? []).map((l) => `  SDK: ${l.trim()}`));
+  const d = t.deploy;
+  if (d) out.push(
+    'deploy:', `  ${d.environment}`, `  ${d.k8sManifest}`, ...(d.sdk ?? []).map((l) => `  SDK: ${l.trim()}`),
+  );
   return out;
 }

@@ -1,7 +1,7 @@
 // One run as the engine holds it (MeasuredRun) and as a results file keeps it (RunRecord): the
 // in-memory form keeps every raw request; the stored form keeps rows, sampled evenly past
 // MAX_RECORDS_PER_RUN. The engine builds a MeasuredRun (engine/measure.ts); nothing here derives.
-import type { OpRecord } from '../metrics/records.js';
+import { COORDINATOR, type OpRecord } from '../metrics/records.js';
 import { RecordTable } from '../metrics/record-table.js';
 import { PHASES, type Phase } from '../transport/phases.js';
 import { MAX_RECORDS_PER_RUN, type Cell, type RecordRow, type RunParams, type RunRecord, type Unit } from './schema.js';
@@ -51,9 +51,12 @@ export function failedRun(id: RunIdentity, error: string): MeasuredRun {
 
 const ms3 = (v: number) => Math.round(v * 1000) / 1000;
 
+/** A worker or item index, or null for the coordinator's own request (which has neither). */
+const indexCell = (v: number) => (v === COORDINATOR ? null : v);
+
 function toRow(r: OpRecord): RecordRow {
   return [
-    r.worker, r.item, r.offsetBytes, r.bytes, r.status, ms3(r.startEpochMs), ms3(r.totalMs),
+    indexCell(r.worker), indexCell(r.item), r.offsetBytes, r.bytes, r.status, ms3(r.startEpochMs), ms3(r.totalMs),
     ...PHASES.map((p) => (r.phases[p] === undefined ? null : ms3(r.phases[p]))), r.reused, r.retries, r.throttled, Math.round(r.backoffMs), r.error ?? null,
     r.hedge?.won ?? null,
   ];

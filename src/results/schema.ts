@@ -15,6 +15,7 @@ export const OLDEST_RESULTS_SCHEMA_VERSION = 2;
 export const MAX_RECORDS_PER_RUN = 20_000;
 
 export const RECORD_COLUMNS = [
+  /** Null in both for the coordinator's own request (Put Block List); -1 in files written before. */
   'worker', 'item', 'offsetBytes', 'bytes', 'status', 'startEpochMs', 'totalMs',
   ...PHASES, 'reused', 'retries', 'throttled', 'backoffMs', 'error',
   /** --hedge: null, or which of a hedged item's two requests won ('first', 'hedge'); absent in files before it. */
@@ -248,7 +249,10 @@ export interface TuneRecord {
   fixed?: Cell;
   stopped: 'converged' | 'budget' | 'signal';
   path: TuneStep[];
-  /** The cell the search ended on (never a throttled one while an unthrottled one was measured). */
+  /**
+   * The cell the search ended on (never a throttled one while an unthrottled one was measured);
+   * absent where no cell was measured.
+   */
   best?: Cell;
   /** Where throttling began on each axis that met it. */
   throttling: { axis: string; value: string; throttleClass: ThrottleClass }[];

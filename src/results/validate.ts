@@ -67,10 +67,14 @@ function histogramProblem(h: Record<string, unknown>): string | undefined {
   return undefined;
 }
 
+/** The worker and item columns: -1 is how files written before null marked the coordinator's own request. */
+const INDEX_COLUMNS = 2;
+
 /** Every number of a record row is finite and not negative (an error column is a string or null). */
 const rowOk = (row: unknown): boolean =>
   // Files before --hedge have rows one column shorter.
-  Array.isArray(row) && (row.length === RECORD_COLUMNS.length || row.length === RECORD_COLUMNS.length - 1) && row.every((c) => c === null || typeof c === 'string' || typeof c === 'boolean' || (isNumber(c) && c >= 0 && c <= 1e15));
+  Array.isArray(row) && (row.length === RECORD_COLUMNS.length || row.length === RECORD_COLUMNS.length - 1)
+  && row.every((c, i) => c === null || typeof c === 'string' || typeof c === 'boolean' || (isNumber(c) && c <= 1e15 && (c >= 0 || (i < INDEX_COLUMNS && c === -1))));
 
 function runProblem(r: unknown): string | undefined {
   if (!isObject(r)) return 'is not an object';
@@ -155,9 +159,16 @@ export function parseResultsDoc(doc: unknown): { doc: ResultsFile } | { problem:
   if (!isObject(doc) || doc.schema !== RESULTS_SCHEMA) {
     return { problem: 'is not a blob-cacher results file; give a file written by blob-cacher download or upload' };
   }
+  // A version that is not a number ("3", a string) is no version at all: saying "version 3, reads
+  // 2 to 3" of it would contradict itself.
+  if (!isNumber(doc.schemaVersion)) {
+    const reads = `reads versions ${OLDEST_RESULTS_SCHEMA_VERSION} to ${RESULTS_SCHEMA_VERSION}`;
+    const problem = `has schemaVersion ${shown(doc.schemaVersion)}, not a number (this blob-cacher ${reads})`;
+    return { problem: `${problem}; it is damaged, re-run the benchmark` };
+  }
   // Version 2 is version 3 without its optional fields: both read as the current version.
-  if (!isNumber(doc.schemaVersion) || doc.schemaVersion < OLDEST_RESULTS_SCHEMA_VERSION || doc.schemaVersion > RESULTS_SCHEMA_VERSION) {
-    const newer = isNumber(doc.schemaVersion) && doc.schemaVersion > RESULTS_SCHEMA_VERSION;
+  if (doc.schemaVersion < OLDEST_RESULTS_SCHEMA_VERSION || doc.schemaVersion > RESULTS_SCHEMA_VERSION) {
+    const newer = doc.schemaVersion > RESULTS_SCHEMA_VERSION;
     return {
       problem: `has schema version ${String(doc.schemaVersion)}, this blob-cacher reads versions ${OLDEST_RESULTS_SCHEMA_VERSION} to ${RESULTS_SCHEMA_VERSION}; ${newer ? 'upgrade blob-cacher to read it' : 're-run the benchmark to get a current file'}`,
     };
@@ -207,5 +218,9 @@ function isTune(t: unknown): boolean {
     && (s.axis === undefined || isString(s.axis)) && isDuration(s.spentMs) && isCount(s.throttled) && isThrottleClass(s.throttleClass);
   if (!Array.isArray(t.path) || !t.path.every(stepOk)) return false;
   if ((t.best !== undefined && !isStringMap(t.best)) || (t.fixed !== undefined && !isStringMap(t.fixed))) return false;
+  // Every cell the search measured, and its answer, holds a value for every axis it searched.
+  const flags = t.axes.map((a) => (a as Json).flag as string);
+  const whole = (cell: unknown) => flags.every((f) => isString((cell as Json)[f]));
+  if (!t.path.every((s) => whole((s as Json).cell)) || (t.best !== undefined && !whole(t.best))) return false;
   return Array.isArray(t.throttling) && t.throttling.every((b) => isObject(b) && isString(b.axis) && isString(b.value) && isThrottleClass(b.throttleClass));
 }

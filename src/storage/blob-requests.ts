@@ -1,6 +1,6 @@
 // Blob service requests the coordinator makes itself, through the one request path (timeout,
 // retries, tracing): Put Block List, which commits an upload's blocks and is part of its duration.
-import type { OpRecord } from '../metrics/records.js';
+import { COORDINATOR, type OpRecord } from '../metrics/records.js';
 import { NodeHttpClient } from '../transport/request.js';
 import { outcomeOf, requestWithRetries } from '../transport/retry.js';
 import { RequestSigner, type TargetInfo } from './target.js';
@@ -18,7 +18,7 @@ export function blockListXml(blockIds: readonly string[]): Buffer {
   return Buffer.from(`<?xml version="1.0" encoding="utf-8"?><BlockList>${blockIds.map((id) => `<Latest>${id}</Latest>`).join('')}</BlockList>`);
 }
 
-/** Put Block List for `blob`: one record (worker -1, item -1), its tries and backoff counted. */
+/** Put Block List for `blob`: one record (the coordinator's: no worker, no item), its tries and backoff counted. */
 export async function commitBlockList(info: TargetInfo, blob: string, blockIds: readonly string[], opts: BlobRequestOptions): Promise<OpRecord> {
   const signer = new RequestSigner(info);
   const url = signer.blobUrl(blob);
@@ -32,7 +32,7 @@ export async function commitBlockList(info: TargetInfo, blob: string, blockIds: 
       return outcomeOf(await client.request({ url, method: 'PUT', headers, body, expectStatus: [201], timeoutMs: opts.timeoutMs, signal: opts.signal }));
     }, { maxRetries: opts.maxRetries, label: `Put Block List ${blob}`, signal: opts.signal });
     // The commit sends a list, not the blob's bytes: none are counted.
-    return { worker: -1, item: -1, offsetBytes: 0, ...measured, bytes: 0 };
+    return { worker: COORDINATOR, item: COORDINATOR, offsetBytes: 0, ...measured, bytes: 0 };
   } finally {
     client.close();
   }

@@ -25,7 +25,10 @@ const halfwaySize = (a: string, b: string): string | undefined => {
 };
 
 function countAxis(flag: string, values: number[], start: number): TuneAxis {
-  const at = Math.max(0, values.findIndex((v) => v >= start));
+  // The first step at or above the start; a start past the ladder's top starts at the top, the
+  // nearest the ladder has (never at its bottom).
+  const above = values.findIndex((v) => v >= start);
+  const at = above < 0 ? values.length - 1 : above;
   return { flag, values: values.map(String), ordered: true, start: at, between: halfwayCount };
 }
 
@@ -59,9 +62,10 @@ export function tuneAxes(input: AxesInput): TuneAxis[] {
   if (input.direction === 'upload' && !input.fixed.has('--block-size')) {
     const sizes = doubling(1, 256).map((m) => m * MiB);
     const start = input.start.blockSizeBytes ?? 8 * MiB;
+    const above = sizes.findIndex((b) => b >= start);
     axes.push({
       flag: '--block-size', values: sizes.map((b) => formatSizeExact(b).replace(' ', '')), ordered: true,
-      start: Math.max(0, sizes.findIndex((b) => b >= start)), toNumber: sizeBytes, between: halfwaySize,
+      start: above < 0 ? sizes.length - 1 : above, toNumber: sizeBytes, between: halfwaySize,
     });
   }
   return axes;

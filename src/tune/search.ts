@@ -5,7 +5,9 @@
 // slower; stop when no neighbour is significantly faster, when the budget is spent, or where
 // throttling begins.
 // Pure: the cells are measured by the function it is given, so the search is tested on a model.
-import { materiallyFaster, ratioInterval, significantlyFaster, type Interval } from '../analysis/significance.js';
+import {
+  materiallyFaster, medianInterval, ratioInterval, significantlyFaster, type Interval,
+} from '../analysis/significance.js';
 import { median } from '../analysis/stats.js';
 import { TUNE_MATERIAL_GAIN } from '../analysis/tune.js';
 import type { ThrottleClass } from '../transport/answer.js';
@@ -71,7 +73,8 @@ export interface ThrottleBoundary {
 }
 
 export interface TuneOutcome {
-  best: TunedCell;
+  /** The answer; absent where no cell was measured (every one failed, or none ran). */
+  best?: TunedCell;
   /** Every cell measured, in order: the path the search took. */
   path: TunedCell[];
   /** The best's measured neighbours on each axis, with how much worse each is. */
@@ -121,55 +124,85 @@ export async function tuneSearch(opts: TuneOptions): Promise<TuneOutcome> {
     return stopped !== 'converged';
   };
 
+  /** Where the search stands: the answer so far (absent until a cell is measured). */
+  let best: TunedCell | undefined;
+
   /** The fastest unthrottled cell measured so far (by median). */
   const fastest = () => path.filter((c) => c.measure.throttled === 0 && c.measure.runMs.length).sort((a, b) => median(a.measure.runMs) - median(b.measure.runMs))[0];
 
   /** Measures a cell once (later asks get the same answer); undefined when time is up. */
   async function visit(cell: TuneCell, reason: TunedCell['reason'], axis?: string): Promise<TunedCell | undefined> {
     const known = seen.get(key(cell));
-    if (known) return known;
+    if (known) {
+      noteBoundary(known, best, axis);
+      return known;
+    }
     if (outOfTime()) return undefined;
     const why = { step: path.length, reason, ...(axis ? { axis } : {}) };
+    const from = best;
     const anchor = fastest();
     const decided = anchor ? (runMs: readonly number[]) => significantlyFaster(anchor.measure.runMs, runMs) : undefined;
     const measured: TunedCell = { cell, measure: await opts.measure(cell, why, decided), ...why };
     spentMs += measured.measure.spentMs;
     seen.set(key(cell), measured);
     path.push(measured);
+    noteBoundary(measured, from, axis);
+    return measured;
+  }
+
+  /**
+   * Throttling begins where a step from an unthrottled cell meets it, going up an ordered axis (the
+   * lowest such value found) or to another choice. A step from a throttled cell shows no boundary: a
+   * start already throttled is not where throttling began (the report says it was throttled).
+   */
+  function noteBoundary(reached: TunedCell, from: TunedCell | undefined, axis: string | undefined): void {
+    if (!from || standing(from) < 2 || reached.measure.throttled === 0) return;
     for (const flag of axis?.split('+') ?? []) {
-      if (measured.measure.throttled > 0 && !throttling.some((b) => b.axis === flag)) {
-        throttling.push({ axis: flag, value: cell[flag]!, throttleClass: measured.measure.throttleClass ?? 'other' });
+      const ladder = opts.axes.find((a) => a.flag === flag);
+      const value = reached.cell[flag]!;
+      if (ladder?.ordered && numberOf(ladder, value) <= numberOf(ladder, from.cell[flag]!)) continue;
+      const known = throttling.findIndex((b) => b.axis === flag);
+      const boundary = { axis: flag, value, throttleClass: reached.measure.throttleClass ?? 'other' };
+      if (known < 0) throttling.push(boundary);
+      else if (ladder?.ordered && numberOf(ladder, value) < numberOf(ladder, throttling[known]!.value)) {
+        throttling[known] = boundary;
       }
     }
-    return measured;
   }
 
   const lessOf = (cell: TuneCell, than: TuneCell) => opts.axes.some((a) => a.ordered && numberOf(a, cell[a.flag]!) < numberOf(a, than[a.flag]!))
     && opts.axes.every((a) => !a.ordered || numberOf(a, cell[a.flag]!) <= numberOf(a, than[a.flag]!))
     && opts.axes.every((a) => a.ordered || cell[a.flag] === than[a.flag]);
 
+  /** A cell's standing before any timing: failed (no run to compare) below throttled below clean. */
+  const standing = (c: TunedCell) => (!c.measure.runMs.length ? 0 : c.measure.throttled > 0 ? 1 : 2);
+
   /**
-   * Whether `candidate` should replace `best`: unthrottled, and significantly faster (or best is
-   * throttled and it is not); where it asks for more, also by at least TUNE_MATERIAL_GAIN. A gain below
-   * the session's own precision target is not worth more sockets or processes, and on a plateau a
-   * noisy run made a "significant" 1% that sent the search up the ladder and back (4 cells).
+   * Whether `candidate` should replace `best`: a better standing (a measured cell over a failed one,
+   * an unthrottled over a throttled), or both clean and `candidate` significantly faster; where it
+   * asks for more, also by at least TUNE_MATERIAL_GAIN. A gain below the session's own precision
+   * target is not worth more sockets or processes, and on a plateau a noisy run's "significant" 1%
+   * would send the search up the ladder and back.
    */
   const better = (candidate: TunedCell, best: TunedCell) => {
-    if (candidate.measure.throttled > 0) return false;
-    if (best.measure.throttled > 0) return true;
+    if (standing(candidate) !== standing(best)) return standing(candidate) > standing(best);
+    if (standing(candidate) < 2) return false;
     if (lessOf(candidate.cell, best.cell)) return faster(candidate.measure, best.measure);
     return materiallyFaster(candidate.measure.runMs, best.measure.runMs, TUNE_MATERIAL_GAIN);
   };
 
   const startCell = Object.fromEntries(opts.axes.map((a) => [a.flag, a.values[a.start]!]));
-  let best = await visit(startCell, 'start');
-  if (!best) throw new Error('tune: no time to measure even the starting point; give a larger --budget');
+  best = await visit(startCell, 'start');
+  if (!best) return { path, neighbours: [], throttling, stopped, bestThrottled: false };
   // Every choice of a categorical axis (the strategy) at the start, and growth from the fastest of
   // them: growing a strategy that cannot use the other axes (one GET has no concurrency) finds nothing.
   for (const axis of opts.axes.filter((a) => !a.ordered)) {
     for (const value of axis.values) {
       const next = await visit({ ...best.cell, [axis.flag]: value }, 'start', axis.flag);
-      if (next && next.measure.throttled === 0 && next.measure.runMs.length && (best.measure.throttled > 0 || !best.measure.runMs.length || median(next.measure.runMs) < median(best.measure.runMs))) best = next;
+      if (!next) continue;
+      const clean = standing(next) === 2 && standing(best) === 2;
+      const quicker = clean && median(next.measure.runMs) < median(best.measure.runMs);
+      if (standing(next) > standing(best) || quicker) best = next;
     }
   }
 
@@ -217,10 +250,18 @@ export async function tuneSearch(opts: TuneOptions): Promise<TuneOutcome> {
   // significantly faster than it. The ordered axes first, to convergence; the other choices (the
   // strategy) only at that point, where trying one costs a cell instead of one at every step.
   const choiceAxes = opts.axes.filter((a) => !a.ordered);
-  /** Unthrottled, measured, and not significantly slower than the fastest cell measured. */
+  /**
+   * Unthrottled, measured, not significantly slower than the fastest cell measured, and not measured
+   * slower than it: its median within the fastest's own 95% interval (or TUNE_MATERIAL_GAIN, the wider).
+   * Where the rank test cannot tell two cells apart (too few runs, noise), the one whose median lies
+   * past what the fastest's runs allow is slower as measured, and no answer however little it asks.
+   */
   const asGood = (c: TunedCell) => {
     const anchor = fastest();
-    return c.measure.throttled === 0 && c.measure.runMs.length > 0 && anchor !== undefined && !faster(anchor.measure, c.measure);
+    if (standing(c) < 2 || anchor === undefined || faster(anchor.measure, c.measure)) return false;
+    const runs = anchor.measure.runMs;
+    const within = Math.max((1 + TUNE_MATERIAL_GAIN) * median(runs), medianInterval(runs).high);
+    return median(c.measure.runMs) <= within;
   };
 
   // Down: on each ordered axis, the fewest that is as good, found by bisecting the ladder below the
@@ -297,9 +338,23 @@ export async function tuneSearch(opts: TuneOptions): Promise<TuneOutcome> {
   }
 
 
+  // The answer is never a cell measured slower than the fastest: where growth stopped for want of
+  // significance (noise, or too few runs to decide) below a cell measured faster, the answer is the
+  // fastest, or a cell asking for less that is as good as it.
+  if (standing(best) === 2 && !asGood(best)) {
+    let answer = fastest()!;
+    for (let moved = true; moved; ) {
+      const less = path.find((c) => lessOf(c.cell, answer.cell) && asGood(c));
+      moved = less !== undefined;
+      if (less) answer = less;
+    }
+    best = answer;
+  }
+  // A cell with no run measured is never the answer: a search whose every cell failed has none.
+  if (!best.measure.runMs.length) return { path, neighbours: [], throttling, stopped, bestThrottled: false };
   const neighbours = neighbourCells(opts.axes, best.cell).flatMap(({ cell, axis }) => {
     const n = seen.get(key(cell));
-    if (!n) return [];
+    if (!n?.measure.runMs.length) return [];
     const interval = ratioInterval(best!.measure.runMs, n.measure.runMs);
     return [{ cell, axis, ratio: median(n.measure.runMs) / median(best!.measure.runMs), interval, throttled: n.measure.throttled }];
   });
