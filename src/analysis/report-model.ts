@@ -14,6 +14,8 @@ import { warmupFaults, type WarmupFaults } from './warmup.js';
 import { cellLabel } from '../results/label.js';
 import { strategyNamed } from '../strategies/index.js';
 import { tuneReport, type ReportTune } from './tune.js';
+import { evaluateThresholds, type ThresholdResults } from './thresholds.js';
+import type { Threshold } from '../config/thresholds.js';
 
 /** Bumped whenever a field of the Report changes meaning or goes away. */
 export const REPORT_SCHEMA_VERSION = 1;
@@ -75,11 +77,14 @@ export interface Report {
   prices: { name: string; asOf: string; currency: string };
   /** The percentiles of each contender's `totalPercentilesMs`. */
   latencyPercentiles: readonly number[];
+  /** --threshold's rules, each row pass or fail; absent when none was given. */
+  thresholds?: ThresholdResults;
 }
 
 export interface ReportOptions {
   title: string;
   prices?: PriceTable;
+  thresholds?: readonly Threshold[];
 }
 
 /** Embedded Azurite, or a URL on a loopback address: the target competes with the client for CPU. */
@@ -163,6 +168,7 @@ export function buildReport(doc: ResultsFile, opts: ReportOptions): Report {
     ...(tuned ? { tune: tuned } : {}),
     prices: { name: prices.name, asOf: prices.asOf, currency: prices.currency },
     latencyPercentiles: LATENCY_PERCENTILES,
+    ...(opts.thresholds?.length ? { thresholds: evaluateThresholds(opts.thresholds, contenders) } : {}),
   };
 }
 

@@ -59,6 +59,8 @@ export function buildProgram(name: string, specs: readonly AnyOption[], summary:
     const structured = typeof spec.defaultValue === 'object' && spec.defaultValue !== null && (!Array.isArray(spec.defaultValue) || spec.defaultValue.some((v) => typeof v === 'object'));
     const dflt = spec.defaultValue !== undefined && !spec.secret && !structured ? ` (default ${shown})` : '';
     const option = new Option(`${spec.flag}${value}`, `${spec.help}${env}${dflt}`);
+    // Given again, a repeatable flag adds its value, joined as its environment variable writes them.
+    if (spec.repeatable) option.argParser((v: string, prev?: string) => (prev === undefined ? v : `${prev}${spec.repeatable}${v}`));
     program.addOption(isTestOnly(spec) ? option.hideHelp() : option);
   }
   return program;

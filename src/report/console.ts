@@ -7,6 +7,7 @@ import { axesOf, bytes, checkWord, count, DASH, firstTier, fixed, money, num, ra
 import { completionLines } from './completion.js';
 import { seconds, steadyLines } from './steady.js';
 import { tuneLines } from './tune.js';
+import { thresholdLines } from './thresholds.js';
 
 export interface ConsoleOptions {
   details?: boolean;
@@ -142,6 +143,7 @@ export function renderConsole(r: Report, opts: ConsoleOptions = {}): string {
   const grid = gridLines(r);
   if (grid.length) lines.push('', ...grid);
   if (r.verdicts.length && !r.tune) lines.push('', ...r.verdicts.map((v) => `verdict: ${v.text}`));
+  lines.push(...thresholdLines(r, paint));
   const warned = r.warnings.filter((w) => w.kind !== 'target-on-this-machine');
   if (warned.length) lines.push('', ...warned.map((w) => paint('33', `warning: ${w.text}`)));
   if (r.warmupFaults.length) lines.push('', ...r.warmupFaults.map((f) => `${f.contender} ${f.text}`));

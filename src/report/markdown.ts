@@ -6,6 +6,7 @@ import { axesOf, bytes, checkWord, count, DASH, money, num, rateOf } from './for
 import { completionLines } from './completion.js';
 import { environmentLine, manyBlobLine } from './console.js';
 import { tuneLines } from './tune.js';
+import { thresholdMarkdown } from './thresholds.js';
 
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 const row = (cells: string[]) => `| ${cells.map(cell).join(' | ')} |`;
@@ -35,6 +36,7 @@ export function renderMarkdown(r: Report): string {
     ]));
   }
   if (r.verdicts.length) lines.push('', '### Verdict', '', ...r.verdicts.map((v) => `- ${v.text}`));
+  lines.push(...thresholdMarkdown(r));
   if (r.warnings.length) lines.push('', '### Warnings', '', ...r.warnings.map((w) => `- ${w.text}`));
   if (r.warmupFaults.length) lines.push('', '### Warm-up', '', ...r.warmupFaults.map((f) => `- ${f.contender} ${f.text}`));
   const many = r.contenders.map(manyBlobLine).filter((l) => l !== undefined);

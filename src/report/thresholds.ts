@@ -1,0 +1,53 @@
+// The pass/fail table of --threshold's rows, as each format shows it: console lines, Markdown, CSV
+// columns and an HTML section. It only formats what analysis/thresholds.ts decided.
+import type { Report } from '../analysis/report-model.js';
+import type { ThresholdRow } from '../analysis/thresholds.js';
+import { escapeHtml as e } from './format.js';
+
+const word = (r: ThresholdRow) => (r.passed ? 'PASS' : 'FAIL');
+
+function summary(rows: readonly ThresholdRow[]): string {
+  const failed = rows.filter((r) => !r.passed).length;
+  return failed ? `thresholds: ${failed} of ${rows.length} FAILED` : `thresholds: all ${rows.length} passed`;
+}
+
+/** The console table: one line per rule and contender, failed rows first in colour. */
+export function thresholdLines(r: Report, paint: (code: string, text: string) => string = (_c, t) => t): string[] {
+  const rows = r.thresholds?.rows;
+  if (!rows?.length) return [];
+  const ruleW = Math.max(...rows.map((x) => x.threshold.length));
+  const whoW = Math.max(...rows.map((x) => x.contender.length));
+  return ['', summary(rows), ...rows.map((x) => {
+    const line = `  ${word(x)}  ${x.threshold.padEnd(ruleW)}  ${x.contender.padEnd(whoW)}  ${x.note}`;
+    return x.passed ? line : paint('31', line);
+  })];
+}
+
+const mdCell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ').replace(/</g, '&lt;');
+
+export function thresholdMarkdown(r: Report): string[] {
+  const rows = r.thresholds?.rows;
+  if (!rows?.length) return [];
+  return ['', '### Thresholds', '', `${summary(rows)}.`, '', '| result | threshold | contender | measured |', '| --- | --- | --- | --- |',
+    ...rows.map((x) => `| ${word(x)} | ${mdCell(x.threshold)} | ${mdCell(x.contender)} | ${mdCell(x.note)} |`)];
+}
+
+/** CSV: a column per rule, named `threshold: RULE`, each contender's cell pass, fail or empty where it does not apply. */
+export function thresholdColumns(r: Report): { names: string[]; cells: (label: string) => (string | undefined)[] } {
+  const rules = [...new Set(r.thresholds?.rows.map((x) => x.threshold) ?? [])];
+  return {
+    names: rules.map((t) => `threshold: ${t}`),
+    cells: (label) => rules.map((t) => {
+      const mine = r.thresholds!.rows.filter((x) => x.threshold === t && x.contender.split(' vs ').includes(label));
+      return mine.length ? (mine.every((x) => x.passed) ? 'pass' : 'fail') : undefined;
+    }),
+  };
+}
+
+export function thresholdHtml(r: Report): string {
+  const rows = r.thresholds?.rows;
+  if (!rows?.length) return '';
+  const tr = (x: ThresholdRow) => `<tr class="${x.passed ? 'pass' : 'fail'}"${x.passed ? '' : ' style="color:#b42318;font-weight:600"'}><td>${word(x)}</td><td><code>${e(x.threshold)}</code></td><td>${e(x.contender)}</td><td>${e(x.note)}</td></tr>`;
+  return `<section id="thresholds"><h2>Thresholds</h2><p class="lede">${e(summary(rows))}.</p>` +
+    `<table><thead><tr><th>result</th><th>threshold</th><th>contender</th><th>measured</th></tr></thead><tbody>${rows.map(tr).join('')}</tbody></table></section>`;
+}
