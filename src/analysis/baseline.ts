@@ -8,7 +8,8 @@ import type { Environment, ResultsFile, RunRecord } from '../results/schema.js';
 import { runFailed } from '../results/schema.js';
 import { cellLabel } from '../results/label.js';
 import { analyze, type ContenderStats } from './analyze.js';
-import { ALPHA, mannWhitney, MIN_RUNS_FOR_SIGNIFICANCE, ratioInterval, significantlyFaster } from './significance.js';
+import { ALPHA, mannWhitney, MIN_RUNS_FOR_SIGNIFICANCE, ratioInterval } from './significance.js';
+import { significantlyFaster } from './significance.js';
 import { median } from './stats.js';
 
 export const CHECK_SCHEMA_VERSION = 1;
@@ -29,8 +30,11 @@ export interface FingerprintDifference {
   there: string;
 }
 
-export function fingerprintDifferences(here: Record<string, string>, there: Record<string, string>): FingerprintDifference[] {
-  return Object.keys(here).flatMap((field) => (here[field] !== there[field] ? [{ field, here: here[field]!, there: there[field] ?? 'not recorded' }] : []));
+type Fingerprint = Record<string, string>;
+
+export function fingerprintDifferences(here: Fingerprint, there: Fingerprint): FingerprintDifference[] {
+  return Object.keys(here).flatMap((field) => (here[field] === there[field] ? []
+    : [{ field, here: here[field]!, there: there[field] ?? 'not recorded' }]));
 }
 
 export interface Candidate {
@@ -48,12 +52,14 @@ export interface BaselineChoice {
 }
 
 /** The last `last` complete results files in the same environment as `next`, newest first. */
-export function chooseBaselines(next: ResultsFile, candidates: readonly Candidate[], last: number): BaselineChoice {
+export function chooseBaselines(next: ResultsFile,
+  files: readonly Candidate[], last: number,
+): BaselineChoice {
   const here = fingerprint(next);
   const refused: BaselineChoice['refused'] = [];
   const skipped: BaselineChoice['skipped'] = [];
   const matching: Candidate[] = [];
-  for (const c of candidates) {
+  for (const c of files) {
     const differences = fingerprintDifferences(here, fingerprint(c.doc));
     if (differences.length) refused.push({ path: c.path, differences });
     else if (!c.doc.complete) skipped.push({ path: c.path, why: 'incomplete (the run was stopped)' });
@@ -115,7 +121,11 @@ export interface CheckOptions {
 
 const byLabel = (runs: readonly RunRecord[]) => {
   const out = new Map<string, RunRecord[]>();
-  for (const r of runs) if (!r.warmup && !runFailed(r)) out.set(cellLabel(r.strategy, r.cell), [...(out.get(cellLabel(r.strategy, r.cell)) ?? []), r]);
+  for (const r of runs) {
+    if (r.warmup || runFailed(r)) continue;
+    const label = cellLabel(r.strategy, r.cell);
+    out.set(label, [...(out.get(label) ?? []), r]);
+  }
   return out;
 };
 
@@ -169,41 +179,72 @@ function direction(base: readonly number[], next: readonly number[]): CheckVerdi
   return 'no significant difference';
 }
 
-function row(contender: string, figure: CheckFigure, unit: string, basePooled: number[], next: number[], baseline: number, current: number, tolerance: number): CheckRow {
+/** Two samples and their figures, as `row` compares them. */
+interface Pair {
+  basePooled: number[];
+  next: number[];
+  baseline: number;
+  current: number;
+}
+
+function row(contender: string, figure: CheckFigure, unit: string, d: Pair, tolerance: number): CheckRow {
   // Throughput is higher-is-better: its samples are turned round (1/x keeps the ranks reversed).
-  const lowerBetter = (v: number[]) => (figure === 'throughput' ? v.map((x) => (x > 0 ? 1 / x : Infinity)) : v);
-  const verdict = direction(lowerBetter(basePooled), lowerBetter(next));
-  const change = baseline > 0 ? (current - baseline) / baseline : 0;
+  const lowerBetter = (v: number[]) => (figure === 'p99' ? v : v.map((x) => (x > 0 ? 1 / x : Infinity)));
+  const verdict = direction(lowerBetter(d.basePooled), lowerBetter(d.next));
+  const change = d.baseline > 0 ? (d.current - d.baseline) / d.baseline : 0;
   const worse = figure === 'throughput' ? -change : change;
   const failed = verdict === 'regressed' && worse > tolerance;
-  const { p } = mannWhitney(basePooled, next);
-  const few = Math.min(basePooled.length, next.length) < MIN_RUNS_FOR_SIGNIFICANCE;
-  const ci = ratioInterval(lowerBetter(basePooled), lowerBetter(next));
+  const { p } = mannWhitney(d.basePooled, d.next);
+  const [nBaseline, nCurrent] = [d.basePooled.length, d.next.length];
+  const ci = ratioInterval(lowerBetter(d.basePooled), lowerBetter(d.next));
   const pct = (v: number) => `${v >= 0 ? '+' : ''}${(v * 100).toFixed(1)}%`;
-  const note = few ? `the rank test needs ${MIN_RUNS_FOR_SIGNIFICANCE} runs on each side (${basePooled.length} baseline, ${next.length} new): give --runs ${MIN_RUNS_FOR_SIGNIFICANCE} or more`
-    : verdict === 'no significant difference' ? `p=${p.toFixed(3)}${p < ALPHA ? ", but the ratio's 95% interval reaches 1x" : ''}`
-    : `${pct(change)}, p=${p.toFixed(3)}, ${figure === 'throughput' ? 'baseline/new rate' : 'new/baseline p99'} ${ci.low.toFixed(2)}x–${ci.high.toFixed(2)}x (95% CI); ${failed ? `beyond the ${(tolerance * 100).toFixed(0)}% tolerance` : verdict === 'regressed' ? `within the ${(tolerance * 100).toFixed(0)}% tolerance` : 'better'}`;
-  return { contender, figure, unit, baseline, current, change, verdict, p, nBaseline: basePooled.length, nCurrent: next.length, tolerance, failed, note };
+  const tol = `${(tolerance * 100).toFixed(0)}% tolerance`;
+  const what = figure === 'throughput' ? 'baseline/new rate' : 'new/baseline p99';
+  const ratio = `${what} ${ci.low.toFixed(2)}x–${ci.high.toFixed(2)}x (95% CI)`;
+  let note: string;
+  if (Math.min(nBaseline, nCurrent) < MIN_RUNS_FOR_SIGNIFICANCE) {
+    note = `the rank test needs ${MIN_RUNS_FOR_SIGNIFICANCE} runs on each side ` +
+      `(${nBaseline} baseline, ${nCurrent} new): ` +
+      `give --runs ${MIN_RUNS_FOR_SIGNIFICANCE} or more`;
+  } else if (verdict === 'no significant difference') {
+    note = `p=${p.toFixed(3)}${p < ALPHA ? ", but the ratio's 95% interval reaches 1x" : ''}`;
+  } else {
+    const against = failed ? `beyond the ${tol}` : verdict === 'regressed' ? `within the ${tol}` : 'better';
+    note = `${pct(change)}, p=${p.toFixed(3)}, ${ratio}; ${against}`;
+  }
+  const { baseline, current } = d;
+  return {
+    contender, figure, unit, baseline, current, change, verdict, p,
+    nBaseline, nCurrent, tolerance, failed, note,
+  };
 }
 
 /** This file's contenders against the baselines' (already chosen: same environment). */
-export function checkAgainstBaseline(next: Candidate, baselines: readonly Candidate[], opts: CheckOptions): CheckReport {
+export function checkAgainstBaseline(
+  next: Candidate, baselines: readonly Candidate[], o: CheckOptions,
+): CheckReport {
   const current = sideOf(next.doc);
   const bases = baselines.map((b) => sideOf(b.doc));
   const rows: CheckRow[] = [];
   for (const [label, now] of current) {
     const theirs = bases.flatMap((b) => (b.has(label) ? [b.get(label)!] : []));
     if (!theirs.length) continue;
-    rows.push(row(label, 'throughput', now.unit, theirs.flatMap((b) => b.rates), now.rates, median(theirs.map((b) => b.rate)), now.rate, opts.tolerance));
+    const baseRate = median(theirs.map((b) => b.rate));
+    const basePooledRates = theirs.flatMap((b) => b.rates);
+    const rates = { basePooled: basePooledRates, next: now.rates, baseline: baseRate, current: now.rate };
+    rows.push(row(label, 'throughput', now.unit, rates, o.tolerance));
     const p99s = theirs.flatMap((b) => (b.p99 !== undefined ? [b.p99] : []));
-    if (now.p99 !== undefined && p99s.length) rows.push(row(label, 'p99', 'ms', theirs.flatMap((b) => b.p99s), now.p99s, median(p99s), now.p99, opts.p99Tolerance));
+    if (now.p99 === undefined || !p99s.length) continue;
+    const basePooled = theirs.flatMap((b) => b.p99s);
+    const tails = { basePooled, next: now.p99s, baseline: median(p99s), current: now.p99 };
+    rows.push(row(label, 'p99', 'ms', tails, o.p99Tolerance));
   }
   const inBase = new Set(bases.flatMap((b) => [...b.keys()]));
   return {
     schema: 'blob-cacher/check', schemaVersion: CHECK_SCHEMA_VERSION,
     results: { path: next.path, createdAt: next.doc.createdAt },
     baselines: baselines.map((b) => ({ path: b.path, createdAt: b.doc.createdAt })),
-    fingerprint: fingerprint(next.doc), tolerance: opts.tolerance, p99Tolerance: opts.p99Tolerance, rows,
+    fingerprint: fingerprint(next.doc), tolerance: o.tolerance, p99Tolerance: o.p99Tolerance, rows,
     onlyInResults: [...current.keys()].filter((l) => !inBase.has(l)),
     onlyInBaseline: [...inBase].filter((l) => !current.has(l)),
     passed: rows.every((r) => !r.failed),

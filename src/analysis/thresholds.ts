@@ -2,7 +2,7 @@
 // report holds it, compared with its limit; a claim (`chunked faster than single`) decided by the
 // rule the ranks use (significance.ts: the rank test and the ratio's interval). Renderers print the
 // rows; the CLI sets the exit code from `passed`.
-import type { Comparator, FigureThreshold, Threshold } from '../config/thresholds.js';
+import type { ClaimThreshold, Comparator, FigureThreshold, Threshold } from '../config/thresholds.js';
 import { LATENCY_PERCENTILES } from './analyze.js';
 import type { ContenderCost } from './cost.js';
 import { mannWhitney, ratioInterval, significantlyFaster } from './significance.js';
@@ -86,17 +86,33 @@ const named = (all: readonly Contender[], name: string) => {
   return exact.length ? exact : all.filter((c) => c.strategy === name);
 };
 
-const shown = (v: number, unit: string) => (unit === '%' ? `${+(v * 100).toPrecision(4)}%` : unit === '$' ? `$${+v.toPrecision(3)}` : unit === 'count' ? `${+v.toPrecision(6)}` : `${+v.toPrecision(4)} ${unit}`);
+/** A figure in its unit, to a few significant figures: 12.3 ms, 1.5%, $0.002, 3. */
+function shown(v: number, unit: string): string {
+  if (unit === '%') return `${+(v * 100).toPrecision(4)}%`;
+  if (unit === '$') return `$${+v.toPrecision(3)}`;
+  if (unit === 'count') return `${+v.toPrecision(6)}`;
+  return `${+v.toPrecision(4)} ${unit}`;
+}
 
 function figureRows(t: FigureThreshold, all: readonly Contender[]): ThresholdRow[] {
   const base = { threshold: t.text, figure: t.figure.name, unit: t.figure.unit, op: t.op, limit: t.limit };
   const scope = t.contender === undefined ? all : named(all, t.contender);
-  if (!scope.length) return [{ ...base, contender: t.contender ?? '(none)', passed: false, note: t.contender === undefined ? 'no contender was measured' : `no contender ${t.contender} in these results` }];
+  if (!scope.length) {
+    const note = t.contender === undefined ? 'no contender was measured'
+      : `no contender ${t.contender} in these results`;
+    return [{ ...base, contender: t.contender ?? '(none)', passed: false, note }];
+  }
+  // A rate's name is its unit: `968 MiB/s`, not `MiB/s 968 MiB/s`.
+  const name = t.figure.name === t.figure.unit ? '' : `${t.figure.name} `;
   return scope.map((c) => {
     const actual = figureOf(c, t.figure.name);
-    if (!finite(actual)) return { ...base, contender: c.label, passed: false, note: `${c.label} has no ${t.figure.name} figure${c.verified ? '' : ' (it failed)'}` };
+    if (!finite(actual)) {
+      const note = `${c.label} has no ${t.figure.name} figure${c.verified ? '' : ' (it failed)'}`;
+      return { ...base, contender: c.label, passed: false, note };
+    }
     const passed = compare(actual, t.op, t.limit);
-    return { ...base, contender: c.label, actual, passed, note: `${t.figure.name === t.figure.unit ? '' : `${t.figure.name} `}${shown(actual, t.figure.unit)}, limit ${t.op} ${shown(t.limit, t.figure.unit)}` };
+    const note = `${name}${shown(actual, t.figure.unit)}, limit ${t.op} ${shown(t.limit, t.figure.unit)}`;
+    return { ...base, contender: c.label, actual, passed, note };
   });
 }
 
@@ -104,17 +120,26 @@ function figureRows(t: FigureThreshold, all: readonly Contender[]): ThresholdRow
 function claimPairs(as: readonly Contender[], bs: readonly Contender[]): [Contender, Contender][] {
   if (as.length === 1 && bs.length === 1) return [[as[0]!, bs[0]!]];
   const cellOf = (c: Contender) => JSON.stringify(c.cell ?? {});
-  return as.flatMap((a) => bs.filter((b) => cellOf(a) === cellOf(b)).map((b) => [a, b] as [Contender, Contender]));
+  const sameCell = (a: Contender) => bs.filter((b) => cellOf(a) === cellOf(b));
+  return as.flatMap((a) => sameCell(a).map((b): [Contender, Contender] => [a, b]));
 }
 
-function claimRows(t: Extract<Threshold, { kind: 'claim' }>, all: readonly Contender[]): ThresholdRow[] {
+const x = (v: number) => `${v.toFixed(2)}x`;
+
+function claimRows(t: ClaimThreshold, all: readonly Contender[]): ThresholdRow[] {
   const figure = t.claim === 'faster' ? 'faster than' : 'not slower than';
   const pairs = claimPairs(named(all, t.a), named(all, t.b));
-  if (!pairs.length) return [{ threshold: t.text, contender: `${t.a} vs ${t.b}`, figure, unit: 'x', passed: false, note: `${t.a} and ${t.b} were not both measured (in one sweep cell)` }];
+  if (!pairs.length) {
+    const note = `${t.a} and ${t.b} were not both measured (in one sweep cell)`;
+    return [{ threshold: t.text, contender: `${t.a} vs ${t.b}`, figure, unit: 'x', passed: false, note }];
+  }
   return pairs.map(([a, b]) => {
     const row = { threshold: t.text, contender: `${a.label} vs ${b.label}`, figure, unit: 'x' };
     const failed = [a, b].filter((c) => !c.verified || !c.timesMs.length);
-    if (failed.length) return { ...row, passed: false, note: `${failed.map((c) => c.label).join(' and ')} failed: no times to compare` };
+    if (failed.length) {
+      const note = `${failed.map((c) => c.label).join(' and ')} failed: no times to compare`;
+      return { ...row, passed: false, note };
+    }
     // b's median over a's: above 1x, a is the faster.
     const ratio = median(b.timesMs) / median(a.timesMs);
     const ci = ratioInterval(a.timesMs, b.timesMs);
@@ -122,14 +147,16 @@ function claimRows(t: Extract<Threshold, { kind: 'claim' }>, all: readonly Conte
     const aFaster = significantlyFaster(a.timesMs, b.timesMs);
     const bFaster = significantlyFaster(b.timesMs, a.timesMs);
     const passed = t.claim === 'faster' ? aFaster : !bFaster;
-    const said = aFaster ? `${a.label} is significantly faster` : bFaster ? `${b.label} is significantly faster` : 'no significant difference';
-    const x = (v: number) => `${v.toFixed(2)}x`;
-    return { ...row, actual: ratio, passed, note: `${said}: ${x(ratio)} (95% CI ${x(ci.low)}–${x(ci.high)}), p=${p.toFixed(3)}, n=${a.timesMs.length}/${b.timesMs.length}` };
+    const said = aFaster ? `${a.label} is significantly faster`
+      : bFaster ? `${b.label} is significantly faster` : 'no significant difference';
+    const n = `n=${a.timesMs.length}/${b.timesMs.length}`;
+    const note = `${said}: ${x(ratio)} (95% CI ${x(ci.low)}–${x(ci.high)}), p=${p.toFixed(3)}, ${n}`;
+    return { ...row, actual: ratio, passed, note };
   });
 }
 
 /** Every rule's rows, in the order given; the whole passes when every row does. */
-export function evaluateThresholds(thresholds: readonly Threshold[], contenders: readonly Contender[]): ThresholdResults {
-  const rows = thresholds.flatMap((t) => (t.kind === 'claim' ? claimRows(t, contenders) : figureRows(t, contenders)));
+export function evaluateThresholds(rules: readonly Threshold[], all: readonly Contender[]): ThresholdResults {
+  const rows = rules.flatMap((t) => (t.kind === 'claim' ? claimRows(t, all) : figureRows(t, all)));
   return { passed: rows.every((r) => r.passed), rows };
 }

@@ -192,7 +192,9 @@ export async function measure(m: Measurement): Promise<number> {
   const title = stopped ? `${m.title} — STOPPED by ${stopped}, partial` : m.title;
   let gateFailed = false;
   if (doc.runs.some((r) => !r.warmup)) {
-    const report = buildReport(doc, { title, ...(m.output.prices ? { prices: m.output.prices } : {}), thresholds: m.config.thresholds ?? [] });
+    const thresholds = m.config.thresholds ?? [];
+    const prices = m.output.prices ? { prices: m.output.prices } : {};
+    const report = buildReport(doc, { title, ...prices, thresholds });
     gateFailed = report.thresholds?.passed === false;
     const shown = await renderReport(report, m.config.format, { details: m.output.details, color: m.output.color, ...(notSaved ? {} : { resultsPath: path }), config: doc.config });
     process.stdout.write(`${redact(shown)}\n`);
@@ -269,14 +271,16 @@ async function parseFileArgs(name: string, summary: string, argv: readonly strin
     throw new ConfigError(max === min ? `${cmd} takes exactly ${min} results files; give ${min} paths` : `${cmd} takes at least ${min} results file; give a path`);
   }
   const o = resolveOptions(REPORT_OPTIONS, flags, { env });
-  return { files, format: o.format, thresholds: o.thresholds ?? [], output: await outputOf(flags, env, { env }) };
+  const output = await outputOf(flags, env, { env });
+  return { files, format: o.format, thresholds: o.thresholds ?? [], output };
 }
 
 export async function reportCommand(argv: readonly string[], env: Env, name = 'report'): Promise<number> {
   const parsed = await parseFileArgs(name, 'Recompute the report of each results file (two side by side: use compare).', argv, env, 1, Infinity);
   if (!parsed) return 0;
   if ((parsed.format === 'html' || parsed.format === 'junit') && parsed.files.length > 1) {
-    throw new ConfigError(`report --format ${parsed.format} takes one results file; give one, or put two side by side with blob-cacher compare`);
+    throw new ConfigError(`report --format ${parsed.format} takes one results file; ` +
+      'give one, or put two side by side with blob-cacher compare');
   }
   const docs = await Promise.all(parsed.files.map(readResults));
   const [{ renderReport }, { buildReport }] = await Promise.all([import('../report/render.js'), import('../analysis/report-model.js')]);
@@ -286,7 +290,9 @@ export async function reportCommand(argv: readonly string[], env: Env, name = 'r
     const title = `blob-cacher report: ${parsed.files[i]}${doc.complete ? '' : ' (INCOMPLETE run)'}`;
     const report = buildReport(doc, { title, ...(prices ? { prices } : {}), thresholds: parsed.thresholds });
     if (report.thresholds?.passed === false) gateFailed = true;
-    return renderReport(report, parsed.format, { details, color, resultsPath: parsed.files[i]!, config: doc.config });
+    return renderReport(report, parsed.format, {
+      details, color, resultsPath: parsed.files[i]!, config: doc.config,
+    });
   }));
   // Each file is its own report: runs of different sessions are never pooled as one sample.
   process.stdout.write(`${redact(parsed.format === 'json' && reports.length > 1 ? `[${reports.join(',\n')}]` : reports.join('\n\n'))}\n`);
@@ -296,7 +302,10 @@ export async function reportCommand(argv: readonly string[], env: Env, name = 'r
 export async function compareCommand(argv: readonly string[], env: Env, name = 'compare'): Promise<number> {
   const parsed = await parseFileArgs(name, 'Compare two results files per strategy and phase.', argv, env, 2, 2);
   if (!parsed) return 0;
-  if (parsed.thresholds.length) throw new ConfigError('compare takes no --threshold; gate one file with blob-cacher report FILE --threshold, or a file against earlier ones with blob-cacher check');
+  if (parsed.thresholds.length) {
+    throw new ConfigError('compare takes no --threshold; gate one file with blob-cacher report FILE ' +
+      '--threshold, or a file against earlier ones with blob-cacher check');
+  }
   const [a, b] = await Promise.all(parsed.files.map(readResults));
   const [{ buildCompareReport }, { renderCompare }] = await Promise.all([import('../analysis/compare.js'), import('../report/compare.js')]);
   const result = buildCompareReport(a!, b!, [parsed.files[0]!, parsed.files[1]!]);

@@ -43,7 +43,7 @@ interface OptionFields<T, K extends string> {
   readonly help: string;
   /** Never logged or written anywhere. */
   readonly secret?: boolean;
-  /** The flag may be given more than once: its values are joined with this separator, as its env takes them. */
+  /** The flag may be given again: its values are joined with this separator, as its env takes them. */
   readonly repeatable?: string;
 }
 
@@ -314,12 +314,17 @@ export const OUTPUT_OPTIONS = table(
 
 /** --threshold: the strategies of both directions are the contenders a threshold may name. */
 const thresholdList: Parser<Threshold[]> = (raw) => {
-  const parsed = parseThresholds(raw, [...new Set([...DOWNLOAD_STRATEGIES, ...UPLOAD_STRATEGIES].map((s) => s.name))]);
+  const names = [...new Set([...DOWNLOAD_STRATEGIES, ...UPLOAD_STRATEGIES].map((s) => s.name))];
+  const parsed = parseThresholds(raw, names);
   return 'problem' in parsed ? new Invalid(`a threshold, but ${parsed.problem}`) : parsed;
 };
 export const thresholdOption = option({
-  key: 'thresholds', flag: '--threshold', env: 'BLOB_CACHER_THRESHOLD', valueName: 'rule', repeatable: THRESHOLD_SEPARATOR, parse: thresholdList,
-  help: `pass/fail rule on a reported figure, repeatable (env: separated by "${THRESHOLD_SEPARATOR}"): 'p99<200ms', 'MiB/s>500', 'errors==0', 'cost per 1k<0.01', 'chunked: p99<200ms', 'chunked faster than single'; one that fails exits 99 (docs/thresholds.md)`,
+  key: 'thresholds', flag: '--threshold', env: 'BLOB_CACHER_THRESHOLD', valueName: 'rule',
+  repeatable: THRESHOLD_SEPARATOR, parse: thresholdList,
+  help: `pass/fail rule on a reported figure, repeatable (env: separated by "${THRESHOLD_SEPARATOR}"): ` +
+    "'p99<200ms', " +
+    "'MiB/s>500', 'errors==0', 'cost per 1k<0.01', 'chunked: p99<200ms', 'chunked faster than single'; " +
+    'one that fails exits 99 (docs/thresholds.md)',
 });
 const format = option({ key: 'format', flag: '--format', env: 'BLOB_CACHER_FORMAT', valueName: 'fmt', defaultValue: 'console', parse: oneOf(FORMATS), help: `report format on stdout (${FORMATS.join(', ')})` });
 /** Output and repetition: the same for every command that measures. */
@@ -480,10 +485,35 @@ export type CheckFormat = (typeof CHECK_FORMATS)[number];
 
 /** blob-cacher check RESULTS --baseline DIR: a results file against the last runs in the same environment. */
 export const CHECK_OPTIONS = table(
-  option({ key: 'baseline', flag: '--baseline', env: 'BLOB_CACHER_BASELINE', valueName: 'dir', parse: text, help: 'directory of earlier results files; those run in the same environment (CPU model and count, Node, VM size and region, target kind) are the baseline' }),
-  option({ key: 'tolerance', flag: '--tolerance', env: 'BLOB_CACHER_TOLERANCE', valueName: 'percent', defaultValue: 0.1, parse: percent(100), help: 'a throughput drop the rank test finds, beyond this share of the baseline\'s median, fails the check (10%)' }),
-  option({ key: 'p99Tolerance', flag: '--p99-tolerance', env: 'BLOB_CACHER_P99_TOLERANCE', valueName: 'percent', defaultValue: 0.2, parse: percent(1000), help: 'a p99 rise the rank test finds, beyond this share of the baseline\'s median, fails the check (20%)' }),
-  option({ key: 'minBaseline', flag: '--min-baseline', env: 'BLOB_CACHER_MIN_BASELINE', valueName: 'n', defaultValue: 3, parse: integer(1, 1000), help: 'refuse (exit 2) with fewer matching baseline files than this' }),
-  option({ key: 'last', flag: '--last', env: 'BLOB_CACHER_LAST', valueName: 'n', defaultValue: 5, parse: integer(1, 1000), help: 'the baseline is the newest this many matching files' }),
-  option({ key: 'format', flag: '--format', env: 'BLOB_CACHER_FORMAT', valueName: 'fmt', defaultValue: 'console', parse: oneOf(CHECK_FORMATS), help: `report format on stdout (${CHECK_FORMATS.join(', ')})` }),
+  option({
+    key: 'baseline', flag: '--baseline', env: 'BLOB_CACHER_BASELINE', valueName: 'dir', parse: text,
+    help: 'directory of earlier results files; those run in the same environment ' +
+      '(CPU model and count, Node, VM size and region, target kind) are the baseline',
+  }),
+  option({
+    key: 'tolerance', flag: '--tolerance', env: 'BLOB_CACHER_TOLERANCE', valueName: 'percent',
+    defaultValue: 0.1, parse: percent(100),
+    help: 'a throughput drop the rank test finds, beyond this share of the baseline\'s median, ' +
+      'fails the check (10%)',
+  }),
+  option({
+    key: 'p99Tolerance', flag: '--p99-tolerance', env: 'BLOB_CACHER_P99_TOLERANCE', valueName: 'percent',
+    defaultValue: 0.2, parse: percent(1000),
+    help: 'a p99 rise the rank test finds, beyond this share of the baseline\'s median, ' +
+      'fails the check (20%)',
+  }),
+  option({
+    key: 'minBaseline', flag: '--min-baseline', env: 'BLOB_CACHER_MIN_BASELINE', valueName: 'n',
+    defaultValue: 3, parse: integer(1, 1000),
+    help: 'refuse (exit 2) with fewer matching baseline files than this',
+  }),
+  option({
+    key: 'last', flag: '--last', env: 'BLOB_CACHER_LAST', valueName: 'n', defaultValue: 5,
+    parse: integer(1, 1000),
+    help: 'the baseline is the newest this many matching files',
+  }),
+  option({
+    key: 'format', flag: '--format', env: 'BLOB_CACHER_FORMAT', valueName: 'fmt', defaultValue: 'console',
+    parse: oneOf(CHECK_FORMATS), help: `report format on stdout (${CHECK_FORMATS.join(', ')})`,
+  }),
 );

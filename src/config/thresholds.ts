@@ -37,7 +37,9 @@ function figureTable(): Map<string, FigureSpec> {
   add({ name: 'MiB/s', unit: 'MiB/s' }, 'throughput');
   add({ name: 'ops/s', unit: 'ops/s' });
   add({ name: 'blobs/s', unit: 'blobs/s' });
-  for (const p of THRESHOLD_PERCENTILES) add({ name: p === 100 ? 'max' : p === 0 ? 'min' : `p${p}`, unit: 'ms' }, `p${p}`, `total p${p}`);
+  for (const p of THRESHOLD_PERCENTILES) {
+    add({ name: p === 100 ? 'max' : p === 0 ? 'min' : `p${p}`, unit: 'ms' }, `p${p}`, `total p${p}`);
+  }
   for (const m of METRICS) for (const q of METRIC_QUANTILES) add({ name: `${m} ${q}`, unit: 'ms' });
   add({ name: 'errors', unit: 'count' }, 'failed requests');
   add({ name: 'error rate', unit: '%' });
@@ -71,7 +73,7 @@ export interface FigureThreshold {
   limit: number;
 }
 
-/** `a faster than b`: the rank test finds a significantly faster; `a not slower than b`: it does not find b faster. */
+/** `a faster than b`: the rank test finds a significantly faster; `a not slower than b`: nor b faster. */
 export interface ClaimThreshold {
   kind: 'claim';
   text: string;
@@ -85,61 +87,88 @@ export type Threshold = FigureThreshold | ClaimThreshold;
 /** What separates thresholds in BLOB_CACHER_THRESHOLD (and repeated --threshold flags, joined). */
 export const THRESHOLD_SEPARATOR = ';';
 
-const TIME_UNITS_MS: Readonly<Record<string, number>> = { us: 0.001, 'µs': 0.001, ms: 1, s: 1000, m: 60_000 };
+const TIME_UNITS_MS: Record<string, number> = { us: 0.001, 'µs': 0.001, ms: 1, s: 1_000, m: 60_000 };
 
-const EXAMPLES = "e.g. 'p99<200ms', 'MiB/s>500', 'errors==0', 'chunked: p99<200ms' or 'chunked faster than single'";
+const EXAMPLES = "e.g. 'p99<200ms', 'MiB/s>500', 'errors==0', 'chunked: p99<200ms' " +
+  "or 'chunked faster than single'";
+
+type Problem = { problem: string };
+const problem = (text: string): Problem => ({ problem: text });
+
+/** `A faster than B`, `A not slower than B`: both contenders known and not the same. */
+function parseClaim(text: string, m: RegExpExecArray, known: readonly string[]): ClaimThreshold | Problem {
+  const [a, how, b] = [m[1]!.trim(), m[2]!.toLowerCase(), m[3]!.trim()];
+  for (const name of [a, b]) {
+    const bad = unknownContender(name, known);
+    if (bad) return problem(bad);
+  }
+  if (a === b) return problem(`'${text}' compares ${a} with itself; name two contenders`);
+  return { kind: 'claim', text, claim: how === 'faster than' ? 'faster' : 'not-slower', a, b };
+}
 
 /** A threshold's text, or why it is not one (the problem and the fix, one line). */
-export function parseThreshold(raw: string, contenders: readonly string[]): Threshold | { problem: string } {
+export function parseThreshold(raw: string, contenders: readonly string[]): Threshold | Problem {
   const text = raw.trim();
   // Upload's single Put Blob size was once --threshold: a size alone says which option is meant.
-  if (/^\d+(\.\d+)?\s*[kmgt]?i?b?$/i.test(text)) return { problem: `'${text}' is a size, not a rule; the size up to which a blob goes as one Put Blob is --single-shot-size` };
-  const claim = /^(.+?)\s+(faster than|not slower than)\s+(.+)$/i.exec(text);
-  if (claim && !/(<|>|==|!=)/.test(text)) {
-    const [, a, how, b] = claim as unknown as [string, string, string, string];
-    for (const name of [a, b]) {
-      const bad = unknownContender(name.trim(), contenders);
-      if (bad) return { problem: bad };
-    }
-    if (a.trim() === b.trim()) return { problem: `'${text}' compares ${a.trim()} with itself; name two contenders` };
-    return { kind: 'claim', text, claim: how.toLowerCase() === 'faster than' ? 'faster' : 'not-slower', a: a.trim(), b: b.trim() };
+  if (/^\d+(\.\d+)?\s*[kmgt]?i?b?$/i.test(text)) {
+    return problem(`'${text}' is a size, not a rule; the size up to which a blob goes as one Put Blob is ` +
+      '--single-shot-size');
   }
+  const claim = /^(.+?)\s+(faster than|not slower than)\s+(.+)$/i.exec(text);
+  if (claim && !/(<|>|==|!=)/.test(text)) return parseClaim(text, claim, contenders);
   const m = /^(.*?)(<=|>=|==|!=|<|>)(.*)$/.exec(text);
-  if (!m) return { problem: `'${text}' has no comparison (<, <=, >, >=, ==, !=) and is no 'A faster than B'; write one, ${EXAMPLES}` };
-  const [, left, op, right] = m as unknown as [string, Comparator, Comparator, string];
+  if (!m) {
+    return problem(`'${text}' has no comparison (<, <=, >, >=, ==, !=) and is no 'A faster than B'; ` +
+      `write one, ${EXAMPLES}`);
+  }
+  const [left, op, right] = [m[1]!, m[2] as Comparator, m[3]!.trim()];
   // A scope ends at the last colon: a sweep cell's label may hold one (`--endpoint http://h:1`).
   const colon = left.lastIndexOf(':');
   const contender = colon >= 0 ? left.slice(0, colon).trim() : undefined;
   const figureName = (colon >= 0 ? left.slice(colon + 1) : left).trim().replace(/\s+/g, ' ');
-  if (contender !== undefined) {
-    if (contender === '') return { problem: `'${text}' has a ':' with no contender before it; write e.g. 'chunked: ${figureName}${op}${right.trim()}'` };
-    const bad = unknownContender(contender, contenders);
-    if (bad) return { problem: bad };
+  if (contender === '') {
+    const fixed = `chunked: ${figureName}${op}${right}`;
+    return problem(`'${text}' has a ':' with no contender before it; write e.g. '${fixed}'`);
   }
+  const bad = contender === undefined ? undefined : unknownContender(contender, contenders);
+  if (bad) return problem(bad);
   const figure = FIGURES.get(figureName.toLowerCase());
-  if (!figure) return { problem: `'${figureName}' in '${text}' is not a reported figure; use one of ${FIGURE_NAMES.slice(0, 8).join(', ')}, … (docs/thresholds.md lists them)` };
-  const limit = parseLimit(right.trim(), figure);
-  if (typeof limit !== 'number') return { problem: `'${right.trim()}' in '${text}' is not a limit for ${figure.name}; ${limit.fix}` };
+  if (!figure) {
+    const some = FIGURE_NAMES.slice(0, 8).join(', ');
+    return problem(`'${figureName}' in '${text}' is not a reported figure; use one of ${some}, … ` +
+      '(docs/thresholds.md lists them)');
+  }
+  const limit = parseLimit(right, figure);
+  if (typeof limit !== 'number') {
+    return problem(`'${right}' in '${text}' is not a limit for ${figure.name}; ${limit.fix}`);
+  }
   return { kind: 'figure', text, ...(contender !== undefined ? { contender } : {}), figure, op, limit };
 }
 
+/** The limit in the figure's unit, or how to write one. */
 function parseLimit(raw: string, figure: FigureSpec): number | { fix: string } {
   const m = /^(\$)?\s*(\d+(?:\.\d+)?(?:e[-+]?\d+)?)\s*([a-zµ/%]*)$/i.exec(raw);
   const n = m ? Number(m[2]) : NaN;
   const unit = (m?.[3] ?? '').toLowerCase();
+  // Only money takes a leading $.
+  const plain = m !== null && Number.isFinite(n) && (m[1] === undefined || figure.unit === '$');
   switch (figure.unit) {
     case 'ms': {
       const scale = TIME_UNITS_MS[unit || 'ms'];
-      return m && !m[1] && scale !== undefined && Number.isFinite(n) ? n * scale : { fix: 'write a duration such as 200ms, 1.5s or 800us (a bare number is ms)' };
+      if (plain && scale !== undefined) return n * scale;
+      return { fix: 'write a duration such as 200ms, 1.5s or 800us (a bare number is ms)' };
     }
     case '%':
-      return m && !m[1] && (unit === '%' || unit === '') && Number.isFinite(n) ? (unit === '%' ? n / 100 : n) : { fix: 'write a share such as 1% or 0.01' };
+      if (plain && (unit === '%' || unit === '')) return unit === '%' ? n / 100 : n;
+      return { fix: 'write a share such as 1% or 0.01' };
     case '$':
-      return m && (unit === '' || unit === 'usd') && Number.isFinite(n) ? n : { fix: 'write an amount in the price table\'s currency, such as 0.01 or $0.01' };
+      if (plain && (unit === '' || unit === 'usd')) return n;
+      return { fix: 'write an amount in the price table\'s currency, such as 0.01 or $0.01' };
     case 'count':
-      return m && !m[1] && unit === '' && Number.isFinite(n) ? n : { fix: 'write a plain number such as 0 or 3' };
+      return plain && unit === '' ? n : { fix: 'write a plain number such as 0 or 3' };
     default:
-      return m && !m[1] && (unit === '' || unit === figure.unit.toLowerCase()) && Number.isFinite(n) ? n : { fix: `write a number of ${figure.unit} such as 500` };
+      if (plain && (unit === '' || unit === figure.unit.toLowerCase())) return n;
+      return { fix: `write a number of ${figure.unit} such as 500` };
   }
 }
 
@@ -147,11 +176,12 @@ function parseLimit(raw: string, figure: FigureSpec): number | { fix: string } {
 function unknownContender(name: string, known: readonly string[]): string | undefined {
   const strategy = name.split(' [')[0]!.trim();
   if (known.includes(strategy)) return undefined;
-  return `'${name}' is not a contender; name one of ${known.join(', ')} (a sweep cell as 'chunked [--concurrency 8]')`;
+  return `'${name}' is not a contender; name one of ${known.join(', ')} ` +
+    "(a sweep cell as 'chunked [--concurrency 8]')";
 }
 
 /** Every threshold in `raw` (separated by THRESHOLD_SEPARATOR), or the first problem. */
-export function parseThresholds(raw: string, contenders: readonly string[]): Threshold[] | { problem: string } {
+export function parseThresholds(raw: string, contenders: readonly string[]): Threshold[] | Problem {
   const out: Threshold[] = [];
   for (const part of raw.split(THRESHOLD_SEPARATOR)) {
     if (part.trim() === '') continue;
@@ -159,5 +189,5 @@ export function parseThresholds(raw: string, contenders: readonly string[]): Thr
     if ('problem' in t) return t;
     out.push(t);
   }
-  return out.length ? out : { problem: `no threshold given; write one, ${EXAMPLES}` };
+  return out.length ? out : problem(`no threshold given; write one, ${EXAMPLES}`);
 }

@@ -6,12 +6,14 @@ import { renderJunit } from './junit.js';
 
 const pct = (v: number) => (Number.isFinite(v) ? `${v >= 0 ? '+' : ''}${(v * 100).toFixed(1)}%` : '—');
 const result = (r: CheckRow) => (r.failed ? 'FAIL' : 'ok');
+const percent = (share: number) => `${(share * 100).toFixed(0)}%`;
+const regressed = (x: CheckRow) => `${x.contender} ${x.figure} regressed ${pct(x.change)}`;
 
 function headline(r: CheckReport): string {
   const failed = r.rows.filter((x) => x.failed);
-  const tol = `tolerance ${(r.tolerance * 100).toFixed(0)}% throughput, ${(r.p99Tolerance * 100).toFixed(0)}% p99`;
+  const tol = `tolerance ${percent(r.tolerance)} throughput, ${percent(r.p99Tolerance)} p99`;
   return failed.length
-    ? `check FAILED: ${failed.map((x) => `${x.contender} ${x.figure} regressed ${pct(x.change)}`).join(', ')} (${tol})`
+    ? `check FAILED: ${failed.map(regressed).join(', ')} (${tol})`
     : `check passed: no regression beyond the tolerance (${tol})`;
 }
 
@@ -22,28 +24,43 @@ function onlyLines(r: CheckReport): string[] {
   ];
 }
 
+const environment = (r: CheckReport) => Object.entries(r.fingerprint).map(([k, v]) => `${k} ${v}`).join('; ');
+/** The columns every table format shows, as text. */
+const cellsOf = (x: CheckRow) => [
+  result(x), x.contender, x.figure, `${num(x.baseline)} ${x.unit}`, `${num(x.current)} ${x.unit}`,
+  pct(x.change), `${x.verdict} (${x.note})`,
+];
+const HEAD = ['', 'contender', 'figure', 'baseline', 'new', 'change', 'verdict'];
+
 function consoleText(r: CheckReport): string {
-  const head = ['', 'contender', 'figure', 'baseline', 'new', 'change', 'verdict'];
-  const rows = r.rows.map((x) => [result(x), x.contender, x.figure, `${num(x.baseline)} ${x.unit}`, `${num(x.current)} ${x.unit}`, pct(x.change), `${x.verdict} (${x.note})`]);
-  const w = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : i >= 3 && i <= 5 ? c.padStart(w[i]!) : c.padEnd(w[i]!))).join('  ').trimEnd();
+  const rows = r.rows.map(cellsOf);
+  const w = HEAD.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
+  // The figures right-aligned, the verdict last and unpadded.
+  const pad = (c: string, i: number, n: number) => {
+    if (i === n - 1) return c;
+    return i >= 3 && i <= 5 ? c.padStart(w[i]!) : c.padEnd(w[i]!);
+  };
+  const line = (cells: string[]) => cells.map((c, i) => pad(c, i, cells.length)).join('  ').trimEnd();
   return [
-    `blob-cacher check: ${r.results.path} against the median of ${r.baselines.length} baseline file(s) in the same environment`,
-    `environment: ${Object.entries(r.fingerprint).map(([k, v]) => `${k} ${v}`).join('; ')}`,
-    '', line(head), ...rows.map(line), ...onlyLines(r), '', headline(r),
+    `blob-cacher check: ${r.results.path} against the median of ${r.baselines.length} baseline file(s) ` +
+      'in the same environment',
+    `environment: ${environment(r)}`,
+    '', line(HEAD), ...rows.map(line), ...onlyLines(r), '', headline(r),
   ].join('\n');
 }
 
 const mdCell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ').replace(/</g, '&lt;');
+const mdRow = (cells: string[]) => `| ${cells.map(mdCell).join(' | ')} |`;
 
 function markdown(r: CheckReport): string {
   return [
     `## blob-cacher check: ${mdCell(r.results.path)}`, '',
-    `- Baseline: the median of ${r.baselines.length} file(s): ${r.baselines.map((b) => mdCell(b.path)).join(', ')}`,
-    `- Environment: ${mdCell(Object.entries(r.fingerprint).map(([k, v]) => `${k} ${v}`).join('; '))}`, '',
+    `- Baseline: the median of ${r.baselines.length} file(s): ` +
+      r.baselines.map((b) => mdCell(b.path)).join(', '),
+    `- Environment: ${mdCell(environment(r))}`, '',
     `**${mdCell(headline(r))}**`, '',
-    '| result | contender | figure | baseline | new | change | verdict |', '| --- | --- | --- | --- | --- | --- | --- |',
-    ...r.rows.map((x) => `| ${result(x)} | ${mdCell(x.contender)} | ${x.figure} | ${num(x.baseline)} ${x.unit} | ${num(x.current)} ${x.unit} | ${pct(x.change)} | ${x.verdict} (${mdCell(x.note)}) |`),
+    mdRow(['result', ...HEAD.slice(1)]), `|${' --- |'.repeat(HEAD.length)}`,
+    ...r.rows.map((x) => mdRow(cellsOf(x))),
     ...onlyLines(r).map((l) => `\n- ${mdCell(l)}`),
   ].join('\n');
 }
@@ -53,24 +70,35 @@ function csv(r: CheckReport): string {
     const s = typeof v === 'number' ? raw(v) : v === undefined ? '' : String(v);
     return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
   };
-  const head = ['contender', 'figure', 'unit', 'baseline', 'new', 'change', 'verdict', 'p', 'n_baseline', 'n_new', 'tolerance', 'failed', 'note'];
-  const rows = r.rows.map((x) => [x.contender, x.figure, x.unit, x.baseline, x.current, x.change, x.verdict, x.p, x.nBaseline, x.nCurrent, x.tolerance, x.failed, x.note]);
+  const head = ['contender', 'figure', 'unit', 'baseline', 'new', 'change', 'verdict', 'p', 'n_baseline',
+    'n_new', 'tolerance', 'failed', 'note'];
+  const rows = r.rows.map((x) => [x.contender, x.figure, x.unit, x.baseline, x.current, x.change, x.verdict,
+    x.p, x.nBaseline, x.nCurrent, x.tolerance, x.failed, x.note]);
   return [head, ...rows].map((row) => row.map(cell).join(',')).join('\n');
 }
+
+/** Each contender's figure a test, failing where it regressed beyond the tolerance. */
+function junit(r: CheckReport): string {
+  const baselines = r.baselines.map((b, i) => ({ name: `baseline.${i + 1}`, value: b.path }));
+  const properties = [{ name: 'results', value: r.results.path }, ...baselines];
+  return renderJunit([{
+    name: 'check', properties,
+    cases: r.rows.map((x) => ({
+      name: `${x.contender} ${x.figure}`, classname: 'blob-cacher.check', timeS: 0,
+      ...(x.failed ? { failure: { message: regressed(x), type: 'regression', detail: x.note } } : {}),
+    })),
+  }], r.results.createdAt);
+}
+
+/** JSON has no NaN or Infinity: a figure that does not exist is null. */
+const finiteOrNull = (_k: string, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? null : v);
 
 export function renderCheck(r: CheckReport, format: CheckFormat): string {
   switch (format) {
     case 'console': return consoleText(r);
     case 'md': return markdown(r);
     case 'csv': return csv(r);
-    case 'json': return JSON.stringify(r, (_k, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? null : v), 2);
-    // Each contender's figure a test, failing where it regressed beyond the tolerance.
-    case 'junit': return renderJunit([{
-      name: 'check', properties: [{ name: 'results', value: r.results.path }, ...r.baselines.map((b, i) => ({ name: `baseline.${i + 1}`, value: b.path }))],
-      cases: r.rows.map((x) => ({
-        name: `${x.contender} ${x.figure}`, classname: 'blob-cacher.check', timeS: 0,
-        ...(x.failed ? { failure: { message: `${x.contender} ${x.figure} regressed ${pct(x.change)}`, type: 'regression', detail: x.note } } : {}),
-      })),
-    }], r.results.createdAt);
+    case 'json': return JSON.stringify(r, finiteOrNull, 2);
+    case 'junit': return junit(r);
   }
 }

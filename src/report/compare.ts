@@ -85,10 +85,16 @@ export function renderCompare(r: CompareReport, format: ReportFormat): string {
     case 'html': return html(r);
     // Each contender a test: it fails where the new file is significantly slower than the base.
     case 'junit': return renderJunit([{
-      name: 'compare', properties: [{ name: 'base', value: r.base.label }, { name: 'new', value: r.next.label }],
+      name: 'compare',
+      properties: [{ name: 'base', value: r.base.label }, { name: 'new', value: r.next.label }],
       cases: r.changes.map((c) => ({
         name: c.strategy, classname: 'blob-cacher.compare', timeS: c.newMs / 1000,
-        ...(c.verdict === 'slower' ? { failure: { message: `${c.strategy} is slower: ${change(c.changePct)}`, type: 'slower', detail: `${ratioText(c)}, ${verdictText(c)}` } } : {}),
+        ...(c.verdict === 'slower' ? {
+          failure: {
+            message: `${c.strategy} is slower: ${change(c.changePct)}`, type: 'slower',
+            detail: `${ratioText(c)}, ${verdictText(c)}`,
+          },
+        } : {}),
       })),
     }], r.next.createdAt);
   }

@@ -23,11 +23,15 @@ export interface JunitSuite {
   cases: JunitCase[];
 }
 
-/** Text as XML character data or an attribute value: markup escaped, characters XML 1.0 cannot hold dropped. */
+const XML_ESCAPES: Record<string, string> = {
+  '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;',
+};
+
+/** Text as XML character data or an attribute: markup escaped, characters XML 1.0 cannot hold dropped. */
 export function escapeXml(text: string): string {
   return text
     .replace(/[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/gu, '')
-    .replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c]!);
+    .replace(/[&<>"']/g, (c) => XML_ESCAPES[c]!);
 }
 
 /** Decimal seconds as the schemas' time type takes them: digits and a point, never an exponent. */
@@ -39,36 +43,47 @@ const timestamp = (iso: string) => {
   return (Number.isNaN(d.getTime()) ? new Date(0) : d).toISOString().slice(0, 19);
 };
 
-export function renderJunit(suites: readonly JunitSuite[], createdAt: string): string {
-  const a = escapeXml;
-  const all = suites.flatMap((s) => s.cases);
-  const failed = (cases: readonly JunitCase[]) => cases.filter((c) => c.failure).length;
-  const time = (cases: readonly JunitCase[]) => cases.reduce((t, c) => t + c.timeS, 0);
-  const suiteXml = suites.map((s, id) => [
-    `  <testsuite name="${a(s.name)}" tests="${s.cases.length}" failures="${failed(s.cases)}" errors="0" skipped="0" time="${seconds(time(s.cases))}" ` +
-      `timestamp="${timestamp(createdAt)}" hostname="localhost" id="${id}" package="blob-cacher">`,
-    '    <properties>',
-    ...(s.properties.length ? s.properties : [{ name: 'tool', value: 'blob-cacher' }]).map((p) => `      <property name="${a(p.name)}" value="${a(p.value)}"/>`),
-    '    </properties>',
-    ...s.cases.map((c) => {
-      const open = `    <testcase name="${a(c.name)}" classname="${a(c.classname)}" time="${seconds(c.timeS)}"`;
-      return c.failure
-        ? `${open}>\n      <failure message="${a(c.failure.message)}" type="${a(c.failure.type)}">${a(c.failure.detail)}</failure>\n    </testcase>`
-        : `${open}/>`;
-    }),
-    '    <system-out/>',
-    '    <system-err/>',
-    '  </testsuite>',
-  ].join('\n'));
-  return [
-    '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="blob-cacher" tests="${all.length}" failures="${failed(all)}" errors="0" time="${seconds(time(all))}">`,
-    ...suiteXml,
-    '</testsuites>',
-  ].join('\n');
+const attributes = (pairs: Record<string, string | number>) =>
+  Object.entries(pairs).map(([k, v]) => `${k}="${escapeXml(String(v))}"`).join(' ');
+
+function testcase(c: JunitCase): string {
+  const { name, classname } = c;
+  const open = `    <testcase ${attributes({ name, classname, time: seconds(c.timeS) })}`;
+  if (!c.failure) return `${open}/>`;
+  const { message, type, detail } = c.failure;
+  const failure = `<failure ${attributes({ message, type })}>${escapeXml(detail)}</failure>`;
+  return `${open}>\n      ${failure}\n    </testcase>`;
 }
 
-/** A report as JUnit: each threshold row a test, and each contender's measured runs a test that fails when a run did. */
+export function renderJunit(suites: readonly JunitSuite[], createdAt: string): string {
+  const all = suites.flatMap((s) => s.cases);
+  const failed = (cases: readonly JunitCase[]) => cases.filter((c) => c.failure).length;
+  const time = (cases: readonly JunitCase[]) => seconds(cases.reduce((t, c) => t + c.timeS, 0));
+  const suiteXml = suites.map((s, id) => {
+    const head = attributes({
+      name: s.name, tests: s.cases.length, failures: failed(s.cases), errors: 0, skipped: 0,
+      time: time(s.cases),
+      timestamp: timestamp(createdAt), hostname: 'localhost', id, package: 'blob-cacher',
+    });
+    const properties = s.properties.length ? s.properties : [{ name: 'tool', value: 'blob-cacher' }];
+    return [
+      `  <testsuite ${head}>`,
+      '    <properties>',
+      ...properties.map((p) => `      <property ${attributes(p)}/>`),
+      '    </properties>',
+      ...s.cases.map(testcase),
+      '    <system-out/>',
+      '    <system-err/>',
+      '  </testsuite>',
+    ].join('\n');
+  });
+  const head = attributes({ name: 'blob-cacher', tests: all.length, failures: failed(all), errors: 0,
+    time: time(all) });
+  const declaration = '<?xml version="1.0" encoding="UTF-8"?>';
+  return [declaration, `<testsuites ${head}>`, ...suiteXml, '</testsuites>'].join('\n');
+}
+
+/** A report as JUnit: each threshold row a test, and each contender's runs a test that fails with a run. */
 export function reportJunit(r: Report): string {
   const suites: JunitSuite[] = [];
   const properties = [{ name: 'target', value: r.header.target }, { name: 'unit', value: r.unit }];
@@ -78,15 +93,22 @@ export function reportJunit(r: Report): string {
       name: 'thresholds', properties,
       cases: rows.map((x) => ({
         name: `${x.threshold} [${x.contender}]`, classname: 'blob-cacher.thresholds', timeS: 0,
-        ...(x.passed ? {} : { failure: { message: `${x.threshold} failed for ${x.contender}`, type: 'threshold', detail: x.note } }),
+        ...(x.passed ? {} : {
+          failure: { message: `${x.threshold} failed for ${x.contender}`, type: 'threshold', detail: x.note },
+        }),
       })),
     });
   }
   suites.push({
     name: 'runs', properties,
     cases: r.contenders.map((c) => ({
-      name: c.label, classname: `blob-cacher.${r.header.command}`, timeS: c.timesMs.reduce((t, ms) => t + ms, 0) / 1000,
-      ...(c.verified ? {} : { failure: { message: `${c.label} failed`, type: 'run', detail: c.problems.join('\n') || 'no verified run' } }),
+      name: c.label, classname: `blob-cacher.${r.header.command}`,
+      timeS: c.timesMs.reduce((t, ms) => t + ms, 0) / 1000,
+      ...(c.verified ? {} : {
+        failure: {
+          message: `${c.label} failed`, type: 'run', detail: c.problems.join('\n') || 'no verified run',
+        },
+      }),
     })),
   });
   return renderJunit(suites, r.header.createdAt);

@@ -11,8 +11,10 @@ function summary(rows: readonly ThresholdRow[]): string {
   return failed ? `thresholds: ${failed} of ${rows.length} FAILED` : `thresholds: all ${rows.length} passed`;
 }
 
-/** The console table: one line per rule and contender, failed rows first in colour. */
-export function thresholdLines(r: Report, paint: (code: string, text: string) => string = (_c, t) => t): string[] {
+type Paint = (code: string, text: string) => string;
+
+/** The console table: one line per rule and contender, failed rows in red on a terminal. */
+export function thresholdLines(r: Report, paint: Paint = (_c, t) => t): string[] {
   const rows = r.thresholds?.rows;
   if (!rows?.length) return [];
   const ruleW = Math.max(...rows.map((x) => x.threshold.length));
@@ -28,17 +30,24 @@ const mdCell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ').replac
 export function thresholdMarkdown(r: Report): string[] {
   const rows = r.thresholds?.rows;
   if (!rows?.length) return [];
-  return ['', '### Thresholds', '', `${summary(rows)}.`, '', '| result | threshold | contender | measured |', '| --- | --- | --- | --- |',
-    ...rows.map((x) => `| ${word(x)} | ${mdCell(x.threshold)} | ${mdCell(x.contender)} | ${mdCell(x.note)} |`)];
+  return [
+    '', '### Thresholds', '', `${summary(rows)}.`, '',
+    '| result | threshold | contender | measured |', '| --- | --- | --- | --- |',
+    ...rows.map((x) => `| ${[word(x), x.threshold, x.contender, x.note].map(mdCell).join(' | ')} |`),
+  ];
 }
 
-/** CSV: a column per rule, named `threshold: RULE`, each contender's cell pass, fail or empty where it does not apply. */
-export function thresholdColumns(r: Report): { names: string[]; cells: (label: string) => (string | undefined)[] } {
-  const rules = [...new Set(r.thresholds?.rows.map((x) => x.threshold) ?? [])];
+type Cells = (label: string) => (string | undefined)[];
+
+/** CSV: a column per rule, `threshold: RULE`; each cell pass, fail, or empty where the rule names another. */
+export function thresholdColumns(r: Report): { names: string[]; cells: Cells } {
+  const rows = r.thresholds?.rows ?? [];
+  const rules = [...new Set(rows.map((x) => x.threshold))];
   return {
     names: rules.map((t) => `threshold: ${t}`),
     cells: (label) => rules.map((t) => {
-      const mine = r.thresholds!.rows.filter((x) => x.threshold === t && x.contender.split(' vs ').includes(label));
+      // A claim's row names both its contenders, `a vs b`.
+      const mine = rows.filter((x) => x.threshold === t && x.contender.split(' vs ').includes(label));
       return mine.length ? (mine.every((x) => x.passed) ? 'pass' : 'fail') : undefined;
     }),
   };
@@ -47,7 +56,13 @@ export function thresholdColumns(r: Report): { names: string[]; cells: (label: s
 export function thresholdHtml(r: Report): string {
   const rows = r.thresholds?.rows;
   if (!rows?.length) return '';
-  const tr = (x: ThresholdRow) => `<tr class="${x.passed ? 'pass' : 'fail'}"${x.passed ? '' : ' style="color:#b42318;font-weight:600"'}><td>${word(x)}</td><td><code>${e(x.threshold)}</code></td><td>${e(x.contender)}</td><td>${e(x.note)}</td></tr>`;
+  const tr = (x: ThresholdRow) => {
+    const style = x.passed ? '' : ' style="color:#b42318;font-weight:600"';
+    const cells = [word(x), `<code>${e(x.threshold)}</code>`, e(x.contender), e(x.note)];
+    const tds = cells.map((c) => `<td>${c}</td>`).join('');
+    return `<tr class="${x.passed ? 'pass' : 'fail'}"${style}>${tds}</tr>`;
+  };
+  const head = ['result', 'threshold', 'contender', 'measured'].map((h) => `<th>${h}</th>`).join('');
   return `<section id="thresholds"><h2>Thresholds</h2><p class="lede">${e(summary(rows))}.</p>` +
-    `<table><thead><tr><th>result</th><th>threshold</th><th>contender</th><th>measured</th></tr></thead><tbody>${rows.map(tr).join('')}</tbody></table></section>`;
+    `<table><thead><tr>${head}</tr></thead><tbody>${rows.map(tr).join('')}</tbody></table></section>`;
 }
