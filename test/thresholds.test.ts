@@ -117,9 +117,23 @@ describe('a report with thresholds: evaluated once, shown by every format', asyn
     expect(junitProblems(out.junit!.replace('</testsuites>', ''))[0]).toMatch(/not well-formed/);
   });
 
-  it('a report without thresholds has none, and no threshold section', () => {
+  it('compare --format junit: a testcase per strategy, failing where the new file is significantly slower', async () => {
+    const { buildCompareReport } = await import('../src/analysis/compare.js');
+    const { renderCompare } = await import('../src/report/compare.js');
+    const [base, next] = [fixture('baseline-1'), fixture('new')];
+    const result = buildCompareReport(base, next, ['a.json', 'b.json']);
+    const xml = renderCompare(result, 'junit');
+    expect(junitProblems(xml)).toEqual([]);
+    const cases = parseXml(xml).children[0]!.children.filter((c) => c.name === 'testcase');
+    expect(cases.map((c) => c.attrs.name)).toEqual(result.changes.map((c) => c.strategy));
+    for (const [i, c] of result.changes.entries()) expect(cases[i]!.children.some((x) => x.name === 'failure')).toBe(c.verdict === 'slower');
+  });
+
+  it('a report without thresholds has none, and no threshold section', async () => {
     const plain = buildReport(fixture('new'), { title: 't' });
     expect(plain.thresholds).toBeUndefined();
+    const shown = await Promise.all(FORMATS.map((f) => renderReport(plain, f)));
+    for (const text of shown) expect(text).not.toMatch(/thresholds?:|Thresholds/);
   });
 });
 

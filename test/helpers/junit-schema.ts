@@ -107,7 +107,8 @@ function sequence(el: XmlElement, where: string, order: [string, number, number]
       n++;
       k++;
     }
-    if (n < min || n > max) problems.push(`${where}: ${n} <${name}> where the schema takes ${min} to ${max === Infinity ? 'unbounded' : max}`);
+    const most = max === Infinity ? 'unbounded' : max;
+    if (n < min || n > max) problems.push(`${where}: ${n} <${name}> where the schema takes ${min} to ${most}`);
   }
   if (k < el.children.length) problems.push(`${where}: <${el.children[k]!.name}> is not allowed there`);
   return problems;
@@ -133,9 +134,13 @@ export function junitProblems(xml: string): string[] {
     const at = `testsuite ${s + 1}`;
     problems.push(
       // Ant: name without spaces, timestamp, hostname, tests, failures, errors, time, id and package required.
-      ...attrs(suite, at, { name: /^[^\s]+$/, tests: INT, failures: INT, errors: INT, time: DECIMAL, timestamp: TIMESTAMP, hostname: TOKEN, id: INT, package: TOKEN }, { skipped: INT, disabled: INT }),
+      ...attrs(suite, at, {
+        name: /^[^\s]+$/, tests: INT, failures: INT, errors: INT, time: DECIMAL, timestamp: TIMESTAMP, hostname: TOKEN,
+        id: INT, package: TOKEN,
+      }, { skipped: INT, disabled: INT }),
       // Ant requires properties, system-out and system-err; junit-10 requires a property inside properties.
-      ...sequence(suite, at, [['properties', 1, 1], ['testcase', 0, Infinity], ['system-out', 1, 1], ['system-err', 1, 1]]),
+      ...sequence(suite, at, [['properties', 1, 1], ['testcase', 0, Infinity], ['system-out', 1, 1],
+        ['system-err', 1, 1]]),
     );
     const props = suite.children.find((c) => c.name === 'properties');
     if (props) {
@@ -143,17 +148,24 @@ export function junitProblems(xml: string): string[] {
       for (const p of props.children) problems.push(...attrs(p, `${at} property`, { name: TOKEN, value: ANY }, {}));
     }
     const cases = suite.children.filter((c) => c.name === 'testcase');
-    if (String(cases.length) !== suite.attrs.tests) problems.push(`${at}: tests="${suite.attrs.tests}" but ${cases.length} testcases`);
+    if (String(cases.length) !== suite.attrs.tests) {
+      problems.push(`${at}: tests="${suite.attrs.tests}" but ${cases.length} testcases`);
+    }
     const failed = cases.filter((c) => c.children.some((x) => x.name === 'failure')).length;
-    if (String(failed) !== suite.attrs.failures) problems.push(`${at}: failures="${suite.attrs.failures}" but ${failed} failed testcases`);
+    if (String(failed) !== suite.attrs.failures) {
+      problems.push(`${at}: failures="${suite.attrs.failures}" but ${failed} failed testcases`);
+    }
     cases.forEach((c, j) => {
       const where = `${at} testcase ${j + 1}`;
       problems.push(
         ...attrs(c, where, { name: TOKEN, classname: TOKEN, time: DECIMAL }, { assertions: ANY, status: ANY }),
-        ...sequence(c, where, [['skipped', 0, 1], ['error', 0, Infinity], ['failure', 0, Infinity], ['system-out', 0, Infinity], ['system-err', 0, Infinity]]),
+        ...sequence(c, where, [['skipped', 0, 1], ['error', 0, Infinity], ['failure', 0, Infinity],
+          ['system-out', 0, Infinity], ['system-err', 0, Infinity]]),
       );
       // Ant: a failure's type is required, its message optional; its text is the detail.
-      for (const f of c.children.filter((x) => x.name === 'failure')) problems.push(...attrs(f, `${where} failure`, { type: TOKEN }, { message: ANY }), ...sequence(f, `${where} failure`, []));
+      for (const f of c.children.filter((x) => x.name === 'failure')) {
+        problems.push(...attrs(f, `${where} failure`, { type: TOKEN }, { message: ANY }), ...sequence(f, `${where} failure`, []));
+      }
     });
   });
   return problems;

@@ -34,11 +34,14 @@ export function slowDown(doc: ResultsFile, factor: number, createdAt: string): R
     for (const p of PHASES) if (r.phaseSumsMs[p] !== undefined) r.phaseSumsMs[p]! *= factor;
     if (r.serverSpanMs !== undefined) r.serverSpanMs *= factor;
     for (const w of r.workers) w.activeMs *= factor;
-    if (r.objects) r.objects = { ...r.objects, completionMsSum: r.objects.completionMsSum * factor, stragglerMsSum: r.objects.stragglerMsSum * factor };
+    const o = r.objects;
+    if (o) r.objects = { ...o, completionMsSum: o.completionMsSum * factor, stragglerMsSum: o.stragglerMsSum * factor };
     const h: EncodedHistograms = {};
     for (const [metric, text] of Object.entries(r.histograms)) h[metric as keyof EncodedHistograms] = scaleHistogram(text, factor);
     r.histograms = h;
-    for (const row of r.records) for (const i of TIME_COLUMNS) if (typeof row[i] === 'number') row[i] = (row[i] as number) * factor;
+    for (const row of r.records) {
+      for (const i of TIME_COLUMNS) if (typeof row[i] === 'number') row[i] = (row[i] as number) * factor;
+    }
   }
   return out;
 }
