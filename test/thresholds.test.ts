@@ -137,6 +137,29 @@ describe('a report with thresholds: evaluated once, shown by every format', asyn
   });
 });
 
+describe('in a sweep: a strategy names each of its cells, a label one cell, and a claim pairs cells', () => {
+  // Two real sessions' runs stand for the two cells of a sweep of --concurrency 2,4.
+  const doc = fixture('new');
+  const other = fixture('baseline-1');
+  doc.sweep = [{ flag: '--concurrency', values: ['2', '4'] }];
+  doc.runs = [
+    ...doc.runs.map((r) => ({ ...r, cell: { '--concurrency': '2' } })),
+    ...other.runs.map((r) => ({ ...r, cell: { '--concurrency': '4' } })),
+  ];
+  const report = buildReport(doc, { title: 't', thresholds: parsed('chunked: time<10s; chunked [--concurrency 4]: errors==0; chunked not slower than single') });
+  const rows = report.thresholds!.rows;
+
+  it('rows per cell, each from its own contender', () => {
+    expect(rows.filter((r) => r.threshold === 'chunked: time<10s').map((r) => r.contender).sort()).toEqual(['chunked [--concurrency 2]', 'chunked [--concurrency 4]']);
+    expect(rows.filter((r) => r.threshold.includes('errors')).map((r) => r.contender)).toEqual(['chunked [--concurrency 4]']);
+    const claims = rows.filter((r) => r.figure === 'not slower than').map((r) => r.contender).sort();
+    expect(claims).toEqual(['chunked [--concurrency 2] vs single [--concurrency 2]', 'chunked [--concurrency 4] vs single [--concurrency 4]']);
+    for (const r of rows.filter((x) => x.threshold === 'chunked: time<10s')) {
+      expect(r.actual).toBe(report.contenders.find((c) => c.label === r.contender)!.wallMs.median);
+    }
+  });
+});
+
 const freshDir = freshDirsSync('thresholds-');
 
 describe('the CLI: exit 99 on a failed rule, 2 before any run on bad text', () => {
