@@ -88,7 +88,10 @@ export function renderOptionsDoc(src: OptionSources): string {
     ['Runs and reports', 'How often to measure and how to show it: `download`, `upload`, `sweep` and `tune`.', o.RUN_OPTIONS],
     ['Many machines', 'One client of K, met with the others through the storage account: `download`, `upload`.', o.SCALEOUT_OPTIONS],
     ['tune', '`tune download` and `tune upload` take the download or upload options and this.', o.TUNE_OPTIONS],
-    ['report and compare', '`report FILE…` and `compare BASE NEW`.', o.REPORT_OPTIONS],
+    ['report and compare', '`report FILE…` and `compare BASE NEW` (`--threshold`: `report` only).',
+      o.REPORT_OPTIONS],
+    ['check', '`check RESULTS --baseline DIR` gates a results file on earlier runs in the same environment ' +
+      '([thresholds and baselines](thresholds.md)).', o.CHECK_OPTIONS],
     ['collect', '`collect --run-id ID` merges a scale-out run\'s clients; it also takes the target options above.', own(o.COLLECT_OPTIONS, o.TARGET_OPTIONS)],
     ['k8s-manifest', '`k8s-manifest … -- COMMAND` prints a Kubernetes Job of K clients.', o.MANIFEST_OPTIONS],
     ['emulate', '`emulate` serves a local target with a known optimum (an emulation, never a measurement of Azure).', o.EMULATE_OPTIONS],

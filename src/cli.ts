@@ -8,7 +8,7 @@ import { useCompileCache } from './cli/compile-cache.js';
 import { nodeIsSupported } from './cli/node-check.js';
 
 // Only these names are commands (`constructor` or `__proto__` is not).
-const NAMES = ['download', 'upload', 'report', 'compare', 'sweep', 'tune', 'collect', 'k8s-manifest', 'emulate'] as const;
+const NAMES = ['download', 'upload', 'report', 'compare', 'sweep', 'tune', 'collect', 'k8s-manifest', 'emulate', 'check'] as const;
 
 if (nodeIsSupported()) {
   useCompileCache();

@@ -58,7 +58,7 @@ const BAD_INPUTS: BadInput[] = [
   { args: ['download', '--buffer-size', '1GiB'], option: '--buffer-size', fix: 'at most 256MiB' },
   { args: ['download', '--buffer-size', '0'], option: '--buffer-size', fix: 'at least 1B' },
   { args: ['upload', '--file-size', '6000MiB'], option: '--file-size', fix: 'at most 5000MiB' },
-  { args: ['upload', '--threshold', '1GiB'], option: '--threshold', fix: 'at most 256MiB' },
+  { args: ['upload', '--single-shot-size', '1GiB'], option: '--single-shot-size', fix: 'at most 256MiB' },
   { args: ['upload', '--block-size', '0'], option: '--block-size', fix: 'at least 1B' },
   { args: ['upload', '--blob-size', '2TiB'], option: '--blob-size', fix: 'at most 1TiB' },
   // Durations: bounded, so no TimeoutOverflowWarning either.

@@ -17,6 +17,8 @@ import { strategyNamed } from '../strategies/index.js';
 import { tuneReport, TUNE_MATERIAL_GAIN, type ReportTune } from './tune.js';
 import { DEFAULT_MATERIAL_SHARE } from '../config/options.js';
 import { onThisMachine } from '../transport/this-machine.js';
+import { evaluateThresholds, type ThresholdResults } from './thresholds.js';
+import type { Threshold } from '../config/thresholds.js';
 
 /** Bumped whenever a field of the Report changes meaning or goes away. */
 export const REPORT_SCHEMA_VERSION = 1;
@@ -102,6 +104,8 @@ export interface Report {
   prices: { name: string; asOf: string; currency: string };
   /** The percentiles of each contender's `totalPercentilesMs`. */
   latencyPercentiles: readonly number[];
+  /** --threshold's rules, each row pass or fail; absent when none was given. */
+  thresholds?: ThresholdResults;
 }
 
 export interface ReportOptions {
@@ -109,6 +113,7 @@ export interface ReportOptions {
   prices?: PriceTable;
   /** The least gain that counts in the recommendation (--material); its default otherwise. */
   material?: number;
+  thresholds?: readonly Threshold[];
 }
 
 /**
@@ -223,6 +228,7 @@ export function buildReport(doc: ResultsFile, opts: ReportOptions): Report {
     ...(tuned ? { tune: tuned } : {}),
     prices: { name: prices.name, asOf: prices.asOf, currency: prices.currency },
     latencyPercentiles: LATENCY_PERCENTILES,
+    ...(opts.thresholds?.length ? { thresholds: evaluateThresholds(opts.thresholds, contenders) } : {}),
   };
 }
 

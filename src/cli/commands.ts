@@ -17,4 +17,5 @@ export const COMMANDS: ReadonlyMap<string, Command> = new Map<string, Command>([
   ['k8s-manifest', (a, e) => manifestCommand(a, e, 'blob-cacher k8s-manifest')],
   ['tune', async (a, e) => (await import('./tune-command.js')).tuneCommand(a, e)],
   ['emulate', async (a, e) => (await import('./emulate-command.js')).emulateCommand(a, e, 'blob-cacher emulate')],
+  ['check', async (a, e) => (await import('./check-command.js')).checkCommand(a, e, 'blob-cacher check')],
 ]);

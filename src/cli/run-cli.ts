@@ -17,6 +17,7 @@ import { defaultResultsPath, newResultsFile, readResults, writeResults } from '.
 import { checkResultsPath, writeResultsOrExplain } from '../results/write.js';
 import { measuredRunAtMost, RecordBudget, runRecordAtMost } from '../results/record-budget.js';
 import { runFailed, type ResultsFile, type SweepAxis } from '../results/schema.js';
+import { GATE_FAILED_EXIT } from '../analysis/thresholds.js';
 
 export type Env = Record<string, string | undefined>;
 export type Command = (argv: readonly string[], env: Env) => Promise<number>;
@@ -189,8 +190,12 @@ export async function measure(m: Measurement): Promise<number> {
   const notSaved = await writing.catch(() => {}).then(() => writeResultsOrExplain(path, doc));
   if (!notSaved) log.info(`results: ${path}${stopped ? ` (partial: stopped by ${stopped})` : ''}`);
   const title = stopped ? `${m.title} — STOPPED by ${stopped}, partial` : m.title;
+  let gateFailed = false;
   if (doc.runs.some((r) => !r.warmup)) {
-    const report = buildReport(doc, { title, material: m.output.material, ...(m.output.prices ? { prices: m.output.prices } : {}) });
+    const thresholds = m.config.thresholds ?? [];
+    const prices = m.output.prices ? { prices: m.output.prices } : {};
+    const report = buildReport(doc, { title, material: m.output.material, ...prices, thresholds });
+    gateFailed = report.thresholds?.passed === false;
     const shown = await renderReport(report, m.config.format, { details: m.output.details, color: m.output.color, ...(notSaved ? {} : { resultsPath: path }), config: doc.config });
     process.stdout.write(`${redact(shown)}\n`);
   }
@@ -199,7 +204,8 @@ export async function measure(m: Measurement): Promise<number> {
   // The storage's own error text: escaped, as every error line.
   if (notPublished) process.stderr.write(`blob-cacher: ${escapeControls(redact(notPublished))}\n`);
   if (stopped) return exitCodeOf(stopped);
-  return notSaved || notPublished ? 1 : doc.runs.some(runFailed) ? 1 : 0;
+  // A threshold that failed outranks a failed run (whose rules then fail too): CI reads the gate.
+  return notSaved || notPublished ? 1 : gateFailed ? GATE_FAILED_EXIT : doc.runs.some(runFailed) ? 1 : 0;
 }
 
 /** A config as one cell of the session: its workload and how it is repeated; a sweep's cells name their values. */
@@ -266,30 +272,41 @@ async function parseFileArgs(name: string, summary: string, argv: readonly strin
     throw new ConfigError(max === min ? `${cmd} takes exactly ${min} results files; give ${min} paths` : `${cmd} takes at least ${min} results file; give a path`);
   }
   const o = resolveOptions(REPORT_OPTIONS, flags, { env });
-  return { files, format: o.format, output: await outputOf(flags, env, { env }) };
+  const output = await outputOf(flags, env, { env });
+  return { files, format: o.format, thresholds: o.thresholds ?? [], output };
 }
 
 export async function reportCommand(argv: readonly string[], env: Env, name = 'report'): Promise<number> {
   const parsed = await parseFileArgs(name, 'Recompute the report of each results file (two side by side: use compare).', argv, env, 1, Infinity);
   if (!parsed) return 0;
-  if (parsed.format === 'html' && parsed.files.length > 1) {
-    throw new ConfigError('report --format html takes one results file; give one, or put two side by side with blob-cacher compare');
+  if ((parsed.format === 'html' || parsed.format === 'junit') && parsed.files.length > 1) {
+    throw new ConfigError(`report --format ${parsed.format} takes one results file; ` +
+      'give one, or put two side by side with blob-cacher compare');
   }
   const docs = await Promise.all(parsed.files.map(readResults));
   const [{ renderReport }, { buildReport }] = await Promise.all([import('../report/render.js'), import('../analysis/report-model.js')]);
   const { prices, details, color, material } = parsed.output;
+  let gateFailed = false;
   const reports = await Promise.all(docs.map((doc, i) => {
     const title = `blob-cacher report: ${parsed.files[i]}${doc.complete ? '' : ' (INCOMPLETE run)'}`;
-    return renderReport(buildReport(doc, { title, material, ...(prices ? { prices } : {}) }), parsed.format, { details, color, resultsPath: parsed.files[i]!, config: doc.config });
+    const report = buildReport(doc, { title, material, ...(prices ? { prices } : {}), thresholds: parsed.thresholds });
+    if (report.thresholds?.passed === false) gateFailed = true;
+    return renderReport(report, parsed.format, {
+      details, color, resultsPath: parsed.files[i]!, config: doc.config,
+    });
   }));
   // Each file is its own report: runs of different sessions are never pooled as one sample.
   process.stdout.write(`${redact(parsed.format === 'json' && reports.length > 1 ? `[${reports.join(',\n')}]` : reports.join('\n\n'))}\n`);
-  return 0;
+  return gateFailed ? GATE_FAILED_EXIT : 0;
 }
 
 export async function compareCommand(argv: readonly string[], env: Env, name = 'compare'): Promise<number> {
   const parsed = await parseFileArgs(name, 'Compare two results files per strategy and phase.', argv, env, 2, 2);
   if (!parsed) return 0;
+  if (parsed.thresholds.length) {
+    throw new ConfigError('compare takes no --threshold; gate one file with blob-cacher report FILE ' +
+      '--threshold, or a file against earlier ones with blob-cacher check');
+  }
   const [a, b] = await Promise.all(parsed.files.map(readResults));
   const [{ buildCompareReport }, { renderCompare }] = await Promise.all([import('../analysis/compare.js'), import('../report/compare.js')]);
   const result = buildCompareReport(a!, b!, [parsed.files[0]!, parsed.files[1]!]);

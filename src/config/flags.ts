@@ -59,6 +59,9 @@ export function buildProgram(name: string, specs: readonly AnyOption[], summary:
     const structured = typeof spec.defaultValue === 'object' && spec.defaultValue !== null && (!Array.isArray(spec.defaultValue) || spec.defaultValue.some((v) => typeof v === 'object'));
     const dflt = spec.defaultValue !== undefined && !spec.secret && !structured ? ` (default ${shown})` : '';
     const option = new Option(`${spec.flag}${value}`, `${spec.help}${env}${dflt}`);
+    // Given again, a repeatable flag adds its value, joined as its environment variable writes them.
+    const join = spec.repeatable;
+    if (join) option.argParser((v: string, prev?: string) => (prev === undefined ? v : `${prev}${join}${v}`));
     program.addOption(isTestOnly(spec) ? option.hideHelp() : option);
   }
   return program;

@@ -10,6 +10,7 @@ import { resolveOptions, type Sources } from './flags.js';
 import { DEFAULT_BLOB_SIZE_BYTES, DEFAULT_MAX_RUNS, DEFAULT_FILE_SIZE_BYTES, DOWNLOAD_OPTIONS, HEDGE_ON, RUN_OPTIONS, SCALEOUT_OPTIONS, UPLOAD_OPTIONS, type ConnectionMode, type DownloadMethod, type HedgeAfter, type HedgeOn, type HttpClient, type LogLevel, type ReportFormat, type Resolved, type SinkKind, type UploadMethod } from './options.js';
 
 export type { Credentials } from './credentials.js';
+import type { Threshold } from './thresholds.js';
 // The flag and source layers live in flags.ts; the CLI and tests reach them here, as before.
 export { buildProgram, dotenvFile, flagAttribute, givenText, parseFlags, resolveOptions, type Sources } from './flags.js';
 
@@ -38,6 +39,8 @@ export interface RunOptions {
   connections?: ConnectionMode;
   /** --duration: every run is a steady run of this length, counted per interval. */
   steady?: SteadyOptions;
+  /** --threshold: pass/fail rules the report evaluates; one that fails sets the exit code. */
+  thresholds?: Threshold[];
 }
 
 export interface SteadyOptions {
@@ -65,6 +68,8 @@ function untilTime(o: Resolved<typeof RUN_OPTIONS>): Pick<RunOptions, 'maxRuns' 
 
 function runOptions(o: Resolved<typeof RUN_OPTIONS>): RunOptions {
   const base = { connections: o.connections, trace: o.trace, maxRetries: o.maxRetries, timeoutMs: o.timeoutMs, deadlineMs: o.deadlineMs, progressIntervalMs: o.progressIntervalMs, resultsPath: o.resultsPath, format: o.format };
+  // --threshold's rules travel with the config to the report, which evaluates them.
+  Object.assign(base, o.thresholds ? { thresholds: o.thresholds } : {});
   if (o.durationMs === undefined) {
     if (o.autoterm) throw new ConfigError('--autoterm (BLOB_CACHER_AUTOTERM) ends a steady run early; give --duration too (e.g. --duration 60s --autoterm)');
     // As hyperfine: by default at least 5 runs and 3 s of measured time; --runs given means exactly that

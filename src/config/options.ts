@@ -4,6 +4,7 @@
 import { DOWNLOAD_STRATEGIES, UPLOAD_STRATEGIES } from '../strategies/index.js';
 import { formatSizeExact, parseSizeUnbounded } from './sizes.js';
 import { AUTH_MODES, CONNECTION_MODES, FORMATS, HTTP_CLIENTS, LOG_LEVELS, SINKS, type AuthMode, type LogLevel, type SinkKind } from './choices.js';
+import { parseThresholds, THRESHOLD_SEPARATOR, type Threshold } from './thresholds.js';
 
 export { AUTH_MODES, CONNECTION_MODES, FORMATS, HTTP_CLIENTS, LOG_LEVELS, SINKS };
 export type { AuthMode, ConnectionMode, HttpClient, LogLevel, ReportFormat, SinkKind } from './choices.js';
@@ -42,6 +43,8 @@ interface OptionFields<T, K extends string> {
   readonly help: string;
   /** Never logged or written anywhere. */
   readonly secret?: boolean;
+  /** The flag may be given again: its values are joined with this separator, as its env takes them. */
+  readonly repeatable?: string;
 }
 
 export interface OptionSpec<T = unknown, K extends string = string> extends OptionFields<T, K> {
@@ -329,6 +332,20 @@ export const OUTPUT_OPTIONS = table(
   option({ key: 'pricesPath', flag: '--prices', env: 'BLOB_CACHER_PRICES', valueName: 'path', parse: text, help: 'JSON rate table for the cost columns (tiers hot, cool, cold; README "Cost"); default: dated Azure list prices' }),
 );
 
+/** --threshold: the strategies of both directions are the contenders a threshold may name. */
+const thresholdList: Parser<Threshold[]> = (raw) => {
+  const names = [...new Set([...DOWNLOAD_STRATEGIES, ...UPLOAD_STRATEGIES].map((s) => s.name))];
+  const parsed = parseThresholds(raw, names);
+  return 'problem' in parsed ? new Invalid(`a threshold, but ${parsed.problem}`) : parsed;
+};
+export const thresholdOption = option({
+  key: 'thresholds', flag: '--threshold', env: 'BLOB_CACHER_THRESHOLD', valueName: 'rule',
+  repeatable: THRESHOLD_SEPARATOR, parse: thresholdList,
+  help: `pass/fail rule on a reported figure, repeatable (env: separated by "${THRESHOLD_SEPARATOR}"): ` +
+    "'p99<200ms', " +
+    "'MiB/s>500', 'errors==0', 'cost per 1k<0.01', 'chunked: p99<200ms', 'chunked faster than single'; " +
+    'one that fails exits 99 (docs/thresholds.md)',
+});
 const format = option({ key: 'format', flag: '--format', env: 'BLOB_CACHER_FORMAT', valueName: 'fmt', defaultValue: 'console', parse: oneOf(FORMATS), help: `report format on stdout (${FORMATS.join(', ')})` });
 /** Output and repetition: the same for every command that measures. */
 export const RUN_OPTIONS = table(
@@ -356,9 +373,10 @@ export const RUN_OPTIONS = table(
   option({ key: 'trace', flag: '--trace', env: 'BLOB_CACHER_TRACE', valueName: 'bool', defaultValue: true, parse: bool, help: 'per-phase tracing (false: totals only, to measure what tracing costs)' }),
   option({ key: 'resultsPath', flag: '--results', env: 'BLOB_CACHER_RESULTS', valueName: 'path', parse: text, help: 'results file (default results/<command>-<timestamp>.json)' }),
   format,
+  thresholdOption,
   ...OUTPUT_OPTIONS,
 );
-export const REPORT_OPTIONS = table(format, ...OUTPUT_OPTIONS);
+export const REPORT_OPTIONS = table(format, thresholdOption, ...OUTPUT_OPTIONS);
 
 /** A DNS-1123 label: Kubernetes object names, Secrets and service accounts. */
 const k8sName: Parser<string> = (raw) => (/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(raw.trim()) ? raw.trim() : new Invalid('a Kubernetes name: at most 63 lowercase letters, digits and "-", starting and ending with a letter or digit'));
@@ -432,7 +450,7 @@ export const UPLOAD_OPTIONS = table(
   option({ key: 'blobSizeBytes', flag: '--blob-size', env: 'BLOB_CACHER_BLOB_SIZE', valueName: 'size', defaultValue: 300 * MIB, parse: size(0, MAX_OBJECT_BYTES), help: 'size of the large blob uploaded by blocks (at most 1TiB)' }),
   option({ key: 'blockSizeBytes', flag: '--block-size', env: 'BLOB_CACHER_BLOCK_SIZE', valueName: 'size', defaultValue: 8 * MIB, parse: size(1, MAX_BLOCK_BYTES), help: 'staged block size for blocks (at most 4000MiB)' }),
   option({ key: 'concurrency', flag: '--concurrency', env: 'CONCURRENCY', valueName: 'n', defaultValue: 8, parse: integer(1, 100_000), help: 'blocks in flight (blocks, sdk-upload)' }),
-  option({ key: 'thresholdBytes', flag: '--threshold', env: 'BLOB_CACHER_THRESHOLD', valueName: 'size', defaultValue: 0, parse: size(0, MAX_SINGLE_SHOT_BYTES), help: 'blobs at or below this go as one Put Blob (SDK maxSingleShotSize, at most 256MiB)' }),
+  option({ key: 'thresholdBytes', flag: '--single-shot-size', env: 'BLOB_CACHER_SINGLE_SHOT_SIZE', valueName: 'size', defaultValue: 0, parse: size(0, MAX_SINGLE_SHOT_BYTES), help: 'blobs at or below this go as one Put Blob (SDK maxSingleShotSize, at most 256MiB)' }),
   processes,
   maxSockets,
   httpClient,
@@ -495,4 +513,43 @@ export const EMULATE_OPTIONS = table(
   option({ key: 'stragglers', flag: '--straggle', env: 'BLOB_CACHER_EMULATE_STRAGGLE', valueName: 'K:STALL', parse: stragglerSpec, help: 'one request in K stalls STALL (K:STALL[:first-byte|mid-body], e.g. 50:500ms)' }),
   option({ key: 'objects', flag: '--objects', env: 'BLOB_CACHER_EMULATE_OBJECTS', valueName: 'name=size,…', defaultValue: [{ name: 'large.bin', sizeBytes: 80 * MIB }], parse: objectList, help: 'objects it starts with, of deterministic content (default large.bin=80MiB)' }),
   logLevel,
+);
+
+/** `check`'s formats: a table, or what a CI system reads (JSON, JUnit). */
+export const CHECK_FORMATS = ['console', 'md', 'csv', 'json', 'junit'] as const;
+export type CheckFormat = (typeof CHECK_FORMATS)[number];
+
+/** blob-cacher check RESULTS --baseline DIR: a results file against the last runs in the same environment. */
+export const CHECK_OPTIONS = table(
+  option({
+    key: 'baseline', flag: '--baseline', env: 'BLOB_CACHER_BASELINE', valueName: 'dir', parse: text,
+    help: 'directory of earlier results files; those run in the same environment ' +
+      '(CPU model and count, Node, VM size and region, target kind) are the baseline',
+  }),
+  option({
+    key: 'tolerance', flag: '--tolerance', env: 'BLOB_CACHER_TOLERANCE', valueName: 'percent',
+    defaultValue: 0.1, parse: percent(100),
+    help: 'a throughput drop the rank test finds, beyond this share of the baseline\'s median, ' +
+      'fails the check (10%)',
+  }),
+  option({
+    key: 'p99Tolerance', flag: '--p99-tolerance', env: 'BLOB_CACHER_P99_TOLERANCE', valueName: 'percent',
+    defaultValue: 0.2, parse: percent(1000),
+    help: 'a p99 rise the rank test finds, beyond this share of the baseline\'s median, ' +
+      'fails the check (20%)',
+  }),
+  option({
+    key: 'minBaseline', flag: '--min-baseline', env: 'BLOB_CACHER_MIN_BASELINE', valueName: 'n',
+    defaultValue: 3, parse: integer(1, 1000),
+    help: 'refuse (exit 2) with fewer matching baseline files than this',
+  }),
+  option({
+    key: 'last', flag: '--last', env: 'BLOB_CACHER_LAST', valueName: 'n', defaultValue: 5,
+    parse: integer(1, 1000),
+    help: 'the baseline is the newest this many matching files',
+  }),
+  option({
+    key: 'format', flag: '--format', env: 'BLOB_CACHER_FORMAT', valueName: 'fmt', defaultValue: 'console',
+    parse: oneOf(CHECK_FORMATS), help: `report format on stdout (${CHECK_FORMATS.join(', ')})`,
+  }),
 );

@@ -5,6 +5,7 @@ import type { ReportFormat } from '../config/options.js';
 import { escapeHtml as e } from './format.js';
 import { DASH, fixed, num } from './format.js';
 import { csvCell, forMarkdown as md, forTerminal as t, toJson } from './safe-text.js';
+import { renderJunit } from './junit.js';
 
 const ratioText = (c: CompareReport['changes'][number]) => `${fixed(c.ratio, 2)}x (${fixed(c.ratioLow, 2)}–${fixed(c.ratioHigh, 2)})`;
 const change = (v: number) => (Number.isFinite(v) ? `${v > 0 ? '+' : ''}${v.toFixed(1)}%` : DASH);
@@ -79,5 +80,19 @@ export function renderCompare(r: CompareReport, format: ReportFormat): string {
     case 'csv': return csv(r);
     case 'json': return toJson(r);
     case 'html': return html(r);
+    // Each contender a test: it fails where the new file is significantly slower than the base.
+    case 'junit': return renderJunit([{
+      name: 'compare',
+      properties: [{ name: 'base', value: r.base.label }, { name: 'new', value: r.next.label }],
+      cases: r.changes.map((c) => ({
+        name: c.strategy, classname: 'blob-cacher.compare', timeS: c.newMs / 1000,
+        ...(c.verdict === 'slower' ? {
+          failure: {
+            message: `${c.strategy} is slower: ${change(c.changePct)}`, type: 'slower',
+            detail: `${ratioText(c)}, ${verdictText(c)}`,
+          },
+        } : {}),
+      })),
+    }], r.next.createdAt);
   }
 }

@@ -8,6 +8,7 @@ import { completionLines } from './completion.js';
 import { seconds, steadyLines } from './steady.js';
 import { tuneLines } from './tune.js';
 import { forTerminal } from './safe-text.js';
+import { thresholdLines } from './thresholds.js';
 
 export interface ConsoleOptions {
   details?: boolean;
@@ -153,6 +154,7 @@ export function renderConsole(r: Report, opts: ConsoleOptions = {}): string {
   const warned = r.warnings.filter((w) => w.kind !== 'target-on-this-machine')
     .map((w) => paint('33', `warning: ${forTerminal(w.text)}`));
   if (verdictLines.length || warned.length) lines.push('', ...verdictLines, ...warned);
+  lines.push(...thresholdLines(r, paint));
   if (r.warmupFaults.length) lines.push('', ...r.warmupFaults.map((f) => forTerminal(`${f.contender} ${f.text}`)));
   if (opts.details) lines.push(...detailLines(r));
   // Hedged contenders: what the duplicates bought and cost, without --details too.

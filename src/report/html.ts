@@ -10,6 +10,7 @@ import { intervalRates, seconds } from './steady.js';
 import { manyBlobLine } from './console.js';
 import { completionLines } from './completion.js';
 import { bytes as formatBytes, count, money, num, timeWentLine } from './format.js';
+import { thresholdHtml } from './thresholds.js';
 
 export type { SweepGrid } from '../analysis/sweep.js';
 
@@ -474,6 +475,7 @@ export function renderHtml(input: HtmlReportInput): string {
     `<section id="summary"><h2>Summary</h2><p class="lede">Ranked fastest to slowest by median wall time${stats.some((s) => s.steady) ? ' (steady runs: the time of one pass at each active interval\'s rate, see below)' : ''}${runs > 1 ? ` over the measured runs (± is the 95% CI half-width)` : ''}; contenders a rank test (Mann-Whitney U, 5%) cannot tell apart share a rank, shown as 1=. Warm-up runs are left out.` +
       `${size !== undefined ? ` Object size ${e(formatBytes(size))}.` : ''}</p>${summaryTable(report, colour)}</section>`,
   );
+  if (report.thresholds) sections.push(thresholdHtml(report));
   if (sweep && sweep.rows.length && sweep.cols.length) {
     sections.push(
       `<section id="sweep"><h2>${e(sweep.title)}</h2><p class="lede">${e(sweep.rowLabel)} × ${e(sweep.colLabel)}, values in ${e(sweep.unit)}; darker is higher.${sweep.best ? ' ★ marks the best cell' : ''}${sweep.tied && sweep.tied.length > 1 ? ', = the cells a rank test cannot tell from it (any of them will do)' : ''}${sweep.best ? '.' : ''}</p>${heatmap(sweep)}` +

@@ -7,6 +7,7 @@ import { completionLines } from './completion.js';
 import { environmentLine, manyBlobLine } from './console.js';
 import { tuneLines } from './tune.js';
 import { forMarkdown as md, markdownCode } from './safe-text.js';
+import { thresholdMarkdown } from './thresholds.js';
 
 const row = (cells: string[]) => `| ${cells.map(md).join(' | ')} |`;
 /** A header of our own words, with the data in it (swept options' names) escaped by the caller. */
@@ -40,6 +41,7 @@ export function renderMarkdown(r: Report): string {
     lines.push('', '### Where the time went', '', ...r.timeWent.map((t) => `- ${md(timeWentLine(t))}`));
   }
   if (r.verdicts.length) lines.push('', '### Verdict', '', ...r.verdicts.map((v) => `- ${md(v.text)}`));
+  lines.push(...thresholdMarkdown(r));
   if (r.warnings.length) lines.push('', '### Warnings', '', ...r.warnings.map((w) => `- ${md(w.text)}`));
   if (r.warmupFaults.length) lines.push('', '### Warm-up', '', ...r.warmupFaults.map((f) => `- ${md(`${f.contender} ${f.text}`)}`));
   const many = r.contenders.map(manyBlobLine).filter((l) => l !== undefined);

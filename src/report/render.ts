@@ -24,5 +24,6 @@ export async function renderReport(report: Report, format: ReportFormat, opts: R
       return renderHtml({ report, ...(opts.config ? { config: opts.config } : {}) });
     }
     case 'console': return renderConsole(report, opts);
+    case 'junit': return (await import('./junit.js')).reportJunit(report);
   }
 }
