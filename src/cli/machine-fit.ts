@@ -1,9 +1,9 @@
 // Whether this machine can hold the worker processes asked for, before any is forked: more than its
 // cores only compete for them (a warning), more than its memory holds would end in the kernel's
-// OOM killer part-way (refused).
-import { availableParallelism, freemem } from 'node:os';
+// OOM killer part-way (refused). Inside a container, its CPU quota and memory limit are the machine.
 import { ConfigError } from '../config/errors.js';
 import { log } from '../log/logger.js';
+import { coresInWords, machineLimits, memoryInWords, readMachine, type MachineLimits } from '../metrics/machine-limits.js';
 
 /**
  * A worker's resident memory at rest: Node, our modules and its pool, measured at ~78 MiB (16
@@ -13,14 +13,14 @@ export const WORKER_BASE_BYTES = 80 * 1024 * 1024;
 
 const warned = new Set<number>();
 
-export function checkProcessesFit(processes: number, machine = { cores: availableParallelism(), availableBytes: freemem() }): void {
+export function checkProcessesFit(processes: number, machine: MachineLimits = machineLimits(readMachine())): void {
   const needBytes = processes * WORKER_BASE_BYTES;
   if (needBytes > machine.availableBytes) {
     const most = Math.max(1, Math.floor(machine.availableBytes / WORKER_BASE_BYTES));
-    throw new ConfigError(`--processes ${processes} needs about ${Math.round(needBytes / 2 ** 20)} MiB for the workers alone, more than the ${Math.round(machine.availableBytes / 2 ** 20)} MiB available; give --processes ${most} or fewer`);
+    throw new ConfigError(`--processes ${processes} needs about ${Math.round(needBytes / 2 ** 20)} MiB for the workers alone, more than ${memoryInWords(machine)}; give --processes ${most} or fewer`);
   }
   if (processes > machine.cores && !warned.has(processes)) {
     warned.add(processes);
-    log.warn(`--processes ${processes} is more than this machine's ${machine.cores} core(s): the workers compete for them, and the client, not the target, may set the pace`);
+    log.warn(`--processes ${processes} is more than ${coresInWords(machine)}: the workers compete for them, and the client, not the target, may set the pace`);
   }
 }
