@@ -22,6 +22,8 @@ export interface RunOptions {
   deadlineMs?: number;
   /** Without a terminal: a progress line this often. */
   progressIntervalMs?: number;
+  /** After a stop, what cleanup may take, counted from the stop (unset: DEFAULT_STOP_GRACE_MS). */
+  stopGraceMs?: number;
   runs: number;
   warmup: number;
   /** Keep running a contender until its measured runs add up to this much (0: exactly --runs). */
@@ -64,7 +66,7 @@ function untilTime(o: Resolved<typeof RUN_OPTIONS>): Pick<RunOptions, 'maxRuns' 
 }
 
 function runOptions(o: Resolved<typeof RUN_OPTIONS>): RunOptions {
-  const base = { connections: o.connections, trace: o.trace, maxRetries: o.maxRetries, timeoutMs: o.timeoutMs, deadlineMs: o.deadlineMs, progressIntervalMs: o.progressIntervalMs, resultsPath: o.resultsPath, format: o.format };
+  const base = { connections: o.connections, trace: o.trace, maxRetries: o.maxRetries, timeoutMs: o.timeoutMs, deadlineMs: o.deadlineMs, stopGraceMs: o.stopGraceMs, progressIntervalMs: o.progressIntervalMs, resultsPath: o.resultsPath, format: o.format };
   if (o.durationMs === undefined) {
     if (o.autoterm) throw new ConfigError('--autoterm (BLOB_CACHER_AUTOTERM) ends a steady run early; give --duration too (e.g. --duration 60s --autoterm)');
     // As hyperfine: by default at least 5 runs and 3 s of measured time; --runs given means exactly that

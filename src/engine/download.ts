@@ -76,23 +76,25 @@ export function downloadWorkload(config: DownloadConfig): DownloadWorkload {
         }));
         const listing = strategies.some((s) => workloadOf(s) === 'list');
         return {
-          target: target.label, objectSizeBytes: deliveredBytes, contenders, serverClock: target.serverClock, ...tokenOf(target),
+          target: target.label, objectSizeBytes: deliveredBytes, contenders, serverClock: target.serverClock, ...tokenOf(target), ...(target.lost ? { lost: target.lost } : {}),
           params: {
             processes: config.processes, maxSockets: config.maxSockets, concurrency: config.concurrency, blockSizeBytes: config.rangeSizeBytes,
             ...(many ? { fileCount: config.fileCount, fileSizeBytes: size } : {}), ...(listing ? { pageSize: config.pageSize } : {}),
           },
           async close(interrupted) {
             await scratch?.remove();
-            // Interrupted runs clean up the fixtures they created, as --cleanup would.
-            const created = workload.fixtures.created;
+            // Interrupted runs clean up the fixtures they created, as --cleanup would; the embedded
+            // Azurite's end with its process (in memory), so nothing is deleted from it.
+            const ephemeral = info.kind === 'blob' && info.embedded;
+            const created = ephemeral ? [] : workload.fixtures.created;
             if ((config.cleanup || interrupted) && created.length) {
               if (container) await removeFixtures(container, created);
               else if (info.kind === 'url') await removeUrlFixtures(info, created, config.timeoutMs);
               log.info(`cleanup: removed ${created.length} fixture(s) this run created`);
             }
-            if ((config.cleanup || interrupted) && createdContainer && container) await removeCreatedContainer(container);
-            await target.stop();
+            if ((config.cleanup || interrupted) && createdContainer && container && !ephemeral) await removeCreatedContainer(container);
           },
+          stop: () => target.stop(),
         };
       } catch (err) {
         await target.stop();

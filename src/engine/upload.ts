@@ -59,20 +59,25 @@ export function uploadWorkload(config: UploadConfig): UploadWorkload {
           );
         }
         const { info, store } = await openStore(config, target, prefix, signal);
+        // The embedded Azurite's blobs live in its memory and end with it: after a stop nothing is
+        // deleted from it (its runs' blobs are deleted as they go, to keep its memory for the next).
+        const ephemeral = target.info.kind === 'blob' && target.info.embedded;
         const contenders = strategies.map((s): Contender => ({
           // Each run's job carries the target as it is then: an Entra ID token is renewed between runs.
-          strategy: s.name, description: s.description, prepare: async (run) => prepareRun(config, await forRun(target, info, signal), store, s, prefix, run, signal),
+          strategy: s.name, description: s.description, prepare: async (run) => prepareRun(config, await forRun(target, info, signal), store, s, prefix, run, signal, ephemeral),
         }));
         return {
-          target: target.label, contenders, serverClock: target.serverClock, ...tokenOf(target),
+          target: target.label, contenders, serverClock: target.serverClock, ...tokenOf(target), ...(target.lost ? { lost: target.lost } : {}),
           params: {
             processes: config.processes, maxSockets: config.maxSockets, concurrency: config.concurrency,
             blockSizeBytes: config.blockSizeBytes, thresholdBytes: config.thresholdBytes,
           },
-          async close() {
-            if (!config.keep) await store.close?.();
-            await target.stop();
+          // After a stop the runs' lines have named what is left; the folders go with those files.
+          async close(_interrupted, ctx) {
+            if (!config.keep && !ephemeral && !ctx.stopped) await store.close?.();
+            return true;
           },
+          stop: () => target.stop(),
         };
       } catch (err) {
         await target.stop();
@@ -83,7 +88,7 @@ export function uploadWorkload(config: UploadConfig): UploadWorkload {
 }
 
 async function prepareRun(
-  config: UploadConfig, info: TargetInfo, store: UploadStore, strategy: UploadStrategy, prefix: string, run: number, signal: AbortSignal,
+  config: UploadConfig, info: TargetInfo, store: UploadStore, strategy: UploadStrategy, prefix: string, run: number, signal: AbortSignal, ephemeral: boolean,
 ): Promise<PreparedRun> {
   const kind = await loadKind(strategy.kind);
   const input: UploadPlanInput = {
@@ -124,13 +129,22 @@ async function prepareRun(
     verify: (merged) => kind.verify({
       workload: 'upload', items, records: merged.records, tally: merged.summary?.tally, target: info, expectedBytes: bytes, whole: true, store,
     }),
-    async cleanup(_verified, merged) {
+    async cleanup(_verified, merged, ctx) {
       if (config.keep) return;
+      if (ephemeral && ctx.stopped) {
+        log.verbose(`${strategy.name} run ${run + 1}: nothing deleted after the stop: the embedded Azurite's blobs end with its process`);
+        return;
+      }
       // A run cut short by a stop: what never left was never written (200,000 planned files would
       // otherwise mean 200,000 DELETEs before the process may exit).
       const neverSent = new Set(merged?.records.failed().filter((r) => r.error === NOT_SENT_ERROR).map((r) => r.item));
       const maybeSent = merged?.maybeSent;
-      await store.remove(input.prefix, keepItems(items, (i) => !neverSent.has(i.index) && (!maybeSent || maybeSent.has(i.index))));
+      const sent = keepItems(items, (i) => !neverSent.has(i.index) && (!maybeSent || maybeSent.has(i.index)));
+      const { left } = await store.remove(input.prefix, sent, { signal: ctx.signal, progress: ctx.progress });
+      // The embedded Azurite's blobs end with it: nothing to name.
+      if (!ctx.signal.aborted || left === 0 || ephemeral) return ephemeral;
+      log.warn(`cleanup cut at the ${ctx.graceMs / 1000} s stop grace (--stop-grace): ${store.leftBehind(input.prefix, left)}`);
+      return true;
     },
   };
 }

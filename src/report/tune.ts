@@ -6,9 +6,16 @@ import { DASH, fixed, num } from './format.js';
 const settings = (c: TuneCellFigures) => Object.entries(c.cell).map(([k, v]) => `${k.replace(/^--/, '')} ${v}`).join(', ');
 const rateText = (c: TuneCellFigures, unit: string) => (c.rate === undefined ? DASH : `${fixed(c.rate, unit === 'ops/s' ? 0 : 1)} ${unit}`);
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+/** Why the search ended, in words: a --deadline is no signal. */
+const WHY_STOPPED: Record<ReportTune['stopped'], string> = {
+  converged: 'converged: no neighbour of the best was significantly faster',
+  budget: 'stopped: the budget ran out',
+  deadline: 'stopped at the --deadline',
+  signal: 'stopped by a signal',
+};
 
 export function tuneLines(t: ReportTune, unit: string): string[] {
-  const out = [`tune: ${t.path.length} cells in ${seconds(t.spentMs)} measured (budget ${seconds(t.budgetMs)}); ${t.stopped === 'converged' ? 'converged: no neighbour of the best was significantly faster' : t.stopped === 'budget' ? 'stopped: the budget ran out' : 'stopped by a signal'}`];
+  const out = [`tune: ${t.path.length} cells in ${seconds(t.spentMs)} measured (budget ${seconds(t.budgetMs)}); ${WHY_STOPPED[t.stopped]}`];
   if (t.best) {
     const ci = t.best.timeInterval ? ` (95% CI ${num(t.best.timeInterval.low)}–${num(t.best.timeInterval.high)} ms)` : '';
     out.push(`best: ${settings(t.best)}: ${rateText(t.best, unit)}, ${t.best.timeMs === undefined ? DASH : num(t.best.timeMs)} ms a run${ci}${t.bestThrottled ? ' — THROTTLED' : ''}`);

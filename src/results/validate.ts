@@ -178,7 +178,7 @@ const isThrottleClass = (v: unknown) => v === undefined || THROTTLE_CLASSES.incl
 /** A tune's record: its axes, each step's cell and counts, where throttling began, how it ended. */
 function isTune(t: unknown): boolean {
   if (!isObject(t) || (t.direction !== 'download' && t.direction !== 'upload') || !isDuration(t.budgetMs)) return false;
-  if (!['converged', 'budget', 'signal'].includes(t.stopped as string)) return false;
+  if (!['converged', 'budget', 'signal', 'deadline'].includes(t.stopped as string)) return false;
   if (!Array.isArray(t.axes) || !t.axes.every((a) => isObject(a) && isString(a.flag) && Array.isArray(a.values) && a.values.every(isString) && isBoolean(a.ordered))) return false;
   const stepOk = (s: unknown) => isObject(s) && isStringMap(s.cell) && ['start', 'grow', 'refine'].includes(s.reason as string)
     && (s.axis === undefined || isString(s.axis)) && isDuration(s.spentMs) && isCount(s.throttled) && isThrottleClass(s.throttleClass);

@@ -32,6 +32,8 @@ export interface Target {
   serverClock?: ServerClockView;
   /** Entra ID: where every token comes from (the coordinator's SDK client and each run's job). */
   tokens?: TokenSource;
+  /** A target in a process of ours (the embedded Azurite): resolves, with the line that says so, if it dies unasked. */
+  lost?: Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -62,6 +64,7 @@ export async function openTarget(credentials: Credentials, container: string, si
         info: { kind: 'blob', embedded: true, endpoint: azurite.endpoint, container, account: azurite.account, key: azurite.key, ...(azurite.ca ? { ca: azurite.ca } : {}) },
         label: `embedded Azurite ${azurite.endpoint}`,
         serverClock: azurite.clock,
+        lost: azurite.lost,
         stop: () => azurite.stop(),
       };
     }
