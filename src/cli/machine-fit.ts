@@ -3,7 +3,8 @@
 // OOM killer part-way (refused). Inside a container, its CPU quota and memory limit are the machine.
 import { ConfigError } from '../config/errors.js';
 import { log } from '../log/logger.js';
-import { coresInWords, machineLimits, memoryInWords, readMachine, type MachineLimits } from '../metrics/machine-limits.js';
+import { coresInWords, machineLimits, memoryInWords, readMachine } from '../metrics/machine-limits.js';
+import type { MachineLimits } from '../metrics/machine-limits.js';
 
 /**
  * A worker's resident memory at rest: Node, our modules and its pool, measured at ~78 MiB (16
@@ -13,14 +14,23 @@ export const WORKER_BASE_BYTES = 80 * 1024 * 1024;
 
 const warned = new Set<number>();
 
-export function checkProcessesFit(processes: number, machine: MachineLimits = machineLimits(readMachine())): void {
+export function checkProcessesFit(
+  processes: number, machine: MachineLimits = machineLimits(readMachine()),
+): void {
   const needBytes = processes * WORKER_BASE_BYTES;
   if (needBytes > machine.availableBytes) {
     const most = Math.max(1, Math.floor(machine.availableBytes / WORKER_BASE_BYTES));
-    throw new ConfigError(`--processes ${processes} needs about ${Math.round(needBytes / 2 ** 20)} MiB for the workers alone, more than ${memoryInWords(machine)}; give --processes ${most} or fewer`);
+    const needMiB = Math.round(needBytes / 2 ** 20);
+    throw new ConfigError(
+      `--processes ${processes} needs about ${needMiB} MiB for the workers alone, ` +
+        `more than ${memoryInWords(machine)}; give --processes ${most} or fewer`,
+    );
   }
   if (processes > machine.cores && !warned.has(processes)) {
     warned.add(processes);
-    log.warn(`--processes ${processes} is more than ${coresInWords(machine)}: the workers compete for them, and the client, not the target, may set the pace`);
+    log.warn(
+      `--processes ${processes} is more than ${coresInWords(machine)}: ` +
+        'the workers compete for them, and the client, not the target, may set the pace',
+    );
   }
 }

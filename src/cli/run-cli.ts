@@ -355,7 +355,8 @@ export async function main(command: Command, argv: readonly string[]): Promise<v
   } catch (err) {
     // Usage errors exit 2; a scale-out barrier's errors carry their own code (3, 4, 5).
     if (err instanceof ExitError) {
-      if (!(err instanceof ToldError)) process.stderr.write(`blob-cacher: ${escapeControls(redact(err.message))}\n`);
+      const line = `blob-cacher: ${escapeControls(redact(err.message))}\n`;
+      if (!(err instanceof ToldError)) process.stderr.write(line);
       process.exitCode = err.exitCode;
       return;
     }

@@ -4,17 +4,19 @@
 import { log } from '../log/logger.js';
 
 export const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
-/** Signals this close together are one stop (timeout(1) sends its signal to the process, then to its group). */
+/** Signals this close together are one stop (timeout(1) signals the process, then its group). */
 const SAME_STOP_MS = 100;
 
 /** The reason a stop carries: the signal's name, or 'deadline' (the results' `interrupted`). */
 export type StopReason = (typeof STOP_SIGNALS)[number] | 'deadline';
 
 /** As timeout(1) does: 124 when the deadline stopped it; 128 + the signal's number for a signal. */
-export const exitCodeOf = (reason: string): number => ({ SIGHUP: 129, SIGINT: 130, SIGTERM: 143 } as Record<string, number>)[reason] ?? 124;
+const EXIT_CODES: Record<string, number> = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 };
+export const exitCodeOf = (reason: string): number => EXIT_CODES[reason] ?? 124;
 
 /** What stopped it, after "stopped": "by SIGTERM", "at the --deadline" (a deadline is no signal). */
-export const stoppedBy = (reason: string): string => (reason === 'deadline' ? 'at the --deadline' : `by ${reason}`);
+export const stoppedBy = (reason: string): string =>
+  reason === 'deadline' ? 'at the --deadline' : `by ${reason}`;
 
 export class StopController {
   private readonly stop = new AbortController();
@@ -30,7 +32,10 @@ export class StopController {
     for (const s of STOP_SIGNALS) process.on(s, this.onSignal);
     if (deadlineMs !== undefined) {
       this.deadline = setTimeout(() => {
-        log.warn(`--deadline of ${deadlineMs / 1000} s reached: no new requests; stopping the run in flight, then writing partial results`);
+        log.warn(
+          `--deadline of ${deadlineMs / 1000} s reached: no new requests; ` +
+            'stopping the run in flight, then writing partial results',
+        );
         this.stop.abort('deadline' satisfies StopReason);
       }, deadlineMs);
     }

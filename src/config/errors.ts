@@ -8,7 +8,7 @@ export class ExitError extends Error {
   }
 }
 
-/** A failure the user was told of, in one line, when it happened: the CLI ends with its code and says nothing more. */
+/** A failure the user was told of, in one line, when it happened: the CLI ends with its code, silently. */
 export class ToldError extends ExitError {}
 
 /** Bad input: exit code 2. */

@@ -76,7 +76,8 @@ export function downloadWorkload(config: DownloadConfig): DownloadWorkload {
         }));
         const listing = strategies.some((s) => workloadOf(s) === 'list');
         return {
-          target: target.label, objectSizeBytes: deliveredBytes, contenders, serverClock: target.serverClock, ...tokenOf(target), ...(target.lost ? { lost: target.lost } : {}),
+          target: target.label, objectSizeBytes: deliveredBytes, contenders, serverClock: target.serverClock, ...tokenOf(target),
+          ...(target.lost ? { lost: target.lost } : {}),
           params: {
             processes: config.processes, maxSockets: config.maxSockets, concurrency: config.concurrency, blockSizeBytes: config.rangeSizeBytes,
             ...(many ? { fileCount: config.fileCount, fileSizeBytes: size } : {}), ...(listing ? { pageSize: config.pageSize } : {}),
@@ -92,7 +93,8 @@ export function downloadWorkload(config: DownloadConfig): DownloadWorkload {
               else if (info.kind === 'url') await removeUrlFixtures(info, created, config.timeoutMs);
               log.info(`cleanup: removed ${created.length} fixture(s) this run created`);
             }
-            if ((config.cleanup || interrupted) && createdContainer && container && !ephemeral) await removeCreatedContainer(container);
+            const removeContainer = (config.cleanup || interrupted) && createdContainer && !ephemeral;
+            if (removeContainer && container) await removeCreatedContainer(container);
           },
           stop: () => target.stop(),
         };

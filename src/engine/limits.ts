@@ -63,7 +63,8 @@ export function checkUploadFits(fileCount: number, manyFiles: boolean, memoryByt
   if (needed > 0.8 * memoryBytes) {
     const fits = Math.floor((0.8 * memoryBytes) / STATE_BYTES_PER_FILE);
     throw new ConfigError(
-      `${fileCount} files per run would need about ${formatBytes(needed)} of per-file state (about ${STATE_BYTES_PER_FILE} B a file), more than 80% of this machine's ${formatBytes(memoryBytes)}; ` +
+      `${fileCount} files per run would need about ${formatBytes(needed)} of per-file state (about ${STATE_BYTES_PER_FILE} B a file), ` +
+        `more than 80% of this machine's ${formatBytes(memoryBytes)}; ` +
         `use --file-count ${fits} or fewer and run more sessions`,
     );
   }

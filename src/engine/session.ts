@@ -61,7 +61,7 @@ export interface OpenWorkload {
    * killer): the line that says so. The session then ends at once, as on a stop, and fails with it.
    */
   lost?: Promise<string>;
-  /** Removes what the session made besides its runs' uploads (fixtures, folders), within `ctx`: the stop grace after a stop. */
+  /** Removes what the session made besides its runs' uploads (fixtures, folders), within `ctx`'s grace. */
   close(interrupted: boolean, ctx: CleanupContext): Promise<boolean | void>;
   /** Lets go of the target (stops the embedded Azurite), after close, whether close finished or not. */
   stop(): Promise<void>;
@@ -126,7 +126,8 @@ export type SessionEvent =
    * `verify` from the workers' checks to the coordinator's verdict, then `cleanup`; `total` where its
    * items are counted, as `step-progress` tells how far it is.
    */
-  | { type: 'step'; step: 'verify' | 'cleanup'; strategy: string; cell?: Cell; run: number; runs: number; warmup: boolean }
+  | { type: 'step'; step: 'verify' | 'cleanup'; strategy: string; cell?: Cell; run: number; runs: number;
+      warmup: boolean }
   | { type: 'step-progress'; done: number; total: number }
   | { type: 'step-end' };
 
@@ -138,7 +139,7 @@ export interface SessionOptions {
    * scale-out run waits here for its other clients. A gate that throws ends the session with its error.
    */
   startGate?: (signal: AbortSignal) => Promise<void>;
-  /** After a stop, what every cleanup step together may take, counted from the stop (DEFAULT_STOP_GRACE_MS). */
+  /** After a stop, what all cleanup together may take, counted from the stop (DEFAULT_STOP_GRACE_MS). */
   stopGraceMs?: number;
 }
 
@@ -214,7 +215,9 @@ export async function runSession(cells: readonly SessionCell[], opts: SessionOpt
         for (const contender of round) {
           if (cellStop.signal.aborted) break runs;
           const id = { strategy: contender.strategy, description: contender.description, cell, params: open.params, run: runIndex, warmup: runIndex < warmup };
-          const run = await runOnce({ pool, open, signal: cellStop.signal, grace, emit, runs: Math.max(total, runIndex + 1), steady, connections, startGate: opts.startGate }, contender, id);
+          const runs = Math.max(total, runIndex + 1);
+          const context = { pool, open, signal: cellStop.signal, grace, emit, runs, steady, connections };
+          const run = await runOnce({ ...context, startGate: opts.startGate }, contender, id);
           if (!run) break runs;
           if (!run.warmup) untilTime.add(contender, run.wallMs);
           const tag = total > 1 ? ` (${run.warmup ? 'warm-up' : 'run'} ${runIndex + 1}/${Math.max(total, runIndex + 1)})` : '';
@@ -234,7 +237,8 @@ export async function runSession(cells: readonly SessionCell[], opts: SessionOpt
       signal.removeEventListener('abort', follow);
       pool.close();
       try {
-        await grace.run(`the cleanup of what the session made on ${open.target}`, (ctx) => open.close(cellStop.signal.aborted, ctx));
+        const what = `the cleanup of what the session made on ${open.target}`;
+        await grace.run(what, (ctx) => open.close(cellStop.signal.aborted, ctx));
       } finally {
         await open.stop();
       }
@@ -296,12 +300,14 @@ async function runOnce(ctx: RunContext, contender: Contender, id: Omit<RunIdenti
     if (!prepared) return;
     const run = prepared;
     ctx.emit({ type: 'step', step: 'cleanup', ...shown });
+    const what = `the cleanup of ${contender.strategy} run ${id.run + 1}`;
     try {
-      await ctx.grace.run(`the cleanup of ${contender.strategy} run ${id.run + 1}`, (c) => run.cleanup(verified, merged, c), (done, total) => ctx.emit({ type: 'step-progress', done, total }));
+      const progress = (done: number, total: number) => ctx.emit({ type: 'step-progress', done, total });
+      await ctx.grace.run(what, (c) => run.cleanup(verified, merged, c), progress);
     } catch (err) {
       // After a stop a cleanup that fails is said, not the session's failure: what finished is kept.
       if (!ctx.signal.aborted) throw err;
-      log.warn(`the cleanup of ${contender.strategy} run ${id.run + 1} after the stop failed: ${(err as Error).message.split('\n')[0]}`);
+      log.warn(`${what} after the stop failed: ${(err as Error).message.split('\n')[0]}`);
     } finally {
       ctx.emit({ type: 'step-end' });
     }
@@ -360,7 +366,9 @@ async function runOnce(ctx: RunContext, contender: Contender, id: Omit<RunIdenti
 }
 
 /** Fork (or reuse) the workers, release them on the barrier, and collect what they send. */
-async function execute(ctx: RunContext, prepared: PreparedRun, id: Omit<RunIdentity, 'objectSizeBytes'>, shown: StepRun): Promise<Executed> {
+async function execute(
+  ctx: RunContext, prepared: PreparedRun, id: Omit<RunIdentity, 'objectSizeBytes'>, shown: StepRun,
+): Promise<Executed> {
   const { open, signal, steady, connections, startGate, emit } = ctx;
   const { items, job } = prepared;
   // A process with no item would only cost a fork and its memory: never more processes than items.

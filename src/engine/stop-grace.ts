@@ -1,8 +1,8 @@
 // Cleanup once a stop has come gets a bounded budget: the stop grace, counted from the stop. A
 // container is given 10 s (docker stop) or 30 s (Kubernetes) between SIGTERM and SIGKILL, and
-// deleting a cut run's thousands of uploads took 31.6 s: past the budget a step is abandoned (its
+// deleting thousands of uploads takes longer than that: past the budget a step is abandoned (its
 // signal aborted, so that its requests end) and what it left is said in one line, by the step
-// itself where it knows (its onAbandoned), else here.
+// itself where it knows (it resolves true), else here.
 import { log } from '../log/logger.js';
 
 /** The default budget: within docker stop's 10 s grace, with room for the results and the report. */
@@ -22,6 +22,9 @@ export interface CleanupContext {
 }
 
 const seconds = (ms: number) => `${Number((ms / 1000).toFixed(1))} s`;
+
+/** How a line about cleanup the grace cut begins: `cleanup cut at the 5 s stop grace (--stop-grace)`. */
+export const cutAt = (graceMs: number): string => `cleanup cut at the ${seconds(graceMs)} stop grace (--stop-grace)`;
 
 /** The stop grace of one session: started by the stop signal, spent by every cleanup step after it. */
 export class StopGrace {
@@ -46,7 +49,8 @@ export class StopGrace {
 
   /** What is left of the budget: all of it (unbounded) before a stop. */
   leftMs(): number {
-    return this.stoppedAtMs === undefined ? Infinity : Math.max(0, this.stoppedAtMs + this.graceMs - performance.now());
+    if (this.stoppedAtMs === undefined) return Infinity;
+    return Math.max(0, this.stoppedAtMs + this.graceMs - performance.now());
   }
 
   /**
@@ -54,7 +58,11 @@ export class StopGrace {
    * what is left of the grace at most. True when it finished; false when it was abandoned, after
    * saying `what` was left where the step did not say so itself (it returns true when it did).
    */
-  async run(what: string, step: (ctx: CleanupContext) => Promise<boolean | void>, progress: CleanupContext['progress'] = () => {}): Promise<boolean> {
+  async run(
+    what: string,
+    step: (ctx: CleanupContext) => Promise<boolean | void>,
+    progress: CleanupContext['progress'] = () => {},
+  ): Promise<boolean> {
     const abandon = new AbortController();
     const grace = this;
     const ctx: CleanupContext = {
@@ -81,8 +89,9 @@ export class StopGrace {
       if (first === 'done') return !abandon.signal.aborted;
       spent();
       // A step that honours its signal stops at once and may say itself what it left.
-      const said = await Promise.race([running.then((s) => s === true, () => false), new Promise<false>((r) => setTimeout(() => r(false), SETTLE_MS))]);
-      if (!said) log.warn(`cleanup cut at the ${seconds(this.graceMs)} stop grace (--stop-grace): ${what} was not finished`);
+      const settled = new Promise<false>((r) => setTimeout(() => r(false), SETTLE_MS));
+      const said = await Promise.race([running.then((s) => s === true, () => false), settled]);
+      if (!said) log.warn(`${cutAt(this.graceMs)}: ${what} was not finished`);
       return false;
     } finally {
       clearTimeout(timer);

@@ -20,6 +20,7 @@ import { shardItems } from '../scaleout/shard.js';
 import { checkUploadFits } from './limits.js';
 import { summaryFor } from './summary.js';
 import { FileSet, keepItems, totalBytes } from '../plan/items.js';
+import { cutAt } from './stop-grace.js';
 import { runSession, sessionCell, type Contender, type OpenWorkload, type PreparedRun, type SessionOptions, type Workload } from './session.js';
 
 function runPrefix(): string {
@@ -64,10 +65,12 @@ export function uploadWorkload(config: UploadConfig): UploadWorkload {
         const ephemeral = target.info.kind === 'blob' && target.info.embedded;
         const contenders = strategies.map((s): Contender => ({
           // Each run's job carries the target as it is then: an Entra ID token is renewed between runs.
-          strategy: s.name, description: s.description, prepare: async (run) => prepareRun(config, await forRun(target, info, signal), store, s, prefix, run, signal, ephemeral),
+          strategy: s.name, description: s.description,
+          prepare: async (run) => prepareRun(config, await forRun(target, info, signal), store, s, prefix, run, signal, ephemeral),
         }));
         return {
-          target: target.label, contenders, serverClock: target.serverClock, ...tokenOf(target), ...(target.lost ? { lost: target.lost } : {}),
+          target: target.label, contenders, serverClock: target.serverClock, ...tokenOf(target),
+          ...(target.lost ? { lost: target.lost } : {}),
           params: {
             processes: config.processes, maxSockets: config.maxSockets, concurrency: config.concurrency,
             blockSizeBytes: config.blockSizeBytes, thresholdBytes: config.thresholdBytes,
@@ -88,7 +91,8 @@ export function uploadWorkload(config: UploadConfig): UploadWorkload {
 }
 
 async function prepareRun(
-  config: UploadConfig, info: TargetInfo, store: UploadStore, strategy: UploadStrategy, prefix: string, run: number, signal: AbortSignal, ephemeral: boolean,
+  config: UploadConfig, info: TargetInfo, store: UploadStore, strategy: UploadStrategy, prefix: string, run: number,
+  signal: AbortSignal, ephemeral: boolean,
 ): Promise<PreparedRun> {
   const kind = await loadKind(strategy.kind);
   const input: UploadPlanInput = {
@@ -132,7 +136,8 @@ async function prepareRun(
     async cleanup(_verified, merged, ctx) {
       if (config.keep) return;
       if (ephemeral && ctx.stopped) {
-        log.verbose(`${strategy.name} run ${run + 1}: nothing deleted after the stop: the embedded Azurite's blobs end with its process`);
+        const why = "the embedded Azurite's blobs end with its process";
+        log.verbose(`${strategy.name} run ${run + 1}: nothing deleted after the stop: ${why}`);
         return;
       }
       // A run cut short by a stop: what never left was never written (200,000 planned files would
@@ -143,7 +148,7 @@ async function prepareRun(
       const { left } = await store.remove(input.prefix, sent, { signal: ctx.signal, progress: ctx.progress });
       // The embedded Azurite's blobs end with it: nothing to name.
       if (!ctx.signal.aborted || left === 0 || ephemeral) return ephemeral;
-      log.warn(`cleanup cut at the ${ctx.graceMs / 1000} s stop grace (--stop-grace): ${store.leftBehind(input.prefix, left)}`);
+      log.warn(`${cutAt(ctx.graceMs)}: ${store.leftBehind(input.prefix, left)}`);
       return true;
     },
   };

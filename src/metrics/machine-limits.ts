@@ -27,7 +27,7 @@ export interface MachineReadings {
 export interface MachineLimits {
   /** The cores the processes may use: the CPU quota where one is set below the cores they see. */
   cores: number;
-  /** The memory the processes may still take: what is left of a container's limit, or the host's free memory. */
+  /** The memory the processes may still take: what is left of a container's limit, or the host's free RAM. */
   availableBytes: number;
   /** Where a container's CPU quota set `cores`: the quota, in cores (1.5 for --cpus 1.5). */
   cpuQuota?: number;
@@ -35,7 +35,7 @@ export interface MachineLimits {
   memoryLimitBytes?: number;
 }
 
-/** Cores from a CPU quota and its period, in microseconds; undefined for none ("max", -1) or text that is no quota. */
+/** Cores from a CPU quota and its period (µs); undefined for none ("max", -1) or text that is no quota. */
 export function quotaCores(quota: string | undefined, period: string | undefined): number | undefined {
   const q = Number(quota?.trim());
   const p = Number(period?.trim());
@@ -44,7 +44,9 @@ export function quotaCores(quota: string | undefined, period: string | undefined
 }
 
 /** The cores of a cgroup's CPU quota: v2's cpu.max first, then v1's pair. */
-export function cpuQuotaOf(r: Pick<MachineReadings, 'cpuMax' | 'cfsQuotaUs' | 'cfsPeriodUs'>): number | undefined {
+type CpuFiles = Pick<MachineReadings, 'cpuMax' | 'cfsQuotaUs' | 'cfsPeriodUs'>;
+
+export function cpuQuotaOf(r: CpuFiles): number | undefined {
   if (r.cpuMax !== undefined) {
     const [quota, period] = r.cpuMax.trim().split(/\s+/);
     return quotaCores(quota, period ?? '100000');
@@ -58,12 +60,14 @@ export function machineLimits(r: MachineReadings): MachineLimits {
   // A quota of 1.5 cores lets two processes run half the time each: the cores that matter are the
   // quota's, rounded up, never more than the cores the process sees.
   const quotaLimits = quota !== undefined && Math.ceil(quota) < r.cores;
-  const limited = r.constrainedBytes !== undefined && r.constrainedBytes > 0 && r.constrainedBytes < r.hostTotalBytes;
+  const limit = r.constrainedBytes !== undefined && r.constrainedBytes > 0 && r.constrainedBytes < r.hostTotalBytes
+    ? r.constrainedBytes
+    : undefined;
   return {
     cores: quotaLimits ? Math.max(1, Math.ceil(quota)) : r.cores,
     ...(quotaLimits ? { cpuQuota: quota } : {}),
-    availableBytes: limited ? Math.min(r.availableBytes ?? r.constrainedBytes!, r.constrainedBytes!) : r.hostFreeBytes,
-    ...(limited ? { memoryLimitBytes: r.constrainedBytes } : {}),
+    availableBytes: limit === undefined ? r.hostFreeBytes : Math.min(r.availableBytes ?? limit, limit),
+    ...(limit === undefined ? {} : { memoryLimitBytes: limit }),
   };
 }
 
@@ -75,15 +79,18 @@ export function totalMemoryBytes(r: MachineReadings = readMachine()): number {
 const MiB = 2 ** 20;
 const trimNumber = (n: number) => String(Number(n.toFixed(2)));
 
-/** The cores in words, naming what limited them: "this machine's 2 core(s)", "the container's CPU quota of 1 core(s)". */
+/** The cores, naming what limited them: "this machine's 2 core(s)", "the container's CPU quota of 1 core(s)". */
 export const coresInWords = (m: Pick<MachineLimits, 'cores' | 'cpuQuota'>): string =>
-  m.cpuQuota === undefined ? `this machine's ${m.cores} core(s)` : `the container's CPU quota of ${trimNumber(m.cpuQuota)} core(s)`;
+  m.cpuQuota === undefined
+    ? `this machine's ${m.cores} core(s)`
+    : `the container's CPU quota of ${trimNumber(m.cpuQuota)} core(s)`;
 
-/** The memory in words: "the 503 MiB left of the container's 512 MiB memory limit", "the 23178 MiB available". */
-export const memoryInWords = (m: Pick<MachineLimits, 'availableBytes' | 'memoryLimitBytes'>): string =>
-  m.memoryLimitBytes === undefined
-    ? `the ${Math.round(m.availableBytes / MiB)} MiB available`
-    : `the ${Math.round(m.availableBytes / MiB)} MiB left of the container's ${Math.round(m.memoryLimitBytes / MiB)} MiB memory limit`;
+/** The memory: "the 503 MiB left of the container's 512 MiB memory limit", "the 23178 MiB available". */
+export const memoryInWords = (m: Pick<MachineLimits, 'availableBytes' | 'memoryLimitBytes'>): string => {
+  const available = `the ${Math.round(m.availableBytes / MiB)} MiB`;
+  if (m.memoryLimitBytes === undefined) return `${available} available`;
+  return `${available} left of the container's ${Math.round(m.memoryLimitBytes / MiB)} MiB memory limit`;
+};
 
 /**
  * How much the embedded Azurite's in-memory store may hold: Azurite's own rule is half the host's
@@ -106,7 +113,7 @@ const readText = (path: string): string | undefined => {
  * The CPU quota files of this process's cgroup: its own directory where the mount shows the host's
  * tree (a process on the host), the mount's root inside a container (whose cgroup is the root there).
  */
-function readCpuQuota(): Pick<MachineReadings, 'cpuMax' | 'cfsQuotaUs' | 'cfsPeriodUs'> {
+function readCpuQuota(): CpuFiles {
   const own = readText('/proc/self/cgroup') ?? '';
   const v2 = /^0::(\/.*)$/m.exec(own)?.[1];
   for (const dir of v2 && v2 !== '/' ? [`/sys/fs/cgroup${v2}`, '/sys/fs/cgroup'] : ['/sys/fs/cgroup']) {
@@ -114,7 +121,8 @@ function readCpuQuota(): Pick<MachineReadings, 'cpuMax' | 'cfsQuotaUs' | 'cfsPer
     if (cpuMax !== undefined) return { cpuMax };
   }
   const v1 = /^\d+:([^:]*\bcpu\b[^:]*):(\/.*)$/m.exec(own);
-  const mounts = v1 ? [`/sys/fs/cgroup/${v1[1]}`, '/sys/fs/cgroup/cpu,cpuacct', '/sys/fs/cgroup/cpu'] : ['/sys/fs/cgroup/cpu,cpuacct', '/sys/fs/cgroup/cpu'];
+  const mounts = ['/sys/fs/cgroup/cpu,cpuacct', '/sys/fs/cgroup/cpu'];
+  if (v1) mounts.unshift(`/sys/fs/cgroup/${v1[1]}`);
   for (const mount of mounts) {
     for (const dir of v1 && v1[2] !== '/' ? [`${mount}${v1[2]}`, mount] : [mount]) {
       const cfsQuotaUs = readText(`${dir}/cpu.cfs_quota_us`);
@@ -129,6 +137,7 @@ function readCpuQuota(): Pick<MachineReadings, 'cpuMax' | 'cfsQuotaUs' | 'cfsPer
 export function readMachine(): MachineReadings {
   return {
     cores: availableParallelism(), hostTotalBytes: totalmem(), hostFreeBytes: freemem(),
-    constrainedBytes: process.constrainedMemory(), availableBytes: process.availableMemory(), ...readCpuQuota(),
+    constrainedBytes: process.constrainedMemory(), availableBytes: process.availableMemory(),
+    ...readCpuQuota(),
   };
 }

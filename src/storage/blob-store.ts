@@ -13,13 +13,13 @@ export interface Verification {
   verification: string;
 }
 
-/** How a removal is bounded and followed: its signal stops it (what is left is counted), `progress` says how far. */
+/** How a removal is bounded and followed: its signal stops it (what is left counted); `progress`: how far. */
 export interface RemoveOptions {
   signal?: AbortSignal;
   progress?(done: number, total: number): void;
 }
 
-/** What a removal left: 0 when everything is gone; undefined when it stopped before it knew how much there was. */
+/** What a removal left: 0 when all is gone; undefined when it stopped before it knew how much there was. */
 export interface Removal {
   left: number | undefined;
 }
@@ -27,9 +27,9 @@ export interface Removal {
 export interface UploadStore {
   /** Each stored object's length and MD5 equal what was sent (the seed's stream at each item's offset). */
   verify(items: Items): Promise<Verification>;
-  /** Deletes what one strategy run uploaded: `items`, all named under `prefix`/; stops early when its signal aborts. */
+  /** Deletes what one strategy run uploaded: `items`, all named under `prefix`/; stops when its signal aborts. */
   remove(prefix: string, items: Items, opts?: RemoveOptions): Promise<Removal>;
-  /** What a removal cut short left, and how to remove it, in words: `3210 blob(s) under …/ in container c; remove them with: …`. */
+  /** What a removal cut short left, and how to remove it: `3210 blob(s) under …/ in container c; remove them with: …`. */
   leftBehind(prefix: string, left: number | undefined): string;
   /** Once, after every strategy run, unless --keep. */
   close?(): Promise<void>;
@@ -116,7 +116,8 @@ export function blobStore(container: ContainerClient): UploadStore {
         await Promise.all(chunks(names, BATCH_SIZE).map((group) => limit(async () => {
           if (signal?.aborted) return;
           try {
-            const r = await batch.deleteBlobs(group.map((n) => container.getBlobClient(n)), { deleteSnapshots: 'include', abortSignal: signal });
+            const blobs = group.map((n) => container.getBlobClient(n));
+            const r = await batch.deleteBlobs(blobs, { deleteSnapshots: 'include', abortSignal: signal });
             if (r.subResponsesFailedCount === 0) return gone(group.length);
           } catch (err) {
             if (signal?.aborted) return;
@@ -125,9 +126,10 @@ export function blobStore(container: ContainerClient): UploadStore {
           const one = pLimit(32);
           await Promise.all(group.map((n) => one(async () => {
             if (signal?.aborted) return;
-            await container.deleteBlob(n, { deleteSnapshots: 'include', abortSignal: signal }).catch((err: { statusCode?: number }) => {
+            const gone404 = (err: { statusCode?: number }) => {
               if (err.statusCode !== 404) throw err;
-            });
+            };
+            await container.deleteBlob(n, { deleteSnapshots: 'include', abortSignal: signal }).catch(gone404);
             gone(1);
           })));
         })));
@@ -140,7 +142,8 @@ export function blobStore(container: ContainerClient): UploadStore {
     leftBehind(prefix, left) {
       // The container's URL without its query (a SAS): az takes it as --source and finds the account in it.
       const url = container.url.replace(/\?.*$/, '');
-      return `${left === undefined ? 'the blobs' : `${left} blob(s)`} under ${prefix}/ in container ${container.containerName}; ` +
+      const what = left === undefined ? 'the blobs' : `${left} blob(s)`;
+      return `${what} under ${prefix}/ in container ${container.containerName}; ` +
         `remove them with: az storage blob delete-batch --source ${url} --pattern '${prefix}/*' (and your credentials)`;
     },
   };

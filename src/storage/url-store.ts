@@ -158,7 +158,8 @@ export function urlStore(info: UrlInfo, opts: UrlStoreOptions): UploadStore {
 
     leftBehind(prefix, left) {
       const folder = `${shown.replace(/\/?$/, '/')}${prefix}/`;
-      return `${left === undefined ? 'the files' : `${left} file(s)`} below ${folder}; remove them with: curl -X DELETE -H 'Depth: infinity' ${folder} (WebDAV), or each file with DELETE`;
+      const what = left === undefined ? 'the files' : `${left} file(s)`;
+      return `${what} below ${folder}; remove them with: curl -X DELETE -H 'Depth: infinity' ${folder} (WebDAV), or each file with DELETE`;
     },
 
     async close() {
