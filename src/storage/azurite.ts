@@ -48,7 +48,8 @@ export interface EmbeddedOptions {
 
 export async function startEmbeddedAzurite(opts: EmbeddedOptions = {}): Promise<EmbeddedAzurite> {
   // Under a container's memory limit, Azurite's own cap (half the host's RAM) is more than the
-  // container holds: a full store refused a write, the kernel killed the whole process instead.
+  // container holds: where a full store refuses a write (a failed request, said as such), the
+  // kernel would kill the whole process instead.
   const memoryLimitBytes = opts.memoryLimitBytes ?? embeddedStoreBytes(machineLimits(readMachine()));
   // Azurite reads its certificate from files: a private scratch directory, removed at stop.
   const tls = opts.tls ? await throwawayCertificate() : undefined;
