@@ -5,7 +5,11 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pLimit from 'p-limit';
 import { readResults } from '../src/results/file.js';
+import { blobStore } from '../src/storage/blob-store.js';
+import { FileSet } from '../src/plan/items.js';
+import { azuriteForFile, blobNames, containerOf } from './helpers/azurite.js';
 import { startCli } from './helpers/cli.js';
 import { close } from './helpers/http-servers.js';
 import { pathsUnder, startPutServer, type PutServer } from './helpers/put-server.js';
@@ -31,6 +35,13 @@ describe('a stop during a long cleanup', () => {
     expect(await cli.waitFor(/progress: small-files run 1\/2: cleanup \d+\/3000, \d+ s/, 40_000), cli.stderr()).toBe(true);
     const signalled = performance.now();
     cli.child.kill('SIGTERM');
+    // The results file says SIGTERM while the process is still deleting: written before cleanup.
+    let writtenBeforeExit = false;
+    for (let i = 0; i < 100 && cli.child.exitCode === null && !writtenBeforeExit; i++) {
+      writtenBeforeExit = (await readFile(join(cwd, 'r.json'), 'utf8').catch(() => '')).includes('"interrupted":"SIGTERM"') && cli.child.exitCode === null;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(writtenBeforeExit).toBe(true);
     const run = await cli.exited;
     const afterSignalMs = performance.now() - signalled;
     expect(run.code, run.stderr).toBe(143);
@@ -68,6 +79,39 @@ describe('a stop during a long cleanup', () => {
     const doc = await readResults(join(cwd, 'r.json'));
     expect(doc.runs).toHaveLength(1);
     for (const p of pathsUnder(slowDelete.files, '/dav/run-')) slowDelete.files.delete(p);
+  });
+});
+
+describe('a blob container\'s removal stopped part-way', () => {
+  const azurite = azuriteForFile();
+
+  it('counts what it left and names the container and the command that removes the rest', async () => {
+    const container = containerOf(azurite(), 'stopped-removal');
+    await container.create();
+    const prefix = 'run-x/small-files/0';
+    const limit = pLimit(32);
+    await Promise.all(Array.from({ length: 1300 }, (_, i) => limit(() => container.getBlockBlobClient(`${prefix}/f${i}`).upload('x', 1))));
+    const stop = new AbortController();
+    const seen: number[] = [];
+    // Stopped once the first batch of 256 is deleted: the batches not yet sent are never sent.
+    const { left } = await blobStore(container).remove(prefix, FileSet.of(prefix, 1300, 1, 'upload'), {
+      signal: stop.signal,
+      progress: (done) => {
+        seen.push(done);
+        if (done > 0) stop.abort();
+      },
+    });
+    const remaining = (await blobNames(container)).length;
+    expect(seen[0]).toBe(0);
+    expect(left).toBeGreaterThan(0);
+    expect(left).toBeLessThan(1300);
+    // What it counts as left is at least what is there: deletions in flight may still have landed.
+    expect(left).toBeGreaterThanOrEqual(remaining);
+    expect(remaining).toBeGreaterThan(0);
+    expect(blobStore(container).leftBehind(prefix, left)).toBe(
+      `${left} blob(s) under ${prefix}/ in container stopped-removal; remove them with: az storage blob delete-batch ` +
+        `--source ${container.url} --pattern '${prefix}/*' (and your credentials)`,
+    );
   });
 });
 
