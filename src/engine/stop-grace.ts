@@ -89,8 +89,10 @@ export class StopGrace {
       if (first === 'done') return !abandon.signal.aborted;
       spent();
       // A step that honours its signal stops at once and may say itself what it left.
-      const settled = new Promise<false>((r) => setTimeout(() => r(false), SETTLE_MS));
+      let settle: NodeJS.Timeout | undefined;
+      const settled = new Promise<false>((r) => (settle = setTimeout(() => r(false), SETTLE_MS)));
       const said = await Promise.race([running.then((s) => s === true, () => false), settled]);
+      clearTimeout(settle);
       if (!said) log.warn(`${cutAt(this.graceMs)}: ${what} was not finished`);
       return false;
     } finally {
