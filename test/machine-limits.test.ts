@@ -4,6 +4,9 @@
 import { availableParallelism, totalmem } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { checkProcessesFit, WORKER_BASE_BYTES } from '../src/cli/machine-fit.js';
+import { newResultsFile } from '../src/results/file.js';
+import { parseResultsDoc } from '../src/results/validate.js';
+import { containerLimits } from '../src/report/console.js';
 import { coresInWords, cpuQuotaOf, embeddedStoreBytes, memoryInWords, machineLimits, readMachine, type MachineReadings } from '../src/metrics/machine-limits.js';
 
 const MiB = 2 ** 20;
@@ -71,5 +74,19 @@ describe('the machine a process is given', () => {
     expect(limits.availableBytes).toBeGreaterThan(WORKER_BASE_BYTES);
     expect(limits.availableBytes).toBeLessThanOrEqual(totalmem());
     if (limits.memoryLimitBytes !== undefined) expect(limits.memoryLimitBytes).toBeLessThan(totalmem());
+  });
+
+  it('a results file keeps a container\'s limits beside the host\'s numbers, reads them back, and the report names them', () => {
+    const doc = newResultsFile('upload', {}, { kind: 'embedded-azurite', label: 'embedded Azurite' });
+    const limits = machineLimits(readMachine());
+    // This machine's own: written only where a limit is set.
+    expect(doc.environment.container?.memoryLimitBytes).toBe(limits.memoryLimitBytes);
+    doc.environment.container = { cpuQuota: 1, memoryLimitBytes: 512 * MiB };
+    const read = parseResultsDoc(JSON.parse(JSON.stringify(doc)));
+    expect('doc' in read && read.doc.environment.container).toEqual({ cpuQuota: 1, memoryLimitBytes: 512 * MiB });
+    expect(containerLimits({ cpuQuota: 1, memoryLimitBytes: 512 * MiB })).toBe('CPU quota 1 core(s), memory limit 512 MiB');
+    // Damaged values are left out, not shown as NaN.
+    const bad = parseResultsDoc(JSON.parse(JSON.stringify({ ...doc, environment: { ...doc.environment, container: { cpuQuota: 'abc', memoryLimitBytes: -1 } } })));
+    expect('doc' in bad && bad.doc.environment.container).toEqual({});
   });
 });

@@ -180,6 +180,14 @@ export interface Environment {
   tcp?: TcpSettings;
   endpoint?: EndpointFacts;
   cloud?: CloudFacts;
+  /** Where a container's cgroup limits the process below the host (whose cpus and memory are above). */
+  container?: ContainerLimits;
+}
+
+/** A container's CPU quota (in cores) and memory limit, each where one is set. */
+export interface ContainerLimits {
+  cpuQuota?: number;
+  memoryLimitBytes?: number;
 }
 
 /** Linux's /proc/sys/net/ipv4: what bounds one socket's window, and the congestion control. */

@@ -1,7 +1,7 @@
 // Reading a results file checks every field reports use, so that a damaged or foreign file ends in
 // one line naming what is wrong, never in a TypeError deep inside a report.
 import { decodeHistogram } from '../metrics/histograms.js';
-import { OLDEST_RESULTS_SCHEMA_VERSION, RECORD_COLUMNS, RESULTS_SCHEMA, RESULTS_SCHEMA_VERSION, type CloudFacts, type EndpointFacts, type ResultsFile, type RunRecord, type TcpSettings, type TuneRecord } from './schema.js';
+import { OLDEST_RESULTS_SCHEMA_VERSION, RECORD_COLUMNS, RESULTS_SCHEMA, RESULTS_SCHEMA_VERSION, type CloudFacts, type EndpointFacts, type Environment, type ResultsFile, type RunRecord, type TcpSettings, type TuneRecord } from './schema.js';
 
 type Json = Record<string, unknown>;
 
@@ -107,8 +107,10 @@ function isRun(r: unknown): r is RunRecord {
 }
 
 /** The environment's optional facts (schema 3), each kept only when well formed: a report never trusts a bad one. */
-function optionalEnvironment(env: Json): { sdkVersion?: string; tcp?: TcpSettings; endpoint?: EndpointFacts; cloud?: CloudFacts } {
-  const out: { sdkVersion?: string; tcp?: TcpSettings; endpoint?: EndpointFacts; cloud?: CloudFacts } = {};
+type OptionalEnvironment = Pick<Environment, 'sdkVersion' | 'tcp' | 'endpoint' | 'cloud' | 'container'>;
+
+function optionalEnvironment(env: Json): OptionalEnvironment {
+  const out: OptionalEnvironment = {};
   if (isString(env.sdkVersion)) out.sdkVersion = env.sdkVersion;
   const tcp = env.tcp;
   if (isObject(tcp)) {
@@ -125,6 +127,14 @@ function optionalEnvironment(env: Json): { sdkVersion?: string; tcp?: TcpSetting
   const cloud = env.cloud;
   if (isObject(cloud) && cloud.provider === 'azure') {
     out.cloud = { provider: 'azure', ...(isString(cloud.vmSize) ? { vmSize: cloud.vmSize } : {}), ...(isString(cloud.location) ? { location: cloud.location } : {}) };
+  }
+  const box = env.container;
+  if (isObject(box)) {
+    const positive = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v > 0;
+    out.container = {
+      ...(positive(box.cpuQuota) ? { cpuQuota: box.cpuQuota } : {}),
+      ...(positive(box.memoryLimitBytes) ? { memoryLimitBytes: box.memoryLimitBytes } : {}),
+    };
   }
   return out;
 }
