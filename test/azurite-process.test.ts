@@ -127,6 +127,21 @@ describe('the embedded Azurite in its own process', () => {
     for (const r of doc.runs) expect(r.verified, r.verification).toBe(true);
   });
 
+  it('an Azurite killed while the session sets up (its fixture uploading) ends the command at once, said in one line', async () => {
+    const cli = startCli(['download', '--file-size', '100MiB', '--source-method', 'single', '--results', 'r.json'], { cwd: scratchDir(), limitMs: 90_000 });
+    expect(await cli.waitFor(/target: embedded Azurite/, 60_000), cli.stderr()).toBe(true);
+    const [azurite] = azuriteChildren(cli.child.pid!);
+    expect(azurite, cli.stderr()).toBeDefined();
+    const killed = performance.now();
+    process.kill(azurite!, 'SIGKILL');
+    const run = await cli.exited;
+    // Before: the fixture's upload retried the dead port, and the command ended with `connect ECONNREFUSED`.
+    expect(performance.now() - killed).toBeLessThan(3_000);
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.stderr.match(/the embedded Azurite exited \(killed by the kernel: out of memory\?\)/g) ?? [], run.stderr).toHaveLength(1);
+    expect(run.stderr).not.toMatch(/^blob-cacher: /m);
+  });
+
   it('how a process ended, in words: SIGKILL as the OOM killer\'s, another signal by name, an exit by its code', () => {
     expect(exitCause(null, 'SIGKILL')).toBe('killed by the kernel: out of memory?');
     expect(exitCause(null, 'SIGTERM')).toBe('killed by SIGTERM');

@@ -13,7 +13,7 @@ import { makeScratchDir, type ScratchDir } from '../payload/scratch.js';
 import type { MeasuredRun } from '../results/record.js';
 import { loadKind } from '../kinds/index.js';
 import { preflightContainer, preflightUrl, removeCreatedContainer } from '../storage/preflight.js';
-import { coordinatorClient, forRun, openTarget, tokenOf, type TargetInfo } from '../storage/target.js';
+import { coordinatorClient, forRun, openTarget, setupFailure, tokenOf, whileAlive, type TargetInfo } from '../storage/target.js';
 import { ensureUrlFixtures, removeUrlFixtures } from '../payload/url-fixtures.js';
 import { selectStrategies, workloadOf } from '../strategies/index.js';
 import { totalBytes, type Items } from '../plan/items.js';
@@ -33,8 +33,10 @@ export interface DownloadWorkload extends Workload {
 export function downloadWorkload(config: DownloadConfig): DownloadWorkload {
   const workload: DownloadWorkload = {
     fixtures: { created: [], reused: 0 },
-    async open(signal): Promise<OpenWorkload> {
-      const target = await openTarget(config.credentials, config.container, signal);
+    async open(session): Promise<OpenWorkload> {
+      const target = await openTarget(config.credentials, config.container, session);
+      // Set-up ends at once if the target's process dies (the embedded Azurite, OOM-killed by a fixture).
+      const signal = whileAlive(target, session);
       try {
         log.info(`target: ${target.label}`);
         const strategies = selectStrategies(config.sourceMethod, target.info.kind === 'url');
@@ -72,7 +74,8 @@ export function downloadWorkload(config: DownloadConfig): DownloadWorkload {
         const scratch = config.sink === 'discard' || config.sink === 'memory' ? undefined : await makeScratchDir();
         const contenders = strategies.map((s): Contender => ({
           // Each run's job carries the target as it is then: an Entra ID token is renewed between runs.
-          strategy: s.name, description: s.description, prepare: async (run) => prepareRun(config, await forRun(target, info, signal), s, input, deliveredBy(s), scratch, run),
+          strategy: s.name, description: s.description,
+          prepare: async (run) => prepareRun(config, await forRun(target, info, session), s, input, deliveredBy(s), scratch, run),
         }));
         const listing = strategies.some((s) => workloadOf(s) === 'list');
         return {
@@ -100,7 +103,7 @@ export function downloadWorkload(config: DownloadConfig): DownloadWorkload {
         };
       } catch (err) {
         await target.stop();
-        throw err;
+        throw setupFailure(err, signal);
       }
     },
   };

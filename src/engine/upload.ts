@@ -9,7 +9,7 @@ import { log } from '../log/logger.js';
 import type { MeasuredRun } from '../results/record.js';
 import { blobStore, type UploadStore } from '../storage/blob-store.js';
 import { preflightContainer, preflightUrlUpload } from '../storage/preflight.js';
-import { coordinatorClient, forRun, openTarget, tokenOf, RequestSigner, type Target, type TargetInfo } from '../storage/target.js';
+import { coordinatorClient, forRun, openTarget, setupFailure, tokenOf, whileAlive, RequestSigner, type Target, type TargetInfo } from '../storage/target.js';
 import { urlStore } from '../storage/url-store.js';
 import { selectUploadStrategies, UPLOAD_STRATEGIES, workloadOf } from '../strategies/index.js';
 import type { UploadPlanInput, UploadStrategy } from '../strategies/strategy.js';
@@ -40,8 +40,10 @@ export function uploadWorkload(config: UploadConfig): UploadWorkload {
   const prefix = runPrefix();
   return {
     prefix,
-    async open(signal): Promise<OpenWorkload> {
-      const target = await openTarget(config.credentials, config.container, signal);
+    async open(session): Promise<OpenWorkload> {
+      const target = await openTarget(config.credentials, config.container, session);
+      // Set-up ends at once if the target's process dies; the runs follow its death through `lost`.
+      const signal = whileAlive(target, session);
       try {
         const plain = target.info.kind === 'url';
         log.info(`target: ${target.label}; ${plain ? 'path' : 'blob'} prefix ${prefix}/`);
@@ -66,7 +68,7 @@ export function uploadWorkload(config: UploadConfig): UploadWorkload {
         const contenders = strategies.map((s): Contender => ({
           // Each run's job carries the target as it is then: an Entra ID token is renewed between runs.
           strategy: s.name, description: s.description,
-          prepare: async (run) => prepareRun(config, await forRun(target, info, signal), store, s, prefix, run, signal, ephemeral),
+          prepare: async (run) => prepareRun(config, await forRun(target, info, session), store, s, prefix, run, session, ephemeral),
         }));
         return {
           target: target.label, contenders, serverClock: target.serverClock, ...tokenOf(target),
@@ -84,7 +86,7 @@ export function uploadWorkload(config: UploadConfig): UploadWorkload {
         };
       } catch (err) {
         await target.stop();
-        throw err;
+        throw setupFailure(err, signal);
       }
     },
   };
