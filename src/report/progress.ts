@@ -23,6 +23,8 @@ function rate(e: RunStart, done: Progress, seconds: number): string {
 }
 
 const NONE: ProgressView = { onEvent: () => {}, close: () => {} };
+/** A step shorter than this gets no bar on a terminal. */
+const STEP_BAR_AFTER_MS = 1_000;
 
 /**
  * A live bar on a terminal; elsewhere periodic lines, unless `lines` is off (a quiet log level).
@@ -143,6 +145,13 @@ async function progressBar(stream: NodeJS.WriteStream): Promise<ProgressView> {
     clearOnComplete: true,
     fps: 8,
   }, cliProgress.Presets.shades_classic);
+  let stepBar: NodeJS.Timeout | undefined;
+  let stepDone: { done: StepDone; seconds: number } | undefined;
+  // Before its bar starts, a step's updates are kept (a bar not started takes none).
+  const showStep = (done: StepDone, seconds: number) => {
+    bar.setTotal(Math.max(1, done.total));
+    bar.update(done.done, { done: `${done.done}/${done.total}`, rate: `${seconds.toFixed(0)} s` });
+  };
   return follow({
     // A steady run's bar fills with time (tenths of a second), a fixed run's with requests.
     // Which contender and which of its runs: `chunked run 3/5` (or `warm-up 1/1`).
@@ -153,12 +162,23 @@ async function progressBar(stream: NodeJS.WriteStream): Promise<ProgressView> {
       rate: rate(run, done, seconds),
       done: run.durationMs ? `${done.ops} requests, ${seconds.toFixed(0)}/${(run.durationMs / 1000).toFixed(0)} s` : `${done.ops}/${run.requests} requests`,
     }),
-    // A step's bar fills once it has counted its items; its time shows until then.
-    startStep: (step) => bar.start(1, 0, { label: stepLabel(step).padEnd(24), rate: '', done: '' }),
-    updateStep: (_step, done, seconds) => {
-      bar.setTotal(Math.max(1, done.total));
-      bar.update(done.done, { done: `${done.done}/${done.total}`, rate: `${seconds.toFixed(0)} s` });
+    // A step gets a bar once it has taken a second (most take milliseconds: no flicker between
+    // runs); it fills once the step has counted its items, its time showing until then.
+    startStep: (step) => {
+      stepBar = setTimeout(() => {
+        bar.start(1, 0, { label: stepLabel(step).padEnd(24), rate: '', done: '' });
+        if (stepDone) showStep(stepDone.done, stepDone.seconds);
+      }, STEP_BAR_AFTER_MS);
+      stepBar.unref();
     },
-    end: () => bar.stop(),
+    updateStep: (_step, done, seconds) => {
+      stepDone = { done, seconds };
+      showStep(done, seconds);
+    },
+    end: () => {
+      clearTimeout(stepBar);
+      stepDone = undefined;
+      bar.stop();
+    },
   });
 }
