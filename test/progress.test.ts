@@ -45,11 +45,11 @@ describe('progress lines', () => {
     view.onEvent({ type: 'run-end' });
     // The workers read back what they sent: no count yet, only the time it has taken.
     view.onEvent({ type: 'step', step: 'verify', strategy: 'small-files', run: 0, runs: 2, warmup: false });
-    await sleep(50);
+    await sleep(150);
     view.onEvent({ type: 'step-end' });
     view.onEvent({ type: 'step', step: 'cleanup', strategy: 'small-files', run: 0, runs: 2, warmup: false });
     view.onEvent({ type: 'step-progress', done: 1200, total: 3000 });
-    await sleep(50);
+    await sleep(150);
     view.onEvent({ type: 'step-end' });
     const lines = text.trim().split('\n');
     expect(lines).toContainEqual(expect.stringMatching(/^progress: small-files run 1\/2: verify, \d+ s$/));
