@@ -6,7 +6,8 @@ import { cpSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runDownload } from '../src/engine/download.js';
-import { startAzuriteProcess, withoutInlineScript } from '../src/storage/azurite-child.js';
+import { exitCause, startAzuriteProcess, withoutInlineScript } from '../src/storage/azurite-child.js';
+import { readResults } from '../src/results/file.js';
 import { containerClient } from '../src/storage/target.js';
 import { setLogLevel } from '../src/log/logger.js';
 import { alive, childPids, isAzuriteProcess } from './helpers/processes.js';
@@ -98,6 +99,53 @@ describe('the embedded Azurite in its own process', () => {
     await cli.exited;
     expect(await goneWithin(azurite, 10_000)).toEqual([]);
     expect(cli.stderr()).not.toMatch(/EPIPE|ERR_IPC|\n\s+at /);
+  });
+
+  it('an Azurite killed mid-session (as by the OOM killer) is said in one line at once; the session ends in under 2 s with its finished runs', async () => {
+    const cwd = scratchDir();
+    const cli = startCli([
+      'upload', '--upload-method', 'small-files', '--file-count', '300', '--file-size', '1B', '--processes', '1', '--runs', '20', '--results', 'r.json', '--log-level', 'verbose',
+    ], { cwd, limitMs: 90_000 });
+    // Run 2 is going: run 1 is measured, verified and reported.
+    expect(await cli.waitFor(/small-files: 300 request\(s\)[\s\S]*small-files: 300 request\(s\)/, 60_000), cli.stderr()).toBe(true);
+    const [azurite] = azuriteChildren(cli.child.pid!);
+    expect(azurite, cli.stderr()).toBeDefined();
+    const killed = performance.now();
+    process.kill(azurite!, 'SIGKILL');
+    const run = await cli.exited;
+    // Before: the workers retried the dead port for ~40 s and the run ended with `connect ECONNREFUSED`.
+    expect(performance.now() - killed).toBeLessThan(2_000);
+    expect(run.code, run.stderr).toBe(1);
+    const said = run.stderr.match(/the embedded Azurite exited \(killed by the kernel: out of memory\?\)/g) ?? [];
+    expect(said, run.stderr).toHaveLength(1);
+    expect(run.stderr).not.toMatch(/^blob-cacher: /m);
+    expect(run.stderr).toMatch(/partial results \(\d+ run\(s\)\) written to r\.json/);
+    const doc = await readResults(join(cwd, 'r.json'));
+    expect(doc.complete).toBe(false);
+    expect(doc.runs.length).toBeGreaterThanOrEqual(1);
+    // The runs in it finished: the one the death cut is left out, not recorded as failed.
+    for (const r of doc.runs) expect(r.verified, r.verification).toBe(true);
+  });
+
+  it('an Azurite killed while the session sets up (its fixture uploading) ends the command at once, said in one line', async () => {
+    const cli = startCli(['download', '--file-size', '100MiB', '--source-method', 'single', '--results', 'r.json'], { cwd: scratchDir(), limitMs: 90_000 });
+    expect(await cli.waitFor(/target: embedded Azurite/, 60_000), cli.stderr()).toBe(true);
+    const [azurite] = azuriteChildren(cli.child.pid!);
+    expect(azurite, cli.stderr()).toBeDefined();
+    const killed = performance.now();
+    process.kill(azurite!, 'SIGKILL');
+    const run = await cli.exited;
+    // Before: the fixture's upload retried the dead port, and the command ended with `connect ECONNREFUSED`.
+    expect(performance.now() - killed).toBeLessThan(3_000);
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.stderr.match(/the embedded Azurite exited \(killed by the kernel: out of memory\?\)/g) ?? [], run.stderr).toHaveLength(1);
+    expect(run.stderr).not.toMatch(/^blob-cacher: /m);
+  });
+
+  it('how a process ended, in words: SIGKILL as the OOM killer\'s, another signal by name, an exit by its code', () => {
+    expect(exitCause(null, 'SIGKILL')).toBe('killed by the kernel: out of memory?');
+    expect(exitCause(null, 'SIGTERM')).toBe('killed by SIGTERM');
+    expect(exitCause(3, null)).toBe('exit code 3');
   });
 
   it('a child that cannot start is named in one line with its own error, and the command exits 1', async () => {

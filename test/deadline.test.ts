@@ -78,11 +78,13 @@ describe('deadlines', () => {
     expect(r.ms).toBeLessThan(5_000);
   });
 
-  it('--deadline stops the session like a signal: partial results, STOPPED in the report, exit 124', async () => {
+  it('--deadline stops the session as a signal would, and is called a deadline: partial results, exit 124', async () => {
     const r = await cli(['download', '--url', slowUrl, '--source-method', 'single', '--runs', '50', '--deadline', '2s', '--results', 'r.json']);
     expect(r.code, r.stderr).toBe(124);
     expect(r.stderr).toMatch(/--deadline of 2 s reached/);
-    expect(r.stdout).toContain('STOPPED by deadline');
+    expect(r.stdout).toContain('STOPPED at the --deadline');
+    expect(r.stdout + r.stderr).not.toMatch(/signal/i);
+    expect(r.stderr).toContain('(partial: stopped at the --deadline)');
     expect(r.ms).toBeLessThan(8_000);
     const doc = JSON.parse(readFileSync(join(r.cwd, 'r.json'), 'utf8'));
     expect(doc.complete).toBe(false);

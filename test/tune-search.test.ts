@@ -6,6 +6,8 @@ import { throttleClassOf } from '../src/transport/answer.js';
 import { medianInterval } from '../src/analysis/significance.js';
 import { median } from '../src/analysis/stats.js';
 import { tuneAxes } from '../src/tune/axes.js';
+import { tuneLines } from '../src/report/tune.js';
+import type { ReportTune } from '../src/analysis/tune.js';
 import { neighbourCells, tuneSearch, type CellMeasure, type ThrottleBoundary, type TuneAxis, type TuneCell } from '../src/tune/search.js';
 
 const ladder = (values: number[]) => values.map(String);
@@ -158,6 +160,23 @@ describe('tune search', () => {
     });
     expect(outcome.stopped).toBe('signal');
     expect(outcome.path).toHaveLength(1);
+  });
+
+  it('a --deadline stop is recorded as the deadline, not as a signal, and said so', async () => {
+    const stop = new AbortController();
+    const measure = measurer({ perConnectionMiBps: 2, totalMiBps: 64 }, 5);
+    const outcome = await tuneSearch({
+      axes: AXES, budgetMs: Infinity, signal: stop.signal,
+      measure: async (cell) => {
+        // What the CLI's stop does when its --deadline passes.
+        stop.abort('deadline');
+        return measure(cell);
+      },
+    });
+    expect(outcome.stopped).toBe('deadline');
+    const first = tuneLines({ path: [], neighbours: [], throttling: [], deploy: { environment: '', k8sManifest: '' }, spentMs: 1000, budgetMs: 20_000, stopped: outcome.stopped } as unknown as ReportTune, 'MiB/s')[0];
+    expect(first).toMatch(/stopped at the --deadline$/);
+    expect(first).not.toMatch(/signal/);
   });
 
   it('a search that fails part-way has already recorded where throttling began', async () => {

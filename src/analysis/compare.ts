@@ -93,6 +93,8 @@ function speedFacts(env: Environment): Record<string, string | undefined> {
     'Azure SDK': env.sdkVersion, 'TCP congestion control': env.tcp?.congestionControl,
     'tcp_rmem max': env.tcp?.rmemMaxBytes?.toString(), 'tcp_wmem max': env.tcp?.wmemMaxBytes?.toString(),
     'endpoint addresses': env.endpoint?.addresses.join(','), 'VM size': env.cloud?.vmSize, region: env.cloud?.location,
+    'container CPU quota': env.container?.cpuQuota?.toString(),
+    'container memory limit': env.container?.memoryLimitBytes?.toString(),
   };
 }
 

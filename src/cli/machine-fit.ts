@@ -1,10 +1,12 @@
 // Whether this machine can hold what a command asks for, before it starts: worker processes past its
 // cores only compete for them (a warning); workers or an emulated target's objects past the memory
-// available would end in the kernel's OOM killer part-way (refused).
-import { availableParallelism, freemem } from 'node:os';
+// available would end in the kernel's OOM killer part-way (refused). Inside a container, its CPU
+// quota and memory limit are the machine.
 import { ConfigError } from '../config/errors.js';
 import { formatBytes } from '../config/sizes.js';
 import { log } from '../log/logger.js';
+import { coresInWords, machineLimits, memoryInWords, readMachine } from '../metrics/machine-limits.js';
+import type { MachineLimits } from '../metrics/machine-limits.js';
 
 /**
  * A worker's resident memory at rest: Node, our modules and its pool, measured at ~78 MiB (16
@@ -14,23 +16,29 @@ export const WORKER_BASE_BYTES = 80 * 1024 * 1024;
 
 const warned = new Set<number>();
 
-export function checkProcessesFit(processes: number, machine = { cores: availableParallelism(), availableBytes: freemem() }): void {
+export function checkProcessesFit(
+  processes: number, machine: MachineLimits = machineLimits(readMachine()),
+): void {
   const needBytes = processes * WORKER_BASE_BYTES;
   if (needBytes > machine.availableBytes) {
     const most = Math.max(1, Math.floor(machine.availableBytes / WORKER_BASE_BYTES));
-    throw new ConfigError(`--processes ${processes} needs about ${Math.round(needBytes / 2 ** 20)} MiB for the workers alone, more than the ${Math.round(machine.availableBytes / 2 ** 20)} MiB available; give --processes ${most} or fewer`);
+    const needMiB = Math.round(needBytes / 2 ** 20);
+    throw new ConfigError(
+      `--processes ${processes} needs about ${needMiB} MiB for the workers alone, ` +
+        `more than ${memoryInWords(machine)}; give --processes ${most} or fewer`,
+    );
   }
   if (processes > machine.cores && !warned.has(processes)) {
     warned.add(processes);
-    log.warn(`--processes ${processes} is more than this machine's ${machine.cores} core(s): the workers compete for them, and the client, not the target, may set the pace`);
+    log.warn(
+      `--processes ${processes} is more than ${coresInWords(machine)}: ` +
+        'the workers compete for them, and the client, not the target, may set the pace',
+    );
   }
 }
 
-/**
- * The memory this process may still take: Node's reading, which counts a cgroup's limit (a
- * container's) where there is one, not only the machine's free memory.
- */
-export const availableMemoryBytes = (): number => process.availableMemory();
+/** The memory this process may still take: a container's limit where there is one, else the machine's. */
+export const availableMemoryBytes = (): number => machineLimits(readMachine()).availableBytes;
 
 /** An emulated target holds its objects once, in this process: at most this share of what is available. */
 export const EMULATE_MEMORY_SHARE = 0.8;

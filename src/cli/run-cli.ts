@@ -1,7 +1,7 @@
 // The edge: turns argv and the environment into typed configs, runs a session, keeps the results
 // file current, prints reports computed from it, and maps errors to one line and an exit code. The
 // only place that reads process.argv and process.env.
-import { ConfigError, escapeControls, ExitError } from '../config/errors.js';
+import { ConfigError, escapeControls, ExitError, ToldError } from '../config/errors.js';
 import { buildProgram, loadDownloadConfig, loadUploadConfig, parseFlags, redactedConfig, resolveOptions, type Credentials, type DownloadConfig, type Sources, type UploadConfig } from '../config/load.js';
 import { DOWNLOAD_STRATEGIES, workloadOf as workloadKind } from '../strategies/index.js';
 import { COLLECT_OPTIONS, DOWNLOAD_OPTIONS, MANIFEST_OPTIONS, REPORT_OPTIONS, UPLOAD_OPTIONS, type OptionSpec } from '../config/options.js';
@@ -13,8 +13,10 @@ import { startFirstWorker } from '../workers/first-worker.js';
 import { sessionCell, type SessionCell, type SessionOutcome } from '../engine/session.js';
 import { log, redact, registerCredential, registerSecret, setLogLevel } from '../log/logger.js';
 import { cellArgv, findAxes, gridCells } from '../config/sweep.js';
-import { defaultResultsPath, newResultsFile, readResults, writeResults } from '../results/file.js';
-import { checkResultsPath, writeResultsOrExplain } from '../results/write.js';
+import { defaultResultsPath, newResultsFile, readResults } from '../results/file.js';
+import { checkResultsPath } from '../results/write.js';
+import { ResultsWriter } from './results-writer.js';
+import { exitCodeOf, STOP_SIGNALS, StopController, stoppedBy } from './stop-controller.js';
 import { measuredRunAtMost, RecordBudget, runRecordAtMost } from '../results/record-budget.js';
 import { runFailed, type ResultsFile, type SweepAxis } from '../results/schema.js';
 import { GATE_FAILED_EXIT } from '../analysis/thresholds.js';
@@ -47,9 +49,6 @@ function targetOf(c: Credentials): { kind: string; label: string } {
 
 type Config = DownloadConfig | UploadConfig;
 
-/** How stale the results file may be while a session runs: what a SIGKILL can cost at most. */
-const RESULTS_EVERY_MS = 1_000;
-
 /** Runs cells as one session part: the runs go to the results file and the progress view as they end. */
 export type RunCells = (cells: SessionCell[]) => Promise<SessionOutcome>;
 
@@ -79,12 +78,6 @@ async function workloadOf(config: Config): Promise<SessionCell['workload']> {
   return (await import('../engine/download.js')).downloadWorkload(config);
 }
 
-const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
-/** Signals this close together are one stop (timeout(1) sends its signal to the process, then to its group). */
-const SAME_STOP_MS = 100;
-/** As timeout(1) does: 124 when the deadline stopped it; 128 + the signal's number for a signal. */
-const exitCodeOf = (stoppedBy: string): number => ({ SIGHUP: 129, SIGINT: 130, SIGTERM: 143 } as Record<string, number>)[stoppedBy] ?? 124;
-
 /**
  * Runs a session and keeps its results file current (to within a second), so that a run that fails or
  * is stopped part-way still leaves what it measured (marked incomplete).
@@ -103,47 +96,10 @@ export async function measure(m: Measurement): Promise<number> {
   const remote = isRemote(doc.environment.endpoint);
   if (remote && m.config.credentials.kind !== 'url' && !m.config.steady) log.info(await sessionEstimate(m.command, m.config, m.cells.length, m.output.prices));
   if (m.sweep) doc.sweep = m.sweep;
-  let writing: Promise<void> = Promise.resolve();
-  const save = () => (writing = writing.then(() => writeResults(path, doc)));
-  // Rewriting the whole file (redacted, then renamed into place) after every run made a session of
-  // many short runs quadratic: 400 runs of a 1 MiB object spent 39 ms a run on it. The file is kept
-  // current to within RESULTS_EVERY_MS instead, and written whole at the end, a failure or a stop.
-  // Its clock starts with the session: one shorter than that is written once, at its end (a second
-  // whole write of a 1-byte download's file was ~5 ms of its ~110).
-  let savedAtMs = performance.now();
-  const saveSoon = () => {
-    if (performance.now() - savedAtMs < RESULTS_EVERY_MS) return;
-    savedAtMs = performance.now();
-    // A failed write must not become an unhandled rejection (a crash with a stack trace): it stays
-    // in the chain and is thrown, as one line, by the final save.
-    save().catch(() => {});
-  };
-  const stop = new AbortController();
-  let firstSignalAt = 0;
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (stop.signal.aborted) {
-      // One stop sent twice, not a second one: timeout(1) signals the process and then its group,
-      // and a terminal's Ctrl-C reaches every process of the group.
-      if (performance.now() - firstSignalAt < SAME_STOP_MS) return;
-      // A second signal: stop now. Workers are our children and end with us.
-      process.stderr.write(`blob-cacher: ${signal} again, exiting without waiting\n`);
-      process.exit(exitCodeOf(signal));
-    }
-    firstSignalAt = performance.now();
-    log.warn(`${signal}: no new requests; stopping the run in flight, then writing partial results`);
-    stop.abort(signal);
-  };
-  // SIGHUP (a closed terminal, a dropped ssh session) stops as SIGTERM does: partial results kept.
-  for (const s of STOP_SIGNALS) process.on(s, onSignal);
-  // Never taken off: a copy of the stop that arrives after the session (timeout(1)'s second, to the
-  // group) is the same stop. With no listener left, even for a moment, Node restores the signal's
-  // default action, and the copy killed the process (no exit code of ours, its results file unwritten
-  // when it came before the write). A listener keeps no process alive.
-  const { deadlineMs } = m.config;
-  const deadline = deadlineMs === undefined ? undefined : setTimeout(() => {
-    log.warn(`--deadline of ${deadlineMs / 1000} s reached: no new requests; stopping the run in flight, then writing partial results`);
-    stop.abort('deadline');
-  }, deadlineMs);
+  const results = new ResultsWriter(path, doc);
+  const stop = new StopController(m.config.deadlineMs);
+  // A stop writes what finished at once: its cleanup may outlast a container's grace.
+  stop.signal.addEventListener('abort', () => results.stopped(stop.reason!), { once: true });
   // Plain progress lines go with the info level: --log-level warn or error keeps stderr for problems.
   const [{ runSession }, { showProgress }, { toRunRecord }, { renderReport }, { buildReport }] = await Promise.all([
     import('../engine/session.js'), import('../report/progress.js'), import('../results/record.js'), import('../report/render.js'), import('../analysis/report-model.js'),
@@ -159,11 +115,12 @@ export async function measure(m: Measurement): Promise<number> {
     const run: RunCells = (cells) => runSession(cells, {
       signal: stop.signal,
       startGate: scaleout?.gate,
+      stopGraceMs: m.config.stopGraceMs,
       onEvent: (e) => {
         progress.onEvent(e);
         if (e.type !== 'run') return;
         stored.push(toRunRecord(measuredRunAtMost(e.run, stored.room(e.run.records.length))));
-        saveSoon();
+        results.saveSoon();
       },
     });
     const outcome = m.drive ? await m.drive(run, doc, stop.signal) : await run(m.cells);
@@ -172,7 +129,7 @@ export async function measure(m: Measurement): Promise<number> {
     // Stopped (a signal, --deadline) while setting up or running: an interrupt, whatever the step in
     // flight made of it (a preflight's "cannot reach … (cancelled)"); what finished is written below.
     if (!stop.signal.aborted) {
-      await save().catch(() => {});
+      await results.save().catch(() => {});
       if (doc.runs.length) log.error(`partial results (${doc.runs.length} run(s)) written to ${path}`);
       await scaleout?.publish({ results: doc.runs.length ? doc : undefined, error: err }).catch((e: Error) => log.error(`scale-out results not stored: ${e.message}`));
       throw err;
@@ -180,16 +137,16 @@ export async function measure(m: Measurement): Promise<number> {
     log.debug(`stopped: ${(err as Error).message}`);
   } finally {
     progress.close();
-    clearTimeout(deadline);
+    stop.close();
   }
-  const stopped = stop.signal.aborted ? String(stop.signal.reason) : undefined;
+  const stopped = stop.reason;
   doc.complete = !stopped;
   if (stopped) doc.interrupted = stopped;
   doc.environment.target = target;
   // If the results cannot be written now, the report is still printed, and the exit says so.
-  const notSaved = await writing.catch(() => {}).then(() => writeResultsOrExplain(path, doc));
-  if (!notSaved) log.info(`results: ${path}${stopped ? ` (partial: stopped by ${stopped})` : ''}`);
-  const title = stopped ? `${m.title} — STOPPED by ${stopped}, partial` : m.title;
+  const notSaved = await results.final();
+  if (!notSaved) log.info(`results: ${path}${stopped ? ` (partial: stopped ${stoppedBy(stopped)})` : ''}`);
+  const title = stopped ? `${m.title} — STOPPED ${stoppedBy(stopped)}, partial` : m.title;
   let gateFailed = false;
   if (doc.runs.some((r) => !r.warmup)) {
     const thresholds = m.config.thresholds ?? [];
@@ -428,7 +385,8 @@ export async function main(command: Command, argv: readonly string[]): Promise<v
   } catch (err) {
     // Usage errors exit 2; a scale-out barrier's errors carry their own code (3, 4, 5).
     if (err instanceof ExitError) {
-      process.stderr.write(`blob-cacher: ${escapeControls(redact(err.message))}\n`);
+      const line = `blob-cacher: ${escapeControls(redact(err.message))}\n`;
+      if (!(err instanceof ToldError)) process.stderr.write(line);
       process.exitCode = err.exitCode;
       return;
     }

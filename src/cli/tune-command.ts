@@ -2,7 +2,7 @@
 // concurrency (x block size for uploads) as a session whose cells are chosen as it goes. Each cell is
 // an ordinary session part (the same workers, verdict and results file); the tune's path, where it
 // stopped and where throttling began are recorded beside the runs, and `report` renders them.
-import { availableParallelism } from 'node:os';
+import { machineLimits, readMachine } from '../metrics/machine-limits.js';
 import { ConfigError, escapeControls } from '../config/errors.js';
 import {
   buildProgram, givenText, loadDownloadConfig, loadUploadConfig, parseFlags, redactedConfig, resolveOptions,
@@ -160,7 +160,7 @@ function axesFor(mode: 'download' | 'upload', base: Config, args: readonly strin
   if (!('blockSizeBytes' in base) || !['blocks', 'sdk-upload'].includes(base.uploadMethod)) fixed.add('--block-size');
   if ('uploadMethod' in base && !['blocks', 'sdk-upload'].includes(base.uploadMethod)) fixed.add('--concurrency');
   return tuneAxes({
-    direction: mode, strategies, cores: availableParallelism(), fixed,
+    direction: mode, strategies, cores: machineLimits(readMachine()).cores, fixed,
     start: { processes: base.processes, maxSockets: base.maxSockets, concurrency: base.concurrency, ...('blockSizeBytes' in base ? { blockSizeBytes: base.blockSizeBytes } : {}) },
   });
 }

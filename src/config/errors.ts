@@ -8,6 +8,9 @@ export class ExitError extends Error {
   }
 }
 
+/** A failure the user was told of, in one line, when it happened: the CLI ends with its code, silently. */
+export class ToldError extends ExitError {}
+
 /** Bad input: exit code 2. */
 export class ConfigError extends ExitError {
   constructor(message: string) {

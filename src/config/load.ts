@@ -23,6 +23,8 @@ export interface RunOptions {
   deadlineMs?: number;
   /** Without a terminal: a progress line this often. */
   progressIntervalMs?: number;
+  /** After a stop, what cleanup may take, counted from the stop (unset: DEFAULT_STOP_GRACE_MS). */
+  stopGraceMs?: number;
   runs: number;
   warmup: number;
   /** Keep running a contender until its measured runs add up to this much (0: exactly --runs). */
@@ -67,7 +69,7 @@ function untilTime(o: Resolved<typeof RUN_OPTIONS>): Pick<RunOptions, 'maxRuns' 
 }
 
 function runOptions(o: Resolved<typeof RUN_OPTIONS>): RunOptions {
-  const base = { connections: o.connections, trace: o.trace, maxRetries: o.maxRetries, timeoutMs: o.timeoutMs, deadlineMs: o.deadlineMs, progressIntervalMs: o.progressIntervalMs, resultsPath: o.resultsPath, format: o.format };
+  const base = { connections: o.connections, trace: o.trace, maxRetries: o.maxRetries, timeoutMs: o.timeoutMs, deadlineMs: o.deadlineMs, stopGraceMs: o.stopGraceMs, progressIntervalMs: o.progressIntervalMs, resultsPath: o.resultsPath, format: o.format };
   // --threshold's rules travel with the config to the report, which evaluates them.
   Object.assign(base, o.thresholds ? { thresholds: o.thresholds } : {});
   if (o.durationMs === undefined) {

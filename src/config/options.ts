@@ -369,6 +369,12 @@ export const RUN_OPTIONS = table(
   option({ key: 'maxRetries', flag: '--max-retries', env: 'BLOB_CACHER_MAX_RETRIES', valueName: 'n', defaultValue: 3, parse: integer(0, 20), help: 'retries per request for 408/429/5xx, resets and timeouts' }),
   option({ key: 'timeoutMs', flag: '--timeout', env: 'BLOB_CACHER_TIMEOUT', valueName: 'duration', defaultValue: 30_000, parse: duration(10, MAX_TIMEOUT_MS), help: 'per try: the longest a socket may stay idle, a stalled body included, noticed within a quarter more (30s, 500ms; at most 24h)' }),
   option({ key: 'deadlineMs', flag: '--deadline', env: 'BLOB_CACHER_DEADLINE', valueName: 'duration', parse: duration(100, MAX_TIMEOUT_MS), help: 'the whole session at most this long: then it stops as on SIGINT and writes what it measured (default: none; preflight alone has one of 2 x --timeout)' }),
+  option({
+    key: 'stopGraceMs', flag: '--stop-grace', env: 'BLOB_CACHER_STOP_GRACE', valueName: 'duration', defaultValue: 5_000,
+    parse: duration(0, 3_600_000),
+    help: 'after a stop (SIGTERM, SIGINT, --deadline): the most time cleanup (deleting what the runs uploaded) ' +
+      'may take, counted from the stop; what is left is named (5s: within docker stop\'s 10 s and Kubernetes\' 30 s grace)',
+  }),
   option({ key: 'progressIntervalMs', flag: '--progress-interval', env: 'BLOB_CACHER_PROGRESS_INTERVAL', valueName: 'duration', defaultValue: 5_000, parse: duration(100, MAX_TIMEOUT_MS), help: 'without a terminal: a progress line this often (5s)' }),
   option({ key: 'trace', flag: '--trace', env: 'BLOB_CACHER_TRACE', valueName: 'bool', defaultValue: true, parse: bool, help: 'per-phase tracing (false: totals only, to measure what tracing costs)' }),
   option({ key: 'resultsPath', flag: '--results', env: 'BLOB_CACHER_RESULTS', valueName: 'path', parse: text, help: 'results file (default results/<command>-<timestamp>.json)' }),

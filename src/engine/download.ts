@@ -13,7 +13,7 @@ import { makeScratchDir, type ScratchDir } from '../payload/scratch.js';
 import type { MeasuredRun } from '../results/record.js';
 import { loadKind } from '../kinds/index.js';
 import { preflightContainer, preflightUrl, removeCreatedContainer } from '../storage/preflight.js';
-import { coordinatorClient, forRun, openTarget, tokenOf, type TargetInfo } from '../storage/target.js';
+import { coordinatorClient, forRun, openTarget, setupFailure, tokenOf, whileAlive, type TargetInfo } from '../storage/target.js';
 import { ensureUrlFixtures, removeUrlFixtures } from '../payload/url-fixtures.js';
 import { selectStrategies, workloadOf } from '../strategies/index.js';
 import { totalBytes, type Items } from '../plan/items.js';
@@ -33,8 +33,10 @@ export interface DownloadWorkload extends Workload {
 export function downloadWorkload(config: DownloadConfig): DownloadWorkload {
   const workload: DownloadWorkload = {
     fixtures: { created: [], reused: 0 },
-    async open(signal): Promise<OpenWorkload> {
-      const target = await openTarget(config.credentials, config.container, signal);
+    async open(session): Promise<OpenWorkload> {
+      const target = await openTarget(config.credentials, config.container, session);
+      // Set-up ends at once if the target's process dies (the embedded Azurite, OOM-killed by a fixture).
+      const signal = whileAlive(target, session);
       try {
         log.info(`target: ${target.label}`);
         const strategies = selectStrategies(config.sourceMethod, target.info.kind === 'url');
@@ -73,31 +75,36 @@ export function downloadWorkload(config: DownloadConfig): DownloadWorkload {
         const scratch = config.sink === 'discard' || config.sink === 'memory' ? undefined : await makeScratchDir();
         const contenders = strategies.map((s): Contender => ({
           // Each run's job carries the target as it is then: an Entra ID token is renewed between runs.
-          strategy: s.name, description: s.description, prepare: async (run) => prepareRun(config, await forRun(target, info, signal), s, input, deliveredBy(s), scratch, run),
+          strategy: s.name, description: s.description,
+          prepare: async (run) => prepareRun(config, await forRun(target, info, session), s, input, deliveredBy(s), scratch, run),
         }));
         const listing = strategies.some((s) => workloadOf(s) === 'list');
         return {
           target: target.label, objectSizeBytes: deliveredBytes, contenders, serverClock: target.serverClock, ...tokenOf(target),
+          ...(target.lost ? { lost: target.lost } : {}),
           params: {
             processes: config.processes, maxSockets: config.maxSockets, concurrency: config.concurrency, blockSizeBytes: config.rangeSizeBytes,
             ...(many ? { fileCount: config.fileCount, fileSizeBytes: size } : {}), ...(listing ? { pageSize: config.pageSize } : {}),
           },
           async close(interrupted) {
             await scratch?.remove();
-            // Interrupted runs clean up the fixtures they created, as --cleanup would.
-            const created = workload.fixtures.created;
+            // Interrupted runs clean up the fixtures they created, as --cleanup would; the embedded
+            // Azurite's end with its process (in memory), so nothing is deleted from it.
+            const ephemeral = info.kind === 'blob' && info.embedded;
+            const created = ephemeral ? [] : workload.fixtures.created;
             if ((config.cleanup || interrupted) && created.length) {
               if (container) await removeFixtures(container, created);
               else if (info.kind === 'url') await removeUrlFixtures(info, created, config.timeoutMs);
               log.info(`cleanup: removed ${created.length} fixture(s) this run created`);
             }
-            if ((config.cleanup || interrupted) && createdContainer && container) await removeCreatedContainer(container);
-            await target.stop();
+            const removeContainer = (config.cleanup || interrupted) && createdContainer && !ephemeral;
+            if (removeContainer && container) await removeCreatedContainer(container);
           },
+          stop: () => target.stop(),
         };
       } catch (err) {
         await target.stop();
-        throw err;
+        throw setupFailure(err, signal);
       }
     },
   };

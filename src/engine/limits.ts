@@ -1,8 +1,8 @@
 // What a configuration cannot do, found before anything runs (one line, exit 2) instead of after
 // the whole transfer: ranges too large for memory, fixtures larger than the embedded target holds.
-import { totalmem } from 'node:os';
 import { ConfigError } from '../config/errors.js';
 import { formatBytes } from '../config/sizes.js';
+import { totalMemoryBytes } from '../metrics/machine-limits.js';
 import { largestBytes } from '../plan/items.js';
 import { uniqueFixtures } from '../strategies/many-blobs.js';
 import type { DownloadStrategy, PlanInput } from '../strategies/strategy.js';
@@ -19,7 +19,7 @@ export interface DownloadLimits {
 }
 
 export function checkDownloadFits(strategies: readonly DownloadStrategy[], input: PlanInput, limits: DownloadLimits): void {
-  const memory = limits.totalMemoryBytes ?? totalmem();
+  const memory = limits.totalMemoryBytes ?? totalMemoryBytes();
   for (const s of strategies) {
     const inMemory = s.holdsItemsInMemory === true || limits.sink === 'memory';
     if (!inMemory) continue;
@@ -57,13 +57,14 @@ export function checkDownloadFits(strategies: readonly DownloadStrategy[], input
  */
 export const STATE_BYTES_PER_FILE = 512;
 
-export function checkUploadFits(fileCount: number, manyFiles: boolean, totalMemoryBytes = totalmem()): void {
+export function checkUploadFits(fileCount: number, manyFiles: boolean, memoryBytes = totalMemoryBytes()): void {
   if (!manyFiles) return;
   const needed = fileCount * STATE_BYTES_PER_FILE;
-  if (needed > 0.8 * totalMemoryBytes) {
-    const fits = Math.floor((0.8 * totalMemoryBytes) / STATE_BYTES_PER_FILE);
+  if (needed > 0.8 * memoryBytes) {
+    const fits = Math.floor((0.8 * memoryBytes) / STATE_BYTES_PER_FILE);
     throw new ConfigError(
-      `${fileCount} files per run would need about ${formatBytes(needed)} of per-file state (about ${STATE_BYTES_PER_FILE} B a file), more than 80% of this machine's ${formatBytes(totalMemoryBytes)}; ` +
+      `${fileCount} files per run would need about ${formatBytes(needed)} of per-file state (about ${STATE_BYTES_PER_FILE} B a file), ` +
+        `more than 80% of this machine's ${formatBytes(memoryBytes)}; ` +
         `use --file-count ${fits} or fewer and run more sessions`,
     );
   }

@@ -3,6 +3,7 @@
 // alike): prepare -> fork -> barrier -> collect -> verify -> cleanup. A stop is an AbortSignal; what
 // happens is told through typed events that reporters and the results writer subscribe to.
 import { log } from '../log/logger.js';
+import { ToldError } from '../config/errors.js';
 import { failedRun, withSampledRecords, type MeasuredRun, type RunIdentity, type Verification } from '../results/record.js';
 import { runFailed, type Cell, type RunParams, type Unit } from '../results/schema.js';
 import { measuredRun } from './measure.js';
@@ -15,6 +16,9 @@ import type { ServerClockView } from '../metrics/server-clock.js';
 import type { RunOptions, SteadyOptions } from '../config/load.js';
 import type { Bearer } from '../storage/entra.js';
 import type { ConnectionMode } from '../config/choices.js';
+import { StopGrace, type CleanupContext } from './stop-grace.js';
+
+export type { CleanupContext } from './stop-grace.js';
 
 /** One run of one contender, ready to go: the job and items, and what to do with the result. */
 export interface PreparedRun {
@@ -28,9 +32,10 @@ export interface PreparedRun {
   verify(merged: MergedRun): Promise<Verification>;
   /**
    * Runs whatever happened: outputs, temporary files, uploaded blobs. `merged` is what the workers
-   * sent back, when they did: items cancelled before they started need no cleaning up.
+   * sent back, when they did: items cancelled before they started need no cleaning up. After a
+   * stop, `ctx.signal` ends it at the stop grace; it resolves true when it said itself what it left.
    */
-  cleanup(verified: boolean, merged?: MergedRun): Promise<void>;
+  cleanup(verified: boolean, merged: MergedRun | undefined, ctx: CleanupContext): Promise<boolean | void>;
 }
 
 export interface Contender {
@@ -51,7 +56,15 @@ export interface OpenWorkload {
   /** Entra ID: the token runs should carry now, renewed when it expires soon (asked during long runs too). */
   token?: (signal?: AbortSignal) => Promise<Bearer>;
   contenders: Contender[];
-  close(interrupted: boolean): Promise<void>;
+  /**
+   * Resolves when the target's own process dies unasked (the embedded Azurite, killed by the OOM
+   * killer): the line that says so. The session then ends at once, as on a stop, and fails with it.
+   */
+  lost?: Promise<string>;
+  /** Removes what the session made besides its runs' uploads (fixtures, folders), within `ctx`'s grace. */
+  close(interrupted: boolean, ctx: CleanupContext): Promise<boolean | void>;
+  /** Lets go of the target (stops the embedded Azurite), after close, whether close finished or not. */
+  stop(): Promise<void>;
 }
 
 export interface Workload {
@@ -107,7 +120,16 @@ export type SessionEvent =
   | { type: 'run-start'; strategy: string; unit: Unit; cell?: Cell; run: number; runs: number; warmup: boolean; requests: number; bytes: number; durationMs?: number }
   | ({ type: 'progress' } & Progress)
   | { type: 'run'; run: MeasuredRun }
-  | { type: 'run-end' };
+  | { type: 'run-end' }
+  /**
+   * An untimed step of a run that may be long (reading back and deleting thousands of uploads):
+   * `verify` from the workers' checks to the coordinator's verdict, then `cleanup`; `total` where its
+   * items are counted, as `step-progress` tells how far it is.
+   */
+  | { type: 'step'; step: 'verify' | 'cleanup'; strategy: string; cell?: Cell; run: number; runs: number;
+      warmup: boolean }
+  | { type: 'step-progress'; done: number; total: number }
+  | { type: 'step-end' };
 
 export interface SessionOptions {
   signal?: AbortSignal;
@@ -117,6 +139,8 @@ export interface SessionOptions {
    * scale-out run waits here for its other clients. A gate that throws ends the session with its error.
    */
   startGate?: (signal: AbortSignal) => Promise<void>;
+  /** After a stop, what all cleanup together may take, counted from the stop (DEFAULT_STOP_GRACE_MS). */
+  stopGraceMs?: number;
 }
 
 export interface SessionOutcome {
@@ -157,6 +181,21 @@ export async function runSession(cells: readonly SessionCell[], opts: SessionOpt
     target = open.target;
     objectSizeBytes = open.objectSizeBytes;
     emit({ type: 'cell', index: cellIndex, count: cells.length, cell, target });
+    // The cell stops on the session's stop, or at once when its target dies.
+    const cellStop = new AbortController();
+    const follow = () => cellStop.abort(signal.reason);
+    if (signal.aborted) follow();
+    else signal.addEventListener('abort', follow, { once: true });
+    let lost: string | undefined;
+    const grace = new StopGrace(cellStop.signal, opts.stopGraceMs);
+    void open.lost?.then((why) => {
+      if (cellStop.signal.aborted) return;
+      lost = why;
+      log.error(`${why}: ending the session; the runs that finished are kept`);
+      // Nothing can be cleaned on a target that is gone: no grace to wait out.
+      grace.spend();
+      cellStop.abort(new Error(why));
+    });
     try {
       const total = warmup + measured;
       // Measured time so far per contender: --min-time keeps the ones short of it going, until
@@ -174,9 +213,11 @@ export async function runSession(cells: readonly SessionCell[], opts: SessionOpt
         if (!round.length) break;
         if (runIndex === total) log.info(`--min-time ${minTimeMs / 1000} s: more runs of ${round.map((c) => c.strategy).join(', ')}`);
         for (const contender of round) {
-          if (signal.aborted) break runs;
+          if (cellStop.signal.aborted) break runs;
           const id = { strategy: contender.strategy, description: contender.description, cell, params: open.params, run: runIndex, warmup: runIndex < warmup };
-          const run = await runOnce({ pool, open, signal, emit, runs: Math.max(total, runIndex + 1), steady, connections, startGate: opts.startGate }, contender, id);
+          const runs = Math.max(total, runIndex + 1);
+          const context = { pool, open, signal: cellStop.signal, grace, emit, runs, steady, connections };
+          const run = await runOnce({ ...context, startGate: opts.startGate }, contender, id);
           if (!run) break runs;
           if (!run.warmup) untilTime.add(contender, run.wallMs);
           const tag = total > 1 ? ` (${run.warmup ? 'warm-up' : 'run'} ${runIndex + 1}/${Math.max(total, runIndex + 1)})` : '';
@@ -188,19 +229,36 @@ export async function runSession(cells: readonly SessionCell[], opts: SessionOpt
           if (runFailed(run)) untilTime.done(contender);
         }
       }
+    } catch (err) {
+      // Whatever failed once the target was gone failed because of it: said when it happened.
+      if (lost) throw new ToldError(1, lost);
+      throw err;
     } finally {
+      signal.removeEventListener('abort', follow);
       pool.close();
-      await open.close(signal.aborted);
+      try {
+        const what = `the cleanup of what the session made on ${open.target}`;
+        await grace.run(what, (ctx) => open.close(cellStop.signal.aborted, ctx));
+      } finally {
+        await open.stop();
+      }
     }
+    // Said when it happened: the CLI ends with it, writing what finished.
+    if (lost) throw new ToldError(1, lost);
   }
   return { target, objectSizeBytes, runs, interrupted: signal.aborted };
 }
+
+/** Which run a step belongs to, as progress names it. */
+type StepRun = Omit<Extract<SessionEvent, { type: 'step' }>, 'type' | 'step'>;
 
 /** What every run of a cell shares. */
 interface RunContext {
   pool: WorkerPool;
   open: OpenWorkload;
   signal: AbortSignal;
+  /** Bounds every cleanup after a stop. */
+  grace: StopGrace;
   emit: (e: SessionEvent) => void;
   /** The runs this contender will make, for progress. */
   runs: number;
@@ -232,38 +290,68 @@ class GateFailure {
  */
 async function runOnce(ctx: RunContext, contender: Contender, id: Omit<RunIdentity, 'objectSizeBytes'>): Promise<MeasuredRun | undefined> {
   const began = performance.now();
+  const shown = { strategy: id.strategy, cell: id.cell, run: id.run, runs: ctx.runs, warmup: id.warmup };
   let prepared: PreparedRun | undefined;
   let executed: Executed | undefined;
   let check: Verification;
   let verifyMs: number;
+  // Cleanup, whatever happened: bounded by the stop grace once a stop has come, and followed by progress.
+  const cleanup = async (verified: boolean, merged?: MergedRun) => {
+    if (!prepared) return;
+    const run = prepared;
+    ctx.emit({ type: 'step', step: 'cleanup', ...shown });
+    const what = `the cleanup of ${contender.strategy} run ${id.run + 1}`;
+    try {
+      const progress = (done: number, total: number) => ctx.emit({ type: 'step-progress', done, total });
+      await ctx.grace.run(what, (c) => run.cleanup(verified, merged, c), progress);
+    } catch (err) {
+      // After a stop a cleanup that fails is said, not the session's failure: what finished is kept.
+      if (!ctx.signal.aborted) throw err;
+      log.warn(`${what} after the stop failed: ${(err as Error).message.split('\n')[0]}`);
+    } finally {
+      ctx.emit({ type: 'step-end' });
+    }
+  };
   try {
     prepared = await contender.prepare(id.run);
-    executed = await execute(ctx, prepared, id);
+    executed = await execute(ctx, prepared, id, shown);
     ctx.emit({ type: 'run-end' });
     if (ctx.signal.aborted && cutShortByStop(executed.merged)) {
       log.warn(`${contender.strategy}: run ${id.run + 1} was cut short by the stop and is not recorded`);
-      await prepared.cleanup(false, executed.merged);
+      await cleanup(false, executed.merged);
       return undefined;
     }
-    check = await prepared.verify(executed.merged);
+    ctx.emit({ type: 'step', step: 'verify', ...shown });
+    try {
+      check = await prepared.verify(executed.merged);
+    } finally {
+      ctx.emit({ type: 'step-end' });
+    }
     verifyMs = performance.now() - executed.collectedAt;
   } catch (err) {
     if (!executed) ctx.emit({ type: 'run-end' });
     if (err instanceof GateFailure) {
-      await prepared?.cleanup(false);
+      await cleanup(false);
       // A stop while waiting at the gate is a stop, not the gate's failure.
       if (ctx.signal.aborted) return undefined;
       throw err.error;
     }
+    // A run that failed once the stop had come (its target gone, its requests cancelled) was cut
+    // short by it: left out, as a run the stop cut is.
+    if (ctx.signal.aborted) {
+      log.warn(`${contender.strategy}: run ${id.run + 1} was cut short by the stop and is not recorded`);
+      await cleanup(false, executed?.merged);
+      return undefined;
+    }
     const run = failedRun({ ...id, ...(prepared ? { unit: prepared.unit } : {}), objectSizeBytes: prepared?.objectSizeBytes ?? ctx.open.objectSizeBytes ?? 0 }, (err as Error).message);
-    await prepared?.cleanup(false, executed?.merged);
+    await cleanup(false, executed?.merged);
     return run;
   }
   const { merged, releasedAt, collectedAt, serverSpanMs } = executed;
   const failed = merged.failures.length ? { verified: false, error: merged.failures.join('; ') } : {};
   const verified = !runFailed({ ...check, ...failed });
   const cleaning = performance.now();
-  await prepared.cleanup(verified, merged);
+  await cleanup(verified, merged);
   // What the workers spent checking (read-backs, range hashes) is verification, not collection.
   const workerVerifyMs = Math.max(0, ...merged.workers.map((w) => w.verifyMs ?? 0));
   const untimedMs = {
@@ -278,7 +366,9 @@ async function runOnce(ctx: RunContext, contender: Contender, id: Omit<RunIdenti
 }
 
 /** Fork (or reuse) the workers, release them on the barrier, and collect what they send. */
-async function execute(ctx: RunContext, prepared: PreparedRun, id: Omit<RunIdentity, 'objectSizeBytes'>): Promise<Executed> {
+async function execute(
+  ctx: RunContext, prepared: PreparedRun, id: Omit<RunIdentity, 'objectSizeBytes'>, shown: StepRun,
+): Promise<Executed> {
   const { open, signal, steady, connections, startGate, emit } = ctx;
   const { items, job } = prepared;
   // A process with no item would only cost a fork and its memory: never more processes than items.
@@ -313,6 +403,8 @@ async function execute(ctx: RunContext, prepared: PreparedRun, id: Omit<RunIdent
     signal,
     beforeRelease,
     onProgress: (done) => emit({ type: 'progress', ...done }),
+    // The workers' checks (reading uploads back, hashing ranges) are the verify step's first part.
+    onChecking: () => emit({ type: 'step', step: 'verify', ...shown }),
     onReleased: () => {
       releasedAt = performance.now();
       emit({

@@ -9,7 +9,7 @@ import { log } from '../log/logger.js';
 import type { MeasuredRun } from '../results/record.js';
 import { blobStore, type UploadStore } from '../storage/blob-store.js';
 import { preflightContainer, preflightUrlUpload } from '../storage/preflight.js';
-import { coordinatorClient, forRun, openTarget, tokenOf, RequestSigner, type Target, type TargetInfo } from '../storage/target.js';
+import { coordinatorClient, forRun, openTarget, setupFailure, tokenOf, whileAlive, RequestSigner, type Target, type TargetInfo } from '../storage/target.js';
 import { urlStore } from '../storage/url-store.js';
 import { selectUploadStrategies, UPLOAD_STRATEGIES, workloadOf } from '../strategies/index.js';
 import type { UploadPlanInput, UploadStrategy } from '../strategies/strategy.js';
@@ -20,6 +20,7 @@ import { shardItems } from '../scaleout/shard.js';
 import { checkUploadFits } from './limits.js';
 import { summaryFor } from './summary.js';
 import { FileSet, keepItems, totalBytes } from '../plan/items.js';
+import { cutAt } from './stop-grace.js';
 import { runSession, sessionCell, type Contender, type OpenWorkload, type PreparedRun, type SessionOptions, type Workload } from './session.js';
 
 function runPrefix(): string {
@@ -39,8 +40,10 @@ export function uploadWorkload(config: UploadConfig): UploadWorkload {
   const prefix = runPrefix();
   return {
     prefix,
-    async open(signal): Promise<OpenWorkload> {
-      const target = await openTarget(config.credentials, config.container, signal);
+    async open(session): Promise<OpenWorkload> {
+      const target = await openTarget(config.credentials, config.container, session);
+      // Set-up ends at once if the target's process dies; the runs follow its death through `lost`.
+      const signal = whileAlive(target, session);
       try {
         const plain = target.info.kind === 'url';
         log.info(`target: ${target.label}; ${plain ? 'path' : 'blob'} prefix ${prefix}/`);
@@ -59,31 +62,39 @@ export function uploadWorkload(config: UploadConfig): UploadWorkload {
           );
         }
         const { info, store } = await openStore(config, target, prefix, signal);
+        // The embedded Azurite's blobs live in its memory and end with it: after a stop nothing is
+        // deleted from it (its runs' blobs are deleted as they go, to keep its memory for the next).
+        const ephemeral = target.info.kind === 'blob' && target.info.embedded;
         const contenders = strategies.map((s): Contender => ({
           // Each run's job carries the target as it is then: an Entra ID token is renewed between runs.
-          strategy: s.name, description: s.description, prepare: async (run) => prepareRun(config, await forRun(target, info, signal), store, s, prefix, run, signal),
+          strategy: s.name, description: s.description,
+          prepare: async (run) => prepareRun(config, await forRun(target, info, session), store, s, prefix, run, session, ephemeral),
         }));
         return {
           target: target.label, contenders, serverClock: target.serverClock, ...tokenOf(target),
+          ...(target.lost ? { lost: target.lost } : {}),
           params: {
             processes: config.processes, maxSockets: config.maxSockets, concurrency: config.concurrency,
             blockSizeBytes: config.blockSizeBytes, thresholdBytes: config.thresholdBytes,
           },
-          async close() {
-            if (!config.keep) await store.close?.();
-            await target.stop();
+          // After a stop the runs' lines have named what is left; the folders go with those files.
+          async close(_interrupted, ctx) {
+            if (!config.keep && !ephemeral && !ctx.stopped) await store.close?.();
+            return true;
           },
+          stop: () => target.stop(),
         };
       } catch (err) {
         await target.stop();
-        throw err;
+        throw setupFailure(err, signal);
       }
     },
   };
 }
 
 async function prepareRun(
-  config: UploadConfig, info: TargetInfo, store: UploadStore, strategy: UploadStrategy, prefix: string, run: number, signal: AbortSignal,
+  config: UploadConfig, info: TargetInfo, store: UploadStore, strategy: UploadStrategy, prefix: string, run: number,
+  signal: AbortSignal, ephemeral: boolean,
 ): Promise<PreparedRun> {
   const kind = await loadKind(strategy.kind);
   const input: UploadPlanInput = {
@@ -124,13 +135,23 @@ async function prepareRun(
     verify: (merged) => kind.verify({
       workload: 'upload', items, records: merged.records, tally: merged.summary?.tally, target: info, expectedBytes: bytes, whole: true, store,
     }),
-    async cleanup(_verified, merged) {
+    async cleanup(_verified, merged, ctx) {
       if (config.keep) return;
+      if (ephemeral && ctx.stopped) {
+        const why = "the embedded Azurite's blobs end with its process";
+        log.verbose(`${strategy.name} run ${run + 1}: nothing deleted after the stop: ${why}`);
+        return;
+      }
       // A run cut short by a stop: what never left was never written (200,000 planned files would
       // otherwise mean 200,000 DELETEs before the process may exit).
       const neverSent = new Set(merged?.records.failed().filter((r) => r.error === NOT_SENT_ERROR).map((r) => r.item));
       const maybeSent = merged?.maybeSent;
-      await store.remove(input.prefix, keepItems(items, (i) => !neverSent.has(i.index) && (!maybeSent || maybeSent.has(i.index))));
+      const sent = keepItems(items, (i) => !neverSent.has(i.index) && (!maybeSent || maybeSent.has(i.index)));
+      const { left } = await store.remove(input.prefix, sent, { signal: ctx.signal, progress: ctx.progress });
+      // The embedded Azurite's blobs end with it: nothing to name.
+      if (!ctx.signal.aborted || left === 0 || ephemeral) return ephemeral;
+      log.warn(`${cutAt(ctx.graceMs)}: ${store.leftBehind(input.prefix, left)}`);
+      return true;
     },
   };
 }

@@ -129,7 +129,16 @@ export function environmentLine(r: Report): string {
     ...(e.tcp ? [`tcp ${[e.tcp.congestionControl, e.tcp.rmemMaxBytes !== undefined ? `rmem max ${bytes(e.tcp.rmemMaxBytes)}` : '', e.tcp.wmemMaxBytes !== undefined ? `wmem max ${bytes(e.tcp.wmemMaxBytes)}` : ''].filter(Boolean).join(', ')}`] : []),
     ...(e.endpoint ? [`endpoint ${e.endpoint.host} = ${e.endpoint.addresses.join(' ')}${e.endpoint.connectMs !== undefined ? `, connect ${num(e.endpoint.connectMs)} ms` : ''}`] : []),
     ...(e.cloud ? [`Azure VM ${[e.cloud.vmSize, e.cloud.location].filter(Boolean).join(' in ')}`] : []),
+    ...(e.container ? [`container: ${containerLimits(e.container)}`] : []),
   ].map(forTerminal).join('; ');
+}
+
+/** A container's limits, which the process had instead of the host's cpus and memory. */
+export function containerLimits(c: NonNullable<Report['environment']['container']>): string {
+  return [
+    c.cpuQuota === undefined ? '' : `CPU quota ${Number(c.cpuQuota.toFixed(2))} core(s)`,
+    c.memoryLimitBytes === undefined ? '' : `memory limit ${bytes(c.memoryLimitBytes)}`,
+  ].filter(Boolean).join(', ');
 }
 
 /** Many-blob workloads: requests (pages, GETs, HEADs) and the set's blobs per second, and each request's latency. */

@@ -7,7 +7,7 @@ import type { Report, ReportContender, TimeWent } from '../analysis/report-model
 import type { SweepGrid } from '../analysis/sweep.js';
 import { PHASES, PHASE_MEANINGS, type Phase } from '../transport/phases.js';
 import { intervalRates, seconds } from './steady.js';
-import { manyBlobLine } from './console.js';
+import { containerLimits, manyBlobLine } from './console.js';
 import { completionLines } from './completion.js';
 import { bytes as formatBytes, count, money, num, timeWentLine } from './format.js';
 import { thresholdHtml } from './thresholds.js';
@@ -325,6 +325,7 @@ function environmentBlock(report: Report, rawConfig: Record<string, unknown>): s
     ['target', env.target], ['date', h.createdAt.replace('T', ' ').replace(/\.\d+Z$/, ' UTC')], ['command', h.command],
     ['node', env.node], ['cpus', `${env.cpus} × ${env.cpuModel}`], ['os', `${env.os} ${env.arch}`],
     ['memory', formatBytes(env.totalMemoryBytes)],
+    ...(env.container ? [['container', containerLimits(env.container)] as [string, string]] : []),
     ...(env.sdkVersion ? [['Azure SDK', env.sdkVersion] as [string, string]] : []),
     ...(env.tcp ? [['TCP', [env.tcp.congestionControl, env.tcp.rmemMaxBytes !== undefined ? `rmem max ${formatBytes(env.tcp.rmemMaxBytes)}` : '', env.tcp.wmemMaxBytes !== undefined ? `wmem max ${formatBytes(env.tcp.wmemMaxBytes)}` : ''].filter(Boolean).join(', ')] as [string, string]] : []),
     ...(env.endpoint ? [['endpoint', `${env.endpoint.addresses.join(', ')}${env.endpoint.connectMs !== undefined ? `, connect ${num(env.endpoint.connectMs)} ms` : ''}`] as [string, string]] : []),

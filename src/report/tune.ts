@@ -10,13 +10,20 @@ const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 const notTaken = (n: TuneNeighbour, t: ReportTune) => (n.notTaken === 'throttled' ? ', not taken: throttled'
   : n.notTaken === 'small' ? `, not taken: under the ${t.materialGainPercent}% worth asking more for` : '');
 
+/** Why the search ended, in words: a --deadline is no signal. */
+function whyStopped(t: ReportTune): string {
+  switch (t.stopped) {
+    case 'budget': return 'stopped: the budget ran out';
+    case 'deadline': return 'stopped at the --deadline';
+    case 'signal': return 'stopped by a signal';
+    case 'converged': return t.best
+      ? `converged: no unthrottled neighbour of the best was significantly faster by ${t.materialGainPercent}% or more`
+      : 'ended: no cell left to try';
+  }
+}
+
 export function tuneLines(t: ReportTune, unit: string): string[] {
-  const gain = `${t.materialGainPercent}%`;
-  const converged = `converged: no unthrottled neighbour of the best was significantly faster by ${gain} `
-    + 'or more';
-  const ended = t.stopped === 'budget' ? 'stopped: the budget ran out' : t.stopped === 'signal' ? 'stopped by a signal'
-    : t.best ? converged : 'ended: no cell left to try';
-  const out = [`tune: ${t.path.length} cells in ${seconds(t.spentMs)} measured (budget ${seconds(t.budgetMs)}); ${ended}`];
+  const out = [`tune: ${t.path.length} cells in ${seconds(t.spentMs)} measured (budget ${seconds(t.budgetMs)}); ${whyStopped(t)}`];
   const none = t.path.length ? 'no cell measured ran without failing' : 'no cell was measured';
   if (!t.best) out.push(`best: none — ${none}, so there is nothing to deploy`);
   if (t.best) {

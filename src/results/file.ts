@@ -6,6 +6,7 @@ import { arch, cpus, platform, release, totalmem } from 'node:os';
 import { ConfigError } from '../config/errors.js';
 import { RESULTS_SCHEMA, RESULTS_SCHEMA_VERSION, type ResultsFile } from './schema.js';
 import { parseResultsDoc } from './validate.js';
+import { machineLimits, readMachine } from '../metrics/machine-limits.js';
 
 export { writeResults } from './write.js';
 
@@ -13,6 +14,12 @@ const packageVersion = (createRequire(import.meta.url)('../../package.json') as 
 
 export function newResultsFile(command: ResultsFile['command'], config: Record<string, unknown>, target: { kind: string; label: string }): ResultsFile {
   const cpu = cpus();
+  // A container's limits beside the host's numbers: a --cpus 1 run's report must not read as two cores'.
+  const { cpuQuota, memoryLimitBytes } = machineLimits(readMachine());
+  const container = {
+    ...(cpuQuota === undefined ? {} : { cpuQuota }),
+    ...(memoryLimitBytes === undefined ? {} : { memoryLimitBytes }),
+  };
   return {
     schema: RESULTS_SCHEMA,
     schemaVersion: RESULTS_SCHEMA_VERSION,
@@ -23,6 +30,7 @@ export function newResultsFile(command: ResultsFile['command'], config: Record<s
     environment: {
       node: process.version, os: `${platform()} ${release()}`, arch: arch(), cpus: cpu.length, cpuModel: cpu[0]?.model ?? 'unknown',
       totalMemoryBytes: totalmem(), targetKind: target.kind, target: target.label, packageVersion,
+      ...(Object.keys(container).length ? { container } : {}),
     },
     runs: [],
   };

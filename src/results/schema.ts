@@ -183,6 +183,14 @@ export interface Environment {
   tcp?: TcpSettings;
   endpoint?: EndpointFacts;
   cloud?: CloudFacts;
+  /** Where a container's cgroup limits the process below the host (whose cpus and memory are above). */
+  container?: ContainerLimits;
+}
+
+/** A container's CPU quota (in cores) and memory limit, each where one is set. */
+export interface ContainerLimits {
+  cpuQuota?: number;
+  memoryLimitBytes?: number;
 }
 
 /** Linux's /proc/sys/net/ipv4: what bounds one socket's window, and the congestion control. */
@@ -213,7 +221,7 @@ export interface ResultsFile {
   createdAt: string;
   /** False while a run is going on or when it stopped early: what is here was measured. */
   complete: boolean;
-  /** Set when the run was stopped by a signal: what it was, and that `runs` holds what finished. */
+  /** Set when the run was stopped (a signal's name, or 'deadline'): what stopped it, and that `runs` holds what finished. */
   interrupted?: string;
   config: Record<string, unknown>;
   environment: Environment;
@@ -247,7 +255,7 @@ export interface TuneRecord {
   budgetMs: number;
   /** The settings kept as given (not searched) that a deployment needs beside the best cell's. */
   fixed?: Cell;
-  stopped: 'converged' | 'budget' | 'signal';
+  stopped: 'converged' | 'budget' | 'signal' | 'deadline';
   path: TuneStep[];
   /**
    * The cell the search ended on (never a throttled one while an unthrottled one was measured);

@@ -2,7 +2,7 @@
 // one line naming what is wrong, never in a TypeError deep inside a report.
 import { decodeHistogram } from '../metrics/histograms.js';
 import { FAULT_KINDS } from '../transport/answer.js';
-import { OLDEST_RESULTS_SCHEMA_VERSION, RECORD_COLUMNS, RESULTS_SCHEMA, RESULTS_SCHEMA_VERSION, type CloudFacts, type EndpointFacts, type ResultsFile, type RunRecord, type TcpSettings, type TuneRecord } from './schema.js';
+import { OLDEST_RESULTS_SCHEMA_VERSION, RECORD_COLUMNS, RESULTS_SCHEMA, RESULTS_SCHEMA_VERSION, type CloudFacts, type EndpointFacts, type Environment, type ResultsFile, type RunRecord, type TcpSettings, type TuneRecord } from './schema.js';
 
 type Json = Record<string, unknown>;
 
@@ -118,8 +118,10 @@ function isRun(r: unknown): r is RunRecord {
 }
 
 /** The environment's optional facts (schema 3), each kept only when well formed: a report never trusts a bad one. */
-function optionalEnvironment(env: Json): { sdkVersion?: string; tcp?: TcpSettings; endpoint?: EndpointFacts; cloud?: CloudFacts } {
-  const out: { sdkVersion?: string; tcp?: TcpSettings; endpoint?: EndpointFacts; cloud?: CloudFacts } = {};
+type OptionalEnvironment = Pick<Environment, 'sdkVersion' | 'tcp' | 'endpoint' | 'cloud' | 'container'>;
+
+function optionalEnvironment(env: Json): OptionalEnvironment {
+  const out: OptionalEnvironment = {};
   if (isString(env.sdkVersion)) out.sdkVersion = env.sdkVersion;
   const tcp = env.tcp;
   if (isObject(tcp)) {
@@ -136,6 +138,14 @@ function optionalEnvironment(env: Json): { sdkVersion?: string; tcp?: TcpSetting
   const cloud = env.cloud;
   if (isObject(cloud) && cloud.provider === 'azure') {
     out.cloud = { provider: 'azure', ...(isString(cloud.vmSize) ? { vmSize: cloud.vmSize } : {}), ...(isString(cloud.location) ? { location: cloud.location } : {}) };
+  }
+  const box = env.container;
+  if (isObject(box)) {
+    const positive = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v > 0;
+    out.container = {
+      ...(positive(box.cpuQuota) ? { cpuQuota: box.cpuQuota } : {}),
+      ...(positive(box.memoryLimitBytes) ? { memoryLimitBytes: box.memoryLimitBytes } : {}),
+    };
   }
   return out;
 }
@@ -212,7 +222,7 @@ const isThrottleClass = (v: unknown) => v === undefined || THROTTLE_CLASSES.incl
 /** A tune's record: its axes, each step's cell and counts, where throttling began, how it ended. */
 function isTune(t: unknown): boolean {
   if (!isObject(t) || (t.direction !== 'download' && t.direction !== 'upload') || !isDuration(t.budgetMs)) return false;
-  if (!['converged', 'budget', 'signal'].includes(t.stopped as string)) return false;
+  if (!['converged', 'budget', 'signal', 'deadline'].includes(t.stopped as string)) return false;
   if (!Array.isArray(t.axes) || !t.axes.every((a) => isObject(a) && isString(a.flag) && Array.isArray(a.values) && a.values.every(isString) && isBoolean(a.ordered))) return false;
   const stepOk = (s: unknown) => isObject(s) && isStringMap(s.cell) && ['start', 'grow', 'refine'].includes(s.reason as string)
     && (s.axis === undefined || isString(s.axis)) && isDuration(s.spentMs) && isCount(s.throttled) && isThrottleClass(s.throttleClass);

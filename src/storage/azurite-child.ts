@@ -28,6 +28,8 @@ export interface AzuriteProcess {
   /** The server's own clock, kept in the child and asked through IPC. */
   clock: ServerClockView;
   pid: number;
+  /** Resolves if the process ends without being told to stop: `the embedded Azurite exited (…)`. */
+  lost: Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -45,6 +47,16 @@ export function withoutInlineScript(execArgv: readonly string[]): string[] {
   return flags;
 }
 
+/**
+ * Why a process ended, in words: SIGKILL is what the kernel's OOM killer sends (and what `kill -9`
+ * does, so it is a question); another signal by name; an exit by its code.
+ */
+export function exitCause(code: number | null, signal: NodeJS.Signals | null): string {
+  if (signal === 'SIGKILL') return 'killed by the kernel: out of memory?';
+  if (signal) return `killed by ${signal}`;
+  return `exit code ${code}`;
+}
+
 type Answer = Extract<FromAzurite, { id: number }>;
 type Started = Omit<Extract<FromAzurite, { type: 'ready' }>, 'type'>;
 
@@ -57,6 +69,9 @@ class AzuriteChild {
   private nextId = 0;
   private readonly exited: Promise<void>;
   private gone?: string;
+  private stopping = false;
+  /** Resolves if the process ends unasked, with the line that says so. */
+  readonly lost: Promise<string>;
 
   constructor(options: EmbeddedOptions) {
     this.options = options;
@@ -79,8 +94,12 @@ class AzuriteChild {
     const errorLine = () => held?.split('\n').find((line) => /^\w*Error\b/.test(line))?.trim();
     // A message to a child that has just died fails with EPIPE before 'exit' says so: its exit names the death.
     this.child.on('error', () => {});
+    let lost: (line: string) => void = () => {};
+    this.lost = new Promise((resolve) => (lost = resolve));
     this.exited = new Promise((resolve) => this.child.once('close', (code, signal) => {
       this.gone = signal ? `was killed by ${signal}` : `exited with code ${code}`;
+      // Lost first: whoever follows it (the session's stop) hears of it before a question's failure.
+      if (!this.stopping) lost(`the embedded Azurite exited (${exitCause(code, signal)})`);
       for (const [id, p] of this.pending) this.settle(id, () => p.reject(new Error(`the embedded Azurite ${this.gone}`)));
       resolve();
     }));
@@ -165,6 +184,7 @@ class AzuriteChild {
 
   /** Asks the child to close its server and exit; killed when it has not within STOP_MS. */
   async stop(): Promise<void> {
+    this.stopping = true;
     if (this.gone) return;
     this.send({ type: 'stop' });
     const timer = setTimeout(() => this.child.kill('SIGKILL'), STOP_MS);
@@ -216,6 +236,7 @@ export async function startAzuriteProcess(options: EmbeddedOptions = {}): Promis
   return {
     ...started,
     pid: azurite.child.pid!,
+    lost: azurite.lost,
     clock: {
       reset: async () => {
         await azurite.ask('reset');

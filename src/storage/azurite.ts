@@ -5,6 +5,7 @@ import type { Server } from 'node:http';
 import { writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { makeScratchDir } from '../payload/scratch.js';
+import { embeddedStoreBytes, machineLimits, readMachine } from '../metrics/machine-limits.js';
 import { throwawayCertificate } from './tls.js';
 
 const require = createRequire(import.meta.url);
@@ -34,6 +35,7 @@ export interface EmbeddedAzurite {
 }
 
 export interface EmbeddedOptions {
+  /** The most its in-memory store holds; unset: from the machine (embeddedStoreBytes), a container's limit first. */
   memoryLimitBytes?: number;
   /** Serve HTTPS at https://localhost:<port> with a certificate made for this run. */
   tls?: boolean;
@@ -45,7 +47,10 @@ export interface EmbeddedOptions {
 }
 
 export async function startEmbeddedAzurite(opts: EmbeddedOptions = {}): Promise<EmbeddedAzurite> {
-  const { memoryLimitBytes } = opts;
+  // Under a container's memory limit, Azurite's own cap (half the host's RAM) is more than the
+  // container holds: where a full store refuses a write (a failed request, said as such), the
+  // kernel would kill the whole process instead.
+  const memoryLimitBytes = opts.memoryLimitBytes ?? embeddedStoreBytes(machineLimits(readMachine()));
   // Azurite reads its certificate from files: a private scratch directory, removed at stop.
   const tls = opts.tls ? await throwawayCertificate() : undefined;
   const scratch = tls ? await makeScratchDir() : undefined;

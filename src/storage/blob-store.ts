@@ -13,11 +13,24 @@ export interface Verification {
   verification: string;
 }
 
+/** How a removal is bounded and followed: its signal stops it (what is left counted); `progress`: how far. */
+export interface RemoveOptions {
+  signal?: AbortSignal;
+  progress?(done: number, total: number): void;
+}
+
+/** What a removal left: 0 when all is gone; undefined when it stopped before it knew how much there was. */
+export interface Removal {
+  left: number | undefined;
+}
+
 export interface UploadStore {
   /** Each stored object's length and MD5 equal what was sent (the seed's stream at each item's offset). */
   verify(items: Items): Promise<Verification>;
-  /** Deletes what one strategy run uploaded: `items`, all named under `prefix`/. */
-  remove(prefix: string, items: Items): Promise<void>;
+  /** Deletes what one strategy run uploaded: `items`, all named under `prefix`/; stops when its signal aborts. */
+  remove(prefix: string, items: Items, opts?: RemoveOptions): Promise<Removal>;
+  /** What a removal cut short left, and how to remove it: `3210 blob(s) under …/ in container c; remove them with: …`. */
+  leftBehind(prefix: string, left: number | undefined): string;
   /** Once, after every strategy run, unless --keep. */
   close?(): Promise<void>;
 }
@@ -80,26 +93,58 @@ export function blobStore(container: ContainerClient): UploadStore {
   return {
     // Reached only without the service's own MD5 of each Put Blob (staged blocks): few items.
     verify: (items) => verifyBlobs(container, [...items]),
-    async remove(prefix) {
+    async remove(prefix, _items, opts = {}) {
+      const { signal, progress } = opts;
       const names: string[] = [];
-      for await (const b of container.listBlobsFlat({ prefix: `${prefix}/` })) names.push(b.name);
+      try {
+        for await (const b of container.listBlobsFlat({ prefix: `${prefix}/`, abortSignal: signal })) names.push(b.name);
+      } catch (err) {
+        if (signal?.aborted) return { left: undefined };
+        throw err;
+      }
+      let deleted = 0;
+      const gone = (count: number) => {
+        deleted += count;
+        progress?.(deleted, names.length);
+      };
+      progress?.(0, names.length);
       const limit = pLimit(BATCHES_IN_FLIGHT);
       const batch = container.getBlobBatchClient();
       // Blob Batch: up to 256 deletions a request, a few requests at a time; where the service or
       // the credentials refuse a batch, those blobs go one by one.
-      await Promise.all(chunks(names, BATCH_SIZE).map((group) => limit(async () => {
-        try {
-          const r = await batch.deleteBlobs(group.map((n) => container.getBlobClient(n)), { deleteSnapshots: 'include' });
-          if (r.subResponsesFailedCount === 0) return;
-        } catch (err) {
-          log.debug(`batch delete under ${prefix}/ refused (${(err as Error).message.split('\n')[0]}): deleting one by one`);
-        }
-        const one = pLimit(32);
-        await Promise.all(group.map((n) => one(() => container.deleteBlob(n, { deleteSnapshots: 'include' }).catch((err: { statusCode?: number }) => {
-          if (err.statusCode !== 404) throw err;
-        }))));
-      })));
-      log.verbose(`deleted ${names.length} blob(s) under ${prefix}/`);
+      try {
+        await Promise.all(chunks(names, BATCH_SIZE).map((group) => limit(async () => {
+          if (signal?.aborted) return;
+          try {
+            const blobs = group.map((n) => container.getBlobClient(n));
+            const r = await batch.deleteBlobs(blobs, { deleteSnapshots: 'include', abortSignal: signal });
+            if (r.subResponsesFailedCount === 0) return gone(group.length);
+          } catch (err) {
+            if (signal?.aborted) return;
+            log.debug(`batch delete under ${prefix}/ refused (${(err as Error).message.split('\n')[0]}): deleting one by one`);
+          }
+          const one = pLimit(32);
+          await Promise.all(group.map((n) => one(async () => {
+            if (signal?.aborted) return;
+            const gone404 = (err: { statusCode?: number }) => {
+              if (err.statusCode !== 404) throw err;
+            };
+            await container.deleteBlob(n, { deleteSnapshots: 'include', abortSignal: signal }).catch(gone404);
+            gone(1);
+          })));
+        })));
+      } catch (err) {
+        if (!signal?.aborted) throw err;
+      }
+      log.verbose(`deleted ${deleted} of ${names.length} blob(s) under ${prefix}/`);
+      return { left: names.length - deleted };
+    },
+    leftBehind(prefix, left) {
+      // The container's URL without its query (a SAS): az takes it as --source and finds the account in it.
+      const url = container.url.replace(/\?.*$/, '');
+      const what = left === undefined ? 'the blobs' : `${left} blob(s)`;
+      return `${what} under ${prefix}/ in container ${container.containerName}; ` +
+        `remove them with: az storage blob delete-batch --source ${url} --pattern '${prefix}/*' (and your credentials)`;
     },
   };
 }

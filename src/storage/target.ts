@@ -8,8 +8,8 @@ import type { Agent } from 'node:http';
 import type { ContainerClient, StoragePipelineOptions } from '@azure/storage-blob';
 import type { TokenCredential } from '@azure/identity';
 import type { Credentials } from '../config/credentials.js';
-import { ConfigError } from '../config/errors.js';
-import { registerCredential, registerSecret } from '../log/logger.js';
+import { ConfigError, ToldError } from '../config/errors.js';
+import { log, registerCredential, registerSecret } from '../log/logger.js';
 import { entraTokens, heldToken, type Bearer, type TokenSource } from './entra.js';
 import { STORAGE_API_VERSION } from './api-version.js';
 import { signSharedKey } from './sharedkey.js';
@@ -32,6 +32,8 @@ export interface Target {
   serverClock?: ServerClockView;
   /** Entra ID: where every token comes from (the coordinator's SDK client and each run's job). */
   tokens?: TokenSource;
+  /** A target in a process of ours (the embedded Azurite): resolves, with the line that says so, if it dies unasked. */
+  lost?: Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -62,6 +64,7 @@ export async function openTarget(credentials: Credentials, container: string, si
         info: { kind: 'blob', embedded: true, endpoint: azurite.endpoint, container, account: azurite.account, key: azurite.key, ...(azurite.ca ? { ca: azurite.ca } : {}) },
         label: `embedded Azurite ${azurite.endpoint}`,
         serverClock: azurite.clock,
+        lost: azurite.lost,
         stop: () => azurite.stop(),
       };
     }
@@ -88,6 +91,30 @@ export async function openTarget(credentials: Credentials, container: string, si
       }
     }
   }
+}
+
+/**
+ * The signal a target's set-up (preflight, fixtures) runs under: the session's, and aborted at once
+ * when the target's own process dies, with the line that says so as its reason (a `TargetLost`).
+ */
+export function whileAlive(target: Target, signal: AbortSignal): AbortSignal {
+  if (!target.lost) return signal;
+  const died = new AbortController();
+  void target.lost.then((why) => died.abort(new TargetLost(why)));
+  return AbortSignal.any([signal, died.signal]);
+}
+
+/** Why set-up stopped: the target's process died; `message` is the line that says so. */
+export class TargetLost extends Error {}
+
+/**
+ * The set-up's failure as the session ends with it: a target that died is said at once, in one line,
+ * and ends the command with exit 1 (ToldError); anything else as it was.
+ */
+export function setupFailure(err: unknown, setup: AbortSignal): unknown {
+  if (!(setup.reason instanceof TargetLost)) return err;
+  log.error(`${setup.reason.message}: ending the session`);
+  return new ToldError(1, setup.reason.message);
 }
 
 /**

@@ -12,7 +12,7 @@ import { shownUrl, type HttpClient } from '../transport/http-client.js';
 import { inLanes } from '../transport/lanes.js';
 import { NodeHttpClient } from '../transport/request.js';
 import { RequestSigner, type TargetInfo } from './target.js';
-import type { UploadStore, Verification } from './blob-store.js';
+import type { RemoveOptions, UploadStore, Verification } from './blob-store.js';
 
 /** Read-backs and deletions in flight: keeps a local server busy without flooding a remote one. */
 const IN_FLIGHT = 32;
@@ -80,11 +80,12 @@ export function urlStore(info: UrlInfo, opts: UrlStoreOptions): UploadStore {
   if (refused) warnOnce(refused);
 
   /** Runs `each` over the items in IN_FLIGHT lanes over one keep-alive agent; what it returns besides undefined is kept. */
-  async function forEach<T>(items: Items, each: (item: WorkItem, client: HttpClient) => Promise<T | undefined>): Promise<T[]> {
+  async function forEach<T>(items: Items, each: (item: WorkItem, client: HttpClient) => Promise<T | undefined>, signal?: AbortSignal): Promise<T[]> {
     const client = NodeHttpClient.to(new URL(info.url), IN_FLIGHT);
     const kept: T[] = [];
     try {
       await inLanes(items, IN_FLIGHT, async (item) => {
+        if (signal?.aborted) return;
         const got = await each(item, client);
         if (got !== undefined) kept.push(got);
       });
@@ -99,15 +100,15 @@ export function urlStore(info: UrlInfo, opts: UrlStoreOptions): UploadStore {
    * run's folder goes at once (100,000 files to nginx: 15 s one by one). True only when the server
    * said so and the first and last files are then gone; otherwise the files go one by one.
    */
-  async function removeFolder(prefix: string, items: Items): Promise<boolean> {
+  async function removeFolder(prefix: string, items: Items, signal?: AbortSignal): Promise<boolean> {
     const url = signer.blobUrl(`${prefix}/`);
     const client = NodeHttpClient.to(url, 1);
     try {
-      const r = await client.request({ url, method: 'DELETE', headers: signer.headers('DELETE', url, { depth: 'infinity' }), timeoutMs: opts.timeoutMs, trace: false });
+      const r = await client.request({ url, method: 'DELETE', headers: signer.headers('DELETE', url, { depth: 'infinity' }), timeoutMs: opts.timeoutMs, trace: false, signal });
       if (r.error) return false;
       for (const item of [items.at(0)!, items.at(-1)!]) {
         const file = signer.blobUrl(item.blob);
-        const gone = await client.request({ url: file, method: 'HEAD', headers: signer.headers('HEAD', file), timeoutMs: opts.timeoutMs, trace: false, expectStatus: [404] });
+        const gone = await client.request({ url: file, method: 'HEAD', headers: signer.headers('HEAD', file), timeoutMs: opts.timeoutMs, trace: false, expectStatus: [404], signal });
         if (gone.error) return false;
       }
       log.verbose(`deleted ${prefix}/ and the ${items.length} file(s) below it with one DELETE`);
@@ -129,23 +130,36 @@ export function urlStore(info: UrlInfo, opts: UrlStoreOptions): UploadStore {
       return { verified: true, verification: `${items.length} file(s) read back with GET: length and MD5 match what was sent` };
     },
 
-    async remove(prefix, items) {
-      if (refused || !items.length) return;
-      if (await removeFolder(prefix, items)) return;
+    async remove(prefix, items, { signal, progress }: RemoveOptions = {}) {
+      if (refused || !items.length) return { left: refused ? items.length : 0 };
+      progress?.(0, items.length);
+      if (await removeFolder(prefix, items, signal)) {
+        progress?.(items.length, items.length);
+        return { left: 0 };
+      }
       let deleted = 0;
       const failed = await forEach(items, async (item, client) => {
         // A refusal is for every file: the rest are not asked.
         if (refused) return undefined;
         const url = signer.blobUrl(item.blob);
-        const r = await client.request({ url, method: 'DELETE', headers: signer.headers('DELETE', url), timeoutMs: opts.timeoutMs, trace: false });
+        const r = await client.request({ url, method: 'DELETE', headers: signer.headers('DELETE', url), timeoutMs: opts.timeoutMs, trace: false, signal });
+        if (signal?.aborted) return undefined;
         if (r.error && REFUSALS.has(r.status)) refused = r.error;
         // Already gone is as good as deleted.
         if (r.error && r.status !== 404) return r;
         deleted++;
+        progress?.(deleted, items.length);
         return undefined;
-      });
+      }, signal);
       log.verbose(`deleted ${deleted} of ${items.length} file(s) under ${prefix}/`);
-      if (failed.length) warnOnce(`${items.length - deleted} of ${items.length} not deleted: ${failed[0]!.error}`);
+      if (failed.length && !signal?.aborted) warnOnce(`${items.length - deleted} of ${items.length} not deleted: ${failed[0]!.error}`);
+      return { left: items.length - deleted };
+    },
+
+    leftBehind(prefix, left) {
+      const folder = `${shown.replace(/\/?$/, '/')}${prefix}/`;
+      const what = left === undefined ? 'the files' : `${left} file(s)`;
+      return `${what} below ${folder}; remove them with: curl -X DELETE -H 'Depth: infinity' ${folder} (WebDAV), or each file with DELETE`;
     },
 
     async close() {

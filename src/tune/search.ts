@@ -81,7 +81,7 @@ export interface TuneOutcome {
   neighbours: Neighbour[];
   throttling: ThrottleBoundary[];
   /** Why it stopped. */
-  stopped: 'converged' | 'budget' | 'signal';
+  stopped: 'converged' | 'budget' | 'signal' | 'deadline';
   /** True when every cell met throttling, so the best is a throttled one (and says so). */
   bestThrottled: boolean;
 }
@@ -119,7 +119,8 @@ export async function tuneSearch(opts: TuneOptions): Promise<TuneOutcome> {
   let spentMs = 0;
   let stopped: TuneOutcome['stopped'] = 'converged';
   const outOfTime = () => {
-    if (opts.signal?.aborted) stopped = 'signal';
+    // A --deadline aborts the same signal as SIGINT does, with 'deadline' as its reason: not a signal.
+    if (opts.signal?.aborted) stopped = opts.signal.reason === 'deadline' ? 'deadline' : 'signal';
     else if (spentMs >= opts.budgetMs) stopped = 'budget';
     return stopped !== 'converged';
   };

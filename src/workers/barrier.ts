@@ -60,7 +60,7 @@ export function release(children: readonly ChildProcess[]): number {
  * would otherwise load the server and the CPUs while another's timed requests are still going (a
  * 2 x 32 upload's span grew 15-40%). Resolves with the step's record, when it ran.
  */
-export function afterAllFinished(children: readonly ChildProcess[], after?: AfterWorkers): Promise<OpRecord | undefined> {
+export function afterAllFinished(children: readonly ChildProcess[], after?: AfterWorkers, onChecking?: () => void): Promise<OpRecord | undefined> {
   const finished = children.map((c, i) => waitFor(c, i, 'finished'));
   const afterStep = after
     ? Promise.all(finished)
@@ -68,6 +68,7 @@ export function afterAllFinished(children: readonly ChildProcess[], after?: Afte
       .catch(() => undefined)
     : Promise.resolve(undefined);
   void Promise.allSettled([...finished, afterStep]).then(() => {
+    onChecking?.();
     for (const c of children) if (c.connected) c.send({ type: 'verify' });
   });
   return afterStep;

@@ -29,6 +29,8 @@ export interface PoolOptions {
   beforeRelease?: () => Promise<void>;
   /** Called once every worker is ready, just before the barrier is released. */
   onReleased?: () => void;
+  /** Called once every worker has finished its requests and is told to check its work (untimed). */
+  onChecking?: () => void;
   /** Steady runs: end early once the rate has stayed within ±tolerance of its mean for a window. */
   autoterm?: Autoterm;
   /**
@@ -148,7 +150,7 @@ export class WorkerPool {
       await opts.beforeRelease?.();
       const collector = new Collector(items.length);
       const done = children.map((c, i) => waitFor(c, i, 'done').then((m) => collector.add(i, m.result)));
-      const afterStep = afterAllFinished(children, opts.after);
+      const afterStep = afterAllFinished(children, opts.after, opts.onChecking);
       opts.onReleased?.();
       const releaseEpochMs = release(children);
       const bearer = base.target.kind === 'blob' ? base.target.bearer : undefined;

@@ -17,6 +17,8 @@ export interface PutServerOptions {
   corrupt?: (path: string) => boolean;
   /** Holds every PUT's answer this long after its body arrived. */
   delayMs?: number;
+  /** Holds every DELETE's answer this long (a slow cleanup). */
+  deleteDelayMs?: number;
   /** DELETE of a path ending in / answers 204 and, unless 'lie', removes every file below it (a WebDAV collection). */
   deleteFolders?: 'yes' | 'lie';
 }
@@ -85,13 +87,17 @@ export async function startPutServer(options: PutServerOptions = {}): Promise<Pu
     }
     if (req.method === 'DELETE') {
       log.deletes++;
-      if (options.refuseDelete) return void res.writeHead(options.refuseDelete).end();
-      if (options.deleteFolders && path.endsWith('/')) {
-        if (options.deleteFolders === 'yes') for (const p of pathsUnder(files, path)) files.delete(p);
-        log.folderDeletes++;
-        return void res.writeHead(204).end();
-      }
-      res.writeHead(files.delete(path) ? 204 : 404).end();
+      const answer = () => {
+        if (options.refuseDelete) return void res.writeHead(options.refuseDelete).end();
+        if (options.deleteFolders && path.endsWith('/')) {
+          if (options.deleteFolders === 'yes') for (const p of pathsUnder(files, path)) files.delete(p);
+          log.folderDeletes++;
+          return void res.writeHead(204).end();
+        }
+        res.writeHead(files.delete(path) ? 204 : 404).end();
+      };
+      if (options.deleteDelayMs) setTimeout(answer, options.deleteDelayMs);
+      else answer();
       return;
     }
     res.writeHead(405).end();
