@@ -5,12 +5,14 @@
 // `blob-cacher <command> …`: one entry for every command. The commands' code (and every library it
 // loads) is imported only once a command is named: `--help` and an unknown command answer without it.
 import { useCompileCache } from './cli/compile-cache.js';
-import { nodeIsSupported } from './cli/node-check.js';
+import { capYoungGeneration, nodeIsSupported } from './cli/node-check.js';
 
 // Only these names are commands (`constructor` or `__proto__` is not).
 const NAMES = ['download', 'upload', 'report', 'compare', 'sweep', 'tune', 'collect', 'k8s-manifest', 'emulate'] as const;
 
 if (nodeIsSupported()) {
+  // Typed as `node dist/cli.js`, the shebang's flag does not apply: the same cap, at run time.
+  capYoungGeneration(process.execArgv);
   useCompileCache();
   const [command, ...rest] = process.argv.slice(2);
   const names = NAMES.join(', ');

@@ -101,6 +101,34 @@ export function nodeIsSupported(): boolean {
 /** The coordinator's young generation, as the bin's shebang and the npm scripts give it (cli.ts says why). */
 const SEMI_SPACE = '--max-semi-space-size=4';
 
+/** The young generation the bin's shebang and the npm scripts give: two semi-spaces of 4 MiB. */
+const CAPPED_NEW_SPACE_BYTES = 2 * 4 * 1024 * 1024;
+
+/**
+ * The young generation's cap for a start that had no `--max-semi-space-size` (`node dist/download.js`
+ * typed as is: no shebang's flag applies), so that every way of starting a command keeps the
+ * coordinator's memory alike. V8 fixes the young generation's maximum when the process starts; what
+ * it still reads while running is the factor it grows by, from 1 MiB semi-spaces, when a collection
+ * finds it too small. So it is grown here, at once, to the flag's 4 MiB (a factor of 4, and a few
+ * short-lived arrays that survive a collection or two), and then held there (a factor of 1). Smaller
+ * is no answer: at 1 MiB a run's short-lived objects are promoted and the old generation grows with
+ * the runs instead. Should V8 shrink it later (a long idle), it stays smaller.
+ */
+export function capYoungGeneration(execArgv: readonly string[], env: NodeJS.ProcessEnv = process.env): void {
+  const given = (args: readonly string[]) => args.some((a) => a.replace(/_/g, '-').startsWith('--max-semi-space-size'));
+  if (given(execArgv) || given((env.NODE_OPTIONS ?? '').split(/\s+/))) return;
+  const v8 = process.getBuiltinModule('node:v8');
+  const newSpaceBytes = () => v8.getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')?.space_size ?? Infinity;
+  v8.setFlagsFromString('--semi-space-growth-factor=4');
+  // 512 KiB of arrays a round, each small enough for the young generation, kept until it has grown
+  // (two rounds here); bounded, should a V8 grow it otherwise.
+  const survivors: number[][] = [];
+  for (let round = 0; round < 64 && newSpaceBytes() < CAPPED_NEW_SPACE_BYTES; round++) {
+    for (let i = 0; i < 16; i++) survivors.push(new Array<number>(4096).fill(round));
+  }
+  v8.setFlagsFromString('--semi-space-growth-factor=1');
+}
+
 /** The re-run's arguments: this one's Node flags (and the young generation's, unless one was given), entry and options. */
 export function rerunArgs(execArgv: readonly string[], argv: readonly string[]): string[] {
   // `node dist/cli.js` on an old Node has no shebang's flag: the re-run gets it.
