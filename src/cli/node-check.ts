@@ -101,30 +101,46 @@ export function nodeIsSupported(): boolean {
 /** The coordinator's young generation, as the bin's shebang and the npm scripts give it (cli.ts says why). */
 const SEMI_SPACE = '--max-semi-space-size=4';
 
-/** The young generation the bin's shebang and the npm scripts give: two semi-spaces of 4 MiB. */
+/** The young generation the bin's shebang and the npm scripts give: two semi-spaces of 4 MiB (V8's new_space size). */
 const CAPPED_NEW_SPACE_BYTES = 2 * 4 * 1024 * 1024;
 
 /**
  * The young generation's cap for a start that had no `--max-semi-space-size` (`node dist/download.js`
  * typed as is: no shebang's flag applies), so that every way of starting a command keeps the
  * coordinator's memory alike. V8 fixes the young generation's maximum when the process starts; what
- * it still reads while running is the factor it grows by, from 1 MiB semi-spaces, when a collection
- * finds it too small. So it is grown here, at once, to the flag's 4 MiB (a factor of 4, and a few
- * short-lived arrays that survive a collection or two), and then held there (a factor of 1). Smaller
- * is no answer: at 1 MiB a run's short-lived objects are promoted and the old generation grows with
- * the runs instead. Should V8 shrink it later (a long idle), it stays smaller.
+ * it still reads while running is the factor it grows by when a collection finds it too small. So
+ * the factor is 1 (it never grows by itself), and it is grown here to the flag's 4 MiB semi-spaces:
+ * at once, and again after any collection that finds V8 has shrunk it (as V8 does in a quiet spell;
+ * with the flag it would grow back). Smaller is no answer: at 1 MiB a run's short-lived objects are
+ * promoted and the old generation grows with the runs instead.
  */
 export function capYoungGeneration(execArgv: readonly string[], env: NodeJS.ProcessEnv = process.env): void {
   const given = (args: readonly string[]) => args.some((a) => a.replace(/_/g, '-').startsWith('--max-semi-space-size'));
   if (given(execArgv) || given((env.NODE_OPTIONS ?? '').split(/\s+/))) return;
   const v8 = process.getBuiltinModule('node:v8');
-  const newSpaceBytes = () => v8.getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')?.space_size ?? Infinity;
-  v8.setFlagsFromString('--semi-space-growth-factor=4');
-  // 512 KiB of arrays a round, each small enough for the young generation, kept until it has grown
-  // (two rounds here); bounded, should a V8 grow it otherwise.
-  const survivors: number[][] = [];
-  for (let round = 0; round < 64 && newSpaceBytes() < CAPPED_NEW_SPACE_BYTES; round++) {
-    for (let i = 0; i < 16; i++) survivors.push(new Array<number>(4096).fill(round));
+  growYoungGeneration(v8);
+  const { PerformanceObserver } = process.getBuiltinModule('node:perf_hooks');
+  new PerformanceObserver(() => growYoungGeneration(v8)).observe({ entryTypes: ['gc'] });
+}
+
+/**
+ * Grows the young generation to the flag's size in one step of V8's own: the factor that takes a
+ * semi-space there exactly (capacities are powers of two), and short-lived arrays, each small enough
+ * for the young generation, kept until a collection or two have grown it; then the factor is 1
+ * again. Bounded, should a V8 not grow it so.
+ */
+function growYoungGeneration(v8: typeof import('node:v8')): void {
+  const newSpace = () => v8.getHeapSpaceStatistics().find((space) => space.space_name === 'new_space');
+  // Both semi-spaces once grown (a fresh one reports one): the flag's size is reached exactly.
+  const grown = () => (newSpace()?.space_size ?? Infinity) >= CAPPED_NEW_SPACE_BYTES;
+  if (!grown()) {
+    const space = newSpace()!;
+    const semiSpaceBytes = space.space_used_size + space.space_available_size;
+    v8.setFlagsFromString(`--semi-space-growth-factor=${2 ** Math.max(0, Math.round(Math.log2(CAPPED_NEW_SPACE_BYTES / 2 / semiSpaceBytes)))}`);
+    const survivors: number[][] = [];
+    for (let round = 0; round < 64 && !grown(); round++) {
+      for (let i = 0; i < 16; i++) survivors.push(new Array<number>(4096).fill(round));
+    }
   }
   v8.setFlagsFromString('--semi-space-growth-factor=1');
 }
