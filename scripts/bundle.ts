@@ -101,6 +101,25 @@ async function packHistograms(dist: string): Promise<void> {
 }
 
 /**
+ * Left out of the packed winston: @dabh/diagnostics (winston's own debug output, for its developers:
+ * a no-op here), @colors/colors (logform's colorize, which the logger's format never calls; its level
+ * config only records colors) and readable-stream (a copy of Node's own streams, which every process
+ * has loaded already: node:stream stands in). Their code ran at every process's first log line.
+ */
+const noWinstonExtras: Plugin = {
+  name: 'no-winston-extras',
+  setup(b) {
+    b.onResolve({ filter: /^(@dabh\/diagnostics|@colors\/colors(\/safe)?|readable-stream(\/lib\/_stream_writable\.js)?)$/ }, (args) => ({ path: args.path, namespace: 'no-winston-extras' }));
+    b.onLoad({ filter: /.*/, namespace: 'no-winston-extras' }, (args) => ({
+      contents: args.path.startsWith('@dabh/') ? 'module.exports = () => { const debug = () => {}; debug.enabled = false; return debug; };'
+        : args.path === 'readable-stream' ? "module.exports = require('node:stream');"
+          : args.path.startsWith('readable-stream/') ? "module.exports = require('node:stream').Writable;" : 'module.exports = {};',
+      loader: 'js',
+    }));
+  },
+};
+
+/**
  * The parts of winston that log/logger.ts uses (the logger, the transport base, logform's format)
  * with everything they require packed into one CommonJS file beside logger.js: loaded at a process's
  * first log line, one compile-cached file to read instead of ~90 resolved one by one. logger.ts
@@ -120,6 +139,7 @@ async function packWinston(dist: string): Promise<void> {
     platform: 'node',
     target: 'node22',
     logLevel: 'warning',
+    plugins: [noWinstonExtras],
   });
 }
 
