@@ -11,8 +11,6 @@ import { capYoungGeneration, nodeIsSupported } from './cli/node-check.js';
 const NAMES = ['download', 'upload', 'report', 'compare', 'sweep', 'tune', 'collect', 'k8s-manifest', 'emulate'] as const;
 
 if (nodeIsSupported()) {
-  // Typed as `node dist/cli.js`, the shebang's flag does not apply: the same cap, at run time.
-  capYoungGeneration(process.execArgv);
   useCompileCache();
   const [command, ...rest] = process.argv.slice(2);
   const names = NAMES.join(', ');
@@ -26,6 +24,8 @@ if (nodeIsSupported()) {
     process.stderr.write(`blob-cacher: unknown command "${command}"; use one of: ${names}\n`);
     process.exitCode = 2;
   } else {
+    // Typed as `node dist/cli.js`, the shebang's flag does not apply: the same cap, at run time.
+    capYoungGeneration(process.execArgv);
     // A download or an upload forks its first worker before it loads its own modules, not after
     // parsing its options: the worker's Node start and imports (~70 ms) overlap the coordinator's
     // (~100 ms) instead of following them. Options that turn out bad cost a worker that exits with
