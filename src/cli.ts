@@ -5,7 +5,7 @@
 // `blob-cacher <command> …`: one entry for every command. The commands' code (and every library it
 // loads) is imported only once a command is named: `--help` and an unknown command answer without it.
 import { useCompileCache } from './cli/compile-cache.js';
-import { nodeIsSupported } from './cli/node-check.js';
+import { capYoungGeneration, nodeIsSupported } from './cli/node-check.js';
 
 // Only these names are commands (`constructor` or `__proto__` is not).
 const NAMES = ['download', 'upload', 'report', 'compare', 'sweep', 'tune', 'collect', 'k8s-manifest', 'emulate', 'check'] as const;
@@ -27,6 +27,8 @@ if (nodeIsSupported()) {
     process.stderr.write(`blob-cacher: unknown command ${quotedValue(command)}; use one of: ${names}\n`);
     process.exitCode = 2;
   } else {
+    // Typed as `node dist/cli.js`, the shebang's flag does not apply: the same cap, at run time.
+    capYoungGeneration(process.execArgv);
     // A download or an upload forks its first worker before it loads its own modules, not after
     // parsing its options: the worker's Node start and imports (~70 ms) overlap the coordinator's
     // (~100 ms) instead of following them. Options that turn out bad cost a worker that exits with

@@ -1,10 +1,16 @@
 #!/usr/bin/env -S node --max-semi-space-size=4
-// `node dist/upload.js …`: the upload comparison (the Docker image's command).
+// `node dist/upload.js …`: the upload comparison (the Docker image's command), started as
+// `blob-cacher upload` is (cli.ts says why): the first worker forked before the command's modules
+// load, and those modules read from the one bundled file. Typed as `node dist/upload.js`, no shebang
+// flag applies: the young generation is capped at run time instead (node-check.ts).
 import { useCompileCache } from './cli/compile-cache.js';
-import { nodeIsSupported } from './cli/node-check.js';
+import { capYoungGeneration, nodeIsSupported } from './cli/node-check.js';
 
 if (nodeIsSupported()) {
+  capYoungGeneration(process.execArgv);
   useCompileCache();
-  const { main, uploadCommand } = await import('./cli/run-cli.js');
-  await main(uploadCommand, process.argv.slice(2));
+  const argv = process.argv.slice(2);
+  if (!argv.includes('--help') && !argv.includes('-h')) (await import('./workers/first-worker.js')).startFirstWorker();
+  const { main, uploadCommand } = await import('./cli/commands.js');
+  await main(uploadCommand, argv);
 }

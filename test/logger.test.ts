@@ -58,3 +58,41 @@ describe('logger', () => {
     expect(redact(`x ${key} y`)).toBe('x [redacted] y');
   });
 });
+
+describe('winston is the logger', () => {
+  const LEVELS = ['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly'] as const;
+
+  it('every line, at every level, goes through the process\'s one winston logger and comes out redacted', () => {
+    setLogLevel('silly');
+    const winston = log.winston();
+    const entered = vi.spyOn(winston, 'write');
+    const sig = 'c2lnbmF0dXJlLWZvci13aW5zdG9u';
+    for (const level of LEVELS) log[level](`${level} https://a/b?sv=1&sig=${sig}`, { connection: `AccountKey=${sig};` });
+    expect(entered).toHaveBeenCalledTimes(LEVELS.length);
+    expect(entered.mock.calls.map(([info]) => (info as { level: string }).level)).toEqual([...LEVELS]);
+    expect(lines).toHaveLength(LEVELS.length);
+    for (const [i, line] of lines.entries()) {
+      expect(line).toMatch(new RegExp(`^\\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z ${LEVELS[i]}: ${LEVELS[i]} https://a/b\\?sv=1&sig=\\[redacted\\] \\{"connection":"AccountKey=\\[redacted\\];"\\}\\n$`));
+      expect(line).not.toContain(sig);
+    }
+  });
+
+  it('writes nothing that winston did not: a line winston drops reaches no output', () => {
+    const winston = log.winston();
+    vi.spyOn(winston, 'write').mockImplementation(() => true);
+    for (const level of LEVELS) log[level]('dropped by winston');
+    expect(lines).toEqual([]);
+  });
+
+  it('follows the level set here, and below it winston is never asked', () => {
+    setLogLevel('warn');
+    const winston = log.winston();
+    expect(winston.level).toBe('warn');
+    const entered = vi.spyOn(winston, 'write');
+    log.info('no');
+    log.debug('no');
+    log.error('yes');
+    expect(entered).toHaveBeenCalledTimes(1);
+    expect(lines.map((l) => l.split(' ')[1])).toEqual(['error:']);
+  });
+});

@@ -45,8 +45,10 @@ const recorder = (dir: string) => `data:text/javascript,${encodeURIComponent(
   process.on('exit', () => writeFileSync(${JSON.stringify(dir)} + '/' + (process.send ? 'worker' : 'coordinator') + '-' + process.pid + '.json', JSON.stringify(loaded)));`,
 )}`;
 
-/** What neither process of a plain-URL download needs: the SDK, Azurite, winston, the HTML report, the SDK's kinds. */
-const NOT_FOR_A_URL = /node_modules\/(@azure\/(?!storage-blob\/package\.json)|azurite\/|winston)|\/report\/html|\/kinds\/sdk-/;
+/** What neither process of a plain-URL download needs: the SDK, Azurite, the HTML report, the SDK's kinds. */
+const NOT_FOR_A_URL = /node_modules\/(@azure\/(?!storage-blob\/package\.json)|azurite\/)|\/report\/html|\/kinds\/sdk-/;
+/** winston, as the package or as `npm run build` packs it: loaded at a process's first log line, and only then. */
+const WINSTON = /node_modules\/winston\/|\/log\/winston-parts\.cjs$/;
 
 describe('a plain-URL download loads only what it uses', () => {
   let server: Server;
@@ -67,9 +69,9 @@ describe('a plain-URL download loads only what it uses', () => {
   });
 
   /** Runs the download from `cli` (spawned, not spawnSync: the server is this process's); the modules each process loaded. */
-  async function download(cli: string, name: string): Promise<{ coordinator: string[]; workers: string[][] }> {
+  async function download(cli: string, name: string, command: string[] = ['download']): Promise<{ coordinator: string[]; workers: string[][] }> {
     const out = mkdtempSync(join(work, `${name}-loads-`));
-    const child = spawn(process.execPath, ['--import', recorder(out), cli, 'download', '--url', url, '--source-method', 'single', '--runs', '1', '--warmup', '0', '--results', join(out, 'results.json')], {
+    const child = spawn(process.execPath, ['--import', recorder(out), cli, ...command, '--url', url, '--source-method', 'single', '--runs', '1', '--warmup', '0', '--results', join(out, 'results.json')], {
       cwd: work, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' }, stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000,
     });
     let stdout = '';
@@ -80,6 +82,8 @@ describe('a plain-URL download loads only what it uses', () => {
     const code = await new Promise<number | null>((r) => child.on('close', r));
     expect(code, stderr).toBe(0);
     expect(stdout).toMatch(/Recommended: single/);
+    // Its log lines, through winston (the package, or packed by the build), in the shape they always had.
+    expect(stderr).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z info: target: url 127\.0\.0\.1:\d+$/m);
     const read = (f: string) => JSON.parse(readFileSync(join(out, f), 'utf8')) as string[];
     const files = readdirSync(out);
     return {
@@ -88,26 +92,36 @@ describe('a plain-URL download loads only what it uses', () => {
     };
   }
 
-  it('as tsc builds it: one worker, neither process loads the SDK, Azurite, winston or the HTML report', async () => {
+  it('as tsc builds it: one worker, neither process loads the SDK, Azurite or the HTML report, and winston only the coordinator, which logs', async () => {
     const { coordinator, workers } = await download(join(DIST, 'cli.js'), 'tsc');
     expect(workers.length).toBe(1);
     expect(workers[0]!.some((u) => u.endsWith('/kinds/get.js'))).toBe(true);
-    expect(workers[0]!.filter((u) => NOT_FOR_A_URL.test(u))).toEqual([]);
+    expect(workers[0]!.filter((u) => NOT_FOR_A_URL.test(u) || WINSTON.test(u))).toEqual([]);
     expect(coordinator.filter((u) => NOT_FOR_A_URL.test(u))).toEqual([]);
+    // Its `target:` and `results:` lines at the default level.
+    expect(coordinator.some((u) => WINSTON.test(u))).toBe(true);
   });
 
-  it('as `npm run build` bundles it: each process reads one file of ours past the entry, and the same holds', async () => {
-    // A copy of dist/ beside a package.json and node_modules, as in the project, bundled there.
+  /** A copy of dist/ beside a package.json and node_modules, as in the project, bundled there (once). */
+  let bundled: Promise<string> | undefined;
+  const bundledRoot = () => (bundled ??= (async () => {
     const root = join(work, 'bundled');
     cpSync(DIST, join(root, 'dist'), { recursive: true });
     cpSync(join(ROOT, 'package.json'), join(root, 'package.json'));
     symlinkSync(join(ROOT, 'node_modules'), join(root, 'node_modules'));
     await bundle(join(root, 'dist'));
+    return root;
+  })());
+
+  it('as `npm run build` bundles it: each process reads one file of ours past the entry, and the same holds', async () => {
+    const root = await bundledRoot();
     const { coordinator, workers } = await download(join(root, 'dist', 'cli.js'), 'bundled');
     const ours = (urls: string[]) => urls.filter((u) => u.startsWith(pathToFileURL(join(root, 'dist')).href)).map((u) => u.slice(pathToFileURL(join(root, 'dist')).href.length + 1));
     // The histogram code is one packed file (metrics/hdr-parts.cjs), loaded where histograms are made:
     // a one-request job's worker sends its record alone, and only the coordinator makes them.
-    expect(ours(coordinator)).toEqual(['cli.js', 'cli/compile-cache.js', 'cli/node-check.js', 'workers/first-worker.js', 'workers/entry.js', 'cli/commands.js', 'metrics/hdr-parts.cjs']);
+    // winston, packed into one file (log/winston-parts.cjs), loaded at the coordinator's first log line.
+    expect(ours(coordinator)).toEqual(['cli.js', 'cli/compile-cache.js', 'cli/node-check.js', 'workers/first-worker.js', 'workers/entry.js', 'cli/commands.js', 'log/winston-parts.cjs', 'metrics/hdr-parts.cjs']);
+    expect(coordinator.filter((u) => u.includes('node_modules/'))).toEqual([]);
     expect(workers.length).toBe(1);
     expect(ours(workers[0]!)).toEqual(['workers/worker.js']);
     // Nor node:fs/promises: the memory sink needs no file, and no scratch directory is made.
@@ -116,10 +130,20 @@ describe('a plain-URL download loads only what it uses', () => {
     // The raw client in both (the coordinator's preflight too): no node:http (nor its server half), no TLS for an http:// URL.
     expect(workers[0]!.filter((u) => /^node:(https?|tls)$/.test(u))).toEqual([]);
     expect(coordinator.filter((u) => /^node:(https?|tls)$/.test(u))).toEqual([]);
-    expect(workers[0]!.filter((u) => NOT_FOR_A_URL.test(u))).toEqual([]);
+    expect(workers[0]!.filter((u) => NOT_FOR_A_URL.test(u) || WINSTON.test(u))).toEqual([]);
     expect(coordinator.filter((u) => NOT_FOR_A_URL.test(u))).toEqual([]);
     // Nor node:crypto (4-7 ms a process): the worker's check hashes its 1 byte itself (payload/md5.ts),
     // the results file's temporary name is from /dev/urandom.
     expect([...workers[0]!, ...coordinator].filter((u) => u === 'node:crypto')).toEqual([]);
+  });
+
+  it('`node dist/download.js`, as the card types it, starts as `blob-cacher download` does: the early worker, then the one bundled file', async () => {
+    const root = await bundledRoot();
+    const dist = pathToFileURL(join(root, 'dist')).href;
+    const { coordinator, workers } = await download(join(root, 'dist', 'download.js'), 'download-js', []);
+    const ours = coordinator.filter((u) => u.startsWith(dist)).map((u) => u.slice(dist.length + 1));
+    expect(ours).toEqual(['download.js', 'cli/compile-cache.js', 'cli/node-check.js', 'workers/first-worker.js', 'workers/entry.js', 'cli/commands.js', 'log/winston-parts.cjs', 'metrics/hdr-parts.cjs']);
+    expect(workers.length).toBe(1);
+    expect(workers[0]!.filter((u) => u.startsWith(dist)).map((u) => u.slice(dist.length + 1))).toEqual(['workers/worker.js']);
   });
 });

@@ -18,6 +18,8 @@ const HELP_TARGET_MS = 60;
 const DOWNLOAD_TARGET_MS = 150;
 /** Issue 28: a cold 1-byte download within this many bare Node starts (`node -e 0`), paired by round. */
 const DOWNLOAD_TARGET_RATIO = 4.3;
+/** `node dist/download.js` (the card's own command line) within this ratio of `blob-cacher download`, paired by round. */
+const ENTRY_TARGET_RATIO = 1.1;
 const IMPORT_TIME = join(fileURLToPath(new URL('../peers/', import.meta.url)), 'import-time.ts');
 
 /** Packages the CLI uses, loaded alone in a fresh process (azurite: the deep path it loads). */
@@ -105,14 +107,21 @@ export async function startup(ctx: BenchContext, rounds: number) {
   const cmds: Cmd[] = [{ label: 'node -e 0 (Node itself)', args: ['-e', '0'] }];
   const help: Cmd[] = [];
   const download: Cmd[] = [];
+  let entry: Cmd | undefined;
   for (const [tag, dist] of builds) {
     const cli = join(dist, 'cli.js');
     help.push({ label: `blob-cacher --help${tag}`, args: [cli, '--help'] });
     cmds.push(help.at(-1)!, { label: `blob-cacher download --help${tag}`, args: [cli, 'download', '--help'] });
     if (ctx.nginx) {
       // One measured run and no warm-up: a cold start, not a session's stopping rule (which runs a 1-byte object ~100 times).
-      download.push({ label: `1-byte download${tag}`, args: [cli, 'download', '--url', ctx.nginx.url(oneByte), '--source-method', 'single', '--runs', '1', '--warmup', '0', '--results', results] });
+      const options = ['--url', ctx.nginx.url(oneByte), '--source-method', 'single', '--runs', '1', '--warmup', '0', '--results', results];
+      download.push({ label: `1-byte download${tag}`, args: [cli, 'download', ...options] });
       cmds.push(download.at(-1)!);
+      // The card's own command line for the same download, this build only.
+      if (!tag) {
+        entry = { label: '1-byte download, node dist/download.js', args: [join(dist, 'download.js'), ...options] };
+        cmds.push(entry);
+      }
     }
   }
   ctx.log(`case 8a: start-up, ${rounds} interleaved rounds of ${cmds.length} commands`);
@@ -146,6 +155,10 @@ export async function startup(ctx: BenchContext, rounds: number) {
       const over = median(walls.get(c)!.map((x, i) => x / node[i]!));
       s.goals.push({ what: `start-up: ${c.label} over \`node -e 0\``, ours: c.label, peer: 'node -e 0', ratio: NaN, reached: over <= DOWNLOAD_TARGET_RATIO, note: 'median of per-round ratios', valueText: `${over.toFixed(2)}x`, targetText: `<= ${DOWNLOAD_TARGET_RATIO}x` });
     }
+  }
+  if (entry) {
+    const ratio = median(walls.get(entry)!.map((x, i) => x / walls.get(download[0]!)![i]!));
+    s.goals.push({ what: 'start-up: `node dist/download.js` over `blob-cacher download`, 1-byte download', ours: entry.label, peer: download[0]!.label, ratio: NaN, reached: ratio <= ENTRY_TARGET_RATIO, note: 'median of per-round ratios', valueText: `${ratio.toFixed(2)}x`, targetText: `<= ${ENTRY_TARGET_RATIO}x` });
   }
   if (builds.length > 1) {
     // Paired by round: baseline wall / this build's wall (> 1: this build starts faster).

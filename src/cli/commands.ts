@@ -4,7 +4,8 @@
 // and emulate commands load lazily inside it, as before, and share its one copy of every module.
 import { collectCommand, compareCommand, downloadCommand, main, manifestCommand, reportCommand, sweepCommand, uploadCommand, type Command } from './run-cli.js';
 
-export { main };
+// The two commands dist/download.js and dist/upload.js run, by the names their --help gives.
+export { downloadCommand, main, uploadCommand };
 
 /** The commands by name; `name` is what their --help and errors call them. */
 export const COMMANDS: ReadonlyMap<string, Command> = new Map<string, Command>([

@@ -15,10 +15,10 @@ export interface CliRun {
   stderr(): string;
 }
 
-/** A clean environment (PATH and HOME, one run and no warm-up) plus `env`. */
-export function startCli(args: readonly string[], opts: { cwd: string; env?: Record<string, string>; limitMs?: number; detached?: boolean }): CliRun {
+/** A clean environment (PATH and HOME, one run and no warm-up) plus `env`; run by `node` (default: this Node). */
+export function startCli(args: readonly string[], opts: { cwd: string; env?: Record<string, string>; limitMs?: number; detached?: boolean; node?: string }): CliRun {
   const started = performance.now();
-  const child = spawn(process.execPath, [CLI_JS, ...args], {
+  const child = spawn(opts.node ?? process.execPath, [CLI_JS, ...args], {
     cwd: opts.cwd, env: { ...ONE_RUN, PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'], detached: opts.detached,
   });
   let stdout = '';
