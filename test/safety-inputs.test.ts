@@ -105,7 +105,7 @@ describe('control characters and limits on option values', () => {
     const run = await runCli(['\u001b]0;PWNED\u0007\u001b[2J\nforged line'], { cwd: await fresh() });
     const line = oneLine(run);
     expect(run.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f]/);
-    expect(line).toBe('blob-cacher: unknown command "\\x1b]0;PWNED\\x07\\x1b[2J\\nforged line"; use one of: download, upload, report, compare, sweep, tune, collect, k8s-manifest, emulate');
+    expect(line).toBe('blob-cacher: unknown command "\\x1b]0;PWNED\\x07\\x1b[2J\\nforged line"; use one of: download, upload, report, compare, sweep, tune, collect, k8s-manifest, emulate, check');
   });
 
   it('collect with every file under results/ left out says how many and why, not "results/ is empty"', () => {
