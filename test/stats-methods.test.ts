@@ -3,9 +3,11 @@
 // test, exact and by the normal approximation), so each keeps its own answers, n < 6 included, and a
 // move or a rename never changes a number the verdicts, the stopping rule or the bench print.
 import { describe, expect, it } from 'vitest';
-import { median } from '../src/analysis/stats.js';
-import { medianInterval, medianRankInterval, ratioInterval } from '../src/analysis/significance.js';
-import { medianInterval as signTestInterval } from '../bench/lib/paired.js';
+import { ratioInterval } from '../src/analysis/significance.js';
+import {
+  median, medianIntervalBootstrap, medianIntervalSignTestExact,
+  medianIntervalSignTestNormal,
+} from '../src/analysis/stats.js';
 
 const sorted = (v: readonly number[]) => [...v].sort((a, b) => a - b);
 const SIX = [12, 10, 11, 15, 9, 14];
@@ -24,16 +26,16 @@ describe('median', () => {
 
 describe('median interval by percentile bootstrap (seeded, so the same runs give the same interval)', () => {
   it('is a point for one value and spans the resampled medians from two on', () => {
-    expect(medianInterval([7])).toEqual({ low: 7, high: 7 });
-    expect(medianInterval([3, 1])).toEqual({ low: 1, high: 3 });
-    expect(medianInterval([5, 1, 4])).toEqual({ low: 1, high: 5 });
-    expect(medianInterval([2, 9, 4, 7, 1])).toEqual({ low: 1, high: 9 });
+    expect(medianIntervalBootstrap([7])).toEqual({ low: 7, high: 7 });
+    expect(medianIntervalBootstrap([3, 1])).toEqual({ low: 1, high: 3 });
+    expect(medianIntervalBootstrap([5, 1, 4])).toEqual({ low: 1, high: 5 });
+    expect(medianIntervalBootstrap([2, 9, 4, 7, 1])).toEqual({ low: 1, high: 9 });
   });
 
   it('gives the answers it gave before the library was gathered, from six values on', () => {
-    expect(medianInterval(SIX)).toEqual({ low: 9.5, high: 14.5 });
-    expect(medianInterval(NINE)).toEqual({ low: 0.97, high: 1.1 });
-    expect(medianInterval(SIXTEEN)).toEqual({ low: 99, high: 103 });
+    expect(medianIntervalBootstrap(SIX)).toEqual({ low: 9.5, high: 14.5 });
+    expect(medianIntervalBootstrap(NINE)).toEqual({ low: 0.97, high: 1.1 });
+    expect(medianIntervalBootstrap(SIXTEEN)).toEqual({ low: 99, high: 103 });
   });
 
   it('keeps the ratio-of-medians bootstrap, which shares its generator, where it was', () => {
@@ -49,14 +51,14 @@ describe('median interval by percentile bootstrap (seeded, so the same runs give
 describe('median interval from order statistics, sign test by the normal approximation', () => {
   it('has no answer below six values, where its ranks fall outside the sample', () => {
     for (const v of [[], [7], [3, 1], [5, 1, 4], [2, 9, 4, 7, 1]]) {
-      expect(medianRankInterval(sorted(v))).toBeUndefined();
+      expect(medianIntervalSignTestNormal(sorted(v))).toBeUndefined();
     }
   });
 
   it('takes the order statistics at ranks n/2 -+ 1.96 sqrt(n)/2', () => {
-    expect(medianRankInterval(sorted(SIX))).toEqual({ low: 9, high: 15 });
-    expect(medianRankInterval(sorted(NINE))).toEqual({ low: 0.97, high: 1.1 });
-    expect(medianRankInterval(sorted(SIXTEEN))).toEqual({ low: 99, high: 104 });
+    expect(medianIntervalSignTestNormal(sorted(SIX))).toEqual({ low: 9, high: 15 });
+    expect(medianIntervalSignTestNormal(sorted(NINE))).toEqual({ low: 0.97, high: 1.1 });
+    expect(medianIntervalSignTestNormal(sorted(SIXTEEN))).toEqual({ low: 99, high: 104 });
   });
 });
 
@@ -64,20 +66,21 @@ describe('median interval from order statistics, exact sign test (the bench\'s p
   it('below six values is the whole range, with the confidence it really has', () => {
     const interval = (v: number[], median: number, confidence: number) =>
       ({ n: v.length, median, low: Math.min(...v), high: Math.max(...v), confidence });
-    expect(signTestInterval([7])).toEqual(interval([7], 7, 0));
-    expect(signTestInterval(sorted([3, 1]))).toEqual(interval([3, 1], 2, 0.5));
-    expect(signTestInterval(sorted([5, 1, 4]))).toEqual(interval([5, 1, 4], 4, 0.75));
-    expect(signTestInterval(sorted([2, 9, 4, 7, 1]))).toEqual(interval([2, 9, 4, 7, 1], 4, 0.9375));
-    expect(signTestInterval([]).median).toBeNaN();
+    expect(medianIntervalSignTestExact([7])).toEqual(interval([7], 7, 0));
+    expect(medianIntervalSignTestExact(sorted([3, 1]))).toEqual(interval([3, 1], 2, 0.5));
+    expect(medianIntervalSignTestExact(sorted([5, 1, 4]))).toEqual(interval([5, 1, 4], 4, 0.75));
+    const five = [2, 9, 4, 7, 1];
+    expect(medianIntervalSignTestExact(sorted(five))).toEqual(interval(five, 4, 0.9375));
+    expect(medianIntervalSignTestExact([]).median).toBeNaN();
   });
 
   it('from six values on takes the innermost order statistics that still cover 95%', () => {
     // Confidence 1 - 2 P(Bin(n, 1/2) < k): tails C(6,0)/2^6, (C(9,0)+C(9,1))/2^9, C(16,0..3)/2^16.
-    expect(signTestInterval(sorted(SIX)))
+    expect(medianIntervalSignTestExact(sorted(SIX)))
       .toEqual({ n: 6, median: 11.5, low: 9, high: 15, confidence: 1 - 2 / 64 });
-    expect(signTestInterval(sorted(NINE)))
+    expect(medianIntervalSignTestExact(sorted(NINE)))
       .toEqual({ n: 9, median: 1.02, low: 0.97, high: 1.1, confidence: 1 - (2 * 10) / 512 });
-    expect(signTestInterval(sorted(SIXTEEN)))
+    expect(medianIntervalSignTestExact(sorted(SIXTEEN)))
       .toEqual({ n: 16, median: 101, low: 99, high: 104, confidence: 1 - (2 * 697) / 65536 });
   });
 });

@@ -8,9 +8,9 @@ import type { Environment, ResultsFile, RunRecord } from '../results/schema.js';
 import { runFailed } from '../results/schema.js';
 import { cellLabel } from '../results/label.js';
 import { analyze, type ContenderStats } from './analyze.js';
-import { ALPHA, mannWhitney, MIN_RUNS_FOR_SIGNIFICANCE, ratioInterval } from './significance.js';
+import { mannWhitney, MIN_RUNS_FOR_SIGNIFICANCE, ratioInterval } from './significance.js';
 import { significantlyFaster } from './significance.js';
-import { median } from './stats.js';
+import { ALPHA, median } from './stats.js';
 
 export const CHECK_SCHEMA_VERSION = 1;
 
