@@ -6,8 +6,7 @@ import { cellLabel, type ContenderStats } from './analyze.js';
 import { ratioInterval, significantlyFaster } from './significance.js';
 import { median, medianIntervalBootstrap, type Interval } from './stats.js';
 import { DOWNLOAD_OPTIONS, UPLOAD_OPTIONS } from '../config/options.js';
-import type { Cell, ResultsFile, ThrottleClass, TuneRecord } from '../results/schema.js';
-import type { Unit } from './unit.js';
+import type { Cell, ResultsFile, ThrottleClass, TuneRecord, Unit } from '../results/schema.js';
 
 /**
  * The least gain (a share of the median) that moves a tune to a cell asking for more, and the most
