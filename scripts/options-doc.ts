@@ -109,7 +109,7 @@ if (import.meta.main) {
   });
   const options = (await built('config/options.js')) as typeof OptionsModule;
   const { formatBytes } = (await built('config/sizes.js')) as { formatBytes: (bytes: number) => string };
-  const { formatDurationExact } = (await built('config/durations.js')) as Pick<OptionSources, 'formatDurationExact'>;
-  writeFileSync(join(root, DOC_PATH), renderOptionsDoc({ options, formatBytes, formatDurationExact }));
+  const durations = (await built('config/durations.js')) as Pick<OptionSources, 'formatDurationExact'>;
+  writeFileSync(join(root, DOC_PATH), renderOptionsDoc({ options, formatBytes, ...durations }));
   console.log(`wrote ${DOC_PATH}`);
 }
