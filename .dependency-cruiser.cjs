@@ -6,8 +6,8 @@
 /**
  * Layers, top to bottom: each may import only the layers below it (and itself). A layer is a folder,
  * except where a folder's leaf files are vocabulary every layer names: the plan's items and file
- * names, the config's errors, sizes, closed choices and credentials, the seed's content, scratch
- * directories and the MD5 of small inputs. Fixture making (payload/fixtures, url-fixtures) writes through storage and reads the
+ * names, the config's errors, sizes, durations, closed choices and credentials, the seed's content,
+ * scratch directories and the MD5 of small inputs. Fixture making (payload/fixtures, url-fixtures) writes through storage and reads the
  * strategies' fixture sets, so it sits above both.
  */
 const LAYERS = [
@@ -18,7 +18,7 @@ const LAYERS = [
   ['tune', '^src/tune/'],
   ['analysis', '^src/analysis/'],
   ['workers', '^src/workers/'],
-  ['config', '^src/config/(?!(errors|sizes|choices|credentials)\\.ts$)'],
+  ['config', '^src/config/(?!(errors|sizes|durations|choices|credentials)\\.ts$)'],
   ['fixtures', '^src/payload/(fixtures|url-fixtures)\\.ts$'],
   ['strategies', '^src/strategies/'],
   ['kinds', '^src/kinds/'],
@@ -28,7 +28,7 @@ const LAYERS = [
   ['transport', '^src/transport/(?!node-http\\.ts$)'],
   ['emulate', '^src/emulate/'],
   ['log', '^src/log/'],
-  ['vocabulary', '^src/(plan/|config/(errors|sizes|choices|credentials)\\.ts$|payload/(content|scratch|md5)\\.ts$|transport/node-http\\.ts$)'],
+  ['vocabulary', '^src/(plan/|config/(errors|sizes|durations|choices|credentials)\\.ts$|payload/(content|scratch|md5)\\.ts$|transport/node-http\\.ts$)'],
 ];
 
 const layerRules = LAYERS.slice(1).map(([name, path], i) => ({

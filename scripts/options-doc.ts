@@ -12,6 +12,7 @@ import type * as OptionsModule from '../src/config/options.ts';
 export interface OptionSources {
   options: typeof OptionsModule;
   formatBytes: (bytes: number) => string;
+  formatDurationExact: (ms: number) => string;
 }
 
 type Spec = OptionsModule.AnyOption;
@@ -48,7 +49,7 @@ function shownDefault(spec: Spec, src: OptionSources): string {
   if (value === undefined || spec.secret) return '';
   if (typeof value === 'object' && value !== null) return '';
   if (spec.key.endsWith('Bytes') && typeof value === 'number') return src.formatBytes(value).replace(' ', '');
-  if (spec.valueName === 'duration' && typeof value === 'number') return src.options.formatDuration(value);
+  if (spec.valueName === 'duration' && typeof value === 'number') return src.formatDurationExact(value);
   return String(value);
 }
 
@@ -108,6 +109,7 @@ if (import.meta.main) {
   });
   const options = (await built('config/options.js')) as typeof OptionsModule;
   const { formatBytes } = (await built('config/sizes.js')) as { formatBytes: (bytes: number) => string };
-  writeFileSync(join(root, DOC_PATH), renderOptionsDoc({ options, formatBytes }));
+  const durations = (await built('config/durations.js')) as Pick<OptionSources, 'formatDurationExact'>;
+  writeFileSync(join(root, DOC_PATH), renderOptionsDoc({ options, formatBytes, ...durations }));
   console.log(`wrote ${DOC_PATH}`);
 }

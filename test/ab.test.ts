@@ -4,7 +4,8 @@
 // Runs are measured once per server; the trials draw disjoint sets of 10 from them.
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ALPHA, mannWhitney, significantlyFaster } from '../src/analysis/significance.js';
+import { mannWhitney, significantlyFaster } from '../src/analysis/significance.js';
+import { ALPHA } from '../src/analysis/stats.js';
 import type { DownloadConfig } from '../src/config/load.js';
 import { runDownload } from '../src/engine/download.js';
 import { runFailed } from '../src/results/schema.js';

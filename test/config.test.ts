@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../src/config/errors.js';
 import { readSources } from '../src/cli/sources.js';
 import { buildProgram, loadDownloadConfig, loadUploadConfig, parseFlags, type DownloadConfig } from '../src/config/load.js';
-import { DOWNLOAD_OPTIONS, formatDuration, isTestOnly, LEGACY_ENV_NAMES, UPLOAD_OPTIONS } from '../src/config/options.js';
+import { formatDurationExact } from '../src/config/durations.js';
+import { DOWNLOAD_OPTIONS, isTestOnly, LEGACY_ENV_NAMES, UPLOAD_OPTIONS } from '../src/config/options.js';
 import { expectOneLine, runCliIn, type CliResult } from './helpers/bad-input.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -367,8 +368,8 @@ describe('--help', () => {
     const flat = r.stdout.replace(/\s+/g, ' ');
     expect(flat).toMatch(/--timeout <duration> [^(]*\(30s, 500ms; at most 24h\) \[env BLOB_CACHER_TIMEOUT\] \(default 30s\)/);
     for (const spec of DOWNLOAD_OPTIONS.filter((o) => o.valueName === 'duration' && typeof o.defaultValue === 'number')) {
-      expect(flat, spec.flag).toContain(`(default ${formatDuration(spec.defaultValue as number)})`);
-      expect(formatDuration(spec.defaultValue as number), spec.flag).toMatch(/^\d+(ms|s|m|h)$/);
+      expect(flat, spec.flag).toContain(`(default ${formatDurationExact(spec.defaultValue as number)})`);
+      expect(formatDurationExact(spec.defaultValue as number), spec.flag).toMatch(/^\d+(ms|s|m|h)$/);
     }
   });
 

@@ -80,7 +80,7 @@ describe('image contract: the CMD with only environment variables', () => {
     const run = spawnSync(process.execPath, args, { cwd, env, encoding: 'utf8', timeout: 120_000 });
     expect(run.stderr).not.toMatch(/\n\s+at /);
     expect(run.status).toBe(0);
-    expect(run.stdout).toMatch(/2 process\(es\) x 4 socket\(s\); small files 50 x 9\.8 KiB/);
+    expect(run.stdout).toMatch(/2 process\(es\) x 4 socket\(s\); small files 50 x 9\.77 KiB/);
     expect(run.stdout).toMatch(/small-files: duration [\d.]+ ms, count 50, wait [\d.]+%.*firstByte [\d.]+%, download [\d.]+%/);
     // The image's defaults are the user's: at least 5 measured runs and 3 s, after a warm-up.
     // Rank, contender, time, ops/s, one request per file.

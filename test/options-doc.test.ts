@@ -5,11 +5,12 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import * as options from '../src/config/options.js';
+import { formatDurationExact } from '../src/config/durations.js';
 import { formatBytes } from '../src/config/sizes.js';
 import { DOC_PATH, renderOptionsDoc } from '../scripts/options-doc.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
-const rendered = renderOptionsDoc({ options, formatBytes });
+const rendered = renderOptionsDoc({ options, formatBytes, formatDurationExact });
 
 describe('docs/options.md', () => {
   it('is what scripts/options-doc.ts makes from src/config/options.ts (else: npm run build && node scripts/options-doc.ts)', () => {

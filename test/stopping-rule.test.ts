@@ -5,7 +5,8 @@ import { readFile } from 'node:fs/promises';
 import type http from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { medianRankInterval, medianWithin } from '../src/analysis/significance.js';
+import { medianWithin } from '../src/analysis/significance.js';
+import { medianIntervalSignTestNormal } from '../src/analysis/stats.js';
 import { loadDownloadConfig } from '../src/config/load.js';
 import { DEFAULT_MAX_RUNS } from '../src/config/options.js';
 import { RunsUntilTime } from '../src/engine/until-time.js';
@@ -20,9 +21,9 @@ describe('the median\'s interval from order statistics', () => {
   it('takes the binomial ranks n/2 -+ 1.96 sqrt(n)/2, and has none below 6 values', () => {
     const sorted = Array.from({ length: 100 }, (_, i) => i + 1);
     // n = 100: ranks 40 and 61 (1-based), as the tables give.
-    expect(medianRankInterval(sorted)).toEqual({ low: 40, high: 61 });
-    expect(medianRankInterval([1, 2, 3, 4, 5])).toBeUndefined();
-    expect(medianRankInterval([1, 2, 3, 4, 5, 6])).toEqual({ low: 1, high: 6 });
+    expect(medianIntervalSignTestNormal(sorted)).toEqual({ low: 40, high: 61 });
+    expect(medianIntervalSignTestNormal([1, 2, 3, 4, 5])).toBeUndefined();
+    expect(medianIntervalSignTestNormal([1, 2, 3, 4, 5, 6])).toEqual({ low: 1, high: 6 });
   });
 
   it('is within +-2% for tight values and not for spread ones, in any order', () => {

@@ -4,7 +4,7 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DownloadConfig } from '../src/config/load.js';
-import type { HttpClient } from '../src/config/options.js';
+import type { HttpClientName } from '../src/config/options.js';
 import { runDownload } from '../src/engine/download.js';
 import { setLogLevel } from '../src/log/logger.js';
 import { close, deterministicBuffer, listen } from './helpers/http-servers.js';
@@ -44,7 +44,7 @@ beforeAll(async () => {
 });
 afterAll(() => close(server));
 
-const config = (trace: boolean, httpClient: HttpClient): DownloadConfig => testConfig('download', {
+const config = (trace: boolean, httpClient: HttpClientName): DownloadConfig => testConfig('download', {
   logLevel: 'error', sourceMethod: 'single', concurrency: 1, fileSizeBytes: 0, processes: 1, maxSockets: 1,
   sink: 'discard', bufferSizeBytes: 64 * 1024, httpClient, container: 'unused', cleanup: false, credentials: { kind: 'url', url },
   runs: 3, warmup: 0, format: 'console', maxRetries: 0, timeoutMs: 5000, trace,

@@ -3,7 +3,7 @@
 // time, stop growing where throttling begins, and never pick a throttled cell while another exists.
 import { describe, expect, it } from 'vitest';
 import { throttleClassOf } from '../src/transport/answer.js';
-import { medianInterval } from '../src/analysis/significance.js';
+import { medianIntervalBootstrap } from '../src/analysis/stats.js';
 import { median } from '../src/analysis/stats.js';
 import { tuneAxes } from '../src/tune/axes.js';
 import { tuneLines } from '../src/report/tune.js';
@@ -211,7 +211,7 @@ describe('tune search', () => {
     const byMedian = measured.sort((a, b) => median(a.measure.runMs) - median(b.measure.runMs));
     const fastest = byMedian[0]!.measure.runMs;
     // Within what the fastest's own runs allow (its 95% interval, or 2%): not slower as measured.
-    const allowed = Math.max(1.02 * median(fastest), medianInterval(fastest).high);
+    const allowed = Math.max(1.02 * median(fastest), medianIntervalBootstrap(fastest).high);
     expect(median(best.measure.runMs)).toBeLessThanOrEqual(allowed);
     // Before, the walk to fewer resources on "no significant difference" ended at 1 x 1 x 1.
     const least = { '--processes': '1', '--max-sockets': '1', '--concurrency': '1' };

@@ -1,6 +1,7 @@
-// Pure units: human sizes, byte-range plans and the split of work over worker processes.
+// Pure units: human sizes and durations, byte-range plans and the split of work over worker processes.
 import { describe, expect, it } from 'vitest';
-import { parseSizeBytes } from '../src/config/sizes.js';
+import { formatDuration } from '../src/config/durations.js';
+import { formatBytes, parseSizeBytes } from '../src/config/sizes.js';
 import { splitRanges } from '../src/strategies/ranges.js';
 import type { ByteRange } from '../src/plan/items.js';
 import { splitFairly } from './helpers/split.js';
@@ -41,6 +42,37 @@ function expectEvenCover(ranges: ByteRange[], sizeBytes: number): void {
   const lengths = ranges.map((r) => r.lengthBytes);
   expect(Math.max(...lengths) - Math.min(...lengths)).toBeLessThanOrEqual(1);
 }
+
+describe('formatBytes, the one byte formatter of messages and reports', () => {
+  it.each([
+    [512, '512 B'],
+    [64 * 1024, '64 KiB'],
+    [1.5 * MiB, '1.5 MiB'],
+    [1.25 * MiB, '1.25 MiB'],
+    [150.5 * MiB, '151 MiB'],
+    [4000 * MiB, '3.91 GiB'],
+  ])('writes %d bytes as %s: three significant figures at most, no trailing zeros', (bytes, text) => {
+    expect(formatBytes(bytes)).toBe(text);
+  });
+
+  it('reads back through parseSizeBytes where it is exact', () => {
+    for (const b of [512, 64 * 1024, 1.5 * MiB, 1.25 * MiB]) {
+      expect(parseSizeBytes(formatBytes(b).replace(' ', ''))).toBe(b);
+    }
+  });
+});
+
+describe('formatDuration, the one duration formatter of messages and reports', () => {
+  it.each([
+    [5000, '5 s'],
+    [0, '0 s'],
+    [250, '250 ms'],
+    [1500, '1.50 s'],
+    [12_345, '12.35 s'],
+  ])('writes %d ms as %s', (ms, text) => {
+    expect(formatDuration(ms)).toBe(text);
+  });
+});
 
 describe('splitRanges', () => {
   it('gives an empty blob one empty range', () => {

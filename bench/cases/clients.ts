@@ -6,7 +6,8 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { alternate } from '../lib/alternate.ts';
 import { section, type BenchContext } from '../lib/context.ts';
-import { medianInterval, pairedRatios, ratioText } from '../lib/paired.ts';
+import { medianIntervalSignTestExact } from '../../src/analysis/stats.ts';
+import { pairedRatios, ratioText } from '../lib/paired.ts';
 import { clientLoop } from '../lib/peers.ts';
 import { evaluate, rowsTable } from '../lib/report.ts';
 import { MiB, withHooks, type Contender, type Row, type Sample } from '../lib/sample.ts';
@@ -70,8 +71,8 @@ export async function clients(ctx: BenchContext, pairedRuns: number) {
     const raw = rows[0]!;
     for (const peer of rows.slice(1)) {
       const clientName = peer.label.split(':')[0]!;
-      const paired = medianInterval(pairedRatios(peer, raw, serverMs));
-      ratioRows.push([sc.what, `raw / ${clientName.replace(/^ours /, '')}`, ratioText(paired), ratioText(medianInterval(pairedRatios(peer, raw, ownMs)))]);
+      const paired = medianIntervalSignTestExact(pairedRatios(peer, raw, serverMs));
+      ratioRows.push([sc.what, `raw / ${clientName.replace(/^ours /, '')}`, ratioText(paired), ratioText(medianIntervalSignTestExact(pairedRatios(peer, raw, ownMs)))]);
       const goal = evaluate({
         what: `${sc.what}: our raw client vs ${clientName.replace(/^ours /, '')}`, ours: [raw.label], peer: peer.label,
         atLeast: clientName.startsWith('undici') ? 1.0 : undefined,

@@ -8,7 +8,7 @@ import type { ResultsFile } from '../../dist/results/schema.js';
 import { section, type BenchContext } from '../lib/context.ts';
 import { DIST_DIR } from '../lib/ours.ts';
 import { runProcess, tail } from '../lib/proc.ts';
-import { median } from '../lib/sample.ts';
+import { median } from '../../src/analysis/stats.ts';
 
 const SIZES_MIB = [16, 80, 320];
 const STRATEGIES = ['single', 'chunked', 'sdk'];

@@ -9,10 +9,11 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { section, tool, type BenchContext } from '../lib/context.ts';
 import { DIST_DIR } from '../lib/ours.ts';
-import { medianInterval, pairedRatios, ratioText } from '../lib/paired.ts';
+import { pairedRatios, ratioText } from '../lib/paired.ts';
 import { runProcess, tail } from '../lib/proc.ts';
 import { keyValueTable } from '../lib/report.ts';
-import { median, type Row, type Sample } from '../lib/sample.ts';
+import { median, medianIntervalSignTestExact } from '../../src/analysis/stats.ts';
+import type { Row, Sample } from '../lib/sample.ts';
 
 const HELP_TARGET_MS = 60;
 const DOWNLOAD_TARGET_MS = 150;
@@ -165,7 +166,7 @@ export async function startup(ctx: BenchContext, rounds: number) {
     const asRow = (c: Cmd): Row => ({ samples: walls.get(c)!.map((v) => ({ ok: true, transferMs: v }) as Sample) }) as Row;
     const pairs = [[help[0], help[1]], [download[0], download[1]]].filter((p): p is [Cmd, Cmd] => !!p[0] && !!p[1]);
     s.tables.push(keyValueTable(pairs.map(([now, base]) => [
-      `${now.label}: baseline build / this build`, ratioText(medianInterval(pairedRatios(asRow(base), asRow(now), (x) => x.transferMs))),
+      `${now.label}: baseline build / this build`, ratioText(medianIntervalSignTestExact(pairedRatios(asRow(base), asRow(now), (x) => x.transferMs))),
     ] as const)));
   }
 

@@ -10,7 +10,7 @@ import type { ResultsFile } from '../../dist/results/schema.js';
 import { section, type BenchContext } from '../lib/context.ts';
 import { DIST_DIR } from '../lib/ours.ts';
 import { runProcess, tail } from '../lib/proc.ts';
-import { median } from '../lib/sample.ts';
+import { median } from '../../src/analysis/stats.ts';
 
 const MiB = 1024 * 1024;
 const STALLS = { every: 50, stallMs: 500, at: 'first-byte' as const, seed: 29 };

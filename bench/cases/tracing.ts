@@ -9,7 +9,8 @@ import { section, type BenchContext } from '../lib/context.ts';
 import { distImport, ours } from '../lib/ours.ts';
 import { pairedRatios, quartiles } from '../lib/paired.ts';
 import { keyValueTable, rowsTable } from '../lib/report.ts';
-import { median, MiB, type Row, type Sample } from '../lib/sample.ts';
+import { median } from '../../src/analysis/stats.ts';
+import { MiB, type Row, type Sample } from '../lib/sample.ts';
 import { FILE_COUNT, smallFiles } from './uploads.ts';
 
 const TRACING_BUDGET = 0.03;

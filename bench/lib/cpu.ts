@@ -3,8 +3,9 @@
 // count for its process (proc.ts `cpu`). On a shared machine CPU is the measure that holds where
 // wall time does not; the verdict is the ratio's per-round median and its interval.
 import type { GoalResult } from './report.ts';
-import { median, MiB, type Row, type Sample } from './sample.ts';
-import { medianInterval, pairedRatios, ratioText, roundsToTell } from './paired.ts';
+import { MiB, type Row, type Sample } from './sample.ts';
+import { median, medianIntervalSignTestExact } from '../../src/analysis/stats.ts';
+import { pairedRatios, ratioText, roundsToTell } from './paired.ts';
 
 export type CpuUnit = 'request' | 'MiB';
 
@@ -32,7 +33,7 @@ export function cpuGoal(what: string, unit: CpuUnit, ours: Row | undefined, peer
   const p = median(values(peer));
   const base = { what, ours: ours?.label ?? '—', peer: peer?.label ?? '—', targetText: `<= the peer's CPU per ${unit}` };
   const ratios = pairedRatios(ours, peer, per);
-  const rounds = medianInterval(ratios);
+  const rounds = medianIntervalSignTestExact(ratios);
   if (!Number.isFinite(o / p) || !rounds.n) return { ...base, ratio: NaN, reached: undefined, note: '', valueText: 'not measured' };
   const told = rounds.confidence >= 0.95 && (rounds.high <= 1 || rounds.low > 1);
   const more = roundsToTell(ratios);

@@ -1,7 +1,9 @@
 // Paired comparisons of two contenders that ran in the same rounds (alternate() runs every
 // contender once per round): round i's a_i / b_i cancels the drift a shared machine has from minute
-// to minute. The median of those ratios gets a distribution-free interval from order statistics.
-import { median, type Row, type Sample } from './sample.ts';
+// to minute. The median of those ratios gets a distribution-free interval from order statistics
+// (medianIntervalSignTestExact of the statistics library).
+import { median, type MedianInterval } from '../../src/analysis/stats.ts';
+import type { Row, Sample } from './sample.ts';
 
 /** a_i / b_i over the rounds both measured, sorted. */
 export function pairedRatios(a: Row | undefined, b: Row | undefined, measure: (s: Sample) => number | undefined): number[] {
@@ -19,40 +21,6 @@ export function quartiles(sorted: readonly number[]): [number, number] {
   return sorted.length ? [sorted[Math.floor((sorted.length - 1) / 4)]!, sorted[Math.ceil((3 * (sorted.length - 1)) / 4)]!] : [NaN, NaN];
 }
 
-export interface MedianInterval {
-  n: number;
-  median: number;
-  /** The order statistics around the median that cover it with at least `confidence` (sign test). */
-  low: number;
-  high: number;
-  confidence: number;
-}
-
-/** P(X <= k) for X ~ Binomial(n, 1/2). */
-function binomialCdf(n: number, k: number): number {
-  let term = 0.5 ** n;
-  let sum = term;
-  for (let i = 1; i <= k; i++) {
-    term = (term * (n - i + 1)) / i;
-    sum += term;
-  }
-  return sum;
-}
-
-/**
- * Median of sorted values with its ~95% interval: [x_(k), x_(n+1-k)] for the largest k where
- * P(Bin(n, 1/2) < k) <= 2.5%. Below n = 6 no such k exists: the interval is the whole range.
- */
-export function medianInterval(sorted: readonly number[]): MedianInterval {
-  const n = sorted.length;
-  if (!n) return { n, median: NaN, low: NaN, high: NaN, confidence: NaN };
-  const mid = Math.floor(n / 2);
-  const median = n % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-  let k = 1;
-  while (k + 1 <= mid && binomialCdf(n, k) <= 0.025) k++;
-  return { n, median, low: sorted[k - 1]!, high: sorted[n - k]!, confidence: 1 - 2 * binomialCdf(n, k - 1) };
-}
-
 /** "1.23x (95% CI 1.10–1.31, n 9)"; ~ when the interval holds 1 (no difference told). */
 export function ratioText(m: MedianInterval): string {
   if (!m.n) return '—';
@@ -60,7 +28,7 @@ export function ratioText(m: MedianInterval): string {
   return `${m.median.toFixed(2)}x${same} (${(m.confidence * 100).toFixed(0)}% CI ${m.low.toFixed(2)}–${m.high.toFixed(2)}, n ${m.n})`;
 }
 
-/** The fewest rounds whose sign-test interval of the median reaches 95% (medianInterval). */
+/** The fewest rounds whose sign-test interval of the median reaches 95% (medianIntervalSignTestExact). */
 export const MIN_ROUNDS = 6;
 
 /**

@@ -1,5 +1,6 @@
 // What one run of one contender measured, and the medians over runs. A contender whose tool is
 // missing is `skipped` with the reason: it is never reported as zero.
+import { median } from '../../src/analysis/stats.ts';
 import type { RunRecord } from '../../dist/results/schema.js';
 import type { ClockBinding } from './server-clock.ts';
 
@@ -56,13 +57,6 @@ export interface Row {
   /** Ours: worker CPU (user + system) per run, from blob-cacher's analyze(). */
   cpuMsPerRun?: number;
   error?: string;
-}
-
-export function median(values: readonly number[]): number {
-  if (!values.length) return NaN;
-  const s = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 }
 
 export const MiB = 1024 * 1024;

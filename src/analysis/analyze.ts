@@ -6,7 +6,8 @@ import { PHASES, type Phase } from '../transport/phases.js';
 import { runFailed, type Cell, type IntervalPoint, type RunParams, type RunRecord, type SteadyRecord, type WorkerEvidence } from '../results/schema.js';
 import { isSteady, steadyFigures, type SteadyFigures } from './steady.js';
 import { cellLabel } from '../results/label.js';
-import { unitOf, type Unit } from './unit.js';
+import type { Unit } from '../results/schema.js';
+import { unitOf } from './unit.js';
 import { faultTally } from './faults.js';
 import type { FaultCounts } from '../transport/answer.js';
 

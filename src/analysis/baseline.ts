@@ -8,9 +8,9 @@ import type { Environment, ResultsFile, RunRecord } from '../results/schema.js';
 import { runFailed } from '../results/schema.js';
 import { cellLabel } from '../results/label.js';
 import { analyze, type ContenderStats } from './analyze.js';
-import { ALPHA, mannWhitney, MIN_RUNS_FOR_SIGNIFICANCE, ratioInterval } from './significance.js';
+import { mannWhitney, MIN_RUNS_FOR_SIGNIFICANCE, ratioInterval } from './significance.js';
 import { significantlyFaster } from './significance.js';
-import { median } from './stats.js';
+import { ALPHA, median } from './stats.js';
 
 export const CHECK_SCHEMA_VERSION = 1;
 
@@ -37,14 +37,14 @@ export function fingerprintDifferences(here: Fingerprint, there: Fingerprint): F
     : [{ field, here: here[field]!, there: there[field] ?? 'not recorded' }]));
 }
 
-export interface Candidate {
+export interface BaselineFile {
   path: string;
   doc: ResultsFile;
 }
 
 export interface BaselineChoice {
   /** The newest `last` that match, newest first. */
-  chosen: Candidate[];
+  chosen: BaselineFile[];
   /** Files of another environment, each with what differs. */
   refused: { path: string; differences: FingerprintDifference[] }[];
   /** Matching files left out: incomplete, or older than the last N. */
@@ -53,12 +53,12 @@ export interface BaselineChoice {
 
 /** The last `last` complete results files in the same environment as `next`, newest first. */
 export function chooseBaselines(next: ResultsFile,
-  files: readonly Candidate[], last: number,
+  files: readonly BaselineFile[], last: number,
 ): BaselineChoice {
   const here = fingerprint(next);
   const refused: BaselineChoice['refused'] = [];
   const skipped: BaselineChoice['skipped'] = [];
-  const matching: Candidate[] = [];
+  const matching: BaselineFile[] = [];
   for (const c of files) {
     const differences = fingerprintDifferences(here, fingerprint(c.doc));
     if (differences.length) refused.push({ path: c.path, differences });
@@ -221,7 +221,7 @@ function row(contender: string, figure: CheckFigure, unit: string, d: Pair, tole
 
 /** This file's contenders against the baselines' (already chosen: same environment). */
 export function checkAgainstBaseline(
-  next: Candidate, baselines: readonly Candidate[], o: CheckOptions,
+  next: BaselineFile, baselines: readonly BaselineFile[], o: CheckOptions,
 ): CheckReport {
   const current = sideOf(next.doc);
   const bases = baselines.map((b) => sideOf(b.doc));

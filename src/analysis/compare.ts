@@ -3,7 +3,8 @@
 // of medians with its bootstrap 95% interval; and where the two ran differently. Built once, here.
 import type { ContenderStats } from './analyze.js';
 import { analyze } from './analyze.js';
-import { ALPHA, mannWhitney, MIN_RUNS_FOR_SIGNIFICANCE, ratioInterval, significantlyFaster } from './significance.js';
+import { mannWhitney, MIN_RUNS_FOR_SIGNIFICANCE, ratioInterval, significantlyFaster } from './significance.js';
+import { ALPHA } from './stats.js';
 import type { Environment, ResultsFile } from '../results/schema.js';
 
 export const COMPARE_SCHEMA_VERSION = 1;

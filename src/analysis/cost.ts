@@ -1,6 +1,6 @@
 // Billable operations per contender, by class, and what they cost at a rate table. Every request
 // tried is billed, retries included; the class is read off what the run recorded.
-import type { Command, RunRecord } from '../results/schema.js';
+import type { CommandName, RunRecord } from '../results/schema.js';
 import { OPERATION_CLASSES, TIERS, type OperationClass, type PriceTable, type Tier } from './prices.js';
 import { unitOfRun } from './unit.js';
 
@@ -14,7 +14,7 @@ const GiB = 1024 ** 3;
  * are reads (ranged or whole GETs), list pages where it was a listing (a page size), and other
  * (HEAD) where requests moved no bytes at all.
  */
-export function operationClassOf(command: Command, r: Pick<RunRecord, 'params' | 'bytes' | 'requests'>): OperationClass {
+export function operationClassOf(command: CommandName, r: Pick<RunRecord, 'params' | 'bytes' | 'requests'>): OperationClass {
   if (command === 'upload') return 'write';
   if (r.params?.pageSize !== undefined) return 'list';
   return r.bytes === 0 && r.requests > 0 ? 'other' : 'read';
@@ -24,7 +24,7 @@ export function operationClassOf(command: Command, r: Pick<RunRecord, 'params' |
  * Objects one run moved: a many-blob download's set (its files), many small uploads' files (one per
  * request), else one object; a steady run's per lap times its laps.
  */
-function objectsOf(command: Command, r: RunRecord): number {
+function objectsOf(command: CommandName, r: RunRecord): number {
   if (r.steady && r.steady.lapRequests > 0) {
     const perLap = r.params?.fileCount ?? (command === 'upload' && unitOfRun(r) === 'ops/s' ? r.steady.lapRequests : 1);
     return perLap * (r.requests / r.steady.lapRequests);
@@ -60,7 +60,7 @@ export interface ContenderCost {
 const zero = (): OperationCounts => ({ read: 0, write: 0, list: 0, other: 0 });
 
 /** Counts over a contender's measured runs and their price per 1,000 objects and per GiB. */
-export function contenderCost(command: Command, runs: readonly RunRecord[], prices: PriceTable, counted: ContenderCost['counted'] = 'requests'): ContenderCost {
+export function contenderCost(command: CommandName, runs: readonly RunRecord[], prices: PriceTable, counted: ContenderCost['counted'] = 'requests'): ContenderCost {
   const operations = zero();
   let objects = 0;
   let bytes = 0;

@@ -1,13 +1,13 @@
 // The one report model: analysis runs once here over a results file, and every renderer (console,
 // Markdown, CSV, JSON, HTML) only formats what it holds. JSON output is this object as it is.
-import type { Environment, ResultsFile } from '../results/schema.js';
+import type { Environment, ResultsFile, Unit } from '../results/schema.js';
 import { analyze, LATENCY_PERCENTILES, type ContenderStats } from './analyze.js';
 import { hedgeSummary, objectCompletion, type HedgeSummary, type ObjectCompletion } from './completion.js';
 import { contenderCost, type ContenderCost } from './cost.js';
 import { DEFAULT_PRICES, type PriceTable } from './prices.js';
 import { isSdkBaseline, recommend, type Candidate, type Recommendation } from './recommend.js';
 import { buildGrid, sdkAdvice, type SweepGrid } from './sweep.js';
-import { reportUnit, type Unit } from './unit.js';
+import { reportUnit } from './unit.js';
 import { rankStats, serverGap, verdicts, DEFAULT_SOCKET_BUFFER_BYTES, type RankedStats, type ServerGap, type Verdict } from './verdict.js';
 import { reportWarnings, type ReportWarning } from './warnings.js';
 import { warmupFaults, type WarmupFaults } from './warmup.js';

@@ -1,64 +1,14 @@
-// Statistics for verdicts, as a leaf module with named methods: a rank test per pair (benchstat's
-// Mann-Whitney U), bootstrap intervals for a median and for a ratio of medians, outliers by the
-// modified Z-score on the MAD (hyperfine), and how many runs would tell a difference apart.
-import { median } from './stats.js';
-
-/** Significance level of every test here. */
-export const ALPHA = 0.05;
-
-/** A small deterministic generator, so that the same results file always gives the same intervals. */
-function rng(seed: number): () => number {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    return (s >>> 0) / 4294967296;
-  };
-}
-
-const resample = (values: readonly number[], next: () => number) => values.map(() => values[Math.floor(next() * values.length)]!);
-
-function percentile(sorted: readonly number[], p: number): number {
-  const i = (sorted.length - 1) * p;
-  const lo = Math.floor(i);
-  const hi = Math.ceil(i);
-  return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (i - lo);
-}
-
-export interface Interval {
-  low: number;
-  high: number;
-}
-
-const BOOTSTRAP_ITERATIONS = 2000;
-
-/** 95% percentile-bootstrap interval of the median; a point when there is one value. */
-export function medianInterval(values: readonly number[], seed = 1): Interval {
-  if (values.length < 2) return { low: median(values), high: median(values) };
-  const next = rng(seed);
-  const meds = Array.from({ length: BOOTSTRAP_ITERATIONS }, () => median(resample(values, next))).sort((x, y) => x - y);
-  return { low: percentile(meds, ALPHA / 2), high: percentile(meds, 1 - ALPHA / 2) };
-}
-
-/**
- * 95% distribution-free interval of the median from order statistics (the binomial ranks
- * n/2 -+ 1.96 sqrt(n)/2): no resampling, so cheap enough to ask after every run; undefined below 6
- * values, where the ranks fall outside the sample.
- */
-export function medianRankInterval(sorted: readonly number[]): Interval | undefined {
-  const n = sorted.length;
-  const half = (1.96 * Math.sqrt(n)) / 2;
-  const lo = Math.round(n / 2 - half);
-  const hi = Math.round(1 + n / 2 + half);
-  if (lo < 1 || hi > n) return undefined;
-  return { low: sorted[lo - 1]!, high: sorted[hi - 1]! };
-}
+// Statistics for verdicts, over the library in stats.ts: a rank test per pair (benchstat's
+// Mann-Whitney U), a bootstrap interval for a ratio of medians, outliers by the modified Z-score on
+// the MAD (hyperfine), and how many runs would tell a difference apart.
+import {
+  ALPHA, bootstrapInterval, median, medianIntervalSignTestNormal, resample, type Interval,
+} from './stats.js';
 
 /** The median is known to within `share` of itself (0.02: +-2%) at 95%. */
 export function medianWithin(values: readonly number[], share: number): boolean {
   const sorted = [...values].sort((x, y) => x - y);
-  const interval = medianRankInterval(sorted);
+  const interval = medianIntervalSignTestNormal(sorted);
   if (!interval) return false;
   const m = median(sorted);
   return m > 0 && m - interval.low <= share * m && interval.high - m <= share * m;
@@ -70,9 +20,7 @@ export function ratioInterval(fast: readonly number[], slow: readonly number[], 
     const r = median(slow) / median(fast);
     return { low: r, high: r };
   }
-  const next = rng(seed);
-  const ratios = Array.from({ length: BOOTSTRAP_ITERATIONS }, () => median(resample(slow, next)) / median(resample(fast, next))).sort((x, y) => x - y);
-  return { low: percentile(ratios, ALPHA / 2), high: percentile(ratios, 1 - ALPHA / 2) };
+  return bootstrapInterval(seed, (next) => median(resample(slow, next)) / median(resample(fast, next)));
 }
 
 const uCounts = new Map<string, number[]>();

@@ -3,11 +3,10 @@
 // path the search took, where throttling began, and what to deploy (environment lines, the
 // Kubernetes Job's command line, the SDK's settings where an SDK contender is the best).
 import { cellLabel, type ContenderStats } from './analyze.js';
-import { medianInterval, ratioInterval, significantlyFaster, type Interval } from './significance.js';
-import { median } from './stats.js';
+import { ratioInterval, significantlyFaster } from './significance.js';
+import { median, medianIntervalBootstrap, type Interval } from './stats.js';
 import { DOWNLOAD_OPTIONS, UPLOAD_OPTIONS } from '../config/options.js';
-import type { Cell, ResultsFile, ThrottleClass, TuneRecord } from '../results/schema.js';
-import type { Unit } from './unit.js';
+import type { Cell, ResultsFile, ThrottleClass, TuneRecord, Unit } from '../results/schema.js';
 
 /**
  * The least gain (a share of the median) that moves a tune to a cell asking for more, and the most
@@ -146,7 +145,7 @@ export function tuneReport(doc: ResultsFile, stats: readonly ContenderStats[], u
   const sdk = bestStats ? sdkSettings(bestStats) : undefined;
   return {
     direction, axes: t.axes, budgetMs: t.budgetMs, spentMs: t.path.reduce((s, p) => s + p.spentMs, 0), stopped: t.stopped,
-    ...(bestStep ? { best: { ...bestStep, ...(bestStats && bestStats.timesMs.length > 1 ? { timeInterval: medianInterval(bestStats.timesMs) } : {}) } } : {}),
+    ...(bestStep ? { best: { ...bestStep, ...(bestStats && bestStats.timesMs.length > 1 ? { timeInterval: medianIntervalBootstrap(bestStats.timesMs) } : {}) } } : {}),
     ...(fastest ? { fastest } : {}),
     neighbours: neighbours.sort((a, b) => (a.ratio ?? Infinity) - (b.ratio ?? Infinity)),
     path, throttling: t.throttling,

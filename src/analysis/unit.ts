@@ -1,8 +1,6 @@
 // The one rule for what a workload is counted in: bytes moved (MiB/s) or requests answered (ops/s).
 // Runs since results schema 3 record it (from their request kind); older files get the legacy rule.
-import type { RunRecord } from '../results/schema.js';
-
-export type Unit = 'MiB/s' | 'ops/s';
+import type { RunRecord, Unit } from '../results/schema.js';
 
 /** Strategy names that only older files (no `unit`) need: many small files are counted in ops/s. */
 const LEGACY_OPS_STRATEGIES = new Set(['small-files', 'sdk-small-files']);

@@ -8,7 +8,8 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 export const SINKS = ['discard', 'memory', 'file', 'sparse-file'] as const;
 export type SinkKind = (typeof SINKS)[number];
 export const HTTP_CLIENTS = ['raw', 'node'] as const;
-export type HttpClient = (typeof HTTP_CLIENTS)[number];
+/** Which HTTP client a run uses (--http-client); the client itself is transport/http-client.ts. */
+export type HttpClientName = (typeof HTTP_CLIENTS)[number];
 export const CONNECTION_MODES = ['cold', 'warm'] as const;
 export type ConnectionMode = (typeof CONNECTION_MODES)[number];
 export const FORMATS = ['console', 'md', 'csv', 'json', 'html', 'junit'] as const;

@@ -3,7 +3,8 @@
 // option's parser. Pure: the CLI hands in the environment and the dotenv file as strings.
 import { Command, CommanderError, Option } from 'commander';
 import { ConfigError, quotedValue } from './errors.js';
-import { envFile, formatDuration, Invalid, isTestOnly, type AnyOption, type OptionSpec, type Resolved } from './options.js';
+import { envFile, Invalid, isTestOnly, type AnyOption, type OptionSpec, type Resolved } from './options.js';
+import { formatDurationExact } from './durations.js';
 import { formatBytes } from './sizes.js';
 
 /** What the options are resolved from, besides the flags: plain strings, read by the CLI. */
@@ -54,7 +55,7 @@ export function buildProgram(name: string, specs: readonly AnyOption[], summary:
     const value = spec.valueName === 'bool' ? ' [bool]' : spec.valueName ? ` <${spec.valueName}>` : '';
     const env = spec.env ? ` [env ${spec.platformEnv ? `${spec.platformEnv}, then ` : ''}${spec.env}]` : '';
     const shown = spec.key.endsWith('Bytes') && typeof spec.defaultValue === 'number' ? formatBytes(spec.defaultValue).replace(' ', '')
-      : spec.valueName === 'duration' && typeof spec.defaultValue === 'number' ? formatDuration(spec.defaultValue) : String(spec.defaultValue);
+      : spec.valueName === 'duration' && typeof spec.defaultValue === 'number' ? formatDurationExact(spec.defaultValue) : String(spec.defaultValue);
     // A structured default (a list of objects) has no one-word form: its help says it in words.
     const structured = typeof spec.defaultValue === 'object' && spec.defaultValue !== null && (!Array.isArray(spec.defaultValue) || spec.defaultValue.some((v) => typeof v === 'object'));
     const dflt = spec.defaultValue !== undefined && !spec.secret && !structured ? ` (default ${shown})` : '';

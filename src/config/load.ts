@@ -7,7 +7,7 @@ import { resolveCredentials, type Credentials } from './credentials.js';
 import { ConfigError } from './errors.js';
 import { resolveScaleout, type ScaleoutConfig } from './scaleout.js';
 import { resolveOptions, type Sources } from './flags.js';
-import { DEFAULT_BLOB_SIZE_BYTES, DEFAULT_MAX_RUNS, DEFAULT_FILE_SIZE_BYTES, DOWNLOAD_OPTIONS, HEDGE_ON, RUN_OPTIONS, SCALEOUT_OPTIONS, UPLOAD_OPTIONS, type ConnectionMode, type DownloadMethod, type HedgeAfter, type HedgeOn, type HttpClient, type LogLevel, type ReportFormat, type Resolved, type SinkKind, type UploadMethod } from './options.js';
+import { DEFAULT_BLOB_SIZE_BYTES, DEFAULT_MAX_RUNS, DEFAULT_FILE_SIZE_BYTES, DOWNLOAD_OPTIONS, HEDGE_ON, RUN_OPTIONS, SCALEOUT_OPTIONS, UPLOAD_OPTIONS, type ConnectionMode, type DownloadMethod, type HedgeAfter, type HedgeOn, type HttpClientName, type LogLevel, type ReportFormat, type Resolved, type SinkKind, type UploadMethod } from './options.js';
 
 export type { Credentials } from './credentials.js';
 import type { Threshold } from './thresholds.js';
@@ -124,7 +124,7 @@ export interface DownloadConfig extends RunOptions {
   /** chunked/round-robin/sdk: ranges of this size with `concurrency` in flight; unset: `concurrency` equal ranges. */
   rangeSizeBytes?: number;
   /** How GETs are made: our raw HTTP/1.1 client or node:http. */
-  httpClient: HttpClient;
+  httpClient: HttpClientName;
   container: string;
   cleanup: boolean;
   credentials: Credentials;
@@ -153,7 +153,7 @@ export interface UploadConfig extends RunOptions {
   maxSockets: number;
   container: string;
   keep: boolean;
-  httpClient: HttpClient;
+  httpClient: HttpClientName;
   /** 'url': a plain HTTP(S) server; files are PUT below the URL (small-files only). */
   credentials: Credentials;
 }

@@ -3,11 +3,12 @@
 // option's type, so that the resolved options are typed from the table alone.
 import { DOWNLOAD_STRATEGIES, UPLOAD_STRATEGIES } from '../strategies/index.js';
 import { formatSizeExact, parseSizeUnbounded } from './sizes.js';
+import { formatDurationExact } from './durations.js';
 import { AUTH_MODES, CONNECTION_MODES, FORMATS, HTTP_CLIENTS, LOG_LEVELS, SINKS, type AuthMode, type LogLevel, type SinkKind } from './choices.js';
 import { parseThresholds, THRESHOLD_SEPARATOR, type Threshold } from './thresholds.js';
 
 export { AUTH_MODES, CONNECTION_MODES, FORMATS, HTTP_CLIENTS, LOG_LEVELS, SINKS };
-export type { AuthMode, ConnectionMode, HttpClient, LogLevel, ReportFormat, SinkKind } from './choices.js';
+export type { AuthMode, ConnectionMode, HttpClientName, LogLevel, ReportFormat, SinkKind } from './choices.js';
 
 
 /** The strategies' own names, from their registry: a new strategy needs no line here. */
@@ -175,11 +176,6 @@ function oneOf<T extends string>(values: readonly T[], aliases: ReadonlyMap<stri
 const DURATION_UNITS_MS: ReadonlyMap<string, number> = new Map([['ms', 1], ['s', 1000], ['m', 60_000], ['h', 3_600_000]]);
 
 /** Durations: 30s, 500ms, 2m, 1h; a bare number is milliseconds. */
-/** A duration as --help shows it and the parser takes it back: 30s, 500ms, 10m, 24h. */
-export function formatDuration(ms: number): string {
-  for (const [unit, size] of [['h', 3_600_000], ['m', 60_000], ['s', 1000]] as const) if (ms >= size && ms % size === 0) return `${ms / size}${unit}`;
-  return `${ms}ms`;
-}
 
 /** Options for the test suite only: left out of --help. */
 export const isTestOnly = (spec: { help: string }) => spec.help.startsWith('TEST ONLY');
@@ -190,9 +186,9 @@ function duration(minMs: number, maxMs: number): Parser<number> {
     const ms = Number.parseFloat(x) * DURATION_UNITS_MS.get(x.replace(/^[\d.]+/, ''))!;
     return ms >= minMs && ms <= maxMs;
   });
-  const such = examples.length ? examples : [formatDuration(minMs)];
+  const such = examples.length ? examples : [formatDurationExact(minMs)];
   const listed = such.length > 1 ? `${such.slice(0, -1).join(', ')} or ${such.at(-1)}` : such[0];
-  const expected = `a duration from ${formatDuration(minMs)} to ${formatDuration(maxMs)} such as ${listed}`;
+  const expected = `a duration from ${formatDurationExact(minMs)} to ${formatDurationExact(maxMs)} such as ${listed}`;
   return (raw) => {
     const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/i.exec(raw);
     const unitMs = DURATION_UNITS_MS.get((m?.[2] ?? 'ms').toLowerCase());

@@ -37,6 +37,11 @@ export function formatSizeExact(bytes: number): string {
   return `${value}${units[i]}`;
 }
 
+/**
+ * A byte count as every message and report writes it, in the largest binary unit it reaches: bytes
+ * as they are, then three significant figures at most with no trailing zeros ("1.5 MiB", "1.25 GiB",
+ * "150 MiB").
+ */
 export function formatBytes(bytes: number): string {
   const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
   let value = bytes;
@@ -45,5 +50,5 @@ export function formatBytes(bytes: number): string {
     value /= 1024;
     i++;
   }
-  return `${Number.isInteger(value) ? value : value.toFixed(1)} ${units[i]}`;
+  return `${i === 0 ? value : +value.toFixed(value >= 100 ? 0 : 2)} ${units[i]}`;
 }

@@ -4,6 +4,7 @@
 // signal aborted, so that its requests end) and what it left is said in one line, by the step
 // itself where it knows (it resolves true), else here.
 import { log } from '../log/logger.js';
+import { formatDuration as seconds } from '../config/durations.js';
 
 /** The default budget: within docker stop's 10 s grace, with room for the results and the report. */
 export const DEFAULT_STOP_GRACE_MS = 5_000;
@@ -20,8 +21,6 @@ export interface CleanupContext {
   /** How far the step is (items done of total), for progress. */
   progress(done: number, total: number): void;
 }
-
-const seconds = (ms: number) => `${Number((ms / 1000).toFixed(1))} s`;
 
 /** How a line about cleanup the grace cut begins: `cleanup cut at the 5 s stop grace (--stop-grace)`. */
 export const cutAt = (graceMs: number): string => `cleanup cut at the ${seconds(graceMs)} stop grace (--stop-grace)`;

@@ -1,6 +1,6 @@
 // What a kind reads of its job: the settings every request takes, and the options each kind
 // declares for itself (which kind reads which is said at each). The job crosses IPC as plain data.
-import type { HttpClient, SinkKind } from '../config/choices.js';
+import type { HttpClientName, SinkKind } from '../config/choices.js';
 import type { TargetInfo } from '../storage/target.js';
 
 /** Settings every kind's requests take. */
@@ -17,7 +17,7 @@ export interface RequestJob {
   maxSockets: number;
   bufferSizeBytes: number;
   /** Our raw client (default) or node:http. */
-  httpClient?: HttpClient;
+  httpClient?: HttpClientName;
   maxRetries: number;
   /** Per-phase tracing; off measures totals only. */
   trace?: boolean;

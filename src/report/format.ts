@@ -76,19 +76,9 @@ export function rateColumn(r: Pick<Report, 'unit' | 'contenders'>): RateColumn {
 /** The first tier's cost per 1,000 objects (hot, unless the table has no hot tier). */
 export const firstTier = (s: ReportContender) => s.cost.tiers[0];
 
-export const seconds = (ms: number) => (ms % 1000 === 0 ? `${ms / 1000} s` : ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(2)} s`);
-
-/** Bytes with binary units, for headers. */
-export function bytes(v: number): string {
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let i = 0;
-  let x = v;
-  while (x >= 1024 && i < units.length - 1) {
-    x /= 1024;
-    i++;
-  }
-  return `${i === 0 ? x : +x.toFixed(x >= 100 ? 0 : 2)} ${units[i]}`;
-}
+/** Durations and byte counts as config/ writes them in help and errors: one formatter each. */
+export { formatDuration as seconds } from '../config/durations.js';
+export { formatBytes as bytes } from '../config/sizes.js';
 
 /** Sweep axes as columns: the swept flags, in order of first appearance. */
 export function axesOf(contenders: readonly ReportContender[]): string[] {

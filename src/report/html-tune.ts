@@ -3,7 +3,7 @@
 // one (a ring), and the deploy lines. Pure formatting of the report model's `tune`.
 import type { ReportTune, TuneNeighbour, TuneStepFigures } from '../analysis/tune.js';
 import { parseSizeUnbounded } from '../config/sizes.js';
-import { escapeHtml as e } from './format.js';
+import { escapeHtml as e, seconds } from './format.js';
 
 const W = 960;
 const H = 260;
@@ -61,7 +61,7 @@ export function tuneSection(t: ReportTune, unit: string): string {
     .map((x) => `<li>${e(`${x.axis.replace(/^--/, '')} ${x.value}: ${neighbourVerdict(x, t)}`)}</li>`)
     .join('');
   const throttling = t.throttling.map((b) => `<li>${e(`throttling began at ${b.axis.replace(/^--/, '')} ${b.value} (${b.throttleClass})`)}</li>`).join('');
-  return `<section id="tune"><h2>Tune: ${t.path.length} cells, ${(t.spentMs / 1000).toFixed(1)} s measured of a ${(t.budgetMs / 1000).toFixed(0)} s budget (${e(t.stopped)})</h2>` +
+  return `<section id="tune"><h2>Tune: ${t.path.length} cells, ${seconds(t.spentMs)} measured of a ${seconds(t.budgetMs)} budget (${e(t.stopped)})</h2>` +
     `<p class="lede">The search doubled one setting at a time while the step was significantly faster, then tried the best's neighbours. Each chart is the rate against one setting.</p>` +
     (deploy.length
       ? '<h3>Deploy</h3><pre class="deploy" style="white-space:pre-wrap;overflow-wrap:anywhere">'

@@ -39,7 +39,7 @@ export function escapeXml(text: string): string {
 }
 
 /** Decimal seconds as the schemas' time type takes them: digits and a point, never an exponent. */
-const seconds = (s: number) => (Number.isFinite(s) && s > 0 ? s.toFixed(3) : '0.000');
+const timeAttribute = (s: number) => (Number.isFinite(s) && s > 0 ? s.toFixed(3) : '0.000');
 
 /** ISO 8601 without zone or fraction, as junit-10.xsd's timestamp pattern asks (UTC). */
 const timestamp = (iso: string) => {
@@ -52,7 +52,7 @@ const attributes = (pairs: Record<string, string | number>) =>
 
 function testcase(c: JunitCase): string {
   const { name, classname } = c;
-  const open = `    <testcase ${attributes({ name, classname, time: seconds(c.timeS) })}`;
+  const open = `    <testcase ${attributes({ name, classname, time: timeAttribute(c.timeS) })}`;
   if (!c.failure) return `${open}/>`;
   const { message, type, detail } = c.failure;
   const failure = `<failure ${attributes({ message, type })}>${escapeXml(detail)}</failure>`;
@@ -62,7 +62,7 @@ function testcase(c: JunitCase): string {
 export function renderJunit(suites: readonly JunitSuite[], createdAt: string): string {
   const all = suites.flatMap((s) => s.cases);
   const failed = (cases: readonly JunitCase[]) => cases.filter((c) => c.failure).length;
-  const time = (cases: readonly JunitCase[]) => seconds(cases.reduce((t, c) => t + c.timeS, 0));
+  const time = (cases: readonly JunitCase[]) => timeAttribute(cases.reduce((t, c) => t + c.timeS, 0));
   const suiteXml = suites.map((s, id) => {
     const head = attributes({
       name: s.name, tests: s.cases.length, failures: failed(s.cases), errors: 0, skipped: 0,

@@ -1,16 +1,11 @@
 // Steady runs (--duration) in text: per contender, the rate over the active window, the series as a
 // sparkline with its range, throttling onset and --autoterm. The HTML report draws the series as lines.
 import type { ContenderStats } from '../analysis/analyze.js';
+import { median } from '../analysis/stats.js';
 import type { IntervalPoint } from '../results/schema.js';
 
 const BARS = '▁▂▃▄▅▆▇█';
 
-/** The middle value, to shrink a long series to a line's width (display only). */
-function median(values: readonly number[]): number {
-  const s = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-}
 const MiB = 1024 * 1024;
 
 import { seconds } from './format.js';

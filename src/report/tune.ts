@@ -1,11 +1,10 @@
 // A tune's answer as text lines (console and Markdown share them): the best cell, its neighbours,
 // the path, throttling, and what to deploy. Pure formatting of the report model's `tune`.
 import type { ReportTune, TuneCellFigures, TuneNeighbour } from '../analysis/tune.js';
-import { DASH, fixed, num } from './format.js';
+import { DASH, fixed, num, seconds } from './format.js';
 
 const settings = (c: TuneCellFigures) => Object.entries(c.cell).map(([k, v]) => `${k.replace(/^--/, '')} ${v}`).join(', ');
 const rateText = (c: TuneCellFigures, unit: string) => (c.rate === undefined ? DASH : `${fixed(c.rate, unit === 'ops/s' ? 0 : 1)} ${unit}`);
-const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 /** Why a neighbour significantly faster than the best is not the answer. */
 const notTaken = (n: TuneNeighbour, t: ReportTune) => (n.notTaken === 'throttled' ? ', not taken: throttled'
   : n.notTaken === 'small' ? `, not taken: under the ${t.materialGainPercent}% worth asking more for` : '');

@@ -166,7 +166,8 @@ export interface HedgeCounts {
 /** Failed: a check failed or the run did not complete; a run that is only "not verified" has not failed. */
 export const runFailed = (r: Pick<RunRecord, 'verified' | 'notVerified' | 'error'>): boolean => !r.verified && (r.notVerified === undefined || r.error !== undefined);
 
-export type Command = 'download' | 'upload';
+/** What a results file measured: downloads or uploads (the CLI's commands are cli/commands.ts). */
+export type CommandName = 'download' | 'upload';
 
 export interface Environment {
   node: string;
@@ -217,7 +218,7 @@ export interface CloudFacts {
 export interface ResultsFile {
   schema: typeof RESULTS_SCHEMA;
   schemaVersion: number;
-  command: Command;
+  command: CommandName;
   createdAt: string;
   /** False while a run is going on or when it stopped early: what is here was measured. */
   complete: boolean;

@@ -7,11 +7,7 @@ import { contentMd5, FIXTURE_SEED } from '../payload/content.js';
 import { log } from '../log/logger.js';
 import type { Items } from '../plan/items.js';
 import type { WorkItem } from '../plan/items.js';
-
-export interface Verification {
-  verified: boolean;
-  verification: string;
-}
+import type { Verification } from '../results/record.js';
 
 /** How a removal is bounded and followed: its signal stops it (what is left counted); `progress`: how far. */
 export interface RemoveOptions {

@@ -12,7 +12,8 @@ import { shownUrl, type HttpClient } from '../transport/http-client.js';
 import { inLanes } from '../transport/lanes.js';
 import { NodeHttpClient } from '../transport/request.js';
 import { RequestSigner, type TargetInfo } from './target.js';
-import type { RemoveOptions, UploadStore, Verification } from './blob-store.js';
+import type { Verification } from '../results/record.js';
+import type { RemoveOptions, UploadStore } from './blob-store.js';
 
 /** Read-backs and deletions in flight: keeps a local server busy without flooding a remote one. */
 const IN_FLIGHT = 32;

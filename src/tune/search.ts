@@ -5,10 +5,8 @@
 // slower; stop when no neighbour is significantly faster, when the budget is spent, or where
 // throttling begins.
 // Pure: the cells are measured by the function it is given, so the search is tested on a model.
-import {
-  materiallyFaster, medianInterval, ratioInterval, significantlyFaster, type Interval,
-} from '../analysis/significance.js';
-import { median } from '../analysis/stats.js';
+import { materiallyFaster, ratioInterval, significantlyFaster } from '../analysis/significance.js';
+import { median, medianIntervalBootstrap, type Interval } from '../analysis/stats.js';
 import { TUNE_MATERIAL_GAIN } from '../analysis/tune.js';
 import type { ThrottleClass } from '../transport/answer.js';
 
@@ -261,7 +259,7 @@ export async function tuneSearch(opts: TuneOptions): Promise<TuneOutcome> {
     const anchor = fastest();
     if (standing(c) < 2 || anchor === undefined || faster(anchor.measure, c.measure)) return false;
     const runs = anchor.measure.runMs;
-    const within = Math.max((1 + TUNE_MATERIAL_GAIN) * median(runs), medianInterval(runs).high);
+    const within = Math.max((1 + TUNE_MATERIAL_GAIN) * median(runs), medianIntervalBootstrap(runs).high);
     return median(c.measure.runMs) <= within;
   };
 
