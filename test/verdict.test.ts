@@ -161,9 +161,9 @@ describe('sweep: the best is the set tied with the top', () => {
 
   it('SDK advice only from measured SDK cells, never when single wins', () => {
     const verdict = buildGrid(stats, axes);
-    expect(sdkAdvice(stats, verdict.best)).toEqual([expect.stringMatching(/^SDK settings: not advised, no SDK baseline was measured/)]);
+    expect(sdkAdvice('download', stats, verdict.best)).toEqual([expect.stringMatching(/^SDK settings: not advised, no SDK baseline was measured/)]);
     const single = [contender('single', [50, 51, 49, 50, 52], true, cell('2')), ...stats];
-    expect(sdkAdvice(single, buildGrid(single, axes).best)[0]).toMatch(/one GET of the whole blob\): no SDK block settings to advise$/);
+    expect(sdkAdvice('download', single, buildGrid(single, axes).best)[0]).toMatch(/one GET of the whole blob\): no SDK block settings to advise$/);
   });
 });
 
