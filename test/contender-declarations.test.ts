@@ -10,7 +10,7 @@ import { loadKind } from '../src/kinds/index.js';
 import { DOWNLOAD_STRATEGIES, strategyNamed, UPLOAD_STRATEGIES } from '../src/strategies/index.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
-const NAMES = new Set([...DOWNLOAD_STRATEGIES, ...UPLOAD_STRATEGIES].map((s) => s.name));
+const NAMES: ReadonlySet<string> = new Set([...DOWNLOAD_STRATEGIES, ...UPLOAD_STRATEGIES].map((s) => s.name));
 
 /**
  * Words that name a contender and something else too, and where they mean the other thing (a path
