@@ -19,9 +19,15 @@ const NAMES: ReadonlySet<string> = new Set([...DOWNLOAD_STRATEGIES, ...UPLOAD_ST
 const OTHER_MEANINGS: readonly { word: string; means: string; where: readonly string[] }[] = [
   {
     word: 'list', means: 'the List Blobs kind of request, the listing workload, a billing class, comp=list',
-    where: ['src/kinds/', 'src/engine/download.ts', 'src/analysis/cost.ts', 'src/analysis/prices.ts', 'src/storage/list-blobs.ts'],
+    where: [
+      'src/kinds/', 'src/engine/download.ts', 'src/analysis/cost.ts', 'src/analysis/prices.ts',
+      'src/storage/list-blobs.ts',
+    ],
   },
-  { word: 'head', means: 'the HEAD kind of request, the HEAD workload and its tally', where: ['src/kinds/', 'src/engine/download.ts', 'src/metrics/record-checks.ts'] },
+  {
+    word: 'head', means: 'the HEAD kind of request, the HEAD workload and its tally',
+    where: ['src/kinds/', 'src/engine/download.ts', 'src/metrics/record-checks.ts'],
+  },
   { word: 'sdk-list', means: 'the SDK\'s listing kind of request', where: ['src/kinds/'] },
   { word: 'sdk-head', means: 'the SDK\'s getProperties kind of request', where: ['src/kinds/'] },
   { word: 'chunked', means: 'HTTP\'s Transfer-Encoding: chunked', where: ['src/transport/http1.ts'] },
@@ -42,7 +48,8 @@ function literals(node: unknown, out: string[]): string[] {
   } else if (node && typeof node === 'object') {
     const n = node as { type?: string; value?: unknown; quasis?: { cooked?: string }[] };
     if (n.type === 'StringLiteral' && typeof n.value === 'string') out.push(n.value);
-    if (n.type === 'TemplateLiteral' && n.quasis?.length === 1 && n.quasis[0]!.cooked !== undefined) out.push(n.quasis[0]!.cooked);
+    const only = n.type === 'TemplateLiteral' && n.quasis?.length === 1 ? n.quasis[0]!.cooked : undefined;
+    if (only !== undefined) out.push(only);
     for (const [key, value] of Object.entries(node)) if (key !== 'span') literals(value, out);
   }
   return out;
@@ -74,19 +81,24 @@ describe('contender names', () => {
   });
 
   it('leave OTHER_MEANINGS no stale entry: each place it names still uses the word', () => {
-    const stale = OTHER_MEANINGS.flatMap((m) => m.where
-      .filter((w) => !found.some((f) => f.word === m.word && f.file.startsWith(w))).map((w) => `${m.word} @ ${w}`));
+    const used = (word: string, where: string) =>
+      found.some((f) => f.word === word && f.file.startsWith(where));
+    const stale = OTHER_MEANINGS
+      .flatMap((m) => m.where.filter((w) => !used(m.word, w)).map((w) => `${m.word} @ ${w}`));
     expect(stale).toEqual([]);
   });
 
   it('are each one contender per direction; a name in both directions is found by its direction', () => {
-    for (const list of [DOWNLOAD_STRATEGIES, UPLOAD_STRATEGIES]) expect(new Set(list.map((s) => s.name)).size).toBe(list.length);
-    const both = DOWNLOAD_STRATEGIES.filter((d) => UPLOAD_STRATEGIES.some((u) => u.name === d.name)).map((s) => s.name);
+    for (const list of [DOWNLOAD_STRATEGIES, UPLOAD_STRATEGIES]) {
+      expect(new Set(list.map((s) => s.name)).size).toBe(list.length);
+    }
+    const both = DOWNLOAD_STRATEGIES.map((s) => s.name)
+      .filter((n) => UPLOAD_STRATEGIES.some((u) => u.name === n));
     expect(both).toEqual(['small-files', 'sdk-small-files']);
     for (const name of both) {
       expect(strategyNamed('download', name)).toBe(DOWNLOAD_STRATEGIES.find((s) => s.name === name));
       expect(strategyNamed('upload', name)).toBe(UPLOAD_STRATEGIES.find((s) => s.name === name));
-      // An old results file's run carries its name alone: its legacy unit must not depend on the direction.
+      // An old results file's run carries its name alone: its legacy unit cannot depend on the direction.
       expect(strategyNamed('download', name)!.legacyUnit).toBe(strategyNamed('upload', name)!.legacyUnit);
     }
   });
@@ -94,7 +106,9 @@ describe('contender names', () => {
 
 describe('contender declarations', () => {
   it('writesSink says what the kind it names does', async () => {
-    for (const s of DOWNLOAD_STRATEGIES) expect(s.writesSink, s.name).toBe((await loadKind(s.kind)).writesSink === true);
+    for (const s of DOWNLOAD_STRATEGIES) {
+      expect(s.writesSink, s.name).toBe((await loadKind(s.kind)).writesSink === true);
+    }
   });
 
   it('hedgeable only where every item is one request through our transport', async () => {
@@ -105,10 +119,17 @@ describe('contender declarations', () => {
   });
 
   it('requests per run follow from the input, and each is billed as one class', () => {
-    const input = { objectSizeBytes: 8 << 20, concurrency: 4, fileCount: 100, pageSize: 30, blobSizeBytes: 8 << 20, blockSizeBytes: 1 << 20 };
-    const counts = Object.fromEntries([...DOWNLOAD_STRATEGIES, ...UPLOAD_STRATEGIES].map((s) => [s.name + (UPLOAD_STRATEGIES.includes(s as never) ? ' up' : ''), s.requests(input)]));
+    const input = {
+      objectSizeBytes: 8 << 20, concurrency: 4, fileCount: 100, pageSize: 30,
+      blobSizeBytes: 8 << 20, blockSizeBytes: 1 << 20,
+    };
+    const counts = Object.fromEntries([
+      ...DOWNLOAD_STRATEGIES.map((s) => [s.name, s.requests(input)]),
+      ...UPLOAD_STRATEGIES.map((s) => [`${s.name} up`, s.requests(input)]),
+    ]);
     expect(counts).toMatchObject({
-      single: { count: 1, billedAs: 'read' }, chunked: { count: 4, billedAs: 'read' }, list: { count: 4, billedAs: 'list' },
+      single: { count: 1, billedAs: 'read' }, chunked: { count: 4, billedAs: 'read' },
+      list: { count: 4, billedAs: 'list' },
       head: { count: 100, billedAs: 'other' }, 'small-files': { count: 100, billedAs: 'read' },
       'small-files up': { count: 100, billedAs: 'write' }, 'blocks up': { count: 9, billedAs: 'write' },
     });

@@ -12,7 +12,8 @@ import { declared, recommend } from '../src/analysis/recommend.js';
 import { strategyNamed } from '../src/strategies/index.js';
 
 /** What the contender of that name declares, an upload's where there is one (as these tests name them). */
-const declaredEither = (name: string) => declared(strategyNamed('upload', name) ? 'upload' : 'download', name);
+const declaredEither = (name: string) =>
+  declared(strategyNamed('upload', name) ? 'upload' : 'download', name);
 import { buildReport } from '../src/analysis/report-model.js';
 import { resolveOptions } from '../src/config/load.js';
 import { OUTPUT_OPTIONS } from '../src/config/options.js';

@@ -21,13 +21,17 @@ export const isSdkBaseline = (s: { description: string }) => /\(baseline\)\s*$/.
  * A contender as the rule needs it: its rank, its requests per object from the cost counts, and
  * what its declaration says it asks of its user and stores.
  */
-export type Candidate = RankedStats & { requestsPerObject: number; simplicity: Simplicity; extraStorage?: string };
+export type Candidate = RankedStats & {
+  requestsPerObject: number; simplicity: Simplicity; extraStorage?: string;
+};
 
 /**
  * What a contender of a results file declares: a strategy no longer in the registry (an old file)
  * counts as a strategy of its own, with nothing extra stored that anyone knows of.
  */
-export function declared(direction: Direction, strategy: string): Pick<Candidate, 'simplicity' | 'extraStorage'> {
+export function declared(
+  direction: Direction, strategy: string,
+): Pick<Candidate, 'simplicity' | 'extraStorage'> {
   const s = strategyNamed(direction, strategy);
   return { simplicity: s?.simplicity ?? 3, ...(s?.extraStorage ? { extraStorage: s.extraStorage } : {}) };
 }

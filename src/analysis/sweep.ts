@@ -95,7 +95,9 @@ export function buildGrid(stats: readonly ContenderStats[], axes: readonly Sweep
  * SDK settings, drawn only from SDK baseline cells that were measured with them: none when the
  * SDK was not swept, none when one plain GET won (there are no block settings to give).
  */
-export function sdkAdvice(direction: Direction, stats: readonly ContenderStats[], best: ContenderStats | undefined): string[] {
+export function sdkAdvice(
+  direction: Direction, stats: readonly ContenderStats[], best: ContenderStats | undefined,
+): string[] {
   if (!best) return [];
   const nothingToSet = strategyNamed(direction, best.strategy)?.noSdkSettings;
   if (nothingToSet) return [`best cell: ${cellLabel(best.strategy, best.cell)} (${nothingToSet}): no SDK block settings to advise`];

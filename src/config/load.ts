@@ -1,7 +1,9 @@
 // Resolves options once, precedence flag > environment > .env > default, and validates them.
 // Pure: the CLI (src/cli/sources.ts) reads the environment and the dotenv file and hands them in
 // as strings; nothing here reads argv, process.env or a file.
-import { DOWNLOAD_STRATEGIES, HEDGEABLE, selectStrategies, UPLOAD_STRATEGIES, workloadOf } from '../strategies/index.js';
+import {
+  DOWNLOAD_STRATEGIES, HEDGEABLE, selectStrategies, UPLOAD_STRATEGIES, workloadOf,
+} from '../strategies/index.js';
 import { redact } from '../log/logger.js';
 import { resolveCredentials, type Credentials } from './credentials.js';
 import { ConfigError } from './errors.js';
@@ -194,7 +196,8 @@ export function loadDownloadConfig(flags: Readonly<Record<string, unknown>>, sou
     throw new ConfigError('--cleanup in a scale-out run (--run-id) would delete fixtures that other clients still read; drop it and delete them after collect');
   }
   // A contender that keeps its bytes itself (the SDK's buffer) leaves a file sink nothing to write.
-  if (selectStrategies(sourceMethod, false).every((s) => !s.writesSink) && (sink === 'file' || sink === 'sparse-file')) {
+  const writesNone = selectStrategies(sourceMethod, false).every((s) => !s.writesSink);
+  if (writesNone && (sink === 'file' || sink === 'sparse-file')) {
     throw new ConfigError(`--source-method ${sourceMethod} writes no file (the SDK baseline reads into memory); drop --sink ${sink}${outPath === undefined ? '' : ' and --out'}, or choose another --source-method`);
   }
   const unhedged = methods.filter((m) => !(HEDGEABLE as readonly string[]).includes(m));

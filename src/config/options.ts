@@ -1,8 +1,13 @@
 // Every option declared once: flag, env var, default, parser and help. Commander options, env
 // handling, redaction and docs are all derived from this table, and each parser carries its
 // option's type, so that the resolved options are typed from the table alone.
-import { DEFAULT_UPLOAD_STRATEGY, DOWNLOAD_STRATEGIES, HEDGEABLE, manyBlobWorkloadNames, readersOf, UPLOAD_STRATEGIES, workloadOf, type DownloadStrategyName, type UploadStrategyName } from '../strategies/index.js';
-import { DOWNLOAD_WORKLOAD_WORDS, type DownloadStrategy, type UploadStrategy } from '../strategies/strategy.js';
+import {
+  DEFAULT_UPLOAD_STRATEGY, DOWNLOAD_STRATEGIES, HEDGEABLE, manyBlobWorkloadNames, readersOf,
+  UPLOAD_STRATEGIES, workloadOf, type DownloadStrategyName, type UploadStrategyName,
+} from '../strategies/index.js';
+import {
+  DOWNLOAD_WORKLOAD_WORDS, type DownloadStrategy, type UploadStrategy,
+} from '../strategies/strategy.js';
 import { formatSizeExact, parseSizeUnbounded } from './sizes.js';
 import { AUTH_MODES, CONNECTION_MODES, FORMATS, HTTP_CLIENTS, LOG_LEVELS, SINKS, type AuthMode, type LogLevel, type SinkKind } from './choices.js';
 import { parseThresholds, THRESHOLD_SEPARATOR, type Threshold } from './thresholds.js';
@@ -12,16 +17,19 @@ export type { AuthMode, ConnectionMode, HttpClient, LogLevel, ReportFormat, Sink
 
 
 /** The strategies' own names, from their registry: a new strategy needs no line here. */
-export const DOWNLOAD_METHODS: readonly (DownloadStrategyName | 'all')[] = [...DOWNLOAD_STRATEGIES.map((s) => s.name), 'all'];
+export const DOWNLOAD_METHODS: readonly (DownloadStrategyName | 'all')[] =
+  [...DOWNLOAD_STRATEGIES.map((s) => s.name), 'all'];
 /** One name, `all`, or several separated by commas. */
 export type DownloadMethod = string;
 /** The names the strategies declare as their aliases (the seed's: `url` was a single GET). */
-const aliasesOf = <N extends string>(list: readonly { name: N; aliases?: readonly string[] }[]): ReadonlyMap<string, N> =>
-  new Map(list.flatMap((s) => (s.aliases ?? []).map((a) => [a, s.name] as const)));
+const aliasesOf = <N extends string>(
+  list: readonly { name: N; aliases?: readonly string[] }[],
+): ReadonlyMap<string, N> => new Map(list.flatMap((s) => (s.aliases ?? []).map((a) => [a, s.name] as const)));
 const METHOD_ALIASES = aliasesOf(DOWNLOAD_STRATEGIES);
 const aliasHelp = [...METHOD_ALIASES].map(([alias, name]) => `${alias} = ${name}`).join(', ');
 
-export const UPLOAD_METHODS: readonly (UploadStrategyName | 'all')[] = [...UPLOAD_STRATEGIES.map((s) => s.name), 'all'];
+export const UPLOAD_METHODS: readonly (UploadStrategyName | 'all')[] =
+  [...UPLOAD_STRATEGIES.map((s) => s.name), 'all'];
 export type UploadMethod = UploadStrategyName | 'all';
 
 /** Names in --help: `a, b and c` (`and`) or `a, b, c`. */

@@ -31,12 +31,18 @@ export type UploadStrategyName = (typeof UPLOADS)[number]['name'];
 
 /** A name is a contender's within its direction only: `small-files` is a download and an upload. */
 export type Direction = 'download' | 'upload';
-export type StrategyName<D extends Direction = Direction> = D extends 'download' ? DownloadStrategyName : UploadStrategyName;
+export type StrategyName = DownloadStrategyName | UploadStrategyName;
 
-// Unique within each direction: a second contender of one name would never be found.
-type Duplicate<T extends readonly { name: string }[]> = T extends readonly [infer H extends { name: string }, ...infer R extends readonly { name: string }[]]
-  ? (H['name'] extends R[number]['name'] ? H['name'] : never) | Duplicate<R> : never;
-const unique = <T extends readonly { name: string }[]>(list: T & ([Duplicate<T>] extends [never] ? unknown : { duplicate: Duplicate<T> })) => list;
+// Unique within each direction: a second contender of one name would never be found, so it is a
+// compile error that names it (`duplicate: "chunked"`).
+type Named = { name: string };
+type Duplicate<T extends readonly Named[]> =
+  T extends readonly [infer H extends Named, ...infer R extends readonly Named[]]
+    ? (H['name'] extends R[number]['name'] ? H['name'] : never) | Duplicate<R>
+    : never;
+type NoDuplicate<T extends readonly Named[]> =
+  [Duplicate<T>] extends [never] ? unknown : { duplicate: Duplicate<T> };
+const unique = <T extends readonly Named[]>(list: T & NoDuplicate<T>) => list;
 
 export const DOWNLOAD_STRATEGIES: readonly DownloadStrategy<DownloadStrategyName>[] = unique(DOWNLOADS);
 export const UPLOAD_STRATEGIES: readonly UploadStrategy<UploadStrategyName>[] = unique(UPLOADS);
@@ -64,13 +70,14 @@ export const strategiesOf = (direction: Direction): readonly (DownloadStrategy |
   (direction === 'download' ? DOWNLOAD_STRATEGIES : UPLOAD_STRATEGIES);
 
 /** A contender by its direction and name, for what is drawn from results alone (advice, simplicity). */
-export const strategyNamed = (direction: Direction, name: string): DownloadStrategy | UploadStrategy | undefined =>
-  strategiesOf(direction).find((s) => s.name === name);
+export const strategyNamed = (
+  direction: Direction, name: string,
+): DownloadStrategy | UploadStrategy | undefined => strategiesOf(direction).find((s) => s.name === name);
 
 /**
  * The unit of a run in a results file older than schema 3 (no `unit`): its contender's legacy unit.
  * Such a run carries its strategy's name alone, so this looks in both directions; contenders that
- * share a name across directions declare the same one (test/strategies.test.ts).
+ * share a name across directions declare the same one (test/contender-declarations.test.ts).
  */
 export const legacyUnitOf = (name: string): 'ops/s' | undefined =>
   [...DOWNLOAD_STRATEGIES, ...UPLOAD_STRATEGIES].find((s) => s.name === name)?.legacyUnit;
@@ -80,13 +87,14 @@ export const readersOf = (direction: Direction, option: PlanOption): string[] =>
   strategiesOf(direction).filter((s) => s.reads?.includes(option)).map((s) => s.name);
 
 /** The contenders --hedge applies to. */
-export const HEDGEABLE: readonly DownloadStrategyName[] = DOWNLOAD_STRATEGIES.filter((s) => s.hedgeable).map((s) => s.name);
+export const HEDGEABLE: readonly DownloadStrategyName[] =
+  DOWNLOAD_STRATEGIES.filter((s) => s.hedgeable).map((s) => s.name);
 
 /** The many-blob workloads, each by its first contender's name (`small-files, list, head`). */
-export const manyBlobWorkloadNames = (strategies: readonly (DownloadStrategy | UploadStrategy)[]): string[] => {
+export function manyBlobWorkloadNames(strategies: readonly (DownloadStrategy | UploadStrategy)[]): string[] {
   const seen = new Set<WorkloadKind>(['blob']);
   return strategies.flatMap((s) => (seen.has(workloadOf(s)) ? [] : (seen.add(workloadOf(s)), [s.name])));
-};
+}
 
 /** The strategy --upload-method runs unless told: the first in the registry. */
 export const DEFAULT_UPLOAD_STRATEGY: UploadStrategyName = UPLOADS[0].name;

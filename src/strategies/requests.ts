@@ -7,7 +7,8 @@ export const rangeRequests = (i: RequestInput): number =>
   (i.rangeSizeBytes ? Math.ceil(i.objectSizeBytes / i.rangeSizeBytes) : i.concurrency);
 
 /** List Blobs pages over the set: --page-size names per page (the service's 5000 unset). */
-export const listPages = (i: RequestInput): number => Math.ceil(i.fileCount / Math.max(1, i.pageSize ?? 5000));
+export const listPages = (i: RequestInput): number =>
+  Math.ceil(i.fileCount / Math.max(1, i.pageSize ?? 5000));
 
 /** One large upload in staged blocks: a Put Block each and the Put Block List. */
 export const stagedBlocks = (i: RequestInput): number =>

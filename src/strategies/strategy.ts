@@ -137,7 +137,7 @@ export interface Strategy<Input, Name extends string = string> {
 export interface DownloadStrategy<Name extends string = string> extends Strategy<PlanInput, Name> {
   /** --hedge applies: every item is one GET through our transport, so a slow one can be sent again. */
   hedgeable: boolean;
-  /** Its bytes go into the run's --sink (file, sparse-file); false: it keeps them itself (the SDK's buffer). */
+  /** Its bytes go into the run's --sink (file, sparse-file); false: it keeps them (the SDK's buffer). */
   writesSink: boolean;
 }
 

@@ -11,7 +11,10 @@ export const sdkUpload = {
   description: 'SDK uploadData (baseline)',
   kind: 'sdk-put',
   // At or below maxSingleShotSize the SDK sends one Put Blob.
-  requests: (i) => ({ count: i.thresholdBytes && (i.blobSizeBytes ?? 0) <= i.thresholdBytes ? 1 : stagedBlocks(i), billedAs: 'write' }),
+  requests: (i) => ({
+    count: i.thresholdBytes && (i.blobSizeBytes ?? 0) <= i.thresholdBytes ? 1 : stagedBlocks(i),
+    billedAs: 'write',
+  }),
   simplicity: 1,
   reads: ['concurrency', 'blobSize', 'blockSize'],
   urlCapable: false,
