@@ -8,7 +8,12 @@ import { runDownload } from '../src/engine/download.js';
 import { setLogLevel } from '../src/log/logger.js';
 import { toRunRecord } from '../src/results/record.js';
 import { runFailed } from '../src/results/schema.js';
-import { recommend } from '../src/analysis/recommend.js';
+import { declared, recommend } from '../src/analysis/recommend.js';
+import { strategyNamed } from '../src/strategies/index.js';
+
+/** What the contender of that name declares, an upload's where there is one (as these tests name them). */
+const declaredEither = (name: string) =>
+  declared(strategyNamed('upload', name) ? 'upload' : 'download', name);
 import { buildReport } from '../src/analysis/report-model.js';
 import { resolveOptions } from '../src/config/load.js';
 import { OUTPUT_OPTIONS } from '../src/config/options.js';
@@ -118,6 +123,7 @@ describe('billable operations', () => {
 describe('the same rule over uploads and many-blob workloads', () => {
   const candidate = (label: string, description: string, rank: number, requestsPerObject: number, times: number[]) => ({
     label, strategy: label, description, rank, tied: false, requestsPerObject, timesMs: times, verified: true,
+    ...declaredEither(label),
   }) as unknown as Parameters<typeof recommend>[0][number];
 
   it('small uploads: our Put Blob per file before the SDK\'s upload() when they tie (the SDK\'s requests are not traced)', () => {
@@ -152,7 +158,7 @@ describe('a material margin', () => {
     label: string, rank: number, requestsPerObject: number, times: number[], extra: Record<string, unknown> = {},
   ) => ({
     label, strategy: label, description: label, rank, tied: false, requestsPerObject, timesMs: times, verified: true,
-    ...extra,
+    ...declaredEither(label), ...extra,
   }) as unknown as Parameters<typeof recommend>[0][number];
   // chunked 4% faster than single, every run: significant at n=5, and immaterial at 5%.
   const single = candidate('single', 2, 1, [104, 104.5, 103.5, 104.2, 103.8]);

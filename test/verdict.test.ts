@@ -162,9 +162,24 @@ describe('sweep: the best is the set tied with the top', () => {
 
   it('SDK advice only from measured SDK cells, never when single wins', () => {
     const verdict = buildGrid(stats, axes);
-    expect(sdkAdvice(stats, verdict.best)).toEqual([expect.stringMatching(/^SDK settings: not advised, no SDK baseline was measured/)]);
+    expect(sdkAdvice('download', stats, verdict.best))
+      .toEqual([expect.stringMatching(/^SDK settings: not advised, no SDK baseline was measured/)]);
     const single = [contender('single', [50, 51, 49, 50, 52], true, cell('2')), ...stats];
-    expect(sdkAdvice(single, buildGrid(single, axes).best)[0]).toMatch(/one GET of the whole blob\): no SDK block settings to advise$/);
+    expect(sdkAdvice('download', single, buildGrid(single, axes).best)[0])
+      .toMatch(/one GET of the whole blob\): no SDK block settings to advise$/);
+  });
+
+  it('SDK advice for a name in both directions is its own direction\'s baseline\'s', () => {
+    const sockets = (v: string) => ({
+      ...contender('sdk-small-files', [100, 101, 99, 100, 102].map((t) => t * Number(v)), true, {
+        '--max-sockets': v,
+      }),
+      params: { processes: 2, maxSockets: Number(v), concurrency: 1 },
+    });
+    const cells = [sockets('4'), sockets('8')];
+    const calls = (direction: 'download' | 'upload') => sdkAdvice(direction, cells, cells[0]).at(-1);
+    expect(calls('download')).toBe('  2 process(es) x 4 socket(s) = 8 downloadToBuffer calls in flight');
+    expect(calls('upload')).toBe('  2 process(es) x 4 socket(s) = 8 BlockBlobClient.upload calls in flight');
   });
 });
 

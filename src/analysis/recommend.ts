@@ -5,24 +5,10 @@ import { DEFAULT_MATERIAL_SHARE } from '../config/options.js';
 import type { RankedStats } from './verdict.js';
 import { mannWhitney, materiallyFaster, ratioInterval } from './significance.js';
 import { median } from './stats.js';
+import { strategyNamed, type Direction } from '../strategies/index.js';
+import type { Simplicity } from '../strategies/strategy.js';
 
-/**
- * How much a contender asks of its user beyond one request: 0 one plain request per object;
- * 1 ranges or blocks to split and join (or an SDK to carry); 2 extra stored copies or parts.
- * Keyed by strategy name until strategies declare it; unknown strategies count as the most complex.
- */
-const SIMPLICITY: Readonly<Record<string, number>> = {
-  single: 0, 'small-files': 0, head: 0, list: 0, 'list-hierarchy': 0,
-  chunked: 1, blocks: 1, sdk: 1, 'sdk-upload': 1, 'sdk-small-files': 1, 'sdk-head': 1, 'sdk-list': 1,
-  'round-robin': 2, assemble: 2,
-};
-/** What a contender stores beyond the object itself. */
-const EXTRA_STORAGE: Readonly<Record<string, string>> = {
-  'round-robin': 'one stored copy of the blob per range',
-  assemble: 'the blob stored again as part blobs',
-};
-const simplicity = (strategy: string) => SIMPLICITY[strategy] ?? 3;
-/** What each level of SIMPLICITY asks of its user, in words. */
+/** What each level of a contender's declared simplicity asks of its user, in words. */
 const ASKS = [
   'one plain request per object', 'ranges or blocks to split and join',
   'extra stored copies or parts', 'a strategy of its own',
@@ -31,8 +17,24 @@ const ASKS = [
 /** The SDK's own calls, measured as baselines, say so in their description. */
 export const isSdkBaseline = (s: { description: string }) => /\(baseline\)\s*$/.test(s.description);
 
-/** A contender as the rule needs it: its rank, and its requests per object from the cost counts. */
-export type Candidate = RankedStats & { requestsPerObject: number };
+/**
+ * A contender as the rule needs it: its rank, its requests per object from the cost counts, and
+ * what its declaration says it asks of its user and stores.
+ */
+export type Candidate = RankedStats & {
+  requestsPerObject: number; simplicity: Simplicity; extraStorage?: string;
+};
+
+/**
+ * What a contender of a results file declares: a strategy no longer in the registry (an old file)
+ * counts as a strategy of its own, with nothing extra stored that anyone knows of.
+ */
+export function declared(
+  direction: Direction, strategy: string,
+): Pick<Candidate, 'simplicity' | 'extraStorage'> {
+  const s = strategyNamed(direction, strategy);
+  return { simplicity: s?.simplicity ?? 3, ...(s?.extraStorage ? { extraStorage: s.extraStorage } : {}) };
+}
 
 export interface Recommendation {
   contender: string;
@@ -91,7 +93,7 @@ const known = (c: Candidate) => (isSdkBaseline(c) || !Number.isFinite(c.requests
 /** Asks less first: requests known, fewer requests per object, then the simpler strategy. */
 const asksOrder = (a: Candidate, b: Candidate) => (known(a) - known(b))
   || (a.requestsPerObject - b.requestsPerObject)
-  || (simplicity(a.strategy) - simplicity(b.strategy));
+  || (a.simplicity - b.simplicity);
 
 /** What `pick` asks less of than `over`, in words: fewer requests, or a simpler way to use it. */
 function asksLess(pick: Candidate, over: Candidate): string {
@@ -99,7 +101,7 @@ function asksLess(pick: Candidate, over: Candidate): string {
     return `${pick.label} needs ${shareOfRequests(pick.requestsPerObject, over.requestsPerObject)}`;
   }
   if (known(pick) < known(over)) return `${pick.label}'s requests are counted (the SDK's are not)`;
-  const asks = (c: Candidate) => ASKS[simplicity(c.strategy)];
+  const asks = (c: Candidate) => ASKS[c.simplicity];
   return `${pick.label} is simpler (${asks(pick)}; ${over.label}: ${asks(over)})`;
 }
 
@@ -132,7 +134,7 @@ export function recommend(
   const tiedWith = first.filter((s) => s !== pick).map((s) => s.label);
   const basis = ok.length === 1 ? 'only' : pick !== lead ? 'material' : tiedWith.length ? 'tied' : 'fastest';
   const n = Math.min(...(basis === 'material' ? [pick, lead] : first).map((s) => s.timesMs.length));
-  const extraStorage = EXTRA_STORAGE[pick.strategy];
+  const extraStorage = pick.extraStorage;
   const next = ok.find((s) => s.rank > pick.rank);
   const ahead = basis === 'fastest' && next ? compared(pick, next) : undefined;
   const passedOver = basis === 'material'

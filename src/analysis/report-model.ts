@@ -5,7 +5,7 @@ import { analyze, LATENCY_PERCENTILES, type ContenderStats } from './analyze.js'
 import { hedgeSummary, objectCompletion, type HedgeSummary, type ObjectCompletion } from './completion.js';
 import { contenderCost, type ContenderCost } from './cost.js';
 import { DEFAULT_PRICES, type PriceTable } from './prices.js';
-import { isSdkBaseline, recommend, type Candidate, type Recommendation } from './recommend.js';
+import { declared, isSdkBaseline, recommend, type Candidate, type Recommendation } from './recommend.js';
 import { buildGrid, sdkAdvice, type SweepGrid } from './sweep.js';
 import { reportUnit } from './unit.js';
 import { rankStats, serverGap, verdicts, DEFAULT_SOCKET_BUFFER_BYTES, type RankedStats, type ServerGap, type Verdict } from './verdict.js';
@@ -140,11 +140,11 @@ function sweepOf(doc: ResultsFile, stats: ContenderStats[], ranked: ReportConten
   // A sweep's answer is a cell: the rule runs over the cells tied for best, the other winners behind them.
   const candidates: Candidate[] = v.winners.map((w) => {
     const r = ranked.find((c) => c.label === w.label)!;
-    return { ...r, rank: tiedLabels.has(w.label) ? 1 : 2, tied: tiedLabels.has(w.label) && tiedLabels.size > 1, requestsPerObject: r.cost.requestsPerObject };
+    return { ...r, rank: tiedLabels.has(w.label) ? 1 : 2, tied: tiedLabels.has(w.label) && tiedLabels.size > 1, requestsPerObject: r.cost.requestsPerObject, ...declared(doc.command, r.strategy) };
   });
   const picked = recommend(candidates, material);
   // Where an SDK cell is among the best, the settings to give the SDK go with the answer.
-  const advice = sdkAdvice(stats, v.best);
+  const advice = sdkAdvice(doc.command, stats, v.best);
   const sdkAmongBest = candidates.some((c) => c.rank === 1 && isSdkBaseline(c));
   const settings = advice.slice(1).map((l) => l.trim()).filter((l) => !l.startsWith('('));
   const recommendation = picked && sdkAmongBest && settings.length
@@ -197,8 +197,8 @@ export function buildReport(doc: ResultsFile, opts: ReportOptions): Report {
     ? doc.environment.tcp.rmemMaxBytes + doc.environment.tcp.wmemMaxBytes : DEFAULT_SOCKET_BUFFER_BYTES;
   const swept = sweepOf(doc, stats, contenders, material);
   const unit = reportUnit(stats.map((s) => s.unit));
-  const tuned = tuneReport(doc, stats, unit, (s) => (s.params ? strategyNamed(s.strategy)?.sdkSettings?.(s.params, s.objectSizeBytes ?? 0) : undefined));
-  const recommendation = tuned ? tuneRecommendation(tuned, contenders, unit) : swept ? swept.recommendation : recommend(contenders.map((c) => ({ ...c, requestsPerObject: c.cost.requestsPerObject })), material);
+  const tuned = tuneReport(doc, stats, unit, (s) => (s.params ? strategyNamed(doc.command, s.strategy)?.sdkSettings?.(s.params, s.objectSizeBytes ?? 0) : undefined));
+  const recommendation = tuned ? tuneRecommendation(tuned, contenders, unit) : swept ? swept.recommendation : recommend(contenders.map((c) => ({ ...c, requestsPerObject: c.cost.requestsPerObject, ...declared(doc.command, c.strategy) })), material);
   const objectSizeBytes = commonObjectSize(doc);
   // A sweep or a tune measures dozens of cells: the answer says where the chosen one's time went.
   const shownTimes = tuned || swept

@@ -1,7 +1,7 @@
 // Sweeps: any option given as a comma-separated list is an axis; the grid is every combination.
 // Each cell is parsed and validated like a normal command line, then measured.
 import { gridCells } from '../config/sweep.js';
-import { strategyNamed } from '../strategies/index.js';
+import { strategyNamed, type Direction } from '../strategies/index.js';
 import { cellLabel, type ContenderStats } from './analyze.js';
 import { reportUnit } from './unit.js';
 import { significantlyFaster } from './significance.js';
@@ -95,13 +95,15 @@ export function buildGrid(stats: readonly ContenderStats[], axes: readonly Sweep
  * SDK settings, drawn only from SDK baseline cells that were measured with them: none when the
  * SDK was not swept, none when one plain GET won (there are no block settings to give).
  */
-export function sdkAdvice(stats: readonly ContenderStats[], best: ContenderStats | undefined): string[] {
+export function sdkAdvice(
+  direction: Direction, stats: readonly ContenderStats[], best: ContenderStats | undefined,
+): string[] {
   if (!best) return [];
-  const nothingToSet = strategyNamed(best.strategy)?.noSdkSettings;
+  const nothingToSet = strategyNamed(direction, best.strategy)?.noSdkSettings;
   if (nothingToSet) return [`best cell: ${cellLabel(best.strategy, best.cell)} (${nothingToSet}): no SDK block settings to advise`];
   const useOps = measuresOps(stats);
   const value = (s: ContenderStats) => medianRate(s, useOps);
-  const settingsOf = (s: ContenderStats) => strategyNamed(s.strategy)?.sdkSettings;
+  const settingsOf = (s: ContenderStats) => strategyNamed(direction, s.strategy)?.sdkSettings;
   const sdkCells = stats.filter((s) => s.verified && s.cell && s.params && settingsOf(s));
   if (!sdkCells.length) return ['SDK settings: not advised, no SDK baseline was measured in this sweep (add sdk to the strategies swept)'];
   const top = sdkCells.reduce((a, b) => (value(b) > value(a) ? b : a));

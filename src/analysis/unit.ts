@@ -1,13 +1,11 @@
 // The one rule for what a workload is counted in: bytes moved (MiB/s) or requests answered (ops/s).
 // Runs since results schema 3 record it (from their request kind); older files get the legacy rule.
 import type { RunRecord, Unit } from '../results/schema.js';
-
-/** Strategy names that only older files (no `unit`) need: many small files are counted in ops/s. */
-const LEGACY_OPS_STRATEGIES = new Set(['small-files', 'sdk-small-files']);
+import { legacyUnitOf } from '../strategies/index.js';
 
 export function unitOfRun(r: Pick<RunRecord, 'unit' | 'params' | 'strategy' | 'steady' | 'bytes'>): Unit {
   if (r.unit) return r.unit;
-  if (r.params?.fileCount !== undefined || LEGACY_OPS_STRATEGIES.has(r.strategy)) return 'ops/s';
+  if (r.params?.fileCount !== undefined || legacyUnitOf(r.strategy) === 'ops/s') return 'ops/s';
   if (r.steady) return r.steady.lapBytes > 0 ? 'MiB/s' : 'ops/s';
   return 'MiB/s';
 }

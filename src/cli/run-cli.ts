@@ -3,7 +3,7 @@
 // only place that reads process.argv and process.env.
 import { ConfigError, escapeControls, ExitError, ToldError } from '../config/errors.js';
 import { buildProgram, loadDownloadConfig, loadUploadConfig, parseFlags, redactedConfig, resolveOptions, type Credentials, type DownloadConfig, type Sources, type UploadConfig } from '../config/load.js';
-import { DOWNLOAD_STRATEGIES, workloadOf as workloadKind } from '../strategies/index.js';
+import { DOWNLOAD_STRATEGIES, readersOf, workloadOf as workloadKind } from '../strategies/index.js';
 import { COLLECT_OPTIONS, DOWNLOAD_OPTIONS, MANIFEST_OPTIONS, REPORT_OPTIONS, UPLOAD_OPTIONS, type OptionSpec } from '../config/options.js';
 import { endpointOf, outputOf, sessionEstimate, type Output } from './output.js';
 import { formatBytes } from '../config/sizes.js';
@@ -201,7 +201,7 @@ export async function downloadCommand(argv: readonly string[], env: Env, name = 
   startFirstWorker();
   startEmbeddedEarly(config.credentials);
   const many = config.sourceMethod !== 'all' && DOWNLOAD_STRATEGIES.some((s) => config.sourceMethod.split(',').includes(s.name) && workloadKind(s) !== 'blob');
-  const what = many ? `${config.fileCount} files x ${formatBytes(config.fileSizeBytes)} (${config.fileSizeBytes} bytes)${config.sourceMethod.includes('list') ? `, pages of ${config.pageSize}` : ''}` : `concurrency ${config.concurrency}`;
+  const what = many ? `${config.fileCount} files x ${formatBytes(config.fileSizeBytes)} (${config.fileSizeBytes} bytes)${config.sourceMethod.split(',').some((m) => readersOf('download', 'pageSize').includes(m)) ? `, pages of ${config.pageSize}` : ''}` : `concurrency ${config.concurrency}`;
   const title = `blob-cacher download: ${config.processes} process(es) x ${config.maxSockets} socket(s), ${what}, sink ${config.sink}`;
   return measure({ command: 'download', config, cells: [await cellOf(config)], docConfig: redactedConfig(config), title, stem: 'download', output });
 }

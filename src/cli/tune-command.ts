@@ -13,7 +13,7 @@ import { DOWNLOAD_OPTIONS, TUNE_OPTIONS, UPLOAD_OPTIONS, type AnyOption } from '
 import { cellArgv } from '../config/sweep.js';
 import { log, setLogLevel } from '../log/logger.js';
 import { runFailed, type Cell, type TuneRecord } from '../results/schema.js';
-import { selectStrategies } from '../strategies/index.js';
+import { readersOf, selectStrategies } from '../strategies/index.js';
 import { tuneAxes } from '../tune/axes.js';
 import { tuneSearch, type CellMeasure, type ThrottleClass, type TuneAxis } from '../tune/search.js';
 import { checkProcessesFit } from './machine-fit.js';
@@ -157,8 +157,8 @@ function axesFor(mode: 'download' | 'upload', base: Config, args: readonly strin
   const strategies = 'sourceMethod' in base ? selectStrategies(base.sourceMethod, url).map((s) => s.name) : [base.uploadMethod];
   // Block sizes and blocks in flight matter only where blocks are staged; many small files each go
   // in one Put Blob, as many at once as the sockets allow.
-  if (!('blockSizeBytes' in base) || !['blocks', 'sdk-upload'].includes(base.uploadMethod)) fixed.add('--block-size');
-  if ('uploadMethod' in base && !['blocks', 'sdk-upload'].includes(base.uploadMethod)) fixed.add('--concurrency');
+  if (!('blockSizeBytes' in base) || !readersOf('upload', 'blockSize').includes(base.uploadMethod)) fixed.add('--block-size');
+  if ('uploadMethod' in base && !readersOf('upload', 'concurrency').includes(base.uploadMethod)) fixed.add('--concurrency');
   return tuneAxes({
     direction: mode, strategies, cores: machineLimits(readMachine()).cores, fixed,
     start: { processes: base.processes, maxSockets: base.maxSockets, concurrency: base.concurrency, ...('blockSizeBytes' in base ? { blockSizeBytes: base.blockSizeBytes } : {}) },
@@ -197,7 +197,7 @@ interface Given {
 function fixedSettings(base: Config, searched: ReadonlySet<string>, { specs, flags, sources }: Given): Cell {
   const all: Record<string, string> = 'sourceMethod' in base
     ? { '--source-method': base.sourceMethod, '--concurrency': String(base.concurrency) }
-    : { '--upload-method': base.uploadMethod, ...(['blocks', 'sdk-upload'].includes(base.uploadMethod) ? { '--concurrency': String(base.concurrency), '--block-size': String(base.blockSizeBytes) } : {}) };
+    : { '--upload-method': base.uploadMethod, ...(readersOf('upload', 'blockSize').includes(base.uploadMethod) ? { '--concurrency': String(base.concurrency), '--block-size': String(base.blockSizeBytes) } : {}) };
   all['--max-sockets'] = String(base.maxSockets);
   all['--processes'] = String(base.processes);
   for (const spec of specs.filter((s) => DEPLOYED.includes(s.flag) && !s.secret)) {

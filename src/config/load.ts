@@ -1,7 +1,9 @@
 // Resolves options once, precedence flag > environment > .env > default, and validates them.
 // Pure: the CLI (src/cli/sources.ts) reads the environment and the dotenv file and hands them in
 // as strings; nothing here reads argv, process.env or a file.
-import { DOWNLOAD_STRATEGIES, UPLOAD_STRATEGIES, workloadOf } from '../strategies/index.js';
+import {
+  DOWNLOAD_STRATEGIES, HEDGEABLE, selectStrategies, UPLOAD_STRATEGIES, workloadOf,
+} from '../strategies/index.js';
 import { redact } from '../log/logger.js';
 import { resolveCredentials, type Credentials } from './credentials.js';
 import { ConfigError } from './errors.js';
@@ -137,9 +139,6 @@ export interface HedgeConfig {
   on: HedgeOn;
 }
 
-/** The contenders --hedge applies to: those whose every item is a GET through our transport. */
-export const HEDGE_METHODS: readonly string[] = ['chunked', 'round-robin', 'small-files'];
-
 export interface UploadConfig extends RunOptions {
   logLevel: LogLevel;
   uploadMethod: UploadMethod;
@@ -196,16 +195,18 @@ export function loadDownloadConfig(flags: Readonly<Record<string, unknown>>, sou
   if (o.cleanup && o.runId !== undefined) {
     throw new ConfigError('--cleanup in a scale-out run (--run-id) would delete fixtures that other clients still read; drop it and delete them after collect');
   }
-  if (methods.every((m) => m === 'sdk') && (sink === 'file' || sink === 'sparse-file')) {
-    throw new ConfigError(`--source-method sdk writes no file (the SDK baseline reads into memory); drop --sink ${sink}${outPath === undefined ? '' : ' and --out'}, or choose another --source-method`);
+  // A contender that keeps its bytes itself (the SDK's buffer) leaves a file sink nothing to write.
+  const writesNone = selectStrategies(sourceMethod, false).every((s) => !s.writesSink);
+  if (writesNone && (sink === 'file' || sink === 'sparse-file')) {
+    throw new ConfigError(`--source-method ${sourceMethod} writes no file (the SDK baseline reads into memory); drop --sink ${sink}${outPath === undefined ? '' : ' and --out'}, or choose another --source-method`);
   }
-  const unhedged = methods.filter((m) => !HEDGE_METHODS.includes(m));
+  const unhedged = methods.filter((m) => !(HEDGEABLE as readonly string[]).includes(m));
   if (o.hedgeOn !== undefined && !o.hedge) {
     throw new ConfigError('--hedge-on says what a hedged request must have by the --hedge delay, and --hedge '
       + 'is not given; add --hedge (e.g. --hedge p90) or drop --hedge-on');
   }
   if (o.hedge && unhedged.length) {
-    throw new ConfigError(`--hedge duplicates slow GETs of ${HEDGE_METHODS.join(', ')}; --source-method ${unhedged.join(',')} cannot: name those contenders, or drop --hedge`);
+    throw new ConfigError(`--hedge duplicates slow GETs of ${HEDGEABLE.join(', ')}; --source-method ${unhedged.join(',')} cannot: name those contenders, or drop --hedge`);
   }
   return {
     logLevel: o.logLevel,
@@ -243,7 +244,7 @@ export function loadUploadConfig(flags: Readonly<Record<string, unknown>>, sourc
     throw new ConfigError('--auth anonymous only reads (public access); uploads need --auth key, sas, connection-string or entra');
   }
   if (credentials.kind === 'url' && !URL_UPLOAD_METHODS.includes(uploadMethod)) {
-    throw new ConfigError(`--upload-method ${uploadMethod} needs a blob service and --url is a plain server; with --url use small-files or all, or drop --url`);
+    throw new ConfigError(`--upload-method ${uploadMethod} needs a blob service and --url is a plain server; with --url use ${URL_UPLOAD_METHODS.join(' or ')}, or drop --url`);
   }
   if (Math.ceil(blobSizeBytes / blockSizeBytes) > MAX_BLOCKS) {
     throw new ConfigError(`--blob-size / --block-size makes more than ${MAX_BLOCKS} blocks; raise --block-size`);

@@ -1,7 +1,13 @@
 // Every option declared once: flag, env var, default, parser and help. Commander options, env
 // handling, redaction and docs are all derived from this table, and each parser carries its
 // option's type, so that the resolved options are typed from the table alone.
-import { DOWNLOAD_STRATEGIES, UPLOAD_STRATEGIES } from '../strategies/index.js';
+import {
+  DEFAULT_UPLOAD_STRATEGY, DOWNLOAD_STRATEGIES, HEDGEABLE, manyBlobWorkloadNames, readersOf,
+  UPLOAD_STRATEGIES, workloadOf, type DownloadStrategyName, type UploadStrategyName,
+} from '../strategies/index.js';
+import {
+  DOWNLOAD_WORKLOAD_WORDS, type DownloadStrategy, type UploadStrategy,
+} from '../strategies/strategy.js';
 import { formatSizeExact, parseSizeUnbounded } from './sizes.js';
 import { formatDurationExact } from './durations.js';
 import { AUTH_MODES, CONNECTION_MODES, FORMATS, HTTP_CLIENTS, LOG_LEVELS, SINKS, type AuthMode, type LogLevel, type SinkKind } from './choices.js';
@@ -12,13 +18,33 @@ export type { AuthMode, ConnectionMode, HttpClientName, LogLevel, ReportFormat, 
 
 
 /** The strategies' own names, from their registry: a new strategy needs no line here. */
-export const DOWNLOAD_METHODS: readonly string[] = [...DOWNLOAD_STRATEGIES.map((s) => s.name), 'all'];
+export const DOWNLOAD_METHODS: readonly (DownloadStrategyName | 'all')[] =
+  [...DOWNLOAD_STRATEGIES.map((s) => s.name), 'all'];
+/** One name, `all`, or several separated by commas. */
 export type DownloadMethod = string;
-/** Seed names kept working: `url` is what seed 000 called a single GET. */
-const METHOD_ALIASES: ReadonlyMap<string, DownloadMethod> = new Map([['url', 'single'], ['roundrobin', 'round-robin']]);
+/** The names the strategies declare as their aliases (the seed's: `url` was a single GET). */
+const aliasesOf = <N extends string>(
+  list: readonly { name: N; aliases?: readonly string[] }[],
+): ReadonlyMap<string, N> => new Map(list.flatMap((s) => (s.aliases ?? []).map((a) => [a, s.name] as const)));
+const METHOD_ALIASES = aliasesOf(DOWNLOAD_STRATEGIES);
+const aliasHelp = [...METHOD_ALIASES].map(([alias, name]) => `${alias} = ${name}`).join(', ');
 
-export const UPLOAD_METHODS: readonly string[] = [...UPLOAD_STRATEGIES.map((s) => s.name), 'all'];
-export type UploadMethod = string;
+export const UPLOAD_METHODS: readonly (UploadStrategyName | 'all')[] =
+  [...UPLOAD_STRATEGIES.map((s) => s.name), 'all'];
+export type UploadMethod = UploadStrategyName | 'all';
+
+/** Names in --help: `a, b and c` (`and`) or `a, b, c`. */
+const names = (list: readonly string[], and = false) =>
+  (and && list.length > 1 ? `${list.slice(0, -1).join(', ')} and ${list.at(-1)}` : list.join(', '));
+const urlNames = (list: readonly (DownloadStrategy | UploadStrategy)[], many: boolean) =>
+  list.filter((s) => s.urlCapable && (workloadOf(s) !== 'blob') === many).map((s) => s.name);
+/** The many-blob workloads: each its contenders, comma-joined, and what it measures. */
+const manyBlobFirsts = manyBlobWorkloadNames(DOWNLOAD_STRATEGIES);
+const manyBlobHelp = manyBlobFirsts.map((first) => {
+  const w = workloadOf(DOWNLOAD_STRATEGIES.find((s) => s.name === first)!);
+  const list = DOWNLOAD_STRATEGIES.filter((s) => workloadOf(s) === w).map((s) => s.name);
+  return `${list.join(',')} (${DOWNLOAD_WORKLOAD_WORDS[w]})`;
+}).join(', ');
 
 /** What a parser returns for a bad value: what a valid value looks like, to end "expected …". */
 export class Invalid {
@@ -276,7 +302,7 @@ const httpClient = option({
 /** One target option for both commands: a plain server instead of a blob service. */
 const url = option({
   key: 'url', flag: '--url', env: 'URL', valueName: 'url', parse: httpUrl,
-  help: 'plain HTTP(S) server instead of a blob service: download GETs this URL (single, chunked), or the set of files below it (small-files, head: <url>/many/<count>x<bytes>/file-NNNNNNN, PUT first when missing); upload PUTs files below it (small-files)',
+  help: `plain HTTP(S) server instead of a blob service: download GETs this URL (${names(urlNames(DOWNLOAD_STRATEGIES, false))}), or the set of files below it (${names(urlNames(DOWNLOAD_STRATEGIES, true))}: <url>/many/<count>x<bytes>/file-NNNNNNN, PUT first when missing); upload PUTs files below it (${names(urlNames(UPLOAD_STRATEGIES, true))})`,
 });
 /** Where the bytes are: a plain URL or a blob service, and how to authenticate to it. */
 const tlsOption = option({
@@ -414,17 +440,17 @@ export const DOWNLOAD_OPTIONS = table(
   logLevel,
   option({
     key: 'sourceMethod', flag: '--source-method', env: 'SOURCE_METHOD', valueName: 'method', defaultValue: 'all', parse: methodList(DOWNLOAD_METHODS, METHOD_ALIASES),
-    help: `download strategy, or several separated by commas (${DOWNLOAD_METHODS.join(', ')}; url = single). all = the one-blob strategies; ` +
-      'the many-blob workloads are named: small-files,sdk-small-files (a GET per blob), list,list-hierarchy,sdk-list (List Blobs pages), head,sdk-head (a HEAD per blob)',
+    help: `download strategy, or several separated by commas (${DOWNLOAD_METHODS.join(', ')}; ${aliasHelp}). all = the one-blob strategies; ` +
+      `the many-blob workloads are named: ${manyBlobHelp}`,
   }),
   option({ key: 'concurrency', flag: '--concurrency', env: 'CONCURRENCY', valueName: 'n', defaultValue: 4, parse: integer(1, 100_000), help: 'ranges, copies or parts per download' }),
-  option({ key: 'fileSizeBytes', flag: '--file-size', env: 'FILE_SIZE', valueName: 'size', parse: size(0, MAX_OBJECT_BYTES, SEED_BARE_SIZE_BYTES), help: `size of the fixture blob (80MiB, 100KB, 4096B; a bare number means KB, as for upload: 102 = 102KB; at most 1TiB); of each file for small-files, list and head (default ${DEFAULT_BLOB_SIZE_TEXT}; ${DEFAULT_FILE_SIZE_TEXT} for the many-blob workloads)` }),
-  option({ key: 'fileCount', flag: '--file-count', env: 'FILE_COUNT', valueName: 'n', defaultValue: DEFAULT_FILE_COUNT, parse: integer(1, 10_000_000), help: 'small-files, list, head: blobs in the fixture set (many/<count>x<bytes>/file-NNNNNNN)' }),
-  option({ key: 'pageSize', flag: '--page-size', env: 'BLOB_CACHER_PAGE_SIZE', valueName: 'n', defaultValue: DEFAULT_PAGE_SIZE, parse: integer(1, 5000), help: 'list, list-hierarchy, sdk-list: names per List Blobs page (maxresults)' }),
-  option({ key: 'rangeSizeBytes', flag: '--range-size', env: 'BLOB_CACHER_RANGE_SIZE', valueName: 'size', parse: size(1, MAX_OBJECT_BYTES), help: 'chunked, round-robin and sdk: ranges of this size, --concurrency in flight (default: --concurrency equal ranges)' }),
+  option({ key: 'fileSizeBytes', flag: '--file-size', env: 'FILE_SIZE', valueName: 'size', parse: size(0, MAX_OBJECT_BYTES, SEED_BARE_SIZE_BYTES), help: `size of the fixture blob (80MiB, 100KB, 4096B; a bare number means KB, as for upload: 102 = 102KB; at most 1TiB); of each file for ${names(manyBlobFirsts, true)} (default ${DEFAULT_BLOB_SIZE_TEXT}; ${DEFAULT_FILE_SIZE_TEXT} for the many-blob workloads)` }),
+  option({ key: 'fileCount', flag: '--file-count', env: 'FILE_COUNT', valueName: 'n', defaultValue: DEFAULT_FILE_COUNT, parse: integer(1, 10_000_000), help: `${names(manyBlobFirsts)}: blobs in the fixture set (many/<count>x<bytes>/file-NNNNNNN)` }),
+  option({ key: 'pageSize', flag: '--page-size', env: 'BLOB_CACHER_PAGE_SIZE', valueName: 'n', defaultValue: DEFAULT_PAGE_SIZE, parse: integer(1, 5000), help: `${names(readersOf('download', 'pageSize'))}: names per List Blobs page (maxresults)` }),
+  option({ key: 'rangeSizeBytes', flag: '--range-size', env: 'BLOB_CACHER_RANGE_SIZE', valueName: 'size', parse: size(1, MAX_OBJECT_BYTES), help: `${names(readersOf('download', 'rangeSize'), true)}: ranges of this size, --concurrency in flight (default: --concurrency equal ranges)` }),
   processes,
   maxSockets,
-  option({ key: 'hedge', flag: '--hedge', env: 'BLOB_CACHER_HEDGE', valueName: 'delay|pNN', parse: hedgeAfter(), help: 'chunked, round-robin, small-files: a request still waiting after this (20ms, or p90 of the worker\'s earlier requests of this contender) gets a duplicate (the next copy for round-robin); the first to finish wins, the other is aborted' }),
+  option({ key: 'hedge', flag: '--hedge', env: 'BLOB_CACHER_HEDGE', valueName: 'delay|pNN', parse: hedgeAfter(), help: `${names(HEDGEABLE)}: a request still waiting after this (20ms, or p90 of the worker's earlier requests of this contender) gets a duplicate (to the next copy where the blob is read from copies); the first to finish wins, the other is aborted` }),
   // No default here: --hedge-on given without --hedge is refused (config/load.ts), so it must show.
   option({
     key: 'hedgeOn', flag: '--hedge-on', env: 'BLOB_CACHER_HEDGE_ON', valueName: 'when',
@@ -445,13 +471,13 @@ export const DOWNLOAD_OPTIONS = table(
 
 export const UPLOAD_OPTIONS = table(
   logLevel,
-  option({ key: 'uploadMethod', flag: '--upload-method', env: 'BLOB_CACHER_UPLOAD_METHOD', valueName: 'method', defaultValue: 'small-files', parse: oneOf(UPLOAD_METHODS), help: `upload strategy (${UPLOAD_METHODS.join(', ')})` }),
-  option({ key: 'fileCount', flag: '--file-count', env: 'FILE_COUNT', valueName: 'n', defaultValue: 2400, parse: integer(1, 10_000_000), help: 'blobs uploaded by small-files' }),
+  option({ key: 'uploadMethod', flag: '--upload-method', env: 'BLOB_CACHER_UPLOAD_METHOD', valueName: 'method', defaultValue: DEFAULT_UPLOAD_STRATEGY, parse: oneOf(UPLOAD_METHODS), help: `upload strategy (${UPLOAD_METHODS.join(', ')})` }),
+  option({ key: 'fileCount', flag: '--file-count', env: 'FILE_COUNT', valueName: 'n', defaultValue: 2400, parse: integer(1, 10_000_000), help: `blobs uploaded by ${names(manyBlobWorkloadNames(UPLOAD_STRATEGIES))}` }),
   // Seed 002: FILE_SIZE=102 means 102 KB; units (100KiB, 102KB, 4096B) are honoured as given.
   option({ key: 'fileSizeBytes', flag: '--file-size', env: 'FILE_SIZE', valueName: 'size', defaultValue: 100 * KIB, parse: size(1, MAX_PUT_BLOB_BYTES, SEED_BARE_SIZE_BYTES), help: 'size of each small file; a bare number means KB (102 = 102KB); at most 5000MiB' }),
-  option({ key: 'blobSizeBytes', flag: '--blob-size', env: 'BLOB_CACHER_BLOB_SIZE', valueName: 'size', defaultValue: 300 * MIB, parse: size(0, MAX_OBJECT_BYTES), help: 'size of the large blob uploaded by blocks (at most 1TiB)' }),
-  option({ key: 'blockSizeBytes', flag: '--block-size', env: 'BLOB_CACHER_BLOCK_SIZE', valueName: 'size', defaultValue: 8 * MIB, parse: size(1, MAX_BLOCK_BYTES), help: 'staged block size for blocks (at most 4000MiB)' }),
-  option({ key: 'concurrency', flag: '--concurrency', env: 'CONCURRENCY', valueName: 'n', defaultValue: 8, parse: integer(1, 100_000), help: 'blocks in flight (blocks, sdk-upload)' }),
+  option({ key: 'blobSizeBytes', flag: '--blob-size', env: 'BLOB_CACHER_BLOB_SIZE', valueName: 'size', defaultValue: 300 * MIB, parse: size(0, MAX_OBJECT_BYTES), help: `size of the large blob uploaded by ${names(readersOf('upload', 'blobSize'), true)} (at most 1TiB)` }),
+  option({ key: 'blockSizeBytes', flag: '--block-size', env: 'BLOB_CACHER_BLOCK_SIZE', valueName: 'size', defaultValue: 8 * MIB, parse: size(1, MAX_BLOCK_BYTES), help: `staged block size for ${names(readersOf('upload', 'blockSize'), true)} (at most 4000MiB)` }),
+  option({ key: 'concurrency', flag: '--concurrency', env: 'CONCURRENCY', valueName: 'n', defaultValue: 8, parse: integer(1, 100_000), help: `blocks in flight (${names(readersOf('upload', 'concurrency'))})` }),
   option({ key: 'thresholdBytes', flag: '--single-shot-size', env: 'BLOB_CACHER_SINGLE_SHOT_SIZE', valueName: 'size', defaultValue: 0, parse: size(0, MAX_SINGLE_SHOT_BYTES), help: 'blobs at or below this go as one Put Blob (SDK maxSingleShotSize, at most 256MiB)' }),
   processes,
   maxSockets,

@@ -37,6 +37,11 @@ export interface UploadPlanInput {
  */
 export type WorkloadKind = 'blob' | 'files' | 'list' | 'head';
 
+/** Each download workload in a few words, as --help names it. */
+export const DOWNLOAD_WORKLOAD_WORDS: Readonly<Record<WorkloadKind, string>> = {
+  blob: 'one blob', files: 'a GET per blob', list: 'List Blobs pages', head: 'a HEAD per blob',
+};
+
 /** A large blob assembled from staged blocks, committed after every block is in. */
 export interface BlockCommit {
   blob: string;
@@ -62,9 +67,52 @@ export interface JobOptions {
   concurrency?: number;
 }
 
-export interface Strategy<Input> {
-  name: string;
+/** What a run's requests follow from, as the config gives it before anything is planned. */
+export interface RequestInput {
+  /** Downloads: the one blob's size, or each file's in a many-blob set. */
+  objectSizeBytes: number;
+  concurrency: number;
+  rangeSizeBytes?: number;
+  fileCount: number;
+  pageSize?: number;
+  blobSizeBytes?: number;
+  blockSizeBytes?: number;
+  thresholdBytes?: number;
+}
+
+/** How the service bills a request: the classes of its rate table. */
+export type BillingClass = 'read' | 'write' | 'list' | 'other';
+
+/** Requests one run makes and the class each is billed as (an SDK baseline: the requests it makes inside). */
+export interface RequestCount {
+  count: number;
+  billedAs: BillingClass;
+}
+
+/**
+ * What a contender asks of its user beyond one request per object, least first: 0 one plain request
+ * per object; 1 ranges or blocks to split and join (or an SDK to carry); 2 extra stored copies or
+ * parts; 3 a strategy of its own. The recommendation prefers the simpler among equals.
+ */
+export type Simplicity = 0 | 1 | 2 | 3;
+
+/** The run's options a plan reads beyond the workload's own: --help names its readers beside each. */
+export type PlanOption = 'concurrency' | 'rangeSize' | 'pageSize' | 'blobSize' | 'blockSize';
+
+export interface Strategy<Input, Name extends string = string> {
+  name: Name;
+  /** One line: beside its name in the report and the results file. */
   description: string;
+  /** Other names users type for it (the seed's), taken by the method options as it. */
+  aliases?: readonly string[];
+  /** Requests one run makes and their billing class: what the cost estimate counts before a run. */
+  requests(input: RequestInput): RequestCount;
+  simplicity: Simplicity;
+  /** What it stores beyond the object itself, said beside a recommendation of it. */
+  extraStorage?: string;
+  /** Its runs' unit in results files older than schema 3, which have none; unset: the schema's rule. */
+  legacyUnit?: 'ops/s';
+  reads?: readonly PlanOption[];
   /** The request it makes (kinds/index.ts): what the workers run, what it is counted in, how it is checked. */
   kind: KindName;
   /** Unset: 'blob'. */
@@ -86,7 +134,13 @@ export interface Strategy<Input> {
   noSdkSettings?: string;
 }
 
-export type DownloadStrategy = Strategy<PlanInput>;
-export type UploadStrategy = Strategy<UploadPlanInput>;
+export interface DownloadStrategy<Name extends string = string> extends Strategy<PlanInput, Name> {
+  /** --hedge applies: every item is one GET through our transport, so a slow one can be sent again. */
+  hedgeable: boolean;
+  /** Its bytes go into the run's --sink (file, sparse-file); false: it keeps them (the SDK's buffer). */
+  writesSink: boolean;
+}
+
+export type UploadStrategy<Name extends string = string> = Strategy<UploadPlanInput, Name>;
 
 export const LARGE_BLOB = 'large.file';

@@ -1,10 +1,17 @@
 // N part blobs (part.0 ... part.N-1) fetched in parallel and concatenated in order.
 import { splitRanges } from '../ranges.js';
+import { rangeRequests } from '../requests.js';
 import type { DownloadStrategy } from '../strategy.js';
 
-export const assemble: DownloadStrategy = {
+export const assemble = {
   name: 'assemble',
   description: 'N part blobs concatenated',
+  requests: (i) => ({ count: rangeRequests(i), billedAs: 'read' }),
+  simplicity: 2,
+  extraStorage: 'the blob stored again as part blobs',
+  reads: ['concurrency'],
+  hedgeable: false,
+  writesSink: true,
   kind: 'get',
   urlCapable: false,
   fixtures: ({ sizeBytes, concurrency }) =>
@@ -16,4 +23,4 @@ export const assemble: DownloadStrategy = {
       destOffsetBytes: r.offsetBytes,
       lengthBytes: r.lengthBytes,
     })),
-};
+} as const satisfies DownloadStrategy;

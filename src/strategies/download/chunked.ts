@@ -1,11 +1,17 @@
 // CONCURRENCY ranged GETs of one blob, reassembled at their offsets; with --range-size, ranges of
 // that size with CONCURRENCY in flight.
 import { planRanges } from '../ranges.js';
+import { rangeRequests } from '../requests.js';
 import { LARGE_BLOB, type DownloadStrategy } from '../strategy.js';
 
-export const chunked: DownloadStrategy = {
+export const chunked = {
   name: 'chunked',
   description: 'N ranged GETs of one blob',
+  requests: (i) => ({ count: rangeRequests(i), billedAs: 'read' }),
+  simplicity: 1,
+  reads: ['concurrency', 'rangeSize'],
+  hedgeable: true,
+  writesSink: true,
   kind: 'get',
   urlCapable: true,
   fixtures: ({ sizeBytes }) => [{ blob: LARGE_BLOB, offsetBytes: 0, lengthBytes: sizeBytes }],
@@ -18,4 +24,4 @@ export const chunked: DownloadStrategy = {
       destOffsetBytes: range.offsetBytes,
       lengthBytes: range.lengthBytes,
     })),
-};
+} as const satisfies DownloadStrategy;

@@ -3,12 +3,16 @@
 import type { DownloadStrategy } from '../strategy.js';
 import { perFileItems, setFixtures } from '../many-blobs.js';
 
-export const head: DownloadStrategy = {
+export const head = {
   name: 'head',
   description: 'HEAD (Get Blob Properties) per blob',
   kind: 'head',
   workload: 'head',
+  requests: (i) => ({ count: i.fileCount, billedAs: 'other' }),
+  simplicity: 0,
+  hedgeable: false,
+  writesSink: false,
   urlCapable: true,
   fixtures: setFixtures,
   plan: perFileItems,
-};
+} as const satisfies DownloadStrategy;

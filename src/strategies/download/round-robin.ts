@@ -1,12 +1,20 @@
 // The chunked ranges, each read from a different copy of the blob (large.1 ... large.N).
 import { planRanges, splitRanges } from '../ranges.js';
+import { rangeRequests } from '../requests.js';
 import type { DownloadStrategy } from '../strategy.js';
 
 const copyName = (i: number) => `large.${i + 1}`;
 
-export const roundRobin: DownloadStrategy = {
+export const roundRobin = {
   name: 'round-robin',
   description: 'N ranges, each from its own copy of the blob',
+  aliases: ['roundrobin'],
+  requests: (i) => ({ count: rangeRequests(i), billedAs: 'read' }),
+  simplicity: 2,
+  extraStorage: 'one stored copy of the blob per range',
+  reads: ['concurrency', 'rangeSize'],
+  hedgeable: true,
+  writesSink: true,
   kind: 'get',
   urlCapable: false,
   fixtures: ({ sizeBytes, concurrency }) =>
@@ -22,4 +30,4 @@ export const roundRobin: DownloadStrategy = {
       lengthBytes: range.lengthBytes,
     }));
   },
-};
+} as const satisfies DownloadStrategy;

@@ -2,14 +2,18 @@
 import type { DownloadStrategy } from '../strategy.js';
 import { perFileItems, setFixtures } from '../many-blobs.js';
 
-export const sdkHead: DownloadStrategy = {
+export const sdkHead = {
   name: 'sdk-head',
   description: 'SDK getProperties per blob (baseline)',
   kind: 'sdk-head',
   workload: 'head',
+  requests: (i) => ({ count: i.fileCount, billedAs: 'other' }),
+  simplicity: 1,
+  hedgeable: false,
+  writesSink: false,
   urlCapable: false,
   // MAX_SOCKETS calls at a time per process, as our lanes.
   jobOptions: ({ maxSockets }) => ({ inFlight: maxSockets }),
   fixtures: setFixtures,
   plan: perFileItems,
-};
+} as const satisfies DownloadStrategy;

@@ -1,9 +1,14 @@
 // One GET of the whole blob (seed 000's `url` method).
 import { LARGE_BLOB, type DownloadStrategy } from '../strategy.js';
 
-export const single: DownloadStrategy = {
+export const single = {
   name: 'single',
   description: 'one GET of the whole blob',
+  aliases: ['url'],
+  requests: () => ({ count: 1, billedAs: 'read' }),
+  simplicity: 0,
+  hedgeable: false,
+  writesSink: true,
   kind: 'get',
   urlCapable: true,
   noSdkSettings: 'one GET of the whole blob',
@@ -11,4 +16,4 @@ export const single: DownloadStrategy = {
   plan: ({ sizeBytes, urlTarget }) => [
     { index: 0, blob: urlTarget ? undefined : LARGE_BLOB, destOffsetBytes: 0, lengthBytes: sizeBytes },
   ],
-};
+} as const satisfies DownloadStrategy;

@@ -3,12 +3,17 @@
 import type { DownloadStrategy } from '../strategy.js';
 import { perFileItems, setFixtures } from '../many-blobs.js';
 
-export const smallFilesDownload: DownloadStrategy = {
+export const smallFilesDownload = {
   name: 'small-files',
   description: 'one GET per small blob',
   kind: 'get',
   workload: 'files',
+  requests: (i) => ({ count: i.fileCount, billedAs: 'read' }),
+  simplicity: 0,
+  legacyUnit: 'ops/s',
+  hedgeable: true,
+  writesSink: true,
   urlCapable: true,
   fixtures: setFixtures,
   plan: perFileItems,
-};
+} as const satisfies DownloadStrategy;

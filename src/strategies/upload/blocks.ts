@@ -1,12 +1,16 @@
 // One large blob as staged blocks of BLOCK_SIZE, CONCURRENCY in flight, then Put Block List; at or
 // below THRESHOLD it is a single Put Blob (seed 003's parallel threshold).
+import { stagedBlocks } from '../requests.js';
 import { type UploadStrategy } from '../strategy.js';
 import { blockId, largeBlobName } from '../../plan/names.js';
 
-export const blocks: UploadStrategy = {
+export const blocks = {
   name: 'blocks',
   description: 'staged blocks in parallel + commit',
   kind: 'put',
+  requests: (i) => ({ count: stagedBlocks(i), billedAs: 'write' }),
+  simplicity: 1,
+  reads: ['concurrency', 'blobSize', 'blockSize'],
   urlCapable: false,
   // --concurrency blocks in flight over all processes.
   jobOptions: ({ concurrency, processes }) => ({ inFlight: Math.max(1, Math.ceil(concurrency / processes)) }),
@@ -27,4 +31,4 @@ export const blocks: UploadStrategy = {
     if (!blockIds.some((id) => id !== undefined)) return undefined;
     return { blob: largeBlobName(input.prefix), blockIds: blockIds as string[] };
   },
-};
+} as const satisfies UploadStrategy;

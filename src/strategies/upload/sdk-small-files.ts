@@ -2,14 +2,17 @@
 import type { UploadStrategy } from '../strategy.js';
 import { smallFiles } from './small-files.js';
 
-export const sdkSmallFiles: UploadStrategy = {
+export const sdkSmallFiles = {
   name: 'sdk-small-files',
   description: 'SDK upload() per small file (baseline)',
   kind: 'sdk-small-put',
   workload: 'files',
+  requests: (i) => ({ count: i.fileCount, billedAs: 'write' }),
+  simplicity: 1,
+  legacyUnit: 'ops/s',
   urlCapable: false,
   // Its calls go MAX_SOCKETS at a time per process, as our lanes do.
   jobOptions: ({ maxSockets }) => ({ inFlight: maxSockets }),
   sdkSettings: (p) => [`  ${p.processes} process(es) x ${p.maxSockets} socket(s) = ${p.processes * p.maxSockets} BlockBlobClient.upload calls in flight`],
   plan: (input) => smallFiles.plan(input),
-};
+} as const satisfies UploadStrategy;

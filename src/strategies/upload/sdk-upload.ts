@@ -3,12 +3,20 @@
 import { type UploadStrategy } from '../strategy.js';
 import { formatBytes } from '../../config/sizes.js';
 import { largeBlobName } from '../../plan/names.js';
+import { stagedBlocks } from '../requests.js';
 import { sdkBlockSettings } from '../sdk-settings.js';
 
-export const sdkUpload: UploadStrategy = {
+export const sdkUpload = {
   name: 'sdk-upload',
   description: 'SDK uploadData (baseline)',
   kind: 'sdk-put',
+  // At or below maxSingleShotSize the SDK sends one Put Blob.
+  requests: (i) => ({
+    count: i.thresholdBytes && (i.blobSizeBytes ?? 0) <= i.thresholdBytes ? 1 : stagedBlocks(i),
+    billedAs: 'write',
+  }),
+  simplicity: 1,
+  reads: ['concurrency', 'blobSize', 'blockSize'],
   urlCapable: false,
   sdkSettings: (p, objectSizeBytes) => {
     const lines = sdkBlockSettings(p, objectSizeBytes);
@@ -17,4 +25,4 @@ export const sdkUpload: UploadStrategy = {
     return [...lines, `  maxSingleShotSize: ${single} (${formatBytes(single)})`];
   },
   plan: ({ prefix, blobSizeBytes }) => [{ index: 0, blob: largeBlobName(prefix), destOffsetBytes: 0, lengthBytes: blobSizeBytes }],
-};
+} as const satisfies UploadStrategy;

@@ -2,12 +2,15 @@
 import { FileSet } from '../../plan/items.js';
 import type { UploadStrategy } from '../strategy.js';
 
-export const smallFiles: UploadStrategy = {
+export const smallFiles = {
   name: 'small-files',
   description: 'one Put Blob per small file',
   kind: 'put',
   workload: 'files',
+  requests: (i) => ({ count: i.fileCount, billedAs: 'write' }),
+  simplicity: 0,
+  legacyUnit: 'ops/s',
   urlCapable: true,
   // Each file's content is the seed's stream at smallFileOffset: a bounded pool of payloads.
   plan: ({ prefix, fileCount, fileSizeBytes }) => FileSet.of(prefix, fileCount, fileSizeBytes, 'upload'),
-};
+} as const satisfies UploadStrategy;
