@@ -4,6 +4,7 @@ import type { Environment, ResultsFile } from '../results/schema.js';
 import { analyze, LATENCY_PERCENTILES, type ContenderStats } from './analyze.js';
 import { hedgeSummary, objectCompletion, type HedgeSummary, type ObjectCompletion } from './completion.js';
 import { contenderCost, type ContenderCost } from './cost.js';
+import { openLoopSummary, type OpenLoopSummary } from './open-loop.js';
 import { DEFAULT_PRICES, type PriceTable } from './prices.js';
 import { isSdkBaseline, recommend, type Candidate, type Recommendation } from './recommend.js';
 import { buildGrid, sdkAdvice, type SweepGrid } from './sweep.js';
@@ -29,6 +30,8 @@ export interface ReportContender extends RankedStats {
   hedge?: HedgeSummary;
   /** The spread of its times as shown beside the median; none from one sample. */
   timeBounds?: TimeBounds;
+  /** --rate: offered and achieved rate, skipped sends, latency from the intended start and from the send. */
+  openLoop?: OpenLoopSummary;
 }
 
 /** Where one contender's request time went: each phase's share of its requests' summed time. */
@@ -172,7 +175,8 @@ function timeWentOf(s: ContenderStats): TimeWent | undefined {
 function completionOf(runs: ResultsFile['runs']): Pick<ReportContender, 'completion' | 'hedge'> {
   const completion = objectCompletion(runs);
   const hedge = hedgeSummary(runs);
-  return { ...(completion ? { completion } : {}), ...(hedge ? { hedge } : {}) };
+  const openLoop = openLoopSummary(runs);
+  return { ...(completion ? { completion } : {}), ...(hedge ? { hedge } : {}), ...(openLoop ? { openLoop } : {}) };
 }
 
 export function buildReport(doc: ResultsFile, opts: ReportOptions): Report {

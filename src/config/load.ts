@@ -8,6 +8,7 @@ import { ConfigError } from './errors.js';
 import { resolveScaleout, type ScaleoutConfig } from './scaleout.js';
 import { resolveOptions, type Sources } from './flags.js';
 import { DEFAULT_BLOB_SIZE_BYTES, DEFAULT_MAX_RUNS, DEFAULT_FILE_SIZE_BYTES, DOWNLOAD_OPTIONS, HEDGE_ON, RUN_OPTIONS, SCALEOUT_OPTIONS, UPLOAD_OPTIONS, type ConnectionMode, type DownloadMethod, type HedgeAfter, type HedgeOn, type HttpClient, type LogLevel, type ReportFormat, type Resolved, type SinkKind, type UploadMethod } from './options.js';
+import type { Arrival } from './choices.js';
 
 export type { Credentials } from './credentials.js';
 // The flag and source layers live in flags.ts; the CLI and tests reach them here, as before.
@@ -38,6 +39,25 @@ export interface RunOptions {
   connections?: ConnectionMode;
   /** --duration: every run is a steady run of this length, counted per interval. */
   steady?: SteadyOptions;
+  /** --rate: every run is an open loop (a schedule of sends), not lanes that send as they free. */
+  openLoop?: OpenLoopOptions;
+}
+
+export interface OpenLoopOptions {
+  ratePerSecond: number;
+  arrival: Arrival;
+  /** Over all processes; unset: PROCESSES x MAX_SOCKETS. */
+  maxInFlight?: number;
+}
+
+/** --rate and the options that only mean something beside it. */
+function openLoopOptions(o: Resolved<typeof RUN_OPTIONS>): Pick<RunOptions, 'openLoop'> {
+  if (o.ratePerSecond === undefined) {
+    const alone = o.arrival !== undefined ? '--arrival' : o.maxInFlight !== undefined ? '--max-in-flight' : undefined;
+    if (alone) throw new ConfigError(`${alone} shapes an open loop; give --rate too (e.g. --rate 800/s ${alone === '--arrival' ? '--arrival poisson' : '--max-in-flight 64'})`);
+    return {};
+  }
+  return { openLoop: { ratePerSecond: o.ratePerSecond, arrival: o.arrival ?? 'uniform', ...(o.maxInFlight === undefined ? {} : { maxInFlight: o.maxInFlight }) } };
 }
 
 export interface SteadyOptions {
@@ -64,7 +84,7 @@ function untilTime(o: Resolved<typeof RUN_OPTIONS>): Pick<RunOptions, 'maxRuns' 
 }
 
 function runOptions(o: Resolved<typeof RUN_OPTIONS>): RunOptions {
-  const base = { connections: o.connections, trace: o.trace, maxRetries: o.maxRetries, timeoutMs: o.timeoutMs, deadlineMs: o.deadlineMs, progressIntervalMs: o.progressIntervalMs, resultsPath: o.resultsPath, format: o.format };
+  const base = { ...openLoopOptions(o), connections: o.connections, trace: o.trace, maxRetries: o.maxRetries, timeoutMs: o.timeoutMs, deadlineMs: o.deadlineMs, progressIntervalMs: o.progressIntervalMs, resultsPath: o.resultsPath, format: o.format };
   if (o.durationMs === undefined) {
     if (o.autoterm) throw new ConfigError('--autoterm (BLOB_CACHER_AUTOTERM) ends a steady run early; give --duration too (e.g. --duration 60s --autoterm)');
     // As hyperfine: by default at least 5 runs and 3 s of measured time; --runs given means exactly that

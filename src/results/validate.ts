@@ -76,6 +76,17 @@ const rowOk = (row: unknown): boolean =>
   Array.isArray(row) && (row.length === RECORD_COLUMNS.length || row.length === RECORD_COLUMNS.length - 1)
   && row.every((c, i) => c === null || typeof c === 'string' || typeof c === 'boolean' || (isNumber(c) && c <= 1e15 && (c >= 0 || (i < INDEX_COLUMNS && c === -1))));
 
+/** --rate: counts that add up, a known arrival, histograms that decode. */
+function openLoopOk(o: unknown): boolean {
+  if (!isObject(o) || !isObject(o.histograms)) return false;
+  const counts = [o.offered, o.sent, o.skipped, o.succeeded, o.maxInFlight];
+  return counts.every(isCount) && (o.skipped as number) <= (o.offered as number) && (o.succeeded as number) <= (o.sent as number)
+    && isNumber(o.ratePerSecond) && (o.ratePerSecond as number) > 0 && (o.arrival === 'uniform' || o.arrival === 'poisson')
+    && isDuration(o.lastOfferedMs) && isDuration(o.lastEndMs)
+    && ['fromIntended', 'fromSend', 'lateness'].every((k) => typeof (o.histograms as Record<string, unknown>)[k] === 'string')
+    && histogramProblem(o.histograms as Record<string, unknown>) === undefined;
+}
+
 function runProblem(r: unknown): string | undefined {
   if (!isObject(r)) return 'is not an object';
   const bad = badField(r, RUN_FIELDS);
@@ -88,6 +99,7 @@ function runProblem(r: unknown): string | undefined {
   if (o !== undefined && !(isObject(o) && isCount(o.objects) && isDuration(o.completionMsSum) && isDuration(o.stragglerMsSum))) return 'has bad objects';
   const h = r.hedge;
   if (h !== undefined && !(isObject(h) && isCount(h.issued) && isCount(h.won) && isCount(h.extraBytes) && h.won <= h.issued)) return 'has a bad hedge';
+  if (r.openLoop !== undefined && !openLoopOk(r.openLoop)) return 'has a bad openLoop';
   const by = r.throttledBy;
   if (by !== undefined && !(isObject(by) && Object.entries(by).every(([c, n]) => THROTTLE_CLASSES.includes(c) && isCount(n)))) return 'has a bad throttledBy';
   const faults = r.faults;
