@@ -18,7 +18,10 @@ export interface OpenLoopSummary {
   ratePerSecond: number;
   arrival: OpenLoopRecord['arrival'];
   maxInFlight: number;
-  /** Slots the schedule offered per second of schedule (first slot to last), and successful requests per second of it. */
+  /**
+   * Slots the schedule offered per second of schedule (release to last slot, plus one mean gap), and
+   * successful requests per second of the same schedule.
+   */
   offeredPerSecond: number;
   achievedPerSecond: number;
   offered: number;
@@ -41,7 +44,9 @@ function latencyOf(texts: string[]): OpenLoopLatencyMs | undefined {
 }
 
 /** Undefined where no measured run was an open loop. */
-export function openLoopSummary(runs: readonly Pick<RunRecord, 'warmup' | 'openLoop'>[]): OpenLoopSummary | undefined {
+export function openLoopSummary(
+  runs: readonly Pick<RunRecord, 'warmup' | 'openLoop'>[],
+): OpenLoopSummary | undefined {
   const loops = runs.filter((r) => !r.warmup && r.openLoop).map((r) => r.openLoop!);
   const first = loops[0];
   if (!first) return undefined;
@@ -58,6 +63,7 @@ export function openLoopSummary(runs: readonly Pick<RunRecord, 'warmup' | 'openL
     offeredPerSecond: scheduleS > 0 ? offered / scheduleS : 0,
     achievedPerSecond: scheduleS > 0 ? sum((o) => o.succeeded) / scheduleS : 0,
     offered, sent: sum((o) => o.sent), skippedSends, skippedShare: offered ? skippedSends / offered : 0,
-    ...(fromIntendedMs ? { fromIntendedMs } : {}), ...(fromSendMs ? { fromSendMs } : {}), ...(latenessMs ? { latenessMs } : {}),
+    ...(fromIntendedMs ? { fromIntendedMs } : {}), ...(fromSendMs ? { fromSendMs } : {}),
+    ...(latenessMs ? { latenessMs } : {}),
   };
 }

@@ -176,7 +176,9 @@ function completionOf(runs: ResultsFile['runs']): Pick<ReportContender, 'complet
   const completion = objectCompletion(runs);
   const hedge = hedgeSummary(runs);
   const openLoop = openLoopSummary(runs);
-  return { ...(completion ? { completion } : {}), ...(hedge ? { hedge } : {}), ...(openLoop ? { openLoop } : {}) };
+  return {
+    ...(completion ? { completion } : {}), ...(hedge ? { hedge } : {}), ...(openLoop ? { openLoop } : {}),
+  };
 }
 
 export function buildReport(doc: ResultsFile, opts: ReportOptions): Report {

@@ -53,11 +53,13 @@ export interface OpenLoopOptions {
 /** --rate and the options that only mean something beside it. */
 function openLoopOptions(o: Resolved<typeof RUN_OPTIONS>): Pick<RunOptions, 'openLoop'> {
   if (o.ratePerSecond === undefined) {
-    const alone = o.arrival !== undefined ? '--arrival' : o.maxInFlight !== undefined ? '--max-in-flight' : undefined;
-    if (alone) throw new ConfigError(`${alone} shapes an open loop; give --rate too (e.g. --rate 800/s ${alone === '--arrival' ? '--arrival poisson' : '--max-in-flight 64'})`);
+    const alone = o.arrival !== undefined ? ['--arrival', 'poisson'] : o.maxInFlight !== undefined ? ['--max-in-flight', '64'] : [];
+    const [flag, example] = alone;
+    if (flag) throw new ConfigError(`${flag} shapes an open loop; give --rate too (e.g. --rate 800/s ${flag} ${example})`);
     return {};
   }
-  return { openLoop: { ratePerSecond: o.ratePerSecond, arrival: o.arrival ?? 'uniform', ...(o.maxInFlight === undefined ? {} : { maxInFlight: o.maxInFlight }) } };
+  const maxInFlight = o.maxInFlight === undefined ? {} : { maxInFlight: o.maxInFlight };
+  return { openLoop: { ratePerSecond: o.ratePerSecond, arrival: o.arrival ?? 'uniform', ...maxInFlight } };
 }
 
 export interface SteadyOptions {
@@ -84,7 +86,10 @@ function untilTime(o: Resolved<typeof RUN_OPTIONS>): Pick<RunOptions, 'maxRuns' 
 }
 
 function runOptions(o: Resolved<typeof RUN_OPTIONS>): RunOptions {
-  const base = { ...openLoopOptions(o), connections: o.connections, trace: o.trace, maxRetries: o.maxRetries, timeoutMs: o.timeoutMs, deadlineMs: o.deadlineMs, progressIntervalMs: o.progressIntervalMs, resultsPath: o.resultsPath, format: o.format };
+  const base = {
+    ...openLoopOptions(o), connections: o.connections,
+    trace: o.trace, maxRetries: o.maxRetries, timeoutMs: o.timeoutMs, deadlineMs: o.deadlineMs, progressIntervalMs: o.progressIntervalMs, resultsPath: o.resultsPath, format: o.format
+  };
   if (o.durationMs === undefined) {
     if (o.autoterm) throw new ConfigError('--autoterm (BLOB_CACHER_AUTOTERM) ends a steady run early; give --duration too (e.g. --duration 60s --autoterm)');
     // As hyperfine: by default at least 5 runs and 3 s of measured time; --runs given means exactly that

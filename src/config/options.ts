@@ -136,7 +136,8 @@ export const MAX_RATE_PER_SECOND = 1_000_000;
 const rate: Parser<number> = (raw) => {
   const m = /^(\d+(?:\.\d+)?)(?:\/s)?$/.exec(raw.trim());
   const n = m ? Number(m[1]) : NaN;
-  return n >= 0.01 && n <= MAX_RATE_PER_SECOND ? n : new Invalid(`a rate from 0.01/s to ${MAX_RATE_PER_SECOND}/s, such as 800/s`);
+  if (n >= 0.01 && n <= MAX_RATE_PER_SECOND) return n;
+  return new Invalid(`a rate from 0.01/s to ${MAX_RATE_PER_SECOND}/s, such as 800/s`);
 };
 
 /** Sizes: 80MiB, 100KB, 12800000; `bareUnitBytes` is what a number without a unit counts. */
@@ -360,10 +361,20 @@ export const RUN_OPTIONS = table(
   option({ key: 'autotermTolerance', flag: '--autoterm-tolerance', env: 'BLOB_CACHER_AUTOTERM_TOLERANCE', valueName: 'percent', defaultValue: 0.075, parse: percent(100), help: 'how far each interval\'s rate may be from the window\'s mean (7.5%)' }),
   option({
     key: 'ratePerSecond', flag: '--rate', env: 'BLOB_CACHER_RATE', valueName: 'n/s', parse: rate,
-    help: 'open loop: send this many requests per second over all processes, each at its scheduled time whatever the earlier ones do; latency counts from that time (docs/open-loop.md)',
+    help: 'open loop: send this many requests per second over all processes, each at its scheduled time '
+      + 'whatever the earlier ones do; latency counts from that time (docs/open-loop.md)',
   }),
-  option({ key: 'arrival', flag: '--arrival', env: 'BLOB_CACHER_ARRIVAL', valueName: 'kind', parse: oneOf(ARRIVALS), help: 'with --rate: uniform (evenly spaced sends, the default) or poisson (random gaps of the same mean, drawn from a fixed seed)' }),
-  option({ key: 'maxInFlight', flag: '--max-in-flight', env: 'BLOB_CACHER_MAX_IN_FLIGHT', valueName: 'n', parse: integer(1, 1_000_000), help: 'with --rate: requests in flight at once over all processes (each its share, rounded up); a send past it is skipped, not delayed (default: PROCESSES x MAX_SOCKETS)' }),
+  option({
+    key: 'arrival', flag: '--arrival', env: 'BLOB_CACHER_ARRIVAL', valueName: 'kind', parse: oneOf(ARRIVALS),
+    help: 'with --rate: uniform (evenly spaced sends, the default) or poisson (random gaps of the same mean, '
+      + 'drawn from a fixed seed)',
+  }),
+  option({
+    key: 'maxInFlight', flag: '--max-in-flight', env: 'BLOB_CACHER_MAX_IN_FLIGHT', valueName: 'n',
+    parse: integer(1, 1_000_000),
+    help: 'with --rate: requests in flight at once over all processes (each its share, rounded up); a send '
+      + 'past it is skipped, not delayed (default: PROCESSES x MAX_SOCKETS)',
+  }),
   option({ key: 'maxRetries', flag: '--max-retries', env: 'BLOB_CACHER_MAX_RETRIES', valueName: 'n', defaultValue: 3, parse: integer(0, 20), help: 'retries per request for 408/429/5xx, resets and timeouts' }),
   option({ key: 'timeoutMs', flag: '--timeout', env: 'BLOB_CACHER_TIMEOUT', valueName: 'duration', defaultValue: 30_000, parse: duration(10, MAX_TIMEOUT_MS), help: 'per try: the longest a socket may stay idle, a stalled body included, noticed within a quarter more (30s, 500ms; at most 24h)' }),
   option({ key: 'deadlineMs', flag: '--deadline', env: 'BLOB_CACHER_DEADLINE', valueName: 'duration', parse: duration(100, MAX_TIMEOUT_MS), help: 'the whole session at most this long: then it stops as on SIGINT and writes what it measured (default: none; preflight alone has one of 2 x --timeout)' }),

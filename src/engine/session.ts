@@ -142,7 +142,8 @@ export async function runSession(cells: readonly SessionCell[], opts: SessionOpt
   const kept = new RecordBudget(runs, measuredRunAtMost);
   let target = '';
   let objectSizeBytes: number | undefined;
-  for (const [cellIndex, { cell, workload, runs: measured, warmup, minTimeMs = 0, maxRuns = MAX_RUNS, precision = 0, steady, connections, openLoop, decided }] of cells.entries()) {
+  for (const [cellIndex, cellSpec] of cells.entries()) {
+    const { cell, workload, runs: measured, warmup, minTimeMs = 0, maxRuns = MAX_RUNS, precision = 0, steady, connections, decided } = cellSpec;
     if (signal.aborted) break;
     if (cell) log.info(`sweep cell ${cellIndex + 1}/${cells.length}: ${Object.entries(cell).map(([k, v]) => `${k} ${v}`).join(' ')}`);
     // One pool per cell: its processes stay warm across the cell's runs and contenders.
@@ -179,7 +180,8 @@ export async function runSession(cells: readonly SessionCell[], opts: SessionOpt
         for (const contender of round) {
           if (signal.aborted) break runs;
           const id = { strategy: contender.strategy, description: contender.description, cell, params: open.params, run: runIndex, warmup: runIndex < warmup };
-          const run = await runOnce({ pool, open, signal, emit, runs: Math.max(total, runIndex + 1), steady, openLoop, connections, startGate: opts.startGate }, contender, id);
+          const run = await runOnce({ pool, open, signal, emit, runs: Math.max(total, runIndex + 1), steady, connections, startGate: opts.startGate,
+            openLoop: cellSpec.openLoop }, contender, id);
           if (!run) break runs;
           if (!run.warmup) untilTime.add(contender, run.wallMs);
           const tag = total > 1 ? ` (${run.warmup ? 'warm-up' : 'run'} ${runIndex + 1}/${Math.max(total, runIndex + 1)})` : '';
@@ -314,7 +316,8 @@ async function execute(ctx: RunContext, prepared: PreparedRun, id: Omit<RunIdent
   const openLoop = ctx.openLoop
     ? { ...ctx.openLoop, maxInFlight: ctx.openLoop.maxInFlight ?? processes * open.params.maxSockets } : undefined;
   const merged = await ctx.pool.run({
-    ...job, ...(steadyJob ? { steady: steadyJob } : {}), ...(openLoop ? { openLoop } : {}), ...(connections === 'warm' ? { connections } : {}) }, items, processes, {
+    ...job, ...(steadyJob ? { steady: steadyJob } : {}), ...(openLoop ? { openLoop } : {}),
+    ...(connections === 'warm' ? { connections } : {}) }, items, processes, {
     after: prepared.after,
     autoterm: steady?.autoterm,
     token: open.token,

@@ -4,7 +4,9 @@ import type { OpenLoopLatencyMs } from '../analysis/open-loop.js';
 import type { ReportContender } from '../analysis/report-model.js';
 import { num } from './format.js';
 
-const spread = (l: OpenLoopLatencyMs | undefined) => (l ? `p50 ${num(l.p50)} / p90 ${num(l.p90)} / p99 ${num(l.p99)} / p99.9 ${num(l.p999)} / max ${num(l.max)}` : 'none succeeded');
+const spread = (l: OpenLoopLatencyMs | undefined) => (l
+  ? `p50 ${num(l.p50)} / p90 ${num(l.p90)} / p99 ${num(l.p99)} / p99.9 ${num(l.p999)} / max ${num(l.max)}`
+  : 'none succeeded');
 const rate = (perSecond: number) => num(perSecond);
 
 /** Per open-loop contender: the rates and skipped sends, then its latency both ways and the send lateness. */
@@ -12,12 +14,16 @@ export function openLoopLines(contenders: readonly ReportContender[]): string[] 
   return contenders.flatMap((s) => {
     const o = s.openLoop;
     if (!o) return [];
-    const skipped = `${o.skippedSends} skipped send(s) (${(o.skippedShare * 100).toFixed(o.skippedShare < 0.1 ? 2 : 1)}%, --max-in-flight ${o.maxInFlight})`;
+    const share = (o.skippedShare * 100).toFixed(o.skippedShare < 0.1 ? 2 : 1);
+    const skipped = `${o.skippedSends} skipped send(s) (${share}%, --max-in-flight ${o.maxInFlight})`;
+    const late = o.latenessMs;
     return [
-      `${s.label}: open loop ${o.arrival} at ${rate(o.ratePerSecond)}/s: offered ${rate(o.offeredPerSecond)}/s, achieved ${rate(o.achievedPerSecond)}/s, ${skipped}`,
+      `${s.label}: open loop ${o.arrival} at ${rate(o.ratePerSecond)}/s: `
+        + `offered ${rate(o.offeredPerSecond)}/s, achieved ${rate(o.achievedPerSecond)}/s, ${skipped}`,
       `${s.label}: latency from the intended start, ms: ${spread(o.fromIntendedMs)}`,
       `${s.label}: latency from the actual send, ms: ${spread(o.fromSendMs)}`,
-      ...(o.latenessMs ? [`${s.label}: send lateness (send time minus intended start), ms: p50 ${num(o.latenessMs.p50)} / p99 ${num(o.latenessMs.p99)} / max ${num(o.latenessMs.max)}`] : []),
+      ...(late ? [`${s.label}: send lateness (send time minus intended start), ms: `
+        + `p50 ${num(late.p50)} / p99 ${num(late.p99)} / max ${num(late.max)}`] : []),
     ];
   });
 }
@@ -28,16 +34,20 @@ const QUANTILES = ['p50', 'p99'] as const;
 export function openLoopColumns(contenders: readonly ReportContender[]): string[] {
   if (!contenders.some((s) => s.openLoop)) return [];
   return [
-    'rate_per_s', 'arrival', 'max_in_flight', 'offered_per_s', 'achieved_per_s', 'skipped_sends', 'skipped_share',
-    ...QUANTILES.map((q) => `intended_${q}_ms`), ...QUANTILES.map((q) => `sent_${q}_ms`), ...QUANTILES.map((q) => `lateness_${q}_ms`),
+    'rate_per_s', 'arrival', 'max_in_flight', 'offered_per_s', 'achieved_per_s',
+    'skipped_sends', 'skipped_share',
+    ...['intended', 'sent', 'lateness'].flatMap((from) => QUANTILES.map((q) => `${from}_${q}_ms`)),
   ];
 }
 
-export function openLoopCells(contenders: readonly ReportContender[], s: ReportContender): (string | number | undefined)[] {
+export function openLoopCells(
+  contenders: readonly ReportContender[], s: ReportContender,
+): (string | number | undefined)[] {
   if (!contenders.some((c) => c.openLoop)) return [];
   const o = s.openLoop;
   return [
-    o?.ratePerSecond, o?.arrival, o?.maxInFlight, o?.offeredPerSecond, o?.achievedPerSecond, o?.skippedSends, o?.skippedShare,
-    ...QUANTILES.map((q) => o?.fromIntendedMs?.[q]), ...QUANTILES.map((q) => o?.fromSendMs?.[q]), ...QUANTILES.map((q) => o?.latenessMs?.[q]),
+    o?.ratePerSecond, o?.arrival, o?.maxInFlight, o?.offeredPerSecond, o?.achievedPerSecond, o?.skippedSends,
+    o?.skippedShare,
+    ...[o?.fromIntendedMs, o?.fromSendMs, o?.latenessMs].flatMap((l) => QUANTILES.map((q) => l?.[q])),
   ];
 }

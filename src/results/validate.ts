@@ -80,11 +80,12 @@ const rowOk = (row: unknown): boolean =>
 function openLoopOk(o: unknown): boolean {
   if (!isObject(o) || !isObject(o.histograms)) return false;
   const counts = [o.offered, o.sent, o.skipped, o.succeeded, o.maxInFlight];
+  const h = o.histograms as Record<string, unknown>;
   return counts.every(isCount) && (o.skipped as number) <= (o.offered as number) && (o.succeeded as number) <= (o.sent as number)
-    && isNumber(o.ratePerSecond) && (o.ratePerSecond as number) > 0 && (o.arrival === 'uniform' || o.arrival === 'poisson')
+    && isNumber(o.ratePerSecond) && o.ratePerSecond > 0 && ['uniform', 'poisson'].includes(o.arrival as string)
     && isDuration(o.lastOfferedMs) && isDuration(o.lastEndMs)
-    && ['fromIntended', 'fromSend', 'lateness'].every((k) => typeof (o.histograms as Record<string, unknown>)[k] === 'string')
-    && histogramProblem(o.histograms as Record<string, unknown>) === undefined;
+    && ['fromIntended', 'fromSend', 'lateness'].every((k) => typeof h[k] === 'string')
+    && histogramProblem(h) === undefined;
 }
 
 function runProblem(r: unknown): string | undefined {

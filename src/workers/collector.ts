@@ -93,14 +93,16 @@ export class Collector {
       if (!after.error) histograms.record(after.phases, after.totalMs);
       end = Math.max(end, after.startEpochMs + after.totalMs);
     }
-    const openLoop = input.openLoop ? mergeOpenLoop(input.openLoop, results.flatMap((w) => (w.openLoop ? [w.openLoop] : []))) : undefined;
+    const loops = results.flatMap((w) => (w.openLoop ? [w.openLoop] : []));
+    const openLoop = input.openLoop ? mergeOpenLoop(input.openLoop, loops) : undefined;
     const perItem = results.filter((w) => w.objects);
     const objects = perItem.length ? perItem.map((w) => w.objects!).reduce(addObjectTotals, emptyObjectTotals()) : undefined;
     return {
       ...(objects ? { objects } : {}),
       workers: results, records, histograms, wallMs: end > start ? end - start : 0, failures: input.failures,
       stopped: results.reduce((a, w) => a + (w.stopped ?? 0), 0), maybeSent: input.maybeSent, ...(summary ? { summary } : {}),
-      ...(steady ? { steady } : {}), ...(openLoop ? { openLoop } : {}), ...(input.autotermAtMs === undefined ? {} : { autotermAtMs: input.autotermAtMs }),
+      ...(steady ? { steady } : {}), ...(openLoop ? { openLoop } : {}),
+      ...(input.autotermAtMs === undefined ? {} : { autotermAtMs: input.autotermAtMs }),
     };
   }
 }

@@ -95,9 +95,12 @@ export class JobRun {
       for (const i of items) urls.set(i.index, signer.blobUrl(i.blob));
     }
     // A lane per socket through our transport; the SDK's calls all at once unless the job says.
-    // An open loop: its share of --max-in-flight (a send past it is skipped, not queued).
-    const perWorker = job.openLoop ? Math.ceil(job.openLoop.maxInFlight / Math.max(1, job.workers ?? 1)) : undefined;
-    const lanes = Math.max(1, Math.min(items.length, perWorker ?? job.inFlight ?? (kind.transport ? job.maxSockets : items.length)));
+    // An open loop: its share of --max-in-flight (a send past it is skipped, not queued); a steady one
+    // may have one item in flight more than once (one 1 KiB object at 5,000 GETs/s).
+    const perWorker = job.openLoop && Math.ceil(job.openLoop.maxInFlight / Math.max(1, job.workers ?? 1));
+    const closedLanes = job.inFlight ?? (kind.transport ? job.maxSockets : items.length);
+    const lanes = Math.max(1, perWorker && job.steady ? perWorker
+      : Math.min(items.length, perWorker || closedLanes));
     const ctx: KindContext = { job, items, signer, agent, pool, urls, signal: this.stop.signal, lanes, kept: this.kept };
     const kindRun = await kind.setup(ctx);
     // Connections opened now are outside the timed span: the run measures requests on open sockets.
@@ -123,7 +126,11 @@ export class JobRun {
       shape.startReports((index, counts) => this.send({ type: 'interval', index, ...counts }));
     }
     const open = this.job.openLoop
-      ? { meter: new OpenLoopMeter(), schedule: new Schedule(goEpochMs - performance.timeOrigin, this.job.openLoop.ratePerSecond, this.job.openLoop.arrival, this.job.workerIndex, this.job.workers ?? 1) }
+      ? {
+        meter: new OpenLoopMeter(),
+        schedule: new Schedule(goEpochMs - performance.timeOrigin, this.job.openLoop.ratePerSecond,
+          this.job.openLoop.arrival, this.job.workerIndex, this.job.workers ?? 1),
+      }
       : undefined;
     const { records, issued } = await this.timed(items, kindRun, lanes, shape, open).finally(() => {
       clearInterval(ticker);
@@ -181,7 +188,8 @@ export class JobRun {
     };
     // An open loop is its own loop: the closed one below takes no branch for it.
     const issued = open
-      ? await runOpenLoop<OpRecord | OpRecord[]>(items.length, lanes, shape, open.schedule, open.meter, this.stop.signal,
+      ? await runOpenLoop<OpRecord | OpRecord[]>(
+        items.length, lanes, shape, open.schedule, open.meter, this.stop.signal,
         (n, lane, intendedMs, done, fail) => {
           const item = made ? (made[n] ??= items.at(n)!) : items.at(n)!;
           if (this.stop.signal.aborted) done(this.notSent(item));

@@ -13,6 +13,8 @@ import type { Shape } from './shape.js';
 
 /** The schedule's draw: a fixed seed per worker, so every run of a contender meets the same arrivals. */
 const POISSON_SEED = 0x9e3779b9;
+/** The longest a worker sleeps between looks at its schedule and its shape. */
+const RECHECK_MS = 100;
 
 /**
  * A worker's intended starts, on its performance.now() clock. The rate is the total over `workers`
@@ -84,7 +86,8 @@ export class OpenLoopMeter {
   }
 
   result(goEpochMs: number): OpenLoopWorkerResult {
-    const since = (ms: number) => (Number.isFinite(ms) ? Math.max(0, performance.timeOrigin + ms - goEpochMs) : 0);
+    const since = (ms: number) => (Number.isFinite(ms)
+      ? Math.max(0, performance.timeOrigin + ms - goEpochMs) : 0);
     return {
       offered: this.offered, sent: this.sent, skipped: this.skipped, succeeded: this.succeeded,
       lastOfferedMs: since(this.lastOfferedMs), lastEndMs: since(this.lastEndMs),
@@ -104,7 +107,9 @@ export class OpenLoopMeter {
  */
 export function runOpenLoop<R extends OpRecord | OpRecord[]>(
   items: number, lanes: number, shape: Shape, schedule: Schedule, meter: OpenLoopMeter, signal: AbortSignal,
-  start: (n: number, lane: number, intendedMs: number, done: (got: R) => void, fail: (err: unknown) => void) => void,
+  start: (
+    n: number, lane: number, intendedMs: number, done: (got: R) => void, fail: (err: unknown) => void,
+  ) => void,
   settle: (n: number, got: R) => void,
 ): Promise<number> {
   if (!items || lanes < 1) return Promise.resolve(0);
@@ -156,15 +161,16 @@ export function runOpenLoop<R extends OpRecord | OpRecord[]>(
       draining = true;
       try {
         for (;;) {
-          if (signal.aborted || !shape.more(meter.sent)) {
+          const dueMs = schedule.peek();
+          if (signal.aborted || !shape.more(meter.sent, dueMs)) {
             end();
             return;
           }
-          const dueMs = schedule.peek();
           const now = performance.now();
           if (dueMs > now) {
+            // At a low rate the next slot may be far off: a finish (--autoterm) is looked for meanwhile.
             clearTimeout(timer);
-            timer = setTimeout(tick, dueMs - now);
+            timer = setTimeout(tick, Math.min(dueMs - now, RECHECK_MS));
             return;
           }
           schedule.take();
@@ -182,8 +188,10 @@ export function runOpenLoop<R extends OpRecord | OpRecord[]>(
   });
 }
 
-/** Every worker's open loop as one: counts and histograms added, spans the longest; the job's settings beside them. */
-export function mergeOpenLoop(job: OpenLoopJob, parts: readonly OpenLoopWorkerResult[]): OpenLoopRecord | undefined {
+/** Every worker's open loop as one: counts and histograms added, the longest spans, the job's settings. */
+export function mergeOpenLoop(
+  job: OpenLoopJob, parts: readonly OpenLoopWorkerResult[],
+): OpenLoopRecord | undefined {
   if (!parts.length) return undefined;
   const sum = (f: (p: OpenLoopWorkerResult) => number) => parts.reduce((a, p) => a + f(p), 0);
   const added = (f: (p: OpenLoopWorkerResult) => string) => {
@@ -192,8 +200,14 @@ export function mergeOpenLoop(job: OpenLoopJob, parts: readonly OpenLoopWorkerRe
   };
   return {
     ratePerSecond: job.ratePerSecond, arrival: job.arrival, maxInFlight: job.maxInFlight,
-    offered: sum((p) => p.offered), sent: sum((p) => p.sent), skipped: sum((p) => p.skipped), succeeded: sum((p) => p.succeeded),
-    lastOfferedMs: Math.max(...parts.map((p) => p.lastOfferedMs)), lastEndMs: Math.max(...parts.map((p) => p.lastEndMs)),
-    histograms: { fromIntended: added((p) => p.fromIntended), fromSend: added((p) => p.fromSend), lateness: added((p) => p.lateness) },
+    offered: sum((p) => p.offered), sent: sum((p) => p.sent), skipped: sum((p) => p.skipped),
+    succeeded: sum((p) => p.succeeded),
+    lastOfferedMs: Math.max(...parts.map((p) => p.lastOfferedMs)),
+    lastEndMs: Math.max(...parts.map((p) => p.lastEndMs)),
+    histograms: {
+      fromIntended: added((p) => p.fromIntended),
+      fromSend: added((p) => p.fromSend),
+      lateness: added((p) => p.lateness),
+    },
   };
 }

@@ -9,11 +9,13 @@ import type { HedgeConfig, OpenLoopOptions, SteadyOptions } from '../../src/conf
 import { readSources } from '../../src/cli/sources.js';
 
 /** Settings a test gives: the config's own fields, credentials and a steady run as the flags that make them. */
-export type TestSettings<C> = Partial<Omit<C, 'credentials' | 'steady' | 'openLoop'>> & { credentials?: Credentials; steady?: SteadyOptions; openLoop?: OpenLoopOptions };
+export type TestSettings<C> = Partial<Omit<C, 'credentials' | 'steady' | 'openLoop'>>
+  & { credentials?: Credentials; steady?: SteadyOptions; openLoop?: OpenLoopOptions };
 
 function openLoopFlags(o: OpenLoopOptions | undefined): string[] {
   if (!o) return [];
-  return [`--rate=${o.ratePerSecond}/s`, `--arrival=${o.arrival}`, ...(o.maxInFlight === undefined ? [] : [`--max-in-flight=${o.maxInFlight}`])];
+  const cap = o.maxInFlight === undefined ? [] : [`--max-in-flight=${o.maxInFlight}`];
+  return [`--rate=${o.ratePerSecond}/s`, `--arrival=${o.arrival}`, ...cap];
 }
 
 function hedgeFlags(h: HedgeConfig | undefined): string[] {
@@ -53,7 +55,7 @@ function steadyFlags(s: SteadyOptions | undefined): string[] {
 export function argvOf(specs: readonly AnyOption[], settings: Readonly<Record<string, unknown>>): string[] {
   const argv: string[] = [];
   for (const [key, value] of Object.entries(settings)) {
-    if (value === undefined || key === 'credentials' || key === 'steady' || key === 'hedge' || key === 'openLoop') continue;
+    if (value === undefined || ['credentials', 'steady', 'hedge', 'openLoop'].includes(key)) continue;
     const spec = specs.find((s) => s.key === key);
     if (!spec) throw new Error(`testConfig: no option sets ${key}`);
     argv.push(`${spec.flag}=${valueText(key, value)}`);
