@@ -19,6 +19,12 @@ import { parseResultsDoc } from '../src/results/validate.js';
 import { Schedule } from '../src/workers/open-loop.js';
 import { testConfig, type TestSettings } from './helpers/config.js';
 import { close, deterministicBuffer, listen } from './helpers/http-servers.js';
+import { startCli } from './helpers/cli.js';
+import { startEmulatedTarget } from '../src/emulate/server.js';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Report } from '../src/analysis/report-model.js';
 
 const RANGE_BYTES = 1024;
 const RANGES = 100;
@@ -88,6 +94,13 @@ describe('--rate options', () => {
     expect(() => load({ maxInFlight: '4' })).toThrow(ConfigError);
     expect(() => load({ arrival: 'poisson' })).toThrow(/give --rate too/);
   });
+
+  it('reads --slo as a percentile and a bound, and only beside --rate', () => {
+    expect(load({ rate: '800', slo: 'p99<200ms' }).slo).toEqual({ percentile: 99, boundMs: 200 });
+    expect(load({ rate: '800', slo: 'p99.9 < 1.5s' }).slo).toEqual({ percentile: 99.9, boundMs: 1500 });
+    expect(() => load({ rate: '800', slo: 'p98<200ms' })).toThrow(/such as p99<200ms/);
+    expect(() => load({ slo: 'p99<200ms' })).toThrow(/give --rate too/);
+  });
 });
 
 describe('the schedule', () => {
@@ -131,7 +144,7 @@ describe('open loop against a server that stalls one tenth of the time', () => {
   });
   afterAll(() => close(served.server));
 
-  it('reports a p99 from the intended start that a closed loop at that rate hides, as the server log says', async () => {
+  it('reports the p99 from the intended start that a closed loop hides; the server log agrees', async () => {
     const steady = { durationMs: 6_000, intervalMs: 1_000 };
     const [closed] = (await runDownload(configFor(url, { steady }))).results as [MeasuredRun];
     expect(runFailed(closed), closed.verification).toBe(false);
@@ -200,7 +213,7 @@ describe('skipped sends', () => {
     expect(summary.achievedPerSecond).toBeLessThan(5);
   }, 20_000);
 
-  it('sends every item of a fixed run once (a skipped slot takes none); file and formats keep it', async () => {
+  it('sends every item of a fixed run once (a skipped slot takes none); every format shows it', async () => {
     const short = stallingServer({ answerMs: 100, stallMs: 100, cycleMs: 1_000, stallShare: 1 });
     const at = `${await listen(short.server)}/object.bin`;
     try {
@@ -244,4 +257,33 @@ describe('skipped sends', () => {
       await close(short.server);
     }
   }, 20_000);
+});
+
+describe('a --rate sweep against --slo', () => {
+  it('finds the knee one sweep step below the emulated target\'s request limit', async () => {
+    // 300 requests a second, then 503 ServerBusy: 200/s keeps the SLO, 400/s fails a quarter of its
+    // sends. The bound and the in-flight cap are loose: this machine's load is not what is measured.
+    const objects = new Map([['/k.bin', deterministicBuffer(1024)]]);
+    const target = await startEmulatedTarget({ opsPerSecond: 300, objects });
+    const dir = await mkdtemp(join(tmpdir(), 'blob-cacher-knee-'));
+    try {
+      const run = startCli([
+        'sweep', 'download', '--url', `${target.url}/k.bin`, '--source-method', 'single',
+        '--rate', '100,200,400,800', '--duration', '2s', '--max-retries', '0', '--slo', 'p99<500ms',
+        '--max-in-flight', '200',
+        '--format', 'json', '--results', join(dir, 'r.json'),
+      ], { cwd: dir, limitMs: 60_000 });
+      const out = await run.exited;
+      // The cells past the limit met 503s: their runs failed, so the sweep exits 1 after its report.
+      expect(out.code, out.stderr).toBe(1);
+      const report = JSON.parse(out.stdout) as Report;
+      const [curve] = report.rateCurves!;
+      const kept = curve!.points.map((p) => [p.ratePerSecond, p.keeps]);
+      expect(kept).toEqual([[100, true], [200, true], [400, false], [800, false]]);
+      expect(curve!.kneePerSecond).toBe(200);
+    } finally {
+      await target.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

@@ -2,7 +2,8 @@
 // the sends skipped at --max-in-flight, and latency from the intended start beside latency from the
 // actual send, so that the queueing between them shows. Counts and histograms are added over runs.
 import { sumEncoded, valuesAtPercentiles } from '../metrics/histograms.js';
-import type { OpenLoopRecord, RunRecord } from '../results/schema.js';
+import { cellLabel } from '../results/label.js';
+import type { OpenLoopRecord, RunRecord, Slo } from '../results/schema.js';
 
 /** Percentiles of an open loop's latencies, ms. */
 export interface OpenLoopLatencyMs {
@@ -66,4 +67,67 @@ export function openLoopSummary(
     ...(fromIntendedMs ? { fromIntendedMs } : {}), ...(fromSendMs ? { fromSendMs } : {}),
     ...(latenessMs ? { latenessMs } : {}),
   };
+}
+
+/** The least share of the offered sends that must succeed for a rate to keep its SLO (skips and failures). */
+export const SLO_MIN_ACHIEVED_SHARE = 0.99;
+
+/** One rate of a curve: offered and achieved, its latency at the SLO's percentile, and whether it kept it. */
+export interface RatePoint {
+  label: string;
+  ratePerSecond: number;
+  offeredPerSecond: number;
+  achievedPerSecond: number;
+  skippedShare: number;
+  /** Latency from the intended start at the SLO's percentile; none where no request succeeded. */
+  latencyMs?: number;
+  keeps: boolean;
+}
+
+/**
+ * A latency-throughput curve: one contender's cells that differ only in --rate, slowest first. The
+ * knee is the highest rate that keeps the SLO with every lower rate keeping it too.
+ */
+export interface RateCurve {
+  /** The contender and its other swept values. */
+  label: string;
+  slo: Slo;
+  points: RatePoint[];
+  kneePerSecond?: number;
+}
+
+const atPercentile = (l: OpenLoopLatencyMs | undefined, p: Slo['percentile']) =>
+  (l === undefined ? undefined : p === 50 ? l.p50 : p === 90 ? l.p90 : p === 99 ? l.p99 : l.p999);
+
+/** Every open-loop contender's curve under `slo`, in the order the runs first name them. */
+export function rateCurves(runs: readonly RunRecord[], slo: Slo): RateCurve[] {
+  const groups = new Map<string, Map<string, RunRecord[]>>();
+  for (const r of runs) {
+    if (!r.openLoop) continue;
+    const others = Object.fromEntries(Object.entries(r.cell ?? {}).filter(([flag]) => flag !== '--rate'));
+    const group = cellLabel(r.strategy, Object.keys(others).length ? others : undefined);
+    const cells = groups.get(group) ?? new Map<string, RunRecord[]>();
+    groups.set(group, cells);
+    const label = cellLabel(r.strategy, r.cell);
+    cells.set(label, [...(cells.get(label) ?? []), r]);
+  }
+  return [...groups].flatMap(([label, cells]) => {
+    const points = [...cells].flatMap(([cell, cellRuns]): RatePoint[] => {
+      const o = openLoopSummary(cellRuns);
+      if (!o) return [];
+      const latencyMs = atPercentile(o.fromIntendedMs, slo.percentile);
+      const keeps = latencyMs !== undefined && latencyMs <= slo.boundMs
+        && o.achievedPerSecond >= SLO_MIN_ACHIEVED_SHARE * o.offeredPerSecond;
+      return [{
+        label: cell, ratePerSecond: o.ratePerSecond, offeredPerSecond: o.offeredPerSecond,
+        achievedPerSecond: o.achievedPerSecond, skippedShare: o.skippedShare,
+        ...(latencyMs === undefined ? {} : { latencyMs }), keeps,
+      }];
+    }).sort((a, b) => a.ratePerSecond - b.ratePerSecond);
+    const broken = points.findIndex((p) => !p.keeps);
+    const kept = broken < 0 ? points : points.slice(0, broken);
+    const knee = kept.at(-1);
+    if (!points.length) return [];
+    return [{ label, slo, points, ...(knee ? { kneePerSecond: knee.ratePerSecond } : {}) }];
+  });
 }

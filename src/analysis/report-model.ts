@@ -4,7 +4,7 @@ import type { Environment, ResultsFile } from '../results/schema.js';
 import { analyze, LATENCY_PERCENTILES, type ContenderStats } from './analyze.js';
 import { hedgeSummary, objectCompletion, type HedgeSummary, type ObjectCompletion } from './completion.js';
 import { contenderCost, type ContenderCost } from './cost.js';
-import { openLoopSummary, type OpenLoopSummary } from './open-loop.js';
+import { openLoopSummary, rateCurves, type OpenLoopSummary, type RateCurve } from './open-loop.js';
 import { DEFAULT_PRICES, type PriceTable } from './prices.js';
 import { isSdkBaseline, recommend, type Candidate, type Recommendation } from './recommend.js';
 import { buildGrid, sdkAdvice, type SweepGrid } from './sweep.js';
@@ -105,6 +105,8 @@ export interface Report {
   prices: { name: string; asOf: string; currency: string };
   /** The percentiles of each contender's `totalPercentilesMs`. */
   latencyPercentiles: readonly number[];
+  /** --slo with --rate: each open-loop contender's rates against it, and its knee (a rate sweep's answer). */
+  rateCurves?: RateCurve[];
 }
 
 export interface ReportOptions {
@@ -229,6 +231,7 @@ export function buildReport(doc: ResultsFile, opts: ReportOptions): Report {
     ...(tuned ? { tune: tuned } : {}),
     prices: { name: prices.name, asOf: prices.asOf, currency: prices.currency },
     latencyPercentiles: LATENCY_PERCENTILES,
+    ...(doc.slo ? { rateCurves: rateCurves(doc.runs, doc.slo) } : {}),
   };
 }
 

@@ -102,6 +102,7 @@ export async function measure(m: Measurement): Promise<number> {
   const remote = isRemote(doc.environment.endpoint);
   if (remote && m.config.credentials.kind !== 'url' && !m.config.steady) log.info(await sessionEstimate(m.command, m.config, m.cells.length, m.output.prices));
   if (m.sweep) doc.sweep = m.sweep;
+  if (m.config.slo) doc.slo = m.config.slo;
   let writing: Promise<void> = Promise.resolve();
   const save = () => (writing = writing.then(() => writeResults(path, doc)));
   // Rewriting the whole file (redacted, then renamed into place) after every run made a session of

@@ -9,6 +9,7 @@ import { resolveScaleout, type ScaleoutConfig } from './scaleout.js';
 import { resolveOptions, type Sources } from './flags.js';
 import { DEFAULT_BLOB_SIZE_BYTES, DEFAULT_MAX_RUNS, DEFAULT_FILE_SIZE_BYTES, DOWNLOAD_OPTIONS, HEDGE_ON, RUN_OPTIONS, SCALEOUT_OPTIONS, UPLOAD_OPTIONS, type ConnectionMode, type DownloadMethod, type HedgeAfter, type HedgeOn, type HttpClient, type LogLevel, type ReportFormat, type Resolved, type SinkKind, type UploadMethod } from './options.js';
 import type { Arrival } from './choices.js';
+import type { Slo } from '../results/schema.js';
 
 export type { Credentials } from './credentials.js';
 // The flag and source layers live in flags.ts; the CLI and tests reach them here, as before.
@@ -41,6 +42,8 @@ export interface RunOptions {
   steady?: SteadyOptions;
   /** --rate: every run is an open loop (a schedule of sends), not lanes that send as they free. */
   openLoop?: OpenLoopOptions;
+  /** --slo: the latency the open loop's rate must keep. */
+  slo?: Slo;
 }
 
 export interface OpenLoopOptions {
@@ -51,15 +54,21 @@ export interface OpenLoopOptions {
 }
 
 /** --rate and the options that only mean something beside it. */
-function openLoopOptions(o: Resolved<typeof RUN_OPTIONS>): Pick<RunOptions, 'openLoop'> {
+function openLoopOptions(o: Resolved<typeof RUN_OPTIONS>): Pick<RunOptions, 'openLoop' | 'slo'> {
   if (o.ratePerSecond === undefined) {
+    if (o.slo) {
+      throw new ConfigError('--slo is the latency an open loop\'s rate must keep; give --rate too (e.g. --rate 800/s --slo p99<200ms)');
+    }
     const alone = o.arrival !== undefined ? ['--arrival', 'poisson'] : o.maxInFlight !== undefined ? ['--max-in-flight', '64'] : [];
     const [flag, example] = alone;
     if (flag) throw new ConfigError(`${flag} shapes an open loop; give --rate too (e.g. --rate 800/s ${flag} ${example})`);
     return {};
   }
   const maxInFlight = o.maxInFlight === undefined ? {} : { maxInFlight: o.maxInFlight };
-  return { openLoop: { ratePerSecond: o.ratePerSecond, arrival: o.arrival ?? 'uniform', ...maxInFlight } };
+  return {
+    openLoop: { ratePerSecond: o.ratePerSecond, arrival: o.arrival ?? 'uniform', ...maxInFlight },
+    ...(o.slo ? { slo: o.slo } : {}),
+  };
 }
 
 export interface SteadyOptions {

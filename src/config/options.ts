@@ -3,6 +3,7 @@
 // option's type, so that the resolved options are typed from the table alone.
 import { DOWNLOAD_STRATEGIES, UPLOAD_STRATEGIES } from '../strategies/index.js';
 import { formatSizeExact, parseSizeUnbounded } from './sizes.js';
+import type { Slo } from '../results/schema.js';
 import { ARRIVALS, AUTH_MODES, CONNECTION_MODES, FORMATS, HTTP_CLIENTS, LOG_LEVELS, SINKS, type AuthMode, type LogLevel, type SinkKind } from './choices.js';
 
 export { AUTH_MODES, CONNECTION_MODES, FORMATS, HTTP_CLIENTS, LOG_LEVELS, SINKS };
@@ -138,6 +139,16 @@ const rate: Parser<number> = (raw) => {
   const n = m ? Number(m[1]) : NaN;
   if (n >= 0.01 && n <= MAX_RATE_PER_SECOND) return n;
   return new Invalid(`a rate from 0.01/s to ${MAX_RATE_PER_SECOND}/s, such as 800/s`);
+};
+
+/** --slo: `p99<200ms`, `p99.9<1s`: a percentile of latency from the intended start and its bound. */
+const slo: Parser<Slo> = (raw) => {
+  const m = /^p(50|90|99|99\.9)\s*<\s*(\d+(?:\.\d+)?)\s*(ms|s)$/.exec(raw.trim());
+  const boundMs = m ? Number(m[2]) * (m[3] === 's' ? 1000 : 1) : NaN;
+  if (!m || !(boundMs > 0 && boundMs <= MAX_TIMEOUT_MS)) {
+    return new Invalid('a percentile (p50, p90, p99, p99.9) and a bound, such as p99<200ms');
+  }
+  return { percentile: Number(m[1]) as Slo['percentile'], boundMs };
 };
 
 /** Sizes: 80MiB, 100KB, 12800000; `bareUnitBytes` is what a number without a unit counts. */
@@ -374,6 +385,12 @@ export const RUN_OPTIONS = table(
     parse: integer(1, 1_000_000),
     help: 'with --rate: requests in flight at once over all processes (each its share, rounded up); a send '
       + 'past it is skipped, not delayed (default: PROCESSES x MAX_SOCKETS)',
+  }),
+  option({
+    key: 'slo', flag: '--slo', env: 'BLOB_CACHER_SLO', valueName: 'pN<bound', parse: slo,
+    help: 'with --rate: the latency from the intended start to keep, e.g. p99<200ms; a rate keeps it when '
+      + 'that percentile is within the bound and at least 99% of the offered sends succeed '
+      + '(a --rate sweep marks the highest: its knee)',
   }),
   option({ key: 'maxRetries', flag: '--max-retries', env: 'BLOB_CACHER_MAX_RETRIES', valueName: 'n', defaultValue: 3, parse: integer(0, 20), help: 'retries per request for 408/429/5xx, resets and timeouts' }),
   option({ key: 'timeoutMs', flag: '--timeout', env: 'BLOB_CACHER_TIMEOUT', valueName: 'duration', defaultValue: 30_000, parse: duration(10, MAX_TIMEOUT_MS), help: 'per try: the longest a socket may stay idle, a stalled body included, noticed within a quarter more (30s, 500ms; at most 24h)' }),

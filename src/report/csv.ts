@@ -38,7 +38,7 @@ export function renderCsv(r: Report): string {
     'objects', ...['p50', 'p90', 'p99', 'max'].map((q) => `object_${q}_ms`), 'straggler_share',
     'hedges_issued', 'hedges_won', 'hedge_extra_request_share', 'hedge_extra_bytes',
     ...(r.tune ? ['tune_step', 'tune_reason', 'tune_best', 'tune_throttled'] : []),
-    ...openLoopColumns(r.contenders),
+    ...openLoopColumns(r),
   ];
   const rows = r.contenders.map((s) => {
     const v = verdictOf(r, s);
@@ -58,7 +58,7 @@ export function renderCsv(r: Report): string {
       s.completion?.latencyMs.count, ...(['p50', 'p90', 'p99', 'max'] as const).map((q) => s.completion?.latencyMs[q]), s.completion?.stragglerShare,
       s.hedge?.issued, s.hedge?.won, s.hedge?.extraRequestShare, s.hedge?.extraBytes,
       ...(r.tune ? [(stepOf(s.label)?.step ?? -1) + 1 || undefined, stepOf(s.label)?.reason, r.tune.best?.label === s.label, stepOf(s.label)?.throttled] : []),
-      ...openLoopCells(r.contenders, s),
+      ...openLoopCells(r, s),
     ];
   });
   return [columns, ...rows].map((row) => row.map(csvCell).join(',')).join('\n');

@@ -242,8 +242,18 @@ export interface ResultsFile {
   sweep?: SweepAxis[];
   /** A tune: the axes it searched, the cells in the order it measured them, and where it ended. */
   tune?: TuneRecord;
+  /** --slo: the latency an open loop's rate must keep (a --rate sweep's knee is the highest that does). */
+  slo?: Slo;
   runs: RunRecord[];
 }
+
+/** --slo p99<200ms: a percentile of latency from the intended start, and the bound it must stay under. */
+export interface Slo {
+  percentile: SloPercentile;
+  boundMs: number;
+}
+export const SLO_PERCENTILES = [50, 90, 99, 99.9] as const;
+export type SloPercentile = (typeof SLO_PERCENTILES)[number];
 
 /** Why a throttled answer came: Azure's account limits, told apart by the body's words. */
 export type { ThrottleClass } from '../transport/answer.js';

@@ -2,7 +2,7 @@
 // one line naming what is wrong, never in a TypeError deep inside a report.
 import { decodeHistogram } from '../metrics/histograms.js';
 import { FAULT_KINDS } from '../transport/answer.js';
-import { OLDEST_RESULTS_SCHEMA_VERSION, RECORD_COLUMNS, RESULTS_SCHEMA, RESULTS_SCHEMA_VERSION, type CloudFacts, type EndpointFacts, type ResultsFile, type RunRecord, type TcpSettings, type TuneRecord } from './schema.js';
+import { OLDEST_RESULTS_SCHEMA_VERSION, RECORD_COLUMNS, RESULTS_SCHEMA, RESULTS_SCHEMA_VERSION, SLO_PERCENTILES, type CloudFacts, type EndpointFacts, type ResultsFile, type RunRecord, type Slo, type TcpSettings, type TuneRecord } from './schema.js';
 
 type Json = Record<string, unknown>;
 
@@ -186,7 +186,7 @@ export function parseResultsDoc(doc: unknown): { doc: ResultsFile } | { problem:
       problem: `has schema version ${String(doc.schemaVersion)}, this blob-cacher reads versions ${OLDEST_RESULTS_SCHEMA_VERSION} to ${RESULTS_SCHEMA_VERSION}; ${newer ? 'upgrade blob-cacher to read it' : 're-run the benchmark to get a current file'}`,
     };
   }
-  const { command, createdAt, complete, config, environment, runs, interrupted, sweep, tune } = doc;
+  const { command, createdAt, complete, config, environment, runs, interrupted, sweep, tune, slo } = doc;
   if (command !== 'download' && command !== 'upload') return { problem: 'has an unknown command; it is damaged, re-run the benchmark' };
   if (!isString(createdAt) || !isBoolean(complete) || !isObject(config) || !isObject(environment) || !isString(environment.target)) {
     return { problem: 'is missing its header fields; it is damaged, re-run the benchmark' };
@@ -202,6 +202,9 @@ export function parseResultsDoc(doc: unknown): { doc: ResultsFile } | { problem:
   const axes = sweep === undefined ? undefined : Array.isArray(sweep) && sweep.every((a) => isObject(a) && isString(a.flag) && Array.isArray(a.values) && a.values.every(isString)) ? sweep : null;
   if (axes === null) return { problem: 'has a bad sweep description; it is damaged' };
   if (tune !== undefined && !isTune(tune)) return { problem: 'has a bad tune description; it is damaged' };
+  const sloOk = isObject(slo) && (SLO_PERCENTILES as readonly unknown[]).includes(slo.percentile)
+    && isDuration(slo.boundMs);
+  if (slo !== undefined && !sloOk) return { problem: 'has a bad slo; it is damaged' };
   return {
     doc: {
       schema: RESULTS_SCHEMA, schemaVersion: RESULTS_SCHEMA_VERSION, command, createdAt, complete, config,
@@ -214,6 +217,7 @@ export function parseResultsDoc(doc: unknown): { doc: ResultsFile } | { problem:
       ...(interrupted !== undefined ? { interrupted } : {}),
       ...(axes ? { sweep: axes.map((a) => ({ flag: String(a.flag), values: (a.values as unknown[]).map(String) })) } : {}),
       ...(tune !== undefined ? { tune: tune as TuneRecord } : {}),
+      ...(slo !== undefined ? { slo: slo as unknown as Slo } : {}),
       runs: runs.filter(isRun),
     },
   };
