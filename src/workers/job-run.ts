@@ -253,7 +253,9 @@ export class JobRun {
     this.everyoneDone();
     if (this.stateNow === 'idle' || this.stateNow === 'prepared') return 0;
     const items = this.prepared!.items.length;
-    return Math.min(items, this.done.ops + Math.max(this.job.maxSockets, this.job.inFlight ?? 0));
+    // An open loop's lanes (its share of --max-in-flight) may be more than its sockets.
+    const cap = Math.max(this.job.maxSockets, this.job.inFlight ?? 0, this.prepared!.lanes);
+    return Math.min(items, this.done.ops + cap);
   }
 
   /** --autoterm: a steady run ends now. */
