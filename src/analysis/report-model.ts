@@ -4,6 +4,7 @@ import type { Environment, ResultsFile, Unit } from '../results/schema.js';
 import { analyze, LATENCY_PERCENTILES, type ContenderStats } from './analyze.js';
 import { hedgeSummary, objectCompletion, type HedgeSummary, type ObjectCompletion } from './completion.js';
 import { contenderCost, type ContenderCost } from './cost.js';
+import { openLoopSummary, rateCurves, type OpenLoopSummary, type RateCurve } from './open-loop.js';
 import { DEFAULT_PRICES, type PriceTable } from './prices.js';
 import { declared, isSdkBaseline, recommend, type Candidate, type Recommendation } from './recommend.js';
 import { buildGrid, sdkAdvice, type SweepGrid } from './sweep.js';
@@ -31,6 +32,8 @@ export interface ReportContender extends RankedStats {
   hedge?: HedgeSummary;
   /** The spread of its times as shown beside the median; none from one sample. */
   timeBounds?: TimeBounds;
+  /** --rate: offered and achieved rate, skipped sends, latency from the intended start and from the send. */
+  openLoop?: OpenLoopSummary;
 }
 
 /** Where one contender's request time went: each phase's share of its requests' summed time. */
@@ -106,6 +109,8 @@ export interface Report {
   latencyPercentiles: readonly number[];
   /** --threshold's rules, each row pass or fail; absent when none was given. */
   thresholds?: ThresholdResults;
+  /** --slo with --rate: each open-loop contender's rates against it, and its knee (a rate sweep's answer). */
+  rateCurves?: RateCurve[];
 }
 
 export interface ReportOptions {
@@ -177,7 +182,10 @@ function timeWentOf(s: ContenderStats): TimeWent | undefined {
 function completionOf(runs: ResultsFile['runs']): Pick<ReportContender, 'completion' | 'hedge'> {
   const completion = objectCompletion(runs);
   const hedge = hedgeSummary(runs);
-  return { ...(completion ? { completion } : {}), ...(hedge ? { hedge } : {}) };
+  const openLoop = openLoopSummary(runs);
+  return {
+    ...(completion ? { completion } : {}), ...(hedge ? { hedge } : {}), ...(openLoop ? { openLoop } : {}),
+  };
 }
 
 export function buildReport(doc: ResultsFile, opts: ReportOptions): Report {
@@ -229,6 +237,7 @@ export function buildReport(doc: ResultsFile, opts: ReportOptions): Report {
     prices: { name: prices.name, asOf: prices.asOf, currency: prices.currency },
     latencyPercentiles: LATENCY_PERCENTILES,
     ...(opts.thresholds?.length ? { thresholds: evaluateThresholds(opts.thresholds, contenders) } : {}),
+    ...(doc.slo ? { rateCurves: rateCurves(doc.runs, doc.slo) } : {}),
   };
 }
 

@@ -96,6 +96,7 @@ export async function measure(m: Measurement): Promise<number> {
   const remote = isRemote(doc.environment.endpoint);
   if (remote && m.config.credentials.kind !== 'url' && !m.config.steady) log.info(await sessionEstimate(m.command, m.config, m.cells.length, m.output.prices));
   if (m.sweep) doc.sweep = m.sweep;
+  if (m.config.slo) doc.slo = m.config.slo;
   const results = new ResultsWriter(path, doc);
   const stop = new StopController(m.config.deadlineMs);
   // A stop writes what finished at once: its cleanup may outlast a container's grace.

@@ -12,6 +12,9 @@ export const HTTP_CLIENTS = ['raw', 'node'] as const;
 export type HttpClientName = (typeof HTTP_CLIENTS)[number];
 export const CONNECTION_MODES = ['cold', 'warm'] as const;
 export type ConnectionMode = (typeof CONNECTION_MODES)[number];
+/** --arrival: an open loop's sends evenly spaced, or a Poisson process of the same mean rate. */
+export const ARRIVALS = ['uniform', 'poisson'] as const;
+export type Arrival = (typeof ARRIVALS)[number];
 export const FORMATS = ['console', 'md', 'csv', 'json', 'html', 'junit'] as const;
 export type ReportFormat = (typeof FORMATS)[number];
 export const AUTH_MODES = ['key', 'sas', 'connection-string', 'entra', 'anonymous'] as const;

@@ -10,6 +10,8 @@ import { ConfigError } from './errors.js';
 import { resolveScaleout, type ScaleoutConfig } from './scaleout.js';
 import { resolveOptions, type Sources } from './flags.js';
 import { DEFAULT_BLOB_SIZE_BYTES, DEFAULT_MAX_RUNS, DEFAULT_FILE_SIZE_BYTES, DOWNLOAD_OPTIONS, HEDGE_ON, RUN_OPTIONS, SCALEOUT_OPTIONS, UPLOAD_OPTIONS, type ConnectionMode, type DownloadMethod, type HedgeAfter, type HedgeOn, type HttpClientName, type LogLevel, type ReportFormat, type Resolved, type SinkKind, type UploadMethod } from './options.js';
+import type { Arrival } from './choices.js';
+import type { Slo } from '../results/schema.js';
 
 export type { Credentials } from './credentials.js';
 import type { Threshold } from './thresholds.js';
@@ -45,6 +47,35 @@ export interface RunOptions {
   steady?: SteadyOptions;
   /** --threshold: pass/fail rules the report evaluates; one that fails sets the exit code. */
   thresholds?: Threshold[];
+  /** --rate: every run is an open loop (a schedule of sends), not lanes that send as they free. */
+  openLoop?: OpenLoopOptions;
+  /** --slo: the latency the open loop's rate must keep. */
+  slo?: Slo;
+}
+
+export interface OpenLoopOptions {
+  ratePerSecond: number;
+  arrival: Arrival;
+  /** Over all processes; unset: PROCESSES x MAX_SOCKETS. */
+  maxInFlight?: number;
+}
+
+/** --rate and the options that only mean something beside it. */
+function openLoopOptions(o: Resolved<typeof RUN_OPTIONS>): Pick<RunOptions, 'openLoop' | 'slo'> {
+  if (o.ratePerSecond === undefined) {
+    if (o.slo) {
+      throw new ConfigError('--slo is the latency an open loop\'s rate must keep; give --rate too (e.g. --rate 800/s --slo p99<200ms)');
+    }
+    const alone = o.arrival !== undefined ? ['--arrival', 'poisson'] : o.maxInFlight !== undefined ? ['--max-in-flight', '64'] : [];
+    const [flag, example] = alone;
+    if (flag) throw new ConfigError(`${flag} shapes an open loop; give --rate too (e.g. --rate 800/s ${flag} ${example})`);
+    return {};
+  }
+  const maxInFlight = o.maxInFlight === undefined ? {} : { maxInFlight: o.maxInFlight };
+  return {
+    openLoop: { ratePerSecond: o.ratePerSecond, arrival: o.arrival ?? 'uniform', ...maxInFlight },
+    ...(o.slo ? { slo: o.slo } : {}),
+  };
 }
 
 export interface SteadyOptions {
@@ -71,7 +102,11 @@ function untilTime(o: Resolved<typeof RUN_OPTIONS>): Pick<RunOptions, 'maxRuns' 
 }
 
 function runOptions(o: Resolved<typeof RUN_OPTIONS>): RunOptions {
-  const base = { connections: o.connections, trace: o.trace, maxRetries: o.maxRetries, timeoutMs: o.timeoutMs, deadlineMs: o.deadlineMs, stopGraceMs: o.stopGraceMs, progressIntervalMs: o.progressIntervalMs, resultsPath: o.resultsPath, format: o.format };
+  const base = {
+    ...openLoopOptions(o), connections: o.connections, trace: o.trace, maxRetries: o.maxRetries,
+    timeoutMs: o.timeoutMs, deadlineMs: o.deadlineMs, stopGraceMs: o.stopGraceMs,
+    progressIntervalMs: o.progressIntervalMs, resultsPath: o.resultsPath, format: o.format,
+  };
   // --threshold's rules travel with the config to the report, which evaluates them.
   Object.assign(base, o.thresholds ? { thresholds: o.thresholds } : {});
   if (o.durationMs === undefined) {

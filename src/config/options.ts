@@ -10,7 +10,8 @@ import {
 } from '../strategies/strategy.js';
 import { formatSizeExact, parseSizeUnbounded } from './sizes.js';
 import { formatDurationExact } from './durations.js';
-import { AUTH_MODES, CONNECTION_MODES, FORMATS, HTTP_CLIENTS, LOG_LEVELS, SINKS, type AuthMode, type LogLevel, type SinkKind } from './choices.js';
+import type { Slo } from '../results/schema.js';
+import { ARRIVALS, AUTH_MODES, CONNECTION_MODES, FORMATS, HTTP_CLIENTS, LOG_LEVELS, SINKS, type AuthMode, type LogLevel, type SinkKind } from './choices.js';
 import { parseThresholds, THRESHOLD_SEPARATOR, type Threshold } from './thresholds.js';
 
 export { AUTH_MODES, CONNECTION_MODES, FORMATS, HTTP_CLIENTS, LOG_LEVELS, SINKS };
@@ -159,6 +160,26 @@ function integer(min: number, max: number): Parser<number> {
     return n;
   };
 }
+
+/** The most --rate takes: past it a worker's schedule is finer than its event loop can keep. */
+export const MAX_RATE_PER_SECOND = 1_000_000;
+/** --rate: sends per second, `800`, `800/s` or `0.5/s`. */
+const rate: Parser<number> = (raw) => {
+  const m = /^(\d+(?:\.\d+)?)(?:\/s)?$/.exec(raw.trim());
+  const n = m ? Number(m[1]) : NaN;
+  if (n >= 0.01 && n <= MAX_RATE_PER_SECOND) return n;
+  return new Invalid(`a rate from 0.01/s to ${MAX_RATE_PER_SECOND}/s, such as 800/s`);
+};
+
+/** --slo: `p99<200ms`, `p99.9<1s`: a percentile of latency from the intended start and its bound. */
+const slo: Parser<Slo> = (raw) => {
+  const m = /^p(50|90|99|99\.9)\s*<\s*(\d+(?:\.\d+)?)\s*(ms|s)$/.exec(raw.trim());
+  const boundMs = m ? Number(m[2]) * (m[3] === 's' ? 1000 : 1) : NaN;
+  if (!m || !(boundMs > 0 && boundMs <= MAX_TIMEOUT_MS)) {
+    return new Invalid('a percentile (p50, p90, p99, p99.9) and a bound, such as p99<200ms');
+  }
+  return { percentile: Number(m[1]) as Slo['percentile'], boundMs };
+};
 
 /** Sizes: 80MiB, 100KB, 12800000; `bareUnitBytes` is what a number without a unit counts. */
 /**
@@ -388,6 +409,28 @@ export const RUN_OPTIONS = table(
   option({ key: 'autoterm', flag: '--autoterm', env: 'BLOB_CACHER_AUTOTERM', valueName: 'bool', defaultValue: false, parse: bool, help: 'with --duration: end a run early once its rate has been stable (--autoterm-window, --autoterm-tolerance)' }),
   option({ key: 'autotermWindowMs', flag: '--autoterm-window', env: 'BLOB_CACHER_AUTOTERM_WINDOW', valueName: 'duration', defaultValue: 10_000, parse: duration(200, MAX_TIMEOUT_MS), help: 'how long the rate must stay within the tolerance (10s)' }),
   option({ key: 'autotermTolerance', flag: '--autoterm-tolerance', env: 'BLOB_CACHER_AUTOTERM_TOLERANCE', valueName: 'percent', defaultValue: 0.075, parse: percent(100), help: 'how far each interval\'s rate may be from the window\'s mean (7.5%)' }),
+  option({
+    key: 'ratePerSecond', flag: '--rate', env: 'BLOB_CACHER_RATE', valueName: 'n/s', parse: rate,
+    help: 'open loop: send this many requests per second over all processes, each at its scheduled time '
+      + 'whatever the earlier ones do; latency counts from that time (docs/open-loop.md)',
+  }),
+  option({
+    key: 'arrival', flag: '--arrival', env: 'BLOB_CACHER_ARRIVAL', valueName: 'kind', parse: oneOf(ARRIVALS),
+    help: 'with --rate: uniform (evenly spaced sends, the default) or poisson (random gaps of the same mean, '
+      + 'drawn from a fixed seed)',
+  }),
+  option({
+    key: 'maxInFlight', flag: '--max-in-flight', env: 'BLOB_CACHER_MAX_IN_FLIGHT', valueName: 'n',
+    parse: integer(1, 1_000_000),
+    help: 'with --rate: requests in flight at once over all processes (each its share, rounded up); a send '
+      + 'past it is skipped, not delayed (default: PROCESSES x MAX_SOCKETS)',
+  }),
+  option({
+    key: 'slo', flag: '--slo', env: 'BLOB_CACHER_SLO', valueName: 'pN<bound', parse: slo,
+    help: 'with --rate: the latency from the intended start to keep, e.g. p99<200ms; a rate keeps it when '
+      + 'that percentile is within the bound and at least 99% of the offered sends succeed '
+      + '(a --rate sweep marks the highest: its knee)',
+  }),
   option({ key: 'maxRetries', flag: '--max-retries', env: 'BLOB_CACHER_MAX_RETRIES', valueName: 'n', defaultValue: 3, parse: integer(0, 20), help: 'retries per request for 408/429/5xx, resets and timeouts' }),
   option({ key: 'timeoutMs', flag: '--timeout', env: 'BLOB_CACHER_TIMEOUT', valueName: 'duration', defaultValue: 30_000, parse: duration(10, MAX_TIMEOUT_MS), help: 'per try: the longest a socket may stay idle, a stalled body included, noticed within a quarter more (30s, 500ms; at most 24h)' }),
   option({ key: 'deadlineMs', flag: '--deadline', env: 'BLOB_CACHER_DEADLINE', valueName: 'duration', parse: duration(100, MAX_TIMEOUT_MS), help: 'the whole session at most this long: then it stops as on SIGINT and writes what it measured (default: none; preflight alone has one of 2 x --timeout)' }),

@@ -77,6 +77,7 @@ export function measuredRun(id: RunIdentity, merged: MergedRun, check: Verificat
         ...(merged.autotermAtMs !== undefined && plan.autoterm ? { autoterm: { atMs: merged.autotermAtMs, ...plan.autoterm } } : {}),
       },
     } : {}),
+    ...(merged.openLoop ? { openLoop: merged.openLoop } : {}),
     records: merged.records,
     ...(merged.summary ? { recordsSampled: true } : {}),
     ...(extra.serverSpanMs === undefined ? {} : { serverSpanMs: extra.serverSpanMs }),

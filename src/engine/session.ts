@@ -13,7 +13,7 @@ import { totalBytes, type Items } from '../plan/items.js';
 import { WorkerPool, type AfterWorkers, type JobSpec, type MergedRun } from '../workers/pool.js';
 import type { Progress } from '../workers/protocol.js';
 import type { ServerClockView } from '../metrics/server-clock.js';
-import type { RunOptions, SteadyOptions } from '../config/load.js';
+import type { OpenLoopOptions, RunOptions, SteadyOptions } from '../config/load.js';
 import type { Bearer } from '../storage/entra.js';
 import type { ConnectionMode } from '../config/choices.js';
 import { StopGrace, type CleanupContext } from './stop-grace.js';
@@ -90,6 +90,8 @@ export interface SessionCell {
   steady?: SteadyOptions;
   /** warm: each worker opens MAX_SOCKETS connections before the barrier. */
   connections?: ConnectionMode;
+  /** --rate: every run is an open loop at this rate. */
+  openLoop?: OpenLoopOptions;
   /**
    * Racing (irace's, for a search): asked after each of a contender's measured runs from the
    * RACE_MIN_RUNS-th on; true ends its runs there, because what they show already decides (tune: a
@@ -108,6 +110,7 @@ export const RACE_MIN_RUNS = 3;
 export function sessionCell(config: RunOptions, workload: Workload, cell?: Cell): SessionCell {
   return {
     ...(cell ? { cell } : {}), workload, runs: config.runs, warmup: config.warmup, minTimeMs: config.minTimeMs, maxRuns: config.maxRuns, precision: config.precision, steady: config.steady, connections: config.connections,
+    ...(config.openLoop ? { openLoop: config.openLoop } : {}),
   };
 }
 
@@ -163,7 +166,8 @@ export async function runSession(cells: readonly SessionCell[], opts: SessionOpt
   const kept = new RecordBudget(runs, measuredRunAtMost);
   let target = '';
   let objectSizeBytes: number | undefined;
-  for (const [cellIndex, { cell, workload, runs: measured, warmup, minTimeMs = 0, maxRuns = MAX_RUNS, precision = 0, steady, connections, decided }] of cells.entries()) {
+  for (const [cellIndex, cellSpec] of cells.entries()) {
+    const { cell, workload, runs: measured, warmup, minTimeMs = 0, maxRuns = MAX_RUNS, precision = 0, steady, connections, decided } = cellSpec;
     if (signal.aborted) break;
     if (cell) log.info(`sweep cell ${cellIndex + 1}/${cells.length}: ${Object.entries(cell).map(([k, v]) => `${k} ${v}`).join(' ')}`);
     // One pool per cell: its processes stay warm across the cell's runs and contenders.
@@ -217,7 +221,7 @@ export async function runSession(cells: readonly SessionCell[], opts: SessionOpt
           const id = { strategy: contender.strategy, description: contender.description, cell, params: open.params, run: runIndex, warmup: runIndex < warmup };
           const runs = Math.max(total, runIndex + 1);
           const context = { pool, open, signal: cellStop.signal, grace, emit, runs, steady, connections };
-          const run = await runOnce({ ...context, startGate: opts.startGate }, contender, id);
+          const run = await runOnce({ ...context, startGate: opts.startGate, openLoop: cellSpec.openLoop }, contender, id);
           if (!run) break runs;
           if (!run.warmup) untilTime.add(contender, run.wallMs);
           const tag = total > 1 ? ` (${run.warmup ? 'warm-up' : 'run'} ${runIndex + 1}/${Math.max(total, runIndex + 1)})` : '';
@@ -263,6 +267,7 @@ interface RunContext {
   /** The runs this contender will make, for progress. */
   runs: number;
   steady?: SteadyOptions;
+  openLoop?: OpenLoopOptions;
   connections?: ConnectionMode;
   startGate?: SessionOptions['startGate'];
 }
@@ -396,7 +401,12 @@ async function execute(
     await (reset ?? clock?.reset());
   } : undefined;
   let releasedAt = performance.now();
-  const merged = await ctx.pool.run({ ...job, ...(steadyJob ? { steady: steadyJob } : {}), ...(connections === 'warm' ? { connections } : {}) }, items, processes, {
+  // --max-in-flight defaults to every socket the closed loop would use: MAX_SOCKETS per process.
+  const openLoop = ctx.openLoop
+    ? { ...ctx.openLoop, maxInFlight: ctx.openLoop.maxInFlight ?? processes * open.params.maxSockets } : undefined;
+  const merged = await ctx.pool.run({
+    ...job, ...(steadyJob ? { steady: steadyJob } : {}), ...(openLoop ? { openLoop } : {}),
+    ...(connections === 'warm' ? { connections } : {}) }, items, processes, {
     after: prepared.after,
     autoterm: steady?.autoterm,
     token: open.token,

@@ -5,6 +5,7 @@ import type { Report, ReportContender } from '../analysis/report-model.js';
 import { PHASES } from '../transport/phases.js';
 import { axesOf, bytes, checkWord, count, DASH, firstTier, fixed, money, num, rateColumn, timeCell, timeWentLine } from './format.js';
 import { completionLines } from './completion.js';
+import { openLoopLines, rateCurveLines } from './open-loop.js';
 import { seconds, steadyLines } from './steady.js';
 import { tuneLines } from './tune.js';
 import { forTerminal } from './safe-text.js';
@@ -170,6 +171,9 @@ export function renderConsole(r: Report, opts: ConsoleOptions = {}): string {
   const hedged = completionLines(r.contenders.filter((s) => s.hedge));
   if (!opts.details && hedged.length) lines.push('', ...hedged.map(forTerminal));
   if (!opts.details) lines.push('', `details (phases, percentiles, server clock, untimed steps, cost by class): --details, or blob-cacher report ${forTerminal(opts.resultsPath ?? '<results file>')} --details`);
+  // An open loop's rates and latency from the intended start are its answer: shown without --details.
+  const open = [...openLoopLines(r.contenders), ...rateCurveLines(r)];
+  if (open.length) lines.push('', ...open.map(forTerminal));
   if (r.recommendation) lines.push('', paint('1', forTerminal(r.recommendation.text)));
   return lines.join('\n');
 }

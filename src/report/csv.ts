@@ -3,6 +3,7 @@
 import type { Report, ReportContender } from '../analysis/report-model.js';
 import { PHASES } from '../transport/phases.js';
 import { axesOf } from './format.js';
+import { openLoopCells, openLoopColumns } from './open-loop.js';
 import { csvCell } from './safe-text.js';
 import { thresholdColumns } from './thresholds.js';
 
@@ -40,6 +41,7 @@ export function renderCsv(r: Report): string {
     'hedges_issued', 'hedges_won', 'hedge_extra_request_share', 'hedge_extra_bytes',
     ...(r.tune ? ['tune_step', 'tune_reason', 'tune_best', 'tune_throttled'] : []),
     ...gate.names,
+    ...openLoopColumns(r),
   ];
   const rows = r.contenders.map((s) => {
     const v = verdictOf(r, s);
@@ -60,6 +62,7 @@ export function renderCsv(r: Report): string {
       s.hedge?.issued, s.hedge?.won, s.hedge?.extraRequestShare, s.hedge?.extraBytes,
       ...(r.tune ? [(stepOf(s.label)?.step ?? -1) + 1 || undefined, stepOf(s.label)?.reason, r.tune.best?.label === s.label, stepOf(s.label)?.throttled] : []),
       ...gate.cells(s.label),
+      ...openLoopCells(r, s),
     ];
   });
   return [columns, ...rows].map((row) => row.map(csvCell).join(',')).join('\n');

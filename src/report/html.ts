@@ -9,6 +9,7 @@ import { PHASES, PHASE_MEANINGS, type Phase } from '../transport/phases.js';
 import { intervalRates, seconds } from './steady.js';
 import { containerLimits, manyBlobLine } from './console.js';
 import { completionLines } from './completion.js';
+import { openLoopLines, rateCurveLines } from './open-loop.js';
 import { bytes as formatBytes, count, money, num, timeWentLine } from './format.js';
 import { thresholdHtml } from './thresholds.js';
 
@@ -364,6 +365,7 @@ function summaryTable(report: Report, colour: (s: string) => string): string {
       return many ? [`<li>${e(many)}</li>`] : [];
     }),
     ...completionLines(report.contenders).map((l) => `<li>${e(l)}</li>`),
+    ...[...openLoopLines(report.contenders), ...rateCurveLines(report)].map((l) => `<li>${e(l.trim())}</li>`),
     ...report.contenders.flatMap((s) => s.problems.map((p) => `<li class="bad"><strong>${e(s.label)}</strong> failed ${e(p)}</li>`)),
     ...report.serverClock.map((g) => `<li>${e(g.contender)}: client ${fmt(g.clientMs)} ms, server ${fmt(g.serverMs)} ms (${g.ms >= 0 ? '+' : ''}${fmt(g.ms)} ms; bound ${fmt(g.boundMs)} ms: 3% + the socket buffers' drain)</li>`),
   ];

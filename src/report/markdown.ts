@@ -4,6 +4,7 @@ import type { Report } from '../analysis/report-model.js';
 import { PHASES } from '../transport/phases.js';
 import { axesOf, boundsCell, bytes, checkWord, count, DASH, money, num, rateColumn, timeWentLine } from './format.js';
 import { completionLines } from './completion.js';
+import { openLoopLines, rateCurveLines } from './open-loop.js';
 import { environmentLine, manyBlobLine } from './console.js';
 import { tuneLines } from './tune.js';
 import { forMarkdown as md, markdownCode } from './safe-text.js';
@@ -48,6 +49,8 @@ export function renderMarkdown(r: Report): string {
   if (many.length) lines.push('', ...many.map((l) => `- ${md(l)}`));
   const completion = completionLines(r.contenders);
   if (completion.length) lines.push('', '### Object completion', '', ...completion.map((l) => `- ${md(l)}`));
+  const open = [...openLoopLines(r.contenders), ...rateCurveLines(r).map((l) => l.trim())];
+  if (open.length) lines.push('', '### Open loop', '', ...open.map((l) => `- ${md(l)}`));
   if (r.sweep && r.sweep.grid.cols.length) {
     const g = r.sweep.grid;
     lines.push('', `### Sweep: ${md(g.title)}`, '', row([g.rowLabel, ...g.cols.map((c) => `${g.colLabel} ${c}`)]), `|${' --- |'.repeat(g.cols.length + 1)}`);

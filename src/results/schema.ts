@@ -73,6 +73,25 @@ export interface SteadyRecord {
   autoterm?: { atMs: number; windowMs: number; tolerance: number };
 }
 
+/**
+ * An open-loop run (--rate): slots the schedule offered, sends that went and slots skipped because
+ * --max-in-flight was reached, requests that succeeded; times in ms since the release; encoded HDR
+ * histograms (µs) of latency from the intended start, from the actual send, and of the send's
+ * lateness (send time minus intended start).
+ */
+export interface OpenLoopRecord {
+  ratePerSecond: number;
+  arrival: 'uniform' | 'poisson';
+  maxInFlight: number;
+  offered: number;
+  sent: number;
+  skipped: number;
+  succeeded: number;
+  lastOfferedMs: number;
+  lastEndMs: number;
+  histograms: { fromIntended: string; fromSend: string; lateness: string };
+}
+
 /** A sweep cell: the swept options and their values, e.g. {"--processes":"2","--max-sockets":"8"}. */
 export type Cell = Readonly<Record<string, string>>;
 
@@ -145,6 +164,8 @@ export interface RunRecord {
   workers: WorkerEvidence[];
   /** Steady runs (--duration): `bytes`, `requests` and the rest count every lap; `records` keep each item's last request. */
   steady?: SteadyRecord;
+  /** --rate: the open loop's schedule and what came of it (absent in closed-loop runs and older files). */
+  openLoop?: OpenLoopRecord;
   records: RecordRow[];
   recordsSampled: boolean;
   /**
@@ -230,8 +251,18 @@ export interface ResultsFile {
   sweep?: SweepAxis[];
   /** A tune: the axes it searched, the cells in the order it measured them, and where it ended. */
   tune?: TuneRecord;
+  /** --slo: the latency an open loop's rate must keep (a --rate sweep's knee is the highest that does). */
+  slo?: Slo;
   runs: RunRecord[];
 }
+
+/** --slo p99<200ms: a percentile of latency from the intended start, and the bound it must stay under. */
+export interface Slo {
+  percentile: SloPercentile;
+  boundMs: number;
+}
+export const SLO_PERCENTILES = [50, 90, 99, 99.9] as const;
+export type SloPercentile = (typeof SLO_PERCENTILES)[number];
 
 /** Why a throttled answer came: Azure's account limits, told apart by the body's words. */
 export type { ThrottleClass } from '../transport/answer.js';

@@ -2,7 +2,7 @@
 // one line naming what is wrong, never in a TypeError deep inside a report.
 import { decodeHistogram } from '../metrics/histograms.js';
 import { FAULT_KINDS } from '../transport/answer.js';
-import { OLDEST_RESULTS_SCHEMA_VERSION, RECORD_COLUMNS, RESULTS_SCHEMA, RESULTS_SCHEMA_VERSION, type CloudFacts, type EndpointFacts, type Environment, type ResultsFile, type RunRecord, type TcpSettings, type TuneRecord } from './schema.js';
+import { OLDEST_RESULTS_SCHEMA_VERSION, RECORD_COLUMNS, RESULTS_SCHEMA, RESULTS_SCHEMA_VERSION, SLO_PERCENTILES, type CloudFacts, type EndpointFacts, type Environment, type ResultsFile, type RunRecord, type Slo, type TcpSettings, type TuneRecord } from './schema.js';
 
 type Json = Record<string, unknown>;
 
@@ -76,6 +76,18 @@ const rowOk = (row: unknown): boolean =>
   Array.isArray(row) && (row.length === RECORD_COLUMNS.length || row.length === RECORD_COLUMNS.length - 1)
   && row.every((c, i) => c === null || typeof c === 'string' || typeof c === 'boolean' || (isNumber(c) && c <= 1e15 && (c >= 0 || (i < INDEX_COLUMNS && c === -1))));
 
+/** --rate: counts that add up, a known arrival, histograms that decode. */
+function openLoopOk(o: unknown): boolean {
+  if (!isObject(o) || !isObject(o.histograms)) return false;
+  const counts = [o.offered, o.sent, o.skipped, o.succeeded, o.maxInFlight];
+  const h = o.histograms as Record<string, unknown>;
+  return counts.every(isCount) && (o.skipped as number) <= (o.offered as number) && (o.succeeded as number) <= (o.sent as number)
+    && isNumber(o.ratePerSecond) && o.ratePerSecond > 0 && ['uniform', 'poisson'].includes(o.arrival as string)
+    && isDuration(o.lastOfferedMs) && isDuration(o.lastEndMs)
+    && ['fromIntended', 'fromSend', 'lateness'].every((k) => typeof h[k] === 'string')
+    && histogramProblem(h) === undefined;
+}
+
 function runProblem(r: unknown): string | undefined {
   if (!isObject(r)) return 'is not an object';
   const bad = badField(r, RUN_FIELDS);
@@ -88,6 +100,7 @@ function runProblem(r: unknown): string | undefined {
   if (o !== undefined && !(isObject(o) && isCount(o.objects) && isDuration(o.completionMsSum) && isDuration(o.stragglerMsSum))) return 'has bad objects';
   const h = r.hedge;
   if (h !== undefined && !(isObject(h) && isCount(h.issued) && isCount(h.won) && isCount(h.extraBytes) && h.won <= h.issued)) return 'has a bad hedge';
+  if (r.openLoop !== undefined && !openLoopOk(r.openLoop)) return 'has a bad openLoop';
   const by = r.throttledBy;
   if (by !== undefined && !(isObject(by) && Object.entries(by).every(([c, n]) => THROTTLE_CLASSES.includes(c) && isCount(n)))) return 'has a bad throttledBy';
   const faults = r.faults;
@@ -183,7 +196,7 @@ export function parseResultsDoc(doc: unknown): { doc: ResultsFile } | { problem:
       problem: `has schema version ${String(doc.schemaVersion)}, this blob-cacher reads versions ${OLDEST_RESULTS_SCHEMA_VERSION} to ${RESULTS_SCHEMA_VERSION}; ${newer ? 'upgrade blob-cacher to read it' : 're-run the benchmark to get a current file'}`,
     };
   }
-  const { command, createdAt, complete, config, environment, runs, interrupted, sweep, tune } = doc;
+  const { command, createdAt, complete, config, environment, runs, interrupted, sweep, tune, slo } = doc;
   if (command !== 'download' && command !== 'upload') return { problem: 'has an unknown command; it is damaged, re-run the benchmark' };
   if (!isString(createdAt) || !isBoolean(complete) || !isObject(config) || !isObject(environment) || !isString(environment.target)) {
     return { problem: 'is missing its header fields; it is damaged, re-run the benchmark' };
@@ -199,6 +212,9 @@ export function parseResultsDoc(doc: unknown): { doc: ResultsFile } | { problem:
   const axes = sweep === undefined ? undefined : Array.isArray(sweep) && sweep.every((a) => isObject(a) && isString(a.flag) && Array.isArray(a.values) && a.values.every(isString)) ? sweep : null;
   if (axes === null) return { problem: 'has a bad sweep description; it is damaged' };
   if (tune !== undefined && !isTune(tune)) return { problem: 'has a bad tune description; it is damaged' };
+  const sloOk = isObject(slo) && (SLO_PERCENTILES as readonly unknown[]).includes(slo.percentile)
+    && isDuration(slo.boundMs);
+  if (slo !== undefined && !sloOk) return { problem: 'has a bad slo; it is damaged' };
   return {
     doc: {
       schema: RESULTS_SCHEMA, schemaVersion: RESULTS_SCHEMA_VERSION, command, createdAt, complete, config,
@@ -211,6 +227,7 @@ export function parseResultsDoc(doc: unknown): { doc: ResultsFile } | { problem:
       ...(interrupted !== undefined ? { interrupted } : {}),
       ...(axes ? { sweep: axes.map((a) => ({ flag: String(a.flag), values: (a.values as unknown[]).map(String) })) } : {}),
       ...(tune !== undefined ? { tune: tune as TuneRecord } : {}),
+      ...(slo !== undefined ? { slo: slo as unknown as Slo } : {}),
       runs: runs.filter(isRun),
     },
   };

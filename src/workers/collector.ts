@@ -6,7 +6,9 @@ import { addObjectTotals, emptyObjectTotals, type ObjectTotals } from '../metric
 import { addTallies, type Tally } from '../metrics/record-checks.js';
 import { RecordTable } from '../metrics/record-table.js';
 import { addTotals, countInto, type SteadyTotals } from '../metrics/totals.js';
-import type { OpRecord, SteadyJob, WorkerResult } from './protocol.js';
+import type { OpenLoopRecord } from '../results/schema.js';
+import { mergeOpenLoop } from './open-loop.js';
+import type { OpenLoopJob, OpRecord, SteadyJob, WorkerResult } from './protocol.js';
 import { mergeSteady, type MergedSteady } from './steady.js';
 
 /** What a worker sent about itself, its records taken out (they are the run's, merged). */
@@ -28,6 +30,8 @@ export interface MergedRun {
   steady?: MergedSteady;
   /** When --autoterm ended a steady run, in ms since the release. */
   autotermAtMs?: number;
+  /** --rate: every worker's open loop, added. */
+  openLoop?: OpenLoopRecord;
   /**
    * Many files (the job asked for a summary): every request's totals and the checks of every item,
    * made by the workers over their shares; `records` are then a sample, with every failure.
@@ -41,6 +45,7 @@ export interface MergedRun {
 export interface MergeInput {
   releaseEpochMs: number;
   steady?: SteadyJob;
+  openLoop?: OpenLoopJob;
   failures: string[];
   /** The step after the workers (an upload's commit), when it ran. */
   afterRecord?: OpRecord;
@@ -88,13 +93,16 @@ export class Collector {
       if (!after.error) histograms.record(after.phases, after.totalMs);
       end = Math.max(end, after.startEpochMs + after.totalMs);
     }
+    const loops = results.flatMap((w) => (w.openLoop ? [w.openLoop] : []));
+    const openLoop = input.openLoop ? mergeOpenLoop(input.openLoop, loops) : undefined;
     const perItem = results.filter((w) => w.objects);
     const objects = perItem.length ? perItem.map((w) => w.objects!).reduce(addObjectTotals, emptyObjectTotals()) : undefined;
     return {
       ...(objects ? { objects } : {}),
       workers: results, records, histograms, wallMs: end > start ? end - start : 0, failures: input.failures,
       stopped: results.reduce((a, w) => a + (w.stopped ?? 0), 0), maybeSent: input.maybeSent, ...(summary ? { summary } : {}),
-      ...(steady ? { steady } : {}), ...(input.autotermAtMs === undefined ? {} : { autotermAtMs: input.autotermAtMs }),
+      ...(steady ? { steady } : {}), ...(openLoop ? { openLoop } : {}),
+      ...(input.autotermAtMs === undefined ? {} : { autotermAtMs: input.autotermAtMs }),
     };
   }
 }

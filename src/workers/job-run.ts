@@ -19,6 +19,7 @@ import { RawPool } from '../transport/raw-client.js';
 import { createAgent } from '../transport/request.js';
 import type { FromWorker, OpRecord, Progress, WorkerJob, WorkerResult } from './protocol.js';
 import { packResult, sendsRecordsAlone } from './result.js';
+import { OpenLoopMeter, runOpenLoop, Schedule } from './open-loop.js';
 import { FixedShape, runLanes, SteadyShape, type Shape } from './shape.js';
 
 export type JobState = 'idle' | 'prepared' | 'running' | 'checking' | 'done';
@@ -94,7 +95,12 @@ export class JobRun {
       for (const i of items) urls.set(i.index, signer.blobUrl(i.blob));
     }
     // A lane per socket through our transport; the SDK's calls all at once unless the job says.
-    const lanes = Math.max(1, Math.min(items.length, job.inFlight ?? (kind.transport ? job.maxSockets : items.length)));
+    // An open loop: its share of --max-in-flight (a send past it is skipped, not queued); a steady one
+    // may have one item in flight more than once (one 1 KiB object at 5,000 GETs/s).
+    const perWorker = job.openLoop && Math.ceil(job.openLoop.maxInFlight / Math.max(1, job.workers ?? 1));
+    const closedLanes = job.inFlight ?? (kind.transport ? job.maxSockets : items.length);
+    const lanes = Math.max(1, perWorker && job.steady ? perWorker
+      : Math.min(items.length, perWorker || closedLanes));
     const ctx: KindContext = { job, items, signer, agent, pool, urls, signal: this.stop.signal, lanes, kept: this.kept };
     const kindRun = await kind.setup(ctx);
     // Connections opened now are outside the timed span: the run measures requests on open sockets.
@@ -119,7 +125,14 @@ export class JobRun {
     if (shape instanceof SteadyShape) {
       shape.startReports((index, counts) => this.send({ type: 'interval', index, ...counts }));
     }
-    const { records, issued } = await this.timed(items, kindRun, lanes, shape).finally(() => {
+    const open = this.job.openLoop
+      ? {
+        meter: new OpenLoopMeter(),
+        schedule: new Schedule(goEpochMs - performance.timeOrigin, this.job.openLoop.ratePerSecond,
+          this.job.openLoop.arrival, this.job.workerIndex, this.job.workers ?? 1),
+      }
+      : undefined;
+    const { records, issued } = await this.timed(items, kindRun, lanes, shape, open).finally(() => {
       clearInterval(ticker);
       if (shape instanceof SteadyShape) shape.stopReports();
     });
@@ -135,6 +148,7 @@ export class JobRun {
       startEpochMs, endEpochMs, cpu, eventLoopDelayP99Ms: loopDelay.percentile(99) / 1e6, verifyMs, stopped: this.stopped, equalToFixture: note?.equalToFixture,
       warmSockets: this.prepared!.warmSockets,
       steady: shape instanceof SteadyShape ? { meter: shape.meter, result: shape.result(issued, items.length, endEpochMs) } : undefined,
+      ...(open ? { openLoop: open.meter.result(goEpochMs) } : {}),
     });
   }
 
@@ -144,7 +158,9 @@ export class JobRun {
    * item (a steady run writes each item's latest request over its last), as columns; a listing's
    * pages are kept apart, then appended.
    */
-  private async timed(items: Items, kindRun: KindRun, lanes: number, shape: Shape): Promise<{ records: RecordTable; issued: number }> {
+  private async timed(
+    items: Items, kindRun: KindRun, lanes: number, shape: Shape, open?: { meter: OpenLoopMeter; schedule: Schedule },
+  ): Promise<{ records: RecordTable; issued: number }> {
     const table = new RecordTable(items.length);
     const pages: OpRecord[][] = [];
     const settle = (n: number, got: OpRecord | OpRecord[]) => {
@@ -165,19 +181,29 @@ export class JobRun {
     // A steady run asks for each item again at every lap: kept from its first (up to PREBUILT_URLS
     // items), not a new item and name every request.
     const made: (WorkItem | undefined)[] | undefined = shape.kind === 'steady' && items.length <= PREBUILT_URLS ? new Array(items.length) : undefined;
-    const issued = await runLanes<OpRecord | OpRecord[]>(items.length, lanes, shape,
-      (n, lane, done, fail) => {
-        const item = made ? (made[n] ??= items.at(n)!) : items.at(n)!;
-        if (this.stop.signal.aborted) done(this.notSent(item));
-        // A kind that answers through a callback makes no promise a request.
-        else if (kindRun.send) kindRun.send(item, lane, issuedAt, done, fail);
-        else kindRun.run(item, lane, issuedAt).then(done, fail);
-      },
-      (n, got) => {
-        if (Array.isArray(got)) got.forEach(count);
-        else count(got);
-        settle(n, got);
-      });
+    const counted = (n: number, got: OpRecord | OpRecord[]) => {
+      if (Array.isArray(got)) got.forEach(count);
+      else count(got);
+      settle(n, got);
+    };
+    // An open loop is its own loop: the closed one below takes no branch for it.
+    const issued = open
+      ? await runOpenLoop<OpRecord | OpRecord[]>(
+        items.length, lanes, shape, open.schedule, open.meter, this.stop.signal,
+        (n, lane, intendedMs, done, fail) => {
+          const item = made ? (made[n] ??= items.at(n)!) : items.at(n)!;
+          if (this.stop.signal.aborted) done(this.notSent(item));
+          else if (kindRun.send) kindRun.send(item, lane, intendedMs, done, fail);
+          else kindRun.run(item, lane, intendedMs).then(done, fail);
+        }, counted)
+      : await runLanes<OpRecord | OpRecord[]>(items.length, lanes, shape,
+        (n, lane, done, fail) => {
+          const item = made ? (made[n] ??= items.at(n)!) : items.at(n)!;
+          if (this.stop.signal.aborted) done(this.notSent(item));
+          // A kind that answers through a callback makes no promise a request.
+          else if (kindRun.send) kindRun.send(item, lane, issuedAt, done, fail);
+          else kindRun.run(item, lane, issuedAt).then(done, fail);
+        }, counted);
     // A steady run stopped before its first lap ended: the items never sent count as such.
     for (let n = 0; n < items.length; n++) {
       if (table.has(n) || pages[n]) continue;
@@ -227,7 +253,9 @@ export class JobRun {
     this.everyoneDone();
     if (this.stateNow === 'idle' || this.stateNow === 'prepared') return 0;
     const items = this.prepared!.items.length;
-    return Math.min(items, this.done.ops + Math.max(this.job.maxSockets, this.job.inFlight ?? 0));
+    // An open loop's lanes (its share of --max-in-flight) may be more than its sockets.
+    const cap = Math.max(this.job.maxSockets, this.job.inFlight ?? 0, this.prepared!.lanes);
+    return Math.min(items, this.done.ops + cap);
   }
 
   /** --autoterm: a steady run ends now. */

@@ -167,7 +167,7 @@ export class WorkerPool {
         if (s.status === 'rejected') children[i]!.kill();
       });
       return collector.merge({
-        releaseEpochMs, steady: base.steady, afterRecord: await afterStep,
+        releaseEpochMs, steady: base.steady, openLoop: base.openLoop, afterRecord: await afterStep,
         failures: settled.flatMap((s) => (s.status === 'rejected' ? [(s.reason as Error).message] : [])),
         maybeSent: signal?.aborted ? listening.maybeSent(shares) : undefined,
         autotermAtMs: timers.autoterm?.atMs,

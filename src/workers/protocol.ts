@@ -1,7 +1,7 @@
 // Messages between the coordinator and its worker processes (IPC, structured clone of JSON).
 import type { EncodedHistograms } from '../metrics/histograms.js';
 import type { ObjectTotals } from '../metrics/objects.js';
-import type { LogLevel } from '../config/choices.js';
+import type { Arrival, LogLevel } from '../config/choices.js';
 import type { KindJob } from '../kinds/job.js';
 import type { EncodedItems } from '../plan/items.js';
 import type { Tally, TallyKind } from '../metrics/record-checks.js';
@@ -49,6 +49,31 @@ export interface WorkerJob extends KindJob {
   connections?: 'cold' | 'warm';
   /** Steady state (--duration): the items again and again until this long after the release, counted per interval. */
   steady?: SteadyJob;
+  /** --rate: an open loop at this rate over every worker, each sending its share on a schedule. */
+  openLoop?: OpenLoopJob;
+}
+
+export interface OpenLoopJob {
+  /** Sends per second over every worker; each worker sends ratePerSecond / workers. */
+  ratePerSecond: number;
+  arrival: Arrival;
+  /** Requests in flight at once over every worker (each worker takes its share, rounded up). */
+  maxInFlight: number;
+}
+
+/** One worker's open loop: slots offered, sent and skipped, and its latencies as encoded histograms (µs). */
+export interface OpenLoopWorkerResult {
+  offered: number;
+  sent: number;
+  skipped: number;
+  succeeded: number;
+  /** Since the release: the last slot's intended start, and the last answer's end. */
+  lastOfferedMs: number;
+  lastEndMs: number;
+  /** From the intended start; from the actual send; send time minus intended start. */
+  fromIntended: string;
+  fromSend: string;
+  lateness: string;
 }
 
 export interface SteadyJob {
@@ -108,6 +133,7 @@ export interface WorkerResult {
    */
   equalToFixture?: number[];
   steady?: SteadyWorkerResult;
+  openLoop?: OpenLoopWorkerResult;
   /** With `objectPerItem` or `wholeObject` (not steady): its items' completions, summed (their distribution is the `object` histogram). */
   objects?: ObjectTotals;
   /** When the job asked for a summary: `records` are a sample (and every failure); these are of all of them. */

@@ -6,7 +6,7 @@ import { tallyRecords } from '../metrics/record-checks.js';
 import type { RecordTable } from '../metrics/record-table.js';
 import { countInto, emptyTotals } from '../metrics/totals.js';
 import type { Items } from '../plan/items.js';
-import type { SteadyWorkerResult, WorkerJob, WorkerResult, WorkerSummaryOfRecords } from './protocol.js';
+import type { OpenLoopWorkerResult, SteadyWorkerResult, WorkerJob, WorkerResult, WorkerSummaryOfRecords } from './protocol.js';
 import type { SteadyMeter } from './steady.js';
 
 export interface JobMeasures {
@@ -20,6 +20,7 @@ export interface JobMeasures {
   /** Items the kind's check found byte for byte equal to the fixture (they carry no MD5). */
   equalToFixture?: number[];
   steady?: { meter: SteadyMeter; result: SteadyWorkerResult };
+  openLoop?: OpenLoopWorkerResult;
 }
 
 /**
@@ -84,5 +85,6 @@ function measuresOf(job: WorkerJob, m: JobMeasures): Omit<WorkerResult, 'records
     ...(m.equalToFixture?.length ? { equalToFixture: m.equalToFixture } : {}),
     ...(m.verifyMs >= 0.5 ? { verifyMs: m.verifyMs } : {}),
     ...(m.steady ? { steady: m.steady.result } : {}),
+    ...(m.openLoop ? { openLoop: m.openLoop } : {}),
   };
 }

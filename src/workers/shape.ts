@@ -11,8 +11,12 @@ const REPORT_LAG_MS = 20;
 
 export interface Shape {
   readonly kind: 'fixed' | 'steady';
-  /** Whether another item goes out, `issued` having gone so far. */
-  more(issued: number): boolean;
+  /**
+   * Whether another item goes out, `issued` having gone so far; `atMs` (performance.now() clock):
+   * when it is meant to go, where a schedule says (an open loop's slot before the deadline is the
+   * run's, even if the event loop reaches it after).
+   */
+  more(issued: number, atMs?: number): boolean;
   /** Every request, as it settles. */
   count(r: OpRecord): void;
 }
@@ -78,8 +82,8 @@ export class SteadyShape implements Shape {
     clearTimeout(this.reportTimer);
   }
 
-  more(): boolean {
-    if (this.ended() || performance.now() >= this.deadlineMs) {
+  more(_issued?: number, atMs = performance.now()): boolean {
+    if (this.ended() || atMs >= this.deadlineMs) {
       this.stoppedEpochMs = Math.min(this.stoppedEpochMs, epochNow());
       return false;
     }

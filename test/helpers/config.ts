@@ -5,11 +5,18 @@
 import { buildProgram, loadDownloadConfig, loadUploadConfig, parseFlags, type DownloadConfig, type UploadConfig } from '../../src/config/load.js';
 import { DOWNLOAD_OPTIONS, UPLOAD_OPTIONS, type AnyOption } from '../../src/config/options.js';
 import type { Credentials } from '../../src/config/credentials.js';
-import type { HedgeConfig, SteadyOptions } from '../../src/config/load.js';
+import type { HedgeConfig, OpenLoopOptions, SteadyOptions } from '../../src/config/load.js';
 import { readSources } from '../../src/cli/sources.js';
 
 /** Settings a test gives: the config's own fields, credentials and a steady run as the flags that make them. */
-export type TestSettings<C> = Partial<Omit<C, 'credentials' | 'steady'>> & { credentials?: Credentials; steady?: SteadyOptions };
+export type TestSettings<C> = Partial<Omit<C, 'credentials' | 'steady' | 'openLoop'>>
+  & { credentials?: Credentials; steady?: SteadyOptions; openLoop?: OpenLoopOptions };
+
+function openLoopFlags(o: OpenLoopOptions | undefined): string[] {
+  if (!o) return [];
+  const cap = o.maxInFlight === undefined ? [] : [`--max-in-flight=${o.maxInFlight}`];
+  return [`--rate=${o.ratePerSecond}/s`, `--arrival=${o.arrival}`, ...cap];
+}
 
 function hedgeFlags(h: HedgeConfig | undefined): string[] {
   if (!h) return [];
@@ -48,12 +55,13 @@ function steadyFlags(s: SteadyOptions | undefined): string[] {
 export function argvOf(specs: readonly AnyOption[], settings: Readonly<Record<string, unknown>>): string[] {
   const argv: string[] = [];
   for (const [key, value] of Object.entries(settings)) {
-    if (value === undefined || key === 'credentials' || key === 'steady' || key === 'hedge') continue;
+    if (value === undefined || ['credentials', 'steady', 'hedge', 'openLoop'].includes(key)) continue;
     const spec = specs.find((s) => s.key === key);
     if (!spec) throw new Error(`testConfig: no option sets ${key}`);
     argv.push(`${spec.flag}=${valueText(key, value)}`);
   }
-  return [...argv, ...credentialFlags(settings.credentials as Credentials | undefined), ...steadyFlags(settings.steady as SteadyOptions | undefined), ...hedgeFlags(settings.hedge as HedgeConfig | undefined)];
+  return [...argv, ...credentialFlags(settings.credentials as Credentials | undefined), ...steadyFlags(settings.steady as SteadyOptions | undefined), ...hedgeFlags(settings.hedge as HedgeConfig | undefined),
+    ...openLoopFlags(settings.openLoop as OpenLoopOptions | undefined)];
 }
 
 function load<C>(command: string, specs: readonly AnyOption[], settings: object, loader: (flags: Record<string, unknown>, sources: ReturnType<typeof readSources>) => C): C {

@@ -1,0 +1,213 @@
+// Open-loop load (--rate): each send has an intended start from a schedule fixed at the release, and
+// goes out then whatever the earlier ones are doing; one that finds --max-in-flight reached is
+// skipped, never delayed. A request's latency counts from its intended start (no coordinated
+// omission); the time from its actual send is kept beside it, and the send's lateness (send time
+// minus intended start: this process's own scheduling error) on its own.
+import type * as Hdr from 'hdr-histogram-js';
+import type { Arrival } from '../config/choices.js';
+import { encodeHistogram, newHistogram, sumEncoded } from '../metrics/histograms.js';
+import type { OpenLoopRecord } from '../results/schema.js';
+import type { OpRecord } from '../metrics/records.js';
+import type { OpenLoopJob, OpenLoopWorkerResult } from './protocol.js';
+import type { Shape } from './shape.js';
+
+/** The schedule's draw: a fixed seed per worker, so every run of a contender meets the same arrivals. */
+const POISSON_SEED = 0x9e3779b9;
+/** The longest a worker sleeps between looks at its schedule and its shape. */
+const RECHECK_MS = 100;
+
+/**
+ * A worker's intended starts, on its performance.now() clock. The rate is the total over `workers`
+ * processes: uniform sends are interleaved (worker w of W takes every W-th slot of one grid), Poisson
+ * sends are W independent processes of rate/W each, whose sum is a Poisson process of the rate.
+ */
+export class Schedule {
+  private readonly gapMs: number;
+  private readonly poisson: boolean;
+  private nextMs: number;
+  private state: number;
+
+  constructor(goMs: number, ratePerSecond: number, arrival: Arrival, workerIndex: number, workers: number) {
+    const share = ratePerSecond / Math.max(1, workers);
+    this.gapMs = 1000 / share;
+    this.poisson = arrival === 'poisson';
+    this.state = (POISSON_SEED ^ Math.imul(workerIndex + 1, 0x85ebca6b)) >>> 0;
+    this.nextMs = this.poisson ? goMs + this.draw() : goMs + (workerIndex * 1000) / ratePerSecond;
+  }
+
+  /** The next intended start, not yet taken. */
+  peek(): number {
+    return this.nextMs;
+  }
+
+  take(): number {
+    const at = this.nextMs;
+    this.nextMs += this.poisson ? this.draw() : this.gapMs;
+    return at;
+  }
+
+  /** An exponential gap of mean gapMs, from mulberry32. */
+  private draw(): number {
+    this.state = (this.state + 0x6d2b79f5) >>> 0;
+    let t = this.state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    const u = ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    return -Math.log(1 - u) * this.gapMs;
+  }
+}
+
+/** What one worker's open loop counted: every slot offered, sent or skipped, and three latencies. */
+export class OpenLoopMeter {
+  offered = 0;
+  sent = 0;
+  skipped = 0;
+  succeeded = 0;
+  private lastOfferedMs = -Infinity;
+  private lastEndMs = -Infinity;
+  private readonly fromIntended: Hdr.Histogram = newHistogram();
+  private readonly fromSend: Hdr.Histogram = newHistogram();
+  private readonly lateness: Hdr.Histogram = newHistogram();
+
+  offer(intendedMs: number): void {
+    this.offered++;
+    this.lastOfferedMs = intendedMs;
+  }
+
+  /** A request that went out at `sentMs`, meant for `intendedMs`, and ended as `r` says. */
+  settled(r: OpRecord, intendedMs: number, sentMs: number): void {
+    const lateMs = Math.max(0, sentMs - intendedMs);
+    this.lateness.recordValue(Math.round(lateMs * 1000));
+    this.lastEndMs = Math.max(this.lastEndMs, intendedMs + r.totalMs);
+    if (r.error) return;
+    this.succeeded++;
+    this.fromIntended.recordValue(Math.max(0, Math.round(r.totalMs * 1000)));
+    this.fromSend.recordValue(Math.max(0, Math.round((r.totalMs - lateMs) * 1000)));
+  }
+
+  result(goEpochMs: number): OpenLoopWorkerResult {
+    const since = (ms: number) => (Number.isFinite(ms)
+      ? Math.max(0, performance.timeOrigin + ms - goEpochMs) : 0);
+    return {
+      offered: this.offered, sent: this.sent, skipped: this.skipped, succeeded: this.succeeded,
+      lastOfferedMs: since(this.lastOfferedMs), lastEndMs: since(this.lastEndMs),
+      fromIntended: encodeHistogram(this.fromIntended), fromSend: encodeHistogram(this.fromSend),
+      lateness: encodeHistogram(this.lateness),
+    };
+  }
+}
+
+/**
+ * The open loop: at each intended start (a timer for the next one, and a look at the schedule as
+ * each answer arrives), the slot's send goes out on a free lane, or is skipped when all `lanes`
+ * (this worker's --max-in-flight) are busy. A skipped slot takes no item: the next sent slot takes
+ * it, so a fixed run still sends every item once. The shape says when the schedule ends (its items
+ * all sent, the deadline, a finish); a stop (`signal`) ends it at once. `start` gets the intended
+ * start as the time the request counts from. Resolves with how many went, once the last has ended.
+ */
+export function runOpenLoop<R extends OpRecord | OpRecord[]>(
+  items: number, lanes: number, shape: Shape, schedule: Schedule, meter: OpenLoopMeter, signal: AbortSignal,
+  start: (
+    n: number, lane: number, intendedMs: number, done: (got: R) => void, fail: (err: unknown) => void,
+  ) => void,
+  settle: (n: number, got: R) => void,
+): Promise<number> {
+  if (!items || lanes < 1) return Promise.resolve(0);
+  return new Promise((resolve, reject) => {
+    const free = Array.from({ length: lanes }, (_, i) => lanes - 1 - i);
+    let inFlight = 0;
+    let ended = false;
+    let draining = false;
+    let timer: NodeJS.Timeout | undefined;
+    let failed = false;
+    const fail = (err: unknown) => {
+      if (failed) return;
+      failed = true;
+      end();
+      reject(err);
+    };
+    const end = () => {
+      ended = true;
+      clearTimeout(timer);
+      signal.removeEventListener('abort', end);
+      if (inFlight === 0 && !failed) resolve(meter.sent);
+    };
+    signal.addEventListener('abort', end);
+    const send = (intendedMs: number) => {
+      const lane = free.pop()!;
+      inFlight++;
+      const n = meter.sent++ % items;
+      const sentMs = performance.now();
+      start(n, lane, intendedMs, (got) => {
+        inFlight--;
+        free.push(lane);
+        try {
+          if (Array.isArray(got)) for (const r of got) meter.settled(r, intendedMs, sentMs);
+          else meter.settled(got as OpRecord, intendedMs, sentMs);
+          settle(n, got);
+        } catch (err) {
+          fail(err);
+          return;
+        }
+        if (ended) {
+          if (inFlight === 0 && !failed) resolve(meter.sent);
+        } else tick();
+      }, fail);
+    };
+    // Every slot now due goes out (or is skipped) in order; then a timer for the next. Answers that
+    // arrive inside start() (a stop ends requests at once) come back here, not into a nested loop.
+    const tick = (): void => {
+      if (draining || ended) return;
+      draining = true;
+      try {
+        for (;;) {
+          const dueMs = schedule.peek();
+          if (signal.aborted || !shape.more(meter.sent, dueMs)) {
+            end();
+            return;
+          }
+          const now = performance.now();
+          if (dueMs > now) {
+            // At a low rate the next slot may be far off: a finish (--autoterm) is looked for meanwhile.
+            clearTimeout(timer);
+            timer = setTimeout(tick, Math.min(dueMs - now, RECHECK_MS));
+            return;
+          }
+          schedule.take();
+          meter.offer(dueMs);
+          if (inFlight >= lanes) meter.skipped++;
+          else send(dueMs);
+        }
+      } catch (err) {
+        fail(err);
+      } finally {
+        draining = false;
+      }
+    };
+    tick();
+  });
+}
+
+/** Every worker's open loop as one: counts and histograms added, the longest spans, the job's settings. */
+export function mergeOpenLoop(
+  job: OpenLoopJob, parts: readonly OpenLoopWorkerResult[],
+): OpenLoopRecord | undefined {
+  if (!parts.length) return undefined;
+  const sum = (f: (p: OpenLoopWorkerResult) => number) => parts.reduce((a, p) => a + f(p), 0);
+  const added = (f: (p: OpenLoopWorkerResult) => string) => {
+    const h = sumEncoded(parts.map(f));
+    return h ? encodeHistogram(h) : f(parts[0]!);
+  };
+  return {
+    ratePerSecond: job.ratePerSecond, arrival: job.arrival, maxInFlight: job.maxInFlight,
+    offered: sum((p) => p.offered), sent: sum((p) => p.sent), skipped: sum((p) => p.skipped),
+    succeeded: sum((p) => p.succeeded),
+    lastOfferedMs: Math.max(...parts.map((p) => p.lastOfferedMs)),
+    lastEndMs: Math.max(...parts.map((p) => p.lastEndMs)),
+    histograms: {
+      fromIntended: added((p) => p.fromIntended),
+      fromSend: added((p) => p.fromSend),
+      lateness: added((p) => p.lateness),
+    },
+  };
+}
