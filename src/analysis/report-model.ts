@@ -11,6 +11,7 @@ import { reportUnit, type Unit } from './unit.js';
 import { rankStats, serverGap, verdicts, DEFAULT_SOCKET_BUFFER_BYTES, type RankedStats, type ServerGap, type Verdict } from './verdict.js';
 import { reportWarnings, type ReportWarning } from './warnings.js';
 import { warmupFaults, type WarmupFaults } from './warmup.js';
+import { sizeBuckets, type ReportSizeBuckets } from './size-buckets.js';
 import { cellLabel } from '../results/label.js';
 import { PHASES, type Phase } from '../transport/phases.js';
 import { strategyNamed } from '../strategies/index.js';
@@ -102,6 +103,8 @@ export interface Report {
   prices: { name: string; asOf: string; currency: string };
   /** The percentiles of each contender's `totalPercentilesMs`. */
   latencyPercentiles: readonly number[];
+  /** Runs of drawn file sizes: throughput and latency per size bucket. */
+  sizeBuckets?: ReportSizeBuckets;
 }
 
 export interface ReportOptions {
@@ -195,6 +198,7 @@ export function buildReport(doc: ResultsFile, opts: ReportOptions): Report {
   const tuned = tuneReport(doc, stats, unit, (s) => (s.params ? strategyNamed(s.strategy)?.sdkSettings?.(s.params, s.objectSizeBytes ?? 0) : undefined));
   const recommendation = tuned ? tuneRecommendation(tuned, contenders, unit) : swept ? swept.recommendation : recommend(contenders.map((c) => ({ ...c, requestsPerObject: c.cost.requestsPerObject })), material);
   const objectSizeBytes = commonObjectSize(doc);
+  const buckets = sizeBuckets(doc.runs);
   // A sweep or a tune measures dozens of cells: the answer says where the chosen one's time went.
   const shownTimes = tuned || swept
     ? contenders.filter((c) => c.label === recommendation?.contender) : contenders;
@@ -223,6 +227,7 @@ export function buildReport(doc: ResultsFile, opts: ReportOptions): Report {
     ...(tuned ? { tune: tuned } : {}),
     prices: { name: prices.name, asOf: prices.asOf, currency: prices.currency },
     latencyPercentiles: LATENCY_PERCENTILES,
+    ...(buckets ? { sizeBuckets: buckets } : {}),
   };
 }
 

@@ -5,6 +5,7 @@ import { DOWNLOAD_STRATEGIES, UPLOAD_STRATEGIES, workloadOf } from '../strategie
 import { redact } from '../log/logger.js';
 import { resolveCredentials, type Credentials } from './credentials.js';
 import { ConfigError } from './errors.js';
+import { distributionMaxBytes, type SizeDistribution, type SizeDraw } from '../plan/size-draw.js';
 import { resolveScaleout, type ScaleoutConfig } from './scaleout.js';
 import { resolveOptions, type Sources } from './flags.js';
 import { DEFAULT_BLOB_SIZE_BYTES, DEFAULT_MAX_RUNS, DEFAULT_FILE_SIZE_BYTES, DOWNLOAD_OPTIONS, HEDGE_ON, RUN_OPTIONS, SCALEOUT_OPTIONS, UPLOAD_OPTIONS, type ConnectionMode, type DownloadMethod, type HedgeAfter, type HedgeOn, type HttpClient, type LogLevel, type ReportFormat, type Resolved, type SinkKind, type UploadMethod } from './options.js';
@@ -102,8 +103,10 @@ export interface DownloadConfig extends RunOptions {
   logLevel: LogLevel;
   sourceMethod: DownloadMethod;
   concurrency: number;
-  /** The one blob's size; in the many-blob workloads, each file's. */
+  /** The one blob's size; in the many-blob workloads, each file's (with a distribution, the most it draws). */
   fileSizeBytes: number;
+  /** Many-blob workloads: each file's size drawn from a distribution; absent for one fixed size. */
+  fileSizes?: SizeDraw;
   /** Many-blob workloads: files in the fixture set, and names per List Blobs page. */
   fileCount: number;
   pageSize: number;
@@ -137,7 +140,10 @@ export interface UploadConfig extends RunOptions {
   logLevel: LogLevel;
   uploadMethod: UploadMethod;
   fileCount: number;
+  /** Each small file's size (with a distribution, the most it draws). */
   fileSizeBytes: number;
+  /** Small files: each one's size drawn from a distribution; absent for one fixed size. */
+  fileSizes?: SizeDraw;
   blobSizeBytes: number;
   blockSizeBytes: number;
   concurrency: number;
@@ -149,6 +155,14 @@ export interface UploadConfig extends RunOptions {
   httpClient: HttpClient;
   /** 'url': a plain HTTP(S) server; files are PUT below the URL (small-files only). */
   credentials: Credentials;
+}
+
+const FILE_SIZE_FORMS = 'as a distribution';
+
+/** A fixed --file-size is a number as it always was; a distribution is drawn with the seed. */
+function fileSizes(d: SizeDistribution | undefined, seed: number, fallbackBytes: number): { fileSizeBytes: number; fileSizes?: SizeDraw } {
+  if (d === undefined || d.kind === 'fixed') return { fileSizeBytes: d?.bytes ?? fallbackBytes };
+  return { fileSizeBytes: distributionMaxBytes(d), fileSizes: { distribution: d, seed } };
 }
 
 function withScaleout(o: Resolved<typeof SCALEOUT_OPTIONS>, credentials: Credentials): { scaleout?: ScaleoutConfig } {
@@ -174,6 +188,9 @@ export function loadDownloadConfig(flags: Readonly<Record<string, unknown>>, sou
     throw new ConfigError(`--source-method ${sourceMethod} mixes workloads (${[...kinds].join(', ')}); run each on its own, e.g. small-files,sdk-small-files or list,sdk-list`);
   }
   const manyBlobs = !kinds.has('blob') && sourceMethod !== 'all';
+  if (!manyBlobs && o.fileSize !== undefined && o.fileSize.kind !== 'fixed') {
+    throw new ConfigError(`--file-size ${FILE_SIZE_FORMS} draws sizes of many files; --source-method ${sourceMethod} reads one object: give one size, or choose small-files, list or head`);
+  }
   if (manyBlobs && (sink === 'file' || sink === 'sparse-file')) {
     throw new ConfigError(`--source-method ${sourceMethod} reads many blobs, not one object: use --sink memory or discard`);
   }
@@ -204,7 +221,7 @@ export function loadDownloadConfig(flags: Readonly<Record<string, unknown>>, sou
     logLevel: o.logLevel,
     sourceMethod,
     concurrency: o.concurrency,
-    fileSizeBytes: o.fileSizeBytes ?? (manyBlobs ? DEFAULT_FILE_SIZE_BYTES : DEFAULT_BLOB_SIZE_BYTES),
+    ...fileSizes(o.fileSize, o.seed, manyBlobs ? DEFAULT_FILE_SIZE_BYTES : DEFAULT_BLOB_SIZE_BYTES),
     fileCount: o.fileCount,
     pageSize: o.pageSize,
     processes: o.processes,
@@ -245,7 +262,7 @@ export function loadUploadConfig(flags: Readonly<Record<string, unknown>>, sourc
     logLevel: o.logLevel,
     uploadMethod,
     fileCount: o.fileCount,
-    fileSizeBytes: o.fileSizeBytes,
+    ...fileSizes(o.fileSize, o.seed, DEFAULT_FILE_SIZE_BYTES),
     blobSizeBytes,
     blockSizeBytes,
     concurrency: o.concurrency,

@@ -20,6 +20,7 @@ import { shardItems } from '../scaleout/shard.js';
 import { checkUploadFits } from './limits.js';
 import { summaryFor } from './summary.js';
 import { FileSet, keepItems, totalBytes } from '../plan/items.js';
+import { drawnParams } from './size-params.js';
 import { runSession, sessionCell, type Contender, type OpenWorkload, type PreparedRun, type SessionOptions, type Workload } from './session.js';
 
 function runPrefix(): string {
@@ -68,6 +69,7 @@ export function uploadWorkload(config: UploadConfig): UploadWorkload {
           params: {
             processes: config.processes, maxSockets: config.maxSockets, concurrency: config.concurrency,
             blockSizeBytes: config.blockSizeBytes, thresholdBytes: config.thresholdBytes,
+            ...(config.fileSizes ? drawnParams(config.fileSizes, FileSet.of('', config.fileCount, config.fileSizeBytes, 'upload', config.fileSizes)) : {}),
           },
           async close() {
             if (!config.keep) await store.close?.();
@@ -88,6 +90,7 @@ async function prepareRun(
   const kind = await loadKind(strategy.kind);
   const input: UploadPlanInput = {
     prefix: `${prefix}/${strategy.name}/${run}`, fileCount: config.fileCount, fileSizeBytes: config.fileSizeBytes,
+    ...(config.fileSizes ? { fileSizes: config.fileSizes } : {}),
     blobSizeBytes: config.blobSizeBytes, blockSizeBytes: config.blockSizeBytes, thresholdBytes: config.thresholdBytes,
   };
   // A scale-out client takes its share of the plan: files i, i+K, … (all of them on one machine).

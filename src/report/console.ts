@@ -8,6 +8,7 @@ import { completionLines } from './completion.js';
 import { seconds, steadyLines } from './steady.js';
 import { tuneLines } from './tune.js';
 import { forTerminal } from './safe-text.js';
+import { sizeBucketLines } from './size-buckets.js';
 
 export interface ConsoleOptions {
   details?: boolean;
@@ -154,6 +155,7 @@ export function renderConsole(r: Report, opts: ConsoleOptions = {}): string {
     .map((w) => paint('33', `warning: ${forTerminal(w.text)}`));
   if (verdictLines.length || warned.length) lines.push('', ...verdictLines, ...warned);
   if (r.warmupFaults.length) lines.push('', ...r.warmupFaults.map((f) => forTerminal(`${f.contender} ${f.text}`)));
+  lines.push(...sizeBucketLines(r, opts.details === true));
   if (opts.details) lines.push(...detailLines(r));
   // Hedged contenders: what the duplicates bought and cost, without --details too.
   const hedged = completionLines(r.contenders.filter((s) => s.hedge));

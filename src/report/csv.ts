@@ -4,6 +4,7 @@ import type { Report, ReportContender } from '../analysis/report-model.js';
 import { PHASES } from '../transport/phases.js';
 import { axesOf } from './format.js';
 import { csvCell } from './safe-text.js';
+import { sizeBucketCsv } from './size-buckets.js';
 
 /** The verdict that names this contender: tied with the leader, or how much slower. */
 function verdictOf(r: Report, s: ReportContender): { kind: string; ratio?: number; low?: number; high?: number } {
@@ -26,6 +27,7 @@ export function renderCsv(r: Report): string {
   // A tune's cells: the step each was measured at (1 first) and whether it is the search's answer.
   const stepOf = (label: string) => r.tune?.path.find((p) => p.label === label);
   const tiers = r.contenders[0]?.cost.tiers.map((t) => t.tier) ?? [];
+  const bySize = sizeBucketCsv(r);
   const columns = [
     'rank', 'strategy', 'runs', ...axes.map((a) => a.replace(/^--/, '')), 'tied', 'contender', 'samples', 'unit', 'wall_ms_median', 'wall_ms_min', 'wall_ms_max', 'wall_ms_ci95_low', 'wall_ms_ci95_high',
     'throughput_mibps_median', 'ops_per_s_median', 'blobs_per_s_median', 'requests_per_run', 'failed_requests',
@@ -37,6 +39,7 @@ export function renderCsv(r: Report): string {
     'objects', ...['p50', 'p90', 'p99', 'max'].map((q) => `object_${q}_ms`), 'straggler_share',
     'hedges_issued', 'hedges_won', 'hedge_extra_request_share', 'hedge_extra_bytes',
     ...(r.tune ? ['tune_step', 'tune_reason', 'tune_best', 'tune_throttled'] : []),
+    ...bySize.columns,
   ];
   const rows = r.contenders.map((s) => {
     const v = verdictOf(r, s);
@@ -56,6 +59,7 @@ export function renderCsv(r: Report): string {
       s.completion?.latencyMs.count, ...(['p50', 'p90', 'p99', 'max'] as const).map((q) => s.completion?.latencyMs[q]), s.completion?.stragglerShare,
       s.hedge?.issued, s.hedge?.won, s.hedge?.extraRequestShare, s.hedge?.extraBytes,
       ...(r.tune ? [(stepOf(s.label)?.step ?? -1) + 1 || undefined, stepOf(s.label)?.reason, r.tune.best?.label === s.label, stepOf(s.label)?.throttled] : []),
+      ...bySize.cells(s.label),
     ];
   });
   return [columns, ...rows].map((row) => row.map(csvCell).join(',')).join('\n');

@@ -7,6 +7,7 @@ import { completionLines } from './completion.js';
 import { environmentLine, manyBlobLine } from './console.js';
 import { tuneLines } from './tune.js';
 import { forMarkdown as md, markdownCode } from './safe-text.js';
+import { sizeBucketMarkdown } from './size-buckets.js';
 
 const row = (cells: string[]) => `| ${cells.map(md).join(' | ')} |`;
 /** A header of our own words, with the data in it (swept options' names) escaped by the caller. */
@@ -46,6 +47,7 @@ export function renderMarkdown(r: Report): string {
   if (many.length) lines.push('', ...many.map((l) => `- ${md(l)}`));
   const completion = completionLines(r.contenders);
   if (completion.length) lines.push('', '### Object completion', '', ...completion.map((l) => `- ${md(l)}`));
+  lines.push(...sizeBucketMarkdown(r));
   if (r.sweep && r.sweep.grid.cols.length) {
     const g = r.sweep.grid;
     lines.push('', `### Sweep: ${md(g.title)}`, '', row([g.rowLabel, ...g.cols.map((c) => `${g.colLabel} ${c}`)]), `|${' --- |'.repeat(g.cols.length + 1)}`);
