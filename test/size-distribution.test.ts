@@ -14,6 +14,7 @@ import { Payloads } from '../src/kinds/payloads.js';
 import { PAYLOAD_POOL_BYTES } from '../src/plan/names.js';
 import { contentBuffer, FIXTURE_SEED } from '../src/payload/content.js';
 import { runCli } from './helpers/cli.js';
+import { findAxes } from '../src/config/sweep.js';
 
 const KIB = 1024;
 const MIB = 1024 * KIB;
@@ -57,7 +58,7 @@ describe('--file-size forms', () => {
     ['16MiB..4KiB', /low\.\.high/],
     ['4KiB..9000MiB', /at most|to 5000MiB/],
     ['4KiB:x%', /size:share%/],
-    ['lots', /a range \(4KiB\.\.16MiB/],
+    ['lots', /102 \(a bare number is KB\), a range \(4KiB\.\.16MiB/],
   ])('refuses %s, saying what to write', (text, said) => {
     const bad = parse(text);
     expect(bad).toBeInstanceOf(BadDistribution);
@@ -141,5 +142,14 @@ describe('a drawn file set', () => {
   it('groups a report by the user\'s buckets, or by powers of two', () => {
     expect(bucketEdges(parse('4KiB:50%,1MiB:40%,64MiB:10%') as SizeDistribution, 4 * KIB, 64 * MIB)).toEqual([4 * KIB, MIB, 64 * MIB]);
     expect(bucketEdges(draw.distribution, 3000, 70_000)).toEqual([4096, 8192, 16384, 32768, 65536, 131072]);
+  });
+});
+
+describe('a distribution in a sweep', () => {
+  it('is one value of --file-size, not an axis of its comma-separated parts', () => {
+    const { axes, fixed } = findAxes(['download', '--file-size', '4KiB:50%,1MiB:50%', '--max-sockets', '1,4']);
+    expect(axes.map((a) => a.flag)).toEqual(['--max-sockets']);
+    expect(fixed).toContain('--file-size=4KiB:50%,1MiB:50%');
+    expect(findAxes(['--file-size', '4KiB,1MiB']).axes).toEqual([{ flag: '--file-size', values: ['4KiB', '1MiB'] }]);
   });
 });

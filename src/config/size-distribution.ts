@@ -13,16 +13,18 @@ export class BadDistribution {
   }
 }
 
-const FORMS = 'a size (256KiB), a range (4KiB..16MiB or log:4KiB..16MiB), lognormal:median=256KiB,sigma=1.2 '
+const DISTRIBUTIONS = 'a range (4KiB..16MiB or log:4KiB..16MiB), lognormal:median=256KiB,sigma=1.2 '
   + 'or weighted buckets (4KiB:50%,1MiB:40%,64MiB:10%)';
 
 /** Parses `raw` with sizes from `min` to `max` bytes; a bare number counts `bareUnitBytes`. */
 export function parseSizeDistribution(raw: string, min: number, max: number, bareUnitBytes: number): SizeDistribution | BadDistribution {
   const text = raw.trim();
+  const sizes = bareUnitBytes === 1 ? '80MiB, 100KB or 12800000' : `80MiB, 100KB or ${Math.round(102_000 / bareUnitBytes)} (a bare number is ${bareUnitBytes === 1000 ? 'KB' : `${bareUnitBytes} bytes`})`;
+  const forms = `a size such as ${sizes}, ${DISTRIBUTIONS}`;
   const bounds = `from ${formatSizeExact(Math.max(min, 1))} to ${formatSizeExact(max)}`;
   const sizeOf = (part: string, what: string): number | BadDistribution => {
     const bytes = parseSizeUnbounded(part, bareUnitBytes);
-    if (bytes === undefined) return new BadDistribution(`${what} "${part.trim()}" to be a size such as 256KiB (${FORMS})`);
+    if (bytes === undefined) return new BadDistribution(`${what} "${part.trim()}" to be a size such as 256KiB`);
     if (bytes < Math.max(min, 1) || bytes > max) return new BadDistribution(`${what} ${part.trim()} to be ${bounds}`);
     return bytes;
   };
@@ -38,7 +40,7 @@ export function parseSizeDistribution(raw: string, min: number, max: number, bar
   if (text.toLowerCase().startsWith('lognormal:')) return lognormal(text.slice('lognormal:'.length), min, max, sizeOf);
   if (text.includes(':')) return buckets(text, sizeOf);
   const bytes = parseSizeUnbounded(text, bareUnitBytes);
-  if (bytes === undefined) return new BadDistribution(FORMS);
+  if (bytes === undefined) return new BadDistribution(forms);
   if (bytes > max) return new BadDistribution(`a size of at most ${formatSizeExact(max)}`);
   if (bytes < min) return new BadDistribution(`a size of at least ${formatSizeExact(min)}`);
   return { kind: 'fixed', bytes };

@@ -59,7 +59,7 @@ export function sizeBucketLines(r: Report, details: boolean): string[] {
 export function sizeBucketMarkdown(r: Report): string[] {
   const s = r.sizeBuckets;
   if (!s) return [];
-  return ['', '### By object size', '', md(`Per size bucket ${lede(r)}.`), ...s.contenders.flatMap((c) => [
+  return ['', '### By object size', '', md(`Requests ${lede(r)}.`), ...s.contenders.flatMap((c) => [
     '', `**${md(c.contender)}**`, '', `| ${HEAD.join(' | ')} |`, `|${' --- |'.repeat(HEAD.length)}`,
     ...rows(c).map((row) => `| ${row.map(md).join(' | ')} |`),
   ])];
@@ -116,5 +116,5 @@ export function sizeBucketSection(r: Report, colour: (contender: string) => stri
   const tables = s.contenders.map((c) => `<h3><span class="swatch" style="background:${colour(c.contender)}"></span>${e(c.contender)}</h3>`
     + `<table class="size-buckets"><thead><tr>${HEAD.map((h) => `<th>${e(h)}</th>`).join('')}</tr></thead><tbody>`
     + rows(c).map((row) => `<tr>${row.map((v) => `<td>${e(v)}</td>`).join('')}</tr>`).join('') + '</tbody></table>').join('');
-  return `<section id="size-buckets"><h2>By object size</h2><p class="lede">${e(`Per size bucket ${lede(r)}. Where the line flattens, per-request overhead has stopped dominating.`)}</p>${parts.join('')}${tables}</section>`;
+  return `<section id="size-buckets"><h2>By object size</h2><p class="lede">${e(`Requests ${lede(r)}. Where the line flattens, per-request overhead has stopped dominating.`)}</p>${parts.join('')}${tables}</section>`;
 }
