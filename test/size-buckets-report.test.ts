@@ -19,7 +19,8 @@ const LOGNORMAL = 'lognormal:median=256KiB,sigma=1.2,max=4MiB';
 const dir = mkdtempSync(join(tmpdir(), 'size-buckets-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const distribution = (text: string) => parseSizeDistribution(text, 1, 2 ** 40, SEED_BARE_SIZE_BYTES) as SizeDistribution;
+const distribution = (text: string) =>
+  parseSizeDistribution(text, 1, 2 ** 40, SEED_BARE_SIZE_BYTES) as SizeDistribution;
 
 async function cli(args: string[]): Promise<{ stdout: string; stderr: string; results: string }> {
   const r = await runCli(args, { cwd: dir, limitMs: 150_000 });
@@ -30,7 +31,8 @@ async function cli(args: string[]): Promise<{ stdout: string; stderr: string; re
 
 async function formats(results: string): Promise<{ json: Report; md: string; csv: string; html: string }> {
   const out = async (format: string) => (await cli(['report', results, '--format', format])).stdout;
-  return { json: JSON.parse(await out('json')) as Report, md: await out('md'), csv: await out('csv'), html: await out('html') };
+  const json = JSON.parse(await out('json')) as Report;
+  return { json, md: await out('md'), csv: await out('csv'), html: await out('html') };
 }
 
 /** The bytes small-files moved for each file, by its index. */
@@ -38,14 +40,17 @@ function movedSizes(results: string): number[] {
   const doc = JSON.parse(readFileSync(results, 'utf8')) as ResultsFile;
   const [item, bytes] = [RECORD_COLUMNS.indexOf('item'), RECORD_COLUMNS.indexOf('bytes')];
   const out: number[] = [];
-  for (const row of doc.runs.find((r) => r.strategy === 'small-files')!.records) out[row[item] as number] = row[bytes] as number;
+  const run = doc.runs.find((r) => r.strategy === 'small-files')!;
+  for (const row of run.records) out[row[item] as number] = row[bytes] as number;
   return out;
 }
 
 /** One CSV line's cells, quoted ones (a description with commas) whole. */
 function csvRow(line: string): string[] {
   const cells: string[] = [];
-  for (const m of line.matchAll(/(?:^|,)("(?:[^"]|"")*"|[^,]*)/g)) cells.push(m[1]!.replace(/^"|"$/g, '').replace(/""/g, '"'));
+  for (const m of line.matchAll(/(?:^|,)("(?:[^"]|"")*"|[^,]*)/g)) {
+    cells.push(m[1]!.replace(/^"|"$/g, '').replace(/""/g, '"'));
+  }
   return cells;
 }
 
@@ -59,7 +64,9 @@ function expectedCounts(edges: readonly number[], sizes: readonly number[]): Map
   return counts;
 }
 
-function expectEveryFormat(f: Awaited<ReturnType<typeof formats>>, contenders: readonly string[], counts: Map<number, number>): void {
+type Formats = Awaited<ReturnType<typeof formats>>;
+
+function expectEveryFormat(f: Formats, contenders: readonly string[], counts: Map<number, number>): void {
   const s = f.json.sizeBuckets!;
   expect(s.contenders.map((c) => c.contender).sort()).toEqual([...contenders].sort());
   for (const c of s.contenders) {
@@ -86,8 +93,8 @@ function expectEveryFormat(f: Awaited<ReturnType<typeof formats>>, contenders: r
 
 describe('a run of drawn sizes reports per size bucket in every format', () => {
   it('downloads a lognormal set; the same seed moves the same sizes again', async () => {
-    const args = ['download', '--source-method', 'small-files,sdk-small-files', '--file-count', String(FILES), '--file-size', LOGNORMAL,
-      '--seed', '5', '--processes', '1', '--max-sockets', '4', '--sink', 'discard'];
+    const args = ['download', '--source-method', 'small-files,sdk-small-files', '--file-count', String(FILES),
+      '--file-size', LOGNORMAL, '--seed', '5', '--processes', '1', '--max-sockets', '4', '--sink', 'discard'];
     const first = await cli(args);
     expect(first.stderr).toMatch(new RegExp(`fixtures: ${FILES} created`));
     // The default console answer carries the leader's buckets, within the 30 lines it keeps to.
@@ -108,9 +115,12 @@ describe('a run of drawn sizes reports per size bucket in every format', () => {
 
   it('uploads weighted buckets and groups them by the user\'s sizes', async () => {
     const text = '4KiB:50%,64KiB:30%,1MiB:20%';
-    const up = await cli(['upload', '--upload-method', 'small-files', '--file-count', '80', '--file-size', text, '--processes', '1', '--max-sockets', '4']);
+    const up = await cli(['upload', '--upload-method', 'small-files', '--file-count', '80',
+      '--file-size', text,
+      '--processes', '1', '--max-sockets', '4']);
     const d = distribution(text);
     const sizes = Array.from({ length: 80 }, (_, i) => sizeAt({ distribution: d, seed: 1 }, i));
-    expectEveryFormat(await formats(up.results), ['small-files'], expectedCounts([4096, 65536, 1048576], sizes));
+    const counts = expectedCounts([4096, 65536, 1048576], sizes);
+    expectEveryFormat(await formats(up.results), ['small-files'], counts);
   }, 200_000);
 });

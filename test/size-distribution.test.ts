@@ -5,7 +5,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BadDistribution, describeDistribution, parseSizeDistribution } from '../src/config/size-distribution.js';
+import {
+  BadDistribution, describeDistribution, parseSizeDistribution,
+} from '../src/config/size-distribution.js';
 import { SEED_BARE_SIZE_BYTES } from '../src/config/options.js';
 import { loadDownloadConfig, loadUploadConfig } from '../src/config/load.js';
 import { FileSet, largestBytes, totalBytes } from '../src/plan/items.js';
@@ -19,6 +21,7 @@ import { findAxes } from '../src/config/sweep.js';
 const KIB = 1024;
 const MIB = 1024 * KIB;
 const parse = (text: string) => parseSizeDistribution(text, 1, 5000 * MIB, SEED_BARE_SIZE_BYTES);
+const dist = (text: string) => parse(text) as SizeDistribution;
 const draws = (draw: SizeDraw, n: number) => Array.from({ length: n }, (_, i) => sizeAt(draw, i));
 const dir = mkdtempSync(join(tmpdir(), 'size-dist-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -34,18 +37,26 @@ describe('--file-size forms', () => {
   });
 
   it('reads ranges, log ranges, lognormals and weighted buckets', () => {
-    expect(parse('4KiB..16MiB')).toEqual({ kind: 'range', minBytes: 4 * KIB, maxBytes: 16 * MIB, log: false });
-    expect(parse('log:1.5KiB..2MiB')).toEqual({ kind: 'range', minBytes: 1536, maxBytes: 2 * MIB, log: true });
-    expect(parse('lognormal:median=256KiB,sigma=1.2')).toEqual({ kind: 'lognormal', medianBytes: 256 * KIB, sigma: 1.2, minBytes: 1, maxBytes: 5000 * MIB });
-    expect(parse('lognormal:median=256KiB,sigma=1.2,min=4KiB,max=64MiB')).toMatchObject({ minBytes: 4 * KIB, maxBytes: 64 * MIB });
+    const range = (minBytes: number, maxBytes: number, log: boolean) =>
+      ({ kind: 'range', minBytes, maxBytes, log });
+    expect(parse('4KiB..16MiB')).toEqual(range(4 * KIB, 16 * MIB, false));
+    expect(parse('log:1.5KiB..2MiB')).toEqual(range(1536, 2 * MIB, true));
+    expect(parse('lognormal:median=256KiB,sigma=1.2')).toEqual({
+      kind: 'lognormal', medianBytes: 256 * KIB, sigma: 1.2, minBytes: 1, maxBytes: 5000 * MIB,
+    });
+    expect(parse('lognormal:median=256KiB,sigma=1.2,min=4KiB,max=64MiB'))
+      .toMatchObject({ minBytes: 4 * KIB, maxBytes: 64 * MIB });
     expect(parse('4KiB:50%,1MiB:40%,64MiB:10%')).toEqual({
-      kind: 'buckets', buckets: [{ bytes: 4 * KIB, share: 0.5 }, { bytes: MIB, share: 0.4 }, { bytes: 64 * MIB, share: 0.1 }],
+      kind: 'buckets',
+      buckets: [{ bytes: 4 * KIB, share: 0.5 }, { bytes: MIB, share: 0.4 }, { bytes: 64 * MIB, share: 0.1 }],
     });
   });
 
   it('writes each form back as it parses', () => {
-    for (const text of ['4KiB..16MiB', 'log:4KiB..16MiB', 'lognormal:median=256KiB,sigma=1.2,min=1KiB,max=64MiB', '4KiB:50%,1MiB:40%,64MiB:10%']) {
-      const d = parse(text) as SizeDistribution;
+    const forms = ['4KiB..16MiB', 'log:4KiB..16MiB', 'lognormal:median=256KiB,sigma=1.2,min=1KiB,max=64MiB',
+      '4KiB:50%,1MiB:40%,64MiB:10%'];
+    for (const text of forms) {
+      const d = dist(text);
       expect(parse(describeDistribution(d))).toEqual(d);
     }
   });
@@ -66,11 +77,13 @@ describe('--file-size forms', () => {
   });
 
   it('exits 2 with one line before any run', async () => {
-    const r = await runCli(['download', '--source-method', 'small-files', '--file-size', '4KiB:50%,1MiB:40%'], { cwd: dir });
+    const r = await runCli(['download', '--source-method', 'small-files', '--file-size', '4KiB:50%,1MiB:40%'],
+      { cwd: dir });
     expect(r.code).toBe(2);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toMatch(/--file-size .*sum to 100%/);
-    const one = await runCli(['download', '--source-method', 'single', '--file-size', '1KiB..2KiB'], { cwd: dir });
+    const one = await runCli(['download', '--source-method', 'single', '--file-size', '1KiB..2KiB'],
+      { cwd: dir });
     expect(one.code).toBe(2);
     expect(one.stderr).toMatch(/draws sizes of many files/);
   });
@@ -85,7 +98,8 @@ describe('the seed fixes the draw', () => {
     const eight = draws({ distribution: d, seed: 8 }, 500);
     expect(eight.filter((s, i) => s !== seven[i]).length).toBeGreaterThan(450);
     // The config carries the seed given, and a default one when none is.
-    expect(loadDownloadConfig({}, { env: { FILE_SIZE: '1KiB..2KiB', SOURCE_METHOD: 'small-files', BLOB_CACHER_SEED: '7' } }).fileSizes?.seed).toBe(7);
+    const env = { FILE_SIZE: '1KiB..2KiB', SOURCE_METHOD: 'small-files', BLOB_CACHER_SEED: '7' };
+    expect(loadDownloadConfig({}, { env }).fileSizes?.seed).toBe(7);
     const a = loadUploadConfig({}, { env: { FILE_SIZE: '1KiB..2KiB' } }).fileSizes!;
     const b = loadUploadConfig({}, { env: { FILE_SIZE: '1KiB..2KiB' } }).fileSizes!;
     expect(draws(a, 100)).toEqual(draws(b, 100));
@@ -97,7 +111,8 @@ describe('the seed fixes the draw', () => {
     const median = lognormal[n / 2]!;
     expect(median).toBeGreaterThan(0.9 * 256 * KIB);
     expect(median).toBeLessThan(1.1 * 256 * KIB);
-    const clamped = draws({ distribution: parse('lognormal:median=256KiB,sigma=3,min=64KiB,max=1MiB') as SizeDistribution, seed: 1 }, n);
+    const wide = dist('lognormal:median=256KiB,sigma=3,min=64KiB,max=1MiB');
+    const clamped = draws({ distribution: wide, seed: 1 }, n);
     expect(Math.min(...clamped)).toBe(64 * KIB);
     expect(Math.max(...clamped)).toBe(MIB);
     const uniform = draws({ distribution: parse('4KiB..16MiB') as SizeDistribution, seed: 1 }, n);
@@ -106,33 +121,37 @@ describe('the seed fixes the draw', () => {
     // Log-uniform: as many files below the geometric middle (256KiB) as above it.
     const log = draws({ distribution: parse('log:4KiB..16MiB') as SizeDistribution, seed: 1 }, n);
     expect(Math.abs(log.filter((s) => s <= 256 * KIB).length / n - 0.5)).toBeLessThan(0.03);
-    const weighted = draws({ distribution: parse('4KiB:50%,1MiB:40%,64MiB:10%') as SizeDistribution, seed: 1 }, n);
+    const weighted = draws({ distribution: dist('4KiB:50%,1MiB:40%,64MiB:10%'), seed: 1 }, n);
     expect(Math.abs(weighted.filter((s) => s === 4 * KIB).length / n - 0.5)).toBeLessThan(0.02);
     expect(Math.abs(weighted.filter((s) => s === 64 * MIB).length / n - 0.1)).toBeLessThan(0.01);
   });
 });
 
 describe('a drawn file set', () => {
-  const draw: SizeDraw = { distribution: parse('lognormal:median=64KiB,sigma=1.2') as SizeDistribution, seed: 3 };
+  const draw: SizeDraw = { distribution: dist('lognormal:median=64KiB,sigma=1.2'), seed: 3 };
   const set = FileSet.of('many/x', 1000, 1, 'set', draw);
 
   it('gives each file its drawn size, end to end in the delivered whole', () => {
     const files = [...set];
     expect(files.map((f) => f.lengthBytes)).toEqual(draws(draw, 1000));
-    for (let i = 1; i < files.length; i++) expect(files[i]!.destOffsetBytes).toBe(files[i - 1]!.destOffsetBytes + files[i - 1]!.lengthBytes);
+    for (let i = 1; i < files.length; i++) {
+      expect(files[i]!.destOffsetBytes).toBe(files[i - 1]!.destOffsetBytes + files[i - 1]!.lengthBytes);
+    }
     expect(totalBytes(set)).toBe(files.reduce((a, f) => a + f.lengthBytes, 0));
     expect(largestBytes(set)).toBe(Math.max(...files.map((f) => f.lengthBytes)));
     // A worker's share (every 3rd file) keeps the same files at the same places.
     const share = set.every(1, 3);
-    expect([...share].map((f) => f.destOffsetBytes)).toEqual(files.filter((_, i) => i % 3 === 1).map((f) => f.destOffsetBytes));
-    expect(totalBytes(share)).toBe(files.filter((_, i) => i % 3 === 1).reduce((a, f) => a + f.lengthBytes, 0));
+    const mine = files.filter((_, i) => i % 3 === 1);
+    expect([...share].map((f) => f.destOffsetBytes)).toEqual(mine.map((f) => f.destOffsetBytes));
+    expect(totalBytes(share)).toBe(mine.reduce((a, f) => a + f.lengthBytes, 0));
   });
 
   it('uploads from a pool of its distinct contents, each file a prefix of one', async () => {
     const upload = FileSet.of('up', 2000, 1, 'upload', draw);
     const offsets = new Set([...upload].map((f) => f.destOffsetBytes));
     // One buffer per distinct content at the largest size: the pool's bound, not 2,000 files.
-    expect(offsets.size * largestBytes(upload)).toBeLessThanOrEqual(Math.max(PAYLOAD_POOL_BYTES, largestBytes(upload)));
+    const largest = largestBytes(upload);
+    expect(offsets.size * largest).toBeLessThanOrEqual(Math.max(PAYLOAD_POOL_BYTES, largest));
     const payloads = await Payloads.of(upload);
     for (const f of [...upload].slice(0, 40)) {
       expect(payloads.of(f).equals(contentBuffer(FIXTURE_SEED, f.destOffsetBytes, f.lengthBytes))).toBe(true);
@@ -140,16 +159,19 @@ describe('a drawn file set', () => {
   });
 
   it('groups a report by the user\'s buckets, or by powers of two', () => {
-    expect(bucketEdges(parse('4KiB:50%,1MiB:40%,64MiB:10%') as SizeDistribution, 4 * KIB, 64 * MIB)).toEqual([4 * KIB, MIB, 64 * MIB]);
+    const weighted = dist('4KiB:50%,1MiB:40%,64MiB:10%');
+    expect(bucketEdges(weighted, 4 * KIB, 64 * MIB)).toEqual([4 * KIB, MIB, 64 * MIB]);
     expect(bucketEdges(draw.distribution, 3000, 70_000)).toEqual([4096, 8192, 16384, 32768, 65536, 131072]);
   });
 });
 
 describe('a distribution in a sweep', () => {
   it('is one value of --file-size, not an axis of its comma-separated parts', () => {
-    const { axes, fixed } = findAxes(['download', '--file-size', '4KiB:50%,1MiB:50%', '--max-sockets', '1,4']);
+    const argv = ['download', '--file-size', '4KiB:50%,1MiB:50%', '--max-sockets', '1,4'];
+    const { axes, fixed } = findAxes(argv);
     expect(axes.map((a) => a.flag)).toEqual(['--max-sockets']);
     expect(fixed).toContain('--file-size=4KiB:50%,1MiB:50%');
-    expect(findAxes(['--file-size', '4KiB,1MiB']).axes).toEqual([{ flag: '--file-size', values: ['4KiB', '1MiB'] }]);
+    const fixedSizes = findAxes(['--file-size', '4KiB,1MiB']).axes;
+    expect(fixedSizes).toEqual([{ flag: '--file-size', values: ['4KiB', '1MiB'] }]);
   });
 });

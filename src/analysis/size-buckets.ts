@@ -3,8 +3,9 @@
 // sees the size at which per-request overhead stops dominating. Buckets are the run's own
 // (params.sizeBucketsBytes: the user's weighted sizes, else powers of two); a request lands in the
 // first bucket whose upper edge holds it. A request's time is its own, less the time it was queued
-// for a socket (the client's backlog, which says nothing of its size). Figures come from the kept records of the measured runs
-// (a sample past MAX_RECORDS_PER_RUN, said so), never from a histogram of another grouping.
+// for a socket (the client's backlog, which says nothing of its size). Figures come from the kept
+// records of the measured runs (a sample past MAX_RECORDS_PER_RUN, said so), never from a histogram
+// of another grouping.
 import { RECORD_COLUMNS, type RunRecord } from '../results/schema.js';
 import { cellLabel } from '../results/label.js';
 
@@ -56,7 +57,8 @@ function bucketsOf(runs: readonly RunRecord[], edges: readonly number[]): SizeBu
     for (const row of run.records) {
       const moved = row[BYTES];
       const total = row[TOTAL_MS];
-      if (typeof moved !== 'number' || typeof total !== 'number' || moved <= 0 || row[ERROR] !== null) continue;
+      if (typeof moved !== 'number' || typeof total !== 'number') continue;
+      if (moved <= 0 || row[ERROR] !== null) continue;
       // Time queued for a socket is the client's backlog, the same for every size: left out.
       const wait = row[WAIT];
       const ms = Math.max(0, total - (typeof wait === 'number' ? wait : 0));
@@ -84,12 +86,16 @@ export function sizeBuckets(runs: readonly RunRecord[]): ReportSizeBuckets | und
   const measured = runs.filter((r) => !r.warmup && r.params?.sizeBucketsBytes?.length);
   if (!measured.length) return undefined;
   const byLabel = new Map<string, RunRecord[]>();
-  for (const r of measured) byLabel.set(cellLabel(r.strategy, r.cell), [...(byLabel.get(cellLabel(r.strategy, r.cell)) ?? []), r]);
+  for (const r of measured) {
+    const label = cellLabel(r.strategy, r.cell);
+    byLabel.set(label, [...(byLabel.get(label) ?? []), r]);
+  }
   const contenders = [...byLabel].flatMap(([contender, own]) => {
     const buckets = bucketsOf(own, own[0]!.params!.sizeBucketsBytes!);
     return buckets.length ? [{ contender, buckets }] : [];
   });
   if (!contenders.length) return undefined;
   const seed = measured[0]!.params!.fileSizeSeed;
-  return { ...(seed !== undefined ? { seed } : {}), sampled: measured.some((r) => r.recordsSampled), contenders };
+  const sampled = measured.some((r) => r.recordsSampled);
+  return { ...(seed !== undefined ? { seed } : {}), sampled, contenders };
 }

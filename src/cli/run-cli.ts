@@ -240,7 +240,9 @@ export async function downloadCommand(argv: readonly string[], env: Env, name = 
   startFirstWorker();
   startEmbeddedEarly(config.credentials);
   const many = config.sourceMethod !== 'all' && DOWNLOAD_STRATEGIES.some((s) => config.sourceMethod.split(',').includes(s.name) && workloadKind(s) !== 'blob');
-  const what = many ? `${config.fileCount} files x ${eachSize(config)}${config.sourceMethod.includes('list') ? `, pages of ${config.pageSize}` : ''}` : `concurrency ${config.concurrency}`;
+  const pages = config.sourceMethod.includes('list') ? `, pages of ${config.pageSize}` : '';
+  const what = many ? `${config.fileCount} files x ${eachSize(config)}${pages}`
+    : `concurrency ${config.concurrency}`;
   const title = `blob-cacher download: ${config.processes} process(es) x ${config.maxSockets} socket(s), ${what}, sink ${config.sink}`;
   return measure({ command: 'download', config, cells: [await cellOf(config)], docConfig: redactedConfig(config), title, stem: 'download', output });
 }
@@ -248,7 +250,8 @@ export async function downloadCommand(argv: readonly string[], env: Env, name = 
 /** Each file's size for a title: the size, or the distribution drawn from and its seed. */
 function eachSize(config: { fileSizeBytes: number; fileSizes?: SizeDraw }): string {
   const d = config.fileSizes;
-  return d ? `${describeDistribution(d.distribution)} (seed ${d.seed})` : `${formatBytes(config.fileSizeBytes)} (${config.fileSizeBytes} bytes)`;
+  if (d) return `${describeDistribution(d.distribution)} (seed ${d.seed})`;
+  return `${formatBytes(config.fileSizeBytes)} (${config.fileSizeBytes} bytes)`;
 }
 
 export async function uploadCommand(argv: readonly string[], env: Env, name = 'upload'): Promise<number> {
@@ -260,7 +263,8 @@ export async function uploadCommand(argv: readonly string[], env: Env, name = 'u
   startEmbeddedEarly(config.credentials);
   // A plain URL takes small files only: no large blob to describe.
   const large = config.credentials.kind === 'url' ? '' : `; large blob ${formatBytes(config.blobSizeBytes)} in ${formatBytes(config.blockSizeBytes)} blocks, concurrency ${config.concurrency}`;
-  const title = `blob-cacher upload: ${config.processes} process(es) x ${config.maxSockets} socket(s); small files ${config.fileCount} x ${eachSize(config)}${large}`;
+  const title = `blob-cacher upload: ${config.processes} process(es) x ${config.maxSockets} socket(s); `
+    + `small files ${config.fileCount} x ${eachSize(config)}${large}`;
   return measure({ command: 'upload', config, cells: [await cellOf(config)], docConfig: redactedConfig(config), title, stem: 'upload', output });
 }
 

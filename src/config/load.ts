@@ -103,7 +103,7 @@ export interface DownloadConfig extends RunOptions {
   logLevel: LogLevel;
   sourceMethod: DownloadMethod;
   concurrency: number;
-  /** The one blob's size; in the many-blob workloads, each file's (with a distribution, the most it draws). */
+  /** The one blob's size; in the many-blob workloads, each file's (a distribution: the most it draws). */
   fileSizeBytes: number;
   /** Many-blob workloads: each file's size drawn from a distribution; absent for one fixed size. */
   fileSizes?: SizeDraw;
@@ -157,10 +157,11 @@ export interface UploadConfig extends RunOptions {
   credentials: Credentials;
 }
 
-const FILE_SIZE_FORMS = 'as a distribution';
-
 /** A fixed --file-size is a number as it always was; a distribution is drawn with the seed. */
-function fileSizes(d: SizeDistribution | undefined, seed: number, fallbackBytes: number): { fileSizeBytes: number; fileSizes?: SizeDraw } {
+function fileSizes(d: SizeDistribution | undefined, seed: number, fallbackBytes: number): {
+  fileSizeBytes: number;
+  fileSizes?: SizeDraw;
+} {
   if (d === undefined || d.kind === 'fixed') return { fileSizeBytes: d?.bytes ?? fallbackBytes };
   return { fileSizeBytes: distributionMaxBytes(d), fileSizes: { distribution: d, seed } };
 }
@@ -189,7 +190,9 @@ export function loadDownloadConfig(flags: Readonly<Record<string, unknown>>, sou
   }
   const manyBlobs = !kinds.has('blob') && sourceMethod !== 'all';
   if (!manyBlobs && o.fileSize !== undefined && o.fileSize.kind !== 'fixed') {
-    throw new ConfigError(`--file-size ${FILE_SIZE_FORMS} draws sizes of many files; --source-method ${sourceMethod} reads one object: give one size, or choose small-files, list or head`);
+    throw new ConfigError('--file-size as a distribution draws sizes of many files; '
+      + `--source-method ${sourceMethod} reads one object: give one size, `
+      + 'or choose small-files, list or head');
   }
   if (manyBlobs && (sink === 'file' || sink === 'sparse-file')) {
     throw new ConfigError(`--source-method ${sourceMethod} reads many blobs, not one object: use --sink memory or discard`);

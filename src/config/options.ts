@@ -163,13 +163,15 @@ function sizeDistribution(min: number, max: number): Parser<SizeDistribution> {
 
 const DISTRIBUTION_HELP = 'distribution, one size drawn per file: 4KiB..16MiB (uniform), log:4KiB..16MiB '
   + '(log-uniform), lognormal:median=256KiB,sigma=1.2 (clamped to min=, max=; default 1B and the '
-  + 'largest size) or weighted buckets 4KiB:50%,1MiB:40%,64MiB:10% (shares sum to 100%); --seed fixes the draw';
+  + 'largest size) or weighted buckets 4KiB:50%,1MiB:40%,64MiB:10% (shares sum to 100%); '
+  + '--seed fixes the draw';
 
 /** The seed of every drawn size: fixed by default, so that two runs draw the same files. */
 export const DEFAULT_SEED = 1;
 
 const SEED_OPTION = option({
-  key: 'seed', flag: '--seed', env: 'BLOB_CACHER_SEED', valueName: 'n', defaultValue: DEFAULT_SEED, parse: integer(0, 2 ** 32 - 1),
+  key: 'seed', flag: '--seed', env: 'BLOB_CACHER_SEED', valueName: 'n', defaultValue: DEFAULT_SEED,
+  parse: integer(0, 2 ** 32 - 1),
   help: 'fixes the draw of a --file-size distribution: the same seed gives the same sizes in the same order',
 });
 
@@ -423,7 +425,14 @@ export const DOWNLOAD_OPTIONS = table(
       'the many-blob workloads are named: small-files,sdk-small-files (a GET per blob), list,list-hierarchy,sdk-list (List Blobs pages), head,sdk-head (a HEAD per blob)',
   }),
   option({ key: 'concurrency', flag: '--concurrency', env: 'CONCURRENCY', valueName: 'n', defaultValue: 4, parse: integer(1, 100_000), help: 'ranges, copies or parts per download' }),
-  option({ key: 'fileSize', flag: '--file-size', env: 'FILE_SIZE', valueName: 'size|dist', parse: sizeDistribution(0, MAX_OBJECT_BYTES), help: `size of the fixture blob (80MiB, 100KB, 4096B; a bare number means KB, as for upload: 102 = 102KB; at most 1TiB); of each file for small-files, list and head (default ${DEFAULT_BLOB_SIZE_TEXT}; ${DEFAULT_FILE_SIZE_TEXT} for the many-blob workloads); or, for those, a ${DISTRIBUTION_HELP}` }),
+  option({
+    key: 'fileSize', flag: '--file-size', env: 'FILE_SIZE', valueName: 'size|dist',
+    parse: sizeDistribution(0, MAX_OBJECT_BYTES),
+    help: 'size of the fixture blob (80MiB, 100KB, 4096B; a bare number means KB, as for upload: '
+      + '102 = 102KB; at most 1TiB); of each file for small-files, list and head '
+      + `(default ${DEFAULT_BLOB_SIZE_TEXT}; ${DEFAULT_FILE_SIZE_TEXT} for the many-blob workloads); `
+      + `or, for those, a ${DISTRIBUTION_HELP}`,
+  }),
   SEED_OPTION,
   option({ key: 'fileCount', flag: '--file-count', env: 'FILE_COUNT', valueName: 'n', defaultValue: DEFAULT_FILE_COUNT, parse: integer(1, 10_000_000), help: 'small-files, list, head: blobs in the fixture set (many/<count>x<bytes>/file-NNNNNNN)' }),
   option({ key: 'pageSize', flag: '--page-size', env: 'BLOB_CACHER_PAGE_SIZE', valueName: 'n', defaultValue: DEFAULT_PAGE_SIZE, parse: integer(1, 5000), help: 'list, list-hierarchy, sdk-list: names per List Blobs page (maxresults)' }),
@@ -454,7 +463,12 @@ export const UPLOAD_OPTIONS = table(
   option({ key: 'uploadMethod', flag: '--upload-method', env: 'BLOB_CACHER_UPLOAD_METHOD', valueName: 'method', defaultValue: 'small-files', parse: oneOf(UPLOAD_METHODS), help: `upload strategy (${UPLOAD_METHODS.join(', ')})` }),
   option({ key: 'fileCount', flag: '--file-count', env: 'FILE_COUNT', valueName: 'n', defaultValue: 2400, parse: integer(1, 10_000_000), help: 'blobs uploaded by small-files' }),
   // Seed 002: FILE_SIZE=102 means 102 KB; units (100KiB, 102KB, 4096B) are honoured as given.
-  option({ key: 'fileSize', flag: '--file-size', env: 'FILE_SIZE', valueName: 'size|dist', parse: sizeDistribution(1, MAX_PUT_BLOB_BYTES), help: `size of each small file; a bare number means KB (102 = 102KB); at most 5000MiB (default ${DEFAULT_FILE_SIZE_TEXT}); or a ${DISTRIBUTION_HELP}` }),
+  option({
+    key: 'fileSize', flag: '--file-size', env: 'FILE_SIZE', valueName: 'size|dist',
+    parse: sizeDistribution(1, MAX_PUT_BLOB_BYTES),
+    help: 'size of each small file; a bare number means KB (102 = 102KB); at most 5000MiB '
+      + `(default ${DEFAULT_FILE_SIZE_TEXT}); or a ${DISTRIBUTION_HELP}`,
+  }),
   SEED_OPTION,
   option({ key: 'blobSizeBytes', flag: '--blob-size', env: 'BLOB_CACHER_BLOB_SIZE', valueName: 'size', defaultValue: 300 * MIB, parse: size(0, MAX_OBJECT_BYTES), help: 'size of the large blob uploaded by blocks (at most 1TiB)' }),
   option({ key: 'blockSizeBytes', flag: '--block-size', env: 'BLOB_CACHER_BLOCK_SIZE', valueName: 'size', defaultValue: 8 * MIB, parse: size(1, MAX_BLOCK_BYTES), help: 'staged block size for blocks (at most 4000MiB)' }),

@@ -45,7 +45,8 @@ export function downloadWorkload(config: DownloadConfig): DownloadWorkload {
         const drawn = many ? config.fileSizes : undefined;
         // Drawn sizes: each file its own; `size` is the largest the set holds, what a file can need.
         const set = drawn && FileSet.of('', config.fileCount, config.fileSizeBytes, 'set', drawn);
-        const size = info.kind === 'url' && !many ? await preflightUrl(info.url, { timeoutMs: config.timeoutMs, signal })
+        const size = info.kind === 'url' && !many
+          ? await preflightUrl(info.url, { timeoutMs: config.timeoutMs, signal })
           : set ? set.spec.sizeBytes : config.fileSizeBytes;
         const input: PlanInput = {
           sizeBytes: size, concurrency: config.concurrency, rangeSizeBytes: config.rangeSizeBytes, urlTarget: info.kind === 'url',
@@ -74,7 +75,8 @@ export function downloadWorkload(config: DownloadConfig): DownloadWorkload {
         }
         // What a run delivers: the one object, or the set's files end to end (listings and HEADs deliver no content).
         const setBytes = set ? totalBytes(set) : config.fileCount * size;
-        const deliveredBy = (s: DownloadStrategy) => (!many ? size : workloadOf(s) === 'files' ? setBytes : 0);
+        const deliveredBy = (s: DownloadStrategy) =>
+          (!many ? size : workloadOf(s) === 'files' ? setBytes : 0);
         const deliveredBytes = Math.max(...strategies.map(deliveredBy));
         // Output files without --out go to a directory of our own, never to a predictable name.
         const scratch = config.sink === 'discard' || config.sink === 'memory' ? undefined : await makeScratchDir();
@@ -88,7 +90,7 @@ export function downloadWorkload(config: DownloadConfig): DownloadWorkload {
           params: {
             processes: config.processes, maxSockets: config.maxSockets, concurrency: config.concurrency, blockSizeBytes: config.rangeSizeBytes,
             ...(many ? { fileCount: config.fileCount, fileSizeBytes: size } : {}), ...(listing ? { pageSize: config.pageSize } : {}),
-            ...(drawn ? drawnParams(drawn, set!) : {}),
+            ...(drawn ? drawnParams(drawn, config.fileCount) : {}),
           },
           async close(interrupted) {
             await scratch?.remove();

@@ -31,7 +31,10 @@ export function checkDownloadFits(strategies: readonly DownloadStrategy[], input
       );
     }
     // Many small files land end to end in one buffer per process.
-    const held = s.workload === 'files' ? (input.fileSizes ? totalBytes(s.plan(input)) : (input.fileCount ?? 1) * input.sizeBytes) : input.sizeBytes;
+    // Drawn sizes: the set's own bytes, never the file count times the largest.
+    const files = () => (input.fileSizes ? totalBytes(s.plan(input))
+      : (input.fileCount ?? 1) * input.sizeBytes);
+    const held = s.workload === 'files' ? files() : input.sizeBytes;
     if (held > 0.8 * memory) {
       throw new ConfigError(`the memory sink would hold ${formatBytes(held)}, more than 80% of this machine's ${formatBytes(memory)}; use --sink file or discard`);
     }

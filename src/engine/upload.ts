@@ -69,7 +69,7 @@ export function uploadWorkload(config: UploadConfig): UploadWorkload {
           params: {
             processes: config.processes, maxSockets: config.maxSockets, concurrency: config.concurrency,
             blockSizeBytes: config.blockSizeBytes, thresholdBytes: config.thresholdBytes,
-            ...(config.fileSizes ? drawnParams(config.fileSizes, FileSet.of('', config.fileCount, config.fileSizeBytes, 'upload', config.fileSizes)) : {}),
+            ...(config.fileSizes ? drawnParams(config.fileSizes, config.fileCount) : {}),
           },
           async close() {
             if (!config.keep) await store.close?.();

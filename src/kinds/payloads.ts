@@ -23,7 +23,9 @@ export class Payloads {
     // Files of drawn sizes share their offset's content at different lengths: one buffer each, at
     // the longest, so the pool stays the distinct contents, not one buffer per file.
     const longest = new Map<number, number>();
-    for (const i of items) longest.set(i.destOffsetBytes, Math.max(longest.get(i.destOffsetBytes) ?? 0, i.lengthBytes));
+    for (const i of items) {
+      longest.set(i.destOffsetBytes, Math.max(longest.get(i.destOffsetBytes) ?? 0, i.lengthBytes));
+    }
     const payloads = new Payloads();
     let sinceYield = 0;
     for (const [offset, length] of longest) {

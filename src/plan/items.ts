@@ -113,6 +113,8 @@ function drawnOffset(spec: FileSetSpec, index: number): number {
   return at;
 }
 
+type Layout = FileSetSpec['layout'];
+
 export class FileSet implements Items {
   readonly spec: FileSetSpec;
 
@@ -120,11 +122,12 @@ export class FileSet implements Items {
     this.spec = spec;
   }
 
-  static of(prefix: string, count: number, sizeBytes: number, layout: FileSetSpec['layout'], sizes?: SizeDraw): FileSet {
-    if (!sizes || sizes.distribution.kind === 'fixed') return new FileSet({ kind: 'files', prefix, first: 0, step: 1, count, sizeBytes, layout });
+  static of(prefix: string, count: number, sizeBytes: number, layout: Layout, sizes?: SizeDraw): FileSet {
+    const spec = { kind: 'files', prefix, first: 0, step: 1, count, layout } as const;
+    if (!sizes || sizes.distribution.kind === 'fixed') return new FileSet({ ...spec, sizeBytes });
     let largest = 0;
     for (let i = 0; i < count; i++) largest = Math.max(largest, sizeAt(sizes, i));
-    return new FileSet({ kind: 'files', prefix, first: 0, step: 1, count, sizeBytes: largest, layout, sizes, setCount: count });
+    return new FileSet({ ...spec, sizeBytes: largest, sizes, setCount: count });
   }
 
   /** File `index`'s size. */
@@ -181,25 +184,28 @@ export const encodeItems = (items: Items): EncodedItems => (items instanceof Fil
 
 export const decodeItems = (e: EncodedItems): Items => (Array.isArray(e) ? e : new FileSet(e));
 
-/** A drawn set's file sizes in order, made one at a time (no items, no offsets). */
-function* drawnSizes(set: FileSet): Generator<number> {
-  for (let p = 0; p < set.length; p++) yield set.sizeOf(set.indexAt(p));
+/** Each item's bytes in order: a file set's from its sizes alone (no items, no offsets made). */
+function* lengthsOf(items: Items): Generator<number> {
+  if (items instanceof FileSet) {
+    for (let p = 0; p < items.length; p++) yield items.sizeOf(items.indexAt(p));
+  } else {
+    for (const i of items) yield i.lengthBytes;
+  }
 }
-const fileSizes = (set: FileSet): number[] => [...drawnSizes(set)];
 
 /** Every item's bytes together. */
 export function totalBytes(items: Items): number {
-  if (items instanceof FileSet) return items.spec.sizes ? fileSizes(items).reduce((a, b) => a + b, 0) : items.length * items.spec.sizeBytes;
+  if (items instanceof FileSet && !items.spec.sizes) return items.length * items.spec.sizeBytes;
   let sum = 0;
-  for (const i of items) sum += i.lengthBytes;
+  for (const bytes of lengthsOf(items)) sum += bytes;
   return sum;
 }
 
 /** The largest item's bytes. */
 export function largestBytes(items: Items): number {
-  if (items instanceof FileSet) return items.spec.sizes ? fileSizes(items).reduce((a, b) => Math.max(a, b), 0) : items.length ? items.spec.sizeBytes : 0;
+  if (items instanceof FileSet && !items.spec.sizes) return items.length ? items.spec.sizeBytes : 0;
   let most = 0;
-  for (const i of items) most = Math.max(most, i.lengthBytes);
+  for (const bytes of lengthsOf(items)) most = Math.max(most, bytes);
   return most;
 }
 

@@ -32,7 +32,8 @@ function mix32(h: number): number {
 
 /** A uniform number in [0, 1) from (seed, index, stream), with 53 random bits. */
 export function uniformAt(seed: number, index: number, stream: number): number {
-  const base = mix32(mix32(seed ^ 0x9e3779b9) ^ mix32(index + 0x632be5ab) ^ Math.imul(stream + 1, 0x27d4eb2d));
+  const salt = Math.imul(stream + 1, 0x27d4eb2d);
+  const base = mix32(mix32(seed ^ 0x9e3779b9) ^ mix32(index + 0x632be5ab) ^ salt);
   const hi = mix32(base ^ (index / 2 ** 32));
   const lo = mix32(base + 0x7f4a7c15);
   return ((hi >>> 5) * 2 ** 26 + (lo >>> 6)) / 2 ** 53;

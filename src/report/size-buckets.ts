@@ -18,20 +18,30 @@ export function sizeLabel(bytes: number): string {
   return `${Number.isInteger(v) ? v : +v.toFixed(1)}${units[i]}`;
 }
 
-const range = (b: SizeBucket) => `${b.fromBytes ? `>${sizeLabel(b.fromBytes)}` : ''}≤${sizeLabel(b.upToBytes)}`;
+const range = (b: SizeBucket) =>
+  `${b.fromBytes ? `>${sizeLabel(b.fromBytes)}` : ''}≤${sizeLabel(b.upToBytes)}`;
 
-const lede = (r: Report) => `by object size (seed ${r.sizeBuckets?.seed ?? '—'})${r.sizeBuckets?.sampled ? ', from a sample of the requests' : ''}`
-  + ': MiB/s and req/s are one request stream\'s (bytes over summed request time, less socket queueing)';
+const lede = (r: Report) => `by object size (seed ${r.sizeBuckets?.seed ?? '—'})`
+  + `${r.sizeBuckets?.sampled ? ', from a sample of the requests' : ''}: MiB/s and req/s are one request `
+  + 'stream\'s (bytes over summed request time, less socket queueing)';
 
 /** Rows: one per bucket, for one contender. */
 function rows(c: ContenderSizeBuckets): string[][] {
-  return c.buckets.map((b) => [range(b), String(b.requests), num(b.perRequestMiBps), fixed(b.perRequestOpsPerSecond, 0), num(b.p50Ms), num(b.p90Ms), num(b.p99Ms)]);
+  return c.buckets.map((b) => [
+    range(b), String(b.requests), num(b.perRequestMiBps), fixed(b.perRequestOpsPerSecond, 0),
+    num(b.p50Ms), num(b.p90Ms), num(b.p99Ms),
+  ]);
 }
+/** Every contender's bucket edges, ascending, each once. */
+const edgesOf = (cs: readonly ContenderSizeBuckets[]) =>
+  [...new Set(cs.flatMap((c) => c.buckets.map((b) => b.upToBytes)))].sort((a, b) => a - b);
+
 const HEAD = ['size', 'requests', 'MiB/s', 'req/s', 'p50 ms', 'p90 ms', 'p99 ms'];
 
 function aligned(table: string[][]): string[] {
   const widths = table[0]!.map((_, i) => Math.max(...table.map((r) => r[i]!.length)));
-  return table.map((r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd());
+  const cell = (c: string, i: number) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!));
+  return table.map((r) => r.map(cell).join('  ').trimEnd());
 }
 
 /**
@@ -43,16 +53,22 @@ export function sizeBucketLines(r: Report, details: boolean): string[] {
   if (!s) return [];
   if (details) {
     return ['', `per size bucket, ${lede(r)}:`, ...s.contenders.flatMap((c) => [
-      `${forTerminal(c.contender)}:`, ...aligned([HEAD, ...rows(c)].map((row) => row.map(forTerminal))).map((l) => `  ${l}`),
+      `${forTerminal(c.contender)}:`,
+      ...aligned([HEAD, ...rows(c)].map((row) => row.map(forTerminal))).map((l) => `  ${l}`),
     ])];
   }
   const c = s.contenders.find((x) => x.contender === r.recommendation?.contender) ?? s.contenders[0]!;
-  const cols = c.buckets.map((b) => [`≤${sizeLabel(b.upToBytes)}`, String(b.requests), num(b.perRequestMiBps), num(b.p50Ms), num(b.p99Ms)]);
+  const cols = c.buckets.map((b) => [
+    `≤${sizeLabel(b.upToBytes)}`, String(b.requests), num(b.perRequestMiBps), num(b.p50Ms), num(b.p99Ms),
+  ]);
   const names = ['size', 'requests', 'MiB/s', 'p50 ms', 'p99 ms'];
   const widths = cols.map((col) => Math.max(...col.map((v) => v.length)));
   const nameW = Math.max(...names.map((n) => n.length));
+  const cells = (i: number) => cols.map((col, j) => col[i]!.padStart(widths[j]!)).join(' ');
+  const line = (n: string, i: number) => `${n.padEnd(nameW)}  ${cells(i)}`;
   return ['', forTerminal(`${c.contender} ${lede(r)}`),
-    ...names.map((n, i) => `${n.padEnd(nameW)}  ${cols.map((col, j) => col[i]!.padStart(widths[j]!)).join(' ')}`)];
+    ...names.map(line),
+  ];
 }
 
 /** Markdown: a section with one table per contender. */
@@ -66,10 +82,15 @@ export function sizeBucketMarkdown(r: Report): string[] {
 }
 
 /** CSV: per bucket, columns added to each contender's row (empty where it had no request there). */
-export function sizeBucketCsv(r: Report): { columns: string[]; cells: (contender: string) => (number | undefined)[] } {
+export interface SizeBucketColumns {
+  columns: string[];
+  cells: (contender: string) => (number | undefined)[];
+}
+
+export function sizeBucketCsv(r: Report): SizeBucketColumns {
   const s = r.sizeBuckets;
   if (!s) return { columns: [], cells: () => [] };
-  const edges = [...new Set(s.contenders.flatMap((c) => c.buckets.map((b) => b.upToBytes)))].sort((a, b) => a - b);
+  const edges = edgesOf(s.contenders);
   const fields = ['requests', 'mibps', 'ops_per_s', 'p50_ms', 'p90_ms', 'p99_ms'] as const;
   return {
     columns: edges.flatMap((edge) => fields.map((f) => `size_le_${edge}_${f}`)),
@@ -77,44 +98,76 @@ export function sizeBucketCsv(r: Report): { columns: string[]; cells: (contender
       const c = s.contenders.find((x) => x.contender === contender);
       return edges.flatMap((edge) => {
         const b = c?.buckets.find((x) => x.upToBytes === edge);
-        return b ? [b.requests, b.perRequestMiBps, b.perRequestOpsPerSecond, b.p50Ms, b.p90Ms, b.p99Ms] : fields.map(() => undefined);
+        if (!b) return fields.map(() => undefined);
+        return [b.requests, b.perRequestMiBps, b.perRequestOpsPerSecond, b.p50Ms, b.p90Ms, b.p99Ms];
       });
     },
   };
 }
 
 const W = 960;
+const LEFT = 70;
+const RIGHT = 20;
+const TOP = 14;
+const PLOT_H = 240;
+const BOTTOM = 48;
 
-/** HTML: one line per contender of MiB/s over the size buckets (a log axis of sizes), then the tables. */
-export function sizeBucketSection(r: Report, colour: (contender: string) => string): string {
-  const s = r.sizeBuckets;
-  if (!s) return '';
-  const edges = [...new Set(s.contenders.flatMap((c) => c.buckets.map((b) => b.upToBytes)))].sort((a, b) => a - b);
-  const left = 70, right = 20, top = 14, plotH = 240, bottom = 48;
-  const height = top + plotH + bottom;
-  const most = Math.max(1e-9, ...s.contenders.flatMap((c) => c.buckets.map((b) => b.perRequestMiBps)));
-  const x = (edge: number) => left + (edges.length < 2 ? 0.5 : edges.indexOf(edge) / (edges.length - 1)) * (W - left - right);
-  const y = (v: number) => top + plotH - (v / most) * plotH;
-  const parts = [`<svg data-chart="size-buckets" viewBox="0 0 ${W} ${height}" role="img" aria-label="Throughput of one request stream by object size, MiB/s">`];
+const text = (x: number, y: number, cls: string, anchor: string, body: string) =>
+  `<text x="${x.toFixed(1)}" y="${y.toFixed(1)}" class="${cls}" text-anchor="${anchor}">${e(body)}</text>`;
+
+/** The chart: MiB/s of one request stream per size bucket (a log axis of sizes), a line per contender. */
+function chart(contenders: readonly ContenderSizeBuckets[], colour: (contender: string) => string): string {
+  const edges = edgesOf(contenders);
+  const height = TOP + PLOT_H + BOTTOM;
+  const plotW = W - LEFT - RIGHT;
+  const most = Math.max(1e-9, ...contenders.flatMap((c) => c.buckets.map((b) => b.perRequestMiBps)));
+  const at0to1 = (edge: number) => (edges.length < 2 ? 0.5 : edges.indexOf(edge) / (edges.length - 1));
+  const x = (edge: number) => LEFT + at0to1(edge) * plotW;
+  const y = (v: number) => TOP + PLOT_H - (v / most) * PLOT_H;
+  const label = 'Throughput of one request stream by object size, MiB/s';
+  const parts = [`<svg data-chart="size-buckets" viewBox="0 0 ${W} ${height}" role="img" `
+    + `aria-label="${e(label)}">`];
   for (const f of [0, 0.25, 0.5, 0.75, 1]) {
-    const v = most * f;
-    parts.push(`<line class="grid" x1="${left}" x2="${W - right}" y1="${y(v).toFixed(1)}" y2="${y(v).toFixed(1)}"/>`,
-      `<text x="${left - 6}" y="${(y(v) + 4).toFixed(1)}" class="tick" text-anchor="end">${e(num(v))}</text>`);
+    const at = y(most * f).toFixed(1);
+    parts.push(`<line class="grid" x1="${LEFT}" x2="${W - RIGHT}" y1="${at}" y2="${at}"/>`);
+    parts.push(text(LEFT - 6, y(most * f) + 4, 'tick', 'end', num(most * f)));
   }
-  for (const edge of edges) parts.push(`<text x="${x(edge).toFixed(1)}" y="${top + plotH + 18}" class="tick" text-anchor="middle">≤${e(sizeLabel(edge))}</text>`);
-  parts.push(`<text x="${(left + (W - left - right) / 2).toFixed(1)}" y="${height - 6}" class="axis" text-anchor="middle">object size bucket · MiB/s of one request stream</text>`);
-  for (const c of s.contenders) {
+  for (const edge of edges) {
+    parts.push(text(x(edge), TOP + PLOT_H + 18, 'tick', 'middle', `≤${sizeLabel(edge)}`));
+  }
+  const caption = 'object size bucket · MiB/s of one request stream';
+  parts.push(text(LEFT + plotW / 2, height - 6, 'axis', 'middle', caption));
+  for (const c of contenders) {
     const name = e(c.contender);
-    const points = c.buckets.map((b) => `${x(b.upToBytes).toFixed(1)},${y(b.perRequestMiBps).toFixed(1)}`).join(' ');
-    parts.push(`<polyline fill="none" stroke="${colour(c.contender)}" stroke-width="2" points="${points}"/>`);
+    const fill = colour(c.contender);
+    const at = (b: SizeBucket) => `${x(b.upToBytes).toFixed(1)},${y(b.perRequestMiBps).toFixed(1)}`;
+    const points = c.buckets.map(at).join(' ');
+    parts.push(`<polyline fill="none" stroke="${fill}" stroke-width="2" points="${points}"/>`);
     for (const b of c.buckets) {
-      parts.push(`<circle class="datum" data-strategy="${name}" data-bucket="${b.upToBytes}" data-value="${b.perRequestMiBps}" cx="${x(b.upToBytes).toFixed(1)}" cy="${y(b.perRequestMiBps).toFixed(1)}" r="4" fill="${colour(c.contender)}">`
-        + `<title>${name} ${e(range(b))}: ${e(num(b.perRequestMiBps))} MiB/s, ${b.requests} requests, p50 ${e(num(b.p50Ms))} ms, p99 ${e(num(b.p99Ms))} ms</title></circle>`);
+      const [cx, cy] = at(b).split(',');
+      const title = `${c.contender} ${range(b)}: ${num(b.perRequestMiBps)} MiB/s, ${b.requests} requests, `
+        + `p50 ${num(b.p50Ms)} ms, p99 ${num(b.p99Ms)} ms`;
+      parts.push(`<circle class="datum" data-strategy="${name}" data-bucket="${b.upToBytes}" `
+        + `data-value="${b.perRequestMiBps}" cx="${cx}" cy="${cy}" r="4" fill="${fill}">`
+        + `<title>${e(title)}</title></circle>`);
     }
   }
   parts.push('</svg>');
-  const tables = s.contenders.map((c) => `<h3><span class="swatch" style="background:${colour(c.contender)}"></span>${e(c.contender)}</h3>`
-    + `<table class="size-buckets"><thead><tr>${HEAD.map((h) => `<th>${e(h)}</th>`).join('')}</tr></thead><tbody>`
-    + rows(c).map((row) => `<tr>${row.map((v) => `<td>${e(v)}</td>`).join('')}</tr>`).join('') + '</tbody></table>').join('');
-  return `<section id="size-buckets"><h2>By object size</h2><p class="lede">${e(`Requests ${lede(r)}. Where the line flattens, per-request overhead has stopped dominating.`)}</p>${parts.join('')}${tables}</section>`;
+  return parts.join('');
+}
+
+function htmlTable(c: ContenderSizeBuckets, colour: (contender: string) => string): string {
+  const head = `<tr>${HEAD.map((h) => `<th>${e(h)}</th>`).join('')}</tr>`;
+  const body = rows(c).map((row) => `<tr>${row.map((v) => `<td>${e(v)}</td>`).join('')}</tr>`).join('');
+  return `<h3><span class="swatch" style="background:${colour(c.contender)}"></span>${e(c.contender)}</h3>`
+    + `<table class="size-buckets"><thead>${head}</thead><tbody>${body}</tbody></table>`;
+}
+
+/** HTML: the chart, then each contender's table. */
+export function sizeBucketSection(r: Report, colour: (contender: string) => string): string {
+  const s = r.sizeBuckets;
+  if (!s) return '';
+  const lead = `Requests ${lede(r)}. Where the line flattens, per-request overhead has stopped dominating.`;
+  return `<section id="size-buckets"><h2>By object size</h2><p class="lede">${e(lead)}</p>`
+    + `${chart(s.contenders, colour)}${s.contenders.map((c) => htmlTable(c, colour)).join('')}</section>`;
 }

@@ -56,9 +56,15 @@ export class SetFixtures implements FixtureList {
   }
 }
 
-export function setFixtures(input: Pick<PlanInput, 'sizeBytes' | 'fileCount' | 'concurrency' | 'fileSizes'>): SetFixtures {
+/** The set's folder for a plan's input: its count and size, or its draw. */
+const setPrefixOf = (input: Pick<PlanInput, 'sizeBytes' | 'fileSizes'>, count: number) =>
+  fixtureSetPrefix(count, input.sizeBytes, input.fileSizes);
+
+type SetInput = Pick<PlanInput, 'sizeBytes' | 'fileCount' | 'concurrency' | 'fileSizes'>;
+
+export function setFixtures(input: SetInput): SetFixtures {
   const count = fileCountOf(input);
-  return new SetFixtures(fixtureSetPrefix(count, input.sizeBytes, input.fileSizes), count, input.sizeBytes, input.fileSizes);
+  return new SetFixtures(setPrefixOf(input, count), count, input.sizeBytes, input.fileSizes);
 }
 
 /**
@@ -95,7 +101,7 @@ export function uniqueFixtures(lists: readonly FixtureList[]): { sets: SetFixtur
  */
 export function perFileItems(input: PlanInput): FileSet {
   const count = fileCountOf(input);
-  return FileSet.of(fixtureSetPrefix(count, input.sizeBytes, input.fileSizes), count, input.sizeBytes, 'set', input.fileSizes);
+  return FileSet.of(setPrefixOf(input, count), count, input.sizeBytes, 'set', input.fileSizes);
 }
 
 /** A disjoint part of the set, named by a prefix of its file names, and the files it holds. */
@@ -124,7 +130,7 @@ export function listGroups(fileCount: number, setPrefix: string, lanes: number):
 
 export function listItems(input: PlanInput, delimiter?: string) {
   const count = fileCountOf(input);
-  const groups = listGroups(count, fixtureSetPrefix(count, input.sizeBytes, input.fileSizes), input.lanes ?? 1);
+  const groups = listGroups(count, setPrefixOf(input, count), input.lanes ?? 1);
   return groups.map((g, index) => ({
     index, blob: g.prefix, destOffsetBytes: g.first, lengthBytes: 0,
     list: { prefix: g.prefix, pageSize: input.pageSize ?? 5000, ...(delimiter ? { delimiter } : {}), first: g.first, count: g.count },

@@ -14,7 +14,7 @@ export interface PlanInput {
   rangeSizeBytes?: number;
   /** Many-blob workloads: files in the fixture set (each `sizeBytes`), list page size, and PROCESSES x MAX_SOCKETS. */
   fileCount?: number;
-  /** Many-blob workloads: each file's size drawn from a distribution (then `sizeBytes` is the most it draws). */
+  /** Many-blob workloads: each file's size drawn from a distribution (`sizeBytes`: the largest drawn). */
   fileSizes?: SizeDraw;
   pageSize?: number;
   lanes?: number;

@@ -9,5 +9,6 @@ export const smallFiles: UploadStrategy = {
   workload: 'files',
   urlCapable: true,
   // Each file's content is the seed's stream at smallFileOffset: a bounded pool of payloads.
-  plan: ({ prefix, fileCount, fileSizeBytes, fileSizes }) => FileSet.of(prefix, fileCount, fileSizeBytes, 'upload', fileSizes),
+  plan: ({ prefix, fileCount, fileSizeBytes, fileSizes }) =>
+    FileSet.of(prefix, fileCount, fileSizeBytes, 'upload', fileSizes),
 };
