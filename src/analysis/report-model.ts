@@ -12,6 +12,7 @@ import { reportUnit } from './unit.js';
 import { rankStats, serverGap, verdicts, DEFAULT_SOCKET_BUFFER_BYTES, type RankedStats, type ServerGap, type Verdict } from './verdict.js';
 import { reportWarnings, type ReportWarning } from './warnings.js';
 import { warmupFaults, type WarmupFaults } from './warmup.js';
+import { sizeBuckets, type ReportSizeBuckets } from './size-buckets.js';
 import { cellLabel } from '../results/label.js';
 import { PHASES, type Phase } from '../transport/phases.js';
 import { strategyNamed } from '../strategies/index.js';
@@ -111,6 +112,8 @@ export interface Report {
   thresholds?: ThresholdResults;
   /** --slo with --rate: each open-loop contender's rates against it, and its knee (a rate sweep's answer). */
   rateCurves?: RateCurve[];
+  /** Runs of drawn file sizes: throughput and latency per size bucket. */
+  sizeBuckets?: ReportSizeBuckets;
 }
 
 export interface ReportOptions {
@@ -208,6 +211,7 @@ export function buildReport(doc: ResultsFile, opts: ReportOptions): Report {
   const tuned = tuneReport(doc, stats, unit, (s) => (s.params ? strategyNamed(doc.command, s.strategy)?.sdkSettings?.(s.params, s.objectSizeBytes ?? 0) : undefined));
   const recommendation = tuned ? tuneRecommendation(tuned, contenders, unit) : swept ? swept.recommendation : recommend(contenders.map((c) => ({ ...c, requestsPerObject: c.cost.requestsPerObject, ...declared(doc.command, c.strategy) })), material);
   const objectSizeBytes = commonObjectSize(doc);
+  const buckets = sizeBuckets(doc.runs);
   // A sweep or a tune measures dozens of cells: the answer says where the chosen one's time went.
   const shownTimes = tuned || swept
     ? contenders.filter((c) => c.label === recommendation?.contender) : contenders;
@@ -238,6 +242,7 @@ export function buildReport(doc: ResultsFile, opts: ReportOptions): Report {
     latencyPercentiles: LATENCY_PERCENTILES,
     ...(opts.thresholds?.length ? { thresholds: evaluateThresholds(opts.thresholds, contenders) } : {}),
     ...(doc.slo ? { rateCurves: rateCurves(doc.runs, doc.slo) } : {}),
+    ...(buckets ? { sizeBuckets: buckets } : {}),
   };
 }
 

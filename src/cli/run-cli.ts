@@ -1,6 +1,8 @@
 // The edge: turns argv and the environment into typed configs, runs a session, keeps the results
 // file current, prints reports computed from it, and maps errors to one line and an exit code. The
 // only place that reads process.argv and process.env.
+import { describeDistribution } from '../config/size-distribution.js';
+import type { SizeDraw } from '../plan/size-draw.js';
 import { ConfigError, escapeControls, ExitError, ToldError } from '../config/errors.js';
 import { buildProgram, loadDownloadConfig, loadUploadConfig, parseFlags, redactedConfig, resolveOptions, type Credentials, type DownloadConfig, type Sources, type UploadConfig } from '../config/load.js';
 import { DOWNLOAD_STRATEGIES, readersOf, workloadOf as workloadKind } from '../strategies/index.js';
@@ -202,9 +204,19 @@ export async function downloadCommand(argv: readonly string[], env: Env, name = 
   startFirstWorker();
   startEmbeddedEarly(config.credentials);
   const many = config.sourceMethod !== 'all' && DOWNLOAD_STRATEGIES.some((s) => config.sourceMethod.split(',').includes(s.name) && workloadKind(s) !== 'blob');
-  const what = many ? `${config.fileCount} files x ${formatBytes(config.fileSizeBytes)} (${config.fileSizeBytes} bytes)${config.sourceMethod.split(',').some((m) => readersOf('download', 'pageSize').includes(m)) ? `, pages of ${config.pageSize}` : ''}` : `concurrency ${config.concurrency}`;
+  const pageReaders = readersOf('download', 'pageSize');
+  const pages = config.sourceMethod.split(',').some((m) => pageReaders.includes(m)) ? `, pages of ${config.pageSize}` : '';
+  const what = many ? `${config.fileCount} files x ${eachSize(config)}${pages}`
+    : `concurrency ${config.concurrency}`;
   const title = `blob-cacher download: ${config.processes} process(es) x ${config.maxSockets} socket(s), ${what}, sink ${config.sink}`;
   return measure({ command: 'download', config, cells: [await cellOf(config)], docConfig: redactedConfig(config), title, stem: 'download', output });
+}
+
+/** Each file's size for a title: the size, or the distribution drawn from and its seed. */
+function eachSize(config: { fileSizeBytes: number; fileSizes?: SizeDraw }): string {
+  const d = config.fileSizes;
+  if (d) return `${describeDistribution(d.distribution)} (seed ${d.seed})`;
+  return `${formatBytes(config.fileSizeBytes)} (${config.fileSizeBytes} bytes)`;
 }
 
 export async function uploadCommand(argv: readonly string[], env: Env, name = 'upload'): Promise<number> {
@@ -216,7 +228,8 @@ export async function uploadCommand(argv: readonly string[], env: Env, name = 'u
   startEmbeddedEarly(config.credentials);
   // A plain URL takes small files only: no large blob to describe.
   const large = config.credentials.kind === 'url' ? '' : `; large blob ${formatBytes(config.blobSizeBytes)} in ${formatBytes(config.blockSizeBytes)} blocks, concurrency ${config.concurrency}`;
-  const title = `blob-cacher upload: ${config.processes} process(es) x ${config.maxSockets} socket(s); small files ${config.fileCount} x ${formatBytes(config.fileSizeBytes)} (${config.fileSizeBytes} bytes)${large}`;
+  const title = `blob-cacher upload: ${config.processes} process(es) x ${config.maxSockets} socket(s); `
+    + `small files ${config.fileCount} x ${eachSize(config)}${large}`;
   return measure({ command: 'upload', config, cells: [await cellOf(config)], docConfig: redactedConfig(config), title, stem: 'upload', output });
 }
 

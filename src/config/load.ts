@@ -7,6 +7,7 @@ import {
 import { redact } from '../log/logger.js';
 import { resolveCredentials, type Credentials } from './credentials.js';
 import { ConfigError } from './errors.js';
+import { distributionMaxBytes, type SizeDistribution, type SizeDraw } from '../plan/size-draw.js';
 import { resolveScaleout, type ScaleoutConfig } from './scaleout.js';
 import { resolveOptions, type Sources } from './flags.js';
 import { DEFAULT_BLOB_SIZE_BYTES, DEFAULT_MAX_RUNS, DEFAULT_FILE_SIZE_BYTES, DOWNLOAD_OPTIONS, HEDGE_ON, RUN_OPTIONS, SCALEOUT_OPTIONS, UPLOAD_OPTIONS, type ConnectionMode, type DownloadMethod, type HedgeAfter, type HedgeOn, type HttpClientName, type LogLevel, type ReportFormat, type Resolved, type SinkKind, type UploadMethod } from './options.js';
@@ -146,8 +147,10 @@ export interface DownloadConfig extends RunOptions {
   logLevel: LogLevel;
   sourceMethod: DownloadMethod;
   concurrency: number;
-  /** The one blob's size; in the many-blob workloads, each file's. */
+  /** The one blob's size; in the many-blob workloads, each file's (a distribution: the most it draws). */
   fileSizeBytes: number;
+  /** Many-blob workloads: each file's size drawn from a distribution; absent for one fixed size. */
+  fileSizes?: SizeDraw;
   /** Many-blob workloads: files in the fixture set, and names per List Blobs page. */
   fileCount: number;
   pageSize: number;
@@ -178,7 +181,10 @@ export interface UploadConfig extends RunOptions {
   logLevel: LogLevel;
   uploadMethod: UploadMethod;
   fileCount: number;
+  /** Each small file's size (with a distribution, the most it draws). */
   fileSizeBytes: number;
+  /** Small files: each one's size drawn from a distribution; absent for one fixed size. */
+  fileSizes?: SizeDraw;
   blobSizeBytes: number;
   blockSizeBytes: number;
   concurrency: number;
@@ -190,6 +196,15 @@ export interface UploadConfig extends RunOptions {
   httpClient: HttpClientName;
   /** 'url': a plain HTTP(S) server; files are PUT below the URL (small-files only). */
   credentials: Credentials;
+}
+
+/** A fixed --file-size is a number as it always was; a distribution is drawn with the seed. */
+function fileSizes(d: SizeDistribution | undefined, seed: number, fallbackBytes: number): {
+  fileSizeBytes: number;
+  fileSizes?: SizeDraw;
+} {
+  if (d === undefined || d.kind === 'fixed') return { fileSizeBytes: d?.bytes ?? fallbackBytes };
+  return { fileSizeBytes: distributionMaxBytes(d), fileSizes: { distribution: d, seed } };
 }
 
 function withScaleout(o: Resolved<typeof SCALEOUT_OPTIONS>, credentials: Credentials): { scaleout?: ScaleoutConfig } {
@@ -215,6 +230,11 @@ export function loadDownloadConfig(flags: Readonly<Record<string, unknown>>, sou
     throw new ConfigError(`--source-method ${sourceMethod} mixes workloads (${[...kinds].join(', ')}); run each on its own, e.g. small-files,sdk-small-files or list,sdk-list`);
   }
   const manyBlobs = !kinds.has('blob') && sourceMethod !== 'all';
+  if (!manyBlobs && o.fileSize !== undefined && o.fileSize.kind !== 'fixed') {
+    throw new ConfigError('--file-size as a distribution draws sizes of many files; '
+      + `--source-method ${sourceMethod} reads one object: give one size, `
+      + 'or choose small-files, list or head');
+  }
   if (manyBlobs && (sink === 'file' || sink === 'sparse-file')) {
     throw new ConfigError(`--source-method ${sourceMethod} reads many blobs, not one object: use --sink memory or discard`);
   }
@@ -247,7 +267,7 @@ export function loadDownloadConfig(flags: Readonly<Record<string, unknown>>, sou
     logLevel: o.logLevel,
     sourceMethod,
     concurrency: o.concurrency,
-    fileSizeBytes: o.fileSizeBytes ?? (manyBlobs ? DEFAULT_FILE_SIZE_BYTES : DEFAULT_BLOB_SIZE_BYTES),
+    ...fileSizes(o.fileSize, o.seed, manyBlobs ? DEFAULT_FILE_SIZE_BYTES : DEFAULT_BLOB_SIZE_BYTES),
     fileCount: o.fileCount,
     pageSize: o.pageSize,
     processes: o.processes,
@@ -288,7 +308,7 @@ export function loadUploadConfig(flags: Readonly<Record<string, unknown>>, sourc
     logLevel: o.logLevel,
     uploadMethod,
     fileCount: o.fileCount,
-    fileSizeBytes: o.fileSizeBytes,
+    ...fileSizes(o.fileSize, o.seed, DEFAULT_FILE_SIZE_BYTES),
     blobSizeBytes,
     blockSizeBytes,
     concurrency: o.concurrency,

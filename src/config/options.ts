@@ -11,6 +11,8 @@ import {
 import { formatSizeExact, parseSizeUnbounded } from './sizes.js';
 import { formatDurationExact } from './durations.js';
 import type { Slo } from '../results/schema.js';
+import { BadDistribution, parseSizeDistribution } from './size-distribution.js';
+import type { SizeDistribution } from '../plan/size-draw.js';
 import { ARRIVALS, AUTH_MODES, CONNECTION_MODES, FORMATS, HTTP_CLIENTS, LOG_LEVELS, SINKS, type AuthMode, type LogLevel, type SinkKind } from './choices.js';
 import { parseThresholds, THRESHOLD_SEPARATOR, type Threshold } from './thresholds.js';
 
@@ -198,6 +200,31 @@ function size(min: number, max: number, bareUnitBytes = 1): Parser<number> {
     return bytes;
   };
 }
+
+/**
+ * --file-size: a fixed size or a distribution of per-file sizes (config/size-distribution.ts); its
+ * sizes take FILE_SIZE's bare KB as a fixed size does.
+ */
+function sizeDistribution(min: number, max: number): Parser<SizeDistribution> {
+  return (raw) => {
+    const d = parseSizeDistribution(raw, min, max, SEED_BARE_SIZE_BYTES);
+    return d instanceof BadDistribution ? new Invalid(d.expected) : d;
+  };
+}
+
+const DISTRIBUTION_HELP = 'distribution, one size drawn per file: 4KiB..16MiB (uniform), log:4KiB..16MiB '
+  + '(log-uniform), lognormal:median=256KiB,sigma=1.2 (clamped to min=, max=; default 1B and the '
+  + 'largest size) or weighted buckets 4KiB:50%,1MiB:40%,64MiB:10% (shares sum to 100%); '
+  + '--seed fixes the draw';
+
+/** The seed of every drawn size: fixed by default, so that two runs draw the same files. */
+export const DEFAULT_SEED = 1;
+
+const SEED_OPTION = option({
+  key: 'seed', flag: '--seed', env: 'BLOB_CACHER_SEED', valueName: 'n', defaultValue: DEFAULT_SEED,
+  parse: integer(0, 2 ** 32 - 1),
+  help: 'fixes the draw of a --file-size distribution: the same seed gives the same sizes in the same order',
+});
 
 /** A comma-separated list of names (aliases allowed), each once; `all` stands alone. */
 function methodList(values: readonly string[], aliases: ReadonlyMap<string, string>): Parser<string> {
@@ -487,7 +514,15 @@ export const DOWNLOAD_OPTIONS = table(
       `the many-blob workloads are named: ${manyBlobHelp}`,
   }),
   option({ key: 'concurrency', flag: '--concurrency', env: 'CONCURRENCY', valueName: 'n', defaultValue: 4, parse: integer(1, 100_000), help: 'ranges, copies or parts per download' }),
-  option({ key: 'fileSizeBytes', flag: '--file-size', env: 'FILE_SIZE', valueName: 'size', parse: size(0, MAX_OBJECT_BYTES, SEED_BARE_SIZE_BYTES), help: `size of the fixture blob (80MiB, 100KB, 4096B; a bare number means KB, as for upload: 102 = 102KB; at most 1TiB); of each file for ${names(manyBlobFirsts, true)} (default ${DEFAULT_BLOB_SIZE_TEXT}; ${DEFAULT_FILE_SIZE_TEXT} for the many-blob workloads)` }),
+  option({
+    key: 'fileSize', flag: '--file-size', env: 'FILE_SIZE', valueName: 'size|dist',
+    parse: sizeDistribution(0, MAX_OBJECT_BYTES),
+    help: 'size of the fixture blob (80MiB, 100KB, 4096B; a bare number means KB, as for upload: '
+      + `102 = 102KB; at most 1TiB); of each file for ${names(manyBlobFirsts, true)} `
+      + `(default ${DEFAULT_BLOB_SIZE_TEXT}; ${DEFAULT_FILE_SIZE_TEXT} for the many-blob workloads); `
+      + `or, for those, a ${DISTRIBUTION_HELP}`,
+  }),
+  SEED_OPTION,
   option({ key: 'fileCount', flag: '--file-count', env: 'FILE_COUNT', valueName: 'n', defaultValue: DEFAULT_FILE_COUNT, parse: integer(1, 10_000_000), help: `${names(manyBlobFirsts)}: blobs in the fixture set (many/<count>x<bytes>/file-NNNNNNN)` }),
   option({ key: 'pageSize', flag: '--page-size', env: 'BLOB_CACHER_PAGE_SIZE', valueName: 'n', defaultValue: DEFAULT_PAGE_SIZE, parse: integer(1, 5000), help: `${names(readersOf('download', 'pageSize'))}: names per List Blobs page (maxresults)` }),
   option({ key: 'rangeSizeBytes', flag: '--range-size', env: 'BLOB_CACHER_RANGE_SIZE', valueName: 'size', parse: size(1, MAX_OBJECT_BYTES), help: `${names(readersOf('download', 'rangeSize'), true)}: ranges of this size, --concurrency in flight (default: --concurrency equal ranges)` }),
@@ -517,7 +552,13 @@ export const UPLOAD_OPTIONS = table(
   option({ key: 'uploadMethod', flag: '--upload-method', env: 'BLOB_CACHER_UPLOAD_METHOD', valueName: 'method', defaultValue: DEFAULT_UPLOAD_STRATEGY, parse: oneOf(UPLOAD_METHODS), help: `upload strategy (${UPLOAD_METHODS.join(', ')})` }),
   option({ key: 'fileCount', flag: '--file-count', env: 'FILE_COUNT', valueName: 'n', defaultValue: 2400, parse: integer(1, 10_000_000), help: `blobs uploaded by ${names(manyBlobWorkloadNames(UPLOAD_STRATEGIES))}` }),
   // Seed 002: FILE_SIZE=102 means 102 KB; units (100KiB, 102KB, 4096B) are honoured as given.
-  option({ key: 'fileSizeBytes', flag: '--file-size', env: 'FILE_SIZE', valueName: 'size', defaultValue: 100 * KIB, parse: size(1, MAX_PUT_BLOB_BYTES, SEED_BARE_SIZE_BYTES), help: 'size of each small file; a bare number means KB (102 = 102KB); at most 5000MiB' }),
+  option({
+    key: 'fileSize', flag: '--file-size', env: 'FILE_SIZE', valueName: 'size|dist',
+    parse: sizeDistribution(1, MAX_PUT_BLOB_BYTES),
+    help: 'size of each small file; a bare number means KB (102 = 102KB); at most 5000MiB '
+      + `(default ${DEFAULT_FILE_SIZE_TEXT}); or a ${DISTRIBUTION_HELP}`,
+  }),
+  SEED_OPTION,
   option({ key: 'blobSizeBytes', flag: '--blob-size', env: 'BLOB_CACHER_BLOB_SIZE', valueName: 'size', defaultValue: 300 * MIB, parse: size(0, MAX_OBJECT_BYTES), help: `size of the large blob uploaded by ${names(readersOf('upload', 'blobSize'), true)} (at most 1TiB)` }),
   option({ key: 'blockSizeBytes', flag: '--block-size', env: 'BLOB_CACHER_BLOCK_SIZE', valueName: 'size', defaultValue: 8 * MIB, parse: size(1, MAX_BLOCK_BYTES), help: `staged block size for ${names(readersOf('upload', 'blockSize'), true)} (at most 4000MiB)` }),
   option({ key: 'concurrency', flag: '--concurrency', env: 'CONCURRENCY', valueName: 'n', defaultValue: 8, parse: integer(1, 100_000), help: `blocks in flight (${names(readersOf('upload', 'concurrency'))})` }),

@@ -18,7 +18,9 @@ export function findAxes(argv: readonly string[]): { axes: SweepAxis[]; fixed: s
       [flag, value] = [arg, argv[i + 1]!];
       i++;
     }
-    if (flag && value?.includes(',')) {
+    // A --file-size distribution (lognormal:…, weighted buckets) has commas of its own: one value.
+    const distribution = flag === '--file-size' && value?.includes(':');
+    if (flag && value?.includes(',') && !distribution) {
       const values = value.split(',').map((v) => v.trim());
       // `--concurrency ,,` or `2,,4` would make an empty grid or an empty cell; the value is not
       // echoed, as it may be a key.

@@ -16,7 +16,8 @@ import { preflightContainer, preflightUrl, removeCreatedContainer } from '../sto
 import { coordinatorClient, forRun, openTarget, setupFailure, tokenOf, whileAlive, type TargetInfo } from '../storage/target.js';
 import { ensureUrlFixtures, removeUrlFixtures } from '../payload/url-fixtures.js';
 import { selectStrategies, workloadOf } from '../strategies/index.js';
-import { totalBytes, type Items } from '../plan/items.js';
+import { FileSet, totalBytes, type Items } from '../plan/items.js';
+import { drawnParams } from './size-params.js';
 import type { DownloadStrategy, PlanInput } from '../strategies/strategy.js';
 import { shardItems } from '../scaleout/shard.js';
 import { checkDownloadFits, checkUploadFits } from './limits.js';
@@ -43,10 +44,16 @@ export function downloadWorkload(config: DownloadConfig): DownloadWorkload {
         // A many-blob workload: a set of FILE_COUNT files, on a plain URL as paths below it.
         const many = strategies.some((s) => workloadOf(s) !== 'blob');
         const info: TargetInfo = many && target.info.kind === 'url' ? { ...target.info, folder: true } : target.info;
-        const size = info.kind === 'url' && !many ? await preflightUrl(info.url, { timeoutMs: config.timeoutMs, signal }) : config.fileSizeBytes;
+        const drawn = many ? config.fileSizes : undefined;
+        // Drawn sizes: each file its own; `size` is the largest the set holds, what a file can need.
+        const set = drawn && FileSet.of('', config.fileCount, config.fileSizeBytes, 'set', drawn);
+        const size = info.kind === 'url' && !many
+          ? await preflightUrl(info.url, { timeoutMs: config.timeoutMs, signal })
+          : set ? set.spec.sizeBytes : config.fileSizeBytes;
         const input: PlanInput = {
           sizeBytes: size, concurrency: config.concurrency, rangeSizeBytes: config.rangeSizeBytes, urlTarget: info.kind === 'url',
           ...(many ? { fileCount: config.fileCount, pageSize: config.pageSize, lanes: config.processes * config.maxSockets } : {}),
+          ...(drawn ? { fileSizes: drawn } : {}),
         };
         checkDownloadFits(strategies, input, { sink: config.sink, embedded: info.kind === 'blob' && info.embedded });
         // A set's files cost what uploaded small files do while a run holds them (plan, URL, record).
@@ -69,7 +76,9 @@ export function downloadWorkload(config: DownloadConfig): DownloadWorkload {
           workload.fixtures = await ensureUrlFixtures(info, specs, { timeoutMs, maxRetries, signal });
         }
         // What a run delivers: the one object, or the set's files end to end (listings and HEADs deliver no content).
-        const deliveredBy = (s: DownloadStrategy) => (!many ? size : workloadOf(s) === 'files' ? config.fileCount * size : 0);
+        const setBytes = set ? totalBytes(set) : config.fileCount * size;
+        const deliveredBy = (s: DownloadStrategy) =>
+          (!many ? size : workloadOf(s) === 'files' ? setBytes : 0);
         const deliveredBytes = Math.max(...strategies.map(deliveredBy));
         // Output files without --out go to a directory of our own, never to a predictable name.
         const scratch = config.sink === 'discard' || config.sink === 'memory' ? undefined : await makeScratchDir();
@@ -85,6 +94,7 @@ export function downloadWorkload(config: DownloadConfig): DownloadWorkload {
           params: {
             processes: config.processes, maxSockets: config.maxSockets, concurrency: config.concurrency, blockSizeBytes: config.rangeSizeBytes,
             ...(many ? { fileCount: config.fileCount, fileSizeBytes: size } : {}), ...(listing ? { pageSize: config.pageSize } : {}),
+            ...(drawn ? drawnParams(drawn, config.fileCount) : {}),
           },
           async close(interrupted) {
             await scratch?.remove();

@@ -3,7 +3,7 @@
 import { ConfigError } from '../config/errors.js';
 import { formatBytes } from '../config/sizes.js';
 import { totalMemoryBytes } from '../metrics/machine-limits.js';
-import { largestBytes } from '../plan/items.js';
+import { largestBytes, totalBytes } from '../plan/items.js';
 import { uniqueFixtures } from '../strategies/many-blobs.js';
 import type { DownloadStrategy, PlanInput } from '../strategies/strategy.js';
 
@@ -31,7 +31,10 @@ export function checkDownloadFits(strategies: readonly DownloadStrategy[], input
       );
     }
     // Many small files land end to end in one buffer per process.
-    const held = s.workload === 'files' ? (input.fileCount ?? 1) * input.sizeBytes : input.sizeBytes;
+    // Drawn sizes: the set's own bytes, never the file count times the largest.
+    const files = () => (input.fileSizes ? totalBytes(s.plan(input))
+      : (input.fileCount ?? 1) * input.sizeBytes);
+    const held = s.workload === 'files' ? files() : input.sizeBytes;
     if (held > 0.8 * memory) {
       throw new ConfigError(`the memory sink would hold ${formatBytes(held)}, more than 80% of this machine's ${formatBytes(memory)}; use --sink file or discard`);
     }

@@ -21,6 +21,7 @@ import { checkUploadFits } from './limits.js';
 import { summaryFor } from './summary.js';
 import { FileSet, keepItems, totalBytes } from '../plan/items.js';
 import { cutAt } from './stop-grace.js';
+import { drawnParams } from './size-params.js';
 import { runSession, sessionCell, type Contender, type OpenWorkload, type PreparedRun, type SessionOptions, type Workload } from './session.js';
 
 function runPrefix(): string {
@@ -76,6 +77,7 @@ export function uploadWorkload(config: UploadConfig): UploadWorkload {
           params: {
             processes: config.processes, maxSockets: config.maxSockets, concurrency: config.concurrency,
             blockSizeBytes: config.blockSizeBytes, thresholdBytes: config.thresholdBytes,
+            ...(config.fileSizes ? drawnParams(config.fileSizes, config.fileCount) : {}),
           },
           // After a stop the runs' lines have named what is left; the folders go with those files.
           async close(_interrupted, ctx) {
@@ -99,6 +101,7 @@ async function prepareRun(
   const kind = await loadKind(strategy.kind);
   const input: UploadPlanInput = {
     prefix: `${prefix}/${strategy.name}/${run}`, fileCount: config.fileCount, fileSizeBytes: config.fileSizeBytes,
+    ...(config.fileSizes ? { fileSizes: config.fileSizes } : {}),
     blobSizeBytes: config.blobSizeBytes, blockSizeBytes: config.blockSizeBytes, thresholdBytes: config.thresholdBytes,
   };
   // A scale-out client takes its share of the plan: files i, i+K, … (all of them on one machine).

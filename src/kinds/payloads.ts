@@ -1,6 +1,6 @@
 // Upload payloads, made before the barrier (generation never counts as upload time): one buffer
-// per distinct content (its place in the seed's stream and its length), so files that share a
-// content share a buffer and a request finds its own by the item's content.
+// per distinct content (its place in the seed's stream, at the longest length asked of it), so files
+// that share a content share a buffer and a request finds its own by the item's content.
 import { contentBuffer, FIXTURE_SEED } from '../payload/content.js';
 import type { Items, WorkItem } from '../plan/items.js';
 
@@ -16,23 +16,27 @@ const yieldToEvents = () => new Promise<void>((resolve) => setImmediate(resolve)
 let previous: Payloads | undefined;
 
 export class Payloads {
-  private readonly byContent = new Map<string, Buffer>();
-
-  private static key(i: WorkItem): string {
-    return `${i.destOffsetBytes}:${i.lengthBytes}`;
-  }
+  /** By content offset: the longest length any item asks of it; a shorter item takes a prefix. */
+  private readonly byContent = new Map<number, Buffer>();
 
   static async of(items: Items): Promise<Payloads> {
+    // Files of drawn sizes share their offset's content at different lengths: one buffer each, at
+    // the longest, so the pool stays the distinct contents, not one buffer per file.
+    const longest = new Map<number, number>();
+    for (const i of items) {
+      longest.set(i.destOffsetBytes, Math.max(longest.get(i.destOffsetBytes) ?? 0, i.lengthBytes));
+    }
     const payloads = new Payloads();
     let sinceYield = 0;
-    for (const i of items) {
-      const key = Payloads.key(i);
-      if (payloads.byContent.has(key)) continue;
-      const kept = previous?.byContent.get(key);
-      payloads.byContent.set(key, kept ?? contentBuffer(FIXTURE_SEED, i.destOffsetBytes, i.lengthBytes));
-      if (kept) continue;
+    for (const [offset, length] of longest) {
+      const kept = previous?.byContent.get(offset);
+      if (kept && kept.length >= length) {
+        payloads.byContent.set(offset, kept);
+        continue;
+      }
+      payloads.byContent.set(offset, contentBuffer(FIXTURE_SEED, offset, length));
       // Generation can take seconds: let a disconnect (the coordinator gone) or a stop get through.
-      sinceYield += i.lengthBytes + 1024;
+      sinceYield += length + 1024;
       if (sinceYield >= 16 * 1024 * 1024) {
         sinceYield = 0;
         await yieldToEvents();
@@ -43,6 +47,7 @@ export class Payloads {
   }
 
   of(item: WorkItem): Buffer {
-    return this.byContent.get(Payloads.key(item))!;
+    const bytes = this.byContent.get(item.destOffsetBytes)!;
+    return bytes.length === item.lengthBytes ? bytes : bytes.subarray(0, item.lengthBytes);
   }
 }

@@ -5,6 +5,7 @@
 // The bottom of the layers: every folder that handles items (storage, metrics, workers, kinds,
 // strategies) imports them from here, and this imports nothing of ours but the file names.
 import { smallFileName, smallFileOffset } from './names.js';
+import { sizeAt, type SizeDraw } from './size-draw.js';
 
 /** A byte range of an object: `offsetBytes` to `offsetBytes + lengthBytes - 1`. */
 export interface ByteRange {
@@ -73,9 +74,46 @@ export interface FileSetSpec {
   first: number;
   step: number;
   count: number;
+  /** Each file's size; with `sizes`, the largest file of the whole set (its contents' stride). */
   sizeBytes: number;
   layout: 'upload' | 'set';
+  /** Each file's own size, drawn from a distribution by its index (plan/size-draw.ts). */
+  sizes?: SizeDraw;
+  /** With `sizes`: files in the whole set, of which this is a part (its prefix sums' extent). */
+  setCount?: number;
 }
+
+/** Prefix sums of a drawn set's sizes every PREFIX_STEP files: the rest are summed from there. */
+const PREFIX_STEP = 64;
+const prefixTables = new Map<string, Float64Array>();
+
+function prefixTable(spec: FileSetSpec): Float64Array {
+  const key = `${JSON.stringify(spec.sizes)}|${spec.setCount}`;
+  let table = prefixTables.get(key);
+  if (!table) {
+    const count = spec.setCount ?? 0;
+    table = new Float64Array(Math.floor(count / PREFIX_STEP) + 1);
+    let sum = 0;
+    for (let i = 0; i < count; i++) {
+      if (i % PREFIX_STEP === 0) table[i / PREFIX_STEP] = sum;
+      sum += sizeAt(spec.sizes!, i);
+    }
+    if (count % PREFIX_STEP === 0) table[count / PREFIX_STEP] = sum;
+    if (prefixTables.size >= 8) prefixTables.clear();
+    prefixTables.set(key, table);
+  }
+  return table;
+}
+
+/** Where file `index` starts in a drawn set's delivered whole: every file before it, end to end. */
+function drawnOffset(spec: FileSetSpec, index: number): number {
+  const step = Math.floor(index / PREFIX_STEP);
+  let at = prefixTable(spec)[step]!;
+  for (let i = step * PREFIX_STEP; i < index; i++) at += sizeAt(spec.sizes!, i);
+  return at;
+}
+
+type Layout = FileSetSpec['layout'];
 
 export class FileSet implements Items {
   readonly spec: FileSetSpec;
@@ -84,8 +122,17 @@ export class FileSet implements Items {
     this.spec = spec;
   }
 
-  static of(prefix: string, count: number, sizeBytes: number, layout: FileSetSpec['layout']): FileSet {
-    return new FileSet({ kind: 'files', prefix, first: 0, step: 1, count, sizeBytes, layout });
+  static of(prefix: string, count: number, sizeBytes: number, layout: Layout, sizes?: SizeDraw): FileSet {
+    const spec = { kind: 'files', prefix, first: 0, step: 1, count, layout } as const;
+    if (!sizes || sizes.distribution.kind === 'fixed') return new FileSet({ ...spec, sizeBytes });
+    let largest = 0;
+    for (let i = 0; i < count; i++) largest = Math.max(largest, sizeAt(sizes, i));
+    return new FileSet({ ...spec, sizeBytes: largest, sizes, setCount: count });
+  }
+
+  /** File `index`'s size. */
+  sizeOf(index: number): number {
+    return this.spec.sizes ? sizeAt(this.spec.sizes, index) : this.spec.sizeBytes;
   }
 
   get length(): number {
@@ -102,11 +149,14 @@ export class FileSet implements Items {
     if (!Number.isInteger(p) || p < 0 || p >= this.spec.count) return undefined;
     const { prefix, sizeBytes, layout } = this.spec;
     const index = this.indexAt(p);
+    // A drawn file's content starts where a file of the set's largest size would: a prefix of it.
     const content = smallFileOffset(index, sizeBytes);
     const blob = smallFileName(prefix, index);
+    const lengthBytes = this.sizeOf(index);
+    const dest = this.spec.sizes ? drawnOffset(this.spec, index) : index * sizeBytes;
     return layout === 'upload'
-      ? { index, blob, destOffsetBytes: content, lengthBytes: sizeBytes }
-      : { index, blob, destOffsetBytes: index * sizeBytes, contentOffsetBytes: content, lengthBytes: sizeBytes };
+      ? { index, blob, destOffsetBytes: content, lengthBytes }
+      : { index, blob, destOffsetBytes: dest, contentOffsetBytes: content, lengthBytes };
   }
 
   *[Symbol.iterator](): Iterator<WorkItem> {
@@ -134,19 +184,28 @@ export const encodeItems = (items: Items): EncodedItems => (items instanceof Fil
 
 export const decodeItems = (e: EncodedItems): Items => (Array.isArray(e) ? e : new FileSet(e));
 
+/** Each item's bytes in order: a file set's from its sizes alone (no items, no offsets made). */
+function* lengthsOf(items: Items): Generator<number> {
+  if (items instanceof FileSet) {
+    for (let p = 0; p < items.length; p++) yield items.sizeOf(items.indexAt(p));
+  } else {
+    for (const i of items) yield i.lengthBytes;
+  }
+}
+
 /** Every item's bytes together. */
 export function totalBytes(items: Items): number {
-  if (items instanceof FileSet) return items.length * items.spec.sizeBytes;
+  if (items instanceof FileSet && !items.spec.sizes) return items.length * items.spec.sizeBytes;
   let sum = 0;
-  for (const i of items) sum += i.lengthBytes;
+  for (const bytes of lengthsOf(items)) sum += bytes;
   return sum;
 }
 
 /** The largest item's bytes. */
 export function largestBytes(items: Items): number {
-  if (items instanceof FileSet) return items.length ? items.spec.sizeBytes : 0;
+  if (items instanceof FileSet && !items.spec.sizes) return items.length ? items.spec.sizeBytes : 0;
   let most = 0;
-  for (const i of items) most = Math.max(most, i.lengthBytes);
+  for (const bytes of lengthsOf(items)) most = Math.max(most, bytes);
   return most;
 }
 

@@ -10,6 +10,7 @@ import { seconds, steadyLines } from './steady.js';
 import { tuneLines } from './tune.js';
 import { forTerminal } from './safe-text.js';
 import { thresholdLines } from './thresholds.js';
+import { sizeBucketLines } from './size-buckets.js';
 
 export interface ConsoleOptions {
   details?: boolean;
@@ -166,6 +167,7 @@ export function renderConsole(r: Report, opts: ConsoleOptions = {}): string {
   if (verdictLines.length || warned.length) lines.push('', ...verdictLines, ...warned);
   lines.push(...thresholdLines(r, paint));
   if (r.warmupFaults.length) lines.push('', ...r.warmupFaults.map((f) => forTerminal(`${f.contender} ${f.text}`)));
+  lines.push(...sizeBucketLines(r, opts.details === true));
   if (opts.details) lines.push(...detailLines(r));
   // Hedged contenders: what the duplicates bought and cost, without --details too.
   const hedged = completionLines(r.contenders.filter((s) => s.hedge));

@@ -6,6 +6,7 @@ import { axesOf } from './format.js';
 import { openLoopCells, openLoopColumns } from './open-loop.js';
 import { csvCell } from './safe-text.js';
 import { thresholdColumns } from './thresholds.js';
+import { sizeBucketCsv } from './size-buckets.js';
 
 /** The verdict that names this contender: tied with the leader, or how much slower. */
 function verdictOf(r: Report, s: ReportContender): { kind: string; ratio?: number; low?: number; high?: number } {
@@ -29,6 +30,7 @@ export function renderCsv(r: Report): string {
   const stepOf = (label: string) => r.tune?.path.find((p) => p.label === label);
   const tiers = r.contenders[0]?.cost.tiers.map((t) => t.tier) ?? [];
   const gate = thresholdColumns(r);
+  const bySize = sizeBucketCsv(r);
   const columns = [
     'rank', 'strategy', 'runs', ...axes.map((a) => a.replace(/^--/, '')), 'tied', 'contender', 'samples', 'unit', 'wall_ms_median', 'wall_ms_min', 'wall_ms_max', 'wall_ms_ci95_low', 'wall_ms_ci95_high',
     'throughput_mibps_median', 'ops_per_s_median', 'blobs_per_s_median', 'requests_per_run', 'failed_requests',
@@ -42,6 +44,7 @@ export function renderCsv(r: Report): string {
     ...(r.tune ? ['tune_step', 'tune_reason', 'tune_best', 'tune_throttled'] : []),
     ...gate.names,
     ...openLoopColumns(r),
+    ...bySize.columns,
   ];
   const rows = r.contenders.map((s) => {
     const v = verdictOf(r, s);
@@ -63,6 +66,7 @@ export function renderCsv(r: Report): string {
       ...(r.tune ? [(stepOf(s.label)?.step ?? -1) + 1 || undefined, stepOf(s.label)?.reason, r.tune.best?.label === s.label, stepOf(s.label)?.throttled] : []),
       ...gate.cells(s.label),
       ...openLoopCells(r, s),
+      ...bySize.cells(s.label),
     ];
   });
   return [columns, ...rows].map((row) => row.map(csvCell).join(',')).join('\n');

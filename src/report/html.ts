@@ -30,6 +30,7 @@ const PHASE_COLOURS: Record<Phase, string> = {
 const W = 960;
 
 import { escapeHtml } from './format.js';
+import { sizeBucketSection } from './size-buckets.js';
 
 export { escapeHtml };
 const e = escapeHtml;
@@ -502,6 +503,7 @@ export function renderHtml(input: HtmlReportInput): string {
         `${latencyChart(withLatency, colour, report.latencyPercentiles)}</section>`,
     );
   }
+  if (report.sizeBuckets) sections.push(sizeBucketSection(report, colour));
   const steady = ranked.filter((s) => s.steady);
   if (steady.length) {
     sections.push(

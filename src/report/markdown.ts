@@ -9,6 +9,7 @@ import { environmentLine, manyBlobLine } from './console.js';
 import { tuneLines } from './tune.js';
 import { forMarkdown as md, markdownCode } from './safe-text.js';
 import { thresholdMarkdown } from './thresholds.js';
+import { sizeBucketMarkdown } from './size-buckets.js';
 
 const row = (cells: string[]) => `| ${cells.map(md).join(' | ')} |`;
 /** A header of our own words, with the data in it (swept options' names) escaped by the caller. */
@@ -51,6 +52,7 @@ export function renderMarkdown(r: Report): string {
   if (completion.length) lines.push('', '### Object completion', '', ...completion.map((l) => `- ${md(l)}`));
   const open = [...openLoopLines(r.contenders), ...rateCurveLines(r).map((l) => l.trim())];
   if (open.length) lines.push('', '### Open loop', '', ...open.map((l) => `- ${md(l)}`));
+  lines.push(...sizeBucketMarkdown(r));
   if (r.sweep && r.sweep.grid.cols.length) {
     const g = r.sweep.grid;
     lines.push('', `### Sweep: ${md(g.title)}`, '', row([g.rowLabel, ...g.cols.map((c) => `${g.colLabel} ${c}`)]), `|${' --- |'.repeat(g.cols.length + 1)}`);

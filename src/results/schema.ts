@@ -107,6 +107,13 @@ export interface RunParams {
   /** Many-blob downloads (small-files, list, head): the set's files and each one's size. */
   fileCount?: number;
   fileSizeBytes?: number;
+  /**
+   * Drawn file sizes (--file-size as a distribution): the seed, the smallest file drawn, and the
+   * upper edges of the size buckets a report groups requests by.
+   */
+  fileSizeSeed?: number;
+  fileSizeMinBytes?: number;
+  sizeBucketsBytes?: number[];
   /** Listings: names per List Blobs page. */
   pageSize?: number;
 }

@@ -110,7 +110,12 @@ function runProblem(r: unknown): string | undefined {
     return 'has bad faults';
   }
   if (r.notVerified !== undefined && (!isString(r.notVerified) || r.verified === true)) return 'has a bad notVerified';
-  if (r.params !== undefined && !(isObject(r.params) && Object.values(r.params).every(isCount))) return 'has bad params';
+  // Every param is a count; the size buckets' edges are a list of them.
+  const goodParam = ([k, v]: [string, unknown]) =>
+    (k === 'sizeBucketsBytes' ? Array.isArray(v) && v.every(isCount) : isCount(v));
+  if (r.params !== undefined && !(isObject(r.params) && Object.entries(r.params).every(goodParam))) {
+    return 'has bad params';
+  }
   if (r.serverSpanMs !== undefined && !isDuration(r.serverSpanMs)) return `has a bad serverSpanMs (${shown(r.serverSpanMs)})`;
   if (r.unit !== undefined && r.unit !== 'MiB/s' && r.unit !== 'ops/s') return 'has a bad unit (MiB/s or ops/s)';
   if (r.warmSockets !== undefined && !isCount(r.warmSockets)) return `has a bad warmSockets (${shown(r.warmSockets)})`;

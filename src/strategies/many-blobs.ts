@@ -2,12 +2,17 @@
 // blobs of FILE_SIZE under a prefix named by both, so that every count and size has a set of its
 // own, made once and reused. Each file's content is the seed's stream at smallFileOffset.
 import { INDEX_DIGITS, smallFileName } from '../plan/names.js';
-import { FileSet } from '../plan/items.js';
+import { FileSet, totalBytes } from '../plan/items.js';
+import { drawTag, type SizeDraw } from '../plan/size-draw.js';
 import type { PlanInput } from './strategy.js';
 import type { FixtureList, FixtureSpec } from '../plan/items.js';
 
-/** `many/2400x102400`: the set's folder, by file count and size in bytes. */
-export const fixtureSetPrefix = (fileCount: number, fileSizeBytes: number) => `many/${fileCount}x${fileSizeBytes}`;
+/**
+ * `many/2400x102400`: the set's folder, by file count and size in bytes; a set of drawn sizes is
+ * named by its draw instead (`many/5000xd1a2b3c4d`: distribution and seed), so each draw has its own.
+ */
+export const fixtureSetPrefix = (fileCount: number, fileSizeBytes: number, sizes?: SizeDraw) =>
+  `many/${fileCount}x${sizes && sizes.distribution.kind !== 'fixed' ? `d${drawTag(sizes)}` : fileSizeBytes}`;
 
 /** A set's files are named as uploaded small files are. */
 export const setFileName = smallFileName;
@@ -25,8 +30,8 @@ export class SetFixtures implements FixtureList {
   /** The same files as a download plan reads them (perFileItems): names and contents come from there. */
   readonly files: FileSet;
 
-  constructor(prefix: string, count: number, sizeBytes: number) {
-    this.files = FileSet.of(prefix, count, sizeBytes, 'set');
+  constructor(prefix: string, count: number, sizeBytes: number, sizes?: SizeDraw) {
+    this.files = FileSet.of(prefix, count, sizeBytes, 'set', sizes);
   }
 
   get prefix(): string {
@@ -51,9 +56,15 @@ export class SetFixtures implements FixtureList {
   }
 }
 
-export function setFixtures(input: Pick<PlanInput, 'sizeBytes' | 'fileCount' | 'concurrency'>): SetFixtures {
+/** The set's folder for a plan's input: its count and size, or its draw. */
+const setPrefixOf = (input: Pick<PlanInput, 'sizeBytes' | 'fileSizes'>, count: number) =>
+  fixtureSetPrefix(count, input.sizeBytes, input.fileSizes);
+
+type SetInput = Pick<PlanInput, 'sizeBytes' | 'fileCount' | 'concurrency' | 'fileSizes'>;
+
+export function setFixtures(input: SetInput): SetFixtures {
   const count = fileCountOf(input);
-  return new SetFixtures(fixtureSetPrefix(count, input.sizeBytes), count, input.sizeBytes);
+  return new SetFixtures(setPrefixOf(input, count), count, input.sizeBytes, input.fileSizes);
 }
 
 /**
@@ -80,14 +91,17 @@ export function uniqueFixtures(lists: readonly FixtureList[]): { sets: SetFixtur
   return {
     sets: all, blobs: single,
     count: all.reduce((n, s) => n + s.length, single.length),
-    bytes: all.reduce((n, s) => n + s.length * s.sizeBytes, single.reduce((n, f) => n + f.lengthBytes, 0)),
+    bytes: all.reduce((n, s) => n + totalBytes(s.files), single.reduce((n, f) => n + f.lengthBytes, 0)),
   };
 }
 
-/** One item per file: its bytes go at i x FILE_SIZE of the delivered whole, checked against its own content. */
+/**
+ * One item per file: its bytes go at i x FILE_SIZE of the delivered whole (drawn sizes: after every
+ * file before it), checked against its own content.
+ */
 export function perFileItems(input: PlanInput): FileSet {
   const count = fileCountOf(input);
-  return FileSet.of(fixtureSetPrefix(count, input.sizeBytes), count, input.sizeBytes, 'set');
+  return FileSet.of(setPrefixOf(input, count), count, input.sizeBytes, 'set', input.fileSizes);
 }
 
 /** A disjoint part of the set, named by a prefix of its file names, and the files it holds. */
@@ -116,7 +130,7 @@ export function listGroups(fileCount: number, setPrefix: string, lanes: number):
 
 export function listItems(input: PlanInput, delimiter?: string) {
   const count = fileCountOf(input);
-  const groups = listGroups(count, fixtureSetPrefix(count, input.sizeBytes), input.lanes ?? 1);
+  const groups = listGroups(count, setPrefixOf(input, count), input.lanes ?? 1);
   return groups.map((g, index) => ({
     index, blob: g.prefix, destOffsetBytes: g.first, lengthBytes: 0,
     list: { prefix: g.prefix, pageSize: input.pageSize ?? 5000, ...(delimiter ? { delimiter } : {}), first: g.first, count: g.count },

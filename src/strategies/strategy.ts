@@ -4,6 +4,7 @@
 import type { KindName } from '../kinds/index.js';
 import type { FixtureList, Items } from '../plan/items.js';
 import type { RunParams } from '../results/schema.js';
+import type { SizeDraw } from '../plan/size-draw.js';
 
 /** What a download plans from. */
 export interface PlanInput {
@@ -13,6 +14,8 @@ export interface PlanInput {
   rangeSizeBytes?: number;
   /** Many-blob workloads: files in the fixture set (each `sizeBytes`), list page size, and PROCESSES x MAX_SOCKETS. */
   fileCount?: number;
+  /** Many-blob workloads: each file's size drawn from a distribution (`sizeBytes`: the largest drawn). */
+  fileSizes?: SizeDraw;
   pageSize?: number;
   lanes?: number;
   /** Where the plan goes: a plain URL serves one object at its own address, and paths below it. */
@@ -25,6 +28,8 @@ export interface UploadPlanInput {
   prefix: string;
   fileCount: number;
   fileSizeBytes: number;
+  /** Small files: each one's size drawn from a distribution. */
+  fileSizes?: SizeDraw;
   blobSizeBytes: number;
   blockSizeBytes: number;
   thresholdBytes: number;

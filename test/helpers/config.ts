@@ -56,7 +56,8 @@ export function argvOf(specs: readonly AnyOption[], settings: Readonly<Record<st
   const argv: string[] = [];
   for (const [key, value] of Object.entries(settings)) {
     if (value === undefined || ['credentials', 'steady', 'hedge', 'openLoop'].includes(key)) continue;
-    const spec = specs.find((s) => s.key === key);
+    // The config's one size is --file-size's fixed form (the option also takes a distribution).
+    const spec = specs.find((s) => s.key === (key === 'fileSizeBytes' ? 'fileSize' : key));
     if (!spec) throw new Error(`testConfig: no option sets ${key}`);
     argv.push(`${spec.flag}=${valueText(key, value)}`);
   }

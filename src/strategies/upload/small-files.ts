@@ -12,5 +12,6 @@ export const smallFiles = {
   legacyUnit: 'ops/s',
   urlCapable: true,
   // Each file's content is the seed's stream at smallFileOffset: a bounded pool of payloads.
-  plan: ({ prefix, fileCount, fileSizeBytes }) => FileSet.of(prefix, fileCount, fileSizeBytes, 'upload'),
+  plan: ({ prefix, fileCount, fileSizeBytes, fileSizes }) =>
+    FileSet.of(prefix, fileCount, fileSizeBytes, 'upload', fileSizes),
 } as const satisfies UploadStrategy;
