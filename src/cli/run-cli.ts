@@ -8,9 +8,11 @@ import { COLLECT_OPTIONS, DOWNLOAD_OPTIONS, MANIFEST_OPTIONS, REPORT_OPTIONS, UP
 import { endpointOf, outputOf, sessionEstimate, type Output } from './output.js';
 import { formatBytes } from '../config/sizes.js';
 import { checkOutPath, readSources } from './sources.js';
+import { registerMetricsSecrets } from './metrics-secrets.js';
 import { checkProcessesFit } from './machine-fit.js';
 import { startFirstWorker } from '../workers/first-worker.js';
 import { sessionCell, type SessionCell, type SessionOutcome } from '../engine/session.js';
+import { basename } from 'node:path';
 import { log, redact, registerCredential, registerSecret, setLogLevel } from '../log/logger.js';
 import { cellArgv, findAxes, gridCells } from '../config/sweep.js';
 import { defaultResultsPath, newResultsFile, readResults, writeResults } from '../results/file.js';
@@ -150,6 +152,11 @@ export async function measure(m: Measurement): Promise<number> {
   // The results file keeps what the session keeps: raw records within one run's worth, all runs together.
   const stored = new RecordBudget(doc.runs, runRecordAtMost);
   const progress = await showProgress({ lines: !['error', 'warn'].includes(m.config.logLevel), intervalMs: m.config.progressIntervalMs });
+  // --metrics: live points from the coordinator, a listener like progress (a bad file path exits 2 here).
+  const metrics = m.config.metrics?.length ? (await import('./live-metrics.js')).startLiveMetrics(m.config.metrics, {
+    intervalMs: m.config.metricsIntervalMs ?? 1_000, token: m.config.metricsToken, runId: basename(path, '.json'), command: m.command,
+    targetKind: doc.environment.targetKind, version: doc.environment.packageVersion,
+  }) : undefined;
   // One client of a scale-out run: its workers wait at the start gate for the others, and its
   // results go to the storage account too.
   const scaleout = m.config.scaleout && (await import('../scaleout/client.js')).scaleoutClient(m.config.scaleout, m.config.container);
@@ -160,6 +167,7 @@ export async function measure(m: Measurement): Promise<number> {
       startGate: scaleout?.gate,
       onEvent: (e) => {
         progress.onEvent(e);
+        metrics?.onEvent(e);
         if (e.type !== 'run') return;
         stored.push(toRunRecord(measuredRunAtMost(e.run, stored.room(e.run.records.length))));
         saveSoon();
@@ -180,6 +188,7 @@ export async function measure(m: Measurement): Promise<number> {
   } finally {
     progress.close();
     clearTimeout(deadline);
+    await metrics?.finish();
   }
   const stopped = stop.signal.aborted ? String(stop.signal.reason) : undefined;
   doc.complete = !stopped;
@@ -215,6 +224,7 @@ async function loadCommand<C extends DownloadConfig | UploadConfig>(
   const sources = readSources(specs, flags, env);
   const config = load(flags, sources);
   registerSecrets([config.credentials, config.scaleout?.store], env);
+  registerMetricsSecrets(config.metrics, config.metricsToken);
   setLogLevel(config.logLevel);
   log.debug(`config ${JSON.stringify(redactedConfig(config))}`);
   return { config, output: await outputOf(flags, env, sources) };

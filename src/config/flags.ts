@@ -59,6 +59,7 @@ export function buildProgram(name: string, specs: readonly AnyOption[], summary:
     const structured = typeof spec.defaultValue === 'object' && spec.defaultValue !== null && (!Array.isArray(spec.defaultValue) || spec.defaultValue.some((v) => typeof v === 'object'));
     const dflt = spec.defaultValue !== undefined && !spec.secret && !structured ? ` (default ${shown})` : '';
     const option = new Option(`${spec.flag}${value}`, `${spec.help}${env}${dflt}`);
+    if (spec.repeatable) option.argParser((v: string, before: unknown) => (typeof before === 'string' ? `${before} ${v}` : v));
     program.addOption(isTestOnly(spec) ? option.hideHelp() : option);
   }
   return program;

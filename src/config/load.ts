@@ -7,7 +7,7 @@ import { resolveCredentials, type Credentials } from './credentials.js';
 import { ConfigError } from './errors.js';
 import { resolveScaleout, type ScaleoutConfig } from './scaleout.js';
 import { resolveOptions, type Sources } from './flags.js';
-import { DEFAULT_BLOB_SIZE_BYTES, DEFAULT_MAX_RUNS, DEFAULT_FILE_SIZE_BYTES, DOWNLOAD_OPTIONS, RUN_OPTIONS, SCALEOUT_OPTIONS, UPLOAD_OPTIONS, type ConnectionMode, type DownloadMethod, type HedgeAfter, type HedgeOn, type HttpClient, type LogLevel, type ReportFormat, type Resolved, type SinkKind, type UploadMethod } from './options.js';
+import { DEFAULT_BLOB_SIZE_BYTES, DEFAULT_MAX_RUNS, DEFAULT_FILE_SIZE_BYTES, DOWNLOAD_OPTIONS, RUN_OPTIONS, SCALEOUT_OPTIONS, UPLOAD_OPTIONS, type ConnectionMode, type DownloadMethod, type HedgeAfter, type HedgeOn, type HttpClient, type LogLevel, type MetricsSink, type ReportFormat, type Resolved, type SinkKind, type UploadMethod } from './options.js';
 
 export type { Credentials } from './credentials.js';
 // The flag and source layers live in flags.ts; the CLI and tests reach them here, as before.
@@ -38,6 +38,11 @@ export interface RunOptions {
   connections?: ConnectionMode;
   /** --duration: every run is a steady run of this length, counted per interval. */
   steady?: SteadyOptions;
+  /** --metrics: where live figures go while the session runs, every `metricsIntervalMs`. */
+  metrics?: MetricsSink[];
+  metricsToken?: string;
+  /** --interval: a steady run's series and the live metrics' points. */
+  metricsIntervalMs?: number;
 }
 
 export interface SteadyOptions {
@@ -64,7 +69,8 @@ function untilTime(o: Resolved<typeof RUN_OPTIONS>): Pick<RunOptions, 'maxRuns' 
 }
 
 function runOptions(o: Resolved<typeof RUN_OPTIONS>): RunOptions {
-  const base = { connections: o.connections, trace: o.trace, maxRetries: o.maxRetries, timeoutMs: o.timeoutMs, deadlineMs: o.deadlineMs, progressIntervalMs: o.progressIntervalMs, resultsPath: o.resultsPath, format: o.format };
+  const base = { connections: o.connections, trace: o.trace, maxRetries: o.maxRetries, timeoutMs: o.timeoutMs, deadlineMs: o.deadlineMs, progressIntervalMs: o.progressIntervalMs, resultsPath: o.resultsPath, format: o.format,
+    ...(o.metrics ? { metrics: o.metrics, metricsIntervalMs: o.intervalMs, ...(o.metricsToken ? { metricsToken: o.metricsToken } : {}) } : {}) };
   if (o.durationMs === undefined) {
     if (o.autoterm) throw new ConfigError('--autoterm (BLOB_CACHER_AUTOTERM) ends a steady run early; give --duration too (e.g. --duration 60s --autoterm)');
     // As hyperfine: by default at least 5 runs and 3 s of measured time; --runs given means exactly that
@@ -262,5 +268,6 @@ export function redactedConfig(config: DownloadConfig | UploadConfig): Record<st
   // The run store's key or SAS never shows; an Entra ID store has no secret of its own.
   const secret = s && s.store.kind !== 'entra' ? { [s.store.kind]: '[redacted]' } : {};
   const scaleout = s ? { scaleout: { ...s, store: { kind: s.store.kind, account: s.store.account, endpoint: s.store.endpoint, ...secret } } } : {};
-  return { ...config, credentials: target, ...scaleout };
+  const token = config.metricsToken ? { metricsToken: '[redacted]' } : {};
+  return { ...config, credentials: target, ...scaleout, ...token };
 }

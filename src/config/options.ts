@@ -42,6 +42,8 @@ interface OptionFields<T, K extends string> {
   readonly help: string;
   /** Never logged or written anywhere. */
   readonly secret?: boolean;
+  /** The flag may be given more than once: the values are joined with a space, as the env var takes them. */
+  readonly repeatable?: boolean;
 }
 
 export interface OptionSpec<T = unknown, K extends string = string> extends OptionFields<T, K> {
@@ -177,6 +179,33 @@ export function formatDuration(ms: number): string {
   for (const [unit, size] of [['h', 3_600_000], ['m', 60_000], ['s', 1000]] as const) if (ms >= size && ms % size === 0) return `${ms / size}${unit}`;
   return `${ms}ms`;
 }
+
+/** Where --metrics sends live figures: InfluxDB line protocol to a file or an HTTP write endpoint, or OTLP/HTTP JSON. */
+export type MetricsSink = { format: 'influx'; file: string } | { format: 'influx' | 'otlp'; url: string };
+
+/**
+ * --metrics: one or more `influx=FILE|URL` and `otlp=URL`, separated by spaces (a repeated flag is
+ * joined so); a file path may hold spaces, since only ` influx=` or ` otlp=` starts the next one.
+ */
+export const metricsSinks: Parser<MetricsSink[]> = (raw) => {
+  const expected = 'influx=FILE, influx=http(s)://HOST/api/v2/write?org=O&bucket=B (or v1 /write?db=D) or otlp=http(s)://HOST:4318/v1/metrics, space-separated';
+  const out: MetricsSink[] = [];
+  for (const part of raw.trim().split(/\s+(?=(?:influx|otlp)=)/)) {
+    const m = /^(influx|otlp)=(.+)$/s.exec(part.trim());
+    if (!m) return new Invalid(expected);
+    const format = m[1] as 'influx' | 'otlp';
+    const target = m[2]!.trim();
+    if (/^https?:\/\//i.test(target)) {
+      if (!URL.canParse(target)) return new Invalid(expected);
+      out.push({ format, url: target });
+    } else if (format === 'influx' && !/^[a-z][a-z0-9+.-]*:\/\//i.test(target)) {
+      out.push({ format, file: target });
+    } else {
+      return new Invalid(expected);
+    }
+  }
+  return out;
+};
 
 /** Options for the test suite only: left out of --help. */
 export const isTestOnly = (spec: { help: string }) => spec.help.startsWith('TEST ONLY');
@@ -333,6 +362,11 @@ export const RUN_OPTIONS = table(
   option({ key: 'timeoutMs', flag: '--timeout', env: 'BLOB_CACHER_TIMEOUT', valueName: 'duration', defaultValue: 30_000, parse: duration(10, MAX_TIMEOUT_MS), help: 'per try: the longest a socket may stay idle, a stalled body included, noticed within a quarter more (30s, 500ms; at most 24h)' }),
   option({ key: 'deadlineMs', flag: '--deadline', env: 'BLOB_CACHER_DEADLINE', valueName: 'duration', parse: duration(100, MAX_TIMEOUT_MS), help: 'the whole session at most this long: then it stops as on SIGINT and writes what it measured (default: none; preflight alone has one of 2 x --timeout)' }),
   option({ key: 'progressIntervalMs', flag: '--progress-interval', env: 'BLOB_CACHER_PROGRESS_INTERVAL', valueName: 'duration', defaultValue: 5_000, parse: duration(100, MAX_TIMEOUT_MS), help: 'without a terminal: a progress line this often (5s)' }),
+  option({
+    key: 'metrics', flag: '--metrics', env: 'BLOB_CACHER_METRICS', valueName: 'sink', parse: metricsSinks, repeatable: true,
+    help: 'live figures while it runs, every --interval per contender: influx=FILE|URL (line protocol, appended or POSTed) or otlp=URL (OTLP/HTTP JSON); repeatable (docs/live-metrics.md)',
+  }),
+  option({ key: 'metricsToken', flag: '--metrics-token', env: 'BLOB_CACHER_METRICS_TOKEN', valueName: 'token', parse: text, secret: true, help: 'with --metrics URL: sent as Authorization (InfluxDB v2 "Token …", OTLP "Bearer …")' }),
   option({ key: 'trace', flag: '--trace', env: 'BLOB_CACHER_TRACE', valueName: 'bool', defaultValue: true, parse: bool, help: 'per-phase tracing (false: totals only, to measure what tracing costs)' }),
   option({ key: 'resultsPath', flag: '--results', env: 'BLOB_CACHER_RESULTS', valueName: 'path', parse: text, help: 'results file (default results/<command>-<timestamp>.json)' }),
   format,
