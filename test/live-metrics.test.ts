@@ -78,6 +78,9 @@ function parseLine(line: string): ParsedLine {
 
 const parseAll = (text: string) => text.split('\n').filter((l) => l !== '').map(parseLine);
 
+/** What the CLI run below wrote: each measurement's fields and tags, for the dashboard's check. */
+const emitted = new Map<string, { fields: Set<string>; tags: Set<string> }>();
+
 describe('line protocol and OTLP encoding', () => {
   const hostile: MetricPoint = {
     measurement: 'blob cacher,x', tags: { contender: 'a,b c=d\\e', cell: 'x\ny', empty: '' }, fields: { 'mib per_s': 1.5, requests: 3, whole: 2, nan: NaN },
@@ -166,6 +169,12 @@ describe('--metrics on a steady run of the CLI', () => {
       expect(run.code).toBe(0);
       const text = await readFile(join(cwd, 'm.lp'), 'utf8');
       const points = parseAll(text);
+      for (const p of points) {
+        const seen = emitted.get(p.measurement) ?? { fields: new Set<string>(), tags: new Set<string>() };
+        emitted.set(p.measurement, seen);
+        for (const f of Object.keys(p.fields)) seen.fields.add(f);
+        for (const t of Object.keys(p.tags)) seen.tags.add(t);
+      }
       const results = JSON.parse(await readFile(join(cwd, 'r.json'), 'utf8')) as { runs: { strategy: string; requests: number; steady: { series: unknown[] } }[] };
       for (const contender of ['single', 'chunked']) {
         const mine = points.filter((p) => p.tags.contender === contender);
@@ -259,4 +268,46 @@ describe('--metrics on a steady run of the CLI', () => {
       expect(run.stderr).toMatch(said);
     }
   }, 40_000);
+
+  it('has a Grafana dashboard whose every query reads a measurement, fields and tags the run above wrote', async () => {
+    expect(emitted.size, 'the steady run above wrote points').toBeGreaterThan(0);
+    const dash = JSON.parse(await readFile(join(import.meta.dirname, '..', 'docs', 'grafana', 'blob-cacher-influx.json'), 'utf8')) as {
+      schemaVersion: number; uid: string; title: string; __inputs: { type: string; pluginId: string }[];
+      templating: { list: { name: string }[] };
+      panels: { id: number; type: string; title: string; gridPos: { x: number; y: number; w: number; h: number }; datasource: { type: string }; targets: { refId: string; query: string }[] }[];
+    };
+    // Grafana 10 and 11 read schemaVersion 39 as current; an import asks for the InfluxDB data source.
+    expect(dash.schemaVersion).toBe(39);
+    expect(dash.uid).toMatch(/^[A-Za-z0-9_-]{1,40}$/);
+    expect(dash.__inputs).toEqual([expect.objectContaining({ type: 'datasource', pluginId: 'influxdb' })]);
+    const variables = new Set(dash.templating.list.map((v) => v.name));
+    expect(dash.panels.length).toBeGreaterThanOrEqual(5);
+    expect(new Set(dash.panels.map((p) => p.id)).size).toBe(dash.panels.length);
+    const read = new Set<string>();
+    for (const panel of dash.panels) {
+      expect(['timeseries', 'table']).toContain(panel.type);
+      expect(panel.datasource.type).toBe('influxdb');
+      expect(panel.gridPos.x + panel.gridPos.w, panel.title).toBeLessThanOrEqual(24);
+      expect(panel.targets.length, panel.title).toBeGreaterThan(0);
+      for (const { query } of panel.targets) {
+        const measurements = [...query.matchAll(/r\._measurement == "([^"]+)"/g)].map((m) => m[1]!);
+        const fields = [...query.matchAll(/r\._field == "([^"]+)"/g)].map((m) => m[1]!);
+        const tags = [...query.matchAll(/\br\.([a-z_]+) =~/g)].map((m) => m[1]!);
+        expect(measurements, panel.title).toHaveLength(1);
+        const wrote = emitted.get(measurements[0]!);
+        expect(wrote, `${panel.title}: ${measurements[0]} is written`).toBeDefined();
+        expect(fields.length, panel.title).toBeGreaterThan(0);
+        for (const f of fields) {
+          expect(wrote!.fields.has(f), `${panel.title}: field ${f} of ${measurements[0]}`).toBe(true);
+          read.add(`${measurements[0]}.${f}`);
+        }
+        for (const t of tags) expect(wrote!.tags.has(t), `${panel.title}: tag ${t}`).toBe(true);
+        for (const [, v] of query.matchAll(/\$\{([a-z_]+)(:[a-z]+)?\}/g)) expect(variables.has(v!), `${panel.title}: variable ${v}`).toBe(true);
+      }
+    }
+    // The figures the issue names are all on it: rate, bytes, latency percentiles, errors, retries, throttles.
+    for (const f of ['blob_cacher.mib_per_s', 'blob_cacher.requests_per_s', 'blob_cacher.errors', 'blob_cacher.retries', 'blob_cacher_interval.latency_p99_ms', 'blob_cacher_interval.throttles', 'blob_cacher_run.latency_p90_ms']) {
+      expect(read.has(f), f).toBe(true);
+    }
+  });
 });

@@ -354,7 +354,7 @@ export const RUN_OPTIONS = table(
     key: 'durationMs', flag: '--duration', env: 'BLOB_CACHER_DURATION', valueName: 'duration', parse: duration(100, MAX_TIMEOUT_MS),
     help: 'steady state: each run repeats its requests for this long (downloads the whole blob again and again, uploads keep putting files) and records every --interval; ranked by the rate while every worker ran (default runs: 1)',
   }),
-  option({ key: 'intervalMs', flag: '--interval', env: 'BLOB_CACHER_INTERVAL', valueName: 'duration', defaultValue: 1_000, parse: duration(100, MAX_TIMEOUT_MS), help: 'with --duration: one point of the series this often (bytes, requests, errors, retries, p50/p99)' }),
+  option({ key: 'intervalMs', flag: '--interval', env: 'BLOB_CACHER_INTERVAL', valueName: 'duration', defaultValue: 1_000, parse: duration(100, MAX_TIMEOUT_MS), help: 'with --duration: one point of the series this often (bytes, requests, errors, retries, p50/p99); with --metrics: one live point this often' }),
   option({ key: 'autoterm', flag: '--autoterm', env: 'BLOB_CACHER_AUTOTERM', valueName: 'bool', defaultValue: false, parse: bool, help: 'with --duration: end a run early once its rate has been stable (--autoterm-window, --autoterm-tolerance)' }),
   option({ key: 'autotermWindowMs', flag: '--autoterm-window', env: 'BLOB_CACHER_AUTOTERM_WINDOW', valueName: 'duration', defaultValue: 10_000, parse: duration(200, MAX_TIMEOUT_MS), help: 'how long the rate must stay within the tolerance (10s)' }),
   option({ key: 'autotermTolerance', flag: '--autoterm-tolerance', env: 'BLOB_CACHER_AUTOTERM_TOLERANCE', valueName: 'percent', defaultValue: 0.075, parse: percent(100), help: 'how far each interval\'s rate may be from the window\'s mean (7.5%)' }),
