@@ -2,7 +2,7 @@
 // endpoint or an OTLP/HTTP collector. A receiver is never waited on by the run: each sink has a
 // bounded queue and one request in flight with a bounded timeout; a batch that does not fit, fails
 // or times out is dropped and counted, and the session says so once at its end.
-import { closeSync, constants, lstatSync, openSync, readlinkSync, write } from 'node:fs';
+import { closeSync, constants, lstatSync, mkdirSync, openSync, readlinkSync, write } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { ConfigError } from '../config/errors.js';
@@ -12,7 +12,7 @@ import { lineProtocolBatch, otlpJson, type MetricPoint } from '../report/metrics
 import { liveMetrics, type LiveContext, type LiveMetricsView } from '../report/live-metrics.js';
 import { kindOf } from '../results/output-path.js';
 
-/** Batches waiting per sink: at one a second, a receiver may be this many seconds behind before batches drop. */
+/** Batches waiting per sink: at one a second, a receiver may fall this many seconds behind. */
 export const MAX_QUEUED_BATCHES = 64;
 /** The longest one POST may take, and the longest the session's end waits for what is queued. */
 export const POST_TIMEOUT_MS = 5_000;
@@ -93,17 +93,25 @@ function openAppend(path: string): { fd: number; owned: boolean } {
   }
   if (st?.isSymbolicLink()) {
     const to = resolve(dirname(path), readlinkSync(path));
-    throw new ConfigError(`--metrics influx=${path} is a symbolic link to ${to}; blob-cacher neither follows nor replaces links: give ${to} itself`);
+    throw new ConfigError(`--metrics influx=${path} is a symbolic link to ${to}; `
+      + `blob-cacher neither follows nor replaces links: give ${to} itself`);
   }
-  if (st?.isDirectory()) throw new ConfigError(`--metrics influx=${path} is a directory; give a file path inside it, e.g. ${path}/metrics.lp`);
+  if (st?.isDirectory()) {
+    throw new ConfigError(`--metrics influx=${path} is a directory; give a file in it, e.g. ${path}/m.lp`);
+  }
   // A FIFO with no reader would block the open: non-blocking, it fails at once (ENXIO) instead.
   const special = st !== undefined && !st.isFile() ? constants.O_NONBLOCK : 0;
   try {
-    return { fd: openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW | special, 0o644), owned: true };
+    // As the results file's: its directory is made if missing.
+    if (!st) mkdirSync(dirname(path), { recursive: true });
+    const { O_WRONLY, O_APPEND, O_CREAT, O_NOFOLLOW } = constants;
+    const flags = O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | special;
+    return { fd: openSync(path, flags, 0o644), owned: true };
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
     const what = st && !st.isFile() ? ` (${kindOf(st)})` : '';
-    throw new ConfigError(`--metrics influx=${path}${what} cannot be opened for appending (${code}); give a writable file path, e.g. results/metrics.lp`);
+    throw new ConfigError(`--metrics influx=${path}${what} cannot be opened for appending (${code}); `
+      + 'give a writable file path, e.g. results/metrics.lp');
   }
 }
 
@@ -130,7 +138,8 @@ async function post(url: string, body: string, contentType: string, authorizatio
     method: 'POST', body, signal: AbortSignal.timeout(POST_TIMEOUT_MS),
     headers: { 'content-type': contentType, ...(authorization ? { authorization } : {}) },
   }).catch((err: Error) => {
-    throw new Error(err.name === 'TimeoutError' ? `no answer within ${POST_TIMEOUT_MS / 1000} s` : (err.cause as Error | undefined)?.message ?? err.message);
+    if (err.name === 'TimeoutError') throw new Error(`no answer within ${POST_TIMEOUT_MS / 1000} s`);
+    throw new Error((err.cause as Error | undefined)?.message ?? err.message);
   });
   // The body is read (and bounded by the same timeout) so that the socket is free for the next batch.
   await res.arrayBuffer().catch(() => {});
@@ -145,12 +154,22 @@ const shown = (s: MetricsSink): string => {
 };
 
 export interface LiveMetrics extends LiveMetricsView {
-  /** Ends the session's metrics: the last points go, queued ones are waited for (bounded), drops said once. */
+  /** Ends the session's metrics: the last points go, queued ones are waited for, drops said once. */
   finish(): Promise<void>;
 }
 
 /** Opens every sink (a bad file path throws a ConfigError now) and returns the session's listener. */
-export function startLiveMetrics(sinks: readonly MetricsSink[], opts: { intervalMs: number; token?: string; runId: string; command: string; targetKind: string; version: string }): LiveMetrics {
+export interface LiveMetricsOptions {
+  intervalMs: number;
+  token?: string;
+  runId: string;
+  command: string;
+  targetKind: string;
+  version: string;
+}
+
+export function startLiveMetrics(sinks: readonly MetricsSink[], opts: LiveMetricsOptions): LiveMetrics {
+  const host = hostname();
   const files: number[] = [];
   const queues = sinks.map((s) => {
     if ('file' in s) {
@@ -161,14 +180,17 @@ export function startLiveMetrics(sinks: readonly MetricsSink[], opts: { interval
     if (s.format === 'influx') {
       const url = influxUrl(s.url);
       const auth = opts.token ? `Token ${opts.token}` : undefined;
-      return { queue: new BoundedQueue(shown(s), (text) => post(url, text, 'text/plain; charset=utf-8', auth)), encode: lineProtocolBatch };
+      const queue = new BoundedQueue(shown(s), (text) => post(url, text, 'text/plain; charset=utf-8', auth));
+      return { queue, encode: lineProtocolBatch };
     }
     const url = otlpUrl(s.url);
     const auth = opts.token ? `Bearer ${opts.token}` : undefined;
-    const resource = { 'service.name': 'blob-cacher', 'service.version': opts.version, 'host.name': hostname() };
-    return { queue: new BoundedQueue(shown(s), (text) => post(url, text, 'application/json', auth)), encode: (p: readonly MetricPoint[]) => otlpJson(p, resource, opts.version) };
+    const resource = { 'service.name': 'blob-cacher', 'service.version': opts.version, 'host.name': host };
+    const queue = new BoundedQueue(shown(s), (text) => post(url, text, 'application/json', auth));
+    return { queue, encode: (p: readonly MetricPoint[]) => otlpJson(p, resource, opts.version) };
   });
-  const ctx: LiveContext = { runId: opts.runId, command: opts.command, targetKind: opts.targetKind, host: hostname() };
+  const { runId, command, targetKind } = opts;
+  const ctx: LiveContext = { runId, command, targetKind, host };
   const view = liveMetrics(ctx, opts.intervalMs, (points) => {
     for (const { queue, encode } of queues) {
       const text = encode(points);
@@ -183,7 +205,9 @@ export function startLiveMetrics(sinks: readonly MetricsSink[], opts: { interval
       await Promise.all(queues.map(({ queue }) => queue.drain(CLOSE_WAIT_MS)));
       for (const fd of files) closeSync(fd);
       for (const { queue } of queues) {
-        if (queue.dropped) log.warn(`--metrics ${queue.name}: ${queue.dropped} of ${queue.batches} batch(es) dropped (${redact(queue.firstProblem ?? 'unknown')})`);
+        if (!queue.dropped) continue;
+        const why = redact(queue.firstProblem ?? 'unknown');
+        log.warn(`--metrics ${queue.name}: ${queue.dropped} of ${queue.batches} batch(es) dropped (${why})`);
       }
     },
   };

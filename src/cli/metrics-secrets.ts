@@ -7,7 +7,7 @@ import { registerCredential, registerSecret } from '../log/logger.js';
 const SECRET_PARAMS = ['p', 'password', 'token', 'sig', 'api_key', 'apikey'];
 
 /** Registers every secret --metrics holds: the token, and a URL's password and secret query values. */
-export function registerMetricsSecrets(sinks: readonly MetricsSink[] | undefined, token: string | undefined): void {
+export function registerMetricsSecrets(sinks: readonly MetricsSink[] | undefined, token?: string): void {
   registerSecret(token);
   for (const s of sinks ?? []) {
     if (!('url' in s)) continue;

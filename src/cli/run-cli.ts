@@ -104,6 +104,11 @@ export async function measure(m: Measurement): Promise<number> {
   const remote = isRemote(doc.environment.endpoint);
   if (remote && m.config.credentials.kind !== 'url' && !m.config.steady) log.info(await sessionEstimate(m.command, m.config, m.cells.length, m.output.prices));
   if (m.sweep) doc.sweep = m.sweep;
+  // --metrics: live points, a listener like progress; a bad file path exits 2 here, before any work.
+  const metrics = m.config.metrics?.length ? (await import('./live-metrics.js')).startLiveMetrics(m.config.metrics, {
+    intervalMs: m.config.metricsIntervalMs ?? 1_000, token: m.config.metricsToken, runId: basename(path, '.json'), command: m.command,
+    targetKind: doc.environment.targetKind, version: doc.environment.packageVersion,
+  }) : undefined;
   let writing: Promise<void> = Promise.resolve();
   const save = () => (writing = writing.then(() => writeResults(path, doc)));
   // Rewriting the whole file (redacted, then renamed into place) after every run made a session of
@@ -152,11 +157,6 @@ export async function measure(m: Measurement): Promise<number> {
   // The results file keeps what the session keeps: raw records within one run's worth, all runs together.
   const stored = new RecordBudget(doc.runs, runRecordAtMost);
   const progress = await showProgress({ lines: !['error', 'warn'].includes(m.config.logLevel), intervalMs: m.config.progressIntervalMs });
-  // --metrics: live points from the coordinator, a listener like progress (a bad file path exits 2 here).
-  const metrics = m.config.metrics?.length ? (await import('./live-metrics.js')).startLiveMetrics(m.config.metrics, {
-    intervalMs: m.config.metricsIntervalMs ?? 1_000, token: m.config.metricsToken, runId: basename(path, '.json'), command: m.command,
-    targetKind: doc.environment.targetKind, version: doc.environment.packageVersion,
-  }) : undefined;
   // One client of a scale-out run: its workers wait at the start gate for the others, and its
   // results go to the storage account too.
   const scaleout = m.config.scaleout && (await import('../scaleout/client.js')).scaleoutClient(m.config.scaleout, m.config.container);

@@ -13,7 +13,8 @@ export interface MetricPoint {
 }
 
 /** Fields that count events within the point's span: integers in line protocol, delta sums in OTLP. */
-export const COUNT_FIELDS: ReadonlySet<string> = new Set(['requests', 'bytes', 'errors', 'retries', 'throttles']);
+export const COUNT_FIELDS: ReadonlySet<string> =
+  new Set(['requests', 'bytes', 'errors', 'retries', 'throttles']);
 
 /** Epoch ms as integer nanoseconds: microsecond precision (a double cannot hold ns since 1970 exactly). */
 export const epochNs = (ms: number): bigint => BigInt(Math.round(ms * 1000)) * 1000n;
@@ -33,9 +34,10 @@ function fieldValue(name: string, v: number): string {
   return /[.e]/.test(text) ? text : `${text}.0`;
 }
 
-/** One line of line protocol (no newline); tags sorted by key, as Influx stores them. Non-finite fields are left out. */
+/** One line of line protocol (no newline); tags sorted by key, as Influx keeps them; NaN fields left out. */
 export function lineProtocol(p: MetricPoint): string {
-  const tags = Object.entries(p.tags).filter(([, v]) => v !== '').sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const tags = Object.entries(p.tags).filter(([, v]) => v !== '')
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const fields = Object.entries(p.fields).filter(([, v]) => Number.isFinite(v));
   const tagText = tags.map(([k, v]) => `,${escKey(k)}=${escKey(v)}`).join('');
   const fieldText = fields.map(([k, v]) => `${escKey(k)}=${fieldValue(k, v)}`).join(',');
@@ -44,7 +46,8 @@ export function lineProtocol(p: MetricPoint): string {
 
 /** A batch as line protocol: one line per point that has a field. */
 export const lineProtocolBatch = (points: readonly MetricPoint[]): string =>
-  points.filter((p) => Object.values(p.fields).some(Number.isFinite)).map((p) => `${lineProtocol(p)}\n`).join('');
+  points.filter((p) => Object.values(p.fields).some(Number.isFinite))
+    .map((p) => `${lineProtocol(p)}\n`).join('');
 
 /** Units, UCUM as OTLP asks: by field-name suffix. */
 function unitOf(field: string): string {
@@ -68,7 +71,9 @@ const DELTA = 1;
  * (`blob_cacher.mib_per_s`), gauges for rates and latencies, monotonic delta sums for counts.
  * int64 values and times are strings, as the protobuf JSON mapping writes them.
  */
-export function otlpJson(points: readonly MetricPoint[], resource: Readonly<Record<string, string>>, scopeVersion: string): string {
+export function otlpJson(
+  points: readonly MetricPoint[], resource: Readonly<Record<string, string>>, scopeVersion: string,
+): string {
   const metrics = new Map<string, { name: string; unit: string; count: boolean; dataPoints: object[] }>();
   for (const p of points) {
     for (const [field, v] of Object.entries(p.fields)) {
@@ -79,7 +84,10 @@ export function otlpJson(points: readonly MetricPoint[], resource: Readonly<Reco
       if (!m) metrics.set(name, (m = { name, unit: unitOf(field), count, dataPoints: [] }));
       const time = { timeUnixNano: String(epochNs(p.timeMs)) };
       m.dataPoints.push(count
-        ? { attributes: attributes(p.tags), startTimeUnixNano: String(epochNs(p.startMs)), ...time, asInt: String(Math.round(v)) }
+        ? {
+          attributes: attributes(p.tags), startTimeUnixNano: String(epochNs(p.startMs)), ...time,
+          asInt: String(Math.round(v)),
+        }
         : { attributes: attributes(p.tags), ...time, asDouble: v });
     }
   }
