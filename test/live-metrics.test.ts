@@ -78,12 +78,36 @@ function parseLine(line: string): ParsedLine {
 
 const parseAll = (text: string) => text.split('\n').filter((l) => l !== '').map(parseLine);
 
+const LIVE_FIELDS = ['requests', 'bytes', 'errors', 'retries', 'requests_per_s', 'mib_per_s', 'elapsed_s'];
+const DASHBOARD = join(import.meta.dirname, '..', 'docs', 'grafana', 'blob-cacher-influx.json');
+
+/** An OTLP/HTTP JSON export request, as far as the tests read it. */
+interface OtlpDoc {
+  resourceMetrics: {
+    resource: { attributes: { key: string }[] };
+    scopeMetrics: { scope: { name: string }; metrics: OtlpMetric[] }[];
+  }[];
+}
+interface OtlpPoint {
+  attributes: unknown[];
+  timeUnixNano: string;
+  startTimeUnixNano?: string;
+  asDouble?: number;
+  asInt?: string;
+}
+interface OtlpMetric {
+  name: string;
+  gauge?: { dataPoints: OtlpPoint[] };
+  sum?: { aggregationTemporality: number; isMonotonic: boolean; dataPoints: OtlpPoint[] };
+}
+
 /** What the CLI run below wrote: each measurement's fields and tags, for the dashboard's check. */
 const emitted = new Map<string, { fields: Set<string>; tags: Set<string> }>();
 
 describe('line protocol and OTLP encoding', () => {
   const hostile: MetricPoint = {
-    measurement: 'blob cacher,x', tags: { contender: 'a,b c=d\\e', cell: 'x\ny', empty: '' }, fields: { 'mib per_s': 1.5, requests: 3, whole: 2, nan: NaN },
+    measurement: 'blob cacher,x', tags: { contender: 'a,b c=d\\e', cell: 'x\ny', empty: '' },
+    fields: { 'mib per_s': 1.5, requests: 3, whole: 2, nan: NaN },
     timeMs: 1_700_000_000_123.456, startMs: 1_700_000_000_000,
   };
 
@@ -99,25 +123,32 @@ describe('line protocol and OTLP encoding', () => {
   });
 
   it('writes OTLP JSON with gauges for rates and delta sums for counts, int64s as strings', () => {
-    const doc = JSON.parse(otlpJson([hostile], { 'service.name': 'blob-cacher' }, '1.2.3')) as {
-      resourceMetrics: { resource: { attributes: unknown[] }; scopeMetrics: { scope: { name: string }; metrics: Record<string, any>[] }[] }[];
-    };
+    const doc = JSON.parse(otlpJson([hostile], { 'service.name': 'blob-cacher' }, '1.2.3')) as OtlpDoc;
     const metrics = doc.resourceMetrics[0]!.scopeMetrics[0]!.metrics;
-    const byName = new Map(metrics.map((m) => [m.name as string, m]));
-    expect([...byName.keys()].sort()).toEqual(['blob cacher,x.mib per_s', 'blob cacher,x.requests', 'blob cacher,x.whole']);
+    const byName = new Map(metrics.map((m) => [m.name, m]));
+    expect([...byName.keys()].sort()).toEqual([
+      'blob cacher,x.mib per_s', 'blob cacher,x.requests', 'blob cacher,x.whole',
+    ]);
     const requests = byName.get('blob cacher,x.requests')!;
     expect(requests.sum).toMatchObject({ aggregationTemporality: 1, isMonotonic: true });
-    expect(requests.sum.dataPoints[0]).toMatchObject({ asInt: '3', startTimeUnixNano: '1700000000000000000', timeUnixNano: '1700000000123456000' });
-    expect(byName.get('blob cacher,x.whole')!.gauge.dataPoints[0].asDouble).toBe(2);
-    expect(requests.sum.dataPoints[0].attributes).toEqual([{ key: 'contender', value: { stringValue: 'a,b c=d\\e' } }, { key: 'cell', value: { stringValue: 'x\ny' } }]);
+    expect(requests.sum!.dataPoints[0]).toMatchObject({
+      asInt: '3', startTimeUnixNano: '1700000000000000000', timeUnixNano: '1700000000123456000',
+    });
+    expect(byName.get('blob cacher,x.whole')!.gauge!.dataPoints[0]!.asDouble).toBe(2);
+    expect(requests.sum!.dataPoints[0]!.attributes).toEqual([
+      { key: 'contender', value: { stringValue: 'a,b c=d\\e' } }, { key: 'cell', value: { stringValue: 'x\ny' } },
+    ]);
   });
 
   it('parses sinks: files, Influx URLs and OTLP URLs, space-separated, and refuses anything else', () => {
-    expect(metricsSinks('influx=out/m.lp otlp=http://h:4318 influx=https://h/api/v2/write?org=o&bucket=b')).toEqual([
-      { format: 'influx', file: 'out/m.lp' }, { format: 'otlp', url: 'http://h:4318' }, { format: 'influx', url: 'https://h/api/v2/write?org=o&bucket=b' },
+    const v2 = 'https://h/api/v2/write?org=o&bucket=b';
+    expect(metricsSinks(`influx=out/m.lp otlp=http://h:4318 influx=${v2}`)).toEqual([
+      { format: 'influx', file: 'out/m.lp' }, { format: 'otlp', url: 'http://h:4318' }, { format: 'influx', url: v2 },
     ]);
     expect(metricsSinks('influx=my metrics.lp')).toEqual([{ format: 'influx', file: 'my metrics.lp' }]);
-    for (const bad of ['prometheus=x', 'otlp=metrics.json', 'influx=ftp://h/x', 'influx=']) expect(metricsSinks(bad)).toBeInstanceOf(Invalid);
+    for (const bad of ['prometheus=x', 'otlp=metrics.json', 'influx=ftp://h/x', 'influx=']) {
+      expect(metricsSinks(bad), bad).toBeInstanceOf(Invalid);
+    }
   });
 
   it('leaves a batch of only empty points empty', () => {
@@ -126,14 +157,17 @@ describe('line protocol and OTLP encoding', () => {
 });
 
 /** A receiver on port 0 that keeps every POST: its URL, headers and body. */
-async function receiver(answer: (req: http.IncomingMessage, res: http.ServerResponse) => void = (_q, r) => void r.writeHead(204).end()) {
+type Answer = (req: http.IncomingMessage, res: http.ServerResponse) => void;
+
+async function receiver(answer: Answer = (_q, r) => void r.writeHead(204).end()) {
   const got: { url: string; authorization?: string; contentType?: string; body: string }[] = [];
   const server = http.createServer((req, res) => {
     let body = '';
     req.setEncoding('utf8');
     req.on('data', (d: string) => (body += d));
     req.on('end', () => {
-      got.push({ url: req.url ?? '', authorization: req.headers.authorization, contentType: req.headers['content-type'], body });
+      const { authorization, 'content-type': contentType } = req.headers;
+      got.push({ url: req.url ?? '', authorization, contentType, body });
       answer(req, res);
     });
   });
@@ -153,8 +187,9 @@ describe('--metrics on a steady run of the CLI', () => {
   const DURATION_MS = 2_000;
   const INTERVAL_MS = 250;
   const steadyArgs = (cwd: string) => [
-    'download', '--url', `${target}/blob`, '--source-method', 'single,chunked', '--concurrency', '2', '--processes', '1',
-    '--duration', `${DURATION_MS}ms`, '--interval', `${INTERVAL_MS}ms`, '--results', join(cwd, 'r.json'), '--log-level', 'warn',
+    'download', '--url', `${target}/blob`, '--source-method', 'single,chunked', '--concurrency', '2',
+    '--processes', '1', '--duration', `${DURATION_MS}ms`, '--interval', `${INTERVAL_MS}ms`,
+    '--results', join(cwd, 'r.json'), '--log-level', 'warn',
   ];
 
   it('writes one point per interval per contender to a file, the same lines to Influx, and OTLP JSON to a collector', async () => {
@@ -162,7 +197,10 @@ describe('--metrics on a steady run of the CLI', () => {
     const influx = await receiver();
     const otlp = await receiver((_q, r) => void r.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
     try {
-      const run = await runCli([...steadyArgs(cwd), '--metrics', `influx=${join(cwd, 'm.lp')}`, '--metrics', `influx=${influx.base}/api/v2/write?org=o&bucket=b`, '--metrics', `otlp=${otlp.base}`], {
+      const sinks = [
+        `influx=${join(cwd, 'm.lp')}`, `influx=${influx.base}/api/v2/write?org=o&bucket=b`, `otlp=${otlp.base}`,
+      ];
+      const run = await runCli([...steadyArgs(cwd), ...sinks.flatMap((s) => ['--metrics', s])], {
         cwd, env: { BLOB_CACHER_METRICS_TOKEN: TOKEN }, limitMs: 30_000,
       });
       expect(run.stderr).not.toMatch(/dropped/);
@@ -175,18 +213,21 @@ describe('--metrics on a steady run of the CLI', () => {
         for (const f of Object.keys(p.fields)) seen.fields.add(f);
         for (const t of Object.keys(p.tags)) seen.tags.add(t);
       }
-      const results = JSON.parse(await readFile(join(cwd, 'r.json'), 'utf8')) as { runs: { strategy: string; requests: number; steady: { series: unknown[] } }[] };
+      type Stored = { strategy: string; requests: number; steady: { series: unknown[] } };
+      const results = JSON.parse(await readFile(join(cwd, 'r.json'), 'utf8')) as { runs: Stored[] };
       for (const contender of ['single', 'chunked']) {
         const mine = points.filter((p) => p.tags.contender === contender);
         const live = mine.filter((p) => p.measurement === 'blob_cacher');
-        // One per interval of the run (the coordinator's timer, from the release), and at most one for the tail.
+        // One per interval of the run (the coordinator's timer from the release), at most one for the tail.
         const intervals = DURATION_MS / INTERVAL_MS;
         expect(live.length, `${contender}: ${live.length} live points`).toBeGreaterThanOrEqual(intervals - 1);
         expect(live.length).toBeLessThanOrEqual(intervals + 2);
         for (const p of live) {
-          expect(p.tags).toMatchObject({ command: 'download', target: 'url', run_id: 'r', phase: 'run', run: '1' });
+          expect(p.tags).toMatchObject({
+            command: 'download', target: 'url', run_id: 'r', phase: 'run', run: '1',
+          });
           expect(p.tags.host).toBeTruthy();
-          expect(Object.keys(p.fields)).toEqual(expect.arrayContaining(['requests', 'bytes', 'errors', 'retries', 'requests_per_s', 'mib_per_s', 'elapsed_s']));
+          expect(Object.keys(p.fields)).toEqual(expect.arrayContaining(LIVE_FIELDS));
         }
         // Time moves forward, in ns since the epoch (now, not 1970 or ms).
         const times = live.map((p) => p.timestampNs);
@@ -198,7 +239,8 @@ describe('--metrics on a steady run of the CLI', () => {
         expect(whole).toHaveLength(1);
         expect(whole[0]!.fields.requests).toBe(stored.requests);
         expect(whole[0]!.fields).toHaveProperty('latency_p99_ms');
-        expect(live.reduce((a, p) => a + (p.fields.requests as number), 0)).toBeLessThanOrEqual(stored.requests);
+        const liveRequests = live.reduce((a, p) => a + (p.fields.requests as number), 0);
+        expect(liveRequests).toBeLessThanOrEqual(stored.requests);
         // The steady series, exactly as the results file has it, with each interval's percentiles.
         const series = mine.filter((p) => p.measurement === 'blob_cacher_interval');
         expect(series).toHaveLength(stored.steady.series.length);
@@ -211,11 +253,12 @@ describe('--metrics on a steady run of the CLI', () => {
       expect(influx.got[0]!.authorization).toBe(`Token ${TOKEN}`);
       // The collector got OTLP JSON at /v1/metrics, and the same figures.
       expect(otlp.got.length).toBe(influx.got.length);
-      expect(new Set(otlp.got.map((g) => new URL(g.url, otlp.base).pathname))).toEqual(new Set(['/v1/metrics']));
+      const paths = new Set(otlp.got.map((g) => new URL(g.url, otlp.base).pathname));
+      expect(paths).toEqual(new Set(['/v1/metrics']));
       const names = new Set<string>();
       for (const g of otlp.got) {
         expect(g.contentType).toBe('application/json');
-        const doc = JSON.parse(g.body) as { resourceMetrics: { resource: { attributes: { key: string }[] }; scopeMetrics: { metrics: { name: string; gauge?: { dataPoints: { timeUnixNano: string; asDouble: number }[] }; sum?: { dataPoints: { asInt: string }[] } }[] }[] }[] };
+        const doc = JSON.parse(g.body) as OtlpDoc;
         expect(doc.resourceMetrics[0]!.resource.attributes.map((a) => a.key)).toContain('service.name');
         for (const m of doc.resourceMetrics[0]!.scopeMetrics[0]!.metrics) {
           names.add(m.name);
@@ -226,9 +269,12 @@ describe('--metrics on a steady run of the CLI', () => {
           for (const d of m.sum?.dataPoints ?? []) expect(d.asInt).toMatch(/^\d+$/);
         }
       }
-      for (const n of ['blob_cacher.requests_per_s', 'blob_cacher.mib_per_s', 'blob_cacher.requests', 'blob_cacher_run.latency_p99_ms', 'blob_cacher_interval.latency_p50_ms']) expect(names.has(n), n).toBe(true);
+      const wanted = ['blob_cacher.requests_per_s', 'blob_cacher.mib_per_s', 'blob_cacher.requests',
+        'blob_cacher_run.latency_p99_ms', 'blob_cacher_interval.latency_p50_ms'];
+      for (const n of wanted) expect(names.has(n), n).toBe(true);
       // The token is a secret: in no file, no output, no report.
-      for (const written of [text, run.stdout, run.stderr, await readFile(join(cwd, 'r.json'), 'utf8')]) expect(written).not.toContain(TOKEN);
+      const stored = await readFile(join(cwd, 'r.json'), 'utf8');
+      for (const written of [text, run.stdout, run.stderr, stored]) expect(written).not.toContain(TOKEN);
     } finally {
       await close(influx.server);
       await close(otlp.server);
@@ -241,7 +287,9 @@ describe('--metrics on a steady run of the CLI', () => {
     const stalled = await receiver(() => {});
     const refusing = await refusingUrl();
     try {
-      const run = await runCli([...steadyArgs(cwd).map((a) => (a === 'single,chunked' ? 'single' : a)), '--metrics', `influx=${stalled.base}/write?db=x&u=me&p=hunter2-secret otlp=${refusing}/v1/metrics`], { cwd, limitMs: 30_000 });
+      const args = steadyArgs(cwd).map((a) => (a === 'single,chunked' ? 'single' : a));
+      const sinks = `influx=${stalled.base}/write?db=x&u=me&p=hunter2-secret otlp=${refusing}/v1/metrics`;
+      const run = await runCli([...args, '--metrics', sinks], { cwd, limitMs: 30_000 });
       expect(run.killedAtLimit).toBe(false);
       expect(run.code).toBe(0);
       const warnings = run.stderr.split('\n').filter((l) => /--metrics/.test(l));
@@ -261,7 +309,12 @@ describe('--metrics on a steady run of the CLI', () => {
     const cwd = await dir();
     await mkdir(join(cwd, 'adir'));
     await symlink(join(cwd, 'elsewhere.lp'), join(cwd, 'link.lp'));
-    for (const [sink, said] of [['graphite=x', /--metrics/], [`influx=${join(cwd, 'link.lp')}`, /symbolic link/], [`influx=${join(cwd, 'adir')}`, /is a directory/]] as const) {
+    const cases = [
+      ['graphite=x', /--metrics/],
+      [`influx=${join(cwd, 'link.lp')}`, /symbolic link/],
+      [`influx=${join(cwd, 'adir')}`, /is a directory/],
+    ] as const;
+    for (const [sink, said] of cases) {
       const run = await runCli([...steadyArgs(cwd), '--metrics', sink], { cwd, limitMs: 20_000 });
       expect(run.code, sink).toBe(2);
       expect(run.stderr.trim().split('\n'), run.stderr).toHaveLength(1);
@@ -271,10 +324,13 @@ describe('--metrics on a steady run of the CLI', () => {
 
   it('has a Grafana dashboard whose every query reads a measurement, fields and tags the run above wrote', async () => {
     expect(emitted.size, 'the steady run above wrote points').toBeGreaterThan(0);
-    const dash = JSON.parse(await readFile(join(import.meta.dirname, '..', 'docs', 'grafana', 'blob-cacher-influx.json'), 'utf8')) as {
+    const dash = JSON.parse(await readFile(DASHBOARD, 'utf8')) as {
       schemaVersion: number; uid: string; title: string; __inputs: { type: string; pluginId: string }[];
       templating: { list: { name: string }[] };
-      panels: { id: number; type: string; title: string; gridPos: { x: number; y: number; w: number; h: number }; datasource: { type: string }; targets: { refId: string; query: string }[] }[];
+      panels: {
+        id: number; type: string; title: string; gridPos: { x: number; y: number; w: number; h: number };
+        datasource: { type: string }; targets: { refId: string; query: string }[];
+      }[];
     };
     // Grafana 10 and 11 read schemaVersion 39 as current; an import asks for the InfluxDB data source.
     expect(dash.schemaVersion).toBe(39);
@@ -302,11 +358,17 @@ describe('--metrics on a steady run of the CLI', () => {
           read.add(`${measurements[0]}.${f}`);
         }
         for (const t of tags) expect(wrote!.tags.has(t), `${panel.title}: tag ${t}`).toBe(true);
-        for (const [, v] of query.matchAll(/\$\{([a-z_]+)(:[a-z]+)?\}/g)) expect(variables.has(v!), `${panel.title}: variable ${v}`).toBe(true);
+        for (const [, v] of query.matchAll(/\$\{([a-z_]+)(:[a-z]+)?\}/g)) {
+          expect(variables.has(v!), `${panel.title}: variable ${v}`).toBe(true);
+        }
       }
     }
-    // The figures the issue names are all on it: rate, bytes, latency percentiles, errors, retries, throttles.
-    for (const f of ['blob_cacher.mib_per_s', 'blob_cacher.requests_per_s', 'blob_cacher.errors', 'blob_cacher.retries', 'blob_cacher_interval.latency_p99_ms', 'blob_cacher_interval.throttles', 'blob_cacher_run.latency_p90_ms']) {
+    // Every figure live metrics are for is on it: rate, latency percentiles, errors, retries, throttles.
+    const figures = [
+      'blob_cacher.mib_per_s', 'blob_cacher.requests_per_s', 'blob_cacher.errors', 'blob_cacher.retries',
+      'blob_cacher_interval.latency_p99_ms', 'blob_cacher_interval.throttles', 'blob_cacher_run.latency_p90_ms',
+    ];
+    for (const f of figures) {
       expect(read.has(f), f).toBe(true);
     }
   });
