@@ -6,8 +6,8 @@ import http from 'node:http';
 import { mkdir, readFile, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { metricsSinks } from '../src/config/options.js';
-import { Invalid } from '../src/config/options.js';
+import { buildProgram, loadDownloadConfig, parseFlags, redactedConfig } from '../src/config/load.js';
+import { DOWNLOAD_OPTIONS, Invalid, metricsSinks } from '../src/config/options.js';
 import { lineProtocol, lineProtocolBatch, otlpJson, type MetricPoint } from '../src/report/metrics-encode.js';
 import { close, deterministicBuffer, listen, objectServer, refusingUrl } from './helpers/http-servers.js';
 import { runCli } from './helpers/cli.js';
@@ -149,6 +149,18 @@ describe('line protocol and OTLP encoding', () => {
     for (const bad of ['prometheus=x', 'otlp=metrics.json', 'influx=ftp://h/x', 'influx=']) {
       expect(metricsSinks(bad), bad).toBeInstanceOf(Invalid);
     }
+  });
+
+  it('takes --metrics repeated, or BLOB_CACHER_METRICS space-separated, and never shows the token', () => {
+    const argv = ['--metrics', 'influx=a.lp', '--metrics', 'otlp=http://h:4318', '--metrics-token', 'tok-123456'];
+    const flags = parseFlags(buildProgram('download', DOWNLOAD_OPTIONS, ''), argv)!;
+    const config = loadDownloadConfig(flags, { env: {} });
+    expect(config.metrics).toEqual([{ format: 'influx', file: 'a.lp' }, { format: 'otlp', url: 'http://h:4318' }]);
+    expect(config.metricsIntervalMs).toBe(1_000);
+    expect(JSON.stringify(redactedConfig(config))).not.toContain('tok-123456');
+    const fromEnv = loadDownloadConfig({}, { env: { BLOB_CACHER_METRICS: 'influx=a.lp otlp=http://h:4318' } });
+    expect(fromEnv.metrics).toEqual(config.metrics);
+    expect(loadDownloadConfig({}, { env: {} }).metrics).toBeUndefined();
   });
 
   it('leaves a batch of only empty points empty', () => {
