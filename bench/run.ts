@@ -2,14 +2,14 @@
 // It finds or installs the peers, starts its own nginx and Azurites, runs the cases, prints one table
 // per measurement and writes them to results/bench-<time>.md and .json. Never part of the tests.
 //
-//   node bench/run.ts [--cases 1,2,3,4,5,6,7,8,9,10,11,12] [--runs 3] [--large-size 1GiB] [--memory-size 10GiB]
+//   node bench/run.ts [--cases 1,2,3,4,5,6,7,8,9,10,11,12,13] [--runs 3] [--large-size 1GiB] [--memory-size 10GiB]
 //                     [--upload-size 256MiB] [--many-files 500] [--list-count 2000] [--scale-files 100000] [--no-install] [--keep-tmp]
 //                     [--update BENCHMARKS.md]
 // --update replaces what lies between the file's `<!-- bench:begin -->` and `<!-- bench:end -->`
 // markers with this run's report, keeping the hand-written analysis around it.
 // Cases: 1 nginx download, 2 uploads, 3 Azurite, 4 tracing, 5 memory, 6 machine, 7 HTTP clients
 // (ours, node:http, undici), 8 start-up, 9 many blobs (small-file downloads and listings), 10 scale,
-// 11 the server's span, 12 stragglers and --hedge (the emulated target).
+// 11 the server's span, 12 stragglers and --hedge (the emulated target), 13 what --metrics costs a request.
 // BLOB_CACHER_DIST=<dir> measures another build than ./dist; BENCH_BASELINE_DIST=<dir> adds that
 // build's start-up beside this one's in case 8.
 import { execFileSync } from 'node:child_process';
@@ -29,6 +29,7 @@ import { uploads } from './cases/uploads.ts';
 import { scale } from './cases/scale.ts';
 import { serverSpan } from './cases/server-span.ts';
 import { stragglers } from './cases/stragglers.ts';
+import { liveMetrics } from './cases/live-metrics.ts';
 import { azuriteHost, type AzuriteHost } from './lib/azurite.ts';
 import type { BenchContext } from './lib/context.ts';
 import { startNginx, type Nginx } from './lib/nginx.ts';
@@ -40,7 +41,7 @@ import { findAzcopy, findDebianTools } from './lib/tools.ts';
 
 const { values: flags } = parseArgs({
   options: {
-    cases: { type: 'string', default: '1,2,3,4,5,6,7,8,9,10,11,12' },
+    cases: { type: 'string', default: '1,2,3,4,5,6,7,8,9,10,11,12,13' },
     runs: { type: 'string', default: '3' },
     'large-size': { type: 'string', default: '1GiB' },
     'memory-size': { type: 'string', default: '10GiB' },
@@ -217,6 +218,8 @@ try {
     ['11', () => serverSpan(ctx, runs)],
     // At least 30 runs of the one-object case: one object completion per run.
     ['12', () => stragglers(ctx, runs)],
+    // --metrics on/off is a paired median: at least 9 pairs, whatever --runs says.
+    ['13', () => liveMetrics(ctx, Math.max(runs, 9))],
   ];
   for (const [id, run] of cases) {
     if (!selected.has(id)) continue;

@@ -10,9 +10,11 @@ import { COLLECT_OPTIONS, DOWNLOAD_OPTIONS, MANIFEST_OPTIONS, REPORT_OPTIONS, UP
 import { endpointOf, outputOf, sessionEstimate, type Output } from './output.js';
 import { formatBytes } from '../config/sizes.js';
 import { checkOutPath, readSources } from './sources.js';
+import { registerMetricsSecrets } from './metrics-secrets.js';
 import { checkProcessesFit } from './machine-fit.js';
 import { startFirstWorker } from '../workers/first-worker.js';
 import { sessionCell, type SessionCell, type SessionOutcome } from '../engine/session.js';
+import { basename } from 'node:path';
 import { log, redact, registerCredential, registerSecret, setLogLevel } from '../log/logger.js';
 import { cellArgv, findAxes, gridCells } from '../config/sweep.js';
 import { defaultResultsPath, newResultsFile, readResults } from '../results/file.js';
@@ -99,6 +101,11 @@ export async function measure(m: Measurement): Promise<number> {
   if (remote && m.config.credentials.kind !== 'url' && !m.config.steady) log.info(await sessionEstimate(m.command, m.config, m.cells.length, m.output.prices));
   if (m.sweep) doc.sweep = m.sweep;
   if (m.config.slo) doc.slo = m.config.slo;
+  // --metrics: live points, a listener like progress; a bad file path exits 2 here, before any work.
+  const metrics = m.config.metrics?.length ? (await import('./live-metrics.js')).startLiveMetrics(m.config.metrics, {
+    intervalMs: m.config.metricsIntervalMs ?? 1_000, token: m.config.metricsToken, runId: basename(path, '.json'), command: m.command,
+    targetKind: doc.environment.targetKind, version: doc.environment.packageVersion,
+  }) : undefined;
   const results = new ResultsWriter(path, doc);
   const stop = new StopController(m.config.deadlineMs);
   // A stop writes what finished at once: its cleanup may outlast a container's grace.
@@ -121,6 +128,7 @@ export async function measure(m: Measurement): Promise<number> {
       stopGraceMs: m.config.stopGraceMs,
       onEvent: (e) => {
         progress.onEvent(e);
+        metrics?.onEvent(e);
         if (e.type !== 'run') return;
         stored.push(toRunRecord(measuredRunAtMost(e.run, stored.room(e.run.records.length))));
         results.saveSoon();
@@ -141,6 +149,7 @@ export async function measure(m: Measurement): Promise<number> {
   } finally {
     progress.close();
     stop.close();
+    await metrics?.finish();
   }
   const stopped = stop.reason;
   doc.complete = !stopped;
@@ -181,6 +190,7 @@ async function loadCommand<C extends DownloadConfig | UploadConfig>(
   const sources = readSources(specs, flags, env);
   const config = load(flags, sources);
   registerSecrets([config.credentials, config.scaleout?.store], env);
+  registerMetricsSecrets(config.metrics, config.metricsToken);
   setLogLevel(config.logLevel);
   log.debug(`config ${JSON.stringify(redactedConfig(config))}`);
   return { config, output: await outputOf(flags, env, sources) };

@@ -10,7 +10,7 @@ import { ConfigError } from './errors.js';
 import { distributionMaxBytes, type SizeDistribution, type SizeDraw } from '../plan/size-draw.js';
 import { resolveScaleout, type ScaleoutConfig } from './scaleout.js';
 import { resolveOptions, type Sources } from './flags.js';
-import { DEFAULT_BLOB_SIZE_BYTES, DEFAULT_MAX_RUNS, DEFAULT_FILE_SIZE_BYTES, DOWNLOAD_OPTIONS, HEDGE_ON, RUN_OPTIONS, SCALEOUT_OPTIONS, UPLOAD_OPTIONS, type ConnectionMode, type DownloadMethod, type HedgeAfter, type HedgeOn, type HttpClientName, type LogLevel, type ReportFormat, type Resolved, type SinkKind, type UploadMethod } from './options.js';
+import { DEFAULT_BLOB_SIZE_BYTES, DEFAULT_MAX_RUNS, DEFAULT_FILE_SIZE_BYTES, DOWNLOAD_OPTIONS, HEDGE_ON, RUN_OPTIONS, SCALEOUT_OPTIONS, UPLOAD_OPTIONS, type ConnectionMode, type DownloadMethod, type HedgeAfter, type HedgeOn, type HttpClientName, type LogLevel, type MetricsSink, type ReportFormat, type Resolved, type SinkKind, type UploadMethod } from './options.js';
 import type { Arrival } from './choices.js';
 import type { Slo } from '../results/schema.js';
 
@@ -52,6 +52,11 @@ export interface RunOptions {
   openLoop?: OpenLoopOptions;
   /** --slo: the latency the open loop's rate must keep. */
   slo?: Slo;
+  /** --metrics: where live figures go while the session runs, every `metricsIntervalMs`. */
+  metrics?: MetricsSink[];
+  metricsToken?: string;
+  /** --interval: a steady run's series and the live metrics' points. */
+  metricsIntervalMs?: number;
 }
 
 export interface OpenLoopOptions {
@@ -107,6 +112,7 @@ function runOptions(o: Resolved<typeof RUN_OPTIONS>): RunOptions {
     ...openLoopOptions(o), connections: o.connections, trace: o.trace, maxRetries: o.maxRetries,
     timeoutMs: o.timeoutMs, deadlineMs: o.deadlineMs, stopGraceMs: o.stopGraceMs,
     progressIntervalMs: o.progressIntervalMs, resultsPath: o.resultsPath, format: o.format,
+    ...(o.metrics ? { metrics: o.metrics, metricsIntervalMs: o.intervalMs, ...(o.metricsToken ? { metricsToken: o.metricsToken } : {}) } : {}),
   };
   // --threshold's rules travel with the config to the report, which evaluates them.
   Object.assign(base, o.thresholds ? { thresholds: o.thresholds } : {});
@@ -337,5 +343,6 @@ export function redactedConfig(config: DownloadConfig | UploadConfig): Record<st
   // The run store's key or SAS never shows; an Entra ID store has no secret of its own.
   const secret = s && s.store.kind !== 'entra' ? { [s.store.kind]: '[redacted]' } : {};
   const scaleout = s ? { scaleout: { ...s, store: { kind: s.store.kind, account: s.store.account, endpoint: s.store.endpoint, ...secret } } } : {};
-  return { ...config, credentials: target, ...scaleout };
+  const token = config.metricsToken ? { metricsToken: '[redacted]' } : {};
+  return { ...config, credentials: target, ...scaleout, ...token };
 }

@@ -251,6 +251,33 @@ const DURATION_UNITS_MS: ReadonlyMap<string, number> = new Map([['ms', 1], ['s',
 
 /** Durations: 30s, 500ms, 2m, 1h; a bare number is milliseconds. */
 
+/** Where --metrics sends live figures: InfluxDB line protocol to a file or an HTTP write endpoint, or OTLP/HTTP JSON. */
+export type MetricsSink = { format: 'influx'; file: string } | { format: 'influx' | 'otlp'; url: string };
+
+/**
+ * --metrics: one or more `influx=FILE|URL` and `otlp=URL`, separated by spaces (a repeated flag is
+ * joined so); a file path may hold spaces, since only ` influx=` or ` otlp=` starts the next one.
+ */
+export const metricsSinks: Parser<MetricsSink[]> = (raw) => {
+  const expected = 'influx=FILE, influx=http(s)://HOST/api/v2/write?org=O&bucket=B (or v1 /write?db=D) or otlp=http(s)://HOST:4318/v1/metrics, space-separated';
+  const out: MetricsSink[] = [];
+  for (const part of raw.trim().split(/\s+(?=(?:influx|otlp)=)/)) {
+    const m = /^(influx|otlp)=(.+)$/s.exec(part.trim());
+    if (!m) return new Invalid(expected);
+    const format = m[1] as 'influx' | 'otlp';
+    const target = m[2]!.trim();
+    if (/^https?:\/\//i.test(target)) {
+      if (!URL.canParse(target)) return new Invalid(expected);
+      out.push({ format, url: target });
+    } else if (format === 'influx' && !/^[a-z][a-z0-9+.-]*:\/\//i.test(target)) {
+      out.push({ format, file: target });
+    } else {
+      return new Invalid(expected);
+    }
+  }
+  return out;
+};
+
 /** Options for the test suite only: left out of --help. */
 export const isTestOnly = (spec: { help: string }) => spec.help.startsWith('TEST ONLY');
 
@@ -432,7 +459,7 @@ export const RUN_OPTIONS = table(
     key: 'durationMs', flag: '--duration', env: 'BLOB_CACHER_DURATION', valueName: 'duration', parse: duration(100, MAX_TIMEOUT_MS),
     help: 'steady state: each run repeats its requests for this long (downloads the whole blob again and again, uploads keep putting files) and records every --interval; ranked by the rate while every worker ran (default runs: 1)',
   }),
-  option({ key: 'intervalMs', flag: '--interval', env: 'BLOB_CACHER_INTERVAL', valueName: 'duration', defaultValue: 1_000, parse: duration(100, MAX_TIMEOUT_MS), help: 'with --duration: one point of the series this often (bytes, requests, errors, retries, p50/p99)' }),
+  option({ key: 'intervalMs', flag: '--interval', env: 'BLOB_CACHER_INTERVAL', valueName: 'duration', defaultValue: 1_000, parse: duration(100, MAX_TIMEOUT_MS), help: 'with --duration: one point of the series this often (bytes, requests, errors, retries, p50/p99); with --metrics: one live point this often' }),
   option({ key: 'autoterm', flag: '--autoterm', env: 'BLOB_CACHER_AUTOTERM', valueName: 'bool', defaultValue: false, parse: bool, help: 'with --duration: end a run early once its rate has been stable (--autoterm-window, --autoterm-tolerance)' }),
   option({ key: 'autotermWindowMs', flag: '--autoterm-window', env: 'BLOB_CACHER_AUTOTERM_WINDOW', valueName: 'duration', defaultValue: 10_000, parse: duration(200, MAX_TIMEOUT_MS), help: 'how long the rate must stay within the tolerance (10s)' }),
   option({ key: 'autotermTolerance', flag: '--autoterm-tolerance', env: 'BLOB_CACHER_AUTOTERM_TOLERANCE', valueName: 'percent', defaultValue: 0.075, parse: percent(100), help: 'how far each interval\'s rate may be from the window\'s mean (7.5%)' }),
@@ -468,6 +495,11 @@ export const RUN_OPTIONS = table(
       'may take, counted from the stop; what is left is named (5s: within docker stop\'s 10 s and Kubernetes\' 30 s grace)',
   }),
   option({ key: 'progressIntervalMs', flag: '--progress-interval', env: 'BLOB_CACHER_PROGRESS_INTERVAL', valueName: 'duration', defaultValue: 5_000, parse: duration(100, MAX_TIMEOUT_MS), help: 'without a terminal: a progress line this often (5s)' }),
+  option({
+    key: 'metrics', flag: '--metrics', env: 'BLOB_CACHER_METRICS', valueName: 'sink', parse: metricsSinks, repeatable: ' ',
+    help: 'live figures while it runs, every --interval per contender: influx=FILE|URL (line protocol, appended or POSTed) or otlp=URL (OTLP/HTTP JSON); repeatable (docs/live-metrics.md)',
+  }),
+  option({ key: 'metricsToken', flag: '--metrics-token', env: 'BLOB_CACHER_METRICS_TOKEN', valueName: 'token', parse: text, secret: true, help: 'with --metrics URL: sent as Authorization (InfluxDB v2 "Token …", OTLP "Bearer …")' }),
   option({ key: 'trace', flag: '--trace', env: 'BLOB_CACHER_TRACE', valueName: 'bool', defaultValue: true, parse: bool, help: 'per-phase tracing (false: totals only, to measure what tracing costs)' }),
   option({ key: 'resultsPath', flag: '--results', env: 'BLOB_CACHER_RESULTS', valueName: 'path', parse: text, help: 'results file (default results/<command>-<timestamp>.json)' }),
   format,
