@@ -69,19 +69,24 @@ function dockerRun(args: string[], o: { timeoutMs: number; name?: string; keep?:
     child.on('close', (code) => {
       clearTimeout(timer);
       const wallMs = performance.now() - started;
-      console.log(`docker run ${args.filter((a) => a !== IMAGE).join(' ')}: exit ${code} in ${(wallMs / 1000).toFixed(1)} s`);
+      // Variables by name only: a connection string's key stays out of the log.
+      const shown = args.filter((a) => a !== IMAGE).map((a) => a.replace(/^(STORAGE_[A-Z_]+)=.*$/, '$1=…'));
+      console.log(`docker run ${shown.join(' ')}: exit ${code} in ${(wallMs / 1000).toFixed(1)} s`);
       done({ code, stdout, stderr, wallMs });
     });
   });
 }
 
-/** A fresh host directory for /app/results, owned by the image's uid (the fix its refusal names). */
-async function resultsDir(owner: number | undefined = IMAGE_UID): Promise<string> {
+/**
+ * A fresh host directory for /app/results, owned by the image's uid (the fix its refusal names);
+ * with `asMade`, left as mkdtemp made it (this test's user's).
+ */
+async function resultsDir(asMade = false): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'bc-docker-'));
   dirs.push(dir);
-  if (owner !== undefined) {
+  if (!asMade) {
     // Not root: chown is refused; a directory anyone can write serves the same.
-    await chown(dir, owner, 0).catch(() => chmod(dir, 0o777));
+    await chown(dir, IMAGE_UID, 0).catch(() => chmod(dir, 0o777));
   }
   return dir;
 }
@@ -179,12 +184,12 @@ describe.skipIf(skip !== undefined)(title('the image, run as the README prints')
     noStack(r);
     expect(r.code, r.stderr).toBe(0);
     // No mount: the results stay in the container's own /app/results, taken out with docker cp.
-    const dir = await resultsDir(undefined);
+    const dir = await resultsDir(true);
     const cp = spawnSync('docker', ['cp', `${name}:/app/results/.`, dir], { encoding: 'utf8', timeout: MIN });
     expect(cp.status, cp.stderr).toBe(0);
     expect((await resultsIn(dir)).doc.complete).toBe(true);
     // Node's compile cache, made by this uid in /tmp: the image holds none of root's in the way.
-    const cache = await resultsDir(undefined);
+    const cache = await resultsDir(true);
     const cpCache = spawnSync('docker', ['cp', `${name}:/tmp/node-compile-cache`, cache], { encoding: 'utf8', timeout: MIN });
     expect(cpCache.status, cpCache.stderr).toBe(0);
     expect((await readdir(join(cache, 'node-compile-cache'))).length).toBeGreaterThan(0);
@@ -199,7 +204,7 @@ describe.skipIf(skip !== undefined)(title('the image, run as the README prints')
   }, 7 * MIN);
 
   it('a mounted directory uid 1000 cannot write: one line naming uid 1000 and the fix, exit 2', async () => {
-    const dir = await resultsDir(undefined);
+    const dir = await resultsDir(true);
     await chmod(dir, 0o755);
     // Root's (as this test runs in CI); where it is not, the directory is someone else's all the same.
     const r = await dockerRun([...hostNet, ...mount(dir), ...SMALL, IMAGE], { timeoutMs: 6 * MIN });
@@ -289,11 +294,18 @@ describe.skipIf(skip !== undefined)(title('the image as an Indexed Job\'s pods')
     return JSON.parse(r.stdout);
   }
 
-  /** One pod: uid 1000, read-only root, emptyDirs (tmpfs) at /app/results and /tmp, JOB_COMPLETION_INDEX. */
-  function pod(job: Parameters<typeof podOf>[0], runId: string, index: number, extraEnv: string[] = []) {
+  /**
+   * One pod: uid 1000, read-only root, an emptyDir at /app/results (a fresh directory any uid can
+   * write, as an emptyDir is; docker's --tmpfs over an image directory takes that directory's mode
+   * but root as its owner) and one at /tmp, JOB_COMPLETION_INDEX as the Job sets it.
+   */
+  async function pod(job: Parameters<typeof podOf>[0], runId: string, index: number, extraEnv: string[] = []) {
     const { args, env } = podOf(job, runId);
+    const emptyDir = await resultsDir(true);
+    await chmod(emptyDir, 0o777);
     return dockerRun([
-      ...hostNet, '--user', '1000', '--read-only', '--tmpfs', '/tmp', '--tmpfs', '/app/results', '--security-opt', 'no-new-privileges', '--cap-drop', 'ALL',
+      ...hostNet, '--user', '1000', '--read-only', '--tmpfs', '/tmp', ...mount(emptyDir),
+      '--security-opt', 'no-new-privileges', '--cap-drop', 'ALL',
       ...[...env, `JOB_COMPLETION_INDEX=${index}`, `STORAGE_CONNECTION_STRING=${cs}`, 'BLOB_CACHER_START_LEAD=3s', ...extraEnv].flatMap((e) => ['-e', e]),
       IMAGE, ...args,
     ], { timeoutMs: 6 * MIN });
