@@ -1,6 +1,7 @@
 // The Docker image without a Docker engine: lint the Dockerfile with a maintained linter, check the
 // contract (multi-stage, Node 24 slim, non-root, production, no .env), and run the image's CMD with
-// only the documented environment variables, as `docker run -e …` would.
+// only the documented environment variables, as `docker run -e …` would. test/docker-image.test.ts
+// builds the image and runs it where a Docker engine answers.
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -29,16 +30,30 @@ describe('Dockerfile', () => {
     expect(runtimeStart).toBeGreaterThan(0);
     expect(runtime[0]).toMatch(/^FROM node:24-slim AS runtime$/);
     expect(runtime).toContain('ENV NODE_ENV=production');
-    expect(runtime.some((l) => /npm ci --omit=dev/.test(l))).toBe(true);
+    // Only the production packages reach the runtime stage.
+    expect(instructions.slice(0, runtimeStart).some((l) => /npm prune --omit=dev/.test(l))).toBe(true);
     const user = runtime.filter((l) => l.startsWith('USER ')).pop();
     expect(user).toBeDefined();
     expect(user).not.toMatch(/USER (root|0)\b/);
+    // Numeric, so that Kubernetes can check runAsNonRoot against the image.
+    expect(user).toMatch(/^USER \d+$/);
+  });
+
+  it('makes /app/results for the image\'s user and group 0 (any uid, as OpenShift runs it), and runs nothing as root in the runtime stage', () => {
+    const text = runtime.join('\n');
+    expect(text).toMatch(/^WORKDIR \/app$/m);
+    const uid = /^USER (\d+)$/m.exec(text)![1];
+    const build = instructions.slice(0, runtimeStart).join('\n');
+    expect(build).toMatch(new RegExp(`mkdir results && chown ${uid}:0 results && chmod 2775 results`));
+    expect(text).toMatch(/^COPY --from=build \/app \/app$/m);
+    // npm (any RUN of it) turns on Node's compile cache as root, in /tmp, where the image's user could not use it.
+    expect(runtime.filter((l) => l.startsWith('RUN '))).toEqual([]);
   });
 
   it('never copies a .env into the image, and keeps it out of the build context', () => {
     expect(instructions.filter((l) => /^(COPY|ADD) /.test(l)).some((l) => /\.env\b|\s\.\s/.test(l))).toBe(false);
     const ignore = readFileSync(join(root, '.dockerignore'), 'utf8').split('\n').map((l) => l.trim());
-    for (const entry of ['node_modules', '.env', 'dist']) expect(ignore).toContain(entry);
+    for (const entry of ['node_modules', '.env', 'dist', '.git', '.ci-python', 'coverage', 'results', 'test', 'bench']) expect(ignore).toContain(entry);
   });
 });
 

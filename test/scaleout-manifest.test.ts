@@ -21,7 +21,7 @@ const GOLDEN_ARGS = ['--parallelism', '3', '--image', 'registry.example/blob-cac
 const VARIANTS: Record<string, string[]> = {
   'a Secret (default)': GOLDEN_ARGS,
   'workload identity, two clients a node, a namespace': ['--parallelism', '8', '--service-account', 'bench-sa', '--clients-per-node', '2', '--namespace', 'bench', '--cpu', '1500m', '--memory', '512Mi', '--', 'upload'],
-  'no command given (download)': ['--parallelism', '1'],
+  'no command given (the image\'s CMD)': ['--parallelism', '1'],
 };
 
 describe('k8s-manifest: the Job', () => {
@@ -70,6 +70,27 @@ describe('k8s-manifest: the Job', () => {
     expect(c.env).toContainEqual({ name: 'BLOB_CACHER_PARALLELISM', value: '3' });
   });
 
+  it('runs as the image\'s numeric non-root user on a read-only root, writing only to emptyDirs', () => {
+    const pod = manifest(GOLDEN_ARGS).job.spec.template.spec;
+    // The Dockerfile's USER, numeric, so that the kubelet can check runAsNonRoot against the image.
+    const user = Number(/^USER (\d+)$/m.exec(readFileSync(join(root, 'Dockerfile'), 'utf8'))![1]);
+    expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: user });
+    const [c] = pod.containers;
+    expect(c.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: user, allowPrivilegeEscalation: false, readOnlyRootFilesystem: true });
+    expect(c.securityContext.capabilities.drop).toEqual(['ALL']);
+    // Where the tool writes: the results directory (the image's /app/results) and the temp directory.
+    const volumes = new Map(pod.volumes.map((v: { name: string }) => [v.name, v]));
+    for (const mount of c.volumeMounts) expect(volumes.get(mount.name)).toMatchObject({ emptyDir: {} });
+    expect(c.volumeMounts.map((m: { mountPath: string }) => m.mountPath).sort()).toEqual(['/app/results', '/tmp']);
+    const results = c.env.find((e: { name: string }) => e.name === 'BLOB_CACHER_RESULTS').value;
+    expect(results.startsWith('/app/results/')).toBe(true);
+  });
+
+  it('with nothing after --, the clients run the image\'s CMD', () => {
+    const cmd = JSON.parse(/^CMD (\[.*\])$/m.exec(readFileSync(join(root, 'Dockerfile'), 'utf8'))![1]!);
+    expect(manifest(['--parallelism', '2']).job.spec.template.spec.containers[0].args).toEqual(cmd);
+  });
+
   it('with workload identity: the service account and the pod label, no Secret', () => {
     const { job } = manifest(VARIANTS['workload identity, two clients a node, a namespace']!);
     const pod = job.spec.template;
@@ -93,6 +114,24 @@ describe('k8s-manifest: the Job', () => {
   });
 });
 
+describe('k8s-manifest: a secret after -- is refused, never printed', () => {
+  const key = 'c2VjcmV0a2V5c2VjcmV0a2V5c2VjcmV0a2V5c2VjcmV0a2V5Cg==';
+  for (const [name, args] of [
+    ['an AccountKey given to an option that is no secret', ['--container', `AccountKey=${key}`]],
+    ['a connection string as an option\'s =value', [`--container=DefaultEndpointsProtocol=https;AccountName=a;AccountKey=${key}`]],
+    ['a SharedAccessSignature', ['--container', `SharedAccessSignature=sv=2024&sig=${key}`]],
+  ] as const) {
+    it(name, () => {
+      const r = manifest(['--parallelism', '2', '--', 'download', ...args]);
+      expect(r.status).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/an argument after -- (holds a secret|carries a SAS signature)/)]);
+      expect(r.stderr).toContain('--secret');
+      expect(r.stderr).not.toContain(key);
+    });
+  }
+});
+
 describe('k8s-manifest: bad input is one line and exit 2', () => {
   for (const [name, args, mentions] of [
     ['no --parallelism', ['--', 'download'], '--parallelism'],
@@ -101,6 +140,10 @@ describe('k8s-manifest: bad input is one line and exit 2', () => {
     ['an option the Job sets itself', ['--parallelism', '2', '--', 'download', '--index', '1'], '--index is set by the Job'],
     ['a bad name', ['--parallelism', '2', '--name', 'Bad_Name'], '--name'],
     ['a bad quantity', ['--parallelism', '2', '--memory', '4 GB'], '--memory'],
+    ['a client option the command does not have', ['--parallelism', '2', '--', 'download', '--bogus-flag'], "download: unknown option '--bogus-flag'"],
+    ['a client option\'s bad value', ['--parallelism', '2', '--', 'upload', '--concurrency', 'many'], 'upload: invalid --concurrency "many"'],
+    ['a stray client argument', ['--parallelism', '2', '--', 'download', 'large.bin'], 'download: too many arguments'],
+    ['client --help, which would print in every pod', ['--parallelism', '2', '--', 'upload', '--help'], 'blob-cacher upload --help'],
   ] as const) {
     it(name, () => {
       const r = manifest([...args]);

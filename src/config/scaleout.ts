@@ -2,6 +2,8 @@
 // meet (the target's, or --run-store). Validated once, as every other option.
 import { connectionStringCredentials, resolveCredentials, type Credentials } from './credentials.js';
 import { ConfigError } from './errors.js';
+import { buildProgram, parseFlags, resolveOptions } from './flags.js';
+import { redact } from '../log/redact.js';
 import { DOWNLOAD_OPTIONS, UPLOAD_OPTIONS, type COLLECT_OPTIONS, type LogLevel, type MANIFEST_OPTIONS, type Resolved, type SCALEOUT_OPTIONS } from './options.js';
 
 export type AccountCredentials = Extract<Credentials, { kind: 'key' | 'sas' | 'entra' }>;
@@ -63,7 +65,10 @@ export function collectConfig(o: Resolved<typeof COLLECT_OPTIONS>): CollectConfi
   };
 }
 
-const CLIENT_COMMANDS = ['download', 'upload'];
+const CLIENT_OPTIONS = { download: DOWNLOAD_OPTIONS, upload: UPLOAD_OPTIONS } as const;
+const CLIENT_COMMANDS = Object.keys(CLIENT_OPTIONS);
+/** The image's CMD (Dockerfile): the Job's clients run it when nothing follows --. */
+const IMAGE_COMMAND = 'upload';
 
 /** Every option whose value is a secret (--key, --sas, --connection-string, --run-store), from the option table. */
 const SECRET_FLAGS = new Set([...DOWNLOAD_OPTIONS, ...UPLOAD_OPTIONS].filter((spec) => spec.secret).map((spec) => spec.flag));
@@ -79,7 +84,26 @@ function refuseSecretsInArgs(args: readonly string[]): void {
     if (flag && SECRET_FLAGS.has(flag)) throw new ConfigError(`${flag} after -- would write the secret into the Job's args, readable by anyone who can read the Job; ${fix}`);
     const value = flag && arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : arg;
     const url = URL.canParse(value) ? new URL(value) : undefined;
-    if (url?.password || /[?&;](?:s|%73)(?:i|%69)(?:g|%67)=/i.test(value)) throw new ConfigError(`a URL after -- carries a ${url?.password ? 'password' : 'SAS signature'}, which the Job's args would show to anyone who can read the Job; ${fix}`);
+    if (url?.password || /[?&;](?:s|%73)(?:i|%69)(?:g|%67)=/i.test(value)) throw new ConfigError(`${url ? 'a URL' : 'an argument'} after -- carries a ${url?.password ? 'password' : 'SAS signature'}, which the Job's args would show to anyone who can read the Job; ${fix}`);
+    // Any other value of a secret's shape (an AccountKey=, a SharedAccessSignature=, a bearer token),
+    // whatever option it was given to: redaction would mask it, so the Job would carry it in clear.
+    if (redact(arg) !== arg) throw new ConfigError(`an argument after -- holds a secret (an account key, a SAS or a token), which the Job's args would show to anyone who can read the Job; ${fix}`);
+  }
+}
+
+/**
+ * The client's command line, checked as that command would check it (its options, their values),
+ * so that a typo fails here with one line, not in every pod after the Job is scheduled.
+ */
+function checkClientArgs(command: keyof typeof CLIENT_OPTIONS, args: readonly string[]): void {
+  if (args.some((a) => a === '--help' || a === '-h')) throw new ConfigError(`--help after -- would print ${command}'s help in every pod; run blob-cacher ${command} --help instead`);
+  const specs = CLIENT_OPTIONS[command];
+  try {
+    resolveOptions(specs, parseFlags(buildProgram(command, specs, ''), args) ?? {}, { env: {} });
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    const problem = err.message.replace(/; run with --help to see the options$/, '');
+    throw new ConfigError(`after --, ${command}: ${problem}; see blob-cacher ${command} --help`);
   }
 }
 
@@ -87,17 +111,19 @@ function refuseSecretsInArgs(args: readonly string[]): void {
 export function manifestConfig(o: Resolved<typeof MANIFEST_OPTIONS>, clientArgv: readonly string[]): ManifestOptions {
   if (o.parallelism === undefined) throw new ConfigError('k8s-manifest needs --parallelism K, the number of clients');
   if (o.secret !== undefined && o.serviceAccount !== undefined) throw new ConfigError('give --secret or --service-account (workload identity), not both');
-  const args = clientArgv.length ? [...clientArgv] : ['download'];
-  if (!CLIENT_COMMANDS.includes(args[0]!)) throw new ConfigError(`k8s-manifest runs ${CLIENT_COMMANDS.join(' or ')} in each client; after -- give e.g. download --source-method chunked, not ${args[0]}`);
+  const args = clientArgv.length ? [...clientArgv] : [IMAGE_COMMAND];
+  const command = args[0]!;
+  if (!Object.hasOwn(CLIENT_OPTIONS, command)) throw new ConfigError(`k8s-manifest runs ${CLIENT_COMMANDS.join(' or ')} in each client; after -- give e.g. download --source-method chunked, not ${command}`);
   for (const flag of ['--parallelism', '--index', '--run-id']) {
     if (args.some((a) => a === flag || a.startsWith(`${flag}=`))) throw new ConfigError(`${flag} is set by the Job for each client; drop it after --`);
   }
   refuseSecretsInArgs(args);
+  checkClientArgs(command as keyof typeof CLIENT_OPTIONS, args.slice(1));
   return {
     name: o.name, ...(o.namespace ? { namespace: o.namespace } : {}), image: o.image, parallelism: o.parallelism, args,
     ...(o.serviceAccount ? { serviceAccount: o.serviceAccount } : { secret: o.secret ?? 'blob-cacher-storage' }),
     cpu: o.cpu, memory: o.memory, clientsPerNode: o.clientsPerNode, activeDeadlineSeconds: Math.ceil(o.activeDeadlineMs / 1000),
-    resultsPath: '/tmp/blob-cacher-results.json',
+    resultsDir: '/app/results',
   };
 }
 
@@ -117,6 +143,9 @@ export interface ManifestOptions {
   /** At most this many clients on one node (1: one per node). */
   clientsPerNode: number;
   activeDeadlineSeconds: number;
-  /** Where each client writes its local results file (the image's working directory is read-only to it). */
-  resultsPath: string;
+  /**
+   * The image's results directory (Dockerfile): an emptyDir is mounted there, since the pod's root
+   * file system is read-only, and each client's local results file goes into it.
+   */
+  resultsDir: string;
 }

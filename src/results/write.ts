@@ -24,7 +24,7 @@ export async function checkResultsPath(path: string): Promise<void> {
   try {
     fd = openSync(probe, 'wx');
   } catch (err) {
-    throw new ConfigError(`${cannotWrite(path, err)}; ${fixFor(err)}`);
+    throw new ConfigError(`${cannotWrite(path, err)}; ${fixFor(err, dirname(resolve(path)))}`);
   }
   try {
     closeSync(fd);
@@ -50,7 +50,7 @@ export async function writeResults(path: string, doc: ResultsFile): Promise<void
     // 'wx' fails if anything (a planted link included) already has this name; that file is not ours.
     fh = await open(tmp, 'wx');
   } catch (err) {
-    throw new Error(`${cannotWrite(path, err)}; ${fixFor(err)}`);
+    throw new Error(`${cannotWrite(path, err)}; ${fixFor(err, dirname(resolve(path)))}`);
   }
   try {
     await fh.writeFile(text);
@@ -61,7 +61,7 @@ export async function writeResults(path: string, doc: ResultsFile): Promise<void
   } catch (err) {
     await fh?.close().catch(() => {});
     await rm(tmp, { force: true }).catch(() => {});
-    throw new Error(`${cannotWrite(path, err)}; ${fixFor(err)}`);
+    throw new Error(`${cannotWrite(path, err)}; ${fixFor(err, dirname(resolve(path)))}`);
   }
 }
 
@@ -125,7 +125,7 @@ function makeDirectoryFor(path: string): void {
     } catch (err) {
       // ENOTDIR: an ancestor is a file; the walk goes on up to name it.
       const code = (err as NodeJS.ErrnoException).code;
-      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw new ConfigError(`results path ${path} cannot be checked: ${d} (${describe(err)}); ${fixFor(err)}`);
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw new ConfigError(`results path ${path} cannot be checked: ${d} (${describe(err)}); ${fixFor(err, dirname(d))}`);
     }
     if (st?.isDirectory()) break;
     if (st) throw new ConfigError(`results path ${path} cannot be created: ${d} is not a directory; give --results a path in a directory`);
@@ -138,7 +138,7 @@ function makeDirectoryFor(path: string): void {
     } catch (err) {
       // EEXIST: made meanwhile by someone else, fine if it is a directory now.
       if ((err as NodeJS.ErrnoException).code === 'EEXIST' && isDirectory(d)) continue;
-      throw new ConfigError(`results path ${path} cannot be created: directory ${d} (${describe(err)}); ${fixFor(err)}`);
+      throw new ConfigError(`results path ${path} cannot be created: directory ${d} (${describe(err)}); ${fixFor(err, dirname(d))}`);
     }
   }
 }
@@ -167,16 +167,25 @@ function describe(err: unknown): string {
   return String(e?.message ?? err).split('\n')[0]!;
 }
 
-function fixFor(err: unknown): string {
+/**
+ * The fix for a write that failed in `dir`. A permission refusal names the uid the process runs as:
+ * in a container that is the image's (1000) or --user's, and a directory mounted from the host
+ * belongs to whoever made it there, so the fix is on the host's side or in docker run's flags.
+ */
+function fixFor(err: unknown, dir: string): string {
   switch ((err as NodeJS.ErrnoException).code) {
     case 'ENOSPC':
     case 'EDQUOT':
     case 'EFBIG':
       return 'free space or give --results a path on another file system';
     case 'EACCES':
-    case 'EPERM':
+    case 'EPERM': {
+      const uid = process.getuid?.();
+      if (uid === undefined) return 'give --results a path in a directory you can write to';
+      return `${dir} is not writable by uid ${uid}, which this process runs as: make it so (a directory mounted into a container: chown ${uid} DIR on the host, or docker run --user "$(id -u)"), or give --results a path in a directory you can write to`;
+    }
     case 'EROFS':
-      return 'give --results a path in a directory you can write to';
+      return `${dir} is on a read-only file system: mount a writable directory there (docker run -v "$PWD/results:${dir}", in Kubernetes an emptyDir), or give --results a path in a directory you can write to`;
     default:
       return 'give --results a file path in a writable directory';
   }

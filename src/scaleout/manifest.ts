@@ -1,12 +1,17 @@
 // A Kubernetes batch/v1 Job of K clients: an Indexed Job (JOB_COMPLETION_INDEX is each client's
 // --index), the Job's controller-uid as the run id (downward API), one client per node by
 // default, and a podFailurePolicy that fails the whole Job on the barrier's exit codes (3 timeout,
-// 4 duplicate index, 5 late), since a run short of a client measures something else.
+// 4 duplicate index, 5 late), since a run short of a client measures something else. Each pod runs
+// as the image's non-root uid on a read-only root file system (the restricted Pod Security
+// Standard), with emptyDirs where the tool writes: the results directory and the temp directory
+// (Node's compile cache).
 import { EXIT_BARRIER_TIMEOUT, EXIT_DUPLICATE_INDEX, EXIT_LATE } from './barrier.js';
 import type { ManifestOptions } from '../config/scaleout.js';
 
 export const CONTAINER_NAME = 'blob-cacher';
 const CONTROLLER_UID = "metadata.labels['batch.kubernetes.io/controller-uid']";
+/** The image's USER (Dockerfile): numeric, so that the kubelet can check runAsNonRoot. */
+const IMAGE_UID = 1000;
 
 export function jobManifest(o: ManifestOptions): Record<string, unknown> {
   const labels = { 'app.kubernetes.io/name': 'blob-cacher', 'app.kubernetes.io/instance': o.name };
@@ -31,6 +36,7 @@ export function jobManifest(o: ManifestOptions): Record<string, unknown> {
         spec: {
           // A podFailurePolicy needs it; a client that fails is not run again.
           restartPolicy: 'Never',
+          securityContext: { runAsNonRoot: true, runAsUser: IMAGE_UID, seccompProfile: { type: 'RuntimeDefault' } },
           ...(o.serviceAccount ? { serviceAccountName: o.serviceAccount } : {}),
           topologySpreadConstraints: [{
             maxSkew: o.clientsPerNode,
@@ -48,14 +54,20 @@ export function jobManifest(o: ManifestOptions): Record<string, unknown> {
             env: [
               { name: 'BLOB_CACHER_PARALLELISM', value: String(o.parallelism) },
               { name: 'BLOB_CACHER_RUN_ID', valueFrom: { fieldRef: { fieldPath: CONTROLLER_UID } } },
-              { name: 'BLOB_CACHER_RESULTS', value: o.resultsPath },
+              { name: 'BLOB_CACHER_RESULTS', value: `${o.resultsDir}/blob-cacher-results.json` },
               // One gated run per client: every client's requests fall in the window that is merged.
               { name: 'BLOB_CACHER_RUNS', value: '1' },
               { name: 'BLOB_CACHER_WARMUP', value: '0' },
             ],
             ...(o.secret ? { envFrom: [{ secretRef: { name: o.secret } }] } : {}),
             resources: { requests: resources, limits: resources },
+            securityContext: {
+              runAsNonRoot: true, runAsUser: IMAGE_UID, allowPrivilegeEscalation: false, readOnlyRootFilesystem: true,
+              capabilities: { drop: ['ALL'] },
+            },
+            volumeMounts: [{ name: 'results', mountPath: o.resultsDir }, { name: 'tmp', mountPath: '/tmp' }],
           }],
+          volumes: [{ name: 'results', emptyDir: {} }, { name: 'tmp', emptyDir: {} }],
         },
       },
     },

@@ -28,9 +28,18 @@ const envVar = obj({
 const envFromSource = obj({ prefix: 'string', secretRef: obj({ name: 'string', optional: 'boolean' }), configMapRef: obj({ name: 'string', optional: 'boolean' }) });
 const quantities: FieldType = { object: { cpu: 'quantity', memory: 'quantity', 'ephemeral-storage': 'quantity' } };
 const resources = obj({ requests: quantities, limits: quantities });
+const seccompProfile = obj({ type: { enum: ['RuntimeDefault', 'Unconfined', 'Localhost'] }, localhostProfile: 'string' }, ['type']);
+const containerSecurity = obj({
+  runAsNonRoot: 'boolean', runAsUser: 'integer', runAsGroup: 'integer', allowPrivilegeEscalation: 'boolean', readOnlyRootFilesystem: 'boolean',
+  privileged: 'boolean', capabilities: obj({ add: { array: 'string' }, drop: { array: 'string' } }), seccompProfile,
+});
+const podSecurity = obj({ runAsNonRoot: 'boolean', runAsUser: 'integer', runAsGroup: 'integer', fsGroup: 'integer', supplementalGroups: { array: 'integer' }, seccompProfile });
+const volumeMount = obj({ name: 'string', mountPath: 'string', readOnly: 'boolean', subPath: 'string' }, ['name', 'mountPath']);
+const volume = obj({ name: 'string', emptyDir: obj({ medium: 'string', sizeLimit: 'quantity' }) }, ['name']);
 const container = obj({
   name: 'string', image: 'string', imagePullPolicy: { enum: ['Always', 'IfNotPresent', 'Never'] }, command: { array: 'string' }, args: { array: 'string' },
-  workingDir: 'string', env: { array: envVar }, envFrom: { array: envFromSource }, resources,
+  workingDir: 'string', env: { array: envVar }, envFrom: { array: envFromSource }, resources, securityContext: containerSecurity,
+  volumeMounts: { array: volumeMount },
 }, ['name']);
 const topologySpread = obj({
   maxSkew: 'integer', minDomains: 'integer', topologyKey: 'string', whenUnsatisfiable: { enum: ['DoNotSchedule', 'ScheduleAnyway'] }, labelSelector,
@@ -39,6 +48,7 @@ const topologySpread = obj({
 const podSpec = obj({
   restartPolicy: { enum: ['Always', 'OnFailure', 'Never'] }, serviceAccountName: 'string', nodeSelector: { map: 'string' },
   topologySpreadConstraints: { array: topologySpread }, containers: { array: container }, terminationGracePeriodSeconds: 'integer',
+  securityContext: podSecurity, volumes: { array: volume },
 }, ['containers']);
 const podFailurePolicyRule = obj({
   action: { enum: ['FailJob', 'FailIndex', 'Ignore', 'Count'] },
