@@ -31,7 +31,7 @@ export class RequestTracer {
     this.startEpochMs = performance.timeOrigin + now;
   }
 
-  /** The first time of each mark is kept. (A switch: `this[name]` was a megamorphic keyed access at every mark.) */
+  /** The first time of each mark is kept (a switch: `this[name]` is a megamorphic access at every mark). */
   mark(name: Mark): void {
     switch (name) {
       case 'start': return;
