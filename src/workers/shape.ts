@@ -60,7 +60,7 @@ export class SteadyShape implements Shape {
   /**
    * Tells `report` each interval's counts just after it closes, on the release's clock: the same
    * boundaries in every worker and in the series, so --autoterm never compares a sample that holds
-   * one report with one that holds two (a fixed 250 ms tick sampled every 300 ms did). The lag lets
+   * one report with one that holds two (as a fixed tick sampled at another period would). The lag lets
    * a request that ended on the boundary be counted first.
    */
   startReports(report: (index: number, counts: { ops: number; bytes: number }) => void): void {
@@ -109,7 +109,7 @@ export class SteadyShape implements Shape {
  * other lanes go on, unawaited).
  *
  * Each lane is two functions made once and a slot for its item, not an async function's frame and
- * promises for every item: those were the largest garbage of a small request after its own. An item
+ * promises for every item: those would be the largest garbage of a small request after its own. An item
  * answered before its `start` returned (a stop ends every item at once) is taken by the lane's loop,
  * not by a nested call: thousands of them would otherwise nest as deep.
  */
