@@ -102,7 +102,7 @@ export class SteadyShape implements Shape {
 
 /**
  * Items go out in order through a fixed number of lanes, never queued in bulk: memory stays flat in
- * the item count (issuing 1,000,000 requests at once held them all). Each lane takes the next item
+ * the item count (issuing every request at once would hold them all). Each lane takes the next item
  * when its last one ends; a steady shape wraps round. `start` issues item `n` in a lane and hands
  * what it gave to `done` (or a throw to `fail`), `settle` takes it. Returns how many were issued,
  * once every lane has ended; rejects with the first error `start`, `fail` or `settle` gives (the
