@@ -31,8 +31,8 @@ if (nodeIsSupported()) {
     capYoungGeneration(process.execArgv);
     // A download or an upload forks its first worker before it loads its own modules, not after
     // parsing its options: the worker's Node start and imports overlap the coordinator's instead of
-    // following them. Options that turn out bad cost a worker that exits with
-    // this process (its channel closes); --help forks none.
+    // following them. Options that turn out bad cost a worker that exits with this process (its
+    // channel closes); --help forks none.
     if ((command === 'download' || command === 'upload') && !rest.includes('--help') && !rest.includes('-h')) {
       (await import('./workers/first-worker.js')).startFirstWorker();
     }

@@ -1,11 +1,11 @@
 // Our own HTTP/1.1 client, for GETs (downloads) and PUTs (uploads). node:http allocates a fresh
 // Buffer for every socket read and runs each through its parser and a stream: on this kind of
-// machine it tops out well below curl per process (bench case 7 compares them), and for small
-// uploads its per-request objects cost more than the bytes. Here every socket reads into one fixed
-// buffer of its own (net/tls `onread`), the response head is parsed once and the body is handed to
-// the sink as views of that buffer. A sink that returns a promise pauses the socket until it settles, so the
-// buffer is never overwritten while a write still reads it and memory stays at one buffer per
-// socket. A request body goes out with its head in one corked write.
+// machine it tops out well below curl per process (bench case 7 compares it with this client), and
+// for small uploads its per-request objects cost more than the bytes. Here every socket reads into
+// one fixed buffer of its own (net/tls `onread`), the response head is parsed once and the body is
+// handed to the sink as views of that buffer. A sink that returns a promise pauses the socket until
+// it settles, so the buffer is never overwritten while a write still reads it and memory stays at
+// one buffer per socket. A request body goes out with its head in one corked write.
 //
 // The same HttpClient as node:http's (request.ts): a TracedResult with the same phases (wait, dns,
 // tcp, tls, send, firstByte, download), the same error texts (answer.ts) and the same keep-alive
@@ -500,7 +500,7 @@ class Exchange implements ConnUser, Cancellable {
       socket.write(head);
     }
     // 'sent' when the last byte is handed to the kernel. Written without a callback, as Node then
-    // queues no tick to call one: most often the kernel took it all at once, and that is now.
+    // queues no tick to call one: most often the kernel takes it all at once, and that is now.
     // Otherwise (a socket still connecting, a full send buffer) an empty write's callback says when
     // the rest has gone.
     if (socket.writableLength === 0 && !socket.destroyed) this.written(null);

@@ -26,8 +26,8 @@ export interface JobMeasures {
 /**
  * A job of at most this many records sends them without histograms: the coordinator makes those from
  * the records it gets anyway. Such a worker never loads the histogram code (a visible share of a
- * process's start, most of it node:zlib) before its first job, which is where a cold start waits for it; past
- * this, each worker makes its own, in parallel, and the coordinator only adds them.
+ * process's start, most of it node:zlib) before its first job, which is where a cold start waits
+ * for it; past this, each worker makes its own, in parallel, and the coordinator only adds them.
  */
 export const RECORDS_ALONE_MAX = 64;
 
