@@ -344,11 +344,10 @@ export class Hedger {
    * peers all answered: the last range of a split object), or there is no other lane to compare
    * with. A request that nothing later has passed is waiting in a queue the others share (the
    * server's, or this process's): its duplicate would join the back of that queue, answer after it,
-   * take a socket from the next item and cost a connection when aborted. On the emulated target
-   * without stalls, 2.5-5 duplicates a run of 2,000 files went so, in bursts, and 9 in 10 lost; a
-   * quarter of the lanes' worth still let ~1.3 a run go, 1 in 60 winning (a busy server answers a
-   * few requests out of order). A stalled request is passed by every later one: 16 lanes pass it in
-   * about a millisecond.
+   * take a socket from the next item and cost a connection when aborted. Without stalls, a bar
+   * lower than a lane's worth still sends duplicates, in bursts, that nearly all lose (a busy server
+   * answers a few requests out of order; bench case 12 counts what duplicates cost). A stalled
+   * request is passed by every later one, and soon.
    */
   private straggling(f: Flight): boolean {
     const lanes = this.ctx.lanes;
