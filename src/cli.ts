@@ -1,7 +1,7 @@
 #!/usr/bin/env -S node --max-semi-space-size=4
 // The flag: 4 MiB semi-spaces, as the workers get (workers/entry.ts). Each run's collection is
-// short-lived garbage; with V8's default young generation the coordinator's RSS grew with the runs
-// (20,000 x 100 KiB over 2 x 32, six runs: coordinator 191 -> 137 MiB, 1.17x -> 1.10x of one run).
+// short-lived garbage; with V8's default young generation the coordinator's RSS grows with the runs
+// of a session, with small semi-spaces it stays near one run's.
 // `blob-cacher <command> …`: one entry for every command. The commands' code (and every library it
 // loads) is imported only once a command is named: `--help` and an unknown command answer without it.
 import { useCompileCache } from './cli/compile-cache.js';
@@ -30,9 +30,9 @@ if (nodeIsSupported()) {
     // Typed as `node dist/cli.js`, the shebang's flag does not apply: the same cap, at run time.
     capYoungGeneration(process.execArgv);
     // A download or an upload forks its first worker before it loads its own modules, not after
-    // parsing its options: the worker's Node start and imports (~70 ms) overlap the coordinator's
-    // (~100 ms) instead of following them. Options that turn out bad cost a worker that exits with
-    // this process (its channel closes); --help forks none.
+    // parsing its options: the worker's Node start and imports overlap the coordinator's instead of
+    // following them. Options that turn out bad cost a worker that exits with this process (its
+    // channel closes); --help forks none.
     if ((command === 'download' || command === 'upload') && !rest.includes('--help') && !rest.includes('-h')) {
       (await import('./workers/first-worker.js')).startFirstWorker();
     }

@@ -1,5 +1,5 @@
 // Node's module compile cache (Node 22.1+): V8's code for each module, kept on disk between starts,
-// so a start reads compiled code instead of compiling the bundle (~0.5 MB) and the npm packages
+// so a start reads compiled code instead of compiling the bundle and the npm packages
 // again. Node's own default place (<tmpdir>/node-compile-cache); NODE_COMPILE_CACHE=<dir> moves it
 // and NODE_DISABLE_COMPILE_CACHE=1 turns it off, as for any Node program.
 import module from 'node:module';

@@ -29,8 +29,8 @@ export interface CaptureOptions {
 
 /**
  * The SDK's package.json, found where Node would look for the package from here, and read: a
- * require() of it resolved the package's exports through the CommonJS loader first (~2.7 ms of a
- * cold start, against 0.06).
+ * require() of it would resolve the package's exports through the CommonJS loader first, most of a
+ * cold start's cost of this check.
  */
 function sdkVersion(): string | undefined {
   for (const dir of packageDirs('@azure/storage-blob', dirname(fileURLToPath(import.meta.url)))) {
@@ -40,7 +40,7 @@ function sdkVersion(): string | undefined {
   return undefined;
 }
 
-/** Read at once: a file under /proc is never waited on, and a thread-pool round trip each cost more. */
+/** Read at once: a file under /proc is never waited on, and a thread-pool round trip each costs more. */
 const readText = (path: string): string | undefined => {
   try {
     return readFileSync(path, 'utf8').trim();

@@ -9,8 +9,8 @@ import { coresInWords, machineLimits, memoryInWords, readMachine } from '../metr
 import type { MachineLimits } from '../metrics/machine-limits.js';
 
 /**
- * A worker's resident memory at rest: Node, our modules and its pool, measured at ~78 MiB (16
- * workers peaked at 1.24 GB). What a sink or payload adds comes on top, checked by engine/limits.ts.
+ * A worker's resident memory at rest (Node, our modules and its pool), rounded up. What a sink or
+ * payload adds comes on top, checked by engine/limits.ts.
  */
 export const WORKER_BASE_BYTES = 80 * 1024 * 1024;
 

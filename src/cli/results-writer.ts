@@ -12,11 +12,11 @@ export class ResultsWriter {
   readonly path: string;
   readonly doc: ResultsFile;
   private writing: Promise<void> = Promise.resolve();
-  // Rewriting the whole file (redacted, then renamed into place) after every run made a session of
-  // many short runs quadratic: 400 runs of a 1 MiB object spent 39 ms a run on it. The file is kept
-  // current to within RESULTS_EVERY_MS instead, and written whole at the end, a failure or a stop.
-  // Its clock starts with the session: one shorter than that is written once, at its end (a second
-  // whole write of a 1-byte download's file was ~5 ms of its ~110).
+  // Rewriting the whole file (redacted, then renamed into place) after every run would make a session
+  // of many short runs quadratic. The file is kept current to within RESULTS_EVERY_MS instead, and
+  // written whole at the end, a failure or a stop. Its clock starts with the session: one shorter
+  // than that is written once, at its end (a second whole write is a visible share of a short
+  // download's start-up).
   private savedAtMs = performance.now();
 
   constructor(path: string, doc: ResultsFile) {

@@ -109,7 +109,7 @@ function parseClaim(text: string, m: RegExpExecArray, known: readonly string[]):
 /** A threshold's text, or why it is not one (the problem and the fix, one line). */
 export function parseThreshold(raw: string, contenders: readonly string[]): Threshold | Problem {
   const text = raw.trim();
-  // Upload's single Put Blob size was once --threshold: a size alone says which option is meant.
+  // A bare size is upload's single Put Blob size given to the wrong option: the answer names the right one.
   if (/^\d+(\.\d+)?\s*[kmgt]?i?b?$/i.test(text)) {
     return problem(`'${text}' is a size, not a rule; the size up to which a blob goes as one Put Blob is ` +
       '--single-shot-size');

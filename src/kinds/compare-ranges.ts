@@ -1,7 +1,7 @@
 // The byte-for-byte check of a run's ranges against the fixture, on two cores where one is idle: a
-// compare of 80 MiB is bound by one core's memory bandwidth (~7.5 ms here, every run), and split
-// with a thread that this process keeps from run to run it takes ~0.6 of that. Every byte is still
-// compared; only where the work runs changes.
+// large compare is bound by one core's memory bandwidth, and split with a thread that this process
+// keeps from run to run it takes less wall time. Every byte is still compared; only where the work
+// runs changes.
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
@@ -35,8 +35,8 @@ parentPort.on('message', (segments) => {
 });`;
 
 /**
- * A second thread for comparing, started before a run's barrier (its start, ~10 ms, never lands in a
- * timed section) and kept by the worker process (KeptBuffers) for the runs after.
+ * A second thread for comparing, started before a run's barrier (its start never lands in a timed
+ * section) and kept by the worker process (KeptBuffers) for the runs after.
  */
 export class CompareThread {
   private readonly worker: Worker;

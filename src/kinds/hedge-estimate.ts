@@ -23,9 +23,9 @@ const BUCKETS = (31 - 5) * SUB_BUCKETS;
 
 /**
  * Counts of request times (µs) in log-linear buckets, each within 1/64 (1.6%) of its values: a
- * delay needs no more. A record is a few integer operations and no allocation; an HDR histogram's
- * was ~95 ns, every answer of a run of 2,000 small files, CPU-bound in the client. Only the hedger
- * reads it, in this process: it is never encoded or merged.
+ * delay needs no more. A record is a few integer operations and no allocation, cheaper than an HDR
+ * histogram's on every answer of a run of small files that is CPU-bound in the client. Only the
+ * hedger reads it, in this process: it is never encoded or merged.
  */
 export class RequestTimes {
   private readonly counts = new Float64Array(BUCKETS);
@@ -80,10 +80,10 @@ export interface EarlierRequests {
  * What a percentile delay is read from: this worker's earlier requests, those on a reused connection
  * and those on one opened for them apart. A run's first requests each open a connection, and the
  * server takes them all at once: compared with the requests on warm connections (most of a run of
- * small files) they were late by design, and their duplicates were ~40% of those that went without
- * stragglers, each one's abort costing a connection. Kept across a contender's runs
- * (`KeptBuffers.keep`): a fresh estimate every run left each run's first requests unhedged (none
- * before 10 had finished) and read its delay from a handful of samples.
+ * small files) they are late by design, and hedging them would duplicate many requests that have no
+ * straggler, each one's abort costing a connection. Kept across a contender's runs
+ * (`KeptBuffers.keep`): a fresh estimate every run would leave each run's first requests unhedged
+ * (none before 10 have finished) and read its delay from a handful of samples.
  */
 export interface HedgeEstimate {
   reused: EarlierRequests;

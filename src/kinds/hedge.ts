@@ -28,8 +28,8 @@ export type GetRun = (ctx: KindContext, item: WorkItem, sink: Sink, queuedAt: nu
 
 /**
  * A stop for one request. An AbortController (an EventTarget) per hedged GET, with the closures and
- * promises around it, cost ~4 µs of CPU a request: a tenth of a 4 KiB GET's, and a run of many
- * small files is CPU-bound in the client.
+ * promises around it, costs a sizeable share of a small GET's CPU, and a run of many small files is
+ * CPU-bound in the client.
  */
 export class Stop implements StopSignal {
   aborted = false;
@@ -65,8 +65,8 @@ export class Stop implements StopSignal {
  * One item's first request as the hedger watches it: one object, its own stop and the watch its
  * transport tells, its callbacks methods of it (no closure for the transport, no second object
  * for the stop), and its links in its kind's queue of deadlines. Beside it, only the callback that
- * lands its answer. Most requests answer before their delay, and each object made per request was
- * garbage that a run of 2,000 small files, CPU-bound in the client, paid for in GC. The race is
+ * lands its answer. Most requests answer before their delay, and each object made per request is
+ * garbage that a run of many small files, CPU-bound in the client, pays for in GC. The race is
  * made only when a duplicate goes.
  */
 class Flight extends Stop implements GetWatch, SentWatch {
@@ -182,7 +182,7 @@ export class Hedger {
   /**
    * The timer, only where answers may not come to look for late requests: one lane, or half the
    * lanes or fewer still waiting (the tail of a run, the last ranges of a split object). One for all
-   * of them: a timer set and cleared per request cost ~2 µs of CPU each. Elsewhere late requests
+   * of them: a timer set and cleared per request costs CPU on every request. Elsewhere late requests
    * are looked for as answers come.
    */
   private timer?: NodeJS.Timeout;
@@ -253,7 +253,7 @@ export class Hedger {
   }
 
   /**
-   * No longer watched. With nothing left to watch the timer goes (it would hold this hedger, its
+   * Stops watching `f`. With nothing left to watch the timer goes (it would hold this hedger, its
    * sink included, until it fired); with few left, answers may stop coming, and the timer starts.
    */
   private unwatch(f: Flight): void {
@@ -344,11 +344,10 @@ export class Hedger {
    * peers all answered: the last range of a split object), or there is no other lane to compare
    * with. A request that nothing later has passed is waiting in a queue the others share (the
    * server's, or this process's): its duplicate would join the back of that queue, answer after it,
-   * take a socket from the next item and cost a connection when aborted. On the emulated target
-   * without stalls, 2.5-5 duplicates a run of 2,000 files went so, in bursts, and 9 in 10 lost; a
-   * quarter of the lanes' worth still let ~1.3 a run go, 1 in 60 winning (a busy server answers a
-   * few requests out of order). A stalled request is passed by every later one: 16 lanes pass it in
-   * about a millisecond.
+   * take a socket from the next item and cost a connection when aborted. Without stalls, a bar
+   * lower than a lane's worth still sends duplicates, in bursts, that nearly all lose (a busy server
+   * answers a few requests out of order; bench case 12 counts what duplicates cost). A stalled
+   * request is passed by every later one, and soon.
    */
   private straggling(f: Flight): boolean {
     const lanes = this.ctx.lanes;
@@ -375,7 +374,7 @@ export class Hedger {
         if (this.delayMs(fresh) !== before) this.syncTimer();
       }
     }
-    // Now, as the request's own end says (performance.now() costs ~130 ns on this VM, a call per answer).
+    // Now, as the request's own end says (no performance.now() call per answer).
     if (this.watching) {
       const nowMs = record.startEpochMs - TIME_ORIGIN_MS + record.totalMs;
       if (this.dueHead(this.reusedQueue, nowMs) || this.dueHead(this.freshQueue, nowMs)) this.lookForLate();

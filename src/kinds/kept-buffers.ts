@@ -1,6 +1,6 @@
 // What a worker process keeps from one job to the next, so that a run does not rebuild what the
 // last one made: the memory sink's buffer, and the fixture's bytes regenerated from its seed, which
-// each run's ranges are compared with byte for byte (8 ms at 80 MiB, where an MD5 of them took 110).
+// each run's ranges are compared with byte for byte (a compare costs a fraction of an MD5 of them).
 import { totalmem } from 'node:os';
 import { contentPieces } from '../payload/content.js';
 import { CompareThread } from './compare-ranges.js';
@@ -56,10 +56,10 @@ export class KeptBuffers {
   }
 
   /**
-   * The memory sink's buffer, the same one while the object's size is. A fresh 80 MiB buffer a run
-   * cost 0.3 to 10 ms of set-up (allocation and the collection it set off) and its page faults
-   * inside the timed section, 50 to 70 ms of a 150 ms run: `items`' slots are touched here, before
-   * the barrier, the first time they are used, so that no run pays them, a first one included. Its
+   * The memory sink's buffer, the same one while the object's size is. A fresh large buffer a run
+   * costs set-up (allocation and the collection it sets off) and puts its page faults inside the
+   * timed section, a large share of a short run: `items`' slots are touched here, before the
+   * barrier, the first time they are used, so that no run pays them, a first one included. Its
    * old bytes stay: a range a run counts as delivered was written over in full (a short body is an
    * error), and a range that failed is not checked.
    */
@@ -81,7 +81,7 @@ export class KeptBuffers {
 
   /**
    * The fixture's bytes [offset, offset + length) in an object of `sizeBytes`, regenerated from its
-   * seed the first time they are asked for (120 ms for 80 MiB, once per process, not once per run);
+   * seed the first time they are asked for (once per process, not once per run);
    * undefined past FIXTURE_COPY_MAX_BYTES.
    */
   fixtureRange(seed: string, sizeBytes: number, offset: number, length: number): Buffer | undefined {

@@ -27,7 +27,7 @@ export interface KindContext {
   agent: () => http.Agent;
   /** Our raw client's pool (kinds with `transport`, unless --http-client node). */
   pool?: RawPool;
-  /** Each item's URL, made before the barrier; unset past a bound on items (then made per request, ~2 µs). */
+  /** Each item's URL, made before the barrier; unset past a bound on items (then made per request). */
   urls?: ReadonlyMap<number, URL>;
   /** The worker's stop: aborts requests in flight and retry backoffs. */
   signal: AbortSignal;

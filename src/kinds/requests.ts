@@ -45,7 +45,7 @@ export function toRecord(job: RequestJob, item: WorkItem, r: RetriedResult, byte
     worker: job.workerIndex, item: item.index, offsetBytes: item.destOffsetBytes, bytes, status: r.status, startEpochMs: r.startEpochMs,
     totalMs: r.totalMs, phases: r.phases, reused: r.reused, retries: r.retries, throttled: r.throttled, backoffMs: r.backoffMs, error: r.error,
   };
-  // Set only where there is one: a spread of an empty object was a second object for every request.
+  // Set only where there is one: a spread of an empty object is a second object for every request.
   if (r.throttledBy) record.throttledBy = r.throttledBy;
   if (r.faults) record.faults = r.faults;
   return record;

@@ -19,8 +19,8 @@ export const kind: RequestKind = {
     const { job, items } = ctx;
     const sdk = await sdkClients(job, items);
     // The SDK's downloads land where ours do with the memory sink: each item at its place in one
-    // buffer, checked after the timed section (hashing each file in its lane, between requests, put
-    // ~0.2 ms of MD5 per 100 KiB file inside the SDK's span and not ours). Other sinks: a buffer per
+    // buffer, checked after the timed section (hashing each file in its lane, between requests, would
+    // put the MD5 inside the SDK's span and not ours). Other sinks: a buffer per
     // lane, each file hashed as it ends, as ours hash as the bytes come.
     const sink = job.sink === 'memory' ? await openJobSink(ctx) : undefined;
     const check = sinkCheck(ctx, sink);

@@ -33,7 +33,7 @@ export interface Sink {
 /**
  * Drops the bytes, hashing them as they come (inside the timed section: nothing is kept to hash
  * later); each item's MD5 goes to its record as it settles. Nothing is kept per item: a hash object
- * per item, kept to the end, held ~500 MiB per worker at 500,000 files.
+ * per item, kept to the end, would hold memory in proportion to the file count.
  */
 class DiscardSink implements Sink {
   /** false drops the bytes unseen (nothing to verify them against, e.g. a plain URL). */
@@ -81,8 +81,8 @@ class MemorySink implements Sink {
 }
 
 /**
- * One read buffer for every read-back (they run one after another): a fresh 4 MiB buffer per range
- * left hundreds of MiB of garbage for the collector on a 10 GiB download.
+ * One read buffer for every read-back (they run one after another): a fresh buffer per range would
+ * leave garbage for the collector in proportion to the download's size.
  */
 let readBack: Buffer | undefined;
 
@@ -100,7 +100,7 @@ export async function md5OfFileRange(fh: FileHandle, offset: number, length: num
   return hash.digest('base64');
 }
 
-/** Positional writes at each range's offset as data arrives (seed 001's WriteAt). */
+/** Positional writes at each range's offset as data arrives. */
 class SparseFileSink implements Sink {
   private readonly fh: FileHandle;
   constructor(fh: FileHandle) {
@@ -127,7 +127,7 @@ class SparseFileSink implements Sink {
 
 /**
  * Bytes of later ranges held in memory while an earlier one is still being written, before their
- * sockets are made to wait: without a bound a 10 GiB download would hold most of itself in memory.
+ * sockets are made to wait: without a bound a very large download would hold most of itself in memory.
  */
 export const ORDERED_HOLD_BYTES = 64 * 1024 * 1024;
 

@@ -23,8 +23,8 @@ const INITIAL_HIGHEST_US = 2;
 /**
  * The package's JavaScript histogram and its V2 compressed encoding, by their own files: its index
  * also loads the WebAssembly build (a base64 module and its loader) and the log reader and writer,
- * whose load makes an Intl.NumberFormat (ICU: ~12 ms alone). 28-31 ms per process against 15-18 ms,
- * paid by every worker and the coordinator. The encoding is the same code, byte for byte.
+ * whose load makes an Intl.NumberFormat (ICU, costly alone): loading the index roughly doubles the
+ * cost, paid by every worker and the coordinator. The encoding is the same code, byte for byte.
  */
 interface HdrParts {
   Float64: new (lowestDiscernibleValue: number, highestTrackableValue: number, digits: number) => Hdr.Histogram;
@@ -65,7 +65,7 @@ const INT_INDEX_MAX = 0x7fffffff;
 
 /**
  * The package's histogram, its counts index found in integer arithmetic. Its own takes a log2 and
- * two powers of two per value (~72 ns a record here, against ~15): a steady run records each
+ * two powers of two per value, several times the integer index's cost: a steady run records each
  * request's phases, total and interval latency inside its worker's timed section, other runs after
  * it. The same index for every whole value from 0 to INT_INDEX_MAX (what Math.round of µs gives);
  * any other value goes the package's way.
@@ -103,7 +103,7 @@ export function loadHistograms(): void {
   if (histogramsLoaded) return;
   histogramsLoaded = true;
   hdr();
-  // The encoding's deflate, its first call (~1.3 ms: zlib's code and binding) made now as well.
+  // The encoding's deflate: its first call loads zlib's code and binding, so it is made here as well.
   nodeZlib().deflateSync(Buffer.alloc(1));
 }
 
@@ -131,8 +131,8 @@ let scratch = Buffer.allocUnsafeSlow(4096);
  * The histogram in HdrHistogram's V2 compressed encoding, base64: byte for byte what the package's
  * `encodeIntoCompressedBase64` writes (its header, ZigZag LEB128 counts with zero runs, deflated by
  * node:zlib with the same options), written into one reused buffer. The package's grows its buffer
- * a byte at a time and reverses an array per header word: 0.2-0.4 ms a histogram, seven a
- * contender, on the path from the last answer to the report (a 1-byte download's ~3 ms).
+ * a byte at a time and reverses an array per header word, for seven histograms a contender, on the
+ * path from the last answer to the report.
  */
 export const encodeHistogram = (histogram: Hdr.Histogram): string => {
   const h = histogram as Countable;
@@ -150,7 +150,7 @@ export const encodeHistogram = (histogram: Hdr.Histogram): string => {
   writeInt64(b, 32, 1);
   let at = V2_HEADER_BYTES;
   // The counts array itself (every histogram here is a Float64 one), not a method call per bucket:
-  // those calls were most of the walk, ~1,500 buckets up to a value of 1.5 ms.
+  // those calls would be most of the walk.
   const counts = h._counts instanceof Float64Array ? h._counts : Float64Array.from({ length: countsLimit }, (_, i) => h.getCountAtIndex(i));
   for (let i = 0; i < countsLimit;) {
     const count = counts[i++]!;
@@ -195,8 +195,8 @@ function putZigZag(b: Buffer, at: number, value: number): number {
 /**
  * Histograms this process made, encoded and will not change again, by their encoding, for the one
  * decode that follows: a report built right after a run reads the histograms the run was just
- * encoded with, and takes each as it is instead of inflating and parsing its text again (~0.2-0.5 ms
- * a histogram, 7 a contender, on the path from the last answer to the report). Bounded: a longer
+ * encoded with, and takes each as it is instead of inflating and parsing its text again (7 a
+ * contender, on the path from the last answer to the report). Bounded: a longer
  * session's report decodes the rest.
  */
 const handedOver = new Map<string, Hdr.Histogram>();
@@ -215,8 +215,8 @@ type Trackable = Omit<Countable, 'maxValue' | 'minNonZeroValue'> & {
 /**
  * Leaves `h` as a decode of its encoding would be: a decode knows the largest and the smallest
  * non-zero value only to their buckets' edges. The package's establishInternalTackingValues finds
- * those buckets by walking the whole counts array (a method call per bucket, ~0.3 ms a histogram
- * cold); the histogram's own max and min already name them.
+ * those buckets by walking the whole counts array (a method call per bucket); the histogram's own
+ * max and min already name them.
  */
 export function asDecoded(histogram: Hdr.Histogram): void {
   const h = histogram as unknown as Trackable;
@@ -252,8 +252,8 @@ export const decodeHistogram = (text: string): Hdr.Histogram => {
 
 /**
  * The sum of encoded histograms: the first as decoded, the others added to it. A new empty one (a
- * 240 KB counts array) and an add walking its 30,000 buckets per part cost a short session's report
- * ~10 ms of its start (a 1-byte download, BENCHMARKS.md "Start-up").
+ * 240 KB counts array) and an add walking its 30,000 buckets per part are a visible share of a short
+ * session's start-up, which bench case 8 measures.
  */
 export function sumEncoded(texts: Iterable<string>): Hdr.Histogram | undefined {
   let sum: Hdr.Histogram | undefined;

@@ -94,7 +94,7 @@ export const memoryInWords = (m: Pick<MachineLimits, 'availableBytes' | 'memoryL
 
 /**
  * How much the embedded Azurite's in-memory store may hold: Azurite's own rule is half the host's
- * RAM, which in a container is more than the container may use at all (it was OOM-killed instead of
+ * RAM, which in a container is more than the container may use at all (it is OOM-killed instead of
  * refusing a write). Under a memory limit: half of what is left of it as Azurite starts. Undefined:
  * no limit, Azurite's own rule.
  */

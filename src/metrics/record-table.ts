@@ -229,7 +229,7 @@ export class RecordTable implements Iterable<OpRecord> {
 
   /**
    * Row of each item's record (the last, where an item has several). Items are numbered from 0, so
-   * an array indexed by item: 4 bytes an item, where a Map of a million entries held ~50 MB.
+   * an array indexed by item: 4 bytes an item, far less than a Map's entry.
    */
   rowsByItem(): { get(item: number): number | undefined; has(item: number): boolean } {
     let top = -1;
@@ -310,8 +310,8 @@ export class RecordTable implements Iterable<OpRecord> {
 
   /**
    * Orders the rows by offset, then item, in place (a stable permutation sort: no records made).
-   * Column by column, so that at most one column's copy is held beside the table: at a million
-   * requests a sorted copy of the whole table was 110 MB more at the coordinator's peak.
+   * Column by column, so that at most one column's copy is held beside the table: a sorted copy of
+   * the whole table would raise the coordinator's peak by the table's size.
    */
   sortByOffset(): this {
     const n = this.rows;
@@ -348,7 +348,7 @@ export class RecordTable implements Iterable<OpRecord> {
 
   /**
    * The columns cut to length. A full table (a worker's: one row per item, made to size) hands over
-   * its own columns, not copies (55 MB less at a worker's peak with 500,000 requests): it is not to
+   * its own columns, not copies (a copy would raise a worker's peak by their size): it is not to
    * be written after.
    */
   encode(): EncodedRecords {
@@ -380,7 +380,7 @@ export class RecordTable implements Iterable<OpRecord> {
   /**
    * Another table's rows after these. The coordinator appends each worker's table as it arrives, to
    * a table made to the run's size: one worker's message at a time is held besides it, where
-   * collecting them all and concatenating held the run's records twice (220 MB at a million).
+   * collecting them all and concatenating would hold the run's records twice.
    */
   append(t: RecordTable): this {
     const at = this.rows;

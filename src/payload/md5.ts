@@ -1,12 +1,12 @@
-// MD5 of a few bytes without node:crypto. Loading node:crypto (its ~17 internal modules) takes 4-7 ms
-// of a process's first hash, where a process started from an ES module has not loaded it yet (a
-// `node -e` has): for a 1-byte download that was the worker's whole check, on the path from the
+// MD5 of a few bytes without node:crypto. Loading node:crypto (its ~17 internal modules) is most of
+// a process's first hash, where a process started from an ES module has not loaded it yet (a
+// `node -e` has): for a 1-byte download that is the worker's whole check, on the path from the
 // last answer to the report. Small inputs are hashed here (RFC 1321) while the process has not
 // loaded node:crypto and has hashed little this way; anything else goes to node:crypto, which is
 // faster per byte once loaded.
 import { nodeCrypto } from '../transport/node-http.js';
 
-/** Inputs up to this size may be hashed here: a cold (not yet optimized) hash of 16 KiB takes ~1 ms. */
+/** Inputs up to this size may be hashed here: a cold (not yet optimized) hash's cost grows with its input. */
 export const JS_MD5_MAX_BYTES = 16 * 1024;
 /** Past this many bytes hashed here, a process loads node:crypto: a process that hashes much pays its load once. */
 const JS_MD5_BUDGET_BYTES = 1024 * 1024;

@@ -4,8 +4,8 @@
 // timing, so a writable server (nginx WebDAV) needs no preparation and a read-only one needs the
 // files there already. Content is checked by every run's MD5s, not here.
 //
-// A plain server cannot list a folder, and a HEAD per file cost 6–7 s at 100,000 files, every
-// session. So once every file of a set was found or PUT, a marker goes beside them
+// A plain server cannot list a folder, and a HEAD per file costs seconds at 100,000 files, every
+// session. So once every file of a set is found or PUT, a marker goes beside them
 // (`many/<count>x<bytes>/blob-cacher-set.json`: seed, count, size); a later session that finds it
 // asks for it and for a sample of the files (the first, the last and evenly spaced ones between)
 // instead of all. Any sampled file missing or of another length: every file is asked for again.

@@ -3,8 +3,8 @@
 
 /**
  * The distinct contents many small files cycle through: together at most this many bytes. More than
- * the sockets in flight at 100 KiB (81 contents), and 8 MiB per worker however many files: 64 MiB
- * per worker was the largest single part of an upload's memory (100,000 x 100 KiB, 2 x 32).
+ * the sockets in flight at 100 KiB (81 contents), and 8 MiB per worker however many files: a larger
+ * pool is the largest single part of an upload's memory (each process's peak RSS: bench case 10).
  */
 export const PAYLOAD_POOL_BYTES = 8 * 1024 * 1024;
 

@@ -46,7 +46,7 @@ export function boundsCell(s: ReportContender): string {
   return b ? `${num(b.lowMs)}–${num(b.highMs)} (${b.of === 'range' ? 'range' : '95% CI'})` : DASH;
 }
 
-/** Where the time went, as the seed said it: `single: wait 91%, dns 1%, tcp 0%, firstByte 7%, …; …` */
+/** Where the time went, in one line: `single: wait 91%, dns 1%, tcp 0%, firstByte 7%, …; …` */
 export function timeWentLine(t: TimeWent): string {
   const shares = t.shares.map((s) => `${s.phase} ${(s.share * 100).toFixed(0)}%`).join(', ');
   const plural = (n: number, one: string) => `${count(n)} ${one}${n === 1 ? '' : 's'}`;

@@ -1,5 +1,5 @@
 // The embedded Azurite's own process, forked by the coordinator (azurite-child.ts): its allocations
-// and garbage collections (full mark-compacts of 5-15 ms while it serves 80 MiB) no longer stall the
+// and garbage collections (full mark-compacts while it serves a large object) do not stall the
 // coordinator's set-up, collection and verification. The server's clock lives here, beside the http
 // server it listens on, and is asked through IPC. It serves until told to stop or until its parent
 // is gone (its IPC channel closes, even after a SIGKILL): then it closes, removes its scratch, exits.

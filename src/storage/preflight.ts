@@ -51,7 +51,7 @@ async function plainRequest(url: URL, method: 'HEAD' | 'PUT' | 'DELETE', opts: P
   const timeoutMs = opts.timeoutMs ?? 30_000;
   const deadline = AbortSignal.timeout(2 * timeoutMs);
   const signal = opts.signal ? AbortSignal.any([opts.signal, deadline]) : deadline;
-  // The raw client, as the workers' requests: node:http is then never loaded for a check (~3 ms of a start).
+  // The raw client, as the workers' requests: node:http is then never loaded for a check.
   const client = new RawPool(url, 1, PROBE_READ_BYTES);
   try {
     const maxRetries = opts.maxRetries ?? 0;

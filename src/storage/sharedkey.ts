@@ -1,4 +1,4 @@
-// SharedKey signing for raw REST requests (the path the seeds found fastest), per the Blob
+// SharedKey signing for raw REST requests (no SDK pipeline around each request), per the Blob
 // service's "Authorize with Shared Key" rules, with the SDK's canonical resource convention.
 import { nodeCrypto } from '../transport/node-http.js';
 import { STORAGE_API_VERSION } from './api-version.js';

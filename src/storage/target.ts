@@ -46,7 +46,7 @@ export async function readCa(path: string): Promise<string> {
   const pem = (await readRegularFile(path, { maxBytes: MAX_CA_FILE_BYTES, what: '--ca-file', fix: 'give a PEM file of the CA certificate(s) (BLOB_CACHER_CA_FILE, --ca-file)' })).toString('utf8');
   if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new ConfigError(`--ca-file ${path} holds no PEM certificate (-----BEGIN CERTIFICATE-----); give the CA in PEM`);
   // In place of the defaults, not besides them: with Node's ~150 roots in `ca`, every TLS connection
-  // would parse them all again (about 20 ms), inside the tls phase being measured.
+  // would parse them all again, inside the tls phase being measured.
   return pem;
 }
 
@@ -147,7 +147,7 @@ const SDK_PIPELINE: StoragePipelineOptions = { retryOptions: { maxTries: 3, retr
 
 /**
  * The SDK is loaded on first use only: a plain-URL run, or a worker making its own requests, never
- * pays its ~40 MiB of memory and start-up time.
+ * pays its memory and start-up time.
  */
 export async function containerClient(info: Extract<TargetInfo, { kind: 'blob' }>, opts: { agent?: Agent; credential?: TokenCredential } = {}): Promise<ContainerClient> {
   const { AnonymousCredential, BlobServiceClient, StorageSharedKeyCredential } = await import('@azure/storage-blob');
@@ -215,8 +215,8 @@ export class RequestSigner {
 
 /**
  * Names as paths below `base`, a folder with or without its final slash; its query is kept. The
- * base is parsed once: a URL per name is then one parse of a string (~2 µs, against ~5 µs for
- * parsing the base and setting the path each time).
+ * base is parsed once: a URL per name is then one parse of a string, cheaper than parsing the base
+ * and setting the path each time.
  */
 function urlsBelow(base: string): (name: string) => URL {
   const url = new URL(base);

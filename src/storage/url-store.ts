@@ -39,8 +39,8 @@ export interface Expected {
 /**
  * One file read back with GET: the MD5 of what came back, or why there is none (the GET failed, or
  * the length is not what was sent). The workers read back this way, and so does the store.
- * With `expected`, what comes back is compared with it as it arrives (memcmp, not MD5: hashing was
- * most of a read-back's CPU, 2.4 GB for 24,000 x 100 KiB), and equal bytes have the expected MD5;
+ * With `expected`, what comes back is compared with it as it arrives (memcmp, not MD5: hashing is
+ * most of a read-back's CPU), and equal bytes have the expected MD5;
  * from the first difference on, the MD5 of what came back is computed, so a mismatch still names it.
  */
 export async function readBackMd5(
@@ -98,7 +98,7 @@ export function urlStore(info: UrlInfo, opts: UrlStoreOptions): UploadStore {
 
   /**
    * A WebDAV server deletes a folder with everything below it in one request (RFC 4918 9.6.1): the
-   * run's folder goes at once (100,000 files to nginx: 15 s one by one). True only when the server
+   * run's folder goes at once (one by one, a large set takes seconds). True only when the server
    * said so and the first and last files are then gone; otherwise the files go one by one.
    */
   async function removeFolder(prefix: string, items: Items, signal?: AbortSignal): Promise<boolean> {

@@ -3,7 +3,7 @@
 // points, or the status's text).
 import type { IncomingHttpHeaders } from 'node:http';
 
-/** Status texts for answers a blob service or web server gives; node:http's table costs ~50 ms to load in a raw-client worker. */
+/** Status texts for answers a blob service or web server gives: node:http's table would load node:http. */
 const STATUS_TEXT: Readonly<Record<number, string>> = {
   200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No Content', 206: 'Partial Content', 301: 'Moved Permanently', 302: 'Found',
   303: 'See Other', 304: 'Not Modified', 307: 'Temporary Redirect', 308: 'Permanent Redirect', 400: 'Bad Request', 401: 'Unauthorized',

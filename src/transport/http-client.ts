@@ -17,8 +17,8 @@ export interface TracedResult {
 
 /**
  * A TracedResult whose headers are read from `from` (a response head, or the last try's result) only
- * when asked for: most answers' never are, and making an object of every header was most of what
- * reading an answer cost. The raw client's results are these, and the retry layer's extend them.
+ * when asked for: most answers' never are, and making an object of every header would be most of
+ * what reading an answer costs. The raw client's results are these, and the retry layer's extend them.
  */
 export class LazyHeadersResult implements TracedResult {
   readonly status: number;
@@ -80,7 +80,7 @@ export interface HttpRequest {
   /**
    * Told once the request is written to its socket (connected, not queued): a hedge's clock starts
    * there. An object, not a callback: the hedger passes its per-request object itself, where a
-   * callback was a closure made for every request.
+   * callback would be a closure made for every request.
    */
   watch?: SentWatch;
 }
@@ -106,7 +106,8 @@ export interface HttpClient {
   /**
    * As request(), the result handed to `to.answered`, which may be called before send returns: where
    * the client can, no promise is made (the raw pool: a small PUT's promises, and the closures made
-   * for them, were a good part of its cost). An object, so that a caller passes its own per-request object.
+   * for them, would be a good part of its cost). An object, so that a caller passes its own
+   * per-request object.
    */
   send(req: HttpRequest, to: Answered): void;
 }

@@ -5,7 +5,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 /**
  * Where the blank line that ends a head starts in `buf` (searching from `from`), or -1. A loop in
  * JavaScript rather than Buffer.indexOf: an answer's head is a few hundred bytes, and the native
- * call cost more than the scan (~1 µs a response).
+ * call costs more than the scan.
  */
 export function headEnd(buf: Uint8Array, from: number): number {
   for (let i = from; i + 3 < buf.length; i++) {
@@ -20,7 +20,7 @@ export const MAX_HEAD_BYTES = 64 * 1024;
  * A response head: its status and framing read at once, its other headers only when someone asks.
  * Of a PUT's answer nothing but the status and the framing is read (Put Blob's Content-MD5, a
  * Retry-After and an error's code only on those answers): building an object of every header, its
- * names lowercased strings, was most of what an answer cost to read.
+ * names lowercased strings, would be most of what an answer costs to read.
  */
 export class Head {
   readonly status: number;

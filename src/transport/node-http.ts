@@ -1,13 +1,13 @@
 // node:http and node:https through require, not an ESM import, and only when first asked for: an
 // ESM import evaluates every lazy export of node:http (WebSocket, EventSource, …), which loads
-// Node's bundled undici (~20-25 ms of a start; a bare `node -e 0` takes ~27 ms here), and a bundle
-// hoists the import to its top even from a lazily imported module. A worker on the raw client (the
-// default) never loads either: node:http, its server half, node:https and node:tls were ~10 ms of
-// each worker's start (BENCHMARKS.md, "Start-up"). node:fs/promises likewise where only a file sink
-// or a scratch directory needs it: a worker on the memory sink never loads it (nor the readline and
-// watcher internals it brings, ~2 ms of a start). And node:crypto (its ~17 internal modules, 4-6 ms
-// of a start), where a hash, a signature, a fixture's bytes or a random name is first made: `report`,
-// `compare` and a discard sink's worker make none.
+// Node's bundled undici (close to a bare Node start's own cost), and a bundle hoists the import to
+// its top even from a lazily imported module. A worker on the raw client (the default) never loads
+// either: node:http, its server half, node:https and node:tls are a visible share of each worker's
+// start (bench case 8 breaks a start down by module). node:fs/promises likewise where only a file
+// sink or a scratch directory needs it: a worker on the memory sink never loads it (nor the readline
+// and watcher internals it brings). And node:crypto (its ~17 internal modules), where a hash, a
+// signature, a fixture's bytes or a random name is first made: `report`, `compare` and a discard
+// sink's worker make none.
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);

@@ -21,8 +21,8 @@ export type PhaseDurationsMs = Partial<Record<Phase, number>>;
 
 /**
  * A request's phases as numbers in PHASES' order, NaN where it had none, written into `out`. Named
- * reads: a loop over PHASES read each by a computed key, a megamorphic lookup, and every request was
- * read so three times (its row, its histograms, its sums).
+ * reads: a loop over PHASES would read each by a computed key, a megamorphic lookup, and every
+ * request is read three times (its row, its histograms, its sums).
  */
 export function phasesInto(p: PhaseDurationsMs, out: Float64Array): Float64Array {
   out[0] = p.retry ?? Number.NaN;

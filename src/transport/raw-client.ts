@@ -1,11 +1,11 @@
 // Our own HTTP/1.1 client, for GETs (downloads) and PUTs (uploads). node:http allocates a fresh
 // Buffer for every socket read and runs each through its parser and a stream: on this kind of
-// machine it tops out near 1 GB/s per process where curl does 3, and for small uploads its
-// per-request objects cost more than the bytes. Here every socket reads into one fixed buffer of its
-// own (net/tls `onread`), the response head is parsed once and the body is handed to the sink as
-// views of that buffer. A sink that returns a promise pauses the socket until it settles, so the
-// buffer is never overwritten while a write still reads it and memory stays at one buffer per
-// socket. A request body goes out with its head in one corked write.
+// machine it tops out well below curl per process (bench case 7 compares it with this client), and
+// for small uploads its per-request objects cost more than the bytes. Here every socket reads into
+// one fixed buffer of its own (net/tls `onread`), the response head is parsed once and the body is
+// handed to the sink as views of that buffer. A sink that returns a promise pauses the socket until
+// it settles, so the buffer is never overwritten while a write still reads it and memory stays at
+// one buffer per socket. A request body goes out with its head in one corked write.
 //
 // The same HttpClient as node:http's (request.ts): a TracedResult with the same phases (wait, dns,
 // tcp, tls, send, firstByte, download), the same error texts (answer.ts) and the same keep-alive
@@ -24,7 +24,7 @@ export interface RawRequestOptions extends HttpRequest {
 
 /**
  * The request a connection serves now. A method per event, called through the connection, so that
- * a request is one object rather than a dozen closures made for it (each was garbage by its end).
+ * a request is one object rather than a dozen closures made for it (each would be garbage by its end).
  */
 interface ConnUser {
   /** Bytes read: returns false to pause the socket. */
@@ -71,7 +71,7 @@ class Conn {
   /**
    * net stopped reading (our read callback returned false): a request, or the pool for an idle
    * socket, resumes it. Tracked so that a socket still reading is not resumed: a pause and a resume
-   * at every response's end were two epoll_ctl calls a request.
+   * at every response's end would be two epoll_ctl calls a request.
    */
   paused = false;
   /**
@@ -144,7 +144,7 @@ export class RawPool implements HttpClient {
   /**
    * By AbortSignal (a run's stop), the requests waiting for a socket on it: one listener on each
    * signal ends them and every request in flight on it (found through the connections). Adding and
-   * removing a listener, or a set entry, for every request was a good part of a small PUT's cost.
+   * removing a listener, or a set entry, for every request would be a good part of a small PUT's cost.
    */
   private readonly waitingOn = new WeakMap<AbortSignal, Set<Cancellable>>();
   /** The signal watched last and its set: every request of a run has the same one (no WeakMap lookup a request). */
@@ -265,7 +265,7 @@ export class RawPool implements HttpClient {
 
   /**
    * Ends a request whose connection saw no life for its timeout: one timer for the pool, where a
-   * socket timeout on each connection was re-armed at every read and write. Runs while requests
+   * socket timeout on each connection would be re-armed at every read and write. Runs while requests
    * with a timeout are in flight; a shorter timeout makes it look more often.
    */
   watchTimeout(timeoutMs: number): void {
@@ -500,7 +500,7 @@ class Exchange implements ConnUser, Cancellable {
       socket.write(head);
     }
     // 'sent' when the last byte is handed to the kernel. Written without a callback, as Node then
-    // queues no tick to call one: most often the kernel took it all at once, and that is now.
+    // queues no tick to call one: most often the kernel takes it all at once, and that is now.
     // Otherwise (a socket still connecting, a full send buffer) an empty write's callback says when
     // the rest has gone.
     if (socket.writableLength === 0 && !socket.destroyed) this.written(null);

@@ -110,7 +110,7 @@ const labelOf = (label: RetryOptions['label']) => (typeof label === 'string' ? l
 export function requestWithRetries(attempt: (n: number) => Promise<TryOutcome>, opts: RetryOptions): Promise<RetriedResult> {
   const started = opts.queuedAt ?? performance.now();
   // The first try without an async function around it: nearly every request ends with it, and each
-  // async layer was a few hundred bytes of garbage a request.
+  // async layer is a few hundred bytes of garbage a request.
   return attempt(0).then((first) => (first.error === undefined && !isThrottle(first.result.status)
     ? retried(opts.label, first.result, first.error, 0, started, started, NO_TALLY)
     : tries(attempt, opts, started, first)));

@@ -11,7 +11,7 @@ const UNSET = -1;
 
 export class RequestTracer {
   // One field per mark, all made in the constructor: a request's tracer keeps one shape from start
-  // to end, where marks added as properties one by one gave it a new one at each.
+  // to end, where marks added as properties one by one would give it a new one at each.
   private readonly start: number;
   private socket = UNSET;
   private lookup = UNSET;
@@ -31,7 +31,7 @@ export class RequestTracer {
     this.startEpochMs = performance.timeOrigin + now;
   }
 
-  /** The first time of each mark is kept. (A switch: `this[name]` was a megamorphic keyed access at every mark.) */
+  /** The first time of each mark is kept (a switch: `this[name]` is a megamorphic access at every mark). */
   mark(name: Mark): void {
     switch (name) {
       case 'start': return;

@@ -57,8 +57,8 @@ export function release(children: readonly ChildProcess[]): number {
  * Waits for every worker's 'finished'; then runs `after` if none failed an item (a worker that fails
  * or dies means no step after, and its 'done' says why). Workers check what they moved (hash ranges,
  * read uploads back) only once every one of them, and the step after, is done: a worker done early
- * would otherwise load the server and the CPUs while another's timed requests are still going (a
- * 2 x 32 upload's span grew 15-40%). Resolves with the step's record, when it ran.
+ * would otherwise load the server and the CPUs while another's timed requests are still going, and
+ * lengthen the ranked span. Resolves with the step's record, when it ran.
  */
 export function afterAllFinished(children: readonly ChildProcess[], after?: AfterWorkers, onChecking?: () => void): Promise<OpRecord | undefined> {
   const finished = children.map((c, i) => waitFor(c, i, 'finished'));

@@ -4,10 +4,9 @@ import { fileURLToPath } from 'node:url';
 
 /**
  * A worker's young generation: 4 MiB semi-spaces instead of V8's default (16 MiB and more). A
- * worker's live heap is small (16 MiB after 50,000 uploads of 100 KiB) but its request garbage
- * grew the heap to ~290 MiB of RSS; with this, 180 MiB, at the same throughput (100 KiB PUTs, 256
- * MiB GETs from nginx, the SDK's downloadToBuffer: A/B in BENCHMARKS.md). Not a cap: the old
- * generation still grows as the live set needs. A flag the parent was given wins.
+ * worker's live heap is small but its request garbage grows the heap under the default; with this,
+ * its RSS stays lower at the same throughput (each worker's peak RSS: bench cases 5 and 10). Not a
+ * cap: the old generation still grows as the live set needs. A flag the parent was given wins.
  */
 const WORKER_V8_FLAGS = ['--max-semi-space-size=4'];
 

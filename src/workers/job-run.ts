@@ -24,7 +24,7 @@ import { FixedShape, runLanes, SteadyShape, type Shape } from './shape.js';
 
 export type JobState = 'idle' | 'prepared' | 'running' | 'checking' | 'done';
 
-/** Items of a job whose URLs are made before the barrier (4.5 MiB of them). */
+/** Items of a job whose URLs are made before the barrier (a few hundred bytes each). */
 const PREBUILT_URLS = 10_000;
 const epochNow = () => performance.timeOrigin + performance.now();
 
@@ -88,7 +88,7 @@ export class JobRun {
     const agent = () => (made ??= createAgent(origin, job.maxSockets, ca));
     const pool = kind.transport && job.httpClient !== 'node' ? new RawPool(origin, job.maxSockets, job.bufferSizeBytes, ca ? { ca } : undefined) : undefined;
     // Up to PREBUILT_URLS items, each URL is made here, before the barrier; past that, as its request
-    // goes out (~2 µs): a URL object is ~450 B, most of a file's state at 100,000 files per worker.
+    // goes out: a URL object is most of a file's state at 100,000 files per worker.
     let urls: Map<number, URL> | undefined;
     if (kind.transport && items.length <= PREBUILT_URLS) {
       urls = new Map();

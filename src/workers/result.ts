@@ -25,9 +25,9 @@ export interface JobMeasures {
 
 /**
  * A job of at most this many records sends them without histograms: the coordinator makes those from
- * the records it gets anyway. Such a worker never loads the histogram code (5-8 ms of a process's
- * start, most of it node:zlib) before its first job, which is where a cold start waits for it; past
- * this, each worker makes its own, in parallel, and the coordinator only adds them.
+ * the records it gets anyway. Such a worker never loads the histogram code (a visible share of a
+ * process's start, most of it node:zlib) before its first job, which is where a cold start waits
+ * for it; past this, each worker makes its own, in parallel, and the coordinator only adds them.
  */
 export const RECORDS_ALONE_MAX = 64;
 
@@ -56,7 +56,7 @@ export function packResult(job: WorkerJob, items: Items, records: RecordTable, m
   if (!m.steady) records.recordInto(histograms);
   // Every record is still here: each item's completion, before any sampling. The whole of a split
   // object here: its completion made where the histograms already are, which saves the coordinator
-  // a histogram and its first deflate on the way from the last answer to the report (~2-3 ms).
+  // a histogram and its first deflate on the way from the last answer to the report.
   const objects = m.steady ? undefined : job.objectPerItem ? perItemObjects(records, histograms) : job.wholeObject ? splitObject(records, histograms) : undefined;
   // Many files: what the coordinator needs of all the records is made here, and it gets a sample.
   let summary: WorkerSummaryOfRecords | undefined;

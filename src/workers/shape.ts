@@ -60,7 +60,7 @@ export class SteadyShape implements Shape {
   /**
    * Tells `report` each interval's counts just after it closes, on the release's clock: the same
    * boundaries in every worker and in the series, so --autoterm never compares a sample that holds
-   * one report with one that holds two (a fixed 250 ms tick sampled every 300 ms did). The lag lets
+   * one report with one that holds two (as a fixed tick sampled at another period would). The lag lets
    * a request that ended on the boundary be counted first.
    */
   startReports(report: (index: number, counts: { ops: number; bytes: number }) => void): void {
@@ -102,14 +102,14 @@ export class SteadyShape implements Shape {
 
 /**
  * Items go out in order through a fixed number of lanes, never queued in bulk: memory stays flat in
- * the item count (issuing 1,000,000 requests at once held them all). Each lane takes the next item
+ * the item count (issuing every request at once would hold them all). Each lane takes the next item
  * when its last one ends; a steady shape wraps round. `start` issues item `n` in a lane and hands
  * what it gave to `done` (or a throw to `fail`), `settle` takes it. Returns how many were issued,
  * once every lane has ended; rejects with the first error `start`, `fail` or `settle` gives (the
  * other lanes go on, unawaited).
  *
  * Each lane is two functions made once and a slot for its item, not an async function's frame and
- * promises for every item: those were the largest garbage of a small request after its own. An item
+ * promises for every item: those would be the largest garbage of a small request after its own. An item
  * answered before its `start` returned (a stop ends every item at once) is taken by the lane's loop,
  * not by a nested call: thousands of them would otherwise nest as deep.
  */

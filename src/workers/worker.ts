@@ -36,7 +36,7 @@ process.on('SIGHUP', () => {});
 const preloaded = new Promise(setImmediate).then(() => {
   preloadOwnKinds();
   // Node's socket destroy compares the socket with process.stderr, whose getter makes the stream on
-  // first use (~0.5-1 ms): made now, not as the first job closes its sockets before its result.
+  // first use: made here, not as the first job closes its sockets before its result.
   void process.stderr;
 }).catch(() => {});
 

@@ -1,4 +1,4 @@
-// One GET of the whole blob (seed 000's `url` method).
+// One GET of the whole blob (also named `url`, as SOURCE_METHOD has it).
 import { LARGE_BLOB, type DownloadStrategy } from '../strategy.js';
 
 export const single = {

@@ -1,5 +1,5 @@
 // One large blob as staged blocks of BLOCK_SIZE, CONCURRENCY in flight, then Put Block List; at or
-// below THRESHOLD it is a single Put Blob (seed 003's parallel threshold).
+// below THRESHOLD it is a single Put Blob (the threshold of a parallel upload).
 import { stagedBlocks } from '../requests.js';
 import { type UploadStrategy } from '../strategy.js';
 import { blockId, largeBlobName } from '../../plan/names.js';
