@@ -1,4 +1,4 @@
-// Does the verdict hold up? (issue 13.4) Real runs against a local server: the same contender
+// Does the verdict hold up? Real runs against a local server: the same contender
 // twice (A/A) must come out "no significant difference" at least 95% of the time, and a 20%
 // slowdown injected by the server (A/B) must be detected at n=10 at least 90% of the time.
 // Runs are measured once per server; the trials draw disjoint sets of 10 from them.

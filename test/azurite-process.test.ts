@@ -1,5 +1,5 @@
-// The embedded target runs Azurite in a process of its own (issue 28: its garbage collections ran in
-// the coordinator). Its server clock answers through IPC; the child is gone after a session, after
+// The embedded target runs Azurite in a process of its own, so that its garbage collections do not
+// run in the coordinator. Its server clock answers through IPC; the child is gone after a session, after
 // stop(), and after its coordinator is killed with SIGKILL.
 import { spawnSync } from 'node:child_process';
 import { cpSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -113,7 +113,8 @@ describe('the embedded Azurite in its own process', () => {
     const killed = performance.now();
     process.kill(azurite!, 'SIGKILL');
     const run = await cli.exited;
-    // Before: the workers retried the dead port for ~40 s and the run ended with `connect ECONNREFUSED`.
+    // Workers that did not notice the target die would retry the dead port for tens of seconds, then
+    // end the run with `connect ECONNREFUSED`.
     expect(performance.now() - killed).toBeLessThan(2_000);
     expect(run.code, run.stderr).toBe(1);
     const said = run.stderr.match(/the embedded Azurite exited \(killed by the kernel: out of memory\?\)/g) ?? [];
@@ -135,7 +136,8 @@ describe('the embedded Azurite in its own process', () => {
     const killed = performance.now();
     process.kill(azurite!, 'SIGKILL');
     const run = await cli.exited;
-    // Before: the fixture's upload retried the dead port, and the command ended with `connect ECONNREFUSED`.
+    // A fixture upload that did not notice the target die would retry the dead port, then end the
+    // command with `connect ECONNREFUSED`.
     expect(performance.now() - killed).toBeLessThan(3_000);
     expect(run.code, run.stderr).toBe(1);
     expect(run.stderr.match(/the embedded Azurite exited \(killed by the kernel: out of memory\?\)/g) ?? [], run.stderr).toHaveLength(1);

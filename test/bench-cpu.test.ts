@@ -1,4 +1,4 @@
-// The bench's CPU goals (issue 28: CPU per PUT against wrk, per MiB against curl) decide on the
+// The bench's CPU goals (CPU per PUT against wrk, per MiB against curl) decide on the
 // rounds both sides ran in: the median of per-round ratios and its interval, never a point ratio of
 // a few runs that a shared machine's 1.5-2x spread decides by chance.
 import { describe, expect, it } from 'vitest';

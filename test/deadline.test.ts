@@ -1,4 +1,4 @@
-// Deadlines (issue 14.9): a server that trickles a byte at a time never trips the idle timeout, so
+// Deadlines: a server that trickles a byte at a time never trips the idle timeout, so
 // preflight has a deadline of its own (twice --timeout) and --deadline bounds the whole session.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -12,7 +12,7 @@ import { freshDirs } from './helpers/temp-dirs.js';
 
 const root = resolve(import.meta.dirname, '..');
 
-// Each command in a directory of its own, all removed after the file (they were left in /tmp).
+// Each command in a directory of its own, all removed after the file so none is left in /tmp.
 const tempDir = freshDirs('bc-deadline-');
 
 async function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string; ms: number; cwd: string }> {

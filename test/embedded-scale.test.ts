@@ -1,4 +1,4 @@
-// The embedded Azurite slows superlinearly with many blobs (issue 14.8): an upload past the limit
+// The embedded Azurite slows superlinearly with many blobs: an upload past the limit
 // warns before it starts, naming what to use instead; below it, no warning.
 import { spawn } from 'node:child_process';
 import { join, resolve } from 'node:path';
@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { ONE_RUN } from './helpers/cli-env.js';
 import { freshDirsSync } from './helpers/temp-dirs.js';
 
-// Scratch directories, removed after the file (they were left in /tmp).
+// Scratch directories, removed after the file so none is left in /tmp.
 const scratchDir = freshDirsSync('bc-scale-');
 
 const root = resolve(import.meta.dirname, '..');

@@ -1,4 +1,4 @@
-// --endpoint with every --auth mode (issue 16.1), against a real Azurite at its path-style URL
+// --endpoint with every --auth mode, against a real Azurite at its path-style URL
 // (http://127.0.0.1:PORT/devstoreaccount1, as a private endpoint or another cloud would be given):
 // the options as a user gives them, resolved by the config layer, then a whole download session.
 // --auth entra with --endpoint is test/entra.test.ts.

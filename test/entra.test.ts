@@ -1,4 +1,4 @@
-// --auth entra end to end (issue 16.2): the CLI as a user runs it, against an Azurite that takes
+// --auth entra end to end: the CLI as a user runs it, against an Azurite that takes
 // bearer tokens (`--oauth basic`, over HTTPS, its certificate given with --ca-file), getting its
 // tokens from real token servers on 127.0.0.1 through DefaultAzureCredential: the managed identity
 // endpoint of App Service / Container Apps, and an Entra ID authority for an AKS workload identity.

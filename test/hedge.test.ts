@@ -1,4 +1,4 @@
-// --hedge against the straggler server (issue 29): one GET in 50 stalls 500 ms before its first
+// --hedge against the straggler server: one GET in 50 stalls 500 ms before its first
 // byte. Hedging at p90 of the worker's earlier requests must cut the object-completion p99 to at
 // most 0.3x the unhedged one with at most 5% extra requests, for chunked and for small files; with
 // no stragglers it must add at most 2% requests. Counts and ratios the stall makes large, never a
@@ -405,7 +405,7 @@ describe('--hedge against the straggler server', () => {
     second.close();
     expect(sent).toBe(2);
     expect(got.hedge?.won).toBe('hedge');
-    // A fresh estimate (as every run had before) would not hedge it: fewer than 10 requests had finished.
+    // A fresh estimate for each run would not hedge it: fewer than 10 requests have finished.
     sent = 0;
     stallNext = true;
     const fresh = new Hedger(ctx, {} as Sink, get, { afterMs: undefined, percentile: 90, on: 'first-byte' });
@@ -426,8 +426,8 @@ describe('--hedge against the straggler server', () => {
       return Promise.resolve({ worker: 0, item: item.index, offsetBytes: 0, bytes: 1, status: 200, startEpochMs: 0, totalMs: 1, phases: {}, reused: false, retries: 0, throttled: 0, backoffMs: 0 });
     };
     const ctx = { signal: new AbortController().signal, urls: new Map(), lanes: 1 } as unknown as KindContext;
-    // A 10 s delay: before the fix its timer outlived the run by 10 s and held the hedger (and the
-    // job's 8 MB memory sink) with it: a worker grew by ~9 MB a run, 118 -> 686 MB over 60 runs.
+    // A 10 s delay: a timer left after the run would outlive it by 10 s and hold the hedger (and the
+    // job's 8 MB memory sink) with it, so a worker would grow by a sink a run.
     const hedger = new Hedger(ctx, {} as Sink, get, { afterMs: 10_000, on: 'first-byte' });
     await hedger.run({ index: 0, blob: 'f0', destOffsetBytes: 0, lengthBytes: 1 }, undefined);
     expect((hedger as unknown as { timer?: unknown }).timer).toBeUndefined();

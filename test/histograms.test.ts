@@ -94,7 +94,7 @@ describe('PhaseHistograms across workers', () => {
   });
 });
 
-describe('HistogramSum and a reused set (issue 28: a run\'s collection without decode/re-encode)', () => {
+describe('HistogramSum and a reused set (a run\'s collection without decode/re-encode)', () => {
   it('passes one worker\'s encoding through, adds two, and adds a request recorded here', () => {
     const a = new PhaseHistograms();
     a.record({ firstByte: 2 }, 5);
@@ -118,7 +118,7 @@ describe('HistogramSum and a reused set (issue 28: a run\'s collection without d
   });
 });
 
-describe('a histogram as long as its data (issue 28: the walks from the last answer to the report)', () => {
+describe('a histogram as long as its data (short walks from the last answer to the report)', () => {
   it('starts small, grows to the largest value, and reads the same percentiles as a fixed 24-hour range', () => {
     const rand = seeded(28);
     const values = Array.from({ length: 2000 }, () => Math.round(50 + 5000 * rand() ** 6));
@@ -255,7 +255,7 @@ describe('a run\'s own histograms handed to the decode that follows', () => {
   });
 });
 
-describe('the counts index in integer arithmetic (issue 28: ~72 ns a record against ~15)', () => {
+describe('the counts index in integer arithmetic', () => {
   type Indexed = hdr.Histogram & { countsArrayIndex(value: number): number; autoResize: boolean };
   const Package = (createRequire(import.meta.url)('hdr-histogram-js/dist/JsHistogramFactory') as { constructorFromBucketSize(bits: 64): new (low: number, high: number, digits: number) => Indexed }).constructorFromBucketSize(64);
   const Ours = withIntegerIndex(Package) as unknown as typeof Package;

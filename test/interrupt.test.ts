@@ -12,7 +12,7 @@ import { ONE_RUN } from './helpers/cli-env.js';
 import { runFailed } from '../src/results/schema.js';
 import { freshDirsSync } from './helpers/temp-dirs.js';
 
-// Scratch directories, removed after the file (they were left in /tmp).
+// Scratch directories, removed after the file so none is left in /tmp.
 const scratchDir = freshDirsSync('bc-int-');
 const scratchDirUp = freshDirsSync('bc-int-up-');
 
@@ -161,10 +161,10 @@ describe('SIGINT during a large upload', () => {
       const started = performance.now();
       child.kill('SIGINT');
       expect(await exited).toBe(130);
-      // Before: every planned file was DELETEd (50,000 requests, 13.7 s) before the process could exit.
+      // Without the stop, every planned file would be DELETEd before the process could exit.
       expect(performance.now() - started).toBeLessThan(4_000);
       // What was in flight, and what left while the signal travelled to the workers: a few dozen,
-      // not the 48,000 still planned (before: every queued PUT was still sent).
+      // not the 48,000 still planned (without the stop, every queued PUT would still be sent).
       expect(putsAfter).toBeLessThan(500);
       expect(deletes).toBeLessThanOrEqual(putsAtSignal + putsAfter + 2 * 16 + 1);
     } finally {

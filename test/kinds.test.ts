@@ -42,7 +42,7 @@ describe('request kinds', () => {
     const bad = JSON.parse(JSON.stringify(doc));
     bad.runs[0].unit = 'GB/s';
     expect(parseResultsDoc(bad)).toEqual({ problem: expect.stringMatching(/bad unit \(MiB\/s or ops\/s\)/) });
-    // Files written before the unit was recorded still read.
+    // A file without a unit still reads.
     delete bad.runs[0].unit;
     expect(parseResultsDoc(bad)).not.toHaveProperty('problem');
   });

@@ -1,4 +1,4 @@
-// Configurations that cannot fit fail before anything runs (issue 14.7): a range too large for one
+// Configurations that cannot fit fail before anything runs: a range too large for one
 // buffer, a memory sink larger than the machine, fixtures the embedded Azurite cannot hold.
 import { spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
@@ -9,7 +9,7 @@ import { selectStrategies } from '../src/strategies/index.js';
 import { ONE_RUN } from './helpers/cli-env.js';
 import { freshDirsSync } from './helpers/temp-dirs.js';
 
-// Scratch directories, removed after the file (they were left in /tmp).
+// Scratch directories, removed after the file so none is left in /tmp.
 const scratchDir = freshDirsSync('bc-limits-');
 
 const GiB = 1024 ** 3;

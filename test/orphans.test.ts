@@ -1,4 +1,4 @@
-// No orphans (issue 14.6): when the coordinator is killed, even with SIGKILL, its workers and the
+// No orphans: when the coordinator is killed, even with SIGKILL, its workers and the
 // embedded Azurite's process notice the closed IPC channel and exit quietly, also while the workers
 // are generating upload payloads.
 import { spawn } from 'node:child_process';
@@ -8,7 +8,7 @@ import { alive, childPids, isAzuriteProcess } from './helpers/processes.js';
 import { ONE_RUN } from './helpers/cli-env.js';
 import { freshDirsSync } from './helpers/temp-dirs.js';
 
-// Scratch directories, removed after the file (they were left in /tmp).
+// Scratch directories, removed after the file so none is left in /tmp.
 const scratchDir = freshDirsSync('bc-orphan-');
 
 const root = resolve(import.meta.dirname, '..');

@@ -11,7 +11,7 @@ import { close, listen, refusingUrl } from './helpers/http-servers.js';
 import { ONE_RUN } from './helpers/cli-env.js';
 import { freshDirsSync } from './helpers/temp-dirs.js';
 
-// Scratch directories, removed after the file (they were left in /tmp).
+// Scratch directories, removed after the file so none is left in /tmp.
 const scratchDir = freshDirsSync('bc-pre-');
 
 const root = resolve(import.meta.dirname, '..');
@@ -112,7 +112,7 @@ describe('preflight requests', () => {
       for (const check of [() => preflightUrl(`${url}/file.bin`, { timeoutMs: 300 }), () => preflightUrlUpload(`${url}/dav/`, new URL(`${url}/dav/probe`), { timeoutMs: 300 })]) {
         const started = performance.now();
         await expect(check()).rejects.toThrow(/cannot reach 127\.0\.0\.1:\d+ \(ETIMEDOUT: no data for 300 ms\); check --url/);
-        // A coarse bound: the fixed 30 s this replaces would be far past it.
+        // A coarse bound: a fixed 30 s wait would be far past it.
         expect(performance.now() - started).toBeLessThan(2000);
       }
     } finally {

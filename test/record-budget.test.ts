@@ -1,4 +1,4 @@
-// Issue 28 item 3: a session's raw records stay within one run's worth, all its runs together,
+// A session's raw records stay within one run's worth, all its runs together,
 // in memory and in the results file: each run cut to its even share, every failed request kept.
 import { describe, expect, it } from 'vitest';
 import type { OpRecord } from '../src/metrics/records.js';

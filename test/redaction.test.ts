@@ -1,4 +1,4 @@
-// One redaction for every writer (issue 14.3): every secret form — account key, SAS signature,
+// One redaction for every writer: every secret form — account key, SAS signature,
 // connection string, URL password, bearer token — fed through every output (logs at silly, the
 // results file, console, md, csv, json, html, error lines), in sweeps as well as single runs.
 import { spawn } from 'node:child_process';

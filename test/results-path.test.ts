@@ -1,4 +1,4 @@
-// Where results go (issue 14 items 1 and 2): a device, FIFO, directory or symbolic link at the
+// Where results go: a device, FIFO, directory or symbolic link at the
 // results path is refused and left as it was, an unusable path is refused before any measuring, and
 // no temporary file is left behind, whether a write succeeds or fails part-way.
 import { execFileSync, spawn } from 'node:child_process';

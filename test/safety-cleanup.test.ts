@@ -1,4 +1,4 @@
-// Issue 27 #24: --cleanup removes what the run made, and only that: the fixtures it created and the
+// --cleanup removes what the run made, and only that: the fixtures it created and the
 // container too when the run created it; a container that was there before stays, with what it held.
 import { describe, expect, it } from 'vitest';
 import type { DownloadConfig } from '../src/config/load.js';
@@ -17,8 +17,8 @@ const config = (container: string): DownloadConfig => testConfig('download', {
   timeoutMs: 10_000, trace: true,
 });
 
-describe('#24: --cleanup removes the container the run created, and only that', () => {
-  it('#24: --cleanup removes the container that the run itself created', async () => {
+describe('--cleanup removes the container the run created, and only that', () => {
+  it('--cleanup removes the container that the run itself created', async () => {
     expect(await containerOf(azurite(), 'made-by-run').exists()).toBe(false);
     const run = await runDownload(config('made-by-run'));
     expect(run.results.some(runFailed)).toBe(false);
@@ -26,7 +26,7 @@ describe('#24: --cleanup removes the container the run created, and only that', 
     expect(await containerOf(azurite(), 'made-by-run').exists()).toBe(false);
   });
 
-  it('#24: a container that was there before is kept, with the blobs the run did not make', async () => {
+  it('a container that was there before is kept, with the blobs the run did not make', async () => {
     const there = containerOf(azurite(), 'was-there');
     await there.create();
     await there.getBlockBlobClient('theirs.txt').upload('keep me', 7);

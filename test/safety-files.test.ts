@@ -1,4 +1,4 @@
-// Issue 27 (#1, #21): the two shared file checks on their own. A file read for the user is a regular
+// The two shared file checks on their own. A file read for the user is a regular
 // file within a size bound; an output is moved into place only over a regular file or nothing, even
 // when something else was put at its path during the run.
 import { execFileSync } from 'node:child_process';
@@ -13,20 +13,20 @@ import { freshDirs } from './helpers/temp-dirs.js';
 const fresh = freshDirs('safety-files-');
 const bounds = { maxBytes: 10, what: 'results file', fix: 'give the path of a file a run wrote' };
 
-describe('#21: the bounded regular-file reader', () => {
-  it('#21: reads a regular file within the bound', async () => {
+describe('the bounded regular-file reader', () => {
+  it('reads a regular file within the bound', async () => {
     const file = join(await fresh(), 'r.json');
     await writeFile(file, '0123456789');
     expect((await readRegularFile(file, bounds)).toString()).toBe('0123456789');
   });
 
-  it('#21: refuses a file past the bound, naming it and the bound', async () => {
+  it('refuses a file past the bound, naming it and the bound', async () => {
     const file = join(await fresh(), 'r.json');
     await writeFile(file, '0123456789A');
     await expect(readRegularFile(file, bounds)).rejects.toThrow(new ConfigError(`results file ${file} is 11 bytes, more than the 10 read; give the path of a file a run wrote`));
   });
 
-  it('#21: refuses a FIFO and a link to one without blocking', async () => {
+  it('refuses a FIFO and a link to one without blocking', async () => {
     const dir = await fresh();
     execFileSync('mkfifo', [join(dir, 'pipe')]);
     await symlink(join(dir, 'pipe'), join(dir, 'link'));
@@ -36,8 +36,8 @@ describe('#21: the bounded regular-file reader', () => {
   });
 });
 
-describe('#1: the rename at the end of a run', () => {
-  it('#1: a FIFO put at --out during the run is refused at the rename and left as it was', async () => {
+describe('the rename at the end of a run', () => {
+  it('a FIFO put at --out during the run is refused at the rename and left as it was', async () => {
     const dir = await fresh();
     const out = join(dir, 'blob.bin');
     await writeFile(`${out}.partial`, 'bytes');
@@ -47,7 +47,7 @@ describe('#1: the rename at the end of a run', () => {
     expect(await readFile(`${out}.partial`, 'utf8')).toBe('bytes');
   });
 
-  it('#1: a regular file is replaced', async () => {
+  it('a regular file is replaced', async () => {
     const dir = await fresh();
     const out = join(dir, 'blob.bin');
     await writeFile(`${out}.partial`, 'new');

@@ -1,4 +1,4 @@
-// Issue 27, "also seen": worker processes the machine cannot hold. Past its cores they only compete
+// Worker processes the machine cannot hold. Past its cores they only compete
 // (a warning); past its memory they would be killed part-way (refused before any is forked).
 import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';

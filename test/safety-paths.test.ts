@@ -1,4 +1,4 @@
-// Issue 27, path options that write (#1, #11, #18): --out never replaces a device, a FIFO or a
+// Path options that write: --out never replaces a device, a FIFO or a
 // symbolic link (a dangling one too), a directory or the --results file; each is refused before
 // the run, in one line with exit 2, and what was at the path is left as it was.
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -35,9 +35,9 @@ async function refusedBeforeRun(cwd: string, args: string[], what: string): Prom
   return run.stderr;
 }
 
-describe('#1: --out never replaces a special file', () => {
+describe('--out never replaces a special file', () => {
   for (const sink of ['file', 'sparse-file']) {
-    it.runIf(isRoot)(`#1: --out naming a character device (made with mknod) is refused with --force, sink ${sink}, and stays a device`, async () => {
+    it.runIf(isRoot)(`--out at a character device: refused with --force, kept (sink ${sink})`, async () => {
       const cwd = await fresh();
       const dev = join(cwd, 'null');
       execFileSync('mknod', [dev, 'c', '1', '3']);
@@ -48,7 +48,7 @@ describe('#1: --out never replaces a special file', () => {
     });
   }
 
-  it('#1: --out naming a FIFO is refused with --force, without opening it, and stays a FIFO', async () => {
+  it('--out naming a FIFO is refused with --force, without opening it, and stays a FIFO', async () => {
     const cwd = await fresh();
     const fifo = join(cwd, 'pipe');
     execFileSync('mkfifo', [fifo]);
@@ -56,7 +56,7 @@ describe('#1: --out never replaces a special file', () => {
     expect((await lstat(fifo)).isFIFO()).toBe(true);
   });
 
-  it('#1: --out naming a dangling symbolic link is refused even without --force, and nothing is created where it points', async () => {
+  it('--out at a dangling symlink: refused even without --force, nothing made at its target', async () => {
     const cwd = await fresh();
     const link = join(cwd, 'link');
     await symlink(join(cwd, 'nowhere'), link);
@@ -65,14 +65,14 @@ describe('#1: --out never replaces a special file', () => {
     expect((await readdir(cwd)).sort()).toEqual(['link']);
   });
 
-  it('#1: a FIFO at --out\'s .partial name is refused too (the run writes there first)', async () => {
+  it('a FIFO at --out\'s .partial name is refused too (the run writes there first)', async () => {
     const cwd = await fresh();
     const out = join(cwd, 'blob.bin');
     execFileSync('mkfifo', [`${out}.partial`]);
     expect(await refusedBeforeRun(cwd, download(out, '--sink', 'file'), `${out}.partial`)).toContain('FIFO');
   });
 
-  it('#1: a regular --out file is still written, and replaced with --force', async () => {
+  it('a regular --out file is still written, and replaced with --force', async () => {
     const cwd = await fresh();
     const out = join(cwd, 'blob.bin');
     await writeFile(out, 'old');
@@ -82,8 +82,8 @@ describe('#1: --out never replaces a special file', () => {
   });
 });
 
-describe('#11 and #18: --out checked against a directory and the results file before the run', () => {
-  it('#11: --out DIR --force is refused before the run, naming the fix, and leaves no DIR.partial', async () => {
+describe('--out checked against a directory and the results file before the run', () => {
+  it('--out DIR --force is refused before the run, naming the fix, and leaves no DIR.partial', async () => {
     const cwd = await fresh();
     await mkdir(join(cwd, 'adir'));
     const line = await refusedBeforeRun(cwd, download('adir', '--sink', 'file', '--force'), 'adir');
@@ -92,14 +92,14 @@ describe('#11 and #18: --out checked against a directory and the results file be
     expect((await readdir(cwd)).sort()).toEqual(['adir']);
   });
 
-  it('#18: --out equal to --results is refused before the run', async () => {
+  it('--out equal to --results is refused before the run', async () => {
     const cwd = await fresh();
     const line = await refusedBeforeRun(cwd, ['download', '--url', url, '--sink', 'file', '--out', 'r.json', '--results', './r.json'], '--results');
     expect(line).toContain('different paths');
     expect(await readdir(cwd)).toEqual([]);
   });
 
-  it('#18: --out naming the --results file through a hard link is refused with --force, and the file is kept', async () => {
+  it('--out naming the --results file by a hard link is refused with --force; the file is kept', async () => {
     const cwd = await fresh();
     await writeFile(join(cwd, 'r.json'), '{"kept":true}');
     execFileSync('ln', [join(cwd, 'r.json'), join(cwd, 'same.bin')]);

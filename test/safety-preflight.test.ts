@@ -1,4 +1,4 @@
-// Issue 27, a target that never answers (#2, #14): a blob preflight against a server that accepts
+// A target that never answers: a blob preflight against a server that accepts
 // and stays silent ends within 2 x --timeout (exit 2, one line), a signal stops it (130) and
 // --deadline bounds it (124); a signal during a plain URL's preflight is an interrupt too. Every
 // CLI here is killed at a limit well under what the unbounded wait would take: a hang fails.
@@ -48,8 +48,8 @@ async function preflightWaiting(cli: CliRun, before: number): Promise<void> {
   expect(accepted).toBeGreaterThan(before);
 }
 
-describe('#2: a blob preflight against a silent server is bounded', () => {
-  it('#2: ends by itself within 2 x --timeout, exit 2, one line naming --timeout', async () => {
+describe('a blob preflight against a silent server is bounded', () => {
+  it('ends by itself within 2 x --timeout, exit 2, one line naming --timeout', async () => {
     const cli = startCli(account('--timeout', '500ms', '--log-level', 'warn'), { cwd, limitMs: 20_000 });
     const run = await cli.exited;
     expect(run.killedAtLimit, run.stderr).toBe(false);
@@ -57,7 +57,7 @@ describe('#2: a blob preflight against a silent server is bounded', () => {
     expect(run.stderr.trimEnd().split('\n')).toEqual([expect.stringMatching(/did not answer within 1 s \(twice --timeout\)/)]);
   });
 
-  it('#2: SIGINT stops it at once (exit 130), long before 2 x the default --timeout', async () => {
+  it('SIGINT stops it at once (exit 130), long before 2 x the default --timeout', async () => {
     const before = accepted;
     const cli = startCli(account(), { cwd, limitMs: 15_000 });
     await preflightWaiting(cli, before);
@@ -68,7 +68,7 @@ describe('#2: a blob preflight against a silent server is bounded', () => {
     expect(run.stderr).not.toMatch(/again, exiting without waiting/);
   });
 
-  it('#2: --deadline bounds it (exit 124)', async () => {
+  it('--deadline bounds it (exit 124)', async () => {
     const cli = startCli(account('--deadline', '1s'), { cwd, limitMs: 15_000 });
     const run = await cli.exited;
     expect(run.killedAtLimit, run.stderr).toBe(false);
@@ -76,8 +76,8 @@ describe('#2: a blob preflight against a silent server is bounded', () => {
   });
 });
 
-describe('#14: a signal during a plain URL preflight is an interrupt', () => {
-  it('#14: SIGINT during a plain-URL preflight exits 130, not 2 with "cannot reach … (cancelled)"', async () => {
+describe('a signal during a plain URL preflight is an interrupt', () => {
+  it('SIGINT during a plain-URL preflight exits 130, not 2 with "cannot reach … (cancelled)"', async () => {
     const before = accepted;
     const cli = startCli(['download', '--url', `http://127.0.0.1:${port}/blob.bin`, '--results', 'r14.json'], { cwd, limitMs: 15_000 });
     await preflightWaiting(cli, before);

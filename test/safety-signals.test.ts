@@ -1,4 +1,4 @@
-// Issue 27, how a run is stopped (#7, #12, #13): one stop sent twice in a moment (timeout(1) signals
+// How a run is stopped: one stop sent twice in a moment (timeout(1) signals
 // the process, then its group) is one stop; SIGHUP stops as SIGTERM does, with partial results; and
 // a coordinator killed with SIGKILL leaves no scratch behind in the temp directory.
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
@@ -32,8 +32,8 @@ async function running(cwd: string): Promise<ReturnType<typeof startCli>> {
   return cli;
 }
 
-describe('#7 and #12: signals', () => {
-  it('#7: SIGTERM to the process and then to its group, as timeout(1) sends it, is one stop: exit 143 with partial results (3 trials)', async () => {
+describe('a stop by signal', () => {
+  it('SIGTERM to process then group, as timeout(1) does: one stop, exit 143, partial results', async () => {
     for (let trial = 0; trial < 3; trial++) {
       const cwd = await fresh();
       // Once the workers are released: a signal that lands within the fork of a worker is another
@@ -50,7 +50,7 @@ describe('#7 and #12: signals', () => {
     }
   });
 
-  it('#7: a copy of the stop that comes once the session has ended (while its results are written) is the same stop, not a kill', async () => {
+  it('a copy of the stop arriving while the results are written is the same stop, not a kill', async () => {
     for (let trial = 0; trial < 3; trial++) {
       const cwd = await fresh();
       const cli = await running(cwd);
@@ -72,7 +72,7 @@ describe('#7 and #12: signals', () => {
     }
   });
 
-  it('#12: SIGHUP to the group (a closed terminal) stops as SIGTERM does: exit 129, interrupted results, no temporary file', async () => {
+  it('SIGHUP (a closed terminal) stops like SIGTERM: exit 129, partial results, no temp file', async () => {
     const cwd = await fresh();
     const cli = await running(cwd);
     process.kill(-cli.child.pid!, 'SIGHUP');
@@ -85,8 +85,8 @@ describe('#7 and #12: signals', () => {
   });
 });
 
-describe('#13: scratch of a killed coordinator', () => {
-  it('#13: SIGKILL of the coordinator mid-run leaves no blob-cacher-<pid>-* scratch (its sink file) in TMPDIR', async () => {
+describe('scratch of a killed coordinator', () => {
+  it('SIGKILL of the coordinator mid-run leaves no blob-cacher-<pid>-* sink file in TMPDIR', async () => {
     const tmp = await mkdtemp(join(tmpdir(), 'safety-signals-tmp-'));
     try {
       const cli = startCli(['download', '--url', url, '--source-method', 'chunked', '--processes', '2', '--sink', 'sparse-file', '--progress-interval', '100ms', '--results', join(tmp, '..', `r-${process.pid}.json`), '--log-level', 'info'], {

@@ -1,4 +1,4 @@
-// Issue 27, answers that lie (#3, #4): a 206 whose Content-Range is not the range asked for fails
+// Answers that lie: a 206 whose Content-Range is not the range asked for fails
 // its request; a body that runs past what was asked for (an endless one included) is cut off; and a
 // plain URL's bytes, which nothing vouches for, are "not verified (why)", never "ok", in the run
 // record and in every report format.
@@ -75,9 +75,9 @@ async function withServer<T>(lie: Lie, use: (url: string) => Promise<T>): Promis
 
 beforeAll(() => setLogLevel('error'));
 
-describe('#3: a 206 must carry the range asked for', () => {
+describe('a 206 must carry the range asked for', () => {
   for (const httpClient of ['raw', 'node'] as const) {
-    it(`#3: a 206 whose Content-Range does not match the request fails the run (${httpClient} client), not retried`, async () => {
+    it(`a 206 with the wrong Content-Range fails the run, not retried (${httpClient} client)`, async () => {
       const run = await withServer('wrong-content-range', (url) => runDownload(configFor(url, { httpClient })));
       const r = run.results[0]!;
       expect(runFailed(r)).toBe(true);
@@ -87,7 +87,7 @@ describe('#3: a 206 must carry the range asked for', () => {
     });
   }
 
-  it('#3: the run with --out keeps the file at .partial, not at --out, and exits 1', async () => {
+  it('the run with --out keeps the file at .partial, not at --out, and exits 1', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'safety-transport-'));
     try {
       const run = await withServer('wrong-content-range', (url) =>
@@ -100,7 +100,7 @@ describe('#3: a 206 must carry the range asked for', () => {
     }
   });
 
-  it('#3: where nothing can be compared, the record and every format say "not verified (why)", never "ok"', async () => {
+  it('with nothing to compare, the record and all formats say "not verified (why)", never "ok"', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'safety-transport-'));
     try {
       await withServer('none', async (url) => {
@@ -123,9 +123,10 @@ describe('#3: a 206 must carry the range asked for', () => {
   });
 });
 
-describe('#4: bodies past what was asked for are cut off', () => {
+describe('bodies past what was asked for are cut off', () => {
   for (const httpClient of ['raw', 'node'] as const) {
-    it(`#4: an endless chunked 206 body is cut off at the range and fails the request (${httpClient} client)`, { timeout: 30_000 }, async () => {
+    it(`an endless chunked 206 body is cut off at the range and fails (${httpClient} client)`,
+      { timeout: 30_000 }, async () => {
       const run = await withServer('endless-206', (url) => runDownload(configFor(url, { httpClient })));
       const r = run.results[0]!;
       expect(runFailed(r)).toBe(true);
@@ -133,13 +134,13 @@ describe('#4: bodies past what was asked for are cut off', () => {
     });
   }
 
-  it('#4: a 200 whose body runs past the size HEAD gave fails the request', async () => {
+  it('a 200 whose body runs past the size HEAD gave fails the request', async () => {
     const run = await withServer('extra-bytes-200', (url) => runDownload(configFor(url, { sourceMethod: 'single' })));
     expect(runFailed(run.results[0]!)).toBe(true);
     expect(run.results[0]!.verification).toMatch(/EXTRA_BYTES/);
   });
 
-  it('#4: an endless body with --duration ends with the run', { timeout: 30_000 }, async () => {
+  it('an endless body with --duration ends with the run', { timeout: 30_000 }, async () => {
     const run = await withServer('endless-206', (url) => runDownload(configFor(url, { steady: { durationMs: 500, intervalMs: 100 } })));
     expect(run.results.length).toBe(1);
     expect(runFailed(run.results[0]!)).toBe(true);

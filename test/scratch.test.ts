@@ -1,4 +1,4 @@
-// Scratch space for downloaded bytes (issue 14 item 4): a private, unpredictable directory instead
+// Scratch space for downloaded bytes: a private, unpredictable directory instead
 // of /tmp/blob-cacher-<pid>-<strategy>.out, and the directories of killed runs swept on the next.
 import { spawn } from 'node:child_process';
 import { lstat, mkdir, readdir, readFile, readlink, stat, symlink, writeFile } from 'node:fs/promises';

@@ -1,4 +1,4 @@
-// The embedded target's own clock (issue 13.1): every run of every contender, ours and the SDK's,
+// The embedded target's own clock: every run of every contender, ours and the SDK's,
 // gets the server's span of its data requests beside its own, and the ranked span is the same
 // boundary for all: first request's start to last response's end.
 import { beforeAll, describe, expect, it } from 'vitest';

@@ -82,7 +82,7 @@ describe('a plain-URL download loads only what it uses', () => {
     const code = await new Promise<number | null>((r) => child.on('close', r));
     expect(code, stderr).toBe(0);
     expect(stdout).toMatch(/Recommended: single/);
-    // Its log lines, through winston (the package, or packed by the build), in the shape they always had.
+    // Its log lines, through winston (the package, or packed by the build), in one shape either way.
     expect(stderr).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z info: target: url 127\.0\.0\.1:\d+$/m);
     const read = (f: string) => JSON.parse(readFileSync(join(out, f), 'utf8')) as string[];
     const files = readdirSync(out);

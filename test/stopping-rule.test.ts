@@ -1,6 +1,6 @@
-// Issue 28 item 2: when a contender past its first runs stops. --min-time as hyperfine's, a cap
+// When a contender past its first runs stops. --min-time as hyperfine's, a cap
 // (--max-runs) and a precision target (the median's 95% interval within +-2%); --runs stays exact
-// and the new options beside it are refused. The rule in-process, then through the built CLI.
+// and the rule's options beside it are refused. The rule in-process, then through the built CLI.
 import { readFile } from 'node:fs/promises';
 import type http from 'node:http';
 import { join } from 'node:path';

@@ -106,8 +106,8 @@ describe('sinks', () => {
     expect(md5Hex(written)).toBe(expectedMd5);
   });
 
-  // Regression: the sdk baseline ran last and truncated --out to zeros after every other strategy
-  // had written (and verified) it.
+  // The sdk baseline runs last: it must not truncate --out to zeros after every other strategy has
+  // written (and verified) it.
   it.each(['file', 'sparse-file'] as const)('%s with sourceMethod all: --out still holds the fixture bytes afterwards', async (sink) => {
     const outPath = join(dir, `${sink}-all.bin`);
     const run = await runDownload(config({ sink, fileSizeBytes: sizeBytes, outPath }));
@@ -154,7 +154,7 @@ describe('fixtures on a shared Azurite', () => {
     const run = await runDownload(keyConfig('cleanup', true));
     expectVerified(run, sizeBytes);
     expect([...run.fixtures.created].sort()).toEqual(FIXTURES);
-    // The container, which this run created too, goes with them (issue 27 #24).
+    // The container, which this run created too, goes with them.
     expect(await containerOf(azurite, 'cleanup').exists()).toBe(false);
   });
 });

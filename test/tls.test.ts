@@ -1,6 +1,6 @@
-// The embedded target over HTTPS (issue 16.3): a throwaway certificate made in-process and trusted
+// The embedded target over HTTPS: a throwaway certificate made in-process and trusted
 // by this run's clients only; every strategy, ours and the SDK's, downloads and uploads through it,
-// and the zero-config run now measures the dns, tcp and tls phases a real account has.
+// and the zero-config run measures the dns, tcp and tls phases a real account has.
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { DownloadConfig, UploadConfig } from '../src/config/load.js';
 import { runDownload } from '../src/engine/download.js';

@@ -128,8 +128,8 @@ describe('tune on the emulated target (r per connection, R in all)', () => {
       const mibps = runs.map((x) => x.bytes / MiB / (x.wallMs / 1000)).sort((a, b) => a - b)[Math.floor(runs.length / 2)]!;
       // The grid over the same axes, each cell 6 runs of 4 MiB no faster than its pace: a lower bound.
       // The start (16 sockets) is past the knee: the search shows growth does not help (2 cells),
-      // bisects down to the knee, and races the slower cells (3 runs each instead of 5). Before the
-      // bisection and the race it walked down a step (and a half step) at a time: 11 cells, 27-38%.
+      // bisects down to the knee, and races the slower cells (3 runs each instead of 5), rather than
+      // walking down a step (and a half step) at a time.
       const axes = Object.fromEntries(tune.axes.map((a) => [a.flag, a.values]));
       let gridMs = 0;
       for (const s of axes['--max-sockets']!) for (const p of axes['--processes']!) gridMs += 6 * ((4 * MiB) / Math.min(Number(s) * Number(p) * 4 * MiB, 16 * MiB)) * 1000;

@@ -1,4 +1,4 @@
-// Issue 28 item 7: faults met in warm-up runs are counted apart from the measured ones and shown in
+// Faults met in warm-up runs are counted apart from the measured ones and shown in
 // the report model and every format. A real server resets the warm-up's first GET and answers its
 // retry 503; the measured runs are clean.
 import { readFile } from 'node:fs/promises';

@@ -71,7 +71,7 @@ describe('worker processes', () => {
     expect(analyze([toRunRecord(r)])[0]!.latencyMs.object?.count).toBe(1);
   });
 
-  it('3 processes, 1 item: capped at one process per item (issue 14.9: 256 processes for 4 requests)', async () => {
+  it('3 processes, 1 item: capped at one process per item', async () => {
     const run = await runDownload(config({ processes: 3, sourceMethod: 'single' }));
 
     expect(run.results).toHaveLength(1);

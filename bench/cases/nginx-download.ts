@@ -81,7 +81,7 @@ export async function nginxDownload(ctx: BenchContext) {
     evaluate({ what: 'chunked 16: our client vs node:http', ours: ['ours chunked 16 (discard)'], peer: 'ours chunked 16, node:http client (discard)' }, all),
     evaluate({ what: 'single vs raw Node (to a file)', ours: ['ours single (file)'], peer: 'raw Node http.get > file' }, all),
     evaluate({ what: 'chunked (sparse-file) vs aria2c -x16', ours: ['ours chunked 4 (sparse-file)', 'ours chunked 16 (sparse-file)', 'ours chunked 16 x 2 processes (sparse-file)'], peer: 'aria2c -x16 -s16 > file' }, all),
-    // Issue 28: one stream each, into nothing: our worker's own counters against curl's process.
+    // One stream each, into nothing: our worker's own counters against curl's process.
     cpuGoal('GET CPU per MiB <= curl (single, discard)', 'MiB', a.find((r) => r.label === 'ours single (discard)'), a.find((r) => r.label === 'curl -o /dev/null')),
   );
   for (const c of [...discard, ...toFile]) if (c.command) s.commands.push(c.command);

@@ -1,4 +1,4 @@
-// Case 10: many small files at scale (issue 15's targets). Uploads: 100,000 x 100 KiB PUT to the
+// Case 10: many small files at scale. Uploads: 100,000 x 100 KiB PUT to the
 // suite's nginx, once at 2 x 32 and once at 1 x 64, and ten times as many files of 1 KiB
 // (1,000,000) at 2 x 32. Downloads: the same counts of 1 KiB read back as a many-blob set
 // (small-files, --sink discard) at 2 x 32, from a set written into nginx's folder beforehand with

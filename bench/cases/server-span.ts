@@ -1,4 +1,4 @@
-// Case 11: the ranked span against the server's own (issue 13). blob-cacher's zero-config download
+// Case 11: the ranked span against the server's own. blob-cacher's zero-config download
 // (its embedded Azurite, which records the span of the data requests it served) with warm
 // connections, `single`, `chunked` and the SDK's downloadToBuffer, at three sizes: how far each
 // contender's ranked time (first request's start to last response's end) lies above the server's.

@@ -17,7 +17,7 @@ import type { Row, Sample } from '../lib/sample.ts';
 
 const HELP_TARGET_MS = 60;
 const DOWNLOAD_TARGET_MS = 150;
-/** Issue 28: a cold 1-byte download within this many bare Node starts (`node -e 0`), paired by round. */
+/** A cold 1-byte download within this many bare Node starts (`node -e 0`), paired by round. */
 const DOWNLOAD_TARGET_RATIO = 4.3;
 /** `node dist/download.js` (the card's own command line) within this ratio of `blob-cacher download`, paired by round. */
 const ENTRY_TARGET_RATIO = 1.1;

@@ -1,4 +1,4 @@
-// Case 12: stragglers and hedging (issue 29). The emulated target (src/emulate/server.ts), hosted
+// Case 12: stragglers and hedging. The emulated target (src/emulate/server.ts), hosted
 // in this process, stalls one GET in 50 for 500 ms before its first byte; blob-cacher downloads
 // from it with and without `--hedge p90`: chunked x16 (one object per run) and many small files
 // (each file an object); and round-robin x4, which reads copies from a blob service, from the

@@ -37,7 +37,7 @@ const NGINX_OURS_STEADY = 'ours small-files -> nginx DAV (1x64, --duration 5s)';
 /** wrk with the same 64 connections, in 2 threads (one a core here): the HTTP load tool as the bar. */
 const NGINX_WRK = 'wrk PUT -> nginx DAV (64 conns, 2 threads)';
 /**
- * wrk in one thread, as our one worker process is one: the bar for CPU per request (issue 28). Two
+ * wrk in one thread, as our one worker process is one: the bar for CPU per request. Two
  * threads on two cores are the bar for the rate, and spend more CPU per request to reach it.
  */
 const NGINX_WRK_1T = 'wrk PUT -> nginx DAV (64 conns, 1 thread)';
@@ -123,7 +123,7 @@ export async function uploads(ctx: BenchContext) {
     // Rates, on the tools' own timers: ours from its timed span, wrk from its Requests/sec.
     evaluate({ what: 'small-files >= 1.05x wrk (nginx, 64 connections, both for 5 s)', ours: [NGINX_OURS_STEADY], peer: NGINX_WRK, atLeast: 1.05, clock: 'tool' }, rows),
     evaluate({ what: 'small-files, 2400 files once, vs wrk\'s 5 s rate', ours: NGINX_OURS, peer: NGINX_WRK, clock: 'tool' }, rows),
-    // Issue 28: our worker's CPU per PUT (its own counters over the timed section) against the process
+    // Our worker's CPU per PUT (its own counters over the timed section) against the process
     // CPU of wrk in one thread over the requests it made, the same 5 s on the same nginx.
     cpuGoal('CPU per 100 KiB PUT <= wrk (nginx, 64 connections, 1 thread)', 'request', rows.find((r) => r.label === NGINX_OURS_STEADY), rows.find((r) => r.label === NGINX_WRK_1T)),
   );
