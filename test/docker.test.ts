@@ -10,7 +10,7 @@ import { validate } from 'dockerfile-utils';
 import { describe, expect, it } from 'vitest';
 import { freshDirsSync } from './helpers/temp-dirs.js';
 
-// Scratch directories, removed after the file (they were left in /tmp).
+// Scratch directories, removed after the file, so none is left in /tmp.
 const scratchDir = freshDirsSync('bc-image-');
 
 const root = resolve(import.meta.dirname, '..');
@@ -86,7 +86,7 @@ describe('image contract: the CMD with only environment variables', () => {
       MAX_SOCKETS: '4',
       FILE_SIZE: '10',
       FILE_COUNT: '50',
-      // The seed's per-contender lines are details now (answer first).
+      // The per-contender lines are details: the answer comes first.
       BLOB_CACHER_DETAILS: 'true',
     };
     // WORKDIR of the image holds no .env; an empty directory stands in for it.

@@ -25,7 +25,7 @@ export const DOWNLOAD_METHODS: readonly (DownloadStrategyName | 'all')[] =
   [...DOWNLOAD_STRATEGIES.map((s) => s.name), 'all'];
 /** One name, `all`, or several separated by commas. */
 export type DownloadMethod = string;
-/** The names the strategies declare as their aliases (the seed's: `url` was a single GET). */
+/** The names the strategies declare as their aliases (`url` is how SOURCE_METHOD names a single GET). */
 const aliasesOf = <N extends string>(
   list: readonly { name: N; aliases?: readonly string[] }[],
 ): ReadonlyMap<string, N> => new Map(list.flatMap((s) => (s.aliases ?? []).map((a) => [a, s.name] as const)));
@@ -149,7 +149,7 @@ function percentOrOff(max: number): Parser<number> {
  * known to +-2% needs about (1.96 * 1.25 * CV / 0.02)^2 runs: 38 at a 5% coefficient of variation,
  * 96 at 8%; a contender noisier than that is known to about +-2.5% at 10% after 100 runs, and more
  * runs would only narrow an interval the verdict can already state. Runs of a millisecond (a 1 MiB
- * object on a near server) are where the cap binds: 100 of them are seconds, 1000 were minutes.
+ * object on a near server) are where the cap binds: 100 of them are seconds, 1000 are minutes.
  */
 export const DEFAULT_MAX_RUNS = 100;
 
@@ -583,7 +583,7 @@ export const UPLOAD_OPTIONS = table(
   logLevel,
   option({ key: 'uploadMethod', flag: '--upload-method', env: 'BLOB_CACHER_UPLOAD_METHOD', valueName: 'method', defaultValue: DEFAULT_UPLOAD_STRATEGY, parse: oneOf(UPLOAD_METHODS), help: `upload strategy (${UPLOAD_METHODS.join(', ')})` }),
   option({ key: 'fileCount', flag: '--file-count', env: 'FILE_COUNT', valueName: 'n', defaultValue: 2400, parse: integer(1, 10_000_000), help: `blobs uploaded by ${names(manyBlobWorkloadNames(UPLOAD_STRATEGIES))}` }),
-  // Seed 002: FILE_SIZE=102 means 102 KB; units (100KiB, 102KB, 4096B) are honoured as given.
+  // FILE_SIZE=102 means 102 KB, as the card's users pass it; units (100KiB, 102KB, 4096B) are honoured as given.
   option({
     key: 'fileSize', flag: '--file-size', env: 'FILE_SIZE', valueName: 'size|dist',
     parse: sizeDistribution(1, MAX_PUT_BLOB_BYTES),

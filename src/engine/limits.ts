@@ -52,11 +52,9 @@ export function checkDownloadFits(strategies: readonly DownloadStrategy[], input
 /**
  * What one small file costs while a run holds it, over the coordinator and its workers (its row of
  * the records, its MD5, its share of the tallies; a file set is a few numbers, not an object per
- * file). Measured at 2 x 32 against nginx, all processes together: 1,000,000 x 1 KiB downloads
- * (--sink discard) 498–527 MiB against 390–394 MiB at 100,000, ~140 B a file more; uploads of
- * 1,000,000 x 1 KiB 481 MiB. The SDK baselines add a client object per file (~130 B). Twice the
- * sum, with room: a guard against runs that cannot fit, not a forecast. It was 8 KiB a file while a
- * run held an object per file in every process.
+ * file). Bench case 10 measures it (a million small files up and down, all processes together);
+ * the SDK baselines add a client object per file. This is twice that, with room: a guard against
+ * runs that cannot fit, not a forecast.
  */
 export const STATE_BYTES_PER_FILE = 512;
 

@@ -9,8 +9,8 @@ const yieldToEvents = () => new Promise<void>((resolve) => setImmediate(resolve)
 /**
  * The last run's payloads in this worker process. Every run of a contender (and the other upload
  * contenders, which share the fixture's content) asks for the same buffers: they are taken from here,
- * not made again. Making them afresh each run cost the setup time and, with the old set not yet
- * collected while the new one was made, twice the pool's memory (64 MiB) at the run's peak.
+ * not made again. Made afresh each run, they would cost the setup time and, with the old set not yet
+ * collected while the new one is made, twice the pool's memory at the run's peak.
  * Payload buffers are only ever read (request bodies), so sharing them between runs is safe.
  */
 let previous: Payloads | undefined;

@@ -1,7 +1,7 @@
 // A plan's items by position. Most plans are a few items (ranges, copies, blocks) and stay arrays;
 // a set of many small files is a FileSet: a few numbers, each item made from its index when it is
 // asked for, so that 1,000,000 files are not 1,000,000 objects in the coordinator, over IPC and in
-// every worker (an item object and its name were ~200 bytes, copied into each process).
+// every worker (an item object and its name, copied into each process).
 // The bottom of the layers: every folder that handles items (storage, metrics, workers, kinds,
 // strategies) imports them from here, and this imports nothing of ours but the file names.
 import { smallFileName, smallFileOffset } from './names.js';

@@ -17,7 +17,7 @@ import { refuseSpecialFile, RESULTS_OPTION } from './output-path.js';
  */
 export async function checkResultsPath(path: string): Promise<void> {
   // Synchronous: a handful of calls on a local path, before anything else runs. Through the thread
-  // pool each was a round trip, and the first started the pool: ~3 ms of a 1-byte download's start.
+  // pool each would be a round trip, and the first would start the pool, on every start's path.
   prepareTarget(path);
   const probe = tempPathBeside(path);
   let fd: number;
@@ -94,7 +94,7 @@ function tempPathBeside(path: string): string {
 
 /**
  * Random bytes, as hex, from the kernel's /dev/urandom where there is one: node:crypto's randomBytes
- * would load node:crypto (4-7 ms, on a 1-byte download's path before its job is sent) for a name.
+ * would load node:crypto (on a 1-byte download's path before its job is sent, bench case 8) for a name.
  */
 function randomHex(bytes: number): string {
   const out = Buffer.alloc(bytes);

@@ -1,4 +1,4 @@
-// FILE_COUNT blobs of FILE_SIZE, one Put Blob each (seed 002), over PROCESSES x MAX_SOCKETS.
+// FILE_COUNT blobs of FILE_SIZE, one Put Blob each, over PROCESSES x MAX_SOCKETS.
 import { FileSet } from '../../plan/items.js';
 import type { UploadStrategy } from '../strategy.js';
 
