@@ -6,7 +6,7 @@ import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { Invalid, COLLECT_OPTIONS, DOWNLOAD_OPTIONS, EMULATE_OPTIONS, MANIFEST_OPTIONS, REPORT_OPTIONS, TUNE_OPTIONS, UPLOAD_OPTIONS, type AnyOption } from '../src/config/options.js';
+import { Invalid, CHECK_OPTIONS, COLLECT_OPTIONS, DOWNLOAD_OPTIONS, EMULATE_OPTIONS, MANIFEST_OPTIONS, REPORT_OPTIONS, TUNE_OPTIONS, UPLOAD_OPTIONS, type AnyOption } from '../src/config/options.js';
 import { ONE_RUN } from './helpers/cli-env.js';
 import { freshDirs } from './helpers/temp-dirs.js';
 
@@ -100,7 +100,7 @@ function ours(words: string[], line: string): Ours | undefined {
 
 const SPECS: Record<string, readonly AnyOption[]> = {
   download: DOWNLOAD_OPTIONS, upload: UPLOAD_OPTIONS, report: REPORT_OPTIONS, compare: REPORT_OPTIONS, collect: COLLECT_OPTIONS, 'k8s-manifest': MANIFEST_OPTIONS,
-  emulate: EMULATE_OPTIONS, 'tune download': [...DOWNLOAD_OPTIONS, ...TUNE_OPTIONS], 'tune upload': [...UPLOAD_OPTIONS, ...TUNE_OPTIONS],
+  emulate: EMULATE_OPTIONS, check: CHECK_OPTIONS, 'tune download': [...DOWNLOAD_OPTIONS, ...TUNE_OPTIONS], 'tune upload': [...UPLOAD_OPTIONS, ...TUNE_OPTIONS],
 };
 
 /** Names users pass that are not one option's: the Azure SDK's own and a shell variable the README sets. */
@@ -157,7 +157,7 @@ describe('README command lines', () => {
   it('name real commands and only options those commands take, with values they accept', () => {
     // Every kind of line the README shows is here: the entry files, the bin, npx and npm scripts.
     expect(LINES.length).toBeGreaterThanOrEqual(25);
-    expect(new Set(LINES.map((l) => l.command))).toEqual(new Set(['download', 'upload', 'report', 'compare', 'sweep', 'tune', 'emulate', 'collect', 'k8s-manifest']));
+    expect(new Set(LINES.map((l) => l.command))).toEqual(new Set(['download', 'upload', 'report', 'compare', 'sweep', 'tune', 'emulate', 'collect', 'k8s-manifest', 'check']));
     const bad = LINES.flatMap((l) => problems(l).map((p) => `${l.line.trim()}: ${p}`));
     expect(bad).toEqual([]);
   });
