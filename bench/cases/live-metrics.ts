@@ -10,7 +10,8 @@ import { section, type BenchContext } from '../lib/context.ts';
 import { ours, writeFixtureFile } from '../lib/ours.ts';
 import { pairedRatios, quartiles } from '../lib/paired.ts';
 import { keyValueTable, rowsTable } from '../lib/report.ts';
-import { median, type Sample } from '../lib/sample.ts';
+import { median } from '../../src/analysis/stats.ts';
+import type { Sample } from '../lib/sample.ts';
 
 /** A paired median above this, with quartiles that exclude 1, is a cost. */
 const CPU_BUDGET = 0.03;
