@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gridCells } from '../src/config/sweep.js';
 import { ConfigError } from '../src/config/errors.js';
 import { CLIENT_RESULTS_SCHEMA, CLIENT_RESULTS_VERSION, parseClientResults } from '../src/scaleout/client-results.js';
-import { noResultsProblem } from '../src/cli/run-cli.js';
+import { noResultsProblem } from '../src/cli/commands/collect.js';
 import { runCli } from './helpers/cli.js';
 import { close, deterministicBuffer, listen, objectServer } from './helpers/http-servers.js';
 import { freshDirs } from './helpers/temp-dirs.js';

@@ -27,7 +27,7 @@ function loadedAfterImporting(modules: string[], then = ''): string[] {
 describe('start-up imports', () => {
   const http = (m: string) => /^NativeModule (https?|tls|_http_\w+)$/.test(m);
   it('the CLI, the transport and the worker load neither node:http, node:tls nor undici until a request through node:http needs them', () => {
-    const modules = ['cli/run-cli.js', 'workers/job-run.js', 'cli/environment.js', 'transport/request.js'];
+    const modules = ['cli/commands.js', 'workers/job-run.js', 'cli/environment.js', 'transport/request.js'];
     const imported = loadedAfterImporting(modules);
     expect(imported.filter(http)).toEqual([]);
     expect(imported.filter((m) => m.includes('undici'))).toEqual([]);

@@ -179,8 +179,8 @@ export async function startup(ctx: BenchContext, rounds: number) {
     `**Packages, each alone in a fresh process** (median of ${importRounds}; an import of an already-loaded builtin takes ${ms(floor)})`,
     keyValueTable(PACKAGES.map((p, i) => [p.replace(/^require:/, 'require '), ms(pkgAlone[i]!)] as const).sort((a, b) => parseFloat(b[1]) - parseFloat(a[1]))),
   );
-  // The CLI's commands module, what it loads for a download, and what every forked worker loads.
-  for (const file of ['cli/run-cli.js', 'engine/download.js', 'workers/worker.js'].map((f) => join(DIST_DIR, f))) {
+  // The download command's module, what it loads for a download, and what every forked worker loads.
+  for (const file of ['cli/commands/download.js', 'engine/download.js', 'workers/worker.js'].map((f) => join(DIST_DIR, f))) {
     const imports = staticImports(file);
     const alone = await importCosts([file, ...imports], importRounds, true);
     const ordered = await importCosts(imports, importRounds, false);

@@ -2,7 +2,15 @@
 // once a command is named. `npm run build` bundles this file, with all it imports, into one
 // (scripts/bundle.ts), so that a command's start reads one file instead of ~150 modules; the tune
 // and emulate commands load lazily inside it, as before, and share its one copy of every module.
-import { collectCommand, compareCommand, downloadCommand, main, manifestCommand, reportCommand, sweepCommand, uploadCommand, type Command } from './run-cli.js';
+import type { Command } from './command-kit.js';
+import { collectCommand } from './commands/collect.js';
+import { compareCommand } from './commands/compare.js';
+import { downloadCommand } from './commands/download.js';
+import { manifestCommand } from './commands/k8s-manifest.js';
+import { reportCommand } from './commands/report.js';
+import { sweepCommand } from './commands/sweep.js';
+import { uploadCommand } from './commands/upload.js';
+import { main } from './main.js';
 
 // The two commands dist/download.js and dist/upload.js run, by the names their --help gives.
 export { downloadCommand, main, uploadCommand };
@@ -16,7 +24,7 @@ export const COMMANDS: ReadonlyMap<string, Command> = new Map<string, Command>([
   ['sweep', (a, e) => sweepCommand(a, e)],
   ['collect', (a, e) => collectCommand(a, e, 'blob-cacher collect')],
   ['k8s-manifest', (a, e) => manifestCommand(a, e, 'blob-cacher k8s-manifest')],
-  ['tune', async (a, e) => (await import('./tune-command.js')).tuneCommand(a, e)],
-  ['emulate', async (a, e) => (await import('./emulate-command.js')).emulateCommand(a, e, 'blob-cacher emulate')],
-  ['check', async (a, e) => (await import('./check-command.js')).checkCommand(a, e, 'blob-cacher check')],
+  ['tune', async (a, e) => (await import('./commands/tune.js')).tuneCommand(a, e)],
+  ['emulate', async (a, e) => (await import('./commands/emulate.js')).emulateCommand(a, e, 'blob-cacher emulate')],
+  ['check', async (a, e) => (await import('./commands/check.js')).checkCommand(a, e, 'blob-cacher check')],
 ]);

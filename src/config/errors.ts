@@ -34,7 +34,7 @@ export const escapeControls = (text: string): string =>
 /**
  * A rejected value, quoted for an error line: escaped, and where it may be a URL, its user
  * information and query masked: a value that failed to parse as a URL cannot be redacted by its
- * parts (`http://user:pa/ss@host`). A sweep's pieces of a URL are checked before (cli/run-cli.ts).
+ * parts (`http://user:pa/ss@host`). A sweep's pieces of a URL are checked before (cli/commands/sweep.ts).
  */
 export function quotedValue(raw: string): string {
   const m = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#]*)(.*)$/is.exec(raw.trim());

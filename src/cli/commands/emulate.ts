@@ -1,14 +1,14 @@
 // `blob-cacher emulate`: serves an emulated target until stopped: paced connections, a total cap, an
 // operations limit answered as Azure answers it, stragglers. For rehearsing `tune` and `--hedge`
 // on a target whose optimum is known; what it measures is the emulation, never Azure.
-import { buildProgram, parseFlags, resolveOptions } from '../config/load.js';
-import { EMULATE_OPTIONS } from '../config/options.js';
-import { formatBytes } from '../config/sizes.js';
-import { log, setLogLevel } from '../log/logger.js';
-import { contentBuffer, FIXTURE_SEED } from '../payload/content.js';
-import { startEmulatedTarget } from '../emulate/server.js';
-import { checkObjectsFit } from './machine-fit.js';
-import type { Env } from './run-cli.js';
+import { buildProgram, parseFlags, resolveOptions } from '../../config/load.js';
+import { EMULATE_OPTIONS } from '../../config/options.js';
+import { formatBytes } from '../../config/sizes.js';
+import { log, setLogLevel } from '../../log/logger.js';
+import { contentBuffer, FIXTURE_SEED } from '../../payload/content.js';
+import { startEmulatedTarget } from '../../emulate/server.js';
+import { checkObjectsFit } from '../machine-fit.js';
+import type { Env } from '../command-kit.js';
 
 const SUMMARY = 'Serve an emulated target with a known optimum (paced connections, a total cap, an operations limit, stragglers) until stopped: an emulation for rehearsing tune and --hedge, not a measurement of Azure.';
 

@@ -3,14 +3,14 @@
 // figure regressed beyond its tolerance; 2, naming the difference, when no baseline matches.
 import { readdir, realpath, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { ConfigError } from '../config/errors.js';
-import { buildProgram, parseFlags, resolveOptions } from '../config/load.js';
-import { CHECK_OPTIONS } from '../config/options.js';
-import { log, redact } from '../log/logger.js';
-import { readResults } from '../results/file.js';
-import type { ResultsFile } from '../results/schema.js';
-import type { BaselineChoice } from '../analysis/baseline.js';
-import type { Env } from './run-cli.js';
+import { ConfigError } from '../../config/errors.js';
+import { buildProgram, parseFlags, resolveOptions } from '../../config/load.js';
+import { CHECK_OPTIONS } from '../../config/options.js';
+import { log, redact } from '../../log/logger.js';
+import { readResults } from '../../results/file.js';
+import type { ResultsFile } from '../../results/schema.js';
+import type { BaselineChoice } from '../../analysis/baseline.js';
+import type { Env } from '../command-kit.js';
 
 const SUMMARY = 'Compare a results file with the median of the last runs in --baseline DIR ' +
   'from the same environment: ' +
@@ -65,7 +65,7 @@ export async function checkCommand(argv: readonly string[], env: Env, name = 'ch
       `give a --last of at least ${o.minBaseline}`);
   }
   const [baseline, { renderCheck }, { GATE_FAILED_EXIT }] = await Promise.all([
-    import('../analysis/baseline.js'), import('../report/check.js'), import('../analysis/thresholds.js'),
+    import('../../analysis/baseline.js'), import('../../report/check.js'), import('../../analysis/thresholds.js'),
   ]);
   const next = await readLean(resultsPath);
   const self = await realpath(resolve(resultsPath));
