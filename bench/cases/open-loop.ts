@@ -1,0 +1,197 @@
+// Case 14: open-loop load against a closed-loop bar. wrk's closed-loop maximum rate of 1 KiB GETs
+// from the suite's nginx (one thread, 32 connections), then ours with `--rate` at rising shares of
+// that rate (one process, 32 in flight), each step's offered and achieved rate, skipped sends and
+// send lateness (send time minus intended start) from its results file. The highest rate ours holds
+// (under 1% skipped, no failed request) is the answer, as a ratio to wrk's maximum.
+import { writeFileSync, mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type * as OpenLoop from '../../dist/analysis/open-loop.js';
+import type { OpenLoopRecord } from '../../dist/results/schema.js';
+import { section, tool, type BenchContext } from '../lib/context.ts';
+import { commandLine, distImport, runOurs } from '../lib/ours.ts';
+import { runProcess, tail } from '../lib/proc.ts';
+import { markdownTable, type GoalResult } from '../lib/report.ts';
+
+const FILE_NAME = 'open-loop/1k';
+const FILE_BYTES = 1024;
+/** wrk's connections and ours' --max-in-flight and --max-sockets: the same number of requests at once. */
+const CONNECTIONS = 32;
+const DURATION_S = 5;
+/**
+ * The rates tried, as shares of wrk's maximum: from 1/64 up by a factor of sqrt(2) until a step is
+ * not held (every higher one would skip more), then BISECTIONS geometric midpoints between the last
+ * held and the first not held, so the answer is within about 9% of the highest rate held.
+ */
+const FIRST_SHARE = 1 / 64;
+const STEP_FACTOR = Math.SQRT2;
+const BISECTIONS = 2;
+/** Ours holds a rate when fewer than this share of its offered sends were skipped (and none failed). */
+const MAX_SKIPPED_SHARE = 0.01;
+const GOAL_RATIO = 0.5;
+const GOAL_LATENESS_P99_MS = 1;
+
+interface WrkRun {
+  ok: boolean;
+  perSecond: number;
+  error?: string;
+}
+
+/** wrk -t1 -c32 -d5s: its own Requests/sec; a non-2xx answer fails the run. */
+async function wrkMax(wrkPath: string, url: string): Promise<WrkRun> {
+  const r = await runProcess(wrkPath, ['-t1', `-c${CONNECTIONS}`, `-d${DURATION_S}s`, url]);
+  if (r.code !== 0) return { ok: false, perSecond: NaN, error: `wrk exit ${r.code}: ${tail(r, 1)}` };
+  const rps = /Requests\/sec:\s+([\d.]+)/.exec(r.stdout);
+  if (!rps) return { ok: false, perSecond: NaN, error: `wrk printed no Requests/sec: ${tail(r, 2)}` };
+  const non2xx = /Non-2xx or 3xx responses: \d+/.exec(r.stdout);
+  if (non2xx) return { ok: false, perSecond: NaN, error: `wrk: ${non2xx[0]}` };
+  return { ok: true, perSecond: Number(rps[1]) };
+}
+
+interface Step {
+  share: number;
+  ratePerSecond: number;
+  summary?: OpenLoop.OpenLoopSummary;
+  failed?: string;
+  held: boolean;
+}
+
+const median = (xs: readonly number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+const ms = (v: number | undefined) => (v === undefined ? '—' : v.toFixed(2));
+const perS = (v: number) => (Number.isFinite(v) ? Math.round(v).toLocaleString('en-US') : '—');
+
+export async function openLoop(ctx: BenchContext) {
+  const s = section('open-loop', `14. Open loop: 1 KiB GETs from nginx at rising --rate, beside wrk's closed-loop maximum`);
+  const wrk = tool(ctx, 'wrk');
+  if (!ctx.nginx || !wrk.path) {
+    s.notes.push(`Skipped: ${ctx.nginx ? `wrk ${wrk.missing ?? 'not installed'}` : `nginx ${ctx.nginxMissing}`}.`);
+    return s;
+  }
+  const path = join(ctx.nginx.rootDir, FILE_NAME);
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, Buffer.alloc(FILE_BYTES, 0x5a));
+  const url = ctx.nginx.url(FILE_NAME);
+  const { openLoopSummary } = await distImport<typeof OpenLoop>('analysis/open-loop.js');
+
+  // wrk before and after the ladder, ctx.runs times each: the bar is their median, and the spread
+  // between them shows how much the machine's load moved while ours ran.
+  const wrkRuns: WrkRun[] = [];
+  const measureWrk = async (when: string) => {
+    for (let run = 0; run < ctx.runs; run++) {
+      const w = await wrkMax(wrk.path!, url);
+      ctx.log(`case 14: wrk ${when} ${w.ok ? `${Math.round(w.perSecond)}/s` : w.error}`);
+      wrkRuns.push(w);
+    }
+  };
+  await measureWrk('before');
+  const firstWrk = wrkRuns.filter((w) => w.ok).map((w) => w.perSecond);
+  if (!firstWrk.length) {
+    s.notes.push(`wrk failed (${wrkRuns[0]?.error ?? '?'}): no bar to set the rates from.`);
+    return s;
+  }
+  const bar0 = median(firstWrk);
+
+  const argsAt = (ratePerSecond: number) => [
+    '--url', url, '--source-method', 'single', '--duration', `${DURATION_S}s`, '--rate', `${ratePerSecond}/s`,
+    '--max-in-flight', String(CONNECTIONS), '--max-sockets', String(CONNECTIONS), '--processes', '1',
+  ];
+  const steps: Step[] = [];
+  const measureRate = async (share: number): Promise<Step> => {
+    // Whole rates, from the first wrk runs' median: the ladder is fixed by them, before ours runs.
+    const ratePerSecond = Math.max(1, Math.round(bar0 * share));
+    const records: OpenLoopRecord[] = [];
+    let failed: string | undefined;
+    for (let run = 0; run < ctx.runs; run++) {
+      const sample = await runOurs({ command: 'download', args: argsAt(ratePerSecond), tmpDir: ctx.tmpDir, tag: `open-loop-${ratePerSecond}-${run}` });
+      if (!sample.ok) failed ??= sample.error ?? 'failed';
+      if (sample.run?.openLoop) records.push(sample.run.openLoop);
+      else failed ??= 'no open-loop record in the results file';
+    }
+    const summary = openLoopSummary(records.map((openLoop) => ({ warmup: false, openLoop })));
+    const held = !failed && summary !== undefined && summary.skippedShare < MAX_SKIPPED_SHARE;
+    const step: Step = { share, ratePerSecond, held, ...(summary ? { summary } : {}), ...(failed ? { failed } : {}) };
+    steps.push(step);
+    ctx.log(`case 14: --rate ${ratePerSecond}/s: achieved ${perS(summary?.achievedPerSecond ?? NaN)}/s, ` +
+      `skipped ${((summary?.skippedShare ?? NaN) * 100).toFixed(2)}%, lateness p99 ${ms(summary?.latenessMs?.p99)} ms${failed ? `, failed: ${failed}` : ''}`);
+    return step;
+  };
+  let heldShare = 0;
+  let notHeldShare: number | undefined;
+  for (let share = FIRST_SHARE; share <= 1 + 1e-9; share *= STEP_FACTOR) {
+    if ((await measureRate(share)).held) heldShare = share;
+    else {
+      notHeldShare = share;
+      break;
+    }
+  }
+  // Between the last rate held and the first not held; none below the first step (nothing held).
+  for (let i = 0; i < BISECTIONS && heldShare > 0 && notHeldShare !== undefined; i++) {
+    const mid = Math.sqrt(heldShare * notHeldShare);
+    if ((await measureRate(mid)).held) heldShare = mid;
+    else notHeldShare = mid;
+  }
+  steps.sort((a, b) => a.ratePerSecond - b.ratePerSecond);
+  await measureWrk('after');
+  const wrkOk = wrkRuns.filter((w) => w.ok).map((w) => w.perSecond);
+  const bar = median(wrkOk);
+
+  s.tables.push(
+    markdownTable(['wrk -t1 -c32 -d5s', 'Requests/sec'], wrkRuns.map((w, i) => [
+      `${i < ctx.runs ? 'before' : 'after'} the ladder, run ${(i % ctx.runs) + 1}`, w.ok ? perS(w.perSecond) : `failed: ${w.error ?? ''}`,
+    ])),
+    markdownTable(
+      ['--rate', 'x wrk', 'offered/s', 'achieved/s', 'skipped', 'lateness p50 ms', 'lateness p99 ms', 'from send p99 ms', 'from intended p99 ms', 'held'],
+      steps.map((st) => {
+        const o = st.summary;
+        return [
+          `${st.ratePerSecond}/s`, st.share.toFixed(3), perS(o?.offeredPerSecond ?? NaN), perS(o?.achievedPerSecond ?? NaN),
+          o ? `${o.skippedSends} (${(o.skippedShare * 100).toFixed(2)}%)` : '—',
+          ms(o?.latenessMs?.p50), ms(o?.latenessMs?.p99), ms(o?.fromSendMs?.p99), ms(o?.fromIntendedMs?.p99),
+          st.held ? 'yes' : `no${st.failed ? ` (failed: ${st.failed.slice(0, 120)})` : ''}`,
+        ];
+      }),
+    ),
+  );
+
+  // The highest rate held: with the bisection, a rate held above one not held is still the answer.
+  const top = steps.filter((st) => st.held).at(-1);
+  const achieved = top?.summary?.achievedPerSecond ?? 0;
+  const ratio = achieved / bar;
+  const lateness = top?.summary?.latenessMs?.p99;
+  const goals: GoalResult[] = [
+    {
+      what: `open-loop rate held (< 1% skipped) >= ${GOAL_RATIO}x wrk's closed-loop max (1 KiB GETs, nginx, 32 at once)`,
+      ours: top ? `--rate ${top.ratePerSecond}/s` : 'no rate held', peer: 'wrk -t1 -c32', ratio, reached: top !== undefined && ratio >= GOAL_RATIO,
+      note: '', valueText: `${ratio.toFixed(2)}x (${perS(achieved)}/s of ${perS(bar)}/s)`, targetText: `>= ${GOAL_RATIO}x`,
+    },
+    {
+      what: 'send lateness p99 (send time minus intended start) at that rate',
+      ours: top ? `--rate ${top.ratePerSecond}/s` : 'no rate held', peer: '—', ratio: NaN,
+      reached: lateness === undefined ? false : lateness < GOAL_LATENESS_P99_MS,
+      note: lateness === undefined ? 'no rate held' : '', valueText: lateness === undefined ? '—' : `${ms(lateness)} ms`,
+      targetText: `< ${GOAL_LATENESS_P99_MS} ms`,
+    },
+  ];
+  s.goals.push(...goals);
+
+  s.notes.push(
+    `wrk GETs http://127.0.0.1/${FILE_NAME} (${FILE_BYTES} B) from the suite's nginx in one thread over ${CONNECTIONS} connections for ${DURATION_S} s, ` +
+    `${ctx.runs} run(s) before and ${ctx.runs} after ours: a closed loop, its Requests/sec the machine's maximum for this request; the bar is the median of all of them, ` +
+    `the ladder's rates are shares of the runs before (${perS(bar0)}/s).`,
+    `Ours is one process (\`--processes 1\`, as wrk's one thread), \`--max-in-flight ${CONNECTIONS} --max-sockets ${CONNECTIONS}\`, uniform arrivals, ` +
+    `${DURATION_S} s per rate (\`--duration\`), ${ctx.runs} run(s) per rate, counts and histograms added over runs; ` +
+    `its figures are the results file's \`openLoop\` record. A rate is held with under ${MAX_SKIPPED_SHARE * 100}% of its offered sends skipped and no failed request; ` +
+    `the ladder rises from 1/64 of wrk's rate by sqrt(2) to the first rate not held, then tries ${BISECTIONS} geometric midpoints below it. ` +
+    'The ratio is the held rate\'s achieved rate over wrk\'s. ' +
+    'Lateness is send time minus intended start (this client\'s own scheduling error); "from send" and "from intended" are the request latencies timed from each. ' +
+    'Each run is a fresh process with no warm-up run: its first second includes compiling the hot path.',
+  );
+  s.commands.push(
+    `wrk -t1 -c${CONNECTIONS} -d${DURATION_S}s ${url}`,
+    ...steps.map((st) => commandLine({ command: 'download', args: argsAt(st.ratePerSecond) })),
+  );
+  return s;
+}
