@@ -18,13 +18,14 @@ const FILE_BYTES = 1024;
 const CONNECTIONS = 32;
 const DURATION_S = 5;
 /**
- * The rates tried, as shares of wrk's maximum: from 1/64 up by a factor of sqrt(2) until a step is
- * not held (every higher one would skip more), then BISECTIONS geometric midpoints between the last
- * held and the first not held, so the answer is within about 9% of the highest rate held.
+ * The rates tried, as shares of wrk's maximum: from 1/256 up by a factor of sqrt(2) until
+ * MISSES_TO_STOP steps in a row are not held, then BISECTIONS geometric midpoints between the highest
+ * rate held and the step above it, so the answer is within about 9% of the highest rate held.
  */
-const FIRST_SHARE = 1 / 64;
+const FIRST_SHARE = 1 / 256;
 const STEP_FACTOR = Math.SQRT2;
 const BISECTIONS = 2;
+const MISSES_TO_STOP = 2;
 /** Ours holds a rate when fewer than this share of its offered sends were skipped (and none failed). */
 const MAX_SKIPPED_SHARE = 0.01;
 const GOAL_RATIO = 0.5;
@@ -118,22 +119,38 @@ export async function openLoop(ctx: BenchContext) {
       `skipped ${((summary?.skippedShare ?? NaN) * 100).toFixed(2)}%, lateness p99 ${ms(summary?.latenessMs?.p99)} ms${failed ? `, failed: ${failed}` : ''}`);
     return step;
   };
+  // A single stall of this shared machine (32 in flight held for 50 ms) can skip 1% of a low rate's
+  // sends, so one rate not held does not end the ladder: two in a row do, as higher rates skip more.
   let heldShare = 0;
   let notHeldShare: number | undefined;
-  for (let share = FIRST_SHARE; share <= 1 + 1e-9; share *= STEP_FACTOR) {
-    if ((await measureRate(share)).held) heldShare = share;
-    else {
-      notHeldShare = share;
-      break;
+  let missesInRow = 0;
+  for (let share = FIRST_SHARE; share <= 1 + 1e-9 && missesInRow < MISSES_TO_STOP; share *= STEP_FACTOR) {
+    if ((await measureRate(share)).held) {
+      heldShare = share;
+      notHeldShare = undefined;
+      missesInRow = 0;
+    } else {
+      notHeldShare ??= share;
+      missesInRow++;
     }
   }
-  // Between the last rate held and the first not held; none below the first step (nothing held).
+  // Between the highest rate held and the step above it; none where nothing was held.
   for (let i = 0; i < BISECTIONS && heldShare > 0 && notHeldShare !== undefined; i++) {
     const mid = Math.sqrt(heldShare * notHeldShare);
     if ((await measureRate(mid)).held) heldShare = mid;
     else notHeldShare = mid;
   }
   steps.sort((a, b) => a.ratePerSecond - b.ratePerSecond);
+  // Ours closed-loop, the same sockets and time: its own ceiling for this request, so that the report
+  // shows whether the open loop's limit is its scheduling or the client's.
+  const closedArgs = ['--url', url, '--source-method', 'single', '--duration', `${DURATION_S}s`, '--max-sockets', String(CONNECTIONS), '--processes', '1'];
+  const closedRates: number[] = [];
+  for (let run = 0; run < ctx.runs; run++) {
+    const c = await runOurs({ command: 'download', args: closedArgs, tmpDir: ctx.tmpDir, tag: `closed-loop-${run}` });
+    if (c.ok && c.transferMs > 0) closedRates.push((c.requests / c.transferMs) * 1000);
+    ctx.log(`case 14: ours closed loop ${c.ok ? `${perS(closedRates.at(-1)!)}/s` : `failed: ${c.error ?? ''}`}`);
+  }
+  const closed = closedRates.length ? median(closedRates) : NaN;
   await measureWrk('after');
   const wrkOk = wrkRuns.filter((w) => w.ok).map((w) => w.perSecond);
   const bar = median(wrkOk);
@@ -156,7 +173,7 @@ export async function openLoop(ctx: BenchContext) {
     ),
   );
 
-  // The highest rate held: with the bisection, a rate held above one not held is still the answer.
+  // The highest rate held, whatever lower rates a stall made skip.
   const top = steps.filter((st) => st.held).at(-1);
   const achieved = top?.summary?.achievedPerSecond ?? 0;
   const ratio = achieved / bar;
@@ -175,7 +192,11 @@ export async function openLoop(ctx: BenchContext) {
       targetText: `< ${GOAL_LATENESS_P99_MS} ms`,
     },
   ];
-  s.goals.push(...goals);
+  s.goals.push(...goals, {
+    what: 'info: ours closed-loop (no --rate, 32 sockets, 5 s) vs wrk',
+    ours: 'ours closed loop', peer: 'wrk -t1 -c32', ratio: closed / bar, reached: undefined, note: '',
+    valueText: `${(closed / bar).toFixed(2)}x (${perS(closed)}/s of ${perS(bar)}/s)`, targetText: '(info)',
+  });
 
   s.notes.push(
     `wrk GETs http://127.0.0.1/${FILE_NAME} (${FILE_BYTES} B) from the suite's nginx in one thread over ${CONNECTIONS} connections for ${DURATION_S} s, ` +
@@ -184,14 +205,18 @@ export async function openLoop(ctx: BenchContext) {
     `Ours is one process (\`--processes 1\`, as wrk's one thread), \`--max-in-flight ${CONNECTIONS} --max-sockets ${CONNECTIONS}\`, uniform arrivals, ` +
     `${DURATION_S} s per rate (\`--duration\`), ${ctx.runs} run(s) per rate, counts and histograms added over runs; ` +
     `its figures are the results file's \`openLoop\` record. A rate is held with under ${MAX_SKIPPED_SHARE * 100}% of its offered sends skipped and no failed request; ` +
-    `the ladder rises from 1/64 of wrk's rate by sqrt(2) to the first rate not held, then tries ${BISECTIONS} geometric midpoints below it. ` +
+    `the ladder rises from 1/256 of wrk's rate by sqrt(2) until ${MISSES_TO_STOP} rates in a row are not held, ` +
+    `then tries ${BISECTIONS} geometric midpoints between the highest rate held and the step above it. ` +
     'The ratio is the held rate\'s achieved rate over wrk\'s. ' +
     'Lateness is send time minus intended start (this client\'s own scheduling error); "from send" and "from intended" are the request latencies timed from each. ' +
-    'Each run is a fresh process with no warm-up run: its first second includes compiling the hot path.',
+    'Each run is a fresh process with no warm-up run (the default with `--duration`): its first second includes compiling the hot path. ' +
+    `Ours closed-loop (no \`--rate\`, the same 32 sockets and ${DURATION_S} s, its rate over the active window) ran after the ladder: ` +
+    `${perS(closed)}/s, the client's own ceiling for this request, which bounds any rate the open loop can hold.`,
   );
   s.commands.push(
     `wrk -t1 -c${CONNECTIONS} -d${DURATION_S}s ${url}`,
     ...steps.map((st) => commandLine({ command: 'download', args: argsAt(st.ratePerSecond) })),
+    commandLine({ command: 'download', args: closedArgs }),
   );
   return s;
 }
