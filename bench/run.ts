@@ -2,7 +2,8 @@
 // It finds or installs the peers, starts its own nginx and Azurites, runs the cases, prints one table
 // per measurement and writes them to results/bench-<time>.md and .json. Never part of the tests.
 //
-//   node bench/run.ts [--cases 1,2,3,4,5,6,7,8,9,10,11,12,14] [--runs 3] [--large-size 1GiB] [--memory-size 10GiB]
+//   node bench/run.ts [--cases 1,2,3,4,5,6,7,8,9,10,11,12,14] [--runs 3] [--large-size 1GiB]
+//                     [--memory-size 10GiB]
 //                     [--upload-size 256MiB] [--many-files 500] [--list-count 2000] [--scale-files 100000] [--no-install] [--keep-tmp]
 //                     [--update BENCHMARKS.md]
 // --update replaces what lies between the file's `<!-- bench:begin -->` and `<!-- bench:end -->`

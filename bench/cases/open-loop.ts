@@ -14,7 +14,7 @@ import { markdownTable, type GoalResult } from '../lib/report.ts';
 
 const FILE_NAME = 'open-loop/1k';
 const FILE_BYTES = 1024;
-/** wrk's connections and ours' --max-in-flight and --max-sockets: the same number of requests at once. */
+/** wrk's connections, ours' --max-in-flight and --max-sockets: the same number of requests at once. */
 const CONNECTIONS = 32;
 const DURATION_S = 5;
 /**
@@ -65,10 +65,12 @@ const ms = (v: number | undefined) => (v === undefined ? '—' : v.toFixed(2));
 const perS = (v: number) => (Number.isFinite(v) ? Math.round(v).toLocaleString('en-US') : '—');
 
 export async function openLoop(ctx: BenchContext) {
-  const s = section('open-loop', `14. Open loop: 1 KiB GETs from nginx at rising --rate, beside wrk's closed-loop maximum`);
+  const title = "14. Open loop: 1 KiB GETs from nginx at rising --rate, beside wrk's closed-loop maximum";
+  const s = section('open-loop', title);
   const wrk = tool(ctx, 'wrk');
   if (!ctx.nginx || !wrk.path) {
-    s.notes.push(`Skipped: ${ctx.nginx ? `wrk ${wrk.missing ?? 'not installed'}` : `nginx ${ctx.nginxMissing}`}.`);
+    const why = ctx.nginx ? `wrk ${wrk.missing ?? 'not installed'}` : `nginx ${ctx.nginxMissing}`;
+    s.notes.push(`Skipped: ${why}.`);
     return s;
   }
   const path = join(ctx.nginx.rootDir, FILE_NAME);
@@ -95,9 +97,12 @@ export async function openLoop(ctx: BenchContext) {
   }
   const bar0 = median(firstWrk);
 
+  const common = [
+    '--url', url, '--source-method', 'single', '--duration', `${DURATION_S}s`, '--processes', '1',
+  ];
+  const sockets = ['--max-sockets', String(CONNECTIONS)];
   const argsAt = (ratePerSecond: number) => [
-    '--url', url, '--source-method', 'single', '--duration', `${DURATION_S}s`, '--rate', `${ratePerSecond}/s`,
-    '--max-in-flight', String(CONNECTIONS), '--max-sockets', String(CONNECTIONS), '--processes', '1',
+    ...common, '--rate', `${ratePerSecond}/s`, '--max-in-flight', String(CONNECTIONS), ...sockets,
   ];
   const steps: Step[] = [];
   const measureRate = async (share: number): Promise<Step> => {
@@ -106,21 +111,27 @@ export async function openLoop(ctx: BenchContext) {
     const records: OpenLoopRecord[] = [];
     let failed: string | undefined;
     for (let run = 0; run < ctx.runs; run++) {
-      const sample = await runOurs({ command: 'download', args: argsAt(ratePerSecond), tmpDir: ctx.tmpDir, tag: `open-loop-${ratePerSecond}-${run}` });
+      const tag = `open-loop-${ratePerSecond}-${run}`;
+      const args = argsAt(ratePerSecond);
+      const sample = await runOurs({ command: 'download', args, tmpDir: ctx.tmpDir, tag });
       if (!sample.ok) failed ??= sample.error ?? 'failed';
       if (sample.run?.openLoop) records.push(sample.run.openLoop);
       else failed ??= 'no open-loop record in the results file';
     }
     const summary = openLoopSummary(records.map((openLoop) => ({ warmup: false, openLoop })));
     const held = !failed && summary !== undefined && summary.skippedShare < MAX_SKIPPED_SHARE;
-    const step: Step = { share, ratePerSecond, held, ...(summary ? { summary } : {}), ...(failed ? { failed } : {}) };
+    const step: Step = {
+      share, ratePerSecond, held, ...(summary ? { summary } : {}), ...(failed ? { failed } : {}),
+    };
     steps.push(step);
+    const skipped = ((summary?.skippedShare ?? NaN) * 100).toFixed(2);
     ctx.log(`case 14: --rate ${ratePerSecond}/s: achieved ${perS(summary?.achievedPerSecond ?? NaN)}/s, ` +
-      `skipped ${((summary?.skippedShare ?? NaN) * 100).toFixed(2)}%, lateness p99 ${ms(summary?.latenessMs?.p99)} ms${failed ? `, failed: ${failed}` : ''}`);
+      `skipped ${skipped}%, lateness p99 ${ms(summary?.latenessMs?.p99)} ms` +
+      `${failed ? `, failed: ${failed}` : ''}`);
     return step;
   };
-  // A single stall of this shared machine (32 in flight held for 50 ms) can skip 1% of a low rate's
-  // sends, so one rate not held does not end the ladder: two in a row do, as higher rates skip more.
+  // On a shared machine one stall of 32/rate seconds (50 ms at 640/s) fills every lane and can skip
+  // 1% of a low rate's sends, so one rate not held does not end the ladder: two in a row do.
   let heldShare = 0;
   let notHeldShare: number | undefined;
   let missesInRow = 0;
@@ -141,36 +152,42 @@ export async function openLoop(ctx: BenchContext) {
     else notHeldShare = mid;
   }
   steps.sort((a, b) => a.ratePerSecond - b.ratePerSecond);
-  // Ours closed-loop, the same sockets and time: its own ceiling for this request, so that the report
-  // shows whether the open loop's limit is its scheduling or the client's.
-  const closedArgs = ['--url', url, '--source-method', 'single', '--duration', `${DURATION_S}s`, '--max-sockets', String(CONNECTIONS), '--processes', '1'];
+
+  // Ours closed-loop, the same sockets and time: the client's own ceiling for this request, so that
+  // the report shows whether the open loop's limit is its scheduling or the client.
+  const closedArgs = [...common, ...sockets];
   const closedRates: number[] = [];
   for (let run = 0; run < ctx.runs; run++) {
-    const c = await runOurs({ command: 'download', args: closedArgs, tmpDir: ctx.tmpDir, tag: `closed-loop-${run}` });
+    const tag = `closed-loop-${run}`;
+    const c = await runOurs({ command: 'download', args: closedArgs, tmpDir: ctx.tmpDir, tag });
     if (c.ok && c.transferMs > 0) closedRates.push((c.requests / c.transferMs) * 1000);
-    ctx.log(`case 14: ours closed loop ${c.ok ? `${perS(closedRates.at(-1)!)}/s` : `failed: ${c.error ?? ''}`}`);
+    const got = c.ok ? `${perS(closedRates.at(-1)!)}/s` : `failed: ${c.error ?? ''}`;
+    ctx.log(`case 14: ours closed loop ${got}`);
   }
   const closed = closedRates.length ? median(closedRates) : NaN;
   await measureWrk('after');
-  const wrkOk = wrkRuns.filter((w) => w.ok).map((w) => w.perSecond);
-  const bar = median(wrkOk);
+  const bar = median(wrkRuns.filter((w) => w.ok).map((w) => w.perSecond));
 
+  const wrkRows = wrkRuns.map((w, i) => [
+    `${i < ctx.runs ? 'before' : 'after'} the ladder, run ${(i % ctx.runs) + 1}`,
+    w.ok ? perS(w.perSecond) : `failed: ${w.error ?? ''}`,
+  ]);
+  const stepRows = steps.map((st) => {
+    const o = st.summary;
+    return [
+      `${st.ratePerSecond}/s`, st.share.toFixed(3),
+      perS(o?.offeredPerSecond ?? NaN), perS(o?.achievedPerSecond ?? NaN),
+      o ? `${o.skippedSends} (${(o.skippedShare * 100).toFixed(2)}%)` : '—',
+      ms(o?.latenessMs?.p50), ms(o?.latenessMs?.p99), ms(o?.fromSendMs?.p99), ms(o?.fromIntendedMs?.p99),
+      st.held ? 'yes' : `no${st.failed ? ` (failed: ${st.failed.slice(0, 120)})` : ''}`,
+    ];
+  });
   s.tables.push(
-    markdownTable(['wrk -t1 -c32 -d5s', 'Requests/sec'], wrkRuns.map((w, i) => [
-      `${i < ctx.runs ? 'before' : 'after'} the ladder, run ${(i % ctx.runs) + 1}`, w.ok ? perS(w.perSecond) : `failed: ${w.error ?? ''}`,
-    ])),
-    markdownTable(
-      ['--rate', 'x wrk', 'offered/s', 'achieved/s', 'skipped', 'lateness p50 ms', 'lateness p99 ms', 'from send p99 ms', 'from intended p99 ms', 'held'],
-      steps.map((st) => {
-        const o = st.summary;
-        return [
-          `${st.ratePerSecond}/s`, st.share.toFixed(3), perS(o?.offeredPerSecond ?? NaN), perS(o?.achievedPerSecond ?? NaN),
-          o ? `${o.skippedSends} (${(o.skippedShare * 100).toFixed(2)}%)` : '—',
-          ms(o?.latenessMs?.p50), ms(o?.latenessMs?.p99), ms(o?.fromSendMs?.p99), ms(o?.fromIntendedMs?.p99),
-          st.held ? 'yes' : `no${st.failed ? ` (failed: ${st.failed.slice(0, 120)})` : ''}`,
-        ];
-      }),
-    ),
+    markdownTable([`wrk -t1 -c${CONNECTIONS} -d${DURATION_S}s`, 'Requests/sec'], wrkRows),
+    markdownTable([
+      '--rate', 'x wrk', 'offered/s', 'achieved/s', 'skipped', 'lateness p50 ms', 'lateness p99 ms',
+      'from send p99 ms', 'from intended p99 ms', 'held',
+    ], stepRows),
   );
 
   // The highest rate held, whatever lower rates a stall made skip.
@@ -178,40 +195,50 @@ export async function openLoop(ctx: BenchContext) {
   const achieved = top?.summary?.achievedPerSecond ?? 0;
   const ratio = achieved / bar;
   const lateness = top?.summary?.latenessMs?.p99;
+  const oursText = top ? `--rate ${top.ratePerSecond}/s` : 'no rate held';
+  const peer = `wrk -t1 -c${CONNECTIONS}`;
   const goals: GoalResult[] = [
     {
-      what: `open-loop rate held (< 1% skipped) >= ${GOAL_RATIO}x wrk's closed-loop max (1 KiB GETs, nginx, 32 at once)`,
-      ours: top ? `--rate ${top.ratePerSecond}/s` : 'no rate held', peer: 'wrk -t1 -c32', ratio, reached: top !== undefined && ratio >= GOAL_RATIO,
-      note: '', valueText: `${ratio.toFixed(2)}x (${perS(achieved)}/s of ${perS(bar)}/s)`, targetText: `>= ${GOAL_RATIO}x`,
+      what: `open-loop rate held (< 1% skipped) >= ${GOAL_RATIO}x wrk's closed-loop max ` +
+        `(1 KiB GETs, nginx, ${CONNECTIONS} at once)`,
+      ours: oursText, peer, ratio, reached: top !== undefined && ratio >= GOAL_RATIO, note: '',
+      valueText: `${ratio.toFixed(2)}x (${perS(achieved)}/s of ${perS(bar)}/s)`,
+      targetText: `>= ${GOAL_RATIO}x`,
     },
     {
       what: 'send lateness p99 (send time minus intended start) at that rate',
-      ours: top ? `--rate ${top.ratePerSecond}/s` : 'no rate held', peer: '—', ratio: NaN,
+      ours: oursText, peer: '—', ratio: NaN,
       reached: lateness === undefined ? false : lateness < GOAL_LATENESS_P99_MS,
-      note: lateness === undefined ? 'no rate held' : '', valueText: lateness === undefined ? '—' : `${ms(lateness)} ms`,
+      note: lateness === undefined ? 'no rate held' : '',
+      valueText: lateness === undefined ? '—' : `${ms(lateness)} ms`,
       targetText: `< ${GOAL_LATENESS_P99_MS} ms`,
     },
+    {
+      what: `info: ours closed-loop (no --rate, ${CONNECTIONS} sockets, ${DURATION_S} s) vs wrk`,
+      ours: 'ours closed loop', peer, ratio: closed / bar, reached: undefined, note: '',
+      valueText: `${(closed / bar).toFixed(2)}x (${perS(closed)}/s of ${perS(bar)}/s)`, targetText: '(info)',
+    },
   ];
-  s.goals.push(...goals, {
-    what: 'info: ours closed-loop (no --rate, 32 sockets, 5 s) vs wrk',
-    ours: 'ours closed loop', peer: 'wrk -t1 -c32', ratio: closed / bar, reached: undefined, note: '',
-    valueText: `${(closed / bar).toFixed(2)}x (${perS(closed)}/s of ${perS(bar)}/s)`, targetText: '(info)',
-  });
+  s.goals.push(...goals);
 
   s.notes.push(
-    `wrk GETs http://127.0.0.1/${FILE_NAME} (${FILE_BYTES} B) from the suite's nginx in one thread over ${CONNECTIONS} connections for ${DURATION_S} s, ` +
-    `${ctx.runs} run(s) before and ${ctx.runs} after ours: a closed loop, its Requests/sec the machine's maximum for this request; the bar is the median of all of them, ` +
-    `the ladder's rates are shares of the runs before (${perS(bar0)}/s).`,
-    `Ours is one process (\`--processes 1\`, as wrk's one thread), \`--max-in-flight ${CONNECTIONS} --max-sockets ${CONNECTIONS}\`, uniform arrivals, ` +
-    `${DURATION_S} s per rate (\`--duration\`), ${ctx.runs} run(s) per rate, counts and histograms added over runs; ` +
-    `its figures are the results file's \`openLoop\` record. A rate is held with under ${MAX_SKIPPED_SHARE * 100}% of its offered sends skipped and no failed request; ` +
-    `the ladder rises from 1/256 of wrk's rate by sqrt(2) until ${MISSES_TO_STOP} rates in a row are not held, ` +
-    `then tries ${BISECTIONS} geometric midpoints between the highest rate held and the step above it. ` +
-    'The ratio is the held rate\'s achieved rate over wrk\'s. ' +
-    'Lateness is send time minus intended start (this client\'s own scheduling error); "from send" and "from intended" are the request latencies timed from each. ' +
-    'Each run is a fresh process with no warm-up run (the default with `--duration`): its first second includes compiling the hot path. ' +
-    `Ours closed-loop (no \`--rate\`, the same 32 sockets and ${DURATION_S} s, its rate over the active window) ran after the ladder: ` +
-    `${perS(closed)}/s, the client's own ceiling for this request, which bounds any rate the open loop can hold.`,
+    `wrk GETs \`/${FILE_NAME}\` (${FILE_BYTES} B) from the suite's nginx in one thread over ` +
+    `${CONNECTIONS} connections for ${DURATION_S} s, ${ctx.runs} run(s) before and ${ctx.runs} after ours: ` +
+    'a closed loop, its Requests/sec the machine\'s maximum for this request. The bar is the median of ' +
+    `all of them; the ladder's rates are shares of the runs before (${perS(bar0)}/s).`,
+    `Ours is one process (\`--processes 1\`, as wrk's one thread), \`--max-in-flight ${CONNECTIONS} ` +
+    `--max-sockets ${CONNECTIONS}\`, uniform arrivals, ${DURATION_S} s per rate (\`--duration\`), ` +
+    `${ctx.runs} run(s) per rate, counts and histograms added over runs; its figures are the results ` +
+    'file\'s `openLoop` record. A rate is held with under ' +
+    `${MAX_SKIPPED_SHARE * 100}% of its offered sends skipped and no failed request. ` +
+    `The ladder rises from 1/256 of wrk's rate by sqrt(2) until ${MISSES_TO_STOP} rates in a row are ` +
+    `not held, then tries ${BISECTIONS} geometric midpoints between the highest rate held and the step ` +
+    'above it. The ratio is the highest held rate\'s achieved rate over wrk\'s.',
+    'Lateness is send time minus intended start (this client\'s own scheduling error); "from send" and ' +
+    '"from intended" are the request latencies timed from each. Each run is a fresh process with no ' +
+    'warm-up run (the default with `--duration`): its first second includes compiling the hot path. ' +
+    `Ours closed-loop (no \`--rate\`, the same ${CONNECTIONS} sockets and ${DURATION_S} s, its rate over ` +
+    `the active window) ran after the ladder: ${perS(closed)}/s, the client's own ceiling for this request.`,
   );
   s.commands.push(
     `wrk -t1 -c${CONNECTIONS} -d${DURATION_S}s ${url}`,
