@@ -2,14 +2,16 @@
 // It finds or installs the peers, starts its own nginx and Azurites, runs the cases, prints one table
 // per measurement and writes them to results/bench-<time>.md and .json. Never part of the tests.
 //
-//   node bench/run.ts [--cases 1,2,3,4,5,6,7,8,9,10,11,12,13] [--runs 3] [--large-size 1GiB] [--memory-size 10GiB]
+//   node bench/run.ts [--cases 1,2,3,4,5,6,7,8,9,10,11,12,13,14] [--runs 3] [--large-size 1GiB]
+//                     [--memory-size 10GiB]
 //                     [--upload-size 256MiB] [--many-files 500] [--list-count 2000] [--scale-files 100000] [--no-install] [--keep-tmp]
 //                     [--update BENCHMARKS.md]
 // --update replaces what lies between the file's `<!-- bench:begin -->` and `<!-- bench:end -->`
 // markers with this run's report, keeping the hand-written analysis around it.
 // Cases: 1 nginx download, 2 uploads, 3 Azurite, 4 tracing, 5 memory, 6 machine, 7 HTTP clients
 // (ours, node:http, undici), 8 start-up, 9 many blobs (small-file downloads and listings), 10 scale,
-// 11 the server's span, 12 stragglers and --hedge (the emulated target), 13 what --metrics costs a request.
+// 11 the server's span, 12 stragglers and --hedge (the emulated target), 13 what --metrics costs a request,
+// 14 open-loop --rate against wrk's closed-loop maximum (1 KiB GETs from nginx).
 // BLOB_CACHER_DIST=<dir> measures another build than ./dist; BENCH_BASELINE_DIST=<dir> adds that
 // build's start-up beside this one's in case 8.
 import { execFileSync } from 'node:child_process';
@@ -23,6 +25,7 @@ import { machine } from './cases/machine.ts';
 import { MANY_BLOBS_DEFAULTS, manyBlobs } from './cases/many-blobs.ts';
 import { memory } from './cases/memory.ts';
 import { nginxDownload } from './cases/nginx-download.ts';
+import { openLoop } from './cases/open-loop.ts';
 import { startup } from './cases/startup.ts';
 import { tracing } from './cases/tracing.ts';
 import { uploads } from './cases/uploads.ts';
@@ -41,7 +44,7 @@ import { findAzcopy, findDebianTools } from './lib/tools.ts';
 
 const { values: flags } = parseArgs({
   options: {
-    cases: { type: 'string', default: '1,2,3,4,5,6,7,8,9,10,11,12,13' },
+    cases: { type: 'string', default: '1,2,3,4,5,6,7,8,9,10,11,12,13,14' },
     runs: { type: 'string', default: '3' },
     'large-size': { type: 'string', default: '1GiB' },
     'memory-size': { type: 'string', default: '10GiB' },
@@ -220,6 +223,8 @@ try {
     ['12', () => stragglers(ctx, runs)],
     // --metrics on/off is a paired median: at least 9 pairs, whatever --runs says.
     ['13', () => liveMetrics(ctx, Math.max(runs, 9))],
+    // Rising --rate steps of 5 s each, until one skips 1% of its sends; wrk before and after.
+    ['14', () => openLoop(ctx)],
   ];
   for (const [id, run] of cases) {
     if (!selected.has(id)) continue;

@@ -52,7 +52,8 @@ export interface Section {
 
 const num = (v: number, digits = 1) => (Number.isFinite(v) ? v.toFixed(digits) : '—');
 
-function table(header: readonly string[], body: readonly (readonly string[])[]): string {
+/** A Markdown table: a header row, its rule, then the body's rows. */
+export function markdownTable(header: readonly string[], body: readonly (readonly string[])[]): string {
   const line = (cells: readonly string[]) => `| ${cells.join(' | ')} |`;
   return [line(header), line(header.map(() => '---')), ...body.map(line)].join('\n');
 }
@@ -82,7 +83,7 @@ export function rowsTable(rows: readonly Row[], opts: { ops?: boolean; rss?: boo
       r.timing,
     ];
   });
-  return table(header, body);
+  return markdownTable(header, body);
 }
 
 const CLOCK_TIMES: Record<Clock, (r: Row) => number> = {
@@ -117,7 +118,7 @@ const CLOCK_NAMES: Record<Clock, string> = { server: "server's clock", tool: "to
 const ratioText = (v: number | undefined) => (v !== undefined && Number.isFinite(v) ? `${v.toFixed(2)}x` : '—');
 
 export function goalsTable(goals: readonly GoalResult[]): string {
-  return table(
+  return markdownTable(
     ['goal', 'ours (best)', 'peer', "ours/peer: server's clock", "tools' own timers", 'process wall', 'target', 'reached'],
     goals.map((g) => {
       const mark = (c: Clock) => (g.ratios && g.clock === c && g.atLeast !== undefined ? `**${ratioText(g.ratios[c])}**` : ratioText(g.ratios?.[c]));
@@ -130,7 +131,7 @@ export function goalsTable(goals: readonly GoalResult[]): string {
 }
 
 export function keyValueTable(pairs: readonly (readonly [string, string])[]): string {
-  return table(['measure', 'value'], pairs);
+  return markdownTable(['measure', 'value'], pairs);
 }
 
 /** A case's section; `commands: false` leaves out the command lines (the document keeps the results only). */
