@@ -67,6 +67,8 @@ export interface ReportHeader {
   objectSizeBytes?: number;
   /** Measured runs per contender, as measured (warm-ups left out). */
   runsPerContender: { label: string; runs: number }[];
+  /** The most common of those counts (the larger on a tie): the header says it once, then the others. */
+  usualRuns: number;
   complete: boolean;
   interrupted?: string;
   createdAt: string;
@@ -191,6 +193,13 @@ function completionOf(runs: ResultsFile['runs']): Pick<ReportContender, 'complet
   };
 }
 
+/** The most common count, the larger of those tied; 0 where there is none. */
+function modalCount(counts: readonly number[]): number {
+  const tally = new Map<number, number>();
+  for (const c of counts) tally.set(c, (tally.get(c) ?? 0) + 1);
+  return [...tally.entries()].sort((a, b) => b[1] - a[1] || b[0] - a[0])[0]?.[0] ?? 0;
+}
+
 export function buildReport(doc: ResultsFile, opts: ReportOptions): Report {
   const prices = opts.prices ?? DEFAULT_PRICES;
   const material = opts.material ?? DEFAULT_MATERIAL_SHARE;
@@ -221,7 +230,7 @@ export function buildReport(doc: ResultsFile, opts: ReportOptions): Report {
     header: {
       title: opts.title, command: doc.command, target: doc.environment.target, targetKind: doc.environment.targetKind, targetOnThisMachine: local,
       ...(objectSizeBytes !== undefined ? { objectSizeBytes } : {}),
-      runsPerContender: stats.map((s) => ({ label: s.label, runs: s.runs })),
+      runsPerContender: stats.map((s) => ({ label: s.label, runs: s.runs })), usualRuns: modalCount(stats.map((s) => s.runs)),
       complete: doc.complete, ...(doc.interrupted ? { interrupted: doc.interrupted } : {}), createdAt: doc.createdAt,
     },
     environment: doc.environment,
