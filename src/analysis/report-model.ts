@@ -35,6 +35,8 @@ export interface ReportContender extends RankedStats {
   timeBounds?: TimeBounds;
   /** --rate: offered and achieved rate, skipped sends, latency from the intended start and from the send. */
   openLoop?: OpenLoopSummary;
+  /** Its measured times added up (what JUnit reports as the time of its test). */
+  measuredMs: number;
 }
 
 /** Where one contender's request time went: each phase's share of its requests' summed time. */
@@ -69,6 +71,8 @@ export interface ReportHeader {
   runsPerContender: { label: string; runs: number }[];
   /** The most common of those counts (the larger on a tie): the header says it once, then the others. */
   usualRuns: number;
+  /** The most runs any contender has (0 where none): whether there is a spread to show at all. */
+  mostRuns: number;
   complete: boolean;
   interrupted?: string;
   createdAt: string;
@@ -210,7 +214,8 @@ export function buildReport(doc: ResultsFile, opts: ReportOptions): Report {
     const runs = byLabel.get(s.label) ?? [];
     const bounds = timeBoundsOf(s);
     const cost = contenderCost(doc.command, runs, prices, isSdkBaseline(s) ? 'calls' : 'requests');
-    return { ...s, cost, ...completionOf(runs), ...(bounds ? { timeBounds: bounds } : {}) };
+    const measuredMs = s.timesMs.reduce((t, ms) => t + ms, 0);
+    return { ...s, cost, ...completionOf(runs), ...(bounds ? { timeBounds: bounds } : {}), measuredMs };
   });
   const local = targetOnThisMachine(doc.environment);
   const bufferBytes = doc.environment.tcp?.rmemMaxBytes !== undefined && doc.environment.tcp.wmemMaxBytes !== undefined
@@ -231,6 +236,7 @@ export function buildReport(doc: ResultsFile, opts: ReportOptions): Report {
       title: opts.title, command: doc.command, target: doc.environment.target, targetKind: doc.environment.targetKind, targetOnThisMachine: local,
       ...(objectSizeBytes !== undefined ? { objectSizeBytes } : {}),
       runsPerContender: stats.map((s) => ({ label: s.label, runs: s.runs })), usualRuns: modalCount(stats.map((s) => s.runs)),
+      mostRuns: Math.max(0, ...stats.map((s) => s.runs)),
       complete: doc.complete, ...(doc.interrupted ? { interrupted: doc.interrupted } : {}), createdAt: doc.createdAt,
     },
     environment: doc.environment,

@@ -133,7 +133,7 @@ export function renderHtml(input: HtmlReportInput): string {
   const colour = (name: string) => colourOf.get(name) ?? '#8c959f';
   const ranked = stats;
   const withLatency = ranked.filter((s) => s.totalPercentilesMs.length > 0);
-  const runs = Math.max(0, ...stats.map((s) => s.runs));
+  const runs = report.header.mostRuns;
   const size = report.header.objectSizeBytes;
   const phasesShown = PHASES.filter((p) => stats.some((s) => (s.phaseShare[p] ?? 0) > 0));
   const sections: string[] = [answer(report)];
