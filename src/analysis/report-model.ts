@@ -114,12 +114,32 @@ export interface Report {
   prices: { name: string; asOf: string; currency: string };
   /** The percentiles of each contender's `totalPercentilesMs`. */
   latencyPercentiles: readonly number[];
+  /** The extremes across contenders that the charts scale to. */
+  ranges: ReportRanges;
   /** --threshold's rules, each row pass or fail; absent when none was given. */
   thresholds?: ThresholdResults;
   /** --slo with --rate: each open-loop contender's rates against it, and its knee (a rate sweep's answer). */
   rateCurves?: RateCurve[];
   /** Runs of drawn file sizes: throughput and latency per size bucket. */
   sizeBuckets?: ReportSizeBuckets;
+}
+
+/** Extremes across every contender; not finite (null in JSON) where there is no figure. */
+export interface ReportRanges {
+  /** The fastest run of any contender, MiB/s. */
+  throughputMiBpsHigh: number;
+  /** Over every contender's `totalPercentilesMs`: the lowest above 0, and the highest. */
+  latencyMsLowestPositive: number;
+  latencyMsHighest: number;
+}
+
+function rangesOf(contenders: readonly ReportContender[]): ReportRanges {
+  const latencies = contenders.flatMap((c) => c.totalPercentilesMs);
+  return {
+    throughputMiBpsHigh: Math.max(...contenders.map((c) => c.throughputMiBps.max).filter(Number.isFinite)),
+    latencyMsLowestPositive: Math.min(...latencies.filter((v) => v > 0)),
+    latencyMsHighest: Math.max(...latencies),
+  };
 }
 
 export interface ReportOptions {
@@ -255,6 +275,7 @@ export function buildReport(doc: ResultsFile, opts: ReportOptions): Report {
     ...(tuned ? { tune: tuned } : {}),
     prices: { name: prices.name, asOf: prices.asOf, currency: prices.currency },
     latencyPercentiles: LATENCY_PERCENTILES,
+    ranges: rangesOf(contenders),
     ...(opts.thresholds?.length ? { thresholds: evaluateThresholds(opts.thresholds, contenders) } : {}),
     ...(doc.slo ? { rateCurves: rateCurves(doc.runs, doc.slo) } : {}),
     ...(buckets ? { sizeBuckets: buckets } : {}),

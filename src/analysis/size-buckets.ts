@@ -44,6 +44,8 @@ export interface ReportSizeBuckets {
   contenders: ContenderSizeBuckets[];
   /** Every contender's bucket edges (`upToBytes`), ascending, each once: the columns and the x axis. */
   edgesBytes: number[];
+  /** The highest MiB/s of one request stream in any bucket: the chart's scale. */
+  fastestMiBps: number;
 }
 
 /** Nearest-rank percentile of ascending values. */
@@ -100,5 +102,6 @@ export function sizeBuckets(runs: readonly RunRecord[]): ReportSizeBuckets | und
   const seed = measured[0]!.params!.fileSizeSeed;
   const sampled = measured.some((r) => r.recordsSampled);
   const edgesBytes = [...new Set(contenders.flatMap((c) => c.buckets.map((b) => b.upToBytes)))].sort((a, b) => a - b);
-  return { ...(seed !== undefined ? { seed } : {}), sampled, contenders, edgesBytes };
+  const fastestMiBps = Math.max(...contenders.flatMap((c) => c.buckets.map((b) => b.perRequestMiBps)));
+  return { ...(seed !== undefined ? { seed } : {}), sampled, contenders, edgesBytes, fastestMiBps };
 }

@@ -2,6 +2,7 @@
 // latency by percentile, a steady run's series and a sweep's heatmap. Each draws figures of the model
 // as they are; scales and label widths are layout, computed here.
 import type { ContenderStats } from '../analysis/analyze.js';
+import type { ReportRanges } from '../analysis/report-model.js';
 import type { SweepGrid } from '../analysis/sweep.js';
 import { PHASES, PHASE_MEANINGS } from '../transport/phases.js';
 import { escapeHtml as e } from './format.js';
@@ -50,12 +51,12 @@ function strategyLabel(x: number, y: number, name: string, colour: string): stri
   return swatch + `<text x="${x + 16}" y="${(y - 7).toFixed(1)}" class="label"><tspan>${e(a)}</tspan><tspan x="${x + 16}" dy="15">${e(b)}</tspan></text>`;
 }
 
-export function throughputChart(ranked: ContenderStats[], colour: (s: string) => string): string {
+export function throughputChart(ranked: ContenderStats[], ranges: ReportRanges, colour: (s: string) => string): string {
   const left = labelLeft(ranked.map((s) => s.label)), right = 90, top = 12, row = 38, axis = 44;
   const plotW = W - left - right;
   const height = top + ranked.length * row + axis;
   // The axis spans what was measured; a CI from few runs can be far wider and is clipped at the edges.
-  const ticks = niceTicks(Math.max(1e-9, ...ranked.map((s) => s.throughputMiBps.max).filter(Number.isFinite)));
+  const ticks = niceTicks(Math.max(1e-9, ranges.throughputMiBpsHigh));
   const x = (v: number) => left + (Math.min(Math.max(0, v), ticks.at(-1)!) / ticks.at(-1)!) * plotW;
   const parts = [svgOpen('throughput', height, 'Throughput per strategy, MiB/s')];
   for (const t of ticks) {
@@ -133,13 +134,14 @@ export function phaseChart(ranked: ContenderStats[], colour: (s: string) => stri
   return parts.join('') + '</svg>';
 }
 
-export function latencyChart(series: ContenderStats[], colour: (s: string) => string, percentiles: readonly number[]): string {
+export function latencyChart(
+  series: ContenderStats[], ranges: ReportRanges, colour: (s: string) => string, percentiles: readonly number[],
+): string {
   const left = 70, right = 30, top = 16, bottom = 52, plotH = 300;
   const plotW = W - left - right;
   const height = top + plotH + bottom;
-  const all = series.flatMap((s) => s.totalPercentilesMs);
-  const maxMs = Math.max(1e-3, ...all);
-  const minPos = Math.min(maxMs, ...all.filter((v) => v > 0));
+  const maxMs = Math.max(1e-3, ranges.latencyMsHighest);
+  const minPos = Math.min(maxMs, ranges.latencyMsLowestPositive);
   // A wide range (fast common case, slow tail) reads better on a log axis; a narrow one on a linear one.
   const log = maxMs / minPos > 30;
   let ticks: number[], y: (v: number) => number;
@@ -233,8 +235,7 @@ export function heatmap(g: SweepGrid): string {
   const left = 150, top = 58, cellH = 40, right = 10;
   const cellW = Math.min(130, (W - left - right) / Math.max(1, g.cols.length));
   const height = top + g.rows.length * cellH + 12;
-  const nums = g.values.flat().filter((v): v is number => v !== null && Number.isFinite(v));
-  const lo = Math.min(...nums), hi = Math.max(...nums);
+  const { low: lo, high: hi } = g.range;
   const parts = [svgOpen('sweep', height, g.title)];
   parts.push(txt(left + (cellW * g.cols.length) / 2, 18, g.colLabel, 'axis', 'middle'));
   parts.push(txt(8, top - 10, g.rowLabel, 'axis'));

@@ -153,7 +153,7 @@ export function renderHtml(input: HtmlReportInput): string {
   if (stats.length) {
     sections.push(
       `<section id="throughput"><h2>Throughput</h2><p class="lede">Bytes moved per second of wall time, per measured run. The bar is the median, the whisker spans the slowest and fastest run, the dark band is the 95% confidence interval of the mean (wide when there are few runs).</p>` +
-        `${throughputChart(ranked, colour)}</section>`,
+        `${throughputChart(ranked, report.ranges, colour)}</section>`,
     );
     sections.push(
       `<section id="phases"><h2>Where the time goes</h2><p class="lede">Share of summed request time spent in each phase, over successful requests. Reused keep-alive sockets have no dns/tcp/tls phase.</p>` +
@@ -164,7 +164,7 @@ export function renderHtml(input: HtmlReportInput): string {
     sections.push(
       `<section id="latency"><h2>Request latency by percentile</h2><p class="lede">Total time per request at each percentile, from the merged HDR histograms of every measured run and worker (never averaged percentiles).</p>` +
         `<ul class="legend">${withLatency.map((s) => `<li><span class="line" style="background:${colour(s.label)}"></span><strong>${e(s.label)}</strong> ${s.latencyMs.total?.count ?? 0} requests</li>`).join('')}</ul>` +
-        `${latencyChart(withLatency, colour, report.latencyPercentiles)}</section>`,
+        `${latencyChart(withLatency, report.ranges, colour, report.latencyPercentiles)}</section>`,
     );
   }
   if (report.sizeBuckets) sections.push(sizeBucketSection(report, colour));

@@ -109,7 +109,7 @@ function chart(s: ReportSizeBuckets, colour: (contender: string) => string): str
   const { contenders, edgesBytes: edges } = s;
   const height = TOP + PLOT_H + BOTTOM;
   const plotW = W - LEFT - RIGHT;
-  const most = Math.max(1e-9, ...contenders.flatMap((c) => c.buckets.map((b) => b.perRequestMiBps)));
+  const most = Math.max(1e-9, s.fastestMiBps);
   const at0to1 = (edge: number) => (edges.length < 2 ? 0.5 : edges.indexOf(edge) / (edges.length - 1));
   const x = (edge: number) => LEFT + at0to1(edge) * plotW;
   const y = (v: number) => TOP + PLOT_H - (v / most) * PLOT_H;
