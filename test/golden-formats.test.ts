@@ -2,7 +2,8 @@
 // benchstat's testdata/*.stdout and hyperfine's snapshot tests do. The inputs are results files of
 // small real runs on the embedded target, frozen under test/golden/: a download of single and chunked
 // (1 MiB, --runs 3), an upload of every strategy (small files and blocks), a sweep of --concurrency,
-// a steady run (--duration 8s --interval 100ms, so its sparkline is bucketed) and a short tune. The
+// a steady run (--duration 8s --interval 100ms, so its sparkline is bucketed), a short tune, and
+// small files of lognormal sizes (--seed 5), so the per-size-bucket tables and chart show. The
 // expected outputs are test/golden/formats/<input>.<name>; the title's results path is fixed here.
 // Nothing in a renderer may read the clock or draw a random number, so the files never drift.
 //
@@ -30,7 +31,7 @@ const RENDERINGS: readonly { name: string; format: ReportFormat; opts?: RenderOp
   { name: 'junit.xml', format: 'junit' },
 ];
 
-describe.each(['download', 'upload', 'sweep', 'steady', 'tune'])('golden reports of test/golden/%s.json', (input) => {
+describe.each(['download', 'upload', 'sweep', 'steady', 'tune', 'sizes'])('golden reports of test/golden/%s.json', (input) => {
   const resultsPath = `test/golden/${input}.json`;
   const report = readResults(join(GOLDEN, `${input}.json`)).then((doc) => ({
     doc, report: buildReport(doc, { title: `blob-cacher report: ${resultsPath}` }),
