@@ -31,7 +31,9 @@ const RENDERINGS: readonly { name: string; format: ReportFormat; opts?: RenderOp
   { name: 'junit.xml', format: 'junit' },
 ];
 
-describe.each(['download', 'upload', 'sweep', 'steady', 'tune', 'sizes'])('golden reports of test/golden/%s.json', (input) => {
+const INPUTS = ['download', 'upload', 'sweep', 'steady', 'tune', 'sizes'];
+
+describe.each(INPUTS)('golden reports of test/golden/%s.json', (input) => {
   const resultsPath = `test/golden/${input}.json`;
   const report = readResults(join(GOLDEN, `${input}.json`)).then((doc) => ({
     doc, report: buildReport(doc, { title: `blob-cacher report: ${resultsPath}` }),

@@ -97,8 +97,9 @@ function summarizeSteady(runs: (RunRecord & { steady: SteadyRecord })[], figures
   const mid = order[Math.floor((order.length - 1) / 2)]!;
   const shown = runs[mid]!;
   return {
-    durationMs: shown.steady.durationMs, intervalMs: shown.steady.intervalMs, medianRun: shown.run, series: shown.steady.series,
-    rates: steadyRates(shown.steady.series, shown.steady.intervalMs, perByte), window: figures[mid]!, figures, perByte,
+    durationMs: shown.steady.durationMs, intervalMs: shown.steady.intervalMs, medianRun: shown.run,
+    series: shown.steady.series, rates: steadyRates(shown.steady.series, shown.steady.intervalMs, perByte),
+    window: figures[mid]!, figures, perByte,
     autoterm: runs.flatMap((r) => (r.steady.autoterm ? [r.steady.autoterm] : [])),
   };
 }

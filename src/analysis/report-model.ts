@@ -255,7 +255,8 @@ export function buildReport(doc: ResultsFile, opts: ReportOptions): Report {
     header: {
       title: opts.title, command: doc.command, target: doc.environment.target, targetKind: doc.environment.targetKind, targetOnThisMachine: local,
       ...(objectSizeBytes !== undefined ? { objectSizeBytes } : {}),
-      runsPerContender: stats.map((s) => ({ label: s.label, runs: s.runs })), usualRuns: modalCount(stats.map((s) => s.runs)),
+      runsPerContender: stats.map((s) => ({ label: s.label, runs: s.runs })),
+      usualRuns: modalCount(stats.map((s) => s.runs)),
       mostRuns: Math.max(0, ...stats.map((s) => s.runs)),
       complete: doc.complete, ...(doc.interrupted ? { interrupted: doc.interrupted } : {}), createdAt: doc.createdAt,
     },

@@ -101,7 +101,8 @@ export function sizeBuckets(runs: readonly RunRecord[]): ReportSizeBuckets | und
   if (!contenders.length) return undefined;
   const seed = measured[0]!.params!.fileSizeSeed;
   const sampled = measured.some((r) => r.recordsSampled);
-  const edgesBytes = [...new Set(contenders.flatMap((c) => c.buckets.map((b) => b.upToBytes)))].sort((a, b) => a - b);
+  const edgesBytes = [...new Set(contenders.flatMap((c) => c.buckets.map((b) => b.upToBytes)))]
+    .sort((a, b) => a - b);
   const fastestMiBps = Math.max(...contenders.flatMap((c) => c.buckets.map((b) => b.perRequestMiBps)));
   return { ...(seed !== undefined ? { seed } : {}), sampled, contenders, edgesBytes, fastestMiBps };
 }

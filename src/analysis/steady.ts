@@ -87,14 +87,19 @@ export interface SteadyRates {
 }
 
 /** Per interval: MiB/s, or requests/s where nothing moves (listing, HEAD). */
-export function intervalRates(series: readonly IntervalPoint[], intervalMs: number, perByte: boolean): number[] {
+export function intervalRates(
+  series: readonly IntervalPoint[], intervalMs: number, perByte: boolean,
+): number[] {
   return series.map((p) => (perByte ? p.bytes / MiB : p.ops) / (intervalMs / 1000));
 }
 
-export function steadyRates(series: readonly IntervalPoint[], intervalMs: number, perByte: boolean): SteadyRates {
+export function steadyRates(
+  series: readonly IntervalPoint[], intervalMs: number, perByte: boolean,
+): SteadyRates {
   const rates = intervalRates(series, intervalMs, perByte);
   const step = Math.max(1, Math.ceil(rates.length / SPARKLINE_WIDTH));
-  const buckets = Array.from({ length: Math.ceil(rates.length / step) }, (_, i) => median(rates.slice(i * step, (i + 1) * step)));
+  const buckets = Array.from({ length: Math.ceil(rates.length / step) },
+    (_, i) => median(rates.slice(i * step, (i + 1) * step)));
   const p99 = series.flatMap((p) => (p.p99Ms === undefined ? [] : [p.p99Ms]));
   return {
     perInterval: rates, bucketIntervals: step, buckets,

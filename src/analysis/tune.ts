@@ -147,7 +147,8 @@ export function tuneReport(doc: ResultsFile, stats: readonly ContenderStats[], u
   const environment = Object.entries(cell).map(([k, v]) => `${envOf(k)}=${v}`).join(' ');
   const sdk = bestStats ? sdkSettings(bestStats) : undefined;
   return {
-    direction, axes: t.axes, axisPoints: tuneAxisPoints(t.axes, path, bestStep?.cell), budgetMs: t.budgetMs, spentMs: t.path.reduce((s, p) => s + p.spentMs, 0), stopped: t.stopped,
+    direction, axes: t.axes, axisPoints: tuneAxisPoints(t.axes, path, bestStep?.cell),
+    budgetMs: t.budgetMs, spentMs: t.path.reduce((s, p) => s + p.spentMs, 0), stopped: t.stopped,
     ...(bestStep ? { best: { ...bestStep, ...(bestStats && bestStats.timesMs.length > 1 ? { timeInterval: medianIntervalBootstrap(bestStats.timesMs) } : {}) } } : {}),
     ...(fastest ? { fastest } : {}),
     neighbours: neighbours.sort((a, b) => (a.ratio ?? Infinity) - (b.ratio ?? Infinity)),

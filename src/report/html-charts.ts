@@ -51,7 +51,9 @@ function strategyLabel(x: number, y: number, name: string, colour: string): stri
   return swatch + `<text x="${x + 16}" y="${(y - 7).toFixed(1)}" class="label"><tspan>${e(a)}</tspan><tspan x="${x + 16}" dy="15">${e(b)}</tspan></text>`;
 }
 
-export function throughputChart(ranked: ContenderStats[], ranges: ReportRanges, colour: (s: string) => string): string {
+export function throughputChart(
+  ranked: ContenderStats[], ranges: ReportRanges, colour: (s: string) => string,
+): string {
   const left = labelLeft(ranked.map((s) => s.label)), right = 90, top = 12, row = 38, axis = 44;
   const plotW = W - left - right;
   const height = top + ranked.length * row + axis;
@@ -135,7 +137,8 @@ export function phaseChart(ranked: ContenderStats[], colour: (s: string) => stri
 }
 
 export function latencyChart(
-  series: ContenderStats[], ranges: ReportRanges, colour: (s: string) => string, percentiles: readonly number[],
+  series: ContenderStats[], ranges: ReportRanges, colour: (s: string) => string,
+  percentiles: readonly number[],
 ): string {
   const left = 70, right = 30, top = 16, bottom = 52, plotH = 300;
   const plotW = W - left - right;

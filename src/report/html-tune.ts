@@ -53,7 +53,8 @@ function neighbourVerdict(x: TuneNeighbour, t: ReportTune): string {
 }
 
 export function tuneSection(t: ReportTune, unit: string): string {
-  const charts = t.axisPoints.map((a) => `<h3>${e(a.flag.replace(/^--/, ''))}</h3>${axisChart(t, a, unit)}`).join('');
+  const charts = t.axisPoints
+    .map((a) => `<h3>${e(a.flag.replace(/^--/, ''))}</h3>${axisChart(t, a, unit)}`).join('');
   const d = t.deploy;
   const deploy = d ? [d.environment, d.k8sManifest, ...(d.sdk ?? []).map((l) => `SDK: ${l.trim()}`)] : [];
   const neighbours = t.neighbours

@@ -32,9 +32,15 @@ export function steadyLines(stats: readonly ContenderStats[]): string[] {
     lines.push(`  ${s.label}: ${rate(active, st.perByte)}, ${s.opsPerSecond.median.toFixed(0)} req/s (${window})`);
     // Long series are shown in buckets so the line fits; the range is of the intervals themselves.
     const step = r.bucketIntervals;
-    lines.push(`    ${sparkline(r.buckets)}  per ${step > 1 ? `${step} intervals` : 'interval'}: min ${rate(r.min, st.perByte)}, median ${rate(r.median, st.perByte)}, max ${rate(r.max, st.perByte)}`);
-    if (r.p99RangeMs) lines.push(`    p99 latency per interval: ${r.p99RangeMs.low.toFixed(1)}–${r.p99RangeMs.high.toFixed(1)} ms`);
-    if (r.errors) lines.push(`    errors in ${r.errorIntervals} of ${st.series.length} intervals (${r.errors} requests)`);
+    const per = step > 1 ? `${step} intervals` : 'interval';
+    const at = (v: number) => rate(v, st.perByte);
+    const range = `min ${at(r.min)}, median ${at(r.median)}, max ${at(r.max)}`;
+    lines.push(`    ${sparkline(r.buckets)}  per ${per}: ${range}`);
+    const p99 = r.p99RangeMs;
+    if (p99) lines.push(`    p99 latency per interval: ${p99.low.toFixed(1)}–${p99.high.toFixed(1)} ms`);
+    if (r.errors) {
+      lines.push(`    errors in ${r.errorIntervals} of ${st.series.length} intervals (${r.errors} requests)`);
+    }
     const throttled = st.figures.filter((x) => x.firstThrottledMs !== undefined);
     if (throttled.length) {
       const onset = st.figures.find((x) => x.throttleOnsetMs !== undefined);

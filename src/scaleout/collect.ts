@@ -157,7 +157,9 @@ export function mergeClients(runId: string, parallelism: number, docs: readonly 
   if (firstStarts.length) {
     const earliest = Math.min(...firstStarts);
     merge.startSpreadMs = Math.max(...firstStarts) - earliest;
-    for (const c of clients) if (c.firstStartMs !== undefined) c.startAfterEarliestMs = c.firstStartMs - earliest;
+    for (const c of clients) {
+      if (c.firstStartMs !== undefined) c.startAfterEarliestMs = c.firstStartMs - earliest;
+    }
   }
   if (active.length) {
     const startMs = Math.max(...active.map(([s]) => s));
