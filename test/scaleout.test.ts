@@ -178,6 +178,8 @@ describe('merging clients over the overlap window', () => {
     // 15 of client 2 (its first ends at T+1100).
     expect(m.overlap!.requests).toBe(16 + 16 + 15);
     expect(m.startSpreadMs).toBe(1000);
+    // Each client's first request after the earliest one's, on the service clock.
+    expect(m.clients.map((c) => c.startAfterEarliestMs)).toEqual([0, 500, 1000]);
   });
 
   it('sums the per-second series across clients, and the totals and histograms over every client', () => {

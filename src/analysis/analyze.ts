@@ -4,7 +4,7 @@ import { PhaseHistograms, summarizeHistogram, valuesAtPercentiles, METRICS, type
 import { median, spread, type Spread } from './stats.js';
 import { PHASES, type Phase } from '../transport/phases.js';
 import { runFailed, type Cell, type IntervalPoint, type RunParams, type RunRecord, type SteadyRecord, type WorkerEvidence } from '../results/schema.js';
-import { isSteady, steadyFigures, type SteadyFigures } from './steady.js';
+import { isSteady, steadyFigures, steadyRates, type SteadyFigures, type SteadyRates } from './steady.js';
 import { cellLabel } from '../results/label.js';
 import type { Unit } from '../results/schema.js';
 import { unitOf } from './unit.js';
@@ -79,6 +79,8 @@ export interface SteadySummary {
   /** The measured run whose active rate is the median: its series and its active window are the ones shown. */
   medianRun: number;
   series: IntervalPoint[];
+  /** That series as rates per interval, its buckets for a sparkline, range, p99 range and errors. */
+  rates: SteadyRates;
   window: SteadyFigures;
   /** Per measured run, in run order. */
   figures: SteadyFigures[];
@@ -95,7 +97,9 @@ function summarizeSteady(runs: (RunRecord & { steady: SteadyRecord })[], figures
   const mid = order[Math.floor((order.length - 1) / 2)]!;
   const shown = runs[mid]!;
   return {
-    durationMs: shown.steady.durationMs, intervalMs: shown.steady.intervalMs, medianRun: shown.run, series: shown.steady.series, window: figures[mid]!, figures, perByte,
+    durationMs: shown.steady.durationMs, intervalMs: shown.steady.intervalMs, medianRun: shown.run,
+    series: shown.steady.series, rates: steadyRates(shown.steady.series, shown.steady.intervalMs, perByte),
+    window: figures[mid]!, figures, perByte,
     autoterm: runs.flatMap((r) => (r.steady.autoterm ? [r.steady.autoterm] : [])),
   };
 }

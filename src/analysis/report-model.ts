@@ -35,6 +35,8 @@ export interface ReportContender extends RankedStats {
   timeBounds?: TimeBounds;
   /** --rate: offered and achieved rate, skipped sends, latency from the intended start and from the send. */
   openLoop?: OpenLoopSummary;
+  /** Its measured times added up (what JUnit reports as the time of its test). */
+  measuredMs: number;
 }
 
 /** Where one contender's request time went: each phase's share of its requests' summed time. */
@@ -67,6 +69,10 @@ export interface ReportHeader {
   objectSizeBytes?: number;
   /** Measured runs per contender, as measured (warm-ups left out). */
   runsPerContender: { label: string; runs: number }[];
+  /** The most common of those counts (the larger on a tie): the header says it once, then the others. */
+  usualRuns: number;
+  /** The most runs any contender has (0 where none): whether there is a spread to show at all. */
+  mostRuns: number;
   complete: boolean;
   interrupted?: string;
   createdAt: string;
@@ -108,12 +114,32 @@ export interface Report {
   prices: { name: string; asOf: string; currency: string };
   /** The percentiles of each contender's `totalPercentilesMs`. */
   latencyPercentiles: readonly number[];
+  /** The extremes across contenders that the charts scale to. */
+  ranges: ReportRanges;
   /** --threshold's rules, each row pass or fail; absent when none was given. */
   thresholds?: ThresholdResults;
   /** --slo with --rate: each open-loop contender's rates against it, and its knee (a rate sweep's answer). */
   rateCurves?: RateCurve[];
   /** Runs of drawn file sizes: throughput and latency per size bucket. */
   sizeBuckets?: ReportSizeBuckets;
+}
+
+/** Extremes across every contender; not finite (null in JSON) where there is no figure. */
+export interface ReportRanges {
+  /** The fastest run of any contender, MiB/s. */
+  throughputMiBpsHigh: number;
+  /** Over every contender's `totalPercentilesMs`: the lowest above 0, and the highest. */
+  latencyMsLowestPositive: number;
+  latencyMsHighest: number;
+}
+
+function rangesOf(contenders: readonly ReportContender[]): ReportRanges {
+  const latencies = contenders.flatMap((c) => c.totalPercentilesMs);
+  return {
+    throughputMiBpsHigh: Math.max(...contenders.map((c) => c.throughputMiBps.max).filter(Number.isFinite)),
+    latencyMsLowestPositive: Math.min(...latencies.filter((v) => v > 0)),
+    latencyMsHighest: Math.max(...latencies),
+  };
 }
 
 export interface ReportOptions {
@@ -191,6 +217,13 @@ function completionOf(runs: ResultsFile['runs']): Pick<ReportContender, 'complet
   };
 }
 
+/** The most common count, the larger of those tied; 0 where there is none. */
+function modalCount(counts: readonly number[]): number {
+  const tally = new Map<number, number>();
+  for (const c of counts) tally.set(c, (tally.get(c) ?? 0) + 1);
+  return [...tally.entries()].sort((a, b) => b[1] - a[1] || b[0] - a[0])[0]?.[0] ?? 0;
+}
+
 export function buildReport(doc: ResultsFile, opts: ReportOptions): Report {
   const prices = opts.prices ?? DEFAULT_PRICES;
   const material = opts.material ?? DEFAULT_MATERIAL_SHARE;
@@ -201,7 +234,8 @@ export function buildReport(doc: ResultsFile, opts: ReportOptions): Report {
     const runs = byLabel.get(s.label) ?? [];
     const bounds = timeBoundsOf(s);
     const cost = contenderCost(doc.command, runs, prices, isSdkBaseline(s) ? 'calls' : 'requests');
-    return { ...s, cost, ...completionOf(runs), ...(bounds ? { timeBounds: bounds } : {}) };
+    const measuredMs = s.timesMs.reduce((t, ms) => t + ms, 0);
+    return { ...s, cost, ...completionOf(runs), ...(bounds ? { timeBounds: bounds } : {}), measuredMs };
   });
   const local = targetOnThisMachine(doc.environment);
   const bufferBytes = doc.environment.tcp?.rmemMaxBytes !== undefined && doc.environment.tcp.wmemMaxBytes !== undefined
@@ -222,6 +256,8 @@ export function buildReport(doc: ResultsFile, opts: ReportOptions): Report {
       title: opts.title, command: doc.command, target: doc.environment.target, targetKind: doc.environment.targetKind, targetOnThisMachine: local,
       ...(objectSizeBytes !== undefined ? { objectSizeBytes } : {}),
       runsPerContender: stats.map((s) => ({ label: s.label, runs: s.runs })),
+      usualRuns: modalCount(stats.map((s) => s.runs)),
+      mostRuns: Math.max(0, ...stats.map((s) => s.runs)),
       complete: doc.complete, ...(doc.interrupted ? { interrupted: doc.interrupted } : {}), createdAt: doc.createdAt,
     },
     environment: doc.environment,
@@ -240,6 +276,7 @@ export function buildReport(doc: ResultsFile, opts: ReportOptions): Report {
     ...(tuned ? { tune: tuned } : {}),
     prices: { name: prices.name, asOf: prices.asOf, currency: prices.currency },
     latencyPercentiles: LATENCY_PERCENTILES,
+    ranges: rangesOf(contenders),
     ...(opts.thresholds?.length ? { thresholds: evaluateThresholds(opts.thresholds, contenders) } : {}),
     ...(doc.slo ? { rateCurves: rateCurves(doc.runs, doc.slo) } : {}),
     ...(buckets ? { sizeBuckets: buckets } : {}),

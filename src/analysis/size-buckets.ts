@@ -42,6 +42,10 @@ export interface ReportSizeBuckets {
   /** Some runs kept a sample of their records: the figures are the sample's. */
   sampled: boolean;
   contenders: ContenderSizeBuckets[];
+  /** Every contender's bucket edges (`upToBytes`), ascending, each once: the columns and the x axis. */
+  edgesBytes: number[];
+  /** The highest MiB/s of one request stream in any bucket: the chart's scale. */
+  fastestMiBps: number;
 }
 
 /** Nearest-rank percentile of ascending values. */
@@ -97,5 +101,8 @@ export function sizeBuckets(runs: readonly RunRecord[]): ReportSizeBuckets | und
   if (!contenders.length) return undefined;
   const seed = measured[0]!.params!.fileSizeSeed;
   const sampled = measured.some((r) => r.recordsSampled);
-  return { ...(seed !== undefined ? { seed } : {}), sampled, contenders };
+  const edgesBytes = [...new Set(contenders.flatMap((c) => c.buckets.map((b) => b.upToBytes)))]
+    .sort((a, b) => a - b);
+  const fastestMiBps = Math.max(...contenders.flatMap((c) => c.buckets.map((b) => b.perRequestMiBps)));
+  return { ...(seed !== undefined ? { seed } : {}), sampled, contenders, edgesBytes, fastestMiBps };
 }

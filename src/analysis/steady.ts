@@ -62,3 +62,49 @@ export function steadyFigures(r: RunRecord & { steady: SteadyRecord }): SteadyFi
 }
 
 export const isSteady = (r: RunRecord): r is RunRecord & { steady: SteadyRecord } => r.steady !== undefined;
+
+const MiB = 1024 * 1024;
+
+/** The most characters the text report's sparkline takes: longer series are shown in buckets. */
+export const SPARKLINE_WIDTH = 60;
+
+/** The shown run's series in figures, computed once so that renderers only format them. */
+export interface SteadyRates {
+  /** Per interval: MiB/s, or requests/s where nothing moves (listing, HEAD). */
+  perInterval: number[];
+  /** Intervals per sparkline character, and the median rate of each bucket: at most SPARKLINE_WIDTH. */
+  bucketIntervals: number;
+  buckets: number[];
+  /** Over the intervals themselves; not finite (shown as a dash) where there is none. */
+  min: number;
+  median: number;
+  max: number;
+  /** The lowest and highest p99 latency of an interval, where the series has latencies. */
+  p99RangeMs?: { low: number; high: number };
+  /** Failed requests in the series, and how many intervals had any. */
+  errors: number;
+  errorIntervals: number;
+}
+
+/** Per interval: MiB/s, or requests/s where nothing moves (listing, HEAD). */
+export function intervalRates(
+  series: readonly IntervalPoint[], intervalMs: number, perByte: boolean,
+): number[] {
+  return series.map((p) => (perByte ? p.bytes / MiB : p.ops) / (intervalMs / 1000));
+}
+
+export function steadyRates(
+  series: readonly IntervalPoint[], intervalMs: number, perByte: boolean,
+): SteadyRates {
+  const rates = intervalRates(series, intervalMs, perByte);
+  const step = Math.max(1, Math.ceil(rates.length / SPARKLINE_WIDTH));
+  const buckets = Array.from({ length: Math.ceil(rates.length / step) },
+    (_, i) => median(rates.slice(i * step, (i + 1) * step)));
+  const p99 = series.flatMap((p) => (p.p99Ms === undefined ? [] : [p.p99Ms]));
+  return {
+    perInterval: rates, bucketIntervals: step, buckets,
+    min: Math.min(...rates), median: median(rates), max: Math.max(...rates),
+    ...(p99.length ? { p99RangeMs: { low: Math.min(...p99), high: Math.max(...p99) } } : {}),
+    errors: series.reduce((a, p) => a + p.errors, 0), errorIntervals: series.filter((p) => p.errors).length,
+  };
+}

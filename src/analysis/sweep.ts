@@ -17,6 +17,8 @@ export interface SweepGrid {
   cols: string[];
   values: (number | null)[][];
   unit: string;
+  /** The lowest and highest measured value in the grid (not finite where it has none). */
+  range: { low: number; high: number };
   best?: { row: number; col: number };
   /** Cells a rank test cannot tell from the best (the best among them): any of them will do. */
   tied?: { row: number; col: number }[];
@@ -77,13 +79,16 @@ export function buildGrid(stats: readonly ContenderStats[], axes: readonly Sweep
   at.forEach((row, r) => row.forEach((w, c) => {
     if (w && top && (w === top || !aheadOf(top, w, useOps))) tiedAt.push({ row: r, col: c });
   }));
+  const values = at.map((row) => row.map((w) => (w ? value(w) : null)));
+  const measured = values.flat().filter((v): v is number => v !== null && Number.isFinite(v));
   const grid: SweepGrid = {
     title: `best strategy per cell, ${useOps ? 'ops/s' : 'MiB/s'} (median)`,
     rowLabel: rowAxes.map((a) => a.flag).join(' ') || '(one row)',
     colLabel: last.flag,
     rows: rowCells.map((c) => rowAxes.map((a) => c[a.flag]).join(' ') || '-'),
     cols: last.values,
-    values: at.map((row) => row.map((w) => (w ? value(w) : null))),
+    values,
+    range: { low: Math.min(...measured), high: Math.max(...measured) },
     unit: useOps ? 'ops/s' : 'MiB/s',
     best,
     tied: tiedAt,

@@ -5,6 +5,7 @@
 import { cellLabel, type ContenderStats } from './analyze.js';
 import { ratioInterval, significantlyFaster } from './significance.js';
 import { median, medianIntervalBootstrap, type Interval } from './stats.js';
+import { tuneAxisPoints, type TuneAxisPoints } from './tune-axes.js';
 import { DOWNLOAD_OPTIONS, UPLOAD_OPTIONS } from '../config/options.js';
 import type { Cell, ResultsFile, ThrottleClass, TuneRecord, Unit } from '../results/schema.js';
 
@@ -51,6 +52,8 @@ export interface TuneNeighbour extends TuneCellFigures {
 export interface ReportTune {
   direction: 'download' | 'upload';
   axes: TuneRecord['axes'];
+  /** The measured cells placed on each axis, for its chart. */
+  axisPoints: TuneAxisPoints[];
   budgetMs: number;
   spentMs: number;
   stopped: TuneRecord['stopped'];
@@ -144,7 +147,8 @@ export function tuneReport(doc: ResultsFile, stats: readonly ContenderStats[], u
   const environment = Object.entries(cell).map(([k, v]) => `${envOf(k)}=${v}`).join(' ');
   const sdk = bestStats ? sdkSettings(bestStats) : undefined;
   return {
-    direction, axes: t.axes, budgetMs: t.budgetMs, spentMs: t.path.reduce((s, p) => s + p.spentMs, 0), stopped: t.stopped,
+    direction, axes: t.axes, axisPoints: tuneAxisPoints(t.axes, path, bestStep?.cell),
+    budgetMs: t.budgetMs, spentMs: t.path.reduce((s, p) => s + p.spentMs, 0), stopped: t.stopped,
     ...(bestStep ? { best: { ...bestStep, ...(bestStats && bestStats.timesMs.length > 1 ? { timeInterval: medianIntervalBootstrap(bestStats.timesMs) } : {}) } } : {}),
     ...(fastest ? { fastest } : {}),
     neighbours: neighbours.sort((a, b) => (a.ratio ?? Infinity) - (b.ratio ?? Infinity)),

@@ -29,9 +29,7 @@ function header(r: Report): string[] {
   const h = r.header;
   const size = h.objectSizeBytes !== undefined ? `, object ${bytes(h.objectSizeBytes)} (${h.objectSizeBytes} bytes)` : '';
   // The most common count, then the contenders that differ from it: as measured, kept short.
-  const tally = new Map<number, number>();
-  for (const c of h.runsPerContender) tally.set(c.runs, (tally.get(c.runs) ?? 0) + 1);
-  const usual = [...tally.entries()].sort((a, b) => b[1] - a[1] || b[0] - a[0])[0]?.[0] ?? 0;
+  const usual = h.usualRuns;
   const odd = h.runsPerContender.filter((c) => c.runs !== usual);
   const runs = `${usual} measured runs each${odd.length ? ` (${odd.map((c) => `${forTerminal(c.label)} ${c.runs}`).join(', ')})` : ''}`;
   // Folded into the header: the warning below would repeat it on every zero-config run.

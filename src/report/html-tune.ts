@@ -1,44 +1,43 @@
 // A tune in the HTML report: the answer, then the rate against each searched axis with every cell
 // the search measured (faint), the slice through the best (joined, so the knee shows) and the chosen
 // one (a ring), and the deploy lines. Pure formatting of the report model's `tune`.
-import type { ReportTune, TuneNeighbour, TuneStepFigures } from '../analysis/tune.js';
-import { parseSizeUnbounded } from '../config/sizes.js';
+import type { ReportTune, TuneNeighbour } from '../analysis/tune.js';
+import type { TuneAxisPoints } from '../analysis/tune-axes.js';
 import { escapeHtml as e, seconds } from './format.js';
 
 const W = 960;
 const H = 260;
 const n = (v: number) => String(Number(v.toPrecision(4)));
-const valueOf = (v: string) => parseSizeUnbounded(v, 1) ?? Number(v);
 
 /** One axis: x is the value (log scale: the ladder doubles), y the rate; points in the order measured. */
-function axisChart(t: ReportTune, flag: string, ordered: boolean, values: readonly string[], unit: string): string {
+function axisChart(t: ReportTune, a: TuneAxisPoints, unit: string): string {
   const best = t.best?.cell;
+  const { flag, ordered, values: xs } = a;
   // Only cells that have a value on this axis can be placed on it.
-  const points = t.path.filter((p) => p.rate !== undefined && !p.failed && p.cell[flag] !== undefined);
-  const xs = ordered ? [...new Set(points.map((p) => p.cell[flag]!))].sort((a, b) => valueOf(a) - valueOf(b)) : [...values];
+  const points = a.points.map((i) => t.path[i]!);
   if (!xs.length || !points.length) return '';
   const left = 64, right = 24, top = 16, bottom = 44;
-  const maxRate = Math.max(...points.map((p) => p.rate!)) * 1.1 || 1;
+  const maxRate = a.maxRate * 1.1 || 1;
   const position = (v: string) => {
     if (!ordered || xs.length === 1) return left + ((xs.indexOf(v) + 0.5) / xs.length) * (W - left - right);
-    const lo = Math.log2(valueOf(xs[0]!)), hi = Math.log2(valueOf(xs.at(-1)!));
-    return left + ((Math.log2(valueOf(v)) - lo) / (hi - lo || 1)) * (W - left - right);
+    const lo = Math.log2(a.numbers[0]!), hi = Math.log2(a.numbers.at(-1)!);
+    return left + ((Math.log2(a.numbers[xs.indexOf(v)]!) - lo) / (hi - lo || 1)) * (W - left - right);
   };
   const y = (rate: number) => top + (1 - rate / maxRate) * (H - top - bottom);
   // The slice through the best: cells equal to it on every other axis.
-  const onSlice = (p: TuneStepFigures) => best !== undefined && Object.entries(best).every(([k, v]) => k === flag || p.cell[k] === v);
-  const slice = points.filter(onSlice).sort((a, b) => xs.indexOf(a.cell[flag]!) - xs.indexOf(b.cell[flag]!));
+  const inSlice = new Set(a.slice);
+  const slice = a.slice.map((i) => t.path[i]!);
   const parts = [`<svg data-chart="tune-${e(flag)}" viewBox="0 0 ${W} ${H}" role="img" aria-label="${e(`${unit} against ${flag}`)}">`];
   for (const v of xs) parts.push(`<text class="tick" x="${position(v).toFixed(1)}" y="${H - bottom + 18}" text-anchor="middle">${e(v)}</text>`);
   for (const f of [0, 0.5, 1]) parts.push(`<line class="grid" x1="${left}" x2="${W - right}" y1="${y(maxRate * f / 1.1).toFixed(1)}" y2="${y(maxRate * f / 1.1).toFixed(1)}"/><text class="tick" x="${left - 8}" y="${(y(maxRate * f / 1.1) + 4).toFixed(1)}" text-anchor="end">${n(maxRate * f / 1.1)}</text>`);
   parts.push(`<text class="axis" x="${(left + W - right) / 2}" y="${H - 6}" text-anchor="middle">${e(flag.replace(/^--/, ''))} (${unit} on the left; faint: every cell measured, joined: the others as in the best, ring: the best)</text>`);
   if (slice.length > 1) parts.push(`<polyline class="slice" fill="none" stroke="#4e79a7" stroke-width="2" points="${slice.map((p) => `${position(p.cell[flag]!).toFixed(1)},${y(p.rate!).toFixed(1)}`).join(' ')}"/>`);
-  for (const p of points) {
+  points.forEach((p, j) => {
     const chosen = best !== undefined && Object.entries(best).every(([k, v]) => p.cell[k] === v);
-    const cls = chosen ? 'best' : onSlice(p) ? 'slice' : 'explored';
+    const cls = chosen ? 'best' : inSlice.has(a.points[j]!) ? 'slice' : 'explored';
     const label = `${Object.entries(p.cell).map(([k, v]) => `${k} ${v}`).join(' ')}: ${n(p.rate!)} ${unit} (step ${p.step + 1})${p.throttled ? `, ${p.throttled} throttled` : ''}`;
     parts.push(`<circle class="datum ${cls}" data-step="${p.step + 1}" data-value="${n(p.rate!)}" cx="${position(p.cell[flag]!).toFixed(1)}" cy="${y(p.rate!).toFixed(1)}" r="${chosen ? 7 : 4}" fill="${p.throttled ? '#e15759' : cls === 'explored' ? '#bab0ac' : '#4e79a7'}"${chosen ? ' stroke="#1f2328" stroke-width="2"' : ''}><title>${e(label)}</title></circle>`);
-  }
+  });
   parts.push('</svg>');
   return parts.join('');
 }
@@ -54,7 +53,8 @@ function neighbourVerdict(x: TuneNeighbour, t: ReportTune): string {
 }
 
 export function tuneSection(t: ReportTune, unit: string): string {
-  const charts = t.axes.map((a) => `<h3>${e(a.flag.replace(/^--/, ''))}</h3>${axisChart(t, a.flag, a.ordered, a.values, unit)}`).join('');
+  const charts = t.axisPoints
+    .map((a) => `<h3>${e(a.flag.replace(/^--/, ''))}</h3>${axisChart(t, a, unit)}`).join('');
   const d = t.deploy;
   const deploy = d ? [d.environment, d.k8sManifest, ...(d.sdk ?? []).map((l) => `SDK: ${l.trim()}`)] : [];
   const neighbours = t.neighbours

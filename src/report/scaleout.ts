@@ -12,11 +12,10 @@ const signed = (v: number) => `${v >= 0 ? '+' : ''}${v.toFixed(1)}`;
 export function renderScaleout(m: ScaleoutMerge, ready: readonly number[] = []): string {
   const withResults = m.clients.length;
   const lines = [`blob-cacher collect: run ${safe(m.runId)}, ${m.parallelism} client(s), ${withResults} with results`, ''];
-  const firstStart = Math.min(...m.clients.map((c) => c.firstStartMs ?? Infinity));
   lines.push(`${'client'.padEnd(7)}${'host'.padEnd(22)}${'clock offset ms'.padStart(17)}${'start ms'.padStart(10)}${'requests'.padStart(10)}${'failed'.padStart(8)}${'bytes'.padStart(12)}  problem`);
   for (const c of m.clients) {
     const offset = c.clockOffsetMs === undefined ? '-' : `${signed(c.clockOffsetMs)} ±${(c.clockUncertaintyMs ?? 0).toFixed(1)}`;
-    const start = c.firstStartMs === undefined ? '-' : `+${(c.firstStartMs - firstStart).toFixed(1)}`;
+    const start = c.startAfterEarliestMs === undefined ? '-' : `+${c.startAfterEarliestMs.toFixed(1)}`;
     // The host and the problem are the clients' own words: escaped, and the host cut after escaping.
     lines.push(`${String(c.index).padEnd(7)}${fit(c.host, 21).padEnd(22)}${offset.padStart(17)}${start.padStart(10)}${String(c.requests).padStart(10)}${String(c.failedRequests).padStart(8)}${formatBytes(c.bytes).padStart(12)}  ${safe(c.problem ?? '')}`);
   }

@@ -2,7 +2,7 @@
 // each renderer: console lines (compact by default, one table per contender with --details),
 // Markdown tables, CSV columns and an HTML chart with its table. Formatting only.
 import type { Report } from '../analysis/report-model.js';
-import type { ContenderSizeBuckets, SizeBucket } from '../analysis/size-buckets.js';
+import type { ContenderSizeBuckets, ReportSizeBuckets, SizeBucket } from '../analysis/size-buckets.js';
 import { escapeHtml as e, fixed, num } from './format.js';
 import { forMarkdown as md, forTerminal } from './safe-text.js';
 import { formatBytes } from '../config/sizes.js';
@@ -24,9 +24,6 @@ function rows(c: ContenderSizeBuckets): string[][] {
     num(b.p50Ms), num(b.p90Ms), num(b.p99Ms),
   ]);
 }
-/** Every contender's bucket edges, ascending, each once. */
-const edgesOf = (cs: readonly ContenderSizeBuckets[]) =>
-  [...new Set(cs.flatMap((c) => c.buckets.map((b) => b.upToBytes)))].sort((a, b) => a - b);
 
 const HEAD = ['size', 'requests', 'MiB/s', 'req/s', 'p50 ms', 'p90 ms', 'p99 ms'];
 
@@ -82,7 +79,7 @@ export interface SizeBucketColumns {
 export function sizeBucketCsv(r: Report): SizeBucketColumns {
   const s = r.sizeBuckets;
   if (!s) return { columns: [], cells: () => [] };
-  const edges = edgesOf(s.contenders);
+  const edges = s.edgesBytes;
   const fields = ['requests', 'mibps', 'ops_per_s', 'p50_ms', 'p90_ms', 'p99_ms'] as const;
   return {
     columns: edges.flatMap((edge) => fields.map((f) => `size_le_${edge}_${f}`)),
@@ -108,11 +105,11 @@ const text = (x: number, y: number, cls: string, anchor: string, body: string) =
   `<text x="${x.toFixed(1)}" y="${y.toFixed(1)}" class="${cls}" text-anchor="${anchor}">${e(body)}</text>`;
 
 /** The chart: MiB/s of one request stream per size bucket (a log axis of sizes), a line per contender. */
-function chart(contenders: readonly ContenderSizeBuckets[], colour: (contender: string) => string): string {
-  const edges = edgesOf(contenders);
+function chart(s: ReportSizeBuckets, colour: (contender: string) => string): string {
+  const { contenders, edgesBytes: edges } = s;
   const height = TOP + PLOT_H + BOTTOM;
   const plotW = W - LEFT - RIGHT;
-  const most = Math.max(1e-9, ...contenders.flatMap((c) => c.buckets.map((b) => b.perRequestMiBps)));
+  const most = Math.max(1e-9, s.fastestMiBps);
   const at0to1 = (edge: number) => (edges.length < 2 ? 0.5 : edges.indexOf(edge) / (edges.length - 1));
   const x = (edge: number) => LEFT + at0to1(edge) * plotW;
   const y = (v: number) => TOP + PLOT_H - (v / most) * PLOT_H;
@@ -161,5 +158,5 @@ export function sizeBucketSection(r: Report, colour: (contender: string) => stri
   if (!s) return '';
   const lead = `Requests ${lede(r)}. Where the line flattens, per-request overhead has stopped dominating.`;
   return `<section id="size-buckets"><h2>By object size</h2><p class="lede">${e(lead)}</p>`
-    + `${chart(s.contenders, colour)}${s.contenders.map((c) => htmlTable(c, colour)).join('')}</section>`;
+    + `${chart(s, colour)}${s.contenders.map((c) => htmlTable(c, colour)).join('')}</section>`;
 }

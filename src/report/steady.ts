@@ -1,21 +1,12 @@
 // Steady runs (--duration) in text: per contender, the rate over the active window, the series as a
-// sparkline with its range, throttling onset and --autoterm. The HTML report draws the series as lines.
+// sparkline with its range, throttling onset and --autoterm. The figures come from the model
+// (analysis/steady.ts); the HTML report draws the series as lines.
 import type { ContenderStats } from '../analysis/analyze.js';
-import { median } from '../analysis/stats.js';
-import type { IntervalPoint } from '../results/schema.js';
+import { seconds } from './format.js';
 
 const BARS = '▁▂▃▄▅▆▇█';
 
-const MiB = 1024 * 1024;
-
-import { seconds } from './format.js';
-
 export { seconds };
-
-/** Per interval: MiB/s, or requests/s where nothing moves (listing, HEAD). */
-export function intervalRates(series: readonly IntervalPoint[], intervalMs: number, perByte: boolean): number[] {
-  return series.map((p) => (perByte ? p.bytes / MiB : p.ops) / (intervalMs / 1000));
-}
 
 /** One character per value, scaled from 0 to the largest. */
 export function sparkline(values: readonly number[]): string {
@@ -27,26 +18,29 @@ export function sparkline(values: readonly number[]): string {
 const rate = (v: number, perByte: boolean) => (!Number.isFinite(v) ? '—' : perByte ? `${v.toFixed(1)} MiB/s` : `${v.toFixed(0)} req/s`);
 
 /** The steady-state block as lines; empty when no contender ran steady. */
-export function steadyLines(stats: readonly ContenderStats[], width = 60): string[] {
+export function steadyLines(stats: readonly ContenderStats[]): string[] {
   const steady = stats.filter((s) => s.steady);
   if (!steady.length) return [];
   const first = steady[0]!.steady!;
   const lines = ['', `steady state (--duration ${seconds(first.durationMs)}, one point every ${seconds(first.intervalMs)}; rates over the active window, when every worker was issuing; time = one pass at that rate):`];
   for (const s of steady) {
     const st = s.steady!;
-    const rates = intervalRates(st.series, st.intervalMs, st.perByte);
+    const r = st.rates;
     const f = st.window;
     const active = st.perByte ? s.throughputMiBps.median : s.opsPerSecond.median;
     const window = f.windowed ? `active ${seconds(f.activeStartMs)}–${seconds(f.activeEndMs)}` : 'no whole interval had every worker issuing: over the whole run';
     lines.push(`  ${s.label}: ${rate(active, st.perByte)}, ${s.opsPerSecond.median.toFixed(0)} req/s (${window})`);
     // Long series are shown in buckets so the line fits; the range is of the intervals themselves.
-    const step = Math.max(1, Math.ceil(rates.length / width));
-    const shown = Array.from({ length: Math.ceil(rates.length / step) }, (_, i) => median(rates.slice(i * step, (i + 1) * step)));
-    lines.push(`    ${sparkline(shown)}  per ${step > 1 ? `${step} intervals` : 'interval'}: min ${rate(Math.min(...rates), st.perByte)}, median ${rate(median(rates), st.perByte)}, max ${rate(Math.max(...rates), st.perByte)}`);
-    const p99 = st.series.flatMap((p) => (p.p99Ms === undefined ? [] : [p.p99Ms]));
-    if (p99.length) lines.push(`    p99 latency per interval: ${Math.min(...p99).toFixed(1)}–${Math.max(...p99).toFixed(1)} ms`);
-    const errors = st.series.reduce((a, p) => a + p.errors, 0);
-    if (errors) lines.push(`    errors in ${st.series.filter((p) => p.errors).length} of ${st.series.length} intervals (${errors} requests)`);
+    const step = r.bucketIntervals;
+    const per = step > 1 ? `${step} intervals` : 'interval';
+    const at = (v: number) => rate(v, st.perByte);
+    const range = `min ${at(r.min)}, median ${at(r.median)}, max ${at(r.max)}`;
+    lines.push(`    ${sparkline(r.buckets)}  per ${per}: ${range}`);
+    const p99 = r.p99RangeMs;
+    if (p99) lines.push(`    p99 latency per interval: ${p99.low.toFixed(1)}–${p99.high.toFixed(1)} ms`);
+    if (r.errors) {
+      lines.push(`    errors in ${r.errorIntervals} of ${st.series.length} intervals (${r.errors} requests)`);
+    }
     const throttled = st.figures.filter((x) => x.firstThrottledMs !== undefined);
     if (throttled.length) {
       const onset = st.figures.find((x) => x.throttleOnsetMs !== undefined);

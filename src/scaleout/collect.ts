@@ -30,6 +30,8 @@ export interface ClientSummary {
   clockUncertaintyMs?: number;
   /** Its first request's start and its measured runs' first start and last end, on the service's clock. */
   firstStartMs?: number;
+  /** That first start after the earliest client's, ms. */
+  startAfterEarliestMs?: number;
   activeStartMs?: number;
   activeEndMs?: number;
   requests: number;
@@ -152,7 +154,13 @@ export function mergeClients(runId: string, parallelism: number, docs: readonly 
     requests: clients.reduce((s, c) => s + c.requests, 0), failedRequests: clients.reduce((s, c) => s + c.failedRequests, 0), bytes: clients.reduce((s, c) => s + c.bytes, 0),
   };
   const merge: ScaleoutMerge = { runId, parallelism, clients, missing, failed, totals, series: secondSeries(spans), contenders: contendersOf(groups) };
-  if (firstStarts.length) merge.startSpreadMs = Math.max(...firstStarts) - Math.min(...firstStarts);
+  if (firstStarts.length) {
+    const earliest = Math.min(...firstStarts);
+    merge.startSpreadMs = Math.max(...firstStarts) - earliest;
+    for (const c of clients) {
+      if (c.firstStartMs !== undefined) c.startAfterEarliestMs = c.firstStartMs - earliest;
+    }
+  }
   if (active.length) {
     const startMs = Math.max(...active.map(([s]) => s));
     const endMs = Math.min(...active.map(([, e]) => e));
