@@ -61,7 +61,10 @@ const { values: flags } = parseArgs({
 
 if (flags.help) {
   // The usage is this file's opening comment.
-  const usage = readFileSync(new URL(import.meta.url), 'utf8').split('\n').filter((l) => l.startsWith('//')).map((l) => l.replace(/^\/\/ ?/, ''));
+  const usage = readFileSync(new URL(import.meta.url), 'utf8')
+    .split('\n')
+    .filter((l) => l.startsWith('//'))
+    .map((l) => l.replace(/^\/\/ ?/, ''));
   process.stdout.write(`${usage.join('\n')}\n`);
   process.exit(0);
 }
@@ -72,7 +75,8 @@ function bytesOf(raw: string): number {
   return Number(m[1]) * { kib: 1024, mib: MiB, gib: GiB }[m[2]!.toLowerCase() as 'kib' | 'mib' | 'gib'];
 }
 
-const log = (line: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+const log = (line: string) =>
+  process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
 const selected = new Set(flags.cases.split(',').map((c) => c.trim()));
 const runs = Number(flags.runs);
 if (!Number.isInteger(runs) || runs < 1) throw new Error('--runs must be a whole number >= 1');
@@ -86,7 +90,11 @@ if (buildProblem) {
 
 function git(args: string[]): string {
   try {
-    return execFileSync('git', args, { cwd: REPO_DIR, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    return execFileSync('git', args, {
+      cwd: REPO_DIR,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
   } catch {
     return '?';
   }
@@ -132,13 +140,13 @@ function header(): string {
     `# blob-cacher benchmark, ${environment.date}`,
     '',
     `Machine: ${environment.cores} cores (${environment.cpuModel}), ${environment.memoryGiB} GiB; Node ${environment.node}; ` +
-    `blob-cacher ${environment.git}, build ${environment.dist}; ${runs} measured runs per contender, alternating.`,
+      `blob-cacher ${environment.git}, build ${environment.dist}; ${runs} measured runs per contender, alternating.`,
     '',
     'Reading the tables: **bold** rows are blob-cacher. "median s" is the transfer as each tool times it (column "timing"); ' +
-    '"server s" is the same run on the server\'s clock (nginx\'s access log, or Azurite\'s http server watched from the suite: first data request\'s arrival ' +
-    'to last data response\'s end), one clock for every contender, which the goals use wherever it was read; ' +
-    '"process s" is spawn to exit (start-up and verification included); "peak RSS MiB" is the highest RSS of all the contender\'s processes ' +
-    'together (blob-cacher: coordinator plus workers), sampled every 20 ms. Ratios are ours/peer throughput from medians (> 1: ours faster).',
+      "\"server s\" is the same run on the server's clock (nginx's access log, or Azurite's http server watched from the suite: first data request's arrival " +
+      "to last data response's end), one clock for every contender, which the goals use wherever it was read; " +
+      '"process s" is spawn to exit (start-up and verification included); "peak RSS MiB" is the highest RSS of all the contender\'s processes ' +
+      'together (blob-cacher: coordinator plus workers), sampled every 20 ms. Ratios are ours/peer throughput from medians (> 1: ours faster).',
     '',
   ].join('\n');
 }
@@ -149,9 +157,12 @@ function header(): string {
  * stays a page a reader can take in, and points at the saved report for the commands.
  */
 function render({ forDocument = false } = {}): string {
-  if (forDocument) return [header(), ...sections.map((s) => renderSection(s, { commands: false }))].join('\n');
+  if (forDocument)
+    return [header(), ...sections.map((s) => renderSection(s, { commands: false }))].join('\n');
   const goals = sections.flatMap((s) => s.goals);
-  return [header(), ...sections.map((s) => renderSection(s)), '## Goals', '', goalsTable(goals), ''].join('\n');
+  return [header(), ...sections.map((s) => renderSection(s)), '## Goals', '', goalsTable(goals), ''].join(
+    '\n',
+  );
 }
 
 const BEGIN = '<!-- bench:begin -->';
@@ -173,13 +184,19 @@ function save(): string {
   mkdirSync(dir, { recursive: true });
   const md = join(dir, `bench-${stamp}.md`);
   writeFileSync(md, render());
-  writeFileSync(join(dir, `bench-${stamp}.json`), `${JSON.stringify({ environment, sections: sections.map((s) => ({ ...s, tables: undefined })) }, null, 2)}\n`);
+  writeFileSync(
+    join(dir, `bench-${stamp}.json`),
+    `${JSON.stringify({ environment, sections: sections.map((s) => ({ ...s, tables: undefined })) }, null, 2)}\n`,
+  );
   return md;
 }
 
 try {
   log(`temp dir ${tmpDir}; measuring ${DIST_DIR}`);
-  const tools = await findDebianTools(['curl', 'aria2c', 'nginx', 'wrk', 'iperf3', 'hyperfine', 'dd', 'fallocate'], { install: !flags['no-install'], log });
+  const tools = await findDebianTools(
+    ['curl', 'aria2c', 'nginx', 'wrk', 'iperf3', 'hyperfine', 'dd', 'fallocate'],
+    { install: !flags['no-install'], log },
+  );
   const azcopy = await findAzcopy(tmpDir, { install: !flags['no-install'], log });
   for (const t of [...tools.values(), azcopy]) log(`${t.name}: ${t.path ?? `skipped: ${t.missing}`}`);
 
@@ -202,7 +219,18 @@ try {
   }
 
   azurite = await azuriteHost();
-  const ctx: BenchContext = { tmpDir, runs, largeSizeBytes, largeName, tools, azcopy, nginx, nginxMissing, log, azurite };
+  const ctx: BenchContext = {
+    tmpDir,
+    runs,
+    largeSizeBytes,
+    largeName,
+    tools,
+    azcopy,
+    nginx,
+    nginxMissing,
+    log,
+    azurite,
+  };
 
   const cases: [string, () => Promise<Section>][] = [
     ['1', () => nginxDownload(ctx)],
@@ -215,7 +243,15 @@ try {
     // Client ratios and start-up times are paired by round: at least 9 and 20 rounds.
     ['7', () => clients(ctx, Math.max(runs, 9))],
     ['8', () => startup(ctx, Math.max(runs, 20))],
-    ['9', () => manyBlobs(ctx, { ...MANY_BLOBS_DEFAULTS, fileCount: Number(flags['many-files']), listCount: Number(flags['list-count']) })],
+    [
+      '9',
+      () =>
+        manyBlobs(ctx, {
+          ...MANY_BLOBS_DEFAULTS,
+          fileCount: Number(flags['many-files']),
+          listCount: Number(flags['list-count']),
+        }),
+    ],
     ['10', () => scale(ctx, Number(flags['scale-files']))],
     // Medians of at least 5 warm runs per size and contender, whatever --runs says.
     ['11', () => serverSpan(ctx, runs)],
@@ -231,7 +267,9 @@ try {
     const load0 = loadavg()[0]!;
     const t0 = performance.now();
     const s = await run();
-    s.notes.push(`_Took ${((performance.now() - t0) / 1000).toFixed(0)} s; 1-minute load average ${load0.toFixed(1)} before, ${loadavg()[0]!.toFixed(1)} after (${environment.cores} cores)._`);
+    s.notes.push(
+      `_Took ${((performance.now() - t0) / 1000).toFixed(0)} s; 1-minute load average ${load0.toFixed(1)} before, ${loadavg()[0]!.toFixed(1)} after (${environment.cores} cores)._`,
+    );
     sections.push(s);
     process.stdout.write(`\n${renderSection(s)}\n`);
     save();

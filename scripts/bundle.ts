@@ -34,7 +34,10 @@ const packagesOutside: Plugin = {
     // A bare specifier (not relative, absolute or node:): a package, by its name (@scope/name).
     b.onResolve({ filter: /^[^./]/ }, (args) => {
       if (args.path.startsWith('node:')) return undefined;
-      const name = args.path.split('/').slice(0, args.path.startsWith('@') ? 2 : 1).join('/');
+      const name = args.path
+        .split('/')
+        .slice(0, args.path.startsWith('@') ? 2 : 1)
+        .join('/');
       return BUNDLED_PACKAGES.has(name) ? undefined : { path: args.path, external: true };
     });
   },
@@ -45,7 +48,10 @@ const packagesOutside: Plugin = {
  * (dist/cli.js) and the bundled pool must share, and storage/azurite-child.js, which forks
  * azurite-process.js beside itself (inside dist/cli/commands.js, that path would be dist/cli/'s).
  */
-const OUTSIDE = { 'first-worker': '../workers/first-worker.js', 'azurite-child': '../storage/azurite-child.js' } as const;
+const OUTSIDE = {
+  'first-worker': '../workers/first-worker.js',
+  'azurite-child': '../storage/azurite-child.js',
+} as const;
 
 const modulesOutside: Plugin = {
   name: 'modules-outside',
@@ -69,7 +75,10 @@ const noPako: Plugin = {
   name: 'no-pako',
   setup(b) {
     b.onResolve({ filter: /^pako$/ }, () => ({ path: 'pako', namespace: 'no-pako' }));
-    b.onLoad({ filter: /.*/, namespace: 'no-pako' }, () => ({ contents: 'module.exports = undefined;', loader: 'js' }));
+    b.onLoad({ filter: /.*/, namespace: 'no-pako' }, () => ({
+      contents: 'module.exports = undefined;',
+      loader: 'js',
+    }));
   },
 };
 
@@ -83,7 +92,8 @@ const noPako: Plugin = {
 async function packHistograms(dist: string): Promise<void> {
   await build({
     stdin: {
-      contents: "module.exports = { ...require('hdr-histogram-js/dist/JsHistogramFactory'), ...require('hdr-histogram-js/dist/JsHistogram.encoding') };",
+      contents:
+        "module.exports = { ...require('hdr-histogram-js/dist/JsHistogramFactory'), ...require('hdr-histogram-js/dist/JsHistogram.encoding') };",
       resolveDir: resolve(dist, '..'),
       sourcefile: 'hdr-parts.js',
       loader: 'js',
@@ -109,11 +119,21 @@ async function packHistograms(dist: string): Promise<void> {
 const noWinstonExtras: Plugin = {
   name: 'no-winston-extras',
   setup(b) {
-    b.onResolve({ filter: /^(@dabh\/diagnostics|@colors\/colors(\/safe)?|readable-stream(\/lib\/_stream_writable\.js)?)$/ }, (args) => ({ path: args.path, namespace: 'no-winston-extras' }));
+    b.onResolve(
+      {
+        filter:
+          /^(@dabh\/diagnostics|@colors\/colors(\/safe)?|readable-stream(\/lib\/_stream_writable\.js)?)$/,
+      },
+      (args) => ({ path: args.path, namespace: 'no-winston-extras' }),
+    );
     b.onLoad({ filter: /.*/, namespace: 'no-winston-extras' }, (args) => ({
-      contents: args.path.startsWith('@dabh/') ? 'module.exports = () => { const debug = () => {}; debug.enabled = false; return debug; };'
-        : args.path === 'readable-stream' ? "module.exports = require('node:stream');"
-          : args.path.startsWith('readable-stream/') ? "module.exports = require('node:stream').Writable;" : 'module.exports = {};',
+      contents: args.path.startsWith('@dabh/')
+        ? 'module.exports = () => { const debug = () => {}; debug.enabled = false; return debug; };'
+        : args.path === 'readable-stream'
+          ? "module.exports = require('node:stream');"
+          : args.path.startsWith('readable-stream/')
+            ? "module.exports = require('node:stream').Writable;"
+            : 'module.exports = {};',
       loader: 'js',
     }));
   },
@@ -128,7 +148,8 @@ const noWinstonExtras: Plugin = {
 async function packWinston(dist: string): Promise<void> {
   await build({
     stdin: {
-      contents: "module.exports = { createLogger: require('winston/lib/winston/create-logger'), Transport: require('winston-transport'), format: require('logform/format'), MESSAGE: require('triple-beam').MESSAGE };",
+      contents:
+        "module.exports = { createLogger: require('winston/lib/winston/create-logger'), Transport: require('winston-transport'), format: require('logform/format'), MESSAGE: require('triple-beam').MESSAGE };",
       resolveDir: resolve(dist, '..'),
       sourcefile: 'winston-parts.js',
       loader: 'js',
@@ -161,7 +182,9 @@ export async function bundle(dist: string): Promise<void> {
       plugins: [modulesOutside, packagesOutside],
       // The CommonJS packages bundled in require Node's modules (commander: node:events, …): an ES
       // module has no require of its own, so the bundle makes one (esbuild's shim calls it).
-      banner: { js: "import { createRequire as __bundleCreateRequire } from 'node:module';\nconst require = __bundleCreateRequire(import.meta.url);" },
+      banner: {
+        js: "import { createRequire as __bundleCreateRequire } from 'node:module';\nconst require = __bundleCreateRequire(import.meta.url);",
+      },
       // Chained to tsc's maps: a stack trace still names src/ files and lines.
       sourcemap: 'linked',
       logLevel: 'warning',

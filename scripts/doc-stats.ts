@@ -39,17 +39,28 @@ export function proseSentences(markdown: string, ends = /[.!?:;](?:\s+|$)/): str
     current.push(line.trim().replace(/^([-*+]|\d+\.)\s+/, ''));
   }
   flush();
-  return paragraphs.flatMap((p) => p.split(ends)).map((s) => s.split(/\s+/).filter((w) => /\w/.test(w))).filter((w) => w.length > 0);
+  return paragraphs
+    .flatMap((p) => p.split(ends))
+    .map((s) => s.split(/\s+/).filter((w) => /\w/.test(w)))
+    .filter((w) => w.length > 0);
 }
 
 function median(sorted: readonly number[]): number {
   const mid = sorted.length / 2;
-  return sorted.length === 0 ? 0 : sorted.length % 2 === 1 ? sorted[Math.floor(mid)]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  return sorted.length === 0
+    ? 0
+    : sorted.length % 2 === 1
+      ? sorted[Math.floor(mid)]!
+      : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 export function docStats(markdown: string): DocStats {
-  const words = proseSentences(markdown).map((s) => s.length).sort((a, b) => a - b);
-  const strict = proseSentences(markdown, /[.!?](?:\s+|$)/).map((s) => s.length).sort((a, b) => a - b);
+  const words = proseSentences(markdown)
+    .map((s) => s.length)
+    .sort((a, b) => a - b);
+  const strict = proseSentences(markdown, /[.!?](?:\s+|$)/)
+    .map((s) => s.length)
+    .sort((a, b) => a - b);
   return {
     lines: markdown.replace(/\n$/, '').split('\n').length,
     sentences: words.length,
@@ -63,7 +74,9 @@ if (import.meta.main) {
   const files = process.argv.slice(2);
   for (const file of files.length > 0 ? files : ['README.md']) {
     const s = docStats(readFileSync(file, 'utf8'));
-    console.log(`${file}: ${s.lines} lines; median sentence ${s.medianWords} words (ends at . ! ? : ;), `
-      + `${s.medianWordsStrict} words (ends at . ! ? only), ${s.over40} sentences over 40 words`);
+    console.log(
+      `${file}: ${s.lines} lines; median sentence ${s.medianWords} words (ends at . ! ? : ;), ` +
+        `${s.medianWordsStrict} words (ends at . ! ? only), ${s.over40} sentences over 40 words`,
+    );
   }
 }

@@ -63,7 +63,10 @@ function table(specs: readonly Spec[], src: OptionSources): string {
     .filter((s) => !src.options.isTestOnly(s))
     .map((s) => {
       const flag = `\`${s.flag}${s.valueName && s.valueName !== 'bool' ? ` <${s.valueName}>` : ''}\``;
-      const env = [s.platformEnv, s.env].filter((e) => e !== undefined).map((e) => `\`${e}\``).join(', then ');
+      const env = [s.platformEnv, s.env]
+        .filter((e) => e !== undefined)
+        .map((e) => `\`${e}\``)
+        .join(', then ');
       const dflt = shownDefault(s, src);
       // Angle brackets in help (`<url>/many/…`) would read as HTML tags outside code.
       const help = cell(s.help).replace(/</g, '&lt;').replace(/>/g, '&gt;');
@@ -83,19 +86,58 @@ export function renderOptionsDoc(src: OptionSources): string {
   const o = src.options;
   const shared = [o.TARGET_OPTIONS, o.RUN_OPTIONS, o.SCALEOUT_OPTIONS] as const;
   const sections: [string, string, readonly Spec[]][] = [
-    ['download', 'What `download` (and `npm start`, `node dist/download.js`) takes besides the shared options below.', own(o.DOWNLOAD_OPTIONS, ...shared)],
-    ['upload', 'What `upload` (and `node dist/upload.js`) takes besides the shared options below.', own(o.UPLOAD_OPTIONS, ...shared)],
-    ['The target', 'Where the bytes are and how to authenticate: `download`, `upload`, `sweep`, `tune` and `collect`.', o.TARGET_OPTIONS],
-    ['Runs and reports', 'How often to measure and how to show it: `download`, `upload`, `sweep` and `tune`.', o.RUN_OPTIONS],
-    ['Many machines', 'One client of K, met with the others through the storage account: `download`, `upload`.', o.SCALEOUT_OPTIONS],
-    ['tune', '`tune download` and `tune upload` take the download or upload options and this.', o.TUNE_OPTIONS],
-    ['report and compare', '`report FILE…` and `compare BASE NEW` (`--threshold`: `report` only).',
-      o.REPORT_OPTIONS],
-    ['check', '`check RESULTS --baseline DIR` gates a results file on earlier runs in the same environment ' +
-      '([thresholds and baselines](thresholds.md)).', o.CHECK_OPTIONS],
-    ['collect', '`collect --run-id ID` merges a scale-out run\'s clients; it also takes the target options above.', own(o.COLLECT_OPTIONS, o.TARGET_OPTIONS)],
+    [
+      'download',
+      'What `download` (and `npm start`, `node dist/download.js`) takes besides the shared options below.',
+      own(o.DOWNLOAD_OPTIONS, ...shared),
+    ],
+    [
+      'upload',
+      'What `upload` (and `node dist/upload.js`) takes besides the shared options below.',
+      own(o.UPLOAD_OPTIONS, ...shared),
+    ],
+    [
+      'The target',
+      'Where the bytes are and how to authenticate: `download`, `upload`, `sweep`, `tune` and `collect`.',
+      o.TARGET_OPTIONS,
+    ],
+    [
+      'Runs and reports',
+      'How often to measure and how to show it: `download`, `upload`, `sweep` and `tune`.',
+      o.RUN_OPTIONS,
+    ],
+    [
+      'Many machines',
+      'One client of K, met with the others through the storage account: `download`, `upload`.',
+      o.SCALEOUT_OPTIONS,
+    ],
+    [
+      'tune',
+      '`tune download` and `tune upload` take the download or upload options and this.',
+      o.TUNE_OPTIONS,
+    ],
+    [
+      'report and compare',
+      '`report FILE…` and `compare BASE NEW` (`--threshold`: `report` only).',
+      o.REPORT_OPTIONS,
+    ],
+    [
+      'check',
+      '`check RESULTS --baseline DIR` gates a results file on earlier runs in the same environment ' +
+        '([thresholds and baselines](thresholds.md)).',
+      o.CHECK_OPTIONS,
+    ],
+    [
+      'collect',
+      "`collect --run-id ID` merges a scale-out run's clients; it also takes the target options above.",
+      own(o.COLLECT_OPTIONS, o.TARGET_OPTIONS),
+    ],
     ['k8s-manifest', '`k8s-manifest … -- COMMAND` prints a Kubernetes Job of K clients.', o.MANIFEST_OPTIONS],
-    ['emulate', '`emulate` serves a local target with a known optimum (an emulation, never a measurement of Azure).', o.EMULATE_OPTIONS],
+    [
+      'emulate',
+      '`emulate` serves a local target with a known optimum (an emulation, never a measurement of Azure).',
+      o.EMULATE_OPTIONS,
+    ],
   ];
   const body = sections.map(([title, lead, specs]) => `## ${title}\n\n${lead}\n\n${table(specs, src)}\n`);
   return `${PREAMBLE}\n${body.join('\n')}`;
@@ -103,10 +145,11 @@ export function renderOptionsDoc(src: OptionSources): string {
 
 if (import.meta.main) {
   const root = resolve(import.meta.dirname, '..');
-  const built = (path: string) => import(join(root, 'dist', path)).catch(() => {
-    console.error(`scripts/options-doc.ts: dist/${path} is missing; run npm run build first`);
-    process.exit(2);
-  });
+  const built = (path: string) =>
+    import(join(root, 'dist', path)).catch(() => {
+      console.error(`scripts/options-doc.ts: dist/${path} is missing; run npm run build first`);
+      process.exit(2);
+    });
   const options = (await built('config/options.js')) as typeof OptionsModule;
   const { formatBytes } = (await built('config/sizes.js')) as { formatBytes: (bytes: number) => string };
   const durations = (await built('config/durations.js')) as Pick<OptionSources, 'formatDurationExact'>;

@@ -8,7 +8,18 @@ import { useCompileCache } from './cli/compile-cache.js';
 import { capYoungGeneration, nodeIsSupported } from './cli/node-check.js';
 
 // Only these names are commands (`constructor` or `__proto__` is not).
-const NAMES = ['download', 'upload', 'report', 'compare', 'sweep', 'tune', 'collect', 'k8s-manifest', 'emulate', 'check'] as const;
+const NAMES = [
+  'download',
+  'upload',
+  'report',
+  'compare',
+  'sweep',
+  'tune',
+  'collect',
+  'k8s-manifest',
+  'emulate',
+  'check',
+] as const;
 
 if (nodeIsSupported()) {
   useCompileCache();
@@ -17,9 +28,13 @@ if (nodeIsSupported()) {
   if (command === '--version' || command === '-V' || command === 'version') {
     // The package's own version, read where npm installed it: no command code is loaded.
     const { createRequire } = await import('node:module');
-    process.stdout.write(`blob-cacher ${(createRequire(import.meta.url)('../package.json') as { version: string }).version}\n`);
+    process.stdout.write(
+      `blob-cacher ${(createRequire(import.meta.url)('../package.json') as { version: string }).version}\n`,
+    );
   } else if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
-    process.stdout.write(`usage: blob-cacher <command> [options]\ncommands: ${names}\nrun blob-cacher <command> --help for its options; blob-cacher --version for the version\n`);
+    process.stdout.write(
+      `usage: blob-cacher <command> [options]\ncommands: ${names}\nrun blob-cacher <command> --help for its options; blob-cacher --version for the version\n`,
+    );
   } else if (!(NAMES as readonly string[]).includes(command)) {
     // Echoed escaped: an argument is text from outside, and may hold terminal escapes. Loaded here
     // alone: a command's start reads no file of ours it does not use.
@@ -33,7 +48,11 @@ if (nodeIsSupported()) {
     // parsing its options: the worker's Node start and imports overlap the coordinator's instead of
     // following them. Options that turn out bad cost a worker that exits with this process (its
     // channel closes); --help forks none.
-    if ((command === 'download' || command === 'upload') && !rest.includes('--help') && !rest.includes('-h')) {
+    if (
+      (command === 'download' || command === 'upload') &&
+      !rest.includes('--help') &&
+      !rest.includes('-h')
+    ) {
       (await import('./workers/first-worker.js')).startFirstWorker();
     }
     const { main, COMMANDS } = await import('./cli/commands.js');

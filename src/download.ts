@@ -10,7 +10,8 @@ if (nodeIsSupported()) {
   capYoungGeneration(process.execArgv);
   useCompileCache();
   const argv = process.argv.slice(2);
-  if (!argv.includes('--help') && !argv.includes('-h')) (await import('./workers/first-worker.js')).startFirstWorker();
+  if (!argv.includes('--help') && !argv.includes('-h'))
+    (await import('./workers/first-worker.js')).startFirstWorker();
   const { main, downloadCommand } = await import('./cli/commands.js');
   await main(downloadCommand, argv);
 }

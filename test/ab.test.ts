@@ -37,9 +37,24 @@ function pacedServer(paceMs: number): http.Server {
 const RUNS = 60;
 async function timesFrom(url: string): Promise<number[]> {
   const config = testConfig('download', {
-    logLevel: 'error', sourceMethod: 'single', concurrency: 1, fileSizeBytes: SIZE, processes: 1, maxSockets: 1, sink: 'discard',
-    bufferSizeBytes: 64 * 1024, container: 'unused', cleanup: false, credentials: { kind: 'url', url }, httpClient: 'raw',
-    runs: RUNS, warmup: 2, format: 'console', maxRetries: 0, timeoutMs: 30_000, trace: true,
+    logLevel: 'error',
+    sourceMethod: 'single',
+    concurrency: 1,
+    fileSizeBytes: SIZE,
+    processes: 1,
+    maxSockets: 1,
+    sink: 'discard',
+    bufferSizeBytes: 64 * 1024,
+    container: 'unused',
+    cleanup: false,
+    credentials: { kind: 'url', url },
+    httpClient: 'raw',
+    runs: RUNS,
+    warmup: 2,
+    format: 'console',
+    maxRetries: 0,
+    timeoutMs: 30_000,
+    trace: true,
   });
   const run = await runDownload(config);
   const measured = run.results.filter((r) => !r.warmup);
@@ -95,7 +110,9 @@ describe('verdicts against real runs', () => {
       const draw = shuffled(base, t + 1);
       if (mannWhitney(draw.slice(0, N), draw.slice(N, 2 * N)).p < ALPHA) alarms++;
     }
-    console.log(`A/A false alarms: ${alarms}/${TRIALS} (${((alarms / TRIALS) * 100).toFixed(1)}%), n=${N} a side`);
+    console.log(
+      `A/A false alarms: ${alarms}/${TRIALS} (${((alarms / TRIALS) * 100).toFixed(1)}%), n=${N} a side`,
+    );
     expect(alarms / TRIALS).toBeLessThanOrEqual(0.05);
   });
 
@@ -107,23 +124,28 @@ describe('verdicts against real runs', () => {
       const { p } = mannWhitney(a, b);
       if (p < ALPHA && b.reduce((x, y) => x + y) > a.reduce((x, y) => x + y)) detected++;
     }
-    console.log(`A/B detected: ${detected}/${TRIALS} (${((detected / TRIALS) * 100).toFixed(1)}%), n=${N} a side; medians ${[...base].sort((x, y) => x - y)[RUNS / 2]!.toFixed(1)} vs ${[...slower].sort((x, y) => x - y)[RUNS / 2]!.toFixed(1)} ms`);
+    console.log(
+      `A/B detected: ${detected}/${TRIALS} (${((detected / TRIALS) * 100).toFixed(1)}%), n=${N} a side; medians ${[...base].sort((x, y) => x - y)[RUNS / 2]!.toFixed(1)} vs ${[...slower].sort((x, y) => x - y)[RUNS / 2]!.toFixed(1)} ms`,
+    );
     expect(detected / TRIALS).toBeGreaterThanOrEqual(0.9);
   });
 
   // The verdict's rule adds the ratio's bootstrap interval to the rank test (2,000 resamples each
   // time, so fewer trials): it can only alarm less than the rank test alone, and must still detect.
   const VERDICT_TRIALS = 2_000;
-  it('the verdict\'s rule (rank test and ratio interval): A/A alarms at most 5%, A/B (20%) detected at n=10 at least 90%', () => {
+  it("the verdict's rule (rank test and ratio interval): A/A alarms at most 5%, A/B (20%) detected at n=10 at least 90%", () => {
     let alarms = 0;
     let detected = 0;
     for (let t = 0; t < VERDICT_TRIALS; t++) {
       const draw = shuffled(base, t + 1);
       const [x, y] = [draw.slice(0, N), draw.slice(N, 2 * N)];
       if (significantlyFaster(x, y) || significantlyFaster(y, x)) alarms++;
-      if (significantlyFaster(shuffled(base, t + 1).slice(0, N), shuffled(slower, t + 1001).slice(0, N))) detected++;
+      if (significantlyFaster(shuffled(base, t + 1).slice(0, N), shuffled(slower, t + 1001).slice(0, N)))
+        detected++;
     }
-    console.log(`verdict rule: A/A false alarms ${alarms}/${VERDICT_TRIALS} (${((alarms / VERDICT_TRIALS) * 100).toFixed(1)}%), A/B detected ${detected}/${VERDICT_TRIALS} (${((detected / VERDICT_TRIALS) * 100).toFixed(1)}%), n=${N} a side`);
+    console.log(
+      `verdict rule: A/A false alarms ${alarms}/${VERDICT_TRIALS} (${((alarms / VERDICT_TRIALS) * 100).toFixed(1)}%), A/B detected ${detected}/${VERDICT_TRIALS} (${((detected / VERDICT_TRIALS) * 100).toFixed(1)}%), n=${N} a side`,
+    );
     expect(alarms / VERDICT_TRIALS).toBeLessThanOrEqual(0.05);
     expect(detected / VERDICT_TRIALS).toBeGreaterThanOrEqual(0.9);
   }, 60_000);

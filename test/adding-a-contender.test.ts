@@ -31,11 +31,14 @@ let work = '';
 /** Node on the copy's sources, bounded: the hook maps './x.js' to the './x.ts' beside it. */
 function node(args: readonly string[], env: Record<string, string> = {}) {
   const src = pathToFileURL(join(tree, 'src', 'storage', 'child-entry.ts')).href;
-  const hook = "import { registerHooks } from 'node:module';"
-    + ` import { resolveSource } from ${JSON.stringify(src)}; registerHooks({ resolve: resolveSource });`;
+  const hook =
+    "import { registerHooks } from 'node:module';" +
+    ` import { resolveSource } from ${JSON.stringify(src)}; registerHooks({ resolve: resolveSource });`;
   const hooked = ['--import', `data:text/javascript,${encodeURIComponent(hook)}`];
   const r = spawnSync(process.execPath, [...hooked, ...args], {
-    cwd: work, encoding: 'utf8', timeout: 60_000,
+    cwd: work,
+    encoding: 'utf8',
+    timeout: 60_000,
     env: { ...ONE_RUN, PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
   });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
@@ -90,13 +93,17 @@ describe('the diff of ARCHITECTURE.md "Adding a contender", applied to a copy of
   it('the cost estimate counts its own requests: two reads a run, whatever --concurrency', () => {
     const url = (path: string) => JSON.stringify(pathToFileURL(join(tree, path)).href);
     const env = {
-      SOURCE_METHOD: 'halves', FILE_SIZE: '1MiB', CONCURRENCY: '8',
-      BLOB_CACHER_RUNS: '3', BLOB_CACHER_WARMUP: '1',
+      SOURCE_METHOD: 'halves',
+      FILE_SIZE: '1MiB',
+      CONCURRENCY: '8',
+      BLOB_CACHER_RUNS: '3',
+      BLOB_CACHER_WARMUP: '1',
     };
-    const script = `const { loadDownloadConfig } = await import(${url('src/config/load.ts')});`
-      + ` const { sessionEstimate } = await import(${url('src/cli/output.ts')});`
-      + ` const config = loadDownloadConfig({}, { env: ${JSON.stringify(env)} });`
-      + ' console.log(await sessionEstimate("download", config, 1));';
+    const script =
+      `const { loadDownloadConfig } = await import(${url('src/config/load.ts')});` +
+      ` const { sessionEstimate } = await import(${url('src/cli/output.ts')});` +
+      ` const config = loadDownloadConfig({}, { env: ${JSON.stringify(env)} });` +
+      ' console.log(await sessionEstimate("download", config, 1));';
     const r = node(['--input-type=module', '-e', script]);
     expect(r.stderr).toBe('');
     // 4 runs (3 and a warm-up) x 2 ranged GETs; counted as ranges by --concurrency it would be 32.
@@ -105,8 +112,17 @@ describe('the diff of ARCHITECTURE.md "Adding a contender", applied to a copy of
 
   it('runs hedged on the embedded Azurite, and the recommendation and every report format name it', () => {
     const run = cli([
-      'download', '--source-method', 'halves', '--file-size', '1MiB', '--hedge', '1ms', '--runs', '2',
-      '--results', 'r.json',
+      'download',
+      '--source-method',
+      'halves',
+      '--file-size',
+      '1MiB',
+      '--hedge',
+      '1ms',
+      '--runs',
+      '2',
+      '--results',
+      'r.json',
     ]);
     expect(run.stderr + run.stdout).not.toMatch(/Error|error:/);
     expect(run.code).toBe(0);
@@ -114,13 +130,17 @@ describe('the diff of ARCHITECTURE.md "Adding a contender", applied to a copy of
     expect(run.stdout).toContain('Recommended: halves');
     type Run = { strategy: string; requests: number; hedge?: object };
     const results = JSON.parse(readFileSync(join(work, 'r.json'), 'utf8')) as { runs: Run[] };
-    expect(results.runs.map((r) => [r.strategy, r.requests, r.hedge !== undefined]))
-      .toEqual([['halves', 2, true], ['halves', 2, true]]);
+    expect(results.runs.map((r) => [r.strategy, r.requests, r.hedge !== undefined])).toEqual([
+      ['halves', 2, true],
+      ['halves', 2, true],
+    ]);
     const report = (format: string) => cli(['report', 'r.json', '--format', format]);
     type Json = { contenders: { label: string; hedge?: object }[]; recommendation: { strategy: string } };
     const json = JSON.parse(report('json').stdout) as Json;
-    expect([json.contenders.map((c) => [c.label, c.hedge !== undefined]), json.recommendation.strategy])
-      .toEqual([[['halves', true]], 'halves']);
+    expect([
+      json.contenders.map((c) => [c.label, c.hedge !== undefined]),
+      json.recommendation.strategy,
+    ]).toEqual([[['halves', true]], 'halves']);
     for (const format of ['console', 'md', 'csv', 'html', 'junit']) {
       const r = report(format);
       expect([format, r.code, r.stdout.includes('halves')]).toEqual([format, 0, true]);

@@ -35,7 +35,14 @@ describe('the embedded Azurite in its own process', () => {
     const azurite = await startAzuriteProcess();
     try {
       expect(azuriteChildren(process.pid)).toEqual([azurite.pid]);
-      const container = await containerClient({ kind: 'blob', embedded: true, endpoint: azurite.endpoint, container: 'clock', account: azurite.account, key: azurite.key });
+      const container = await containerClient({
+        kind: 'blob',
+        embedded: true,
+        endpoint: azurite.endpoint,
+        container: 'clock',
+        account: azurite.account,
+        key: azurite.key,
+      });
       await container.create();
       // Creating the container is a control request: no span.
       await azurite.clock.reset();
@@ -61,7 +68,15 @@ describe('the embedded Azurite in its own process', () => {
     try {
       expect(azurite.endpoint).toMatch(/^https:\/\/localhost:\d+\/devstoreaccount1$/);
       expect(azurite.ca).toContain('-----BEGIN CERTIFICATE-----');
-      const container = await containerClient({ kind: 'blob', embedded: true, endpoint: azurite.endpoint, container: 'tls', account: azurite.account, key: azurite.key, ca: azurite.ca! });
+      const container = await containerClient({
+        kind: 'blob',
+        embedded: true,
+        endpoint: azurite.endpoint,
+        container: 'tls',
+        account: azurite.account,
+        key: azurite.key,
+        ca: azurite.ca!,
+      });
       expect((await container.createIfNotExists()).succeeded).toBe(true);
     } finally {
       await azurite.stop();
@@ -72,7 +87,14 @@ describe('the embedded Azurite in its own process', () => {
   it('a session on the embedded target reports the server span of every run, and leaves no Azurite process behind', async () => {
     const seen = new Set<number>();
     const config = testConfig('download', {
-      sourceMethod: 'single,chunked', fileSizeBytes: 1024 * 1024, concurrency: 2, processes: 1, sink: 'memory', container: 'own-process', runs: 2, credentials: { kind: 'embedded' },
+      sourceMethod: 'single,chunked',
+      fileSizeBytes: 1024 * 1024,
+      concurrency: 2,
+      processes: 1,
+      sink: 'memory',
+      container: 'own-process',
+      runs: 2,
+      credentials: { kind: 'embedded' },
     });
     const run = await runDownload(config, {
       onEvent: (e) => {
@@ -91,7 +113,10 @@ describe('the embedded Azurite in its own process', () => {
   });
 
   it('a coordinator killed with SIGKILL takes its Azurite process with it, quietly', async () => {
-    const cli = startCli(['download', '--runs', '50', '--file-size', '8MiB', '--results', 'r.json', '--log-level', 'verbose'], { cwd: scratchDir(), limitMs: 60_000 });
+    const cli = startCli(
+      ['download', '--runs', '50', '--file-size', '8MiB', '--results', 'r.json', '--log-level', 'verbose'],
+      { cwd: scratchDir(), limitMs: 60_000 },
+    );
     expect(await cli.waitFor(/request\(s\) over/, 50_000), cli.stderr()).toBe(true);
     const azurite = azuriteChildren(cli.child.pid!);
     expect(azurite, cli.stderr()).toHaveLength(1);
@@ -103,11 +128,31 @@ describe('the embedded Azurite in its own process', () => {
 
   it('an Azurite killed mid-session (as by the OOM killer) is said in one line at once; the session ends in under 2 s with its finished runs', async () => {
     const cwd = scratchDir();
-    const cli = startCli([
-      'upload', '--upload-method', 'small-files', '--file-count', '300', '--file-size', '1B', '--processes', '1', '--runs', '20', '--results', 'r.json', '--log-level', 'verbose',
-    ], { cwd, limitMs: 90_000 });
+    const cli = startCli(
+      [
+        'upload',
+        '--upload-method',
+        'small-files',
+        '--file-count',
+        '300',
+        '--file-size',
+        '1B',
+        '--processes',
+        '1',
+        '--runs',
+        '20',
+        '--results',
+        'r.json',
+        '--log-level',
+        'verbose',
+      ],
+      { cwd, limitMs: 90_000 },
+    );
     // Run 2 is going: run 1 is measured, verified and reported.
-    expect(await cli.waitFor(/small-files: 300 request\(s\)[\s\S]*small-files: 300 request\(s\)/, 60_000), cli.stderr()).toBe(true);
+    expect(
+      await cli.waitFor(/small-files: 300 request\(s\)[\s\S]*small-files: 300 request\(s\)/, 60_000),
+      cli.stderr(),
+    ).toBe(true);
     const [azurite] = azuriteChildren(cli.child.pid!);
     expect(azurite, cli.stderr()).toBeDefined();
     const killed = performance.now();
@@ -117,7 +162,8 @@ describe('the embedded Azurite in its own process', () => {
     // end the run with `connect ECONNREFUSED`.
     expect(performance.now() - killed).toBeLessThan(2_000);
     expect(run.code, run.stderr).toBe(1);
-    const said = run.stderr.match(/the embedded Azurite exited \(killed by the kernel: out of memory\?\)/g) ?? [];
+    const said =
+      run.stderr.match(/the embedded Azurite exited \(killed by the kernel: out of memory\?\)/g) ?? [];
     expect(said, run.stderr).toHaveLength(1);
     expect(run.stderr).not.toMatch(/^blob-cacher: /m);
     expect(run.stderr).toMatch(/partial results \(\d+ run\(s\)\) written to r\.json/);
@@ -129,7 +175,10 @@ describe('the embedded Azurite in its own process', () => {
   });
 
   it('an Azurite killed while the session sets up (its fixture uploading) ends the command at once, said in one line', async () => {
-    const cli = startCli(['download', '--file-size', '100MiB', '--source-method', 'single', '--results', 'r.json'], { cwd: scratchDir(), limitMs: 90_000 });
+    const cli = startCli(
+      ['download', '--file-size', '100MiB', '--source-method', 'single', '--results', 'r.json'],
+      { cwd: scratchDir(), limitMs: 90_000 },
+    );
     expect(await cli.waitFor(/target: embedded Azurite/, 60_000), cli.stderr()).toBe(true);
     const [azurite] = azuriteChildren(cli.child.pid!);
     expect(azurite, cli.stderr()).toBeDefined();
@@ -140,11 +189,14 @@ describe('the embedded Azurite in its own process', () => {
     // command with `connect ECONNREFUSED`.
     expect(performance.now() - killed).toBeLessThan(3_000);
     expect(run.code, run.stderr).toBe(1);
-    expect(run.stderr.match(/the embedded Azurite exited \(killed by the kernel: out of memory\?\)/g) ?? [], run.stderr).toHaveLength(1);
+    expect(
+      run.stderr.match(/the embedded Azurite exited \(killed by the kernel: out of memory\?\)/g) ?? [],
+      run.stderr,
+    ).toHaveLength(1);
     expect(run.stderr).not.toMatch(/^blob-cacher: /m);
   });
 
-  it('how a process ended, in words: SIGKILL as the OOM killer\'s, another signal by name, an exit by its code', () => {
+  it("how a process ended, in words: SIGKILL as the OOM killer's, another signal by name, an exit by its code", () => {
     expect(exitCause(null, 'SIGKILL')).toBe('killed by the kernel: out of memory?');
     expect(exitCause(null, 'SIGTERM')).toBe('killed by SIGTERM');
     expect(exitCause(3, null)).toBe('exit code 3');
@@ -157,24 +209,39 @@ describe('the embedded Azurite in its own process', () => {
     cpSync(dist, join(root, 'dist'), { recursive: true });
     cpSync(join(dist, '..', 'package.json'), join(root, 'package.json'));
     symlinkSync(join(dist, '..', 'node_modules'), join(root, 'node_modules'));
-    writeFileSync(join(root, 'dist', 'storage', 'azurite-process.js'), "throw new Error('no Azurite here');\n");
-    const run = spawnSync(process.execPath, [join(root, 'dist', 'cli.js'), 'download', '--results', 'r.json'], {
-      cwd: scratchDir(), env: { ...ONE_RUN, PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' }, encoding: 'utf8', timeout: 30_000,
-    });
+    writeFileSync(
+      join(root, 'dist', 'storage', 'azurite-process.js'),
+      "throw new Error('no Azurite here');\n",
+    );
+    const run = spawnSync(
+      process.execPath,
+      [join(root, 'dist', 'cli.js'), 'download', '--results', 'r.json'],
+      {
+        cwd: scratchDir(),
+        env: { ...ONE_RUN, PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+        encoding: 'utf8',
+        timeout: 30_000,
+      },
+    );
     expect(run.status, run.stderr).toBe(1);
-    expect(run.stderr).toBe('blob-cacher: the embedded Azurite exited with code 1 before it was ready: Error: no Azurite here\n');
+    expect(run.stderr).toBe(
+      'blob-cacher: the embedded Azurite exited with code 1 before it was ready: Error: no Azurite here\n',
+    );
   });
 
   it('a child started early that no target takes (the command failed first) neither holds the command open nor outlives it', async () => {
     const module = join(resolve(CLI_JS, '..'), 'storage', 'azurite-child.js');
     // The script names its children (the early Azurite) and ends without taking it.
     const script = join(scratchDir(), 'early.mjs');
-    writeFileSync(script, `import { startAzuriteEarly } from ${JSON.stringify(module)};
+    writeFileSync(
+      script,
+      `import { startAzuriteEarly } from ${JSON.stringify(module)};
 import { readdirSync, readFileSync } from 'node:fs';
 startAzuriteEarly();
 const ppid = (p) => { try { return readFileSync('/proc/' + p + '/stat', 'utf8').replace(/^.*\\) /s, '').split(' ')[1]; } catch { return ''; } };
 process.stdout.write(readdirSync('/proc').filter((p) => /^\\d+$/.test(p) && ppid(p) === String(process.pid)).join(','));
-`);
+`,
+    );
     // Its stdout is the child's too: the pipe closes once both have exited.
     const run = spawnSync(process.execPath, [script], { encoding: 'utf8', timeout: 20_000 });
     expect(run.error, run.stderr).toBeUndefined();
@@ -185,6 +252,8 @@ process.stdout.write(readdirSync('/proc').filter((p) => /^\\d+$/.test(p) && ppid
   });
 
   it('an inline script (node -e) is not passed on to the child: it would run again there', () => {
-    expect(withoutInlineScript(['--max-semi-space-size=4', '-e', 'fork()', '--eval=x', '-p', '1', '--inspect'])).toEqual(['--max-semi-space-size=4', '--inspect']);
+    expect(
+      withoutInlineScript(['--max-semi-space-size=4', '-e', 'fork()', '--eval=x', '-p', '1', '--inspect']),
+    ).toEqual(['--max-semi-space-size=4', '--inspect']);
   });
 });

@@ -32,7 +32,10 @@ describe('Azurite clock', () => {
   afterAll(() => azurite?.stop());
 
   it('spans the data requests only: Put Blob, Put Block and Put Block List; GETs of blob bodies', async () => {
-    const container = new BlobServiceClient(azurite.endpoint, new StorageSharedKeyCredential(azurite.account, azurite.key)).getContainerClient('clock');
+    const container = new BlobServiceClient(
+      azurite.endpoint,
+      new StorageSharedKeyCredential(azurite.account, azurite.key),
+    ).getContainerClient('clock');
     const mark = clock.mark();
     // A control call, then a pause: it must not stretch the upload's span.
     await container.create();
@@ -71,15 +74,18 @@ describe('nginx clock', () => {
     writeFileSync(log, '1000.000 0.500 GET 200 1048576 120\n');
     const clock = nginxClock(log);
     const mark = clock.mark();
-    appendFileSync(log, [
-      '2000.000 0.001 HEAD 200 0 90', // preflight
-      '2000.100 0.050 PUT 201 0 150', // our upload probe: a few bytes
-      '2001.000 0.400 GET 206 4194304 140', // 2000.600 -> 2001.000
-      '2001.500 0.700 GET 206 4194304 140', // 2000.800 -> 2001.500
-      '2001.700 0.100 GET 404 150 140', // not an answer with data
-      '2002.000 0.300 PUT 201 0 102600', // 2001.700 -> 2002.000
-      '',
-    ].join('\n'));
+    appendFileSync(
+      log,
+      [
+        '2000.000 0.001 HEAD 200 0 90', // preflight
+        '2000.100 0.050 PUT 201 0 150', // our upload probe: a few bytes
+        '2001.000 0.400 GET 206 4194304 140', // 2000.600 -> 2001.000
+        '2001.500 0.700 GET 206 4194304 140', // 2000.800 -> 2001.500
+        '2001.700 0.100 GET 404 150 140', // not an answer with data
+        '2002.000 0.300 PUT 201 0 102600', // 2001.700 -> 2002.000
+        '',
+      ].join('\n'),
+    );
     expect(clock.span(mark, 'GET')).toBeCloseTo(900, 6);
     expect(clock.span(mark, 'PUT')).toBeCloseTo(300, 6);
     // The line before the mark belongs to another run.

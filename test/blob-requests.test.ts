@@ -31,20 +31,40 @@ async function statusServer(statuses: number[]): Promise<{ server: http.Server; 
       if (status === 201) return void res.writeHead(201, { 'content-length': 0 }).end();
       const code = status === 503 ? 'ServerBusy' : 'InternalError';
       res.writeHead(status, { 'x-ms-error-code': code, 'content-type': 'application/xml' });
-      res.end(`<?xml version="1.0" encoding="utf-8"?><Error><Code>${code}</Code><Message>try again</Message></Error>`);
+      res.end(
+        `<?xml version="1.0" encoding="utf-8"?><Error><Code>${code}</Code><Message>try again</Message></Error>`,
+      );
     });
   });
   return { server, url: await listen(server), seen };
 }
 
-const blobTarget = (endpoint: string, key = KEY, account = ACCOUNT): TargetInfo => ({ kind: 'blob', embedded: false, endpoint, container: 'uploads', account, key });
+const blobTarget = (endpoint: string, key = KEY, account = ACCOUNT): TargetInfo => ({
+  kind: 'blob',
+  embedded: false,
+  endpoint,
+  container: 'uploads',
+  account,
+  key,
+});
 
 describe('commitBlockList', () => {
   it('retries a 503, then succeeds: one record with the retry counted, the same signed XML both times', async () => {
     const { server, url, seen } = await statusServer([503, 201]);
     try {
-      const record = await commitBlockList(blobTarget(`${url}/${ACCOUNT}`), 'run/big.bin', BLOCK_IDS, { timeoutMs: 5000, maxRetries: 3 });
-      expect(record).toMatchObject({ worker: -1, item: -1, offsetBytes: 0, bytes: 0, status: 201, retries: 1, throttled: 1 });
+      const record = await commitBlockList(blobTarget(`${url}/${ACCOUNT}`), 'run/big.bin', BLOCK_IDS, {
+        timeoutMs: 5000,
+        maxRetries: 3,
+      });
+      expect(record).toMatchObject({
+        worker: -1,
+        item: -1,
+        offsetBytes: 0,
+        bytes: 0,
+        status: 201,
+        retries: 1,
+        throttled: 1,
+      });
       expect(record.error).toBeUndefined();
       expect(record.phases.retry).toBeGreaterThanOrEqual(0);
       const phaseSumMs = Object.values(record.phases).reduce((s: number, v) => s + (v ?? 0), 0);
@@ -65,7 +85,10 @@ describe('commitBlockList', () => {
   it('a failure that lasts: the error code after exactly maxRetries retries', async () => {
     const { server, url, seen } = await statusServer([500]);
     try {
-      const record = await commitBlockList(blobTarget(`${url}/${ACCOUNT}`), 'b', BLOCK_IDS, { timeoutMs: 5000, maxRetries: 2 });
+      const record = await commitBlockList(blobTarget(`${url}/${ACCOUNT}`), 'b', BLOCK_IDS, {
+        timeoutMs: 5000,
+        maxRetries: 2,
+      });
       expect(record.error).toBe('HTTP 500 InternalError');
       expect(record.retries).toBe(2);
       expect(seen).toHaveLength(3);
@@ -78,7 +101,10 @@ describe('commitBlockList', () => {
     const silent = http.createServer(() => {});
     const url = await listen(silent);
     try {
-      const record = await commitBlockList(blobTarget(`${url}/${ACCOUNT}`), 'b', BLOCK_IDS, { timeoutMs: 200, maxRetries: 1 });
+      const record = await commitBlockList(blobTarget(`${url}/${ACCOUNT}`), 'b', BLOCK_IDS, {
+        timeoutMs: 200,
+        maxRetries: 1,
+      });
       expect(record.error).toBe('ETIMEDOUT: no data for 200 ms');
       expect(record.retries).toBe(1);
     } finally {
@@ -105,16 +131,28 @@ describe('commitBlockList in embedded Azurite', () => {
         const url = signer.blobUrl('run/committed.bin');
         url.searchParams.set('comp', 'block');
         url.searchParams.set('blockid', BLOCK_IDS[i]!);
-        const r = await rawRequest({ url, method: 'PUT', body: part, headers: signer.headers('PUT', url, { 'content-length': String(part.length) }), pool, expectStatus: [201] });
+        const r = await rawRequest({
+          url,
+          method: 'PUT',
+          body: part,
+          headers: signer.headers('PUT', url, { 'content-length': String(part.length) }),
+          pool,
+          expectStatus: [201],
+        });
         expect(r.error).toBeUndefined();
       }
     } finally {
       pool.destroy();
     }
-    const record = await commitBlockList(info, 'run/committed.bin', BLOCK_IDS, { timeoutMs: 5000, maxRetries: 0 });
+    const record = await commitBlockList(info, 'run/committed.bin', BLOCK_IDS, {
+      timeoutMs: 5000,
+      maxRetries: 0,
+    });
     expect(record.error).toBeUndefined();
     expect(record.status).toBe(201);
-    const stored = await containerOf(azurite, 'uploads').getBlobClient('run/committed.bin').downloadToBuffer();
+    const stored = await containerOf(azurite, 'uploads')
+      .getBlobClient('run/committed.bin')
+      .downloadToBuffer();
     expect(stored.equals(Buffer.concat(parts))).toBe(true);
   });
 });

@@ -22,7 +22,10 @@ const LATER = '2030-01-01T00:00:00.000Z';
 const freshDir = freshDirsSync('check-');
 
 /** A baseline directory of the five real sessions (each maybe changed), and the new file beside it. */
-function setUp(factor: number, change?: (doc: ResultsFile) => void): { cwd: string; dir: string; results: string } {
+function setUp(
+  factor: number,
+  change?: (doc: ResultsFile) => void,
+): { cwd: string; dir: string; results: string } {
   const cwd = freshDir();
   const dir = join(cwd, 'baseline');
   mkdirSync(dir);
@@ -54,8 +57,14 @@ describe('check against the last runs in the same environment', () => {
     const r = await runCli(['check', results, '--baseline', dir, '--format', 'json'], { cwd });
     expect(r.code, r.stderr).toBe(0);
     const report = JSON.parse(r.stdout) as ReturnType<typeof checkAgainstBaseline>;
-    expect(report.rows.map((x) => `${x.contender} ${x.figure}`).sort()).toEqual(['chunked p99', 'chunked throughput', 'single p99', 'single throughput']);
-    for (const row of report.rows) expect(row.verdict, `${row.contender} ${row.figure}`).toBe('no significant difference');
+    expect(report.rows.map((x) => `${x.contender} ${x.figure}`).sort()).toEqual([
+      'chunked p99',
+      'chunked throughput',
+      'single p99',
+      'single throughput',
+    ]);
+    for (const row of report.rows)
+      expect(row.verdict, `${row.contender} ${row.figure}`).toBe('no significant difference');
     expect(report.passed).toBe(true);
   });
 
@@ -67,19 +76,27 @@ describe('check against the last runs in the same environment', () => {
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr.trimEnd().split('\n')).toEqual([
-      expect.stringMatching(/^blob-cacher: no results file in .*baseline ran in this environment: of 5, 5 differ in node \(v22\.0\.0 there, v24\.\d+\.\d+ here\); run the baseline where this ran/),
+      expect.stringMatching(
+        /^blob-cacher: no results file in .*baseline ran in this environment: of 5, 5 differ in node \(v22\.0\.0 there, v24\.\d+\.\d+ here\); run the baseline where this ran/,
+      ),
     ]);
   });
 
   it('refuses fewer matching files than --min-baseline, and takes only the newest --last', async () => {
     let n = 0;
     const { cwd, dir, results } = setUp(1, (doc) => {
-      if (++n > 2) doc.environment.cloud = { provider: 'azure', vmSize: 'Standard_D4s_v5', location: 'westeurope' };
+      if (++n > 2)
+        doc.environment.cloud = { provider: 'azure', vmSize: 'Standard_D4s_v5', location: 'westeurope' };
     });
     const few = await runCli(['check', results, '--baseline', dir], { cwd });
     expect(few.code).toBe(2);
-    expect(few.stderr).toMatch(/only 2 results file\(s\) in .* fewer than --min-baseline 3 \(of the others, 3 differ in VM size \(Standard_D4s_v5 there, not recorded here\), 3 differ in region/);
-    const two = await runCli(['check', results, '--baseline', dir, '--min-baseline', '2', '--last', '2', '--format', 'junit'], { cwd });
+    expect(few.stderr).toMatch(
+      /only 2 results file\(s\) in .* fewer than --min-baseline 3 \(of the others, 3 differ in VM size \(Standard_D4s_v5 there, not recorded here\), 3 differ in region/,
+    );
+    const two = await runCli(
+      ['check', results, '--baseline', dir, '--min-baseline', '2', '--last', '2', '--format', 'junit'],
+      { cwd },
+    );
     expect(two.code, two.stderr).toBe(0);
     expect(junitProblems(two.stdout.trimEnd())).toEqual([]);
     expect(two.stdout.match(/<property name="baseline\.\d"/g)).toHaveLength(2);
@@ -89,7 +106,10 @@ describe('check against the last runs in the same environment', () => {
     const next = { path: 'new.json', doc: slowDown(read('new.json'), 1, LATER) };
     const candidates = BASELINES.map((path) => ({ path, doc: read(path) }));
     const choice = chooseBaselines(next.doc, candidates, 3);
-    const newest = [...candidates].sort((a, b) => b.doc.createdAt.localeCompare(a.doc.createdAt)).slice(0, 3).map((c) => c.path);
+    const newest = [...candidates]
+      .sort((a, b) => b.doc.createdAt.localeCompare(a.doc.createdAt))
+      .slice(0, 3)
+      .map((c) => c.path);
     expect(choice.chosen.map((c) => c.path)).toEqual(newest);
     expect(choice.skipped.map((s) => s.why)).toEqual(['older than the last 3', 'older than the last 3']);
   });
@@ -100,6 +120,8 @@ describe('check against the last runs in the same environment', () => {
     writeFileSync(inside, JSON.stringify(slowDown(read('new.json'), 1, LATER)));
     const r = await runCli(['check', inside, '--baseline', dir, '--format', 'json'], { cwd });
     expect(r.code, r.stderr).toBe(0);
-    expect((JSON.parse(r.stdout) as { baselines: { path: string }[] }).baselines.map((b) => b.path)).not.toContain(inside);
+    expect(
+      (JSON.parse(r.stdout) as { baselines: { path: string }[] }).baselines.map((b) => b.path),
+    ).not.toContain(inside);
   });
 });

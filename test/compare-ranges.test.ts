@@ -1,7 +1,13 @@
 // The byte-for-byte check split between two threads: every byte is still compared, a range cut at
 // the halfway point is checked in both parts, and a difference on either side names its row.
 import { describe, expect, it } from 'vitest';
-import { CompareThread, rowsThatDiffer, SPLIT_MIN_BYTES, wantsThread, type RangePair } from '../src/kinds/compare-ranges.js';
+import {
+  CompareThread,
+  rowsThatDiffer,
+  SPLIT_MIN_BYTES,
+  wantsThread,
+  type RangePair,
+} from '../src/kinds/compare-ranges.js';
 
 const shared = (n: number, fill: number) => Buffer.from(new SharedArrayBuffer(n)).fill(fill);
 
@@ -12,7 +18,11 @@ function pairs(flipAt?: number): RangePair[] {
   const expected = shared(total, 7);
   if (flipAt !== undefined) got[flipAt]! ^= 1;
   const cuts = [0, total / 4, (3 * total) / 4, total];
-  return [0, 1, 2].map((row) => ({ row, got: got.subarray(cuts[row], cuts[row + 1]), expected: expected.subarray(cuts[row], cuts[row + 1]) }));
+  return [0, 1, 2].map((row) => ({
+    row,
+    got: got.subarray(cuts[row], cuts[row + 1]),
+    expected: expected.subarray(cuts[row], cuts[row + 1]),
+  }));
 }
 
 describe('rowsThatDiffer with the compare thread', () => {
@@ -25,9 +35,15 @@ describe('rowsThatDiffer with the compare thread', () => {
     expect([...(await rowsThatDiffer(pairs()))]).toEqual([]);
   });
 
-  it('a byte wrong in this thread\'s half, in the thread\'s half, or either side of the cut in the middle range names its row', async () => {
+  it("a byte wrong in this thread's half, in the thread's half, or either side of the cut in the middle range names its row", async () => {
     const total = SPLIT_MIN_BYTES * 2;
-    for (const [at, row] of [[5, 0], [total / 2 - 1, 1], [total / 2, 1], [total - 1, 2], [(7 * total) / 8, 2]] as const) {
+    for (const [at, row] of [
+      [5, 0],
+      [total / 2 - 1, 1],
+      [total / 2, 1],
+      [total - 1, 2],
+      [(7 * total) / 8, 2],
+    ] as const) {
       expect([...(await rowsThatDiffer(pairs(at), thread))], `byte ${at}`).toEqual([row]);
       expect([...(await rowsThatDiffer(pairs(at)))], `byte ${at}, one thread`).toEqual([row]);
     }
@@ -38,7 +54,11 @@ describe('rowsThatDiffer with the compare thread', () => {
     const b = Buffer.alloc(SPLIT_MIN_BYTES * 2, 1);
     b[b.length - 1] = 0;
     expect([...(await rowsThatDiffer([{ row: 4, got: a, expected: b }], thread))]).toEqual([4]);
-    const small = pairs(3).map((p) => ({ ...p, got: p.got.subarray(0, 100), expected: p.expected.subarray(0, 100) }));
+    const small = pairs(3).map((p) => ({
+      ...p,
+      got: p.got.subarray(0, 100),
+      expected: p.expected.subarray(0, 100),
+    }));
     expect([...(await rowsThatDiffer(small, thread))]).toEqual([0]);
   });
 

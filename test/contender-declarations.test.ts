@@ -18,19 +18,24 @@ const NAMES: ReadonlySet<string> = new Set([...DOWNLOAD_STRATEGIES, ...UPLOAD_ST
  */
 const OTHER_MEANINGS: readonly { word: string; means: string; where: readonly string[] }[] = [
   {
-    word: 'list', means: 'the List Blobs kind of request, the listing workload, a billing class, comp=list',
+    word: 'list',
+    means: 'the List Blobs kind of request, the listing workload, a billing class, comp=list',
     where: [
-      'src/kinds/', 'src/engine/download.ts', 'src/analysis/cost.ts', 'src/analysis/prices.ts',
+      'src/kinds/',
+      'src/engine/download.ts',
+      'src/analysis/cost.ts',
+      'src/analysis/prices.ts',
       'src/storage/list-blobs.ts',
     ],
   },
   {
-    word: 'head', means: 'the HEAD kind of request, the HEAD workload and its tally',
+    word: 'head',
+    means: 'the HEAD kind of request, the HEAD workload and its tally',
     where: ['src/kinds/', 'src/engine/download.ts', 'src/metrics/record-checks.ts'],
   },
-  { word: 'sdk-list', means: 'the SDK\'s listing kind of request', where: ['src/kinds/'] },
-  { word: 'sdk-head', means: 'the SDK\'s getProperties kind of request', where: ['src/kinds/'] },
-  { word: 'chunked', means: 'HTTP\'s Transfer-Encoding: chunked', where: ['src/transport/http1.ts'] },
+  { word: 'sdk-list', means: "the SDK's listing kind of request", where: ['src/kinds/'] },
+  { word: 'sdk-head', means: "the SDK's getProperties kind of request", where: ['src/kinds/'] },
+  { word: 'chunked', means: "HTTP's Transfer-Encoding: chunked", where: ['src/transport/http1.ts'] },
 ];
 
 function* sources(dir: string): Generator<string> {
@@ -83,8 +88,9 @@ describe('contender names', () => {
   it('leave OTHER_MEANINGS no stale entry: each place it names still uses the word', () => {
     const used = (word: string, where: string) =>
       found.some((f) => f.word === word && f.file.startsWith(where));
-    const stale = OTHER_MEANINGS
-      .flatMap((m) => m.where.filter((w) => !used(m.word, w)).map((w) => `${m.word} @ ${w}`));
+    const stale = OTHER_MEANINGS.flatMap((m) =>
+      m.where.filter((w) => !used(m.word, w)).map((w) => `${m.word} @ ${w}`),
+    );
     expect(stale).toEqual([]);
   });
 
@@ -92,8 +98,9 @@ describe('contender names', () => {
     for (const list of [DOWNLOAD_STRATEGIES, UPLOAD_STRATEGIES]) {
       expect(new Set(list.map((s) => s.name)).size).toBe(list.length);
     }
-    const both = DOWNLOAD_STRATEGIES.map((s) => s.name)
-      .filter((n) => UPLOAD_STRATEGIES.some((u) => u.name === n));
+    const both = DOWNLOAD_STRATEGIES.map((s) => s.name).filter((n) =>
+      UPLOAD_STRATEGIES.some((u) => u.name === n),
+    );
     expect(both).toEqual(['small-files', 'sdk-small-files']);
     for (const name of both) {
       expect(strategyNamed('download', name)).toBe(DOWNLOAD_STRATEGIES.find((s) => s.name === name));
@@ -120,18 +127,25 @@ describe('contender declarations', () => {
 
   it('requests per run follow from the input, and each is billed as one class', () => {
     const input = {
-      objectSizeBytes: 8 << 20, concurrency: 4, fileCount: 100, pageSize: 30,
-      blobSizeBytes: 8 << 20, blockSizeBytes: 1 << 20,
+      objectSizeBytes: 8 << 20,
+      concurrency: 4,
+      fileCount: 100,
+      pageSize: 30,
+      blobSizeBytes: 8 << 20,
+      blockSizeBytes: 1 << 20,
     };
     const counts = Object.fromEntries([
       ...DOWNLOAD_STRATEGIES.map((s) => [s.name, s.requests(input)]),
       ...UPLOAD_STRATEGIES.map((s) => [`${s.name} up`, s.requests(input)]),
     ]);
     expect(counts).toMatchObject({
-      single: { count: 1, billedAs: 'read' }, chunked: { count: 4, billedAs: 'read' },
+      single: { count: 1, billedAs: 'read' },
+      chunked: { count: 4, billedAs: 'read' },
       list: { count: 4, billedAs: 'list' },
-      head: { count: 100, billedAs: 'other' }, 'small-files': { count: 100, billedAs: 'read' },
-      'small-files up': { count: 100, billedAs: 'write' }, 'blocks up': { count: 9, billedAs: 'write' },
+      head: { count: 100, billedAs: 'other' },
+      'small-files': { count: 100, billedAs: 'read' },
+      'small-files up': { count: 100, billedAs: 'write' },
+      'blocks up': { count: 9, billedAs: 'write' },
     });
   });
 });

@@ -15,15 +15,22 @@ const root = resolve(import.meta.dirname, '..');
 // Each command in a directory of its own, all removed after the file so none is left in /tmp.
 const tempDir = freshDirs('bc-deadline-');
 
-async function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string; ms: number; cwd: string }> {
+async function cli(
+  args: string[],
+): Promise<{ code: number | null; stdout: string; stderr: string; ms: number; cwd: string }> {
   const cwd = await tempDir();
   const started = performance.now();
-  const child = spawn(process.execPath, [join(root, 'dist/cli.js'), ...args], { cwd, env: { ...ONE_RUN, PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' } });
+  const child = spawn(process.execPath, [join(root, 'dist/cli.js'), ...args], {
+    cwd,
+    env: { ...ONE_RUN, PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d) => (stdout += d));
   child.stderr.on('data', (d) => (stderr += d));
-  return new Promise((r) => child.on('exit', (code) => r({ code, stdout, stderr, ms: performance.now() - started, cwd })));
+  return new Promise((r) =>
+    child.on('exit', (code) => r({ code, stdout, stderr, ms: performance.now() - started, cwd })),
+  );
 }
 
 // Answers with a status line a byte every 100 ms, and never finishes it.
@@ -74,12 +81,26 @@ describe('deadlines', () => {
   it('preflight against a server that trickles a byte at a time ends at twice --timeout with one line, exit 2', async () => {
     const r = await cli(['download', '--url', trickleUrl, '--timeout', '300ms', '--results', 'r.json']);
     expect(r.code, r.stderr).toBe(2);
-    expect(r.stderr.trim().split('\n').at(-1)).toMatch(/^blob-cacher: HEAD http:\/\/127\.0\.0\.1:\d+\/x did not finish within 0\.6 s \(twice --timeout\): .*raise --timeout$/);
+    expect(r.stderr.trim().split('\n').at(-1)).toMatch(
+      /^blob-cacher: HEAD http:\/\/127\.0\.0\.1:\d+\/x did not finish within 0\.6 s \(twice --timeout\): .*raise --timeout$/,
+    );
     expect(r.ms).toBeLessThan(5_000);
   });
 
   it('--deadline stops the session as a signal would, and is called a deadline: partial results, exit 124', async () => {
-    const r = await cli(['download', '--url', slowUrl, '--source-method', 'single', '--runs', '50', '--deadline', '2s', '--results', 'r.json']);
+    const r = await cli([
+      'download',
+      '--url',
+      slowUrl,
+      '--source-method',
+      'single',
+      '--runs',
+      '50',
+      '--deadline',
+      '2s',
+      '--results',
+      'r.json',
+    ]);
     expect(r.code, r.stderr).toBe(124);
     expect(r.stderr).toMatch(/--deadline of 2 s reached/);
     expect(r.stdout).toContain('STOPPED at the --deadline');

@@ -39,7 +39,7 @@ describe('Dockerfile', () => {
     expect(user).toMatch(/^USER \d+$/);
   });
 
-  it('makes /app/results for the image\'s user and group 0 (any uid, as OpenShift runs it), and runs nothing as root in the runtime stage', () => {
+  it("makes /app/results for the image's user and group 0 (any uid, as OpenShift runs it), and runs nothing as root in the runtime stage", () => {
     const text = runtime.join('\n');
     expect(text).toMatch(/^WORKDIR \/app$/m);
     const uid = /^USER (\d+)$/m.exec(text)![1];
@@ -51,26 +51,53 @@ describe('Dockerfile', () => {
   });
 
   it('never copies a .env into the image, and keeps it out of the build context', () => {
-    expect(instructions.filter((l) => /^(COPY|ADD) /.test(l)).some((l) => /\.env\b|\s\.\s/.test(l))).toBe(false);
-    const ignore = readFileSync(join(root, '.dockerignore'), 'utf8').split('\n').map((l) => l.trim());
-    for (const entry of ['node_modules', '.env', 'dist', '.git', '.ci-python', 'coverage', 'results', 'test', 'bench']) expect(ignore).toContain(entry);
+    expect(instructions.filter((l) => /^(COPY|ADD) /.test(l)).some((l) => /\.env\b|\s\.\s/.test(l))).toBe(
+      false,
+    );
+    const ignore = readFileSync(join(root, '.dockerignore'), 'utf8')
+      .split('\n')
+      .map((l) => l.trim());
+    for (const entry of [
+      'node_modules',
+      '.env',
+      'dist',
+      '.git',
+      '.ci-python',
+      'coverage',
+      'results',
+      'test',
+      'bench',
+    ])
+      expect(ignore).toContain(entry);
   });
 });
 
 /** The image's exec-form ENTRYPOINT or CMD. */
-const execForm = (instruction: string) => JSON.parse(new RegExp(`^${instruction} (\\[.*\\])$`, 'm').exec(runtime.join('\n'))![1]!) as string[];
+const execForm = (instruction: string) =>
+  JSON.parse(new RegExp(`^${instruction} (\\[.*\\])$`, 'm').exec(runtime.join('\n'))![1]!) as string[];
 // As docker runs it: the entry point, then the arguments given to `docker run IMAGE …` or the CMD.
 const imageCommand = (args?: string[]) => [...execForm('ENTRYPOINT'), ...(args ?? execForm('CMD'))];
 
 describe('image contract: the entry point is blob-cacher', () => {
   it('is node dist/cli.js, so that docker run IMAGE download|upload|collect|k8s-manifest … work', () => {
     expect(execForm('ENTRYPOINT')).toEqual(['node', 'dist/cli.js']);
-    for (const args of [['download', '--help'], ['upload', '--help'], ['collect', '--help'], ['k8s-manifest', '--parallelism', '2']]) {
+    for (const args of [
+      ['download', '--help'],
+      ['upload', '--help'],
+      ['collect', '--help'],
+      ['k8s-manifest', '--parallelism', '2'],
+    ]) {
       const [node, ...rest] = imageCommand(args);
       expect(node).toBe('node');
-      const run = spawnSync(process.execPath, rest.map((a) => (a.startsWith('dist/') ? join(root, a) : a)), { cwd: tmpdir(), env: { PATH: process.env.PATH ?? '' }, encoding: 'utf8', timeout: 30_000 });
+      const run = spawnSync(
+        process.execPath,
+        rest.map((a) => (a.startsWith('dist/') ? join(root, a) : a)),
+        { cwd: tmpdir(), env: { PATH: process.env.PATH ?? '' }, encoding: 'utf8', timeout: 30_000 },
+      );
       expect(run.status, `${args.join(' ')}: ${run.stderr}`).toBe(0);
-      expect(run.stdout).toMatch(args[1] === '--help' ? new RegExp(`Usage: blob-cacher ${args[0]}`) : /"kind": "Job"/);
+      expect(run.stdout).toMatch(
+        args[1] === '--help' ? new RegExp(`Usage: blob-cacher ${args[0]}`) : /"kind": "Job"/,
+      );
     }
   });
 });
@@ -96,7 +123,9 @@ describe('image contract: the CMD with only environment variables', () => {
     expect(run.stderr).not.toMatch(/\n\s+at /);
     expect(run.status).toBe(0);
     expect(run.stdout).toMatch(/2 process\(es\) x 4 socket\(s\); small files 50 x 9\.77 KiB/);
-    expect(run.stdout).toMatch(/small-files: duration [\d.]+ ms, count 50, wait [\d.]+%.*firstByte [\d.]+%, download [\d.]+%/);
+    expect(run.stdout).toMatch(
+      /small-files: duration [\d.]+ ms, count 50, wait [\d.]+%.*firstByte [\d.]+%, download [\d.]+%/,
+    );
     // The image's defaults are the user's: at least 5 measured runs and 3 s, after a warm-up.
     // Rank, contender, time, ops/s, one request per file.
     expect(run.stdout).toMatch(/^1\s+small-files\s+[\d.]+(±[\d.]+)?\s+[\d.]+\s+1\s/m);

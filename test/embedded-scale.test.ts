@@ -14,9 +14,25 @@ const root = resolve(import.meta.dirname, '..');
 /** Starts an upload on the embedded target and stops it (SIGINT) once `until` shows in stderr. */
 async function startThenStop(fileCount: number, until: RegExp): Promise<string> {
   const cwd = scratchDir();
-  const child = spawn(process.execPath, [join(root, 'dist/cli.js'), 'upload', '--file-count', String(fileCount), '--file-size', '1B', '--results', 'r.json', '--log-level', 'verbose'], {
-    cwd, env: { ...ONE_RUN, PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      join(root, 'dist/cli.js'),
+      'upload',
+      '--file-count',
+      String(fileCount),
+      '--file-size',
+      '1B',
+      '--results',
+      'r.json',
+      '--log-level',
+      'verbose',
+    ],
+    {
+      cwd,
+      env: { ...ONE_RUN, PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+    },
+  );
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));
   const exited = new Promise((r) => child.on('exit', r));

@@ -83,11 +83,19 @@ function malformed(i: number): { bytes: Buffer; half: boolean } {
   const k = Math.floor(i / 5);
   const line = (text: string) => ({ bytes: Buffer.from(text), half: false });
   switch (i % 5) {
-    case 0: return line(`GET /${BAD_PATHS[k % 5]} HTTP/1.1\r\nHost: x\r\n\r\n`);
-    case 1: return line(`${BAD_METHODS[k % 5]} /x HTTP/1.1\r\nHost: x\r\n\r\n`);
-    case 2: return line(`GET /${'a'.repeat(20_000 + (k % 7) * 1000)} HTTP/1.1\r\n\r\n`);
-    case 3: return { bytes: Buffer.from(Array.from({ length: 64 + (k % 200) }, (_, j) => (i * 31 + j * 17) & 0xff)), half: false };
-    default: return { bytes: Buffer.from('GET /large.bin HTTP/1.1\r\nHost: x\r\nRange: by'), half: true };
+    case 0:
+      return line(`GET /${BAD_PATHS[k % 5]} HTTP/1.1\r\nHost: x\r\n\r\n`);
+    case 1:
+      return line(`${BAD_METHODS[k % 5]} /x HTTP/1.1\r\nHost: x\r\n\r\n`);
+    case 2:
+      return line(`GET /${'a'.repeat(20_000 + (k % 7) * 1000)} HTTP/1.1\r\n\r\n`);
+    case 3:
+      return {
+        bytes: Buffer.from(Array.from({ length: 64 + (k % 200) }, (_, j) => (i * 31 + j * 17) & 0xff)),
+        half: false,
+      };
+    default:
+      return { bytes: Buffer.from('GET /large.bin HTTP/1.1\r\nHost: x\r\nRange: by'), half: true };
   }
 }
 
@@ -100,12 +108,14 @@ describe('emulate: hostile requests', () => {
       const total = 10_000;
       let next = 0;
       // 50 connections at a time, each with one malformed request; bounded by the CLI's limit.
-      await Promise.all(Array.from({ length: 50 }, async () => {
-        while (next < total && run.child.exitCode === null) {
-          const { bytes, half } = malformed(next++);
-          await junk(port, bytes, half);
-        }
-      }));
+      await Promise.all(
+        Array.from({ length: 50 }, async () => {
+          while (next < total && run.child.exitCode === null) {
+            const { bytes, half } = malformed(next++);
+            await junk(port, bytes, half);
+          }
+        }),
+      );
       expect(next).toBe(total);
       expect(run.child.exitCode).toBeNull();
       const ok = await get(`${origin}/large.bin`);
@@ -130,8 +140,9 @@ describe('emulate: memory', () => {
   it('the budget is a share of the memory given, objects and PUT bodies together', () => {
     const GiB = 1024 * MiB;
     expect(checkObjectsFit([3 * GiB, 1 * GiB], 10 * GiB)).toBe(Math.floor(EMULATE_MEMORY_SHARE * 10 * GiB));
-    expect(() => checkObjectsFit([3 * GiB, 3 * GiB], 6 * GiB))
-      .toThrow(/--objects: the objects sum to 6 GiB, held in memory, more than 80% of the 6 GiB available here/);
+    expect(() => checkObjectsFit([3 * GiB, 3 * GiB], 6 * GiB)).toThrow(
+      /--objects: the objects sum to 6 GiB, held in memory, more than 80% of the 6 GiB available here/,
+    );
     // Node's reading of what is available counts a cgroup's limit, where a container has one.
     expect(availableMemoryBytes()).toBeLessThanOrEqual(process.constrainedMemory() || Infinity);
   });
@@ -187,7 +198,10 @@ describe('emulate: stopping', () => {
   }, 60_000);
 
   it('stops on the first SIGINT while a GET and a PUT are paced, and counts both as abandoned', async () => {
-    const { run, origin } = await emulate(['--objects', 'x.bin=1MiB', '--rate-per-connection', '1KiB'], 20_000);
+    const { run, origin } = await emulate(
+      ['--objects', 'x.bin=1MiB', '--rate-per-connection', '1KiB'],
+      20_000,
+    );
     const put = { method: 'PUT', body: Buffer.alloc(1 * MiB, 7) };
     const answers = [get(`${origin}/x.bin`), get(`${origin}/y.bin`, put)];
     const cut = answers.map((p) => p.catch((e: Error) => e));
@@ -199,7 +213,9 @@ describe('emulate: stopping', () => {
     expect(exited.code).toBe(0);
     // At 1 KiB/s either would take over 15 minutes.
     expect(performance.now() - signalled).toBeLessThan(10_000);
-    expect(exited.stderr).toMatch(/served 2 requests \(1 (GET|PUT), 1 (GET|PUT)\); 0 throttled, 0 stalled, 2 abandoned/);
+    expect(exited.stderr).toMatch(
+      /served 2 requests \(1 (GET|PUT), 1 (GET|PUT)\); 0 throttled, 0 stalled, 2 abandoned/,
+    );
     for (const c of await Promise.all(cut)) expect(c).toBeInstanceOf(Error);
   }, 60_000);
 });

@@ -4,7 +4,12 @@
 import http from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { StragglerPlan, TokenBucket } from '../src/emulate/buckets.js';
-import { OPS_LIMIT_BODY, startEmulatedTarget, type EmulatedTarget, type EmulateOptions } from '../src/emulate/server.js';
+import {
+  OPS_LIMIT_BODY,
+  startEmulatedTarget,
+  type EmulatedTarget,
+  type EmulateOptions,
+} from '../src/emulate/server.js';
 import { deterministicBuffer } from './helpers/http-servers.js';
 
 const MiB = 1024 * 1024;
@@ -26,14 +31,28 @@ interface Answer {
   ms: number;
 }
 
-function request(url: string, init: { method?: string; headers?: Record<string, string>; body?: Buffer; agent?: http.Agent } = {}): Promise<Answer> {
+function request(
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; body?: Buffer; agent?: http.Agent } = {},
+): Promise<Answer> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: init.method ?? 'GET', headers: init.headers, agent: init.agent ?? false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks), ms: performance.now() - started }));
-    });
+    const req = http.request(
+      url,
+      { method: init.method ?? 'GET', headers: init.headers, agent: init.agent ?? false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode!,
+            headers: res.headers,
+            body: Buffer.concat(chunks),
+            ms: performance.now() - started,
+          }),
+        );
+      },
+    );
     req.setTimeout(20_000, () => req.destroy(new Error('no answer in 20 s')));
     req.on('error', reject);
     req.end(init.body);
@@ -67,28 +86,34 @@ describe('emulated target', () => {
     const got = await request(`${t.url}/x`);
     expect(got.body.equals(body)).toBe(true);
     // 2 MiB at 8 MiB/s, less the first burst (1/100 s of the rate): at least ~240 ms.
-    expect(got.ms).toBeGreaterThanOrEqual(((2 * MiB - 8 * MiB / 100) / (8 * MiB)) * 1000 - 5);
+    expect(got.ms).toBeGreaterThanOrEqual(((2 * MiB - (8 * MiB) / 100) / (8 * MiB)) * 1000 - 5);
     const put = await request(`${t.url}/y`, { method: 'PUT', body });
     expect(put.status).toBe(201);
-    expect(put.ms).toBeGreaterThanOrEqual(((2 * MiB - 8 * MiB / 100) / (8 * MiB)) * 1000 - 5);
+    expect(put.ms).toBeGreaterThanOrEqual(((2 * MiB - (8 * MiB) / 100) / (8 * MiB)) * 1000 - 5);
   });
 
   it('connections together never go faster than the total, so the best concurrency is about R / r', async () => {
     const body = deterministicBuffer(1 * MiB);
-    const t = await start({ perConnectionBytesPerSecond: 4 * MiB, totalBytesPerSecond: 8 * MiB, objects: new Map([['/x', body]]) });
+    const t = await start({
+      perConnectionBytesPerSecond: 4 * MiB,
+      totalBytesPerSecond: 8 * MiB,
+      objects: new Map([['/x', body]]),
+    });
     const started = performance.now();
     const answers = await Promise.all(Array.from({ length: 4 }, () => request(`${t.url}/x`)));
     const seconds = (performance.now() - started) / 1000;
     expect(answers.every((a) => a.body.equals(body))).toBe(true);
     // 4 MiB through an 8 MiB/s cap (less its one burst): at least ~0.49 s whatever the load.
-    expect(seconds).toBeGreaterThanOrEqual((4 * MiB - 8 * MiB / 100) / (8 * MiB) - 0.005);
+    expect(seconds).toBeGreaterThanOrEqual((4 * MiB - (8 * MiB) / 100) / (8 * MiB) - 0.005);
     expect(t.log.bytesOut).toBe(4 * MiB);
   });
 
-  it('past its request rate it answers 503 ServerBusy with Azure\'s account-limit body', async () => {
+  it("past its request rate it answers 503 ServerBusy with Azure's account-limit body", async () => {
     const t = await start({ opsPerSecond: 5, objects: new Map([['/x', Buffer.from('x')]]) });
     const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
-    const answers = await Promise.all(Array.from({ length: 20 }, () => request(`${t.url}/x`, { method: 'HEAD', agent })));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => request(`${t.url}/x`, { method: 'HEAD', agent })),
+    );
     agent.destroy();
     const busy = answers.filter((a) => a.status === 503);
     // 20 requests: at most 5 a second are admitted; they all go out well within 2 s here.
@@ -111,7 +136,10 @@ describe('emulated target', () => {
     expect(plan(7)).not.toEqual(plan(8));
     for (const [i, index] of plan(7).entries()) expect(Math.floor(index / 10)).toBe(i);
 
-    const t = await start({ stragglers: { every: 5, stallMs: 300, at: 'first-byte', seed: 7 }, objects: new Map([['/x', deterministicBuffer(1000)]]) });
+    const t = await start({
+      stragglers: { every: 5, stallMs: 300, at: 'first-byte', seed: 7 },
+      objects: new Map([['/x', deterministicBuffer(1000)]]),
+    });
     const stalledIndexes = plan5(7);
     const times: number[] = [];
     for (let i = 0; i < 10; i++) times.push((await request(`${t.url}/x`)).ms);
@@ -122,27 +150,39 @@ describe('emulated target', () => {
 
   it('a mid-body stall sends the first half, then waits, and the body still arrives whole', async () => {
     const body = deterministicBuffer(200_000);
-    const t = await start({ stragglers: { every: 1, stallMs: 200, at: 'mid-body', seed: 1 }, objects: new Map([['/x', body]]) });
-    const got = await new Promise<{ firstHalfMs: number; totalMs: number; body: Buffer }>((resolve, reject) => {
-      const started = performance.now();
-      http.get(`${t.url}/x`, { agent: false }, (res) => {
-        const chunks: Buffer[] = [];
-        let received = 0;
-        let firstHalfMs = 0;
-        res.on('data', (c: Buffer) => {
-          chunks.push(c);
-          received += c.length;
-          if (received >= 100_000 && !firstHalfMs) firstHalfMs = performance.now() - started;
-        });
-        res.on('end', () => resolve({ firstHalfMs, totalMs: performance.now() - started, body: Buffer.concat(chunks) }));
-      }).on('error', reject);
+    const t = await start({
+      stragglers: { every: 1, stallMs: 200, at: 'mid-body', seed: 1 },
+      objects: new Map([['/x', body]]),
     });
+    const got = await new Promise<{ firstHalfMs: number; totalMs: number; body: Buffer }>(
+      (resolve, reject) => {
+        const started = performance.now();
+        http
+          .get(`${t.url}/x`, { agent: false }, (res) => {
+            const chunks: Buffer[] = [];
+            let received = 0;
+            let firstHalfMs = 0;
+            res.on('data', (c: Buffer) => {
+              chunks.push(c);
+              received += c.length;
+              if (received >= 100_000 && !firstHalfMs) firstHalfMs = performance.now() - started;
+            });
+            res.on('end', () =>
+              resolve({ firstHalfMs, totalMs: performance.now() - started, body: Buffer.concat(chunks) }),
+            );
+          })
+          .on('error', reject);
+      },
+    );
     expect(got.body.equals(body)).toBe(true);
     expect(got.totalMs - got.firstHalfMs).toBeGreaterThanOrEqual(195);
   });
 
   it('a client that goes away mid-body is counted as abandoned and the server stops sending', async () => {
-    const t = await start({ perConnectionBytesPerSecond: 1 * MiB, objects: new Map([['/x', deterministicBuffer(4 * MiB)]]) });
+    const t = await start({
+      perConnectionBytesPerSecond: 1 * MiB,
+      objects: new Map([['/x', deterministicBuffer(4 * MiB)]]),
+    });
     await new Promise<void>((resolve) => {
       const req = http.get(`${t.url}/x`, { agent: false }, (res) => {
         res.once('data', () => {

@@ -22,7 +22,13 @@ afterAll(() => azurite?.stop());
 
 function config(argv: string[]): DownloadConfig {
   const flags = parseFlags(buildProgram('download', DOWNLOAD_OPTIONS, 'test'), argv)!;
-  const common = { BLOB_CACHER_RUNS: '1', BLOB_CACHER_WARMUP: '0', LOG_LEVEL: 'warn', FILE_SIZE: '256KB', SOURCE_METHOD: 'all' };
+  const common = {
+    BLOB_CACHER_RUNS: '1',
+    BLOB_CACHER_WARMUP: '0',
+    LOG_LEVEL: 'warn',
+    FILE_SIZE: '256KB',
+    SOURCE_METHOD: 'all',
+  };
   return loadDownloadConfig(flags, readSources(DOWNLOAD_OPTIONS, flags, common, '/nonexistent'));
 }
 
@@ -35,24 +41,66 @@ async function expectAllVerified(c: DownloadConfig) {
 
 describe('--endpoint with every --auth mode, at a path-style URL', () => {
   it('key: the account is given, the requests are signed for the endpoint', async () => {
-    const c = config(['--account', azurite.account, '--key', azurite.key, '--endpoint', azurite.endpoint, '--container', 'endpoint-key']);
+    const c = config([
+      '--account',
+      azurite.account,
+      '--key',
+      azurite.key,
+      '--endpoint',
+      azurite.endpoint,
+      '--container',
+      'endpoint-key',
+    ]);
     expect(c.credentials).toMatchObject({ kind: 'key', endpoint: azurite.endpoint });
     const run = await expectAllVerified(c);
     expect(run.target).toBe(`account ${azurite.account} (SharedKey)`);
   });
 
-  it('sas: the account is the endpoint\'s first path segment', async () => {
-    const c = config(['--sas', accountSas(azurite), '--endpoint', `${azurite.endpoint}/`, '--container', 'endpoint-sas']);
-    expect(c.credentials).toMatchObject({ kind: 'sas', account: azurite.account, endpoint: azurite.endpoint });
+  it("sas: the account is the endpoint's first path segment", async () => {
+    const c = config([
+      '--sas',
+      accountSas(azurite),
+      '--endpoint',
+      `${azurite.endpoint}/`,
+      '--container',
+      'endpoint-sas',
+    ]);
+    expect(c.credentials).toMatchObject({
+      kind: 'sas',
+      account: azurite.account,
+      endpoint: azurite.endpoint,
+    });
     await expectAllVerified(c);
   });
 
   it('anonymous: reads fixtures that exist in a public container, and creates nothing', async () => {
     // The fixtures once, with the key; then the container is made public for blob reads.
-    await expectAllVerified(config(['--account', azurite.account, '--key', azurite.key, '--endpoint', azurite.endpoint, '--container', 'endpoint-public']));
+    await expectAllVerified(
+      config([
+        '--account',
+        azurite.account,
+        '--key',
+        azurite.key,
+        '--endpoint',
+        azurite.endpoint,
+        '--container',
+        'endpoint-public',
+      ]),
+    );
     await containerOf(azurite, 'endpoint-public').setAccessPolicy('blob');
-    const c = config(['--auth', 'anonymous', '--endpoint', azurite.endpoint, '--container', 'endpoint-public']);
-    expect(c.credentials).toEqual({ kind: 'anonymous', account: azurite.account, endpoint: azurite.endpoint });
+    const c = config([
+      '--auth',
+      'anonymous',
+      '--endpoint',
+      azurite.endpoint,
+      '--container',
+      'endpoint-public',
+    ]);
+    expect(c.credentials).toEqual({
+      kind: 'anonymous',
+      account: azurite.account,
+      endpoint: azurite.endpoint,
+    });
     const run = await expectAllVerified(c);
     expect(run.target).toBe(`account ${azurite.account} (anonymous)`);
     expect(run.fixtures.created).toEqual([]);
@@ -60,9 +108,20 @@ describe('--endpoint with every --auth mode, at a path-style URL', () => {
   });
 
   it('anonymous: a fixture that is not there ends before any run, naming the fix', async () => {
-    const c = config(['--auth', 'anonymous', '--endpoint', azurite.endpoint, '--container', 'endpoint-public', '--file-size', '300KB']);
+    const c = config([
+      '--auth',
+      'anonymous',
+      '--endpoint',
+      azurite.endpoint,
+      '--container',
+      'endpoint-public',
+      '--file-size',
+      '300KB',
+    ]);
     const err = await runDownload(c).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ConfigError);
-    expect((err as Error).message).toMatch(/large\.file is not the expected content; --auth anonymous cannot create it: run once with a key, SAS or --auth entra/);
+    expect((err as Error).message).toMatch(
+      /large\.file is not the expected content; --auth anonymous cannot create it: run once with a key, SAS or --auth entra/,
+    );
   });
 });

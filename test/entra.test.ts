@@ -18,7 +18,14 @@ import { setLogLevel } from '../src/log/logger.js';
 import { TOKEN_REFUSED_FIX } from '../src/storage/entra.js';
 import { startEmbeddedAzurite, type EmbeddedAzurite } from './helpers/azurite.js';
 import { ONE_RUN } from './helpers/cli-env.js';
-import { startAuthorityServer, startManagedIdentityServer, STORAGE_AUDIENCE, TENANT, type TokenOptions, type TokenServer } from './helpers/token-servers.js';
+import {
+  startAuthorityServer,
+  startManagedIdentityServer,
+  STORAGE_AUDIENCE,
+  TENANT,
+  type TokenOptions,
+  type TokenServer,
+} from './helpers/token-servers.js';
 import { testConfig } from './helpers/config.js';
 
 const DIST = fileURLToPath(new URL('../dist/', import.meta.url));
@@ -26,7 +33,8 @@ const DIST = fileURLToPath(new URL('../dist/', import.meta.url));
 const CLI_LIMIT_MS = 90_000;
 const IDENTITY_HEADER = 'identity-header-secret';
 const CLIENT_ID = '0d1c2b3a-4e5f-6789-abcd-ef0123456789';
-const FEDERATED_TOKEN = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJzeXN0ZW06c2VydmljZWFjY291bnQ6YmVuY2g6YmxvYi1jYWNoZXIifQ.c2ln';
+const FEDERATED_TOKEN =
+  'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJzeXN0ZW06c2VydmljZWFjY291bnQ6YmVuY2g6YmxvYi1jYWNoZXIifQ.c2ln';
 const DOWNLOAD_STRATEGIES = ['single', 'chunked', 'round-robin', 'assemble', 'sdk'];
 const UPLOAD_STRATEGIES = ['small-files', 'sdk-small-files', 'blocks', 'sdk-upload'];
 
@@ -35,15 +43,18 @@ const require = createRequire(import.meta.url);
 const missing = [
   ['Azurite with --oauth basic', 'azurite/dist/src/blob/authentication/BlobTokenAuthenticator.js'],
   ['@azure/identity', '@azure/identity'],
-].filter(([, module]) => {
-  try {
-    require.resolve(module!);
-    return false;
-  } catch {
-    return true;
-  }
-}).map(([name]) => name!);
-const title = (name: string) => (missing.length ? `${name} (skipped: ${missing.join(', ')} not installed)` : name);
+]
+  .filter(([, module]) => {
+    try {
+      require.resolve(module!);
+      return false;
+    } catch {
+      return true;
+    }
+  })
+  .map(([name]) => name!);
+const title = (name: string) =>
+  missing.length ? `${name} (skipped: ${missing.join(', ')} not installed)` : name;
 
 let azurite: EmbeddedAzurite;
 let dir: string;
@@ -57,15 +68,30 @@ interface CliRun {
 }
 
 /** The CLI with only these variables, at LOG_LEVEL=silly: every request line and its headers are logged. */
-function runCli(command: 'download' | 'upload' | 'collect', vars: Record<string, string>, args: string[] = []): Promise<CliRun> {
+function runCli(
+  command: 'download' | 'upload' | 'collect',
+  vars: Record<string, string>,
+  args: string[] = [],
+): Promise<CliRun> {
   const resultsPath = join(dir, `results-${++runCount}.json`);
   const env = {
-    ...ONE_RUN, PATH: process.env.PATH ?? '', HOME: dir, LOG_LEVEL: 'silly', BLOB_CACHER_RESULTS: resultsPath,
-    BLOB_CACHER_AUTH: 'entra', STORAGE_ENDPOINT: azurite.endpoint, BLOB_CACHER_CA_FILE: caFile, ...vars,
+    ...ONE_RUN,
+    PATH: process.env.PATH ?? '',
+    HOME: dir,
+    LOG_LEVEL: 'silly',
+    BLOB_CACHER_RESULTS: resultsPath,
+    BLOB_CACHER_AUTH: 'entra',
+    STORAGE_ENDPOINT: azurite.endpoint,
+    BLOB_CACHER_CA_FILE: caFile,
+    ...vars,
   };
   return new Promise((resolve, reject) => {
     const script = command === 'collect' ? [join(DIST, 'cli.js'), 'collect'] : [join(DIST, `${command}.js`)];
-    const child = spawn(process.execPath, [...script, ...args], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...script, ...args], {
+      cwd: dir,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const chunks: Buffer[] = [];
     child.stdout.on('data', (c: Buffer) => chunks.push(c));
     child.stderr.on('data', (c: Buffer) => chunks.push(c));
@@ -83,7 +109,8 @@ function runCli(command: 'download' | 'upload' | 'collect', vars: Record<string,
 function expectGreen(run: CliRun, strategies: readonly string[], server: TokenServer): void {
   expect(run.code, run.output.slice(-3000)).toBe(0);
   expect(run.output).toContain('(Entra ID)');
-  for (const strategy of strategies) expect(run.output).toMatch(new RegExp(`^\\d+=?\\s+${strategy}\\s.*\\sok$`, 'm'));
+  for (const strategy of strategies)
+    expect(run.output).toMatch(new RegExp(`^\\d+=?\\s+${strategy}\\s.*\\sok$`, 'm'));
   const doc = JSON.parse(run.results) as { runs: { strategy: string; verified: boolean }[] };
   expect(doc.runs.map((r) => r.strategy).sort()).toEqual([...strategies].sort());
   expect(doc.runs.every((r) => r.verified)).toBe(true);
@@ -96,7 +123,10 @@ function expectNoToken(run: CliRun, server: TokenServer): void {
   expect(server.issued.length).toBeGreaterThan(0);
   expect(run.output).toMatch(/ silly: (GET|PUT) \S+ \{.*"authorization":"Bearer \[redacted\]"/);
   for (const { token } of server.issued) {
-    for (const [where, text] of [['stdout/stderr', run.output], ['results file', run.results]] as const) {
+    for (const [where, text] of [
+      ['stdout/stderr', run.output],
+      ['results file', run.results],
+    ] as const) {
       expect(text.includes(token), `a token is in the ${where}`).toBe(false);
       // Its signature alone is a secret too.
       expect(text.includes(token.split('.')[2]!), `a token's signature is in the ${where}`).toBe(false);
@@ -125,7 +155,12 @@ describe.skipIf(missing.length > 0)(title('--auth entra against Azurite --oauth 
     const vars = () => ({ IDENTITY_ENDPOINT: msi.url, IDENTITY_HEADER });
 
     it('every download strategy verifies with the token, asked for the storage audience', async () => {
-      const run = await runCli('download', { ...vars(), STORAGE_CONTAINER: 'entra-msi', FILE_SIZE: '256KB', SOURCE_METHOD: 'all' });
+      const run = await runCli('download', {
+        ...vars(),
+        STORAGE_CONTAINER: 'entra-msi',
+        FILE_SIZE: '256KB',
+        SOURCE_METHOD: 'all',
+      });
       expectGreen(run, DOWNLOAD_STRATEGIES, msi);
       expect(msi.issued[0]!.params.resource).toBe('https://storage.azure.com');
       // Asked once, before preflight: a one-hour token serves every run of the session.
@@ -134,9 +169,19 @@ describe.skipIf(missing.length > 0)(title('--auth entra against Azurite --oauth 
 
     it('every upload strategy verifies, and --client-id picks a user-assigned identity', async () => {
       const before = msi.issued.length;
-      const run = await runCli('upload', {
-        ...vars(), STORAGE_CONTAINER: 'entra-msi-up', FILE_COUNT: '20', FILE_SIZE: '10', BLOB_CACHER_BLOB_SIZE: '3MB', BLOB_CACHER_BLOCK_SIZE: '1MB', BLOB_CACHER_UPLOAD_METHOD: 'all',
-      }, ['--client-id', CLIENT_ID]);
+      const run = await runCli(
+        'upload',
+        {
+          ...vars(),
+          STORAGE_CONTAINER: 'entra-msi-up',
+          FILE_COUNT: '20',
+          FILE_SIZE: '10',
+          BLOB_CACHER_BLOB_SIZE: '3MB',
+          BLOB_CACHER_BLOCK_SIZE: '1MB',
+          BLOB_CACHER_UPLOAD_METHOD: 'all',
+        },
+        ['--client-id', CLIENT_ID],
+      );
       expectGreen(run, UPLOAD_STRATEGIES, msi);
       const mine = msi.issued.slice(before);
       expect(mine.length).toBeGreaterThan(0);
@@ -155,35 +200,68 @@ describe.skipIf(missing.length > 0)(title('--auth entra against Azurite --oauth 
       await writeFile(authorityCa, authority.ca);
       // The authority's certificate is trusted as a cluster's own CA would be: by the process, not by --ca-file.
       vars = {
-        AZURE_FEDERATED_TOKEN_FILE: tokenFile, AZURE_CLIENT_ID: CLIENT_ID, AZURE_TENANT_ID: TENANT, AZURE_AUTHORITY_HOST: authority.url,
+        AZURE_FEDERATED_TOKEN_FILE: tokenFile,
+        AZURE_CLIENT_ID: CLIENT_ID,
+        AZURE_TENANT_ID: TENANT,
+        AZURE_AUTHORITY_HOST: authority.url,
         NODE_EXTRA_CA_CERTS: authorityCa,
       };
     });
     afterAll(() => authority?.stop());
 
     it('every download strategy verifies with a token from the client-credentials grant', async () => {
-      const run = await runCli('download', { ...vars, STORAGE_CONTAINER: 'entra-wi', FILE_SIZE: '256KB', SOURCE_METHOD: 'all' });
+      const run = await runCli('download', {
+        ...vars,
+        STORAGE_CONTAINER: 'entra-wi',
+        FILE_SIZE: '256KB',
+        SOURCE_METHOD: 'all',
+      });
       expectGreen(run, DOWNLOAD_STRATEGIES, authority);
-      expect(authority.issued[0]!.params).toMatchObject({ client_id: CLIENT_ID, scope: 'https://storage.azure.com/.default', grant_type: 'client_credentials' });
+      expect(authority.issued[0]!.params).toMatchObject({
+        client_id: CLIENT_ID,
+        scope: 'https://storage.azure.com/.default',
+        grant_type: 'client_credentials',
+      });
     }, 120_000);
 
     it('every upload strategy verifies', async () => {
       const run = await runCli('upload', {
-        ...vars, STORAGE_CONTAINER: 'entra-wi-up', FILE_COUNT: '20', FILE_SIZE: '10', BLOB_CACHER_BLOB_SIZE: '3MB', BLOB_CACHER_BLOCK_SIZE: '1MB', BLOB_CACHER_UPLOAD_METHOD: 'all',
+        ...vars,
+        STORAGE_CONTAINER: 'entra-wi-up',
+        FILE_COUNT: '20',
+        FILE_SIZE: '10',
+        BLOB_CACHER_BLOB_SIZE: '3MB',
+        BLOB_CACHER_BLOCK_SIZE: '1MB',
+        BLOB_CACHER_UPLOAD_METHOD: 'all',
       });
       expectGreen(run, UPLOAD_STRATEGIES, authority);
     }, 120_000);
 
     it('a scale-out Job of 2 clients meets and leaves its results in the account with the same identity, and collect merges them', async () => {
       // The default lead (3 s): Last-Modified has whole seconds, and a busy machine (CI) saw the last marker after a 1 s lead.
-      const job = { ...vars, STORAGE_CONTAINER: 'entra-wi-k8s', FILE_COUNT: '20', FILE_SIZE: '10', BLOB_CACHER_UPLOAD_METHOD: 'small-files', BLOB_CACHER_PARALLELISM: '2', BLOB_CACHER_RUN_ID: 'wi-run-1', BLOB_CACHER_START_LEAD: '3s', BLOB_CACHER_BARRIER_TIMEOUT: '60s' };
-      const clients = await Promise.all([0, 1].map((i) => runCli('upload', { ...job, BLOB_CACHER_INDEX: String(i) })));
+      const job = {
+        ...vars,
+        STORAGE_CONTAINER: 'entra-wi-k8s',
+        FILE_COUNT: '20',
+        FILE_SIZE: '10',
+        BLOB_CACHER_UPLOAD_METHOD: 'small-files',
+        BLOB_CACHER_PARALLELISM: '2',
+        BLOB_CACHER_RUN_ID: 'wi-run-1',
+        BLOB_CACHER_START_LEAD: '3s',
+        BLOB_CACHER_BARRIER_TIMEOUT: '60s',
+      };
+      const clients = await Promise.all(
+        [0, 1].map((i) => runCli('upload', { ...job, BLOB_CACHER_INDEX: String(i) })),
+      );
       for (const c of clients) {
         expect(c.code, c.output.slice(-3000)).toBe(0);
         expect(c.output).toMatch(/all 2 clients ready/);
         expectNoToken(c, authority);
       }
-      const collected = await runCli('collect', { ...vars, STORAGE_CONTAINER: 'entra-wi-k8s' }, ['--run-id', 'wi-run-1']);
+      const collected = await runCli('collect', { ...vars, STORAGE_CONTAINER: 'entra-wi-k8s' }, [
+        '--run-id',
+        'wi-run-1',
+      ]);
       expect(collected.code, collected.output.slice(-3000)).toBe(0);
       expect(collected.output).toContain('blob-cacher collect: run wi-run-1, 2 client(s), 2 with results');
       for (const { token } of authority.issued) expect(collected.output.includes(token)).toBe(false);
@@ -197,7 +275,12 @@ describe.skipIf(missing.length > 0)(title('--auth entra against Azurite --oauth 
     const msi = await startManagedIdentityServer(IDENTITY_HEADER, { lifetimeS: 3, delayMs: 150 });
     try {
       const run = await runCli('download', {
-        IDENTITY_ENDPOINT: msi.url, IDENTITY_HEADER, STORAGE_CONTAINER: 'entra-renew', FILE_SIZE: '256KB', SOURCE_METHOD: 'all', BLOB_CACHER_RUNS: '5',
+        IDENTITY_ENDPOINT: msi.url,
+        IDENTITY_HEADER,
+        STORAGE_CONTAINER: 'entra-renew',
+        FILE_SIZE: '256KB',
+        SOURCE_METHOD: 'all',
+        BLOB_CACHER_RUNS: '5',
       });
       expect(run.code, run.output.slice(-3000)).toBe(0);
       const doc = JSON.parse(run.results) as { runs: { verified: boolean }[] };
@@ -218,18 +301,33 @@ describe.skipIf(missing.length > 0)(title('--auth entra against Azurite --oauth 
     const msi = await startManagedIdentityServer(IDENTITY_HEADER, { lifetimeS: 3, delayMs: 150 });
     try {
       const run = await runCli('download', {
-        IDENTITY_ENDPOINT: msi.url, IDENTITY_HEADER, STORAGE_CONTAINER: 'entra-steady', FILE_SIZE: '256KB', SOURCE_METHOD: 'chunked,sdk',
-        BLOB_CACHER_DURATION: '7s', BLOB_CACHER_INTERVAL: '500ms',
+        IDENTITY_ENDPOINT: msi.url,
+        IDENTITY_HEADER,
+        STORAGE_CONTAINER: 'entra-steady',
+        FILE_SIZE: '256KB',
+        SOURCE_METHOD: 'chunked,sdk',
+        BLOB_CACHER_DURATION: '7s',
+        BLOB_CACHER_INTERVAL: '500ms',
       });
       expect(run.code, run.output.slice(-3000)).toBe(0);
-      const doc = JSON.parse(run.results) as { runs: { strategy: string; verified: boolean; failedRequests: number; steady: { series: { ops: number; errors: number }[] } }[] };
+      const doc = JSON.parse(run.results) as {
+        runs: {
+          strategy: string;
+          verified: boolean;
+          failedRequests: number;
+          steady: { series: { ops: number; errors: number }[] };
+        }[];
+      };
       expect(doc.runs.map((r) => r.strategy)).toEqual(['chunked', 'sdk']);
       for (const r of doc.runs) {
         expect(r.verified, r.strategy).toBe(true);
         expect(r.failedRequests, r.strategy).toBe(0);
         // Requests went on, without errors, in every interval after the first token had expired.
         const late = r.steady.series.slice(8, 13);
-        expect(late.every((p) => p.ops > 0 && p.errors === 0), `${r.strategy}: ${JSON.stringify(late)}`).toBe(true);
+        expect(
+          late.every((p) => p.ops > 0 && p.errors === 0),
+          `${r.strategy}: ${JSON.stringify(late)}`,
+        ).toBe(true);
       }
       // Renewed during each run, not only between runs: several tokens per 7 s run.
       expect(msi.issued.length).toBeGreaterThanOrEqual(6);
@@ -242,11 +340,19 @@ describe.skipIf(missing.length > 0)(title('--auth entra against Azurite --oauth 
   it('a token for another audience: one line naming the role and the audience, exit 2, before any run', async () => {
     const msi = await startManagedIdentityServer(IDENTITY_HEADER, { audience: 'https://vault.azure.net' });
     try {
-      const run = await runCli('download', { IDENTITY_ENDPOINT: msi.url, IDENTITY_HEADER, STORAGE_CONTAINER: 'entra-audience', FILE_SIZE: '64KB', LOG_LEVEL: 'info' });
+      const run = await runCli('download', {
+        IDENTITY_ENDPOINT: msi.url,
+        IDENTITY_HEADER,
+        STORAGE_CONTAINER: 'entra-audience',
+        FILE_SIZE: '64KB',
+        LOG_LEVEL: 'info',
+      });
       expect(run.code, run.output).toBe(2);
       const errors = run.output.split('\n').filter((l) => l.startsWith('blob-cacher: '));
       expect(errors, run.output).toHaveLength(1);
-      expect(errors[0]).toMatch(/refused the token \(HTTP 403 AuthenticationFailed: Invalid token audience\.\); assign the role "Storage Blob Data Contributor" on the account \(or the container\) to this identity, and check that the token's audience is https:\/\/storage\.azure\.com$/);
+      expect(errors[0]).toMatch(
+        /refused the token \(HTTP 403 AuthenticationFailed: Invalid token audience\.\); assign the role "Storage Blob Data Contributor" on the account \(or the container\) to this identity, and check that the token's audience is https:\/\/storage\.azure\.com$/,
+      );
       expect(run.output).not.toContain('    at ');
       expect(run.output).not.toContain(msi.issued[0]!.token);
     } finally {
@@ -257,12 +363,19 @@ describe.skipIf(missing.length > 0)(title('--auth entra against Azurite --oauth 
   it('no token to be had (the identity endpoint refuses): one line naming why and what to do, exit 2', async () => {
     const msi = await startManagedIdentityServer(IDENTITY_HEADER);
     try {
-      const run = await runCli('download', { IDENTITY_ENDPOINT: msi.url, IDENTITY_HEADER: 'not-the-header', STORAGE_CONTAINER: 'entra-none', LOG_LEVEL: 'info' });
+      const run = await runCli('download', {
+        IDENTITY_ENDPOINT: msi.url,
+        IDENTITY_HEADER: 'not-the-header',
+        STORAGE_CONTAINER: 'entra-none',
+        LOG_LEVEL: 'info',
+      });
       expect(run.code, run.output).toBe(2);
       expect(msi.refused.length).toBeGreaterThan(0);
       const errors = run.output.split('\n').filter((l) => l.startsWith('blob-cacher: '));
       expect(errors, run.output).toHaveLength(1);
-      expect(errors[0]).toMatch(/^blob-cacher: could not get an Entra ID token for https:\/\/storage\.azure\.com\/\.default \(ManagedIdentityCredential: Authentication failed\. .*\); run where a managed identity or workload identity is available/);
+      expect(errors[0]).toMatch(
+        /^blob-cacher: could not get an Entra ID token for https:\/\/storage\.azure\.com\/\.default \(ManagedIdentityCredential: Authentication failed\. .*\); run where a managed identity or workload identity is available/,
+      );
       expect(run.output).not.toContain('    at ');
     } finally {
       await msi.stop();
@@ -274,17 +387,38 @@ describe.skipIf(missing.length > 0)(title('--auth entra against Azurite --oauth 
     // (preflight and fixtures pass) and the first run, whose job gets a renewed token.
     const opts: TokenOptions = { lifetimeS: 3, audience: STORAGE_AUDIENCE };
     const msi = await startManagedIdentityServer(IDENTITY_HEADER, opts);
-    const saved = Object.fromEntries(Object.entries(process.env).filter(([k]) => /^(AZURE_|IDENTITY_|MSI_)/.test(k)));
+    const saved = Object.fromEntries(
+      Object.entries(process.env).filter(([k]) => /^(AZURE_|IDENTITY_|MSI_)/.test(k)),
+    );
     for (const k of Object.keys(saved)) delete process.env[k];
     Object.assign(process.env, { IDENTITY_ENDPOINT: msi.url, IDENTITY_HEADER });
     setLogLevel('error');
     try {
       const config = testConfig('download', {
-        logLevel: 'error', sourceMethod: 'all', concurrency: 4, fileSizeBytes: 64 * 1024, processes: 1, maxSockets: 4, sink: 'memory', bufferSizeBytes: 64 * 1024,
-        httpClient: 'raw', container: 'entra-refused', cleanup: false, runs: 1, warmup: 0, format: 'console', maxRetries: 0, timeoutMs: 30_000, trace: true,
+        logLevel: 'error',
+        sourceMethod: 'all',
+        concurrency: 4,
+        fileSizeBytes: 64 * 1024,
+        processes: 1,
+        maxSockets: 4,
+        sink: 'memory',
+        bufferSizeBytes: 64 * 1024,
+        httpClient: 'raw',
+        container: 'entra-refused',
+        cleanup: false,
+        runs: 1,
+        warmup: 0,
+        format: 'console',
+        maxRetries: 0,
+        timeoutMs: 30_000,
+        trace: true,
         credentials: { kind: 'entra', account: azurite.account, endpoint: azurite.endpoint, caFile },
       });
-      const run = await runDownload(config, { onEvent: (e) => { if (e.type === 'cell') opts.audience = 'https://vault.azure.net'; } });
+      const run = await runDownload(config, {
+        onEvent: (e) => {
+          if (e.type === 'cell') opts.audience = 'https://vault.azure.net';
+        },
+      });
       expect(run.results.map((r) => r.strategy)).toEqual(DOWNLOAD_STRATEGIES);
       for (const r of run.results) {
         expect(r.verified, r.strategy).toBe(false);

@@ -18,8 +18,9 @@ const FLAG_CAP_BYTES = 2 * 4 * 1024 * 1024;
  * Registered before the entry: once the command is done, garbage with survivors made over 200 turns of
  * the event loop (as a run's messages come), then the new space's size written to `out`.
  */
-const probe = (out: string) => `data:text/javascript,${encodeURIComponent(
-  `import v8 from 'node:v8'; import { writeFileSync } from 'node:fs';
+const probe = (out: string) =>
+  `data:text/javascript,${encodeURIComponent(
+    `import v8 from 'node:v8'; import { writeFileSync } from 'node:fs';
   process.once('beforeExit', async () => {
     const keep = [];
     for (let i = 0; i < 200; i++) {
@@ -28,27 +29,38 @@ const probe = (out: string) => `data:text/javascript,${encodeURIComponent(
     }
     writeFileSync(${JSON.stringify(out)}, String(v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size));
   });`,
-)}`;
+  )}`;
 
 let n = 0;
 /** The new space's size after the probe, in a process started as `node <flags> <args>`. */
 function newSpaceBytes(flags: string[], args: string[]): number {
   const out = join(work, `new-space-${++n}`);
-  const r = spawnSync(process.execPath, [...flags, '--import', probe(out), ...args], { encoding: 'utf8', timeout: 30_000, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' } });
+  const r = spawnSync(process.execPath, [...flags, '--import', probe(out), ...args], {
+    encoding: 'utf8',
+    timeout: 30_000,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+  });
   expect(r.status, r.stderr).toBe(0);
   return Number(readFileSync(out, 'utf8'));
 }
 
 describe('the coordinator young generation', () => {
-  it('grows past the flag\'s cap in a process given neither the flag nor the entry (the probe is not vacuous)', () => {
+  it("grows past the flag's cap in a process given neither the flag nor the entry (the probe is not vacuous)", () => {
     expect(newSpaceBytes([], ['-e', '0'])).toBeGreaterThan(FLAG_CAP_BYTES);
   });
 
-  it.each([['dist/download.js'], ['dist/upload.js'], ['dist/cli.js', 'download']])('is the flag\'s when typed as `node %s` (no shebang flag)', (entry, ...rest) => {
-    expect(newSpaceBytes([], [join(DIST, entry.slice('dist/'.length)), ...rest, '--help'])).toBe(FLAG_CAP_BYTES);
-  });
+  it.each([['dist/download.js'], ['dist/upload.js'], ['dist/cli.js', 'download']])(
+    "is the flag's when typed as `node %s` (no shebang flag)",
+    (entry, ...rest) => {
+      expect(newSpaceBytes([], [join(DIST, entry.slice('dist/'.length)), ...rest, '--help'])).toBe(
+        FLAG_CAP_BYTES,
+      );
+    },
+  );
 
-  it('is the flag\'s when the flag is given (the npm scripts, the bin\'s shebang): the entry leaves it alone', () => {
-    expect(newSpaceBytes(['--max-semi-space-size=4'], [join(DIST, 'download.js'), '--help'])).toBe(FLAG_CAP_BYTES);
+  it("is the flag's when the flag is given (the npm scripts, the bin's shebang): the entry leaves it alone", () => {
+    expect(newSpaceBytes(['--max-semi-space-size=4'], [join(DIST, 'download.js'), '--help'])).toBe(
+      FLAG_CAP_BYTES,
+    );
   });
 });

@@ -16,8 +16,16 @@ import { runUpload } from '../src/engine/upload.js';
 import { startEmbeddedAzurite, type EmbeddedAzurite } from './helpers/azurite.js';
 import { testConfig, type TestSettings } from './helpers/config.js';
 import {
-  deterministicBuffer, everyGet, firstGets, inOrder, startFaultProxy, startFaultServer,
-  type Fault, type FaultLogEntry, type FaultPlan, type PutFault,
+  deterministicBuffer,
+  everyGet,
+  firstGets,
+  inOrder,
+  startFaultProxy,
+  startFaultServer,
+  type Fault,
+  type FaultLogEntry,
+  type FaultPlan,
+  type PutFault,
 } from './helpers/fault-servers.js';
 import { runFailed } from '../src/results/schema.js';
 import { toRunRecord } from '../src/results/record.js';
@@ -38,9 +46,24 @@ const INITIAL_GETS: Record<Method, number> = { single: 1, chunked: CONCURRENCY }
 
 function configFor(url: string, overrides: TestSettings<DownloadConfig> = {}): DownloadConfig {
   return testConfig('download', {
-    logLevel: 'error', sourceMethod: 'single', concurrency: CONCURRENCY, fileSizeBytes: 0, processes: 1, maxSockets: 8,
-    sink: 'memory', bufferSizeBytes: 65536, container: 'unused', cleanup: false, credentials: { kind: 'url', url },
-    runs: 1, warmup: 0, format: 'console', maxRetries: 3, timeoutMs: 5000, trace: true, httpClient: 'raw',
+    logLevel: 'error',
+    sourceMethod: 'single',
+    concurrency: CONCURRENCY,
+    fileSizeBytes: 0,
+    processes: 1,
+    maxSockets: 8,
+    sink: 'memory',
+    bufferSizeBytes: 65536,
+    container: 'unused',
+    cleanup: false,
+    credentials: { kind: 'url', url },
+    runs: 1,
+    warmup: 0,
+    format: 'console',
+    maxRetries: 3,
+    timeoutMs: 5000,
+    trace: true,
+    httpClient: 'raw',
     ...overrides,
   });
 }
@@ -65,7 +88,8 @@ async function runAgainst(plan: FaultPlan, overrides: Partial<DownloadConfig>): 
   }
 }
 
-const sum = (records: OpRecord[], key: 'retries' | 'throttled' | 'backoffMs') => records.reduce((s, r) => s + r[key], 0);
+const sum = (records: OpRecord[], key: 'retries' | 'throttled' | 'backoffMs') =>
+  records.reduce((s, r) => s + r[key], 0);
 const injected = (gets: FaultLogEntry[], kind: Fault['kind']) => gets.filter((g) => g.injected === kind);
 const rangeOf = (first: number, last: number) => `bytes=${first}-${last}`;
 
@@ -78,15 +102,22 @@ function expectDelivered({ result, records }: FaultRun): void {
   expect(result.bytes).toBe(SIZE_BYTES);
   // For a plain URL the run itself checks only the byte count; the worker's per-item MD5 of what
   // landed in the sink lets the test check the content too.
-  for (const r of records) expect(r.md5, `item ${r.item}`).toBe(md5(body.subarray(r.offsetBytes, r.offsetBytes + r.bytes)));
+  for (const r of records)
+    expect(r.md5, `item ${r.item}`).toBe(md5(body.subarray(r.offsetBytes, r.offsetBytes + r.bytes)));
 }
 
 /** Phases add up to the total, and only retried records carry a `retry` phase. */
 function expectPhasesAddUp(records: OpRecord[]): void {
   for (const r of records) {
     const phaseSumMs = Object.values(r.phases).reduce((s: number, v) => s + (v ?? 0), 0);
-    expect(Math.abs(phaseSumMs - r.totalMs), `item ${r.item}: ${JSON.stringify(r.phases)} vs ${r.totalMs}`).toBeLessThanOrEqual(0.05);
-    expect(r.phases.retry !== undefined, `item ${r.item}: retries=${r.retries}, phases ${Object.keys(r.phases).join(',')}`).toBe(r.retries > 0);
+    expect(
+      Math.abs(phaseSumMs - r.totalMs),
+      `item ${r.item}: ${JSON.stringify(r.phases)} vs ${r.totalMs}`,
+    ).toBeLessThanOrEqual(0.05);
+    expect(
+      r.phases.retry !== undefined,
+      `item ${r.item}: retries=${r.retries}, phases ${Object.keys(r.phases).join(',')}`,
+    ).toBe(r.retries > 0);
     if (r.retries > 0) expect(r.phases.retry!).toBeGreaterThanOrEqual(r.backoffMs);
   }
 }
@@ -112,7 +143,8 @@ function expectResumedFromBreak(gets: FaultLogEntry[], sink: 'memory' | 'sparse-
     const resume = gets.find((later) => later.getIndex! > g.getIndex! && later.last === g.last);
     expect(resume, `GET #${g.getIndex} (${g.range ?? 'whole'}) was never resumed`).toBeDefined();
     expect(resume!.range).toBe(rangeOf(resume!.first, g.last));
-    if (sink === 'memory') expect(resume!.first, `resume of GET #${g.getIndex}`).toBe(g.first + g.bodyBytesSent);
+    if (sink === 'memory')
+      expect(resume!.first, `resume of GET #${g.getIndex}`).toBe(g.first + g.bodyBytesSent);
     expect(resume!.first).toBeGreaterThan(g.first);
     expect(resume!.first).toBeLessThanOrEqual(g.first + g.bodyBytesSent);
     deliveredBytes += resume!.first - g.first;
@@ -124,7 +156,10 @@ function expectResumedFromBreak(gets: FaultLogEntry[], sink: 'memory' | 'sparse-
 function expectRetriedSameSpan(gets: FaultLogEntry[]): void {
   for (const g of injected(gets, 'status')) {
     const again = gets.filter((later) => later.getIndex! > g.getIndex! && later.range === g.range);
-    expect(again.length, `GET #${g.getIndex} (${g.range ?? 'whole'}) was not tried again`).toBeGreaterThanOrEqual(1);
+    expect(
+      again.length,
+      `GET #${g.getIndex} (${g.range ?? 'whole'}) was not tried again`,
+    ).toBeGreaterThanOrEqual(1);
   }
 }
 
@@ -139,10 +174,17 @@ describe('reset mid-body on the first 2 GETs', () => {
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
   it.each([
-    ['single', 'memory'], ['chunked', 'memory'], ['single', 'sparse-file'], ['chunked', 'sparse-file'],
+    ['single', 'memory'],
+    ['chunked', 'memory'],
+    ['single', 'sparse-file'],
+    ['chunked', 'sparse-file'],
   ] as const)('%s to %s: resumes from the byte where the body broke, verified', async (method, sink) => {
     const outPath = sink === 'sparse-file' ? join(dir, `${method}.out`) : undefined;
-    const run = await runAgainst(firstGets(2, { kind: 'reset', afterBytes: BREAK_AT_BYTES }), { sourceMethod: method, sink, outPath });
+    const run = await runAgainst(firstGets(2, { kind: 'reset', afterBytes: BREAK_AT_BYTES }), {
+      sourceMethod: method,
+      sink,
+      outPath,
+    });
 
     expectDelivered(run);
     if (outPath) expect((await readFile(outPath)).equals(body)).toBe(true);
@@ -155,7 +197,9 @@ describe('reset mid-body on the first 2 GETs', () => {
     if (method === 'single' && sink === 'memory') {
       // Two breaks in a row: each resume starts where the previous try's body broke.
       expect(run.gets.map((g) => g.range)).toEqual([
-        undefined, rangeOf(BREAK_AT_BYTES, SIZE_BYTES - 1), rangeOf(2 * BREAK_AT_BYTES, SIZE_BYTES - 1),
+        undefined,
+        rangeOf(BREAK_AT_BYTES, SIZE_BYTES - 1),
+        rangeOf(2 * BREAK_AT_BYTES, SIZE_BYTES - 1),
       ]);
     }
     expectPhasesAddUp(run.records);
@@ -169,26 +213,32 @@ describe('error statuses on the first 2 GETs', () => {
     ['chunked', 429, 'TooManyRequests', 2],
     ['single', 500, 'InternalError', 0],
     ['chunked', 500, 'InternalError', 0],
-  ] as const)('%s, HTTP %i (%s): retried, verified, %i counted as throttled', async (method, status, code, throttled) => {
-    // Retry-After: 0 keeps the throttling cases fast and their backoff exact; a 500 carries none.
-    const fault: Fault = { kind: 'status', status, code, retryAfter: status === 500 ? undefined : '0' };
-    const run = await runAgainst(firstGets(2, fault), { sourceMethod: method });
+  ] as const)(
+    '%s, HTTP %i (%s): retried, verified, %i counted as throttled',
+    async (method, status, code, throttled) => {
+      // Retry-After: 0 keeps the throttling cases fast and their backoff exact; a 500 carries none.
+      const fault: Fault = { kind: 'status', status, code, retryAfter: status === 500 ? undefined : '0' };
+      const run = await runAgainst(firstGets(2, fault), { sourceMethod: method });
 
-    expectDelivered(run);
-    expect(injected(run.gets, 'status')).toHaveLength(2);
-    expect(run.gets).toHaveLength(INITIAL_GETS[method] + 2);
-    expect(sum(run.records, 'retries')).toBe(2);
-    expect(sum(run.records, 'throttled')).toBe(throttled);
-    expect(run.result.throttled).toBe(throttled);
-    // Retry-After: 0 means no wait at all; without it, full jitter stays under base * 2^attempt.
-    if (status !== 500) expect(sum(run.records, 'backoffMs')).toBe(0);
-    else for (const r of run.records) expect(r.backoffMs).toBeLessThanOrEqual(100 + 200);
-    expectRetriedSameSpan(run.gets);
-    expectPhasesAddUp(run.records);
-  });
+      expectDelivered(run);
+      expect(injected(run.gets, 'status')).toHaveLength(2);
+      expect(run.gets).toHaveLength(INITIAL_GETS[method] + 2);
+      expect(sum(run.records, 'retries')).toBe(2);
+      expect(sum(run.records, 'throttled')).toBe(throttled);
+      expect(run.result.throttled).toBe(throttled);
+      // Retry-After: 0 means no wait at all; without it, full jitter stays under base * 2^attempt.
+      if (status !== 500) expect(sum(run.records, 'backoffMs')).toBe(0);
+      else for (const r of run.records) expect(r.backoffMs).toBeLessThanOrEqual(100 + 200);
+      expectRetriedSameSpan(run.gets);
+      expectPhasesAddUp(run.records);
+    },
+  );
 
   it('honours Retry-After: 1 (503 once): the request sleeps the full second', async () => {
-    const run = await runAgainst(firstGets(1, { kind: 'status', status: 503, code: 'ServerBusy', retryAfter: '1' }), { sourceMethod: 'single' });
+    const run = await runAgainst(
+      firstGets(1, { kind: 'status', status: 503, code: 'ServerBusy', retryAfter: '1' }),
+      { sourceMethod: 'single' },
+    );
 
     expectDelivered(run);
     const [r] = run.records;
@@ -226,57 +276,73 @@ describe('the report of a run that met faults', () => {
 });
 
 describe('more failures than maxRetries', () => {
-  it.each(['single', 'chunked'] as const)('%s, HTTP 500 forever with maxRetries 2: fails cleanly after exactly 3 tries per item', async (method) => {
-    const maxRetries = 2;
-    const run = await runAgainst(everyGet({ kind: 'status', status: 500, code: 'InternalError' }), { sourceMethod: method, maxRetries });
+  it.each(['single', 'chunked'] as const)(
+    '%s, HTTP 500 forever with maxRetries 2: fails cleanly after exactly 3 tries per item',
+    async (method) => {
+      const maxRetries = 2;
+      const run = await runAgainst(everyGet({ kind: 'status', status: 500, code: 'InternalError' }), {
+        sourceMethod: method,
+        maxRetries,
+      });
 
-    // The run returned (no throw, no hang) and says what went wrong.
-    const { result, records, gets } = run;
-    expect(result.verified).toBe(false);
-    expect(`${result.error ?? ''} ${result.verification}`).toMatch(/HTTP 500/);
-    expect(records).toHaveLength(INITIAL_GETS[method]);
-    expect(result.failedRequests).toBe(INITIAL_GETS[method]);
-    for (const r of records) {
-      expect(r.error).toMatch(/^HTTP 500 InternalError/);
-      expect(r.status).toBe(500);
-      expect(r.retries).toBe(maxRetries);
-      expect(r.throttled).toBe(0);
-    }
-    // What reached the server: maxRetries + 1 GETs for each item's span, and nothing else.
-    expect(gets).toHaveLength(INITIAL_GETS[method] * (maxRetries + 1));
-    const perSpan = new Map<string, number>();
-    for (const g of gets) perSpan.set(g.range ?? 'whole', (perSpan.get(g.range ?? 'whole') ?? 0) + 1);
-    expect(perSpan.size).toBe(INITIAL_GETS[method]);
-    for (const [span, count] of perSpan) expect(count, span).toBe(maxRetries + 1);
-    expectPhasesAddUp(records);
-  });
+      // The run returned (no throw, no hang) and says what went wrong.
+      const { result, records, gets } = run;
+      expect(result.verified).toBe(false);
+      expect(`${result.error ?? ''} ${result.verification}`).toMatch(/HTTP 500/);
+      expect(records).toHaveLength(INITIAL_GETS[method]);
+      expect(result.failedRequests).toBe(INITIAL_GETS[method]);
+      for (const r of records) {
+        expect(r.error).toMatch(/^HTTP 500 InternalError/);
+        expect(r.status).toBe(500);
+        expect(r.retries).toBe(maxRetries);
+        expect(r.throttled).toBe(0);
+      }
+      // What reached the server: maxRetries + 1 GETs for each item's span, and nothing else.
+      expect(gets).toHaveLength(INITIAL_GETS[method] * (maxRetries + 1));
+      const perSpan = new Map<string, number>();
+      for (const g of gets) perSpan.set(g.range ?? 'whole', (perSpan.get(g.range ?? 'whole') ?? 0) + 1);
+      expect(perSpan.size).toBe(INITIAL_GETS[method]);
+      for (const [span, count] of perSpan) expect(count, span).toBe(maxRetries + 1);
+      expectPhasesAddUp(records);
+    },
+  );
 });
 
 describe('a body that stalls past the timeout once', () => {
-  it.each(['single', 'chunked'] as const)('%s: the try times out, the retry resumes, verified', async (method) => {
-    const run = await runAgainst(firstGets(1, { kind: 'stall', afterBytes: BREAK_AT_BYTES }), { sourceMethod: method, timeoutMs: STALL_TIMEOUT_MS });
+  it.each(['single', 'chunked'] as const)(
+    '%s: the try times out, the retry resumes, verified',
+    async (method) => {
+      const run = await runAgainst(firstGets(1, { kind: 'stall', afterBytes: BREAK_AT_BYTES }), {
+        sourceMethod: method,
+        timeoutMs: STALL_TIMEOUT_MS,
+      });
 
-    expectDelivered(run);
-    const [stall] = injected(run.gets, 'stall');
-    // The client gave up on the held socket; the server never let go of it.
-    expect(stall!.stallEndedBy).toBe('client');
-    expect(stall!.stalledMs!).toBeGreaterThanOrEqual(STALL_TIMEOUT_MS - 50);
-    expect(run.gets).toHaveLength(INITIAL_GETS[method] + 1);
-    expectResumedFromBreak(run.gets);
+      expectDelivered(run);
+      const [stall] = injected(run.gets, 'stall');
+      // The client gave up on the held socket; the server never let go of it.
+      expect(stall!.stallEndedBy).toBe('client');
+      expect(stall!.stalledMs!).toBeGreaterThanOrEqual(STALL_TIMEOUT_MS - 50);
+      expect(run.gets).toHaveLength(INITIAL_GETS[method] + 1);
+      expectResumedFromBreak(run.gets);
 
-    const retried = run.records.filter((r) => r.retries > 0);
-    expect(retried).toHaveLength(1);
-    const r = retried[0]!;
-    expect(r.retries).toBe(1);
-    expect(r.throttled).toBe(0);
-    expect(r.offsetBytes).toBe(stall!.first);
-    // The failed try waited out the idle timeout before it was given up: it all went into `retry`.
-    expect(r.phases.retry! - r.backoffMs).toBeGreaterThanOrEqual(STALL_TIMEOUT_MS - 1);
-    expectPhasesAddUp(run.records);
-  });
+      const retried = run.records.filter((r) => r.retries > 0);
+      expect(retried).toHaveLength(1);
+      const r = retried[0]!;
+      expect(r.retries).toBe(1);
+      expect(r.throttled).toBe(0);
+      expect(r.offsetBytes).toBe(stall!.first);
+      // The failed try waited out the idle timeout before it was given up: it all went into `retry`.
+      expect(r.phases.retry! - r.backoffMs).toBeGreaterThanOrEqual(STALL_TIMEOUT_MS - 1);
+      expectPhasesAddUp(run.records);
+    },
+  );
 
   it('single, stalling every time with maxRetries 1: fails with the timeout as its error, after resuming once', async () => {
-    const run = await runAgainst(everyGet({ kind: 'stall', afterBytes: BREAK_AT_BYTES }), { sourceMethod: 'single', timeoutMs: STALL_TIMEOUT_MS, maxRetries: 1 });
+    const run = await runAgainst(everyGet({ kind: 'stall', afterBytes: BREAK_AT_BYTES }), {
+      sourceMethod: 'single',
+      timeoutMs: STALL_TIMEOUT_MS,
+      maxRetries: 1,
+    });
 
     expect(run.result.verified).toBe(false);
     const [r] = run.records;
@@ -335,16 +401,37 @@ describe('uploads through a proxy that fails Put Blob in front of Azurite', () =
   });
   afterAll(() => azurite?.stop());
 
-  async function uploadThrough(plan: (putIndex: number) => PutFault | undefined, overrides: TestSettings<UploadConfig> = {}) {
+  async function uploadThrough(
+    plan: (putIndex: number) => PutFault | undefined,
+    overrides: TestSettings<UploadConfig> = {},
+  ) {
     const proxy = await startFaultProxy(azurite.endpoint, plan);
     try {
-      const run = await runUpload(testConfig('upload', {
-        logLevel: 'error', uploadMethod: 'small-files', fileCount: FILE_COUNT, fileSizeBytes: 10_000, blobSizeBytes: 0,
-        blockSizeBytes: 4096, concurrency: 1, thresholdBytes: 0, processes: 1, maxSockets: 4, container: 'faults', keep: false,
-        credentials: { kind: 'key', account: azurite.account, key: azurite.key, endpoint: proxy.endpoint },
-        runs: 1, warmup: 0, format: 'console', maxRetries: 3, timeoutMs: 5000, trace: true, httpClient: 'raw',
-        ...overrides,
-      }));
+      const run = await runUpload(
+        testConfig('upload', {
+          logLevel: 'error',
+          uploadMethod: 'small-files',
+          fileCount: FILE_COUNT,
+          fileSizeBytes: 10_000,
+          blobSizeBytes: 0,
+          blockSizeBytes: 4096,
+          concurrency: 1,
+          thresholdBytes: 0,
+          processes: 1,
+          maxSockets: 4,
+          container: 'faults',
+          keep: false,
+          credentials: { kind: 'key', account: azurite.account, key: azurite.key, endpoint: proxy.endpoint },
+          runs: 1,
+          warmup: 0,
+          format: 'console',
+          maxRetries: 3,
+          timeoutMs: 5000,
+          trace: true,
+          httpClient: 'raw',
+          ...overrides,
+        }),
+      );
       expect(run.results.map((r) => r.strategy)).toEqual(['small-files']);
       return { result: run.results[0]!, puts: proxy.log.filter((e) => e.putIndex !== undefined) };
     } finally {
@@ -370,14 +457,20 @@ describe('uploads through a proxy that fails Put Blob in front of Azurite', () =
     expect(puts).toHaveLength(FILE_COUNT + 3);
     expect(puts.every((p) => p.bodyBytes === 10_000)).toBe(true);
     for (const p of puts.filter((e) => e.injected !== 'none')) {
-      expect(puts.some((later) => later.putIndex! > p.putIndex! && later.path === p.path && later.status === 201), p.path).toBe(true);
+      expect(
+        puts.some((later) => later.putIndex! > p.putIndex! && later.path === p.path && later.status === 201),
+        p.path,
+      ).toBe(true);
     }
     expect(puts.filter((e) => e.status === 201)).toHaveLength(FILE_COUNT);
     expectPhasesAddUp(result.records.toArray());
   });
 
   it('500 forever with maxRetries 1: fails cleanly after exactly 2 tries per blob', async () => {
-    const { result, puts } = await uploadThrough(() => ({ kind: 'status', status: 500, code: 'InternalError' }), { maxRetries: 1 });
+    const { result, puts } = await uploadThrough(
+      () => ({ kind: 'status', status: 500, code: 'InternalError' }),
+      { maxRetries: 1 },
+    );
 
     expect(result.verified).toBe(false);
     expect(`${result.error ?? ''} ${result.verification}`).toMatch(/HTTP 500/);

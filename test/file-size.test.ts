@@ -20,6 +20,8 @@ describe('FILE_SIZE', () => {
   });
 
   it('a bad value names the bare unit in its example', () => {
-    expect(() => loadDownloadConfig({}, { env: { FILE_SIZE: 'abc' } })).toThrow(/FILE_SIZE.*102 \(a bare number is KB\)/);
+    expect(() => loadDownloadConfig({}, { env: { FILE_SIZE: 'abc' } })).toThrow(
+      /FILE_SIZE.*102 \(a bare number is KB\)/,
+    );
   });
 });

@@ -36,7 +36,8 @@ const INPUTS = ['download', 'upload', 'sweep', 'steady', 'tune', 'sizes'];
 describe.each(INPUTS)('golden reports of test/golden/%s.json', (input) => {
   const resultsPath = `test/golden/${input}.json`;
   const report = readResults(join(GOLDEN, `${input}.json`)).then((doc) => ({
-    doc, report: buildReport(doc, { title: `blob-cacher report: ${resultsPath}` }),
+    doc,
+    report: buildReport(doc, { title: `blob-cacher report: ${resultsPath}` }),
   }));
 
   it.each(RENDERINGS)(`renders $name as the committed ${input}.$name`, async ({ name, format, opts }) => {

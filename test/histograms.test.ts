@@ -3,7 +3,19 @@
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import * as hdr from 'hdr-histogram-js';
-import { asDecoded, decodeHistogram, encodeHistogram, HistogramSum, METRICS, newHistogram, PhaseHistograms, summarizeHistogram, valuesAtPercentiles, withIntegerIndex, type MetricName } from '../src/metrics/histograms.js';
+import {
+  asDecoded,
+  decodeHistogram,
+  encodeHistogram,
+  HistogramSum,
+  METRICS,
+  newHistogram,
+  PhaseHistograms,
+  summarizeHistogram,
+  valuesAtPercentiles,
+  withIntegerIndex,
+  type MetricName,
+} from '../src/metrics/histograms.js';
 import type { PhaseDurationsMs } from '../src/transport/phases.js';
 
 /** mulberry32: a small seeded PRNG, so every run sees the same values. */
@@ -94,8 +106,8 @@ describe('PhaseHistograms across workers', () => {
   });
 });
 
-describe('HistogramSum and a reused set (a run\'s collection without decode/re-encode)', () => {
-  it('passes one worker\'s encoding through, adds two, and adds a request recorded here', () => {
+describe("HistogramSum and a reused set (a run's collection without decode/re-encode)", () => {
+  it("passes one worker's encoding through, adds two, and adds a request recorded here", () => {
     const a = new PhaseHistograms();
     a.record({ firstByte: 2 }, 5);
     const b = new PhaseHistograms();
@@ -123,7 +135,12 @@ describe('a histogram as long as its data (short walks from the last answer to t
     const rand = seeded(28);
     const values = Array.from({ length: 2000 }, () => Math.round(50 + 5000 * rand() ** 6));
     values.push(3_600_000_000); // an hour: far past where it started
-    const fixed = hdr.build({ bitBucketSize: 64, lowestDiscernibleValue: 1, highestTrackableValue: 24 * 3600 * 1_000_000, numberOfSignificantValueDigits: 3 });
+    const fixed = hdr.build({
+      bitBucketSize: 64,
+      lowestDiscernibleValue: 1,
+      highestTrackableValue: 24 * 3600 * 1_000_000,
+      numberOfSignificantValueDigits: 3,
+    });
     const grown = newHistogram();
     const small = newHistogram();
     for (const v of values) {
@@ -132,16 +149,25 @@ describe('a histogram as long as its data (short walks from the last answer to t
       if (v < 10_000) small.recordValue(v);
     }
     // Up to 2^14 µs: 2,048 buckets and 1,024 a doubling past 2^11; not 28,672.
-    expect((small as unknown as { countsArrayLength: number }).countsArrayLength).toBeLessThanOrEqual(5 * 1024);
+    expect((small as unknown as { countsArrayLength: number }).countsArrayLength).toBeLessThanOrEqual(
+      5 * 1024,
+    );
     const read = (h: hdr.Histogram) => [50, 90, 99, 99.9, 100].map((p) => h.getValueAtPercentile(p));
     expect(read(grown)).toEqual(read(fixed));
     expect(read(decodeHistogram(encodeHistogram(grown)))).toEqual(read(fixed));
   });
 
   it('adds a histogram of a results file written with the fixed range (and that one adds a new one)', () => {
-    const old = hdr.build({ bitBucketSize: 64, lowestDiscernibleValue: 1, highestTrackableValue: 24 * 3600 * 1_000_000, numberOfSignificantValueDigits: 3 });
+    const old = hdr.build({
+      bitBucketSize: 64,
+      lowestDiscernibleValue: 1,
+      highestTrackableValue: 24 * 3600 * 1_000_000,
+      numberOfSignificantValueDigits: 3,
+    });
     [120, 4_000, 90_000_000].forEach((v) => old.recordValue(v));
-    const oldText = (old as hdr.Histogram & { encodeIntoCompressedBase64(): string }).encodeIntoCompressedBase64();
+    const oldText = (
+      old as hdr.Histogram & { encodeIntoCompressedBase64(): string }
+    ).encodeIntoCompressedBase64();
     const fresh = newHistogram();
     [7, 300].forEach((v) => fresh.recordValue(v));
     const sum = new PhaseHistograms();
@@ -169,7 +195,9 @@ describe('valuesAtPercentiles: one walk of the counts', () => {
     }
     const one = newHistogram(2);
     one.recordValue(123_456);
-    expect(valuesAtPercentiles(one, [50, 0, 100])).toEqual([50, 0, 100].map((p) => one.getValueAtPercentile(p)));
+    expect(valuesAtPercentiles(one, [50, 0, 100])).toEqual(
+      [50, 0, 100].map((p) => one.getValueAtPercentile(p)),
+    );
     // Zeros (a phase under 0.5 µs), alone and below others; and a histogram decoded from its encoding.
     const zeros = newHistogram();
     [0, 0, 0].forEach((v) => zeros.recordValue(v));
@@ -181,7 +209,7 @@ describe('valuesAtPercentiles: one walk of the counts', () => {
   });
 });
 
-describe('a run\'s own histograms handed to the decode that follows', () => {
+describe("a run's own histograms handed to the decode that follows", () => {
   it('the first decode of its encoding takes the histogram the coordinator made, as a decode would leave it; later ones decode', () => {
     const sum = new HistogramSum();
     const rand = seeded(11);
@@ -194,7 +222,12 @@ describe('a run\'s own histograms handed to the decode that follows', () => {
     expect(sum.encode()).toBe(encoded);
     expect(() => sum.recordMs('total', 1)).toThrow(/after its encoding/);
     const ps = [0, 50, 90, 99, 99.9, 100];
-    const read = (h: hdr.Histogram) => ({ n: h.totalCount, max: h.maxValue, min: h.minNonZeroValue, at: valuesAtPercentiles(h, ps) });
+    const read = (h: hdr.Histogram) => ({
+      n: h.totalCount,
+      max: h.maxValue,
+      min: h.minNonZeroValue,
+      at: valuesAtPercentiles(h, ps),
+    });
     for (const m of ['firstByte', 'total'] as const) {
       const first = decodeHistogram(encoded[m]!);
       const again = decodeHistogram(encoded[m]!);
@@ -208,15 +241,45 @@ describe('a run\'s own histograms handed to the decode that follows', () => {
 
   it("encodes byte for byte as the package's encodeIntoCompressedBase64 does", () => {
     const rand = seeded(29);
-    type PackageEncoding = hdr.Histogram & { encodeIntoCompressedBase64(): string; recordValueWithCount(v: number, n: number): void };
+    type PackageEncoding = hdr.Histogram & {
+      encodeIntoCompressedBase64(): string;
+      recordValueWithCount(v: number, n: number): void;
+    };
     const cases: Array<[string, (h: PackageEncoding) => void]> = [
       ['empty', () => {}],
       ['one value', (h) => h.recordValue(1500)],
       ['zero only', (h) => h.recordValue(0)],
-      ['latencies', (h) => { for (let i = 0; i < 2000; i++) h.recordValue(Math.round(50 + rand() * rand() * 400_000)); }],
-      ['hours and microseconds', (h) => { h.recordValue(1); h.recordValue(3 * 3_600_000_000); h.recordValue(17); }],
+      [
+        'latencies',
+        (h) => {
+          for (let i = 0; i < 2000; i++) h.recordValue(Math.round(50 + rand() * rand() * 400_000));
+        },
+      ],
+      [
+        'hours and microseconds',
+        (h) => {
+          h.recordValue(1);
+          h.recordValue(3 * 3_600_000_000);
+          h.recordValue(17);
+        },
+      ],
       // Counts whose ZigZag words take every length up to LEB128's 9 bytes.
-      ['large counts', (h) => { for (const [v, n] of [[10, 63], [20, 8191], [40, 2 ** 20], [80, 2 ** 27], [160, 2 ** 34], [320, 2 ** 41], [640, 2 ** 48], [1280, 2 ** 52]]) h.recordValueWithCount(v!, n!); }],
+      [
+        'large counts',
+        (h) => {
+          for (const [v, n] of [
+            [10, 63],
+            [20, 8191],
+            [40, 2 ** 20],
+            [80, 2 ** 27],
+            [160, 2 ** 34],
+            [320, 2 ** 41],
+            [640, 2 ** 48],
+            [1280, 2 ** 52],
+          ])
+            h.recordValueWithCount(v!, n!);
+        },
+      ],
     ];
     for (const [name, fill] of cases) {
       for (const digits of [1, 2, 3] as const) {
@@ -234,12 +297,25 @@ describe('a run\'s own histograms handed to the decode that follows', () => {
     const fills: Array<(h: hdr.Histogram, rand: () => number) => void> = [
       () => {},
       (h) => h.recordValue(0),
-      (h) => { h.recordValue(0); h.recordValue(7); },
+      (h) => {
+        h.recordValue(0);
+        h.recordValue(7);
+      },
       (h) => h.recordValue(1500),
-      (h, rand) => { for (let i = 0; i < 500; i++) h.recordValue(Math.round(rand() * rand() * 5_000_000)); },
-      (h) => { h.recordValue(3 * 3_600_000_000); h.recordValue(1); },
+      (h, rand) => {
+        for (let i = 0; i < 500; i++) h.recordValue(Math.round(rand() * rand() * 5_000_000));
+      },
+      (h) => {
+        h.recordValue(3 * 3_600_000_000);
+        h.recordValue(1);
+      },
       // Sums: what HistogramSum hands over after adding decoded parts to a histogram.
-      (h) => { const other = newHistogram(); other.recordValue(90_000); h.recordValue(40); h.add(decodeHistogram(encodeHistogram(other))); },
+      (h) => {
+        const other = newHistogram();
+        other.recordValue(90_000);
+        h.recordValue(40);
+        h.add(decodeHistogram(encodeHistogram(other)));
+      },
     ];
     for (const [i, fill] of fills.entries()) {
       for (const digits of [1, 3] as const) {
@@ -249,7 +325,9 @@ describe('a run\'s own histograms handed to the decode that follows', () => {
         fill(walked, seeded(i));
         asDecoded(ours);
         walked.establishInternalTackingValues();
-        expect([ours.totalCount, ours.maxValue, ours.minNonZeroValue], `fill ${i}, ${digits} digits`).toEqual([walked.totalCount, walked.maxValue, walked.minNonZeroValue]);
+        expect([ours.totalCount, ours.maxValue, ours.minNonZeroValue], `fill ${i}, ${digits} digits`).toEqual(
+          [walked.totalCount, walked.maxValue, walked.minNonZeroValue],
+        );
       }
     }
   });
@@ -257,17 +335,40 @@ describe('a run\'s own histograms handed to the decode that follows', () => {
 
 describe('the counts index in integer arithmetic', () => {
   type Indexed = hdr.Histogram & { countsArrayIndex(value: number): number; autoResize: boolean };
-  const Package = (createRequire(import.meta.url)('hdr-histogram-js/dist/JsHistogramFactory') as { constructorFromBucketSize(bits: 64): new (low: number, high: number, digits: number) => Indexed }).constructorFromBucketSize(64);
+  const Package = (
+    createRequire(import.meta.url)('hdr-histogram-js/dist/JsHistogramFactory') as {
+      constructorFromBucketSize(bits: 64): new (low: number, high: number, digits: number) => Indexed;
+    }
+  ).constructorFromBucketSize(64);
   const Ours = withIntegerIndex(Package) as unknown as typeof Package;
 
   it("gives the package's index for every whole value up to 2^31 - 1, and takes the package's way past it or between", () => {
     const rand = seeded(31);
-    const values = [0, 1, 2, 3, 1023, 1024, 2047, 2048, 2049, 1.5, 0.4, 2 ** 31 - 1, 2 ** 31, 2 ** 31 + 1, 3 * 3_600_000_000, 2 ** 40 + 7];
+    const values = [
+      0,
+      1,
+      2,
+      3,
+      1023,
+      1024,
+      2047,
+      2048,
+      2049,
+      1.5,
+      0.4,
+      2 ** 31 - 1,
+      2 ** 31,
+      2 ** 31 + 1,
+      3 * 3_600_000_000,
+      2 ** 40 + 7,
+    ];
     for (let k = 1; k < 31; k++) values.push(2 ** k - 1, 2 ** k, 2 ** k + 1);
     for (let i = 0; i < 20_000; i++) values.push(Math.round(Math.exp(rand() * Math.log(2 ** 31))));
     for (const digits of [1, 2, 3]) {
-      const theirs = new Package(1, 2, digits), ours = new Ours(1, 2, digits);
-      for (const v of values) expect(ours.countsArrayIndex(v), `${v}, ${digits} digits`).toBe(theirs.countsArrayIndex(v));
+      const theirs = new Package(1, 2, digits),
+        ours = new Ours(1, 2, digits);
+      for (const v of values)
+        expect(ours.countsArrayIndex(v), `${v}, ${digits} digits`).toBe(theirs.countsArrayIndex(v));
       expect(() => ours.countsArrayIndex(-1)).toThrow(/cannot be negative/);
     }
   });

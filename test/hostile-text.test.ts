@@ -10,7 +10,11 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mergeClients } from '../src/scaleout/collect.js';
-import { CLIENT_RESULTS_SCHEMA, CLIENT_RESULTS_VERSION, parseClientResults } from '../src/scaleout/client-results.js';
+import {
+  CLIENT_RESULTS_SCHEMA,
+  CLIENT_RESULTS_VERSION,
+  parseClientResults,
+} from '../src/scaleout/client-results.js';
 import { renderScaleout } from '../src/report/scaleout.js';
 import type { ResultsFile, RunRecord } from '../src/results/schema.js';
 import { runCli } from './helpers/cli.js';
@@ -33,9 +37,17 @@ const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2
 function scanCommon(what: string, text: string): void {
   expect(text.length, what).toBeGreaterThan(0);
   const bad = CONTROL.exec(text);
-  expect(bad ? `${JSON.stringify(bad[0])} at ${JSON.stringify(text.slice(Math.max(0, bad.index - 40), bad.index + 10))}` : undefined, what).toBeUndefined();
+  expect(
+    bad
+      ? `${JSON.stringify(bad[0])} at ${JSON.stringify(text.slice(Math.max(0, bad.index - 40), bad.index + 10))}`
+      : undefined,
+    what,
+  ).toBeUndefined();
   // A newline in a field never starts a line of its own.
-  expect(text.split('\n').filter((l) => /^\s*(- |\|\s*)?## forged/.test(l)), what).toEqual([]);
+  expect(
+    text.split('\n').filter((l) => /^\s*(- |\|\s*)?## forged/.test(l)),
+    what,
+  ).toEqual([]);
 }
 
 /** One CSV document's cells, quoted cells unquoted. */
@@ -73,7 +85,8 @@ function scan(format: (typeof FORMATS)[number], what: string, text: string): voi
     const lines = text.split('\n');
     const cells = (l: string) => l.replace(/\\./g, '').split('|').length;
     for (let i = 1; i < lines.length; i++) {
-      if (lines[i]!.startsWith('|') && lines[i - 1]!.startsWith('|')) expect(cells(lines[i]!), `${what}: ${lines[i]!.slice(0, 80)}`).toBe(cells(lines[i - 1]!));
+      if (lines[i]!.startsWith('|') && lines[i - 1]!.startsWith('|'))
+        expect(cells(lines[i]!), `${what}: ${lines[i]!.slice(0, 80)}`).toBe(cells(lines[i - 1]!));
     }
     // No markup, code span or link opened by a field (deploy lines are code spans of our own).
     for (const l of lines.filter((x) => !x.startsWith('  - `'))) {
@@ -85,19 +98,45 @@ function scan(format: (typeof FORMATS)[number], what: string, text: string): voi
 }
 
 /** Copies of a measured run: the strategy, cell and text fields given, wall time varied a little. */
-function runsLike(base: RunRecord, strategy: string, cell: Record<string, string>, n: number, extra: Partial<RunRecord> = {}): RunRecord[] {
-  return Array.from({ length: n }, (_, i) => ({ ...base, strategy, cell, description: hostile(`description ${strategy.length}`), verification: hostile('verification'), run: i, wallMs: base.wallMs * (1 + i / 10), ...extra }));
+function runsLike(
+  base: RunRecord,
+  strategy: string,
+  cell: Record<string, string>,
+  n: number,
+  extra: Partial<RunRecord> = {},
+): RunRecord[] {
+  return Array.from({ length: n }, (_, i) => ({
+    ...base,
+    strategy,
+    cell,
+    description: hostile(`description ${strategy.length}`),
+    verification: hostile('verification'),
+    run: i,
+    wallMs: base.wallMs * (1 + i / 10),
+    ...extra,
+  }));
 }
 
 function poisonEnvironment(doc: ResultsFile, tag: string): void {
   doc.createdAt = hostile(`createdAt ${tag}`);
   doc.interrupted = hostile(`interrupted ${tag}`);
   doc.complete = false;
-  doc.config = { note: hostile(`config ${tag}`), nested: { value: hostile(`nested ${tag}`, 1) }, list: [hostile(`list ${tag}`, 2)], concurrency: 4 };
+  doc.config = {
+    note: hostile(`config ${tag}`),
+    nested: { value: hostile(`nested ${tag}`, 1) },
+    list: [hostile(`list ${tag}`, 2)],
+    concurrency: 4,
+  };
   doc.environment = {
     ...doc.environment,
-    node: hostile(`node ${tag}`, 1), os: hostile(`os ${tag}`, 2), arch: hostile(`arch ${tag}`, 3), cpuModel: hostile(`cpuModel ${tag}`), targetKind: hostile(`targetKind ${tag}`, 1),
-    target: hostile(`target ${tag}`, 2), packageVersion: hostile(`packageVersion ${tag}`, 3), sdkVersion: hostile(`sdkVersion ${tag}`),
+    node: hostile(`node ${tag}`, 1),
+    os: hostile(`os ${tag}`, 2),
+    arch: hostile(`arch ${tag}`, 3),
+    cpuModel: hostile(`cpuModel ${tag}`),
+    targetKind: hostile(`targetKind ${tag}`, 1),
+    target: hostile(`target ${tag}`, 2),
+    packageVersion: hostile(`packageVersion ${tag}`, 3),
+    sdkVersion: hostile(`sdkVersion ${tag}`),
     tcp: { congestionControl: hostile(`tcp ${tag}`, 1), rmemMaxBytes: 4096, wmemMaxBytes: 4096 },
     endpoint: { host: LONG, addresses: [hostile(`address ${tag}`, 2)], connectMs: 1 },
     cloud: { provider: 'azure', vmSize: hostile(`vmSize ${tag}`, 3), location: hostile(`location ${tag}`) },
@@ -113,7 +152,22 @@ describe('hostile text in every field of a results file reaches no output raw', 
     cwd = await fresh();
     ({ server } = objectServer(deterministicBuffer(64 * 1024), true));
     const url = await listen(server);
-    const run = await runCli(['download', '--url', `${url}/object`, '--source-method', 'single', '--runs', '3', '--results', 'real.json', '--log-level', 'error'], { cwd });
+    const run = await runCli(
+      [
+        'download',
+        '--url',
+        `${url}/object`,
+        '--source-method',
+        'single',
+        '--runs',
+        '3',
+        '--results',
+        'real.json',
+        '--log-level',
+        'error',
+      ],
+      { cwd },
+    );
     expect(run.code, run.stderr).toBe(0);
     const real = JSON.parse(await readFile(join(cwd, 'real.json'), 'utf8')) as ResultsFile;
     const base = real.runs.find((r) => !r.warmup)!;
@@ -127,9 +181,18 @@ describe('hostile text in every field of a results file reaches no output raw', 
     sweep.runs = [v1, v2].flatMap((v, i) => [
       ...runsLike(base, 'single', { [flag]: v }, 3),
       ...runsLike(base, hostile(`strategy ${i}`, i), { [flag]: v }, 3),
-      ...runsLike(base, hostile(`failed ${i}`, i + 1), { [flag]: v }, 1, { verified: false, error: hostile('error', 3), notVerified: undefined }),
+      ...runsLike(base, hostile(`failed ${i}`, i + 1), { [flag]: v }, 1, {
+        verified: false,
+        error: hostile('error', 3),
+        notVerified: undefined,
+      }),
     ]);
-    sweep.runs.push(...runsLike(base, hostile('not verified', 2), { [flag]: v1 }, 2, { verified: false, notVerified: hostile('why not verified', 3) }));
+    sweep.runs.push(
+      ...runsLike(base, hostile('not verified', 2), { [flag]: v1 }, 2, {
+        verified: false,
+        notVerified: hostile('why not verified', 3),
+      }),
+    );
     await writeFile(join(cwd, 'sweep.json'), JSON.stringify(sweep));
 
     // A tune over the same hostile axis: its path, best, fixed settings and throttling.
@@ -137,9 +200,24 @@ describe('hostile text in every field of a results file reaches no output raw', 
     delete tune.sweep;
     tune.runs = [v1, v2].flatMap((v) => runsLike(base, 'single', { [flag]: v }, 3));
     tune.tune = {
-      direction: 'download', axes: [{ flag, values: [v1, v2], ordered: false }], budgetMs: 1000, fixed: { [`--${hostile('fixed flag', 3)}`]: hostile('fixed value') },
-      stopped: 'converged', best: { [flag]: v1 }, throttling: [{ axis: flag, value: v2, throttleClass: 'other' }],
-      path: [{ cell: { [flag]: v1 }, reason: 'start', spentMs: 10, throttled: 0 }, { cell: { [flag]: v2 }, reason: 'grow', axis: hostile('step axis', 1), spentMs: 10, throttled: 1, throttleClass: 'other' }],
+      direction: 'download',
+      axes: [{ flag, values: [v1, v2], ordered: false }],
+      budgetMs: 1000,
+      fixed: { [`--${hostile('fixed flag', 3)}`]: hostile('fixed value') },
+      stopped: 'converged',
+      best: { [flag]: v1 },
+      throttling: [{ axis: flag, value: v2, throttleClass: 'other' }],
+      path: [
+        { cell: { [flag]: v1 }, reason: 'start', spentMs: 10, throttled: 0 },
+        {
+          cell: { [flag]: v2 },
+          reason: 'grow',
+          axis: hostile('step axis', 1),
+          spentMs: 10,
+          throttled: 1,
+          throttleClass: 'other',
+        },
+      ],
     };
     await writeFile(join(cwd, 'tune.json'), JSON.stringify(tune));
 
@@ -151,10 +229,20 @@ describe('hostile text in every field of a results file reaches no output raw', 
     await writeFile(join(cwd, dir, 'next.json'), JSON.stringify(next));
     files.next = join(dir, 'next.json');
 
-    await writeFile(join(cwd, 'prices.json'), JSON.stringify({
-      name: hostile('prices name').slice(0, 190), asOf: hostile('asOf', 1).slice(0, 190), currency: hostile('currency', 2).slice(0, 190),
-      tiers: { hot: { per10kOperations: { read: 0.005, write: 0.065, list: 0.065, other: 0.005 }, retrievalPerGiB: 0 } },
-    }));
+    await writeFile(
+      join(cwd, 'prices.json'),
+      JSON.stringify({
+        name: hostile('prices name').slice(0, 190),
+        asOf: hostile('asOf', 1).slice(0, 190),
+        currency: hostile('currency', 2).slice(0, 190),
+        tiers: {
+          hot: {
+            per10kOperations: { read: 0.005, write: 0.065, list: 0.065, other: 0.005 },
+            retrievalPerGiB: 0,
+          },
+        },
+      }),
+    );
   }, 60_000);
 
   afterAll(async () => {
@@ -162,9 +250,15 @@ describe('hostile text in every field of a results file reaches no output raw', 
   });
 
   for (const file of ['sweep.json', 'tune.json']) {
-    for (const [format, details] of [['console', false], ...FORMATS.map((f) => [f, f === 'console'] as const)] as const) {
+    for (const [format, details] of [
+      ['console', false],
+      ...FORMATS.map((f) => [f, f === 'console'] as const),
+    ] as const) {
       it(`report ${file} --format ${format}${details ? ' --details' : ''}`, async () => {
-        const run = await runCli(['report', file, '--format', format, '--prices', 'prices.json', ...(details ? ['--details'] : [])], { cwd });
+        const run = await runCli(
+          ['report', file, '--format', format, '--prices', 'prices.json', ...(details ? ['--details'] : [])],
+          { cwd },
+        );
         expect(run.code, run.stderr).toBe(0);
         scan(format, `report ${file} ${format}`, run.stdout);
         scanCommon(`report ${file} ${format} stderr`, `${run.stderr} `);
@@ -177,18 +271,34 @@ describe('hostile text in every field of a results file reaches no output raw', 
       const run = await runCli(['compare', 'sweep.json', files.next!, '--format', format], { cwd });
       expect(run.code, run.stderr).toBe(0);
       scan(format, `compare ${format}`, run.stdout);
-      if (format !== 'json' && format !== 'csv') expect(run.stdout, 'the environments differ, and compare says so').toMatch(/different environments|Environments differ/i);
+      if (format !== 'json' && format !== 'csv')
+        expect(run.stdout, 'the environments differ, and compare says so').toMatch(
+          /different environments|Environments differ/i,
+        );
     });
   }
 
   it("collect's renderer: a client's host (cut to its column), failure, run id and contenders", async () => {
     const sweep = JSON.parse(await readFile(join(cwd, 'sweep.json'), 'utf8')) as ResultsFile;
     const client = (index: number, extra: Record<string, unknown>) => {
-      const parsed = parseClientResults(JSON.stringify({ schema: CLIENT_RESULTS_SCHEMA, schemaVersion: CLIENT_RESULTS_VERSION, runId: hostile('run id'), index, parallelism: 3, host: LONG, ...extra }));
+      const parsed = parseClientResults(
+        JSON.stringify({
+          schema: CLIENT_RESULTS_SCHEMA,
+          schemaVersion: CLIENT_RESULTS_VERSION,
+          runId: hostile('run id'),
+          index,
+          parallelism: 3,
+          host: LONG,
+          ...extra,
+        }),
+      );
       if (!('doc' in parsed)) throw new Error(parsed.problem);
       return parsed.doc;
     };
-    const merged = mergeClients(hostile('run id'), 3, [client(0, { results: sweep }), client(1, { failure: hostile('failure', 1), exitCode: 1 })]);
+    const merged = mergeClients(hostile('run id'), 3, [
+      client(0, { results: sweep }),
+      client(1, { failure: hostile('failure', 1), exitCode: 1 }),
+    ]);
     const text = renderScaleout(merged, [2]);
     scanCommon('collect', text);
     expect(text).toContain('w'.repeat(20));

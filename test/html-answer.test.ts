@@ -17,8 +17,17 @@ const VIEWPORT = { width: 1280, height: 800 };
 
 function html(args: string[]): string {
   const r = spawnSync(process.execPath, [CLI, ...args, '--format', 'html'], {
-    cwd, encoding: 'utf8', timeout: 180_000,
-    env: { PATH: process.env.PATH ?? '', HOME: cwd, FILE_SIZE: '1MiB', BLOB_CACHER_RUNS: '4', BLOB_CACHER_WARMUP: '0', LOG_LEVEL: 'warn' },
+    cwd,
+    encoding: 'utf8',
+    timeout: 180_000,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: cwd,
+      FILE_SIZE: '1MiB',
+      BLOB_CACHER_RUNS: '4',
+      BLOB_CACHER_WARMUP: '0',
+      LOG_LEVEL: 'warn',
+    },
   });
   expect(r.status, r.stderr).toBe(0);
   return r.stdout;
@@ -32,12 +41,18 @@ interface Boxed {
 const chromiumTest = requires('chromium');
 for (const [name, args] of [
   ['default run', ['download']],
-  ['sweep', ['sweep', 'download', '--source-method', 'chunked,sdk', '--concurrency', '2,4', '--max-sockets', '4,8']],
+  [
+    'sweep',
+    ['sweep', 'download', '--source-method', 'chunked,sdk', '--concurrency', '2,4', '--max-sockets', '4,8'],
+  ],
 ] as const) {
   chromiumTest.it(`${name}: the recommendation above the fold, every chart label whole`, async () => {
     const file = join(cwd, `${name.replace(' ', '-')}.html`);
     writeFileSync(file, html([...args]));
-    const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'] });
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM_PATH,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'],
+    });
     try {
       const page = await browser.newPage({ viewport: VIEWPORT });
       await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
@@ -48,7 +63,9 @@ for (const [name, args] of [
       for (const chart of ['throughput', 'phases']) {
         const svg = page.locator(`svg[data-chart="${chart}"]`);
         const { labels, plotLeft } = await svg.evaluate((el) => ({
-          plotLeft: Math.min(...[...el.querySelectorAll('.datum')].map((d) => (d as unknown as Boxed).getBBox().x)),
+          plotLeft: Math.min(
+            ...[...el.querySelectorAll('.datum')].map((d) => (d as unknown as Boxed).getBBox().x),
+          ),
           labels: [...el.querySelectorAll('text.label')].map((t) => {
             const b = (t as unknown as Boxed).getBBox();
             return { text: t.textContent ?? '', left: b.x, right: b.x + b.width };
@@ -62,7 +79,10 @@ for (const [name, args] of [
       }
       mkdirSync(resolve('test-output'), { recursive: true });
       await page.screenshot({ path: resolve(`test-output/html-${name.replace(' ', '-')}-fold.png`) });
-      await page.screenshot({ path: resolve(`test-output/html-${name.replace(' ', '-')}-full.png`), fullPage: true });
+      await page.screenshot({
+        path: resolve(`test-output/html-${name.replace(' ', '-')}-full.png`),
+        fullPage: true,
+      });
     } finally {
       await browser.close();
     }

@@ -20,22 +20,50 @@ import { PHASES } from '../src/transport/phases.js';
 import { CHROMIUM_PATH as CHROMIUM, requires } from './helpers/requires.js';
 import { testConfig, type TestSettings } from './helpers/config.js';
 
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const SCREENSHOT = resolve('test-output/html-report.png');
 const CHARTS = ['throughput', 'phases', 'latency', 'sweep'] as const;
 
 function config(overrides: TestSettings<DownloadConfig> = {}): DownloadConfig {
   return testConfig('download', {
-    logLevel: 'error', sourceMethod: 'all', concurrency: 4, fileSizeBytes: 2 * 1024 * 1024, processes: 1, maxSockets: 8,
-    sink: 'memory', bufferSizeBytes: 65536, container: 'html', cleanup: false, credentials: { kind: 'embedded' },
-    runs: 2, warmup: 1, format: 'console', ...overrides,
+    logLevel: 'error',
+    sourceMethod: 'all',
+    concurrency: 4,
+    fileSizeBytes: 2 * 1024 * 1024,
+    processes: 1,
+    maxSockets: 8,
+    sink: 'memory',
+    bufferSizeBytes: 65536,
+    container: 'html',
+    cleanup: false,
+    credentials: { kind: 'embedded' },
+    runs: 2,
+    warmup: 1,
+    format: 'console',
+    ...overrides,
   });
 }
 
 /** A results document as the CLI writes it: the redacted config, one RunRecord per result. */
 async function measure(c: DownloadConfig): Promise<ResultsFile> {
-  const doc = newResultsFile('download', redactedConfig(c), { kind: 'embedded-azurite', label: 'embedded Azurite' });
-  const run = await runDownload(c, { onEvent: (e) => { if (e.type === 'run') doc.runs.push(toRunRecord(e.run)); } });
+  const doc = newResultsFile('download', redactedConfig(c), {
+    kind: 'embedded-azurite',
+    label: 'embedded Azurite',
+  });
+  const run = await runDownload(c, {
+    onEvent: (e) => {
+      if (e.type === 'run') doc.runs.push(toRunRecord(e.run));
+    },
+  });
   doc.environment.target = run.target;
   doc.complete = true;
   return doc;
@@ -65,19 +93,34 @@ beforeAll(async () => {
   // The sweep is measured too: the same strategies at a second concurrency, one run each.
   const low = analyze((await measure(config({ concurrency: 2, runs: 1, warmup: 0 }))).runs);
   const cols = ['2', '4'];
-  const values = stats.map((s) => [low.find((l) => l.strategy === s.strategy)?.throughputMiBps.median ?? null, s.throughputMiBps.median]);
+  const values = stats.map((s) => [
+    low.find((l) => l.strategy === s.strategy)?.throughputMiBps.median ?? null,
+    s.throughputMiBps.median,
+  ]);
   let best = { row: 0, col: 0 };
-  values.forEach((row, i) => row.forEach((v, j) => {
-    if (v !== null && v > (values[best.row]![best.col] ?? -Infinity)) best = { row: i, col: j };
-  }));
+  values.forEach((row, i) =>
+    row.forEach((v, j) => {
+      if (v !== null && v > (values[best.row]![best.col] ?? -Infinity)) best = { row: i, col: j };
+    }),
+  );
   const measured = values.flat().filter((v): v is number => v !== null);
   const range = { low: Math.min(...measured), high: Math.max(...measured) };
   sweep = {
-    title: 'Throughput by concurrency', rowLabel: 'strategy', colLabel: 'concurrency',
-    rows: stats.map((s) => s.strategy), cols, values, unit: 'MiB/s', range, best,
+    title: 'Throughput by concurrency',
+    rowLabel: 'strategy',
+    colLabel: 'concurrency',
+    rows: stats.map((s) => s.strategy),
+    cols,
+    values,
+    unit: 'MiB/s',
+    range,
+    best,
   };
   const report = buildReport(doc, { title: 'blob-cacher download on embedded Azurite' });
-  html = renderHtml({ report: { ...report, sweep: { grid: sweep, winners: [], tied: [], sdkAdvice: [] } }, config: doc.config });
+  html = renderHtml({
+    report: { ...report, sweep: { grid: sweep, winners: [], tied: [], sdkAdvice: [] } },
+    config: doc.config,
+  });
 }, 180_000);
 
 afterAll(async () => {
@@ -90,7 +133,10 @@ describe('HTML report, as text', () => {
     expect(html).not.toMatch(/<script|<link|<img|<iframe|@import|url\(|\bsrc=|\bhref=/i);
     // The target label may name the loopback Azurite; nothing else may be an address.
     const hosts = [...html.matchAll(/https?:\/\/([^\s"'<>/]+)/gi)].map((m) => m[1]!);
-    for (const host of hosts) expect(host, 'only loopback addresses in the report').toMatch(/^(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/);
+    for (const host of hosts)
+      expect(host, 'only loopback addresses in the report').toMatch(
+        /^(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/,
+      );
   });
 
   it('has one <svg> per chart, and every strategy has data in every chart', () => {
@@ -104,7 +150,9 @@ describe('HTML report, as text', () => {
       // The SDK baseline is not traced: it has a total time and no phases, and its row says so.
       if (s.strategy === 'sdk') expect(expectedSegments(s)).toBe(0);
       else expect(expectedSegments(s), s.strategy).toBeGreaterThanOrEqual(2);
-      expect(count(chartSvg(html, 'latency'), attr), `${s.strategy} percentile points`).toBe(LATENCY_PERCENTILES.length);
+      expect(count(chartSvg(html, 'latency'), attr), `${s.strategy} percentile points`).toBe(
+        LATENCY_PERCENTILES.length,
+      );
       expect(count(chartSvg(html, 'sweep'), `data-row="${s.strategy}"`)).toBe(2);
     }
     expect(count(chartSvg(html, 'sweep'), 'data-best="true"')).toBe(1);
@@ -112,14 +160,22 @@ describe('HTML report, as text', () => {
   });
 
   it('draws measured numbers: the bar values are the medians from analyze', () => {
-    const bars = [...chartSvg(html, 'throughput').matchAll(/class="datum bar" data-strategy="([^"]+)" data-value="([^"]+)"/g)];
+    const bars = [
+      ...chartSvg(html, 'throughput').matchAll(
+        /class="datum bar" data-strategy="([^"]+)" data-value="([^"]+)"/g,
+      ),
+    ];
     expect(bars).toHaveLength(stats.length);
     for (const [, name, value] of bars) {
       const s = stats.find((x) => x.strategy === name)!;
       expect(Number(value)).toBeCloseTo(s.throughputMiBps.median, 3);
       expect(Number(value)).toBeGreaterThan(0);
     }
-    const points = [...chartSvg(html, 'latency').matchAll(/data-strategy="single" data-percentile="([^"]+)" data-value="([^"]+)"/g)].map((m) => Number(m[2]));
+    const points = [
+      ...chartSvg(html, 'latency').matchAll(
+        /data-strategy="single" data-percentile="([^"]+)" data-value="([^"]+)"/g,
+      ),
+    ].map((m) => Number(m[2]));
     expect(points).toEqual([...points].sort((a, b) => a - b));
     expect(points.at(-1)).toBeCloseTo(stats[0]!.latencyMs.total!.max, 1);
   });
@@ -131,11 +187,21 @@ describe('HTML report, as text', () => {
       ...doc,
       runs: renamed,
       config: {
-        ...doc.config, connectionString: 'AccountName=a;AccountKey=SECRET-CS', sasToken: 'sv=1&sig=SECRET-SAS',
-        credentials: { kind: 'key', account: 'acct', key: 'SECRET-KEY', endpoint: 'https://acct.blob.core.windows.net' },
+        ...doc.config,
+        connectionString: 'AccountName=a;AccountKey=SECRET-CS',
+        sasToken: 'sv=1&sig=SECRET-SAS',
+        credentials: {
+          kind: 'key',
+          account: 'acct',
+          key: 'SECRET-KEY',
+          endpoint: 'https://acct.blob.core.windows.net',
+        },
       },
     };
-    const out = renderHtml({ report: buildReport(withSecrets, { title: `report <b>${hostile}</b>` }), config: withSecrets.config });
+    const out = renderHtml({
+      report: buildReport(withSecrets, { title: `report <b>${hostile}</b>` }),
+      config: withSecrets.config,
+    });
     expect(out).not.toContain('<img');
     expect(out).not.toContain('<b>');
     expect(out).toContain('&lt;img src=x onerror=alert(1)&gt;&amp;&quot;q&quot;');
@@ -176,13 +242,22 @@ requires('chromium').describe('HTML report in headless Chromium', () => {
         const data = await svg.locator('.datum').evaluateAll((els) =>
           els.map((el) => {
             const r = el.getBoundingClientRect();
-            return { strategy: el.getAttribute('data-strategy') ?? el.getAttribute('data-row'), width: r.width, height: r.height };
+            return {
+              strategy: el.getAttribute('data-strategy') ?? el.getAttribute('data-row'),
+              width: r.width,
+              height: r.height,
+            };
           }),
         );
         for (const d of data) expect(d.width + d.height, `${chart} ${d.strategy}`).toBeGreaterThan(0);
         for (const s of stats) {
           const n = data.filter((d) => d.strategy === s.strategy).length;
-          const expected = { throughput: 3, phases: expectedSegments(s), latency: LATENCY_PERCENTILES.length, sweep: 2 }[chart];
+          const expected = {
+            throughput: 3,
+            phases: expectedSegments(s),
+            latency: LATENCY_PERCENTILES.length,
+            sweep: 2,
+          }[chart];
           expect(n, `${chart}: ${s.strategy}`).toBe(expected);
         }
       }

@@ -20,12 +20,19 @@ const seen: { authorization: string[]; url: string }[] = [];
 
 beforeAll(async () => {
   server = http.createServer((req, res) => {
-    const authorization = req.rawHeaders.filter((_, i) => i % 2 === 1 && req.rawHeaders[i - 1]!.toLowerCase() === 'authorization');
+    const authorization = req.rawHeaders.filter(
+      (_, i) => i % 2 === 1 && req.rawHeaders[i - 1]!.toLowerCase() === 'authorization',
+    );
     seen.push({ authorization, url: req.url! });
     const path = new URL(req.url!, 'http://x').pathname;
     switch (path) {
       case '/moved':
-        return void res.writeHead(301, { location: 'https://elsewhere.example/new/place.bin?sv=2025-01-05&sig=c2VjcmV0', 'content-length': 0 }).end();
+        return void res
+          .writeHead(301, {
+            location: 'https://elsewhere.example/new/place.bin?sv=2025-01-05&sig=c2VjcmV0',
+            'content-length': 0,
+          })
+          .end();
       case '/conflict':
         // The error code in the header only, no body: as Azure answers HEAD.
         return void res.writeHead(409, { 'x-ms-error-code': 'BlobAlreadyExists', 'content-length': 0 }).end();
@@ -51,16 +58,22 @@ afterEach(() => {
 });
 
 const CLIENTS: [string, () => HttpClient][] = [
-  ['raw', () => {
-    const pool = new RawPool(new URL(base), 2, 16 * 1024);
-    clients.push({ close: () => pool.destroy() });
-    return pool;
-  }],
-  ['node', () => {
-    const client = NodeHttpClient.to(new URL(base), 2);
-    clients.push(client);
-    return client;
-  }],
+  [
+    'raw',
+    () => {
+      const pool = new RawPool(new URL(base), 2, 16 * 1024);
+      clients.push({ close: () => pool.destroy() });
+      return pool;
+    },
+  ],
+  [
+    'node',
+    () => {
+      const client = NodeHttpClient.to(new URL(base), 2);
+      clients.push(client);
+      return client;
+    },
+  ],
 ];
 
 describe.each(CLIENTS)('%s client', (_name, make) => {
@@ -68,7 +81,12 @@ describe.each(CLIENTS)('%s client', (_name, make) => {
     const url = new URL(base.replace('http://', 'http://reader:p%40ss%3Aword@') + '/file.bin?x=1');
     const r = await make().request({ url, headers: {}, trace: false });
     expect(r.error).toBeUndefined();
-    expect(seen).toEqual([{ authorization: [`Basic ${Buffer.from('reader:p@ss:word').toString('base64')}`], url: '/file.bin?x=1' }]);
+    expect(seen).toEqual([
+      {
+        authorization: [`Basic ${Buffer.from('reader:p@ss:word').toString('base64')}`],
+        url: '/file.bin?x=1',
+      },
+    ]);
     // The caller's URL is left as it was.
     expect(url.username).toBe('reader');
   });
@@ -86,12 +104,19 @@ describe.each(CLIENTS)('%s client', (_name, make) => {
 
   it('the storage error code from x-ms-error-code; else the status text', async () => {
     const client = make();
-    expect((await client.request({ url: new URL(`${base}/conflict`), method: 'HEAD', headers: {} })).error).toBe('HTTP 409 BlobAlreadyExists');
+    expect(
+      (await client.request({ url: new URL(`${base}/conflict`), method: 'HEAD', headers: {} })).error,
+    ).toBe('HTTP 409 BlobAlreadyExists');
     expect((await client.request({ url: new URL(`${base}/gone`), headers: {} })).error).toBe('HTTP 410 Gone');
   });
 
   it('HEAD: the announced length is not waited for', async () => {
-    const r = await make().request({ url: new URL(`${base}/file.bin`), method: 'HEAD', headers: {}, timeoutMs: 5000 });
+    const r = await make().request({
+      url: new URL(`${base}/file.bin`),
+      method: 'HEAD',
+      headers: {},
+      timeoutMs: 5000,
+    });
     expect(r.error).toBeUndefined();
     expect(r.headers['content-length']).toBe('5');
     expect(r.bytes).toBe(0);
@@ -100,12 +125,20 @@ describe.each(CLIENTS)('%s client', (_name, make) => {
   it('an abort ends a request that has no answer', async () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 100);
-    const r = await make().request({ url: new URL(`${base}/silent`), headers: {}, signal: controller.signal });
+    const r = await make().request({
+      url: new URL(`${base}/silent`),
+      headers: {},
+      signal: controller.signal,
+    });
     expect(r.error).toBe(CANCELLED_ERROR);
   });
 
   it('an aborted signal: no request is sent', async () => {
-    const r = await make().request({ url: new URL(`${base}/file.bin`), headers: {}, signal: AbortSignal.abort() });
+    const r = await make().request({
+      url: new URL(`${base}/file.bin`),
+      headers: {},
+      signal: AbortSignal.abort(),
+    });
     expect(r.error).toBe(NOT_SENT_ERROR);
     expect(seen).toHaveLength(0);
   });
@@ -117,7 +150,10 @@ describe.each(CLIENTS)('%s client', (_name, make) => {
     setTimeout(() => controller.abort(), 100);
     // Retry-After: 10 s; the abort comes 100 ms in.
     const r = await requestWithRetries(
-      async () => outcomeOf(await client.request({ url: new URL(`${base}/busy`), headers: {}, signal: controller.signal })),
+      async () =>
+        outcomeOf(
+          await client.request({ url: new URL(`${base}/busy`), headers: {}, signal: controller.signal }),
+        ),
       { maxRetries: 3, label: 'busy', signal: controller.signal },
     );
     expect(r.error).toBe('cancelled: stopped before retrying (HTTP 503 Service Unavailable)');
@@ -130,13 +166,19 @@ describe.each(CLIENTS)('%s client', (_name, make) => {
 
 describe('answerError', () => {
   it('a Location is shown without credentials or query, a relative one as it is', () => {
-    expect(answerError({ status: 307, headers: { location: 'https://u:secret@other.example/a/b?sig=x' } })).toBe('HTTP 307 Temporary Redirect to https://other.example/a/b');
-    expect(answerError({ status: 302, headers: { location: '/login?next=%2F' } })).toBe('HTTP 302 Found to /login');
+    expect(
+      answerError({ status: 307, headers: { location: 'https://u:secret@other.example/a/b?sig=x' } }),
+    ).toBe('HTTP 307 Temporary Redirect to https://other.example/a/b');
+    expect(answerError({ status: 302, headers: { location: '/login?next=%2F' } })).toBe(
+      'HTTP 302 Found to /login',
+    );
   });
 
-  it('the header\'s code wins over the body\'s; an unknown status has its number only', () => {
+  it("the header's code wins over the body's; an unknown status has its number only", () => {
     const body = '<?xml version="1.0"?><Error><Code>FromBody</Code></Error>';
-    expect(answerError({ status: 403, headers: { 'x-ms-error-code': 'AuthorizationFailure' }, body })).toBe('HTTP 403 AuthorizationFailure');
+    expect(answerError({ status: 403, headers: { 'x-ms-error-code': 'AuthorizationFailure' }, body })).toBe(
+      'HTTP 403 AuthorizationFailure',
+    );
     expect(answerError({ status: 500, headers: {}, body })).toBe('HTTP 500 FromBody');
     expect(answerError({ status: 599, headers: {} })).toBe('HTTP 599');
   });
@@ -144,28 +186,89 @@ describe('answerError', () => {
 
 describe('throttled answers by their limit', () => {
   const busy = (message: string) => ({
-    status: 503, bytes: 0, reused: false, phases: {}, totalMs: 1, startEpochMs: 0,
+    status: 503,
+    bytes: 0,
+    reused: false,
+    phases: {},
+    totalMs: 1,
+    startEpochMs: 0,
     headers: { 'x-ms-error-code': 'ServerBusy', 'retry-after': '0' },
-    error: answerError({ status: 503, headers: { 'x-ms-error-code': 'ServerBusy' }, body: `<?xml version="1.0"?><Error><Code>ServerBusy</Code><Message>${message}\nRequestId:1</Message></Error>` }),
+    error: answerError({
+      status: 503,
+      headers: { 'x-ms-error-code': 'ServerBusy' },
+      body: `<?xml version="1.0"?><Error><Code>ServerBusy</Code><Message>${message}\nRequestId:1</Message></Error>`,
+    }),
   });
   const ok = { status: 200, bytes: 1, reused: true, phases: {}, totalMs: 1, startEpochMs: 0, headers: {} };
 
   it('a retry that overcame a 503 keeps which limit it named; the run counts them by class', async () => {
-    const tries = [busy('Operations per second is over the account limit.'), busy('Egress is over the account limit.'), ok];
-    const r = await requestWithRetries(async (n) => outcomeOf(tries[n]!), { maxRetries: 3, label: 'busy', baseDelayMs: 1, maxDelayMs: 1 });
+    const tries = [
+      busy('Operations per second is over the account limit.'),
+      busy('Egress is over the account limit.'),
+      ok,
+    ];
+    const r = await requestWithRetries(async (n) => outcomeOf(tries[n]!), {
+      maxRetries: 3,
+      label: 'busy',
+      baseDelayMs: 1,
+      maxDelayMs: 1,
+    });
     expect(r.error).toBeUndefined();
     expect(r.throttled).toBe(2);
     // The last throttled answer's class stands for the request.
     expect(r.throttledBy).toBe('egress');
     const t = emptyTotals();
-    countInto(t, { worker: 0, item: 0, offsetBytes: 0, bytes: 1, status: 200, startEpochMs: 0, totalMs: 1, phases: {}, reused: true, retries: 2, throttled: 2, throttledBy: 'egress', backoffMs: 0 });
-    countInto(t, { worker: 0, item: 1, offsetBytes: 0, bytes: 1, status: 200, startEpochMs: 0, totalMs: 1, phases: {}, reused: true, retries: 1, throttled: 1, throttledBy: 'operations', backoffMs: 0 });
+    countInto(t, {
+      worker: 0,
+      item: 0,
+      offsetBytes: 0,
+      bytes: 1,
+      status: 200,
+      startEpochMs: 0,
+      totalMs: 1,
+      phases: {},
+      reused: true,
+      retries: 2,
+      throttled: 2,
+      throttledBy: 'egress',
+      backoffMs: 0,
+    });
+    countInto(t, {
+      worker: 0,
+      item: 1,
+      offsetBytes: 0,
+      bytes: 1,
+      status: 200,
+      startEpochMs: 0,
+      totalMs: 1,
+      phases: {},
+      reused: true,
+      retries: 1,
+      throttled: 1,
+      throttledBy: 'operations',
+      backoffMs: 0,
+    });
     expect(addTotals([t, t]).throttledBy).toEqual({ egress: 4, operations: 2 });
     expect(throttleClassOf(busy('Ingress is over the account limit.').error)).toBe('ingress');
     expect(throttleClassOf('HTTP 503 ServerBusy')).toBe('other');
     // It travels with the record through the columns the worker sends.
-    const table = RecordTable.from([{ worker: 0, item: 0, offsetBytes: 0, bytes: 1, status: 200, startEpochMs: 0, totalMs: 1, phases: {}, reused: true, retries: 1, throttled: 1, throttledBy: 'operations', backoffMs: 0 }]);
+    const table = RecordTable.from([
+      {
+        worker: 0,
+        item: 0,
+        offsetBytes: 0,
+        bytes: 1,
+        status: 200,
+        startEpochMs: 0,
+        totalMs: 1,
+        phases: {},
+        reused: true,
+        retries: 1,
+        throttled: 1,
+        throttledBy: 'operations',
+        backoffMs: 0,
+      },
+    ]);
     expect(RecordTable.decode(table.encode()).at(0)!.throttledBy).toBe('operations');
   });
 });
-

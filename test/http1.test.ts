@@ -10,7 +10,9 @@ const head = (text: string, bodiless = false) => {
 
 describe('parseHead', () => {
   it('reads the status and the framing headers in any case, spaces around the name aside', () => {
-    const h = head('HTTP/1.1 201 Created\r\nServer: nginx\r\nCONTENT-length : 17\r\n Connection: Keep-Alive\r\nDate: x');
+    const h = head(
+      'HTTP/1.1 201 Created\r\nServer: nginx\r\nCONTENT-length : 17\r\n Connection: Keep-Alive\r\nDate: x',
+    );
     expect(h).toBeInstanceOf(Head);
     expect([h.status, h.length, h.keepAlive]).toEqual([201, 17, true]);
   });
@@ -27,15 +29,25 @@ describe('parseHead', () => {
   });
 
   it('refuses a length that is not one number, repeated ones included, and what is not HTTP/1.x', () => {
-    expect(parseHead('HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 6')).toBe('HPE_INVALID_CONTENT_LENGTH: 5, 6');
+    expect(parseHead('HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 6')).toBe(
+      'HPE_INVALID_CONTENT_LENGTH: 5, 6',
+    );
     expect(parseHead('HTTP/1.1 200 OK\r\nContent-Length: -1')).toBe('HPE_INVALID_CONTENT_LENGTH: -1');
     expect(parseHead('HTTP/2 200 OK')).toBe('HPE_INVALID: not an HTTP/1.x response: "HTTP/2 200 OK"');
     expect(parseHead('HTTP/1.1 2x0 OK')).toMatch(/^HPE_INVALID: /);
   });
 
   it('gives every header when asked: names lowercased, repeats joined, set-cookie as a list', () => {
-    const h = head('HTTP/1.1 503 Server Busy\r\nRetry-After: 1\r\nContent-MD5: abc==\r\nX-A: 1\r\nx-a: 2\r\nSet-Cookie: a\r\nSet-Cookie: b\r\nContent-Length: 0');
-    expect(h.headers).toEqual({ 'retry-after': '1', 'content-md5': 'abc==', 'x-a': '1, 2', 'set-cookie': ['a', 'b'], 'content-length': '0' });
+    const h = head(
+      'HTTP/1.1 503 Server Busy\r\nRetry-After: 1\r\nContent-MD5: abc==\r\nX-A: 1\r\nx-a: 2\r\nSet-Cookie: a\r\nSet-Cookie: b\r\nContent-Length: 0',
+    );
+    expect(h.headers).toEqual({
+      'retry-after': '1',
+      'content-md5': 'abc==',
+      'x-a': '1, 2',
+      'set-cookie': ['a', 'b'],
+      'content-length': '0',
+    });
     expect(h.headers).toBe(h.headers);
   });
 });

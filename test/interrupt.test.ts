@@ -32,9 +32,24 @@ afterAll(() => close(server));
 
 function startCli(args: string[]) {
   const cwd = scratchDir();
-  const child = spawn(process.execPath, [join(root, 'dist/cli.js'), 'download', '--url', `${baseUrl}/x`, '--results', 'r.json', '--log-level', 'verbose', ...args], {
-    cwd, env: { ...ONE_RUN, PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      join(root, 'dist/cli.js'),
+      'download',
+      '--url',
+      `${baseUrl}/x`,
+      '--results',
+      'r.json',
+      '--log-level',
+      'verbose',
+      ...args,
+    ],
+    {
+      cwd,
+      env: { ...ONE_RUN, PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+    },
+  );
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d) => (stdout += d));
@@ -48,7 +63,10 @@ function startCli(args: string[]) {
 }
 
 describe('SIGINT and SIGTERM', () => {
-  for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+  for (const [signal, code] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const) {
     it(`${signal}: starts nothing new, stops the run in flight, writes partial results, exits ${code} promptly, leaves no workers`, async () => {
       const cli = startCli(['--source-method', 'chunked', '--concurrency', '4', '--runs', '20']);
       // Let at least one run complete, then stop in the middle of a later one.
@@ -69,7 +87,12 @@ describe('SIGINT and SIGTERM', () => {
       expect(doc.runs.length).toBeGreaterThanOrEqual(1);
       expect(doc.runs.length).toBeLessThan(20);
       // Runs cut short are left out rather than reported as failures.
-      expect(doc.runs.some(runFailed), JSON.stringify(doc.runs.map((r: { verification: string; error?: string }) => [r.verification, r.error]))).toBe(false);
+      expect(
+        doc.runs.some(runFailed),
+        JSON.stringify(
+          doc.runs.map((r: { verification: string; error?: string }) => [r.verification, r.error]),
+        ),
+      ).toBe(false);
       expect(readdirSync(cli.cwd).filter((f) => f.includes('.tmp-'))).toEqual([]);
       for (const pid of workers) expect(alive(pid)).toBe(false);
     });
@@ -116,7 +139,9 @@ describe('a worker process that dies', () => {
     process.kill(victim, 'SIGKILL');
     expect(await cli.exited).toBe(1);
     const { stdout, stderr } = cli.out();
-    const named = new RegExp(`worker (\\d) \\(pid ${victim}\\) died before it was done: killed by SIGKILL`).exec(stderr + stdout);
+    const named = new RegExp(
+      `worker (\\d) \\(pid ${victim}\\) died before it was done: killed by SIGKILL`,
+    ).exec(stderr + stdout);
     expect(named, stderr + stdout).not.toBeNull();
     const deadIndex = Number(named![1]);
     const doc = JSON.parse(readFileSync(join(cli.cwd, 'r.json'), 'utf8'));
@@ -150,9 +175,31 @@ describe('SIGINT during a large upload', () => {
     const url = await listen(sink);
     try {
       const cwd = scratchDirUp();
-      const child = spawn(process.execPath, [join(root, 'dist/cli.js'), 'upload', '--url', `${url}/dav/`, '--file-count', '50000', '--file-size', '1B', '--processes', '2', '--max-sockets', '16', '--results', 'r.json', '--log-level', 'warn'], {
-        cwd, env: { ...ONE_RUN, PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
-      });
+      const child = spawn(
+        process.execPath,
+        [
+          join(root, 'dist/cli.js'),
+          'upload',
+          '--url',
+          `${url}/dav/`,
+          '--file-count',
+          '50000',
+          '--file-size',
+          '1B',
+          '--processes',
+          '2',
+          '--max-sockets',
+          '16',
+          '--results',
+          'r.json',
+          '--log-level',
+          'warn',
+        ],
+        {
+          cwd,
+          env: { ...ONE_RUN, PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+        },
+      );
       const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
       for (let i = 0; i < 1200 && puts < 2000; i++) await new Promise((r) => setTimeout(r, 25));
       expect(puts).toBeGreaterThanOrEqual(2000);

@@ -15,26 +15,50 @@ import { testConfig } from './helpers/config.js';
 beforeAll(() => setLogLevel('error'));
 
 describe('request kinds', () => {
-  it('every strategy names a kind the registry loads, and its unit follows from the kind and the plan\'s shape', async () => {
+  it("every strategy names a kind the registry loads, and its unit follows from the kind and the plan's shape", async () => {
     const units: Record<string, string> = {};
     for (const s of [...DOWNLOAD_STRATEGIES, ...UPLOAD_STRATEGIES]) {
       const kind = await loadKind(s.kind);
       expect(kind.name).toBe(s.kind);
-      units[s.name + (UPLOAD_STRATEGIES.includes(s as never) ? ' (upload)' : '')] = kind.unit(workloadOf(s) === 'files' ? 'files' : 'object');
+      units[s.name + (UPLOAD_STRATEGIES.includes(s as never) ? ' (upload)' : '')] = kind.unit(
+        workloadOf(s) === 'files' ? 'files' : 'object',
+      );
     }
     expect(units).toEqual({
-      single: 'MiB/s', chunked: 'MiB/s', 'round-robin': 'MiB/s', assemble: 'MiB/s', sdk: 'MiB/s',
-      'small-files': 'ops/s', 'sdk-small-files': 'ops/s', list: 'ops/s', 'list-hierarchy': 'ops/s', 'sdk-list': 'ops/s', head: 'ops/s', 'sdk-head': 'ops/s',
-      'small-files (upload)': 'ops/s', 'sdk-small-files (upload)': 'ops/s', 'blocks (upload)': 'MiB/s', 'sdk-upload (upload)': 'MiB/s',
+      single: 'MiB/s',
+      chunked: 'MiB/s',
+      'round-robin': 'MiB/s',
+      assemble: 'MiB/s',
+      sdk: 'MiB/s',
+      'small-files': 'ops/s',
+      'sdk-small-files': 'ops/s',
+      list: 'ops/s',
+      'list-hierarchy': 'ops/s',
+      'sdk-list': 'ops/s',
+      head: 'ops/s',
+      'sdk-head': 'ops/s',
+      'small-files (upload)': 'ops/s',
+      'sdk-small-files (upload)': 'ops/s',
+      'blocks (upload)': 'MiB/s',
+      'sdk-upload (upload)': 'MiB/s',
     });
   });
 
   it('a name not in the registry is refused, naming the known ones', async () => {
-    await expect(loadKind('hedged-get')).rejects.toThrow(/no request kind named hedged-get \(known: get, put, /);
+    await expect(loadKind('hedged-get')).rejects.toThrow(
+      /no request kind named hedged-get \(known: get, put, /,
+    );
   });
 
   it('a run carries its unit into the results file, and a file with a unit that is neither is refused on read', async () => {
-    const run = await runDownload(testConfig('download', { sourceMethod: 'chunked', fileSizeBytes: 100_000, concurrency: 2, container: 'kinds-test' }));
+    const run = await runDownload(
+      testConfig('download', {
+        sourceMethod: 'chunked',
+        fileSizeBytes: 100_000,
+        concurrency: 2,
+        container: 'kinds-test',
+      }),
+    );
     expect(run.results.map((r) => [r.strategy, r.unit, r.verified])).toEqual([['chunked', 'MiB/s', true]]);
     const doc = newResultsFile('download', {}, { kind: 'embedded-azurite', label: 'embedded Azurite' });
     doc.runs.push(toRunRecord(run.results[0]!));
@@ -48,7 +72,7 @@ describe('request kinds', () => {
   });
 });
 
-describe('a worker\'s job as a state machine', () => {
+describe("a worker's job as a state machine", () => {
   const body = deterministicBuffer(64 * 1024);
   const server = http.createServer((_req, res) => res.end(body));
   let url = '';
@@ -58,9 +82,20 @@ describe('a worker\'s job as a state machine', () => {
   afterAll(() => close(server));
 
   const job = (): WorkerJob => ({
-    workerIndex: 0, strategy: 'single', kind: 'get', target: { kind: 'url', url }, items: [{ index: 0, destOffsetBytes: 0, lengthBytes: body.length }],
-    objectSizeBytes: body.length, concurrency: 1, maxSockets: 2, sink: 'memory', hashRanges: true, bufferSizeBytes: 64 * 1024,
-    logLevel: 'error', maxRetries: 0, timeoutMs: 5_000,
+    workerIndex: 0,
+    strategy: 'single',
+    kind: 'get',
+    target: { kind: 'url', url },
+    items: [{ index: 0, destOffsetBytes: 0, lengthBytes: body.length }],
+    objectSizeBytes: body.length,
+    concurrency: 1,
+    maxSockets: 2,
+    sink: 'memory',
+    hashRanges: true,
+    bufferSizeBytes: 64 * 1024,
+    logLevel: 'error',
+    maxRetries: 0,
+    timeoutMs: 5_000,
   });
 
   it('goes idle -> prepared -> running -> checking -> done, and refuses a step out of order', async () => {
@@ -72,7 +107,8 @@ describe('a worker\'s job as a state machine', () => {
     expect(run.state).toBe('prepared');
     const result = run.run(performance.timeOrigin + performance.now());
     // The check (hashing what landed) waits for the coordinator's word that every worker is done.
-    for (let i = 0; i < 500 && !sent.includes('finished'); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    for (let i = 0; i < 500 && !sent.includes('finished'); i++)
+      await new Promise((resolve) => setTimeout(resolve, 10));
     expect(run.state).toBe('checking');
     run.allDone();
     const r = await result;

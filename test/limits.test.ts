@@ -18,36 +18,76 @@ const limits = { sink: 'memory', embedded: true, totalMemoryBytes: 24 * GiB };
 
 describe('checkDownloadFits', () => {
   it('a 3 GiB range into the memory sink is refused, naming the way out', () => {
-    expect(() => checkDownloadFits(selectStrategies('single', false), { sizeBytes: 3 * GiB, concurrency: 4, urlTarget: false }, limits))
-      .toThrow(/^single would hold a 3 GiB range in memory, .* use more --concurrency or a --range-size, or --sink file$/);
+    expect(() =>
+      checkDownloadFits(
+        selectStrategies('single', false),
+        { sizeBytes: 3 * GiB, concurrency: 4, urlTarget: false },
+        limits,
+      ),
+    ).toThrow(
+      /^single would hold a 3 GiB range in memory, .* use more --concurrency or a --range-size, or --sink file$/,
+    );
   });
 
   it('the same object in four ranges fits; to a file sink one range fits too', () => {
-    expect(() => checkDownloadFits(selectStrategies('chunked', false), { sizeBytes: 3 * GiB, concurrency: 4, urlTarget: false }, limits)).not.toThrow();
-    expect(() => checkDownloadFits(selectStrategies('single', false), { sizeBytes: 3 * GiB, concurrency: 4, urlTarget: false }, { ...limits, sink: 'file' })).not.toThrow();
+    expect(() =>
+      checkDownloadFits(
+        selectStrategies('chunked', false),
+        { sizeBytes: 3 * GiB, concurrency: 4, urlTarget: false },
+        limits,
+      ),
+    ).not.toThrow();
+    expect(() =>
+      checkDownloadFits(
+        selectStrategies('single', false),
+        { sizeBytes: 3 * GiB, concurrency: 4, urlTarget: false },
+        { ...limits, sink: 'file' },
+      ),
+    ).not.toThrow();
   });
 
   it('the SDK baseline buffers the whole blob whatever the sink', () => {
-    expect(() => checkDownloadFits(selectStrategies('sdk', false), { sizeBytes: 3 * GiB, concurrency: 4, urlTarget: false }, { ...limits, sink: 'discard' }))
-      .toThrow(/^sdk would hold a 3 GiB range in memory/);
+    expect(() =>
+      checkDownloadFits(
+        selectStrategies('sdk', false),
+        { sizeBytes: 3 * GiB, concurrency: 4, urlTarget: false },
+        { ...limits, sink: 'discard' },
+      ),
+    ).toThrow(/^sdk would hold a 3 GiB range in memory/);
   });
 
   it('round-robin with --concurrency 1000 needs 1000 copies: refused on the embedded target, allowed on an account', () => {
     const input = { sizeBytes: 80 * 1024 ** 2, concurrency: 1000, urlTarget: false };
-    expect(() => checkDownloadFits(selectStrategies('round-robin', false), input, { ...limits, sink: 'discard' }))
-      .toThrow(ConfigError);
-    expect(() => checkDownloadFits(selectStrategies('round-robin', false), input, { ...limits, sink: 'discard', embedded: false })).not.toThrow();
+    expect(() =>
+      checkDownloadFits(selectStrategies('round-robin', false), input, { ...limits, sink: 'discard' }),
+    ).toThrow(ConfigError);
+    expect(() =>
+      checkDownloadFits(selectStrategies('round-robin', false), input, {
+        ...limits,
+        sink: 'discard',
+        embedded: false,
+      }),
+    ).not.toThrow();
   });
 
   it('a memory sink larger than 80% of the machine is refused', () => {
-    expect(() => checkDownloadFits(selectStrategies('chunked', false), { sizeBytes: 20 * GiB, concurrency: 64, urlTarget: false }, { ...limits, embedded: false }))
-      .toThrow(/memory sink would hold 20 GiB, more than 80% of this machine's 24 GiB; use --sink file or discard/);
+    expect(() =>
+      checkDownloadFits(
+        selectStrategies('chunked', false),
+        { sizeBytes: 20 * GiB, concurrency: 64, urlTarget: false },
+        { ...limits, embedded: false },
+      ),
+    ).toThrow(
+      /memory sink would hold 20 GiB, more than 80% of this machine's 24 GiB; use --sink file or discard/,
+    );
   });
 });
 
 describe('checkUploadFits', () => {
   it('10 million small files on a 2 GiB machine are refused with the count that fits; 1 million fit', () => {
-    expect(() => checkUploadFits(10_000_000, true, 2 * GiB)).toThrow(/^10000000 files per run would need about 4\.77 GiB of per-file state \(about 512 B a file\), more than 80% of this machine's 2 GiB; use --file-count 3355443 or fewer/);
+    expect(() => checkUploadFits(10_000_000, true, 2 * GiB)).toThrow(
+      /^10000000 files per run would need about 4\.77 GiB of per-file state \(about 512 B a file\), more than 80% of this machine's 2 GiB; use --file-count 3355443 or fewer/,
+    );
     expect(() => checkUploadFits(1_000_000, true, 2 * GiB)).not.toThrow();
     expect(() => checkUploadFits(10_000_000, true, 24 * GiB)).not.toThrow();
     expect(() => checkUploadFits(10_000_000, false, 2 * GiB)).not.toThrow();
@@ -58,11 +98,32 @@ describe('through the CLI', () => {
   it('fails in a moment with one line and exit 2, before any fixture is made', () => {
     const cwd = scratchDir();
     const started = performance.now();
-    const r = spawnSync(process.execPath, [join(root, 'dist/cli.js'), 'download', '--source-method', 'single', '--file-size', '3GiB', '--results', 'r.json'], {
-      cwd, encoding: 'utf8', env: { ...ONE_RUN, PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' }, timeout: 30_000,
-    });
+    const r = spawnSync(
+      process.execPath,
+      [
+        join(root, 'dist/cli.js'),
+        'download',
+        '--source-method',
+        'single',
+        '--file-size',
+        '3GiB',
+        '--results',
+        'r.json',
+      ],
+      {
+        cwd,
+        encoding: 'utf8',
+        env: { ...ONE_RUN, PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+        timeout: 30_000,
+      },
+    );
     expect(r.status, r.stderr).toBe(2);
-    expect(r.stderr.trim().split('\n').filter((l) => l.startsWith('blob-cacher:'))).toEqual([expect.stringMatching(/^blob-cacher: single would hold a 3 GiB range in memory/)]);
+    expect(
+      r.stderr
+        .trim()
+        .split('\n')
+        .filter((l) => l.startsWith('blob-cacher:')),
+    ).toEqual([expect.stringMatching(/^blob-cacher: single would hold a 3 GiB range in memory/)]);
     expect(r.stderr).not.toMatch(/\n\s+at /);
     expect(performance.now() - started).toBeLessThan(15_000);
   });

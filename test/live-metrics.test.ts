@@ -76,7 +76,11 @@ function parseLine(line: string): ParsedLine {
   return { measurement, tags, fields, timestampNs: BigInt(ts) };
 }
 
-const parseAll = (text: string) => text.split('\n').filter((l) => l !== '').map(parseLine);
+const parseAll = (text: string) =>
+  text
+    .split('\n')
+    .filter((l) => l !== '')
+    .map(parseLine);
 
 const LIVE_FIELDS = ['requests', 'bytes', 'errors', 'retries', 'requests_per_s', 'mib_per_s', 'elapsed_s'];
 const DASHBOARD = join(import.meta.dirname, '..', 'docs', 'grafana', 'blob-cacher-influx.json');
@@ -106,9 +110,11 @@ const emitted = new Map<string, { fields: Set<string>; tags: Set<string> }>();
 
 describe('line protocol and OTLP encoding', () => {
   const hostile: MetricPoint = {
-    measurement: 'blob cacher,x', tags: { contender: 'a,b c=d\\e', cell: 'x\ny', empty: '' },
+    measurement: 'blob cacher,x',
+    tags: { contender: 'a,b c=d\\e', cell: 'x\ny', empty: '' },
     fields: { 'mib per_s': 1.5, requests: 3, whole: 2, nan: NaN },
-    timeMs: 1_700_000_000_123.456, startMs: 1_700_000_000_000,
+    timeMs: 1_700_000_000_123.456,
+    startMs: 1_700_000_000_000,
   };
 
   it('escapes commas, spaces, equals signs and backslashes so that a parser reads every part back', () => {
@@ -127,23 +133,30 @@ describe('line protocol and OTLP encoding', () => {
     const metrics = doc.resourceMetrics[0]!.scopeMetrics[0]!.metrics;
     const byName = new Map(metrics.map((m) => [m.name, m]));
     expect([...byName.keys()].sort()).toEqual([
-      'blob cacher,x.mib per_s', 'blob cacher,x.requests', 'blob cacher,x.whole',
+      'blob cacher,x.mib per_s',
+      'blob cacher,x.requests',
+      'blob cacher,x.whole',
     ]);
     const requests = byName.get('blob cacher,x.requests')!;
     expect(requests.sum).toMatchObject({ aggregationTemporality: 1, isMonotonic: true });
     expect(requests.sum!.dataPoints[0]).toMatchObject({
-      asInt: '3', startTimeUnixNano: '1700000000000000000', timeUnixNano: '1700000000123456000',
+      asInt: '3',
+      startTimeUnixNano: '1700000000000000000',
+      timeUnixNano: '1700000000123456000',
     });
     expect(byName.get('blob cacher,x.whole')!.gauge!.dataPoints[0]!.asDouble).toBe(2);
     expect(requests.sum!.dataPoints[0]!.attributes).toEqual([
-      { key: 'contender', value: { stringValue: 'a,b c=d\\e' } }, { key: 'cell', value: { stringValue: 'x\ny' } },
+      { key: 'contender', value: { stringValue: 'a,b c=d\\e' } },
+      { key: 'cell', value: { stringValue: 'x\ny' } },
     ]);
   });
 
   it('parses sinks: files, Influx URLs and OTLP URLs, space-separated, and refuses anything else', () => {
     const v2 = 'https://h/api/v2/write?org=o&bucket=b';
     expect(metricsSinks(`influx=out/m.lp otlp=http://h:4318 influx=${v2}`)).toEqual([
-      { format: 'influx', file: 'out/m.lp' }, { format: 'otlp', url: 'http://h:4318' }, { format: 'influx', url: v2 },
+      { format: 'influx', file: 'out/m.lp' },
+      { format: 'otlp', url: 'http://h:4318' },
+      { format: 'influx', url: v2 },
     ]);
     expect(metricsSinks('influx=my metrics.lp')).toEqual([{ format: 'influx', file: 'my metrics.lp' }]);
     for (const bad of ['prometheus=x', 'otlp=metrics.json', 'influx=ftp://h/x', 'influx=']) {
@@ -152,13 +165,26 @@ describe('line protocol and OTLP encoding', () => {
   });
 
   it('takes --metrics repeated, or BLOB_CACHER_METRICS space-separated, and never shows the token', () => {
-    const argv = ['--metrics', 'influx=a.lp', '--metrics', 'otlp=http://h:4318', '--metrics-token', 'tok-123456'];
+    const argv = [
+      '--metrics',
+      'influx=a.lp',
+      '--metrics',
+      'otlp=http://h:4318',
+      '--metrics-token',
+      'tok-123456',
+    ];
     const flags = parseFlags(buildProgram('download', DOWNLOAD_OPTIONS, ''), argv)!;
     const config = loadDownloadConfig(flags, { env: {} });
-    expect(config.metrics).toEqual([{ format: 'influx', file: 'a.lp' }, { format: 'otlp', url: 'http://h:4318' }]);
+    expect(config.metrics).toEqual([
+      { format: 'influx', file: 'a.lp' },
+      { format: 'otlp', url: 'http://h:4318' },
+    ]);
     expect(config.metricsIntervalMs).toBe(1_000);
     expect(JSON.stringify(redactedConfig(config))).not.toContain('tok-123456');
-    const fromEnv = loadDownloadConfig({}, { env: { BLOB_CACHER_METRICS: 'influx=a.lp otlp=http://h:4318' } });
+    const fromEnv = loadDownloadConfig(
+      {},
+      { env: { BLOB_CACHER_METRICS: 'influx=a.lp otlp=http://h:4318' } },
+    );
     expect(fromEnv.metrics).toEqual(config.metrics);
     expect(loadDownloadConfig({}, { env: {} }).metrics).toBeUndefined();
   });
@@ -199,21 +225,41 @@ describe('--metrics on a steady run of the CLI', () => {
   const DURATION_MS = 2_000;
   const INTERVAL_MS = 250;
   const steadyArgs = (cwd: string) => [
-    'download', '--url', `${target}/blob`, '--source-method', 'single,chunked', '--concurrency', '2',
-    '--processes', '1', '--duration', `${DURATION_MS}ms`, '--interval', `${INTERVAL_MS}ms`,
-    '--results', join(cwd, 'r.json'), '--log-level', 'warn',
+    'download',
+    '--url',
+    `${target}/blob`,
+    '--source-method',
+    'single,chunked',
+    '--concurrency',
+    '2',
+    '--processes',
+    '1',
+    '--duration',
+    `${DURATION_MS}ms`,
+    '--interval',
+    `${INTERVAL_MS}ms`,
+    '--results',
+    join(cwd, 'r.json'),
+    '--log-level',
+    'warn',
   ];
 
   it('writes one point per interval per contender to a file, the same lines to Influx, and OTLP JSON to a collector', async () => {
     const cwd = await dir();
     const influx = await receiver();
-    const otlp = await receiver((_q, r) => void r.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+    const otlp = await receiver(
+      (_q, r) => void r.writeHead(200, { 'content-type': 'application/json' }).end('{}'),
+    );
     try {
       const sinks = [
-        `influx=${join(cwd, 'm.lp')}`, `influx=${influx.base}/api/v2/write?org=o&bucket=b`, `otlp=${otlp.base}`,
+        `influx=${join(cwd, 'm.lp')}`,
+        `influx=${influx.base}/api/v2/write?org=o&bucket=b`,
+        `otlp=${otlp.base}`,
       ];
       const run = await runCli([...steadyArgs(cwd), ...sinks.flatMap((s) => ['--metrics', s])], {
-        cwd, env: { BLOB_CACHER_METRICS_TOKEN: TOKEN }, limitMs: 30_000,
+        cwd,
+        env: { BLOB_CACHER_METRICS_TOKEN: TOKEN },
+        limitMs: 30_000,
       });
       expect(run.stderr).not.toMatch(/dropped/);
       expect(run.code).toBe(0);
@@ -236,7 +282,11 @@ describe('--metrics on a steady run of the CLI', () => {
         expect(live.length).toBeLessThanOrEqual(intervals + 2);
         for (const p of live) {
           expect(p.tags).toMatchObject({
-            command: 'download', target: 'url', run_id: 'r', phase: 'run', run: '1',
+            command: 'download',
+            target: 'url',
+            run_id: 'r',
+            phase: 'run',
+            run: '1',
           });
           expect(p.tags.host).toBeTruthy();
           expect(Object.keys(p.fields)).toEqual(expect.arrayContaining(LIVE_FIELDS));
@@ -281,8 +331,13 @@ describe('--metrics on a steady run of the CLI', () => {
           for (const d of m.sum?.dataPoints ?? []) expect(d.asInt).toMatch(/^\d+$/);
         }
       }
-      const wanted = ['blob_cacher.requests_per_s', 'blob_cacher.mib_per_s', 'blob_cacher.requests',
-        'blob_cacher_run.latency_p99_ms', 'blob_cacher_interval.latency_p50_ms'];
+      const wanted = [
+        'blob_cacher.requests_per_s',
+        'blob_cacher.mib_per_s',
+        'blob_cacher.requests',
+        'blob_cacher_run.latency_p99_ms',
+        'blob_cacher_interval.latency_p50_ms',
+      ];
       for (const n of wanted) expect(names.has(n), n).toBe(true);
       // The token is a secret: in no file, no output, no report.
       const stored = await readFile(join(cwd, 'r.json'), 'utf8');
@@ -310,7 +365,9 @@ describe('--metrics on a steady run of the CLI', () => {
       expect(warnings.find((l) => l.includes('otlp='))).toMatch(/batch\(es\) dropped/);
       // The stalled receiver held one POST at a time: the run did not queue more on it.
       expect(stalled.got.length).toBeLessThanOrEqual(1);
-      expect(run.stderr + run.stdout + await readFile(join(cwd, 'r.json'), 'utf8')).not.toContain('hunter2-secret');
+      expect(run.stderr + run.stdout + (await readFile(join(cwd, 'r.json'), 'utf8'))).not.toContain(
+        'hunter2-secret',
+      );
     } finally {
       stalled.server.closeAllConnections();
       await close(stalled.server);
@@ -337,11 +394,18 @@ describe('--metrics on a steady run of the CLI', () => {
   it('has a Grafana dashboard whose every query reads a measurement, fields and tags the run above wrote', async () => {
     expect(emitted.size, 'the steady run above wrote points').toBeGreaterThan(0);
     const dash = JSON.parse(await readFile(DASHBOARD, 'utf8')) as {
-      schemaVersion: number; uid: string; title: string; __inputs: { type: string; pluginId: string }[];
+      schemaVersion: number;
+      uid: string;
+      title: string;
+      __inputs: { type: string; pluginId: string }[];
       templating: { list: { name: string }[] };
       panels: {
-        id: number; type: string; title: string; gridPos: { x: number; y: number; w: number; h: number };
-        datasource: { type: string }; targets: { refId: string; query: string }[];
+        id: number;
+        type: string;
+        title: string;
+        gridPos: { x: number; y: number; w: number; h: number };
+        datasource: { type: string };
+        targets: { refId: string; query: string }[];
       }[];
     };
     // Grafana 10 and 11 read schemaVersion 39 as current; an import asks for the InfluxDB data source.
@@ -377,8 +441,13 @@ describe('--metrics on a steady run of the CLI', () => {
     }
     // Every figure live metrics are for is on it: rate, latency percentiles, errors, retries, throttles.
     const figures = [
-      'blob_cacher.mib_per_s', 'blob_cacher.requests_per_s', 'blob_cacher.errors', 'blob_cacher.retries',
-      'blob_cacher_interval.latency_p99_ms', 'blob_cacher_interval.throttles', 'blob_cacher_run.latency_p90_ms',
+      'blob_cacher.mib_per_s',
+      'blob_cacher.requests_per_s',
+      'blob_cacher.errors',
+      'blob_cacher.retries',
+      'blob_cacher_interval.latency_p99_ms',
+      'blob_cacher_interval.throttles',
+      'blob_cacher_run.latency_p90_ms',
     ];
     for (const f of figures) {
       expect(read.has(f), f).toBe(true);

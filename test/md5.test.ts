@@ -17,11 +17,23 @@ describe('md5 without node:crypto', () => {
     expect(hex('abc')).toBe('900150983cd24fb0d6963f7d28e17f72');
     expect(hex('message digest')).toBe('f96b697d7cb7938d525a2f31aaf161d0');
     expect(hex('abcdefghijklmnopqrstuvwxyz')).toBe('c3fcd3d76192e4007dfb496cca67e13b');
-    expect(hex('12345678901234567890123456789012345678901234567890123456789012345678901234567890')).toBe('57edf4a22be3c955ac49da2e2107b67a');
+    expect(hex('12345678901234567890123456789012345678901234567890123456789012345678901234567890')).toBe(
+      '57edf4a22be3c955ac49da2e2107b67a',
+    );
   });
 
   it("equals node:crypto's for every length from 0 to 300 bytes and random sizes up to its limit", () => {
-    const lengths = [...Array.from({ length: 301 }, (_, i) => i), 1023, 1024, 1025, 4095, 4096, 9999, JS_MD5_MAX_BYTES - 1, JS_MD5_MAX_BYTES];
+    const lengths = [
+      ...Array.from({ length: 301 }, (_, i) => i),
+      1023,
+      1024,
+      1025,
+      4095,
+      4096,
+      9999,
+      JS_MD5_MAX_BYTES - 1,
+      JS_MD5_MAX_BYTES,
+    ];
     for (const n of lengths) {
       const bytes = randomBytes(n);
       expect(Buffer.from(md5(bytes)).equals(nodeMd5(bytes)), `length ${n}`).toBe(true);
@@ -43,7 +55,10 @@ describe('md5 without node:crypto', () => {
     const url = pathToFileURL(join(resolve(import.meta.dirname, '..'), 'dist', 'payload', 'md5.js')).href;
     const loadsCrypto = (size: number) => {
       const code = `const { md5Base64 } = await import(${JSON.stringify(url)}); md5Base64(Buffer.alloc(${size}, 7)); process.stdout.write(String(process.moduleLoadList.includes('NativeModule crypto')));`;
-      const r = spawnSync(process.execPath, ['--input-type=module', '-e', code], { encoding: 'utf8', timeout: 30_000 });
+      const r = spawnSync(process.execPath, ['--input-type=module', '-e', code], {
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
       expect(r.status, r.stderr).toBe(0);
       return r.stdout;
     };

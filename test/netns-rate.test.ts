@@ -27,7 +27,6 @@ const SIZE = 20 * 1024 * 1024;
 // 1448 bytes of payload (TCP with timestamps).
 const GOODPUT_MBIT = (RATE_MBIT * 1448) / 1514;
 
-
 function setUp(): string | undefined {
   if (process.platform !== 'linux') return 'not Linux';
   if (process.getuid?.() !== 0) return 'not root: network namespaces need CAP_NET_ADMIN';
@@ -43,7 +42,22 @@ function setUp(): string | undefined {
     return `cannot make a veth pair between namespaces: ${stderrOf(err)}`;
   }
   try {
-    inNs(SERVER_NS, 'tc', 'qdisc', 'add', 'dev', `${VETH}s`, 'root', 'tbf', 'rate', `${RATE_MBIT}mbit`, 'burst', '32kb', 'latency', '100ms');
+    inNs(
+      SERVER_NS,
+      'tc',
+      'qdisc',
+      'add',
+      'dev',
+      `${VETH}s`,
+      'root',
+      'tbf',
+      'rate',
+      `${RATE_MBIT}mbit`,
+      'burst',
+      '32kb',
+      'latency',
+      '100ms',
+    );
   } catch (err) {
     return `tc tbf is not available: ${stderrOf(err)}`;
   }
@@ -78,16 +92,34 @@ beforeAll(async () => {
   if (existsSync(NGINX)) {
     serverKind = 'nginx';
     writeFileSync(join(dir, 'nginx.conf'), staticNginxConfig(dir, `${SERVER_IP}:${PORT}`, 64));
-    server = spawn('ip', ['netns', 'exec', SERVER_NS, NGINX, '-c', join(dir, 'nginx.conf'), '-p', dir, '-e', join(dir, 'error.log')], { stdio: 'ignore' });
+    server = spawn(
+      'ip',
+      [
+        'netns',
+        'exec',
+        SERVER_NS,
+        NGINX,
+        '-c',
+        join(dir, 'nginx.conf'),
+        '-p',
+        dir,
+        '-e',
+        join(dir, 'error.log'),
+      ],
+      { stdio: 'ignore' },
+    );
   } else {
     serverKind = 'a Node http server (nginx is not installed)';
     const script = join(dir, 'server.mjs');
-    writeFileSync(script, `import http from 'node:http';
+    writeFileSync(
+      script,
+      `import http from 'node:http';
 const body = Buffer.alloc(${SIZE}, 7);
 http.createServer((req, res) => {
   res.writeHead(200, { 'content-length': body.length });
   res.end(req.method === 'HEAD' ? undefined : body);
-}).listen(${PORT}, '${SERVER_IP}');`);
+}).listen(${PORT}, '${SERVER_IP}');`,
+    );
     server = spawn('ip', ['netns', 'exec', SERVER_NS, process.execPath, script], { stdio: 'ignore' });
   }
   await waitForPortInNs(CLIENT_NS, SERVER_IP, PORT, serverKind);
@@ -106,8 +138,23 @@ afterAll(async () => {
 function download(method: string, extra: string[] = []) {
   const cwd = mkdtempSync(join(tmpdir(), 'bc-ns-run-'));
   try {
-    inNs(CLIENT_NS, process.execPath, join(root, 'dist/cli.js'), 'download', '--url', `http://${SERVER_IP}:${PORT}/x`,
-      '--source-method', method, '--sink', 'discard', '--results', join(cwd, 'r.json'), '--log-level', 'warn', ...extra);
+    inNs(
+      CLIENT_NS,
+      process.execPath,
+      join(root, 'dist/cli.js'),
+      'download',
+      '--url',
+      `http://${SERVER_IP}:${PORT}/x`,
+      '--source-method',
+      method,
+      '--sink',
+      'discard',
+      '--results',
+      join(cwd, 'r.json'),
+      '--log-level',
+      'warn',
+      ...extra,
+    );
     return JSON.parse(readFileSync(join(cwd, 'r.json'), 'utf8')).runs[0];
   } finally {
     rmSync(cwd, { recursive: true, force: true });
@@ -115,27 +162,37 @@ function download(method: string, extra: string[] = []) {
 }
 
 describe('throughput under a kernel rate limit (veth pair between namespaces, tc tbf)', () => {
-  it.skipIf(skipReason !== undefined)(`a single GET from nginx is reported within 3% of a ${RATE_MBIT} Mbit/s limit`, async () => {
-    const run = download('single');
-    expect(runFailed(run)).toBe(false);
-    expect(run.bytes).toBe(SIZE);
-    // The body's rate (bytes over the download phase) is what the limit governs; the whole
-    // duration also holds connection set-up and first byte, which are reported as their own phases.
-    const columns = (await import('../src/results/schema.js')).RECORD_COLUMNS as readonly string[];
-    const downloadMs = run.records[0][columns.indexOf('download')] as number;
-    const bodyMbit = (run.bytes * 8) / 1e6 / (downloadMs / 1000);
-    const wallMbit = (run.bytes * 8) / 1e6 / (run.wallMs / 1000);
-    console.log(`${serverKind}, tbf ${RATE_MBIT} Mbit/s (goodput ${GOODPUT_MBIT.toFixed(2)}): single body ${bodyMbit.toFixed(2)} Mbit/s, whole run ${wallMbit.toFixed(2)} Mbit/s`);
-    expect(Math.abs(bodyMbit / GOODPUT_MBIT - 1)).toBeLessThan(0.03);
-    expect(Math.abs(wallMbit / GOODPUT_MBIT - 1)).toBeLessThan(0.03);
-  });
+  it.skipIf(skipReason !== undefined)(
+    `a single GET from nginx is reported within 3% of a ${RATE_MBIT} Mbit/s limit`,
+    async () => {
+      const run = download('single');
+      expect(runFailed(run)).toBe(false);
+      expect(run.bytes).toBe(SIZE);
+      // The body's rate (bytes over the download phase) is what the limit governs; the whole
+      // duration also holds connection set-up and first byte, which are reported as their own phases.
+      const columns = (await import('../src/results/schema.js')).RECORD_COLUMNS as readonly string[];
+      const downloadMs = run.records[0][columns.indexOf('download')] as number;
+      const bodyMbit = (run.bytes * 8) / 1e6 / (downloadMs / 1000);
+      const wallMbit = (run.bytes * 8) / 1e6 / (run.wallMs / 1000);
+      console.log(
+        `${serverKind}, tbf ${RATE_MBIT} Mbit/s (goodput ${GOODPUT_MBIT.toFixed(2)}): single body ${bodyMbit.toFixed(2)} Mbit/s, whole run ${wallMbit.toFixed(2)} Mbit/s`,
+      );
+      expect(Math.abs(bodyMbit / GOODPUT_MBIT - 1)).toBeLessThan(0.03);
+      expect(Math.abs(wallMbit / GOODPUT_MBIT - 1)).toBeLessThan(0.03);
+    },
+  );
 
-  (skipReason !== undefined ? it.skip : nginx.it)('four ranges share the same limit: the run\'s throughput is still within 3% of it', () => {
-    const run = download('chunked', ['--concurrency', '4']);
-    expect(runFailed(run)).toBe(false);
-    expect(run.requests).toBe(4);
-    const wallMbit = (run.bytes * 8) / 1e6 / (run.wallMs / 1000);
-    console.log(`${serverKind}, tbf ${RATE_MBIT} Mbit/s (goodput ${GOODPUT_MBIT.toFixed(2)}): chunked x4 whole run ${wallMbit.toFixed(2)} Mbit/s`);
-    expect(Math.abs(wallMbit / GOODPUT_MBIT - 1)).toBeLessThan(0.03);
-  });
+  (skipReason !== undefined ? it.skip : nginx.it)(
+    "four ranges share the same limit: the run's throughput is still within 3% of it",
+    () => {
+      const run = download('chunked', ['--concurrency', '4']);
+      expect(runFailed(run)).toBe(false);
+      expect(run.requests).toBe(4);
+      const wallMbit = (run.bytes * 8) / 1e6 / (run.wallMs / 1000);
+      console.log(
+        `${serverKind}, tbf ${RATE_MBIT} Mbit/s (goodput ${GOODPUT_MBIT.toFixed(2)}): chunked x4 whole run ${wallMbit.toFixed(2)} Mbit/s`,
+      );
+      expect(Math.abs(wallMbit / GOODPUT_MBIT - 1)).toBeLessThan(0.03);
+    },
+  );
 });

@@ -57,7 +57,9 @@ function files(path: string): string[] {
   if (!statSync(full).isDirectory()) return [path];
   return readdirSync(full, { withFileTypes: true })
     .filter((e) => e.name !== 'node_modules' && !e.name.startsWith('.'))
-    .flatMap((e) => (e.isDirectory() ? files(join(path, e.name)) : TEXT.test(e.name) ? [join(path, e.name)] : []));
+    .flatMap((e) =>
+      e.isDirectory() ? files(join(path, e.name)) : TEXT.test(e.name) ? [join(path, e.name)] : [],
+    );
 }
 
 /** Every match in one text, as `file:line: what (matched text)`, the allowed parts blanked first. */
@@ -91,7 +93,7 @@ describe('the docs carry no history', () => {
       'As seed 002 called it.',
       'Measured 2026-11-27.',
       'Azure list prices, as of 2024-11-01; { "asOf": "2024-11-01" }; { asOf: \'2024-11-01\' }',
-      '?api-version=2019-08-01, params[\'api-version\'] !== \'2019-08-01\', sv=2025-01-05&se=2030-01-01',
+      "?api-version=2019-08-01, params['api-version'] !== '2019-08-01', sv=2025-01-05&se=2030-01-01",
       "{ sv: '2024-11-04' }; const STORAGE_API_VERSION = '2025-01-05';",
       'Moved to version 2025-01-05 as of the sv change.',
       '<!-- bench:begin -->',

@@ -21,15 +21,19 @@ const OLD_NODE = ['/usr/bin/node', '/usr/local/bin/node'].find((p) => {
 
 /** Bounded wait for a condition, polled every 20 ms. */
 async function until(test: () => boolean, withinMs: number): Promise<boolean> {
-  for (let waited = 0; waited < withinMs && !test(); waited += 20) await new Promise((r) => setTimeout(r, 20));
+  for (let waited = 0; waited < withinMs && !test(); waited += 20)
+    await new Promise((r) => setTimeout(r, 20));
   return test();
 }
 
 describe('the signals the wrapper passes on', () => {
   it('are every catchable signal but job control, SIGCHLD, SIGPIPE and the faults, one name per number', () => {
     const signals = forwardedSignals();
-    expect(signals).toEqual(expect.arrayContaining(['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT', 'SIGUSR2', 'SIGALRM']));
-    for (const never of ['SIGKILL', 'SIGSTOP', 'SIGTSTP', 'SIGCHLD', 'SIGPIPE', 'SIGSEGV']) expect(signals).not.toContain(never);
+    expect(signals).toEqual(
+      expect.arrayContaining(['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT', 'SIGUSR2', 'SIGALRM']),
+    );
+    for (const never of ['SIGKILL', 'SIGSTOP', 'SIGTSTP', 'SIGCHLD', 'SIGPIPE', 'SIGSEGV'])
+      expect(signals).not.toContain(never);
     expect(forwardedSignals({ SIGIO: 29, SIGPOLL: 29, SIGQUIT: 3 })).toEqual(['SIGIO', 'SIGQUIT']);
   });
 });
@@ -51,9 +55,31 @@ describe.skipIf(!OLD_NODE)('a command run by an old node, through the re-run wra
    * the re-run's pid. Its 100 runs take minutes: a run that ends within the bounds below was ended.
    */
   async function running(cwd: string): Promise<{ cli: CliRun; rerun: number }> {
-    const cli = startCli(['download', '--url', url, '--source-method', 'chunked', '--processes', '2', '--runs', '100', '--progress-interval', '100ms', '--results', 'r.json', '--log-level', 'info'], {
-      cwd, node: OLD_NODE, detached: true, limitMs: 40_000,
-    });
+    const cli = startCli(
+      [
+        'download',
+        '--url',
+        url,
+        '--source-method',
+        'chunked',
+        '--processes',
+        '2',
+        '--runs',
+        '100',
+        '--progress-interval',
+        '100ms',
+        '--results',
+        'r.json',
+        '--log-level',
+        'info',
+      ],
+      {
+        cwd,
+        node: OLD_NODE,
+        detached: true,
+        limitMs: 40_000,
+      },
+    );
     expect(await cli.waitFor(/progress: chunked/), cli.stderr()).toBe(true);
     const children = childPids(cli.child.pid!);
     expect(children, 'the wrapper has one child: the re-run').toHaveLength(1);
@@ -69,19 +95,25 @@ describe.skipIf(!OLD_NODE)('a command run by an old node, through the re-run wra
     }
   }
 
-  it.each(['SIGQUIT', 'SIGUSR2', 'SIGALRM'] as const)('%s to the wrapper reaches the re-run: the run and its workers end, and the wrapper ends by the same signal', async (signal) => {
-    const { cli, rerun } = await running(await fresh());
-    try {
-      const workers = childPids(rerun);
-      expect(workers.length).toBeGreaterThan(0);
-      cli.child.kill(signal);
-      expect(await until(() => !alive(rerun) && !workers.some(alive), 10_000), 'the re-run and its workers end').toBe(true);
-      const run = await cli.exited;
-      expect(run.signal, run.stderr).toBe(signal);
-    } finally {
-      reap(cli);
-    }
-  });
+  it.each(['SIGQUIT', 'SIGUSR2', 'SIGALRM'] as const)(
+    '%s to the wrapper reaches the re-run: the run and its workers end, and the wrapper ends by the same signal',
+    async (signal) => {
+      const { cli, rerun } = await running(await fresh());
+      try {
+        const workers = childPids(rerun);
+        expect(workers.length).toBeGreaterThan(0);
+        cli.child.kill(signal);
+        expect(
+          await until(() => !alive(rerun) && !workers.some(alive), 10_000),
+          'the re-run and its workers end',
+        ).toBe(true);
+        const run = await cli.exited;
+        expect(run.signal, run.stderr).toBe(signal);
+      } finally {
+        reap(cli);
+      }
+    },
+  );
 
   it('SIGTERM to the wrapper stops the run as SIGTERM does: exit 143, partial results', async () => {
     const cwd = await fresh();
@@ -90,7 +122,10 @@ describe.skipIf(!OLD_NODE)('a command run by an old node, through the re-run wra
       cli.child.kill('SIGTERM');
       const run = await cli.exited;
       expect(run.code, run.stderr).toBe(143);
-      expect(JSON.parse(await readFile(join(cwd, 'r.json'), 'utf8'))).toMatchObject({ interrupted: 'SIGTERM', complete: false });
+      expect(JSON.parse(await readFile(join(cwd, 'r.json'), 'utf8'))).toMatchObject({
+        interrupted: 'SIGTERM',
+        complete: false,
+      });
     } finally {
       reap(cli);
     }
@@ -102,10 +137,16 @@ describe.skipIf(!OLD_NODE)('a command run by an old node, through the re-run wra
     try {
       const workers = childPids(rerun);
       cli.child.kill('SIGKILL');
-      expect(await until(() => !alive(rerun) && !workers.some(alive), 10_000), 'the re-run and its workers end').toBe(true);
+      expect(
+        await until(() => !alive(rerun) && !workers.some(alive), 10_000),
+        'the re-run and its workers end',
+      ).toBe(true);
       await cli.exited;
       expect(cli.stderr()).toContain('SIGTERM: no new requests');
-      expect(JSON.parse(await readFile(join(cwd, 'r.json'), 'utf8'))).toMatchObject({ interrupted: 'SIGTERM', complete: false });
+      expect(JSON.parse(await readFile(join(cwd, 'r.json'), 'utf8'))).toMatchObject({
+        interrupted: 'SIGTERM',
+        complete: false,
+      });
     } finally {
       reap(cli);
     }

@@ -53,22 +53,37 @@ function stallingServer(o: { answerMs: number; stallMs: number; cycleMs: number;
     const m = /bytes=(\d+)-(\d+)/.exec(req.headers.range ?? '');
     const [first, last] = m ? [Number(m[1]), Math.min(Number(m[2]), body.length - 1)] : [0, body.length - 1];
     const inStall = (arrivedMs - bornMs) % o.cycleMs < o.cycleMs * o.stallShare;
-    setTimeout(() => {
-      const range = m ? { 'content-range': `bytes ${first}-${last}/${body.length}` } : {};
-      res.writeHead(m ? 206 : 200, { 'content-length': last - first + 1, ...range });
-      res.end(body.subarray(first, last + 1));
-      log.push({ arrivedMs, answeredMs: performance.timeOrigin + performance.now() });
-    }, inStall ? o.stallMs : o.answerMs);
+    setTimeout(
+      () => {
+        const range = m ? { 'content-range': `bytes ${first}-${last}/${body.length}` } : {};
+        res.writeHead(m ? 206 : 200, { 'content-length': last - first + 1, ...range });
+        res.end(body.subarray(first, last + 1));
+        log.push({ arrivedMs, answeredMs: performance.timeOrigin + performance.now() });
+      },
+      inStall ? o.stallMs : o.answerMs,
+    );
   });
   return { server, log };
 }
 
 function configFor(url: string, overrides: TestSettings<DownloadConfig> = {}): DownloadConfig {
   return testConfig('download', {
-    sourceMethod: 'chunked', rangeSizeBytes: RANGE_BYTES, concurrency: 1, processes: 1, maxSockets: 1,
-    fileSizeBytes: body.length, sink: 'memory', bufferSizeBytes: 65536, container: 'unused', cleanup: false,
+    sourceMethod: 'chunked',
+    rangeSizeBytes: RANGE_BYTES,
+    concurrency: 1,
+    processes: 1,
+    maxSockets: 1,
+    fileSizeBytes: body.length,
+    sink: 'memory',
+    bufferSizeBytes: 65536,
+    container: 'unused',
+    cleanup: false,
     credentials: { kind: 'url', url },
-    runs: 1, warmup: 0, maxRetries: 0, timeoutMs: 10_000, httpClient: 'raw',
+    runs: 1,
+    warmup: 0,
+    maxRetries: 0,
+    timeoutMs: 10_000,
+    httpClient: 'raw',
     ...overrides,
   });
 }
@@ -88,8 +103,11 @@ describe('--rate options', () => {
 
   it('reads a rate with or without /s, uniform by default; refuses the open-loop options without it', () => {
     expect(load({ rate: '800/s' }).openLoop).toEqual({ ratePerSecond: 800, arrival: 'uniform' });
-    expect(load({ rate: '2.5', arrival: 'poisson', maxInFlight: '16' }).openLoop)
-      .toEqual({ ratePerSecond: 2.5, arrival: 'poisson', maxInFlight: 16 });
+    expect(load({ rate: '2.5', arrival: 'poisson', maxInFlight: '16' }).openLoop).toEqual({
+      ratePerSecond: 2.5,
+      arrival: 'poisson',
+      maxInFlight: 16,
+    });
     expect(load({}).openLoop).toBeUndefined();
     expect(() => load({ maxInFlight: '4' })).toThrow(ConfigError);
     expect(() => load({ arrival: 'poisson' })).toThrow(/give --rate too/);
@@ -105,10 +123,12 @@ describe('--rate options', () => {
 
 describe('the schedule', () => {
   it('interleaves uniform sends over workers into one grid at the total rate', () => {
-    const starts = [0, 1].flatMap((w) => {
-      const s = new Schedule(0, 100, 'uniform', w, 2);
-      return Array.from({ length: 5 }, () => s.take());
-    }).sort((a, b) => a - b);
+    const starts = [0, 1]
+      .flatMap((w) => {
+        const s = new Schedule(0, 100, 'uniform', w, 2);
+        return Array.from({ length: 5 }, () => s.take());
+      })
+      .sort((a, b) => a - b);
     expect(starts).toEqual(Array.from({ length: 10 }, (_, i) => i * 10));
   });
 
@@ -154,9 +174,15 @@ describe('open loop against a server that stalls one tenth of the time', () => {
 
     served.log.length = 0;
     const rate = Math.round(closedRate);
-    const [open] = (await runDownload(configFor(url, {
-      steady, maxSockets: 64, openLoop: { ratePerSecond: rate, arrival: 'uniform', maxInFlight: 64 },
-    }))).results as [MeasuredRun];
+    const [open] = (
+      await runDownload(
+        configFor(url, {
+          steady,
+          maxSockets: 64,
+          openLoop: { ratePerSecond: rate, arrival: 'uniform', maxInFlight: 64 },
+        }),
+      )
+    ).results as [MeasuredRun];
     expect(runFailed(open), open.verification).toBe(false);
     expect(open.failedRequests).toBe(0);
     const summary = openLoopSummary([open])!;
@@ -178,7 +204,12 @@ describe('open loop against a server that stalls one tenth of the time', () => {
     expect(serverP99).toBeGreaterThan(150);
     expect(Math.abs(openP99 - serverP99) / serverP99).toBeLessThan(0.1);
     // The server's hold alone (arrival to answer) is no more than what the schedule met.
-    expect(percentileOf(arrived.map((l) => l.answeredMs - l.arrivedMs), 99)).toBeLessThanOrEqual(openP99);
+    expect(
+      percentileOf(
+        arrived.map((l) => l.answeredMs - l.arrivedMs),
+        99,
+      ),
+    ).toBeLessThanOrEqual(openP99);
     // The closed loop sent few requests into the stalls (its one lane waits them out): its p99 stays
     // well under what the same rate on a schedule meets.
     expect(closedP99).toBeLessThan(openP99 * 0.6);
@@ -197,10 +228,16 @@ describe('skipped sends', () => {
   afterAll(() => close(served.server));
 
   it('counts a slot that finds --max-in-flight (split over processes) reached as skipped', async () => {
-    const [run] = (await runDownload(configFor(url, {
-      processes: 2, maxSockets: 4, steady: { durationMs: 1_000, intervalMs: 500 },
-      openLoop: { ratePerSecond: 100, arrival: 'uniform', maxInFlight: 4 },
-    }))).results as [MeasuredRun];
+    const [run] = (
+      await runDownload(
+        configFor(url, {
+          processes: 2,
+          maxSockets: 4,
+          steady: { durationMs: 1_000, intervalMs: 500 },
+          openLoop: { ratePerSecond: 100, arrival: 'uniform', maxInFlight: 4 },
+        }),
+      )
+    ).results as [MeasuredRun];
     const o = run.openLoop!;
     // Two processes, 2 in flight each: 4 sends went, the rest of the second's slots were skipped.
     expect(o.sent).toBe(4);
@@ -217,11 +254,16 @@ describe('skipped sends', () => {
     const short = stallingServer({ answerMs: 100, stallMs: 100, cycleMs: 1_000, stallShare: 1 });
     const at = `${await listen(short.server)}/object.bin`;
     try {
-      const [run] = (await runDownload(configFor(at, {
-        maxSockets: 4, openLoop: { ratePerSecond: 200, arrival: 'poisson', maxInFlight: 4 },
-      }))).results as [MeasuredRun];
+      const [run] = (
+        await runDownload(
+          configFor(at, {
+            maxSockets: 4,
+            openLoop: { ratePerSecond: 200, arrival: 'poisson', maxInFlight: 4 },
+          }),
+        )
+      ).results as [MeasuredRun];
       expect(runFailed(run), run.verification).toBe(false);
-    expect(run.failedRequests).toBe(0);
+      expect(run.failedRequests).toBe(0);
       const o = run.openLoop!;
       expect(o.sent).toBe(RANGES);
       expect(run.requests).toBe(RANGES);
@@ -260,26 +302,50 @@ describe('skipped sends', () => {
 });
 
 describe('a --rate sweep against --slo', () => {
-  it('finds the knee one sweep step below the emulated target\'s request limit', async () => {
+  it("finds the knee one sweep step below the emulated target's request limit", async () => {
     // 300 requests a second, then 503 ServerBusy: 200/s keeps the SLO, 400/s fails a quarter of its
     // sends. The bound and the in-flight cap are loose: this machine's load is not what is measured.
     const objects = new Map([['/k.bin', deterministicBuffer(1024)]]);
     const target = await startEmulatedTarget({ opsPerSecond: 300, objects });
     const dir = await mkdtemp(join(tmpdir(), 'blob-cacher-knee-'));
     try {
-      const run = startCli([
-        'sweep', 'download', '--url', `${target.url}/k.bin`, '--source-method', 'single',
-        '--rate', '100,200,400,800', '--duration', '2s', '--max-retries', '0', '--slo', 'p99<500ms',
-        '--max-in-flight', '200',
-        '--format', 'json', '--results', join(dir, 'r.json'),
-      ], { cwd: dir, limitMs: 60_000 });
+      const run = startCli(
+        [
+          'sweep',
+          'download',
+          '--url',
+          `${target.url}/k.bin`,
+          '--source-method',
+          'single',
+          '--rate',
+          '100,200,400,800',
+          '--duration',
+          '2s',
+          '--max-retries',
+          '0',
+          '--slo',
+          'p99<500ms',
+          '--max-in-flight',
+          '200',
+          '--format',
+          'json',
+          '--results',
+          join(dir, 'r.json'),
+        ],
+        { cwd: dir, limitMs: 60_000 },
+      );
       const out = await run.exited;
       // The cells past the limit met 503s: their runs failed, so the sweep exits 1 after its report.
       expect(out.code, out.stderr).toBe(1);
       const report = JSON.parse(out.stdout) as Report;
       const [curve] = report.rateCurves!;
       const kept = curve!.points.map((p) => [p.ratePerSecond, p.keeps]);
-      expect(kept).toEqual([[100, true], [200, true], [400, false], [800, false]]);
+      expect(kept).toEqual([
+        [100, true],
+        [200, true],
+        [400, false],
+        [800, false],
+      ]);
       expect(curve!.kneePerSecond).toBe(200);
     } finally {
       await target.close();

@@ -18,14 +18,22 @@ describe('docs/options.md', () => {
   });
 
   it('lists every flag of every command that --help shows, with its environment name', () => {
-    const tables = [options.DOWNLOAD_OPTIONS, options.UPLOAD_OPTIONS, options.TUNE_OPTIONS, options.REPORT_OPTIONS,
-      options.COLLECT_OPTIONS, options.MANIFEST_OPTIONS, options.EMULATE_OPTIONS];
+    const tables = [
+      options.DOWNLOAD_OPTIONS,
+      options.UPLOAD_OPTIONS,
+      options.TUNE_OPTIONS,
+      options.REPORT_OPTIONS,
+      options.COLLECT_OPTIONS,
+      options.MANIFEST_OPTIONS,
+      options.EMULATE_OPTIONS,
+    ];
     const shown = tables.flat().filter((s) => !options.isTestOnly(s));
     expect(shown.length).toBeGreaterThan(50);
     for (const spec of shown) {
       expect(rendered, spec.flag).toContain(`\`${spec.flag}`);
       if (spec.env) expect(rendered, spec.env).toContain(`\`${spec.env}\``);
     }
-    for (const spec of tables.flat().filter((s) => options.isTestOnly(s))) expect(rendered).not.toContain(spec.flag);
+    for (const spec of tables.flat().filter((s) => options.isTestOnly(s)))
+      expect(rendered).not.toContain(spec.flag);
   });
 });

@@ -20,10 +20,26 @@ describe('a coordinator killed with SIGKILL', () => {
     const cwd = scratchDir();
     // A 1 GiB blob in 8 MiB blocks over two workers: each generates 512 MiB of distinct payload
     // (about 1.5 s here) before the barrier. (Small files cycle through a 64 MiB pool: too quick.)
-    const child = spawn(process.execPath, [
-      join(root, 'dist/cli.js'), 'upload', '--upload-method', 'blocks', '--blob-size', '1GiB', '--block-size', '8MiB',
-      '--processes', '2', '--results', 'r.json', '--log-level', 'verbose',
-    ], { cwd, env: { ...ONE_RUN, PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' } });
+    const child = spawn(
+      process.execPath,
+      [
+        join(root, 'dist/cli.js'),
+        'upload',
+        '--upload-method',
+        'blocks',
+        '--blob-size',
+        '1GiB',
+        '--block-size',
+        '8MiB',
+        '--processes',
+        '2',
+        '--results',
+        'r.json',
+        '--log-level',
+        'verbose',
+      ],
+      { cwd, env: { ...ONE_RUN, PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' } },
+    );
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
     for (let i = 0; i < 400 && !/blocks: 128 request\(s\)/.test(stderr); i++) await sleep(25);

@@ -44,7 +44,8 @@ interface CliResult {
 function cli(args: string[], env: Record<string, string> = {}, cwd = scratchDir()): Promise<CliResult> {
   return new Promise((done) => {
     const child = spawn(process.execPath, [join(root, 'dist/cli.js'), ...args], {
-      cwd, env: { ...ONE_RUN, PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+      cwd,
+      env: { ...ONE_RUN, PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
     });
     let stdout = '';
     let stderr = '';
@@ -79,25 +80,57 @@ describe('target problems found before the run', () => {
   it('an unreachable blob endpoint', async () => {
     const endpoint = `${await refusingUrl()}/devstoreaccount1`;
     const cs = `DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=${WRONG_KEY};BlobEndpoint=${endpoint}`;
-    expectOneLine(await cli(['download', '--log-level', 'error', '--max-retries', '0'], { STORAGE_CONNECTION_STRING: cs }), /cannot reach 127\.0\.0\.1:\d+ \(ECONNREFUSED\)/);
+    expectOneLine(
+      await cli(['download', '--log-level', 'error', '--max-retries', '0'], {
+        STORAGE_CONNECTION_STRING: cs,
+      }),
+      /cannot reach 127\.0\.0\.1:\d+ \(ECONNREFUSED\)/,
+    );
   });
 
   it('a URL that answers 404, and one that cannot be reached', async () => {
     expectOneLine(await cli(['download', '--url', notFoundUrl, '--log-level', 'error']), /404/, /--url/);
-    expectOneLine(await cli(['download', '--url', `${await refusingUrl()}/x`, '--log-level', 'error']), /cannot reach/, /--url/);
+    expectOneLine(
+      await cli(['download', '--url', `${await refusingUrl()}/x`, '--log-level', 'error']),
+      /cannot reach/,
+      /--url/,
+    );
   });
 });
 
 describe('--out', () => {
   it('in a directory that does not exist', async () => {
-    expectOneLine(await cli(['download', '--sink', 'file', '--out', 'no/such/dir/x.bin']), /--out/, /does not exist/);
+    expectOneLine(
+      await cli(['download', '--sink', 'file', '--out', 'no/such/dir/x.bin']),
+      /--out/,
+      /does not exist/,
+    );
   });
 
   it('an existing file without --force, and with it', async () => {
     const cwd = scratchDir();
     writeFileSync(join(cwd, 'x.bin'), 'keep me');
-    expectOneLine(await cli(['download', '--sink', 'file', '--out', 'x.bin'], {}, cwd), /--out x\.bin already exists/, /--force/);
-    const forced = await cli(['download', '--sink', 'file', '--out', 'x.bin', '--force', '--url', notFoundUrl, '--log-level', 'error'], {}, cwd);
+    expectOneLine(
+      await cli(['download', '--sink', 'file', '--out', 'x.bin'], {}, cwd),
+      /--out x\.bin already exists/,
+      /--force/,
+    );
+    const forced = await cli(
+      [
+        'download',
+        '--sink',
+        'file',
+        '--out',
+        'x.bin',
+        '--force',
+        '--url',
+        notFoundUrl,
+        '--log-level',
+        'error',
+      ],
+      {},
+      cwd,
+    );
     // Past the --out check, the next problem reported is the URL's 404.
     expectOneLine(forced, /404/);
   });
@@ -109,9 +142,14 @@ describe('preflight requests', () => {
     const silent = http.createServer(() => {});
     const url = await listen(silent);
     try {
-      for (const check of [() => preflightUrl(`${url}/file.bin`, { timeoutMs: 300 }), () => preflightUrlUpload(`${url}/dav/`, new URL(`${url}/dav/probe`), { timeoutMs: 300 })]) {
+      for (const check of [
+        () => preflightUrl(`${url}/file.bin`, { timeoutMs: 300 }),
+        () => preflightUrlUpload(`${url}/dav/`, new URL(`${url}/dav/probe`), { timeoutMs: 300 }),
+      ]) {
         const started = performance.now();
-        await expect(check()).rejects.toThrow(/cannot reach 127\.0\.0\.1:\d+ \(ETIMEDOUT: no data for 300 ms\); check --url/);
+        await expect(check()).rejects.toThrow(
+          /cannot reach 127\.0\.0\.1:\d+ \(ETIMEDOUT: no data for 300 ms\); check --url/,
+        );
         // A coarse bound: a fixed 30 s wait would be far past it.
         expect(performance.now() - started).toBeLessThan(2000);
       }
@@ -128,10 +166,16 @@ describe('preflight requests', () => {
       asked++;
       if (asked <= busyFor) {
         res.writeHead(503, { 'retry-after': '0', 'content-type': 'application/xml' });
-        res.end(req.method === 'HEAD' ? undefined : '<?xml version="1.0"?><Error><Code>ServerBusy</Code><Message>Operations per second is over the account limit.</Message></Error>');
+        res.end(
+          req.method === 'HEAD'
+            ? undefined
+            : '<?xml version="1.0"?><Error><Code>ServerBusy</Code><Message>Operations per second is over the account limit.</Message></Error>',
+        );
         return;
       }
-      res.writeHead(req.method === 'DELETE' ? 202 : 201, { 'content-length': req.method === 'HEAD' ? '1234' : '0' });
+      res.writeHead(req.method === 'DELETE' ? 202 : 201, {
+        'content-length': req.method === 'HEAD' ? '1234' : '0',
+      });
       res.end();
     });
     const url = await listen(busy);
@@ -139,13 +183,23 @@ describe('preflight requests', () => {
       expect(await preflightUrl(`${url}/file.bin`, { timeoutMs: 5000 })).toBe(1234);
       expect(asked).toBe(3);
       asked = 0;
-      expect(await preflightUrlUpload(`${url}/dav/`, new URL(`${url}/dav/probe`), { timeoutMs: 5000 })).toEqual({});
+      expect(
+        await preflightUrlUpload(`${url}/dav/`, new URL(`${url}/dav/probe`), { timeoutMs: 5000 }),
+      ).toEqual({});
       expect(asked).toBe(4);
       asked = 0;
       busyFor = Infinity;
-      await expect(preflightUrl(`${url}/file.bin`, { timeoutMs: 5000 })).rejects.toThrow(new RegExp(`^HEAD ${url}/file\\.bin answered HTTP 503 .* 4 times: the target is throttling; wait until its load falls \\(or lower it\\) and run again$`));
+      await expect(preflightUrl(`${url}/file.bin`, { timeoutMs: 5000 })).rejects.toThrow(
+        new RegExp(
+          `^HEAD ${url}/file\\.bin answered HTTP 503 .* 4 times: the target is throttling; wait until its load falls \\(or lower it\\) and run again$`,
+        ),
+      );
       expect(asked).toBe(4);
-      await expect(preflightUrlUpload(`${url}/dav/`, new URL(`${url}/dav/probe`), { timeoutMs: 5000 })).rejects.toThrow(/^a test PUT below .* answered HTTP 503 ServerBusy \(Operations per second is over the account limit\.\) 4 times: the target is throttling/);
+      await expect(
+        preflightUrlUpload(`${url}/dav/`, new URL(`${url}/dav/probe`), { timeoutMs: 5000 }),
+      ).rejects.toThrow(
+        /^a test PUT below .* answered HTTP 503 ServerBusy \(Operations per second is over the account limit\.\) 4 times: the target is throttling/,
+      );
     } finally {
       await close(busy);
     }
@@ -159,7 +213,9 @@ describe('preflight requests', () => {
     const url = await listen(redirecting);
     try {
       const failure = preflightUrl(`${url}/file.bin`, { timeoutMs: 5000 });
-      await expect(failure).rejects.toThrow(`HEAD ${url}/file.bin answered HTTP 302 Found to http://elsewhere.example/data/file.bin; give a URL to a file`);
+      await expect(failure).rejects.toThrow(
+        `HEAD ${url}/file.bin answered HTTP 302 Found to http://elsewhere.example/data/file.bin; give a URL to a file`,
+      );
     } finally {
       await close(redirecting);
     }

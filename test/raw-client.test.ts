@@ -35,7 +35,10 @@ beforeAll(async () => {
         const range = /bytes=(\d+)-(\d+)/.exec(req.headers.range ?? '');
         if (range) {
           const part = BODY.subarray(Number(range[1]), Number(range[2]) + 1);
-          res.writeHead(206, { 'content-length': part.length, 'content-range': `bytes ${range[1]}-${range[2]}/${BODY.length}` });
+          res.writeHead(206, {
+            'content-length': part.length,
+            'content-range': `bytes ${range[1]}-${range[2]}/${BODY.length}`,
+          });
           return void res.end(part);
         }
         res.writeHead(200, { 'content-length': BODY.length });
@@ -52,7 +55,9 @@ beforeAll(async () => {
         return void setTimeout(() => res.end('slow'), Number(url.searchParams.get('ms') ?? 50));
       case '/busy':
         res.writeHead(503, { 'retry-after': '1', 'content-type': 'application/xml' });
-        return void res.end('<?xml version="1.0"?><Error><Code>ServerBusy</Code><Message>try later</Message></Error>');
+        return void res.end(
+          '<?xml version="1.0"?><Error><Code>ServerBusy</Code><Message>try later</Message></Error>',
+        );
       case '/close':
         res.writeHead(200, { connection: 'close', 'content-length': 5 });
         return void res.end('bye!!');
@@ -73,16 +78,32 @@ afterEach(() => {
 
 afterAll(() => close(server));
 
-function poolFor(url: string, maxSockets = 4, bufferBytes = 64 * 1024, tls?: ConstructorParameters<typeof RawPool>[3]): RawPool {
+function poolFor(
+  url: string,
+  maxSockets = 4,
+  bufferBytes = 64 * 1024,
+  tls?: ConstructorParameters<typeof RawPool>[3],
+): RawPool {
   const pool = new RawPool(new URL(url), maxSockets, bufferBytes, tls);
   pools.push(pool);
   return pool;
 }
 
-async function get(pool: RawPool, url: string, opts: { headers?: Record<string, string>; timeoutMs?: number; expectStatus?: number[] } = {}) {
+async function get(
+  pool: RawPool,
+  url: string,
+  opts: { headers?: Record<string, string>; timeoutMs?: number; expectStatus?: number[] } = {},
+) {
   const chunks: Buffer[] = [];
   // Chunks are views of the socket's read buffer: copy them, as a sink that keeps them must.
-  const r = await rawRequest({ url: new URL(url), headers: opts.headers ?? {}, pool, timeoutMs: opts.timeoutMs, expectStatus: opts.expectStatus, onData: (c) => void chunks.push(Buffer.from(c)) });
+  const r = await rawRequest({
+    url: new URL(url),
+    headers: opts.headers ?? {},
+    pool,
+    timeoutMs: opts.timeoutMs,
+    expectStatus: opts.expectStatus,
+    onData: (c) => void chunks.push(Buffer.from(c)),
+  });
   return { r, body: Buffer.concat(chunks) };
 }
 
@@ -98,7 +119,9 @@ function expectPhasesAddUp(r: TracedResult): void {
 }
 
 /** A raw TCP server that answers each connection with `script(socket)`. */
-async function rawServer(script: (socket: net.Socket) => void): Promise<{ url: string; stop(): Promise<void> }> {
+async function rawServer(
+  script: (socket: net.Socket) => void,
+): Promise<{ url: string; stop(): Promise<void> }> {
   const sockets = new Set<net.Socket>();
   const srv = net.createServer((s) => {
     sockets.add(s);
@@ -109,10 +132,11 @@ async function rawServer(script: (socket: net.Socket) => void): Promise<{ url: s
   await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(srv.address() as AddressInfo).port}`,
-    stop: () => new Promise<void>((resolve) => {
-      for (const s of sockets) s.destroy();
-      srv.close(() => resolve());
-    }),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        srv.close(() => resolve());
+      }),
   };
 }
 
@@ -130,7 +154,10 @@ describe('raw GET client: bodies, phases and reuse', () => {
     expect(first.r.phases.download).toBeGreaterThan(0);
     expectPhasesAddUp(first.r);
 
-    const second = await get(pool, `${base}/body`, { headers: { range: 'bytes=100-199999' }, expectStatus: [206] });
+    const second = await get(pool, `${base}/body`, {
+      headers: { range: 'bytes=100-199999' },
+      expectStatus: [206],
+    });
     expect(second.r.status).toBe(206);
     expect(md5(second.body)).toBe(md5(BODY.subarray(100, 200_000)));
     expect(second.r.reused).toBe(true);
@@ -139,7 +166,7 @@ describe('raw GET client: bodies, phases and reuse', () => {
     expect(connections - before).toBe(1);
   });
 
-  it('firstByte carries the server\'s think time', async () => {
+  it("firstByte carries the server's think time", async () => {
     const pool = poolFor(base);
     const { r } = await get(pool, `${base}/slow?ms=80`);
     expect(r.error).toBeUndefined();
@@ -166,7 +193,12 @@ describe('raw GET client: bodies, phases and reuse', () => {
     const holder = get(pool, `${base}/slow?ms=150`);
     const stop = new AbortController();
     const started = performance.now();
-    const queued = pool.request({ url: new URL(`${base}/slow?ms=1`), headers: {}, expectStatus: [200], signal: stop.signal });
+    const queued = pool.request({
+      url: new URL(`${base}/slow?ms=1`),
+      headers: {},
+      expectStatus: [200],
+      signal: stop.signal,
+    });
     const after = get(pool, `${base}/slow?ms=1`);
     setTimeout(() => stop.abort(), 20);
     const r = await queued;
@@ -179,25 +211,48 @@ describe('raw GET client: bodies, phases and reuse', () => {
     expect(next.reused).toBe(true);
   });
 
-  it('a run\'s stop ends every request in flight on it at once (one listener for them all), and only those', async () => {
+  it("a run's stop ends every request in flight on it at once (one listener for them all), and only those", async () => {
     const pool = poolFor(base, 4);
     const stop = new AbortController();
     const started = performance.now();
-    const onStop = Array.from({ length: 3 }, () => pool.request({ url: new URL(`${base}/slow?ms=400`), headers: {}, expectStatus: [200], signal: stop.signal }));
-    const other = pool.request({ url: new URL(`${base}/slow?ms=100`), headers: {}, expectStatus: [200], signal: new AbortController().signal });
+    const onStop = Array.from({ length: 3 }, () =>
+      pool.request({
+        url: new URL(`${base}/slow?ms=400`),
+        headers: {},
+        expectStatus: [200],
+        signal: stop.signal,
+      }),
+    );
+    const other = pool.request({
+      url: new URL(`${base}/slow?ms=100`),
+      headers: {},
+      expectStatus: [200],
+      signal: new AbortController().signal,
+    });
     setTimeout(() => stop.abort(), 30);
     const ended = await Promise.all(onStop);
     expect(ended.map((r) => r.error)).toEqual([CANCELLED_ERROR, CANCELLED_ERROR, CANCELLED_ERROR]);
     expect(performance.now() - started).toBeLessThan(300);
     expect((await other).error).toBeUndefined();
     // Requests on the stop after it are not sent; the pool serves others.
-    expect((await pool.request({ url: new URL(`${base}/`), headers: {}, expectStatus: [200], signal: stop.signal })).error).toBe(NOT_SENT_ERROR);
+    expect(
+      (
+        await pool.request({
+          url: new URL(`${base}/`),
+          headers: {},
+          expectStatus: [200],
+          signal: stop.signal,
+        })
+      ).error,
+    ).toBe(NOT_SENT_ERROR);
     expect((await get(pool, `${base}/`)).r.error).toBeUndefined();
   });
 
-  it('send() hands the result to the caller\'s object, as request() resolves it', async () => {
+  it("send() hands the result to the caller's object, as request() resolves it", async () => {
     const pool = poolFor(base, 1);
-    const got = await new Promise<TracedResult>((resolve) => pool.send({ url: new URL(`${base}/`), headers: {}, expectStatus: [200] }, { answered: resolve }));
+    const got = await new Promise<TracedResult>((resolve) =>
+      pool.send({ url: new URL(`${base}/`), headers: {}, expectStatus: [200] }, { answered: resolve }),
+    );
     expect([got.status, got.bytes, got.error]).toEqual([200, 5, undefined]);
   });
 
@@ -249,7 +304,9 @@ describe('raw GET client: bodies, phases and reuse', () => {
     const hash = createHash('md5');
     let calls = 0;
     const r = await rawRequest({
-      url: new URL(`${base}/body`), headers: {}, pool,
+      url: new URL(`${base}/body`),
+      headers: {},
+      pool,
       onData: async (chunk) => {
         calls++;
         if (calls % 16 === 0) await sleep(1);
@@ -268,7 +325,12 @@ describe('raw GET client: the wire, byte by byte', () => {
     const payload = BODY.subarray(0, 5000);
     const srv = await rawServer((s) => {
       s.once('data', async () => {
-        const wire = Buffer.concat([Buffer.from(`HTTP/1.1 200 OK\r\nContent-Length: ${payload.length}\r\nX-Long: ${'y'.repeat(3000)}\r\n\r\n`), payload]);
+        const wire = Buffer.concat([
+          Buffer.from(
+            `HTTP/1.1 200 OK\r\nContent-Length: ${payload.length}\r\nX-Long: ${'y'.repeat(3000)}\r\n\r\n`,
+          ),
+          payload,
+        ]);
         for (let i = 0; i < wire.length; i += 700) {
           s.write(wire.subarray(i, i + 700));
           await sleep(1);
@@ -289,7 +351,12 @@ describe('raw GET client: the wire, byte by byte', () => {
   it('a reset mid-body is an ECONNRESET error with the bytes received so far', async () => {
     const srv = await rawServer((s) => {
       s.once('data', () => {
-        s.write(Buffer.concat([Buffer.from('HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n'), BODY.subarray(0, 30_000)]));
+        s.write(
+          Buffer.concat([
+            Buffer.from('HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n'),
+            BODY.subarray(0, 30_000),
+          ]),
+        );
         setTimeout(() => s.resetAndDestroy(), 20);
       });
     });
@@ -307,7 +374,14 @@ describe('raw GET client: the wire, byte by byte', () => {
 
   it('a close before the body ends is an error, never a short success', async () => {
     const srv = await rawServer((s) => {
-      s.once('data', () => s.end(Buffer.concat([Buffer.from('HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n'), BODY.subarray(0, 40)])));
+      s.once('data', () =>
+        s.end(
+          Buffer.concat([
+            Buffer.from('HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n'),
+            BODY.subarray(0, 40),
+          ]),
+        ),
+      );
     });
     try {
       const { r } = await get(poolFor(srv.url), `${srv.url}/`);
@@ -320,13 +394,24 @@ describe('raw GET client: the wire, byte by byte', () => {
 
   it('one pool, two timeouts: each stalled request ends at its own (the watchdog looks as often as the shorter needs)', async () => {
     const srv = await rawServer((s) => {
-      s.once('data', () => s.write(Buffer.concat([Buffer.from('HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n'), BODY.subarray(0, 10)])));
+      s.once('data', () =>
+        s.write(
+          Buffer.concat([
+            Buffer.from('HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n'),
+            BODY.subarray(0, 10),
+          ]),
+        ),
+      );
     });
     try {
       const pool = poolFor(srv.url, 2);
       const started = performance.now();
-      const at = (p: Promise<{ r: TracedResult }>) => p.then(({ r }) => ({ error: r.error, ms: performance.now() - started }));
-      const [long, short] = await Promise.all([at(get(pool, `${srv.url}/`, { timeoutMs: 400 })), at(get(pool, `${srv.url}/`, { timeoutMs: 100 }))]);
+      const at = (p: Promise<{ r: TracedResult }>) =>
+        p.then(({ r }) => ({ error: r.error, ms: performance.now() - started }));
+      const [long, short] = await Promise.all([
+        at(get(pool, `${srv.url}/`, { timeoutMs: 400 })),
+        at(get(pool, `${srv.url}/`, { timeoutMs: 100 })),
+      ]);
       expect(short.error).toMatch(/^ETIMEDOUT: no data for 100 ms/);
       expect(long.error).toMatch(/^ETIMEDOUT: no data for 400 ms/);
       expect(short.ms).toBeGreaterThanOrEqual(95);
@@ -339,7 +424,14 @@ describe('raw GET client: the wire, byte by byte', () => {
 
   it('a body that stalls fails with ETIMEDOUT after the idle timeout', async () => {
     const srv = await rawServer((s) => {
-      s.once('data', () => s.write(Buffer.concat([Buffer.from('HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n'), BODY.subarray(0, 10)])));
+      s.once('data', () =>
+        s.write(
+          Buffer.concat([
+            Buffer.from('HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n'),
+            BODY.subarray(0, 10),
+          ]),
+        ),
+      );
     });
     try {
       const started = performance.now();
@@ -370,7 +462,7 @@ describe('raw GET client: the wire, byte by byte', () => {
     }
   });
 
-  it('a body framed by the connection\'s close (no Content-Length) ends cleanly at the close', async () => {
+  it("a body framed by the connection's close (no Content-Length) ends cleanly at the close", async () => {
     const payload = BODY.subarray(0, 200_000);
     const srv = await rawServer((s) => {
       s.once('data', () => {
@@ -395,7 +487,9 @@ describe('raw GET client: the wire, byte by byte', () => {
 
   it('a 100 Continue before the answer is skipped', async () => {
     const srv = await rawServer((s) => {
-      s.once('data', () => s.write('HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok'));
+      s.once('data', () =>
+        s.write('HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok'),
+      );
     });
     try {
       const { r, body } = await get(poolFor(srv.url), `${srv.url}/`);
@@ -421,7 +515,12 @@ describe('raw GET client: errors', () => {
   it('an error status reports its storage error code and headers, keeps the body from the sink, and the socket', async () => {
     const pool = poolFor(base, 1);
     const delivered: Buffer[] = [];
-    const r = await rawRequest({ url: new URL(`${base}/busy`), headers: {}, pool, onData: (c) => void delivered.push(c) });
+    const r = await rawRequest({
+      url: new URL(`${base}/busy`),
+      headers: {},
+      pool,
+      onData: (c) => void delivered.push(c),
+    });
     expect(r.status).toBe(503);
     // A throttled answer says which limit it met: the first line of the body's <Message>.
     expect(r.error).toBe('HTTP 503 ServerBusy (try later)');
@@ -492,7 +591,13 @@ requires('openssl').describe('raw GET client over TLS', () => {
 });
 
 describe('raw PUT: the body goes out with its head', () => {
-  const received: { method: string; url: string; contentLength: string | undefined; bytes: number; md5: string }[] = [];
+  const received: {
+    method: string;
+    url: string;
+    contentLength: string | undefined;
+    bytes: number;
+    md5: string;
+  }[] = [];
   let putServer: http.Server;
   let putBase: string;
   let putConnections = 0;
@@ -506,7 +611,13 @@ describe('raw PUT: the body goes out with its head', () => {
         bytes += c.length;
       });
       req.on('end', () => {
-        received.push({ method: req.method!, url: req.url!, contentLength: req.headers['content-length'], bytes, md5: hash.digest('base64') });
+        received.push({
+          method: req.method!,
+          url: req.url!,
+          contentLength: req.headers['content-length'],
+          bytes,
+          md5: hash.digest('base64'),
+        });
         if (req.url === '/denied') {
           res.writeHead(403, { 'content-type': 'application/xml' });
           return void res.end('<?xml version="1.0"?><Error><Code>AuthorizationFailure</Code></Error>');
@@ -528,10 +639,31 @@ describe('raw PUT: the body goes out with its head', () => {
     const results: TracedResult[] = [];
     for (const [i, body] of bodies.entries()) {
       // A caller's own Content-Length is replaced by the body's real one.
-      results.push(await rawRequest({ url: new URL(`${putBase}/file-${i}?comp=block`), method: 'PUT', body, headers: { 'content-length': '1', 'x-ms-blob-type': 'BlockBlob' }, pool, expectStatus: [201] }));
+      results.push(
+        await rawRequest({
+          url: new URL(`${putBase}/file-${i}?comp=block`),
+          method: 'PUT',
+          body,
+          headers: { 'content-length': '1', 'x-ms-blob-type': 'BlockBlob' },
+          pool,
+          expectStatus: [201],
+        }),
+      );
     }
-    expect(results.map((r) => [r.status, r.error])).toEqual([[201, undefined], [201, undefined], [201, undefined]]);
-    expect(received).toEqual(bodies.map((b, i) => ({ method: 'PUT', url: `/file-${i}?comp=block`, contentLength: String(b.length), bytes: b.length, md5: md5(b) })));
+    expect(results.map((r) => [r.status, r.error])).toEqual([
+      [201, undefined],
+      [201, undefined],
+      [201, undefined],
+    ]);
+    expect(received).toEqual(
+      bodies.map((b, i) => ({
+        method: 'PUT',
+        url: `/file-${i}?comp=block`,
+        contentLength: String(b.length),
+        bytes: b.length,
+        md5: md5(b),
+      })),
+    );
     expect(results.map((r) => r.reused)).toEqual([false, true, true]);
     expect(putConnections - before).toBe(1);
     for (const r of results) {
@@ -557,7 +689,13 @@ describe('raw PUT: the body goes out with its head', () => {
     });
     try {
       const pool = poolFor(srv.url, 1);
-      const request = { url: new URL(`${srv.url.replace('http://', 'http://user:pw@')}/dir/a%20b?comp=block`), method: 'PUT' as const, body: BODY.subarray(0, 1000), headers: { 'content-length': '1000', 'x-ms-blob-type': 'BlockBlob' }, expectStatus: [201] };
+      const request = {
+        url: new URL(`${srv.url.replace('http://', 'http://user:pw@')}/dir/a%20b?comp=block`),
+        method: 'PUT' as const,
+        body: BODY.subarray(0, 1000),
+        headers: { 'content-length': '1000', 'x-ms-blob-type': 'BlockBlob' },
+        expectStatus: [201],
+      };
       const made = await pool.request(request);
       const prebuilt = await pool.request({ ...request, head: wireHead(request) });
       expect([made.error, prebuilt.error, prebuilt.reused]).toEqual([undefined, undefined, true]);
@@ -569,20 +707,50 @@ describe('raw PUT: the body goes out with its head', () => {
     }
   });
 
-  it('a socket idle past a request\'s timeout is still reused: the timeout kept between requests ends only a request', async () => {
+  it("a socket idle past a request's timeout is still reused: the timeout kept between requests ends only a request", async () => {
     const pool = poolFor(putBase, 1);
-    const first = await rawRequest({ url: new URL(`${putBase}/t1`), method: 'PUT', body: BODY.subarray(0, 10), headers: {}, pool, expectStatus: [201], timeoutMs: 50 });
+    const first = await rawRequest({
+      url: new URL(`${putBase}/t1`),
+      method: 'PUT',
+      body: BODY.subarray(0, 10),
+      headers: {},
+      pool,
+      expectStatus: [201],
+      timeoutMs: 50,
+    });
     await sleep(200);
-    const second = await rawRequest({ url: new URL(`${putBase}/t2`), method: 'PUT', body: BODY.subarray(0, 10), headers: {}, pool, expectStatus: [201], timeoutMs: 50 });
+    const second = await rawRequest({
+      url: new URL(`${putBase}/t2`),
+      method: 'PUT',
+      body: BODY.subarray(0, 10),
+      headers: {},
+      pool,
+      expectStatus: [201],
+      timeoutMs: 50,
+    });
     expect([first.error, second.error, second.reused]).toEqual([undefined, undefined, true]);
   });
 
   it('an error answer to a PUT names its status and code; the socket stays usable', async () => {
     const pool = poolFor(putBase, 1);
-    const r = await rawRequest({ url: new URL(`${putBase}/denied`), method: 'PUT', body: BODY.subarray(0, 1000), headers: {}, pool, expectStatus: [201] });
+    const r = await rawRequest({
+      url: new URL(`${putBase}/denied`),
+      method: 'PUT',
+      body: BODY.subarray(0, 1000),
+      headers: {},
+      pool,
+      expectStatus: [201],
+    });
     expect(r.status).toBe(403);
     expect(r.error).toBe('HTTP 403 AuthorizationFailure');
-    const again = await rawRequest({ url: new URL(`${putBase}/after`), method: 'PUT', body: BODY.subarray(0, 10), headers: {}, pool, expectStatus: [201] });
+    const again = await rawRequest({
+      url: new URL(`${putBase}/after`),
+      method: 'PUT',
+      body: BODY.subarray(0, 10),
+      headers: {},
+      pool,
+      expectStatus: [201],
+    });
     expect(again.error).toBeUndefined();
     expect(again.reused).toBe(true);
   });
@@ -601,15 +769,34 @@ describe('raw PUT: the body goes out with its head', () => {
         }
         got = Buffer.concat([got, d]);
         const headEnd = got.indexOf('\r\n\r\n');
-        const length = Number(/content-length: (\d+)/i.exec(got.toString('latin1', 0, Math.max(0, headEnd)))?.[1] ?? NaN);
-        if (headEnd >= 0 && got.length - headEnd - 4 >= length) s.write('HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n');
+        const length = Number(
+          /content-length: (\d+)/i.exec(got.toString('latin1', 0, Math.max(0, headEnd)))?.[1] ?? NaN,
+        );
+        if (headEnd >= 0 && got.length - headEnd - 4 >= length)
+          s.write('HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n');
       });
     });
     try {
       const pool = poolFor(srv.url, 1);
-      const big = await rawRequest({ url: new URL(`${srv.url}/big`), method: 'PUT', body: Buffer.alloc(8 * 1024 * 1024, 7), headers: {}, pool, expectStatus: [201], timeoutMs: 5000 });
+      const big = await rawRequest({
+        url: new URL(`${srv.url}/big`),
+        method: 'PUT',
+        body: Buffer.alloc(8 * 1024 * 1024, 7),
+        headers: {},
+        pool,
+        expectStatus: [201],
+        timeoutMs: 5000,
+      });
       expect(big.error).toBe('HTTP 413 Payload Too Large');
-      const small = await rawRequest({ url: new URL(`${srv.url}/small`), method: 'PUT', body: BODY.subarray(0, 5000), headers: {}, pool, expectStatus: [201], timeoutMs: 5000 });
+      const small = await rawRequest({
+        url: new URL(`${srv.url}/small`),
+        method: 'PUT',
+        body: BODY.subarray(0, 5000),
+        headers: {},
+        pool,
+        expectStatus: [201],
+        timeoutMs: 5000,
+      });
       expect(small.error).toBeUndefined();
       expect(small.reused).toBe(false);
       expect(accepted).toBe(2);

@@ -4,22 +4,46 @@ import { describe, expect, it } from 'vitest';
 import type { OpRecord } from '../src/metrics/records.js';
 import { RecordTable } from '../src/metrics/record-table.js';
 import { failedRun, toRunRecord, type MeasuredRun } from '../src/results/record.js';
-import { MAX_RECORDS_PER_SESSION, measuredRunAtMost, RecordBudget, runRecordAtMost } from '../src/results/record-budget.js';
+import {
+  MAX_RECORDS_PER_SESSION,
+  measuredRunAtMost,
+  RecordBudget,
+  runRecordAtMost,
+} from '../src/results/record-budget.js';
 import { MAX_RECORDS_PER_RUN } from '../src/results/schema.js';
 
 const record = (item: number, error?: string): OpRecord => ({
-  worker: 0, item, offsetBytes: item, bytes: 1, status: error ? 503 : 201, startEpochMs: item, totalMs: 1, phases: {}, reused: true, retries: 0, throttled: 0, backoffMs: 0,
+  worker: 0,
+  item,
+  offsetBytes: item,
+  bytes: 1,
+  status: error ? 503 : 201,
+  startEpochMs: item,
+  totalMs: 1,
+  phases: {},
+  reused: true,
+  retries: 0,
+  throttled: 0,
+  backoffMs: 0,
   ...(error ? { error } : {}),
 });
 
 /** A run of `n` records, item 7 failed. */
 function run(n: number, index: number): MeasuredRun {
-  const base = failedRun({ strategy: 'small-files', description: 'd', run: index, warmup: index === 0, objectSizeBytes: 0 }, 'x');
-  return { ...base, records: RecordTable.from(Array.from({ length: n }, (_, i) => record(i, i === 7 ? '503 Slow Down' : undefined))) };
+  const base = failedRun(
+    { strategy: 'small-files', description: 'd', run: index, warmup: index === 0, objectSizeBytes: 0 },
+    'x',
+  );
+  return {
+    ...base,
+    records: RecordTable.from(
+      Array.from({ length: n }, (_, i) => record(i, i === 7 ? '503 Slow Down' : undefined)),
+    ),
+  };
 }
 
 describe('RecordBudget', () => {
-  it('one run\'s worth for the whole session: six runs of 20,000 hold 20,000 records (and their failures), in memory and as rows', () => {
+  it("one run's worth for the whole session: six runs of 20,000 hold 20,000 records (and their failures), in memory and as rows", () => {
     expect(MAX_RECORDS_PER_SESSION).toBe(MAX_RECORDS_PER_RUN);
     const inMemory: MeasuredRun[] = [];
     const rows = [] as ReturnType<typeof toRunRecord>[];

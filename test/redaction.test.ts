@@ -36,16 +36,29 @@ describe('redact()', () => {
   });
 
   it('redactDeep masks secret-named fields and every string below, keeping the shape', () => {
-    const doc = { config: { key: 'abcdefgh', nested: ['http://u:pw123456@h/x'], n: 3 }, runs: [{ cell: { '--url': 'http://h/x?sig=SIG12345' } }] };
+    const doc = {
+      config: { key: 'abcdefgh', nested: ['http://u:pw123456@h/x'], n: 3 },
+      runs: [{ cell: { '--url': 'http://h/x?sig=SIG12345' } }],
+    };
     const out = redactDeep(doc);
-    expect(out).toEqual({ config: { key: '[redacted]', nested: ['http://u:[redacted]@h/x'], n: 3 }, runs: [{ cell: { '--url': 'http://h/x?sig=[redacted]' } }] });
+    expect(out).toEqual({
+      config: { key: '[redacted]', nested: ['http://u:[redacted]@h/x'], n: 3 },
+      runs: [{ cell: { '--url': 'http://h/x?sig=[redacted]' } }],
+    });
     expect(doc.config.key).toBe('abcdefgh');
   });
 });
 
-function cli(cwd: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; output: string }> {
+function cli(
+  cwd: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; output: string }> {
   return new Promise((done) => {
-    const child = spawn(process.execPath, [join(root, 'dist/cli.js'), ...args], { cwd, env: { ...ONE_RUN, PATH: process.env.PATH ?? '', HOME: cwd, ...env } });
+    const child = spawn(process.execPath, [join(root, 'dist/cli.js'), ...args], {
+      cwd,
+      env: { ...ONE_RUN, PATH: process.env.PATH ?? '', HOME: cwd, ...env },
+    });
     let output = '';
     child.stdout.on('data', (d) => (output += d));
     child.stderr.on('data', (d) => (output += d));
@@ -79,10 +92,26 @@ describe('a sweep of secret-bearing targets, through every format', () => {
   it('swept --url values with a password and a SAS signature appear in no output and no results file', async () => {
     const secrets = ['PASSWORD-ONE-1', 'PASSWORD-TWO-2', 'SIGNATURE-ONE-1', 'SIGNATURE-TWO-2'];
     const host = base.replace('http://', '');
-    const urls = [`http://u:${secrets[0]}@${host}/x?sv=1&sig=${secrets[2]}`, `http://u:${secrets[1]}@${host}/y?sv=1&sig=${secrets[3]}`];
+    const urls = [
+      `http://u:${secrets[0]}@${host}/x?sv=1&sig=${secrets[2]}`,
+      `http://u:${secrets[1]}@${host}/y?sv=1&sig=${secrets[3]}`,
+    ];
     for (const format of FORMATS) {
       const results = join(cwd, `sweep-url-${format}.json`);
-      const r = await cli(cwd, ['sweep', 'download', '--url', urls.join(','), '--source-method', 'single', '--log-level', 'silly', '--format', format, '--results', results]);
+      const r = await cli(cwd, [
+        'sweep',
+        'download',
+        '--url',
+        urls.join(','),
+        '--source-method',
+        'single',
+        '--log-level',
+        'silly',
+        '--format',
+        format,
+        '--results',
+        results,
+      ]);
       expect(r.code, r.output).toBe(0);
       expect(r.output, format).toMatch(/ silly: GET /);
       const file = await readFile(results, 'utf8');
@@ -105,17 +134,49 @@ describe('a sweep of secret-bearing targets, through every format', () => {
     const withSas = `AccountName=${azurite.account};BlobEndpoint=${azurite.endpoint};SharedAccessSignature=${sas}`;
     const results = join(cwd, 'sweep-cs.json');
     // A connection string holds no comma, so two of them make a sweep axis; semicolons need quoting only in a shell.
-    const r = await cli(cwd, ['sweep', 'download', '--connection-string', `${withKey},${withSas}`, '--container', 'redact-cs', '--source-method', 'single', '--file-size', '64KB', '--log-level', 'silly', '--format', 'json', '--results', results]);
+    const r = await cli(cwd, [
+      'sweep',
+      'download',
+      '--connection-string',
+      `${withKey},${withSas}`,
+      '--container',
+      'redact-cs',
+      '--source-method',
+      'single',
+      '--file-size',
+      '64KB',
+      '--log-level',
+      'silly',
+      '--format',
+      'json',
+      '--results',
+      results,
+    ]);
     expect(r.code, r.output).toBe(0);
     const file = await readFile(results, 'utf8');
-    for (const [name, value] of Object.entries({ key: azurite.key, sig, 'url-encoded sig': encodeURIComponent(sig), sas, withKey, withSas })) {
+    for (const [name, value] of Object.entries({
+      key: azurite.key,
+      sig,
+      'url-encoded sig': encodeURIComponent(sig),
+      sas,
+      withKey,
+      withSas,
+    })) {
       expect(r.output.includes(value), `output holds the ${name}`).toBe(false);
       expect(file.includes(value), `results file holds the ${name}`).toBe(false);
     }
   });
 
   it('an error line naming a URL with a password masks it', async () => {
-    const r = await cli(cwd, ['download', '--url', 'http://u:ERRPASSWORD99@127.0.0.1:1/x', '--timeout', '200ms', '--results', join(cwd, 'err.json')]);
+    const r = await cli(cwd, [
+      'download',
+      '--url',
+      'http://u:ERRPASSWORD99@127.0.0.1:1/x',
+      '--timeout',
+      '200ms',
+      '--results',
+      join(cwd, 'err.json'),
+    ]);
     expect(r.code).toBe(2);
     expect(r.output).toMatch(/^blob-cacher: /m);
     expect(r.output).not.toContain('ERRPASSWORD99');

@@ -12,13 +12,40 @@ import { money, timeWentLine } from '../src/report/format.js';
 const MiB = 1024 * 1024;
 
 /** One measured run as a results file holds it: `requests` GETs moving 8 MiB in `wallMs`. */
-function run(strategy: string, description: string, cell: Cell, index: number, wallMs: number, requests: number, verified = true): RunRecord {
+function run(
+  strategy: string,
+  description: string,
+  cell: Cell,
+  index: number,
+  wallMs: number,
+  requests: number,
+  verified = true,
+): RunRecord {
   return {
-    strategy, cell, description, unit: 'MiB/s', run: index, warmup: false, objectSizeBytes: 8 * MiB, wallMs,
+    strategy,
+    cell,
+    description,
+    unit: 'MiB/s',
+    run: index,
+    warmup: false,
+    objectSizeBytes: 8 * MiB,
+    wallMs,
     params: { processes: 1, maxSockets: 8, concurrency: Number(cell['--concurrency']) },
-    bytes: verified ? 8 * MiB : 0, requests, failedRequests: verified ? 0 : requests, reusedSockets: 0, retries: 0, throttled: 0, backoffMs: 0,
-    phaseSumsMs: {}, requestSumMs: wallMs * requests, histograms: {}, verified, verification: verified ? 'md5 ok' : '1 request(s) failed: HTTP 500',
-    workers: [], records: [], recordsSampled: false,
+    bytes: verified ? 8 * MiB : 0,
+    requests,
+    failedRequests: verified ? 0 : requests,
+    reusedSockets: 0,
+    retries: 0,
+    throttled: 0,
+    backoffMs: 0,
+    phaseSumsMs: {},
+    requestSumMs: wallMs * requests,
+    histograms: {},
+    verified,
+    verification: verified ? 'md5 ok' : '1 request(s) failed: HTTP 500',
+    workers: [],
+    records: [],
+    recordsSampled: false,
   };
 }
 
@@ -32,7 +59,9 @@ function fixedReport(): Report {
   doc.complete = true;
   for (const c of ['2', '4']) {
     const cell = { '--concurrency': c };
-    times(c === '4' ? 100 : 101).forEach((t, i) => doc.runs.push(run('chunked', 'N ranged GETs of one blob', cell, i, t, Number(c))));
+    times(c === '4' ? 100 : 101).forEach((t, i) =>
+      doc.runs.push(run('chunked', 'N ranged GETs of one blob', cell, i, t, Number(c))),
+    );
     times(150).forEach((t, i) => doc.runs.push(run('single', 'one GET of the whole blob', cell, i, t, 1)));
     times(300).forEach((t, i) => doc.runs.push(run('sdk', 'SDK downloadToBuffer (baseline)', cell, i, t, 1)));
   }
@@ -42,7 +71,11 @@ function fixedReport(): Report {
 
 describe('one Report, five formats', async () => {
   const report = fixedReport();
-  const out = Object.fromEntries(await Promise.all(FORMATS.map(async (f) => [f, await renderReport(report, f, { resultsPath: 'r.json' })] as const)));
+  const out = Object.fromEntries(
+    await Promise.all(
+      FORMATS.map(async (f) => [f, await renderReport(report, f, { resultsPath: 'r.json' })] as const),
+    ),
+  );
 
   it('the model itself holds what every format must show', () => {
     expect(report.recommendation?.contender).toBe('chunked [--concurrency 2]');
@@ -53,25 +86,39 @@ describe('one Report, five formats', async () => {
   });
 
   it('JSON is the Report, versioned', () => {
-    expect(JSON.parse(out.json!)).toEqual(JSON.parse(JSON.stringify(report, (_k, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? null : v))));
+    expect(JSON.parse(out.json!)).toEqual(
+      JSON.parse(
+        JSON.stringify(report, (_k, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? null : v)),
+      ),
+    );
     expect(JSON.parse(out.json!)).toMatchObject({ schema: 'blob-cacher/report', schemaVersion: 1 });
   });
 
   for (const format of ['console', 'md', 'html'] as const) {
     it(`${format}: ranks, verdicts, recommendation, cost and the sweep grid`, () => {
-      const text = format === 'html' ? out.html!.replace(/&#39;/g, "'").replace(/&quot;/g, '"').replace(/&amp;/g, '&') : out[format]!;
+      const text =
+        format === 'html'
+          ? out
+              .html!.replace(/&#39;/g, "'")
+              .replace(/&quot;/g, '"')
+              .replace(/&amp;/g, '&')
+          : out[format]!;
       expect(text).toContain(report.recommendation!.text);
       for (const v of report.verdicts) expect(text, v.text).toContain(v.text);
       expect(text).toMatch(/1=/);
       // Cost: chunked at concurrency 4 makes 4 reads per object, $0.002 per 1,000 objects on the hot tier.
       expect(report.contenders[0]!.cost.tiers[0]!.tier).toBe('hot');
-      expect(report.contenders[0]!.cost.tiers[0]!.per1000Objects).toBeCloseTo(1000 * 4 * 0.005 / 10_000, 12);
+      expect(report.contenders[0]!.cost.tiers[0]!.per1000Objects).toBeCloseTo(
+        (1000 * 4 * 0.005) / 10_000,
+        12,
+      );
       expect(text).toContain(money(report.contenders[0]!.cost.tiers[0]!.per1000Objects));
       // The grid: both cells of --concurrency, the best one's value.
       const best = report.sweep!.grid.values[0]![1]!;
       expect(text).toContain(best.toFixed(0));
       expect(text).toMatch(/concurrency 4/);
-      for (const w of report.warnings.filter((x) => x.kind !== 'target-on-this-machine')) expect(text, w.kind).toContain(w.text);
+      for (const w of report.warnings.filter((x) => x.kind !== 'target-on-this-machine'))
+        expect(text, w.kind).toContain(w.text);
     });
   }
 
@@ -79,24 +126,45 @@ describe('one Report, five formats', async () => {
     const [head, ...rows] = out.csv!.split('\n').map((l) => l.split(','));
     expect(rows).toHaveLength(report.contenders.length);
     const at = (name: string) => head!.indexOf(name);
-    for (const name of ['rank', 'tied', 'concurrency', 'cost_per_1000_objects_hot', 'requests_per_object', 'verdict', 'slower_ratio', 'recommended', 'sweep_best', 'sweep_tied']) expect(at(name), name).toBeGreaterThanOrEqual(0);
-    const row = (label: string) => rows.find((r) => r[at('strategy')] === label.split(' ')[0] && r[at('concurrency')] === /concurrency (\d)/.exec(label)![1])!;
+    for (const name of [
+      'rank',
+      'tied',
+      'concurrency',
+      'cost_per_1000_objects_hot',
+      'requests_per_object',
+      'verdict',
+      'slower_ratio',
+      'recommended',
+      'sweep_best',
+      'sweep_tied',
+    ])
+      expect(at(name), name).toBeGreaterThanOrEqual(0);
+    const row = (label: string) =>
+      rows.find(
+        (r) =>
+          r[at('strategy')] === label.split(' ')[0] &&
+          r[at('concurrency')] === /concurrency (\d)/.exec(label)![1],
+      )!;
     expect(row('chunked [--concurrency 2]')[at('recommended')]).toBe('true');
     expect(row('chunked [--concurrency 4]')[at('sweep_best')]).toBe('true');
     expect(row('sdk [--concurrency 2]')[at('verdict')]).toBe('slower');
     expect(Number(row('sdk [--concurrency 2]')[at('slower_ratio')])).toBeCloseTo(3, 0);
     expect(Number(row('chunked [--concurrency 4]')[at('requests_per_object')])).toBe(4);
     // No server clock was read here: the columns are there, and empty.
-    for (const name of ['server_span_ms_median', 'over_server_span_ms', 'server_span_bound_ms']) expect(row('sdk [--concurrency 2]')[at(name)], name).toBe('');
+    for (const name of ['server_span_ms_median', 'over_server_span_ms', 'server_span_bound_ms'])
+      expect(row('sdk [--concurrency 2]')[at(name)], name).toBe('');
   });
 
   it('a figure that does not exist prints as "—", never NaN, Infinity or -1±0', () => {
-    for (const f of ['console', 'md', 'csv', 'html'] as const) expect(out[f], f).not.toMatch(/NaN|Infinity|-1±0/);
+    for (const f of ['console', 'md', 'csv', 'html'] as const)
+      expect(out[f], f).not.toMatch(/NaN|Infinity|-1±0/);
     expect(out.console).toMatch(/^\d+\s+assemble\s+2\s+—/m);
   });
 
   it('console: sweep rows never wrap at 120 columns', () => {
-    for (const line of out.console!.split('\n').slice(0, -1)) if (!line.startsWith('verdict') && !line.startsWith('warning') && !line.startsWith('details')) expect(line.length, line).toBeLessThanOrEqual(120);
+    for (const line of out.console!.split('\n').slice(0, -1))
+      if (!line.startsWith('verdict') && !line.startsWith('warning') && !line.startsWith('details'))
+        expect(line.length, line).toBeLessThanOrEqual(120);
   });
 });
 
@@ -106,26 +174,44 @@ describe('where the time went, and the spread of few runs', async () => {
   doc.complete = true;
   for (const [i, wallMs] of [541, 480].entries()) {
     doc.runs.push({
-      ...run('small-files', 'one Put Blob per small file', {}, i, wallMs, 2400), unit: 'ops/s', reusedSockets: 2400 - 128,
+      ...run('small-files', 'one Put Blob per small file', {}, i, wallMs, 2400),
+      unit: 'ops/s',
+      reusedSockets: 2400 - 128,
       // Per run: 2400 requests, 1000 ms of request time, 128 of them on new sockets.
-      requestSumMs: 1000, phaseSumsMs: { wait: 910, dns: 10, tcp: 4, send: 6, firstByte: 68, download: 2 },
+      requestSumMs: 1000,
+      phaseSumsMs: { wait: 910, dns: 10, tcp: 4, send: 6, firstByte: 68, download: 2 },
     });
   }
   const report = buildReport(doc, { title: 'two runs' });
-  const out = Object.fromEntries(await Promise.all(FORMATS.map(async (f) => [f, await renderReport(report, f, { resultsPath: 'r.json' })] as const)));
+  const out = Object.fromEntries(
+    await Promise.all(
+      FORMATS.map(async (f) => [f, await renderReport(report, f, { resultsPath: 'r.json' })] as const),
+    ),
+  );
 
-  it('the model holds each phase\'s share of request time and the sockets opened', () => {
-    expect(report.timeWent).toEqual([{
-      contender: 'small-files', requestsPerRun: 2400, socketsOpenedPerRun: 128,
-      shares: [['wait', 0.91], ['dns', 0.01], ['tcp', 0.004], ['send', 0.006], ['firstByte', 0.068], ['download', 0.002]]
-        .map(([phase, share]) => ({ phase, share })),
-    }]);
+  it("the model holds each phase's share of request time and the sockets opened", () => {
+    expect(report.timeWent).toEqual([
+      {
+        contender: 'small-files',
+        requestsPerRun: 2400,
+        socketsOpenedPerRun: 128,
+        shares: [
+          ['wait', 0.91],
+          ['dns', 0.01],
+          ['tcp', 0.004],
+          ['send', 0.006],
+          ['firstByte', 0.068],
+          ['download', 0.002],
+        ].map(([phase, share]) => ({ phase, share })),
+      },
+    ]);
     expect(report.contenders[0]!.timeBounds).toEqual({ of: 'range', lowMs: 480, highMs: 541 });
   });
 
-  it('console, Markdown and HTML give the line in the seed\'s shape', () => {
-    const line = 'small-files: wait 91%, dns 1%, tcp 0%, send 1%, firstByte 7%, download 0% of request time; '
-      + '128 new sockets for 2400 requests a run';
+  it("console, Markdown and HTML give the line in the seed's shape", () => {
+    const line =
+      'small-files: wait 91%, dns 1%, tcp 0%, send 1%, firstByte 7%, download 0% of request time; ' +
+      '128 new sockets for 2400 requests a run';
     expect(timeWentLine(report.timeWent[0]!)).toBe(line);
     expect(out.console!.split('\n')).toContain(line);
     expect(out.md!.split('\n')).toContain(`- ${line}`);
@@ -154,8 +240,12 @@ describe('compare: one CompareReport, five formats', async () => {
   const out = Object.fromEntries(FORMATS.map((f) => [f, renderCompare(report, f)] as const));
 
   it('every format carries the change, its verdict and the environments that differ', () => {
-    expect(report.changes).toEqual([expect.objectContaining({ strategy: 'chunked', verdict: 'slower', significant: true })]);
-    expect(report.environmentDifferences).toEqual([{ field: 'TCP congestion control', base: 'bbr', next: 'cubic' }]);
+    expect(report.changes).toEqual([
+      expect.objectContaining({ strategy: 'chunked', verdict: 'slower', significant: true }),
+    ]);
+    expect(report.environmentDifferences).toEqual([
+      { field: 'TCP congestion control', base: 'bbr', next: 'cubic' },
+    ]);
     expect(out.html!.startsWith('<!doctype html>')).toBe(true);
     expect(JSON.parse(out.json!)).toEqual(JSON.parse(JSON.stringify(report)));
     expect(out.csv!.split('\n')[1]).toMatch(/^chunked,100,150,50,1\.5,.*,true,slower,$/);

@@ -9,24 +9,50 @@ const MiB = 1024 * 1024;
 
 /** One verified run moving `bytes` in `requests` (over `files` files, counted in ops/s). */
 function run(
-  strategy: string, unit: Unit, index: number, wallMs: number, bytes: number, requests: number,
+  strategy: string,
+  unit: Unit,
+  index: number,
+  wallMs: number,
+  bytes: number,
+  requests: number,
   files?: number,
 ): RunRecord {
   return {
-    strategy, description: strategy, unit, run: index, warmup: false, wallMs,
+    strategy,
+    description: strategy,
+    unit,
+    run: index,
+    warmup: false,
+    wallMs,
     objectSizeBytes: files ? bytes / files : bytes,
     ...(files ? { params: { processes: 1, maxSockets: 16, concurrency: 16, fileCount: files } } : {}),
-    bytes, requests, failedRequests: 0, reusedSockets: 0, retries: 0, throttled: 0, backoffMs: 0,
-    phaseSumsMs: {}, requestSumMs: wallMs * requests, histograms: {}, verified: true, verification: 'md5 ok',
-    workers: [], records: [], recordsSampled: false,
+    bytes,
+    requests,
+    failedRequests: 0,
+    reusedSockets: 0,
+    retries: 0,
+    throttled: 0,
+    backoffMs: 0,
+    phaseSumsMs: {},
+    requestSumMs: wallMs * requests,
+    histograms: {},
+    verified: true,
+    verification: 'md5 ok',
+    workers: [],
+    records: [],
+    recordsSampled: false,
   };
 }
 
 /** blocks: 4 MiB in ~60 ms (~67 MiB/s); small-files: 50 files of 4 KiB in ~80 ms (~625 ops/s). */
-const mixed = () => reportOf([
-  ...[60, 61, 59, 62, 60].map((t, i) => run('blocks', 'MiB/s', i, t, 4 * MiB, 6)),
-  ...[80, 81, 79, 82, 80].map((t, i) => run('small-files', 'ops/s', i, t, 50 * 4096, 50, 50)),
-], { command: 'upload' });
+const mixed = () =>
+  reportOf(
+    [
+      ...[60, 61, 59, 62, 60].map((t, i) => run('blocks', 'MiB/s', i, t, 4 * MiB, 6)),
+      ...[80, 81, 79, 82, 80].map((t, i) => run('small-files', 'ops/s', i, t, 50 * 4096, 50, 50)),
+    ],
+    { command: 'upload' },
+  );
 
 describe('a table mixing MiB/s and ops/s', () => {
   it('console: the column is "rate" and each row names its own unit', async () => {
@@ -40,7 +66,11 @@ describe('a table mixing MiB/s and ops/s', () => {
 
   it('Markdown: the same', async () => {
     const rows = (await renderReport(mixed(), 'md')).split('\n').filter((l) => l.startsWith('|'));
-    const cells = (l: string) => l.split('|').slice(1, -1).map((c) => c.trim());
+    const cells = (l: string) =>
+      l
+        .split('|')
+        .slice(1, -1)
+        .map((c) => c.trim());
     const col = cells(rows[0]!).indexOf('rate');
     expect(col).toBeGreaterThan(0);
     expect(cells(rows.find((l) => l.includes('small-files'))!)[col]).toMatch(/^6\d\d ops\/s$/);

@@ -17,15 +17,32 @@ const WRITE_JS = fileURLToPath(new URL('../dist/results/write.js', import.meta.u
 const isRoot = process.getuid?.() === 0;
 
 const doc = (padBytes = 0): ResultsFile => ({
-  schema: RESULTS_SCHEMA, schemaVersion: RESULTS_SCHEMA_VERSION, command: 'download', createdAt: new Date(0).toISOString(), complete: true,
+  schema: RESULTS_SCHEMA,
+  schemaVersion: RESULTS_SCHEMA_VERSION,
+  command: 'download',
+  createdAt: new Date(0).toISOString(),
+  complete: true,
   config: { pad: 'x'.repeat(padBytes) },
-  environment: { node: 'v24', os: 'linux', arch: 'x64', cpus: 1, cpuModel: 'test', totalMemoryBytes: 1, targetKind: 'url', target: 'test', packageVersion: '0' },
+  environment: {
+    node: 'v24',
+    os: 'linux',
+    arch: 'x64',
+    cpus: 1,
+    cpuModel: 'test',
+    totalMemoryBytes: 1,
+    targetKind: 'url',
+    target: 'test',
+    packageVersion: '0',
+  },
   runs: [],
 });
 
 /** Rejects with a ConfigError of one line that names `path`; returns its message. */
 async function refused(p: Promise<unknown>, path: string): Promise<string> {
-  const err = await p.then(() => undefined, (e: unknown) => e);
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(ConfigError);
   const { message, exitCode } = err as ConfigError;
   expect(exitCode).toBe(2);
@@ -37,22 +54,25 @@ async function refused(p: Promise<unknown>, path: string): Promise<string> {
 const fresh = freshDirs('results-path-test-');
 
 describe('results target kinds', () => {
-  it.runIf(isRoot)('a character device like /dev/null is refused and stays a character device (root)', async () => {
-    // The real /dev/null is only ever checked: a copy made with mknod takes the write, so a
-    // regression cannot replace the device every other process on this machine uses.
-    await refused(checkResultsPath('/dev/null'), '/dev/null');
-    expect((await stat('/dev/null')).isCharacterDevice()).toBe(true);
-    const dir = await fresh();
-    const devNull = join(dir, 'null');
-    execFileSync('mknod', [devNull, 'c', '1', '3']);
-    const before = await lstat(devNull);
-    const message = await refused(writeResults(devNull, doc()), devNull);
-    expect(message).toContain('character device');
-    const after = await lstat(devNull);
-    expect(after.isCharacterDevice()).toBe(true);
-    expect(after.rdev).toBe(before.rdev);
-    expect(await readdir(dir)).toEqual(['null']);
-  });
+  it.runIf(isRoot)(
+    'a character device like /dev/null is refused and stays a character device (root)',
+    async () => {
+      // The real /dev/null is only ever checked: a copy made with mknod takes the write, so a
+      // regression cannot replace the device every other process on this machine uses.
+      await refused(checkResultsPath('/dev/null'), '/dev/null');
+      expect((await stat('/dev/null')).isCharacterDevice()).toBe(true);
+      const dir = await fresh();
+      const devNull = join(dir, 'null');
+      execFileSync('mknod', [devNull, 'c', '1', '3']);
+      const before = await lstat(devNull);
+      const message = await refused(writeResults(devNull, doc()), devNull);
+      expect(message).toContain('character device');
+      const after = await lstat(devNull);
+      expect(after.isCharacterDevice()).toBe(true);
+      expect(after.rdev).toBe(before.rdev);
+      expect(await readdir(dir)).toEqual(['null']);
+    },
+  );
 
   it('a FIFO is refused without opening it (no hang) and stays a FIFO', { timeout: 5_000 }, async () => {
     const dir = await fresh();
@@ -128,23 +148,30 @@ describe('checkResultsPath, before any measuring', () => {
     expect(await readFile(file, 'utf8')).toBe('keep');
   });
 
-  it.runIf(process.platform === 'linux')('a directory that cannot be made under /proc is refused at once (no endless mkdir)', { timeout: 5_000 }, async () => {
-    const target = `/proc/blob-cacher-${process.pid}/results.json`;
-    const message = await refused(checkResultsPath(target), target);
-    expect(message).toContain('ENOENT');
-  });
-
-  it.skipIf(isRoot)('a directory without write permission is refused (not root: root bypasses modes)', async () => {
-    const dir = await fresh();
-    await chmod(dir, 0o500);
-    try {
-      const target = join(dir, 'results.json');
+  it.runIf(process.platform === 'linux')(
+    'a directory that cannot be made under /proc is refused at once (no endless mkdir)',
+    { timeout: 5_000 },
+    async () => {
+      const target = `/proc/blob-cacher-${process.pid}/results.json`;
       const message = await refused(checkResultsPath(target), target);
-      expect(message).toContain('permission denied');
-    } finally {
-      await chmod(dir, 0o700);
-    }
-  });
+      expect(message).toContain('ENOENT');
+    },
+  );
+
+  it.skipIf(isRoot)(
+    'a directory without write permission is refused (not root: root bypasses modes)',
+    async () => {
+      const dir = await fresh();
+      await chmod(dir, 0o500);
+      try {
+        const target = join(dir, 'results.json');
+        const message = await refused(checkResultsPath(target), target);
+        expect(message).toContain('permission denied');
+      } finally {
+        await chmod(dir, 0o700);
+      }
+    },
+  );
 
   it('a usable path passes, creating its directory and nothing else', async () => {
     const dir = await fresh();
@@ -158,7 +185,10 @@ describe('checkResultsPath, before any measuring', () => {
 });
 
 /** Runs dist's writeResults in a child limited to a 512-byte file size, so the write fails part-way. */
-function writeWithFileSizeLimit(target: string, explain: boolean): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function writeWithFileSizeLimit(
+  target: string,
+  explain: boolean,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const script = explain
     ? `const { writeResultsOrExplain } = await import(${JSON.stringify(WRITE_JS)});
        console.log(JSON.stringify({ line: await writeResultsOrExplain(process.argv[1], JSON.parse(process.argv[2])) }));`
@@ -166,9 +196,20 @@ function writeWithFileSizeLimit(target: string, explain: boolean): Promise<{ cod
        await writeResults(process.argv[1], JSON.parse(process.argv[2]));`;
   return new Promise((resolve, reject) => {
     // Node ignores SIGXFSZ, so a write past the limit fails with EFBIG instead of killing the child.
-    const child = spawn('sh', ['-c', 'ulimit -f 1; exec "$0" --input-type=module -e "$1" "$2" "$3"', process.execPath, script, target, JSON.stringify(doc(4096))], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      'sh',
+      [
+        '-c',
+        'ulimit -f 1; exec "$0" --input-type=module -e "$1" "$2" "$3"',
+        process.execPath,
+        script,
+        target,
+        JSON.stringify(doc(4096)),
+      ],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -196,7 +237,9 @@ describe('a write that fails part-way (dist: npm run build first)', () => {
     const run = await writeWithFileSizeLimit(target, true);
     expect(run.code).toBe(0);
     const { line } = JSON.parse(run.stdout) as { line: string };
-    expect(line).toMatch(/^results not saved: cannot write results to .*results\.json \(file too large.*EFBIG\); free space/);
+    expect(line).toMatch(
+      /^results not saved: cannot write results to .*results\.json \(file too large.*EFBIG\); free space/,
+    );
     expect(await readdir(dir)).toEqual([]);
     // And a refused target explains itself the same way instead of throwing.
     const explained = await writeResultsOrExplain(dir, doc());

@@ -9,7 +9,9 @@ import { COORDINATOR } from '../src/metrics/records.js';
 import { RECORD_COLUMNS, type ResultsFile } from '../src/results/schema.js';
 import { parseResultsDoc } from '../src/results/validate.js';
 import {
-  CLIENT_RESULTS_SCHEMA, CLIENT_RESULTS_VERSION, parseClientResults,
+  CLIENT_RESULTS_SCHEMA,
+  CLIENT_RESULTS_VERSION,
+  parseClientResults,
 } from '../src/scaleout/client-results.js';
 import { mergeClients } from '../src/scaleout/collect.js';
 import { DOWNLOAD_STRATEGIES, UPLOAD_STRATEGIES, workloadOf } from '../src/strategies/index.js';
@@ -23,38 +25,65 @@ const ONCE = ['--runs', '1', '--warmup', '0'];
 const SMALL = [...ONCE, '--file-count', '6', '--file-size', '4KiB'];
 
 /** The download strategies by workload: one session can hold one workload only. */
-const downloadGroups = [...new Set(DOWNLOAD_STRATEGIES.map(workloadOf))]
-  .map((w) => DOWNLOAD_STRATEGIES.filter((s) => workloadOf(s) === w).map((s) => s.name));
+const downloadGroups = [...new Set(DOWNLOAD_STRATEGIES.map(workloadOf))].map((w) =>
+  DOWNLOAD_STRATEGIES.filter((s) => workloadOf(s) === w).map((s) => s.name),
+);
 const BLOCKS = ['--upload-method', 'blocks', '--blob-size', '1MiB', '--block-size', '256KiB'];
 
 const writer = (name: string, strategies: string[], ...args: string[]) => ({ name, args, strategies });
 const UPLOADS = UPLOAD_STRATEGIES.map((s) => s.name);
 const WRITERS = [
-  ...downloadGroups.map((names) => writer(
-    `download ${names}`, names, 'download', `--source-method=${names}`, ...SMALL,
-  )),
+  ...downloadGroups.map((names) =>
+    writer(`download ${names}`, names, 'download', `--source-method=${names}`, ...SMALL),
+  ),
   writer(
-    'upload all', UPLOADS, 'upload', '--upload-method=all', '--blob-size=2MiB', '--block-size=512K', ...SMALL,
+    'upload all',
+    UPLOADS,
+    'upload',
+    '--upload-method=all',
+    '--blob-size=2MiB',
+    '--block-size=512K',
+    ...SMALL,
   ),
   writer('sweep upload blocks', ['blocks'], 'sweep', 'upload', ...BLOCKS, '--concurrency', '1,4', ...SMALL),
   writer(
-    'sweep download chunked', ['chunked'],
-    'sweep', 'download', '--source-method=chunked', '--file-size=256KiB', '--concurrency', '1,4', ...ONCE,
+    'sweep download chunked',
+    ['chunked'],
+    'sweep',
+    'download',
+    '--source-method=chunked',
+    '--file-size=256KiB',
+    '--concurrency',
+    '1,4',
+    ...ONCE,
   ),
   // The fewest runs a tune takes (its rank test's minimum), and its smallest budget.
   writer(
-    'tune upload blocks', ['blocks'], 'tune', 'upload', ...BLOCKS, '--runs=4', '--warmup=0', '--budget=1s',
+    'tune upload blocks',
+    ['blocks'],
+    'tune',
+    'upload',
+    ...BLOCKS,
+    '--runs=4',
+    '--warmup=0',
+    '--budget=1s',
   ),
 ];
 
 /** A client file of a scale-out run holding `doc`, as collect reads it from storage. */
-const asClient = (doc: unknown) => JSON.stringify({
-  schema: CLIENT_RESULTS_SCHEMA, schemaVersion: CLIENT_RESULTS_VERSION,
-  runId: 'readback', index: 0, parallelism: 1, host: 'here', results: doc,
-});
+const asClient = (doc: unknown) =>
+  JSON.stringify({
+    schema: CLIENT_RESULTS_SCHEMA,
+    schemaVersion: CLIENT_RESULTS_VERSION,
+    runId: 'readback',
+    index: 0,
+    parallelism: 1,
+    host: 'here',
+    results: doc,
+  });
 
 describe('every results file the tool writes reads back', () => {
-  const name = '$name: report (every format), compare and collect\'s merge read it';
+  const name = "$name: report (every format), compare and collect's merge read it";
   it.each(WRITERS)(name, { timeout: 4 * LIMIT_MS }, async ({ args, strategies }) => {
     const cwd = await tempDir();
     const wrote = await runCli([...args, '--results', 'r.json', '--log-level', 'error'], limits(cwd));
@@ -88,7 +117,7 @@ describe('every results file the tool writes reads back', () => {
     expect(merge.contenders.length).toBeGreaterThan(0);
   });
 
-  it('a file from before null marked the coordinator\'s request (worker, item -1) still reads', async () => {
+  it("a file from before null marked the coordinator's request (worker, item -1) still reads", async () => {
     const cwd = await tempDir();
     const args = ['upload', ...BLOCKS, '--runs', '1', '--warmup', '0', '--results', 'r.json'];
     const wrote = await runCli(args, limits(cwd));

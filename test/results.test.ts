@@ -10,7 +10,15 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PhaseHistograms } from '../src/metrics/histograms.js';
 import { analyze, type ContenderStats } from '../src/analysis/analyze.js';
-import { MAX_RECORDS_PER_RUN, RECORD_COLUMNS, RESULTS_SCHEMA, RESULTS_SCHEMA_VERSION, runFailed, type ResultsFile, type RunRecord } from '../src/results/schema.js';
+import {
+  MAX_RECORDS_PER_RUN,
+  RECORD_COLUMNS,
+  RESULTS_SCHEMA,
+  RESULTS_SCHEMA_VERSION,
+  runFailed,
+  type ResultsFile,
+  type RunRecord,
+} from '../src/results/schema.js';
 import { failedRun, toRunRecord, withSampledRecords } from '../src/results/record.js';
 import type { OpRecord } from '../src/metrics/records.js';
 import { RecordTable } from '../src/metrics/record-table.js';
@@ -39,7 +47,13 @@ function cli(cwd: string, args: readonly string[]): Promise<CliRun> {
     child.stdout.on('data', (c: Buffer) => out.push(c));
     child.stderr.on('data', (c: Buffer) => err.push(c));
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }));
+    child.on('close', (code) =>
+      resolve({
+        code,
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderr: Buffer.concat(err).toString('utf8'),
+      }),
+    );
   });
 }
 
@@ -47,7 +61,12 @@ const readDoc = async (path: string) => JSON.parse(await readFile(path, 'utf8'))
 
 /** Rows of the ranked console table: rank, strategy, time cell, verdict. */
 function rankedRows(report: string): { rank: number; strategy: string; time: string; verified: string }[] {
-  return [...report.matchAll(/^(\d+)=?\s+(\S+)\s+(\S+)\s.*\s(ok|FAILED)$/gm)].map((m) => ({ rank: Number(m[1]), strategy: m[2]!, time: m[3]!, verified: m[4]! }));
+  return [...report.matchAll(/^(\d+)=?\s+(\S+)\s+(\S+)\s.*\s(ok|FAILED)$/gm)].map((m) => ({
+    rank: Number(m[1]),
+    strategy: m[2]!,
+    time: m[3]!,
+    verified: m[4]!,
+  }));
 }
 
 /**
@@ -95,9 +114,29 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'blob-cacher-results-'));
   pathA = join(dir, 'a.json');
   pathB = join(dir, 'b.json');
-  runA = await cli(dir, ['download', '--file-size', '256KB', '--runs', '2', '--warmup', '1', '--results', 'a.json']);
+  runA = await cli(dir, [
+    'download',
+    '--file-size',
+    '256KB',
+    '--runs',
+    '2',
+    '--warmup',
+    '1',
+    '--results',
+    'a.json',
+  ]);
   // No --results: the file goes to results/download-<timestamp>.json under the working directory.
-  runB = await cli(dir, ['download', '--file-size', '256KB', '--runs', '2', '--concurrency', '2', '--log-level', 'error']);
+  runB = await cli(dir, [
+    'download',
+    '--file-size',
+    '256KB',
+    '--runs',
+    '2',
+    '--concurrency',
+    '2',
+    '--log-level',
+    'error',
+  ]);
   expect(runA.code, runA.stderr).toBe(0);
   expect(runB.code, runB.stderr).toBe(0);
   const written = await readdir(join(dir, 'results'));
@@ -121,7 +160,9 @@ describe('download writes a versioned results file', () => {
     expect(docA.environment.targetKind).toBe('embedded-azurite');
 
     // Interleaved: every strategy once per run, run 0 the warm-up.
-    expect(docA.runs.map((s) => `${s.run}:${s.strategy}`)).toEqual([0, 1, 2].flatMap((run) => STRATEGIES.map((s) => `${run}:${s}`)));
+    expect(docA.runs.map((s) => `${s.run}:${s.strategy}`)).toEqual(
+      [0, 1, 2].flatMap((run) => STRATEGIES.map((s) => `${run}:${s}`)),
+    );
     for (const s of docA.runs) {
       expect(s.warmup, `${s.strategy} run ${s.run}`).toBe(s.run === 0);
       expect(s.verified, `${s.strategy} run ${s.run}: ${s.verification}`).toBe(true);
@@ -133,10 +174,17 @@ describe('download writes a versioned results file', () => {
         expect(row[ERROR_COLUMN]).toBeNull();
       }
       // Every delivered byte is in the rows.
-      expect(s.records.reduce((sum, row) => sum + (row[RECORD_COLUMNS.indexOf('bytes')] as number), 0)).toBe(256_000);
+      expect(s.records.reduce((sum, row) => sum + (row[RECORD_COLUMNS.indexOf('bytes')] as number), 0)).toBe(
+        256_000,
+      );
     }
 
-    expect(docA.config).toMatchObject({ runs: 2, warmup: 1, resultsPath: 'a.json', credentials: { kind: 'embedded' } });
+    expect(docA.config).toMatchObject({
+      runs: 2,
+      warmup: 1,
+      resultsPath: 'a.json',
+      credentials: { kind: 'embedded' },
+    });
     for (const [path, value] of stringLeaves(docA.config)) {
       if (/key|sas|connectionstring/i.test(path)) expect(value, path).toBe('[redacted]');
     }
@@ -186,11 +234,29 @@ describe('download writes a versioned results file', () => {
     const json = await cli(dir, ['report', 'a.json', '--format', 'json']);
     expect(json.code, json.stderr).toBe(0);
     // The JSON output is the Report model itself, versioned.
-    const { schema, schemaVersion, contenders: stats, verdicts } = JSON.parse(json.stdout) as { schema: string; schemaVersion: number; contenders: (ContenderStats & { rank: number; tied: boolean })[]; verdicts: { kind: string; n: number; text: string }[] };
+    const {
+      schema,
+      schemaVersion,
+      contenders: stats,
+      verdicts,
+    } = JSON.parse(json.stdout) as {
+      schema: string;
+      schemaVersion: number;
+      contenders: (ContenderStats & { rank: number; tied: boolean })[];
+      verdicts: { kind: string; n: number; text: string }[];
+    };
     expect([schema, schemaVersion]).toEqual(['blob-cacher/report', 1]);
     expect(stats.map((s) => s.strategy).sort()).toEqual([...STRATEGIES].sort());
     expect(stats.every((s) => s.rank === 1 && s.tied)).toBe(true);
-    expect(verdicts).toEqual([expect.objectContaining({ kind: 'tie', n: 2, text: expect.stringMatching(/^no significant difference between .* at n=2: 4 runs each are the fewest a rank test can decide on: add --runs \d+$/) })]);
+    expect(verdicts).toEqual([
+      expect.objectContaining({
+        kind: 'tie',
+        n: 2,
+        text: expect.stringMatching(
+          /^no significant difference between .* at n=2: 4 runs each are the fewest a rank test can decide on: add --runs \d+$/,
+        ),
+      }),
+    ]);
     for (const s of stats) {
       expect(s.runs, s.strategy).toBe(2);
       expect(s.wallMs.n).toBe(2);
@@ -204,14 +270,22 @@ describe('download writes a versioned results file', () => {
     expect(table).toHaveLength(2 + STRATEGIES.length);
     expect(table[0]).toMatch(/^\| # \| strategy \| runs \|/);
     expect(table[1]).toMatch(/^\|( --- \|)+$/);
-    const cells = (l: string) => l.split('|').slice(1, -1).map((c) => c.trim());
+    const cells = (l: string) =>
+      l
+        .split('|')
+        .slice(1, -1)
+        .map((c) => c.trim());
     const mdHeader = cells(table[0]!);
     expect(mdHeader.at(-1)).toBe('verified');
     for (const l of table) expect(cells(l), l).toHaveLength(mdHeader.length);
     // Read by header name, so a cell under the wrong heading shows.
-    const mdRows = table.slice(2).map(cells).map((row) => Object.fromEntries(mdHeader.map((h, i) => [h, row[i]])));
+    const mdRows = table
+      .slice(2)
+      .map(cells)
+      .map((row) => Object.fromEntries(mdHeader.map((h, i) => [h, row[i]])));
     expect(mdRows.map((r) => r.strategy).sort()).toEqual([...STRATEGIES].sort());
-    for (const r of mdRows) expect(r, r.strategy).toMatchObject({ runs: '2', 'failed requests': '0', verified: 'ok' });
+    for (const r of mdRows)
+      expect(r, r.strategy).toMatchObject({ runs: '2', 'failed requests': '0', verified: 'ok' });
     expect(md.stdout).toMatch(/^## blob-cacher report: a\.json$/m);
   });
 });
@@ -227,14 +301,21 @@ describe('compare and merge', () => {
     expect(text.stdout.split('\n')[0]).toBe('compare a.json -> b.json');
     for (const s of STRATEGIES) {
       // Two runs a side: the rank test cannot decide, and says what it needs.
-      const line = new RegExp(`^${s}\\s+\\d+\\.\\d\\s+\\d+\\.\\d\\s+[+-]?\\d+\\.\\d%\\s+\\d+\\.\\d\\dx \\(\\d+\\.\\d\\d–\\d+\\.\\d\\d\\)\\s+~ \\(needs --runs >= 4 on both sides\\)$`, 'm');
+      const line = new RegExp(
+        `^${s}\\s+\\d+\\.\\d\\s+\\d+\\.\\d\\s+[+-]?\\d+\\.\\d%\\s+\\d+\\.\\d\\dx \\(\\d+\\.\\d\\d–\\d+\\.\\d\\d\\)\\s+~ \\(needs --runs >= 4 on both sides\\)$`,
+        'm',
+      );
       expect(text.stdout, s).toMatch(line);
     }
     expect(text.stdout).not.toContain('only in');
 
     const json = await cli(dir, ['compare', 'a.json', 'b.json', '--format', 'json']);
     expect(json.code, json.stderr).toBe(0);
-    const result = JSON.parse(json.stdout) as { changes: { strategy: string; changePct: number; significant: boolean; note: string }[]; onlyInBase: string[]; onlyInNew: string[] };
+    const result = JSON.parse(json.stdout) as {
+      changes: { strategy: string; changePct: number; significant: boolean; note: string }[];
+      onlyInBase: string[];
+      onlyInNew: string[];
+    };
     expect(result.changes.map((c) => c.strategy)).toEqual(STRATEGIES);
     for (const c of result.changes) {
       expect(Number.isFinite(c.changePct), c.strategy).toBe(true);
@@ -259,13 +340,17 @@ describe('compare and merge', () => {
     for (const [i, doc] of [docA, docB].entries()) {
       for (const s of reports[i]!.contenders) {
         expect(s.runs, s.strategy).toBe(2);
-        const requests = doc.runs.filter((r) => r.strategy === s.strategy && !r.warmup).reduce((n, r) => n + r.requests, 0);
+        const requests = doc.runs
+          .filter((r) => r.strategy === s.strategy && !r.warmup)
+          .reduce((n, r) => n + r.requests, 0);
         expect(s.latencyMs.total?.count, s.strategy).toBe(requests);
       }
     }
     const html = await cli(dir, ['report', 'a.json', 'b.json', '--format', 'html']);
     expect(html.code).toBe(2);
-    expect(html.stderr.trim()).toMatch(/^blob-cacher: report --format html takes one results file; .* compare$/);
+    expect(html.stderr.trim()).toMatch(
+      /^blob-cacher: report --format html takes one results file; .* compare$/,
+    );
   });
 });
 
@@ -289,8 +374,11 @@ describe('analyze()', () => {
       expect(countOf(warmups, 'total'), s.strategy).toBeGreaterThan(0);
       expect(s.latencyMs.total?.count, s.strategy).toBe(countOf(measured, 'total'));
       // One histogram entry per successful raw record.
-      expect(countOf(measured, 'total')).toBe(measured.flatMap((r) => r.records).filter((row) => row[ERROR_COLUMN] === null).length);
-      if (s.strategy !== 'sdk') expect(s.latencyMs.firstByte?.count, s.strategy).toBe(countOf(measured, 'firstByte'));
+      expect(countOf(measured, 'total')).toBe(
+        measured.flatMap((r) => r.records).filter((row) => row[ERROR_COLUMN] === null).length,
+      );
+      if (s.strategy !== 'sdk')
+        expect(s.latencyMs.firstByte?.count, s.strategy).toBe(countOf(measured, 'firstByte'));
     }
   });
 
@@ -304,45 +392,88 @@ describe('analyze()', () => {
 
 describe('bad results files: exit 2, one line naming the file and the fix', () => {
   it('missing file', async () => {
-    expectOneLineError(await cli(dir, ['report', 'missing.json']), 'missing.json', 'does not exist', 'give the path of a file a run wrote');
+    expectOneLineError(
+      await cli(dir, ['report', 'missing.json']),
+      'missing.json',
+      'does not exist',
+      'give the path of a file a run wrote',
+    );
   });
 
   it('corrupt JSON (a real file cut in half)', async () => {
     const text = await readFile(pathA, 'utf8');
     await writeFile(join(dir, 'half.json'), text.slice(0, Math.floor(text.length / 2)));
-    expectOneLineError(await cli(dir, ['report', 'half.json']), 'half.json', 'not valid JSON', 're-run the benchmark');
+    expectOneLineError(
+      await cli(dir, ['report', 'half.json']),
+      'half.json',
+      'not valid JSON',
+      're-run the benchmark',
+    );
   });
 
   it('valid JSON that is not a results file', async () => {
     await writeFile(join(dir, 'hello.json'), '{"hello":1}\n');
-    expectOneLineError(await cli(dir, ['report', 'hello.json']), 'hello.json', 'not a blob-cacher results file', 'written by blob-cacher download or upload');
+    expectOneLineError(
+      await cli(dir, ['report', 'hello.json']),
+      'hello.json',
+      'not a blob-cacher results file',
+      'written by blob-cacher download or upload',
+    );
   });
 
   it('a newer schema version says to upgrade', async () => {
     await writeFile(join(dir, 'v99.json'), JSON.stringify({ ...docA, schemaVersion: 99 }));
-    expectOneLineError(await cli(dir, ['report', 'v99.json']), 'v99.json', 'schema version 99', 'upgrade blob-cacher');
+    expectOneLineError(
+      await cli(dir, ['report', 'v99.json']),
+      'v99.json',
+      'schema version 99',
+      'upgrade blob-cacher',
+    );
   });
 
   it('an older schema version says to re-run', async () => {
     await writeFile(join(dir, 'v0.json'), JSON.stringify({ ...docA, schemaVersion: 0 }));
-    const line = expectOneLineError(await cli(dir, ['report', 'v0.json']), 'v0.json', 'schema version 0', 're-run the benchmark');
+    const line = expectOneLineError(
+      await cli(dir, ['report', 'v0.json']),
+      'v0.json',
+      'schema version 0',
+      're-run the benchmark',
+    );
     expect(line).not.toContain('upgrade');
   });
 
   it('compare names the bad file too', async () => {
-    expectOneLineError(await cli(dir, ['compare', 'a.json', 'hello.json']), 'hello.json', 'not a blob-cacher results file');
+    expectOneLineError(
+      await cli(dir, ['compare', 'a.json', 'hello.json']),
+      'hello.json',
+      'not a blob-cacher results file',
+    );
   });
 });
 
 describe('a results path that cannot be written', () => {
   it('fails with one line, not a crash', async () => {
     // a.json is a file, so no directory can be made under it: a usage error (exit 2) naming it.
-    const run = await cli(dir, ['download', '--file-size', '16KB', '--source-method', 'single', '--results', 'a.json/r.json', '--log-level', 'error']);
+    const run = await cli(dir, [
+      'download',
+      '--file-size',
+      '16KB',
+      '--source-method',
+      'single',
+      '--results',
+      'a.json/r.json',
+      '--log-level',
+      'error',
+    ]);
 
     expect(run.code, run.stderr).toBe(2);
     expect(run.stdout).toBe('');
     expect(run.stderr).not.toMatch(/\n\s+at /);
-    expect(run.stderr.trimEnd().split('\n'), run.stderr).toEqual([expect.stringMatching(/^blob-cacher: results path a\.json\/r\.json cannot be created: \S*a\.json is not a directory/)]);
+    expect(run.stderr.trimEnd().split('\n'), run.stderr).toEqual([
+      expect.stringMatching(
+        /^blob-cacher: results path a\.json\/r\.json cannot be created: \S*a\.json is not a directory/,
+      ),
+    ]);
   });
 });
 
@@ -367,7 +498,17 @@ describe('a target that breaks part-way', () => {
   });
 
   it('records the failed runs, finishes the file and exits 1', async () => {
-    const run = await cli(dir, ['download', '--url', url, '--runs', '2', '--results', 'p.json', '--log-level', 'error']);
+    const run = await cli(dir, [
+      'download',
+      '--url',
+      url,
+      '--runs',
+      '2',
+      '--results',
+      'p.json',
+      '--log-level',
+      'error',
+    ]);
 
     expect(run.code, run.stderr).toBe(1);
     expect(good.log.getRanges).toEqual([undefined]);
@@ -375,7 +516,12 @@ describe('a target that breaks part-way', () => {
     // Request failures are measured outcomes, not a crash: the run goes on and the file is complete.
     expect(doc.complete).toBe(true);
     expect(doc.environment.targetKind).toBe('url');
-    expect(doc.runs.map((s) => `${s.run}:${s.strategy}:${!runFailed(s)}`)).toEqual(['0:single:true', '0:chunked:false', '1:single:false', '1:chunked:false']);
+    expect(doc.runs.map((s) => `${s.run}:${s.strategy}:${!runFailed(s)}`)).toEqual([
+      '0:single:true',
+      '0:chunked:false',
+      '1:single:false',
+      '1:chunked:false',
+    ]);
     for (const s of doc.runs.filter(runFailed)) {
       expect(s.verification, `${s.strategy} run ${s.run}`).toMatch(/^\d+ request\(s\) failed: \S+/);
       expect(s.failedRequests).toBeGreaterThan(0);
@@ -387,7 +533,11 @@ describe('a target that breaks part-way', () => {
     // The report from the file shows the failures the run showed.
     const report = await cli(dir, ['report', 'p.json']);
     expect(report.code, report.stderr).toBe(0);
-    expect(rankedRows(report.stdout).map((r) => `${r.strategy} ${r.verified}`).sort()).toEqual(['chunked FAILED', 'single FAILED']);
+    expect(
+      rankedRows(report.stdout)
+        .map((r) => `${r.strategy} ${r.verified}`)
+        .sort(),
+    ).toEqual(['chunked FAILED', 'single FAILED']);
     expect(targetLine(run.stdout)).toBe(targetLine(report.stdout));
     expect(body(report.stdout)).toBe(body(run.stdout));
     const details = await cli(dir, ['report', 'p.json', '--details']);
@@ -397,13 +547,30 @@ describe('a target that breaks part-way', () => {
 
 describe('a session keeps what a results file keeps', () => {
   it('a reported run is cut to MAX_RECORDS_PER_RUN evenly spaced records, and its results record says they were sampled', () => {
-    const base = failedRun({ strategy: 'small-files', description: 'd', run: 0, warmup: false, objectSizeBytes: 0 }, 'x');
+    const base = failedRun(
+      { strategy: 'small-files', description: 'd', run: 0, warmup: false, objectSizeBytes: 0 },
+      'x',
+    );
     const record = (item: number): OpRecord => ({
-      worker: 0, item, offsetBytes: item, bytes: 1, status: 201, startEpochMs: item, totalMs: 1, phases: {}, reused: true, retries: 0, throttled: 0, backoffMs: 0,
+      worker: 0,
+      item,
+      offsetBytes: item,
+      bytes: 1,
+      status: 201,
+      startEpochMs: item,
+      totalMs: 1,
+      phases: {},
+      reused: true,
+      retries: 0,
+      throttled: 0,
+      backoffMs: 0,
     });
     const small = { ...base, records: RecordTable.from(Array.from({ length: 10 }, (_, i) => record(i))) };
     expect(withSampledRecords(small)).toBe(small);
-    const big = { ...base, records: RecordTable.from(Array.from({ length: MAX_RECORDS_PER_RUN * 2 + 1 }, (_, i) => record(i))) };
+    const big = {
+      ...base,
+      records: RecordTable.from(Array.from({ length: MAX_RECORDS_PER_RUN * 2 + 1 }, (_, i) => record(i))),
+    };
     const kept = withSampledRecords(big);
     expect(kept.records).toHaveLength(MAX_RECORDS_PER_RUN);
     expect(kept.records.at(1)!.item - kept.records.at(0)!.item).toBe(2);

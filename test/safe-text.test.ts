@@ -1,7 +1,15 @@
 // The one place text from data is made safe for each medium (report/safe-text.ts): what each
 // medium escapes, and that ordinary text and the numbers we format come through as they were.
 import { describe, expect, it } from 'vitest';
-import { csvCell, fit, forHtml, forMarkdown, forTerminal, markdownCode, toJson } from '../src/report/safe-text.js';
+import {
+  csvCell,
+  fit,
+  forHtml,
+  forMarkdown,
+  forTerminal,
+  markdownCode,
+  toJson,
+} from '../src/report/safe-text.js';
 
 const OSC = '\u001b]0;PWNED\u0007\u001b[2J';
 
@@ -10,7 +18,9 @@ describe('text made safe for each medium', () => {
     const shown = forTerminal(`a${OSC}\r\u0000\nb\u009b\u202ec`);
     expect(shown).toBe('a\\x1b]0;PWNED\\x07\\x1b[2J\\r\\x00\\nb\\x9b\\u202ec');
     expect(forTerminal(shown)).toBe(shown);
-    expect(forTerminal('chunked [--concurrency 8]: 12.5 MiB/s')).toBe('chunked [--concurrency 8]: 12.5 MiB/s');
+    expect(forTerminal('chunked [--concurrency 8]: 12.5 MiB/s')).toBe(
+      'chunked [--concurrency 8]: 12.5 MiB/s',
+    );
   });
 
   it('a column cut after escaping: an OSC sequence is never cut in half, and the cut is marked', () => {
@@ -39,7 +49,8 @@ describe('text made safe for each medium', () => {
     expect(forMarkdown('- item')).toBe('\\- item');
     expect(forMarkdown('1. item')).toBe('1\\. item');
     expect(forMarkdown('a\n## forged')).toBe('a\\\\n## forged');
-    for (const plain of ['-1.5', '0.0010', '1=', 'chunked [--concurrency 8] (p=0.01)', '12.5 MiB/s']) expect(forMarkdown(plain), plain).toBe(plain);
+    for (const plain of ['-1.5', '0.0010', '1=', 'chunked [--concurrency 8] (p=0.01)', '12.5 MiB/s'])
+      expect(forMarkdown(plain), plain).toBe(plain);
   });
 
   it('Markdown code: a fence longer than any run of backticks inside, so the text cannot close it', () => {
@@ -49,7 +60,9 @@ describe('text made safe for each medium', () => {
   });
 
   it('HTML: controls as escapes, then the markup characters as entities', () => {
-    expect(forHtml(`<b title="x">'&'${OSC}</b>`)).toBe('&lt;b title=&quot;x&quot;&gt;&#39;&amp;&#39;\\x1b]0;PWNED\\x07\\x1b[2J&lt;/b&gt;');
+    expect(forHtml(`<b title="x">'&'${OSC}</b>`)).toBe(
+      '&lt;b title=&quot;x&quot;&gt;&#39;&amp;&#39;\\x1b]0;PWNED\\x07\\x1b[2J&lt;/b&gt;',
+    );
   });
 
   it('JSON: the same strings to a parser, with no C1 control or direction override written raw', () => {

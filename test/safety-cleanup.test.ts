@@ -7,15 +7,32 @@ import { azuriteForFile, blobNames, containerOf, keyCredentialsOf } from './help
 import { testConfig } from './helpers/config.js';
 
 /** Failed, as the run record says it (written out here so the test also runs against code without the helper). */
-const runFailed = (r: { verified: boolean; notVerified?: string; error?: string }) => !r.verified && (r.notVerified === undefined || r.error !== undefined);
+const runFailed = (r: { verified: boolean; notVerified?: string; error?: string }) =>
+  !r.verified && (r.notVerified === undefined || r.error !== undefined);
 
 const azurite = azuriteForFile();
 
-const config = (container: string): DownloadConfig => testConfig('download', {
-  logLevel: 'error', sourceMethod: 'single', concurrency: 1, fileSizeBytes: 10_000, processes: 1, maxSockets: 2, sink: 'memory', bufferSizeBytes: 65536,
-  container, cleanup: true, credentials: keyCredentialsOf(azurite()), httpClient: 'raw', runs: 1, warmup: 0, format: 'console', maxRetries: 1,
-  timeoutMs: 10_000, trace: true,
-});
+const config = (container: string): DownloadConfig =>
+  testConfig('download', {
+    logLevel: 'error',
+    sourceMethod: 'single',
+    concurrency: 1,
+    fileSizeBytes: 10_000,
+    processes: 1,
+    maxSockets: 2,
+    sink: 'memory',
+    bufferSizeBytes: 65536,
+    container,
+    cleanup: true,
+    credentials: keyCredentialsOf(azurite()),
+    httpClient: 'raw',
+    runs: 1,
+    warmup: 0,
+    format: 'console',
+    maxRetries: 1,
+    timeoutMs: 10_000,
+    trace: true,
+  });
 
 describe('--cleanup removes the container the run created, and only that', () => {
   it('--cleanup removes the container that the run itself created', async () => {

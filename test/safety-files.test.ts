@@ -23,14 +23,20 @@ describe('the bounded regular-file reader', () => {
   it('refuses a file past the bound, naming it and the bound', async () => {
     const file = join(await fresh(), 'r.json');
     await writeFile(file, '0123456789A');
-    await expect(readRegularFile(file, bounds)).rejects.toThrow(new ConfigError(`results file ${file} is 11 bytes, more than the 10 read; give the path of a file a run wrote`));
+    await expect(readRegularFile(file, bounds)).rejects.toThrow(
+      new ConfigError(
+        `results file ${file} is 11 bytes, more than the 10 read; give the path of a file a run wrote`,
+      ),
+    );
   });
 
   it('refuses a FIFO and a link to one without blocking', async () => {
     const dir = await fresh();
     execFileSync('mkfifo', [join(dir, 'pipe')]);
     await symlink(join(dir, 'pipe'), join(dir, 'link'));
-    await expect(readRegularFile(join(dir, 'pipe'), bounds)).rejects.toThrow(/is a FIFO \(named pipe\), not a regular file/);
+    await expect(readRegularFile(join(dir, 'pipe'), bounds)).rejects.toThrow(
+      /is a FIFO \(named pipe\), not a regular file/,
+    );
     await expect(readRegularFile(join(dir, 'link'), bounds)).rejects.toThrow(/is a FIFO/);
     await expect(readRegularFile(join(dir, 'missing'), bounds)).rejects.toThrow(/does not exist/);
   });
@@ -42,7 +48,9 @@ describe('the rename at the end of a run', () => {
     const out = join(dir, 'blob.bin');
     await writeFile(`${out}.partial`, 'bytes');
     execFileSync('mkfifo', [out]);
-    await expect(moveIntoPlace(`${out}.partial`, out, OUT_OPTION)).rejects.toThrow(/--out .*blob\.bin is a FIFO/);
+    await expect(moveIntoPlace(`${out}.partial`, out, OUT_OPTION)).rejects.toThrow(
+      /--out .*blob\.bin is a FIFO/,
+    );
     expect((await lstat(out)).isFIFO()).toBe(true);
     expect(await readFile(`${out}.partial`, 'utf8')).toBe('bytes');
   });

@@ -23,7 +23,18 @@ beforeAll(async () => {
 afterAll(() => close(server));
 
 const fresh = freshDirs('safety-paths-');
-const download = (out: string, ...more: string[]) => ['download', '--url', url, '--source-method', 'chunked', '--out', out, '--results', 'r.json', ...more];
+const download = (out: string, ...more: string[]) => [
+  'download',
+  '--url',
+  url,
+  '--source-method',
+  'chunked',
+  '--out',
+  out,
+  '--results',
+  'r.json',
+  ...more,
+];
 
 /** Exit 2, one line on stderr naming `what`, and no results file: refused before the run. */
 async function refusedBeforeRun(cwd: string, args: string[], what: string): Promise<string> {
@@ -65,7 +76,7 @@ describe('--out never replaces a special file', () => {
     expect((await readdir(cwd)).sort()).toEqual(['link']);
   });
 
-  it('a FIFO at --out\'s .partial name is refused too (the run writes there first)', async () => {
+  it("a FIFO at --out's .partial name is refused too (the run writes there first)", async () => {
     const cwd = await fresh();
     const out = join(cwd, 'blob.bin');
     execFileSync('mkfifo', [`${out}.partial`]);
@@ -94,7 +105,11 @@ describe('--out checked against a directory and the results file before the run'
 
   it('--out equal to --results is refused before the run', async () => {
     const cwd = await fresh();
-    const line = await refusedBeforeRun(cwd, ['download', '--url', url, '--sink', 'file', '--out', 'r.json', '--results', './r.json'], '--results');
+    const line = await refusedBeforeRun(
+      cwd,
+      ['download', '--url', url, '--sink', 'file', '--out', 'r.json', '--results', './r.json'],
+      '--results',
+    );
     expect(line).toContain('different paths');
     expect(await readdir(cwd)).toEqual([]);
   });
@@ -103,7 +118,10 @@ describe('--out checked against a directory and the results file before the run'
     const cwd = await fresh();
     await writeFile(join(cwd, 'r.json'), '{"kept":true}');
     execFileSync('ln', [join(cwd, 'r.json'), join(cwd, 'same.bin')]);
-    const run = await runCli(['download', '--url', url, '--sink', 'file', '--out', 'same.bin', '--force', '--results', 'r.json'], { cwd, limitMs: 20_000 });
+    const run = await runCli(
+      ['download', '--url', url, '--sink', 'file', '--out', 'same.bin', '--force', '--results', 'r.json'],
+      { cwd, limitMs: 20_000 },
+    );
     expect(run.code, run.stderr).toBe(2);
     expect(run.stderr).toContain('different paths');
     expect(await readFile(join(cwd, 'r.json'), 'utf8')).toBe('{"kept":true}');
@@ -121,17 +139,38 @@ const privateMounts = (() => {
 })();
 
 describe('--out on a read-only mount', () => {
-  it.runIf(privateMounts)('is refused before the run in one line naming the folder (it failed after the whole download)', async () => {
-    const cwd = await fresh();
-    const ro = join(cwd, 'ro');
-    await mkdir(ro);
-    // The CLI runs in a mount namespace of its own where `ro` is bound read-only (EROFS, even for root).
-    const bind = 'mount --bind "$RO" "$RO" && mount -o remount,ro,bind "$RO" && exec "$@"';
-    const run = spawnSync('unshare', ['-rm', 'sh', '-c', bind, 'sh', process.execPath, CLI_JS, ...download('ro/out.bin', '--sink', 'file')], {
-      cwd, env: { ...ONE_RUN, PATH: process.env.PATH ?? '', RO: ro }, encoding: 'utf8', timeout: 20_000,
-    });
-    expect(run.stderr.trimEnd().split('\n'), run.stderr).toEqual([`blob-cacher: --out ro/out.bin: the directory ${ro} is on a read-only file system; choose a path where this user may write`]);
-    expect(run.status).toBe(2);
-    expect(await readdir(cwd)).toEqual(['ro']);
-  });
+  it.runIf(privateMounts)(
+    'is refused before the run in one line naming the folder (it failed after the whole download)',
+    async () => {
+      const cwd = await fresh();
+      const ro = join(cwd, 'ro');
+      await mkdir(ro);
+      // The CLI runs in a mount namespace of its own where `ro` is bound read-only (EROFS, even for root).
+      const bind = 'mount --bind "$RO" "$RO" && mount -o remount,ro,bind "$RO" && exec "$@"';
+      const run = spawnSync(
+        'unshare',
+        [
+          '-rm',
+          'sh',
+          '-c',
+          bind,
+          'sh',
+          process.execPath,
+          CLI_JS,
+          ...download('ro/out.bin', '--sink', 'file'),
+        ],
+        {
+          cwd,
+          env: { ...ONE_RUN, PATH: process.env.PATH ?? '', RO: ro },
+          encoding: 'utf8',
+          timeout: 20_000,
+        },
+      );
+      expect(run.stderr.trimEnd().split('\n'), run.stderr).toEqual([
+        `blob-cacher: --out ro/out.bin: the directory ${ro} is on a read-only file system; choose a path where this user may write`,
+      ]);
+      expect(run.status).toBe(2);
+      expect(await readdir(cwd)).toEqual(['ro']);
+    },
+  );
 });

@@ -36,7 +36,18 @@ beforeAll(async () => {
 });
 afterAll(() => rm(cwd, { recursive: true, force: true }));
 
-const account = (...more: string[]) => ['download', '--account', 'devstoreaccount1', '--endpoint', `http://127.0.0.1:${port}/devstoreaccount1`, '--key', KEY, '--results', 'r.json', ...more];
+const account = (...more: string[]) => [
+  'download',
+  '--account',
+  'devstoreaccount1',
+  '--endpoint',
+  `http://127.0.0.1:${port}/devstoreaccount1`,
+  '--key',
+  KEY,
+  '--results',
+  'r.json',
+  ...more,
+];
 
 /**
  * Waits (bounded) until the CLI is in its preflight: it has said which target (its stop handlers are
@@ -54,7 +65,9 @@ describe('a blob preflight against a silent server is bounded', () => {
     const run = await cli.exited;
     expect(run.killedAtLimit, run.stderr).toBe(false);
     expect(run.code, run.stderr).toBe(2);
-    expect(run.stderr.trimEnd().split('\n')).toEqual([expect.stringMatching(/did not answer within 1 s \(twice --timeout\)/)]);
+    expect(run.stderr.trimEnd().split('\n')).toEqual([
+      expect.stringMatching(/did not answer within 1 s \(twice --timeout\)/),
+    ]);
   });
 
   it('SIGINT stops it at once (exit 130), long before 2 x the default --timeout', async () => {
@@ -79,7 +92,10 @@ describe('a blob preflight against a silent server is bounded', () => {
 describe('a signal during a plain URL preflight is an interrupt', () => {
   it('SIGINT during a plain-URL preflight exits 130, not 2 with "cannot reach … (cancelled)"', async () => {
     const before = accepted;
-    const cli = startCli(['download', '--url', `http://127.0.0.1:${port}/blob.bin`, '--results', 'r14.json'], { cwd, limitMs: 15_000 });
+    const cli = startCli(
+      ['download', '--url', `http://127.0.0.1:${port}/blob.bin`, '--results', 'r14.json'],
+      { cwd, limitMs: 15_000 },
+    );
     await preflightWaiting(cli, before);
     cli.child.kill('SIGINT');
     const run = await cli.exited;

@@ -27,7 +27,24 @@ const fresh = freshDirs('safety-signals-');
 
 /** A chunked download of the slow object from `cwd`, in a process group of its own, once its workers are released. */
 async function running(cwd: string): Promise<ReturnType<typeof startCli>> {
-  const cli = startCli(['download', '--url', url, '--source-method', 'chunked', '--processes', '2', '--progress-interval', '100ms', '--results', 'r.json', '--log-level', 'info'], { cwd, detached: true, limitMs: 30_000 });
+  const cli = startCli(
+    [
+      'download',
+      '--url',
+      url,
+      '--source-method',
+      'chunked',
+      '--processes',
+      '2',
+      '--progress-interval',
+      '100ms',
+      '--results',
+      'r.json',
+      '--log-level',
+      'info',
+    ],
+    { cwd, detached: true, limitMs: 30_000 },
+  );
   expect(await cli.waitFor(/progress: chunked/), cli.stderr()).toBe(true);
   return cli;
 }
@@ -45,7 +62,10 @@ describe('a stop by signal', () => {
       expect(run.killedAtLimit, run.stderr).toBe(false);
       expect(run.stderr).not.toMatch(/again, exiting without waiting/);
       expect(run.code, run.stderr).toBe(143);
-      const doc = JSON.parse(await readFile(join(cwd, 'r.json'), 'utf8')) as { interrupted?: string; complete: boolean };
+      const doc = JSON.parse(await readFile(join(cwd, 'r.json'), 'utf8')) as {
+        interrupted?: string;
+        complete: boolean;
+      };
       expect(doc).toMatchObject({ interrupted: 'SIGTERM', complete: false });
     }
   });
@@ -65,10 +85,16 @@ describe('a stop by signal', () => {
         if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err;
       }
       const run = await cli.exited;
-      expect(JSON.parse(await readFile(join(cwd, 'r.json'), 'utf8')), run.stderr).toMatchObject({ interrupted: 'SIGTERM', complete: false });
+      expect(JSON.parse(await readFile(join(cwd, 'r.json'), 'utf8')), run.stderr).toMatchObject({
+        interrupted: 'SIGTERM',
+        complete: false,
+      });
       // 143, ours; or, where the copy lands in Node's own teardown after the last line of ours has
       // run (its signal handles closed, which no listener can stay), SIGTERM's default action.
-      expect(run.code === 143 || (run.code === null && run.signal === 'SIGTERM'), `${run.code} ${run.signal} ${run.stderr}`).toBe(true);
+      expect(
+        run.code === 143 || (run.code === null && run.signal === 'SIGTERM'),
+        `${run.code} ${run.signal} ${run.stderr}`,
+      ).toBe(true);
     }
   });
 
@@ -80,7 +106,10 @@ describe('a stop by signal', () => {
     expect(run.killedAtLimit, run.stderr).toBe(false);
     expect(run.code, run.stderr).toBe(129);
     expect(run.stderr).toContain('SIGHUP: no new requests');
-    expect(JSON.parse(await readFile(join(cwd, 'r.json'), 'utf8'))).toMatchObject({ interrupted: 'SIGHUP', complete: false });
+    expect(JSON.parse(await readFile(join(cwd, 'r.json'), 'utf8'))).toMatchObject({
+      interrupted: 'SIGHUP',
+      complete: false,
+    });
     expect((await readdir(cwd)).filter((f) => f.includes('.tmp-'))).toEqual([]);
   });
 });
@@ -89,16 +118,42 @@ describe('scratch of a killed coordinator', () => {
   it('SIGKILL of the coordinator mid-run leaves no blob-cacher-<pid>-* sink file in TMPDIR', async () => {
     const tmp = await mkdtemp(join(tmpdir(), 'safety-signals-tmp-'));
     try {
-      const cli = startCli(['download', '--url', url, '--source-method', 'chunked', '--processes', '2', '--sink', 'sparse-file', '--progress-interval', '100ms', '--results', join(tmp, '..', `r-${process.pid}.json`), '--log-level', 'info'], {
-        cwd: tmp, env: { TMPDIR: tmp }, limitMs: 30_000,
-      });
+      const cli = startCli(
+        [
+          'download',
+          '--url',
+          url,
+          '--source-method',
+          'chunked',
+          '--processes',
+          '2',
+          '--sink',
+          'sparse-file',
+          '--progress-interval',
+          '100ms',
+          '--results',
+          join(tmp, '..', `r-${process.pid}.json`),
+          '--log-level',
+          'info',
+        ],
+        {
+          cwd: tmp,
+          env: { TMPDIR: tmp },
+          limitMs: 30_000,
+        },
+      );
       expect(await cli.waitFor(/progress: chunked/), cli.stderr()).toBe(true);
       const workers = childPids(cli.child.pid!);
       expect((await readdir(tmp)).filter((n) => n.startsWith('blob-cacher-'))).toHaveLength(1);
       cli.child.kill('SIGKILL');
       await cli.exited;
       // The workers notice their coordinator is gone and take its scratch with them (bounded wait).
-      for (let i = 0; i < 250 && (workers.some(alive) || (await readdir(tmp)).some((n) => n.startsWith('blob-cacher-'))); i++) await new Promise((r) => setTimeout(r, 20));
+      for (
+        let i = 0;
+        i < 250 && (workers.some(alive) || (await readdir(tmp)).some((n) => n.startsWith('blob-cacher-')));
+        i++
+      )
+        await new Promise((r) => setTimeout(r, 20));
       expect(workers.filter(alive)).toEqual([]);
       expect((await readdir(tmp)).filter((n) => n.startsWith('blob-cacher-'))).toEqual([]);
     } finally {

@@ -30,12 +30,12 @@ const RATE_MBIT = 80;
 const SIZE = 24 * 1024 * 1024;
 const RANGES = 6;
 
-
 function setUp(): string | undefined {
   if (process.platform !== 'linux') return 'not Linux';
   if (process.getuid?.() !== 0) return 'not root: network namespaces need CAP_NET_ADMIN';
   try {
-    for (const ns of [SERVER_NS, ...Array.from({ length: K }, (_, i) => clientNs(i))]) execFileSync('ip', ['netns', 'add', ns], { stdio: 'pipe' });
+    for (const ns of [SERVER_NS, ...Array.from({ length: K }, (_, i) => clientNs(i))])
+      execFileSync('ip', ['netns', 'add', ns], { stdio: 'pipe' });
   } catch (err) {
     return `cannot create network namespaces: ${stderrOf(err)}`;
   }
@@ -43,7 +43,22 @@ function setUp(): string | undefined {
     inNs(SERVER_NS, 'ip', 'link', 'set', 'lo', 'up');
     for (let i = 0; i < K; i++) {
       vethPair(veth(i), SERVER_NS, clientNs(i), serverIp(i), clientIp(i));
-      inNs(SERVER_NS, 'tc', 'qdisc', 'add', 'dev', `${veth(i)}s`, 'root', 'tbf', 'rate', `${RATE_MBIT}mbit`, 'burst', '32kb', 'latency', '100ms');
+      inNs(
+        SERVER_NS,
+        'tc',
+        'qdisc',
+        'add',
+        'dev',
+        `${veth(i)}s`,
+        'root',
+        'tbf',
+        'rate',
+        `${RATE_MBIT}mbit`,
+        'burst',
+        '32kb',
+        'latency',
+        '100ms',
+      );
     }
   } catch (err) {
     return `cannot make veth pairs with tc tbf between namespaces: ${stderrOf(err)}`;
@@ -76,10 +91,47 @@ beforeAll(async () => {
   mkdirSync(join(dir, 'azurite'));
   writeFileSync(join(dir, 'www', 'x'), Buffer.alloc(SIZE, 7));
   writeFileSync(join(dir, 'nginx.conf'), staticNginxConfig(dir, String(NGINX_PORT), 256));
-  servers.push(spawn('ip', ['netns', 'exec', SERVER_NS, NGINX_PATH, '-c', join(dir, 'nginx.conf'), '-p', dir, '-e', join(dir, 'error.log')], { stdio: 'ignore' }));
+  servers.push(
+    spawn(
+      'ip',
+      [
+        'netns',
+        'exec',
+        SERVER_NS,
+        NGINX_PATH,
+        '-c',
+        join(dir, 'nginx.conf'),
+        '-p',
+        dir,
+        '-e',
+        join(dir, 'error.log'),
+      ],
+      { stdio: 'ignore' },
+    ),
+  );
   // Azurite apart from every client, as a storage account is: its own process, on every link's address.
-  servers.push(spawn('ip', ['netns', 'exec', SERVER_NS, process.execPath, AZURITE_MAIN, '--blobHost', '0.0.0.0', '--blobPort', String(AZURITE_PORT),
-    '--inMemoryPersistence', '--silent', '--loose', '--skipApiVersionCheck', '--disableTelemetry'], { cwd: join(dir, 'azurite'), stdio: 'ignore' }));
+  servers.push(
+    spawn(
+      'ip',
+      [
+        'netns',
+        'exec',
+        SERVER_NS,
+        process.execPath,
+        AZURITE_MAIN,
+        '--blobHost',
+        '0.0.0.0',
+        '--blobPort',
+        String(AZURITE_PORT),
+        '--inMemoryPersistence',
+        '--silent',
+        '--loose',
+        '--skipApiVersionCheck',
+        '--disableTelemetry',
+      ],
+      { cwd: join(dir, 'azurite'), stdio: 'ignore' },
+    ),
+  );
   await waitForPortInNs(clientNs(0), serverIp(0), NGINX_PORT, 'nginx', 20_000);
   await waitForPortInNs(clientNs(0), serverIp(0), AZURITE_PORT, 'Azurite', 20_000);
 }, 60_000);
@@ -94,12 +146,18 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const runStore = (i: number) => `DefaultEndpointsProtocol=http;AccountName=${AZURITE_ACCOUNT};AccountKey=${AZURITE_KEY};BlobEndpoint=http://${serverIp(i)}:${AZURITE_PORT}/${AZURITE_ACCOUNT}`;
+const runStore = (i: number) =>
+  `DefaultEndpointsProtocol=http;AccountName=${AZURITE_ACCOUNT};AccountKey=${AZURITE_KEY};BlobEndpoint=http://${serverIp(i)}:${AZURITE_PORT}/${AZURITE_ACCOUNT}`;
 
-function inClient(i: number, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function inClient(
+  i: number,
+  args: string[],
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((done) => {
     const child = spawn('ip', ['netns', 'exec', clientNs(i), process.execPath, CLI, ...args], {
-      cwd: dir, env: { ...ONE_RUN, PATH: process.env.PATH ?? '', HOME: dir, BLOB_CACHER_RUN_STORE: runStore(i) }, stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: dir,
+      env: { ...ONE_RUN, PATH: process.env.PATH ?? '', HOME: dir, BLOB_CACHER_RUN_STORE: runStore(i) },
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
     let stderr = '';
@@ -112,11 +170,35 @@ function inClient(i: number, args: string[]): Promise<{ code: number | null; std
 /** K clients, each on its own rate-limited link, sharing RANGES ranges of the one file; the merge. */
 async function scaleOut(k: number) {
   const runId = `netns-${process.pid}-k${k}`;
-  const exits = await Promise.all(Array.from({ length: k }, (_, i) => inClient(i, [
-    'download', '--url', `http://${serverIp(i)}:${NGINX_PORT}/x`, '--source-method', 'chunked', '--concurrency', String(RANGES), '--sink', 'discard',
-    '--parallelism', String(k), '--index', String(i), '--run-id', runId, '--start-lead', '2s', '--barrier-timeout', '60s',
-    '--results', join(dir, `${runId}-${i}.json`), '--log-level', 'warn',
-  ])));
+  const exits = await Promise.all(
+    Array.from({ length: k }, (_, i) =>
+      inClient(i, [
+        'download',
+        '--url',
+        `http://${serverIp(i)}:${NGINX_PORT}/x`,
+        '--source-method',
+        'chunked',
+        '--concurrency',
+        String(RANGES),
+        '--sink',
+        'discard',
+        '--parallelism',
+        String(k),
+        '--index',
+        String(i),
+        '--run-id',
+        runId,
+        '--start-lead',
+        '2s',
+        '--barrier-timeout',
+        '60s',
+        '--results',
+        join(dir, `${runId}-${i}.json`),
+        '--log-level',
+        'warn',
+      ]),
+    ),
+  );
   for (const e of exits) expect(e.code, e.stderr).toBe(0);
   const collected = await inClient(0, ['collect', '--run-id', runId, '--format', 'json']);
   expect(collected.code, collected.stderr).toBe(0);
@@ -124,15 +206,22 @@ async function scaleOut(k: number) {
 }
 
 describe('scale-out throughput under kernel rate limits (one veth + tc tbf per client)', () => {
-  it.skipIf(skipReason !== undefined)(`K = ${K} clients on ${K} links merge to at least 2.5 x one client on one (${RATE_MBIT} Mbit/s each)`, async () => {
-    const one = await scaleOut(1);
-    const three = await scaleOut(K);
-    const mbit = (m: { overlap: { throughputMiBps: number } }) => (m.overlap.throughputMiBps * 1024 * 1024 * 8) / 1e6;
-    console.log(`K=1: ${mbit(one).toFixed(1)} Mbit/s over ${one.overlap.durationMs.toFixed(0)} ms; K=${K}: ${mbit(three).toFixed(1)} Mbit/s over the ${three.overlap.durationMs.toFixed(0)} ms overlap, start spread ${three.startSpreadMs.toFixed(1)} ms; ratio ${(mbit(three) / mbit(one)).toFixed(2)}`);
-    expect(one.totals.bytes).toBe(SIZE);
-    expect(three.totals.bytes).toBe(SIZE);
-    expect(three.totals.requests).toBe(RANGES);
-    expect(three.startSpreadMs).toBeLessThan(100);
-    expect(mbit(three)).toBeGreaterThanOrEqual(2.5 * mbit(one));
-  }, 180_000);
+  it.skipIf(skipReason !== undefined)(
+    `K = ${K} clients on ${K} links merge to at least 2.5 x one client on one (${RATE_MBIT} Mbit/s each)`,
+    async () => {
+      const one = await scaleOut(1);
+      const three = await scaleOut(K);
+      const mbit = (m: { overlap: { throughputMiBps: number } }) =>
+        (m.overlap.throughputMiBps * 1024 * 1024 * 8) / 1e6;
+      console.log(
+        `K=1: ${mbit(one).toFixed(1)} Mbit/s over ${one.overlap.durationMs.toFixed(0)} ms; K=${K}: ${mbit(three).toFixed(1)} Mbit/s over the ${three.overlap.durationMs.toFixed(0)} ms overlap, start spread ${three.startSpreadMs.toFixed(1)} ms; ratio ${(mbit(three) / mbit(one)).toFixed(2)}`,
+      );
+      expect(one.totals.bytes).toBe(SIZE);
+      expect(three.totals.bytes).toBe(SIZE);
+      expect(three.totals.requests).toBe(RANGES);
+      expect(three.startSpreadMs).toBeLessThan(100);
+      expect(mbit(three)).toBeGreaterThanOrEqual(2.5 * mbit(one));
+    },
+    180_000,
+  );
 });

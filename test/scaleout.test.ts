@@ -12,7 +12,12 @@ import { RECORD_COLUMNS, type RecordRow, type ResultsFile, type RunRecord } from
 import { newResultsFile } from '../src/results/file.js';
 import { readyIndices, startTimeMs } from '../src/scaleout/barrier.js';
 import { estimateClockOffset, headDateProbe, LocalClock } from '../src/scaleout/clock.js';
-import { CLIENT_RESULTS_SCHEMA, CLIENT_RESULTS_VERSION, parseClientResults, type ClientResults } from '../src/scaleout/client-results.js';
+import {
+  CLIENT_RESULTS_SCHEMA,
+  CLIENT_RESULTS_VERSION,
+  parseClientResults,
+  type ClientResults,
+} from '../src/scaleout/client-results.js';
 import { mergeClients } from '../src/scaleout/collect.js';
 import { shardItems } from '../src/scaleout/shard.js';
 import { FileSet } from '../src/plan/items.js';
@@ -31,7 +36,8 @@ describe('sharding: client i of K takes items i, i+K, …', () => {
             taken[item.index]!++;
           }
           // Shares differ by at most one item.
-          if (Math.abs(share.length - n / k) >= 1) problems.push(`n=${n} K=${k}: client ${i} took ${share.length}`);
+          if (Math.abs(share.length - n / k) >= 1)
+            problems.push(`n=${n} K=${k}: client ${i} took ${share.length}`);
         }
         taken.forEach((count, item) => {
           if (count !== 1) problems.push(`n=${n} K=${k}: item ${item} taken ${count} times`);
@@ -63,14 +69,23 @@ describe('start time: the latest ready marker plus the lead, on the service cloc
   const at = (name: string, iso: string) => ({ name, lastModifiedMs: Date.parse(iso) });
 
   it('is the same for every client whatever order the markers were listed in', () => {
-    const markers = [at('runs/r/ready/0', '2026-01-01T00:00:05Z'), at('runs/r/ready/2', '2026-01-01T00:00:09Z'), at('runs/r/ready/1', '2026-01-01T00:00:07Z')];
+    const markers = [
+      at('runs/r/ready/0', '2026-01-01T00:00:05Z'),
+      at('runs/r/ready/2', '2026-01-01T00:00:09Z'),
+      at('runs/r/ready/1', '2026-01-01T00:00:07Z'),
+    ];
     expect(startTimeMs(markers, 3_000)).toBe(Date.parse('2026-01-01T00:00:12Z'));
     expect(startTimeMs([...markers].reverse(), 3_000)).toBe(Date.parse('2026-01-01T00:00:12Z'));
     expect(startTimeMs(markers, 0)).toBe(Date.parse('2026-01-01T00:00:09Z'));
   });
 
   it('counts markers of indices below K only', () => {
-    const markers = [at('runs/r/ready/0', '2026-01-01T00:00:00Z'), at('runs/r/ready/3', '2026-01-01T00:00:00Z'), at('runs/r/ready/x', '2026-01-01T00:00:00Z'), at('runs/r/ready/1', '2026-01-01T00:00:00Z')];
+    const markers = [
+      at('runs/r/ready/0', '2026-01-01T00:00:00Z'),
+      at('runs/r/ready/3', '2026-01-01T00:00:00Z'),
+      at('runs/r/ready/x', '2026-01-01T00:00:00Z'),
+      at('runs/r/ready/1', '2026-01-01T00:00:00Z'),
+    ];
     expect([...readyIndices(markers, 'runs/r/ready/', 3)].sort()).toEqual([0, 1]);
   });
 });
@@ -135,18 +150,50 @@ function run(rows: RecordRow[], latenciesMs: number[]): RunRecord {
   const h = new PhaseHistograms();
   for (const ms of latenciesMs) h.record({}, ms);
   return {
-    strategy: 'small-files', description: 'x', run: 0, warmup: false, objectSizeBytes: 0, wallMs: 0,
-    bytes: rows.reduce((s, r) => s + (r[COL('bytes')] as number), 0), requests: rows.length, failedRequests: 0, reusedSockets: 0,
-    retries: 0, throttled: 0, backoffMs: 0, phaseSumsMs: {}, requestSumMs: 0, histograms: h.encode(), verified: true, verification: 'ok',
-    workers: [], records: rows, recordsSampled: false,
+    strategy: 'small-files',
+    description: 'x',
+    run: 0,
+    warmup: false,
+    objectSizeBytes: 0,
+    wallMs: 0,
+    bytes: rows.reduce((s, r) => s + (r[COL('bytes')] as number), 0),
+    requests: rows.length,
+    failedRequests: 0,
+    reusedSockets: 0,
+    retries: 0,
+    throttled: 0,
+    backoffMs: 0,
+    phaseSumsMs: {},
+    requestSumMs: 0,
+    histograms: h.encode(),
+    verified: true,
+    verification: 'ok',
+    workers: [],
+    records: rows,
+    recordsSampled: false,
   };
 }
 
-function client(index: number, recordsOffsetMs: number, rows: RecordRow[], latenciesMs: number[]): ClientResults {
-  const results: ResultsFile = { ...newResultsFile('upload', {}, { kind: 'account', label: 'x' }), complete: true, runs: [run(rows, latenciesMs)] };
+function client(
+  index: number,
+  recordsOffsetMs: number,
+  rows: RecordRow[],
+  latenciesMs: number[],
+): ClientResults {
+  const results: ResultsFile = {
+    ...newResultsFile('upload', {}, { kind: 'account', label: 'x' }),
+    complete: true,
+    runs: [run(rows, latenciesMs)],
+  };
   return {
-    schema: CLIENT_RESULTS_SCHEMA, schemaVersion: CLIENT_RESULTS_VERSION, runId: 'r', index, parallelism: 3, host: `node-${index}`,
-    clock: { offsetMs: recordsOffsetMs, uncertaintyMs: 3, samples: 10, recordsOffsetMs }, results,
+    schema: CLIENT_RESULTS_SCHEMA,
+    schemaVersion: CLIENT_RESULTS_VERSION,
+    runId: 'r',
+    index,
+    parallelism: 3,
+    host: `node-${index}`,
+    clock: { offsetMs: recordsOffsetMs, uncertaintyMs: 3, samples: 10, recordsOffsetMs },
+    results,
   };
 }
 
@@ -209,9 +256,20 @@ describe('merging clients over the overlap window', () => {
       r.requests = 40;
       r.bytes = 4000;
       r.steady = {
-        releaseEpochMs, durationMs: 2000, intervalMs: 500, lapBytes: 100, lapRequests: 1, laps: 40,
+        releaseEpochMs,
+        durationMs: 2000,
+        intervalMs: 500,
+        lapBytes: 100,
+        lapRequests: 1,
+        laps: 40,
         workers: [{ firstStartMs: 0, stoppedMs: 2000, lastEndMs: 2000 }],
-        series: Array.from({ length: 4 }, () => ({ ops: 10, bytes: 1000, errors: 0, retries: 0, throttled: 0 })),
+        series: Array.from({ length: 4 }, () => ({
+          ops: 10,
+          bytes: 1000,
+          errors: 0,
+          retries: 0,
+          throttled: 0,
+        })),
       };
       return c;
     };
@@ -226,7 +284,12 @@ describe('merging clients over the overlap window', () => {
   });
 
   it('names a missing client and a failed one', () => {
-    const failed: ClientResults = { ...docs[2]!, results: undefined, failure: 'barrier of run r: 2 of 3 clients ready', exitCode: 3 };
+    const failed: ClientResults = {
+      ...docs[2]!,
+      results: undefined,
+      failure: 'barrier of run r: 2 of 3 clients ready',
+      exitCode: 3,
+    };
     const m = mergeClients('r', 4, [docs[0]!, failed]);
     expect(m.missing).toEqual([1, 3]);
     expect(m.failed).toEqual([{ index: 2, problem: 'barrier of run r: 2 of 3 clients ready' }]);
@@ -236,7 +299,9 @@ describe('merging clients over the overlap window', () => {
   it('reads back what a client writes, and refuses a foreign file in one line', () => {
     const parsed = parseClientResults(JSON.stringify(docs[1]));
     expect('doc' in parsed && parsed.doc.clock?.recordsOffsetMs).toBe(10_000);
-    expect(parseClientResults('{"schema":"other"}')).toEqual({ problem: 'is not a blob-cacher scale-out client results file' });
+    expect(parseClientResults('{"schema":"other"}')).toEqual({
+      problem: 'is not a blob-cacher scale-out client results file',
+    });
   });
 });
 
@@ -248,10 +313,18 @@ describe('scale-out options', () => {
   };
 
   it('JOB_COMPLETION_INDEX wins over BLOB_CACHER_INDEX; --index over both', () => {
-    const env = { STORAGE_CONNECTION_STRING: CS, BLOB_CACHER_PARALLELISM: '3', BLOB_CACHER_RUN_ID: 'uid-1', BLOB_CACHER_INDEX: '1' };
+    const env = {
+      STORAGE_CONNECTION_STRING: CS,
+      BLOB_CACHER_PARALLELISM: '3',
+      BLOB_CACHER_RUN_ID: 'uid-1',
+      BLOB_CACHER_INDEX: '1',
+    };
     expect(load([], env).scaleout?.shard).toEqual({ index: 1, count: 3 });
     expect(load([], { ...env, JOB_COMPLETION_INDEX: '2' }).scaleout?.shard).toEqual({ index: 2, count: 3 });
-    expect(load(['--index', '0'], { ...env, JOB_COMPLETION_INDEX: '2' }).scaleout?.shard).toEqual({ index: 0, count: 3 });
+    expect(load(['--index', '0'], { ...env, JOB_COMPLETION_INDEX: '2' }).scaleout?.shard).toEqual({
+      index: 0,
+      count: 3,
+    });
     expect(load([], env).scaleout?.store).toMatchObject({ kind: 'key', account: 'devstoreaccount1' });
   });
 
@@ -260,15 +333,45 @@ describe('scale-out options', () => {
   });
 
   for (const [name, argv, env, mentions] of [
-    ['--parallelism without --run-id', ['--parallelism', '3', '--index', '0'], { STORAGE_CONNECTION_STRING: CS }, '--run-id'],
-    ['an index not below K', ['--parallelism', '3', '--index', '3', '--run-id', 'x'], { STORAGE_CONNECTION_STRING: CS }, 'not below --parallelism 3'],
-    ['K > 1 without an index', ['--parallelism', '3', '--run-id', 'x'], { STORAGE_CONNECTION_STRING: CS }, 'JOB_COMPLETION_INDEX'],
+    [
+      '--parallelism without --run-id',
+      ['--parallelism', '3', '--index', '0'],
+      { STORAGE_CONNECTION_STRING: CS },
+      '--run-id',
+    ],
+    [
+      'an index not below K',
+      ['--parallelism', '3', '--index', '3', '--run-id', 'x'],
+      { STORAGE_CONNECTION_STRING: CS },
+      'not below --parallelism 3',
+    ],
+    [
+      'K > 1 without an index',
+      ['--parallelism', '3', '--run-id', 'x'],
+      { STORAGE_CONNECTION_STRING: CS },
+      'JOB_COMPLETION_INDEX',
+    ],
     ['the embedded target without --run-store', ['--run-id', 'x'], {}, '--run-store'],
-    ['a --url target without --run-store', ['--run-id', 'x', '--url', 'http://127.0.0.1:1/x'], {}, '--run-store'],
+    [
+      'a --url target without --run-store',
+      ['--run-id', 'x', '--url', 'http://127.0.0.1:1/x'],
+      {},
+      '--run-store',
+    ],
     ['a bad run id', ['--run-id', 'a/b'], { STORAGE_CONNECTION_STRING: CS }, '--run-id'],
     ['the test skew without --run-id', ['--test-clock-skew', '100'], {}, '--test-clock-skew'],
-    ['--sink file, one stream, for every K-th range', ['--run-id', 'x', '--parallelism', '2', '--index', '0', '--sink', 'file'], { STORAGE_CONNECTION_STRING: CS }, 'sparse-file'],
-    ['--cleanup, which would delete what other clients read', ['--run-id', 'x', '--cleanup'], { STORAGE_CONNECTION_STRING: CS }, '--cleanup'],
+    [
+      '--sink file, one stream, for every K-th range',
+      ['--run-id', 'x', '--parallelism', '2', '--index', '0', '--sink', 'file'],
+      { STORAGE_CONNECTION_STRING: CS },
+      'sparse-file',
+    ],
+    [
+      '--cleanup, which would delete what other clients read',
+      ['--run-id', 'x', '--cleanup'],
+      { STORAGE_CONNECTION_STRING: CS },
+      '--cleanup',
+    ],
   ] as const) {
     it(`refuses ${name} in one line`, () => {
       expect(() => load([...argv], { ...env })).toThrow(ConfigError);

@@ -65,7 +65,8 @@ describe('makeScratchDir', () => {
   it('path() takes plain file names only', async () => {
     const s = await makeScratchDir({ parent: await fresh() });
     expect(s.path('chunked.out')).toBe(join(s.dir, 'chunked.out'));
-    for (const bad of ['', '.', '..', '../escape', 'a/b', '/etc/passwd']) expect(() => s.path(bad)).toThrow(/plain file name/);
+    for (const bad of ['', '.', '..', '../escape', 'a/b', '/etc/passwd'])
+      expect(() => s.path(bad)).toThrow(/plain file name/);
     await s.remove();
   });
 
@@ -99,7 +100,14 @@ describe('sweeping stale scratch directories', () => {
 
     expect(await sweepStaleScratchDirs(parent)).toEqual([stale]);
     expect((await readdir(parent)).sort()).toEqual(
-      [`blob-cacher-${dead}-LiNk00`, `blob-cacher-${dead}-fIlE00`, `blob-cacher-${process.ppid}-Qw3rTy`, `blob-cacher-${process.pid}-Qw3rTy`, 'blob-cacher-other', 'victim'].sort(),
+      [
+        `blob-cacher-${dead}-LiNk00`,
+        `blob-cacher-${dead}-fIlE00`,
+        `blob-cacher-${process.ppid}-Qw3rTy`,
+        `blob-cacher-${process.pid}-Qw3rTy`,
+        'blob-cacher-other',
+        'victim',
+      ].sort(),
     );
     expect(await readFile(join(victimDir, 'precious'), 'utf8')).toBe('keep');
     expect(await readFile(plainFile, 'utf8')).toBe('keep');
@@ -110,7 +118,9 @@ describe('sweeping stale scratch directories', () => {
     const script = `const { makeScratchDir } = await import(${JSON.stringify(SCRATCH_JS)});
       const s = await makeScratchDir({ parent: process.argv[1] });
       console.log(s.dir); setInterval(() => {}, 1000);`;
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script, parent], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script, parent], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     const killedDir = await new Promise<string>((resolve, reject) => {
       child.on('error', reject);
       child.on('exit', (code) => reject(new Error(`child exited early (${code})`)));

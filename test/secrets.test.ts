@@ -26,7 +26,15 @@ afterAll(async () => {
 
 function runCli(vars: Record<string, string>): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const env = { ...ONE_RUN, PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? cwd, LOG_LEVEL: 'silly', FILE_SIZE: '256KB', SOURCE_METHOD: 'all', ...vars };
+    const env = {
+      ...ONE_RUN,
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? cwd,
+      LOG_LEVEL: 'silly',
+      FILE_SIZE: '256KB',
+      SOURCE_METHOD: 'all',
+      ...vars,
+    };
     const child = spawn(process.execPath, [DOWNLOAD_JS], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     const chunks: Buffer[] = [];
     child.stdout.on('data', (c: Buffer) => chunks.push(c));
@@ -60,7 +68,10 @@ function expectAbsent(output: string, secrets: Record<string, string>): void {
 describe('no secret in the output at LOG_LEVEL=silly', () => {
   it('connection string with AccountKey', async () => {
     const cs = `DefaultEndpointsProtocol=http;AccountName=${azurite.account};AccountKey=${azurite.key};BlobEndpoint=${azurite.endpoint}`;
-    const { code, output } = await runCli({ STORAGE_CONNECTION_STRING: cs, STORAGE_CONTAINER: 'secrets-key' });
+    const { code, output } = await runCli({
+      STORAGE_CONNECTION_STRING: cs,
+      STORAGE_CONTAINER: 'secrets-key',
+    });
 
     expectNoisyAndGreen(code, output);
     expect(output).toContain(`account ${azurite.account} (SharedKey)`);
@@ -74,7 +85,10 @@ describe('no secret in the output at LOG_LEVEL=silly', () => {
     const sig = new URLSearchParams(sas).get('sig');
     expect(sig).toBeTruthy();
     const cs = `AccountName=${azurite.account};BlobEndpoint=${azurite.endpoint};SharedAccessSignature=${sas}`;
-    const { code, output } = await runCli({ STORAGE_CONNECTION_STRING: cs, STORAGE_CONTAINER: 'secrets-sas' });
+    const { code, output } = await runCli({
+      STORAGE_CONNECTION_STRING: cs,
+      STORAGE_CONTAINER: 'secrets-sas',
+    });
 
     expectNoisyAndGreen(code, output);
     expect(output).toContain(`account ${azurite.account} (SAS)`);
@@ -90,20 +104,33 @@ describe('no secret in the output at LOG_LEVEL=silly', () => {
   it('a blob URL carrying its own SAS, as --url: masked in the output and in the results file', async () => {
     // Fixtures first, through the account key, then the same blob as a plain Range-capable URL.
     const cs = `DefaultEndpointsProtocol=http;AccountName=${azurite.account};AccountKey=${azurite.key};BlobEndpoint=${azurite.endpoint}`;
-    const prep = await runCli({ STORAGE_CONNECTION_STRING: cs, STORAGE_CONTAINER: 'secrets-url', SOURCE_METHOD: 'single', LOG_LEVEL: 'error' });
+    const prep = await runCli({
+      STORAGE_CONNECTION_STRING: cs,
+      STORAGE_CONTAINER: 'secrets-url',
+      SOURCE_METHOD: 'single',
+      LOG_LEVEL: 'error',
+    });
     expect(prep.code, prep.output).toBe(0);
     const sas = accountSas(azurite);
     const sig = new URLSearchParams(sas).get('sig')!;
     const url = `${azurite.endpoint}/secrets-url/large.file?${sas}`;
     const resultsDir = join(cwd, 'url-results');
-    const { code, output } = await runCli({ URL: url, SOURCE_METHOD: 'chunked', BLOB_CACHER_RESULTS: join(resultsDir, 'r.json') });
+    const { code, output } = await runCli({
+      URL: url,
+      SOURCE_METHOD: 'chunked',
+      BLOB_CACHER_RESULTS: join(resultsDir, 'r.json'),
+    });
     expect(code, output).toBe(0);
     expect(output).toMatch(/^\d+=?\s+chunked\s.*\snot verified \(plain URL/m);
     expect(output).toMatch(/ silly: GET \S+large\.file\?\S*sig=\[redacted\]/);
     const results = await readFile(join(resultsDir, 'r.json'), 'utf8');
     expect(results).toContain('sig=[redacted]');
     for (const text of [output, results]) {
-      expectAbsent(text, { 'SAS signature': sig, 'URL-encoded SAS signature': encodeURIComponent(sig), SAS: sas });
+      expectAbsent(text, {
+        'SAS signature': sig,
+        'URL-encoded SAS signature': encodeURIComponent(sig),
+        SAS: sas,
+      });
     }
   });
 });

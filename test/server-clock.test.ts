@@ -13,9 +13,24 @@ import { toRunRecord } from '../src/results/record.js';
 import { testConfig } from './helpers/config.js';
 
 const config = testConfig('download', {
-  logLevel: 'warn', sourceMethod: 'all', concurrency: 4, fileSizeBytes: 4 * 1024 * 1024, processes: 1, maxSockets: 16,
-  sink: 'memory', bufferSizeBytes: 64 * 1024, container: 'server-clock', cleanup: false, credentials: { kind: 'embedded' },
-  httpClient: 'raw', runs: 2, warmup: 1, format: 'console', maxRetries: 3, timeoutMs: 30_000, trace: true,
+  logLevel: 'warn',
+  sourceMethod: 'all',
+  concurrency: 4,
+  fileSizeBytes: 4 * 1024 * 1024,
+  processes: 1,
+  maxSockets: 16,
+  sink: 'memory',
+  bufferSizeBytes: 64 * 1024,
+  container: 'server-clock',
+  cleanup: false,
+  credentials: { kind: 'embedded' },
+  httpClient: 'raw',
+  runs: 2,
+  warmup: 1,
+  format: 'console',
+  maxRetries: 3,
+  timeoutMs: 30_000,
+  trace: true,
 });
 
 beforeAll(() => setLogLevel('warn'));
@@ -23,7 +38,23 @@ beforeAll(() => setLogLevel('warn'));
 describe('server clock on the embedded Azurite', () => {
   it('records a server span for every run, never longer than the client span, and reports both', async () => {
     const run = await runDownload(config);
-    expect(run.results.map((r) => r.strategy)).toEqual(['single', 'chunked', 'round-robin', 'assemble', 'sdk', 'single', 'chunked', 'round-robin', 'assemble', 'sdk', 'single', 'chunked', 'round-robin', 'assemble', 'sdk']);
+    expect(run.results.map((r) => r.strategy)).toEqual([
+      'single',
+      'chunked',
+      'round-robin',
+      'assemble',
+      'sdk',
+      'single',
+      'chunked',
+      'round-robin',
+      'assemble',
+      'sdk',
+      'single',
+      'chunked',
+      'round-robin',
+      'assemble',
+      'sdk',
+    ]);
     for (const r of run.results) {
       expect(r.verified, r.verification).toBe(true);
       expect(r.serverSpanMs, r.strategy).toBeGreaterThan(0);
@@ -38,9 +69,18 @@ describe('server clock on the embedded Azurite', () => {
     const stats = analyze(run.results.map(toRunRecord));
     const text = renderConsole(reportOf(run.results.map(toRunRecord)), { details: true });
     expect(text).toMatch(/^server clock \(the target's own span/m);
-    for (const s of stats) expect(text).toMatch(new RegExp(`^  ${s.label}: client [\\d.]+ ms, server [\\d.]+ ms \\(\\+?-?[\\d.]+ ms, bound [\\d.]+ ms\\)$`, 'm'));
+    for (const s of stats)
+      expect(text).toMatch(
+        new RegExp(
+          `^  ${s.label}: client [\\d.]+ ms, server [\\d.]+ ms \\(\\+?-?[\\d.]+ ms, bound [\\d.]+ ms\\)$`,
+          'm',
+        ),
+      );
     // The CSV carries the same server clock, one row per contender.
-    const [head, ...rows] = renderCsv(reportOf(run.results.map(toRunRecord))).split('\n').map((l) => l.split(','));
-    for (const row of rows) expect(Number(row[head!.indexOf('server_span_ms_median')]), row[1]).toBeGreaterThan(0);
+    const [head, ...rows] = renderCsv(reportOf(run.results.map(toRunRecord)))
+      .split('\n')
+      .map((l) => l.split(','));
+    for (const row of rows)
+      expect(Number(row[head!.indexOf('server_span_ms_median')]), row[1]).toBeGreaterThan(0);
   });
 });

@@ -93,8 +93,23 @@ function expectEveryFormat(f: Formats, contenders: readonly string[], counts: Ma
 
 describe('a run of drawn sizes reports per size bucket in every format', () => {
   it('downloads a lognormal set; the same seed moves the same sizes again', async () => {
-    const args = ['download', '--source-method', 'small-files,sdk-small-files', '--file-count', String(FILES),
-      '--file-size', LOGNORMAL, '--seed', '5', '--processes', '1', '--max-sockets', '4', '--sink', 'discard'];
+    const args = [
+      'download',
+      '--source-method',
+      'small-files,sdk-small-files',
+      '--file-count',
+      String(FILES),
+      '--file-size',
+      LOGNORMAL,
+      '--seed',
+      '5',
+      '--processes',
+      '1',
+      '--max-sockets',
+      '4',
+      '--sink',
+      'discard',
+    ];
     const first = await cli(args);
     expect(first.stderr).toMatch(new RegExp(`fixtures: ${FILES} created`));
     // The default console answer carries the leader's buckets, within the 30 lines it keeps to.
@@ -113,11 +128,21 @@ describe('a run of drawn sizes reports per size bucket in every format', () => {
     expect(other.filter((s, i) => s !== sizes[i]).length).toBeGreaterThan(FILES * 0.9);
   }, 300_000);
 
-  it('uploads weighted buckets and groups them by the user\'s sizes', async () => {
+  it("uploads weighted buckets and groups them by the user's sizes", async () => {
     const text = '4KiB:50%,64KiB:30%,1MiB:20%';
-    const up = await cli(['upload', '--upload-method', 'small-files', '--file-count', '80',
-      '--file-size', text,
-      '--processes', '1', '--max-sockets', '4']);
+    const up = await cli([
+      'upload',
+      '--upload-method',
+      'small-files',
+      '--file-count',
+      '80',
+      '--file-size',
+      text,
+      '--processes',
+      '1',
+      '--max-sockets',
+      '4',
+    ]);
     const d = distribution(text);
     const sizes = Array.from({ length: 80 }, (_, i) => sizeAt({ distribution: d, seed: 1 }, i));
     const counts = expectedCounts([4096, 65536, 1048576], sizes);

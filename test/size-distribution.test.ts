@@ -6,7 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
-  BadDistribution, describeDistribution, parseSizeDistribution,
+  BadDistribution,
+  describeDistribution,
+  parseSizeDistribution,
 } from '../src/config/size-distribution.js';
 import { SEED_BARE_SIZE_BYTES } from '../src/config/options.js';
 import { loadDownloadConfig, loadUploadConfig } from '../src/config/load.js';
@@ -27,7 +29,7 @@ const dir = mkdtempSync(join(tmpdir(), 'size-dist-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('--file-size forms', () => {
-  it('keeps a fixed size and the seed\'s bare KB', () => {
+  it("keeps a fixed size and the seed's bare KB", () => {
     expect(parse('102')).toEqual({ kind: 'fixed', bytes: 102 * SEED_BARE_SIZE_BYTES });
     expect(parse('256KiB')).toEqual({ kind: 'fixed', bytes: 256 * KIB });
     const env = { FILE_SIZE: '102' };
@@ -37,24 +39,42 @@ describe('--file-size forms', () => {
   });
 
   it('reads ranges, log ranges, lognormals and weighted buckets', () => {
-    const range = (minBytes: number, maxBytes: number, log: boolean) =>
-      ({ kind: 'range', minBytes, maxBytes, log });
+    const range = (minBytes: number, maxBytes: number, log: boolean) => ({
+      kind: 'range',
+      minBytes,
+      maxBytes,
+      log,
+    });
     expect(parse('4KiB..16MiB')).toEqual(range(4 * KIB, 16 * MIB, false));
     expect(parse('log:1.5KiB..2MiB')).toEqual(range(1536, 2 * MIB, true));
     expect(parse('lognormal:median=256KiB,sigma=1.2')).toEqual({
-      kind: 'lognormal', medianBytes: 256 * KIB, sigma: 1.2, minBytes: 1, maxBytes: 5000 * MIB,
+      kind: 'lognormal',
+      medianBytes: 256 * KIB,
+      sigma: 1.2,
+      minBytes: 1,
+      maxBytes: 5000 * MIB,
     });
-    expect(parse('lognormal:median=256KiB,sigma=1.2,min=4KiB,max=64MiB'))
-      .toMatchObject({ minBytes: 4 * KIB, maxBytes: 64 * MIB });
+    expect(parse('lognormal:median=256KiB,sigma=1.2,min=4KiB,max=64MiB')).toMatchObject({
+      minBytes: 4 * KIB,
+      maxBytes: 64 * MIB,
+    });
     expect(parse('4KiB:50%,1MiB:40%,64MiB:10%')).toEqual({
       kind: 'buckets',
-      buckets: [{ bytes: 4 * KIB, share: 0.5 }, { bytes: MIB, share: 0.4 }, { bytes: 64 * MIB, share: 0.1 }],
+      buckets: [
+        { bytes: 4 * KIB, share: 0.5 },
+        { bytes: MIB, share: 0.4 },
+        { bytes: 64 * MIB, share: 0.1 },
+      ],
     });
   });
 
   it('writes each form back as it parses', () => {
-    const forms = ['4KiB..16MiB', 'log:4KiB..16MiB', 'lognormal:median=256KiB,sigma=1.2,min=1KiB,max=64MiB',
-      '4KiB:50%,1MiB:40%,64MiB:10%'];
+    const forms = [
+      '4KiB..16MiB',
+      'log:4KiB..16MiB',
+      'lognormal:median=256KiB,sigma=1.2,min=1KiB,max=64MiB',
+      '4KiB:50%,1MiB:40%,64MiB:10%',
+    ];
     for (const text of forms) {
       const d = dist(text);
       expect(parse(describeDistribution(d))).toEqual(d);
@@ -77,13 +97,16 @@ describe('--file-size forms', () => {
   });
 
   it('exits 2 with one line before any run', async () => {
-    const r = await runCli(['download', '--source-method', 'small-files', '--file-size', '4KiB:50%,1MiB:40%'],
-      { cwd: dir });
+    const r = await runCli(
+      ['download', '--source-method', 'small-files', '--file-size', '4KiB:50%,1MiB:40%'],
+      { cwd: dir },
+    );
     expect(r.code).toBe(2);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toMatch(/--file-size .*sum to 100%/);
-    const one = await runCli(['download', '--source-method', 'single', '--file-size', '1KiB..2KiB'],
-      { cwd: dir });
+    const one = await runCli(['download', '--source-method', 'single', '--file-size', '1KiB..2KiB'], {
+      cwd: dir,
+    });
     expect(one.code).toBe(2);
     expect(one.stderr).toMatch(/draws sizes of many files/);
   });
@@ -158,7 +181,7 @@ describe('a drawn file set', () => {
     }
   });
 
-  it('groups a report by the user\'s buckets, or by powers of two', () => {
+  it("groups a report by the user's buckets, or by powers of two", () => {
     const weighted = dist('4KiB:50%,1MiB:40%,64MiB:10%');
     expect(bucketEdges(weighted, 4 * KIB, 64 * MIB)).toEqual([4 * KIB, MIB, 64 * MIB]);
     expect(bucketEdges(draw.distribution, 3000, 70_000)).toEqual([4096, 8192, 16384, 32768, 65536, 131072]);

@@ -19,7 +19,10 @@ const DIST = join(ROOT, 'dist');
 /** What Node had loaded after importing `modules` and then running `then` (with `last`, the last one's exports). */
 function loadedAfterImporting(modules: string[], then = ''): string[] {
   const code = `let last; for (const m of ${JSON.stringify(modules.map((m) => pathToFileURL(join(DIST, m)).href))}) last = await import(m); ${then}; process.stdout.write(JSON.stringify(process.moduleLoadList));`;
-  const r = spawnSync(process.execPath, ['--input-type=module', '-e', code], { encoding: 'utf8', timeout: 30_000 });
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', code], {
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
   expect(r.status, r.stderr).toBe(0);
   return JSON.parse(r.stdout) as string[];
 }
@@ -32,21 +35,26 @@ describe('start-up imports', () => {
     expect(imported.filter(http)).toEqual([]);
     expect(imported.filter((m) => m.includes('undici'))).toEqual([]);
     // node:http's agent made (as --http-client node does): node:http now, still no undici.
-    const used = loadedAfterImporting(modules, "last.createAgent(new URL('http://127.0.0.1/x'), 1).destroy()");
+    const used = loadedAfterImporting(
+      modules,
+      "last.createAgent(new URL('http://127.0.0.1/x'), 1).destroy()",
+    );
     expect(used).toContain('NativeModule http');
     expect(used.filter((m) => m.includes('undici'))).toEqual([]);
   });
 });
 
 /** Registered in every process of the run (a worker is forked with its parent's flags): each writes what it loaded. */
-const recorder = (dir: string) => `data:text/javascript,${encodeURIComponent(
-  `import { registerHooks } from 'node:module'; import { writeFileSync } from 'node:fs';
+const recorder = (dir: string) =>
+  `data:text/javascript,${encodeURIComponent(
+    `import { registerHooks } from 'node:module'; import { writeFileSync } from 'node:fs';
   const loaded = []; registerHooks({ load(url, context, next) { loaded.push(url); return next(url, context); } });
   process.on('exit', () => writeFileSync(${JSON.stringify(dir)} + '/' + (process.send ? 'worker' : 'coordinator') + '-' + process.pid + '.json', JSON.stringify(loaded)));`,
-)}`;
+  )}`;
 
 /** What neither process of a plain-URL download needs: the SDK, Azurite, the HTML report, the SDK's kinds. */
-const NOT_FOR_A_URL = /node_modules\/(@azure\/(?!storage-blob\/package\.json)|azurite\/)|\/report\/html|\/kinds\/sdk-/;
+const NOT_FOR_A_URL =
+  /node_modules\/(@azure\/(?!storage-blob\/package\.json)|azurite\/)|\/report\/html|\/kinds\/sdk-/;
 /** winston, as the package or as `npm run build` packs it: loaded at a process's first log line, and only then. */
 const WINSTON = /node_modules\/winston\/|\/log\/winston-parts\.cjs$/;
 
@@ -69,11 +77,37 @@ describe('a plain-URL download loads only what it uses', () => {
   });
 
   /** Runs the download from `cli` (spawned, not spawnSync: the server is this process's); the modules each process loaded. */
-  async function download(cli: string, name: string, command: string[] = ['download']): Promise<{ coordinator: string[]; workers: string[][] }> {
+  async function download(
+    cli: string,
+    name: string,
+    command: string[] = ['download'],
+  ): Promise<{ coordinator: string[]; workers: string[][] }> {
     const out = mkdtempSync(join(work, `${name}-loads-`));
-    const child = spawn(process.execPath, ['--import', recorder(out), cli, ...command, '--url', url, '--source-method', 'single', '--runs', '1', '--warmup', '0', '--results', join(out, 'results.json')], {
-      cwd: work, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' }, stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000,
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        recorder(out),
+        cli,
+        ...command,
+        '--url',
+        url,
+        '--source-method',
+        'single',
+        '--runs',
+        '1',
+        '--warmup',
+        '0',
+        '--results',
+        join(out, 'results.json'),
+      ],
+      {
+        cwd: work,
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+        timeout: 60_000,
+      },
+    );
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -104,23 +138,36 @@ describe('a plain-URL download loads only what it uses', () => {
 
   /** A copy of dist/ beside a package.json and node_modules, as in the project, bundled there (once). */
   let bundled: Promise<string> | undefined;
-  const bundledRoot = () => (bundled ??= (async () => {
-    const root = join(work, 'bundled');
-    cpSync(DIST, join(root, 'dist'), { recursive: true });
-    cpSync(join(ROOT, 'package.json'), join(root, 'package.json'));
-    symlinkSync(join(ROOT, 'node_modules'), join(root, 'node_modules'));
-    await bundle(join(root, 'dist'));
-    return root;
-  })());
+  const bundledRoot = () =>
+    (bundled ??= (async () => {
+      const root = join(work, 'bundled');
+      cpSync(DIST, join(root, 'dist'), { recursive: true });
+      cpSync(join(ROOT, 'package.json'), join(root, 'package.json'));
+      symlinkSync(join(ROOT, 'node_modules'), join(root, 'node_modules'));
+      await bundle(join(root, 'dist'));
+      return root;
+    })());
 
   it('as `npm run build` bundles it: each process reads one file of ours past the entry, and the same holds', async () => {
     const root = await bundledRoot();
     const { coordinator, workers } = await download(join(root, 'dist', 'cli.js'), 'bundled');
-    const ours = (urls: string[]) => urls.filter((u) => u.startsWith(pathToFileURL(join(root, 'dist')).href)).map((u) => u.slice(pathToFileURL(join(root, 'dist')).href.length + 1));
+    const ours = (urls: string[]) =>
+      urls
+        .filter((u) => u.startsWith(pathToFileURL(join(root, 'dist')).href))
+        .map((u) => u.slice(pathToFileURL(join(root, 'dist')).href.length + 1));
     // The histogram code is one packed file (metrics/hdr-parts.cjs), loaded where histograms are made:
     // a one-request job's worker sends its record alone, and only the coordinator makes them.
     // winston, packed into one file (log/winston-parts.cjs), loaded at the coordinator's first log line.
-    expect(ours(coordinator)).toEqual(['cli.js', 'cli/compile-cache.js', 'cli/node-check.js', 'workers/first-worker.js', 'workers/entry.js', 'cli/commands.js', 'log/winston-parts.cjs', 'metrics/hdr-parts.cjs']);
+    expect(ours(coordinator)).toEqual([
+      'cli.js',
+      'cli/compile-cache.js',
+      'cli/node-check.js',
+      'workers/first-worker.js',
+      'workers/entry.js',
+      'cli/commands.js',
+      'log/winston-parts.cjs',
+      'metrics/hdr-parts.cjs',
+    ]);
     expect(coordinator.filter((u) => u.includes('node_modules/'))).toEqual([]);
     expect(workers.length).toBe(1);
     expect(ours(workers[0]!)).toEqual(['workers/worker.js']);
@@ -142,8 +189,19 @@ describe('a plain-URL download loads only what it uses', () => {
     const dist = pathToFileURL(join(root, 'dist')).href;
     const { coordinator, workers } = await download(join(root, 'dist', 'download.js'), 'download-js', []);
     const ours = coordinator.filter((u) => u.startsWith(dist)).map((u) => u.slice(dist.length + 1));
-    expect(ours).toEqual(['download.js', 'cli/compile-cache.js', 'cli/node-check.js', 'workers/first-worker.js', 'workers/entry.js', 'cli/commands.js', 'log/winston-parts.cjs', 'metrics/hdr-parts.cjs']);
+    expect(ours).toEqual([
+      'download.js',
+      'cli/compile-cache.js',
+      'cli/node-check.js',
+      'workers/first-worker.js',
+      'workers/entry.js',
+      'cli/commands.js',
+      'log/winston-parts.cjs',
+      'metrics/hdr-parts.cjs',
+    ]);
     expect(workers.length).toBe(1);
-    expect(workers[0]!.filter((u) => u.startsWith(dist)).map((u) => u.slice(dist.length + 1))).toEqual(['workers/worker.js']);
+    expect(workers[0]!.filter((u) => u.startsWith(dist)).map((u) => u.slice(dist.length + 1))).toEqual([
+      'workers/worker.js',
+    ]);
   });
 });

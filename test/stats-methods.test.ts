@@ -5,7 +5,9 @@
 import { describe, expect, it } from 'vitest';
 import { ratioInterval } from '../src/analysis/significance.js';
 import {
-  median, medianIntervalBootstrap, medianIntervalSignTestExact,
+  median,
+  medianIntervalBootstrap,
+  medianIntervalSignTestExact,
   medianIntervalSignTestNormal,
 } from '../src/analysis/stats.js';
 
@@ -43,8 +45,10 @@ describe('median interval by percentile bootstrap (seeded, so the same runs give
     expect(ratioInterval([7], slower([7]))).toEqual({ low: 1.3, high: 1.3 });
     expect(ratioInterval(SIX, slower(SIX))).toEqual({ low: 0.9413793103448276, high: 1.7333333333333332 });
     expect(ratioInterval(NINE, slower(NINE))).toEqual({ low: 1.2172727272727273, high: 1.4019607843137256 });
-    expect(ratioInterval(SIXTEEN, slower(SIXTEEN)))
-      .toEqual({ low: 1.268137254901961, high: 1.3386186641052165 });
+    expect(ratioInterval(SIXTEEN, slower(SIXTEEN))).toEqual({
+      low: 1.268137254901961,
+      high: 1.3386186641052165,
+    });
   });
 });
 
@@ -62,10 +66,15 @@ describe('median interval from order statistics, sign test by the normal approxi
   });
 });
 
-describe('median interval from order statistics, exact sign test (the bench\'s paired rounds)', () => {
+describe("median interval from order statistics, exact sign test (the bench's paired rounds)", () => {
   it('below six values is the whole range, with the confidence it really has', () => {
-    const interval = (v: number[], median: number, confidence: number) =>
-      ({ n: v.length, median, low: Math.min(...v), high: Math.max(...v), confidence });
+    const interval = (v: number[], median: number, confidence: number) => ({
+      n: v.length,
+      median,
+      low: Math.min(...v),
+      high: Math.max(...v),
+      confidence,
+    });
     expect(medianIntervalSignTestExact([7])).toEqual(interval([7], 7, 0));
     expect(medianIntervalSignTestExact(sorted([3, 1]))).toEqual(interval([3, 1], 2, 0.5));
     expect(medianIntervalSignTestExact(sorted([5, 1, 4]))).toEqual(interval([5, 1, 4], 4, 0.75));
@@ -76,11 +85,26 @@ describe('median interval from order statistics, exact sign test (the bench\'s p
 
   it('from six values on takes the innermost order statistics that still cover 95%', () => {
     // Confidence 1 - 2 P(Bin(n, 1/2) < k): tails C(6,0)/2^6, (C(9,0)+C(9,1))/2^9, C(16,0..3)/2^16.
-    expect(medianIntervalSignTestExact(sorted(SIX)))
-      .toEqual({ n: 6, median: 11.5, low: 9, high: 15, confidence: 1 - 2 / 64 });
-    expect(medianIntervalSignTestExact(sorted(NINE)))
-      .toEqual({ n: 9, median: 1.02, low: 0.97, high: 1.1, confidence: 1 - (2 * 10) / 512 });
-    expect(medianIntervalSignTestExact(sorted(SIXTEEN)))
-      .toEqual({ n: 16, median: 101, low: 99, high: 104, confidence: 1 - (2 * 697) / 65536 });
+    expect(medianIntervalSignTestExact(sorted(SIX))).toEqual({
+      n: 6,
+      median: 11.5,
+      low: 9,
+      high: 15,
+      confidence: 1 - 2 / 64,
+    });
+    expect(medianIntervalSignTestExact(sorted(NINE))).toEqual({
+      n: 9,
+      median: 1.02,
+      low: 0.97,
+      high: 1.1,
+      confidence: 1 - (2 * 10) / 512,
+    });
+    expect(medianIntervalSignTestExact(sorted(SIXTEEN))).toEqual({
+      n: 16,
+      median: 101,
+      low: 99,
+      high: 104,
+      confidence: 1 - (2 * 697) / 65536,
+    });
   });
 });

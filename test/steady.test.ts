@@ -14,7 +14,12 @@ import { analyze } from '../src/analysis/analyze.js';
 import { buildReport } from '../src/analysis/report-model.js';
 import { steadyFigures, THROTTLE_DROP } from '../src/analysis/steady.js';
 import { ConfigError } from '../src/config/errors.js';
-import { loadDownloadConfig, redactedConfig, type DownloadConfig, type UploadConfig } from '../src/config/load.js';
+import {
+  loadDownloadConfig,
+  redactedConfig,
+  type DownloadConfig,
+  type UploadConfig,
+} from '../src/config/load.js';
 import { runDownload } from '../src/engine/download.js';
 import { runUpload } from '../src/engine/upload.js';
 import { renderHtml } from '../src/report/html.js';
@@ -40,9 +45,24 @@ const keyCredentials = () => keyCredentialsOf(azurite());
 
 function download(overrides: TestSettings<DownloadConfig> = {}): DownloadConfig {
   return testConfig('download', {
-    logLevel: 'error', sourceMethod: 'chunked', concurrency: 4, fileSizeBytes: MiB, processes: 1, maxSockets: 4,
-    sink: 'memory', bufferSizeBytes: 65536, container: 'steady', cleanup: false, credentials: keyCredentials(),
-    runs: 1, warmup: 0, format: 'console', maxRetries: 3, timeoutMs: 10_000, trace: true, httpClient: 'raw',
+    logLevel: 'error',
+    sourceMethod: 'chunked',
+    concurrency: 4,
+    fileSizeBytes: MiB,
+    processes: 1,
+    maxSockets: 4,
+    sink: 'memory',
+    bufferSizeBytes: 65536,
+    container: 'steady',
+    cleanup: false,
+    credentials: keyCredentials(),
+    runs: 1,
+    warmup: 0,
+    format: 'console',
+    maxRetries: 3,
+    timeoutMs: 10_000,
+    trace: true,
+    httpClient: 'raw',
     steady: { durationMs: 1_500, intervalMs: 250 },
     ...overrides,
   });
@@ -55,16 +75,24 @@ const steadyOf = (r: MeasuredRun): SteadyRecord => {
 };
 
 describe('--duration options', () => {
-  const load = (argv: Record<string, unknown>, env: Record<string, string> = {}) => loadDownloadConfig(argv, { env });
+  const load = (argv: Record<string, unknown>, env: Record<string, string> = {}) =>
+    loadDownloadConfig(argv, { env });
 
   it('defaults to one run and no warm-up, with 1 s intervals, and asks for one way of saying how long', () => {
     const c = load({ duration: '30s' });
     expect(c.steady).toEqual({ durationMs: 30_000, intervalMs: 1_000 });
     expect([c.runs, c.warmup, c.minTimeMs]).toEqual([1, 0, 0]);
     expect(load({ duration: '30s', runs: '3', warmup: '1' })).toMatchObject({ runs: 3, warmup: 1 });
-    const env = { BLOB_CACHER_DURATION: '20s', BLOB_CACHER_AUTOTERM: 'true', BLOB_CACHER_AUTOTERM_TOLERANCE: '5%' };
-    expect(load({}, env).steady)
-      .toEqual({ durationMs: 20_000, intervalMs: 1_000, autoterm: { windowMs: 10_000, tolerance: 0.05 } });
+    const env = {
+      BLOB_CACHER_DURATION: '20s',
+      BLOB_CACHER_AUTOTERM: 'true',
+      BLOB_CACHER_AUTOTERM_TOLERANCE: '5%',
+    };
+    expect(load({}, env).steady).toEqual({
+      durationMs: 20_000,
+      intervalMs: 1_000,
+      autoterm: { windowMs: 10_000, tolerance: 0.05 },
+    });
     expect(load({}).steady).toBeUndefined();
   });
 
@@ -72,13 +100,17 @@ describe('--duration options', () => {
     expect(() => load({ autoterm: 'true' })).toThrow(/--autoterm .*give --duration too/);
     expect(() => load({ duration: '10s', minTime: '5s' })).toThrow(/--min-time and --duration .*give one/);
     expect(() => load({ duration: '1s', interval: '600ms' })).toThrow(/fewer than 2 intervals/);
-    expect(() => load({ duration: '10s', autoterm: 'true', autotermWindow: '1s' })).toThrow(/--autoterm-window must hold at least 2 intervals/);
+    expect(() => load({ duration: '10s', autoterm: 'true', autotermWindow: '1s' })).toThrow(
+      /--autoterm-window must hold at least 2 intervals/,
+    );
     expect(() => load({ duration: '10s', autotermTolerance: '0' })).toThrow(ConfigError);
     // A window the run cannot outlast could never end it early.
-    expect(() => load({ duration: '10s', autoterm: 'true' }))
-      .toThrow(/--autoterm-window 10000 ms is not shorter than --duration 10000 ms/);
-    expect(() => load({ duration: '5s', autoterm: 'true', autotermWindow: '8s' }))
-      .toThrow(/give a shorter --autoterm-window/);
+    expect(() => load({ duration: '10s', autoterm: 'true' })).toThrow(
+      /--autoterm-window 10000 ms is not shorter than --duration 10000 ms/,
+    );
+    expect(() => load({ duration: '5s', autoterm: 'true', autotermWindow: '8s' })).toThrow(
+      /give a shorter --autoterm-window/,
+    );
     expect(() => load({ duration: '10s', autotermTolerance: 'lots' })).toThrow(/percentage/);
   });
 });
@@ -131,15 +163,21 @@ describe('steady downloads on the embedded Azurite', () => {
       const rec = toRunRecord(r) as RunRecord & { steady: SteadyRecord };
       const f = steadyFigures(rec);
       expect(f.windowed, r.strategy).toBe(true);
-      expect(f.activeStartMs).toBeGreaterThanOrEqual(Math.max(...rec.steady.workers.map((w) => w.firstStartMs)));
-      expect(f.activeEndMs).toBeLessThanOrEqual(Math.min(...rec.steady.workers.map((w) => w.stoppedMs)) + 1e-9);
+      expect(f.activeStartMs).toBeGreaterThanOrEqual(
+        Math.max(...rec.steady.workers.map((w) => w.firstStartMs)),
+      );
+      expect(f.activeEndMs).toBeLessThanOrEqual(
+        Math.min(...rec.steady.workers.map((w) => w.stoppedMs)) + 1e-9,
+      );
       const stats = analyze([rec])[0]!;
       const mibps = f.activeBytes / MiB / (f.activeMs / 1000);
       expect(stats.throughputMiBps.median).toBeCloseTo(mibps, 6);
       expect(f.lapTimeMs).toBeCloseTo((MiB / (mibps * MiB)) * 1000, 6);
       // Ranked by its intervals (n = intervals), each the time of one pass at that interval's rate.
       const iv = rec.steady.intervalMs;
-      const inside = rec.steady.series.slice(f.activeStartMs / iv, f.activeEndMs / iv).filter((p) => p.bytes > 0);
+      const inside = rec.steady.series
+        .slice(f.activeStartMs / iv, f.activeEndMs / iv)
+        .filter((p) => p.bytes > 0);
       expect(stats.samples).toEqual({ n: inside.length, of: 'intervals' });
       expect(stats.timesMs).toHaveLength(inside.length);
       inside.forEach((p, i) => expect(stats.timesMs[i]).toBeCloseTo((iv * rec.steady.lapBytes) / p.bytes, 6));
@@ -150,14 +188,21 @@ describe('steady downloads on the embedded Azurite', () => {
   });
 
   it('the results file keeps the series, and reading it back checks it', () => {
-    const doc = newResultsFile('download', redactedConfig(download({})), { kind: 'embedded-azurite', label: 'embedded Azurite' });
+    const doc = newResultsFile('download', redactedConfig(download({})), {
+      kind: 'embedded-azurite',
+      label: 'embedded Azurite',
+    });
     doc.runs = runs.map(toRunRecord);
     doc.complete = true;
     const back = parseResultsDoc(JSON.parse(JSON.stringify(doc)));
-    expect('doc' in back && back.doc.runs.map((r) => r.steady?.series.length)).toEqual(runs.map((r) => r.steady!.series.length));
+    expect('doc' in back && back.doc.runs.map((r) => r.steady?.series.length)).toEqual(
+      runs.map((r) => r.steady!.series.length),
+    );
     const damaged = JSON.parse(JSON.stringify(doc));
     damaged.runs[1].steady.series[0].bytes = 'lots';
-    expect(parseResultsDoc(damaged)).toEqual({ problem: 'run 2 has a bad steady.series; it is damaged, re-run the benchmark' });
+    expect(parseResultsDoc(damaged)).toEqual({
+      problem: 'run 2 has a bad steady.series; it is damaged, re-run the benchmark',
+    });
   });
 });
 
@@ -172,9 +217,14 @@ describe('--autoterm', () => {
 
   it('ends a steady run once its rate is stable, long before the duration, and says when', async () => {
     const t0 = performance.now();
-    const [r] = (await runDownload(download({
-      sourceMethod: 'chunked', steady: { durationMs: 60_000, intervalMs: 250, autoterm: { windowMs: 750, tolerance: 0.6 } },
-    }))).results;
+    const [r] = (
+      await runDownload(
+        download({
+          sourceMethod: 'chunked',
+          steady: { durationMs: 60_000, intervalMs: 250, autoterm: { windowMs: 750, tolerance: 0.6 } },
+        }),
+      )
+    ).results;
     const elapsed = performance.now() - t0;
     const s = steadyOf(r!);
     expect(r!.verified, r!.verification).toBe(true);
@@ -183,18 +233,26 @@ describe('--autoterm', () => {
     expect(s.autoterm!.atMs).toBeLessThan(30_000);
     expect(r!.wallMs).toBeLessThan(s.autoterm!.atMs + 5_000);
     expect(elapsed).toBeLessThan(45_000);
-    expect(steadyLines(analyze([toRunRecord(r!)])).join('\n')).toMatch(/--autoterm ended a run at .* of 60 s: its rate had stayed within ±60% for 750 ms/);
+    expect(steadyLines(analyze([toRunRecord(r!)])).join('\n')).toMatch(
+      /--autoterm ended a run at .* of 60 s: its rate had stayed within ±60% for 750 ms/,
+    );
   }, 90_000);
   it('fires with an interval under a second: it compares whole intervals, not 250 ms ticks sampled at another pace', async () => {
     // Thousands of small GETs a second on a local emulated target: a rate as steady as a rate gets.
     const small = contentBuffer(FIXTURE_SEED, 0, 4096);
     const target = await startEmulatedTarget({ objects: new Map([['/small.bin', small]]) });
     try {
-      const [r] = (await runDownload(download({
-        sourceMethod: 'single', credentials: { kind: 'url', url: `${target.url}/small.bin` }, fileSizeBytes: 0,
-        processes: 2,
-        steady: { durationMs: 20_000, intervalMs: 300, autoterm: { windowMs: 2_000, tolerance: 0.3 } },
-      }))).results;
+      const [r] = (
+        await runDownload(
+          download({
+            sourceMethod: 'single',
+            credentials: { kind: 'url', url: `${target.url}/small.bin` },
+            fileSizeBytes: 0,
+            processes: 2,
+            steady: { durationMs: 20_000, intervalMs: 300, autoterm: { windowMs: 2_000, tolerance: 0.3 } },
+          }),
+        )
+      ).results;
       const s = steadyOf(r!);
       expect(s.autoterm, 'autoterm recorded').toBeDefined();
       expect(s.autoterm!.atMs).toBeGreaterThanOrEqual(2_000);
@@ -214,13 +272,22 @@ describe('throttling onset', () => {
     let firstGet: number | undefined;
     const server = await startFaultServer(deterministicBuffer(size), (n) => {
       firstGet ??= performance.now();
-      return performance.now() - firstGet > 750 && n % 2 === 0 ? { kind: 'status', status: 503, code: 'ServerBusy', retryAfter: '1' } : undefined;
+      return performance.now() - firstGet > 750 && n % 2 === 0
+        ? { kind: 'status', status: 503, code: 'ServerBusy', retryAfter: '1' }
+        : undefined;
     });
     try {
-      const [r] = (await runDownload(download({
-        sourceMethod: 'single', credentials: { kind: 'url', url: server.url }, fileSizeBytes: 0, maxRetries: 5,
-        steady: { durationMs: 2_500, intervalMs: 250 },
-      }))).results;
+      const [r] = (
+        await runDownload(
+          download({
+            sourceMethod: 'single',
+            credentials: { kind: 'url', url: server.url },
+            fileSizeBytes: 0,
+            maxRetries: 5,
+            steady: { durationMs: 2_500, intervalMs: 250 },
+          }),
+        )
+      ).results;
       const rec = toRunRecord(r!) as RunRecord & { steady: SteadyRecord };
       const f = steadyFigures(rec);
       expect(r!.throttled).toBeGreaterThan(0);
@@ -230,7 +297,9 @@ describe('throttling onset', () => {
       const rates = rec.steady.series.map((p) => p.bytes);
       const onset = f.throttleOnsetMs! / rec.steady.intervalMs;
       expect(rates[onset]!).toBeLessThan(THROTTLE_DROP * Math.max(...rates.slice(0, onset)));
-      expect(steadyLines(analyze([rec])).join('\n')).toMatch(/throttled \(429\/503\) from .*; throughput dropped at .*: throttling onset/);
+      expect(steadyLines(analyze([rec])).join('\n')).toMatch(
+        /throttled \(429\/503\) from .*; throughput dropped at .*: throttling onset/,
+      );
     } finally {
       await server.stop();
     }
@@ -240,9 +309,26 @@ describe('throttling onset', () => {
 describe('steady uploads', () => {
   it('small-files keep putting the same files for the duration; the last lap is read back and deleted', async () => {
     const config = testConfig('upload', {
-      logLevel: 'error', uploadMethod: 'small-files', fileCount: 20, fileSizeBytes: 4096, blobSizeBytes: 0, blockSizeBytes: 4096,
-      concurrency: 4, thresholdBytes: 0, processes: 2, maxSockets: 4, container: 'steady-up', keep: false, httpClient: 'raw',
-      trace: true, maxRetries: 3, timeoutMs: 10_000, runs: 1, warmup: 0, format: 'console', credentials: keyCredentials(),
+      logLevel: 'error',
+      uploadMethod: 'small-files',
+      fileCount: 20,
+      fileSizeBytes: 4096,
+      blobSizeBytes: 0,
+      blockSizeBytes: 4096,
+      concurrency: 4,
+      thresholdBytes: 0,
+      processes: 2,
+      maxSockets: 4,
+      container: 'steady-up',
+      keep: false,
+      httpClient: 'raw',
+      trace: true,
+      maxRetries: 3,
+      timeoutMs: 10_000,
+      runs: 1,
+      warmup: 0,
+      format: 'console',
+      credentials: keyCredentials(),
       steady: { durationMs: 1_500, intervalMs: 250 },
     });
     const [r] = (await runUpload(config)).results;
@@ -260,10 +346,29 @@ describe('the CLI without a terminal', () => {
   it('prints progress as time and the steady block, and writes the series', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'blob-cacher-steady-'));
     try {
-      const out = spawnSync(process.execPath, [resolve('dist/download.js'), '--source-method', 'chunked', '--file-size', '1MiB', '--duration', '2s', '--interval', '500ms', '--progress-interval', '500ms', '--details'], {
-        cwd: dir, encoding: 'utf8', timeout: 60_000,
-        env: { PATH: process.env.PATH, ...ONE_RUN },
-      });
+      const out = spawnSync(
+        process.execPath,
+        [
+          resolve('dist/download.js'),
+          '--source-method',
+          'chunked',
+          '--file-size',
+          '1MiB',
+          '--duration',
+          '2s',
+          '--interval',
+          '500ms',
+          '--progress-interval',
+          '500ms',
+          '--details',
+        ],
+        {
+          cwd: dir,
+          encoding: 'utf8',
+          timeout: 60_000,
+          env: { PATH: process.env.PATH, ...ONE_RUN },
+        },
+      );
       expect(out.status, out.stderr).toBe(0);
       expect(out.stderr).toMatch(/progress: chunked run 1\/1: \d+ requests, \d\/2 s, [\d.]+ (MiB|ops)\/s/);
       expect(out.stdout).toMatch(/steady state \(--duration 2 s, one point every 500 ms/);
@@ -275,10 +380,21 @@ describe('the CLI without a terminal', () => {
   }, 90_000);
 });
 
-describe('a request\'s bytes in the series', () => {
+describe("a request's bytes in the series", () => {
   const record = (over: Partial<OpRecord>): OpRecord => ({
-    worker: 0, item: 0, offsetBytes: 0, bytes: 0, status: 200, startEpochMs: 0, totalMs: 0, phases: {}, reused: true,
-    retries: 0, throttled: 0, backoffMs: 0, ...over,
+    worker: 0,
+    item: 0,
+    offsetBytes: 0,
+    bytes: 0,
+    status: 200,
+    startEpochMs: 0,
+    totalMs: 0,
+    phases: {},
+    reused: true,
+    retries: 0,
+    throttled: 0,
+    backoffMs: 0,
+    ...over,
   });
 
   it('are spread over the intervals its body took, not all counted in the one it finished', () => {
@@ -292,10 +408,14 @@ describe('a request\'s bytes in the series', () => {
     expect(sum(series.map((c) => c.bytes))).toBe(30 * MiB);
   });
 
-  it('an upload\'s bytes go over its send phase, a short request\'s all in one interval', () => {
+  it("an upload's bytes go over its send phase, a short request's all in one interval", () => {
     const meter = new SteadyMeter(0, 1_000);
-    meter.add(record({ bytes: 4 * MiB, startEpochMs: 500, totalMs: 1_010, phases: { send: 1_000, firstByte: 10 } }));
-    meter.add(record({ bytes: 1_000, startEpochMs: 2_100, totalMs: 50, phases: { firstByte: 20, download: 30 } }));
+    meter.add(
+      record({ bytes: 4 * MiB, startEpochMs: 500, totalMs: 1_010, phases: { send: 1_000, firstByte: 10 } }),
+    );
+    meter.add(
+      record({ bytes: 1_000, startEpochMs: 2_100, totalMs: 50, phases: { firstByte: 20, download: 30 } }),
+    );
     const series = meter.result(1, 3_000).intervals;
     expect(series.map((c) => c.bytes)).toEqual([2 * MiB, 2 * MiB, 1_000]);
     expect(series.map((c) => c.ops)).toEqual([0, 1, 1]);
@@ -311,14 +431,22 @@ describe('sparkline', () => {
 
 requires('chromium').describe('the series chart in headless Chromium', () => {
   it('draws one line per contender with a point per interval and the active window, and leaves a screenshot', async () => {
-    const runs = (await runDownload(download({ sourceMethod: 'all', steady: { durationMs: 1_500, intervalMs: 250 } }))).results;
-    const doc = newResultsFile('download', redactedConfig(download({})), { kind: 'embedded-azurite', label: 'embedded Azurite' });
+    const runs = (
+      await runDownload(download({ sourceMethod: 'all', steady: { durationMs: 1_500, intervalMs: 250 } }))
+    ).results;
+    const doc = newResultsFile('download', redactedConfig(download({})), {
+      kind: 'embedded-azurite',
+      label: 'embedded Azurite',
+    });
     doc.runs = runs.map(toRunRecord);
     doc.complete = true;
     const stats = analyze(doc.runs);
     const html = renderHtml({ report: buildReport(doc, { title: 'steady state on embedded Azurite' }) });
     const dir = await mkdtemp(join(tmpdir(), 'blob-cacher-steady-html-'));
-    const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'] });
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM_PATH,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'],
+    });
     try {
       const file = join(dir, 'steady.html');
       await writeFile(file, html);
@@ -333,7 +461,11 @@ requires('chromium').describe('the series chart in headless Chromium', () => {
         const svg = page.locator(`svg[data-chart="series"][data-strategy="${s.label}"]`);
         const box = await svg.boundingBox();
         expect(box!.width).toBeGreaterThan(500);
-        const points = await svg.locator('.datum').evaluateAll((els) => els.map((el) => ({ v: Number(el.getAttribute('data-value')), r: el.getBoundingClientRect() })));
+        const points = await svg
+          .locator('.datum')
+          .evaluateAll((els) =>
+            els.map((el) => ({ v: Number(el.getAttribute('data-value')), r: el.getBoundingClientRect() })),
+          );
         expect(points.length, s.label).toBe(s.steady!.series.length);
         for (const p of points) expect(p.r.width, s.label).toBeGreaterThan(0);
         expect(Math.max(...points.map((p) => p.v)), s.label).toBeGreaterThan(0);

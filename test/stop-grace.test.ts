@@ -25,10 +25,12 @@ describe('the stop grace', () => {
     const stop = new AbortController();
     const grace = new StopGrace(stop.signal, 10);
     const seen: boolean[] = [];
-    expect(await grace.run('a slow step', async (ctx) => {
-      await sleep(80);
-      seen.push(ctx.stopped, ctx.signal.aborted);
-    })).toBe(true);
+    expect(
+      await grace.run('a slow step', async (ctx) => {
+        await sleep(80);
+        seen.push(ctx.stopped, ctx.signal.aborted);
+      }),
+    ).toBe(true);
     expect(seen).toEqual([false, false]);
     expect(grace.leftMs()).toBe(Infinity);
   });

@@ -15,9 +15,10 @@ import { close, deterministicBuffer, listen, objectServer } from './helpers/http
 import { freshDirs } from './helpers/temp-dirs.js';
 
 const fresh = freshDirs('stopping-rule-');
-const load = (argv: Record<string, unknown>, env: Record<string, string> = {}) => loadDownloadConfig(argv, { env });
+const load = (argv: Record<string, unknown>, env: Record<string, string> = {}) =>
+  loadDownloadConfig(argv, { env });
 
-describe('the median\'s interval from order statistics', () => {
+describe("the median's interval from order statistics", () => {
   it('takes the binomial ranks n/2 -+ 1.96 sqrt(n)/2, and has none below 6 values', () => {
     const sorted = Array.from({ length: 100 }, (_, i) => i + 1);
     // n = 100: ranks 40 and 61 (1-based), as the tables give.
@@ -60,11 +61,16 @@ describe('--max-runs and --precision', () => {
     expect(DEFAULT_MAX_RUNS).toBe(100);
     expect(load({})).toMatchObject({ runs: 5, minTimeMs: 3_000, maxRuns: 100, precision: 0.02 });
     expect(load({ maxRuns: '40', precision: '5%' })).toMatchObject({ maxRuns: 40, precision: 0.05 });
-    expect(load({}, { BLOB_CACHER_MAX_RUNS: '12', BLOB_CACHER_PRECISION: 'off' })).toMatchObject({ maxRuns: 12, precision: 0 });
+    expect(load({}, { BLOB_CACHER_MAX_RUNS: '12', BLOB_CACHER_PRECISION: 'off' })).toMatchObject({
+      maxRuns: 12,
+      precision: 0,
+    });
   });
 
   it('are refused beside an exact --runs, below the first 5 runs, and with --duration', () => {
-    expect(() => load({ runs: '3', maxRuns: '10' })).toThrow(/--runs 3 is exactly 3 run\(s\) and --max-runs .*give one of them/);
+    expect(() => load({ runs: '3', maxRuns: '10' })).toThrow(
+      /--runs 3 is exactly 3 run\(s\) and --max-runs .*give one of them/,
+    );
     expect(() => load({ runs: '3', precision: '1%' })).toThrow(/--precision .*give one of them/);
     expect(() => load({ maxRuns: '3' })).toThrow(/--max-runs 3 is below the 5 runs .*give --runs 3/);
     expect(() => load({ duration: '10s', maxRuns: '10' })).toThrow(/a --duration run has none/);
@@ -82,20 +88,64 @@ describe('a session under the rule, through the CLI', () => {
   afterAll(() => close(server));
 
   const measured = async (cwd: string) => {
-    const doc = JSON.parse(await readFile(join(cwd, 'r.json'), 'utf8')) as { runs: { warmup: boolean; strategy: string }[] };
+    const doc = JSON.parse(await readFile(join(cwd, 'r.json'), 'utf8')) as {
+      runs: { warmup: boolean; strategy: string }[];
+    };
     return doc.runs.filter((r) => !r.warmup).length;
   };
 
   it('--max-runs caps what a long --min-time asks for', async () => {
     const cwd = await fresh();
-    const run = await runCli(['download', '--url', url, '--source-method', 'single', '--min-time', '1h', '--max-runs', '7', '--precision', 'off', '--warmup', '0', '--results', 'r.json', '--log-level', 'error'], { cwd, limitMs: 60_000, env: { BLOB_CACHER_RUNS: '' } });
+    const run = await runCli(
+      [
+        'download',
+        '--url',
+        url,
+        '--source-method',
+        'single',
+        '--min-time',
+        '1h',
+        '--max-runs',
+        '7',
+        '--precision',
+        'off',
+        '--warmup',
+        '0',
+        '--results',
+        'r.json',
+        '--log-level',
+        'error',
+      ],
+      { cwd, limitMs: 60_000, env: { BLOB_CACHER_RUNS: '' } },
+    );
     expect(run.code, run.stderr).toBe(0);
     expect(await measured(cwd)).toBe(7);
   });
 
   it('a loose precision target ends a long --min-time before the cap', async () => {
     const cwd = await fresh();
-    const run = await runCli(['download', '--url', url, '--source-method', 'single', '--min-time', '1h', '--max-runs', '80', '--precision', '50%', '--warmup', '0', '--results', 'r.json', '--log-level', 'error'], { cwd, limitMs: 60_000, env: { BLOB_CACHER_RUNS: '' } });
+    const run = await runCli(
+      [
+        'download',
+        '--url',
+        url,
+        '--source-method',
+        'single',
+        '--min-time',
+        '1h',
+        '--max-runs',
+        '80',
+        '--precision',
+        '50%',
+        '--warmup',
+        '0',
+        '--results',
+        'r.json',
+        '--log-level',
+        'error',
+      ],
+      { cwd, limitMs: 60_000, env: { BLOB_CACHER_RUNS: '' } },
+    );
     expect(run.code, run.stderr).toBe(0);
     const n = await measured(cwd);
     expect(n).toBeGreaterThanOrEqual(6);

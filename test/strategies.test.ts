@@ -20,9 +20,24 @@ const MIB = 1024 * 1024;
 
 function config(overrides: TestSettings<DownloadConfig> = {}): DownloadConfig {
   return testConfig('download', {
-    logLevel: 'warn', sourceMethod: 'all', concurrency: 4, fileSizeBytes: 1_000_003, processes: 1, maxSockets: 16,
-    sink: 'memory', bufferSizeBytes: 64 * 1024, container: 'blob-cacher-test', cleanup: false, credentials: { kind: 'embedded' },
-    httpClient: 'raw', runs: 1, warmup: 0, format: 'console', maxRetries: 3, timeoutMs: 30_000, trace: true,
+    logLevel: 'warn',
+    sourceMethod: 'all',
+    concurrency: 4,
+    fileSizeBytes: 1_000_003,
+    processes: 1,
+    maxSockets: 16,
+    sink: 'memory',
+    bufferSizeBytes: 64 * 1024,
+    container: 'blob-cacher-test',
+    cleanup: false,
+    credentials: { kind: 'embedded' },
+    httpClient: 'raw',
+    runs: 1,
+    warmup: 0,
+    format: 'console',
+    maxRetries: 3,
+    timeoutMs: 30_000,
+    trace: true,
     ...overrides,
   });
 }
@@ -56,19 +71,22 @@ describe('sourceMethod all on an embedded Azurite', () => {
     { sizeBytes: 1, concurrency: 4 },
     { sizeBytes: 1_000_003, concurrency: 4 },
     { sizeBytes: 2 * MIB, concurrency: 3 },
-  ])('$sizeBytes bytes at concurrency $concurrency: all five strategies deliver verified bytes', async ({ sizeBytes, concurrency }) => {
-    const run = await runDownload(config({ fileSizeBytes: sizeBytes, concurrency }));
+  ])(
+    '$sizeBytes bytes at concurrency $concurrency: all five strategies deliver verified bytes',
+    async ({ sizeBytes, concurrency }) => {
+      const run = await runDownload(config({ fileSizeBytes: sizeBytes, concurrency }));
 
-    expect(run.objectSizeBytes).toBe(sizeBytes);
-    expect(run.results.map((r) => r.strategy)).toEqual(ALL);
-    expectVerified(run, sizeBytes);
-    for (const r of run.results) {
-      const expected = RANGED.has(r.strategy) ? Math.max(1, Math.min(concurrency, sizeBytes)) : 1;
-      expect(r.requests, r.strategy).toBe(expected);
-      expect(r.records, r.strategy).toHaveLength(expected);
-      if (RANGED.has(r.strategy)) expectContiguous(r, sizeBytes);
-    }
-  });
+      expect(run.objectSizeBytes).toBe(sizeBytes);
+      expect(run.results.map((r) => r.strategy)).toEqual(ALL);
+      expectVerified(run, sizeBytes);
+      for (const r of run.results) {
+        const expected = RANGED.has(r.strategy) ? Math.max(1, Math.min(concurrency, sizeBytes)) : 1;
+        expect(r.requests, r.strategy).toBe(expected);
+        expect(r.records, r.strategy).toHaveLength(expected);
+        if (RANGED.has(r.strategy)) expectContiguous(r, sizeBytes);
+      }
+    },
+  );
 });
 
 describe('sinks', () => {
@@ -95,27 +113,35 @@ describe('sinks', () => {
     { sink: 'sparse-file' as const, processes: 2, strategy },
   ]);
 
-  it.each(fileCases)('$sink over $processes process(es), $strategy: the file holds the fixture bytes', async ({ sink, processes, strategy }) => {
-    const outPath = join(dir, `${sink}-${strategy}.bin`);
-    const run = await runDownload(config({ sink, processes, sourceMethod: strategy, fileSizeBytes: sizeBytes, outPath }));
+  it.each(fileCases)(
+    '$sink over $processes process(es), $strategy: the file holds the fixture bytes',
+    async ({ sink, processes, strategy }) => {
+      const outPath = join(dir, `${sink}-${strategy}.bin`);
+      const run = await runDownload(
+        config({ sink, processes, sourceMethod: strategy, fileSizeBytes: sizeBytes, outPath }),
+      );
 
-    expect(run.results.map((r) => r.strategy)).toEqual([strategy]);
-    expectVerified(run, sizeBytes);
-    const written = await readFile(outPath);
-    expect(written.length).toBe(sizeBytes);
-    expect(md5Hex(written)).toBe(expectedMd5);
-  });
+      expect(run.results.map((r) => r.strategy)).toEqual([strategy]);
+      expectVerified(run, sizeBytes);
+      const written = await readFile(outPath);
+      expect(written.length).toBe(sizeBytes);
+      expect(md5Hex(written)).toBe(expectedMd5);
+    },
+  );
 
   // The sdk baseline runs last: it must not truncate --out to zeros after every other strategy has
   // written (and verified) it.
-  it.each(['file', 'sparse-file'] as const)('%s with sourceMethod all: --out still holds the fixture bytes afterwards', async (sink) => {
-    const outPath = join(dir, `${sink}-all.bin`);
-    const run = await runDownload(config({ sink, fileSizeBytes: sizeBytes, outPath }));
+  it.each(['file', 'sparse-file'] as const)(
+    '%s with sourceMethod all: --out still holds the fixture bytes afterwards',
+    async (sink) => {
+      const outPath = join(dir, `${sink}-all.bin`);
+      const run = await runDownload(config({ sink, fileSizeBytes: sizeBytes, outPath }));
 
-    expect(run.results.map((r) => r.strategy)).toEqual(ALL);
-    expectVerified(run, sizeBytes);
-    expect(md5Hex(await readFile(outPath))).toBe(expectedMd5);
-  });
+      expect(run.results.map((r) => r.strategy)).toEqual(ALL);
+      expectVerified(run, sizeBytes);
+      expect(md5Hex(await readFile(outPath))).toBe(expectedMd5);
+    },
+  );
 });
 
 describe('fixtures on a shared Azurite', () => {
@@ -130,11 +156,23 @@ describe('fixtures on a shared Azurite', () => {
   const sizeBytes = 300_007;
   const keyConfig = (container: string, cleanup: boolean) =>
     config({
-      fileSizeBytes: sizeBytes, container, cleanup,
+      fileSizeBytes: sizeBytes,
+      container,
+      cleanup,
       credentials: { kind: 'key', account: azurite.account, key: azurite.key, endpoint: azurite.endpoint },
     });
   // sourceMethod all at concurrency 4: the blob, its four copies and its four parts.
-  const FIXTURES = ['large.1', 'large.2', 'large.3', 'large.4', 'large.file', 'part.0', 'part.1', 'part.2', 'part.3'];
+  const FIXTURES = [
+    'large.1',
+    'large.2',
+    'large.3',
+    'large.4',
+    'large.file',
+    'part.0',
+    'part.1',
+    'part.2',
+    'part.3',
+  ];
 
   it('a second run reuses the fixtures the first created, and its cleanup leaves them alone', async () => {
     const first = await runDownload(keyConfig('reuse', false));

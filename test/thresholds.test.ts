@@ -25,13 +25,32 @@ const parsed = (text: string): Threshold[] => {
 
 describe('--threshold grammar', () => {
   it("reads the issue's examples into a figure, a comparison and a limit in the figure's unit, or a claim", () => {
-    expect(parsed('p99<200ms')).toEqual([expect.objectContaining({ kind: 'figure', figure: { name: 'p99', unit: 'ms' }, op: '<', limit: 200 })]);
-    expect(parsed('MiB/s>500')).toEqual([expect.objectContaining({ figure: { name: 'MiB/s', unit: 'MiB/s' }, op: '>', limit: 500 })]);
-    expect(parsed('errors==0')).toEqual([expect.objectContaining({ figure: { name: 'errors', unit: 'count' }, op: '==', limit: 0 })]);
-    expect(parsed('cost per 1k<0.01')).toEqual([expect.objectContaining({ figure: { name: 'cost per 1k', unit: '$' }, limit: 0.01 })]);
-    expect(parsed('chunked faster than single')).toEqual([{ kind: 'claim', text: 'chunked faster than single', claim: 'faster', a: 'chunked', b: 'single' }]);
-    expect(parsed('chunked: p99<200ms')).toEqual([expect.objectContaining({ contender: 'chunked', op: '<', limit: 200 })]);
-    expect(parsed('chunked [--concurrency 8]: firstByte p99 <= 1.5s')).toEqual([expect.objectContaining({ contender: 'chunked [--concurrency 8]', figure: { name: 'firstByte p99', unit: 'ms' }, op: '<=', limit: 1500 })]);
+    expect(parsed('p99<200ms')).toEqual([
+      expect.objectContaining({ kind: 'figure', figure: { name: 'p99', unit: 'ms' }, op: '<', limit: 200 }),
+    ]);
+    expect(parsed('MiB/s>500')).toEqual([
+      expect.objectContaining({ figure: { name: 'MiB/s', unit: 'MiB/s' }, op: '>', limit: 500 }),
+    ]);
+    expect(parsed('errors==0')).toEqual([
+      expect.objectContaining({ figure: { name: 'errors', unit: 'count' }, op: '==', limit: 0 }),
+    ]);
+    expect(parsed('cost per 1k<0.01')).toEqual([
+      expect.objectContaining({ figure: { name: 'cost per 1k', unit: '$' }, limit: 0.01 }),
+    ]);
+    expect(parsed('chunked faster than single')).toEqual([
+      { kind: 'claim', text: 'chunked faster than single', claim: 'faster', a: 'chunked', b: 'single' },
+    ]);
+    expect(parsed('chunked: p99<200ms')).toEqual([
+      expect.objectContaining({ contender: 'chunked', op: '<', limit: 200 }),
+    ]);
+    expect(parsed('chunked [--concurrency 8]: firstByte p99 <= 1.5s')).toEqual([
+      expect.objectContaining({
+        contender: 'chunked [--concurrency 8]',
+        figure: { name: 'firstByte p99', unit: 'ms' },
+        op: '<=',
+        limit: 1500,
+      }),
+    ]);
     expect(parsed('error rate<1%; sdk not slower than single')).toEqual([
       expect.objectContaining({ figure: { name: 'error rate', unit: '%' }, limit: 0.01 }),
       expect.objectContaining({ kind: 'claim', claim: 'not-slower', a: 'sdk', b: 'single' }),
@@ -58,12 +77,20 @@ describe('--threshold grammar', () => {
   }
 });
 
-const fixture = (name: string) => JSON.parse(readFileSync(join(import.meta.dirname, 'golden', 'check', `${name}.json`), 'utf8')) as ResultsFile;
+const fixture = (name: string) =>
+  JSON.parse(
+    readFileSync(join(import.meta.dirname, 'golden', 'check', `${name}.json`), 'utf8'),
+  ) as ResultsFile;
 
 describe('a report with thresholds: evaluated once, shown by every format', async () => {
   // Real runs: single and chunked, 8 runs each, from test/golden/check.
-  const report = buildReport(fixture('new'), { title: 't', thresholds: parsed('p99<1ms; errors==0; chunked: MiB/s>1; single faster than chunked') });
-  const out = Object.fromEntries(await Promise.all(FORMATS.map(async (f) => [f, await renderReport(report, f)] as const)));
+  const report = buildReport(fixture('new'), {
+    title: 't',
+    thresholds: parsed('p99<1ms; errors==0; chunked: MiB/s>1; single faster than chunked'),
+  });
+  const out = Object.fromEntries(
+    await Promise.all(FORMATS.map(async (f) => [f, await renderReport(report, f)] as const)),
+  );
   const at99 = LATENCY_PERCENTILES.indexOf(99);
 
   it('each rule has a row per contender it names, with the figure as the report states it', () => {
@@ -71,11 +98,19 @@ describe('a report with thresholds: evaluated once, shown by every format', asyn
     expect(report.thresholds!.passed).toBe(false);
     for (const c of report.contenders) {
       const p99 = rows.find((r) => r.threshold === 'p99<1ms' && r.contender === c.label)!;
-      expect(p99).toMatchObject({ actual: c.totalPercentilesMs[at99], passed: c.totalPercentilesMs[at99]! < 1 });
-      expect(rows.find((r) => r.threshold === 'errors==0' && r.contender === c.label)).toMatchObject({ actual: c.failedRequests, passed: c.failedRequests === 0 });
+      expect(p99).toMatchObject({
+        actual: c.totalPercentilesMs[at99],
+        passed: c.totalPercentilesMs[at99]! < 1,
+      });
+      expect(rows.find((r) => r.threshold === 'errors==0' && r.contender === c.label)).toMatchObject({
+        actual: c.failedRequests,
+        passed: c.failedRequests === 0,
+      });
     }
     const rate = report.contenders.find((c) => c.label === 'chunked')!.throughputMiBps.median;
-    expect(rows.filter((r) => r.threshold === 'chunked: MiB/s>1')).toEqual([expect.objectContaining({ contender: 'chunked', actual: rate, passed: rate > 1 })]);
+    expect(rows.filter((r) => r.threshold === 'chunked: MiB/s>1')).toEqual([
+      expect.objectContaining({ contender: 'chunked', actual: rate, passed: rate > 1 }),
+    ]);
     const claim = rows.find((r) => r.figure === 'faster than')!;
     expect(claim.contender).toBe('single vs chunked');
     // Decided as the ranks are: passed exactly when single ranks ahead of chunked.
@@ -99,17 +134,27 @@ describe('a report with thresholds: evaluated once, shown by every format', asyn
   it('JUnit: each threshold row a testcase, a failure element where it failed; it fits the JUnit schemas', () => {
     expect(junitProblems(out.junit!)).toEqual([]);
     const suites = parseXml(out.junit!).children;
-    const cases = suites.find((s) => s.attrs.name === 'thresholds')!.children.filter((c) => c.name === 'testcase');
+    const cases = suites
+      .find((s) => s.attrs.name === 'thresholds')!
+      .children.filter((c) => c.name === 'testcase');
     expect(cases).toHaveLength(report.thresholds!.rows.length);
     for (const [i, row] of report.thresholds!.rows.entries()) {
       expect(cases[i]!.attrs.name).toBe(`${row.threshold} [${row.contender}]`);
       expect(cases[i]!.children.some((c) => c.name === 'failure')).toBe(!row.passed);
     }
-    expect(suites.find((s) => s.attrs.name === 'runs')!.children.filter((c) => c.name === 'testcase').map((c) => c.attrs.name)).toEqual(report.contenders.map((c) => c.label));
+    expect(
+      suites
+        .find((s) => s.attrs.name === 'runs')!
+        .children.filter((c) => c.name === 'testcase')
+        .map((c) => c.attrs.name),
+    ).toEqual(report.contenders.map((c) => c.label));
   });
 
   it('the schema check is not vacuous: it finds a zone in a timestamp, a missing classname and a miscount', () => {
-    const broken = out.junit!.replace(/timestamp="([^"]+)"/, 'timestamp="$1Z"').replace(/ classname="[^"]*"/, '').replace(/(<testsuite name="[^"]*" )tests="\d+"/, '$1tests="99"');
+    const broken = out
+      .junit!.replace(/timestamp="([^"]+)"/, 'timestamp="$1Z"')
+      .replace(/ classname="[^"]*"/, '')
+      .replace(/(<testsuite name="[^"]*" )tests="\d+"/, '$1tests="99"');
     const problems = junitProblems(broken);
     expect(problems.join('\n')).toMatch(/timestamp=.*Z" does not match/);
     expect(problems.join('\n')).toMatch(/required attribute classname missing/);
@@ -126,7 +171,8 @@ describe('a report with thresholds: evaluated once, shown by every format', asyn
     expect(junitProblems(xml)).toEqual([]);
     const cases = parseXml(xml).children[0]!.children.filter((c) => c.name === 'testcase');
     expect(cases.map((c) => c.attrs.name)).toEqual(result.changes.map((c) => c.strategy));
-    for (const [i, c] of result.changes.entries()) expect(cases[i]!.children.some((x) => x.name === 'failure')).toBe(c.verdict === 'slower');
+    for (const [i, c] of result.changes.entries())
+      expect(cases[i]!.children.some((x) => x.name === 'failure')).toBe(c.verdict === 'slower');
   });
 
   it('a report without thresholds has none, and no threshold section', async () => {
@@ -146,14 +192,32 @@ describe('in a sweep: a strategy names each of its cells, a label one cell, and 
     ...doc.runs.map((r) => ({ ...r, cell: { '--concurrency': '2' } })),
     ...other.runs.map((r) => ({ ...r, cell: { '--concurrency': '4' } })),
   ];
-  const report = buildReport(doc, { title: 't', thresholds: parsed('chunked: time<10s; chunked [--concurrency 4]: errors==0; chunked not slower than single') });
+  const report = buildReport(doc, {
+    title: 't',
+    thresholds: parsed(
+      'chunked: time<10s; chunked [--concurrency 4]: errors==0; chunked not slower than single',
+    ),
+  });
   const rows = report.thresholds!.rows;
 
   it('rows per cell, each from its own contender', () => {
-    expect(rows.filter((r) => r.threshold === 'chunked: time<10s').map((r) => r.contender).sort()).toEqual(['chunked [--concurrency 2]', 'chunked [--concurrency 4]']);
-    expect(rows.filter((r) => r.threshold.includes('errors')).map((r) => r.contender)).toEqual(['chunked [--concurrency 4]']);
-    const claims = rows.filter((r) => r.figure === 'not slower than').map((r) => r.contender).sort();
-    expect(claims).toEqual(['chunked [--concurrency 2] vs single [--concurrency 2]', 'chunked [--concurrency 4] vs single [--concurrency 4]']);
+    expect(
+      rows
+        .filter((r) => r.threshold === 'chunked: time<10s')
+        .map((r) => r.contender)
+        .sort(),
+    ).toEqual(['chunked [--concurrency 2]', 'chunked [--concurrency 4]']);
+    expect(rows.filter((r) => r.threshold.includes('errors')).map((r) => r.contender)).toEqual([
+      'chunked [--concurrency 4]',
+    ]);
+    const claims = rows
+      .filter((r) => r.figure === 'not slower than')
+      .map((r) => r.contender)
+      .sort();
+    expect(claims).toEqual([
+      'chunked [--concurrency 2] vs single [--concurrency 2]',
+      'chunked [--concurrency 4] vs single [--concurrency 4]',
+    ]);
     for (const r of rows.filter((x) => x.threshold === 'chunked: time<10s')) {
       expect(r.actual).toBe(report.contenders.find((c) => c.label === r.contender)!.wallMs.median);
     }
@@ -166,7 +230,9 @@ describe('the CLI: exit 99 on a failed rule, 2 before any run on bad text', () =
   let target: EmulatedTarget;
   let url: string;
   beforeAll(async () => {
-    target = await startEmulatedTarget({ objects: new Map([['/blob.bin', Buffer.alloc(8 * 1024 * 1024, 7)]]) });
+    target = await startEmulatedTarget({
+      objects: new Map([['/blob.bin', Buffer.alloc(8 * 1024 * 1024, 7)]]),
+    });
     url = `${target.url}/blob.bin`;
   });
   afterAll(async () => target.close());
@@ -174,14 +240,32 @@ describe('the CLI: exit 99 on a failed rule, 2 before any run on bad text', () =
   it("--threshold 'p99<1ms' on a normal run exits 99 and prints the failed row; a rule that holds exits 0", async () => {
     const cwd = freshDir();
     const results = join(cwd, 'r.json');
-    const failed = await runCli(['download', '--url', url, '--source-method', 'single', '--results', results, '--threshold', 'p99<1ms', '--threshold', 'errors==0'], { cwd });
+    const failed = await runCli(
+      [
+        'download',
+        '--url',
+        url,
+        '--source-method',
+        'single',
+        '--results',
+        results,
+        '--threshold',
+        'p99<1ms',
+        '--threshold',
+        'errors==0',
+      ],
+      { cwd },
+    );
     expect(failed.code, failed.stderr).toBe(GATE_FAILED_EXIT);
     expect(failed.stdout).toMatch(/^ {2}FAIL {2}p99<1ms +single +p99 [\d.]+ ms, limit < 1 ms$/m);
     expect(failed.stdout).toMatch(/^ {2}PASS {2}errors==0 +single +errors 0, limit == 0$/m);
     const held = await runCli(['report', results, '--threshold', 'errors==0'], { cwd });
     expect(held.code, held.stderr).toBe(0);
     // A saved file gated again, in JUnit, from the environment (rules separated by ';').
-    const junit = await runCli(['report', results, '--format', 'junit'], { cwd, env: { BLOB_CACHER_THRESHOLD: 'errors==0; p99<1ms' } });
+    const junit = await runCli(['report', results, '--format', 'junit'], {
+      cwd,
+      env: { BLOB_CACHER_THRESHOLD: 'errors==0; p99<1ms' },
+    });
     expect(junit.code).toBe(GATE_FAILED_EXIT);
     expect(junitProblems(junit.stdout.trimEnd())).toEqual([]);
     expect(junit.stdout).toMatch(/<testcase name="p99&lt;1ms \[single\]"[^>]*>\s*<failure /);
@@ -191,9 +275,15 @@ describe('the CLI: exit 99 on a failed rule, 2 before any run on bad text', () =
     const cwd = freshDir();
     const results = join(cwd, 'never.json');
     const before = target.log.byMethod.GET ?? 0;
-    const r = await runCli(['download', '--url', url, '--results', results, '--threshold', 'p99<<1ms'], { cwd });
+    const r = await runCli(['download', '--url', url, '--results', results, '--threshold', 'p99<<1ms'], {
+      cwd,
+    });
     expect(r.code).toBe(2);
-    expect(r.stderr.trimEnd().split('\n')).toEqual([expect.stringMatching(/^blob-cacher: invalid --threshold "p99<<1ms": expected a threshold, but '<1ms' in 'p99<<1ms' is not a limit for p99; write a duration such as 200ms/)]);
+    expect(r.stderr.trimEnd().split('\n')).toEqual([
+      expect.stringMatching(
+        /^blob-cacher: invalid --threshold "p99<<1ms": expected a threshold, but '<1ms' in 'p99<<1ms' is not a limit for p99; write a duration such as 200ms/,
+      ),
+    ]);
     expect(existsSync(results)).toBe(false);
     expect(target.log.byMethod.GET ?? 0).toBe(before);
   });

@@ -44,11 +44,27 @@ beforeAll(async () => {
 });
 afterAll(() => close(server));
 
-const config = (trace: boolean, httpClient: HttpClientName): DownloadConfig => testConfig('download', {
-  logLevel: 'error', sourceMethod: 'single', concurrency: 1, fileSizeBytes: 0, processes: 1, maxSockets: 1,
-  sink: 'discard', bufferSizeBytes: 64 * 1024, httpClient, container: 'unused', cleanup: false, credentials: { kind: 'url', url },
-  runs: 3, warmup: 0, format: 'console', maxRetries: 0, timeoutMs: 5000, trace,
-});
+const config = (trace: boolean, httpClient: HttpClientName): DownloadConfig =>
+  testConfig('download', {
+    logLevel: 'error',
+    sourceMethod: 'single',
+    concurrency: 1,
+    fileSizeBytes: 0,
+    processes: 1,
+    maxSockets: 1,
+    sink: 'discard',
+    bufferSizeBytes: 64 * 1024,
+    httpClient,
+    container: 'unused',
+    cleanup: false,
+    credentials: { kind: 'url', url },
+    runs: 3,
+    warmup: 0,
+    format: 'console',
+    maxRetries: 0,
+    timeoutMs: 5000,
+    trace,
+  });
 
 // Both GET clients: ours (raw, the default) and node:http.
 describe.each(['raw', 'node'] as const)('reported phases against injected delays (%s client)', (client) => {

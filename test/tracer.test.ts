@@ -107,7 +107,9 @@ describe('tracedRequest phases', () => {
     // The second waited for the first's whole response, then took over its socket.
     expect(second.reused).toBe(true);
     expect(second.phases.wait).toBeGreaterThanOrEqual(SLOW_MS * 0.8);
-    expect(second.startEpochMs + second.phases.wait!).toBeGreaterThanOrEqual(first.startEpochMs + first.totalMs - 1);
+    expect(second.startEpochMs + second.phases.wait!).toBeGreaterThanOrEqual(
+      first.startEpochMs + first.totalMs - 1,
+    );
     expectPhasesAddUp(first);
     expectPhasesAddUp(second);
   });
@@ -148,7 +150,10 @@ describe('tracedRequest phases', () => {
   it('fails the request, not the process, when the body sink throws', async () => {
     const url = new URL(`${base}/`);
     const r = await tracedRequest({
-      url, method: 'GET', headers: {}, agent: agentFor(url, 1),
+      url,
+      method: 'GET',
+      headers: {},
+      agent: agentFor(url, 1),
       onData: () => {
         throw new Error('sink full');
       },
@@ -166,7 +171,10 @@ describe('tracedRequest phases', () => {
   ])('reports a sink that rejects on %s as the sink error', async (_, path) => {
     const url = new URL(`${base}${path}`);
     const r = await tracedRequest({
-      url, method: 'GET', headers: {}, agent: agentFor(url, 1),
+      url,
+      method: 'GET',
+      headers: {},
+      agent: agentFor(url, 1),
       onData: () => Promise.reject(new Error('disk full')),
     });
 
@@ -174,7 +182,6 @@ describe('tracedRequest phases', () => {
     expect(r.error).toBe('sink: disk full');
     expectPhasesAddUp(r);
   });
-
 });
 
 requires('openssl').describe('traced transport over TLS', () => {

@@ -18,18 +18,40 @@ const AXES = [
 /** One measured run of chunked in `cell`: 8 MiB in `wallMs`; `verified` false makes it a failed run. */
 function run(cell: Cell, index: number, wallMs: number, verified = true): RunRecord {
   return {
-    strategy: 'chunked', cell, description: 'N ranged GETs of one blob', unit: 'MiB/s', run: index,
-    warmup: false, objectSizeBytes: 8 * MiB, wallMs, bytes: verified ? 8 * MiB : 0, requests: 4,
-    failedRequests: verified ? 0 : 4, reusedSockets: 0, retries: 0, throttled: 0, backoffMs: 0,
-    phaseSumsMs: {}, requestSumMs: wallMs * 4, histograms: {},
-    verified, verification: verified ? 'md5 ok' : '4 request(s) failed: wrong Content-Range',
-    ...(verified ? {} : { error: 'wrong Content-Range' }), workers: [], records: [], recordsSampled: false,
+    strategy: 'chunked',
+    cell,
+    description: 'N ranged GETs of one blob',
+    unit: 'MiB/s',
+    run: index,
+    warmup: false,
+    objectSizeBytes: 8 * MiB,
+    wallMs,
+    bytes: verified ? 8 * MiB : 0,
+    requests: 4,
+    failedRequests: verified ? 0 : 4,
+    reusedSockets: 0,
+    retries: 0,
+    throttled: 0,
+    backoffMs: 0,
+    phaseSumsMs: {},
+    requestSumMs: wallMs * 4,
+    histograms: {},
+    verified,
+    verification: verified ? 'md5 ok' : '4 request(s) failed: wrong Content-Range',
+    ...(verified ? {} : { error: 'wrong Content-Range' }),
+    workers: [],
+    records: [],
+    recordsSampled: false,
   };
 }
 
 const cellOf = (c: string, s: string): Cell => ({ '--concurrency': c, '--max-sockets': s });
 const step = (cell: Cell, reason: TuneStep['reason'], throttled = 0): TuneStep => ({
-  cell, reason, spentMs: 500, throttled, ...(throttled ? { throttleClass: 'operations' as const } : {}),
+  cell,
+  reason,
+  spentMs: 500,
+  throttled,
+  ...(throttled ? { throttleClass: 'operations' as const } : {}),
 });
 type Tune = NonNullable<ResultsFile['tune']>;
 
@@ -38,8 +60,15 @@ function tuneDoc(runs: RunRecord[], path: TuneStep[], best?: Cell, extra: Partia
   doc.complete = true;
   doc.runs = runs;
   doc.tune = {
-    direction: 'download', axes: AXES, budgetMs: 60_000, fixed: { '--source-method': 'chunked' },
-    stopped: 'converged', path, throttling: [], ...(best ? { best } : {}), ...extra,
+    direction: 'download',
+    axes: AXES,
+    budgetMs: 60_000,
+    fixed: { '--source-method': 'chunked' },
+    stopped: 'converged',
+    path,
+    throttling: [],
+    ...(best ? { best } : {}),
+    ...extra,
   };
   return doc;
 }

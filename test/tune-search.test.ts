@@ -8,7 +8,14 @@ import { median } from '../src/analysis/stats.js';
 import { tuneAxes } from '../src/tune/axes.js';
 import { tuneLines } from '../src/report/tune.js';
 import type { ReportTune } from '../src/analysis/tune.js';
-import { neighbourCells, tuneSearch, type CellMeasure, type ThrottleBoundary, type TuneAxis, type TuneCell } from '../src/tune/search.js';
+import {
+  neighbourCells,
+  tuneSearch,
+  type CellMeasure,
+  type ThrottleBoundary,
+  type TuneAxis,
+  type TuneCell,
+} from '../src/tune/search.js';
 
 const ladder = (values: number[]) => values.map(String);
 const halfway = (a: string, b: string) => {
@@ -18,8 +25,21 @@ const halfway = (a: string, b: string) => {
 
 const AXES: TuneAxis[] = [
   { flag: '--processes', values: ladder([1, 2, 4]), ordered: true, start: 0, multipliesConnections: true },
-  { flag: '--max-sockets', values: ladder([1, 2, 4, 8, 16, 32, 64]), ordered: true, start: 2, between: halfway, multipliesConnections: true },
-  { flag: '--concurrency', values: ladder([1, 2, 4, 8, 16, 32, 64]), ordered: true, start: 2, between: halfway },
+  {
+    flag: '--max-sockets',
+    values: ladder([1, 2, 4, 8, 16, 32, 64]),
+    ordered: true,
+    start: 2,
+    between: halfway,
+    multipliesConnections: true,
+  },
+  {
+    flag: '--concurrency',
+    values: ladder([1, 2, 4, 8, 16, 32, 64]),
+    ordered: true,
+    start: 2,
+    between: halfway,
+  },
 ];
 
 interface Model {
@@ -42,21 +62,37 @@ function noise(seed: number): () => number {
 
 /** The model's true run time for a cell: 64 MiB at min(parallel x r, R), plus 0.5 ms a connection and 3 ms a process. */
 function trueMs(m: Model, cell: TuneCell): number {
-  const parallel = Math.min(Number(cell['--concurrency']), Number(cell['--max-sockets']) * Number(cell['--processes']));
+  const parallel = Math.min(
+    Number(cell['--concurrency']),
+    Number(cell['--max-sockets']) * Number(cell['--processes']),
+  );
   const rate = Math.min(parallel * m.perConnectionMiBps, m.totalMiBps);
   return (64 / rate) * 1000 + 0.5 * parallel + 3 * Number(cell['--processes']);
 }
 
 function measurer(m: Model, seed: number, runs = 5) {
   const next = noise(seed);
-  return async (cell: TuneCell, _why?: unknown, decided?: (runMs: readonly number[]) => boolean): Promise<CellMeasure> => {
+  return async (
+    cell: TuneCell,
+    _why?: unknown,
+    decided?: (runMs: readonly number[]) => boolean,
+  ): Promise<CellMeasure> => {
     const t = trueMs(m, cell);
     // As the session races a cell: from the third run on, it stops once `decided` says so.
     const runMs: number[] = [];
-    while (runMs.length < runs && !(runMs.length >= 3 && decided?.(runMs))) runMs.push(t * (1 + (next() - 0.5) * 0.06));
-    const parallel = Math.min(Number(cell['--concurrency']), Number(cell['--max-sockets']) * Number(cell['--processes']));
+    while (runMs.length < runs && !(runMs.length >= 3 && decided?.(runMs)))
+      runMs.push(t * (1 + (next() - 0.5) * 0.06));
+    const parallel = Math.min(
+      Number(cell['--concurrency']),
+      Number(cell['--max-sockets']) * Number(cell['--processes']),
+    );
     const throttled = m.throttleAt !== undefined && parallel >= m.throttleAt ? parallel : 0;
-    return { runMs, throttled, ...(throttled ? { throttleClass: 'operations' as const } : {}), spentMs: runMs.reduce((a, b) => a + b, 0) };
+    return {
+      runMs,
+      throttled,
+      ...(throttled ? { throttleClass: 'operations' as const } : {}),
+      spentMs: runMs.reduce((a, b) => a + b, 0),
+    };
   };
 }
 
@@ -87,7 +123,9 @@ describe('tune search', () => {
       expect(outcome.stopped).toBe('converged');
       expect(trueMs(m, outcome.best!.cell)).toBeLessThanOrEqual(gridBest * 1.05);
       expect(spent).toBeLessThanOrEqual(gridSpent * 0.25);
-      process.stdout.write(`tune R/r=${m.totalMiBps / m.perConnectionMiBps}: ${outcome.path.length} of ${cells.length} cells, ${(100 * spent / gridSpent).toFixed(1)}% of the grid time, best ${(trueMs(m, outcome.best!.cell) / gridBest).toFixed(3)}x the grid best\n`);
+      process.stdout.write(
+        `tune R/r=${m.totalMiBps / m.perConnectionMiBps}: ${outcome.path.length} of ${cells.length} cells, ${((100 * spent) / gridSpent).toFixed(1)}% of the grid time, best ${(trueMs(m, outcome.best!.cell) / gridBest).toFixed(3)}x the grid best\n`,
+      );
       // The path is the order cells were measured in, starting at the start.
       expect(outcome.path[0]!.reason).toBe('start');
       expect(outcome.path.map((c) => c.step)).toEqual(outcome.path.map((_, i) => i));
@@ -101,7 +139,10 @@ describe('tune search', () => {
     const outcome = await tuneSearch({ axes: AXES, measure: measurer(m, 3), budgetMs: Infinity });
     expect(outcome.bestThrottled).toBe(false);
     expect(outcome.best!.measure.throttled).toBe(0);
-    const parallel = Math.min(Number(outcome.best!.cell['--concurrency']), Number(outcome.best!.cell['--max-sockets']) * Number(outcome.best!.cell['--processes']));
+    const parallel = Math.min(
+      Number(outcome.best!.cell['--concurrency']),
+      Number(outcome.best!.cell['--max-sockets']) * Number(outcome.best!.cell['--processes']),
+    );
     expect(parallel).toBeLessThan(8);
     expect(parallel).toBeGreaterThanOrEqual(4);
     expect(outcome.throttling.length).toBeGreaterThan(0);
@@ -113,14 +154,28 @@ describe('tune search', () => {
   it('from a start past the knee: no growth of both connection axes at once, a bisection down, and the slower cells raced', async () => {
     // One process of 16 sockets where 4 connections fill R (r = 4, R = 16): the upload test's shape.
     const axes: TuneAxis[] = [
-      { flag: '--max-sockets', values: ladder([1, 2, 4, 8, 16, 32, 64, 128, 256]), ordered: true, start: 4, between: halfway, multipliesConnections: true },
-      { flag: '--processes', values: ladder([1, 2, 4]), ordered: true, start: 0, multipliesConnections: true },
+      {
+        flag: '--max-sockets',
+        values: ladder([1, 2, 4, 8, 16, 32, 64, 128, 256]),
+        ordered: true,
+        start: 4,
+        between: halfway,
+        multipliesConnections: true,
+      },
+      {
+        flag: '--processes',
+        values: ladder([1, 2, 4]),
+        ordered: true,
+        start: 0,
+        multipliesConnections: true,
+      },
     ];
     const m = { perConnectionMiBps: 4, totalMiBps: 16 };
     const base = measurer(m, 11);
     const runsOf = new Map<string, number>();
     const outcome = await tuneSearch({
-      axes, budgetMs: Infinity,
+      axes,
+      budgetMs: Infinity,
       measure: async (cell, why, decided) => {
         const got = await base({ ...cell, '--concurrency': '256' }, why, decided);
         runsOf.set(`${cell['--max-sockets']}x${cell['--processes']}`, got.runMs.length);
@@ -152,7 +207,9 @@ describe('tune search', () => {
     const m = { perConnectionMiBps: 2, totalMiBps: 64 };
     const measure = measurer(m, 5);
     const outcome = await tuneSearch({
-      axes: AXES, budgetMs: Infinity, signal: stop.signal,
+      axes: AXES,
+      budgetMs: Infinity,
+      signal: stop.signal,
       measure: async (cell) => {
         stop.abort();
         return measure(cell);
@@ -166,7 +223,9 @@ describe('tune search', () => {
     const stop = new AbortController();
     const measure = measurer({ perConnectionMiBps: 2, totalMiBps: 64 }, 5);
     const outcome = await tuneSearch({
-      axes: AXES, budgetMs: Infinity, signal: stop.signal,
+      axes: AXES,
+      budgetMs: Infinity,
+      signal: stop.signal,
       measure: async (cell) => {
         // What the CLI's stop does when its --deadline passes.
         stop.abort('deadline');
@@ -174,7 +233,18 @@ describe('tune search', () => {
       },
     });
     expect(outcome.stopped).toBe('deadline');
-    const first = tuneLines({ path: [], neighbours: [], throttling: [], deploy: { environment: '', k8sManifest: '' }, spentMs: 1000, budgetMs: 20_000, stopped: outcome.stopped } as unknown as ReportTune, 'MiB/s')[0];
+    const first = tuneLines(
+      {
+        path: [],
+        neighbours: [],
+        throttling: [],
+        deploy: { environment: '', k8sManifest: '' },
+        spentMs: 1000,
+        budgetMs: 20_000,
+        stopped: outcome.stopped,
+      } as unknown as ReportTune,
+      'MiB/s',
+    )[0];
     expect(first).toMatch(/stopped at the --deadline$/);
     expect(first).not.toMatch(/signal/);
   });
@@ -185,7 +255,9 @@ describe('tune search', () => {
     const throttling: ThrottleBoundary[] = [];
     let throttledSeen = false;
     const search = tuneSearch({
-      axes: AXES, budgetMs: Infinity, throttling,
+      axes: AXES,
+      budgetMs: Infinity,
+      throttling,
       measure: async (cell) => {
         // The cell after the first throttled one fails (a target that stopped answering).
         if (throttledSeen) throw new Error('cannot reach the target');
@@ -230,7 +302,8 @@ describe('tune search', () => {
     const start = Object.fromEntries(AXES.map((a) => [a.flag, a.values[a.start]!]));
     const isStart = (cell: TuneCell) => JSON.stringify(cell) === JSON.stringify(start);
     const outcome = await tuneSearch({
-      axes: AXES, budgetMs: Infinity,
+      axes: AXES,
+      budgetMs: Infinity,
       measure: async (cell, why, decided) => (isStart(cell) ? failed() : measure(cell, why, decided)),
     });
     expect(outcome.best).toBeDefined();
@@ -259,7 +332,9 @@ describe('tune search', () => {
 
   it('a start past the top of a ladder starts at its top, not at its bottom', () => {
     const input = {
-      direction: 'download' as const, strategies: ['chunked'], cores: 2,
+      direction: 'download' as const,
+      strategies: ['chunked'],
+      cores: 2,
       fixed: new Set<string>(),
     };
     const axes = tuneAxes({ ...input, start: { processes: 64, maxSockets: 16, concurrency: 1000 } });
@@ -281,14 +356,22 @@ describe('tune search', () => {
       { flag: '--concurrency', values: ladder([1, 2, 4, 8, 16]), ordered: true, start: 2, between: halfway },
       { flag: '--source-method', values: ['single', 'chunked', 'assemble'], ordered: false, start: 0 },
     ];
-    const around = neighbourCells(axes, { '--concurrency': '8', '--source-method': 'chunked' }).map((n) => `${n.cell['--concurrency']} ${n.cell['--source-method']}`);
+    const around = neighbourCells(axes, { '--concurrency': '8', '--source-method': 'chunked' }).map(
+      (n) => `${n.cell['--concurrency']} ${n.cell['--source-method']}`,
+    );
     expect(around).toEqual(['6 chunked', '4 chunked', '11 chunked', '16 chunked', '8 single', '8 assemble']);
     // From a half step, only the ladder values around it: refining ends.
-    expect(neighbourCells(axes, { '--concurrency': '11', '--source-method': 'single' }).slice(0, 2).map((n) => n.cell['--concurrency'])).toEqual(['8', '16']);
+    expect(
+      neighbourCells(axes, { '--concurrency': '11', '--source-method': 'single' })
+        .slice(0, 2)
+        .map((n) => n.cell['--concurrency']),
+    ).toEqual(['8', '16']);
   });
 
-  it('classes throttled answers by Azure\'s words', () => {
-    expect(throttleClassOf('<Message>Operations per second is over the account limit.</Message>')).toBe('operations');
+  it("classes throttled answers by Azure's words", () => {
+    expect(throttleClassOf('<Message>Operations per second is over the account limit.</Message>')).toBe(
+      'operations',
+    );
     expect(throttleClassOf('The ingress is over the account limit.')).toBe('ingress');
     expect(throttleClassOf('Egress is over the account limit.')).toBe('egress');
     expect(throttleClassOf('Server busy')).toBe('other');

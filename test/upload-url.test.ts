@@ -30,9 +30,21 @@ const servers: PutServer[] = [];
 
 function config(url: string, overrides: TestSettings<UploadConfig> = {}): UploadConfig {
   return testConfig('upload', {
-    logLevel: 'error', uploadMethod: 'small-files', fileCount: 50, fileSizeBytes: 10_000, blobSizeBytes: 100_000,
-    blockSizeBytes: 40_000, concurrency: 4, thresholdBytes: 0, processes: 2, maxSockets: 4, container: 'unused', keep: false, httpClient: 'raw',
-    credentials: { kind: 'url', url }, ...overrides,
+    logLevel: 'error',
+    uploadMethod: 'small-files',
+    fileCount: 50,
+    fileSizeBytes: 10_000,
+    blobSizeBytes: 100_000,
+    blockSizeBytes: 40_000,
+    concurrency: 4,
+    thresholdBytes: 0,
+    processes: 2,
+    maxSockets: 4,
+    container: 'unused',
+    keep: false,
+    httpClient: 'raw',
+    credentials: { kind: 'url', url },
+    ...overrides,
   });
 }
 
@@ -53,7 +65,8 @@ function verifiedResult(run: UploadRunResult) {
 }
 
 const fileName = (prefix: string, i: number) => `${prefix}/small-files/0/file-${String(i).padStart(7, '0')}`;
-const countBy = <T>(xs: readonly T[]) => xs.reduce((m, x) => m.set(x, (m.get(x) ?? 0) + 1), new Map<T, number>());
+const countBy = <T>(xs: readonly T[]) =>
+  xs.reduce((m, x) => m.set(x, (m.get(x) ?? 0) + 1), new Map<T, number>());
 
 interface CliResult {
   status: number | null;
@@ -66,7 +79,10 @@ interface CliResult {
 function cli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
   const cwd = mkdtempSync(join(tmp, 'cli-'));
   return new Promise((done) => {
-    const child = spawn(process.execPath, [CLI_JS, 'upload', ...args], { cwd, env: { ...ONE_RUN, PATH: process.env.PATH ?? '', HOME: cwd, ...env } });
+    const child = spawn(process.execPath, [CLI_JS, 'upload', ...args], {
+      cwd,
+      env: { ...ONE_RUN, PATH: process.env.PATH ?? '', HOME: cwd, ...env },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -90,7 +106,8 @@ function expectOneLine(r: CliResult, ...mentions: RegExp[]) {
 
 beforeAll(() => {
   setLogLevel('error');
-  if (!existsSync(CLI_JS)) throw new Error(`${CLI_JS} is missing; build first: node_modules/.bin/tsc -p tsconfig.json`);
+  if (!existsSync(CLI_JS))
+    throw new Error(`${CLI_JS} is missing; build first: node_modules/.bin/tsc -p tsconfig.json`);
   tmp = mkdtempSync(join(tmpdir(), 'blob-cacher-upload-url-'));
 });
 afterAll(async () => {
@@ -127,7 +144,9 @@ describe('small-files to an in-memory PUT server', () => {
 
   it('queueing for a socket shows as wait: never more than MAX_SOCKETS PUTs at once, later ones waited for them', async () => {
     const s = await server({ delayMs: 40 });
-    const run = await runUpload(config(`${s.url}/dav/`, { fileCount: 12, processes: 1, maxSockets: 3, keep: true }));
+    const run = await runUpload(
+      config(`${s.url}/dav/`, { fileCount: 12, processes: 1, maxSockets: 3, keep: true }),
+    );
     const r = verifiedResult(run);
     expect(s.log.maxConcurrentPuts).toBeLessThanOrEqual(3);
     // 12 PUTs of >= 40 ms each through 3 sockets: four rounds; the last round waited for three.
@@ -173,20 +192,28 @@ describe('small-files to an in-memory PUT server', () => {
     expect(r.failedRequests).toBe(0);
     expect(r.requests).toBe(20);
     expect(r.verified).toBe(false);
-    expect(r.verification).toMatch(/^1 of 20 file\(s\) read back wrong; first: MD5 MISMATCH for run-[^/]+\/small-files\/0\/file-0000003: got /);
+    expect(r.verification).toMatch(
+      /^1 of 20 file\(s\) read back wrong; first: MD5 MISMATCH for run-[^/]+\/small-files\/0\/file-0000003: got /,
+    );
     expect(s.files.size).toBe(0);
   });
 
   it('past 10,000 files a worker (each URL made as its request goes out) and 20,000 a run (each worker checks its share and sends a sample): all PUT, read back, counted and deleted as below that', async () => {
     const s = await server({ deleteFolders: 'yes' });
-    const r = verifiedResult(await runUpload(config(`${s.url}/dav/`, { fileCount: 20_050, fileSizeBytes: 16, processes: 2, maxSockets: 16 })));
+    const r = verifiedResult(
+      await runUpload(
+        config(`${s.url}/dav/`, { fileCount: 20_050, fileSizeBytes: 16, processes: 2, maxSockets: 16 }),
+      ),
+    );
     expect(r.requests).toBe(20_050);
     expect(r.bytes).toBe(20_050 * 16);
     expect(r.verification).toBe('20050 file(s) read back with GET: length and MD5 match what was sent');
     // The records a results file keeps: 10,000 a worker, evenly spaced over its share.
     expect(r.recordsSampled).toBe(true);
     expect(r.records.length).toBe(20_000);
-    const items = Array.from({ length: r.records.length }, (_, i) => r.records.get('item', i)).sort((a, b) => a - b);
+    const items = Array.from({ length: r.records.length }, (_, i) => r.records.get('item', i)).sort(
+      (a, b) => a - b,
+    );
     expect(new Set(items).size).toBe(20_000);
     expect(items[0]).toBe(0);
     expect(items.at(-1)).toBeGreaterThan(20_040);
@@ -197,8 +224,15 @@ describe('small-files to an in-memory PUT server', () => {
   }, 60_000);
 
   it('past 20,000 files a run, a failed PUT is kept among the sampled records, named, and the run fails; the rest are still deleted', async () => {
-    const s = await server({ deleteFolders: 'yes', failPut: (path) => (path.endsWith('/file-0000777') ? 403 : undefined) });
-    const r = (await runUpload(config(`${s.url}/dav/`, { fileCount: 20_050, fileSizeBytes: 16, processes: 2, maxSockets: 16 }))).results[0]!;
+    const s = await server({
+      deleteFolders: 'yes',
+      failPut: (path) => (path.endsWith('/file-0000777') ? 403 : undefined),
+    });
+    const r = (
+      await runUpload(
+        config(`${s.url}/dav/`, { fileCount: 20_050, fileSizeBytes: 16, processes: 2, maxSockets: 16 }),
+      )
+    ).results[0]!;
     expect(r.requests).toBe(20_050);
     expect(r.failedRequests).toBe(1);
     expect(r.verified).toBe(false);
@@ -208,7 +242,7 @@ describe('small-files to an in-memory PUT server', () => {
     expect(s.files.size).toBe(0);
   }, 60_000);
 
-  it('a server that deletes folders: the run\'s folder goes with one DELETE; one that says so but keeps the files gets them deleted one by one', async () => {
+  it("a server that deletes folders: the run's folder goes with one DELETE; one that says so but keeps the files gets them deleted one by one", async () => {
     const s = await server({ deleteFolders: 'yes' });
     verifiedResult(await runUpload(config(`${s.url}/dav/`, { fileCount: 30, processes: 2 })));
     expect(s.files.size).toBe(0);
@@ -222,8 +256,11 @@ describe('small-files to an in-memory PUT server', () => {
   });
 
   it('names below a folder URL: percent-encoded per segment, with or without the final slash, its query and credentials kept', () => {
-    const below = (base: string, name: string) => new RequestSigner({ kind: 'url', url: base, folder: true }).blobUrl(name).href;
-    expect(below('http://127.0.0.1:8080/dav/', 'run-1/small-files/0/file-0000003')).toBe('http://127.0.0.1:8080/dav/run-1/small-files/0/file-0000003');
+    const below = (base: string, name: string) =>
+      new RequestSigner({ kind: 'url', url: base, folder: true }).blobUrl(name).href;
+    expect(below('http://127.0.0.1:8080/dav/', 'run-1/small-files/0/file-0000003')).toBe(
+      'http://127.0.0.1:8080/dav/run-1/small-files/0/file-0000003',
+    );
     expect(below('http://127.0.0.1:8080/dav//', 'a b/c#d')).toBe('http://127.0.0.1:8080/dav/a%20b/c%23d');
     expect(below('http://u:p@127.0.0.1:8080/dav?sig=x', 'f')).toBe('http://u:p@127.0.0.1:8080/dav/f?sig=x');
     expect(below('http://127.0.0.1:8080', 'f/g')).toBe('http://127.0.0.1:8080/f/g');
@@ -240,7 +277,15 @@ describe('small-files to an in-memory PUT server', () => {
     s.files.set('/longer', Buffer.concat([sent, Buffer.from('x')]));
     const signer = new RequestSigner({ kind: 'url', url: s.url });
     const client = NodeHttpClient.to(new URL(s.url), 1);
-    const back = (path: string) => readBackMd5(client, signer, new URL(path, s.url), { index: 0, blob: path, destOffsetBytes: 0, lengthBytes: sent.length }, 5_000, expected);
+    const back = (path: string) =>
+      readBackMd5(
+        client,
+        signer,
+        new URL(path, s.url),
+        { index: 0, blob: path, destOffsetBytes: 0, lengthBytes: sent.length },
+        5_000,
+        expected,
+      );
     try {
       expect(await back('/same')).toEqual({ md5: expected.md5 });
       expect(await back('/flipped')).toEqual({ md5: createHash('md5').update(flipped).digest('base64') });
@@ -254,13 +299,35 @@ describe('small-files to an in-memory PUT server', () => {
   it('a server that refuses DELETE: the run verifies and exits 0, the files stay, and it warns once', async () => {
     const s = await server({ refuseDelete: 405 });
     const results = join(tmp, 'refuse-delete.json');
-    const r = await cli(['--url', `${s.url}/dav/`, '--file-count', '6', '--file-size', '1000B', '--runs', '2', '--log-level', 'warn', '--results', results, '--format', 'json']);
+    const r = await cli([
+      '--url',
+      `${s.url}/dav/`,
+      '--file-count',
+      '6',
+      '--file-size',
+      '1000B',
+      '--runs',
+      '2',
+      '--log-level',
+      'warn',
+      '--results',
+      results,
+      '--format',
+      'json',
+    ]);
     expect(r.status, r.stderr).toBe(0);
     const warnings = r.lines.filter((l) => / warn: /.test(l));
     expect(warnings, r.stderr).toHaveLength(1);
-    expect(warnings[0]).toMatch(/DELETE below http:\/\/127\.0\.0\.1:\d+\/dav\/ failed \(HTTP 405.*dav_methods PUT DELETE.*--keep/);
-    const doc = JSON.parse(readFileSync(results, 'utf8')) as { runs: { verified: boolean; requests: number }[] };
-    expect(doc.runs.map((x) => [x.verified, x.requests])).toEqual([[true, 6], [true, 6]]);
+    expect(warnings[0]).toMatch(
+      /DELETE below http:\/\/127\.0\.0\.1:\d+\/dav\/ failed \(HTTP 405.*dav_methods PUT DELETE.*--keep/,
+    );
+    const doc = JSON.parse(readFileSync(results, 'utf8')) as {
+      runs: { verified: boolean; requests: number }[];
+    };
+    expect(doc.runs.map((x) => [x.verified, x.requests])).toEqual([
+      [true, 6],
+      [true, 6],
+    ]);
     // Two runs of six, and the probe that could not be deleted; after the probe's, no DELETE is tried.
     expect(s.files.size).toBe(13);
     expect(s.log.deletes).toBe(1);
@@ -270,27 +337,54 @@ describe('small-files to an in-memory PUT server', () => {
 describe('bad --url uploads through the CLI: one line on stderr, exit 2, nothing uploaded', () => {
   it('a server that answers 405 to PUT', async () => {
     const s = await server({ refusePut: 405 });
-    expectOneLine(await cli(['--url', `${s.url}/static/`, '--log-level', 'error']), /PUT/, /405/, /dav_methods PUT/, /--url/);
+    expectOneLine(
+      await cli(['--url', `${s.url}/static/`, '--log-level', 'error']),
+      /PUT/,
+      /405/,
+      /dav_methods PUT/,
+      /--url/,
+    );
     expect(s.log.puts).toBe(1);
     expect(s.files.size).toBe(0);
   });
 
   it('a server that answers 403 to PUT', async () => {
     const s = await server({ refusePut: 403 });
-    expectOneLine(await cli(['--url', `${s.url}/dav/`, '--log-level', 'error']), /PUT/, /403/, /access denied/, /--url/);
+    expectOneLine(
+      await cli(['--url', `${s.url}/dav/`, '--log-level', 'error']),
+      /PUT/,
+      /403/,
+      /access denied/,
+      /--url/,
+    );
   });
 
   it('an unreachable URL', async () => {
-    expectOneLine(await cli(['--url', `${await refusingUrl()}/dav/`, '--log-level', 'error']), /cannot reach 127\.0\.0\.1:\d+ \(ECONNREFUSED\)/, /--url/);
+    expectOneLine(
+      await cli(['--url', `${await refusingUrl()}/dav/`, '--log-level', 'error']),
+      /cannot reach 127\.0\.0\.1:\d+ \(ECONNREFUSED\)/,
+      /--url/,
+    );
   });
 
-  it.each(['blocks', 'sdk-upload', 'sdk-small-files'])('--upload-method %s needs a blob service', async (method) => {
-    const s = await server();
-    expectOneLine(await cli(['--url', `${s.url}/dav/`, '--upload-method', method]), new RegExp(`--upload-method ${method} needs a blob service`), /small-files or all/);
-    // From the environment, the same.
-    expectOneLine(await cli([], { URL: `${s.url}/dav/`, BLOB_CACHER_UPLOAD_METHOD: method }), new RegExp(`--upload-method ${method}`), /--url/);
-    expect(s.log.puts).toBe(0);
-  });
+  it.each(['blocks', 'sdk-upload', 'sdk-small-files'])(
+    '--upload-method %s needs a blob service',
+    async (method) => {
+      const s = await server();
+      expectOneLine(
+        await cli(['--url', `${s.url}/dav/`, '--upload-method', method]),
+        new RegExp(`--upload-method ${method} needs a blob service`),
+        /small-files or all/,
+      );
+      // From the environment, the same.
+      expectOneLine(
+        await cli([], { URL: `${s.url}/dav/`, BLOB_CACHER_UPLOAD_METHOD: method }),
+        new RegExp(`--upload-method ${method}`),
+        /--url/,
+      );
+      expect(s.log.puts).toBe(0);
+    },
+  );
 });
 
 describe('URL for uploads: one option, the same precedence as for downloads', () => {
@@ -300,8 +394,13 @@ describe('URL for uploads: one option, the same precedence as for downloads', ()
   }
 
   it('from the environment, and --url over it', () => {
-    expect(load([], { URL: 'http://127.0.0.1:8080/dav/' }).credentials).toEqual({ kind: 'url', url: 'http://127.0.0.1:8080/dav/' });
-    expect(load(['--url', 'http://127.0.0.1:9/a/'], { URL: 'http://127.0.0.1:8080/dav/' }).credentials).toEqual({ kind: 'url', url: 'http://127.0.0.1:9/a/' });
+    expect(load([], { URL: 'http://127.0.0.1:8080/dav/' }).credentials).toEqual({
+      kind: 'url',
+      url: 'http://127.0.0.1:8080/dav/',
+    });
+    expect(
+      load(['--url', 'http://127.0.0.1:9/a/'], { URL: 'http://127.0.0.1:8080/dav/' }).credentials,
+    ).toEqual({ kind: 'url', url: 'http://127.0.0.1:9/a/' });
   });
 });
 
@@ -313,7 +412,15 @@ requires('nginx').describe('nginx with the WebDAV module', () => {
   afterAll(() => nginx?.stop());
 
   it('200 x 10 KiB over 2 processes x 8 sockets with --keep: 201 Created each, files on disk are the seed bytes', async () => {
-    const run = await runUpload(config(`${nginx.url}/dav/`, { fileCount: 200, fileSizeBytes: 10_240, processes: 2, maxSockets: 8, keep: true }));
+    const run = await runUpload(
+      config(`${nginx.url}/dav/`, {
+        fileCount: 200,
+        fileSizeBytes: 10_240,
+        processes: 2,
+        maxSockets: 8,
+        keep: true,
+      }),
+    );
     const r = verifiedResult(run);
     expect(r.requests).toBe(200);
     expect(r.bytes).toBe(2_048_000);
@@ -323,23 +430,37 @@ requires('nginx').describe('nginx with the WebDAV module', () => {
     const names = readdirSync(join(dir, 'small-files', '0')).sort();
     expect(names).toEqual(Array.from({ length: 200 }, (_, i) => `file-${String(i).padStart(7, '0')}`));
     for (const [i, name] of names.entries()) {
-      expect(readFileSync(join(dir, 'small-files', '0', name)).equals(contentBuffer(FIXTURE_SEED, i * 10_240, 10_240)), name).toBe(true);
+      expect(
+        readFileSync(join(dir, 'small-files', '0', name)).equals(
+          contentBuffer(FIXTURE_SEED, i * 10_240, 10_240),
+        ),
+        name,
+      ).toBe(true);
     }
   });
 
   it('without --keep, nothing of the run remains, not even its folders', async () => {
-    const run = await runUpload(config(`${nginx.url}/dav/`, { fileCount: 100, fileSizeBytes: 10_240, processes: 2, maxSockets: 8 }));
+    const run = await runUpload(
+      config(`${nginx.url}/dav/`, { fileCount: 100, fileSizeBytes: 10_240, processes: 2, maxSockets: 8 }),
+    );
     expect(verifiedResult(run).requests).toBe(100);
     expect(existsSync(join(nginx.rootDir, 'dav', run.prefix))).toBe(false);
   });
 
   it('a location with PUT but no DELETE: verified, and the files stay', async () => {
-    const run = await runUpload(config(`${nginx.url}/put-only/`, { fileCount: 30, fileSizeBytes: 1000, processes: 1 }));
+    const run = await runUpload(
+      config(`${nginx.url}/put-only/`, { fileCount: 30, fileSizeBytes: 1000, processes: 1 }),
+    );
     expect(verifiedResult(run).requests).toBe(30);
     expect(readdirSync(join(nginx.rootDir, 'put-only', run.prefix, 'small-files', '0'))).toHaveLength(30);
   });
 
   it('a location without DAV: PUT answered 405, one line, exit 2', async () => {
-    expectOneLine(await cli(['--url', `${nginx.url}/static/`, '--log-level', 'error']), /PUT/, /405/, /dav_methods PUT/);
+    expectOneLine(
+      await cli(['--url', `${nginx.url}/static/`, '--log-level', 'error']),
+      /PUT/,
+      /405/,
+      /dav_methods PUT/,
+    );
   });
 });

@@ -7,8 +7,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ensureUrlFixtures } from '../src/payload/url-fixtures.js';
 import { contentBuffer, FIXTURE_SEED } from '../src/payload/content.js';
 
-const BUSY = '<?xml version="1.0" encoding="utf-8"?><Error><Code>ServerBusy</Code>'
-  + '<Message>Operations per second is over the account limit.</Message></Error>';
+const BUSY =
+  '<?xml version="1.0" encoding="utf-8"?><Error><Code>ServerBusy</Code>' +
+  '<Message>Operations per second is over the account limit.</Message></Error>';
 let server: http.Server | undefined;
 afterEach(async () => {
   server?.closeAllConnections();
@@ -36,7 +37,11 @@ async function throttling(busyTries: number, alwaysBusy: readonly string[] = [])
     req.on('end', () => {
       if (n < busyTries || alwaysBusy.includes(req.method!)) {
         busy++;
-        res.writeHead(503, { 'x-ms-error-code': 'ServerBusy', 'retry-after': '0', 'content-type': 'application/xml' });
+        res.writeHead(503, {
+          'x-ms-error-code': 'ServerBusy',
+          'retry-after': '0',
+          'content-type': 'application/xml',
+        });
         res.end(BUSY);
         return;
       }
@@ -60,7 +65,10 @@ const SPECS = [
 const fixtures = (origin: string, maxRetries: number) =>
   ensureUrlFixtures({ kind: 'url', url: `${origin}/d/` }, [SPECS], { timeoutMs: 5_000, maxRetries });
 const failure = (origin: string, maxRetries: number) =>
-  fixtures(origin, maxRetries).then(() => undefined, (e: Error) => e);
+  fixtures(origin, maxRetries).then(
+    () => undefined,
+    (e: Error) => e,
+  );
 
 describe('fixtures on a throttling URL target', () => {
   it('retries the HEADs and PUTs that are throttled, and the files land', async () => {

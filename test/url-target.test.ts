@@ -20,9 +20,24 @@ const bodyMd5 = createHash('md5').update(body).digest('base64');
 
 function configFor(url: string, overrides: TestSettings<DownloadConfig> = {}): DownloadConfig {
   return testConfig('download', {
-    logLevel: 'error', sourceMethod: 'all', concurrency: CONCURRENCY, fileSizeBytes: 0, processes: 1, maxSockets: 8,
-    sink: 'memory', bufferSizeBytes: 65536, container: 'unused', cleanup: false, credentials: { kind: 'url', url },
-    httpClient: 'raw', runs: 1, warmup: 0, format: 'console', maxRetries: 3, timeoutMs: 30_000, trace: true,
+    logLevel: 'error',
+    sourceMethod: 'all',
+    concurrency: CONCURRENCY,
+    fileSizeBytes: 0,
+    processes: 1,
+    maxSockets: 8,
+    sink: 'memory',
+    bufferSizeBytes: 65536,
+    container: 'unused',
+    cleanup: false,
+    credentials: { kind: 'url', url },
+    httpClient: 'raw',
+    runs: 1,
+    warmup: 0,
+    format: 'console',
+    maxRetries: 3,
+    timeoutMs: 30_000,
+    trace: true,
     ...overrides,
   });
 }
@@ -68,7 +83,13 @@ describe('plain URL that honours Range', () => {
     // What the server saw: one whole GET, then four ranges that tile the object exactly.
     expect(log.getRanges).toHaveLength(1 + CONCURRENCY);
     expect(log.getRanges[0]).toBeUndefined();
-    const ranges = log.getRanges.slice(1).map((h) => /^bytes=(\d+)-(\d+)$/.exec(h ?? '')!.slice(1).map(Number) as [number, number]);
+    const ranges = log.getRanges.slice(1).map(
+      (h) =>
+        /^bytes=(\d+)-(\d+)$/
+          .exec(h ?? '')!
+          .slice(1)
+          .map(Number) as [number, number],
+    );
     ranges.sort((a, b) => a[0] - b[0]);
     let next = 0;
     for (const [first, last] of ranges) {
@@ -100,7 +121,15 @@ describe('plain URL that honours Range', () => {
   it('--range-size: fixed ranges tile the object, at most --concurrency in flight, across 2 processes', async () => {
     log.getRanges.length = 0;
     const range = 100_000;
-    const run = await runDownload(configFor(url, { sourceMethod: 'chunked', rangeSizeBytes: range, concurrency: 4, processes: 2, sink: 'sparse-file' }));
+    const run = await runDownload(
+      configFor(url, {
+        sourceMethod: 'chunked',
+        rangeSizeBytes: range,
+        concurrency: 4,
+        processes: 2,
+        sink: 'sparse-file',
+      }),
+    );
     const r = run.results[0]!;
     expect(runFailed(r), r.verification).toBe(false);
     expect(r.notVerified).toMatch(/plain URL/);

@@ -1,7 +1,13 @@
 // The statistics behind verdicts: the rank test against values computed by hand, intervals that
 // are reproducible, ranks that tie when the data cannot tell, and the verdict in words.
 import { describe, expect, it } from 'vitest';
-import { coefficientOfVariation, mannWhitney, outliers, ratioInterval, runsToTell } from '../src/analysis/significance.js';
+import {
+  coefficientOfVariation,
+  mannWhitney,
+  outliers,
+  ratioInterval,
+  runsToTell,
+} from '../src/analysis/significance.js';
 import { medianIntervalBootstrap } from '../src/analysis/stats.js';
 import { rankLabel, rankStats, verdictLines } from '../src/analysis/verdict.js';
 import { warnings } from '../src/analysis/warnings.js';
@@ -58,43 +64,97 @@ describe('intervals, outliers, spread', () => {
 
   it('runs to tell grows as the difference shrinks against the noise', () => {
     const base = [100, 95, 105, 98, 102];
-    const far = runsToTell(base, base.map((v) => v * 1.5))!;
-    const near = runsToTell(base, base.map((v) => v * 1.05))!;
+    const far = runsToTell(
+      base,
+      base.map((v) => v * 1.5),
+    )!;
+    const near = runsToTell(
+      base,
+      base.map((v) => v * 1.05),
+    )!;
     expect(near).toBeGreaterThan(far);
     expect(runsToTell(base, base)).toBeUndefined();
   });
 });
 
-function contender(label: string, timesMs: number[], verified = true, cell?: Record<string, string>): ContenderStats {
+function contender(
+  label: string,
+  timesMs: number[],
+  verified = true,
+  cell?: Record<string, string>,
+): ContenderStats {
   // 100 MiB per run: throughput follows the time.
   const rates = timesMs.map((t) => 100 / (t / 1000));
   return {
-    label: cell ? `${label} [${Object.entries(cell).map(([k, v]) => `${k} ${v}`).join(' ')}]` : label, strategy: label, cell, description: '',
-    unit: 'MiB/s', samples: { n: timesMs.length, of: 'runs' }, runs: timesMs.length, objectSizeBytes: 1, wallMs: spread(timesMs), timesMs,
-    throughputMiBps: spread(rates), opsPerSecond: spread(rates), ratesMiBps: rates, ratesOpsPerSecond: rates, requestsPerRun: 1, failedRequests: 0, reusedSockets: 0, retries: 0,
-    throttled: 0, backoffMs: 0, faults: {}, socketsOpenedPerRun: 1, phaseShare: {}, latencyMs: {}, totalPercentilesMs: [], verified, problems: [], cpuBoundWorkers: 0,
-    eventLoopDelayP99MaxMs: 0, cpuMsPerRun: 0, recordsSampled: false,
+    label: cell
+      ? `${label} [${Object.entries(cell)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(' ')}]`
+      : label,
+    strategy: label,
+    cell,
+    description: '',
+    unit: 'MiB/s',
+    samples: { n: timesMs.length, of: 'runs' },
+    runs: timesMs.length,
+    objectSizeBytes: 1,
+    wallMs: spread(timesMs),
+    timesMs,
+    throughputMiBps: spread(rates),
+    opsPerSecond: spread(rates),
+    ratesMiBps: rates,
+    ratesOpsPerSecond: rates,
+    requestsPerRun: 1,
+    failedRequests: 0,
+    reusedSockets: 0,
+    retries: 0,
+    throttled: 0,
+    backoffMs: 0,
+    faults: {},
+    socketsOpenedPerRun: 1,
+    phaseShare: {},
+    latencyMs: {},
+    totalPercentilesMs: [],
+    verified,
+    problems: [],
+    cpuBoundWorkers: 0,
+    eventLoopDelayP99MaxMs: 0,
+    cpuMsPerRun: 0,
+    recordsSampled: false,
   };
 }
 
 describe('ranks and the verdict', () => {
   it('two contenders within noise share rank 1= and the verdict says how many runs would tell', () => {
-    const ranked = rankStats([contender('single', [100, 130, 90, 120, 110]), contender('chunked', [105, 95, 125, 115, 100])]);
+    const ranked = rankStats([
+      contender('single', [100, 130, 90, 120, 110]),
+      contender('chunked', [105, 95, 125, 115, 100]),
+    ]);
     expect(ranked.map(rankLabel)).toEqual(['1=', '1=']);
     const [line] = verdictLines(ranked);
     expect(line).toMatch(/^no significant difference between chunked, single at n=5: /);
   });
 
   it('a difference too small to tell apart within --runs 1000 is called equivalent, not "add --runs 253071"', () => {
-    const ranked = rankStats([contender('a', [100, 130, 90, 120, 110]), contender('b', [100.1, 130, 90, 120, 110.2])]);
+    const ranked = rankStats([
+      contender('a', [100, 130, 90, 120, 110]),
+      contender('b', [100.1, 130, 90, 120, 110.2]),
+    ]);
     expect(ranked.map(rankLabel)).toEqual(['1=', '1=']);
-    expect(verdictLines(ranked)[0]).toMatch(/at n=5: telling a difference this small apart would take more than 1000 runs each: for this workload they are equivalent$/);
+    expect(verdictLines(ranked)[0]).toMatch(
+      /at n=5: telling a difference this small apart would take more than 1000 runs each: for this workload they are equivalent$/,
+    );
   });
 
   it('a clear difference ranks 1 and 2 and is worded with the ratio and its interval', () => {
-    const ranked = rankStats([contender('sdk', [150, 152, 149, 151, 150]), contender('chunked', [100, 101, 99, 102, 100])]);
+    const ranked = rankStats([
+      contender('sdk', [150, 152, 149, 151, 150]),
+      contender('chunked', [100, 101, 99, 102, 100]),
+    ]);
     expect(ranked.map((s) => `${rankLabel(s)} ${s.label}`)).toEqual(['1 chunked', '2 sdk']);
-    expect(verdictLines(ranked)).toEqual([expect.stringMatching(/^chunked is 1\.50x faster than sdk \(95% CI 1\.\d\dx–1\.\d\dx, n=5\/5\)$/)]);
+    expect(verdictLines(ranked)).toEqual([
+      expect.stringMatching(/^chunked is 1\.50x faster than sdk \(95% CI 1\.\d\dx–1\.\d\dx, n=5\/5\)$/),
+    ]);
   });
 
   it('the rank test alone says faster but the ratio\'s interval reaches below 1x: a tie, never "faster (95% CI 0.99x-...)"', () => {
@@ -110,11 +170,16 @@ describe('ranks and the verdict', () => {
   it('one run each: nothing is ranked ahead, and the verdict asks for runs', () => {
     const ranked = rankStats([contender('a', [100]), contender('b', [200]), contender('c', [300])]);
     expect(ranked.map(rankLabel)).toEqual(['1=', '1=', '1=']);
-    expect(verdictLines(ranked)[0]).toMatch(/at n=1: 4 runs each are the fewest a rank test can decide on: add --runs \d+/);
+    expect(verdictLines(ranked)[0]).toMatch(
+      /at n=1: 4 runs each are the fewest a rank test can decide on: add --runs \d+/,
+    );
   });
 
   it('a failed contender ranks last and never ties with the verified', () => {
-    const ranked = rankStats([contender('bad', [10, 10, 10, 10], false), contender('a', [100, 101, 102, 100])]);
+    const ranked = rankStats([
+      contender('bad', [10, 10, 10, 10], false),
+      contender('a', [100, 101, 102, 100]),
+    ]);
     expect(ranked.map((s) => `${rankLabel(s)} ${s.label}`)).toEqual(['1 a', '2 bad']);
   });
 
@@ -157,23 +222,33 @@ describe('sweep: the best is the set tied with the top', () => {
     expect(verdict.best?.cell).toEqual(cell('4'));
     expect(verdict.tied.map((s) => s.cell)).toEqual([cell('2'), cell('4')]);
     expect(verdict.grid.best).toEqual({ row: 0, col: 1 });
-    expect(verdict.grid.tied).toEqual([{ row: 0, col: 0 }, { row: 0, col: 1 }]);
+    expect(verdict.grid.tied).toEqual([
+      { row: 0, col: 0 },
+      { row: 0, col: 1 },
+    ]);
   });
 
   it('SDK advice only from measured SDK cells, never when single wins', () => {
     const verdict = buildGrid(stats, axes);
-    expect(sdkAdvice('download', stats, verdict.best))
-      .toEqual([expect.stringMatching(/^SDK settings: not advised, no SDK baseline was measured/)]);
+    expect(sdkAdvice('download', stats, verdict.best)).toEqual([
+      expect.stringMatching(/^SDK settings: not advised, no SDK baseline was measured/),
+    ]);
     const single = [contender('single', [50, 51, 49, 50, 52], true, cell('2')), ...stats];
-    expect(sdkAdvice('download', single, buildGrid(single, axes).best)[0])
-      .toMatch(/one GET of the whole blob\): no SDK block settings to advise$/);
+    expect(sdkAdvice('download', single, buildGrid(single, axes).best)[0]).toMatch(
+      /one GET of the whole blob\): no SDK block settings to advise$/,
+    );
   });
 
-  it('SDK advice for a name in both directions is its own direction\'s baseline\'s', () => {
+  it("SDK advice for a name in both directions is its own direction's baseline's", () => {
     const sockets = (v: string) => ({
-      ...contender('sdk-small-files', [100, 101, 99, 100, 102].map((t) => t * Number(v)), true, {
-        '--max-sockets': v,
-      }),
+      ...contender(
+        'sdk-small-files',
+        [100, 101, 99, 100, 102].map((t) => t * Number(v)),
+        true,
+        {
+          '--max-sockets': v,
+        },
+      ),
       params: { processes: 2, maxSockets: Number(v), concurrency: 1 },
     });
     const cells = [sockets('4'), sockets('8')];
@@ -182,4 +257,3 @@ describe('sweep: the best is the set tied with the top', () => {
     expect(calls('upload')).toBe('  2 process(es) x 4 socket(s) = 8 BlockBlobClient.upload calls in flight');
   });
 });
-

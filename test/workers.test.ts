@@ -22,9 +22,24 @@ function completionOf(r: MeasuredRun): number {
 
 function config(overrides: TestSettings<DownloadConfig> = {}): DownloadConfig {
   return testConfig('download', {
-    logLevel: 'warn', sourceMethod: 'all', concurrency: 4, fileSizeBytes: 500_005, processes: 1, maxSockets: 16,
-    sink: 'memory', bufferSizeBytes: 64 * 1024, container: 'blob-cacher-test', cleanup: false, credentials: { kind: 'embedded' },
-    httpClient: 'raw', runs: 1, warmup: 0, format: 'console', maxRetries: 3, timeoutMs: 30_000, trace: true,
+    logLevel: 'warn',
+    sourceMethod: 'all',
+    concurrency: 4,
+    fileSizeBytes: 500_005,
+    processes: 1,
+    maxSockets: 16,
+    sink: 'memory',
+    bufferSizeBytes: 64 * 1024,
+    container: 'blob-cacher-test',
+    cleanup: false,
+    credentials: { kind: 'embedded' },
+    httpClient: 'raw',
+    runs: 1,
+    warmup: 0,
+    format: 'console',
+    maxRetries: 3,
+    timeoutMs: 30_000,
+    trace: true,
     ...overrides,
   });
 }
@@ -40,9 +55,18 @@ describe('worker processes', () => {
     expect(r.strategy).toBe('chunked');
     expect(r.verified, r.verification).toBe(true);
     expect(r.bytes).toBe(500_005);
-    expect(r.workers.map((w) => [w.index, w.requests])).toEqual([[0, 3], [1, 2]]);
+    expect(r.workers.map((w) => [w.index, w.requests])).toEqual([
+      [0, 3],
+      [1, 2],
+    ]);
     // Contiguous runs: the first three ranges on worker 0, the last two on worker 1.
-    expect(r.records.map((rec) => [rec.item, rec.worker])).toEqual([[0, 0], [1, 0], [2, 0], [3, 1], [4, 1]]);
+    expect(r.records.map((rec) => [rec.item, rec.worker])).toEqual([
+      [0, 0],
+      [1, 0],
+      [2, 0],
+      [3, 1],
+      [4, 1],
+    ]);
     const ok = r.records.filter((rec) => !rec.error);
     expect(ok).toHaveLength(5);
     // Histograms from both processes are added, not averaged: one count per successful request.
@@ -56,7 +80,10 @@ describe('worker processes', () => {
   // Past RECORDS_ALONE_MAX parts the worker makes the histograms and the completion; up to it, it
   // sends its records alone and the coordinator makes both. Either way the same figures.
   it.each([
-    [`${RECORDS_ALONE_MAX + 16} parts: the worker records the completion and its histograms`, RECORDS_ALONE_MAX + 16],
+    [
+      `${RECORDS_ALONE_MAX + 16} parts: the worker records the completion and its histograms`,
+      RECORDS_ALONE_MAX + 16,
+    ],
     ['5 parts: the worker sends its records alone, the coordinator makes them', 5],
   ])('1 process holding every part of the object, %s', async (_, parts) => {
     const run = await runDownload(config({ processes: 1, concurrency: parts, sourceMethod: 'chunked' }));
@@ -92,11 +119,25 @@ describe('worker process flags', () => {
     // A forked worker really has it: its new space is at most 3 x 4 MiB.
     const { spawnSync } = await import('node:child_process');
     const flags = execArgv.filter((a) => a.startsWith('--max-semi'));
-    const out = spawnSync(process.execPath, [...flags, '-e', "console.log(require('v8').getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size)"], { encoding: 'utf8' });
+    const out = spawnSync(
+      process.execPath,
+      [
+        ...flags,
+        '-e',
+        "console.log(require('v8').getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size)",
+      ],
+      { encoding: 'utf8' },
+    );
     expect(Number(out.stdout)).toBeLessThanOrEqual(3 * 4 * 1024 * 1024);
     expect(Number(out.stdout)).toBeGreaterThan(0);
-    expect(withWorkerFlags(['--max-semi-space-size=64', '--inspect'])).toEqual(['--max-semi-space-size=64', '--inspect']);
+    expect(withWorkerFlags(['--max-semi-space-size=64', '--inspect'])).toEqual([
+      '--max-semi-space-size=64',
+      '--inspect',
+    ]);
     expect(withWorkerFlags(['--max_semi_space_size=64'])).toEqual(['--max_semi_space_size=64']);
-    expect(withWorkerFlags(['--max-old-space-size=512'])).toEqual(['--max-semi-space-size=4', '--max-old-space-size=512']);
+    expect(withWorkerFlags(['--max-old-space-size=512'])).toEqual([
+      '--max-semi-space-size=4',
+      '--max-old-space-size=512',
+    ]);
   });
 });

@@ -8,11 +8,15 @@ import { describe, expect, it } from 'vitest';
 
 const ROOT = join(import.meta.dirname, '..');
 
-const sources = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-  e.isDirectory() ? sources(join(dir, e.name)) : /\.(ts|mjs)$/.test(e.name) ? [join(dir, e.name)] : []);
+const sources = (dir: string): string[] =>
+  readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sources(join(dir, e.name)) : /\.(ts|mjs)$/.test(e.name) ? [join(dir, e.name)] : [],
+  );
 
-const files = [...sources(join(ROOT, 'src')), ...sources(join(ROOT, 'bench'))]
-  .map((f) => ({ file: relative(ROOT, f), text: readFileSync(f, 'utf8') }));
+const files = [...sources(join(ROOT, 'src')), ...sources(join(ROOT, 'bench'))].map((f) => ({
+  file: relative(ROOT, f),
+  text: readFileSync(f, 'utf8'),
+}));
 
 /** The file of every match of `pattern` (global, multiline) in src/ and bench/, once per match. */
 const where = (pattern: RegExp) =>

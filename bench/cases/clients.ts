@@ -37,25 +37,67 @@ export async function clients(ctx: BenchContext, pairedRuns: number) {
   const size = ctx.largeSizeBytes;
   const ranges = Math.max(1, Math.ceil(size / RANGE_BYTES));
   const url = nginx.url(ctx.largeName);
-  const scenarios: { what: string; method: 'GET' | 'PUT'; make: (client: string, label: string) => Contender }[] = [
+  const scenarios: {
+    what: string;
+    method: 'GET' | 'PUT';
+    make: (client: string, label: string) => Contender;
+  }[] = [
     {
-      what: `one GET of ${size / MiB} MiB, 1 connection`, method: 'GET',
-      make: (client, label) => clientLoop(`${label}: single GET`, client === 'raw' || client === 'node', () =>
-        ['--client', client, '--url', url, '--size-bytes', String(size), '--connections', '1']),
+      what: `one GET of ${size / MiB} MiB, 1 connection`,
+      method: 'GET',
+      make: (client, label) =>
+        clientLoop(`${label}: single GET`, client === 'raw' || client === 'node', () => [
+          '--client',
+          client,
+          '--url',
+          url,
+          '--size-bytes',
+          String(size),
+          '--connections',
+          '1',
+        ]),
     },
     {
-      what: `${ranges} ranged GETs of ${RANGE_BYTES / MiB} MiB, ${RANGED_CONNECTIONS} connections`, method: 'GET',
-      make: (client, label) => clientLoop(`${label}: ${ranges} ranges`, client === 'raw' || client === 'node', () =>
-        ['--client', client, '--url', url, '--size-bytes', String(size), '--ranges', String(ranges), '--connections', String(RANGED_CONNECTIONS)]),
+      what: `${ranges} ranged GETs of ${RANGE_BYTES / MiB} MiB, ${RANGED_CONNECTIONS} connections`,
+      method: 'GET',
+      make: (client, label) =>
+        clientLoop(`${label}: ${ranges} ranges`, client === 'raw' || client === 'node', () => [
+          '--client',
+          client,
+          '--url',
+          url,
+          '--size-bytes',
+          String(size),
+          '--ranges',
+          String(ranges),
+          '--connections',
+          String(RANGED_CONNECTIONS),
+        ]),
     },
     {
-      what: `${FILE_COUNT} PUTs of ${FILE_SIZE_BYTES / 1024} KiB (nginx DAV), ${PUT_CONNECTIONS} connections`, method: 'PUT',
+      what: `${FILE_COUNT} PUTs of ${FILE_SIZE_BYTES / 1024} KiB (nginx DAV), ${PUT_CONNECTIONS} connections`,
+      method: 'PUT',
       // Each client writes below its own folder, removed after every run (outside its timing).
-      make: (client, label) => withHooks(
-        clientLoop(`${label}: ${FILE_COUNT} PUTs`, client === 'raw' || client === 'node', (run) =>
-          ['--client', client, '--url', nginx.url(`dav/clients-${client}-${run}/`), '--put', '--count', String(FILE_COUNT), '--size-bytes', String(FILE_SIZE_BYTES), '--connections', String(PUT_CONNECTIONS)]),
-        { after: async (run) => rmSync(join(nginx.davDir, `clients-${client}-${run}`), { recursive: true, force: true }) },
-      ),
+      make: (client, label) =>
+        withHooks(
+          clientLoop(`${label}: ${FILE_COUNT} PUTs`, client === 'raw' || client === 'node', (run) => [
+            '--client',
+            client,
+            '--url',
+            nginx.url(`dav/clients-${client}-${run}/`),
+            '--put',
+            '--count',
+            String(FILE_COUNT),
+            '--size-bytes',
+            String(FILE_SIZE_BYTES),
+            '--connections',
+            String(PUT_CONNECTIONS),
+          ]),
+          {
+            after: async (run) =>
+              rmSync(join(nginx.davDir, `clients-${client}-${run}`), { recursive: true, force: true }),
+          },
+        ),
     },
   ];
 
@@ -72,31 +114,42 @@ export async function clients(ctx: BenchContext, pairedRuns: number) {
     for (const peer of rows.slice(1)) {
       const clientName = peer.label.split(':')[0]!;
       const paired = medianIntervalSignTestExact(pairedRatios(peer, raw, serverMs));
-      ratioRows.push([sc.what, `raw / ${clientName.replace(/^ours /, '')}`, ratioText(paired), ratioText(medianIntervalSignTestExact(pairedRatios(peer, raw, ownMs)))]);
-      const goal = evaluate({
-        what: `${sc.what}: our raw client vs ${clientName.replace(/^ours /, '')}`, ours: [raw.label], peer: peer.label,
-        atLeast: clientName.startsWith('undici') ? 1.0 : undefined,
-      }, rows as Row[]);
+      ratioRows.push([
+        sc.what,
+        `raw / ${clientName.replace(/^ours /, '')}`,
+        ratioText(paired),
+        ratioText(medianIntervalSignTestExact(pairedRatios(peer, raw, ownMs))),
+      ]);
+      const goal = evaluate(
+        {
+          what: `${sc.what}: our raw client vs ${clientName.replace(/^ours /, '')}`,
+          ours: [raw.label],
+          peer: peer.label,
+          atLeast: clientName.startsWith('undici') ? 1.0 : undefined,
+        },
+        rows as Row[],
+      );
       // The goal's ratio is of medians; the paired interval says whether the rounds resolve it.
-      if (paired.n && paired.low <= 1 && paired.high >= 1) goal.note = `paired ${ratioText(paired)}: not resolved`;
+      if (paired.n && paired.low <= 1 && paired.high >= 1)
+        goal.note = `paired ${ratioText(paired)}: not resolved`;
       s.goals.push(goal);
     }
   }
   s.notes.push(
     'Every client runs in its own process, in the same loop (bench/peers/client-loop.ts): as many lanes as connections, each taking the next request ' +
-    'until all are done; GET bodies are counted and dropped, PUT payloads (blob-cacher\'s fixture bytes) are made before the clock starts. ' +
-    `Ours: \`RawPool\` + \`rawRequest\` (dist/transport/raw-client.js, ${256} KiB read buffer per socket) and \`createAgent\` + \`tracedRequest\` ` +
-    '(dist/transport/request.js, node:http, highWaterMark 256 KiB), both with tracing off; undici ' +
-    `\`Pool({ connections, pipelining: 1 })\` with \`request()\` (body read with for await) and with a bare \`dispatch()\` handler (no streams: its fastest API). ` +
-    `Every client once per round, a first unrecorded round, then ${pairedRuns} rounds.`,
-    'Ratios below are paired: in each round, the peer\'s time / our raw client\'s time (> 1: ours faster); shown is their median over rounds with a ' +
-    'distribution-free ~95% interval (order statistics of the rounds, the sign test\'s), "~" where the interval holds 1. "server" is nginx\'s clock ' +
-    '(first data request\'s arrival to last response\'s end), "in-process" the loop\'s own timer (pool creation excluded).',
+      "until all are done; GET bodies are counted and dropped, PUT payloads (blob-cacher's fixture bytes) are made before the clock starts. " +
+      `Ours: \`RawPool\` + \`rawRequest\` (dist/transport/raw-client.js, ${256} KiB read buffer per socket) and \`createAgent\` + \`tracedRequest\` ` +
+      '(dist/transport/request.js, node:http, highWaterMark 256 KiB), both with tracing off; undici ' +
+      `\`Pool({ connections, pipelining: 1 })\` with \`request()\` (body read with for await) and with a bare \`dispatch()\` handler (no streams: its fastest API). ` +
+      `Every client once per round, a first unrecorded round, then ${pairedRuns} rounds.`,
+    "Ratios below are paired: in each round, the peer's time / our raw client's time (> 1: ours faster); shown is their median over rounds with a " +
+      'distribution-free ~95% interval (order statistics of the rounds, the sign test\'s), "~" where the interval holds 1. "server" is nginx\'s clock ' +
+      "(first data request's arrival to last response's end), \"in-process\" the loop's own timer (pool creation excluded).",
   );
   s.tables.push(
     '**Paired ratios: peer time / raw client time (> 1: raw faster)**',
     [
-      '| scenario | pair | server\'s clock | in-process |',
+      "| scenario | pair | server's clock | in-process |",
       '| --- | --- | --- | --- |',
       ...ratioRows.map((r) => `| ${r.join(' | ')} |`),
     ].join('\n'),

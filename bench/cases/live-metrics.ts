@@ -44,35 +44,78 @@ export async function liveMetrics(ctx: BenchContext, pairedRuns: number) {
   await new Promise<void>((ok) => receiver.listen(0, '127.0.0.1', ok));
   const influx = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/api/v2/write?org=bench&bucket=bench`;
   try {
-    const base = ['--url', ctx.nginx.url(SMALL_NAME), '--source-method', 'single', '--processes', '1',
-      '--duration', '5s', '--interval', '250ms', '--sink', 'discard'];
-    const withMetrics = ['--metrics', `influx=${join(ctx.tmpDir, 'live-metrics.lp')}`, '--metrics', `influx=${influx}`];
+    const base = [
+      '--url',
+      ctx.nginx.url(SMALL_NAME),
+      '--source-method',
+      'single',
+      '--processes',
+      '1',
+      '--duration',
+      '5s',
+      '--interval',
+      '250ms',
+      '--sink',
+      'discard',
+    ];
+    const withMetrics = [
+      '--metrics',
+      `influx=${join(ctx.tmpDir, 'live-metrics.lp')}`,
+      '--metrics',
+      `influx=${influx}`,
+    ];
     const contenders = [
-      ours('16 KiB GETs, steady 5 s, --metrics file + URL', { command: 'download', tmpDir: ctx.tmpDir, warmup: 1, args: [...base, ...withMetrics] }),
-      ours('16 KiB GETs, steady 5 s, no --metrics', { command: 'download', tmpDir: ctx.tmpDir, warmup: 1, args: base }),
+      ours('16 KiB GETs, steady 5 s, --metrics file + URL', {
+        command: 'download',
+        tmpDir: ctx.tmpDir,
+        warmup: 1,
+        args: [...base, ...withMetrics],
+      }),
+      ours('16 KiB GETs, steady 5 s, no --metrics', {
+        command: 'download',
+        tmpDir: ctx.tmpDir,
+        warmup: 1,
+        args: base,
+      }),
     ];
     ctx.log('case 13: live metrics on/off, steady 16 KiB GETs from nginx');
     const rows = await alternate(contenders, { runs: pairedRuns, log: ctx.log });
-    s.tables.push('**Steady 16 KiB GETs from nginx, 5 s, --interval 250ms**', rowsTable(rows, { ops: true, rss: false, cpu: true }));
+    s.tables.push(
+      '**Steady 16 KiB GETs from nginx, 5 s, --interval 250ms**',
+      rowsTable(rows, { ops: true, rss: false, cpu: true }),
+    );
     s.rows.push(rows);
     for (const c of contenders) s.commands.push(c.command);
     const ratios = pairedRatios(rows[0], rows[1], cpuPerRequestUs);
     const cost = median(ratios) - 1;
     const [q1, q3] = quartiles(ratios).map((r) => r - 1) as [number, number];
-    const perRequest = (i: number) => median((rows[i]?.samples ?? []).map(cpuPerRequestUs).filter((v): v is number => v !== undefined));
-    s.tables.push(keyValueTable([
-      ['worker CPU per request', `with --metrics ${perRequest(0).toFixed(2)} µs, without ${perRequest(1).toFixed(2)} µs`],
-      ['paired cost (with / without − 1)', `${pct(cost)} (pairs' quartiles ${pct(q1)} to ${pct(q3)}, ${ratios.length} pairs)`],
-      ['batches the stand-in received', String(batches)],
-    ]));
+    const perRequest = (i: number) =>
+      median((rows[i]?.samples ?? []).map(cpuPerRequestUs).filter((v): v is number => v !== undefined));
+    s.tables.push(
+      keyValueTable([
+        [
+          'worker CPU per request',
+          `with --metrics ${perRequest(0).toFixed(2)} µs, without ${perRequest(1).toFixed(2)} µs`,
+        ],
+        [
+          'paired cost (with / without − 1)',
+          `${pct(cost)} (pairs' quartiles ${pct(q1)} to ${pct(q3)}, ${ratios.length} pairs)`,
+        ],
+        ['batches the stand-in received', String(batches)],
+      ]),
+    );
     s.notes.push(
-      'Each round runs both back to back (a warm-up run first), so a pair shares the machine\'s state. The figure is the ' +
-      'workers\' own CPU (user + system, from the results file) per request: live metrics add nothing to a worker, so a ' +
-      'cost shows as a paired median above the budget with quartiles that exclude no cost.',
+      "Each round runs both back to back (a warm-up run first), so a pair shares the machine's state. The figure is the " +
+        "workers' own CPU (user + system, from the results file) per request: live metrics add nothing to a worker, so a " +
+        'cost shows as a paired median above the budget with quartiles that exclude no cost.',
     );
     s.goals.push({
-      what: `--metrics adds <= ${CPU_BUDGET * 100}% worker CPU per request`, ours: rows[0]?.label ?? '—', peer: rows[1]?.label ?? '—', ratio: NaN,
-      reached: Number.isFinite(cost) ? !(cost > CPU_BUDGET && q1 > 0) : undefined, note: '',
+      what: `--metrics adds <= ${CPU_BUDGET * 100}% worker CPU per request`,
+      ours: rows[0]?.label ?? '—',
+      peer: rows[1]?.label ?? '—',
+      ratio: NaN,
+      reached: Number.isFinite(cost) ? !(cost > CPU_BUDGET && q1 > 0) : undefined,
+      note: '',
       valueText: `paired ${pct(cost)} (quartiles ${pct(q1)} to ${pct(q3)})`,
       targetText: `<= ${CPU_BUDGET * 100}% or not significant`,
     });

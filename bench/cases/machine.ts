@@ -15,7 +15,9 @@ async function iperf(ctx: BenchContext): Promise<string> {
   const server = spawn(t.path, ['-s', '-1', '-B', '127.0.0.1', '-p', port], { stdio: 'ignore' });
   try {
     await sleep(500);
-    const r = await runProcess(t.path, ['-c', '127.0.0.1', '-p', port, '-t', '5', '-J'], { timeoutMs: 30_000 });
+    const r = await runProcess(t.path, ['-c', '127.0.0.1', '-p', port, '-t', '5', '-J'], {
+      timeoutMs: 30_000,
+    });
     if (r.code !== 0) return `failed: ${tail(r, 1)}`;
     const j = JSON.parse(r.stdout) as { end: { sum_received: { bits_per_second: number } } };
     const bps = j.end.sum_received.bits_per_second;
@@ -29,7 +31,9 @@ async function dd(ctx: BenchContext): Promise<string> {
   const t = tool(ctx, 'dd');
   if (!t.path) return `skipped (${t.missing})`;
   const out = join(ctx.tmpDir, 'dd.out');
-  const r = await runProcess(t.path, ['if=/dev/zero', `of=${out}`, 'bs=1M', 'count=1024', 'conv=fdatasync'], { timeoutMs: 300_000 });
+  const r = await runProcess(t.path, ['if=/dev/zero', `of=${out}`, 'bs=1M', 'count=1024', 'conv=fdatasync'], {
+    timeoutMs: 300_000,
+  });
   rmSync(out, { force: true });
   if (r.code !== 0) return `failed: ${tail(r, 1)}`;
   // "1073741824 bytes (1.1 GB, 1.0 GiB) copied, 2.1 s, 511 MB/s"
@@ -42,9 +46,11 @@ async function dd(ctx: BenchContext): Promise<string> {
 export async function machine(ctx: BenchContext) {
   const s = section('machine', '6. Machine limits');
   ctx.log('case 6: iperf3 loopback, dd to /tmp');
-  s.tables.push(keyValueTable([
-    ['iperf3 loopback (`iperf3 -s -1`, `iperf3 -c 127.0.0.1 -t 5`)', await iperf(ctx)],
-    ['disk write (`dd if=/dev/zero of=/tmp/… bs=1M count=1024 conv=fdatasync`)', await dd(ctx)],
-  ]));
+  s.tables.push(
+    keyValueTable([
+      ['iperf3 loopback (`iperf3 -s -1`, `iperf3 -c 127.0.0.1 -t 5`)', await iperf(ctx)],
+      ['disk write (`dd if=/dev/zero of=/tmp/… bs=1M count=1024 conv=fdatasync`)', await dd(ctx)],
+    ]),
+  );
   return s;
 }

@@ -25,59 +25,135 @@ export interface ManyBlobsSizes {
   pageSize: number;
 }
 
-export const MANY_BLOBS_DEFAULTS: ManyBlobsSizes = { fileCount: 500, fileSizeBytes: 16 * 1024, listCount: 2000, pageSize: 500 };
+export const MANY_BLOBS_DEFAULTS: ManyBlobsSizes = {
+  fileCount: 500,
+  fileSizeBytes: 16 * 1024,
+  listCount: 2000,
+  pageSize: 500,
+};
 
 /** blob-cacher's own fixture code puts the set in the fresh Azurite before the clock: every run finds it there. */
 async function putSet(az: BenchAzurite, fileCount: number, fileSizeBytes: number): Promise<void> {
   const { setFixtures } = await distImport<typeof ManyBlobs>('strategies/many-blobs.js');
   const { ensureFixtures } = await distImport<typeof Fixtures>('payload/fixtures.js');
   const { containerClient } = await distImport<typeof Target>('storage/target.js');
-  const container = await containerClient({ kind: 'blob', embedded: false, endpoint: az.endpoint, container: 'blob-cacher', account: az.account, key: az.key });
+  const container = await containerClient({
+    kind: 'blob',
+    embedded: false,
+    endpoint: az.endpoint,
+    container: 'blob-cacher',
+    account: az.account,
+    key: az.key,
+  });
   await ensureFixtures(container, [setFixtures({ sizeBytes: fileSizeBytes, concurrency: 1, fileCount })]);
 }
 
 /** The set as plain files below `root` (nginx's root or DAV folder), for --url and aria2c: the same names and bytes. */
-export async function writeSetFiles(root: string, fileCount: number, fileSizeBytes: number): Promise<string[]> {
+export async function writeSetFiles(
+  root: string,
+  fileCount: number,
+  fileSizeBytes: number,
+): Promise<string[]> {
   const { setFixtures } = await distImport<typeof ManyBlobs>('strategies/many-blobs.js');
   const { contentBuffer, FIXTURE_SEED } = await distImport<typeof Content>('payload/content.js');
   const specs = setFixtures({ sizeBytes: fileSizeBytes, concurrency: 1, fileCount });
   mkdirSync(join(root, specs.at(0)!.blob, '..'), { recursive: true });
-  for (const f of specs) writeFileSync(join(root, f.blob), contentBuffer(FIXTURE_SEED, f.offsetBytes, f.lengthBytes));
+  for (const f of specs)
+    writeFileSync(join(root, f.blob), contentBuffer(FIXTURE_SEED, f.offsetBytes, f.lengthBytes));
   return [...specs].map((f) => f.blob);
 }
 
 /** aria2c -i <list> -j N: N files at a time, one connection each, into a directory; the process wall is its time. */
-function aria2cList(label: string, aria: Tool, listPath: string, outDir: string, files: number, bytes: number, lanes: number): Contender {
-  if (!aria.path) return { label, ours: false, timing: 'process wall', skipped: aria.missing ?? 'not installed', run: async () => failedSample('skipped') };
+function aria2cList(
+  label: string,
+  aria: Tool,
+  listPath: string,
+  outDir: string,
+  files: number,
+  bytes: number,
+  lanes: number,
+): Contender {
+  if (!aria.path)
+    return {
+      label,
+      ours: false,
+      timing: 'process wall',
+      skipped: aria.missing ?? 'not installed',
+      run: async () => failedSample('skipped'),
+    };
   const args = [
-    '-i', listPath, `-j${lanes}`, '-x1', '-s1', '--file-allocation=none', '--allow-overwrite=true', '--auto-file-renaming=false',
-    '--console-log-level=warn', '--summary-interval=0', '--download-result=hide', '--no-conf', '-d', outDir,
+    '-i',
+    listPath,
+    `-j${lanes}`,
+    '-x1',
+    '-s1',
+    '--file-allocation=none',
+    '--allow-overwrite=true',
+    '--auto-file-renaming=false',
+    '--console-log-level=warn',
+    '--summary-interval=0',
+    '--download-result=hide',
+    '--no-conf',
+    '-d',
+    outDir,
   ];
   return {
-    label, ours: false, timing: 'process wall',
+    label,
+    ours: false,
+    timing: 'process wall',
     run: async () => {
       rmSync(outDir, { recursive: true, force: true });
       const r = await runProcess(aria.path!, args);
       rmSync(outDir, { recursive: true, force: true });
       if (r.code !== 0) return failedSample(`aria2c exit ${r.code}: ${tail(r, 1)}`, r.processMs);
-      return { ok: true, transferMs: r.processMs, processMs: r.processMs, bytes, requests: files, peakRssBytes: r.peakRssBytes, peakTreeRssBytes: r.peakTreeRssBytes };
+      return {
+        ok: true,
+        transferMs: r.processMs,
+        processMs: r.processMs,
+        bytes,
+        requests: files,
+        peakRssBytes: r.peakRssBytes,
+        peakTreeRssBytes: r.peakTreeRssBytes,
+      };
     },
   };
 }
 
 const blobsPerSecond = (rows: readonly Row[], count: number) =>
-  rows.filter((r) => !r.skipped && Number.isFinite(r.medianMs)).map((r) => `${r.label}: ${Math.round(count / (r.medianMs / 1000))} blobs/s`).join('; ');
+  rows
+    .filter((r) => !r.skipped && Number.isFinite(r.medianMs))
+    .map((r) => `${r.label}: ${Math.round(count / (r.medianMs / 1000))} blobs/s`)
+    .join('; ');
 
 export async function manyBlobs(ctx: BenchContext, sizes: ManyBlobsSizes = MANY_BLOBS_DEFAULTS) {
   const { fileCount, fileSizeBytes, listCount, pageSize } = sizes;
-  const s = section('many-blobs', `9. Many blobs: ${fileCount} x ${fileSizeBytes / 1024} KiB downloaded, ${listCount} listed`);
+  const s = section(
+    'many-blobs',
+    `9. Many blobs: ${fileCount} x ${fileSizeBytes / 1024} KiB downloaded, ${listCount} listed`,
+  );
   const host = ctx.azurite;
   const env = () => ({ STORAGE_CONNECTION_STRING: host.current().connectionString });
   const dl = (label: string, method: string, processes: number, sockets: number) =>
-    host.fresh(ours(label, {
-      command: 'download', tmpDir: ctx.tmpDir, env,
-      args: ['--source-method', method, '--file-count', String(fileCount), '--file-size', `${fileSizeBytes}B`, '--processes', String(processes), '--max-sockets', String(sockets)],
-    }), (az) => putSet(az, fileCount, fileSizeBytes));
+    host.fresh(
+      ours(label, {
+        command: 'download',
+        tmpDir: ctx.tmpDir,
+        env,
+        args: [
+          '--source-method',
+          method,
+          '--file-count',
+          String(fileCount),
+          '--file-size',
+          `${fileSizeBytes}B`,
+          '--processes',
+          String(processes),
+          '--max-sockets',
+          String(sockets),
+        ],
+      }),
+      (az) => putSet(az, fileCount, fileSizeBytes),
+    );
   const downloads: (Contender & { command?: string })[] = [
     dl('ours small-files 1x16', 'small-files', 1, 16),
     dl('ours small-files 2x8', 'small-files', 2, 8),
@@ -94,21 +170,63 @@ export async function manyBlobs(ctx: BenchContext, sizes: ManyBlobsSizes = MANY_
     writeFileSync(listPath, names.map((n) => `${ctx.nginx!.url(n)}\n  out=${n}\n`).join(''));
     toNginx.push(
       ours('ours small-files -> nginx 1x16', {
-        command: 'download', tmpDir: ctx.tmpDir,
-        args: ['--url', ctx.nginx.url(''), '--source-method', 'small-files', '--file-count', String(fileCount), '--file-size', `${fileSizeBytes}B`, '--max-sockets', '16'],
+        command: 'download',
+        tmpDir: ctx.tmpDir,
+        args: [
+          '--url',
+          ctx.nginx.url(''),
+          '--source-method',
+          'small-files',
+          '--file-count',
+          String(fileCount),
+          '--file-size',
+          `${fileSizeBytes}B`,
+          '--max-sockets',
+          '16',
+        ],
       }),
-      aria2cList('aria2c -i list -j16 -> nginx', tool(ctx, 'aria2c'), listPath, join(ctx.tmpDir, 'aria2c-out'), fileCount, fileCount * fileSizeBytes, 16),
+      aria2cList(
+        'aria2c -i list -j16 -> nginx',
+        tool(ctx, 'aria2c'),
+        listPath,
+        join(ctx.tmpDir, 'aria2c-out'),
+        fileCount,
+        fileCount * fileSizeBytes,
+        16,
+      ),
     );
     for (const c of toNginx) if (!c.skipped) c.clock = { clock: ctx.nginx.clock, method: 'GET' };
   } else {
-    toNginx.push({ label: 'aria2c -i list -j16 -> nginx', ours: false, timing: 'process wall', skipped: `nginx ${ctx.nginxMissing}`, run: async () => failedSample('skipped') });
+    toNginx.push({
+      label: 'aria2c -i list -j16 -> nginx',
+      ours: false,
+      timing: 'process wall',
+      skipped: `nginx ${ctx.nginxMissing}`,
+      run: async () => failedSample('skipped'),
+    });
   }
 
   const ls = (label: string, method: string, sockets: number) =>
-    host.fresh(ours(label, {
-      command: 'download', tmpDir: ctx.tmpDir, env,
-      args: ['--source-method', method, '--file-count', String(listCount), '--file-size', '1KiB', '--page-size', String(pageSize), '--max-sockets', String(sockets)],
-    }), (az) => putSet(az, listCount, 1024));
+    host.fresh(
+      ours(label, {
+        command: 'download',
+        tmpDir: ctx.tmpDir,
+        env,
+        args: [
+          '--source-method',
+          method,
+          '--file-count',
+          String(listCount),
+          '--file-size',
+          '1KiB',
+          '--page-size',
+          String(pageSize),
+          '--max-sockets',
+          String(sockets),
+        ],
+      }),
+      (az) => putSet(az, listCount, 1024),
+    );
   const listings: (Contender & { command?: string })[] = [
     ls('ours list 1x1 (one stream)', 'list', 1),
     ls('ours list-hierarchy 1x1', 'list-hierarchy', 1),
@@ -132,23 +250,55 @@ export async function manyBlobs(ctx: BenchContext, sizes: ManyBlobsSizes = MANY_
 
   s.notes.push(
     `Downloads: ${fileCount} GETs of ${fileSizeBytes / 1024} KiB, every file checked by MD5 after the clock (ours: its memory sink; the SDK: its buffers). ` +
-    'Azurite is the suite\'s embedded Azurite, fresh for every run, the set put there by blob-cacher\'s fixture code before the run (ours then finds it with one listing). ' +
-    '"req/s" is files per second.',
+      "Azurite is the suite's embedded Azurite, fresh for every run, the set put there by blob-cacher's fixture code before the run (ours then finds it with one listing). " +
+      '"req/s" is files per second.',
     `Against nginx both read the same files from its root (many/${fileCount}x${fileSizeBytes}/file-NNNNNNN): ours with \`--url\` (a HEAD per file first to find the set, outside its timing), ` +
-    'aria2c from a URL list (`-i`, `-j16`, one connection per file) into a directory; aria2c has no timer of its own, so its time is its process wall.',
+      'aria2c from a URL list (`-i`, `-j16`, one connection per file) into a directory; aria2c has no timer of its own, so its time is its process wall.',
     `Listing: ${listCount} blobs, pages of ${pageSize}; "req/s" is pages per second. One stream is one page after another (each needs the last one's NextMarker); ` +
-    `with 4 lanes ours and the SDK both list the disjoint prefixes the names' leading digits give, in parallel: ${groupsText}, so more and shorter pages. ` +
-    `Blobs per second (median): ${blobsPerSecond(c, listCount)}.`,
+      `with 4 lanes ours and the SDK both list the disjoint prefixes the names' leading digits give, in parallel: ${groupsText}, so more and shorter pages. ` +
+      `Blobs per second (median): ${blobsPerSecond(c, listCount)}.`,
   );
   s.tables.push(rowsTable(a, { ops: true }), rowsTable(b, { ops: true }), rowsTable(c, { ops: true }));
   s.rows.push(a, b, c);
   s.goals.push(
-    evaluate({ what: 'small-files download >= 1.0x SDK (Azurite)', ours: ['ours small-files 1x16', 'ours small-files 2x8'], peer: 'SDK sdk-small-files 1x16', atLeast: 1.0 }, a),
-    evaluate({ what: 'small-files download vs aria2c -i (nginx)', ours: ['ours small-files -> nginx 1x16'], peer: 'aria2c -i list -j16 -> nginx' }, b),
-    evaluate({ what: 'list >= 1.0x SDK, one stream (Azurite)', ours: ['ours list 1x1 (one stream)'], peer: 'SDK sdk-list 1x1 (one stream)', atLeast: 1.0 }, c),
-    evaluate({ what: 'list >= 1.0x SDK, 4 lanes (Azurite)', ours: ['ours list 1x4 (4+ prefixes)'], peer: 'SDK sdk-list 1x4 (4+ prefixes)', atLeast: 1.0 }, c),
+    evaluate(
+      {
+        what: 'small-files download >= 1.0x SDK (Azurite)',
+        ours: ['ours small-files 1x16', 'ours small-files 2x8'],
+        peer: 'SDK sdk-small-files 1x16',
+        atLeast: 1.0,
+      },
+      a,
+    ),
+    evaluate(
+      {
+        what: 'small-files download vs aria2c -i (nginx)',
+        ours: ['ours small-files -> nginx 1x16'],
+        peer: 'aria2c -i list -j16 -> nginx',
+      },
+      b,
+    ),
+    evaluate(
+      {
+        what: 'list >= 1.0x SDK, one stream (Azurite)',
+        ours: ['ours list 1x1 (one stream)'],
+        peer: 'SDK sdk-list 1x1 (one stream)',
+        atLeast: 1.0,
+      },
+      c,
+    ),
+    evaluate(
+      {
+        what: 'list >= 1.0x SDK, 4 lanes (Azurite)',
+        ours: ['ours list 1x4 (4+ prefixes)'],
+        peer: 'SDK sdk-list 1x4 (4+ prefixes)',
+        atLeast: 1.0,
+      },
+      c,
+    ),
   );
-  for (const x of [...downloads, ...listings]) if (x.command) s.commands.push(`STORAGE_CONNECTION_STRING="<azurite>" ${x.command}`);
+  for (const x of [...downloads, ...listings])
+    if (x.command) s.commands.push(`STORAGE_CONNECTION_STRING="<azurite>" ${x.command}`);
   for (const x of toNginx) if (x.command) s.commands.push(x.command);
   return s;
 }

@@ -98,11 +98,23 @@ export async function openLoop(ctx: BenchContext) {
   const bar0 = median(firstWrk);
 
   const common = [
-    '--url', url, '--source-method', 'single', '--duration', `${DURATION_S}s`, '--processes', '1',
+    '--url',
+    url,
+    '--source-method',
+    'single',
+    '--duration',
+    `${DURATION_S}s`,
+    '--processes',
+    '1',
   ];
   const sockets = ['--max-sockets', String(CONNECTIONS)];
   const argsAt = (ratePerSecond: number) => [
-    ...common, '--rate', `${ratePerSecond}/s`, '--max-in-flight', String(CONNECTIONS), ...sockets,
+    ...common,
+    '--rate',
+    `${ratePerSecond}/s`,
+    '--max-in-flight',
+    String(CONNECTIONS),
+    ...sockets,
   ];
   const steps: Step[] = [];
   const measureRate = async (share: number): Promise<Step> => {
@@ -121,13 +133,19 @@ export async function openLoop(ctx: BenchContext) {
     const summary = openLoopSummary(records.map((openLoop) => ({ warmup: false, openLoop })));
     const held = !failed && summary !== undefined && summary.skippedShare < MAX_SKIPPED_SHARE;
     const step: Step = {
-      share, ratePerSecond, held, ...(summary ? { summary } : {}), ...(failed ? { failed } : {}),
+      share,
+      ratePerSecond,
+      held,
+      ...(summary ? { summary } : {}),
+      ...(failed ? { failed } : {}),
     };
     steps.push(step);
     const skipped = ((summary?.skippedShare ?? NaN) * 100).toFixed(2);
-    ctx.log(`case 14: --rate ${ratePerSecond}/s: achieved ${perS(summary?.achievedPerSecond ?? NaN)}/s, ` +
-      `skipped ${skipped}%, lateness p99 ${ms(summary?.latenessMs?.p99)} ms` +
-      `${failed ? `, failed: ${failed}` : ''}`);
+    ctx.log(
+      `case 14: --rate ${ratePerSecond}/s: achieved ${perS(summary?.achievedPerSecond ?? NaN)}/s, ` +
+        `skipped ${skipped}%, lateness p99 ${ms(summary?.latenessMs?.p99)} ms` +
+        `${failed ? `, failed: ${failed}` : ''}`,
+    );
     return step;
   };
   // On a shared machine one stall of 32/rate seconds (50 ms at 640/s) fills every lane and can skip
@@ -175,19 +193,35 @@ export async function openLoop(ctx: BenchContext) {
   const stepRows = steps.map((st) => {
     const o = st.summary;
     return [
-      `${st.ratePerSecond}/s`, st.share.toFixed(3),
-      perS(o?.offeredPerSecond ?? NaN), perS(o?.achievedPerSecond ?? NaN),
+      `${st.ratePerSecond}/s`,
+      st.share.toFixed(3),
+      perS(o?.offeredPerSecond ?? NaN),
+      perS(o?.achievedPerSecond ?? NaN),
       o ? `${o.skippedSends} (${(o.skippedShare * 100).toFixed(2)}%)` : '—',
-      ms(o?.latenessMs?.p50), ms(o?.latenessMs?.p99), ms(o?.fromSendMs?.p99), ms(o?.fromIntendedMs?.p99),
+      ms(o?.latenessMs?.p50),
+      ms(o?.latenessMs?.p99),
+      ms(o?.fromSendMs?.p99),
+      ms(o?.fromIntendedMs?.p99),
       st.held ? 'yes' : `no${st.failed ? ` (failed: ${st.failed.slice(0, 120)})` : ''}`,
     ];
   });
   s.tables.push(
     markdownTable([`wrk -t1 -c${CONNECTIONS} -d${DURATION_S}s`, 'Requests/sec'], wrkRows),
-    markdownTable([
-      '--rate', 'x wrk', 'offered/s', 'achieved/s', 'skipped', 'lateness p50 ms', 'lateness p99 ms',
-      'from send p99 ms', 'from intended p99 ms', 'held',
-    ], stepRows),
+    markdownTable(
+      [
+        '--rate',
+        'x wrk',
+        'offered/s',
+        'achieved/s',
+        'skipped',
+        'lateness p50 ms',
+        'lateness p99 ms',
+        'from send p99 ms',
+        'from intended p99 ms',
+        'held',
+      ],
+      stepRows,
+    ),
   );
 
   // The highest rate held, whatever lower rates a stall made skip.
@@ -199,15 +233,22 @@ export async function openLoop(ctx: BenchContext) {
   const peer = `wrk -t1 -c${CONNECTIONS}`;
   const goals: GoalResult[] = [
     {
-      what: `open-loop rate held (< 1% skipped) >= ${GOAL_RATIO}x wrk's closed-loop max ` +
+      what:
+        `open-loop rate held (< 1% skipped) >= ${GOAL_RATIO}x wrk's closed-loop max ` +
         `(1 KiB GETs, nginx, ${CONNECTIONS} at once)`,
-      ours: oursText, peer, ratio, reached: top !== undefined && ratio >= GOAL_RATIO, note: '',
+      ours: oursText,
+      peer,
+      ratio,
+      reached: top !== undefined && ratio >= GOAL_RATIO,
+      note: '',
       valueText: `${ratio.toFixed(2)}x (${perS(achieved)}/s of ${perS(bar)}/s)`,
       targetText: `>= ${GOAL_RATIO}x`,
     },
     {
       what: 'send lateness p99 (send time minus intended start) at that rate',
-      ours: oursText, peer: '—', ratio: NaN,
+      ours: oursText,
+      peer: '—',
+      ratio: NaN,
       reached: lateness === undefined ? false : lateness < GOAL_LATENESS_P99_MS,
       note: lateness === undefined ? 'no rate held' : '',
       valueText: lateness === undefined ? '—' : `${ms(lateness)} ms`,
@@ -215,30 +256,35 @@ export async function openLoop(ctx: BenchContext) {
     },
     {
       what: `info: ours closed-loop (no --rate, ${CONNECTIONS} sockets, ${DURATION_S} s) vs wrk`,
-      ours: 'ours closed loop', peer, ratio: closed / bar, reached: undefined, note: '',
-      valueText: `${(closed / bar).toFixed(2)}x (${perS(closed)}/s of ${perS(bar)}/s)`, targetText: '(info)',
+      ours: 'ours closed loop',
+      peer,
+      ratio: closed / bar,
+      reached: undefined,
+      note: '',
+      valueText: `${(closed / bar).toFixed(2)}x (${perS(closed)}/s of ${perS(bar)}/s)`,
+      targetText: '(info)',
     },
   ];
   s.goals.push(...goals);
 
   s.notes.push(
     `wrk GETs \`/${FILE_NAME}\` (${FILE_BYTES} B) from the suite's nginx in one thread over ` +
-    `${CONNECTIONS} connections for ${DURATION_S} s, ${ctx.runs} run(s) before and ${ctx.runs} after ours: ` +
-    'a closed loop, its Requests/sec the machine\'s maximum for this request. The bar is the median of ' +
-    `all of them; the ladder's rates are shares of the runs before (${perS(bar0)}/s).`,
+      `${CONNECTIONS} connections for ${DURATION_S} s, ${ctx.runs} run(s) before and ${ctx.runs} after ours: ` +
+      "a closed loop, its Requests/sec the machine's maximum for this request. The bar is the median of " +
+      `all of them; the ladder's rates are shares of the runs before (${perS(bar0)}/s).`,
     `Ours is one process (\`--processes 1\`, as wrk's one thread), \`--max-in-flight ${CONNECTIONS} ` +
-    `--max-sockets ${CONNECTIONS}\`, uniform arrivals, ${DURATION_S} s per rate (\`--duration\`), ` +
-    `${ctx.runs} run(s) per rate, counts and histograms added over runs; its figures are the results ` +
-    'file\'s `openLoop` record. A rate is held with under ' +
-    `${MAX_SKIPPED_SHARE * 100}% of its offered sends skipped and no failed request. ` +
-    `The ladder rises from 1/256 of wrk's rate by sqrt(2) until ${MISSES_TO_STOP} rates in a row are ` +
-    `not held, then tries ${BISECTIONS} geometric midpoints between the highest rate held and the step ` +
-    'above it. The ratio is the highest held rate\'s achieved rate over wrk\'s.',
+      `--max-sockets ${CONNECTIONS}\`, uniform arrivals, ${DURATION_S} s per rate (\`--duration\`), ` +
+      `${ctx.runs} run(s) per rate, counts and histograms added over runs; its figures are the results ` +
+      "file's `openLoop` record. A rate is held with under " +
+      `${MAX_SKIPPED_SHARE * 100}% of its offered sends skipped and no failed request. ` +
+      `The ladder rises from 1/256 of wrk's rate by sqrt(2) until ${MISSES_TO_STOP} rates in a row are ` +
+      `not held, then tries ${BISECTIONS} geometric midpoints between the highest rate held and the step ` +
+      "above it. The ratio is the highest held rate's achieved rate over wrk's.",
     'Lateness is send time minus intended start (this client\'s own scheduling error); "from send" and ' +
-    '"from intended" are the request latencies timed from each. Each run is a fresh process with no ' +
-    'warm-up run (the default with `--duration`): its first second includes compiling the hot path. ' +
-    `Ours closed-loop (no \`--rate\`, the same ${CONNECTIONS} sockets and ${DURATION_S} s, its rate over ` +
-    `the active window) ran after the ladder: ${perS(closed)}/s, the client's own ceiling for this request.`,
+      '"from intended" are the request latencies timed from each. Each run is a fresh process with no ' +
+      'warm-up run (the default with `--duration`): its first second includes compiling the hot path. ' +
+      `Ours closed-loop (no \`--rate\`, the same ${CONNECTIONS} sockets and ${DURATION_S} s, its rate over ` +
+      `the active window) ran after the ladder: ${perS(closed)}/s, the client's own ceiling for this request.`,
   );
   s.commands.push(
     `wrk -t1 -c${CONNECTIONS} -d${DURATION_S}s ${url}`,

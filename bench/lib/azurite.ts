@@ -37,7 +37,9 @@ export async function azuriteHost(): Promise<AzuriteHost> {
     const az = running;
     clock.watch(az.httpServer);
     info = {
-      endpoint: az.endpoint, account: az.account, key: az.key,
+      endpoint: az.endpoint,
+      account: az.account,
+      key: az.key,
       connectionString: `DefaultEndpointsProtocol=http;AccountName=${az.account};AccountKey=${az.key};BlobEndpoint=${az.endpoint};`,
     };
     await setup?.(info);

@@ -26,15 +26,27 @@ function perUnitUs(s: Sample, unit: CpuUnit): number | undefined {
  * most 1, missed where it is wholly above 1; otherwise the rounds cannot tell, and the goal says so
  * and about how many rounds might (a point ratio of three runs decided nothing either way).
  */
-export function cpuGoal(what: string, unit: CpuUnit, ours: Row | undefined, peer: Row | undefined): GoalResult {
+export function cpuGoal(
+  what: string,
+  unit: CpuUnit,
+  ours: Row | undefined,
+  peer: Row | undefined,
+): GoalResult {
   const per = (s: Sample) => perUnitUs(s, unit);
-  const values = (r: Row | undefined) => (r?.samples ?? []).map(per).filter((v): v is number => v !== undefined);
+  const values = (r: Row | undefined) =>
+    (r?.samples ?? []).map(per).filter((v): v is number => v !== undefined);
   const o = median(values(ours));
   const p = median(values(peer));
-  const base = { what, ours: ours?.label ?? '—', peer: peer?.label ?? '—', targetText: `<= the peer's CPU per ${unit}` };
+  const base = {
+    what,
+    ours: ours?.label ?? '—',
+    peer: peer?.label ?? '—',
+    targetText: `<= the peer's CPU per ${unit}`,
+  };
   const ratios = pairedRatios(ours, peer, per);
   const rounds = medianIntervalSignTestExact(ratios);
-  if (!Number.isFinite(o / p) || !rounds.n) return { ...base, ratio: NaN, reached: undefined, note: '', valueText: 'not measured' };
+  if (!Number.isFinite(o / p) || !rounds.n)
+    return { ...base, ratio: NaN, reached: undefined, note: '', valueText: 'not measured' };
   const told = rounds.confidence >= 0.95 && (rounds.high <= 1 || rounds.low > 1);
   const more = roundsToTell(ratios);
   return {
@@ -42,7 +54,9 @@ export function cpuGoal(what: string, unit: CpuUnit, ours: Row | undefined, peer
     ratio: p / o,
     reached: told ? rounds.high <= 1 : undefined,
     note: '',
-    verdict: told ? undefined : `no significant difference in ${rounds.n} round(s)${more ? `; ~${more} would tell a difference this size` : ''}`,
+    verdict: told
+      ? undefined
+      : `no significant difference in ${rounds.n} round(s)${more ? `; ~${more} would tell a difference this size` : ''}`,
     valueText: `ours ${o.toFixed(1)} µs, peer ${p.toFixed(1)} µs per ${unit}; ours/peer per round ${ratioText(rounds)}`,
   };
 }

@@ -41,7 +41,11 @@ function freePort(): Promise<number> {
 function davBase(dir: string): { base: string; storage: string; temporary: boolean } {
   try {
     accessSync('/dev/shm', constants.W_OK);
-    return { base: mkdtempSync('/dev/shm/blob-cacher-bench-dav-'), storage: 'tmpfs (/dev/shm)', temporary: true };
+    return {
+      base: mkdtempSync('/dev/shm/blob-cacher-bench-dav-'),
+      storage: 'tmpfs (/dev/shm)',
+      temporary: true,
+    };
   } catch {
     return { base: join(dir, 'davroot'), storage: `disk (${dir}; no writable /dev/shm)`, temporary: false };
   }

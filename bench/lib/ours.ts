@@ -33,7 +33,9 @@ export async function writeFixtureFile(path: string, bytes: number): Promise<voi
 }
 
 export function checkBuild(): string | undefined {
-  return existsSync(CLI) ? undefined : `no build at ${DIST_DIR}: run \`npm run build\` (npm run bench builds first)`;
+  return existsSync(CLI)
+    ? undefined
+    : `no build at ${DIST_DIR}: run \`npm run build\` (npm run bench builds first)`;
 }
 
 export interface OursCall {
@@ -52,7 +54,13 @@ export interface OursCall {
 
 /** The exact command, for BENCHMARKS.md; secrets travel in the environment, never here. */
 export function commandLine(call: Pick<OursCall, 'command' | 'args' | 'warmup'>): string {
-  return ['node', 'dist/cli.js', call.command, ...call.args, ...(call.warmup ? ['--warmup', String(call.warmup)] : [])].join(' ');
+  return [
+    'node',
+    'dist/cli.js',
+    call.command,
+    ...call.args,
+    ...(call.warmup ? ['--warmup', String(call.warmup)] : []),
+  ].join(' ');
 }
 
 export async function runOurs(call: OursCall): Promise<Sample> {
@@ -61,14 +69,42 @@ export async function runOurs(call: OursCall): Promise<Sample> {
   rmSync(resultsPath, { force: true });
   rmSync(rssPath, { force: true });
   // --max-semi-space-size=4: what the bin's shebang gives `npx blob-cacher` (src/cli.ts).
-  const args = ['--max-semi-space-size=4', '--import', PRELOAD, CLI, call.command, ...call.args, '--runs', '1', '--warmup', String(call.warmup ?? 0), '--results', resultsPath, '--log-level', 'warn', '--format', 'json'];
-  const r = await runProcess(process.execPath, args, { env: { ...process.env, ...call.env?.(), BENCH_RSS_FILE: rssPath }, timeoutMs: 20 * 60_000 });
-  if (!existsSync(resultsPath)) return failedSample(`exit ${r.code ?? r.signal}: ${r.stderr.trim().split('\n').slice(-2).join(' | ')}`, r.processMs);
+  const args = [
+    '--max-semi-space-size=4',
+    '--import',
+    PRELOAD,
+    CLI,
+    call.command,
+    ...call.args,
+    '--runs',
+    '1',
+    '--warmup',
+    String(call.warmup ?? 0),
+    '--results',
+    resultsPath,
+    '--log-level',
+    'warn',
+    '--format',
+    'json',
+  ];
+  const r = await runProcess(process.execPath, args, {
+    env: { ...process.env, ...call.env?.(), BENCH_RSS_FILE: rssPath },
+    timeoutMs: 20 * 60_000,
+  });
+  if (!existsSync(resultsPath))
+    return failedSample(
+      `exit ${r.code ?? r.signal}: ${r.stderr.trim().split('\n').slice(-2).join(' | ')}`,
+      r.processMs,
+    );
   const doc = JSON.parse(readFileSync(resultsPath, 'utf8')) as ResultsFile;
   const run = doc.runs.find((s) => !s.warmup);
   if (!run) return failedSample(`no measured run in the results file (exit ${r.code})`, r.processMs);
   const peaks = existsSync(rssPath)
-    ? readFileSync(rssPath, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as { role: string; maxRssBytes: number })
+    ? readFileSync(rssPath, 'utf8')
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { role: string; maxRssBytes: number })
     : [];
   // Coordinator and workers run at the same time: the sum of their peaks bounds the total. The
   // results file's own workers[].peakRssBytes (getrusage) can include the coordinator's peak at fork.
@@ -82,7 +118,9 @@ export async function runOurs(call: OursCall): Promise<Sample> {
   // A steady run (--duration) is measured by its rate over the active window: shown as the time of
   // one pass over its plan at that rate, beside the count-based contenders and wrk's rate.
   const steady = run.steady
-    ? (await distImport<typeof import('../../dist/analysis/steady.js')>('analysis/steady.js')).steadyFigures(run as Parameters<typeof import('../../dist/analysis/steady.js').steadyFigures>[0])
+    ? (await distImport<typeof import('../../dist/analysis/steady.js')>('analysis/steady.js')).steadyFigures(
+        run as Parameters<typeof import('../../dist/analysis/steady.js').steadyFigures>[0],
+      )
     : undefined;
   return {
     ok,
@@ -101,15 +139,29 @@ export async function runOurs(call: OursCall): Promise<Sample> {
 export function rssBreakdown(tmpDir: string, tag: string): { role: string; maxRssBytes: number }[] {
   const rssPath = join(tmpDir, `ours-${tag}.rss`);
   if (!existsSync(rssPath)) return [];
-  return readFileSync(rssPath, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as { role: string; maxRssBytes: number });
+  return readFileSync(rssPath, 'utf8')
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { role: string; maxRssBytes: number });
 }
 
 /** One of our configurations as a contender; each run is one CLI call. */
-export function ours(label: string, call: Omit<OursCall, 'tag'>): Contender & { command: string; tagOf(run: number): string } {
-  const slug = label.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '').toLowerCase();
+export function ours(
+  label: string,
+  call: Omit<OursCall, 'tag'>,
+): Contender & { command: string; tagOf(run: number): string } {
+  const slug = label
+    .replace(/[^a-z0-9]+/gi, '-')
+    .replace(/^-|-$/g, '')
+    .toLowerCase();
   const tagOf = (run: number) => `${slug}-${run}`;
   return {
-    label, ours: true, timing: 'in-tool wallMs', command: commandLine(call), tagOf,
+    label,
+    ours: true,
+    timing: 'in-tool wallMs',
+    command: commandLine(call),
+    tagOf,
     run: (run) => runOurs({ ...call, tag: tagOf(run) }),
   };
 }

@@ -6,19 +6,26 @@ import { median, type MedianInterval } from '../../src/analysis/stats.ts';
 import type { Row, Sample } from './sample.ts';
 
 /** a_i / b_i over the rounds both measured, sorted. */
-export function pairedRatios(a: Row | undefined, b: Row | undefined, measure: (s: Sample) => number | undefined): number[] {
+export function pairedRatios(
+  a: Row | undefined,
+  b: Row | undefined,
+  measure: (s: Sample) => number | undefined,
+): number[] {
   const r: number[] = [];
   if (!a || !b) return r;
   for (let i = 0; i < Math.min(a.samples.length, b.samples.length); i++) {
     const x = measure(a.samples[i]!);
     const y = measure(b.samples[i]!);
-    if (x !== undefined && y !== undefined && Number.isFinite(x) && Number.isFinite(y) && y > 0) r.push(x / y);
+    if (x !== undefined && y !== undefined && Number.isFinite(x) && Number.isFinite(y) && y > 0)
+      r.push(x / y);
   }
   return r.sort((p, q) => p - q);
 }
 
 export function quartiles(sorted: readonly number[]): [number, number] {
-  return sorted.length ? [sorted[Math.floor((sorted.length - 1) / 4)]!, sorted[Math.ceil((3 * (sorted.length - 1)) / 4)]!] : [NaN, NaN];
+  return sorted.length
+    ? [sorted[Math.floor((sorted.length - 1) / 4)]!, sorted[Math.ceil((3 * (sorted.length - 1)) / 4)]!]
+    : [NaN, NaN];
 }
 
 /** "1.23x (95% CI 1.10–1.31, n 9)"; ~ when the interval holds 1 (no difference told). */
@@ -43,6 +50,6 @@ export function roundsToTell(sorted: readonly number[]): number | undefined {
   const center = median(logs);
   if (center === 0) return undefined;
   const spread = Math.max(1.4826 * median(logs.map((l) => Math.abs(l - center))), 1e-9);
-  const n = Math.ceil(((1.96 + 0.8416) * spread / Math.abs(center)) ** 2 / (2 / Math.PI));
+  const n = Math.ceil((((1.96 + 0.8416) * spread) / Math.abs(center)) ** 2 / (2 / Math.PI));
   return Math.max(n, MIN_ROUNDS, sorted.length + 1);
 }

@@ -53,7 +53,11 @@ function statusKiB(pid: number, field: 'VmHWM' | 'VmRSS'): number {
 
 function childrenOf(pid: number): number[] {
   try {
-    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map(Number);
   } catch {
     return [];
   }
@@ -70,12 +74,20 @@ function treeRssBytes(pid: number): number {
   return kib * 1024;
 }
 
-export function runProcess(command: string, args: readonly string[], opts: ProcOptions = {}): Promise<ProcResult> {
+export function runProcess(
+  command: string,
+  args: readonly string[],
+  opts: ProcOptions = {},
+): Promise<ProcResult> {
   const keep = opts.keepChars ?? 64_000;
   return new Promise((resolve) => {
     const started = performance.now();
     const argv = opts.cpu ? ['-c', '"$@"; code=$?; times >&2; exit $code', 'bash', command, ...args] : args;
-    const child = spawn(opts.cpu ? 'bash' : command, argv, { env: opts.env ?? process.env, cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(opts.cpu ? 'bash' : command, argv, {
+      env: opts.env ?? process.env,
+      cwd: opts.cwd,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     live.add(child);
     let stdout = '';
     let stderr = '';
@@ -108,7 +120,16 @@ export function runProcess(command: string, args: readonly string[], opts: ProcO
           stderr = lines.slice(0, -2).join('\n');
         }
       }
-      resolve({ code, signal, stdout, stderr, processMs: performance.now() - started, peakRssBytes: peak, peakTreeRssBytes: Math.max(treePeak, peak), ...(cpuMs !== undefined ? { cpuMs } : {}) });
+      resolve({
+        code,
+        signal,
+        stdout,
+        stderr,
+        processMs: performance.now() - started,
+        peakRssBytes: peak,
+        peakTreeRssBytes: Math.max(treePeak, peak),
+        ...(cpuMs !== undefined ? { cpuMs } : {}),
+      });
     });
   });
 }

@@ -58,15 +58,38 @@ export function markdownTable(header: readonly string[], body: readonly (readonl
   return [line(header), line(header.map(() => '---')), ...body.map(line)].join('\n');
 }
 
-export function rowsTable(rows: readonly Row[], opts: { ops?: boolean; rss?: boolean; cpu?: boolean } = {}): string {
+export function rowsTable(
+  rows: readonly Row[],
+  opts: { ops?: boolean; rss?: boolean; cpu?: boolean } = {},
+): string {
   // The server's clock is shown wherever it was read for any contender of the table.
   const server = rows.some((r) => Number.isFinite(r.medianServerSpanMs));
   const header = [
-    'contender', 'runs', 'median s', 'min–max s', opts.ops ? 'req/s' : 'MiB/s', ...(server ? ['server s'] : []), 'process s',
-    ...(opts.rss === false ? [] : ['peak RSS MiB']), ...(opts.cpu ? ['worker CPU s/run'] : []), 'timing',
+    'contender',
+    'runs',
+    'median s',
+    'min–max s',
+    opts.ops ? 'req/s' : 'MiB/s',
+    ...(server ? ['server s'] : []),
+    'process s',
+    ...(opts.rss === false ? [] : ['peak RSS MiB']),
+    ...(opts.cpu ? ['worker CPU s/run'] : []),
+    'timing',
   ];
   const body = rows.map((r) => {
-    if (r.skipped) return [r.label, '0', `skipped (${r.skipped})`, '', '', ...(server ? [''] : []), '', ...(opts.rss === false ? [] : ['']), ...(opts.cpu ? [''] : []), r.timing];
+    if (r.skipped)
+      return [
+        r.label,
+        '0',
+        `skipped (${r.skipped})`,
+        '',
+        '',
+        ...(server ? [''] : []),
+        '',
+        ...(opts.rss === false ? [] : ['']),
+        ...(opts.cpu ? [''] : []),
+        r.timing,
+      ];
     const ok = r.samples.length - r.failed;
     const runs = r.failed ? `${ok} (+${r.failed} failed)` : String(ok);
     const med = ok ? num(r.medianMs / 1000, 2) : `failed: ${(r.error ?? '').slice(0, 120)}`;
@@ -94,37 +117,89 @@ const CLOCK_TIMES: Record<Clock, (r: Row) => number> = {
 
 export function evaluate(goal: Goal, rows: readonly Row[]): GoalResult {
   const measured = (r: Row) => !r.skipped && r.samples.length > r.failed;
-  const candidates = (labels: readonly string[]) => rows.filter((r) => labels.includes(r.label) && measured(r));
+  const candidates = (labels: readonly string[]) =>
+    rows.filter((r) => labels.includes(r.label) && measured(r));
   const peers = typeof goal.peer === 'string' ? [goal.peer] : goal.peer;
-  const serverRead = [...candidates(goal.ours), ...candidates(peers)].every((r) => Number.isFinite(r.medianServerSpanMs));
+  const serverRead = [...candidates(goal.ours), ...candidates(peers)].every((r) =>
+    Number.isFinite(r.medianServerSpanMs),
+  );
   const clock: Clock = goal.clock ?? (serverRead ? 'server' : 'tool');
   const pick = CLOCK_TIMES[clock];
   const best = (labels: readonly string[]) => candidates(labels).sort((a, b) => pick(a) - pick(b))[0];
   const ours = best(goal.ours);
   const peer = best(peers) ?? rows.find((r) => peers.includes(r.label));
   const base = { what: goal.what, peer: peer?.label ?? peers.join(' / '), atLeast: goal.atLeast, clock };
-  if (!peer) return { ...base, ours: ours?.label ?? '—', ratio: NaN, reached: undefined, note: 'peer not in this run' };
-  if (peer.skipped) return { ...base, ours: ours?.label ?? '—', ratio: NaN, reached: undefined, note: `skipped: ${peer.skipped}` };
+  if (!peer)
+    return {
+      ...base,
+      ours: ours?.label ?? '—',
+      ratio: NaN,
+      reached: undefined,
+      note: 'peer not in this run',
+    };
+  if (peer.skipped)
+    return {
+      ...base,
+      ours: ours?.label ?? '—',
+      ratio: NaN,
+      reached: undefined,
+      note: `skipped: ${peer.skipped}`,
+    };
   if (!ours) return { ...base, ours: goal.ours.join(' / '), ratio: NaN, reached: false, note: 'ours failed' };
-  if (peer.samples.length === peer.failed) return { ...base, ours: ours.label, ratio: NaN, reached: undefined, note: `peer failed: ${peer.error ?? ''}` };
-  const ratios = Object.fromEntries((Object.keys(CLOCK_TIMES) as Clock[]).map((k) => [k, CLOCK_TIMES[k](peer) / CLOCK_TIMES[k](ours)])) as Record<Clock, number>;
+  if (peer.samples.length === peer.failed)
+    return {
+      ...base,
+      ours: ours.label,
+      ratio: NaN,
+      reached: undefined,
+      note: `peer failed: ${peer.error ?? ''}`,
+    };
+  const ratios = Object.fromEntries(
+    (Object.keys(CLOCK_TIMES) as Clock[]).map((k) => [k, CLOCK_TIMES[k](peer) / CLOCK_TIMES[k](ours)]),
+  ) as Record<Clock, number>;
   const ratio = ratios[clock];
-  if (!Number.isFinite(ratio)) return { ...base, ours: ours.label, ratio, ratios, reached: undefined, note: `no ${clock} times` };
+  if (!Number.isFinite(ratio))
+    return { ...base, ours: ours.label, ratio, ratios, reached: undefined, note: `no ${clock} times` };
   const reached = goal.atLeast === undefined ? undefined : ratio >= goal.atLeast;
   return { ...base, ours: ours.label, ratio, ratios, reached, note: '' };
 }
 
-const CLOCK_NAMES: Record<Clock, string> = { server: "server's clock", tool: "tools' own timers", process: 'process wall' };
-const ratioText = (v: number | undefined) => (v !== undefined && Number.isFinite(v) ? `${v.toFixed(2)}x` : '—');
+const CLOCK_NAMES: Record<Clock, string> = {
+  server: "server's clock",
+  tool: "tools' own timers",
+  process: 'process wall',
+};
+const ratioText = (v: number | undefined) =>
+  v !== undefined && Number.isFinite(v) ? `${v.toFixed(2)}x` : '—';
 
 export function goalsTable(goals: readonly GoalResult[]): string {
   return markdownTable(
-    ['goal', 'ours (best)', 'peer', "ours/peer: server's clock", "tools' own timers", 'process wall', 'target', 'reached'],
+    [
+      'goal',
+      'ours (best)',
+      'peer',
+      "ours/peer: server's clock",
+      "tools' own timers",
+      'process wall',
+      'target',
+      'reached',
+    ],
     goals.map((g) => {
-      const mark = (c: Clock) => (g.ratios && g.clock === c && g.atLeast !== undefined ? `**${ratioText(g.ratios[c])}**` : ratioText(g.ratios?.[c]));
-      const cells = g.valueText !== undefined ? [g.valueText, '', ''] : (['server', 'tool', 'process'] as const).map(mark);
-      const target = g.targetText ?? (g.atLeast === undefined ? '(info)' : `>= ${g.atLeast}x, ${CLOCK_NAMES[g.clock ?? 'tool']}`);
-      const reached = g.reached === undefined ? (g.verdict ?? (g.note ? `n/a (${g.note})` : '')) : `${g.reached ? 'yes' : 'no'}${g.note ? ` (${g.note})` : ''}`;
+      const mark = (c: Clock) =>
+        g.ratios && g.clock === c && g.atLeast !== undefined
+          ? `**${ratioText(g.ratios[c])}**`
+          : ratioText(g.ratios?.[c]);
+      const cells =
+        g.valueText !== undefined
+          ? [g.valueText, '', '']
+          : (['server', 'tool', 'process'] as const).map(mark);
+      const target =
+        g.targetText ??
+        (g.atLeast === undefined ? '(info)' : `>= ${g.atLeast}x, ${CLOCK_NAMES[g.clock ?? 'tool']}`);
+      const reached =
+        g.reached === undefined
+          ? (g.verdict ?? (g.note ? `n/a (${g.note})` : ''))
+          : `${g.reached ? 'yes' : 'no'}${g.note ? ` (${g.note})` : ''}`;
       return [g.what, g.ours, g.peer, ...cells, target, reached];
     }),
   );
@@ -140,7 +215,9 @@ export function renderSection(s: Section, { commands = true } = {}): string {
   for (const n of s.notes) parts.push(n, '');
   for (const t of s.tables) parts.push(t, '');
   if (s.goals.length) parts.push(goalsTable(s.goals), '');
-  const how = s.commandsNote ?? 'one run; the suite passes `--runs 1 --warmup 0 --results <tmp> --log-level warn --format json` and a peak-RSS preload';
+  const how =
+    s.commandsNote ??
+    'one run; the suite passes `--runs 1 --warmup 0 --results <tmp> --log-level warn --format json` and a peak-RSS preload';
   if (commands && s.commands.length) parts.push(`Commands (${how}):`, '', '```sh', ...s.commands, '```', '');
   return parts.join('\n');
 }

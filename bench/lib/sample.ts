@@ -63,7 +63,16 @@ export const MiB = 1024 * 1024;
 export const GiB = 1024 * MiB;
 
 export function failedSample(error: string, processMs = 0): Sample {
-  return { ok: false, error, transferMs: NaN, processMs, bytes: 0, requests: 0, peakRssBytes: 0, peakTreeRssBytes: 0 };
+  return {
+    ok: false,
+    error,
+    transferMs: NaN,
+    processMs,
+    bytes: 0,
+    requests: 0,
+    peakRssBytes: 0,
+    peakTreeRssBytes: 0,
+  };
 }
 
 export function summarize(c: Contender, samples: readonly Sample[]): Row {
@@ -90,7 +99,10 @@ export function summarize(c: Contender, samples: readonly Sample[]): Row {
 }
 
 /** The same contender with set-up and clean-up around each run (outside its timing). */
-export function withHooks<C extends Contender>(c: C, hooks: { before?: (run: number) => Promise<void>; after?: (run: number) => Promise<void> }): C {
+export function withHooks<C extends Contender>(
+  c: C,
+  hooks: { before?: (run: number) => Promise<void>; after?: (run: number) => Promise<void> },
+): C {
   return {
     ...c,
     run: async (run: number) => {

@@ -48,7 +48,8 @@ function spanOf(seen: readonly Seen[], method: DataMethod): number | undefined {
  * nginx's access log, in a format of our own (`bench_clock`): $msec is the log write (after the last
  * byte went to the socket), $request_time runs from the first bytes read; both in milliseconds.
  */
-export const NGINX_CLOCK_FORMAT = "log_format bench_clock '$msec $request_time $request_method $status $body_bytes_sent $request_length';";
+export const NGINX_CLOCK_FORMAT =
+  "log_format bench_clock '$msec $request_time $request_method $status $body_bytes_sent $request_length';";
 
 export function nginxClock(accessLogPath: string): ServerClock {
   const size = () => (existsSync(accessLogPath) ? statSync(accessLogPath).size : 0);
@@ -95,7 +96,8 @@ export class AzuriteClock implements ServerClock {
         // The engine's own rule (src/metrics/server-clock.ts); a tool's listing before it downloads
         // (azcopy lists first) is not the transfer the bench times.
         const kind = dataRequestOf(req.method ?? '', req.url ?? '', res.statusCode);
-        if (kind === 'GET' || kind === 'PUT') this.seen.push({ method: kind, startMs, endMs: performance.now() });
+        if (kind === 'GET' || kind === 'PUT')
+          this.seen.push({ method: kind, startMs, endMs: performance.now() });
       });
     });
   }

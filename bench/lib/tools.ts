@@ -14,7 +14,14 @@ export interface Tool {
 }
 
 const DEBIAN_PACKAGES: Record<string, string> = {
-  curl: 'curl', aria2c: 'aria2', nginx: 'nginx', wrk: 'wrk', iperf3: 'iperf3', hyperfine: 'hyperfine', dd: 'coreutils', fallocate: 'util-linux',
+  curl: 'curl',
+  aria2c: 'aria2',
+  nginx: 'nginx',
+  wrk: 'wrk',
+  iperf3: 'iperf3',
+  hyperfine: 'hyperfine',
+  dd: 'coreutils',
+  fallocate: 'util-linux',
 };
 
 function executable(path: string): boolean {
@@ -52,7 +59,10 @@ export interface ToolOptions {
 }
 
 /** Resolves the Debian tools, installing the missing ones in one apt-get call when allowed. */
-export async function findDebianTools(names: readonly string[], opts: ToolOptions): Promise<Map<string, Tool>> {
+export async function findDebianTools(
+  names: readonly string[],
+  opts: ToolOptions,
+): Promise<Map<string, Tool>> {
   const found = new Map<string, Tool>();
   const missing = names.filter((n) => !which(n));
   let why: string | undefined = missing.length ? 'not installed' : undefined;
@@ -76,13 +86,17 @@ export async function findDebianTools(names: readonly string[], opts: ToolOption
  * executable bit, so it is copied into our temp dir and made executable. It links libsecret.
  */
 export async function findAzcopy(tmpDir: string, opts: ToolOptions): Promise<Tool> {
-  if (process.platform !== 'linux' || process.arch !== 'x64') return { name: 'azcopy', missing: `no azcopy package for ${process.platform}/${process.arch}` };
+  if (process.platform !== 'linux' || process.arch !== 'x64')
+    return { name: 'azcopy', missing: `no azcopy package for ${process.platform}/${process.arch}` };
   let shipped: string;
   try {
     const require = createRequire(import.meta.url);
     shipped = (require('@azure-tools/azcopy-linux') as { AzCopyExe64: string }).AzCopyExe64;
   } catch {
-    return { name: 'azcopy', missing: 'not installed (npm devDependency @azure-tools/azcopy-linux missing: run npm ci)' };
+    return {
+      name: 'azcopy',
+      missing: 'not installed (npm devDependency @azure-tools/azcopy-linux missing: run npm ci)',
+    };
   }
   const path = join(tmpDir, 'azcopy');
   copyFileSync(shipped, path);
@@ -93,7 +107,10 @@ export async function findAzcopy(tmpDir: string, opts: ToolOptions): Promise<Too
     opts.log('azcopy does not start; installing libsecret-1-0 with apt-get');
     const failed = await aptInstall(['libsecret-1-0']);
     if (!failed && (await runs(path, ['--version']))) return { name: 'azcopy', path };
-    return { name: 'azcopy', missing: `does not start (needs libsecret-1-0; ${failed ?? 'still failing after install'})` };
+    return {
+      name: 'azcopy',
+      missing: `does not start (needs libsecret-1-0; ${failed ?? 'still failing after install'})`,
+    };
   }
   return { name: 'azcopy', missing: 'does not start (needs Debian libsecret-1-0; installing turned off)' };
 }

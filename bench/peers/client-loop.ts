@@ -27,8 +27,17 @@ const connections = Number(arg('connections'));
 const sizeBytes = Number(arg('size-bytes'));
 const put = process.argv.includes('--put');
 const count = put ? Number(arg('count')) : Number(arg('ranges') ?? 1);
-if (!client || !['raw', 'node', 'undici', 'undici-dispatch'].includes(client) || !base || !(connections > 0) || !(sizeBytes > 0) || !(count > 0)) {
-  throw new Error('usage: client-loop.ts --client raw|node|undici|undici-dispatch --url <url> --connections N (--size-bytes B [--ranges K] | --put --count N --size-bytes B)');
+if (
+  !client ||
+  !['raw', 'node', 'undici', 'undici-dispatch'].includes(client) ||
+  !base ||
+  !(connections > 0) ||
+  !(sizeBytes > 0) ||
+  !(count > 0)
+) {
+  throw new Error(
+    'usage: client-loop.ts --client raw|node|undici|undici-dispatch --url <url> --connections N (--size-bytes B [--ranges K] | --put --count N --size-bytes B)',
+  );
 }
 const dist = process.env.BLOB_CACHER_DIST ?? new URL('../../dist', import.meta.url).pathname;
 const distImport = <T>(rel: string) => import(pathToFileURL(join(dist, rel)).href) as Promise<T>;
@@ -38,8 +47,11 @@ type Send = (i: number) => Promise<{ status: number; bytes: number }>;
 
 // What each request is, made before the clock starts: ranges for GETs, URLs and payloads for PUTs.
 const rangeBytes = Math.ceil(sizeBytes / count);
-const rangeOf = (i: number) => (count === 1 ? undefined : `bytes=${i * rangeBytes}-${Math.min(sizeBytes, (i + 1) * rangeBytes) - 1}`);
-const putUrls = put ? Array.from({ length: count }, (_, i) => new URL(`file-${i}`, base.endsWith('/') ? base : `${base}/`)) : [];
+const rangeOf = (i: number) =>
+  count === 1 ? undefined : `bytes=${i * rangeBytes}-${Math.min(sizeBytes, (i + 1) * rangeBytes) - 1}`;
+const putUrls = put
+  ? Array.from({ length: count }, (_, i) => new URL(`file-${i}`, base.endsWith('/') ? base : `${base}/`))
+  : [];
 let payloads: Buffer[] = [];
 if (put) {
   const { contentBuffer, FIXTURE_SEED } = await distImport<typeof Content>('payload/content.js');
@@ -56,9 +68,26 @@ if (client === 'raw') {
   const pool = new RawPool(getUrl, connections, BUFFER_BYTES);
   send = async (i) => {
     let bytes = 0;
-    const r = await rawRequest(put
-      ? { url: putUrls[i]!, method: 'PUT', body: payloads[i], headers: { 'content-type': 'application/octet-stream' }, pool, expectStatus: expected, trace: false }
-      : { url: getUrl, headers: rangeOf(i) ? { range: rangeOf(i)! } : {}, pool, expectStatus: expected, onData: (c) => void (bytes += c.length), trace: false });
+    const r = await rawRequest(
+      put
+        ? {
+            url: putUrls[i]!,
+            method: 'PUT',
+            body: payloads[i],
+            headers: { 'content-type': 'application/octet-stream' },
+            pool,
+            expectStatus: expected,
+            trace: false,
+          }
+        : {
+            url: getUrl,
+            headers: rangeOf(i) ? { range: rangeOf(i)! } : {},
+            pool,
+            expectStatus: expected,
+            onData: (c) => void (bytes += c.length),
+            trace: false,
+          },
+    );
     return { status: r.error ? 0 : r.status, bytes: put ? sizeBytes : bytes };
   };
   close = () => pool.destroy();
@@ -67,35 +96,62 @@ if (client === 'raw') {
   const agent = createAgent(getUrl, connections);
   send = async (i) => {
     let bytes = 0;
-    const r = await tracedRequest(put
-      ? { url: putUrls[i]!, method: 'PUT', body: payloads[i], headers: { 'content-type': 'application/octet-stream' }, agent, expectStatus: expected, trace: false }
-      : { url: getUrl, method: 'GET', headers: rangeOf(i) ? { range: rangeOf(i)! } : {}, agent, highWaterMark: BUFFER_BYTES, expectStatus: expected, onData: (c) => void (bytes += c.length), trace: false });
+    const r = await tracedRequest(
+      put
+        ? {
+            url: putUrls[i]!,
+            method: 'PUT',
+            body: payloads[i],
+            headers: { 'content-type': 'application/octet-stream' },
+            agent,
+            expectStatus: expected,
+            trace: false,
+          }
+        : {
+            url: getUrl,
+            method: 'GET',
+            headers: rangeOf(i) ? { range: rangeOf(i)! } : {},
+            agent,
+            highWaterMark: BUFFER_BYTES,
+            expectStatus: expected,
+            onData: (c) => void (bytes += c.length),
+            trace: false,
+          },
+    );
     return { status: r.error ? 0 : r.status, bytes: put ? sizeBytes : bytes };
   };
   close = () => agent.destroy();
 } else {
   const pool = new Pool(getUrl.origin, { connections, pipelining: 1 });
-  const options = (i: number) => put
-    ? { path: putUrls[i]!.pathname, method: 'PUT' as const, body: payloads[i], headers: { 'content-type': 'application/octet-stream' } }
-    : { path: getUrl.pathname, method: 'GET' as const, headers: rangeOf(i) ? { range: rangeOf(i)! } : {} };
-  send = client === 'undici'
-    ? async (i) => {
-      const res = await pool.request(options(i));
-      let bytes = 0;
-      for await (const c of res.body) bytes += (c as Buffer).length;
-      return { status: res.statusCode, bytes: put ? sizeBytes : bytes };
-    }
-    : (i) => new Promise((resolve) => {
-      let bytes = 0;
-      let status = 0;
-      pool.dispatch(options(i), {
-        onRequestStart: () => {},
-        onResponseStart: (_c, code) => void (status = code),
-        onResponseData: (_c, chunk) => void (bytes += chunk.length),
-        onResponseEnd: () => resolve({ status, bytes: put ? sizeBytes : bytes }),
-        onResponseError: () => resolve({ status: 0, bytes }),
-      });
-    });
+  const options = (i: number) =>
+    put
+      ? {
+          path: putUrls[i]!.pathname,
+          method: 'PUT' as const,
+          body: payloads[i],
+          headers: { 'content-type': 'application/octet-stream' },
+        }
+      : { path: getUrl.pathname, method: 'GET' as const, headers: rangeOf(i) ? { range: rangeOf(i)! } : {} };
+  send =
+    client === 'undici'
+      ? async (i) => {
+          const res = await pool.request(options(i));
+          let bytes = 0;
+          for await (const c of res.body) bytes += (c as Buffer).length;
+          return { status: res.statusCode, bytes: put ? sizeBytes : bytes };
+        }
+      : (i) =>
+          new Promise((resolve) => {
+            let bytes = 0;
+            let status = 0;
+            pool.dispatch(options(i), {
+              onRequestStart: () => {},
+              onResponseStart: (_c, code) => void (status = code),
+              onResponseData: (_c, chunk) => void (bytes += chunk.length),
+              onResponseEnd: () => resolve({ status, bytes: put ? sizeBytes : bytes }),
+              onResponseError: () => resolve({ status: 0, bytes }),
+            });
+          });
   close = () => pool.close();
 }
 
@@ -104,16 +160,18 @@ let failed = 0;
 let firstError: number | undefined;
 let bytes = 0;
 const started = performance.now();
-await Promise.all(Array.from({ length: Math.min(connections, count) }, async () => {
-  for (let i = next++; i < count; i = next++) {
-    const r = await send(i);
-    bytes += r.bytes;
-    if (!expected.includes(r.status)) {
-      failed++;
-      firstError ??= r.status;
+await Promise.all(
+  Array.from({ length: Math.min(connections, count) }, async () => {
+    for (let i = next++; i < count; i = next++) {
+      const r = await send(i);
+      bytes += r.bytes;
+      if (!expected.includes(r.status)) {
+        failed++;
+        firstError ??= r.status;
+      }
     }
-  }
-}));
+  }),
+);
 const ms = performance.now() - started;
 await close();
 if (!put && !failed && bytes !== sizeBytes) throw new Error(`got ${bytes} bytes, expected ${sizeBytes}`);

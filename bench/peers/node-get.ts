@@ -15,7 +15,9 @@ const outAt = rest.indexOf('--out');
 const out = outAt >= 0 ? rest[outAt + 1] : undefined;
 
 const started = performance.now();
-const res = await new Promise<http.IncomingMessage>((resolve, reject) => http.get(url, resolve).on('error', reject));
+const res = await new Promise<http.IncomingMessage>((resolve, reject) =>
+  http.get(url, resolve).on('error', reject),
+);
 if (res.statusCode !== 200) throw new Error(`HTTP ${res.statusCode}`);
 let bytes = 0;
 if (out) {

@@ -1,9 +1,24 @@
 // Every report is computed here from results files alone: repeated runs become medians and
 // intervals, histograms from every run and worker are added, warm-up runs are left out.
-import { PhaseHistograms, summarizeHistogram, valuesAtPercentiles, METRICS, type LatencySummaryMs, type MetricName } from '../metrics/histograms.js';
+import {
+  PhaseHistograms,
+  summarizeHistogram,
+  valuesAtPercentiles,
+  METRICS,
+  type LatencySummaryMs,
+  type MetricName,
+} from '../metrics/histograms.js';
 import { median, spread, type Spread } from './stats.js';
 import { PHASES, type Phase } from '../transport/phases.js';
-import { runFailed, type Cell, type IntervalPoint, type RunParams, type RunRecord, type SteadyRecord, type WorkerEvidence } from '../results/schema.js';
+import {
+  runFailed,
+  type Cell,
+  type IntervalPoint,
+  type RunParams,
+  type RunRecord,
+  type SteadyRecord,
+  type WorkerEvidence,
+} from '../results/schema.js';
 import { isSteady, steadyFigures, steadyRates, type SteadyFigures, type SteadyRates } from './steady.js';
 import { cellLabel } from '../results/label.js';
 import type { Unit } from '../results/schema.js';
@@ -90,16 +105,27 @@ export interface SteadySummary {
   autoterm: NonNullable<SteadyRecord['autoterm']>[];
 }
 
-function summarizeSteady(runs: (RunRecord & { steady: SteadyRecord })[], figures: SteadyFigures[], mib: number[], ops: number[], unit: Unit): SteadySummary {
+function summarizeSteady(
+  runs: (RunRecord & { steady: SteadyRecord })[],
+  figures: SteadyFigures[],
+  mib: number[],
+  ops: number[],
+  unit: Unit,
+): SteadySummary {
   const perByte = unit === 'MiB/s';
   const rates = perByte ? mib : ops;
   const order = rates.map((_, i) => i).sort((a, b) => rates[a]! - rates[b]!);
   const mid = order[Math.floor((order.length - 1) / 2)]!;
   const shown = runs[mid]!;
   return {
-    durationMs: shown.steady.durationMs, intervalMs: shown.steady.intervalMs, medianRun: shown.run,
-    series: shown.steady.series, rates: steadyRates(shown.steady.series, shown.steady.intervalMs, perByte),
-    window: figures[mid]!, figures, perByte,
+    durationMs: shown.steady.durationMs,
+    intervalMs: shown.steady.intervalMs,
+    medianRun: shown.run,
+    series: shown.steady.series,
+    rates: steadyRates(shown.steady.series, shown.steady.intervalMs, perByte),
+    window: figures[mid]!,
+    figures,
+    perByte,
     autoterm: runs.flatMap((r) => (r.steady.autoterm ? [r.steady.autoterm] : [])),
   };
 }
@@ -111,7 +137,8 @@ export const LATENCY_PERCENTILES = [0, 10, 25, 50, 75, 90, 95, 99, 99.9, 100] as
 export { cellLabel } from '../results/label.js';
 
 /** A worker that spent >= 90% of its active time on CPU could not have gone faster with more sockets. */
-export const isCpuBound = (w: WorkerEvidence) => w.activeMs > 50 && (w.cpuUserMs + w.cpuSystemMs) / w.activeMs >= 0.9;
+export const isCpuBound = (w: WorkerEvidence) =>
+  w.activeMs > 50 && (w.cpuUserMs + w.cpuSystemMs) / w.activeMs >= 0.9;
 
 export function analyze(runs: readonly RunRecord[]): ContenderStats[] {
   const order: string[] = [];
@@ -135,9 +162,12 @@ export function analyze(runs: readonly RunRecord[]): ContenderStats[] {
       if (h && h.totalCount > 0) latencyMs[m] = summarizeHistogram(h);
     }
     const total = hist.byMetric.get('total');
-    const totalPercentilesMs = total && total.totalCount > 0
-      ? valuesAtPercentiles(total, LATENCY_PERCENTILES).map((us, i) => (LATENCY_PERCENTILES[i] === 100 ? total.maxValue : us) / 1000)
-      : [];
+    const totalPercentilesMs =
+      total && total.totalCount > 0
+        ? valuesAtPercentiles(total, LATENCY_PERCENTILES).map(
+            (us, i) => (LATENCY_PERCENTILES[i] === 100 ? total.maxValue : us) / 1000,
+          )
+        : [];
     const requestSum = g.reduce((s, r) => s + r.requestSumMs, 0);
     const phaseShare: Partial<Record<Phase, number>> = {};
     for (const p of PHASES) {
@@ -167,7 +197,10 @@ export function analyze(runs: readonly RunRecord[]): ContenderStats[] {
       return r.wallMs > 0 ? r.requests / (r.wallMs / 1000) : 0;
     });
     const steadyRuns = timed.filter(isSteady);
-    const steady = steadyRuns.length === timed.length && steadyRuns.length ? summarizeSteady(steadyRuns, figures as SteadyFigures[], ratesMiBps, ratesOpsPerSecond, unit) : undefined;
+    const steady =
+      steadyRuns.length === timed.length && steadyRuns.length
+        ? summarizeSteady(steadyRuns, figures as SteadyFigures[], ratesMiBps, ratesOpsPerSecond, unit)
+        : undefined;
     const problems = g.filter(runFailed).map((r) => `run ${r.run + 1}: ${r.error ?? r.verification}`);
     return {
       label: name,
@@ -183,16 +216,28 @@ export function analyze(runs: readonly RunRecord[]): ContenderStats[] {
       // For a steady run, the time of one lap at its active rate: the figure it is ranked by.
       wallMs: spread(timesMs),
       timesMs,
-      ...(g.every((r) => r.untimedMs) ? {
-        untimedMs: {
-          setup: median(g.map((r) => r.untimedMs!.setup)), collect: median(g.map((r) => r.untimedMs!.collect)),
-          verify: median(g.map((r) => r.untimedMs!.verify)), cleanup: median(g.map((r) => r.untimedMs!.cleanup)),
-        },
-      } : {}),
-      ...(timed.every((r) => r.serverSpanMs !== undefined) && timed.length ? { serverSpanMs: spread(timed.map((r) => r.serverSpanMs!)) } : {}),
+      ...(g.every((r) => r.untimedMs)
+        ? {
+            untimedMs: {
+              setup: median(g.map((r) => r.untimedMs!.setup)),
+              collect: median(g.map((r) => r.untimedMs!.collect)),
+              verify: median(g.map((r) => r.untimedMs!.verify)),
+              cleanup: median(g.map((r) => r.untimedMs!.cleanup)),
+            },
+          }
+        : {}),
+      ...(timed.every((r) => r.serverSpanMs !== undefined) && timed.length
+        ? { serverSpanMs: spread(timed.map((r) => r.serverSpanMs!)) }
+        : {}),
       throughputMiBps: spread(ratesMiBps),
       opsPerSecond: spread(ratesOpsPerSecond),
-      ...(g[0]!.params?.fileCount !== undefined ? { blobsPerSecond: spread(timed.map((r) => (r.wallMs > 0 ? r.params!.fileCount! / (r.wallMs / 1000) : 0))) } : {}),
+      ...(g[0]!.params?.fileCount !== undefined
+        ? {
+            blobsPerSecond: spread(
+              timed.map((r) => (r.wallMs > 0 ? r.params!.fileCount! / (r.wallMs / 1000) : 0)),
+            ),
+          }
+        : {}),
       ratesMiBps,
       ratesOpsPerSecond,
       requestsPerRun: Math.round(g.reduce((s, r) => s + r.requests, 0) / g.length),
@@ -207,14 +252,18 @@ export function analyze(runs: readonly RunRecord[]): ContenderStats[] {
       latencyMs,
       totalPercentilesMs,
       verified: problems.length === 0,
-      ...(problems.length === 0 && g.some((r) => r.notVerified !== undefined) ? { notVerified: g.find((r) => r.notVerified !== undefined)!.notVerified } : {}),
+      ...(problems.length === 0 && g.some((r) => r.notVerified !== undefined)
+        ? { notVerified: g.find((r) => r.notVerified !== undefined)!.notVerified }
+        : {}),
       problems,
       cpuBoundWorkers: workers.filter(isCpuBound).length,
       eventLoopDelayP99MaxMs: Math.max(0, ...workers.map((w) => w.eventLoopDelayP99Ms)),
       cpuMsPerRun: workers.reduce((s, w) => s + w.cpuUserMs + w.cpuSystemMs, 0) / g.length,
       recordsSampled: g.some((r) => r.recordsSampled),
       ...(steady ? { steady } : {}),
-      ...(g.some((r) => r.warmSockets !== undefined) ? { warmSockets: median(g.map((r) => r.warmSockets ?? 0)) } : {}),
+      ...(g.some((r) => r.warmSockets !== undefined)
+        ? { warmSockets: median(g.map((r) => r.warmSockets ?? 0)) }
+        : {}),
     };
   });
 }

@@ -19,8 +19,13 @@ export function fingerprint(doc: Pick<ResultsFile, 'command' | 'environment'>): 
   const e: Environment = doc.environment;
   const none = 'not recorded';
   return {
-    command: doc.command, 'CPU model': e.cpuModel, CPUs: String(e.cpus), node: e.node,
-    'VM size': e.cloud?.vmSize ?? none, region: e.cloud?.location ?? none, 'target kind': e.targetKind,
+    command: doc.command,
+    'CPU model': e.cpuModel,
+    CPUs: String(e.cpus),
+    node: e.node,
+    'VM size': e.cloud?.vmSize ?? none,
+    region: e.cloud?.location ?? none,
+    'target kind': e.targetKind,
   };
 }
 
@@ -33,8 +38,11 @@ export interface FingerprintDifference {
 type Fingerprint = Record<string, string>;
 
 export function fingerprintDifferences(here: Fingerprint, there: Fingerprint): FingerprintDifference[] {
-  return Object.keys(here).flatMap((field) => (here[field] === there[field] ? []
-    : [{ field, here: here[field]!, there: there[field] ?? 'not recorded' }]));
+  return Object.keys(here).flatMap((field) =>
+    here[field] === there[field]
+      ? []
+      : [{ field, here: here[field]!, there: there[field] ?? 'not recorded' }],
+  );
 }
 
 export interface BaselineFile {
@@ -52,8 +60,10 @@ export interface BaselineChoice {
 }
 
 /** The last `last` complete results files in the same environment as `next`, newest first. */
-export function chooseBaselines(next: ResultsFile,
-  files: readonly BaselineFile[], last: number,
+export function chooseBaselines(
+  next: ResultsFile,
+  files: readonly BaselineFile[],
+  last: number,
 ): BaselineChoice {
   const here = fingerprint(next);
   const refused: BaselineChoice['refused'] = [];
@@ -203,7 +213,8 @@ function row(contender: string, figure: CheckFigure, unit: string, d: Pair, tole
   const ratio = `${what} ${ci.low.toFixed(2)}x–${ci.high.toFixed(2)}x (95% CI)`;
   let note: string;
   if (Math.min(nBaseline, nCurrent) < MIN_RUNS_FOR_SIGNIFICANCE) {
-    note = `the rank test needs ${MIN_RUNS_FOR_SIGNIFICANCE} runs on each side ` +
+    note =
+      `the rank test needs ${MIN_RUNS_FOR_SIGNIFICANCE} runs on each side ` +
       `(${nBaseline} baseline, ${nCurrent} new): ` +
       `give --runs ${MIN_RUNS_FOR_SIGNIFICANCE} or more`;
   } else if (verdict === 'no significant difference') {
@@ -214,14 +225,27 @@ function row(contender: string, figure: CheckFigure, unit: string, d: Pair, tole
   }
   const { baseline, current } = d;
   return {
-    contender, figure, unit, baseline, current, change, verdict, p,
-    nBaseline, nCurrent, tolerance, failed, note,
+    contender,
+    figure,
+    unit,
+    baseline,
+    current,
+    change,
+    verdict,
+    p,
+    nBaseline,
+    nCurrent,
+    tolerance,
+    failed,
+    note,
   };
 }
 
 /** This file's contenders against the baselines' (already chosen: same environment). */
 export function checkAgainstBaseline(
-  next: BaselineFile, baselines: readonly BaselineFile[], o: CheckOptions,
+  next: BaselineFile,
+  baselines: readonly BaselineFile[],
+  o: CheckOptions,
 ): CheckReport {
   const current = sideOf(next.doc);
   const bases = baselines.map((b) => sideOf(b.doc));
@@ -241,10 +265,14 @@ export function checkAgainstBaseline(
   }
   const inBase = new Set(bases.flatMap((b) => [...b.keys()]));
   return {
-    schema: 'blob-cacher/check', schemaVersion: CHECK_SCHEMA_VERSION,
+    schema: 'blob-cacher/check',
+    schemaVersion: CHECK_SCHEMA_VERSION,
     results: { path: next.path, createdAt: next.doc.createdAt },
     baselines: baselines.map((b) => ({ path: b.path, createdAt: b.doc.createdAt })),
-    fingerprint: fingerprint(next.doc), tolerance: o.tolerance, p99Tolerance: o.p99Tolerance, rows,
+    fingerprint: fingerprint(next.doc),
+    tolerance: o.tolerance,
+    p99Tolerance: o.p99Tolerance,
+    rows,
     onlyInResults: [...current.keys()].filter((l) => !inBase.has(l)),
     onlyInBaseline: [...inBase].filter((l) => !current.has(l)),
     passed: rows.every((r) => !r.failed),

@@ -35,7 +35,10 @@ export function objectCompletion(runs: readonly Measured[]): ObjectCompletion | 
     split ||= objects!.objects < requests;
   }
   if (!h || h.totalCount === 0) return undefined;
-  return { latencyMs: summarizeHistogram(h), ...(split && completion > 0 ? { stragglerShare: straggler / completion } : {}) };
+  return {
+    latencyMs: summarizeHistogram(h),
+    ...(split && completion > 0 ? { stragglerShare: straggler / completion } : {}),
+  };
 }
 
 /** What --hedge did over the measured runs; undefined where it did not run. */
@@ -45,5 +48,10 @@ export function hedgeSummary(runs: readonly Measured[]): HedgeSummary | undefine
   const sum = (f: (r: Measured) => number) => hedged.reduce((s, r) => s + f(r), 0);
   const issued = sum((r) => r.hedge!.issued);
   const requests = sum((r) => r.requests);
-  return { issued, won: sum((r) => r.hedge!.won), extraRequestShare: requests > 0 ? issued / requests : 0, extraBytes: sum((r) => r.hedge!.extraBytes) };
+  return {
+    issued,
+    won: sum((r) => r.hedge!.won),
+    extraRequestShare: requests > 0 ? issued / requests : 0,
+    extraBytes: sum((r) => r.hedge!.extraBytes),
+  };
 }

@@ -14,7 +14,10 @@ const GiB = 1024 ** 3;
  * are reads (ranged or whole GETs), list pages where it was a listing (a page size), and other
  * (HEAD) where requests moved no bytes at all.
  */
-export function operationClassOf(command: CommandName, r: Pick<RunRecord, 'params' | 'bytes' | 'requests'>): OperationClass {
+export function operationClassOf(
+  command: CommandName,
+  r: Pick<RunRecord, 'params' | 'bytes' | 'requests'>,
+): OperationClass {
   if (command === 'upload') return 'write';
   if (r.params?.pageSize !== undefined) return 'list';
   return r.bytes === 0 && r.requests > 0 ? 'other' : 'read';
@@ -26,7 +29,8 @@ export function operationClassOf(command: CommandName, r: Pick<RunRecord, 'param
  */
 function objectsOf(command: CommandName, r: RunRecord): number {
   if (r.steady && r.steady.lapRequests > 0) {
-    const perLap = r.params?.fileCount ?? (command === 'upload' && unitOfRun(r) === 'ops/s' ? r.steady.lapRequests : 1);
+    const perLap =
+      r.params?.fileCount ?? (command === 'upload' && unitOfRun(r) === 'ops/s' ? r.steady.lapRequests : 1);
     return perLap * (r.requests / r.steady.lapRequests);
   }
   if (r.params?.fileCount !== undefined) return r.params.fileCount;
@@ -60,7 +64,12 @@ export interface ContenderCost {
 const zero = (): OperationCounts => ({ read: 0, write: 0, list: 0, other: 0 });
 
 /** Counts over a contender's measured runs and their price per 1,000 objects and per GiB. */
-export function contenderCost(command: CommandName, runs: readonly RunRecord[], prices: PriceTable, counted: ContenderCost['counted'] = 'requests'): ContenderCost {
+export function contenderCost(
+  command: CommandName,
+  runs: readonly RunRecord[],
+  prices: PriceTable,
+  counted: ContenderCost['counted'] = 'requests',
+): ContenderCost {
   const operations = zero();
   let objects = 0;
   let bytes = 0;
@@ -75,11 +84,23 @@ export function contenderCost(command: CommandName, runs: readonly RunRecord[], 
   const tiers = TIERS.flatMap((tier) => {
     const p = prices.tiers[tier];
     if (!p || objects <= 0) return [];
-    const opsCost = OPERATION_CLASSES.reduce((s, c) => s + operations[c] * p.per10kOperations[c] / 10_000, 0);
+    const opsCost = OPERATION_CLASSES.reduce(
+      (s, c) => s + (operations[c] * p.per10kOperations[c]) / 10_000,
+      0,
+    );
     // Retrieval is billed on what is read back, not on what is written.
-    const retrieval = command === 'download' ? bytes / GiB * p.retrievalPerGiB : 0;
+    const retrieval = command === 'download' ? (bytes / GiB) * p.retrievalPerGiB : 0;
     const cost = opsCost + retrieval;
-    return [{ tier, per1000Objects: cost / objects * 1000, perGiB: bytes > 0 ? cost / (bytes / GiB) : NaN }];
+    return [
+      { tier, per1000Objects: (cost / objects) * 1000, perGiB: bytes > 0 ? cost / (bytes / GiB) : NaN },
+    ];
   });
-  return { counted, operations, requestsPerObject: objects > 0 ? total / objects : NaN, objects, bytes, tiers };
+  return {
+    counted,
+    operations,
+    requestsPerObject: objects > 0 ? total / objects : NaN,
+    objects,
+    bytes,
+    tiers,
+  };
 }

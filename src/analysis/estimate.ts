@@ -33,12 +33,23 @@ export function estimateSession(i: EstimateInput, prices: PriceTable): Estimate 
     operations[billedAs] += count * i.runsPerContender * i.cells;
   }
   const [tier, p] = Object.entries(prices.tiers)[0] ?? [];
-  const amount = p ? (Object.keys(operations) as (keyof OperationCounts)[]).reduce((s, c) => s + operations[c] * p.per10kOperations[c] / 10_000, 0) : undefined;
-  return { operations, atLeast: i.atLeast, ...(tier && amount !== undefined ? { cost: { tier, amount, currency: prices.currency } } : {}) };
+  const amount = p
+    ? (Object.keys(operations) as (keyof OperationCounts)[]).reduce(
+        (s, c) => s + (operations[c] * p.per10kOperations[c]) / 10_000,
+        0,
+      )
+    : undefined;
+  return {
+    operations,
+    atLeast: i.atLeast,
+    ...(tier && amount !== undefined ? { cost: { tier, amount, currency: prices.currency } } : {}),
+  };
 }
 
 export function estimateLine(e: Estimate, prices: PriceTable): string {
   const o = e.operations;
-  const cost = e.cost ? `, about ${e.cost.amount < 0.01 ? e.cost.amount.toPrecision(2) : e.cost.amount.toFixed(2)} ${e.cost.currency} at ${e.cost.tier} (${prices.name}, as of ${prices.asOf})` : '';
+  const cost = e.cost
+    ? `, about ${e.cost.amount < 0.01 ? e.cost.amount.toPrecision(2) : e.cost.amount.toFixed(2)} ${e.cost.currency} at ${e.cost.tier} (${prices.name}, as of ${prices.asOf})`
+    : '';
   return `estimate for this session: ${e.atLeast ? 'at least ' : ''}${o.read} reads, ${o.write} writes, ${o.list} list and ${o.other} other operations${cost}; fixtures and checks come on top`;
 }

@@ -60,11 +60,17 @@ export function openLoopSummary(
   const fromSendMs = latencyOf(loops.map((o) => o.histograms.fromSend));
   const latenessMs = latencyOf(loops.map((o) => o.histograms.lateness));
   return {
-    ratePerSecond: first.ratePerSecond, arrival: first.arrival, maxInFlight: first.maxInFlight,
+    ratePerSecond: first.ratePerSecond,
+    arrival: first.arrival,
+    maxInFlight: first.maxInFlight,
     offeredPerSecond: scheduleS > 0 ? offered / scheduleS : 0,
     achievedPerSecond: scheduleS > 0 ? sum((o) => o.succeeded) / scheduleS : 0,
-    offered, sent: sum((o) => o.sent), skippedSends, skippedShare: offered ? skippedSends / offered : 0,
-    ...(fromIntendedMs ? { fromIntendedMs } : {}), ...(fromSendMs ? { fromSendMs } : {}),
+    offered,
+    sent: sum((o) => o.sent),
+    skippedSends,
+    skippedShare: offered ? skippedSends / offered : 0,
+    ...(fromIntendedMs ? { fromIntendedMs } : {}),
+    ...(fromSendMs ? { fromSendMs } : {}),
     ...(latenessMs ? { latenessMs } : {}),
   };
 }
@@ -97,7 +103,7 @@ export interface RateCurve {
 }
 
 const atPercentile = (l: OpenLoopLatencyMs | undefined, p: Slo['percentile']) =>
-  (l === undefined ? undefined : p === 50 ? l.p50 : p === 90 ? l.p90 : p === 99 ? l.p99 : l.p999);
+  l === undefined ? undefined : p === 50 ? l.p50 : p === 90 ? l.p90 : p === 99 ? l.p99 : l.p999;
 
 /** Every open-loop contender's curve under `slo`, in the order the runs first name them. */
 export function rateCurves(runs: readonly RunRecord[], slo: Slo): RateCurve[] {
@@ -112,18 +118,28 @@ export function rateCurves(runs: readonly RunRecord[], slo: Slo): RateCurve[] {
     cells.set(label, [...(cells.get(label) ?? []), r]);
   }
   return [...groups].flatMap(([label, cells]) => {
-    const points = [...cells].flatMap(([cell, cellRuns]): RatePoint[] => {
-      const o = openLoopSummary(cellRuns);
-      if (!o) return [];
-      const latencyMs = atPercentile(o.fromIntendedMs, slo.percentile);
-      const keeps = latencyMs !== undefined && latencyMs <= slo.boundMs
-        && o.achievedPerSecond >= SLO_MIN_ACHIEVED_SHARE * o.offeredPerSecond;
-      return [{
-        label: cell, ratePerSecond: o.ratePerSecond, offeredPerSecond: o.offeredPerSecond,
-        achievedPerSecond: o.achievedPerSecond, skippedShare: o.skippedShare,
-        ...(latencyMs === undefined ? {} : { latencyMs }), keeps,
-      }];
-    }).sort((a, b) => a.ratePerSecond - b.ratePerSecond);
+    const points = [...cells]
+      .flatMap(([cell, cellRuns]): RatePoint[] => {
+        const o = openLoopSummary(cellRuns);
+        if (!o) return [];
+        const latencyMs = atPercentile(o.fromIntendedMs, slo.percentile);
+        const keeps =
+          latencyMs !== undefined &&
+          latencyMs <= slo.boundMs &&
+          o.achievedPerSecond >= SLO_MIN_ACHIEVED_SHARE * o.offeredPerSecond;
+        return [
+          {
+            label: cell,
+            ratePerSecond: o.ratePerSecond,
+            offeredPerSecond: o.offeredPerSecond,
+            achievedPerSecond: o.achievedPerSecond,
+            skippedShare: o.skippedShare,
+            ...(latencyMs === undefined ? {} : { latencyMs }),
+            keeps,
+          },
+        ];
+      })
+      .sort((a, b) => a.ratePerSecond - b.ratePerSecond);
     const broken = points.findIndex((p) => !p.keeps);
     const kept = broken < 0 ? points : points.slice(0, broken);
     const knee = kept.at(-1);

@@ -10,8 +10,10 @@ import type { Simplicity } from '../strategies/strategy.js';
 
 /** What each level of a contender's declared simplicity asks of its user, in words. */
 const ASKS = [
-  'one plain request per object', 'ranges or blocks to split and join',
-  'extra stored copies or parts', 'a strategy of its own',
+  'one plain request per object',
+  'ranges or blocks to split and join',
+  'extra stored copies or parts',
+  'a strategy of its own',
 ];
 
 /** The SDK's own calls, measured as baselines, say so in their description. */
@@ -22,7 +24,9 @@ export const isSdkBaseline = (s: { description: string }) => /\(baseline\)\s*$/.
  * what its declaration says it asks of its user and stores.
  */
 export type Candidate = RankedStats & {
-  requestsPerObject: number; simplicity: Simplicity; extraStorage?: string;
+  requestsPerObject: number;
+  simplicity: Simplicity;
+  extraStorage?: string;
 };
 
 /**
@@ -30,7 +34,8 @@ export type Candidate = RankedStats & {
  * counts as a strategy of its own, with nothing extra stored that anyone knows of.
  */
 export function declared(
-  direction: Direction, strategy: string,
+  direction: Direction,
+  strategy: string,
 ): Pick<Candidate, 'simplicity' | 'extraStorage'> {
   const s = strategyNamed(direction, strategy);
   return { simplicity: s?.simplicity ?? 3, ...(s?.extraStorage ? { extraStorage: s.extraStorage } : {}) };
@@ -74,8 +79,10 @@ export interface Comparison {
 
 const x = (v: number) => `${v.toFixed(2)}x`;
 const pct = (share: number) => `${+(share * 100).toFixed(1)}%`;
-const requests = (n: number) => (Number.isFinite(n)
-  ? `${+n.toFixed(n < 10 ? 2 : 0)} request${n === 1 ? '' : 's'} per object` : 'requests per object unknown');
+const requests = (n: number) =>
+  Number.isFinite(n)
+    ? `${+n.toFixed(n < 10 ? 2 : 0)} request${n === 1 ? '' : 's'} per object`
+    : 'requests per object unknown';
 const FRACTIONS: Readonly<Record<number, string>> = { 2: 'half', 3: 'a third', 4: 'a quarter' };
 
 /** "a quarter of the requests", "1/10 of the requests", "60% of the requests". */
@@ -91,9 +98,8 @@ function shareOfRequests(fewer: number, more: number): string {
 // cannot claim the fewest requests; it comes after every contender whose requests are known.
 const known = (c: Candidate) => (isSdkBaseline(c) || !Number.isFinite(c.requestsPerObject) ? 1 : 0);
 /** Asks less first: requests known, fewer requests per object, then the simpler strategy. */
-const asksOrder = (a: Candidate, b: Candidate) => (known(a) - known(b))
-  || (a.requestsPerObject - b.requestsPerObject)
-  || (a.simplicity - b.simplicity);
+const asksOrder = (a: Candidate, b: Candidate) =>
+  known(a) - known(b) || a.requestsPerObject - b.requestsPerObject || a.simplicity - b.simplicity;
 
 /** What `pick` asks less of than `over`, in words: fewer requests, or a simpler way to use it. */
 function asksLess(pick: Candidate, over: Candidate): string {
@@ -120,15 +126,16 @@ const interval = (c: Comparison) => `95% CI ${x(c.ratioLow)}–${x(c.ratioHigh)}
  * 4% gain never buys four times the requests.
  */
 export function recommend(
-  ranked: readonly Candidate[], materialShare = DEFAULT_MATERIAL_SHARE,
+  ranked: readonly Candidate[],
+  materialShare = DEFAULT_MATERIAL_SHARE,
 ): Recommendation | undefined {
   const ok = ranked.filter((s) => s.verified && s.timesMs.length > 0);
   if (!ok.length) return undefined;
   const first = ok.filter((s) => s.rank === ok[0]!.rank);
   const lead = [...first].sort(asksOrder)[0]!;
   // Behind the first place but asking less than its pick, and beaten by no one materially.
-  const beaten = (c: Candidate) => ok.some((o) => o !== c
-    && materiallyFaster(o.timesMs, c.timesMs, materialShare));
+  const beaten = (c: Candidate) =>
+    ok.some((o) => o !== c && materiallyFaster(o.timesMs, c.timesMs, materialShare));
   const close = ok.filter((c) => !first.includes(c) && asksOrder(c, lead) < 0 && !beaten(c));
   const pick = [...close].sort((a, b) => asksOrder(a, b) || median(a.timesMs) - median(b.timesMs))[0] ?? lead;
   const tiedWith = first.filter((s) => s !== pick).map((s) => s.label);
@@ -137,42 +144,64 @@ export function recommend(
   const extraStorage = pick.extraStorage;
   const next = ok.find((s) => s.rank > pick.rank);
   const ahead = basis === 'fastest' && next ? compared(pick, next) : undefined;
-  const passedOver = basis === 'material'
-    ? { ...compared(lead, pick), of: lead.label, requestsPerObject: lead.requestsPerObject,
-      asks: asksLess(pick, lead) }
-    : undefined;
+  const passedOver =
+    basis === 'material'
+      ? {
+          ...compared(lead, pick),
+          of: lead.label,
+          requestsPerObject: lead.requestsPerObject,
+          asks: asksLess(pick, lead),
+        }
+      : undefined;
   const sdkBehind = isSdkBaseline(pick) ? undefined : ok.find((s) => isSdkBaseline(s) && s.rank > pick.rank);
-  const sdk = sdkBehind ? {
-    ...compared(pick, sdkBehind), label: sdkBehind.label, description: sdkBehind.description,
-    p: mannWhitney(pick.timesMs, sdkBehind.timesMs).p,
-  } : undefined;
+  const sdk = sdkBehind
+    ? {
+        ...compared(pick, sdkBehind),
+        label: sdkBehind.label,
+        description: sdkBehind.description,
+        p: mannWhitney(pick.timesMs, sdkBehind.timesMs).p,
+      }
+    : undefined;
   const others = tiedWith.length > 3 ? `${tiedWith.length} others` : tiedWith.join(', ');
   const material = pct(materialShare);
   const counts = ahead && ahead.ratio >= 1 + materialShare ? `, above the ${material} that counts` : '';
-  const why = basis === 'tied'
-    ? `tied for fastest with ${others} (no significant difference at n=${n}), `
-      + 'and of those the fewest requests and the simplest'
-    : passedOver
-      ? `${passedOver.of} is ${x(passedOver.ratio)} faster (${interval(passedOver)}), `
-        + `below the ${material} that counts; ${passedOver.asks}`
-      : ahead
-        ? `significantly fastest: ${x(ahead.ratio)} faster than ${ahead.of} (${interval(ahead)})${counts}`
-        : ranked.length === 1 ? 'the only contender measured' : 'the only contender that did not fail';
+  const why =
+    basis === 'tied'
+      ? `tied for fastest with ${others} (no significant difference at n=${n}), ` +
+        'and of those the fewest requests and the simplest'
+      : passedOver
+        ? `${passedOver.of} is ${x(passedOver.ratio)} faster (${interval(passedOver)}), ` +
+          `below the ${material} that counts; ${passedOver.asks}`
+        : ahead
+          ? `significantly fastest: ${x(ahead.ratio)} faster than ${ahead.of} (${interval(ahead)})${counts}`
+          : ranked.length === 1
+            ? 'the only contender measured'
+            : 'the only contender that did not fail';
   const stored = extraStorage ?? 'no extra copies';
   const cost = isSdkBaseline(pick)
     ? `${stored} (the SDK's own requests are not counted)`
     : `${requests(pick.requestsPerObject)} and ${stored}`;
   const sdkName = sdk?.description.replace(/^SDK\s*/, '').replace(/\s*\(baseline\)$/, '');
   const sdkText = sdk
-    ? ` The SDK baseline ${sdk.label} (${sdkName}) was ${x(sdk.ratio)} slower (${interval(sdk)}).` : '';
+    ? ` The SDK baseline ${sdk.label} (${sdkName}) was ${x(sdk.ratio)} slower (${interval(sdk)}).`
+    : '';
   // A pick whose bytes nothing vouched for says so, in short (the table has why).
   const unchecked = pick.notVerified
-    ? ` Its bytes were not verified (${pick.notVerified.split(':')[0]}).` : '';
+    ? ` Its bytes were not verified (${pick.notVerified.split(':')[0]}).`
+    : '';
   return {
-    contender: pick.label, strategy: pick.strategy, description: pick.description, basis, tiedWith, n,
-    requestsPerObject: pick.requestsPerObject, materialShare,
-    ...(extraStorage ? { extraStorage } : {}), ...(ahead ? { ahead } : {}),
-    ...(passedOver ? { passedOver } : {}), ...(sdk ? { sdk } : {}),
+    contender: pick.label,
+    strategy: pick.strategy,
+    description: pick.description,
+    basis,
+    tiedWith,
+    n,
+    requestsPerObject: pick.requestsPerObject,
+    materialShare,
+    ...(extraStorage ? { extraStorage } : {}),
+    ...(ahead ? { ahead } : {}),
+    ...(passedOver ? { passedOver } : {}),
+    ...(sdk ? { sdk } : {}),
     text: `Recommended: ${pick.label} — ${why}; ${cost}.${sdkText}${unchecked}`,
   };
 }

@@ -9,7 +9,15 @@ import { DEFAULT_PRICES, type PriceTable } from './prices.js';
 import { declared, isSdkBaseline, recommend, type Candidate, type Recommendation } from './recommend.js';
 import { buildGrid, sdkAdvice, type SweepGrid } from './sweep.js';
 import { reportUnit } from './unit.js';
-import { rankStats, serverGap, verdicts, DEFAULT_SOCKET_BUFFER_BYTES, type RankedStats, type ServerGap, type Verdict } from './verdict.js';
+import {
+  rankStats,
+  serverGap,
+  verdicts,
+  DEFAULT_SOCKET_BUFFER_BYTES,
+  type RankedStats,
+  type ServerGap,
+  type Verdict,
+} from './verdict.js';
 import { reportWarnings, type ReportWarning } from './warnings.js';
 import { warmupFaults, type WarmupFaults } from './warmup.js';
 import { sizeBuckets, type ReportSizeBuckets } from './size-buckets.js';
@@ -157,7 +165,9 @@ export interface ReportOptions {
 export function targetOnThisMachine(env: Pick<Environment, 'targetKind' | 'target' | 'endpoint'>): boolean {
   if (env.targetKind === 'embedded-azurite') return true;
   if (env.endpoint?.addresses.length) return env.endpoint.addresses.every(onThisMachine);
-  const hosts = [...env.target.matchAll(/\[([0-9a-f:.]+)\]|\b(\d+\.\d+\.\d+\.\d+|localhost)\b/gi)].map((m) => m[1] ?? m[2]!);
+  const hosts = [...env.target.matchAll(/\[([0-9a-f:.]+)\]|\b(\d+\.\d+\.\d+\.\d+|localhost)\b/gi)].map(
+    (m) => m[1] ?? m[2]!,
+  );
   return hosts.some((h) => h.toLowerCase() === 'localhost' || onThisMachine(h));
 }
 
@@ -167,25 +177,50 @@ function commonObjectSize(doc: ResultsFile): number | undefined {
   return sizes.size === 1 ? [...sizes][0] : undefined;
 }
 
-function sweepOf(doc: ResultsFile, stats: ContenderStats[], ranked: ReportContender[], material: number): { sweep: ReportSweep; recommendation?: Recommendation } | undefined {
+function sweepOf(
+  doc: ResultsFile,
+  stats: ContenderStats[],
+  ranked: ReportContender[],
+  material: number,
+): { sweep: ReportSweep; recommendation?: Recommendation } | undefined {
   if (!doc.sweep?.length) return undefined;
   const v = buildGrid(stats, doc.sweep);
   const tiedLabels = new Set(v.tied.map((s) => s.label));
   // A sweep's answer is a cell: the rule runs over the cells tied for best, the other winners behind them.
   const candidates: Candidate[] = v.winners.map((w) => {
     const r = ranked.find((c) => c.label === w.label)!;
-    return { ...r, rank: tiedLabels.has(w.label) ? 1 : 2, tied: tiedLabels.has(w.label) && tiedLabels.size > 1, requestsPerObject: r.cost.requestsPerObject, ...declared(doc.command, r.strategy) };
+    return {
+      ...r,
+      rank: tiedLabels.has(w.label) ? 1 : 2,
+      tied: tiedLabels.has(w.label) && tiedLabels.size > 1,
+      requestsPerObject: r.cost.requestsPerObject,
+      ...declared(doc.command, r.strategy),
+    };
   });
   const picked = recommend(candidates, material);
   // Where an SDK cell is among the best, the settings to give the SDK go with the answer.
   const advice = sdkAdvice(doc.command, stats, v.best);
   const sdkAmongBest = candidates.some((c) => c.rank === 1 && isSdkBaseline(c));
-  const settings = advice.slice(1).map((l) => l.trim()).filter((l) => !l.startsWith('('));
-  const recommendation = picked && sdkAmongBest && settings.length
-    ? { ...picked, sdkSettings: settings, text: `${picked.text} With the SDK (also among the best): ${settings.join(', ')}.` }
-    : picked;
+  const settings = advice
+    .slice(1)
+    .map((l) => l.trim())
+    .filter((l) => !l.startsWith('('));
+  const recommendation =
+    picked && sdkAmongBest && settings.length
+      ? {
+          ...picked,
+          sdkSettings: settings,
+          text: `${picked.text} With the SDK (also among the best): ${settings.join(', ')}.`,
+        }
+      : picked;
   return {
-    sweep: { grid: v.grid, winners: v.winners.map((w) => cellLabel(w.strategy, w.cell)), ...(v.best ? { best: v.best.label } : {}), tied: [...tiedLabels], sdkAdvice: advice },
+    sweep: {
+      grid: v.grid,
+      winners: v.winners.map((w) => cellLabel(w.strategy, w.cell)),
+      ...(v.best ? { best: v.best.label } : {}),
+      tied: [...tiedLabels],
+      sdkAdvice: advice,
+    },
     ...(recommendation ? { recommendation } : {}),
   };
 }
@@ -213,7 +248,9 @@ function completionOf(runs: ResultsFile['runs']): Pick<ReportContender, 'complet
   const hedge = hedgeSummary(runs);
   const openLoop = openLoopSummary(runs);
   return {
-    ...(completion ? { completion } : {}), ...(hedge ? { hedge } : {}), ...(openLoop ? { openLoop } : {}),
+    ...(completion ? { completion } : {}),
+    ...(hedge ? { hedge } : {}),
+    ...(openLoop ? { openLoop } : {}),
   };
 }
 
@@ -229,7 +266,8 @@ export function buildReport(doc: ResultsFile, opts: ReportOptions): Report {
   const material = opts.material ?? DEFAULT_MATERIAL_SHARE;
   const stats = analyze(doc.runs);
   const byLabel = new Map<string, typeof doc.runs>();
-  for (const r of doc.runs) byLabel.set(cellLabel(r.strategy, r.cell), [...(byLabel.get(cellLabel(r.strategy, r.cell)) ?? []), r]);
+  for (const r of doc.runs)
+    byLabel.set(cellLabel(r.strategy, r.cell), [...(byLabel.get(cellLabel(r.strategy, r.cell)) ?? []), r]);
   const contenders: ReportContender[] = rankStats(stats).map((s) => {
     const runs = byLabel.get(s.label) ?? [];
     const bounds = timeBoundsOf(s);
@@ -238,27 +276,50 @@ export function buildReport(doc: ResultsFile, opts: ReportOptions): Report {
     return { ...s, cost, ...completionOf(runs), ...(bounds ? { timeBounds: bounds } : {}), measuredMs };
   });
   const local = targetOnThisMachine(doc.environment);
-  const bufferBytes = doc.environment.tcp?.rmemMaxBytes !== undefined && doc.environment.tcp.wmemMaxBytes !== undefined
-    ? doc.environment.tcp.rmemMaxBytes + doc.environment.tcp.wmemMaxBytes : DEFAULT_SOCKET_BUFFER_BYTES;
+  const bufferBytes =
+    doc.environment.tcp?.rmemMaxBytes !== undefined && doc.environment.tcp.wmemMaxBytes !== undefined
+      ? doc.environment.tcp.rmemMaxBytes + doc.environment.tcp.wmemMaxBytes
+      : DEFAULT_SOCKET_BUFFER_BYTES;
   const swept = sweepOf(doc, stats, contenders, material);
   const unit = reportUnit(stats.map((s) => s.unit));
-  const tuned = tuneReport(doc, stats, unit, (s) => (s.params ? strategyNamed(doc.command, s.strategy)?.sdkSettings?.(s.params, s.objectSizeBytes ?? 0) : undefined));
-  const recommendation = tuned ? tuneRecommendation(tuned, contenders, unit) : swept ? swept.recommendation : recommend(contenders.map((c) => ({ ...c, requestsPerObject: c.cost.requestsPerObject, ...declared(doc.command, c.strategy) })), material);
+  const tuned = tuneReport(doc, stats, unit, (s) =>
+    s.params
+      ? strategyNamed(doc.command, s.strategy)?.sdkSettings?.(s.params, s.objectSizeBytes ?? 0)
+      : undefined,
+  );
+  const recommendation = tuned
+    ? tuneRecommendation(tuned, contenders, unit)
+    : swept
+      ? swept.recommendation
+      : recommend(
+          contenders.map((c) => ({
+            ...c,
+            requestsPerObject: c.cost.requestsPerObject,
+            ...declared(doc.command, c.strategy),
+          })),
+          material,
+        );
   const objectSizeBytes = commonObjectSize(doc);
   const buckets = sizeBuckets(doc.runs);
   // A sweep or a tune measures dozens of cells: the answer says where the chosen one's time went.
-  const shownTimes = tuned || swept
-    ? contenders.filter((c) => c.label === recommendation?.contender) : contenders;
+  const shownTimes =
+    tuned || swept ? contenders.filter((c) => c.label === recommendation?.contender) : contenders;
   return {
     schema: 'blob-cacher/report',
     schemaVersion: REPORT_SCHEMA_VERSION,
     header: {
-      title: opts.title, command: doc.command, target: doc.environment.target, targetKind: doc.environment.targetKind, targetOnThisMachine: local,
+      title: opts.title,
+      command: doc.command,
+      target: doc.environment.target,
+      targetKind: doc.environment.targetKind,
+      targetOnThisMachine: local,
       ...(objectSizeBytes !== undefined ? { objectSizeBytes } : {}),
       runsPerContender: stats.map((s) => ({ label: s.label, runs: s.runs })),
       usualRuns: modalCount(stats.map((s) => s.runs)),
       mostRuns: Math.max(0, ...stats.map((s) => s.runs)),
-      complete: doc.complete, ...(doc.interrupted ? { interrupted: doc.interrupted } : {}), createdAt: doc.createdAt,
+      complete: doc.complete,
+      ...(doc.interrupted ? { interrupted: doc.interrupted } : {}),
+      createdAt: doc.createdAt,
     },
     environment: doc.environment,
     unit,
@@ -284,33 +345,60 @@ export function buildReport(doc: ResultsFile, opts: ReportOptions): Report {
 }
 
 /** A tune's answer is the cell its search ended on, said with its rate and why its neighbours lost. */
-function tuneRecommendation(t: ReportTune, contenders: readonly ReportContender[], unit: Unit): Recommendation | undefined {
+function tuneRecommendation(
+  t: ReportTune,
+  contenders: readonly ReportContender[],
+  unit: Unit,
+): Recommendation | undefined {
   const best = t.best;
   const c = best && contenders.find((x) => x.label === best.label);
   if (!best || !c || best.failed || !t.deploy) return undefined;
-  const settings = Object.entries(best.cell).map(([k, v]) => `${k} ${v}`).join(' ');
+  const settings = Object.entries(best.cell)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(' ');
   const rate = best.rate === undefined ? '' : ` at ${best.rate.toFixed(unit === 'ops/s' ? 0 : 1)} ${unit}`;
   const slower = t.neighbours.filter((n) => n.significant && (n.ratio ?? 0) > 1);
   const same = t.neighbours.filter((n) => !n.significant && n.ratio !== undefined);
   const why = [
     slower.length ? `${slower.length} neighbour(s) significantly slower` : '',
     same.length ? `${same.length} no different (${same.map((n) => `${n.axis} ${n.value}`).join(', ')})` : '',
-  ].filter(Boolean).join(', ');
+  ]
+    .filter(Boolean)
+    .join(', ');
   // The fewest resources as fast as the fastest cell: said so, never called the fastest itself.
-  const fastestCell = t.fastest && Object.entries(t.fastest.cell).map(([k, v]) => `${k} ${v}`).join(' ');
+  const fastestCell =
+    t.fastest &&
+    Object.entries(t.fastest.cell)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(' ');
   const basis = fastestCell
-    ? `${rate.replace(/^ at /, '')}${rate ? ', ' : ''}as fast as the fastest cell the search found `
-      + `(${fastestCell}: `
-      + `no significant difference, under ${t.materialGainPercent}% apart) for less`
+    ? `${rate.replace(/^ at /, '')}${rate ? ', ' : ''}as fast as the fastest cell the search found ` +
+      `(${fastestCell}: ` +
+      `no significant difference, under ${t.materialGainPercent}% apart) for less`
     : `the fastest the search found${rate}`;
-  const ended = t.stopped === 'converged' ? 'no neighbour was worth moving to'
-    : t.stopped === 'budget' ? 'the budget ran out' : 'stopped';
-  const throttle = t.bestThrottled ? ' It was throttled: every cell measured was.' : t.throttling.length ? ` Throttling began at ${t.throttling.map((b) => `${b.axis} ${b.value} (${b.throttleClass})`).join(', ')}.` : '';
+  const ended =
+    t.stopped === 'converged'
+      ? 'no neighbour was worth moving to'
+      : t.stopped === 'budget'
+        ? 'the budget ran out'
+        : 'stopped';
+  const throttle = t.bestThrottled
+    ? ' It was throttled: every cell measured was.'
+    : t.throttling.length
+      ? ` Throttling began at ${t.throttling.map((b) => `${b.axis} ${b.value} (${b.throttleClass})`).join(', ')}.`
+      : '';
   return {
-    contender: c.label, strategy: c.strategy, description: c.description, basis: 'fastest', tiedWith: same.map((n) => n.label), n: c.timesMs.length,
-    requestsPerObject: c.cost.requestsPerObject, materialShare: TUNE_MATERIAL_GAIN,
+    contender: c.label,
+    strategy: c.strategy,
+    description: c.description,
+    basis: 'fastest',
+    tiedWith: same.map((n) => n.label),
+    n: c.timesMs.length,
+    requestsPerObject: c.cost.requestsPerObject,
+    materialShare: TUNE_MATERIAL_GAIN,
     ...(t.deploy.sdk ? { sdkSettings: t.deploy.sdk } : {}),
-    text: `Recommended: ${settings} — ${basis} after ${t.path.length} cells (${ended})`
-      + `${why ? `; ${why}` : ''}.${throttle}`,
+    text:
+      `Recommended: ${settings} — ${basis} after ${t.path.length} cells (${ended})` +
+      `${why ? `; ${why}` : ''}.${throttle}`,
   };
 }

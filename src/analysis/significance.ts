@@ -2,7 +2,12 @@
 // Mann-Whitney U), a bootstrap interval for a ratio of medians, outliers by the modified Z-score on
 // the MAD (hyperfine), and how many runs would tell a difference apart.
 import {
-  ALPHA, bootstrapInterval, median, medianIntervalSignTestNormal, resample, type Interval,
+  ALPHA,
+  bootstrapInterval,
+  median,
+  medianIntervalSignTestNormal,
+  resample,
+  type Interval,
 } from './stats.js';
 
 /** The median is known to within `share` of itself (0.02: +-2%) at 95%. */
@@ -71,7 +76,7 @@ export function mannWhitney(a: readonly number[], b: readonly number[]): RankTes
   const all = [...a.map((v) => ({ v, g: 0 })), ...b.map((v) => ({ v, g: 1 }))].sort((x, y) => x.v - y.v);
   const ranks = new Array<number>(all.length);
   let tieTerm = 0;
-  for (let i = 0; i < all.length;) {
+  for (let i = 0; i < all.length; ) {
     let j = i;
     while (j + 1 < all.length && all[j + 1]!.v === all[i]!.v) j++;
     const t = j - i + 1;
@@ -100,7 +105,11 @@ export function mannWhitney(a: readonly number[], b: readonly number[]): RankTes
 export function normalCdf(z: number): number {
   const x = Math.abs(z) / Math.SQRT2;
   const t = 1 / (1 + 0.3275911 * x);
-  const erf = 1 - t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429)))) * Math.exp(-x * x);
+  const erf =
+    1 -
+    t *
+      (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429)))) *
+      Math.exp(-x * x);
   return z >= 0 ? (1 + erf) / 2 : (1 - erf) / 2;
 }
 
@@ -148,7 +157,9 @@ export function runsToTell(a: readonly number[], b: readonly number[]): number |
  * never ranks apart what its own interval says may be the other way round.
  */
 export function significantlyFaster(fast: readonly number[], slow: readonly number[]): boolean {
-  return median(fast) < median(slow) && mannWhitney(fast, slow).p < ALPHA && ratioInterval(fast, slow).low > 1;
+  return (
+    median(fast) < median(slow) && mannWhitney(fast, slow).p < ALPHA && ratioInterval(fast, slow).low > 1
+  );
 }
 
 /**

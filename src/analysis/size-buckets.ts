@@ -76,12 +76,19 @@ function bucketsOf(runs: readonly RunRecord[], edges: readonly number[]): SizeBu
     const t = times[b]!.sort((x, y) => x - y);
     if (!t.length) return [];
     const seconds = t.reduce((a, v) => a + v, 0) / 1000;
-    return [{
-      fromBytes: b === 0 ? 0 : edges[b - 1]!, upToBytes, requests: t.length, bytes: bytes[b]!,
-      perRequestMiBps: seconds > 0 ? bytes[b]! / MIB / seconds : 0,
-      perRequestOpsPerSecond: seconds > 0 ? t.length / seconds : 0,
-      p50Ms: percentile(t, 50), p90Ms: percentile(t, 90), p99Ms: percentile(t, 99),
-    }];
+    return [
+      {
+        fromBytes: b === 0 ? 0 : edges[b - 1]!,
+        upToBytes,
+        requests: t.length,
+        bytes: bytes[b]!,
+        perRequestMiBps: seconds > 0 ? bytes[b]! / MIB / seconds : 0,
+        perRequestOpsPerSecond: seconds > 0 ? t.length / seconds : 0,
+        p50Ms: percentile(t, 50),
+        p90Ms: percentile(t, 90),
+        p99Ms: percentile(t, 99),
+      },
+    ];
   });
 }
 
@@ -101,8 +108,9 @@ export function sizeBuckets(runs: readonly RunRecord[]): ReportSizeBuckets | und
   if (!contenders.length) return undefined;
   const seed = measured[0]!.params!.fileSizeSeed;
   const sampled = measured.some((r) => r.recordsSampled);
-  const edgesBytes = [...new Set(contenders.flatMap((c) => c.buckets.map((b) => b.upToBytes)))]
-    .sort((a, b) => a - b);
+  const edgesBytes = [...new Set(contenders.flatMap((c) => c.buckets.map((b) => b.upToBytes)))].sort(
+    (a, b) => a - b,
+  );
   const fastestMiBps = Math.max(...contenders.flatMap((c) => c.buckets.map((b) => b.perRequestMiBps)));
   return { ...(seed !== undefined ? { seed } : {}), sampled, contenders, edgesBytes, fastestMiBps };
 }

@@ -7,8 +7,37 @@
 
 /** Student's t at 97.5%, by degrees of freedom (1 to 30); 1.96 beyond. */
 const T95: readonly number[] = [
-  NaN, 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.16, 2.145, 2.131,
-  2.12, 2.11, 2.101, 2.093, 2.086, 2.08, 2.074, 2.069, 2.064, 2.06, 2.056, 2.052, 2.048, 2.045, 2.042,
+  NaN,
+  12.706,
+  4.303,
+  3.182,
+  2.776,
+  2.571,
+  2.447,
+  2.365,
+  2.306,
+  2.262,
+  2.228,
+  2.201,
+  2.179,
+  2.16,
+  2.145,
+  2.131,
+  2.12,
+  2.11,
+  2.101,
+  2.093,
+  2.086,
+  2.08,
+  2.074,
+  2.069,
+  2.064,
+  2.06,
+  2.056,
+  2.052,
+  2.048,
+  2.045,
+  2.042,
 ];
 
 /** Significance level of every test and interval here (each interval is at 1 - ALPHA). */
@@ -49,8 +78,13 @@ export function spread(values: readonly number[]): Spread {
     half = (t * Math.sqrt(variance)) / Math.sqrt(n);
   }
   return {
-    n, median: median(values), mean, min: Math.min(...values), max: Math.max(...values),
-    ci95Low: mean - half, ci95High: mean + half,
+    n,
+    median: median(values),
+    mean,
+    min: Math.min(...values),
+    max: Math.max(...values),
+    ci95Low: mean - half,
+    ci95High: mean + half,
   };
 }
 

@@ -43,19 +43,36 @@ export function steadyFigures(r: RunRecord & { steady: SteadyRecord }): SteadyFi
   const windowed = inside.length > 0;
   const activeMs = windowed ? inside.length * iv : r.wallMs;
   const activeBytes = windowed ? inside.reduce((a, p) => a + p.bytes, 0) : r.bytes;
-  const activeOps = windowed ? inside.reduce((a, p) => a + p.ops - p.errors, 0) : r.requests - r.failedRequests;
+  const activeOps = windowed
+    ? inside.reduce((a, p) => a + p.ops - p.errors, 0)
+    : r.requests - r.failedRequests;
   const perByte = unitOfRun(r) === 'MiB/s' && s.lapBytes > 0;
-  const lapTimeMs = perByte && activeBytes > 0 ? activeMs * s.lapBytes / activeBytes
-    : activeOps > 0 ? activeMs * s.lapRequests / activeOps : Infinity;
+  const lapTimeMs =
+    perByte && activeBytes > 0
+      ? (activeMs * s.lapBytes) / activeBytes
+      : activeOps > 0
+        ? (activeMs * s.lapRequests) / activeOps
+        : Infinity;
   // Each whole interval of the window as the time of one lap at its own rate: what the rank test
   // compares (n = intervals), so a steady run is ranked on many samples, not one pass.
-  const intervalLapTimesMs = inside.map((p) => intervalRate(perByte, p)).filter((v) => v > 0)
-    .map((v) => iv * (perByte ? s.lapBytes : s.lapRequests) / v);
+  const intervalLapTimesMs = inside
+    .map((p) => intervalRate(perByte, p))
+    .filter((v) => v > 0)
+    .map((v) => (iv * (perByte ? s.lapBytes : s.lapRequests)) / v);
   const rates = s.series.map((p) => intervalRate(perByte, p));
   const firstThrottled = s.series.findIndex((p) => p.throttled > 0);
-  const onset = s.series.findIndex((p, i) => p.throttled > 0 && i > 0 && rates[i]! < THROTTLE_DROP * median(rates.slice(0, i)));
+  const onset = s.series.findIndex(
+    (p, i) => p.throttled > 0 && i > 0 && rates[i]! < THROTTLE_DROP * median(rates.slice(0, i)),
+  );
   return {
-    activeStartMs: windowed ? first * iv : 0, activeEndMs: windowed ? last * iv : r.wallMs, activeMs, activeBytes, activeOps, windowed, lapTimeMs, intervalLapTimesMs,
+    activeStartMs: windowed ? first * iv : 0,
+    activeEndMs: windowed ? last * iv : r.wallMs,
+    activeMs,
+    activeBytes,
+    activeOps,
+    windowed,
+    lapTimeMs,
+    intervalLapTimesMs,
     ...(firstThrottled >= 0 ? { firstThrottledMs: firstThrottled * iv } : {}),
     ...(onset >= 0 ? { throttleOnsetMs: onset * iv } : {}),
   };
@@ -88,23 +105,33 @@ export interface SteadyRates {
 
 /** Per interval: MiB/s, or requests/s where nothing moves (listing, HEAD). */
 export function intervalRates(
-  series: readonly IntervalPoint[], intervalMs: number, perByte: boolean,
+  series: readonly IntervalPoint[],
+  intervalMs: number,
+  perByte: boolean,
 ): number[] {
   return series.map((p) => (perByte ? p.bytes / MiB : p.ops) / (intervalMs / 1000));
 }
 
 export function steadyRates(
-  series: readonly IntervalPoint[], intervalMs: number, perByte: boolean,
+  series: readonly IntervalPoint[],
+  intervalMs: number,
+  perByte: boolean,
 ): SteadyRates {
   const rates = intervalRates(series, intervalMs, perByte);
   const step = Math.max(1, Math.ceil(rates.length / SPARKLINE_WIDTH));
-  const buckets = Array.from({ length: Math.ceil(rates.length / step) },
-    (_, i) => median(rates.slice(i * step, (i + 1) * step)));
+  const buckets = Array.from({ length: Math.ceil(rates.length / step) }, (_, i) =>
+    median(rates.slice(i * step, (i + 1) * step)),
+  );
   const p99 = series.flatMap((p) => (p.p99Ms === undefined ? [] : [p.p99Ms]));
   return {
-    perInterval: rates, bucketIntervals: step, buckets,
-    min: Math.min(...rates), median: median(rates), max: Math.max(...rates),
+    perInterval: rates,
+    bucketIntervals: step,
+    buckets,
+    min: Math.min(...rates),
+    median: median(rates),
+    max: Math.max(...rates),
     ...(p99.length ? { p99RangeMs: { low: Math.min(...p99), high: Math.max(...p99) } } : {}),
-    errors: series.reduce((a, p) => a + p.errors, 0), errorIntervals: series.filter((p) => p.errors).length,
+    errors: series.reduce((a, p) => a + p.errors, 0),
+    errorIntervals: series.filter((p) => p.errors).length,
   };
 }

@@ -25,9 +25,11 @@ export interface SweepGrid {
 }
 
 /** A sweep is answered in ops/s when every contender is counted in them (their request kinds say so), else in MiB/s. */
-export const measuresOps = (stats: readonly ContenderStats[]) => reportUnit(stats.map((s) => s.unit)) === 'ops/s';
+export const measuresOps = (stats: readonly ContenderStats[]) =>
+  reportUnit(stats.map((s) => s.unit)) === 'ops/s';
 
-const cellKey = (axes: readonly SweepAxis[], cell: Cell) => JSON.stringify(axes.map((a) => cell[a.flag] ?? null));
+const cellKey = (axes: readonly SweepAxis[], cell: Cell) =>
+  JSON.stringify(axes.map((a) => cell[a.flag] ?? null));
 
 export interface SweepVerdict {
   grid: SweepGrid;
@@ -40,7 +42,8 @@ export interface SweepVerdict {
 }
 
 /** A contender's median rate in the grid's unit. */
-const medianRate = (s: ContenderStats, useOps: boolean) => (useOps ? s.opsPerSecond.median : s.throughputMiBps.median);
+const medianRate = (s: ContenderStats, useOps: boolean) =>
+  useOps ? s.opsPerSecond.median : s.throughputMiBps.median;
 
 /** Per-run rates of a contender, in the grid's unit. */
 const ratesOf = (s: ContenderStats, useOps: boolean) => (useOps ? s.ratesOpsPerSecond : s.ratesMiBps);
@@ -49,7 +52,10 @@ const ratesOf = (s: ContenderStats, useOps: boolean) => (useOps ? s.ratesOpsPerS
  * the ratio's interval), on seconds per unit: the inverse of a rate orders runs as their times do.
  */
 const aheadOf = (top: ContenderStats, other: ContenderStats, useOps: boolean) =>
-  significantlyFaster(ratesOf(top, useOps).map((r) => 1 / r), ratesOf(other, useOps).map((r) => 1 / r));
+  significantlyFaster(
+    ratesOf(top, useOps).map((r) => 1 / r),
+    ratesOf(other, useOps).map((r) => 1 / r),
+  );
 
 /**
  * The grid of the best strategy's median per cell: rows are the first axes, columns the last.
@@ -68,17 +74,23 @@ export function buildGrid(stats: readonly ContenderStats[], axes: readonly Sweep
     const seen = byCell.get(k);
     if (!seen || value(s) > value(seen)) byCell.set(k, s);
   }
-  const at = rowCells.map((rc) => last.values.map((v) => byCell.get(cellKey(axes, { ...rc, [last.flag]: v }))));
+  const at = rowCells.map((rc) =>
+    last.values.map((v) => byCell.get(cellKey(axes, { ...rc, [last.flag]: v }))),
+  );
   let best: { row: number; col: number } | undefined;
-  at.forEach((row, r) => row.forEach((w, c) => {
-    if (w && (!best || value(w) > value(at[best.row]![best.col]!))) best = { row: r, col: c };
-  }));
+  at.forEach((row, r) =>
+    row.forEach((w, c) => {
+      if (w && (!best || value(w) > value(at[best.row]![best.col]!))) best = { row: r, col: c };
+    }),
+  );
   // The set tied with the top: cells whose winner the verdict's rule cannot tell from the best's.
   const top = best ? at[best.row]![best.col]! : undefined;
   const tiedAt: { row: number; col: number }[] = [];
-  at.forEach((row, r) => row.forEach((w, c) => {
-    if (w && top && (w === top || !aheadOf(top, w, useOps))) tiedAt.push({ row: r, col: c });
-  }));
+  at.forEach((row, r) =>
+    row.forEach((w, c) => {
+      if (w && top && (w === top || !aheadOf(top, w, useOps))) tiedAt.push({ row: r, col: c });
+    }),
+  );
   const values = at.map((row) => row.map((w) => (w ? value(w) : null)));
   const measured = values.flat().filter((v): v is number => v !== null && Number.isFinite(v));
   const grid: SweepGrid = {
@@ -93,7 +105,12 @@ export function buildGrid(stats: readonly ContenderStats[], axes: readonly Sweep
     best,
     tied: tiedAt,
   };
-  return { grid, winners: at.flat().filter((w): w is ContenderStats => w !== undefined), best: top, tied: tiedAt.map(({ row, col }) => at[row]![col]!) };
+  return {
+    grid,
+    winners: at.flat().filter((w): w is ContenderStats => w !== undefined),
+    best: top,
+    tied: tiedAt.map(({ row, col }) => at[row]![col]!),
+  };
 }
 
 /**
@@ -101,19 +118,32 @@ export function buildGrid(stats: readonly ContenderStats[], axes: readonly Sweep
  * SDK was not swept, none when one plain GET won (there are no block settings to give).
  */
 export function sdkAdvice(
-  direction: Direction, stats: readonly ContenderStats[], best: ContenderStats | undefined,
+  direction: Direction,
+  stats: readonly ContenderStats[],
+  best: ContenderStats | undefined,
 ): string[] {
   if (!best) return [];
   const nothingToSet = strategyNamed(direction, best.strategy)?.noSdkSettings;
-  if (nothingToSet) return [`best cell: ${cellLabel(best.strategy, best.cell)} (${nothingToSet}): no SDK block settings to advise`];
+  if (nothingToSet)
+    return [
+      `best cell: ${cellLabel(best.strategy, best.cell)} (${nothingToSet}): no SDK block settings to advise`,
+    ];
   const useOps = measuresOps(stats);
   const value = (s: ContenderStats) => medianRate(s, useOps);
   const settingsOf = (s: ContenderStats) => strategyNamed(direction, s.strategy)?.sdkSettings;
   const sdkCells = stats.filter((s) => s.verified && s.cell && s.params && settingsOf(s));
-  if (!sdkCells.length) return ['SDK settings: not advised, no SDK baseline was measured in this sweep (add sdk to the strategies swept)'];
+  if (!sdkCells.length)
+    return [
+      'SDK settings: not advised, no SDK baseline was measured in this sweep (add sdk to the strategies swept)',
+    ];
   const top = sdkCells.reduce((a, b) => (value(b) > value(a) ? b : a));
   const alike = sdkCells.filter((s) => s !== top && !aheadOf(top, s, useOps));
-  const lines = [`SDK settings from its best measured cell (${cellLabel(top.strategy, top.cell)}, ${value(top).toFixed(1)} ${useOps ? 'ops/s' : 'MiB/s'}):`];
-  if (alike.length) lines.push(`  (no significant difference from: ${alike.map((s) => cellLabel(s.strategy, s.cell)).join('; ')}: any of them will do)`);
+  const lines = [
+    `SDK settings from its best measured cell (${cellLabel(top.strategy, top.cell)}, ${value(top).toFixed(1)} ${useOps ? 'ops/s' : 'MiB/s'}):`,
+  ];
+  if (alike.length)
+    lines.push(
+      `  (no significant difference from: ${alike.map((s) => cellLabel(s.strategy, s.cell)).join('; ')}: any of them will do)`,
+    );
   return [...lines, ...settingsOf(top)!(top.params!, top.objectSizeBytes)];
 }

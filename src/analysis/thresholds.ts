@@ -40,12 +40,18 @@ const finite = (v: number | undefined): v is number => typeof v === 'number' && 
 
 function compare(actual: number, op: Comparator, limit: number): boolean {
   switch (op) {
-    case '<': return actual < limit;
-    case '<=': return actual <= limit;
-    case '>': return actual > limit;
-    case '>=': return actual >= limit;
-    case '==': return actual === limit;
-    case '!=': return actual !== limit;
+    case '<':
+      return actual < limit;
+    case '<=':
+      return actual <= limit;
+    case '>':
+      return actual > limit;
+    case '>=':
+      return actual >= limit;
+    case '==':
+      return actual === limit;
+    case '!=':
+      return actual !== limit;
   }
 }
 
@@ -98,8 +104,10 @@ function figureRows(t: FigureThreshold, all: readonly Contender[]): ThresholdRow
   const base = { threshold: t.text, figure: t.figure.name, unit: t.figure.unit, op: t.op, limit: t.limit };
   const scope = t.contender === undefined ? all : named(all, t.contender);
   if (!scope.length) {
-    const note = t.contender === undefined ? 'no contender was measured'
-      : `no contender ${t.contender} in these results`;
+    const note =
+      t.contender === undefined
+        ? 'no contender was measured'
+        : `no contender ${t.contender} in these results`;
     return [{ ...base, contender: t.contender ?? '(none)', passed: false, note }];
   }
   // A rate's name is its unit: `968 MiB/s`, not `MiB/s 968 MiB/s`.
@@ -147,8 +155,11 @@ function claimRows(t: ClaimThreshold, all: readonly Contender[]): ThresholdRow[]
     const aFaster = significantlyFaster(a.timesMs, b.timesMs);
     const bFaster = significantlyFaster(b.timesMs, a.timesMs);
     const passed = t.claim === 'faster' ? aFaster : !bFaster;
-    const said = aFaster ? `${a.label} is significantly faster`
-      : bFaster ? `${b.label} is significantly faster` : 'no significant difference';
+    const said = aFaster
+      ? `${a.label} is significantly faster`
+      : bFaster
+        ? `${b.label} is significantly faster`
+        : 'no significant difference';
     const n = `n=${a.timesMs.length}/${b.timesMs.length}`;
     const note = `${said}: ${x(ratio)} (95% CI ${x(ci.low)}–${x(ci.high)}), p=${p.toFixed(3)}, ${n}`;
     return { ...row, actual: ratio, passed, note };

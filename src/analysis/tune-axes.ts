@@ -28,18 +28,25 @@ export function tuneAxisPoints(
   best: Cell | undefined,
 ): TuneAxisPoints[] {
   return axes.map(({ flag, ordered, values: given }) => {
-    const placed = path.flatMap((p, i) => (
-      p.rate !== undefined && !p.failed && p.cell[flag] !== undefined ? [i] : []));
+    const placed = path.flatMap((p, i) =>
+      p.rate !== undefined && !p.failed && p.cell[flag] !== undefined ? [i] : [],
+    );
     const valueAt = (i: number) => path[i]!.cell[flag]!;
     const values = ordered
       ? [...new Set(placed.map(valueAt))].sort((a, b) => numberOf(a) - numberOf(b))
       : [...given];
-    const onSlice = (i: number) => best !== undefined
-      && Object.entries(best).every(([k, v]) => k === flag || path[i]!.cell[k] === v);
-    const slice = placed.filter(onSlice)
+    const onSlice = (i: number) =>
+      best !== undefined && Object.entries(best).every(([k, v]) => k === flag || path[i]!.cell[k] === v);
+    const slice = placed
+      .filter(onSlice)
       .sort((a, b) => values.indexOf(valueAt(a)) - values.indexOf(valueAt(b)));
     return {
-      flag, ordered, values, numbers: values.map(numberOf), points: placed, slice,
+      flag,
+      ordered,
+      values,
+      numbers: values.map(numberOf),
+      points: placed,
+      slice,
       maxRate: Math.max(...placed.map((i) => path[i]!.rate!)),
     };
   });

@@ -75,12 +75,18 @@ export interface ReportTune {
 }
 
 /** The environment name the image reads for a flag, from the option table (the flag itself where none). */
-const envOf = (flag: string) => [...DOWNLOAD_OPTIONS, ...UPLOAD_OPTIONS].find((o) => o.flag === flag)?.env
-  ?? flag;
+const envOf = (flag: string) =>
+  [...DOWNLOAD_OPTIONS, ...UPLOAD_OPTIONS].find((o) => o.flag === flag)?.env ?? flag;
 
-const sameCell = (a: Cell, b: Cell) => Object.keys(a).length === Object.keys(b).length && Object.entries(a).every(([k, v]) => b[k] === v);
+const sameCell = (a: Cell, b: Cell) =>
+  Object.keys(a).length === Object.keys(b).length && Object.entries(a).every(([k, v]) => b[k] === v);
 
-const cellKey = (cell: Cell) => JSON.stringify(Object.keys(cell).sort().map((k) => [k, cell[k]]));
+const cellKey = (cell: Cell) =>
+  JSON.stringify(
+    Object.keys(cell)
+      .sort()
+      .map((k) => [k, cell[k]]),
+  );
 
 /**
  * The tune section of a report; `sdkSettings` gives an SDK strategy's settings for its cell (the
@@ -88,7 +94,12 @@ const cellKey = (cell: Cell) => JSON.stringify(Object.keys(cell).sort().map((k) 
  * each distinct cell's statistics are found once, and each distinct neighbour compared once (a
  * path may visit a cell many times; a bootstrap per visit made a 20,000-step path take a minute).
  */
-export function tuneReport(doc: ResultsFile, stats: readonly ContenderStats[], unit: Unit, sdkSettings: (s: ContenderStats) => string[] | undefined): ReportTune | undefined {
+export function tuneReport(
+  doc: ResultsFile,
+  stats: readonly ContenderStats[],
+  unit: Unit,
+  sdkSettings: (s: ContenderStats) => string[] | undefined,
+): ReportTune | undefined {
   const t = doc.tune;
   if (!t) return undefined;
   const byCell = new Map<string, ContenderStats>();
@@ -99,12 +110,22 @@ export function tuneReport(doc: ResultsFile, stats: readonly ContenderStats[], u
     const timeMs = s?.timesMs.length ? median(s.timesMs) : undefined;
     const rate = s ? (unit === 'ops/s' ? s.opsPerSecond.median : s.throughputMiBps.median) : undefined;
     return {
-      cell, label: s?.label ?? cellLabel(String(cell['--source-method'] ?? cell['--upload-method'] ?? ''), cell),
-      ...(timeMs !== undefined ? { timeMs } : {}), ...(rate !== undefined ? { rate } : {}),
-      throttled, ...(throttleClass ? { throttleClass } : {}), failed: !s || !s.verified || !s.timesMs.length,
+      cell,
+      label: s?.label ?? cellLabel(String(cell['--source-method'] ?? cell['--upload-method'] ?? ''), cell),
+      ...(timeMs !== undefined ? { timeMs } : {}),
+      ...(rate !== undefined ? { rate } : {}),
+      throttled,
+      ...(throttleClass ? { throttleClass } : {}),
+      failed: !s || !s.verified || !s.timesMs.length,
     };
   };
-  const path = t.path.map((p, step) => ({ ...figures(p.cell, p.throttled, p.throttleClass), step, reason: p.reason, ...(p.axis ? { axis: p.axis } : {}), spentMs: p.spentMs }));
+  const path = t.path.map((p, step) => ({
+    ...figures(p.cell, p.throttled, p.throttleClass),
+    step,
+    reason: p.reason,
+    ...(p.axis ? { axis: p.axis } : {}),
+    spentMs: p.spentMs,
+  }));
   // A failed or unmeasured cell is never the answer, whatever the file says (a file of an older
   // build could name one).
   const named = t.best ? path.find((p) => sameCell(p.cell, t.best!)) : undefined;
@@ -129,38 +150,71 @@ export function tuneReport(doc: ResultsFile, stats: readonly ContenderStats[], u
       const fasterThanBest = significantlyFaster(s.timesMs, bestStats.timesMs);
       const significant = fasterThanBest || significantlyFaster(bestStats.timesMs, s.timesMs);
       const ratio = median(s.timesMs) / median(bestStats.timesMs);
-      const notTaken = !fasterThanBest ? undefined
-        : p.throttled > 0 ? 'throttled' : ratio > 1 / (1 + TUNE_MATERIAL_GAIN) ? 'small' : undefined;
+      const notTaken = !fasterThanBest
+        ? undefined
+        : p.throttled > 0
+          ? 'throttled'
+          : ratio > 1 / (1 + TUNE_MATERIAL_GAIN)
+            ? 'small'
+            : undefined;
       neighbours.push({
-        ...p, axis, value: p.cell[axis]!, ratio, interval, significant, ...(notTaken ? { notTaken } : {}),
+        ...p,
+        axis,
+        value: p.cell[axis]!,
+        ratio,
+        interval,
+        significant,
+        ...(notTaken ? { notTaken } : {}),
       });
     }
   }
-  const fastestStep = path.filter((p) => !p.failed && p.throttled === 0 && p.timeMs !== undefined)
+  const fastestStep = path
+    .filter((p) => !p.failed && p.throttled === 0 && p.timeMs !== undefined)
     .sort((a, b) => a.timeMs! - b.timeMs!)[0];
   const quicker = bestStep && fastestStep && !sameCell(fastestStep.cell, bestStep.cell);
   const fastest = quicker && fastestStep.timeMs! < bestStep.timeMs! ? fastestStep : undefined;
   // What to deploy: the settings kept as given, then the best cell's.
   const cell = { ...(t.fixed ?? {}), ...(bestStep?.cell ?? {}) };
   const direction = t.direction;
-  const flags = Object.entries(cell).map(([k, v]) => `${k} ${v}`).join(' ');
-  const environment = Object.entries(cell).map(([k, v]) => `${envOf(k)}=${v}`).join(' ');
+  const flags = Object.entries(cell)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(' ');
+  const environment = Object.entries(cell)
+    .map(([k, v]) => `${envOf(k)}=${v}`)
+    .join(' ');
   const sdk = bestStats ? sdkSettings(bestStats) : undefined;
   return {
-    direction, axes: t.axes, axisPoints: tuneAxisPoints(t.axes, path, bestStep?.cell),
-    budgetMs: t.budgetMs, spentMs: t.path.reduce((s, p) => s + p.spentMs, 0), stopped: t.stopped,
-    ...(bestStep ? { best: { ...bestStep, ...(bestStats && bestStats.timesMs.length > 1 ? { timeInterval: medianIntervalBootstrap(bestStats.timesMs) } : {}) } } : {}),
+    direction,
+    axes: t.axes,
+    axisPoints: tuneAxisPoints(t.axes, path, bestStep?.cell),
+    budgetMs: t.budgetMs,
+    spentMs: t.path.reduce((s, p) => s + p.spentMs, 0),
+    stopped: t.stopped,
+    ...(bestStep
+      ? {
+          best: {
+            ...bestStep,
+            ...(bestStats && bestStats.timesMs.length > 1
+              ? { timeInterval: medianIntervalBootstrap(bestStats.timesMs) }
+              : {}),
+          },
+        }
+      : {}),
     ...(fastest ? { fastest } : {}),
     neighbours: neighbours.sort((a, b) => (a.ratio ?? Infinity) - (b.ratio ?? Infinity)),
-    path, throttling: t.throttling,
-    bestThrottled: (bestStep?.throttled ?? 0) > 0, startThrottled: (path[0]?.throttled ?? 0) > 0,
-    ...(bestStep ? {
-      deploy: {
-        environment,
-        k8sManifest: `npx blob-cacher k8s-manifest --parallelism 1 -- ${direction} ${flags}`.trim(),
-        ...(sdk?.length ? { sdk } : {}),
-      },
-    } : {}),
+    path,
+    throttling: t.throttling,
+    bestThrottled: (bestStep?.throttled ?? 0) > 0,
+    startThrottled: (path[0]?.throttled ?? 0) > 0,
+    ...(bestStep
+      ? {
+          deploy: {
+            environment,
+            k8sManifest: `npx blob-cacher k8s-manifest --parallelism 1 -- ${direction} ${flags}`.trim(),
+            ...(sdk?.length ? { sdk } : {}),
+          },
+        }
+      : {}),
     materialGainPercent: TUNE_MATERIAL_GAIN * 100,
   };
 }

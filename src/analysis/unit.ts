@@ -11,7 +11,10 @@ export function unitOfRun(r: Pick<RunRecord, 'unit' | 'params' | 'strategy' | 's
 }
 
 /** A contender's unit: its first run's (a contender's runs share a request kind). */
-export const unitOf = (runs: readonly Pick<RunRecord, 'unit' | 'params' | 'strategy' | 'steady' | 'bytes'>[]): Unit => (runs.length ? unitOfRun(runs[0]!) : 'MiB/s');
+export const unitOf = (
+  runs: readonly Pick<RunRecord, 'unit' | 'params' | 'strategy' | 'steady' | 'bytes'>[],
+): Unit => (runs.length ? unitOfRun(runs[0]!) : 'MiB/s');
 
 /** A report's unit: ops/s only when every contender is counted in ops/s. */
-export const reportUnit = (units: readonly Unit[]): Unit => (units.length > 0 && units.every((u) => u === 'ops/s') ? 'ops/s' : 'MiB/s');
+export const reportUnit = (units: readonly Unit[]): Unit =>
+  units.length > 0 && units.every((u) => u === 'ops/s') ? 'ops/s' : 'MiB/s';

@@ -4,7 +4,13 @@
 // (Mann-Whitney U over the runs' times) and the 95% interval of the ratio of medians lying wholly
 // above 1x; a verdict never says "faster" beside an interval that reaches below 1x.
 import type { ContenderStats } from './analyze.js';
-import { mannWhitney, MIN_RUNS_FOR_SIGNIFICANCE, ratioInterval, runsToTell, significantlyFaster } from './significance.js';
+import {
+  mannWhitney,
+  MIN_RUNS_FOR_SIGNIFICANCE,
+  ratioInterval,
+  runsToTell,
+  significantlyFaster,
+} from './significance.js';
 import { median } from './stats.js';
 
 export interface RankedStats extends ContenderStats {
@@ -23,9 +29,15 @@ const fasterThan = (a: ContenderStats, b: ContenderStats) => significantlyFaster
 
 /** Fastest first by median time, with ranks the rank test supports; failed contenders last. */
 export function rankStats(stats: readonly ContenderStats[]): RankedStats[] {
-  const ok = stats.filter((s) => s.verified && s.timesMs.length > 0).sort((a, b) => median(a.timesMs) - median(b.timesMs));
+  const ok = stats
+    .filter((s) => s.verified && s.timesMs.length > 0)
+    .sort((a, b) => median(a.timesMs) - median(b.timesMs));
   const failed = stats.filter((s) => !ok.includes(s));
-  const ranked = ok.map((s) => ({ ...s, rank: 1 + ok.filter((o) => o !== s && fasterThan(o, s)).length, tied: false }));
+  const ranked = ok.map((s) => ({
+    ...s,
+    rank: 1 + ok.filter((o) => o !== s && fasterThan(o, s)).length,
+    tied: false,
+  }));
   // A rank is kept in order: a contender never ranks ahead of one with a lower median.
   for (let i = 1; i < ranked.length; i++) ranked[i]!.rank = Math.max(ranked[i]!.rank, ranked[i - 1]!.rank);
   for (const r of ranked) r.tied = ranked.some((o) => o !== r && o.rank === r.rank);
@@ -79,8 +91,20 @@ export function verdicts(ranked: readonly RankedStats[]): Verdict[] {
     const n = Math.min(...group.map((s) => s.timesMs.length));
     const of = group.some((s) => s.samples?.of === 'intervals') ? 'intervals' : 'runs';
     const needed = Math.max(...tiedWithLeader.map((s) => runsToTell(leader.timesMs, s.timesMs) ?? 0));
-    const advice: TieAdvice = n < MIN_RUNS_FOR_SIGNIFICANCE ? 'too-few-runs' : needed > MAX_RUNS_ADVISED ? 'equivalent' : needed > n ? 'add-runs' : 'within-noise';
-    const runsNeeded = advice === 'too-few-runs' ? Math.max(MIN_RUNS_FOR_SIGNIFICANCE, needed) : advice === 'add-runs' ? needed : undefined;
+    const advice: TieAdvice =
+      n < MIN_RUNS_FOR_SIGNIFICANCE
+        ? 'too-few-runs'
+        : needed > MAX_RUNS_ADVISED
+          ? 'equivalent'
+          : needed > n
+            ? 'add-runs'
+            : 'within-noise';
+    const runsNeeded =
+      advice === 'too-few-runs'
+        ? Math.max(MIN_RUNS_FOR_SIGNIFICANCE, needed)
+        : advice === 'add-runs'
+          ? needed
+          : undefined;
     const more = {
       'too-few-runs': `${MIN_RUNS_FOR_SIGNIFICANCE} runs each are the fewest a rank test can decide on: add --runs ${runsNeeded}`,
       equivalent: `telling a difference this small apart would take more than ${MAX_RUNS_ADVISED} runs each: for this workload they are equivalent`,
@@ -89,7 +113,15 @@ export function verdicts(ranked: readonly RankedStats[]): Verdict[] {
     }[advice];
     const names = group.map((s) => s.label);
     const nText = of === 'intervals' ? `n=${n} intervals` : `n=${n}`;
-    out.push({ kind: 'tie', contenders: names, n, of, advice, ...(runsNeeded !== undefined ? { runsNeeded } : {}), text: `no significant difference between ${names.join(', ')} at ${nText}: ${more}` });
+    out.push({
+      kind: 'tie',
+      contenders: names,
+      n,
+      of,
+      advice,
+      ...(runsNeeded !== undefined ? { runsNeeded } : {}),
+      text: `no significant difference between ${names.join(', ')} at ${nText}: ${more}`,
+    });
   }
   for (const s of ok.filter((o) => o.rank > leader.rank)) {
     // Said of the fastest contender that is significantly faster than it, which need not be the
@@ -101,7 +133,15 @@ export function verdicts(ranked: readonly RankedStats[]): Verdict[] {
     const ci = ratioInterval(by.timesMs, s.timesMs);
     const [nF, nS] = [by.timesMs.length, s.timesMs.length];
     out.push({
-      kind: 'faster', faster: by.label, slower: s.label, ratio, ratioLow: ci.low, ratioHigh: ci.high, nFaster: nF, nSlower: nS, p: mannWhitney(by.timesMs, s.timesMs).p,
+      kind: 'faster',
+      faster: by.label,
+      slower: s.label,
+      ratio,
+      ratioLow: ci.low,
+      ratioHigh: ci.high,
+      nFaster: nF,
+      nSlower: nS,
+      p: mannWhitney(by.timesMs, s.timesMs).p,
       text: `${by.label} is ${x(ratio)} faster than ${s.label} (95% CI ${x(ci.low)}–${x(ci.high)}, n=${nF}/${nS})`,
     });
   }
@@ -129,12 +169,15 @@ export interface ServerGap {
  * bytes can still sit in the kernel's buffers (receive and send) when the server finishes: at the
  * contender's own rate they take `bufferBytes / rate` to drain, so the bound is 3% plus that.
  */
-export function serverGap(s: ContenderStats, bufferBytes = DEFAULT_SOCKET_BUFFER_BYTES): ServerGap | undefined {
+export function serverGap(
+  s: ContenderStats,
+  bufferBytes = DEFAULT_SOCKET_BUFFER_BYTES,
+): ServerGap | undefined {
   if (!s.serverSpanMs || !(s.serverSpanMs.median > 0)) return undefined;
   const clientMs = median(s.timesMs);
   const serverMs = s.serverSpanMs.median;
   const ms = clientMs - serverMs;
-  const rateBytesPerMs = s.throughputMiBps.median * 1024 * 1024 / 1000;
+  const rateBytesPerMs = (s.throughputMiBps.median * 1024 * 1024) / 1000;
   const drainMs = rateBytesPerMs > 0 ? bufferBytes / rateBytesPerMs : 0;
   const boundMs = 0.03 * serverMs + drainMs;
   return { clientMs, serverMs, ms, ratio: clientMs / serverMs, boundMs, within: ms <= boundMs };

@@ -27,10 +27,14 @@ const STATUS = RECORD_COLUMNS.indexOf('status');
 const ERROR = RECORD_COLUMNS.indexOf('error');
 
 function textOf(f: Omit<WarmupFaults, 'text' | 'contender'>): string {
-  const statuses = f.statuses.map((s) => `${s.count} x ${s.status === 0 ? 'no answer' : s.status}`).join(', ');
+  const statuses = f.statuses
+    .map((s) => `${s.count} x ${s.status === 0 ? 'no answer' : s.status}`)
+    .join(', ');
   const parts = [
     ...faultParts(f),
-    ...(f.failedRequests ? [`${plural(f.failedRequests, 'failed request')}${statuses ? ` (${statuses})` : ''}`] : []),
+    ...(f.failedRequests
+      ? [`${plural(f.failedRequests, 'failed request')}${statuses ? ` (${statuses})` : ''}`]
+      : []),
     ...(f.failedRuns ? [`${plural(f.failedRuns, 'failed run')}`] : []),
   ];
   return `warm-up: ${parts.join(', ')}, not counted in the figures`;
@@ -59,7 +63,9 @@ export function warmupFaults(runs: readonly RunRecord[]): WarmupFaults[] {
       failedRuns: g.filter((r) => r.error !== undefined).length,
       ...faultTally(g),
       failedRequests: g.reduce((s, r) => s + r.failedRequests, 0),
-      statuses: [...statusCounts].map(([status, count]) => ({ status, count })).sort((a, b) => b.count - a.count || a.status - b.status),
+      statuses: [...statusCounts]
+        .map(([status, count]) => ({ status, count }))
+        .sort((a, b) => b.count - a.count || a.status - b.status),
     };
     if (f.failedRuns || metFaults(f) || f.failedRequests) out.push({ contender, ...f, text: textOf(f) });
   }

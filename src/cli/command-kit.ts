@@ -5,7 +5,16 @@ import { registerMetricsSecrets } from './metrics-secrets.js';
 import { describeDistribution } from '../config/size-distribution.js';
 import type { SizeDraw } from '../plan/size-draw.js';
 import { ConfigError } from '../config/errors.js';
-import { buildProgram, parseFlags, redactedConfig, resolveOptions, type Credentials, type DownloadConfig, type Sources, type UploadConfig } from '../config/load.js';
+import {
+  buildProgram,
+  parseFlags,
+  redactedConfig,
+  resolveOptions,
+  type Credentials,
+  type DownloadConfig,
+  type Sources,
+  type UploadConfig,
+} from '../config/load.js';
 import { REPORT_OPTIONS, type OptionSpec } from '../config/options.js';
 import { outputOf, type Output } from './output.js';
 import { formatBytes } from '../config/sizes.js';
@@ -27,7 +36,13 @@ export function registerSecrets(all: readonly (Credentials | undefined)[], env: 
   registerCredential(env.STORAGE_SAS);
   registerCredential(env.STORAGE_KEY);
   // What DefaultAzureCredential may read (--auth entra): never echoed by an error it passes on.
-  for (const name of ['AZURE_CLIENT_SECRET', 'AZURE_CLIENT_CERTIFICATE_PASSWORD', 'IDENTITY_HEADER', 'MSI_SECRET']) registerSecret(env[name]);
+  for (const name of [
+    'AZURE_CLIENT_SECRET',
+    'AZURE_CLIENT_CERTIFICATE_PASSWORD',
+    'IDENTITY_HEADER',
+    'MSI_SECRET',
+  ])
+    registerSecret(env[name]);
   registerCredential(env.BLOB_CACHER_RUN_STORE);
 }
 
@@ -41,11 +56,16 @@ async function workloadOf(config: Config): Promise<SessionCell['workload']> {
 }
 
 /** A config as one cell of the session: its workload and how it is repeated; a sweep's cells name their values. */
-export const cellOf = async (config: Config, cell?: SessionCell['cell']): Promise<SessionCell> => sessionCell(config, await workloadOf(config), cell);
+export const cellOf = async (config: Config, cell?: SessionCell['cell']): Promise<SessionCell> =>
+  sessionCell(config, await workloadOf(config), cell);
 
 /** Parses and validates one measuring command's options and how its report is shown; undefined after --help. */
 export async function loadCommand<C extends DownloadConfig | UploadConfig>(
-  name: string, specs: readonly OptionSpec[], summary: string, argv: readonly string[], env: Env,
+  name: string,
+  specs: readonly OptionSpec[],
+  summary: string,
+  argv: readonly string[],
+  env: Env,
   load: (flags: Record<string, unknown>, sources: Sources) => C,
 ): Promise<{ config: C; output: Output } | undefined> {
   const flags = parseFlags(buildProgram(name, specs, summary), argv);
@@ -65,7 +85,10 @@ export async function loadCommand<C extends DownloadConfig | UploadConfig>(
  */
 export function startEmbeddedEarly(credentials: Credentials): void {
   if (credentials.kind !== 'embedded') return;
-  void import('../storage/azurite-child.js').then((m) => m.startAzuriteEarly({ tls: credentials.tls }), () => {});
+  void import('../storage/azurite-child.js').then(
+    (m) => m.startAzuriteEarly({ tls: credentials.tls }),
+    () => {},
+  );
 }
 
 /** Each file's size for a title: the size, or the distribution drawn from and its seed. */
@@ -75,14 +98,27 @@ export function eachSize(config: { fileSizeBytes: number; fileSizes?: SizeDraw }
   return `${formatBytes(config.fileSizeBytes)} (${config.fileSizeBytes} bytes)`;
 }
 
-export async function parseFileArgs(name: string, summary: string, argv: readonly string[], env: Env, min: number, max: number) {
-  const program = buildProgram(name, REPORT_OPTIONS, summary).argument('<files...>', 'results files').allowExcessArguments(true);
+export async function parseFileArgs(
+  name: string,
+  summary: string,
+  argv: readonly string[],
+  env: Env,
+  min: number,
+  max: number,
+) {
+  const program = buildProgram(name, REPORT_OPTIONS, summary)
+    .argument('<files...>', 'results files')
+    .allowExcessArguments(true);
   const flags = parseFlags(program, argv);
   if (!flags) return undefined;
   const files = program.args;
   if (files.length < min || files.length > max) {
     const cmd = name.replace(/^blob-cacher /, '');
-    throw new ConfigError(max === min ? `${cmd} takes exactly ${min} results files; give ${min} paths` : `${cmd} takes at least ${min} results file; give a path`);
+    throw new ConfigError(
+      max === min
+        ? `${cmd} takes exactly ${min} results files; give ${min} paths`
+        : `${cmd} takes at least ${min} results file; give a path`,
+    );
   }
   const o = resolveOptions(REPORT_OPTIONS, flags, { env });
   const output = await outputOf(flags, env, { env });

@@ -25,6 +25,9 @@ export const COMMANDS: ReadonlyMap<string, Command> = new Map<string, Command>([
   ['collect', (a, e) => collectCommand(a, e, 'blob-cacher collect')],
   ['k8s-manifest', (a, e) => manifestCommand(a, e, 'blob-cacher k8s-manifest')],
   ['tune', async (a, e) => (await import('./commands/tune.js')).tuneCommand(a, e)],
-  ['emulate', async (a, e) => (await import('./commands/emulate.js')).emulateCommand(a, e, 'blob-cacher emulate')],
+  [
+    'emulate',
+    async (a, e) => (await import('./commands/emulate.js')).emulateCommand(a, e, 'blob-cacher emulate'),
+  ],
   ['check', async (a, e) => (await import('./commands/check.js')).checkCommand(a, e, 'blob-cacher check')],
 ]);

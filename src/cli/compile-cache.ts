@@ -11,5 +11,10 @@ import module from 'node:module';
  */
 export function useCompileCache(env: NodeJS.ProcessEnv = process.env): void {
   const enabled = module.enableCompileCache?.();
-  if (enabled?.directory && env.NODE_COMPILE_CACHE === undefined && env.NODE_DISABLE_COMPILE_CACHE === undefined) env.NODE_COMPILE_CACHE = enabled.directory;
+  if (
+    enabled?.directory &&
+    env.NODE_COMPILE_CACHE === undefined &&
+    env.NODE_DISABLE_COMPILE_CACHE === undefined
+  )
+    env.NODE_COMPILE_CACHE = enabled.directory;
 }

@@ -56,8 +56,14 @@ const maxOf = (t: string | undefined) => {
 
 export async function tcpSettings(procRoot = '/proc'): Promise<TcpSettings | undefined> {
   const dir = `${procRoot}/sys/net/ipv4`;
-  const [cc, rmem, wmem] = ['tcp_congestion_control', 'tcp_rmem', 'tcp_wmem'].map((f) => readText(`${dir}/${f}`));
-  const out: TcpSettings = { ...(cc ? { congestionControl: cc } : {}), ...(maxOf(rmem) ? { rmemMaxBytes: maxOf(rmem)! } : {}), ...(maxOf(wmem) ? { wmemMaxBytes: maxOf(wmem)! } : {}) };
+  const [cc, rmem, wmem] = ['tcp_congestion_control', 'tcp_rmem', 'tcp_wmem'].map((f) =>
+    readText(`${dir}/${f}`),
+  );
+  const out: TcpSettings = {
+    ...(cc ? { congestionControl: cc } : {}),
+    ...(maxOf(rmem) ? { rmemMaxBytes: maxOf(rmem)! } : {}),
+    ...(maxOf(wmem) ? { wmemMaxBytes: maxOf(wmem)! } : {}),
+  };
   return Object.keys(out).length ? out : undefined;
 }
 
@@ -85,7 +91,10 @@ export async function endpointFacts(endpoint: string, timeoutMs = 2_000): Promis
   }
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const found = await Promise.race([
-    lookup(host, { all: true }).then((a) => a.map((x) => x.address), () => undefined),
+    lookup(host, { all: true }).then(
+      (a) => a.map((x) => x.address),
+      () => undefined,
+    ),
     new Promise<undefined>((r) => setTimeout(() => r(undefined), timeoutMs).unref()),
   ]);
   if (!found?.length) return undefined;
@@ -109,7 +118,11 @@ export function azureVm(url: string, timeoutMs = 300): Promise<CloudFacts | unde
           const doc = JSON.parse(body) as { vmSize?: unknown; location?: unknown };
           const vmSize = typeof doc.vmSize === 'string' ? doc.vmSize.slice(0, 100) : undefined;
           const location = typeof doc.location === 'string' ? doc.location.slice(0, 100) : undefined;
-          resolve(res.statusCode === 200 && (vmSize || location) ? { provider: 'azure', ...(vmSize ? { vmSize } : {}), ...(location ? { location } : {}) } : undefined);
+          resolve(
+            res.statusCode === 200 && (vmSize || location)
+              ? { provider: 'azure', ...(vmSize ? { vmSize } : {}), ...(location ? { location } : {}) }
+              : undefined,
+          );
         } catch {
           resolve(undefined);
         }
@@ -122,15 +135,29 @@ export function azureVm(url: string, timeoutMs = 300): Promise<CloudFacts | unde
 }
 
 /** A target reached at an address of another machine: not loopback, 0.0.0.0 or ::, in any spelling. */
-export const isRemote = (endpoint: EndpointFacts | undefined): boolean => endpoint !== undefined && !endpoint.addresses.every(onThisMachine);
+export const isRemote = (endpoint: EndpointFacts | undefined): boolean =>
+  endpoint !== undefined && !endpoint.addresses.every(onThisMachine);
 
 /** The facts of schema 3, each only where it could be read. */
-export async function captureEnvironment(opts: CaptureOptions): Promise<Pick<Environment, 'sdkVersion' | 'tcp' | 'endpoint' | 'cloud'>> {
-  const [tcp, endpoint] = await Promise.all([tcpSettings(opts.procRoot), opts.endpoint ? endpointFacts(opts.endpoint, opts.connectTimeoutMs) : undefined]);
+export async function captureEnvironment(
+  opts: CaptureOptions,
+): Promise<Pick<Environment, 'sdkVersion' | 'tcp' | 'endpoint' | 'cloud'>> {
+  const [tcp, endpoint] = await Promise.all([
+    tcpSettings(opts.procRoot),
+    opts.endpoint ? endpointFacts(opts.endpoint, opts.connectTimeoutMs) : undefined,
+  ]);
   // The metadata service is asked only where the target is remote (a run against this machine's
   // own server says nothing of a cloud VM), or where a caller names a stand-in for it.
   const remote = isRemote(endpoint);
-  const cloud = opts.imdsUrl && (remote || opts.imdsUrl !== IMDS_URL) ? await azureVm(opts.imdsUrl, opts.imdsTimeoutMs) : undefined;
+  const cloud =
+    opts.imdsUrl && (remote || opts.imdsUrl !== IMDS_URL)
+      ? await azureVm(opts.imdsUrl, opts.imdsTimeoutMs)
+      : undefined;
   const sdk = sdkVersion();
-  return { ...(sdk ? { sdkVersion: sdk } : {}), ...(tcp ? { tcp } : {}), ...(endpoint ? { endpoint } : {}), ...(cloud ? { cloud } : {}) };
+  return {
+    ...(sdk ? { sdkVersion: sdk } : {}),
+    ...(tcp ? { tcp } : {}),
+    ...(endpoint ? { endpoint } : {}),
+    ...(cloud ? { cloud } : {}),
+  };
 }

@@ -67,7 +67,9 @@ class BoundedQueue {
   async drain(ms: number): Promise<void> {
     if (!this.busy) return;
     let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<void>((r) => { timer = setTimeout(r, ms); });
+    const late = new Promise<void>((r) => {
+      timer = setTimeout(r, ms);
+    });
     await Promise.race([this.busy, late]);
     clearTimeout(timer);
     // What is queued, and the one in flight, never reached the receiver in time.
@@ -93,8 +95,10 @@ function openAppend(path: string): { fd: number; owned: boolean } {
   }
   if (st?.isSymbolicLink()) {
     const to = resolve(dirname(path), readlinkSync(path));
-    throw new ConfigError(`--metrics influx=${path} is a symbolic link to ${to}; `
-      + `blob-cacher neither follows nor replaces links: give ${to} itself`);
+    throw new ConfigError(
+      `--metrics influx=${path} is a symbolic link to ${to}; ` +
+        `blob-cacher neither follows nor replaces links: give ${to} itself`,
+    );
   }
   if (st?.isDirectory()) {
     throw new ConfigError(`--metrics influx=${path} is a directory; give a file in it, e.g. ${path}/m.lp`);
@@ -110,14 +114,17 @@ function openAppend(path: string): { fd: number; owned: boolean } {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
     const what = st && !st.isFile() ? ` (${kindOf(st)})` : '';
-    throw new ConfigError(`--metrics influx=${path}${what} cannot be opened for appending (${code}); `
-      + 'give a writable file path, e.g. results/metrics.lp');
+    throw new ConfigError(
+      `--metrics influx=${path}${what} cannot be opened for appending (${code}); ` +
+        'give a writable file path, e.g. results/metrics.lp',
+    );
   }
 }
 
-const writeAll = (fd: number, text: string) => new Promise<void>((ok, fail) => {
-  write(fd, text, null, 'utf8', (err) => (err ? fail(err) : ok()));
-});
+const writeAll = (fd: number, text: string) =>
+  new Promise<void>((ok, fail) => {
+    write(fd, text, null, 'utf8', (err) => (err ? fail(err) : ok()));
+  });
 
 /** An Influx write URL with precision=ns (our timestamps), unless it already names one. */
 function influxUrl(raw: string): string {
@@ -135,7 +142,9 @@ function otlpUrl(raw: string): string {
 
 async function post(url: string, body: string, contentType: string, authorization?: string): Promise<void> {
   const res = await fetch(url, {
-    method: 'POST', body, signal: AbortSignal.timeout(POST_TIMEOUT_MS),
+    method: 'POST',
+    body,
+    signal: AbortSignal.timeout(POST_TIMEOUT_MS),
     headers: { 'content-type': contentType, ...(authorization ? { authorization } : {}) },
   }).catch((err: Error) => {
     if (err.name === 'TimeoutError') throw new Error(`no answer within ${POST_TIMEOUT_MS / 1000} s`);

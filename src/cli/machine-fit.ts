@@ -17,7 +17,8 @@ export const WORKER_BASE_BYTES = 80 * 1024 * 1024;
 const warned = new Set<number>();
 
 export function checkProcessesFit(
-  processes: number, machine: MachineLimits = machineLimits(readMachine()),
+  processes: number,
+  machine: MachineLimits = machineLimits(readMachine()),
 ): void {
   const needBytes = processes * WORKER_BASE_BYTES;
   if (needBytes > machine.availableBytes) {

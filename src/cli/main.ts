@@ -18,7 +18,9 @@ export async function main(command: Command, argv: readonly string[]): Promise<v
       return;
     }
     const e = err as NodeJS.ErrnoException;
-    process.stderr.write(`blob-cacher: ${escapeControls(redact(e.message ?? String(err)).split('\n')[0]!)}\n`);
+    process.stderr.write(
+      `blob-cacher: ${escapeControls(redact(e.message ?? String(err)).split('\n')[0]!)}\n`,
+    );
     process.exitCode = 1;
   } finally {
     // What is left is winding down (the workers told to exit): a stop signal now ends it at once,

@@ -39,9 +39,14 @@ export interface Measurement {
 
 /** The engine, the progress view and the reports: loaded once the preamble has passed. */
 const loadParts = async () => {
-  const [{ runSession }, { showProgress }, { toRunRecord }, { renderReport }, { buildReport }] = await Promise.all([
-    import('../engine/session.js'), import('../report/progress.js'), import('../results/record.js'), import('../report/render.js'), import('../analysis/report-model.js'),
-  ]);
+  const [{ runSession }, { showProgress }, { toRunRecord }, { renderReport }, { buildReport }] =
+    await Promise.all([
+      import('../engine/session.js'),
+      import('../report/progress.js'),
+      import('../results/record.js'),
+      import('../report/render.js'),
+      import('../analysis/report-model.js'),
+    ]);
   return { runSession, showProgress, toRunRecord, renderReport, buildReport };
 };
 type SessionParts = Awaited<ReturnType<typeof loadParts>>;
@@ -64,40 +69,58 @@ export async function measure(m: Measurement): Promise<number> {
 }
 
 /** --metrics: live points, a listener like progress; a bad file path exits 2 here, before any work. */
-async function startMetrics(m: Measurement, path: string, doc: ResultsFile): Promise<LiveMetrics | undefined> {
+async function startMetrics(
+  m: Measurement,
+  path: string,
+  doc: ResultsFile,
+): Promise<LiveMetrics | undefined> {
   if (!m.config.metrics?.length) return undefined;
   return (await import('./live-metrics.js')).startLiveMetrics(m.config.metrics, {
-    intervalMs: m.config.metricsIntervalMs ?? 1_000, token: m.config.metricsToken, runId: basename(path, '.json'),
-    command: m.command, targetKind: doc.environment.targetKind, version: doc.environment.packageVersion,
+    intervalMs: m.config.metricsIntervalMs ?? 1_000,
+    token: m.config.metricsToken,
+    runId: basename(path, '.json'),
+    command: m.command,
+    targetKind: doc.environment.targetKind,
+    version: doc.environment.packageVersion,
   });
 }
 
 /** Runs the cells (or lets the command drive them); a failure that is no stop throws once written. */
 async function runAll(
-  m: Measurement, parts: SessionParts, results: ResultsWriter, stop: StopController, metrics?: LiveMetrics,
+  m: Measurement,
+  parts: SessionParts,
+  results: ResultsWriter,
+  stop: StopController,
+  metrics?: LiveMetrics,
 ): Promise<Ended> {
   const { doc, path } = results;
   // The results file keeps what the session keeps: raw records within one run's worth, all runs together.
   const stored = new RecordBudget(doc.runs, runRecordAtMost);
   // Plain progress lines go with the info level: --log-level warn or error keeps stderr for problems.
-  const progress = await parts.showProgress({ lines: !['error', 'warn'].includes(m.config.logLevel), intervalMs: m.config.progressIntervalMs });
+  const progress = await parts.showProgress({
+    lines: !['error', 'warn'].includes(m.config.logLevel),
+    intervalMs: m.config.progressIntervalMs,
+  });
   // One client of a scale-out run: its workers wait at the start gate for the others, and its
   // results go to the storage account too.
-  const scaleout = m.config.scaleout && (await import('../scaleout/client.js')).scaleoutClient(m.config.scaleout, m.config.container);
+  const scaleout =
+    m.config.scaleout &&
+    (await import('../scaleout/client.js')).scaleoutClient(m.config.scaleout, m.config.container);
   let target = doc.environment.target;
   try {
-    const run: RunCells = (cells) => parts.runSession(cells, {
-      signal: stop.signal,
-      startGate: scaleout?.gate,
-      stopGraceMs: m.config.stopGraceMs,
-      onEvent: (e) => {
-        progress.onEvent(e);
-        metrics?.onEvent(e);
-        if (e.type !== 'run') return;
-        stored.push(parts.toRunRecord(measuredRunAtMost(e.run, stored.room(e.run.records.length))));
-        results.saveSoon();
-      },
-    });
+    const run: RunCells = (cells) =>
+      parts.runSession(cells, {
+        signal: stop.signal,
+        startGate: scaleout?.gate,
+        stopGraceMs: m.config.stopGraceMs,
+        onEvent: (e) => {
+          progress.onEvent(e);
+          metrics?.onEvent(e);
+          if (e.type !== 'run') return;
+          stored.push(parts.toRunRecord(measuredRunAtMost(e.run, stored.room(e.run.records.length))));
+          results.saveSoon();
+        },
+      });
     const outcome = m.drive ? await m.drive(run, doc, stop.signal) : await run(m.cells);
     target = outcome.target;
   } catch (err) {
@@ -106,7 +129,9 @@ async function runAll(
     if (!stop.signal.aborted) {
       await results.save().catch(() => {});
       if (doc.runs.length) log.error(`partial results (${doc.runs.length} run(s)) written to ${path}`);
-      await scaleout?.publish({ results: doc.runs.length ? doc : undefined, error: err }).catch((e: Error) => log.error(`scale-out results not stored: ${e.message}`));
+      await scaleout
+        ?.publish({ results: doc.runs.length ? doc : undefined, error: err })
+        .catch((e: Error) => log.error(`scale-out results not stored: ${e.message}`));
       throw err;
     }
     log.debug(`stopped: ${(err as Error).message}`);

@@ -17,4 +17,3 @@ export function registerMetricsSecrets(sinks: readonly MetricsSink[] | undefined
     for (const name of SECRET_PARAMS) for (const v of u.searchParams.getAll(name)) registerSecret(v);
   }
 }
-

@@ -19,12 +19,24 @@ const majorOf = (version: string) => Number(version.replace(/^v/, '').split('.')
  * no listener may run.
  */
 const NOT_FORWARDED = new Set([
-  'SIGKILL', 'SIGSTOP', 'SIGTSTP', 'SIGTTIN', 'SIGTTOU', 'SIGCHLD', 'SIGCLD', 'SIGPIPE',
-  'SIGSEGV', 'SIGBUS', 'SIGFPE', 'SIGILL',
+  'SIGKILL',
+  'SIGSTOP',
+  'SIGTSTP',
+  'SIGTTIN',
+  'SIGTTOU',
+  'SIGCHLD',
+  'SIGCLD',
+  'SIGPIPE',
+  'SIGSEGV',
+  'SIGBUS',
+  'SIGFPE',
+  'SIGILL',
 ]);
 
 /** Every other signal this platform has, one name per number (SIGIOT is SIGABRT, SIGPOLL is SIGIO). */
-export function forwardedSignals(signals: Readonly<Record<string, number>> = constants.signals): NodeJS.Signals[] {
+export function forwardedSignals(
+  signals: Readonly<Record<string, number>> = constants.signals,
+): NodeJS.Signals[] {
   const seen = new Set<number>();
   const out: NodeJS.Signals[] = [];
   for (const [name, number] of Object.entries(signals)) {
@@ -115,7 +127,8 @@ const CAPPED_NEW_SPACE_BYTES = 2 * 4 * 1024 * 1024;
  * promoted and the old generation grows with the runs instead.
  */
 export function capYoungGeneration(execArgv: readonly string[], env: NodeJS.ProcessEnv = process.env): void {
-  const given = (args: readonly string[]) => args.some((a) => a.replace(/_/g, '-').startsWith('--max-semi-space-size'));
+  const given = (args: readonly string[]) =>
+    args.some((a) => a.replace(/_/g, '-').startsWith('--max-semi-space-size'));
   if (given(execArgv) || given((env.NODE_OPTIONS ?? '').split(/\s+/))) return;
   const v8 = process.getBuiltinModule('node:v8');
   growYoungGeneration(v8);
@@ -136,7 +149,9 @@ function growYoungGeneration(v8: typeof import('node:v8')): void {
   if (!grown()) {
     const space = newSpace()!;
     const semiSpaceBytes = space.space_used_size + space.space_available_size;
-    v8.setFlagsFromString(`--semi-space-growth-factor=${2 ** Math.max(0, Math.round(Math.log2(CAPPED_NEW_SPACE_BYTES / 2 / semiSpaceBytes)))}`);
+    v8.setFlagsFromString(
+      `--semi-space-growth-factor=${2 ** Math.max(0, Math.round(Math.log2(CAPPED_NEW_SPACE_BYTES / 2 / semiSpaceBytes)))}`,
+    );
     const survivors: number[][] = [];
     for (let round = 0; round < 64 && !grown(); round++) {
       for (let i = 0; i < 16; i++) survivors.push(new Array<number>(4096).fill(round));
@@ -148,7 +163,9 @@ function growYoungGeneration(v8: typeof import('node:v8')): void {
 /** The re-run's arguments: this one's Node flags (and the young generation's, unless one was given), entry and options. */
 export function rerunArgs(execArgv: readonly string[], argv: readonly string[]): string[] {
   // `node dist/cli.js` on an old Node has no shebang's flag: the re-run gets it.
-  const flags = execArgv.some((a) => a.startsWith('--max-semi-space-size')) ? execArgv : [...execArgv, SEMI_SPACE];
+  const flags = execArgv.some((a) => a.startsWith('--max-semi-space-size'))
+    ? execArgv
+    : [...execArgv, SEMI_SPACE];
   return [...flags, argv[1]!, ...argv.slice(2)];
 }
 

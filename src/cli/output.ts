@@ -1,7 +1,13 @@
 // How a command's report is shown and priced (--details, --color / NO_COLOR, --prices), and what a
 // session against a real account will cost before it runs. Edge code: it reads files and the env.
 import { ConfigError } from '../config/errors.js';
-import { resolveOptions, type Credentials, type DownloadConfig, type Sources, type UploadConfig } from '../config/load.js';
+import {
+  resolveOptions,
+  type Credentials,
+  type DownloadConfig,
+  type Sources,
+  type UploadConfig,
+} from '../config/load.js';
 import { OUTPUT_OPTIONS, type ColorMode } from '../config/options.js';
 import type { PriceTable } from '../analysis/prices.js';
 import { readJsonFile } from '../results/file.js';
@@ -26,26 +32,55 @@ export interface Output {
 }
 
 /** Colour only on a terminal, unless NO_COLOR (no-color.org) or --color says otherwise. */
-const useColor = (mode: ColorMode, env: Env) => (mode === 'always' ? true : mode === 'never' ? false : process.stdout.isTTY === true && !env.NO_COLOR);
+const useColor = (mode: ColorMode, env: Env) =>
+  mode === 'always' ? true : mode === 'never' ? false : process.stdout.isTTY === true && !env.NO_COLOR;
 
 /** The session's billable operations and their price, from its config, before it runs. */
-export async function sessionEstimate(command: ResultsFile['command'], c: DownloadConfig | UploadConfig, cells: number, given?: PriceTable): Promise<string> {
-  const [{ estimateSession, estimateLine }, { DEFAULT_PRICES }] = await Promise.all([import('../analysis/estimate.js'), import('../analysis/prices.js')]);
+export async function sessionEstimate(
+  command: ResultsFile['command'],
+  c: DownloadConfig | UploadConfig,
+  cells: number,
+  given?: PriceTable,
+): Promise<string> {
+  const [{ estimateSession, estimateLine }, { DEFAULT_PRICES }] = await Promise.all([
+    import('../analysis/estimate.js'),
+    import('../analysis/prices.js'),
+  ]);
   const download = 'sourceMethod' in c;
-  const names = download ? selectStrategies(c.sourceMethod, false).map((s) => s.name) : selectUploadStrategies(c.uploadMethod, false).map((s) => s.name);
+  const names = download
+    ? selectStrategies(c.sourceMethod, false).map((s) => s.name)
+    : selectUploadStrategies(c.uploadMethod, false).map((s) => s.name);
   const prices = given ?? DEFAULT_PRICES;
-  const e = estimateSession({
-    command, strategies: names, runsPerContender: c.runs + c.warmup, cells, atLeast: (c.minTimeMs ?? 0) > 0,
-    objectSizeBytes: download ? c.fileSizeBytes ?? 80 * 1024 * 1024 : c.fileSizeBytes, concurrency: c.concurrency,
-    fileCount: c.fileCount ?? 0, ...(download ? { rangeSizeBytes: c.rangeSizeBytes, pageSize: c.pageSize } : { blobSizeBytes: c.blobSizeBytes, blockSizeBytes: c.blockSizeBytes, thresholdBytes: c.thresholdBytes }),
-  }, prices);
+  const e = estimateSession(
+    {
+      command,
+      strategies: names,
+      runsPerContender: c.runs + c.warmup,
+      cells,
+      atLeast: (c.minTimeMs ?? 0) > 0,
+      objectSizeBytes: download ? (c.fileSizeBytes ?? 80 * 1024 * 1024) : c.fileSizeBytes,
+      concurrency: c.concurrency,
+      fileCount: c.fileCount ?? 0,
+      ...(download
+        ? { rangeSizeBytes: c.rangeSizeBytes, pageSize: c.pageSize }
+        : {
+            blobSizeBytes: c.blobSizeBytes,
+            blockSizeBytes: c.blockSizeBytes,
+            thresholdBytes: c.thresholdBytes,
+          }),
+    },
+    prices,
+  );
   return estimateLine(e, prices);
 }
 
 /** A --prices file, read like a results file (one bounded reader) and checked field by field. */
 async function loadPrices(path: string | undefined): Promise<PriceTable | undefined> {
   if (!path) return undefined;
-  const [doc, { parsePriceTable }] = await Promise.all([readJsonFile(path, 'prices file', 'give a JSON rate table as README "Cost" shows'), import('../analysis/prices.js')]);
+  const [doc, { parsePriceTable }] = await Promise.all([
+    readJsonFile(path, 'prices file', 'give a JSON rate table as README "Cost" shows'),
+    import('../analysis/prices.js'),
+  ]);
   const parsed = parsePriceTable(doc);
   if ('problem' in parsed) throw new ConfigError(`prices file ${path} ${parsed.problem}`);
   return parsed.table;
@@ -55,6 +90,9 @@ export async function outputOf(flags: Record<string, unknown>, env: Env, sources
   const o = resolveOptions(OUTPUT_OPTIONS, flags, sources);
   const prices = await loadPrices(o.pricesPath);
   return {
-    details: o.details, color: useColor(o.color, env), material: o.material,
-    ...(prices ? { prices } : {}) };
+    details: o.details,
+    color: useColor(o.color, env),
+    material: o.material,
+    ...(prices ? { prices } : {}),
+  };
 }

@@ -10,9 +10,12 @@ import type { ResultsFile, SweepAxis } from '../results/schema.js';
 
 function targetOf(c: Credentials): { kind: string; label: string } {
   switch (c.kind) {
-    case 'embedded': return { kind: 'embedded-azurite', label: 'embedded Azurite' };
-    case 'url': return { kind: 'url', label: `url ${new URL(c.url).host}` };
-    default: return { kind: 'account', label: `account ${c.account}` };
+    case 'embedded':
+      return { kind: 'embedded-azurite', label: 'embedded Azurite' };
+    case 'url':
+      return { kind: 'url', label: `url ${new URL(c.url).host}` };
+    default:
+      return { kind: 'account', label: `account ${c.account}` };
   }
 }
 
@@ -39,10 +42,14 @@ export async function preamble(m: PreambleInput, path: string): Promise<ResultsF
   const doc = newResultsFile(m.command, m.docConfig, targetOf(m.config.credentials));
   // Where it runs, before it runs: the connect time is measured on an idle machine.
   const { captureEnvironment, IMDS_URL, isRemote } = await import('./environment.js');
-  Object.assign(doc.environment, await captureEnvironment({ endpoint: endpointOf(m.config.credentials), imdsUrl: IMDS_URL }));
+  Object.assign(
+    doc.environment,
+    await captureEnvironment({ endpoint: endpointOf(m.config.credentials), imdsUrl: IMDS_URL }),
+  );
   // Against a real account (remote, not a plain URL), say what the session will cost before it does.
   const remote = isRemote(doc.environment.endpoint);
-  if (remote && m.config.credentials.kind !== 'url' && !m.config.steady) log.info(await sessionEstimate(m.command, m.config, m.cells.length, m.output.prices));
+  if (remote && m.config.credentials.kind !== 'url' && !m.config.steady)
+    log.info(await sessionEstimate(m.command, m.config, m.cells.length, m.output.prices));
   if (m.sweep) doc.sweep = m.sweep;
   if (m.config.slo) doc.slo = m.config.slo;
   return doc;

@@ -32,7 +32,13 @@ interface Reporting {
 }
 
 /** Writes the results, prints the report and publishes; the exit code says what failed or stopped it. */
-export async function sessionEnd(m: Titled, parts: Reporting, results: ResultsWriter, stop: StopController, { target, scaleout }: Ended): Promise<number> {
+export async function sessionEnd(
+  m: Titled,
+  parts: Reporting,
+  results: ResultsWriter,
+  stop: StopController,
+  { target, scaleout }: Ended,
+): Promise<number> {
   const { doc, path } = results;
   const stopped = stop.reason;
   doc.complete = !stopped;
@@ -48,11 +54,21 @@ export async function sessionEnd(m: Titled, parts: Reporting, results: ResultsWr
     const prices = m.output.prices ? { prices: m.output.prices } : {};
     const report = parts.buildReport(doc, { title, material: m.output.material, ...prices, thresholds });
     gateFailed = report.thresholds?.passed === false;
-    const shown = await parts.renderReport(report, m.config.format, { details: m.output.details, color: m.output.color, ...(notSaved ? {} : { resultsPath: path }), config: doc.config });
+    const shown = await parts.renderReport(report, m.config.format, {
+      details: m.output.details,
+      color: m.output.color,
+      ...(notSaved ? {} : { resultsPath: path }),
+      config: doc.config,
+    });
     process.stdout.write(`${redact(shown)}\n`);
   }
   if (notSaved) process.stderr.write(`blob-cacher: ${escapeControls(redact(notSaved))}\n`);
-  const notPublished = scaleout && await scaleout.publish({ results: doc }).then(() => undefined, (e: Error) => `scale-out results not stored: ${e.message}`);
+  const notPublished =
+    scaleout &&
+    (await scaleout.publish({ results: doc }).then(
+      () => undefined,
+      (e: Error) => `scale-out results not stored: ${e.message}`,
+    ));
   // The storage's own error text: escaped, as every error line.
   if (notPublished) process.stderr.write(`blob-cacher: ${escapeControls(redact(notPublished))}\n`);
   if (stopped) return exitCodeOf(stopped);

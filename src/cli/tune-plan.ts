@@ -20,11 +20,19 @@ export const CELL_RUNS = ['--runs', '5', '--warmup', '1'];
  * dotenv file), the deploy lines carry them, so that what is deployed is what was measured.
  */
 const DEPLOYED = [
-  '--range-size', '--hedge', '--hedge-on', '--http-client', '--buffer-size', '--sink', '--connections',
-  '--page-size', '--threshold',
+  '--range-size',
+  '--hedge',
+  '--hedge-on',
+  '--http-client',
+  '--buffer-size',
+  '--sink',
+  '--connections',
+  '--page-size',
+  '--threshold',
 ];
 
-export const given = (args: readonly string[], flag: string) => args.some((a) => a === flag || a.startsWith(`${flag}=`));
+export const given = (args: readonly string[], flag: string) =>
+  args.some((a) => a === flag || a.startsWith(`${flag}=`));
 
 /** The args without tune's own options (each flag with its value). */
 export function withoutTuneOptions(args: readonly string[]): string[] {
@@ -51,16 +59,31 @@ export function flagAt(args: readonly string[], i: number): string {
 }
 
 export function axesFor(mode: 'download' | 'upload', base: Config, args: readonly string[]): TuneAxis[] {
-  const fixed = new Set(['--concurrency', '--max-sockets', '--processes', '--block-size'].filter((f) => given(args, f)));
+  const fixed = new Set(
+    ['--concurrency', '--max-sockets', '--processes', '--block-size'].filter((f) => given(args, f)),
+  );
   const url = base.credentials.kind === 'url';
-  const strategies = 'sourceMethod' in base ? selectStrategies(base.sourceMethod, url).map((s) => s.name) : [base.uploadMethod];
+  const strategies =
+    'sourceMethod' in base
+      ? selectStrategies(base.sourceMethod, url).map((s) => s.name)
+      : [base.uploadMethod];
   // Block sizes and blocks in flight matter only where blocks are staged; many small files each go
   // in one Put Blob, as many at once as the sockets allow.
-  if (!('blockSizeBytes' in base) || !readersOf('upload', 'blockSize').includes(base.uploadMethod)) fixed.add('--block-size');
-  if ('uploadMethod' in base && !readersOf('upload', 'concurrency').includes(base.uploadMethod)) fixed.add('--concurrency');
+  if (!('blockSizeBytes' in base) || !readersOf('upload', 'blockSize').includes(base.uploadMethod))
+    fixed.add('--block-size');
+  if ('uploadMethod' in base && !readersOf('upload', 'concurrency').includes(base.uploadMethod))
+    fixed.add('--concurrency');
   return tuneAxes({
-    direction: mode, strategies, cores: machineLimits(readMachine()).cores, fixed,
-    start: { processes: base.processes, maxSockets: base.maxSockets, concurrency: base.concurrency, ...('blockSizeBytes' in base ? { blockSizeBytes: base.blockSizeBytes } : {}) },
+    direction: mode,
+    strategies,
+    cores: machineLimits(readMachine()).cores,
+    fixed,
+    start: {
+      processes: base.processes,
+      maxSockets: base.maxSockets,
+      concurrency: base.concurrency,
+      ...('blockSizeBytes' in base ? { blockSizeBytes: base.blockSizeBytes } : {}),
+    },
   });
 }
 
@@ -73,9 +96,12 @@ export function cellMeasure(runs: readonly MeasuredRun[]): CellMeasure {
   // retry overcame and those that ended their request (--max-retries 0) alike.
   const classes = new Map<ThrottleClass, number>();
   for (const r of measured) {
-    for (const [c, n] of Object.entries(r.throttledBy ?? {}) as [ThrottleClass, number][]) classes.set(c, (classes.get(c) ?? 0) + n);
+    for (const [c, n] of Object.entries(r.throttledBy ?? {}) as [ThrottleClass, number][])
+      classes.set(c, (classes.get(c) ?? 0) + n);
   }
-  const throttleClass = throttled ? ([...classes.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? 'other') : undefined;
+  const throttleClass = throttled
+    ? ([...classes.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? 'other')
+    : undefined;
   return {
     // A cell whose every run failed has no time to compare: it is never better than another.
     runMs: ok.length === measured.length ? ok.map((r) => r.wallMs) : [],
@@ -93,10 +119,20 @@ export interface Given {
 }
 
 /** What a deployment needs that the tune did not search: strategy, counts and the DEPLOYED options given. */
-export function fixedSettings(base: Config, searched: ReadonlySet<string>, { specs, flags, sources }: Given): Cell {
-  const all: Record<string, string> = 'sourceMethod' in base
-    ? { '--source-method': base.sourceMethod, '--concurrency': String(base.concurrency) }
-    : { '--upload-method': base.uploadMethod, ...(readersOf('upload', 'blockSize').includes(base.uploadMethod) ? { '--concurrency': String(base.concurrency), '--block-size': String(base.blockSizeBytes) } : {}) };
+export function fixedSettings(
+  base: Config,
+  searched: ReadonlySet<string>,
+  { specs, flags, sources }: Given,
+): Cell {
+  const all: Record<string, string> =
+    'sourceMethod' in base
+      ? { '--source-method': base.sourceMethod, '--concurrency': String(base.concurrency) }
+      : {
+          '--upload-method': base.uploadMethod,
+          ...(readersOf('upload', 'blockSize').includes(base.uploadMethod)
+            ? { '--concurrency': String(base.concurrency), '--block-size': String(base.blockSizeBytes) }
+            : {}),
+        };
   all['--max-sockets'] = String(base.maxSockets);
   all['--processes'] = String(base.processes);
   for (const spec of specs.filter((s) => DEPLOYED.includes(s.flag) && !s.secret)) {

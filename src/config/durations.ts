@@ -10,7 +10,11 @@ export function formatDuration(ms: number): string {
 
 /** A duration as --help shows it and the parser takes it back: 30s, 500ms, 10m, 24h. */
 export function formatDurationExact(ms: number): string {
-  for (const [unit, size] of [['h', 3_600_000], ['m', 60_000], ['s', 1000]] as const) {
+  for (const [unit, size] of [
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1000],
+  ] as const) {
     if (ms >= size && ms % size === 0) return `${ms / size}${unit}`;
   }
   return `${ms}ms`;

@@ -28,7 +28,10 @@ export class ConfigError extends ExitError {
 export const escapeControls = (text: string): string =>
   text.replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g, (c) => {
     const code = c.charCodeAt(0);
-    return ({ '\n': '\\n', '\r': '\\r', '\t': '\\t' })[c] ?? (code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16)}`);
+    return (
+      { '\n': '\\n', '\r': '\\r', '\t': '\\t' }[c] ??
+      (code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16)}`)
+    );
   });
 
 /**
@@ -43,6 +46,7 @@ export function quotedValue(raw: string): string {
     const [, scheme, authority, rest] = m as unknown as [string, string, string, string];
     const host = /[:@]/.test(authority) ? '[redacted]' : authority;
     shown = `${scheme}${host}${rest.replace(/^[^?#]*@/, '[redacted]@').replace(/\?.*$/s, '?[redacted]')}`;
-  } else if (/[@?]/.test(raw)) shown = raw.replace(/^[^?#]*@/, '[redacted]@').replace(/\?.*$/s, '?[redacted]');
+  } else if (/[@?]/.test(raw))
+    shown = raw.replace(/^[^?#]*@/, '[redacted]@').replace(/\?.*$/s, '?[redacted]');
   return `"${escapeControls(shown)}"`;
 }

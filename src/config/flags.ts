@@ -37,13 +37,16 @@ function nonEmpty(value: string | undefined): string | undefined {
  * takes no dotenv file.
  */
 export function dotenvFile(
-  specs: readonly AnyOption[], flags: Readonly<Record<string, unknown>>, env: Sources['env'],
+  specs: readonly AnyOption[],
+  flags: Readonly<Record<string, unknown>>,
+  env: Sources['env'],
 ): { path: string; explicit: boolean; origin: string } | undefined {
   if (!specs.includes(envFile)) return undefined;
   const fromFlag = flagText(flags, envFile);
   if (fromFlag !== undefined) return { path: fromFlag, explicit: true, origin: envFile.flag };
   const fromEnv = envFile.env === undefined ? undefined : nonEmpty(env[envFile.env]);
-  if (fromEnv !== undefined) return { path: fromEnv, explicit: true, origin: `${envFile.env} (${envFile.flag})` };
+  if (fromEnv !== undefined)
+    return { path: fromEnv, explicit: true, origin: `${envFile.env} (${envFile.flag})` };
   return { path: envFile.defaultValue, explicit: false, origin: envFile.flag };
 }
 
@@ -54,10 +57,17 @@ export function buildProgram(name: string, specs: readonly AnyOption[], summary:
     // A bool takes an optional value, so that `--force`, `--force=false` and `--cleanup yes` all parse.
     const value = spec.valueName === 'bool' ? ' [bool]' : spec.valueName ? ` <${spec.valueName}>` : '';
     const env = spec.env ? ` [env ${spec.platformEnv ? `${spec.platformEnv}, then ` : ''}${spec.env}]` : '';
-    const shown = spec.key.endsWith('Bytes') && typeof spec.defaultValue === 'number' ? formatBytes(spec.defaultValue).replace(' ', '')
-      : spec.valueName === 'duration' && typeof spec.defaultValue === 'number' ? formatDurationExact(spec.defaultValue) : String(spec.defaultValue);
+    const shown =
+      spec.key.endsWith('Bytes') && typeof spec.defaultValue === 'number'
+        ? formatBytes(spec.defaultValue).replace(' ', '')
+        : spec.valueName === 'duration' && typeof spec.defaultValue === 'number'
+          ? formatDurationExact(spec.defaultValue)
+          : String(spec.defaultValue);
     // A structured default (a list of objects) has no one-word form: its help says it in words.
-    const structured = typeof spec.defaultValue === 'object' && spec.defaultValue !== null && (!Array.isArray(spec.defaultValue) || spec.defaultValue.some((v) => typeof v === 'object'));
+    const structured =
+      typeof spec.defaultValue === 'object' &&
+      spec.defaultValue !== null &&
+      (!Array.isArray(spec.defaultValue) || spec.defaultValue.some((v) => typeof v === 'object'));
     const dflt = spec.defaultValue !== undefined && !spec.secret && !structured ? ` (default ${shown})` : '';
     const option = new Option(`${spec.flag}${value}`, `${spec.help}${env}${dflt}`);
     // Given again, a repeatable flag adds its value, joined as its environment variable writes them.
@@ -82,7 +92,8 @@ export function parseFlags(program: Command, argv: readonly string[]): Record<st
     program.parse([...argv], { from: 'user' });
   } catch (err) {
     if (err instanceof CommanderError) {
-      if (helped || err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return undefined;
+      if (helped || err.code === 'commander.helpDisplayed' || err.code === 'commander.version')
+        return undefined;
       const msg = err.message
         .replace(/^error: /, '')
         // An unknown --name=value is echoed whole by commander; the value may be a key.
@@ -104,9 +115,15 @@ type Flags = Readonly<Record<string, unknown>>;
 function layersOf(spec: AnyOption, flags: Flags, sources: Sources): [string | undefined, string][] {
   return [
     [flagText(flags, spec), spec.flag],
-    [spec.platformEnv ? nonEmpty(sources.env[spec.platformEnv]) : undefined, `${spec.platformEnv} (${spec.flag})`],
+    [
+      spec.platformEnv ? nonEmpty(sources.env[spec.platformEnv]) : undefined,
+      `${spec.platformEnv} (${spec.flag})`,
+    ],
     [spec.env ? nonEmpty(sources.env[spec.env]) : undefined, `${spec.env} (${spec.flag})`],
-    [spec.env ? nonEmpty(sources.dotenv?.[spec.env]) : undefined, `${spec.env} (${spec.flag}) in the dotenv file`],
+    [
+      spec.env ? nonEmpty(sources.dotenv?.[spec.env]) : undefined,
+      `${spec.env} (${spec.flag}) in the dotenv file`,
+    ],
   ];
 }
 
@@ -130,7 +147,11 @@ function resolveOne<T>(spec: OptionSpec<T>, flags: Flags, sources: Sources): T |
 }
 
 /** Resolves every option in `specs` to its typed value (undefined where unset and without default). */
-export function resolveOptions<const S extends readonly AnyOption[]>(specs: S, flags: Readonly<Record<string, unknown>>, sources: Sources): Resolved<S> {
+export function resolveOptions<const S extends readonly AnyOption[]>(
+  specs: S,
+  flags: Readonly<Record<string, unknown>>,
+  sources: Sources,
+): Resolved<S> {
   const out: Record<string, unknown> = {};
   for (const spec of specs) out[spec.key] = resolveOne(spec, flags, sources);
   // The one assertion of the config layer: TypeScript cannot follow a loop that fills a mapped

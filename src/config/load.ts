@@ -2,7 +2,11 @@
 // Pure: the CLI (src/cli/sources.ts) reads the environment and the dotenv file and hands them in
 // as strings; nothing here reads argv, process.env or a file.
 import {
-  DOWNLOAD_STRATEGIES, HEDGEABLE, selectStrategies, UPLOAD_STRATEGIES, workloadOf,
+  DOWNLOAD_STRATEGIES,
+  HEDGEABLE,
+  selectStrategies,
+  UPLOAD_STRATEGIES,
+  workloadOf,
 } from '../strategies/index.js';
 import { redact } from '../log/logger.js';
 import { resolveCredentials, type Credentials } from './credentials.js';
@@ -10,14 +14,42 @@ import { ConfigError } from './errors.js';
 import { distributionMaxBytes, type SizeDistribution, type SizeDraw } from '../plan/size-draw.js';
 import { resolveScaleout, type ScaleoutConfig } from './scaleout.js';
 import { resolveOptions, type Sources } from './flags.js';
-import { DEFAULT_BLOB_SIZE_BYTES, DEFAULT_MAX_RUNS, DEFAULT_FILE_SIZE_BYTES, DOWNLOAD_OPTIONS, HEDGE_ON, RUN_OPTIONS, SCALEOUT_OPTIONS, UPLOAD_OPTIONS, type ConnectionMode, type DownloadMethod, type HedgeAfter, type HedgeOn, type HttpClientName, type LogLevel, type MetricsSink, type ReportFormat, type Resolved, type SinkKind, type UploadMethod } from './options.js';
+import {
+  DEFAULT_BLOB_SIZE_BYTES,
+  DEFAULT_MAX_RUNS,
+  DEFAULT_FILE_SIZE_BYTES,
+  DOWNLOAD_OPTIONS,
+  HEDGE_ON,
+  RUN_OPTIONS,
+  SCALEOUT_OPTIONS,
+  UPLOAD_OPTIONS,
+  type ConnectionMode,
+  type DownloadMethod,
+  type HedgeAfter,
+  type HedgeOn,
+  type HttpClientName,
+  type LogLevel,
+  type MetricsSink,
+  type ReportFormat,
+  type Resolved,
+  type SinkKind,
+  type UploadMethod,
+} from './options.js';
 import type { Arrival } from './choices.js';
 import type { Slo } from '../results/schema.js';
 
 export type { Credentials } from './credentials.js';
 import type { Threshold } from './thresholds.js';
 // The flag and source layers live in flags.ts; the CLI and tests reach them here, as before.
-export { buildProgram, dotenvFile, flagAttribute, givenText, parseFlags, resolveOptions, type Sources } from './flags.js';
+export {
+  buildProgram,
+  dotenvFile,
+  flagAttribute,
+  givenText,
+  parseFlags,
+  resolveOptions,
+  type Sources,
+} from './flags.js';
 
 /** Repetition and output, shared by the measuring commands. */
 export interface RunOptions {
@@ -70,11 +102,21 @@ export interface OpenLoopOptions {
 function openLoopOptions(o: Resolved<typeof RUN_OPTIONS>): Pick<RunOptions, 'openLoop' | 'slo'> {
   if (o.ratePerSecond === undefined) {
     if (o.slo) {
-      throw new ConfigError('--slo is the latency an open loop\'s rate must keep; give --rate too (e.g. --rate 800/s --slo p99<200ms)');
+      throw new ConfigError(
+        "--slo is the latency an open loop's rate must keep; give --rate too (e.g. --rate 800/s --slo p99<200ms)",
+      );
     }
-    const alone = o.arrival !== undefined ? ['--arrival', 'poisson'] : o.maxInFlight !== undefined ? ['--max-in-flight', '64'] : [];
+    const alone =
+      o.arrival !== undefined
+        ? ['--arrival', 'poisson']
+        : o.maxInFlight !== undefined
+          ? ['--max-in-flight', '64']
+          : [];
     const [flag, example] = alone;
-    if (flag) throw new ConfigError(`${flag} shapes an open loop; give --rate too (e.g. --rate 800/s ${flag} ${example})`);
+    if (flag)
+      throw new ConfigError(
+        `${flag} shapes an open loop; give --rate too (e.g. --rate 800/s ${flag} ${example})`,
+      );
     return {};
   }
   const maxInFlight = o.maxInFlight === undefined ? {} : { maxInFlight: o.maxInFlight };
@@ -100,40 +142,79 @@ const DEFAULT_PRECISION = 0.02;
  * --min-time adds, so beside an exact --runs they are refused, as --min-time is.
  */
 function untilTime(o: Resolved<typeof RUN_OPTIONS>): Pick<RunOptions, 'maxRuns' | 'precision'> {
-  const given = o.maxRuns !== undefined ? '--max-runs' : o.precision !== undefined ? '--precision' : undefined;
-  if (given && o.runs !== undefined) throw new ConfigError(`--runs ${o.runs} is exactly ${o.runs} run(s) and ${given} ends the runs --min-time adds; give one of them`);
+  const given =
+    o.maxRuns !== undefined ? '--max-runs' : o.precision !== undefined ? '--precision' : undefined;
+  if (given && o.runs !== undefined)
+    throw new ConfigError(
+      `--runs ${o.runs} is exactly ${o.runs} run(s) and ${given} ends the runs --min-time adds; give one of them`,
+    );
   const maxRuns = o.maxRuns ?? DEFAULT_MAX_RUNS;
-  if (maxRuns < DEFAULT_RUNS) throw new ConfigError(`--max-runs ${maxRuns} is below the ${DEFAULT_RUNS} runs every strategy makes first; give --runs ${maxRuns} for exactly ${maxRuns}`);
+  if (maxRuns < DEFAULT_RUNS)
+    throw new ConfigError(
+      `--max-runs ${maxRuns} is below the ${DEFAULT_RUNS} runs every strategy makes first; give --runs ${maxRuns} for exactly ${maxRuns}`,
+    );
   return { maxRuns, precision: o.precision ?? DEFAULT_PRECISION };
 }
 
 function runOptions(o: Resolved<typeof RUN_OPTIONS>): RunOptions {
   const base = {
-    ...openLoopOptions(o), connections: o.connections, trace: o.trace, maxRetries: o.maxRetries,
-    timeoutMs: o.timeoutMs, deadlineMs: o.deadlineMs, stopGraceMs: o.stopGraceMs,
-    progressIntervalMs: o.progressIntervalMs, resultsPath: o.resultsPath, format: o.format,
-    ...(o.metrics ? { metrics: o.metrics, metricsIntervalMs: o.intervalMs, ...(o.metricsToken ? { metricsToken: o.metricsToken } : {}) } : {}),
+    ...openLoopOptions(o),
+    connections: o.connections,
+    trace: o.trace,
+    maxRetries: o.maxRetries,
+    timeoutMs: o.timeoutMs,
+    deadlineMs: o.deadlineMs,
+    stopGraceMs: o.stopGraceMs,
+    progressIntervalMs: o.progressIntervalMs,
+    resultsPath: o.resultsPath,
+    format: o.format,
+    ...(o.metrics
+      ? {
+          metrics: o.metrics,
+          metricsIntervalMs: o.intervalMs,
+          ...(o.metricsToken ? { metricsToken: o.metricsToken } : {}),
+        }
+      : {}),
   };
   // --threshold's rules travel with the config to the report, which evaluates them.
   Object.assign(base, o.thresholds ? { thresholds: o.thresholds } : {});
   if (o.durationMs === undefined) {
-    if (o.autoterm) throw new ConfigError('--autoterm (BLOB_CACHER_AUTOTERM) ends a steady run early; give --duration too (e.g. --duration 60s --autoterm)');
+    if (o.autoterm)
+      throw new ConfigError(
+        '--autoterm (BLOB_CACHER_AUTOTERM) ends a steady run early; give --duration too (e.g. --duration 60s --autoterm)',
+      );
     // As hyperfine: by default at least 5 runs and 3 s of measured time; --runs given means exactly that
     // many, so a --min-time beside it could only be ignored or break that promise: the pair is refused.
     if (o.runs !== undefined && o.minTimeMs !== undefined && o.minTimeMs > 0) {
-      throw new ConfigError(`--runs ${o.runs} is exactly ${o.runs} run(s) and --min-time runs until a time is reached; give one of them (--min-time alone runs at least ${DEFAULT_RUNS})`);
+      throw new ConfigError(
+        `--runs ${o.runs} is exactly ${o.runs} run(s) and --min-time runs until a time is reached; give one of them (--min-time alone runs at least ${DEFAULT_RUNS})`,
+      );
     }
     const stopping = untilTime(o);
-    return { ...base, runs: o.runs ?? DEFAULT_RUNS, minTimeMs: o.minTimeMs ?? (o.runs === undefined ? DEFAULT_MIN_TIME_MS : 0), warmup: o.warmup ?? 1, ...stopping };
+    return {
+      ...base,
+      runs: o.runs ?? DEFAULT_RUNS,
+      minTimeMs: o.minTimeMs ?? (o.runs === undefined ? DEFAULT_MIN_TIME_MS : 0),
+      warmup: o.warmup ?? 1,
+      ...stopping,
+    };
   }
   // A steady run is its own repetition: one run each unless --runs says more, its ramp-up outside the active window.
-  if (o.minTimeMs !== undefined) throw new ConfigError('--min-time and --duration both say how long to measure; give one of them');
-  if (o.maxRuns !== undefined || o.precision !== undefined) throw new ConfigError('--max-runs and --precision end the runs that --min-time adds; a --duration run has none: give --runs');
+  if (o.minTimeMs !== undefined)
+    throw new ConfigError('--min-time and --duration both say how long to measure; give one of them');
+  if (o.maxRuns !== undefined || o.precision !== undefined)
+    throw new ConfigError(
+      '--max-runs and --precision end the runs that --min-time adds; a --duration run has none: give --runs',
+    );
   if (o.intervalMs * 2 > o.durationMs) {
-    throw new ConfigError(`--interval ${o.intervalMs} ms leaves fewer than 2 intervals in --duration ${o.durationMs} ms; give a longer --duration or a shorter --interval`);
+    throw new ConfigError(
+      `--interval ${o.intervalMs} ms leaves fewer than 2 intervals in --duration ${o.durationMs} ms; give a longer --duration or a shorter --interval`,
+    );
   }
   if (o.autoterm && o.autotermWindowMs < 2 * o.intervalMs) {
-    throw new ConfigError('--autoterm-window must hold at least 2 intervals; give a longer --autoterm-window or a shorter --interval');
+    throw new ConfigError(
+      '--autoterm-window must hold at least 2 intervals; give a longer --autoterm-window or a shorter --interval',
+    );
   }
   // A window as long as the run is full only when the run ends: it could never end it early.
   if (o.autoterm && o.autotermWindowMs >= o.durationMs) {
@@ -144,8 +225,15 @@ function runOptions(o: Resolved<typeof RUN_OPTIONS>): RunOptions {
     );
   }
   return {
-    ...base, runs: o.runs ?? 1, minTimeMs: 0, warmup: o.warmup ?? 0,
-    steady: { durationMs: o.durationMs, intervalMs: o.intervalMs, ...(o.autoterm ? { autoterm: { windowMs: o.autotermWindowMs, tolerance: o.autotermTolerance } } : {}) },
+    ...base,
+    runs: o.runs ?? 1,
+    minTimeMs: 0,
+    warmup: o.warmup ?? 0,
+    steady: {
+      durationMs: o.durationMs,
+      intervalMs: o.intervalMs,
+      ...(o.autoterm ? { autoterm: { windowMs: o.autotermWindowMs, tolerance: o.autotermTolerance } } : {}),
+    },
   };
 }
 
@@ -205,7 +293,11 @@ export interface UploadConfig extends RunOptions {
 }
 
 /** A fixed --file-size is a number as it always was; a distribution is drawn with the seed. */
-function fileSizes(d: SizeDistribution | undefined, seed: number, fallbackBytes: number): {
+function fileSizes(
+  d: SizeDistribution | undefined,
+  seed: number,
+  fallbackBytes: number,
+): {
   fileSizeBytes: number;
   fileSizes?: SizeDraw;
 } {
@@ -213,61 +305,92 @@ function fileSizes(d: SizeDistribution | undefined, seed: number, fallbackBytes:
   return { fileSizeBytes: distributionMaxBytes(d), fileSizes: { distribution: d, seed } };
 }
 
-function withScaleout(o: Resolved<typeof SCALEOUT_OPTIONS>, credentials: Credentials): { scaleout?: ScaleoutConfig } {
+function withScaleout(
+  o: Resolved<typeof SCALEOUT_OPTIONS>,
+  credentials: Credentials,
+): { scaleout?: ScaleoutConfig } {
   const scaleout = resolveScaleout(o, credentials);
   return scaleout ? { scaleout } : {};
 }
 
 /** What a plain URL can take: the strategies that say so, from the registry. */
-const URL_METHODS: readonly DownloadMethod[] = [...DOWNLOAD_STRATEGIES.filter((s) => s.urlCapable).map((s) => s.name), 'all'];
+const URL_METHODS: readonly DownloadMethod[] = [
+  ...DOWNLOAD_STRATEGIES.filter((s) => s.urlCapable).map((s) => s.name),
+  'all',
+];
 
-export function loadDownloadConfig(flags: Readonly<Record<string, unknown>>, sources: Sources): DownloadConfig {
+export function loadDownloadConfig(
+  flags: Readonly<Record<string, unknown>>,
+  sources: Sources,
+): DownloadConfig {
   const o = resolveOptions(DOWNLOAD_OPTIONS, flags, sources);
   const credentials = resolveCredentials(o);
   const { sourceMethod, sink, outPath } = o;
   const methods = sourceMethod.split(',');
   const noUrl = methods.filter((m) => !URL_METHODS.includes(m));
   if (credentials.kind === 'url' && noUrl.length) {
-    throw new ConfigError(`--source-method ${noUrl.join(',')} needs a blob target; with --url use ${URL_METHODS.join(', ')}`);
+    throw new ConfigError(
+      `--source-method ${noUrl.join(',')} needs a blob target; with --url use ${URL_METHODS.join(', ')}`,
+    );
   }
   // Contenders of one run measure the same thing: one object, or one many-blob workload.
   const kinds = new Set(DOWNLOAD_STRATEGIES.filter((s) => methods.includes(s.name)).map(workloadOf));
   if (kinds.size > 1) {
-    throw new ConfigError(`--source-method ${sourceMethod} mixes workloads (${[...kinds].join(', ')}); run each on its own, e.g. small-files,sdk-small-files or list,sdk-list`);
+    throw new ConfigError(
+      `--source-method ${sourceMethod} mixes workloads (${[...kinds].join(', ')}); run each on its own, e.g. small-files,sdk-small-files or list,sdk-list`,
+    );
   }
   const manyBlobs = !kinds.has('blob') && sourceMethod !== 'all';
   if (!manyBlobs && o.fileSize !== undefined && o.fileSize.kind !== 'fixed') {
-    throw new ConfigError('--file-size as a distribution draws sizes of many files; '
-      + `--source-method ${sourceMethod} reads one object: give one size, `
-      + 'or choose small-files, list or head');
+    throw new ConfigError(
+      '--file-size as a distribution draws sizes of many files; ' +
+        `--source-method ${sourceMethod} reads one object: give one size, ` +
+        'or choose small-files, list or head',
+    );
   }
   if (manyBlobs && (sink === 'file' || sink === 'sparse-file')) {
-    throw new ConfigError(`--source-method ${sourceMethod} reads many blobs, not one object: use --sink memory or discard`);
+    throw new ConfigError(
+      `--source-method ${sourceMethod} reads many blobs, not one object: use --sink memory or discard`,
+    );
   }
   if (sink === 'file' && o.processes > 1) {
-    throw new ConfigError('--sink file writes one sequential stream and needs --processes 1; use --sink sparse-file with several processes');
+    throw new ConfigError(
+      '--sink file writes one sequential stream and needs --processes 1; use --sink sparse-file with several processes',
+    );
   }
   if (outPath !== undefined && (sink === 'memory' || sink === 'discard')) {
-    throw new ConfigError(`--out is only used by the file and sparse-file sinks; add --sink file or drop --out`);
+    throw new ConfigError(
+      `--out is only used by the file and sparse-file sinks; add --sink file or drop --out`,
+    );
   }
   if (sink === 'file' && o.parallelism > 1) {
-    throw new ConfigError('--sink file writes one sequential stream, and a scale-out client\'s share is every K-th range; use --sink sparse-file (or memory, discard)');
+    throw new ConfigError(
+      "--sink file writes one sequential stream, and a scale-out client's share is every K-th range; use --sink sparse-file (or memory, discard)",
+    );
   }
   if (o.cleanup && o.runId !== undefined) {
-    throw new ConfigError('--cleanup in a scale-out run (--run-id) would delete fixtures that other clients still read; drop it and delete them after collect');
+    throw new ConfigError(
+      '--cleanup in a scale-out run (--run-id) would delete fixtures that other clients still read; drop it and delete them after collect',
+    );
   }
   // A contender that keeps its bytes itself (the SDK's buffer) leaves a file sink nothing to write.
   const writesNone = selectStrategies(sourceMethod, false).every((s) => !s.writesSink);
   if (writesNone && (sink === 'file' || sink === 'sparse-file')) {
-    throw new ConfigError(`--source-method ${sourceMethod} writes no file (the SDK baseline reads into memory); drop --sink ${sink}${outPath === undefined ? '' : ' and --out'}, or choose another --source-method`);
+    throw new ConfigError(
+      `--source-method ${sourceMethod} writes no file (the SDK baseline reads into memory); drop --sink ${sink}${outPath === undefined ? '' : ' and --out'}, or choose another --source-method`,
+    );
   }
   const unhedged = methods.filter((m) => !(HEDGEABLE as readonly string[]).includes(m));
   if (o.hedgeOn !== undefined && !o.hedge) {
-    throw new ConfigError('--hedge-on says what a hedged request must have by the --hedge delay, and --hedge '
-      + 'is not given; add --hedge (e.g. --hedge p90) or drop --hedge-on');
+    throw new ConfigError(
+      '--hedge-on says what a hedged request must have by the --hedge delay, and --hedge ' +
+        'is not given; add --hedge (e.g. --hedge p90) or drop --hedge-on',
+    );
   }
   if (o.hedge && unhedged.length) {
-    throw new ConfigError(`--hedge duplicates slow GETs of ${HEDGEABLE.join(', ')}; --source-method ${unhedged.join(',')} cannot: name those contenders, or drop --hedge`);
+    throw new ConfigError(
+      `--hedge duplicates slow GETs of ${HEDGEABLE.join(', ')}; --source-method ${unhedged.join(',')} cannot: name those contenders, or drop --hedge`,
+    );
   }
   return {
     logLevel: o.logLevel,
@@ -295,20 +418,29 @@ export function loadDownloadConfig(flags: Readonly<Record<string, unknown>>, sou
 
 const MAX_BLOCKS = 50_000;
 /** A plain server takes plain PUTs only: no blocks, no SDK. */
-const URL_UPLOAD_METHODS: readonly UploadMethod[] = [...UPLOAD_STRATEGIES.filter((s) => s.urlCapable).map((s) => s.name), 'all'];
+const URL_UPLOAD_METHODS: readonly UploadMethod[] = [
+  ...UPLOAD_STRATEGIES.filter((s) => s.urlCapable).map((s) => s.name),
+  'all',
+];
 
 export function loadUploadConfig(flags: Readonly<Record<string, unknown>>, sources: Sources): UploadConfig {
   const o = resolveOptions(UPLOAD_OPTIONS, flags, sources);
   const credentials = resolveCredentials(o);
   const { uploadMethod, blockSizeBytes, blobSizeBytes } = o;
   if (credentials.kind === 'anonymous') {
-    throw new ConfigError('--auth anonymous only reads (public access); uploads need --auth key, sas, connection-string or entra');
+    throw new ConfigError(
+      '--auth anonymous only reads (public access); uploads need --auth key, sas, connection-string or entra',
+    );
   }
   if (credentials.kind === 'url' && !URL_UPLOAD_METHODS.includes(uploadMethod)) {
-    throw new ConfigError(`--upload-method ${uploadMethod} needs a blob service and --url is a plain server; with --url use ${URL_UPLOAD_METHODS.join(' or ')}, or drop --url`);
+    throw new ConfigError(
+      `--upload-method ${uploadMethod} needs a blob service and --url is a plain server; with --url use ${URL_UPLOAD_METHODS.join(' or ')}, or drop --url`,
+    );
   }
   if (Math.ceil(blobSizeBytes / blockSizeBytes) > MAX_BLOCKS) {
-    throw new ConfigError(`--blob-size / --block-size makes more than ${MAX_BLOCKS} blocks; raise --block-size`);
+    throw new ConfigError(
+      `--blob-size / --block-size makes more than ${MAX_BLOCKS} blocks; raise --block-size`,
+    );
   }
   return {
     logLevel: o.logLevel,
@@ -334,15 +466,25 @@ export function loadUploadConfig(flags: Readonly<Record<string, unknown>>, sourc
 export function redactedConfig(config: DownloadConfig | UploadConfig): Record<string, unknown> {
   const c = config.credentials;
   const target =
-    c.kind === 'key' ? { kind: c.kind, account: c.account, endpoint: c.endpoint, key: '[redacted]' }
-    : c.kind === 'sas' ? { kind: c.kind, account: c.account, endpoint: c.endpoint, sas: '[redacted]' }
-    // A URL may carry a SAS of its own (?…&sig=…): its signature never reaches a results file.
-    : c.kind === 'url' ? { kind: c.kind, url: redact(c.url) }
-    : c;
+    c.kind === 'key'
+      ? { kind: c.kind, account: c.account, endpoint: c.endpoint, key: '[redacted]' }
+      : c.kind === 'sas'
+        ? { kind: c.kind, account: c.account, endpoint: c.endpoint, sas: '[redacted]' }
+        : // A URL may carry a SAS of its own (?…&sig=…): its signature never reaches a results file.
+          c.kind === 'url'
+          ? { kind: c.kind, url: redact(c.url) }
+          : c;
   const s = config.scaleout;
   // The run store's key or SAS never shows; an Entra ID store has no secret of its own.
   const secret = s && s.store.kind !== 'entra' ? { [s.store.kind]: '[redacted]' } : {};
-  const scaleout = s ? { scaleout: { ...s, store: { kind: s.store.kind, account: s.store.account, endpoint: s.store.endpoint, ...secret } } } : {};
+  const scaleout = s
+    ? {
+        scaleout: {
+          ...s,
+          store: { kind: s.store.kind, account: s.store.account, endpoint: s.store.endpoint, ...secret },
+        },
+      }
+    : {};
   const token = config.metricsToken ? { metricsToken: '[redacted]' } : {};
   return { ...config, credentials: target, ...scaleout, ...token };
 }

@@ -17,16 +17,20 @@ type Parsed = SizeDistribution | BadDistribution;
 const bad = (expected: string) => new BadDistribution(expected);
 type SizeOf = (part: string, what: string) => number | BadDistribution;
 
-const DISTRIBUTIONS = 'a range (4KiB..16MiB or log:4KiB..16MiB), lognormal:median=256KiB,sigma=1.2 '
-  + 'or weighted buckets (4KiB:50%,1MiB:40%,64MiB:10%)';
+const DISTRIBUTIONS =
+  'a range (4KiB..16MiB or log:4KiB..16MiB), lognormal:median=256KiB,sigma=1.2 ' +
+  'or weighted buckets (4KiB:50%,1MiB:40%,64MiB:10%)';
 const LOGNORMAL = 'lognormal:median=256KiB,sigma=1.2';
 const BUCKETS = '4KiB:50%,1MiB:40%,64MiB:10%';
 
 /** The forms, with an example of a fixed size in the bare unit the option counts. */
 function formsText(bareUnitBytes: number): string {
-  const bare = bareUnitBytes === 1000 ? '102 (a bare number is KB)'
-    : bareUnitBytes === 1 ? '12800000'
-    : `${Math.round(102_000 / bareUnitBytes)} (a bare number is ${bareUnitBytes} bytes)`;
+  const bare =
+    bareUnitBytes === 1000
+      ? '102 (a bare number is KB)'
+      : bareUnitBytes === 1
+        ? '12800000'
+        : `${Math.round(102_000 / bareUnitBytes)} (a bare number is ${bareUnitBytes} bytes)`;
   return `a size such as 80MiB, 100KB or ${bare}, ${DISTRIBUTIONS}`;
 }
 
@@ -54,9 +58,9 @@ export function parseSizeDistribution(raw: string, min: number, max: number, bar
 }
 
 function rangeOf(low: string, high: string, log: boolean, sizeOf: SizeOf): Parsed {
-  const lo = sizeOf(low, 'the range\'s low end');
+  const lo = sizeOf(low, "the range's low end");
   if (lo instanceof BadDistribution) return lo;
-  const hi = sizeOf(high, 'the range\'s high end');
+  const hi = sizeOf(high, "the range's high end");
   if (hi instanceof BadDistribution) return hi;
   if (hi < lo) {
     return bad(`a range written low..high, such as ${formatSizeExact(hi)}..${formatSizeExact(lo)}`);
@@ -69,8 +73,10 @@ function lognormal(body: string, least: number, max: number, sizeOf: SizeOf): Pa
   for (const pair of body.split(',')) {
     const m = /^\s*(median|sigma|min|max)\s*=\s*(.+?)\s*$/i.exec(pair);
     if (!m) {
-      return bad(`lognormal keys median=, sigma= and optionally min=, max= (got "${pair.trim()}"), `
-        + `e.g. ${LOGNORMAL}`);
+      return bad(
+        `lognormal keys median=, sigma= and optionally min=, max= (got "${pair.trim()}"), ` +
+          `e.g. ${LOGNORMAL}`,
+      );
     }
     keys.set(m[1]!.toLowerCase(), m[2]!);
   }
@@ -96,11 +102,12 @@ function buckets(text: string, sizeOf: SizeOf): Parsed {
   for (const part of text.split(',')) {
     const m = /^\s*([^:]+):\s*(\d+(?:\.\d+)?)\s*%?\s*$/.exec(part);
     if (!m) {
-      return bad(`weighted buckets as size:share%, comma-separated, such as ${BUCKETS} `
-        + `(got "${part.trim()}")`);
+      return bad(
+        `weighted buckets as size:share%, comma-separated, such as ${BUCKETS} ` + `(got "${part.trim()}")`,
+      );
     }
     const name = m[1]!.trim();
-    const bytes = sizeOf(name, 'a bucket\'s size');
+    const bytes = sizeOf(name, "a bucket's size");
     if (bytes instanceof BadDistribution) return bytes;
     if (out.some((b) => b.bytes === bytes)) return bad(`each bucket's size once (${name} is given twice)`);
     const share = Number(m[2]);
@@ -118,11 +125,16 @@ function buckets(text: string, sizeOf: SizeOf): Parsed {
 export function describeDistribution(d: SizeDistribution): string {
   const size = formatSizeExact;
   switch (d.kind) {
-    case 'fixed': return size(d.bytes);
-    case 'range': return `${d.log ? 'log:' : ''}${size(d.minBytes)}..${size(d.maxBytes)}`;
+    case 'fixed':
+      return size(d.bytes);
+    case 'range':
+      return `${d.log ? 'log:' : ''}${size(d.minBytes)}..${size(d.maxBytes)}`;
     case 'lognormal':
-      return `lognormal:median=${size(d.medianBytes)},sigma=${d.sigma},`
-        + `min=${size(d.minBytes)},max=${size(d.maxBytes)}`;
-    case 'buckets': return d.buckets.map((b) => `${size(b.bytes)}:${+(b.share * 100).toFixed(6)}%`).join(',');
+      return (
+        `lognormal:median=${size(d.medianBytes)},sigma=${d.sigma},` +
+        `min=${size(d.minBytes)},max=${size(d.maxBytes)}`
+      );
+    case 'buckets':
+      return d.buckets.map((b) => `${size(b.bytes)}:${+(b.share * 100).toFixed(6)}%`).join(',');
   }
 }

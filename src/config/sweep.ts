@@ -13,8 +13,14 @@ export function findAxes(argv: readonly string[]): { axes: SweepAxis[]; fixed: s
     const arg = argv[i]!;
     let flag: string | undefined;
     let value: string | undefined;
-    if (arg.startsWith('--') && arg.includes('=')) [flag, value] = [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)];
-    else if (arg.startsWith('--') && argv[i + 1] !== undefined && !argv[i + 1]!.startsWith('--') && argv[i + 1]!.includes(',')) {
+    if (arg.startsWith('--') && arg.includes('='))
+      [flag, value] = [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)];
+    else if (
+      arg.startsWith('--') &&
+      argv[i + 1] !== undefined &&
+      !argv[i + 1]!.startsWith('--') &&
+      argv[i + 1]!.includes(',')
+    ) {
       [flag, value] = [arg, argv[i + 1]!];
       i++;
     }
@@ -24,8 +30,12 @@ export function findAxes(argv: readonly string[]): { axes: SweepAxis[]; fixed: s
       const values = value.split(',').map((v) => v.trim());
       // `--concurrency ,,` or `2,,4` would make an empty grid or an empty cell; the value is not
       // echoed, as it may be a key.
-      if (values.includes('')) throw new ConfigError(`${flag} has an empty value in its comma-separated list; give values separated by single commas, e.g. ${flag} 2,4,8`);
-      if (axes.some((a) => a.flag === flag)) throw new ConfigError(`${flag} is swept twice; give its values once, comma-separated`);
+      if (values.includes(''))
+        throw new ConfigError(
+          `${flag} has an empty value in its comma-separated list; give values separated by single commas, e.g. ${flag} 2,4,8`,
+        );
+      if (axes.some((a) => a.flag === flag))
+        throw new ConfigError(`${flag} is swept twice; give its values once, comma-separated`);
       axes.push({ flag, values });
     } else if (flag) fixed.push(`${flag}=${value}`);
     else fixed.push(arg);
@@ -36,10 +46,14 @@ export function findAxes(argv: readonly string[]): { axes: SweepAxis[]; fixed: s
 export function gridCells(axes: readonly SweepAxis[]): Cell[] {
   // Counted before any is built: six axes of 20 values would be 64 million cells, out of memory.
   const count = axes.reduce((n, a) => n * a.values.length, 1);
-  if (count > MAX_SWEEP_CELLS) throw new ConfigError(`the sweep has ${count} cells, more than ${MAX_SWEEP_CELLS}; sweep fewer values`);
+  if (count > MAX_SWEEP_CELLS)
+    throw new ConfigError(`the sweep has ${count} cells, more than ${MAX_SWEEP_CELLS}; sweep fewer values`);
   let cells: Cell[] = [{}];
   for (const axis of axes) cells = cells.flatMap((c) => axis.values.map((v) => ({ ...c, [axis.flag]: v })));
   return cells;
 }
 
-export const cellArgv = (fixed: readonly string[], cell: Cell) => [...fixed, ...Object.entries(cell).map(([k, v]) => `${k}=${v}`)];
+export const cellArgv = (fixed: readonly string[], cell: Cell) => [
+  ...fixed,
+  ...Object.entries(cell).map(([k, v]) => `${k}=${v}`),
+];

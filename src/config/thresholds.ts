@@ -87,10 +87,10 @@ export type Threshold = FigureThreshold | ClaimThreshold;
 /** What separates thresholds in BLOB_CACHER_THRESHOLD (and repeated --threshold flags, joined). */
 export const THRESHOLD_SEPARATOR = ';';
 
-const TIME_UNITS_MS: Record<string, number> = { us: 0.001, 'µs': 0.001, ms: 1, s: 1_000, m: 60_000 };
+const TIME_UNITS_MS: Record<string, number> = { us: 0.001, µs: 0.001, ms: 1, s: 1_000, m: 60_000 };
 
-const EXAMPLES = "e.g. 'p99<200ms', 'MiB/s>500', 'errors==0', 'chunked: p99<200ms' " +
-  "or 'chunked faster than single'";
+const EXAMPLES =
+  "e.g. 'p99<200ms', 'MiB/s>500', 'errors==0', 'chunked: p99<200ms' " + "or 'chunked faster than single'";
 
 type Problem = { problem: string };
 const problem = (text: string): Problem => ({ problem: text });
@@ -111,15 +111,19 @@ export function parseThreshold(raw: string, contenders: readonly string[]): Thre
   const text = raw.trim();
   // A bare size is upload's single Put Blob size given to the wrong option: the answer names the right one.
   if (/^\d+(\.\d+)?\s*[kmgt]?i?b?$/i.test(text)) {
-    return problem(`'${text}' is a size, not a rule; the size up to which a blob goes as one Put Blob is ` +
-      '--single-shot-size');
+    return problem(
+      `'${text}' is a size, not a rule; the size up to which a blob goes as one Put Blob is ` +
+        '--single-shot-size',
+    );
   }
   const claim = /^(.+?)\s+(faster than|not slower than)\s+(.+)$/i.exec(text);
   if (claim && !/(<|>|==|!=)/.test(text)) return parseClaim(text, claim, contenders);
   const m = /^(.*?)(<=|>=|==|!=|<|>)(.*)$/.exec(text);
   if (!m) {
-    return problem(`'${text}' has no comparison (<, <=, >, >=, ==, !=) and is no 'A faster than B'; ` +
-      `write one, ${EXAMPLES}`);
+    return problem(
+      `'${text}' has no comparison (<, <=, >, >=, ==, !=) and is no 'A faster than B'; ` +
+        `write one, ${EXAMPLES}`,
+    );
   }
   const [left, op, right] = [m[1]!, m[2] as Comparator, m[3]!.trim()];
   // A scope ends at the last colon: a sweep cell's label may hold one (`--endpoint http://h:1`).
@@ -135,8 +139,10 @@ export function parseThreshold(raw: string, contenders: readonly string[]): Thre
   const figure = FIGURES.get(figureName.toLowerCase());
   if (!figure) {
     const some = FIGURE_NAMES.slice(0, 8).join(', ');
-    return problem(`'${figureName}' in '${text}' is not a reported figure; use one of ${some}, … ` +
-      '(docs/thresholds.md lists them)');
+    return problem(
+      `'${figureName}' in '${text}' is not a reported figure; use one of ${some}, … ` +
+        '(docs/thresholds.md lists them)',
+    );
   }
   const limit = parseLimit(right, figure);
   if (typeof limit !== 'number') {
@@ -163,7 +169,7 @@ function parseLimit(raw: string, figure: FigureSpec): number | { fix: string } {
       return { fix: 'write a share such as 1% or 0.01' };
     case '$':
       if (plain && (unit === '' || unit === 'usd')) return n;
-      return { fix: 'write an amount in the price table\'s currency, such as 0.01 or $0.01' };
+      return { fix: "write an amount in the price table's currency, such as 0.01 or $0.01" };
     case 'count':
       return plain && unit === '' ? n : { fix: 'write a plain number such as 0 or 3' };
     default:
@@ -176,8 +182,10 @@ function parseLimit(raw: string, figure: FigureSpec): number | { fix: string } {
 function unknownContender(name: string, known: readonly string[]): string | undefined {
   const strategy = name.split(' [')[0]!.trim();
   if (known.includes(strategy)) return undefined;
-  return `'${name}' is not a contender; name one of ${known.join(', ')} ` +
-    "(a sweep cell as 'chunked [--concurrency 8]')";
+  return (
+    `'${name}' is not a contender; name one of ${known.join(', ')} ` +
+    "(a sweep cell as 'chunked [--concurrency 8]')"
+  );
 }
 
 /** Every threshold in `raw` (separated by THRESHOLD_SEPARATOR), or the first problem. */

@@ -20,7 +20,10 @@ export class TokenBucket {
    * returns how long to wait before sending them, 0 when they are covered now.
    */
   take(bytes: number, nowMs: number): number {
-    this.tokens = Math.min(this.burstBytes, this.tokens + ((nowMs - this.updatedMs) * this.bytesPerSecond) / 1000);
+    this.tokens = Math.min(
+      this.burstBytes,
+      this.tokens + ((nowMs - this.updatedMs) * this.bytesPerSecond) / 1000,
+    );
     this.updatedMs = nowMs;
     this.tokens -= bytes;
     return this.tokens >= 0 ? 0 : (-this.tokens * 1000) / this.bytesPerSecond;
@@ -44,7 +47,8 @@ export class RequestWindow {
   /** Counts a request at `nowMs`; false when it is over the limit (it is then not counted). */
   admit(nowMs: number): boolean {
     while (this.startsMs.length && this.startsMs[0]! <= nowMs - this.windowMs) this.startsMs.shift();
-    if (this.startsMs.length >= Math.max(1, Math.floor((this.perSecond * this.windowMs) / 1000))) return false;
+    if (this.startsMs.length >= Math.max(1, Math.floor((this.perSecond * this.windowMs) / 1000)))
+      return false;
     this.startsMs.push(nowMs);
     return true;
   }

@@ -86,8 +86,16 @@ export interface EmulatedServer {
 export function emulatedTarget(options: EmulateOptions = {}): EmulatedServer {
   const files = new Map(options.objects ?? []);
   const log: EmulateLog = {
-    requests: 0, byMethod: {}, throttled: 0, stalled: 0, abandoned: 0,
-    bytesOut: 0, bytesIn: 0, maxInFlight: 0, refused: 0, badRequests: 0,
+    requests: 0,
+    byMethod: {},
+    throttled: 0,
+    stalled: 0,
+    abandoned: 0,
+    bytesOut: 0,
+    bytesIn: 0,
+    maxInFlight: 0,
+    refused: 0,
+    badRequests: 0,
   };
   const storeBytes = options.storeBytes ?? Infinity;
   let heldBytes = 0;
@@ -102,21 +110,26 @@ export function emulatedTarget(options: EmulateOptions = {}): EmulatedServer {
   const R = options.totalBytesPerSecond;
   const total = R ? new TokenBucket(R, Math.max(SLICE_BYTES, R / 100), now()) : undefined;
   const perConnection = new WeakMap<Socket, TokenBucket>();
-  const window = options.opsPerSecond ? new RequestWindow(options.opsPerSecond, options.opsWindowMs) : undefined;
-  const stragglers = options.stragglers ? new StragglerPlan(options.stragglers.every, options.stragglers.seed) : undefined;
+  const window = options.opsPerSecond
+    ? new RequestWindow(options.opsPerSecond, options.opsWindowMs)
+    : undefined;
+  const stragglers = options.stragglers
+    ? new StragglerPlan(options.stragglers.every, options.stragglers.seed)
+    : undefined;
   const stallMethods = options.stragglers?.methods ?? ['GET'];
   let inFlight = 0;
   let arrivals = 0;
   const idleWaiters: (() => void)[] = [];
-  const idle = () => (inFlight === 0 ? Promise.resolve()
-    : new Promise<void>((resolve) => idleWaiters.push(resolve)));
+  const idle = () =>
+    inFlight === 0 ? Promise.resolve() : new Promise<void>((resolve) => idleWaiters.push(resolve));
 
   /** How long the next `bytes` of this connection must wait: the later of its own pace and the shared one. */
   const pace = (socket: Socket, bytes: number): number => {
     let own = 0;
     if (r) {
       let bucket = perConnection.get(socket);
-      if (!bucket) perConnection.set(socket, (bucket = new TokenBucket(r, Math.max(SLICE_BYTES, r / 100), now())));
+      if (!bucket)
+        perConnection.set(socket, (bucket = new TokenBucket(r, Math.max(SLICE_BYTES, r / 100), now())));
       own = bucket.take(bytes, now());
     }
     return Math.max(own, total ? total.take(bytes, now()) : 0);
@@ -136,12 +149,17 @@ export function emulatedTarget(options: EmulateOptions = {}): EmulatedServer {
     });
     if (window && !window.admit(now())) {
       log.throttled++;
-      res.writeHead(503, { 'content-type': 'application/xml', 'x-ms-error-code': 'ServerBusy', 'content-length': Buffer.byteLength(OPS_LIMIT_BODY) });
+      res.writeHead(503, {
+        'content-type': 'application/xml',
+        'x-ms-error-code': 'ServerBusy',
+        'content-length': Buffer.byteLength(OPS_LIMIT_BODY),
+      });
       res.end(OPS_LIMIT_BODY);
       req.resume();
       return;
     }
-    const stall = stallMethods.includes(method) && stragglers?.stalls(arrivals++) ? options.stragglers! : undefined;
+    const stall =
+      stallMethods.includes(method) && stragglers?.stalls(arrivals++) ? options.stragglers! : undefined;
     if (stall) log.stalled++;
     const path = pathOf(req.url);
     if (path === undefined) {
@@ -154,7 +172,13 @@ export function emulatedTarget(options: EmulateOptions = {}): EmulatedServer {
   });
   server.on('close', () => closing.abort());
 
-  async function answer(req: Http.IncomingMessage, res: Http.ServerResponse, method: string, path: string, stall: StragglerOptions | undefined): Promise<void> {
+  async function answer(
+    req: Http.IncomingMessage,
+    res: Http.ServerResponse,
+    method: string,
+    path: string,
+    stall: StragglerOptions | undefined,
+  ): Promise<void> {
     if (stall?.at === 'first-byte') await sleep(stall.stallMs, undefined, { signal: closing.signal });
     if (method === 'PUT') {
       const length = req.headers['content-length'];
@@ -177,8 +201,11 @@ export function emulatedTarget(options: EmulateOptions = {}): EmulatedServer {
     if (method === 'DELETE') {
       req.resume();
       const folder = path.endsWith('/');
-      const gone = folder ? [...files.keys()].filter((p) => p.startsWith(path))
-        : files.has(path) ? [path] : [];
+      const gone = folder
+        ? [...files.keys()].filter((p) => p.startsWith(path))
+        : files.has(path)
+          ? [path]
+          : [];
       for (const p of gone) {
         heldBytes -= files.get(p)!.length;
         files.delete(p);
@@ -193,9 +220,13 @@ export function emulatedTarget(options: EmulateOptions = {}): EmulatedServer {
     if (!body && path.endsWith('/')) return void res.writeHead(200, { 'content-length': 0 }).end();
     if (!body) return void res.writeHead(404).end();
     const range = rangeOf(req.headers.range, body.length);
-    if (range === 'invalid') return void res.writeHead(416, { 'content-range': `bytes */${body.length}` }).end();
+    if (range === 'invalid')
+      return void res.writeHead(416, { 'content-range': `bytes */${body.length}` }).end();
     const [first, last] = range ?? [0, body.length - 1];
-    const headers: Http.OutgoingHttpHeaders = { 'content-length': last - first + 1, 'accept-ranges': 'bytes' };
+    const headers: Http.OutgoingHttpHeaders = {
+      'content-length': last - first + 1,
+      'accept-ranges': 'bytes',
+    };
     if (range) headers['content-range'] = `bytes ${first}-${last}/${body.length}`;
     res.writeHead(range ? 206 : 200, headers);
     if (method === 'HEAD') return void res.end();
@@ -205,9 +236,10 @@ export function emulatedTarget(options: EmulateOptions = {}): EmulatedServer {
   /** A PUT body past what it may hold: 413 and the line, the body read and dropped (the connection kept). */
   function refuse(req: Http.IncomingMessage, res: Http.ServerResponse, bytes: number, room: number): void {
     log.refused++;
-    const line = `a PUT of ${formatBytes(bytes)} is more than the ${formatBytes(Math.max(0, room))} `
-      + 'the emulated target may still hold in memory; DELETE objects first, '
-      + 'or start it with smaller --objects on a machine with more memory';
+    const line =
+      `a PUT of ${formatBytes(bytes)} is more than the ${formatBytes(Math.max(0, room))} ` +
+      'the emulated target may still hold in memory; DELETE objects first, ' +
+      'or start it with smaller --objects on a machine with more memory';
     options.onRefused?.(line);
     req.resume();
     res.writeHead(413, { 'content-type': 'text/plain', 'content-length': Buffer.byteLength(line) + 1 });
@@ -235,7 +267,10 @@ export function emulatedTarget(options: EmulateOptions = {}): EmulatedServer {
         if (waitMs > 0) {
           req.pause();
           // A slow pace can mean a long wait: it ends with the server too.
-          sleep(waitMs, undefined, { signal: closing.signal }).then(() => req.resume(), () => {});
+          sleep(waitMs, undefined, { signal: closing.signal }).then(
+            () => req.resume(),
+            () => {},
+          );
         }
       });
       req.on('end', () => {
@@ -269,15 +304,16 @@ export function emulatedTarget(options: EmulateOptions = {}): EmulatedServer {
     if (waitMs > 0) await sleep(waitMs, undefined, { signal: closing.signal });
     if (res.destroyed) return;
     log.bytesOut += slice.length;
-    if (!res.write(slice)) await new Promise<void>((resolve) => {
-      const done = () => {
-        res.off('drain', done);
-        res.off('close', done);
-        resolve();
-      };
-      res.on('drain', done);
-      res.on('close', done);
-    });
+    if (!res.write(slice))
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          res.off('drain', done);
+          res.off('close', done);
+          resolve();
+        };
+        res.on('drain', done);
+        res.on('close', done);
+      });
   }
 
   return { server, files, log, idle };
@@ -303,12 +339,19 @@ function rangeOf(header: string | undefined, length: number): [number, number] |
   if (header === undefined) return undefined;
   const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
   if (!m || (m[1] === '' && m[2] === '')) return 'invalid';
-  const [first, last] = m[1] === '' ? [Math.max(0, length - Number(m[2])), length - 1] : [Number(m[1]), m[2] === '' ? length - 1 : Math.min(Number(m[2]), length - 1)];
+  const [first, last] =
+    m[1] === ''
+      ? [Math.max(0, length - Number(m[2])), length - 1]
+      : [Number(m[1]), m[2] === '' ? length - 1 : Math.min(Number(m[2]), length - 1)];
   return first > last || first >= length ? 'invalid' : [first, last];
 }
 
 /** Starts the emulation on `host:port` (port 0: a free one). */
-export async function startEmulatedTarget(options: EmulateOptions = {}, host = '127.0.0.1', port = 0): Promise<EmulatedTarget> {
+export async function startEmulatedTarget(
+  options: EmulateOptions = {},
+  host = '127.0.0.1',
+  port = 0,
+): Promise<EmulatedTarget> {
   const { server, files, log, idle } = emulatedTarget(options);
   // Keep-alive connections outlive a test's client: a close must not wait for them.
   server.keepAliveTimeout = 5_000;
@@ -318,7 +361,9 @@ export async function startEmulatedTarget(options: EmulateOptions = {}, host = '
   });
   const address = server.address() as AddressInfo;
   return {
-    url: `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`, files, log,
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`,
+    files,
+    log,
     // Every connection is cut at once, a request stalled or paced mid-body too (counted abandoned):
     // a stop must not wait for a stall. Resolves once every cut answer has closed and been counted.
     close: async () => {

@@ -15,7 +15,10 @@ export interface StragglerProxy {
   close(): Promise<void>;
 }
 
-export async function startStragglerProxy(upstream: URL, stragglers: { every: number; stallMs: number; seed: number }): Promise<StragglerProxy> {
+export async function startStragglerProxy(
+  upstream: URL,
+  stragglers: { every: number; stallMs: number; seed: number },
+): Promise<StragglerProxy> {
   const plan = new StragglerPlan(stragglers.every, stragglers.seed);
   const agent = new (nodeHttp().Agent)({ keepAlive: true });
   const log = { requests: 0, stalled: 0, abandoned: 0 };
@@ -31,11 +34,21 @@ export async function startStragglerProxy(upstream: URL, stragglers: { every: nu
     });
     const forward = () => {
       if (res.destroyed) return void req.resume();
-      const out = nodeHttp().request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers, agent }, (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-        answer.on('end', () => (done = true));
-      });
+      const out = nodeHttp().request(
+        {
+          host: upstream.hostname,
+          port: upstream.port,
+          method: req.method,
+          path: req.url,
+          headers: req.headers,
+          agent,
+        },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+          answer.on('end', () => (done = true));
+        },
+      );
       out.on('error', () => res.destroy());
       // A client that went away (a hedge's loser) takes the upstream request with it.
       res.on('close', () => {

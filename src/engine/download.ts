@@ -13,7 +13,15 @@ import { makeScratchDir, type ScratchDir } from '../payload/scratch.js';
 import type { MeasuredRun } from '../results/record.js';
 import { loadKind } from '../kinds/index.js';
 import { preflightContainer, preflightUrl, removeCreatedContainer } from '../storage/preflight.js';
-import { coordinatorClient, forRun, openTarget, setupFailure, tokenOf, whileAlive, type TargetInfo } from '../storage/target.js';
+import {
+  coordinatorClient,
+  forRun,
+  openTarget,
+  setupFailure,
+  tokenOf,
+  whileAlive,
+  type TargetInfo,
+} from '../storage/target.js';
 import { ensureUrlFixtures, removeUrlFixtures } from '../payload/url-fixtures.js';
 import { selectStrategies, workloadOf } from '../strategies/index.js';
 import { FileSet, totalBytes, type Items } from '../plan/items.js';
@@ -23,7 +31,15 @@ import { shardItems } from '../scaleout/shard.js';
 import { checkDownloadFits, checkUploadFits } from './limits.js';
 import { EMBEDDED_BLOB_LIMIT } from './upload.js';
 import { summaryFor } from './summary.js';
-import { runSession, sessionCell, type Contender, type OpenWorkload, type PreparedRun, type SessionOptions, type Workload } from './session.js';
+import {
+  runSession,
+  sessionCell,
+  type Contender,
+  type OpenWorkload,
+  type PreparedRun,
+  type SessionOptions,
+  type Workload,
+} from './session.js';
 
 export interface DownloadWorkload extends Workload {
   /** Filled in when opened: which fixtures this run created and which it found. */
@@ -43,23 +59,41 @@ export function downloadWorkload(config: DownloadConfig): DownloadWorkload {
         const strategies = selectStrategies(config.sourceMethod, target.info.kind === 'url');
         // A many-blob workload: a set of FILE_COUNT files, on a plain URL as paths below it.
         const many = strategies.some((s) => workloadOf(s) !== 'blob');
-        const info: TargetInfo = many && target.info.kind === 'url' ? { ...target.info, folder: true } : target.info;
+        const info: TargetInfo =
+          many && target.info.kind === 'url' ? { ...target.info, folder: true } : target.info;
         const drawn = many ? config.fileSizes : undefined;
         // Drawn sizes: each file its own; `size` is the largest the set holds, what a file can need.
         const set = drawn && FileSet.of('', config.fileCount, config.fileSizeBytes, 'set', drawn);
-        const size = info.kind === 'url' && !many
-          ? await preflightUrl(info.url, { timeoutMs: config.timeoutMs, signal })
-          : set ? set.spec.sizeBytes : config.fileSizeBytes;
+        const size =
+          info.kind === 'url' && !many
+            ? await preflightUrl(info.url, { timeoutMs: config.timeoutMs, signal })
+            : set
+              ? set.spec.sizeBytes
+              : config.fileSizeBytes;
         const input: PlanInput = {
-          sizeBytes: size, concurrency: config.concurrency, rangeSizeBytes: config.rangeSizeBytes, urlTarget: info.kind === 'url',
-          ...(many ? { fileCount: config.fileCount, pageSize: config.pageSize, lanes: config.processes * config.maxSockets } : {}),
+          sizeBytes: size,
+          concurrency: config.concurrency,
+          rangeSizeBytes: config.rangeSizeBytes,
+          urlTarget: info.kind === 'url',
+          ...(many
+            ? {
+                fileCount: config.fileCount,
+                pageSize: config.pageSize,
+                lanes: config.processes * config.maxSockets,
+              }
+            : {}),
           ...(drawn ? { fileSizes: drawn } : {}),
         };
-        checkDownloadFits(strategies, input, { sink: config.sink, embedded: info.kind === 'blob' && info.embedded });
+        checkDownloadFits(strategies, input, {
+          sink: config.sink,
+          embedded: info.kind === 'blob' && info.embedded,
+        });
         // A set's files cost what uploaded small files do while a run holds them (plan, URL, record).
         checkUploadFits(config.fileCount, many);
         if (many && info.kind === 'blob' && info.embedded && config.fileCount > EMBEDDED_BLOB_LIMIT) {
-          log.warn(`${config.fileCount} files are more than the embedded Azurite handles in reasonable time (it slows superlinearly); use a real account (--account, STORAGE_*) or --url`);
+          log.warn(
+            `${config.fileCount} files are more than the embedded Azurite handles in reasonable time (it slows superlinearly); use a real account (--account, STORAGE_*) or --url`,
+          );
         }
         const specs = strategies.flatMap((s) => (s.fixtures ? [s.fixtures(input)] : []));
         // One coordinator client for the fixtures and their cleanup (with a CA, each client has an agent of its own).
@@ -69,7 +103,14 @@ export function downloadWorkload(config: DownloadConfig): DownloadWorkload {
         if (info.kind === 'blob') {
           container = await coordinatorClient(target);
           const readOnly = !info.key && !info.sas && !info.bearer;
-          if (!readOnly) createdContainer = (await preflightContainer(container, target.label, info.bearer ? 'entra' : 'secret', { timeoutMs: config.timeoutMs, signal })).created && !config.scaleout;
+          if (!readOnly)
+            createdContainer =
+              (
+                await preflightContainer(container, target.label, info.bearer ? 'entra' : 'secret', {
+                  timeoutMs: config.timeoutMs,
+                  signal,
+                })
+              ).created && !config.scaleout;
           workload.fixtures = await ensureFixtures(container, specs, signal, { readOnly });
         } else if (many) {
           const { timeoutMs, maxRetries } = config;
@@ -78,22 +119,35 @@ export function downloadWorkload(config: DownloadConfig): DownloadWorkload {
         // What a run delivers: the one object, or the set's files end to end (listings and HEADs deliver no content).
         const setBytes = set ? totalBytes(set) : config.fileCount * size;
         const deliveredBy = (s: DownloadStrategy) =>
-          (!many ? size : workloadOf(s) === 'files' ? setBytes : 0);
+          !many ? size : workloadOf(s) === 'files' ? setBytes : 0;
         const deliveredBytes = Math.max(...strategies.map(deliveredBy));
         // Output files without --out go to a directory of our own, never to a predictable name.
-        const scratch = config.sink === 'discard' || config.sink === 'memory' ? undefined : await makeScratchDir();
-        const contenders = strategies.map((s): Contender => ({
-          // Each run's job carries the target as it is then: an Entra ID token is renewed between runs.
-          strategy: s.name, description: s.description,
-          prepare: async (run) => prepareRun(config, await forRun(target, info, session), s, input, deliveredBy(s), scratch, run),
-        }));
+        const scratch =
+          config.sink === 'discard' || config.sink === 'memory' ? undefined : await makeScratchDir();
+        const contenders = strategies.map(
+          (s): Contender => ({
+            // Each run's job carries the target as it is then: an Entra ID token is renewed between runs.
+            strategy: s.name,
+            description: s.description,
+            prepare: async (run) =>
+              prepareRun(config, await forRun(target, info, session), s, input, deliveredBy(s), scratch, run),
+          }),
+        );
         const listing = strategies.some((s) => workloadOf(s) === 'list');
         return {
-          target: target.label, objectSizeBytes: deliveredBytes, contenders, serverClock: target.serverClock, ...tokenOf(target),
+          target: target.label,
+          objectSizeBytes: deliveredBytes,
+          contenders,
+          serverClock: target.serverClock,
+          ...tokenOf(target),
           ...(target.lost ? { lost: target.lost } : {}),
           params: {
-            processes: config.processes, maxSockets: config.maxSockets, concurrency: config.concurrency, blockSizeBytes: config.rangeSizeBytes,
-            ...(many ? { fileCount: config.fileCount, fileSizeBytes: size } : {}), ...(listing ? { pageSize: config.pageSize } : {}),
+            processes: config.processes,
+            maxSockets: config.maxSockets,
+            concurrency: config.concurrency,
+            blockSizeBytes: config.rangeSizeBytes,
+            ...(many ? { fileCount: config.fileCount, fileSizeBytes: size } : {}),
+            ...(listing ? { pageSize: config.pageSize } : {}),
             ...(drawn ? drawnParams(drawn, config.fileCount) : {}),
           },
           async close(interrupted) {
@@ -122,19 +176,32 @@ export function downloadWorkload(config: DownloadConfig): DownloadWorkload {
 }
 
 async function prepareRun(
-  config: DownloadConfig, info: TargetInfo, strategy: DownloadStrategy, input: PlanInput, size: number, scratch: ScratchDir | undefined, run: number,
+  config: DownloadConfig,
+  info: TargetInfo,
+  strategy: DownloadStrategy,
+  input: PlanInput,
+  size: number,
+  scratch: ScratchDir | undefined,
+  run: number,
 ): Promise<PreparedRun> {
   const kind = await loadKind(strategy.kind);
   // A scale-out client takes its share of the plan: items i, i+K, … (all of them on one machine).
   const shard = config.scaleout?.shard;
   const items = shardItems(strategy.plan(input), shard);
-  if (!items.length) throw new Error(`${strategy.name} plans fewer requests than --parallelism ${shard?.count}: client ${shard?.index} has none; raise --concurrency or lower --parallelism`);
+  if (!items.length)
+    throw new Error(
+      `${strategy.name} plans fewer requests than --parallelism ${shard?.count}: client ${shard?.index} has none; raise --concurrency or lower --parallelism`,
+    );
   const shareBytes = shard && shard.count > 1 ? totalBytes(items) : size;
   const workload = workloadOf(strategy);
   // Only a kind that writes into the sink makes an output file (the SDK's downloadToBuffer fills its own buffer).
   const writesFile = kind.writesSink === true && (config.sink === 'file' || config.sink === 'sparse-file');
   // A file given with --out is written under a temporary name and renamed only once verified.
-  const outPath = !writesFile ? undefined : config.outPath ? `${config.outPath}.partial` : scratch!.path(`${strategy.name}-${run}.out`);
+  const outPath = !writesFile
+    ? undefined
+    : config.outPath
+      ? `${config.outPath}.partial`
+      : scratch!.path(`${strategy.name}-${run}.out`);
   if (config.sink === 'sparse-file' && outPath) {
     const fh = await open(outPath, 'w');
     await fh.truncate(size);
@@ -146,9 +213,17 @@ async function prepareRun(
     objectSizeBytes: shareBytes,
     unit: kind.unit(workload === 'files' ? 'files' : 'object'),
     job: {
-      strategy: strategy.name, kind: strategy.kind, target: info, objectSizeBytes: size,
-      concurrency: config.concurrency, maxSockets: config.maxSockets, sink: config.sink, outPath,
-      bufferSizeBytes: config.bufferSizeBytes, httpClient: config.httpClient, logLevel: config.logLevel,
+      strategy: strategy.name,
+      kind: strategy.kind,
+      target: info,
+      objectSizeBytes: size,
+      concurrency: config.concurrency,
+      maxSockets: config.maxSockets,
+      sink: config.sink,
+      outPath,
+      bufferSizeBytes: config.bufferSizeBytes,
+      httpClient: config.httpClient,
+      logLevel: config.logLevel,
       // A plain URL has no source MD5 to compare with, except a many-blob set's files, whose content
       // is ours. Other sinks hash after the timed section (the records keep each range's MD5);
       // discard would have to hash inside it, so it drops bytes unseen.
@@ -157,19 +232,37 @@ async function prepareRun(
       ...(!many && info.kind === 'blob' ? { fixtureSeed: FIXTURE_SEED } : {}),
       // Fixed-size ranges: --concurrency of them in flight over all processes (the rest wait their turn
       // unissued); equal ranges: all issued at once. The SDK baseline uses the same block size.
-      inFlight: !many && config.rangeSizeBytes ? Math.max(1, Math.floor(config.concurrency / config.processes)) : undefined,
+      inFlight:
+        !many && config.rangeSizeBytes
+          ? Math.max(1, Math.floor(config.concurrency / config.processes))
+          : undefined,
       blockSizeBytes: config.rangeSizeBytes,
-      maxRetries: config.maxRetries, timeoutMs: config.timeoutMs, trace: config.trace,
-      ...strategy.jobOptions?.({ processes: config.processes, maxSockets: config.maxSockets, concurrency: config.concurrency, sizeBytes: input.sizeBytes, rangeSizeBytes: config.rangeSizeBytes }),
+      maxRetries: config.maxRetries,
+      timeoutMs: config.timeoutMs,
+      trace: config.trace,
+      ...strategy.jobOptions?.({
+        processes: config.processes,
+        maxSockets: config.maxSockets,
+        concurrency: config.concurrency,
+        sizeBytes: input.sizeBytes,
+        rangeSizeBytes: config.rangeSizeBytes,
+      }),
       ...(workload === 'files' || workload === 'head' ? summaryFor(items, workload, config.processes) : {}),
       ...(workload === 'files' ? { objectPerItem: true } : workload === 'blob' ? { wholeObject: true } : {}),
       ...(config.hedge ? { hedge: hedgeJob(config.hedge, many ? [] : items) } : {}),
     },
-    verify: (merged) => kind.verify({
-      workload, items, records: merged.records, tally: merged.summary?.tally, target: info, expectedBytes: shareBytes, whole: shareBytes === size,
-      equalToFixture: new Set(merged.workers.flatMap((w) => w.equalToFixture ?? [])),
-      outPath: config.sink === 'file' || config.sink === 'sparse-file' ? outPath : undefined,
-    }),
+    verify: (merged) =>
+      kind.verify({
+        workload,
+        items,
+        records: merged.records,
+        tally: merged.summary?.tally,
+        target: info,
+        expectedBytes: shareBytes,
+        whole: shareBytes === size,
+        equalToFixture: new Set(merged.workers.flatMap((w) => w.equalToFixture ?? [])),
+        outPath: config.sink === 'file' || config.sink === 'sparse-file' ? outPath : undefined,
+      }),
     async cleanup(verified) {
       if (!outPath) return;
       if (config.outPath === undefined) await rm(outPath, { force: true });
@@ -201,8 +294,17 @@ export interface DownloadRunResult {
 }
 
 /** One download session, its runs as the engine holds them (every raw request kept). */
-export async function runDownload(config: DownloadConfig, opts: SessionOptions = {}): Promise<DownloadRunResult> {
+export async function runDownload(
+  config: DownloadConfig,
+  opts: SessionOptions = {},
+): Promise<DownloadRunResult> {
   const workload = downloadWorkload(config);
   const out = await runSession([sessionCell(config, workload)], opts);
-  return { target: out.target, objectSizeBytes: out.objectSizeBytes ?? config.fileSizeBytes, results: out.runs, fixtures: workload.fixtures, interrupted: out.interrupted };
+  return {
+    target: out.target,
+    objectSizeBytes: out.objectSizeBytes ?? config.fileSizeBytes,
+    results: out.runs,
+    fixtures: workload.fixtures,
+    interrupted: out.interrupted,
+  };
 }

@@ -18,7 +18,11 @@ export interface DownloadLimits {
   totalMemoryBytes?: number;
 }
 
-export function checkDownloadFits(strategies: readonly DownloadStrategy[], input: PlanInput, limits: DownloadLimits): void {
+export function checkDownloadFits(
+  strategies: readonly DownloadStrategy[],
+  input: PlanInput,
+  limits: DownloadLimits,
+): void {
   const memory = limits.totalMemoryBytes ?? totalMemoryBytes();
   for (const s of strategies) {
     const inMemory = s.holdsItemsInMemory === true || limits.sink === 'memory';
@@ -32,11 +36,13 @@ export function checkDownloadFits(strategies: readonly DownloadStrategy[], input
     }
     // Many small files land end to end in one buffer per process.
     // Drawn sizes: the set's own bytes, never the file count times the largest.
-    const files = () => (input.fileSizes ? totalBytes(s.plan(input))
-      : (input.fileCount ?? 1) * input.sizeBytes);
+    const files = () =>
+      input.fileSizes ? totalBytes(s.plan(input)) : (input.fileCount ?? 1) * input.sizeBytes;
     const held = s.workload === 'files' ? files() : input.sizeBytes;
     if (held > 0.8 * memory) {
-      throw new ConfigError(`the memory sink would hold ${formatBytes(held)}, more than 80% of this machine's ${formatBytes(memory)}; use --sink file or discard`);
+      throw new ConfigError(
+        `the memory sink would hold ${formatBytes(held)}, more than 80% of this machine's ${formatBytes(memory)}; use --sink file or discard`,
+      );
     }
   }
   if (!limits.embedded) return;
@@ -58,7 +64,11 @@ export function checkDownloadFits(strategies: readonly DownloadStrategy[], input
  */
 export const STATE_BYTES_PER_FILE = 512;
 
-export function checkUploadFits(fileCount: number, manyFiles: boolean, memoryBytes = totalMemoryBytes()): void {
+export function checkUploadFits(
+  fileCount: number,
+  manyFiles: boolean,
+  memoryBytes = totalMemoryBytes(),
+): void {
   if (!manyFiles) return;
   const needed = fileCount * STATE_BYTES_PER_FILE;
   if (needed > 0.8 * memoryBytes) {

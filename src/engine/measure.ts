@@ -13,8 +13,13 @@ export type SteadyPlan = SteadyOptions & { lapBytes: number; lapRequests: number
 
 /** What one worker measured about itself; a steady run's requests are its totals, not its records. */
 const evidenceOf = (w: WorkerSummary): WorkerEvidence => ({
-  index: w.workerIndex, requests: w.steady?.totals.requests ?? w.requests, activeMs: w.endEpochMs - w.startEpochMs, cpuUserMs: w.cpuUserMs,
-  cpuSystemMs: w.cpuSystemMs, peakRssBytes: w.peakRssBytes, eventLoopDelayP99Ms: w.eventLoopDelayP99Ms,
+  index: w.workerIndex,
+  requests: w.steady?.totals.requests ?? w.requests,
+  activeMs: w.endEpochMs - w.startEpochMs,
+  cpuUserMs: w.cpuUserMs,
+  cpuSystemMs: w.cpuSystemMs,
+  peakRssBytes: w.peakRssBytes,
+  eventLoopDelayP99Ms: w.eventLoopDelayP99Ms,
 });
 
 /** What a run measured besides its requests. */
@@ -38,7 +43,12 @@ function warmSocketsOf(merged: MergedRun): { warmSockets?: number } {
  * meters (every lap; the pool has counted a step after the workers, an upload's commit, into them),
  * a many-file run's from the workers' summaries, any other's summed here over its records, the same way.
  */
-export function measuredRun(id: RunIdentity, merged: MergedRun, check: Verification, extra: RunExtras = {}): MeasuredRun {
+export function measuredRun(
+  id: RunIdentity,
+  merged: MergedRun,
+  check: Verification,
+  extra: RunExtras = {},
+): MeasuredRun {
   const hedged = extra.hedged === true;
   const { plan } = extra;
   const steady = plan ? merged.steady : undefined;
@@ -50,7 +60,9 @@ export function measuredRun(id: RunIdentity, merged: MergedRun, check: Verificat
   }
   // Many files: the workers timed each one. One object (counted in MiB/s): one per run, split into
   // its requests. Listings and HEADs move no object; a steady run's records keep each item's last only.
-  const objects = merged.objects ?? (steady || id.unit !== 'MiB/s' ? undefined : splitObject(merged.records, merged.histograms));
+  const objects =
+    merged.objects ??
+    (steady || id.unit !== 'MiB/s' ? undefined : splitObject(merged.records, merged.histograms));
   return {
     ...id,
     wallMs: merged.wallMs,
@@ -67,16 +79,28 @@ export function measuredRun(id: RunIdentity, merged: MergedRun, check: Verificat
     requestSumMs: t.requestSumMs,
     histograms: merged.histograms.encode(),
     ...(objects && objects.objects > 0 ? { objects } : {}),
-    ...(hedged ? { hedge: { issued: t.hedges ?? 0, won: t.hedgesWon ?? 0, extraBytes: t.hedgeBytes ?? 0 } } : {}),
+    ...(hedged
+      ? { hedge: { issued: t.hedges ?? 0, won: t.hedgesWon ?? 0, extraBytes: t.hedgeBytes ?? 0 } }
+      : {}),
     ...check,
     workers: merged.workers.map(evidenceOf),
-    ...(steady && plan ? {
-      steady: {
-        releaseEpochMs: steady.releaseEpochMs, durationMs: plan.durationMs, intervalMs: steady.intervalMs, lapBytes: plan.lapBytes, lapRequests: plan.lapRequests, laps: steady.laps,
-        workers: steady.workers, series: steady.series,
-        ...(merged.autotermAtMs !== undefined && plan.autoterm ? { autoterm: { atMs: merged.autotermAtMs, ...plan.autoterm } } : {}),
-      },
-    } : {}),
+    ...(steady && plan
+      ? {
+          steady: {
+            releaseEpochMs: steady.releaseEpochMs,
+            durationMs: plan.durationMs,
+            intervalMs: steady.intervalMs,
+            lapBytes: plan.lapBytes,
+            lapRequests: plan.lapRequests,
+            laps: steady.laps,
+            workers: steady.workers,
+            series: steady.series,
+            ...(merged.autotermAtMs !== undefined && plan.autoterm
+              ? { autoterm: { atMs: merged.autotermAtMs, ...plan.autoterm } }
+              : {}),
+          },
+        }
+      : {}),
     ...(merged.openLoop ? { openLoop: merged.openLoop } : {}),
     records: merged.records,
     ...(merged.summary ? { recordsSampled: true } : {}),

@@ -4,7 +4,13 @@
 // happens is told through typed events that reporters and the results writer subscribe to.
 import { log } from '../log/logger.js';
 import { ToldError } from '../config/errors.js';
-import { failedRun, withSampledRecords, type MeasuredRun, type RunIdentity, type Verification } from '../results/record.js';
+import {
+  failedRun,
+  withSampledRecords,
+  type MeasuredRun,
+  type RunIdentity,
+  type Verification,
+} from '../results/record.js';
 import { runFailed, type Cell, type RunParams, type Unit } from '../results/schema.js';
 import { measuredRun } from './measure.js';
 import { RunsUntilTime } from './until-time.js';
@@ -109,7 +115,15 @@ export const RACE_MIN_RUNS = 3;
  */
 export function sessionCell(config: RunOptions, workload: Workload, cell?: Cell): SessionCell {
   return {
-    ...(cell ? { cell } : {}), workload, runs: config.runs, warmup: config.warmup, minTimeMs: config.minTimeMs, maxRuns: config.maxRuns, precision: config.precision, steady: config.steady, connections: config.connections,
+    ...(cell ? { cell } : {}),
+    workload,
+    runs: config.runs,
+    warmup: config.warmup,
+    minTimeMs: config.minTimeMs,
+    maxRuns: config.maxRuns,
+    precision: config.precision,
+    steady: config.steady,
+    connections: config.connections,
     ...(config.openLoop ? { openLoop: config.openLoop } : {}),
   };
 }
@@ -120,7 +134,18 @@ export const MAX_RUNS = 1000;
 export type SessionEvent =
   | { type: 'cell'; index: number; count: number; cell?: Cell; target: string }
   /** `durationMs`: a steady run, which repeats its `requests` (one lap) until then. */
-  | { type: 'run-start'; strategy: string; unit: Unit; cell?: Cell; run: number; runs: number; warmup: boolean; requests: number; bytes: number; durationMs?: number }
+  | {
+      type: 'run-start';
+      strategy: string;
+      unit: Unit;
+      cell?: Cell;
+      run: number;
+      runs: number;
+      warmup: boolean;
+      requests: number;
+      bytes: number;
+      durationMs?: number;
+    }
   | ({ type: 'progress' } & Progress)
   | { type: 'run'; run: MeasuredRun }
   | { type: 'run-end' }
@@ -129,8 +154,15 @@ export type SessionEvent =
    * `verify` from the workers' checks to the coordinator's verdict, then `cleanup`; `total` where its
    * items are counted, as `step-progress` tells how far it is.
    */
-  | { type: 'step'; step: 'verify' | 'cleanup'; strategy: string; cell?: Cell; run: number; runs: number;
-      warmup: boolean }
+  | {
+      type: 'step';
+      step: 'verify' | 'cleanup';
+      strategy: string;
+      cell?: Cell;
+      run: number;
+      runs: number;
+      warmup: boolean;
+    }
   | { type: 'step-progress'; done: number; total: number }
   | { type: 'step-end' };
 
@@ -158,7 +190,10 @@ export interface SessionOutcome {
 /** A stop cut the run short: a worker died or was killed, or some request failed or never went because of it. */
 const cutShortByStop = (merged: MergedRun) => merged.failures.length > 0 || merged.stopped > 0;
 
-export async function runSession(cells: readonly SessionCell[], opts: SessionOptions = {}): Promise<SessionOutcome> {
+export async function runSession(
+  cells: readonly SessionCell[],
+  opts: SessionOptions = {},
+): Promise<SessionOutcome> {
   const signal = opts.signal ?? new AbortController().signal;
   const emit = opts.onEvent ?? (() => {});
   const runs: MeasuredRun[] = [];
@@ -167,9 +202,25 @@ export async function runSession(cells: readonly SessionCell[], opts: SessionOpt
   let target = '';
   let objectSizeBytes: number | undefined;
   for (const [cellIndex, cellSpec] of cells.entries()) {
-    const { cell, workload, runs: measured, warmup, minTimeMs = 0, maxRuns = MAX_RUNS, precision = 0, steady, connections, decided } = cellSpec;
+    const {
+      cell,
+      workload,
+      runs: measured,
+      warmup,
+      minTimeMs = 0,
+      maxRuns = MAX_RUNS,
+      precision = 0,
+      steady,
+      connections,
+      decided,
+    } = cellSpec;
     if (signal.aborted) break;
-    if (cell) log.info(`sweep cell ${cellIndex + 1}/${cells.length}: ${Object.entries(cell).map(([k, v]) => `${k} ${v}`).join(' ')}`);
+    if (cell)
+      log.info(
+        `sweep cell ${cellIndex + 1}/${cells.length}: ${Object.entries(cell)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(' ')}`,
+      );
     // One pool per cell: its processes stay warm across the cell's runs and contenders.
     const pool = new WorkerPool();
     // Every run needs a first worker: its start overlaps opening the target (preflight, fixtures).
@@ -205,8 +256,12 @@ export async function runSession(cells: readonly SessionCell[], opts: SessionOpt
       // Measured time so far per contender: --min-time keeps the ones short of it going, until
       // --max-runs or, with a precision target, until its median is known well enough.
       const untilTime = new RunsUntilTime(open.contenders, { minTimeMs, maxRuns, precision });
-      const raced = (c: Contender) => decided !== undefined && untilTime.times(c).length >= RACE_MIN_RUNS && decided(c.strategy, untilTime.times(c));
-      const wants = (c: Contender, runIndex: number) => !raced(c) && (runIndex < total || (runIndex < warmup + maxRuns && untilTime.wantsMore(c)));
+      const raced = (c: Contender) =>
+        decided !== undefined &&
+        untilTime.times(c).length >= RACE_MIN_RUNS &&
+        decided(c.strategy, untilTime.times(c));
+      const wants = (c: Contender, runIndex: number) =>
+        !raced(c) && (runIndex < total || (runIndex < warmup + maxRuns && untilTime.wantsMore(c)));
       let previous: Contender[] = [];
       runs: for (let runIndex = 0; ; runIndex++) {
         const round = open.contenders.filter((c) => wants(c, runIndex));
@@ -215,16 +270,33 @@ export async function runSession(cells: readonly SessionCell[], opts: SessionOpt
         }
         previous = round;
         if (!round.length) break;
-        if (runIndex === total) log.info(`--min-time ${minTimeMs / 1000} s: more runs of ${round.map((c) => c.strategy).join(', ')}`);
+        if (runIndex === total)
+          log.info(
+            `--min-time ${minTimeMs / 1000} s: more runs of ${round.map((c) => c.strategy).join(', ')}`,
+          );
         for (const contender of round) {
           if (cellStop.signal.aborted) break runs;
-          const id = { strategy: contender.strategy, description: contender.description, cell, params: open.params, run: runIndex, warmup: runIndex < warmup };
+          const id = {
+            strategy: contender.strategy,
+            description: contender.description,
+            cell,
+            params: open.params,
+            run: runIndex,
+            warmup: runIndex < warmup,
+          };
           const runs = Math.max(total, runIndex + 1);
           const context = { pool, open, signal: cellStop.signal, grace, emit, runs, steady, connections };
-          const run = await runOnce({ ...context, startGate: opts.startGate, openLoop: cellSpec.openLoop }, contender, id);
+          const run = await runOnce(
+            { ...context, startGate: opts.startGate, openLoop: cellSpec.openLoop },
+            contender,
+            id,
+          );
           if (!run) break runs;
           if (!run.warmup) untilTime.add(contender, run.wallMs);
-          const tag = total > 1 ? ` (${run.warmup ? 'warm-up' : 'run'} ${runIndex + 1}/${Math.max(total, runIndex + 1)})` : '';
+          const tag =
+            total > 1
+              ? ` (${run.warmup ? 'warm-up' : 'run'} ${runIndex + 1}/${Math.max(total, runIndex + 1)})`
+              : '';
           if (runFailed(run)) log.error(`${contender.strategy}${tag}: ${run.error ?? run.verification}`);
           emit({ type: 'run', run });
           // Reported: from here on the session keeps what a results file would.
@@ -293,7 +365,11 @@ class GateFailure {
  * the wall time outside the timed span goes: setup (plan, fork, payloads, up to the barrier),
  * collect (from the last answer to the merged results), verify and cleanup.
  */
-async function runOnce(ctx: RunContext, contender: Contender, id: Omit<RunIdentity, 'objectSizeBytes'>): Promise<MeasuredRun | undefined> {
+async function runOnce(
+  ctx: RunContext,
+  contender: Contender,
+  id: Omit<RunIdentity, 'objectSizeBytes'>,
+): Promise<MeasuredRun | undefined> {
   const began = performance.now();
   const shown = { strategy: id.strategy, cell: id.cell, run: id.run, runs: ctx.runs, warmup: id.warmup };
   let prepared: PreparedRun | undefined;
@@ -348,7 +424,14 @@ async function runOnce(ctx: RunContext, contender: Contender, id: Omit<RunIdenti
       await cleanup(false, executed?.merged);
       return undefined;
     }
-    const run = failedRun({ ...id, ...(prepared ? { unit: prepared.unit } : {}), objectSizeBytes: prepared?.objectSizeBytes ?? ctx.open.objectSizeBytes ?? 0 }, (err as Error).message);
+    const run = failedRun(
+      {
+        ...id,
+        ...(prepared ? { unit: prepared.unit } : {}),
+        objectSizeBytes: prepared?.objectSizeBytes ?? ctx.open.objectSizeBytes ?? 0,
+      },
+      (err as Error).message,
+    );
     await cleanup(false, executed?.merged);
     return run;
   }
@@ -366,23 +449,38 @@ async function runOnce(ctx: RunContext, contender: Contender, id: Omit<RunIdenti
     cleanup: performance.now() - cleaning,
   };
   const { items } = prepared;
-  const plan = ctx.steady ? { ...ctx.steady, lapBytes: totalBytes(items), lapRequests: items.length } : undefined;
-  return measuredRun({ ...id, unit: prepared.unit, objectSizeBytes: prepared.objectSizeBytes }, merged, { ...check, ...failed }, { plan, serverSpanMs, untimedMs, hedged: prepared.job.hedge !== undefined });
+  const plan = ctx.steady
+    ? { ...ctx.steady, lapBytes: totalBytes(items), lapRequests: items.length }
+    : undefined;
+  return measuredRun(
+    { ...id, unit: prepared.unit, objectSizeBytes: prepared.objectSizeBytes },
+    merged,
+    { ...check, ...failed },
+    { plan, serverSpanMs, untimedMs, hedged: prepared.job.hedge !== undefined },
+  );
 }
 
 /** Fork (or reuse) the workers, release them on the barrier, and collect what they send. */
 async function execute(
-  ctx: RunContext, prepared: PreparedRun, id: Omit<RunIdentity, 'objectSizeBytes'>, shown: StepRun,
+  ctx: RunContext,
+  prepared: PreparedRun,
+  id: Omit<RunIdentity, 'objectSizeBytes'>,
+  shown: StepRun,
 ): Promise<Executed> {
   const { open, signal, steady, connections, startGate, emit } = ctx;
   const { items, job } = prepared;
   // A process with no item would only cost a fork and its memory: never more processes than items.
   const processes = Math.max(1, Math.min(open.params.processes, items.length));
-  const capped = processes < open.params.processes ? ` (--processes ${open.params.processes} capped at one per item)` : '';
+  const capped =
+    processes < open.params.processes ? ` (--processes ${open.params.processes} capped at one per item)` : '';
   // A listing item is a stream of pages over one prefix: its requests are known only as it goes.
   // A listing plan is listings only.
-  const what = items.at(0)?.list ? `${items.length} prefix listing(s), each a stream of pages,` : `${items.length} request(s)`;
-  log.verbose(`${id.strategy}: ${what} over ${processes} process(es) x ${open.params.maxSockets} socket(s)${capped}`);
+  const what = items.at(0)?.list
+    ? `${items.length} prefix listing(s), each a stream of pages,`
+    : `${items.length} request(s)`;
+  log.verbose(
+    `${id.strategy}: ${what} over ${processes} process(es) x ${open.params.maxSockets} socket(s)${capped}`,
+  );
   const bytes = totalBytes(items);
   const steadyJob = steady ? { durationMs: steady.durationMs, intervalMs: steady.intervalMs } : undefined;
   // The server's clock forgets what it saw before this run's release, and the release waits until it
@@ -392,37 +490,57 @@ async function execute(
   const clock = steady ? undefined : open.serverClock;
   const reset = startGate ? undefined : clock?.reset();
   reset?.catch(() => {});
-  const beforeRelease = startGate || clock ? async () => {
-    if (startGate) {
-      await startGate(signal).catch((error: unknown) => {
-        throw new GateFailure(error);
-      });
-    }
-    await (reset ?? clock?.reset());
-  } : undefined;
+  const beforeRelease =
+    startGate || clock
+      ? async () => {
+          if (startGate) {
+            await startGate(signal).catch((error: unknown) => {
+              throw new GateFailure(error);
+            });
+          }
+          await (reset ?? clock?.reset());
+        }
+      : undefined;
   let releasedAt = performance.now();
   // --max-in-flight defaults to every socket the closed loop would use: MAX_SOCKETS per process.
   const openLoop = ctx.openLoop
-    ? { ...ctx.openLoop, maxInFlight: ctx.openLoop.maxInFlight ?? processes * open.params.maxSockets } : undefined;
-  const merged = await ctx.pool.run({
-    ...job, ...(steadyJob ? { steady: steadyJob } : {}), ...(openLoop ? { openLoop } : {}),
-    ...(connections === 'warm' ? { connections } : {}) }, items, processes, {
-    after: prepared.after,
-    autoterm: steady?.autoterm,
-    token: open.token,
-    signal,
-    beforeRelease,
-    onProgress: (done) => emit({ type: 'progress', ...done }),
-    // The workers' checks (reading uploads back, hashing ranges) are the verify step's first part.
-    onChecking: () => emit({ type: 'step', step: 'verify', ...shown }),
-    onReleased: () => {
-      releasedAt = performance.now();
-      emit({
-        type: 'run-start', strategy: id.strategy, unit: prepared.unit, cell: id.cell, run: id.run, runs: ctx.runs, warmup: id.warmup, requests: items.length, bytes,
-        ...(steady ? { durationMs: steady.durationMs } : {}),
-      });
+    ? { ...ctx.openLoop, maxInFlight: ctx.openLoop.maxInFlight ?? processes * open.params.maxSockets }
+    : undefined;
+  const merged = await ctx.pool.run(
+    {
+      ...job,
+      ...(steadyJob ? { steady: steadyJob } : {}),
+      ...(openLoop ? { openLoop } : {}),
+      ...(connections === 'warm' ? { connections } : {}),
     },
-  });
+    items,
+    processes,
+    {
+      after: prepared.after,
+      autoterm: steady?.autoterm,
+      token: open.token,
+      signal,
+      beforeRelease,
+      onProgress: (done) => emit({ type: 'progress', ...done }),
+      // The workers' checks (reading uploads back, hashing ranges) are the verify step's first part.
+      onChecking: () => emit({ type: 'step', step: 'verify', ...shown }),
+      onReleased: () => {
+        releasedAt = performance.now();
+        emit({
+          type: 'run-start',
+          strategy: id.strategy,
+          unit: prepared.unit,
+          cell: id.cell,
+          run: id.run,
+          runs: ctx.runs,
+          warmup: id.warmup,
+          requests: items.length,
+          bytes,
+          ...(steady ? { durationMs: steady.durationMs } : {}),
+        });
+      },
+    },
+  );
   // Asked before anything else reaches the server (verification, cleanup). A steady run has no fixed
   // work to span: the server's clock would time the duration asked for.
   const serverSpanMs = await clock?.span();

@@ -23,7 +23,8 @@ export interface CleanupContext {
 }
 
 /** How a line about cleanup the grace cut begins: `cleanup cut at the 5 s stop grace (--stop-grace)`. */
-export const cutAt = (graceMs: number): string => `cleanup cut at the ${seconds(graceMs)} stop grace (--stop-grace)`;
+export const cutAt = (graceMs: number): string =>
+  `cleanup cut at the ${seconds(graceMs)} stop grace (--stop-grace)`;
 
 /** The stop grace of one session: started by the stop signal, spent by every cleanup step after it. */
 export class StopGrace {
@@ -65,7 +66,9 @@ export class StopGrace {
     const abandon = new AbortController();
     const grace = this;
     const ctx: CleanupContext = {
-      signal: abandon.signal, graceMs: this.graceMs, progress,
+      signal: abandon.signal,
+      graceMs: this.graceMs,
+      progress,
       get stopped() {
         return grace.stop.aborted;
       },
@@ -90,7 +93,13 @@ export class StopGrace {
       // A step that honours its signal stops at once and may say itself what it left.
       let settle: NodeJS.Timeout | undefined;
       const settled = new Promise<false>((r) => (settle = setTimeout(() => r(false), SETTLE_MS)));
-      const said = await Promise.race([running.then((s) => s === true, () => false), settled]);
+      const said = await Promise.race([
+        running.then(
+          (s) => s === true,
+          () => false,
+        ),
+        settled,
+      ]);
       clearTimeout(settle);
       if (!said) log.warn(`${cutAt(this.graceMs)}: ${what} was not finished`);
       return false;

@@ -8,6 +8,12 @@ import { MAX_RECORDS_PER_RUN } from '../results/schema.js';
  * A job's summary request: past what a results file keeps, the workers check and count their own
  * shares and send a sample of their records (with every failure), together what a file keeps.
  */
-export function summaryFor(items: Items, check: TallyKind, processes: number): { summary?: { check: TallyKind; keepRecords: number } } {
-  return items.length > MAX_RECORDS_PER_RUN ? { summary: { check, keepRecords: Math.ceil(MAX_RECORDS_PER_RUN / Math.max(1, processes)) } } : {};
+export function summaryFor(
+  items: Items,
+  check: TallyKind,
+  processes: number,
+): { summary?: { check: TallyKind; keepRecords: number } } {
+  return items.length > MAX_RECORDS_PER_RUN
+    ? { summary: { check, keepRecords: Math.ceil(MAX_RECORDS_PER_RUN / Math.max(1, processes)) } }
+    : {};
 }

@@ -50,7 +50,8 @@ export class RunsUntilTime<C> {
   reason(c: C): 'failed' | 'min-time' | 'precision' | 'max-runs' {
     if (this.finished.has(c)) return 'failed';
     if (this.totalMs.get(c)! >= this.rule.minTimeMs) return 'min-time';
-    if (this.rule.precision > 0 && medianWithin(this.timesMs.get(c)!, this.rule.precision)) return 'precision';
+    if (this.rule.precision > 0 && medianWithin(this.timesMs.get(c)!, this.rule.precision))
+      return 'precision';
     return 'max-runs';
   }
 }

@@ -9,7 +9,17 @@ import { log } from '../log/logger.js';
 import type { MeasuredRun } from '../results/record.js';
 import { blobStore, type UploadStore } from '../storage/blob-store.js';
 import { preflightContainer, preflightUrlUpload } from '../storage/preflight.js';
-import { coordinatorClient, forRun, openTarget, setupFailure, tokenOf, whileAlive, RequestSigner, type Target, type TargetInfo } from '../storage/target.js';
+import {
+  coordinatorClient,
+  forRun,
+  openTarget,
+  setupFailure,
+  tokenOf,
+  whileAlive,
+  RequestSigner,
+  type Target,
+  type TargetInfo,
+} from '../storage/target.js';
 import { urlStore } from '../storage/url-store.js';
 import { selectUploadStrategies, UPLOAD_STRATEGIES, workloadOf } from '../strategies/index.js';
 import type { UploadPlanInput, UploadStrategy } from '../strategies/strategy.js';
@@ -22,7 +32,15 @@ import { summaryFor } from './summary.js';
 import { FileSet, keepItems, totalBytes } from '../plan/items.js';
 import { cutAt } from './stop-grace.js';
 import { drawnParams } from './size-params.js';
-import { runSession, sessionCell, type Contender, type OpenWorkload, type PreparedRun, type SessionOptions, type Workload } from './session.js';
+import {
+  runSession,
+  sessionCell,
+  type Contender,
+  type OpenWorkload,
+  type PreparedRun,
+  type SessionOptions,
+  type Workload,
+} from './session.js';
 
 function runPrefix(): string {
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*$/, '');
@@ -51,11 +69,18 @@ export function uploadWorkload(config: UploadConfig): UploadWorkload {
         const strategies = selectUploadStrategies(config.uploadMethod, plain);
         if (plain && config.uploadMethod === 'all') {
           const skipped = UPLOAD_STRATEGIES.filter((s) => !strategies.includes(s)).map((s) => s.name);
-          log.info(`--url is a plain server: running ${strategies.map((s) => s.name).join(', ')} only (${skipped.join(', ')} need a blob service)`);
+          log.info(
+            `--url is a plain server: running ${strategies.map((s) => s.name).join(', ')} only (${skipped.join(', ')} need a blob service)`,
+          );
         }
         const manyBlobs = strategies.some((s) => workloadOf(s) === 'files');
         checkUploadFits(config.fileCount, manyBlobs);
-        if (target.info.kind === 'blob' && target.info.embedded && manyBlobs && config.fileCount > EMBEDDED_BLOB_LIMIT) {
+        if (
+          target.info.kind === 'blob' &&
+          target.info.embedded &&
+          manyBlobs &&
+          config.fileCount > EMBEDDED_BLOB_LIMIT
+        ) {
           log.warn(
             `${config.fileCount} files per run is more than the embedded Azurite handles in reasonable time (it slows superlinearly: ` +
               `2,400 files took 20 s and 5,000 took 108 s of wall time on a 2-core machine); ` +
@@ -66,17 +91,36 @@ export function uploadWorkload(config: UploadConfig): UploadWorkload {
         // The embedded Azurite's blobs live in its memory and end with it: after a stop nothing is
         // deleted from it (its runs' blobs are deleted as they go, to keep its memory for the next).
         const ephemeral = target.info.kind === 'blob' && target.info.embedded;
-        const contenders = strategies.map((s): Contender => ({
-          // Each run's job carries the target as it is then: an Entra ID token is renewed between runs.
-          strategy: s.name, description: s.description,
-          prepare: async (run) => prepareRun(config, await forRun(target, info, session), store, s, prefix, run, session, ephemeral),
-        }));
+        const contenders = strategies.map(
+          (s): Contender => ({
+            // Each run's job carries the target as it is then: an Entra ID token is renewed between runs.
+            strategy: s.name,
+            description: s.description,
+            prepare: async (run) =>
+              prepareRun(
+                config,
+                await forRun(target, info, session),
+                store,
+                s,
+                prefix,
+                run,
+                session,
+                ephemeral,
+              ),
+          }),
+        );
         return {
-          target: target.label, contenders, serverClock: target.serverClock, ...tokenOf(target),
+          target: target.label,
+          contenders,
+          serverClock: target.serverClock,
+          ...tokenOf(target),
           ...(target.lost ? { lost: target.lost } : {}),
           params: {
-            processes: config.processes, maxSockets: config.maxSockets, concurrency: config.concurrency,
-            blockSizeBytes: config.blockSizeBytes, thresholdBytes: config.thresholdBytes,
+            processes: config.processes,
+            maxSockets: config.maxSockets,
+            concurrency: config.concurrency,
+            blockSizeBytes: config.blockSizeBytes,
+            thresholdBytes: config.thresholdBytes,
             ...(config.fileSizes ? drawnParams(config.fileSizes, config.fileCount) : {}),
           },
           // After a stop the runs' lines have named what is left; the folders go with those files.
@@ -95,21 +139,33 @@ export function uploadWorkload(config: UploadConfig): UploadWorkload {
 }
 
 async function prepareRun(
-  config: UploadConfig, info: TargetInfo, store: UploadStore, strategy: UploadStrategy, prefix: string, run: number,
-  signal: AbortSignal, ephemeral: boolean,
+  config: UploadConfig,
+  info: TargetInfo,
+  store: UploadStore,
+  strategy: UploadStrategy,
+  prefix: string,
+  run: number,
+  signal: AbortSignal,
+  ephemeral: boolean,
 ): Promise<PreparedRun> {
   const kind = await loadKind(strategy.kind);
   const input: UploadPlanInput = {
-    prefix: `${prefix}/${strategy.name}/${run}`, fileCount: config.fileCount, fileSizeBytes: config.fileSizeBytes,
+    prefix: `${prefix}/${strategy.name}/${run}`,
+    fileCount: config.fileCount,
+    fileSizeBytes: config.fileSizeBytes,
     ...(config.fileSizes ? { fileSizes: config.fileSizes } : {}),
-    blobSizeBytes: config.blobSizeBytes, blockSizeBytes: config.blockSizeBytes, thresholdBytes: config.thresholdBytes,
+    blobSizeBytes: config.blobSizeBytes,
+    blockSizeBytes: config.blockSizeBytes,
+    thresholdBytes: config.thresholdBytes,
   };
   // A scale-out client takes its share of the plan: files i, i+K, … (all of them on one machine).
   const shard = config.scaleout?.shard;
   const planned = strategy.plan(input);
   const commit = strategy.commit?.(input, planned);
   if (shard && shard.count > 1 && (commit || planned.length < shard.count)) {
-    throw new Error(`${strategy.name} cannot be shared by --parallelism ${shard.count} clients (${commit ? 'one blob, committed once' : `${planned.length} request(s)`}); use small-files`);
+    throw new Error(
+      `${strategy.name} cannot be shared by --parallelism ${shard.count} clients (${commit ? 'one blob, committed once' : `${planned.length} request(s)`}); use small-files`,
+    );
   }
   const items = shardItems(planned, shard);
   const bytes = totalBytes(items);
@@ -118,26 +174,54 @@ async function prepareRun(
     objectSizeBytes: bytes,
     unit: kind.unit(workloadOf(strategy) === 'files' ? 'files' : 'object'),
     job: {
-      strategy: strategy.name, kind: strategy.kind, target: info, objectSizeBytes: bytes,
-      concurrency: config.concurrency, maxSockets: config.maxSockets, sink: 'discard', httpClient: config.httpClient,
+      strategy: strategy.name,
+      kind: strategy.kind,
+      target: info,
+      objectSizeBytes: bytes,
+      concurrency: config.concurrency,
+      maxSockets: config.maxSockets,
+      sink: 'discard',
+      httpClient: config.httpClient,
       // Our raw client reads only the answers to PUTs here: small heads and error bodies.
       bufferSizeBytes: 16 * 1024,
-      logLevel: config.logLevel, blockSizeBytes: config.blockSizeBytes, thresholdBytes: config.thresholdBytes,
+      logLevel: config.logLevel,
+      blockSizeBytes: config.blockSizeBytes,
+      thresholdBytes: config.thresholdBytes,
       // A plain server says nothing of what it stored: the workers read every file back after the timed section.
       ...(info.kind === 'url' ? { readBack: true } : {}),
       ...(items instanceof FileSet ? summaryFor(items, 'upload', config.processes) : {}),
       ...(workloadOf(strategy) === 'files' ? { objectPerItem: true } : {}),
-      maxRetries: config.maxRetries, timeoutMs: config.timeoutMs, trace: config.trace,
-      ...strategy.jobOptions?.({ processes: config.processes, maxSockets: config.maxSockets, concurrency: config.concurrency, sizeBytes: config.fileSizeBytes }),
+      maxRetries: config.maxRetries,
+      timeoutMs: config.timeoutMs,
+      trace: config.trace,
+      ...strategy.jobOptions?.({
+        processes: config.processes,
+        maxSockets: config.maxSockets,
+        concurrency: config.concurrency,
+        sizeBytes: config.fileSizeBytes,
+      }),
     },
     // Put Block List goes out as soon as every worker's last block is in: it is part of the duration.
     after: commit
-      ? () => commitBlockList(info, commit.blob, commit.blockIds, { timeoutMs: config.timeoutMs, maxRetries: config.maxRetries, signal })
+      ? () =>
+          commitBlockList(info, commit.blob, commit.blockIds, {
+            timeoutMs: config.timeoutMs,
+            maxRetries: config.maxRetries,
+            signal,
+          })
       : undefined,
     // Failed requests fail the run as they are; otherwise the records or the store say what was stored.
-    verify: (merged) => kind.verify({
-      workload: 'upload', items, records: merged.records, tally: merged.summary?.tally, target: info, expectedBytes: bytes, whole: true, store,
-    }),
+    verify: (merged) =>
+      kind.verify({
+        workload: 'upload',
+        items,
+        records: merged.records,
+        tally: merged.summary?.tally,
+        target: info,
+        expectedBytes: bytes,
+        whole: true,
+        store,
+      }),
     async cleanup(_verified, merged, ctx) {
       if (config.keep) return;
       if (ephemeral && ctx.stopped) {
@@ -147,7 +231,12 @@ async function prepareRun(
       }
       // A run cut short by a stop: what never left was never written (200,000 planned files would
       // otherwise mean 200,000 DELETEs before the process may exit).
-      const neverSent = new Set(merged?.records.failed().filter((r) => r.error === NOT_SENT_ERROR).map((r) => r.item));
+      const neverSent = new Set(
+        merged?.records
+          .failed()
+          .filter((r) => r.error === NOT_SENT_ERROR)
+          .map((r) => r.item),
+      );
       const maybeSent = merged?.maybeSent;
       const sent = keepItems(items, (i) => !neverSent.has(i.index) && (!maybeSent || maybeSent.has(i.index)));
       const { left } = await store.remove(input.prefix, sent, { signal: ctx.signal, progress: ctx.progress });
@@ -163,18 +252,34 @@ async function prepareRun(
  * Checks the target and returns where uploads go and how they are checked. A plain URL becomes a
  * folder (each blob name a path below it) and is probed with one PUT and DELETE, outside any timing.
  */
-async function openStore(config: UploadConfig, target: Target, prefix: string, signal: AbortSignal): Promise<{ info: TargetInfo; store: UploadStore }> {
+async function openStore(
+  config: UploadConfig,
+  target: Target,
+  prefix: string,
+  signal: AbortSignal,
+): Promise<{ info: TargetInfo; store: UploadStore }> {
   const info = target.info;
   if (info.kind === 'blob') {
     const container = await coordinatorClient(target);
-    await preflightContainer(container, target.label, info.bearer ? 'entra' : 'secret', { timeoutMs: config.timeoutMs, signal });
+    await preflightContainer(container, target.label, info.bearer ? 'entra' : 'secret', {
+      timeoutMs: config.timeoutMs,
+      signal,
+    });
     return { info, store: blobStore(container) };
   }
   const folder: TargetInfo = { ...info, folder: true };
   const probe = `${prefix}/probe`;
-  const { deleteRefused } = await preflightUrlUpload(info.url, new RequestSigner(folder).blobUrl(probe), { timeoutMs: config.timeoutMs, signal });
-  if (deleteRefused && config.keep) log.verbose(`${probe} stays on the server: DELETE failed (${deleteRefused})`);
-  const store = urlStore(info, { prefix, timeoutMs: config.timeoutMs, deleteRefused: config.keep ? undefined : deleteRefused });
+  const { deleteRefused } = await preflightUrlUpload(info.url, new RequestSigner(folder).blobUrl(probe), {
+    timeoutMs: config.timeoutMs,
+    signal,
+  });
+  if (deleteRefused && config.keep)
+    log.verbose(`${probe} stays on the server: DELETE failed (${deleteRefused})`);
+  const store = urlStore(info, {
+    prefix,
+    timeoutMs: config.timeoutMs,
+    deleteRefused: config.keep ? undefined : deleteRefused,
+  });
   return { info: folder, store };
 }
 

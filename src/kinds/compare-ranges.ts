@@ -21,7 +21,14 @@ export interface RangePair {
 export const SPLIT_MIN_BYTES = 4 * 1024 * 1024;
 
 /** A part of one pair, as the thread gets it: both views by their shared memory, offset and length. */
-type Segment = [got: SharedArrayBuffer, gotOffset: number, expected: SharedArrayBuffer, expectedOffset: number, length: number, row: number];
+type Segment = [
+  got: SharedArrayBuffer,
+  gotOffset: number,
+  expected: SharedArrayBuffer,
+  expectedOffset: number,
+  length: number,
+  row: number,
+];
 
 // The thread's whole program: plain CommonJS, evaluated, so that it loads nothing of ours.
 const THREAD_SOURCE = `
@@ -93,16 +100,23 @@ export function wantsThread(totalBytes: number, workers: number, cores = availab
   return totalBytes >= SPLIT_MIN_BYTES && workers < cores;
 }
 
-const shared = (b: Buffer): SharedArrayBuffer | undefined => (b.buffer instanceof SharedArrayBuffer ? b.buffer : undefined);
+const shared = (b: Buffer): SharedArrayBuffer | undefined =>
+  b.buffer instanceof SharedArrayBuffer ? b.buffer : undefined;
 
 /**
  * The rows whose bytes differ from the fixture's. With `thread` and enough bytes, the last half of
  * the bytes (cut inside a range where need be) goes to the thread while this one compares the first.
  */
-export async function rowsThatDiffer(pairs: readonly RangePair[], thread?: CompareThread): Promise<Set<number>> {
+export async function rowsThatDiffer(
+  pairs: readonly RangePair[],
+  thread?: CompareThread,
+): Promise<Set<number>> {
   const differ = new Set<number>();
   const total = pairs.reduce((a, p) => a + p.got.length, 0);
-  const sharable = thread?.usable && total >= SPLIT_MIN_BYTES && pairs.every((p) => shared(p.got) && shared(p.expected) && p.got.length === p.expected.length);
+  const sharable =
+    thread?.usable &&
+    total >= SPLIT_MIN_BYTES &&
+    pairs.every((p) => shared(p.got) && shared(p.expected) && p.got.length === p.expected.length);
   if (!sharable) {
     for (const p of pairs) if (!p.got.equals(p.expected)) differ.add(p.row);
     return differ;
@@ -116,7 +130,14 @@ export async function rowsThatDiffer(pairs: readonly RangePair[], thread?: Compa
     left -= here;
     if (here > 0) mine.push([p.got.subarray(0, here), p.expected.subarray(0, here), p.row]);
     if (here < p.got.length) {
-      theirs.push([shared(p.got)!, p.got.byteOffset + here, shared(p.expected)!, p.expected.byteOffset + here, p.got.length - here, p.row]);
+      theirs.push([
+        shared(p.got)!,
+        p.got.byteOffset + here,
+        shared(p.expected)!,
+        p.expected.byteOffset + here,
+        p.got.length - here,
+        p.row,
+      ]);
     }
   }
   const asked = thread!.rowsThatDiffer(theirs);
@@ -127,7 +148,8 @@ export async function rowsThatDiffer(pairs: readonly RangePair[], thread?: Compa
   } else {
     // The thread failed: its part is compared here, as it would have been without it.
     for (const [got, gotOffset, expected, expectedOffset, length, row] of theirs) {
-      if (!Buffer.from(got, gotOffset, length).equals(Buffer.from(expected, expectedOffset, length))) differ.add(row);
+      if (!Buffer.from(got, gotOffset, length).equals(Buffer.from(expected, expectedOffset, length)))
+        differ.add(row);
     }
   }
   return differ;

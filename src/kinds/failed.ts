@@ -7,5 +7,8 @@ import { withTokenFix } from '../storage/entra.js';
 export function failedRequests(records: RecordTable, usedToken = false): Verification | undefined {
   const failed = records.failed();
   if (!failed.length) return undefined;
-  return { verified: false, verification: withTokenFix(`${failed.length} request(s) failed: ${failed[0]!.error}`, usedToken, failed) };
+  return {
+    verified: false,
+    verification: withTokenFix(`${failed.length} request(s) failed: ${failed[0]!.error}`, usedToken, failed),
+  };
 }

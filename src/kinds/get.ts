@@ -23,10 +23,14 @@ export const kind: RequestKind = {
     const check = sinkCheck(ctx, sink);
     // A percentile delay reads a contender's earlier runs too, and the duplicates' budget spans them
     // (the estimate is kept in this process).
-    const estimate = ctx.job.hedge && ctx.kept ? ctx.kept.keep(hedgeEstimateKey(ctx.job, ctx.items.length), newHedgeEstimate) : undefined;
+    const estimate =
+      ctx.job.hedge && ctx.kept
+        ? ctx.kept.keep(hedgeEstimateKey(ctx.job, ctx.items.length), newHedgeEstimate)
+        : undefined;
     const hedger = sink && ctx.job.hedge ? new Hedger(ctx, sink, runGet, ctx.job.hedge, estimate) : undefined;
     return {
-      run: (item, _lane, queuedAt) => (hedger ? hedger.run(item, queuedAt) : runGet(ctx, item, sink!, queuedAt)),
+      run: (item, _lane, queuedAt) =>
+        hedger ? hedger.run(item, queuedAt) : runGet(ctx, item, sink!, queuedAt),
       ...(check ? { check } : {}),
       close: async () => {
         hedger?.close();
@@ -38,7 +42,13 @@ export const kind: RequestKind = {
 };
 
 /** `watch`: told when each try is written to its socket, and once when the body's first byte came (--hedge). */
-export async function runGet(ctx: KindContext, item: WorkItem, sink: Sink, queuedAt?: number, watch?: GetWatch): Promise<OpRecord> {
+export async function runGet(
+  ctx: KindContext,
+  item: WorkItem,
+  sink: Sink,
+  queuedAt?: number,
+  watch?: GetWatch,
+): Promise<OpRecord> {
   const { job, signer } = ctx;
   const signal = watch?.signal ?? ctx.signal;
   const client = clientOf(ctx);
@@ -47,41 +57,62 @@ export async function runGet(ctx: KindContext, item: WorkItem, sink: Sink, queue
   const first = item.range?.offsetBytes ?? 0;
   let received = 0;
   const label = `${job.strategy} GET ${item.blob ?? url.host} #${item.index}`;
-  const retried = await requestWithRetries(async (n) => {
-    // A retry resumes where the body broke: only the bytes not yet delivered are asked for.
-    const extra: Record<string, string> = {};
-    const ranged = item.range !== undefined || received > 0;
-    if (ranged) extra[job.target.kind === 'blob' ? 'x-ms-range' : 'range'] = `bytes=${first + received}-${first + item.lengthBytes - 1}`;
-    const headers = signer.headers('GET', url, extra);
-    if (log.isSillyEnabled()) log.silly(`GET ${url.toString()} ${JSON.stringify(headers)}`);
-    const before = received;
-    let overrun = false;
-    const onData = (chunk: Buffer) => {
-      const room = item.lengthBytes - received;
-      // A byte past what was asked for ends the request (the throw aborts it): an endless body included.
-      if (chunk.length > room) {
-        overrun = true;
-        throw new Error(bodyOverrun(item.lengthBytes));
+  const retried = await requestWithRetries(
+    async (n) => {
+      // A retry resumes where the body broke: only the bytes not yet delivered are asked for.
+      const extra: Record<string, string> = {};
+      const ranged = item.range !== undefined || received > 0;
+      if (ranged)
+        extra[job.target.kind === 'blob' ? 'x-ms-range' : 'range'] =
+          `bytes=${first + received}-${first + item.lengthBytes - 1}`;
+      const headers = signer.headers('GET', url, extra);
+      if (log.isSillyEnabled()) log.silly(`GET ${url.toString()} ${JSON.stringify(headers)}`);
+      const before = received;
+      let overrun = false;
+      const onData = (chunk: Buffer) => {
+        const room = item.lengthBytes - received;
+        // A byte past what was asked for ends the request (the throw aborts it): an endless body included.
+        if (chunk.length > room) {
+          overrun = true;
+          throw new Error(bodyOverrun(item.lengthBytes));
+        }
+        if (watch?.onFirstByte && received === 0 && chunk.length > 0) watch.onFirstByte();
+        received += chunk.length;
+        return writer.onData(chunk);
+      };
+      const expectStatus = ranged ? [206] : [200];
+      const result = await client.request({
+        url,
+        headers,
+        timeoutMs: job.timeoutMs,
+        trace: job.trace,
+        expectStatus,
+        onData,
+        signal,
+        queuedAt: n === 0 ? queuedAt : undefined,
+        watch: watch?.sent,
+      });
+      result.bytes = received - before;
+      if (ranged && result.status === 200) {
+        return {
+          result,
+          error: `server ignored the Range header (HTTP 200 where 206 was expected)`,
+          retryable: false,
+        };
       }
-      if (watch?.onFirstByte && received === 0 && chunk.length > 0) watch.onFirstByte();
-      received += chunk.length;
-      return writer.onData(chunk);
-    };
-    const expectStatus = ranged ? [206] : [200];
-    const result = await client.request({
-      url, headers, timeoutMs: job.timeoutMs, trace: job.trace, expectStatus, onData, signal, queuedAt: n === 0 ? queuedAt : undefined, watch: watch?.sent,
-    });
-    result.bytes = received - before;
-    if (ranged && result.status === 200) {
-      return { result, error: `server ignored the Range header (HTTP 200 where 206 was expected)`, retryable: false };
-    }
-    const wrong = overrun ? bodyOverrun(item.lengthBytes) : ranged && result.status === 206 ? rangeMismatch(result.headers, first + before, first + item.lengthBytes - 1) : undefined;
-    if (wrong) return { result, error: wrong, retryable: false };
-    if (!result.error && received < item.lengthBytes) {
-      return { result, error: `SHORT_BODY: ${received} of ${item.lengthBytes} bytes`, retryable: true };
-    }
-    return outcomeOf(result);
-  }, { maxRetries: job.maxRetries, label, signal, queuedAt });
+      const wrong = overrun
+        ? bodyOverrun(item.lengthBytes)
+        : ranged && result.status === 206
+          ? rangeMismatch(result.headers, first + before, first + item.lengthBytes - 1)
+          : undefined;
+      if (wrong) return { result, error: wrong, retryable: false };
+      if (!result.error && received < item.lengthBytes) {
+        return { result, error: `SHORT_BODY: ${received} of ${item.lengthBytes} bytes`, retryable: true };
+      }
+      return outcomeOf(result);
+    },
+    { maxRetries: job.maxRetries, label, signal, queuedAt },
+  );
   const md5 = await writer.done();
   const record = toRecord(job, item, retried, received);
   if (md5 && !record.error) record.md5 = md5;

@@ -92,8 +92,17 @@ export interface HedgeEstimate {
   credits: number;
 }
 
-export const newHedgeEstimate = (): HedgeEstimate => ({ reused: earlierRequests(), fresh: earlierRequests(), credits: HEDGE_BUDGET.reserve });
-const earlierRequests = (): EarlierRequests => ({ earlier: new RequestTimes(), issued: 0, readAt: -1, readMs: undefined });
+export const newHedgeEstimate = (): HedgeEstimate => ({
+  reused: earlierRequests(),
+  fresh: earlierRequests(),
+  credits: HEDGE_BUDGET.reserve,
+});
+const earlierRequests = (): EarlierRequests => ({
+  earlier: new RequestTimes(),
+  issued: 0,
+  readAt: -1,
+  readMs: undefined,
+});
 
 /** The jobs whose requests are alike enough to share an estimate: one contender's runs in a worker. */
 export function hedgeEstimateKey(job: KindContext['job'], items: number): string {

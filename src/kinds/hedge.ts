@@ -5,7 +5,12 @@
 import { performance } from 'node:perf_hooks';
 import type { OpRecord } from '../metrics/records.js';
 import type { WorkItem } from '../plan/items.js';
-import { HEDGE_BUDGET, newHedgeEstimate, type EarlierRequests, type HedgeEstimate } from './hedge-estimate.js';
+import {
+  HEDGE_BUDGET,
+  newHedgeEstimate,
+  type EarlierRequests,
+  type HedgeEstimate,
+} from './hedge-estimate.js';
 import type { KindContext } from './kind.js';
 import type { HedgeJob } from './job.js';
 import type { Sink } from './sinks.js';
@@ -24,7 +29,13 @@ export interface GetWatch {
 }
 
 /** One GET of an item. */
-export type GetRun = (ctx: KindContext, item: WorkItem, sink: Sink, queuedAt: number | undefined, watch?: GetWatch) => Promise<OpRecord>;
+export type GetRun = (
+  ctx: KindContext,
+  item: WorkItem,
+  sink: Sink,
+  queuedAt: number | undefined,
+  watch?: GetWatch,
+) => Promise<OpRecord>;
 
 /**
  * A stop for one request. An AbortController (an EventTarget) per hedged GET, with the closures and
@@ -208,10 +219,14 @@ export class Hedger {
     estimate.credits = Math.max(estimate.credits, HEDGE_BUDGET.reserve);
     this.estimate = estimate;
     this.otherCopyCtx = { ...ctx, urls: undefined };
-    ctx.signal.addEventListener('abort', () => {
-      for (const f of this.flights) f.abort();
-      for (const stop of this.duplicates) stop.abort();
-    }, { once: true });
+    ctx.signal.addEventListener(
+      'abort',
+      () => {
+        for (const f of this.flights) f.abort();
+        for (const stop of this.duplicates) stop.abort();
+      },
+      { once: true },
+    );
   }
 
   /**
@@ -228,7 +243,8 @@ export class Hedger {
     // A rank's walk of the buckets is read once per few requests settled, not at every look.
     if (kind.readAt >= 0 && finished - kind.readAt < Math.max(1, finished >> 6)) return kind.readMs;
     const rank = Math.ceil(((this.hedge.percentile ?? 95) / 100) * kind.issued);
-    const ms = finished < MIN_HEDGE_SAMPLES || rank > finished ? undefined : kind.earlier.valueAtRank(rank) / 1000;
+    const ms =
+      finished < MIN_HEDGE_SAMPLES || rank > finished ? undefined : kind.earlier.valueAtRank(rank) / 1000;
     kind.readAt = finished;
     kind.readMs = ms;
     return ms;
@@ -289,7 +305,9 @@ export class Hedger {
     if (this.ctx.signal.aborted) hedgeStop.abort();
     else this.duplicates.add(hedgeStop);
     const copy = this.copyOf(item);
-    const second = this.get(copy === item ? this.ctx : this.otherCopyCtx, copy, this.sink, undefined, { signal: hedgeStop });
+    const second = this.get(copy === item ? this.ctx : this.otherCopyCtx, copy, this.sink, undefined, {
+      signal: hedgeStop,
+    });
     const winner = await firstSucceeded(
       first.then((record): Settled => ({ who: 'first', record })),
       second.then((record): Settled => ({ who: 'hedge', record })),
@@ -301,7 +319,11 @@ export class Hedger {
     const [original, duplicate] = winner.who === 'first' ? [winner.record, loser] : [loser, winner.record];
     return this.settle(f, {
       ...winner.record,
-      hedge: { won: winner.who, afterMs: Math.max(0, duplicate.startEpochMs - sentEpochMs(original)), loserBytes: loser.bytes },
+      hedge: {
+        won: winner.who,
+        afterMs: Math.max(0, duplicate.startEpochMs - sentEpochMs(original)),
+        loserBytes: loser.bytes,
+      },
     });
   }
 
@@ -408,7 +430,7 @@ export class Hedger {
       while (this.estimate.credits >= HEDGE_BUDGET.perDuplicate) {
         const reused = this.dueHead(this.reusedQueue, now);
         const fresh = this.dueHead(this.freshQueue, now);
-        const f = reused && fresh ? (reused.passMark <= fresh.passMark ? reused : fresh) : reused ?? fresh;
+        const f = reused && fresh ? (reused.passMark <= fresh.passMark ? reused : fresh) : (reused ?? fresh);
         if (!f) break;
         this.estimate.credits -= HEDGE_BUDGET.perDuplicate;
         f.queue!.remove(f);
@@ -447,7 +469,10 @@ export class Hedger {
    * one past, so it is looked at again in a millisecond. Left as it is when its deadline is the same.
    */
   private syncTimer(): void {
-    const at = this.watching && this.timerNeeded() ? Math.min(this.dueAt(this.reusedQueue), this.dueAt(this.freshQueue)) : Infinity;
+    const at =
+      this.watching && this.timerNeeded()
+        ? Math.min(this.dueAt(this.reusedQueue), this.dueAt(this.freshQueue))
+        : Infinity;
     if (at === Infinity) {
       clearTimeout(this.timer);
       this.timer = undefined;

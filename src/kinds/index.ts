@@ -4,10 +4,10 @@
 import type { RequestKind } from './kind.js';
 
 const KINDS = {
-  'get': () => import('./get.js'),
-  'put': () => import('./put.js'),
-  'list': () => import('./list.js'),
-  'head': () => import('./head.js'),
+  get: () => import('./get.js'),
+  put: () => import('./put.js'),
+  list: () => import('./list.js'),
+  head: () => import('./head.js'),
   'sdk-get': () => import('./sdk-get.js'),
   'sdk-put': () => import('./sdk-put.js'),
   'sdk-small-put': () => import('./sdk-small-put.js'),
@@ -28,6 +28,7 @@ export async function preloadOwnKinds(): Promise<void> {
 
 /** The kind named `name`; a name not in the registry is a bug in the plan, said as such. */
 export async function loadKind(name: string): Promise<RequestKind> {
-  if (!isKindName(name)) throw new Error(`no request kind named ${name} (known: ${Object.keys(KINDS).join(', ')})`);
+  if (!isKindName(name))
+    throw new Error(`no request kind named ${name} (known: ${Object.keys(KINDS).join(', ')})`);
   return (await KINDS[name]()).kind;
 }

@@ -72,7 +72,9 @@ export class KeptBuffers {
     }
     const object = this.object;
     if (items && items.length <= TOUCHED_ITEMS) {
-      const gaps = [...items].flatMap((i) => missing(object.touched, i.destOffsetBytes, Math.min(sizeBytes, i.destOffsetBytes + i.lengthBytes)));
+      const gaps = [...items].flatMap((i) =>
+        missing(object.touched, i.destOffsetBytes, Math.min(sizeBytes, i.destOffsetBytes + i.lengthBytes)),
+      );
       for (const [start, end] of gaps) object.bytes.fill(0, start, end);
       if (gaps.length) object.touched = merged([...object.touched, ...gaps]);
     }

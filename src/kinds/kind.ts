@@ -51,7 +51,13 @@ export interface KindRun {
    * As run(), the record handed to `done` (maybe before send returns) and a throw to `fail`: where a
    * kind has it, the lanes use it, and a request makes no promise on its way.
    */
-  send?(item: WorkItem, lane: number, queuedAt: number | undefined, done: (r: OpRecord) => void, fail: (err: unknown) => void): void;
+  send?(
+    item: WorkItem,
+    lane: number,
+    queuedAt: number | undefined,
+    done: (r: OpRecord) => void,
+    fail: (err: unknown) => void,
+  ): void;
   /**
    * After every worker (and the step after them) is done, so that it competes with no one's timed
    * requests: checks what was moved and puts what it found on the records (an MD5, a read-back error).

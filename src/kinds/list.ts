@@ -35,29 +35,51 @@ async function runList(ctx: KindContext, item: WorkItem, queuedAt?: number): Pro
     let body: Buffer[] = [];
     let page: ReturnType<typeof parseListPage> | undefined;
     const first = records.length === 0;
-    const retried = await requestWithRetries(async (n) => {
-      body = [];
-      const headers = signer.headers('GET', url);
-      // The raw client's chunks are views of its socket buffer: copied.
-      const result = await client.request({
-        url, headers, timeoutMs: job.timeoutMs, trace: job.trace, expectStatus: [200], signal, onData: (c) => void body.push(Buffer.from(c)),
-        queuedAt: n === 0 && first ? queuedAt : undefined,
-      });
-      if (result.error) return outcomeOf(result);
-      try {
-        page = parseListPage(Buffer.concat(body).toString('utf8'));
-      } catch (err) {
-        return { result, error: `LIST_BODY: ${(err as Error).message}`, retryable: true };
-      }
-      return outcomeOf(result);
-    }, { maxRetries: job.maxRetries, label: `${job.strategy} LIST ${spec.prefix} page ${records.length + 1}`, signal, queuedAt: first ? queuedAt : undefined });
-    const record = toRecord(job, item, retried, body.reduce((s, b) => s + b.length, 0));
+    const retried = await requestWithRetries(
+      async (n) => {
+        body = [];
+        const headers = signer.headers('GET', url);
+        // The raw client's chunks are views of its socket buffer: copied.
+        const result = await client.request({
+          url,
+          headers,
+          timeoutMs: job.timeoutMs,
+          trace: job.trace,
+          expectStatus: [200],
+          signal,
+          onData: (c) => void body.push(Buffer.from(c)),
+          queuedAt: n === 0 && first ? queuedAt : undefined,
+        });
+        if (result.error) return outcomeOf(result);
+        try {
+          page = parseListPage(Buffer.concat(body).toString('utf8'));
+        } catch (err) {
+          return { result, error: `LIST_BODY: ${(err as Error).message}`, retryable: true };
+        }
+        return outcomeOf(result);
+      },
+      {
+        maxRetries: job.maxRetries,
+        label: `${job.strategy} LIST ${spec.prefix} page ${records.length + 1}`,
+        signal,
+        queuedAt: first ? queuedAt : undefined,
+      },
+    );
+    const record = toRecord(
+      job,
+      item,
+      retried,
+      body.reduce((s, b) => s + b.length, 0),
+    );
     records.push(record);
     if (retried.error || !page) break;
     for (const name of [...page.names, ...page.prefixes]) hash.update(`${name}\n`);
     record.objects = page.names.length + page.prefixes.length;
     marker = page.nextMarker;
-    if (log.isDebugEnabled()) log.debug(`${job.strategy} ${spec.prefix}: page ${records.length}, ${record.objects} name(s)${marker ? '' : ', last'}`);
+    if (log.isDebugEnabled())
+      log.debug(
+        `${job.strategy} ${spec.prefix}: page ${records.length}, ${record.objects} name(s)${marker ? '' : ', last'}`,
+      );
   } while (marker);
   const last = records.at(-1)!;
   if (!last.error) last.md5 = hash.digest('base64');

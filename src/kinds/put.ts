@@ -25,17 +25,30 @@ export const kind: RequestKind = {
     const payloads = await Payloads.of(ctx.items);
     const prepared = preparePuts(ctx, payloads);
     const send: KindRun['send'] = (item, _lane, queuedAt, done, fail) =>
-      new PutCall(ctx, item, prepared?.get(item.index) ?? putOf(ctx, item, payloads.of(item)), queuedAt, done, fail).start();
+      new PutCall(
+        ctx,
+        item,
+        prepared?.get(item.index) ?? putOf(ctx, item, payloads.of(item)),
+        queuedAt,
+        done,
+        fail,
+      ).start();
     return {
-      run: (item, lane, queuedAt) => new Promise((resolve, reject) => send(item, lane, queuedAt, resolve, reject)),
+      run: (item, lane, queuedAt) =>
+        new Promise((resolve, reject) => send(item, lane, queuedAt, resolve, reject)),
       send,
       // Uploads to a plain server are read back here, in every worker at once, over the sockets of the run.
-      ...(ctx.job.readBack ? { check: (records, signal) => inLanes(ctx.items, ctx.job.maxSockets, async (item, n) => {
-        if (records.error(n) !== undefined || signal.aborted) return;
-        const back = await readBack(ctx, item, payloads.of(item));
-        if (back.md5) records.setMd5(n, back.md5);
-        else records.setReadBackError(n, back.error ?? 'no answer');
-      }) } satisfies Partial<KindRun> : {}),
+      ...(ctx.job.readBack
+        ? ({
+            check: (records, signal) =>
+              inLanes(ctx.items, ctx.job.maxSockets, async (item, n) => {
+                if (records.error(n) !== undefined || signal.aborted) return;
+                const back = await readBack(ctx, item, payloads.of(item));
+                if (back.md5) records.setMd5(n, back.md5);
+                else records.setReadBackError(n, back.error ?? 'no answer');
+              }),
+          } satisfies Partial<KindRun>)
+        : {}),
       close: async () => {},
     };
   },
@@ -105,7 +118,14 @@ class PutCall implements Answered, Labelled {
   /** The first try's start, or the queue's (performance.now() clock). */
   private readonly started: number;
 
-  constructor(ctx: KindContext, item: WorkItem, put: PutRequest, queuedAt: number | undefined, done: (r: OpRecord) => void, fail: (err: unknown) => void) {
+  constructor(
+    ctx: KindContext,
+    item: WorkItem,
+    put: PutRequest,
+    queuedAt: number | undefined,
+    done: (r: OpRecord) => void,
+    fail: (err: unknown) => void,
+  ) {
     this.ctx = ctx;
     this.item = item;
     this.put = put;
@@ -124,7 +144,11 @@ class PutCall implements Answered, Labelled {
     const { ctx, put } = this;
     const q = n === 0 ? this.queuedAt : undefined;
     const fixed = put.fixed;
-    const request = fixed ? (q === undefined ? fixed : { ...fixed, queuedAt: q }) : requestOf(ctx, put, ctx.signer.headers('PUT', put.url, { ...put.extra }), q);
+    const request = fixed
+      ? q === undefined
+        ? fixed
+        : { ...fixed, queuedAt: q }
+      : requestOf(ctx, put, ctx.signer.headers('PUT', put.url, { ...put.extra }), q);
     if (log.isSillyEnabled()) log.silly(`PUT ${put.url.toString()} ${JSON.stringify(request.headers)}`);
     return request;
   }
@@ -145,7 +169,12 @@ class PutCall implements Answered, Labelled {
     if (record) return this.done(record);
     const { ctx } = this;
     const client = clientOf(ctx);
-    retryFrom(result, (n) => client.request(this.request(n)).then(outcomeOf), { maxRetries: ctx.job.maxRetries, label: this, signal: ctx.signal, queuedAt: this.queuedAt }, this.started)
+    retryFrom(
+      result,
+      (n) => client.request(this.request(n)).then(outcomeOf),
+      { maxRetries: ctx.job.maxRetries, label: this, signal: ctx.signal, queuedAt: this.queuedAt },
+      this.started,
+    )
       .then((retried) => this.record(retried))
       .then(this.done, this.fail);
   }
@@ -164,10 +193,25 @@ class PutCall implements Answered, Labelled {
 }
 
 /** The request for `put` with these (signed) headers, issued at `queuedAt` where it waited in a queue of ours. */
-function requestOf(ctx: KindContext, put: PutRequest, headers: Record<string, string>, queuedAt?: number): HttpRequest {
+function requestOf(
+  ctx: KindContext,
+  put: PutRequest,
+  headers: Record<string, string>,
+  queuedAt?: number,
+): HttpRequest {
   const { job, signal } = ctx;
   const expectStatus = job.target.kind === 'url' ? PLAIN_PUT_STATUSES : BLOB_PUT_STATUSES;
-  return { url: put.url, method: 'PUT', body: put.payload, headers, timeoutMs: job.timeoutMs, expectStatus, trace: job.trace, signal, queuedAt };
+  return {
+    url: put.url,
+    method: 'PUT',
+    body: put.payload,
+    headers,
+    timeoutMs: job.timeoutMs,
+    expectStatus,
+    trace: job.trace,
+    signal,
+    queuedAt,
+  };
 }
 
 /**
@@ -175,7 +219,11 @@ function requestOf(ctx: KindContext, put: PutRequest, headers: Record<string, st
  * compared with `payload`, what was sent: the MD5 of what came back (or undefined when the GET
  * failed, with the reason in `error`).
  */
-function readBack(ctx: KindContext, item: WorkItem, payload: Buffer): Promise<{ md5?: string; error?: string }> {
+function readBack(
+  ctx: KindContext,
+  item: WorkItem,
+  payload: Buffer,
+): Promise<{ md5?: string; error?: string }> {
   const expected = { bytes: payload, md5: contentMd5(FIXTURE_SEED, item.destOffsetBytes, item.lengthBytes) };
   return readBackMd5(clientOf(ctx), ctx.signer, urlOf(ctx, item), item, ctx.job.timeoutMs, expected);
 }

@@ -32,18 +32,44 @@ export function clientOf(ctx: Pick<KindContext, 'job' | 'agent' | 'pool'>): Http
  * yet is fine). Through `agent` for the SDK's own agent, else through this worker's client.
  * Returns how many got an answer: the sockets that are open and idle when the run starts.
  */
-export async function warmConnections(ctx: Pick<KindContext, 'job' | 'signer' | 'agent' | 'pool'>, url: URL, count: number, agent?: http.Agent): Promise<number> {
+export async function warmConnections(
+  ctx: Pick<KindContext, 'job' | 'signer' | 'agent' | 'pool'>,
+  url: URL,
+  count: number,
+  agent?: http.Agent,
+): Promise<number> {
   const client = agent ? new NodeHttpClient(agent) : clientOf(ctx);
-  const answers = await Promise.all(Array.from({ length: count }, () =>
-    client.request({ url, method: 'HEAD', headers: ctx.signer.headers('HEAD', url), timeoutMs: ctx.job.timeoutMs, trace: false, expectStatus: [] })));
+  const answers = await Promise.all(
+    Array.from({ length: count }, () =>
+      client.request({
+        url,
+        method: 'HEAD',
+        headers: ctx.signer.headers('HEAD', url),
+        timeoutMs: ctx.job.timeoutMs,
+        trace: false,
+        expectStatus: [],
+      }),
+    ),
+  );
   return answers.filter((a) => a.status > 0).length;
 }
 
 /** `bytes`: what the item moved, which for a GET resumed by retries is more than the last try's. */
 export function toRecord(job: RequestJob, item: WorkItem, r: RetriedResult, bytes: number): OpRecord {
   const record: OpRecord = {
-    worker: job.workerIndex, item: item.index, offsetBytes: item.destOffsetBytes, bytes, status: r.status, startEpochMs: r.startEpochMs,
-    totalMs: r.totalMs, phases: r.phases, reused: r.reused, retries: r.retries, throttled: r.throttled, backoffMs: r.backoffMs, error: r.error,
+    worker: job.workerIndex,
+    item: item.index,
+    offsetBytes: item.destOffsetBytes,
+    bytes,
+    status: r.status,
+    startEpochMs: r.startEpochMs,
+    totalMs: r.totalMs,
+    phases: r.phases,
+    reused: r.reused,
+    retries: r.retries,
+    throttled: r.throttled,
+    backoffMs: r.backoffMs,
+    error: r.error,
   };
   // Set only where there is one: a spread of an empty object is a second object for every request.
   if (r.throttledBy) record.throttledBy = r.throttledBy;
@@ -52,7 +78,12 @@ export function toRecord(job: RequestJob, item: WorkItem, r: RetriedResult, byte
 }
 
 /** Times an SDK call as one operation. */
-export async function timed(job: WorkItem, worker: number, bytes: number, call: () => Promise<unknown>): Promise<OpRecord & { value?: unknown }> {
+export async function timed(
+  job: WorkItem,
+  worker: number,
+  bytes: number,
+  call: () => Promise<unknown>,
+): Promise<OpRecord & { value?: unknown }> {
   const start = performance.now();
   const startEpochMs = performance.timeOrigin + start;
   let value: unknown;
@@ -64,7 +95,19 @@ export async function timed(job: WorkItem, worker: number, bytes: number, call: 
   }
   const totalMs = performance.now() - start;
   return {
-    worker, item: job.index, offsetBytes: job.destOffsetBytes, bytes: error ? 0 : bytes,
-    status: error ? 0 : 200, startEpochMs, totalMs, phases: {}, reused: false, retries: 0, throttled: 0, backoffMs: 0, error, value,
+    worker,
+    item: job.index,
+    offsetBytes: job.destOffsetBytes,
+    bytes: error ? 0 : bytes,
+    status: error ? 0 : 200,
+    startEpochMs,
+    totalMs,
+    phases: {},
+    reused: false,
+    retries: 0,
+    throttled: 0,
+    backoffMs: 0,
+    error,
+    value,
   };
 }

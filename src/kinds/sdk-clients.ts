@@ -32,7 +32,8 @@ export async function sdkClients(job: KindJob, items: Items): Promise<SdkClients
 
 /** An SDK upload kind's set-up: its clients and payloads before the barrier; each item one call of `upload`. */
 export async function sdkUploads(
-  ctx: KindContext, upload: (job: KindJob, client: BlockBlobClient, item: WorkItem, payload: Buffer) => Promise<OpRecord>,
+  ctx: KindContext,
+  upload: (job: KindJob, client: BlockBlobClient, item: WorkItem, payload: Buffer) => Promise<OpRecord>,
 ): Promise<KindRun> {
   const sdk = await sdkClients(ctx.job, ctx.items);
   const payloads = await Payloads.of(ctx.items);

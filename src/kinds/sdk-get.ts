@@ -28,7 +28,14 @@ export const kind: RequestKind = {
     const buffers = sink ? [] : Array.from({ length: ctx.lanes }, () => Buffer.allocUnsafeSlow(largest));
     return {
       agent: sdk.agent,
-      run: (item, lane) => runSdkDownload(job, sdk.clients.get(item.index)!, item, sink ? sink.slot!(item) : buffers[lane]!, !sink),
+      run: (item, lane) =>
+        runSdkDownload(
+          job,
+          sdk.clients.get(item.index)!,
+          item,
+          sink ? sink.slot!(item) : buffers[lane]!,
+          !sink,
+        ),
       ...(check ? { check } : {}),
       close: async () => {
         await sink?.close();
@@ -46,13 +53,26 @@ export const kind: RequestKind = {
  * otherwise its lane's buffer (page faults come with the first writes), and the bytes are hashed
  * before the lane uses it again.
  */
-async function runSdkDownload(job: KindJob, client: BlockBlobClient, item: WorkItem, into: Buffer, hash = true): Promise<OpRecord> {
+async function runSdkDownload(
+  job: KindJob,
+  client: BlockBlobClient,
+  item: WorkItem,
+  into: Buffer,
+  hash = true,
+): Promise<OpRecord> {
   const blockSize = job.blockSizeBytes ?? Math.max(1, Math.ceil(item.lengthBytes / job.concurrency));
   const buffer = into.subarray(0, item.lengthBytes);
   const rec = await timed(item, job.workerIndex, item.lengthBytes, () =>
-    item.lengthBytes === 0 ? Promise.resolve(Buffer.alloc(0)) : client.downloadToBuffer(buffer, 0, item.lengthBytes, { blockSize, concurrency: job.concurrency, maxRetryRequestsPerBlock: 0 }),
+    item.lengthBytes === 0
+      ? Promise.resolve(Buffer.alloc(0))
+      : client.downloadToBuffer(buffer, 0, item.lengthBytes, {
+          blockSize,
+          concurrency: job.concurrency,
+          maxRetryRequestsPerBlock: 0,
+        }),
   );
   const { value, ...record } = rec;
-  if (hash && value instanceof Buffer) record.md5 = nodeCrypto().createHash('md5').update(value).digest('base64');
+  if (hash && value instanceof Buffer)
+    record.md5 = nodeCrypto().createHash('md5').update(value).digest('base64');
   return record;
 }

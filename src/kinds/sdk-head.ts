@@ -14,7 +14,11 @@ export const kind: RequestKind = {
   transport: false,
   async setup(ctx: KindContext): Promise<KindRun> {
     const sdk = await sdkClients(ctx.job, ctx.items);
-    return { agent: sdk.agent, run: (item) => runSdkHead(ctx.job, sdk.clients.get(item.index)!, item), close: async () => sdk.agent.destroy() };
+    return {
+      agent: sdk.agent,
+      run: (item) => runSdkHead(ctx.job, sdk.clients.get(item.index)!, item),
+      close: async () => sdk.agent.destroy(),
+    };
   },
   verify: verifyHeads,
 };
@@ -23,7 +27,12 @@ async function runSdkHead(job: KindJob, client: BlockBlobClient, item: WorkItem)
   const { value, ...record } = await timed(item, job.workerIndex, 0, () => client.getProperties());
   const props = value as { contentLength?: number; contentMD5?: Uint8Array } | undefined;
   if (record.error || !props) return record;
-  if (props.contentLength !== item.lengthBytes) return { ...record, status: 0, error: `CONTENT_LENGTH: ${props.contentLength} where ${item.lengthBytes} was expected` };
+  if (props.contentLength !== item.lengthBytes)
+    return {
+      ...record,
+      status: 0,
+      error: `CONTENT_LENGTH: ${props.contentLength} where ${item.lengthBytes} was expected`,
+    };
   if (props.contentMD5) record.md5 = Buffer.from(props.contentMD5).toString('base64');
   return record;
 }

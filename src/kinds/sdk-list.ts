@@ -16,7 +16,11 @@ export const kind: RequestKind = {
   transport: false,
   async setup(ctx: KindContext): Promise<KindRun> {
     const sdk = await sdkClients(ctx.job, ctx.items);
-    return { agent: sdk.agent, run: (item) => runSdkList(ctx.job, sdk.container, item), close: async () => sdk.agent.destroy() };
+    return {
+      agent: sdk.agent,
+      run: (item) => runSdkList(ctx.job, sdk.container, item),
+      close: async () => sdk.agent.destroy(),
+    };
   },
   verify: verifyListings,
 };

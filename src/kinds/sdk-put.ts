@@ -17,9 +17,18 @@ export const kind: RequestKind = {
   verify: verifyUploads,
 };
 
-async function runSdkUpload(job: KindJob, client: BlockBlobClient, item: WorkItem, payload: Buffer): Promise<OpRecord> {
+async function runSdkUpload(
+  job: KindJob,
+  client: BlockBlobClient,
+  item: WorkItem,
+  payload: Buffer,
+): Promise<OpRecord> {
   const { value: _, ...record } = await timed(item, job.workerIndex, payload.length, () =>
-    client.uploadData(payload, { blockSize: job.blockSizeBytes, concurrency: job.concurrency, maxSingleShotSize: job.thresholdBytes }),
+    client.uploadData(payload, {
+      blockSize: job.blockSizeBytes,
+      concurrency: job.concurrency,
+      maxSingleShotSize: job.thresholdBytes,
+    }),
   );
   return record;
 }

@@ -17,8 +17,15 @@ export const kind: RequestKind = {
   verify: verifyUploads,
 };
 
-async function runSdkSmallFile(job: KindJob, client: BlockBlobClient, item: WorkItem, payload: Buffer): Promise<OpRecord> {
-  const { value, ...record } = await timed(item, job.workerIndex, payload.length, () => client.upload(payload, payload.length));
+async function runSdkSmallFile(
+  job: KindJob,
+  client: BlockBlobClient,
+  item: WorkItem,
+  payload: Buffer,
+): Promise<OpRecord> {
+  const { value, ...record } = await timed(item, job.workerIndex, payload.length, () =>
+    client.upload(payload, payload.length),
+  );
   // The service's own MD5 of what it stored, as for our Put Blob.
   const md5 = (value as { contentMD5?: Uint8Array } | undefined)?.contentMD5;
   if (!record.error && md5) record.md5 = Buffer.from(md5).toString('base64');

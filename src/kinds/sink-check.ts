@@ -12,9 +12,20 @@ import { openSink, type Sink } from './sinks.js';
  * The job's sink; none for an empty share. Where its ranges will be compared with the fixture and are
  * large, the compare thread is started (or found running) here, before the barrier.
  */
-export async function openJobSink({ job, items, kept }: Pick<KindContext, 'job' | 'items' | 'kept'>): Promise<Sink | undefined> {
+export async function openJobSink({
+  job,
+  items,
+  kept,
+}: Pick<KindContext, 'job' | 'items' | 'kept'>): Promise<Sink | undefined> {
   if (!items.length) return undefined;
-  const sink = await openSink(job.sink, items, job.objectSizeBytes, job.outPath, job.hashRanges !== false, kept);
+  const sink = await openSink(
+    job.sink,
+    items,
+    job.objectSizeBytes,
+    job.outPath,
+    job.hashRanges !== false,
+    kept,
+  );
   if (kept && sink.slot && job.fixtureSeed && job.hashRanges !== false) {
     const shareBytes = [...items].reduce((a, i) => a + i.lengthBytes, 0);
     if (wantsThread(shareBytes, job.workers ?? 1)) await kept.compareThread().online;
@@ -23,11 +34,17 @@ export async function openJobSink({ job, items, kept }: Pick<KindContext, 'job' 
 }
 
 /** The kind's check of its sink after the timed section; none where nothing is compared (hashRanges false). */
-export function sinkCheck(ctx: Pick<KindContext, 'job' | 'items' | 'kept'>, sink: Sink | undefined): ((records: RecordTable) => Promise<CheckNote>) | undefined {
+export function sinkCheck(
+  ctx: Pick<KindContext, 'job' | 'items' | 'kept'>,
+  sink: Sink | undefined,
+): ((records: RecordTable) => Promise<CheckNote>) | undefined {
   if (!sink || ctx.job.hashRanges === false) return undefined;
   const { job, items, kept } = ctx;
   const seed = job.fixtureSeed;
-  const fixture = seed && kept && sink.slot ? (offset: number, length: number) => kept.fixtureRange(seed, job.objectSizeBytes, offset, length) : undefined;
+  const fixture =
+    seed && kept && sink.slot
+      ? (offset: number, length: number) => kept.fixtureRange(seed, job.objectSizeBytes, offset, length)
+      : undefined;
   return (records) => checkInto(sink, items, records, fixture, kept?.startedCompareThread);
 }
 
@@ -37,7 +54,13 @@ export function sinkCheck(ctx: Pick<KindContext, 'job' | 'items' | 'kept'>, sink
  * no MD5. An item that differs, or any without `fixture`, gets its MD5 on its record: the coordinator
  * compares that, and names what came in a mismatch.
  */
-export async function checkInto(sink: Sink, items: Items, records: RecordTable, fixture?: (offset: number, length: number) => Buffer | undefined, thread?: CompareThread): Promise<CheckNote> {
+export async function checkInto(
+  sink: Sink,
+  items: Items,
+  records: RecordTable,
+  fixture?: (offset: number, length: number) => Buffer | undefined,
+  thread?: CompareThread,
+): Promise<CheckNote> {
   if (sink.hashesAsItGoes) return {};
   const pairs: RangePair[] = [];
   const hashed: number[] = [];

@@ -185,7 +185,8 @@ export class OrderedFileSink implements Sink {
         state.chunks.push(Buffer.from(chunk));
         this.heldBytes += chunk.length;
         this.peakHeldBytes = Math.max(this.peakHeldBytes, this.heldBytes);
-        if (this.heldBytes > this.maxHeldBytes) return new Promise<void>((resolve) => this.waiting.push(resolve));
+        if (this.heldBytes > this.maxHeldBytes)
+          return new Promise<void>((resolve) => this.waiting.push(resolve));
       },
       done: async () => {
         state.ended = true;
@@ -204,12 +205,21 @@ export class OrderedFileSink implements Sink {
 }
 
 /** `kept`: the worker's buffers, whose memory sink buffer a run reuses; without, a fresh one. */
-export async function openSink(kind: SinkKind, items: Items, objectSizeBytes: number, outPath?: string, hash = true, kept?: KeptBuffers): Promise<Sink> {
+export async function openSink(
+  kind: SinkKind,
+  items: Items,
+  objectSizeBytes: number,
+  outPath?: string,
+  hash = true,
+  kept?: KeptBuffers,
+): Promise<Sink> {
   switch (kind) {
     case 'discard':
       return new DiscardSink(hash);
     case 'memory':
-      return new MemorySink(kept ? kept.objectBuffer(objectSizeBytes, items) : Buffer.allocUnsafeSlow(objectSizeBytes));
+      return new MemorySink(
+        kept ? kept.objectBuffer(objectSizeBytes, items) : Buffer.allocUnsafeSlow(objectSizeBytes),
+      );
     case 'sparse-file':
       // The coordinator created the file at its full (sparse) size.
       return new SparseFileSink(await nodeFsPromises().open(outPath!, 'r+'));

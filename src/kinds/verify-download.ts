@@ -14,7 +14,16 @@ import { verifyMany } from './verify-many.js';
 
 /** A GET kind's verification: one object's ranges, or each file of the many-blob set. */
 export function verifyGets(v: VerifyInput): Promise<Verification> {
-  if (v.workload === 'blob') return verifyDownload(v.items, v.records, v.expectedBytes, v.whole, v.target, v.outPath, v.equalToFixture);
+  if (v.workload === 'blob')
+    return verifyDownload(
+      v.items,
+      v.records,
+      v.expectedBytes,
+      v.whole,
+      v.target,
+      v.outPath,
+      v.equalToFixture,
+    );
   return Promise.resolve(verifyMany('files', v.items, v.records, v.target.kind === 'url', v.tally));
 }
 
@@ -33,14 +42,24 @@ export async function md5OfFile(path: string): Promise<string> {
  * byte by its worker and carries no MD5; any other carries the MD5 of what came, compared here.
  */
 export async function verifyDownload(
-  items: Items, records: RecordTable, size: number, whole: boolean, info: TargetInfo, filePath?: string, equalToFixture: ReadonlySet<number> = new Set(),
+  items: Items,
+  records: RecordTable,
+  size: number,
+  whole: boolean,
+  info: TargetInfo,
+  filePath?: string,
+  equalToFixture: ReadonlySet<number> = new Set(),
 ): Promise<Verification> {
   const failed = failedRequests(records, info.kind === 'blob' && info.bearer !== undefined);
   if (failed) return failed;
   const bytes = records.reduce((s, r) => s + r.bytes, 0);
   if (bytes !== size) return { verified: false, verification: `delivered ${bytes} bytes, expected ${size}` };
   // A plain URL vouches for no content: the counts and each range's Content-Range were checked, the bytes not.
-  if (info.kind === 'url') return notVerified(`plain URL: no source MD5 to compare the bytes with; ${bytes} bytes in the ranges asked for`, filePath && await md5OfFile(filePath));
+  if (info.kind === 'url')
+    return notVerified(
+      `plain URL: no source MD5 to compare the bytes with; ${bytes} bytes in the ranges asked for`,
+      filePath && (await md5OfFile(filePath)),
+    );
   const rowOf = records.rowsByItem();
   let compared = 0;
   for (const item of items) {
@@ -52,16 +71,24 @@ export async function verifyDownload(
     }
     const expected = contentMd5(FIXTURE_SEED, item.destOffsetBytes, item.lengthBytes);
     if (got !== expected) {
-      return { verified: false, verification: `MD5 MISMATCH in ${item.blob} at offset ${item.destOffsetBytes}: got ${got}, expected ${expected}` };
+      return {
+        verified: false,
+        verification: `MD5 MISMATCH in ${item.blob} at offset ${item.destOffsetBytes}: got ${got}, expected ${expected}`,
+      };
     }
   }
   const how = checkedHow(items.length, compared);
   // A scale-out client's share is checked range by range; only the whole object has a whole MD5.
-  if (!whole) return { verified: true, verification: `${items.length} range(s) of this client's share checked${how}` };
+  if (!whole)
+    return { verified: true, verification: `${items.length} range(s) of this client's share checked${how}` };
   const wholeMd5 = contentMd5(FIXTURE_SEED, 0, size);
   if (filePath) {
     const got = await md5OfFile(filePath);
-    if (got !== wholeMd5) return { verified: false, verification: `MD5 MISMATCH of ${filePath}: got ${got}, expected ${wholeMd5}` };
+    if (got !== wholeMd5)
+      return {
+        verified: false,
+        verification: `MD5 MISMATCH of ${filePath}: got ${got}, expected ${wholeMd5}`,
+      };
   }
   return { verified: true, verification: `md5 ${wholeMd5} (${items.length} range(s) checked${how})` };
 }

@@ -11,13 +11,21 @@ import { failedRequests } from './failed.js';
 import type { VerifyInput } from './kind.js';
 
 /** The listing kinds' verification. */
-export const verifyListings = async (v: VerifyInput): Promise<Verification> => verifyMany('list', v.items, v.records, v.target.kind === 'url', v.tally);
+export const verifyListings = async (v: VerifyInput): Promise<Verification> =>
+  verifyMany('list', v.items, v.records, v.target.kind === 'url', v.tally);
 
 /** The HEAD kinds' verification. */
-export const verifyHeads = async (v: VerifyInput): Promise<Verification> => verifyMany('head', v.items, v.records, v.target.kind === 'url', v.tally);
+export const verifyHeads = async (v: VerifyInput): Promise<Verification> =>
+  verifyMany('head', v.items, v.records, v.target.kind === 'url', v.tally);
 
 /** `tally`: the workers' own, when they checked their shares and sent a sample of the records. */
-export function verifyMany(kind: 'files' | 'list' | 'head', items: Items, records: RecordTable, plainUrl: boolean, tally?: Tally): Verification {
+export function verifyMany(
+  kind: 'files' | 'list' | 'head',
+  items: Items,
+  records: RecordTable,
+  plainUrl: boolean,
+  tally?: Tally,
+): Verification {
   const failed = failedRequests(records);
   if (failed) return failed;
   if (kind === 'list') return verifyListing(items, records);
@@ -33,12 +41,20 @@ function verifyListing(items: Items, records: RecordTable): Verification {
     const pages = records.filter((r) => r.item === item.index);
     const got = pages.at(-1)?.md5;
     const setPrefix = spec.prefix.slice(0, spec.prefix.lastIndexOf('/file-'));
-    const expected = namesMd5(Array.from({ length: spec.count }, (_, k) => setFileName(setPrefix, spec.first + k)));
+    const expected = namesMd5(
+      Array.from({ length: spec.count }, (_, k) => setFileName(setPrefix, spec.first + k)),
+    );
     const listed = pages.reduce((s, r) => s + (r.objects ?? 0), 0);
     if (got !== expected) {
-      return { verified: false, verification: `listing of ${spec.prefix} returned ${listed} name(s) in ${pages.length} page(s), not the ${spec.count} expected (names differ)` };
+      return {
+        verified: false,
+        verification: `listing of ${spec.prefix} returned ${listed} name(s) in ${pages.length} page(s), not the ${spec.count} expected (names differ)`,
+      };
     }
     names += listed;
   }
-  return { verified: true, verification: `${names} name(s) in ${records.length} page(s) over ${items.length} prefix(es): every name as expected` };
+  return {
+    verified: true,
+    verification: `${names} name(s) in ${records.length} page(s) over ${items.length} prefix(es): every name as expected`,
+  };
 }

@@ -11,9 +11,11 @@ import type { VerifyInput } from './kind.js';
 /** An upload kind's verification. */
 export async function verifyUploads(v: VerifyInput): Promise<Verification> {
   const readBack = v.target.kind === 'url';
-  return failedRequests(v.records, v.target.kind === 'blob' && v.target.bearer !== undefined)
-    ?? (v.tally ? uploadVerdict(v.tally, readBack) : verifyFromRecords(v.items, v.records, readBack))
-    ?? v.store!.verify(v.items);
+  return (
+    failedRequests(v.records, v.target.kind === 'blob' && v.target.bearer !== undefined) ??
+    (v.tally ? uploadVerdict(v.tally, readBack) : verifyFromRecords(v.items, v.records, readBack)) ??
+    v.store!.verify(v.items)
+  );
 }
 
 /**
@@ -21,6 +23,10 @@ export async function verifyUploads(v: VerifyInput): Promise<Verification> {
  * Put Blob with (Azure and Azurite compute it of what they stored), or of what a plain server gave
  * back when read. Undefined when some item has neither (staged blocks): the store checks then.
  */
-export function verifyFromRecords(items: Items, records: RecordTable, readBack: boolean): Verification | undefined {
+export function verifyFromRecords(
+  items: Items,
+  records: RecordTable,
+  readBack: boolean,
+): Verification | undefined {
   return uploadVerdict(tallyRecords('upload', items, records, readBack), readBack);
 }

@@ -14,7 +14,15 @@ import { redact } from './redact.js';
 export { redact, redactDeep, registerCredential, registerSecret } from './redact.js';
 
 /** npm's levels, most severe first (winston's defaults, which --log-level names). */
-const SEVERITY: Record<LogLevel, number> = { error: 0, warn: 1, info: 2, http: 3, verbose: 4, debug: 5, silly: 6 };
+const SEVERITY: Record<LogLevel, number> = {
+  error: 0,
+  warn: 1,
+  info: 2,
+  http: 3,
+  verbose: 4,
+  debug: 5,
+  silly: 6,
+};
 
 /** What a line carries into winston besides its level and message. */
 interface LineInfo {
@@ -50,7 +58,8 @@ function winstonParts(): WinstonParts {
     return {
       createLogger: winston.createLogger, // winston's own export of winston-transport (its types call it `transport`)
       Transport: (winston as unknown as Pick<WinstonParts, 'Transport'>).Transport,
-      format: winston.format as unknown as WinstonParts['format'], MESSAGE: Symbol.for('message'),
+      format: winston.format as unknown as WinstonParts['format'],
+      MESSAGE: Symbol.for('message'),
     };
   }
 }
@@ -115,7 +124,10 @@ function createLogger(initial: LogLevel): Logger {
     if (!enabled(l)) return;
     made().log({ level: l, message, meta, timestamp: new Date().toISOString() });
   };
-  const at = (l: LogLevel): LineFn => (message, meta) => emit(l, message, meta);
+  const at =
+    (l: LogLevel): LineFn =>
+    (message, meta) =>
+      emit(l, message, meta);
   return {
     get level() {
       return level;

@@ -57,7 +57,10 @@ const PATTERNS: [RegExp, string][] = [
   [/(SharedAccessSignature=)[^;\s"'<]+/gi, `$1${MASK}`],
   // scheme://user:password@host: the password, however it is spelled.
   [/(\b[a-z][a-z0-9+.-]*:\/\/[^\s/:@"'<]*:)[^\s/@"'<]+@/gi, `$1${MASK}@`],
-  [/((?:Authorization|authorization)["']?\s*[:=]\s*["']?)(SharedKey|Bearer|Basic)\s+[^\s"',}<]+/g, `$1$2 ${MASK}`],
+  [
+    /((?:Authorization|authorization)["']?\s*[:=]\s*["']?)(SharedKey|Bearer|Basic)\s+[^\s"',}<]+/g,
+    `$1$2 ${MASK}`,
+  ],
   [/\b(Bearer\s+)[A-Za-z0-9\-_]+\.[A-Za-z0-9\-_]+\.[A-Za-z0-9\-_]*/g, `$1${MASK}`],
 ];
 
@@ -84,7 +87,8 @@ export function redactDeep<T>(value: T): T {
   const walk = (v: unknown, key?: string): unknown => {
     if (typeof v === 'string') return key && SECRET_KEYS.test(key) ? MASK : redact(v);
     if (Array.isArray(v)) return v.map((x) => walk(x));
-    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [redact(k), walk(x, k)]));
+    if (v && typeof v === 'object')
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [redact(k), walk(x, k)]));
     return v;
   };
   // A generic walk over plain JSON data returns the same shape it was given.

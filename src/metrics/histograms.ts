@@ -27,14 +27,21 @@ const INITIAL_HIGHEST_US = 2;
  * cost, paid by every worker and the coordinator. The encoding is the same code, byte for byte.
  */
 interface HdrParts {
-  Float64: new (lowestDiscernibleValue: number, highestTrackableValue: number, digits: number) => Hdr.Histogram;
+  Float64: new (
+    lowestDiscernibleValue: number,
+    highestTrackableValue: number,
+    digits: number,
+  ) => Hdr.Histogram;
   /** JsHistogram.decode, from an uncompressed V2 payload. */
   doDecode(data: Uint8Array, bitBucketSize: 64): Hdr.Histogram;
   /** The V2 compressed envelope (cookie, length, deflate) off. */
   decompress(data: Uint8Array): Uint8Array;
 }
 
-type HdrFiles = { constructorFromBucketSize(bits: 64): HdrParts['Float64'] } & Pick<HdrParts, 'doDecode' | 'decompress'>;
+type HdrFiles = { constructorFromBucketSize(bits: 64): HdrParts['Float64'] } & Pick<
+  HdrParts,
+  'doDecode' | 'decompress'
+>;
 
 /**
  * The two files, packed into one by `npm run build` (scripts/bundle.ts: metrics/hdr-parts.cjs, one
@@ -48,7 +55,10 @@ function hdrFiles(): HdrFiles {
   } catch (err) {
     if ((err as { code?: string }).code !== 'MODULE_NOT_FOUND') throw err;
     // Loading the encoding gives JsHistogram its encodeIntoCompressedBase64 and decode.
-    return { ...require('hdr-histogram-js/dist/JsHistogramFactory'), ...require('hdr-histogram-js/dist/JsHistogram.encoding') } as HdrFiles;
+    return {
+      ...require('hdr-histogram-js/dist/JsHistogramFactory'),
+      ...require('hdr-histogram-js/dist/JsHistogram.encoding'),
+    } as HdrFiles;
   }
 }
 
@@ -74,10 +84,18 @@ export function withIntegerIndex(Base: HdrParts['Float64']): HdrParts['Float64']
   const Histogram = Base as unknown as new (...args: ConstructorParameters<HdrParts['Float64']>) => Indexed;
   return class extends Histogram {
     override countsArrayIndex(value: number): number {
-      if (!(value >= 0 && value <= INT_INDEX_MAX) || value !== Math.floor(value)) return super.countsArrayIndex(value);
+      if (!(value >= 0 && value <= INT_INDEX_MAX) || value !== Math.floor(value))
+        return super.countsArrayIndex(value);
       // floor(log2(value)) is 31 - clz32(value) for such a value; 0 goes to bucket 0, as the package's -Infinity does.
-      const bucket = Math.max(31 - Math.clz32(value) - this.subBucketHalfCountMagnitude - this.unitMagnitude, 0);
-      return ((bucket + 1) << this.subBucketHalfCountMagnitude) + (value >>> (bucket + this.unitMagnitude)) - this.subBucketHalfCount;
+      const bucket = Math.max(
+        31 - Math.clz32(value) - this.subBucketHalfCountMagnitude - this.unitMagnitude,
+        0,
+      );
+      return (
+        ((bucket + 1) << this.subBucketHalfCountMagnitude) +
+        (value >>> (bucket + this.unitMagnitude)) -
+        this.subBucketHalfCount
+      );
     }
   } as unknown as HdrParts['Float64'];
 }
@@ -116,7 +134,12 @@ export function newHistogram(digits: 1 | 2 | 3 = 3): Hdr.Histogram {
 }
 
 /** What the encoding reads of a JsHistogram besides its public fields. */
-type Countable = Hdr.Histogram & { countsArrayIndex(value: number): number; getCountAtIndex(index: number): number; lowestDiscernibleValue: number; _counts?: Float64Array };
+type Countable = Hdr.Histogram & {
+  countsArrayIndex(value: number): number;
+  getCountAtIndex(index: number): number;
+  lowestDiscernibleValue: number;
+  _counts?: Float64Array;
+};
 
 /** V2's cookies (HdrHistogram's encoding), the low nibble's 0x10 marking its zero-run (TLZE) counts. */
 const V2_ENCODING_COOKIE = 0x1c849303 | 0x10;
@@ -151,10 +174,14 @@ export const encodeHistogram = (histogram: Hdr.Histogram): string => {
   let at = V2_HEADER_BYTES;
   // The counts array itself (every histogram here is a Float64 one), not a method call per bucket:
   // those calls would be most of the walk.
-  const counts = h._counts instanceof Float64Array ? h._counts : Float64Array.from({ length: countsLimit }, (_, i) => h.getCountAtIndex(i));
-  for (let i = 0; i < countsLimit;) {
+  const counts =
+    h._counts instanceof Float64Array
+      ? h._counts
+      : Float64Array.from({ length: countsLimit }, (_, i) => h.getCountAtIndex(i));
+  for (let i = 0; i < countsLimit; ) {
     const count = counts[i++]!;
-    if (count < 0) throw new Error(`histogram: a negative count (${count}) at index ${i - 1} cannot be encoded`);
+    if (count < 0)
+      throw new Error(`histogram: a negative count (${count}) at index ${i - 1} cannot be encoded`);
     let word = count;
     if (count === 0) {
       const from = i - 1;
@@ -414,15 +441,18 @@ const ulp = (x: number) => 2 ** (Math.floor(Math.log2(x)) - 52);
 export function valuesAtPercentiles(h: Hdr.Histogram, percentiles: readonly number[]): number[] {
   const w = h as unknown as Walkable;
   const total = h.totalCount;
-  const wanted = percentiles.map((p, at) => {
-    const fp = (Math.min(p, 100) / 100) * total;
-    return { p, at, count: Math.max(Math.ceil(fp - ulp(fp)), 1) };
-  }).sort((a, b) => a.count - b.count);
+  const wanted = percentiles
+    .map((p, at) => {
+      const fp = (Math.min(p, 100) / 100) * total;
+      return { p, at, count: Math.max(Math.ceil(fp - ulp(fp)), 1) };
+    })
+    .sort((a, b) => a.count - b.count);
   const out = new Array<number>(percentiles.length).fill(0);
   let next = 0;
   let sum = 0;
   // Buckets 1 up to the smallest non-zero value's hold nothing; with none recorded, only bucket 0 (zeros) counts.
-  const from = w.minNonZeroValue > w.maxValue ? w.countsArrayLength : Math.max(1, w.countsArrayIndex(w.minNonZeroValue));
+  const from =
+    w.minNonZeroValue > w.maxValue ? w.countsArrayLength : Math.max(1, w.countsArrayIndex(w.minNonZeroValue));
   for (let i = 0; i < w.countsArrayLength && next < wanted.length; i = i === 0 ? from : i + 1) {
     sum += w.getCountAtIndex(i);
     while (next < wanted.length && sum >= wanted[next]!.count) {

@@ -60,9 +60,10 @@ export function machineLimits(r: MachineReadings): MachineLimits {
   // A quota of 1.5 cores lets two processes run half the time each: the cores that matter are the
   // quota's, rounded up, never more than the cores the process sees.
   const quotaLimits = quota !== undefined && Math.ceil(quota) < r.cores;
-  const limit = r.constrainedBytes !== undefined && r.constrainedBytes > 0 && r.constrainedBytes < r.hostTotalBytes
-    ? r.constrainedBytes
-    : undefined;
+  const limit =
+    r.constrainedBytes !== undefined && r.constrainedBytes > 0 && r.constrainedBytes < r.hostTotalBytes
+      ? r.constrainedBytes
+      : undefined;
   return {
     cores: quotaLimits ? Math.max(1, Math.ceil(quota)) : r.cores,
     ...(quotaLimits ? { cpuQuota: quota } : {}),
@@ -136,8 +137,11 @@ function readCpuQuota(): CpuFiles {
 /** This machine as this process sees it now. */
 export function readMachine(): MachineReadings {
   return {
-    cores: availableParallelism(), hostTotalBytes: totalmem(), hostFreeBytes: freemem(),
-    constrainedBytes: process.constrainedMemory(), availableBytes: process.availableMemory(),
+    cores: availableParallelism(),
+    hostTotalBytes: totalmem(),
+    hostFreeBytes: freemem(),
+    constrainedBytes: process.constrainedMemory(),
+    availableBytes: process.availableMemory(),
     ...readCpuQuota(),
   };
 }

@@ -16,7 +16,11 @@ export interface ObjectTotals {
 export const emptyObjectTotals = (): ObjectTotals => ({ objects: 0, completionMsSum: 0, stragglerMsSum: 0 });
 
 export function addObjectTotals(a: ObjectTotals, b: ObjectTotals): ObjectTotals {
-  return { objects: a.objects + b.objects, completionMsSum: a.completionMsSum + b.completionMsSum, stragglerMsSum: a.stragglerMsSum + b.stragglerMsSum };
+  return {
+    objects: a.objects + b.objects,
+    completionMsSum: a.completionMsSum + b.completionMsSum,
+    stragglerMsSum: a.stragglerMsSum + b.stragglerMsSum,
+  };
 }
 
 /**
@@ -61,5 +65,9 @@ export function splitObject(t: RecordTable, h: Pick<PhaseHistograms, 'recordMs'>
   }
   const ms = last - start;
   h.recordMs('object', ms);
-  return { objects: 1, completionMsSum: ms, stragglerMsSum: second === -Infinity ? 0 : last - Math.max(start, second) };
+  return {
+    objects: 1,
+    completionMsSum: ms,
+    stragglerMsSum: second === -Infinity ? 0 : last - Math.max(start, second),
+  };
 }

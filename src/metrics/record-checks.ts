@@ -19,7 +19,8 @@ export interface Tally {
 /** What a worker checks over its share before it sends a sample of its records: uploads, GETs of many files, or HEADs. */
 export type TallyKind = 'upload' | 'files' | 'head';
 
-const expectedMd5 = (item: WorkItem) => contentMd5(FIXTURE_SEED, item.contentOffsetBytes ?? item.destOffsetBytes, item.lengthBytes);
+const expectedMd5 = (item: WorkItem) =>
+  contentMd5(FIXTURE_SEED, item.contentOffsetBytes ?? item.destOffsetBytes, item.lengthBytes);
 
 function note(t: Tally, problem: Problem, first: () => string): void {
   const f = t.found[problem];
@@ -47,7 +48,11 @@ export function tallyRecords(kind: TallyKind, items: Items, records: RecordTable
       continue;
     }
     if (kind === 'files' && records.get('bytes', row) !== item.lengthBytes) {
-      note(t, 'length', () => `${item.blob}: delivered ${records.get('bytes', row)} bytes, expected ${item.lengthBytes}`);
+      note(
+        t,
+        'length',
+        () => `${item.blob}: delivered ${records.get('bytes', row)} bytes, expected ${item.lengthBytes}`,
+      );
       continue;
     }
     const got = records.md5(row);
@@ -57,7 +62,12 @@ export function tallyRecords(kind: TallyKind, items: Items, records: RecordTable
     }
     const expected = expectedMd5(item);
     if (got === expected) continue;
-    const what = kind === 'head' ? 'Content-MD5 MISMATCH for' : kind === 'files' ? 'MD5 MISMATCH in' : 'MD5 MISMATCH for';
+    const what =
+      kind === 'head'
+        ? 'Content-MD5 MISMATCH for'
+        : kind === 'files'
+          ? 'MD5 MISMATCH in'
+          : 'MD5 MISMATCH for';
     note(t, 'md5', () => `${what} ${item.blob}: got ${got}, expected ${expected}`);
   }
   return t;
@@ -83,13 +93,27 @@ const more = (f: { count: number }) => (f.count > 1 ? ` (and ${f.count - 1} more
  * Uploads: undefined when some item has no MD5 at all (staged blocks; the store checks then).
  * `readBack`: a plain server's files were read back; otherwise the service's MD5 answered each Put Blob.
  */
-export function uploadVerdict(t: Tally, readBack: boolean): { verified: boolean; verification: string } | undefined {
+export function uploadVerdict(
+  t: Tally,
+  readBack: boolean,
+): { verified: boolean; verification: string } | undefined {
   const { missing, unreadable, noMd5, md5 } = t.found;
-  if (missing) return { verified: false, verification: `${missing.count} of ${t.items} file(s) have no record; first: ${missing.first}` };
-  if (unreadable) return { verified: false, verification: `${unreadable.count} of ${t.items} file(s) could not be read back; first: ${unreadable.first}` };
+  if (missing)
+    return {
+      verified: false,
+      verification: `${missing.count} of ${t.items} file(s) have no record; first: ${missing.first}`,
+    };
+  if (unreadable)
+    return {
+      verified: false,
+      verification: `${unreadable.count} of ${t.items} file(s) could not be read back; first: ${unreadable.first}`,
+    };
   if (noMd5) return undefined;
   if (md5) {
-    return { verified: false, verification: `${md5.count} of ${t.items} ${readBack ? 'file(s) read back wrong' : 'blob(s) stored wrong, by the MD5 the service answered'}; first: ${md5.first}` };
+    return {
+      verified: false,
+      verification: `${md5.count} of ${t.items} ${readBack ? 'file(s) read back wrong' : 'blob(s) stored wrong, by the MD5 the service answered'}; first: ${md5.first}`,
+    };
   }
   return {
     verified: true,
@@ -100,13 +124,21 @@ export function uploadVerdict(t: Tally, readBack: boolean): { verified: boolean;
 }
 
 /** GETs of many files, or HEADs (a plain server sends no Content-MD5: its lengths were checked as each HEAD came back). */
-export function manyFilesVerdict(kind: 'files' | 'head', t: Tally, plainUrl: boolean): { verified: boolean; verification: string } {
+export function manyFilesVerdict(
+  kind: 'files' | 'head',
+  t: Tally,
+  plainUrl: boolean,
+): { verified: boolean; verification: string } {
   const { missing, length, noMd5, md5 } = t.found;
   if (missing) return { verified: false, verification: `${missing.first}${more(missing)}` };
   if (kind === 'head') {
-    if (noMd5 && !plainUrl) return { verified: false, verification: `${noMd5.count} HEAD(s) without Content-MD5` };
+    if (noMd5 && !plainUrl)
+      return { verified: false, verification: `${noMd5.count} HEAD(s) without Content-MD5` };
     if (md5) return { verified: false, verification: `${md5.first}${more(md5)}` };
-    return { verified: true, verification: `${t.items} HEAD(s): Content-Length${(noMd5?.count ?? 0) < t.items ? ' and Content-MD5' : ''} match` };
+    return {
+      verified: true,
+      verification: `${t.items} HEAD(s): Content-Length${(noMd5?.count ?? 0) < t.items ? ' and Content-MD5' : ''} match`,
+    };
   }
   const wrong = length ?? md5 ?? (noMd5 && { count: noMd5.count, first: `no MD5 for ${noMd5.first}` });
   if (wrong) return { verified: false, verification: `${wrong.first}${more(wrong)}` };

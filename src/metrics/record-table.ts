@@ -18,12 +18,23 @@ import type { PhaseHistograms } from './histograms.js';
 
 /** The numeric columns, each one number per request. */
 const NUMBERS = {
-  worker: Int16Array, item: Int32Array, offsetBytes: Float64Array, bytes: Float64Array, status: Uint16Array,
-  startEpochMs: Float64Array, totalMs: Float64Array, reused: Uint8Array, retries: Uint16Array, throttled: Uint16Array, backoffMs: Float32Array,
+  worker: Int16Array,
+  item: Int32Array,
+  offsetBytes: Float64Array,
+  bytes: Float64Array,
+  status: Uint16Array,
+  startEpochMs: Float64Array,
+  totalMs: Float64Array,
+  reused: Uint8Array,
+  retries: Uint16Array,
+  throttled: Uint16Array,
+  backoffMs: Float32Array,
   /** List Blobs: the names a page held; -1 when not a listing. */
   objects: Int32Array,
   /** --hedge: 0 not hedged, 1 the original won, 2 the duplicate won; when it went, what the loser received. */
-  hedge: Uint8Array, hedgeAfterMs: Float32Array, hedgeLoserBytes: Float64Array,
+  hedge: Uint8Array,
+  hedgeAfterMs: Float32Array,
+  hedgeLoserBytes: Float64Array,
 } as const;
 type NumberColumn = keyof typeof NUMBERS;
 type Column = InstanceType<(typeof NUMBERS)[NumberColumn]>;
@@ -57,7 +68,10 @@ export class RecordTable implements Iterable<OpRecord> {
 
   constructor(capacity = 16) {
     const n = Math.max(1, capacity);
-    this.cols = Object.fromEntries(NUMBER_COLUMNS.map((c) => [c, new NUMBERS[c](n)])) as Record<NumberColumn, Column>;
+    this.cols = Object.fromEntries(NUMBER_COLUMNS.map((c) => [c, new NUMBERS[c](n)])) as Record<
+      NumberColumn,
+      Column
+    >;
     this.phaseCols = PHASES.map(() => new Float32Array(n));
     this.md5Bytes = new Uint8Array(n * MD5_BYTES);
     this.hasMd5 = new Uint8Array(n);
@@ -156,7 +170,10 @@ export class RecordTable implements Iterable<OpRecord> {
 
   md5(i: number): string | undefined {
     if (i < 0 || i >= this.rows) return undefined;
-    if (this.hasMd5[i]) return Buffer.from(this.md5Bytes.buffer, this.md5Bytes.byteOffset + i * MD5_BYTES, MD5_BYTES).toString('base64');
+    if (this.hasMd5[i])
+      return Buffer.from(this.md5Bytes.buffer, this.md5Bytes.byteOffset + i * MD5_BYTES, MD5_BYTES).toString(
+        'base64',
+      );
     return this.odd.get(i)?.md5;
   }
 
@@ -192,12 +209,29 @@ export class RecordTable implements Iterable<OpRecord> {
     const odd = this.odd.get(i);
     const md5 = this.md5(i);
     return {
-      worker: c.worker[i]!, item: c.item[i]!, offsetBytes: c.offsetBytes[i]!, bytes: c.bytes[i]!, status: c.status[i]!,
-      startEpochMs: c.startEpochMs[i]!, totalMs: c.totalMs[i]!, phases, reused: c.reused[i] === 1, retries: c.retries[i]!,
-      throttled: c.throttled[i]!, backoffMs: c.backoffMs[i]!,
+      worker: c.worker[i]!,
+      item: c.item[i]!,
+      offsetBytes: c.offsetBytes[i]!,
+      bytes: c.bytes[i]!,
+      status: c.status[i]!,
+      startEpochMs: c.startEpochMs[i]!,
+      totalMs: c.totalMs[i]!,
+      phases,
+      reused: c.reused[i] === 1,
+      retries: c.retries[i]!,
+      throttled: c.throttled[i]!,
+      backoffMs: c.backoffMs[i]!,
       ...(md5 === undefined ? {} : { md5 }),
       ...(c.objects[i]! >= 0 ? { objects: c.objects[i]! } : {}),
-      ...(c.hedge[i]! > 0 ? { hedge: { won: c.hedge[i] === 1 ? 'first' : 'hedge', afterMs: c.hedgeAfterMs[i]!, loserBytes: c.hedgeLoserBytes[i]! } } : {}),
+      ...(c.hedge[i]! > 0
+        ? {
+            hedge: {
+              won: c.hedge[i] === 1 ? 'first' : 'hedge',
+              afterMs: c.hedgeAfterMs[i]!,
+              loserBytes: c.hedgeLoserBytes[i]!,
+            },
+          }
+        : {}),
       ...(odd?.error === undefined ? {} : { error: odd.error }),
       ...(odd?.readBackError === undefined ? {} : { readBackError: odd.readBackError }),
       ...(odd?.throttledBy === undefined ? {} : { throttledBy: odd.throttledBy }),
@@ -236,13 +270,17 @@ export class RecordTable implements Iterable<OpRecord> {
     for (let i = 0; i < this.rows; i++) top = Math.max(top, this.cols.item[i]!);
     const rows = new Int32Array(top + 1).fill(-1);
     for (let i = 0; i < this.rows; i++) if (this.cols.item[i]! >= 0) rows[this.cols.item[i]!] = i;
-    const get = (item: number) => (item >= 0 && item < rows.length && rows[item]! >= 0 ? rows[item] : undefined);
+    const get = (item: number) =>
+      item >= 0 && item < rows.length && rows[item]! >= 0 ? rows[item] : undefined;
     return { get, has: (item) => get(item) !== undefined };
   }
 
   /** Rows with an error: found from the sparse strings, no row made for the others. */
   failedRows(): number[] {
-    return [...this.odd.entries()].filter(([i, o]) => i < this.rows && o.error !== undefined).map(([i]) => i).sort((a, b) => a - b);
+    return [...this.odd.entries()]
+      .filter(([i, o]) => i < this.rows && o.error !== undefined)
+      .map(([i]) => i)
+      .sort((a, b) => a - b);
   }
 
   // Array-like reading: each makes the records it looks at, one at a time.
@@ -274,7 +312,10 @@ export class RecordTable implements Iterable<OpRecord> {
   /** At most `max` rows, evenly spaced; with `failed`, every failed row besides; in row order. */
   sampledRows(max: number, failed = false): number[] {
     const step = this.rows / max;
-    const even = this.rows <= max ? Array.from({ length: this.rows }, (_, i) => i) : Array.from({ length: max }, (_, i) => Math.floor(i * step));
+    const even =
+      this.rows <= max
+        ? Array.from({ length: this.rows }, (_, i) => i)
+        : Array.from({ length: max }, (_, i) => Math.floor(i * step));
     if (!failed) return even;
     return [...new Set([...even, ...this.failedRows()])].sort((a, b) => a - b);
   }
@@ -353,10 +394,14 @@ export class RecordTable implements Iterable<OpRecord> {
    */
   encode(): EncodedRecords {
     const n = this.rows;
-    const cut = <T extends Column | Float32Array | Uint8Array>(a: T, per = 1): T => (a.length === n * per ? a : a.slice(0, n * per) as T);
+    const cut = <T extends Column | Float32Array | Uint8Array>(a: T, per = 1): T =>
+      a.length === n * per ? a : (a.slice(0, n * per) as T);
     return {
       length: n,
-      numbers: Object.fromEntries(NUMBER_COLUMNS.map((c) => [c, cut(this.cols[c])])) as Record<NumberColumn, Column>,
+      numbers: Object.fromEntries(NUMBER_COLUMNS.map((c) => [c, cut(this.cols[c])])) as Record<
+        NumberColumn,
+        Column
+      >,
       phases: this.phaseCols.map((p) => cut(p)),
       md5: cut(this.md5Bytes, MD5_BYTES),
       hasMd5: cut(this.hasMd5),

@@ -49,5 +49,3 @@ export interface HedgeOutcome {
   afterMs: number;
   loserBytes: number;
 }
-
-

@@ -25,7 +25,20 @@ export interface SteadyTotals {
   hedgeBytes: number;
 }
 
-export const emptyTotals = (): SteadyTotals => ({ requests: 0, failed: 0, bytes: 0, reused: 0, retries: 0, throttled: 0, backoffMs: 0, requestSumMs: 0, phaseSumsMs: {}, hedges: 0, hedgesWon: 0, hedgeBytes: 0 });
+export const emptyTotals = (): SteadyTotals => ({
+  requests: 0,
+  failed: 0,
+  bytes: 0,
+  reused: 0,
+  retries: 0,
+  throttled: 0,
+  backoffMs: 0,
+  requestSumMs: 0,
+  phaseSumsMs: {},
+  hedges: 0,
+  hedgesWon: 0,
+  hedgeBytes: 0,
+});
 
 /** One request into a run's totals: what RunRecord's counts are made of. */
 export function countInto(t: SteadyTotals, r: OpRecord): void {
@@ -67,7 +80,17 @@ export function countInto(t: SteadyTotals, r: OpRecord): void {
 export function addTotals(parts: readonly SteadyTotals[]): SteadyTotals {
   const totals = emptyTotals();
   for (const p of parts) {
-    for (const k of ['requests', 'failed', 'bytes', 'reused', 'retries', 'throttled', 'backoffMs', 'requestSumMs'] as const) totals[k] += p[k];
+    for (const k of [
+      'requests',
+      'failed',
+      'bytes',
+      'reused',
+      'retries',
+      'throttled',
+      'backoffMs',
+      'requestSumMs',
+    ] as const)
+      totals[k] += p[k];
     // A worker of an older build (scale-out clients) may not count hedges.
     for (const k of ['hedges', 'hedgesWon', 'hedgeBytes'] as const) totals[k] += p[k] ?? 0;
     if (p.faults) addFaults(totals, p.faults);
@@ -75,7 +98,10 @@ export function addTotals(parts: readonly SteadyTotals[]): SteadyTotals {
       const by = (totals.throttledBy ??= {});
       by[c] = (by[c] ?? 0) + n;
     }
-    for (const [phase, ms] of Object.entries(p.phaseSumsMs) as [keyof SteadyTotals['phaseSumsMs'], number][]) {
+    for (const [phase, ms] of Object.entries(p.phaseSumsMs) as [
+      keyof SteadyTotals['phaseSumsMs'],
+      number,
+    ][]) {
       totals.phaseSumsMs[phase] = (totals.phaseSumsMs[phase] ?? 0) + ms;
     }
   }

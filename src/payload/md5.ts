@@ -14,7 +14,11 @@ let hashedHereBytes = 0;
 
 /** MD5 (base64) of `bytes`, as node:crypto's `createHash('md5').update(bytes).digest('base64')`. */
 export function md5Base64(bytes: Uint8Array): string {
-  if (bytes.length <= JS_MD5_MAX_BYTES && hashedHereBytes + bytes.length <= JS_MD5_BUDGET_BYTES && !nodeCrypto.loaded()) {
+  if (
+    bytes.length <= JS_MD5_MAX_BYTES &&
+    hashedHereBytes + bytes.length <= JS_MD5_BUDGET_BYTES &&
+    !nodeCrypto.loaded()
+  ) {
     hashedHereBytes += bytes.length;
     return Buffer.from(md5(bytes).buffer).toString('base64');
   }
@@ -23,14 +27,14 @@ export function md5Base64(bytes: Uint8Array): string {
 
 /** floor(abs(sin(i + 1)) * 2^32), RFC 1321's table T. */
 const T = new Int32Array([
-  0xd76aa478, 0xe8c7b756, 0x242070db, 0xc1bdceee, 0xf57c0faf, 0x4787c62a, 0xa8304613, 0xfd469501,
-  0x698098d8, 0x8b44f7af, 0xffff5bb1, 0x895cd7be, 0x6b901122, 0xfd987193, 0xa679438e, 0x49b40821,
-  0xf61e2562, 0xc040b340, 0x265e5a51, 0xe9b6c7aa, 0xd62f105d, 0x02441453, 0xd8a1e681, 0xe7d3fbc8,
-  0x21e1cde6, 0xc33707d6, 0xf4d50d87, 0x455a14ed, 0xa9e3e905, 0xfcefa3f8, 0x676f02d9, 0x8d2a4c8a,
-  0xfffa3942, 0x8771f681, 0x6d9d6122, 0xfde5380c, 0xa4beea44, 0x4bdecfa9, 0xf6bb4b60, 0xbebfbc70,
-  0x289b7ec6, 0xeaa127fa, 0xd4ef3085, 0x04881d05, 0xd9d4d039, 0xe6db99e5, 0x1fa27cf8, 0xc4ac5665,
-  0xf4292244, 0x432aff97, 0xab9423a7, 0xfc93a039, 0x655b59c3, 0x8f0ccc92, 0xffeff47d, 0x85845dd1,
-  0x6fa87e4f, 0xfe2ce6e0, 0xa3014314, 0x4e0811a1, 0xf7537e82, 0xbd3af235, 0x2ad7d2bb, 0xeb86d391,
+  0xd76aa478, 0xe8c7b756, 0x242070db, 0xc1bdceee, 0xf57c0faf, 0x4787c62a, 0xa8304613, 0xfd469501, 0x698098d8,
+  0x8b44f7af, 0xffff5bb1, 0x895cd7be, 0x6b901122, 0xfd987193, 0xa679438e, 0x49b40821, 0xf61e2562, 0xc040b340,
+  0x265e5a51, 0xe9b6c7aa, 0xd62f105d, 0x02441453, 0xd8a1e681, 0xe7d3fbc8, 0x21e1cde6, 0xc33707d6, 0xf4d50d87,
+  0x455a14ed, 0xa9e3e905, 0xfcefa3f8, 0x676f02d9, 0x8d2a4c8a, 0xfffa3942, 0x8771f681, 0x6d9d6122, 0xfde5380c,
+  0xa4beea44, 0x4bdecfa9, 0xf6bb4b60, 0xbebfbc70, 0x289b7ec6, 0xeaa127fa, 0xd4ef3085, 0x04881d05, 0xd9d4d039,
+  0xe6db99e5, 0x1fa27cf8, 0xc4ac5665, 0xf4292244, 0x432aff97, 0xab9423a7, 0xfc93a039, 0x655b59c3, 0x8f0ccc92,
+  0xffeff47d, 0x85845dd1, 0x6fa87e4f, 0xfe2ce6e0, 0xa3014314, 0x4e0811a1, 0xf7537e82, 0xbd3af235, 0x2ad7d2bb,
+  0xeb86d391,
 ]);
 /** Each round's four left-rotation amounts. */
 const SHIFTS = [7, 12, 17, 22, 5, 9, 14, 20, 4, 11, 16, 23, 6, 10, 15, 21];
@@ -46,10 +50,16 @@ export function md5(bytes: Uint8Array): Uint8Array {
   view.setUint32(padded.length - 8, bits >>> 0, true);
   view.setUint32(padded.length - 4, Math.floor(bits / 0x100000000), true);
   const word = new Int32Array(16);
-  let h0 = 0x67452301, h1 = 0xefcdab89 | 0, h2 = 0x98badcfe | 0, h3 = 0x10325476;
+  let h0 = 0x67452301,
+    h1 = 0xefcdab89 | 0,
+    h2 = 0x98badcfe | 0,
+    h3 = 0x10325476;
   for (let at = 0; at < padded.length; at += 64) {
     for (let i = 0; i < 16; i++) word[i] = view.getInt32(at + i * 4, true);
-    let a = h0, b = h1, c = h2, d = h3;
+    let a = h0,
+      b = h1,
+      c = h2,
+      d = h3;
     for (let i = 0; i < 64; i++) {
       let f: number, g: number;
       if (i < 16) {

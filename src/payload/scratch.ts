@@ -60,7 +60,9 @@ export async function sweepStaleScratchDirs(parent = tmpdir()): Promise<string[]
       continue;
     }
     if (!st.isDirectory() || (uid !== undefined && st.uid !== uid)) continue;
-    await nodeFsPromises().rm(dir, { recursive: true, force: true }).catch(() => {});
+    await nodeFsPromises()
+      .rm(dir, { recursive: true, force: true })
+      .catch(() => {});
     removed.push(dir);
   }
   return removed;
@@ -72,7 +74,9 @@ export async function sweepStaleScratchDirs(parent = tmpdir()): Promise<string[]
  */
 export async function removeScratchOf(outPath: string | undefined): Promise<void> {
   if (outPath === undefined || !SCRATCH_NAME.test(basename(dirname(outPath)))) return;
-  await nodeFsPromises().rm(dirname(outPath), { recursive: true, force: true }).catch(() => {});
+  await nodeFsPromises()
+    .rm(dirname(outPath), { recursive: true, force: true })
+    .catch(() => {});
 }
 
 function isAlive(pid: number): boolean {

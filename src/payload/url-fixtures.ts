@@ -31,7 +31,8 @@ export const MARKED_SAMPLE = 32;
 type UrlInfo = Extract<TargetInfo, { kind: 'url' }>;
 
 /** What a set's marker says: the set it vouches for, nothing else. */
-export const markerText = (set: SetFixtures) => `${JSON.stringify({ seed: FIXTURE_SEED, count: set.length, sizeBytes: set.sizeBytes })}\n`;
+export const markerText = (set: SetFixtures) =>
+  `${JSON.stringify({ seed: FIXTURE_SEED, count: set.length, sizeBytes: set.sizeBytes })}\n`;
 
 /** `n` positions of `length`, evenly spread, the first and the last among them. */
 export function spreadPositions(length: number, n: number): number[] {
@@ -54,7 +55,9 @@ export interface UrlFixtureOptions {
 }
 
 export async function ensureUrlFixtures(
-  info: UrlInfo, lists: readonly FixtureList[], opts: UrlFixtureOptions,
+  info: UrlInfo,
+  lists: readonly FixtureList[],
+  opts: UrlFixtureOptions,
 ): Promise<FixtureState> {
   const { sets, blobs } = uniqueFixtures(lists);
   const signer = new RequestSigner({ ...info, folder: true });
@@ -65,7 +68,9 @@ export async function ensureUrlFixtures(
   const label = (req: HttpRequest) => () => `fixture ${req.method} ${shownUrl(req.url)}`;
   const send = (req: HttpRequest) =>
     requestWithRetries(() => client.request(req).then(outcomeOf), {
-      maxRetries, label: label(req), signal: opts.signal,
+      maxRetries,
+      label: label(req),
+      signal: opts.signal,
     });
   const head = async (spec: FixtureSpec) => {
     const url = signer.blobUrl(spec.blob);
@@ -74,11 +79,20 @@ export async function ensureUrlFixtures(
     const r = await send({ url, method: 'HEAD', headers, timeoutMs, trace: false, expectStatus: [200] });
     if (r.status === 0) throw new Error(`fixture ${shownUrl(url)}: ${r.error}`);
     if (isThrottle(r.status)) throw new Error(throttledLine('HEAD', url, r.status, r.retries));
-    return { url, there: !r.error, good: !r.error && Number(r.headers['content-length']) === spec.lengthBytes };
+    return {
+      url,
+      there: !r.error,
+      good: !r.error && Number(r.headers['content-length']) === spec.lengthBytes,
+    };
   };
   const put = (url: URL, body: Buffer) =>
     send({
-      url, method: 'PUT', body, headers: signer.headers('PUT', url, { 'content-length': String(body.length) }), timeoutMs: opts.timeoutMs, trace: false,
+      url,
+      method: 'PUT',
+      body,
+      headers: signer.headers('PUT', url, { 'content-length': String(body.length) }),
+      timeoutMs: opts.timeoutMs,
+      trace: false,
       expectStatus: PLAIN_PUT_STATUSES,
     });
   const ensure = async (spec: FixtureSpec) => {
@@ -111,46 +125,84 @@ export async function ensureUrlFixtures(
         });
         if (!missing.length) {
           state.reused += set.length;
-          log.info(`fixtures: ${set.prefix} is marked complete (${shownUrl(marker)}), and ${sample.length} of its ${set.length} files asked for are there`);
+          log.info(
+            `fixtures: ${set.prefix} is marked complete (${shownUrl(marker)}), and ${sample.length} of its ${set.length} files asked for are there`,
+          );
           continue;
         }
-        log.warn(`fixtures: ${set.prefix} is marked complete, but ${missing[0]} is missing or of another size: asking for every file`);
+        log.warn(
+          `fixtures: ${set.prefix} is marked complete, but ${missing[0]} is missing or of another size: asking for every file`,
+        );
       }
       await inLanes(set, IN_FLIGHT, ensure);
       if (opts.signal?.aborted) break;
       // The marker is a shortcut, not a requirement: a server that refuses it is asked for every file next time.
       const r = await put(marker, Buffer.from(markerText(set)));
-      if (r.error) log.verbose(`fixtures: the marker ${shownUrl(marker)} could not be written (${r.error}); the next session asks for every file again`);
+      if (r.error)
+        log.verbose(
+          `fixtures: the marker ${shownUrl(marker)} could not be written (${r.error}); the next session asks for every file again`,
+        );
       else state.created.push(`${set.prefix}/${SET_MARKER}`);
     }
     await inLanes(blobs, IN_FLIGHT, ensure);
   } finally {
     client.close();
   }
-  const marked = state.created.filter((name) => name.endsWith(`/${SET_MARKER}`)).map((name) => name.slice(0, -SET_MARKER.length - 1));
-  log.info(`fixtures: ${state.created.length - marked.length} PUT below ${shownUrl(info.url)}, ${state.reused} there already${marked.length ? `; ${marked.join(', ')} marked complete` : ''}`);
+  const marked = state.created
+    .filter((name) => name.endsWith(`/${SET_MARKER}`))
+    .map((name) => name.slice(0, -SET_MARKER.length - 1));
+  log.info(
+    `fixtures: ${state.created.length - marked.length} PUT below ${shownUrl(info.url)}, ${state.reused} there already${marked.length ? `; ${marked.join(', ')} marked complete` : ''}`,
+  );
   return state;
 }
 
 /** Whether a set's marker is there and vouches for exactly this set. */
-async function markedComplete(client: NodeHttpClient, signer: RequestSigner, url: URL, set: SetFixtures, timeoutMs: number): Promise<boolean> {
+async function markedComplete(
+  client: NodeHttpClient,
+  signer: RequestSigner,
+  url: URL,
+  set: SetFixtures,
+  timeoutMs: number,
+): Promise<boolean> {
   const chunks: Buffer[] = [];
-  const r = await client.request({ url, method: 'GET', headers: signer.headers('GET', url), timeoutMs, trace: false, expectStatus: [200], onData: (c) => void chunks.push(Buffer.from(c)) });
+  const r = await client.request({
+    url,
+    method: 'GET',
+    headers: signer.headers('GET', url),
+    timeoutMs,
+    trace: false,
+    expectStatus: [200],
+    onData: (c) => void chunks.push(Buffer.from(c)),
+  });
   return !r.error && Buffer.concat(chunks).toString('utf8') === markerText(set);
 }
 
 /** --cleanup: DELETE the files this run PUT; a refusal is a warning, not a failure. */
-export async function removeUrlFixtures(info: UrlInfo, names: readonly string[], timeoutMs: number): Promise<void> {
+export async function removeUrlFixtures(
+  info: UrlInfo,
+  names: readonly string[],
+  timeoutMs: number,
+): Promise<void> {
   const signer = new RequestSigner({ ...info, folder: true });
   const client = NodeHttpClient.to(new URL(info.url), IN_FLIGHT);
   const failed: string[] = [];
   try {
     await inLanes(names, IN_FLIGHT, async (name) => {
       const url = signer.blobUrl(name);
-      const r = await client.request({ url, method: 'DELETE', headers: signer.headers('DELETE', url), timeoutMs, trace: false });
+      const r = await client.request({
+        url,
+        method: 'DELETE',
+        headers: signer.headers('DELETE', url),
+        timeoutMs,
+        trace: false,
+      });
       if (r.error && r.status !== 404) failed.push(r.error);
     });
-    if (failed.length) log.warn(`cleanup: ${failed.length} of ${names.length} file(s) could not be deleted below ${shownUrl(info.url)}: ${failed[0]}`);
+    if (failed.length)
+      log.warn(
+        `cleanup: ${failed.length} of ${names.length} file(s) could not be deleted below ${shownUrl(info.url)}: ${failed[0]}`,
+      );
   } finally {
     client.close();
   }

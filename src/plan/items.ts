@@ -180,7 +180,8 @@ export class FileSet implements Items {
 /** What crosses the IPC channel: an array as it is, a file set as its few numbers. */
 export type EncodedItems = WorkItem[] | FileSetSpec;
 
-export const encodeItems = (items: Items): EncodedItems => (items instanceof FileSet ? items.spec : [...items]);
+export const encodeItems = (items: Items): EncodedItems =>
+  items instanceof FileSet ? items.spec : [...items];
 
 export const decodeItems = (e: EncodedItems): Items => (Array.isArray(e) ? e : new FileSet(e));
 
@@ -240,7 +241,8 @@ function sliceToArray(items: Items, end: number): WorkItem[] {
 }
 
 /** `parts` shares in order, their sizes differing by at most one: a file set's shares stay sets. */
-export const splitItems = (items: Items, parts: number): Items[] => fairBounds(items.length, parts).map(([start, end]) => sliceItems(items, start, end));
+export const splitItems = (items: Items, parts: number): Items[] =>
+  fairBounds(items.length, parts).map(([start, end]) => sliceItems(items, start, end));
 
 /** [start, end) of `parts` consecutive shares of `length` positions, their sizes differing by at most one. */
 export function fairBounds(length: number, parts: number): [number, number][] {

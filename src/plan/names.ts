@@ -20,7 +20,8 @@ export function smallFileOffset(index: number, fileSizeBytes: number): number {
 
 /** Seven digits, zero-padded: names sort as their indexes do (FILE_COUNT is at most 10,000,000). */
 export const INDEX_DIGITS = 7;
-export const smallFileName = (prefix: string, i: number) => `${prefix}/file-${String(i).padStart(INDEX_DIGITS, '0')}`;
+export const smallFileName = (prefix: string, i: number) =>
+  `${prefix}/file-${String(i).padStart(INDEX_DIGITS, '0')}`;
 
 /** Block ids must all have the same length before base64: a fixed-width counter. */
 export const blockId = (i: number) => Buffer.from(`block-${String(i).padStart(8, '0')}`).toString('base64');

@@ -75,9 +75,13 @@ export function sizeAt(draw: SizeDraw, index: number): number {
 /** The most a distribution can draw: a bound, not the largest file of a set (largestBytes is that). */
 export function distributionMaxBytes(d: SizeDistribution): number {
   switch (d.kind) {
-    case 'fixed': return d.bytes;
-    case 'range': case 'lognormal': return d.maxBytes;
-    case 'buckets': return Math.max(...d.buckets.map((b) => b.bytes));
+    case 'fixed':
+      return d.bytes;
+    case 'range':
+    case 'lognormal':
+      return d.maxBytes;
+    case 'buckets':
+      return Math.max(...d.buckets.map((b) => b.bytes));
   }
 }
 

@@ -25,11 +25,19 @@ function onlyLines(r: CheckReport): string[] {
   ];
 }
 
-const environment = (r: CheckReport) => Object.entries(r.fingerprint).map(([k, v]) => `${k} ${v}`).join('; ');
+const environment = (r: CheckReport) =>
+  Object.entries(r.fingerprint)
+    .map(([k, v]) => `${k} ${v}`)
+    .join('; ');
 /** The columns every table format shows, as text. */
 const cellsOf = (x: CheckRow) => [
-  result(x), x.contender, x.figure, `${num(x.baseline)} ${x.unit}`, `${num(x.current)} ${x.unit}`,
-  pct(x.change), `${x.verdict} (${x.note})`,
+  result(x),
+  x.contender,
+  x.figure,
+  `${num(x.baseline)} ${x.unit}`,
+  `${num(x.current)} ${x.unit}`,
+  pct(x.change),
+  `${x.verdict} (${x.note})`,
 ];
 const HEAD = ['', 'contender', 'figure', 'baseline', 'new', 'change', 'verdict'];
 
@@ -42,12 +50,21 @@ function consoleText(r: CheckReport): string {
     if (i === n - 1) return c;
     return i >= 3 && i <= 5 ? c.padStart(w[i]!) : c.padEnd(w[i]!);
   };
-  const line = (cells: string[]) => cells.map((c, i) => pad(c, i, cells.length)).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => pad(c, i, cells.length))
+      .join('  ')
+      .trimEnd();
   return [
     `blob-cacher check: ${forTerminal(r.results.path)} against the median of ${r.baselines.length} baseline file(s) ` +
       'in the same environment',
     `environment: ${forTerminal(environment(r))}`,
-    '', line(HEAD), ...rows.map(line), ...onlyLines(r).map(forTerminal), '', forTerminal(headline(r)),
+    '',
+    line(HEAD),
+    ...rows.map(line),
+    ...onlyLines(r).map(forTerminal),
+    '',
+    forTerminal(headline(r)),
   ].join('\n');
 }
 
@@ -55,22 +72,52 @@ const mdRow = (cells: string[]) => `| ${cells.map(mdCell).join(' | ')} |`;
 
 function markdown(r: CheckReport): string {
   return [
-    `## blob-cacher check: ${mdCell(r.results.path)}`, '',
+    `## blob-cacher check: ${mdCell(r.results.path)}`,
+    '',
     `- Baseline: the median of ${r.baselines.length} file(s): ` +
       r.baselines.map((b) => mdCell(b.path)).join(', '),
-    `- Environment: ${mdCell(environment(r))}`, '',
-    `**${mdCell(headline(r))}**`, '',
-    mdRow(['result', ...HEAD.slice(1)]), `|${' --- |'.repeat(HEAD.length)}`,
+    `- Environment: ${mdCell(environment(r))}`,
+    '',
+    `**${mdCell(headline(r))}**`,
+    '',
+    mdRow(['result', ...HEAD.slice(1)]),
+    `|${' --- |'.repeat(HEAD.length)}`,
     ...r.rows.map((x) => mdRow(cellsOf(x))),
     ...onlyLines(r).map((l) => `\n- ${mdCell(l)}`),
   ].join('\n');
 }
 
 function csv(r: CheckReport): string {
-  const head = ['contender', 'figure', 'unit', 'baseline', 'new', 'change', 'verdict', 'p', 'n_baseline',
-    'n_new', 'tolerance', 'failed', 'note'];
-  const rows = r.rows.map((x) => [x.contender, x.figure, x.unit, x.baseline, x.current, x.change, x.verdict,
-    x.p, x.nBaseline, x.nCurrent, x.tolerance, x.failed, x.note]);
+  const head = [
+    'contender',
+    'figure',
+    'unit',
+    'baseline',
+    'new',
+    'change',
+    'verdict',
+    'p',
+    'n_baseline',
+    'n_new',
+    'tolerance',
+    'failed',
+    'note',
+  ];
+  const rows = r.rows.map((x) => [
+    x.contender,
+    x.figure,
+    x.unit,
+    x.baseline,
+    x.current,
+    x.change,
+    x.verdict,
+    x.p,
+    x.nBaseline,
+    x.nCurrent,
+    x.tolerance,
+    x.failed,
+    x.note,
+  ]);
   return [head, ...rows].map((row) => row.map(csvCell).join(',')).join('\n');
 }
 
@@ -78,21 +125,34 @@ function csv(r: CheckReport): string {
 function junit(r: CheckReport): string {
   const baselines = r.baselines.map((b, i) => ({ name: `baseline.${i + 1}`, value: b.path }));
   const properties = [{ name: 'results', value: r.results.path }, ...baselines];
-  return renderJunit([{
-    name: 'check', properties,
-    cases: r.rows.map((x) => ({
-      name: `${x.contender} ${x.figure}`, classname: 'blob-cacher.check', timeS: 0,
-      ...(x.failed ? { failure: { message: regressed(x), type: 'regression', detail: x.note } } : {}),
-    })),
-  }], r.results.createdAt);
+  return renderJunit(
+    [
+      {
+        name: 'check',
+        properties,
+        cases: r.rows.map((x) => ({
+          name: `${x.contender} ${x.figure}`,
+          classname: 'blob-cacher.check',
+          timeS: 0,
+          ...(x.failed ? { failure: { message: regressed(x), type: 'regression', detail: x.note } } : {}),
+        })),
+      },
+    ],
+    r.results.createdAt,
+  );
 }
 
 export function renderCheck(r: CheckReport, format: CheckFormat): string {
   switch (format) {
-    case 'console': return consoleText(r);
-    case 'md': return markdown(r);
-    case 'csv': return csv(r);
-    case 'json': return toJson(r);
-    case 'junit': return junit(r);
+    case 'console':
+      return consoleText(r);
+    case 'md':
+      return markdown(r);
+    case 'csv':
+      return csv(r);
+    case 'json':
+      return toJson(r);
+    case 'junit':
+      return junit(r);
   }
 }

@@ -3,7 +3,20 @@
 // (server clock, phases, percentiles, untimed steps, steady series) with --details.
 import type { Report, ReportContender } from '../analysis/report-model.js';
 import { PHASES } from '../transport/phases.js';
-import { axesOf, bytes, checkWord, count, DASH, firstTier, fixed, money, num, rateColumn, timeCell, timeWentLine } from './format.js';
+import {
+  axesOf,
+  bytes,
+  checkWord,
+  count,
+  DASH,
+  firstTier,
+  fixed,
+  money,
+  num,
+  rateColumn,
+  timeCell,
+  timeWentLine,
+} from './format.js';
 import { completionLines } from './completion.js';
 import { openLoopLines, rateCurveLines } from './open-loop.js';
 import { seconds, steadyLines } from './steady.js';
@@ -20,14 +33,20 @@ export interface ConsoleOptions {
 }
 
 type Paint = (code: string, text: string) => string;
-const painter = (on: boolean): Paint => (code, text) => (on ? `\x1b[${code}m${text}\x1b[0m` : text);
+const painter =
+  (on: boolean): Paint =>
+  (code, text) =>
+    on ? `\x1b[${code}m${text}\x1b[0m` : text;
 
 const rankLabel = (s: ReportContender) => `${s.rank}${s.tied ? '=' : ''}`;
 
 /** Header: what was measured where, and the runs each contender has as measured. */
 function header(r: Report): string[] {
   const h = r.header;
-  const size = h.objectSizeBytes !== undefined ? `, object ${bytes(h.objectSizeBytes)} (${h.objectSizeBytes} bytes)` : '';
+  const size =
+    h.objectSizeBytes !== undefined
+      ? `, object ${bytes(h.objectSizeBytes)} (${h.objectSizeBytes} bytes)`
+      : '';
   // The most common count, then the contenders that differ from it: as measured, kept short.
   const usual = h.usualRuns;
   const odd = h.runsPerContender.filter((c) => c.runs !== usual);
@@ -42,20 +61,45 @@ export function rankedTable(r: Report, paint: Paint = painter(false)): string[] 
   const axes = r.sweep ? axesOf(r.contenders) : [];
   const tier = r.contenders.map(firstTier).find((t) => t)?.tier;
   const rate = rateColumn(r);
-  const head = ['#', axes.length ? 'strategy' : 'contender', ...axes.map((a) => forTerminal(a.replace(/^--/, ''))), 'time ms', rate.header, 'req/obj', tier ? `$/1k obj ${tier}` : '', 'verified'];
+  const head = [
+    '#',
+    axes.length ? 'strategy' : 'contender',
+    ...axes.map((a) => forTerminal(a.replace(/^--/, ''))),
+    'time ms',
+    rate.header,
+    'req/obj',
+    tier ? `$/1k obj ${tier}` : '',
+    'verified',
+  ];
   // Cells are escaped before the widths are taken: a column is as wide as what the terminal shows.
-  const rows = r.contenders.map((s) => [
-    rankLabel(s), axes.length ? s.strategy : s.label, ...axes.map((a) => s.cell?.[a] ?? DASH), timeCell(s),
-    rate.cell(s),
-    count(s.cost.requestsPerObject), tier ? money(firstTier(s)?.per1000Objects) : '', checkWord(s),
-  ].map(forTerminal));
+  const rows = r.contenders.map((s) =>
+    [
+      rankLabel(s),
+      axes.length ? s.strategy : s.label,
+      ...axes.map((a) => s.cell?.[a] ?? DASH),
+      timeCell(s),
+      rate.cell(s),
+      count(s.cost.requestsPerObject),
+      tier ? money(firstTier(s)?.per1000Objects) : '',
+      checkWord(s),
+    ].map(forTerminal),
+  );
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
   const left = new Set([1, ...axes.map((_, i) => i + 2)]);
-  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : left.has(i) || i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd();
-  return [line(head), ...rows.map((row) => {
-    const text = line(row);
-    return row.at(-1) === 'FAILED' ? paint('31', text) : text;
-  })];
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) =>
+        i === cells.length - 1 ? c : left.has(i) || i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!),
+      )
+      .join('  ')
+      .trimEnd();
+  return [
+    line(head),
+    ...rows.map((row) => {
+      const text = line(row);
+      return row.at(-1) === 'FAILED' ? paint('31', text) : text;
+    }),
+  ];
 }
 
 /** The sweep grid: rows are the first axes, columns the last; * the best cell, = those tied with it. */
@@ -67,10 +111,17 @@ export function gridLines(r: Report): string[] {
   const rowLabel = g.rowLabel === '(one row)' ? '' : forTerminal(g.rowLabel.replace(/--/g, ''));
   const rows = g.rows.map((x) => (x === '-' ? '' : forTerminal(x)));
   const rowW = Math.max(rowLabel.length, ...rows.map((x) => x.length));
-  const cells = g.values.map((row, i) => row.map((v, j) => {
-    const mark = g.best?.row === i && g.best.col === j ? '*' : g.tied?.some((t) => t.row === i && t.col === j) ? '=' : ' ';
-    return `${v === null ? 'failed' : num(v)}${mark}`;
-  }));
+  const cells = g.values.map((row, i) =>
+    row.map((v, j) => {
+      const mark =
+        g.best?.row === i && g.best.col === j
+          ? '*'
+          : g.tied?.some((t) => t.row === i && t.col === j)
+            ? '='
+            : ' ';
+      return `${v === null ? 'failed' : num(v)}${mark}`;
+    }),
+  );
   const w = Math.max(...cols.map((c) => c.length), ...cells.flat().map((c) => c.length));
   return [
     `${forTerminal(g.title)}; * best, = no significant difference from it`,
@@ -83,35 +134,68 @@ export function gridLines(r: Report): string[] {
 export function detailLines(r: Report): string[] {
   const out: string[] = [];
   const warm = r.contenders.filter((s) => s.warmSockets !== undefined);
-  if (warm.length) out.push('', `connections warm: ${warm.map((s) => `${s.label} ${s.warmSockets}`).join(', ')} socket(s) opened before the barrier per run (no connect phases inside the timed span)`);
+  if (warm.length)
+    out.push(
+      '',
+      `connections warm: ${warm.map((s) => `${s.label} ${s.warmSockets}`).join(', ')} socket(s) opened before the barrier per run (no connect phases inside the timed span)`,
+    );
   if (r.serverClock.length) {
-    out.push('', "server clock (the target's own span of each contender's data requests, median; bound = 3% + the socket buffers' drain):");
-    for (const g of r.serverClock) out.push(`  ${g.contender}: client ${num(g.clientMs)} ms, server ${num(g.serverMs)} ms (${g.ms >= 0 ? '+' : ''}${num(g.ms)} ms, bound ${num(g.boundMs)} ms)`);
+    out.push(
+      '',
+      "server clock (the target's own span of each contender's data requests, median; bound = 3% + the socket buffers' drain):",
+    );
+    for (const g of r.serverClock)
+      out.push(
+        `  ${g.contender}: client ${num(g.clientMs)} ms, server ${num(g.serverMs)} ms (${g.ms >= 0 ? '+' : ''}${num(g.ms)} ms, bound ${num(g.boundMs)} ms)`,
+      );
   }
   out.push(...steadyLines(r.contenders));
-  out.push('', 'per-phase latency, ms: p50 / p90 / p99 / max  (phases absent on reused sockets are not counted)');
+  out.push(
+    '',
+    'per-phase latency, ms: p50 / p90 / p99 / max  (phases absent on reused sockets are not counted)',
+  );
   for (const s of r.contenders) {
     out.push(`${s.label}:`);
     for (const m of [...PHASES, 'total'] as const) {
       const l = s.latencyMs[m];
-      if (l) out.push(`  ${m.padEnd(10)} n=${String(l.count).padStart(5)}  ${num(l.p50)} / ${num(l.p90)} / ${num(l.p99)} / ${num(l.max)}`);
+      if (l)
+        out.push(
+          `  ${m.padEnd(10)} n=${String(l.count).padStart(5)}  ${num(l.p50)} / ${num(l.p90)} / ${num(l.p99)} / ${num(l.max)}`,
+        );
     }
   }
   const completion = completionLines(r.contenders);
   if (completion.length) out.push('', ...completion);
   out.push('');
   for (const s of r.contenders) {
-    const shares = PHASES.filter((p) => s.phaseShare[p] !== undefined).map((p) => `${p} ${(s.phaseShare[p]! * 100).toFixed(1)}%`);
-    const what = s.steady ? `steady ${seconds(s.steady.durationMs)}, one pass ${num(s.wallMs.median)} ms at the active rate` : `duration ${num(s.wallMs.median)} ms`;
-    out.push(`${s.label}: ${what}, count ${s.requestsPerRun}${shares.length ? `, ${shares.join(', ')}` : ''}`);
+    const shares = PHASES.filter((p) => s.phaseShare[p] !== undefined).map(
+      (p) => `${p} ${(s.phaseShare[p]! * 100).toFixed(1)}%`,
+    );
+    const what = s.steady
+      ? `steady ${seconds(s.steady.durationMs)}, one pass ${num(s.wallMs.median)} ms at the active rate`
+      : `duration ${num(s.wallMs.median)} ms`;
+    out.push(
+      `${s.label}: ${what}, count ${s.requestsPerRun}${shares.length ? `, ${shares.join(', ')}` : ''}`,
+    );
     const many = manyBlobLine(s);
     if (many) out.push(many);
     const u = s.untimedMs;
-    if (u) out.push(`${s.label}: outside the timed span, per run: setup ${num(u.setup)} ms, collect ${num(u.collect)} ms, verify ${num(u.verify)} ms, cleanup ${num(u.cleanup)} ms`);
-    if (s.retries || s.throttled || s.failedRequests) out.push(`${s.label}: retries ${s.retries} (throttled ${s.throttled}), backoff ${num(s.backoffMs)} ms, failed requests ${s.failedRequests}`);
+    if (u)
+      out.push(
+        `${s.label}: outside the timed span, per run: setup ${num(u.setup)} ms, collect ${num(u.collect)} ms, verify ${num(u.verify)} ms, cleanup ${num(u.cleanup)} ms`,
+      );
+    if (s.retries || s.throttled || s.failedRequests)
+      out.push(
+        `${s.label}: retries ${s.retries} (throttled ${s.throttled}), backoff ${num(s.backoffMs)} ms, failed requests ${s.failedRequests}`,
+      );
     const ops = s.cost.operations;
-    const calls = s.cost.counted === 'calls' ? ' (SDK calls: the requests inside them are not traced, so at least this many)' : '';
-    out.push(`${s.label}: billable operations over ${s.runs} run(s)${calls}: read ${ops.read}, write ${ops.write}, list ${ops.list}, other ${ops.other}; ${s.cost.tiers.map((t) => `${t.tier} ${money(t.per1000Objects)} per 1,000 objects, ${money(t.perGiB)} per GiB`).join('; ')}`);
+    const calls =
+      s.cost.counted === 'calls'
+        ? ' (SDK calls: the requests inside them are not traced, so at least this many)'
+        : '';
+    out.push(
+      `${s.label}: billable operations over ${s.runs} run(s)${calls}: read ${ops.read}, write ${ops.write}, list ${ops.list}, other ${ops.other}; ${s.cost.tiers.map((t) => `${t.tier} ${money(t.per1000Objects)} per 1,000 objects, ${money(t.perGiB)} per GiB`).join('; ')}`,
+    );
     for (const p of s.problems) out.push(`${s.label}: FAILED ${p}`);
   }
   out.push(`prices: ${r.prices.name}, as of ${r.prices.asOf}`);
@@ -125,12 +209,25 @@ export function detailLines(r: Report): string[] {
 export function environmentLine(r: Report): string {
   const e = r.environment;
   return [
-    `${e.cpus} x ${e.cpuModel}`, `${bytes(e.totalMemoryBytes)} memory`, `node ${e.node}`, ...(e.sdkVersion ? [`@azure/storage-blob ${e.sdkVersion}`] : []),
-    ...(e.tcp ? [`tcp ${[e.tcp.congestionControl, e.tcp.rmemMaxBytes !== undefined ? `rmem max ${bytes(e.tcp.rmemMaxBytes)}` : '', e.tcp.wmemMaxBytes !== undefined ? `wmem max ${bytes(e.tcp.wmemMaxBytes)}` : ''].filter(Boolean).join(', ')}`] : []),
-    ...(e.endpoint ? [`endpoint ${e.endpoint.host} = ${e.endpoint.addresses.join(' ')}${e.endpoint.connectMs !== undefined ? `, connect ${num(e.endpoint.connectMs)} ms` : ''}`] : []),
+    `${e.cpus} x ${e.cpuModel}`,
+    `${bytes(e.totalMemoryBytes)} memory`,
+    `node ${e.node}`,
+    ...(e.sdkVersion ? [`@azure/storage-blob ${e.sdkVersion}`] : []),
+    ...(e.tcp
+      ? [
+          `tcp ${[e.tcp.congestionControl, e.tcp.rmemMaxBytes !== undefined ? `rmem max ${bytes(e.tcp.rmemMaxBytes)}` : '', e.tcp.wmemMaxBytes !== undefined ? `wmem max ${bytes(e.tcp.wmemMaxBytes)}` : ''].filter(Boolean).join(', ')}`,
+        ]
+      : []),
+    ...(e.endpoint
+      ? [
+          `endpoint ${e.endpoint.host} = ${e.endpoint.addresses.join(' ')}${e.endpoint.connectMs !== undefined ? `, connect ${num(e.endpoint.connectMs)} ms` : ''}`,
+        ]
+      : []),
     ...(e.cloud ? [`Azure VM ${[e.cloud.vmSize, e.cloud.location].filter(Boolean).join(' in ')}`] : []),
     ...(e.container ? [`container: ${containerLimits(e.container)}`] : []),
-  ].map(forTerminal).join('; ');
+  ]
+    .map(forTerminal)
+    .join('; ');
 }
 
 /** A container's limits, which the process had instead of the host's cpus and memory. */
@@ -138,7 +235,9 @@ export function containerLimits(c: NonNullable<Report['environment']['container'
   return [
     c.cpuQuota === undefined ? '' : `CPU quota ${Number(c.cpuQuota.toFixed(2))} core(s)`,
     c.memoryLimitBytes === undefined ? '' : `memory limit ${bytes(c.memoryLimitBytes)}`,
-  ].filter(Boolean).join(', ');
+  ]
+    .filter(Boolean)
+    .join(', ');
 }
 
 /** Many-blob workloads: requests (pages, GETs, HEADs) and the set's blobs per second, and each request's latency. */
@@ -146,31 +245,44 @@ export function manyBlobLine(s: ReportContender): string | undefined {
   if (!s.blobsPerSecond || s.params?.fileCount === undefined) return undefined;
   const total = s.latencyMs.total;
   const unit = s.params.pageSize !== undefined ? 'page' : 'request';
-  return `${s.label}: ${s.params.fileCount} blobs, ${s.requestsPerRun} ${unit}(s) per run: ${fixed(s.opsPerSecond.median, 0)} ${unit}s/s, ` +
-    `${fixed(s.blobsPerSecond.median, 0)} blobs/s, ${num(s.throughputMiBps.median)} MiB/s; per-${unit} latency p50 ${num(total?.p50)} / p99 ${num(total?.p99)} ms`;
+  return (
+    `${s.label}: ${s.params.fileCount} blobs, ${s.requestsPerRun} ${unit}(s) per run: ${fixed(s.opsPerSecond.median, 0)} ${unit}s/s, ` +
+    `${fixed(s.blobsPerSecond.median, 0)} blobs/s, ${num(s.throughputMiBps.median)} MiB/s; per-${unit} latency p50 ${num(total?.p50)} / p99 ${num(total?.p99)} ms`
+  );
 }
 
 export function renderConsole(r: Report, opts: ConsoleOptions = {}): string {
   const paint = painter(opts.color ?? false);
   // A tune answers with its search; the table of every cell it measured is a detail.
-  const lines = [...header(r), '', ...(r.tune ? tuneLines(r.tune, r.unit).map(forTerminal) : rankedTable(r, paint))];
+  const lines = [
+    ...header(r),
+    '',
+    ...(r.tune ? tuneLines(r.tune, r.unit).map(forTerminal) : rankedTable(r, paint)),
+  ];
   if (r.tune && opts.details) lines.push('', ...rankedTable(r, paint));
   const grid = gridLines(r);
   if (grid.length) lines.push('', ...grid);
   if (r.timeWent.length) lines.push('', ...r.timeWent.map((t) => forTerminal(timeWentLine(t))));
   // Verdicts and warnings are one block: each line says which it is, and the default answer has 30 lines.
-  const verdictLines = r.verdicts.length && !r.tune ? r.verdicts.map((v) => `verdict: ${forTerminal(v.text)}`) : [];
-  const warned = r.warnings.filter((w) => w.kind !== 'target-on-this-machine')
+  const verdictLines =
+    r.verdicts.length && !r.tune ? r.verdicts.map((v) => `verdict: ${forTerminal(v.text)}`) : [];
+  const warned = r.warnings
+    .filter((w) => w.kind !== 'target-on-this-machine')
     .map((w) => paint('33', `warning: ${forTerminal(w.text)}`));
   if (verdictLines.length || warned.length) lines.push('', ...verdictLines, ...warned);
   lines.push(...thresholdLines(r, paint));
-  if (r.warmupFaults.length) lines.push('', ...r.warmupFaults.map((f) => forTerminal(`${f.contender} ${f.text}`)));
+  if (r.warmupFaults.length)
+    lines.push('', ...r.warmupFaults.map((f) => forTerminal(`${f.contender} ${f.text}`)));
   lines.push(...sizeBucketLines(r, opts.details === true));
   if (opts.details) lines.push(...detailLines(r));
   // Hedged contenders: what the duplicates bought and cost, without --details too.
   const hedged = completionLines(r.contenders.filter((s) => s.hedge));
   if (!opts.details && hedged.length) lines.push('', ...hedged.map(forTerminal));
-  if (!opts.details) lines.push('', `details (phases, percentiles, server clock, untimed steps, cost by class): --details, or blob-cacher report ${forTerminal(opts.resultsPath ?? '<results file>')} --details`);
+  if (!opts.details)
+    lines.push(
+      '',
+      `details (phases, percentiles, server clock, untimed steps, cost by class): --details, or blob-cacher report ${forTerminal(opts.resultsPath ?? '<results file>')} --details`,
+    );
   // An open loop's rates and latency from the intended start are its answer: shown without --details.
   const open = [...openLoopLines(r.contenders), ...rateCurveLines(r)];
   if (open.length) lines.push('', ...open.map(forTerminal));

@@ -16,7 +16,8 @@ export function num(v: number | null | undefined): string {
 export const fixed = (v: number | null | undefined, digits: number) => (finite(v) ? v.toFixed(digits) : DASH);
 
 /** A count that may be fractional (requests per object): whole numbers without decimals. */
-export const count = (v: number | null | undefined) => (!finite(v) ? DASH : Number.isInteger(v) ? String(v) : num(v));
+export const count = (v: number | null | undefined) =>
+  !finite(v) ? DASH : Number.isInteger(v) ? String(v) : num(v);
 
 /** Money, with enough digits that a small cost does not print as 0.00. */
 export function money(v: number | null | undefined): string {
@@ -55,7 +56,8 @@ export function timeWentLine(t: TimeWent): string {
 }
 
 /** The contender's median rate in its own unit. */
-export const rateOf = (s: ReportContender) => (s.unit === 'ops/s' ? s.opsPerSecond.median : s.throughputMiBps.median);
+export const rateOf = (s: ReportContender) =>
+  s.unit === 'ops/s' ? s.opsPerSecond.median : s.throughputMiBps.median;
 
 export interface RateColumn {
   header: string;
@@ -88,7 +90,8 @@ export function axesOf(contenders: readonly ReportContender[]): string[] {
 }
 
 /** What the check of a contender's bytes came to: "ok" only when every byte was compared with what the target vouched for. */
-export const checkWord = (s: { verified: boolean; notVerified?: string }): string => (!s.verified ? 'FAILED' : s.notVerified ? `not verified (${s.notVerified})` : 'ok');
+export const checkWord = (s: { verified: boolean; notVerified?: string }): string =>
+  !s.verified ? 'FAILED' : s.notVerified ? `not verified (${s.notVerified})` : 'ok';
 
 /** Text as HTML (controls as escapes, the five characters of markup as entities): safe-text.ts. */
 export { forHtml as escapeHtml } from './safe-text.js';

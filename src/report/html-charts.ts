@@ -40,7 +40,8 @@ const txt = (x: number, y: number, text: string, cls = '', anchor = 'start') =>
 
 /** Label width in the charts: wide enough for the longest label, so none is ever cut. */
 const CHAR_PX = 7.4;
-const labelLeft = (labels: readonly string[]) => Math.min(420, Math.max(170, 34 + CHAR_PX * Math.max(0, ...labels.map((l) => Math.min(l.length, 52)))));
+const labelLeft = (labels: readonly string[]) =>
+  Math.min(420, Math.max(170, 34 + CHAR_PX * Math.max(0, ...labels.map((l) => Math.min(l.length, 52)))));
 
 /** A label that is still too long goes on two lines, broken at its sweep cell or a space; never cut. */
 function strategyLabel(x: number, y: number, name: string, colour: string): string {
@@ -48,13 +49,22 @@ function strategyLabel(x: number, y: number, name: string, colour: string): stri
   if (name.length <= 52) return swatch + txt(x + 16, y, name, 'label');
   const at = name.lastIndexOf(' [') > 0 ? name.lastIndexOf(' [') : name.lastIndexOf(' ', 52);
   const [a, b] = at > 0 ? [name.slice(0, at), name.slice(at + 1)] : [name.slice(0, 52), name.slice(52)];
-  return swatch + `<text x="${x + 16}" y="${(y - 7).toFixed(1)}" class="label"><tspan>${e(a)}</tspan><tspan x="${x + 16}" dy="15">${e(b)}</tspan></text>`;
+  return (
+    swatch +
+    `<text x="${x + 16}" y="${(y - 7).toFixed(1)}" class="label"><tspan>${e(a)}</tspan><tspan x="${x + 16}" dy="15">${e(b)}</tspan></text>`
+  );
 }
 
 export function throughputChart(
-  ranked: ContenderStats[], ranges: ReportRanges, colour: (s: string) => string,
+  ranked: ContenderStats[],
+  ranges: ReportRanges,
+  colour: (s: string) => string,
 ): string {
-  const left = labelLeft(ranked.map((s) => s.label)), right = 90, top = 12, row = 38, axis = 44;
+  const left = labelLeft(ranked.map((s) => s.label)),
+    right = 90,
+    top = 12,
+    row = 38,
+    axis = 44;
   const plotW = W - left - right;
   const height = top + ranked.length * row + axis;
   // The axis spans what was measured; a CI from few runs can be far wider and is clipped at the edges.
@@ -62,10 +72,14 @@ export function throughputChart(
   const x = (v: number) => left + (Math.min(Math.max(0, v), ticks.at(-1)!) / ticks.at(-1)!) * plotW;
   const parts = [svgOpen('throughput', height, 'Throughput per strategy, MiB/s')];
   for (const t of ticks) {
-    parts.push(`<line class="grid" x1="${x(t).toFixed(1)}" x2="${x(t).toFixed(1)}" y1="${top - 4}" y2="${height - axis + 4}"/>`);
+    parts.push(
+      `<line class="grid" x1="${x(t).toFixed(1)}" x2="${x(t).toFixed(1)}" y1="${top - 4}" y2="${height - axis + 4}"/>`,
+    );
     parts.push(txt(x(t), height - axis + 20, fmtTick(t), 'tick', 'middle'));
   }
-  const clipped = ranked.some((s) => s.throughputMiBps.ci95Low < 0 || s.throughputMiBps.ci95High > ticks.at(-1)!);
+  const clipped = ranked.some(
+    (s) => s.throughputMiBps.ci95Low < 0 || s.throughputMiBps.ci95High > ticks.at(-1)!,
+  );
   // (NaN compares false: a contender with no figure never marks the axis as cut.)
   const caption = `MiB/s — bar: median · whisker: slowest to fastest run · dark band: 95% CI of the mean${clipped ? ', cut at the axis ends' : ''}`;
   parts.push(txt(left + plotW / 2, height - 6, caption, 'axis', 'middle'));
@@ -98,18 +112,26 @@ export function throughputChart(
     );
     parts.push(txt(Math.max(x(t.max), x(t.ci95High), x(t.median)) + 8, cy + 4, fmt(t.median), 'value'));
   });
-  parts.push(`<line class="axisline" x1="${left}" x2="${left}" y1="${top - 4}" y2="${height - axis + 4}"/></svg>`);
+  parts.push(
+    `<line class="axisline" x1="${left}" x2="${left}" y1="${top - 4}" y2="${height - axis + 4}"/></svg>`,
+  );
   return parts.join('');
 }
 
 export function phaseChart(ranked: ContenderStats[], colour: (s: string) => string): string {
-  const left = labelLeft(ranked.map((s) => s.label)), right = 20, top = 12, row = 38, axis = 40;
+  const left = labelLeft(ranked.map((s) => s.label)),
+    right = 20,
+    top = 12,
+    row = 38,
+    axis = 40;
   const plotW = W - left - right;
   const height = top + ranked.length * row + axis;
   const x = (share: number) => left + share * plotW;
   const parts = [svgOpen('phases', height, 'Share of request time per phase')];
   for (const t of [0, 0.25, 0.5, 0.75, 1]) {
-    parts.push(`<line class="grid" x1="${x(t).toFixed(1)}" x2="${x(t).toFixed(1)}" y1="${top - 4}" y2="${height - axis + 4}"/>`);
+    parts.push(
+      `<line class="grid" x1="${x(t).toFixed(1)}" x2="${x(t).toFixed(1)}" y1="${top - 4}" y2="${height - axis + 4}"/>`,
+    );
     parts.push(txt(x(t), height - axis + 20, `${t * 100}%`, 'tick', 'middle'));
   }
   ranked.forEach((s, i) => {
@@ -124,12 +146,22 @@ export function phaseChart(ranked: ContenderStats[], colour: (s: string) => stri
     for (const p of PHASES) {
       const share = s.phaseShare[p] ?? 0;
       if (!(share > 0)) continue;
-      const x0 = x(at), w = Math.max(0.5, share * plotW);
+      const x0 = x(at),
+        w = Math.max(0.5, share * plotW);
       parts.push(
         `<rect class="datum segment" data-strategy="${name}" data-phase="${p}" data-value="${dv(share)}" x="${x0.toFixed(1)}" y="${cy - 12}" width="${w.toFixed(1)}" height="24" fill="${PHASE_COLOURS[p]}">` +
           `<title>${name} · ${p}: ${pct(share)} of request time — ${e(PHASE_MEANINGS[p])}</title></rect>`,
       );
-      if (w >= 38) parts.push(txt(x0 + w / 2, cy + 4, pct(share), ['retry', 'tcp', 'tls', 'download'].includes(p) ? 'seg light' : 'seg', 'middle'));
+      if (w >= 38)
+        parts.push(
+          txt(
+            x0 + w / 2,
+            cy + 4,
+            pct(share),
+            ['retry', 'tcp', 'tls', 'download'].includes(p) ? 'seg light' : 'seg',
+            'middle',
+          ),
+        );
       at += share;
     }
   });
@@ -137,10 +169,16 @@ export function phaseChart(ranked: ContenderStats[], colour: (s: string) => stri
 }
 
 export function latencyChart(
-  series: ContenderStats[], ranges: ReportRanges, colour: (s: string) => string,
+  series: ContenderStats[],
+  ranges: ReportRanges,
+  colour: (s: string) => string,
   percentiles: readonly number[],
 ): string {
-  const left = 70, right = 30, top = 16, bottom = 52, plotH = 300;
+  const left = 70,
+    right = 30,
+    top = 16,
+    bottom = 52,
+    plotH = 300;
   const plotW = W - left - right;
   const height = top + plotH + bottom;
   const maxMs = Math.max(1e-3, ranges.latencyMsHighest);
@@ -149,9 +187,13 @@ export function latencyChart(
   const log = maxMs / minPos > 30;
   let ticks: number[], y: (v: number) => number;
   if (log) {
-    const lo = Math.floor(Math.log10(minPos)), hi = Math.ceil(Math.log10(maxMs));
+    const lo = Math.floor(Math.log10(minPos)),
+      hi = Math.ceil(Math.log10(maxMs));
     ticks = [];
-    for (let d = lo; d <= hi; d++) for (const m of [1, 2, 5]) if (m * 10 ** d >= 10 ** lo && m * 10 ** d <= 10 ** hi) ticks.push(Number((m * 10 ** d).toPrecision(3)));
+    for (let d = lo; d <= hi; d++)
+      for (const m of [1, 2, 5])
+        if (m * 10 ** d >= 10 ** lo && m * 10 ** d <= 10 ** hi)
+          ticks.push(Number((m * 10 ** d).toPrecision(3)));
     y = (v) => top + plotH - ((Math.log10(Math.max(v, 10 ** lo)) - lo) / Math.max(1, hi - lo)) * plotH;
   } else {
     ticks = niceTicks(maxMs);
@@ -161,22 +203,38 @@ export function latencyChart(
   const x = (i: number) => left + i * step;
   const parts = [svgOpen('latency', height, 'Request latency by percentile, ms')];
   for (const t of ticks) {
-    parts.push(`<line class="grid" x1="${left}" x2="${W - right}" y1="${y(t).toFixed(1)}" y2="${y(t).toFixed(1)}"/>`);
+    parts.push(
+      `<line class="grid" x1="${left}" x2="${W - right}" y1="${y(t).toFixed(1)}" y2="${y(t).toFixed(1)}"/>`,
+    );
     parts.push(txt(left - 8, y(t) + 4, fmtTick(t), 'tick', 'end'));
   }
   percentiles.forEach((p, i) => {
-    parts.push(`<line class="grid faint" x1="${x(i).toFixed(1)}" x2="${x(i).toFixed(1)}" y1="${top}" y2="${top + plotH}"/>`);
+    parts.push(
+      `<line class="grid faint" x1="${x(i).toFixed(1)}" x2="${x(i).toFixed(1)}" y1="${top}" y2="${top + plotH}"/>`,
+    );
     parts.push(txt(x(i), top + plotH + 20, fmtP(p), 'tick', 'middle'));
   });
-  parts.push(txt(left + plotW / 2, height - 8, `percentile of requests (evenly spaced, tail stretched) · latency ms, ${log ? 'log' : 'linear'} scale`, 'axis', 'middle'));
+  parts.push(
+    txt(
+      left + plotW / 2,
+      height - 8,
+      `percentile of requests (evenly spaced, tail stretched) · latency ms, ${log ? 'log' : 'linear'} scale`,
+      'axis',
+      'middle',
+    ),
+  );
   parts.push(`<line class="axisline" x1="${left}" x2="${left}" y1="${top}" y2="${top + plotH}"/>`);
-  parts.push(`<line class="axisline" x1="${left}" x2="${W - right}" y1="${top + plotH}" y2="${top + plotH}"/>`);
+  parts.push(
+    `<line class="axisline" x1="${left}" x2="${W - right}" y1="${top + plotH}" y2="${top + plotH}"/>`,
+  );
   for (const s of series) {
     const ms = s.totalPercentilesMs;
     const c = colour(s.label);
     const name = e(s.label);
     const pts = ms.map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(' ');
-    parts.push(`<g class="series" data-series="${name}"><polyline points="${pts}" fill="none" stroke="${c}" stroke-width="2.5" stroke-linejoin="round"/>`);
+    parts.push(
+      `<g class="series" data-series="${name}"><polyline points="${pts}" fill="none" stroke="${c}" stroke-width="2.5" stroke-linejoin="round"/>`,
+    );
     ms.forEach((v, i) => {
       const p = percentiles[i]!;
       parts.push(
@@ -192,7 +250,11 @@ export function latencyChart(
 /** A steady run's series (--duration): the rate per interval over time, the active window shaded, throttled intervals marked. */
 export function seriesChart(s: ContenderStats, colour: string): string {
   const st = s.steady!;
-  const left = 70, right = 30, top = 16, bottom = 52, plotH = 220;
+  const left = 70,
+    right = 30,
+    top = 16,
+    bottom = 52,
+    plotH = 220;
   const plotW = W - left - right;
   const height = top + plotH + bottom;
   const rates = st.rates.perInterval;
@@ -203,22 +265,40 @@ export function seriesChart(s: ContenderStats, colour: string): string {
   const x = (ms: number) => left + (ms / (xTicks.at(-1)! * 1000)) * plotW;
   const y = (v: number) => top + plotH - (v / ticks.at(-1)!) * plotH;
   const name = e(s.label);
-  const parts = [`<svg data-chart="series" data-strategy="${name}" viewBox="0 0 ${W} ${height}" role="img" aria-label="${name}: ${unit} per interval over time">`];
+  const parts = [
+    `<svg data-chart="series" data-strategy="${name}" viewBox="0 0 ${W} ${height}" role="img" aria-label="${name}: ${unit} per interval over time">`,
+  ];
   const f = st.window;
   if (f.windowed) {
-    parts.push(`<rect class="active" x="${x(f.activeStartMs).toFixed(1)}" y="${top}" width="${(x(f.activeEndMs) - x(f.activeStartMs)).toFixed(1)}" height="${plotH}"><title>active window: every worker issuing</title></rect>`);
+    parts.push(
+      `<rect class="active" x="${x(f.activeStartMs).toFixed(1)}" y="${top}" width="${(x(f.activeEndMs) - x(f.activeStartMs)).toFixed(1)}" height="${plotH}"><title>active window: every worker issuing</title></rect>`,
+    );
   }
   for (const t of ticks) {
-    parts.push(`<line class="grid" x1="${left}" x2="${W - right}" y1="${y(t).toFixed(1)}" y2="${y(t).toFixed(1)}"/>`);
+    parts.push(
+      `<line class="grid" x1="${left}" x2="${W - right}" y1="${y(t).toFixed(1)}" y2="${y(t).toFixed(1)}"/>`,
+    );
     parts.push(txt(left - 8, y(t) + 4, fmtTick(t), 'tick', 'end'));
   }
   for (const t of xTicks) parts.push(txt(x(t * 1000), top + plotH + 20, `${fmtTick(t)}`, 'tick', 'middle'));
-  parts.push(txt(left + plotW / 2, height - 8, `seconds since the start · ${unit} per ${st.intervalMs} ms interval`, 'axis', 'middle'));
+  parts.push(
+    txt(
+      left + plotW / 2,
+      height - 8,
+      `seconds since the start · ${unit} per ${st.intervalMs} ms interval`,
+      'axis',
+      'middle',
+    ),
+  );
   parts.push(`<line class="axisline" x1="${left}" x2="${left}" y1="${top}" y2="${top + plotH}"/>`);
-  parts.push(`<line class="axisline" x1="${left}" x2="${W - right}" y1="${top + plotH}" y2="${top + plotH}"/>`);
+  parts.push(
+    `<line class="axisline" x1="${left}" x2="${W - right}" y1="${top + plotH}" y2="${top + plotH}"/>`,
+  );
   // Each point at the middle of its interval.
   const mid = (i: number) => (i + 0.5) * st.intervalMs;
-  parts.push(`<polyline points="${rates.map((v, i) => `${x(mid(i)).toFixed(1)},${y(v).toFixed(1)}`).join(' ')}" fill="none" stroke="${colour}" stroke-width="2.5" stroke-linejoin="round"/>`);
+  parts.push(
+    `<polyline points="${rates.map((v, i) => `${x(mid(i)).toFixed(1)},${y(v).toFixed(1)}`).join(' ')}" fill="none" stroke="${colour}" stroke-width="2.5" stroke-linejoin="round"/>`,
+  );
   rates.forEach((v, i) => {
     const p = st.series[i]!;
     const throttled = p.throttled > 0 ? ' throttled' : '';
@@ -229,13 +309,18 @@ export function seriesChart(s: ContenderStats, colour: string): string {
     );
   });
   for (const a of st.autoterm.slice(0, 1)) {
-    parts.push(`<line class="autoterm" x1="${x(a.atMs).toFixed(1)}" x2="${x(a.atMs).toFixed(1)}" y1="${top}" y2="${top + plotH}"><title>--autoterm ended the run: stable within ±${fmtTick(a.tolerance * 100)}% for ${fmtTick(a.windowMs / 1000)} s</title></line>`);
+    parts.push(
+      `<line class="autoterm" x1="${x(a.atMs).toFixed(1)}" x2="${x(a.atMs).toFixed(1)}" y1="${top}" y2="${top + plotH}"><title>--autoterm ended the run: stable within ±${fmtTick(a.tolerance * 100)}% for ${fmtTick(a.windowMs / 1000)} s</title></line>`,
+    );
   }
   return parts.join('') + '</svg>';
 }
 
 export function heatmap(g: SweepGrid): string {
-  const left = 150, top = 58, cellH = 40, right = 10;
+  const left = 150,
+    top = 58,
+    cellH = 40,
+    right = 10;
   const cellW = Math.min(130, (W - left - right) / Math.max(1, g.cols.length));
   const height = top + g.rows.length * cellH + 12;
   const { low: lo, high: hi } = g.range;
@@ -254,7 +339,9 @@ export function heatmap(g: SweepGrid): string {
       const tied = !best && (g.tied ?? []).some((c) => c.row === i && c.col === j);
       const where = `data-row="${e(r)}" data-col="${e(c)}"`;
       if (v === null || !Number.isFinite(v)) {
-        parts.push(`<rect class="cell empty" ${where} x="${x0 + 1}" y="${y0 + 1}" width="${cellW - 2}" height="${cellH - 2}" rx="3"><title>${e(r)} × ${e(c)}: not measured</title></rect>`);
+        parts.push(
+          `<rect class="cell empty" ${where} x="${x0 + 1}" y="${y0 + 1}" width="${cellW - 2}" height="${cellH - 2}" rx="3"><title>${e(r)} × ${e(c)}: not measured</title></rect>`,
+        );
         parts.push(txt(x0 + cellW / 2, y0 + cellH / 2 + 4, '–', 'cellv', 'middle'));
         return;
       }
@@ -266,7 +353,15 @@ export function heatmap(g: SweepGrid): string {
         `<rect class="datum cell${best ? ' best' : tied ? ' tied' : ''}" ${where} data-value="${dv(v)}"${best ? ' data-best="true"' : tied ? ' data-tied="true"' : ''} x="${x0 + 1}" y="${y0 + 1}" width="${cellW - 2}" height="${cellH - 2}" rx="3" fill="${fill}">` +
           `<title>${e(r)} × ${e(c)}: ${fmt(v)} ${e(g.unit)}${best ? ' (best)' : tied ? ' (no significant difference from the best)' : ''}</title></rect>`,
       );
-      parts.push(txt(x0 + cellW / 2, y0 + cellH / 2 + 5, `${best ? '★ ' : tied ? '= ' : ''}${fmt(v)}`, t > 0.55 ? 'cellv light' : 'cellv', 'middle'));
+      parts.push(
+        txt(
+          x0 + cellW / 2,
+          y0 + cellH / 2 + 5,
+          `${best ? '★ ' : tied ? '= ' : ''}${fmt(v)}`,
+          t > 0.55 ? 'cellv light' : 'cellv',
+          'middle',
+        ),
+      );
     });
   });
   return parts.join('') + '</svg>';

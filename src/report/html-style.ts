@@ -3,10 +3,28 @@
 import type { Phase } from '../transport/phases.js';
 
 // Tableau 10: distinct on screen and in print; a strategy keeps its colour in every chart.
-export const STRATEGY_COLOURS = ['#4e79a7', '#f28e2b', '#59a14f', '#e15759', '#76b7b2', '#edc948', '#b07aa1', '#ff9da7', '#9c755f', '#bab0ac'];
+export const STRATEGY_COLOURS = [
+  '#4e79a7',
+  '#f28e2b',
+  '#59a14f',
+  '#e15759',
+  '#76b7b2',
+  '#edc948',
+  '#b07aa1',
+  '#ff9da7',
+  '#9c755f',
+  '#bab0ac',
+];
 // Retries in red, connection set-up in purples, the request itself in blues, waiting for the server in amber.
 export const PHASE_COLOURS: Record<Phase, string> = {
-  retry: '#d64541', wait: '#b5bcc6', dns: '#c5b3e6', tcp: '#9a86d6', tls: '#7258b8', send: '#9fcbe8', firstByte: '#f0a742', download: '#2f7f93',
+  retry: '#d64541',
+  wait: '#b5bcc6',
+  dns: '#c5b3e6',
+  tcp: '#9a86d6',
+  tls: '#7258b8',
+  send: '#9fcbe8',
+  firstByte: '#f0a742',
+  download: '#2f7f93',
 };
 
 export const CSS = `

@@ -36,7 +36,9 @@ export function safeConfigEntries(config: Record<string, unknown>): [string, str
     if (Array.isArray(value)) {
       if (value.every((v) => ['string', 'number', 'boolean'].includes(typeof v))) add(path, value.join(', '));
     } else if (typeof value === 'object') {
-      if (depth < 3) for (const [k, v] of Object.entries(value as Record<string, unknown>)) if (!unsafeName.test(k)) walk(v, path ? `${path}.${k}` : k, depth + 1);
+      if (depth < 3)
+        for (const [k, v] of Object.entries(value as Record<string, unknown>))
+          if (!unsafeName.test(k)) walk(v, path ? `${path}.${k}` : k, depth + 1);
     } else if (['string', 'number', 'boolean'].includes(typeof value)) add(path, String(value));
   };
   const add = (path: string, text: string) => {
@@ -57,32 +59,78 @@ function environmentBlock(report: Report, rawConfig: Record<string, unknown>): s
   const env = report.environment;
   const h = report.header;
   const items: [string, string][] = [
-    ['target', env.target], ['date', h.createdAt.replace('T', ' ').replace(/\.\d+Z$/, ' UTC')], ['command', h.command],
-    ['node', env.node], ['cpus', `${env.cpus} × ${env.cpuModel}`], ['os', `${env.os} ${env.arch}`],
+    ['target', env.target],
+    ['date', h.createdAt.replace('T', ' ').replace(/\.\d+Z$/, ' UTC')],
+    ['command', h.command],
+    ['node', env.node],
+    ['cpus', `${env.cpus} × ${env.cpuModel}`],
+    ['os', `${env.os} ${env.arch}`],
     ['memory', formatBytes(env.totalMemoryBytes)],
     ...(env.container ? [['container', containerLimits(env.container)] as [string, string]] : []),
     ...(env.sdkVersion ? [['Azure SDK', env.sdkVersion] as [string, string]] : []),
-    ...(env.tcp ? [['TCP', [env.tcp.congestionControl, env.tcp.rmemMaxBytes !== undefined ? `rmem max ${formatBytes(env.tcp.rmemMaxBytes)}` : '', env.tcp.wmemMaxBytes !== undefined ? `wmem max ${formatBytes(env.tcp.wmemMaxBytes)}` : ''].filter(Boolean).join(', ')] as [string, string]] : []),
-    ...(env.endpoint ? [['endpoint', `${env.endpoint.addresses.join(', ')}${env.endpoint.connectMs !== undefined ? `, connect ${num(env.endpoint.connectMs)} ms` : ''}`] as [string, string]] : []),
-    ...(env.cloud ? [['Azure VM', [env.cloud.vmSize, env.cloud.location].filter(Boolean).join(', ')] as [string, string]] : []),
+    ...(env.tcp
+      ? [
+          [
+            'TCP',
+            [
+              env.tcp.congestionControl,
+              env.tcp.rmemMaxBytes !== undefined ? `rmem max ${formatBytes(env.tcp.rmemMaxBytes)}` : '',
+              env.tcp.wmemMaxBytes !== undefined ? `wmem max ${formatBytes(env.tcp.wmemMaxBytes)}` : '',
+            ]
+              .filter(Boolean)
+              .join(', '),
+          ] as [string, string],
+        ]
+      : []),
+    ...(env.endpoint
+      ? [
+          [
+            'endpoint',
+            `${env.endpoint.addresses.join(', ')}${env.endpoint.connectMs !== undefined ? `, connect ${num(env.endpoint.connectMs)} ms` : ''}`,
+          ] as [string, string],
+        ]
+      : []),
+    ...(env.cloud
+      ? [['Azure VM', [env.cloud.vmSize, env.cloud.location].filter(Boolean).join(', ')] as [string, string]]
+      : []),
     ['runs', h.runsPerContender.map((c) => `${c.label} ${c.runs}`).join(', ')],
   ];
   const config = safeConfigEntries(rawConfig);
   return (
-    (h.complete ? '' : '<p class="warn">This run stopped early: the file holds only what was measured before it stopped.</p>') +
+    (h.complete
+      ? ''
+      : '<p class="warn">This run stopped early: the file holds only what was measured before it stopped.</p>') +
     `<dl class="env">${items.map(([k, v]) => `<div${k === 'target' ? ' class="wide"' : ''}><dt>${e(k)}</dt><dd>${e(v)}</dd></div>`).join('')}</dl>` +
-    (config.length ? `<details><summary>configuration</summary><dl class="config">${config.map(([k, v]) => `<div><dt>${e(k)}</dt><dd>${e(v)}</dd></div>`).join('')}</dl></details>` : '')
+    (config.length
+      ? `<details><summary>configuration</summary><dl class="config">${config.map(([k, v]) => `<div><dt>${e(k)}</dt><dd>${e(v)}</dd></div>`).join('')}</dl></details>`
+      : '')
   );
 }
 
 function summaryTable(report: Report, colour: (s: string) => string): string {
   const tier = report.contenders[0]?.cost.tiers[0]?.tier;
-  const head = ['#', 'contender', 'runs', 'time ms', 'MiB/s', 'ops/s', 'requests per object', ...(tier ? [`$ per 1,000 objects (${tier})`] : []), 'p50 first byte ms', 'p99 first byte ms', 'verified'];
+  const head = [
+    '#',
+    'contender',
+    'runs',
+    'time ms',
+    'MiB/s',
+    'ops/s',
+    'requests per object',
+    ...(tier ? [`$ per 1,000 objects (${tier})`] : []),
+    'p50 first byte ms',
+    'p99 first byte ms',
+    'verified',
+  ];
   const rows = report.contenders.map((s) => {
     const w = s.wallMs;
     const b = s.timeBounds;
-    const time = !b || !Number.isFinite(b.highMs - b.lowMs) ? fmt(w.median)
-      : b.of === 'range' ? `${fmt(w.median)} <span class="pm">(${fmt(b.lowMs)}–${fmt(b.highMs)})</span>` : `${fmt(w.median)} <span class="pm">± ${fmt((b.highMs - b.lowMs) / 2)}</span>`;
+    const time =
+      !b || !Number.isFinite(b.highMs - b.lowMs)
+        ? fmt(w.median)
+        : b.of === 'range'
+          ? `${fmt(w.median)} <span class="pm">(${fmt(b.lowMs)}–${fmt(b.highMs)})</span>`
+          : `${fmt(w.median)} <span class="pm">± ${fmt((b.highMs - b.lowMs) / 2)}</span>`;
     return (
       `<tr data-strategy="${e(s.label)}"${report.recommendation?.contender === s.label ? ' class="recommended"' : ''}><td class="num">${s.rank}${s.tied ? '=' : ''}</td>` +
       `<td><span class="swatch" style="background:${colour(s.label)}"></span><strong>${e(s.label)}</strong><div class="desc">${e(s.description)}</div></td>` +
@@ -100,8 +148,13 @@ function summaryTable(report: Report, colour: (s: string) => string): string {
     }),
     ...completionLines(report.contenders).map((l) => `<li>${e(l)}</li>`),
     ...[...openLoopLines(report.contenders), ...rateCurveLines(report)].map((l) => `<li>${e(l.trim())}</li>`),
-    ...report.contenders.flatMap((s) => s.problems.map((p) => `<li class="bad"><strong>${e(s.label)}</strong> failed ${e(p)}</li>`)),
-    ...report.serverClock.map((g) => `<li>${e(g.contender)}: client ${fmt(g.clientMs)} ms, server ${fmt(g.serverMs)} ms (${g.ms >= 0 ? '+' : ''}${fmt(g.ms)} ms; bound ${fmt(g.boundMs)} ms: 3% + the socket buffers' drain)</li>`),
+    ...report.contenders.flatMap((s) =>
+      s.problems.map((p) => `<li class="bad"><strong>${e(s.label)}</strong> failed ${e(p)}</li>`),
+    ),
+    ...report.serverClock.map(
+      (g) =>
+        `<li>${e(g.contender)}: client ${fmt(g.clientMs)} ms, server ${fmt(g.serverMs)} ms (${g.ms >= 0 ? '+' : ''}${fmt(g.ms)} ms; bound ${fmt(g.boundMs)} ms: 3% + the socket buffers' drain)</li>`,
+    ),
   ];
   return (
     `<div class="scroll"><table><thead><tr>${head.map((h, i) => `<th${i === 1 || i === head.length - 1 ? '' : ' class="num"'}>${h}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table></div>` +
@@ -116,12 +169,20 @@ const timeWentItem = (t: TimeWent) => `<li data-strategy="${e(t.contender)}">${e
 function answer(report: Report): string {
   const rec = report.recommendation;
   const went = report.timeWent.map(timeWentItem).join('');
-  return `<section id="answer">${rec ? `<p class="recommendation" data-contender="${e(rec.contender)}">${e(rec.text)}</p>` : '<p class="recommendation">No recommendation: no contender verified.</p>'}` +
-    (report.verdicts.length && !report.tune ? `<ul class="verdicts">${report.verdicts.map((v) => `<li class="verdict" data-kind="${v.kind}">${e(v.text)}</li>`).join('')}</ul>` : '') +
+  return (
+    `<section id="answer">${rec ? `<p class="recommendation" data-contender="${e(rec.contender)}">${e(rec.text)}</p>` : '<p class="recommendation">No recommendation: no contender verified.</p>'}` +
+    (report.verdicts.length && !report.tune
+      ? `<ul class="verdicts">${report.verdicts.map((v) => `<li class="verdict" data-kind="${v.kind}">${e(v.text)}</li>`).join('')}</ul>`
+      : '') +
     (went ? `<ul class="time-went">${went}</ul>` : '') +
-    (report.warnings.length ? `<ul class="warnings">${report.warnings.map((w) => `<li class="warn" data-kind="${w.kind}">${e(w.text)}</li>`).join('')}</ul>` : '') +
-    (report.warmupFaults.length ? `<ul class="warnings warmup">${report.warmupFaults.map((f) => `<li>${e(`${f.contender} ${f.text}`)}</li>`).join('')}</ul>` : '') +
-    '</section>';
+    (report.warnings.length
+      ? `<ul class="warnings">${report.warnings.map((w) => `<li class="warn" data-kind="${w.kind}">${e(w.text)}</li>`).join('')}</ul>`
+      : '') +
+    (report.warmupFaults.length
+      ? `<ul class="warnings warmup">${report.warmupFaults.map((f) => `<li>${e(`${f.contender} ${f.text}`)}</li>`).join('')}</ul>`
+      : '') +
+    '</section>'
+  );
 }
 
 export function renderHtml(input: HtmlReportInput): string {
@@ -140,14 +201,17 @@ export function renderHtml(input: HtmlReportInput): string {
   if (report.tune) sections.push(tuneSection(report.tune, report.unit));
 
   sections.push(
-    `<section id="summary"><h2>Summary</h2><p class="lede">Ranked fastest to slowest by median wall time${stats.some((s) => s.steady) ? ' (steady runs: the time of one pass at each active interval\'s rate, see below)' : ''}${runs > 1 ? ` over the measured runs (± is the 95% CI half-width)` : ''}; contenders a rank test (Mann-Whitney U, 5%) cannot tell apart share a rank, shown as 1=. Warm-up runs are left out.` +
+    `<section id="summary"><h2>Summary</h2><p class="lede">Ranked fastest to slowest by median wall time${stats.some((s) => s.steady) ? " (steady runs: the time of one pass at each active interval's rate, see below)" : ''}${runs > 1 ? ` over the measured runs (± is the 95% CI half-width)` : ''}; contenders a rank test (Mann-Whitney U, 5%) cannot tell apart share a rank, shown as 1=. Warm-up runs are left out.` +
       `${size !== undefined ? ` Object size ${e(formatBytes(size))}.` : ''}</p>${summaryTable(report, colour)}</section>`,
   );
   if (report.thresholds) sections.push(thresholdHtml(report));
   if (sweep && sweep.rows.length && sweep.cols.length) {
     sections.push(
       `<section id="sweep"><h2>${e(sweep.title)}</h2><p class="lede">${e(sweep.rowLabel)} × ${e(sweep.colLabel)}, values in ${e(sweep.unit)}; darker is higher.${sweep.best ? ' ★ marks the best cell' : ''}${sweep.tied && sweep.tied.length > 1 ? ', = the cells a rank test cannot tell from it (any of them will do)' : ''}${sweep.best ? '.' : ''}</p>${heatmap(sweep)}` +
-        (report.sweep!.sdkAdvice.length ? `<ul class="notes">${report.sweep!.sdkAdvice.map((l) => `<li>${e(l.trim())}</li>`).join('')}</ul>` : '') + '</section>',
+        (report.sweep!.sdkAdvice.length
+          ? `<ul class="notes">${report.sweep!.sdkAdvice.map((l) => `<li>${e(l.trim())}</li>`).join('')}</ul>`
+          : '') +
+        '</section>',
     );
   }
   if (stats.length) {
@@ -172,7 +236,13 @@ export function renderHtml(input: HtmlReportInput): string {
   if (steady.length) {
     sections.push(
       `<section id="steady"><h2>Steady state over time</h2><p class="lede">Each run repeated its requests for ${e(seconds(steady[0]!.steady!.durationMs))}; one point per interval of the median run (by rate). The shaded band is the active window, when every worker was issuing: rates and ranks come from it, ramp-up and drain are left out. Red points had throttled answers (429/503).</p>` +
-        steady.map((s) => `<h3><span class="swatch" style="background:${colour(s.label)}"></span>${e(s.label)}</h3>${seriesChart(s, colour(s.label))}`).join('') + '</section>',
+        steady
+          .map(
+            (s) =>
+              `<h3><span class="swatch" style="background:${colour(s.label)}"></span>${e(s.label)}</h3>${seriesChart(s, colour(s.label))}`,
+          )
+          .join('') +
+        '</section>',
     );
   }
 

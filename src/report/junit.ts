@@ -25,7 +25,11 @@ export interface JunitSuite {
 }
 
 const XML_ESCAPES: Record<string, string> = {
-  '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;',
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&apos;',
 };
 
 /**
@@ -48,7 +52,9 @@ const timestamp = (iso: string) => {
 };
 
 const attributes = (pairs: Record<string, string | number>) =>
-  Object.entries(pairs).map(([k, v]) => `${k}="${escapeXml(String(v))}"`).join(' ');
+  Object.entries(pairs)
+    .map(([k, v]) => `${k}="${escapeXml(String(v))}"`)
+    .join(' ');
 
 function testcase(c: JunitCase): string {
   const { name, classname } = c;
@@ -65,9 +71,16 @@ export function renderJunit(suites: readonly JunitSuite[], createdAt: string): s
   const time = (cases: readonly JunitCase[]) => timeAttribute(cases.reduce((t, c) => t + c.timeS, 0));
   const suiteXml = suites.map((s, id) => {
     const head = attributes({
-      name: s.name, tests: s.cases.length, failures: failed(s.cases), errors: 0, skipped: 0,
+      name: s.name,
+      tests: s.cases.length,
+      failures: failed(s.cases),
+      errors: 0,
+      skipped: 0,
       time: time(s.cases),
-      timestamp: timestamp(createdAt), hostname: 'localhost', id, package: 'blob-cacher',
+      timestamp: timestamp(createdAt),
+      hostname: 'localhost',
+      id,
+      package: 'blob-cacher',
     });
     const properties = s.properties.length ? s.properties : [{ name: 'tool', value: 'blob-cacher' }];
     return [
@@ -81,8 +94,13 @@ export function renderJunit(suites: readonly JunitSuite[], createdAt: string): s
       '  </testsuite>',
     ].join('\n');
   });
-  const head = attributes({ name: 'blob-cacher', tests: all.length, failures: failed(all), errors: 0,
-    time: time(all) });
+  const head = attributes({
+    name: 'blob-cacher',
+    tests: all.length,
+    failures: failed(all),
+    errors: 0,
+    time: time(all),
+  });
   const declaration = '<?xml version="1.0" encoding="UTF-8"?>';
   return [declaration, `<testsuites ${head}>`, ...suiteXml, '</testsuites>'].join('\n');
 }
@@ -90,29 +108,47 @@ export function renderJunit(suites: readonly JunitSuite[], createdAt: string): s
 /** A report as JUnit: each threshold row a test, and each contender's runs a test that fails with a run. */
 export function reportJunit(r: Report): string {
   const suites: JunitSuite[] = [];
-  const properties = [{ name: 'target', value: r.header.target }, { name: 'unit', value: r.unit }];
+  const properties = [
+    { name: 'target', value: r.header.target },
+    { name: 'unit', value: r.unit },
+  ];
   const rows = r.thresholds?.rows ?? [];
   if (rows.length) {
     suites.push({
-      name: 'thresholds', properties,
+      name: 'thresholds',
+      properties,
       cases: rows.map((x) => ({
-        name: `${x.threshold} [${x.contender}]`, classname: 'blob-cacher.thresholds', timeS: 0,
-        ...(x.passed ? {} : {
-          failure: { message: `${x.threshold} failed for ${x.contender}`, type: 'threshold', detail: x.note },
-        }),
+        name: `${x.threshold} [${x.contender}]`,
+        classname: 'blob-cacher.thresholds',
+        timeS: 0,
+        ...(x.passed
+          ? {}
+          : {
+              failure: {
+                message: `${x.threshold} failed for ${x.contender}`,
+                type: 'threshold',
+                detail: x.note,
+              },
+            }),
       })),
     });
   }
   suites.push({
-    name: 'runs', properties,
+    name: 'runs',
+    properties,
     cases: r.contenders.map((c) => ({
-      name: c.label, classname: `blob-cacher.${r.header.command}`,
+      name: c.label,
+      classname: `blob-cacher.${r.header.command}`,
       timeS: c.measuredMs / 1000,
-      ...(c.verified ? {} : {
-        failure: {
-          message: `${c.label} failed`, type: 'run', detail: c.problems.join('\n') || 'no verified run',
-        },
-      }),
+      ...(c.verified
+        ? {}
+        : {
+            failure: {
+              message: `${c.label} failed`,
+              type: 'run',
+              detail: c.problems.join('\n') || 'no verified run',
+            },
+          }),
     })),
   });
   return renderJunit(suites, r.header.createdAt);

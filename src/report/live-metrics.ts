@@ -41,15 +41,25 @@ interface Following {
 
 const MiB = 1024 * 1024;
 const epochNow = () => performance.timeOrigin + performance.now();
-const cellText = (cell?: Cell) => (cell ? Object.entries(cell).map(([k, v]) => `${k} ${v}`).join(' ') : '');
+const cellText = (cell?: Cell) =>
+  cell
+    ? Object.entries(cell)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(' ')
+    : '';
 
 type Identity = { strategy: string; cell?: Cell; run: number; warmup: boolean };
 
 function tagsOf(ctx: LiveContext, run: Identity): Record<string, string> {
   return {
-    run_id: ctx.runId, command: ctx.command, contender: run.strategy, cell: cellText(run.cell),
-    target: ctx.targetKind, host: ctx.host,
-    phase: run.warmup ? 'warm-up' : 'run', run: String(run.run + 1),
+    run_id: ctx.runId,
+    command: ctx.command,
+    contender: run.strategy,
+    cell: cellText(run.cell),
+    target: ctx.targetKind,
+    host: ctx.host,
+    phase: run.warmup ? 'warm-up' : 'run',
+    run: String(run.run + 1),
   };
 }
 
@@ -63,7 +73,9 @@ function rates(c: { requests: number; bytes: number }, seconds: number): Record<
  * per running contender; a run's end points when it is measured). `intervalMs`: --interval.
  */
 export function liveMetrics(
-  ctx: LiveContext, intervalMs: number, send: (points: MetricPoint[]) => void,
+  ctx: LiveContext,
+  intervalMs: number,
+  send: (points: MetricPoint[]) => void,
 ): LiveMetricsView {
   let current: Following | undefined;
   let timer: NodeJS.Timeout | undefined;
@@ -72,16 +84,23 @@ export function liveMetrics(
     const now = epochNow();
     const { seen, reported } = current;
     const counts = {
-      requests: seen.ops - reported.ops, bytes: seen.bytes - reported.bytes,
-      errors: seen.errors - reported.errors, retries: seen.retries - reported.retries,
+      requests: seen.ops - reported.ops,
+      bytes: seen.bytes - reported.bytes,
+      errors: seen.errors - reported.errors,
+      retries: seen.retries - reported.retries,
     };
     // The tail after the last interval is sent only when it holds something no interval did.
     if (final && counts.requests === 0 && counts.errors === 0) return;
     const seconds = (now - current.lastMs) / 1000;
-    send([{
-      measurement: LIVE_MEASUREMENT, tags: current.tags, timeMs: now, startMs: current.lastMs,
-      fields: { ...counts, ...rates(counts, seconds), elapsed_s: (now - current.startedMs) / 1000 },
-    }]);
+    send([
+      {
+        measurement: LIVE_MEASUREMENT,
+        tags: current.tags,
+        timeMs: now,
+        startMs: current.lastMs,
+        fields: { ...counts, ...rates(counts, seconds), elapsed_s: (now - current.startedMs) / 1000 },
+      },
+    ]);
     current.reported = { ...seen };
     current.lastMs = now;
   };
@@ -118,32 +137,48 @@ export function liveMetrics(
 export function runPoints(ctx: LiveContext, run: MeasuredRun, nowMs: number): MetricPoint[] {
   const tags = tagsOf(ctx, run);
   const counts = {
-    requests: run.requests, bytes: run.bytes, errors: run.failedRequests, retries: run.retries,
+    requests: run.requests,
+    bytes: run.bytes,
+    errors: run.failedRequests,
+    retries: run.retries,
     throttles: run.throttled,
   };
   const total = run.histograms.total ? decodeHistogram(run.histograms.total) : undefined;
-  const [p50, p90, p99] = total && total.totalCount > 0
-    ? valuesAtPercentiles(total, [50, 90, 99]).map((us) => us / 1000) : [];
-  const latency: Record<string, number> = p50 === undefined
-    ? {} : { latency_p50_ms: p50, latency_p90_ms: p90!, latency_p99_ms: p99! };
+  const [p50, p90, p99] =
+    total && total.totalCount > 0 ? valuesAtPercentiles(total, [50, 90, 99]).map((us) => us / 1000) : [];
+  const latency: Record<string, number> =
+    p50 === undefined ? {} : { latency_p50_ms: p50, latency_p90_ms: p90!, latency_p99_ms: p99! };
   const whole: MetricPoint = {
-    measurement: RUN_MEASUREMENT, tags, timeMs: nowMs, startMs: nowMs - run.wallMs,
+    measurement: RUN_MEASUREMENT,
+    tags,
+    timeMs: nowMs,
+    startMs: nowMs - run.wallMs,
     fields: {
-      ...counts, ...rates(counts, run.wallMs / 1000), ...latency,
-      wall_s: run.wallMs / 1000, failed: runFailed(run) ? 1 : 0,
+      ...counts,
+      ...rates(counts, run.wallMs / 1000),
+      ...latency,
+      wall_s: run.wallMs / 1000,
+      failed: runFailed(run) ? 1 : 0,
     },
   };
   const steady = run.steady;
   if (!steady) return [whole];
   const series = steady.series.map((s, i): MetricPoint => {
     const c = {
-      requests: s.ops, bytes: s.bytes, errors: s.errors, retries: s.retries, throttles: s.throttled,
+      requests: s.ops,
+      bytes: s.bytes,
+      errors: s.errors,
+      retries: s.retries,
+      throttles: s.throttled,
     };
-    const p: Record<string, number> = s.p50Ms === undefined
-      ? {} : { latency_p50_ms: s.p50Ms, latency_p99_ms: s.p99Ms ?? s.p50Ms };
+    const p: Record<string, number> =
+      s.p50Ms === undefined ? {} : { latency_p50_ms: s.p50Ms, latency_p99_ms: s.p99Ms ?? s.p50Ms };
     const startMs = steady.releaseEpochMs + i * steady.intervalMs;
     return {
-      measurement: INTERVAL_MEASUREMENT, tags, startMs, timeMs: startMs + steady.intervalMs,
+      measurement: INTERVAL_MEASUREMENT,
+      tags,
+      startMs,
+      timeMs: startMs + steady.intervalMs,
       fields: { ...c, ...rates(c, steady.intervalMs / 1000), ...p },
     };
   });

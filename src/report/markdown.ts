@@ -2,7 +2,18 @@
 // the sweep grid as lists and tables, so nothing collapses into one paragraph.
 import type { Report } from '../analysis/report-model.js';
 import { PHASES } from '../transport/phases.js';
-import { axesOf, boundsCell, bytes, checkWord, count, DASH, money, num, rateColumn, timeWentLine } from './format.js';
+import {
+  axesOf,
+  boundsCell,
+  bytes,
+  checkWord,
+  count,
+  DASH,
+  money,
+  num,
+  rateColumn,
+  timeWentLine,
+} from './format.js';
 import { completionLines } from './completion.js';
 import { openLoopLines, rateCurveLines } from './open-loop.js';
 import { environmentLine, manyBlobLine } from './console.js';
@@ -19,25 +30,66 @@ export function renderMarkdown(r: Report): string {
   const h = r.header;
   const lines = [`## ${md(h.title)}`, ''];
   lines.push(`- Target: ${md(h.target)}${h.targetOnThisMachine ? ' (on this machine)' : ''}`);
-  if (h.objectSizeBytes !== undefined) lines.push(`- Object: ${bytes(h.objectSizeBytes)} (${h.objectSizeBytes} bytes)`);
+  if (h.objectSizeBytes !== undefined)
+    lines.push(`- Object: ${bytes(h.objectSizeBytes)} (${h.objectSizeBytes} bytes)`);
   lines.push(`- Measured runs: ${h.runsPerContender.map((c) => `${md(c.label)} ${c.runs}`).join(', ')}`);
   lines.push(`- Environment: ${md(environmentLine(r))}`);
   if (r.recommendation) lines.push('', `**${md(r.recommendation.text)}**`);
   if (r.tune) {
     // The same lines as the console, as a list: Markdown would fold them into one paragraph.
-    lines.push('', '### Tune', '', ...tuneLines(r.tune, r.unit).map((l) => (l.startsWith('  ') ? `  - ${markdownCode(l.trim())}` : `- ${md(l)}`)));
+    lines.push(
+      '',
+      '### Tune',
+      '',
+      ...tuneLines(r.tune, r.unit).map((l) =>
+        l.startsWith('  ') ? `  - ${markdownCode(l.trim())}` : `- ${md(l)}`,
+      ),
+    );
   }
   const axes = r.sweep ? axesOf(r.contenders) : [];
   const tiers = r.contenders[0]?.cost.tiers.map((t) => t.tier) ?? [];
   const rate = rateColumn(r);
-  lines.push('', headRow(['#', 'strategy', ...axes.map(md), 'runs', 'time ms (median)', 'spread ms', rate.header, 'requests per object', ...tiers.map((t) => `$ per 1,000 objects (${t})`), 'p50 first byte ms', 'p99 first byte ms', ...PHASES.map((p) => `${p} %`), 'retries', 'failed requests', 'verified']));
+  lines.push(
+    '',
+    headRow([
+      '#',
+      'strategy',
+      ...axes.map(md),
+      'runs',
+      'time ms (median)',
+      'spread ms',
+      rate.header,
+      'requests per object',
+      ...tiers.map((t) => `$ per 1,000 objects (${t})`),
+      'p50 first byte ms',
+      'p99 first byte ms',
+      ...PHASES.map((p) => `${p} %`),
+      'retries',
+      'failed requests',
+      'verified',
+    ]),
+  );
   lines.push(`|${' --- |'.repeat(12 + axes.length + tiers.length + PHASES.length)}`);
   for (const s of r.contenders) {
-    lines.push(row([
-      `${s.rank}${s.tied ? '=' : ''}`, axes.length ? s.strategy : s.label, ...axes.map((a) => s.cell?.[a] ?? DASH), String(s.runs), num(s.wallMs.median), boundsCell(s), rate.cell(s), count(s.cost.requestsPerObject),
-      ...tiers.map((t) => money(s.cost.tiers.find((x) => x.tier === t)?.per1000Objects)), num(s.latencyMs.firstByte?.p50), num(s.latencyMs.firstByte?.p99),
-      ...PHASES.map((p) => (s.phaseShare[p] === undefined ? DASH : (s.phaseShare[p]! * 100).toFixed(1))), String(s.retries), String(s.failedRequests), checkWord(s),
-    ]));
+    lines.push(
+      row([
+        `${s.rank}${s.tied ? '=' : ''}`,
+        axes.length ? s.strategy : s.label,
+        ...axes.map((a) => s.cell?.[a] ?? DASH),
+        String(s.runs),
+        num(s.wallMs.median),
+        boundsCell(s),
+        rate.cell(s),
+        count(s.cost.requestsPerObject),
+        ...tiers.map((t) => money(s.cost.tiers.find((x) => x.tier === t)?.per1000Objects)),
+        num(s.latencyMs.firstByte?.p50),
+        num(s.latencyMs.firstByte?.p99),
+        ...PHASES.map((p) => (s.phaseShare[p] === undefined ? DASH : (s.phaseShare[p]! * 100).toFixed(1))),
+        String(s.retries),
+        String(s.failedRequests),
+        checkWord(s),
+      ]),
+    );
   }
   if (r.timeWent.length) {
     lines.push('', '### Where the time went', '', ...r.timeWent.map((t) => `- ${md(timeWentLine(t))}`));
@@ -45,7 +97,8 @@ export function renderMarkdown(r: Report): string {
   if (r.verdicts.length) lines.push('', '### Verdict', '', ...r.verdicts.map((v) => `- ${md(v.text)}`));
   lines.push(...thresholdMarkdown(r));
   if (r.warnings.length) lines.push('', '### Warnings', '', ...r.warnings.map((w) => `- ${md(w.text)}`));
-  if (r.warmupFaults.length) lines.push('', '### Warm-up', '', ...r.warmupFaults.map((f) => `- ${md(`${f.contender} ${f.text}`)}`));
+  if (r.warmupFaults.length)
+    lines.push('', '### Warm-up', '', ...r.warmupFaults.map((f) => `- ${md(`${f.contender} ${f.text}`)}`));
   const many = r.contenders.map(manyBlobLine).filter((l) => l !== undefined);
   if (many.length) lines.push('', ...many.map((l) => `- ${md(l)}`));
   const completion = completionLines(r.contenders);
@@ -55,14 +108,33 @@ export function renderMarkdown(r: Report): string {
   lines.push(...sizeBucketMarkdown(r));
   if (r.sweep && r.sweep.grid.cols.length) {
     const g = r.sweep.grid;
-    lines.push('', `### Sweep: ${md(g.title)}`, '', row([g.rowLabel, ...g.cols.map((c) => `${g.colLabel} ${c}`)]), `|${' --- |'.repeat(g.cols.length + 1)}`);
-    g.values.forEach((vals, i) => lines.push(row([g.rows[i]!, ...vals.map((v, j) => `${v === null ? 'failed' : num(v)}${g.best?.row === i && g.best.col === j ? ' ★' : g.tied?.some((t) => t.row === i && t.col === j) ? ' =' : ''}`)])));
+    lines.push(
+      '',
+      `### Sweep: ${md(g.title)}`,
+      '',
+      row([g.rowLabel, ...g.cols.map((c) => `${g.colLabel} ${c}`)]),
+      `|${' --- |'.repeat(g.cols.length + 1)}`,
+    );
+    g.values.forEach((vals, i) =>
+      lines.push(
+        row([
+          g.rows[i]!,
+          ...vals.map(
+            (v, j) =>
+              `${v === null ? 'failed' : num(v)}${g.best?.row === i && g.best.col === j ? ' ★' : g.tied?.some((t) => t.row === i && t.col === j) ? ' =' : ''}`,
+          ),
+        ]),
+      ),
+    );
     lines.push('', '★ best cell; = no significant difference from it.');
     if (r.sweep.sdkAdvice.length) lines.push('', ...r.sweep.sdkAdvice.map((l) => `- ${md(l.trim())}`));
   }
   if (r.serverClock.length) {
     lines.push('', "### Server clock (the target's own span of each contender's data requests, median)", '');
-    for (const g of r.serverClock) lines.push(`- ${md(g.contender)}: client ${num(g.clientMs)} ms, server ${num(g.serverMs)} ms (${g.ms >= 0 ? '+' : ''}${num(g.ms)} ms; bound ${num(g.boundMs)} ms)`);
+    for (const g of r.serverClock)
+      lines.push(
+        `- ${md(g.contender)}: client ${num(g.clientMs)} ms, server ${num(g.serverMs)} ms (${g.ms >= 0 ? '+' : ''}${num(g.ms)} ms; bound ${num(g.boundMs)} ms)`,
+      );
   }
   lines.push('', `Prices: ${md(r.prices.name)}, as of ${md(r.prices.asOf)}.`);
   return lines.join('\n');

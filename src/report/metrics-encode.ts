@@ -13,8 +13,13 @@ export interface MetricPoint {
 }
 
 /** Fields that count events within the point's span: integers in line protocol, delta sums in OTLP. */
-export const COUNT_FIELDS: ReadonlySet<string> =
-  new Set(['requests', 'bytes', 'errors', 'retries', 'throttles']);
+export const COUNT_FIELDS: ReadonlySet<string> = new Set([
+  'requests',
+  'bytes',
+  'errors',
+  'retries',
+  'throttles',
+]);
 
 /** Epoch ms as integer nanoseconds: microsecond precision (a double cannot hold ns since 1970 exactly). */
 export const epochNs = (ms: number): bigint => BigInt(Math.round(ms * 1000)) * 1000n;
@@ -36,7 +41,8 @@ function fieldValue(name: string, v: number): string {
 
 /** One line of line protocol (no newline); tags sorted by key, as Influx keeps them; NaN fields left out. */
 export function lineProtocol(p: MetricPoint): string {
-  const tags = Object.entries(p.tags).filter(([, v]) => v !== '')
+  const tags = Object.entries(p.tags)
+    .filter(([, v]) => v !== '')
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const fields = Object.entries(p.fields).filter(([, v]) => Number.isFinite(v));
   const tagText = tags.map(([k, v]) => `,${escKey(k)}=${escKey(v)}`).join('');
@@ -46,8 +52,10 @@ export function lineProtocol(p: MetricPoint): string {
 
 /** A batch as line protocol: one line per point that has a field. */
 export const lineProtocolBatch = (points: readonly MetricPoint[]): string =>
-  points.filter((p) => Object.values(p.fields).some(Number.isFinite))
-    .map((p) => `${lineProtocol(p)}\n`).join('');
+  points
+    .filter((p) => Object.values(p.fields).some(Number.isFinite))
+    .map((p) => `${lineProtocol(p)}\n`)
+    .join('');
 
 /** Units, UCUM as OTLP asks: by field-name suffix. */
 function unitOf(field: string): string {
@@ -61,7 +69,9 @@ function unitOf(field: string): string {
 
 type AnyValue = { stringValue: string };
 const attributes = (tags: Readonly<Record<string, string>>): { key: string; value: AnyValue }[] =>
-  Object.entries(tags).filter(([, v]) => v !== '').map(([key, v]) => ({ key, value: { stringValue: v } }));
+  Object.entries(tags)
+    .filter(([, v]) => v !== '')
+    .map(([key, v]) => ({ key, value: { stringValue: v } }));
 
 /** OTLP's aggregation temporality: a delta sum covers its own span only. */
 const DELTA = 1;
@@ -72,7 +82,9 @@ const DELTA = 1;
  * int64 values and times are strings, as the protobuf JSON mapping writes them.
  */
 export function otlpJson(
-  points: readonly MetricPoint[], resource: Readonly<Record<string, string>>, scopeVersion: string,
+  points: readonly MetricPoint[],
+  resource: Readonly<Record<string, string>>,
+  scopeVersion: string,
 ): string {
   const metrics = new Map<string, { name: string; unit: string; count: boolean; dataPoints: object[] }>();
   for (const p of points) {
@@ -83,21 +95,29 @@ export function otlpJson(
       let m = metrics.get(name);
       if (!m) metrics.set(name, (m = { name, unit: unitOf(field), count, dataPoints: [] }));
       const time = { timeUnixNano: String(epochNs(p.timeMs)) };
-      m.dataPoints.push(count
-        ? {
-          attributes: attributes(p.tags), startTimeUnixNano: String(epochNs(p.startMs)), ...time,
-          asInt: String(Math.round(v)),
-        }
-        : { attributes: attributes(p.tags), ...time, asDouble: v });
+      m.dataPoints.push(
+        count
+          ? {
+              attributes: attributes(p.tags),
+              startTimeUnixNano: String(epochNs(p.startMs)),
+              ...time,
+              asInt: String(Math.round(v)),
+            }
+          : { attributes: attributes(p.tags), ...time, asDouble: v },
+      );
     }
   }
-  const encoded = [...metrics.values()].map(({ name, unit, count, dataPoints }) => (count
-    ? { name, unit, sum: { aggregationTemporality: DELTA, isMonotonic: true, dataPoints } }
-    : { name, unit, gauge: { dataPoints } }));
+  const encoded = [...metrics.values()].map(({ name, unit, count, dataPoints }) =>
+    count
+      ? { name, unit, sum: { aggregationTemporality: DELTA, isMonotonic: true, dataPoints } }
+      : { name, unit, gauge: { dataPoints } },
+  );
   return JSON.stringify({
-    resourceMetrics: [{
-      resource: { attributes: attributes(resource) },
-      scopeMetrics: [{ scope: { name: 'blob-cacher', version: scopeVersion }, metrics: encoded }],
-    }],
+    resourceMetrics: [
+      {
+        resource: { attributes: attributes(resource) },
+        scopeMetrics: [{ scope: { name: 'blob-cacher', version: scopeVersion }, metrics: encoded }],
+      },
+    ],
   });
 }

@@ -4,9 +4,10 @@ import type { OpenLoopLatencyMs } from '../analysis/open-loop.js';
 import type { Report, ReportContender } from '../analysis/report-model.js';
 import { num } from './format.js';
 
-const spread = (l: OpenLoopLatencyMs | undefined) => (l
-  ? `p50 ${num(l.p50)} / p90 ${num(l.p90)} / p99 ${num(l.p99)} / p99.9 ${num(l.p999)} / max ${num(l.max)}`
-  : 'none succeeded');
+const spread = (l: OpenLoopLatencyMs | undefined) =>
+  l
+    ? `p50 ${num(l.p50)} / p90 ${num(l.p90)} / p99 ${num(l.p99)} / p99.9 ${num(l.p999)} / max ${num(l.max)}`
+    : 'none succeeded';
 const rate = (perSecond: number) => num(perSecond);
 
 /** Per open-loop contender: the rates and skipped sends, then its latency both ways and the send lateness. */
@@ -18,12 +19,16 @@ export function openLoopLines(contenders: readonly ReportContender[]): string[] 
     const skipped = `${o.skippedSends} skipped send(s) (${share}%, --max-in-flight ${o.maxInFlight})`;
     const late = o.latenessMs;
     return [
-      `${s.label}: open loop ${o.arrival} at ${rate(o.ratePerSecond)}/s: `
-        + `offered ${rate(o.offeredPerSecond)}/s, achieved ${rate(o.achievedPerSecond)}/s, ${skipped}`,
+      `${s.label}: open loop ${o.arrival} at ${rate(o.ratePerSecond)}/s: ` +
+        `offered ${rate(o.offeredPerSecond)}/s, achieved ${rate(o.achievedPerSecond)}/s, ${skipped}`,
       `${s.label}: latency from the intended start, ms: ${spread(o.fromIntendedMs)}`,
       `${s.label}: latency from the actual send, ms: ${spread(o.fromSendMs)}`,
-      ...(late ? [`${s.label}: send lateness (send time minus intended start), ms: `
-        + `p50 ${num(late.p50)} / p99 ${num(late.p99)} / max ${num(late.max)}`] : []),
+      ...(late
+        ? [
+            `${s.label}: send lateness (send time minus intended start), ms: ` +
+              `p50 ${num(late.p50)} / p99 ${num(late.p99)} / max ${num(late.max)}`,
+          ]
+        : []),
     ];
   });
 }
@@ -34,14 +39,19 @@ const QUANTILES = ['p50', 'p99'] as const;
 export function rateCurveLines(r: Report): string[] {
   return (r.rateCurves ?? []).flatMap((c) => {
     const slo = `p${c.slo.percentile}<${num(c.slo.boundMs)}ms`;
-    const knee = c.kneePerSecond === undefined ? `no rate measured keeps --slo ${slo}`
-      : `knee ${rate(c.kneePerSecond)}/s: the highest rate keeping --slo ${slo} `
-        + '(every lower one keeps it too)';
+    const knee =
+      c.kneePerSecond === undefined
+        ? `no rate measured keeps --slo ${slo}`
+        : `knee ${rate(c.kneePerSecond)}/s: the highest rate keeping --slo ${slo} ` +
+          '(every lower one keeps it too)';
     return [
       `${c.label}: ${knee}`,
-      ...c.points.map((p) => `  ${rate(p.ratePerSecond)}/s: p${c.slo.percentile} ${num(p.latencyMs)} ms `
-        + `from the intended start, achieved ${rate(p.achievedPerSecond)}/s, `
-        + `skipped ${(p.skippedShare * 100).toFixed(2)}%: ${p.keeps ? 'keeps' : 'misses'} it`),
+      ...c.points.map(
+        (p) =>
+          `  ${rate(p.ratePerSecond)}/s: p${c.slo.percentile} ${num(p.latencyMs)} ms ` +
+          `from the intended start, achieved ${rate(p.achievedPerSecond)}/s, ` +
+          `skipped ${(p.skippedShare * 100).toFixed(2)}%: ${p.keeps ? 'keeps' : 'misses'} it`,
+      ),
     ];
   });
 }
@@ -55,8 +65,13 @@ export function openLoopColumns(r: Report): string[] {
   const contenders = r.contenders;
   if (!contenders.some((s) => s.openLoop)) return [];
   return [
-    'rate_per_s', 'arrival', 'max_in_flight', 'offered_per_s', 'achieved_per_s',
-    'skipped_sends', 'skipped_share',
+    'rate_per_s',
+    'arrival',
+    'max_in_flight',
+    'offered_per_s',
+    'achieved_per_s',
+    'skipped_sends',
+    'skipped_share',
     ...['intended', 'sent', 'lateness'].flatMap((from) => QUANTILES.map((q) => `${from}_${q}_ms`)),
     ...(r.rateCurves ? ['keeps_slo', 'slo_knee_per_s'] : []),
   ];
@@ -67,7 +82,12 @@ export function openLoopCells(r: Report, s: ReportContender): (string | number |
   const curve = r.rateCurves?.find((c) => c.points.some((p) => p.label === s.label));
   const o = s.openLoop;
   return [
-    o?.ratePerSecond, o?.arrival, o?.maxInFlight, o?.offeredPerSecond, o?.achievedPerSecond, o?.skippedSends,
+    o?.ratePerSecond,
+    o?.arrival,
+    o?.maxInFlight,
+    o?.offeredPerSecond,
+    o?.achievedPerSecond,
+    o?.skippedSends,
     o?.skippedShare,
     ...[o?.fromIntendedMs, o?.fromSendMs, o?.latenessMs].flatMap((l) => QUANTILES.map((q) => l?.[q])),
     ...(r.rateCurves ? [pointOf(r, s.label)?.keeps, curve?.kneePerSecond] : []),

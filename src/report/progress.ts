@@ -20,7 +20,9 @@ const byBytes = (e: RunStart) => e.unit === 'MiB/s';
 
 function rate(e: RunStart, done: Progress, seconds: number): string {
   if (seconds <= 0) return '';
-  return byBytes(e) ? `${(done.bytes / MiB / seconds).toFixed(1)} MiB/s` : `${(done.ops / seconds).toFixed(0)} ops/s`;
+  return byBytes(e)
+    ? `${(done.bytes / MiB / seconds).toFixed(1)} MiB/s`
+    : `${(done.ops / seconds).toFixed(0)} ops/s`;
 }
 
 const NONE: ProgressView = { onEvent: () => {}, close: () => {} };
@@ -30,7 +32,9 @@ const STEP_BAR_AFTER_MS = 1_000;
 /**
  * A live bar on a terminal; elsewhere periodic lines, unless `lines` is off (a quiet log level).
  */
-export async function showProgress(opts: { stream?: NodeJS.WriteStream; intervalMs?: number; lines?: boolean } = {}): Promise<ProgressView> {
+export async function showProgress(
+  opts: { stream?: NodeJS.WriteStream; intervalMs?: number; lines?: boolean } = {},
+): Promise<ProgressView> {
   const stream = opts.stream ?? process.stderr;
   if (stream.isTTY) return progressBar(stream);
   return opts.lines === false ? NONE : progressLines(stream, opts.intervalMs ?? 5_000);
@@ -52,7 +56,8 @@ interface RunView {
 }
 
 /** A step's name and run, as its lines start: `small-files run 2/3: cleanup`. */
-const stepLabel = (s: StepStart) => `${cellLabel(s.strategy, s.cell)} ${s.warmup ? 'warm-up' : 'run'} ${s.run + 1}/${s.runs}: ${s.step}`;
+const stepLabel = (s: StepStart) =>
+  `${cellLabel(s.strategy, s.cell)} ${s.warmup ? 'warm-up' : 'run'} ${s.run + 1}/${s.runs}: ${s.step}`;
 
 /** Follows the session's events for a view: one run (release to end) or untimed step at a time. */
 function follow(view: RunView): ProgressView {
@@ -110,8 +115,12 @@ export function progressLines(stream: NodeJS.WritableStream, intervalMs: number)
     const s = (performance.now() - started) / 1000;
     const phase = `${run.warmup ? 'warm-up' : 'run'} ${run.run + 1}/${run.runs}`;
     // A steady run repeats its requests until its duration: its progress is time, not a count.
-    const done = run.durationMs ? `${last.ops} requests, ${s.toFixed(0)}/${(run.durationMs / 1000).toFixed(0)} s` : `${last.ops}/${run.requests} requests`;
-    stream.write(`progress: ${forTerminal(cellLabel(run.strategy, run.cell))} ${phase}: ${done}, ${rate(run, last, s)}, errors ${last.errors}, retries ${last.retries}, ${s.toFixed(0)} s\n`);
+    const done = run.durationMs
+      ? `${last.ops} requests, ${s.toFixed(0)}/${(run.durationMs / 1000).toFixed(0)} s`
+      : `${last.ops}/${run.requests} requests`;
+    stream.write(
+      `progress: ${forTerminal(cellLabel(run.strategy, run.cell))} ${phase}: ${done}, ${rate(run, last, s)}, errors ${last.errors}, retries ${last.retries}, ${s.toFixed(0)} s\n`,
+    );
   };
   return follow({
     start(run) {
@@ -138,14 +147,17 @@ export function progressLines(stream: NodeJS.WritableStream, intervalMs: number)
 
 async function progressBar(stream: NodeJS.WriteStream): Promise<ProgressView> {
   const { default: cliProgress } = await import('cli-progress');
-  const bar = new cliProgress.SingleBar({
-    stream,
-    format: '{label} [{bar}] {percentage}% | {done} | {rate}',
-    barsize: 24,
-    hideCursor: true,
-    clearOnComplete: true,
-    fps: 8,
-  }, cliProgress.Presets.shades_classic);
+  const bar = new cliProgress.SingleBar(
+    {
+      stream,
+      format: '{label} [{bar}] {percentage}% | {done} | {rate}',
+      barsize: 24,
+      hideCursor: true,
+      clearOnComplete: true,
+      fps: 8,
+    },
+    cliProgress.Presets.shades_classic,
+  );
   let stepBar: NodeJS.Timeout | undefined;
   let stepDone: { done: StepDone; seconds: number } | undefined;
   // Before its bar starts, a step's updates are kept (a bar not started takes none).
@@ -156,13 +168,25 @@ async function progressBar(stream: NodeJS.WriteStream): Promise<ProgressView> {
   return follow({
     // A steady run's bar fills with time (tenths of a second), a fixed run's with requests.
     // Which contender and which of its runs: `chunked run 3/5` (or `warm-up 1/1`).
-    start: (run) => bar.start(run.durationMs ? Math.ceil(run.durationMs / 100) : run.requests, 0, {
-      label: `${forTerminal(cellLabel(run.strategy, run.cell))} ${run.warmup ? 'warm-up' : 'run'} ${run.run + 1}/${run.runs}`.padEnd(24), rate: '', done: '',
-    }),
-    update: (run, done, seconds) => bar.update(run.durationMs ? Math.min(Math.floor(seconds * 10), Math.ceil(run.durationMs / 100)) : done.ops, {
-      rate: rate(run, done, seconds),
-      done: run.durationMs ? `${done.ops} requests, ${seconds.toFixed(0)}/${(run.durationMs / 1000).toFixed(0)} s` : `${done.ops}/${run.requests} requests`,
-    }),
+    start: (run) =>
+      bar.start(run.durationMs ? Math.ceil(run.durationMs / 100) : run.requests, 0, {
+        label:
+          `${forTerminal(cellLabel(run.strategy, run.cell))} ${run.warmup ? 'warm-up' : 'run'} ${run.run + 1}/${run.runs}`.padEnd(
+            24,
+          ),
+        rate: '',
+        done: '',
+      }),
+    update: (run, done, seconds) =>
+      bar.update(
+        run.durationMs ? Math.min(Math.floor(seconds * 10), Math.ceil(run.durationMs / 100)) : done.ops,
+        {
+          rate: rate(run, done, seconds),
+          done: run.durationMs
+            ? `${done.ops} requests, ${seconds.toFixed(0)}/${(run.durationMs / 1000).toFixed(0)} s`
+            : `${done.ops}/${run.requests} requests`,
+        },
+      ),
     // A step gets a bar once it has taken a second (most take milliseconds: no flicker between
     // runs); it fills once the step has counted its items, its time showing until then.
     startStep: (step) => {

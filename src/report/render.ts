@@ -13,17 +13,26 @@ export interface RenderOptions extends ConsoleOptions {
   config?: Record<string, unknown>;
 }
 
-export async function renderReport(report: Report, format: ReportFormat, opts: RenderOptions = {}): Promise<string> {
+export async function renderReport(
+  report: Report,
+  format: ReportFormat,
+  opts: RenderOptions = {},
+): Promise<string> {
   switch (format) {
-    case 'md': return renderMarkdown(report);
-    case 'csv': return renderCsv(report);
+    case 'md':
+      return renderMarkdown(report);
+    case 'csv':
+      return renderCsv(report);
     // The model itself, versioned (schemaVersion), every figure a number; README documents the fields.
-    case 'json': return toJson(report);
+    case 'json':
+      return toJson(report);
     case 'html': {
       const { renderHtml } = await import('./html.js');
       return renderHtml({ report, ...(opts.config ? { config: opts.config } : {}) });
     }
-    case 'console': return renderConsole(report, opts);
-    case 'junit': return (await import('./junit.js')).reportJunit(report);
+    case 'console':
+      return renderConsole(report, opts);
+    case 'junit':
+      return (await import('./junit.js')).reportJunit(report);
   }
 }

@@ -60,7 +60,10 @@ export function csvCell(v: unknown): string {
 
 /** HTML text or an attribute's value: controls shown as escapes, then the five characters of markup. */
 export function forHtml(text: string): string {
-  return forTerminal(text).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+  return forTerminal(text).replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
+  );
 }
 
 /**
@@ -69,6 +72,12 @@ export function forHtml(text: string): string {
  * writes as they are, are written as `\u` escapes too: the same string to a parser, inert on a terminal.
  */
 export function toJson(value: unknown): string {
-  return JSON.stringify(value, (_k, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? null : v), 2)
-    .replace(/[\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return JSON.stringify(
+    value,
+    (_k, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? null : v),
+    2,
+  ).replace(
+    /[\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }

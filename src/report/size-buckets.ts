@@ -13,15 +13,21 @@ export const sizeLabel = (bytes: number): string => formatBytes(bytes).replace('
 const range = (b: SizeBucket) =>
   `${b.fromBytes ? `>${sizeLabel(b.fromBytes)}` : ''}≤${sizeLabel(b.upToBytes)}`;
 
-const lede = (r: Report) => `by object size (seed ${r.sizeBuckets?.seed ?? '—'})`
-  + `${r.sizeBuckets?.sampled ? ', from a sample of the requests' : ''}: MiB/s and req/s are one request `
-  + 'stream\'s (bytes over summed request time, less socket queueing)';
+const lede = (r: Report) =>
+  `by object size (seed ${r.sizeBuckets?.seed ?? '—'})` +
+  `${r.sizeBuckets?.sampled ? ', from a sample of the requests' : ''}: MiB/s and req/s are one request ` +
+  "stream's (bytes over summed request time, less socket queueing)";
 
 /** Rows: one per bucket, for one contender. */
 function rows(c: ContenderSizeBuckets): string[][] {
   return c.buckets.map((b) => [
-    range(b), String(b.requests), num(b.perRequestMiBps), fixed(b.perRequestOpsPerSecond, 0),
-    num(b.p50Ms), num(b.p90Ms), num(b.p99Ms),
+    range(b),
+    String(b.requests),
+    num(b.perRequestMiBps),
+    fixed(b.perRequestOpsPerSecond, 0),
+    num(b.p50Ms),
+    num(b.p90Ms),
+    num(b.p99Ms),
   ]);
 }
 
@@ -41,33 +47,49 @@ export function sizeBucketLines(r: Report, details: boolean): string[] {
   const s = r.sizeBuckets;
   if (!s) return [];
   if (details) {
-    return ['', `per size bucket, ${lede(r)}:`, ...s.contenders.flatMap((c) => [
-      `${forTerminal(c.contender)}:`,
-      ...aligned([HEAD, ...rows(c)].map((row) => row.map(forTerminal))).map((l) => `  ${l}`),
-    ])];
+    return [
+      '',
+      `per size bucket, ${lede(r)}:`,
+      ...s.contenders.flatMap((c) => [
+        `${forTerminal(c.contender)}:`,
+        ...aligned([HEAD, ...rows(c)].map((row) => row.map(forTerminal))).map((l) => `  ${l}`),
+      ]),
+    ];
   }
   const c = s.contenders.find((x) => x.contender === r.recommendation?.contender) ?? s.contenders[0]!;
   const cols = c.buckets.map((b) => [
-    `≤${sizeLabel(b.upToBytes)}`, String(b.requests), num(b.perRequestMiBps), num(b.p50Ms), num(b.p99Ms),
+    `≤${sizeLabel(b.upToBytes)}`,
+    String(b.requests),
+    num(b.perRequestMiBps),
+    num(b.p50Ms),
+    num(b.p99Ms),
   ]);
   const names = ['size', 'requests', 'MiB/s', 'p50 ms', 'p99 ms'];
   const widths = cols.map((col) => Math.max(...col.map((v) => v.length)));
   const nameW = Math.max(...names.map((n) => n.length));
   const cells = (i: number) => cols.map((col, j) => col[i]!.padStart(widths[j]!)).join(' ');
   const line = (n: string, i: number) => `${n.padEnd(nameW)}  ${cells(i)}`;
-  return ['', forTerminal(`${c.contender} ${lede(r)}`),
-    ...names.map(line),
-  ];
+  return ['', forTerminal(`${c.contender} ${lede(r)}`), ...names.map(line)];
 }
 
 /** Markdown: a section with one table per contender. */
 export function sizeBucketMarkdown(r: Report): string[] {
   const s = r.sizeBuckets;
   if (!s) return [];
-  return ['', '### By object size', '', md(`Requests ${lede(r)}.`), ...s.contenders.flatMap((c) => [
-    '', `**${md(c.contender)}**`, '', `| ${HEAD.join(' | ')} |`, `|${' --- |'.repeat(HEAD.length)}`,
-    ...rows(c).map((row) => `| ${row.map(md).join(' | ')} |`),
-  ])];
+  return [
+    '',
+    '### By object size',
+    '',
+    md(`Requests ${lede(r)}.`),
+    ...s.contenders.flatMap((c) => [
+      '',
+      `**${md(c.contender)}**`,
+      '',
+      `| ${HEAD.join(' | ')} |`,
+      `|${' --- |'.repeat(HEAD.length)}`,
+      ...rows(c).map((row) => `| ${row.map(md).join(' | ')} |`),
+    ]),
+  ];
 }
 
 /** CSV: per bucket, columns added to each contender's row (empty where it had no request there). */
@@ -114,8 +136,9 @@ function chart(s: ReportSizeBuckets, colour: (contender: string) => string): str
   const x = (edge: number) => LEFT + at0to1(edge) * plotW;
   const y = (v: number) => TOP + PLOT_H - (v / most) * PLOT_H;
   const label = 'Throughput of one request stream by object size, MiB/s';
-  const parts = [`<svg data-chart="size-buckets" viewBox="0 0 ${W} ${height}" role="img" `
-    + `aria-label="${e(label)}">`];
+  const parts = [
+    `<svg data-chart="size-buckets" viewBox="0 0 ${W} ${height}" role="img" ` + `aria-label="${e(label)}">`,
+  ];
   for (const f of [0, 0.25, 0.5, 0.75, 1]) {
     const at = y(most * f).toFixed(1);
     parts.push(`<line class="grid" x1="${LEFT}" x2="${W - RIGHT}" y1="${at}" y2="${at}"/>`);
@@ -134,11 +157,14 @@ function chart(s: ReportSizeBuckets, colour: (contender: string) => string): str
     parts.push(`<polyline fill="none" stroke="${fill}" stroke-width="2" points="${points}"/>`);
     for (const b of c.buckets) {
       const [cx, cy] = at(b).split(',');
-      const title = `${c.contender} ${range(b)}: ${num(b.perRequestMiBps)} MiB/s, ${b.requests} requests, `
-        + `p50 ${num(b.p50Ms)} ms, p99 ${num(b.p99Ms)} ms`;
-      parts.push(`<circle class="datum" data-strategy="${name}" data-bucket="${b.upToBytes}" `
-        + `data-value="${b.perRequestMiBps}" cx="${cx}" cy="${cy}" r="4" fill="${fill}">`
-        + `<title>${e(title)}</title></circle>`);
+      const title =
+        `${c.contender} ${range(b)}: ${num(b.perRequestMiBps)} MiB/s, ${b.requests} requests, ` +
+        `p50 ${num(b.p50Ms)} ms, p99 ${num(b.p99Ms)} ms`;
+      parts.push(
+        `<circle class="datum" data-strategy="${name}" data-bucket="${b.upToBytes}" ` +
+          `data-value="${b.perRequestMiBps}" cx="${cx}" cy="${cy}" r="4" fill="${fill}">` +
+          `<title>${e(title)}</title></circle>`,
+      );
     }
   }
   parts.push('</svg>');
@@ -147,9 +173,13 @@ function chart(s: ReportSizeBuckets, colour: (contender: string) => string): str
 
 function htmlTable(c: ContenderSizeBuckets, colour: (contender: string) => string): string {
   const head = `<tr>${HEAD.map((h) => `<th>${e(h)}</th>`).join('')}</tr>`;
-  const body = rows(c).map((row) => `<tr>${row.map((v) => `<td>${e(v)}</td>`).join('')}</tr>`).join('');
-  return `<h3><span class="swatch" style="background:${colour(c.contender)}"></span>${e(c.contender)}</h3>`
-    + `<table class="size-buckets"><thead>${head}</thead><tbody>${body}</tbody></table>`;
+  const body = rows(c)
+    .map((row) => `<tr>${row.map((v) => `<td>${e(v)}</td>`).join('')}</tr>`)
+    .join('');
+  return (
+    `<h3><span class="swatch" style="background:${colour(c.contender)}"></span>${e(c.contender)}</h3>` +
+    `<table class="size-buckets"><thead>${head}</thead><tbody>${body}</tbody></table>`
+  );
 }
 
 /** HTML: the chart, then each contender's table. */
@@ -157,6 +187,8 @@ export function sizeBucketSection(r: Report, colour: (contender: string) => stri
   const s = r.sizeBuckets;
   if (!s) return '';
   const lead = `Requests ${lede(r)}. Where the line flattens, per-request overhead has stopped dominating.`;
-  return `<section id="size-buckets"><h2>By object size</h2><p class="lede">${e(lead)}</p>`
-    + `${chart(s, colour)}${s.contenders.map((c) => htmlTable(c, colour)).join('')}</section>`;
+  return (
+    `<section id="size-buckets"><h2>By object size</h2><p class="lede">${e(lead)}</p>` +
+    `${chart(s, colour)}${s.contenders.map((c) => htmlTable(c, colour)).join('')}</section>`
+  );
 }

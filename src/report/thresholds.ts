@@ -21,18 +21,27 @@ export function thresholdLines(r: Report, paint: Paint = (_c, t) => t): string[]
   const shown = rows.map((x) => ({ x, rule: forTerminal(x.threshold), who: forTerminal(x.contender) }));
   const ruleW = Math.max(...shown.map((y) => y.rule.length));
   const whoW = Math.max(...shown.map((y) => y.who.length));
-  return ['', summary(rows), ...shown.map(({ x, rule, who }) => {
-    const line = `  ${word(x)}  ${rule.padEnd(ruleW)}  ${who.padEnd(whoW)}  ${forTerminal(x.note)}`;
-    return x.passed ? line : paint('31', line);
-  })];
+  return [
+    '',
+    summary(rows),
+    ...shown.map(({ x, rule, who }) => {
+      const line = `  ${word(x)}  ${rule.padEnd(ruleW)}  ${who.padEnd(whoW)}  ${forTerminal(x.note)}`;
+      return x.passed ? line : paint('31', line);
+    }),
+  ];
 }
 
 export function thresholdMarkdown(r: Report): string[] {
   const rows = r.thresholds?.rows;
   if (!rows?.length) return [];
   return [
-    '', '### Thresholds', '', `${summary(rows)}.`, '',
-    '| result | threshold | contender | measured |', '| --- | --- | --- | --- |',
+    '',
+    '### Thresholds',
+    '',
+    `${summary(rows)}.`,
+    '',
+    '| result | threshold | contender | measured |',
+    '| --- | --- | --- | --- |',
     ...rows.map((x) => `| ${[word(x), x.threshold, x.contender, x.note].map(forMarkdown).join(' | ')} |`),
   ];
 }
@@ -45,11 +54,12 @@ export function thresholdColumns(r: Report): { names: string[]; cells: Cells } {
   const rules = [...new Set(rows.map((x) => x.threshold))];
   return {
     names: rules.map((t) => `threshold: ${t}`),
-    cells: (label) => rules.map((t) => {
-      // A claim's row names both its contenders, `a vs b`.
-      const mine = rows.filter((x) => x.threshold === t && x.contender.split(' vs ').includes(label));
-      return mine.length ? (mine.every((x) => x.passed) ? 'pass' : 'fail') : undefined;
-    }),
+    cells: (label) =>
+      rules.map((t) => {
+        // A claim's row names both its contenders, `a vs b`.
+        const mine = rows.filter((x) => x.threshold === t && x.contender.split(' vs ').includes(label));
+        return mine.length ? (mine.every((x) => x.passed) ? 'pass' : 'fail') : undefined;
+      }),
   };
 }
 
@@ -63,6 +73,8 @@ export function thresholdHtml(r: Report): string {
     return `<tr class="${x.passed ? 'pass' : 'fail'}"${style}>${tds}</tr>`;
   };
   const head = ['result', 'threshold', 'contender', 'measured'].map((h) => `<th>${h}</th>`).join('');
-  return `<section id="thresholds"><h2>Thresholds</h2><p class="lede">${e(summary(rows))}.</p>` +
-    `<table><thead><tr>${head}</tr></thead><tbody>${rows.map(tr).join('')}</tbody></table></section>`;
+  return (
+    `<section id="thresholds"><h2>Thresholds</h2><p class="lede">${e(summary(rows))}.</p>` +
+    `<table><thead><tr>${head}</tr></thead><tbody>${rows.map(tr).join('')}</tbody></table></section>`
+  );
 }

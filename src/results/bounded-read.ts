@@ -33,7 +33,9 @@ export async function readRegularFile(path: string, bounds: ReadBounds): Promise
     const chunks: Buffer[] = [];
     let total = 0;
     for (;;) {
-      const { buffer, bytesRead } = await fh.read({ buffer: Buffer.allocUnsafe(Math.min(1 << 20, bounds.maxBytes + 1 - total)) });
+      const { buffer, bytesRead } = await fh.read({
+        buffer: Buffer.allocUnsafe(Math.min(1 << 20, bounds.maxBytes + 1 - total)),
+      });
       if (bytesRead === 0) break;
       chunks.push(buffer.subarray(0, bytesRead));
       total += bytesRead;

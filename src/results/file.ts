@@ -12,7 +12,11 @@ export { writeResults } from './write.js';
 
 const packageVersion = (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
 
-export function newResultsFile(command: ResultsFile['command'], config: Record<string, unknown>, target: { kind: string; label: string }): ResultsFile {
+export function newResultsFile(
+  command: ResultsFile['command'],
+  config: Record<string, unknown>,
+  target: { kind: string; label: string },
+): ResultsFile {
   const cpu = cpus();
   // A container's limits beside the host's numbers: a --cpus 1 run's report must not read as two cores'.
   const { cpuQuota, memoryLimitBytes } = machineLimits(readMachine());
@@ -28,8 +32,15 @@ export function newResultsFile(command: ResultsFile['command'], config: Record<s
     complete: false,
     config,
     environment: {
-      node: process.version, os: `${platform()} ${release()}`, arch: arch(), cpus: cpu.length, cpuModel: cpu[0]?.model ?? 'unknown',
-      totalMemoryBytes: totalmem(), targetKind: target.kind, target: target.label, packageVersion,
+      node: process.version,
+      os: `${platform()} ${release()}`,
+      arch: arch(),
+      cpus: cpu.length,
+      cpuModel: cpu[0]?.model ?? 'unknown',
+      totalMemoryBytes: totalmem(),
+      targetKind: target.kind,
+      target: target.label,
+      packageVersion,
       ...(Object.keys(container).length ? { container } : {}),
     },
     runs: [],
@@ -37,7 +48,10 @@ export function newResultsFile(command: ResultsFile['command'], config: Record<s
 }
 
 export function defaultResultsPath(command: string, now = new Date()): string {
-  return `results/${command}-${now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}.json`;
+  return `results/${command}-${now
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z')}.json`;
 }
 
 /** The largest results file read: about the longest string Node makes (a bigger one could not be parsed anyway). */
@@ -48,7 +62,12 @@ export const MAX_RESULTS_FILE_BYTES = 512 * 1024 * 1024;
  * regular-file reader (no FIFO, device or endless file) and parsed, or one line naming `what` is
  * wrong with it and the fix.
  */
-export async function readJsonFile(path: string, what: string, fix: string, maxBytes = MAX_RESULTS_FILE_BYTES): Promise<unknown> {
+export async function readJsonFile(
+  path: string,
+  what: string,
+  fix: string,
+  maxBytes = MAX_RESULTS_FILE_BYTES,
+): Promise<unknown> {
   const text = (await readRegularFile(path, { maxBytes, what, fix })).toString('utf8');
   try {
     return JSON.parse(text);
@@ -63,7 +82,10 @@ export async function readResults(path: string): Promise<ResultsFile> {
     doc = await readJsonFile(path, 'results file', 'give the path of a file a run wrote');
   } catch (err) {
     // A damaged results file has its own fix: a new run.
-    if (err instanceof ConfigError && err.message.includes('not valid JSON')) throw new ConfigError(`results file ${path} is not valid JSON (corrupt or truncated); re-run the benchmark to get a new one`);
+    if (err instanceof ConfigError && err.message.includes('not valid JSON'))
+      throw new ConfigError(
+        `results file ${path} is not valid JSON (corrupt or truncated); re-run the benchmark to get a new one`,
+      );
     throw err;
   }
   const parsed = parseResultsDoc(doc);

@@ -4,5 +4,7 @@ import type { Cell } from './schema.js';
 
 export function cellLabel(strategy: string, cell?: Cell): string {
   if (!cell || !Object.keys(cell).length) return strategy;
-  return `${strategy} [${Object.entries(cell).map(([k, v]) => `${k} ${v}`).join(' ')}]`;
+  return `${strategy} [${Object.entries(cell)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(' ')}]`;
 }

@@ -13,7 +13,11 @@ export interface PathOption {
   example: string;
 }
 
-export const RESULTS_OPTION: PathOption = { what: 'results path', flag: '--results', example: 'results/run.json' };
+export const RESULTS_OPTION: PathOption = {
+  what: 'results path',
+  flag: '--results',
+  example: 'results/run.json',
+};
 export const OUT_OPTION: PathOption = { what: '--out', flag: '--out', example: 'downloads/blob.bin' };
 
 /**
@@ -29,14 +33,20 @@ export function refuseSpecialFile(path: string, option: PathOption): Stats | und
     const code = (err as NodeJS.ErrnoException).code;
     // ENOTDIR: a part of the directory is a file; the caller's directory check names it.
     if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
-    throw new ConfigError(`${option.what} ${path} cannot be checked (${code ?? (err as Error).message}); give ${option.flag} a file path in a writable directory`);
+    throw new ConfigError(
+      `${option.what} ${path} cannot be checked (${code ?? (err as Error).message}); give ${option.flag} a file path in a writable directory`,
+    );
   }
   if (st.isSymbolicLink()) {
     const to = resolve(dirname(path), readlinkSync(path));
-    throw new ConfigError(`${option.what} ${path} is a symbolic link to ${to}; blob-cacher neither follows nor replaces links: give ${option.flag} ${to} itself, or remove the link`);
+    throw new ConfigError(
+      `${option.what} ${path} is a symbolic link to ${to}; blob-cacher neither follows nor replaces links: give ${option.flag} ${to} itself, or remove the link`,
+    );
   }
   if (!st.isFile()) {
-    const fix = st.isDirectory() ? `give ${option.flag} a file path inside it, e.g. ${path}/${option.example.split('/').pop()}` : `give ${option.flag} a file path, e.g. ${option.example}`;
+    const fix = st.isDirectory()
+      ? `give ${option.flag} a file path inside it, e.g. ${path}/${option.example.split('/').pop()}`
+      : `give ${option.flag} a file path, e.g. ${option.example}`;
     throw new ConfigError(`${option.what} ${path} is ${kindOf(st)}, not a regular file; ${fix}`);
   }
   return st;

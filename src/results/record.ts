@@ -4,7 +4,14 @@
 import { COORDINATOR, type OpRecord } from '../metrics/records.js';
 import { RecordTable } from '../metrics/record-table.js';
 import { PHASES, type Phase } from '../transport/phases.js';
-import { MAX_RECORDS_PER_RUN, type Cell, type RecordRow, type RunParams, type RunRecord, type Unit } from './schema.js';
+import {
+  MAX_RECORDS_PER_RUN,
+  type Cell,
+  type RecordRow,
+  type RunParams,
+  type RunRecord,
+  type Unit,
+} from './schema.js';
 
 /**
  * A run as the engine holds it: the record with every raw request as an object, until the run has
@@ -38,14 +45,33 @@ export interface Verification {
 
 /** A run whose bytes passed every check made, none of them against content the target vouched for. */
 export function notVerified(why: string, md5?: string): Verification {
-  return { verified: false, notVerified: why, verification: `not verified (${why})${md5 ? `; md5 of what came ${md5}` : ''}` };
+  return {
+    verified: false,
+    notVerified: why,
+    verification: `not verified (${why})${md5 ? `; md5 of what came ${md5}` : ''}`,
+  };
 }
 
 /** A run that could not be measured at all (its workers never started): it still counts, as failed. */
 export function failedRun(id: RunIdentity, error: string): MeasuredRun {
   return {
-    ...id, wallMs: 0, bytes: 0, requests: 0, failedRequests: 0, reusedSockets: 0, retries: 0, throttled: 0, backoffMs: 0,
-    phaseSumsMs: {}, requestSumMs: 0, histograms: {}, verified: false, verification: 'not run', error, workers: [], records: new RecordTable(),
+    ...id,
+    wallMs: 0,
+    bytes: 0,
+    requests: 0,
+    failedRequests: 0,
+    reusedSockets: 0,
+    retries: 0,
+    throttled: 0,
+    backoffMs: 0,
+    phaseSumsMs: {},
+    requestSumMs: 0,
+    histograms: {},
+    verified: false,
+    verification: 'not run',
+    error,
+    workers: [],
+    records: new RecordTable(),
   };
 }
 
@@ -56,8 +82,19 @@ const indexCell = (v: number) => (v === COORDINATOR ? null : v);
 
 function toRow(r: OpRecord): RecordRow {
   return [
-    indexCell(r.worker), indexCell(r.item), r.offsetBytes, r.bytes, r.status, ms3(r.startEpochMs), ms3(r.totalMs),
-    ...PHASES.map((p) => (r.phases[p] === undefined ? null : ms3(r.phases[p]))), r.reused, r.retries, r.throttled, Math.round(r.backoffMs), r.error ?? null,
+    indexCell(r.worker),
+    indexCell(r.item),
+    r.offsetBytes,
+    r.bytes,
+    r.status,
+    ms3(r.startEpochMs),
+    ms3(r.totalMs),
+    ...PHASES.map((p) => (r.phases[p] === undefined ? null : ms3(r.phases[p]))),
+    r.reused,
+    r.retries,
+    r.throttled,
+    Math.round(r.backoffMs),
+    r.error ?? null,
     r.hedge?.won ?? null,
   ];
 }

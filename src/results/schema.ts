@@ -16,8 +16,19 @@ export const MAX_RECORDS_PER_RUN = 20_000;
 
 export const RECORD_COLUMNS = [
   /** Null in both for the coordinator's own request (Put Block List); -1 in files written before. */
-  'worker', 'item', 'offsetBytes', 'bytes', 'status', 'startEpochMs', 'totalMs',
-  ...PHASES, 'reused', 'retries', 'throttled', 'backoffMs', 'error',
+  'worker',
+  'item',
+  'offsetBytes',
+  'bytes',
+  'status',
+  'startEpochMs',
+  'totalMs',
+  ...PHASES,
+  'reused',
+  'retries',
+  'throttled',
+  'backoffMs',
+  'error',
   /** --hedge: null, or which of a hedged item's two requests won ('first', 'hedge'); absent in files before it. */
   'hedge',
 ] as const;
@@ -192,7 +203,8 @@ export interface HedgeCounts {
 }
 
 /** Failed: a check failed or the run did not complete; a run that is only "not verified" has not failed. */
-export const runFailed = (r: Pick<RunRecord, 'verified' | 'notVerified' | 'error'>): boolean => !r.verified && (r.notVerified === undefined || r.error !== undefined);
+export const runFailed = (r: Pick<RunRecord, 'verified' | 'notVerified' | 'error'>): boolean =>
+  !r.verified && (r.notVerified === undefined || r.error !== undefined);
 
 /** What a results file measured: downloads or uploads (the CLI's commands are cli/commands.ts). */
 export type CommandName = 'download' | 'upload';

@@ -81,7 +81,9 @@ export async function writeResultsOrExplain(path: string, doc: ResultsFile): Pro
 /** The checks both a write and checkResultsPath make: the target's kind, then its directory. */
 function prepareTarget(path: string): void {
   if (path === '' || path.endsWith('/')) {
-    throw new ConfigError(`results path "${path}" names no file; give --results a file path, e.g. results/run.json`);
+    throw new ConfigError(
+      `results path "${path}" names no file; give --results a file path, e.g. results/run.json`,
+    );
   }
   refuseSpecialFile(path, RESULTS_OPTION);
   makeDirectoryFor(path);
@@ -125,10 +127,16 @@ function makeDirectoryFor(path: string): void {
     } catch (err) {
       // ENOTDIR: an ancestor is a file; the walk goes on up to name it.
       const code = (err as NodeJS.ErrnoException).code;
-      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw new ConfigError(`results path ${path} cannot be checked: ${d} (${describe(err)}); ${fixFor(err, dirname(d))}`);
+      if (code !== 'ENOENT' && code !== 'ENOTDIR')
+        throw new ConfigError(
+          `results path ${path} cannot be checked: ${d} (${describe(err)}); ${fixFor(err, dirname(d))}`,
+        );
     }
     if (st?.isDirectory()) break;
-    if (st) throw new ConfigError(`results path ${path} cannot be created: ${d} is not a directory; give --results a path in a directory`);
+    if (st)
+      throw new ConfigError(
+        `results path ${path} cannot be created: ${d} is not a directory; give --results a path in a directory`,
+      );
     missing.unshift(d);
     if (d === dirname(d)) break;
   }
@@ -138,7 +146,9 @@ function makeDirectoryFor(path: string): void {
     } catch (err) {
       // EEXIST: made meanwhile by someone else, fine if it is a directory now.
       if ((err as NodeJS.ErrnoException).code === 'EEXIST' && isDirectory(d)) continue;
-      throw new ConfigError(`results path ${path} cannot be created: directory ${d} (${describe(err)}); ${fixFor(err, dirname(d))}`);
+      throw new ConfigError(
+        `results path ${path} cannot be created: directory ${d} (${describe(err)}); ${fixFor(err, dirname(d))}`,
+      );
     }
   }
 }
@@ -158,10 +168,17 @@ function cannotWrite(path: string, err: unknown): string {
 function describe(err: unknown): string {
   const e = err as NodeJS.ErrnoException;
   const words: Record<string, string> = {
-    ENOSPC: 'no space left on device', EDQUOT: 'disk quota exceeded', EFBIG: 'file too large for this process or file system',
-    EACCES: 'permission denied', EPERM: 'operation not permitted', EROFS: 'read-only file system',
-    EISDIR: 'it is a directory', ENOTDIR: 'a part of the path is not a directory', ENOENT: 'no such file or directory',
-    EEXIST: 'a file with the temporary name exists', ENAMETOOLONG: 'name too long',
+    ENOSPC: 'no space left on device',
+    EDQUOT: 'disk quota exceeded',
+    EFBIG: 'file too large for this process or file system',
+    EACCES: 'permission denied',
+    EPERM: 'operation not permitted',
+    EROFS: 'read-only file system',
+    EISDIR: 'it is a directory',
+    ENOTDIR: 'a part of the path is not a directory',
+    ENOENT: 'no such file or directory',
+    EEXIST: 'a file with the temporary name exists',
+    ENAMETOOLONG: 'name too long',
   };
   if (e.code !== undefined) return `${words[e.code] ?? e.message.split('\n')[0]}, ${e.code}`;
   return String(e?.message ?? err).split('\n')[0]!;

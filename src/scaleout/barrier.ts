@@ -57,9 +57,18 @@ export function readyIndices(markers: readonly StoredBlob[], prefix: string, cou
 export async function passBarrier(store: RunStore, opts: BarrierOptions): Promise<BarrierPassed> {
   const { runId, shard, leadMs, timeoutMs, pollMs = 250, clock, offset, signal } = opts;
   const paths = runPaths(runId);
-  const marker = JSON.stringify({ index: shard.index, parallelism: shard.count, host: hostname(), pid: process.pid, clockOffsetMs: offset.offsetMs });
+  const marker = JSON.stringify({
+    index: shard.index,
+    parallelism: shard.count,
+    host: hostname(),
+    pid: process.pid,
+    clockOffsetMs: offset.offsetMs,
+  });
   if (!(await store.createOnce(paths.ready(shard.index), marker))) {
-    throw new BarrierError(EXIT_DUPLICATE_INDEX, `index ${shard.index} of run ${runId} is taken: ${paths.ready(shard.index)} exists already; give each client its own --index`);
+    throw new BarrierError(
+      EXIT_DUPLICATE_INDEX,
+      `index ${shard.index} of run ${runId} is taken: ${paths.ready(shard.index)} exists already; give each client its own --index`,
+    );
   }
   const deadline = clock.now() + timeoutMs;
   let markers: StoredBlob[];
@@ -76,11 +85,17 @@ export async function passBarrier(store: RunStore, opts: BarrierOptions): Promis
     }
     await sleep(pollMs, undefined, { signal });
   }
-  const startStorageMs = startTimeMs(markers.filter((m) => readyIndices([m], paths.readyPrefix, shard.count).size), leadMs);
+  const startStorageMs = startTimeMs(
+    markers.filter((m) => readyIndices([m], paths.readyPrefix, shard.count).size),
+    leadMs,
+  );
   const startLocalMs = startStorageMs - offset.offsetMs;
   const lateMs = clock.now() - startLocalMs;
   if (lateMs > 0) {
-    throw new BarrierError(EXIT_LATE, `client ${shard.index} of run ${runId} saw the last client ${Math.round(lateMs)} ms after the start; raise --start-lead (now ${leadMs} ms)`);
+    throw new BarrierError(
+      EXIT_LATE,
+      `client ${shard.index} of run ${runId} saw the last client ${Math.round(lateMs)} ms after the start; raise --start-lead (now ${leadMs} ms)`,
+    );
   }
   // A timer for all but the last few ms, then a short spin: timers fire late, by a millisecond or more.
   const untilMs = startLocalMs - clock.now();

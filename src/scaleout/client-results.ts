@@ -33,7 +33,8 @@ export interface ClientResults {
   results?: ResultsFile;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 
 /** The document as ClientResults, or one line saying what is wrong with it. */
@@ -44,15 +45,30 @@ export function parseClientResults(text: string): { doc: ClientResults } | { pro
   } catch {
     return { problem: 'is not valid JSON (corrupt or truncated)' };
   }
-  if (!isObject(doc) || doc.schema !== CLIENT_RESULTS_SCHEMA) return { problem: 'is not a blob-cacher scale-out client results file' };
-  if (doc.schemaVersion !== CLIENT_RESULTS_VERSION) return { problem: `has schema version ${String(doc.schemaVersion)}, this blob-cacher reads version ${CLIENT_RESULTS_VERSION}` };
+  if (!isObject(doc) || doc.schema !== CLIENT_RESULTS_SCHEMA)
+    return { problem: 'is not a blob-cacher scale-out client results file' };
+  if (doc.schemaVersion !== CLIENT_RESULTS_VERSION)
+    return {
+      problem: `has schema version ${String(doc.schemaVersion)}, this blob-cacher reads version ${CLIENT_RESULTS_VERSION}`,
+    };
   const { runId, index, parallelism, host, clock, startStorageMs, failure, exitCode, results } = doc;
-  if (typeof runId !== 'string' || !isNumber(index) || !isNumber(parallelism) || typeof host !== 'string') return { problem: 'is missing its header fields' };
+  if (typeof runId !== 'string' || !isNumber(index) || !isNumber(parallelism) || typeof host !== 'string')
+    return { problem: 'is missing its header fields' };
   // collect sizes its merge by these: 1e9 clients would be gigabytes of slots, -3 an empty run.
-  if (!Number.isInteger(parallelism) || parallelism < 1 || parallelism > MAX_CLIENTS) return { problem: `has parallelism ${parallelism}, not a whole number from 1 to ${MAX_CLIENTS}` };
-  if (!Number.isInteger(index) || index < 0 || index >= parallelism) return { problem: `has index ${index}, not a whole number from 0 to ${parallelism - 1}` };
-  if (clock !== undefined && !(isObject(clock) && ['offsetMs', 'uncertaintyMs', 'samples', 'recordsOffsetMs'].every((f) => isNumber(clock[f])))) return { problem: 'has a bad clock' };
-  if (startStorageMs !== undefined && !isNumber(startStorageMs)) return { problem: 'has a bad startStorageMs' };
+  if (!Number.isInteger(parallelism) || parallelism < 1 || parallelism > MAX_CLIENTS)
+    return { problem: `has parallelism ${parallelism}, not a whole number from 1 to ${MAX_CLIENTS}` };
+  if (!Number.isInteger(index) || index < 0 || index >= parallelism)
+    return { problem: `has index ${index}, not a whole number from 0 to ${parallelism - 1}` };
+  if (
+    clock !== undefined &&
+    !(
+      isObject(clock) &&
+      ['offsetMs', 'uncertaintyMs', 'samples', 'recordsOffsetMs'].every((f) => isNumber(clock[f]))
+    )
+  )
+    return { problem: 'has a bad clock' };
+  if (startStorageMs !== undefined && !isNumber(startStorageMs))
+    return { problem: 'has a bad startStorageMs' };
   if (failure !== undefined && typeof failure !== 'string') return { problem: 'has a bad failure' };
   if (exitCode !== undefined && !isNumber(exitCode)) return { problem: 'has a bad exitCode' };
   let parsed: ResultsFile | undefined;
@@ -63,7 +79,12 @@ export function parseClientResults(text: string): { doc: ClientResults } | { pro
   }
   return {
     doc: {
-      schema: CLIENT_RESULTS_SCHEMA, schemaVersion: CLIENT_RESULTS_VERSION, runId, index, parallelism, host,
+      schema: CLIENT_RESULTS_SCHEMA,
+      schemaVersion: CLIENT_RESULTS_VERSION,
+      runId,
+      index,
+      parallelism,
+      host,
       ...(clock ? { clock: clock as unknown as ClientClock } : {}),
       ...(startStorageMs !== undefined ? { startStorageMs } : {}),
       ...(failure !== undefined ? { failure } : {}),

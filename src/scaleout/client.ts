@@ -19,7 +19,10 @@ export interface ScaleoutClient {
 
 export function scaleoutClient(config: ScaleoutConfig, container: string): ScaleoutClient {
   const clock = new LocalClock(config.testClockSkewMs);
-  if (config.testClockSkewMs) log.warn(`TEST ONLY: this client's clock is shifted by ${config.testClockSkewMs} ms (BLOB_CACHER_TEST_CLOCK_SKEW_MS)`);
+  if (config.testClockSkewMs)
+    log.warn(
+      `TEST ONLY: this client's clock is shifted by ${config.testClockSkewMs} ms (BLOB_CACHER_TEST_CLOCK_SKEW_MS)`,
+    );
   const { runId, shard } = config;
   let store: Promise<RunStore> | undefined;
   const c = config.store;
@@ -32,14 +35,27 @@ export function scaleoutClient(config: ScaleoutConfig, container: string): Scale
     const s = await openStore();
     offset = await estimateClockOffset(s.probeDate, clock, { signal });
     const shown = `${offset.offsetMs >= 0 ? '+' : ''}${offset.offsetMs.toFixed(1)} ms ±${offset.uncertaintyMs.toFixed(1)} (${offset.samples} Date headers${offset.tickSeen ? '' : ', no second tick seen'})`;
-    if (Math.abs(offset.offsetMs) > OFFSET_WARN_MS) log.warn(`this machine's clock is ${shown} off the storage service's: synchronise it (NTP); the start is corrected for it`);
+    if (Math.abs(offset.offsetMs) > OFFSET_WARN_MS)
+      log.warn(
+        `this machine's clock is ${shown} off the storage service's: synchronise it (NTP); the start is corrected for it`,
+      );
     else log.info(`clock offset from the storage service: ${shown}`);
-    log.info(`scale-out run ${runId}: client ${shard.index} of ${shard.count} ready; waiting for the others (at most ${config.barrierTimeoutMs / 1000} s)`);
+    log.info(
+      `scale-out run ${runId}: client ${shard.index} of ${shard.count} ready; waiting for the others (at most ${config.barrierTimeoutMs / 1000} s)`,
+    );
     const start = await passBarrier(s, {
-      runId, shard, leadMs: config.startLeadMs, timeoutMs: config.barrierTimeoutMs, clock, offset, signal,
+      runId,
+      shard,
+      leadMs: config.startLeadMs,
+      timeoutMs: config.barrierTimeoutMs,
+      clock,
+      offset,
+      signal,
     });
     startStorageMs = start.startStorageMs;
-    log.info(`scale-out run ${runId}: all ${shard.count} clients ready; started at ${new Date(start.startStorageMs).toISOString()} (storage clock)`);
+    log.info(
+      `scale-out run ${runId}: all ${shard.count} clients ready; started at ${new Date(start.startStorageMs).toISOString()} (storage clock)`,
+    );
   }
 
   return {
@@ -51,10 +67,29 @@ export function scaleoutClient(config: ScaleoutConfig, container: string): Scale
       // A second client with this index must not overwrite the first one's results.
       if (error instanceof BarrierError && error.exitCode === EXIT_DUPLICATE_INDEX) return;
       const doc: ClientResults = {
-        schema: CLIENT_RESULTS_SCHEMA, schemaVersion: CLIENT_RESULTS_VERSION, runId, index: shard.index, parallelism: shard.count, host: hostname(),
-        ...(offset ? { clock: { offsetMs: offset.offsetMs, uncertaintyMs: offset.uncertaintyMs, samples: offset.samples, recordsOffsetMs: offset.offsetMs + clock.skewMs } } : {}),
+        schema: CLIENT_RESULTS_SCHEMA,
+        schemaVersion: CLIENT_RESULTS_VERSION,
+        runId,
+        index: shard.index,
+        parallelism: shard.count,
+        host: hostname(),
+        ...(offset
+          ? {
+              clock: {
+                offsetMs: offset.offsetMs,
+                uncertaintyMs: offset.uncertaintyMs,
+                samples: offset.samples,
+                recordsOffsetMs: offset.offsetMs + clock.skewMs,
+              },
+            }
+          : {}),
         ...(startStorageMs !== undefined ? { startStorageMs } : {}),
-        ...(error !== undefined ? { failure: (error as Error).message ?? String(error), exitCode: error instanceof BarrierError ? error.exitCode : 1 } : {}),
+        ...(error !== undefined
+          ? {
+              failure: (error as Error).message ?? String(error),
+              exitCode: error instanceof BarrierError ? error.exitCode : 1,
+            }
+          : {}),
         ...(results ? { results } : {}),
       };
       const path = runPaths(runId).results(shard.index);

@@ -49,7 +49,11 @@ export interface EstimateOptions {
 export const OFFSET_WARN_MS = 1_000;
 
 /** Samples the service's Date header back to back until a second's tick narrows the offset. */
-export async function estimateClockOffset(probe: DateProbe, clock: LocalClock, opts: EstimateOptions = {}): Promise<ClockOffset> {
+export async function estimateClockOffset(
+  probe: DateProbe,
+  clock: LocalClock,
+  opts: EstimateOptions = {},
+): Promise<ClockOffset> {
   const { targetWidthMs = 20, maxMs = 3_000, gapMs = 5, signal } = opts;
   let low = -Infinity;
   let high = Infinity;
@@ -62,7 +66,10 @@ export async function estimateClockOffset(probe: DateProbe, clock: LocalClock, o
     const date = await probe(signal);
     const receivedMs = clock.now();
     const serverSecondMs = date === undefined ? NaN : Date.parse(date);
-    if (!Number.isFinite(serverSecondMs)) throw new Error(`the storage service answered without a usable Date header (${date ?? 'none'}): its clock cannot be read`);
+    if (!Number.isFinite(serverSecondMs))
+      throw new Error(
+        `the storage service answered without a usable Date header (${date ?? 'none'}): its clock cannot be read`,
+      );
     samples++;
     low = Math.max(low, serverSecondMs - receivedMs);
     high = Math.min(high, serverSecondMs + 1000 - sentMs);
@@ -88,7 +95,15 @@ export function headDateProbe(url: string, ca?: string): DateProbe {
   const target = new URL(url);
   const client = NodeHttpClient.to(target, 1, ca);
   return async (signal) => {
-    const r = await client.request({ url: target, method: 'HEAD', headers: {}, expectStatus: [], trace: false, timeoutMs: 30_000, signal });
+    const r = await client.request({
+      url: target,
+      method: 'HEAD',
+      headers: {},
+      expectStatus: [],
+      trace: false,
+      timeoutMs: 30_000,
+      signal,
+    });
     const date = r.headers?.date;
     if (date === undefined && r.error && r.status === 0) throw new Error(`HEAD ${target.origin}: ${r.error}`);
     return date;

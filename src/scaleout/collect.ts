@@ -3,7 +3,12 @@
 // series summed, and throughput counted over the overlap window alone, when every client was
 // running (warp's active time range), so that one client's ramp-up or tail is not divided by K.
 import { cellLabel } from '../analysis/analyze.js';
-import { PhaseHistograms, summarizeHistogram, type EncodedHistograms, type LatencySummaryMs } from '../metrics/histograms.js';
+import {
+  PhaseHistograms,
+  summarizeHistogram,
+  type EncodedHistograms,
+  type LatencySummaryMs,
+} from '../metrics/histograms.js';
 import { RECORD_COLUMNS, runFailed, type RunRecord } from '../results/schema.js';
 import { parseClientResults, type ClientResults } from './client-results.js';
 import { runPaths, type RunStore } from './run-store.js';
@@ -67,7 +72,15 @@ export interface ScaleoutMerge {
   /** Max − min of the clients' first request starts, on the service's clock. */
   startSpreadMs?: number;
   /** When every client with results was running: [latest start, earliest end]. */
-  overlap?: { startMs: number; endMs: number; durationMs: number; bytes: number; requests: number; throughputMiBps: number; requestsPerSecond: number };
+  overlap?: {
+    startMs: number;
+    endMs: number;
+    durationMs: number;
+    bytes: number;
+    requests: number;
+    throughputMiBps: number;
+    requestsPerSecond: number;
+  };
   totals: { requests: number; failedRequests: number; bytes: number };
   series: SecondBucket[];
   contenders: ContenderMerge[];
@@ -98,7 +111,11 @@ function fractionWithin(s: Span, a: number, b: number): number {
   return Math.max(0, Math.min(s.endMs, b) - Math.max(s.startMs, a)) / len;
 }
 
-export function mergeClients(runId: string, parallelism: number, docs: readonly ClientResults[]): ScaleoutMerge {
+export function mergeClients(
+  runId: string,
+  parallelism: number,
+  docs: readonly ClientResults[],
+): ScaleoutMerge {
   const byIndex = new Map(docs.map((d) => [d.index, d]));
   const missing = Array.from({ length: parallelism }, (_, i) => i).filter((i) => !byIndex.has(i));
   const clients: ClientSummary[] = [];
@@ -112,8 +129,12 @@ export function mergeClients(runId: string, parallelism: number, docs: readonly 
     const all = doc.results?.runs ?? [];
     const measured = all.filter((r) => !r.warmup);
     const summary: ClientSummary = {
-      index: doc.index, host: doc.host, clockOffsetMs: doc.clock?.offsetMs, clockUncertaintyMs: doc.clock?.uncertaintyMs,
-      requests: measured.reduce((s, r) => s + r.requests, 0), failedRequests: measured.reduce((s, r) => s + r.failedRequests, 0),
+      index: doc.index,
+      host: doc.host,
+      clockOffsetMs: doc.clock?.offsetMs,
+      clockUncertaintyMs: doc.clock?.uncertaintyMs,
+      requests: measured.reduce((s, r) => s + r.requests, 0),
+      failedRequests: measured.reduce((s, r) => s + r.failedRequests, 0),
       bytes: measured.reduce((s, r) => s + r.bytes, 0),
     };
     // Each run's spans once; bounds by loop, not by spreading 20,000 values per run into Math.min.
@@ -139,8 +160,15 @@ export function mergeClients(runId: string, parallelism: number, docs: readonly 
       active.push([activeStart, activeEnd]);
     }
     const unverified = measured.filter(runFailed);
-    summary.problem = doc.failure
-      ?? (!doc.results ? 'no results' : !measured.length ? 'no measured runs' : unverified.length ? `${unverified.length} run(s) not verified: ${unverified[0]!.error ?? unverified[0]!.verification}` : undefined);
+    summary.problem =
+      doc.failure ??
+      (!doc.results
+        ? 'no results'
+        : !measured.length
+          ? 'no measured runs'
+          : unverified.length
+            ? `${unverified.length} run(s) not verified: ${unverified[0]!.error ?? unverified[0]!.verification}`
+            : undefined);
     if (summary.problem) failed.push({ index: doc.index, problem: summary.problem });
     clients.push(summary);
     for (const r of measured) {
@@ -151,9 +179,20 @@ export function mergeClients(runId: string, parallelism: number, docs: readonly 
     }
   }
   const totals = {
-    requests: clients.reduce((s, c) => s + c.requests, 0), failedRequests: clients.reduce((s, c) => s + c.failedRequests, 0), bytes: clients.reduce((s, c) => s + c.bytes, 0),
+    requests: clients.reduce((s, c) => s + c.requests, 0),
+    failedRequests: clients.reduce((s, c) => s + c.failedRequests, 0),
+    bytes: clients.reduce((s, c) => s + c.bytes, 0),
   };
-  const merge: ScaleoutMerge = { runId, parallelism, clients, missing, failed, totals, series: secondSeries(spans), contenders: contendersOf(groups) };
+  const merge: ScaleoutMerge = {
+    runId,
+    parallelism,
+    clients,
+    missing,
+    failed,
+    totals,
+    series: secondSeries(spans),
+    contenders: contendersOf(groups),
+  };
   if (firstStarts.length) {
     const earliest = Math.min(...firstStarts);
     merge.startSpreadMs = Math.max(...firstStarts) - earliest;
@@ -168,7 +207,15 @@ export function mergeClients(runId: string, parallelism: number, docs: readonly 
       const bytes = spans.reduce((s, x) => s + x.bytes * x.weight * fractionWithin(x, startMs, endMs), 0);
       const requests = spans.reduce((s, x) => s + (x.endMs >= startMs && x.endMs <= endMs ? x.weight : 0), 0);
       const seconds = (endMs - startMs) / 1000;
-      merge.overlap = { startMs, endMs, durationMs: endMs - startMs, bytes, requests, throughputMiBps: bytes / 1024 / 1024 / seconds, requestsPerSecond: requests / seconds };
+      merge.overlap = {
+        startMs,
+        endMs,
+        durationMs: endMs - startMs,
+        bytes,
+        requests,
+        throughputMiBps: bytes / 1024 / 1024 / seconds,
+        requestsPerSecond: requests / seconds,
+      };
     }
   }
   return merge;
@@ -197,8 +244,12 @@ function contendersOf(groups: ReadonlyMap<string, RunRecord[]>): ContenderMerge[
     for (const r of runs) hist.addEncoded(r.histograms);
     const total = hist.byMetric.get('total');
     return {
-      label, runs: runs.length, requests: runs.reduce((s, r) => s + r.requests, 0), bytes: runs.reduce((s, r) => s + r.bytes, 0),
-      histograms: hist.encode(), ...(total && total.totalCount > 0 ? { totalMs: summarizeHistogram(total) } : {}),
+      label,
+      runs: runs.length,
+      requests: runs.reduce((s, r) => s + r.requests, 0),
+      bytes: runs.reduce((s, r) => s + r.bytes, 0),
+      histograms: hist.encode(),
+      ...(total && total.totalCount > 0 ? { totalMs: summarizeHistogram(total) } : {}),
     };
   });
 }
@@ -214,15 +265,27 @@ export interface CollectedRun {
 /** Every client's results of run `runId`, downloaded concurrently. */
 export async function fetchRun(store: RunStore, runId: string): Promise<CollectedRun> {
   const paths = runPaths(runId);
-  const [blobs, markers] = await Promise.all([store.list(paths.resultsPrefix), store.list(paths.readyPrefix)]);
+  const [blobs, markers] = await Promise.all([
+    store.list(paths.resultsPrefix),
+    store.list(paths.readyPrefix),
+  ]);
   const unreadable: CollectedRun['unreadable'] = [];
-  const docs = (await Promise.all(blobs.map(async (b) => {
-    const parsed = parseClientResults((await store.get(b.name)) ?? '');
-    if ('problem' in parsed) unreadable.push({ name: b.name, problem: parsed.problem });
-    else if (parsed.doc.runId !== runId) unreadable.push({ name: b.name, problem: `belongs to run ${parsed.doc.runId}` });
-    else return parsed.doc;
-    return undefined;
-  }))).filter((d): d is ClientResults => d !== undefined);
-  const ready = markers.map((m) => m.name.slice(paths.readyPrefix.length)).filter((n) => /^\d+$/.test(n)).map(Number).sort((a, b) => a - b);
+  const docs = (
+    await Promise.all(
+      blobs.map(async (b) => {
+        const parsed = parseClientResults((await store.get(b.name)) ?? '');
+        if ('problem' in parsed) unreadable.push({ name: b.name, problem: parsed.problem });
+        else if (parsed.doc.runId !== runId)
+          unreadable.push({ name: b.name, problem: `belongs to run ${parsed.doc.runId}` });
+        else return parsed.doc;
+        return undefined;
+      }),
+    )
+  ).filter((d): d is ClientResults => d !== undefined);
+  const ready = markers
+    .map((m) => m.name.slice(paths.readyPrefix.length))
+    .filter((n) => /^\d+$/.test(n))
+    .map(Number)
+    .sort((a, b) => a - b);
   return { docs, unreadable, ready };
 }

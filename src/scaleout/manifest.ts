@@ -29,45 +29,71 @@ export function jobManifest(o: ManifestOptions): Record<string, unknown> {
       maxFailedIndexes: 0,
       activeDeadlineSeconds: o.activeDeadlineSeconds,
       podFailurePolicy: {
-        rules: [{ action: 'FailJob', onExitCodes: { containerName: CONTAINER_NAME, operator: 'In', values: [EXIT_BARRIER_TIMEOUT, EXIT_DUPLICATE_INDEX, EXIT_LATE] } }],
+        rules: [
+          {
+            action: 'FailJob',
+            onExitCodes: {
+              containerName: CONTAINER_NAME,
+              operator: 'In',
+              values: [EXIT_BARRIER_TIMEOUT, EXIT_DUPLICATE_INDEX, EXIT_LATE],
+            },
+          },
+        ],
       },
       template: {
         metadata: { labels: podLabels },
         spec: {
           // A podFailurePolicy needs it; a client that fails is not run again.
           restartPolicy: 'Never',
-          securityContext: { runAsNonRoot: true, runAsUser: IMAGE_UID, seccompProfile: { type: 'RuntimeDefault' } },
+          securityContext: {
+            runAsNonRoot: true,
+            runAsUser: IMAGE_UID,
+            seccompProfile: { type: 'RuntimeDefault' },
+          },
           ...(o.serviceAccount ? { serviceAccountName: o.serviceAccount } : {}),
-          topologySpreadConstraints: [{
-            maxSkew: o.clientsPerNode,
-            // Fewer nodes than this and the spread cannot be met: clients wait unscheduled rather than share a node.
-            minDomains: Math.ceil(o.parallelism / o.clientsPerNode),
-            topologyKey: 'kubernetes.io/hostname',
-            whenUnsatisfiable: 'DoNotSchedule',
-            labelSelector: { matchLabels: labels },
-            matchLabelKeys: ['batch.kubernetes.io/controller-uid'],
-          }],
-          containers: [{
-            name: CONTAINER_NAME,
-            image: o.image,
-            args: o.args,
-            env: [
-              { name: 'BLOB_CACHER_PARALLELISM', value: String(o.parallelism) },
-              { name: 'BLOB_CACHER_RUN_ID', valueFrom: { fieldRef: { fieldPath: CONTROLLER_UID } } },
-              { name: 'BLOB_CACHER_RESULTS', value: `${o.resultsDir}/blob-cacher-results.json` },
-              // One gated run per client: every client's requests fall in the window that is merged.
-              { name: 'BLOB_CACHER_RUNS', value: '1' },
-              { name: 'BLOB_CACHER_WARMUP', value: '0' },
-            ],
-            ...(o.secret ? { envFrom: [{ secretRef: { name: o.secret } }] } : {}),
-            resources: { requests: resources, limits: resources },
-            securityContext: {
-              runAsNonRoot: true, runAsUser: IMAGE_UID, allowPrivilegeEscalation: false, readOnlyRootFilesystem: true,
-              capabilities: { drop: ['ALL'] },
+          topologySpreadConstraints: [
+            {
+              maxSkew: o.clientsPerNode,
+              // Fewer nodes than this and the spread cannot be met: clients wait unscheduled rather than share a node.
+              minDomains: Math.ceil(o.parallelism / o.clientsPerNode),
+              topologyKey: 'kubernetes.io/hostname',
+              whenUnsatisfiable: 'DoNotSchedule',
+              labelSelector: { matchLabels: labels },
+              matchLabelKeys: ['batch.kubernetes.io/controller-uid'],
             },
-            volumeMounts: [{ name: 'results', mountPath: o.resultsDir }, { name: 'tmp', mountPath: '/tmp' }],
-          }],
-          volumes: [{ name: 'results', emptyDir: {} }, { name: 'tmp', emptyDir: {} }],
+          ],
+          containers: [
+            {
+              name: CONTAINER_NAME,
+              image: o.image,
+              args: o.args,
+              env: [
+                { name: 'BLOB_CACHER_PARALLELISM', value: String(o.parallelism) },
+                { name: 'BLOB_CACHER_RUN_ID', valueFrom: { fieldRef: { fieldPath: CONTROLLER_UID } } },
+                { name: 'BLOB_CACHER_RESULTS', value: `${o.resultsDir}/blob-cacher-results.json` },
+                // One gated run per client: every client's requests fall in the window that is merged.
+                { name: 'BLOB_CACHER_RUNS', value: '1' },
+                { name: 'BLOB_CACHER_WARMUP', value: '0' },
+              ],
+              ...(o.secret ? { envFrom: [{ secretRef: { name: o.secret } }] } : {}),
+              resources: { requests: resources, limits: resources },
+              securityContext: {
+                runAsNonRoot: true,
+                runAsUser: IMAGE_UID,
+                allowPrivilegeEscalation: false,
+                readOnlyRootFilesystem: true,
+                capabilities: { drop: ['ALL'] },
+              },
+              volumeMounts: [
+                { name: 'results', mountPath: o.resultsDir },
+                { name: 'tmp', mountPath: '/tmp' },
+              ],
+            },
+          ],
+          volumes: [
+            { name: 'results', emptyDir: {} },
+            { name: 'tmp', emptyDir: {} },
+          ],
         },
       },
     },

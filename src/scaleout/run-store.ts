@@ -41,7 +41,10 @@ export async function openAccountStore(c: AccountCredentials, container: string)
   return openRunStore(target.info as Extract<TargetInfo, { kind: 'blob' }>, await coordinatorClient(target));
 }
 
-export async function openRunStore(info: Extract<TargetInfo, { kind: 'blob' }>, container: ContainerClient): Promise<RunStore> {
+export async function openRunStore(
+  info: Extract<TargetInfo, { kind: 'blob' }>,
+  container: ContainerClient,
+): Promise<RunStore> {
   await container.createIfNotExists();
   // Any answer carries Date; the service's root with the SAS (if any) costs nothing to ask.
   const probeUrl = `${info.endpoint}/${encodeURIComponent(info.container)}?restype=container${info.sas ? `&${info.sas}` : ''}`;
@@ -76,7 +79,8 @@ export async function openRunStore(info: Extract<TargetInfo, { kind: 'blob' }>, 
     },
     async list(prefix) {
       const out: StoredBlob[] = [];
-      for await (const blob of container.listBlobsFlat({ prefix })) out.push({ name: blob.name, lastModifiedMs: blob.properties.lastModified.getTime() });
+      for await (const blob of container.listBlobsFlat({ prefix }))
+        out.push({ name: blob.name, lastModifiedMs: blob.properties.lastModified.getTime() });
       return out;
     },
     probeDate: headDateProbe(probeUrl, info.ca),

@@ -65,7 +65,10 @@ class AzuriteChild {
   readonly child: ChildProcess;
   readonly options: EmbeddedOptions;
   readonly ready: Promise<Started>;
-  private readonly pending = new Map<number, { type: Answer['type']; resolve: (a: Answer) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }>();
+  private readonly pending = new Map<
+    number,
+    { type: Answer['type']; resolve: (a: Answer) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }
+  >();
   private nextId = 0;
   private readonly exited: Promise<void>;
   private gone?: string;
@@ -75,10 +78,17 @@ class AzuriteChild {
 
   constructor(options: EmbeddedOptions) {
     this.options = options;
-    const entry = childEntry(new URL('./azurite-process.js', import.meta.url), import.meta.url.endsWith('.ts'), withoutInlineScript(process.execArgv));
+    const entry = childEntry(
+      new URL('./azurite-process.js', import.meta.url),
+      import.meta.url.endsWith('.ts'),
+      withoutInlineScript(process.execArgv),
+    );
     // Its stderr is ours, but held until it is ready: a child that dies while starting (a module
     // that does not load) is named in one line, with its own error's, not with its stack.
-    this.child = fork(entry.path, [], { execArgv: entry.execArgv, stdio: ['ignore', 'inherit', 'pipe', 'ipc'] });
+    this.child = fork(entry.path, [], {
+      execArgv: entry.execArgv,
+      stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
+    });
     let held: string | undefined = '';
     const stderr = this.child.stderr!;
     stderr.setEncoding('utf8');
@@ -91,18 +101,25 @@ class AzuriteChild {
       held = undefined;
     };
     // Node prints an uncaught error as the source line, a caret, then "TypeError: …" or "Error [CODE]: …".
-    const errorLine = () => held?.split('\n').find((line) => /^\w*Error\b/.test(line))?.trim();
+    const errorLine = () =>
+      held
+        ?.split('\n')
+        .find((line) => /^\w*Error\b/.test(line))
+        ?.trim();
     // A message to a child that has just died fails with EPIPE before 'exit' says so: its exit names the death.
     this.child.on('error', () => {});
     let lost: (line: string) => void = () => {};
     this.lost = new Promise((resolve) => (lost = resolve));
-    this.exited = new Promise((resolve) => this.child.once('close', (code, signal) => {
-      this.gone = signal ? `was killed by ${signal}` : `exited with code ${code}`;
-      // Lost first: whoever follows it (the session's stop) hears of it before a question's failure.
-      if (!this.stopping) lost(`the embedded Azurite exited (${exitCause(code, signal)})`);
-      for (const [id, p] of this.pending) this.settle(id, () => p.reject(new Error(`the embedded Azurite ${this.gone}`)));
-      resolve();
-    }));
+    this.exited = new Promise((resolve) =>
+      this.child.once('close', (code, signal) => {
+        this.gone = signal ? `was killed by ${signal}` : `exited with code ${code}`;
+        // Lost first: whoever follows it (the session's stop) hears of it before a question's failure.
+        if (!this.stopping) lost(`the embedded Azurite exited (${exitCause(code, signal)})`);
+        for (const [id, p] of this.pending)
+          this.settle(id, () => p.reject(new Error(`the embedded Azurite ${this.gone}`)));
+        resolve();
+      }),
+    );
     this.ready = new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.child.kill('SIGKILL');
@@ -154,10 +171,17 @@ class AzuriteChild {
 
   /** One question to the child and its answer, within ASK_MS. */
   ask<T extends Answer['type']>(type: T): Promise<Extract<Answer, { type: T }>> {
-    if (this.gone || !this.child.connected) return Promise.reject(new Error(`the embedded Azurite ${this.gone ?? 'is gone'}`));
+    if (this.gone || !this.child.connected)
+      return Promise.reject(new Error(`the embedded Azurite ${this.gone ?? 'is gone'}`));
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => this.settle(id, () => reject(new Error(`the embedded Azurite did not answer ${type} within ${ASK_MS / 1000} s`))), ASK_MS);
+      const timer = setTimeout(
+        () =>
+          this.settle(id, () =>
+            reject(new Error(`the embedded Azurite did not answer ${type} within ${ASK_MS / 1000} s`)),
+          ),
+        ASK_MS,
+      );
       this.pending.set(id, { type, resolve: resolve as (a: Answer) => void, reject, timer });
       this.send({ type, id });
     });
@@ -201,7 +225,9 @@ let early: AzuriteChild | undefined;
 let taken = false;
 
 const sameOptions = (a: EmbeddedOptions, b: EmbeddedOptions) =>
-  Boolean(a.tls) === Boolean(b.tls) && Boolean(a.oauth) === Boolean(b.oauth) && a.memoryLimitBytes === b.memoryLimitBytes;
+  Boolean(a.tls) === Boolean(b.tls) &&
+  Boolean(a.oauth) === Boolean(b.oauth) &&
+  a.memoryLimitBytes === b.memoryLimitBytes;
 
 /**
  * Forks the embedded Azurite now, once its options are known and before the coordinator's own set-up,

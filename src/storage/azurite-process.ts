@@ -25,7 +25,9 @@ function stopAndExit(code: number): void {
   setTimeout(() => process.exit(code), STOP_MS).unref();
   const running = server;
   running?.clock.close();
-  void (running ? running.azurite.stop() : Promise.resolve()).catch(() => {}).finally(() => process.exit(code));
+  void (running ? running.azurite.stop() : Promise.resolve())
+    .catch(() => {})
+    .finally(() => process.exit(code));
 }
 
 // Ctrl-C, a hang-up or a SIGTERM reach the whole process group: the coordinator decides, and may
@@ -38,11 +40,21 @@ process.on('disconnect', () => stopAndExit(0));
 process.on('message', (msg: ToAzurite) => {
   switch (msg.type) {
     case 'start':
-      startEmbeddedAzurite(msg.options).then((azurite) => {
-        server = { azurite, clock: new ServerClock(azurite.httpServer) };
-        if (stopping) return stopAndExit(0);
-        send({ type: 'ready', endpoint: azurite.endpoint, account: azurite.account, key: azurite.key, ...(azurite.ca ? { ca: azurite.ca } : {}) });
-      }, (err: Error) => send({ type: 'failed', message: String(err.message).split('\n')[0]! }, () => stopAndExit(1)));
+      startEmbeddedAzurite(msg.options).then(
+        (azurite) => {
+          server = { azurite, clock: new ServerClock(azurite.httpServer) };
+          if (stopping) return stopAndExit(0);
+          send({
+            type: 'ready',
+            endpoint: azurite.endpoint,
+            account: azurite.account,
+            key: azurite.key,
+            ...(azurite.ca ? { ca: azurite.ca } : {}),
+          });
+        },
+        (err: Error) =>
+          send({ type: 'failed', message: String(err.message).split('\n')[0]! }, () => stopAndExit(1)),
+      );
       return;
     case 'reset':
       server?.clock.reset();

@@ -12,7 +12,8 @@ const require = createRequire(import.meta.url);
 
 export const AZURITE_ACCOUNT = 'devstoreaccount1';
 /** Azurite's published development key; public, not a secret. */
-export const AZURITE_KEY = 'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==';
+export const AZURITE_KEY =
+  'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==';
 
 interface AzuriteServer {
   start(): Promise<void>;
@@ -58,26 +59,48 @@ export async function startEmbeddedAzurite(opts: EmbeddedOptions = {}): Promise<
     await writeFile(scratch.path('cert.pem'), tls.cert, { mode: 0o600 });
     await writeFile(scratch.path('key.pem'), tls.key, { mode: 0o600 });
   }
-  const BlobServer = require('azurite/dist/src/blob/BlobServer.js').default as new (cfg: unknown) => AzuriteServer;
-  const BlobConfiguration = require('azurite/dist/src/blob/BlobConfiguration.js').default as new (...args: unknown[]) => unknown;
-  const { MemoryExtentChunkStore, DEFAULT_EXTENT_MEMORY_LIMIT } = require('azurite/dist/src/common/persistence/MemoryExtentStore.js') as {
-    MemoryExtentChunkStore: new (limit?: number) => unknown;
-    DEFAULT_EXTENT_MEMORY_LIMIT: number;
-  };
+  const BlobServer = require('azurite/dist/src/blob/BlobServer.js').default as new (
+    cfg: unknown,
+  ) => AzuriteServer;
+  const BlobConfiguration = require('azurite/dist/src/blob/BlobConfiguration.js').default as new (
+    ...args: unknown[]
+  ) => unknown;
+  const { MemoryExtentChunkStore, DEFAULT_EXTENT_MEMORY_LIMIT } =
+    require('azurite/dist/src/common/persistence/MemoryExtentStore.js') as {
+      MemoryExtentChunkStore: new (limit?: number) => unknown;
+      DEFAULT_EXTENT_MEMORY_LIMIT: number;
+    };
   // Positional constructor: host, port, keepAliveTimeout, metadataDBPath, extentDBPath, persistence,
   // accessLog, accessLogStream, debugLog, debugLogPath, loose, skipApiVersionCheck, cert, key, pwd,
   // oauth, disableProductStyleUrl, inMemory, memoryStore. Telemetry is only started by Azurite's
   // own main(), which we never call.
   const config = new BlobConfiguration(
-    '127.0.0.1', 0, undefined, undefined, undefined, undefined,
-    false, undefined, false, undefined,
-    true, true, scratch ? scratch.path('cert.pem') : '', scratch ? scratch.path('key.pem') : '', '', tls && opts.oauth ? 'basic' : undefined, false,
-    true, new MemoryExtentChunkStore(memoryLimitBytes ?? DEFAULT_EXTENT_MEMORY_LIMIT),
+    '127.0.0.1',
+    0,
+    undefined,
+    undefined,
+    undefined,
+    undefined,
+    false,
+    undefined,
+    false,
+    undefined,
+    true,
+    true,
+    scratch ? scratch.path('cert.pem') : '',
+    scratch ? scratch.path('key.pem') : '',
+    '',
+    tls && opts.oauth ? 'basic' : undefined,
+    false,
+    true,
+    new MemoryExtentChunkStore(memoryLimitBytes ?? DEFAULT_EXTENT_MEMORY_LIMIT),
   );
   const server = new BlobServer(config);
   await server.start();
   // By name over HTTPS, as every real account is: the dns phase is measured too.
-  const address = tls ? server.getHttpServerAddress().replace('//127.0.0.1:', '//localhost:') : server.getHttpServerAddress();
+  const address = tls
+    ? server.getHttpServerAddress().replace('//127.0.0.1:', '//localhost:')
+    : server.getHttpServerAddress();
   return {
     endpoint: `${address}/${AZURITE_ACCOUNT}`,
     ...(tls ? { ca: tls.cert } : {}),

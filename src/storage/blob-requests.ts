@@ -15,22 +15,45 @@ export interface BlobRequestOptions {
 
 /** The Put Block List body: every block as the latest version of its id, in order. */
 export function blockListXml(blockIds: readonly string[]): Buffer {
-  return Buffer.from(`<?xml version="1.0" encoding="utf-8"?><BlockList>${blockIds.map((id) => `<Latest>${id}</Latest>`).join('')}</BlockList>`);
+  return Buffer.from(
+    `<?xml version="1.0" encoding="utf-8"?><BlockList>${blockIds.map((id) => `<Latest>${id}</Latest>`).join('')}</BlockList>`,
+  );
 }
 
 /** Put Block List for `blob`: one record (the coordinator's: no worker, no item), its tries and backoff counted. */
-export async function commitBlockList(info: TargetInfo, blob: string, blockIds: readonly string[], opts: BlobRequestOptions): Promise<OpRecord> {
+export async function commitBlockList(
+  info: TargetInfo,
+  blob: string,
+  blockIds: readonly string[],
+  opts: BlobRequestOptions,
+): Promise<OpRecord> {
   const signer = new RequestSigner(info);
   const url = signer.blobUrl(blob);
   url.searchParams.set('comp', 'blocklist');
   const body = blockListXml(blockIds);
   const client = NodeHttpClient.to(url, 1, info.kind === 'blob' ? info.ca : undefined);
   try {
-    const { headers: _, ...measured } = await requestWithRetries(async () => {
-      // Signed again for each try: the signature covers x-ms-date.
-      const headers = signer.headers('PUT', url, { 'content-length': String(body.length), 'content-type': 'application/xml' });
-      return outcomeOf(await client.request({ url, method: 'PUT', headers, body, expectStatus: [201], timeoutMs: opts.timeoutMs, signal: opts.signal }));
-    }, { maxRetries: opts.maxRetries, label: `Put Block List ${blob}`, signal: opts.signal });
+    const { headers: _, ...measured } = await requestWithRetries(
+      async () => {
+        // Signed again for each try: the signature covers x-ms-date.
+        const headers = signer.headers('PUT', url, {
+          'content-length': String(body.length),
+          'content-type': 'application/xml',
+        });
+        return outcomeOf(
+          await client.request({
+            url,
+            method: 'PUT',
+            headers,
+            body,
+            expectStatus: [201],
+            timeoutMs: opts.timeoutMs,
+            signal: opts.signal,
+          }),
+        );
+      },
+      { maxRetries: opts.maxRetries, label: `Put Block List ${blob}`, signal: opts.signal },
+    );
     // The commit sends a list, not the blob's bytes: none are counted.
     return { worker: COORDINATOR, item: COORDINATOR, offsetBytes: 0, ...measured, bytes: 0 };
   } finally {

@@ -49,14 +49,22 @@ async function verifyBlobs(container: ContainerClient, items: readonly WorkItem[
     const prefix = items[0]!.blob!.slice(0, items[0]!.blob!.lastIndexOf('/') + 1);
     const stored = new Map<string, { length: number; md5?: string }>();
     for await (const b of container.listBlobsFlat({ prefix })) {
-      stored.set(b.name, { length: b.properties.contentLength ?? -1, md5: b.properties.contentMD5 ? Buffer.from(b.properties.contentMD5).toString('base64') : undefined });
+      stored.set(b.name, {
+        length: b.properties.contentLength ?? -1,
+        md5: b.properties.contentMD5 ? Buffer.from(b.properties.contentMD5).toString('base64') : undefined,
+      });
     }
     for (const item of items) {
       const s = stored.get(item.blob!);
       const expected = contentMd5(FIXTURE_SEED, item.destOffsetBytes, item.lengthBytes);
       if (!s) return { verified: false, verification: `${item.blob} is missing after upload` };
-      if (s.length !== item.lengthBytes) return { verified: false, verification: `${item.blob} has ${s.length} bytes, sent ${item.lengthBytes}` };
-      if (s.md5 !== undefined && s.md5 !== expected) return { verified: false, verification: `MD5 MISMATCH for ${item.blob}` };
+      if (s.length !== item.lengthBytes)
+        return {
+          verified: false,
+          verification: `${item.blob} has ${s.length} bytes, sent ${item.lengthBytes}`,
+        };
+      if (s.md5 !== undefined && s.md5 !== expected)
+        return { verified: false, verification: `MD5 MISMATCH for ${item.blob}` };
       if (s.md5 === undefined) {
         const got = await md5OfBlob(container, item.blob!);
         if (got.md5 !== expected) return { verified: false, verification: `MD5 MISMATCH for ${item.blob}` };
@@ -70,8 +78,13 @@ async function verifyBlobs(container: ContainerClient, items: readonly WorkItem[
     const length = mine.reduce((s, i) => s + i.lengthBytes, 0);
     const expected = contentMd5(FIXTURE_SEED, offset, length);
     const got = await md5OfBlob(container, blob);
-    if (got.length !== length) return { verified: false, verification: `${blob} has ${got.length} bytes, sent ${length}` };
-    if (got.md5 !== expected) return { verified: false, verification: `MD5 MISMATCH for ${blob}: got ${got.md5}, expected ${expected}` };
+    if (got.length !== length)
+      return { verified: false, verification: `${blob} has ${got.length} bytes, sent ${length}` };
+    if (got.md5 !== expected)
+      return {
+        verified: false,
+        verification: `MD5 MISMATCH for ${blob}: got ${got.md5}, expected ${expected}`,
+      };
   }
   return { verified: true, verification: `${blobs.length} blob(s): length and MD5 match` };
 }
@@ -81,7 +94,9 @@ const BATCH_SIZE = 256;
 const BATCHES_IN_FLIGHT = 4;
 
 function chunks<T>(values: readonly T[], size: number): T[][] {
-  return Array.from({ length: Math.ceil(values.length / size) }, (_, i) => values.slice(i * size, (i + 1) * size));
+  return Array.from({ length: Math.ceil(values.length / size) }, (_, i) =>
+    values.slice(i * size, (i + 1) * size),
+  );
 }
 
 /** A container: verified from the listing's Content-MD5 (or a read-back), cleaned by prefix (Blob Batch). */
@@ -93,7 +108,8 @@ export function blobStore(container: ContainerClient): UploadStore {
       const { signal, progress } = opts;
       const names: string[] = [];
       try {
-        for await (const b of container.listBlobsFlat({ prefix: `${prefix}/`, abortSignal: signal })) names.push(b.name);
+        for await (const b of container.listBlobsFlat({ prefix: `${prefix}/`, abortSignal: signal }))
+          names.push(b.name);
       } catch (err) {
         if (signal?.aborted) return { left: undefined };
         throw err;
@@ -109,26 +125,38 @@ export function blobStore(container: ContainerClient): UploadStore {
       // Blob Batch: up to 256 deletions a request, a few requests at a time; where the service or
       // the credentials refuse a batch, those blobs go one by one.
       try {
-        await Promise.all(chunks(names, BATCH_SIZE).map((group) => limit(async () => {
-          if (signal?.aborted) return;
-          try {
-            const blobs = group.map((n) => container.getBlobClient(n));
-            const r = await batch.deleteBlobs(blobs, { deleteSnapshots: 'include', abortSignal: signal });
-            if (r.subResponsesFailedCount === 0) return gone(group.length);
-          } catch (err) {
-            if (signal?.aborted) return;
-            log.debug(`batch delete under ${prefix}/ refused (${(err as Error).message.split('\n')[0]}): deleting one by one`);
-          }
-          const one = pLimit(32);
-          await Promise.all(group.map((n) => one(async () => {
-            if (signal?.aborted) return;
-            const gone404 = (err: { statusCode?: number }) => {
-              if (err.statusCode !== 404) throw err;
-            };
-            await container.deleteBlob(n, { deleteSnapshots: 'include', abortSignal: signal }).catch(gone404);
-            gone(1);
-          })));
-        })));
+        await Promise.all(
+          chunks(names, BATCH_SIZE).map((group) =>
+            limit(async () => {
+              if (signal?.aborted) return;
+              try {
+                const blobs = group.map((n) => container.getBlobClient(n));
+                const r = await batch.deleteBlobs(blobs, { deleteSnapshots: 'include', abortSignal: signal });
+                if (r.subResponsesFailedCount === 0) return gone(group.length);
+              } catch (err) {
+                if (signal?.aborted) return;
+                log.debug(
+                  `batch delete under ${prefix}/ refused (${(err as Error).message.split('\n')[0]}): deleting one by one`,
+                );
+              }
+              const one = pLimit(32);
+              await Promise.all(
+                group.map((n) =>
+                  one(async () => {
+                    if (signal?.aborted) return;
+                    const gone404 = (err: { statusCode?: number }) => {
+                      if (err.statusCode !== 404) throw err;
+                    };
+                    await container
+                      .deleteBlob(n, { deleteSnapshots: 'include', abortSignal: signal })
+                      .catch(gone404);
+                    gone(1);
+                  }),
+                ),
+              );
+            }),
+          ),
+        );
       } catch (err) {
         if (!signal?.aborted) throw err;
       }
@@ -139,8 +167,10 @@ export function blobStore(container: ContainerClient): UploadStore {
       // The container's URL without its query (a SAS): az takes it as --source and finds the account in it.
       const url = container.url.replace(/\?.*$/, '');
       const what = left === undefined ? 'the blobs' : `${left} blob(s)`;
-      return `${what} under ${prefix}/ in container ${container.containerName}; ` +
-        `remove them with: az storage blob delete-batch --source ${url} --pattern '${prefix}/*' (and your credentials)`;
+      return (
+        `${what} under ${prefix}/ in container ${container.containerName}; ` +
+        `remove them with: az storage blob delete-batch --source ${url} --pattern '${prefix}/*' (and your credentials)`
+      );
     },
   };
 }

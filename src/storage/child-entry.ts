@@ -14,8 +14,12 @@ const SOURCES = new URL('..', import.meta.url).href;
  * '.js' that does not exist is taken as the '.ts' beside it. Node compiles the TypeScript itself.
  */
 export const resolveSource: ResolveHookSync = (specifier, context, nextResolve) => {
-  if (specifier.startsWith('.') && specifier.endsWith('.js') && context.parentURL?.startsWith(SOURCES)
-    && !existsSync(fileURLToPath(new URL(specifier, context.parentURL)))) {
+  if (
+    specifier.startsWith('.') &&
+    specifier.endsWith('.js') &&
+    context.parentURL?.startsWith(SOURCES) &&
+    !existsSync(fileURLToPath(new URL(specifier, context.parentURL)))
+  ) {
     return nextResolve(`${specifier.slice(0, -3)}.ts`, context);
   }
   return nextResolve(specifier, context);
@@ -26,11 +30,16 @@ export const resolveSource: ResolveHookSync = (specifier, context, nextResolve) 
  * `execArgv`, and from source the .ts with the hook (Node 24 strips the types itself; tsconfig's
  * erasableSyntaxOnly keeps src/ strippable).
  */
-export function childEntry(script: URL, fromSource: boolean, execArgv: readonly string[]): { path: string; execArgv: string[] } {
+export function childEntry(
+  script: URL,
+  fromSource: boolean,
+  execArgv: readonly string[],
+): { path: string; execArgv: string[] } {
   if (!fromSource) return { path: fileURLToPath(script), execArgv: [...execArgv] };
   // Registered in the child before its script loads; a data: URL may import builtins and absolute URLs only.
-  const register = `import { registerHooks } from 'node:module'; import { resolveSource } from ${JSON.stringify(import.meta.url)};`
-    + ' registerHooks({ resolve: resolveSource });';
+  const register =
+    `import { registerHooks } from 'node:module'; import { resolveSource } from ${JSON.stringify(import.meta.url)};` +
+    ' registerHooks({ resolve: resolveSource });';
   return {
     path: fileURLToPath(new URL(script.href.replace(/\.js$/, '.ts'))),
     execArgv: [...execArgv, '--import', `data:text/javascript,${encodeURIComponent(register)}`],

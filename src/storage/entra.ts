@@ -15,15 +15,26 @@ export interface Bearer {
 }
 
 /** What a refusal means for a bearer token: the identity lacks a data role, or the token is for another audience. */
-export const TOKEN_REFUSED_FIX = 'assign the role "Storage Blob Data Contributor" on the account (or the container) to this identity, and check that the token\'s audience is https://storage.azure.com';
+export const TOKEN_REFUSED_FIX =
+  'assign the role "Storage Blob Data Contributor" on the account (or the container) to this identity, and check that the token\'s audience is https://storage.azure.com';
 
 /** The service refused a request's token (401/403): its status, or the error our client or the SDK wrote. */
 export function refusedToken(r: { status: number; error?: string }): boolean {
-  return r.status === 401 || r.status === 403 || /\bHTTP 40[13]\b|AuthenticationFailed|AuthorizationPermissionMismatch|InvalidAuthenticationInfo|failed to authenticate/i.test(r.error ?? '');
+  return (
+    r.status === 401 ||
+    r.status === 403 ||
+    /\bHTTP 40[13]\b|AuthenticationFailed|AuthorizationPermissionMismatch|InvalidAuthenticationInfo|failed to authenticate/i.test(
+      r.error ?? '',
+    )
+  );
 }
 
 /** A run's failure, with the fix when the requests carried a token and it was refused. */
-export function withTokenFix(failure: string, usedToken: boolean, failed: readonly { status: number; error?: string }[]): string {
+export function withTokenFix(
+  failure: string,
+  usedToken: boolean,
+  failed: readonly { status: number; error?: string }[],
+): string {
   return usedToken && failed.some(refusedToken) ? `${failure}; ${TOKEN_REFUSED_FIX}` : failure;
 }
 
@@ -58,9 +69,14 @@ export class TokenSource {
     try {
       got = await this.credential.getToken(STORAGE_SCOPE, { abortSignal: signal });
     } catch (err) {
-      throw new ConfigError(`could not get an Entra ID token for ${STORAGE_SCOPE} (${whyNoToken(err)}); run where a managed identity or workload identity is available (AZURE_CLIENT_ID, AZURE_TENANT_ID, AZURE_FEDERATED_TOKEN_FILE), sign in with az login, or choose another --auth`);
+      throw new ConfigError(
+        `could not get an Entra ID token for ${STORAGE_SCOPE} (${whyNoToken(err)}); run where a managed identity or workload identity is available (AZURE_CLIENT_ID, AZURE_TENANT_ID, AZURE_FEDERATED_TOKEN_FILE), sign in with az login, or choose another --auth`,
+      );
     }
-    if (!got?.token) throw new ConfigError('DefaultAzureCredential returned no token; check the identity, or choose another --auth');
+    if (!got?.token)
+      throw new ConfigError(
+        'DefaultAzureCredential returned no token; check the identity, or choose another --auth',
+      );
     // The credential's own cache may answer with the token held: its lifetime still counts from when it came.
     if (got.token === this.held?.token) return this.held;
     // Masked from here on in every log line, report and results file of this process.
@@ -68,7 +84,9 @@ export class TokenSource {
     this.held = { token: got.token, expiresOnMs: got.expiresOnTimestamp };
     this.heldSinceMs = Date.now();
     this.fetches++;
-    log.verbose(`entra: token ${this.fetches} for ${STORAGE_SCOPE}, valid for ${Math.round((got.expiresOnTimestamp - this.heldSinceMs) / 1000)} s`);
+    log.verbose(
+      `entra: token ${this.fetches} for ${STORAGE_SCOPE}, valid for ${Math.round((got.expiresOnTimestamp - this.heldSinceMs) / 1000)} s`,
+    );
     return this.held;
   }
 }
@@ -79,9 +97,14 @@ export class TokenSource {
  */
 function whyNoToken(err: unknown): string {
   const errors = ((err as { errors?: Error[] }).errors ?? [err as Error]).filter(Boolean);
-  const real = errors.find((e) => e.name !== 'CredentialUnavailableError') ?? errors.find((e) => /\bfailed\b/i.test(e.message));
-  if (!real) return 'none of DefaultAzureCredential\'s credentials is available here';
-  const line = String(real.message).split('\n')[0]!.replace(/\s*Error\(s\): Not Available.*$/, '').replace(/[\s:]+$/, '');
+  const real =
+    errors.find((e) => e.name !== 'CredentialUnavailableError') ??
+    errors.find((e) => /\bfailed\b/i.test(e.message));
+  if (!real) return "none of DefaultAzureCredential's credentials is available here";
+  const line = String(real.message)
+    .split('\n')[0]!
+    .replace(/\s*Error\(s\): Not Available.*$/, '')
+    .replace(/[\s:]+$/, '');
   return line.length > 200 ? `${line.slice(0, 200)}...` : line;
 }
 
@@ -90,7 +113,8 @@ export async function entraTokens(clientId?: string): Promise<TokenSource> {
   const { DefaultAzureCredential } = await import('@azure/identity');
   // Instance discovery asks login.microsoftonline.com about the authority; as @azure/identity does
   // for AKS token exchange, it is skipped, so that AZURE_AUTHORITY_HOST may name a private cloud.
-  const ids = clientId === undefined ? {} : { managedIdentityClientId: clientId, workloadIdentityClientId: clientId };
+  const ids =
+    clientId === undefined ? {} : { managedIdentityClientId: clientId, workloadIdentityClientId: clientId };
   return new TokenSource(new DefaultAzureCredential({ ...ids, disableInstanceDiscovery: true }));
 }
 

@@ -7,8 +7,14 @@ import type { TargetInfo } from './target.js';
 
 type BlobInfo = Extract<TargetInfo, { kind: 'blob' }>;
 
-export function listPageUrl(info: BlobInfo, spec: Pick<ListSpec, 'prefix' | 'pageSize' | 'delimiter'>, marker?: string): URL {
-  const url = new URL(`${info.endpoint}/${encodeURIComponent(info.container)}${info.sas ? `?${info.sas}` : ''}`);
+export function listPageUrl(
+  info: BlobInfo,
+  spec: Pick<ListSpec, 'prefix' | 'pageSize' | 'delimiter'>,
+  marker?: string,
+): URL {
+  const url = new URL(
+    `${info.endpoint}/${encodeURIComponent(info.container)}${info.sas ? `?${info.sas}` : ''}`,
+  );
   url.searchParams.set('restype', 'container');
   url.searchParams.set('comp', 'list');
   url.searchParams.set('prefix', spec.prefix);
@@ -30,7 +36,10 @@ const ENTITIES: Readonly<Record<string, string>> = { amp: '&', lt: '<', gt: '>',
 
 function unescapeXml(text: string): string {
   return text.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (whole, e: string) => {
-    if (e[0] === '#') return String.fromCodePoint(e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10));
+    if (e[0] === '#')
+      return String.fromCodePoint(
+        e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10),
+      );
     return ENTITIES[e] ?? whole;
   });
 }
@@ -43,17 +52,24 @@ function namesOf(xml: string, tag: string): string[] {
     const name = /<Name(\s[^>]*)?>([^<]*)<\/Name>/.exec(m[1]!);
     if (!name) continue;
     const text = unescapeXml(name[2]!);
-    out.push(/Encoded\s*=\s*"true"/i.test(name[1] ?? '') ? Buffer.from(text, 'base64').toString('utf8') : text);
+    out.push(
+      /Encoded\s*=\s*"true"/i.test(name[1] ?? '') ? Buffer.from(text, 'base64').toString('utf8') : text,
+    );
   }
   return out;
 }
 
 /** Throws on an answer that is not an EnumerationResults document: a page must be read, not guessed. */
 export function parseListPage(xml: string): ListPage {
-  if (!/<EnumerationResults[\s>]/.test(xml)) throw new Error(`not a List Blobs answer: ${JSON.stringify(xml.slice(0, 80))}`);
+  if (!/<EnumerationResults[\s>]/.test(xml))
+    throw new Error(`not a List Blobs answer: ${JSON.stringify(xml.slice(0, 80))}`);
   const marker = /<NextMarker>([^<]*)<\/NextMarker>/.exec(xml)?.[1];
   // <BlobPrefix> holds only a Name; <Blob> elements are matched on their own (BlobPrefix does not nest).
-  return { names: namesOf(xml, 'Blob'), prefixes: namesOf(xml, 'BlobPrefix'), ...(marker ? { nextMarker: unescapeXml(marker) } : {}) };
+  return {
+    names: namesOf(xml, 'Blob'),
+    prefixes: namesOf(xml, 'BlobPrefix'),
+    ...(marker ? { nextMarker: unescapeXml(marker) } : {}),
+  };
 }
 
 /** MD5 (base64) of names, one a line: what the last page record of a listing carries. */

@@ -4,8 +4,17 @@ import { nodeCrypto } from '../transport/node-http.js';
 import { STORAGE_API_VERSION } from './api-version.js';
 
 const STANDARD_HEADERS = [
-  'content-encoding', 'content-language', 'content-length', 'content-md5', 'content-type', 'date',
-  'if-modified-since', 'if-match', 'if-none-match', 'if-unmodified-since', 'range',
+  'content-encoding',
+  'content-language',
+  'content-length',
+  'content-md5',
+  'content-type',
+  'date',
+  'if-modified-since',
+  'if-match',
+  'if-none-match',
+  'if-unmodified-since',
+  'range',
 ] as const;
 
 /** Adds x-ms-date and Authorization to `headers` (lower-case names) for a request to `url`. */
@@ -28,9 +37,7 @@ export function signSharedKey(
     .map((h) => `${h}:${headers[h]!.trim()}\n`)
     .join('');
   const params = [...url.searchParams.keys()].map((k) => k.toLowerCase()).sort();
-  const query = [...new Set(params)]
-    .map((k) => `\n${k}:${url.searchParams.getAll(k).join(',')}`)
-    .join('');
+  const query = [...new Set(params)].map((k) => `\n${k}:${url.searchParams.getAll(k).join(',')}`).join('');
   const resource = `/${account}${decodeURIComponent(url.pathname)}${query}`;
   const stringToSign = `${method.toUpperCase()}\n${standard.join('\n')}\n${msHeaders}${resource}`;
   const signature = nodeCrypto().createHmac('sha256', keyBytes).update(stringToSign, 'utf8').digest('base64');

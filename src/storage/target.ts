@@ -22,7 +22,17 @@ export type TargetInfo =
    * target's throwaway one, or --ca-file's. `bearer`: an Entra ID token, fetched by the coordinator before
    * the run. None of key, sas and bearer: anonymous (public read access).
    */
-  | { kind: 'blob'; embedded: boolean; endpoint: string; container: string; account: string; key?: string; sas?: string; bearer?: Bearer; ca?: string };
+  | {
+      kind: 'blob';
+      embedded: boolean;
+      endpoint: string;
+      container: string;
+      account: string;
+      key?: string;
+      sas?: string;
+      bearer?: Bearer;
+      ca?: string;
+    };
 
 export interface Target {
   info: TargetInfo;
@@ -43,8 +53,17 @@ const MAX_CA_FILE_BYTES = 16 * 1024 * 1024;
 
 export async function readCa(path: string): Promise<string> {
   // A FIFO or a device is refused, not opened for good: a blocked open() cannot be stopped.
-  const pem = (await readRegularFile(path, { maxBytes: MAX_CA_FILE_BYTES, what: '--ca-file', fix: 'give a PEM file of the CA certificate(s) (BLOB_CACHER_CA_FILE, --ca-file)' })).toString('utf8');
-  if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new ConfigError(`--ca-file ${path} holds no PEM certificate (-----BEGIN CERTIFICATE-----); give the CA in PEM`);
+  const pem = (
+    await readRegularFile(path, {
+      maxBytes: MAX_CA_FILE_BYTES,
+      what: '--ca-file',
+      fix: 'give a PEM file of the CA certificate(s) (BLOB_CACHER_CA_FILE, --ca-file)',
+    })
+  ).toString('utf8');
+  if (!pem.includes('-----BEGIN CERTIFICATE-----'))
+    throw new ConfigError(
+      `--ca-file ${path} holds no PEM certificate (-----BEGIN CERTIFICATE-----); give the CA in PEM`,
+    );
   // In place of the defaults, not besides them: with Node's ~150 roots in `ca`, every TLS connection
   // would parse them all again, inside the tls phase being measured.
   return pem;
@@ -52,16 +71,32 @@ export async function readCa(path: string): Promise<string> {
 
 const AUTH_LABELS = { key: 'SharedKey', sas: 'SAS', entra: 'Entra ID', anonymous: 'anonymous' } as const;
 
-export async function openTarget(credentials: Credentials, container: string, signal?: AbortSignal): Promise<Target> {
+export async function openTarget(
+  credentials: Credentials,
+  container: string,
+  signal?: AbortSignal,
+): Promise<Target> {
   switch (credentials.kind) {
     case 'url':
-      return { info: { kind: 'url', url: credentials.url }, label: `url ${new URL(credentials.url).host}`, stop: async () => {} };
+      return {
+        info: { kind: 'url', url: credentials.url },
+        label: `url ${new URL(credentials.url).host}`,
+        stop: async () => {},
+      };
     case 'embedded': {
       // Its own process (started early by the CLI, or now): its garbage collections stay out of ours.
       const { startAzuriteProcess } = await import('./azurite-child.js');
       const azurite = await startAzuriteProcess({ tls: credentials.tls });
       return {
-        info: { kind: 'blob', embedded: true, endpoint: azurite.endpoint, container, account: azurite.account, key: azurite.key, ...(azurite.ca ? { ca: azurite.ca } : {}) },
+        info: {
+          kind: 'blob',
+          embedded: true,
+          endpoint: azurite.endpoint,
+          container,
+          account: azurite.account,
+          key: azurite.key,
+          ...(azurite.ca ? { ca: azurite.ca } : {}),
+        },
         label: `embedded Azurite ${azurite.endpoint}`,
         serverClock: azurite.clock,
         lost: azurite.lost,
@@ -71,7 +106,14 @@ export async function openTarget(credentials: Credentials, container: string, si
     default: {
       const c = credentials;
       const ca = c.caFile === undefined ? {} : { ca: await readCa(c.caFile) };
-      const base = { kind: 'blob', embedded: false, endpoint: c.endpoint, container, account: c.account, ...ca } as const;
+      const base = {
+        kind: 'blob',
+        embedded: false,
+        endpoint: c.endpoint,
+        container,
+        account: c.account,
+        ...ca,
+      } as const;
       const label = `account ${c.account} (${AUTH_LABELS[c.kind]})`;
       const stop = async () => {};
       switch (c.kind) {
@@ -121,7 +163,11 @@ export function setupFailure(err: unknown, setup: AbortSignal): unknown {
  * The target as one run's job carries it, made before the barrier: with Entra ID, a token good for
  * the whole run (a new one when the one held expires soon). Workers never fetch a token themselves.
  */
-export async function forRun(target: Target, info: TargetInfo = target.info, signal?: AbortSignal): Promise<TargetInfo> {
+export async function forRun(
+  target: Target,
+  info: TargetInfo = target.info,
+  signal?: AbortSignal,
+): Promise<TargetInfo> {
   if (!target.tokens || info.kind !== 'blob') return info;
   return { ...info, bearer: await target.tokens.current(signal) };
 }
@@ -143,28 +189,46 @@ export function coordinatorClient(target: Target): Promise<ContainerClient> {
 }
 
 /** Bounded SDK retries: its default backs off for minutes against an unreachable host. */
-const SDK_PIPELINE: StoragePipelineOptions = { retryOptions: { maxTries: 3, retryDelayInMs: 200, maxRetryDelayInMs: 2000, tryTimeoutInMs: 60_000 } };
+const SDK_PIPELINE: StoragePipelineOptions = {
+  retryOptions: { maxTries: 3, retryDelayInMs: 200, maxRetryDelayInMs: 2000, tryTimeoutInMs: 60_000 },
+};
 
 /**
  * The SDK is loaded on first use only: a plain-URL run, or a worker making its own requests, never
  * pays its memory and start-up time.
  */
-export async function containerClient(info: Extract<TargetInfo, { kind: 'blob' }>, opts: { agent?: Agent; credential?: TokenCredential } = {}): Promise<ContainerClient> {
-  const { AnonymousCredential, BlobServiceClient, StorageSharedKeyCredential } = await import('@azure/storage-blob');
+export async function containerClient(
+  info: Extract<TargetInfo, { kind: 'blob' }>,
+  opts: { agent?: Agent; credential?: TokenCredential } = {},
+): Promise<ContainerClient> {
+  const { AnonymousCredential, BlobServiceClient, StorageSharedKeyCredential } = await import(
+    '@azure/storage-blob'
+  );
   // An agent of its own (the SDK passes `agent` through to its pipeline): by default every client
   // in a process shares one keep-alive agent, so a baseline would reuse the sockets of its last run.
   // A private CA needs an agent that trusts it; otherwise the SDK's own.
   const agent = opts.agent ?? (info.ca ? createAgent(new URL(info.endpoint), 64, info.ca) : undefined);
-  const pipeline: StoragePipelineOptions & { agent?: Agent } = agent ? { ...SDK_PIPELINE, agent } : SDK_PIPELINE;
+  const pipeline: StoragePipelineOptions & { agent?: Agent } = agent
+    ? { ...SDK_PIPELINE, agent }
+    : SDK_PIPELINE;
   if (info.key) {
-    const service = new BlobServiceClient(info.endpoint, new StorageSharedKeyCredential(info.account, info.key), pipeline);
+    const service = new BlobServiceClient(
+      info.endpoint,
+      new StorageSharedKeyCredential(info.account, info.key),
+      pipeline,
+    );
     return service.getContainerClient(info.container);
   }
   // A token: the one this job carries (a worker, a static credential) or the coordinator's source.
   // Read from the target on every ask: a token renewed during a run (a worker's 'token' message) is used.
   const credential = opts.credential ?? (info.bearer ? heldToken(() => info.bearer!) : undefined);
-  if (credential) return new BlobServiceClient(info.endpoint, credential, pipeline).getContainerClient(info.container);
-  const service = new BlobServiceClient(info.sas ? `${info.endpoint}?${info.sas}` : info.endpoint, new AnonymousCredential(), pipeline);
+  if (credential)
+    return new BlobServiceClient(info.endpoint, credential, pipeline).getContainerClient(info.container);
+  const service = new BlobServiceClient(
+    info.sas ? `${info.endpoint}?${info.sas}` : info.endpoint,
+    new AnonymousCredential(),
+    pipeline,
+  );
   return service.getContainerClient(info.container);
 }
 

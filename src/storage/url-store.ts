@@ -44,12 +44,21 @@ export interface Expected {
  * from the first difference on, the MD5 of what came back is computed, so a mismatch still names it.
  */
 export async function readBackMd5(
-  client: HttpClient, signer: RequestSigner, url: URL, item: WorkItem, timeoutMs: number, expected?: Expected,
+  client: HttpClient,
+  signer: RequestSigner,
+  url: URL,
+  item: WorkItem,
+  timeoutMs: number,
+  expected?: Expected,
 ): Promise<{ md5?: string; error?: string }> {
   let hash: Hash | undefined = expected ? undefined : nodeCrypto().createHash('md5');
   let lengthBytes = 0;
   const r = await client.request({
-    url, headers: signer.headers('GET', url), timeoutMs, trace: false, expectStatus: [200],
+    url,
+    headers: signer.headers('GET', url),
+    timeoutMs,
+    trace: false,
+    expectStatus: [200],
     onData: (chunk) => {
       if (!hash) {
         const want = expected!.bytes.subarray(lengthBytes, lengthBytes + chunk.length);
@@ -64,7 +73,8 @@ export async function readBackMd5(
     },
   });
   if (r.error) return { error: `GET ${item.blob}: ${r.error}` };
-  if (lengthBytes !== item.lengthBytes) return { error: `${item.blob} has ${lengthBytes} bytes, sent ${item.lengthBytes}` };
+  if (lengthBytes !== item.lengthBytes)
+    return { error: `${item.blob} has ${lengthBytes} bytes, sent ${item.lengthBytes}` };
   return { md5: hash ? hash.digest('base64') : expected!.md5 };
 }
 
@@ -76,12 +86,18 @@ export function urlStore(info: UrlInfo, opts: UrlStoreOptions): UploadStore {
   const warnOnce = (why: string) => {
     if (warned) return;
     warned = true;
-    log.warn(`DELETE below ${shown} failed (${why}): the run's files stay on the server under ${opts.prefix}/; allow DELETE (nginx: dav_methods PUT DELETE) or pass --keep`);
+    log.warn(
+      `DELETE below ${shown} failed (${why}): the run's files stay on the server under ${opts.prefix}/; allow DELETE (nginx: dav_methods PUT DELETE) or pass --keep`,
+    );
   };
   if (refused) warnOnce(refused);
 
   /** Runs `each` over the items in IN_FLIGHT lanes over one keep-alive agent; what it returns besides undefined is kept. */
-  async function forEach<T>(items: Items, each: (item: WorkItem, client: HttpClient) => Promise<T | undefined>, signal?: AbortSignal): Promise<T[]> {
+  async function forEach<T>(
+    items: Items,
+    each: (item: WorkItem, client: HttpClient) => Promise<T | undefined>,
+    signal?: AbortSignal,
+  ): Promise<T[]> {
     const client = NodeHttpClient.to(new URL(info.url), IN_FLIGHT);
     const kept: T[] = [];
     try {
@@ -105,11 +121,26 @@ export function urlStore(info: UrlInfo, opts: UrlStoreOptions): UploadStore {
     const url = signer.blobUrl(`${prefix}/`);
     const client = NodeHttpClient.to(url, 1);
     try {
-      const r = await client.request({ url, method: 'DELETE', headers: signer.headers('DELETE', url, { depth: 'infinity' }), timeoutMs: opts.timeoutMs, trace: false, signal });
+      const r = await client.request({
+        url,
+        method: 'DELETE',
+        headers: signer.headers('DELETE', url, { depth: 'infinity' }),
+        timeoutMs: opts.timeoutMs,
+        trace: false,
+        signal,
+      });
       if (r.error) return false;
       for (const item of [items.at(0)!, items.at(-1)!]) {
         const file = signer.blobUrl(item.blob);
-        const gone = await client.request({ url: file, method: 'HEAD', headers: signer.headers('HEAD', file), timeoutMs: opts.timeoutMs, trace: false, expectStatus: [404], signal });
+        const gone = await client.request({
+          url: file,
+          method: 'HEAD',
+          headers: signer.headers('HEAD', file),
+          timeoutMs: opts.timeoutMs,
+          trace: false,
+          expectStatus: [404],
+          signal,
+        });
         if (gone.error) return false;
       }
       log.verbose(`deleted ${prefix}/ and the ${items.length} file(s) below it with one DELETE`);
@@ -125,10 +156,19 @@ export function urlStore(info: UrlInfo, opts: UrlStoreOptions): UploadStore {
         const back = await readBackMd5(client, signer, signer.blobUrl(item.blob), item, opts.timeoutMs);
         if (back.error !== undefined) return back.error;
         const expected = contentMd5(FIXTURE_SEED, item.destOffsetBytes, item.lengthBytes);
-        return back.md5 === expected ? undefined : `MD5 MISMATCH for ${item.blob}: got ${back.md5}, expected ${expected}`;
+        return back.md5 === expected
+          ? undefined
+          : `MD5 MISMATCH for ${item.blob}: got ${back.md5}, expected ${expected}`;
       });
-      if (bad.length) return { verified: false, verification: `${bad.length} of ${items.length} file(s) read back wrong; first: ${bad[0]}` };
-      return { verified: true, verification: `${items.length} file(s) read back with GET: length and MD5 match what was sent` };
+      if (bad.length)
+        return {
+          verified: false,
+          verification: `${bad.length} of ${items.length} file(s) read back wrong; first: ${bad[0]}`,
+        };
+      return {
+        verified: true,
+        verification: `${items.length} file(s) read back with GET: length and MD5 match what was sent`,
+      };
     },
 
     async remove(prefix, items, { signal, progress }: RemoveOptions = {}) {
@@ -139,21 +179,33 @@ export function urlStore(info: UrlInfo, opts: UrlStoreOptions): UploadStore {
         return { left: 0 };
       }
       let deleted = 0;
-      const failed = await forEach(items, async (item, client) => {
-        // A refusal is for every file: the rest are not asked.
-        if (refused) return undefined;
-        const url = signer.blobUrl(item.blob);
-        const r = await client.request({ url, method: 'DELETE', headers: signer.headers('DELETE', url), timeoutMs: opts.timeoutMs, trace: false, signal });
-        if (signal?.aborted) return undefined;
-        if (r.error && REFUSALS.has(r.status)) refused = r.error;
-        // Already gone is as good as deleted.
-        if (r.error && r.status !== 404) return r;
-        deleted++;
-        progress?.(deleted, items.length);
-        return undefined;
-      }, signal);
+      const failed = await forEach(
+        items,
+        async (item, client) => {
+          // A refusal is for every file: the rest are not asked.
+          if (refused) return undefined;
+          const url = signer.blobUrl(item.blob);
+          const r = await client.request({
+            url,
+            method: 'DELETE',
+            headers: signer.headers('DELETE', url),
+            timeoutMs: opts.timeoutMs,
+            trace: false,
+            signal,
+          });
+          if (signal?.aborted) return undefined;
+          if (r.error && REFUSALS.has(r.status)) refused = r.error;
+          // Already gone is as good as deleted.
+          if (r.error && r.status !== 404) return r;
+          deleted++;
+          progress?.(deleted, items.length);
+          return undefined;
+        },
+        signal,
+      );
       log.verbose(`deleted ${deleted} of ${items.length} file(s) under ${prefix}/`);
-      if (failed.length && !signal?.aborted) warnOnce(`${items.length - deleted} of ${items.length} not deleted: ${failed[0]!.error}`);
+      if (failed.length && !signal?.aborted)
+        warnOnce(`${items.length - deleted} of ${items.length} not deleted: ${failed[0]!.error}`);
       return { left: items.length - deleted };
     },
 
@@ -169,7 +221,13 @@ export function urlStore(info: UrlInfo, opts: UrlStoreOptions): UploadStore {
       // may answer 404 or 405, which is fine: the files themselves are gone.
       const url = signer.blobUrl(`${opts.prefix}/`);
       const client = NodeHttpClient.to(url, 1);
-      const r = await client.request({ url, method: 'DELETE', headers: signer.headers('DELETE', url, { depth: 'infinity' }), timeoutMs: opts.timeoutMs, trace: false });
+      const r = await client.request({
+        url,
+        method: 'DELETE',
+        headers: signer.headers('DELETE', url, { depth: 'infinity' }),
+        timeoutMs: opts.timeoutMs,
+        trace: false,
+      });
       client.close();
       log.verbose(`DELETE ${opts.prefix}/: ${r.error ?? `HTTP ${r.status}`}`);
     },

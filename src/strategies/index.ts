@@ -19,8 +19,18 @@ import { sdkUpload } from './upload/sdk-upload.js';
 import { smallFiles } from './upload/small-files.js';
 
 const DOWNLOADS = [
-  single, chunked, roundRobin, assemble, sdk,
-  smallFilesDownload, sdkSmallFilesDownload, list, listHierarchy, sdkList, head, sdkHead,
+  single,
+  chunked,
+  roundRobin,
+  assemble,
+  sdk,
+  smallFilesDownload,
+  sdkSmallFilesDownload,
+  list,
+  listHierarchy,
+  sdkList,
+  head,
+  sdkHead,
 ] as const satisfies readonly DownloadStrategy[];
 
 const UPLOADS = [smallFiles, sdkSmallFiles, blocks, sdkUpload] as const satisfies readonly UploadStrategy[];
@@ -36,12 +46,15 @@ export type StrategyName = DownloadStrategyName | UploadStrategyName;
 // Unique within each direction: a second contender of one name would never be found, so it is a
 // compile error that names it (`duplicate: "chunked"`).
 type Named = { name: string };
-type Duplicate<T extends readonly Named[]> =
-  T extends readonly [infer H extends Named, ...infer R extends readonly Named[]]
-    ? (H['name'] extends R[number]['name'] ? H['name'] : never) | Duplicate<R>
-    : never;
-type NoDuplicate<T extends readonly Named[]> =
-  [Duplicate<T>] extends [never] ? unknown : { duplicate: Duplicate<T> };
+type Duplicate<T extends readonly Named[]> = T extends readonly [
+  infer H extends Named,
+  ...infer R extends readonly Named[],
+]
+  ? (H['name'] extends R[number]['name'] ? H['name'] : never) | Duplicate<R>
+  : never;
+type NoDuplicate<T extends readonly Named[]> = [Duplicate<T>] extends [never]
+  ? unknown
+  : { duplicate: Duplicate<T> };
 const unique = <T extends readonly Named[]>(list: T & NoDuplicate<T>) => list;
 
 export const DOWNLOAD_STRATEGIES: readonly DownloadStrategy<DownloadStrategyName>[] = unique(DOWNLOADS);
@@ -67,11 +80,12 @@ export function selectUploadStrategies(method: string, urlTarget: boolean): Uplo
 
 /** The contenders of one direction (a results file's `command`). */
 export const strategiesOf = (direction: Direction): readonly (DownloadStrategy | UploadStrategy)[] =>
-  (direction === 'download' ? DOWNLOAD_STRATEGIES : UPLOAD_STRATEGIES);
+  direction === 'download' ? DOWNLOAD_STRATEGIES : UPLOAD_STRATEGIES;
 
 /** A contender by its direction and name, for what is drawn from results alone (advice, simplicity). */
 export const strategyNamed = (
-  direction: Direction, name: string,
+  direction: Direction,
+  name: string,
 ): DownloadStrategy | UploadStrategy | undefined => strategiesOf(direction).find((s) => s.name === name);
 
 /**
@@ -84,11 +98,14 @@ export const legacyUnitOf = (name: string): 'ops/s' | undefined =>
 
 /** The contenders that read `option`, by name, in registry order: what --help says beside it. */
 export const readersOf = (direction: Direction, option: PlanOption): string[] =>
-  strategiesOf(direction).filter((s) => s.reads?.includes(option)).map((s) => s.name);
+  strategiesOf(direction)
+    .filter((s) => s.reads?.includes(option))
+    .map((s) => s.name);
 
 /** The contenders --hedge applies to. */
-export const HEDGEABLE: readonly DownloadStrategyName[] =
-  DOWNLOAD_STRATEGIES.filter((s) => s.hedgeable).map((s) => s.name);
+export const HEDGEABLE: readonly DownloadStrategyName[] = DOWNLOAD_STRATEGIES.filter((s) => s.hedgeable).map(
+  (s) => s.name,
+);
 
 /** The many-blob workloads, each by its first contender's name (`small-files, list, head`). */
 export function manyBlobWorkloadNames(strategies: readonly (DownloadStrategy | UploadStrategy)[]): string[] {

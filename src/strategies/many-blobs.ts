@@ -73,7 +73,12 @@ export function setFixtures(input: SetInput): SetFixtures {
  * same set, which is kept once and whole (never a Map of its files); a few single blobs are merged
  * by name, and one needed with two different contents is an error.
  */
-export function uniqueFixtures(lists: readonly FixtureList[]): { sets: SetFixtures[]; blobs: FixtureSpec[]; count: number; bytes: number } {
+export function uniqueFixtures(lists: readonly FixtureList[]): {
+  sets: SetFixtures[];
+  blobs: FixtureSpec[];
+  count: number;
+  bytes: number;
+} {
   const sets = new Map<string, SetFixtures>();
   const blobs = new Map<string, FixtureSpec>();
   for (const list of lists) {
@@ -83,16 +88,21 @@ export function uniqueFixtures(lists: readonly FixtureList[]): { sets: SetFixtur
     }
     for (const f of list) {
       const seen = blobs.get(f.blob);
-      if (seen && (seen.offsetBytes !== f.offsetBytes || seen.lengthBytes !== f.lengthBytes)) throw new Error(`fixture ${f.blob} is needed with two different contents`);
+      if (seen && (seen.offsetBytes !== f.offsetBytes || seen.lengthBytes !== f.lengthBytes))
+        throw new Error(`fixture ${f.blob} is needed with two different contents`);
       blobs.set(f.blob, f);
     }
   }
   const all = [...sets.values()];
   const single = [...blobs.values()];
   return {
-    sets: all, blobs: single,
+    sets: all,
+    blobs: single,
     count: all.reduce((n, s) => n + s.length, single.length),
-    bytes: all.reduce((n, s) => n + totalBytes(s.files), single.reduce((n, f) => n + f.lengthBytes, 0)),
+    bytes: all.reduce(
+      (n, s) => n + totalBytes(s.files),
+      single.reduce((n, f) => n + f.lengthBytes, 0),
+    ),
   };
 }
 
@@ -133,7 +143,16 @@ export function listItems(input: PlanInput, delimiter?: string) {
   const count = fileCountOf(input);
   const groups = listGroups(count, setPrefixOf(input, count), input.lanes ?? 1);
   return groups.map((g, index) => ({
-    index, blob: g.prefix, destOffsetBytes: g.first, lengthBytes: 0,
-    list: { prefix: g.prefix, pageSize: input.pageSize ?? 5000, ...(delimiter ? { delimiter } : {}), first: g.first, count: g.count },
+    index,
+    blob: g.prefix,
+    destOffsetBytes: g.first,
+    lengthBytes: 0,
+    list: {
+      prefix: g.prefix,
+      pageSize: input.pageSize ?? 5000,
+      ...(delimiter ? { delimiter } : {}),
+      first: g.first,
+      count: g.count,
+    },
   }));
 }

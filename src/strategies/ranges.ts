@@ -21,6 +21,7 @@ export function splitRanges(sizeBytes: number, count: number): ByteRange[] {
 export function planRanges(sizeBytes: number, count: number, rangeBytes?: number): ByteRange[] {
   if (!rangeBytes || sizeBytes === 0) return splitRanges(sizeBytes, count);
   const ranges: ByteRange[] = [];
-  for (let offset = 0; offset < sizeBytes; offset += rangeBytes) ranges.push({ offsetBytes: offset, lengthBytes: Math.min(rangeBytes, sizeBytes - offset) });
+  for (let offset = 0; offset < sizeBytes; offset += rangeBytes)
+    ranges.push({ offsetBytes: offset, lengthBytes: Math.min(rangeBytes, sizeBytes - offset) });
   return ranges;
 }

@@ -4,7 +4,7 @@ import type { RequestInput } from './strategy.js';
 
 /** Ranged GETs of one object: one per --range-size range, else --concurrency equal ranges. */
 export const rangeRequests = (i: RequestInput): number =>
-  (i.rangeSizeBytes ? Math.ceil(i.objectSizeBytes / i.rangeSizeBytes) : i.concurrency);
+  i.rangeSizeBytes ? Math.ceil(i.objectSizeBytes / i.rangeSizeBytes) : i.concurrency;
 
 /** List Blobs pages over the set: --page-size names per page (the service's 5000 unset). */
 export const listPages = (i: RequestInput): number =>

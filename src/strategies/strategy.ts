@@ -44,7 +44,10 @@ export type WorkloadKind = 'blob' | 'files' | 'list' | 'head';
 
 /** Each download workload in a few words, as --help names it. */
 export const DOWNLOAD_WORKLOAD_WORDS: Readonly<Record<WorkloadKind, string>> = {
-  blob: 'one blob', files: 'a GET per blob', list: 'List Blobs pages', head: 'a HEAD per blob',
+  blob: 'one blob',
+  files: 'a GET per blob',
+  list: 'List Blobs pages',
+  head: 'a HEAD per blob',
 };
 
 /** A large blob assembled from staged blocks, committed after every block is in. */

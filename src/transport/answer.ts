@@ -5,11 +5,36 @@ import type { IncomingHttpHeaders } from 'node:http';
 
 /** Status texts for answers a blob service or web server gives: node:http's table would load node:http. */
 const STATUS_TEXT: Readonly<Record<number, string>> = {
-  200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No Content', 206: 'Partial Content', 301: 'Moved Permanently', 302: 'Found',
-  303: 'See Other', 304: 'Not Modified', 307: 'Temporary Redirect', 308: 'Permanent Redirect', 400: 'Bad Request', 401: 'Unauthorized',
-  403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed', 408: 'Request Timeout', 409: 'Conflict', 410: 'Gone', 411: 'Length Required',
-  412: 'Precondition Failed', 413: 'Payload Too Large', 414: 'URI Too Long', 416: 'Range Not Satisfiable', 429: 'Too Many Requests',
-  500: 'Internal Server Error', 501: 'Not Implemented', 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout',
+  200: 'OK',
+  201: 'Created',
+  202: 'Accepted',
+  204: 'No Content',
+  206: 'Partial Content',
+  301: 'Moved Permanently',
+  302: 'Found',
+  303: 'See Other',
+  304: 'Not Modified',
+  307: 'Temporary Redirect',
+  308: 'Permanent Redirect',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  408: 'Request Timeout',
+  409: 'Conflict',
+  410: 'Gone',
+  411: 'Length Required',
+  412: 'Precondition Failed',
+  413: 'Payload Too Large',
+  414: 'URI Too Long',
+  416: 'Range Not Satisfiable',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  501: 'Not Implemented',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+  504: 'Gateway Timeout',
 };
 import { shownUrl } from './http-client.js';
 
@@ -51,9 +76,12 @@ export interface Answer {
  * never followed), `HTTP 404 Not Found`, or `HTTP 200 where 206 was expected`.
  */
 export function answerError({ status, headers, body, expectStatus }: Answer): string {
-  if (status >= 200 && status < 300) return `HTTP ${status}${expectStatus ? ` where ${expectStatus.join('/')} was expected` : ''}`;
+  if (status >= 200 && status < 300)
+    return `HTTP ${status}${expectStatus ? ` where ${expectStatus.join('/')} was expected` : ''}`;
   const header = headers['x-ms-error-code'];
-  const code = (Array.isArray(header) ? header[0] : header) ?? (body ? /<Code>([^<]+)<\/Code>/.exec(body)?.[1] : undefined);
+  const code =
+    (Array.isArray(header) ? header[0] : header) ??
+    (body ? /<Code>([^<]+)<\/Code>/.exec(body)?.[1] : undefined);
   const text = code ?? STATUS_TEXT[status];
   const location = status >= 300 && status < 400 ? headers.location : undefined;
   const to = location ? ` to ${redirectTarget(location)}` : '';
@@ -83,7 +111,11 @@ export function throttleClassOf(text: string): ThrottleClass {
  */
 function throttleReason(status: number, body: string | undefined): string {
   if ((status !== 503 && status !== 429) || !body) return '';
-  const message = /<Message>([^<\n]*)/.exec(body)?.[1]?.replace(/[^\x20-\x7e]/g, '').trim().slice(0, 100);
+  const message = /<Message>([^<\n]*)/
+    .exec(body)?.[1]
+    ?.replace(/[^\x20-\x7e]/g, '')
+    .trim()
+    .slice(0, 100);
   return message ? ` (${message})` : '';
 }
 

@@ -31,8 +31,14 @@ export class LazyHeadersResult implements TracedResult {
   private readonly from: { readonly headers: IncomingHttpHeaders } | undefined;
 
   constructor(
-    status: number, bytes: number, reused: boolean, phases: PhaseDurationsMs, totalMs: number, startEpochMs: number,
-    error: string | undefined, from: { readonly headers: IncomingHttpHeaders } | undefined,
+    status: number,
+    bytes: number,
+    reused: boolean,
+    phases: PhaseDurationsMs,
+    totalMs: number,
+    startEpochMs: number,
+    error: string | undefined,
+    from: { readonly headers: IncomingHttpHeaders } | undefined,
   ) {
     this.status = status;
     this.bytes = bytes;

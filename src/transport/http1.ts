@@ -77,7 +77,7 @@ function nameIs(text: string, from: number, colon: number, lower: string): boole
 /** Header lines (from `at` on) as an object: only where someone reads a header. */
 function headersOf(text: string, from: number): IncomingHttpHeaders {
   const headers: Record<string, string | string[]> = {};
-  for (let at = from; at < text.length;) {
+  for (let at = from; at < text.length; ) {
     let end = text.indexOf('\r\n', at);
     if (end < 0) end = text.length;
     const colon = text.indexOf(':', at);
@@ -94,7 +94,8 @@ function headersOf(text: string, from: number): IncomingHttpHeaders {
 }
 
 /** A repeated header's values joined as headersOf joins them. */
-const joined = (prev: string | undefined, value: string) => (prev === undefined ? value : `${prev}, ${value}`);
+const joined = (prev: string | undefined, value: string) =>
+  prev === undefined ? value : `${prev}, ${value}`;
 
 /**
  * `bodiless`: the answer to a HEAD, which announces a length but never sends the body. Reads the
@@ -105,21 +106,25 @@ export function parseHead(text: string, bodiless = false): Head | string {
   let firstEnd = text.indexOf('\r\n');
   if (firstEnd < 0) firstEnd = text.length;
   const status = statusOf(text, firstEnd);
-  if (status < 0) return `HPE_INVALID: not an HTTP/1.x response: ${JSON.stringify(text.slice(0, Math.min(firstEnd, 40)))}`;
+  if (status < 0)
+    return `HPE_INVALID: not an HTTP/1.x response: ${JSON.stringify(text.slice(0, Math.min(firstEnd, 40)))}`;
   const http11 = text.charCodeAt(7) === 49;
   let contentLength: string | undefined;
   let te: string | undefined;
   let connection: string | undefined;
   const from = firstEnd + 2;
-  for (let at = from; at < text.length;) {
+  for (let at = from; at < text.length; ) {
     let end = text.indexOf('\r\n', at);
     if (end < 0) end = text.length;
     const colon = text.indexOf(':', at);
     if (colon > at && colon < end) {
       // nameIs compares lengths first: most lines are left at that.
-      if (nameIs(text, at, colon, 'content-length')) contentLength = joined(contentLength, text.slice(colon + 1, end).trim());
-      else if (nameIs(text, at, colon, 'connection')) connection = joined(connection, text.slice(colon + 1, end).trim());
-      else if (nameIs(text, at, colon, 'transfer-encoding')) te = joined(te, text.slice(colon + 1, end).trim());
+      if (nameIs(text, at, colon, 'content-length'))
+        contentLength = joined(contentLength, text.slice(colon + 1, end).trim());
+      else if (nameIs(text, at, colon, 'connection'))
+        connection = joined(connection, text.slice(colon + 1, end).trim());
+      else if (nameIs(text, at, colon, 'transfer-encoding'))
+        te = joined(te, text.slice(colon + 1, end).trim());
     }
     at = end + 2;
   }
@@ -173,7 +178,8 @@ export class ChunkedDecoder {
         if (line !== '') this.error = 'HPE_STRICT: missing CRLF after chunk data';
       } else if (this.state === 'size') {
         const size = parseInt(line.split(';')[0]!, 16);
-        if (!Number.isFinite(size) || size < 0) this.error = `HPE_CHUNK_SIZE: ${JSON.stringify(line.slice(0, 20))}`;
+        if (!Number.isFinite(size) || size < 0)
+          this.error = `HPE_CHUNK_SIZE: ${JSON.stringify(line.slice(0, 20))}`;
         else if (size === 0) this.state = 'trailer';
         else {
           this.left = size;
@@ -187,7 +193,12 @@ export class ChunkedDecoder {
   }
 }
 
-export function requestHead(method: string, url: URL, headers: Record<string, string>, bodyBytes: number | undefined): string {
+export function requestHead(
+  method: string,
+  url: URL,
+  headers: Record<string, string>,
+  bodyBytes: number | undefined,
+): string {
   let head = `${method} ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\n`;
   let connection = false;
   for (const [k, v] of Object.entries(headers)) {

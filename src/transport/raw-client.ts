@@ -13,7 +13,18 @@
 import net from 'node:net';
 import type * as Tls from 'node:tls';
 import { answerError, ErrorBody, isExpected } from './answer.js';
-import { CANCELLED_ERROR, errnoText, LazyHeadersResult, NOT_SENT_ERROR, withUrlCredentials, type Answered, type HttpClient, type HttpRequest, type StopSignal, type TracedResult } from './http-client.js';
+import {
+  CANCELLED_ERROR,
+  errnoText,
+  LazyHeadersResult,
+  NOT_SENT_ERROR,
+  withUrlCredentials,
+  type Answered,
+  type HttpClient,
+  type HttpRequest,
+  type StopSignal,
+  type TracedResult,
+} from './http-client.js';
 import { ChunkedDecoder, headEnd, MAX_HEAD_BYTES, parseHead, requestHead, type Head } from './http1.js';
 import { nodeTls } from './node-http.js';
 import { RequestTracer } from './tracer.js';
@@ -82,7 +93,13 @@ class Conn {
   /** The write callback of every request on this connection (one function, not one a request). */
   readonly afterWrite = (error?: Error | null) => this.user?.written(error);
 
-  constructor(url: URL, readBuffer: Buffer, clock: WatchdogClock, onIdleClose: (c: Conn) => void, tlsOptions?: Tls.ConnectionOptions) {
+  constructor(
+    url: URL,
+    readBuffer: Buffer,
+    clock: WatchdogClock,
+    onIdleClose: (c: Conn) => void,
+    tlsOptions?: Tls.ConnectionOptions,
+  ) {
     const onread = {
       buffer: readBuffer,
       callback: (n: number, buf: Uint8Array): boolean => {
@@ -100,11 +117,24 @@ class Conn {
     };
     const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
     const host = url.hostname.replace(/^\[|\]$/g, '');
-    this.socket = url.protocol === 'https:'
-      // tls.connect takes net's onread too (its typings omit it).
-      ? nodeTls().connect({ ...tlsOptions, host, port, servername: net.isIP(host) ? undefined : host, onread, ALPNProtocols: ['http/1.1'] } as Tls.ConnectionOptions)
-      // net passes its options to the stream (its typings omit the stream's).
-      : net.connect({ host, port, onread, writableHighWaterMark: WRITE_HIGH_WATER_BYTES } as net.NetConnectOpts);
+    this.socket =
+      url.protocol === 'https:'
+        ? // tls.connect takes net's onread too (its typings omit it).
+          nodeTls().connect({
+            ...tlsOptions,
+            host,
+            port,
+            servername: net.isIP(host) ? undefined : host,
+            onread,
+            ALPNProtocols: ['http/1.1'],
+          } as Tls.ConnectionOptions)
+        : // net passes its options to the stream (its typings omit the stream's).
+          net.connect({
+            host,
+            port,
+            onread,
+            writableHighWaterMark: WRITE_HIGH_WATER_BYTES,
+          } as net.NetConnectOpts);
     this.socket.setNoDelay(true);
     const gone = (error: string, clean: boolean) => {
       if (this.closed) return;
@@ -115,7 +145,9 @@ class Conn {
       else onIdleClose(this);
     };
     this.socket.on('error', (err: Error) => gone(errnoText(err), false));
-    this.socket.on('close', (hadError: boolean) => gone('ECONNRESET: socket closed before the response ended', !hadError));
+    this.socket.on('close', (hadError: boolean) =>
+      gone('ECONNRESET: socket closed before the response ended', !hadError),
+    );
     this.socket.on('end', () => this.socket.destroy());
   }
 
@@ -220,11 +252,15 @@ export class RawPool implements HttpClient {
     if (!waiting) {
       const all = (waiting = new Set());
       this.waitingOn.set(signal, all);
-      signal.addEventListener('abort', () => {
-        for (const a of [...all]) a.cancel();
-        all.clear();
-        for (const conn of [...this.conns]) if (conn.user?.signal === signal) conn.user.cancel();
-      }, { once: true });
+      signal.addEventListener(
+        'abort',
+        () => {
+          for (const a of [...all]) a.cancel();
+          all.clear();
+          for (const conn of [...this.conns]) if (conn.user?.signal === signal) conn.user.cancel();
+        },
+        { once: true },
+      );
     }
     this.lastSignal = signal;
     this.lastWaiting = waiting;
@@ -257,7 +293,13 @@ export class RawPool implements HttpClient {
   }
 
   connect(url: URL): Conn {
-    const conn = new Conn(url, Buffer.allocUnsafeSlow(this.bufferBytes), this.clock, (c) => this.dropIdle(c), this.tlsOptions);
+    const conn = new Conn(
+      url,
+      Buffer.allocUnsafeSlow(this.bufferBytes),
+      this.clock,
+      (c) => this.dropIdle(c),
+      this.tlsOptions,
+    );
     if (this.conns.length >= this.maxSockets) this.conns = this.conns.filter((c) => !c.closed);
     this.conns.push(conn);
     return conn;
@@ -352,7 +394,9 @@ export function rawRequest(opts: RawRequestOptions): Promise<TracedResult> {
  * a request that goes again and again unchanged (HttpRequest.head).
  */
 export function wireHead(req: Pick<HttpRequest, 'url' | 'method' | 'headers' | 'body'>): Buffer {
-  return Buffer.from(requestHead(req.method ?? 'GET', req.url, withUrlCredentials(req.url, req.headers), req.body?.length));
+  return Buffer.from(
+    requestHead(req.method ?? 'GET', req.url, withUrlCredentials(req.url, req.headers), req.body?.length),
+  );
 }
 
 /** An empty write, whose callback comes once what was written before it has gone. */
@@ -421,7 +465,16 @@ class Exchange implements ConnUser, Cancellable {
     tracer.mark('end');
     const phases = tracer.phases();
     const totalMs = tracer.totalMs();
-    return new LazyHeadersResult(this.status, this.bytes, tracer.reused, phases, totalMs, tracer.startEpochMs, error, this.parsed);
+    return new LazyHeadersResult(
+      this.status,
+      this.bytes,
+      tracer.reused,
+      phases,
+      totalMs,
+      tracer.startEpochMs,
+      error,
+      this.parsed,
+    );
   }
 
   start(): void {
@@ -430,7 +483,12 @@ class Exchange implements ConnUser, Cancellable {
     if (opts.head) head = opts.head;
     else {
       try {
-        head = requestHead(this.method, opts.url, withUrlCredentials(opts.url, opts.headers), opts.body?.length);
+        head = requestHead(
+          this.method,
+          opts.url,
+          withUrlCredentials(opts.url, opts.headers),
+          opts.body?.length,
+        );
       } catch (err) {
         return this.to.answered(this.result(`ERR_INVALID_HEADER: ${(err as Error).message}`));
       }
@@ -547,7 +605,15 @@ class Exchange implements ConnUser, Cancellable {
     const h = this.parsed!;
     const keepAlive = h.keepAlive && !this.outOfStep;
     if (!this.ok) {
-      this.finish(answerError({ status: h.status, headers: h.headers, body: this.errorBody?.text(), expectStatus: this.opts.expectStatus }), keepAlive);
+      this.finish(
+        answerError({
+          status: h.status,
+          headers: h.headers,
+          body: this.errorBody?.text(),
+          expectStatus: this.opts.expectStatus,
+        }),
+        keepAlive,
+      );
     } else if (this.pending) {
       const done = () => this.finish(undefined, keepAlive);
       void this.pending.then(done, () => {});

@@ -4,7 +4,16 @@ import type * as http from 'node:http';
 import type * as https from 'node:https';
 import { nodeHttp, nodeHttps } from './node-http.js';
 import { answerError, ErrorBody, isExpected } from './answer.js';
-import { CANCELLED_ERROR, errnoText, NOT_SENT_ERROR, withUrlCredentials, type Answered, type HttpClient, type HttpRequest, type TracedResult } from './http-client.js';
+import {
+  CANCELLED_ERROR,
+  errnoText,
+  NOT_SENT_ERROR,
+  withUrlCredentials,
+  type Answered,
+  type HttpClient,
+  type HttpRequest,
+  type TracedResult,
+} from './http-client.js';
 import { RequestTracer } from './tracer.js';
 
 export interface TracedRequestOptions extends HttpRequest {
@@ -14,8 +23,15 @@ export interface TracedRequestOptions extends HttpRequest {
 
 /** `ca`: the certificates (PEM) to trust, in place of Node's defaults, e.g. the embedded target's throwaway one. */
 export function createAgent(url: URL, maxSockets: number, ca?: string): http.Agent {
-  const options: http.AgentOptions = { keepAlive: true, maxSockets, maxFreeSockets: maxSockets, scheduling: 'fifo' };
-  return url.protocol === 'https:' ? new (nodeHttps().Agent)({ ...options, ...(ca ? { ca } : {}) }) : new (nodeHttp().Agent)(options);
+  const options: http.AgentOptions = {
+    keepAlive: true,
+    maxSockets,
+    maxFreeSockets: maxSockets,
+    scheduling: 'fifo',
+  };
+  return url.protocol === 'https:'
+    ? new (nodeHttps().Agent)({ ...options, ...(ca ? { ca } : {}) })
+    : new (nodeHttp().Agent)(options);
 }
 
 /** node:http as an HttpClient: every request through one agent (its socket cap and keep-alive). */
@@ -51,7 +67,11 @@ export function tracedRequest(opts: TracedRequestOptions): Promise<TracedResult>
   return send(opts, opts.agent, opts.highWaterMark);
 }
 
-function send(opts: HttpRequest, agent: http.Agent, highWaterMark: number | undefined): Promise<TracedResult> {
+function send(
+  opts: HttpRequest,
+  agent: http.Agent,
+  highWaterMark: number | undefined,
+): Promise<TracedResult> {
   return new Promise((resolve) => {
     const tracer = new RequestTracer(opts.queuedAt);
     const transport = opts.url.protocol === 'https:' ? nodeHttps() : nodeHttp();
@@ -65,14 +85,29 @@ function send(opts: HttpRequest, agent: http.Agent, highWaterMark: number | unde
       tracer.mark('end');
       const phases = tracer.phases();
       const totalMs = tracer.totalMs();
-      resolve({ status, bytes, reused: tracer.reused, phases, totalMs, startEpochMs: tracer.startEpochMs, headers, error });
+      resolve({
+        status,
+        bytes,
+        reused: tracer.reused,
+        phases,
+        totalMs,
+        startEpochMs: tracer.startEpochMs,
+        headers,
+        error,
+      });
     };
     if (opts.signal?.aborted) return finish(0, {}, NOT_SENT_ERROR);
     const headers = { ...withUrlCredentials(opts.url, opts.headers) };
     if (opts.body) headers['content-length'] = String(opts.body.length);
     // highWaterMark sizes the response stream's reads; older typings omit it. `auth` unset: the
     // URL's credentials are in `headers` already, made the same way as for our raw client.
-    const requestOptions = { method: opts.method ?? 'GET', headers, agent, highWaterMark, auth: undefined } as http.RequestOptions;
+    const requestOptions = {
+      method: opts.method ?? 'GET',
+      headers,
+      agent,
+      highWaterMark,
+      auth: undefined,
+    } as http.RequestOptions;
     const req = transport.request(opts.url, requestOptions);
     // Finish first: a destroyed response would report ECONNRESET instead. (Hoisted: finish() names it.)
     function abort() {
@@ -120,7 +155,17 @@ function send(opts: HttpRequest, agent: http.Agent, highWaterMark: number | unde
         }
       });
       res.on('end', () => {
-        if (!ok) return finish(status, res.headers, answerError({ status, headers: res.headers, body: errorBody.text(), expectStatus: opts.expectStatus }));
+        if (!ok)
+          return finish(
+            status,
+            res.headers,
+            answerError({
+              status,
+              headers: res.headers,
+              body: errorBody.text(),
+              expectStatus: opts.expectStatus,
+            }),
+          );
         if (sinking) return void sinking.then(() => finish(status, res.headers));
         finish(status, res.headers);
       });

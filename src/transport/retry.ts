@@ -15,7 +15,15 @@ export interface RetryPolicy {
 }
 
 const RETRY_STATUS = new Set([408, 429, 500, 502, 503, 504]);
-const RETRY_ERRORS = ['ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ECONNREFUSED', 'ECONNABORTED', 'EAI_AGAIN', 'SHORT_BODY'];
+const RETRY_ERRORS = [
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ECONNREFUSED',
+  'ECONNABORTED',
+  'EAI_AGAIN',
+  'SHORT_BODY',
+];
 
 export interface AttemptOutcome {
   status: number;
@@ -28,7 +36,9 @@ export const isThrottle = (status: number) => status === 503 || status === 429;
 
 export function isRetryable(o: AttemptOutcome): boolean {
   if (RETRY_STATUS.has(o.status)) return true;
-  return o.status === 0 || o.error !== undefined ? RETRY_ERRORS.some((code) => o.error?.startsWith(code)) : false;
+  return o.status === 0 || o.error !== undefined
+    ? RETRY_ERRORS.some((code) => o.error?.startsWith(code))
+    : false;
 }
 
 /** Retry-After in seconds or as an HTTP date, capped; undefined when absent or unreadable. */
@@ -100,20 +110,26 @@ export interface Labelled {
   label(): string;
 }
 
-const labelOf = (label: RetryOptions['label']) => (typeof label === 'string' ? label : typeof label === 'function' ? label() : label.label());
+const labelOf = (label: RetryOptions['label']) =>
+  typeof label === 'string' ? label : typeof label === 'function' ? label() : label.label();
 
 /**
  * Runs `attempt` until it succeeds, fails for good, retries run out or `signal` aborts. The result
  * keeps the last try's phases plus a `retry` phase (failed tries and backoff), so phases still add
  * up to the total.
  */
-export function requestWithRetries(attempt: (n: number) => Promise<TryOutcome>, opts: RetryOptions): Promise<RetriedResult> {
+export function requestWithRetries(
+  attempt: (n: number) => Promise<TryOutcome>,
+  opts: RetryOptions,
+): Promise<RetriedResult> {
   const started = opts.queuedAt ?? performance.now();
   // The first try without an async function around it: nearly every request ends with it, and each
   // async layer is a few hundred bytes of garbage a request.
-  return attempt(0).then((first) => (first.error === undefined && !isThrottle(first.result.status)
-    ? retried(opts.label, first.result, first.error, 0, started, started, NO_TALLY)
-    : tries(attempt, opts, started, first)));
+  return attempt(0).then((first) =>
+    first.error === undefined && !isThrottle(first.result.status)
+      ? retried(opts.label, first.result, first.error, 0, started, started, NO_TALLY)
+      : tries(attempt, opts, started, first),
+  );
 }
 
 /**
@@ -122,13 +138,22 @@ export function requestWithRetries(attempt: (n: number) => Promise<TryOutcome>, 
  * promise made on its way; else undefined, and retryFrom goes on. `started`: the first try's start
  * (or the queue's), on the performance.now() clock.
  */
-export function firstTry(result: TracedResult, started: number, label: RetryOptions['label']): RetriedResult | undefined {
+export function firstTry(
+  result: TracedResult,
+  started: number,
+  label: RetryOptions['label'],
+): RetriedResult | undefined {
   if (result.error !== undefined || isThrottle(result.status)) return undefined;
   return retried(label, result, undefined, 0, started, started, NO_TALLY);
 }
 
 /** The loop, after a first try (sent at `started`) that firstTry did not take. */
-export function retryFrom(first: TracedResult, attempt: (n: number) => Promise<TryOutcome>, opts: RetryOptions, started: number): Promise<RetriedResult> {
+export function retryFrom(
+  first: TracedResult,
+  attempt: (n: number) => Promise<TryOutcome>,
+  opts: RetryOptions,
+  started: number,
+): Promise<RetriedResult> {
   return tries(attempt, opts, started, outcomeOf(first));
 }
 
@@ -144,8 +169,17 @@ interface Tally {
 const NO_TALLY: Readonly<Tally> = { retries: 0, throttled: 0, sleptMs: 0 };
 
 /** The loop, from a first try that failed or throttled. */
-async function tries(attempt: (n: number) => Promise<TryOutcome>, opts: RetryOptions, started: number, first: TryOutcome): Promise<RetriedResult> {
-  const policy: RetryPolicy = { maxRetries: opts.maxRetries, baseDelayMs: opts.baseDelayMs ?? 100, maxDelayMs: opts.maxDelayMs ?? 10_000 };
+async function tries(
+  attempt: (n: number) => Promise<TryOutcome>,
+  opts: RetryOptions,
+  started: number,
+  first: TryOutcome,
+): Promise<RetriedResult> {
+  const policy: RetryPolicy = {
+    maxRetries: opts.maxRetries,
+    baseDelayMs: opts.baseDelayMs ?? 100,
+    maxDelayMs: opts.maxDelayMs ?? 10_000,
+  };
   const tally: Tally = { retries: 0, throttled: 0, sleptMs: 0 };
   for (let n = 0; ; n++) {
     const tryStarted = n === 0 ? started : performance.now();
@@ -163,7 +197,8 @@ async function tries(attempt: (n: number) => Promise<TryOutcome>, opts: RetryOpt
     }
     if (error && retryable && n < policy.maxRetries && !opts.signal?.aborted) {
       const delay = retryAfterMs(result.headers, policy.maxDelayMs) ?? backoffMs(n, policy);
-      if (log.isVerboseEnabled()) log.verbose(`${labelOf(opts.label)}: ${error}; retry ${n + 1}/${policy.maxRetries} in ${delay} ms`);
+      if (log.isVerboseEnabled())
+        log.verbose(`${labelOf(opts.label)}: ${error}; retry ${n + 1}/${policy.maxRetries} in ${delay} ms`);
       const sleepStarted = performance.now();
       await sleep(delay, opts.signal);
       if (!opts.signal?.aborted) {
@@ -180,11 +215,22 @@ async function tries(attempt: (n: number) => Promise<TryOutcome>, opts: RetryOpt
 }
 
 /** The request's result: its last try's, timed from the first try (or the queue) on. */
-function retried(label: RetryOptions['label'], result: TracedResult, error: string | undefined, n: number, tryStarted: number, started: number, tally: Readonly<Tally>): RetriedResult {
+function retried(
+  label: RetryOptions['label'],
+  result: TracedResult,
+  error: string | undefined,
+  n: number,
+  tryStarted: number,
+  started: number,
+  tally: Readonly<Tally>,
+): RetriedResult {
   const phases = n > 0 ? { retry: tryStarted - started, ...result.phases } : result.phases;
   // A first try's own clock already starts at `queuedAt` where there was a queue.
   const totalMs = n > 0 ? tryStarted - started + result.totalMs : result.totalMs;
-  if (log.isDebugEnabled()) log.debug(`${labelOf(label)} ${result.status} ${result.bytes}B ${totalMs.toFixed(1)}ms reused=${result.reused}${n ? ` retries=${n}` : ''}${error ? ` error=${error}` : ''}`);
+  if (log.isDebugEnabled())
+    log.debug(
+      `${labelOf(label)} ${result.status} ${result.bytes}B ${totalMs.toFixed(1)}ms reused=${result.reused}${n ? ` retries=${n}` : ''}${error ? ` error=${error}` : ''}`,
+    );
   return new Retried(result, phases, totalMs, performance.timeOrigin + started, error, tally);
 }
 
@@ -196,7 +242,14 @@ class Retried extends LazyHeadersResult implements RetriedResult {
   readonly faults: FaultCounts | undefined;
   readonly backoffMs: number;
 
-  constructor(last: TracedResult, phases: PhaseDurationsMs, totalMs: number, startEpochMs: number, error: string | undefined, tally: Readonly<Tally>) {
+  constructor(
+    last: TracedResult,
+    phases: PhaseDurationsMs,
+    totalMs: number,
+    startEpochMs: number,
+    error: string | undefined,
+    tally: Readonly<Tally>,
+  ) {
     super(last.status, last.bytes, last.reused, phases, totalMs, startEpochMs, error, last);
     this.retries = tally.retries;
     this.throttled = tally.throttled;

@@ -34,14 +34,29 @@ export class RequestTracer {
   /** The first time of each mark is kept (a switch: `this[name]` is a megamorphic access at every mark). */
   mark(name: Mark): void {
     switch (name) {
-      case 'start': return;
-      case 'socket': if (this.socket === UNSET) this.socket = performance.now(); return;
-      case 'lookup': if (this.lookup === UNSET) this.lookup = performance.now(); return;
-      case 'connect': if (this.connect === UNSET) this.connect = performance.now(); return;
-      case 'secure': if (this.secure === UNSET) this.secure = performance.now(); return;
-      case 'sent': if (this.sent === UNSET) this.sent = performance.now(); return;
-      case 'response': if (this.response === UNSET) this.response = performance.now(); return;
-      case 'end': if (this.end === UNSET) this.end = performance.now(); return;
+      case 'start':
+        return;
+      case 'socket':
+        if (this.socket === UNSET) this.socket = performance.now();
+        return;
+      case 'lookup':
+        if (this.lookup === UNSET) this.lookup = performance.now();
+        return;
+      case 'connect':
+        if (this.connect === UNSET) this.connect = performance.now();
+        return;
+      case 'secure':
+        if (this.secure === UNSET) this.secure = performance.now();
+        return;
+      case 'sent':
+        if (this.sent === UNSET) this.sent = performance.now();
+        return;
+      case 'response':
+        if (this.response === UNSET) this.response = performance.now();
+        return;
+      case 'end':
+        if (this.end === UNSET) this.end = performance.now();
+        return;
     }
   }
 
@@ -80,7 +95,12 @@ export class RequestTracer {
     // The common case, a reused socket that answered: its four phases made at once, in one shape.
     if (this.reused && response !== undefined && this.socket !== UNSET) {
       const sent = Math.min(Math.max(this.sent === UNSET ? socket : this.sent, socket), response);
-      return { wait: socket - start, send: sent - socket, firstByte: response - sent, download: end - response };
+      return {
+        wait: socket - start,
+        send: sent - socket,
+        firstByte: response - sent,
+        download: end - response,
+      };
     }
     const out: PhaseDurationsMs = { wait: socket - start };
     let cursor = socket;

@@ -48,7 +48,8 @@ export interface AxesInput {
 export function tuneAxes(input: AxesInput): TuneAxis[] {
   const axes: TuneAxis[] = [];
   const method = input.direction === 'download' ? '--source-method' : '--upload-method';
-  if (input.strategies.length > 1) axes.push({ flag: method, values: input.strategies, ordered: false, start: 0 });
+  if (input.strategies.length > 1)
+    axes.push({ flag: method, values: input.strategies, ordered: false, start: 0 });
   const counts: [string, number[], number][] = [
     ['--concurrency', doubling(1, 256), input.start.concurrency],
     ['--max-sockets', doubling(1, 256), input.start.maxSockets],
@@ -64,8 +65,12 @@ export function tuneAxes(input: AxesInput): TuneAxis[] {
     const start = input.start.blockSizeBytes ?? 8 * MiB;
     const above = sizes.findIndex((b) => b >= start);
     axes.push({
-      flag: '--block-size', values: sizes.map((b) => formatSizeExact(b).replace(' ', '')), ordered: true,
-      start: above < 0 ? sizes.length - 1 : above, toNumber: sizeBytes, between: halfwaySize,
+      flag: '--block-size',
+      values: sizes.map((b) => formatSizeExact(b).replace(' ', '')),
+      ordered: true,
+      start: above < 0 ? sizes.length - 1 : above,
+      toNumber: sizeBytes,
+      between: halfwaySize,
     });
   }
   return axes;

@@ -91,7 +91,11 @@ export interface TuneOptions {
    * runs so far whether it is already significantly slower than the fastest cell measured: its runs
    * may stop there (a race), since no more of them could make it the answer.
    */
-  measure: (cell: TuneCell, why: Omit<TunedCell, 'measure' | 'cell'>, decided?: (runMs: readonly number[]) => boolean) => Promise<CellMeasure>;
+  measure: (
+    cell: TuneCell,
+    why: Omit<TunedCell, 'measure' | 'cell'>,
+    decided?: (runMs: readonly number[]) => boolean,
+  ) => Promise<CellMeasure>;
   /** Measured time the whole search may spend, ms. */
   budgetMs: number;
   signal?: AbortSignal;
@@ -102,11 +106,15 @@ export interface TuneOptions {
   throttling?: ThrottleBoundary[];
 }
 
-
 /** An ordered axis's value as a number (a size in bytes, a count). */
 const numberOf = (axis: TuneAxis, value: string): number => (axis.toNumber ?? Number)(value);
 
-const key = (cell: TuneCell) => JSON.stringify(Object.keys(cell).sort().map((k) => [k, cell[k]]));
+const key = (cell: TuneCell) =>
+  JSON.stringify(
+    Object.keys(cell)
+      .sort()
+      .map((k) => [k, cell[k]]),
+  );
 const faster = (a: CellMeasure, b: CellMeasure) => significantlyFaster(a.runMs, b.runMs);
 
 /** Runs the search to the end: the best cell, the path, the neighbours, where throttling began. */
@@ -127,10 +135,17 @@ export async function tuneSearch(opts: TuneOptions): Promise<TuneOutcome> {
   let best: TunedCell | undefined;
 
   /** The fastest unthrottled cell measured so far (by median). */
-  const fastest = () => path.filter((c) => c.measure.throttled === 0 && c.measure.runMs.length).sort((a, b) => median(a.measure.runMs) - median(b.measure.runMs))[0];
+  const fastest = () =>
+    path
+      .filter((c) => c.measure.throttled === 0 && c.measure.runMs.length)
+      .sort((a, b) => median(a.measure.runMs) - median(b.measure.runMs))[0];
 
   /** Measures a cell once (later asks get the same answer); undefined when time is up. */
-  async function visit(cell: TuneCell, reason: TunedCell['reason'], axis?: string): Promise<TunedCell | undefined> {
+  async function visit(
+    cell: TuneCell,
+    reason: TunedCell['reason'],
+    axis?: string,
+  ): Promise<TunedCell | undefined> {
     const known = seen.get(key(cell));
     if (known) {
       noteBoundary(known, best, axis);
@@ -140,7 +155,9 @@ export async function tuneSearch(opts: TuneOptions): Promise<TuneOutcome> {
     const why = { step: path.length, reason, ...(axis ? { axis } : {}) };
     const from = best;
     const anchor = fastest();
-    const decided = anchor ? (runMs: readonly number[]) => significantlyFaster(anchor.measure.runMs, runMs) : undefined;
+    const decided = anchor
+      ? (runMs: readonly number[]) => significantlyFaster(anchor.measure.runMs, runMs)
+      : undefined;
     const measured: TunedCell = { cell, measure: await opts.measure(cell, why, decided), ...why };
     spentMs += measured.measure.spentMs;
     seen.set(key(cell), measured);
@@ -169,9 +186,10 @@ export async function tuneSearch(opts: TuneOptions): Promise<TuneOutcome> {
     }
   }
 
-  const lessOf = (cell: TuneCell, than: TuneCell) => opts.axes.some((a) => a.ordered && numberOf(a, cell[a.flag]!) < numberOf(a, than[a.flag]!))
-    && opts.axes.every((a) => !a.ordered || numberOf(a, cell[a.flag]!) <= numberOf(a, than[a.flag]!))
-    && opts.axes.every((a) => a.ordered || cell[a.flag] === than[a.flag]);
+  const lessOf = (cell: TuneCell, than: TuneCell) =>
+    opts.axes.some((a) => a.ordered && numberOf(a, cell[a.flag]!) < numberOf(a, than[a.flag]!)) &&
+    opts.axes.every((a) => !a.ordered || numberOf(a, cell[a.flag]!) <= numberOf(a, than[a.flag]!)) &&
+    opts.axes.every((a) => a.ordered || cell[a.flag] === than[a.flag]);
 
   /** A cell's standing before any timing: failed (no run to compare) below throttled below clean. */
   const standing = (c: TunedCell) => (!c.measure.runMs.length ? 0 : c.measure.throttled > 0 ? 1 : 2);
@@ -234,7 +252,7 @@ export async function tuneSearch(opts: TuneOptions): Promise<TuneOutcome> {
       for (let j = i + 1; !moved && j < ordered.length; j++) {
         if (ordered[i]!.multipliesConnections && ordered[j]!.multipliesConnections) continue;
         const cell = grown(best.cell, ordered[i]!, ordered[j]!);
-        const next = cell && await visit(cell, 'grow', `${ordered[i]!.flag}+${ordered[j]!.flag}`);
+        const next = cell && (await visit(cell, 'grow', `${ordered[i]!.flag}+${ordered[j]!.flag}`));
         if (next && better(next, best)) {
           best = next;
           moved = true;
@@ -294,14 +312,21 @@ export async function tuneSearch(opts: TuneOptions): Promise<TuneOutcome> {
    */
   function* candidates(axes: readonly TuneAxis[]): Generator<{ cell: TuneCell; axis: string }> {
     const here = best!.cell;
-    const plateauAbove = (axis: TuneAxis) => axis.values.some((v) => {
-      if (numberOf(axis, v) <= numberOf(axis, here[axis.flag]!)) return false;
-      const known = seen.get(key({ ...here, [axis.flag]: v }));
-      return known !== undefined && known.measure.throttled === 0 && known.measure.runMs.length > 0 && !faster(known.measure, best!.measure);
-    });
+    const plateauAbove = (axis: TuneAxis) =>
+      axis.values.some((v) => {
+        if (numberOf(axis, v) <= numberOf(axis, here[axis.flag]!)) return false;
+        const known = seen.get(key({ ...here, [axis.flag]: v }));
+        return (
+          known !== undefined &&
+          known.measure.throttled === 0 &&
+          known.measure.runMs.length > 0 &&
+          !faster(known.measure, best!.measure)
+        );
+      });
     for (const axis of axes) {
       if (!axis.ordered) {
-        for (const v of axis.values) if (v !== here[axis.flag]) yield { cell: { ...here, [axis.flag]: v }, axis: axis.flag };
+        for (const v of axis.values)
+          if (v !== here[axis.flag]) yield { cell: { ...here, [axis.flag]: v }, axis: axis.flag };
         continue;
       }
       for (const [v, below] of ladderAround(axis, here[axis.flag]!)) {
@@ -314,7 +339,8 @@ export async function tuneSearch(opts: TuneOptions): Promise<TuneOutcome> {
         const full = seen.get(key({ ...here, [axis.flag]: v }));
         if (!full || full.measure.throttled > 0 || !faster(best!.measure, full.measure)) continue;
         const half = axis.between?.(below ? v : here[axis.flag]!, below ? here[axis.flag]! : v);
-        if (half !== undefined && half !== v && half !== here[axis.flag]) yield { cell: { ...here, [axis.flag]: half }, axis: axis.flag };
+        if (half !== undefined && half !== v && half !== here[axis.flag])
+          yield { cell: { ...here, [axis.flag]: half }, axis: axis.flag };
       }
     }
   }
@@ -336,7 +362,6 @@ export async function tuneSearch(opts: TuneOptions): Promise<TuneOutcome> {
     if (!choiceAxes.length || !(await refineOnce(choiceAxes))) break;
   }
 
-
   // The answer is never a cell measured slower than the fastest: where growth stopped for want of
   // significance (noise, or too few runs to decide) below a cell measured faster, the answer is the
   // fastest, or a cell asking for less that is as good as it.
@@ -355,22 +380,35 @@ export async function tuneSearch(opts: TuneOptions): Promise<TuneOutcome> {
     const n = seen.get(key(cell));
     if (!n?.measure.runMs.length) return [];
     const interval = ratioInterval(best!.measure.runMs, n.measure.runMs);
-    return [{ cell, axis, ratio: median(n.measure.runMs) / median(best!.measure.runMs), interval, throttled: n.measure.throttled }];
+    return [
+      {
+        cell,
+        axis,
+        ratio: median(n.measure.runMs) / median(best!.measure.runMs),
+        interval,
+        throttled: n.measure.throttled,
+      },
+    ];
   });
   return { best, path, neighbours, throttling, stopped, bestThrottled: best.measure.throttled > 0 };
 }
 
 /** The cells one move from `cell`: ordered axes a step (and a half step) each way, categorical ones every other value. */
-export function neighbourCells(axes: readonly TuneAxis[], cell: TuneCell): { cell: TuneCell; axis: string }[] {
+export function neighbourCells(
+  axes: readonly TuneAxis[],
+  cell: TuneCell,
+): { cell: TuneCell; axis: string }[] {
   const out: { cell: TuneCell; axis: string }[] = [];
   for (const axis of axes) {
     const here = cell[axis.flag]!;
     const values = axis.ordered
       ? ladderAround(axis, here).flatMap(([v, below]) => {
-        // A half step only from a ladder value, so that refining ends.
-        const half = axis.values.includes(here) ? axis.between?.(below ? v : here, below ? here : v) : undefined;
-        return half === undefined || half === v || half === here ? [v] : [half, v];
-      })
+          // A half step only from a ladder value, so that refining ends.
+          const half = axis.values.includes(here)
+            ? axis.between?.(below ? v : here, below ? here : v)
+            : undefined;
+          return half === undefined || half === v || half === here ? [v] : [half, v];
+        })
       : axis.values.filter((v) => v !== here);
     for (const v of values) out.push({ cell: { ...cell, [axis.flag]: v }, axis: axis.flag });
   }
@@ -382,5 +420,8 @@ function ladderAround(axis: TuneAxis, here: string): [string, boolean][] {
   const x = numberOf(axis, here);
   const below = axis.values.filter((v) => numberOf(axis, v) < x).at(-1);
   const above = axis.values.find((v) => numberOf(axis, v) > x);
-  return [...(below === undefined ? [] : [[below, true] as [string, boolean]]), ...(above === undefined ? [] : [[above, false] as [string, boolean]])];
+  return [
+    ...(below === undefined ? [] : [[below, true] as [string, boolean]]),
+    ...(above === undefined ? [] : [[above, false] as [string, boolean]]),
+  ];
 }

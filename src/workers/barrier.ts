@@ -15,7 +15,11 @@ export type JobSpec = Omit<WorkerJob, 'workerIndex' | 'workers' | 'items'>;
 export type AfterWorkers = () => Promise<OpRecord>;
 
 /** The worker's next message of `type`; a 'failed' message or its exit rejects, naming it and why. */
-export function waitFor<T extends FromWorker['type']>(child: ChildProcess, index: number, type: T): Promise<Extract<FromWorker, { type: T }>> {
+export function waitFor<T extends FromWorker['type']>(
+  child: ChildProcess,
+  index: number,
+  type: T,
+): Promise<Extract<FromWorker, { type: T }>> {
   return new Promise((resolve, reject) => {
     const onMessage = (msg: FromWorker) => {
       if (msg.type === type) {
@@ -28,7 +32,11 @@ export function waitFor<T extends FromWorker['type']>(child: ChildProcess, index
     };
     const onExit = (code: number | null, signal: string | null) => {
       cleanup();
-      reject(new Error(`worker ${index} (pid ${child.pid}) died before it was ${type}: ${signal ? `killed by ${signal}` : `exit code ${code}`}`));
+      reject(
+        new Error(
+          `worker ${index} (pid ${child.pid}) died before it was ${type}: ${signal ? `killed by ${signal}` : `exit code ${code}`}`,
+        ),
+      );
     };
     const cleanup = () => {
       child.off('message', onMessage);
@@ -40,9 +48,18 @@ export function waitFor<T extends FromWorker['type']>(child: ChildProcess, index
 }
 
 /** Sends each worker its job and share; resolves once every one is ready (or rejects with the first that is not). */
-export async function dispatch(children: readonly ChildProcess[], base: JobSpec, shares: readonly Items[]): Promise<void> {
+export async function dispatch(
+  children: readonly ChildProcess[],
+  base: JobSpec,
+  shares: readonly Items[],
+): Promise<void> {
   const ready = children.map((c, i) => waitFor(c, i, 'ready'));
-  children.forEach((c, i) => c.send({ type: 'job', job: { ...base, workerIndex: i, workers: children.length, items: encodeItems(shares[i]!) } }));
+  children.forEach((c, i) =>
+    c.send({
+      type: 'job',
+      job: { ...base, workerIndex: i, workers: children.length, items: encodeItems(shares[i]!) },
+    }),
+  );
   await Promise.all(ready);
 }
 
@@ -60,12 +77,16 @@ export function release(children: readonly ChildProcess[]): number {
  * would otherwise load the server and the CPUs while another's timed requests are still going, and
  * lengthen the ranked span. Resolves with the step's record, when it ran.
  */
-export function afterAllFinished(children: readonly ChildProcess[], after?: AfterWorkers, onChecking?: () => void): Promise<OpRecord | undefined> {
+export function afterAllFinished(
+  children: readonly ChildProcess[],
+  after?: AfterWorkers,
+  onChecking?: () => void,
+): Promise<OpRecord | undefined> {
   const finished = children.map((c, i) => waitFor(c, i, 'finished'));
   const afterStep = after
     ? Promise.all(finished)
-      .then((msgs) => (msgs.every((m) => m.failedItems === 0) ? after() : undefined))
-      .catch(() => undefined)
+        .then((msgs) => (msgs.every((m) => m.failedItems === 0) ? after() : undefined))
+        .catch(() => undefined)
     : Promise.resolve(undefined);
   void Promise.allSettled([...finished, afterStep]).then(() => {
     onChecking?.();

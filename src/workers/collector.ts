@@ -79,11 +79,17 @@ export class Collector {
     const results = this.summaries.filter((s) => s !== undefined);
     const { histograms } = this;
     const records = (this.collected ?? new RecordTable()).sortByOffset();
-    const steady = input.steady ? mergeSteady(results, input.releaseEpochMs, input.steady.intervalMs) : undefined;
-    let { start, end } = spanOf(records, results, input.releaseEpochMs, steady);
-    const summary = !steady && results.length && results.every((w) => w.summary)
-      ? { totals: addTotals(results.map((w) => w.summary!.totals)), tally: addTallies(results.map((w) => w.summary!.tally)) }
+    const steady = input.steady
+      ? mergeSteady(results, input.releaseEpochMs, input.steady.intervalMs)
       : undefined;
+    let { start, end } = spanOf(records, results, input.releaseEpochMs, steady);
+    const summary =
+      !steady && results.length && results.every((w) => w.summary)
+        ? {
+            totals: addTotals(results.map((w) => w.summary!.totals)),
+            tally: addTallies(results.map((w) => w.summary!.tally)),
+          }
+        : undefined;
     const after = input.afterRecord;
     if (after) {
       // A step after the workers (an upload's commit) is one more request of the run, steady or not.
@@ -96,12 +102,21 @@ export class Collector {
     const loops = results.flatMap((w) => (w.openLoop ? [w.openLoop] : []));
     const openLoop = input.openLoop ? mergeOpenLoop(input.openLoop, loops) : undefined;
     const perItem = results.filter((w) => w.objects);
-    const objects = perItem.length ? perItem.map((w) => w.objects!).reduce(addObjectTotals, emptyObjectTotals()) : undefined;
+    const objects = perItem.length
+      ? perItem.map((w) => w.objects!).reduce(addObjectTotals, emptyObjectTotals())
+      : undefined;
     return {
       ...(objects ? { objects } : {}),
-      workers: results, records, histograms, wallMs: end > start ? end - start : 0, failures: input.failures,
-      stopped: results.reduce((a, w) => a + (w.stopped ?? 0), 0), maybeSent: input.maybeSent, ...(summary ? { summary } : {}),
-      ...(steady ? { steady } : {}), ...(openLoop ? { openLoop } : {}),
+      workers: results,
+      records,
+      histograms,
+      wallMs: end > start ? end - start : 0,
+      failures: input.failures,
+      stopped: results.reduce((a, w) => a + (w.stopped ?? 0), 0),
+      maybeSent: input.maybeSent,
+      ...(summary ? { summary } : {}),
+      ...(steady ? { steady } : {}),
+      ...(openLoop ? { openLoop } : {}),
       ...(input.autotermAtMs === undefined ? {} : { autotermAtMs: input.autotermAtMs }),
     };
   }
@@ -112,7 +127,12 @@ export class Collector {
  * queueing for a socket counts) to its last response's end; a worker's own setup and wind-down are
  * outside it.
  */
-function spanOf(records: RecordTable, results: readonly WorkerSummary[], releaseEpochMs: number, steady?: MergedSteady): { start: number; end: number } {
+function spanOf(
+  records: RecordTable,
+  results: readonly WorkerSummary[],
+  releaseEpochMs: number,
+  steady?: MergedSteady,
+): { start: number; end: number } {
   let start = Infinity;
   let end = -Infinity;
   if (steady) {

@@ -11,7 +11,8 @@ import { fileURLToPath } from 'node:url';
 const WORKER_V8_FLAGS = ['--max-semi-space-size=4'];
 
 export function withWorkerFlags(execArgv: readonly string[]): string[] {
-  const given = (flag: string) => execArgv.some((a) => a.split('=')[0]!.replace(/_/g, '-') === flag.split('=')[0]);
+  const given = (flag: string) =>
+    execArgv.some((a) => a.split('=')[0]!.replace(/_/g, '-') === flag.split('=')[0]);
   return [...WORKER_V8_FLAGS.filter((f) => !given(f)), ...execArgv];
 }
 
@@ -22,20 +23,25 @@ export function withWorkerFlags(execArgv: readonly string[]): string[] {
  */
 export function workerEntry(): { path: string; execArgv: string[] } {
   if (!import.meta.url.endsWith('.ts')) {
-    return { path: fileURLToPath(new URL('./worker.js', import.meta.url)), execArgv: withWorkerFlags(process.execArgv) };
+    return {
+      path: fileURLToPath(new URL('./worker.js', import.meta.url)),
+      execArgv: withWorkerFlags(process.execArgv),
+    };
   }
   // Registered in the worker before worker.ts loads; a data: URL may import builtins and absolute URLs
   // only. The hook is storage/child-entry.ts's (the embedded Azurite's process starts the same way),
   // named by its URL: this module is read at every command's start, and a start from dist/ never
   // reads that one.
   const hook = new URL('../storage/child-entry.ts', import.meta.url).href;
-  const register = `import { registerHooks } from 'node:module'; import { resolveSource } from ${JSON.stringify(hook)};`
-    + ' registerHooks({ resolve: resolveSource });';
+  const register =
+    `import { registerHooks } from 'node:module'; import { resolveSource } from ${JSON.stringify(hook)};` +
+    ' registerHooks({ resolve: resolveSource });';
   return {
     path: fileURLToPath(new URL('./worker.ts', import.meta.url)),
     execArgv: [
       ...withWorkerFlags(process.execArgv),
-      '--import', `data:text/javascript,${encodeURIComponent(register)}`,
+      '--import',
+      `data:text/javascript,${encodeURIComponent(register)}`,
     ],
   };
 }

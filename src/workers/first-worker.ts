@@ -9,7 +9,11 @@ import { workerEntry } from './entry.js';
 const WORKER = workerEntry();
 
 export function forkWorker(): ChildProcess {
-  const child = fork(WORKER.path, [], { execArgv: WORKER.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'advanced' });
+  const child = fork(WORKER.path, [], {
+    execArgv: WORKER.execArgv,
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    serialization: 'advanced',
+  });
   // A message to a worker that has just died (a signal to the whole group while it was starting)
   // fails with EPIPE before 'disconnect' says so: its exit names the death; unheard, it would crash us.
   child.on('error', () => {});

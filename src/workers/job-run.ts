@@ -48,7 +48,9 @@ export class JobRun {
   private finishing = false;
   /** Every worker is done (the coordinator's 'verify'), or a stop: checking may start. */
   private everyoneDone!: () => void;
-  private readonly everyoneDoneNow = new Promise<void>((resolve) => { this.everyoneDone = resolve; });
+  private readonly everyoneDoneNow = new Promise<void>((resolve) => {
+    this.everyoneDone = resolve;
+  });
   private prepared?: Prepared;
   private readonly done: Progress = { ops: 0, bytes: 0, errors: 0, retries: 0 };
   /** Requests that failed while the stop was on: the run was cut short, not failed by the target. */
@@ -68,7 +70,8 @@ export class JobRun {
   }
 
   private moveTo(from: JobState, to: JobState): void {
-    if (this.stateNow !== from) throw new Error(`worker job: ${to} asked while ${this.stateNow}, not ${from}`);
+    if (this.stateNow !== from)
+      throw new Error(`worker job: ${to} asked while ${this.stateNow}, not ${from}`);
     this.stateNow = to;
   }
 
@@ -86,7 +89,10 @@ export class JobRun {
     const ca = job.target.kind === 'blob' ? job.target.ca : undefined;
     let made: http.Agent | undefined;
     const agent = () => (made ??= createAgent(origin, job.maxSockets, ca));
-    const pool = kind.transport && job.httpClient !== 'node' ? new RawPool(origin, job.maxSockets, job.bufferSizeBytes, ca ? { ca } : undefined) : undefined;
+    const pool =
+      kind.transport && job.httpClient !== 'node'
+        ? new RawPool(origin, job.maxSockets, job.bufferSizeBytes, ca ? { ca } : undefined)
+        : undefined;
     // Up to PREBUILT_URLS items, each URL is made here, before the barrier; past that, as its request
     // goes out: a URL object is most of a file's state at 100,000 files per worker.
     let urls: Map<number, URL> | undefined;
@@ -99,12 +105,27 @@ export class JobRun {
     // may have one item in flight more than once (one 1 KiB object at 5,000 GETs/s).
     const perWorker = job.openLoop && Math.ceil(job.openLoop.maxInFlight / Math.max(1, job.workers ?? 1));
     const closedLanes = job.inFlight ?? (kind.transport ? job.maxSockets : items.length);
-    const lanes = Math.max(1, perWorker && job.steady ? perWorker
-      : Math.min(items.length, perWorker || closedLanes));
-    const ctx: KindContext = { job, items, signer, agent, pool, urls, signal: this.stop.signal, lanes, kept: this.kept };
+    const lanes = Math.max(
+      1,
+      perWorker && job.steady ? perWorker : Math.min(items.length, perWorker || closedLanes),
+    );
+    const ctx: KindContext = {
+      job,
+      items,
+      signer,
+      agent,
+      pool,
+      urls,
+      signal: this.stop.signal,
+      lanes,
+      kept: this.kept,
+    };
     const kindRun = await kind.setup(ctx);
     // Connections opened now are outside the timed span: the run measures requests on open sockets.
-    const warmSockets = job.connections === 'warm' && items.length ? await warmConnections(ctx, origin, job.maxSockets, kindRun.agent) : undefined;
+    const warmSockets =
+      job.connections === 'warm' && items.length
+        ? await warmConnections(ctx, origin, job.maxSockets, kindRun.agent)
+        : undefined;
     this.prepared = { items, kindRun, lanes, agent: () => made, pool, warmSockets };
     this.moveTo('idle', 'prepared');
   }
@@ -127,10 +148,15 @@ export class JobRun {
     }
     const open = this.job.openLoop
       ? {
-        meter: new OpenLoopMeter(),
-        schedule: new Schedule(goEpochMs - performance.timeOrigin, this.job.openLoop.ratePerSecond,
-          this.job.openLoop.arrival, this.job.workerIndex, this.job.workers ?? 1),
-      }
+          meter: new OpenLoopMeter(),
+          schedule: new Schedule(
+            goEpochMs - performance.timeOrigin,
+            this.job.openLoop.ratePerSecond,
+            this.job.openLoop.arrival,
+            this.job.workerIndex,
+            this.job.workers ?? 1,
+          ),
+        }
       : undefined;
     const { records, issued } = await this.timed(items, kindRun, lanes, shape, open).finally(() => {
       clearInterval(ticker);
@@ -145,9 +171,18 @@ export class JobRun {
     await this.close();
     this.stateNow = 'done';
     return packResult(this.job, items, records, {
-      startEpochMs, endEpochMs, cpu, eventLoopDelayP99Ms: loopDelay.percentile(99) / 1e6, verifyMs, stopped: this.stopped, equalToFixture: note?.equalToFixture,
+      startEpochMs,
+      endEpochMs,
+      cpu,
+      eventLoopDelayP99Ms: loopDelay.percentile(99) / 1e6,
+      verifyMs,
+      stopped: this.stopped,
+      equalToFixture: note?.equalToFixture,
       warmSockets: this.prepared!.warmSockets,
-      steady: shape instanceof SteadyShape ? { meter: shape.meter, result: shape.result(issued, items.length, endEpochMs) } : undefined,
+      steady:
+        shape instanceof SteadyShape
+          ? { meter: shape.meter, result: shape.result(issued, items.length, endEpochMs) }
+          : undefined,
       ...(open ? { openLoop: open.meter.result(goEpochMs) } : {}),
     });
   }
@@ -159,7 +194,11 @@ export class JobRun {
    * pages are kept apart, then appended.
    */
   private async timed(
-    items: Items, kindRun: KindRun, lanes: number, shape: Shape, open?: { meter: OpenLoopMeter; schedule: Schedule },
+    items: Items,
+    kindRun: KindRun,
+    lanes: number,
+    shape: Shape,
+    open?: { meter: OpenLoopMeter; schedule: Schedule },
   ): Promise<{ records: RecordTable; issued: number }> {
     const table = new RecordTable(items.length);
     const pages: OpRecord[][] = [];
@@ -180,7 +219,8 @@ export class JobRun {
     const issuedAt = this.job.inFlight || shape.kind === 'steady' ? undefined : performance.now();
     // A steady run asks for each item again at every lap: kept from its first (up to PREBUILT_URLS
     // items), not a new item and name every request.
-    const made: (WorkItem | undefined)[] | undefined = shape.kind === 'steady' && items.length <= PREBUILT_URLS ? new Array(items.length) : undefined;
+    const made: (WorkItem | undefined)[] | undefined =
+      shape.kind === 'steady' && items.length <= PREBUILT_URLS ? new Array(items.length) : undefined;
     const counted = (n: number, got: OpRecord | OpRecord[]) => {
       if (Array.isArray(got)) got.forEach(count);
       else count(got);
@@ -189,21 +229,33 @@ export class JobRun {
     // An open loop is its own loop: the closed one below takes no branch for it.
     const issued = open
       ? await runOpenLoop<OpRecord | OpRecord[]>(
-        items.length, lanes, shape, open.schedule, open.meter, this.stop.signal,
-        (n, lane, intendedMs, done, fail) => {
-          const item = made ? (made[n] ??= items.at(n)!) : items.at(n)!;
-          if (this.stop.signal.aborted) done(this.notSent(item));
-          else if (kindRun.send) kindRun.send(item, lane, intendedMs, done, fail);
-          else kindRun.run(item, lane, intendedMs).then(done, fail);
-        }, counted)
-      : await runLanes<OpRecord | OpRecord[]>(items.length, lanes, shape,
-        (n, lane, done, fail) => {
-          const item = made ? (made[n] ??= items.at(n)!) : items.at(n)!;
-          if (this.stop.signal.aborted) done(this.notSent(item));
-          // A kind that answers through a callback makes no promise a request.
-          else if (kindRun.send) kindRun.send(item, lane, issuedAt, done, fail);
-          else kindRun.run(item, lane, issuedAt).then(done, fail);
-        }, counted);
+          items.length,
+          lanes,
+          shape,
+          open.schedule,
+          open.meter,
+          this.stop.signal,
+          (n, lane, intendedMs, done, fail) => {
+            const item = made ? (made[n] ??= items.at(n)!) : items.at(n)!;
+            if (this.stop.signal.aborted) done(this.notSent(item));
+            else if (kindRun.send) kindRun.send(item, lane, intendedMs, done, fail);
+            else kindRun.run(item, lane, intendedMs).then(done, fail);
+          },
+          counted,
+        )
+      : await runLanes<OpRecord | OpRecord[]>(
+          items.length,
+          lanes,
+          shape,
+          (n, lane, done, fail) => {
+            const item = made ? (made[n] ??= items.at(n)!) : items.at(n)!;
+            if (this.stop.signal.aborted) done(this.notSent(item));
+            // A kind that answers through a callback makes no promise a request.
+            else if (kindRun.send) kindRun.send(item, lane, issuedAt, done, fail);
+            else kindRun.run(item, lane, issuedAt).then(done, fail);
+          },
+          counted,
+        );
     // A steady run stopped before its first lap ended: the items never sent count as such.
     for (let n = 0; n < items.length; n++) {
       if (table.has(n) || pages[n]) continue;
@@ -237,8 +289,18 @@ export class JobRun {
   /** An item never started because a stop was requested: counted as failed, never as measured. */
   private notSent(item: WorkItem): OpRecord {
     return {
-      worker: this.job.workerIndex, item: item.index, offsetBytes: item.destOffsetBytes, bytes: 0, status: 0,
-      startEpochMs: epochNow(), totalMs: 0, phases: {}, reused: false, retries: 0, throttled: 0, backoffMs: 0,
+      worker: this.job.workerIndex,
+      item: item.index,
+      offsetBytes: item.destOffsetBytes,
+      bytes: 0,
+      status: 0,
+      startEpochMs: epochNow(),
+      totalMs: 0,
+      phases: {},
+      reused: false,
+      retries: 0,
+      throttled: 0,
+      backoffMs: 0,
       error: NOT_SENT_ERROR,
     };
   }

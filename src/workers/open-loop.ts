@@ -86,12 +86,17 @@ export class OpenLoopMeter {
   }
 
   result(goEpochMs: number): OpenLoopWorkerResult {
-    const since = (ms: number) => (Number.isFinite(ms)
-      ? Math.max(0, performance.timeOrigin + ms - goEpochMs) : 0);
+    const since = (ms: number) =>
+      Number.isFinite(ms) ? Math.max(0, performance.timeOrigin + ms - goEpochMs) : 0;
     return {
-      offered: this.offered, sent: this.sent, skipped: this.skipped, succeeded: this.succeeded,
-      lastOfferedMs: since(this.lastOfferedMs), lastEndMs: since(this.lastEndMs),
-      fromIntended: encodeHistogram(this.fromIntended), fromSend: encodeHistogram(this.fromSend),
+      offered: this.offered,
+      sent: this.sent,
+      skipped: this.skipped,
+      succeeded: this.succeeded,
+      lastOfferedMs: since(this.lastOfferedMs),
+      lastEndMs: since(this.lastEndMs),
+      fromIntended: encodeHistogram(this.fromIntended),
+      fromSend: encodeHistogram(this.fromSend),
       lateness: encodeHistogram(this.lateness),
     };
   }
@@ -106,9 +111,18 @@ export class OpenLoopMeter {
  * start as the time the request counts from. Resolves with how many went, once the last has ended.
  */
 export function runOpenLoop<R extends OpRecord | OpRecord[]>(
-  items: number, lanes: number, shape: Shape, schedule: Schedule, meter: OpenLoopMeter, signal: AbortSignal,
+  items: number,
+  lanes: number,
+  shape: Shape,
+  schedule: Schedule,
+  meter: OpenLoopMeter,
+  signal: AbortSignal,
   start: (
-    n: number, lane: number, intendedMs: number, done: (got: R) => void, fail: (err: unknown) => void,
+    n: number,
+    lane: number,
+    intendedMs: number,
+    done: (got: R) => void,
+    fail: (err: unknown) => void,
   ) => void,
   settle: (n: number, got: R) => void,
 ): Promise<number> {
@@ -138,21 +152,27 @@ export function runOpenLoop<R extends OpRecord | OpRecord[]>(
       inFlight++;
       const n = meter.sent++ % items;
       const sentMs = performance.now();
-      start(n, lane, intendedMs, (got) => {
-        inFlight--;
-        free.push(lane);
-        try {
-          if (Array.isArray(got)) for (const r of got) meter.settled(r, intendedMs, sentMs);
-          else meter.settled(got as OpRecord, intendedMs, sentMs);
-          settle(n, got);
-        } catch (err) {
-          fail(err);
-          return;
-        }
-        if (ended) {
-          if (inFlight === 0 && !failed) resolve(meter.sent);
-        } else tick();
-      }, fail);
+      start(
+        n,
+        lane,
+        intendedMs,
+        (got) => {
+          inFlight--;
+          free.push(lane);
+          try {
+            if (Array.isArray(got)) for (const r of got) meter.settled(r, intendedMs, sentMs);
+            else meter.settled(got as OpRecord, intendedMs, sentMs);
+            settle(n, got);
+          } catch (err) {
+            fail(err);
+            return;
+          }
+          if (ended) {
+            if (inFlight === 0 && !failed) resolve(meter.sent);
+          } else tick();
+        },
+        fail,
+      );
     };
     // Every slot now due goes out (or is skipped) in order; then a timer for the next. Answers that
     // arrive inside start() (a stop ends requests at once) come back here, not into a nested loop.
@@ -190,7 +210,8 @@ export function runOpenLoop<R extends OpRecord | OpRecord[]>(
 
 /** Every worker's open loop as one: counts and histograms added, the longest spans, the job's settings. */
 export function mergeOpenLoop(
-  job: OpenLoopJob, parts: readonly OpenLoopWorkerResult[],
+  job: OpenLoopJob,
+  parts: readonly OpenLoopWorkerResult[],
 ): OpenLoopRecord | undefined {
   if (!parts.length) return undefined;
   const sum = (f: (p: OpenLoopWorkerResult) => number) => parts.reduce((a, p) => a + f(p), 0);
@@ -199,8 +220,12 @@ export function mergeOpenLoop(
     return h ? encodeHistogram(h) : f(parts[0]!);
   };
   return {
-    ratePerSecond: job.ratePerSecond, arrival: job.arrival, maxInFlight: job.maxInFlight,
-    offered: sum((p) => p.offered), sent: sum((p) => p.sent), skipped: sum((p) => p.skipped),
+    ratePerSecond: job.ratePerSecond,
+    arrival: job.arrival,
+    maxInFlight: job.maxInFlight,
+    offered: sum((p) => p.offered),
+    sent: sum((p) => p.sent),
+    skipped: sum((p) => p.skipped),
     succeeded: sum((p) => p.succeeded),
     lastOfferedMs: Math.max(...parts.map((p) => p.lastOfferedMs)),
     lastEndMs: Math.max(...parts.map((p) => p.lastEndMs)),

@@ -64,7 +64,12 @@ class Listening {
   }
 
   total(): Progress {
-    return this.progress.reduce((a, p) => ({ ops: a.ops + p.ops, bytes: a.bytes + p.bytes, errors: a.errors + p.errors, retries: a.retries + p.retries }));
+    return this.progress.reduce((a, p) => ({
+      ops: a.ops + p.ops,
+      bytes: a.bytes + p.bytes,
+      errors: a.errors + p.errors,
+      retries: a.retries + p.retries,
+    }));
   }
 
   /** After a stop: the items that may have reached the server (a worker that never answered, any of its share). */
@@ -82,7 +87,11 @@ class Listening {
 }
 
 /** A stop: no new items; what is in flight gets a grace period, then the workers are ended. */
-function onStop(children: readonly ChildProcess[], signal: AbortSignal | undefined, graceMs: number): () => void {
+function onStop(
+  children: readonly ChildProcess[],
+  signal: AbortSignal | undefined,
+  graceMs: number,
+): () => void {
   let graceTimer: NodeJS.Timeout | undefined;
   const onAbort = () => {
     for (const c of children) if (c.connected) c.send({ type: 'stop' });
@@ -142,7 +151,11 @@ export class WorkerPool {
     let timers: { autoterm?: AutotermTimer; renewer?: TokenRenewer } = {};
     try {
       // A split object's completion is the worker's to record only where it holds every part.
-      const dispatched = dispatch(children, shares.length > 1 && base.wholeObject ? { ...base, wholeObject: undefined } : base, shares);
+      const dispatched = dispatch(
+        children,
+        shares.length > 1 && base.wholeObject ? { ...base, wholeObject: undefined } : base,
+        shares,
+      );
       // The jobs are sent: while the workers prepare (untimed), load what merging their results
       // needs, before the barrier rather than between the last result and the report.
       loadHistograms();
@@ -155,8 +168,10 @@ export class WorkerPool {
       const releaseEpochMs = release(children);
       const bearer = base.target.kind === 'blob' ? base.target.bearer : undefined;
       timers = {
-        autoterm: base.steady && opts.autoterm
-          ? new AutotermTimer(children, releaseEpochMs, base.steady.intervalMs, opts.autoterm) : undefined,
+        autoterm:
+          base.steady && opts.autoterm
+            ? new AutotermTimer(children, releaseEpochMs, base.steady.intervalMs, opts.autoterm)
+            : undefined,
         renewer: bearer && opts.token ? new TokenRenewer(children, bearer, opts.token, signal) : undefined,
       };
       const settled = await Promise.allSettled(done);
@@ -167,7 +182,10 @@ export class WorkerPool {
         if (s.status === 'rejected') children[i]!.kill();
       });
       return collector.merge({
-        releaseEpochMs, steady: base.steady, openLoop: base.openLoop, afterRecord: await afterStep,
+        releaseEpochMs,
+        steady: base.steady,
+        openLoop: base.openLoop,
+        afterRecord: await afterStep,
         failures: settled.flatMap((s) => (s.status === 'rejected' ? [(s.reason as Error).message] : [])),
         maybeSent: signal?.aborted ? listening.maybeSent(shares) : undefined,
         autotermAtMs: timers.autoterm?.atMs,

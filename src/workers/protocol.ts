@@ -156,12 +156,16 @@ export interface WorkerSummaryOfRecords {
  * timed requests.
  */
 export type ToWorker =
-  | { type: 'job'; job: WorkerJob } | { type: 'go'; epochMs: number } | { type: 'finish' } | { type: 'verify' } | { type: 'stop' }
+  | { type: 'job'; job: WorkerJob }
+  | { type: 'go'; epochMs: number }
+  | { type: 'finish' }
+  | { type: 'verify' }
+  | { type: 'stop' }
   /** A renewed Entra ID token for the run in progress: requests from now on carry it. */
   | { type: 'token'; bearer: Bearer };
 export type FromWorker =
   | { type: 'ready' }
-  | { type: 'progress' } & Progress
+  | ({ type: 'progress' } & Progress)
   /**
    * A steady run's interval `index` (since the release) as it closed in this worker: what ended in
    * it. Sent once per interval, just after its end, so --autoterm compares whole intervals.

@@ -6,7 +6,13 @@ import { tallyRecords } from '../metrics/record-checks.js';
 import type { RecordTable } from '../metrics/record-table.js';
 import { countInto, emptyTotals } from '../metrics/totals.js';
 import type { Items } from '../plan/items.js';
-import type { OpenLoopWorkerResult, SteadyWorkerResult, WorkerJob, WorkerResult, WorkerSummaryOfRecords } from './protocol.js';
+import type {
+  OpenLoopWorkerResult,
+  SteadyWorkerResult,
+  WorkerJob,
+  WorkerResult,
+  WorkerSummaryOfRecords,
+} from './protocol.js';
 import type { SteadyMeter } from './steady.js';
 
 export interface JobMeasures {
@@ -57,7 +63,13 @@ export function packResult(job: WorkerJob, items: Items, records: RecordTable, m
   // Every record is still here: each item's completion, before any sampling. The whole of a split
   // object here: its completion made where the histograms already are, which saves the coordinator
   // a histogram and its first deflate on the way from the last answer to the report.
-  const objects = m.steady ? undefined : job.objectPerItem ? perItemObjects(records, histograms) : job.wholeObject ? splitObject(records, histograms) : undefined;
+  const objects = m.steady
+    ? undefined
+    : job.objectPerItem
+      ? perItemObjects(records, histograms)
+      : job.wholeObject
+        ? splitObject(records, histograms)
+        : undefined;
   // Many files: what the coordinator needs of all the records is made here, and it gets a sample.
   let summary: WorkerSummaryOfRecords | undefined;
   let sent = records;
@@ -66,11 +78,20 @@ export function packResult(job: WorkerJob, items: Items, records: RecordTable, m
     for (const r of records) countInto(totals, r);
     const span = records.span();
     const tally = tallyRecords(job.summary.check, items, records, job.readBack === true);
-    summary = { requests: records.length, totals, firstStartEpochMs: span.startEpochMs, lastEndEpochMs: span.endEpochMs, tally };
+    summary = {
+      requests: records.length,
+      totals,
+      firstStartEpochMs: span.startEpochMs,
+      lastEndEpochMs: span.endEpochMs,
+      tally,
+    };
     sent = records.pick(records.sampledRows(job.summary.keepRecords, true));
   }
   return {
-    ...measuresOf(job, m), records: sent.encode(), ...(summary ? { summary } : {}), histograms: histograms.encode(),
+    ...measuresOf(job, m),
+    records: sent.encode(),
+    ...(summary ? { summary } : {}),
+    histograms: histograms.encode(),
     ...(objects ? { objects } : {}),
   };
 }
@@ -78,9 +99,14 @@ export function packResult(job: WorkerJob, items: Items, records: RecordTable, m
 /** What the worker measured of itself and the run, whatever it sends of its requests. */
 function measuresOf(job: WorkerJob, m: JobMeasures): Omit<WorkerResult, 'records'> {
   return {
-    workerIndex: job.workerIndex, startEpochMs: m.startEpochMs, endEpochMs: m.endEpochMs,
-    cpuUserMs: m.cpu.user / 1000, cpuSystemMs: m.cpu.system / 1000, peakRssBytes: process.resourceUsage().maxRSS * 1024,
-    eventLoopDelayP99Ms: m.eventLoopDelayP99Ms, stopped: m.stopped,
+    workerIndex: job.workerIndex,
+    startEpochMs: m.startEpochMs,
+    endEpochMs: m.endEpochMs,
+    cpuUserMs: m.cpu.user / 1000,
+    cpuSystemMs: m.cpu.system / 1000,
+    peakRssBytes: process.resourceUsage().maxRSS * 1024,
+    eventLoopDelayP99Ms: m.eventLoopDelayP99Ms,
+    stopped: m.stopped,
     ...(m.warmSockets === undefined ? {} : { warmSockets: m.warmSockets }),
     ...(m.equalToFixture?.length ? { equalToFixture: m.equalToFixture } : {}),
     ...(m.verifyMs >= 0.5 ? { verifyMs: m.verifyMs } : {}),

@@ -68,12 +68,15 @@ export class SteadyShape implements Shape {
     let index = Math.max(0, Math.floor((epochNow() - this.goEpochMs) / this.intervalMs));
     const next = () => {
       const dueMs = this.goEpochMs + (index + 1) * this.intervalMs + lagMs - epochNow();
-      this.reportTimer = setTimeout(() => {
-        // An event loop held up past several boundaries reports each interval it passed.
-        const closed = () => this.goEpochMs + (index + 1) * this.intervalMs + lagMs <= epochNow();
-        while (closed()) report(index, this.meter.counted(index++));
-        next();
-      }, Math.max(0, dueMs));
+      this.reportTimer = setTimeout(
+        () => {
+          // An event loop held up past several boundaries reports each interval it passed.
+          const closed = () => this.goEpochMs + (index + 1) * this.intervalMs + lagMs <= epochNow();
+          while (closed()) report(index, this.meter.counted(index++));
+          next();
+        },
+        Math.max(0, dueMs),
+      );
     };
     next();
   }
@@ -96,7 +99,10 @@ export class SteadyShape implements Shape {
 
   /** `issued` requests over `items` items: complete passes; `endEpochMs`: when the last lane ended. */
   result(issued: number, items: number, endEpochMs: number): SteadyWorkerResult {
-    return this.meter.result(Math.floor(issued / Math.max(1, items)), Math.min(this.stoppedEpochMs, endEpochMs));
+    return this.meter.result(
+      Math.floor(issued / Math.max(1, items)),
+      Math.min(this.stoppedEpochMs, endEpochMs),
+    );
   }
 }
 
@@ -114,7 +120,9 @@ export class SteadyShape implements Shape {
  * not by a nested call: thousands of them would otherwise nest as deep.
  */
 export function runLanes<R>(
-  items: number, lanes: number, shape: Shape,
+  items: number,
+  lanes: number,
+  shape: Shape,
   start: (n: number, lane: number, done: (got: R) => void, fail: (err: unknown) => void) => void,
   settle: (n: number, got: R) => void,
 ): Promise<number> {

@@ -43,7 +43,8 @@ export class SteadyMeter {
     this.last = Math.max(this.last, end);
     countInto(this.totals, r);
     const index = this.indexOf(end);
-    for (let i = this.intervals.length; i <= index; i++) this.intervals.push({ ops: 0, bytes: 0, errors: 0, retries: 0, throttled: 0 });
+    for (let i = this.intervals.length; i <= index; i++)
+      this.intervals.push({ ops: 0, bytes: 0, errors: 0, retries: 0, throttled: 0 });
     const slot = this.intervals[index]!;
     slot.ops++;
     this.addBytes(r, end, index);
@@ -95,11 +96,16 @@ export class SteadyMeter {
   }
 
   result(laps: number, stoppedEpochMs: number): SteadyWorkerResult {
-    const intervals: IntervalCounts[] = this.intervals.map(({ latency, ...counts }) => (latency ? { ...counts, latency: encodeHistogram(latency) } : counts));
+    const intervals: IntervalCounts[] = this.intervals.map(({ latency, ...counts }) =>
+      latency ? { ...counts, latency: encodeHistogram(latency) } : counts,
+    );
     return {
       firstStartEpochMs: Number.isFinite(this.first) ? this.first : stoppedEpochMs,
       lastEndEpochMs: Number.isFinite(this.last) ? this.last : stoppedEpochMs,
-      stoppedEpochMs, laps, totals: this.totals, intervals,
+      stoppedEpochMs,
+      laps,
+      totals: this.totals,
+      intervals,
     };
   }
 }
@@ -114,12 +120,23 @@ export interface MergedSteady {
   series: IntervalPoint[];
 }
 
-export function mergeSteady(results: readonly { steady?: SteadyWorkerResult }[], epochMs: number, intervalMs: number): MergedSteady | undefined {
+export function mergeSteady(
+  results: readonly { steady?: SteadyWorkerResult }[],
+  epochMs: number,
+  intervalMs: number,
+): MergedSteady | undefined {
   const parts = results.flatMap((r) => (r.steady ? [r.steady] : []));
   if (!parts.length) return undefined;
   const totals = addTotals(parts.map((p) => p.totals));
   const length = Math.max(...parts.map((p) => p.intervals.length));
-  const sums = Array.from({ length }, () => ({ ops: 0, bytes: 0, errors: 0, retries: 0, throttled: 0, latency: undefined as Hdr.Histogram | undefined }));
+  const sums = Array.from({ length }, () => ({
+    ops: 0,
+    bytes: 0,
+    errors: 0,
+    retries: 0,
+    throttled: 0,
+    latency: undefined as Hdr.Histogram | undefined,
+  }));
   for (const p of parts) {
     p.intervals.forEach((c, i) => {
       const s = sums[i]!;
@@ -132,11 +149,26 @@ export function mergeSteady(results: readonly { steady?: SteadyWorkerResult }[],
     });
   }
   const ms3 = (v: number) => Math.round(v * 1000) / 1000;
-  const series = sums.map(({ latency, ...counts }): IntervalPoint => (latency && latency.totalCount > 0
-    ? { ...counts, p50Ms: latency.getValueAtPercentile(50) / 1000, p99Ms: latency.getValueAtPercentile(99) / 1000 }
-    : counts));
+  const series = sums.map(
+    ({ latency, ...counts }): IntervalPoint =>
+      latency && latency.totalCount > 0
+        ? {
+            ...counts,
+            p50Ms: latency.getValueAtPercentile(50) / 1000,
+            p99Ms: latency.getValueAtPercentile(99) / 1000,
+          }
+        : counts,
+  );
   return {
-    releaseEpochMs: epochMs, intervalMs, totals, laps: Math.min(...parts.map((p) => p.laps)), series,
-    workers: parts.map((p) => ({ firstStartMs: ms3(p.firstStartEpochMs - epochMs), stoppedMs: ms3(p.stoppedEpochMs - epochMs), lastEndMs: ms3(p.lastEndEpochMs - epochMs) })),
+    releaseEpochMs: epochMs,
+    intervalMs,
+    totals,
+    laps: Math.min(...parts.map((p) => p.laps)),
+    series,
+    workers: parts.map((p) => ({
+      firstStartMs: ms3(p.firstStartEpochMs - epochMs),
+      stoppedMs: ms3(p.stoppedEpochMs - epochMs),
+      lastEndMs: ms3(p.lastEndEpochMs - epochMs),
+    })),
   };
 }

@@ -23,7 +23,8 @@ export function isStable(rates: readonly number[], window: number, tolerance: nu
 }
 
 /** How often a run asks for a renewed token: a quarter of what is left of the one held, within [1 s, 60 s]. */
-export const tokenCheckMs = (b: Bearer, nowMs = Date.now()) => Math.min(60_000, Math.max(1_000, (b.expiresOnMs - nowMs) / 4));
+export const tokenCheckMs = (b: Bearer, nowMs = Date.now()) =>
+  Math.min(60_000, Math.max(1_000, (b.expiresOnMs - nowMs) / 4));
 
 const sendAll = (children: readonly ChildProcess[], msg: Parameters<ChildProcess['send']>[0]) => {
   for (const c of children) if (c.connected) c.send(msg);
@@ -92,7 +93,12 @@ export class TokenRenewer {
   private readonly token: (signal?: AbortSignal) => Promise<Bearer>;
   private readonly signal?: AbortSignal;
 
-  constructor(children: readonly ChildProcess[], held: Bearer, token: (signal?: AbortSignal) => Promise<Bearer>, signal?: AbortSignal) {
+  constructor(
+    children: readonly ChildProcess[],
+    held: Bearer,
+    token: (signal?: AbortSignal) => Promise<Bearer>,
+    signal?: AbortSignal,
+  ) {
     this.children = children;
     this.held = held;
     this.token = token;

@@ -33,12 +33,14 @@ process.on('SIGHUP', () => {});
  * the histogram code where the job will make histograms (JobRun.prepare): a small job's worker sends
  * its records alone and never loads it, which is where a cold start waited for this worker.
  */
-const preloaded = new Promise(setImmediate).then(() => {
-  preloadOwnKinds();
-  // Node's socket destroy compares the socket with process.stderr, whose getter makes the stream on
-  // first use: made here, not as the first job closes its sockets before its result.
-  void process.stderr;
-}).catch(() => {});
+const preloaded = new Promise(setImmediate)
+  .then(() => {
+    preloadOwnKinds();
+    // Node's socket destroy compares the socket with process.stderr, whose getter makes the stream on
+    // first use: made here, not as the first job closes its sockets before its result.
+    void process.stderr;
+  })
+  .catch(() => {});
 
 /** The job this worker holds now; each 'job' message starts a new one. */
 let current: JobRun | undefined;
@@ -50,11 +52,19 @@ process.on('message', (msg: ToWorker) => {
     case 'job': {
       const job = new JobRun(msg.job, send, kept);
       current = job;
-      preloaded.then(() => job.prepare()).then(() => send({ type: 'ready' }), (err: Error) => send({ type: 'failed', message: err.message }));
+      preloaded
+        .then(() => job.prepare())
+        .then(
+          () => send({ type: 'ready' }),
+          (err: Error) => send({ type: 'failed', message: err.message }),
+        );
       return;
     }
     case 'go':
-      current!.run(msg.epochMs).then((result) => send({ type: 'done', result }), (err: Error) => send({ type: 'failed', message: err.message }));
+      current!.run(msg.epochMs).then(
+        (result) => send({ type: 'done', result }),
+        (err: Error) => send({ type: 'failed', message: err.message }),
+      );
       return;
     case 'stop':
       send({ type: 'stopping', sentBefore: current?.stopNow() ?? 0 });

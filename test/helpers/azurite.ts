@@ -1,8 +1,13 @@
 // Test plumbing around a real in-process Azurite: an SDK view of its containers, and an account SAS
 // signed with its key, so tests can check what the engine left behind and authenticate as a user would.
 import {
-  AccountSASPermissions, AccountSASResourceTypes, AccountSASServices, BlobServiceClient, generateAccountSASQueryParameters,
-  StorageSharedKeyCredential, type ContainerClient,
+  AccountSASPermissions,
+  AccountSASResourceTypes,
+  AccountSASServices,
+  BlobServiceClient,
+  generateAccountSASQueryParameters,
+  StorageSharedKeyCredential,
+  type ContainerClient,
 } from '@azure/storage-blob';
 import { afterAll, beforeAll } from 'vitest';
 import { setLogLevel } from '../../src/log/logger.js';
@@ -11,7 +16,10 @@ import { startEmbeddedAzurite, type EmbeddedAzurite } from '../../src/storage/az
 export { startEmbeddedAzurite, type EmbeddedAzurite } from '../../src/storage/azurite.js';
 
 export function containerOf(azurite: EmbeddedAzurite, name: string): ContainerClient {
-  const service = new BlobServiceClient(azurite.endpoint, new StorageSharedKeyCredential(azurite.account, azurite.key));
+  const service = new BlobServiceClient(
+    azurite.endpoint,
+    new StorageSharedKeyCredential(azurite.account, azurite.key),
+  );
   return service.getContainerClient(name);
 }
 
@@ -53,4 +61,9 @@ export function azuriteForFile(): () => EmbeddedAzurite {
 }
 
 /** Key credentials for an embedded Azurite, as a connection string would give them. */
-export const keyCredentialsOf = (azurite: EmbeddedAzurite) => ({ kind: 'key' as const, account: azurite.account, key: azurite.key, endpoint: azurite.endpoint });
+export const keyCredentialsOf = (azurite: EmbeddedAzurite) => ({
+  kind: 'key' as const,
+  account: azurite.account,
+  key: azurite.key,
+  endpoint: azurite.endpoint,
+});

@@ -16,7 +16,12 @@ export interface CliResult {
  * Runs `node ...nodeArgs` in `cwd`. The timeout turns a bad input that is wrongly accepted (and
  * starts a benchmark) into a failure.
  */
-export function runCliIn(cwd: string, nodeArgs: readonly string[], env: Record<string, string> = {}, timeoutMs = 20_000): CliResult {
+export function runCliIn(
+  cwd: string,
+  nodeArgs: readonly string[],
+  env: Record<string, string> = {},
+  timeoutMs = 20_000,
+): CliResult {
   const r = spawnSync(process.execPath, nodeArgs, {
     cwd,
     env: { ...ONE_RUN, PATH: process.env.PATH ?? '', HOME: cwd, ...env },
@@ -29,7 +34,11 @@ export function runCliIn(cwd: string, nodeArgs: readonly string[], env: Record<s
 /** Exit 2, nothing on stdout, one line on stderr that starts with the program's name and holds no stack: the line. */
 export function expectOneLine(r: CliResult): string {
   const shown = `stderr was ${JSON.stringify(r.stderr)}`;
-  expect({ status: r.status, signal: r.signal, stdout: r.stdout }, shown).toEqual({ status: 2, signal: null, stdout: '' });
+  expect({ status: r.status, signal: r.signal, stdout: r.stdout }, shown).toEqual({
+    status: 2,
+    signal: null,
+    stdout: '',
+  });
   expect(r.stderr.endsWith('\n'), shown).toBe(true);
   const lines = r.stderr.slice(0, -1).split('\n');
   expect(lines, shown).toHaveLength(1);

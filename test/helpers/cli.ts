@@ -9,17 +9,30 @@ export const CLI_JS = join(resolve(import.meta.dirname, '..', '..'), 'dist', 'cl
 export interface CliRun {
   child: ChildProcess;
   /** Resolves when the child has exited (killed at the limit at the latest). */
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string; ms: number; killedAtLimit: boolean }>;
+  exited: Promise<{
+    code: number | null;
+    signal: NodeJS.Signals | null;
+    stdout: string;
+    stderr: string;
+    ms: number;
+    killedAtLimit: boolean;
+  }>;
   /** Resolves true once stderr matches, false after `withinMs` or when the child exits first. */
   waitFor(re: RegExp, withinMs?: number): Promise<boolean>;
   stderr(): string;
 }
 
 /** A clean environment (PATH and HOME, one run and no warm-up) plus `env`; run by `node` (default: this Node). */
-export function startCli(args: readonly string[], opts: { cwd: string; env?: Record<string, string>; limitMs?: number; detached?: boolean; node?: string }): CliRun {
+export function startCli(
+  args: readonly string[],
+  opts: { cwd: string; env?: Record<string, string>; limitMs?: number; detached?: boolean; node?: string },
+): CliRun {
   const started = performance.now();
   const child = spawn(opts.node ?? process.execPath, [CLI_JS, ...args], {
-    cwd: opts.cwd, env: { ...ONE_RUN, PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'], detached: opts.detached,
+    cwd: opts.cwd,
+    env: { ...ONE_RUN, PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...opts.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: opts.detached,
   });
   let stdout = '';
   let stderr = '';
@@ -30,14 +43,18 @@ export function startCli(args: readonly string[], opts: { cwd: string; env?: Rec
     killedAtLimit = true;
     child.kill('SIGKILL');
   }, opts.limitMs ?? 30_000);
-  const exited = new Promise<Awaited<CliRun['exited']>>((done) => child.on('close', (code, signal) => {
-    clearTimeout(limit);
-    done({ code, signal, stdout, stderr, ms: performance.now() - started, killedAtLimit });
-  }));
+  const exited = new Promise<Awaited<CliRun['exited']>>((done) =>
+    child.on('close', (code, signal) => {
+      clearTimeout(limit);
+      done({ code, signal, stdout, stderr, ms: performance.now() - started, killedAtLimit });
+    }),
+  );
   let over = false;
   void exited.then(() => (over = true));
   return {
-    child, exited, stderr: () => stderr,
+    child,
+    exited,
+    stderr: () => stderr,
     async waitFor(re, withinMs = 20_000) {
       for (let waited = 0; waited < withinMs && !over; waited += 20) {
         if (re.test(stderr)) return true;
@@ -49,4 +66,7 @@ export function startCli(args: readonly string[], opts: { cwd: string; env?: Rec
 }
 
 /** Runs the CLI to its end. */
-export const runCli = (args: readonly string[], opts: { cwd: string; env?: Record<string, string>; limitMs?: number }) => startCli(args, opts).exited;
+export const runCli = (
+  args: readonly string[],
+  opts: { cwd: string; env?: Record<string, string>; limitMs?: number },
+) => startCli(args, opts).exited;

@@ -20,10 +20,19 @@ export type Fault =
 /** Which fault, if any, the GET numbered `getIndex` (0-based, in arrival order) gets. */
 export type FaultPlan = (getIndex: number) => Fault | undefined;
 
-export const firstGets = (count: number, fault: Fault): FaultPlan => (n) => (n < count ? fault : undefined);
-export const everyGet = (fault: Fault): FaultPlan => () => fault;
+export const firstGets =
+  (count: number, fault: Fault): FaultPlan =>
+  (n) =>
+    n < count ? fault : undefined;
+export const everyGet =
+  (fault: Fault): FaultPlan =>
+  () =>
+    fault;
 /** GET n gets faults[n]; GETs past the list are served cleanly. */
-export const inOrder = (...faults: (Fault | undefined)[]): FaultPlan => (n) => faults[n];
+export const inOrder =
+  (...faults: (Fault | undefined)[]): FaultPlan =>
+  (n) =>
+    faults[n];
 
 export interface FaultLogEntry {
   method: string;
@@ -54,7 +63,10 @@ export interface FaultServer {
   stop(): Promise<void>;
 }
 
-function requestedSpan(range: string | undefined, sizeBytes: number): { first: number; last: number } | undefined {
+function requestedSpan(
+  range: string | undefined,
+  sizeBytes: number,
+): { first: number; last: number } | undefined {
   if (range === undefined) return { first: 0, last: sizeBytes - 1 };
   const m = /^bytes=(\d+)-(\d*)$/.exec(range);
   if (!m) return undefined;
@@ -67,7 +79,10 @@ function requestedSpan(range: string | undefined, sizeBytes: number): { first: n
  * Serves `body` at any path (HEAD with Content-Length; GET whole as 200 or `Range: bytes=a-b` as
  * 206 with Content-Range) and injects `plan(n)` into the n-th GET. Starts listening before it resolves.
  */
-export async function startFaultServer(body: Buffer, plan: FaultPlan = () => undefined): Promise<FaultServer> {
+export async function startFaultServer(
+  body: Buffer,
+  plan: FaultPlan = () => undefined,
+): Promise<FaultServer> {
   const log: FaultLogEntry[] = [];
   let getCount = 0;
   let stopping = false;
@@ -76,7 +91,15 @@ export async function startFaultServer(body: Buffer, plan: FaultPlan = () => und
   function handle(req: http.IncomingMessage, res: http.ServerResponse): void {
     const range = req.headers.range;
     if (req.method === 'HEAD') {
-      log.push({ method: 'HEAD', range, first: 0, last: body.length - 1, injected: 'none', status: 200, bodyBytesSent: 0 });
+      log.push({
+        method: 'HEAD',
+        range,
+        first: 0,
+        last: body.length - 1,
+        injected: 'none',
+        status: 200,
+        bodyBytesSent: 0,
+      });
       res.writeHead(200, { 'content-length': body.length, 'accept-ranges': 'bytes' }).end();
       return;
     }
@@ -88,14 +111,25 @@ export async function startFaultServer(body: Buffer, plan: FaultPlan = () => und
     const fault = plan(getIndex);
     const span = requestedSpan(range, body.length);
     const entry: FaultLogEntry = {
-      method: 'GET', range, first: span?.first ?? -1, last: span?.last ?? -1, getIndex,
-      injected: fault?.kind ?? 'none', status: 0, bodyBytesSent: 0,
+      method: 'GET',
+      range,
+      first: span?.first ?? -1,
+      last: span?.last ?? -1,
+      getIndex,
+      injected: fault?.kind ?? 'none',
+      status: 0,
+      bodyBytesSent: 0,
     };
     log.push(entry);
 
     if (fault?.kind === 'status') {
-      const xml = Buffer.from(`<?xml version="1.0" encoding="utf-8"?><Error><Code>${fault.code}</Code><Message>injected</Message></Error>`);
-      const headers: http.OutgoingHttpHeaders = { 'content-type': 'application/xml', 'content-length': xml.length };
+      const xml = Buffer.from(
+        `<?xml version="1.0" encoding="utf-8"?><Error><Code>${fault.code}</Code><Message>injected</Message></Error>`,
+      );
+      const headers: http.OutgoingHttpHeaders = {
+        'content-type': 'application/xml',
+        'content-length': xml.length,
+      };
       if (fault.retryAfter !== undefined) headers['retry-after'] = fault.retryAfter;
       entry.status = fault.status;
       res.writeHead(fault.status, headers).end(xml);
@@ -118,7 +152,10 @@ export async function startFaultServer(body: Buffer, plan: FaultPlan = () => und
       res.writeHead(200, { 'content-length': slice.length });
     } else {
       entry.status = 206;
-      res.writeHead(206, { 'content-length': slice.length, 'content-range': `bytes ${span.first}-${span.last}/${body.length}` });
+      res.writeHead(206, {
+        'content-length': slice.length,
+        'content-range': `bytes ${span.first}-${span.last}/${body.length}`,
+      });
     }
     if (!fault) {
       entry.bodyBytesSent = slice.length;
@@ -148,7 +185,9 @@ export async function startFaultServer(body: Buffer, plan: FaultPlan = () => und
 
   const url = `${await listen(server)}/object.bin`;
   return {
-    server, url, log,
+    server,
+    url,
+    log,
     gets: () => log.filter((e) => e.method === 'GET'),
     // Stalled sockets are held until the client gives up, or until here at the latest.
     stop: () => {
@@ -196,7 +235,8 @@ function isDataPut(req: http.IncomingMessage): boolean {
 
 /** A GET of a blob's bytes (no comp or restype), and a List Blobs page. */
 const queryOf = (req: http.IncomingMessage) => new URL(req.url ?? '/', 'http://x').searchParams;
-const isBlobGet = (req: http.IncomingMessage) => req.method === 'GET' && !queryOf(req).has('comp') && !queryOf(req).has('restype');
+const isBlobGet = (req: http.IncomingMessage) =>
+  req.method === 'GET' && !queryOf(req).has('comp') && !queryOf(req).has('restype');
 const isListGet = (req: http.IncomingMessage) => req.method === 'GET' && queryOf(req).get('comp') === 'list';
 
 /** Downloads: which blob GET (by arrival and path) and which List Blobs page get a fault. */
@@ -210,7 +250,11 @@ export interface ReadFaultPlans {
  * data PUT, and `reads.get` / `reads.list` into blob GETs and List Blobs pages. SharedKey
  * signatures do not cover the host, so signed requests pass through unchanged.
  */
-export async function startFaultProxy(upstreamEndpoint: string, plan: (putIndex: number) => PutFault | undefined, reads: ReadFaultPlans = {}): Promise<FaultProxy> {
+export async function startFaultProxy(
+  upstreamEndpoint: string,
+  plan: (putIndex: number) => PutFault | undefined,
+  reads: ReadFaultPlans = {},
+): Promise<FaultProxy> {
   const upstream = new URL(upstreamEndpoint);
   const log: ProxyLogEntry[] = [];
   let putCount = 0;
@@ -222,11 +266,24 @@ export async function startFaultProxy(upstreamEndpoint: string, plan: (putIndex:
     const getIndex = isBlobGet(req) ? getCount++ : undefined;
     const listIndex = isListGet(req) ? listCount++ : undefined;
     const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
-    const fault = putIndex !== undefined ? plan(putIndex)
-      : getIndex !== undefined ? reads.get?.(getIndex, path)
-      : listIndex !== undefined ? reads.list?.(listIndex)
-      : undefined;
-    const entry: ProxyLogEntry = { method: req.method ?? '', path: req.url ?? '', putIndex, getIndex, listIndex, injected: fault?.kind ?? 'none', status: 0, bodyBytes: 0 };
+    const fault =
+      putIndex !== undefined
+        ? plan(putIndex)
+        : getIndex !== undefined
+          ? reads.get?.(getIndex, path)
+          : listIndex !== undefined
+            ? reads.list?.(listIndex)
+            : undefined;
+    const entry: ProxyLogEntry = {
+      method: req.method ?? '',
+      path: req.url ?? '',
+      putIndex,
+      getIndex,
+      listIndex,
+      injected: fault?.kind ?? 'none',
+      status: 0,
+      bodyBytes: 0,
+    };
     log.push(entry);
     req.on('data', (chunk: Buffer) => {
       entry.bodyBytes += chunk.length;
@@ -236,8 +293,13 @@ export async function startFaultProxy(upstreamEndpoint: string, plan: (putIndex:
       req.resume();
       req.once('end', () => {
         if (fault.kind === 'drop') return void res.socket?.destroy();
-        const xml = Buffer.from(`<?xml version="1.0" encoding="utf-8"?><Error><Code>${fault.code}</Code><Message>injected</Message></Error>`);
-        const headers: http.OutgoingHttpHeaders = { 'content-type': 'application/xml', 'content-length': xml.length };
+        const xml = Buffer.from(
+          `<?xml version="1.0" encoding="utf-8"?><Error><Code>${fault.code}</Code><Message>injected</Message></Error>`,
+        );
+        const headers: http.OutgoingHttpHeaders = {
+          'content-type': 'application/xml',
+          'content-length': xml.length,
+        };
         if (fault.retryAfter !== undefined) headers['retry-after'] = fault.retryAfter;
         entry.status = fault.status;
         res.writeHead(fault.status, headers).end(xml);
@@ -245,7 +307,14 @@ export async function startFaultProxy(upstreamEndpoint: string, plan: (putIndex:
       return;
     }
     const forward = http.request(
-      { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, host: upstream.host }, agent },
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        method: req.method,
+        path: req.url,
+        headers: { ...req.headers, host: upstream.host },
+        agent,
+      },
       (answer) => {
         entry.status = answer.statusCode ?? 0;
         res.writeHead(entry.status, answer.headers);
@@ -257,7 +326,8 @@ export async function startFaultProxy(upstreamEndpoint: string, plan: (putIndex:
   });
   const origin = await listen(server);
   return {
-    endpoint: `${origin}${upstream.pathname}`, log,
+    endpoint: `${origin}${upstream.pathname}`,
+    log,
     stop: async () => {
       await close(server);
       agent.destroy();

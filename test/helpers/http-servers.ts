@@ -57,7 +57,10 @@ export interface ObjectServerLog {
  * `Range: bytes=a-b` as 206 with Content-Range. A server that does not honour Range always
  * answers 200 with the whole body, as some plain web servers and proxies do.
  */
-export function objectServer(body: Buffer, honourRange: boolean): { server: http.Server; log: ObjectServerLog } {
+export function objectServer(
+  body: Buffer,
+  honourRange: boolean,
+): { server: http.Server; log: ObjectServerLog } {
   const log: ObjectServerLog = { getRanges: [], heads: 0 };
   const server = http.createServer((req, res) => {
     if (req.method === 'HEAD') {
@@ -84,7 +87,10 @@ export function objectServer(body: Buffer, honourRange: boolean): { server: http
       res.writeHead(416, { 'content-range': `bytes */${body.length}` }).end();
       return;
     }
-    res.writeHead(206, { 'content-length': last - first + 1, 'content-range': `bytes ${first}-${last}/${body.length}` });
+    res.writeHead(206, {
+      'content-length': last - first + 1,
+      'content-range': `bytes ${first}-${last}/${body.length}`,
+    });
     res.end(body.subarray(first, last + 1));
   });
   return { server, log };
@@ -103,7 +109,10 @@ export function slowObjectServer(body: Buffer, onRange: () => void = () => {}): 
     const m = /bytes=(\d+)-(\d+)/.exec(req.headers.range ?? '');
     if (m) onRange();
     const [start, end] = m ? [Number(m[1]), Number(m[2])] : [0, body.length - 1];
-    res.writeHead(m ? 206 : 200, { 'content-length': end - start + 1, ...(m ? { 'content-range': `bytes ${start}-${end}/${body.length}` } : {}) });
+    res.writeHead(m ? 206 : 200, {
+      'content-length': end - start + 1,
+      ...(m ? { 'content-range': `bytes ${start}-${end}/${body.length}` } : {}),
+    });
     let at = start;
     const timer = setInterval(() => {
       if (res.destroyed) return clearInterval(timer);

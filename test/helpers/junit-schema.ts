@@ -45,7 +45,8 @@ export function parseXml(xml: string): XmlElement {
     if (xml.startsWith('</', i)) {
       const m = /^<\/([A-Za-z_][\w.-]*)\s*>/.exec(xml.slice(i));
       const open = stack.pop();
-      if (!m || !open || open.name !== m[1]) throw new Error(`end tag ${m?.[1]} does not close ${open?.name} at ${i}`);
+      if (!m || !open || open.name !== m[1])
+        throw new Error(`end tag ${m?.[1]} does not close ${open?.name} at ${i}`);
       i += m[0].length;
       continue;
     }
@@ -83,7 +84,12 @@ const DECIMAL = /^\d+(\.\d+)?$/;
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/;
 const INT = /^\d+$/;
 
-function attrs(el: XmlElement, where: string, required: Record<string, RegExp>, optional: Record<string, RegExp>): string[] {
+function attrs(
+  el: XmlElement,
+  where: string,
+  required: Record<string, RegExp>,
+  optional: Record<string, RegExp>,
+): string[] {
   const problems: string[] = [];
   for (const [k, re] of Object.entries(required)) {
     if (el.attrs[k] === undefined) problems.push(`${where}: required attribute ${k} missing`);
@@ -108,7 +114,8 @@ function sequence(el: XmlElement, where: string, order: [string, number, number]
       k++;
     }
     const most = max === Infinity ? 'unbounded' : max;
-    if (n < min || n > max) problems.push(`${where}: ${n} <${name}> where the schema takes ${min} to ${most}`);
+    if (n < min || n > max)
+      problems.push(`${where}: ${n} <${name}> where the schema takes ${min} to ${most}`);
   }
   if (k < el.children.length) problems.push(`${where}: <${el.children[k]!.name}> is not allowed there`);
   return problems;
@@ -127,25 +134,47 @@ export function junitProblems(xml: string): string[] {
   }
   if (root.name !== 'testsuites') return [`root is <${root.name}>, not <testsuites>`];
   const problems = [
-    ...attrs(root, 'testsuites', {}, { name: ANY, time: DECIMAL, tests: INT, failures: INT, disabled: INT, errors: INT }),
+    ...attrs(
+      root,
+      'testsuites',
+      {},
+      { name: ANY, time: DECIMAL, tests: INT, failures: INT, disabled: INT, errors: INT },
+    ),
     ...sequence(root, 'testsuites', [['testsuite', 0, Infinity]]),
   ];
   root.children.forEach((suite, s) => {
     const at = `testsuite ${s + 1}`;
     problems.push(
       // Ant: name without spaces, timestamp, hostname, tests, failures, errors, time, id and package required.
-      ...attrs(suite, at, {
-        name: /^[^\s]+$/, tests: INT, failures: INT, errors: INT, time: DECIMAL, timestamp: TIMESTAMP, hostname: TOKEN,
-        id: INT, package: TOKEN,
-      }, { skipped: INT, disabled: INT }),
+      ...attrs(
+        suite,
+        at,
+        {
+          name: /^[^\s]+$/,
+          tests: INT,
+          failures: INT,
+          errors: INT,
+          time: DECIMAL,
+          timestamp: TIMESTAMP,
+          hostname: TOKEN,
+          id: INT,
+          package: TOKEN,
+        },
+        { skipped: INT, disabled: INT },
+      ),
       // Ant requires properties, system-out and system-err; junit-10 requires a property inside properties.
-      ...sequence(suite, at, [['properties', 1, 1], ['testcase', 0, Infinity], ['system-out', 1, 1],
-        ['system-err', 1, 1]]),
+      ...sequence(suite, at, [
+        ['properties', 1, 1],
+        ['testcase', 0, Infinity],
+        ['system-out', 1, 1],
+        ['system-err', 1, 1],
+      ]),
     );
     const props = suite.children.find((c) => c.name === 'properties');
     if (props) {
       problems.push(...sequence(props, `${at} properties`, [['property', 1, Infinity]]));
-      for (const p of props.children) problems.push(...attrs(p, `${at} property`, { name: TOKEN, value: ANY }, {}));
+      for (const p of props.children)
+        problems.push(...attrs(p, `${at} property`, { name: TOKEN, value: ANY }, {}));
     }
     const cases = suite.children.filter((c) => c.name === 'testcase');
     if (String(cases.length) !== suite.attrs.tests) {
@@ -158,13 +187,26 @@ export function junitProblems(xml: string): string[] {
     cases.forEach((c, j) => {
       const where = `${at} testcase ${j + 1}`;
       problems.push(
-        ...attrs(c, where, { name: TOKEN, classname: TOKEN, time: DECIMAL }, { assertions: ANY, status: ANY }),
-        ...sequence(c, where, [['skipped', 0, 1], ['error', 0, Infinity], ['failure', 0, Infinity],
-          ['system-out', 0, Infinity], ['system-err', 0, Infinity]]),
+        ...attrs(
+          c,
+          where,
+          { name: TOKEN, classname: TOKEN, time: DECIMAL },
+          { assertions: ANY, status: ANY },
+        ),
+        ...sequence(c, where, [
+          ['skipped', 0, 1],
+          ['error', 0, Infinity],
+          ['failure', 0, Infinity],
+          ['system-out', 0, Infinity],
+          ['system-err', 0, Infinity],
+        ]),
       );
       // Ant: a failure's type is required, its message optional; its text is the detail.
       for (const f of c.children.filter((x) => x.name === 'failure')) {
-        problems.push(...attrs(f, `${where} failure`, { type: TOKEN }, { message: ANY }), ...sequence(f, `${where} failure`, []));
+        problems.push(
+          ...attrs(f, `${where} failure`, { type: TOKEN }, { message: ANY }),
+          ...sequence(f, `${where} failure`, []),
+        );
       }
     });
   });

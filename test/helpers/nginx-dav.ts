@@ -34,7 +34,9 @@ function freePort(): Promise<number> {
 export function staticNginxConfig(dir: string, listen: string, workerConnections: number): string {
   // As root, nginx's workers would drop to nobody and could not read our 0700 temp dir.
   const user = process.getuid?.() === 0 ? 'user root;\n' : '';
-  const temp = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((t) => `  ${t}_temp_path ${dir}/${t === 'client_body' ? 'body' : t};`).join('\n');
+  const temp = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']
+    .map((t) => `  ${t}_temp_path ${dir}/${t === 'client_body' ? 'body' : t};`)
+    .join('\n');
   return `${user}worker_processes 1;
 daemon off;
 pid ${dir}/nginx.pid;
@@ -52,7 +54,9 @@ ${temp}
 function config(dir: string, port: number): string {
   // As root, nginx's workers would drop to nobody and could not write our 0700 temp dir.
   const user = process.getuid?.() === 0 ? 'user root;\n' : '';
-  const temp = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((t) => `  ${t}_temp_path ${dir}/tmp-${t};`).join('\n');
+  const temp = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']
+    .map((t) => `  ${t}_temp_path ${dir}/tmp-${t};`)
+    .join('\n');
   return `${user}worker_processes 1;
 daemon off;
 master_process on;
@@ -97,7 +101,9 @@ export async function startNginxDav(dir: string): Promise<NginxDav> {
     } catch {
       if (child.exitCode !== null || Date.now() > deadline) {
         child.kill('SIGKILL');
-        const log = existsSync(errorLog) ? readFileSync(errorLog, 'utf8').trim().split('\n').slice(-2).join(' | ') : '';
+        const log = existsSync(errorLog)
+          ? readFileSync(errorLog, 'utf8').trim().split('\n').slice(-2).join(' | ')
+          : '';
         throw new Error(`nginx did not start${log ? `: ${log}` : ''}`);
       }
       await sleep(50);

@@ -3,14 +3,21 @@ import { readdirSync, readFileSync } from 'node:fs';
 
 /** The pids whose parent is `parent`. */
 export function childPids(parent: number): number[] {
-  return readdirSync('/proc').filter((pid) => {
-    try {
-      // "pid (comm) state ppid …": comm may hold spaces and parentheses.
-      return /^\d+$/.test(pid) && readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ')[1] === String(parent);
-    } catch {
-      return false; // gone since the listing
-    }
-  }).map(Number);
+  return readdirSync('/proc')
+    .filter((pid) => {
+      try {
+        // "pid (comm) state ppid …": comm may hold spaces and parentheses.
+        return (
+          /^\d+$/.test(pid) &&
+          readFileSync(`/proc/${pid}/stat`, 'utf8')
+            .replace(/^.*\) /s, '')
+            .split(' ')[1] === String(parent)
+        );
+      } catch {
+        return false; // gone since the listing
+      }
+    })
+    .map(Number);
 }
 
 /** Whether a process with this pid exists (signal 0 checks without sending anything). */

@@ -47,7 +47,15 @@ export interface PutServer {
 
 export async function startPutServer(options: PutServerOptions = {}): Promise<PutServer> {
   const files = new Map<string, Buffer>();
-  const log: PutServerLog = { puts: 0, gets: 0, heads: 0, deletes: 0, folderDeletes: 0, putHeaders: [], maxConcurrentPuts: 0 };
+  const log: PutServerLog = {
+    puts: 0,
+    gets: 0,
+    heads: 0,
+    deletes: 0,
+    folderDeletes: 0,
+    putHeaders: [],
+    maxConcurrentPuts: 0,
+  };
   let putsInProgress = 0;
   const server = http.createServer((req, res) => {
     const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
@@ -58,18 +66,22 @@ export async function startPutServer(options: PutServerOptions = {}): Promise<Pu
       res.on('close', () => putsInProgress--);
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => void setTimeout(() => {
-        const refusal = options.refusePut ?? options.failPut?.(path);
-        if (refusal) return void res.writeHead(refusal).end();
-        const body = Buffer.concat(chunks);
-        if (options.corrupt?.(path) && body.length) {
-          const middle = body.length >> 1;
-          body[middle] = body[middle]! ^ 0xff;
-        }
-        const existed = files.has(path);
-        files.set(path, body);
-        res.writeHead(options.putStatus ?? (existed ? 204 : 201)).end();
-      }, options.delayMs ?? 0));
+      req.on(
+        'end',
+        () =>
+          void setTimeout(() => {
+            const refusal = options.refusePut ?? options.failPut?.(path);
+            if (refusal) return void res.writeHead(refusal).end();
+            const body = Buffer.concat(chunks);
+            if (options.corrupt?.(path) && body.length) {
+              const middle = body.length >> 1;
+              body[middle] = body[middle]! ^ 0xff;
+            }
+            const existed = files.has(path);
+            files.set(path, body);
+            res.writeHead(options.putStatus ?? (existed ? 204 : 201)).end();
+          }, options.delayMs ?? 0),
+      );
       return;
     }
     if (req.method === 'HEAD') {

@@ -19,7 +19,9 @@ export type SystemPackage = keyof typeof PROGRAMS;
 
 function installed(program: string): boolean {
   if (isAbsolute(program)) return existsSync(program);
-  return (process.env.PATH ?? '').split(delimiter).some((dir) => dir !== '' && existsSync(join(dir, program)));
+  return (process.env.PATH ?? '')
+    .split(delimiter)
+    .some((dir) => dir !== '' && existsSync(join(dir, program)));
 }
 
 export interface Requirement {

@@ -48,7 +48,10 @@ export function shapedServer(body: Buffer, shaping: Shaping): { server: http.Ser
     const delayMs = delays[runIndex % delays.length]!;
     const part = body.subarray(first, last + 1);
     const answer = () => {
-      res.writeHead(m ? 206 : 200, { 'content-length': part.length, ...(m ? { 'content-range': `bytes ${first}-${last}/${body.length}` } : {}) });
+      res.writeHead(m ? 206 : 200, {
+        'content-length': part.length,
+        ...(m ? { 'content-range': `bytes ${first}-${last}/${body.length}` } : {}),
+      });
       const rate = shaping.bytesPerSecond;
       if (!rate) {
         res.end(part);

@@ -38,4 +38,3 @@ export function freshDirsSync(prefix: string): () => string {
     return dir;
   };
 }
-

@@ -19,8 +19,27 @@ export interface TlsServer {
 export async function startTlsServer(handler: RequestListener): Promise<TlsServer | string> {
   const dir = mkdtempSync(join(tmpdir(), 'bc-tls-'));
   try {
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'k.pem'), '-out', join(dir, 'c.pem'),
-      '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1', '-days', '1'], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        join(dir, 'k.pem'),
+        '-out',
+        join(dir, 'c.pem'),
+        '-subj',
+        '/CN=localhost',
+        '-addext',
+        'subjectAltName=DNS:localhost,IP:127.0.0.1',
+        '-days',
+        '1',
+      ],
+      { stdio: 'ignore' },
+    );
   } catch (err) {
     rmSync(dir, { recursive: true, force: true });
     return `openssl could not make a certificate: ${(err as Error).message}`;

@@ -41,11 +41,24 @@ export interface TokenServer {
 const b64url = (v: object) => Buffer.from(JSON.stringify(v)).toString('base64url');
 
 /** A JWT as Entra ID issues one, but not signed: Azurite's basic OAuth never checks a signature. */
-export function unsignedJwt(opts: TokenOptions & { nowS?: number } = {}): { token: string; expiresOnS: number } {
+export function unsignedJwt(opts: TokenOptions & { nowS?: number } = {}): {
+  token: string;
+  expiresOnS: number;
+} {
   const now = opts.nowS ?? Math.floor(Date.now() / 1000);
   const exp = now + (opts.lifetimeS ?? 3600);
-  const claims = { aud: opts.audience ?? STORAGE_AUDIENCE, iss: `https://sts.windows.net/${TENANT}/`, iat: now, nbf: now - 60, exp, oid: randomBytes(8).toString('hex') };
-  return { token: `${b64url({ alg: 'RS256', typ: 'JWT' })}.${b64url(claims)}.${randomBytes(32).toString('base64url')}`, expiresOnS: exp };
+  const claims = {
+    aud: opts.audience ?? STORAGE_AUDIENCE,
+    iss: `https://sts.windows.net/${TENANT}/`,
+    iat: now,
+    nbf: now - 60,
+    exp,
+    oid: randomBytes(8).toString('hex'),
+  };
+  return {
+    token: `${b64url({ alg: 'RS256', typ: 'JWT' })}.${b64url(claims)}.${randomBytes(32).toString('base64url')}`,
+    expiresOnS: exp,
+  };
 }
 
 async function listening(server: http.Server, scheme: 'http' | 'https'): Promise<string> {
@@ -54,22 +67,28 @@ async function listening(server: http.Server, scheme: 'http' | 'https'): Promise
 }
 
 function stopper(server: http.Server): () => Promise<void> {
-  return () => new Promise<void>((resolve) => {
-    server.close(() => resolve());
-    server.closeAllConnections();
-  });
+  return () =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
 }
 
 function json(res: http.ServerResponse, status: number, body: object): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
+  res
+    .writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) })
+    .end(text);
 }
 
 /**
  * App Service / Container Apps managed identity: GET IDENTITY_ENDPOINT?resource=…&api-version=2019-08-01
  * with the X-IDENTITY-HEADER secret; answers access_token, expires_on (epoch seconds), resource, token_type.
  */
-export async function startManagedIdentityServer(identityHeader: string, opts: TokenOptions = {}): Promise<TokenServer> {
+export async function startManagedIdentityServer(
+  identityHeader: string,
+  opts: TokenOptions = {},
+): Promise<TokenServer> {
   const issued: Issued[] = [];
   const refused: string[] = [];
   const server = http.createServer((req, res) => {
@@ -86,7 +105,13 @@ export async function startManagedIdentityServer(identityHeader: string, opts: T
     setTimeout(() => {
       const { token, expiresOnS } = unsignedJwt(opts);
       issued.push({ token, atMs: Date.now(), expiresOnMs: expiresOnS * 1000, params });
-      json(res, 200, { access_token: token, expires_on: String(expiresOnS), resource: params.resource, token_type: 'Bearer', client_id: params.client_id ?? 'system-assigned' });
+      json(res, 200, {
+        access_token: token,
+        expires_on: String(expiresOnS),
+        resource: params.resource,
+        token_type: 'Bearer',
+        client_id: params.client_id ?? 'system-assigned',
+      });
     }, opts.delayMs ?? 0);
   });
   const base = await listening(server, 'http');
@@ -102,7 +127,11 @@ export interface AuthorityServer extends TokenServer {
  * An Entra ID authority over HTTPS for a workload identity: the OpenID configuration of the tenant,
  * and the client-credentials grant with the federated token as client assertion.
  */
-export async function startAuthorityServer(clientId: string, federatedToken: string, opts: TokenOptions = {}): Promise<AuthorityServer> {
+export async function startAuthorityServer(
+  clientId: string,
+  federatedToken: string,
+  opts: TokenOptions = {},
+): Promise<AuthorityServer> {
   const issued: Issued[] = [];
   const refused: string[] = [];
   const tls = await throwawayCertificate();
@@ -111,8 +140,10 @@ export async function startAuthorityServer(clientId: string, federatedToken: str
     const path = new URL(req.url ?? '/', 'https://x').pathname;
     if (req.method === 'GET' && path === `/${TENANT}/v2.0/.well-known/openid-configuration`) {
       return json(res, 200, {
-        issuer: `${base}/${TENANT}/v2.0`, token_endpoint: `${base}/${TENANT}/oauth2/v2.0/token`,
-        authorization_endpoint: `${base}/${TENANT}/oauth2/v2.0/authorize`, jwks_uri: `${base}/${TENANT}/discovery/v2.0/keys`,
+        issuer: `${base}/${TENANT}/v2.0`,
+        token_endpoint: `${base}/${TENANT}/oauth2/v2.0/token`,
+        authorization_endpoint: `${base}/${TENANT}/oauth2/v2.0/authorize`,
+        jwks_uri: `${base}/${TENANT}/discovery/v2.0/keys`,
       });
     }
     if (req.method !== 'POST' || path !== `/${TENANT}/oauth2/v2.0/token`) {
@@ -123,18 +154,34 @@ export async function startAuthorityServer(clientId: string, federatedToken: str
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const params = Object.fromEntries(new URLSearchParams(Buffer.concat(chunks).toString('utf8')));
-      const why = params.grant_type !== 'client_credentials' ? `grant_type ${params.grant_type}`
-        : params.client_id !== clientId ? `client_id ${params.client_id}`
-        : params.client_assertion !== federatedToken ? 'wrong client_assertion'
-        : params.client_assertion_type !== 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer' ? 'client_assertion_type' : undefined;
+      const why =
+        params.grant_type !== 'client_credentials'
+          ? `grant_type ${params.grant_type}`
+          : params.client_id !== clientId
+            ? `client_id ${params.client_id}`
+            : params.client_assertion !== federatedToken
+              ? 'wrong client_assertion'
+              : params.client_assertion_type !== 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer'
+                ? 'client_assertion_type'
+                : undefined;
       if (why) {
         refused.push(why);
         return json(res, 400, { error: 'invalid_client', error_description: why });
       }
       const lifetimeS = opts.lifetimeS ?? 3600;
       const { token, expiresOnS } = unsignedJwt(opts);
-      issued.push({ token, atMs: Date.now(), expiresOnMs: expiresOnS * 1000, params: { ...params, client_assertion: '(checked)' } });
-      json(res, 200, { token_type: 'Bearer', expires_in: lifetimeS, ext_expires_in: lifetimeS, access_token: token });
+      issued.push({
+        token,
+        atMs: Date.now(),
+        expiresOnMs: expiresOnS * 1000,
+        params: { ...params, client_assertion: '(checked)' },
+      });
+      json(res, 200, {
+        token_type: 'Bearer',
+        expires_in: lifetimeS,
+        ext_expires_in: lifetimeS,
+        access_token: token,
+      });
     });
   });
   base = await listening(server, 'https');

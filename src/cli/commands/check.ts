@@ -12,7 +12,8 @@ import type { ResultsFile } from '../../results/schema.js';
 import type { BaselineChoice } from '../../analysis/baseline.js';
 import type { Env } from '../command-kit.js';
 
-const SUMMARY = 'Compare a results file with the median of the last runs in --baseline DIR ' +
+const SUMMARY =
+  'Compare a results file with the median of the last runs in --baseline DIR ' +
   'from the same environment: ' +
   'per contender, throughput and p99 regressed, improved or no significant difference (rank test); ' +
   'exit 99 on a regression beyond the tolerance.';
@@ -30,14 +31,17 @@ async function readLean(path: string): Promise<ResultsFile> {
 async function baselineFiles(dir: string, self: string): Promise<string[]> {
   const info = await stat(dir).catch(() => undefined);
   if (!info?.isDirectory()) {
-    throw new ConfigError(`--baseline ${dir} is not a directory; ` +
-      'give the directory that holds earlier results files');
+    throw new ConfigError(
+      `--baseline ${dir} is not a directory; ` + 'give the directory that holds earlier results files',
+    );
   }
   const names = (await readdir(dir)).filter((n) => n.endsWith('.json')).sort();
   if (names.length > MAX_BASELINE_FILES) {
-    throw new ConfigError(`--baseline ${dir} holds ${names.length} .json files, ` +
-      `more than ${MAX_BASELINE_FILES}; ` +
-      'keep the recent ones in a directory of their own');
+    throw new ConfigError(
+      `--baseline ${dir} holds ${names.length} .json files, ` +
+        `more than ${MAX_BASELINE_FILES}; ` +
+        'keep the recent ones in a directory of their own',
+    );
   }
   const paths: string[] = [];
   for (const n of names) {
@@ -49,23 +53,30 @@ async function baselineFiles(dir: string, self: string): Promise<string[]> {
 }
 
 export async function checkCommand(argv: readonly string[], env: Env, name = 'check'): Promise<number> {
-  const program = buildProgram(name, CHECK_OPTIONS, SUMMARY)
-    .argument('<results>', 'the results file to check');
+  const program = buildProgram(name, CHECK_OPTIONS, SUMMARY).argument(
+    '<results>',
+    'the results file to check',
+  );
   const flags = parseFlags(program, argv);
   if (!flags) return 0;
   const o = resolveOptions(CHECK_OPTIONS, flags, { env });
   const [resultsPath] = program.args;
   if (!resultsPath) throw new ConfigError('check takes one results file; give its path');
   if (o.baseline === undefined) {
-    throw new ConfigError('check needs --baseline DIR, the directory of earlier results files to compare ' +
-      'with');
+    throw new ConfigError(
+      'check needs --baseline DIR, the directory of earlier results files to compare ' + 'with',
+    );
   }
   if (o.minBaseline > o.last) {
-    throw new ConfigError(`--min-baseline ${o.minBaseline} is more than --last ${o.last}; ` +
-      `give a --last of at least ${o.minBaseline}`);
+    throw new ConfigError(
+      `--min-baseline ${o.minBaseline} is more than --last ${o.last}; ` +
+        `give a --last of at least ${o.minBaseline}`,
+    );
   }
   const [baseline, { renderCheck }, { GATE_FAILED_EXIT }] = await Promise.all([
-    import('../../analysis/baseline.js'), import('../../report/check.js'), import('../../analysis/thresholds.js'),
+    import('../../analysis/baseline.js'),
+    import('../../report/check.js'),
+    import('../../analysis/thresholds.js'),
   ]);
   const next = await readLean(resultsPath);
   const self = await realpath(resolve(resultsPath));
@@ -81,8 +92,10 @@ export async function checkCommand(argv: readonly string[], env: Env, name = 'ch
   }
   if (!candidates.length) {
     const count = unreadable ? ` (${unreadable} unreadable)` : '';
-    throw new ConfigError(`--baseline ${o.baseline} holds no readable results files${count}; ` +
-      "give the directory the earlier runs' --results went to");
+    throw new ConfigError(
+      `--baseline ${o.baseline} holds no readable results files${count}; ` +
+        "give the directory the earlier runs' --results went to",
+    );
   }
   const choice = baseline.chooseBaselines(next, candidates, o.last);
   for (const s of choice.skipped) log.info(`${s.path}: not in the baseline: ${s.why}`);
@@ -92,8 +105,10 @@ export async function checkCommand(argv: readonly string[], env: Env, name = 'ch
   const report = baseline.checkAgainstBaseline({ path: resultsPath, doc: next }, choice.chosen, o);
   if (!report.rows.length) {
     const theirs = report.onlyInBaseline.join(', ') || 'no verified runs';
-    throw new ConfigError(`no contender of ${resultsPath} is in the baseline (it has ${theirs}); ` +
-      'compare runs of the same strategies');
+    throw new ConfigError(
+      `no contender of ${resultsPath} is in the baseline (it has ${theirs}); ` +
+        'compare runs of the same strategies',
+    );
   }
   process.stdout.write(`${redact(renderCheck(report, o.format))}\n`);
   return report.passed ? 0 : GATE_FAILED_EXIT;
@@ -101,23 +116,30 @@ export async function checkCommand(argv: readonly string[], env: Env, name = 'ch
 
 /** Why the baseline is too small, naming what differs: per field, how many files and the value they have. */
 function refusal(
-  choice: BaselineChoice, here: Record<string, string>,
-  o: { baseline?: string; minBaseline: number }, read: number,
+  choice: BaselineChoice,
+  here: Record<string, string>,
+  o: { baseline?: string; minBaseline: number },
+  read: number,
 ): string {
   const byField = new Map<string, { n: number; there: string }>();
   for (const d of choice.refused.flatMap((r) => r.differences)) {
     const seen = byField.get(d.field);
     byField.set(d.field, { n: (seen?.n ?? 0) + 1, there: seen?.there ?? d.there });
   }
-  const why = [...byField].map(([f, v]) => `${v.n} differ in ${f} (${v.there} there, ${here[f]} here)`)
+  const why = [...byField]
+    .map(([f, v]) => `${v.n} differ in ${f} (${v.there} there, ${here[f]} here)`)
     .join(', ');
   if (choice.chosen.length) {
-    return `only ${choice.chosen.length} results file(s) in ${o.baseline} ran in this environment, ` +
+    return (
+      `only ${choice.chosen.length} results file(s) in ${o.baseline} ran in this environment, ` +
       `fewer than --min-baseline ${o.minBaseline}${why ? ` (of the others, ${why})` : ''}; ` +
-      'add runs to the baseline or lower --min-baseline';
+      'add runs to the baseline or lower --min-baseline'
+    );
   }
   const incomplete = choice.skipped.filter((s) => s.why.startsWith('incomplete')).length;
-  return `no results file in ${o.baseline} ran in this environment${why ? `: of ${read}, ${why}` : ''}` +
+  return (
+    `no results file in ${o.baseline} ran in this environment${why ? `: of ${read}, ${why}` : ''}` +
     `${incomplete ? `; ${incomplete} match but are incomplete` : ''}; ` +
-    'run the baseline where this ran, or point --baseline at results from here';
+    'run the baseline where this ran, or point --baseline at results from here'
+  );
 }

@@ -9,18 +9,40 @@ import { cellOf, eachSize, loadCommand, startEmbeddedEarly, type Env } from '../
 import { measure } from '../measure.js';
 
 export async function downloadCommand(argv: readonly string[], env: Env, name = 'download'): Promise<number> {
-  const loaded = await loadCommand(name, DOWNLOAD_OPTIONS, 'Download the same blob with each strategy and compare where the time goes.', argv, env, loadDownloadConfig);
+  const loaded = await loadCommand(
+    name,
+    DOWNLOAD_OPTIONS,
+    'Download the same blob with each strategy and compare where the time goes.',
+    argv,
+    env,
+    loadDownloadConfig,
+  );
   if (!loaded) return 0;
   const { config, output } = loaded;
   checkOutPath(config);
   checkProcessesFit(config.processes);
   startFirstWorker();
   startEmbeddedEarly(config.credentials);
-  const many = config.sourceMethod !== 'all' && DOWNLOAD_STRATEGIES.some((s) => config.sourceMethod.split(',').includes(s.name) && workloadKind(s) !== 'blob');
+  const many =
+    config.sourceMethod !== 'all' &&
+    DOWNLOAD_STRATEGIES.some(
+      (s) => config.sourceMethod.split(',').includes(s.name) && workloadKind(s) !== 'blob',
+    );
   const pageReaders = readersOf('download', 'pageSize');
-  const pages = config.sourceMethod.split(',').some((m) => pageReaders.includes(m)) ? `, pages of ${config.pageSize}` : '';
-  const what = many ? `${config.fileCount} files x ${eachSize(config)}${pages}`
+  const pages = config.sourceMethod.split(',').some((m) => pageReaders.includes(m))
+    ? `, pages of ${config.pageSize}`
+    : '';
+  const what = many
+    ? `${config.fileCount} files x ${eachSize(config)}${pages}`
     : `concurrency ${config.concurrency}`;
   const title = `blob-cacher download: ${config.processes} process(es) x ${config.maxSockets} socket(s), ${what}, sink ${config.sink}`;
-  return measure({ command: 'download', config, cells: [await cellOf(config)], docConfig: redactedConfig(config), title, stem: 'download', output });
+  return measure({
+    command: 'download',
+    config,
+    cells: [await cellOf(config)],
+    docConfig: redactedConfig(config),
+    title,
+    stem: 'download',
+    output,
+  });
 }

@@ -10,7 +10,8 @@ import { startEmulatedTarget } from '../../emulate/server.js';
 import { checkObjectsFit } from '../machine-fit.js';
 import type { Env } from '../command-kit.js';
 
-const SUMMARY = 'Serve an emulated target with a known optimum (paced connections, a total cap, an operations limit, stragglers) until stopped: an emulation for rehearsing tune and --hedge, not a measurement of Azure.';
+const SUMMARY =
+  'Serve an emulated target with a known optimum (paced connections, a total cap, an operations limit, stragglers) until stopped: an emulation for rehearsing tune and --hedge, not a measurement of Azure.';
 
 export async function emulateCommand(argv: readonly string[], env: Env, name = 'emulate'): Promise<number> {
   const flags = parseFlags(buildProgram(name, EMULATE_OPTIONS, SUMMARY), argv);
@@ -21,26 +22,37 @@ export async function emulateCommand(argv: readonly string[], env: Env, name = '
   const storeBytes = checkObjectsFit(o.objects.map((x) => x.sizeBytes));
   const objects = new Map(o.objects.map((x) => [`/${x.name}`, contentBuffer(FIXTURE_SEED, 0, x.sizeBytes)]));
   let refusedShown = false;
-  const target = await startEmulatedTarget({
-    ...(o.perConnectionBytesPerSecond ? { perConnectionBytesPerSecond: o.perConnectionBytesPerSecond } : {}),
-    ...(o.totalBytesPerSecond ? { totalBytesPerSecond: o.totalBytesPerSecond } : {}),
-    ...(o.opsPerSecond ? { opsPerSecond: o.opsPerSecond } : {}),
-    ...(o.stragglers ? { stragglers: { ...o.stragglers, seed: 1 } } : {}),
-    objects, storeBytes,
-    // The first refusal is said; the rest are counted in the last line.
-    onRefused: (line) => {
-      if (!refusedShown) log.warn(`${line} (answered 413; more are counted, not shown)`);
-      refusedShown = true;
+  const target = await startEmulatedTarget(
+    {
+      ...(o.perConnectionBytesPerSecond
+        ? { perConnectionBytesPerSecond: o.perConnectionBytesPerSecond }
+        : {}),
+      ...(o.totalBytesPerSecond ? { totalBytesPerSecond: o.totalBytesPerSecond } : {}),
+      ...(o.opsPerSecond ? { opsPerSecond: o.opsPerSecond } : {}),
+      ...(o.stragglers ? { stragglers: { ...o.stragglers, seed: 1 } } : {}),
+      objects,
+      storeBytes,
+      // The first refusal is said; the rest are counted in the last line.
+      onRefused: (line) => {
+        if (!refusedShown) log.warn(`${line} (answered 413; more are counted, not shown)`);
+        refusedShown = true;
+      },
     },
-  }, o.host, o.port);
+    o.host,
+    o.port,
+  );
   const shape = [
     o.perConnectionBytesPerSecond && `${formatBytes(o.perConnectionBytesPerSecond)}/s per connection`,
     o.totalBytesPerSecond && `${formatBytes(o.totalBytesPerSecond)}/s in all`,
     o.opsPerSecond && `${o.opsPerSecond} requests/s`,
-    o.stragglers && `1 request in ${o.stragglers.every} stalls ${o.stragglers.stallMs} ms (${o.stragglers.at})`,
-  ].filter(Boolean).join(', ');
+    o.stragglers &&
+      `1 request in ${o.stragglers.every} stalls ${o.stragglers.stallMs} ms (${o.stragglers.at})`,
+  ]
+    .filter(Boolean)
+    .join(', ');
   process.stdout.write(`emulated target (not Azure) at ${target.url}/: ${shape || 'no limits'}\n`);
-  for (const [path, body] of objects) process.stdout.write(`  ${target.url}${path} (${formatBytes(body.length)})\n`);
+  for (const [path, body] of objects)
+    process.stdout.write(`  ${target.url}${path} (${formatBytes(body.length)})\n`);
   // Until the first signal: then every connection is cut (a stalled or paced request too, counted
   // abandoned), a line of what it served, and a clean exit.
   await new Promise<void>((resolve) => {
@@ -48,7 +60,9 @@ export async function emulateCommand(argv: readonly string[], env: Env, name = '
   });
   await target.close();
   const l = target.log;
-  const methods = Object.entries(l.byMethod).map(([m, n]) => `${n} ${m}`).join(', ');
+  const methods = Object.entries(l.byMethod)
+    .map(([m, n]) => `${n} ${m}`)
+    .join(', ');
   const refused = l.refused ? `, ${l.refused} PUT(s) refused as too large` : '';
   const bad = l.badRequests ? `, ${l.badRequests} bad request(s)` : '';
   const counts = `${l.throttled} throttled, ${l.stalled} stalled, ${l.abandoned} abandoned${refused}${bad}`;

@@ -1,7 +1,15 @@
 // `blob-cacher sweep [download|upload]`: every combination of the options given as lists, measured
 // as one session.
 import { ConfigError } from '../../config/errors.js';
-import { buildProgram, loadDownloadConfig, loadUploadConfig, parseFlags, redactedConfig, type DownloadConfig, type UploadConfig } from '../../config/load.js';
+import {
+  buildProgram,
+  loadDownloadConfig,
+  loadUploadConfig,
+  parseFlags,
+  redactedConfig,
+  type DownloadConfig,
+  type UploadConfig,
+} from '../../config/load.js';
 import { DOWNLOAD_OPTIONS, UPLOAD_OPTIONS, type OptionSpec } from '../../config/options.js';
 import { outputOf } from '../output.js';
 import { checkOutPath, readSources } from '../sources.js';
@@ -29,7 +37,10 @@ function refuseSplitUrls(axes: readonly SweepAxis[], specs: readonly OptionSpec[
   const urlFlags = new Set(specs.filter((s) => s.valueName === 'url').map((s) => s.flag));
   for (const axis of axes.filter((a) => urlFlags.has(a.flag))) {
     const bad = axis.values.findIndex((v) => !/^https?:\/\/[^/?#]+/i.test(v) || !URL.canParse(v));
-    if (bad >= 0) throw new ConfigError(`${axis.flag} value ${bad + 1} of ${axis.values.length} in the sweep is not an http:// or https:// URL; a comma inside a URL (a password, a SAS) splits it: write it as %2C`);
+    if (bad >= 0)
+      throw new ConfigError(
+        `${axis.flag} value ${bad + 1} of ${axis.values.length} in the sweep is not an http:// or https:// URL; a comma inside a URL (a password, a SAS) splits it: write it as %2C`,
+      );
   }
 }
 
@@ -40,7 +51,10 @@ export async function sweepCommand(argv: readonly string[], env: Env): Promise<n
     return 0;
   }
   const { axes, fixed } = findAxes(args);
-  if (!axes.length) throw new ConfigError('sweep needs at least one option with a comma-separated list of values, e.g. --processes 1,2; see blob-cacher sweep --help');
+  if (!axes.length)
+    throw new ConfigError(
+      'sweep needs at least one option with a comma-separated list of values, e.g. --processes 1,2; see blob-cacher sweep --help',
+    );
   refuseSplitUrls(axes, mode === 'upload' ? UPLOAD_OPTIONS : DOWNLOAD_OPTIONS);
   const cells = gridCells(axes);
   const specs = mode === 'upload' ? UPLOAD_OPTIONS : DOWNLOAD_OPTIONS;
@@ -62,7 +76,12 @@ export async function sweepCommand(argv: readonly string[], env: Env): Promise<n
   const output = await outputOf(sweepFlags, env, readSources(specs, sweepFlags, env));
   const title = `blob-cacher sweep ${mode}: ${axes.map((a) => `${a.flag} ${a.values.join(',')}`).join(' x ')}`;
   return measure({
-    command: mode, config: first, title, stem: `sweep-${mode}`, sweep: axes, output,
+    command: mode,
+    config: first,
+    title,
+    stem: `sweep-${mode}`,
+    sweep: axes,
+    output,
     docConfig: { sweep: axes, base: redactedConfig(first) },
     cells: await Promise.all(configs.map((config, i) => cellOf(config, cells[i]!))),
   });

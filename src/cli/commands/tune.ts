@@ -4,8 +4,14 @@
 // stopped and where throttling began are recorded beside the runs, and `report` renders them.
 import { ConfigError, escapeControls } from '../../config/errors.js';
 import {
-  buildProgram, loadDownloadConfig, loadUploadConfig, parseFlags, redactedConfig, resolveOptions,
-  type DownloadConfig, type UploadConfig,
+  buildProgram,
+  loadDownloadConfig,
+  loadUploadConfig,
+  parseFlags,
+  redactedConfig,
+  resolveOptions,
+  type DownloadConfig,
+  type UploadConfig,
 } from '../../config/load.js';
 import { MIN_RUNS_FOR_SIGNIFICANCE } from '../../analysis/significance.js';
 import { DOWNLOAD_OPTIONS, TUNE_OPTIONS, UPLOAD_OPTIONS } from '../../config/options.js';
@@ -18,7 +24,16 @@ import { outputOf } from '../output.js';
 import { cellOf, directionOf, registerSecrets, type Env } from '../command-kit.js';
 import { measure, type Measurement } from '../measure.js';
 import { checkOutPath, readSources } from '../sources.js';
-import { axesFor, CELL_RUNS, cellMeasure, fixedSettings, flagAt, given, withoutTuneOptions, type Given } from '../tune-plan.js';
+import {
+  axesFor,
+  CELL_RUNS,
+  cellMeasure,
+  fixedSettings,
+  flagAt,
+  given,
+  withoutTuneOptions,
+  type Given,
+} from '../tune-plan.js';
 
 const TUNE_USAGE = `usage: blob-cacher tune [download|upload] [options]
 Searches for the fastest settings on this target: from the defaults, it doubles one setting at a
@@ -37,7 +52,9 @@ type Config = DownloadConfig | UploadConfig;
 
 export async function tuneCommand(argv: readonly string[], env: Env): Promise<number> {
   if (argv[0] !== undefined && !argv[0].startsWith('-') && argv[0] !== 'upload' && argv[0] !== 'download') {
-    throw new ConfigError(`tune searches a download or an upload, not "${escapeControls(argv[0])}"; run blob-cacher tune download … or tune upload …`);
+    throw new ConfigError(
+      `tune searches a download or an upload, not "${escapeControls(argv[0])}"; run blob-cacher tune download … or tune upload …`,
+    );
   }
   const { mode, args } = directionOf(argv);
   if (args.includes('--help') || args.includes('-h')) {
@@ -47,31 +64,53 @@ export async function tuneCommand(argv: readonly string[], env: Env): Promise<nu
   const specs = mode === 'upload' ? UPLOAD_OPTIONS : DOWNLOAD_OPTIONS;
   const flags = parseFlags(buildProgram(`tune ${mode}`, [...specs, ...TUNE_OPTIONS], ''), args)!;
   const sources = readSources(specs, flags, env);
-  const load = (f: Record<string, unknown>) => (mode === 'upload' ? loadUploadConfig(f, readSources(specs, f, env)) : loadDownloadConfig(f, readSources(specs, f, env)));
+  const load = (f: Record<string, unknown>) =>
+    mode === 'upload'
+      ? loadUploadConfig(f, readSources(specs, f, env))
+      : loadDownloadConfig(f, readSources(specs, f, env));
   const base = load(flags);
   registerSecrets([base.credentials, base.scaleout?.store], env);
   setLogLevel(base.logLevel);
-  if (base.steady) throw new ConfigError('tune compares fixed runs; drop --duration (a steady run is measured with download or upload)');
-  if (base.scaleout) throw new ConfigError('tune runs on one machine; drop the scale-out options (--parallelism, --index, --run-id)');
+  if (base.steady)
+    throw new ConfigError(
+      'tune compares fixed runs; drop --duration (a steady run is measured with download or upload)',
+    );
+  if (base.scaleout)
+    throw new ConfigError(
+      'tune runs on one machine; drop the scale-out options (--parallelism, --index, --run-id)',
+    );
   const { budgetMs } = resolveOptions(TUNE_OPTIONS, flags, sources);
   const rest = withoutTuneOptions(args);
   // Any say over how long a cell runs is the user's; else the few runs a search can afford.
-  const fixedArgs = ['--runs', '--min-time', '--max-runs', '--precision'].some((f) => given(rest, f)) ? rest : [...rest, ...CELL_RUNS];
+  const fixedArgs = ['--runs', '--min-time', '--max-runs', '--precision'].some((f) => given(rest, f))
+    ? rest
+    : [...rest, ...CELL_RUNS];
   // Fewer runs a cell than the rank test needs, and it can never call one cell faster than another:
   // every cell would be "as good", and the search would walk down to the fewest resources.
   const runsPerCell = load(parseFlags(buildProgram(`tune ${mode}`, specs, ''), fixedArgs)!).runs;
   if (runsPerCell < MIN_RUNS_FOR_SIGNIFICANCE) {
     const least = MIN_RUNS_FOR_SIGNIFICANCE;
-    throw new ConfigError(`tune needs at least ${least} measured runs a cell: with ${runsPerCell} its rank `
-      + 'test can never tell one cell faster than another; '
-      + `give --runs ${least} or more (or leave --runs out: 5)`);
+    throw new ConfigError(
+      `tune needs at least ${least} measured runs a cell: with ${runsPerCell} its rank ` +
+        'test can never tell one cell faster than another; ' +
+        `give --runs ${least} or more (or leave --runs out: 5)`,
+    );
   }
   const axes = axesFor(mode, base, rest);
-  if (!axes.length) throw new ConfigError('every setting tune searches was given on the command line; leave one out (e.g. --concurrency) to search it');
+  if (!axes.length)
+    throw new ConfigError(
+      'every setting tune searches was given on the command line; leave one out (e.g. --concurrency) to search it',
+    );
   const searched = new Set(axes.map((a) => a.flag));
   // A cell is the fixed options with the searched ones set: parsed and validated as the command's own.
   const configOf = (cell: Cell): Config => {
-    const cellFlags = parseFlags(buildProgram(`tune ${mode}`, specs, ''), cellArgv(fixedArgs.filter((_, i, all) => !searched.has(flagAt(all, i))), cell))!;
+    const cellFlags = parseFlags(
+      buildProgram(`tune ${mode}`, specs, ''),
+      cellArgv(
+        fixedArgs.filter((_, i, all) => !searched.has(flagAt(all, i))),
+        cell,
+      ),
+    )!;
     const config = load(cellFlags);
     checkOutPath(config);
     checkProcessesFit(config.processes);
@@ -80,7 +119,12 @@ export async function tuneCommand(argv: readonly string[], env: Env): Promise<nu
   const output = await outputOf(flags, env, sources);
   const title = `blob-cacher tune ${mode}: ${axes.map((a) => a.flag.replace(/^--/, '')).join(' x ')}, budget ${budgetMs / 1000} s`;
   return measure({
-    command: mode, config: base, title, stem: `tune-${mode}`, output, cells: [],
+    command: mode,
+    config: base,
+    title,
+    stem: `tune-${mode}`,
+    output,
+    cells: [],
     docConfig: { tune: { axes: axes.map((a) => a.flag), budgetMs }, base: redactedConfig(base) },
     drive: tuneDrive({ mode, axes, budgetMs, base, searched, origin: { specs, flags, sources }, configOf }),
   });
@@ -98,24 +142,52 @@ interface TuneSetup {
 }
 
 /** Runs the search's cells as the session's parts, recording its path, where it stopped and its best. */
-function tuneDrive({ mode, axes, budgetMs, base, searched, origin, configOf }: TuneSetup): NonNullable<Measurement['drive']> {
+function tuneDrive({
+  mode,
+  axes,
+  budgetMs,
+  base,
+  searched,
+  origin,
+  configOf,
+}: TuneSetup): NonNullable<Measurement['drive']> {
   return async (run, doc, signal) => {
     let last: Awaited<ReturnType<typeof run>> | undefined;
     const record: TuneRecord = {
-      direction: mode, axes: axes.map(({ flag, values, ordered }) => ({ flag, values: [...values], ordered })), budgetMs,
+      direction: mode,
+      axes: axes.map(({ flag, values, ordered }) => ({ flag, values: [...values], ordered })),
+      budgetMs,
       fixed: fixedSettings(base, searched, origin),
-      stopped: 'converged', path: [], throttling: [],
+      stopped: 'converged',
+      path: [],
+      throttling: [],
     };
     doc.tune = record;
     const outcome = await tuneSearch({
-      axes, budgetMs, signal, throttling: record.throttling,
+      axes,
+      budgetMs,
+      signal,
+      throttling: record.throttling,
       measure: async (cell, why, decided) => {
-        log.info(`tune step ${why.step + 1} (${why.reason}${why.axis ? ` ${why.axis}` : ''}): ${Object.entries(cell).map(([k, v]) => `${k} ${v}`).join(' ')}`);
+        log.info(
+          `tune step ${why.step + 1} (${why.reason}${why.axis ? ` ${why.axis}` : ''}): ${Object.entries(cell)
+            .map(([k, v]) => `${k} ${v}`)
+            .join(' ')}`,
+        );
         const sessionCell = await cellOf(configOf(cell), cell);
         // A race: a cell already significantly slower than the fastest one stops at that run.
-        last = await run([decided ? { ...sessionCell, decided: (_strategy, runMs) => decided(runMs) } : sessionCell]);
+        last = await run([
+          decided ? { ...sessionCell, decided: (_strategy, runMs) => decided(runMs) } : sessionCell,
+        ]);
         const measured = cellMeasure(last.runs);
-        record.path.push({ cell, reason: why.reason, ...(why.axis ? { axis: why.axis } : {}), spentMs: measured.spentMs, throttled: measured.throttled, ...(measured.throttleClass ? { throttleClass: measured.throttleClass } : {}) });
+        record.path.push({
+          cell,
+          reason: why.reason,
+          ...(why.axis ? { axis: why.axis } : {}),
+          spentMs: measured.spentMs,
+          throttled: measured.throttled,
+          ...(measured.throttleClass ? { throttleClass: measured.throttleClass } : {}),
+        });
         return measured;
       },
     });

@@ -8,15 +8,34 @@ import { cellOf, eachSize, loadCommand, startEmbeddedEarly, type Env } from '../
 import { measure } from '../measure.js';
 
 export async function uploadCommand(argv: readonly string[], env: Env, name = 'upload'): Promise<number> {
-  const loaded = await loadCommand(name, UPLOAD_OPTIONS, 'Upload many small files or one large blob with each strategy and compare where the time goes.', argv, env, loadUploadConfig);
+  const loaded = await loadCommand(
+    name,
+    UPLOAD_OPTIONS,
+    'Upload many small files or one large blob with each strategy and compare where the time goes.',
+    argv,
+    env,
+    loadUploadConfig,
+  );
   if (!loaded) return 0;
   const { config, output } = loaded;
   checkProcessesFit(config.processes);
   startFirstWorker();
   startEmbeddedEarly(config.credentials);
   // A plain URL takes small files only: no large blob to describe.
-  const large = config.credentials.kind === 'url' ? '' : `; large blob ${formatBytes(config.blobSizeBytes)} in ${formatBytes(config.blockSizeBytes)} blocks, concurrency ${config.concurrency}`;
-  const title = `blob-cacher upload: ${config.processes} process(es) x ${config.maxSockets} socket(s); `
-    + `small files ${config.fileCount} x ${eachSize(config)}${large}`;
-  return measure({ command: 'upload', config, cells: [await cellOf(config)], docConfig: redactedConfig(config), title, stem: 'upload', output });
+  const large =
+    config.credentials.kind === 'url'
+      ? ''
+      : `; large blob ${formatBytes(config.blobSizeBytes)} in ${formatBytes(config.blockSizeBytes)} blocks, concurrency ${config.concurrency}`;
+  const title =
+    `blob-cacher upload: ${config.processes} process(es) x ${config.maxSockets} socket(s); ` +
+    `small files ${config.fileCount} x ${eachSize(config)}${large}`;
+  return measure({
+    command: 'upload',
+    config,
+    cells: [await cellOf(config)],
+    docConfig: redactedConfig(config),
+    title,
+    stem: 'upload',
+    output,
+  });
 }

@@ -15,7 +15,11 @@ export const assemble = {
   kind: 'get',
   urlCapable: false,
   fixtures: ({ sizeBytes, concurrency }) =>
-    splitRanges(sizeBytes, concurrency).map((r, i) => ({ blob: `part.${i}`, offsetBytes: r.offsetBytes, lengthBytes: r.lengthBytes })),
+    splitRanges(sizeBytes, concurrency).map((r, i) => ({
+      blob: `part.${i}`,
+      offsetBytes: r.offsetBytes,
+      lengthBytes: r.lengthBytes,
+    })),
   plan: ({ sizeBytes, concurrency }) =>
     splitRanges(sizeBytes, concurrency).map((r, index) => ({
       index,

@@ -18,7 +18,11 @@ export const roundRobin = {
   kind: 'get',
   urlCapable: false,
   fixtures: ({ sizeBytes, concurrency }) =>
-    splitRanges(sizeBytes, concurrency).map((_, i) => ({ blob: copyName(i), offsetBytes: 0, lengthBytes: sizeBytes })),
+    splitRanges(sizeBytes, concurrency).map((_, i) => ({
+      blob: copyName(i),
+      offsetBytes: 0,
+      lengthBytes: sizeBytes,
+    })),
   plan: ({ sizeBytes, concurrency, rangeSizeBytes }) => {
     // One copy per concurrent range: with --range-size, range i reads copy i mod N.
     const copies = splitRanges(sizeBytes, concurrency).length;

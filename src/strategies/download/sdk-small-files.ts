@@ -15,10 +15,14 @@ export const sdkSmallFilesDownload = {
   urlCapable: false,
   holdsItemsInMemory: true,
   // MAX_SOCKETS calls at a time per process, as our lanes; each file in one request, as our GET.
-  jobOptions: ({ maxSockets, sizeBytes }) => ({ inFlight: maxSockets, blockSizeBytes: Math.max(1, sizeBytes), concurrency: 1 }),
+  jobOptions: ({ maxSockets, sizeBytes }) => ({
+    inFlight: maxSockets,
+    blockSizeBytes: Math.max(1, sizeBytes),
+    concurrency: 1,
+  }),
   sdkSettings: (p) => [
-    `  ${p.processes} process(es) x ${p.maxSockets} socket(s) = ${p.processes * p.maxSockets} `
-      + 'downloadToBuffer calls in flight',
+    `  ${p.processes} process(es) x ${p.maxSockets} socket(s) = ${p.processes * p.maxSockets} ` +
+      'downloadToBuffer calls in flight',
   ],
   fixtures: setFixtures,
   plan: perFileItems,

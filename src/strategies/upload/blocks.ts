@@ -23,7 +23,13 @@ export const blocks = {
     // Fixed-size blocks, the last one shorter: what the service and the SDK do.
     return Array.from({ length: count }, (_, index) => {
       const offset = index * blockSizeBytes;
-      return { index, blob, destOffsetBytes: offset, lengthBytes: Math.min(blockSizeBytes, blobSizeBytes - offset), blockId: blockId(index) };
+      return {
+        index,
+        blob,
+        destOffsetBytes: offset,
+        lengthBytes: Math.min(blockSizeBytes, blobSizeBytes - offset),
+        blockId: blockId(index),
+      };
     });
   },
   commit: (input, items) => {

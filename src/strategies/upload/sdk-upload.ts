@@ -24,5 +24,7 @@ export const sdkUpload = {
     const single = p.thresholdBytes && p.thresholdBytes > 0 ? p.thresholdBytes : blockSize;
     return [...lines, `  maxSingleShotSize: ${single} (${formatBytes(single)})`];
   },
-  plan: ({ prefix, blobSizeBytes }) => [{ index: 0, blob: largeBlobName(prefix), destOffsetBytes: 0, lengthBytes: blobSizeBytes }],
+  plan: ({ prefix, blobSizeBytes }) => [
+    { index: 0, blob: largeBlobName(prefix), destOffsetBytes: 0, lengthBytes: blobSizeBytes },
+  ],
 } as const satisfies UploadStrategy;
