@@ -6,7 +6,6 @@ import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mannWhitney, significantlyFaster } from '../src/analysis/significance.js';
 import { ALPHA } from '../src/analysis/stats.js';
-import type { DownloadConfig } from '../src/config/load.js';
 import { runDownload } from '../src/engine/download.js';
 import { runFailed } from '../src/results/schema.js';
 import { setLogLevel } from '../src/log/logger.js';

@@ -6,7 +6,7 @@
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { chooseBaselines, checkAgainstBaseline } from '../src/analysis/baseline.js';
+import { chooseBaselines, type checkAgainstBaseline } from '../src/analysis/baseline.js';
 import { GATE_FAILED_EXIT } from '../src/analysis/thresholds.js';
 import type { ResultsFile } from '../src/results/schema.js';
 import { runCli } from './helpers/cli.js';

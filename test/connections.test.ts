@@ -1,7 +1,7 @@
 // --connections cold|warm on the embedded Azurite: warm opens MAX_SOCKETS per process before the
 // barrier, so no request in the timed span connects; cold (the default) connects inside it.
 import { describe, expect, it } from 'vitest';
-import { loadDownloadConfig, type DownloadConfig, type UploadConfig } from '../src/config/load.js';
+import { loadDownloadConfig, type DownloadConfig } from '../src/config/load.js';
 import { runDownload } from '../src/engine/download.js';
 import { runUpload } from '../src/engine/upload.js';
 import { renderConsole } from '../src/report/console.js';

@@ -108,9 +108,7 @@ const mount = (dir: string) => ['-v', `${dir}:/app/results`];
 const hostNet = ['--network', 'host'];
 
 /** The one results file a run left in `dir`, parsed. */
-async function resultsIn(
-  dir: string,
-): Promise<{
+async function resultsIn(dir: string): Promise<{
   name: string;
   doc: Record<string, unknown> & { runs: unknown[]; config: Record<string, unknown> };
 }> {

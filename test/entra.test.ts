@@ -12,7 +12,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DownloadConfig } from '../src/config/load.js';
 import { runDownload } from '../src/engine/download.js';
 import { setLogLevel } from '../src/log/logger.js';
 import { TOKEN_REFUSED_FIX } from '../src/storage/entra.js';

@@ -5,7 +5,7 @@
 // scale-out clients get them too. Every format of report and compare, and collect's renderer, is
 // scanned: no control character (newlines and tabs aside, where a format has its own), no forged
 // line, heading, table cell or markup, and no CSV cell that a spreadsheet would read as a formula.
-import http from 'node:http';
+import type http from 'node:http';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -59,13 +59,21 @@ function csvCells(text: string): string[][] {
   for (let i = 0; i < text.length; i++) {
     const c = text[i]!;
     if (quoted) {
-      if (c === '"' && text[i + 1] === '"') (cell += '"'), i++;
-      else if (c === '"') quoted = false;
+      if (c === '"' && text[i + 1] === '"') {
+        cell += '"';
+        i++;
+      } else if (c === '"') quoted = false;
       else cell += c;
     } else if (c === '"') quoted = true;
-    else if (c === ',') row.push(cell), (cell = '');
-    else if (c === '\n') row.push(cell), rows.push(row), (row = []), (cell = '');
-    else cell += c;
+    else if (c === ',') {
+      row.push(cell);
+      cell = '';
+    } else if (c === '\n') {
+      row.push(cell);
+      rows.push(row);
+      row = [];
+      cell = '';
+    } else cell += c;
   }
   row.push(cell);
   rows.push(row);

@@ -78,7 +78,7 @@ const CLIENTS: [string, () => HttpClient][] = [
 
 describe.each(CLIENTS)('%s client', (_name, make) => {
   it('sends user:password from the URL as Authorization: Basic, never in the request line', async () => {
-    const url = new URL(base.replace('http://', 'http://reader:p%40ss%3Aword@') + '/file.bin?x=1');
+    const url = new URL(`${base.replace('http://', 'http://reader:p%40ss%3Aword@')}/file.bin?x=1`);
     const r = await make().request({ url, headers: {}, trace: false });
     expect(r.error).toBeUndefined();
     expect(seen).toEqual([

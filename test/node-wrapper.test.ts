@@ -4,7 +4,7 @@
 // SIGTERM, its partial results written. Skipped where no Node older than 22 is installed.
 import { spawnSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import http from 'node:http';
+import type http from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { forwardedSignals } from '../src/cli/node-check.js';

@@ -191,10 +191,8 @@ describe('tallies: many files checked against their records, in shares or all at
   };
 
   it('the tallies of two halves add up to the tally of the whole, first problems in item order', () => {
-    const whole = tallyRecords('upload', set, tableOf(set, broken), true);
-    const halves = splitItems(set, 2).map((share) =>
-      tallyRecords('upload', share, tableOf(share, broken), true),
-    );
+    const whole = tallyRecords('upload', set, tableOf(set, broken));
+    const halves = splitItems(set, 2).map((share) => tallyRecords('upload', share, tableOf(share, broken)));
     expect(addTallies(halves)).toEqual(whole);
     expect(whole.items).toBe(40);
     expect(whole.found.md5).toMatchObject({
@@ -206,7 +204,7 @@ describe('tallies: many files checked against their records, in shares or all at
   });
 
   it('verdicts: every problem counted and the first named; none, and the count of what was checked', () => {
-    expect(uploadVerdict(tallyRecords('upload', set, tableOf(set), true), true)).toEqual({
+    expect(uploadVerdict(tallyRecords('upload', set, tableOf(set)), true)).toEqual({
       verified: true,
       verification: '40 file(s) read back with GET: length and MD5 match what was sent',
     });
@@ -216,7 +214,6 @@ describe('tallies: many files checked against their records, in shares or all at
           'upload',
           set,
           tableOf(set, (r) => (r.item === 12 ? undefined : r)),
-          true,
         ),
         true,
       )?.verification,
@@ -227,7 +224,6 @@ describe('tallies: many files checked against their records, in shares or all at
           'upload',
           set,
           tableOf(set, (r) => (r.item % 2 ? { ...r, md5: 'AAAAAAAAAAAAAAAAAAAAAA==' } : r)),
-          false,
         ),
         false,
       )?.verification,

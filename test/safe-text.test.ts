@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   csvCell,
-  fit,
+  fitColumn,
   forHtml,
   forMarkdown,
   forTerminal,
@@ -24,11 +24,11 @@ describe('text made safe for each medium', () => {
   });
 
   it('a column cut after escaping: an OSC sequence is never cut in half, and the cut is marked', () => {
-    const cut = fit(`${'h'.repeat(18)}${OSC}`, 21);
+    const cut = fitColumn(`${'h'.repeat(18)}${OSC}`, 21);
     expect(cut).toBe(`${'h'.repeat(18)}\\x…`);
     expect(cut).not.toMatch(/[\u0000-\u001f]/);
     expect([...cut]).toHaveLength(21);
-    expect(fit('host-1', 21)).toBe('host-1');
+    expect(fitColumn('host-1', 21)).toBe('host-1');
   });
 
   it('CSV: text from data that starts a formula is quoted with a leading single quote; our numbers, negatives too, are not', () => {

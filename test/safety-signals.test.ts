@@ -2,7 +2,7 @@
 // the process, then its group) is one stop; SIGHUP stops as SIGTERM does, with partial results; and
 // a coordinator killed with SIGKILL leaves no scratch behind in the temp directory.
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import http from 'node:http';
+import type http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -5,7 +5,7 @@
 // times what one client on one link gets: K = 3 ≥ 2.5 × K = 1 over the overlap window. Nothing
 // touches the host's own interfaces. Needs root, iproute2 and nginx; skipped with the reason otherwise.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -3,7 +3,6 @@
 // boundary for all: first request's start to last response's end.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { analyze } from '../src/analysis/analyze.js';
-import type { DownloadConfig } from '../src/config/load.js';
 import { runDownload } from '../src/engine/download.js';
 import { setLogLevel } from '../src/log/logger.js';
 import { renderConsole } from '../src/report/console.js';

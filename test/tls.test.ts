@@ -2,7 +2,6 @@
 // by this run's clients only; every strategy, ours and the SDK's, downloads and uploads through it,
 // and the zero-config run measures the dns, tcp and tls phases a real account has.
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { DownloadConfig, UploadConfig } from '../src/config/load.js';
 import { runDownload } from '../src/engine/download.js';
 import { runUpload } from '../src/engine/upload.js';
 import { setLogLevel } from '../src/log/logger.js';

@@ -19,7 +19,7 @@ const CLIENTS = [
   ['undici', 'undici Pool.request'],
   ['undici-dispatch', 'undici Pool.dispatch'],
 ] as const;
-const RAW = CLIENTS[0][1];
+const _RAW = CLIENTS[0][1];
 const RANGE_BYTES = 4 * MiB;
 const RANGED_CONNECTIONS = 16;
 const PUT_CONNECTIONS = 64;

@@ -73,7 +73,7 @@ export async function memory(ctx: BenchContext, wantBytes: number) {
   ctx.log(
     `case 5: ${bytes / GiB} GiB sparse-file download (one run; verification reads the output back twice)`,
   );
-  let sample;
+  let sample: Awaited<ReturnType<typeof contender.run>>;
   try {
     sample = await contender.run(0);
   } finally {

@@ -179,7 +179,7 @@ export async function tracing(ctx: BenchContext, pairedRuns: number) {
       ratio: NaN,
       reached: Number.isFinite(c.bound) ? c.bound <= TRACING_BUDGET : undefined,
       note: '',
-      valueText: `tracer's work ${pct(c.bound)} of CPU; paired runs CPU ${pct(c.cpu)}${resolved ? '' : ' (not resolved: quartiles ' + `${pct(c.cpuQ[0])} to ${pct(c.cpuQ[1])})`}`,
+      valueText: `tracer's work ${pct(c.bound)} of CPU; paired runs CPU ${pct(c.cpu)}${resolved ? '' : ` (not resolved: quartiles ${pct(c.cpuQ[0])} to ${pct(c.cpuQ[1])})`}`,
       targetText: `<= ${TRACING_BUDGET * 100}% CPU`,
     });
   }

@@ -116,7 +116,7 @@ export function tuneReport(
       ...(rate !== undefined ? { rate } : {}),
       throttled,
       ...(throttleClass ? { throttleClass } : {}),
-      failed: !s || !s.verified || !s.timesMs.length,
+      failed: !s?.verified || !s.timesMs.length,
     };
   };
   const path = t.path.map((p, step) => ({

@@ -1,8 +1,3 @@
-// Where a run happened, as far as it decides transfer speed: the Azure SDK's version, the kernel's
-// TCP settings, the endpoint's addresses and one connect time, and on an Azure VM its size and
-// region from the instance metadata service. Every probe has a short bound and fails silently:
-// a fact that cannot be read is left out, never guessed.
-import type * as http from 'node:http';
 import { nodeHttp } from '../transport/node-http.js';
 import { lookup } from 'node:dns/promises';
 import { readFileSync } from 'node:fs';

@@ -2,7 +2,16 @@
 // endpoint or an OTLP/HTTP collector. A receiver is never waited on by the run: each sink has a
 // bounded queue and one request in flight with a bounded timeout; a batch that does not fit, fails
 // or times out is dropped and counted, and the session says so once at its end.
-import { closeSync, constants, lstatSync, mkdirSync, openSync, readlinkSync, write } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readlinkSync,
+  write,
+  type Stats,
+} from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { ConfigError } from '../config/errors.js';
@@ -87,7 +96,7 @@ class BoundedQueue {
 function openAppend(path: string): { fd: number; owned: boolean } {
   if (path === '-' || path === '/dev/stdout') return { fd: 1, owned: false };
   if (path === '/dev/stderr') return { fd: 2, owned: false };
-  let st;
+  let st: Stats | undefined;
   try {
     st = lstatSync(path);
   } catch {

@@ -30,9 +30,6 @@ import {
   HTTP_CLIENTS,
   LOG_LEVELS,
   SINKS,
-  type AuthMode,
-  type LogLevel,
-  type SinkKind,
 } from './choices.js';
 import { parseThresholds, THRESHOLD_SEPARATOR, type Threshold } from './thresholds.js';
 

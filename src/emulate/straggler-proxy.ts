@@ -1,9 +1,3 @@
-// Stragglers in front of any HTTP target (a blob service such as the embedded Azurite): a proxy on
-// 127.0.0.1 that forwards every request unchanged and stalls exactly one GET of a blob in K (no
-// query string: not a listing or a container call) for S ms before forwarding it, deterministically
-// by seed, as the emulated target does for its own answers. SharedKey signs the path, not the
-// host, so a path-style endpoint through the proxy signs as the target's own. For benches and tests.
-import type * as Http from 'node:http';
 import { nodeHttp } from '../transport/node-http.js';
 import type { AddressInfo } from 'node:net';
 import { StragglerPlan } from './buckets.js';

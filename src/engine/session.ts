@@ -263,7 +263,7 @@ export async function runSession(
       const wants = (c: Contender, runIndex: number) =>
         !raced(c) && (runIndex < total || (runIndex < warmup + maxRuns && untilTime.wantsMore(c)));
       let previous: Contender[] = [];
-      runs: for (let runIndex = 0; ; runIndex++) {
+      runLoop: for (let runIndex = 0; ; runIndex++) {
         const round = open.contenders.filter((c) => wants(c, runIndex));
         for (const c of previous.filter((p) => runIndex > total && !round.includes(p))) {
           log.verbose(`${c.strategy}: ${runIndex - warmup} measured runs (${untilTime.reason(c)})`);
@@ -275,7 +275,7 @@ export async function runSession(
             `--min-time ${minTimeMs / 1000} s: more runs of ${round.map((c) => c.strategy).join(', ')}`,
           );
         for (const contender of round) {
-          if (cellStop.signal.aborted) break runs;
+          if (cellStop.signal.aborted) break runLoop;
           const id = {
             strategy: contender.strategy,
             description: contender.description,
@@ -291,7 +291,7 @@ export async function runSession(
             contender,
             id,
           );
-          if (!run) break runs;
+          if (!run) break runLoop;
           if (!run.warmup) untilTime.add(contender, run.wallMs);
           const tag =
             total > 1

@@ -28,5 +28,5 @@ export function verifyFromRecords(
   records: RecordTable,
   readBack: boolean,
 ): Verification | undefined {
-  return uploadVerdict(tallyRecords('upload', items, records, readBack), readBack);
+  return uploadVerdict(tallyRecords('upload', items, records), readBack);
 }

@@ -317,7 +317,8 @@ export class PhaseHistograms {
     const ms = phasesInto(phases, this.scratch);
     for (let k = 0; k < ms.length; k++) {
       const v = ms[k]!;
-      if (v === v) (this.byPhase[k] ??= this.get(PHASES[k]!)).recordValue(Math.max(0, Math.round(v * 1000)));
+      if (!Number.isNaN(v))
+        (this.byPhase[k] ??= this.get(PHASES[k]!)).recordValue(Math.max(0, Math.round(v * 1000)));
     }
     (this.total ??= this.get('total')).recordValue(Math.max(0, Math.round(totalMs * 1000)));
   }

@@ -29,11 +29,11 @@ function note(t: Tally, problem: Problem, first: () => string): void {
 }
 
 /**
- * Every item against its row: uploads by the MD5 the service answered or of what was read back
- * (`readBack`), GETs by length and MD5, HEADs by the Content-MD5 they carried. One pass, no string
+ * Every item against its row: uploads by the MD5 the service answered or of what was read back,
+ * GETs by length and MD5, HEADs by the Content-MD5 they carried. One pass, no string
  * or array per item.
  */
-export function tallyRecords(kind: TallyKind, items: Items, records: RecordTable, readBack = false): Tally {
+export function tallyRecords(kind: TallyKind, items: Items, records: RecordTable): Tally {
   const rowOf = records.rowsByItem();
   const t: Tally = { items: items.length, found: {} };
   for (const item of items) {

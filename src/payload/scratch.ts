@@ -1,7 +1,7 @@
 // Local scratch space for downloaded bytes: a private directory (mode 0700, unpredictable name) per
 // run instead of guessable names in the shared temp directory, where a planted symbolic link would
 // be followed. Directories of runs that died without cleaning up (SIGKILL) are swept on the next.
-import { lstatSync, readdirSync } from 'node:fs';
+import { lstatSync, readdirSync, type Stats } from 'node:fs';
 import { nodeFsPromises } from '../transport/node-http.js';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
@@ -53,7 +53,7 @@ export async function sweepStaleScratchDirs(parent = tmpdir()): Promise<string[]
     const pid = Number(SCRATCH_NAME.exec(name)?.[1]);
     if (!pid || pid === process.pid || isAlive(pid)) continue;
     const dir = join(parent, name);
-    let st;
+    let st: Stats;
     try {
       st = lstatSync(dir);
     } catch {

@@ -105,7 +105,7 @@ export function rankedTable(r: Report, paint: Paint = painter(false)): string[] 
 /** The sweep grid: rows are the first axes, columns the last; * the best cell, = those tied with it. */
 export function gridLines(r: Report): string[] {
   const s = r.sweep;
-  if (!s || !s.grid.cols.length) return [];
+  if (!s?.grid.cols.length) return [];
   const g = s.grid;
   const cols = g.cols.map((c) => forTerminal(`${g.colLabel.replace(/^--/, '')} ${c}`));
   const rowLabel = g.rowLabel === '(one row)' ? '' : forTerminal(g.rowLabel.replace(/--/g, ''));

@@ -49,10 +49,7 @@ function strategyLabel(x: number, y: number, name: string, colour: string): stri
   if (name.length <= 52) return swatch + txt(x + 16, y, name, 'label');
   const at = name.lastIndexOf(' [') > 0 ? name.lastIndexOf(' [') : name.lastIndexOf(' ', 52);
   const [a, b] = at > 0 ? [name.slice(0, at), name.slice(at + 1)] : [name.slice(0, 52), name.slice(52)];
-  return (
-    swatch +
-    `<text x="${x + 16}" y="${(y - 7).toFixed(1)}" class="label"><tspan>${e(a)}</tspan><tspan x="${x + 16}" dy="15">${e(b)}</tspan></text>`
-  );
+  return `${swatch}<text x="${x + 16}" y="${(y - 7).toFixed(1)}" class="label"><tspan>${e(a)}</tspan><tspan x="${x + 16}" dy="15">${e(b)}</tspan></text>`;
 }
 
 export function throughputChart(
@@ -165,7 +162,7 @@ export function phaseChart(ranked: ContenderStats[], colour: (s: string) => stri
       at += share;
     }
   });
-  return parts.join('') + '</svg>';
+  return `${parts.join('')}</svg>`;
 }
 
 export function latencyChart(
@@ -244,7 +241,7 @@ export function latencyChart(
     });
     parts.push('</g>');
   }
-  return parts.join('') + '</svg>';
+  return `${parts.join('')}</svg>`;
 }
 
 /** A steady run's series (--duration): the rate per interval over time, the active window shaded, throttled intervals marked. */
@@ -313,7 +310,7 @@ export function seriesChart(s: ContenderStats, colour: string): string {
       `<line class="autoterm" x1="${x(a.atMs).toFixed(1)}" x2="${x(a.atMs).toFixed(1)}" y1="${top}" y2="${top + plotH}"><title>--autoterm ended the run: stable within ±${fmtTick(a.tolerance * 100)}% for ${fmtTick(a.windowMs / 1000)} s</title></line>`,
     );
   }
-  return parts.join('') + '</svg>';
+  return `${parts.join('')}</svg>`;
 }
 
 export function heatmap(g: SweepGrid): string {
@@ -364,5 +361,5 @@ export function heatmap(g: SweepGrid): string {
       );
     });
   });
-  return parts.join('') + '</svg>';
+  return `${parts.join('')}</svg>`;
 }

@@ -205,7 +205,7 @@ export function renderHtml(input: HtmlReportInput): string {
       `${size !== undefined ? ` Object size ${e(formatBytes(size))}.` : ''}</p>${summaryTable(report, colour)}</section>`,
   );
   if (report.thresholds) sections.push(thresholdHtml(report));
-  if (sweep && sweep.rows.length && sweep.cols.length) {
+  if (sweep?.rows.length && sweep.cols.length) {
     sections.push(
       `<section id="sweep"><h2>${e(sweep.title)}</h2><p class="lede">${e(sweep.rowLabel)} × ${e(sweep.colLabel)}, values in ${e(sweep.unit)}; darker is higher.${sweep.best ? ' ★ marks the best cell' : ''}${sweep.tied && sweep.tied.length > 1 ? ', = the cells a rank test cannot tell from it (any of them will do)' : ''}${sweep.best ? '.' : ''}</p>${heatmap(sweep)}` +
         (report.sweep!.sdkAdvice.length

@@ -106,7 +106,7 @@ export function renderMarkdown(r: Report): string {
   const open = [...openLoopLines(r.contenders), ...rateCurveLines(r).map((l) => l.trim())];
   if (open.length) lines.push('', '### Open loop', '', ...open.map((l) => `- ${md(l)}`));
   lines.push(...sizeBucketMarkdown(r));
-  if (r.sweep && r.sweep.grid.cols.length) {
+  if (r.sweep?.grid.cols.length) {
     const g = r.sweep.grid;
     lines.push(
       '',

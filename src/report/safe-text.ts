@@ -11,7 +11,7 @@ export const forTerminal = (text: string): string => escapeControls(text);
  * A column at most `width` characters wide, cut with "…": escaped first, so that a cut can never
  * leave half an escape sequence to the terminal, and counted in code points, never half a surrogate.
  */
-export function fit(text: string, width: number): string {
+export function fitColumn(text: string, width: number): string {
   const chars = [...forTerminal(text)];
   return chars.length <= width ? chars.join('') : `${chars.slice(0, Math.max(0, width - 1)).join('')}…`;
 }

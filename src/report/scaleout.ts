@@ -4,7 +4,7 @@
 import { formatBytes } from '../config/sizes.js';
 import type { ScaleoutMerge } from '../scaleout/collect.js';
 import { num as fmtMs } from './format.js';
-import { fit, forTerminal as safe } from './safe-text.js';
+import { fitColumn, forTerminal as safe } from './safe-text.js';
 
 const clockTime = (ms: number) => new Date(ms).toISOString().slice(11, 23);
 const signed = (v: number) => `${v >= 0 ? '+' : ''}${v.toFixed(1)}`;
@@ -26,7 +26,7 @@ export function renderScaleout(m: ScaleoutMerge, ready: readonly number[] = []):
     const start = c.startAfterEarliestMs === undefined ? '-' : `+${c.startAfterEarliestMs.toFixed(1)}`;
     // The host and the problem are the clients' own words: escaped, and the host cut after escaping.
     lines.push(
-      `${String(c.index).padEnd(7)}${fit(c.host, 21).padEnd(22)}${offset.padStart(17)}${start.padStart(10)}${String(c.requests).padStart(10)}${String(c.failedRequests).padStart(8)}${formatBytes(c.bytes).padStart(12)}  ${safe(c.problem ?? '')}`,
+      `${String(c.index).padEnd(7)}${fitColumn(c.host, 21).padEnd(22)}${offset.padStart(17)}${start.padStart(10)}${String(c.requests).padStart(10)}${String(c.failedRequests).padStart(8)}${formatBytes(c.bytes).padStart(12)}  ${safe(c.problem ?? '')}`,
     );
   }
   lines.push('');

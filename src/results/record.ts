@@ -3,7 +3,7 @@
 // MAX_RECORDS_PER_RUN. The engine builds a MeasuredRun (engine/measure.ts); nothing here derives.
 import { COORDINATOR, type OpRecord } from '../metrics/records.js';
 import { RecordTable } from '../metrics/record-table.js';
-import { PHASES, type Phase } from '../transport/phases.js';
+import { PHASES } from '../transport/phases.js';
 import {
   MAX_RECORDS_PER_RUN,
   type Cell,

@@ -8,13 +8,10 @@ import {
   RESULTS_SCHEMA,
   RESULTS_SCHEMA_VERSION,
   SLO_PERCENTILES,
-  type CloudFacts,
-  type EndpointFacts,
   type Environment,
   type ResultsFile,
   type RunRecord,
   type Slo,
-  type TcpSettings,
   type TuneRecord,
 } from './schema.js';
 

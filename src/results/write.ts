@@ -3,7 +3,7 @@
 // half-written and a device, FIFO, directory or symbolic link at the path is never replaced.
 import { redactDeep } from '../log/redact.js';
 import { nodeCrypto } from '../transport/node-http.js';
-import { closeSync, mkdirSync, openSync, readSync, rmSync, statSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readSync, rmSync, statSync, type Stats } from 'node:fs';
 import { open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { ConfigError } from '../config/errors.js';
@@ -121,7 +121,7 @@ function randomHex(bytes: number): string {
 function makeDirectoryFor(path: string): void {
   const missing: string[] = [];
   for (let d = dirname(resolve(path)); ; d = dirname(d)) {
-    let st;
+    let st: Stats | undefined;
     try {
       st = statSync(d);
     } catch (err) {

@@ -171,8 +171,7 @@ export async function preflightContainer(
     }
     if (e.statusCode === 403) {
       throw new ConfigError(
-        `${label} rejected the credentials (HTTP 403 ${e.details?.errorCode ?? e.code ?? ''}`.trim() +
-          '); check STORAGE_KEY / STORAGE_SAS (a SAS needs read, write, create, list, delete)',
+        `${`${label} rejected the credentials (HTTP 403 ${e.details?.errorCode ?? e.code ?? ''}`.trim()}); check STORAGE_KEY / STORAGE_SAS (a SAS needs read, write, create, list, delete)`,
       );
     }
     if (e.statusCode === 404)

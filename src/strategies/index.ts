@@ -110,7 +110,11 @@ export const HEDGEABLE: readonly DownloadStrategyName[] = DOWNLOAD_STRATEGIES.fi
 /** The many-blob workloads, each by its first contender's name (`small-files, list, head`). */
 export function manyBlobWorkloadNames(strategies: readonly (DownloadStrategy | UploadStrategy)[]): string[] {
   const seen = new Set<WorkloadKind>(['blob']);
-  return strategies.flatMap((s) => (seen.has(workloadOf(s)) ? [] : (seen.add(workloadOf(s)), [s.name])));
+  return strategies.flatMap((s) => {
+    if (seen.has(workloadOf(s))) return [];
+    seen.add(workloadOf(s));
+    return [s.name];
+  });
 }
 
 /** The strategy --upload-method runs unless told: the first in the registry. */

@@ -132,7 +132,7 @@ export function parseHead(text: string, bodiless = false): Head | string {
   const keepAlive = http11 ? !conn.includes('close') : conn.includes('keep-alive');
   let length: number;
   if (bodiless || status === 204 || status === 304 || (status >= 100 && status < 200)) length = 0;
-  else if (te !== undefined && te.toLowerCase().includes('chunked')) length = -1;
+  else if (te?.toLowerCase().includes('chunked')) length = -1;
   else if (contentLength !== undefined) {
     length = Number(contentLength);
     if (!Number.isSafeInteger(length) || length < 0) return `HPE_INVALID_CONTENT_LENGTH: ${contentLength}`;

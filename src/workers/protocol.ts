@@ -6,7 +6,6 @@ import type { KindJob } from '../kinds/job.js';
 import type { EncodedItems } from '../plan/items.js';
 import type { Tally, TallyKind } from '../metrics/record-checks.js';
 import type { Bearer } from '../storage/entra.js';
-import type { OpRecord } from '../metrics/records.js';
 import type { EncodedRecords } from '../metrics/record-table.js';
 import type { SteadyTotals } from '../metrics/totals.js';
 

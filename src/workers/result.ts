@@ -77,7 +77,7 @@ export function packResult(job: WorkerJob, items: Items, records: RecordTable, m
     const totals = emptyTotals();
     for (const r of records) countInto(totals, r);
     const span = records.span();
-    const tally = tallyRecords(job.summary.check, items, records, job.readBack === true);
+    const tally = tallyRecords(job.summary.check, items, records);
     summary = {
       requests: records.length,
       totals,

@@ -13,7 +13,7 @@ export interface XmlElement {
 
 const NAME = /^[A-Za-z_][\w.-]*/;
 
-function unescape(s: string, where: string): string {
+function unescapeXml(s: string, where: string): string {
   return s.replace(/&([^;]*);/g, (_m, ref: string) => {
     const named: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
     if (named[ref] !== undefined) return named[ref]!;
@@ -38,7 +38,7 @@ export function parseXml(xml: string): XmlElement {
       if (/[<>]/.test(text.replace(/&[^;]*;/g, ''))) throw new Error(`unescaped markup in text at ${i}`);
       if (!stack.length) {
         if (text.trim()) throw new Error(`text outside the root at ${i}`);
-      } else stack.at(-1)!.text += unescape(text, `text at ${i}`);
+      } else stack.at(-1)!.text += unescapeXml(text, `text at ${i}`);
       i = end < 0 ? xml.length : end;
       continue;
     }
@@ -62,7 +62,7 @@ export function parseXml(xml: string): XmlElement {
       const a = /^([A-Za-z_][\w.-]*)="([^"<]*)"/.exec(xml.slice(i));
       if (!a) throw new Error(`bad attribute at ${i}`);
       if (a[1]! in el.attrs) throw new Error(`attribute ${a[1]} twice at ${i}`);
-      el.attrs[a[1]!] = unescape(a[2]!, `attribute ${a[1]}`);
+      el.attrs[a[1]!] = unescapeXml(a[2]!, `attribute ${a[1]}`);
       i += a[0].length;
     }
     if (stack.length) stack.at(-1)!.children.push(el);

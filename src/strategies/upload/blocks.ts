@@ -1,7 +1,7 @@
 // One large blob as staged blocks of BLOCK_SIZE, CONCURRENCY in flight, then Put Block List; at or
 // below THRESHOLD it is a single Put Blob (the threshold of a parallel upload).
 import { stagedBlocks } from '../requests.js';
-import { type UploadStrategy } from '../strategy.js';
+import type { UploadStrategy } from '../strategy.js';
 import { blockId, largeBlobName } from '../../plan/names.js';
 
 export const blocks = {

@@ -1,6 +1,6 @@
 // Baseline for blocks: the SDK's uploadData with the same block size, concurrency and
 // maxSingleShotSize (the threshold).
-import { type UploadStrategy } from '../strategy.js';
+import type { UploadStrategy } from '../strategy.js';
 import { formatBytes } from '../../config/sizes.js';
 import { largeBlobName } from '../../plan/names.js';
 import { stagedBlocks } from '../requests.js';
