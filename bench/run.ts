@@ -2,10 +2,9 @@
 // It finds or installs the peers, starts its own nginx and Azurites, runs the cases, prints one table
 // per measurement and writes them to results/bench-<time>.md and .json. Never part of the tests.
 //
-//   node bench/run.ts [--cases 1,2,3,4,5,6,7,8,9,10,11,12,13,14] [--runs 3] [--large-size 1GiB]
-//                     [--memory-size 10GiB]
-//                     [--upload-size 256MiB] [--many-files 500] [--list-count 2000] [--scale-files 100000] [--no-install] [--keep-tmp]
-//                     [--update BENCHMARKS.md]
+// node bench/run.ts [--cases 1,2,3,4,5,6,7,8,9,10,11,12,13,14] [--runs 3] [--large-size 1GiB] [--memory-size
+// 10GiB] [--upload-size 256MiB] [--many-files 500] [--list-count 2000] [--scale-files 100000] [--no-install]
+// [--keep-tmp] [--update BENCHMARKS.md]
 // --update replaces what lies between the file's `<!-- bench:begin -->` and `<!-- bench:end -->`
 // markers with this run's report, keeping the hand-written analysis around it.
 // Cases: 1 nginx download, 2 uploads, 3 Azurite, 4 tracing, 5 memory, 6 machine, 7 HTTP clients

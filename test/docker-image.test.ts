@@ -438,7 +438,10 @@ describe.skipIf(skip !== undefined)(title("the image as an Indexed Job's pods"),
     '4',
   ];
 
-  /** The pod the manifest describes: its args and env (the run id the downward API would give), its securityContext's flags. */
+  /**
+   * The pod the manifest describes: its args and env (the run id the downward API would give), its
+   * securityContext's flags.
+   */
   function podOf(
     job: {
       spec: {

@@ -46,7 +46,8 @@ describe('Dockerfile', () => {
     const build = instructions.slice(0, runtimeStart).join('\n');
     expect(build).toMatch(new RegExp(`mkdir results && chown ${uid}:0 results && chmod 2775 results`));
     expect(text).toMatch(/^COPY --from=build \/app \/app$/m);
-    // npm (any RUN of it) turns on Node's compile cache as root, in /tmp, where the image's user could not use it.
+    // npm (any RUN of it) turns on Node's compile cache as root, in /tmp, where the image's user could not
+    // use it.
     expect(runtime.filter((l) => l.startsWith('RUN '))).toEqual([]);
   });
 

@@ -197,7 +197,8 @@ describe.skipIf(missing.length > 0)(title('--auth entra against Azurite --oauth 
       const authorityCa = join(dir, 'authority-ca.pem');
       await writeFile(tokenFile, FEDERATED_TOKEN);
       await writeFile(authorityCa, authority.ca);
-      // The authority's certificate is trusted as a cluster's own CA would be: by the process, not by --ca-file.
+      // The authority's certificate is trusted as a cluster's own CA would be: by the process, not by
+      // --ca-file.
       vars = {
         AZURE_FEDERATED_TOKEN_FILE: tokenFile,
         AZURE_CLIENT_ID: CLIENT_ID,
@@ -237,7 +238,8 @@ describe.skipIf(missing.length > 0)(title('--auth entra against Azurite --oauth 
     }, 120_000);
 
     it('a scale-out Job of 2 clients meets and leaves its results in the account with the same identity, and collect merges them', async () => {
-      // The default lead (3 s): Last-Modified has whole seconds, and a busy machine (CI) saw the last marker after a 1 s lead.
+      // The default lead (3 s): Last-Modified has whole seconds, and a busy machine (CI) saw the last marker
+      // after a 1 s lead.
       const job = {
         ...vars,
         STORAGE_CONTAINER: 'entra-wi-k8s',

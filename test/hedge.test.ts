@@ -293,7 +293,8 @@ describe('--hedge against the straggler server', () => {
       expect(stalledPlain).toBeGreaterThanOrEqual(1);
       expect(plain.latencyMs.max).toBeGreaterThanOrEqual(500);
       expect(hedge.won).toBeGreaterThanOrEqual(1);
-      // Looser than the 0.3x asked of chunked and small files: 20 runs of 4 requests, on a shared machine, put an unstalled run near 100 ms.
+      // Looser than the 0.3x asked of chunked and small files: 20 runs of 4 requests, on a shared machine,
+      // put an unstalled run near 100 ms.
       expect(hedged.latencyMs.max).toBeLessThanOrEqual(0.5 * plain.latencyMs.max);
       expect(contenderCost('download', hedgedRuns, DEFAULT_PRICES).operations.read).toBe(80 + hedge.issued);
     } finally {
@@ -349,7 +350,8 @@ describe('--hedge against the straggler server', () => {
     ]);
     expect(got.error).toBeUndefined();
     expect(got.hedge).toMatchObject({ won: 'hedge', loserBytes: 0 });
-    // A 5 ms timer may fire a little early on the loop's cached clock: the duplicate went after it, not at once.
+    // A 5 ms timer may fire a little early on the loop's cached clock: the duplicate went after it, not at
+    // once.
     expect(got.hedge!.afterMs).toBeGreaterThanOrEqual(3);
   });
 
@@ -504,7 +506,8 @@ describe('--hedge against the straggler server', () => {
     for (let i = 0; i < 60; i++)
       got.push(await hedger.run({ index: i, blob: `f${i}`, destOffsetBytes: 0, lengthBytes: 10 }, undefined));
     hedger.close();
-    // A reserve of 40 credits, one earned per item sent, 20 a duplicate: the 1st and 2nd items, then every 20th.
+    // A reserve of 40 credits, one earned per item sent, 20 a duplicate: the 1st and 2nd items, then every
+    // 20th.
     expect(HEDGE_BUDGET).toEqual({ perDuplicate: 20, reserve: 40, max: 200 });
     expect(duplicates).toBe(5);
     expect(got.filter((r) => r.hedge).map((r) => r.item)).toEqual([0, 1, 19, 39, 59]);
@@ -523,7 +526,8 @@ describe('--hedge against the straggler server', () => {
     const { RequestTimes } = await import('../src/kinds/hedge-estimate.js');
     const times = new RequestTimes();
     expect(times.valueAtRank(1)).toBe(0);
-    // Times from 0.3 µs to ~17 minutes, spread over every power of two; each rank read against the sorted values.
+    // Times from 0.3 µs to ~17 minutes, spread over every power of two; each rank read against the sorted
+    // values.
     const values: number[] = [];
     let x = 0.3;
     while (x < 1e9) {

@@ -15,7 +15,9 @@ import { close, listen } from './helpers/http-servers.js';
 
 let server: http.Server;
 let base: string;
-/** What the server saw of each request: its Authorization headers (each one sent) and the request line's URL. */
+/**
+ * What the server saw of each request: its Authorization headers (each one sent) and the request line's URL.
+ */
 const seen: { authorization: string[]; url: string }[] = [];
 
 beforeAll(async () => {

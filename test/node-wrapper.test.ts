@@ -13,7 +13,9 @@ import { close, deterministicBuffer, listen, slowObjectServer } from './helpers/
 import { alive, childPids } from './helpers/processes.js';
 import { freshDirs } from './helpers/temp-dirs.js';
 
-/** A Node the CLI re-runs itself from (major below 22), as Debian's /usr/bin/node is; undefined where none is. */
+/**
+ * A Node the CLI re-runs itself from (major below 22), as Debian's /usr/bin/node is; undefined where none is.
+ */
 const OLD_NODE = ['/usr/bin/node', '/usr/local/bin/node'].find((p) => {
   const r = spawnSync(p, ['-p', 'process.versions.node'], { encoding: 'utf8', timeout: 10_000 });
   return r.status === 0 && Number(r.stdout.split('.')[0]) < 22;

@@ -48,7 +48,10 @@ function codeLines(markdown: string): string[] {
   return lines;
 }
 
-/** Shell words of one line: quotes removed; a comment ends it, `&&` and `|` split it, a redirection's file is dropped. */
+/**
+ * Shell words of one line: quotes removed; a comment ends it, `&&` and `|` split it, a redirection's file is
+ * dropped.
+ */
 function commands(line: string): string[][] {
   const out: string[][] = [[]];
   let word: string | undefined;
@@ -92,7 +95,9 @@ const ENTRIES: Record<string, string | undefined> = {
   'dist/cli.js': undefined,
 };
 
-/** The blob-cacher command a shell command runs, or undefined for any other program (npm ci, docker, kubectl). */
+/**
+ * The blob-cacher command a shell command runs, or undefined for any other program (npm ci, docker, kubectl).
+ */
 function ours(words: string[], line: string): Ours | undefined {
   const env: Record<string, string> = {};
   let i = 0;

@@ -75,7 +75,8 @@ async function measure(body: Buffer, shaping: Parameters<typeof shapedServer>[1]
 
 describe('the recommendation', () => {
   it('single when it ties with chunked: the fewest requests per object, the simplest', async () => {
-    // Each run of either waits 40 ms or 120 ms, alternately: both see the same times, so no test can tell them apart.
+    // Each run of either waits 40 ms or 120 ms, alternately: both see the same times, so no test can tell
+    // them apart.
     const { report } = await measure(deterministicBuffer(64 * 1024), {
       delaysMs: [40, 120],
       rangesPerRun: RANGES,
@@ -161,7 +162,8 @@ describe('billable operations', () => {
     const { report, log } = await measure(deterministicBuffer(64 * 1024), {});
     const single = report.contenders.find((c) => c.label === 'single')!;
     const chunked = report.contenders.find((c) => c.label === 'chunked')!;
-    // Every GET the server answered is a read of one contender or the other; HEADs are the preflight's, outside any run.
+    // Every GET the server answered is a read of one contender or the other; HEADs are the preflight's,
+    // outside any run.
     expect(single.cost.operations).toEqual({ read: log.wholeGets, write: 0, list: 0, other: 0 });
     expect(chunked.cost.operations).toEqual({ read: log.rangedGets, write: 0, list: 0, other: 0 });
     expect([log.wholeGets, log.rangedGets]).toEqual([RUNS, RUNS * RANGES]);

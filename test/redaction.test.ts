@@ -133,7 +133,8 @@ describe('a sweep of secret-bearing targets, through every format', () => {
     const withKey = `DefaultEndpointsProtocol=http;AccountName=${azurite.account};AccountKey=${azurite.key};BlobEndpoint=${azurite.endpoint}`;
     const withSas = `AccountName=${azurite.account};BlobEndpoint=${azurite.endpoint};SharedAccessSignature=${sas}`;
     const results = join(cwd, 'sweep-cs.json');
-    // A connection string holds no comma, so two of them make a sweep axis; semicolons need quoting only in a shell.
+    // A connection string holds no comma, so two of them make a sweep axis; semicolons need quoting only in a
+    // shell.
     const r = await cli(cwd, [
       'sweep',
       'download',

@@ -52,7 +52,9 @@ function run(
 const jitter = [0, 3, -2, 1, -1];
 const times = (base: number) => jitter.map((j) => base + j);
 
-/** A sweep of --concurrency 2,4: chunked at 4 and 2 tie, single trails, the SDK is 3x slower, assemble failed. */
+/**
+ * A sweep of --concurrency 2,4: chunked at 4 and 2 tie, single trails, the SDK is 3x slower, assemble failed.
+ */
 function fixedReport(): Report {
   const doc = newResultsFile('download', { concurrency: 2 }, { kind: 'url', label: 'url example.test' });
   doc.sweep = [{ flag: '--concurrency', values: ['2', '4'] }];

@@ -6,7 +6,9 @@ import { runDownload } from '../src/engine/download.js';
 import { azuriteForFile, blobNames, containerOf, keyCredentialsOf } from './helpers/azurite.js';
 import { testConfig } from './helpers/config.js';
 
-/** Failed, as the run record says it (written out here so the test also runs against code without the helper). */
+/**
+ * Failed, as the run record says it (written out here so the test also runs against code without the helper).
+ */
 const runFailed = (r: { verified: boolean; notVerified?: string; error?: string }) =>
   !r.verified && (r.notVerified === undefined || r.error !== undefined);
 

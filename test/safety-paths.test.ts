@@ -128,7 +128,9 @@ describe('--out checked against a directory and the results file before the run'
   });
 });
 
-/** Whether this system lets a test make a private mount namespace (unshare -rm) to bind a folder read-only. */
+/**
+ * Whether this system lets a test make a private mount namespace (unshare -rm) to bind a folder read-only.
+ */
 const privateMounts = (() => {
   try {
     execFileSync('unshare', ['-rm', 'true'], { stdio: 'ignore', timeout: 5_000 });

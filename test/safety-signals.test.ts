@@ -25,7 +25,10 @@ afterAll(() => close(server));
 
 const fresh = freshDirs('safety-signals-');
 
-/** A chunked download of the slow object from `cwd`, in a process group of its own, once its workers are released. */
+/**
+ * A chunked download of the slow object from `cwd`, in a process group of its own, once its workers are
+ * released.
+ */
 async function running(cwd: string): Promise<ReturnType<typeof startCli>> {
   const cli = startCli(
     [

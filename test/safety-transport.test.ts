@@ -14,7 +14,9 @@ import { runCli } from './helpers/cli.js';
 import { close, deterministicBuffer, listen } from './helpers/http-servers.js';
 import { testConfig, type TestSettings } from './helpers/config.js';
 
-/** Failed, as the run record says it (written out here so the test also runs against code without the helper). */
+/**
+ * Failed, as the run record says it (written out here so the test also runs against code without the helper).
+ */
 const runFailed = (r: { verified: boolean; notVerified?: string; error?: string }) =>
   !r.verified && (r.notVerified === undefined || r.error !== undefined);
 

@@ -232,7 +232,8 @@ describe('merging clients over the overlap window', () => {
   it('sums the per-second series across clients, and the totals and histograms over every client', () => {
     const m = mergeClients('r', 3, docs);
     const bySecond = new Map(m.series.map((b) => [b.atMs - T, b]));
-    // Second 0: client 0, and client 1 from T+500; 1: all three; 2: clients 0 and 2, client 1 to T+2500; 3: client 2.
+    // Second 0: client 0, and client 1 from T+500; 1: all three; 2: clients 0 and 2, client 1 to T+2500; 3:
+    // client 2.
     expect(bySecond.get(0)!.bytes).toBeCloseTo(15_000, 6);
     expect(bySecond.get(1000)!.bytes).toBeCloseTo(30_000, 6);
     expect(bySecond.get(2000)!.bytes).toBeCloseTo(25_000, 6);

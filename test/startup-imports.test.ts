@@ -16,7 +16,10 @@ import { bundle } from '../scripts/bundle.ts';
 const ROOT = resolve(import.meta.dirname, '..');
 const DIST = join(ROOT, 'dist');
 
-/** What Node had loaded after importing `modules` and then running `then` (with `last`, the last one's exports). */
+/**
+ * What Node had loaded after importing `modules` and then running `then` (with `last`, the last one's
+ * exports).
+ */
 function loadedAfterImporting(modules: string[], then = ''): string[] {
   const code = `let last; for (const m of ${JSON.stringify(modules.map((m) => pathToFileURL(join(DIST, m)).href))}) last = await import(m); ${then}; process.stdout.write(JSON.stringify(process.moduleLoadList));`;
   const r = spawnSync(process.execPath, ['--input-type=module', '-e', code], {
@@ -44,7 +47,10 @@ describe('start-up imports', () => {
   });
 });
 
-/** Registered in every process of the run (a worker is forked with its parent's flags): each writes what it loaded. */
+/**
+ * Registered in every process of the run (a worker is forked with its parent's flags): each writes what it
+ * loaded.
+ */
 const recorder = (dir: string) =>
   `data:text/javascript,${encodeURIComponent(
     `import { registerHooks } from 'node:module'; import { writeFileSync } from 'node:fs';
@@ -55,7 +61,10 @@ const recorder = (dir: string) =>
 /** What neither process of a plain-URL download needs: the SDK, Azurite, the HTML report, the SDK's kinds. */
 const NOT_FOR_A_URL =
   /node_modules\/(@azure\/(?!storage-blob\/package\.json)|azurite\/)|\/report\/html|\/kinds\/sdk-/;
-/** winston, as the package or as `npm run build` packs it: loaded at a process's first log line, and only then. */
+/**
+ * winston, as the package or as `npm run build` packs it: loaded at a process's first log line, and only
+ * then.
+ */
 const WINSTON = /node_modules\/winston\/|\/log\/winston-parts\.cjs$/;
 
 describe('a plain-URL download loads only what it uses', () => {
@@ -76,7 +85,10 @@ describe('a plain-URL download loads only what it uses', () => {
     rmSync(work, { recursive: true, force: true });
   });
 
-  /** Runs the download from `cli` (spawned, not spawnSync: the server is this process's); the modules each process loaded. */
+  /**
+   * Runs the download from `cli` (spawned, not spawnSync: the server is this process's); the modules each
+   * process loaded.
+   */
   async function download(
     cli: string,
     name: string,
@@ -174,7 +186,8 @@ describe('a plain-URL download loads only what it uses', () => {
     // Nor node:fs/promises: the memory sink needs no file, and no scratch directory is made.
     expect(workers[0]!.filter((u) => u === 'node:zlib' || u === 'node:fs/promises')).toEqual([]);
     expect(workers[0]!.filter((u) => u.includes('node_modules/'))).toEqual([]);
-    // The raw client in both (the coordinator's preflight too): no node:http (nor its server half), no TLS for an http:// URL.
+    // The raw client in both (the coordinator's preflight too): no node:http (nor its server half), no TLS
+    // for an http:// URL.
     expect(workers[0]!.filter((u) => /^node:(https?|tls)$/.test(u))).toEqual([]);
     expect(coordinator.filter((u) => /^node:(https?|tls)$/.test(u))).toEqual([]);
     expect(workers[0]!.filter((u) => NOT_FOR_A_URL.test(u) || WINSTON.test(u))).toEqual([]);

@@ -74,7 +74,8 @@ describe('a stop during a long cleanup', () => {
     expect(run.code, run.stderr).toBe(143);
     // The 2 s grace, then the results and the report: well inside docker stop's 10 s.
     expect(afterSignalMs).toBeLessThan(5_000);
-    // Cleanup was cut, not finished: files of the run are still on the server, and the line says how many, where, and how to remove them.
+    // Cleanup was cut, not finished: files of the run are still on the server, and the line says how many,
+    // where, and how to remove them.
     const left = pathsUnder(slowDelete.files, '/dav/run-');
     expect(left.length).toBeGreaterThan(0);
     const line =

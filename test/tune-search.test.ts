@@ -60,7 +60,10 @@ function noise(seed: number): () => number {
   };
 }
 
-/** The model's true run time for a cell: 64 MiB at min(parallel x r, R), plus 0.5 ms a connection and 3 ms a process. */
+/**
+ * The model's true run time for a cell: 64 MiB at min(parallel x r, R), plus 0.5 ms a connection and 3 ms a
+ * process.
+ */
 function trueMs(m: Model, cell: TuneCell): number {
   const parallel = Math.min(
     Number(cell['--concurrency']),

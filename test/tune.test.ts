@@ -243,7 +243,8 @@ describe('tune on the emulated target (r per connection, R in all)', () => {
       expect(sockets).toBeLessThanOrEqual(8);
       expect(mibps).toBeGreaterThanOrEqual(0.95 * 16);
       expect(spentMs).toBeLessThanOrEqual(0.25 * gridMs);
-      // Raced: a cell of half the knee's connections or fewer (at least 2x slower) stops after 3 measured runs; the best has all 5.
+      // Raced: a cell of half the knee's connections or fewer (at least 2x slower) stops after 3 measured
+      // runs; the best has all 5.
       const measuredRuns = (cell: Record<string, string>) =>
         doc.runs.filter((x) => !x.warmup && JSON.stringify(x.cell) === JSON.stringify(cell)).length;
       // (Under load 4 sockets, exactly at the knee, can measure slower than 16: the bisection then

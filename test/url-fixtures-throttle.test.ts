@@ -23,7 +23,9 @@ interface Throttling {
   busy: () => number;
 }
 
-/** A writable server: 503 to the first `busyTries` of each method on each path, always to `alwaysBusy` ones. */
+/**
+ * A writable server: 503 to the first `busyTries` of each method on each path, always to `alwaysBusy` ones.
+ */
 async function throttling(busyTries: number, alwaysBusy: readonly string[] = []): Promise<Throttling> {
   const files = new Map<string, Buffer>();
   const seen = new Map<string, number>();

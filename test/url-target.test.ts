@@ -135,7 +135,8 @@ describe('plain URL that honours Range', () => {
     expect(r.notVerified).toMatch(/plain URL/);
     expect(r.verification).toContain(bodyMd5);
     expect(r.requests).toBe(Math.ceil(SIZE_BYTES / range));
-    // Each worker keeps 2 of the 4 in flight: the rest are issued as those finish, so none waits for a socket.
+    // Each worker keeps 2 of the 4 in flight: the rest are issued as those finish, so none waits for a
+    // socket.
     for (const rec of r.records) expect(rec.phases.wait ?? 0, `item ${rec.item}`).toBeLessThan(50);
     const firsts = log.getRanges.map((h) => Number(/^bytes=(\d+)-/.exec(h ?? '')![1])).sort((a, b) => a - b);
     expect(firsts).toEqual(Array.from({ length: Math.ceil(SIZE_BYTES / range) }, (_, i) => i * range));

@@ -32,7 +32,10 @@ export const MANY_BLOBS_DEFAULTS: ManyBlobsSizes = {
   pageSize: 500,
 };
 
-/** blob-cacher's own fixture code puts the set in the fresh Azurite before the clock: every run finds it there. */
+/**
+ * blob-cacher's own fixture code puts the set in the fresh Azurite before the clock: every run finds it
+ * there.
+ */
 async function putSet(az: BenchAzurite, fileCount: number, fileSizeBytes: number): Promise<void> {
   const { setFixtures } = await distImport<typeof ManyBlobs>('strategies/many-blobs.js');
   const { ensureFixtures } = await distImport<typeof Fixtures>('payload/fixtures.js');
@@ -48,7 +51,10 @@ async function putSet(az: BenchAzurite, fileCount: number, fileSizeBytes: number
   await ensureFixtures(container, [setFixtures({ sizeBytes: fileSizeBytes, concurrency: 1, fileCount })]);
 }
 
-/** The set as plain files below `root` (nginx's root or DAV folder), for --url and aria2c: the same names and bytes. */
+/**
+ * The set as plain files below `root` (nginx's root or DAV folder), for --url and aria2c: the same names and
+ * bytes.
+ */
 export async function writeSetFiles(
   root: string,
   fileCount: number,
@@ -63,7 +69,10 @@ export async function writeSetFiles(
   return [...specs].map((f) => f.blob);
 }
 
-/** aria2c -i <list> -j N: N files at a time, one connection each, into a directory; the process wall is its time. */
+/**
+ * aria2c -i <list> -j N: N files at a time, one connection each, into a directory; the process wall is its
+ * time.
+ */
 function aria2cList(
   label: string,
   aria: Tool,

@@ -41,7 +41,9 @@ const downloadConfigurations = (fileCount: number): Configuration[] => [
 /** What a file takes where nginx stores them (tmpfs or a disk): at least a page. */
 const stored = (c: { files: number; sizeBytes: number }) => c.files * Math.max(4096, c.sizeBytes);
 
-/** A set as a first session leaves it on a plain server: every file, then the marker that says it is complete. */
+/**
+ * A set as a first session leaves it on a plain server: every file, then the marker that says it is complete.
+ */
 async function writeMarkedSet(folder: string, files: number, sizeBytes: number): Promise<void> {
   await writeSetFiles(folder, files, sizeBytes);
   const { setFixtures } = await distImport<typeof ManyBlobs>('strategies/many-blobs.js');
@@ -146,7 +148,8 @@ export async function scale(ctx: BenchContext, fileCount: number) {
   for (const c of uploadConfigurations(fileCount)) {
     const { files, size, processes, sockets } = c;
     const label = `ours small-files ${size} ${processes}x${sockets}`;
-    // Without --keep: the run deletes its own files (one DELETE of its folder: nginx is WebDAV), and that time is in its wall.
+    // Without --keep: the run deletes its own files (one DELETE of its folder: nginx is WebDAV), and that
+    // time is in its wall.
     await measure(
       'upload',
       c,

@@ -19,7 +19,10 @@ const HELP_TARGET_MS = 60;
 const DOWNLOAD_TARGET_MS = 150;
 /** A cold 1-byte download within this many bare Node starts (`node -e 0`), paired by round. */
 const DOWNLOAD_TARGET_RATIO = 4.3;
-/** `node dist/download.js` (the card's own command line) within this ratio of `blob-cacher download`, paired by round. */
+/**
+ * `node dist/download.js` (the card's own command line) within this ratio of `blob-cacher download`, paired
+ * by round.
+ */
 const ENTRY_TARGET_RATIO = 1.1;
 const IMPORT_TIME = join(fileURLToPath(new URL('../peers/', import.meta.url)), 'import-time.ts');
 
@@ -163,7 +166,8 @@ export async function startup(ctx: BenchContext, rounds: number) {
       args: [cli, 'download', '--help'],
     });
     if (ctx.nginx) {
-      // One measured run and no warm-up: a cold start, not a session's stopping rule (which runs a 1-byte object ~100 times).
+      // One measured run and no warm-up: a cold start, not a session's stopping rule (which runs a 1-byte
+      // object ~100 times).
       const options = [
         '--url',
         ctx.nginx.url(oneByte),
@@ -230,7 +234,8 @@ export async function startup(ctx: BenchContext, rounds: number) {
       targetText: `<= ${t} ms`,
     });
     if (download.includes(c)) {
-      // Over Node's own start, round by round (the same round's `node -e 0`), as a ratio: a loaded machine slows both.
+      // Over Node's own start, round by round (the same round's `node -e 0`), as a ratio: a loaded machine
+      // slows both.
       const node = walls.get(cmds[0]!)!;
       const over = median(walls.get(c)!.map((x, i) => x / node[i]!));
       s.goals.push({

@@ -301,7 +301,10 @@ async function withoutStragglers(
   });
 }
 
-/** round-robin x4 of 4 MiB from the embedded Azurite behind the straggler proxy: unhedged, p90, and a fixed delay. */
+/**
+ * round-robin x4 of 4 MiB from the embedded Azurite behind the straggler proxy: unhedged, p90, and a fixed
+ * delay.
+ */
 async function roundRobin(
   ctx: BenchContext,
   s: ReturnType<typeof section>,

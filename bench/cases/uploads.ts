@@ -128,7 +128,8 @@ export async function uploads(ctx: BenchContext) {
         smallFilesToUrl(ctx, NGINX_OURS_NODE, nginx.url('dav/ours-node/'), 1, 64, ['--http-client', 'node']),
         () => 'ours-node',
       ),
-      // A warm-up run first, in the same worker: its CPU per request is the goal's measure, and wrk has no JIT to warm.
+      // A warm-up run first, in the same worker: its CPU per request is the goal's measure, and wrk has no
+      // JIT to warm.
       cleaned(
         smallFilesToUrl(
           ctx,
@@ -210,7 +211,8 @@ export async function uploads(ctx: BenchContext) {
   );
   // The SDK baseline runs through blob-cacher but is the peer here.
   contenders[contenders.length - 1]!.ours = false;
-  // wrk and a steady run go for a time, not a count: their rate is their measure, with no server span to compare.
+  // wrk and a steady run go for a time, not a count: their rate is their measure, with no server span to
+  // compare.
   for (const c of contenders)
     if (!c.skipped && c.label !== NGINX_WRK && c.label !== NGINX_WRK_1T && c.label !== NGINX_OURS_STEADY)
       c.clock = { clock: toNginx.has(c) ? ctx.nginx!.clock : host.clock, method: 'PUT' };

@@ -1,5 +1,5 @@
-// What every case gets from the entry point: where to put files, how many runs, the peers found,
-// and the servers the suite starts (nginx; an embedded Azurite per run), nginx possibly missing with a reason.
+// What every case gets from the entry point: where to put files, how many runs, the peers found, and the
+// servers the suite starts (nginx; an embedded Azurite per run), nginx possibly missing with a reason.
 import type { AzuriteHost } from './azurite.ts';
 import type { Nginx } from './nginx.ts';
 import type { Section } from './report.ts';

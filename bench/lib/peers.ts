@@ -209,7 +209,10 @@ export function aria2c(
  * (a new name, the 100 KiB body concatenated anew) made wrk the bound: 5,500–9,200 req/s against
  * 20,000–24,000 with the requests made once, same nginx, same run (2 cores).
  */
-/** Distinct names per wrk thread, each PUT again in turn (nginx's DAV writes a new file and renames it over the old). */
+/**
+ * Distinct names per wrk thread, each PUT again in turn (nginx's DAV writes a new file and renames it over
+ * the old).
+ */
 const WRK_NAMES = 64;
 
 export function wrkPut(

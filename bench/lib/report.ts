@@ -31,7 +31,10 @@ export interface GoalResult {
   atLeast?: number;
   reached: boolean | undefined;
   note: string;
-  /** Where the data cannot tell (reached undefined): what they say instead ("no significant difference in 3 rounds"). */
+  /**
+   * Where the data cannot tell (reached undefined): what they say instead ("no significant difference in 3
+   * rounds").
+   */
   verdict?: string;
   /** Goals that are not a throughput ratio (tracing cost, memory) say their value and target here. */
   valueText?: string;

@@ -1,6 +1,6 @@
-// Finds the peers (curl, aria2c, nginx, wrk, iperf3, hyperfine, azcopy). Missing Debian tools are installed only
-// when we are root with apt available and installing was not turned off; otherwise they are
-// skipped with the reason, never counted as zero.
+// Finds the peers (curl, aria2c, nginx, wrk, iperf3, hyperfine, azcopy). Missing Debian tools are installed
+// only when we are root with apt available and installing was not turned off; otherwise they are skipped with
+// the reason, never counted as zero.
 import { accessSync, constants, copyFileSync, chmodSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';

@@ -38,7 +38,9 @@ export interface ContenderStats {
   unit: Unit;
   /** Measured runs (warm-ups excluded). */
   runs: number;
-  /** What the rank test compared: runs, or for a steady contender the whole intervals of its active windows. */
+  /**
+   * What the rank test compared: runs, or for a steady contender the whole intervals of its active windows.
+   */
   samples: { n: number; of: 'runs' | 'intervals' };
   objectSizeBytes: number;
   wallMs: Spread;
@@ -73,9 +75,15 @@ export interface ContenderStats {
   latencyMs: Partial<Record<MetricName, LatencySummaryMs>>;
   /** Total time per request at LATENCY_PERCENTILES, from the merged histograms; empty without requests. */
   totalPercentilesMs: number[];
-  /** No run failed (ranked among the others); `notVerified` says when the bytes were not compared with anything. */
+  /**
+   * No run failed (ranked among the others); `notVerified` says when the bytes were not compared with
+   * anything.
+   */
   verified: boolean;
-  /** Why the bytes were not verified though nothing failed (a plain URL), shown as "not verified (why)", never "ok". */
+  /**
+   * Why the bytes were not verified though nothing failed (a plain URL), shown as "not verified (why)", never
+   * "ok".
+   */
   notVerified?: string;
   problems: string[];
   cpuBoundWorkers: number;
@@ -91,7 +99,9 @@ export interface ContenderStats {
 export interface SteadySummary {
   durationMs: number;
   intervalMs: number;
-  /** The measured run whose active rate is the median: its series and its active window are the ones shown. */
+  /**
+   * The measured run whose active rate is the median: its series and its active window are the ones shown.
+   */
   medianRun: number;
   series: IntervalPoint[];
   /** That series as rates per interval, its buckets for a sparkline, range, p99 range and errors. */

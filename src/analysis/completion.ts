@@ -7,7 +7,10 @@ import type { RunRecord } from '../results/schema.js';
 export interface ObjectCompletion {
   /** Objects that completed, and their completion time (first request's start to last part's end). */
   latencyMs: LatencySummaryMs;
-  /** Of the summed completion time, the share the slowest part ran on alone; undefined where every object was one request. */
+  /**
+   * Of the summed completion time, the share the slowest part ran on alone; undefined where every object was
+   * one request.
+   */
   stragglerShare?: number;
 }
 

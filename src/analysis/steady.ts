@@ -21,7 +21,9 @@ export interface SteadyFigures {
   lapTimeMs: number;
   /** The same per whole interval of the active window that moved anything, in order. */
   intervalLapTimesMs: number[];
-  /** The first interval with throttled answers (429/503), and the first where they came with a drop in rate. */
+  /**
+   * The first interval with throttled answers (429/503), and the first where they came with a drop in rate.
+   */
   firstThrottledMs?: number;
   throttleOnsetMs?: number;
 }

@@ -24,7 +24,10 @@ export interface SweepGrid {
   tied?: { row: number; col: number }[];
 }
 
-/** A sweep is answered in ops/s when every contender is counted in them (their request kinds say so), else in MiB/s. */
+/**
+ * A sweep is answered in ops/s when every contender is counted in them (their request kinds say so), else in
+ * MiB/s.
+ */
 export const measuresOps = (stats: readonly ContenderStats[]) =>
   reportUnit(stats.map((s) => s.unit)) === 'ops/s';
 

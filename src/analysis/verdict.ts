@@ -20,7 +20,9 @@ export interface RankedStats extends ContenderStats {
   tied: boolean;
 }
 
-/** Past this many runs (--runs allows 1000), advice to add runs is no advice: the contenders are equivalent. */
+/**
+ * Past this many runs (--runs allows 1000), advice to add runs is no advice: the contenders are equivalent.
+ */
 export const MAX_RUNS_ADVISED = 1000;
 
 export const rankLabel = (s: Pick<RankedStats, 'rank' | 'tied'>) => `${s.rank}${s.tied ? '=' : ''}`;
@@ -151,7 +153,9 @@ export function verdicts(ranked: readonly RankedStats[]): Verdict[] {
 /** The verdict in words, one sentence per verdict. */
 export const verdictLines = (ranked: readonly RankedStats[]): string[] => verdicts(ranked).map((v) => v.text);
 
-/** Linux's default tcp_rmem and tcp_wmem maxima (6 MiB, 4 MiB): the buffers assumed where they were not read. */
+/**
+ * Linux's default tcp_rmem and tcp_wmem maxima (6 MiB, 4 MiB): the buffers assumed where they were not read.
+ */
 export const DEFAULT_SOCKET_BUFFER_BYTES = 6 * 1024 * 1024 + 4 * 1024 * 1024;
 
 export interface ServerGap {

@@ -18,13 +18,19 @@ export type WarningKind =
 
 export interface ReportWarning {
   kind: WarningKind;
-  /** The contenders it touches, each with its own figure ("3 of 23 runs", "32%"); none for a session-wide warning. */
+  /**
+   * The contenders it touches, each with its own figure ("3 of 23 runs", "32%"); none for a session-wide
+   * warning.
+   */
   contenders: { label: string; detail: string }[];
   /** The whole warning in one line. */
   text: string;
 }
 
-/** The contenders a warning touches, by name: the first few, then how many more (a tune or a sweep has dozens). */
+/**
+ * The contenders a warning touches, by name: the first few, then how many more (a tune or a sweep has
+ * dozens).
+ */
 const NAMED_AT_MOST = 4;
 const named = (list: { label: string; detail: string }[]) => {
   const shown = list

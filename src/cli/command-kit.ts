@@ -25,7 +25,10 @@ import { log, registerCredential, registerSecret, setLogLevel } from '../log/log
 export type Env = Record<string, string | undefined>;
 export type Command = (argv: readonly string[], env: Env) => Promise<number>;
 
-/** Every secret a command may hold, from its credentials and the environment, kept out of every line it writes. */
+/**
+ * Every secret a command may hold, from its credentials and the environment, kept out of every line it
+ * writes.
+ */
 export function registerSecrets(all: readonly (Credentials | undefined)[], env: Env): void {
   for (const credentials of all) {
     if (credentials?.kind === 'key') registerCredential(credentials.key);
@@ -55,11 +58,16 @@ async function workloadOf(config: Config): Promise<SessionCell['workload']> {
   return (await import('../engine/download.js')).downloadWorkload(config);
 }
 
-/** A config as one cell of the session: its workload and how it is repeated; a sweep's cells name their values. */
+/**
+ * A config as one cell of the session: its workload and how it is repeated; a sweep's cells name their
+ * values.
+ */
 export const cellOf = async (config: Config, cell?: SessionCell['cell']): Promise<SessionCell> =>
   sessionCell(config, await workloadOf(config), cell);
 
-/** Parses and validates one measuring command's options and how its report is shown; undefined after --help. */
+/**
+ * Parses and validates one measuring command's options and how its report is shown; undefined after --help.
+ */
 export async function loadCommand<C extends DownloadConfig | UploadConfig>(
   name: string,
   specs: readonly OptionSpec[],

@@ -70,7 +70,10 @@ export function pinnedNode(from = dirname(fileURLToPath(import.meta.url))): stri
   return undefined;
 }
 
-/** Where an npm package named `name` may be installed for a module in `from`: node_modules/<name> there and in each folder above. */
+/**
+ * Where an npm package named `name` may be installed for a module in `from`: node_modules/<name> there and in
+ * each folder above.
+ */
 export function* packageDirs(name: string, from: string): Generator<string> {
   for (let dir = from; ; dir = dirname(dir)) {
     yield join(dir, 'node_modules', name);
@@ -113,7 +116,10 @@ export function nodeIsSupported(): boolean {
 /** The coordinator's young generation, as the bin's shebang and the npm scripts give it (cli.ts says why). */
 const SEMI_SPACE = '--max-semi-space-size=4';
 
-/** The young generation the bin's shebang and the npm scripts give: two semi-spaces of 4 MiB (V8's new_space size). */
+/**
+ * The young generation the bin's shebang and the npm scripts give: two semi-spaces of 4 MiB (V8's new_space
+ * size).
+ */
 const CAPPED_NEW_SPACE_BYTES = 2 * 4 * 1024 * 1024;
 
 /**
@@ -160,7 +166,10 @@ function growYoungGeneration(v8: typeof import('node:v8')): void {
   v8.setFlagsFromString('--semi-space-growth-factor=1');
 }
 
-/** The re-run's arguments: this one's Node flags (and the young generation's, unless one was given), entry and options. */
+/**
+ * The re-run's arguments: this one's Node flags (and the young generation's, unless one was given), entry and
+ * options.
+ */
 export function rerunArgs(execArgv: readonly string[], argv: readonly string[]): string[] {
   // `node dist/cli.js` on an old Node has no shebang's flag: the re-run gets it.
   const flags = execArgv.some((a) => a.startsWith('--max-semi-space-size'))

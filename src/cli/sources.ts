@@ -66,8 +66,8 @@ function readDotenv(path: string, explicit: boolean, origin: string, cwd: string
 }
 
 /**
- * A download's --out, checked before any work: an existing directory this user may write holds it; what is at the path
- * (and at its `.partial` twin, written during the run) is absent or a regular file, replaced only
+ * A download's --out, checked before any work: an existing directory this user may write holds it; what is at
+ * the path (and at its `.partial` twin, written during the run) is absent or a regular file, replaced only
  * with --force; and it is not the --results file, which would overwrite the download.
  */
 export function checkOutPath(config: DownloadConfig | UploadConfig, cwd = process.cwd()): void {

@@ -12,7 +12,9 @@ import type { CellMeasure, ThrottleClass, TuneAxis } from '../tune/search.js';
 
 type Config = DownloadConfig | UploadConfig;
 
-/** Runs per cell when neither --runs nor --min-time is given: enough for the rank test, few enough to search. */
+/**
+ * Runs per cell when neither --runs nor --min-time is given: enough for the rank test, few enough to search.
+ */
 export const CELL_RUNS = ['--runs', '5', '--warmup', '1'];
 
 /**

@@ -68,7 +68,10 @@ export interface RunOptions {
   minTimeMs?: number;
   /** With minTimeMs: at most this many measured runs of a contender. */
   maxRuns?: number;
-  /** With minTimeMs: stop a contender once its median's 95% interval is within this share of it (0.02); 0: off. */
+  /**
+   * With minTimeMs: stop a contender once its median's 95% interval is within this share of it (0.02); 0:
+   * off.
+   */
   precision?: number;
   resultsPath?: string;
   format: ReportFormat;
@@ -134,7 +137,10 @@ export interface SteadyOptions {
 
 const DEFAULT_RUNS = 5;
 const DEFAULT_MIN_TIME_MS = 3_000;
-/** ±2%: finer than the differences a verdict states between strategies, reached in tens of runs at a 5% spread. */
+/**
+ * ±2%: finer than the differences a verdict states between strategies, reached in tens of runs at a 5%
+ * spread.
+ */
 const DEFAULT_PRECISION = 0.02;
 
 /**
@@ -199,7 +205,8 @@ function runOptions(o: Resolved<typeof RUN_OPTIONS>): RunOptions {
       ...stopping,
     };
   }
-  // A steady run is its own repetition: one run each unless --runs says more, its ramp-up outside the active window.
+  // A steady run is its own repetition: one run each unless --runs says more, its ramp-up outside the active
+  // window.
   if (o.minTimeMs !== undefined)
     throw new ConfigError('--min-time and --duration both say how long to measure; give one of them');
   if (o.maxRuns !== undefined || o.precision !== undefined)
@@ -255,7 +262,10 @@ export interface DownloadConfig extends RunOptions {
   /** true: an existing outPath may be overwritten (checked by the CLI, which looks at the file system). */
   force?: boolean;
   bufferSizeBytes: number;
-  /** chunked/round-robin/sdk: ranges of this size with `concurrency` in flight; unset: `concurrency` equal ranges. */
+  /**
+   * chunked/round-robin/sdk: ranges of this size with `concurrency` in flight; unset: `concurrency` equal
+   * ranges.
+   */
   rangeSizeBytes?: number;
   /** How GETs are made: our raw HTTP/1.1 client or node:http. */
   httpClient: HttpClientName;

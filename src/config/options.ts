@@ -307,7 +307,10 @@ const DURATION_UNITS_MS: ReadonlyMap<string, number> = new Map([
 
 /** Durations: 30s, 500ms, 2m, 1h; a bare number is milliseconds. */
 
-/** Where --metrics sends live figures: InfluxDB line protocol to a file or an HTTP write endpoint, or OTLP/HTTP JSON. */
+/**
+ * Where --metrics sends live figures: InfluxDB line protocol to a file or an HTTP write endpoint, or
+ * OTLP/HTTP JSON.
+ */
 export type MetricsSink = { format: 'influx'; file: string } | { format: 'influx' | 'otlp'; url: string };
 
 /**
@@ -356,7 +359,10 @@ function duration(minMs: number, maxMs: number): Parser<number> {
   };
 }
 
-/** --hedge: a fixed delay (50ms, 0.2s) or a percentile of the worker's earlier requests of this contender (p90, p99.9). */
+/**
+ * --hedge: a fixed delay (50ms, 0.2s) or a percentile of the worker's earlier requests of this contender
+ * (p90, p99.9).
+ */
 export type HedgeAfter = { ms: number } | { percentile: number };
 export const HEDGE_ON = ['first-byte', 'finish'] as const;
 export type HedgeOn = (typeof HEDGE_ON)[number];
@@ -1220,7 +1226,8 @@ export const UPLOAD_OPTIONS = table(
     parse: integer(1, 10_000_000),
     help: `blobs uploaded by ${names(manyBlobWorkloadNames(UPLOAD_STRATEGIES))}`,
   }),
-  // FILE_SIZE=102 means 102 KB, as the card's users pass it; units (100KiB, 102KB, 4096B) are honoured as given.
+  // FILE_SIZE=102 means 102 KB, as the card's users pass it; units (100KiB, 102KB, 4096B) are honoured as
+  // given.
   option({
     key: 'fileSize',
     flag: '--file-size',
@@ -1348,7 +1355,10 @@ const stragglerSpec: Parser<{ every: number; stallMs: number; at: 'first-byte' |
   return { every, stallMs, at };
 };
 
-/** blob-cacher emulate: a local target with a known optimum, for rehearsing tune and hedging (an emulation, not Azure). */
+/**
+ * blob-cacher emulate: a local target with a known optimum, for rehearsing tune and hedging (an emulation,
+ * not Azure).
+ */
 export const EMULATE_OPTIONS = table(
   option({
     key: 'host',

@@ -110,7 +110,10 @@ const CLIENT_COMMANDS = Object.keys(CLIENT_OPTIONS);
 /** The image's CMD (Dockerfile): the Job's clients run it when nothing follows --. */
 const IMAGE_COMMAND = 'upload';
 
-/** Every option whose value is a secret (--key, --sas, --connection-string, --run-store), from the option table. */
+/**
+ * Every option whose value is a secret (--key, --sas, --connection-string, --run-store), from the option
+ * table.
+ */
 const SECRET_FLAGS = new Set(
   [...DOWNLOAD_OPTIONS, ...UPLOAD_OPTIONS].filter((spec) => spec.secret).map((spec) => spec.flag),
 );

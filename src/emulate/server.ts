@@ -69,7 +69,9 @@ export interface EmulatedTarget {
   close(): Promise<void>;
 }
 
-/** Azure's answer past an account's request rate (Storage scalability targets; the SDK sees code ServerBusy). */
+/**
+ * Azure's answer past an account's request rate (Storage scalability targets; the SDK sees code ServerBusy).
+ */
 export const OPS_LIMIT_BODY =
   '<?xml version="1.0" encoding="utf-8"?><Error><Code>ServerBusy</Code><Message>Operations per second is over the account limit.</Message></Error>';
 /** A slice is paced as one: small enough to keep the pace smooth, large enough to cost little CPU. */
@@ -334,7 +336,10 @@ function pathOf(target: string | undefined): string | undefined {
   }
 }
 
-/** `bytes=a-b`, `bytes=a-` or `bytes=-n` as [first, last]; undefined for none; 'invalid' for one that cannot be served. */
+/**
+ * `bytes=a-b`, `bytes=a-` or `bytes=-n` as [first, last]; undefined for none; 'invalid' for one that cannot
+ * be served.
+ */
 function rangeOf(header: string | undefined, length: number): [number, number] | undefined | 'invalid' {
   if (header === undefined) return undefined;
   const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());

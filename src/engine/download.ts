@@ -96,9 +96,11 @@ export function downloadWorkload(config: DownloadConfig): DownloadWorkload {
           );
         }
         const specs = strategies.flatMap((s) => (s.fixtures ? [s.fixtures(input)] : []));
-        // One coordinator client for the fixtures and their cleanup (with a CA, each client has an agent of its own).
+        // One coordinator client for the fixtures and their cleanup (with a CA, each client has an agent of
+        // its own).
         let container: ContainerClient | undefined;
-        // A container this run created goes with --cleanup too; a scale-out client's may hold the others' markers.
+        // A container this run created goes with --cleanup too; a scale-out client's may hold the others'
+        // markers.
         let createdContainer = false;
         if (info.kind === 'blob') {
           container = await coordinatorClient(target);
@@ -116,7 +118,8 @@ export function downloadWorkload(config: DownloadConfig): DownloadWorkload {
           const { timeoutMs, maxRetries } = config;
           workload.fixtures = await ensureUrlFixtures(info, specs, { timeoutMs, maxRetries, signal });
         }
-        // What a run delivers: the one object, or the set's files end to end (listings and HEADs deliver no content).
+        // What a run delivers: the one object, or the set's files end to end (listings and HEADs deliver no
+        // content).
         const setBytes = set ? totalBytes(set) : config.fileCount * size;
         const deliveredBy = (s: DownloadStrategy) =>
           !many ? size : workloadOf(s) === 'files' ? setBytes : 0;
@@ -194,7 +197,8 @@ async function prepareRun(
     );
   const shareBytes = shard && shard.count > 1 ? totalBytes(items) : size;
   const workload = workloadOf(strategy);
-  // Only a kind that writes into the sink makes an output file (the SDK's downloadToBuffer fills its own buffer).
+  // Only a kind that writes into the sink makes an output file (the SDK's downloadToBuffer fills its own
+  // buffer).
   const writesFile = kind.writesSink === true && (config.sink === 'file' || config.sink === 'sparse-file');
   // A file given with --out is written under a temporary name and renamed only once verified.
   const outPath = !writesFile
@@ -273,8 +277,9 @@ async function prepareRun(
 }
 
 /**
- * --hedge as a job carries it (`oneObject`: the plan of a one-object workload, else none). An object read from several blobs (round-robin's copies) hedges to
- * the next copy: the copies are the blobs its plan names, in order.
+ * --hedge as a job carries it (`oneObject`: the plan of a one-object workload, else none). An object read
+ * from several blobs (round-robin's copies) hedges to the next copy: the copies are the blobs its plan names,
+ * in order.
  */
 function hedgeJob(hedge: HedgeConfig, oneObject: Items): HedgeJob {
   const blobs = [...new Set([...oneObject].map((i) => i.blob).filter((b) => b !== undefined))];

@@ -90,9 +90,15 @@ export interface SessionCell {
   minTimeMs?: number;
   /** The cap on what --min-time adds: at most this many measured runs (MAX_RUNS when unset). */
   maxRuns?: number;
-  /** With minTimeMs: a contender also stops once its median is known to this share (0.02: +-2%); 0 or unset: off. */
+  /**
+   * With minTimeMs: a contender also stops once its median is known to this share (0.02: +-2%); 0 or unset:
+   * off.
+   */
   precision?: number;
-  /** --duration: every run repeats its requests for a time, counted per interval (and maybe ended early by --autoterm). */
+  /**
+   * --duration: every run repeats its requests for a time, counted per interval (and maybe ended early by
+   * --autoterm).
+   */
   steady?: SteadyOptions;
   /** warm: each worker opens MAX_SOCKETS connections before the barrier. */
   connections?: ConnectionMode;
@@ -106,7 +112,10 @@ export interface SessionCell {
   decided?: (strategy: string, measuredMs: readonly number[]) => boolean;
 }
 
-/** The fewest measured runs a race may stop at: 3 against 5 is the least the rank test can separate (p = 0.036). */
+/**
+ * The fewest measured runs a race may stop at: 3 against 5 is the least the rank test can separate (p =
+ * 0.036).
+ */
 export const RACE_MIN_RUNS = 3;
 
 /**
@@ -187,7 +196,9 @@ export interface SessionOutcome {
   interrupted: boolean;
 }
 
-/** A stop cut the run short: a worker died or was killed, or some request failed or never went because of it. */
+/**
+ * A stop cut the run short: a worker died or was killed, or some request failed or never went because of it.
+ */
 const cutShortByStop = (merged: MergedRun) => merged.failures.length > 0 || merged.stopped > 0;
 
 export async function runSession(
@@ -344,7 +355,9 @@ interface RunContext {
   startGate?: SessionOptions['startGate'];
 }
 
-/** A run that reached its workers' results: when it was released and collected, what the server's clock said. */
+/**
+ * A run that reached its workers' results: when it was released and collected, what the server's clock said.
+ */
 interface Executed {
   merged: MergedRun;
   releasedAt: number;

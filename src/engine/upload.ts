@@ -47,7 +47,9 @@ function runPrefix(): string {
   return `run-${stamp}-${nodeCrypto().randomBytes(3).toString('hex')}`;
 }
 
-/** Past this many blobs per run the embedded Azurite's time grows superlinearly (README, "Embedded target"). */
+/**
+ * Past this many blobs per run the embedded Azurite's time grows superlinearly (README, "Embedded target").
+ */
 export const EMBEDDED_BLOB_LIMIT = 2_500;
 
 export interface UploadWorkload extends Workload {
@@ -187,7 +189,8 @@ async function prepareRun(
       logLevel: config.logLevel,
       blockSizeBytes: config.blockSizeBytes,
       thresholdBytes: config.thresholdBytes,
-      // A plain server says nothing of what it stored: the workers read every file back after the timed section.
+      // A plain server says nothing of what it stored: the workers read every file back after the timed
+      // section.
       ...(info.kind === 'url' ? { readBack: true } : {}),
       ...(items instanceof FileSet ? summaryFor(items, 'upload', config.processes) : {}),
       ...(workloadOf(strategy) === 'files' ? { objectPerItem: true } : {}),

@@ -68,7 +68,9 @@ export class CompareThread {
     return !this.broken;
   }
 
-  /** The rows of `segments` that differ; undefined when the thread failed (the caller compares them itself). */
+  /**
+   * The rows of `segments` that differ; undefined when the thread failed (the caller compares them itself).
+   */
   rowsThatDiffer(segments: Segment[]): Promise<number[] | undefined> {
     if (this.broken) return Promise.resolve(undefined);
     return new Promise((resolve) => {

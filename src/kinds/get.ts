@@ -41,7 +41,9 @@ export const kind: RequestKind = {
   verify: verifyGets,
 };
 
-/** `watch`: told when each try is written to its socket, and once when the body's first byte came (--hedge). */
+/**
+ * `watch`: told when each try is written to its socket, and once when the body's first byte came (--hedge).
+ */
 export async function runGet(
   ctx: KindContext,
   item: WorkItem,

@@ -17,7 +17,9 @@ export const kind: RequestKind = {
   verify: verifyHeads,
 };
 
-/** Get Blob Properties (a HEAD): its Content-Length must be the file's; its Content-MD5, where sent, is kept. */
+/**
+ * Get Blob Properties (a HEAD): its Content-Length must be the file's; its Content-MD5, where sent, is kept.
+ */
 async function runHead(ctx: KindContext, item: WorkItem, queuedAt?: number): Promise<OpRecord> {
   const { job, signer, signal } = ctx;
   const client = clientOf(ctx);

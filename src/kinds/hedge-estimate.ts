@@ -40,7 +40,10 @@ export class RequestTimes {
     this.totalCount++;
   }
 
-  /** The highest value of the bucket that holds the `rank`-th smallest time (1-based), as an HDR histogram's percentile reads; 0 when empty. */
+  /**
+   * The highest value of the bucket that holds the `rank`-th smallest time (1-based), as an HDR histogram's
+   * percentile reads; 0 when empty.
+   */
   valueAtRank(rank: number): number {
     const counts = this.counts;
     let seen = 0;
@@ -52,7 +55,9 @@ export class RequestTimes {
   }
 }
 
-/** A time's bucket: its value below LINEAR_BELOW, else its power of two and the 6 bits after its leading one. */
+/**
+ * A time's bucket: its value below LINEAR_BELOW, else its power of two and the 6 bits after its leading one.
+ */
 function bucketOf(us: number): number {
   const v = us < 1 ? 1 : us > MAX_US ? MAX_US : us | 0;
   if (v < LINEAR_BELOW) return v;
@@ -67,11 +72,17 @@ function highestOf(at: number): number {
   return ((at & (SUB_BUCKETS - 1)) + SUB_BUCKETS + 1) * 2 ** shift - 1;
 }
 
-/** Earlier requests of one kind: their times (sent to last byte, µs), how many were sent, and the delay as last read from them. */
+/**
+ * Earlier requests of one kind: their times (sent to last byte, µs), how many were sent, and the delay as
+ * last read from them.
+ */
 export interface EarlierRequests {
   earlier: RequestTimes;
   issued: number;
-  /** How many had finished when the percentile delay was last read (-1: not read since a hedger started), and what it was then: numbers, not an object made at each reading. */
+  /**
+   * How many had finished when the percentile delay was last read (-1: not read since a hedger started), and
+   * what it was then: numbers, not an object made at each reading.
+   */
   readAt: number;
   readMs: number | undefined;
 }
@@ -88,7 +99,10 @@ export interface EarlierRequests {
 export interface HedgeEstimate {
   reused: EarlierRequests;
   fresh: EarlierRequests;
-  /** The duplicates' budget left, in credits (`HEDGE_BUDGET`): kept across the contender's runs with the times. */
+  /**
+   * The duplicates' budget left, in credits (`HEDGE_BUDGET`): kept across the contender's runs with the
+   * times.
+   */
   credits: number;
 }
 

@@ -19,7 +19,9 @@ import type { SentWatch, StopSignal } from '../transport/http-client.js';
 /** A percentile of fewer earlier requests than this is noise: until then a request is not hedged. */
 export const MIN_HEDGE_SAMPLES = 10;
 
-/** What a GET tells as it goes: each try written to its socket, and its body's first byte; and its own stop. */
+/**
+ * What a GET tells as it goes: each try written to its socket, and its body's first byte; and its own stop.
+ */
 export interface GetWatch {
   /** Told when each try is written to its socket (on a reused connection or a new one). */
   sent?: SentWatch;
@@ -91,7 +93,10 @@ class Flight extends Stop implements GetWatch, SentWatch {
   sentMs?: number;
   /** Written on a connection opened for it (its age is compared with other such requests'). */
   fresh = false;
-  /** Items answered by when it could count as overtaken: those answered at its sending, and the ones then in flight before it. */
+  /**
+   * Items answered by when it could count as overtaken: those answered at its sending, and the ones then in
+   * flight before it.
+   */
   passMark = 0;
   /** Watched against its delay (until it answers or is checked). */
   watched = true;
@@ -200,7 +205,9 @@ export class Hedger {
   private timerAtMs = Infinity;
   /** The context of a duplicate to another copy: its URL made from its name. */
   private readonly otherCopyCtx: KindContext;
-  /** Items answered so far, and those sent and not yet answered: what tells a request overtaken by later ones. */
+  /**
+   * Items answered so far, and those sent and not yet answered: what tells a request overtaken by later ones.
+   */
   private answered = 0;
   private outstanding = 0;
 
@@ -280,7 +287,9 @@ export class Hedger {
     if (this.watching === 0 || this.timerNeeded()) this.syncTimer();
   }
 
-  /** A request past its delay, checked after the loop's I/O: a duplicate goes, unless an answer is on its way. */
+  /**
+   * A request past its delay, checked after the loop's I/O: a duplicate goes, unless an answer is on its way.
+   */
   private readonly check = (f: Flight): void => {
     if (f.done) {
       // Answered since it fired: no duplicate goes, and its cost goes back.
@@ -338,7 +347,10 @@ export class Hedger {
     this.watching = 0;
   }
 
-  /** A request was written to its socket: its clock starts, it joins its kind's queue, and the timer (if one runs) is brought forward if it is due first. */
+  /**
+   * A request was written to its socket: its clock starts, it joins its kind's queue, and the timer (if one
+   * runs) is brought forward if it is due first.
+   */
   sentNow(f: Flight): void {
     this.kindOf(f.fresh).issued++;
     f.passMark = this.answered + this.outstanding++;
@@ -351,7 +363,9 @@ export class Hedger {
     if (delay !== undefined && f.sentMs! + delay < this.timerAtMs) this.armAt(f.sentMs! + delay);
   }
 
-  /** Where answers may not come to look for late requests: one lane, or half the lanes or fewer still waiting. */
+  /**
+   * Where answers may not come to look for late requests: one lane, or half the lanes or fewer still waiting.
+   */
   private timerNeeded(): boolean {
     return this.ctx.lanes < 2 || this.watching * 2 <= this.ctx.lanes;
   }
@@ -390,7 +404,8 @@ export class Hedger {
       const fresh = !record.reused;
       const kind = this.kindOf(fresh);
       kind.earlier.recordValue(Math.round(sinceSentMs(record) * 1000));
-      // A changed delay moves the timer's deadline, where one runs (elsewhere the delay is read as answers come).
+      // A changed delay moves the timer's deadline, where one runs (elsewhere the delay is read as answers
+      // come).
       if (this.watching && this.timerNeeded()) {
         const before = kind.readMs;
         if (this.delayMs(fresh) !== before) this.syncTimer();
@@ -426,7 +441,8 @@ export class Hedger {
     const now = performance.now();
     const late = this.lateIn(this.reusedQueue, now) + this.lateIn(this.freshQueue, now);
     if (late && !commonSlowdown(late, this.ctx.lanes)) {
-      // The oldest first. Past the budget, a straggler is held like the rest: it may go once later requests earn credit.
+      // The oldest first. Past the budget, a straggler is held like the rest: it may go once later requests
+      // earn credit.
       while (this.estimate.credits >= HEDGE_BUDGET.perDuplicate) {
         const reused = this.dueHead(this.reusedQueue, now);
         const fresh = this.dueHead(this.freshQueue, now);

@@ -25,7 +25,9 @@ export interface RequestJob {
   timeoutMs: number;
 }
 
-/** get, sdk-get: where the bytes land and whether each range is hashed (false where nothing can be compared). */
+/**
+ * get, sdk-get: where the bytes land and whether each range is hashed (false where nothing can be compared).
+ */
 export interface SinkOptions {
   sink: SinkKind;
   outPath?: string;
@@ -43,7 +45,10 @@ export interface SdkTransferOptions {
   thresholdBytes?: number;
 }
 
-/** put: read every item back after the timed section, over this worker's sockets (a plain server says nothing of what it stored). */
+/**
+ * put: read every item back after the timed section, over this worker's sockets (a plain server says nothing
+ * of what it stored).
+ */
 export interface PutOptions {
   readBack?: boolean;
 }

@@ -20,7 +20,10 @@ interface FixtureCopy {
   made: [number, number][];
 }
 
-/** Past this many items a share's slots are not touched before the barrier (a file set's are touched as its files land). */
+/**
+ * Past this many items a share's slots are not touched before the barrier (a file set's are touched as its
+ * files land).
+ */
 const TOUCHED_ITEMS = 10_000;
 
 /** Small things kept by key (a hedger's estimate per contender): at most this many, the oldest dropped. */
@@ -32,7 +35,10 @@ export class KeptBuffers {
   private thread?: CompareThread;
   private readonly byKey = new Map<string, unknown>();
 
-  /** The thread that takes half of a large compare (compare-ranges.ts), started the first time it is asked for. */
+  /**
+   * The thread that takes half of a large compare (compare-ranges.ts), started the first time it is asked
+   * for.
+   */
   compareThread(): CompareThread {
     return (this.thread ??= new CompareThread());
   }
@@ -103,7 +109,9 @@ export class KeptBuffers {
   }
 }
 
-/** A buffer over shared memory (zeroed by the kernel as its pages are first touched, like a slow unsafe one). */
+/**
+ * A buffer over shared memory (zeroed by the kernel as its pages are first touched, like a slow unsafe one).
+ */
 const sharedBuffer = (sizeBytes: number): Buffer => Buffer.from(new SharedArrayBuffer(sizeBytes));
 
 /** The parts of [from, to) that no span of `made` (sorted, disjoint) covers. */

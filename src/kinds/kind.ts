@@ -33,19 +33,28 @@ export interface KindContext {
   signal: AbortSignal;
   /** How many items go at once (lane i runs item after item). */
   lanes: number;
-  /** What the worker process keeps from job to job (the memory sink's buffer, the fixture's bytes); none: nothing kept. */
+  /**
+   * What the worker process keeps from job to job (the memory sink's buffer, the fixture's bytes); none:
+   * nothing kept.
+   */
   kept?: KeptBuffers;
 }
 
 /** What a kind's check says besides the records. */
 export interface CheckNote {
-  /** Items whose bytes were compared with the fixture regenerated from its seed, byte for byte, and were equal (they carry no MD5). */
+  /**
+   * Items whose bytes were compared with the fixture regenerated from its seed, byte for byte, and were equal
+   * (they carry no MD5).
+   */
   equalToFixture?: number[];
 }
 
 /** A kind set up for one job in one worker. */
 export interface KindRun {
-  /** The request(s) for one item in `lane`; `queuedAt`: when it counts as issued. A listing: a record per page. */
+  /**
+   * The request(s) for one item in `lane`; `queuedAt`: when it counts as issued. A listing: a record per
+   * page.
+   */
   run(item: WorkItem, lane: number, queuedAt: number | undefined): Promise<OpRecord | OpRecord[]>;
   /**
    * As run(), the record handed to `done` (maybe before send returns) and a throw to `fail`: where a
@@ -84,10 +93,14 @@ export interface VerifyInput {
   records: RecordTable;
   /** The workers' own checks of their shares, when they sent a sample of the records. */
   tally?: Tally;
-  /** Items a worker found byte for byte equal to the fixture it regenerated from its seed (they carry no MD5). */
+  /**
+   * Items a worker found byte for byte equal to the fixture it regenerated from its seed (they carry no MD5).
+   */
   equalToFixture?: ReadonlySet<number>;
   target: TargetInfo;
-  /** One object: the bytes this client was to deliver, whether that is the whole object, and its output file. */
+  /**
+   * One object: the bytes this client was to deliver, whether that is the whole object, and its output file.
+   */
   expectedBytes: number;
   whole: boolean;
   outPath?: string;
@@ -102,7 +115,10 @@ export interface RequestKind {
    * of blocks) or a set of many files. Kinds that move no content are ops/s whatever the shape.
    */
   unit(shape: PlanShape): Unit;
-  /** true: requests go through our transport (raw pool, URLs made before the barrier, a lane per socket); false: the SDK's own calls. */
+  /**
+   * true: requests go through our transport (raw pool, URLs made before the barrier, a lane per socket);
+   * false: the SDK's own calls.
+   */
   readonly transport: boolean;
   /** Writes each item's bytes into the job's sink, so a file sink needs its output file made. */
   readonly writesSink?: boolean;

@@ -61,7 +61,10 @@ interface PutRequest {
   payload: Buffer;
   /** Content-Length, and for a blob service the blob's type. */
   extra: Record<string, string>;
-  /** The whole request, its head on the wire included, where nothing in it ever changes: made once, before the barrier. */
+  /**
+   * The whole request, its head on the wire included, where nothing in it ever changes: made once, before the
+   * barrier.
+   */
   fixed?: HttpRequest;
 }
 
@@ -179,7 +182,10 @@ class PutCall implements Answered, Labelled {
       .then(this.done, this.fail);
   }
 
-  /** Put Blob's answer carries the MD5 the service computed of what it stored: verification needs no read-back. */
+  /**
+   * Put Blob's answer carries the MD5 the service computed of what it stored: verification needs no
+   * read-back.
+   */
   private record(retried: RetriedResult): OpRecord {
     const { job } = this.ctx;
     const item = this.item;
@@ -192,7 +198,9 @@ class PutCall implements Answered, Labelled {
   }
 }
 
-/** The request for `put` with these (signed) headers, issued at `queuedAt` where it waited in a queue of ours. */
+/**
+ * The request for `put` with these (signed) headers, issued at `queuedAt` where it waited in a queue of ours.
+ */
 function requestOf(
   ctx: KindContext,
   put: PutRequest,

@@ -30,7 +30,9 @@ export async function sdkClients(job: KindJob, items: Items): Promise<SdkClients
   return { agent, container, clients };
 }
 
-/** An SDK upload kind's set-up: its clients and payloads before the barrier; each item one call of `upload`. */
+/**
+ * An SDK upload kind's set-up: its clients and payloads before the barrier; each item one call of `upload`.
+ */
 export async function sdkUploads(
   ctx: KindContext,
   upload: (job: KindJob, client: BlockBlobClient, item: WorkItem, payload: Buffer) => Promise<OpRecord>,

@@ -33,7 +33,9 @@ export async function openJobSink({
   return sink;
 }
 
-/** The kind's check of its sink after the timed section; none where nothing is compared (hashRanges false). */
+/**
+ * The kind's check of its sink after the timed section; none where nothing is compared (hashRanges false).
+ */
 export function sinkCheck(
   ctx: Pick<KindContext, 'job' | 'items' | 'kept'>,
   sink: Sink | undefined,

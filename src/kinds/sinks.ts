@@ -25,7 +25,10 @@ export interface Sink {
   readonly hashesAsItGoes?: boolean;
   /** MD5 (base64) of what was delivered for the item; computed after the timed section if it can be. */
   md5Of(item: WorkItem): Promise<string>;
-  /** The memory sink's place for the item, for a client that fills a buffer itself (the SDK's downloadToBuffer). */
+  /**
+   * The memory sink's place for the item, for a client that fills a buffer itself (the SDK's
+   * downloadToBuffer).
+   */
   slot?(item: WorkItem): Buffer;
   close(): Promise<void>;
 }

@@ -54,7 +54,8 @@ export async function verifyDownload(
   if (failed) return failed;
   const bytes = records.reduce((s, r) => s + r.bytes, 0);
   if (bytes !== size) return { verified: false, verification: `delivered ${bytes} bytes, expected ${size}` };
-  // A plain URL vouches for no content: the counts and each range's Content-Range were checked, the bytes not.
+  // A plain URL vouches for no content: the counts and each range's Content-Range were checked, the bytes
+  // not.
   if (info.kind === 'url')
     return notVerified(
       `plain URL: no source MD5 to compare the bytes with; ${bytes} bytes in the ranges asked for`,

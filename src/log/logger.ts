@@ -64,7 +64,10 @@ function winstonParts(): WinstonParts {
   }
 }
 
-/** The line every transport writes: redacted as a whole, meta as JSON, so a secret split across fields is still caught. */
+/**
+ * The line every transport writes: redacted as a whole, meta as JSON, so a secret split across fields is
+ * still caught.
+ */
 export function formatLine(info: LineInfo): string {
   const extra = info.meta && Object.keys(info.meta).length ? ` ${JSON.stringify(info.meta)}` : '';
   // One line, whatever a message quotes (a server's error text, a blob's name): controls escaped.

@@ -86,7 +86,8 @@ export function withIntegerIndex(Base: HdrParts['Float64']): HdrParts['Float64']
     override countsArrayIndex(value: number): number {
       if (!(value >= 0 && value <= INT_INDEX_MAX) || value !== Math.floor(value))
         return super.countsArrayIndex(value);
-      // floor(log2(value)) is 31 - clz32(value) for such a value; 0 goes to bucket 0, as the package's -Infinity does.
+      // floor(log2(value)) is 31 - clz32(value) for such a value; 0 goes to bucket 0, as the package's
+      // -Infinity does.
       const bucket = Math.max(
         31 - Math.clz32(value) - this.subBucketHalfCountMagnitude - this.unitMagnitude,
         0,
@@ -252,7 +253,8 @@ export function asDecoded(histogram: Hdr.Histogram): void {
   h.minNonZeroValue = Number.MAX_VALUE;
   if (h.totalCount === 0) return;
   h.updatedMaxValue(h.highestEquivalentValue(h.valueFromIndex(h.countsArrayIndex(maxValue))));
-  // A non-zero value was recorded (the max is one): the min is a recorded value, not the package's start value.
+  // A non-zero value was recorded (the max is one): the min is a recorded value, not the package's start
+  // value.
   if (maxValue > 0) h.updateMinNonZeroValue(h.valueFromIndex(h.countsArrayIndex(minNonZeroValue)));
 }
 
@@ -418,7 +420,10 @@ export interface LatencySummaryMs {
   max: number;
 }
 
-/** What valuesAtPercentiles reads of the package's JavaScript histogram (its own getValueAtPercentile's parts). */
+/**
+ * What valuesAtPercentiles reads of the package's JavaScript histogram (its own getValueAtPercentile's
+ * parts).
+ */
 interface Walkable {
   countsArrayLength: number;
   minNonZeroValue: number;
@@ -451,7 +456,8 @@ export function valuesAtPercentiles(h: Hdr.Histogram, percentiles: readonly numb
   const out = new Array<number>(percentiles.length).fill(0);
   let next = 0;
   let sum = 0;
-  // Buckets 1 up to the smallest non-zero value's hold nothing; with none recorded, only bucket 0 (zeros) counts.
+  // Buckets 1 up to the smallest non-zero value's hold nothing; with none recorded, only bucket 0 (zeros)
+  // counts.
   const from =
     w.minNonZeroValue > w.maxValue ? w.countsArrayLength : Math.max(1, w.countsArrayIndex(w.minNonZeroValue));
   for (let i = 0; i < w.countsArrayLength && next < wanted.length; i = i === 0 ? from : i + 1) {

@@ -80,7 +80,9 @@ export function totalMemoryBytes(r: MachineReadings = readMachine()): number {
 const MiB = 2 ** 20;
 const trimNumber = (n: number) => String(Number(n.toFixed(2)));
 
-/** The cores, naming what limited them: "this machine's 2 core(s)", "the container's CPU quota of 1 core(s)". */
+/**
+ * The cores, naming what limited them: "this machine's 2 core(s)", "the container's CPU quota of 1 core(s)".
+ */
 export const coresInWords = (m: Pick<MachineLimits, 'cores' | 'cpuQuota'>): string =>
   m.cpuQuota === undefined
     ? `this machine's ${m.cores} core(s)`

@@ -47,8 +47,8 @@ export function perItemObjects(t: RecordTable, h: PhaseHistograms): ObjectTotals
 }
 
 /**
- * One object split into the table's requests (ranges, copies, blocks and a commit): its first
- * start to its last end, and the last part's time alone. None when a part failed (the object never completed).
+ * One object split into the table's requests (ranges, copies, blocks and a commit): its first start to its
+ * last end, and the last part's time alone. None when a part failed (the object never completed).
  */
 export function splitObject(t: RecordTable, h: Pick<PhaseHistograms, 'recordMs'>): ObjectTotals {
   const out = emptyObjectTotals();

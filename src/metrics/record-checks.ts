@@ -16,7 +16,10 @@ export interface Tally {
   found: Partial<Record<Problem, { count: number; first: string }>>;
 }
 
-/** What a worker checks over its share before it sends a sample of its records: uploads, GETs of many files, or HEADs. */
+/**
+ * What a worker checks over its share before it sends a sample of its records: uploads, GETs of many files,
+ * or HEADs.
+ */
 export type TallyKind = 'upload' | 'files' | 'head';
 
 const expectedMd5 = (item: WorkItem) =>
@@ -123,7 +126,10 @@ export function uploadVerdict(
   };
 }
 
-/** GETs of many files, or HEADs (a plain server sends no Content-MD5: its lengths were checked as each HEAD came back). */
+/**
+ * GETs of many files, or HEADs (a plain server sends no Content-MD5: its lengths were checked as each HEAD
+ * came back).
+ */
 export function manyFilesVerdict(
   kind: 'files' | 'head',
   t: Tally,

@@ -31,7 +31,9 @@ const NUMBERS = {
   backoffMs: Float32Array,
   /** List Blobs: the names a page held; -1 when not a listing. */
   objects: Int32Array,
-  /** --hedge: 0 not hedged, 1 the original won, 2 the duplicate won; when it went, what the loser received. */
+  /**
+   * --hedge: 0 not hedged, 1 the original won, 2 the duplicate won; when it went, what the loser received.
+   */
   hedge: Uint8Array,
   hedgeAfterMs: Float32Array,
   hedgeLoserBytes: Float64Array,
@@ -110,7 +112,10 @@ export class RecordTable implements Iterable<OpRecord> {
     this.set(this.rows, r);
   }
 
-  /** Writes row `i` (growing the table to it): a steady run's item writes its latest request over the last one. */
+  /**
+   * Writes row `i` (growing the table to it): a steady run's item writes its latest request over the last
+   * one.
+   */
   set(i: number, r: OpRecord): void {
     this.grow(i + 1);
     const c = this.cols;

@@ -35,7 +35,10 @@ export interface OpRecord {
   /** List Blobs: the names this page held. */
   objects?: number;
   error?: string;
-  /** --hedge: this item's request was duplicated; `won` says which finished first (its timing is the record's). */
+  /**
+   * --hedge: this item's request was duplicated; `won` says which finished first (its timing is the
+   * record's).
+   */
   hedge?: HedgeOutcome;
 }
 

@@ -11,7 +11,9 @@ const now = () => performance.timeOrigin + performance.now();
 /** What a data request moved: blob bytes down or up, or a page of a listing's names. */
 export type DataRequest = 'GET' | 'PUT' | 'LIST';
 
-/** Container calls, properties, metadata and the like: no blob data (Put Block and Put Block List are data). */
+/**
+ * Container calls, properties, metadata and the like: no blob data (Put Block and Put Block List are data).
+ */
 const CONTROL_QUERY = /(^|&)(comp=(?!block(&|$)|blocklist(&|$))|restype=)/;
 const LIST_QUERY = /(^|&)comp=list(&|$)/;
 

@@ -4,7 +4,10 @@ import type { OpRecord } from './records.js';
 import type { FaultCounts, FaultKind, ThrottleClass } from '../transport/answer.js';
 import type { Phase } from '../transport/phases.js';
 
-/** Totals over requests: a steady run's every lap (its records keep only each item's last), or a run's records. */
+/**
+ * Totals over requests: a steady run's every lap (its records keep only each item's last), or a run's
+ * records.
+ */
 export interface SteadyTotals {
   requests: number;
   failed: number;

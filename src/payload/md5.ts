@@ -8,7 +8,10 @@ import { nodeCrypto } from '../transport/node-http.js';
 
 /** Inputs up to this size may be hashed here: a cold (not yet optimized) hash's cost grows with its input. */
 export const JS_MD5_MAX_BYTES = 16 * 1024;
-/** Past this many bytes hashed here, a process loads node:crypto: a process that hashes much pays its load once. */
+/**
+ * Past this many bytes hashed here, a process loads node:crypto: a process that hashes much pays its load
+ * once.
+ */
 const JS_MD5_BUDGET_BYTES = 1024 * 1024;
 let hashedHereBytes = 0;
 
@@ -39,7 +42,10 @@ const T = new Int32Array([
 /** Each round's four left-rotation amounts. */
 const SHIFTS = [7, 12, 17, 22, 5, 9, 14, 20, 4, 11, 16, 23, 6, 10, 15, 21];
 
-/** The 16-byte digest: the message padded to whole 64-byte blocks (0x80, zeros, its bit length), each block mixed into four words. */
+/**
+ * The 16-byte digest: the message padded to whole 64-byte blocks (0x80, zeros, its bit length), each block
+ * mixed into four words.
+ */
 export function md5(bytes: Uint8Array): Uint8Array {
   const blocks = ((bytes.length + 8) >>> 6) + 1;
   const padded = new Uint8Array(blocks * 64);

@@ -136,7 +136,8 @@ export async function ensureUrlFixtures(
       }
       await inLanes(set, IN_FLIGHT, ensure);
       if (opts.signal?.aborted) break;
-      // The marker is a shortcut, not a requirement: a server that refuses it is asked for every file next time.
+      // The marker is a shortcut, not a requirement: a server that refuses it is asked for every file next
+      // time.
       const r = await put(marker, Buffer.from(markerText(set)));
       if (r.error)
         log.verbose(

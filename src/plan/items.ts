@@ -24,9 +24,14 @@ export interface WorkItem {
   lengthBytes: number;
   /** Uploads only: stage as this block (base64 id) instead of a whole Put Blob. */
   blockId?: string;
-  /** Where its expected content starts in the seed's stream, when not at destOffsetBytes (many small files). */
+  /**
+   * Where its expected content starts in the seed's stream, when not at destOffsetBytes (many small files).
+   */
   contentOffsetBytes?: number;
-  /** Listings: one stream of List Blobs pages over a prefix, expected to name files first .. first + count - 1. */
+  /**
+   * Listings: one stream of List Blobs pages over a prefix, expected to name files first .. first + count -
+   * 1.
+   */
   list?: ListSpec;
 }
 
@@ -64,8 +69,8 @@ export type Items = ByPosition<WorkItem>;
 export type FixtureList = ByPosition<FixtureSpec>;
 
 /**
- * Files `first`, `first + step`, … (`count` of them), each `sizeBytes` and named smallFileName(prefix, index).
- * 'upload': a file's content and its place in the payload are the seed's stream at smallFileOffset;
+ * Files `first`, `first + step`, … (`count` of them), each `sizeBytes` and named smallFileName(prefix,
+ * index). 'upload': a file's content and its place in the payload are the seed's stream at smallFileOffset;
  * 'set': a fixture set read back whole, each file at index x size of the delivered whole.
  */
 export interface FileSetSpec {

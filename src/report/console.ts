@@ -240,7 +240,10 @@ export function containerLimits(c: NonNullable<Report['environment']['container'
     .join(', ');
 }
 
-/** Many-blob workloads: requests (pages, GETs, HEADs) and the set's blobs per second, and each request's latency. */
+/**
+ * Many-blob workloads: requests (pages, GETs, HEADs) and the set's blobs per second, and each request's
+ * latency.
+ */
 export function manyBlobLine(s: ReportContender): string | undefined {
   if (!s.blobsPerSecond || s.params?.fileCount === undefined) return undefined;
   const total = s.latencyMs.total;

@@ -89,7 +89,10 @@ export function axesOf(contenders: readonly ReportContender[]): string[] {
   return seen;
 }
 
-/** What the check of a contender's bytes came to: "ok" only when every byte was compared with what the target vouched for. */
+/**
+ * What the check of a contender's bytes came to: "ok" only when every byte was compared with what the target
+ * vouched for.
+ */
 export const checkWord = (s: { verified: boolean; notVerified?: string }): string =>
   !s.verified ? 'FAILED' : s.notVerified ? `not verified (${s.notVerified})` : 'ok';
 

@@ -244,7 +244,10 @@ export function latencyChart(
   return `${parts.join('')}</svg>`;
 }
 
-/** A steady run's series (--duration): the rate per interval over time, the active window shaded, throttled intervals marked. */
+/**
+ * A steady run's series (--duration): the rate per interval over time, the active window shaded, throttled
+ * intervals marked.
+ */
 export function seriesChart(s: ContenderStats, colour: string): string {
   const st = s.steady!;
   const left = 70,

@@ -15,7 +15,9 @@ type RunStart = Extract<SessionEvent, { type: 'run-start' }>;
 type StepStart = Extract<SessionEvent, { type: 'step' }>;
 
 const MiB = 1024 * 1024;
-/** The run's own unit, from its request kind: MiB/s for an object, ops/s for many files, listings and HEADs. */
+/**
+ * The run's own unit, from its request kind: MiB/s for an object, ops/s for many files, listings and HEADs.
+ */
 const byBytes = (e: RunStart) => e.unit === 'MiB/s';
 
 function rate(e: RunStart, done: Progress, seconds: number): string {

@@ -15,7 +15,10 @@ export interface ReadBounds {
   fix: string;
 }
 
-/** The file's bytes, or a one-line ConfigError naming it: missing, unreadable, not a regular file, or too large. */
+/**
+ * The file's bytes, or a one-line ConfigError naming it: missing, unreadable, not a regular file, or too
+ * large.
+ */
 export async function readRegularFile(path: string, bounds: ReadBounds): Promise<Buffer> {
   const fail = (why: string) => new ConfigError(`${bounds.what} ${path} ${why}; ${bounds.fix}`);
   let fh: FileHandle;

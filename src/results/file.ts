@@ -54,7 +54,10 @@ export function defaultResultsPath(command: string, now = new Date()): string {
     .replace(/\.\d+Z$/, 'Z')}.json`;
 }
 
-/** The largest results file read: about the longest string Node makes (a bigger one could not be parsed anyway). */
+/**
+ * The largest results file read: about the longest string Node makes (a bigger one could not be parsed
+ * anyway).
+ */
 export const MAX_RESULTS_FILE_BYTES = 512 * 1024 * 1024;
 
 /**

@@ -38,7 +38,10 @@ export interface Verification {
   /** True only when every byte was compared with something the target vouched for. */
   verified: boolean;
   verification: string;
-  /** Set when nothing failed but nothing could be compared either: why (the run is "not verified", not failed). */
+  /**
+   * Set when nothing failed but nothing could be compared either: why (the run is "not verified", not
+   * failed).
+   */
   notVerified?: string;
   error?: string;
 }

@@ -5,8 +5,8 @@ import { PHASES, type Phase } from '../transport/phases.js';
 
 export const RESULTS_SCHEMA = 'blob-cacher/results';
 /**
- * 2: one `runs` list of RunRecords (was `strategies`), worker evidence without stored verdicts.
- * 3: a run's `unit` and the environment's TCP settings, endpoint and cloud VM (all optional: version 2 still reads).
+ * 2: one `runs` list of RunRecords (was `strategies`), worker evidence without stored verdicts. 3: a run's
+ * `unit` and the environment's TCP settings, endpoint and cloud VM (all optional: version 2 still reads).
  */
 export const RESULTS_SCHEMA_VERSION = 3;
 /** The oldest version this reader takes: 2 has the same fields less the optional ones of 3. */
@@ -29,7 +29,10 @@ export const RECORD_COLUMNS = [
   'throttled',
   'backoffMs',
   'error',
-  /** --hedge: null, or which of a hedged item's two requests won ('first', 'hedge'); absent in files before it. */
+  /**
+   * --hedge: null, or which of a hedged item's two requests won ('first', 'hedge'); absent in files before
+   * it.
+   */
   'hedge',
 ] as const;
 /** One request as a row of RECORD_COLUMNS; absent phases are null. */
@@ -47,9 +50,13 @@ export interface WorkerEvidence {
   eventLoopDelayP99Ms: number;
 }
 
-/** One interval of a steady run over all workers: `[i * intervalMs, (i + 1) * intervalMs)` since the release. */
+/**
+ * One interval of a steady run over all workers: `[i * intervalMs, (i + 1) * intervalMs)` since the release.
+ */
 export interface IntervalPoint {
-  /** Requests that ended in it, their bytes, those that failed, their retries and throttled answers (429/503). */
+  /**
+   * Requests that ended in it, their bytes, those that failed, their retries and throttled answers (429/503).
+   */
   ops: number;
   bytes: number;
   errors: number;
@@ -60,7 +67,10 @@ export interface IntervalPoint {
   p99Ms?: number;
 }
 
-/** One worker in a steady run, in ms since the release: its first request, when it stopped issuing, its last end. */
+/**
+ * One worker in a steady run, in ms since the release: its first request, when it stopped issuing, its last
+ * end.
+ */
 export interface SteadyWorkerTimes {
   firstStartMs: number;
   stoppedMs: number;
@@ -80,7 +90,10 @@ export interface SteadyRecord {
   laps: number;
   workers: SteadyWorkerTimes[];
   series: IntervalPoint[];
-  /** --autoterm ended it this long after the release: the rate had been stable for `windowMs` within ±`tolerance`. */
+  /**
+   * --autoterm ended it this long after the release: the rate had been stable for `windowMs` within
+   * ±`tolerance`.
+   */
   autoterm?: { atMs: number; windowMs: number; tolerance: number };
 }
 
@@ -154,7 +167,10 @@ export interface RunRecord {
   untimedMs?: { setup: number; collect: number; verify: number; cleanup: number };
   /** --connections warm: the sockets every worker had open and idle at the release, summed. */
   warmSockets?: number;
-  /** The same span on the server's clock (first data request's arrival to last data response's end), where it was read. */
+  /**
+   * The same span on the server's clock (first data request's arrival to last data response's end), where it
+   * was read.
+   */
   serverSpanMs?: number;
   bytes: number;
   requests: number;
@@ -176,11 +192,17 @@ export interface RunRecord {
   /** True only when every byte was compared with something the target vouched for. */
   verified: boolean;
   verification: string;
-  /** Nothing failed, but nothing could be compared either (a plain URL): why. Such a run is "not verified", not failed. */
+  /**
+   * Nothing failed, but nothing could be compared either (a plain URL): why. Such a run is "not verified",
+   * not failed.
+   */
   notVerified?: string;
   error?: string;
   workers: WorkerEvidence[];
-  /** Steady runs (--duration): `bytes`, `requests` and the rest count every lap; `records` keep each item's last request. */
+  /**
+   * Steady runs (--duration): `bytes`, `requests` and the rest count every lap; `records` keep each item's
+   * last request.
+   */
   steady?: SteadyRecord;
   /** --rate: the open loop's schedule and what came of it (absent in closed-loop runs and older files). */
   openLoop?: OpenLoopRecord;
@@ -219,7 +241,9 @@ export interface Environment {
   targetKind: string;
   target: string;
   packageVersion: string;
-  /** Since schema 3, where known: the Azure SDK's version, kernel TCP settings, the endpoint, the cloud VM. */
+  /**
+   * Since schema 3, where known: the Azure SDK's version, kernel TCP settings, the endpoint, the cloud VM.
+   */
   sdkVersion?: string;
   tcp?: TcpSettings;
   endpoint?: EndpointFacts;
@@ -262,7 +286,10 @@ export interface ResultsFile {
   createdAt: string;
   /** False while a run is going on or when it stopped early: what is here was measured. */
   complete: boolean;
-  /** Set when the run was stopped (a signal's name, or 'deadline'): what stopped it, and that `runs` holds what finished. */
+  /**
+   * Set when the run was stopped (a signal's name, or 'deadline'): what stopped it, and that `runs` holds
+   * what finished.
+   */
   interrupted?: string;
   config: Record<string, unknown>;
   environment: Environment;

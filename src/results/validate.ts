@@ -232,7 +232,10 @@ function isRun(r: unknown): r is RunRecord {
   return runProblem(r) === undefined;
 }
 
-/** The environment's optional facts (schema 3), each kept only when well formed: a report never trusts a bad one. */
+/**
+ * The environment's optional facts (schema 3), each kept only when well formed: a report never trusts a bad
+ * one.
+ */
 type OptionalEnvironment = Pick<Environment, 'sdkVersion' | 'tcp' | 'endpoint' | 'cloud' | 'container'>;
 
 function optionalEnvironment(env: Json): OptionalEnvironment {

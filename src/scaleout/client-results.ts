@@ -13,7 +13,9 @@ export interface ClientClock {
   offsetMs: number;
   uncertaintyMs: number;
   samples: number;
-  /** Service time minus the clock of the records' startEpochMs (differs from offsetMs only under a test skew). */
+  /**
+   * Service time minus the clock of the records' startEpochMs (differs from offsetMs only under a test skew).
+   */
   recordsOffsetMs: number;
 }
 

@@ -104,7 +104,10 @@ function spansOf(run: RunRecord, offsetMs: number): Span[] {
   });
 }
 
-/** The part of [startMs, endMs] inside [a, b], as a fraction of it (a zero-length request counts where it ends). */
+/**
+ * The part of [startMs, endMs] inside [a, b], as a fraction of it (a zero-length request counts where it
+ * ends).
+ */
 function fractionWithin(s: Span, a: number, b: number): number {
   const len = s.endMs - s.startMs;
   if (len <= 0) return s.endMs >= a && s.endMs < b ? 1 : 0;

@@ -54,7 +54,8 @@ export function jobManifest(o: ManifestOptions): Record<string, unknown> {
           topologySpreadConstraints: [
             {
               maxSkew: o.clientsPerNode,
-              // Fewer nodes than this and the spread cannot be met: clients wait unscheduled rather than share a node.
+              // Fewer nodes than this and the spread cannot be met: clients wait unscheduled rather than
+              // share a node.
               minDomains: Math.ceil(o.parallelism / o.clientsPerNode),
               topologyKey: 'kubernetes.io/hostname',
               whenUnsatisfiable: 'DoNotSchedule',

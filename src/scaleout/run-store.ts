@@ -61,7 +61,8 @@ export async function openRunStore(
         await upload(name, body, '*');
         return true;
       } catch (err) {
-        // The service answers 409 (BlobAlreadyExists) to If-None-Match: * on an existing blob; 412 is the rule's own answer.
+        // The service answers 409 (BlobAlreadyExists) to If-None-Match: * on an existing blob; 412 is the
+        // rule's own answer.
         if (statusOf(err) === 409 || statusOf(err) === 412) return false;
         throw err;
       }

@@ -106,7 +106,8 @@ class AzuriteChild {
         ?.split('\n')
         .find((line) => /^\w*Error\b/.test(line))
         ?.trim();
-    // A message to a child that has just died fails with EPIPE before 'exit' says so: its exit names the death.
+    // A message to a child that has just died fails with EPIPE before 'exit' says so: its exit names the
+    // death.
     this.child.on('error', () => {});
     let lost: (line: string) => void = () => {};
     this.lost = new Promise((resolve) => (lost = resolve));

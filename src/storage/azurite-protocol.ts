@@ -12,7 +12,10 @@ export type ToAzurite =
   | { type: 'stop' };
 
 export type FromAzurite =
-  /** `key`: Azurite's published development key. `ca`: over HTTPS, the throwaway certificate (PEM) clients must trust. */
+  /**
+   * `key`: Azurite's published development key. `ca`: over HTTPS, the throwaway certificate (PEM) clients
+   * must trust.
+   */
   | { type: 'ready'; endpoint: string; account: string; key: string; ca?: string }
   | { type: 'failed'; message: string }
   | { type: 'reset'; id: number }

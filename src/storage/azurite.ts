@@ -36,7 +36,10 @@ export interface EmbeddedAzurite {
 }
 
 export interface EmbeddedOptions {
-  /** The most its in-memory store holds; unset: from the machine (embeddedStoreBytes), a container's limit first. */
+  /**
+   * The most its in-memory store holds; unset: from the machine (embeddedStoreBytes), a container's limit
+   * first.
+   */
   memoryLimitBytes?: number;
   /** Serve HTTPS at https://localhost:<port> with a certificate made for this run. */
   tls?: boolean;

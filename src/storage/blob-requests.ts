@@ -20,7 +20,10 @@ export function blockListXml(blockIds: readonly string[]): Buffer {
   );
 }
 
-/** Put Block List for `blob`: one record (the coordinator's: no worker, no item), its tries and backoff counted. */
+/**
+ * Put Block List for `blob`: one record (the coordinator's: no worker, no item), its tries and backoff
+ * counted.
+ */
 export async function commitBlockList(
   info: TargetInfo,
   blob: string,

@@ -23,9 +23,14 @@ export interface Removal {
 export interface UploadStore {
   /** Each stored object's length and MD5 equal what was sent (the seed's stream at each item's offset). */
   verify(items: Items): Promise<Verification>;
-  /** Deletes what one strategy run uploaded: `items`, all named under `prefix`/; stops when its signal aborts. */
+  /**
+   * Deletes what one strategy run uploaded: `items`, all named under `prefix`/; stops when its signal aborts.
+   */
   remove(prefix: string, items: Items, opts?: RemoveOptions): Promise<Removal>;
-  /** What a removal cut short left, and how to remove it: `3210 blob(s) under …/ in container c; remove them with: …`. */
+  /**
+   * What a removal cut short left, and how to remove it: `3210 blob(s) under …/ in container c; remove them
+   * with: …`.
+   */
   leftBehind(prefix: string, left: number | undefined): string;
   /** Once, after every strategy run, unless --keep. */
   close?(): Promise<void>;

@@ -14,7 +14,10 @@ export interface Bearer {
   expiresOnMs: number;
 }
 
-/** What a refusal means for a bearer token: the identity lacks a data role, or the token is for another audience. */
+/**
+ * What a refusal means for a bearer token: the identity lacks a data role, or the token is for another
+ * audience.
+ */
 export const TOKEN_REFUSED_FIX =
   'assign the role "Storage Blob Data Contributor" on the account (or the container) to this identity, and check that the token\'s audience is https://storage.azure.com';
 

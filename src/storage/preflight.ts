@@ -32,14 +32,19 @@ function codeIn(err: unknown, test: (code: string) => boolean): string | undefin
 }
 
 const networkCode = (err: unknown) => codeIn(err, (c) => NETWORK_CODES.has(c));
-/** OpenSSL's verification failures (SELF_SIGNED_CERT_IN_CHAIN, UNABLE_TO_GET_ISSUER_CERT_LOCALLY, CERT_HAS_EXPIRED, …) and a wrong name. */
+/**
+ * OpenSSL's verification failures (SELF_SIGNED_CERT_IN_CHAIN, UNABLE_TO_GET_ISSUER_CERT_LOCALLY,
+ * CERT_HAS_EXPIRED, …) and a wrong name.
+ */
 const certificateCode = (err: unknown) =>
   codeIn(err, (c) => /CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)/.test(c));
 
 export interface PreflightOptions {
   /** Per try, as --timeout: the socket may be idle at most this long (default 30 s). */
   timeoutMs?: number;
-  /** Tries after the first for a transient failure (default none; a throttled answer gets THROTTLED_RETRIES). */
+  /**
+   * Tries after the first for a transient failure (default none; a throttled answer gets THROTTLED_RETRIES).
+   */
   maxRetries?: number;
   signal?: AbortSignal;
 }
@@ -110,7 +115,9 @@ async function plainRequest(
   }
 }
 
-/** A target that kept answering "busy": the answer, how many tries, and that waiting (not the URL) is the fix. */
+/**
+ * A target that kept answering "busy": the answer, how many tries, and that waiting (not the URL) is the fix.
+ */
 function busy(what: string, shown: string, r: RetriedResult): string {
   return `${what} ${shown} answered ${r.error ?? `HTTP ${r.status}`} ${r.retries + 1} times: the target is throttling; wait until its load falls (or lower it) and run again`;
 }
@@ -139,7 +146,8 @@ export async function preflightContainer(
   try {
     return { created: (await container.createIfNotExists({ abortSignal })).succeeded };
   } catch (err) {
-    // A stop is the caller's to report (an interrupt, not a bad target): its reason, not the SDK's AbortError.
+    // A stop is the caller's to report (an interrupt, not a bad target): its reason, not the SDK's
+    // AbortError.
     if (opts.signal?.aborted)
       throw new Error(`preflight of ${label} stopped by ${String(opts.signal.reason)}`);
     if (deadline.aborted) {
@@ -182,7 +190,10 @@ export async function preflightContainer(
   }
 }
 
-/** Deletes a container that preflightContainer created for this run, now that the run is over: only such a one. */
+/**
+ * Deletes a container that preflightContainer created for this run, now that the run is over: only such a
+ * one.
+ */
 export async function removeCreatedContainer(container: ContainerClient): Promise<void> {
   await container.deleteIfExists();
   log.info(`cleanup: removed container ${container.containerName}, which this run created`);

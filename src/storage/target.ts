@@ -42,7 +42,10 @@ export interface Target {
   serverClock?: ServerClockView;
   /** Entra ID: where every token comes from (the coordinator's SDK client and each run's job). */
   tokens?: TokenSource;
-  /** A target in a process of ours (the embedded Azurite): resolves, with the line that says so, if it dies unasked. */
+  /**
+   * A target in a process of ours (the embedded Azurite): resolves, with the line that says so, if it dies
+   * unasked.
+   */
   lost?: Promise<string>;
   stop(): Promise<void>;
 }

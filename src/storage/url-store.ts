@@ -92,7 +92,10 @@ export function urlStore(info: UrlInfo, opts: UrlStoreOptions): UploadStore {
   };
   if (refused) warnOnce(refused);
 
-  /** Runs `each` over the items in IN_FLIGHT lanes over one keep-alive agent; what it returns besides undefined is kept. */
+  /**
+   * Runs `each` over the items in IN_FLIGHT lanes over one keep-alive agent; what it returns besides
+   * undefined is kept.
+   */
   async function forEach<T>(
     items: Items,
     each: (item: WorkItem, client: HttpClient) => Promise<T | undefined>,

@@ -10,9 +10,15 @@ import type { SizeDraw } from '../plan/size-draw.js';
 export interface PlanInput {
   sizeBytes: number;
   concurrency: number;
-  /** chunked and round-robin: ranges of this size, `concurrency` in flight (default: `concurrency` equal ranges). */
+  /**
+   * chunked and round-robin: ranges of this size, `concurrency` in flight (default: `concurrency` equal
+   * ranges).
+   */
   rangeSizeBytes?: number;
-  /** Many-blob workloads: files in the fixture set (each `sizeBytes`), list page size, and PROCESSES x MAX_SOCKETS. */
+  /**
+   * Many-blob workloads: files in the fixture set (each `sizeBytes`), list page size, and PROCESSES x
+   * MAX_SOCKETS.
+   */
   fileCount?: number;
   /** Many-blob workloads: each file's size drawn from a distribution (`sizeBytes`: the largest drawn). */
   fileSizes?: SizeDraw;
@@ -121,7 +127,9 @@ export interface Strategy<Input, Name extends string = string> {
   /** Its runs' unit in results files older than schema 3, which have none; unset: the schema's rule. */
   legacyUnit?: 'ops/s';
   reads?: readonly PlanOption[];
-  /** The request it makes (kinds/index.ts): what the workers run, what it is counted in, how it is checked. */
+  /**
+   * The request it makes (kinds/index.ts): what the workers run, what it is counted in, how it is checked.
+   */
   kind: KindName;
   /** Unset: 'blob'. */
   workload?: WorkloadKind;
@@ -134,11 +142,15 @@ export interface Strategy<Input, Name extends string = string> {
   commit?(input: Input, items: Items): BlockCommit | undefined;
   /** Its own job options (in flight per worker, the SDK's block size). */
   jobOptions?(settings: JobSettings): JobOptions;
-  /** Holds each item in one buffer whatever the sink (the SDK's downloadToBuffer): the memory limit applies. */
+  /**
+   * Holds each item in one buffer whatever the sink (the SDK's downloadToBuffer): the memory limit applies.
+   */
   holdsItemsInMemory?: boolean;
   /** An SDK baseline: the settings to give the SDK, read off its best measured cell. */
   sdkSettings?(params: RunParams, objectSizeBytes: number): string[];
-  /** When it wins a sweep and there is nothing to set in the SDK: why (one plain GET has no block settings). */
+  /**
+   * When it wins a sweep and there is nothing to set in the SDK: why (one plain GET has no block settings).
+   */
   noSdkSettings?: string;
 }
 

@@ -96,7 +96,10 @@ function redirectTarget(location: string): string {
 /** Why a throttled answer came: Azure's account limits, told apart by the body's words. */
 export type ThrottleClass = 'operations' | 'ingress' | 'egress' | 'other';
 
-/** 503s and 429s by their words (Azure: "Operations per second is over the account limit", "Ingress/Egress is over the account limit"), as azcopy tells them apart. */
+/**
+ * 503s and 429s by their words (Azure: "Operations per second is over the account limit", "Ingress/Egress is
+ * over the account limit"), as azcopy tells them apart.
+ */
 export function throttleClassOf(text: string): ThrottleClass {
   if (/operations per second is over the account limit/i.test(text)) return 'operations';
   if (/ingress is over the account limit/i.test(text)) return 'ingress';

@@ -12,7 +12,9 @@ import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
 
-/** A builtin module, required the first time the returned function is called; `loaded` says whether it was. */
+/**
+ * A builtin module, required the first time the returned function is called; `loaded` says whether it was.
+ */
 function onFirstUse<T>(id: string): (() => T) & { loaded(): boolean } {
   let module: T | undefined;
   return Object.assign(() => (module ??= require(id) as T), { loaded: () => module !== undefined });
@@ -23,5 +25,8 @@ export const nodeHttps = onFirstUse<typeof import('node:https')>('node:https');
 export const nodeTls = onFirstUse<typeof import('node:tls')>('node:tls');
 export const nodeFsPromises = onFirstUse<typeof import('node:fs/promises')>('node:fs/promises');
 export const nodeZlib = onFirstUse<typeof import('node:zlib')>('node:zlib');
-/** `nodeCrypto.loaded()`: whether this process has loaded it (payload/md5.ts hashes small inputs itself until then). */
+/**
+ * `nodeCrypto.loaded()`: whether this process has loaded it (payload/md5.ts hashes small inputs itself until
+ * then).
+ */
 export const nodeCrypto = onFirstUse<typeof import('node:crypto')>('node:crypto');

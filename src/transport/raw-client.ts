@@ -40,7 +40,9 @@ export interface RawRequestOptions extends HttpRequest {
 interface ConnUser {
   /** Bytes read: returns false to pause the socket. */
   read(view: Buffer): boolean;
-  /** The socket closed or failed; `clean`: closed by the peer without an error (a body framed by the close). */
+  /**
+   * The socket closed or failed; `clean`: closed by the peer without an error (a body framed by the close).
+   */
   gone(error: string, clean: boolean): void;
   /** The socket was idle past the request's timeout (the pool's watchdog). */
   timeout(): void;
@@ -179,10 +181,15 @@ export class RawPool implements HttpClient {
    * removing a listener, or a set entry, for every request would be a good part of a small PUT's cost.
    */
   private readonly waitingOn = new WeakMap<AbortSignal, Set<Cancellable>>();
-  /** The signal watched last and its set: every request of a run has the same one (no WeakMap lookup a request). */
+  /**
+   * The signal watched last and its set: every request of a run has the same one (no WeakMap lookup a
+   * request).
+   */
   private lastSignal: StopSignal | undefined;
   private lastWaiting: Set<Cancellable> | undefined;
-  /** Every connection opened (closed ones pruned as new ones come): what a stop and the watchdog look through. */
+  /**
+   * Every connection opened (closed ones pruned as new ones come): what a stop and the watchdog look through.
+   */
   private conns: Conn[] = [];
   private watchdog: NodeJS.Timeout | undefined;
   private watchdogMs = 0;
@@ -267,7 +274,10 @@ export class RawPool implements HttpClient {
     return waiting;
   }
 
-  /** Cancels `c` (waiting for a socket) once `signal` aborts, until unwatch(); a hedge's cheap Stop keeps its own listeners. */
+  /**
+   * Cancels `c` (waiting for a socket) once `signal` aborts, until unwatch(); a hedge's cheap Stop keeps its
+   * own listeners.
+   */
   watch(signal: StopSignal, c: Cancellable): void {
     if (signal instanceof AbortSignal) this.waitingSet(signal).add(c);
     else signal.addEventListener('abort', c.cancel, { once: true });

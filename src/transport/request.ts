@@ -20,7 +20,10 @@ export interface TracedRequestOptions extends HttpRequest {
   highWaterMark?: number;
 }
 
-/** `ca`: the certificates (PEM) to trust, in place of Node's defaults, e.g. the embedded target's throwaway one. */
+/**
+ * `ca`: the certificates (PEM) to trust, in place of Node's defaults, e.g. the embedded target's throwaway
+ * one.
+ */
 export function createAgent(url: URL, maxSockets: number, ca?: string): http.Agent {
   const options: http.AgentOptions = {
     keepAlive: true,

@@ -83,7 +83,10 @@ export function outcomeOf(result: TracedResult): TryOutcome {
 
 export interface RetryOptions {
   maxRetries: number;
-  /** Names the request in log lines; a function (or an object's label method) is called only when a line is written. */
+  /**
+   * Names the request in log lines; a function (or an object's label method) is called only when a line is
+   * written.
+   */
   label: string | (() => string) | Labelled;
   /** Ends the backoff at once and stops further tries. */
   signal?: StopSignal;
@@ -105,7 +108,9 @@ export interface RetriedResult extends TracedResult {
   backoffMs: number;
 }
 
-/** A request's own object that names it: passed as itself, where a closure would be made for every request. */
+/**
+ * A request's own object that names it: passed as itself, where a closure would be made for every request.
+ */
 export interface Labelled {
   label(): string;
 }

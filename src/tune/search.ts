@@ -21,7 +21,10 @@ export interface TuneAxis {
   start: number;
   /** An ordered axis's values as numbers (sizes in bytes), to place a half step among them. */
   toNumber?: (value: string) => number;
-  /** For an ordered axis whose values double: the value halfway (geometrically) between two of them, for refining; none where it makes no sense. */
+  /**
+   * For an ordered axis whose values double: the value halfway (geometrically) between two of them, for
+   * refining; none where it makes no sense.
+   */
   between?: (lower: string, upper: string) => string | undefined;
   /**
    * Doubling it doubles the connections (sockets per process, processes): two such axes are
@@ -57,7 +60,10 @@ export interface TunedCell {
 export interface Neighbour {
   cell: TuneCell;
   axis: string;
-  /** How many times slower than the best (median ratio) with its 95% interval; below 1 is faster, but not significantly. */
+  /**
+   * How many times slower than the best (median ratio) with its 95% interval; below 1 is faster, but not
+   * significantly.
+   */
   ratio: number;
   interval: Interval;
   throttled: number;
@@ -345,7 +351,9 @@ export async function tuneSearch(opts: TuneOptions): Promise<TuneOutcome> {
     }
   }
 
-  /** One look around the best along `axes`: moves to the first neighbour that is better, or as good for less. */
+  /**
+   * One look around the best along `axes`: moves to the first neighbour that is better, or as good for less.
+   */
   const refineOnce = async (axes: readonly TuneAxis[]): Promise<boolean> => {
     for (const cell of candidates(axes)) {
       const next = await visit(cell.cell, 'refine', cell.axis);
@@ -393,7 +401,10 @@ export async function tuneSearch(opts: TuneOptions): Promise<TuneOutcome> {
   return { best, path, neighbours, throttling, stopped, bestThrottled: best.measure.throttled > 0 };
 }
 
-/** The cells one move from `cell`: ordered axes a step (and a half step) each way, categorical ones every other value. */
+/**
+ * The cells one move from `cell`: ordered axes a step (and a half step) each way, categorical ones every
+ * other value.
+ */
 export function neighbourCells(
   axes: readonly TuneAxis[],
   cell: TuneCell,

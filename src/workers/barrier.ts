@@ -47,7 +47,10 @@ export function waitFor<T extends FromWorker['type']>(
   });
 }
 
-/** Sends each worker its job and share; resolves once every one is ready (or rejects with the first that is not). */
+/**
+ * Sends each worker its job and share; resolves once every one is ready (or rejects with the first that is
+ * not).
+ */
 export async function dispatch(
   children: readonly ChildProcess[],
   base: JobSpec,

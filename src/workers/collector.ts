@@ -37,7 +37,10 @@ export interface MergedRun {
    * made by the workers over their shares; `records` are then a sample, with every failure.
    */
   summary?: { totals: SteadyTotals; tally: Tally };
-  /** Many files: the workers' item completions, added (an object workload's is made from `records` by measure). */
+  /**
+   * Many files: the workers' item completions, added (an object workload's is made from `records` by
+   * measure).
+   */
   objects?: ObjectTotals;
 }
 
@@ -63,7 +66,10 @@ export class Collector {
     this.items = items;
   }
 
-  /** One worker's result, as it arrives: one row per item, or more where a listing's pages are rows of their own. */
+  /**
+   * One worker's result, as it arrives: one row per item, or more where a listing's pages are rows of their
+   * own.
+   */
   add(worker: number, result: WorkerResult): void {
     const { records: encoded, ...summary } = result;
     const table = RecordTable.decode(encoded);

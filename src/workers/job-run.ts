@@ -272,7 +272,8 @@ export class JobRun {
     const { kindRun } = this.prepared!;
     if (!kindRun.check) return { verifyMs: 0 };
     if (!this.stop.signal.aborted) await this.everyoneDoneNow;
-    // After a stop the kind decides what is still worth checking (hashing what landed is; reading back is not).
+    // After a stop the kind decides what is still worth checking (hashing what landed is; reading back is
+    // not).
     const start = performance.now();
     const note = await kindRun.check(records, this.stop.signal);
     return { verifyMs: performance.now() - start, ...(note ? { note } : {}) };
@@ -330,7 +331,9 @@ export class JobRun {
     this.everyoneDone();
   }
 
-  /** The signer and the SDK's credential read the job's target on every request: a renewed token goes there. */
+  /**
+   * The signer and the SDK's credential read the job's target on every request: a renewed token goes there.
+   */
   renew(bearer: Bearer): void {
     if (this.job.target.kind === 'blob') this.job.target.bearer = bearer;
   }

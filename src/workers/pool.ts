@@ -72,7 +72,10 @@ class Listening {
     }));
   }
 
-  /** After a stop: the items that may have reached the server (a worker that never answered, any of its share). */
+  /**
+   * After a stop: the items that may have reached the server (a worker that never answered, any of its
+   * share).
+   */
   maybeSent(shares: readonly Items[]): Set<number> {
     const maybe = new Set<number>();
     shares.forEach((share, i) => {

@@ -36,7 +36,10 @@ export interface WorkerJob extends KindJob {
    * steady runs.
    */
   summary?: { check: TallyKind; keepRecords: number };
-  /** Many files: each item is an object of its own, its completion recorded by the worker (metrics/objects.ts). */
+  /**
+   * Many files: each item is an object of its own, its completion recorded by the worker
+   * (metrics/objects.ts).
+   */
   objectPerItem?: boolean;
   /**
    * One object split into the plan's requests, with nothing after the workers (no commit): a worker
@@ -44,9 +47,14 @@ export interface WorkerJob extends KindJob {
    * merged records. The pool drops it where the plan is shared among workers.
    */
   wholeObject?: boolean;
-  /** warm: MAX_SOCKETS connections opened before the barrier; cold (default): every run connects as it goes. */
+  /**
+   * warm: MAX_SOCKETS connections opened before the barrier; cold (default): every run connects as it goes.
+   */
   connections?: 'cold' | 'warm';
-  /** Steady state (--duration): the items again and again until this long after the release, counted per interval. */
+  /**
+   * Steady state (--duration): the items again and again until this long after the release, counted per
+   * interval.
+   */
   steady?: SteadyJob;
   /** --rate: an open loop at this rate over every worker, each sending its share on a schedule. */
   openLoop?: OpenLoopJob;
@@ -120,7 +128,9 @@ export interface WorkerResult {
   peakRssBytes: number;
   /** Event-loop delay p99 during the timed section: high means the worker was CPU-bound. */
   eventLoopDelayP99Ms: number;
-  /** Requests that failed or never went because of a stop: the run was cut short, not failed by the target. */
+  /**
+   * Requests that failed or never went because of a stop: the run was cut short, not failed by the target.
+   */
   stopped: number;
   /** Time spent after the timed section checking what was moved (read-backs, hashing ranges). */
   verifyMs?: number;
@@ -133,9 +143,14 @@ export interface WorkerResult {
   equalToFixture?: number[];
   steady?: SteadyWorkerResult;
   openLoop?: OpenLoopWorkerResult;
-  /** With `objectPerItem` or `wholeObject` (not steady): its items' completions, summed (their distribution is the `object` histogram). */
+  /**
+   * With `objectPerItem` or `wholeObject` (not steady): its items' completions, summed (their distribution is
+   * the `object` histogram).
+   */
   objects?: ObjectTotals;
-  /** When the job asked for a summary: `records` are a sample (and every failure); these are of all of them. */
+  /**
+   * When the job asked for a summary: `records` are a sample (and every failure); these are of all of them.
+   */
   summary?: WorkerSummaryOfRecords;
 }
 

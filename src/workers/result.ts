@@ -37,7 +37,10 @@ export interface JobMeasures {
  */
 export const RECORDS_ALONE_MAX = 64;
 
-/** A job whose every request the coordinator gets as a record, and few of them (no sample, no steady meter, no per-item objects). */
+/**
+ * A job whose every request the coordinator gets as a record, and few of them (no sample, no steady meter, no
+ * per-item objects).
+ */
 export function sendsRecordsAlone(job: WorkerJob, records: number): boolean {
   return !job.steady && !job.summary && !job.objectPerItem && records <= RECORDS_ALONE_MAX;
 }

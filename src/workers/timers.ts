@@ -22,7 +22,9 @@ export function isStable(rates: readonly number[], window: number, tolerance: nu
   return mean > 0 && last.every((r) => Math.abs(r - mean) <= tolerance * mean);
 }
 
-/** How often a run asks for a renewed token: a quarter of what is left of the one held, within [1 s, 60 s]. */
+/**
+ * How often a run asks for a renewed token: a quarter of what is left of the one held, within [1 s, 60 s].
+ */
 export const tokenCheckMs = (b: Bearer, nowMs = Date.now()) =>
   Math.min(60_000, Math.max(1_000, (b.expiresOnMs - nowMs) / 4));
 

@@ -31,7 +31,10 @@ export async function blobNames(container: ContainerClient): Promise<string[]> {
   return names.sort();
 }
 
-/** An account SAS (query string, no leading '?') for blob containers and objects: read, write, create, list, delete. */
+/**
+ * An account SAS (query string, no leading '?') for blob containers and objects: read, write, create, list,
+ * delete.
+ */
 export function accountSas(azurite: EmbeddedAzurite, validForMs = 60 * 60 * 1000): string {
   return generateAccountSASQueryParameters(
     {

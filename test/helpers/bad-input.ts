@@ -31,7 +31,10 @@ export function runCliIn(
   return { status: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr };
 }
 
-/** Exit 2, nothing on stdout, one line on stderr that starts with the program's name and holds no stack: the line. */
+/**
+ * Exit 2, nothing on stdout, one line on stderr that starts with the program's name and holds no stack: the
+ * line.
+ */
 export function expectOneLine(r: CliResult): string {
   const shown = `stderr was ${JSON.stringify(r.stderr)}`;
   expect({ status: r.status, signal: r.signal, stdout: r.stdout }, shown).toEqual({

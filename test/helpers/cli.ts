@@ -22,7 +22,9 @@ export interface CliRun {
   stderr(): string;
 }
 
-/** A clean environment (PATH and HOME, one run and no warm-up) plus `env`; run by `node` (default: this Node). */
+/**
+ * A clean environment (PATH and HOME, one run and no warm-up) plus `env`; run by `node` (default: this Node).
+ */
 export function startCli(
   args: readonly string[],
   opts: { cwd: string; env?: Record<string, string>; limitMs?: number; detached?: boolean; node?: string },

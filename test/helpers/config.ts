@@ -15,7 +15,9 @@ import type { Credentials } from '../../src/config/credentials.js';
 import type { HedgeConfig, OpenLoopOptions, SteadyOptions } from '../../src/config/load.js';
 import { readSources } from '../../src/cli/sources.js';
 
-/** Settings a test gives: the config's own fields, credentials and a steady run as the flags that make them. */
+/**
+ * Settings a test gives: the config's own fields, credentials and a steady run as the flags that make them.
+ */
 export type TestSettings<C> = Partial<Omit<C, 'credentials' | 'steady' | 'openLoop'>> & {
   credentials?: Credentials;
   steady?: SteadyOptions;

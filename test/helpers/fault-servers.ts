@@ -12,7 +12,9 @@ export type Fault =
   | { kind: 'reset'; afterBytes: number }
   /** An error status with an Azure-style XML body; `retryAfter` becomes the Retry-After header. */
   | { kind: 'status'; status: number; code: string; retryAfter?: string }
-  /** Headers and `afterBytes` of the body, then nothing: the socket is held open until the client gives up. */
+  /**
+   * Headers and `afterBytes` of the body, then nothing: the socket is held open until the client gives up.
+   */
   | { kind: 'stall'; afterBytes: number }
   /** 200 with the whole body, whatever the Range header asked for. */
   | { kind: 'ignore-range' };

@@ -124,7 +124,10 @@ function sequence(el: XmlElement, where: string, order: [string, number, number]
 const TOKEN = /^\S(.*\S)?$/s;
 const ANY = /^[\s\S]*$/;
 
-/** Every way `xml` breaks the junit-10.xsd / Ant JUnit.xsd structure of a <testsuites> document; empty when it fits. */
+/**
+ * Every way `xml` breaks the junit-10.xsd / Ant JUnit.xsd structure of a <testsuites> document; empty when it
+ * fits.
+ */
 export function junitProblems(xml: string): string[] {
   let root: XmlElement;
   try {
@@ -145,7 +148,8 @@ export function junitProblems(xml: string): string[] {
   root.children.forEach((suite, s) => {
     const at = `testsuite ${s + 1}`;
     problems.push(
-      // Ant: name without spaces, timestamp, hostname, tests, failures, errors, time, id and package required.
+      // Ant: name without spaces, timestamp, hostname, tests, failures, errors, time, id and package
+      // required.
       ...attrs(
         suite,
         at,

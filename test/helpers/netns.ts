@@ -10,7 +10,10 @@ export const stderrOf = (err: unknown) =>
     .trim()
     .split('\n')[0];
 
-/** Connects from namespace `fromNs` to ip:port until it succeeds, at most `timeoutMs`; `what` names the server in the error. */
+/**
+ * Connects from namespace `fromNs` to ip:port until it succeeds, at most `timeoutMs`; `what` names the server
+ * in the error.
+ */
 export async function waitForPortInNs(
   fromNs: string,
   ip: string,

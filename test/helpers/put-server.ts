@@ -1,6 +1,6 @@
-// A real in-memory file server for upload tests: PUT stores (201 new, 204 overwrite), GET returns,
-// HEAD answers with the length, DELETE removes, on 127.0.0.1 port 0. Options make it misbehave: refuse PUT or DELETE, or flip a
-// byte of what it stores.
+// A real in-memory file server for upload tests: PUT stores (201 new, 204 overwrite), GET returns, HEAD
+// answers with the length, DELETE removes, on 127.0.0.1 port 0. Options make it misbehave: refuse PUT or
+// DELETE, or flip a byte of what it stores.
 import http from 'node:http';
 import { listen } from './http-servers.js';
 
@@ -19,7 +19,10 @@ export interface PutServerOptions {
   delayMs?: number;
   /** Holds every DELETE's answer this long (a slow cleanup). */
   deleteDelayMs?: number;
-  /** DELETE of a path ending in / answers 204 and, unless 'lie', removes every file below it (a WebDAV collection). */
+  /**
+   * DELETE of a path ending in / answers 204 and, unless 'lie', removes every file below it (a WebDAV
+   * collection).
+   */
   deleteFolders?: 'yes' | 'lie';
 }
 

@@ -130,7 +130,9 @@ export async function tuneCommand(argv: readonly string[], env: Env): Promise<nu
   });
 }
 
-/** What the search's drive needs of the command: the direction, the axes, the budget and each cell's config. */
+/**
+ * What the search's drive needs of the command: the direction, the axes, the budget and each cell's config.
+ */
 interface TuneSetup {
   mode: 'download' | 'upload';
   axes: TuneAxis[];
