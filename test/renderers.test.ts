@@ -207,7 +207,12 @@ describe('where the time went, and the spread of few runs', async () => {
         ].map(([phase, share]) => ({ phase, share })),
       },
     ]);
-    expect(report.contenders[0]!.timeBounds).toEqual({ of: 'range', lowMs: 480, highMs: 541 });
+    expect(report.contenders[0]!.timeBounds).toEqual({
+      of: 'range',
+      lowMs: 480,
+      highMs: 541,
+      fromMedianMs: 30.5,
+    });
   });
 
   it("console, Markdown and HTML give the line in the seed's shape", () => {
@@ -225,6 +230,27 @@ describe('where the time went, and the spread of few runs', async () => {
     expect(out.console).not.toMatch(/\d±\d/);
     expect(out.md).toContain('| 511 | 480–541 (range) |');
     expect(out.html).toContain('511 <span class="pm">(480–541)</span>');
+  });
+});
+
+describe("the interval beside a median is the median's own", async () => {
+  // Twenty runs, four of them slow: the mean's interval (about 12-32 ms) leaves the median (11 ms) out.
+  const doc = newResultsFile('download', {}, { kind: 'url', label: 'url example.test' });
+  doc.complete = true;
+  const fast = [10, 11, 12, 10, 11, 12, 10, 11, 12, 10, 11, 12, 10, 11, 12, 11];
+  for (const [i, wallMs] of [...fast, 60, 65, 70, 65].entries()) {
+    doc.runs.push(run('single', 'one GET', {}, i, wallMs, 1));
+  }
+  const report = buildReport(doc, { title: 'two slow runs' });
+  const [single] = report.contenders;
+  const out = await renderReport(report, 'md', { resultsPath: 'r.json' });
+
+  it("holds the median, from the sign test's order statistics, and ± reaches its wider end", () => {
+    expect(single!.wallMs.median).toBe(11);
+    expect(single!.wallMs.ci95Low).toBeGreaterThan(11);
+    // n = 20: the 6th and 15th smallest, at least 95% by the binomial distribution.
+    expect(single!.timeBounds).toEqual({ of: 'ci95', lowMs: 11, highMs: 12, fromMedianMs: 1 });
+    expect(out).toContain('| 11.0 | 11.0–12.0 (95% CI) |');
   });
 });
 

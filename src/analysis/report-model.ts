@@ -9,6 +9,7 @@ import { DEFAULT_PRICES, type PriceTable } from './prices.js';
 import { declared, isSdkBaseline, recommend, type Candidate, type Recommendation } from './recommend.js';
 import { buildGrid, sdkAdvice, type SweepGrid } from './sweep.js';
 import { reportUnit } from './unit.js';
+import { medianIntervalSignTestExact } from './stats.js';
 import {
   rankStats,
   serverGap,
@@ -57,14 +58,21 @@ export interface TimeWent {
   socketsOpenedPerRun: number;
 }
 
-/** A contender's times' spread: a 95% interval from MIN_RUNS_FOR_INTERVAL runs on, below it their range. */
+/**
+ * A contender's times' spread beside their median: from MIN_RUNS_FOR_INTERVAL runs on, the median's
+ * own 95% interval (the sign test's order statistics: no assumption about the runs' distribution,
+ * and never an interval that leaves the median out, as the mean's can when a few runs are slow);
+ * below it, their range.
+ */
 export interface TimeBounds {
   of: 'ci95' | 'range';
   lowMs: number;
   highMs: number;
+  /** How far the interval reaches from the median on its wider side: what `±` shows. */
+  fromMedianMs: number;
 }
 
-/** Below this many samples a t interval is mostly its t factor (12.7 at n = 2): the runs' range says more. */
+/** Below this many samples an interval of the median is the whole range or wider: the range says it plainly. */
 export const MIN_RUNS_FOR_INTERVAL = 5;
 
 export interface ReportHeader {
@@ -228,9 +236,14 @@ function sweepOf(
 function timeBoundsOf(s: ContenderStats): TimeBounds | undefined {
   const w = s.wallMs;
   if (w.n < 2) return undefined;
-  return w.n < MIN_RUNS_FOR_INTERVAL
-    ? { of: 'range', lowMs: w.min, highMs: w.max }
-    : { of: 'ci95', lowMs: w.ci95Low, highMs: w.ci95High };
+  const [of, lowMs, highMs] =
+    w.n < MIN_RUNS_FOR_INTERVAL
+      ? (['range', w.min, w.max] as const)
+      : (() => {
+          const interval = medianIntervalSignTestExact([...s.timesMs].sort((a, b) => a - b));
+          return ['ci95', interval.low, interval.high] as const;
+        })();
+  return { of, lowMs, highMs, fromMedianMs: Math.max(highMs - w.median, w.median - lowMs) };
 }
 
 function timeWentOf(s: ContenderStats): TimeWent | undefined {

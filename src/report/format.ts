@@ -29,7 +29,7 @@ export function money(v: number | null | undefined): string {
 /** A CSV or data cell: the number itself, or empty when it does not exist. */
 export const raw = (v: number | null | undefined) => (finite(v) ? String(v) : '');
 
-/** Median ± 95% CI half-width; below five runs the median and the runs' range; one sample: the median. */
+/** Median ± the reach of its 95% interval; below five runs the median and the runs' range; one sample: the median. */
 export function timeCell(s: ReportContender): string {
   const w = s.wallMs;
   const b = s.timeBounds;
@@ -38,7 +38,7 @@ export function timeCell(s: ReportContender): string {
   const median = w.median.toFixed(0);
   return b.of === 'range'
     ? `${median} (${b.lowMs.toFixed(0)}–${b.highMs.toFixed(0)})`
-    : `${median}±${((b.highMs - b.lowMs) / 2).toFixed(0)}`;
+    : `${median}±${b.fromMedianMs.toFixed(0)}`;
 }
 
 /** The spread alone: `512–570 (range)` or `530–552 (95% CI)`; a dash from one sample. */

@@ -130,7 +130,7 @@ function summaryTable(report: Report, colour: (s: string) => string): string {
         ? fmt(w.median)
         : b.of === 'range'
           ? `${fmt(w.median)} <span class="pm">(${fmt(b.lowMs)}–${fmt(b.highMs)})</span>`
-          : `${fmt(w.median)} <span class="pm">± ${fmt((b.highMs - b.lowMs) / 2)}</span>`;
+          : `${fmt(w.median)} <span class="pm">± ${fmt(b.fromMedianMs)}</span>`;
     return (
       `<tr data-strategy="${e(s.label)}"${report.recommendation?.contender === s.label ? ' class="recommended"' : ''}><td class="num">${s.rank}${s.tied ? '=' : ''}</td>` +
       `<td><span class="swatch" style="background:${colour(s.label)}"></span><strong>${e(s.label)}</strong><div class="desc">${e(s.description)}</div></td>` +
@@ -201,7 +201,7 @@ export function renderHtml(input: HtmlReportInput): string {
   if (report.tune) sections.push(tuneSection(report.tune, report.unit));
 
   sections.push(
-    `<section id="summary"><h2>Summary</h2><p class="lede">Ranked fastest to slowest by median wall time${stats.some((s) => s.steady) ? " (steady runs: the time of one pass at each active interval's rate, see below)" : ''}${runs > 1 ? ` over the measured runs (± is the 95% CI half-width)` : ''}; contenders a rank test (Mann-Whitney U, 5%) cannot tell apart share a rank, shown as 1=. Warm-up runs are left out.` +
+    `<section id="summary"><h2>Summary</h2><p class="lede">Ranked fastest to slowest by median wall time${stats.some((s) => s.steady) ? " (steady runs: the time of one pass at each active interval's rate, see below)" : ''}${runs > 1 ? ` over the measured runs (± reaches the ends of the median's 95% interval)` : ''}; contenders a rank test (Mann-Whitney U, 5%) cannot tell apart share a rank, shown as 1=. Warm-up runs are left out.` +
       `${size !== undefined ? ` Object size ${e(formatBytes(size))}.` : ''}</p>${summaryTable(report, colour)}</section>`,
   );
   if (report.thresholds) sections.push(thresholdHtml(report));
