@@ -129,7 +129,9 @@ const environment = {
   cores: cpus().length,
   memoryGiB: +(totalmem() / GiB).toFixed(1),
   node: process.version,
-  git: `${git(['rev-parse', '--short', 'HEAD'])}${git(['status', '--porcelain', '--', 'src']) ? ' (src has uncommitted changes)' : ''}`,
+  git:
+    `${git(['rev-parse', '--short', 'HEAD'])}` +
+    `${git(['status', '--porcelain', '--', 'src']) ? ' (src has uncommitted changes)' : ''}`,
   dist: DIST_DIR,
   runs,
 };
@@ -138,14 +140,21 @@ function header(): string {
   return [
     `# blob-cacher benchmark, ${environment.date}`,
     '',
-    `Machine: ${environment.cores} cores (${environment.cpuModel}), ${environment.memoryGiB} GiB; Node ${environment.node}; ` +
-      `blob-cacher ${environment.git}, build ${environment.dist}; ${runs} measured runs per contender, alternating.`,
+    `Machine: ${environment.cores} cores (${environment.cpuModel}), ${environment.memoryGiB} GiB; ` +
+      `Node ${environment.node}; ` +
+      `blob-cacher ${environment.git}, build ${environment.dist}; ${runs} measured runs per ` +
+      `contender, alternating.`,
     '',
-    'Reading the tables: **bold** rows are blob-cacher. "median s" is the transfer as each tool times it (column "timing"); ' +
-      "\"server s\" is the same run on the server's clock (nginx's access log, or Azurite's http server watched from the suite: first data request's arrival " +
-      "to last data response's end), one clock for every contender, which the goals use wherever it was read; " +
-      '"process s" is spawn to exit (start-up and verification included); "peak RSS MiB" is the highest RSS of all the contender\'s processes ' +
-      'together (blob-cacher: coordinator plus workers), sampled every 20 ms. Ratios are ours/peer throughput from medians (> 1: ours faster).',
+    'Reading the tables: **bold** rows are blob-cacher. "median s" is the transfer as each tool ' +
+      'times it (column "timing"); ' +
+      "\"server s\" is the same run on the server's clock (nginx's access log, or Azurite's http " +
+      "server watched from the suite: first data request's arrival " +
+      "to last data response's end), one clock for every contender, which the goals use wherever " +
+      'it was read; ' +
+      '"process s" is spawn to exit (start-up and verification included); "peak RSS MiB" is the ' +
+      "highest RSS of all the contender's processes " +
+      'together (blob-cacher: coordinator plus workers), sampled every 20 ms. Ratios are ours/peer ' +
+      'throughput from medians (> 1: ours faster).',
     '',
   ].join('\n');
 }
@@ -185,7 +194,11 @@ function save(): string {
   writeFileSync(md, render());
   writeFileSync(
     join(dir, `bench-${stamp}.json`),
-    `${JSON.stringify({ environment, sections: sections.map((s) => ({ ...s, tables: undefined })) }, null, 2)}\n`,
+    `${JSON.stringify(
+      { environment, sections: sections.map((s) => ({ ...s, tables: undefined })) },
+      null,
+      2,
+    )}\n`,
   );
   return md;
 }
@@ -267,7 +280,8 @@ try {
     const t0 = performance.now();
     const s = await run();
     s.notes.push(
-      `_Took ${((performance.now() - t0) / 1000).toFixed(0)} s; 1-minute load average ${load0.toFixed(1)} before, ${loadavg()[0]!.toFixed(1)} after (${environment.cores} cores)._`,
+      `_Took ${((performance.now() - t0) / 1000).toFixed(0)} s; 1-minute load average ` +
+        `${load0.toFixed(1)} before, ${loadavg()[0]!.toFixed(1)} after (${environment.cores} cores)._`,
     );
     sections.push(s);
     process.stdout.write(`\n${renderSection(s)}\n`);

@@ -124,7 +124,9 @@ describe('verdicts against real runs', () => {
       if (p < ALPHA && b.reduce((x, y) => x + y) > a.reduce((x, y) => x + y)) detected++;
     }
     console.log(
-      `A/B detected: ${detected}/${TRIALS} (${((detected / TRIALS) * 100).toFixed(1)}%), n=${N} a side; medians ${[...base].sort((x, y) => x - y)[RUNS / 2]!.toFixed(1)} vs ${[...slower].sort((x, y) => x - y)[RUNS / 2]!.toFixed(1)} ms`,
+      `A/B detected: ${detected}/${TRIALS} (${((detected / TRIALS) * 100).toFixed(1)}%), n=${N} a ` +
+        `side; medians ${[...base].sort((x, y) => x - y)[RUNS / 2]!.toFixed(1)} vs ` +
+        `${[...slower].sort((x, y) => x - y)[RUNS / 2]!.toFixed(1)} ms`,
     );
     expect(detected / TRIALS).toBeGreaterThanOrEqual(0.9);
   });
@@ -132,7 +134,8 @@ describe('verdicts against real runs', () => {
   // The verdict's rule adds the ratio's bootstrap interval to the rank test (2,000 resamples each
   // time, so fewer trials): it can only alarm less than the rank test alone, and must still detect.
   const VERDICT_TRIALS = 2_000;
-  it("the verdict's rule (rank test and ratio interval): A/A alarms at most 5%, A/B (20%) detected at n=10 at least 90%", () => {
+  it("the verdict's rule (rank test and ratio interval): A/A alarms at most 5%, A/B (20%) detected at " +
+    'n=10 at least 90%', () => {
     let alarms = 0;
     let detected = 0;
     for (let t = 0; t < VERDICT_TRIALS; t++) {
@@ -143,7 +146,9 @@ describe('verdicts against real runs', () => {
         detected++;
     }
     console.log(
-      `verdict rule: A/A false alarms ${alarms}/${VERDICT_TRIALS} (${((alarms / VERDICT_TRIALS) * 100).toFixed(1)}%), A/B detected ${detected}/${VERDICT_TRIALS} (${((detected / VERDICT_TRIALS) * 100).toFixed(1)}%), n=${N} a side`,
+      `verdict rule: A/A false alarms ${alarms}/${VERDICT_TRIALS} ` +
+        `(${((alarms / VERDICT_TRIALS) * 100).toFixed(1)}%), A/B detected ` +
+        `${detected}/${VERDICT_TRIALS} (${((detected / VERDICT_TRIALS) * 100).toFixed(1)}%), n=${N} a side`,
     );
     expect(alarms / VERDICT_TRIALS).toBeLessThanOrEqual(0.05);
     expect(detected / VERDICT_TRIALS).toBeGreaterThanOrEqual(0.9);

@@ -31,66 +31,72 @@ describe('Azurite clock', () => {
   });
   afterAll(() => azurite?.stop());
 
-  it('spans the data requests only: Put Blob, Put Block and Put Block List; GETs of blob bodies', async () => {
-    const container = new BlobServiceClient(
-      azurite.endpoint,
-      new StorageSharedKeyCredential(azurite.account, azurite.key),
-    ).getContainerClient('clock');
-    const mark = clock.mark();
-    // A control call, then a pause: it must not stretch the upload's span.
-    await container.create();
-    await sleep(GAP_MS);
-    const t0 = performance.now();
-    const blob = container.getBlockBlobClient('a');
-    await blob.upload(Buffer.alloc(100_000, 1), 100_000);
-    const id = Buffer.from('000001').toString('base64');
-    const staged = container.getBlockBlobClient('b');
-    await staged.stageBlock(id, Buffer.alloc(50_000, 2), 50_000);
-    await staged.commitBlockList([id]);
-    const uploadMs = performance.now() - t0;
-    await sleep(GAP_MS);
-    await blob.getProperties();
-    const t1 = performance.now();
-    await blob.downloadToBuffer();
-    const getMs = performance.now() - t1;
-    await sleep(GAP_MS);
-    // A listing is a GET too, but no blob body.
-    for await (const _ of container.listBlobsFlat()) void _;
+  it(
+    'spans the data requests only: Put Blob, Put Block and Put Block List; GETs of ' + 'blob bodies',
+    async () => {
+      const container = new BlobServiceClient(
+        azurite.endpoint,
+        new StorageSharedKeyCredential(azurite.account, azurite.key),
+      ).getContainerClient('clock');
+      const mark = clock.mark();
+      // A control call, then a pause: it must not stretch the upload's span.
+      await container.create();
+      await sleep(GAP_MS);
+      const t0 = performance.now();
+      const blob = container.getBlockBlobClient('a');
+      await blob.upload(Buffer.alloc(100_000, 1), 100_000);
+      const id = Buffer.from('000001').toString('base64');
+      const staged = container.getBlockBlobClient('b');
+      await staged.stageBlock(id, Buffer.alloc(50_000, 2), 50_000);
+      await staged.commitBlockList([id]);
+      const uploadMs = performance.now() - t0;
+      await sleep(GAP_MS);
+      await blob.getProperties();
+      const t1 = performance.now();
+      await blob.downloadToBuffer();
+      const getMs = performance.now() - t1;
+      await sleep(GAP_MS);
+      // A listing is a GET too, but no blob body.
+      for await (const _ of container.listBlobsFlat()) void _;
 
-    const put = clock.span(mark, 'PUT');
-    const get = clock.span(mark, 'GET');
-    expect(put).toBeGreaterThan(0);
-    expect(put!).toBeLessThanOrEqual(uploadMs);
-    expect(get).toBeGreaterThan(0);
-    expect(get!).toBeLessThanOrEqual(getMs);
-    // Nothing after a later mark: spans are per run.
-    expect(clock.span(clock.mark(), 'PUT')).toBeUndefined();
-  });
+      const put = clock.span(mark, 'PUT');
+      const get = clock.span(mark, 'GET');
+      expect(put).toBeGreaterThan(0);
+      expect(put!).toBeLessThanOrEqual(uploadMs);
+      expect(get).toBeGreaterThan(0);
+      expect(get!).toBeLessThanOrEqual(getMs);
+      // Nothing after a later mark: spans are per run.
+      expect(clock.span(clock.mark(), 'PUT')).toBeUndefined();
+    },
+  );
 });
 
 describe('nginx clock', () => {
-  it('reads its own log format: start = $msec - $request_time; HEADs and small probe PUTs are not data', () => {
-    const log = join(dir, 'access.log');
-    writeFileSync(log, '1000.000 0.500 GET 200 1048576 120\n');
-    const clock = nginxClock(log);
-    const mark = clock.mark();
-    appendFileSync(
-      log,
-      [
-        '2000.000 0.001 HEAD 200 0 90', // preflight
-        '2000.100 0.050 PUT 201 0 150', // our upload probe: a few bytes
-        '2001.000 0.400 GET 206 4194304 140', // 2000.600 -> 2001.000
-        '2001.500 0.700 GET 206 4194304 140', // 2000.800 -> 2001.500
-        '2001.700 0.100 GET 404 150 140', // not an answer with data
-        '2002.000 0.300 PUT 201 0 102600', // 2001.700 -> 2002.000
-        '',
-      ].join('\n'),
-    );
-    expect(clock.span(mark, 'GET')).toBeCloseTo(900, 6);
-    expect(clock.span(mark, 'PUT')).toBeCloseTo(300, 6);
-    // The line before the mark belongs to another run.
-    expect(clock.span(0, 'GET')).toBeCloseTo(2_001_500 - 999_500, 3);
-  });
+  it(
+    'reads its own log format: start = $msec - $request_time; HEADs and small ' + 'probe PUTs are not data',
+    () => {
+      const log = join(dir, 'access.log');
+      writeFileSync(log, '1000.000 0.500 GET 200 1048576 120\n');
+      const clock = nginxClock(log);
+      const mark = clock.mark();
+      appendFileSync(
+        log,
+        [
+          '2000.000 0.001 HEAD 200 0 90', // preflight
+          '2000.100 0.050 PUT 201 0 150', // our upload probe: a few bytes
+          '2001.000 0.400 GET 206 4194304 140', // 2000.600 -> 2001.000
+          '2001.500 0.700 GET 206 4194304 140', // 2000.800 -> 2001.500
+          '2001.700 0.100 GET 404 150 140', // not an answer with data
+          '2002.000 0.300 PUT 201 0 102600', // 2001.700 -> 2002.000
+          '',
+        ].join('\n'),
+      );
+      expect(clock.span(mark, 'GET')).toBeCloseTo(900, 6);
+      expect(clock.span(mark, 'PUT')).toBeCloseTo(300, 6);
+      // The line before the mark belongs to another run.
+      expect(clock.span(0, 'GET')).toBeCloseTo(2_001_500 - 999_500, 3);
+    },
+  );
 
   requires('nginx').it('a real nginx writes that format, and a GET of a file is spanned by it', async () => {
     const nginx = await startNginx(NGINX_PATH, join(dir, 'nginx'));

@@ -95,12 +95,16 @@ describe('bench CPU goals: per-round ratios and their interval', () => {
     expect(g.valueText).toBe('not measured');
   });
 
-  it('sizes the rounds a difference would need from the rounds themselves: 1.1x with a spread of e^0.1 takes ~30', () => {
-    const ratios = Array.from({ length: 10 }, (_, i) => 1.1 * Math.exp(i % 2 ? 0.1 : -0.1)).sort(
-      (a, b) => a - b,
-    );
-    // ((1.96 + 0.84) x 1.4826 x 0.1 / ln 1.1)^2 / (2 / pi)
-    expect(roundsToTell(ratios)).toBe(30);
-    expect(roundsToTell([1, 1, 1, 1])).toBeUndefined();
-  });
+  it(
+    'sizes the rounds a difference would need from the rounds themselves: 1.1x with a spread of ' +
+      'e^0.1 takes ~30',
+    () => {
+      const ratios = Array.from({ length: 10 }, (_, i) => 1.1 * Math.exp(i % 2 ? 0.1 : -0.1)).sort(
+        (a, b) => a - b,
+      );
+      // ((1.96 + 0.84) x 1.4826 x 0.1 / ln 1.1)^2 / (2 / pi)
+      expect(roundsToTell(ratios)).toBe(30);
+      expect(roundsToTell([1, 1, 1, 1])).toBeUndefined();
+    },
+  );
 });

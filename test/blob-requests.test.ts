@@ -32,7 +32,8 @@ async function statusServer(statuses: number[]): Promise<{ server: http.Server; 
       const code = status === 503 ? 'ServerBusy' : 'InternalError';
       res.writeHead(status, { 'x-ms-error-code': code, 'content-type': 'application/xml' });
       res.end(
-        `<?xml version="1.0" encoding="utf-8"?><Error><Code>${code}</Code><Message>try again</Message></Error>`,
+        `<?xml version="1.0" encoding="utf-8"?><Error><Code>${code}</Code><Message>try ` +
+          `again</Message></Error>`,
       );
     });
   });
@@ -49,38 +50,41 @@ const blobTarget = (endpoint: string, key = KEY, account = ACCOUNT): TargetInfo 
 });
 
 describe('commitBlockList', () => {
-  it('retries a 503, then succeeds: one record with the retry counted, the same signed XML both times', async () => {
-    const { server, url, seen } = await statusServer([503, 201]);
-    try {
-      const record = await commitBlockList(blobTarget(`${url}/${ACCOUNT}`), 'run/big.bin', BLOCK_IDS, {
-        timeoutMs: 5000,
-        maxRetries: 3,
-      });
-      expect(record).toMatchObject({
-        worker: -1,
-        item: -1,
-        offsetBytes: 0,
-        bytes: 0,
-        status: 201,
-        retries: 1,
-        throttled: 1,
-      });
-      expect(record.error).toBeUndefined();
-      expect(record.phases.retry).toBeGreaterThanOrEqual(0);
-      const phaseSumMs = Object.values(record.phases).reduce((s: number, v) => s + (v ?? 0), 0);
-      expect(phaseSumMs).toBeCloseTo(record.totalMs, 6);
-      expect(seen).toHaveLength(2);
-      for (const s of seen) {
-        expect(s.url).toBe(`/${ACCOUNT}/uploads/run/big.bin?comp=blocklist`);
-        expect(s.body).toBe(blockListXml(BLOCK_IDS).toString('utf8'));
-        expect(s.body).toContain(`<Latest>${BLOCK_IDS[0]}</Latest><Latest>${BLOCK_IDS[1]}</Latest>`);
-        expect(s.headers['x-ms-version']).toBe(STORAGE_API_VERSION);
-        expect(s.headers.authorization).toMatch(new RegExp(`^SharedKey ${ACCOUNT}:`));
+  it(
+    'retries a 503, then succeeds: one record with the retry counted, the same ' + 'signed XML both times',
+    async () => {
+      const { server, url, seen } = await statusServer([503, 201]);
+      try {
+        const record = await commitBlockList(blobTarget(`${url}/${ACCOUNT}`), 'run/big.bin', BLOCK_IDS, {
+          timeoutMs: 5000,
+          maxRetries: 3,
+        });
+        expect(record).toMatchObject({
+          worker: -1,
+          item: -1,
+          offsetBytes: 0,
+          bytes: 0,
+          status: 201,
+          retries: 1,
+          throttled: 1,
+        });
+        expect(record.error).toBeUndefined();
+        expect(record.phases.retry).toBeGreaterThanOrEqual(0);
+        const phaseSumMs = Object.values(record.phases).reduce((s: number, v) => s + (v ?? 0), 0);
+        expect(phaseSumMs).toBeCloseTo(record.totalMs, 6);
+        expect(seen).toHaveLength(2);
+        for (const s of seen) {
+          expect(s.url).toBe(`/${ACCOUNT}/uploads/run/big.bin?comp=blocklist`);
+          expect(s.body).toBe(blockListXml(BLOCK_IDS).toString('utf8'));
+          expect(s.body).toContain(`<Latest>${BLOCK_IDS[0]}</Latest><Latest>${BLOCK_IDS[1]}</Latest>`);
+          expect(s.headers['x-ms-version']).toBe(STORAGE_API_VERSION);
+          expect(s.headers.authorization).toMatch(new RegExp(`^SharedKey ${ACCOUNT}:`));
+        }
+      } finally {
+        await close(server);
       }
-    } finally {
-      await close(server);
-    }
-  });
+    },
+  );
 
   it('a failure that lasts: the error code after exactly maxRetries retries', async () => {
     const { server, url, seen } = await statusServer([500]);

@@ -52,21 +52,24 @@ describe('check against the last runs in the same environment', () => {
     expect(r.stdout).toContain('against the median of 5 baseline file(s)');
   });
 
-  it('calls a planted 2% slowdown no significant difference, for every contender and figure: exit 0', async () => {
-    const { cwd, dir, results } = setUp(1.02);
-    const r = await runCli(['check', results, '--baseline', dir, '--format', 'json'], { cwd });
-    expect(r.code, r.stderr).toBe(0);
-    const report = JSON.parse(r.stdout) as ReturnType<typeof checkAgainstBaseline>;
-    expect(report.rows.map((x) => `${x.contender} ${x.figure}`).sort()).toEqual([
-      'chunked p99',
-      'chunked throughput',
-      'single p99',
-      'single throughput',
-    ]);
-    for (const row of report.rows)
-      expect(row.verdict, `${row.contender} ${row.figure}`).toBe('no significant difference');
-    expect(report.passed).toBe(true);
-  });
+  it(
+    'calls a planted 2% slowdown no significant difference, for every contender ' + 'and figure: exit 0',
+    async () => {
+      const { cwd, dir, results } = setUp(1.02);
+      const r = await runCli(['check', results, '--baseline', dir, '--format', 'json'], { cwd });
+      expect(r.code, r.stderr).toBe(0);
+      const report = JSON.parse(r.stdout) as ReturnType<typeof checkAgainstBaseline>;
+      expect(report.rows.map((x) => `${x.contender} ${x.figure}`).sort()).toEqual([
+        'chunked p99',
+        'chunked throughput',
+        'single p99',
+        'single throughput',
+      ]);
+      for (const row of report.rows)
+        expect(row.verdict, `${row.contender} ${row.figure}`).toBe('no significant difference');
+      expect(report.passed).toBe(true);
+    },
+  );
 
   it('refuses a baseline from another environment: exit 2, one line naming the difference', async () => {
     const { cwd, dir, results } = setUp(1, (doc) => {
@@ -77,7 +80,11 @@ describe('check against the last runs in the same environment', () => {
     expect(r.stdout).toBe('');
     expect(r.stderr.trimEnd().split('\n')).toEqual([
       expect.stringMatching(
-        /^blob-cacher: no results file in .*baseline ran in this environment: of 5, 5 differ in node \(v22\.0\.0 there, v24\.\d+\.\d+ here\); run the baseline where this ran/,
+        new RegExp(
+          '^blob-cacher: no results file in .*baseline ran in this ' +
+            String.raw`environment: of 5, 5 differ in node \(v22\.0\.0 there, v24\.\d+\.\d+ here\); ` +
+            'run the baseline where this ran',
+        ),
       ),
     ]);
   });
@@ -91,7 +98,11 @@ describe('check against the last runs in the same environment', () => {
     const few = await runCli(['check', results, '--baseline', dir], { cwd });
     expect(few.code).toBe(2);
     expect(few.stderr).toMatch(
-      /only 2 results file\(s\) in .* fewer than --min-baseline 3 \(of the others, 3 differ in VM size \(Standard_D4s_v5 there, not recorded here\), 3 differ in region/,
+      new RegExp(
+        String.raw`only 2 results file\(s\) in .* fewer than --min-baseline 3 ` +
+          String.raw`\(of the others, 3 differ in VM size \(Standard_D4s_v5 there, not recorded ` +
+          String.raw`here\), 3 differ in region`,
+      ),
     );
     const two = await runCli(
       ['check', results, '--baseline', dir, '--min-baseline', '2', '--last', '2', '--format', 'junit'],

@@ -35,19 +35,23 @@ describe('rowsThatDiffer with the compare thread', () => {
     expect([...(await rowsThatDiffer(pairs()))]).toEqual([]);
   });
 
-  it("a byte wrong in this thread's half, in the thread's half, or either side of the cut in the middle range names its row", async () => {
-    const total = SPLIT_MIN_BYTES * 2;
-    for (const [at, row] of [
-      [5, 0],
-      [total / 2 - 1, 1],
-      [total / 2, 1],
-      [total - 1, 2],
-      [(7 * total) / 8, 2],
-    ] as const) {
-      expect([...(await rowsThatDiffer(pairs(at), thread))], `byte ${at}`).toEqual([row]);
-      expect([...(await rowsThatDiffer(pairs(at)))], `byte ${at}, one thread`).toEqual([row]);
-    }
-  });
+  it(
+    "a byte wrong in this thread's half, in the thread's half, or either side of the cut in the " +
+      'middle range names its row',
+    async () => {
+      const total = SPLIT_MIN_BYTES * 2;
+      for (const [at, row] of [
+        [5, 0],
+        [total / 2 - 1, 1],
+        [total / 2, 1],
+        [total - 1, 2],
+        [(7 * total) / 8, 2],
+      ] as const) {
+        expect([...(await rowsThatDiffer(pairs(at), thread))], `byte ${at}`).toEqual([row]);
+        expect([...(await rowsThatDiffer(pairs(at)))], `byte ${at}, one thread`).toEqual([row]);
+      }
+    },
+  );
 
   it('buffers outside shared memory, or too few bytes, are compared here alone, as right', async () => {
     const a = Buffer.alloc(SPLIT_MIN_BYTES * 2, 1);

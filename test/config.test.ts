@@ -259,7 +259,9 @@ describe('every environment name is honoured', () => {
   });
 
   it('STORAGE_CONNECTION_STRING', () => {
-    const cs = `DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=${KEY};EndpointSuffix=core.windows.net`;
+    const cs =
+      `DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=${KEY};` +
+      `EndpointSuffix=core.windows.net`;
     expect(load([], { STORAGE_CONNECTION_STRING: cs }).credentials).toEqual({
       kind: 'key',
       account: 'acct',
@@ -279,7 +281,9 @@ describe('credential resolution', () => {
   });
 
   it('a connection string with AccountKey is SharedKey, at its BlobEndpoint', () => {
-    const cs = `DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=${KEY};BlobEndpoint=http://127.0.0.1:10000/devstoreaccount1/;`;
+    const cs =
+      `DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=${KEY};BlobEndpoint=` +
+      `http://127.0.0.1:10000/devstoreaccount1/;`;
     expect(load([], { STORAGE_CONNECTION_STRING: cs }).credentials).toEqual({
       kind: 'key',
       account: 'devstoreaccount1',
@@ -331,34 +335,42 @@ describe('--auth, --endpoint, --client-id, --ca-file', () => {
     });
   });
 
-  it('--auth entra with a path-style --endpoint takes the account from the path; --client-id and --ca-file are kept', () => {
-    expect(
-      load(['--auth', 'entra', '--endpoint', `${AZURITE}/`, '--client-id', 'cid', '--ca-file', 'ca.pem'])
-        .credentials,
-    ).toEqual({
-      kind: 'entra',
-      account: 'devstoreaccount1',
-      endpoint: AZURITE,
-      clientId: 'cid',
-      caFile: 'ca.pem',
-    });
-  });
+  it(
+    '--auth entra with a path-style --endpoint takes the account from the path; --client-id and ' +
+      '--ca-file are kept',
+    () => {
+      expect(
+        load(['--auth', 'entra', '--endpoint', `${AZURITE}/`, '--client-id', 'cid', '--ca-file', 'ca.pem'])
+          .credentials,
+      ).toEqual({
+        kind: 'entra',
+        account: 'devstoreaccount1',
+        endpoint: AZURITE,
+        clientId: 'cid',
+        caFile: 'ca.pem',
+      });
+    },
+  );
 
-  it('the environment names: BLOB_CACHER_AUTH, STORAGE_ENDPOINT, BLOB_CACHER_CLIENT_ID, BLOB_CACHER_CA_FILE', () => {
-    const env = {
-      BLOB_CACHER_AUTH: 'entra',
-      STORAGE_ENDPOINT: 'https://acct.blob.core.chinacloudapi.cn',
-      BLOB_CACHER_CLIENT_ID: 'cid',
-      BLOB_CACHER_CA_FILE: '/etc/ca.pem',
-    };
-    expect(load([], env).credentials).toEqual({
-      kind: 'entra',
-      account: 'acct',
-      endpoint: 'https://acct.blob.core.chinacloudapi.cn',
-      clientId: 'cid',
-      caFile: '/etc/ca.pem',
-    });
-  });
+  it(
+    'the environment names: BLOB_CACHER_AUTH, STORAGE_ENDPOINT, BLOB_CACHER_CLIENT_ID, ' +
+      'BLOB_CACHER_CA_FILE',
+    () => {
+      const env = {
+        BLOB_CACHER_AUTH: 'entra',
+        STORAGE_ENDPOINT: 'https://acct.blob.core.chinacloudapi.cn',
+        BLOB_CACHER_CLIENT_ID: 'cid',
+        BLOB_CACHER_CA_FILE: '/etc/ca.pem',
+      };
+      expect(load([], env).credentials).toEqual({
+        kind: 'entra',
+        account: 'acct',
+        endpoint: 'https://acct.blob.core.chinacloudapi.cn',
+        clientId: 'cid',
+        caFile: '/etc/ca.pem',
+      });
+    },
+  );
 
   it('a key with --endpoint signs for that endpoint (a sovereign cloud or a private endpoint)', () => {
     expect(

@@ -47,7 +47,8 @@ describe('--connections', () => {
   });
 
   for (const httpClient of ['raw', 'node'] as const) {
-    it(`warm (${httpClient} client): every timed request goes out on a socket opened before the barrier`, async () => {
+    it(`warm (${httpClient} client): every timed request goes out on a socket ` +
+      `opened before the barrier`, async () => {
       const [warm] = (await runDownload(download({ connections: 'warm', httpClient }))).results;
       expect(warm!.verified, warm!.verification).toBe(true);
       // 2 processes x 3 sockets, each opened by a HEAD before the release.

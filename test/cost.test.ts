@@ -113,22 +113,26 @@ describe('--prices tables', () => {
     });
   });
 
-  it('a name, date or currency over 200 characters is refused by name, never replaced (the currency had become USD)', () => {
-    const hot = { per10kOperations: { read: 1, write: 1, list: 1, other: 1 } };
-    expect(parsePriceTable({ name: 'n'.repeat(201), tiers: { hot } })).toEqual({
-      problem: 'has a name of 201 characters, more than 200; shorten it',
-    });
-    expect(parsePriceTable({ currency: 'EUR'.repeat(70), tiers: { hot } })).toEqual({
-      problem: 'has a currency of 210 characters, more than 200; shorten it',
-    });
-    expect(parsePriceTable({ asOf: 20250101, tiers: { hot } })).toEqual({
-      problem: 'has an asOf that is not text; give a string',
-    });
-    // At the bound, and absent, as before: kept as given, or the stated fallback.
-    expect(parsePriceTable({ name: 'n'.repeat(200), currency: 'EUR', tiers: { hot } })).toMatchObject({
-      table: { name: 'n'.repeat(200), currency: 'EUR', asOf: 'undated' },
-    });
-  });
+  it(
+    'a name, date or currency over 200 characters is refused by name, never replaced (the currency ' +
+      'had become USD)',
+    () => {
+      const hot = { per10kOperations: { read: 1, write: 1, list: 1, other: 1 } };
+      expect(parsePriceTable({ name: 'n'.repeat(201), tiers: { hot } })).toEqual({
+        problem: 'has a name of 201 characters, more than 200; shorten it',
+      });
+      expect(parsePriceTable({ currency: 'EUR'.repeat(70), tiers: { hot } })).toEqual({
+        problem: 'has a currency of 210 characters, more than 200; shorten it',
+      });
+      expect(parsePriceTable({ asOf: 20250101, tiers: { hot } })).toEqual({
+        problem: 'has an asOf that is not text; give a string',
+      });
+      // At the bound, and absent, as before: kept as given, or the stated fallback.
+      expect(parsePriceTable({ name: 'n'.repeat(200), currency: 'EUR', tiers: { hot } })).toMatchObject({
+        table: { name: 'n'.repeat(200), currency: 'EUR', asOf: 'undated' },
+      });
+    },
+  );
 });
 
 describe('the estimate before a run against a real account', () => {
@@ -154,7 +158,10 @@ describe('the estimate before a run against a real account', () => {
       currency: 'USD',
     });
     expect(estimateLine(e, DEFAULT_PRICES)).toMatch(
-      /^estimate for this session: at least 102 reads, 0 writes, 0 list and 0 other operations, about 0\.000051 USD at hot/,
+      new RegExp(
+        '^estimate for this session: at least 102 reads, 0 writes, 0 ' +
+          String.raw`list and 0 other operations, about 0\.000051 USD at hot`,
+      ),
     );
   });
 

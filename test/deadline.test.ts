@@ -78,39 +78,50 @@ afterAll(async () => {
 });
 
 describe('deadlines', () => {
-  it('preflight against a server that trickles a byte at a time ends at twice --timeout with one line, exit 2', async () => {
-    const r = await cli(['download', '--url', trickleUrl, '--timeout', '300ms', '--results', 'r.json']);
-    expect(r.code, r.stderr).toBe(2);
-    expect(r.stderr.trim().split('\n').at(-1)).toMatch(
-      /^blob-cacher: HEAD http:\/\/127\.0\.0\.1:\d+\/x did not finish within 0\.6 s \(twice --timeout\): .*raise --timeout$/,
-    );
-    expect(r.ms).toBeLessThan(5_000);
-  });
+  it(
+    'preflight against a server that trickles a byte at a time ends at twice --timeout with one ' +
+      'line, exit 2',
+    async () => {
+      const r = await cli(['download', '--url', trickleUrl, '--timeout', '300ms', '--results', 'r.json']);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr.trim().split('\n').at(-1)).toMatch(
+        new RegExp(
+          String.raw`^blob-cacher: HEAD http:\/\/127\.0\.0\.1:\d+\/x did not ` +
+            String.raw`finish within 0\.6 s \(twice --timeout\): .*raise --timeout$`,
+        ),
+      );
+      expect(r.ms).toBeLessThan(5_000);
+    },
+  );
 
-  it('--deadline stops the session as a signal would, and is called a deadline: partial results, exit 124', async () => {
-    const r = await cli([
-      'download',
-      '--url',
-      slowUrl,
-      '--source-method',
-      'single',
-      '--runs',
-      '50',
-      '--deadline',
-      '2s',
-      '--results',
-      'r.json',
-    ]);
-    expect(r.code, r.stderr).toBe(124);
-    expect(r.stderr).toMatch(/--deadline of 2 s reached/);
-    expect(r.stdout).toContain('STOPPED at the --deadline');
-    expect(r.stdout + r.stderr).not.toMatch(/signal/i);
-    expect(r.stderr).toContain('(partial: stopped at the --deadline)');
-    expect(r.ms).toBeLessThan(8_000);
-    const doc = JSON.parse(readFileSync(join(r.cwd, 'r.json'), 'utf8'));
-    expect(doc.complete).toBe(false);
-    expect(doc.interrupted).toBe('deadline');
-    expect(doc.runs.length).toBeGreaterThanOrEqual(1);
-    expect(doc.runs.length).toBeLessThan(50);
-  });
+  it(
+    '--deadline stops the session as a signal would, and is called a deadline: ' +
+      'partial results, exit 124',
+    async () => {
+      const r = await cli([
+        'download',
+        '--url',
+        slowUrl,
+        '--source-method',
+        'single',
+        '--runs',
+        '50',
+        '--deadline',
+        '2s',
+        '--results',
+        'r.json',
+      ]);
+      expect(r.code, r.stderr).toBe(124);
+      expect(r.stderr).toMatch(/--deadline of 2 s reached/);
+      expect(r.stdout).toContain('STOPPED at the --deadline');
+      expect(r.stdout + r.stderr).not.toMatch(/signal/i);
+      expect(r.stderr).toContain('(partial: stopped at the --deadline)');
+      expect(r.ms).toBeLessThan(8_000);
+      const doc = JSON.parse(readFileSync(join(r.cwd, 'r.json'), 'utf8'));
+      expect(doc.complete).toBe(false);
+      expect(doc.interrupted).toBe('deadline');
+      expect(doc.runs.length).toBeGreaterThanOrEqual(1);
+      expect(doc.runs.length).toBeLessThan(50);
+    },
+  );
 });

@@ -14,24 +14,28 @@ describe('README size', () => {
     expect(s.medianWordsStrict).toBeLessThanOrEqual(20);
   });
 
-  it('counts prose only: code, tables and headings are left out, and sentences end where the measure says', () => {
-    const md = [
-      '# A heading of several words here',
-      '',
-      'One two three. Four five: six seven; eight!',
-      '',
-      '```sh',
-      'node dist/download.js --runs 5 --warmup 1 --results a.json',
-      '```',
-      '| a | table | row |',
-      '- a list item of six words',
-    ].join('\n');
-    const s = docStats(md);
-    // Sentences: "One two three", "Four five", "six seven", "eight", "a list item of six words".
-    expect(s.sentences).toBe(5);
-    expect(s.medianWords).toBe(2);
-    // Ended at . ! ? only: "One two three", "Four five six seven eight", "a list item of six words".
-    expect(s.medianWordsStrict).toBe(5);
-    expect(s.lines).toBe(9);
-  });
+  it(
+    'counts prose only: code, tables and headings are left out, and sentences end ' +
+      'where the measure says',
+    () => {
+      const md = [
+        '# A heading of several words here',
+        '',
+        'One two three. Four five: six seven; eight!',
+        '',
+        '```sh',
+        'node dist/download.js --runs 5 --warmup 1 --results a.json',
+        '```',
+        '| a | table | row |',
+        '- a list item of six words',
+      ].join('\n');
+      const s = docStats(md);
+      // Sentences: "One two three", "Four five", "six seven", "eight", "a list item of six words".
+      expect(s.sentences).toBe(5);
+      expect(s.medianWords).toBe(2);
+      // Ended at . ! ? only: "One two three", "Four five six seven eight", "a list item of six words".
+      expect(s.medianWordsStrict).toBe(5);
+      expect(s.lines).toBe(9);
+    },
+  );
 });

@@ -34,7 +34,10 @@ function whyNot(): string | undefined {
     timeout: 30_000,
   });
   if (base.status !== 0)
-    return 'node:24-slim is absent (no image registry is reachable here): scripts/node-base-image.sh builds a stand-in';
+    return (
+      'node:24-slim is absent (no image registry is reachable here): scripts/node-base-image.sh ' +
+      'builds a stand-in'
+    );
   return undefined;
 }
 
@@ -163,7 +166,8 @@ beforeAll(async () => {
   });
   if (build.code !== 0)
     throw new Error(
-      `docker build failed (exit ${build.code}): ${`${build.stdout}${build.stderr}`.trim().split('\n').slice(-8).join(' | ')}`,
+      `docker build failed (exit ${build.code}): ` +
+        `${`${build.stdout}${build.stderr}`.trim().split('\n').slice(-8).join(' | ')}`,
     );
   const size = spawnSync('docker', ['image', 'inspect', '--format', '{{.Size}}', IMAGE], {
     encoding: 'utf8',
@@ -180,7 +184,8 @@ afterAll(async () => {
 
 describe.skipIf(skip !== undefined)(title('the image, run as the README prints'), () => {
   it(
-    "the card's command: PROCESSES=16 MAX_SOCKETS=8, the answer printed and the results on the mounted directory",
+    "the card's command: PROCESSES=16 MAX_SOCKETS=8, the answer printed and the results on the " +
+      'mounted directory',
     async () => {
       const dir = await resultsDir();
       const r = await dockerRun(
@@ -266,7 +271,8 @@ describe.skipIf(skip !== undefined)(title('the image, run as the README prints')
   );
 
   it(
-    "--user 12345 (an arbitrary uid in group 0, as OpenShift runs images) writes the image's /app/results and its compile cache",
+    "--user 12345 (an arbitrary uid in group 0, as OpenShift runs images) writes the image's " +
+      '/app/results and its compile cache',
     async () => {
       const name = containerName();
       const r = await dockerRun([...hostNet, '--user', '12345', ...SMALL, IMAGE], {
@@ -423,7 +429,9 @@ describe.skipIf(skip !== undefined)(title("the image as an Indexed Job's pods"),
   let cs = '';
   beforeAll(async () => {
     azurite = await startEmbeddedAzurite();
-    cs = `DefaultEndpointsProtocol=http;AccountName=${azurite.account};AccountKey=${azurite.key};BlobEndpoint=${azurite.endpoint}`;
+    cs =
+      `DefaultEndpointsProtocol=http;AccountName=${azurite.account};AccountKey=${azurite.key};` +
+      `BlobEndpoint=${azurite.endpoint}`;
   }, MIN);
   afterAll(async () => {
     await azurite?.stop();

@@ -39,17 +39,21 @@ describe('Dockerfile', () => {
     expect(user).toMatch(/^USER \d+$/);
   });
 
-  it("makes /app/results for the image's user and group 0 (any uid, as OpenShift runs it), and runs nothing as root in the runtime stage", () => {
-    const text = runtime.join('\n');
-    expect(text).toMatch(/^WORKDIR \/app$/m);
-    const uid = /^USER (\d+)$/m.exec(text)![1];
-    const build = instructions.slice(0, runtimeStart).join('\n');
-    expect(build).toMatch(new RegExp(`mkdir results && chown ${uid}:0 results && chmod 2775 results`));
-    expect(text).toMatch(/^COPY --from=build \/app \/app$/m);
-    // npm (any RUN of it) turns on Node's compile cache as root, in /tmp, where the image's user could not
-    // use it.
-    expect(runtime.filter((l) => l.startsWith('RUN '))).toEqual([]);
-  });
+  it(
+    "makes /app/results for the image's user and group 0 (any uid, as OpenShift runs it), and runs " +
+      'nothing as root in the runtime stage',
+    () => {
+      const text = runtime.join('\n');
+      expect(text).toMatch(/^WORKDIR \/app$/m);
+      const uid = /^USER (\d+)$/m.exec(text)![1];
+      const build = instructions.slice(0, runtimeStart).join('\n');
+      expect(build).toMatch(new RegExp(`mkdir results && chown ${uid}:0 results && chmod 2775 results`));
+      expect(text).toMatch(/^COPY --from=build \/app \/app$/m);
+      // npm (any RUN of it) turns on Node's compile cache as root, in /tmp, where the image's user could not
+      // use it.
+      expect(runtime.filter((l) => l.startsWith('RUN '))).toEqual([]);
+    },
+  );
 
   it('never copies a .env into the image, and keeps it out of the build context', () => {
     expect(instructions.filter((l) => /^(COPY|ADD) /.test(l)).some((l) => /\.env\b|\s\.\s/.test(l))).toBe(

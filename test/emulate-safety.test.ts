@@ -100,7 +100,8 @@ function malformed(i: number): { bytes: Buffer; half: boolean } {
 }
 
 describe('emulate: hostile requests', () => {
-  it('10,000 malformed request lines (bad %-encoding, bad methods, long lines, binary, half lines) leave it serving', async () => {
+  it('10,000 malformed request lines (bad %-encoding, bad methods, long lines, binary, half lines) ' +
+    'leave it serving', async () => {
     const { run, origin } = await emulate(['--objects', 'large.bin=64KiB'], 120_000);
     try {
       expect((await get(`${origin}/%`)).status).toBe(400);

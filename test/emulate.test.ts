@@ -92,21 +92,24 @@ describe('emulated target', () => {
     expect(put.ms).toBeGreaterThanOrEqual(((2 * MiB - (8 * MiB) / 100) / (8 * MiB)) * 1000 - 5);
   });
 
-  it('connections together never go faster than the total, so the best concurrency is about R / r', async () => {
-    const body = deterministicBuffer(1 * MiB);
-    const t = await start({
-      perConnectionBytesPerSecond: 4 * MiB,
-      totalBytesPerSecond: 8 * MiB,
-      objects: new Map([['/x', body]]),
-    });
-    const started = performance.now();
-    const answers = await Promise.all(Array.from({ length: 4 }, () => request(`${t.url}/x`)));
-    const seconds = (performance.now() - started) / 1000;
-    expect(answers.every((a) => a.body.equals(body))).toBe(true);
-    // 4 MiB through an 8 MiB/s cap (less its one burst): at least ~0.49 s whatever the load.
-    expect(seconds).toBeGreaterThanOrEqual((4 * MiB - (8 * MiB) / 100) / (8 * MiB) - 0.005);
-    expect(t.log.bytesOut).toBe(4 * MiB);
-  });
+  it(
+    'connections together never go faster than the total, so the best concurrency ' + 'is about R / r',
+    async () => {
+      const body = deterministicBuffer(1 * MiB);
+      const t = await start({
+        perConnectionBytesPerSecond: 4 * MiB,
+        totalBytesPerSecond: 8 * MiB,
+        objects: new Map([['/x', body]]),
+      });
+      const started = performance.now();
+      const answers = await Promise.all(Array.from({ length: 4 }, () => request(`${t.url}/x`)));
+      const seconds = (performance.now() - started) / 1000;
+      expect(answers.every((a) => a.body.equals(body))).toBe(true);
+      // 4 MiB through an 8 MiB/s cap (less its one burst): at least ~0.49 s whatever the load.
+      expect(seconds).toBeGreaterThanOrEqual((4 * MiB - (8 * MiB) / 100) / (8 * MiB) - 0.005);
+      expect(t.log.bytesOut).toBe(4 * MiB);
+    },
+  );
 
   it("past its request rate it answers 503 ServerBusy with Azure's account-limit body", async () => {
     const t = await start({ opsPerSecond: 5, objects: new Map([['/x', Buffer.from('x')]]) });

@@ -121,7 +121,10 @@ describe('--endpoint with every --auth mode, at a path-style URL', () => {
     const err = await runDownload(c).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ConfigError);
     expect((err as Error).message).toMatch(
-      /large\.file is not the expected content; --auth anonymous cannot create it: run once with a key, SAS or --auth entra/,
+      new RegExp(
+        String.raw`large\.file is not the expected content; --auth anonymous ` +
+          'cannot create it: run once with a key, SAS or --auth entra',
+      ),
     );
   });
 });

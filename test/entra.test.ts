@@ -237,7 +237,8 @@ describe.skipIf(missing.length > 0)(title('--auth entra against Azurite --oauth 
       expectGreen(run, UPLOAD_STRATEGIES, authority);
     }, 120_000);
 
-    it('a scale-out Job of 2 clients meets and leaves its results in the account with the same identity, and collect merges them', async () => {
+    it('a scale-out Job of 2 clients meets and leaves its results in the account with the same ' +
+      'identity, and collect merges them', async () => {
       // The default lead (3 s): Last-Modified has whole seconds, and a busy machine (CI) saw the last marker
       // after a 1 s lead.
       const job = {
@@ -296,7 +297,8 @@ describe.skipIf(missing.length > 0)(title('--auth entra against Azurite --oauth 
     }
   }, 120_000);
 
-  it('a steady run longer than its token: the coordinator renews it during the run and the workers (ours and the SDK) use the new one', async () => {
+  it('a steady run longer than its token: the coordinator renews it during the run and the workers ' +
+    '(ours and the SDK) use the new one', async () => {
     // Three-second tokens and a 7 s run: Azurite checks `exp` strictly, so every request after the
     // third second would be refused with the token the run started with.
     const msi = await startManagedIdentityServer(IDENTITY_HEADER, { lifetimeS: 3, delayMs: 150 });
@@ -338,7 +340,8 @@ describe.skipIf(missing.length > 0)(title('--auth entra against Azurite --oauth 
     }
   }, 120_000);
 
-  it('a token for another audience: one line naming the role and the audience, exit 2, before any run', async () => {
+  it('a token for another audience: one line naming the role and the audience, exit ' +
+    '2, before any run', async () => {
     const msi = await startManagedIdentityServer(IDENTITY_HEADER, { audience: 'https://vault.azure.net' });
     try {
       const run = await runCli('download', {
@@ -352,7 +355,12 @@ describe.skipIf(missing.length > 0)(title('--auth entra against Azurite --oauth 
       const errors = run.output.split('\n').filter((l) => l.startsWith('blob-cacher: '));
       expect(errors, run.output).toHaveLength(1);
       expect(errors[0]).toMatch(
-        /refused the token \(HTTP 403 AuthenticationFailed: Invalid token audience\.\); assign the role "Storage Blob Data Contributor" on the account \(or the container\) to this identity, and check that the token's audience is https:\/\/storage\.azure\.com$/,
+        new RegExp(
+          String.raw`refused the token \(HTTP 403 AuthenticationFailed: Invalid ` +
+            String.raw`token audience\.\); assign the role "Storage Blob Data Contributor" on the ` +
+            String.raw`account \(or the container\) to this identity, and check that the token's ` +
+            String.raw`audience is https:\/\/storage\.azure\.com$`,
+        ),
       );
       expect(run.output).not.toContain('    at ');
       expect(run.output).not.toContain(msi.issued[0]!.token);
@@ -361,7 +369,8 @@ describe.skipIf(missing.length > 0)(title('--auth entra against Azurite --oauth 
     }
   }, 120_000);
 
-  it('no token to be had (the identity endpoint refuses): one line naming why and what to do, exit 2', async () => {
+  it('no token to be had (the identity endpoint refuses): one line naming why and ' +
+    'what to do, exit 2', async () => {
     const msi = await startManagedIdentityServer(IDENTITY_HEADER);
     try {
       const run = await runCli('download', {
@@ -375,7 +384,12 @@ describe.skipIf(missing.length > 0)(title('--auth entra against Azurite --oauth 
       const errors = run.output.split('\n').filter((l) => l.startsWith('blob-cacher: '));
       expect(errors, run.output).toHaveLength(1);
       expect(errors[0]).toMatch(
-        /^blob-cacher: could not get an Entra ID token for https:\/\/storage\.azure\.com\/\.default \(ManagedIdentityCredential: Authentication failed\. .*\); run where a managed identity or workload identity is available/,
+        new RegExp(
+          '^blob-cacher: could not get an Entra ID token for https:' +
+            String.raw`\/\/storage\.azure\.com\/\.default \(ManagedIdentityCredential: ` +
+            String.raw`Authentication failed\. .*\); run where a managed identity or workload ` +
+            'identity is available',
+        ),
       );
       expect(run.output).not.toContain('    at ');
     } finally {

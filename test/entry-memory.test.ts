@@ -27,7 +27,8 @@ const probe = (out: string) =>
       const a = []; for (let j = 0; j < 20000; j++) a.push({ j, s: 'x' + j }); keep.push(a.length);
       await new Promise((r) => setImmediate(r));
     }
-    writeFileSync(${JSON.stringify(out)}, String(v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size));
+    writeFileSync(${JSON.stringify(out)}, ` +
+      `String(v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size));
   });`,
   )}`;
 
@@ -45,9 +46,13 @@ function newSpaceBytes(flags: string[], args: string[]): number {
 }
 
 describe('the coordinator young generation', () => {
-  it("grows past the flag's cap in a process given neither the flag nor the entry (the probe is not vacuous)", () => {
-    expect(newSpaceBytes([], ['-e', '0'])).toBeGreaterThan(FLAG_CAP_BYTES);
-  });
+  it(
+    "grows past the flag's cap in a process given neither the flag nor the entry (the probe is not " +
+      'vacuous)',
+    () => {
+      expect(newSpaceBytes([], ['-e', '0'])).toBeGreaterThan(FLAG_CAP_BYTES);
+    },
+  );
 
   it.each([['dist/download.js'], ['dist/upload.js'], ['dist/cli.js', 'download']])(
     "is the flag's when typed as `node %s` (no shebang flag)",
@@ -58,9 +63,13 @@ describe('the coordinator young generation', () => {
     },
   );
 
-  it("is the flag's when the flag is given (the npm scripts, the bin's shebang): the entry leaves it alone", () => {
-    expect(newSpaceBytes(['--max-semi-space-size=4'], [join(DIST, 'download.js'), '--help'])).toBe(
-      FLAG_CAP_BYTES,
-    );
-  });
+  it(
+    "is the flag's when the flag is given (the npm scripts, the bin's shebang): " +
+      'the entry leaves it alone',
+    () => {
+      expect(newSpaceBytes(['--max-semi-space-size=4'], [join(DIST, 'download.js'), '--help'])).toBe(
+        FLAG_CAP_BYTES,
+      );
+    },
+  );
 });

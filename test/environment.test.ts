@@ -115,56 +115,64 @@ describe('the environment read back is checked, not trusted', () => {
     return JSON.parse(JSON.stringify({ ...doc, environment: { ...doc.environment, ...env } })) as unknown;
   };
 
-  it('CPUs that are not a whole number or past any machine, and a memory past 1 PiB, are damage named by field ("NaN x", "1.6e296 TiB" before)', () => {
-    for (const cpus of ['abc', -1, 1.5, 1e9]) {
-      expect(parseResultsDoc(docWith({ cpus })), String(cpus)).toEqual({
-        problem: `has a bad environment.cpus (${JSON.stringify(cpus)}); it is damaged, re-run the benchmark`,
+  it(
+    'CPUs that are not a whole number or past any machine, and a memory past 1 PiB, are damage named ' +
+      'by field ("NaN x", "1.6e296 TiB" before)',
+    () => {
+      for (const cpus of ['abc', -1, 1.5, 1e9]) {
+        expect(parseResultsDoc(docWith({ cpus })), String(cpus)).toEqual({
+          problem:
+            `has a bad environment.cpus (${JSON.stringify(cpus)}); it is damaged, re-run the ` + `benchmark`,
+        });
+      }
+      expect(parseResultsDoc(docWith({ totalMemoryBytes: 1.6e296 * 2 ** 40 }))).toEqual({
+        problem: expect.stringMatching(/^has a bad environment\.totalMemoryBytes \(1\.7\d*e\+308\)/),
       });
-    }
-    expect(parseResultsDoc(docWith({ totalMemoryBytes: 1.6e296 * 2 ** 40 }))).toEqual({
-      problem: expect.stringMatching(/^has a bad environment\.totalMemoryBytes \(1\.7\d*e\+308\)/),
-    });
-    expect(parseResultsDoc(docWith({ node: { v: 1 } }))).toEqual({
-      problem: 'has a bad environment.node ({"v":1}); it is damaged, re-run the benchmark',
-    });
-    // What a machine has, and a file without them (older ones), still read.
-    expect(parseResultsDoc(docWith({ cpus: 192, totalMemoryBytes: 24 * 2 ** 40 }))).toHaveProperty('doc');
-    expect(parseResultsDoc(docWith({ cpus: undefined, totalMemoryBytes: undefined }))).toMatchObject({
-      doc: { environment: { cpus: 0, totalMemoryBytes: 0 } },
-    });
-  });
+      expect(parseResultsDoc(docWith({ node: { v: 1 } }))).toEqual({
+        problem: 'has a bad environment.node ({"v":1}); it is damaged, re-run the benchmark',
+      });
+      // What a machine has, and a file without them (older ones), still read.
+      expect(parseResultsDoc(docWith({ cpus: 192, totalMemoryBytes: 24 * 2 ** 40 }))).toHaveProperty('doc');
+      expect(parseResultsDoc(docWith({ cpus: undefined, totalMemoryBytes: undefined }))).toMatchObject({
+        doc: { environment: { cpus: 0, totalMemoryBytes: 0 } },
+      });
+    },
+  );
 });
 
 describe('a target at 0.0.0.0 or an IPv4-mapped loopback is on this machine', () => {
-  it('is not remote (no metadata service is asked for it), and the report marks it "on this machine"', async () => {
-    const server = http.createServer((_req, res) => res.end());
-    const port = new URL(await listen(server)).port;
-    try {
-      for (const endpoint of [`http://0.0.0.0:${port}/x`, `http://[::ffff:127.0.0.1]:${port}/x`]) {
-        const facts = await endpointFacts(endpoint);
-        expect(facts?.addresses.length, endpoint).toBeGreaterThan(0);
-        expect(isRemote(facts), endpoint).toBe(false);
-        const label = `url ${new URL(endpoint).host}`;
-        expect(targetOnThisMachine({ targetKind: 'url', target: label, endpoint: facts }), endpoint).toBe(
-          true,
-        );
-        expect(
-          targetOnThisMachine({ targetKind: 'url', target: label }),
-          `${endpoint} by its label alone`,
-        ).toBe(true);
+  it(
+    'is not remote (no metadata service is asked for it), and the report marks it ' + '"on this machine"',
+    async () => {
+      const server = http.createServer((_req, res) => res.end());
+      const port = new URL(await listen(server)).port;
+      try {
+        for (const endpoint of [`http://0.0.0.0:${port}/x`, `http://[::ffff:127.0.0.1]:${port}/x`]) {
+          const facts = await endpointFacts(endpoint);
+          expect(facts?.addresses.length, endpoint).toBeGreaterThan(0);
+          expect(isRemote(facts), endpoint).toBe(false);
+          const label = `url ${new URL(endpoint).host}`;
+          expect(targetOnThisMachine({ targetKind: 'url', target: label, endpoint: facts }), endpoint).toBe(
+            true,
+          );
+          expect(
+            targetOnThisMachine({ targetKind: 'url', target: label }),
+            `${endpoint} by its label alone`,
+          ).toBe(true);
+        }
+      } finally {
+        await close(server);
       }
-    } finally {
-      await close(server);
-    }
-    expect(isRemote({ host: '10.0.0.1', addresses: ['10.0.0.1'] })).toBe(true);
-    expect(isRemote({ host: 'h', addresses: ['::ffff:a00:1'] })).toBe(true);
-    expect(
-      targetOnThisMachine({
-        targetKind: 'url',
-        target: 'url 10.0.0.1:80',
-        endpoint: { host: '10.0.0.1', addresses: ['10.0.0.1'] },
-      }),
-    ).toBe(false);
-    expect(targetOnThisMachine({ targetKind: 'url', target: 'url [::ffff:a00:1]:80' })).toBe(false);
-  });
+      expect(isRemote({ host: '10.0.0.1', addresses: ['10.0.0.1'] })).toBe(true);
+      expect(isRemote({ host: 'h', addresses: ['::ffff:a00:1'] })).toBe(true);
+      expect(
+        targetOnThisMachine({
+          targetKind: 'url',
+          target: 'url 10.0.0.1:80',
+          endpoint: { host: '10.0.0.1', addresses: ['10.0.0.1'] },
+        }),
+      ).toBe(false);
+      expect(targetOnThisMachine({ targetKind: 'url', target: 'url [::ffff:a00:1]:80' })).toBe(false);
+    },
+  );
 });

@@ -259,7 +259,9 @@ describe('the report of a run that met faults', () => {
     expect(run.result.faults).toEqual({ reset: 2 });
     const report = reportOf([toRunRecord(run.result)], { target: { kind: 'url', label: 'url 127.0.0.1' } });
     const met = '2 connection resets, 1 throttled answer (503/429), 3 retries';
-    const text = `runs met faults: chunked (${met}): the times include the tries again and their backoff; see --details`;
+    const text =
+      `runs met faults: chunked (${met}): the times include the tries again and their backoff; see ` +
+      `--details`;
     expect(report.warnings.filter((w) => w.kind === 'faults')).toEqual([
       { kind: 'faults', contenders: [{ label: 'chunked', detail: met }], text },
     ]);
@@ -337,21 +339,25 @@ describe('a body that stalls past the timeout once', () => {
     },
   );
 
-  it('single, stalling every time with maxRetries 1: fails with the timeout as its error, after resuming once', async () => {
-    const run = await runAgainst(everyGet({ kind: 'stall', afterBytes: BREAK_AT_BYTES }), {
-      sourceMethod: 'single',
-      timeoutMs: STALL_TIMEOUT_MS,
-      maxRetries: 1,
-    });
+  it(
+    'single, stalling every time with maxRetries 1: fails with the timeout as its error, after ' +
+      'resuming once',
+    async () => {
+      const run = await runAgainst(everyGet({ kind: 'stall', afterBytes: BREAK_AT_BYTES }), {
+        sourceMethod: 'single',
+        timeoutMs: STALL_TIMEOUT_MS,
+        maxRetries: 1,
+      });
 
-    expect(run.result.verified).toBe(false);
-    const [r] = run.records;
-    expect(r!.error).toMatch(new RegExp(`^ETIMEDOUT: no data for ${STALL_TIMEOUT_MS} ms`));
-    expect(r!.retries).toBe(1);
-    expect(run.gets.map((g) => g.range)).toEqual([undefined, rangeOf(BREAK_AT_BYTES, SIZE_BYTES - 1)]);
-    expect(run.gets.every((g) => g.stallEndedBy === 'client')).toBe(true);
-    expectPhasesAddUp(run.records);
-  });
+      expect(run.result.verified).toBe(false);
+      const [r] = run.records;
+      expect(r!.error).toMatch(new RegExp(`^ETIMEDOUT: no data for ${STALL_TIMEOUT_MS} ms`));
+      expect(r!.retries).toBe(1);
+      expect(run.gets.map((g) => g.range)).toEqual([undefined, rangeOf(BREAK_AT_BYTES, SIZE_BYTES - 1)]);
+      expect(run.gets.every((g) => g.stallEndedBy === 'client')).toBe(true);
+      expectPhasesAddUp(run.records);
+    },
+  );
 });
 
 describe('a server that ignores Range', () => {
@@ -439,32 +445,37 @@ describe('uploads through a proxy that fails Put Blob in front of Azurite', () =
     }
   }
 
-  it('503, a dropped connection and a 500: each PUT is sent again whole, and the stored blobs verify', async () => {
-    const faults: PutFault[] = [
-      { kind: 'status', status: 503, code: 'ServerBusy', retryAfter: '0' },
-      { kind: 'drop' },
-      { kind: 'status', status: 500, code: 'InternalError' },
-    ];
-    const { result, puts } = await uploadThrough((n) => faults[n]);
+  it(
+    '503, a dropped connection and a 500: each PUT is sent again whole, and the ' + 'stored blobs verify',
+    async () => {
+      const faults: PutFault[] = [
+        { kind: 'status', status: 503, code: 'ServerBusy', retryAfter: '0' },
+        { kind: 'drop' },
+        { kind: 'status', status: 500, code: 'InternalError' },
+      ];
+      const { result, puts } = await uploadThrough((n) => faults[n]);
 
-    expect(result.error).toBeUndefined();
-    expect(result.verified, result.verification).toBe(true);
-    expect(result.failedRequests).toBe(0);
-    expect(result.bytes).toBe(FILE_COUNT * 10_000);
-    expect(sum(result.records.toArray(), 'retries')).toBe(3);
-    expect(sum(result.records.toArray(), 'throttled')).toBe(1);
-    // Every faulted PUT was followed by another for the same blob, which reached the service.
-    expect(puts).toHaveLength(FILE_COUNT + 3);
-    expect(puts.every((p) => p.bodyBytes === 10_000)).toBe(true);
-    for (const p of puts.filter((e) => e.injected !== 'none')) {
-      expect(
-        puts.some((later) => later.putIndex! > p.putIndex! && later.path === p.path && later.status === 201),
-        p.path,
-      ).toBe(true);
-    }
-    expect(puts.filter((e) => e.status === 201)).toHaveLength(FILE_COUNT);
-    expectPhasesAddUp(result.records.toArray());
-  });
+      expect(result.error).toBeUndefined();
+      expect(result.verified, result.verification).toBe(true);
+      expect(result.failedRequests).toBe(0);
+      expect(result.bytes).toBe(FILE_COUNT * 10_000);
+      expect(sum(result.records.toArray(), 'retries')).toBe(3);
+      expect(sum(result.records.toArray(), 'throttled')).toBe(1);
+      // Every faulted PUT was followed by another for the same blob, which reached the service.
+      expect(puts).toHaveLength(FILE_COUNT + 3);
+      expect(puts.every((p) => p.bodyBytes === 10_000)).toBe(true);
+      for (const p of puts.filter((e) => e.injected !== 'none')) {
+        expect(
+          puts.some(
+            (later) => later.putIndex! > p.putIndex! && later.path === p.path && later.status === 201,
+          ),
+          p.path,
+        ).toBe(true);
+      }
+      expect(puts.filter((e) => e.status === 201)).toHaveLength(FILE_COUNT);
+      expectPhasesAddUp(result.records.toArray());
+    },
+  );
 
   it('500 forever with maxRetries 1: fails cleanly after exactly 2 tries per blob', async () => {
     const { result, puts } = await uploadThrough(

@@ -131,31 +131,34 @@ describe("HistogramSum and a reused set (a run's collection without decode/re-en
 });
 
 describe('a histogram as long as its data (short walks from the last answer to the report)', () => {
-  it('starts small, grows to the largest value, and reads the same percentiles as a fixed 24-hour range', () => {
-    const rand = seeded(28);
-    const values = Array.from({ length: 2000 }, () => Math.round(50 + 5000 * rand() ** 6));
-    values.push(3_600_000_000); // an hour: far past where it started
-    const fixed = hdr.build({
-      bitBucketSize: 64,
-      lowestDiscernibleValue: 1,
-      highestTrackableValue: 24 * 3600 * 1_000_000,
-      numberOfSignificantValueDigits: 3,
-    });
-    const grown = newHistogram();
-    const small = newHistogram();
-    for (const v of values) {
-      fixed.recordValue(v);
-      grown.recordValue(v);
-      if (v < 10_000) small.recordValue(v);
-    }
-    // Up to 2^14 µs: 2,048 buckets and 1,024 a doubling past 2^11; not 28,672.
-    expect((small as unknown as { countsArrayLength: number }).countsArrayLength).toBeLessThanOrEqual(
-      5 * 1024,
-    );
-    const read = (h: hdr.Histogram) => [50, 90, 99, 99.9, 100].map((p) => h.getValueAtPercentile(p));
-    expect(read(grown)).toEqual(read(fixed));
-    expect(read(decodeHistogram(encodeHistogram(grown)))).toEqual(read(fixed));
-  });
+  it(
+    'starts small, grows to the largest value, and reads the same percentiles as a ' + 'fixed 24-hour range',
+    () => {
+      const rand = seeded(28);
+      const values = Array.from({ length: 2000 }, () => Math.round(50 + 5000 * rand() ** 6));
+      values.push(3_600_000_000); // an hour: far past where it started
+      const fixed = hdr.build({
+        bitBucketSize: 64,
+        lowestDiscernibleValue: 1,
+        highestTrackableValue: 24 * 3600 * 1_000_000,
+        numberOfSignificantValueDigits: 3,
+      });
+      const grown = newHistogram();
+      const small = newHistogram();
+      for (const v of values) {
+        fixed.recordValue(v);
+        grown.recordValue(v);
+        if (v < 10_000) small.recordValue(v);
+      }
+      // Up to 2^14 µs: 2,048 buckets and 1,024 a doubling past 2^11; not 28,672.
+      expect((small as unknown as { countsArrayLength: number }).countsArrayLength).toBeLessThanOrEqual(
+        5 * 1024,
+      );
+      const read = (h: hdr.Histogram) => [50, 90, 99, 99.9, 100].map((p) => h.getValueAtPercentile(p));
+      expect(read(grown)).toEqual(read(fixed));
+      expect(read(decodeHistogram(encodeHistogram(grown)))).toEqual(read(fixed));
+    },
+  );
 
   it('adds a histogram of a results file written with the fixed range (and that one adds a new one)', () => {
     const old = hdr.build({
@@ -210,34 +213,38 @@ describe('valuesAtPercentiles: one walk of the counts', () => {
 });
 
 describe("a run's own histograms handed to the decode that follows", () => {
-  it('the first decode of its encoding takes the histogram the coordinator made, as a decode would leave it; later ones decode', () => {
-    const sum = new HistogramSum();
-    const rand = seeded(11);
-    for (let i = 0; i < 500; i++) sum.record({ firstByte: rand() * 40 }, 1 + rand() * 90);
-    const waited = newHistogram();
-    waited.recordValue(250);
-    // A worker's metric alone passes through as it came; only what was made here is handed over.
-    sum.addEncoded({ wait: encodeHistogram(waited) });
-    const encoded = sum.encode();
-    expect(sum.encode()).toBe(encoded);
-    expect(() => sum.recordMs('total', 1)).toThrow(/after its encoding/);
-    const ps = [0, 50, 90, 99, 99.9, 100];
-    const read = (h: hdr.Histogram) => ({
-      n: h.totalCount,
-      max: h.maxValue,
-      min: h.minNonZeroValue,
-      at: valuesAtPercentiles(h, ps),
-    });
-    for (const m of ['firstByte', 'total'] as const) {
-      const first = decodeHistogram(encoded[m]!);
-      const again = decodeHistogram(encoded[m]!);
-      expect(first).not.toBe(again);
-      expect(read(first), m).toEqual(read(again));
-      // And it takes what is added to it, as a decoded one does.
-      first.add(again);
-      expect(first.totalCount).toBe(1000);
-    }
-  });
+  it(
+    'the first decode of its encoding takes the histogram the coordinator made, as a decode would ' +
+      'leave it; later ones decode',
+    () => {
+      const sum = new HistogramSum();
+      const rand = seeded(11);
+      for (let i = 0; i < 500; i++) sum.record({ firstByte: rand() * 40 }, 1 + rand() * 90);
+      const waited = newHistogram();
+      waited.recordValue(250);
+      // A worker's metric alone passes through as it came; only what was made here is handed over.
+      sum.addEncoded({ wait: encodeHistogram(waited) });
+      const encoded = sum.encode();
+      expect(sum.encode()).toBe(encoded);
+      expect(() => sum.recordMs('total', 1)).toThrow(/after its encoding/);
+      const ps = [0, 50, 90, 99, 99.9, 100];
+      const read = (h: hdr.Histogram) => ({
+        n: h.totalCount,
+        max: h.maxValue,
+        min: h.minNonZeroValue,
+        at: valuesAtPercentiles(h, ps),
+      });
+      for (const m of ['firstByte', 'total'] as const) {
+        const first = decodeHistogram(encoded[m]!);
+        const again = decodeHistogram(encoded[m]!);
+        expect(first).not.toBe(again);
+        expect(read(first), m).toEqual(read(again));
+        // And it takes what is added to it, as a decoded one does.
+        first.add(again);
+        expect(first.totalCount).toBe(1000);
+      }
+    },
+  );
 
   it("encodes byte for byte as the package's encodeIntoCompressedBase64 does", () => {
     const rand = seeded(29);
@@ -342,36 +349,40 @@ describe('the counts index in integer arithmetic', () => {
   ).constructorFromBucketSize(64);
   const Ours = withIntegerIndex(Package) as unknown as typeof Package;
 
-  it("gives the package's index for every whole value up to 2^31 - 1, and takes the package's way past it or between", () => {
-    const rand = seeded(31);
-    const values = [
-      0,
-      1,
-      2,
-      3,
-      1023,
-      1024,
-      2047,
-      2048,
-      2049,
-      1.5,
-      0.4,
-      2 ** 31 - 1,
-      2 ** 31,
-      2 ** 31 + 1,
-      3 * 3_600_000_000,
-      2 ** 40 + 7,
-    ];
-    for (let k = 1; k < 31; k++) values.push(2 ** k - 1, 2 ** k, 2 ** k + 1);
-    for (let i = 0; i < 20_000; i++) values.push(Math.round(Math.exp(rand() * Math.log(2 ** 31))));
-    for (const digits of [1, 2, 3]) {
-      const theirs = new Package(1, 2, digits),
-        ours = new Ours(1, 2, digits);
-      for (const v of values)
-        expect(ours.countsArrayIndex(v), `${v}, ${digits} digits`).toBe(theirs.countsArrayIndex(v));
-      expect(() => ours.countsArrayIndex(-1)).toThrow(/cannot be negative/);
-    }
-  });
+  it(
+    "gives the package's index for every whole value up to 2^31 - 1, and takes the package's way " +
+      'past it or between',
+    () => {
+      const rand = seeded(31);
+      const values = [
+        0,
+        1,
+        2,
+        3,
+        1023,
+        1024,
+        2047,
+        2048,
+        2049,
+        1.5,
+        0.4,
+        2 ** 31 - 1,
+        2 ** 31,
+        2 ** 31 + 1,
+        3 * 3_600_000_000,
+        2 ** 40 + 7,
+      ];
+      for (let k = 1; k < 31; k++) values.push(2 ** k - 1, 2 ** k, 2 ** k + 1);
+      for (let i = 0; i < 20_000; i++) values.push(Math.round(Math.exp(rand() * Math.log(2 ** 31))));
+      for (const digits of [1, 2, 3]) {
+        const theirs = new Package(1, 2, digits),
+          ours = new Ours(1, 2, digits);
+        for (const v of values)
+          expect(ours.countsArrayIndex(v), `${v}, ${digits} digits`).toBe(theirs.countsArrayIndex(v));
+        expect(() => ours.countsArrayIndex(-1)).toThrow(/cannot be negative/);
+      }
+    },
+  );
 
   it('records into the same counts: the encodings of the same values are equal', () => {
     const rand = seeded(37);

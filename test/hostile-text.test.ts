@@ -27,7 +27,8 @@ const STARTS = ['=', '+', '-', '@'];
 
 /** A hostile string, tagged so a test can say where it came from; it starts with a formula character. */
 const hostile = (tag: string, i = 0) =>
-  `${STARTS[i % STARTS.length]}cmd|' /C calc'!A0 ${tag}\u001b]0;PWNED\u0007\u001b[2J\r\u0000\n## forged ${tag}\t| cell | \`tick\` <script>alert(1)</script> [x](http://e.test) \u009b31m\u202eevil`;
+  `${STARTS[i % STARTS.length]}cmd|' /C calc'!A0 ${tag}\u001b]0;PWNED\u0007\u001b[2J\r\u0000\n## ` +
+  `forged ${tag}\t| cell | \`tick\` <script>alert(1)</script> [x](http://e.test) \u009b31m\u202eevil`;
 /** Longer than any column: a cut must not leave half an escape sequence. */
 const LONG = `${'w'.repeat(300)}\u001b]0;cut in half\u0007`;
 
@@ -39,7 +40,8 @@ function scanCommon(what: string, text: string): void {
   const bad = CONTROL.exec(text);
   expect(
     bad
-      ? `${JSON.stringify(bad[0])} at ${JSON.stringify(text.slice(Math.max(0, bad.index - 40), bad.index + 10))}`
+      ? `${JSON.stringify(bad[0])} at ` +
+          `${JSON.stringify(text.slice(Math.max(0, bad.index - 40), bad.index + 10))}`
       : undefined,
     what,
   ).toBeUndefined();

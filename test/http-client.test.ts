@@ -198,7 +198,9 @@ describe('throttled answers by their limit', () => {
     error: answerError({
       status: 503,
       headers: { 'x-ms-error-code': 'ServerBusy' },
-      body: `<?xml version="1.0"?><Error><Code>ServerBusy</Code><Message>${message}\nRequestId:1</Message></Error>`,
+      body:
+        `<?xml ` +
+        `version="1.0"?><Error><Code>ServerBusy</Code><Message>${message}\nRequestId:1</Message></Error>`,
     }),
   });
   const ok = { status: 200, bytes: 1, reused: true, phases: {}, totalMs: 1, startEpochMs: 0, headers: {} };

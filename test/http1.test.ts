@@ -39,7 +39,8 @@ describe('parseHead', () => {
 
   it('gives every header when asked: names lowercased, repeats joined, set-cookie as a list', () => {
     const h = head(
-      'HTTP/1.1 503 Server Busy\r\nRetry-After: 1\r\nContent-MD5: abc==\r\nX-A: 1\r\nx-a: 2\r\nSet-Cookie: a\r\nSet-Cookie: b\r\nContent-Length: 0',
+      'HTTP/1.1 503 Server Busy\r\nRetry-After: 1\r\nContent-MD5: abc==\r\nX-A: 1\r\nx-a: ' +
+        '2\r\nSet-Cookie: a\r\nSet-Cookie: b\r\nContent-Length: 0',
     );
     expect(h.headers).toEqual({
       'retry-after': '1',

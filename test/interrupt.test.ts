@@ -67,62 +67,69 @@ describe('SIGINT and SIGTERM', () => {
     ['SIGINT', 130],
     ['SIGTERM', 143],
   ] as const) {
-    it(`${signal}: starts nothing new, stops the run in flight, writes partial results, exits ${code} promptly, leaves no workers`, async () => {
-      const cli = startCli(['--source-method', 'chunked', '--concurrency', '4', '--runs', '20']);
-      // Let at least one run complete, then stop in the middle of a later one.
-      await cli.waitFor(/chunked: 4 request\(s\)[\s\S]*chunked: 4 request\(s\)/);
-      const workers = childPids(cli.child.pid!);
-      const signalled = performance.now();
-      cli.child.kill(signal);
-      expect(await cli.exited).toBe(code);
-      // Bounded, not instant: a grace second for what is in flight, then the workers are ended (the
-      // issue's goal is 2 s; the slack is for a loaded CI machine).
-      expect(performance.now() - signalled).toBeLessThan(4_000);
-      const { stdout, stderr } = cli.out();
-      expect(stderr).toContain(`${signal}: no new requests`);
-      expect(stderr).not.toMatch(/\n\s+at /);
-      expect(stdout).toContain(`STOPPED by ${signal}`);
-      const doc = JSON.parse(readFileSync(join(cli.cwd, 'r.json'), 'utf8'));
-      expect(doc.complete).toBe(false);
-      expect(doc.runs.length).toBeGreaterThanOrEqual(1);
-      expect(doc.runs.length).toBeLessThan(20);
-      // Runs cut short are left out rather than reported as failures.
-      expect(
-        doc.runs.some(runFailed),
-        JSON.stringify(
-          doc.runs.map((r: { verification: string; error?: string }) => [r.verification, r.error]),
-        ),
-      ).toBe(false);
-      expect(readdirSync(cli.cwd).filter((f) => f.includes('.tmp-'))).toEqual([]);
-      for (const pid of workers) expect(alive(pid)).toBe(false);
-    });
+    it(
+      `${signal}: starts nothing new, stops the run in flight, writes partial results, exits ${code} ` +
+        `promptly, leaves no workers`,
+      async () => {
+        const cli = startCli(['--source-method', 'chunked', '--concurrency', '4', '--runs', '20']);
+        // Let at least one run complete, then stop in the middle of a later one.
+        await cli.waitFor(/chunked: 4 request\(s\)[\s\S]*chunked: 4 request\(s\)/);
+        const workers = childPids(cli.child.pid!);
+        const signalled = performance.now();
+        cli.child.kill(signal);
+        expect(await cli.exited).toBe(code);
+        // Bounded, not instant: a grace second for what is in flight, then the workers are ended (the
+        // issue's goal is 2 s; the slack is for a loaded CI machine).
+        expect(performance.now() - signalled).toBeLessThan(4_000);
+        const { stdout, stderr } = cli.out();
+        expect(stderr).toContain(`${signal}: no new requests`);
+        expect(stderr).not.toMatch(/\n\s+at /);
+        expect(stdout).toContain(`STOPPED by ${signal}`);
+        const doc = JSON.parse(readFileSync(join(cli.cwd, 'r.json'), 'utf8'));
+        expect(doc.complete).toBe(false);
+        expect(doc.runs.length).toBeGreaterThanOrEqual(1);
+        expect(doc.runs.length).toBeLessThan(20);
+        // Runs cut short are left out rather than reported as failures.
+        expect(
+          doc.runs.some(runFailed),
+          JSON.stringify(
+            doc.runs.map((r: { verification: string; error?: string }) => [r.verification, r.error]),
+          ),
+        ).toBe(false);
+        expect(readdirSync(cli.cwd).filter((f) => f.includes('.tmp-'))).toEqual([]);
+        for (const pid of workers) expect(alive(pid)).toBe(false);
+      },
+    );
   }
 });
 
 describe('results that cannot be written at the end', () => {
-  it('the report is still printed, the line says where the results could not go, and the exit is 1', async () => {
-    const cli = startCli(['--source-method', 'chunked', '--concurrency', '4', '--runs', '3']);
-    // After the first run the file exists; then something puts a directory in its place.
-    await cli.waitFor(/chunked: 4 request\(s\)[\s\S]*chunked: 4 request\(s\)/);
-    // The CLI may be saving the first run at this moment (a temp file renamed into place): the
-    // directory goes in once no file is renamed back between the removal and the mkdir.
-    for (let tries = 0; ; tries++) {
-      rmSync(join(cli.cwd, 'r.json'), { force: true });
-      try {
-        mkdirSync(join(cli.cwd, 'r.json'));
-        break;
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || tries >= 50) throw err;
-        await new Promise((r) => setTimeout(r, 10));
+  it(
+    'the report is still printed, the line says where the results could not go, ' + 'and the exit is 1',
+    async () => {
+      const cli = startCli(['--source-method', 'chunked', '--concurrency', '4', '--runs', '3']);
+      // After the first run the file exists; then something puts a directory in its place.
+      await cli.waitFor(/chunked: 4 request\(s\)[\s\S]*chunked: 4 request\(s\)/);
+      // The CLI may be saving the first run at this moment (a temp file renamed into place): the
+      // directory goes in once no file is renamed back between the removal and the mkdir.
+      for (let tries = 0; ; tries++) {
+        rmSync(join(cli.cwd, 'r.json'), { force: true });
+        try {
+          mkdirSync(join(cli.cwd, 'r.json'));
+          break;
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || tries >= 50) throw err;
+          await new Promise((r) => setTimeout(r, 10));
+        }
       }
-    }
-    expect(await cli.exited).toBe(1);
-    const { stdout, stderr } = cli.out();
-    expect(stdout).toMatch(/^\d+=?\s+chunked\s.*\snot verified \(plain URL/m);
-    expect(stderr).toMatch(/^blob-cacher: results not saved: .*r\.json/m);
-    expect(stderr).not.toMatch(/\n\s+at /);
-    expect(readdirSync(cli.cwd).filter((f) => f.includes('.tmp'))).toEqual([]);
-  });
+      expect(await cli.exited).toBe(1);
+      const { stdout, stderr } = cli.out();
+      expect(stdout).toMatch(/^\d+=?\s+chunked\s.*\snot verified \(plain URL/m);
+      expect(stderr).toMatch(/^blob-cacher: results not saved: .*r\.json/m);
+      expect(stderr).not.toMatch(/\n\s+at /);
+      expect(readdirSync(cli.cwd).filter((f) => f.includes('.tmp'))).toEqual([]);
+    },
+  );
 });
 
 describe('a worker process that dies', () => {

@@ -54,16 +54,20 @@ describe('FileSet: many small files as a few numbers', () => {
     expect(largestBytes(upload(0, size))).toBe(0);
   });
 
-  it("makes a fixture set's download items: each file at index x size of the whole, its content from the pool", () => {
-    const set = perFileItems({ sizeBytes: 1000, concurrency: 1, fileCount: 12, urlTarget: false });
-    expect(set.at(11)).toEqual({
-      index: 11,
-      blob: 'many/12x1000/file-0000011',
-      destOffsetBytes: 11_000,
-      contentOffsetBytes: 11_000,
-      lengthBytes: 1000,
-    });
-  });
+  it(
+    "makes a fixture set's download items: each file at index x size of the whole, its content from " +
+      'the pool',
+    () => {
+      const set = perFileItems({ sizeBytes: 1000, concurrency: 1, fileCount: 12, urlTarget: false });
+      expect(set.at(11)).toEqual({
+        index: 11,
+        blob: 'many/12x1000/file-0000011',
+        destOffsetBytes: 11_000,
+        contentOffsetBytes: 11_000,
+        lengthBytes: 1000,
+      });
+    },
+  );
 
   it('splits into shares, in order, that together are the whole set, each still a set', () => {
     const set = upload(103, 10);

@@ -15,34 +15,38 @@ import { testConfig } from './helpers/config.js';
 beforeAll(() => setLogLevel('error'));
 
 describe('request kinds', () => {
-  it("every strategy names a kind the registry loads, and its unit follows from the kind and the plan's shape", async () => {
-    const units: Record<string, string> = {};
-    for (const s of [...DOWNLOAD_STRATEGIES, ...UPLOAD_STRATEGIES]) {
-      const kind = await loadKind(s.kind);
-      expect(kind.name).toBe(s.kind);
-      units[s.name + (UPLOAD_STRATEGIES.includes(s as never) ? ' (upload)' : '')] = kind.unit(
-        workloadOf(s) === 'files' ? 'files' : 'object',
-      );
-    }
-    expect(units).toEqual({
-      single: 'MiB/s',
-      chunked: 'MiB/s',
-      'round-robin': 'MiB/s',
-      assemble: 'MiB/s',
-      sdk: 'MiB/s',
-      'small-files': 'ops/s',
-      'sdk-small-files': 'ops/s',
-      list: 'ops/s',
-      'list-hierarchy': 'ops/s',
-      'sdk-list': 'ops/s',
-      head: 'ops/s',
-      'sdk-head': 'ops/s',
-      'small-files (upload)': 'ops/s',
-      'sdk-small-files (upload)': 'ops/s',
-      'blocks (upload)': 'MiB/s',
-      'sdk-upload (upload)': 'MiB/s',
-    });
-  });
+  it(
+    'every strategy names a kind the registry loads, and its unit follows from the kind and the ' +
+      "plan's shape",
+    async () => {
+      const units: Record<string, string> = {};
+      for (const s of [...DOWNLOAD_STRATEGIES, ...UPLOAD_STRATEGIES]) {
+        const kind = await loadKind(s.kind);
+        expect(kind.name).toBe(s.kind);
+        units[s.name + (UPLOAD_STRATEGIES.includes(s as never) ? ' (upload)' : '')] = kind.unit(
+          workloadOf(s) === 'files' ? 'files' : 'object',
+        );
+      }
+      expect(units).toEqual({
+        single: 'MiB/s',
+        chunked: 'MiB/s',
+        'round-robin': 'MiB/s',
+        assemble: 'MiB/s',
+        sdk: 'MiB/s',
+        'small-files': 'ops/s',
+        'sdk-small-files': 'ops/s',
+        list: 'ops/s',
+        'list-hierarchy': 'ops/s',
+        'sdk-list': 'ops/s',
+        head: 'ops/s',
+        'sdk-head': 'ops/s',
+        'small-files (upload)': 'ops/s',
+        'sdk-small-files (upload)': 'ops/s',
+        'blocks (upload)': 'MiB/s',
+        'sdk-upload (upload)': 'MiB/s',
+      });
+    },
+  );
 
   it('a name not in the registry is refused, naming the known ones', async () => {
     await expect(loadKind('hedged-get')).rejects.toThrow(
@@ -50,26 +54,32 @@ describe('request kinds', () => {
     );
   });
 
-  it('a run carries its unit into the results file, and a file with a unit that is neither is refused on read', async () => {
-    const run = await runDownload(
-      testConfig('download', {
-        sourceMethod: 'chunked',
-        fileSizeBytes: 100_000,
-        concurrency: 2,
-        container: 'kinds-test',
-      }),
-    );
-    expect(run.results.map((r) => [r.strategy, r.unit, r.verified])).toEqual([['chunked', 'MiB/s', true]]);
-    const doc = newResultsFile('download', {}, { kind: 'embedded-azurite', label: 'embedded Azurite' });
-    doc.runs.push(toRunRecord(run.results[0]!));
-    expect(parseResultsDoc(JSON.parse(JSON.stringify(doc)))).not.toHaveProperty('problem');
-    const bad = JSON.parse(JSON.stringify(doc));
-    bad.runs[0].unit = 'GB/s';
-    expect(parseResultsDoc(bad)).toEqual({ problem: expect.stringMatching(/bad unit \(MiB\/s or ops\/s\)/) });
-    // A file without a unit still reads.
-    delete bad.runs[0].unit;
-    expect(parseResultsDoc(bad)).not.toHaveProperty('problem');
-  });
+  it(
+    'a run carries its unit into the results file, and a file with a unit that is ' +
+      'neither is refused on read',
+    async () => {
+      const run = await runDownload(
+        testConfig('download', {
+          sourceMethod: 'chunked',
+          fileSizeBytes: 100_000,
+          concurrency: 2,
+          container: 'kinds-test',
+        }),
+      );
+      expect(run.results.map((r) => [r.strategy, r.unit, r.verified])).toEqual([['chunked', 'MiB/s', true]]);
+      const doc = newResultsFile('download', {}, { kind: 'embedded-azurite', label: 'embedded Azurite' });
+      doc.runs.push(toRunRecord(run.results[0]!));
+      expect(parseResultsDoc(JSON.parse(JSON.stringify(doc)))).not.toHaveProperty('problem');
+      const bad = JSON.parse(JSON.stringify(doc));
+      bad.runs[0].unit = 'GB/s';
+      expect(parseResultsDoc(bad)).toEqual({
+        problem: expect.stringMatching(/bad unit \(MiB\/s or ops\/s\)/),
+      });
+      // A file without a unit still reads.
+      delete bad.runs[0].unit;
+      expect(parseResultsDoc(bad)).not.toHaveProperty('problem');
+    },
+  );
 });
 
 describe("a worker's job as a state machine", () => {

@@ -25,7 +25,10 @@ describe('checkDownloadFits', () => {
         limits,
       ),
     ).toThrow(
-      /^single would hold a 3 GiB range in memory, .* use more --concurrency or a --range-size, or --sink file$/,
+      new RegExp(
+        '^single would hold a 3 GiB range in memory, .* use more ' +
+          '--concurrency or a --range-size, or --sink file$',
+      ),
     );
   });
 
@@ -56,19 +59,23 @@ describe('checkDownloadFits', () => {
     ).toThrow(/^sdk would hold a 3 GiB range in memory/);
   });
 
-  it('round-robin with --concurrency 1000 needs 1000 copies: refused on the embedded target, allowed on an account', () => {
-    const input = { sizeBytes: 80 * 1024 ** 2, concurrency: 1000, urlTarget: false };
-    expect(() =>
-      checkDownloadFits(selectStrategies('round-robin', false), input, { ...limits, sink: 'discard' }),
-    ).toThrow(ConfigError);
-    expect(() =>
-      checkDownloadFits(selectStrategies('round-robin', false), input, {
-        ...limits,
-        sink: 'discard',
-        embedded: false,
-      }),
-    ).not.toThrow();
-  });
+  it(
+    'round-robin with --concurrency 1000 needs 1000 copies: refused on the embedded target, allowed ' +
+      'on an account',
+    () => {
+      const input = { sizeBytes: 80 * 1024 ** 2, concurrency: 1000, urlTarget: false };
+      expect(() =>
+        checkDownloadFits(selectStrategies('round-robin', false), input, { ...limits, sink: 'discard' }),
+      ).toThrow(ConfigError);
+      expect(() =>
+        checkDownloadFits(selectStrategies('round-robin', false), input, {
+          ...limits,
+          sink: 'discard',
+          embedded: false,
+        }),
+      ).not.toThrow();
+    },
+  );
 
   it('a memory sink larger than 80% of the machine is refused', () => {
     expect(() =>
@@ -86,7 +93,11 @@ describe('checkDownloadFits', () => {
 describe('checkUploadFits', () => {
   it('10 million small files on a 2 GiB machine are refused with the count that fits; 1 million fit', () => {
     expect(() => checkUploadFits(10_000_000, true, 2 * GiB)).toThrow(
-      /^10000000 files per run would need about 4\.77 GiB of per-file state \(about 512 B a file\), more than 80% of this machine's 2 GiB; use --file-count 3355443 or fewer/,
+      new RegExp(
+        String.raw`^10000000 files per run would need about 4\.77 GiB of ` +
+          String.raw`per-file state \(about 512 B a file\), more than 80% of this machine's 2 GiB; ` +
+          'use --file-count 3355443 or fewer',
+      ),
     );
     expect(() => checkUploadFits(1_000_000, true, 2 * GiB)).not.toThrow();
     expect(() => checkUploadFits(10_000_000, true, 24 * GiB)).not.toThrow();

@@ -244,7 +244,8 @@ describe('--metrics on a steady run of the CLI', () => {
     'warn',
   ];
 
-  it('writes one point per interval per contender to a file, the same lines to Influx, and OTLP JSON to a collector', async () => {
+  it('writes one point per interval per contender to a file, the same lines to Influx, and OTLP JSON ' +
+    'to a collector', async () => {
     const cwd = await dir();
     const influx = await receiver();
     const otlp = await receiver(
@@ -348,7 +349,8 @@ describe('--metrics on a steady run of the CLI', () => {
     }
   }, 40_000);
 
-  it('goes on past a receiver that stalls and one that refuses, says so once per sink, and exits 0', async () => {
+  it('goes on past a receiver that stalls and one that refuses, says so once per ' +
+    'sink, and exits 0', async () => {
     const cwd = await dir();
     // Takes each POST and never answers it.
     const stalled = await receiver(() => {});
@@ -374,7 +376,8 @@ describe('--metrics on a steady run of the CLI', () => {
     }
   }, 40_000);
 
-  it('refuses a bad sink, a symbolic link and a directory before any work, with one line and exit 2', async () => {
+  it('refuses a bad sink, a symbolic link and a directory before any work, with one ' +
+    'line and exit 2', async () => {
     const cwd = await dir();
     await mkdir(join(cwd, 'adir'));
     await symlink(join(cwd, 'elsewhere.lp'), join(cwd, 'link.lp'));
@@ -391,66 +394,69 @@ describe('--metrics on a steady run of the CLI', () => {
     }
   }, 40_000);
 
-  it('has a Grafana dashboard whose every query reads a measurement, fields and tags the run above wrote', async () => {
-    expect(emitted.size, 'the steady run above wrote points').toBeGreaterThan(0);
-    const dash = JSON.parse(await readFile(DASHBOARD, 'utf8')) as {
-      schemaVersion: number;
-      uid: string;
-      title: string;
-      __inputs: { type: string; pluginId: string }[];
-      templating: { list: { name: string }[] };
-      panels: {
-        id: number;
-        type: string;
+  it(
+    'has a Grafana dashboard whose every query reads a measurement, fields and ' + 'tags the run above wrote',
+    async () => {
+      expect(emitted.size, 'the steady run above wrote points').toBeGreaterThan(0);
+      const dash = JSON.parse(await readFile(DASHBOARD, 'utf8')) as {
+        schemaVersion: number;
+        uid: string;
         title: string;
-        gridPos: { x: number; y: number; w: number; h: number };
-        datasource: { type: string };
-        targets: { refId: string; query: string }[];
-      }[];
-    };
-    // Grafana 10 and 11 read schemaVersion 39 as current; an import asks for the InfluxDB data source.
-    expect(dash.schemaVersion).toBe(39);
-    expect(dash.uid).toMatch(/^[A-Za-z0-9_-]{1,40}$/);
-    expect(dash.__inputs).toEqual([expect.objectContaining({ type: 'datasource', pluginId: 'influxdb' })]);
-    const variables = new Set(dash.templating.list.map((v) => v.name));
-    expect(dash.panels.length).toBeGreaterThanOrEqual(5);
-    expect(new Set(dash.panels.map((p) => p.id)).size).toBe(dash.panels.length);
-    const read = new Set<string>();
-    for (const panel of dash.panels) {
-      expect(['timeseries', 'table']).toContain(panel.type);
-      expect(panel.datasource.type).toBe('influxdb');
-      expect(panel.gridPos.x + panel.gridPos.w, panel.title).toBeLessThanOrEqual(24);
-      expect(panel.targets.length, panel.title).toBeGreaterThan(0);
-      for (const { query } of panel.targets) {
-        const measurements = [...query.matchAll(/r\._measurement == "([^"]+)"/g)].map((m) => m[1]!);
-        const fields = [...query.matchAll(/r\._field == "([^"]+)"/g)].map((m) => m[1]!);
-        const tags = [...query.matchAll(/\br\.([a-z_]+) =~/g)].map((m) => m[1]!);
-        expect(measurements, panel.title).toHaveLength(1);
-        const wrote = emitted.get(measurements[0]!);
-        expect(wrote, `${panel.title}: ${measurements[0]} is written`).toBeDefined();
-        expect(fields.length, panel.title).toBeGreaterThan(0);
-        for (const f of fields) {
-          expect(wrote!.fields.has(f), `${panel.title}: field ${f} of ${measurements[0]}`).toBe(true);
-          read.add(`${measurements[0]}.${f}`);
-        }
-        for (const t of tags) expect(wrote!.tags.has(t), `${panel.title}: tag ${t}`).toBe(true);
-        for (const [, v] of query.matchAll(/\$\{([a-z_]+)(:[a-z]+)?\}/g)) {
-          expect(variables.has(v!), `${panel.title}: variable ${v}`).toBe(true);
+        __inputs: { type: string; pluginId: string }[];
+        templating: { list: { name: string }[] };
+        panels: {
+          id: number;
+          type: string;
+          title: string;
+          gridPos: { x: number; y: number; w: number; h: number };
+          datasource: { type: string };
+          targets: { refId: string; query: string }[];
+        }[];
+      };
+      // Grafana 10 and 11 read schemaVersion 39 as current; an import asks for the InfluxDB data source.
+      expect(dash.schemaVersion).toBe(39);
+      expect(dash.uid).toMatch(/^[A-Za-z0-9_-]{1,40}$/);
+      expect(dash.__inputs).toEqual([expect.objectContaining({ type: 'datasource', pluginId: 'influxdb' })]);
+      const variables = new Set(dash.templating.list.map((v) => v.name));
+      expect(dash.panels.length).toBeGreaterThanOrEqual(5);
+      expect(new Set(dash.panels.map((p) => p.id)).size).toBe(dash.panels.length);
+      const read = new Set<string>();
+      for (const panel of dash.panels) {
+        expect(['timeseries', 'table']).toContain(panel.type);
+        expect(panel.datasource.type).toBe('influxdb');
+        expect(panel.gridPos.x + panel.gridPos.w, panel.title).toBeLessThanOrEqual(24);
+        expect(panel.targets.length, panel.title).toBeGreaterThan(0);
+        for (const { query } of panel.targets) {
+          const measurements = [...query.matchAll(/r\._measurement == "([^"]+)"/g)].map((m) => m[1]!);
+          const fields = [...query.matchAll(/r\._field == "([^"]+)"/g)].map((m) => m[1]!);
+          const tags = [...query.matchAll(/\br\.([a-z_]+) =~/g)].map((m) => m[1]!);
+          expect(measurements, panel.title).toHaveLength(1);
+          const wrote = emitted.get(measurements[0]!);
+          expect(wrote, `${panel.title}: ${measurements[0]} is written`).toBeDefined();
+          expect(fields.length, panel.title).toBeGreaterThan(0);
+          for (const f of fields) {
+            expect(wrote!.fields.has(f), `${panel.title}: field ${f} of ${measurements[0]}`).toBe(true);
+            read.add(`${measurements[0]}.${f}`);
+          }
+          for (const t of tags) expect(wrote!.tags.has(t), `${panel.title}: tag ${t}`).toBe(true);
+          for (const [, v] of query.matchAll(/\$\{([a-z_]+)(:[a-z]+)?\}/g)) {
+            expect(variables.has(v!), `${panel.title}: variable ${v}`).toBe(true);
+          }
         }
       }
-    }
-    // Every figure live metrics are for is on it: rate, latency percentiles, errors, retries, throttles.
-    const figures = [
-      'blob_cacher.mib_per_s',
-      'blob_cacher.requests_per_s',
-      'blob_cacher.errors',
-      'blob_cacher.retries',
-      'blob_cacher_interval.latency_p99_ms',
-      'blob_cacher_interval.throttles',
-      'blob_cacher_run.latency_p90_ms',
-    ];
-    for (const f of figures) {
-      expect(read.has(f), f).toBe(true);
-    }
-  });
+      // Every figure live metrics are for is on it: rate, latency percentiles, errors, retries, throttles.
+      const figures = [
+        'blob_cacher.mib_per_s',
+        'blob_cacher.requests_per_s',
+        'blob_cacher.errors',
+        'blob_cacher.retries',
+        'blob_cacher_interval.latency_p99_ms',
+        'blob_cacher_interval.throttles',
+        'blob_cacher_run.latency_p90_ms',
+      ];
+      for (const f of figures) {
+        expect(read.has(f), f).toBe(true);
+      }
+    },
+  );
 });

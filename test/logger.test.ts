@@ -23,17 +23,22 @@ describe('logger', () => {
     expect(lines[0]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z info: hello\n$/);
   });
 
-  it("a message quoting a server's or a file's text stays one line: ESC, BEL, CR, a newline and C1 escaped", () => {
-    log.warn(
-      'runs/r/results/\u001b]0;PWNED\u0007\r\n2026-01-01T00:00:00.000Z error: forged \u009b2J: left out',
-      { server: 'x\u009by' },
-    );
-    expect(lines).toHaveLength(1);
-    expect(lines[0]!.slice(0, -1)).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
-    expect(lines[0]).toContain(
-      'runs/r/results/\\x1b]0;PWNED\\x07\\r\\n2026-01-01T00:00:00.000Z error: forged \\x9b2J: left out {"server":"x\\x9by"}',
-    );
-  });
+  it(
+    "a message quoting a server's or a file's text stays one line: ESC, BEL, CR, a " +
+      'newline and C1 escaped',
+    () => {
+      log.warn(
+        'runs/r/results/\u001b]0;PWNED\u0007\r\n2026-01-01T00:00:00.000Z error: forged \u009b2J: left out',
+        { server: 'x\u009by' },
+      );
+      expect(lines).toHaveLength(1);
+      expect(lines[0]!.slice(0, -1)).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
+      expect(lines[0]).toContain(
+        'runs/r/results/\\x1b]0;PWNED\\x07\\r\\n2026-01-01T00:00:00.000Z error: forged \\x9b2J: left ' +
+          'out {"server":"x\\x9by"}',
+      );
+    },
+  );
 
   it('drops lines below the level and answers the level checks', () => {
     setLogLevel('warn');
@@ -71,25 +76,30 @@ describe('logger', () => {
 describe('winston is the logger', () => {
   const LEVELS = ['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly'] as const;
 
-  it("every line, at every level, goes through the process's one winston logger and comes out redacted", () => {
-    setLogLevel('silly');
-    const winston = log.winston();
-    const entered = vi.spyOn(winston, 'write');
-    const sig = 'c2lnbmF0dXJlLWZvci13aW5zdG9u';
-    for (const level of LEVELS)
-      log[level](`${level} https://a/b?sv=1&sig=${sig}`, { connection: `AccountKey=${sig};` });
-    expect(entered).toHaveBeenCalledTimes(LEVELS.length);
-    expect(entered.mock.calls.map(([info]) => (info as { level: string }).level)).toEqual([...LEVELS]);
-    expect(lines).toHaveLength(LEVELS.length);
-    for (const [i, line] of lines.entries()) {
-      expect(line).toMatch(
-        new RegExp(
-          `^\\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z ${LEVELS[i]}: ${LEVELS[i]} https://a/b\\?sv=1&sig=\\[redacted\\] \\{"connection":"AccountKey=\\[redacted\\];"\\}\\n$`,
-        ),
-      );
-      expect(line).not.toContain(sig);
-    }
-  });
+  it(
+    "every line, at every level, goes through the process's one winston logger and " + 'comes out redacted',
+    () => {
+      setLogLevel('silly');
+      const winston = log.winston();
+      const entered = vi.spyOn(winston, 'write');
+      const sig = 'c2lnbmF0dXJlLWZvci13aW5zdG9u';
+      for (const level of LEVELS)
+        log[level](`${level} https://a/b?sv=1&sig=${sig}`, { connection: `AccountKey=${sig};` });
+      expect(entered).toHaveBeenCalledTimes(LEVELS.length);
+      expect(entered.mock.calls.map(([info]) => (info as { level: string }).level)).toEqual([...LEVELS]);
+      expect(lines).toHaveLength(LEVELS.length);
+      for (const [i, line] of lines.entries()) {
+        expect(line).toMatch(
+          new RegExp(
+            `^\\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z ${LEVELS[i]}: ${LEVELS[i]} ` +
+              `https://a/b\\?sv=1&sig=\\[redacted\\] ` +
+              `\\{"connection":"AccountKey=\\[redacted\\];"\\}\\n$`,
+          ),
+        );
+        expect(line).not.toContain(sig);
+      }
+    },
+  );
 
   it('writes nothing that winston did not: a line winston drops reaches no output', () => {
     const winston = log.winston();

@@ -45,15 +45,19 @@ const DOCKER_V2: MachineReadings = {
 };
 
 describe('the machine a process is given', () => {
-  it('reads CPU quotas from cgroup v2 cpu.max and v1 cfs_quota_us/cfs_period_us, and none where unlimited', () => {
-    expect(cpuQuotaOf({ cpuMax: 'max 100000\n' })).toBeUndefined();
-    expect(cpuQuotaOf({ cpuMax: '150000 100000\n' })).toBe(1.5);
-    expect(cpuQuotaOf({ cpuMax: '50000 100000' })).toBe(0.5);
-    expect(cpuQuotaOf({ cfsQuotaUs: '-1\n', cfsPeriodUs: '100000\n' })).toBeUndefined();
-    expect(cpuQuotaOf({ cfsQuotaUs: '200000\n', cfsPeriodUs: '100000\n' })).toBe(2);
-    expect(cpuQuotaOf({ cfsQuotaUs: 'garbage', cfsPeriodUs: '100000' })).toBeUndefined();
-    expect(cpuQuotaOf({})).toBeUndefined();
-  });
+  it(
+    'reads CPU quotas from cgroup v2 cpu.max and v1 cfs_quota_us/cfs_period_us, and none where ' +
+      'unlimited',
+    () => {
+      expect(cpuQuotaOf({ cpuMax: 'max 100000\n' })).toBeUndefined();
+      expect(cpuQuotaOf({ cpuMax: '150000 100000\n' })).toBe(1.5);
+      expect(cpuQuotaOf({ cpuMax: '50000 100000' })).toBe(0.5);
+      expect(cpuQuotaOf({ cfsQuotaUs: '-1\n', cfsPeriodUs: '100000\n' })).toBeUndefined();
+      expect(cpuQuotaOf({ cfsQuotaUs: '200000\n', cfsPeriodUs: '100000\n' })).toBe(2);
+      expect(cpuQuotaOf({ cfsQuotaUs: 'garbage', cfsPeriodUs: '100000' })).toBeUndefined();
+      expect(cpuQuotaOf({})).toBeUndefined();
+    },
+  );
 
   it('on a host without limits: its cores and its free memory, nothing named a container', () => {
     expect(machineLimits(HOST_ONLY)).toEqual({ cores: 2, availableBytes: 22 * 1024 * MiB });
@@ -68,14 +72,18 @@ describe('the machine a process is given', () => {
     ['cgroup v1', DOCKER_V1],
     ['cgroup v2', DOCKER_V2],
   ] as const) {
-    it(`--memory 512m --cpus 1 on ${name}: the container's limit and quota, not the host's 22 GiB and 2 cores`, () => {
-      expect(machineLimits(readings)).toEqual({
-        cores: 1,
-        cpuQuota: 1,
-        availableBytes: 503 * MiB,
-        memoryLimitBytes: 512 * MiB,
-      });
-    });
+    it(
+      `--memory 512m --cpus 1 on ${name}: the container's limit and quota, not the ` +
+        `host's 22 GiB and 2 cores`,
+      () => {
+        expect(machineLimits(readings)).toEqual({
+          cores: 1,
+          cpuQuota: 1,
+          availableBytes: 503 * MiB,
+          memoryLimitBytes: 512 * MiB,
+        });
+      },
+    );
   }
 
   it('a quota above the cores the process sees limits nothing; a fraction of a core is one core', () => {
@@ -87,15 +95,22 @@ describe('the machine a process is given', () => {
     });
   });
 
-  it('--processes 16 inside --memory 512m is refused, naming the container limit; --cpus 1 is one core', () => {
-    const machine = machineLimits(DOCKER_V1);
-    expect(() => checkProcessesFit(16, machine)).toThrow(
-      /^--processes 16 needs about 1280 MiB for the workers alone, more than the 503 MiB left of the container's 512 MiB memory limit; give --processes 6 or fewer$/,
-    );
-    expect(coresInWords(machine)).toBe("the container's CPU quota of 1 core(s)");
-    expect(coresInWords(machineLimits(HOST_ONLY))).toBe("this machine's 2 core(s)");
-    expect(memoryInWords(machineLimits(HOST_ONLY))).toBe('the 22528 MiB available');
-  });
+  it(
+    '--processes 16 inside --memory 512m is refused, naming the container limit; ' + '--cpus 1 is one core',
+    () => {
+      const machine = machineLimits(DOCKER_V1);
+      expect(() => checkProcessesFit(16, machine)).toThrow(
+        new RegExp(
+          '^--processes 16 needs about 1280 MiB for the workers alone, ' +
+            "more than the 503 MiB left of the container's 512 MiB memory limit; give " +
+            '--processes 6 or fewer$',
+        ),
+      );
+      expect(coresInWords(machine)).toBe("the container's CPU quota of 1 core(s)");
+      expect(coresInWords(machineLimits(HOST_ONLY))).toBe("this machine's 2 core(s)");
+      expect(memoryInWords(machineLimits(HOST_ONLY))).toBe('the 22528 MiB available');
+    },
+  );
 
   it("the embedded Azurite's store gets half of what the container has left, not half the host's RAM", () => {
     expect(embeddedStoreBytes(machineLimits(DOCKER_V2))).toBe(Math.floor((503 * MiB) / 2));
@@ -115,29 +130,33 @@ describe('the machine a process is given', () => {
     if (limits.memoryLimitBytes !== undefined) expect(limits.memoryLimitBytes).toBeLessThan(totalmem());
   });
 
-  it("a results file keeps a container's limits beside the host's numbers, reads them back, and the report names them", () => {
-    const doc = newResultsFile('upload', {}, { kind: 'embedded-azurite', label: 'embedded Azurite' });
-    const limits = machineLimits(readMachine());
-    // This machine's own: written only where a limit is set.
-    expect(doc.environment.container?.memoryLimitBytes).toBe(limits.memoryLimitBytes);
-    doc.environment.container = { cpuQuota: 1, memoryLimitBytes: 512 * MiB };
-    const read = parseResultsDoc(JSON.parse(JSON.stringify(doc)));
-    expect('doc' in read && read.doc.environment.container).toEqual({
-      cpuQuota: 1,
-      memoryLimitBytes: 512 * MiB,
-    });
-    expect(containerLimits({ cpuQuota: 1, memoryLimitBytes: 512 * MiB })).toBe(
-      'CPU quota 1 core(s), memory limit 512 MiB',
-    );
-    // Damaged values are left out, not shown as NaN.
-    const bad = parseResultsDoc(
-      JSON.parse(
-        JSON.stringify({
-          ...doc,
-          environment: { ...doc.environment, container: { cpuQuota: 'abc', memoryLimitBytes: -1 } },
-        }),
-      ),
-    );
-    expect('doc' in bad && bad.doc.environment.container).toEqual({});
-  });
+  it(
+    "a results file keeps a container's limits beside the host's numbers, reads them back, and the " +
+      'report names them',
+    () => {
+      const doc = newResultsFile('upload', {}, { kind: 'embedded-azurite', label: 'embedded Azurite' });
+      const limits = machineLimits(readMachine());
+      // This machine's own: written only where a limit is set.
+      expect(doc.environment.container?.memoryLimitBytes).toBe(limits.memoryLimitBytes);
+      doc.environment.container = { cpuQuota: 1, memoryLimitBytes: 512 * MiB };
+      const read = parseResultsDoc(JSON.parse(JSON.stringify(doc)));
+      expect('doc' in read && read.doc.environment.container).toEqual({
+        cpuQuota: 1,
+        memoryLimitBytes: 512 * MiB,
+      });
+      expect(containerLimits({ cpuQuota: 1, memoryLimitBytes: 512 * MiB })).toBe(
+        'CPU quota 1 core(s), memory limit 512 MiB',
+      );
+      // Damaged values are left out, not shown as NaN.
+      const bad = parseResultsDoc(
+        JSON.parse(
+          JSON.stringify({
+            ...doc,
+            environment: { ...doc.environment, container: { cpuQuota: 'abc', memoryLimitBytes: -1 } },
+          }),
+        ),
+      );
+      expect('doc' in bad && bad.doc.environment.container).toEqual({});
+    },
+  );
 });

@@ -83,33 +83,41 @@ function expectVerified(run: DownloadRunResult, names: readonly string[]): void 
 }
 
 describe('names and pages', () => {
-  it('listGroups: one stream for one lane; for more lanes disjoint prefixes that hold every file once', () => {
-    expect(listGroups(2400, SET, 1)).toEqual([{ prefix: `${SET}/file-`, first: 0, count: 2400 }]);
-    for (const [count, lanes] of [
-      [50, 4],
-      [2400, 16],
-      [2400, 24],
-      [12_345, 3],
-      [7, 100],
-    ] as const) {
-      const groups = listGroups(count, SET, lanes);
-      expect(groups.length, `${count} files, ${lanes} lanes`).toBeGreaterThanOrEqual(Math.min(lanes, count));
-      expect(groups.reduce((s, g) => s + g.count, 0)).toBe(count);
-      // Every file name starts with exactly one group's prefix, the group that counts it.
-      for (let i = 0; i < count; i++) {
-        const owners = groups.filter((g) => setFileName(SET, i).startsWith(g.prefix));
-        expect(owners, `file ${i}`).toHaveLength(1);
-        expect(i >= owners[0]!.first && i < owners[0]!.first + owners[0]!.count).toBe(true);
+  it(
+    'listGroups: one stream for one lane; for more lanes disjoint prefixes that ' + 'hold every file once',
+    () => {
+      expect(listGroups(2400, SET, 1)).toEqual([{ prefix: `${SET}/file-`, first: 0, count: 2400 }]);
+      for (const [count, lanes] of [
+        [50, 4],
+        [2400, 16],
+        [2400, 24],
+        [12_345, 3],
+        [7, 100],
+      ] as const) {
+        const groups = listGroups(count, SET, lanes);
+        expect(groups.length, `${count} files, ${lanes} lanes`).toBeGreaterThanOrEqual(
+          Math.min(lanes, count),
+        );
+        expect(groups.reduce((s, g) => s + g.count, 0)).toBe(count);
+        // Every file name starts with exactly one group's prefix, the group that counts it.
+        for (let i = 0; i < count; i++) {
+          const owners = groups.filter((g) => setFileName(SET, i).startsWith(g.prefix));
+          expect(owners, `file ${i}`).toHaveLength(1);
+          expect(i >= owners[0]!.first && i < owners[0]!.first + owners[0]!.count).toBe(true);
+        }
       }
-    }
-  });
+    },
+  );
 
   it('parseListPage reads names, folder prefixes, entities, encoded names and NextMarker', () => {
     const xml =
-      '<?xml version="1.0" encoding="utf-8"?><EnumerationResults ServiceEndpoint="x" ContainerName="c"><Prefix>a/</Prefix>' +
-      '<Blobs><Blob><Name>a/x&amp;y.txt</Name><Properties><Content-Length>3</Content-Length></Properties></Blob>' +
+      '<?xml version="1.0" encoding="utf-8"?><EnumerationResults ServiceEndpoint="x" ' +
+      'ContainerName="c"><Prefix>a/</Prefix>' +
+      '<Blobs><Blob><Name>a/x&amp;y.txt</Name><Properties><Content-Length>3</Content-Length></' +
+      'Properties></Blob>' +
       `<Blob><Name Encoded="true">${Buffer.from('a/ünï').toString('base64')}</Name><Properties /></Blob>` +
-      '<BlobPrefix><Name>a/sub/</Name></BlobPrefix></Blobs><NextMarker>2!8!abc&lt;</NextMarker></EnumerationResults>';
+      '<BlobPrefix><Name>a/sub/</Name></BlobPrefix></Blobs><NextMarker>2!8!abc&lt;</NextMarker></' +
+      'EnumerationResults>';
     expect(parseListPage(xml)).toEqual({
       names: ['a/x&y.txt', 'a/ünï'],
       prefixes: ['a/sub/'],
@@ -130,37 +138,44 @@ describe('configuration', () => {
     return loadDownloadConfig(flags, { env });
   };
 
-  it('all is the one-blob strategies; the many-blob workloads are chosen by name, several with commas', () => {
-    expect(selectStrategies('all', false).map((s) => s.name)).toEqual([
-      'single',
-      'chunked',
-      'round-robin',
-      'assemble',
-      'sdk',
-    ]);
-    expect(selectStrategies('list,sdk-list', false).map((s) => s.name)).toEqual(['list', 'sdk-list']);
-    expect(selectStrategies('small-files,sdk-small-files,head', true).map((s) => s.name)).toEqual([
-      'small-files',
-      'head',
-    ]);
-    expect(load(['--source-method', 'small-files, sdk-small-files']).sourceMethod).toBe(
-      'small-files,sdk-small-files',
-    );
-  });
+  it(
+    'all is the one-blob strategies; the many-blob workloads are chosen by name, ' + 'several with commas',
+    () => {
+      expect(selectStrategies('all', false).map((s) => s.name)).toEqual([
+        'single',
+        'chunked',
+        'round-robin',
+        'assemble',
+        'sdk',
+      ]);
+      expect(selectStrategies('list,sdk-list', false).map((s) => s.name)).toEqual(['list', 'sdk-list']);
+      expect(selectStrategies('small-files,sdk-small-files,head', true).map((s) => s.name)).toEqual([
+        'small-files',
+        'head',
+      ]);
+      expect(load(['--source-method', 'small-files, sdk-small-files']).sourceMethod).toBe(
+        'small-files,sdk-small-files',
+      );
+    },
+  );
 
-  it('FILE_SIZE defaults to 100KiB for the many-blob workloads and stays 80MiB for one blob; FILE_COUNT and --page-size are read', () => {
-    expect(load(['--source-method', 'head']).fileSizeBytes).toBe(100 * 1024);
-    expect(load([]).fileSizeBytes).toBe(80 * 1024 * 1024);
-    const c = load(['--source-method', 'list', '--page-size', '250'], {
-      FILE_COUNT: '777',
-      FILE_SIZE: '1KiB',
-    });
-    expect({ fileCount: c.fileCount, pageSize: c.pageSize, fileSizeBytes: c.fileSizeBytes }).toEqual({
-      fileCount: 777,
-      pageSize: 250,
-      fileSizeBytes: 1024,
-    });
-  });
+  it(
+    'FILE_SIZE defaults to 100KiB for the many-blob workloads and stays 80MiB for one blob; ' +
+      'FILE_COUNT and --page-size are read',
+    () => {
+      expect(load(['--source-method', 'head']).fileSizeBytes).toBe(100 * 1024);
+      expect(load([]).fileSizeBytes).toBe(80 * 1024 * 1024);
+      const c = load(['--source-method', 'list', '--page-size', '250'], {
+        FILE_COUNT: '777',
+        FILE_SIZE: '1KiB',
+      });
+      expect({ fileCount: c.fileCount, pageSize: c.pageSize, fileSizeBytes: c.fileSizeBytes }).toEqual({
+        fileCount: 777,
+        pageSize: 250,
+        fileSizeBytes: 1024,
+      });
+    },
+  );
 
   it.each([
     { argv: ['--source-method', 'small-files,chunked'], why: /mixes workloads/ },
@@ -203,57 +218,66 @@ describe('embedded Azurite', () => {
     expect(run.results[0]!.records.every((rec) => rec.md5 !== undefined)).toBe(true);
   });
 
-  it('list, list-hierarchy and sdk-list, one lane: pages of 7 one after another, every name checked', async () => {
-    const run = await runDownload(
-      config(embedded, {
-        sourceMethod: 'list,list-hierarchy,sdk-list',
-        pageSize: 7,
-        processes: 1,
-        maxSockets: 1,
-      }),
-    );
-    expectVerified(run, ['list', 'list-hierarchy', 'sdk-list']);
-    for (const r of run.results) {
-      expect(r.requests, r.strategy).toBe(Math.ceil(FILE_COUNT / 7));
-      expect(
-        r.records.reduce((s, rec) => s + (rec.objects ?? 0), 0),
-        r.strategy,
-      ).toBe(FILE_COUNT);
-      expect(r.params?.pageSize).toBe(7);
-      // Pages follow one another: each starts after the last one ended.
-      const pages = r.records.toArray();
-      pages
-        .slice(1)
-        .forEach((rec, k) =>
-          expect(rec.startEpochMs).toBeGreaterThanOrEqual(pages[k]!.startEpochMs + pages[k]!.totalMs - 1),
-        );
-    }
-    expect(byName(run, 'list').bytes).toBeGreaterThan(0);
-    expect(byName(run, 'list').records.every((rec) => rec.phases.firstByte !== undefined)).toBe(true);
-  });
-
-  it('list over 2 processes x 2 sockets: disjoint prefixes listed in parallel, still every name once', async () => {
-    const run = await runDownload(config(embedded, { sourceMethod: 'list,sdk-list', pageSize: 7 }));
-    expectVerified(run, ['list', 'sdk-list']);
-    const groups = listGroups(FILE_COUNT, SET, 2 * 4);
-    for (const r of run.results) {
-      expect(r.workers, r.strategy).toHaveLength(2);
-      expect(r.requests, r.strategy).toBe(groups.reduce((s, g) => s + Math.ceil(g.count / 7), 0));
-      expect(r.verification).toMatch(
-        new RegExp(`${FILE_COUNT} name\\(s\\) in ${r.requests} page\\(s\\) over ${groups.length} prefix`),
+  it(
+    'list, list-hierarchy and sdk-list, one lane: pages of 7 one after another, ' + 'every name checked',
+    async () => {
+      const run = await runDownload(
+        config(embedded, {
+          sourceMethod: 'list,list-hierarchy,sdk-list',
+          pageSize: 7,
+          processes: 1,
+          maxSockets: 1,
+        }),
       );
-    }
-  });
+      expectVerified(run, ['list', 'list-hierarchy', 'sdk-list']);
+      for (const r of run.results) {
+        expect(r.requests, r.strategy).toBe(Math.ceil(FILE_COUNT / 7));
+        expect(
+          r.records.reduce((s, rec) => s + (rec.objects ?? 0), 0),
+          r.strategy,
+        ).toBe(FILE_COUNT);
+        expect(r.params?.pageSize).toBe(7);
+        // Pages follow one another: each starts after the last one ended.
+        const pages = r.records.toArray();
+        pages
+          .slice(1)
+          .forEach((rec, k) =>
+            expect(rec.startEpochMs).toBeGreaterThanOrEqual(pages[k]!.startEpochMs + pages[k]!.totalMs - 1),
+          );
+      }
+      expect(byName(run, 'list').bytes).toBeGreaterThan(0);
+      expect(byName(run, 'list').records.every((rec) => rec.phases.firstByte !== undefined)).toBe(true);
+    },
+  );
 
-  it('head and sdk-head: one HEAD per blob, its length and Content-MD5 checked, no content moved', async () => {
-    const run = await runDownload(config(embedded, { sourceMethod: 'head,sdk-head' }));
-    expectVerified(run, ['head', 'sdk-head']);
-    for (const r of run.results) {
-      expect(r.requests, r.strategy).toBe(FILE_COUNT);
-      expect(r.bytes, r.strategy).toBe(0);
-    }
-    expect(byName(run, 'head').verification).toMatch(/Content-Length and Content-MD5 match/);
-  });
+  it(
+    'list over 2 processes x 2 sockets: disjoint prefixes listed in parallel, ' + 'still every name once',
+    async () => {
+      const run = await runDownload(config(embedded, { sourceMethod: 'list,sdk-list', pageSize: 7 }));
+      expectVerified(run, ['list', 'sdk-list']);
+      const groups = listGroups(FILE_COUNT, SET, 2 * 4);
+      for (const r of run.results) {
+        expect(r.workers, r.strategy).toHaveLength(2);
+        expect(r.requests, r.strategy).toBe(groups.reduce((s, g) => s + Math.ceil(g.count / 7), 0));
+        expect(r.verification).toMatch(
+          new RegExp(`${FILE_COUNT} name\\(s\\) in ${r.requests} page\\(s\\) over ${groups.length} prefix`),
+        );
+      }
+    },
+  );
+
+  it(
+    'head and sdk-head: one HEAD per blob, its length and Content-MD5 checked, no ' + 'content moved',
+    async () => {
+      const run = await runDownload(config(embedded, { sourceMethod: 'head,sdk-head' }));
+      expectVerified(run, ['head', 'sdk-head']);
+      for (const r of run.results) {
+        expect(r.requests, r.strategy).toBe(FILE_COUNT);
+        expect(r.bytes, r.strategy).toBe(0);
+      }
+      expect(byName(run, 'head').verification).toMatch(/Content-Length and Content-MD5 match/);
+    },
+  );
 });
 
 describe('an Azurite of its own, addressed as an account (key and endpoint)', () => {
@@ -270,23 +294,27 @@ describe('an Azurite of its own, addressed as an account (key and endpoint)', ()
   const account = () =>
     ({ kind: 'key', account: azurite.account, key: azurite.key, endpoint: azurite.endpoint }) as const;
 
-  it('the set is made once under many/<count>x<bytes>/ and reused by the next session and by the listings', async () => {
-    const first = await runDownload(config(account()));
-    expectVerified(first, ['small-files', 'sdk-small-files']);
-    expect(first.fixtures).toEqual({ created: expect.arrayContaining([setFileName(SET, 0)]), reused: 0 });
-    const names = await blobNames(containerOf(azurite, 'many-test'));
-    expect(names).toEqual(Array.from({ length: FILE_COUNT }, (_, i) => setFileName(SET, i)));
-    // The content is the seed's stream at each file's own offset.
-    const stored = await containerOf(azurite, 'many-test')
-      .getBlobClient(setFileName(SET, 3))
-      .downloadToBuffer();
-    expect(stored.equals(contentBuffer(FIXTURE_SEED, smallFileOffset(3, FILE_SIZE), FILE_SIZE))).toBe(true);
+  it(
+    'the set is made once under many/<count>x<bytes>/ and reused by the next session and by the ' +
+      'listings',
+    async () => {
+      const first = await runDownload(config(account()));
+      expectVerified(first, ['small-files', 'sdk-small-files']);
+      expect(first.fixtures).toEqual({ created: expect.arrayContaining([setFileName(SET, 0)]), reused: 0 });
+      const names = await blobNames(containerOf(azurite, 'many-test'));
+      expect(names).toEqual(Array.from({ length: FILE_COUNT }, (_, i) => setFileName(SET, i)));
+      // The content is the seed's stream at each file's own offset.
+      const stored = await containerOf(azurite, 'many-test')
+        .getBlobClient(setFileName(SET, 3))
+        .downloadToBuffer();
+      expect(stored.equals(contentBuffer(FIXTURE_SEED, smallFileOffset(3, FILE_SIZE), FILE_SIZE))).toBe(true);
 
-    const again = await runDownload(config(account(), { sourceMethod: 'list,sdk-list', pageSize: 20 }));
-    expectVerified(again, ['list', 'sdk-list']);
-    expect(again.fixtures.created).toEqual([]);
-    expect(again.fixtures.reused).toBe(FILE_COUNT);
-  });
+      const again = await runDownload(config(account(), { sourceMethod: 'list,sdk-list', pageSize: 20 }));
+      expectVerified(again, ['list', 'sdk-list']);
+      expect(again.fixtures.created).toEqual([]);
+      expect(again.fixtures.reused).toBe(FILE_COUNT);
+    },
+  );
 
   it('a stored file whose content is wrong is put right before the run, and the run verifies', async () => {
     const container = containerOf(azurite, 'many-test');
@@ -297,101 +325,116 @@ describe('an Azurite of its own, addressed as an account (key and endpoint)', ()
     expect(run.fixtures.created).toEqual([setFileName(SET, 7)]);
   });
 
-  it('a file deleted from the set is written again (the listing found it missing), and only that one', async () => {
-    const container = containerOf(azurite, 'many-test');
-    await runDownload(config(account(), { sourceMethod: 'head' }));
-    await container.getBlockBlobClient(setFileName(SET, 11)).delete();
-    const run = await runDownload(config(account(), { sourceMethod: 'small-files' }));
-    expectVerified(run, ['small-files']);
-    expect(run.fixtures).toEqual({ created: [setFileName(SET, 11)], reused: FILE_COUNT - 1 });
-  });
+  it(
+    'a file deleted from the set is written again (the listing found it missing), ' + 'and only that one',
+    async () => {
+      const container = containerOf(azurite, 'many-test');
+      await runDownload(config(account(), { sourceMethod: 'head' }));
+      await container.getBlockBlobClient(setFileName(SET, 11)).delete();
+      const run = await runDownload(config(account(), { sourceMethod: 'small-files' }));
+      expectVerified(run, ['small-files']);
+      expect(run.fixtures).toEqual({ created: [setFileName(SET, 11)], reused: FILE_COUNT - 1 });
+    },
+  );
 
   // Asynchronous: the Azurite answering the child runs in this process.
-  it('the CLI with STORAGE_CONNECTION_STRING: the results file and the report show the workload in ops/s and blobs/s', async () => {
-    expect(existsSync(DOWNLOAD_JS), `${DOWNLOAD_JS} is missing: build first`).toBe(true);
-    const cs = `DefaultEndpointsProtocol=http;AccountName=${azurite.account};AccountKey=${azurite.key};BlobEndpoint=${azurite.endpoint};`;
-    const results = join(cwd, 'list.json');
-    // One lane: the set listed as one stream of 5 pages.
-    const r = await run(
-      process.execPath,
-      [
-        DOWNLOAD_JS,
-        '--source-method',
-        'list,sdk-list',
-        '--page-size',
-        '10',
-        '--max-sockets',
-        '1',
-        '--format',
-        'md',
-        '--results',
-        results,
-      ],
-      {
-        cwd,
-        encoding: 'utf8',
-        timeout: 60_000,
-        env: {
-          ...ONE_RUN,
-          PATH: process.env.PATH ?? '',
-          HOME: cwd,
-          STORAGE_CONNECTION_STRING: cs,
-          STORAGE_CONTAINER: 'many-test',
-          FILE_COUNT: String(FILE_COUNT),
-          FILE_SIZE: `${FILE_SIZE}B`,
-          LOG_LEVEL: 'warn',
+  it(
+    'the CLI with STORAGE_CONNECTION_STRING: the results file and the report show the workload in ' +
+      'ops/s and blobs/s',
+    async () => {
+      expect(existsSync(DOWNLOAD_JS), `${DOWNLOAD_JS} is missing: build first`).toBe(true);
+      const cs =
+        `DefaultEndpointsProtocol=http;AccountName=${azurite.account};AccountKey=${azurite.key};` +
+        `BlobEndpoint=${azurite.endpoint};`;
+      const results = join(cwd, 'list.json');
+      // One lane: the set listed as one stream of 5 pages.
+      const r = await run(
+        process.execPath,
+        [
+          DOWNLOAD_JS,
+          '--source-method',
+          'list,sdk-list',
+          '--page-size',
+          '10',
+          '--max-sockets',
+          '1',
+          '--format',
+          'md',
+          '--results',
+          results,
+        ],
+        {
+          cwd,
+          encoding: 'utf8',
+          timeout: 60_000,
+          env: {
+            ...ONE_RUN,
+            PATH: process.env.PATH ?? '',
+            HOME: cwd,
+            STORAGE_CONNECTION_STRING: cs,
+            STORAGE_CONTAINER: 'many-test',
+            FILE_COUNT: String(FILE_COUNT),
+            FILE_SIZE: `${FILE_SIZE}B`,
+            LOG_LEVEL: 'warn',
+          },
         },
-      },
-    );
-    expect(r.stderr).toBe('');
-    const file = JSON.parse(readFileSync(results, 'utf8')) as {
-      runs: {
-        strategy: string;
-        verified: boolean;
-        requests: number;
-        params: { fileCount: number; pageSize: number };
-      }[];
-    };
-    expect(
-      file.runs.map((x) => [x.strategy, x.verified, x.requests, x.params.fileCount, x.params.pageSize]),
-    ).toEqual([
-      ['list', true, 5, FILE_COUNT, 10],
-      ['sdk-list', true, 5, FILE_COUNT, 10],
-    ]);
-    expect(r.stdout).toMatch(/\| ops\/s \|/);
-    expect(r.stdout).toMatch(
-      /- list: 50 blobs, 5 page\(s\) per run: \d+ pages\/s, \d+ blobs\/s, .* per-page latency p50 [\d.]+ \/ p99 [\d.]+ ms/,
-    );
+      );
+      expect(r.stderr).toBe('');
+      const file = JSON.parse(readFileSync(results, 'utf8')) as {
+        runs: {
+          strategy: string;
+          verified: boolean;
+          requests: number;
+          params: { fileCount: number; pageSize: number };
+        }[];
+      };
+      expect(
+        file.runs.map((x) => [x.strategy, x.verified, x.requests, x.params.fileCount, x.params.pageSize]),
+      ).toEqual([
+        ['list', true, 5, FILE_COUNT, 10],
+        ['sdk-list', true, 5, FILE_COUNT, 10],
+      ]);
+      expect(r.stdout).toMatch(/\| ops\/s \|/);
+      expect(r.stdout).toMatch(
+        new RegExp(
+          String.raw`- list: 50 blobs, 5 page\(s\) per run: \d+ pages\/s, \d+ ` +
+            String.raw`blobs\/s, .* per-page latency p50 [\d.]+ \/ p99 [\d.]+ ms`,
+        ),
+      );
 
-    const report = spawnSync(
-      process.execPath,
-      [join(ROOT, 'dist', 'cli.js'), 'report', results, '--details'],
-      { cwd, encoding: 'utf8', timeout: 20_000, env: { PATH: process.env.PATH ?? '', HOME: cwd } },
-    );
-    expect(report.status, report.stderr).toBe(0);
-    expect(report.stdout).toMatch(/ops\/s/);
-    expect(report.stdout).toMatch(/list: 50 blobs, 5 page\(s\) per run/);
-    const csv = spawnSync(
-      process.execPath,
-      [join(ROOT, 'dist', 'cli.js'), 'report', '--format', 'csv', results],
-      { cwd, encoding: 'utf8', timeout: 20_000, env: { PATH: process.env.PATH ?? '', HOME: cwd } },
-    );
-    const [header, ...rows] = csv.stdout
-      .trim()
-      .split('\n')
-      .map((l) => l.split(','));
-    const at = (name: string) => header!.indexOf(name);
-    for (const row of rows) {
-      // 50 names in 5 pages: blobs/s is ten times pages/s.
-      expect(Number(row[at('blobs_per_s_median')])).toBeCloseTo(10 * Number(row[at('ops_per_s_median')]), 0);
-    }
-    const html = spawnSync(
-      process.execPath,
-      [join(ROOT, 'dist', 'cli.js'), 'report', '--format', 'html', results],
-      { cwd, encoding: 'utf8', timeout: 20_000, env: { PATH: process.env.PATH ?? '', HOME: cwd } },
-    );
-    expect(html.stdout).toMatch(/<li>sdk-list: 50 blobs, 5 page\(s\) per run: \d+ pages\/s, \d+ blobs\/s/);
-  });
+      const report = spawnSync(
+        process.execPath,
+        [join(ROOT, 'dist', 'cli.js'), 'report', results, '--details'],
+        { cwd, encoding: 'utf8', timeout: 20_000, env: { PATH: process.env.PATH ?? '', HOME: cwd } },
+      );
+      expect(report.status, report.stderr).toBe(0);
+      expect(report.stdout).toMatch(/ops\/s/);
+      expect(report.stdout).toMatch(/list: 50 blobs, 5 page\(s\) per run/);
+      const csv = spawnSync(
+        process.execPath,
+        [join(ROOT, 'dist', 'cli.js'), 'report', '--format', 'csv', results],
+        { cwd, encoding: 'utf8', timeout: 20_000, env: { PATH: process.env.PATH ?? '', HOME: cwd } },
+      );
+      const [header, ...rows] = csv.stdout
+        .trim()
+        .split('\n')
+        .map((l) => l.split(','));
+      const at = (name: string) => header!.indexOf(name);
+      for (const row of rows) {
+        // 50 names in 5 pages: blobs/s is ten times pages/s.
+        expect(Number(row[at('blobs_per_s_median')])).toBeCloseTo(
+          10 * Number(row[at('ops_per_s_median')]),
+          0,
+        );
+      }
+      const html = spawnSync(
+        process.execPath,
+        [join(ROOT, 'dist', 'cli.js'), 'report', '--format', 'html', results],
+        { cwd, encoding: 'utf8', timeout: 20_000, env: { PATH: process.env.PATH ?? '', HOME: cwd } },
+      );
+      expect(html.stdout).toMatch(/<li>sdk-list: 50 blobs, 5 page\(s\) per run: \d+ pages\/s, \d+ blobs\/s/);
+    },
+  );
 
   it('--help names the many-blob workloads and their options', () => {
     const r = spawnSync(process.execPath, [DOWNLOAD_JS, '--help'], {
@@ -475,27 +518,30 @@ describe('faults between the client and an Azurite (a proxy)', () => {
     expect(failed.map((rec) => [rec.item, rec.retries])).toEqual([[11, 1]]);
   });
 
-  it('list: a throttled page is asked for again with the same marker, and the names still all check', async () => {
-    // List page 0 is the fixture check's (the SDK's listing of the set); 1 to 3 are the run's.
-    const { run, log } = await through(
-      {
-        list: (n) =>
-          n === 2 ? { kind: 'status', status: 503, code: 'ServerBusy', retryAfter: '0' } : undefined,
-      },
-      { sourceMethod: 'list', pageSize: 20, processes: 1, maxSockets: 1 },
-    );
-    expectVerified(run, ['list']);
-    const r = run.results[0]!;
-    expect(r.requests).toBe(3);
-    expect(r.retries).toBe(1);
-    const pages = log.filter((e) => e.listIndex !== undefined);
-    // The run's second page was asked for twice with the same marker: the fault, then the retry.
-    const markers = pages.map((p) => new URL(p.path, 'http://x').searchParams.get('marker'));
-    expect(pages.map((p) => p.injected)).toEqual(['none', 'none', 'status', 'none', 'none']);
-    expect(markers[1]).toBeNull();
-    expect(markers[2]).not.toBeNull();
-    expect(markers[3]).toBe(markers[2]);
-  });
+  it(
+    'list: a throttled page is asked for again with the same marker, and the names ' + 'still all check',
+    async () => {
+      // List page 0 is the fixture check's (the SDK's listing of the set); 1 to 3 are the run's.
+      const { run, log } = await through(
+        {
+          list: (n) =>
+            n === 2 ? { kind: 'status', status: 503, code: 'ServerBusy', retryAfter: '0' } : undefined,
+        },
+        { sourceMethod: 'list', pageSize: 20, processes: 1, maxSockets: 1 },
+      );
+      expectVerified(run, ['list']);
+      const r = run.results[0]!;
+      expect(r.requests).toBe(3);
+      expect(r.retries).toBe(1);
+      const pages = log.filter((e) => e.listIndex !== undefined);
+      // The run's second page was asked for twice with the same marker: the fault, then the retry.
+      const markers = pages.map((p) => new URL(p.path, 'http://x').searchParams.get('marker'));
+      expect(pages.map((p) => p.injected)).toEqual(['none', 'none', 'status', 'none', 'none']);
+      expect(markers[1]).toBeNull();
+      expect(markers[2]).not.toBeNull();
+      expect(markers[3]).toBe(markers[2]);
+    },
+  );
 });
 
 /** A put-server for one test, closed after it whatever happens. */
@@ -547,19 +593,23 @@ describe('a plain URL server: the set as paths below the URL', () => {
       expect(byName(head, 'head').verification).toMatch(/50 HEAD\(s\): Content-Length match/);
     }));
 
-  it('a marked set with a sampled file gone is asked for file by file again: the missing one is PUT, the marker kept', () =>
-    withPutServer(async (server) => {
-      const url = `${server.url}/dav/`;
-      await runDownload(config({ kind: 'url', url }, { sourceMethod: 'head' }));
-      // The last file is always in the sample.
-      server.files.delete(`/dav/${setFileName(SET, FILE_COUNT - 1)}`);
-      const heads = server.log.heads;
-      const run = await runDownload(config({ kind: 'url', url }, { sourceMethod: 'small-files' }));
-      expectVerified(run, ['small-files']);
-      expect(run.fixtures.created).toEqual([setFileName(SET, FILE_COUNT - 1), `${SET}/${SET_MARKER}`]);
-      expect(run.fixtures.reused).toBe(FILE_COUNT - 1);
-      expect(server.log.heads - heads).toBe(MARKED_SAMPLE + FILE_COUNT);
-    }));
+  it(
+    'a marked set with a sampled file gone is asked for file by file again: the missing one is PUT, ' +
+      'the marker kept',
+    () =>
+      withPutServer(async (server) => {
+        const url = `${server.url}/dav/`;
+        await runDownload(config({ kind: 'url', url }, { sourceMethod: 'head' }));
+        // The last file is always in the sample.
+        server.files.delete(`/dav/${setFileName(SET, FILE_COUNT - 1)}`);
+        const heads = server.log.heads;
+        const run = await runDownload(config({ kind: 'url', url }, { sourceMethod: 'small-files' }));
+        expectVerified(run, ['small-files']);
+        expect(run.fixtures.created).toEqual([setFileName(SET, FILE_COUNT - 1), `${SET}/${SET_MARKER}`]);
+        expect(run.fixtures.reused).toBe(FILE_COUNT - 1);
+        expect(server.log.heads - heads).toBe(MARKED_SAMPLE + FILE_COUNT);
+      }),
+  );
 
   it('a marker for another set (another content) is not trusted: every file is asked for', () =>
     withPutServer(async (server) => {

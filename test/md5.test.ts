@@ -54,7 +54,9 @@ describe('md5 without node:crypto', () => {
   it('a fresh process hashing a small input loads no node:crypto; a large one does', () => {
     const url = pathToFileURL(join(resolve(import.meta.dirname, '..'), 'dist', 'payload', 'md5.js')).href;
     const loadsCrypto = (size: number) => {
-      const code = `const { md5Base64 } = await import(${JSON.stringify(url)}); md5Base64(Buffer.alloc(${size}, 7)); process.stdout.write(String(process.moduleLoadList.includes('NativeModule crypto')));`;
+      const code =
+        `const { md5Base64 } = await import(${JSON.stringify(url)}); md5Base64(Buffer.alloc(${size}, ` +
+        `7)); process.stdout.write(String(process.moduleLoadList.includes('NativeModule crypto')));`;
       const r = spawnSync(process.execPath, ['--input-type=module', '-e', code], {
         encoding: 'utf8',
         timeout: 30_000,

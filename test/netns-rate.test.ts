@@ -175,7 +175,8 @@ describe('throughput under a kernel rate limit (veth pair between namespaces, tc
       const bodyMbit = (run.bytes * 8) / 1e6 / (downloadMs / 1000);
       const wallMbit = (run.bytes * 8) / 1e6 / (run.wallMs / 1000);
       console.log(
-        `${serverKind}, tbf ${RATE_MBIT} Mbit/s (goodput ${GOODPUT_MBIT.toFixed(2)}): single body ${bodyMbit.toFixed(2)} Mbit/s, whole run ${wallMbit.toFixed(2)} Mbit/s`,
+        `${serverKind}, tbf ${RATE_MBIT} Mbit/s (goodput ${GOODPUT_MBIT.toFixed(2)}): single body ` +
+          `${bodyMbit.toFixed(2)} Mbit/s, whole run ${wallMbit.toFixed(2)} Mbit/s`,
       );
       expect(Math.abs(bodyMbit / GOODPUT_MBIT - 1)).toBeLessThan(0.03);
       expect(Math.abs(wallMbit / GOODPUT_MBIT - 1)).toBeLessThan(0.03);
@@ -190,7 +191,8 @@ describe('throughput under a kernel rate limit (veth pair between namespaces, tc
       expect(run.requests).toBe(4);
       const wallMbit = (run.bytes * 8) / 1e6 / (run.wallMs / 1000);
       console.log(
-        `${serverKind}, tbf ${RATE_MBIT} Mbit/s (goodput ${GOODPUT_MBIT.toFixed(2)}): chunked x4 whole run ${wallMbit.toFixed(2)} Mbit/s`,
+        `${serverKind}, tbf ${RATE_MBIT} Mbit/s (goodput ${GOODPUT_MBIT.toFixed(2)}): chunked x4 ` +
+          `whole run ${wallMbit.toFixed(2)} Mbit/s`,
       );
       expect(Math.abs(wallMbit / GOODPUT_MBIT - 1)).toBeLessThan(0.03);
     },

@@ -29,15 +29,18 @@ async function until(test: () => boolean, withinMs: number): Promise<boolean> {
 }
 
 describe('the signals the wrapper passes on', () => {
-  it('are every catchable signal but job control, SIGCHLD, SIGPIPE and the faults, one name per number', () => {
-    const signals = forwardedSignals();
-    expect(signals).toEqual(
-      expect.arrayContaining(['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT', 'SIGUSR2', 'SIGALRM']),
-    );
-    for (const never of ['SIGKILL', 'SIGSTOP', 'SIGTSTP', 'SIGCHLD', 'SIGPIPE', 'SIGSEGV'])
-      expect(signals).not.toContain(never);
-    expect(forwardedSignals({ SIGIO: 29, SIGPOLL: 29, SIGQUIT: 3 })).toEqual(['SIGIO', 'SIGQUIT']);
-  });
+  it(
+    'are every catchable signal but job control, SIGCHLD, SIGPIPE and the faults, ' + 'one name per number',
+    () => {
+      const signals = forwardedSignals();
+      expect(signals).toEqual(
+        expect.arrayContaining(['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT', 'SIGUSR2', 'SIGALRM']),
+      );
+      for (const never of ['SIGKILL', 'SIGSTOP', 'SIGTSTP', 'SIGCHLD', 'SIGPIPE', 'SIGSEGV'])
+        expect(signals).not.toContain(never);
+      expect(forwardedSignals({ SIGIO: 29, SIGPOLL: 29, SIGQUIT: 3 })).toEqual(['SIGIO', 'SIGQUIT']);
+    },
+  );
 });
 
 describe.skipIf(!OLD_NODE)('a command run by an old node, through the re-run wrapper', () => {
@@ -98,7 +101,8 @@ describe.skipIf(!OLD_NODE)('a command run by an old node, through the re-run wra
   }
 
   it.each(['SIGQUIT', 'SIGUSR2', 'SIGALRM'] as const)(
-    '%s to the wrapper reaches the re-run: the run and its workers end, and the wrapper ends by the same signal',
+    '%s to the wrapper reaches the re-run: the run and its workers end, and the wrapper ends by ' +
+      'the same signal',
     async (signal) => {
       const { cli, rerun } = await running(await fresh());
       try {
@@ -133,24 +137,28 @@ describe.skipIf(!OLD_NODE)('a command run by an old node, through the re-run wra
     }
   });
 
-  it('SIGKILL of the wrapper: the re-run notices within 10 s and stops as on SIGTERM, writing its partial results', async () => {
-    const cwd = await fresh();
-    const { cli, rerun } = await running(cwd);
-    try {
-      const workers = childPids(rerun);
-      cli.child.kill('SIGKILL');
-      expect(
-        await until(() => !alive(rerun) && !workers.some(alive), 10_000),
-        'the re-run and its workers end',
-      ).toBe(true);
-      await cli.exited;
-      expect(cli.stderr()).toContain('SIGTERM: no new requests');
-      expect(JSON.parse(await readFile(join(cwd, 'r.json'), 'utf8'))).toMatchObject({
-        interrupted: 'SIGTERM',
-        complete: false,
-      });
-    } finally {
-      reap(cli);
-    }
-  });
+  it(
+    'SIGKILL of the wrapper: the re-run notices within 10 s and stops as on SIGTERM, writing its ' +
+      'partial results',
+    async () => {
+      const cwd = await fresh();
+      const { cli, rerun } = await running(cwd);
+      try {
+        const workers = childPids(rerun);
+        cli.child.kill('SIGKILL');
+        expect(
+          await until(() => !alive(rerun) && !workers.some(alive), 10_000),
+          'the re-run and its workers end',
+        ).toBe(true);
+        await cli.exited;
+        expect(cli.stderr()).toContain('SIGTERM: no new requests');
+        expect(JSON.parse(await readFile(join(cwd, 'r.json'), 'utf8'))).toMatchObject({
+          interrupted: 'SIGTERM',
+          complete: false,
+        });
+      } finally {
+        reap(cli);
+      }
+    },
+  );
 });

@@ -13,9 +13,13 @@ const ROOT = resolve(import.meta.dirname, '..');
 const rendered = renderOptionsDoc({ options, formatBytes, formatDurationExact });
 
 describe('docs/options.md', () => {
-  it('is what scripts/options-doc.ts makes from src/config/options.ts (else: npm run build && node scripts/options-doc.ts)', () => {
-    expect(readFileSync(join(ROOT, DOC_PATH), 'utf8')).toBe(rendered);
-  });
+  it(
+    'is what scripts/options-doc.ts makes from src/config/options.ts (else: npm run build && node ' +
+      'scripts/options-doc.ts)',
+    () => {
+      expect(readFileSync(join(ROOT, DOC_PATH), 'utf8')).toBe(rendered);
+    },
+  );
 
   it('lists every flag of every command that --help shows, with its environment name', () => {
     const tables = [

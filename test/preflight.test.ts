@@ -69,7 +69,9 @@ function expectOneLine(r: CliResult, ...mentions: (string | RegExp)[]) {
 
 describe('target problems found before the run', () => {
   it('a wrong account key: 403, names the credentials, never prints the key', async () => {
-    const cs = `DefaultEndpointsProtocol=http;AccountName=${azurite.account};AccountKey=${WRONG_KEY};BlobEndpoint=${azurite.endpoint}`;
+    const cs =
+      `DefaultEndpointsProtocol=http;AccountName=${azurite.account};AccountKey=${WRONG_KEY};` +
+      `BlobEndpoint=${azurite.endpoint}`;
     for (const command of ['download', 'upload']) {
       const r = await cli([command, '--log-level', 'error'], { STORAGE_CONNECTION_STRING: cs });
       expectOneLine(r, /403/, /STORAGE_KEY/);
@@ -79,7 +81,9 @@ describe('target problems found before the run', () => {
 
   it('an unreachable blob endpoint', async () => {
     const endpoint = `${await refusingUrl()}/devstoreaccount1`;
-    const cs = `DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=${WRONG_KEY};BlobEndpoint=${endpoint}`;
+    const cs =
+      `DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=${WRONG_KEY};` +
+      `BlobEndpoint=${endpoint}`;
     expectOneLine(
       await cli(['download', '--log-level', 'error', '--max-retries', '0'], {
         STORAGE_CONNECTION_STRING: cs,
@@ -137,73 +141,86 @@ describe('--out', () => {
 });
 
 describe('preflight requests', () => {
-  it('the HEAD and the upload probe honour a short timeoutMs against a server that never answers', async () => {
-    // Takes each request and never answers it.
-    const silent = http.createServer(() => {});
-    const url = await listen(silent);
-    try {
-      for (const check of [
-        () => preflightUrl(`${url}/file.bin`, { timeoutMs: 300 }),
-        () => preflightUrlUpload(`${url}/dav/`, new URL(`${url}/dav/probe`), { timeoutMs: 300 }),
-      ]) {
-        const started = performance.now();
-        await expect(check()).rejects.toThrow(
-          /cannot reach 127\.0\.0\.1:\d+ \(ETIMEDOUT: no data for 300 ms\); check --url/,
-        );
-        // A coarse bound: a fixed 30 s wait would be far past it.
-        expect(performance.now() - started).toBeLessThan(2000);
+  it(
+    'the HEAD and the upload probe honour a short timeoutMs against a server that ' + 'never answers',
+    async () => {
+      // Takes each request and never answers it.
+      const silent = http.createServer(() => {});
+      const url = await listen(silent);
+      try {
+        for (const check of [
+          () => preflightUrl(`${url}/file.bin`, { timeoutMs: 300 }),
+          () => preflightUrlUpload(`${url}/dav/`, new URL(`${url}/dav/probe`), { timeoutMs: 300 }),
+        ]) {
+          const started = performance.now();
+          await expect(check()).rejects.toThrow(
+            /cannot reach 127\.0\.0\.1:\d+ \(ETIMEDOUT: no data for 300 ms\); check --url/,
+          );
+          // A coarse bound: a fixed 30 s wait would be far past it.
+          expect(performance.now() - started).toBeLessThan(2000);
+        }
+      } finally {
+        await close(silent);
       }
-    } finally {
-      await close(silent);
-    }
-  });
+    },
+  );
 
-  it('a throttled answer (503 ServerBusy) is tried again after its Retry-After; one that stays throttled names throttling, not the URL', async () => {
-    // Azure's account-limit answer; the first `busyFor` requests get it, the rest a file.
-    let asked = 0;
-    let busyFor = 2;
-    const busy = http.createServer((req, res) => {
-      asked++;
-      if (asked <= busyFor) {
-        res.writeHead(503, { 'retry-after': '0', 'content-type': 'application/xml' });
-        res.end(
-          req.method === 'HEAD'
-            ? undefined
-            : '<?xml version="1.0"?><Error><Code>ServerBusy</Code><Message>Operations per second is over the account limit.</Message></Error>',
-        );
-        return;
-      }
-      res.writeHead(req.method === 'DELETE' ? 202 : 201, {
-        'content-length': req.method === 'HEAD' ? '1234' : '0',
+  it(
+    'a throttled answer (503 ServerBusy) is tried again after its Retry-After; one that stays ' +
+      'throttled names throttling, not the URL',
+    async () => {
+      // Azure's account-limit answer; the first `busyFor` requests get it, the rest a file.
+      let asked = 0;
+      let busyFor = 2;
+      const busy = http.createServer((req, res) => {
+        asked++;
+        if (asked <= busyFor) {
+          res.writeHead(503, { 'retry-after': '0', 'content-type': 'application/xml' });
+          res.end(
+            req.method === 'HEAD'
+              ? undefined
+              : '<?xml version="1.0"?><Error><Code>ServerBusy</Code><Message>Operations per second is ' +
+                  'over the account limit.</Message></Error>',
+          );
+          return;
+        }
+        res.writeHead(req.method === 'DELETE' ? 202 : 201, {
+          'content-length': req.method === 'HEAD' ? '1234' : '0',
+        });
+        res.end();
       });
-      res.end();
-    });
-    const url = await listen(busy);
-    try {
-      expect(await preflightUrl(`${url}/file.bin`, { timeoutMs: 5000 })).toBe(1234);
-      expect(asked).toBe(3);
-      asked = 0;
-      expect(
-        await preflightUrlUpload(`${url}/dav/`, new URL(`${url}/dav/probe`), { timeoutMs: 5000 }),
-      ).toEqual({});
-      expect(asked).toBe(4);
-      asked = 0;
-      busyFor = Infinity;
-      await expect(preflightUrl(`${url}/file.bin`, { timeoutMs: 5000 })).rejects.toThrow(
-        new RegExp(
-          `^HEAD ${url}/file\\.bin answered HTTP 503 .* 4 times: the target is throttling; wait until its load falls \\(or lower it\\) and run again$`,
-        ),
-      );
-      expect(asked).toBe(4);
-      await expect(
-        preflightUrlUpload(`${url}/dav/`, new URL(`${url}/dav/probe`), { timeoutMs: 5000 }),
-      ).rejects.toThrow(
-        /^a test PUT below .* answered HTTP 503 ServerBusy \(Operations per second is over the account limit\.\) 4 times: the target is throttling/,
-      );
-    } finally {
-      await close(busy);
-    }
-  });
+      const url = await listen(busy);
+      try {
+        expect(await preflightUrl(`${url}/file.bin`, { timeoutMs: 5000 })).toBe(1234);
+        expect(asked).toBe(3);
+        asked = 0;
+        expect(
+          await preflightUrlUpload(`${url}/dav/`, new URL(`${url}/dav/probe`), { timeoutMs: 5000 }),
+        ).toEqual({});
+        expect(asked).toBe(4);
+        asked = 0;
+        busyFor = Infinity;
+        await expect(preflightUrl(`${url}/file.bin`, { timeoutMs: 5000 })).rejects.toThrow(
+          new RegExp(
+            `^HEAD ${url}/file\\.bin answered HTTP 503 .* 4 times: the target is throttling; wait ` +
+              `until its load falls \\(or lower it\\) and run again$`,
+          ),
+        );
+        expect(asked).toBe(4);
+        await expect(
+          preflightUrlUpload(`${url}/dav/`, new URL(`${url}/dav/probe`), { timeoutMs: 5000 }),
+        ).rejects.toThrow(
+          new RegExp(
+            '^a test PUT below .* answered HTTP 503 ServerBusy ' +
+              String.raw`\(Operations per second is over the account limit\.\) 4 times: the target is ` +
+              'throttling',
+          ),
+        );
+      } finally {
+        await close(busy);
+      }
+    },
+  );
 
   it('a redirect names where it points, without the query (a SAS may be there)', async () => {
     const redirecting = http.createServer((_req, res) => {
@@ -214,7 +231,8 @@ describe('preflight requests', () => {
     try {
       const failure = preflightUrl(`${url}/file.bin`, { timeoutMs: 5000 });
       await expect(failure).rejects.toThrow(
-        `HEAD ${url}/file.bin answered HTTP 302 Found to http://elsewhere.example/data/file.bin; give a URL to a file`,
+        `HEAD ${url}/file.bin answered HTTP 302 Found to http://elsewhere.example/data/file.bin; ` +
+          `give a URL to a file`,
       );
     } finally {
       await close(redirecting);

@@ -55,7 +55,10 @@ describe('progress lines', () => {
     await sleep(50);
     view.close();
     expect(text).toMatch(
-      /^progress: chunked \[--concurrency 8\] warm-up 1\/2: 2\/8 requests, [\d.]+ MiB\/s, errors 0, retries 0/,
+      new RegExp(
+        String.raw`^progress: chunked \[--concurrency 8\] warm-up 1\/2: 2\/8 ` +
+          String.raw`requests, [\d.]+ MiB\/s, errors 0, retries 0`,
+      ),
     );
   });
 
@@ -82,41 +85,52 @@ describe('progress lines', () => {
     expect(text).toContain('chunked [--block-size \\x1b]0;PWNED\\x07\\nprogress: forged] run 1/1');
   });
 
-  it('a long untimed step (deleting thousands of uploads) gets lines as a run does: how far, then that it is still going', async () => {
-    const out = new PassThrough();
-    let text = '';
-    out.on('data', (d) => (text += d));
-    const view = progressLines(out, 30);
-    view.onEvent({
-      type: 'run-start',
-      strategy: 'small-files',
-      unit: 'ops/s',
-      run: 0,
-      runs: 2,
-      warmup: false,
-      requests: 3000,
-      bytes: 3000,
-    });
-    view.onEvent({ type: 'run-end' });
-    // The workers read back what they sent: no count yet, only the time it has taken.
-    view.onEvent({ type: 'step', step: 'verify', strategy: 'small-files', run: 0, runs: 2, warmup: false });
-    await sleep(150);
-    view.onEvent({ type: 'step-end' });
-    view.onEvent({ type: 'step', step: 'cleanup', strategy: 'small-files', run: 0, runs: 2, warmup: false });
-    view.onEvent({ type: 'step-progress', done: 1200, total: 3000 });
-    await sleep(150);
-    view.onEvent({ type: 'step-end' });
-    const lines = text.trim().split('\n');
-    expect(lines).toContainEqual(expect.stringMatching(/^progress: small-files run 1\/2: verify, \d+ s$/));
-    expect(lines).toContainEqual(
-      expect.stringMatching(/^progress: small-files run 1\/2: cleanup 1200\/3000, \d+ s$/),
-    );
-    // Nothing after the step ends.
-    const count = lines.length;
-    await sleep(80);
-    expect(text.trim().split('\n')).toHaveLength(count);
-    view.close();
-  });
+  it(
+    'a long untimed step (deleting thousands of uploads) gets lines as a run does: how far, then ' +
+      'that it is still going',
+    async () => {
+      const out = new PassThrough();
+      let text = '';
+      out.on('data', (d) => (text += d));
+      const view = progressLines(out, 30);
+      view.onEvent({
+        type: 'run-start',
+        strategy: 'small-files',
+        unit: 'ops/s',
+        run: 0,
+        runs: 2,
+        warmup: false,
+        requests: 3000,
+        bytes: 3000,
+      });
+      view.onEvent({ type: 'run-end' });
+      // The workers read back what they sent: no count yet, only the time it has taken.
+      view.onEvent({ type: 'step', step: 'verify', strategy: 'small-files', run: 0, runs: 2, warmup: false });
+      await sleep(150);
+      view.onEvent({ type: 'step-end' });
+      view.onEvent({
+        type: 'step',
+        step: 'cleanup',
+        strategy: 'small-files',
+        run: 0,
+        runs: 2,
+        warmup: false,
+      });
+      view.onEvent({ type: 'step-progress', done: 1200, total: 3000 });
+      await sleep(150);
+      view.onEvent({ type: 'step-end' });
+      const lines = text.trim().split('\n');
+      expect(lines).toContainEqual(expect.stringMatching(/^progress: small-files run 1\/2: verify, \d+ s$/));
+      expect(lines).toContainEqual(
+        expect.stringMatching(/^progress: small-files run 1\/2: cleanup 1200\/3000, \d+ s$/),
+      );
+      // Nothing after the step ends.
+      const count = lines.length;
+      await sleep(80);
+      expect(text.trim().split('\n')).toHaveLength(count);
+      view.close();
+    },
+  );
 
   it('a quiet level on a pipe prints nothing', async () => {
     const out = Object.assign(new PassThrough(), { isTTY: false }) as unknown as NodeJS.WriteStream;

@@ -141,30 +141,34 @@ async function rawServer(
 }
 
 describe('raw GET client: bodies, phases and reuse', () => {
-  it('delivers a Content-Length body exactly; a fresh socket has tcp, a reused one has no connection phases', async () => {
-    const pool = poolFor(base);
-    const before = connections;
-    const first = await get(pool, `${base}/body`);
-    expect(first.r.error).toBeUndefined();
-    expect(first.r.status).toBe(200);
-    expect(first.r.bytes).toBe(BODY.length);
-    expect(md5(first.body)).toBe(md5(BODY));
-    expect(first.r.reused).toBe(false);
-    expect(first.r.phases.tcp).toBeGreaterThan(0);
-    expect(first.r.phases.download).toBeGreaterThan(0);
-    expectPhasesAddUp(first.r);
+  it(
+    'delivers a Content-Length body exactly; a fresh socket has tcp, a reused one ' +
+      'has no connection phases',
+    async () => {
+      const pool = poolFor(base);
+      const before = connections;
+      const first = await get(pool, `${base}/body`);
+      expect(first.r.error).toBeUndefined();
+      expect(first.r.status).toBe(200);
+      expect(first.r.bytes).toBe(BODY.length);
+      expect(md5(first.body)).toBe(md5(BODY));
+      expect(first.r.reused).toBe(false);
+      expect(first.r.phases.tcp).toBeGreaterThan(0);
+      expect(first.r.phases.download).toBeGreaterThan(0);
+      expectPhasesAddUp(first.r);
 
-    const second = await get(pool, `${base}/body`, {
-      headers: { range: 'bytes=100-199999' },
-      expectStatus: [206],
-    });
-    expect(second.r.status).toBe(206);
-    expect(md5(second.body)).toBe(md5(BODY.subarray(100, 200_000)));
-    expect(second.r.reused).toBe(true);
-    for (const p of CONNECTION_PHASES) expect(second.r.phases[p], p).toBeUndefined();
-    expectPhasesAddUp(second.r);
-    expect(connections - before).toBe(1);
-  });
+      const second = await get(pool, `${base}/body`, {
+        headers: { range: 'bytes=100-199999' },
+        expectStatus: [206],
+      });
+      expect(second.r.status).toBe(206);
+      expect(md5(second.body)).toBe(md5(BODY.subarray(100, 200_000)));
+      expect(second.r.reused).toBe(true);
+      for (const p of CONNECTION_PHASES) expect(second.r.phases[p], p).toBeUndefined();
+      expectPhasesAddUp(second.r);
+      expect(connections - before).toBe(1);
+    },
+  );
 
   it("firstByte carries the server's think time", async () => {
     const pool = poolFor(base);
@@ -188,65 +192,73 @@ describe('raw GET client: bodies, phases and reuse', () => {
     expect(results.filter(({ r }) => r.reused)).toHaveLength(4);
   });
 
-  it('a request aborted while it waits for a socket leaves the queue at once, not sent; the next in line gets the socket', async () => {
-    const pool = poolFor(base, 1);
-    const holder = get(pool, `${base}/slow?ms=150`);
-    const stop = new AbortController();
-    const started = performance.now();
-    const queued = pool.request({
-      url: new URL(`${base}/slow?ms=1`),
-      headers: {},
-      expectStatus: [200],
-      signal: stop.signal,
-    });
-    const after = get(pool, `${base}/slow?ms=1`);
-    setTimeout(() => stop.abort(), 20);
-    const r = await queued;
-    expect(r.error).toBe(NOT_SENT_ERROR);
-    // Out at the abort (~20 ms), not when the holder's socket came free (~150 ms).
-    expect(performance.now() - started).toBeLessThan(120);
-    expect((await holder).r.error).toBeUndefined();
-    const next = (await after).r;
-    expect(next.error).toBeUndefined();
-    expect(next.reused).toBe(true);
-  });
-
-  it("a run's stop ends every request in flight on it at once (one listener for them all), and only those", async () => {
-    const pool = poolFor(base, 4);
-    const stop = new AbortController();
-    const started = performance.now();
-    const onStop = Array.from({ length: 3 }, () =>
-      pool.request({
-        url: new URL(`${base}/slow?ms=400`),
+  it(
+    'a request aborted while it waits for a socket leaves the queue at once, not sent; the next in ' +
+      'line gets the socket',
+    async () => {
+      const pool = poolFor(base, 1);
+      const holder = get(pool, `${base}/slow?ms=150`);
+      const stop = new AbortController();
+      const started = performance.now();
+      const queued = pool.request({
+        url: new URL(`${base}/slow?ms=1`),
         headers: {},
         expectStatus: [200],
         signal: stop.signal,
-      }),
-    );
-    const other = pool.request({
-      url: new URL(`${base}/slow?ms=100`),
-      headers: {},
-      expectStatus: [200],
-      signal: new AbortController().signal,
-    });
-    setTimeout(() => stop.abort(), 30);
-    const ended = await Promise.all(onStop);
-    expect(ended.map((r) => r.error)).toEqual([CANCELLED_ERROR, CANCELLED_ERROR, CANCELLED_ERROR]);
-    expect(performance.now() - started).toBeLessThan(300);
-    expect((await other).error).toBeUndefined();
-    // Requests on the stop after it are not sent; the pool serves others.
-    expect(
-      (
-        await pool.request({
-          url: new URL(`${base}/`),
+      });
+      const after = get(pool, `${base}/slow?ms=1`);
+      setTimeout(() => stop.abort(), 20);
+      const r = await queued;
+      expect(r.error).toBe(NOT_SENT_ERROR);
+      // Out at the abort (~20 ms), not when the holder's socket came free (~150 ms).
+      expect(performance.now() - started).toBeLessThan(120);
+      expect((await holder).r.error).toBeUndefined();
+      const next = (await after).r;
+      expect(next.error).toBeUndefined();
+      expect(next.reused).toBe(true);
+    },
+  );
+
+  it(
+    "a run's stop ends every request in flight on it at once (one listener for " +
+      'them all), and only those',
+    async () => {
+      const pool = poolFor(base, 4);
+      const stop = new AbortController();
+      const started = performance.now();
+      const onStop = Array.from({ length: 3 }, () =>
+        pool.request({
+          url: new URL(`${base}/slow?ms=400`),
           headers: {},
           expectStatus: [200],
           signal: stop.signal,
-        })
-      ).error,
-    ).toBe(NOT_SENT_ERROR);
-    expect((await get(pool, `${base}/`)).r.error).toBeUndefined();
-  });
+        }),
+      );
+      const other = pool.request({
+        url: new URL(`${base}/slow?ms=100`),
+        headers: {},
+        expectStatus: [200],
+        signal: new AbortController().signal,
+      });
+      setTimeout(() => stop.abort(), 30);
+      const ended = await Promise.all(onStop);
+      expect(ended.map((r) => r.error)).toEqual([CANCELLED_ERROR, CANCELLED_ERROR, CANCELLED_ERROR]);
+      expect(performance.now() - started).toBeLessThan(300);
+      expect((await other).error).toBeUndefined();
+      // Requests on the stop after it are not sent; the pool serves others.
+      expect(
+        (
+          await pool.request({
+            url: new URL(`${base}/`),
+            headers: {},
+            expectStatus: [200],
+            signal: stop.signal,
+          })
+        ).error,
+      ).toBe(NOT_SENT_ERROR);
+      expect((await get(pool, `${base}/`)).r.error).toBeUndefined();
+    },
+  );
 
   it("send() hands the result to the caller's object, as request() resolves it", async () => {
     const pool = poolFor(base, 1);
@@ -299,25 +311,28 @@ describe('raw GET client: bodies, phases and reuse', () => {
     expect(md5(b.body)).toBe(md5(BODY));
   });
 
-  it('an async sink pauses the socket: the read buffer is not overwritten while a write still reads it', async () => {
-    const pool = poolFor(base, 1, 16 * 1024);
-    const hash = createHash('md5');
-    let calls = 0;
-    const r = await rawRequest({
-      url: new URL(`${base}/body`),
-      headers: {},
-      pool,
-      onData: async (chunk) => {
-        calls++;
-        if (calls % 16 === 0) await sleep(1);
-        // Hashing after the wait: had the socket gone on reading into the same buffer, this would differ.
-        hash.update(chunk);
-      },
-    });
-    expect(r.error).toBeUndefined();
-    expect(hash.digest('base64')).toBe(md5(BODY));
-    expect(calls).toBeGreaterThan(100);
-  });
+  it(
+    'an async sink pauses the socket: the read buffer is not overwritten while a ' + 'write still reads it',
+    async () => {
+      const pool = poolFor(base, 1, 16 * 1024);
+      const hash = createHash('md5');
+      let calls = 0;
+      const r = await rawRequest({
+        url: new URL(`${base}/body`),
+        headers: {},
+        pool,
+        onData: async (chunk) => {
+          calls++;
+          if (calls % 16 === 0) await sleep(1);
+          // Hashing after the wait: had the socket gone on reading into the same buffer, this would differ.
+          hash.update(chunk);
+        },
+      });
+      expect(r.error).toBeUndefined();
+      expect(hash.digest('base64')).toBe(md5(BODY));
+      expect(calls).toBeGreaterThan(100);
+    },
+  );
 });
 
 describe('raw GET client: the wire, byte by byte', () => {
@@ -392,35 +407,39 @@ describe('raw GET client: the wire, byte by byte', () => {
     }
   });
 
-  it('one pool, two timeouts: each stalled request ends at its own (the watchdog looks as often as the shorter needs)', async () => {
-    const srv = await rawServer((s) => {
-      s.once('data', () =>
-        s.write(
-          Buffer.concat([
-            Buffer.from('HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n'),
-            BODY.subarray(0, 10),
-          ]),
-        ),
-      );
-    });
-    try {
-      const pool = poolFor(srv.url, 2);
-      const started = performance.now();
-      const at = (p: Promise<{ r: TracedResult }>) =>
-        p.then(({ r }) => ({ error: r.error, ms: performance.now() - started }));
-      const [long, short] = await Promise.all([
-        at(get(pool, `${srv.url}/`, { timeoutMs: 400 })),
-        at(get(pool, `${srv.url}/`, { timeoutMs: 100 })),
-      ]);
-      expect(short.error).toMatch(/^ETIMEDOUT: no data for 100 ms/);
-      expect(long.error).toMatch(/^ETIMEDOUT: no data for 400 ms/);
-      expect(short.ms).toBeGreaterThanOrEqual(95);
-      expect(long.ms).toBeGreaterThanOrEqual(390);
-      expect(short.ms).toBeLessThan(long.ms);
-    } finally {
-      await srv.stop();
-    }
-  });
+  it(
+    'one pool, two timeouts: each stalled request ends at its own (the watchdog looks as often as ' +
+      'the shorter needs)',
+    async () => {
+      const srv = await rawServer((s) => {
+        s.once('data', () =>
+          s.write(
+            Buffer.concat([
+              Buffer.from('HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n'),
+              BODY.subarray(0, 10),
+            ]),
+          ),
+        );
+      });
+      try {
+        const pool = poolFor(srv.url, 2);
+        const started = performance.now();
+        const at = (p: Promise<{ r: TracedResult }>) =>
+          p.then(({ r }) => ({ error: r.error, ms: performance.now() - started }));
+        const [long, short] = await Promise.all([
+          at(get(pool, `${srv.url}/`, { timeoutMs: 400 })),
+          at(get(pool, `${srv.url}/`, { timeoutMs: 100 })),
+        ]);
+        expect(short.error).toMatch(/^ETIMEDOUT: no data for 100 ms/);
+        expect(long.error).toMatch(/^ETIMEDOUT: no data for 400 ms/);
+        expect(short.ms).toBeGreaterThanOrEqual(95);
+        expect(long.ms).toBeGreaterThanOrEqual(390);
+        expect(short.ms).toBeLessThan(long.ms);
+      } finally {
+        await srv.stop();
+      }
+    },
+  );
 
   it('a body that stalls fails with ETIMEDOUT after the idle timeout', async () => {
     const srv = await rawServer((s) => {
@@ -512,23 +531,27 @@ describe('raw GET client: the wire, byte by byte', () => {
 });
 
 describe('raw GET client: errors', () => {
-  it('an error status reports its storage error code and headers, keeps the body from the sink, and the socket', async () => {
-    const pool = poolFor(base, 1);
-    const delivered: Buffer[] = [];
-    const r = await rawRequest({
-      url: new URL(`${base}/busy`),
-      headers: {},
-      pool,
-      onData: (c) => void delivered.push(c),
-    });
-    expect(r.status).toBe(503);
-    // A throttled answer says which limit it met: the first line of the body's <Message>.
-    expect(r.error).toBe('HTTP 503 ServerBusy (try later)');
-    expect(r.headers['retry-after']).toBe('1');
-    expect(delivered).toHaveLength(0);
-    const next = await get(pool, `${base}/`);
-    expect(next.r.reused).toBe(true);
-  });
+  it(
+    'an error status reports its storage error code and headers, keeps the body from the sink, and ' +
+      'the socket',
+    async () => {
+      const pool = poolFor(base, 1);
+      const delivered: Buffer[] = [];
+      const r = await rawRequest({
+        url: new URL(`${base}/busy`),
+        headers: {},
+        pool,
+        onData: (c) => void delivered.push(c),
+      });
+      expect(r.status).toBe(503);
+      // A throttled answer says which limit it met: the first line of the body's <Message>.
+      expect(r.error).toBe('HTTP 503 ServerBusy (try later)');
+      expect(r.headers['retry-after']).toBe('1');
+      expect(delivered).toHaveLength(0);
+      const next = await get(pool, `${base}/`);
+      expect(next.r.reused).toBe(true);
+    },
+  );
 
   it('a 200 where 206 was expected says so', async () => {
     const { r } = await get(poolFor(base), `${base}/`, { expectStatus: [206] });
@@ -564,24 +587,27 @@ requires('openssl').describe('raw GET client over TLS', () => {
 
   afterAll(() => tls?.stop());
 
-  it('https: dns, tcp and tls phases on a fresh socket, none on the reused one; the body intact', async (ctx) => {
-    if (!tls) {
-      process.stdout.write(`skipped: ${why}\n`);
-      return ctx.skip();
-    }
-    const tlsBase = tls.base;
-    const pool = poolFor(tlsBase, 1, 64 * 1024, { ca: tls.ca });
-    const a = await get(pool, `${tlsBase}/`);
-    expect(a.r.error).toBeUndefined();
-    expect(md5(a.body)).toBe(md5(BODY));
-    expect(a.r.phases.dns).toBeGreaterThanOrEqual(0);
-    expect(a.r.phases.tls).toBeGreaterThan(0);
-    expectPhasesAddUp(a.r);
-    const b = await get(pool, `${tlsBase}/`);
-    expect(b.r.reused).toBe(true);
-    expect(b.r.phases.tls).toBeUndefined();
-    expect(md5(b.body)).toBe(md5(BODY));
-  });
+  it(
+    'https: dns, tcp and tls phases on a fresh socket, none on the reused one; the ' + 'body intact',
+    async (ctx) => {
+      if (!tls) {
+        process.stdout.write(`skipped: ${why}\n`);
+        return ctx.skip();
+      }
+      const tlsBase = tls.base;
+      const pool = poolFor(tlsBase, 1, 64 * 1024, { ca: tls.ca });
+      const a = await get(pool, `${tlsBase}/`);
+      expect(a.r.error).toBeUndefined();
+      expect(md5(a.body)).toBe(md5(BODY));
+      expect(a.r.phases.dns).toBeGreaterThanOrEqual(0);
+      expect(a.r.phases.tls).toBeGreaterThan(0);
+      expectPhasesAddUp(a.r);
+      const b = await get(pool, `${tlsBase}/`);
+      expect(b.r.reused).toBe(true);
+      expect(b.r.phases.tls).toBeUndefined();
+      expect(md5(b.body)).toBe(md5(BODY));
+    },
+  );
 
   it('https: a certificate nobody vouches for is refused', async (ctx) => {
     if (!tls) return ctx.skip();
@@ -631,105 +657,116 @@ describe('raw PUT: the body goes out with its head', () => {
   });
   afterAll(() => close(putServer));
 
-  it('sends the exact body with its Content-Length, answered 201; the socket is reused and phases add up', async () => {
-    received.length = 0;
-    const before = putConnections;
-    const pool = poolFor(putBase, 1);
-    const bodies = [BODY.subarray(0, 100 * 1024), BODY, Buffer.alloc(0)];
-    const results: TracedResult[] = [];
-    for (const [i, body] of bodies.entries()) {
-      // A caller's own Content-Length is replaced by the body's real one.
-      results.push(
-        await rawRequest({
-          url: new URL(`${putBase}/file-${i}?comp=block`),
+  it(
+    'sends the exact body with its Content-Length, answered 201; the socket is ' + 'reused and phases add up',
+    async () => {
+      received.length = 0;
+      const before = putConnections;
+      const pool = poolFor(putBase, 1);
+      const bodies = [BODY.subarray(0, 100 * 1024), BODY, Buffer.alloc(0)];
+      const results: TracedResult[] = [];
+      for (const [i, body] of bodies.entries()) {
+        // A caller's own Content-Length is replaced by the body's real one.
+        results.push(
+          await rawRequest({
+            url: new URL(`${putBase}/file-${i}?comp=block`),
+            method: 'PUT',
+            body,
+            headers: { 'content-length': '1', 'x-ms-blob-type': 'BlockBlob' },
+            pool,
+            expectStatus: [201],
+          }),
+        );
+      }
+      expect(results.map((r) => [r.status, r.error])).toEqual([
+        [201, undefined],
+        [201, undefined],
+        [201, undefined],
+      ]);
+      expect(received).toEqual(
+        bodies.map((b, i) => ({
           method: 'PUT',
-          body,
-          headers: { 'content-length': '1', 'x-ms-blob-type': 'BlockBlob' },
-          pool,
-          expectStatus: [201],
-        }),
+          url: `/file-${i}?comp=block`,
+          contentLength: String(b.length),
+          bytes: b.length,
+          md5: md5(b),
+        })),
       );
-    }
-    expect(results.map((r) => [r.status, r.error])).toEqual([
-      [201, undefined],
-      [201, undefined],
-      [201, undefined],
-    ]);
-    expect(received).toEqual(
-      bodies.map((b, i) => ({
-        method: 'PUT',
-        url: `/file-${i}?comp=block`,
-        contentLength: String(b.length),
-        bytes: b.length,
-        md5: md5(b),
-      })),
-    );
-    expect(results.map((r) => r.reused)).toEqual([false, true, true]);
-    expect(putConnections - before).toBe(1);
-    for (const r of results) {
-      expect(r.phases.send).toBeGreaterThanOrEqual(0);
-      expect(r.phases.firstByte).toBeGreaterThanOrEqual(0);
-      expectPhasesAddUp(r);
-    }
-    expect(results[0]!.phases.tcp).toBeGreaterThanOrEqual(0);
-  });
+      expect(results.map((r) => r.reused)).toEqual([false, true, true]);
+      expect(putConnections - before).toBe(1);
+      for (const r of results) {
+        expect(r.phases.send).toBeGreaterThanOrEqual(0);
+        expect(r.phases.firstByte).toBeGreaterThanOrEqual(0);
+        expectPhasesAddUp(r);
+      }
+      expect(results[0]!.phases.tcp).toBeGreaterThanOrEqual(0);
+    },
+  );
 
-  it('a head made before the barrier (wireHead) goes on the wire byte for byte as the one made for the request', async () => {
-    const heads: string[] = [];
-    const srv = await rawServer((s) => {
-      let got = Buffer.alloc(0);
-      s.on('data', (d: Buffer) => {
-        got = Buffer.concat([got, d]);
-        const end = got.indexOf('\r\n\r\n');
-        if (end < 0 || got.length < end + 4 + 1000) return;
-        heads.push(got.toString('latin1', 0, end + 4));
-        got = got.subarray(end + 4 + 1000);
-        s.write('HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n');
+  it(
+    'a head made before the barrier (wireHead) goes on the wire byte for byte as the one made for ' +
+      'the request',
+    async () => {
+      const heads: string[] = [];
+      const srv = await rawServer((s) => {
+        let got = Buffer.alloc(0);
+        s.on('data', (d: Buffer) => {
+          got = Buffer.concat([got, d]);
+          const end = got.indexOf('\r\n\r\n');
+          if (end < 0 || got.length < end + 4 + 1000) return;
+          heads.push(got.toString('latin1', 0, end + 4));
+          got = got.subarray(end + 4 + 1000);
+          s.write('HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n');
+        });
       });
-    });
-    try {
-      const pool = poolFor(srv.url, 1);
-      const request = {
-        url: new URL(`${srv.url.replace('http://', 'http://user:pw@')}/dir/a%20b?comp=block`),
-        method: 'PUT' as const,
-        body: BODY.subarray(0, 1000),
-        headers: { 'content-length': '1000', 'x-ms-blob-type': 'BlockBlob' },
-        expectStatus: [201],
-      };
-      const made = await pool.request(request);
-      const prebuilt = await pool.request({ ...request, head: wireHead(request) });
-      expect([made.error, prebuilt.error, prebuilt.reused]).toEqual([undefined, undefined, true]);
-      expect(heads).toHaveLength(2);
-      expect(heads[1]).toBe(heads[0]);
-      expect(heads[0]).toMatch(/^PUT \/dir\/a%20b\?comp=block HTTP\/1\.1\r\n.*authorization: Basic /is);
-    } finally {
-      await srv.stop();
-    }
-  });
+      try {
+        const pool = poolFor(srv.url, 1);
+        const request = {
+          url: new URL(`${srv.url.replace('http://', 'http://user:pw@')}/dir/a%20b?comp=block`),
+          method: 'PUT' as const,
+          body: BODY.subarray(0, 1000),
+          headers: { 'content-length': '1000', 'x-ms-blob-type': 'BlockBlob' },
+          expectStatus: [201],
+        };
+        const made = await pool.request(request);
+        const prebuilt = await pool.request({ ...request, head: wireHead(request) });
+        expect([made.error, prebuilt.error, prebuilt.reused]).toEqual([undefined, undefined, true]);
+        expect(heads).toHaveLength(2);
+        expect(heads[1]).toBe(heads[0]);
+        expect(heads[0]).toMatch(/^PUT \/dir\/a%20b\?comp=block HTTP\/1\.1\r\n.*authorization: Basic /is);
+      } finally {
+        await srv.stop();
+      }
+    },
+  );
 
-  it("a socket idle past a request's timeout is still reused: the timeout kept between requests ends only a request", async () => {
-    const pool = poolFor(putBase, 1);
-    const first = await rawRequest({
-      url: new URL(`${putBase}/t1`),
-      method: 'PUT',
-      body: BODY.subarray(0, 10),
-      headers: {},
-      pool,
-      expectStatus: [201],
-      timeoutMs: 50,
-    });
-    await sleep(200);
-    const second = await rawRequest({
-      url: new URL(`${putBase}/t2`),
-      method: 'PUT',
-      body: BODY.subarray(0, 10),
-      headers: {},
-      pool,
-      expectStatus: [201],
-      timeoutMs: 50,
-    });
-    expect([first.error, second.error, second.reused]).toEqual([undefined, undefined, true]);
-  });
+  it(
+    "a socket idle past a request's timeout is still reused: the timeout kept between requests ends " +
+      'only a request',
+    async () => {
+      const pool = poolFor(putBase, 1);
+      const first = await rawRequest({
+        url: new URL(`${putBase}/t1`),
+        method: 'PUT',
+        body: BODY.subarray(0, 10),
+        headers: {},
+        pool,
+        expectStatus: [201],
+        timeoutMs: 50,
+      });
+      await sleep(200);
+      const second = await rawRequest({
+        url: new URL(`${putBase}/t2`),
+        method: 'PUT',
+        body: BODY.subarray(0, 10),
+        headers: {},
+        pool,
+        expectStatus: [201],
+        timeoutMs: 50,
+      });
+      expect([first.error, second.error, second.reused]).toEqual([undefined, undefined, true]);
+    },
+  );
 
   it('an error answer to a PUT names its status and code; the socket stays usable', async () => {
     const pool = poolFor(putBase, 1);
@@ -755,53 +792,57 @@ describe('raw PUT: the body goes out with its head', () => {
     expect(again.reused).toBe(true);
   });
 
-  it('an answer that comes before the body is all sent closes that connection: the rest of the body is never read as a request', async () => {
-    let accepted = 0;
-    const srv = await rawServer((s) => {
-      const n = ++accepted;
-      let got = Buffer.alloc(0);
-      s.on('data', (d: Buffer) => {
-        if (n === 1) {
-          // Refuse at once and stop reading: the client's 8 MiB cannot all be sent.
-          s.pause();
-          s.write('HTTP/1.1 413 Payload Too Large\r\nContent-Length: 0\r\n\r\n');
-          return;
-        }
-        got = Buffer.concat([got, d]);
-        const headEnd = got.indexOf('\r\n\r\n');
-        const length = Number(
-          /content-length: (\d+)/i.exec(got.toString('latin1', 0, Math.max(0, headEnd)))?.[1] ?? NaN,
-        );
-        if (headEnd >= 0 && got.length - headEnd - 4 >= length)
-          s.write('HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n');
+  it(
+    'an answer that comes before the body is all sent closes that connection: the rest of the body ' +
+      'is never read as a request',
+    async () => {
+      let accepted = 0;
+      const srv = await rawServer((s) => {
+        const n = ++accepted;
+        let got = Buffer.alloc(0);
+        s.on('data', (d: Buffer) => {
+          if (n === 1) {
+            // Refuse at once and stop reading: the client's 8 MiB cannot all be sent.
+            s.pause();
+            s.write('HTTP/1.1 413 Payload Too Large\r\nContent-Length: 0\r\n\r\n');
+            return;
+          }
+          got = Buffer.concat([got, d]);
+          const headEnd = got.indexOf('\r\n\r\n');
+          const length = Number(
+            /content-length: (\d+)/i.exec(got.toString('latin1', 0, Math.max(0, headEnd)))?.[1] ?? NaN,
+          );
+          if (headEnd >= 0 && got.length - headEnd - 4 >= length)
+            s.write('HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n');
+        });
       });
-    });
-    try {
-      const pool = poolFor(srv.url, 1);
-      const big = await rawRequest({
-        url: new URL(`${srv.url}/big`),
-        method: 'PUT',
-        body: Buffer.alloc(8 * 1024 * 1024, 7),
-        headers: {},
-        pool,
-        expectStatus: [201],
-        timeoutMs: 5000,
-      });
-      expect(big.error).toBe('HTTP 413 Payload Too Large');
-      const small = await rawRequest({
-        url: new URL(`${srv.url}/small`),
-        method: 'PUT',
-        body: BODY.subarray(0, 5000),
-        headers: {},
-        pool,
-        expectStatus: [201],
-        timeoutMs: 5000,
-      });
-      expect(small.error).toBeUndefined();
-      expect(small.reused).toBe(false);
-      expect(accepted).toBe(2);
-    } finally {
-      await srv.stop();
-    }
-  });
+      try {
+        const pool = poolFor(srv.url, 1);
+        const big = await rawRequest({
+          url: new URL(`${srv.url}/big`),
+          method: 'PUT',
+          body: Buffer.alloc(8 * 1024 * 1024, 7),
+          headers: {},
+          pool,
+          expectStatus: [201],
+          timeoutMs: 5000,
+        });
+        expect(big.error).toBe('HTTP 413 Payload Too Large');
+        const small = await rawRequest({
+          url: new URL(`${srv.url}/small`),
+          method: 'PUT',
+          body: BODY.subarray(0, 5000),
+          headers: {},
+          pool,
+          expectStatus: [201],
+          timeoutMs: 5000,
+        });
+        expect(small.error).toBeUndefined();
+        expect(small.reused).toBe(false);
+        expect(accepted).toBe(2);
+      } finally {
+        await srv.stop();
+      }
+    },
+  );
 });

@@ -262,7 +262,8 @@ describe('the re-run under the pinned Node', () => {
 });
 
 describe.skipIf(!OLD_NODE)(
-  `the README's examples under an older node first on PATH${OLD_NODE ? '' : ' (skipped: no node older than 22 on PATH)'}`,
+  `the README's examples under an older node first on ` +
+    `PATH${OLD_NODE ? '' : ' (skipped: no node older than 22 on PATH)'}`,
   () => {
     const env = { ...process.env, PATH, FILE_SIZE: '64KiB', BLOB_CACHER_MIN_TIME: '0', NO_COLOR: '1' };
     const run = (args: string[], cwd: string, extra: Record<string, string> = {}) =>

@@ -95,7 +95,11 @@ describe('the recommendation', () => {
       requestsPerObject: 1,
     });
     expect(report.recommendation!.text).toMatch(
-      /^Recommended: single — tied for fastest with chunked \(no significant difference at n=4\).*; 1 request per object and no extra copies\. Its bytes were not verified \(plain URL\)\.$/,
+      new RegExp(
+        String.raw`^Recommended: single — tied for fastest with chunked \(no ` +
+          String.raw`significant difference at n=4\).*; 1 request per object and no extra copies\. ` +
+          String.raw`Its bytes were not verified \(plain URL\)\.$`,
+      ),
     );
   }, 60_000);
 
@@ -113,11 +117,15 @@ describe('the recommendation', () => {
     });
     expect(report.recommendation!.ahead!.ratioLow).toBeGreaterThan(1);
     expect(report.recommendation!.text).toMatch(
-      /^Recommended: chunked — significantly fastest: \d\.\d\dx faster than single \(95% CI [^)]*\), above the 5% that counts;/,
+      new RegExp(
+        String.raw`^Recommended: chunked — significantly fastest: \d\.\d\dx ` +
+          String.raw`faster than single \(95% CI [^)]*\), above the 5% that counts;`,
+      ),
     );
   }, 60_000);
 
-  it('single where splitting gains less than the material share: the server caps the total rate', async () => {
+  it('single where splitting gains less than the material share: the server caps ' +
+    'the total rate', async () => {
     // 256 KiB, all connections together at 256 KiB/s and each at 0.97 of it: one GET trails four
     // ranges by at most ~3% (both take ~1 s after a warm-up run). At this rate a bucket's burst (one
     // 16 KiB slice) is 64 ms, so a busy machine's late timers cost one connection no more than four.
@@ -194,13 +202,17 @@ describe('the same rule over uploads and many-blob workloads', () => {
       ...declaredEither(label),
     }) as unknown as Parameters<typeof recommend>[0][number];
 
-  it("small uploads: our Put Blob per file before the SDK's upload() when they tie (the SDK's requests are not traced)", () => {
-    const r = recommend([
-      candidate('sdk-small-files', 'SDK upload() per small file (baseline)', 1, 1, [100, 101, 99, 102]),
-      candidate('small-files', 'one Put Blob per small file', 1, 1, [101, 100, 102, 99]),
-    ]);
-    expect(r).toMatchObject({ contender: 'small-files', basis: 'tied', tiedWith: ['sdk-small-files'] });
-  });
+  it(
+    "small uploads: our Put Blob per file before the SDK's upload() when they tie (the SDK's " +
+      'requests are not traced)',
+    () => {
+      const r = recommend([
+        candidate('sdk-small-files', 'SDK upload() per small file (baseline)', 1, 1, [100, 101, 99, 102]),
+        candidate('small-files', 'one Put Blob per small file', 1, 1, [101, 100, 102, 99]),
+      ]);
+      expect(r).toMatchObject({ contender: 'small-files', basis: 'tied', tiedWith: ['sdk-small-files'] });
+    },
+  );
 
   it('a large upload: staged blocks when significantly faster than the SDK', () => {
     const r = recommend([
@@ -214,7 +226,11 @@ describe('the same rule over uploads and many-blob workloads', () => {
       sdk: { label: 'sdk-upload' },
     });
     expect(r!.text).toMatch(
-      /^Recommended: blocks — significantly fastest: 2\.01x faster than sdk-upload .*; 39 requests per object and no extra copies\. The SDK baseline sdk-upload \(uploadData\) was 2\.01x slower/,
+      new RegExp(
+        String.raw`^Recommended: blocks — significantly fastest: 2\.01x faster ` +
+          String.raw`than sdk-upload .*; 39 requests per object and no extra copies\. The SDK ` +
+          String.raw`baseline sdk-upload \(uploadData\) was 2\.01x slower`,
+      ),
     );
   });
 
@@ -252,30 +268,37 @@ describe('a material margin', () => {
   const single = candidate('single', 2, 1, [104, 104.5, 103.5, 104.2, 103.8]);
   const chunked = candidate('chunked', 1, 4, [100, 100.5, 99.5, 100.2, 99.8]);
 
-  it('a contender faster by less than it does not beat one with fewer requests, and the words say both', () => {
-    const r = recommend([chunked, single]);
-    expect(r).toMatchObject({
-      contender: 'single',
-      basis: 'material',
-      materialShare: 0.05,
-      passedOver: { of: 'chunked', requestsPerObject: 4 },
-    });
-    expect(r!.passedOver!.ratio).toBeCloseTo(1.04, 2);
-    expect(r!.passedOver!.ratioLow).toBeGreaterThan(1);
-    expect(r!.text).toMatch(
-      new RegExp(
-        '^Recommended: single — chunked is 1\\.04x faster \\(95% CI [\\d.]+x–[\\d.]+x\\), ' +
-          'below the 5% that counts; single needs a quarter of the requests; 1 request per object and no extra copies\\.$',
-      ),
-    );
-  });
+  it(
+    'a contender faster by less than it does not beat one with fewer requests, and ' + 'the words say both',
+    () => {
+      const r = recommend([chunked, single]);
+      expect(r).toMatchObject({
+        contender: 'single',
+        basis: 'material',
+        materialShare: 0.05,
+        passedOver: { of: 'chunked', requestsPerObject: 4 },
+      });
+      expect(r!.passedOver!.ratio).toBeCloseTo(1.04, 2);
+      expect(r!.passedOver!.ratioLow).toBeGreaterThan(1);
+      expect(r!.text).toMatch(
+        new RegExp(
+          '^Recommended: single — chunked is 1\\.04x faster \\(95% CI [\\d.]+x–[\\d.]+x\\), ' +
+            'below the 5% that counts; single needs a quarter of the requests; 1 request per object ' +
+            'and no extra copies\\.$',
+        ),
+      );
+    },
+  );
 
   it('the split one where it is materially faster, said with the margin', () => {
     const slow = candidate('single', 2, 4 / 4, [130, 131, 129, 130.5, 129.5]);
     const r = recommend([chunked, slow]);
     expect(r).toMatchObject({ contender: 'chunked', basis: 'fastest', ahead: { of: 'single' } });
     expect(r!.text).toMatch(
-      /^Recommended: chunked — significantly fastest: 1\.30x faster than single \(95% CI .*\), above the 5% that counts; 4 requests/,
+      new RegExp(
+        String.raw`^Recommended: chunked — significantly fastest: 1\.30x faster ` +
+          String.raw`than single \(95% CI .*\), above the 5% that counts; 4 requests`,
+      ),
     );
   });
 
@@ -314,7 +337,8 @@ describe('a material margin', () => {
     const r = recommend([url, failed]);
     expect(r).toMatchObject({ contender: 'single', basis: 'only' });
     expect(r!.text).toBe(
-      'Recommended: single — the only contender that did not fail; 1 request per object and no extra copies. ' +
+      'Recommended: single — the only contender that did not fail; 1 request per object and no ' +
+        'extra copies. ' +
         'Its bytes were not verified (plain URL).',
     );
     expect(recommend([url])!.text).toMatch(/^Recommended: single — the only contender measured;/);
@@ -333,38 +357,41 @@ describe('--material', () => {
     expect(() => material({ material: 'lots' })).toThrow(ConfigError);
   });
 
-  it('reaches the report: the same results file answers single by default, chunked with --material off', () => {
-    const doc = newResultsFile('download', {}, { kind: 'url', label: 'url example.test' });
-    doc.complete = true;
-    const runOf = (strategy: string, requests: number, wallMs: number, run: number): RunRecord => ({
-      strategy,
-      description: strategy,
-      unit: 'MiB/s',
-      run,
-      warmup: false,
-      objectSizeBytes: 1 << 20,
-      wallMs,
-      bytes: 1 << 20,
-      requests,
-      failedRequests: 0,
-      reusedSockets: 0,
-      retries: 0,
-      throttled: 0,
-      backoffMs: 0,
-      phaseSumsMs: {},
-      requestSumMs: wallMs * requests,
-      histograms: {},
-      verified: true,
-      verification: 'md5 ok',
-      workers: [],
-      records: [],
-      recordsSampled: false,
-    });
-    [104, 104.5, 103.5, 104.2, 103.8].forEach((t, i) => doc.runs.push(runOf('single', 1, t, i)));
-    [100, 100.5, 99.5, 100.2, 99.8].forEach((t, i) => doc.runs.push(runOf('chunked', 4, t, i)));
-    const answer = (material?: number) =>
-      buildReport(doc, { title: 't', ...(material === undefined ? {} : { material }) }).recommendation;
-    expect(answer()).toMatchObject({ contender: 'single', basis: 'material', materialShare: 0.05 });
-    expect(answer(0)).toMatchObject({ contender: 'chunked', basis: 'fastest' });
-  });
+  it(
+    'reaches the report: the same results file answers single by default, chunked ' + 'with --material off',
+    () => {
+      const doc = newResultsFile('download', {}, { kind: 'url', label: 'url example.test' });
+      doc.complete = true;
+      const runOf = (strategy: string, requests: number, wallMs: number, run: number): RunRecord => ({
+        strategy,
+        description: strategy,
+        unit: 'MiB/s',
+        run,
+        warmup: false,
+        objectSizeBytes: 1 << 20,
+        wallMs,
+        bytes: 1 << 20,
+        requests,
+        failedRequests: 0,
+        reusedSockets: 0,
+        retries: 0,
+        throttled: 0,
+        backoffMs: 0,
+        phaseSumsMs: {},
+        requestSumMs: wallMs * requests,
+        histograms: {},
+        verified: true,
+        verification: 'md5 ok',
+        workers: [],
+        records: [],
+        recordsSampled: false,
+      });
+      [104, 104.5, 103.5, 104.2, 103.8].forEach((t, i) => doc.runs.push(runOf('single', 1, t, i)));
+      [100, 100.5, 99.5, 100.2, 99.8].forEach((t, i) => doc.runs.push(runOf('chunked', 4, t, i)));
+      const answer = (material?: number) =>
+        buildReport(doc, { title: 't', ...(material === undefined ? {} : { material }) }).recommendation;
+      expect(answer()).toMatchObject({ contender: 'single', basis: 'material', materialShare: 0.05 });
+      expect(answer(0)).toMatchObject({ contender: 'chunked', basis: 'fastest' });
+    },
+  );
 });

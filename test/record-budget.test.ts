@@ -43,36 +43,40 @@ function run(n: number, index: number): MeasuredRun {
 }
 
 describe('RecordBudget', () => {
-  it("one run's worth for the whole session: six runs of 20,000 hold 20,000 records (and their failures), in memory and as rows", () => {
-    expect(MAX_RECORDS_PER_SESSION).toBe(MAX_RECORDS_PER_RUN);
-    const inMemory: MeasuredRun[] = [];
-    const rows = [] as ReturnType<typeof toRunRecord>[];
-    const memory = new RecordBudget(inMemory, measuredRunAtMost);
-    const stored = new RecordBudget(rows, runRecordAtMost);
-    for (let i = 0; i < 6; i++) {
-      const r = run(MAX_RECORDS_PER_RUN, i);
-      memory.push(r);
-      stored.push(toRunRecord(r));
-    }
-    const share = Math.floor(MAX_RECORDS_PER_SESSION / 6);
-    for (const list of [inMemory.map((r) => r.records.length), rows.map((r) => r.records.length)]) {
-      // Each run its even share, plus its failed request where the spacing missed it.
-      for (const n of list) expect(n).toBeGreaterThanOrEqual(share);
-      for (const n of list) expect(n).toBeLessThanOrEqual(share + 1);
-      expect(list.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(MAX_RECORDS_PER_SESSION + 6);
-    }
-    for (const r of inMemory) {
-      expect(r.recordsSampled).toBe(true);
-      expect(r.records.failed().map((f) => f.item)).toEqual([7]);
-    }
-    for (const r of rows) {
-      expect(r.recordsSampled).toBe(true);
-      expect(r.records.filter((row) => row.includes('503 Slow Down'))).toHaveLength(1);
-    }
-    // Evenly spread over the run, not its first rows.
-    const items = inMemory[5]!.records.map((r) => r.item);
-    expect(items.at(-1)).toBeGreaterThan(MAX_RECORDS_PER_RUN * 0.99);
-  });
+  it(
+    "one run's worth for the whole session: six runs of 20,000 hold 20,000 records (and their " +
+      'failures), in memory and as rows',
+    () => {
+      expect(MAX_RECORDS_PER_SESSION).toBe(MAX_RECORDS_PER_RUN);
+      const inMemory: MeasuredRun[] = [];
+      const rows = [] as ReturnType<typeof toRunRecord>[];
+      const memory = new RecordBudget(inMemory, measuredRunAtMost);
+      const stored = new RecordBudget(rows, runRecordAtMost);
+      for (let i = 0; i < 6; i++) {
+        const r = run(MAX_RECORDS_PER_RUN, i);
+        memory.push(r);
+        stored.push(toRunRecord(r));
+      }
+      const share = Math.floor(MAX_RECORDS_PER_SESSION / 6);
+      for (const list of [inMemory.map((r) => r.records.length), rows.map((r) => r.records.length)]) {
+        // Each run its even share, plus its failed request where the spacing missed it.
+        for (const n of list) expect(n).toBeGreaterThanOrEqual(share);
+        for (const n of list) expect(n).toBeLessThanOrEqual(share + 1);
+        expect(list.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(MAX_RECORDS_PER_SESSION + 6);
+      }
+      for (const r of inMemory) {
+        expect(r.recordsSampled).toBe(true);
+        expect(r.records.failed().map((f) => f.item)).toEqual([7]);
+      }
+      for (const r of rows) {
+        expect(r.recordsSampled).toBe(true);
+        expect(r.records.filter((row) => row.includes('503 Slow Down'))).toHaveLength(1);
+      }
+      // Evenly spread over the run, not its first rows.
+      const items = inMemory[5]!.records.map((r) => r.item);
+      expect(items.at(-1)).toBeGreaterThan(MAX_RECORDS_PER_RUN * 0.99);
+    },
+  );
 
   it('leaves runs alone while the session is within budget: a thousand runs of one record', () => {
     const runs: MeasuredRun[] = [];

@@ -25,53 +25,56 @@ const base: OpRecord = {
 };
 
 describe('RecordTable', () => {
-  it('gives back every field: numbers, phases present or absent, MD5, objects, error and read-back error', () => {
-    const t = new RecordTable(1);
-    const records: OpRecord[] = [
-      { ...base, md5: 'NuhjEeaLR/HP77DScrf6uA==' },
-      {
+  it(
+    'gives back every field: numbers, phases present or absent, MD5, objects, ' + 'error and read-back error',
+    () => {
+      const t = new RecordTable(1);
+      const records: OpRecord[] = [
+        { ...base, md5: 'NuhjEeaLR/HP77DScrf6uA==' },
+        {
+          ...base,
+          item: 8,
+          worker: -1,
+          phases: {},
+          reused: true,
+          retries: 0,
+          throttled: 0,
+          backoffMs: 0,
+          error: 'HTTP 500 InternalError',
+          status: 500,
+        },
+        { ...base, item: 9, objects: 5000, md5: 'not-base64-of-16-bytes', readBackError: 'GET f9: HTTP 404' },
+      ];
+      records.forEach((r) => t.push(r));
+      expect(t.length).toBe(3);
+      const back = t.toArray();
+      expect(back[0]).toEqual({
         ...base,
+        md5: 'NuhjEeaLR/HP77DScrf6uA==',
+        phases: { wait: 0.25, tcp: 0.5, send: 1.5, firstByte: 10, download: expect.closeTo(0.095678, 6) },
+      });
+      expect(back[1]).toMatchObject({
         item: 8,
         worker: -1,
         phases: {},
         reused: true,
-        retries: 0,
-        throttled: 0,
-        backoffMs: 0,
         error: 'HTTP 500 InternalError',
         status: 500,
-      },
-      { ...base, item: 9, objects: 5000, md5: 'not-base64-of-16-bytes', readBackError: 'GET f9: HTTP 404' },
-    ];
-    records.forEach((r) => t.push(r));
-    expect(t.length).toBe(3);
-    const back = t.toArray();
-    expect(back[0]).toEqual({
-      ...base,
-      md5: 'NuhjEeaLR/HP77DScrf6uA==',
-      phases: { wait: 0.25, tcp: 0.5, send: 1.5, firstByte: 10, download: expect.closeTo(0.095678, 6) },
-    });
-    expect(back[1]).toMatchObject({
-      item: 8,
-      worker: -1,
-      phases: {},
-      reused: true,
-      error: 'HTTP 500 InternalError',
-      status: 500,
-    });
-    expect(back[1]!.md5).toBeUndefined();
-    expect(back[2]).toMatchObject({
-      item: 9,
-      objects: 5000,
-      md5: 'not-base64-of-16-bytes',
-      readBackError: 'GET f9: HTTP 404',
-    });
-    expect(back[0]!.objects).toBeUndefined();
-    expect(t.failedRows()).toEqual([1]);
-    expect(t.failed().map((r) => r.item)).toEqual([8]);
-    expect(t.at(-1)!.item).toBe(9);
-    expect(t.at(3)).toBeUndefined();
-  });
+      });
+      expect(back[1]!.md5).toBeUndefined();
+      expect(back[2]).toMatchObject({
+        item: 9,
+        objects: 5000,
+        md5: 'not-base64-of-16-bytes',
+        readBackError: 'GET f9: HTTP 404',
+      });
+      expect(back[0]!.objects).toBeUndefined();
+      expect(t.failedRows()).toEqual([1]);
+      expect(t.failed().map((r) => r.item)).toEqual([8]);
+      expect(t.at(-1)!.item).toBe(9);
+      expect(t.at(3)).toBeUndefined();
+    },
+  );
 
   it('rows set by index: an item written again keeps only its latest; unwritten rows are known', () => {
     const t = new RecordTable(4);
@@ -87,54 +90,63 @@ describe('RecordTable', () => {
     expect(t.md5(99)).toBeUndefined();
   });
 
-  it('crosses IPC as typed arrays (structured clone), merges, sorts by offset then item, and picks rows', () => {
-    const a = RecordTable.from([
-      { ...base, item: 3, offsetBytes: 300 },
-      { ...base, item: 1, offsetBytes: 100, error: 'x' },
-    ]);
-    const b = RecordTable.from([{ ...base, item: 2, offsetBytes: 100, md5: 'NuhjEeaLR/HP77DScrf6uA==' }]);
-    const wire = structuredClone([a.encode(), b.encode()]);
-    const merged = wire.reduce((t, e) => t.append(RecordTable.decode(e)), new RecordTable(1)).sortByOffset();
-    expect(merged.map((r) => [r.item, r.offsetBytes, r.error ?? null, r.md5 ?? null])).toEqual([
-      [1, 100, 'x', null],
-      [2, 100, null, 'NuhjEeaLR/HP77DScrf6uA=='],
-      [3, 300, null, null],
-    ]);
-    expect(merged.rowsByItem().get(2)).toBe(1);
-    expect(merged.rowsByItem().get(0)).toBeUndefined();
-    expect(merged.rowsByItem().has(3)).toBe(true);
-    expect(merged.rowsByItem().has(99)).toBe(false);
-    expect(merged.pick([2, 0]).map((r) => r.item)).toEqual([3, 1]);
-    const empty = RecordTable.decode(structuredClone(new RecordTable().encode()));
-    expect(empty.length).toBe(0);
-    empty.push(base);
-    expect(empty.at(0)!.item).toBe(7);
-  });
+  it(
+    'crosses IPC as typed arrays (structured clone), merges, sorts by offset then ' + 'item, and picks rows',
+    () => {
+      const a = RecordTable.from([
+        { ...base, item: 3, offsetBytes: 300 },
+        { ...base, item: 1, offsetBytes: 100, error: 'x' },
+      ]);
+      const b = RecordTable.from([{ ...base, item: 2, offsetBytes: 100, md5: 'NuhjEeaLR/HP77DScrf6uA==' }]);
+      const wire = structuredClone([a.encode(), b.encode()]);
+      const merged = wire
+        .reduce((t, e) => t.append(RecordTable.decode(e)), new RecordTable(1))
+        .sortByOffset();
+      expect(merged.map((r) => [r.item, r.offsetBytes, r.error ?? null, r.md5 ?? null])).toEqual([
+        [1, 100, 'x', null],
+        [2, 100, null, 'NuhjEeaLR/HP77DScrf6uA=='],
+        [3, 300, null, null],
+      ]);
+      expect(merged.rowsByItem().get(2)).toBe(1);
+      expect(merged.rowsByItem().get(0)).toBeUndefined();
+      expect(merged.rowsByItem().has(3)).toBe(true);
+      expect(merged.rowsByItem().has(99)).toBe(false);
+      expect(merged.pick([2, 0]).map((r) => r.item)).toEqual([3, 1]);
+      const empty = RecordTable.decode(structuredClone(new RecordTable().encode()));
+      expect(empty.length).toBe(0);
+      empty.push(base);
+      expect(empty.at(0)!.item).toBe(7);
+    },
+  );
 
-  it('sorts in place by offset then item, its errors and MD5s moving with their rows, as a sort of the records would', () => {
-    const records = Array.from(
-      { length: 500 },
-      (_, i): OpRecord => ({
-        ...base,
-        item: (i * 7919) % 500,
-        offsetBytes: ((i * 31) % 17) * 1024,
-        totalMs: i,
-        ...(i % 5 === 0 ? { error: `e${i}` } : { md5: Buffer.alloc(16, i % 256).toString('base64') }),
-      }),
-    );
-    const t = RecordTable.from(records);
-    expect(t.sortByOffset()).toBe(t);
-    const expected = [...records].sort((a, b) => a.offsetBytes - b.offsetBytes || a.item - b.item);
-    expect(t.map((r) => [r.offsetBytes, r.item, r.totalMs, r.error ?? r.md5])).toEqual(
-      expected.map((r) => [r.offsetBytes, r.item, r.totalMs, r.error ?? r.md5]),
-    );
-    expect(t.failedRows().map((i) => t.error(i))).toEqual(
-      expected.filter((r) => r.error).map((r) => r.error),
-    );
-    // Already in order: left as it is.
-    const firstMd5 = t.md5(1);
-    expect(t.sortByOffset().md5(1)).toBe(firstMd5);
-  });
+  it(
+    'sorts in place by offset then item, its errors and MD5s moving with their rows, as a sort of ' +
+      'the records would',
+    () => {
+      const records = Array.from(
+        { length: 500 },
+        (_, i): OpRecord => ({
+          ...base,
+          item: (i * 7919) % 500,
+          offsetBytes: ((i * 31) % 17) * 1024,
+          totalMs: i,
+          ...(i % 5 === 0 ? { error: `e${i}` } : { md5: Buffer.alloc(16, i % 256).toString('base64') }),
+        }),
+      );
+      const t = RecordTable.from(records);
+      expect(t.sortByOffset()).toBe(t);
+      const expected = [...records].sort((a, b) => a.offsetBytes - b.offsetBytes || a.item - b.item);
+      expect(t.map((r) => [r.offsetBytes, r.item, r.totalMs, r.error ?? r.md5])).toEqual(
+        expected.map((r) => [r.offsetBytes, r.item, r.totalMs, r.error ?? r.md5]),
+      );
+      expect(t.failedRows().map((i) => t.error(i))).toEqual(
+        expected.filter((r) => r.error).map((r) => r.error),
+      );
+      // Already in order: left as it is.
+      const firstMd5 = t.md5(1);
+      expect(t.sortByOffset().md5(1)).toBe(firstMd5);
+    },
+  );
 
   it('fills phase histograms from its columns as from the records, failed requests left out', () => {
     const t = RecordTable.from([
@@ -228,7 +240,10 @@ describe('tallies: many files checked against their records, in shares or all at
         false,
       )?.verification,
     ).toMatch(
-      /^20 of 40 blob\(s\) stored wrong, by the MD5 the service answered; first: MD5 MISMATCH for run\/small-files\/0\/file-0000001/,
+      new RegExp(
+        String.raw`^20 of 40 blob\(s\) stored wrong, by the MD5 the service ` +
+          String.raw`answered; first: MD5 MISMATCH for run\/small-files\/0\/file-0000001`,
+      ),
     );
     // Staged blocks have no MD5 of their own: the store checks them.
     expect(

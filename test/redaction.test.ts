@@ -89,49 +89,55 @@ afterAll(async () => {
 });
 
 describe('a sweep of secret-bearing targets, through every format', () => {
-  it('swept --url values with a password and a SAS signature appear in no output and no results file', async () => {
-    const secrets = ['PASSWORD-ONE-1', 'PASSWORD-TWO-2', 'SIGNATURE-ONE-1', 'SIGNATURE-TWO-2'];
-    const host = base.replace('http://', '');
-    const urls = [
-      `http://u:${secrets[0]}@${host}/x?sv=1&sig=${secrets[2]}`,
-      `http://u:${secrets[1]}@${host}/y?sv=1&sig=${secrets[3]}`,
-    ];
-    for (const format of FORMATS) {
-      const results = join(cwd, `sweep-url-${format}.json`);
-      const r = await cli(cwd, [
-        'sweep',
-        'download',
-        '--url',
-        urls.join(','),
-        '--source-method',
-        'single',
-        '--log-level',
-        'silly',
-        '--format',
-        format,
-        '--results',
-        results,
-      ]);
-      expect(r.code, r.output).toBe(0);
-      expect(r.output, format).toMatch(/ silly: GET /);
-      const file = await readFile(results, 'utf8');
-      expect(file).toContain('sig=[redacted]');
-      for (const s of secrets) {
-        expect(r.output.includes(s), `${format}: output holds ${s}`).toBe(false);
-        expect(file.includes(s), `${format}: results file holds ${s}`).toBe(false);
+  it(
+    'swept --url values with a password and a SAS signature appear in no output ' + 'and no results file',
+    async () => {
+      const secrets = ['PASSWORD-ONE-1', 'PASSWORD-TWO-2', 'SIGNATURE-ONE-1', 'SIGNATURE-TWO-2'];
+      const host = base.replace('http://', '');
+      const urls = [
+        `http://u:${secrets[0]}@${host}/x?sv=1&sig=${secrets[2]}`,
+        `http://u:${secrets[1]}@${host}/y?sv=1&sig=${secrets[3]}`,
+      ];
+      for (const format of FORMATS) {
+        const results = join(cwd, `sweep-url-${format}.json`);
+        const r = await cli(cwd, [
+          'sweep',
+          'download',
+          '--url',
+          urls.join(','),
+          '--source-method',
+          'single',
+          '--log-level',
+          'silly',
+          '--format',
+          format,
+          '--results',
+          results,
+        ]);
+        expect(r.code, r.output).toBe(0);
+        expect(r.output, format).toMatch(/ silly: GET /);
+        const file = await readFile(results, 'utf8');
+        expect(file).toContain('sig=[redacted]');
+        for (const s of secrets) {
+          expect(r.output.includes(s), `${format}: output holds ${s}`).toBe(false);
+          expect(file.includes(s), `${format}: results file holds ${s}`).toBe(false);
+        }
+        // And the report command on that file.
+        const again = await cli(cwd, ['report', results, '--format', format]);
+        expect(again.code, again.output).toBe(0);
+        for (const s of secrets) expect(again.output.includes(s), `report ${format}: holds ${s}`).toBe(false);
       }
-      // And the report command on that file.
-      const again = await cli(cwd, ['report', results, '--format', format]);
-      expect(again.code, again.output).toBe(0);
-      for (const s of secrets) expect(again.output.includes(s), `report ${format}: holds ${s}`).toBe(false);
-    }
-  });
+    },
+  );
 
   it('swept connection strings (account key, SAS) appear in no output and no results file', async () => {
     const sas = accountSas(azurite);
     const sig = new URLSearchParams(sas).get('sig')!;
-    const withKey = `DefaultEndpointsProtocol=http;AccountName=${azurite.account};AccountKey=${azurite.key};BlobEndpoint=${azurite.endpoint}`;
-    const withSas = `AccountName=${azurite.account};BlobEndpoint=${azurite.endpoint};SharedAccessSignature=${sas}`;
+    const withKey =
+      `DefaultEndpointsProtocol=http;AccountName=${azurite.account};AccountKey=${azurite.key};` +
+      `BlobEndpoint=${azurite.endpoint}`;
+    const withSas =
+      `AccountName=${azurite.account};BlobEndpoint=${azurite.endpoint};` + `SharedAccessSignature=${sas}`;
     const results = join(cwd, 'sweep-cs.json');
     // A connection string holds no comma, so two of them make a sweep axis; semicolons need quoting only in a
     // shell.

@@ -124,38 +124,41 @@ describe('one Report, five formats', async () => {
     });
   }
 
-  it('csv: one row per contender, the swept option in its own column, rank, tie, cost and verdict fields', () => {
-    const [head, ...rows] = out.csv!.split('\n').map((l) => l.split(','));
-    expect(rows).toHaveLength(report.contenders.length);
-    const at = (name: string) => head!.indexOf(name);
-    for (const name of [
-      'rank',
-      'tied',
-      'concurrency',
-      'cost_per_1000_objects_hot',
-      'requests_per_object',
-      'verdict',
-      'slower_ratio',
-      'recommended',
-      'sweep_best',
-      'sweep_tied',
-    ])
-      expect(at(name), name).toBeGreaterThanOrEqual(0);
-    const row = (label: string) =>
-      rows.find(
-        (r) =>
-          r[at('strategy')] === label.split(' ')[0] &&
-          r[at('concurrency')] === /concurrency (\d)/.exec(label)![1],
-      )!;
-    expect(row('chunked [--concurrency 2]')[at('recommended')]).toBe('true');
-    expect(row('chunked [--concurrency 4]')[at('sweep_best')]).toBe('true');
-    expect(row('sdk [--concurrency 2]')[at('verdict')]).toBe('slower');
-    expect(Number(row('sdk [--concurrency 2]')[at('slower_ratio')])).toBeCloseTo(3, 0);
-    expect(Number(row('chunked [--concurrency 4]')[at('requests_per_object')])).toBe(4);
-    // No server clock was read here: the columns are there, and empty.
-    for (const name of ['server_span_ms_median', 'over_server_span_ms', 'server_span_bound_ms'])
-      expect(row('sdk [--concurrency 2]')[at(name)], name).toBe('');
-  });
+  it(
+    'csv: one row per contender, the swept option in its own column, rank, tie, ' + 'cost and verdict fields',
+    () => {
+      const [head, ...rows] = out.csv!.split('\n').map((l) => l.split(','));
+      expect(rows).toHaveLength(report.contenders.length);
+      const at = (name: string) => head!.indexOf(name);
+      for (const name of [
+        'rank',
+        'tied',
+        'concurrency',
+        'cost_per_1000_objects_hot',
+        'requests_per_object',
+        'verdict',
+        'slower_ratio',
+        'recommended',
+        'sweep_best',
+        'sweep_tied',
+      ])
+        expect(at(name), name).toBeGreaterThanOrEqual(0);
+      const row = (label: string) =>
+        rows.find(
+          (r) =>
+            r[at('strategy')] === label.split(' ')[0] &&
+            r[at('concurrency')] === /concurrency (\d)/.exec(label)![1],
+        )!;
+      expect(row('chunked [--concurrency 2]')[at('recommended')]).toBe('true');
+      expect(row('chunked [--concurrency 4]')[at('sweep_best')]).toBe('true');
+      expect(row('sdk [--concurrency 2]')[at('verdict')]).toBe('slower');
+      expect(Number(row('sdk [--concurrency 2]')[at('slower_ratio')])).toBeCloseTo(3, 0);
+      expect(Number(row('chunked [--concurrency 4]')[at('requests_per_object')])).toBe(4);
+      // No server clock was read here: the columns are there, and empty.
+      for (const name of ['server_span_ms_median', 'over_server_span_ms', 'server_span_bound_ms'])
+        expect(row('sdk [--concurrency 2]')[at(name)], name).toBe('');
+    },
+  );
 
   it('a figure that does not exist prints as "—", never NaN, Infinity or -1±0', () => {
     for (const f of ['console', 'md', 'csv', 'html'] as const)

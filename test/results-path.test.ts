@@ -191,7 +191,8 @@ function writeWithFileSizeLimit(
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const script = explain
     ? `const { writeResultsOrExplain } = await import(${JSON.stringify(WRITE_JS)});
-       console.log(JSON.stringify({ line: await writeResultsOrExplain(process.argv[1], JSON.parse(process.argv[2])) }));`
+       console.log(JSON.stringify({ line: ` +
+      `await writeResultsOrExplain(process.argv[1], JSON.parse(process.argv[2])) }));`
     : `const { writeResults } = await import(${JSON.stringify(FILE_JS)});
        await writeResults(process.argv[1], JSON.parse(process.argv[2]));`;
   return new Promise((resolve, reject) => {

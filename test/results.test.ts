@@ -253,7 +253,10 @@ describe('download writes a versioned results file', () => {
         kind: 'tie',
         n: 2,
         text: expect.stringMatching(
-          /^no significant difference between .* at n=2: 4 runs each are the fewest a rank test can decide on: add --runs \d+$/,
+          new RegExp(
+            '^no significant difference between .* at n=2: 4 runs each ' +
+              String.raw`are the fewest a rank test can decide on: add --runs \d+$`,
+          ),
         ),
       }),
     ]);
@@ -302,7 +305,8 @@ describe('compare and merge', () => {
     for (const s of STRATEGIES) {
       // Two runs a side: the rank test cannot decide, and says what it needs.
       const line = new RegExp(
-        `^${s}\\s+\\d+\\.\\d\\s+\\d+\\.\\d\\s+[+-]?\\d+\\.\\d%\\s+\\d+\\.\\d\\dx \\(\\d+\\.\\d\\d–\\d+\\.\\d\\d\\)\\s+~ \\(needs --runs >= 4 on both sides\\)$`,
+        `^${s}\\s+\\d+\\.\\d\\s+\\d+\\.\\d\\s+[+-]?\\d+\\.\\d%\\s+\\d+\\.\\d\\dx ` +
+          `\\(\\d+\\.\\d\\d–\\d+\\.\\d\\d\\)\\s+~ \\(needs --runs >= 4 on both sides\\)$`,
         'm',
       );
       expect(text.stdout, s).toMatch(line);
@@ -546,39 +550,43 @@ describe('a target that breaks part-way', () => {
 });
 
 describe('a session keeps what a results file keeps', () => {
-  it('a reported run is cut to MAX_RECORDS_PER_RUN evenly spaced records, and its results record says they were sampled', () => {
-    const base = failedRun(
-      { strategy: 'small-files', description: 'd', run: 0, warmup: false, objectSizeBytes: 0 },
-      'x',
-    );
-    const record = (item: number): OpRecord => ({
-      worker: 0,
-      item,
-      offsetBytes: item,
-      bytes: 1,
-      status: 201,
-      startEpochMs: item,
-      totalMs: 1,
-      phases: {},
-      reused: true,
-      retries: 0,
-      throttled: 0,
-      backoffMs: 0,
-    });
-    const small = { ...base, records: RecordTable.from(Array.from({ length: 10 }, (_, i) => record(i))) };
-    expect(withSampledRecords(small)).toBe(small);
-    const big = {
-      ...base,
-      records: RecordTable.from(Array.from({ length: MAX_RECORDS_PER_RUN * 2 + 1 }, (_, i) => record(i))),
-    };
-    const kept = withSampledRecords(big);
-    expect(kept.records).toHaveLength(MAX_RECORDS_PER_RUN);
-    expect(kept.records.at(1)!.item - kept.records.at(0)!.item).toBe(2);
-    expect(kept.recordsSampled).toBe(true);
-    expect(big.records).toHaveLength(MAX_RECORDS_PER_RUN * 2 + 1);
-    const stored = toRunRecord(kept);
-    expect(stored.recordsSampled).toBe(true);
-    expect(stored.records).toHaveLength(MAX_RECORDS_PER_RUN);
-    expect(toRunRecord(small).recordsSampled).toBe(false);
-  });
+  it(
+    'a reported run is cut to MAX_RECORDS_PER_RUN evenly spaced records, and its results record says ' +
+      'they were sampled',
+    () => {
+      const base = failedRun(
+        { strategy: 'small-files', description: 'd', run: 0, warmup: false, objectSizeBytes: 0 },
+        'x',
+      );
+      const record = (item: number): OpRecord => ({
+        worker: 0,
+        item,
+        offsetBytes: item,
+        bytes: 1,
+        status: 201,
+        startEpochMs: item,
+        totalMs: 1,
+        phases: {},
+        reused: true,
+        retries: 0,
+        throttled: 0,
+        backoffMs: 0,
+      });
+      const small = { ...base, records: RecordTable.from(Array.from({ length: 10 }, (_, i) => record(i))) };
+      expect(withSampledRecords(small)).toBe(small);
+      const big = {
+        ...base,
+        records: RecordTable.from(Array.from({ length: MAX_RECORDS_PER_RUN * 2 + 1 }, (_, i) => record(i))),
+      };
+      const kept = withSampledRecords(big);
+      expect(kept.records).toHaveLength(MAX_RECORDS_PER_RUN);
+      expect(kept.records.at(1)!.item - kept.records.at(0)!.item).toBe(2);
+      expect(kept.recordsSampled).toBe(true);
+      expect(big.records).toHaveLength(MAX_RECORDS_PER_RUN * 2 + 1);
+      const stored = toRunRecord(kept);
+      expect(stored.recordsSampled).toBe(true);
+      expect(stored.records).toHaveLength(MAX_RECORDS_PER_RUN);
+      expect(toRunRecord(small).recordsSampled).toBe(false);
+    },
+  );
 });

@@ -14,14 +14,18 @@ import {
 const OSC = '\u001b]0;PWNED\u0007\u001b[2J';
 
 describe('text made safe for each medium', () => {
-  it('terminal: ESC, BEL, CR, NUL, a newline, C1 and a direction override are shown as escapes; escaping twice changes nothing', () => {
-    const shown = forTerminal(`a${OSC}\r\u0000\nb\u009b\u202ec`);
-    expect(shown).toBe('a\\x1b]0;PWNED\\x07\\x1b[2J\\r\\x00\\nb\\x9b\\u202ec');
-    expect(forTerminal(shown)).toBe(shown);
-    expect(forTerminal('chunked [--concurrency 8]: 12.5 MiB/s')).toBe(
-      'chunked [--concurrency 8]: 12.5 MiB/s',
-    );
-  });
+  it(
+    'terminal: ESC, BEL, CR, NUL, a newline, C1 and a direction override are shown as escapes; ' +
+      'escaping twice changes nothing',
+    () => {
+      const shown = forTerminal(`a${OSC}\r\u0000\nb\u009b\u202ec`);
+      expect(shown).toBe('a\\x1b]0;PWNED\\x07\\x1b[2J\\r\\x00\\nb\\x9b\\u202ec');
+      expect(forTerminal(shown)).toBe(shown);
+      expect(forTerminal('chunked [--concurrency 8]: 12.5 MiB/s')).toBe(
+        'chunked [--concurrency 8]: 12.5 MiB/s',
+      );
+    },
+  );
 
   it('a column cut after escaping: an OSC sequence is never cut in half, and the cut is marked', () => {
     const cut = fitColumn(`${'h'.repeat(18)}${OSC}`, 21);
@@ -31,27 +35,35 @@ describe('text made safe for each medium', () => {
     expect(fitColumn('host-1', 21)).toBe('host-1');
   });
 
-  it('CSV: text from data that starts a formula is quoted with a leading single quote; our numbers, negatives too, are not', () => {
-    expect(csvCell("=cmd|' /C calc'!A0")).toBe(`"'=cmd|' /C calc'!A0"`);
-    for (const f of ['+1+1', '-2+3', '@SUM(A1)', ' =1+1']) expect(csvCell(f), f).toBe(`"'${f}"`);
-    expect(csvCell(-1.5)).toBe('-1.5');
-    expect(csvCell(Number.NaN)).toBe('');
-    expect(csvCell(true)).toBe('true');
-    expect(csvCell('a,"b"')).toBe('"a,""b"""');
-    expect(csvCell(`x${OSC}\ny`)).toBe('x\\x1b]0;PWNED\\x07\\x1b[2J\\ny');
-  });
+  it(
+    'CSV: text from data that starts a formula is quoted with a leading single quote; our numbers, ' +
+      'negatives too, are not',
+    () => {
+      expect(csvCell("=cmd|' /C calc'!A0")).toBe(`"'=cmd|' /C calc'!A0"`);
+      for (const f of ['+1+1', '-2+3', '@SUM(A1)', ' =1+1']) expect(csvCell(f), f).toBe(`"'${f}"`);
+      expect(csvCell(-1.5)).toBe('-1.5');
+      expect(csvCell(Number.NaN)).toBe('');
+      expect(csvCell(true)).toBe('true');
+      expect(csvCell('a,"b"')).toBe('"a,""b"""');
+      expect(csvCell(`x${OSC}\ny`)).toBe('x\\x1b]0;PWNED\\x07\\x1b[2J\\ny');
+    },
+  );
 
-  it('Markdown: pipes, backticks, markup, links and a leading heading are escaped; ordinary text and numbers are left as they are', () => {
-    expect(forMarkdown('a | b')).toBe('a \\| b');
-    expect(forMarkdown('`x` <script>')).toBe('\\`x\\` \\<script>');
-    expect(forMarkdown('[x](http://e.test)')).toBe('[x\\](http://e.test)');
-    expect(forMarkdown('## forged')).toBe('\\## forged');
-    expect(forMarkdown('- item')).toBe('\\- item');
-    expect(forMarkdown('1. item')).toBe('1\\. item');
-    expect(forMarkdown('a\n## forged')).toBe('a\\\\n## forged');
-    for (const plain of ['-1.5', '0.0010', '1=', 'chunked [--concurrency 8] (p=0.01)', '12.5 MiB/s'])
-      expect(forMarkdown(plain), plain).toBe(plain);
-  });
+  it(
+    'Markdown: pipes, backticks, markup, links and a leading heading are escaped; ordinary text and ' +
+      'numbers are left as they are',
+    () => {
+      expect(forMarkdown('a | b')).toBe('a \\| b');
+      expect(forMarkdown('`x` <script>')).toBe('\\`x\\` \\<script>');
+      expect(forMarkdown('[x](http://e.test)')).toBe('[x\\](http://e.test)');
+      expect(forMarkdown('## forged')).toBe('\\## forged');
+      expect(forMarkdown('- item')).toBe('\\- item');
+      expect(forMarkdown('1. item')).toBe('1\\. item');
+      expect(forMarkdown('a\n## forged')).toBe('a\\\\n## forged');
+      for (const plain of ['-1.5', '0.0010', '1=', 'chunked [--concurrency 8] (p=0.01)', '12.5 MiB/s'])
+        expect(forMarkdown(plain), plain).toBe(plain);
+    },
+  );
 
   it('Markdown code: a fence longer than any run of backticks inside, so the text cannot close it', () => {
     expect(markdownCode('a `b` c')).toBe('``a `b` c``');

@@ -49,7 +49,9 @@ describe('secrets stay out of what is printed and stored', () => {
     const sig500 = http.createServer((req, res) => {
       req.resume();
       req.on('end', () => {
-        const xml = `<?xml version="1.0" encoding="utf-8"?><Error><Code>InternalError</Code><Message>signature ab+cd/ef= did not match</Message></Error>`;
+        const xml =
+          `<?xml version="1.0" encoding="utf-8"?><Error><Code>InternalError</Code><Message>signature ` +
+          `ab+cd/ef= did not match</Message></Error>`;
         res
           .writeHead(500, {
             'content-type': 'application/xml',
@@ -162,7 +164,8 @@ describe('control characters and limits on option values', () => {
     const line = oneLine(run);
     expect(run.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f]/);
     expect(line).toBe(
-      'blob-cacher: unknown command "\\x1b]0;PWNED\\x07\\x1b[2J\\nforged line"; use one of: download, upload, report, compare, sweep, tune, collect, k8s-manifest, emulate, check',
+      'blob-cacher: unknown command "\\x1b]0;PWNED\\x07\\x1b[2J\\nforged line"; use one of: ' +
+        'download, upload, report, compare, sweep, tune, collect, k8s-manifest, emulate, check',
     );
   });
 
@@ -172,7 +175,9 @@ describe('control characters and limits on option values', () => {
       { name: 'runs/r1/results/1.json', problem: 'belongs to run r0' },
     ];
     expect(noResultsProblem('r1', 'c', bad)).toBe(
-      'run r1 has no readable results in container c: 2 file(s) in runs/r1/results/ were left out (runs/r1/results/0.json is not a blob-cacher scale-out client results file); re-run the clients with this blob-cacher, or check --run-id',
+      'run r1 has no readable results in container c: 2 file(s) in runs/r1/results/ were left out ' +
+        '(runs/r1/results/0.json is not a blob-cacher scale-out client results file); re-run the ' +
+        'clients with this blob-cacher, or check --run-id',
     );
     expect(noResultsProblem('r1', 'c', [])).toBe(
       'run r1 has no results in container c (runs/r1/results/ is empty); check --run-id and the account',

@@ -10,17 +10,21 @@ import { freshDirs } from './helpers/temp-dirs.js';
 const fresh = freshDirs('safety-machine-');
 
 describe('--processes against the machine', () => {
-  it('also seen: --processes past the cores warns; more than memory holds is refused with the most that fits', async () => {
-    expect(() => checkProcessesFit(16, { cores: 2, availableBytes: 10 * WORKER_BASE_BYTES })).toThrow(
-      /--processes 16 needs about 1280 MiB .* give --processes 10 or fewer/,
-    );
-    expect(() => checkProcessesFit(4, { cores: 2, availableBytes: 10 * WORKER_BASE_BYTES })).not.toThrow();
-    const over = availableParallelism() + 1;
-    const run = await runCli(['download', '--url', await refusingUrl(), '--processes', String(over)], {
-      cwd: await fresh(),
-    });
-    expect(run.stderr).toContain(
-      `--processes ${over} is more than this machine's ${availableParallelism()} core(s)`,
-    );
-  });
+  it(
+    'also seen: --processes past the cores warns; more than memory holds is refused with the most ' +
+      'that fits',
+    async () => {
+      expect(() => checkProcessesFit(16, { cores: 2, availableBytes: 10 * WORKER_BASE_BYTES })).toThrow(
+        /--processes 16 needs about 1280 MiB .* give --processes 10 or fewer/,
+      );
+      expect(() => checkProcessesFit(4, { cores: 2, availableBytes: 10 * WORKER_BASE_BYTES })).not.toThrow();
+      const over = availableParallelism() + 1;
+      const run = await runCli(['download', '--url', await refusingUrl(), '--processes', String(over)], {
+        cwd: await fresh(),
+      });
+      expect(run.stderr).toContain(
+        `--processes ${over} is more than this machine's ${availableParallelism()} core(s)`,
+      );
+    },
+  );
 });

@@ -169,7 +169,8 @@ describe('--out on a read-only mount', () => {
         },
       );
       expect(run.stderr.trimEnd().split('\n'), run.stderr).toEqual([
-        `blob-cacher: --out ro/out.bin: the directory ${ro} is on a read-only file system; choose a path where this user may write`,
+        `blob-cacher: --out ro/out.bin: the directory ${ro} is on a read-only file system; choose ` +
+          `a path where this user may write`,
       ]);
       expect(run.status).toBe(2);
       expect(await readdir(cwd)).toEqual(['ro']);

@@ -21,7 +21,9 @@ const freshDir = freshDirs('bc-scaleout-');
 
 beforeAll(async () => {
   azurite = await startEmbeddedAzurite();
-  cs = `DefaultEndpointsProtocol=http;AccountName=${azurite.account};AccountKey=${azurite.key};BlobEndpoint=${azurite.endpoint}`;
+  cs =
+    `DefaultEndpointsProtocol=http;AccountName=${azurite.account};AccountKey=${azurite.key};` +
+    `BlobEndpoint=${azurite.endpoint}`;
 });
 afterAll(async () => {
   await azurite?.stop();
@@ -111,7 +113,8 @@ describe('K = 3 clients, one with its clock 4 s fast', () => {
     expect(collected.code, collected.stderr).toBe(0);
     const merged = JSON.parse(collected.stdout);
     console.log(
-      `K=3 start spread ${merged.startSpreadMs.toFixed(1)} ms; offsets ${merged.clients.map((c: { clockOffsetMs: number }) => c.clockOffsetMs.toFixed(1)).join(', ')} ms`,
+      `K=3 start spread ${merged.startSpreadMs.toFixed(1)} ms; offsets ` +
+        `${merged.clients.map((c: { clockOffsetMs: number }) => c.clockOffsetMs.toFixed(1)).join(', ')} ms`,
     );
     expect(merged.startSpreadMs).toBeLessThan(100);
     expect(merged.missing).toEqual([]);
@@ -136,26 +139,31 @@ describe('K = 3 clients, one with its clock 4 s fast', () => {
 });
 
 describe('downloads: K = 2 clients share the ranges of one blob', () => {
-  it('fixtures found missing by two clients at once are written by one (If-None-Match: *), reused by the other', async () => {
-    const container = containerOf(azurite, `fx-${process.pid}`);
-    const specs = [
-      { blob: 'large.file', offsetBytes: 0, lengthBytes: 2 * 1024 * 1024 },
-      { blob: 'part.0', offsetBytes: 0, lengthBytes: 1024 },
-    ];
-    const states = await Promise.all([
-      ensureFixtures(container, [specs]),
-      ensureFixtures(container, [specs]),
-    ]);
-    for (const blob of ['large.file', 'part.0'])
-      expect(
-        states.filter((s) => s.created.includes(blob)),
-        blob,
-      ).toHaveLength(1);
-    // Each one the other did not write, it took as reused.
-    expect(states.map((s) => s.created.length + s.reused)).toEqual([2, 2]);
-  });
+  it(
+    'fixtures found missing by two clients at once are written by one (If-None-Match: *), reused by ' +
+      'the other',
+    async () => {
+      const container = containerOf(azurite, `fx-${process.pid}`);
+      const specs = [
+        { blob: 'large.file', offsetBytes: 0, lengthBytes: 2 * 1024 * 1024 },
+        { blob: 'part.0', offsetBytes: 0, lengthBytes: 1024 },
+      ];
+      const states = await Promise.all([
+        ensureFixtures(container, [specs]),
+        ensureFixtures(container, [specs]),
+      ]);
+      for (const blob of ['large.file', 'part.0'])
+        expect(
+          states.filter((s) => s.created.includes(blob)),
+          blob,
+        ).toHaveLength(1);
+      // Each one the other did not write, it took as reused.
+      expect(states.map((s) => s.created.length + s.reused)).toEqual([2, 2]);
+    },
+  );
 
-  it('both make the missing fixture at once (If-None-Match: one writes it), and together deliver every byte once', async () => {
+  it('both make the missing fixture at once (If-None-Match: one writes it), and together deliver ' +
+    'every byte once', async () => {
     const dir = await freshDir();
     const runId = newRunId();
     const size = 3 * 1024 * 1024;

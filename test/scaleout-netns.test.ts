@@ -147,7 +147,8 @@ afterAll(async () => {
 });
 
 const runStore = (i: number) =>
-  `DefaultEndpointsProtocol=http;AccountName=${AZURITE_ACCOUNT};AccountKey=${AZURITE_KEY};BlobEndpoint=http://${serverIp(i)}:${AZURITE_PORT}/${AZURITE_ACCOUNT}`;
+  `DefaultEndpointsProtocol=http;AccountName=${AZURITE_ACCOUNT};AccountKey=${AZURITE_KEY};` +
+  `BlobEndpoint=http://${serverIp(i)}:${AZURITE_PORT}/${AZURITE_ACCOUNT}`;
 
 function inClient(
   i: number,
@@ -214,7 +215,10 @@ describe('scale-out throughput under kernel rate limits (one veth + tc tbf per c
       const mbit = (m: { overlap: { throughputMiBps: number } }) =>
         (m.overlap.throughputMiBps * 1024 * 1024 * 8) / 1e6;
       console.log(
-        `K=1: ${mbit(one).toFixed(1)} Mbit/s over ${one.overlap.durationMs.toFixed(0)} ms; K=${K}: ${mbit(three).toFixed(1)} Mbit/s over the ${three.overlap.durationMs.toFixed(0)} ms overlap, start spread ${three.startSpreadMs.toFixed(1)} ms; ratio ${(mbit(three) / mbit(one)).toFixed(2)}`,
+        `K=1: ${mbit(one).toFixed(1)} Mbit/s over ${one.overlap.durationMs.toFixed(0)} ms; K=${K}: ` +
+          `${mbit(three).toFixed(1)} Mbit/s over the ${three.overlap.durationMs.toFixed(0)} ms ` +
+          `overlap, start spread ${three.startSpreadMs.toFixed(1)} ms; ratio ` +
+          `${(mbit(three) / mbit(one)).toFixed(2)}`,
       );
       expect(one.totals.bytes).toBe(SIZE);
       expect(three.totals.bytes).toBe(SIZE);

@@ -248,41 +248,48 @@ describe('merging clients over the overlap window', () => {
     expect(m.failed).toEqual([]);
   });
 
-  it('steady runs (--duration) merge from their per-interval series, not from the last request per item', () => {
-    // Two clients, each 4 intervals of 500 ms from its release: 10 requests of 100 bytes per interval.
-    // Client 1's clock is 10 s behind and it was released 1 s after client 0 (service clock).
-    const steadyClient = (index: number, recordsOffsetMs: number, releaseEpochMs: number): ClientResults => {
-      const c = client(index, recordsOffsetMs, [row(releaseEpochMs + 1900, 50, 100)], [1]);
-      const r = c.results!.runs[0]!;
-      r.requests = 40;
-      r.bytes = 4000;
-      r.steady = {
-        releaseEpochMs,
-        durationMs: 2000,
-        intervalMs: 500,
-        lapBytes: 100,
-        lapRequests: 1,
-        laps: 40,
-        workers: [{ firstStartMs: 0, stoppedMs: 2000, lastEndMs: 2000 }],
-        series: Array.from({ length: 4 }, () => ({
-          ops: 10,
-          bytes: 1000,
-          errors: 0,
-          retries: 0,
-          throttled: 0,
-        })),
+  it(
+    'steady runs (--duration) merge from their per-interval series, not from the ' + 'last request per item',
+    () => {
+      // Two clients, each 4 intervals of 500 ms from its release: 10 requests of 100 bytes per interval.
+      // Client 1's clock is 10 s behind and it was released 1 s after client 0 (service clock).
+      const steadyClient = (
+        index: number,
+        recordsOffsetMs: number,
+        releaseEpochMs: number,
+      ): ClientResults => {
+        const c = client(index, recordsOffsetMs, [row(releaseEpochMs + 1900, 50, 100)], [1]);
+        const r = c.results!.runs[0]!;
+        r.requests = 40;
+        r.bytes = 4000;
+        r.steady = {
+          releaseEpochMs,
+          durationMs: 2000,
+          intervalMs: 500,
+          lapBytes: 100,
+          lapRequests: 1,
+          laps: 40,
+          workers: [{ firstStartMs: 0, stoppedMs: 2000, lastEndMs: 2000 }],
+          series: Array.from({ length: 4 }, () => ({
+            ops: 10,
+            bytes: 1000,
+            errors: 0,
+            retries: 0,
+            throttled: 0,
+          })),
+        };
+        return c;
       };
-      return c;
-    };
-    const m = mergeClients('r', 2, [steadyClient(0, 0, T), steadyClient(1, 10_000, T + 1000 - 10_000)]);
-    expect(m.series.reduce((s, b) => s + b.requests, 0)).toBe(80);
-    expect(m.series.reduce((s, b) => s + b.bytes, 0)).toBeCloseTo(8000, 6);
-    // Both running from T+1000 to T+2000: 2 clients x 2 intervals x 1000 bytes; requests are those
-    // that ended in [T+1000, T+2000], edges included: client 0's intervals ending at +1000, +1500,
-    // +2000 and client 1's at +1500, +2000.
-    expect(m.overlap).toMatchObject({ startMs: T + 1000, endMs: T + 2000, bytes: 4000, requests: 50 });
-    expect(m.startSpreadMs).toBe(1000);
-  });
+      const m = mergeClients('r', 2, [steadyClient(0, 0, T), steadyClient(1, 10_000, T + 1000 - 10_000)]);
+      expect(m.series.reduce((s, b) => s + b.requests, 0)).toBe(80);
+      expect(m.series.reduce((s, b) => s + b.bytes, 0)).toBeCloseTo(8000, 6);
+      // Both running from T+1000 to T+2000: 2 clients x 2 intervals x 1000 bytes; requests are those
+      // that ended in [T+1000, T+2000], edges included: client 0's intervals ending at +1000, +1500,
+      // +2000 and client 1's at +1500, +2000.
+      expect(m.overlap).toMatchObject({ startMs: T + 1000, endMs: T + 2000, bytes: 4000, requests: 50 });
+      expect(m.startSpreadMs).toBe(1000);
+    },
+  );
 
   it('names a missing client and a failed one', () => {
     const failed: ClientResults = {
@@ -307,7 +314,9 @@ describe('merging clients over the overlap window', () => {
 });
 
 describe('scale-out options', () => {
-  const CS = `DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=${Buffer.from('k').toString('base64')};BlobEndpoint=http://127.0.0.1:1/devstoreaccount1`;
+  const CS =
+    `DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=` +
+    `${Buffer.from('k').toString('base64')};BlobEndpoint=http://127.0.0.1:1/devstoreaccount1`;
   const load = (argv: string[], env: Record<string, string> = {}) => {
     const flags = parseFlags(buildProgram('download', DOWNLOAD_OPTIONS, 'test'), argv)!;
     return loadDownloadConfig(flags, { env });
@@ -380,9 +389,12 @@ describe('scale-out options', () => {
     });
   }
 
-  it('takes --run-store for the markers and results of a --url run, its key kept out of the shown config', () => {
-    const config = load(['--run-id', 'x', '--url', 'http://127.0.0.1:1/x', '--run-store', CS]);
-    expect(config.scaleout?.store.kind).toBe('key');
-    expect(JSON.stringify(redactedConfig(config))).not.toContain(Buffer.from('k').toString('base64'));
-  });
+  it(
+    'takes --run-store for the markers and results of a --url run, its key kept ' + 'out of the shown config',
+    () => {
+      const config = load(['--run-id', 'x', '--url', 'http://127.0.0.1:1/x', '--run-store', CS]);
+      expect(config.scaleout?.store.kind).toBe('key');
+      expect(JSON.stringify(redactedConfig(config))).not.toContain(Buffer.from('k').toString('base64'));
+    },
+  );
 });

@@ -113,25 +113,29 @@ describe('sweeping stale scratch directories', () => {
     expect(await readFile(plainFile, 'utf8')).toBe('keep');
   });
 
-  it('a run killed with SIGKILL leaves its directory, and the next makeScratchDir sweeps it (dist: npm run build first)', async () => {
-    const parent = await fresh();
-    const script = `const { makeScratchDir } = await import(${JSON.stringify(SCRATCH_JS)});
+  it(
+    'a run killed with SIGKILL leaves its directory, and the next makeScratchDir sweeps it (dist: ' +
+      'npm run build first)',
+    async () => {
+      const parent = await fresh();
+      const script = `const { makeScratchDir } = await import(${JSON.stringify(SCRATCH_JS)});
       const s = await makeScratchDir({ parent: process.argv[1] });
       console.log(s.dir); setInterval(() => {}, 1000);`;
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script, parent], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    const killedDir = await new Promise<string>((resolve, reject) => {
-      child.on('error', reject);
-      child.on('exit', (code) => reject(new Error(`child exited early (${code})`)));
-      child.stdout.once('data', (c: Buffer) => resolve(c.toString().trim()));
-    });
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGKILL');
-    await exited;
-    expect((await lstat(killedDir)).isDirectory()).toBe(true);
-    const next = await makeScratchDir({ parent });
-    expect(await readdir(parent)).toEqual([next.dir.slice(parent.length + 1)]);
-    await next.remove();
-  });
+      const child = spawn(process.execPath, ['--input-type=module', '-e', script, parent], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      const killedDir = await new Promise<string>((resolve, reject) => {
+        child.on('error', reject);
+        child.on('exit', (code) => reject(new Error(`child exited early (${code})`)));
+        child.stdout.once('data', (c: Buffer) => resolve(c.toString().trim()));
+      });
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
+      await exited;
+      expect((await lstat(killedDir)).isDirectory()).toBe(true);
+      const next = await makeScratchDir({ parent });
+      expect(await readdir(parent)).toEqual([next.dir.slice(parent.length + 1)]);
+      await next.remove();
+    },
+  );
 });

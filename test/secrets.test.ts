@@ -67,7 +67,9 @@ function expectAbsent(output: string, secrets: Record<string, string>): void {
 
 describe('no secret in the output at LOG_LEVEL=silly', () => {
   it('connection string with AccountKey', async () => {
-    const cs = `DefaultEndpointsProtocol=http;AccountName=${azurite.account};AccountKey=${azurite.key};BlobEndpoint=${azurite.endpoint}`;
+    const cs =
+      `DefaultEndpointsProtocol=http;AccountName=${azurite.account};AccountKey=${azurite.key};` +
+      `BlobEndpoint=${azurite.endpoint}`;
     const { code, output } = await runCli({
       STORAGE_CONNECTION_STRING: cs,
       STORAGE_CONTAINER: 'secrets-key',
@@ -103,7 +105,9 @@ describe('no secret in the output at LOG_LEVEL=silly', () => {
 
   it('a blob URL carrying its own SAS, as --url: masked in the output and in the results file', async () => {
     // Fixtures first, through the account key, then the same blob as a plain Range-capable URL.
-    const cs = `DefaultEndpointsProtocol=http;AccountName=${azurite.account};AccountKey=${azurite.key};BlobEndpoint=${azurite.endpoint}`;
+    const cs =
+      `DefaultEndpointsProtocol=http;AccountName=${azurite.account};AccountKey=${azurite.key};` +
+      `BlobEndpoint=${azurite.endpoint}`;
     const prep = await runCli({
       STORAGE_CONNECTION_STRING: cs,
       STORAGE_CONTAINER: 'secrets-url',

@@ -28,40 +28,43 @@ const settled = (p: unknown) =>
   Promise.race([Promise.resolve(p).then(() => true), new Promise((r) => setTimeout(() => r(false), 20))]);
 
 describe('ordered file sink', () => {
-  it('holds at most the bound of later ranges; their writers wait until the head range has been written', async () => {
-    const path = join(dir, 'ordered.out');
-    const sink = new OrderedFileSink(await open(path, 'w+'), items, LIMIT);
-    const writers = items.map((i) => sink.writer(i));
-    // Ranges 1-3 arrive first: the fifth chunk of later data is over the bound and must wait.
-    const pending: unknown[] = [];
-    for (let c = 0; c < 5; c++)
-      pending.push(writers[1]!.onData(body.subarray(RANGE + c * CHUNK, RANGE + (c + 1) * CHUNK)));
-    expect(await settled(pending[3])).toBe(true);
-    expect(await settled(pending[4])).toBe(false);
-    expect(sink.peakHeldBytes).toBeLessThanOrEqual(LIMIT + CHUNK);
-    // The head range goes straight to the file, whatever is held.
-    for (let c = 0; c < RANGE / CHUNK; c++)
-      await writers[0]!.onData(body.subarray(c * CHUNK, (c + 1) * CHUNK));
-    await writers[0]!.done();
-    // The head moved on to range 1: its held chunks were written and its writer was woken.
-    expect(await settled(pending[4])).toBe(true);
-    for (let c = 5; c < RANGE / CHUNK; c++)
-      await writers[1]!.onData(body.subarray(RANGE + c * CHUNK, RANGE + (c + 1) * CHUNK));
-    // Range 3 before range 2, waiting whenever over the bound: it is woken when range 2 finishes.
-    const r3 = (async () => {
+  it(
+    'holds at most the bound of later ranges; their writers wait until the head ' + 'range has been written',
+    async () => {
+      const path = join(dir, 'ordered.out');
+      const sink = new OrderedFileSink(await open(path, 'w+'), items, LIMIT);
+      const writers = items.map((i) => sink.writer(i));
+      // Ranges 1-3 arrive first: the fifth chunk of later data is over the bound and must wait.
+      const pending: unknown[] = [];
+      for (let c = 0; c < 5; c++)
+        pending.push(writers[1]!.onData(body.subarray(RANGE + c * CHUNK, RANGE + (c + 1) * CHUNK)));
+      expect(await settled(pending[3])).toBe(true);
+      expect(await settled(pending[4])).toBe(false);
+      expect(sink.peakHeldBytes).toBeLessThanOrEqual(LIMIT + CHUNK);
+      // The head range goes straight to the file, whatever is held.
       for (let c = 0; c < RANGE / CHUNK; c++)
-        await writers[3]!.onData(body.subarray(3 * RANGE + c * CHUNK, 3 * RANGE + (c + 1) * CHUNK));
-      await writers[3]!.done();
-    })();
-    await writers[1]!.done();
-    for (let c = 0; c < RANGE / CHUNK; c++)
-      await writers[2]!.onData(body.subarray(2 * RANGE + c * CHUNK, 2 * RANGE + (c + 1) * CHUNK));
-    await writers[2]!.done();
-    await r3;
-    await sink.close();
-    expect(sink.peakHeldBytes).toBeLessThanOrEqual(LIMIT + CHUNK);
-    expect(readFileSync(path).equals(body)).toBe(true);
-  });
+        await writers[0]!.onData(body.subarray(c * CHUNK, (c + 1) * CHUNK));
+      await writers[0]!.done();
+      // The head moved on to range 1: its held chunks were written and its writer was woken.
+      expect(await settled(pending[4])).toBe(true);
+      for (let c = 5; c < RANGE / CHUNK; c++)
+        await writers[1]!.onData(body.subarray(RANGE + c * CHUNK, RANGE + (c + 1) * CHUNK));
+      // Range 3 before range 2, waiting whenever over the bound: it is woken when range 2 finishes.
+      const r3 = (async () => {
+        for (let c = 0; c < RANGE / CHUNK; c++)
+          await writers[3]!.onData(body.subarray(3 * RANGE + c * CHUNK, 3 * RANGE + (c + 1) * CHUNK));
+        await writers[3]!.done();
+      })();
+      await writers[1]!.done();
+      for (let c = 0; c < RANGE / CHUNK; c++)
+        await writers[2]!.onData(body.subarray(2 * RANGE + c * CHUNK, 2 * RANGE + (c + 1) * CHUNK));
+      await writers[2]!.done();
+      await r3;
+      await sink.close();
+      expect(sink.peakHeldBytes).toBeLessThanOrEqual(LIMIT + CHUNK);
+      expect(readFileSync(path).equals(body)).toBe(true);
+    },
+  );
 });
 
 describe('discard sink', () => {

@@ -21,7 +21,10 @@ const DIST = join(ROOT, 'dist');
  * exports).
  */
 function loadedAfterImporting(modules: string[], then = ''): string[] {
-  const code = `let last; for (const m of ${JSON.stringify(modules.map((m) => pathToFileURL(join(DIST, m)).href))}) last = await import(m); ${then}; process.stdout.write(JSON.stringify(process.moduleLoadList));`;
+  const code =
+    `let last; for (const m of ` +
+    `${JSON.stringify(modules.map((m) => pathToFileURL(join(DIST, m)).href))}) last = await ` +
+    `import(m); ${then}; process.stdout.write(JSON.stringify(process.moduleLoadList));`;
   const r = spawnSync(process.execPath, ['--input-type=module', '-e', code], {
     encoding: 'utf8',
     timeout: 30_000,
@@ -32,19 +35,23 @@ function loadedAfterImporting(modules: string[], then = ''): string[] {
 
 describe('start-up imports', () => {
   const http = (m: string) => /^NativeModule (https?|tls|_http_\w+)$/.test(m);
-  it('the CLI, the transport and the worker load neither node:http, node:tls nor undici until a request through node:http needs them', () => {
-    const modules = ['cli/commands.js', 'workers/job-run.js', 'cli/environment.js', 'transport/request.js'];
-    const imported = loadedAfterImporting(modules);
-    expect(imported.filter(http)).toEqual([]);
-    expect(imported.filter((m) => m.includes('undici'))).toEqual([]);
-    // node:http's agent made (as --http-client node does): node:http now, still no undici.
-    const used = loadedAfterImporting(
-      modules,
-      "last.createAgent(new URL('http://127.0.0.1/x'), 1).destroy()",
-    );
-    expect(used).toContain('NativeModule http');
-    expect(used.filter((m) => m.includes('undici'))).toEqual([]);
-  });
+  it(
+    'the CLI, the transport and the worker load neither node:http, node:tls nor undici until a ' +
+      'request through node:http needs them',
+    () => {
+      const modules = ['cli/commands.js', 'workers/job-run.js', 'cli/environment.js', 'transport/request.js'];
+      const imported = loadedAfterImporting(modules);
+      expect(imported.filter(http)).toEqual([]);
+      expect(imported.filter((m) => m.includes('undici'))).toEqual([]);
+      // node:http's agent made (as --http-client node does): node:http now, still no undici.
+      const used = loadedAfterImporting(
+        modules,
+        "last.createAgent(new URL('http://127.0.0.1/x'), 1).destroy()",
+      );
+      expect(used).toContain('NativeModule http');
+      expect(used.filter((m) => m.includes('undici'))).toEqual([]);
+    },
+  );
 });
 
 /**
@@ -54,8 +61,11 @@ describe('start-up imports', () => {
 const recorder = (dir: string) =>
   `data:text/javascript,${encodeURIComponent(
     `import { registerHooks } from 'node:module'; import { writeFileSync } from 'node:fs';
-  const loaded = []; registerHooks({ load(url, context, next) { loaded.push(url); return next(url, context); } });
-  process.on('exit', () => writeFileSync(${JSON.stringify(dir)} + '/' + (process.send ? 'worker' : 'coordinator') + '-' + process.pid + '.json', JSON.stringify(loaded)));`,
+  const loaded = []; registerHooks({ load(url, context, next) { loaded.push(url); ` +
+      `return next(url, context); } });
+  process.on('exit', () => ` +
+      `writeFileSync(${JSON.stringify(dir)} + '/' + (process.send ? 'worker' : 'coordinator') ` +
+      `+ '-' + process.pid + '.json', JSON.stringify(loaded)));`,
   )}`;
 
 /** What neither process of a plain-URL download needs: the SDK, Azurite, the HTML report, the SDK's kinds. */
@@ -138,15 +148,19 @@ describe('a plain-URL download loads only what it uses', () => {
     };
   }
 
-  it('as tsc builds it: one worker, neither process loads the SDK, Azurite or the HTML report, and winston only the coordinator, which logs', async () => {
-    const { coordinator, workers } = await download(join(DIST, 'cli.js'), 'tsc');
-    expect(workers.length).toBe(1);
-    expect(workers[0]!.some((u) => u.endsWith('/kinds/get.js'))).toBe(true);
-    expect(workers[0]!.filter((u) => NOT_FOR_A_URL.test(u) || WINSTON.test(u))).toEqual([]);
-    expect(coordinator.filter((u) => NOT_FOR_A_URL.test(u))).toEqual([]);
-    // Its `target:` and `results:` lines at the default level.
-    expect(coordinator.some((u) => WINSTON.test(u))).toBe(true);
-  });
+  it(
+    'as tsc builds it: one worker, neither process loads the SDK, Azurite or the HTML report, and ' +
+      'winston only the coordinator, which logs',
+    async () => {
+      const { coordinator, workers } = await download(join(DIST, 'cli.js'), 'tsc');
+      expect(workers.length).toBe(1);
+      expect(workers[0]!.some((u) => u.endsWith('/kinds/get.js'))).toBe(true);
+      expect(workers[0]!.filter((u) => NOT_FOR_A_URL.test(u) || WINSTON.test(u))).toEqual([]);
+      expect(coordinator.filter((u) => NOT_FOR_A_URL.test(u))).toEqual([]);
+      // Its `target:` and `results:` lines at the default level.
+      expect(coordinator.some((u) => WINSTON.test(u))).toBe(true);
+    },
+  );
 
   /** A copy of dist/ beside a package.json and node_modules, as in the project, bundled there (once). */
   let bundled: Promise<string> | undefined;
@@ -160,61 +174,69 @@ describe('a plain-URL download loads only what it uses', () => {
       return root;
     })());
 
-  it('as `npm run build` bundles it: each process reads one file of ours past the entry, and the same holds', async () => {
-    const root = await bundledRoot();
-    const { coordinator, workers } = await download(join(root, 'dist', 'cli.js'), 'bundled');
-    const ours = (urls: string[]) =>
-      urls
-        .filter((u) => u.startsWith(pathToFileURL(join(root, 'dist')).href))
-        .map((u) => u.slice(pathToFileURL(join(root, 'dist')).href.length + 1));
-    // The histogram code is one packed file (metrics/hdr-parts.cjs), loaded where histograms are made:
-    // a one-request job's worker sends its record alone, and only the coordinator makes them.
-    // winston, packed into one file (log/winston-parts.cjs), loaded at the coordinator's first log line.
-    expect(ours(coordinator)).toEqual([
-      'cli.js',
-      'cli/compile-cache.js',
-      'cli/node-check.js',
-      'workers/first-worker.js',
-      'workers/entry.js',
-      'cli/commands.js',
-      'log/winston-parts.cjs',
-      'metrics/hdr-parts.cjs',
-    ]);
-    expect(coordinator.filter((u) => u.includes('node_modules/'))).toEqual([]);
-    expect(workers.length).toBe(1);
-    expect(ours(workers[0]!)).toEqual(['workers/worker.js']);
-    // Nor node:fs/promises: the memory sink needs no file, and no scratch directory is made.
-    expect(workers[0]!.filter((u) => u === 'node:zlib' || u === 'node:fs/promises')).toEqual([]);
-    expect(workers[0]!.filter((u) => u.includes('node_modules/'))).toEqual([]);
-    // The raw client in both (the coordinator's preflight too): no node:http (nor its server half), no TLS
-    // for an http:// URL.
-    expect(workers[0]!.filter((u) => /^node:(https?|tls)$/.test(u))).toEqual([]);
-    expect(coordinator.filter((u) => /^node:(https?|tls)$/.test(u))).toEqual([]);
-    expect(workers[0]!.filter((u) => NOT_FOR_A_URL.test(u) || WINSTON.test(u))).toEqual([]);
-    expect(coordinator.filter((u) => NOT_FOR_A_URL.test(u))).toEqual([]);
-    // Nor node:crypto (4-7 ms a process): the worker's check hashes its 1 byte itself (payload/md5.ts),
-    // the results file's temporary name is from /dev/urandom.
-    expect([...workers[0]!, ...coordinator].filter((u) => u === 'node:crypto')).toEqual([]);
-  });
+  it(
+    'as `npm run build` bundles it: each process reads one file of ours past the ' +
+      'entry, and the same holds',
+    async () => {
+      const root = await bundledRoot();
+      const { coordinator, workers } = await download(join(root, 'dist', 'cli.js'), 'bundled');
+      const ours = (urls: string[]) =>
+        urls
+          .filter((u) => u.startsWith(pathToFileURL(join(root, 'dist')).href))
+          .map((u) => u.slice(pathToFileURL(join(root, 'dist')).href.length + 1));
+      // The histogram code is one packed file (metrics/hdr-parts.cjs), loaded where histograms are made:
+      // a one-request job's worker sends its record alone, and only the coordinator makes them.
+      // winston, packed into one file (log/winston-parts.cjs), loaded at the coordinator's first log line.
+      expect(ours(coordinator)).toEqual([
+        'cli.js',
+        'cli/compile-cache.js',
+        'cli/node-check.js',
+        'workers/first-worker.js',
+        'workers/entry.js',
+        'cli/commands.js',
+        'log/winston-parts.cjs',
+        'metrics/hdr-parts.cjs',
+      ]);
+      expect(coordinator.filter((u) => u.includes('node_modules/'))).toEqual([]);
+      expect(workers.length).toBe(1);
+      expect(ours(workers[0]!)).toEqual(['workers/worker.js']);
+      // Nor node:fs/promises: the memory sink needs no file, and no scratch directory is made.
+      expect(workers[0]!.filter((u) => u === 'node:zlib' || u === 'node:fs/promises')).toEqual([]);
+      expect(workers[0]!.filter((u) => u.includes('node_modules/'))).toEqual([]);
+      // The raw client in both (the coordinator's preflight too): no node:http (nor its server half), no TLS
+      // for an http:// URL.
+      expect(workers[0]!.filter((u) => /^node:(https?|tls)$/.test(u))).toEqual([]);
+      expect(coordinator.filter((u) => /^node:(https?|tls)$/.test(u))).toEqual([]);
+      expect(workers[0]!.filter((u) => NOT_FOR_A_URL.test(u) || WINSTON.test(u))).toEqual([]);
+      expect(coordinator.filter((u) => NOT_FOR_A_URL.test(u))).toEqual([]);
+      // Nor node:crypto (4-7 ms a process): the worker's check hashes its 1 byte itself (payload/md5.ts),
+      // the results file's temporary name is from /dev/urandom.
+      expect([...workers[0]!, ...coordinator].filter((u) => u === 'node:crypto')).toEqual([]);
+    },
+  );
 
-  it('`node dist/download.js`, as the card types it, starts as `blob-cacher download` does: the early worker, then the one bundled file', async () => {
-    const root = await bundledRoot();
-    const dist = pathToFileURL(join(root, 'dist')).href;
-    const { coordinator, workers } = await download(join(root, 'dist', 'download.js'), 'download-js', []);
-    const ours = coordinator.filter((u) => u.startsWith(dist)).map((u) => u.slice(dist.length + 1));
-    expect(ours).toEqual([
-      'download.js',
-      'cli/compile-cache.js',
-      'cli/node-check.js',
-      'workers/first-worker.js',
-      'workers/entry.js',
-      'cli/commands.js',
-      'log/winston-parts.cjs',
-      'metrics/hdr-parts.cjs',
-    ]);
-    expect(workers.length).toBe(1);
-    expect(workers[0]!.filter((u) => u.startsWith(dist)).map((u) => u.slice(dist.length + 1))).toEqual([
-      'workers/worker.js',
-    ]);
-  });
+  it(
+    '`node dist/download.js`, as the card types it, starts as `blob-cacher download` does: the early ' +
+      'worker, then the one bundled file',
+    async () => {
+      const root = await bundledRoot();
+      const dist = pathToFileURL(join(root, 'dist')).href;
+      const { coordinator, workers } = await download(join(root, 'dist', 'download.js'), 'download-js', []);
+      const ours = coordinator.filter((u) => u.startsWith(dist)).map((u) => u.slice(dist.length + 1));
+      expect(ours).toEqual([
+        'download.js',
+        'cli/compile-cache.js',
+        'cli/node-check.js',
+        'workers/first-worker.js',
+        'workers/entry.js',
+        'cli/commands.js',
+        'log/winston-parts.cjs',
+        'metrics/hdr-parts.cjs',
+      ]);
+      expect(workers.length).toBe(1);
+      expect(workers[0]!.filter((u) => u.startsWith(dist)).map((u) => u.slice(dist.length + 1))).toEqual([
+        'workers/worker.js',
+      ]);
+    },
+  );
 });

@@ -73,23 +73,26 @@ describe('--duration options', () => {
   const load = (argv: Record<string, unknown>, env: Record<string, string> = {}) =>
     loadDownloadConfig(argv, { env });
 
-  it('defaults to one run and no warm-up, with 1 s intervals, and asks for one way of saying how long', () => {
-    const c = load({ duration: '30s' });
-    expect(c.steady).toEqual({ durationMs: 30_000, intervalMs: 1_000 });
-    expect([c.runs, c.warmup, c.minTimeMs]).toEqual([1, 0, 0]);
-    expect(load({ duration: '30s', runs: '3', warmup: '1' })).toMatchObject({ runs: 3, warmup: 1 });
-    const env = {
-      BLOB_CACHER_DURATION: '20s',
-      BLOB_CACHER_AUTOTERM: 'true',
-      BLOB_CACHER_AUTOTERM_TOLERANCE: '5%',
-    };
-    expect(load({}, env).steady).toEqual({
-      durationMs: 20_000,
-      intervalMs: 1_000,
-      autoterm: { windowMs: 10_000, tolerance: 0.05 },
-    });
-    expect(load({}).steady).toBeUndefined();
-  });
+  it(
+    'defaults to one run and no warm-up, with 1 s intervals, and asks for one way ' + 'of saying how long',
+    () => {
+      const c = load({ duration: '30s' });
+      expect(c.steady).toEqual({ durationMs: 30_000, intervalMs: 1_000 });
+      expect([c.runs, c.warmup, c.minTimeMs]).toEqual([1, 0, 0]);
+      expect(load({ duration: '30s', runs: '3', warmup: '1' })).toMatchObject({ runs: 3, warmup: 1 });
+      const env = {
+        BLOB_CACHER_DURATION: '20s',
+        BLOB_CACHER_AUTOTERM: 'true',
+        BLOB_CACHER_AUTOTERM_TOLERANCE: '5%',
+      };
+      expect(load({}, env).steady).toEqual({
+        durationMs: 20_000,
+        intervalMs: 1_000,
+        autoterm: { windowMs: 10_000, tolerance: 0.05 },
+      });
+      expect(load({}).steady).toBeUndefined();
+    },
+  );
 
   it('refuses what cannot work, in one line that names the fix', () => {
     expect(() => load({ autoterm: 'true' })).toThrow(/--autoterm .*give --duration too/);
@@ -120,22 +123,25 @@ describe('steady downloads on the embedded Azurite', () => {
     wallMs = performance.now() - t0;
   }, 120_000);
 
-  it('every contender ran for the duration, lap after lap, and its last lap is verified byte for byte', () => {
-    expect(runs.map((r) => r.strategy)).toEqual(['single', 'chunked', 'round-robin', 'assemble', 'sdk']);
-    for (const r of runs) {
-      const s = steadyOf(r);
-      expect(r.verified, `${r.strategy}: ${r.verification}`).toBe(true);
-      expect(r.failedRequests).toBe(0);
-      expect(s.laps, r.strategy).toBeGreaterThanOrEqual(2);
-      // Requests are issued until the deadline; the last ones end a little after it.
-      expect(r.wallMs, r.strategy).toBeGreaterThan(s.durationMs - s.intervalMs);
-      expect(r.wallMs, r.strategy).toBeLessThan(s.durationMs + 5_000);
-      expect(r.requests, r.strategy).toBeGreaterThanOrEqual(s.laps * s.lapRequests);
-      expect(r.bytes, r.strategy).toBeGreaterThanOrEqual(s.laps * MiB);
-    }
-    // Five contenders of 1.5 s each, plus setup: not five times the default runs.
-    expect(wallMs).toBeLessThan(60_000);
-  });
+  it(
+    'every contender ran for the duration, lap after lap, and its last lap is ' + 'verified byte for byte',
+    () => {
+      expect(runs.map((r) => r.strategy)).toEqual(['single', 'chunked', 'round-robin', 'assemble', 'sdk']);
+      for (const r of runs) {
+        const s = steadyOf(r);
+        expect(r.verified, `${r.strategy}: ${r.verification}`).toBe(true);
+        expect(r.failedRequests).toBe(0);
+        expect(s.laps, r.strategy).toBeGreaterThanOrEqual(2);
+        // Requests are issued until the deadline; the last ones end a little after it.
+        expect(r.wallMs, r.strategy).toBeGreaterThan(s.durationMs - s.intervalMs);
+        expect(r.wallMs, r.strategy).toBeLessThan(s.durationMs + 5_000);
+        expect(r.requests, r.strategy).toBeGreaterThanOrEqual(s.laps * s.lapRequests);
+        expect(r.bytes, r.strategy).toBeGreaterThanOrEqual(s.laps * MiB);
+      }
+      // Five contenders of 1.5 s each, plus setup: not five times the default runs.
+      expect(wallMs).toBeLessThan(60_000);
+    },
+  );
 
   it('the series adds up to what was counted: requests, bytes and latency per interval', () => {
     for (const r of runs) {
@@ -232,7 +238,8 @@ describe('--autoterm', () => {
       /--autoterm ended a run at .* of 60 s: its rate had stayed within ±60% for 750 ms/,
     );
   }, 90_000);
-  it('fires with an interval under a second: it compares whole intervals, not 250 ms ticks sampled at another pace', async () => {
+  it('fires with an interval under a second: it compares whole intervals, not 250 ms ticks sampled at ' +
+    'another pace', async () => {
     // Thousands of small GETs a second on a local emulated target: a rate as steady as a rate gets.
     const small = contentBuffer(FIXTURE_SEED, 0, 4096);
     const target = await startEmulatedTarget({ objects: new Map([['/small.bin', small]]) });
@@ -259,7 +266,8 @@ describe('--autoterm', () => {
 });
 
 describe('throttling onset', () => {
-  it('is the first interval with 429/503 answers and a drop in rate, found on a server that starts throttling', async () => {
+  it('is the first interval with 429/503 answers and a drop in rate, found on a server that starts ' +
+    'throttling', async () => {
     const size = 256 * 1024;
     // Clean for 0.75 s from the first GET (the run's start, however long setup took on a busy
     // machine), then every other GET is refused with 503 and a Retry-After: the client backs off,
@@ -302,7 +310,8 @@ describe('throttling onset', () => {
 });
 
 describe('steady uploads', () => {
-  it('small-files keep putting the same files for the duration; the last lap is read back and deleted', async () => {
+  it('small-files keep putting the same files for the duration; the last lap is ' +
+    'read back and deleted', async () => {
     const config = testConfig('upload', {
       logLevel: 'error',
       uploadMethod: 'small-files',
@@ -425,7 +434,8 @@ describe('sparkline', () => {
 });
 
 requires('chromium').describe('the series chart in headless Chromium', () => {
-  it('draws one line per contender with a point per interval and the active window, and leaves a screenshot', async () => {
+  it('draws one line per contender with a point per interval and the active window, and leaves a ' +
+    'screenshot', async () => {
     const runs = (
       await runDownload(download({ sourceMethod: 'all', steady: { durationMs: 1_500, intervalMs: 250 } }))
     ).results;

@@ -25,76 +25,81 @@ beforeAll(async () => {
 afterAll(() => close(slowDelete.server));
 
 describe('a stop during a long cleanup', () => {
-  it("SIGTERM while a run's 3,000 uploads are deleted: exit 143 within the grace, its results kept, what is left named", async () => {
-    const cwd = await fresh();
-    const cli = startCli(
-      [
-        'upload',
-        '--url',
-        `${slowDelete.url}/dav/`,
-        '--file-count',
-        '3000',
-        '--file-size',
-        '1B',
-        '--processes',
-        '1',
-        '--max-sockets',
-        '16',
-        '--runs',
-        '2',
-        '--stop-grace',
-        '2s',
-        '--progress-interval',
-        '200ms',
-        '--results',
-        'r.json',
-        '--log-level',
-        'info',
-      ],
-      { cwd, limitMs: 60_000 },
-    );
-    // Progress lines follow the deletion as they follow a run: how many of how many, and the time.
-    expect(
-      await cli.waitFor(/progress: small-files run 1\/2: cleanup \d+\/3000, \d+ s/, 40_000),
-      cli.stderr(),
-    ).toBe(true);
-    const signalled = performance.now();
-    cli.child.kill('SIGTERM');
-    // The results file says SIGTERM while the process is still deleting: written before cleanup.
-    let writtenBeforeExit = false;
-    for (let i = 0; i < 100 && cli.child.exitCode === null && !writtenBeforeExit; i++) {
-      writtenBeforeExit =
-        (await readFile(join(cwd, 'r.json'), 'utf8').catch(() => '')).includes('"interrupted":"SIGTERM"') &&
-        cli.child.exitCode === null;
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    expect(writtenBeforeExit).toBe(true);
-    const run = await cli.exited;
-    const afterSignalMs = performance.now() - signalled;
-    expect(run.code, run.stderr).toBe(143);
-    // The 2 s grace, then the results and the report: well inside docker stop's 10 s.
-    expect(afterSignalMs).toBeLessThan(5_000);
-    // Cleanup was cut, not finished: files of the run are still on the server, and the line says how many,
-    // where, and how to remove them.
-    const left = pathsUnder(slowDelete.files, '/dav/run-');
-    expect(left.length).toBeGreaterThan(0);
-    const line =
-      /cleanup cut at the 2 s stop grace \(--stop-grace\): (\d+) file\(s\) below (http:\/\/127\.0\.0\.1:\d+\/dav\/run-[^ ]+\/small-files\/0\/); remove them with: curl -X DELETE -H 'Depth: infinity' \2/.exec(
-        run.stderr,
+  it(
+    "SIGTERM while a run's 3,000 uploads are deleted: exit 143 within the grace, its results kept, " +
+      'what is left named',
+    async () => {
+      const cwd = await fresh();
+      const cli = startCli(
+        [
+          'upload',
+          '--url',
+          `${slowDelete.url}/dav/`,
+          '--file-count',
+          '3000',
+          '--file-size',
+          '1B',
+          '--processes',
+          '1',
+          '--max-sockets',
+          '16',
+          '--runs',
+          '2',
+          '--stop-grace',
+          '2s',
+          '--progress-interval',
+          '200ms',
+          '--results',
+          'r.json',
+          '--log-level',
+          'info',
+        ],
+        { cwd, limitMs: 60_000 },
       );
-    expect(line, run.stderr).not.toBeNull();
-    // Deletions in flight when the grace ran out may still have landed.
-    expect(Number(line![1])).toBeGreaterThanOrEqual(left.length);
-    expect(Number(line![1])).toBeLessThan(3000);
-    // The run that finished is in a valid results file, marked partial.
-    const doc = await readResults(join(cwd, 'r.json'));
-    expect(doc.complete).toBe(false);
-    expect(doc.interrupted).toBe('SIGTERM');
-    expect(doc.runs).toHaveLength(1);
-    expect(doc.runs[0]!.verified).toBe(true);
-    expect(run.stdout).toContain('STOPPED by SIGTERM');
-    for (const p of left) slowDelete.files.delete(p);
-  });
+      // Progress lines follow the deletion as they follow a run: how many of how many, and the time.
+      expect(
+        await cli.waitFor(/progress: small-files run 1\/2: cleanup \d+\/3000, \d+ s/, 40_000),
+        cli.stderr(),
+      ).toBe(true);
+      const signalled = performance.now();
+      cli.child.kill('SIGTERM');
+      // The results file says SIGTERM while the process is still deleting: written before cleanup.
+      let writtenBeforeExit = false;
+      for (let i = 0; i < 100 && cli.child.exitCode === null && !writtenBeforeExit; i++) {
+        writtenBeforeExit =
+          (await readFile(join(cwd, 'r.json'), 'utf8').catch(() => '')).includes('"interrupted":"SIGTERM"') &&
+          cli.child.exitCode === null;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(writtenBeforeExit).toBe(true);
+      const run = await cli.exited;
+      const afterSignalMs = performance.now() - signalled;
+      expect(run.code, run.stderr).toBe(143);
+      // The 2 s grace, then the results and the report: well inside docker stop's 10 s.
+      expect(afterSignalMs).toBeLessThan(5_000);
+      // Cleanup was cut, not finished: files of the run are still on the server, and the line says how many,
+      // where, and how to remove them.
+      const left = pathsUnder(slowDelete.files, '/dav/run-');
+      expect(left.length).toBeGreaterThan(0);
+      const line = new RegExp(
+        String.raw`cleanup cut at the 2 s stop grace \(--stop-grace\): (\d+) ` +
+          String.raw`file\(s\) below (http:\/\/127\.0\.0\.1:\d+\/dav\/run-[^ ]+\/small-files\/0\/); ` +
+          String.raw`remove them with: curl -X DELETE -H 'Depth: infinity' \2`,
+      ).exec(run.stderr);
+      expect(line, run.stderr).not.toBeNull();
+      // Deletions in flight when the grace ran out may still have landed.
+      expect(Number(line![1])).toBeGreaterThanOrEqual(left.length);
+      expect(Number(line![1])).toBeLessThan(3000);
+      // The run that finished is in a valid results file, marked partial.
+      const doc = await readResults(join(cwd, 'r.json'));
+      expect(doc.complete).toBe(false);
+      expect(doc.interrupted).toBe('SIGTERM');
+      expect(doc.runs).toHaveLength(1);
+      expect(doc.runs[0]!.verified).toBe(true);
+      expect(run.stdout).toContain('STOPPED by SIGTERM');
+      for (const p of left) slowDelete.files.delete(p);
+    },
+  );
 
   it('--stop-grace 0: nothing is deleted after the stop, and the line says what stays', async () => {
     const cwd = await fresh();
@@ -129,7 +134,10 @@ describe('a stop during a long cleanup', () => {
     const run = await cli.exited;
     expect(run.code, run.stderr).toBe(143);
     expect(run.stderr).toMatch(
-      /cleanup cut at the 0 s stop grace \(--stop-grace\): \d+ file\(s\) below http:\/\/127\.0\.0\.1:\d+\/dav\/run-/,
+      new RegExp(
+        String.raw`cleanup cut at the 0 s stop grace \(--stop-grace\): \d+ ` +
+          String.raw`file\(s\) below http:\/\/127\.0\.0\.1:\d+\/dav\/run-`,
+      ),
     );
     const doc = await readResults(join(cwd, 'r.json'));
     expect(doc.runs).toHaveLength(1);
@@ -168,56 +176,63 @@ describe("a blob container's removal stopped part-way", () => {
     expect(left).toBeGreaterThanOrEqual(remaining);
     expect(remaining).toBeGreaterThan(0);
     expect(blobStore(container).leftBehind(prefix, left)).toBe(
-      `${left} blob(s) under ${prefix}/ in container stopped-removal; remove them with: az storage blob delete-batch ` +
+      `${left} blob(s) under ${prefix}/ in container stopped-removal; remove them with: az storage ` +
+        `blob delete-batch ` +
         `--source ${container.url} --pattern '${prefix}/*' (and your credentials)`,
     );
   });
 });
 
 describe('the embedded Azurite after a stop', () => {
-  it('is not cleaned: its blobs end with its process; the stop exits 143 with the runs that finished', async () => {
-    const cwd = await fresh();
-    const cli = startCli(
-      [
-        'upload',
-        '--upload-method',
-        'small-files',
-        '--file-count',
-        '300',
-        '--file-size',
-        '1B',
-        '--processes',
-        '1',
-        '--max-sockets',
-        '8',
-        '--runs',
-        '20',
-        '--results',
-        'r.json',
-        '--log-level',
-        'verbose',
-      ],
-      { cwd, limitMs: 90_000 },
-    );
-    // The second run is going: the first one's blobs were deleted after it, as every finished run's are.
-    expect(
-      await cli.waitFor(/small-files: 300 request\(s\)[\s\S]*small-files: 300 request\(s\)/, 60_000),
-      cli.stderr(),
-    ).toBe(true);
-    const beforeStop = cli.stderr().length;
-    cli.child.kill('SIGTERM');
-    const run = await cli.exited;
-    expect(run.code, run.stderr).toBe(143);
-    const afterStop = run.stderr.slice(beforeStop);
-    expect(afterStop).toMatch(
-      /small-files run \d+: nothing deleted after the stop: the embedded Azurite's blobs end with its process/,
-    );
-    expect(afterStop).not.toMatch(/deleted \d+ of \d+ blob\(s\)/);
-    const doc = JSON.parse(await readFile(join(cwd, 'r.json'), 'utf8')) as {
-      interrupted: string;
-      runs: unknown[];
-    };
-    expect(doc.interrupted).toBe('SIGTERM');
-    expect(doc.runs.length).toBeGreaterThanOrEqual(1);
-  });
+  it(
+    'is not cleaned: its blobs end with its process; the stop exits 143 with the ' + 'runs that finished',
+    async () => {
+      const cwd = await fresh();
+      const cli = startCli(
+        [
+          'upload',
+          '--upload-method',
+          'small-files',
+          '--file-count',
+          '300',
+          '--file-size',
+          '1B',
+          '--processes',
+          '1',
+          '--max-sockets',
+          '8',
+          '--runs',
+          '20',
+          '--results',
+          'r.json',
+          '--log-level',
+          'verbose',
+        ],
+        { cwd, limitMs: 90_000 },
+      );
+      // The second run is going: the first one's blobs were deleted after it, as every finished run's are.
+      expect(
+        await cli.waitFor(/small-files: 300 request\(s\)[\s\S]*small-files: 300 request\(s\)/, 60_000),
+        cli.stderr(),
+      ).toBe(true);
+      const beforeStop = cli.stderr().length;
+      cli.child.kill('SIGTERM');
+      const run = await cli.exited;
+      expect(run.code, run.stderr).toBe(143);
+      const afterStop = run.stderr.slice(beforeStop);
+      expect(afterStop).toMatch(
+        new RegExp(
+          String.raw`small-files run \d+: nothing deleted after the stop: the ` +
+            "embedded Azurite's blobs end with its process",
+        ),
+      );
+      expect(afterStop).not.toMatch(/deleted \d+ of \d+ blob\(s\)/);
+      const doc = JSON.parse(await readFile(join(cwd, 'r.json'), 'utf8')) as {
+        interrupted: string;
+        runs: unknown[];
+      };
+      expect(doc.interrupted).toBe('SIGTERM');
+      expect(doc.runs.length).toBeGreaterThanOrEqual(1);
+    },
+  );
 });

@@ -35,30 +35,36 @@ describe('the stop grace', () => {
     expect(grace.leftMs()).toBe(Infinity);
   });
 
-  it('after a stop, a step that outlives the grace is abandoned at it: the session does not wait for it', async () => {
-    const stop = new AbortController();
-    const grace = new StopGrace(stop.signal, 100);
-    stop.abort('SIGTERM');
-    const started = performance.now();
-    expect(await grace.run('a step that ignores its signal', stubborn(3_000))).toBe(false);
-    // The grace plus the moment a step is given to say what it left; never the step's 3 s.
-    expect(performance.now() - started).toBeLessThan(1_500);
-    expect(grace.leftMs()).toBe(0);
-  });
+  it(
+    'after a stop, a step that outlives the grace is abandoned at it: the session ' + 'does not wait for it',
+    async () => {
+      const stop = new AbortController();
+      const grace = new StopGrace(stop.signal, 100);
+      stop.abort('SIGTERM');
+      const started = performance.now();
+      expect(await grace.run('a step that ignores its signal', stubborn(3_000))).toBe(false);
+      // The grace plus the moment a step is given to say what it left; never the step's 3 s.
+      expect(performance.now() - started).toBeLessThan(1_500);
+      expect(grace.leftMs()).toBe(0);
+    },
+  );
 
-  it('the grace counts from the stop, for all steps together: a stop during a step bounds that step too', async () => {
-    const stop = new AbortController();
-    const grace = new StopGrace(stop.signal, 150);
-    const seen: CleanupContext[] = [];
-    setTimeout(() => stop.abort('SIGTERM'), 50);
-    expect(await grace.run('deleting uploads', honouring(seen))).toBe(false);
-    expect(seen[0]!.stopped).toBe(true);
-    expect(seen[0]!.signal.aborted).toBe(true);
-    // Nothing is left for the next step: it starts with its signal aborted.
-    const next: CleanupContext[] = [];
-    expect(await grace.run('the next step', honouring(next))).toBe(false);
-    expect(next[0]!.signal.aborted).toBe(true);
-  });
+  it(
+    'the grace counts from the stop, for all steps together: a stop during a step ' + 'bounds that step too',
+    async () => {
+      const stop = new AbortController();
+      const grace = new StopGrace(stop.signal, 150);
+      const seen: CleanupContext[] = [];
+      setTimeout(() => stop.abort('SIGTERM'), 50);
+      expect(await grace.run('deleting uploads', honouring(seen))).toBe(false);
+      expect(seen[0]!.stopped).toBe(true);
+      expect(seen[0]!.signal.aborted).toBe(true);
+      // Nothing is left for the next step: it starts with its signal aborted.
+      const next: CleanupContext[] = [];
+      expect(await grace.run('the next step', honouring(next))).toBe(false);
+      expect(next[0]!.signal.aborted).toBe(true);
+    },
+  );
 
   it('a step that finishes within the grace after a stop finishes', async () => {
     const stop = new AbortController();

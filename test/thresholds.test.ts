@@ -24,38 +24,42 @@ const parsed = (text: string): Threshold[] => {
 };
 
 describe('--threshold grammar', () => {
-  it("reads the issue's examples into a figure, a comparison and a limit in the figure's unit, or a claim", () => {
-    expect(parsed('p99<200ms')).toEqual([
-      expect.objectContaining({ kind: 'figure', figure: { name: 'p99', unit: 'ms' }, op: '<', limit: 200 }),
-    ]);
-    expect(parsed('MiB/s>500')).toEqual([
-      expect.objectContaining({ figure: { name: 'MiB/s', unit: 'MiB/s' }, op: '>', limit: 500 }),
-    ]);
-    expect(parsed('errors==0')).toEqual([
-      expect.objectContaining({ figure: { name: 'errors', unit: 'count' }, op: '==', limit: 0 }),
-    ]);
-    expect(parsed('cost per 1k<0.01')).toEqual([
-      expect.objectContaining({ figure: { name: 'cost per 1k', unit: '$' }, limit: 0.01 }),
-    ]);
-    expect(parsed('chunked faster than single')).toEqual([
-      { kind: 'claim', text: 'chunked faster than single', claim: 'faster', a: 'chunked', b: 'single' },
-    ]);
-    expect(parsed('chunked: p99<200ms')).toEqual([
-      expect.objectContaining({ contender: 'chunked', op: '<', limit: 200 }),
-    ]);
-    expect(parsed('chunked [--concurrency 8]: firstByte p99 <= 1.5s')).toEqual([
-      expect.objectContaining({
-        contender: 'chunked [--concurrency 8]',
-        figure: { name: 'firstByte p99', unit: 'ms' },
-        op: '<=',
-        limit: 1500,
-      }),
-    ]);
-    expect(parsed('error rate<1%; sdk not slower than single')).toEqual([
-      expect.objectContaining({ figure: { name: 'error rate', unit: '%' }, limit: 0.01 }),
-      expect.objectContaining({ kind: 'claim', claim: 'not-slower', a: 'sdk', b: 'single' }),
-    ]);
-  });
+  it(
+    "reads the issue's examples into a figure, a comparison and a limit in the " +
+      "figure's unit, or a claim",
+    () => {
+      expect(parsed('p99<200ms')).toEqual([
+        expect.objectContaining({ kind: 'figure', figure: { name: 'p99', unit: 'ms' }, op: '<', limit: 200 }),
+      ]);
+      expect(parsed('MiB/s>500')).toEqual([
+        expect.objectContaining({ figure: { name: 'MiB/s', unit: 'MiB/s' }, op: '>', limit: 500 }),
+      ]);
+      expect(parsed('errors==0')).toEqual([
+        expect.objectContaining({ figure: { name: 'errors', unit: 'count' }, op: '==', limit: 0 }),
+      ]);
+      expect(parsed('cost per 1k<0.01')).toEqual([
+        expect.objectContaining({ figure: { name: 'cost per 1k', unit: '$' }, limit: 0.01 }),
+      ]);
+      expect(parsed('chunked faster than single')).toEqual([
+        { kind: 'claim', text: 'chunked faster than single', claim: 'faster', a: 'chunked', b: 'single' },
+      ]);
+      expect(parsed('chunked: p99<200ms')).toEqual([
+        expect.objectContaining({ contender: 'chunked', op: '<', limit: 200 }),
+      ]);
+      expect(parsed('chunked [--concurrency 8]: firstByte p99 <= 1.5s')).toEqual([
+        expect.objectContaining({
+          contender: 'chunked [--concurrency 8]',
+          figure: { name: 'firstByte p99', unit: 'ms' },
+          op: '<=',
+          limit: 1500,
+        }),
+      ]);
+      expect(parsed('error rate<1%; sdk not slower than single')).toEqual([
+        expect.objectContaining({ figure: { name: 'error rate', unit: '%' }, limit: 0.01 }),
+        expect.objectContaining({ kind: 'claim', claim: 'not-slower', a: 'sdk', b: 'single' }),
+      ]);
+    },
+  );
 
   it('a percentile is one every report carries', () => {
     expect([...THRESHOLD_PERCENTILES]).toEqual([...LATENCY_PERCENTILES]);
@@ -131,49 +135,60 @@ describe('a report with thresholds: evaluated once, shown by every format', asyn
     expect(rows.map((r) => r[head!.indexOf('threshold: errors==0')])).toEqual(rows.map(() => 'pass'));
   });
 
-  it('JUnit: each threshold row a testcase, a failure element where it failed; it fits the JUnit schemas', () => {
-    expect(junitProblems(out.junit!)).toEqual([]);
-    const suites = parseXml(out.junit!).children;
-    const cases = suites
-      .find((s) => s.attrs.name === 'thresholds')!
-      .children.filter((c) => c.name === 'testcase');
-    expect(cases).toHaveLength(report.thresholds!.rows.length);
-    for (const [i, row] of report.thresholds!.rows.entries()) {
-      expect(cases[i]!.attrs.name).toBe(`${row.threshold} [${row.contender}]`);
-      expect(cases[i]!.children.some((c) => c.name === 'failure')).toBe(!row.passed);
-    }
-    expect(
-      suites
-        .find((s) => s.attrs.name === 'runs')!
-        .children.filter((c) => c.name === 'testcase')
-        .map((c) => c.attrs.name),
-    ).toEqual(report.contenders.map((c) => c.label));
-  });
+  it(
+    'JUnit: each threshold row a testcase, a failure element where it failed; it ' + 'fits the JUnit schemas',
+    () => {
+      expect(junitProblems(out.junit!)).toEqual([]);
+      const suites = parseXml(out.junit!).children;
+      const cases = suites
+        .find((s) => s.attrs.name === 'thresholds')!
+        .children.filter((c) => c.name === 'testcase');
+      expect(cases).toHaveLength(report.thresholds!.rows.length);
+      for (const [i, row] of report.thresholds!.rows.entries()) {
+        expect(cases[i]!.attrs.name).toBe(`${row.threshold} [${row.contender}]`);
+        expect(cases[i]!.children.some((c) => c.name === 'failure')).toBe(!row.passed);
+      }
+      expect(
+        suites
+          .find((s) => s.attrs.name === 'runs')!
+          .children.filter((c) => c.name === 'testcase')
+          .map((c) => c.attrs.name),
+      ).toEqual(report.contenders.map((c) => c.label));
+    },
+  );
 
-  it('the schema check is not vacuous: it finds a zone in a timestamp, a missing classname and a miscount', () => {
-    const broken = out
-      .junit!.replace(/timestamp="([^"]+)"/, 'timestamp="$1Z"')
-      .replace(/ classname="[^"]*"/, '')
-      .replace(/(<testsuite name="[^"]*" )tests="\d+"/, '$1tests="99"');
-    const problems = junitProblems(broken);
-    expect(problems.join('\n')).toMatch(/timestamp=.*Z" does not match/);
-    expect(problems.join('\n')).toMatch(/required attribute classname missing/);
-    expect(problems.join('\n')).toMatch(/tests="99" but \d+ testcases/);
-    expect(junitProblems(out.junit!.replace('</testsuites>', ''))[0]).toMatch(/not well-formed/);
-  });
+  it(
+    'the schema check is not vacuous: it finds a zone in a timestamp, a missing classname and a ' +
+      'miscount',
+    () => {
+      const broken = out
+        .junit!.replace(/timestamp="([^"]+)"/, 'timestamp="$1Z"')
+        .replace(/ classname="[^"]*"/, '')
+        .replace(/(<testsuite name="[^"]*" )tests="\d+"/, '$1tests="99"');
+      const problems = junitProblems(broken);
+      expect(problems.join('\n')).toMatch(/timestamp=.*Z" does not match/);
+      expect(problems.join('\n')).toMatch(/required attribute classname missing/);
+      expect(problems.join('\n')).toMatch(/tests="99" but \d+ testcases/);
+      expect(junitProblems(out.junit!.replace('</testsuites>', ''))[0]).toMatch(/not well-formed/);
+    },
+  );
 
-  it('compare --format junit: a testcase per strategy, failing where the new file is significantly slower', async () => {
-    const { buildCompareReport } = await import('../src/analysis/compare.js');
-    const { renderCompare } = await import('../src/report/compare.js');
-    const [base, next] = [fixture('baseline-1'), fixture('new')];
-    const result = buildCompareReport(base, next, ['a.json', 'b.json']);
-    const xml = renderCompare(result, 'junit');
-    expect(junitProblems(xml)).toEqual([]);
-    const cases = parseXml(xml).children[0]!.children.filter((c) => c.name === 'testcase');
-    expect(cases.map((c) => c.attrs.name)).toEqual(result.changes.map((c) => c.strategy));
-    for (const [i, c] of result.changes.entries())
-      expect(cases[i]!.children.some((x) => x.name === 'failure')).toBe(c.verdict === 'slower');
-  });
+  it(
+    'compare --format junit: a testcase per strategy, failing where the new file ' +
+      'is significantly slower',
+    async () => {
+      const { buildCompareReport } = await import('../src/analysis/compare.js');
+      const { renderCompare } = await import('../src/report/compare.js');
+      const [base, next] = [fixture('baseline-1'), fixture('new')];
+      const result = buildCompareReport(base, next, ['a.json', 'b.json']);
+      const xml = renderCompare(result, 'junit');
+      expect(junitProblems(xml)).toEqual([]);
+      const cases = parseXml(xml).children[0]!.children.filter((c) => c.name === 'testcase');
+      expect(cases.map((c) => c.attrs.name)).toEqual(result.changes.map((c) => c.strategy));
+      for (const [i, c] of result.changes.entries())
+        expect(cases[i]!.children.some((x) => x.name === 'failure')).toBe(c.verdict === 'slower');
+    },
+  );
 
   it('a report without thresholds has none, and no threshold section', async () => {
     const plain = buildReport(fixture('new'), { title: 't' });
@@ -237,39 +252,43 @@ describe('the CLI: exit 99 on a failed rule, 2 before any run on bad text', () =
   });
   afterAll(async () => target.close());
 
-  it("--threshold 'p99<1ms' on a normal run exits 99 and prints the failed row; a rule that holds exits 0", async () => {
-    const cwd = freshDir();
-    const results = join(cwd, 'r.json');
-    const failed = await runCli(
-      [
-        'download',
-        '--url',
-        url,
-        '--source-method',
-        'single',
-        '--results',
-        results,
-        '--threshold',
-        'p99<1ms',
-        '--threshold',
-        'errors==0',
-      ],
-      { cwd },
-    );
-    expect(failed.code, failed.stderr).toBe(GATE_FAILED_EXIT);
-    expect(failed.stdout).toMatch(/^ {2}FAIL {2}p99<1ms +single +p99 [\d.]+ ms, limit < 1 ms$/m);
-    expect(failed.stdout).toMatch(/^ {2}PASS {2}errors==0 +single +errors 0, limit == 0$/m);
-    const held = await runCli(['report', results, '--threshold', 'errors==0'], { cwd });
-    expect(held.code, held.stderr).toBe(0);
-    // A saved file gated again, in JUnit, from the environment (rules separated by ';').
-    const junit = await runCli(['report', results, '--format', 'junit'], {
-      cwd,
-      env: { BLOB_CACHER_THRESHOLD: 'errors==0; p99<1ms' },
-    });
-    expect(junit.code).toBe(GATE_FAILED_EXIT);
-    expect(junitProblems(junit.stdout.trimEnd())).toEqual([]);
-    expect(junit.stdout).toMatch(/<testcase name="p99&lt;1ms \[single\]"[^>]*>\s*<failure /);
-  });
+  it(
+    "--threshold 'p99<1ms' on a normal run exits 99 and prints the failed row; a " +
+      'rule that holds exits 0',
+    async () => {
+      const cwd = freshDir();
+      const results = join(cwd, 'r.json');
+      const failed = await runCli(
+        [
+          'download',
+          '--url',
+          url,
+          '--source-method',
+          'single',
+          '--results',
+          results,
+          '--threshold',
+          'p99<1ms',
+          '--threshold',
+          'errors==0',
+        ],
+        { cwd },
+      );
+      expect(failed.code, failed.stderr).toBe(GATE_FAILED_EXIT);
+      expect(failed.stdout).toMatch(/^ {2}FAIL {2}p99<1ms +single +p99 [\d.]+ ms, limit < 1 ms$/m);
+      expect(failed.stdout).toMatch(/^ {2}PASS {2}errors==0 +single +errors 0, limit == 0$/m);
+      const held = await runCli(['report', results, '--threshold', 'errors==0'], { cwd });
+      expect(held.code, held.stderr).toBe(0);
+      // A saved file gated again, in JUnit, from the environment (rules separated by ';').
+      const junit = await runCli(['report', results, '--format', 'junit'], {
+        cwd,
+        env: { BLOB_CACHER_THRESHOLD: 'errors==0; p99<1ms' },
+      });
+      expect(junit.code).toBe(GATE_FAILED_EXIT);
+      expect(junitProblems(junit.stdout.trimEnd())).toEqual([]);
+      expect(junit.stdout).toMatch(/<testcase name="p99&lt;1ms \[single\]"[^>]*>\s*<failure /);
+    },
+  );
 
   it('bad threshold text: one line naming the problem and the fix, exit 2, and nothing run', async () => {
     const cwd = freshDir();
@@ -281,7 +300,11 @@ describe('the CLI: exit 99 on a failed rule, 2 before any run on bad text', () =
     expect(r.code).toBe(2);
     expect(r.stderr.trimEnd().split('\n')).toEqual([
       expect.stringMatching(
-        /^blob-cacher: invalid --threshold "p99<<1ms": expected a threshold, but '<1ms' in 'p99<<1ms' is not a limit for p99; write a duration such as 200ms/,
+        new RegExp(
+          '^blob-cacher: invalid --threshold "p99<<1ms": expected a ' +
+            "threshold, but '<1ms' in 'p99<<1ms' is not a limit for p99; write a duration " +
+            'such as 200ms',
+        ),
       ),
     ]);
     expect(existsSync(results)).toBe(false);

@@ -68,32 +68,35 @@ const config = (trace: boolean, httpClient: HttpClientName): DownloadConfig =>
 
 // Both GET clients: ours (raw, the default) and node:http.
 describe.each(['raw', 'node'] as const)('reported phases against injected delays (%s client)', (client) => {
-  it('firstByte matches the held first byte, download the paced body, and phases sum to the total', async () => {
-    const run = await runDownload(config(true, client));
-    expect(run.results).toHaveLength(3);
-    for (const r of run.results) {
-      expect(runFailed(r)).toBe(false);
-      expect(r.notVerified).toMatch(/plain URL/);
-      const rec = r.records.at(0)!;
-      const injectedBodyMs = (CHUNKS - 1) * PACE_MS;
-      // Timers fire no earlier than asked; the upper slack absorbs scheduling on a busy machine.
-      expect(rec.phases.firstByte!).toBeGreaterThanOrEqual(HOLD_MS - 2);
-      expect(rec.phases.firstByte!).toBeLessThan(HOLD_MS + 40);
-      expect(rec.phases.download!).toBeGreaterThanOrEqual(injectedBodyMs - 5);
-      expect(rec.phases.download!).toBeLessThan(injectedBodyMs + 80);
-      // The body rate we report is the injected pace, within the same slack. The first chunk leaves
-      // with the head, so the paced part is what came after it: 9 chunks over 9 gaps.
-      const reportedRateBps = (rec.bytes - CHUNK_BYTES) / (rec.phases.download! / 1000);
-      const injectedRateBps = (SIZE - CHUNK_BYTES) / (injectedBodyMs / 1000);
-      expect(reportedRateBps / injectedRateBps).toBeGreaterThan(0.7);
-      expect(reportedRateBps / injectedRateBps).toBeLessThan(1.03);
-      const sum = Object.values(rec.phases).reduce((a, b) => a + b, 0);
-      expect(Math.abs(sum - rec.totalMs)).toBeLessThan(0.01);
-      // The strategy's duration holds the request: nothing is lost between the two clocks.
-      expect(r.wallMs).toBeGreaterThanOrEqual(rec.totalMs - 0.5);
-      expect(r.wallMs - rec.totalMs).toBeLessThan(20);
-    }
-  });
+  it(
+    'firstByte matches the held first byte, download the paced body, and phases ' + 'sum to the total',
+    async () => {
+      const run = await runDownload(config(true, client));
+      expect(run.results).toHaveLength(3);
+      for (const r of run.results) {
+        expect(runFailed(r)).toBe(false);
+        expect(r.notVerified).toMatch(/plain URL/);
+        const rec = r.records.at(0)!;
+        const injectedBodyMs = (CHUNKS - 1) * PACE_MS;
+        // Timers fire no earlier than asked; the upper slack absorbs scheduling on a busy machine.
+        expect(rec.phases.firstByte!).toBeGreaterThanOrEqual(HOLD_MS - 2);
+        expect(rec.phases.firstByte!).toBeLessThan(HOLD_MS + 40);
+        expect(rec.phases.download!).toBeGreaterThanOrEqual(injectedBodyMs - 5);
+        expect(rec.phases.download!).toBeLessThan(injectedBodyMs + 80);
+        // The body rate we report is the injected pace, within the same slack. The first chunk leaves
+        // with the head, so the paced part is what came after it: 9 chunks over 9 gaps.
+        const reportedRateBps = (rec.bytes - CHUNK_BYTES) / (rec.phases.download! / 1000);
+        const injectedRateBps = (SIZE - CHUNK_BYTES) / (injectedBodyMs / 1000);
+        expect(reportedRateBps / injectedRateBps).toBeGreaterThan(0.7);
+        expect(reportedRateBps / injectedRateBps).toBeLessThan(1.03);
+        const sum = Object.values(rec.phases).reduce((a, b) => a + b, 0);
+        expect(Math.abs(sum - rec.totalMs)).toBeLessThan(0.01);
+        // The strategy's duration holds the request: nothing is lost between the two clocks.
+        expect(r.wallMs).toBeGreaterThanOrEqual(rec.totalMs - 0.5);
+        expect(r.wallMs - rec.totalMs).toBeLessThan(20);
+      }
+    },
+  );
 
   it('with tracing off the total still covers hold + body (plus connection set-up)', async () => {
     const run = await runDownload(config(false, client));

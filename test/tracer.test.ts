@@ -66,20 +66,23 @@ function expectPhasesAddUp(r: TracedResult): void {
 }
 
 describe('tracedRequest phases', () => {
-  it('times a fresh connection to an IP: tcp but no dns, in PHASES order, adding up to the total', async () => {
-    const url = new URL(`${base}/`);
-    const r = await get(url, agentFor(url, 1));
+  it(
+    'times a fresh connection to an IP: tcp but no dns, in PHASES order, adding up ' + 'to the total',
+    async () => {
+      const url = new URL(`${base}/`);
+      const r = await get(url, agentFor(url, 1));
 
-    expect(r.error).toBeUndefined();
-    expect(r.status).toBe(200);
-    expect(r.bytes).toBe(5);
-    expect(r.reused).toBe(false);
-    // An IP literal needs no lookup and plain http no handshake: the keys are absent, not zero.
-    expect(r.phases).not.toHaveProperty('dns');
-    expect(r.phases).not.toHaveProperty('tls');
-    expect(Object.keys(r.phases)).toEqual(['wait', 'tcp', 'send', 'firstByte', 'download']);
-    expectPhasesAddUp(r);
-  });
+      expect(r.error).toBeUndefined();
+      expect(r.status).toBe(200);
+      expect(r.bytes).toBe(5);
+      expect(r.reused).toBe(false);
+      // An IP literal needs no lookup and plain http no handshake: the keys are absent, not zero.
+      expect(r.phases).not.toHaveProperty('dns');
+      expect(r.phases).not.toHaveProperty('tls');
+      expect(Object.keys(r.phases)).toEqual(['wait', 'tcp', 'send', 'firstByte', 'download']);
+      expectPhasesAddUp(r);
+    },
+  );
 
   it('marks a second sequential request reused, with no connection phases at all', async () => {
     const url = new URL(`${base}/`);
@@ -196,29 +199,32 @@ requires('openssl').describe('traced transport over TLS', () => {
 
   afterAll(() => tls?.stop());
 
-  it('https: dns, tcp and tls phases on a fresh socket, in that order; none on the reused one', async (ctx) => {
-    if (!tls) {
-      process.stdout.write(`skipped: ${why}\n`);
-      return ctx.skip();
-    }
-    const agent = new https.Agent({ keepAlive: true, maxSockets: 1, ca: tls.ca });
-    try {
-      const url = new URL(`${tls.base}/`);
-      const first = await tracedRequest({ url, method: 'GET', headers: {}, agent });
-      expect(first.error).toBeUndefined();
-      expect(first.reused).toBe(false);
-      // localhost is a name: it is looked up, then connected, then the handshake.
-      expect(first.phases.dns).toBeGreaterThanOrEqual(0);
-      expect(first.phases.tcp).toBeGreaterThanOrEqual(0);
-      expect(first.phases.tls).toBeGreaterThan(0);
-      expectPhasesAddUp(first);
-      const second = await tracedRequest({ url, method: 'GET', headers: {}, agent });
-      expect(second.error).toBeUndefined();
-      expect(second.reused).toBe(true);
-      for (const p of CONNECTION_PHASES) expect(second.phases[p], p).toBeUndefined();
-      expectPhasesAddUp(second);
-    } finally {
-      agent.destroy();
-    }
-  });
+  it(
+    'https: dns, tcp and tls phases on a fresh socket, in that order; none on the ' + 'reused one',
+    async (ctx) => {
+      if (!tls) {
+        process.stdout.write(`skipped: ${why}\n`);
+        return ctx.skip();
+      }
+      const agent = new https.Agent({ keepAlive: true, maxSockets: 1, ca: tls.ca });
+      try {
+        const url = new URL(`${tls.base}/`);
+        const first = await tracedRequest({ url, method: 'GET', headers: {}, agent });
+        expect(first.error).toBeUndefined();
+        expect(first.reused).toBe(false);
+        // localhost is a name: it is looked up, then connected, then the handshake.
+        expect(first.phases.dns).toBeGreaterThanOrEqual(0);
+        expect(first.phases.tcp).toBeGreaterThanOrEqual(0);
+        expect(first.phases.tls).toBeGreaterThan(0);
+        expectPhasesAddUp(first);
+        const second = await tracedRequest({ url, method: 'GET', headers: {}, agent });
+        expect(second.error).toBeUndefined();
+        expect(second.reused).toBe(true);
+        for (const p of CONNECTION_PHASES) expect(second.phases[p], p).toBeUndefined();
+        expectPhasesAddUp(second);
+      } finally {
+        agent.destroy();
+      }
+    },
+  );
 });

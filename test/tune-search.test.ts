@@ -111,92 +111,106 @@ describe('tune search', () => {
     { perConnectionMiBps: 2, totalMiBps: 64 },
     { perConnectionMiBps: 16, totalMiBps: 32 },
   ]) {
-    it(`finds the knee at R / r = ${m.totalMiBps / m.perConnectionMiBps} within 5% of the grid's best for at most 25% of its time`, async () => {
-      const cells = grid(AXES);
-      const measureGrid = measurer(m, 1);
-      let gridSpent = 0;
-      let gridBest = Infinity;
-      for (const c of cells) {
-        const r = await measureGrid(c);
-        gridSpent += r.spentMs;
-        gridBest = Math.min(gridBest, trueMs(m, c));
-      }
-      const outcome = await tuneSearch({ axes: AXES, measure: measurer(m, 2), budgetMs: Infinity });
-      const spent = outcome.path.reduce((a, c) => a + c.measure.spentMs, 0);
-      expect(outcome.stopped).toBe('converged');
-      expect(trueMs(m, outcome.best!.cell)).toBeLessThanOrEqual(gridBest * 1.05);
-      expect(spent).toBeLessThanOrEqual(gridSpent * 0.25);
-      process.stdout.write(
-        `tune R/r=${m.totalMiBps / m.perConnectionMiBps}: ${outcome.path.length} of ${cells.length} cells, ${((100 * spent) / gridSpent).toFixed(1)}% of the grid time, best ${(trueMs(m, outcome.best!.cell) / gridBest).toFixed(3)}x the grid best\n`,
-      );
-      // The path is the order cells were measured in, starting at the start.
-      expect(outcome.path[0]!.reason).toBe('start');
-      expect(outcome.path.map((c) => c.step)).toEqual(outcome.path.map((_, i) => i));
-      // Each neighbour of the best is not significantly faster: its ratio's interval reaches 1x or above.
-      for (const n of outcome.neighbours) expect(n.interval.high).toBeGreaterThanOrEqual(1);
-    });
+    it(
+      `finds the knee at R / r = ${m.totalMiBps / m.perConnectionMiBps} within 5% of the grid's best ` +
+        `for at most 25% of its time`,
+      async () => {
+        const cells = grid(AXES);
+        const measureGrid = measurer(m, 1);
+        let gridSpent = 0;
+        let gridBest = Infinity;
+        for (const c of cells) {
+          const r = await measureGrid(c);
+          gridSpent += r.spentMs;
+          gridBest = Math.min(gridBest, trueMs(m, c));
+        }
+        const outcome = await tuneSearch({ axes: AXES, measure: measurer(m, 2), budgetMs: Infinity });
+        const spent = outcome.path.reduce((a, c) => a + c.measure.spentMs, 0);
+        expect(outcome.stopped).toBe('converged');
+        expect(trueMs(m, outcome.best!.cell)).toBeLessThanOrEqual(gridBest * 1.05);
+        expect(spent).toBeLessThanOrEqual(gridSpent * 0.25);
+        process.stdout.write(
+          `tune R/r=${m.totalMiBps / m.perConnectionMiBps}: ${outcome.path.length} of ` +
+            `${cells.length} cells, ${((100 * spent) / gridSpent).toFixed(1)}% of the grid time, best ` +
+            `${(trueMs(m, outcome.best!.cell) / gridBest).toFixed(3)}x the grid best\n`,
+        );
+        // The path is the order cells were measured in, starting at the start.
+        expect(outcome.path[0]!.reason).toBe('start');
+        expect(outcome.path.map((c) => c.step)).toEqual(outcome.path.map((_, i) => i));
+        // Each neighbour of the best is not significantly faster: its ratio's interval reaches 1x or above.
+        for (const n of outcome.neighbours) expect(n.interval.high).toBeGreaterThanOrEqual(1);
+      },
+    );
   }
 
-  it('stops growing where throttling begins, names the class and the value, and recommends the best unthrottled cell', async () => {
-    const m = { perConnectionMiBps: 2, totalMiBps: 64, throttleAt: 8 };
-    const outcome = await tuneSearch({ axes: AXES, measure: measurer(m, 3), budgetMs: Infinity });
-    expect(outcome.bestThrottled).toBe(false);
-    expect(outcome.best!.measure.throttled).toBe(0);
-    const parallel = Math.min(
-      Number(outcome.best!.cell['--concurrency']),
-      Number(outcome.best!.cell['--max-sockets']) * Number(outcome.best!.cell['--processes']),
-    );
-    expect(parallel).toBeLessThan(8);
-    expect(parallel).toBeGreaterThanOrEqual(4);
-    expect(outcome.throttling.length).toBeGreaterThan(0);
-    for (const t of outcome.throttling) expect(t.throttleClass).toBe('operations');
-    const concurrency = outcome.throttling.find((t) => t.axis === '--concurrency');
-    expect(concurrency?.value).toBe('8');
-  });
+  it(
+    'stops growing where throttling begins, names the class and the value, and recommends the best ' +
+      'unthrottled cell',
+    async () => {
+      const m = { perConnectionMiBps: 2, totalMiBps: 64, throttleAt: 8 };
+      const outcome = await tuneSearch({ axes: AXES, measure: measurer(m, 3), budgetMs: Infinity });
+      expect(outcome.bestThrottled).toBe(false);
+      expect(outcome.best!.measure.throttled).toBe(0);
+      const parallel = Math.min(
+        Number(outcome.best!.cell['--concurrency']),
+        Number(outcome.best!.cell['--max-sockets']) * Number(outcome.best!.cell['--processes']),
+      );
+      expect(parallel).toBeLessThan(8);
+      expect(parallel).toBeGreaterThanOrEqual(4);
+      expect(outcome.throttling.length).toBeGreaterThan(0);
+      for (const t of outcome.throttling) expect(t.throttleClass).toBe('operations');
+      const concurrency = outcome.throttling.find((t) => t.axis === '--concurrency');
+      expect(concurrency?.value).toBe('8');
+    },
+  );
 
-  it('from a start past the knee: no growth of both connection axes at once, a bisection down, and the slower cells raced', async () => {
-    // One process of 16 sockets where 4 connections fill R (r = 4, R = 16): the upload test's shape.
-    const axes: TuneAxis[] = [
-      {
-        flag: '--max-sockets',
-        values: ladder([1, 2, 4, 8, 16, 32, 64, 128, 256]),
-        ordered: true,
-        start: 4,
-        between: halfway,
-        multipliesConnections: true,
-      },
-      {
-        flag: '--processes',
-        values: ladder([1, 2, 4]),
-        ordered: true,
-        start: 0,
-        multipliesConnections: true,
-      },
-    ];
-    const m = { perConnectionMiBps: 4, totalMiBps: 16 };
-    const base = measurer(m, 11);
-    const runsOf = new Map<string, number>();
-    const outcome = await tuneSearch({
-      axes,
-      budgetMs: Infinity,
-      measure: async (cell, why, decided) => {
-        const got = await base({ ...cell, '--concurrency': '256' }, why, decided);
-        runsOf.set(`${cell['--max-sockets']}x${cell['--processes']}`, got.runMs.length);
-        return got;
-      },
-    });
-    const visited = outcome.path.map((p) => `${p.cell['--max-sockets']}x${p.cell['--processes']}`);
-    expect(outcome.best!.cell).toEqual({ '--max-sockets': '4', '--processes': '1' });
-    // Growth each way alone (no 32x2), then the ladder's upper middle below 16 (4), then 2, then 3 between.
-    expect(visited.slice(0, 3)).toEqual(['16x1', '32x1', '16x2']);
-    expect(visited).not.toContain('32x2');
-    expect(visited).not.toContain('8x1');
-    expect(visited).toContain('2x1');
-    expect(visited.length).toBeLessThanOrEqual(7);
-    // 2 sockets are 2x slower: decided after 3 runs; the answer has all 5.
-    expect(runsOf.get('2x1')).toBe(3);
-    expect(runsOf.get('4x1')).toBe(5);
-  });
+  it(
+    'from a start past the knee: no growth of both connection axes at once, a bisection down, and ' +
+      'the slower cells raced',
+    async () => {
+      // One process of 16 sockets where 4 connections fill R (r = 4, R = 16): the upload test's shape.
+      const axes: TuneAxis[] = [
+        {
+          flag: '--max-sockets',
+          values: ladder([1, 2, 4, 8, 16, 32, 64, 128, 256]),
+          ordered: true,
+          start: 4,
+          between: halfway,
+          multipliesConnections: true,
+        },
+        {
+          flag: '--processes',
+          values: ladder([1, 2, 4]),
+          ordered: true,
+          start: 0,
+          multipliesConnections: true,
+        },
+      ];
+      const m = { perConnectionMiBps: 4, totalMiBps: 16 };
+      const base = measurer(m, 11);
+      const runsOf = new Map<string, number>();
+      const outcome = await tuneSearch({
+        axes,
+        budgetMs: Infinity,
+        measure: async (cell, why, decided) => {
+          const got = await base({ ...cell, '--concurrency': '256' }, why, decided);
+          runsOf.set(`${cell['--max-sockets']}x${cell['--processes']}`, got.runMs.length);
+          return got;
+        },
+      });
+      const visited = outcome.path.map((p) => `${p.cell['--max-sockets']}x${p.cell['--processes']}`);
+      expect(outcome.best!.cell).toEqual({ '--max-sockets': '4', '--processes': '1' });
+      // Growth each way alone (no 32x2), then the ladder's upper middle below 16 (4), then 2, then 3 between.
+      expect(visited.slice(0, 3)).toEqual(['16x1', '32x1', '16x2']);
+      expect(visited).not.toContain('32x2');
+      expect(visited).not.toContain('8x1');
+      expect(visited).toContain('2x1');
+      expect(visited.length).toBeLessThanOrEqual(7);
+      // 2 sockets are 2x slower: decided after 3 runs; the answer has all 5.
+      expect(runsOf.get('2x1')).toBe(3);
+      expect(runsOf.get('4x1')).toBe(5);
+    },
+  );
 
   it('stops when the budget is spent, with what it measured', async () => {
     const m = { perConnectionMiBps: 2, totalMiBps: 64 };
@@ -354,22 +368,39 @@ describe('tune search', () => {
     expect(blocks.values[blocks.start]).toBe(blocks.values.at(-1));
   });
 
-  it('neighbours: a step each way on ordered axes with half steps, every other value of a categorical one', () => {
-    const axes: TuneAxis[] = [
-      { flag: '--concurrency', values: ladder([1, 2, 4, 8, 16]), ordered: true, start: 2, between: halfway },
-      { flag: '--source-method', values: ['single', 'chunked', 'assemble'], ordered: false, start: 0 },
-    ];
-    const around = neighbourCells(axes, { '--concurrency': '8', '--source-method': 'chunked' }).map(
-      (n) => `${n.cell['--concurrency']} ${n.cell['--source-method']}`,
-    );
-    expect(around).toEqual(['6 chunked', '4 chunked', '11 chunked', '16 chunked', '8 single', '8 assemble']);
-    // From a half step, only the ladder values around it: refining ends.
-    expect(
-      neighbourCells(axes, { '--concurrency': '11', '--source-method': 'single' })
-        .slice(0, 2)
-        .map((n) => n.cell['--concurrency']),
-    ).toEqual(['8', '16']);
-  });
+  it(
+    'neighbours: a step each way on ordered axes with half steps, every other ' +
+      'value of a categorical one',
+    () => {
+      const axes: TuneAxis[] = [
+        {
+          flag: '--concurrency',
+          values: ladder([1, 2, 4, 8, 16]),
+          ordered: true,
+          start: 2,
+          between: halfway,
+        },
+        { flag: '--source-method', values: ['single', 'chunked', 'assemble'], ordered: false, start: 0 },
+      ];
+      const around = neighbourCells(axes, { '--concurrency': '8', '--source-method': 'chunked' }).map(
+        (n) => `${n.cell['--concurrency']} ${n.cell['--source-method']}`,
+      );
+      expect(around).toEqual([
+        '6 chunked',
+        '4 chunked',
+        '11 chunked',
+        '16 chunked',
+        '8 single',
+        '8 assemble',
+      ]);
+      // From a half step, only the ladder values around it: refining ends.
+      expect(
+        neighbourCells(axes, { '--concurrency': '11', '--source-method': 'single' })
+          .slice(0, 2)
+          .map((n) => n.cell['--concurrency']),
+      ).toEqual(['8', '16']);
+    },
+  );
 
   it("classes throttled answers by Azure's words", () => {
     expect(throttleClassOf('<Message>Operations per second is over the account limit.</Message>')).toBe(

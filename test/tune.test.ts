@@ -50,7 +50,8 @@ describe('tune on the emulated target (r per connection, R in all)', () => {
   });
   afterAll(() => target.close());
 
-  it("finds the knee (R / r in flight) within 5% of the best the grid could hold, for under a quarter of the grid's time", {
+  it('finds the knee (R / r in flight) within 5% of the best the grid could hold, for under a quarter ' +
+    "of the grid's time", {
     timeout: 300_000,
   }, async () => {
     const dir = await tempDir();
@@ -99,14 +100,22 @@ describe('tune on the emulated target (r per connection, R in all)', () => {
     }
     const spentMs = tune.path.reduce((t, p) => t + p.spentMs, 0);
     process.stdout.write(
-      `tune: best ${JSON.stringify(tune.best)} at ${bestMiBps.toFixed(1)} MiB/s of ${R / MiB} possible; ${tune.path.length} cells, ${(spentMs / 1000).toFixed(1)} s against a grid of ${tune.axes.reduce((n, a) => n * a.values.length, 1)} cells taking at least ${(gridMs / 1000).toFixed(0)} s (${((100 * spentMs) / gridMs).toFixed(1)}%)\n`,
+      `tune: best ${JSON.stringify(tune.best)} at ${bestMiBps.toFixed(1)} MiB/s of ${R / MiB} ` +
+        `possible; ${tune.path.length} cells, ${(spentMs / 1000).toFixed(1)} s against a grid of ` +
+        `${tune.axes.reduce((n, a) => n * a.values.length, 1)} cells taking at least ` +
+        `${(gridMs / 1000).toFixed(0)} s (${((100 * spentMs) / gridMs).toFixed(1)}%)\n`,
     );
     expect(bestMiBps).toBeGreaterThanOrEqual(0.95 * (R / MiB));
     expect(spentMs).toBeLessThanOrEqual(0.25 * gridMs);
     // The console answer: the best, its neighbours, the path, and what to deploy.
     expect(res.stdout).toMatch(/^best: source-method chunked/m);
     expect(res.stdout).toMatch(
-      /^deploy:\n {2}PROCESSES=1 SOURCE_METHOD=chunked CONCURRENCY=\d+ MAX_SOCKETS=\d+\n {2}npx blob-cacher k8s-manifest --parallelism 1 -- download --processes 1 --source-method chunked/m,
+      new RegExp(
+        String.raw`^deploy:\n {2}PROCESSES=1 SOURCE_METHOD=chunked ` +
+          String.raw`CONCURRENCY=\d+ MAX_SOCKETS=\d+\n {2}npx blob-cacher k8s-manifest --parallelism ` +
+          '1 -- download --processes 1 --source-method chunked',
+        'm',
+      ),
     );
     expect(res.stdout).toMatch(/^Recommended: --source-method chunked/m);
     // report renders the saved tune, the HTML with a chart per searched axis.
@@ -124,7 +133,8 @@ describe('tune on the emulated target (r per connection, R in all)', () => {
     ['--max-retries', '0'],
     ['--max-retries', '3'],
   ])(
-    'past a request-rate limit (%s %s) it stops growing there, names the class and the value, and recommends the best unthrottled cell',
+    'past a request-rate limit (%s %s) it stops growing there, names the class and the value, and ' +
+      'recommends the best unthrottled cell',
     { timeout: 300_000 },
     async (...retries) => {
       // 4 MiB at 32 MiB/s is 125 ms a run, its ranges all asked at its start; the "account" takes 60
@@ -236,7 +246,9 @@ describe('tune on the emulated target (r per connection, R in all)', () => {
           gridMs += 6 * ((4 * MiB) / Math.min(Number(s) * Number(p) * 4 * MiB, 16 * MiB)) * 1000;
       const spentMs = tune.path.reduce((t, p) => t + p.spentMs, 0);
       process.stdout.write(
-        `tune upload: best ${JSON.stringify(tune.best)} at ${mibps.toFixed(1)} MiB/s of 16 possible; ${tune.path.length} cells, ${(spentMs / 1000).toFixed(1)} s against a grid of at least ${(gridMs / 1000).toFixed(1)} s (${((100 * spentMs) / gridMs).toFixed(1)}%)\n`,
+        `tune upload: best ${JSON.stringify(tune.best)} at ${mibps.toFixed(1)} MiB/s of 16 ` +
+          `possible; ${tune.path.length} cells, ${(spentMs / 1000).toFixed(1)} s against a grid of ` +
+          `at least ${(gridMs / 1000).toFixed(1)} s (${((100 * spentMs) / gridMs).toFixed(1)}%)\n`,
       );
       // R / r = 4 connections fill the total; more are no faster, so the fewest as fast is the answer.
       expect(sockets).toBeGreaterThanOrEqual(3);

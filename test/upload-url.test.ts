@@ -116,48 +116,57 @@ afterAll(async () => {
 });
 
 describe('small-files to an in-memory PUT server', () => {
-  it('50 x 10000 bytes over 2 processes with --keep: each file below the URL holds the seed bytes, checked by GET', async () => {
-    const s = await server();
-    const run = await runUpload(config(`${s.url}/dav/`, { keep: true }));
-    const r = verifiedResult(run);
-    expect(r.requests).toBe(50);
-    expect(r.bytes).toBe(500_000);
-    expect(r.records.every((rec) => rec.status === 201 && rec.bytes === 10_000)).toBe(true);
-    expect(Object.fromEntries(countBy(r.records.map((rec) => rec.worker)))).toEqual({ 0: 25, 1: 25 });
-    expect(r.verification).toBe('50 file(s) read back with GET: length and MD5 match what was sent');
+  it(
+    '50 x 10000 bytes over 2 processes with --keep: each file below the URL holds the seed bytes, ' +
+      'checked by GET',
+    async () => {
+      const s = await server();
+      const run = await runUpload(config(`${s.url}/dav/`, { keep: true }));
+      const r = verifiedResult(run);
+      expect(r.requests).toBe(50);
+      expect(r.bytes).toBe(500_000);
+      expect(r.records.every((rec) => rec.status === 201 && rec.bytes === 10_000)).toBe(true);
+      expect(Object.fromEntries(countBy(r.records.map((rec) => rec.worker)))).toEqual({ 0: 25, 1: 25 });
+      expect(r.verification).toBe('50 file(s) read back with GET: length and MD5 match what was sent');
 
-    // Exactly the run's files, named as for a blob service, under the run prefix below /dav/; the
-    // preflight probe is gone.
-    const expected = Array.from({ length: 50 }, (_, i) => `/dav/${fileName(run.prefix, i)}`);
-    expect(run.prefix).toMatch(/^run-\d{8}T\d{6}-[0-9a-f]{6}$/);
-    expect(pathsUnder(s.files, '/')).toEqual(expected);
-    for (const [i, path] of expected.entries()) {
-      expect(s.files.get(path)!.equals(contentBuffer(FIXTURE_SEED, i * 10_000, 10_000)), path).toBe(true);
-    }
-    // Plain PUTs: Content-Length, none of the blob service's headers. One probe PUT, 50 files, 50 read-backs.
-    const filePuts = s.log.putHeaders.filter((h) => h['content-length'] === '10000');
-    expect(filePuts).toHaveLength(50);
-    expect(filePuts.some((h) => Object.keys(h).some((k) => k.startsWith('x-ms-')))).toBe(false);
-    expect(s.log.puts).toBe(51);
-    expect(s.log.gets).toBe(50);
-  });
+      // Exactly the run's files, named as for a blob service, under the run prefix below /dav/; the
+      // preflight probe is gone.
+      const expected = Array.from({ length: 50 }, (_, i) => `/dav/${fileName(run.prefix, i)}`);
+      expect(run.prefix).toMatch(/^run-\d{8}T\d{6}-[0-9a-f]{6}$/);
+      expect(pathsUnder(s.files, '/')).toEqual(expected);
+      for (const [i, path] of expected.entries()) {
+        expect(s.files.get(path)!.equals(contentBuffer(FIXTURE_SEED, i * 10_000, 10_000)), path).toBe(true);
+      }
+      // Plain PUTs: Content-Length, none of the blob service's headers. One probe PUT, 50 files,
+      // 50 read-backs.
+      const filePuts = s.log.putHeaders.filter((h) => h['content-length'] === '10000');
+      expect(filePuts).toHaveLength(50);
+      expect(filePuts.some((h) => Object.keys(h).some((k) => k.startsWith('x-ms-')))).toBe(false);
+      expect(s.log.puts).toBe(51);
+      expect(s.log.gets).toBe(50);
+    },
+  );
 
-  it('queueing for a socket shows as wait: never more than MAX_SOCKETS PUTs at once, later ones waited for them', async () => {
-    const s = await server({ delayMs: 40 });
-    const run = await runUpload(
-      config(`${s.url}/dav/`, { fileCount: 12, processes: 1, maxSockets: 3, keep: true }),
-    );
-    const r = verifiedResult(run);
-    expect(s.log.maxConcurrentPuts).toBeLessThanOrEqual(3);
-    // 12 PUTs of >= 40 ms each through 3 sockets: four rounds; the last round waited for three.
-    const waits = r.records.map((rec) => rec.phases.wait ?? 0).sort((a, b) => a - b);
-    expect(waits.slice(0, 3).every((w) => w < 40)).toBe(true);
-    expect(waits.slice(-3).every((w) => w >= 110)).toBe(true);
-    for (const rec of r.records) {
-      const sum = Object.values(rec.phases).reduce((a, b) => a + (b ?? 0), 0);
-      expect(Math.abs(sum - rec.totalMs)).toBeLessThan(0.01);
-    }
-  });
+  it(
+    'queueing for a socket shows as wait: never more than MAX_SOCKETS PUTs at once, later ones ' +
+      'waited for them',
+    async () => {
+      const s = await server({ delayMs: 40 });
+      const run = await runUpload(
+        config(`${s.url}/dav/`, { fileCount: 12, processes: 1, maxSockets: 3, keep: true }),
+      );
+      const r = verifiedResult(run);
+      expect(s.log.maxConcurrentPuts).toBeLessThanOrEqual(3);
+      // 12 PUTs of >= 40 ms each through 3 sockets: four rounds; the last round waited for three.
+      const waits = r.records.map((rec) => rec.phases.wait ?? 0).sort((a, b) => a - b);
+      expect(waits.slice(0, 3).every((w) => w < 40)).toBe(true);
+      expect(waits.slice(-3).every((w) => w >= 110)).toBe(true);
+      for (const rec of r.records) {
+        const sum = Object.values(rec.phases).reduce((a, b) => a + (b ?? 0), 0);
+        expect(Math.abs(sum - rec.totalMs)).toBeLessThan(0.01);
+      }
+    },
+  );
 
   it('without --keep, every file and the probe are deleted afterwards', async () => {
     const s = await server();
@@ -185,20 +194,28 @@ describe('small-files to an in-memory PUT server', () => {
     expect(pathsUnder(s.files, `/up/${run.prefix}/`)).toHaveLength(8);
   });
 
-  it('a server that flips a byte of one file it stores: not verified, naming that file; still cleaned up', async () => {
-    const s = await server({ corrupt: (path) => path.endsWith('/file-0000003') });
-    const run = await runUpload(config(`${s.url}/dav/`, { fileCount: 20, processes: 2 }));
-    const r = run.results[0]!;
-    expect(r.failedRequests).toBe(0);
-    expect(r.requests).toBe(20);
-    expect(r.verified).toBe(false);
-    expect(r.verification).toMatch(
-      /^1 of 20 file\(s\) read back wrong; first: MD5 MISMATCH for run-[^/]+\/small-files\/0\/file-0000003: got /,
-    );
-    expect(s.files.size).toBe(0);
-  });
+  it(
+    'a server that flips a byte of one file it stores: not verified, naming that ' + 'file; still cleaned up',
+    async () => {
+      const s = await server({ corrupt: (path) => path.endsWith('/file-0000003') });
+      const run = await runUpload(config(`${s.url}/dav/`, { fileCount: 20, processes: 2 }));
+      const r = run.results[0]!;
+      expect(r.failedRequests).toBe(0);
+      expect(r.requests).toBe(20);
+      expect(r.verified).toBe(false);
+      expect(r.verification).toMatch(
+        new RegExp(
+          String.raw`^1 of 20 file\(s\) read back wrong; first: MD5 MISMATCH for ` +
+            String.raw`run-[^/]+\/small-files\/0\/file-0000003: got `,
+        ),
+      );
+      expect(s.files.size).toBe(0);
+    },
+  );
 
-  it('past 10,000 files a worker (each URL made as its request goes out) and 20,000 a run (each worker checks its share and sends a sample): all PUT, read back, counted and deleted as below that', async () => {
+  it('past 10,000 files a worker (each URL made as its request goes out) and 20,000 a run (each ' +
+    'worker checks its share and sends a sample): all PUT, read back, counted ' +
+    'and deleted as below that', async () => {
     const s = await server({ deleteFolders: 'yes' });
     const r = verifiedResult(
       await runUpload(
@@ -223,7 +240,8 @@ describe('small-files to an in-memory PUT server', () => {
     expect(s.files.size).toBe(0);
   }, 60_000);
 
-  it('past 20,000 files a run, a failed PUT is kept among the sampled records, named, and the run fails; the rest are still deleted', async () => {
+  it('past 20,000 files a run, a failed PUT is kept among the sampled records, named, and the run ' +
+    'fails; the rest are still deleted', async () => {
     const s = await server({
       deleteFolders: 'yes',
       failPut: (path) => (path.endsWith('/file-0000777') ? 403 : undefined),
@@ -242,96 +260,111 @@ describe('small-files to an in-memory PUT server', () => {
     expect(s.files.size).toBe(0);
   }, 60_000);
 
-  it("a server that deletes folders: the run's folder goes with one DELETE; one that says so but keeps the files gets them deleted one by one", async () => {
-    const s = await server({ deleteFolders: 'yes' });
-    verifiedResult(await runUpload(config(`${s.url}/dav/`, { fileCount: 30, processes: 2 })));
-    expect(s.files.size).toBe(0);
-    // The probe, the run's folder, then the session's (its close): no file was deleted on its own.
-    expect(s.log.folderDeletes).toBe(2);
-    expect(s.log.deletes).toBe(3);
-    const liar = await server({ deleteFolders: 'lie' });
-    verifiedResult(await runUpload(config(`${liar.url}/dav/`, { fileCount: 30, processes: 2 })));
-    expect(liar.files.size).toBe(0);
-    expect(liar.log.deletes).toBe(3 + 30);
-  });
+  it(
+    "a server that deletes folders: the run's folder goes with one DELETE; one that says so but " +
+      'keeps the files gets them deleted one by one',
+    async () => {
+      const s = await server({ deleteFolders: 'yes' });
+      verifiedResult(await runUpload(config(`${s.url}/dav/`, { fileCount: 30, processes: 2 })));
+      expect(s.files.size).toBe(0);
+      // The probe, the run's folder, then the session's (its close): no file was deleted on its own.
+      expect(s.log.folderDeletes).toBe(2);
+      expect(s.log.deletes).toBe(3);
+      const liar = await server({ deleteFolders: 'lie' });
+      verifiedResult(await runUpload(config(`${liar.url}/dav/`, { fileCount: 30, processes: 2 })));
+      expect(liar.files.size).toBe(0);
+      expect(liar.log.deletes).toBe(3 + 30);
+    },
+  );
 
-  it('names below a folder URL: percent-encoded per segment, with or without the final slash, its query and credentials kept', () => {
-    const below = (base: string, name: string) =>
-      new RequestSigner({ kind: 'url', url: base, folder: true }).blobUrl(name).href;
-    expect(below('http://127.0.0.1:8080/dav/', 'run-1/small-files/0/file-0000003')).toBe(
-      'http://127.0.0.1:8080/dav/run-1/small-files/0/file-0000003',
-    );
-    expect(below('http://127.0.0.1:8080/dav//', 'a b/c#d')).toBe('http://127.0.0.1:8080/dav/a%20b/c%23d');
-    expect(below('http://u:p@127.0.0.1:8080/dav?sig=x', 'f')).toBe('http://u:p@127.0.0.1:8080/dav/f?sig=x');
-    expect(below('http://127.0.0.1:8080', 'f/g')).toBe('http://127.0.0.1:8080/f/g');
-  });
-
-  it('a read-back compared with what was sent: equal bytes have its MD5; a difference gives the MD5 of what came back', async () => {
-    const s = await server();
-    const sent = contentBuffer(FIXTURE_SEED, 0, 200_000);
-    const expected = { bytes: sent, md5: createHash('md5').update(sent).digest('base64') };
-    const flipped = Buffer.from(sent);
-    flipped[150_000]! ^= 0xff;
-    s.files.set('/same', sent);
-    s.files.set('/flipped', flipped);
-    s.files.set('/longer', Buffer.concat([sent, Buffer.from('x')]));
-    const signer = new RequestSigner({ kind: 'url', url: s.url });
-    const client = NodeHttpClient.to(new URL(s.url), 1);
-    const back = (path: string) =>
-      readBackMd5(
-        client,
-        signer,
-        new URL(path, s.url),
-        { index: 0, blob: path, destOffsetBytes: 0, lengthBytes: sent.length },
-        5_000,
-        expected,
+  it(
+    'names below a folder URL: percent-encoded per segment, with or without the final slash, its ' +
+      'query and credentials kept',
+    () => {
+      const below = (base: string, name: string) =>
+        new RequestSigner({ kind: 'url', url: base, folder: true }).blobUrl(name).href;
+      expect(below('http://127.0.0.1:8080/dav/', 'run-1/small-files/0/file-0000003')).toBe(
+        'http://127.0.0.1:8080/dav/run-1/small-files/0/file-0000003',
       );
-    try {
-      expect(await back('/same')).toEqual({ md5: expected.md5 });
-      expect(await back('/flipped')).toEqual({ md5: createHash('md5').update(flipped).digest('base64') });
-      expect(await back('/longer')).toEqual({ error: '/longer has 200001 bytes, sent 200000' });
-      expect((await back('/missing')).error).toMatch(/^GET \/missing: .*404/);
-    } finally {
-      client.close();
-    }
-  });
+      expect(below('http://127.0.0.1:8080/dav//', 'a b/c#d')).toBe('http://127.0.0.1:8080/dav/a%20b/c%23d');
+      expect(below('http://u:p@127.0.0.1:8080/dav?sig=x', 'f')).toBe('http://u:p@127.0.0.1:8080/dav/f?sig=x');
+      expect(below('http://127.0.0.1:8080', 'f/g')).toBe('http://127.0.0.1:8080/f/g');
+    },
+  );
 
-  it('a server that refuses DELETE: the run verifies and exits 0, the files stay, and it warns once', async () => {
-    const s = await server({ refuseDelete: 405 });
-    const results = join(tmp, 'refuse-delete.json');
-    const r = await cli([
-      '--url',
-      `${s.url}/dav/`,
-      '--file-count',
-      '6',
-      '--file-size',
-      '1000B',
-      '--runs',
-      '2',
-      '--log-level',
-      'warn',
-      '--results',
-      results,
-      '--format',
-      'json',
-    ]);
-    expect(r.status, r.stderr).toBe(0);
-    const warnings = r.lines.filter((l) => / warn: /.test(l));
-    expect(warnings, r.stderr).toHaveLength(1);
-    expect(warnings[0]).toMatch(
-      /DELETE below http:\/\/127\.0\.0\.1:\d+\/dav\/ failed \(HTTP 405.*dav_methods PUT DELETE.*--keep/,
-    );
-    const doc = JSON.parse(readFileSync(results, 'utf8')) as {
-      runs: { verified: boolean; requests: number }[];
-    };
-    expect(doc.runs.map((x) => [x.verified, x.requests])).toEqual([
-      [true, 6],
-      [true, 6],
-    ]);
-    // Two runs of six, and the probe that could not be deleted; after the probe's, no DELETE is tried.
-    expect(s.files.size).toBe(13);
-    expect(s.log.deletes).toBe(1);
-  });
+  it(
+    'a read-back compared with what was sent: equal bytes have its MD5; a difference gives the MD5 ' +
+      'of what came back',
+    async () => {
+      const s = await server();
+      const sent = contentBuffer(FIXTURE_SEED, 0, 200_000);
+      const expected = { bytes: sent, md5: createHash('md5').update(sent).digest('base64') };
+      const flipped = Buffer.from(sent);
+      flipped[150_000]! ^= 0xff;
+      s.files.set('/same', sent);
+      s.files.set('/flipped', flipped);
+      s.files.set('/longer', Buffer.concat([sent, Buffer.from('x')]));
+      const signer = new RequestSigner({ kind: 'url', url: s.url });
+      const client = NodeHttpClient.to(new URL(s.url), 1);
+      const back = (path: string) =>
+        readBackMd5(
+          client,
+          signer,
+          new URL(path, s.url),
+          { index: 0, blob: path, destOffsetBytes: 0, lengthBytes: sent.length },
+          5_000,
+          expected,
+        );
+      try {
+        expect(await back('/same')).toEqual({ md5: expected.md5 });
+        expect(await back('/flipped')).toEqual({ md5: createHash('md5').update(flipped).digest('base64') });
+        expect(await back('/longer')).toEqual({ error: '/longer has 200001 bytes, sent 200000' });
+        expect((await back('/missing')).error).toMatch(/^GET \/missing: .*404/);
+      } finally {
+        client.close();
+      }
+    },
+  );
+
+  it(
+    'a server that refuses DELETE: the run verifies and exits 0, the files stay, ' + 'and it warns once',
+    async () => {
+      const s = await server({ refuseDelete: 405 });
+      const results = join(tmp, 'refuse-delete.json');
+      const r = await cli([
+        '--url',
+        `${s.url}/dav/`,
+        '--file-count',
+        '6',
+        '--file-size',
+        '1000B',
+        '--runs',
+        '2',
+        '--log-level',
+        'warn',
+        '--results',
+        results,
+        '--format',
+        'json',
+      ]);
+      expect(r.status, r.stderr).toBe(0);
+      const warnings = r.lines.filter((l) => / warn: /.test(l));
+      expect(warnings, r.stderr).toHaveLength(1);
+      expect(warnings[0]).toMatch(
+        /DELETE below http:\/\/127\.0\.0\.1:\d+\/dav\/ failed \(HTTP 405.*dav_methods PUT DELETE.*--keep/,
+      );
+      const doc = JSON.parse(readFileSync(results, 'utf8')) as {
+        runs: { verified: boolean; requests: number }[];
+      };
+      expect(doc.runs.map((x) => [x.verified, x.requests])).toEqual([
+        [true, 6],
+        [true, 6],
+      ]);
+      // Two runs of six, and the probe that could not be deleted; after the probe's, no DELETE is tried.
+      expect(s.files.size).toBe(13);
+      expect(s.log.deletes).toBe(1);
+    },
+  );
 });
 
 describe('bad --url uploads through the CLI: one line on stderr, exit 2, nothing uploaded', () => {
@@ -411,33 +444,37 @@ requires('nginx').describe('nginx with the WebDAV module', () => {
   });
   afterAll(() => nginx?.stop());
 
-  it('200 x 10 KiB over 2 processes x 8 sockets with --keep: 201 Created each, files on disk are the seed bytes', async () => {
-    const run = await runUpload(
-      config(`${nginx.url}/dav/`, {
-        fileCount: 200,
-        fileSizeBytes: 10_240,
-        processes: 2,
-        maxSockets: 8,
-        keep: true,
-      }),
-    );
-    const r = verifiedResult(run);
-    expect(r.requests).toBe(200);
-    expect(r.bytes).toBe(2_048_000);
-    expect(r.records.every((rec) => rec.status === 201)).toBe(true);
-    const dir = join(nginx.rootDir, 'dav', run.prefix);
-    expect(readdirSync(dir)).toEqual(['small-files']);
-    const names = readdirSync(join(dir, 'small-files', '0')).sort();
-    expect(names).toEqual(Array.from({ length: 200 }, (_, i) => `file-${String(i).padStart(7, '0')}`));
-    for (const [i, name] of names.entries()) {
-      expect(
-        readFileSync(join(dir, 'small-files', '0', name)).equals(
-          contentBuffer(FIXTURE_SEED, i * 10_240, 10_240),
-        ),
-        name,
-      ).toBe(true);
-    }
-  });
+  it(
+    '200 x 10 KiB over 2 processes x 8 sockets with --keep: 201 Created each, files on disk are the ' +
+      'seed bytes',
+    async () => {
+      const run = await runUpload(
+        config(`${nginx.url}/dav/`, {
+          fileCount: 200,
+          fileSizeBytes: 10_240,
+          processes: 2,
+          maxSockets: 8,
+          keep: true,
+        }),
+      );
+      const r = verifiedResult(run);
+      expect(r.requests).toBe(200);
+      expect(r.bytes).toBe(2_048_000);
+      expect(r.records.every((rec) => rec.status === 201)).toBe(true);
+      const dir = join(nginx.rootDir, 'dav', run.prefix);
+      expect(readdirSync(dir)).toEqual(['small-files']);
+      const names = readdirSync(join(dir, 'small-files', '0')).sort();
+      expect(names).toEqual(Array.from({ length: 200 }, (_, i) => `file-${String(i).padStart(7, '0')}`));
+      for (const [i, name] of names.entries()) {
+        expect(
+          readFileSync(join(dir, 'small-files', '0', name)).equals(
+            contentBuffer(FIXTURE_SEED, i * 10_240, 10_240),
+          ),
+          name,
+        ).toBe(true);
+      }
+    },
+  );
 
   it('without --keep, nothing of the run remains, not even its folders', async () => {
     const run = await runUpload(

@@ -122,38 +122,47 @@ describe('verification from what the workers recorded', () => {
   });
   const right = (i: number) => record(i, { md5: contentMd5(FIXTURE_SEED, i * 100, 100) });
 
-  it("the service's MD5 for every blob: verified without asking the store; one wrong MD5 names its blob", () => {
-    expect(
-      verifyFromRecords(items, RecordTable.from(items.map((i) => right(i.index))), false)?.verified,
-    ).toBe(true);
-    const bad = verifyFromRecords(
-      items,
-      RecordTable.from([right(0), record(1, { md5: 'AAAAAAAAAAAAAAAAAAAAAA==' }), right(2)]),
-      false,
-    );
-    expect(bad).toEqual({
-      verified: false,
-      verification: expect.stringMatching(
-        /^1 of 3 blob\(s\) stored wrong, by the MD5 the service answered; first: MD5 MISMATCH for f1: got AAAA/,
-      ),
-    });
-  });
-
-  it('an item without an MD5 (a staged block) leaves it to the store; a failed read-back fails the run', () => {
-    expect(
-      verifyFromRecords(items, RecordTable.from([right(0), record(1, {}), right(2)]), false),
-    ).toBeUndefined();
-    expect(
-      verifyFromRecords(
+  it(
+    "the service's MD5 for every blob: verified without asking the store; one " + 'wrong MD5 names its blob',
+    () => {
+      expect(
+        verifyFromRecords(items, RecordTable.from(items.map((i) => right(i.index))), false)?.verified,
+      ).toBe(true);
+      const bad = verifyFromRecords(
         items,
-        RecordTable.from([right(0), record(1, { readBackError: 'GET f1: HTTP 404' }), right(2)]),
-        true,
-      ),
-    ).toEqual({
-      verified: false,
-      verification: '1 of 3 file(s) could not be read back; first: GET f1: HTTP 404',
-    });
-  });
+        RecordTable.from([right(0), record(1, { md5: 'AAAAAAAAAAAAAAAAAAAAAA==' }), right(2)]),
+        false,
+      );
+      expect(bad).toEqual({
+        verified: false,
+        verification: expect.stringMatching(
+          new RegExp(
+            String.raw`^1 of 3 blob\(s\) stored wrong, by the MD5 the service ` +
+              'answered; first: MD5 MISMATCH for f1: got AAAA',
+          ),
+        ),
+      });
+    },
+  );
+
+  it(
+    'an item without an MD5 (a staged block) leaves it to the store; a failed ' + 'read-back fails the run',
+    () => {
+      expect(
+        verifyFromRecords(items, RecordTable.from([right(0), record(1, {}), right(2)]), false),
+      ).toBeUndefined();
+      expect(
+        verifyFromRecords(
+          items,
+          RecordTable.from([right(0), record(1, { readBackError: 'GET f1: HTTP 404' }), right(2)]),
+          true,
+        ),
+      ).toEqual({
+        verified: false,
+        verification: '1 of 3 file(s) could not be read back; first: GET f1: HTTP 404',
+      });
+    },
+  );
 });
 
 describe('small-files', () => {
@@ -165,45 +174,49 @@ describe('small-files', () => {
     fileSizeBytes: 10_000,
   } as const;
 
-  it('50 x 10000 bytes over 2 processes: both workers put 25, and the service holds each file with the seed stream at i*10000', async () => {
-    const run = await runUpload(config({ ...base, keep: true }));
-    const r = verifiedResult(run, 'small-files');
-    expect(r.requests).toBe(50);
-    expect(r.bytes).toBe(500_000);
-    expect(r.records.every((rec) => rec.status === 201 && rec.bytes === 10_000)).toBe(true);
-    expect(Object.fromEntries(countBy(r.records.map((rec) => rec.worker)))).toEqual({ 0: 25, 1: 25 });
-    expect(r.records.map((rec) => rec.item).sort((a, b) => a - b)).toEqual(
-      Array.from({ length: 50 }, (_, i) => i),
-    );
-    // Verified from the MD5 the service answered each Put Blob with: no listing, no read-back.
-    expect(r.verification).toBe(
-      '50 blob(s): the MD5 the service answered each Put Blob with matches what was sent',
-    );
-    expect(r.records.every((rec) => rec.md5 === contentMd5(FIXTURE_SEED, rec.offsetBytes, 10_000))).toBe(
-      true,
-    );
+  it(
+    '50 x 10000 bytes over 2 processes: both workers put 25, and the service holds each file with ' +
+      'the seed stream at i*10000',
+    async () => {
+      const run = await runUpload(config({ ...base, keep: true }));
+      const r = verifiedResult(run, 'small-files');
+      expect(r.requests).toBe(50);
+      expect(r.bytes).toBe(500_000);
+      expect(r.records.every((rec) => rec.status === 201 && rec.bytes === 10_000)).toBe(true);
+      expect(Object.fromEntries(countBy(r.records.map((rec) => rec.worker)))).toEqual({ 0: 25, 1: 25 });
+      expect(r.records.map((rec) => rec.item).sort((a, b) => a - b)).toEqual(
+        Array.from({ length: 50 }, (_, i) => i),
+      );
+      // Verified from the MD5 the service answered each Put Blob with: no listing, no read-back.
+      expect(r.verification).toBe(
+        '50 blob(s): the MD5 the service answered each Put Blob with matches what was sent',
+      );
+      expect(r.records.every((rec) => rec.md5 === contentMd5(FIXTURE_SEED, rec.offsetBytes, 10_000))).toBe(
+        true,
+      );
 
-    const dir = `${run.prefix}/small-files/0/`;
-    const stored = new Map<string, { lengthBytes?: number; md5?: string }>();
-    for await (const b of container.listBlobsFlat({ prefix: `${run.prefix}/` })) {
-      const md5 = b.properties.contentMD5;
-      stored.set(b.name, {
-        lengthBytes: b.properties.contentLength,
-        md5: md5 ? Buffer.from(md5).toString('base64') : undefined,
-      });
-    }
-    const expected = Array.from({ length: 50 }, (_, i) => `${dir}file-${String(i).padStart(7, '0')}`);
-    expect([...stored.keys()].sort()).toEqual(expected);
-    for (const [i, name] of expected.entries()) {
-      expect(stored.get(name), name).toEqual({
-        lengthBytes: 10_000,
-        md5: contentMd5(FIXTURE_SEED, i * 10_000, 10_000),
-      });
-    }
-    // The service's MD5 is of what it stored: one file read back byte for byte ties the two together.
-    const body = await container.getBlobClient(expected[37]!).downloadToBuffer();
-    expect(body.equals(contentBuffer(FIXTURE_SEED, 37 * 10_000, 10_000))).toBe(true);
-  });
+      const dir = `${run.prefix}/small-files/0/`;
+      const stored = new Map<string, { lengthBytes?: number; md5?: string }>();
+      for await (const b of container.listBlobsFlat({ prefix: `${run.prefix}/` })) {
+        const md5 = b.properties.contentMD5;
+        stored.set(b.name, {
+          lengthBytes: b.properties.contentLength,
+          md5: md5 ? Buffer.from(md5).toString('base64') : undefined,
+        });
+      }
+      const expected = Array.from({ length: 50 }, (_, i) => `${dir}file-${String(i).padStart(7, '0')}`);
+      expect([...stored.keys()].sort()).toEqual(expected);
+      for (const [i, name] of expected.entries()) {
+        expect(stored.get(name), name).toEqual({
+          lengthBytes: 10_000,
+          md5: contentMd5(FIXTURE_SEED, i * 10_000, 10_000),
+        });
+      }
+      // The service's MD5 is of what it stored: one file read back byte for byte ties the two together.
+      const body = await container.getBlobClient(expected[37]!).downloadToBuffer();
+      expect(body.equals(contentBuffer(FIXTURE_SEED, 37 * 10_000, 10_000))).toBe(true);
+    },
+  );
 
   it.each(['raw', 'node'] as const)(
     'through the %s client: every file stored whole, sockets reused, phases traced',
@@ -234,51 +247,55 @@ describe('small-files', () => {
 });
 
 describe('blocks', () => {
-  it('2500001 bytes in 1000000-byte blocks: 3 Put Block + a commit, and the committed blob is the seed stream from 0', async () => {
-    const run = await runUpload(
-      config({
-        uploadMethod: 'blocks',
-        blobSizeBytes: 2_500_001,
-        blockSizeBytes: 1_000_000,
-        thresholdBytes: 0,
-        processes: 2,
-        keep: true,
-      }),
-    );
-    const r = verifiedResult(run, 'blocks');
-    expect(r.records).toHaveLength(4);
-    const puts = r.records.filter((rec) => rec.worker >= 0);
-    const commits = r.records.filter((rec) => rec.worker === -1);
-    expect(puts.map((rec) => [rec.offsetBytes, rec.bytes, rec.status])).toEqual([
-      [0, 1_000_000, 201],
-      [1_000_000, 1_000_000, 201],
-      [2_000_000, 500_001, 201],
-    ]);
-    expect(commits.map((rec) => [rec.bytes, rec.status, rec.error])).toEqual([[0, 201, undefined]]);
-    expect(r.bytes).toBe(2_500_001);
-    // The commit goes after the last block (both workers' blocks are in), and the duration runs from
-    // the first block's start to the commit's end: nothing between them is left out.
-    const lastBlockEnd = Math.max(...puts.map((rec) => rec.startEpochMs + rec.totalMs));
-    const commitEnd = commits[0]!.startEpochMs + commits[0]!.totalMs;
-    expect(commits[0]!.startEpochMs).toBeGreaterThanOrEqual(lastBlockEnd);
-    expect(r.wallMs).toBeGreaterThanOrEqual(commitEnd - Math.min(...puts.map((rec) => rec.startEpochMs)));
+  it(
+    '2500001 bytes in 1000000-byte blocks: 3 Put Block + a commit, and the committed blob is the ' +
+      'seed stream from 0',
+    async () => {
+      const run = await runUpload(
+        config({
+          uploadMethod: 'blocks',
+          blobSizeBytes: 2_500_001,
+          blockSizeBytes: 1_000_000,
+          thresholdBytes: 0,
+          processes: 2,
+          keep: true,
+        }),
+      );
+      const r = verifiedResult(run, 'blocks');
+      expect(r.records).toHaveLength(4);
+      const puts = r.records.filter((rec) => rec.worker >= 0);
+      const commits = r.records.filter((rec) => rec.worker === -1);
+      expect(puts.map((rec) => [rec.offsetBytes, rec.bytes, rec.status])).toEqual([
+        [0, 1_000_000, 201],
+        [1_000_000, 1_000_000, 201],
+        [2_000_000, 500_001, 201],
+      ]);
+      expect(commits.map((rec) => [rec.bytes, rec.status, rec.error])).toEqual([[0, 201, undefined]]);
+      expect(r.bytes).toBe(2_500_001);
+      // The commit goes after the last block (both workers' blocks are in), and the duration runs from
+      // the first block's start to the commit's end: nothing between them is left out.
+      const lastBlockEnd = Math.max(...puts.map((rec) => rec.startEpochMs + rec.totalMs));
+      const commitEnd = commits[0]!.startEpochMs + commits[0]!.totalMs;
+      expect(commits[0]!.startEpochMs).toBeGreaterThanOrEqual(lastBlockEnd);
+      expect(r.wallMs).toBeGreaterThanOrEqual(commitEnd - Math.min(...puts.map((rec) => rec.startEpochMs)));
 
-    const blob = `${run.prefix}/blocks/0/large.blob`;
-    expect(await namesUnder(`${run.prefix}/`)).toEqual([blob]);
-    expect(await downloadedMd5(blob)).toEqual({
-      lengthBytes: 2_500_001,
-      md5: contentMd5(FIXTURE_SEED, 0, 2_500_001),
-    });
+      const blob = `${run.prefix}/blocks/0/large.blob`;
+      expect(await namesUnder(`${run.prefix}/`)).toEqual([blob]);
+      expect(await downloadedMd5(blob)).toEqual({
+        lengthBytes: 2_500_001,
+        md5: contentMd5(FIXTURE_SEED, 0, 2_500_001),
+      });
 
-    const list = await container.getBlockBlobClient(blob).getBlockList('all');
-    expect(list.uncommittedBlocks ?? []).toEqual([]);
-    const committed = list.committedBlocks ?? [];
-    expect(committed.map((b) => b.size)).toEqual([1_000_000, 1_000_000, 500_001]);
-    // The service requires every block id of a blob to have the same length before base64.
-    const decoded = committed.map((b) => Buffer.from(b.name, 'base64'));
-    expect(new Set(decoded.map((d) => d.length)).size).toBe(1);
-    expect(new Set(decoded.map((d) => d.toString('hex'))).size).toBe(3);
-  });
+      const list = await container.getBlockBlobClient(blob).getBlockList('all');
+      expect(list.uncommittedBlocks ?? []).toEqual([]);
+      const committed = list.committedBlocks ?? [];
+      expect(committed.map((b) => b.size)).toEqual([1_000_000, 1_000_000, 500_001]);
+      // The service requires every block id of a blob to have the same length before base64.
+      const decoded = committed.map((b) => Buffer.from(b.name, 'base64'));
+      expect(new Set(decoded.map((d) => d.length)).size).toBe(1);
+      expect(new Set(decoded.map((d) => d.toString('hex'))).size).toBe(3);
+    },
+  );
 
   it('a blob at the threshold goes as exactly one Put Blob, with no blocks', async () => {
     const run = await runUpload(

@@ -118,29 +118,34 @@ describe('plain URL that honours Range', () => {
     expect(written.equals(body)).toBe(true);
   });
 
-  it('--range-size: fixed ranges tile the object, at most --concurrency in flight, across 2 processes', async () => {
-    log.getRanges.length = 0;
-    const range = 100_000;
-    const run = await runDownload(
-      configFor(url, {
-        sourceMethod: 'chunked',
-        rangeSizeBytes: range,
-        concurrency: 4,
-        processes: 2,
-        sink: 'sparse-file',
-      }),
-    );
-    const r = run.results[0]!;
-    expect(runFailed(r), r.verification).toBe(false);
-    expect(r.notVerified).toMatch(/plain URL/);
-    expect(r.verification).toContain(bodyMd5);
-    expect(r.requests).toBe(Math.ceil(SIZE_BYTES / range));
-    // Each worker keeps 2 of the 4 in flight: the rest are issued as those finish, so none waits for a
-    // socket.
-    for (const rec of r.records) expect(rec.phases.wait ?? 0, `item ${rec.item}`).toBeLessThan(50);
-    const firsts = log.getRanges.map((h) => Number(/^bytes=(\d+)-/.exec(h ?? '')![1])).sort((a, b) => a - b);
-    expect(firsts).toEqual(Array.from({ length: Math.ceil(SIZE_BYTES / range) }, (_, i) => i * range));
-  });
+  it(
+    '--range-size: fixed ranges tile the object, at most --concurrency in flight, ' + 'across 2 processes',
+    async () => {
+      log.getRanges.length = 0;
+      const range = 100_000;
+      const run = await runDownload(
+        configFor(url, {
+          sourceMethod: 'chunked',
+          rangeSizeBytes: range,
+          concurrency: 4,
+          processes: 2,
+          sink: 'sparse-file',
+        }),
+      );
+      const r = run.results[0]!;
+      expect(runFailed(r), r.verification).toBe(false);
+      expect(r.notVerified).toMatch(/plain URL/);
+      expect(r.verification).toContain(bodyMd5);
+      expect(r.requests).toBe(Math.ceil(SIZE_BYTES / range));
+      // Each worker keeps 2 of the 4 in flight: the rest are issued as those finish, so none waits for a
+      // socket.
+      for (const rec of r.records) expect(rec.phases.wait ?? 0, `item ${rec.item}`).toBeLessThan(50);
+      const firsts = log.getRanges
+        .map((h) => Number(/^bytes=(\d+)-/.exec(h ?? '')![1]))
+        .sort((a, b) => a - b);
+      expect(firsts).toEqual(Array.from({ length: Math.ceil(SIZE_BYTES / range) }, (_, i) => i * range));
+    },
+  );
 
   it('the node:http client (--http-client node) delivers the same bytes', async () => {
     const outPath = join(dir, 'object-node.out');
@@ -152,15 +157,18 @@ describe('plain URL that honours Range', () => {
     expect((await readFile(outPath)).equals(body)).toBe(true);
   });
 
-  it('discard: no bytes hashed for a plain URL (nothing to compare them with), counts still checked', async () => {
-    const run = await runDownload(configFor(url, { sink: 'discard' }));
-    for (const r of run.results) {
-      expect(runFailed(r), `${r.strategy}: ${r.verification}`).toBe(false);
-      expect(r.notVerified).toMatch(/plain URL/);
-      expect(r.verification).toMatch(/no source MD5/);
-      expect(r.records.every((rec) => rec.md5 === undefined)).toBe(true);
-    }
-  });
+  it(
+    'discard: no bytes hashed for a plain URL (nothing to compare them with), ' + 'counts still checked',
+    async () => {
+      const run = await runDownload(configFor(url, { sink: 'discard' }));
+      for (const r of run.results) {
+        expect(runFailed(r), `${r.strategy}: ${r.verification}`).toBe(false);
+        expect(r.notVerified).toMatch(/plain URL/);
+        expect(r.verification).toMatch(/no source MD5/);
+        expect(r.records.every((rec) => rec.md5 === undefined)).toBe(true);
+      }
+    },
+  );
 });
 
 describe('plain URL that ignores Range', () => {

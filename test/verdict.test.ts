@@ -135,16 +135,23 @@ describe('ranks and the verdict', () => {
     expect(line).toMatch(/^no significant difference between chunked, single at n=5: /);
   });
 
-  it('a difference too small to tell apart within --runs 1000 is called equivalent, not "add --runs 253071"', () => {
-    const ranked = rankStats([
-      contender('a', [100, 130, 90, 120, 110]),
-      contender('b', [100.1, 130, 90, 120, 110.2]),
-    ]);
-    expect(ranked.map(rankLabel)).toEqual(['1=', '1=']);
-    expect(verdictLines(ranked)[0]).toMatch(
-      /at n=5: telling a difference this small apart would take more than 1000 runs each: for this workload they are equivalent$/,
-    );
-  });
+  it(
+    'a difference too small to tell apart within --runs 1000 is called equivalent, ' +
+      'not "add --runs 253071"',
+    () => {
+      const ranked = rankStats([
+        contender('a', [100, 130, 90, 120, 110]),
+        contender('b', [100.1, 130, 90, 120, 110.2]),
+      ]);
+      expect(ranked.map(rankLabel)).toEqual(['1=', '1=']);
+      expect(verdictLines(ranked)[0]).toMatch(
+        new RegExp(
+          'at n=5: telling a difference this small apart would take more ' +
+            'than 1000 runs each: for this workload they are equivalent$',
+        ),
+      );
+    },
+  );
 
   it('a clear difference ranks 1 and 2 and is worded with the ratio and its interval', () => {
     const ranked = rankStats([
@@ -157,15 +164,19 @@ describe('ranks and the verdict', () => {
     ]);
   });
 
-  it('the rank test alone says faster but the ratio\'s interval reaches below 1x: a tie, never "faster (95% CI 0.99x-...)"', () => {
-    const a = [129, 136, 101, 105, 103, 104, 103, 100];
-    const b = [134, 148, 118, 115, 118, 137, 120, 128];
-    expect(mannWhitney(a, b).p).toBeLessThan(0.05);
-    expect(ratioInterval(a, b).low).toBeLessThanOrEqual(1);
-    const ranked = rankStats([contender('a', a), contender('b', b)]);
-    expect(ranked.map(rankLabel)).toEqual(['1=', '1=']);
-    expect(verdictLines(ranked)[0]).toMatch(/^no significant difference between a, b at n=8/);
-  });
+  it(
+    "the rank test alone says faster but the ratio's interval reaches below 1x: a tie, never " +
+      '"faster (95% CI 0.99x-...)"',
+    () => {
+      const a = [129, 136, 101, 105, 103, 104, 103, 100];
+      const b = [134, 148, 118, 115, 118, 137, 120, 128];
+      expect(mannWhitney(a, b).p).toBeLessThan(0.05);
+      expect(ratioInterval(a, b).low).toBeLessThanOrEqual(1);
+      const ranked = rankStats([contender('a', a), contender('b', b)]);
+      expect(ranked.map(rankLabel)).toEqual(['1=', '1=']);
+      expect(verdictLines(ranked)[0]).toMatch(/^no significant difference between a, b at n=8/);
+    },
+  );
 
   it('one run each: nothing is ranked ahead, and the verdict asks for runs', () => {
     const ranked = rankStats([contender('a', [100]), contender('b', [200]), contender('c', [300])]);
@@ -198,14 +209,18 @@ describe('a rank below the leader that the leader itself does not earn', () => {
   const b = contender('b', [100, 100.5, 99.5, 100.2, 99.8, 100.1, 99.9, 100.3]);
   const c = contender('c', [103, 103.4, 102.6, 103.1, 102.9, 103.2, 102.8, 103.3]);
 
-  it('is said of the contender that is significantly faster, never as the leader being faster with an interval across 1x', () => {
-    const lines = verdictLines(rankStats([a, b, c]));
-    for (const l of lines.filter((t) => t.includes(' faster than '))) {
-      const [low] = /95% CI (\d+\.\d+)x/.exec(l)!.slice(1).map(Number);
-      expect(low, l).toBeGreaterThan(1);
-    }
-    expect(lines.some((l) => /^b is 1\.03x faster than c/.test(l))).toBe(true);
-  });
+  it(
+    'is said of the contender that is significantly faster, never as the leader being faster with an ' +
+      'interval across 1x',
+    () => {
+      const lines = verdictLines(rankStats([a, b, c]));
+      for (const l of lines.filter((t) => t.includes(' faster than '))) {
+        const [low] = /95% CI (\d+\.\d+)x/.exec(l)!.slice(1).map(Number);
+        expect(low, l).toBeGreaterThan(1);
+      }
+      expect(lines.some((l) => /^b is 1\.03x faster than c/.test(l))).toBe(true);
+    },
+  );
 });
 
 describe('sweep: the best is the set tied with the top', () => {

@@ -147,35 +147,42 @@ describe.each([
         new Set(r.equalToFixture ?? []),
       );
 
-    it('equal runs are compared byte for byte and carry no MD5; a later run that differs carries the MD5 of what came and fails', async () => {
-      const items = decodeItems(encoded);
-      for (let n = 0; n < 2; n++) {
-        const r = await runOnce();
-        expect(r.equalToFixture).toEqual([0, 1]);
-        expect([0, 1].map((row) => RecordTable.decode(r.records).md5(row))).toEqual([undefined, undefined]);
-        expect(await verdict(r, items)).toEqual({
-          verified: true,
-          verification: `md5 ${md5(fixture)} (2 range(s) checked, byte for byte against the fixture regenerated from its seed)`,
-        });
-      }
-      body = wrong;
-      try {
-        const r = await runOnce();
-        // The first range still matches; the second is hashed and named.
-        expect(r.equalToFixture).toEqual([0]);
-        const records = RecordTable.decode(r.records);
-        expect(records.md5(records.rowsByItem().get(1)!)).toBe(md5(wrong.subarray(half)));
-        const v = await verdict(r, items);
-        expect(v.verified).toBe(false);
-        expect(v.verification).toMatch(
-          `MD5 MISMATCH in undefined at offset ${half}: got ${md5(wrong.subarray(half))}, expected ${md5(fixture.subarray(half))}`,
-        );
-      } finally {
-        body = fixture;
-      }
-      // The next run is right again: the sink's buffer kept from the wrong run does not count against it.
-      expect((await runOnce()).equalToFixture).toEqual([0, 1]);
-    });
+    it(
+      'equal runs are compared byte for byte and carry no MD5; a later run that differs carries the ' +
+        'MD5 of what came and fails',
+      async () => {
+        const items = decodeItems(encoded);
+        for (let n = 0; n < 2; n++) {
+          const r = await runOnce();
+          expect(r.equalToFixture).toEqual([0, 1]);
+          expect([0, 1].map((row) => RecordTable.decode(r.records).md5(row))).toEqual([undefined, undefined]);
+          expect(await verdict(r, items)).toEqual({
+            verified: true,
+            verification:
+              `md5 ${md5(fixture)} (2 range(s) checked, byte for byte against the fixture regenerated ` +
+              `from its seed)`,
+          });
+        }
+        body = wrong;
+        try {
+          const r = await runOnce();
+          // The first range still matches; the second is hashed and named.
+          expect(r.equalToFixture).toEqual([0]);
+          const records = RecordTable.decode(r.records);
+          expect(records.md5(records.rowsByItem().get(1)!)).toBe(md5(wrong.subarray(half)));
+          const v = await verdict(r, items);
+          expect(v.verified).toBe(false);
+          expect(v.verification).toMatch(
+            `MD5 MISMATCH in undefined at offset ${half}: got ${md5(wrong.subarray(half))}, expected ` +
+              `${md5(fixture.subarray(half))}`,
+          );
+        } finally {
+          body = fixture;
+        }
+        // The next run is right again: the sink's buffer kept from the wrong run does not count against it.
+        expect((await runOnce()).equalToFixture).toEqual([0, 1]);
+      },
+    );
 
     it('a range a worker did not compare must bring its MD5, and the label counts each way', async () => {
       const items = decodeItems(encoded);
@@ -203,41 +210,47 @@ describe.each([
       table.setMd5(1, md5(fixture.subarray(half)));
       expect(await verifyDownload(items, table, SIZE, true, BLOB, undefined, new Set([0]))).toEqual({
         verified: true,
-        verification: `md5 ${md5(fixture)} (2 range(s) checked: 1 byte for byte against the fixture regenerated from its seed, 1 by MD5)`,
+        verification:
+          `md5 ${md5(fixture)} (2 range(s) checked: 1 byte for byte against the fixture regenerated ` +
+          `from its seed, 1 by MD5)`,
       });
     });
   },
 );
 
 describe('a session', () => {
-  it('checks every run of the memory sink byte for byte and says so; a file sink is checked by MD5; untimed steps are still reported', async () => {
-    const run = await runDownload(
-      testConfig('download', {
-        sourceMethod: 'chunked,sdk',
-        fileSizeBytes: 300_000,
-        concurrency: 2,
-        runs: 2,
-        warmup: 1,
-        container: 'verify-fixture-test',
-      }),
-    );
-    expect(run.results).toHaveLength(6);
-    for (const r of run.results) {
-      expect(r.verified, `${r.strategy}: ${r.verification}`).toBe(true);
-      expect(r.verification).toMatch(
-        /^md5 \S+ \(\d+ range\(s\) checked, byte for byte against the fixture regenerated from its seed\)$/,
+  it(
+    'checks every run of the memory sink byte for byte and says so; a file sink is checked by MD5; ' +
+      'untimed steps are still reported',
+    async () => {
+      const run = await runDownload(
+        testConfig('download', {
+          sourceMethod: 'chunked,sdk',
+          fileSizeBytes: 300_000,
+          concurrency: 2,
+          runs: 2,
+          warmup: 1,
+          container: 'verify-fixture-test',
+        }),
       );
-      expect(Object.keys(r.untimedMs ?? {}).sort()).toEqual(['cleanup', 'collect', 'setup', 'verify']);
-    }
-    const file = await runDownload(
-      testConfig('download', {
-        sourceMethod: 'chunked',
-        fileSizeBytes: 300_000,
-        concurrency: 2,
-        sink: 'sparse-file',
-        container: 'verify-fixture-test',
-      }),
-    );
-    expect(file.results[0]!.verification).toMatch(/^md5 \S+ \(2 range\(s\) checked\)$/);
-  });
+      expect(run.results).toHaveLength(6);
+      for (const r of run.results) {
+        expect(r.verified, `${r.strategy}: ${r.verification}`).toBe(true);
+        expect(r.verification).toMatch(
+          /^md5 \S+ \(\d+ range\(s\) checked, byte for byte against the fixture regenerated from its seed\)$/,
+        );
+        expect(Object.keys(r.untimedMs ?? {}).sort()).toEqual(['cleanup', 'collect', 'setup', 'verify']);
+      }
+      const file = await runDownload(
+        testConfig('download', {
+          sourceMethod: 'chunked',
+          fileSizeBytes: 300_000,
+          concurrency: 2,
+          sink: 'sparse-file',
+          container: 'verify-fixture-test',
+        }),
+      );
+      expect(file.results[0]!.verification).toMatch(/^md5 \S+ \(2 range\(s\) checked\)$/);
+    },
+  );
 });

@@ -64,7 +64,8 @@ describe('warm-up faults', () => {
       }),
     ]);
     const text =
-      'single warm-up: 1 connection reset, 1 throttled answer (503/429), 2 retries, not counted in the figures';
+      'single warm-up: 1 connection reset, 1 throttled answer (503/429), 2 retries, not counted in ' +
+      'the figures';
     expect(report.warmupFaults[0]!.text).toBe(text.replace(/^single /, ''));
     // The measured figures leave them out.
     expect(report.contenders[0]!.retries).toBe(0);

@@ -113,31 +113,35 @@ describe('worker processes', () => {
 });
 
 describe('worker process flags', () => {
-  it('a worker runs with a small young generation, from its own flags, unless node was given one', async () => {
-    const { execArgv } = workerEntry();
-    expect(execArgv).toContain('--max-semi-space-size=4');
-    // A forked worker really has it: its new space is at most 3 x 4 MiB.
-    const { spawnSync } = await import('node:child_process');
-    const flags = execArgv.filter((a) => a.startsWith('--max-semi'));
-    const out = spawnSync(
-      process.execPath,
-      [
-        ...flags,
-        '-e',
-        "console.log(require('v8').getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size)",
-      ],
-      { encoding: 'utf8' },
-    );
-    expect(Number(out.stdout)).toBeLessThanOrEqual(3 * 4 * 1024 * 1024);
-    expect(Number(out.stdout)).toBeGreaterThan(0);
-    expect(withWorkerFlags(['--max-semi-space-size=64', '--inspect'])).toEqual([
-      '--max-semi-space-size=64',
-      '--inspect',
-    ]);
-    expect(withWorkerFlags(['--max_semi_space_size=64'])).toEqual(['--max_semi_space_size=64']);
-    expect(withWorkerFlags(['--max-old-space-size=512'])).toEqual([
-      '--max-semi-space-size=4',
-      '--max-old-space-size=512',
-    ]);
-  });
+  it(
+    'a worker runs with a small young generation, from its own flags, unless node ' + 'was given one',
+    async () => {
+      const { execArgv } = workerEntry();
+      expect(execArgv).toContain('--max-semi-space-size=4');
+      // A forked worker really has it: its new space is at most 3 x 4 MiB.
+      const { spawnSync } = await import('node:child_process');
+      const flags = execArgv.filter((a) => a.startsWith('--max-semi'));
+      const out = spawnSync(
+        process.execPath,
+        [
+          ...flags,
+          '-e',
+          "console.log(require('v8').getHeapSpaceStatistics().find((s) => s.space_name === " +
+            "'new_space').space_size)",
+        ],
+        { encoding: 'utf8' },
+      );
+      expect(Number(out.stdout)).toBeLessThanOrEqual(3 * 4 * 1024 * 1024);
+      expect(Number(out.stdout)).toBeGreaterThan(0);
+      expect(withWorkerFlags(['--max-semi-space-size=64', '--inspect'])).toEqual([
+        '--max-semi-space-size=64',
+        '--inspect',
+      ]);
+      expect(withWorkerFlags(['--max_semi_space_size=64'])).toEqual(['--max_semi_space_size=64']);
+      expect(withWorkerFlags(['--max-old-space-size=512'])).toEqual([
+        '--max-semi-space-size=4',
+        '--max-old-space-size=512',
+      ]);
+    },
+  );
 });

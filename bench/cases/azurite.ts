@@ -163,14 +163,22 @@ export async function azuriteCase(ctx: BenchContext, uploadBytes: number) {
   rmSync(uploadSource, { force: true });
 
   s.notes.push(
-    `blob-cacher's embedded Azurite (in memory), hosted in the suite's process, started fresh for every run of every contender; for downloads, ` +
-      `blob-cacher's fixtures (the ${DOWNLOAD_BYTES / MiB} MiB \`${LARGE_BLOB}\`, and its ${ASSEMBLE_PARTS} parts for assemble) are uploaded to it before the clock starts. ` +
-      `Upload: one ${uploadBytes / MiB} MiB blob in 8 MiB blocks, 8 in flight (azcopy: its own concurrency, 32 connections on 2 cores, 8 MiB blocks).`,
-    'azcopy has no timer of its own finer than its 2-second progress tick, and its job ends on such a tick, so its "median s" is its process wall. ' +
-      'Every contender is therefore also timed by Azurite itself ("server s": its http server, watched from the suite\'s process; the first data request\'s ' +
-      "arrival to the last data response's end — blob GETs for downloads; Put Block, Put Block List and Put Blob for uploads), " +
-      'the same clock for all, and the goals compare on it. "process s" is spawn to exit: for ours it adds Node start, the fixture check, ' +
-      'worker start and MD5 verification (for uploads, a read-back of the whole blob). The SDK baselines run inside blob-cacher and are timed like ours.',
+    `blob-cacher's embedded Azurite (in memory), hosted in the suite's process, started fresh for ` +
+      `every run of every contender; for downloads, ` +
+      `blob-cacher's fixtures (the ${DOWNLOAD_BYTES / MiB} MiB \`${LARGE_BLOB}\`, and its ` +
+      `${ASSEMBLE_PARTS} parts for assemble) are uploaded to it before the clock starts. ` +
+      `Upload: one ${uploadBytes / MiB} MiB blob in 8 MiB blocks, 8 in flight (azcopy: its own ` +
+      `concurrency, 32 connections on 2 cores, 8 MiB blocks).`,
+    'azcopy has no timer of its own finer than its 2-second progress tick, and its job ends on ' +
+      'such a tick, so its "median s" is its process wall. ' +
+      'Every contender is therefore also timed by Azurite itself ("server s": its http server, ' +
+      "watched from the suite's process; the first data request's " +
+      "arrival to the last data response's end — blob GETs for downloads; Put Block, Put Block " +
+      'List and Put Blob for uploads), ' +
+      'the same clock for all, and the goals compare on it. "process s" is spawn to exit: for ours ' +
+      'it adds Node start, the fixture check, ' +
+      'worker start and MD5 verification (for uploads, a read-back of the whole blob). The SDK ' +
+      'baselines run inside blob-cacher and are timed like ours.',
   );
   s.tables.push(
     `**Download ${DOWNLOAD_BYTES / MiB} MiB**`,
@@ -233,8 +241,10 @@ export async function azuriteCase(ctx: BenchContext, uploadBytes: number) {
   for (const c of [...downloads, ...uploadsList])
     if (c.command) s.commands.push(`STORAGE_CONNECTION_STRING="<azurite>" ${c.command}`);
   s.commands.push(
-    'azcopy copy "<endpoint>/blob-cacher/large.file?<SAS>" /tmp/…/azcopy-download.bin --from-to BlobLocal --output-level quiet',
-    `azcopy copy /tmp/…/azcopy-upload.bin "<endpoint>/blob-cacher/bench-azcopy-upload-N.bin?<SAS>" --from-to LocalBlob --output-level quiet --block-size-mb 8`,
+    'azcopy copy "<endpoint>/blob-cacher/large.file?<SAS>" /tmp/…/azcopy-download.bin --from-to ' +
+      'BlobLocal --output-level quiet',
+    `azcopy copy /tmp/…/azcopy-upload.bin "<endpoint>/blob-cacher/bench-azcopy-upload-N.bin?<SAS>" ` +
+      `--from-to LocalBlob --output-level quiet --block-size-mb 8`,
   );
   return s;
 }

@@ -136,15 +136,22 @@ export async function clients(ctx: BenchContext, pairedRuns: number) {
     }
   }
   s.notes.push(
-    'Every client runs in its own process, in the same loop (bench/peers/client-loop.ts): as many lanes as connections, each taking the next request ' +
-      "until all are done; GET bodies are counted and dropped, PUT payloads (blob-cacher's fixture bytes) are made before the clock starts. " +
-      `Ours: \`RawPool\` + \`rawRequest\` (dist/transport/raw-client.js, ${256} KiB read buffer per socket) and \`createAgent\` + \`tracedRequest\` ` +
+    'Every client runs in its own process, in the same loop (bench/peers/client-loop.ts): as many ' +
+      'lanes as connections, each taking the next request ' +
+      "until all are done; GET bodies are counted and dropped, PUT payloads (blob-cacher's fixture " +
+      'bytes) are made before the clock starts. ' +
+      `Ours: \`RawPool\` + \`rawRequest\` (dist/transport/raw-client.js, ${256} KiB read buffer ` +
+      `per socket) and \`createAgent\` + \`tracedRequest\` ` +
       '(dist/transport/request.js, node:http, highWaterMark 256 KiB), both with tracing off; undici ' +
-      `\`Pool({ connections, pipelining: 1 })\` with \`request()\` (body read with for await) and with a bare \`dispatch()\` handler (no streams: its fastest API). ` +
+      `\`Pool({ connections, pipelining: 1 })\` with \`request()\` (body read with for await) and ` +
+      `with a bare \`dispatch()\` handler (no streams: its fastest API). ` +
       `Every client once per round, a first unrecorded round, then ${pairedRuns} rounds.`,
-    "Ratios below are paired: in each round, the peer's time / our raw client's time (> 1: ours faster); shown is their median over rounds with a " +
-      'distribution-free ~95% interval (order statistics of the rounds, the sign test\'s), "~" where the interval holds 1. "server" is nginx\'s clock ' +
-      "(first data request's arrival to last response's end), \"in-process\" the loop's own timer (pool creation excluded).",
+    "Ratios below are paired: in each round, the peer's time / our raw client's time (> 1: ours " +
+      'faster); shown is their median over rounds with a ' +
+      'distribution-free ~95% interval (order statistics of the rounds, the sign test\'s), "~" ' +
+      'where the interval holds 1. "server" is nginx\'s clock ' +
+      "(first data request's arrival to last response's end), \"in-process\" the loop's own timer " +
+      '(pool creation excluded).',
   );
   s.tables.push(
     '**Paired ratios: peer time / raw client time (> 1: raw faster)**',

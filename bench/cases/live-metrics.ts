@@ -42,7 +42,8 @@ export async function liveMetrics(ctx: BenchContext, pairedRuns: number) {
     });
   });
   await new Promise<void>((ok) => receiver.listen(0, '127.0.0.1', ok));
-  const influx = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/api/v2/write?org=bench&bucket=bench`;
+  const influx =
+    `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/api/v2/write?org=` + `bench&bucket=bench`;
   try {
     const base = [
       '--url',
@@ -105,8 +106,10 @@ export async function liveMetrics(ctx: BenchContext, pairedRuns: number) {
       ]),
     );
     s.notes.push(
-      "Each round runs both back to back (a warm-up run first), so a pair shares the machine's state. The figure is the " +
-        "workers' own CPU (user + system, from the results file) per request: live metrics add nothing to a worker, so a " +
+      "Each round runs both back to back (a warm-up run first), so a pair shares the machine's " +
+        'state. The figure is the ' +
+        "workers' own CPU (user + system, from the results file) per request: live metrics add " +
+        'nothing to a worker, so a ' +
         'cost shows as a paired median above the budget with quartiles that exclude no cost.',
     );
     s.goals.push({

@@ -40,7 +40,10 @@ async function dd(ctx: BenchContext): Promise<string> {
   const m = /copied, ([\d.]+) s, (.+)$/m.exec(r.stderr);
   if (!m) return r.stderr.trim().split('\n').pop() ?? '?';
   const secs = Number(m[1]);
-  return `${(1024 / secs).toFixed(0)} MiB/s (1 GiB in ${secs.toFixed(2)} s, fdatasync; dd says ${m[2]!.trim()})`;
+  return (
+    `${(1024 / secs).toFixed(0)} MiB/s (1 GiB in ${secs.toFixed(2)} s, fdatasync; dd says ` +
+    `${m[2]!.trim()})`
+  );
 }
 
 export async function machine(ctx: BenchContext) {

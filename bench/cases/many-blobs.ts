@@ -248,7 +248,9 @@ export async function manyBlobs(ctx: BenchContext, sizes: ManyBlobsSizes = MANY_
 
   const { listGroups, fixtureSetPrefix } = await distImport<typeof ManyBlobs>('strategies/many-blobs.js');
   const groups = listGroups(listCount, fixtureSetPrefix(listCount, 1024), 4);
-  const groupsText = `${groups.length} prefixes of up to ${groups[0]!.count} names (${groups[0]!.prefix.split('/').pop()} … ${groups.at(-1)!.prefix.split('/').pop()})`;
+  const groupsText =
+    `${groups.length} prefixes of up to ${groups[0]!.count} names ` +
+    `(${groups[0]!.prefix.split('/').pop()} … ${groups.at(-1)!.prefix.split('/').pop()})`;
 
   ctx.log(`case 9a: ${fileCount} small-file downloads (Azurite)`);
   const a = await alternate(downloads, { runs: ctx.runs, log: ctx.log });
@@ -258,13 +260,20 @@ export async function manyBlobs(ctx: BenchContext, sizes: ManyBlobsSizes = MANY_
   const c = await alternate(listings, { runs: ctx.runs, log: ctx.log });
 
   s.notes.push(
-    `Downloads: ${fileCount} GETs of ${fileSizeBytes / 1024} KiB, every file checked by MD5 after the clock (ours: its memory sink; the SDK: its buffers). ` +
-      "Azurite is the suite's embedded Azurite, fresh for every run, the set put there by blob-cacher's fixture code before the run (ours then finds it with one listing). " +
+    `Downloads: ${fileCount} GETs of ${fileSizeBytes / 1024} KiB, every file checked by MD5 after ` +
+      `the clock (ours: its memory sink; the SDK: its buffers). ` +
+      "Azurite is the suite's embedded Azurite, fresh for every run, the set put there by " +
+      "blob-cacher's fixture code before the run (ours then finds it with one listing). " +
       '"req/s" is files per second.',
-    `Against nginx both read the same files from its root (many/${fileCount}x${fileSizeBytes}/file-NNNNNNN): ours with \`--url\` (a HEAD per file first to find the set, outside its timing), ` +
-      'aria2c from a URL list (`-i`, `-j16`, one connection per file) into a directory; aria2c has no timer of its own, so its time is its process wall.',
-    `Listing: ${listCount} blobs, pages of ${pageSize}; "req/s" is pages per second. One stream is one page after another (each needs the last one's NextMarker); ` +
-      `with 4 lanes ours and the SDK both list the disjoint prefixes the names' leading digits give, in parallel: ${groupsText}, so more and shorter pages. ` +
+    `Against nginx both read the same files from its root ` +
+      `(many/${fileCount}x${fileSizeBytes}/file-NNNNNNN): ours with \`--url\` (a HEAD per file first ` +
+      `to find the set, outside its timing), ` +
+      'aria2c from a URL list (`-i`, `-j16`, one connection per file) into a directory; aria2c has ' +
+      'no timer of its own, so its time is its process wall.',
+    `Listing: ${listCount} blobs, pages of ${pageSize}; "req/s" is pages per second. One stream is ` +
+      `one page after another (each needs the last one's NextMarker); ` +
+      `with 4 lanes ours and the SDK both list the disjoint prefixes the names' leading digits ` +
+      `give, in parallel: ${groupsText}, so more and shorter pages. ` +
       `Blobs per second (median): ${blobsPerSecond(c, listCount)}.`,
   );
   s.tables.push(rowsTable(a, { ops: true }), rowsTable(b, { ops: true }), rowsTable(c, { ops: true }));

@@ -43,7 +43,8 @@ export async function memory(ctx: BenchContext, wantBytes: number) {
   const bytes = Math.min(wantBytes, fits);
   if (bytes < GiB) {
     s.notes.push(
-      `Skipped: ${(free / GiB).toFixed(1)} GiB free on /tmp; a run needs twice the size plus ${MARGIN_BYTES / GiB} GiB.`,
+      `Skipped: ${(free / GiB).toFixed(1)} GiB free on /tmp; a run needs twice the size plus ` +
+        `${MARGIN_BYTES / GiB} GiB.`,
     );
     return s;
   }
@@ -89,12 +90,18 @@ export async function memory(ctx: BenchContext, wantBytes: number) {
   const together = sample.peakTreeRssBytes;
   const mib = (b: number) => `${(b / MiB).toFixed(0)} MiB`;
   s.notes.push(
-    `Source: ${bytes / GiB} GiB made with ${how}, served by nginx. ${bytes < wantBytes ? `**Not ${wantBytes / GiB} GiB: only ${(free / GiB).toFixed(1)} GiB free.** ` : ''}` +
-      `chunked with --range-size 8MiB --concurrency 16: ${bytes / (8 * MiB)} ranges of 8 MiB, 16 in flight. ` +
-      "Each process's own peak is its VmHWM at exit (a preload in the coordinator, inherited by the forked workers), so it covers the transfer " +
-      'and the verification after it. Their sum is an upper bound (the coordinator peaks while it verifies, after the worker has ended); ' +
+    `Source: ${bytes / GiB} GiB made with ${how}, served by nginx. ${
+      bytes < wantBytes ? `**Not ${wantBytes / GiB} GiB: only ${(free / GiB).toFixed(1)} GiB free.** ` : ''
+    }` +
+      `chunked with --range-size 8MiB --concurrency 16: ${bytes / (8 * MiB)} ranges of 8 MiB, 16 ` +
+      `in flight. ` +
+      "Each process's own peak is its VmHWM at exit (a preload in the coordinator, inherited by " +
+      'the forked workers), so it covers the transfer ' +
+      'and the verification after it. Their sum is an upper bound (the coordinator peaks while it ' +
+      'verifies, after the worker has ended); ' +
       '"all processes together" is the highest sum of their VmRSS at one moment, sampled every 20 ms. ' +
-      "The results file's workers[].peakRssBytes is getrusage maxrss at the end of the timed section, which on Linux also counts the coordinator's memory at fork time.",
+      "The results file's workers[].peakRssBytes is getrusage maxrss at the end of the timed " +
+      "section, which on Linux also counts the coordinator's memory at fork time.",
   );
   s.tables.push(
     keyValueTable([
@@ -109,7 +116,8 @@ export async function memory(ctx: BenchContext, wantBytes: number) {
       [
         'transfer (in-tool wallMs)',
         sample.ok
-          ? `${(sample.transferMs / 1000).toFixed(1)} s, ${(bytes / MiB / (sample.transferMs / 1000)).toFixed(0)} MiB/s`
+          ? `${(sample.transferMs / 1000).toFixed(1)} s, ` +
+            `${(bytes / MiB / (sample.transferMs / 1000)).toFixed(0)} MiB/s`
           : '—',
       ],
       ['process wall (incl. verification)', `${(sample.processMs / 1000).toFixed(1)} s`],

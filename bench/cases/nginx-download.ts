@@ -77,16 +77,26 @@ export async function nginxDownload(ctx: BenchContext) {
   const b = await alternate(toFile, { runs: ctx.runs, log: ctx.log });
 
   s.notes.push(
-    `Source: a ${size / MiB} MiB file of pseudo-random bytes on /tmp, served by nginx (sendfile on, worker_processes auto) on 127.0.0.1; ` +
-      `it is in the page cache. Runs alternate (every contender once, then again), ${ctx.runs} measured runs each, medians shown.`,
-    "Timing: ours = blob-cacher's own wallMs (first worker start to last worker end: no process start, no verification); " +
-      'curl = its %{time_total}; raw Node = inside the script; aria2c = process wall (it has no finer timer). ' +
-      "\"server s\" is nginx's own view of the same run, read from its access log: the first GET's arrival to the last response's end, " +
-      'the same clock for every contender (a tool that ends with a file still to write or check is not charged for it here, but is in its own timer). Goals compare on it. ' +
-      'Ours uses its own GET client (`--http-client raw`, the default: one fixed read buffer per socket); the "node:http client" rows are ' +
-      'the same runs through node:http, which is what the raw Node peers use. With a plain URL and sink `discard` no bytes are hashed ' +
-      '(there is no source MD5 to compare with); the file sinks hash the output after the timed section. blob-cacher reports these runs ' +
-      '"not verified" (a plain URL vouches for no content), and the suite counts them as measured: only a failed request or a non-zero exit fails one.',
+    `Source: a ${size / MiB} MiB file of pseudo-random bytes on /tmp, served by nginx (sendfile ` +
+      `on, worker_processes auto) on 127.0.0.1; ` +
+      `it is in the page cache. Runs alternate (every contender once, then again), ${ctx.runs} ` +
+      `measured runs each, medians shown.`,
+    "Timing: ours = blob-cacher's own wallMs (first worker start to last worker end: no process " +
+      'start, no verification); ' +
+      'curl = its %{time_total}; raw Node = inside the script; aria2c = process wall (it has no ' +
+      'finer timer). ' +
+      '"server s" is nginx\'s own view of the same run, read from its access log: the first GET\'s ' +
+      "arrival to the last response's end, " +
+      'the same clock for every contender (a tool that ends with a file still to write or check is ' +
+      'not charged for it here, but is in its own timer). Goals compare on it. ' +
+      'Ours uses its own GET client (`--http-client raw`, the default: one fixed read buffer per ' +
+      'socket); the "node:http client" rows are ' +
+      'the same runs through node:http, which is what the raw Node peers use. With a plain URL and ' +
+      'sink `discard` no bytes are hashed ' +
+      '(there is no source MD5 to compare with); the file sinks hash the output after the timed ' +
+      'section. blob-cacher reports these runs ' +
+      '"not verified" (a plain URL vouches for no content), and the suite counts them as measured: ' +
+      'only a failed request or a non-zero exit fails one.',
   );
   s.tables.push(
     `**Discard** (${size / MiB} MiB)`,
@@ -182,7 +192,8 @@ export async function nginxDownload(ctx: BenchContext) {
   for (const c of [...discard, ...toFile]) if (c.command) s.commands.push(c.command);
   if (size < GiB)
     s.notes.push(
-      `The file is ${size / MiB} MiB, not 1 GiB: with 1 GiB the whole suite runs well past 10 minutes on this 2-core machine (\`--large-size 1GiB\` runs it at 1 GiB).`,
+      `The file is ${size / MiB} MiB, not 1 GiB: with 1 GiB the whole suite runs well past 10 ` +
+        `minutes on this 2-core machine (\`--large-size 1GiB\` runs it at 1 GiB).`,
     );
   return s;
 }

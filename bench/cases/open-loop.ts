@@ -269,7 +269,8 @@ export async function openLoop(ctx: BenchContext) {
 
   s.notes.push(
     `wrk GETs \`/${FILE_NAME}\` (${FILE_BYTES} B) from the suite's nginx in one thread over ` +
-      `${CONNECTIONS} connections for ${DURATION_S} s, ${ctx.runs} run(s) before and ${ctx.runs} after ours: ` +
+      `${CONNECTIONS} connections for ${DURATION_S} s, ${ctx.runs} run(s) before and ${ctx.runs} ` +
+      `after ours: ` +
       "a closed loop, its Requests/sec the machine's maximum for this request. The bar is the median of " +
       `all of them; the ladder's rates are shares of the runs before (${perS(bar0)}/s).`,
     `Ours is one process (\`--processes 1\`, as wrk's one thread), \`--max-in-flight ${CONNECTIONS} ` +
@@ -284,7 +285,8 @@ export async function openLoop(ctx: BenchContext) {
       '"from intended" are the request latencies timed from each. Each run is a fresh process with no ' +
       'warm-up run (the default with `--duration`): its first second includes compiling the hot path. ' +
       `Ours closed-loop (no \`--rate\`, the same ${CONNECTIONS} sockets and ${DURATION_S} s, its rate over ` +
-      `the active window) ran after the ladder: ${perS(closed)}/s, the client's own ceiling for this request.`,
+      `the active window) ran after the ladder: ${perS(closed)}/s, the client's own ceiling for ` +
+      `this request.`,
   );
   s.commands.push(
     `wrk -t1 -c${CONNECTIONS} -d${DURATION_S}s ${url}`,

@@ -55,7 +55,9 @@ async function writeMarkedSet(folder: string, files: number, sizeBytes: number):
 export async function scale(ctx: BenchContext, fileCount: number) {
   const s = section(
     'scale',
-    `10. Many small files at scale: ${fileCount.toLocaleString('en')} x 100KiB and ${(10 * fileCount).toLocaleString('en')} x 1KiB to nginx; ${fileCount.toLocaleString('en')} and ${(10 * fileCount).toLocaleString('en')} x 1KiB back`,
+    `10. Many small files at scale: ${fileCount.toLocaleString('en')} x 100KiB and ` +
+      `${(10 * fileCount).toLocaleString('en')} x 1KiB to nginx; ${fileCount.toLocaleString('en')} ` +
+      `and ${(10 * fileCount).toLocaleString('en')} x 1KiB back`,
   );
   if (!ctx.nginx) {
     s.notes.push(`Skipped: nginx ${ctx.nginxMissing}.`);
@@ -69,7 +71,9 @@ export async function scale(ctx: BenchContext, fileCount: number) {
   const st = statfsSync(nginx.davDir);
   if (st.bavail * st.bsize < setBytes + 2 * 1024 * MiB) {
     s.notes.push(
-      `Skipped: ${((st.bavail * st.bsize) / 1024 / MiB).toFixed(1)} GiB free where nginx stores its DAV files (${nginx.davStorage}); ${fileCount} files take ${(setBytes / 1024 / MiB).toFixed(1)} GiB and a 2 GiB margin (--scale-files N for fewer).`,
+      `Skipped: ${((st.bavail * st.bsize) / 1024 / MiB).toFixed(1)} GiB free where nginx stores ` +
+        `its DAV files (${nginx.davStorage}); ${fileCount} files take ` +
+        `${(setBytes / 1024 / MiB).toFixed(1)} GiB and a 2 GiB margin (--scale-files N for fewer).`,
     );
     return s;
   }
@@ -125,7 +129,9 @@ export async function scale(ctx: BenchContext, fileCount: number) {
     );
     s.commands.push(contender.command);
     s.goals.push({
-      what: `${files.toLocaleString('en')} x ${size} ${what}, peak RSS of all processes (${processes}x${sockets})`,
+      what:
+        `${files.toLocaleString('en')} x ${size} ${what}, peak RSS of all processes ` +
+        `(${processes}x${sockets})`,
       ours: label,
       peer: '—',
       ratio: NaN,
@@ -211,12 +217,18 @@ export async function scale(ctx: BenchContext, fileCount: number) {
     }
   }
   s.notes.push(
-    "One run per configuration (each upload writes its files through nginx to its DAV folder and reads them all back: 10 GB at 100,000 x 100 KiB). Each process's peak is its VmHWM at exit " +
-      '(a preload in the coordinator, inherited by the forked workers); "all processes together" is the highest sum of their VmRSS at one moment, ' +
-      'sampled every 20 ms, and decides the memory goal. The process wall is spawn to exit: start-up, setup, the timed section, collecting the ' +
-      "workers' results, reading every file back and comparing it with what was sent, and deleting the run's folder.",
-    'Downloads read a set written beforehand with its marker (the session asks for the marker and 32 files, not a HEAD per file) and use `--sink discard`: ' +
-      'each file is hashed as it comes and only its 16-byte MD5 is kept, so memory stays flat in the file count. The default memory sink keeps every byte ' +
+    'One run per configuration (each upload writes its files through nginx to its DAV folder and ' +
+      "reads them all back: 10 GB at 100,000 x 100 KiB). Each process's peak is its VmHWM at exit " +
+      '(a preload in the coordinator, inherited by the forked workers); "all processes together" ' +
+      'is the highest sum of their VmRSS at one moment, ' +
+      'sampled every 20 ms, and decides the memory goal. The process wall is spawn to exit: ' +
+      'start-up, setup, the timed section, collecting the ' +
+      "workers' results, reading every file back and comparing it with what was sent, and deleting " +
+      "the run's folder.",
+    'Downloads read a set written beforehand with its marker (the session asks for the marker and ' +
+      '32 files, not a HEAD per file) and use `--sink discard`: ' +
+      'each file is hashed as it comes and only its 16-byte MD5 is kept, so memory stays flat in ' +
+      'the file count. The default memory sink keeps every byte ' +
       'delivered (1,000,000 x 1 KiB: 1 GB more), which is what that sink means, not per-file state.',
   );
   return s;

@@ -67,7 +67,9 @@ export async function serverSpan(ctx: BenchContext, runs: number) {
       const gapMs = median(measured.map((x) => x.wallMs - x.serverSpanMs!));
       const gap = median(measured.map((x) => x.wallMs / x.serverSpanMs! - 1));
       rows.push(
-        `| ${sizeMiB} MiB | ${strategy} | ${measured.length} | ${client.toFixed(1)} | ${server.toFixed(1)} | ${gapMs.toFixed(1)} | ${(gap * 100).toFixed(1)}% | ${(sizeMiB / (client / 1000)).toFixed(0)} |`,
+        `| ${sizeMiB} MiB | ${strategy} | ${measured.length} | ${client.toFixed(1)} | ` +
+          `${server.toFixed(1)} | ${gapMs.toFixed(1)} | ${(gap * 100).toFixed(1)}% | ` +
+          `${(sizeMiB / (client / 1000)).toFixed(0)} |`,
       );
       s.goals.push({
         what: `${sizeMiB} MiB ${strategy}: ranked span within 3% of the server's`,
@@ -83,18 +85,23 @@ export async function serverSpan(ctx: BenchContext, runs: number) {
     s.commands.push(`node dist/cli.js ${args.slice(1, -6).join(' ')}`);
   }
   s.commandsNote =
-    'as shown, each call all the runs of one size, plus `--results <tmp> --format json --log-level warn`, without credentials';
+    'as shown, each call all the runs of one size, plus `--results <tmp> --format json --log-level ' +
+    'warn`, without credentials';
   s.tables.push(
     [
-      '| size | contender | runs | client ms (median) | server ms (median) | gap ms (median) | gap % (median) | MiB/s |',
+      '| size | contender | runs | client ms (median) | server ms (median) | gap ms (median) | gap ' +
+        '% (median) | MiB/s |',
       '| --- | --- | --- | --- | --- | --- | --- | --- |',
       ...rows,
     ].join('\n'),
   );
   s.notes.push(
-    "The server's span runs from the first data request's arrival to the moment its last response was handed to the kernel; the client's " +
-      "ends when it has read that response, so the bytes still in the sockets' buffers at that moment (a few MiB on loopback) are the gap, " +
-      "read at the client's own rate: a roughly fixed number of milliseconds (more for a slower reader), a large share of a short transfer " +
+    "The server's span runs from the first data request's arrival to the moment its last response " +
+      "was handed to the kernel; the client's " +
+      "ends when it has read that response, so the bytes still in the sockets' buffers at that " +
+      'moment (a few MiB on loopback) are the gap, ' +
+      "read at the client's own rate: a roughly fixed number of milliseconds (more for a slower " +
+      'reader), a large share of a short transfer ' +
       'and a small one of a long transfer.',
   );
   return s;

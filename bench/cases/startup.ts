@@ -205,7 +205,8 @@ export async function startup(ctx: BenchContext, rounds: number) {
     help.includes(c) ? HELP_TARGET_MS : download.includes(c) ? DOWNLOAD_TARGET_MS : undefined;
   s.tables.push(
     [
-      `| command | runs | median (MAD), interleaved | min–max | over \`node -e 0\`, paired | hyperfine median (mean ± σ) | target |`,
+      `| command | runs | median (MAD), interleaved | min–max | over \`node -e 0\`, paired | ` +
+        `hyperfine median (mean ± σ) | target |`,
       '| --- | --- | --- | --- | --- | --- | --- |',
       ...cmds.map((c) => {
         const v = walls.get(c)!;
@@ -214,8 +215,14 @@ export async function startup(ctx: BenchContext, rounds: number) {
         const node = walls.get(cmds[0]!)!;
         const over = c === cmds[0] ? '' : ms(median(v.map((x, i) => x - node[i]!)));
         return (
-          `| ${c.label} | ${v.length} | ${ms(median(v))} (${ms(mad(v))}) | ${ms(Math.min(...v))}–${ms(Math.max(...v))} | ${over} | ` +
-          `${h ? `${ms(h.median)} (${h.mean.toFixed(1)} ± ${h.stddev.toFixed(1)} ms)` : typeof hyper === 'string' ? hyper : '—'} | ${t ? `<= ${t} ms` : ''} |`
+          `| ${c.label} | ${v.length} | ${ms(median(v))} (${ms(mad(v))}) | ` +
+          `${ms(Math.min(...v))}–${ms(Math.max(...v))} | ${over} | ${
+            h
+              ? `${ms(h.median)} (${h.mean.toFixed(1)} ± ${h.stddev.toFixed(1)} ms)`
+              : typeof hyper === 'string'
+                ? hyper
+                : '—'
+          } | ${t ? `<= ${t} ms` : ''} |`
         );
       }),
     ].join('\n'),
@@ -230,7 +237,8 @@ export async function startup(ctx: BenchContext, rounds: number) {
       ratio: NaN,
       reached: v <= t,
       note: '',
-      valueText: `${ms(v)} median of ${walls.get(c)!.length} (Node itself: ${ms(median(walls.get(cmds[0]!)!))})`,
+      valueText:
+        `${ms(v)} median of ${walls.get(c)!.length} (Node itself: ` + `${ms(median(walls.get(cmds[0]!)!))})`,
       targetText: `<= ${t} ms`,
     });
     if (download.includes(c)) {
@@ -292,7 +300,8 @@ export async function startup(ctx: BenchContext, rounds: number) {
   const floor = (await importCosts(['node:path'], importRounds, true))[0]!;
   const rel = (p: string) => p.slice(DIST_DIR.length + 1);
   s.tables.push(
-    `**Packages, each alone in a fresh process** (median of ${importRounds}; an import of an already-loaded builtin takes ${ms(floor)})`,
+    `**Packages, each alone in a fresh process** (median of ${importRounds}; an import of an ` +
+      `already-loaded builtin takes ${ms(floor)})`,
     keyValueTable(
       PACKAGES.map((p, i) => [p.replace(/^require:/, 'require '), ms(pkgAlone[i]!)] as const).sort(
         (a, b) => parseFloat(b[1]) - parseFloat(a[1]),
@@ -307,8 +316,10 @@ export async function startup(ctx: BenchContext, rounds: number) {
     const alone = await importCosts([file, ...imports], importRounds, true);
     const ordered = await importCosts(imports, importRounds, false);
     s.tables.push(
-      `**dist/${rel(file)} and its static imports**: alone (each in a fresh process, with everything it imports) and in order ` +
-        `(each after the ones before it, as it loads them: these add up to the whole); median of ${importRounds}`,
+      `**dist/${rel(file)} and its static imports**: alone (each in a fresh process, with ` +
+        `everything it imports) and in order ` +
+        `(each after the ones before it, as it loads them: these add up to the whole); median of ` +
+        `${importRounds}`,
       [
         '| module | alone | in order |',
         '| --- | --- | --- |',
@@ -318,12 +329,16 @@ export async function startup(ctx: BenchContext, rounds: number) {
     );
   }
   s.notes.push(
-    `Process wall from spawn to exit, measured here with every command once per round (2 unrecorded rounds, then ${rounds}), output dropped; ` +
-      "median and median absolute deviation. hyperfine (`-N`, 3 warm-ups) runs the same commands, each one's runs back to back. " +
-      `The 1-byte download is \`blob-cacher download --url <nginx>/${oneByte} --source-method single --runs 1 --warmup 0 --results <tmp>\`, a cold start: ` +
+    `Process wall from spawn to exit, measured here with every command once per round (2 ` +
+      `unrecorded rounds, then ${rounds}), output dropped; ` +
+      'median and median absolute deviation. hyperfine (`-N`, 3 warm-ups) runs the same commands, ' +
+      "each one's runs back to back. " +
+      `The 1-byte download is \`blob-cacher download --url <nginx>/${oneByte} --source-method ` +
+      `single --runs 1 --warmup 0 --results <tmp>\`, a cold start: ` +
       'the coordinator, one forked worker, the GET, verification and the console report. ' +
       (builds.length > 1
-        ? `The baseline build is ${process.env.BENCH_BASELINE_DIST} (BENCH_BASELINE_DIST), in the same rounds. `
+        ? `The baseline build is ${process.env.BENCH_BASELINE_DIST} (BENCH_BASELINE_DIST), in the ` +
+          `same rounds. `
         : ''),
   );
   return s;

@@ -106,16 +106,22 @@ export async function stragglers(ctx: BenchContext, runs: number) {
   await roundRobin(ctx, s, rows, n);
   await withoutStragglers(ctx, s, startEmulatedTarget, Math.max(4, Math.ceil(runs / 3)));
   s.commandsNote =
-    'as shown, plus `--results <tmp> --format json --log-level warn`; the emulated target is hosted by the suite, a fresh one per line';
+    'as shown, plus `--results <tmp> --format json --log-level warn`; the emulated target is ' +
+    'hosted by the suite, a fresh one per line';
   s.tables.push(
     [
-      '| configuration | hedge | runs | objects | object p50 ms | object p99 ms | object max ms | straggler share | wall ms (median) | requests | duplicates (extra) | won by the duplicate | stalled by the server |',
+      '| configuration | hedge | runs | objects | object p50 ms | object p99 ms | object max ms | ' +
+        'straggler share | wall ms (median) | requests | duplicates (extra) | won by the duplicate | ' +
+        'stalled by the server |',
       '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
       ...rows,
     ].join('\n'),
   );
   s.notes.push(
-    "round-robin x4 runs four requests a run in one worker: `--hedge p90` needs at least 10 of them finished (the worker keeps them across the contender's runs), so its first runs are never hedged and a stall has 120 requests to hide among; it is also shown with a fixed delay: twice the unhedged runs' p90 time to first byte (at least 10 ms).",
+    'round-robin x4 runs four requests a run in one worker: `--hedge p90` needs at least 10 of ' +
+      "them finished (the worker keeps them across the contender's runs), so its first runs are " +
+      'never hedged and a stall has 120 requests to hide among; it is also shown with a fixed delay: ' +
+      "twice the unhedged runs' p90 time to first byte (at least 10 ms).",
   );
   return s;
 }
@@ -159,7 +165,8 @@ async function download(
   const r = await runProcess(process.execPath, all, { env: { ...own, ...env }, timeoutMs: 10 * 60_000 });
   const command = `node dist/cli.js ${all.slice(1, -6).join(' ')}`;
   s.commands.push(
-    `${env.STORAGE_CONNECTION_STRING ? 'STORAGE_CONNECTION_STRING="<azurite behind the proxy>" ' : ''}${shown ? command.replace(shown[0], shown[1]) : command}`,
+    `${env.STORAGE_CONNECTION_STRING ? 'STORAGE_CONNECTION_STRING="<azurite behind the proxy>" ' : ''}` +
+      `${shown ? command.replace(shown[0], shown[1]) : command}`,
   );
   try {
     return JSON.parse(readFileSync(results, 'utf8')) as ResultsFile;
@@ -198,9 +205,13 @@ function rowOf(
     p99: done.latencyMs.p99,
     firstByteP90: totals.sort((a, b) => a - b)[Math.floor(totals.length * 0.9)] ?? 0,
     row:
-      `| ${name} | ${hedgeText} | ${measured.length} | ${done.latencyMs.count} | ${done.latencyMs.p50.toFixed(1)} | ${done.latencyMs.p99.toFixed(1)} | ${done.latencyMs.max.toFixed(1)} | ` +
-      `${done.stragglerShare === undefined ? '—' : `${(done.stragglerShare * 100).toFixed(0)}%`} | ${median(measured.map((x) => x.wallMs)).toFixed(1)} | ${requests} | ` +
-      `${hedge ? `${hedge.issued} (${(hedge.extraRequestShare * 100).toFixed(1)}%)` : '—'} | ${hedge ? hedge.won : '—'} | ${stalled} |`,
+      `| ${name} | ${hedgeText} | ${measured.length} | ${done.latencyMs.count} | ` +
+      `${done.latencyMs.p50.toFixed(1)} | ${done.latencyMs.p99.toFixed(1)} | ` +
+      `${done.latencyMs.max.toFixed(1)} | ` +
+      `${done.stragglerShare === undefined ? '—' : `${(done.stragglerShare * 100).toFixed(0)}%`} | ` +
+      `${median(measured.map((x) => x.wallMs)).toFixed(1)} | ${requests} | ` +
+      `${hedge ? `${hedge.issued} (${(hedge.extraRequestShare * 100).toFixed(1)}%)` : '—'} | ` +
+      `${hedge ? hedge.won : '—'} | ${stalled} |`,
   };
 }
 
@@ -273,10 +284,13 @@ async function withoutStragglers(
     [
       `Without stragglers (2,000 x 4 KiB, no stalls; ${rounds} rounds alternating, 10 runs each, pooled):`,
       '',
-      '| hedge | runs | wall ms (median) | worker CPU ms a run (median) | duplicates (extra) | won by the duplicate |',
+      '| hedge | runs | wall ms (median) | worker CPU ms a run (median) | duplicates (extra) | won ' +
+        'by the duplicate |',
       '| --- | --- | --- | --- | --- | --- |',
-      `| — | ${wall.none.length} | ${median(wall.none).toFixed(1)} | ${median(cpu.none).toFixed(1)} | — | — |`,
-      `| p90 | ${wall.p90.length} | ${median(wall.p90).toFixed(1)} | ${median(cpu.p90).toFixed(1)} | ${counts.issued} (${(extra * 100).toFixed(2)}%) | ${counts.won} |`,
+      `| — | ${wall.none.length} | ${median(wall.none).toFixed(1)} | ` +
+        `${median(cpu.none).toFixed(1)} | — | — |`,
+      `| p90 | ${wall.p90.length} | ${median(wall.p90).toFixed(1)} | ${median(cpu.p90).toFixed(1)} ` +
+        `| ${counts.issued} (${(extra * 100).toFixed(2)}%) | ${counts.won} |`,
     ].join('\n'),
   );
   s.goals.push({
@@ -324,7 +338,9 @@ async function roundRobin(
     for (const hedge of ['none', 'p90', 'fixed']) {
       const proxy = await startStragglerProxy(new URL(azurite.endpoint), STALLS);
       const delay = hedge === 'fixed' ? `${Math.max(10, Math.round(2 * firstByteP90))}ms` : hedge;
-      const connection = `DefaultEndpointsProtocol=http;AccountName=${azurite.account};AccountKey=${azurite.key};BlobEndpoint=${proxy.url}/${azurite.account};`;
+      const connection =
+        `DefaultEndpointsProtocol=http;AccountName=${azurite.account};AccountKey=${azurite.key};` +
+        `BlobEndpoint=${proxy.url}/${azurite.account};`;
       const args = [
         '--source-method',
         'round-robin',

@@ -136,12 +136,18 @@ export async function tracing(ctx: BenchContext, pairedRuns: number) {
   const work = await tracerWorkUs();
   const extraUs = Math.max(0, work.tracedUs - work.untracedUs);
   s.notes.push(
-    `Runs alternate on/off, so each round is a pair run back to back. Paired cost = the median over rounds of (with tracing / without − 1), ` +
-      'for the worker CPU time (user + system, from the results files) and for the wall time, with the quartiles of the pairs. ' +
-      'On this shared 2-core machine the CPU time of the very same run moves by tens of percent from one pair to the next, more than a ' +
-      `${TRACING_BUDGET * 100}% budget can be told from; where the quartiles span more than the budget the paired verdict is "not resolved". ` +
-      `So the tracer's own work is also timed directly, in the suite's process (${work.tracedUs.toFixed(2)} µs per request traced, ` +
-      `${work.untracedUs.toFixed(2)} µs untraced: ${extraUs.toFixed(2)} µs extra), and set against each run's requests and worker CPU: that bound decides.`,
+    `Runs alternate on/off, so each round is a pair run back to back. Paired cost = the median ` +
+      `over rounds of (with tracing / without − 1), ` +
+      'for the worker CPU time (user + system, from the results files) and for the wall time, with ' +
+      'the quartiles of the pairs. ' +
+      'On this shared 2-core machine the CPU time of the very same run moves by tens of percent ' +
+      'from one pair to the next, more than a ' +
+      `${TRACING_BUDGET * 100}% budget can be told from; where the quartiles span more than the ` +
+      `budget the paired verdict is "not resolved". ` +
+      `So the tracer's own work is also timed directly, in the suite's process ` +
+      `(${work.tracedUs.toFixed(2)} µs per request traced, ` +
+      `${work.untracedUs.toFixed(2)} µs untraced: ${extraUs.toFixed(2)} µs extra), and set against ` +
+      `each run's requests and worker CPU: that bound decides.`,
   );
   const costs = pairs.map(([what, rows, requests]) => {
     const cpuOff = rows[1]?.cpuMsPerRun ?? NaN;
@@ -161,11 +167,13 @@ export async function tracing(ctx: BenchContext, pairedRuns: number) {
       costs.flatMap((c) => [
         [
           `${c.what}: paired runs`,
-          `worker CPU ${pct(c.cpu)} (pairs' quartiles ${pct(c.cpuQ[0])} to ${pct(c.cpuQ[1])}), wall ${pct(c.wall)} (wall spread without tracing, min to max: ${pct(c.spread)})`,
+          `worker CPU ${pct(c.cpu)} (pairs' quartiles ${pct(c.cpuQ[0])} to ${pct(c.cpuQ[1])}), ` +
+            `wall ${pct(c.wall)} (wall spread without tracing, min to max: ${pct(c.spread)})`,
         ] as const,
         [
           `${c.what}: tracer's own work`,
-          `${pct(c.bound)} of the run's worker CPU (${extraUs.toFixed(2)} µs x requests / ${((c.rows[1]?.cpuMsPerRun ?? NaN) / 1000).toFixed(2)} s)`,
+          `${pct(c.bound)} of the run's worker CPU (${extraUs.toFixed(2)} µs x requests / ` +
+            `${((c.rows[1]?.cpuMsPerRun ?? NaN) / 1000).toFixed(2)} s)`,
         ] as const,
       ]),
     ),
@@ -179,7 +187,9 @@ export async function tracing(ctx: BenchContext, pairedRuns: number) {
       ratio: NaN,
       reached: Number.isFinite(c.bound) ? c.bound <= TRACING_BUDGET : undefined,
       note: '',
-      valueText: `tracer's work ${pct(c.bound)} of CPU; paired runs CPU ${pct(c.cpu)}${resolved ? '' : ` (not resolved: quartiles ${pct(c.cpuQ[0])} to ${pct(c.cpuQ[1])})`}`,
+      valueText:
+        `tracer's work ${pct(c.bound)} of CPU; paired runs CPU ` +
+        `${pct(c.cpu)}${resolved ? '' : ` (not resolved: quartiles ${pct(c.cpuQ[0])} to ${pct(c.cpuQ[1])})`}`,
       targetText: `<= ${TRACING_BUDGET * 100}% CPU`,
     });
   }

@@ -220,20 +220,35 @@ export async function uploads(ctx: BenchContext) {
   ctx.log('case 2: small-file uploads');
   const rows = await alternate(contenders, { runs: ctx.runs, log: ctx.log });
   s.notes.push(
-    `Every contender sends ${FILE_COUNT} Put Blob/PUT requests of ${FILE_SIZE_BYTES / 1024} KiB; payloads are made before the clock starts. ` +
-      "Azurite is blob-cacher's embedded Azurite (dist/storage/azurite.js, in memory), hosted by the suite in its own process and started fresh for every run of every contender; " +
-      'blob-cacher reaches it with a connection string in its environment (its own per-run embedded Azurite would sit in its coordinator, which is otherwise idle: the same).',
-    `Against nginx (DAV, \`dav_methods PUT DELETE\`; its files on ${ctx.nginx?.davStorage ?? 'disk'}) blob-cacher runs with \`--url\`: plain PUTs of the same names, verified afterwards by reading every file back ` +
-      "(outside its timing), `--keep` so that every contender's files are removed the same way: by the suite, after every run. " +
-      "The raw Node loop to nginx (node:http) is what a plain Node client reaches, and wrk is the machine's ceiling; against Azurite the comparable peer is the same raw loop, signing every request " +
+    `Every contender sends ${FILE_COUNT} Put Blob/PUT requests of ${FILE_SIZE_BYTES / 1024} KiB; ` +
+      `payloads are made before the clock starts. ` +
+      "Azurite is blob-cacher's embedded Azurite (dist/storage/azurite.js, in memory), hosted by " +
+      'the suite in its own process and started fresh for every run of every contender; ' +
+      'blob-cacher reaches it with a connection string in its environment (its own per-run ' +
+      'embedded Azurite would sit in its coordinator, which is otherwise idle: the same).',
+    `Against nginx (DAV, \`dav_methods PUT DELETE\`; its files on ` +
+      `${ctx.nginx?.davStorage ?? 'disk'}) blob-cacher runs with \`--url\`: plain PUTs of the same ` +
+      `names, verified afterwards by reading every file back ` +
+      "(outside its timing), `--keep` so that every contender's files are removed the same way: by " +
+      'the suite, after every run. ' +
+      'The raw Node loop to nginx (node:http) is what a plain Node client reaches, and wrk is the ' +
+      "machine's ceiling; against Azurite the comparable peer is the same raw loop, signing every " +
+      'request ' +
       "with blob-cacher's SharedKey signer.",
-    '"server s" is the server\'s own view of each run (nginx: its access log; Azurite: its http server, watched from the suite\'s process): ' +
-      "the first PUT's arrival to the last answer's end, the same clock for every contender. Goals compare on it.",
-    "wrk PUTs 100 KiB with 64 connections in 2 threads for 5 s (the rate's bar), and in 1 thread (the bar for CPU per request, as ours is one process). Each thread formats 64 requests (distinct names) once and cycles through them, " +
-      'so wrk does no Lua work per request: its own ceiling. Formatting every request in Lua had made wrk the bound (5,500–9,200 req/s against ' +
+    '"server s" is the server\'s own view of each run (nginx: its access log; Azurite: its http ' +
+      "server, watched from the suite's process): " +
+      "the first PUT's arrival to the last answer's end, the same clock for every contender. Goals " +
+      'compare on it.',
+    "wrk PUTs 100 KiB with 64 connections in 2 threads for 5 s (the rate's bar), and in 1 thread " +
+      '(the bar for CPU per request, as ours is one process). Each thread formats 64 requests ' +
+      '(distinct names) once and cycles through them, ' +
+      'so wrk does no Lua work per request: its own ceiling. Formatting every request in Lua had ' +
+      'made wrk the bound (5,500–9,200 req/s against ' +
       '20,000–24,000, same nginx, same run), and a bar that low flattered us.',
-    'Ours for 5 s (`--duration 5s`) makes a 5 s warm-up run first in the same worker (`--warmup 1`, as a default session does): its rate and its CPU per ' +
-      "request are the measured run's, with its hot path compiled, as wrk's is from its start. The CPU goal decides on the rounds: the median of each " +
+    'Ours for 5 s (`--duration 5s`) makes a 5 s warm-up run first in the same worker (`--warmup ' +
+      '1`, as a default session does): its rate and its CPU per ' +
+      "request are the measured run's, with its hot path compiled, as wrk's is from its start. The " +
+      'CPU goal decides on the rounds: the median of each ' +
       "round's ours/wrk and its interval (bench/lib/cpu.ts).",
   );
   s.tables.push(rowsTable(rows, { ops: true }));

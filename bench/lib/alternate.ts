@@ -28,7 +28,8 @@ export async function alternate(contenders: readonly Contender[], opts: Alternat
       if (c.clock && s.ok) s.serverSpanMs = c.clock.clock.span(mark!, c.clock.method);
       const server = s.serverSpanMs === undefined ? '' : ` (server ${fmtS(s.serverSpanMs)})`;
       opts.log(
-        `  ${warm ? 'warm-up' : `run ${round + (opts.warmup ? 0 : 1)}/${opts.runs}`} ${c.label}: ${s.ok ? fmtS(s.transferMs) : `FAILED ${s.error}`}${server}`,
+        `  ${warm ? 'warm-up' : `run ${round + (opts.warmup ? 0 : 1)}/${opts.runs}`} ${c.label}: ` +
+          `${s.ok ? fmtS(s.transferMs) : `FAILED ${s.error}`}${server}`,
       );
       if (!warm) samples.get(c)!.push(s);
     }

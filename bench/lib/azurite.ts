@@ -40,7 +40,9 @@ export async function azuriteHost(): Promise<AzuriteHost> {
       endpoint: az.endpoint,
       account: az.account,
       key: az.key,
-      connectionString: `DefaultEndpointsProtocol=http;AccountName=${az.account};AccountKey=${az.key};BlobEndpoint=${az.endpoint};`,
+      connectionString:
+        `DefaultEndpointsProtocol=http;AccountName=${az.account};AccountKey=${az.key};BlobEndpoint=` +
+        `${az.endpoint};`,
     };
     await setup?.(info);
     return info;

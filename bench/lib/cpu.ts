@@ -56,7 +56,10 @@ export function cpuGoal(
     note: '',
     verdict: told
       ? undefined
-      : `no significant difference in ${rounds.n} round(s)${more ? `; ~${more} would tell a difference this size` : ''}`,
-    valueText: `ours ${o.toFixed(1)} µs, peer ${p.toFixed(1)} µs per ${unit}; ours/peer per round ${ratioText(rounds)}`,
+      : `no significant difference in ${rounds.n} ` +
+        `round(s)${more ? `; ~${more} would tell a difference this size` : ''}`,
+    valueText:
+      `ours ${o.toFixed(1)} µs, peer ${p.toFixed(1)} µs per ${unit}; ours/peer per round ` +
+      `${ratioText(rounds)}`,
   };
 }

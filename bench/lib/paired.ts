@@ -32,7 +32,10 @@ export function quartiles(sorted: readonly number[]): [number, number] {
 export function ratioText(m: MedianInterval): string {
   if (!m.n) return '—';
   const same = m.low <= 1 && m.high >= 1 ? ' ~' : '';
-  return `${m.median.toFixed(2)}x${same} (${(m.confidence * 100).toFixed(0)}% CI ${m.low.toFixed(2)}–${m.high.toFixed(2)}, n ${m.n})`;
+  return (
+    `${m.median.toFixed(2)}x${same} (${(m.confidence * 100).toFixed(0)}% CI ` +
+    `${m.low.toFixed(2)}–${m.high.toFixed(2)}, n ${m.n})`
+  );
 }
 
 /** The fewest rounds whose sign-test interval of the median reaches 95% (medianIntervalSignTestExact). */

@@ -247,7 +247,9 @@ export function wrkPut(
           'function setup(thread) thread:set("id", next_id); next_id = next_id + 1 end',
           'local sent = 0',
           `local requests = {}`,
-          `function init(args) for i = 1, ${WRK_NAMES} do requests[i] = wrk.format("PUT", ${JSON.stringify(url.pathname)} .. id .. "-" .. i, {["Content-Type"] = "application/octet-stream"}, body) end end`,
+          `function init(args) for i = 1, ${WRK_NAMES} do requests[i] = wrk.format("PUT", ` +
+            `${JSON.stringify(url.pathname)} .. id .. "-" .. i, {["Content-Type"] = ` +
+            `"application/octet-stream"}, body) end end`,
           `function request() sent = sent % ${WRK_NAMES} + 1; return requests[sent] end`,
         ].join('\n'),
       );

@@ -220,7 +220,8 @@ export function renderSection(s: Section, { commands = true } = {}): string {
   if (s.goals.length) parts.push(goalsTable(s.goals), '');
   const how =
     s.commandsNote ??
-    'one run; the suite passes `--runs 1 --warmup 0 --results <tmp> --log-level warn --format json` and a peak-RSS preload';
+    'one run; the suite passes `--runs 1 --warmup 0 --results <tmp> --log-level warn --format ' +
+      'json` and a peak-RSS preload';
   if (commands && s.commands.length) parts.push(`Commands (${how}):`, '', '```sh', ...s.commands, '```', '');
   return parts.join('\n');
 }

@@ -36,7 +36,8 @@ if (
   !(count > 0)
 ) {
   throw new Error(
-    'usage: client-loop.ts --client raw|node|undici|undici-dispatch --url <url> --connections N (--size-bytes B [--ranges K] | --put --count N --size-bytes B)',
+    'usage: client-loop.ts --client raw|node|undici|undici-dispatch --url <url> --connections N ' +
+      '(--size-bytes B [--ranges K] | --put --count N --size-bytes B)',
   );
 }
 const dist = process.env.BLOB_CACHER_DIST ?? new URL('../../dist', import.meta.url).pathname;

@@ -126,7 +126,8 @@ export async function startFaultServer(
 
     if (fault?.kind === 'status') {
       const xml = Buffer.from(
-        `<?xml version="1.0" encoding="utf-8"?><Error><Code>${fault.code}</Code><Message>injected</Message></Error>`,
+        `<?xml version="1.0" ` +
+          `encoding="utf-8"?><Error><Code>${fault.code}</Code><Message>injected</Message></Error>`,
       );
       const headers: http.OutgoingHttpHeaders = {
         'content-type': 'application/xml',
@@ -296,7 +297,8 @@ export async function startFaultProxy(
       req.once('end', () => {
         if (fault.kind === 'drop') return void res.socket?.destroy();
         const xml = Buffer.from(
-          `<?xml version="1.0" encoding="utf-8"?><Error><Code>${fault.code}</Code><Message>injected</Message></Error>`,
+          `<?xml version="1.0" ` +
+            `encoding="utf-8"?><Error><Code>${fault.code}</Code><Message>injected</Message></Error>`,
         );
         const headers: http.OutgoingHttpHeaders = {
           'content-type': 'application/xml',

@@ -28,7 +28,8 @@ export async function waitForPortInNs(
         fromNs,
         process.execPath,
         '-e',
-        `require('net').connect(${port}, '${ip}').on('connect', () => process.exit(0)).on('error', () => process.exit(1))`,
+        `require('net').connect(${port}, '${ip}').on('connect', () => process.exit(0)).on('error', ` +
+          `() => process.exit(1))`,
       );
       return;
     } catch {

@@ -56,14 +56,19 @@ export function unsignedJwt(opts: TokenOptions & { nowS?: number } = {}): {
     oid: randomBytes(8).toString('hex'),
   };
   return {
-    token: `${b64url({ alg: 'RS256', typ: 'JWT' })}.${b64url(claims)}.${randomBytes(32).toString('base64url')}`,
+    token:
+      `${b64url({ alg: 'RS256', typ: 'JWT' })}.${b64url(claims)}.` +
+      `${randomBytes(32).toString('base64url')}`,
     expiresOnS: exp,
   };
 }
 
 async function listening(server: http.Server, scheme: 'http' | 'https'): Promise<string> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `${scheme}://${scheme === 'https' ? 'localhost' : '127.0.0.1'}:${(server.address() as AddressInfo).port}`;
+  return (
+    `${scheme}://${scheme === 'https' ? 'localhost' : '127.0.0.1'}:` +
+    `${(server.address() as AddressInfo).port}`
+  );
 }
 
 function stopper(server: http.Server): () => Promise<void> {
