@@ -7,6 +7,7 @@ import { writeFileSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type * as OpenLoop from '../../dist/analysis/open-loop.js';
 import type { OpenLoopRecord } from '../../dist/results/schema.js';
+import { median } from '../../src/analysis/stats.ts';
 import { section, tool, type BenchContext } from '../lib/context.ts';
 import { commandLine, distImport, runOurs } from '../lib/ours.ts';
 import { runProcess, tail } from '../lib/proc.ts';
@@ -56,11 +57,6 @@ interface Step {
   held: boolean;
 }
 
-const median = (xs: readonly number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 const ms = (v: number | undefined) => (v === undefined ? '—' : v.toFixed(2));
 const perS = (v: number) => (Number.isFinite(v) ? Math.round(v).toLocaleString('en-US') : '—');
 
