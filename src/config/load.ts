@@ -157,13 +157,15 @@ function untilTime(o: Resolved<typeof RUN_OPTIONS>): Pick<RunOptions, 'maxRuns' 
   const maxRuns = o.maxRuns ?? DEFAULT_MAX_RUNS;
   if (maxRuns < DEFAULT_RUNS)
     throw new ConfigError(
-      `--max-runs ${maxRuns} is below the ${DEFAULT_RUNS} runs every strategy makes first; give --runs ${maxRuns} for exactly ${maxRuns}`,
+      `--max-runs ${maxRuns} is below the ${DEFAULT_RUNS} runs every strategy makes first; ` +
+        `give --runs ${maxRuns} for exactly ${maxRuns}`,
     );
   return { maxRuns, precision: o.precision ?? DEFAULT_PRECISION };
 }
 
-function runOptions(o: Resolved<typeof RUN_OPTIONS>): RunOptions {
-  const base = {
+/** What every run takes, however it is repeated. */
+function commonRunOptions(o: Resolved<typeof RUN_OPTIONS>) {
+  return {
     ...openLoopOptions(o),
     connections: o.connections,
     trace: o.trace,
@@ -181,67 +183,86 @@ function runOptions(o: Resolved<typeof RUN_OPTIONS>): RunOptions {
           ...(o.metricsToken ? { metricsToken: o.metricsToken } : {}),
         }
       : {}),
+    // --threshold's rules travel with the config to the report, which evaluates them.
+    ...(o.thresholds ? { thresholds: o.thresholds } : {}),
   };
-  // --threshold's rules travel with the config to the report, which evaluates them.
-  Object.assign(base, o.thresholds ? { thresholds: o.thresholds } : {});
-  if (o.durationMs === undefined) {
-    if (o.autoterm)
-      throw new ConfigError(
-        '--autoterm (BLOB_CACHER_AUTOTERM) ends a steady run early; give --duration too (e.g. --duration 60s --autoterm)',
-      );
-    // As hyperfine: by default at least 5 runs and 3 s of measured time; --runs given means exactly that
-    // many, so a --min-time beside it could only be ignored or break that promise: the pair is refused.
-    if (o.runs !== undefined && o.minTimeMs !== undefined && o.minTimeMs > 0) {
-      throw new ConfigError(
-        `--runs ${o.runs} is exactly ${o.runs} run(s) and --min-time runs until a time is reached; give one of them (--min-time alone runs at least ${DEFAULT_RUNS})`,
-      );
-    }
-    const stopping = untilTime(o);
-    return {
-      ...base,
-      runs: o.runs ?? DEFAULT_RUNS,
-      minTimeMs: o.minTimeMs ?? (o.runs === undefined ? DEFAULT_MIN_TIME_MS : 0),
-      warmup: o.warmup ?? 1,
-      ...stopping,
-    };
+}
+
+function runOptions(o: Resolved<typeof RUN_OPTIONS>): RunOptions {
+  const base = commonRunOptions(o);
+  return o.durationMs === undefined
+    ? { ...base, ...repeatedRuns(o) }
+    : { ...base, ...steadyRuns(o, o.durationMs) };
+}
+
+/** Without --duration: runs repeated, as hyperfine does, until a count and a time are reached. */
+function repeatedRuns(o: Resolved<typeof RUN_OPTIONS>) {
+  if (o.autoterm)
+    throw new ConfigError(
+      '--autoterm (BLOB_CACHER_AUTOTERM) ends a steady run early; ' +
+        'give --duration too (e.g. --duration 60s --autoterm)',
+    );
+  // As hyperfine: by default at least 5 runs and 3 s of measured time; --runs given means exactly that
+  // many, so a --min-time beside it could only be ignored or break that promise: the pair is refused.
+  if (o.runs !== undefined && o.minTimeMs !== undefined && o.minTimeMs > 0) {
+    throw new ConfigError(
+      `--runs ${o.runs} is exactly ${o.runs} run(s) and --min-time runs until a time is reached; ` +
+        `give one of them (--min-time alone runs at least ${DEFAULT_RUNS})`,
+    );
   }
-  // A steady run is its own repetition: one run each unless --runs says more, its ramp-up outside the active
-  // window.
+  return {
+    runs: o.runs ?? DEFAULT_RUNS,
+    minTimeMs: o.minTimeMs ?? (o.runs === undefined ? DEFAULT_MIN_TIME_MS : 0),
+    warmup: o.warmup ?? 1,
+    ...untilTime(o),
+  };
+}
+
+/**
+ * With --duration: a steady run is its own repetition, one run each unless --runs says more, its
+ * ramp-up outside the active window.
+ */
+function steadyRuns(o: Resolved<typeof RUN_OPTIONS>, durationMs: number) {
   if (o.minTimeMs !== undefined)
     throw new ConfigError('--min-time and --duration both say how long to measure; give one of them');
   if (o.maxRuns !== undefined || o.precision !== undefined)
     throw new ConfigError(
       '--max-runs and --precision end the runs that --min-time adds; a --duration run has none: give --runs',
     );
-  if (o.intervalMs * 2 > o.durationMs) {
+  if (o.intervalMs * 2 > durationMs) {
     throw new ConfigError(
-      `--interval ${o.intervalMs} ms leaves fewer than 2 intervals in --duration ${o.durationMs} ms; give a longer --duration or a shorter --interval`,
+      `--interval ${o.intervalMs} ms leaves fewer than 2 intervals in --duration ${durationMs} ms; ` +
+        'give a longer --duration or a shorter --interval',
     );
   }
-  if (o.autoterm && o.autotermWindowMs < 2 * o.intervalMs) {
-    throw new ConfigError(
-      '--autoterm-window must hold at least 2 intervals; give a longer --autoterm-window or a shorter --interval',
-    );
-  }
-  // A window as long as the run is full only when the run ends: it could never end it early.
-  if (o.autoterm && o.autotermWindowMs >= o.durationMs) {
-    throw new ConfigError(
-      `--autoterm-window ${o.autotermWindowMs} ms is not shorter than --duration ${o.durationMs} ms, ` +
-        'so it could never end the run early; give a shorter --autoterm-window (default 10s) ' +
-        'or a longer --duration',
-    );
-  }
+  if (o.autoterm) checkAutoterm(o, durationMs);
   return {
-    ...base,
     runs: o.runs ?? 1,
     minTimeMs: 0,
     warmup: o.warmup ?? 0,
     steady: {
-      durationMs: o.durationMs,
+      durationMs,
       intervalMs: o.intervalMs,
       ...(o.autoterm ? { autoterm: { windowMs: o.autotermWindowMs, tolerance: o.autotermTolerance } } : {}),
     },
   };
+}
+
+function checkAutoterm(o: Resolved<typeof RUN_OPTIONS>, durationMs: number): void {
+  if (o.autotermWindowMs < 2 * o.intervalMs) {
+    throw new ConfigError(
+      '--autoterm-window must hold at least 2 intervals; ' +
+        'give a longer --autoterm-window or a shorter --interval',
+    );
+  }
+  // A window as long as the run is full only when the run ends: it could never end it early.
+  if (o.autotermWindowMs >= durationMs) {
+    throw new ConfigError(
+      `--autoterm-window ${o.autotermWindowMs} ms is not shorter than --duration ${durationMs} ms, ` +
+        'so it could never end the run early; give a shorter --autoterm-window (default 10s) ' +
+        'or a longer --duration',
+    );
+  }
 }
 
 export interface DownloadConfig extends RunOptions {
@@ -329,13 +350,9 @@ const URL_METHODS: readonly DownloadMethod[] = [
   'all',
 ];
 
-export function loadDownloadConfig(
-  flags: Readonly<Record<string, unknown>>,
-  sources: Sources,
-): DownloadConfig {
-  const o = resolveOptions(DOWNLOAD_OPTIONS, flags, sources);
-  const credentials = resolveCredentials(o);
-  const { sourceMethod, sink, outPath } = o;
+/** The contenders named can run on this target and measure one workload: true when it is many blobs. */
+function checkDownloadMethods(o: Resolved<typeof DOWNLOAD_OPTIONS>, credentials: Credentials): boolean {
+  const { sourceMethod } = o;
   const methods = sourceMethod.split(',');
   const noUrl = methods.filter((m) => !URL_METHODS.includes(m));
   if (credentials.kind === 'url' && noUrl.length) {
@@ -347,7 +364,8 @@ export function loadDownloadConfig(
   const kinds = new Set(DOWNLOAD_STRATEGIES.filter((s) => methods.includes(s.name)).map(workloadOf));
   if (kinds.size > 1) {
     throw new ConfigError(
-      `--source-method ${sourceMethod} mixes workloads (${[...kinds].join(', ')}); run each on its own, e.g. small-files,sdk-small-files or list,sdk-list`,
+      `--source-method ${sourceMethod} mixes workloads (${[...kinds].join(', ')}); run each on its own, ` +
+        'e.g. small-files,sdk-small-files or list,sdk-list',
     );
   }
   const manyBlobs = !kinds.has('blob') && sourceMethod !== 'all';
@@ -358,39 +376,48 @@ export function loadDownloadConfig(
         'or choose small-files, list or head',
     );
   }
-  if (manyBlobs && (sink === 'file' || sink === 'sparse-file')) {
+  return manyBlobs;
+}
+
+/** The sink fits the workload, the processes and the contenders. */
+function checkSink(o: Resolved<typeof DOWNLOAD_OPTIONS>, manyBlobs: boolean): void {
+  const { sourceMethod, sink, outPath } = o;
+  const toFile = sink === 'file' || sink === 'sparse-file';
+  if (manyBlobs && toFile) {
     throw new ConfigError(
       `--source-method ${sourceMethod} reads many blobs, not one object: use --sink memory or discard`,
     );
   }
   if (sink === 'file' && o.processes > 1) {
     throw new ConfigError(
-      '--sink file writes one sequential stream and needs --processes 1; use --sink sparse-file with several processes',
+      '--sink file writes one sequential stream and needs --processes 1; ' +
+        'use --sink sparse-file with several processes',
     );
   }
-  if (outPath !== undefined && (sink === 'memory' || sink === 'discard')) {
+  if (outPath !== undefined && !toFile) {
     throw new ConfigError(
       `--out is only used by the file and sparse-file sinks; add --sink file or drop --out`,
     );
   }
   if (sink === 'file' && o.parallelism > 1) {
     throw new ConfigError(
-      "--sink file writes one sequential stream, and a scale-out client's share is every K-th range; use --sink sparse-file (or memory, discard)",
-    );
-  }
-  if (o.cleanup && o.runId !== undefined) {
-    throw new ConfigError(
-      '--cleanup in a scale-out run (--run-id) would delete fixtures that other clients still read; drop it and delete them after collect',
+      "--sink file writes one sequential stream, and a scale-out client's share is every K-th range; " +
+        'use --sink sparse-file (or memory, discard)',
     );
   }
   // A contender that keeps its bytes itself (the SDK's buffer) leaves a file sink nothing to write.
   const writesNone = selectStrategies(sourceMethod, false).every((s) => !s.writesSink);
-  if (writesNone && (sink === 'file' || sink === 'sparse-file')) {
+  if (writesNone && toFile) {
     throw new ConfigError(
-      `--source-method ${sourceMethod} writes no file (the SDK baseline reads into memory); drop --sink ${sink}${outPath === undefined ? '' : ' and --out'}, or choose another --source-method`,
+      `--source-method ${sourceMethod} writes no file (the SDK baseline reads into memory); ` +
+        `drop --sink ${sink}${outPath === undefined ? '' : ' and --out'}, or choose another --source-method`,
     );
   }
-  const unhedged = methods.filter((m) => !(HEDGEABLE as readonly string[]).includes(m));
+}
+
+/** --hedge names only contenders that can hedge, and --hedge-on comes with it. */
+function checkHedge(o: Resolved<typeof DOWNLOAD_OPTIONS>): void {
+  const unhedged = o.sourceMethod.split(',').filter((m) => !(HEDGEABLE as readonly string[]).includes(m));
   if (o.hedgeOn !== undefined && !o.hedge) {
     throw new ConfigError(
       '--hedge-on says what a hedged request must have by the --hedge delay, and --hedge ' +
@@ -399,9 +426,28 @@ export function loadDownloadConfig(
   }
   if (o.hedge && unhedged.length) {
     throw new ConfigError(
-      `--hedge duplicates slow GETs of ${HEDGEABLE.join(', ')}; --source-method ${unhedged.join(',')} cannot: name those contenders, or drop --hedge`,
+      `--hedge duplicates slow GETs of ${HEDGEABLE.join(', ')}; --source-method ${unhedged.join(',')} ` +
+        'cannot: name those contenders, or drop --hedge',
     );
   }
+}
+
+export function loadDownloadConfig(
+  flags: Readonly<Record<string, unknown>>,
+  sources: Sources,
+): DownloadConfig {
+  const o = resolveOptions(DOWNLOAD_OPTIONS, flags, sources);
+  const credentials = resolveCredentials(o);
+  const { sourceMethod, sink, outPath } = o;
+  const manyBlobs = checkDownloadMethods(o, credentials);
+  checkSink(o, manyBlobs);
+  if (o.cleanup && o.runId !== undefined) {
+    throw new ConfigError(
+      '--cleanup in a scale-out run (--run-id) would delete fixtures that other clients still read; ' +
+        'drop it and delete them after collect',
+    );
+  }
+  checkHedge(o);
   return {
     logLevel: o.logLevel,
     sourceMethod,
@@ -439,12 +485,14 @@ export function loadUploadConfig(flags: Readonly<Record<string, unknown>>, sourc
   const { uploadMethod, blockSizeBytes, blobSizeBytes } = o;
   if (credentials.kind === 'anonymous') {
     throw new ConfigError(
-      '--auth anonymous only reads (public access); uploads need --auth key, sas, connection-string or entra',
+      '--auth anonymous only reads (public access); ' +
+        'uploads need --auth key, sas, connection-string or entra',
     );
   }
   if (credentials.kind === 'url' && !URL_UPLOAD_METHODS.includes(uploadMethod)) {
     throw new ConfigError(
-      `--upload-method ${uploadMethod} needs a blob service and --url is a plain server; with --url use ${URL_UPLOAD_METHODS.join(' or ')}, or drop --url`,
+      `--upload-method ${uploadMethod} needs a blob service and --url is a plain server; ` +
+        `with --url use ${URL_UPLOAD_METHODS.join(' or ')}, or drop --url`,
     );
   }
   if (Math.ceil(blobSizeBytes / blockSizeBytes) > MAX_BLOCKS) {
