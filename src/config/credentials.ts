@@ -142,7 +142,7 @@ export function connectionStringCredentials(
 }
 
 export function resolveCredentials(o: TargetValues): Credentials {
-  const { url, account, key, sas, connectionString: cs, auth, endpoint, clientId, caFile } = o;
+  const { url, account, key, sas, connectionString: cs, auth, endpoint } = o;
   const accountGiven =
     account !== undefined ||
     key !== undefined ||
@@ -150,17 +150,7 @@ export function resolveCredentials(o: TargetValues): Credentials {
     cs !== undefined ||
     endpoint !== undefined ||
     auth !== undefined;
-  if (url !== undefined) {
-    if (accountGiven)
-      throw new ConfigError('both URL (--url) and storage credentials are set; give one target, not both');
-    if (o.tls)
-      throw new ConfigError('--tls is for the embedded target; a --url says its own scheme (https://...)');
-    if (clientId !== undefined)
-      throw new ConfigError('--client-id is for --auth entra; a --url is a plain server: drop --client-id');
-    if (caFile !== undefined)
-      throw new ConfigError('--ca-file is for a blob service (--account or --endpoint); drop it with --url');
-    return { kind: 'url', url };
-  }
+  if (url !== undefined) return urlCredentials(o, url, accountGiven);
   if (o.tls && (cs !== undefined || account !== undefined || endpoint !== undefined || auth !== undefined)) {
     throw new ConfigError('--tls is for the embedded target; an account is reached over HTTPS already');
   }
@@ -180,36 +170,61 @@ export function resolveCredentials(o: TargetValues): Credentials {
           ? 'sas'
           : undefined;
   const mode = auth ?? inferred;
-  if (clientId !== undefined && mode !== 'entra')
+  if (o.clientId !== undefined && mode !== 'entra')
     throw new ConfigError(
       '--client-id (BLOB_CACHER_CLIENT_ID) is for --auth entra; add --auth entra or drop --client-id',
     );
-  if (mode === undefined) {
-    if (account !== undefined || endpoint !== undefined) {
-      const named = account !== undefined ? 'STORAGE_ACCOUNT' : 'STORAGE_ENDPOINT';
-      throw new ConfigError(
-        `${named} is set but neither STORAGE_KEY nor STORAGE_SAS; set one of them (or STORAGE_CONNECTION_STRING), or --auth entra or --auth anonymous`,
-      );
-    }
-    if (caFile !== undefined)
-      throw new ConfigError(
-        '--ca-file is for a blob service (--account or --endpoint); the embedded target trusts its own certificate',
-      );
-    return o.tls ? { kind: 'embedded', tls: true } : { kind: 'embedded' };
-  }
-  const ca = caFile === undefined ? {} : { caFile };
+  if (mode === undefined) return embeddedCredentials(o);
   // One form of credentials per run: an explicit --auth refuses the secrets of another form.
   if (mode !== inferred && inferred !== undefined) {
     throw new ConfigError(
       `${NAMES[inferred]} is set with --auth ${mode}; drop it, or use --auth ${inferred}`,
     );
   }
+  return accountCredentials(o, mode);
+}
+
+/** A plain server: nothing of an account applies. */
+function urlCredentials(o: TargetValues, url: string, accountGiven: boolean): Credentials {
+  if (accountGiven)
+    throw new ConfigError('both URL (--url) and storage credentials are set; give one target, not both');
+  if (o.tls)
+    throw new ConfigError('--tls is for the embedded target; a --url says its own scheme (https://...)');
+  if (o.clientId !== undefined)
+    throw new ConfigError('--client-id is for --auth entra; a --url is a plain server: drop --client-id');
+  if (o.caFile !== undefined)
+    throw new ConfigError('--ca-file is for a blob service (--account or --endpoint); drop it with --url');
+  return { kind: 'url', url };
+}
+
+/** No credentials and no account: the embedded target. */
+function embeddedCredentials(o: TargetValues): Credentials {
+  if (o.account !== undefined || o.endpoint !== undefined) {
+    const named = o.account !== undefined ? 'STORAGE_ACCOUNT' : 'STORAGE_ENDPOINT';
+    throw new ConfigError(
+      `${named} is set but neither STORAGE_KEY nor STORAGE_SAS; set one of them ` +
+        '(or STORAGE_CONNECTION_STRING), or --auth entra or --auth anonymous',
+    );
+  }
+  if (o.caFile !== undefined)
+    throw new ConfigError(
+      '--ca-file is for a blob service (--account or --endpoint); ' +
+        'the embedded target trusts its own certificate',
+    );
+  return o.tls ? { kind: 'embedded', tls: true } : { kind: 'embedded' };
+}
+
+/** An account, reached with the one form of credentials `mode` names. */
+function accountCredentials(o: TargetValues, mode: AuthMode): Credentials {
+  const { account, key, sas, connectionString: cs, endpoint, clientId, caFile } = o;
+  const ca = caFile === undefined ? {} : { caFile };
   if (mode === 'connection-string') {
     if (cs === undefined)
       throw new ConfigError(`--auth connection-string needs ${NAMES['connection-string']}`);
     if (endpoint !== undefined)
       throw new ConfigError(
-        'STORAGE_CONNECTION_STRING names its own endpoint; drop STORAGE_ENDPOINT (--endpoint), or give BlobEndpoint= in the string',
+        'STORAGE_CONNECTION_STRING names its own endpoint; drop STORAGE_ENDPOINT (--endpoint), ' +
+          'or give BlobEndpoint= in the string',
       );
     return connectionStringCredentials(cs, ca);
   }
@@ -217,7 +232,8 @@ export function resolveCredentials(o: TargetValues): Credentials {
     throw new ConfigError(`--auth ${mode} needs ${NAMES[mode]}`);
   if (account === undefined && endpoint === undefined && (mode === 'key' || mode === 'sas')) {
     throw new ConfigError(
-      `${mode === 'key' ? 'STORAGE_KEY' : 'STORAGE_SAS'} is set without STORAGE_ACCOUNT; set STORAGE_ACCOUNT (--account) or STORAGE_ENDPOINT (--endpoint) too`,
+      `${mode === 'key' ? 'STORAGE_KEY' : 'STORAGE_SAS'} is set without STORAGE_ACCOUNT; ` +
+        'set STORAGE_ACCOUNT (--account) or STORAGE_ENDPOINT (--endpoint) too',
     );
   }
   const where = accountAndEndpoint(mode, account, endpoint);
@@ -232,7 +248,8 @@ export function resolveCredentials(o: TargetValues): Credentials {
       // A bearer token is a password for its lifetime: the service refuses it over plain HTTP, and so do we.
       if (new URL(where.endpoint).protocol !== 'https:') {
         throw new ConfigError(
-          `--auth entra sends a bearer token, which needs an https:// endpoint; ${where.endpoint} is http: fix STORAGE_ENDPOINT (--endpoint)`,
+          `--auth entra sends a bearer token, which needs an https:// endpoint; ${where.endpoint} is http: ` +
+            'fix STORAGE_ENDPOINT (--endpoint)',
         );
       }
       return { kind: 'entra', ...where, ...(clientId === undefined ? {} : { clientId }), ...ca };
