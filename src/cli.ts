@@ -33,7 +33,8 @@ if (nodeIsSupported()) {
     );
   } else if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
     process.stdout.write(
-      `usage: blob-cacher <command> [options]\ncommands: ${names}\nrun blob-cacher <command> --help for its options; blob-cacher --version for the version\n`,
+      `usage: blob-cacher <command> [options]\ncommands: ${names}\nrun blob-cacher <command> --help ` +
+        `for its options; blob-cacher --version for the version\n`,
     );
   } else if (!(NAMES as readonly string[]).includes(command)) {
     // Echoed escaped: an argument is text from outside, and may hold terminal escapes. Loaded here

@@ -104,7 +104,8 @@ export function nodeIsSupported(): boolean {
   const pinned = pinnedNode();
   if (pinned === undefined || pinned === process.execPath) {
     process.stderr.write(
-      `blob-cacher: Node ${process.versions.node} is too old; it needs Node >= ${MIN_MAJOR}. Run npm ci in the project (it installs Node 24 for it) or use npm run download -- <options>\n`,
+      `blob-cacher: Node ${process.versions.node} is too old; it needs Node >= ${MIN_MAJOR}. Run ` +
+        `npm ci in the project (it installs Node 24 for it) or use npm run download -- <options>\n`,
     );
     process.exitCode = 1;
     return false;
@@ -155,9 +156,8 @@ function growYoungGeneration(v8: typeof import('node:v8')): void {
   if (!grown()) {
     const space = newSpace()!;
     const semiSpaceBytes = space.space_used_size + space.space_available_size;
-    v8.setFlagsFromString(
-      `--semi-space-growth-factor=${2 ** Math.max(0, Math.round(Math.log2(CAPPED_NEW_SPACE_BYTES / 2 / semiSpaceBytes)))}`,
-    );
+    const growth = 2 ** Math.max(0, Math.round(Math.log2(CAPPED_NEW_SPACE_BYTES / 2 / semiSpaceBytes)));
+    v8.setFlagsFromString(`--semi-space-growth-factor=${growth}`);
     const survivors: number[][] = [];
     for (let round = 0; round < 64 && !grown(); round++) {
       for (let i = 0; i < 16; i++) survivors.push(new Array<number>(4096).fill(round));

@@ -101,7 +101,8 @@ export function checkOutPath(config: DownloadConfig | UploadConfig, cwd = proces
     (existing !== undefined && sameFile(existing, statSync(results, { throwIfNoEntry: false })));
   if (same)
     throw new ConfigError(
-      `--out ${config.outPath} is also the --results file: the results would overwrite the download; give them different paths`,
+      `--out ${config.outPath} is also the --results file: the results would overwrite the ` +
+        `download; give them different paths`,
     );
 }
 

@@ -319,7 +319,8 @@ export type MetricsSink = { format: 'influx'; file: string } | { format: 'influx
  */
 export const metricsSinks: Parser<MetricsSink[]> = (raw) => {
   const expected =
-    'influx=FILE, influx=http(s)://HOST/api/v2/write?org=O&bucket=B (or v1 /write?db=D) or otlp=http(s)://HOST:4318/v1/metrics, space-separated';
+    'influx=FILE, influx=http(s)://HOST/api/v2/write?org=O&bucket=B (or v1 /write?db=D) or ' +
+    'otlp=http(s)://HOST:4318/v1/metrics, space-separated';
   const out: MetricsSink[] = [];
   for (const part of raw.trim().split(/\s+(?=(?:influx|otlp)=)/)) {
     const m = /^(influx|otlp)=(.+)$/s.exec(part.trim());
@@ -492,7 +493,10 @@ const auth = option({
   env: 'BLOB_CACHER_AUTH',
   valueName: 'mode',
   parse: oneOf(AUTH_MODES),
-  help: `how requests to the blob service are authorized (${AUTH_MODES.join(', ')}; default: from the credentials given). entra: a token from DefaultAzureCredential (managed identity, workload identity, az login)`,
+  help:
+    `how requests to the blob service are authorized (${AUTH_MODES.join(', ')}; default: from ` +
+    `the credentials given). entra: a token from DefaultAzureCredential (managed identity, workload ` +
+    `identity, az login)`,
 });
 const endpoint = option({
   key: 'endpoint',
@@ -500,7 +504,9 @@ const endpoint = option({
   env: 'STORAGE_ENDPOINT',
   valueName: 'url',
   parse: httpUrl,
-  help: 'blob service URL, for every --auth mode (default https://<account>.blob.core.windows.net): sovereign clouds, private endpoints, path-style https://127.0.0.1:PORT/devstoreaccount1',
+  help:
+    'blob service URL, for every --auth mode (default https://<account>.blob.core.windows.net): ' +
+    'sovereign clouds, private endpoints, path-style https://127.0.0.1:PORT/devstoreaccount1',
 });
 const clientId = option({
   key: 'clientId',
@@ -508,7 +514,9 @@ const clientId = option({
   env: 'BLOB_CACHER_CLIENT_ID',
   valueName: 'id',
   parse: text,
-  help: '--auth entra: client ID of a user-assigned managed identity or workload identity (default: AZURE_CLIENT_ID, as DefaultAzureCredential reads it)',
+  help:
+    '--auth entra: client ID of a user-assigned managed identity or workload identity (default: ' +
+    'AZURE_CLIENT_ID, as DefaultAzureCredential reads it)',
 });
 const caFile = option({
   key: 'caFile',
@@ -516,7 +524,10 @@ const caFile = option({
   env: 'BLOB_CACHER_CA_FILE',
   valueName: 'path',
   parse: text,
-  help: 'PEM certificate(s) trusted for the --endpoint or account instead of the default CAs (a private CA, a TLS-inspecting proxy, a test Azurite over HTTPS; to keep the defaults, append them to the file)',
+  help:
+    'PEM certificate(s) trusted for the --endpoint or account instead of the default CAs (a ' +
+    'private CA, a TLS-inspecting proxy, a test Azurite over HTTPS; to keep the defaults, append ' +
+    'them to the file)',
 });
 /** Read by the CLI (src/cli/sources.ts) before the other options are resolved. */
 export const envFile = option({
@@ -535,7 +546,9 @@ const httpClient = option({
   valueName: 'client',
   defaultValue: 'raw',
   parse: oneOf(HTTP_CLIENTS),
-  help: 'request client for GETs and PUTs: raw (ours: one fixed read buffer per socket, head and body in one write) or node (node:http Agent)',
+  help:
+    'request client for GETs and PUTs: raw (ours: one fixed read buffer per socket, head and ' +
+    'body in one write) or node (node:http Agent)',
 });
 /** One target option for both commands: a plain server instead of a blob service. */
 const url = option({
@@ -544,7 +557,11 @@ const url = option({
   env: 'URL',
   valueName: 'url',
   parse: httpUrl,
-  help: `plain HTTP(S) server instead of a blob service: download GETs this URL (${names(urlNames(DOWNLOAD_STRATEGIES, false))}), or the set of files below it (${names(urlNames(DOWNLOAD_STRATEGIES, true))}: <url>/many/<count>x<bytes>/file-NNNNNNN, PUT first when missing); upload PUTs files below it (${names(urlNames(UPLOAD_STRATEGIES, true))})`,
+  help:
+    `plain HTTP(S) server instead of a blob service: download GETs this URL ` +
+    `(${names(urlNames(DOWNLOAD_STRATEGIES, false))}), or the set of files below it ` +
+    `(${names(urlNames(DOWNLOAD_STRATEGIES, true))}: <url>/many/<count>x<bytes>/file-NNNNNNN, PUT ` +
+    `first when missing); upload PUTs files below it (${names(urlNames(UPLOAD_STRATEGIES, true))})`,
 });
 /** Where the bytes are: a plain URL or a blob service, and how to authenticate to it. */
 const tlsOption = option({
@@ -554,7 +571,9 @@ const tlsOption = option({
   valueName: 'bool',
   defaultValue: false,
   parse: bool,
-  help: 'the embedded Azurite over HTTPS (https://localhost, a throwaway certificate trusted by this run only): dns, tcp and tls phases measured',
+  help:
+    'the embedded Azurite over HTTPS (https://localhost, a throwaway certificate trusted by ' +
+    'this run only): dns, tcp and tls phases measured',
 });
 export const TARGET_OPTIONS = table(
   url,
@@ -588,7 +607,9 @@ const runIdOption = option({
   env: 'BLOB_CACHER_RUN_ID',
   valueName: 'id',
   parse: runId,
-  help: "scale-out: the run's id, the same for every client (in Kubernetes the Job's controller-uid); markers and results go under runs/<id>/",
+  help:
+    "scale-out: the run's id, the same for every client (in Kubernetes the Job's " +
+    'controller-uid); markers and results go under runs/<id>/',
 });
 const runStoreOption = option({
   key: 'runStore',
@@ -597,7 +618,9 @@ const runStoreOption = option({
   valueName: 'cs',
   parse: text,
   secret: true,
-  help: 'scale-out: connection string of the account for markers and results (default: the target account; needed with --url)',
+  help:
+    'scale-out: connection string of the account for markers and results (default: the target ' +
+    'account; needed with --url)',
 });
 
 /** Scale-out: one client of K, met with the others through the storage account (src/scaleout/). */
@@ -637,7 +660,9 @@ export const SCALEOUT_OPTIONS = table(
     valueName: 'duration',
     defaultValue: 3_000,
     parse: duration(0, 600_000),
-    help: "scale-out: the start is the last ready marker's time plus this (a client that sees it later exits 5)",
+    help:
+      "scale-out: the start is the last ready marker's time plus this (a client that sees it " +
+      'later exits 5)',
   }),
   runStoreOption,
   option({
@@ -697,7 +722,9 @@ export const OUTPUT_OPTIONS = table(
     env: 'BLOB_CACHER_PRICES',
     valueName: 'path',
     parse: text,
-    help: 'JSON rate table for the cost columns (tiers hot, cool, cold; README "Cost"); default: dated Azure list prices',
+    help:
+      'JSON rate table for the cost columns (tiers hot, cool, cold; README "Cost"); default: ' +
+      'dated Azure list prices',
   }),
 );
 
@@ -737,7 +764,9 @@ export const RUN_OPTIONS = table(
     env: 'BLOB_CACHER_RUNS',
     valueName: 'n',
     parse: integer(1, 1000),
-    help: 'measured runs of each strategy, interleaved (default 5 and more until --min-time; given: exactly this many)',
+    help:
+      'measured runs of each strategy, interleaved (default 5 and more until --min-time; given: ' +
+      'exactly this many)',
   }),
   option({
     key: 'warmup',
@@ -745,7 +774,9 @@ export const RUN_OPTIONS = table(
     env: 'BLOB_CACHER_WARMUP',
     valueName: 'n',
     parse: integer(0, 100),
-    help: 'warm-up runs first (the worker processes stay warm), recorded but not counted (default 1; 0 with --duration)',
+    help:
+      'warm-up runs first (the worker processes stay warm), recorded but not counted (default ' +
+      '1; 0 with --duration)',
   }),
   option({
     key: 'maxRuns',
@@ -761,7 +792,9 @@ export const RUN_OPTIONS = table(
     env: 'BLOB_CACHER_PRECISION',
     valueName: 'percent',
     parse: percentOrOff(50),
-    help: "with --min-time: a strategy stops early once its median time's 95% interval is within this of the median (default 2%; off: only --min-time or --max-runs stop it)",
+    help:
+      "with --min-time: a strategy stops early once its median time's 95% interval is within " +
+      'this of the median (default 2%; off: only --min-time or --max-runs stop it)',
   }),
   option({
     key: 'minTimeMs',
@@ -769,7 +802,9 @@ export const RUN_OPTIONS = table(
     env: 'BLOB_CACHER_MIN_TIME',
     valueName: 'duration',
     parse: duration(0, MAX_TIMEOUT_MS),
-    help: 'keep a strategy running until its measured runs add up to this (default 3s unless --runs or --duration is given)',
+    help:
+      'keep a strategy running until its measured runs add up to this (default 3s unless --runs ' +
+      'or --duration is given)',
   }),
   option({
     key: 'connections',
@@ -778,7 +813,9 @@ export const RUN_OPTIONS = table(
     valueName: 'mode',
     defaultValue: 'cold',
     parse: oneOf(CONNECTION_MODES),
-    help: 'cold: every run opens its sockets as it goes (connect phases measured, as a starting process sees them); warm: MAX_SOCKETS per process opened before the barrier',
+    help:
+      'cold: every run opens its sockets as it goes (connect phases measured, as a starting ' +
+      'process sees them); warm: MAX_SOCKETS per process opened before the barrier',
   }),
   option({
     key: 'durationMs',
@@ -786,7 +823,10 @@ export const RUN_OPTIONS = table(
     env: 'BLOB_CACHER_DURATION',
     valueName: 'duration',
     parse: duration(100, MAX_TIMEOUT_MS),
-    help: 'steady state: each run repeats its requests for this long (downloads the whole blob again and again, uploads keep putting files) and records every --interval; ranked by the rate while every worker ran (default runs: 1)',
+    help:
+      'steady state: each run repeats its requests for this long (downloads the whole blob ' +
+      'again and again, uploads keep putting files) and records every --interval; ranked by the ' +
+      'rate while every worker ran (default runs: 1)',
   }),
   option({
     key: 'intervalMs',
@@ -795,7 +835,9 @@ export const RUN_OPTIONS = table(
     valueName: 'duration',
     defaultValue: 1_000,
     parse: duration(100, MAX_TIMEOUT_MS),
-    help: 'with --duration: one point of the series this often (bytes, requests, errors, retries, p50/p99); with --metrics: one live point this often',
+    help:
+      'with --duration: one point of the series this often (bytes, requests, errors, retries, ' +
+      'p50/p99); with --metrics: one live point this often',
   }),
   option({
     key: 'autoterm',
@@ -804,7 +846,9 @@ export const RUN_OPTIONS = table(
     valueName: 'bool',
     defaultValue: false,
     parse: bool,
-    help: 'with --duration: end a run early once its rate has been stable (--autoterm-window, --autoterm-tolerance)',
+    help:
+      'with --duration: end a run early once its rate has been stable (--autoterm-window, ' +
+      '--autoterm-tolerance)',
   }),
   option({
     key: 'autotermWindowMs',
@@ -881,7 +925,9 @@ export const RUN_OPTIONS = table(
     valueName: 'duration',
     defaultValue: 30_000,
     parse: duration(10, MAX_TIMEOUT_MS),
-    help: 'per try: the longest a socket may stay idle, a stalled body included, noticed within a quarter more (30s, 500ms; at most 24h)',
+    help:
+      'per try: the longest a socket may stay idle, a stalled body included, noticed within a ' +
+      'quarter more (30s, 500ms; at most 24h)',
   }),
   option({
     key: 'deadlineMs',
@@ -889,7 +935,9 @@ export const RUN_OPTIONS = table(
     env: 'BLOB_CACHER_DEADLINE',
     valueName: 'duration',
     parse: duration(100, MAX_TIMEOUT_MS),
-    help: 'the whole session at most this long: then it stops as on SIGINT and writes what it measured (default: none; preflight alone has one of 2 x --timeout)',
+    help:
+      'the whole session at most this long: then it stops as on SIGINT and writes what it ' +
+      'measured (default: none; preflight alone has one of 2 x --timeout)',
   }),
   option({
     key: 'stopGraceMs',
@@ -900,7 +948,8 @@ export const RUN_OPTIONS = table(
     parse: duration(0, 3_600_000),
     help:
       'after a stop (SIGTERM, SIGINT, --deadline): the most time cleanup (deleting what the runs uploaded) ' +
-      "may take, counted from the stop; what is left is named (5s: within docker stop's 10 s and Kubernetes' 30 s grace)",
+      "may take, counted from the stop; what is left is named (5s: within docker stop's 10 s and " +
+      "Kubernetes' 30 s grace)",
   }),
   option({
     key: 'progressIntervalMs',
@@ -918,7 +967,9 @@ export const RUN_OPTIONS = table(
     valueName: 'sink',
     parse: metricsSinks,
     repeatable: ' ',
-    help: 'live figures while it runs, every --interval per contender: influx=FILE|URL (line protocol, appended or POSTed) or otlp=URL (OTLP/HTTP JSON); repeatable (docs/live-metrics.md)',
+    help:
+      'live figures while it runs, every --interval per contender: influx=FILE|URL (line ' +
+      'protocol, appended or POSTed) or otlp=URL (OTLP/HTTP JSON); repeatable (docs/live-metrics.md)',
   }),
   option({
     key: 'metricsToken',
@@ -957,7 +1008,8 @@ const k8sName: Parser<string> = (raw) =>
   /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(raw.trim())
     ? raw.trim()
     : new Invalid(
-        'a Kubernetes name: at most 63 lowercase letters, digits and "-", starting and ending with a letter or digit',
+        'a Kubernetes name: at most 63 lowercase letters, digits and "-", starting and ending with ' +
+          'a letter or digit',
       );
 /** A Kubernetes resource quantity: 2, 500m, 4Gi, 1.5. */
 const quantity: Parser<string> = (raw) =>
@@ -1007,7 +1059,9 @@ export const MANIFEST_OPTIONS = table(
     env: 'BLOB_CACHER_K8S_SECRET',
     valueName: 'name',
     parse: k8sName,
-    help: "Secret whose keys become the clients' environment (STORAGE_CONNECTION_STRING, …) (default blob-cacher-storage unless --service-account)",
+    help:
+      "Secret whose keys become the clients' environment (STORAGE_CONNECTION_STRING, …) " +
+      '(default blob-cacher-storage unless --service-account)',
   }),
   option({
     key: 'serviceAccount',
@@ -1083,7 +1137,8 @@ export const DOWNLOAD_OPTIONS = table(
     defaultValue: 'all',
     parse: methodList(DOWNLOAD_METHODS, METHOD_ALIASES),
     help:
-      `download strategy, or several separated by commas (${DOWNLOAD_METHODS.join(', ')}; ${aliasHelp}). all = the one-blob strategies; ` +
+      `download strategy, or several separated by commas (${DOWNLOAD_METHODS.join(', ')}; ` +
+      `${aliasHelp}). all = the one-blob strategies; ` +
       `the many-blob workloads are named: ${manyBlobHelp}`,
   }),
   option({
@@ -1132,7 +1187,9 @@ export const DOWNLOAD_OPTIONS = table(
     env: 'BLOB_CACHER_RANGE_SIZE',
     valueName: 'size',
     parse: size(1, MAX_OBJECT_BYTES),
-    help: `${names(readersOf('download', 'rangeSize'), true)}: ranges of this size, --concurrency in flight (default: --concurrency equal ranges)`,
+    help:
+      `${names(readersOf('download', 'rangeSize'), true)}: ranges of this size, --concurrency ` +
+      `in flight (default: --concurrency equal ranges)`,
   }),
   processes,
   maxSockets,
@@ -1142,7 +1199,10 @@ export const DOWNLOAD_OPTIONS = table(
     env: 'BLOB_CACHER_HEDGE',
     valueName: 'delay|pNN',
     parse: hedgeAfter(),
-    help: `${names(HEDGEABLE)}: a request still waiting after this (20ms, or p90 of the worker's earlier requests of this contender) gets a duplicate (to the next copy where the blob is read from copies); the first to finish wins, the other is aborted`,
+    help:
+      `${names(HEDGEABLE)}: a request still waiting after this (20ms, or p90 of the worker's ` +
+      `earlier requests of this contender) gets a duplicate (to the next copy where the blob is ` +
+      `read from copies); the first to finish wins, the other is aborted`,
   }),
   // No default here: --hedge-on given without --hedge is refused (config/load.ts), so it must show.
   option({
@@ -1189,7 +1249,9 @@ export const DOWNLOAD_OPTIONS = table(
     valueName: 'size',
     defaultValue: 256 * KIB,
     parse: size(1, MAX_BUFFER_BYTES),
-    help: 'read buffer per socket (raw client) or highWaterMark of the response stream (node client); at most 256MiB',
+    help:
+      'read buffer per socket (raw client) or highWaterMark of the response stream (node ' +
+      'client); at most 256MiB',
   }),
   ...TARGET_OPTIONS,
   option({

@@ -76,7 +76,8 @@ function storeOf(runStore: string | undefined, target: Credentials): AccountCred
   const why =
     target.kind === 'url' ? 'a plain --url has no blob service' : 'the embedded Azurite lives in one process';
   throw new ConfigError(
-    `a scale-out run (--run-id) keeps its markers and results in a storage account and ${why}; give --run-store (BLOB_CACHER_RUN_STORE) a connection string, or target an account`,
+    `a scale-out run (--run-id) keeps its markers and results in a storage account and ${why}; give ` +
+      `--run-store (BLOB_CACHER_RUN_STORE) a connection string, or target an account`,
   );
 }
 
@@ -124,7 +125,9 @@ const SECRET_FLAGS = new Set(
  */
 function refuseSecretsInArgs(args: readonly string[]): void {
   const fix =
-    "put it in the Secret the Job reads (--secret, its keys become the clients' environment: STORAGE_CONNECTION_STRING, STORAGE_KEY, STORAGE_SAS, URL) or use workload identity (--service-account with --auth entra)";
+    "put it in the Secret the Job reads (--secret, its keys become the clients' environment: " +
+    'STORAGE_CONNECTION_STRING, STORAGE_KEY, STORAGE_SAS, URL) or use workload identity ' +
+    '(--service-account with --auth entra)';
   for (const arg of args) {
     const flag = arg.startsWith('--') ? arg.split('=')[0]! : undefined;
     if (flag && SECRET_FLAGS.has(flag))
@@ -135,13 +138,16 @@ function refuseSecretsInArgs(args: readonly string[]): void {
     const url = URL.canParse(value) ? new URL(value) : undefined;
     if (url?.password || /[?&;](?:s|%73)(?:i|%69)(?:g|%67)=/i.test(value))
       throw new ConfigError(
-        `${url ? 'a URL' : 'an argument'} after -- carries a ${url?.password ? 'password' : 'SAS signature'}, which the Job's args would show to anyone who can read the Job; ${fix}`,
+        `${url ? 'a URL' : 'an argument'} after -- carries a ` +
+          `${url?.password ? 'password' : 'SAS signature'}, which the Job's args would show to ` +
+          `anyone who can read the Job; ${fix}`,
       );
     // Any other value of a secret's shape (an AccountKey=, a SharedAccessSignature=, a bearer token),
     // whatever option it was given to: redaction would mask it, so the Job would carry it in clear.
     if (redact(arg) !== arg)
       throw new ConfigError(
-        `an argument after -- holds a secret (an account key, a SAS or a token), which the Job's args would show to anyone who can read the Job; ${fix}`,
+        `an argument after -- holds a secret (an account key, a SAS or a token), which the Job's ` +
+          `args would show to anyone who can read the Job; ${fix}`,
       );
   }
 }
@@ -178,7 +184,8 @@ export function manifestConfig(
   const command = args[0]!;
   if (!Object.hasOwn(CLIENT_OPTIONS, command))
     throw new ConfigError(
-      `k8s-manifest runs ${CLIENT_COMMANDS.join(' or ')} in each client; after -- give e.g. download --source-method chunked, not ${command}`,
+      `k8s-manifest runs ${CLIENT_COMMANDS.join(' or ')} in each client; after -- give e.g. ` +
+        `download --source-method chunked, not ${command}`,
     );
   for (const flag of ['--parallelism', '--index', '--run-id']) {
     if (args.some((a) => a === flag || a.startsWith(`${flag}=`)))

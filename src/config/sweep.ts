@@ -32,7 +32,8 @@ export function findAxes(argv: readonly string[]): { axes: SweepAxis[]; fixed: s
       // echoed, as it may be a key.
       if (values.includes(''))
         throw new ConfigError(
-          `${flag} has an empty value in its comma-separated list; give values separated by single commas, e.g. ${flag} 2,4,8`,
+          `${flag} has an empty value in its comma-separated list; give values separated by single ` +
+            `commas, e.g. ${flag} 2,4,8`,
         );
       if (axes.some((a) => a.flag === flag))
         throw new ConfigError(`${flag} is swept twice; give its values once, comma-separated`);

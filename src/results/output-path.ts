@@ -34,13 +34,15 @@ export function refuseSpecialFile(path: string, option: PathOption): Stats | und
     // ENOTDIR: a part of the directory is a file; the caller's directory check names it.
     if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
     throw new ConfigError(
-      `${option.what} ${path} cannot be checked (${code ?? (err as Error).message}); give ${option.flag} a file path in a writable directory`,
+      `${option.what} ${path} cannot be checked (${code ?? (err as Error).message}); give ` +
+        `${option.flag} a file path in a writable directory`,
     );
   }
   if (st.isSymbolicLink()) {
     const to = resolve(dirname(path), readlinkSync(path));
     throw new ConfigError(
-      `${option.what} ${path} is a symbolic link to ${to}; blob-cacher neither follows nor replaces links: give ${option.flag} ${to} itself, or remove the link`,
+      `${option.what} ${path} is a symbolic link to ${to}; blob-cacher neither follows nor replaces ` +
+        `links: give ${option.flag} ${to} itself, or remove the link`,
     );
   }
   if (!st.isFile()) {

@@ -313,7 +313,10 @@ export function parseResultsDoc(doc: unknown): { doc: ResultsFile } | { problem:
   if (doc.schemaVersion < OLDEST_RESULTS_SCHEMA_VERSION || doc.schemaVersion > RESULTS_SCHEMA_VERSION) {
     const newer = doc.schemaVersion > RESULTS_SCHEMA_VERSION;
     return {
-      problem: `has schema version ${String(doc.schemaVersion)}, this blob-cacher reads versions ${OLDEST_RESULTS_SCHEMA_VERSION} to ${RESULTS_SCHEMA_VERSION}; ${newer ? 'upgrade blob-cacher to read it' : 're-run the benchmark to get a current file'}`,
+      problem:
+        `has schema version ${String(doc.schemaVersion)}, this blob-cacher reads versions ` +
+        `${OLDEST_RESULTS_SCHEMA_VERSION} to ${RESULTS_SCHEMA_VERSION}; ` +
+        `${newer ? 'upgrade blob-cacher to read it' : 're-run the benchmark to get a current file'}`,
     };
   }
   const { command, createdAt, complete, config, environment, runs, interrupted, sweep, tune, slo } = doc;

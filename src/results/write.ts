@@ -199,10 +199,17 @@ function fixFor(err: unknown, dir: string): string {
     case 'EPERM': {
       const uid = process.getuid?.();
       if (uid === undefined) return 'give --results a path in a directory you can write to';
-      return `${dir} is not writable by uid ${uid}, which this process runs as: make it so (a directory mounted into a container: chown ${uid} DIR on the host, or docker run --user "$(id -u)"), or give --results a path in a directory you can write to`;
+      return (
+        `${dir} is not writable by uid ${uid}, which this process runs as: make it so (a ` +
+        `directory mounted into a container: chown ${uid} DIR on the host, or docker run --user ` +
+        `"$(id -u)"), or give --results a path in a directory you can write to`
+      );
     }
     case 'EROFS':
-      return `${dir} is on a read-only file system: mount a writable directory there (docker run -v "$PWD/results:${dir}", in Kubernetes an emptyDir), or give --results a path in a directory you can write to`;
+      return (
+        `${dir} is on a read-only file system: mount a writable directory there (docker run -v ` +
+        `"$PWD/results:${dir}", in Kubernetes an emptyDir), or give --results a path in a directory you can write to`
+      );
     default:
       return 'give --results a file path in a writable directory';
   }

@@ -20,7 +20,8 @@ export function noResultsProblem(
     return `run ${runId} has no results in container ${container} (${where} is empty); check --run-id and the account`;
   const first = unreadable[0]!;
   return (
-    `run ${runId} has no readable results in container ${container}: ${unreadable.length} file(s) in ${where} were left out ` +
+    `run ${runId} has no readable results in container ${container}: ${unreadable.length} file(s) ` +
+    `in ${where} were left out ` +
     `(${first.name} ${first.problem}); re-run the clients with this blob-cacher, or check --run-id`
   );
 }
@@ -30,7 +31,8 @@ export async function collectCommand(argv: readonly string[], env: Env, name = '
     buildProgram(
       name,
       COLLECT_OPTIONS,
-      "Merge the results of a scale-out run's clients from the storage account: summed histograms and series, throughput over the overlap window, start spread.",
+      "Merge the results of a scale-out run's clients from the storage account: summed histograms " +
+        'and series, throughput over the overlap window, start spread.',
     ),
     argv,
   );
@@ -54,8 +56,8 @@ export async function collectCommand(argv: readonly string[], env: Env, name = '
   const parallelism = config.parallelism ?? Math.max(0, ...run.docs.map((d) => d.parallelism));
   if (!parallelism) throw new ConfigError(noResultsProblem(config.runId, config.container, run.unreadable));
   const merged = mergeClients(config.runId, parallelism, run.docs);
-  process.stdout.write(
-    `${redact(config.format === 'json' ? toJson({ ...merged, ready: run.ready }) : renderScaleout(merged, run.ready))}\n`,
-  );
+  const text =
+    config.format === 'json' ? toJson({ ...merged, ready: run.ready }) : renderScaleout(merged, run.ready);
+  process.stdout.write(`${redact(text)}\n`);
   return merged.missing.length || merged.failed.length ? 1 : 0;
 }

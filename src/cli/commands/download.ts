@@ -35,7 +35,9 @@ export async function downloadCommand(argv: readonly string[], env: Env, name = 
   const what = many
     ? `${config.fileCount} files x ${eachSize(config)}${pages}`
     : `concurrency ${config.concurrency}`;
-  const title = `blob-cacher download: ${config.processes} process(es) x ${config.maxSockets} socket(s), ${what}, sink ${config.sink}`;
+  const title =
+    `blob-cacher download: ${config.processes} process(es) x ${config.maxSockets} ` +
+    `socket(s), ${what}, sink ${config.sink}`;
   return measure({
     command: 'download',
     config,

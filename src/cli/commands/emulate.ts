@@ -11,7 +11,8 @@ import { checkObjectsFit } from '../machine-fit.js';
 import type { Env } from '../command-kit.js';
 
 const SUMMARY =
-  'Serve an emulated target with a known optimum (paced connections, a total cap, an operations limit, stragglers) until stopped: an emulation for rehearsing tune and --hedge, not a measurement of Azure.';
+  'Serve an emulated target with a known optimum (paced connections, a total cap, an operations ' +
+  'limit, stragglers) until stopped: an emulation for rehearsing tune and --hedge, not a measurement of Azure.';
 
 export async function emulateCommand(argv: readonly string[], env: Env, name = 'emulate'): Promise<number> {
   const flags = parseFlags(buildProgram(name, EMULATE_OPTIONS, SUMMARY), argv);

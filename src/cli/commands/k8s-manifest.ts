@@ -14,7 +14,8 @@ export async function manifestCommand(
   const program = buildProgram(
     name,
     MANIFEST_OPTIONS,
-    'Print a Kubernetes Job (JSON, for kubectl apply -f -) of K clients; after -- the command they run, e.g. -- download --source-method chunked.',
+    'Print a Kubernetes Job (JSON, for kubectl apply -f -) of K clients; after -- the command they ' +
+      'run, e.g. -- download --source-method chunked.',
   );
   const flags = parseFlags(program, own);
   if (!flags) return 0;

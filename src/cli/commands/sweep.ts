@@ -39,7 +39,8 @@ function refuseSplitUrls(axes: readonly SweepAxis[], specs: readonly OptionSpec[
     const bad = axis.values.findIndex((v) => !/^https?:\/\/[^/?#]+/i.test(v) || !URL.canParse(v));
     if (bad >= 0)
       throw new ConfigError(
-        `${axis.flag} value ${bad + 1} of ${axis.values.length} in the sweep is not an http:// or https:// URL; a comma inside a URL (a password, a SAS) splits it: write it as %2C`,
+        `${axis.flag} value ${bad + 1} of ${axis.values.length} in the sweep is not an http:// or ` +
+          `https:// URL; a comma inside a URL (a password, a SAS) splits it: write it as %2C`,
       );
   }
 }
@@ -53,7 +54,8 @@ export async function sweepCommand(argv: readonly string[], env: Env): Promise<n
   const { axes, fixed } = findAxes(args);
   if (!axes.length)
     throw new ConfigError(
-      'sweep needs at least one option with a comma-separated list of values, e.g. --processes 1,2; see blob-cacher sweep --help',
+      'sweep needs at least one option with a comma-separated list of values, e.g. --processes 1,2; ' +
+        'see blob-cacher sweep --help',
     );
   refuseSplitUrls(axes, mode === 'upload' ? UPLOAD_OPTIONS : DOWNLOAD_OPTIONS);
   const cells = gridCells(axes);

@@ -53,7 +53,8 @@ type Config = DownloadConfig | UploadConfig;
 export async function tuneCommand(argv: readonly string[], env: Env): Promise<number> {
   if (argv[0] !== undefined && !argv[0].startsWith('-') && argv[0] !== 'upload' && argv[0] !== 'download') {
     throw new ConfigError(
-      `tune searches a download or an upload, not "${escapeControls(argv[0])}"; run blob-cacher tune download … or tune upload …`,
+      `tune searches a download or an upload, not "${escapeControls(argv[0])}"; run blob-cacher ` +
+        `tune download … or tune upload …`,
     );
   }
   const { mode, args } = directionOf(argv);
@@ -117,7 +118,9 @@ export async function tuneCommand(argv: readonly string[], env: Env): Promise<nu
     return config;
   };
   const output = await outputOf(flags, env, sources);
-  const title = `blob-cacher tune ${mode}: ${axes.map((a) => a.flag.replace(/^--/, '')).join(' x ')}, budget ${budgetMs / 1000} s`;
+  const title =
+    `blob-cacher tune ${mode}: ` +
+    `${axes.map((a) => a.flag.replace(/^--/, '')).join(' x ')}, budget ${budgetMs / 1000} s`;
   return measure({
     command: mode,
     config: base,

@@ -25,7 +25,8 @@ export async function uploadCommand(argv: readonly string[], env: Env, name = 'u
   const large =
     config.credentials.kind === 'url'
       ? ''
-      : `; large blob ${formatBytes(config.blobSizeBytes)} in ${formatBytes(config.blockSizeBytes)} blocks, concurrency ${config.concurrency}`;
+      : `; large blob ${formatBytes(config.blobSizeBytes)} in ${formatBytes(config.blockSizeBytes)} ` +
+        `blocks, concurrency ${config.concurrency}`;
   const title =
     `blob-cacher upload: ${config.processes} process(es) x ${config.maxSockets} socket(s); ` +
     `small files ${config.fileCount} x ${eachSize(config)}${large}`;
