@@ -13,3 +13,9 @@ export const listPages = (i: RequestInput): number =>
 /** One large upload in staged blocks: a Put Block each and the Put Block List. */
 export const stagedBlocks = (i: RequestInput): number =>
   Math.ceil((i.blobSizeBytes ?? 0) / Math.max(1, i.blockSizeBytes ?? 1)) + 1;
+
+/** One large upload: a single Put Blob at or below --single-shot-size (or when empty), else its blocks. */
+export const putOrBlocks = (i: RequestInput): number => {
+  const size = i.blobSizeBytes ?? 0;
+  return size === 0 || size <= (i.thresholdBytes ?? 0) ? 1 : stagedBlocks(i);
+};

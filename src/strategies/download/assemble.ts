@@ -1,12 +1,12 @@
 // N part blobs (part.0 ... part.N-1) fetched in parallel and concatenated in order.
 import { splitRanges } from '../ranges.js';
-import { rangeRequests } from '../requests.js';
 import type { DownloadStrategy } from '../strategy.js';
 
 export const assemble = {
   name: 'assemble',
   description: 'N part blobs concatenated',
-  requests: (i) => ({ count: rangeRequests(i), billedAs: 'read' }),
+  // One GET per part blob, --concurrency of them: --range-size does not split them.
+  requests: (i) => ({ count: i.concurrency, billedAs: 'read' }),
   simplicity: 2,
   extraStorage: 'the blob stored again as part blobs',
   reads: ['concurrency'],

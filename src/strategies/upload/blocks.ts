@@ -1,6 +1,6 @@
 // One large blob as staged blocks of BLOCK_SIZE, CONCURRENCY in flight, then Put Block List; at or
 // below THRESHOLD it is a single Put Blob (the threshold of a parallel upload).
-import { stagedBlocks } from '../requests.js';
+import { putOrBlocks } from '../requests.js';
 import type { UploadStrategy } from '../strategy.js';
 import { blockId, largeBlobName } from '../../plan/names.js';
 
@@ -8,7 +8,7 @@ export const blocks = {
   name: 'blocks',
   description: 'staged blocks in parallel + commit',
   kind: 'put',
-  requests: (i) => ({ count: stagedBlocks(i), billedAs: 'write' }),
+  requests: (i) => ({ count: putOrBlocks(i), billedAs: 'write' }),
   simplicity: 1,
   reads: ['concurrency', 'blobSize', 'blockSize'],
   urlCapable: false,

@@ -3,7 +3,7 @@
 import type { UploadStrategy } from '../strategy.js';
 import { formatBytes } from '../../config/sizes.js';
 import { largeBlobName } from '../../plan/names.js';
-import { stagedBlocks } from '../requests.js';
+import { putOrBlocks } from '../requests.js';
 import { sdkBlockSettings } from '../sdk-settings.js';
 
 export const sdkUpload = {
@@ -11,10 +11,7 @@ export const sdkUpload = {
   description: 'SDK uploadData (baseline)',
   kind: 'sdk-put',
   // At or below maxSingleShotSize the SDK sends one Put Blob.
-  requests: (i) => ({
-    count: i.thresholdBytes && (i.blobSizeBytes ?? 0) <= i.thresholdBytes ? 1 : stagedBlocks(i),
-    billedAs: 'write',
-  }),
+  requests: (i) => ({ count: putOrBlocks(i), billedAs: 'write' }),
   simplicity: 1,
   reads: ['concurrency', 'blobSize', 'blockSize'],
   urlCapable: false,
