@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DownloadConfig } from '../src/config/load.js';
 import { runDownload, type DownloadRunResult } from '../src/engine/download.js';
 import type { MeasuredRun } from '../src/results/record.js';
+import type { RunParams } from '../src/results/schema.js';
 import { contentBuffer, FIXTURE_SEED } from '../src/payload/content.js';
 import { setLogLevel } from '../src/log/logger.js';
 import { blobNames, containerOf, startEmbeddedAzurite, type EmbeddedAzurite } from './helpers/azurite.js';
@@ -194,5 +195,16 @@ describe('fixtures on a shared Azurite', () => {
     expect([...run.fixtures.created].sort()).toEqual(FIXTURES);
     // The container, which this run created too, goes with them.
     expect(await containerOf(azurite, 'cleanup').exists()).toBe(false);
+  });
+});
+
+describe("the SDK upload's settings line", () => {
+  it('gives the maxSingleShotSize the run passed: 0 stages every blob, as the SDK does with 0', async () => {
+    const { sdkUpload } = await import('../src/strategies/upload/sdk-upload.js');
+    const params = { concurrency: 4, blockSizeBytes: 8 * 1024 * 1024 };
+    const line = (thresholdBytes: number) =>
+      sdkUpload.sdkSettings({ ...params, thresholdBytes } as RunParams, 80 * 1024 * 1024).at(-1);
+    expect(line(0)).toBe('  maxSingleShotSize: 0 (every blob in staged blocks)');
+    expect(line(4 * 1024 * 1024)).toBe('  maxSingleShotSize: 4194304 (4 MiB)');
   });
 });

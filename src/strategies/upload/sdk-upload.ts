@@ -17,9 +17,10 @@ export const sdkUpload = {
   urlCapable: false,
   sdkSettings: (p, objectSizeBytes) => {
     const lines = sdkBlockSettings(p, objectSizeBytes);
-    const blockSize = p.blockSizeBytes ?? Math.ceil(objectSizeBytes / p.concurrency);
-    const single = p.thresholdBytes && p.thresholdBytes > 0 ? p.thresholdBytes : blockSize;
-    return [...lines, `  maxSingleShotSize: ${single} (${formatBytes(single)})`];
+    // The value the run passed: 0 stages every blob (the SDK keeps a 0 it is given).
+    const single = p.thresholdBytes ?? 0;
+    const what = single === 0 ? 'every blob in staged blocks' : formatBytes(single);
+    return [...lines, `  maxSingleShotSize: ${single} (${what})`];
   },
   plan: ({ prefix, blobSizeBytes }) => [
     { index: 0, blob: largeBlobName(prefix), destOffsetBytes: 0, lengthBytes: blobSizeBytes },
