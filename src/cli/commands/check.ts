@@ -52,6 +52,28 @@ async function baselineFiles(dir: string, self: string): Promise<string[]> {
   return paths;
 }
 
+/** The baseline directory's results files, read; one that cannot be read is left out, saying so. */
+async function readBaseline(dir: string, self: string) {
+  const candidates = [];
+  let unreadable = 0;
+  for (const path of await baselineFiles(dir, self)) {
+    try {
+      candidates.push({ path, doc: await readLean(path) });
+    } catch (err) {
+      unreadable++;
+      log.warn(`${path}: left out of the baseline: ${(err as Error).message.split('\n')[0]}`);
+    }
+  }
+  if (!candidates.length) {
+    const count = unreadable ? ` (${unreadable} unreadable)` : '';
+    throw new ConfigError(
+      `--baseline ${dir} holds no readable results files${count}; ` +
+        "give the directory the earlier runs' --results went to",
+    );
+  }
+  return candidates;
+}
+
 export async function checkCommand(argv: readonly string[], env: Env, name = 'check'): Promise<number> {
   const program = buildProgram(name, CHECK_OPTIONS, SUMMARY).argument(
     '<results>',
@@ -64,7 +86,7 @@ export async function checkCommand(argv: readonly string[], env: Env, name = 'ch
   if (!resultsPath) throw new ConfigError('check takes one results file; give its path');
   if (o.baseline === undefined) {
     throw new ConfigError(
-      'check needs --baseline DIR, the directory of earlier results files to compare ' + 'with',
+      'check needs --baseline DIR, the directory of earlier results files to compare with',
     );
   }
   if (o.minBaseline > o.last) {
@@ -79,24 +101,7 @@ export async function checkCommand(argv: readonly string[], env: Env, name = 'ch
     import('../../analysis/thresholds.js'),
   ]);
   const next = await readLean(resultsPath);
-  const self = await realpath(resolve(resultsPath));
-  const candidates = [];
-  let unreadable = 0;
-  for (const path of await baselineFiles(o.baseline, self)) {
-    try {
-      candidates.push({ path, doc: await readLean(path) });
-    } catch (err) {
-      unreadable++;
-      log.warn(`${path}: left out of the baseline: ${(err as Error).message.split('\n')[0]}`);
-    }
-  }
-  if (!candidates.length) {
-    const count = unreadable ? ` (${unreadable} unreadable)` : '';
-    throw new ConfigError(
-      `--baseline ${o.baseline} holds no readable results files${count}; ` +
-        "give the directory the earlier runs' --results went to",
-    );
-  }
+  const candidates = await readBaseline(o.baseline, await realpath(resolve(resultsPath)));
   const choice = baseline.chooseBaselines(next, candidates, o.last);
   for (const s of choice.skipped) log.info(`${s.path}: not in the baseline: ${s.why}`);
   if (choice.chosen.length < o.minBaseline) {
