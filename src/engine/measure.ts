@@ -38,6 +38,27 @@ function warmSocketsOf(merged: MergedRun): { warmSockets?: number } {
   return warm.length ? { warmSockets: warm.reduce((a, w) => a + w.warmSockets!, 0) } : {};
 }
 
+/** A steady run's series and laps, and where --autoterm ended it. */
+function steadyRecord(
+  merged: MergedRun,
+  steady: NonNullable<MergedRun['steady']>,
+  plan: NonNullable<RunExtras['plan']>,
+): NonNullable<MeasuredRun['steady']> {
+  return {
+    releaseEpochMs: steady.releaseEpochMs,
+    durationMs: plan.durationMs,
+    intervalMs: steady.intervalMs,
+    lapBytes: plan.lapBytes,
+    lapRequests: plan.lapRequests,
+    laps: steady.laps,
+    workers: steady.workers,
+    series: steady.series,
+    ...(merged.autotermAtMs !== undefined && plan.autoterm
+      ? { autoterm: { atMs: merged.autotermAtMs, ...plan.autoterm } }
+      : {}),
+  };
+}
+
 /**
  * One run's record. Its counts are totals over every request: a steady run's from the workers'
  * meters (every lap; the pool has counted a step after the workers, an upload's commit, into them),
@@ -84,23 +105,7 @@ export function measuredRun(
       : {}),
     ...check,
     workers: merged.workers.map(evidenceOf),
-    ...(steady && plan
-      ? {
-          steady: {
-            releaseEpochMs: steady.releaseEpochMs,
-            durationMs: plan.durationMs,
-            intervalMs: steady.intervalMs,
-            lapBytes: plan.lapBytes,
-            lapRequests: plan.lapRequests,
-            laps: steady.laps,
-            workers: steady.workers,
-            series: steady.series,
-            ...(merged.autotermAtMs !== undefined && plan.autoterm
-              ? { autoterm: { atMs: merged.autotermAtMs, ...plan.autoterm } }
-              : {}),
-          },
-        }
-      : {}),
+    ...(steady && plan ? { steady: steadyRecord(merged, steady, plan) } : {}),
     ...(merged.openLoop ? { openLoop: merged.openLoop } : {}),
     records: merged.records,
     ...(merged.summary ? { recordsSampled: true } : {}),
