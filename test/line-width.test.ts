@@ -49,7 +49,6 @@ const NOT_YET: readonly string[] = [
   'src/storage/preflight.ts',
   'src/storage/target.ts',
   'src/storage/url-store.ts',
-  'src/strategies/upload/sdk-small-files.ts',
   'src/transport/retry.ts',
   'src/workers/barrier.ts',
 ];

@@ -14,7 +14,8 @@ export const sdkSmallFiles = {
   // Its calls go MAX_SOCKETS at a time per process, as our lanes do.
   jobOptions: ({ maxSockets }) => ({ inFlight: maxSockets }),
   sdkSettings: (p) => [
-    `  ${p.processes} process(es) x ${p.maxSockets} socket(s) = ${p.processes * p.maxSockets} BlockBlobClient.upload calls in flight`,
+    `  ${p.processes} process(es) x ${p.maxSockets} socket(s) = ${p.processes * p.maxSockets} ` +
+      'BlockBlobClient.upload calls in flight',
   ],
   plan: (input) => smallFiles.plan(input),
 } as const satisfies UploadStrategy;
