@@ -14,6 +14,8 @@ import { ConfigError } from './errors.js';
 import { distributionMaxBytes, type SizeDistribution, type SizeDraw } from '../plan/size-draw.js';
 import { resolveScaleout, type ScaleoutConfig } from './scaleout.js';
 import { resolveOptions, type Sources } from './flags.js';
+import { resolveMix } from './mix.js';
+import type { MixDraw } from '../plan/mix.js';
 import {
   DEFAULT_BLOB_SIZE_BYTES,
   DEFAULT_MAX_RUNS,
@@ -273,7 +275,8 @@ export interface DownloadConfig extends RunOptions {
   cleanup: boolean;
   credentials: Credentials;
   /** --hedge: a slow request gets a duplicate after this; `on`: what it must have had by then. */
-  hedge?: HedgeConfig;
+  hedge?: HedgeConfig /** --mix: operations drawn over the many-blob set (docs/mix.md). */;
+  mix?: MixDraw;
 }
 
 export interface HedgeConfig {
@@ -299,7 +302,8 @@ export interface UploadConfig extends RunOptions {
   keep: boolean;
   httpClient: HttpClientName;
   /** 'url': a plain HTTP(S) server; files are PUT below the URL (small-files only). */
-  credentials: Credentials;
+  credentials: Credentials /** --mix: operations drawn over the many-blob set (docs/mix.md). */;
+  mix?: MixDraw;
 }
 
 /** A fixed --file-size is a number as it always was; a distribution is drawn with the seed. */
@@ -350,7 +354,19 @@ export function loadDownloadConfig(
       `--source-method ${sourceMethod} mixes workloads (${[...kinds].join(', ')}); run each on its own, e.g. small-files,sdk-small-files or list,sdk-list`,
     );
   }
-  const manyBlobs = !kinds.has('blob') && sourceMethod !== 'all';
+  const mix = resolveMix({
+    weights: o.mix,
+    seed: o.seed,
+    direction: 'download',
+    method: sourceMethod,
+    plainUrl: credentials.kind === 'url',
+    fileCount: o.fileCount,
+    repeats: o.durationMs !== undefined || o.ratePerSecond !== undefined,
+    fileSink: sink === 'file' || sink === 'sparse-file',
+    hedge: o.hedge !== undefined,
+  });
+  // A mix reads and writes the many-blob set, whatever --source-method names.
+  const manyBlobs = mix !== undefined || (!kinds.has('blob') && sourceMethod !== 'all');
   if (!manyBlobs && o.fileSize !== undefined && o.fileSize.kind !== 'fixed') {
     throw new ConfigError(
       '--file-size as a distribution draws sizes of many files; ' +
@@ -421,6 +437,7 @@ export function loadDownloadConfig(
     cleanup: o.cleanup,
     credentials,
     ...(o.hedge ? { hedge: { after: o.hedge, on: o.hedgeOn ?? HEDGE_ON[0] } } : {}),
+    ...(mix ? { mix } : {}),
     ...runOptions(o),
     ...withScaleout(o, credentials),
   };
@@ -447,6 +464,17 @@ export function loadUploadConfig(flags: Readonly<Record<string, unknown>>, sourc
       `--upload-method ${uploadMethod} needs a blob service and --url is a plain server; with --url use ${URL_UPLOAD_METHODS.join(' or ')}, or drop --url`,
     );
   }
+  const mix = resolveMix({
+    weights: o.mix,
+    seed: o.seed,
+    direction: 'upload',
+    method: uploadMethod,
+    plainUrl: credentials.kind === 'url',
+    fileCount: o.fileCount,
+    repeats: o.durationMs !== undefined || o.ratePerSecond !== undefined,
+    fileSink: false,
+    hedge: false,
+  });
   if (Math.ceil(blobSizeBytes / blockSizeBytes) > MAX_BLOCKS) {
     throw new ConfigError(
       `--blob-size / --block-size makes more than ${MAX_BLOCKS} blocks; raise --block-size`,
@@ -467,6 +495,7 @@ export function loadUploadConfig(flags: Readonly<Record<string, unknown>>, sourc
     keep: o.keep,
     httpClient: o.httpClient,
     credentials,
+    ...(mix ? { mix } : {}),
     ...runOptions(o),
     ...withScaleout(o, credentials),
   };
