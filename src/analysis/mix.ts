@@ -8,12 +8,47 @@
 import { MIX_OPS, mixText, opAt, type MixDraw, type MixOp } from '../plan/mix.js';
 import { cellLabel } from '../results/label.js';
 import { RECORD_COLUMNS, type RunRecord } from '../results/schema.js';
+import type { OperationClass } from './prices.js';
 import { median } from './stats.js';
 
 const ITEM = RECORD_COLUMNS.indexOf('item');
 const TOTAL_MS = RECORD_COLUMNS.indexOf('totalMs');
 const ERROR = RECORD_COLUMNS.indexOf('error');
 const WAIT = RECORD_COLUMNS.indexOf('wait');
+const RETRIES = RECORD_COLUMNS.indexOf('retries');
+
+/** How the service bills each operation: Delete Blob and Get Blob Properties are neither read nor write. */
+const BILLED_AS: Readonly<Record<MixOp, OperationClass>> = {
+  get: 'read',
+  put: 'write',
+  head: 'other',
+  list: 'list',
+  delete: 'other',
+};
+
+/**
+ * A mixed run's requests tried (retries included) by billing class, each by its own operation;
+ * undefined for a run that is no mix. A run that kept a sample of its records: its plan's counts,
+ * and its retries billed as reads.
+ */
+export function mixOperationClasses(run: RunRecord): Record<OperationClass, number> | undefined {
+  const weights = run.params?.mixWeights;
+  if (!weights?.length) return undefined;
+  const mix: MixDraw = { weights, seed: run.params?.mixSeed ?? 0 };
+  const out: Record<OperationClass, number> = { read: 0, write: 0, list: 0, other: 0 };
+  if (run.recordsSampled) {
+    for (let i = 0; i < (run.params?.fileCount ?? 0); i++) out[BILLED_AS[opAt(mix, i)]]++;
+    out.read += run.retries;
+    return out;
+  }
+  for (const row of run.records) {
+    const item = row[ITEM];
+    const retries = row[RETRIES];
+    if (typeof item !== 'number') continue;
+    out[BILLED_AS[opAt(mix, item)]] += 1 + (typeof retries === 'number' ? retries : 0);
+  }
+  return out;
+}
 
 export interface MixOpFigures {
   op: MixOp;

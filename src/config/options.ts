@@ -267,7 +267,9 @@ const SEED_OPTION = option({
   valueName: 'n',
   defaultValue: DEFAULT_SEED,
   parse: integer(0, 2 ** 32 - 1),
-  help: 'fixes the draw of a --file-size distribution: the same seed gives the same sizes in the same order',
+  help:
+    'fixes the draw of a --file-size distribution and of --mix operations: the same seed gives the ' +
+    'same sizes and operations in the same order',
 });
 
 /** --mix: shares of operations over the many-object set (config/mix.ts), the same for both directions. */
