@@ -103,7 +103,12 @@ async function runJson(args: string[], limitMs = 90_000) {
   expect(done.code, done.stderr).toBe(0);
   return JSON.parse(done.stdout) as {
     mix?: ReportMixJson;
-    contenders: { cost: { operations: Record<'read' | 'write' | 'list' | 'other', number> } }[];
+    contenders: {
+      label: string;
+      verified: boolean;
+      cost: { operations: Record<'read' | 'write' | 'list' | 'other', number> };
+    }[];
+    recommendation?: { contender: string };
   };
 }
 
@@ -113,6 +118,8 @@ describe('a mix on the embedded Azurite', () => {
     const results = join(tmp, 'embedded.json');
     const report = await runJson([
       'download',
+      '--source-method',
+      'small-files',
       '--mix',
       'get:40,put:20,head:15,list:10,delete:15',
       '--seed',
@@ -163,6 +170,25 @@ describe('a mix on the embedded Azurite', () => {
       expect(out.code, out.stderr).toBe(0);
       expect(out.stdout, format).toContain(mark);
     }
+  }, 120_000);
+
+  it("compares our contender and the SDK's under the same mix, each operation counted alike", async () => {
+    const report = await runJson([
+      'download',
+      '--source-method',
+      'small-files,sdk-small-files',
+      '--mix',
+      'get:40,put:20,head:15,list:10,delete:15',
+      '--file-count',
+      '80',
+    ]);
+    expect(report.contenders.map((c) => [c.label, c.verified]).sort()).toEqual([
+      ['sdk-small-files', true],
+      ['small-files', true],
+    ]);
+    const [ours, sdk] = report.mix!.contenders;
+    expect(sdk!.ops.map((o) => [o.op, o.requests])).toEqual(ours!.ops.map((o) => [o.op, o.requests]));
+    expect(['small-files', 'sdk-small-files']).toContain(report.recommendation?.contender);
   }, 120_000);
 
   it('runs on upload too: GETs, PUTs and DELETEs verified', async () => {

@@ -84,7 +84,7 @@ async function openMix(
   const pageSize = 'pageSize' in config ? config.pageSize : 5000;
   const items = mixItems({ set: fixtures.files, mix, prefix, pageSize });
   const getBytes = totalBytes(items.filter((i) => opAt(mix, i.index) === 'get'));
-  const run = { config, mix, store, prefix, items, getBytes };
+  const run = { config, mix, store, prefix, items, getBytes, largestBytes: fixtures.sizeBytes };
   const contenders = strategies.map(
     (s): Contender => ({
       strategy: s.name,
@@ -148,6 +148,8 @@ interface MixRun {
   prefix: string;
   items: WorkItem[];
   getBytes: number;
+  /** The set's largest file. */
+  largestBytes: number;
 }
 
 async function prepareMixRun(
@@ -167,7 +169,6 @@ async function prepareMixRun(
       kind: strategy.mixKind!,
       target: info,
       objectSizeBytes: getBytes,
-      concurrency: config.concurrency,
       maxSockets: config.maxSockets,
       sink: 'sink' in config ? config.sink : 'discard',
       bufferSizeBytes: 'bufferSizeBytes' in config ? config.bufferSizeBytes : 256 * 1024,
@@ -181,6 +182,16 @@ async function prepareMixRun(
       maxRetries: config.maxRetries,
       timeoutMs: config.timeoutMs,
       trace: config.trace,
+      // Its own options (the SDK's: MAX_SOCKETS calls in flight, each file in one request).
+      ...strategy.jobOptions?.({
+        processes: config.processes,
+        maxSockets: config.maxSockets,
+        concurrency: config.concurrency,
+        sizeBytes: config.fileSizeBytes,
+      }),
+      // Each file in one request, as our GET reads it, whatever the direction's options say.
+      blockSizeBytes: Math.max(1, r.largestBytes),
+      concurrency: 1,
     },
     verify: (merged) =>
       kind.verify({

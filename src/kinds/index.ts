@@ -15,6 +15,8 @@ const KINDS = {
   'sdk-small-put': () => import('./sdk-small-put.js'),
   'sdk-list': () => import('./sdk-list.js'),
   'sdk-head': () => import('./sdk-head.js'),
+  'sdk-delete': () => import('./sdk-delete.js'),
+  'sdk-mix': () => import('./sdk-mix.js'),
 } satisfies Record<string, () => Promise<{ kind: RequestKind }>>;
 
 export type KindName = keyof typeof KINDS;

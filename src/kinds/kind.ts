@@ -38,6 +38,8 @@ export interface KindContext {
    * nothing kept.
    */
   kept?: KeptBuffers;
+  /** The SDK's agent where several SDK kinds share one (a mix); unset: each makes its own. */
+  sdkAgent?: http.Agent;
 }
 
 /** What a kind's check says besides the records. */

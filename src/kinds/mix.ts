@@ -2,6 +2,7 @@
 // DELETE), its operation drawn from the job's weights and seed by the item's index. Every
 // operation goes through its own request kind, set up for its own items before the barrier,
 // checked by its own check after, and verified by its own verify: this kind only deals items out.
+// `mix` goes through our transport; `sdk-mix` (sdk-mix.ts) through the SDK's kinds.
 import type { OpRecord } from '../metrics/records.js';
 import type { RecordTable } from '../metrics/record-table.js';
 import { MIX_OPS, opAt, type MixOp } from '../plan/mix.js';
@@ -16,7 +17,7 @@ import { kind as list } from './list.js';
 import { kind as put } from './put.js';
 
 /** The kind each operation goes through: our own transport's. */
-const KINDS: Readonly<Record<MixOp, RequestKind>> = { get, put, head, list, delete: del };
+const OURS: Readonly<Record<MixOp, RequestKind>> = { get, put, head, list, delete: del };
 
 /** One operation's share of a job: its kind set up, its items and their positions in the share. */
 interface OpShare {
@@ -26,7 +27,7 @@ interface OpShare {
 }
 
 const mixOf = (job: { mix?: MixJob }): MixJob => {
-  if (!job.mix) throw new Error('a mix job carries its weights, seed and kinds (job.mix)');
+  if (!job.mix) throw new Error('a mix job carries its weights and seed (job.mix)');
   return job.mix;
 };
 
@@ -49,32 +50,53 @@ function byOp(mix: MixJob, items: Iterable<WorkItem>): Map<MixOp, Group> {
 /** A listing of one page is one record: its row stays the item's. */
 const one = (got: OpRecord | OpRecord[]) => (Array.isArray(got) && got.length === 1 ? got[0]! : got);
 
-export const kind: RequestKind = {
-  name: 'mix',
-  unit: () => 'ops/s',
-  transport: true,
-  async setup(ctx: KindContext): Promise<KindRun> {
-    const mix = mixOf(ctx.job);
-    const shares = new Map<MixOp, OpShare>();
-    for (const [op, group] of byOp(mix, ctx.items)) {
-      shares.set(op, { ...group, run: await KINDS[op].setup({ ...ctx, items: group.items }) });
-    }
-    const shareOf = (item: WorkItem) => shares.get(opAt(mix, item.index))!.run;
-    return {
-      run: async (item, lane, queuedAt) => one(await shareOf(item).run(item, lane, queuedAt)),
-      send(item, lane, queuedAt, done, fail) {
-        const run = shareOf(item);
-        if (run.send) run.send(item, lane, queuedAt, done, fail);
-        else run.run(item, lane, queuedAt).then((got) => done(one(got) as OpRecord), fail);
-      },
-      check: (records, signal) => checkShares(shares, records, signal),
-      close: async () => {
-        for (const share of shares.values()) await share.run.close();
-      },
-    };
-  },
-  verify: verifyMix,
-};
+/**
+ * A mix whose operations go through `kinds`; `transport`: whether they are our transport's (one
+ * raw pool for all) or the SDK's, which then share one agent (`shared`), as ours share one pool.
+ */
+export function mixKind(
+  name: string,
+  transport: boolean,
+  kinds: Readonly<Record<MixOp, RequestKind>>,
+  shared?: (ctx: KindContext) => KindContext['sdkAgent'],
+): RequestKind {
+  return {
+    name,
+    unit: () => 'ops/s',
+    transport,
+    async setup(ctx: KindContext): Promise<KindRun> {
+      const mix = mixOf(ctx.job);
+      const agent = shared?.(ctx);
+      const own = agent ? { ...ctx, sdkAgent: agent } : ctx;
+      const shares = new Map<MixOp, OpShare>();
+      for (const [op, group] of byOp(mix, ctx.items)) {
+        shares.set(op, { ...group, run: await kinds[op].setup({ ...own, items: group.items }) });
+      }
+      return mixRun(mix, shares, agent);
+    },
+    verify: (v) => verifyMix(v, kinds),
+  };
+}
+
+export const kind: RequestKind = mixKind('mix', true, OURS);
+
+/** Deals each item to its operation's kind; lets every one go at the end. */
+function mixRun(mix: MixJob, shares: ReadonlyMap<MixOp, OpShare>, agent?: KindContext['sdkAgent']): KindRun {
+  const shareOf = (item: WorkItem) => shares.get(opAt(mix, item.index))!.run;
+  return {
+    ...(agent ? { agent } : {}),
+    run: async (item, lane, queuedAt) => one(await shareOf(item).run(item, lane, queuedAt)),
+    send(item, lane, queuedAt, done, fail) {
+      const run = shareOf(item);
+      if (run.send) run.send(item, lane, queuedAt, done, fail);
+      else run.run(item, lane, queuedAt).then((got) => done(one(got) as OpRecord), fail);
+    },
+    check: (records, signal) => checkShares(shares, records, signal),
+    close: async () => {
+      for (const share of shares.values()) await share.run.close();
+    },
+  };
+}
 
 /**
  * Each operation's check on its own rows, in turn (a table of its rows, as its kind expects),
@@ -111,7 +133,10 @@ const WORKLOAD_OF: Readonly<Record<MixOp, VerifyInput['workload']>> = {
 };
 
 /** Each operation's records verified by its own kind; the run is verified when every one is. */
-export async function verifyMix(v: VerifyInput): Promise<Verification> {
+export async function verifyMix(
+  v: VerifyInput,
+  kinds: Readonly<Record<MixOp, RequestKind>>,
+): Promise<Verification> {
   const mix = mixOf(v);
   const groups = byOp(mix, v.items);
   const rows = new Map<MixOp, number[]>();
@@ -129,7 +154,7 @@ export async function verifyMix(v: VerifyInput): Promise<Verification> {
     const records = v.records.pick(rows.get(op) ?? []);
     got.push([
       op,
-      await KINDS[op].verify({ ...rest, workload: WORKLOAD_OF[op], items: group.items, records }),
+      await kinds[op].verify({ ...rest, workload: WORKLOAD_OF[op], items: group.items, records }),
     ]);
   }
   return together(got);
