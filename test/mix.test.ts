@@ -8,6 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BadMix, parseMix } from '../src/config/mix.js';
+import { findAxes } from '../src/config/sweep.js';
+import { estimateSession } from '../src/analysis/estimate.js';
+import { DEFAULT_PRICES } from '../src/analysis/prices.js';
 import { FileSet } from '../src/plan/items.js';
 import { MIX_OPS, opAt, type MixDraw, type MixOp } from '../src/plan/mix.js';
 import { mixItems } from '../src/strategies/mix.js';
@@ -50,6 +53,37 @@ describe('the draw and the plan', () => {
       const share = a.filter((o) => o === op).length / a.length;
       expect(Math.abs(share - mix.weights[k]! / 100), op).toBeLessThan(0.01);
     });
+  });
+
+  it("estimates a session's operations by each request's own class", () => {
+    const mix = { weights: [40, 20, 15, 10, 15], seed: 2 };
+    const want = planned(mix, 500);
+    const e = estimateSession(
+      {
+        command: 'download',
+        strategies: ['small-files', 'sdk-small-files'],
+        runsPerContender: 3,
+        cells: 1,
+        atLeast: false,
+        objectSizeBytes: 1000,
+        concurrency: 1,
+        fileCount: 500,
+        mix,
+      },
+      DEFAULT_PRICES,
+    );
+    expect(e.operations).toEqual({
+      read: 6 * want.get!,
+      write: 6 * want.put!,
+      list: 6 * want.list!,
+      other: 6 * (want.head! + want.delete!),
+    });
+  });
+
+  it('is one value in a sweep, however many commas it has', () => {
+    const { axes, fixed } = findAxes(['--mix', 'get:70,put:30', '--max-sockets', '4,16']);
+    expect(axes).toEqual([{ flag: '--max-sockets', values: ['4', '16'] }]);
+    expect(fixed).toEqual(['--mix=get:70,put:30']);
   });
 
   it('plans GETs and HEADs of the set, fresh PUT and DELETE names, and one-page listings', () => {

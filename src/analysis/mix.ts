@@ -26,6 +26,13 @@ const BILLED_AS: Readonly<Record<MixOp, OperationClass>> = {
   delete: 'other',
 };
 
+/** The first `count` requests of a mix by billing class: what a run of it asks, before retries. */
+export function plannedClasses(mix: MixDraw, count: number): Record<OperationClass, number> {
+  const out: Record<OperationClass, number> = { read: 0, write: 0, list: 0, other: 0 };
+  for (let i = 0; i < count; i++) out[BILLED_AS[opAt(mix, i)]]++;
+  return out;
+}
+
 /**
  * A mixed run's requests tried (retries included) by billing class, each by its own operation;
  * undefined for a run that is no mix. A run that kept a sample of its records: its plan's counts,
@@ -35,12 +42,12 @@ export function mixOperationClasses(run: RunRecord): Record<OperationClass, numb
   const weights = run.params?.mixWeights;
   if (!weights?.length) return undefined;
   const mix: MixDraw = { weights, seed: run.params?.mixSeed ?? 0 };
-  const out: Record<OperationClass, number> = { read: 0, write: 0, list: 0, other: 0 };
   if (run.recordsSampled) {
-    for (let i = 0; i < (run.params?.fileCount ?? 0); i++) out[BILLED_AS[opAt(mix, i)]]++;
+    const out = plannedClasses(mix, run.params?.fileCount ?? 0);
     out.read += run.retries;
     return out;
   }
+  const out: Record<OperationClass, number> = { read: 0, write: 0, list: 0, other: 0 };
   for (const row of run.records) {
     const item = row[ITEM];
     const retries = row[RETRIES];
@@ -158,7 +165,12 @@ export function mixFigures(runs: readonly RunRecord[]): ReportMix | undefined {
     const label = cellLabel(r.strategy, r.cell);
     byLabel.set(label, [...(byLabel.get(label) ?? []), r]);
   }
-  const contenders = [...byLabel].map(([label, own]) => contenderMix(label, own, mix));
+  // Each contender's own draw: a sweep may give its cells seeds of their own.
+  const drawOf = (own: readonly RunRecord[]): MixDraw => ({
+    weights: own[0]!.params?.mixWeights ?? mix.weights,
+    seed: own[0]!.params?.mixSeed ?? mix.seed,
+  });
+  const contenders = [...byLabel].map(([label, own]) => contenderMix(label, own, drawOf(own)));
   return {
     weights: [...mix.weights],
     text: mixText(mix.weights),
