@@ -3,7 +3,7 @@
 // built CLI in one line (exit 2); the five operations on the embedded Azurite, verified, with
 // per-operation figures in every format and the same sequence in every run; and get:70,put:30 on
 // nginx's WebDAV, whose access log must hold the counts the report gives.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -264,5 +264,26 @@ nginx.describe('get:70,put:30 on nginx WebDAV', () => {
     expect(gets).toBeGreaterThan(600);
     expect(Math.abs(ops.get!.requests - gets) / gets).toBeLessThanOrEqual(0.01);
     expect(Math.abs(ops.put!.requests - puts) / puts).toBeLessThanOrEqual(0.01);
+  }, 120_000);
+
+  it('takes HEADs and DELETEs too, each verified, and leaves no name of its own behind', async () => {
+    const results = join(tmp, 'nginx-all.json');
+    const report = await runJson([
+      'download',
+      '--mix',
+      'get:40,put:20,head:20,delete:20',
+      '--url',
+      `${dav.url}/dav/`,
+      '--file-count',
+      '200',
+      '--results',
+      results,
+    ]);
+    expect(report.mix!.ops).toEqual(['get', 'put', 'head', 'delete']);
+    const doc = JSON.parse(readFileSync(results, 'utf8')) as {
+      runs: { verified: boolean; verification: string }[];
+    };
+    for (const run of doc.runs) expect(run.verified, run.verification).toBe(true);
+    expect(readdirSync(join(dav.rootDir, 'dav')).filter((n) => n.startsWith('mix-'))).toEqual([]);
   }, 120_000);
 });
