@@ -19,19 +19,23 @@ const NAMES: ReadonlySet<string> = new Set([...DOWNLOAD_STRATEGIES, ...UPLOAD_ST
 const OTHER_MEANINGS: readonly { word: string; means: string; where: readonly string[] }[] = [
   {
     word: 'list',
-    means: 'the List Blobs kind of request, the listing workload, a billing class, comp=list',
+    means:
+      "the List Blobs kind of request, the listing workload, a billing class, comp=list, a mix's operation",
     where: [
       'src/kinds/',
       'src/engine/download.ts',
       'src/analysis/cost.ts',
       'src/analysis/prices.ts',
       'src/storage/list-blobs.ts',
+      'src/plan/mix.ts',
+      'src/config/mix.ts',
+      'src/analysis/mix.ts',
     ],
   },
   {
     word: 'head',
-    means: 'the HEAD kind of request, the HEAD workload and its tally',
-    where: ['src/kinds/', 'src/engine/download.ts', 'src/metrics/record-checks.ts'],
+    means: "the HEAD kind of request, the HEAD workload and its tally, a mix's operation",
+    where: ['src/kinds/', 'src/engine/download.ts', 'src/metrics/record-checks.ts', 'src/plan/mix.ts'],
   },
   { word: 'sdk-list', means: "the SDK's listing kind of request", where: ['src/kinds/'] },
   { word: 'sdk-head', means: "the SDK's getProperties kind of request", where: ['src/kinds/'] },

@@ -3,6 +3,7 @@
 import type { CommandName, RunRecord } from '../results/schema.js';
 import { OPERATION_CLASSES, TIERS, type OperationClass, type PriceTable, type Tier } from './prices.js';
 import { unitOfRun } from './unit.js';
+import { mixOperationClasses } from './mix.js';
 
 export type OperationCounts = Record<OperationClass, number>;
 
@@ -75,8 +76,11 @@ export function contenderCost(
   let bytes = 0;
   for (const r of runs) {
     if (r.warmup) continue;
+    // A mix: each request billed as its own operation is.
+    const mixed = mixOperationClasses(r);
+    if (mixed) for (const c of OPERATION_CLASSES) operations[c] += mixed[c];
     // A hedge's duplicate is one more request tried, billed as its original is.
-    operations[operationClassOf(command, r)] += r.requests + r.retries + (r.hedge?.issued ?? 0);
+    else operations[operationClassOf(command, r)] += r.requests + r.retries + (r.hedge?.issued ?? 0);
     objects += objectsOf(command, r);
     bytes += r.bytes;
   }

@@ -1,7 +1,9 @@
 // What a session will ask of a real account before it runs: its billable operations by class and
 // their price at the rate table's first tier. A lower bound where --min-time may add runs.
 import type { OperationCounts } from './cost.js';
-import type { PriceTable } from './prices.js';
+import { OPERATION_CLASSES, type PriceTable } from './prices.js';
+import { plannedClasses } from './mix.js';
+import type { MixDraw } from '../plan/mix.js';
 import { strategyNamed } from '../strategies/index.js';
 import type { RequestInput } from '../strategies/strategy.js';
 
@@ -15,6 +17,8 @@ export interface EstimateInput extends RequestInput {
   cells: number;
   /** More runs may follow (--min-time): the estimate is a lower bound. */
   atLeast: boolean;
+  /** --mix: a run is --file-count operations, each billed as its own, whatever the contender. */
+  mix?: MixDraw;
 }
 
 export interface Estimate {
@@ -29,8 +33,14 @@ export function estimateSession(i: EstimateInput, prices: PriceTable): Estimate 
   for (const name of i.strategies) {
     // Each contender declares its requests per run and their class; a name the registry does not
     // hold was refused by the config before any estimate.
+    const runs = i.runsPerContender * i.cells;
+    if (i.mix) {
+      const planned = plannedClasses(i.mix, i.fileCount);
+      for (const c of OPERATION_CLASSES) operations[c] += planned[c] * runs;
+      continue;
+    }
     const { count, billedAs } = strategyNamed(i.command, name)!.requests(i);
-    operations[billedAs] += count * i.runsPerContender * i.cells;
+    operations[billedAs] += count * runs;
   }
   const [tier, p] = Object.entries(prices.tiers)[0] ?? [];
   const amount = p

@@ -4,6 +4,7 @@
 import { registerMetricsSecrets } from './metrics-secrets.js';
 import { describeDistribution } from '../config/size-distribution.js';
 import type { SizeDraw } from '../plan/size-draw.js';
+import { mixText } from '../plan/mix.js';
 import { ConfigError } from '../config/errors.js';
 import {
   buildProgram,
@@ -54,6 +55,7 @@ type Config = DownloadConfig | UploadConfig;
 // The engines, the reports and the SDK behind them load when a command needs them: --help and a
 // bad option answer without them.
 async function workloadOf(config: Config): Promise<SessionCell['workload']> {
+  if (config.mix) return (await import('../engine/mix.js')).mixWorkload(config, config.mix);
   if ('uploadMethod' in config) return (await import('../engine/upload.js')).uploadWorkload(config);
   return (await import('../engine/download.js')).downloadWorkload(config);
 }
@@ -104,6 +106,13 @@ export function eachSize(config: { fileSizeBytes: number; fileSizes?: SizeDraw }
   const d = config.fileSizes;
   if (d) return `${describeDistribution(d.distribution)} (seed ${d.seed})`;
   return `${formatBytes(config.fileSizeBytes)} (${config.fileSizeBytes} bytes)`;
+}
+
+/** A mixed run's title words: `mix get:70,put:30 (seed 1) over 2400 files x …`; none without --mix. */
+export function mixWords(config: DownloadConfig | UploadConfig): string | undefined {
+  if (!config.mix) return undefined;
+  const { weights, seed } = config.mix;
+  return `mix ${mixText(weights)} (seed ${seed}) over ${config.fileCount} files x ${eachSize(config)}`;
 }
 
 export async function parseFileArgs(

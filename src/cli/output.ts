@@ -13,6 +13,7 @@ import type { PriceTable } from '../analysis/prices.js';
 import { readJsonFile } from '../results/file.js';
 import type { ResultsFile } from '../results/schema.js';
 import { selectStrategies, selectUploadStrategies } from '../strategies/index.js';
+import { selectMixStrategies } from '../strategies/mix.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -47,9 +48,15 @@ export async function sessionEstimate(
     import('../analysis/prices.js'),
   ]);
   const download = 'sourceMethod' in c;
-  const names = download
-    ? selectStrategies(c.sourceMethod, false).map((s) => s.name)
-    : selectUploadStrategies(c.uploadMethod, false).map((s) => s.name);
+  const names = c.mix
+    ? selectMixStrategies(
+        download ? 'download' : 'upload',
+        download ? c.sourceMethod : c.uploadMethod,
+        false,
+      ).map((s) => s.name)
+    : download
+      ? selectStrategies(c.sourceMethod, false).map((s) => s.name)
+      : selectUploadStrategies(c.uploadMethod, false).map((s) => s.name);
   const prices = given ?? DEFAULT_PRICES;
   const e = estimateSession(
     {
@@ -58,6 +65,7 @@ export async function sessionEstimate(
       runsPerContender: c.runs + c.warmup,
       cells,
       atLeast: (c.minTimeMs ?? 0) > 0,
+      ...(c.mix ? { mix: c.mix } : {}),
       objectSizeBytes: download ? (c.fileSizeBytes ?? 80 * 1024 * 1024) : c.fileSizeBytes,
       concurrency: c.concurrency,
       fileCount: c.fileCount ?? 0,

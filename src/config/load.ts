@@ -14,6 +14,8 @@ import { ConfigError } from './errors.js';
 import { distributionMaxBytes, type SizeDistribution, type SizeDraw } from '../plan/size-draw.js';
 import { resolveScaleout, type ScaleoutConfig } from './scaleout.js';
 import { resolveOptions, type Sources } from './flags.js';
+import { resolveMix } from './mix.js';
+import type { MixDraw } from '../plan/mix.js';
 import {
   DEFAULT_BLOB_SIZE_BYTES,
   DEFAULT_MAX_RUNS,
@@ -295,6 +297,8 @@ export interface DownloadConfig extends RunOptions {
   credentials: Credentials;
   /** --hedge: a slow request gets a duplicate after this; `on`: what it must have had by then. */
   hedge?: HedgeConfig;
+  /** --mix: operations drawn over the many-blob set (docs/mix.md). */
+  mix?: MixDraw;
 }
 
 export interface HedgeConfig {
@@ -321,6 +325,8 @@ export interface UploadConfig extends RunOptions {
   httpClient: HttpClientName;
   /** 'url': a plain HTTP(S) server; files are PUT below the URL (small-files only). */
   credentials: Credentials;
+  /** --mix: operations drawn over the many-blob set (docs/mix.md). */
+  mix?: MixDraw;
 }
 
 /** A fixed --file-size is a number as it always was; a distribution is drawn with the seed. */
@@ -350,8 +356,8 @@ const URL_METHODS: readonly DownloadMethod[] = [
   'all',
 ];
 
-/** The contenders named can run on this target and measure one workload: true when it is many blobs. */
-function checkDownloadMethods(o: Resolved<typeof DOWNLOAD_OPTIONS>, credentials: Credentials): boolean {
+/** The contenders named can run on this target and measure one workload: many blobs or one, or a mix. */
+function checkDownloadMethods(o: Resolved<typeof DOWNLOAD_OPTIONS>, credentials: Credentials) {
   const { sourceMethod } = o;
   const methods = sourceMethod.split(',');
   const noUrl = methods.filter((m) => !URL_METHODS.includes(m));
@@ -368,7 +374,19 @@ function checkDownloadMethods(o: Resolved<typeof DOWNLOAD_OPTIONS>, credentials:
         'e.g. small-files,sdk-small-files or list,sdk-list',
     );
   }
-  const manyBlobs = !kinds.has('blob') && sourceMethod !== 'all';
+  const mix = resolveMix({
+    weights: o.mix,
+    seed: o.seed,
+    direction: 'download',
+    method: sourceMethod,
+    plainUrl: credentials.kind === 'url',
+    fileCount: o.fileCount,
+    repeats: o.durationMs !== undefined || o.ratePerSecond !== undefined,
+    fileSink: o.sink === 'file' || o.sink === 'sparse-file',
+    hedge: o.hedge !== undefined,
+  });
+  // A mix reads and writes the many-blob set, whatever --source-method names.
+  const manyBlobs = mix !== undefined || (!kinds.has('blob') && sourceMethod !== 'all');
   if (!manyBlobs && o.fileSize !== undefined && o.fileSize.kind !== 'fixed') {
     throw new ConfigError(
       '--file-size as a distribution draws sizes of many files; ' +
@@ -376,7 +394,7 @@ function checkDownloadMethods(o: Resolved<typeof DOWNLOAD_OPTIONS>, credentials:
         'or choose small-files, list or head',
     );
   }
-  return manyBlobs;
+  return { manyBlobs, mix };
 }
 
 /** The sink fits the workload, the processes and the contenders. */
@@ -439,7 +457,7 @@ export function loadDownloadConfig(
   const o = resolveOptions(DOWNLOAD_OPTIONS, flags, sources);
   const credentials = resolveCredentials(o);
   const { sourceMethod, sink, outPath } = o;
-  const manyBlobs = checkDownloadMethods(o, credentials);
+  const { manyBlobs, mix } = checkDownloadMethods(o, credentials);
   checkSink(o, manyBlobs);
   if (o.cleanup && o.runId !== undefined) {
     throw new ConfigError(
@@ -467,6 +485,7 @@ export function loadDownloadConfig(
     cleanup: o.cleanup,
     credentials,
     ...(o.hedge ? { hedge: { after: o.hedge, on: o.hedgeOn ?? HEDGE_ON[0] } } : {}),
+    ...(mix ? { mix } : {}),
     ...runOptions(o),
     ...withScaleout(o, credentials),
   };
@@ -495,6 +514,17 @@ export function loadUploadConfig(flags: Readonly<Record<string, unknown>>, sourc
         `with --url use ${URL_UPLOAD_METHODS.join(' or ')}, or drop --url`,
     );
   }
+  const mix = resolveMix({
+    weights: o.mix,
+    seed: o.seed,
+    direction: 'upload',
+    method: uploadMethod,
+    plainUrl: credentials.kind === 'url',
+    fileCount: o.fileCount,
+    repeats: o.durationMs !== undefined || o.ratePerSecond !== undefined,
+    fileSink: false,
+    hedge: false,
+  });
   if (Math.ceil(blobSizeBytes / blockSizeBytes) > MAX_BLOCKS) {
     throw new ConfigError(
       `--blob-size / --block-size makes more than ${MAX_BLOCKS} blocks; raise --block-size`,
@@ -515,6 +545,7 @@ export function loadUploadConfig(flags: Readonly<Record<string, unknown>>, sourc
     keep: o.keep,
     httpClient: o.httpClient,
     credentials,
+    ...(mix ? { mix } : {}),
     ...runOptions(o),
     ...withScaleout(o, credentials),
   };

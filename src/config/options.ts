@@ -21,6 +21,7 @@ import { formatSizeExact, parseSizeUnbounded } from './sizes.js';
 import { formatDurationExact } from './durations.js';
 import type { Slo } from '../results/schema.js';
 import { BadDistribution, parseSizeDistribution } from './size-distribution.js';
+import { BadMix, parseMix } from './mix.js';
 import type { SizeDistribution } from '../plan/size-draw.js';
 import {
   ARRIVALS,
@@ -266,7 +267,24 @@ const SEED_OPTION = option({
   valueName: 'n',
   defaultValue: DEFAULT_SEED,
   parse: integer(0, 2 ** 32 - 1),
-  help: 'fixes the draw of a --file-size distribution: the same seed gives the same sizes in the same order',
+  help:
+    'fixes the draw of a --file-size distribution and of --mix operations: the same seed gives the ' +
+    'same sizes and operations in the same order',
+});
+
+/** --mix: shares of operations over the many-object set (config/mix.ts), the same for both directions. */
+const MIX_OPTION = option({
+  key: 'mix',
+  flag: '--mix',
+  env: 'BLOB_CACHER_MIX',
+  valueName: 'op:weight,...',
+  parse: (raw: string) => {
+    const weights = parseMix(raw);
+    return weights instanceof BadMix ? new Invalid(weights.expected) : weights;
+  },
+  help:
+    'mixed operations over the --file-count set, drawn with --seed: weights of get, put, head, list ' +
+    'and delete (get:60,put:20,head:10,list:5,delete:5); a run is --file-count operations (docs/mix.md)',
 });
 
 /** A comma-separated list of names (aliases allowed), each once; `all` stands alone. */
@@ -1163,6 +1181,7 @@ export const DOWNLOAD_OPTIONS = table(
       `or, for those, a ${DISTRIBUTION_HELP}`,
   }),
   SEED_OPTION,
+  MIX_OPTION,
   option({
     key: 'fileCount',
     flag: '--file-count',
@@ -1301,6 +1320,7 @@ export const UPLOAD_OPTIONS = table(
       `(default ${DEFAULT_FILE_SIZE_TEXT}); or a ${DISTRIBUTION_HELP}`,
   }),
   SEED_OPTION,
+  MIX_OPTION,
   option({
     key: 'blobSizeBytes',
     flag: '--blob-size',

@@ -24,9 +24,10 @@ export function findAxes(argv: readonly string[]): { axes: SweepAxis[]; fixed: s
       [flag, value] = [arg, argv[i + 1]!];
       i++;
     }
-    // A --file-size distribution (lognormal:…, weighted buckets) has commas of its own: one value.
-    const distribution = flag === '--file-size' && value?.includes(':');
-    if (flag && value?.includes(',') && !distribution) {
+    // A --file-size distribution (lognormal:…, weighted buckets) and a --mix (get:70,put:30) have
+    // commas of their own: one value.
+    const oneValue = (flag === '--file-size' || flag === '--mix') && value?.includes(':');
+    if (flag && value?.includes(',') && !oneValue) {
       const values = value.split(',').map((v) => v.trim());
       // `--concurrency ,,` or `2,,4` would make an empty grid or an empty cell; the value is not
       // echoed, as it may be a key.

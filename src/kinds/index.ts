@@ -8,11 +8,15 @@ const KINDS = {
   put: () => import('./put.js'),
   list: () => import('./list.js'),
   head: () => import('./head.js'),
+  delete: () => import('./delete.js'),
+  mix: () => import('./mix.js'),
   'sdk-get': () => import('./sdk-get.js'),
   'sdk-put': () => import('./sdk-put.js'),
   'sdk-small-put': () => import('./sdk-small-put.js'),
   'sdk-list': () => import('./sdk-list.js'),
   'sdk-head': () => import('./sdk-head.js'),
+  'sdk-delete': () => import('./sdk-delete.js'),
+  'sdk-mix': () => import('./sdk-mix.js'),
 } satisfies Record<string, () => Promise<{ kind: RequestKind }>>;
 
 export type KindName = keyof typeof KINDS;

@@ -1,6 +1,7 @@
 // What a kind reads of its job: the settings every request takes, and the options each kind
 // declares for itself (which kind reads which is said at each). The job crosses IPC as plain data.
 import type { HttpClientName, SinkKind } from '../config/choices.js';
+import type { MixDraw } from '../plan/mix.js';
 import type { TargetInfo } from '../storage/target.js';
 
 /** Settings every kind's requests take. */
@@ -69,5 +70,12 @@ export interface HedgeOptions {
   hedge?: HedgeJob;
 }
 
+/** mix: each item's operation, drawn from these weights and seed by its index (plan/mix.ts). */
+export type MixJob = MixDraw;
+
+export interface MixOptions {
+  mix?: MixJob;
+}
+
 /** A job as a kind sees it. */
-export type KindJob = RequestJob & SinkOptions & SdkTransferOptions & PutOptions & HedgeOptions;
+export type KindJob = RequestJob & SinkOptions & SdkTransferOptions & PutOptions & HedgeOptions & MixOptions;

@@ -12,7 +12,7 @@ import type { Verification } from '../results/record.js';
 import type { UploadStore } from '../storage/blob-store.js';
 import type { RequestSigner, TargetInfo } from '../storage/target.js';
 import type { RawPool } from '../transport/raw-client.js';
-import type { KindJob } from './job.js';
+import type { KindJob, MixJob } from './job.js';
 import type { KeptBuffers } from './kept-buffers.js';
 
 /** What a worker hands a kind before the barrier: its job and share, and the transport it opened. */
@@ -38,6 +38,8 @@ export interface KindContext {
    * nothing kept.
    */
   kept?: KeptBuffers;
+  /** The SDK's agent where several SDK kinds share one (a mix); unset: each makes its own. */
+  sdkAgent?: http.Agent;
 }
 
 /** What a kind's check says besides the records. */
@@ -106,6 +108,8 @@ export interface VerifyInput {
   outPath?: string;
   /** Uploads: the store that reads back and checks what it holds. */
   store?: UploadStore;
+  /** A mix: each item's operation and the kind that checks it. */
+  mix?: MixJob;
 }
 
 export interface RequestKind {

@@ -21,9 +21,16 @@ export interface SdkClients {
   agent: http.Agent;
 }
 
-export async function sdkClients(job: KindJob, items: Items): Promise<SdkClients> {
+/** An agent of the job's own, capped at MAX_SOCKETS: what each SDK kind makes, or a mix shares. */
+export function sdkAgent(job: KindJob): http.Agent {
   if (job.target.kind !== 'blob') throw new Error(`${job.strategy} needs a blob target`);
-  const agent = createAgent(new URL(job.target.endpoint), job.maxSockets, job.target.ca);
+  return createAgent(new URL(job.target.endpoint), job.maxSockets, job.target.ca);
+}
+
+/** `shared`: the agent of a mix, whose kinds share its sockets as ours share one pool. */
+export async function sdkClients(job: KindJob, items: Items, shared?: http.Agent): Promise<SdkClients> {
+  if (job.target.kind !== 'blob') throw new Error(`${job.strategy} needs a blob target`);
+  const agent = shared ?? sdkAgent(job);
   const container = await containerClient(job.target, { agent });
   const clients = new Map<number, BlockBlobClient>();
   for (const i of items) clients.set(i.index, container.getBlockBlobClient(i.blob!));
@@ -37,7 +44,7 @@ export async function sdkUploads(
   ctx: KindContext,
   upload: (job: KindJob, client: BlockBlobClient, item: WorkItem, payload: Buffer) => Promise<OpRecord>,
 ): Promise<KindRun> {
-  const sdk = await sdkClients(ctx.job, ctx.items);
+  const sdk = await sdkClients(ctx.job, ctx.items, ctx.sdkAgent);
   const payloads = await Payloads.of(ctx.items);
   return {
     agent: sdk.agent,

@@ -17,7 +17,7 @@ export const kind: RequestKind = {
   transport: false,
   async setup(ctx: KindContext): Promise<KindRun> {
     const { job, items } = ctx;
-    const sdk = await sdkClients(job, items);
+    const sdk = await sdkClients(job, items, ctx.sdkAgent);
     // The SDK's downloads land where ours do with the memory sink: each item at its place in one
     // buffer, checked after the timed section (hashing each file in its lane, between requests, would
     // put the MD5 inside the SDK's span and not ours). Other sinks: a buffer per

@@ -13,7 +13,7 @@ export const kind: RequestKind = {
   unit: () => 'ops/s',
   transport: false,
   async setup(ctx: KindContext): Promise<KindRun> {
-    const sdk = await sdkClients(ctx.job, ctx.items);
+    const sdk = await sdkClients(ctx.job, ctx.items, ctx.sdkAgent);
     return {
       agent: sdk.agent,
       run: (item) => runSdkHead(ctx.job, sdk.clients.get(item.index)!, item),

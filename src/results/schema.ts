@@ -140,6 +140,12 @@ export interface RunParams {
   sizeBucketsBytes?: number[];
   /** Listings: names per List Blobs page. */
   pageSize?: number;
+  /**
+   * --mix: the weights of get, put, head, list and delete (plan/mix.ts MIX_OPS order) and the seed
+   * that drew each request's operation from them, by its item index.
+   */
+  mixWeights?: number[];
+  mixSeed?: number;
 }
 
 /** What a workload's rate is counted in: bytes moved, or requests (listings, HEADs, many small files). */

@@ -204,9 +204,9 @@ function runProblem(r: unknown): string | undefined {
   }
   if (r.notVerified !== undefined && (!isString(r.notVerified) || r.verified === true))
     return 'has a bad notVerified';
-  // Every param is a count; the size buckets' edges are a list of them.
+  // Every param is a count; the size buckets' edges and a mix's weights are lists of them.
   const goodParam = ([k, v]: [string, unknown]) =>
-    k === 'sizeBucketsBytes' ? Array.isArray(v) && v.every(isCount) : isCount(v);
+    k === 'sizeBucketsBytes' || k === 'mixWeights' ? Array.isArray(v) && v.every(isCount) : isCount(v);
   if (r.params !== undefined && !(isObject(r.params) && Object.entries(r.params).every(goodParam))) {
     return 'has bad params';
   }

@@ -131,6 +131,11 @@ export interface Strategy<Input, Name extends string = string> {
    * The request it makes (kinds/index.ts): what the workers run, what it is counted in, how it is checked.
    */
   kind: KindName;
+  /**
+   * The kind that runs --mix's operations over its many-blob set, each through its own kind
+   * (strategies/mix.ts); unset: it takes no part in a mix.
+   */
+  mixKind?: KindName;
   /** Unset: 'blob'. */
   workload?: WorkloadKind;
   /** Whether it works against a plain URL (no fixtures, no copies or parts, no SDK). */

@@ -13,6 +13,8 @@ export interface NginxDav {
   url: string;
   /** The server's root: /dav/x is rootDir/dav/x on disk. */
   rootDir: string;
+  /** With `accessLog`: the file nginx logs each request to (combined format), unbuffered. */
+  accessLog?: string;
   stop(): Promise<void>;
 }
 
@@ -51,7 +53,7 @@ ${temp}
 `;
 }
 
-function config(dir: string, port: number): string {
+function config(dir: string, port: number, accessLog?: string): string {
   // As root, nginx's workers would drop to nobody and could not write our 0700 temp dir.
   const user = process.getuid?.() === 0 ? 'user root;\n' : '';
   const temp = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']
@@ -64,7 +66,7 @@ pid ${dir}/nginx.pid;
 error_log ${dir}/error.log warn;
 events { worker_connections 1024; }
 http {
-  access_log off;
+  access_log ${accessLog ?? 'off'};
   keepalive_requests 1000000;
 ${temp}
   server {
@@ -84,11 +86,13 @@ ${temp}
 `;
 }
 
-export async function startNginxDav(dir: string): Promise<NginxDav> {
+/** `accessLog`: log every request to dir/access.log (tests that count what reached the server). */
+export async function startNginxDav(dir: string, opts: { accessLog?: boolean } = {}): Promise<NginxDav> {
   for (const d of ['www/dav', 'www/put-only', 'www/static']) mkdirSync(join(dir, d), { recursive: true });
   const port = await freePort();
   const conf = join(dir, 'nginx.conf');
-  writeFileSync(conf, config(dir, port));
+  const accessLog = opts.accessLog ? join(dir, 'access.log') : undefined;
+  writeFileSync(conf, config(dir, port, accessLog));
   const errorLog = join(dir, 'error.log');
   const child: ChildProcess = spawn(NGINX_PATH, ['-c', conf, '-p', dir, '-e', errorLog], { stdio: 'ignore' });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -112,6 +116,7 @@ export async function startNginxDav(dir: string): Promise<NginxDav> {
   return {
     url: `http://127.0.0.1:${port}`,
     rootDir: join(dir, 'www'),
+    ...(accessLog ? { accessLog } : {}),
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');

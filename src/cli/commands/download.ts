@@ -5,7 +5,7 @@ import { DOWNLOAD_OPTIONS } from '../../config/options.js';
 import { checkOutPath } from '../sources.js';
 import { checkProcessesFit } from '../machine-fit.js';
 import { startFirstWorker } from '../../workers/first-worker.js';
-import { cellOf, eachSize, loadCommand, startEmbeddedEarly, type Env } from '../command-kit.js';
+import { cellOf, eachSize, loadCommand, mixWords, startEmbeddedEarly, type Env } from '../command-kit.js';
 import { measure } from '../measure.js';
 
 export async function downloadCommand(argv: readonly string[], env: Env, name = 'download'): Promise<number> {
@@ -32,9 +32,11 @@ export async function downloadCommand(argv: readonly string[], env: Env, name = 
   const pages = config.sourceMethod.split(',').some((m) => pageReaders.includes(m))
     ? `, pages of ${config.pageSize}`
     : '';
-  const what = many
-    ? `${config.fileCount} files x ${eachSize(config)}${pages}`
-    : `concurrency ${config.concurrency}`;
+  const what = config.mix
+    ? mixWords(config)
+    : many
+      ? `${config.fileCount} files x ${eachSize(config)}${pages}`
+      : `concurrency ${config.concurrency}`;
   const title =
     `blob-cacher download: ${config.processes} process(es) x ${config.maxSockets} ` +
     `socket(s), ${what}, sink ${config.sink}`;

@@ -4,7 +4,7 @@ import { UPLOAD_OPTIONS } from '../../config/options.js';
 import { formatBytes } from '../../config/sizes.js';
 import { checkProcessesFit } from '../machine-fit.js';
 import { startFirstWorker } from '../../workers/first-worker.js';
-import { cellOf, eachSize, loadCommand, startEmbeddedEarly, type Env } from '../command-kit.js';
+import { cellOf, eachSize, loadCommand, mixWords, startEmbeddedEarly, type Env } from '../command-kit.js';
 import { measure } from '../measure.js';
 
 export async function uploadCommand(argv: readonly string[], env: Env, name = 'upload'): Promise<number> {
@@ -29,7 +29,7 @@ export async function uploadCommand(argv: readonly string[], env: Env, name = 'u
         `blocks, concurrency ${config.concurrency}`;
   const title =
     `blob-cacher upload: ${config.processes} process(es) x ${config.maxSockets} socket(s); ` +
-    `small files ${config.fileCount} x ${eachSize(config)}${large}`;
+    (mixWords(config) ?? `small files ${config.fileCount} x ${eachSize(config)}${large}`);
   return measure({
     command: 'upload',
     config,

@@ -7,6 +7,7 @@ export const sdkSmallFilesDownload = {
   description: 'SDK downloadToBuffer per small blob (baseline)',
   kind: 'sdk-get',
   workload: 'files',
+  mixKind: 'sdk-mix',
   requests: (i) => ({ count: i.fileCount, billedAs: 'read' }),
   simplicity: 1,
   legacyUnit: 'ops/s',

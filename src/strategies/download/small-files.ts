@@ -8,6 +8,7 @@ export const smallFilesDownload = {
   description: 'one GET per small blob',
   kind: 'get',
   workload: 'files',
+  mixKind: 'mix',
   requests: (i) => ({ count: i.fileCount, billedAs: 'read' }),
   simplicity: 0,
   legacyUnit: 'ops/s',

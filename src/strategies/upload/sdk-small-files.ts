@@ -7,6 +7,7 @@ export const sdkSmallFiles = {
   description: 'SDK upload() per small file (baseline)',
   kind: 'sdk-small-put',
   workload: 'files',
+  mixKind: 'sdk-mix',
   requests: (i) => ({ count: i.fileCount, billedAs: 'write' }),
   simplicity: 1,
   legacyUnit: 'ops/s',

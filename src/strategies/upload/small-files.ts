@@ -7,6 +7,7 @@ export const smallFiles = {
   description: 'one Put Blob per small file',
   kind: 'put',
   workload: 'files',
+  mixKind: 'mix',
   requests: (i) => ({ count: i.fileCount, billedAs: 'write' }),
   simplicity: 0,
   legacyUnit: 'ops/s',
