@@ -38,7 +38,7 @@ export function checkDownloadFits(
     // Drawn sizes: the set's own bytes, never the file count times the largest.
     const files = () =>
       input.fileSizes ? totalBytes(s.plan(input)) : (input.fileCount ?? 1) * input.sizeBytes;
-    const held = s.workload === 'files' ? files() : input.sizeBytes;
+    const held = s.workload?.name === 'files' ? files() : input.sizeBytes;
     if (held > 0.8 * memory) {
       throw new ConfigError(
         `the memory sink would hold ${formatBytes(held)}, more than 80% of this machine's ${formatBytes(memory)}; use --sink file or discard`,

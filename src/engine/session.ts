@@ -73,14 +73,15 @@ export interface OpenWorkload {
   stop(): Promise<void>;
 }
 
-export interface Workload {
+/** What a cell opens before its runs: the target, its preflight, and fixtures or the upload store. */
+export interface CellSetup {
   open(signal: AbortSignal): Promise<OpenWorkload>;
 }
 
 /** One cell of a session: a plain run has one, a sweep one per combination of swept values. */
 export interface SessionCell {
   cell?: Cell;
-  workload: Workload;
+  setup: CellSetup;
   runs: number;
   warmup: number;
   /**
@@ -122,10 +123,10 @@ export const RACE_MIN_RUNS = 3;
  * A cell as a run's options say: runs, warm-ups, --min-time, a steady run, warm connections. The
  * CLI and the library (runDownload, runUpload) set a session up through this one function.
  */
-export function sessionCell(config: RunOptions, workload: Workload, cell?: Cell): SessionCell {
+export function sessionCell(config: RunOptions, setup: CellSetup, cell?: Cell): SessionCell {
   return {
     ...(cell ? { cell } : {}),
-    workload,
+    setup,
     runs: config.runs,
     warmup: config.warmup,
     minTimeMs: config.minTimeMs,
@@ -215,7 +216,7 @@ export async function runSession(
   for (const [cellIndex, cellSpec] of cells.entries()) {
     const {
       cell,
-      workload,
+      setup,
       runs: measured,
       warmup,
       minTimeMs = 0,
@@ -239,7 +240,7 @@ export async function runSession(
     pool.prefork(1);
     let open: OpenWorkload;
     try {
-      open = await workload.open(signal);
+      open = await setup.open(signal);
     } catch (err) {
       pool.close();
       throw err;

@@ -9,6 +9,7 @@ import type { WorkItem } from '../plan/items.js';
 import type { KindJob } from './job.js';
 import type { KindContext, KindRun } from './kind.js';
 import { Payloads } from './payloads.js';
+import { blobServiceOf } from '../storage/target-info.js';
 
 /**
  * The SDK's client for each item, built before the barrier: imports and construction are setup.
@@ -22,9 +23,10 @@ export interface SdkClients {
 }
 
 export async function sdkClients(job: KindJob, items: Items): Promise<SdkClients> {
-  if (job.target.kind !== 'blob') throw new Error(`${job.strategy} needs a blob target`);
-  const agent = createAgent(new URL(job.target.endpoint), job.maxSockets, job.target.ca);
-  const container = await containerClient(job.target, { agent });
+  const info = blobServiceOf(job.target);
+  if (!info) throw new Error(`${job.strategy} needs a blob target`);
+  const agent = createAgent(new URL(info.endpoint), job.maxSockets, info.ca);
+  const container = await containerClient(info, { agent });
   const clients = new Map<number, BlockBlobClient>();
   for (const i of items) clients.set(i.index, container.getBlockBlobClient(i.blob!));
   return { agent, container, clients };

@@ -11,7 +11,13 @@
 // instead of all. Any sampled file missing or of another length: every file is asked for again.
 // Delete the marker to have the next session check every file.
 import { log } from '../log/logger.js';
-import { RequestSigner, PLAIN_PUT_STATUSES, type TargetInfo } from '../storage/target.js';
+import {
+  RequestSigner,
+  PLAIN_PUT_STATUSES,
+  type FixtureState,
+  type FixtureWriter,
+  type PlainUrlInfo,
+} from '../storage/target.js';
 import { uniqueFixtures, type SetFixtures } from '../strategies/many-blobs.js';
 import type { FixtureList, FixtureSpec } from '../plan/items.js';
 import { shownUrl } from '../transport/http-client.js';
@@ -20,15 +26,12 @@ import { NodeHttpClient } from '../transport/request.js';
 import { isThrottle, outcomeOf, requestWithRetries } from '../transport/retry.js';
 import type { HttpRequest } from '../transport/http-client.js';
 import { contentBuffer, FIXTURE_SEED } from './content.js';
-import type { FixtureState } from './fixtures.js';
 
 const IN_FLIGHT = 32;
 /** The marker's name below a set's folder. */
 export const SET_MARKER = 'blob-cacher-set.json';
 /** Files of a marked set asked for by a later session, spread over it. */
 export const MARKED_SAMPLE = 32;
-
-type UrlInfo = Extract<TargetInfo, { kind: 'url' }>;
 
 /** What a set's marker says: the set it vouches for, nothing else. */
 export const markerText = (set: SetFixtures) =>
@@ -55,7 +58,7 @@ export interface UrlFixtureOptions {
 }
 
 export async function ensureUrlFixtures(
-  info: UrlInfo,
+  info: PlainUrlInfo,
   lists: readonly FixtureList[],
   opts: UrlFixtureOptions,
 ): Promise<FixtureState> {
@@ -181,7 +184,7 @@ async function markedComplete(
 
 /** --cleanup: DELETE the files this run PUT; a refusal is a warning, not a failure. */
 export async function removeUrlFixtures(
-  info: UrlInfo,
+  info: PlainUrlInfo,
   names: readonly string[],
   timeoutMs: number,
 ): Promise<void> {
@@ -208,3 +211,10 @@ export async function removeUrlFixtures(
     client.close();
   }
 }
+
+/** Fixtures below a plain URL, a folder of paths. */
+export const URL_FIXTURES: FixtureWriter<PlainUrlInfo> = {
+  ensure: (info, lists, { timeoutMs, maxRetries, signal }) =>
+    ensureUrlFixtures(info, lists, { timeoutMs, maxRetries, signal }),
+  remove: removeUrlFixtures,
+};

@@ -7,7 +7,7 @@ import { shownUrl } from '../transport/http-client.js';
 import { RawPool } from '../transport/raw-client.js';
 import { isThrottle, outcomeOf, requestWithRetries, type RetriedResult } from '../transport/retry.js';
 import { TOKEN_REFUSED_FIX } from './entra.js';
-import { PLAIN_PUT_STATUSES } from './target.js';
+import { PLAIN_PUT_STATUSES } from './target-info.js';
 
 const NETWORK_CODES = new Set([
   'ECONNREFUSED',
