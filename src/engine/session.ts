@@ -207,134 +207,160 @@ export async function runSession(
   opts: SessionOptions = {},
 ): Promise<SessionOutcome> {
   const signal = opts.signal ?? new AbortController().signal;
-  const emit = opts.onEvent ?? (() => {});
   const runs: MeasuredRun[] = [];
-  // The raw records of all the runs together stay within one run's worth: memory flat in runs.
-  const kept = new RecordBudget(runs, measuredRunAtMost);
+  const session: SessionContext = {
+    signal,
+    emit: opts.onEvent ?? (() => {}),
+    // The raw records of all the runs together stay within one run's worth: memory flat in runs.
+    kept: new RecordBudget(runs, measuredRunAtMost),
+    opts,
+  };
   let target = '';
   let objectSizeBytes: number | undefined;
-  for (const [cellIndex, cellSpec] of cells.entries()) {
-    const {
-      cell,
-      setup,
-      runs: measured,
-      warmup,
-      minTimeMs = 0,
-      maxRuns = MAX_RUNS,
-      precision = 0,
-      steady,
-      connections,
-      decided,
-    } = cellSpec;
+  for (const [index, cellSpec] of cells.entries()) {
     if (signal.aborted) break;
-    if (cell)
+    if (cellSpec.cell)
       log.info(
-        `sweep cell ${cellIndex + 1}/${cells.length}: ${Object.entries(cell)
+        `sweep cell ${index + 1}/${cells.length}: ${Object.entries(cellSpec.cell)
           .map(([k, v]) => `${k} ${v}`)
           .join(' ')}`,
       );
-    // One pool per cell: its processes stay warm across the cell's runs and contenders.
-    const pool = new WorkerPool();
-    // Every run needs a first worker: its start overlaps opening the target (preflight, fixtures).
-    // The others wait until the run's items are known: never more processes than items.
-    pool.prefork(1);
-    let open: OpenWorkload;
-    try {
-      open = await setup.open(signal);
-    } catch (err) {
-      pool.close();
-      throw err;
-    }
+    const open = await runCell(session, cellSpec, index, cells.length);
     target = open.target;
     objectSizeBytes = open.objectSizeBytes;
-    emit({ type: 'cell', index: cellIndex, count: cells.length, cell, target });
-    // The cell stops on the session's stop, or at once when its target dies.
-    const cellStop = new AbortController();
-    const follow = () => cellStop.abort(signal.reason);
-    if (signal.aborted) follow();
-    else signal.addEventListener('abort', follow, { once: true });
-    let lost: string | undefined;
-    const grace = new StopGrace(cellStop.signal, opts.stopGraceMs);
-    void open.lost?.then((why) => {
-      if (cellStop.signal.aborted) return;
-      lost = why;
-      log.error(`${why}: ending the session; the runs that finished are kept`);
-      // Nothing can be cleaned on a target that is gone: no grace to wait out.
-      grace.spend();
-      cellStop.abort(new Error(why));
-    });
-    try {
-      const total = warmup + measured;
-      // Measured time so far per contender: --min-time keeps the ones short of it going, until
-      // --max-runs or, with a precision target, until its median is known well enough.
-      const untilTime = new RunsUntilTime(open.contenders, { minTimeMs, maxRuns, precision });
-      const raced = (c: Contender) =>
-        decided !== undefined &&
-        untilTime.times(c).length >= RACE_MIN_RUNS &&
-        decided(c.strategy, untilTime.times(c));
-      const wants = (c: Contender, runIndex: number) =>
-        !raced(c) && (runIndex < total || (runIndex < warmup + maxRuns && untilTime.wantsMore(c)));
-      let previous: Contender[] = [];
-      runLoop: for (let runIndex = 0; ; runIndex++) {
-        const round = open.contenders.filter((c) => wants(c, runIndex));
-        for (const c of previous.filter((p) => runIndex > total && !round.includes(p))) {
-          log.verbose(`${c.strategy}: ${runIndex - warmup} measured runs (${untilTime.reason(c)})`);
-        }
-        previous = round;
-        if (!round.length) break;
-        if (runIndex === total)
-          log.info(
-            `--min-time ${minTimeMs / 1000} s: more runs of ${round.map((c) => c.strategy).join(', ')}`,
-          );
-        for (const contender of round) {
-          if (cellStop.signal.aborted) break runLoop;
-          const id = {
-            strategy: contender.strategy,
-            description: contender.description,
-            cell,
-            params: open.params,
-            run: runIndex,
-            warmup: runIndex < warmup,
-          };
-          const runs = Math.max(total, runIndex + 1);
-          const context = { pool, open, signal: cellStop.signal, grace, emit, runs, steady, connections };
-          const run = await runOnce(
-            { ...context, startGate: opts.startGate, openLoop: cellSpec.openLoop },
-            contender,
-            id,
-          );
-          if (!run) break runLoop;
-          if (!run.warmup) untilTime.add(contender, run.wallMs);
-          const tag =
-            total > 1
-              ? ` (${run.warmup ? 'warm-up' : 'run'} ${runIndex + 1}/${Math.max(total, runIndex + 1)})`
-              : '';
-          if (runFailed(run)) log.error(`${contender.strategy}${tag}: ${run.error ?? run.verification}`);
-          emit({ type: 'run', run });
-          // Reported: from here on the session keeps what a results file would.
-          kept.push(measuredRunAtMost(withSampledRecords(run), kept.room(run.records.length)));
-          // A contender that fails is not run again to fill its time.
-          if (runFailed(run)) untilTime.done(contender);
-        }
-      }
-    } catch (err) {
-      // Whatever failed once the target was gone failed because of it: said when it happened.
-      if (lost) throw new ToldError(1, lost);
-      throw err;
-    } finally {
-      signal.removeEventListener('abort', follow);
-      pool.close();
-      try {
-        const what = `the cleanup of what the session made on ${open.target}`;
-        await grace.run(what, (ctx) => open.close(cellStop.signal.aborted, ctx));
-      } finally {
-        await open.stop();
-      }
-    }
-    // Said when it happened: the CLI ends with it, writing what finished.
-    if (lost) throw new ToldError(1, lost);
   }
   return { target, objectSizeBytes, runs, interrupted: signal.aborted };
+}
+
+/** What every cell of a session shares. */
+interface SessionContext {
+  signal: AbortSignal;
+  emit: (e: SessionEvent) => void;
+  /** The runs reported so far, as a results file would keep them. */
+  kept: RecordBudget<MeasuredRun>;
+  opts: SessionOptions;
+}
+
+/** One cell: open its workload, run its contenders, and let go of what it made, whatever happened. */
+async function runCell(
+  session: SessionContext,
+  cellSpec: SessionCell,
+  index: number,
+  count: number,
+): Promise<OpenWorkload> {
+  const { signal, emit } = session;
+  // One pool per cell: its processes stay warm across the cell's runs and contenders.
+  const pool = new WorkerPool();
+  // Every run needs a first worker: its start overlaps opening the target (preflight, fixtures).
+  // The others wait until the run's items are known: never more processes than items.
+  pool.prefork(1);
+  let open: OpenWorkload;
+  try {
+    open = await cellSpec.setup.open(signal);
+  } catch (err) {
+    pool.close();
+    throw err;
+  }
+  emit({ type: 'cell', index, count, cell: cellSpec.cell, target: open.target });
+  // The cell stops on the session's stop, or at once when its target dies.
+  const cellStop = new AbortController();
+  const follow = () => cellStop.abort(signal.reason);
+  if (signal.aborted) follow();
+  else signal.addEventListener('abort', follow, { once: true });
+  let lost: string | undefined;
+  const grace = new StopGrace(cellStop.signal, session.opts.stopGraceMs);
+  void open.lost?.then((why) => {
+    if (cellStop.signal.aborted) return;
+    lost = why;
+    log.error(`${why}: ending the session; the runs that finished are kept`);
+    // Nothing can be cleaned on a target that is gone: no grace to wait out.
+    grace.spend();
+    cellStop.abort(new Error(why));
+  });
+  try {
+    const { steady, connections } = cellSpec;
+    const ctx = { pool, open, signal: cellStop.signal, grace, emit, runs: 0, steady, connections };
+    await runRounds(session, cellSpec, {
+      ...ctx,
+      startGate: session.opts.startGate,
+      openLoop: cellSpec.openLoop,
+    });
+  } catch (err) {
+    // Whatever failed once the target was gone failed because of it: said when it happened.
+    if (lost) throw new ToldError(1, lost);
+    throw err;
+  } finally {
+    signal.removeEventListener('abort', follow);
+    pool.close();
+    try {
+      const what = `the cleanup of what the session made on ${open.target}`;
+      await grace.run(what, (ctx) => open.close(cellStop.signal.aborted, ctx));
+    } finally {
+      await open.stop();
+    }
+  }
+  // Said when it happened: the CLI ends with it, writing what finished.
+  if (lost) throw new ToldError(1, lost);
+  return open;
+}
+
+/**
+ * A cell's runs, interleaved: each round runs every contender that still wants a run. Past the
+ * runs asked for, --min-time keeps the ones short of it going, until --max-runs or, with a
+ * precision target, until its median is known well enough; a race ends a decided one early.
+ */
+async function runRounds(session: SessionContext, cellSpec: SessionCell, context: RunContext): Promise<void> {
+  const {
+    cell,
+    runs: measured,
+    warmup,
+    minTimeMs = 0,
+    maxRuns = MAX_RUNS,
+    precision = 0,
+    decided,
+  } = cellSpec;
+  const { open } = context;
+  const total = warmup + measured;
+  const untilTime = new RunsUntilTime(open.contenders, { minTimeMs, maxRuns, precision });
+  const raced = (c: Contender) =>
+    decided !== undefined &&
+    untilTime.times(c).length >= RACE_MIN_RUNS &&
+    decided(c.strategy, untilTime.times(c));
+  const wants = (c: Contender, runIndex: number) =>
+    !raced(c) && (runIndex < total || (runIndex < warmup + maxRuns && untilTime.wantsMore(c)));
+  let previous: Contender[] = [];
+  for (let runIndex = 0; ; runIndex++) {
+    const round = open.contenders.filter((c) => wants(c, runIndex));
+    for (const c of previous.filter((p) => runIndex > total && !round.includes(p))) {
+      log.verbose(`${c.strategy}: ${runIndex - warmup} measured runs (${untilTime.reason(c)})`);
+    }
+    previous = round;
+    if (!round.length) return;
+    if (runIndex === total)
+      log.info(`--min-time ${minTimeMs / 1000} s: more runs of ${round.map((c) => c.strategy).join(', ')}`);
+    for (const contender of round) {
+      if (context.signal.aborted) return;
+      const id = {
+        strategy: contender.strategy,
+        description: contender.description,
+        cell,
+        params: open.params,
+        run: runIndex,
+        warmup: runIndex < warmup,
+      };
+      const runs = Math.max(total, runIndex + 1);
+      const run = await runOnce({ ...context, runs }, contender, id);
+      if (!run) return;
+      if (!run.warmup) untilTime.add(contender, run.wallMs);
+      const tag = total > 1 ? ` (${run.warmup ? 'warm-up' : 'run'} ${runIndex + 1}/${runs})` : '';
+      if (runFailed(run)) log.error(`${contender.strategy}${tag}: ${run.error ?? run.verification}`);
+      session.emit({ type: 'run', run });
+      // Reported: from here on the session keeps what a results file would.
+      session.kept.push(measuredRunAtMost(withSampledRecords(run), session.kept.room(run.records.length)));
+      // A contender that fails is not run again to fill its time.
+      if (runFailed(run)) untilTime.done(contender);
+    }
+  }
 }
 
 /** Which run a step belongs to, as progress names it. */
@@ -390,23 +416,8 @@ async function runOnce(
   let executed: Executed | undefined;
   let check: Verification;
   let verifyMs: number;
-  // Cleanup, whatever happened: bounded by the stop grace once a stop has come, and followed by progress.
-  const cleanup = async (verified: boolean, merged?: MergedRun) => {
-    if (!prepared) return;
-    const run = prepared;
-    ctx.emit({ type: 'step', step: 'cleanup', ...shown });
-    const what = `the cleanup of ${contender.strategy} run ${id.run + 1}`;
-    try {
-      const progress = (done: number, total: number) => ctx.emit({ type: 'step-progress', done, total });
-      await ctx.grace.run(what, (c) => run.cleanup(verified, merged, c), progress);
-    } catch (err) {
-      // After a stop a cleanup that fails is said, not the session's failure: what finished is kept.
-      if (!ctx.signal.aborted) throw err;
-      log.warn(`${what} after the stop failed: ${(err as Error).message.split('\n')[0]}`);
-    } finally {
-      ctx.emit({ type: 'step-end' });
-    }
-  };
+  const cleanup = (verified: boolean, merged?: MergedRun) =>
+    prepared ? cleanupRun(ctx, prepared, shown, verified, merged) : Promise.resolve();
   try {
     prepared = await contender.prepare(id.run);
     executed = await execute(ctx, prepared, id, shown);
@@ -425,53 +436,108 @@ async function runOnce(
     verifyMs = performance.now() - executed.collectedAt;
   } catch (err) {
     if (!executed) ctx.emit({ type: 'run-end' });
-    if (err instanceof GateFailure) {
-      await cleanup(false);
-      // A stop while waiting at the gate is a stop, not the gate's failure.
-      if (ctx.signal.aborted) return undefined;
-      throw err.error;
-    }
-    // A run that failed once the stop had come (its target gone, its requests cancelled) was cut
-    // short by it: left out, as a run the stop cut is.
-    if (ctx.signal.aborted) {
-      log.warn(`${contender.strategy}: run ${id.run + 1} was cut short by the stop and is not recorded`);
-      await cleanup(false, executed?.merged);
-      return undefined;
-    }
-    const run = failedRun(
-      {
-        ...id,
-        ...(prepared ? { unit: prepared.unit } : {}),
-        objectSizeBytes: prepared?.objectSizeBytes ?? ctx.open.objectSizeBytes ?? 0,
-      },
-      (err as Error).message,
-    );
-    await cleanup(false, executed?.merged);
-    return run;
+    return failedAttempt(ctx, err, { id, prepared, executed, cleanup });
   }
-  const { merged, releasedAt, collectedAt, serverSpanMs } = executed;
+  const { merged } = executed;
   const failed = merged.failures.length ? { verified: false, error: merged.failures.join('; ') } : {};
   const verified = !runFailed({ ...check, ...failed });
   const cleaning = performance.now();
   await cleanup(verified, merged);
+  return measuredRun(
+    { ...id, unit: prepared.unit, objectSizeBytes: prepared.objectSizeBytes },
+    merged,
+    { ...check, ...failed },
+    {
+      plan: ctx.steady
+        ? { ...ctx.steady, lapBytes: totalBytes(prepared.items), lapRequests: prepared.items.length }
+        : undefined,
+      serverSpanMs: executed.serverSpanMs,
+      untimedMs: untimedMs(executed, began, verifyMs, cleaning),
+      hedged: prepared.job.hedge !== undefined,
+    },
+  );
+}
+
+/**
+ * Where the wall time outside the timed span went: setup (plan, fork, payloads, up to the barrier),
+ * collect (from the last answer to the merged results), verify and cleanup.
+ */
+function untimedMs(
+  { merged, releasedAt, collectedAt }: Executed,
+  began: number,
+  verifyMs: number,
+  cleaning: number,
+) {
   // What the workers spent checking (read-backs, range hashes) is verification, not collection.
   const workerVerifyMs = Math.max(0, ...merged.workers.map((w) => w.verifyMs ?? 0));
-  const untimedMs = {
+  return {
     setup: releasedAt - began,
     collect: Math.max(0, collectedAt - releasedAt - merged.wallMs - workerVerifyMs),
     verify: verifyMs + workerVerifyMs,
     cleanup: performance.now() - cleaning,
   };
-  const { items } = prepared;
-  const plan = ctx.steady
-    ? { ...ctx.steady, lapBytes: totalBytes(items), lapRequests: items.length }
-    : undefined;
-  return measuredRun(
-    { ...id, unit: prepared.unit, objectSizeBytes: prepared.objectSizeBytes },
-    merged,
-    { ...check, ...failed },
-    { plan, serverSpanMs, untimedMs, hedged: prepared.job.hedge !== undefined },
+}
+
+/** Cleanup, whatever happened: bounded by the stop grace once a stop has come, and followed by progress. */
+async function cleanupRun(
+  ctx: RunContext,
+  run: PreparedRun,
+  shown: StepRun,
+  verified: boolean,
+  merged?: MergedRun,
+): Promise<void> {
+  ctx.emit({ type: 'step', step: 'cleanup', ...shown });
+  const what = `the cleanup of ${shown.strategy} run ${shown.run + 1}`;
+  try {
+    const progress = (done: number, total: number) => ctx.emit({ type: 'step-progress', done, total });
+    await ctx.grace.run(what, (c) => run.cleanup(verified, merged, c), progress);
+  } catch (err) {
+    // After a stop a cleanup that fails is said, not the session's failure: what finished is kept.
+    if (!ctx.signal.aborted) throw err;
+    log.warn(`${what} after the stop failed: ${(err as Error).message.split('\n')[0]}`);
+  } finally {
+    ctx.emit({ type: 'step-end' });
+  }
+}
+
+/**
+ * A run that threw: the gate's failure is the session's; after a stop the run is left out; otherwise it
+ * is recorded as failed.
+ */
+async function failedAttempt(
+  ctx: RunContext,
+  err: unknown,
+  at: {
+    id: Omit<RunIdentity, 'objectSizeBytes'>;
+    prepared?: PreparedRun;
+    executed?: Executed;
+    cleanup: (verified: boolean, merged?: MergedRun) => Promise<void>;
+  },
+): Promise<MeasuredRun | undefined> {
+  const { id, prepared, executed, cleanup } = at;
+  if (err instanceof GateFailure) {
+    await cleanup(false);
+    // A stop while waiting at the gate is a stop, not the gate's failure.
+    if (ctx.signal.aborted) return undefined;
+    throw err.error;
+  }
+  // A run that failed once the stop had come (its target gone, its requests cancelled) was cut
+  // short by it: left out, as a run the stop cut is.
+  if (ctx.signal.aborted) {
+    log.warn(`${id.strategy}: run ${id.run + 1} was cut short by the stop and is not recorded`);
+    await cleanup(false, executed?.merged);
+    return undefined;
+  }
+  const run = failedRun(
+    {
+      ...id,
+      ...(prepared ? { unit: prepared.unit } : {}),
+      objectSizeBytes: prepared?.objectSizeBytes ?? ctx.open.objectSizeBytes ?? 0,
+    },
+    (err as Error).message,
   );
+  await cleanup(false, executed?.merged);
+  return run;
 }
 
 /** Fork (or reuse) the workers, release them on the barrier, and collect what they send. */
@@ -481,7 +547,7 @@ async function execute(
   id: Omit<RunIdentity, 'objectSizeBytes'>,
   shown: StepRun,
 ): Promise<Executed> {
-  const { open, signal, steady, connections, startGate, emit } = ctx;
+  const { open, signal, steady, connections, emit } = ctx;
   const { items, job } = prepared;
   // A process with no item would only cost a fork and its memory: never more processes than items.
   const processes = Math.max(1, Math.min(open.params.processes, items.length));
@@ -497,24 +563,7 @@ async function execute(
   );
   const bytes = totalBytes(items);
   const steadyJob = steady ? { durationMs: steady.durationMs, intervalMs: steady.intervalMs } : undefined;
-  // The server's clock forgets what it saw before this run's release, and the release waits until it
-  // has: no request of this run can come first. Asked as the workers are given their job (they make
-  // no data request before the barrier: warm connections are HEADs), the answer is in by the time
-  // they are ready; behind a scale-out gate, which talks to storage itself, only once it is passed.
-  const clock = steady ? undefined : open.serverClock;
-  const reset = startGate ? undefined : clock?.reset();
-  reset?.catch(() => {});
-  const beforeRelease =
-    startGate || clock
-      ? async () => {
-          if (startGate) {
-            await startGate(signal).catch((error: unknown) => {
-              throw new GateFailure(error);
-            });
-          }
-          await (reset ?? clock?.reset());
-        }
-      : undefined;
+  const { clock, beforeRelease } = releaseGate(ctx);
   let releasedAt = performance.now();
   // --max-in-flight defaults to every socket the closed loop would use: MAX_SOCKETS per process.
   const openLoop = ctx.openLoop
@@ -559,4 +608,30 @@ async function execute(
   // work to span: the server's clock would time the duration asked for.
   const serverSpanMs = await clock?.span();
   return { merged, releasedAt, collectedAt: performance.now(), serverSpanMs };
+}
+
+/**
+ * What the release waits for: a scale-out gate, and the server's clock forgetting what it saw before
+ * this run's release, so that no request of this run can come first. Asked as the workers are given
+ * their job (they make no data request before the barrier: warm connections are HEADs), the answer
+ * is in by the time they are ready; behind a scale-out gate, which talks to storage itself, only
+ * once it is passed. A steady run has no clock: it would time the duration asked for.
+ */
+function releaseGate(ctx: RunContext): { clock?: ServerClockView; beforeRelease?: () => Promise<void> } {
+  const { startGate, signal } = ctx;
+  const clock = ctx.steady ? undefined : ctx.open.serverClock;
+  const reset = startGate ? undefined : clock?.reset();
+  reset?.catch(() => {});
+  if (!startGate && !clock) return { clock };
+  return {
+    clock,
+    beforeRelease: async () => {
+      if (startGate) {
+        await startGate(signal).catch((error: unknown) => {
+          throw new GateFailure(error);
+        });
+      }
+      await (reset ?? clock?.reset());
+    },
+  };
 }

@@ -82,7 +82,7 @@ export interface UploadSite {
   store: UploadStore;
 }
 
-export interface UploadSetup {
+export interface UploadSiteOptions {
   timeoutMs: number;
   /** --keep: nothing is deleted, a probe left behind included. */
   keep: boolean;
@@ -119,7 +119,7 @@ export interface Target {
     opts: FixtureSetup,
   ): Promise<DownloadFixtures>;
   /** Checks the target for uploads (a plain URL: one PUT and DELETE) and opens the store behind them. */
-  openUploads(prefix: string, opts: UploadSetup): Promise<UploadSite>;
+  openUploads(prefix: string, opts: UploadSiteOptions): Promise<UploadSite>;
   stop(): Promise<void>;
 }
 
@@ -266,7 +266,8 @@ export class RequestSigner {
 
   blobUrl(blobName?: string): URL {
     if (this.info.kind === 'url') return this.below ? this.below(blobName!) : new URL(this.info.url);
-    const base = `${this.info.endpoint}/${encodeURIComponent(this.info.container)}/${blobName!.split('/').map(encodeURIComponent).join('/')}`;
+    const path = blobName!.split('/').map(encodeURIComponent).join('/');
+    const base = `${this.info.endpoint}/${encodeURIComponent(this.info.container)}/${path}`;
     return new URL(this.info.sas ? `${base}?${this.info.sas}` : base);
   }
 
