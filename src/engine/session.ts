@@ -4,114 +4,33 @@
 // happens is told through typed events that reporters and the results writer subscribe to.
 import { log } from '../log/logger.js';
 import { ToldError } from '../config/errors.js';
-import {
-  failedRun,
-  withSampledRecords,
-  type MeasuredRun,
-  type RunIdentity,
-  type Verification,
-} from '../results/record.js';
-import { runFailed, type Cell, type RunParams, type Unit } from '../results/schema.js';
-import { measuredRun } from './measure.js';
+import { withSampledRecords, type MeasuredRun } from '../results/record.js';
+import { runFailed, type Cell } from '../results/schema.js';
 import { RunsUntilTime } from './until-time.js';
 import { measuredRunAtMost, RecordBudget } from '../results/record-budget.js';
-import { totalBytes, type Items } from '../plan/items.js';
-import { WorkerPool, type AfterWorkers, type JobSpec, type MergedRun } from '../workers/pool.js';
-import type { Progress } from '../workers/protocol.js';
-import type { ServerClockView } from '../metrics/server-clock.js';
-import type { OpenLoopOptions, RunOptions, SteadyOptions } from '../config/load.js';
-import type { Bearer } from '../storage/entra.js';
-import type { ConnectionMode } from '../config/choices.js';
-import { StopGrace, type CleanupContext } from './stop-grace.js';
+import { WorkerPool } from '../workers/pool.js';
+import type { RunOptions } from '../config/load.js';
+import { StopGrace } from './stop-grace.js';
+import { runOnce, type RunContext } from './run-once.js';
+import type {
+  CellSetup,
+  Contender,
+  OpenWorkload,
+  SessionCell,
+  SessionEvent,
+  SessionOptions,
+} from './session-types.js';
 
+export type {
+  CellSetup,
+  Contender,
+  OpenWorkload,
+  PreparedRun,
+  SessionCell,
+  SessionEvent,
+  SessionOptions,
+} from './session-types.js';
 export type { CleanupContext } from './stop-grace.js';
-
-/** One run of one contender, ready to go: the job and items, and what to do with the result. */
-export interface PreparedRun {
-  job: JobSpec;
-  items: Items;
-  objectSizeBytes: number;
-  /** What it is counted in: its request kind's unit for its plan. */
-  unit: Unit;
-  /** A timed step after every worker is done (an upload's Put Block List). */
-  after?: AfterWorkers;
-  verify(merged: MergedRun): Promise<Verification>;
-  /**
-   * Runs whatever happened: outputs, temporary files, uploaded blobs. `merged` is what the workers
-   * sent back, when they did: items cancelled before they started need no cleaning up. After a
-   * stop, `ctx.signal` ends it at the stop grace; it resolves true when it said itself what it left.
-   */
-  cleanup(verified: boolean, merged: MergedRun | undefined, ctx: CleanupContext): Promise<boolean | void>;
-}
-
-export interface Contender {
-  strategy: string;
-  description: string;
-  prepare(run: number): Promise<PreparedRun>;
-}
-
-/** A workload once its target is open and checked: what it measures, and how to let go of it. */
-export interface OpenWorkload {
-  target: string;
-  /** The settings every run of this workload is measured with. */
-  params: RunParams;
-  /** Downloads: the size of the object every contender delivers. */
-  objectSizeBytes?: number;
-  /** The target's own clock, where we run the server (the embedded Azurite): each run's server-side span. */
-  serverClock?: ServerClockView;
-  /** Entra ID: the token runs should carry now, renewed when it expires soon (asked during long runs too). */
-  token?: (signal?: AbortSignal) => Promise<Bearer>;
-  contenders: Contender[];
-  /**
-   * Resolves when the target's own process dies unasked (the embedded Azurite, killed by the OOM
-   * killer): the line that says so. The session then ends at once, as on a stop, and fails with it.
-   */
-  lost?: Promise<string>;
-  /** Removes what the session made besides its runs' uploads (fixtures, folders), within `ctx`'s grace. */
-  close(interrupted: boolean, ctx: CleanupContext): Promise<boolean | void>;
-  /** Lets go of the target (stops the embedded Azurite), after close, whether close finished or not. */
-  stop(): Promise<void>;
-}
-
-/** What a cell opens before its runs: the target, its preflight, and fixtures or the upload store. */
-export interface CellSetup {
-  open(signal: AbortSignal): Promise<OpenWorkload>;
-}
-
-/** One cell of a session: a plain run has one, a sweep one per combination of swept values. */
-export interface SessionCell {
-  cell?: Cell;
-  setup: CellSetup;
-  runs: number;
-  warmup: number;
-  /**
-   * After `runs`, a contender keeps running (still interleaved with the others that need more) until
-   * its measured runs add up to this much time, as hyperfine's --min-time; at most `maxRuns` runs.
-   */
-  minTimeMs?: number;
-  /** The cap on what --min-time adds: at most this many measured runs (MAX_RUNS when unset). */
-  maxRuns?: number;
-  /**
-   * With minTimeMs: a contender also stops once its median is known to this share (0.02: +-2%); 0 or unset:
-   * off.
-   */
-  precision?: number;
-  /**
-   * --duration: every run repeats its requests for a time, counted per interval (and maybe ended early by
-   * --autoterm).
-   */
-  steady?: SteadyOptions;
-  /** warm: each worker opens MAX_SOCKETS connections before the barrier. */
-  connections?: ConnectionMode;
-  /** --rate: every run is an open loop at this rate. */
-  openLoop?: OpenLoopOptions;
-  /**
-   * Racing (irace's, for a search): asked after each of a contender's measured runs from the
-   * RACE_MIN_RUNS-th on; true ends its runs there, because what they show already decides (tune: a
-   * cell the rank test already finds significantly slower than the fastest one measured).
-   */
-  decided?: (strategy: string, measuredMs: readonly number[]) => boolean;
-}
 
 /**
  * The fewest measured runs a race may stop at: 3 against 5 is the least the rank test can separate (p =
@@ -141,53 +60,6 @@ export function sessionCell(config: RunOptions, setup: CellSetup, cell?: Cell): 
 /** The most measured runs --min-time may ask of one contender when the cell names no cap. */
 export const MAX_RUNS = 1000;
 
-export type SessionEvent =
-  | { type: 'cell'; index: number; count: number; cell?: Cell; target: string }
-  /** `durationMs`: a steady run, which repeats its `requests` (one lap) until then. */
-  | {
-      type: 'run-start';
-      strategy: string;
-      unit: Unit;
-      cell?: Cell;
-      run: number;
-      runs: number;
-      warmup: boolean;
-      requests: number;
-      bytes: number;
-      durationMs?: number;
-    }
-  | ({ type: 'progress' } & Progress)
-  | { type: 'run'; run: MeasuredRun }
-  | { type: 'run-end' }
-  /**
-   * An untimed step of a run that may be long (reading back and deleting thousands of uploads):
-   * `verify` from the workers' checks to the coordinator's verdict, then `cleanup`; `total` where its
-   * items are counted, as `step-progress` tells how far it is.
-   */
-  | {
-      type: 'step';
-      step: 'verify' | 'cleanup';
-      strategy: string;
-      cell?: Cell;
-      run: number;
-      runs: number;
-      warmup: boolean;
-    }
-  | { type: 'step-progress'; done: number; total: number }
-  | { type: 'step-end' };
-
-export interface SessionOptions {
-  signal?: AbortSignal;
-  onEvent?: (event: SessionEvent) => void;
-  /**
-   * Awaited before each run's barrier is released, once its workers are forked and ready: a
-   * scale-out run waits here for its other clients. A gate that throws ends the session with its error.
-   */
-  startGate?: (signal: AbortSignal) => Promise<void>;
-  /** After a stop, what all cleanup together may take, counted from the stop (DEFAULT_STOP_GRACE_MS). */
-  stopGraceMs?: number;
-}
-
 export interface SessionOutcome {
   /** The last cell's target, as a label. */
   target: string;
@@ -196,11 +68,6 @@ export interface SessionOutcome {
   /** True when the signal stopped it: `runs` holds what finished before. */
   interrupted: boolean;
 }
-
-/**
- * A stop cut the run short: a worker died or was killed, or some request failed or never went because of it.
- */
-const cutShortByStop = (merged: MergedRun) => merged.failures.length > 0 || merged.stopped > 0;
 
 export async function runSession(
   cells: readonly SessionCell[],
@@ -361,277 +228,4 @@ async function runRounds(session: SessionContext, cellSpec: SessionCell, context
       if (runFailed(run)) untilTime.done(contender);
     }
   }
-}
-
-/** Which run a step belongs to, as progress names it. */
-type StepRun = Omit<Extract<SessionEvent, { type: 'step' }>, 'type' | 'step'>;
-
-/** What every run of a cell shares. */
-interface RunContext {
-  pool: WorkerPool;
-  open: OpenWorkload;
-  signal: AbortSignal;
-  /** Bounds every cleanup after a stop. */
-  grace: StopGrace;
-  emit: (e: SessionEvent) => void;
-  /** The runs this contender will make, for progress. */
-  runs: number;
-  steady?: SteadyOptions;
-  openLoop?: OpenLoopOptions;
-  connections?: ConnectionMode;
-  startGate?: SessionOptions['startGate'];
-}
-
-/**
- * A run that reached its workers' results: when it was released and collected, what the server's clock said.
- */
-interface Executed {
-  merged: MergedRun;
-  releasedAt: number;
-  collectedAt: number;
-  serverSpanMs?: number;
-}
-
-/** The gate's failure is the session's, not a run's: it is thrown on, not recorded as a failed run. */
-class GateFailure {
-  readonly error: unknown;
-  constructor(error: unknown) {
-    this.error = error;
-  }
-}
-
-/**
- * One run of one contender; undefined when the stop cut it short (such a run is not recorded). Where
- * the wall time outside the timed span goes: setup (plan, fork, payloads, up to the barrier),
- * collect (from the last answer to the merged results), verify and cleanup.
- */
-async function runOnce(
-  ctx: RunContext,
-  contender: Contender,
-  id: Omit<RunIdentity, 'objectSizeBytes'>,
-): Promise<MeasuredRun | undefined> {
-  const began = performance.now();
-  const shown = { strategy: id.strategy, cell: id.cell, run: id.run, runs: ctx.runs, warmup: id.warmup };
-  let prepared: PreparedRun | undefined;
-  let executed: Executed | undefined;
-  let check: Verification;
-  let verifyMs: number;
-  const cleanup = (verified: boolean, merged?: MergedRun) =>
-    prepared ? cleanupRun(ctx, prepared, shown, verified, merged) : Promise.resolve();
-  try {
-    prepared = await contender.prepare(id.run);
-    executed = await execute(ctx, prepared, id, shown);
-    ctx.emit({ type: 'run-end' });
-    if (ctx.signal.aborted && cutShortByStop(executed.merged)) {
-      log.warn(`${contender.strategy}: run ${id.run + 1} was cut short by the stop and is not recorded`);
-      await cleanup(false, executed.merged);
-      return undefined;
-    }
-    ctx.emit({ type: 'step', step: 'verify', ...shown });
-    try {
-      check = await prepared.verify(executed.merged);
-    } finally {
-      ctx.emit({ type: 'step-end' });
-    }
-    verifyMs = performance.now() - executed.collectedAt;
-  } catch (err) {
-    if (!executed) ctx.emit({ type: 'run-end' });
-    return failedAttempt(ctx, err, { id, prepared, executed, cleanup });
-  }
-  const { merged } = executed;
-  const failed = merged.failures.length ? { verified: false, error: merged.failures.join('; ') } : {};
-  const verified = !runFailed({ ...check, ...failed });
-  const cleaning = performance.now();
-  await cleanup(verified, merged);
-  return measuredRun(
-    { ...id, unit: prepared.unit, objectSizeBytes: prepared.objectSizeBytes },
-    merged,
-    { ...check, ...failed },
-    {
-      plan: ctx.steady
-        ? { ...ctx.steady, lapBytes: totalBytes(prepared.items), lapRequests: prepared.items.length }
-        : undefined,
-      serverSpanMs: executed.serverSpanMs,
-      untimedMs: untimedMs(executed, began, verifyMs, cleaning),
-      hedged: prepared.job.hedge !== undefined,
-    },
-  );
-}
-
-/**
- * Where the wall time outside the timed span went: setup (plan, fork, payloads, up to the barrier),
- * collect (from the last answer to the merged results), verify and cleanup.
- */
-function untimedMs(
-  { merged, releasedAt, collectedAt }: Executed,
-  began: number,
-  verifyMs: number,
-  cleaning: number,
-) {
-  // What the workers spent checking (read-backs, range hashes) is verification, not collection.
-  const workerVerifyMs = Math.max(0, ...merged.workers.map((w) => w.verifyMs ?? 0));
-  return {
-    setup: releasedAt - began,
-    collect: Math.max(0, collectedAt - releasedAt - merged.wallMs - workerVerifyMs),
-    verify: verifyMs + workerVerifyMs,
-    cleanup: performance.now() - cleaning,
-  };
-}
-
-/** Cleanup, whatever happened: bounded by the stop grace once a stop has come, and followed by progress. */
-async function cleanupRun(
-  ctx: RunContext,
-  run: PreparedRun,
-  shown: StepRun,
-  verified: boolean,
-  merged?: MergedRun,
-): Promise<void> {
-  ctx.emit({ type: 'step', step: 'cleanup', ...shown });
-  const what = `the cleanup of ${shown.strategy} run ${shown.run + 1}`;
-  try {
-    const progress = (done: number, total: number) => ctx.emit({ type: 'step-progress', done, total });
-    await ctx.grace.run(what, (c) => run.cleanup(verified, merged, c), progress);
-  } catch (err) {
-    // After a stop a cleanup that fails is said, not the session's failure: what finished is kept.
-    if (!ctx.signal.aborted) throw err;
-    log.warn(`${what} after the stop failed: ${(err as Error).message.split('\n')[0]}`);
-  } finally {
-    ctx.emit({ type: 'step-end' });
-  }
-}
-
-/**
- * A run that threw: the gate's failure is the session's; after a stop the run is left out; otherwise it
- * is recorded as failed.
- */
-async function failedAttempt(
-  ctx: RunContext,
-  err: unknown,
-  at: {
-    id: Omit<RunIdentity, 'objectSizeBytes'>;
-    prepared?: PreparedRun;
-    executed?: Executed;
-    cleanup: (verified: boolean, merged?: MergedRun) => Promise<void>;
-  },
-): Promise<MeasuredRun | undefined> {
-  const { id, prepared, executed, cleanup } = at;
-  if (err instanceof GateFailure) {
-    await cleanup(false);
-    // A stop while waiting at the gate is a stop, not the gate's failure.
-    if (ctx.signal.aborted) return undefined;
-    throw err.error;
-  }
-  // A run that failed once the stop had come (its target gone, its requests cancelled) was cut
-  // short by it: left out, as a run the stop cut is.
-  if (ctx.signal.aborted) {
-    log.warn(`${id.strategy}: run ${id.run + 1} was cut short by the stop and is not recorded`);
-    await cleanup(false, executed?.merged);
-    return undefined;
-  }
-  const run = failedRun(
-    {
-      ...id,
-      ...(prepared ? { unit: prepared.unit } : {}),
-      objectSizeBytes: prepared?.objectSizeBytes ?? ctx.open.objectSizeBytes ?? 0,
-    },
-    (err as Error).message,
-  );
-  await cleanup(false, executed?.merged);
-  return run;
-}
-
-/** Fork (or reuse) the workers, release them on the barrier, and collect what they send. */
-async function execute(
-  ctx: RunContext,
-  prepared: PreparedRun,
-  id: Omit<RunIdentity, 'objectSizeBytes'>,
-  shown: StepRun,
-): Promise<Executed> {
-  const { open, signal, steady, connections, emit } = ctx;
-  const { items, job } = prepared;
-  // A process with no item would only cost a fork and its memory: never more processes than items.
-  const processes = Math.max(1, Math.min(open.params.processes, items.length));
-  const capped =
-    processes < open.params.processes ? ` (--processes ${open.params.processes} capped at one per item)` : '';
-  // A listing item is a stream of pages over one prefix: its requests are known only as it goes.
-  // A listing plan is listings only.
-  const what = items.at(0)?.list
-    ? `${items.length} prefix listing(s), each a stream of pages,`
-    : `${items.length} request(s)`;
-  log.verbose(
-    `${id.strategy}: ${what} over ${processes} process(es) x ${open.params.maxSockets} socket(s)${capped}`,
-  );
-  const bytes = totalBytes(items);
-  const steadyJob = steady ? { durationMs: steady.durationMs, intervalMs: steady.intervalMs } : undefined;
-  const { clock, beforeRelease } = releaseGate(ctx);
-  let releasedAt = performance.now();
-  // --max-in-flight defaults to every socket the closed loop would use: MAX_SOCKETS per process.
-  const openLoop = ctx.openLoop
-    ? { ...ctx.openLoop, maxInFlight: ctx.openLoop.maxInFlight ?? processes * open.params.maxSockets }
-    : undefined;
-  const merged = await ctx.pool.run(
-    {
-      ...job,
-      ...(steadyJob ? { steady: steadyJob } : {}),
-      ...(openLoop ? { openLoop } : {}),
-      ...(connections === 'warm' ? { connections } : {}),
-    },
-    items,
-    processes,
-    {
-      after: prepared.after,
-      autoterm: steady?.autoterm,
-      token: open.token,
-      signal,
-      beforeRelease,
-      onProgress: (done) => emit({ type: 'progress', ...done }),
-      // The workers' checks (reading uploads back, hashing ranges) are the verify step's first part.
-      onChecking: () => emit({ type: 'step', step: 'verify', ...shown }),
-      onReleased: () => {
-        releasedAt = performance.now();
-        emit({
-          type: 'run-start',
-          strategy: id.strategy,
-          unit: prepared.unit,
-          cell: id.cell,
-          run: id.run,
-          runs: ctx.runs,
-          warmup: id.warmup,
-          requests: items.length,
-          bytes,
-          ...(steady ? { durationMs: steady.durationMs } : {}),
-        });
-      },
-    },
-  );
-  // Asked before anything else reaches the server (verification, cleanup). A steady run has no fixed
-  // work to span: the server's clock would time the duration asked for.
-  const serverSpanMs = await clock?.span();
-  return { merged, releasedAt, collectedAt: performance.now(), serverSpanMs };
-}
-
-/**
- * What the release waits for: a scale-out gate, and the server's clock forgetting what it saw before
- * this run's release, so that no request of this run can come first. Asked as the workers are given
- * their job (they make no data request before the barrier: warm connections are HEADs), the answer
- * is in by the time they are ready; behind a scale-out gate, which talks to storage itself, only
- * once it is passed. A steady run has no clock: it would time the duration asked for.
- */
-function releaseGate(ctx: RunContext): { clock?: ServerClockView; beforeRelease?: () => Promise<void> } {
-  const { startGate, signal } = ctx;
-  const clock = ctx.steady ? undefined : ctx.open.serverClock;
-  const reset = startGate ? undefined : clock?.reset();
-  reset?.catch(() => {});
-  if (!startGate && !clock) return { clock };
-  return {
-    clock,
-    beforeRelease: async () => {
-      if (startGate) {
-        await startGate(signal).catch((error: unknown) => {
-          throw new GateFailure(error);
-        });
-      }
-      await (reset ?? clock?.reset());
-    },
-  };
 }
