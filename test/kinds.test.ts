@@ -24,7 +24,7 @@ describe('request kinds', () => {
         const kind = await loadKind(s.kind);
         expect(kind.name).toBe(s.kind);
         units[s.name + (UPLOAD_STRATEGIES.includes(s as never) ? ' (upload)' : '')] = kind.unit(
-          workloadOf(s) === 'files' ? 'files' : 'object',
+          workloadOf(s).shape,
         );
       }
       expect(units).toEqual({

@@ -22,6 +22,7 @@ import { formatBytes } from '../config/sizes.js';
 import { readSources } from './sources.js';
 import { sessionCell, type SessionCell } from '../engine/session.js';
 import { log, registerCredential, registerSecret, setLogLevel } from '../log/logger.js';
+import { isPlainUrl } from '../config/credentials.js';
 
 export type Env = Record<string, string | undefined>;
 export type Command = (argv: readonly string[], env: Env) => Promise<number>;
@@ -34,7 +35,7 @@ export function registerSecrets(all: readonly (Credentials | undefined)[], env: 
   for (const credentials of all) {
     if (credentials?.kind === 'key') registerCredential(credentials.key);
     if (credentials?.kind === 'sas') registerCredential(credentials.sas);
-    if (credentials?.kind === 'url') registerCredential(credentials.url);
+    if (credentials && isPlainUrl(credentials)) registerCredential(credentials.url);
   }
   registerCredential(env.STORAGE_CONNECTION_STRING);
   registerCredential(env.STORAGE_SAS);
@@ -54,18 +55,18 @@ type Config = DownloadConfig | UploadConfig;
 
 // The engines, the reports and the SDK behind them load when a command needs them: --help and a
 // bad option answer without them.
-async function workloadOf(config: Config): Promise<SessionCell['workload']> {
-  if (config.mix) return (await import('../engine/mix.js')).mixWorkload(config, config.mix);
-  if ('uploadMethod' in config) return (await import('../engine/upload.js')).uploadWorkload(config);
-  return (await import('../engine/download.js')).downloadWorkload(config);
+async function cellSetupOf(config: Config): Promise<SessionCell['setup']> {
+  if (config.mix) return (await import('../engine/mix.js')).mixSetup(config, config.mix);
+  if ('uploadMethod' in config) return (await import('../engine/upload.js')).uploadSetup(config);
+  return (await import('../engine/download.js')).downloadSetup(config);
 }
 
 /**
- * A config as one cell of the session: its workload and how it is repeated; a sweep's cells name their
+ * A config as one cell of the session: its set-up and how it is repeated; a sweep's cells name their
  * values.
  */
 export const cellOf = async (config: Config, cell?: SessionCell['cell']): Promise<SessionCell> =>
-  sessionCell(config, await workloadOf(config), cell);
+  sessionCell(config, await cellSetupOf(config), cell);
 
 /**
  * Parses and validates one measuring command's options and how its report is shown; undefined after --help.

@@ -14,13 +14,14 @@ import { readJsonFile } from '../results/file.js';
 import type { ResultsFile } from '../results/schema.js';
 import { selectStrategies, selectUploadStrategies } from '../strategies/index.js';
 import { selectMixStrategies } from '../strategies/mix.js';
+import { isPlainUrl } from '../config/credentials.js';
 
 type Env = Record<string, string | undefined>;
 
 /** The URL the target is reached at; none for the embedded Azurite (started later, on this machine). */
 export function endpointOf(c: Credentials): string | undefined {
   if (c.kind === 'embedded') return undefined;
-  return c.kind === 'url' ? c.url : c.endpoint;
+  return isPlainUrl(c) ? c.url : c.endpoint;
 }
 
 /** How the report is shown and priced: the same options for a run and for `report`. */

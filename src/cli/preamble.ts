@@ -1,23 +1,13 @@
 // What a measuring session does before it runs: checks that the results path can take the results,
 // sweeps scratch a killed run left, starts the results file, captures the environment it runs in and,
 // against a real account, says what the session will cost.
-import type { Credentials, DownloadConfig, UploadConfig } from '../config/load.js';
+import type { DownloadConfig, UploadConfig } from '../config/load.js';
 import { endpointOf, sessionEstimate, type Output } from './output.js';
 import { log } from '../log/logger.js';
 import { defaultResultsPath, newResultsFile } from '../results/file.js';
 import { checkResultsPath } from '../results/write.js';
 import type { ResultsFile, SweepAxis } from '../results/schema.js';
-
-function targetOf(c: Credentials): { kind: string; label: string } {
-  switch (c.kind) {
-    case 'embedded':
-      return { kind: 'embedded-azurite', label: 'embedded Azurite' };
-    case 'url':
-      return { kind: 'url', label: `url ${new URL(c.url).host}` };
-    default:
-      return { kind: 'account', label: `account ${c.account}` };
-  }
-}
+import { isPlainUrl, targetOf } from '../config/credentials.js';
 
 /** What the preamble reads of a measurement (cli/measure.ts). */
 export interface PreambleInput {
@@ -48,7 +38,7 @@ export async function preamble(m: PreambleInput, path: string): Promise<ResultsF
   );
   // Against a real account (remote, not a plain URL), say what the session will cost before it does.
   const remote = isRemote(doc.environment.endpoint);
-  if (remote && m.config.credentials.kind !== 'url' && !m.config.steady)
+  if (remote && !isPlainUrl(m.config.credentials) && !m.config.steady)
     log.info(await sessionEstimate(m.command, m.config, m.cells.length, m.output.prices));
   if (m.sweep) doc.sweep = m.sweep;
   if (m.config.slo) doc.slo = m.config.slo;

@@ -9,6 +9,7 @@ import { runFailed, type Cell } from '../results/schema.js';
 import { readersOf, selectStrategies } from '../strategies/index.js';
 import { tuneAxes } from '../tune/axes.js';
 import type { CellMeasure, ThrottleClass, TuneAxis } from '../tune/search.js';
+import { isPlainUrl } from '../config/credentials.js';
 
 type Config = DownloadConfig | UploadConfig;
 
@@ -64,7 +65,7 @@ export function axesFor(mode: 'download' | 'upload', base: Config, args: readonl
   const fixed = new Set(
     ['--concurrency', '--max-sockets', '--processes', '--block-size'].filter((f) => given(args, f)),
   );
-  const url = base.credentials.kind === 'url';
+  const url = isPlainUrl(base.credentials);
   const strategies =
     'sourceMethod' in base
       ? selectStrategies(base.sourceMethod, url).map((s) => s.name)

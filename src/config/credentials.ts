@@ -28,6 +28,24 @@ export type Credentials =
   /** No Authorization at all: public read access. */
   | ({ kind: 'anonymous' } & Service);
 
+/** The target the credentials name, as a results file describes it (no secret in it). */
+export function targetOf(c: Credentials): { kind: string; label: string } {
+  switch (c.kind) {
+    case 'embedded':
+      return { kind: 'embedded-azurite', label: 'embedded Azurite' };
+    case 'url':
+      return { kind: 'url', label: `url ${new URL(c.url).host}` };
+    default:
+      return { kind: 'account', label: `account ${c.account}` };
+  }
+}
+
+/**
+ * Credentials that name a plain HTTP(S) server (--url): no blob service behind it. Asked here, where
+ * the credentials are declared, not by testing their tag elsewhere.
+ */
+export const isPlainUrl = (c: Credentials): c is Extract<Credentials, { kind: 'url' }> => c.kind === 'url';
+
 /** A blob service: its account, its URL and, optionally, a CA file (PEM) to trust for it. */
 interface Service {
   account: string;

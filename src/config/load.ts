@@ -9,7 +9,7 @@ import {
   workloadOf,
 } from '../strategies/index.js';
 import { redact } from '../log/logger.js';
-import { resolveCredentials, type Credentials } from './credentials.js';
+import { isPlainUrl, resolveCredentials, type Credentials } from './credentials.js';
 import { ConfigError } from './errors.js';
 import { distributionMaxBytes, type SizeDistribution, type SizeDraw } from '../plan/size-draw.js';
 import { resolveScaleout, type ScaleoutConfig } from './scaleout.js';
@@ -361,13 +361,15 @@ function checkDownloadMethods(o: Resolved<typeof DOWNLOAD_OPTIONS>, credentials:
   const { sourceMethod } = o;
   const methods = sourceMethod.split(',');
   const noUrl = methods.filter((m) => !URL_METHODS.includes(m));
-  if (credentials.kind === 'url' && noUrl.length) {
+  if (isPlainUrl(credentials) && noUrl.length) {
     throw new ConfigError(
       `--source-method ${noUrl.join(',')} needs a blob target; with --url use ${URL_METHODS.join(', ')}`,
     );
   }
   // Contenders of one run measure the same thing: one object, or one many-blob workload.
-  const kinds = new Set(DOWNLOAD_STRATEGIES.filter((s) => methods.includes(s.name)).map(workloadOf));
+  const kinds = new Set(
+    DOWNLOAD_STRATEGIES.filter((s) => methods.includes(s.name)).map((s) => workloadOf(s).name),
+  );
   if (kinds.size > 1) {
     throw new ConfigError(
       `--source-method ${sourceMethod} mixes workloads (${[...kinds].join(', ')}); run each on its own, ` +
@@ -379,7 +381,7 @@ function checkDownloadMethods(o: Resolved<typeof DOWNLOAD_OPTIONS>, credentials:
     seed: o.seed,
     direction: 'download',
     method: sourceMethod,
-    plainUrl: credentials.kind === 'url',
+    plainUrl: isPlainUrl(credentials),
     fileCount: o.fileCount,
     repeats: o.durationMs !== undefined || o.ratePerSecond !== undefined,
     fileSink: o.sink === 'file' || o.sink === 'sparse-file',
@@ -508,7 +510,7 @@ export function loadUploadConfig(flags: Readonly<Record<string, unknown>>, sourc
         'uploads need --auth key, sas, connection-string or entra',
     );
   }
-  if (credentials.kind === 'url' && !URL_UPLOAD_METHODS.includes(uploadMethod)) {
+  if (isPlainUrl(credentials) && !URL_UPLOAD_METHODS.includes(uploadMethod)) {
     throw new ConfigError(
       `--upload-method ${uploadMethod} needs a blob service and --url is a plain server; ` +
         `with --url use ${URL_UPLOAD_METHODS.join(' or ')}, or drop --url`,
@@ -519,7 +521,7 @@ export function loadUploadConfig(flags: Readonly<Record<string, unknown>>, sourc
     seed: o.seed,
     direction: 'upload',
     method: uploadMethod,
-    plainUrl: credentials.kind === 'url',
+    plainUrl: isPlainUrl(credentials),
     fileCount: o.fileCount,
     repeats: o.durationMs !== undefined || o.ratePerSecond !== undefined,
     fileSink: false,
@@ -560,7 +562,7 @@ export function redactedConfig(config: DownloadConfig | UploadConfig): Record<st
       : c.kind === 'sas'
         ? { kind: c.kind, account: c.account, endpoint: c.endpoint, sas: '[redacted]' }
         : // A URL may carry a SAS of its own (?…&sig=…): its signature never reaches a results file.
-          c.kind === 'url'
+          isPlainUrl(c)
           ? { kind: c.kind, url: redact(c.url) }
           : c;
   const s = config.scaleout;

@@ -12,11 +12,7 @@ import {
   type DownloadStrategyName,
   type UploadStrategyName,
 } from '../strategies/index.js';
-import {
-  DOWNLOAD_WORKLOAD_WORDS,
-  type DownloadStrategy,
-  type UploadStrategy,
-} from '../strategies/strategy.js';
+import type { DownloadStrategy, UploadStrategy } from '../strategies/strategy.js';
 import { formatSizeExact, parseSizeUnbounded } from './sizes.js';
 import { formatDurationExact } from './durations.js';
 import type { Slo } from '../results/schema.js';
@@ -68,14 +64,14 @@ export type UploadMethod = UploadStrategyName | 'all';
 const names = (list: readonly string[], and = false) =>
   and && list.length > 1 ? `${list.slice(0, -1).join(', ')} and ${list.at(-1)}` : list.join(', ');
 const urlNames = (list: readonly (DownloadStrategy | UploadStrategy)[], many: boolean) =>
-  list.filter((s) => s.urlCapable && (workloadOf(s) !== 'blob') === many).map((s) => s.name);
+  list.filter((s) => s.urlCapable && workloadOf(s).many === many).map((s) => s.name);
 /** The many-blob workloads: each its contenders, comma-joined, and what it measures. */
 const manyBlobFirsts = manyBlobWorkloadNames(DOWNLOAD_STRATEGIES);
 const manyBlobHelp = manyBlobFirsts
   .map((first) => {
     const w = workloadOf(DOWNLOAD_STRATEGIES.find((s) => s.name === first)!);
     const list = DOWNLOAD_STRATEGIES.filter((s) => workloadOf(s) === w).map((s) => s.name);
-    return `${list.join(',')} (${DOWNLOAD_WORKLOAD_WORDS[w]})`;
+    return `${list.join(',')} (${w.words})`;
   })
   .join(', ');
 

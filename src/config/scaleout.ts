@@ -1,6 +1,11 @@
 // Scale-out settings: which client of how many, the run id they share, and the account where they
 // meet (the target's, or --run-store). Validated once, as every other option.
-import { connectionStringCredentials, resolveCredentials, type Credentials } from './credentials.js';
+import {
+  connectionStringCredentials,
+  isPlainUrl,
+  resolveCredentials,
+  type Credentials,
+} from './credentials.js';
 import { ConfigError } from './errors.js';
 import { buildProgram, parseFlags, resolveOptions } from './flags.js';
 import { redact } from '../log/redact.js';
@@ -73,8 +78,9 @@ export function resolveScaleout(
 function storeOf(runStore: string | undefined, target: Credentials): AccountCredentials {
   if (runStore !== undefined) return connectionStringCredentials(runStore);
   if (target.kind === 'key' || target.kind === 'sas' || target.kind === 'entra') return target;
-  const why =
-    target.kind === 'url' ? 'a plain --url has no blob service' : 'the embedded Azurite lives in one process';
+  const why = isPlainUrl(target)
+    ? 'a plain --url has no blob service'
+    : 'the embedded Azurite lives in one process';
   throw new ConfigError(
     `a scale-out run (--run-id) keeps its markers and results in a storage account and ${why}; give ` +
       `--run-store (BLOB_CACHER_RUN_STORE) a connection string, or target an account`,

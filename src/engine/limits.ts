@@ -30,7 +30,8 @@ export function checkDownloadFits(
     const largest = largestBytes(s.plan(input));
     if (largest > MAX_RANGE_IN_MEMORY_BYTES) {
       throw new ConfigError(
-        `${s.name} would hold a ${formatBytes(largest)} range in memory, more than the ${formatBytes(MAX_RANGE_IN_MEMORY_BYTES + 1)} one buffer can take; ` +
+        `${s.name} would hold a ${formatBytes(largest)} range in memory, more than the ` +
+          `${formatBytes(MAX_RANGE_IN_MEMORY_BYTES + 1)} one buffer can take; ` +
           `use more --concurrency or a --range-size${s.holdsItemsInMemory ? '' : ', or --sink file'}`,
       );
     }
@@ -38,10 +39,11 @@ export function checkDownloadFits(
     // Drawn sizes: the set's own bytes, never the file count times the largest.
     const files = () =>
       input.fileSizes ? totalBytes(s.plan(input)) : (input.fileCount ?? 1) * input.sizeBytes;
-    const held = s.workload === 'files' ? files() : input.sizeBytes;
+    const held = s.workload?.name === 'files' ? files() : input.sizeBytes;
     if (held > 0.8 * memory) {
       throw new ConfigError(
-        `the memory sink would hold ${formatBytes(held)}, more than 80% of this machine's ${formatBytes(memory)}; use --sink file or discard`,
+        `the memory sink would hold ${formatBytes(held)}, more than 80% of this machine's ` +
+          `${formatBytes(memory)}; use --sink file or discard`,
       );
     }
   }
@@ -49,7 +51,9 @@ export function checkDownloadFits(
   const unique = uniqueFixtures(strategies.flatMap((s) => (s.fixtures ? [s.fixtures(input)] : [])));
   if (unique.bytes > EMBEDDED_FIXTURE_SHARE * memory) {
     throw new ConfigError(
-      `the fixtures need ${formatBytes(unique.bytes)} (${unique.count} blobs; round-robin keeps one copy per --concurrency), more than the embedded Azurite can hold in half of this machine's ${formatBytes(memory)}; ` +
+      `the fixtures need ${formatBytes(unique.bytes)} (${unique.count} blobs; round-robin keeps one copy ` +
+        "per --concurrency), more than the embedded Azurite can hold in half of this machine's " +
+        `${formatBytes(memory)}; ` +
         'use less --concurrency or --file-size, fewer strategies (--source-method), or a real account',
     );
   }
@@ -74,7 +78,8 @@ export function checkUploadFits(
   if (needed > 0.8 * memoryBytes) {
     const fits = Math.floor((0.8 * memoryBytes) / STATE_BYTES_PER_FILE);
     throw new ConfigError(
-      `${fileCount} files per run would need about ${formatBytes(needed)} of per-file state (about ${STATE_BYTES_PER_FILE} B a file), ` +
+      `${fileCount} files per run would need about ${formatBytes(needed)} of per-file state ` +
+        `(about ${STATE_BYTES_PER_FILE} B a file), ` +
         `more than 80% of this machine's ${formatBytes(memoryBytes)}; ` +
         `use --file-count ${fits} or fewer and run more sessions`,
     );

@@ -14,17 +14,7 @@ import { nodeCrypto } from '../transport/node-http.js';
 import { authOf, isPlainServer, plainServerOf } from '../storage/answers.js';
 import { blobStore, type UploadStore } from '../storage/blob-store.js';
 import { preflightContainer, preflightUrlUpload } from '../storage/preflight.js';
-import {
-  coordinatorClient,
-  forRun,
-  openTarget,
-  RequestSigner,
-  setupFailure,
-  tokenOf,
-  whileAlive,
-  type Target,
-  type TargetInfo,
-} from '../storage/target.js';
+import { coordinatorClient, forRun, RequestSigner, type Target, type TargetInfo } from '../storage/target.js';
 import { urlStore } from '../storage/url-store.js';
 import { setFixtures } from '../strategies/many-blobs.js';
 import { mixItems, selectMixStrategies } from '../strategies/mix.js';
@@ -32,7 +22,9 @@ import type { DownloadStrategy, UploadStrategy } from '../strategies/strategy.js
 import { shardItems } from '../scaleout/shard.js';
 import { checkUploadFits } from './limits.js';
 import { drawnParams } from './size-params.js';
-import type { Contender, OpenWorkload, PreparedRun, Workload } from './session.js';
+import type { CellSetup, Contender, PreparedRun } from './session.js';
+import { openOnTarget, type OpenedOn } from './target-cell.js';
+import { DOWNLOAD_WORKLOADS } from '../plan/workload.js';
 
 type Config = DownloadConfig | UploadConfig;
 
@@ -45,19 +37,17 @@ function sessionPrefix(): string {
 const directionOf = (config: Config) => ('uploadMethod' in config ? 'upload' : 'download');
 const methodOf = (config: Config) => ('uploadMethod' in config ? config.uploadMethod : config.sourceMethod);
 
-export function mixWorkload(config: Config, mix: MixDraw): Workload {
+export function mixSetup(config: Config, mix: MixDraw): CellSetup {
   const prefix = sessionPrefix();
   return {
-    async open(session): Promise<OpenWorkload> {
-      const target = await openTarget(config.credentials, config.container, session);
-      const signal = whileAlive(target, session);
-      try {
-        return await openMix(config, mix, target, prefix, signal, session);
-      } catch (err) {
-        await target.stop();
-        throw setupFailure(err, signal);
-      }
-    },
+    open: (session) =>
+      openOnTarget(
+        config,
+        session,
+        (target, signal) => openMix(config, mix, target, prefix, signal, session),
+        (target) =>
+          `target: ${target.label}; mix ${mixText(mix.weights)} (seed ${mix.seed}), writes below ${prefix}/`,
+      ),
   };
 }
 
@@ -68,10 +58,7 @@ async function openMix(
   prefix: string,
   signal: AbortSignal,
   session: AbortSignal,
-): Promise<OpenWorkload> {
-  log.info(
-    `target: ${target.label}; mix ${mixText(mix.weights)} (seed ${mix.seed}), writes below ${prefix}/`,
-  );
+): Promise<OpenedOn> {
   const strategies = selectMixStrategies(directionOf(config), methodOf(config), isPlainServer(target.info));
   checkUploadFits(config.fileCount, true);
   const fixtures = setFixtures({
@@ -93,12 +80,8 @@ async function openMix(
     }),
   );
   return {
-    target: target.label,
     objectSizeBytes: getBytes,
     contenders,
-    serverClock: target.serverClock,
-    ...tokenOf(target),
-    ...(target.lost ? { lost: target.lost } : {}),
     params: {
       processes: config.processes,
       maxSockets: config.maxSockets,
@@ -114,7 +97,6 @@ async function openMix(
       if (!ctx.stopped) await store.close?.();
       return true;
     },
-    stop: () => target.stop(),
   };
 }
 
@@ -205,7 +187,7 @@ async function prepareMixRun(
     job: mixJob(r, strategy, info),
     verify: (merged) =>
       kind.verify({
-        workload: 'files',
+        workload: DOWNLOAD_WORKLOADS.files,
         items,
         records: merged.records,
         target: info,

@@ -12,6 +12,7 @@ import { clientOf, toRecord, urlOf } from './requests.js';
 import { openJobSink, sinkCheck } from './sink-check.js';
 import type { Sink } from './sinks.js';
 import { verifyGets } from './verify-download.js';
+import { traitsOf } from '../storage/target-info.js';
 
 export const kind: RequestKind = {
   name: 'get',
@@ -65,8 +66,7 @@ export async function runGet(
       const extra: Record<string, string> = {};
       const ranged = item.range !== undefined || received > 0;
       if (ranged)
-        extra[job.target.kind === 'blob' ? 'x-ms-range' : 'range'] =
-          `bytes=${first + received}-${first + item.lengthBytes - 1}`;
+        extra[traitsOf(job.target).rangeHeader] = `bytes=${first + received}-${first + item.lengthBytes - 1}`;
       const headers = signer.headers('GET', url, extra);
       if (log.isSillyEnabled()) log.silly(`GET ${url.toString()} ${JSON.stringify(headers)}`);
       const before = received;

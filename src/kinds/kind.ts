@@ -4,6 +4,7 @@
 // it lets go of, the coordinator's verification of a merged run, and the unit it is counted in.
 import type http from 'node:http';
 import type { Items, WorkItem } from '../plan/items.js';
+import type { PlanShape, Workload } from '../plan/workload.js';
 import type { OpRecord } from '../metrics/records.js';
 import type { RecordTable } from '../metrics/record-table.js';
 import type { Tally } from '../metrics/record-checks.js';
@@ -81,16 +82,15 @@ export interface KindRun {
   close(): Promise<void>;
 }
 
-/** One object (a blob, its ranges, its blocks), or a set of many small files. */
-export type PlanShape = 'object' | 'files';
+export type { PlanShape } from '../plan/workload.js';
 
 /** Bytes moved for one object, requests for many files: the unit of the kinds that move content. */
 export const contentUnit = (shape: PlanShape): Unit => (shape === 'files' ? 'ops/s' : 'MiB/s');
 
 /** What the coordinator checks a merged run against. */
 export interface VerifyInput {
-  /** `blob`: one object; `files`, `list`, `head`: the many-blob set; `upload`: what was written. */
-  workload: 'blob' | 'files' | 'list' | 'head' | 'upload';
+  /** What the run measured: one object, the many-blob set, or what was uploaded. */
+  workload: Workload;
   items: Items;
   records: RecordTable;
   /** The workers' own checks of their shares, when they sent a sample of the records. */

@@ -9,6 +9,7 @@ import { outcomeOf, requestWithRetries } from '../transport/retry.js';
 import type { KindContext, KindRun, RequestKind } from './kind.js';
 import { clientOf, toRecord } from './requests.js';
 import { verifyListings } from './verify-many.js';
+import { blobServiceOf } from '../storage/target-info.js';
 
 export const kind: RequestKind = {
   name: 'list',
@@ -23,8 +24,8 @@ export const kind: RequestKind = {
 /** One stream of pages over the item's prefix, each page a request of its own. */
 async function runList(ctx: KindContext, item: WorkItem, queuedAt?: number): Promise<OpRecord[]> {
   const { job, signer, signal } = ctx;
-  if (job.target.kind !== 'blob' || !item.list) throw new Error(`${job.strategy} lists a blob container`);
-  const info = job.target;
+  const info = blobServiceOf(job.target);
+  if (!info || !item.list) throw new Error(`${job.strategy} lists a blob container`);
   const spec = item.list;
   const client = clientOf(ctx);
   const records: OpRecord[] = [];

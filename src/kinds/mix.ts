@@ -15,6 +15,7 @@ import { kind as get } from './get.js';
 import { kind as head } from './head.js';
 import { kind as list } from './list.js';
 import { kind as put } from './put.js';
+import { DOWNLOAD_WORKLOADS, UPLOAD_WORKLOADS } from '../plan/workload.js';
 
 /** The kind each operation goes through: our own transport's. */
 const OURS: Readonly<Record<MixOp, RequestKind>> = { get, put, head, list, delete: del };
@@ -125,11 +126,11 @@ async function checkShares(
 
 /** What each operation's own verify is told its workload is. */
 const WORKLOAD_OF: Readonly<Record<MixOp, VerifyInput['workload']>> = {
-  get: 'files',
-  put: 'upload',
-  head: 'head',
-  list: 'list',
-  delete: 'upload',
+  get: DOWNLOAD_WORKLOADS.files,
+  put: UPLOAD_WORKLOADS.files,
+  head: DOWNLOAD_WORKLOADS.head,
+  list: DOWNLOAD_WORKLOADS.list,
+  delete: UPLOAD_WORKLOADS.files,
 };
 
 /** Each operation's records verified by its own kind; the run is verified when every one is. */

@@ -6,7 +6,6 @@ import { log } from '../log/logger.js';
 import { contentMd5, FIXTURE_SEED } from '../payload/content.js';
 import type { WorkItem } from '../plan/items.js';
 import type { OpRecord } from '../metrics/records.js';
-import { PLAIN_PUT_STATUSES } from '../storage/target.js';
 import { readBackMd5 } from '../storage/url-store.js';
 import { inLanes } from '../transport/lanes.js';
 import type { Answered, HttpRequest, TracedResult } from '../transport/http-client.js';
@@ -16,6 +15,7 @@ import { contentUnit, type KindContext, type KindRun, type RequestKind } from '.
 import { Payloads } from './payloads.js';
 import { clientOf, toRecord, urlOf } from './requests.js';
 import { verifyUploads } from './verify-upload.js';
+import { traitsOf } from '../storage/target-info.js';
 
 export const kind: RequestKind = {
   name: 'put',
@@ -68,8 +68,6 @@ interface PutRequest {
   fixed?: HttpRequest;
 }
 
-const BLOB_PUT_STATUSES: readonly number[] = [201];
-
 /**
  * Put Blob, or Put Block when the item has a block id; to a plain URL, a plain PUT with only its
  * Content-Length.
@@ -80,10 +78,7 @@ function putOf(ctx: KindContext, item: WorkItem, payload: Buffer): PutRequest {
   if (item.blockId) {
     url.searchParams.set('comp', 'block');
     url.searchParams.set('blockid', item.blockId);
-  } else if (ctx.job.target.kind !== 'url') {
-    extra['x-ms-blob-type'] = 'BlockBlob';
-    extra['content-type'] = 'application/octet-stream';
-  }
+  } else Object.assign(extra, traitsOf(ctx.job.target).putHeaders);
   return { url, payload, extra };
 }
 
@@ -190,7 +185,7 @@ class PutCall implements Answered, Labelled {
     const { job } = this.ctx;
     const item = this.item;
     const record = toRecord(job, item, retried, retried.error ? 0 : this.put.payload.length);
-    if (!retried.error && job.target.kind !== 'url' && !item.blockId) {
+    if (!retried.error && traitsOf(job.target).storesMd5 && !item.blockId) {
       const md5 = retried.headers['content-md5'];
       if (typeof md5 === 'string') record.md5 = md5;
     }
@@ -208,7 +203,7 @@ function requestOf(
   queuedAt?: number,
 ): HttpRequest {
   const { job, signal } = ctx;
-  const expectStatus = job.target.kind === 'url' ? PLAIN_PUT_STATUSES : BLOB_PUT_STATUSES;
+  const expectStatus = traitsOf(job.target).putStatuses;
   return {
     url: put.url,
     method: 'PUT',

@@ -9,6 +9,7 @@ import type { WorkItem } from '../plan/items.js';
 import type { KindJob } from './job.js';
 import type { KindContext, KindRun } from './kind.js';
 import { Payloads } from './payloads.js';
+import { blobServiceOf } from '../storage/target-info.js';
 
 /**
  * The SDK's client for each item, built before the barrier: imports and construction are setup.
@@ -23,15 +24,17 @@ export interface SdkClients {
 
 /** An agent of the job's own, capped at MAX_SOCKETS: what each SDK kind makes, or a mix shares. */
 export function sdkAgent(job: KindJob): http.Agent {
-  if (job.target.kind !== 'blob') throw new Error(`${job.strategy} needs a blob target`);
-  return createAgent(new URL(job.target.endpoint), job.maxSockets, job.target.ca);
+  const info = blobServiceOf(job.target);
+  if (!info) throw new Error(`${job.strategy} needs a blob target`);
+  return createAgent(new URL(info.endpoint), job.maxSockets, info.ca);
 }
 
 /** `shared`: the agent of a mix, whose kinds share its sockets as ours share one pool. */
 export async function sdkClients(job: KindJob, items: Items, shared?: http.Agent): Promise<SdkClients> {
-  if (job.target.kind !== 'blob') throw new Error(`${job.strategy} needs a blob target`);
+  const info = blobServiceOf(job.target);
+  if (!info) throw new Error(`${job.strategy} needs a blob target`);
   const agent = shared ?? sdkAgent(job);
-  const container = await containerClient(job.target, { agent });
+  const container = await containerClient(info, { agent });
   const clients = new Map<number, BlockBlobClient>();
   for (const i of items) clients.set(i.index, container.getBlockBlobClient(i.blob!));
   return { agent, container, clients };

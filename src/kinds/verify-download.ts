@@ -11,10 +11,11 @@ import { md5OfFileRange } from './sinks.js';
 import { nodeFsPromises } from '../transport/node-http.js';
 import type { VerifyInput } from './kind.js';
 import { verifyMany } from './verify-many.js';
+import { bearerOf, traitsOf } from '../storage/target-info.js';
 
 /** A GET kind's verification: one object's ranges, or each file of the many-blob set. */
 export function verifyGets(v: VerifyInput): Promise<Verification> {
-  if (v.workload === 'blob')
+  if (v.workload.verifyAs === 'blob')
     return verifyDownload(
       v.items,
       v.records,
@@ -24,7 +25,7 @@ export function verifyGets(v: VerifyInput): Promise<Verification> {
       v.outPath,
       v.equalToFixture,
     );
-  return Promise.resolve(verifyMany('files', v.items, v.records, v.target.kind === 'url', v.tally));
+  return Promise.resolve(verifyMany('files', v.items, v.records, !traitsOf(v.target).storesMd5, v.tally));
 }
 
 export async function md5OfFile(path: string): Promise<string> {
@@ -50,13 +51,13 @@ export async function verifyDownload(
   filePath?: string,
   equalToFixture: ReadonlySet<number> = new Set(),
 ): Promise<Verification> {
-  const failed = failedRequests(records, info.kind === 'blob' && info.bearer !== undefined);
+  const failed = failedRequests(records, bearerOf(info) !== undefined);
   if (failed) return failed;
   const bytes = records.reduce((s, r) => s + r.bytes, 0);
   if (bytes !== size) return { verified: false, verification: `delivered ${bytes} bytes, expected ${size}` };
   // A plain URL vouches for no content: the counts and each range's Content-Range were checked, the bytes
   // not.
-  if (info.kind === 'url')
+  if (!traitsOf(info).objectIsFixture)
     return notVerified(
       `plain URL: no source MD5 to compare the bytes with; ${bytes} bytes in the ranges asked for`,
       filePath && (await md5OfFile(filePath)),

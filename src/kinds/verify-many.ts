@@ -9,14 +9,15 @@ import type { Items } from '../plan/items.js';
 import type { RecordTable } from '../metrics/record-table.js';
 import { failedRequests } from './failed.js';
 import type { VerifyInput } from './kind.js';
+import { traitsOf } from '../storage/target-info.js';
 
 /** The listing kinds' verification. */
 export const verifyListings = async (v: VerifyInput): Promise<Verification> =>
-  verifyMany('list', v.items, v.records, v.target.kind === 'url', v.tally);
+  verifyMany('list', v.items, v.records, !traitsOf(v.target).storesMd5, v.tally);
 
 /** The HEAD kinds' verification. */
 export const verifyHeads = async (v: VerifyInput): Promise<Verification> =>
-  verifyMany('head', v.items, v.records, v.target.kind === 'url', v.tally);
+  verifyMany('head', v.items, v.records, !traitsOf(v.target).storesMd5, v.tally);
 
 /** `tally`: the workers' own, when they checked their shares and sent a sample of the records. */
 export function verifyMany(

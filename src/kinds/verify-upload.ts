@@ -7,12 +7,13 @@ import type { Items } from '../plan/items.js';
 import type { Verification } from '../results/record.js';
 import { failedRequests } from './failed.js';
 import type { VerifyInput } from './kind.js';
+import { bearerOf, traitsOf } from '../storage/target-info.js';
 
 /** An upload kind's verification. */
 export async function verifyUploads(v: VerifyInput): Promise<Verification> {
-  const readBack = v.target.kind === 'url';
+  const readBack = !traitsOf(v.target).storesMd5;
   return (
-    failedRequests(v.records, v.target.kind === 'blob' && v.target.bearer !== undefined) ??
+    failedRequests(v.records, bearerOf(v.target) !== undefined) ??
     (v.tally ? uploadVerdict(v.tally, readBack) : verifyFromRecords(v.items, v.records, readBack)) ??
     v.store!.verify(v.items)
   );

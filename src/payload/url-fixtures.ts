@@ -11,7 +11,13 @@
 // instead of all. Any sampled file missing or of another length: every file is asked for again.
 // Delete the marker to have the next session check every file.
 import { log } from '../log/logger.js';
-import { RequestSigner, PLAIN_PUT_STATUSES, type TargetInfo } from '../storage/target.js';
+import {
+  RequestSigner,
+  PLAIN_PUT_STATUSES,
+  type FixtureState,
+  type FixtureWriter,
+  type PlainUrlInfo,
+} from '../storage/target.js';
 import { uniqueFixtures, type SetFixtures } from '../strategies/many-blobs.js';
 import type { FixtureList, FixtureSpec } from '../plan/items.js';
 import { shownUrl } from '../transport/http-client.js';
@@ -20,15 +26,12 @@ import { NodeHttpClient } from '../transport/request.js';
 import { isThrottle, outcomeOf, requestWithRetries } from '../transport/retry.js';
 import type { HttpRequest } from '../transport/http-client.js';
 import { contentBuffer, FIXTURE_SEED } from './content.js';
-import type { FixtureState } from './fixtures.js';
 
 const IN_FLIGHT = 32;
 /** The marker's name below a set's folder. */
 export const SET_MARKER = 'blob-cacher-set.json';
 /** Files of a marked set asked for by a later session, spread over it. */
 export const MARKED_SAMPLE = 32;
-
-type UrlInfo = Extract<TargetInfo, { kind: 'url' }>;
 
 /** What a set's marker says: the set it vouches for, nothing else. */
 export const markerText = (set: SetFixtures) =>
@@ -55,28 +58,60 @@ export interface UrlFixtureOptions {
 }
 
 export async function ensureUrlFixtures(
-  info: UrlInfo,
+  info: PlainUrlInfo,
   lists: readonly FixtureList[],
   opts: UrlFixtureOptions,
 ): Promise<FixtureState> {
   const { sets, blobs } = uniqueFixtures(lists);
-  const signer = new RequestSigner({ ...info, folder: true });
-  const client = NodeHttpClient.to(new URL(info.url), IN_FLIGHT);
-  const state: FixtureState = { created: [], reused: 0 };
-  // Retried as a run's requests are (503/429 with backoff or Retry-After, resets, timeouts).
-  const maxRetries = opts.maxRetries ?? 3;
-  const label = (req: HttpRequest) => () => `fixture ${req.method} ${shownUrl(req.url)}`;
-  const send = (req: HttpRequest) =>
-    requestWithRetries(() => client.request(req).then(outcomeOf), {
-      maxRetries,
-      label: label(req),
-      signal: opts.signal,
+  const maker = new UrlFixtureMaker(info, opts);
+  try {
+    for (const set of sets) {
+      if (opts.signal?.aborted) break;
+      await maker.ensureSet(set);
+    }
+    await inLanes(blobs, IN_FLIGHT, (spec) => maker.ensure(spec));
+  } finally {
+    maker.client.close();
+  }
+  const { state } = maker;
+  const marked = state.created
+    .filter((name) => name.endsWith(`/${SET_MARKER}`))
+    .map((name) => name.slice(0, -SET_MARKER.length - 1));
+  const markedText = marked.length ? `; ${marked.join(', ')} marked complete` : '';
+  log.info(
+    `fixtures: ${state.created.length - marked.length} PUT below ${shownUrl(info.url)}, ` +
+      `${state.reused} there already${markedText}`,
+  );
+  return state;
+}
+
+/** One session's fixtures below a plain URL: asked for with HEAD, PUT where missing or of another size. */
+class UrlFixtureMaker {
+  readonly state: FixtureState = { created: [], reused: 0 };
+  readonly client: NodeHttpClient;
+  private readonly signer: RequestSigner;
+  private readonly opts: UrlFixtureOptions;
+
+  constructor(info: PlainUrlInfo, opts: UrlFixtureOptions) {
+    this.opts = opts;
+    this.signer = new RequestSigner({ ...info, folder: true });
+    this.client = NodeHttpClient.to(new URL(info.url), IN_FLIGHT);
+  }
+
+  /** Retried as a run's requests are (503/429 with backoff or Retry-After, resets, timeouts). */
+  private send(req: HttpRequest) {
+    return requestWithRetries(() => this.client.request(req).then(outcomeOf), {
+      maxRetries: this.opts.maxRetries ?? 3,
+      label: () => `fixture ${req.method} ${shownUrl(req.url)}`,
+      signal: this.opts.signal,
     });
-  const head = async (spec: FixtureSpec) => {
-    const url = signer.blobUrl(spec.blob);
-    const headers = signer.headers('HEAD', url);
-    const { timeoutMs } = opts;
-    const r = await send({ url, method: 'HEAD', headers, timeoutMs, trace: false, expectStatus: [200] });
+  }
+
+  private async head(spec: FixtureSpec) {
+    const url = this.signer.blobUrl(spec.blob);
+    const headers = this.signer.headers('HEAD', url);
+    const { timeoutMs } = this.opts;
+    const r = await this.send({ url, method: 'HEAD', headers, timeoutMs, trace: false, expectStatus: [200] });
     if (r.status === 0) throw new Error(`fixture ${shownUrl(url)}: ${r.error}`);
     if (isThrottle(r.status)) throw new Error(throttledLine('HEAD', url, r.status, r.retries));
     return {
@@ -84,78 +119,74 @@ export async function ensureUrlFixtures(
       there: !r.error,
       good: !r.error && Number(r.headers['content-length']) === spec.lengthBytes,
     };
-  };
-  const put = (url: URL, body: Buffer) =>
-    send({
+  }
+
+  private put(url: URL, body: Buffer) {
+    return this.send({
       url,
       method: 'PUT',
       body,
-      headers: signer.headers('PUT', url, { 'content-length': String(body.length) }),
-      timeoutMs: opts.timeoutMs,
+      headers: this.signer.headers('PUT', url, { 'content-length': String(body.length) }),
+      timeoutMs: this.opts.timeoutMs,
       trace: false,
       expectStatus: PLAIN_PUT_STATUSES,
     });
-  const ensure = async (spec: FixtureSpec) => {
-    if (opts.signal?.aborted) return;
-    const { url, there, good } = await head(spec);
+  }
+
+  async ensure(spec: FixtureSpec): Promise<void> {
+    if (this.opts.signal?.aborted) return;
+    const { url, there, good } = await this.head(spec);
     if (good) {
-      state.reused++;
+      this.state.reused++;
       return;
     }
-    const r = await put(url, contentBuffer(FIXTURE_SEED, spec.offsetBytes, spec.lengthBytes));
+    const r = await this.put(url, contentBuffer(FIXTURE_SEED, spec.offsetBytes, spec.lengthBytes));
     if (r.error && isThrottle(r.status)) throw new Error(throttledLine('PUT', url, r.status, r.retries));
     if (r.error) {
       throw new Error(
-        `fixture ${shownUrl(url)} is ${there ? 'of another size' : 'missing'} and the server refused to take it (${r.error}); ` +
-          'put the files there first (see README, "Many blobs") or allow PUT (nginx: dav_methods PUT DELETE; create_full_put_path on)',
+        `fixture ${shownUrl(url)} is ${there ? 'of another size' : 'missing'} and the server refused to ` +
+          `take it (${r.error}); put the files there first (see README, "Many blobs") or allow PUT ` +
+          '(nginx: dav_methods PUT DELETE; create_full_put_path on)',
       );
     }
-    state.created.push(spec.blob);
-  };
-  try {
-    for (const set of sets) {
-      if (opts.signal?.aborted) break;
-      const marker = signer.blobUrl(`${set.prefix}/${SET_MARKER}`);
-      if (await markedComplete(client, signer, marker, set, opts.timeoutMs)) {
-        const sample = spreadPositions(set.length, MARKED_SAMPLE);
-        const missing: string[] = [];
-        await inLanes(sample, IN_FLIGHT, async (position) => {
-          const spec = set.at(position)!;
-          if (!(await head(spec)).good) missing.push(spec.blob);
-        });
-        if (!missing.length) {
-          state.reused += set.length;
-          log.info(
-            `fixtures: ${set.prefix} is marked complete (${shownUrl(marker)}), and ${sample.length} of its ${set.length} files asked for are there`,
-          );
-          continue;
-        }
-        log.warn(
-          `fixtures: ${set.prefix} is marked complete, but ${missing[0]} is missing or of another size: asking for every file`,
-        );
-      }
-      await inLanes(set, IN_FLIGHT, ensure);
-      if (opts.signal?.aborted) break;
-      // The marker is a shortcut, not a requirement: a server that refuses it is asked for every file next
-      // time.
-      const r = await put(marker, Buffer.from(markerText(set)));
-      if (r.error)
-        log.verbose(
-          `fixtures: the marker ${shownUrl(marker)} could not be written (${r.error}); the next session asks for every file again`,
-        );
-      else state.created.push(`${set.prefix}/${SET_MARKER}`);
-    }
-    await inLanes(blobs, IN_FLIGHT, ensure);
-  } finally {
-    client.close();
+    this.state.created.push(spec.blob);
   }
-  const marked = state.created
-    .filter((name) => name.endsWith(`/${SET_MARKER}`))
-    .map((name) => name.slice(0, -SET_MARKER.length - 1));
-  log.info(
-    `fixtures: ${state.created.length - marked.length} PUT below ${shownUrl(info.url)}, ${state.reused} there already${marked.length ? `; ${marked.join(', ')} marked complete` : ''}`,
-  );
-  return state;
+
+  /** A set: taken as it is where its marker vouches for it and a sample of its files is there. */
+  async ensureSet(set: SetFixtures): Promise<void> {
+    const marker = this.signer.blobUrl(`${set.prefix}/${SET_MARKER}`);
+    if (await markedComplete(this.client, this.signer, marker, set, this.opts.timeoutMs)) {
+      const sample = spreadPositions(set.length, MARKED_SAMPLE);
+      const missing: string[] = [];
+      await inLanes(sample, IN_FLIGHT, async (position) => {
+        const spec = set.at(position)!;
+        if (!(await this.head(spec)).good) missing.push(spec.blob);
+      });
+      if (!missing.length) {
+        this.state.reused += set.length;
+        log.info(
+          `fixtures: ${set.prefix} is marked complete (${shownUrl(marker)}), ` +
+            `and ${sample.length} of its ${set.length} files asked for are there`,
+        );
+        return;
+      }
+      log.warn(
+        `fixtures: ${set.prefix} is marked complete, but ${missing[0]} is missing or of another size: ` +
+          'asking for every file',
+      );
+    }
+    await inLanes(set, IN_FLIGHT, (spec) => this.ensure(spec));
+    if (this.opts.signal?.aborted) return;
+    // The marker is a shortcut, not a requirement: a server that refuses it is asked for every file next
+    // time.
+    const r = await this.put(marker, Buffer.from(markerText(set)));
+    if (r.error)
+      log.verbose(
+        `fixtures: the marker ${shownUrl(marker)} could not be written (${r.error}); ` +
+          'the next session asks for every file again',
+      );
+    else this.state.created.push(`${set.prefix}/${SET_MARKER}`);
+  }
 }
 
 /** Whether a set's marker is there and vouches for exactly this set. */
@@ -181,7 +212,7 @@ async function markedComplete(
 
 /** --cleanup: DELETE the files this run PUT; a refusal is a warning, not a failure. */
 export async function removeUrlFixtures(
-  info: UrlInfo,
+  info: PlainUrlInfo,
   names: readonly string[],
   timeoutMs: number,
 ): Promise<void> {
@@ -202,9 +233,17 @@ export async function removeUrlFixtures(
     });
     if (failed.length)
       log.warn(
-        `cleanup: ${failed.length} of ${names.length} file(s) could not be deleted below ${shownUrl(info.url)}: ${failed[0]}`,
+        `cleanup: ${failed.length} of ${names.length} file(s) could not be deleted ` +
+          `below ${shownUrl(info.url)}: ${failed[0]}`,
       );
   } finally {
     client.close();
   }
 }
+
+/** Fixtures below a plain URL, a folder of paths. */
+export const URL_FIXTURES: FixtureWriter<PlainUrlInfo> = {
+  ensure: (info, lists, { timeoutMs, maxRetries, signal }) =>
+    ensureUrlFixtures(info, lists, { timeoutMs, maxRetries, signal }),
+  remove: removeUrlFixtures,
+};

@@ -2,7 +2,8 @@
 // (ready markers, each client's results). Through the SDK: these few requests are not measured.
 import type { ContainerClient } from '@azure/storage-blob';
 import type { AccountCredentials } from '../config/scaleout.js';
-import { coordinatorClient, openTarget, type TargetInfo } from '../storage/target.js';
+import { openTarget } from '../storage/open-target.js';
+import { coordinatorClient, type BlobServiceInfo } from '../storage/target.js';
 import { headDateProbe, type DateProbe } from './clock.js';
 
 export interface StoredBlob {
@@ -38,13 +39,10 @@ const statusOf = (err: unknown) => (err as { statusCode?: number }).statusCode;
  */
 export async function openAccountStore(c: AccountCredentials, container: string): Promise<RunStore> {
   const target = await openTarget(c, container);
-  return openRunStore(target.info as Extract<TargetInfo, { kind: 'blob' }>, await coordinatorClient(target));
+  return openRunStore(target.info as BlobServiceInfo, await coordinatorClient(target));
 }
 
-export async function openRunStore(
-  info: Extract<TargetInfo, { kind: 'blob' }>,
-  container: ContainerClient,
-): Promise<RunStore> {
+export async function openRunStore(info: BlobServiceInfo, container: ContainerClient): Promise<RunStore> {
   await container.createIfNotExists();
   // Any answer carries Date; the service's root with the SAS (if any) costs nothing to ask.
   const probeUrl = `${info.endpoint}/${encodeURIComponent(info.container)}?restype=container${info.sas ? `&${info.sas}` : ''}`;

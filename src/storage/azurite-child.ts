@@ -60,6 +60,37 @@ export function exitCause(code: number | null, signal: NodeJS.Signals | null): s
 type Answer = Extract<FromAzurite, { id: number }>;
 type Started = Omit<Extract<FromAzurite, { type: 'ready' }>, 'type'>;
 
+/** The child's stderr, held until it is ready, then passed on as it comes. */
+interface HeldStderr {
+  passOn(): void;
+  /**
+   * Its error's line: Node prints an uncaught error as the source line, a caret, then "TypeError: …" or
+   * "Error [CODE]: …".
+   */
+  errorLine(): string | undefined;
+}
+
+function holdStderr(child: ChildProcess): HeldStderr {
+  let held: string | undefined = '';
+  const stderr = child.stderr!;
+  stderr.setEncoding('utf8');
+  stderr.on('data', (text: string) => {
+    if (held === undefined) process.stderr.write(text);
+    else if (held.length < MAX_HELD_CHARS) held += text;
+  });
+  return {
+    passOn() {
+      if (held) process.stderr.write(held);
+      held = undefined;
+    },
+    errorLine: () =>
+      held
+        ?.split('\n')
+        .find((line) => /^\w*Error\b/.test(line))
+        ?.trim(),
+  };
+}
+
 /** One forked Azurite: its start, its answers by id, its end. */
 class AzuriteChild {
   readonly child: ChildProcess;
@@ -89,23 +120,7 @@ class AzuriteChild {
       execArgv: entry.execArgv,
       stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
     });
-    let held: string | undefined = '';
-    const stderr = this.child.stderr!;
-    stderr.setEncoding('utf8');
-    stderr.on('data', (text: string) => {
-      if (held === undefined) process.stderr.write(text);
-      else if (held.length < MAX_HELD_CHARS) held += text;
-    });
-    const passOn = () => {
-      if (held) process.stderr.write(held);
-      held = undefined;
-    };
-    // Node prints an uncaught error as the source line, a caret, then "TypeError: …" or "Error [CODE]: …".
-    const errorLine = () =>
-      held
-        ?.split('\n')
-        .find((line) => /^\w*Error\b/.test(line))
-        ?.trim();
+    const stderr = holdStderr(this.child);
     // A message to a child that has just died fails with EPIPE before 'exit' says so: its exit names the
     // death.
     this.child.on('error', () => {});
@@ -121,7 +136,20 @@ class AzuriteChild {
         resolve();
       }),
     );
-    this.ready = new Promise((resolve, reject) => {
+    this.ready = this.started(stderr);
+    // A child started early that nobody takes (the command failed first) must not crash us when it fails.
+    this.ready.catch(() => {});
+    this.child.on('message', (m: FromAzurite) => {
+      if (m.type !== 'reset' && m.type !== 'span') return;
+      const p = this.pending.get(m.id);
+      if (p && p.type === m.type) this.settle(m.id, () => p.resolve(m));
+    });
+    this.send({ type: 'start', options });
+  }
+
+  /** Resolves once the child says it is ready; fails with its own error's line if it dies first. */
+  private started(stderr: HeldStderr): Promise<Started> {
+    return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.child.kill('SIGKILL');
         reject(new Error(`the embedded Azurite did not start within ${START_MS / 1000} s`));
@@ -134,7 +162,7 @@ class AzuriteChild {
       const onStart = (m: FromAzurite) => {
         if (m.type === 'ready') {
           done();
-          passOn();
+          stderr.passOn();
           resolve({ endpoint: m.endpoint, account: m.account, key: m.key, ...(m.ca ? { ca: m.ca } : {}) });
         } else if (m.type === 'failed') {
           done();
@@ -144,18 +172,10 @@ class AzuriteChild {
       this.child.on('message', onStart);
       void this.exited.then(() => {
         done();
-        const line = errorLine();
+        const line = stderr.errorLine();
         reject(new Error(`the embedded Azurite ${this.gone} before it was ready${line ? `: ${line}` : ''}`));
       });
     });
-    // A child started early that nobody takes (the command failed first) must not crash us when it fails.
-    this.ready.catch(() => {});
-    this.child.on('message', (m: FromAzurite) => {
-      if (m.type !== 'reset' && m.type !== 'span') return;
-      const p = this.pending.get(m.id);
-      if (p && p.type === m.type) this.settle(m.id, () => p.resolve(m));
-    });
-    this.send({ type: 'start', options });
   }
 
   private send(msg: ToAzurite): void {

@@ -62,6 +62,36 @@ export async function startEmbeddedAzurite(opts: EmbeddedOptions = {}): Promise<
     await writeFile(scratch.path('cert.pem'), tls.cert, { mode: 0o600 });
     await writeFile(scratch.path('key.pem'), tls.key, { mode: 0o600 });
   }
+  const server = azuriteServer(
+    memoryLimitBytes,
+    scratch && { cert: scratch.path('cert.pem'), key: scratch.path('key.pem') },
+    Boolean(tls && opts.oauth),
+  );
+  await server.start();
+  // By name over HTTPS, as every real account is: the dns phase is measured too.
+  const address = tls
+    ? server.getHttpServerAddress().replace('//127.0.0.1:', '//localhost:')
+    : server.getHttpServerAddress();
+  return {
+    endpoint: `${address}/${AZURITE_ACCOUNT}`,
+    ...(tls ? { ca: tls.cert } : {}),
+    account: AZURITE_ACCOUNT,
+    key: AZURITE_KEY,
+    httpServer: server.httpServer,
+    async stop() {
+      await server.close();
+      await server.clean();
+      await scratch?.remove();
+    },
+  };
+}
+
+/** Azurite's blob server, in memory, over TLS where given the certificate's files. */
+function azuriteServer(
+  memoryLimitBytes: number | undefined,
+  files: { cert: string; key: string } | undefined,
+  oauth: boolean,
+): AzuriteServer {
   const BlobServer = require('azurite/dist/src/blob/BlobServer.js').default as new (
     cfg: unknown,
   ) => AzuriteServer;
@@ -90,30 +120,13 @@ export async function startEmbeddedAzurite(opts: EmbeddedOptions = {}): Promise<
     undefined,
     true,
     true,
-    scratch ? scratch.path('cert.pem') : '',
-    scratch ? scratch.path('key.pem') : '',
+    files ? files.cert : '',
+    files ? files.key : '',
     '',
-    tls && opts.oauth ? 'basic' : undefined,
+    oauth ? 'basic' : undefined,
     false,
     true,
     new MemoryExtentChunkStore(memoryLimitBytes ?? DEFAULT_EXTENT_MEMORY_LIMIT),
   );
-  const server = new BlobServer(config);
-  await server.start();
-  // By name over HTTPS, as every real account is: the dns phase is measured too.
-  const address = tls
-    ? server.getHttpServerAddress().replace('//127.0.0.1:', '//localhost:')
-    : server.getHttpServerAddress();
-  return {
-    endpoint: `${address}/${AZURITE_ACCOUNT}`,
-    ...(tls ? { ca: tls.cert } : {}),
-    account: AZURITE_ACCOUNT,
-    key: AZURITE_KEY,
-    httpServer: server.httpServer,
-    async stop() {
-      await server.close();
-      await server.clean();
-      await scratch?.remove();
-    },
-  };
+  return new BlobServer(config);
 }

@@ -16,7 +16,8 @@ export interface BlobRequestOptions {
 /** The Put Block List body: every block as the latest version of its id, in order. */
 export function blockListXml(blockIds: readonly string[]): Buffer {
   return Buffer.from(
-    `<?xml version="1.0" encoding="utf-8"?><BlockList>${blockIds.map((id) => `<Latest>${id}</Latest>`).join('')}</BlockList>`,
+    '<?xml version="1.0" encoding="utf-8"?>' +
+      `<BlockList>${blockIds.map((id) => `<Latest>${id}</Latest>`).join('')}</BlockList>`,
   );
 }
 

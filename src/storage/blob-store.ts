@@ -141,7 +141,8 @@ export function blobStore(container: ContainerClient): UploadStore {
               } catch (err) {
                 if (signal?.aborted) return;
                 log.debug(
-                  `batch delete under ${prefix}/ refused (${(err as Error).message.split('\n')[0]}): deleting one by one`,
+                  `batch delete under ${prefix}/ refused (${(err as Error).message.split('\n')[0]}): ` +
+                    'deleting one by one',
                 );
               }
               const one = pLimit(32);
@@ -168,14 +169,18 @@ export function blobStore(container: ContainerClient): UploadStore {
       log.verbose(`deleted ${deleted} of ${names.length} blob(s) under ${prefix}/`);
       return { left: names.length - deleted };
     },
-    leftBehind(prefix, left) {
-      // The container's URL without its query (a SAS): az takes it as --source and finds the account in it.
-      const url = container.url.replace(/\?.*$/, '');
-      const what = left === undefined ? 'the blobs' : `${left} blob(s)`;
-      return (
-        `${what} under ${prefix}/ in container ${container.containerName}; ` +
-        `remove them with: az storage blob delete-batch --source ${url} --pattern '${prefix}/*' (and your credentials)`
-      );
-    },
+    leftBehind: (prefix, left) => leftInContainer(container, prefix, left),
   };
+}
+
+/** What a removal cut short left in a container, and the command that removes it. */
+function leftInContainer(container: ContainerClient, prefix: string, left: number | undefined): string {
+  // The container's URL without its query (a SAS): az takes it as --source and finds the account in it.
+  const url = container.url.replace(/\?.*$/, '');
+  const what = left === undefined ? 'the blobs' : `${left} blob(s)`;
+  return (
+    `${what} under ${prefix}/ in container ${container.containerName}; ` +
+    `remove them with: az storage blob delete-batch --source ${url} --pattern '${prefix}/*' ` +
+    '(and your credentials)'
+  );
 }

@@ -38,7 +38,8 @@ export function childEntry(
   if (!fromSource) return { path: fileURLToPath(script), execArgv: [...execArgv] };
   // Registered in the child before its script loads; a data: URL may import builtins and absolute URLs only.
   const register =
-    `import { registerHooks } from 'node:module'; import { resolveSource } from ${JSON.stringify(import.meta.url)};` +
+    "import { registerHooks } from 'node:module';" +
+    ` import { resolveSource } from ${JSON.stringify(import.meta.url)};` +
     ' registerHooks({ resolve: resolveSource });';
   return {
     path: fileURLToPath(new URL(script.href.replace(/\.js$/, '.ts'))),

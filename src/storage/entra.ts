@@ -19,17 +19,19 @@ export interface Bearer {
  * audience.
  */
 export const TOKEN_REFUSED_FIX =
-  'assign the role "Storage Blob Data Contributor" on the account (or the container) to this identity, and check that the token\'s audience is https://storage.azure.com';
+  'assign the role "Storage Blob Data Contributor" on the account (or the container) to this identity, ' +
+  "and check that the token's audience is https://storage.azure.com";
+
+/** What our client or the SDK writes of a refused token. */
+const REFUSED_TOKEN = new RegExp(
+  String.raw`\bHTTP 40[13]\b|AuthenticationFailed|AuthorizationPermissionMismatch|` +
+    'InvalidAuthenticationInfo|failed to authenticate',
+  'i',
+);
 
 /** The service refused a request's token (401/403): its status, or the error our client or the SDK wrote. */
 export function refusedToken(r: { status: number; error?: string }): boolean {
-  return (
-    r.status === 401 ||
-    r.status === 403 ||
-    /\bHTTP 40[13]\b|AuthenticationFailed|AuthorizationPermissionMismatch|InvalidAuthenticationInfo|failed to authenticate/i.test(
-      r.error ?? '',
-    )
-  );
+  return r.status === 401 || r.status === 403 || REFUSED_TOKEN.test(r.error ?? '');
 }
 
 /** A run's failure, with the fix when the requests carried a token and it was refused. */
@@ -73,7 +75,9 @@ export class TokenSource {
       got = await this.credential.getToken(STORAGE_SCOPE, { abortSignal: signal });
     } catch (err) {
       throw new ConfigError(
-        `could not get an Entra ID token for ${STORAGE_SCOPE} (${whyNoToken(err)}); run where a managed identity or workload identity is available (AZURE_CLIENT_ID, AZURE_TENANT_ID, AZURE_FEDERATED_TOKEN_FILE), sign in with az login, or choose another --auth`,
+        `could not get an Entra ID token for ${STORAGE_SCOPE} (${whyNoToken(err)}); run where a managed ` +
+          'identity or workload identity is available (AZURE_CLIENT_ID, AZURE_TENANT_ID, ' +
+          'AZURE_FEDERATED_TOKEN_FILE), sign in with az login, or choose another --auth',
       );
     }
     if (!got?.token)
@@ -88,7 +92,8 @@ export class TokenSource {
     this.heldSinceMs = Date.now();
     this.fetches++;
     log.verbose(
-      `entra: token ${this.fetches} for ${STORAGE_SCOPE}, valid for ${Math.round((got.expiresOnTimestamp - this.heldSinceMs) / 1000)} s`,
+      `entra: token ${this.fetches} for ${STORAGE_SCOPE}, valid for ` +
+        `${Math.round((got.expiresOnTimestamp - this.heldSinceMs) / 1000)} s`,
     );
     return this.held;
   }

@@ -7,7 +7,7 @@ import { shownUrl } from '../transport/http-client.js';
 import { RawPool } from '../transport/raw-client.js';
 import { isThrottle, outcomeOf, requestWithRetries, type RetriedResult } from '../transport/retry.js';
 import { TOKEN_REFUSED_FIX } from './entra.js';
-import { PLAIN_PUT_STATUSES } from './target.js';
+import { PLAIN_PUT_STATUSES } from './target-info.js';
 
 const NETWORK_CODES = new Set([
   'ECONNREFUSED',
@@ -106,7 +106,8 @@ async function plainRequest(
     );
     if (deadline.aborted && !opts.signal?.aborted) {
       throw new ConfigError(
-        `${method} ${shownUrl(url)} did not finish within ${(2 * timeoutMs) / 1000} s (twice --timeout): the server answers too slowly; check --url or raise --timeout`,
+        `${method} ${shownUrl(url)} did not finish within ${(2 * timeoutMs) / 1000} s (twice --timeout): ` +
+          'the server answers too slowly; check --url or raise --timeout',
       );
     }
     return res;
@@ -119,7 +120,10 @@ async function plainRequest(
  * A target that kept answering "busy": the answer, how many tries, and that waiting (not the URL) is the fix.
  */
 function busy(what: string, shown: string, r: RetriedResult): string {
-  return `${what} ${shown} answered ${r.error ?? `HTTP ${r.status}`} ${r.retries + 1} times: the target is throttling; wait until its load falls (or lower it) and run again`;
+  return (
+    `${what} ${shown} answered ${r.error ?? `HTTP ${r.status}`} ${r.retries + 1} times: ` +
+    'the target is throttling; wait until its load falls (or lower it) and run again'
+  );
 }
 
 /** Why a request got no answer: the network error's code, or the whole error where that says more. */
@@ -152,7 +156,8 @@ export async function preflightContainer(
       throw new Error(`preflight of ${label} stopped by ${String(opts.signal.reason)}`);
     if (deadline.aborted) {
       throw new ConfigError(
-        `${label} did not answer within ${(2 * timeoutMs) / 1000} s (twice --timeout); check the account name, endpoint or network, or raise --timeout`,
+        `${label} did not answer within ${(2 * timeoutMs) / 1000} s (twice --timeout); ` +
+          'check the account name, endpoint or network, or raise --timeout',
       );
     }
     const e = err as {
@@ -167,19 +172,22 @@ export async function preflightContainer(
     const cert = certificateCode(err);
     if (cert)
       throw new ConfigError(
-        `${host}'s TLS certificate is not trusted (${cert}); give the CA that signed it with --ca-file (BLOB_CACHER_CA_FILE), or check --endpoint`,
+        `${host}'s TLS certificate is not trusted (${cert}); ` +
+          'give the CA that signed it with --ca-file (BLOB_CACHER_CA_FILE), or check --endpoint',
       );
     if (auth === 'entra' && (e.statusCode === 401 || e.statusCode === 403)) {
       const detail = [e.details?.errorCode ?? e.code, e.details?.authenticationErrorDetail]
         .filter(Boolean)
         .join(': ');
       throw new ConfigError(
-        `${label} refused the token (HTTP ${e.statusCode}${detail ? ` ${detail}` : ''}); ${TOKEN_REFUSED_FIX}`,
+        `${label} refused the token (HTTP ${e.statusCode}${detail ? ` ${detail}` : ''}); ` +
+          TOKEN_REFUSED_FIX,
       );
     }
     if (e.statusCode === 403) {
       throw new ConfigError(
-        `${`${label} rejected the credentials (HTTP 403 ${e.details?.errorCode ?? e.code ?? ''}`.trim()}); check STORAGE_KEY / STORAGE_SAS (a SAS needs read, write, create, list, delete)`,
+        `${`${label} rejected the credentials (HTTP 403 ${e.details?.errorCode ?? e.code ?? ''}`.trim()}); ` +
+          'check STORAGE_KEY / STORAGE_SAS (a SAS needs read, write, create, list, delete)',
       );
     }
     if (e.statusCode === 404)
@@ -243,7 +251,8 @@ export async function preflightUrlUpload(
     if (isThrottle(put.status)) throw new ConfigError(busy('a test PUT below', shown, put));
     if (put.status === 404 || put.status === 405 || put.status === 501) {
       throw new ConfigError(
-        `${answer}: the server takes no uploads there; enable PUT (nginx: dav_methods PUT DELETE; create_full_put_path on) or check --url`,
+        `${answer}: the server takes no uploads there; ` +
+          'enable PUT (nginx: dav_methods PUT DELETE; create_full_put_path on) or check --url',
       );
     }
     throw new ConfigError(`${answer}; check --url`);

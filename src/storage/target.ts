@@ -1,41 +1,102 @@
-// A target is where requests go and how they are signed. TargetInfo is plain data so that it can be
-// sent to worker processes (an Entra ID token included); the SDK client is only built where
-// fixtures or baselines need it.
+// A target as the coordinator holds it, one interface over a blob service, the embedded Azurite and
+// a plain URL (storage/open-target.ts makes one); and how requests to a target are signed. A job
+// carries the target as plain data (target-info.ts); the SDK client is only built where fixtures or
+// baselines need it.
 import { readRegularFile } from '../results/bounded-read.js';
 import { createAgent } from '../transport/request.js';
 import type { ServerClockView } from '../metrics/server-clock.js';
 import type { Agent } from 'node:http';
 import type { ContainerClient, StoragePipelineOptions } from '@azure/storage-blob';
 import type { TokenCredential } from '@azure/identity';
-import type { Credentials } from '../config/credentials.js';
 import { ConfigError, ToldError } from '../config/errors.js';
 import { log, registerCredential, registerSecret } from '../log/logger.js';
-import { entraTokens, heldToken, type Bearer, type TokenSource } from './entra.js';
+import type { FixtureList } from '../plan/items.js';
+import { heldToken, type Bearer, type TokenSource } from './entra.js';
+import type { UploadStore } from './blob-store.js';
+import type { PreflightOptions } from './preflight.js';
+import {
+  blobServiceOf,
+  withBearer,
+  type BlobServiceInfo,
+  type PlainUrlInfo,
+  type TargetInfo,
+  type TargetTraits,
+} from './target-info.js';
 import { STORAGE_API_VERSION } from './api-version.js';
 import { signSharedKey } from './sharedkey.js';
 
-export type TargetInfo =
-  /** `folder`: uploads, where each blob name is a path below the URL; otherwise the URL is the object. */
-  | { kind: 'url'; url: string; folder?: boolean }
-  /**
-   * `ca`: the certificates (PEM) this run's clients trust, instead of Node's defaults: the embedded
-   * target's throwaway one, or --ca-file's. `bearer`: an Entra ID token, fetched by the coordinator before
-   * the run. None of key, sas and bearer: anonymous (public read access).
-   */
-  | {
-      kind: 'blob';
-      embedded: boolean;
-      endpoint: string;
-      container: string;
-      account: string;
-      key?: string;
-      sas?: string;
-      bearer?: Bearer;
-      ca?: string;
-    };
+export type { BlobServiceInfo, PlainUrlInfo, TargetInfo, TargetTraits } from './target-info.js';
+export { PLAIN_PUT_STATUSES } from './target-info.js';
 
+/** Blobs a download session found (reused) and wrote (created): --cleanup or a stop removes these. */
+export interface FixtureState {
+  /** Blobs this session wrote: --cleanup (or an interrupted run) removes these. */
+  created: string[];
+  /** How many were there already, with their size and MD5. */
+  reused: number;
+}
+
+export interface FixtureOptions {
+  timeoutMs: number;
+  /** Retries of a fixture's request, as a run's requests have (--max-retries). */
+  maxRetries?: number;
+  signal?: AbortSignal;
+  /** No credential to write with (anonymous): fixtures are only checked. */
+  readOnly?: boolean;
+}
+
+/**
+ * Makes and removes download fixtures at one kind of site: payload/ has one for a container and
+ * one for a plain URL's folder (it sits above storage); the target picks its own.
+ */
+export interface FixtureWriter<Site> {
+  ensure(site: Site, lists: readonly FixtureList[], opts: FixtureOptions): Promise<FixtureState>;
+  remove(site: Site, created: readonly string[], timeoutMs: number): Promise<void>;
+}
+
+export interface FixtureWriters {
+  container: FixtureWriter<ContainerClient>;
+  url: FixtureWriter<PlainUrlInfo>;
+}
+
+/** A download session's fixtures, made: what it found, and how to remove what it wrote. */
+export interface DownloadFixtures {
+  state: FixtureState;
+  /**
+   * Removes what the session wrote (fixtures, a container it created), as --cleanup or a stop asks;
+   * nothing from a target whose blobs end with its process.
+   */
+  removeCreated(): Promise<void>;
+}
+
+export interface FixtureSetup extends FixtureOptions {
+  /** A many-blob set (on a plain URL: paths below it); otherwise one object. */
+  set: boolean;
+  /** A scale-out client's: a container it created may hold the other clients' markers, and stays. */
+  keepContainer: boolean;
+}
+
+/** Where uploads go and the store that reads them back and deletes them. */
+export interface UploadSite {
+  info: TargetInfo;
+  store: UploadStore;
+}
+
+export interface UploadSiteOptions {
+  timeoutMs: number;
+  /** --keep: nothing is deleted, a probe left behind included. */
+  keep: boolean;
+  signal: AbortSignal;
+}
+
+/**
+ * A target as the coordinator holds it: a blob service (an account, the embedded Azurite) or a plain
+ * URL. What differs among them is here, as facts (`traits`) and methods: the engine never asks which
+ * one it holds.
+ */
 export interface Target {
   info: TargetInfo;
+  readonly traits: TargetTraits;
   /** Human description without secrets. */
   label: string;
   /** The server's own clock, where we run the server (the embedded Azurite, in a process of its own). */
@@ -47,6 +108,18 @@ export interface Target {
    * unasked.
    */
   lost?: Promise<string>;
+  /** Downloads: the target the runs carry (a plain URL with a many-blob set: the folder of its files). */
+  forDownloads(set: boolean): TargetInfo;
+  /** A one-object download: the object's size where the target holds its own (a plain URL's, by HEAD). */
+  objectSizeBytes(opts: PreflightOptions): Promise<number | undefined>;
+  /** Checks the target for downloads and makes what `lists` name, with the writer for its kind. */
+  openFixtures(
+    lists: readonly FixtureList[],
+    writers: FixtureWriters,
+    opts: FixtureSetup,
+  ): Promise<DownloadFixtures>;
+  /** Checks the target for uploads (a plain URL: one PUT and DELETE) and opens the store behind them. */
+  openUploads(prefix: string, opts: UploadSiteOptions): Promise<UploadSite>;
   stop(): Promise<void>;
 }
 
@@ -70,72 +143,6 @@ export async function readCa(path: string): Promise<string> {
   // In place of the defaults, not besides them: with Node's ~150 roots in `ca`, every TLS connection
   // would parse them all again, inside the tls phase being measured.
   return pem;
-}
-
-const AUTH_LABELS = { key: 'SharedKey', sas: 'SAS', entra: 'Entra ID', anonymous: 'anonymous' } as const;
-
-export async function openTarget(
-  credentials: Credentials,
-  container: string,
-  signal?: AbortSignal,
-): Promise<Target> {
-  switch (credentials.kind) {
-    case 'url':
-      return {
-        info: { kind: 'url', url: credentials.url },
-        label: `url ${new URL(credentials.url).host}`,
-        stop: async () => {},
-      };
-    case 'embedded': {
-      // Its own process (started early by the CLI, or now): its garbage collections stay out of ours.
-      const { startAzuriteProcess } = await import('./azurite-child.js');
-      const azurite = await startAzuriteProcess({ tls: credentials.tls });
-      return {
-        info: {
-          kind: 'blob',
-          embedded: true,
-          endpoint: azurite.endpoint,
-          container,
-          account: azurite.account,
-          key: azurite.key,
-          ...(azurite.ca ? { ca: azurite.ca } : {}),
-        },
-        label: `embedded Azurite ${azurite.endpoint}`,
-        serverClock: azurite.clock,
-        lost: azurite.lost,
-        stop: () => azurite.stop(),
-      };
-    }
-    default: {
-      const c = credentials;
-      const ca = c.caFile === undefined ? {} : { ca: await readCa(c.caFile) };
-      const base = {
-        kind: 'blob',
-        embedded: false,
-        endpoint: c.endpoint,
-        container,
-        account: c.account,
-        ...ca,
-      } as const;
-      const label = `account ${c.account} (${AUTH_LABELS[c.kind]})`;
-      const stop = async () => {};
-      switch (c.kind) {
-        case 'key':
-          registerCredential(c.key);
-          return { info: { ...base, key: c.key }, label, stop };
-        case 'sas':
-          registerCredential(c.sas);
-          return { info: { ...base, sas: c.sas }, label, stop };
-        case 'anonymous':
-          return { info: base, label, stop };
-        case 'entra': {
-          // The first token now, before preflight and fixtures: a missing identity fails here, in one line.
-          const tokens = await entraTokens(c.clientId);
-          return { info: { ...base, bearer: await tokens.current(signal) }, label, tokens, stop };
-        }
-      }
-    }
-  }
 }
 
 /**
@@ -171,8 +178,8 @@ export async function forRun(
   info: TargetInfo = target.info,
   signal?: AbortSignal,
 ): Promise<TargetInfo> {
-  if (!target.tokens || info.kind !== 'blob') return info;
-  return { ...info, bearer: await target.tokens.current(signal) };
+  if (!target.tokens || !target.traits.blobService) return info;
+  return withBearer(info, await target.tokens.current(signal));
 }
 
 /** For the session: how a run gets the token it should carry now, where the target takes Entra ID tokens. */
@@ -186,9 +193,10 @@ export function tokenOf(target: Target): { token?: (signal?: AbortSignal) => Pro
  * comes from the source, renewed when it expires soon; none of these is ever inside a timed window.
  */
 export function coordinatorClient(target: Target): Promise<ContainerClient> {
-  if (target.info.kind !== 'blob') throw new Error('a plain URL has no container');
+  const info = blobServiceOf(target.info);
+  if (!info) throw new Error('a plain URL has no container');
   const tokens = target.tokens;
-  return containerClient(target.info, tokens ? { credential: heldToken(() => tokens.current()) } : {});
+  return containerClient(info, tokens ? { credential: heldToken(() => tokens.current()) } : {});
 }
 
 /** Bounded SDK retries: its default backs off for minutes against an unreachable host. */
@@ -201,7 +209,7 @@ const SDK_PIPELINE: StoragePipelineOptions = {
  * pays its memory and start-up time.
  */
 export async function containerClient(
-  info: Extract<TargetInfo, { kind: 'blob' }>,
+  info: BlobServiceInfo,
   opts: { agent?: Agent; credential?: TokenCredential } = {},
 ): Promise<ContainerClient> {
   const { AnonymousCredential, BlobServiceClient, StorageSharedKeyCredential } = await import(
@@ -258,7 +266,8 @@ export class RequestSigner {
 
   blobUrl(blobName?: string): URL {
     if (this.info.kind === 'url') return this.below ? this.below(blobName!) : new URL(this.info.url);
-    const base = `${this.info.endpoint}/${encodeURIComponent(this.info.container)}/${blobName!.split('/').map(encodeURIComponent).join('/')}`;
+    const path = blobName!.split('/').map(encodeURIComponent).join('/');
+    const base = `${this.info.endpoint}/${encodeURIComponent(this.info.container)}/${path}`;
     return new URL(this.info.sas ? `${base}?${this.info.sas}` : base);
   }
 
@@ -294,6 +303,3 @@ function urlsBelow(base: string): (name: string) => URL {
   const folder = url.href.replace(/\/$/, '');
   return (name) => new URL(`${folder}/${name.split('/').map(encodeURIComponent).join('/')}${query}`);
 }
-
-/** What a plain HTTP server answers a successful PUT with: 201 Created, 204 for an overwrite, or 200. */
-export const PLAIN_PUT_STATUSES: readonly number[] = [200, 201, 204];

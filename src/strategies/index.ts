@@ -12,7 +12,8 @@ import { sdkSmallFilesDownload } from './download/sdk-small-files.js';
 import { sdk } from './download/sdk.js';
 import { single } from './download/single.js';
 import { smallFilesDownload } from './download/small-files.js';
-import type { DownloadStrategy, PlanOption, UploadStrategy, WorkloadKind } from './strategy.js';
+import type { DownloadStrategy, PlanOption, UploadStrategy } from './strategy.js';
+import { DOWNLOAD_WORKLOADS, UPLOAD_WORKLOADS, type Workload, type WorkloadName } from '../plan/workload.js';
 import { blocks } from './upload/blocks.js';
 import { sdkSmallFiles } from './upload/sdk-small-files.js';
 import { sdkUpload } from './upload/sdk-upload.js';
@@ -60,7 +61,10 @@ const unique = <T extends readonly Named[]>(list: T & NoDuplicate<T>) => list;
 export const DOWNLOAD_STRATEGIES: readonly DownloadStrategy<DownloadStrategyName>[] = unique(DOWNLOADS);
 export const UPLOAD_STRATEGIES: readonly UploadStrategy<UploadStrategyName>[] = unique(UPLOADS);
 
-export const workloadOf = (s: DownloadStrategy | UploadStrategy): WorkloadKind => s.workload ?? 'blob';
+/** What a contender measures: its own declaration, or its direction's one blob. */
+export const workloadOf = (s: DownloadStrategy | UploadStrategy): Workload =>
+  s.workload ??
+  ((UPLOAD_STRATEGIES as readonly unknown[]).includes(s) ? UPLOAD_WORKLOADS.blob : DOWNLOAD_WORKLOADS.blob);
 
 /**
  * `all` is every one-blob contender; the many-blob workloads are named (a comma-separated list:
@@ -68,7 +72,7 @@ export const workloadOf = (s: DownloadStrategy | UploadStrategy): WorkloadKind =
  */
 export function selectStrategies(method: string, urlTarget: boolean): DownloadStrategy[] {
   const pool = DOWNLOAD_STRATEGIES.filter((s) => !urlTarget || s.urlCapable);
-  if (method === 'all') return pool.filter((s) => workloadOf(s) === 'blob');
+  if (method === 'all') return pool.filter((s) => !workloadOf(s).many);
   const names = method.split(',');
   return pool.filter((s) => names.includes(s.name));
 }
@@ -109,10 +113,11 @@ export const HEDGEABLE: readonly DownloadStrategyName[] = DOWNLOAD_STRATEGIES.fi
 
 /** The many-blob workloads, each by its first contender's name (`small-files, list, head`). */
 export function manyBlobWorkloadNames(strategies: readonly (DownloadStrategy | UploadStrategy)[]): string[] {
-  const seen = new Set<WorkloadKind>(['blob']);
+  const seen = new Set<WorkloadName>(['blob']);
   return strategies.flatMap((s) => {
-    if (seen.has(workloadOf(s))) return [];
-    seen.add(workloadOf(s));
+    const { name } = workloadOf(s);
+    if (seen.has(name)) return [];
+    seen.add(name);
     return [s.name];
   });
 }

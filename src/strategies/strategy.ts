@@ -5,6 +5,7 @@ import type { KindName } from '../kinds/index.js';
 import type { FixtureList, Items } from '../plan/items.js';
 import type { RunParams } from '../results/schema.js';
 import type { SizeDraw } from '../plan/size-draw.js';
+import type { Workload } from '../plan/workload.js';
 
 /** What a download plans from. */
 export interface PlanInput {
@@ -40,21 +41,6 @@ export interface UploadPlanInput {
   blockSizeBytes: number;
   thresholdBytes: number;
 }
-
-/**
- * What a contender measures: `blob` one object (what `all` runs: compared in MiB/s); `files` a set
- * of FILE_COUNT small blobs; `list` pages through List Blobs over the set, `head` asks each blob's
- * properties. The many-blob ones are counted in ops/s and each is its own workload.
- */
-export type WorkloadKind = 'blob' | 'files' | 'list' | 'head';
-
-/** Each download workload in a few words, as --help names it. */
-export const DOWNLOAD_WORKLOAD_WORDS: Readonly<Record<WorkloadKind, string>> = {
-  blob: 'one blob',
-  files: 'a GET per blob',
-  list: 'List Blobs pages',
-  head: 'a HEAD per blob',
-};
 
 /** A large blob assembled from staged blocks, committed after every block is in. */
 export interface BlockCommit {
@@ -136,8 +122,8 @@ export interface Strategy<Input, Name extends string = string> {
    * (strategies/mix.ts); unset: it takes no part in a mix.
    */
   mixKind?: KindName;
-  /** Unset: 'blob'. */
-  workload?: WorkloadKind;
+  /** What it measures (plan/workload.ts); unset: its direction's one blob. */
+  workload?: Workload;
   /** Whether it works against a plain URL (no fixtures, no copies or parts, no SDK). */
   urlCapable: boolean;
   /** The blobs it reads, made before any run; none for uploads. */

@@ -234,7 +234,8 @@ function retried(
   const totalMs = n > 0 ? tryStarted - started + result.totalMs : result.totalMs;
   if (log.isDebugEnabled())
     log.debug(
-      `${labelOf(label)} ${result.status} ${result.bytes}B ${totalMs.toFixed(1)}ms reused=${result.reused}${n ? ` retries=${n}` : ''}${error ? ` error=${error}` : ''}`,
+      `${labelOf(label)} ${result.status} ${result.bytes}B ${totalMs.toFixed(1)}ms reused=${result.reused}` +
+        `${n ? ` retries=${n}` : ''}${error ? ` error=${error}` : ''}`,
     );
   return new Retried(result, phases, totalMs, performance.timeOrigin + started, error, tally);
 }

@@ -21,6 +21,7 @@ import type { FromWorker, OpRecord, Progress, WorkerJob, WorkerResult } from './
 import { packResult, sendsRecordsAlone } from './result.js';
 import { OpenLoopMeter, runOpenLoop, Schedule } from './open-loop.js';
 import { FixedShape, runLanes, SteadyShape, type Shape } from './shape.js';
+import { caOf, renewBearer } from '../storage/target-info.js';
 
 export type JobState = 'idle' | 'prepared' | 'running' | 'checking' | 'done';
 
@@ -86,7 +87,7 @@ export class JobRun {
     if (!sendsRecordsAlone(job, items.length)) loadHistograms();
     const signer = new RequestSigner(job.target);
     const origin = signer.blobUrl(items.at(0)?.blob ?? 'x');
-    const ca = job.target.kind === 'blob' ? job.target.ca : undefined;
+    const ca = caOf(job.target);
     let made: http.Agent | undefined;
     const agent = () => (made ??= createAgent(origin, job.maxSockets, ca));
     const pool =
@@ -335,6 +336,6 @@ export class JobRun {
    * The signer and the SDK's credential read the job's target on every request: a renewed token goes there.
    */
   renew(bearer: Bearer): void {
-    if (this.job.target.kind === 'blob') this.job.target.bearer = bearer;
+    renewBearer(this.job.target, bearer);
   }
 }

@@ -11,6 +11,7 @@ import { forkWorker, takeFirstWorker } from './first-worker.js';
 import { loadHistograms } from '../metrics/histograms.js';
 import type { FromWorker, Progress } from './protocol.js';
 import { AutotermTimer, TokenRenewer, type Autoterm } from './timers.js';
+import { bearerOf } from '../storage/target-info.js';
 
 export type { AfterWorkers, JobSpec } from './barrier.js';
 export type { MergedRun, WorkerSummary } from './collector.js';
@@ -156,7 +157,7 @@ export class WorkerPool {
       // A split object's completion is the worker's to record only where it holds every part.
       const dispatched = dispatch(
         children,
-        shares.length > 1 && base.wholeObject ? { ...base, wholeObject: undefined } : base,
+        shares.length > 1 && base.completions === 'whole-object' ? { ...base, completions: undefined } : base,
         shares,
       );
       // The jobs are sent: while the workers prepare (untimed), load what merging their results
@@ -169,7 +170,7 @@ export class WorkerPool {
       const afterStep = afterAllFinished(children, opts.after, opts.onChecking);
       opts.onReleased?.();
       const releaseEpochMs = release(children);
-      const bearer = base.target.kind === 'blob' ? base.target.bearer : undefined;
+      const bearer = bearerOf(base.target);
       timers = {
         autoterm:
           base.steady && opts.autoterm

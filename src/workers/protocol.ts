@@ -4,6 +4,7 @@ import type { ObjectTotals } from '../metrics/objects.js';
 import type { Arrival, LogLevel } from '../config/choices.js';
 import type { KindJob } from '../kinds/job.js';
 import type { EncodedItems } from '../plan/items.js';
+import type { Workload } from '../plan/workload.js';
 import type { Tally, TallyKind } from '../metrics/record-checks.js';
 import type { Bearer } from '../storage/entra.js';
 import type { EncodedRecords } from '../metrics/record-table.js';
@@ -37,16 +38,13 @@ export interface WorkerJob extends KindJob {
    */
   summary?: { check: TallyKind; keepRecords: number };
   /**
-   * Many files: each item is an object of its own, its completion recorded by the worker
-   * (metrics/objects.ts).
+   * `per-item` (many files): each item is an object of its own, its completion recorded by the worker
+   * (metrics/objects.ts). `whole-object` (one object split into the plan's requests, with nothing
+   * after the workers, no commit): a worker whose share is the whole plan records its completion
+   * itself, as the coordinator would from the merged records; the pool drops it where the plan is
+   * shared among workers.
    */
-  objectPerItem?: boolean;
-  /**
-   * One object split into the plan's requests, with nothing after the workers (no commit): a worker
-   * whose share is the whole plan records its completion itself, as the coordinator would from the
-   * merged records. The pool drops it where the plan is shared among workers.
-   */
-  wholeObject?: boolean;
+  completions?: Workload['completions'];
   /**
    * warm: MAX_SOCKETS connections opened before the barrier; cold (default): every run connects as it goes.
    */
@@ -144,7 +142,7 @@ export interface WorkerResult {
   steady?: SteadyWorkerResult;
   openLoop?: OpenLoopWorkerResult;
   /**
-   * With `objectPerItem` or `wholeObject` (not steady): its items' completions, summed (their distribution is
+   * With `completions` (not steady): its items' completions, summed (their distribution is
    * the `object` histogram).
    */
   objects?: ObjectTotals;

@@ -42,7 +42,7 @@ export const RECORDS_ALONE_MAX = 64;
  * per-item objects).
  */
 export function sendsRecordsAlone(job: WorkerJob, records: number): boolean {
-  return !job.steady && !job.summary && !job.objectPerItem && records <= RECORDS_ALONE_MAX;
+  return !job.steady && !job.summary && job.completions !== 'per-item' && records <= RECORDS_ALONE_MAX;
 }
 
 /**
@@ -68,9 +68,9 @@ export function packResult(job: WorkerJob, items: Items, records: RecordTable, m
   // a histogram and its first deflate on the way from the last answer to the report.
   const objects = m.steady
     ? undefined
-    : job.objectPerItem
+    : job.completions === 'per-item'
       ? perItemObjects(records, histograms)
-      : job.wholeObject
+      : job.completions === 'whole-object'
         ? splitObject(records, histograms)
         : undefined;
   // Many files: what the coordinator needs of all the records is made here, and it gets a sample.

@@ -1,6 +1,6 @@
 // `blob-cacher download`: the same blob (or many files) with each strategy, compared where the time goes.
 import { loadDownloadConfig, redactedConfig } from '../../config/load.js';
-import { DOWNLOAD_STRATEGIES, readersOf, workloadOf as workloadKind } from '../../strategies/index.js';
+import { DOWNLOAD_STRATEGIES, readersOf, workloadOf } from '../../strategies/index.js';
 import { DOWNLOAD_OPTIONS } from '../../config/options.js';
 import { checkOutPath } from '../sources.js';
 import { checkProcessesFit } from '../machine-fit.js';
@@ -25,9 +25,7 @@ export async function downloadCommand(argv: readonly string[], env: Env, name = 
   startEmbeddedEarly(config.credentials);
   const many =
     config.sourceMethod !== 'all' &&
-    DOWNLOAD_STRATEGIES.some(
-      (s) => config.sourceMethod.split(',').includes(s.name) && workloadKind(s) !== 'blob',
-    );
+    DOWNLOAD_STRATEGIES.some((s) => config.sourceMethod.split(',').includes(s.name) && workloadOf(s).many);
   const pageReaders = readersOf('download', 'pageSize');
   const pages = config.sourceMethod.split(',').some((m) => pageReaders.includes(m))
     ? `, pages of ${config.pageSize}`

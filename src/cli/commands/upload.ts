@@ -6,6 +6,7 @@ import { checkProcessesFit } from '../machine-fit.js';
 import { startFirstWorker } from '../../workers/first-worker.js';
 import { cellOf, eachSize, loadCommand, mixWords, startEmbeddedEarly, type Env } from '../command-kit.js';
 import { measure } from '../measure.js';
+import { isPlainUrl } from '../../config/credentials.js';
 
 export async function uploadCommand(argv: readonly string[], env: Env, name = 'upload'): Promise<number> {
   const loaded = await loadCommand(
@@ -22,11 +23,10 @@ export async function uploadCommand(argv: readonly string[], env: Env, name = 'u
   startFirstWorker();
   startEmbeddedEarly(config.credentials);
   // A plain URL takes small files only: no large blob to describe.
-  const large =
-    config.credentials.kind === 'url'
-      ? ''
-      : `; large blob ${formatBytes(config.blobSizeBytes)} in ${formatBytes(config.blockSizeBytes)} ` +
-        `blocks, concurrency ${config.concurrency}`;
+  const large = isPlainUrl(config.credentials)
+    ? ''
+    : `; large blob ${formatBytes(config.blobSizeBytes)} in ${formatBytes(config.blockSizeBytes)} ` +
+      `blocks, concurrency ${config.concurrency}`;
   const title =
     `blob-cacher upload: ${config.processes} process(es) x ${config.maxSockets} socket(s); ` +
     (mixWords(config) ?? `small files ${config.fileCount} x ${eachSize(config)}${large}`);

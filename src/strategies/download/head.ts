@@ -2,12 +2,13 @@
 // URL a HEAD of each path below it.
 import type { DownloadStrategy } from '../strategy.js';
 import { perFileItems, setFixtures } from '../many-blobs.js';
+import { DOWNLOAD_WORKLOADS } from '../../plan/workload.js';
 
 export const head = {
   name: 'head',
   description: 'HEAD (Get Blob Properties) per blob',
   kind: 'head',
-  workload: 'head',
+  workload: DOWNLOAD_WORKLOADS.head,
   requests: (i) => ({ count: i.fileCount, billedAs: 'other' }),
   simplicity: 0,
   hedgeable: false,

@@ -3,12 +3,13 @@
 import { listPages } from '../requests.js';
 import type { DownloadStrategy } from '../strategy.js';
 import { listItems, setFixtures } from '../many-blobs.js';
+import { DOWNLOAD_WORKLOADS } from '../../plan/workload.js';
 
 export const listHierarchy = {
   name: 'list-hierarchy',
   description: 'List Blobs pages, delimiter /',
   kind: 'list',
-  workload: 'list',
+  workload: DOWNLOAD_WORKLOADS.list,
   requests: (i) => ({ count: listPages(i), billedAs: 'list' }),
   simplicity: 0,
   reads: ['pageSize'],

@@ -1,12 +1,13 @@
 // Baseline for head: the SDK's getProperties() per blob, MAX_SOCKETS in flight per process.
 import type { DownloadStrategy } from '../strategy.js';
 import { perFileItems, setFixtures } from '../many-blobs.js';
+import { DOWNLOAD_WORKLOADS } from '../../plan/workload.js';
 
 export const sdkHead = {
   name: 'sdk-head',
   description: 'SDK getProperties per blob (baseline)',
   kind: 'sdk-head',
-  workload: 'head',
+  workload: DOWNLOAD_WORKLOADS.head,
   requests: (i) => ({ count: i.fileCount, billedAs: 'other' }),
   simplicity: 1,
   hedgeable: false,

@@ -2,12 +2,13 @@
 import { listPages } from '../requests.js';
 import type { DownloadStrategy } from '../strategy.js';
 import { listItems, setFixtures } from '../many-blobs.js';
+import { DOWNLOAD_WORKLOADS } from '../../plan/workload.js';
 
 export const sdkList = {
   name: 'sdk-list',
   description: 'SDK listBlobsFlat().byPage (baseline)',
   kind: 'sdk-list',
-  workload: 'list',
+  workload: DOWNLOAD_WORKLOADS.list,
   requests: (i) => ({ count: listPages(i), billedAs: 'list' }),
   simplicity: 1,
   reads: ['pageSize'],

@@ -1,12 +1,13 @@
 // Baseline for small-files: the SDK's downloadToBuffer per blob, MAX_SOCKETS in flight per process.
 import type { DownloadStrategy } from '../strategy.js';
 import { perFileItems, setFixtures } from '../many-blobs.js';
+import { DOWNLOAD_WORKLOADS } from '../../plan/workload.js';
 
 export const sdkSmallFilesDownload = {
   name: 'sdk-small-files',
   description: 'SDK downloadToBuffer per small blob (baseline)',
   kind: 'sdk-get',
-  workload: 'files',
+  workload: DOWNLOAD_WORKLOADS.files,
   mixKind: 'sdk-mix',
   requests: (i) => ({ count: i.fileCount, billedAs: 'read' }),
   simplicity: 1,

@@ -2,12 +2,13 @@
 // URL the same names as paths below it.
 import type { DownloadStrategy } from '../strategy.js';
 import { perFileItems, setFixtures } from '../many-blobs.js';
+import { DOWNLOAD_WORKLOADS } from '../../plan/workload.js';
 
 export const smallFilesDownload = {
   name: 'small-files',
   description: 'one GET per small blob',
   kind: 'get',
-  workload: 'files',
+  workload: DOWNLOAD_WORKLOADS.files,
   mixKind: 'mix',
   requests: (i) => ({ count: i.fileCount, billedAs: 'read' }),
   simplicity: 0,

@@ -1,12 +1,13 @@
 // Baseline for small-files: the SDK's BlockBlobClient.upload per blob, MAX_SOCKETS in flight.
 import type { UploadStrategy } from '../strategy.js';
 import { smallFiles } from './small-files.js';
+import { UPLOAD_WORKLOADS } from '../../plan/workload.js';
 
 export const sdkSmallFiles = {
   name: 'sdk-small-files',
   description: 'SDK upload() per small file (baseline)',
   kind: 'sdk-small-put',
-  workload: 'files',
+  workload: UPLOAD_WORKLOADS.files,
   mixKind: 'sdk-mix',
   requests: (i) => ({ count: i.fileCount, billedAs: 'write' }),
   simplicity: 1,
