@@ -5,7 +5,7 @@
 // N requests/s a search must meet throttling. An emulation for tests and rehearsals, never a
 // measurement of Azure.
 import type * as Http from 'node:http';
-import { nodeHttp } from '../transport/node-http.js';
+import { nodeHttp } from '../startup/lazy.js';
 import type { Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';

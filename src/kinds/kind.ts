@@ -6,14 +6,16 @@ import type http from 'node:http';
 import type { Items, WorkItem } from '../plan/items.js';
 import type { OpRecord } from '../metrics/records.js';
 import type { RecordTable } from '../metrics/record-table.js';
-import type { Tally } from '../metrics/record-checks.js';
 import type { Unit } from '../results/schema.js';
 import type { Verification } from '../results/record.js';
-import type { UploadStore } from '../storage/blob-store.js';
-import type { RequestSigner, TargetInfo } from '../storage/target.js';
+import type { RequestSigner } from '../storage/target.js';
 import type { RawPool } from '../transport/raw-client.js';
 import type { KindJob } from './job.js';
-import type { KeptBuffers } from './kept-buffers.js';
+import type { KeptBuffers } from '../kept/buffers.js';
+import type { CheckNote } from '../sinks/check.js';
+import type { VerifyInput } from '../verify/input.js';
+
+export type { CheckNote, VerifyInput };
 
 /** What a worker hands a kind before the barrier: its job and share, and the transport it opened. */
 export interface KindContext {
@@ -38,15 +40,6 @@ export interface KindContext {
    * nothing kept.
    */
   kept?: KeptBuffers;
-}
-
-/** What a kind's check says besides the records. */
-export interface CheckNote {
-  /**
-   * Items whose bytes were compared with the fixture regenerated from its seed, byte for byte, and were equal
-   * (they carry no MD5).
-   */
-  equalToFixture?: number[];
 }
 
 /** A kind set up for one job in one worker. */
@@ -84,29 +77,6 @@ export type PlanShape = 'object' | 'files';
 
 /** Bytes moved for one object, requests for many files: the unit of the kinds that move content. */
 export const contentUnit = (shape: PlanShape): Unit => (shape === 'files' ? 'ops/s' : 'MiB/s');
-
-/** What the coordinator checks a merged run against. */
-export interface VerifyInput {
-  /** `blob`: one object; `files`, `list`, `head`: the many-blob set; `upload`: what was written. */
-  workload: 'blob' | 'files' | 'list' | 'head' | 'upload';
-  items: Items;
-  records: RecordTable;
-  /** The workers' own checks of their shares, when they sent a sample of the records. */
-  tally?: Tally;
-  /**
-   * Items a worker found byte for byte equal to the fixture it regenerated from its seed (they carry no MD5).
-   */
-  equalToFixture?: ReadonlySet<number>;
-  target: TargetInfo;
-  /**
-   * One object: the bytes this client was to deliver, whether that is the whole object, and its output file.
-   */
-  expectedBytes: number;
-  whole: boolean;
-  outPath?: string;
-  /** Uploads: the store that reads back and checks what it holds. */
-  store?: UploadStore;
-}
 
 export interface RequestKind {
   readonly name: string;

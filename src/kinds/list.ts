@@ -1,6 +1,6 @@
 // list: List Blobs page by page through our transport (each page one record: a listing is as fast
 // as its pages); its names hashed in order so the coordinator checks every one. ops/s.
-import { nodeCrypto } from '../transport/node-http.js';
+import { nodeCrypto } from '../startup/lazy.js';
 import { log } from '../log/logger.js';
 import type { WorkItem } from '../plan/items.js';
 import type { OpRecord } from '../metrics/records.js';
@@ -8,7 +8,7 @@ import { listPageUrl, parseListPage } from '../storage/list-blobs.js';
 import { outcomeOf, requestWithRetries } from '../transport/retry.js';
 import type { KindContext, KindRun, RequestKind } from './kind.js';
 import { clientOf, toRecord } from './requests.js';
-import { verifyListings } from './verify-many.js';
+import { verifyListings } from '../verify/many.js';
 
 export const kind: RequestKind = {
   name: 'list',

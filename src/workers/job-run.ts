@@ -5,7 +5,7 @@
 import type http from 'node:http';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { loadKind } from '../kinds/index.js';
-import { KeptBuffers } from '../kinds/kept-buffers.js';
+import { KeptBuffers } from '../kept/buffers.js';
 import type { CheckNote, KindContext, KindRun } from '../kinds/kind.js';
 import { warmConnections } from '../kinds/requests.js';
 import { setLogLevel } from '../log/logger.js';
@@ -170,21 +170,27 @@ export class JobRun {
     const { verifyMs, note } = await this.check(records);
     await this.close();
     this.stateNow = 'done';
-    return packResult(this.job, items, records, {
-      startEpochMs,
-      endEpochMs,
-      cpu,
-      eventLoopDelayP99Ms: loopDelay.percentile(99) / 1e6,
-      verifyMs,
-      stopped: this.stopped,
-      equalToFixture: note?.equalToFixture,
-      warmSockets: this.prepared!.warmSockets,
-      steady:
-        shape instanceof SteadyShape
-          ? { meter: shape.meter, result: shape.result(issued, items.length, endEpochMs) }
-          : undefined,
-      ...(open ? { openLoop: open.meter.result(goEpochMs) } : {}),
-    });
+    return packResult(
+      this.job,
+      items,
+      records,
+      {
+        startEpochMs,
+        endEpochMs,
+        cpu,
+        eventLoopDelayP99Ms: loopDelay.percentile(99) / 1e6,
+        verifyMs,
+        stopped: this.stopped,
+        equalToFixture: note?.equalToFixture,
+        warmSockets: this.prepared!.warmSockets,
+        steady:
+          shape instanceof SteadyShape
+            ? { meter: shape.meter, result: shape.result(issued, items.length, endEpochMs) }
+            : undefined,
+        ...(open ? { openLoop: open.meter.result(goEpochMs) } : {}),
+      },
+      this.kept,
+    );
   }
 
   /**

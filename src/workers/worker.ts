@@ -1,7 +1,7 @@
 // A worker process: jobs one after another (it stays warm across a session's runs), each a JobRun
 // of its own (job-run.ts) with one capped connection pool and one tracer per request. This file is
 // only the process's glue: messages in, the job's state machine, messages out.
-import { KeptBuffers } from '../kinds/kept-buffers.js';
+import { KeptBuffers } from '../kept/buffers.js';
 import { registerSecret } from '../log/logger.js';
 import { preloadOwnKinds } from '../kinds/index.js';
 import { removeScratchOf } from '../payload/scratch.js';

@@ -8,7 +8,7 @@ import { smallFileName as setFileName } from '../plan/names.js';
 import type { Items } from '../plan/items.js';
 import type { RecordTable } from '../metrics/record-table.js';
 import { failedRequests } from './failed.js';
-import type { VerifyInput } from './kind.js';
+import type { VerifyInput } from './input.js';
 
 /** The listing kinds' verification. */
 export const verifyListings = async (v: VerifyInput): Promise<Verification> =>
