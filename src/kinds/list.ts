@@ -78,7 +78,8 @@ async function runList(ctx: KindContext, item: WorkItem, queuedAt?: number): Pro
     marker = page.nextMarker;
     if (log.isDebugEnabled())
       log.debug(
-        `${job.strategy} ${spec.prefix}: page ${records.length}, ${record.objects} name(s)${marker ? '' : ', last'}`,
+        `${job.strategy} ${spec.prefix}: page ${records.length}, ` +
+          `${record.objects} name(s)${marker ? '' : ', last'}`,
       );
   } while (marker);
   const last = records.at(-1)!;

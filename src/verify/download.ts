@@ -74,7 +74,9 @@ export async function verifyDownload(
     if (got !== expected) {
       return {
         verified: false,
-        verification: `MD5 MISMATCH in ${item.blob} at offset ${item.destOffsetBytes}: got ${got}, expected ${expected}`,
+        verification:
+          `MD5 MISMATCH in ${item.blob} at offset ${item.destOffsetBytes}: ` +
+          `got ${got}, expected ${expected}`,
       };
     }
   }

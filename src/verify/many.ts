@@ -48,13 +48,17 @@ function verifyListing(items: Items, records: RecordTable): Verification {
     if (got !== expected) {
       return {
         verified: false,
-        verification: `listing of ${spec.prefix} returned ${listed} name(s) in ${pages.length} page(s), not the ${spec.count} expected (names differ)`,
+        verification:
+          `listing of ${spec.prefix} returned ${listed} name(s) in ${pages.length} page(s), ` +
+          `not the ${spec.count} expected (names differ)`,
       };
     }
     names += listed;
   }
   return {
     verified: true,
-    verification: `${names} name(s) in ${records.length} page(s) over ${items.length} prefix(es): every name as expected`,
+    verification:
+      `${names} name(s) in ${records.length} page(s) over ${items.length} prefix(es): ` +
+      'every name as expected',
   };
 }
