@@ -22,6 +22,7 @@ const OTHER_MEANINGS: readonly { word: string; means: string; where: readonly st
     means: 'the List Blobs kind of request, the listing workload, a billing class, comp=list',
     where: [
       'src/kinds/',
+      'src/verify/',
       'src/engine/download.ts',
       'src/analysis/cost.ts',
       'src/analysis/prices.ts',
@@ -31,7 +32,7 @@ const OTHER_MEANINGS: readonly { word: string; means: string; where: readonly st
   {
     word: 'head',
     means: 'the HEAD kind of request, the HEAD workload and its tally',
-    where: ['src/kinds/', 'src/engine/download.ts', 'src/metrics/record-checks.ts'],
+    where: ['src/kinds/', 'src/verify/', 'src/engine/download.ts', 'src/metrics/record-checks.ts'],
   },
   { word: 'sdk-list', means: "the SDK's listing kind of request", where: ['src/kinds/'] },
   { word: 'sdk-head', means: "the SDK's getProperties kind of request", where: ['src/kinds/'] },

@@ -36,8 +36,8 @@ export interface KindContext {
   /** How many items go at once (lane i runs item after item). */
   lanes: number;
   /**
-   * What the worker process keeps from job to job (the memory sink's buffer, the fixture's bytes); none:
-   * nothing kept.
+   * The worker process's state, kept from job to job (kept/buffers.ts: the memory sink's buffer, the
+   * fixture's bytes, the last payloads, a hedger's estimate); none: nothing kept, all made afresh.
    */
   kept?: KeptBuffers;
 }

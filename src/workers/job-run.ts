@@ -56,7 +56,7 @@ export class JobRun {
   /** Requests that failed while the stop was on: the run was cut short, not failed by the target. */
   private stopped = 0;
 
-  /** The process's buffers, kept from job to job (the memory sink's, the fixture's bytes). */
+  /** The process's state, kept from job to job (the entry makes it once: kept/buffers.ts). */
   private readonly kept: KeptBuffers;
 
   constructor(job: WorkerJob, send: (msg: FromWorker) => void, kept = new KeptBuffers()) {

@@ -44,7 +44,7 @@ const preloaded = new Promise(setImmediate)
 
 /** The job this worker holds now; each 'job' message starts a new one. */
 let current: JobRun | undefined;
-/** What every job of this process reuses: the memory sink's buffer, the fixture's bytes. */
+/** This process's state, which every job and its kind reuse (kept/buffers.ts): made here, once. */
 const kept = new KeptBuffers();
 
 process.on('message', (msg: ToWorker) => {
