@@ -8,7 +8,8 @@
  * except where a folder's leaf files are vocabulary every layer names: the plan's items and file
  * names, the config's errors, sizes, durations, closed choices and credentials, the seed's content,
  * scratch directories and the MD5 of small inputs. Fixture making (payload/fixtures, url-fixtures) writes through storage and reads the
- * strategies' fixture sets, so it sits above both.
+ * strategies' fixture sets, so it sits above both. startup/ (builtins required on first use, what a
+ * process does at its first lines) is the bottom: every layer may load through it.
  */
 const LAYERS = [
   ['cli', '^src/(cli/|[^/]+$)'],

@@ -9,6 +9,7 @@ import type { RecordTable } from '../metrics/record-table.js';
 import type { Unit } from '../results/schema.js';
 import type { Verification } from '../results/record.js';
 import type { RequestSigner } from '../storage/target.js';
+import type { HttpClient } from '../transport/http-client.js';
 import type { RawPool } from '../transport/raw-client.js';
 import type { KindJob } from './job.js';
 import type { KeptBuffers } from '../kept/buffers.js';
@@ -27,6 +28,11 @@ export interface KindContext {
    * HEADs without the raw pool. Made on first call: a worker on the raw pool never loads node:http.
    */
   agent: () => http.Agent;
+  /**
+   * The client every request of the job goes through: our raw pool, or node:http over `agent`, made
+   * on first call (one per job).
+   */
+  client: () => HttpClient;
   /** Our raw client's pool (kinds with `transport`, unless --http-client node). */
   pool?: RawPool;
   /** Each item's URL, made before the barrier; unset past a bound on items (then made per request). */

@@ -16,7 +16,7 @@ import type { Bearer } from '../storage/entra.js';
 import { RequestSigner } from '../storage/target.js';
 import { NOT_SENT_ERROR } from '../transport/http-client.js';
 import { RawPool } from '../transport/raw-client.js';
-import { createAgent } from '../transport/request.js';
+import { createAgent, NodeHttpClient } from '../transport/request.js';
 import type { FromWorker, OpRecord, Progress, WorkerJob, WorkerResult } from './protocol.js';
 import { packResult, sendsRecordsAlone } from './result.js';
 import { OpenLoopMeter, runOpenLoop, Schedule } from './open-loop.js';
@@ -93,6 +93,8 @@ export class JobRun {
       kind.transport && job.httpClient !== 'node'
         ? new RawPool(origin, job.maxSockets, job.bufferSizeBytes, ca ? { ca } : undefined)
         : undefined;
+    let nodeClient: NodeHttpClient | undefined;
+    const client = () => pool ?? (nodeClient ??= new NodeHttpClient(agent(), job.bufferSizeBytes));
     // Up to PREBUILT_URLS items, each URL is made here, before the barrier; past that, as its request
     // goes out: a URL object is most of a file's state at 100,000 files per worker.
     let urls: Map<number, URL> | undefined;
@@ -114,6 +116,7 @@ export class JobRun {
       items,
       signer,
       agent,
+      client,
       pool,
       urls,
       signal: this.stop.signal,
