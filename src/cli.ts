@@ -4,7 +4,7 @@
 // of a session, with small semi-spaces it stays near one run's.
 // `blob-cacher <command> …`: one entry for every command. The commands' code (and every library it
 // loads) is imported only once a command is named: `--help` and an unknown command answer without it.
-import { useCompileCache } from './cli/compile-cache.js';
+import { useCompileCache } from './startup/start.js';
 import { capYoungGeneration, nodeIsSupported } from './cli/node-check.js';
 
 // Only these names are commands (`constructor` or `__proto__` is not).

@@ -3,7 +3,7 @@
 // `blob-cacher upload` is (cli.ts says why): the first worker forked before the command's modules
 // load, and those modules read from the one bundled file. Typed as `node dist/upload.js`, no shebang
 // flag applies: the young generation is capped at run time instead (node-check.ts).
-import { useCompileCache } from './cli/compile-cache.js';
+import { useCompileCache } from './startup/start.js';
 import { capYoungGeneration, nodeIsSupported } from './cli/node-check.js';
 
 if (nodeIsSupported()) {

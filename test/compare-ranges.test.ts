@@ -7,7 +7,7 @@ import {
   SPLIT_MIN_BYTES,
   wantsThread,
   type RangePair,
-} from '../src/kinds/compare-ranges.js';
+} from '../src/kept/compare-ranges.js';
 
 const shared = (n: number, fill: number) => Buffer.from(new SharedArrayBuffer(n)).fill(fill);
 

@@ -24,6 +24,7 @@ const OTHER_MEANINGS: readonly { word: string; means: string; where: readonly st
     where: [
       'src/kinds/',
       'src/plan/workload.ts',
+      'src/verify/',
       'src/analysis/cost.ts',
       'src/analysis/prices.ts',
       'src/storage/list-blobs.ts',
@@ -35,7 +36,13 @@ const OTHER_MEANINGS: readonly { word: string; means: string; where: readonly st
   {
     word: 'head',
     means: "the HEAD kind of request, the HEAD workload and its tally, a mix's operation",
-    where: ['src/kinds/', 'src/plan/workload.ts', 'src/metrics/record-checks.ts', 'src/plan/mix.ts'],
+    where: [
+      'src/kinds/',
+      'src/verify/',
+      'src/plan/workload.ts',
+      'src/metrics/record-checks.ts',
+      'src/plan/mix.ts',
+    ],
   },
   { word: 'sdk-list', means: "the SDK's listing kind of request", where: ['src/kinds/'] },
   { word: 'sdk-head', means: "the SDK's getProperties kind of request", where: ['src/kinds/'] },

@@ -14,9 +14,10 @@ import { startStragglerProxy } from '../src/emulate/straggler-proxy.js';
 import { buildCompareReport } from '../src/analysis/compare.js';
 import { buildReport } from '../src/analysis/report-model.js';
 import { renderCompare } from '../src/report/compare.js';
-import { Hedger, type GetRun } from '../src/kinds/hedge.js';
+import { Hedger } from '../src/hedge/hedger.js';
+import type { GetRun } from '../src/hedge/policy.js';
 import type { KindContext } from '../src/kinds/kind.js';
-import type { Sink } from '../src/kinds/sinks.js';
+import type { Sink } from '../src/sinks/sinks.js';
 import type { OpRecord } from '../src/metrics/records.js';
 import type { WorkItem } from '../src/plan/items.js';
 import { setLogLevel } from '../src/log/logger.js';
@@ -510,7 +511,7 @@ describe('--hedge against the straggler server', () => {
     'duplicates stay within their budget: a 5% share of the items sent, after a reserve of two at a ' +
       "run's start",
     async () => {
-      const { HEDGE_BUDGET } = await import('../src/kinds/hedge-estimate.js');
+      const { HEDGE_BUDGET } = await import('../src/hedge/estimate.js');
       const record = (item: WorkItem, error?: string): OpRecord => ({
         worker: 0,
         item: item.index,
@@ -566,7 +567,7 @@ describe('--hedge against the straggler server', () => {
       expect(duplicates).toBe(5);
       expect(got.filter((r) => r.hedge).map((r) => r.item)).toEqual([0, 1, 19, 39, 59]);
       // A run starts with its reserve again: its first two stragglers may go, whatever the last run spent.
-      const estimate = (await import('../src/kinds/hedge-estimate.js')).newHedgeEstimate();
+      const estimate = (await import('../src/hedge/estimate.js')).newHedgeEstimate();
       estimate.credits = 0;
       duplicates = 0;
       const next = new Hedger(ctx, {} as Sink, get, { afterMs: 2, on: 'first-byte' }, estimate);
@@ -581,7 +582,7 @@ describe('--hedge against the straggler server', () => {
     "a percentile delay's times are counted in buckets within 1/64 of their values: the rank's " +
       'value, from above',
     async () => {
-      const { RequestTimes } = await import('../src/kinds/hedge-estimate.js');
+      const { RequestTimes } = await import('../src/hedge/estimate.js');
       const times = new RequestTimes();
       expect(times.valueAtRank(1)).toBe(0);
       // Times from 0.3 µs to ~17 minutes, spread over every power of two; each rank read against the sorted
@@ -612,7 +613,7 @@ describe('--hedge against the straggler server', () => {
     'a request on a connection opened for it is compared with such requests, not with those on warm ' +
       'connections',
     async () => {
-      const { newHedgeEstimate } = await import('../src/kinds/hedge-estimate.js');
+      const { newHedgeEstimate } = await import('../src/hedge/estimate.js');
       let reused = true;
       const record = (item: WorkItem, totalMs: number): OpRecord => ({
         worker: 0,
@@ -668,7 +669,7 @@ describe('--hedge against the straggler server', () => {
     "a percentile delay is read from the contender's earlier runs too: a later run " +
       'hedges its first request',
     async () => {
-      const { newHedgeEstimate, hedgeEstimateKey } = await import('../src/kinds/hedge-estimate.js');
+      const { newHedgeEstimate, hedgeEstimateKey } = await import('../src/hedge/estimate.js');
       const record = (item: WorkItem, error?: string): OpRecord => ({
         worker: 0,
         item: item.index,
@@ -749,7 +750,7 @@ describe('--hedge against the straggler server', () => {
   it(
     'a hedger holds nothing after its job: its timer is gone once no request ' + 'waits, and close() ends it',
     async () => {
-      const { commonSlowdown } = await import('../src/kinds/hedge.js');
+      const { commonSlowdown } = await import('../src/hedge/hedger.js');
       expect([
         commonSlowdown(1, 16),
         commonSlowdown(8, 16),

@@ -17,11 +17,6 @@ const NOT_YET: readonly string[] = [
   'src/analysis/sweep.ts',
   'src/analysis/verdict.ts',
   'src/analysis/warnings.ts',
-  'src/emulate/server.ts',
-  'src/kinds/hedge-estimate.ts',
-  'src/kinds/verify-download.ts',
-  'src/kinds/verify-many.ts',
-  'src/metrics/record-checks.ts',
   'src/report/compare.ts',
   'src/report/completion.ts',
   'src/report/console.ts',
@@ -34,11 +29,6 @@ const NOT_YET: readonly string[] = [
   'src/report/scaleout.ts',
   'src/report/steady.ts',
   'src/report/tune.ts',
-  'src/scaleout/barrier.ts',
-  'src/scaleout/client-results.ts',
-  'src/scaleout/client.ts',
-  'src/scaleout/run-store.ts',
-  'src/workers/barrier.ts',
 ];
 
 const sources = (dir: string): string[] =>

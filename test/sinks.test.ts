@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { FileSet } from '../src/plan/items.js';
-import { OrderedFileSink, openSink } from '../src/kinds/sinks.js';
+import { OrderedFileSink, openSink } from '../src/sinks/sinks.js';
 import type { WorkItem } from '../src/plan/items.js';
 import { deterministicBuffer } from './helpers/http-servers.js';
 

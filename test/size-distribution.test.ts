@@ -14,7 +14,7 @@ import { SEED_BARE_SIZE_BYTES } from '../src/config/options.js';
 import { loadDownloadConfig, loadUploadConfig } from '../src/config/load.js';
 import { FileSet, largestBytes, totalBytes } from '../src/plan/items.js';
 import { bucketEdges, sizeAt, type SizeDistribution, type SizeDraw } from '../src/plan/size-draw.js';
-import { Payloads } from '../src/kinds/payloads.js';
+import { Payloads } from '../src/kept/payloads.js';
 import { PAYLOAD_POOL_BYTES } from '../src/plan/names.js';
 import { contentBuffer, FIXTURE_SEED } from '../src/payload/content.js';
 import { runCli } from './helpers/cli.js';

@@ -189,7 +189,7 @@ describe('a plain-URL download loads only what it uses', () => {
       // winston, packed into one file (log/winston-parts.cjs), loaded at the coordinator's first log line.
       expect(ours(coordinator)).toEqual([
         'cli.js',
-        'cli/compile-cache.js',
+        'startup/start.js',
         'cli/node-check.js',
         'workers/first-worker.js',
         'workers/entry.js',
@@ -225,7 +225,7 @@ describe('a plain-URL download loads only what it uses', () => {
       const ours = coordinator.filter((u) => u.startsWith(dist)).map((u) => u.slice(dist.length + 1));
       expect(ours).toEqual([
         'download.js',
-        'cli/compile-cache.js',
+        'startup/start.js',
         'cli/node-check.js',
         'workers/first-worker.js',
         'workers/entry.js',

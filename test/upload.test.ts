@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contentBuffer, contentMd5, FIXTURE_SEED } from '../src/payload/content.js';
 import { setLogLevel } from '../src/log/logger.js';
 import { runUpload, type UploadRunResult } from '../src/engine/upload.js';
-import { verifyFromRecords } from '../src/kinds/verify-upload.js';
+import { verifyFromRecords } from '../src/verify/upload.js';
 import type { OpRecord } from '../src/metrics/records.js';
 import { RecordTable } from '../src/metrics/record-table.js';
 import { buildProgram, loadUploadConfig, parseFlags, type UploadConfig } from '../src/config/load.js';

@@ -1,4 +1,4 @@
-import { nodeHttp } from '../transport/node-http.js';
+import { nodeHttp } from '../startup/lazy.js';
 import { lookup } from 'node:dns/promises';
 import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';

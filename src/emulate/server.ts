@@ -5,7 +5,7 @@
 // N requests/s a search must meet throttling. An emulation for tests and rehearsals, never a
 // measurement of Azure.
 import type * as Http from 'node:http';
-import { nodeHttp } from '../transport/node-http.js';
+import { nodeHttp } from '../startup/lazy.js';
 import type { Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -73,7 +73,8 @@ export interface EmulatedTarget {
  * Azure's answer past an account's request rate (Storage scalability targets; the SDK sees code ServerBusy).
  */
 export const OPS_LIMIT_BODY =
-  '<?xml version="1.0" encoding="utf-8"?><Error><Code>ServerBusy</Code><Message>Operations per second is over the account limit.</Message></Error>';
+  '<?xml version="1.0" encoding="utf-8"?><Error><Code>ServerBusy</Code>' +
+  '<Message>Operations per second is over the account limit.</Message></Error>';
 /** A slice is paced as one: small enough to keep the pace smooth, large enough to cost little CPU. */
 const SLICE_BYTES = 16 * 1024;
 
@@ -86,82 +87,116 @@ export interface EmulatedServer {
 }
 
 export function emulatedTarget(options: EmulateOptions = {}): EmulatedServer {
-  const files = new Map(options.objects ?? []);
-  const log: EmulateLog = {
-    requests: 0,
-    byMethod: {},
-    throttled: 0,
-    stalled: 0,
-    abandoned: 0,
-    bytesOut: 0,
-    bytesIn: 0,
-    maxInFlight: 0,
-    refused: 0,
-    badRequests: 0,
+  const emulation = new Emulation(options);
+  return {
+    server: emulation.server,
+    files: emulation.files,
+    log: emulation.log,
+    idle: () => emulation.idle(),
   };
-  const storeBytes = options.storeBytes ?? Infinity;
-  let heldBytes = 0;
-  for (const body of files.values()) heldBytes += body.length;
+}
+
+const emptyLog = (): EmulateLog => ({
+  requests: 0,
+  byMethod: {},
+  throttled: 0,
+  stalled: 0,
+  abandoned: 0,
+  bytesOut: 0,
+  bytesIn: 0,
+  maxInFlight: 0,
+  refused: 0,
+  badRequests: 0,
+});
+
+const now = () => performance.now();
+
+/** One emulated target: its objects, its limits and paces, and the server that answers for them. */
+class Emulation {
+  readonly options: EmulateOptions;
+  readonly files: Map<string, Buffer>;
+  readonly log = emptyLog();
+  readonly server: Http.Server;
+  /** The most bytes it holds, and what its objects hold now. */
+  private readonly storeBytes: number;
+  private heldBytes = 0;
+  /**
+   * Every wait of a request (a stall, a pace) ends when the server closes: a stalled request must
+   * not keep a stopped emulation alive for its stall.
+   */
+  private readonly closing = new AbortController();
+  /** All connections' pace together, and each one's own. */
+  private readonly total?: TokenBucket;
+  private readonly perConnection = new WeakMap<Socket, TokenBucket>();
+  private readonly window?: RequestWindow;
+  private readonly stragglers?: StragglerPlan;
+  private readonly stallMethods: readonly string[];
+  private inFlight = 0;
+  private arrivals = 0;
+  private readonly idleWaiters: (() => void)[] = [];
+
+  constructor(options: EmulateOptions) {
+    this.options = options;
+    this.files = new Map(options.objects ?? []);
+    this.storeBytes = options.storeBytes ?? Infinity;
+    for (const body of this.files.values()) this.heldBytes += body.length;
+    const R = options.totalBytesPerSecond;
+    this.total = R ? new TokenBucket(R, Math.max(SLICE_BYTES, R / 100), now()) : undefined;
+    this.window = options.opsPerSecond
+      ? new RequestWindow(options.opsPerSecond, options.opsWindowMs)
+      : undefined;
+    this.stragglers = options.stragglers
+      ? new StragglerPlan(options.stragglers.every, options.stragglers.seed)
+      : undefined;
+    this.stallMethods = options.stragglers?.methods ?? ['GET'];
+    this.server = nodeHttp().createServer((req, res) => this.onRequest(req, res));
+    this.server.on('close', () => this.closing.abort());
+  }
+
+  /** Resolves once no answer is in progress. */
+  idle(): Promise<void> {
+    return this.inFlight === 0
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+  }
+
   /** What a PUT to `path` may bring: what is left, and what the object it replaces frees. */
-  const roomFor = (path: string) => storeBytes - heldBytes + (files.get(path)?.length ?? 0);
-  // Every wait of a request (a stall, a pace) ends when the server closes: a stalled request must
-  // not keep a stopped emulation alive for its stall.
-  const closing = new AbortController();
-  const now = () => performance.now();
-  const r = options.perConnectionBytesPerSecond;
-  const R = options.totalBytesPerSecond;
-  const total = R ? new TokenBucket(R, Math.max(SLICE_BYTES, R / 100), now()) : undefined;
-  const perConnection = new WeakMap<Socket, TokenBucket>();
-  const window = options.opsPerSecond
-    ? new RequestWindow(options.opsPerSecond, options.opsWindowMs)
-    : undefined;
-  const stragglers = options.stragglers
-    ? new StragglerPlan(options.stragglers.every, options.stragglers.seed)
-    : undefined;
-  const stallMethods = options.stragglers?.methods ?? ['GET'];
-  let inFlight = 0;
-  let arrivals = 0;
-  const idleWaiters: (() => void)[] = [];
-  const idle = () =>
-    inFlight === 0 ? Promise.resolve() : new Promise<void>((resolve) => idleWaiters.push(resolve));
+  private roomFor(path: string): number {
+    return this.storeBytes - this.heldBytes + (this.files.get(path)?.length ?? 0);
+  }
 
   /** How long the next `bytes` of this connection must wait: the later of its own pace and the shared one. */
-  const pace = (socket: Socket, bytes: number): number => {
+  private pace(socket: Socket, bytes: number): number {
+    const r = this.options.perConnectionBytesPerSecond;
     let own = 0;
     if (r) {
-      let bucket = perConnection.get(socket);
+      let bucket = this.perConnection.get(socket);
       if (!bucket)
-        perConnection.set(socket, (bucket = new TokenBucket(r, Math.max(SLICE_BYTES, r / 100), now())));
+        this.perConnection.set(socket, (bucket = new TokenBucket(r, Math.max(SLICE_BYTES, r / 100), now())));
       own = bucket.take(bytes, now());
     }
-    return Math.max(own, total ? total.take(bytes, now()) : 0);
-  };
+    return Math.max(own, this.total ? this.total.take(bytes, now()) : 0);
+  }
 
-  const server = nodeHttp().createServer((req, res) => {
+  /** Counts the request and its end, and answers it: throttled, refused, or by its method. */
+  private onRequest(req: Http.IncomingMessage, res: Http.ServerResponse): void {
+    const { log } = this;
     log.requests++;
     const method = req.method ?? 'GET';
     log.byMethod[method] = (log.byMethod[method] ?? 0) + 1;
-    log.maxInFlight = Math.max(log.maxInFlight, ++inFlight);
+    log.maxInFlight = Math.max(log.maxInFlight, ++this.inFlight);
     let finished = false;
     res.on('finish', () => (finished = true));
     res.on('close', () => {
-      inFlight--;
+      this.inFlight--;
       if (!finished) log.abandoned++;
-      if (inFlight === 0) for (const resolve of idleWaiters.splice(0)) resolve();
+      if (this.inFlight === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
     });
-    if (window && !window.admit(now())) {
-      log.throttled++;
-      res.writeHead(503, {
-        'content-type': 'application/xml',
-        'x-ms-error-code': 'ServerBusy',
-        'content-length': Buffer.byteLength(OPS_LIMIT_BODY),
-      });
-      res.end(OPS_LIMIT_BODY);
-      req.resume();
-      return;
-    }
+    if (this.window && !this.window.admit(now())) return this.throttle(req, res);
     const stall =
-      stallMethods.includes(method) && stragglers?.stalls(arrivals++) ? options.stragglers! : undefined;
+      this.stallMethods.includes(method) && this.stragglers?.stalls(this.arrivals++)
+        ? this.options.stragglers!
+        : undefined;
     if (stall) log.stalled++;
     const path = pathOf(req.url);
     if (path === undefined) {
@@ -170,54 +205,76 @@ export function emulatedTarget(options: EmulateOptions = {}): EmulatedServer {
       res.writeHead(400, { 'content-type': 'text/plain' });
       return void res.end('not a path: percent-encoding must be % and two hex digits, of UTF-8\n');
     }
-    void answer(req, res, method, path, stall).catch(() => res.destroy());
-  });
-  server.on('close', () => closing.abort());
+    void this.answer(req, res, method, path, stall).catch(() => res.destroy());
+  }
 
-  async function answer(
+  /** Past the request rate: 503 ServerBusy, as Azure answers. */
+  private throttle(req: Http.IncomingMessage, res: Http.ServerResponse): void {
+    this.log.throttled++;
+    res.writeHead(503, {
+      'content-type': 'application/xml',
+      'x-ms-error-code': 'ServerBusy',
+      'content-length': Buffer.byteLength(OPS_LIMIT_BODY),
+    });
+    res.end(OPS_LIMIT_BODY);
+    req.resume();
+  }
+
+  private async answer(
     req: Http.IncomingMessage,
     res: Http.ServerResponse,
     method: string,
     path: string,
     stall: StragglerOptions | undefined,
   ): Promise<void> {
-    if (stall?.at === 'first-byte') await sleep(stall.stallMs, undefined, { signal: closing.signal });
-    if (method === 'PUT') {
-      const length = req.headers['content-length'];
-      const declared = length === undefined ? undefined : Number(length);
-      if (declared !== undefined && declared > roomFor(path)) {
-        return refuse(req, res, declared, roomFor(path));
-      }
-      const body = await pacedBody(req, roomFor(path), declared);
-      log.bytesIn += body.bytes;
-      // Two PUTs at once may each have fit alone: what is stored is checked again at the end.
-      if (!body.whole || body.whole.length > roomFor(path)) {
-        return refuse(req, res, body.bytes, roomFor(path));
-      }
-      const existed = files.get(path);
-      heldBytes += body.whole.length - (existed?.length ?? 0);
-      files.set(path, body.whole);
-      res.writeHead(existed ? 204 : 201).end();
-      return;
-    }
-    if (method === 'DELETE') {
-      req.resume();
-      const folder = path.endsWith('/');
-      const gone = folder
-        ? [...files.keys()].filter((p) => p.startsWith(path))
-        : files.has(path)
-          ? [path]
-          : [];
-      for (const p of gone) {
-        heldBytes -= files.get(p)!.length;
-        files.delete(p);
-      }
-      res.writeHead(gone.length || folder ? 204 : 404).end();
-      return;
-    }
+    if (stall?.at === 'first-byte') await sleep(stall.stallMs, undefined, { signal: this.closing.signal });
+    if (method === 'PUT') return this.put(req, res, path);
     req.resume();
-    const body = files.get(path);
+    if (method === 'DELETE') return this.delete(res, path);
     if (method !== 'GET' && method !== 'HEAD') return void res.writeHead(405).end();
+    return this.get(req, res, method, path, stall);
+  }
+
+  private async put(req: Http.IncomingMessage, res: Http.ServerResponse, path: string): Promise<void> {
+    const length = req.headers['content-length'];
+    const declared = length === undefined ? undefined : Number(length);
+    if (declared !== undefined && declared > this.roomFor(path)) {
+      return this.refuse(req, res, declared, this.roomFor(path));
+    }
+    const body = await this.pacedBody(req, this.roomFor(path), declared);
+    this.log.bytesIn += body.bytes;
+    // Two PUTs at once may each have fit alone: what is stored is checked again at the end.
+    if (!body.whole || body.whole.length > this.roomFor(path)) {
+      return this.refuse(req, res, body.bytes, this.roomFor(path));
+    }
+    const existed = this.files.get(path);
+    this.heldBytes += body.whole.length - (existed?.length ?? 0);
+    this.files.set(path, body.whole);
+    res.writeHead(existed ? 204 : 201).end();
+  }
+
+  private delete(res: Http.ServerResponse, path: string): void {
+    const folder = path.endsWith('/');
+    const gone = folder
+      ? [...this.files.keys()].filter((p) => p.startsWith(path))
+      : this.files.has(path)
+        ? [path]
+        : [];
+    for (const p of gone) {
+      this.heldBytes -= this.files.get(p)!.length;
+      this.files.delete(p);
+    }
+    res.writeHead(gone.length || folder ? 204 : 404).end();
+  }
+
+  private async get(
+    req: Http.IncomingMessage,
+    res: Http.ServerResponse,
+    method: string,
+    path: string,
+    stall: StragglerOptions | undefined,
+  ): Promise<void> {
+    const body = this.files.get(path);
     // A folder is always there, as on a WebDAV server: the preflight asks for it.
     if (!body && path.endsWith('/')) return void res.writeHead(200, { 'content-length': 0 }).end();
     if (!body) return void res.writeHead(404).end();
@@ -232,17 +289,18 @@ export function emulatedTarget(options: EmulateOptions = {}): EmulatedServer {
     if (range) headers['content-range'] = `bytes ${first}-${last}/${body.length}`;
     res.writeHead(range ? 206 : 200, headers);
     if (method === 'HEAD') return void res.end();
-    await pacedWrite(res, body.subarray(first, last + 1), stall?.at === 'mid-body' ? stall.stallMs : 0);
+    const midStallMs = stall?.at === 'mid-body' ? stall.stallMs : 0;
+    await this.pacedWrite(res, body.subarray(first, last + 1), midStallMs);
   }
 
   /** A PUT body past what it may hold: 413 and the line, the body read and dropped (the connection kept). */
-  function refuse(req: Http.IncomingMessage, res: Http.ServerResponse, bytes: number, room: number): void {
-    log.refused++;
+  private refuse(req: Http.IncomingMessage, res: Http.ServerResponse, bytes: number, room: number): void {
+    this.log.refused++;
     const line =
       `a PUT of ${formatBytes(bytes)} is more than the ${formatBytes(Math.max(0, room))} ` +
       'the emulated target may still hold in memory; DELETE objects first, ' +
       'or start it with smaller --objects on a machine with more memory';
-    options.onRefused?.(line);
+    this.options.onRefused?.(line);
     req.resume();
     res.writeHead(413, { 'content-type': 'text/plain', 'content-length': Buffer.byteLength(line) + 1 });
     res.end(`${line}\n`);
@@ -253,7 +311,7 @@ export function emulatedTarget(options: EmulateOptions = {}): EmulatedServer {
    * Content-Length it lands in one buffer of that size (held once, never a list and then a copy);
    * past `limitBytes` it is read to its end and dropped (`whole` unset).
    */
-  function pacedBody(req: Http.IncomingMessage, limit: number, declared?: number): Promise<PutBody> {
+  private pacedBody(req: Http.IncomingMessage, limit: number, declared?: number): Promise<PutBody> {
     return new Promise((resolve, reject) => {
       const known = declared !== undefined && Number.isSafeInteger(declared);
       const into = known ? Buffer.allocUnsafe(declared) : undefined;
@@ -265,11 +323,11 @@ export function emulatedTarget(options: EmulateOptions = {}): EmulatedServer {
           else chunks.push(chunk);
         } else chunks.length = 0;
         bytes += chunk.length;
-        const waitMs = pace(req.socket, chunk.length);
+        const waitMs = this.pace(req.socket, chunk.length);
         if (waitMs > 0) {
           req.pause();
           // A slow pace can mean a long wait: it ends with the server too.
-          sleep(waitMs, undefined, { signal: closing.signal }).then(
+          sleep(waitMs, undefined, { signal: this.closing.signal }).then(
             () => req.resume(),
             () => {},
           );
@@ -283,29 +341,29 @@ export function emulatedTarget(options: EmulateOptions = {}): EmulatedServer {
     });
   }
 
-  async function pacedWrite(res: Http.ServerResponse, bytes: Buffer, midStallMs: number): Promise<void> {
+  private async pacedWrite(res: Http.ServerResponse, bytes: Buffer, midStallMs: number): Promise<void> {
     const half = midStallMs > 0 ? bytes.length >> 1 : -1;
     for (let at = 0; at < bytes.length && !res.destroyed; ) {
       if (at === half || (half > at && half < at + SLICE_BYTES)) {
         // The slice that crosses the middle is cut there, so the stall falls mid-body.
         if (at < half) {
-          await send(res, bytes.subarray(at, half));
+          await this.send(res, bytes.subarray(at, half));
           at = half;
         }
-        await sleep(midStallMs, undefined, { signal: closing.signal });
+        await sleep(midStallMs, undefined, { signal: this.closing.signal });
       }
       const slice = bytes.subarray(at, Math.min(bytes.length, at + SLICE_BYTES));
-      await send(res, slice);
+      await this.send(res, slice);
       at += slice.length;
     }
     if (!res.destroyed) res.end();
   }
 
-  async function send(res: Http.ServerResponse, slice: Buffer): Promise<void> {
-    const waitMs = pace(res.socket!, slice.length);
-    if (waitMs > 0) await sleep(waitMs, undefined, { signal: closing.signal });
+  private async send(res: Http.ServerResponse, slice: Buffer): Promise<void> {
+    const waitMs = this.pace(res.socket!, slice.length);
+    if (waitMs > 0) await sleep(waitMs, undefined, { signal: this.closing.signal });
     if (res.destroyed) return;
-    log.bytesOut += slice.length;
+    this.log.bytesOut += slice.length;
     if (!res.write(slice))
       await new Promise<void>((resolve) => {
         const done = () => {
@@ -317,8 +375,6 @@ export function emulatedTarget(options: EmulateOptions = {}): EmulatedServer {
         res.on('close', done);
       });
   }
-
-  return { server, files, log, idle };
 }
 
 /** A PUT's body as read: `whole` where it was kept (within what may be held), and its length either way. */

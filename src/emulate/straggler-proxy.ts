@@ -1,4 +1,4 @@
-import { nodeHttp } from '../transport/node-http.js';
+import { nodeHttp } from '../startup/lazy.js';
 import type { AddressInfo } from 'node:net';
 import { StragglerPlan } from './buckets.js';
 

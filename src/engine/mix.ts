@@ -10,7 +10,7 @@ import { ensureFixtures } from '../payload/fixtures.js';
 import { ensureUrlFixtures } from '../payload/url-fixtures.js';
 import { keepItems, totalBytes, type Items, type WorkItem } from '../plan/items.js';
 import { mixText, opAt, type MixDraw } from '../plan/mix.js';
-import { nodeCrypto } from '../transport/node-http.js';
+import { nodeCrypto } from '../startup/lazy.js';
 import { authOf, isPlainServer, plainServerOf } from '../storage/answers.js';
 import { blobStore, type UploadStore } from '../storage/blob-store.js';
 import { preflightContainer, preflightUrlUpload } from '../storage/preflight.js';

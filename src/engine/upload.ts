@@ -3,7 +3,7 @@
 // engine/session.ts. Runs never collide: every blob name starts with the run's prefix, and the
 // run's blobs are deleted unless --keep. A plain HTTP(S) server (--url) takes the same names as
 // paths below its URL.
-import { nodeCrypto } from '../transport/node-http.js';
+import { nodeCrypto } from '../startup/lazy.js';
 import type { UploadConfig } from '../config/load.js';
 import { log } from '../log/logger.js';
 import type { MeasuredRun } from '../results/record.js';

@@ -10,7 +10,7 @@ import type { Verification } from '../results/record.js';
 import { deleteStatuses } from '../storage/answers.js';
 import { inLanes } from '../transport/lanes.js';
 import { outcomeOf, requestWithRetries } from '../transport/retry.js';
-import { failedRequests } from './failed.js';
+import { failedRequests } from '../verify/failed.js';
 import type { KindContext, KindRun, RequestKind, VerifyInput } from './kind.js';
 import { kind as put } from './put.js';
 import { clientOf, toRecord, urlOf } from './requests.js';

@@ -6,12 +6,12 @@ import type { OpRecord } from '../metrics/records.js';
 import { bodyOverrun, rangeMismatch } from '../transport/ranged-body.js';
 import { outcomeOf, requestWithRetries } from '../transport/retry.js';
 import { contentUnit, type KindContext, type KindRun, type RequestKind } from './kind.js';
-import { Hedger, type GetWatch } from './hedge.js';
-import { hedgeEstimateKey, newHedgeEstimate } from './hedge-estimate.js';
+import { hedgePolicy } from '../hedge/for-job.js';
+import type { GetWatch } from '../hedge/policy.js';
 import { clientOf, toRecord, urlOf } from './requests.js';
-import { openJobSink, sinkCheck } from './sink-check.js';
-import type { Sink } from './sinks.js';
-import { verifyGets } from './verify-download.js';
+import { openJobSink, sinkCheck } from '../sinks/check.js';
+import type { Sink } from '../sinks/sinks.js';
+import { verifyGets } from '../verify/download.js';
 import { traitsOf } from '../storage/target-info.js';
 
 export const kind: RequestKind = {
@@ -22,19 +22,13 @@ export const kind: RequestKind = {
   async setup(ctx: KindContext): Promise<KindRun> {
     const sink = await openJobSink(ctx);
     const check = sinkCheck(ctx, sink);
-    // A percentile delay reads a contender's earlier runs too, and the duplicates' budget spans them
-    // (the estimate is kept in this process).
-    const estimate =
-      ctx.job.hedge && ctx.kept
-        ? ctx.kept.keep(hedgeEstimateKey(ctx.job, ctx.items.length), newHedgeEstimate)
-        : undefined;
-    const hedger = sink && ctx.job.hedge ? new Hedger(ctx, sink, runGet, ctx.job.hedge, estimate) : undefined;
+    // Each item once, or hedged (--hedge): the policy decides, the kind does not ask which.
+    const sending = hedgePolicy(ctx, sink, runGet);
     return {
-      run: (item, _lane, queuedAt) =>
-        hedger ? hedger.run(item, queuedAt) : runGet(ctx, item, sink!, queuedAt),
+      run: (item, _lane, queuedAt) => sending.run(item, queuedAt),
       ...(check ? { check } : {}),
       close: async () => {
-        hedger?.close();
+        sending.close();
         await sink?.close();
       },
     };

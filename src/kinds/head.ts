@@ -5,7 +5,7 @@ import type { OpRecord } from '../metrics/records.js';
 import { outcomeOf, requestWithRetries } from '../transport/retry.js';
 import type { KindContext, KindRun, RequestKind } from './kind.js';
 import { clientOf, toRecord, urlOf } from './requests.js';
-import { verifyHeads } from './verify-many.js';
+import { verifyHeads } from '../verify/many.js';
 
 export const kind: RequestKind = {
   name: 'head',

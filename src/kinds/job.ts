@@ -1,8 +1,12 @@
 // What a kind reads of its job: the settings every request takes, and the options each kind
 // declares for itself (which kind reads which is said at each). The job crosses IPC as plain data.
-import type { HttpClientName, SinkKind } from '../config/choices.js';
+import type { HttpClientName } from '../config/choices.js';
+import type { HedgeJob } from '../hedge/policy.js';
 import type { MixDraw } from '../plan/mix.js';
+import type { SinkOptions } from '../sinks/sinks.js';
 import type { TargetInfo } from '../storage/target.js';
+
+export type { HedgeJob, SinkOptions };
 
 /** Settings every kind's requests take. */
 export interface RequestJob {
@@ -26,20 +30,6 @@ export interface RequestJob {
   timeoutMs: number;
 }
 
-/**
- * get, sdk-get: where the bytes land and whether each range is hashed (false where nothing can be compared).
- */
-export interface SinkOptions {
-  sink: SinkKind;
-  outPath?: string;
-  hashRanges?: boolean;
-  /**
-   * The object is our fixture of this seed: with the memory sink, each range is compared with the
-   * fixture's bytes, regenerated once per worker process, instead of hashed.
-   */
-  fixtureSeed?: string;
-}
-
 /** sdk-get, sdk-put: the SDK's block size and single-shot threshold, set as ours are. */
 export interface SdkTransferOptions {
   blockSizeBytes?: number;
@@ -54,18 +44,7 @@ export interface PutOptions {
   readBack?: boolean;
 }
 
-/**
- * get: --hedge. A request with no first byte (`on` 'first-byte') or not finished ('finish') after
- * `afterMs`, or after the `percentile` of this worker's earlier requests' times, gets a duplicate:
- * to the next of `copies` when the object is read from copies, else to the same URL.
- */
-export interface HedgeJob {
-  afterMs?: number;
-  percentile?: number;
-  on: 'first-byte' | 'finish';
-  copies?: readonly string[];
-}
-
+/** get: --hedge's settings, where it is on. */
 export interface HedgeOptions {
   hedge?: HedgeJob;
 }

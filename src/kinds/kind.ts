@@ -4,17 +4,20 @@
 // it lets go of, the coordinator's verification of a merged run, and the unit it is counted in.
 import type http from 'node:http';
 import type { Items, WorkItem } from '../plan/items.js';
-import type { PlanShape, Workload } from '../plan/workload.js';
+import type { PlanShape } from '../plan/workload.js';
 import type { OpRecord } from '../metrics/records.js';
 import type { RecordTable } from '../metrics/record-table.js';
-import type { Tally } from '../metrics/record-checks.js';
 import type { Unit } from '../results/schema.js';
 import type { Verification } from '../results/record.js';
-import type { UploadStore } from '../storage/blob-store.js';
-import type { RequestSigner, TargetInfo } from '../storage/target.js';
+import type { RequestSigner } from '../storage/target.js';
+import type { HttpClient } from '../transport/http-client.js';
 import type { RawPool } from '../transport/raw-client.js';
-import type { KindJob, MixJob } from './job.js';
-import type { KeptBuffers } from './kept-buffers.js';
+import type { KindJob } from './job.js';
+import type { KeptBuffers } from '../kept/buffers.js';
+import type { CheckNote } from '../sinks/check.js';
+import type { VerifyInput } from '../verify/input.js';
+
+export type { CheckNote, VerifyInput };
 
 /** What a worker hands a kind before the barrier: its job and share, and the transport it opened. */
 export interface KindContext {
@@ -26,6 +29,11 @@ export interface KindContext {
    * HEADs without the raw pool. Made on first call: a worker on the raw pool never loads node:http.
    */
   agent: () => http.Agent;
+  /**
+   * The client every request of the job goes through: our raw pool, or node:http over `agent`, made
+   * on first call (one per job).
+   */
+  client: () => HttpClient;
   /** Our raw client's pool (kinds with `transport`, unless --http-client node). */
   pool?: RawPool;
   /** Each item's URL, made before the barrier; unset past a bound on items (then made per request). */
@@ -35,21 +43,12 @@ export interface KindContext {
   /** How many items go at once (lane i runs item after item). */
   lanes: number;
   /**
-   * What the worker process keeps from job to job (the memory sink's buffer, the fixture's bytes); none:
-   * nothing kept.
+   * The worker process's state, kept from job to job (kept/buffers.ts: the memory sink's buffer, the
+   * fixture's bytes, the last payloads, a hedger's estimate); none: nothing kept, all made afresh.
    */
   kept?: KeptBuffers;
   /** The SDK's agent where several SDK kinds share one (a mix); unset: each makes its own. */
   sdkAgent?: http.Agent;
-}
-
-/** What a kind's check says besides the records. */
-export interface CheckNote {
-  /**
-   * Items whose bytes were compared with the fixture regenerated from its seed, byte for byte, and were equal
-   * (they carry no MD5).
-   */
-  equalToFixture?: number[];
 }
 
 /** A kind set up for one job in one worker. */
@@ -86,31 +85,6 @@ export type { PlanShape } from '../plan/workload.js';
 
 /** Bytes moved for one object, requests for many files: the unit of the kinds that move content. */
 export const contentUnit = (shape: PlanShape): Unit => (shape === 'files' ? 'ops/s' : 'MiB/s');
-
-/** What the coordinator checks a merged run against. */
-export interface VerifyInput {
-  /** What the run measured: one object, the many-blob set, or what was uploaded. */
-  workload: Workload;
-  items: Items;
-  records: RecordTable;
-  /** The workers' own checks of their shares, when they sent a sample of the records. */
-  tally?: Tally;
-  /**
-   * Items a worker found byte for byte equal to the fixture it regenerated from its seed (they carry no MD5).
-   */
-  equalToFixture?: ReadonlySet<number>;
-  target: TargetInfo;
-  /**
-   * One object: the bytes this client was to deliver, whether that is the whole object, and its output file.
-   */
-  expectedBytes: number;
-  whole: boolean;
-  outPath?: string;
-  /** Uploads: the store that reads back and checks what it holds. */
-  store?: UploadStore;
-  /** A mix: each item's operation and the kind that checks it. */
-  mix?: MixJob;
-}
 
 export interface RequestKind {
   readonly name: string;

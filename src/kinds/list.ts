@@ -1,6 +1,6 @@
 // list: List Blobs page by page through our transport (each page one record: a listing is as fast
 // as its pages); its names hashed in order so the coordinator checks every one. ops/s.
-import { nodeCrypto } from '../transport/node-http.js';
+import { nodeCrypto } from '../startup/lazy.js';
 import { log } from '../log/logger.js';
 import type { WorkItem } from '../plan/items.js';
 import type { OpRecord } from '../metrics/records.js';
@@ -8,7 +8,7 @@ import { listPageUrl, parseListPage } from '../storage/list-blobs.js';
 import { outcomeOf, requestWithRetries } from '../transport/retry.js';
 import type { KindContext, KindRun, RequestKind } from './kind.js';
 import { clientOf, toRecord } from './requests.js';
-import { verifyListings } from './verify-many.js';
+import { verifyListings } from '../verify/many.js';
 import { blobServiceOf } from '../storage/target-info.js';
 
 export const kind: RequestKind = {
@@ -79,7 +79,8 @@ async function runList(ctx: KindContext, item: WorkItem, queuedAt?: number): Pro
     marker = page.nextMarker;
     if (log.isDebugEnabled())
       log.debug(
-        `${job.strategy} ${spec.prefix}: page ${records.length}, ${record.objects} name(s)${marker ? '' : ', last'}`,
+        `${job.strategy} ${spec.prefix}: page ${records.length}, ` +
+          `${record.objects} name(s)${marker ? '' : ', last'}`,
       );
   } while (marker);
   const last = records.at(-1)!;

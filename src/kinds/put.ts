@@ -12,9 +12,9 @@ import type { Answered, HttpRequest, TracedResult } from '../transport/http-clie
 import { wireHead } from '../transport/raw-client.js';
 import { firstTry, outcomeOf, retryFrom, type Labelled, type RetriedResult } from '../transport/retry.js';
 import { contentUnit, type KindContext, type KindRun, type RequestKind } from './kind.js';
-import { Payloads } from './payloads.js';
+import { Payloads } from '../kept/payloads.js';
 import { clientOf, toRecord, urlOf } from './requests.js';
-import { verifyUploads } from './verify-upload.js';
+import { verifyUploads } from '../verify/upload.js';
 import { traitsOf } from '../storage/target-info.js';
 
 export const kind: RequestKind = {
@@ -22,7 +22,7 @@ export const kind: RequestKind = {
   unit: contentUnit,
   transport: true,
   async setup(ctx: KindContext): Promise<KindRun> {
-    const payloads = await Payloads.of(ctx.items);
+    const payloads = await Payloads.of(ctx.items, ctx.kept);
     const prepared = preparePuts(ctx, payloads);
     const send: KindRun['send'] = (item, _lane, queuedAt, done, fail) =>
       new PutCall(

@@ -14,17 +14,8 @@ export function urlOf(ctx: KindContext, item: WorkItem): URL {
   return ctx.urls?.get(item.index) ?? ctx.signer.blobUrl(item.blob);
 }
 
-/** One node:http client per agent, made on first use. */
-const nodeClients = new WeakMap<http.Agent, HttpClient>();
-
-/** Our raw pool when there is one, else node:http through the context's agent. */
-export function clientOf(ctx: Pick<KindContext, 'job' | 'agent' | 'pool'>): HttpClient {
-  if (ctx.pool) return ctx.pool;
-  const agent = ctx.agent();
-  let client = nodeClients.get(agent);
-  if (!client) nodeClients.set(agent, (client = new NodeHttpClient(agent, ctx.job.bufferSizeBytes)));
-  return client;
-}
+/** Our raw pool when there is one, else node:http through the context's agent (KindContext.client). */
+export const clientOf = (ctx: Pick<KindContext, 'pool' | 'client'>): HttpClient => ctx.pool ?? ctx.client();
 
 /**
  * --connections warm: `count` connections opened before the barrier, by as many HEAD requests at
@@ -33,7 +24,7 @@ export function clientOf(ctx: Pick<KindContext, 'job' | 'agent' | 'pool'>): Http
  * Returns how many got an answer: the sockets that are open and idle when the run starts.
  */
 export async function warmConnections(
-  ctx: Pick<KindContext, 'job' | 'signer' | 'agent' | 'pool'>,
+  ctx: Pick<KindContext, 'job' | 'signer' | 'pool' | 'client'>,
   url: URL,
   count: number,
   agent?: http.Agent,

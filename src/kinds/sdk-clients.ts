@@ -8,7 +8,7 @@ import type { OpRecord } from '../metrics/records.js';
 import type { WorkItem } from '../plan/items.js';
 import type { KindJob } from './job.js';
 import type { KindContext, KindRun } from './kind.js';
-import { Payloads } from './payloads.js';
+import { Payloads } from '../kept/payloads.js';
 import { blobServiceOf } from '../storage/target-info.js';
 
 /**
@@ -48,7 +48,7 @@ export async function sdkUploads(
   upload: (job: KindJob, client: BlockBlobClient, item: WorkItem, payload: Buffer) => Promise<OpRecord>,
 ): Promise<KindRun> {
   const sdk = await sdkClients(ctx.job, ctx.items, ctx.sdkAgent);
-  const payloads = await Payloads.of(ctx.items);
+  const payloads = await Payloads.of(ctx.items, ctx.kept);
   return {
     agent: sdk.agent,
     run: (item) => upload(ctx.job, sdk.clients.get(item.index)!, item, payloads.of(item)),

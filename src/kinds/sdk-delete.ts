@@ -10,7 +10,7 @@ import { verifyDeletes } from './delete.js';
 import type { KindContext, KindRun, RequestKind } from './kind.js';
 import { timed } from './requests.js';
 import { sdkClients } from './sdk-clients.js';
-import { Payloads } from './payloads.js';
+import { Payloads } from '../kept/payloads.js';
 
 export const kind: RequestKind = {
   name: 'sdk-delete',
@@ -37,7 +37,7 @@ export const kind: RequestKind = {
 
 /** Each item's blob uploaded before the barrier: a failure here fails the run before it starts. */
 async function makeTargets(ctx: KindContext, clientOf: (index: number) => BlockBlobClient): Promise<void> {
-  const payloads = await Payloads.of(ctx.items);
+  const payloads = await Payloads.of(ctx.items, ctx.kept);
   await inLanes(ctx.items, ctx.job.maxSockets, async (item) => {
     const payload = payloads.of(item);
     await clientOf(item.index).upload(payload, payload.length, { abortSignal: ctx.signal });

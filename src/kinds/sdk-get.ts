@@ -1,6 +1,6 @@
 // sdk-get: the SDK's downloadToBuffer with our block size and concurrency (a baseline: only its
 // total time is visible). MiB/s for one object, ops/s for many files; checked as our GETs are.
-import { nodeCrypto } from '../transport/node-http.js';
+import { nodeCrypto } from '../startup/lazy.js';
 import type { BlockBlobClient } from '@azure/storage-blob';
 import { largestBytes, type WorkItem } from '../plan/items.js';
 import type { OpRecord } from '../metrics/records.js';
@@ -8,8 +8,8 @@ import type { KindJob } from './job.js';
 import { contentUnit, type KindContext, type KindRun, type RequestKind } from './kind.js';
 import { timed } from './requests.js';
 import { sdkClients } from './sdk-clients.js';
-import { openJobSink, sinkCheck } from './sink-check.js';
-import { verifyGets } from './verify-download.js';
+import { openJobSink, sinkCheck } from '../sinks/check.js';
+import { verifyGets } from '../verify/download.js';
 
 export const kind: RequestKind = {
   name: 'sdk-get',

@@ -6,7 +6,7 @@ import type { KindJob } from './job.js';
 import type { KindContext, KindRun, RequestKind } from './kind.js';
 import { timed } from './requests.js';
 import { sdkClients } from './sdk-clients.js';
-import { verifyHeads } from './verify-many.js';
+import { verifyHeads } from '../verify/many.js';
 
 export const kind: RequestKind = {
   name: 'sdk-head',

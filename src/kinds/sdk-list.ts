@@ -1,6 +1,6 @@
 // sdk-list: the SDK's listBlobsFlat().byPage({ maxPageSize }) over the same prefixes: a baseline.
 // ops/s; its names checked as our listing's are.
-import { nodeCrypto } from '../transport/node-http.js';
+import { nodeCrypto } from '../startup/lazy.js';
 import type { ContainerClient } from '@azure/storage-blob';
 import type { WorkItem } from '../plan/items.js';
 import type { OpRecord } from '../metrics/records.js';
@@ -8,7 +8,7 @@ import type { KindJob } from './job.js';
 import type { KindContext, KindRun, RequestKind } from './kind.js';
 import { timed } from './requests.js';
 import { sdkClients } from './sdk-clients.js';
-import { verifyListings } from './verify-many.js';
+import { verifyListings } from '../verify/many.js';
 
 export const kind: RequestKind = {
   name: 'sdk-list',

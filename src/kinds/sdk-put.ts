@@ -7,7 +7,7 @@ import type { KindJob } from './job.js';
 import { contentUnit, type RequestKind } from './kind.js';
 import { timed } from './requests.js';
 import { sdkUploads } from './sdk-clients.js';
-import { verifyUploads } from './verify-upload.js';
+import { verifyUploads } from '../verify/upload.js';
 
 export const kind: RequestKind = {
   name: 'sdk-put',

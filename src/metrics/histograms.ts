@@ -5,7 +5,7 @@
 import { createRequire } from 'node:module';
 import type * as Hdr from 'hdr-histogram-js';
 import { PHASES, phasesInto, type Phase, type PhaseDurationsMs } from '../transport/phases.js';
-import { nodeZlib } from '../transport/node-http.js';
+import { nodeZlib, once } from '../startup/lazy.js';
 
 /** `object`: whole-object completion (first request's start to its last part's end), one per object. */
 export type MetricName = Phase | 'total' | 'object';
@@ -101,30 +101,21 @@ export function withIntegerIndex(Base: HdrParts['Float64']): HdrParts['Float64']
   } as unknown as HdrParts['Float64'];
 }
 
-let hdrParts: HdrParts | undefined;
-function hdr(): HdrParts {
-  if (!hdrParts) {
-    const { constructorFromBucketSize, doDecode, decompress } = hdrFiles();
-    hdrParts = { Float64: withIntegerIndex(constructorFromBucketSize(64)), doDecode, decompress };
-  }
-  return hdrParts;
-}
-
-/** loadHistograms has run in this process: the coordinator calls it for every run. */
-let histogramsLoaded = false;
+const hdr = once((): HdrParts => {
+  const { constructorFromBucketSize, doDecode, decompress } = hdrFiles();
+  return { Float64: withIntegerIndex(constructorFromBucketSize(64)), doDecode, decompress };
+});
 
 /**
  * Loads the histogram code (and its deflate) now, once: a process calls this while it would
- * otherwise wait (a worker before its job, the coordinator while its workers prepare), so that no
- * process loads it on the path from the last request to the report.
+ * otherwise wait (a worker before its job, the coordinator while its workers prepare, for every
+ * run), so that no process loads it on the path from the last request to the report.
  */
-export function loadHistograms(): void {
-  if (histogramsLoaded) return;
-  histogramsLoaded = true;
+export const loadHistograms: () => void = once(() => {
   hdr();
   // The encoding's deflate: its first call loads zlib's code and binding, so it is made here as well.
   nodeZlib().deflateSync(Buffer.alloc(1));
-}
+});
 
 /** `digits`: significant digits kept (3 for what is reported; fewer is cheaper to read percentiles from). */
 export function newHistogram(digits: 1 | 2 | 3 = 3): Hdr.Histogram {
@@ -149,7 +140,17 @@ const V2_HEADER_BYTES = 40;
 /** A ZigZag LEB128 word takes at most 9 bytes. */
 const V2_MAX_WORD_BYTES = 9;
 const TWO_POW_32 = 2 ** 32;
-let scratch = Buffer.allocUnsafeSlow(4096);
+
+/** The one buffer every encode writes into, grown when a histogram needs more (its bytes never read). */
+class Scratch {
+  private bytes = Buffer.allocUnsafeSlow(4096);
+  atLeast(sizeBytes: number): Buffer {
+    if (this.bytes.length < sizeBytes)
+      this.bytes = Buffer.allocUnsafeSlow(Math.max(sizeBytes, this.bytes.length * 2));
+    return this.bytes;
+  }
+}
+const scratch = new Scratch();
 
 /**
  * The histogram in HdrHistogram's V2 compressed encoding, base64: byte for byte what the package's
@@ -162,8 +163,7 @@ export const encodeHistogram = (histogram: Hdr.Histogram): string => {
   const h = histogram as Countable;
   const countsLimit = h.countsArrayIndex(h.maxValue) + 1;
   const bound = V2_HEADER_BYTES + V2_MAX_WORD_BYTES * countsLimit;
-  if (scratch.length < bound) scratch = Buffer.allocUnsafeSlow(Math.max(bound, scratch.length * 2));
-  const b = scratch;
+  const b = scratch.atLeast(bound);
   b.writeInt32BE(V2_ENCODING_COOKIE, 0);
   // The payload's length at 4, once known; the normalizing index offset the package writes as 1.
   b.writeInt32BE(1, 8);

@@ -109,13 +109,17 @@ export function uploadVerdict(
   if (unreadable)
     return {
       verified: false,
-      verification: `${unreadable.count} of ${t.items} file(s) could not be read back; first: ${unreadable.first}`,
+      verification:
+        `${unreadable.count} of ${t.items} file(s) could not be read back; ` + `first: ${unreadable.first}`,
     };
   if (noMd5) return undefined;
   if (md5) {
     return {
       verified: false,
-      verification: `${md5.count} of ${t.items} ${readBack ? 'file(s) read back wrong' : 'blob(s) stored wrong, by the MD5 the service answered'}; first: ${md5.first}`,
+      verification:
+        `${md5.count} of ${t.items} ` +
+        (readBack ? 'file(s) read back wrong' : 'blob(s) stored wrong, by the MD5 the service answered') +
+        `; first: ${md5.first}`,
     };
   }
   return {
@@ -143,7 +147,9 @@ export function manyFilesVerdict(
     if (md5) return { verified: false, verification: `${md5.first}${more(md5)}` };
     return {
       verified: true,
-      verification: `${t.items} HEAD(s): Content-Length${(noMd5?.count ?? 0) < t.items ? ' and Content-MD5' : ''} match`,
+      verification:
+        `${t.items} HEAD(s): Content-Length` +
+        `${(noMd5?.count ?? 0) < t.items ? ' and Content-MD5' : ''} match`,
     };
   }
   const wrong = length ?? md5 ?? (noMd5 && { count: noMd5.count, first: `no MD5 for ${noMd5.first}` });

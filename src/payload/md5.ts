@@ -4,7 +4,7 @@
 // last answer to the report. Small inputs are hashed here (RFC 1321) while the process has not
 // loaded node:crypto and has hashed little this way; anything else goes to node:crypto, which is
 // faster per byte once loaded.
-import { nodeCrypto } from '../transport/node-http.js';
+import { nodeCrypto } from '../startup/lazy.js';
 
 /** Inputs up to this size may be hashed here: a cold (not yet optimized) hash's cost grows with its input. */
 export const JS_MD5_MAX_BYTES = 16 * 1024;
@@ -13,16 +13,21 @@ export const JS_MD5_MAX_BYTES = 16 * 1024;
  * once.
  */
 const JS_MD5_BUDGET_BYTES = 1024 * 1024;
-let hashedHereBytes = 0;
 
-/** MD5 (base64) of `bytes`, as node:crypto's `createHash('md5').update(bytes).digest('base64')`. */
-export function md5Base64(bytes: Uint8Array): string {
-  if (
-    bytes.length <= JS_MD5_MAX_BYTES &&
-    hashedHereBytes + bytes.length <= JS_MD5_BUDGET_BYTES &&
-    !nodeCrypto.loaded()
-  ) {
-    hashedHereBytes += bytes.length;
+/** What a process has hashed here: kept by the process (a worker's KeptBuffers), from job to job. */
+export class JsMd5Budget {
+  hashedBytes = 0;
+}
+
+/**
+ * MD5 (base64) of `bytes`, as node:crypto's `createHash('md5').update(bytes).digest('base64')`.
+ * `budget`: the process's, which a small input here counts against; without one, an input is hashed
+ * here as long as it is small and node:crypto not loaded.
+ */
+export function md5Base64(bytes: Uint8Array, budget?: JsMd5Budget): string {
+  const spent = budget ? budget.hashedBytes + bytes.length : 0;
+  if (bytes.length <= JS_MD5_MAX_BYTES && spent <= JS_MD5_BUDGET_BYTES && !nodeCrypto.loaded()) {
+    if (budget) budget.hashedBytes = spent;
     return Buffer.from(md5(bytes).buffer).toString('base64');
   }
   return nodeCrypto().createHash('md5').update(bytes).digest('base64');

@@ -2,7 +2,7 @@
 // run instead of guessable names in the shared temp directory, where a planted symbolic link would
 // be followed. Directories of runs that died without cleaning up (SIGKILL) are swept on the next.
 import { lstatSync, readdirSync, type Stats } from 'node:fs';
-import { nodeFsPromises } from '../transport/node-http.js';
+import { nodeFsPromises } from '../startup/lazy.js';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 

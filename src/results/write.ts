@@ -2,7 +2,7 @@
 // exclusive temporary file beside the target that is renamed into place, so a file is never seen
 // half-written and a device, FIFO, directory or symbolic link at the path is never replaced.
 import { redactDeep } from '../log/redact.js';
-import { nodeCrypto } from '../transport/node-http.js';
+import { nodeCrypto } from '../startup/lazy.js';
 import { closeSync, mkdirSync, openSync, readSync, rmSync, statSync, type Stats } from 'node:fs';
 import { open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';

@@ -67,7 +67,8 @@ export async function passBarrier(store: RunStore, opts: BarrierOptions): Promis
   if (!(await store.createOnce(paths.ready(shard.index), marker))) {
     throw new BarrierError(
       EXIT_DUPLICATE_INDEX,
-      `index ${shard.index} of run ${runId} is taken: ${paths.ready(shard.index)} exists already; give each client its own --index`,
+      `index ${shard.index} of run ${runId} is taken: ${paths.ready(shard.index)} exists already; ` +
+        'give each client its own --index',
     );
   }
   const deadline = clock.now() + timeoutMs;
@@ -80,7 +81,8 @@ export async function passBarrier(store: RunStore, opts: BarrierOptions): Promis
       const missing = Array.from({ length: shard.count }, (_, i) => i).filter((i) => !ready.has(i));
       throw new BarrierError(
         EXIT_BARRIER_TIMEOUT,
-        `barrier of run ${runId}: ${ready.size} of ${shard.count} clients ready after --barrier-timeout ${timeoutMs / 1000} s; missing index ${missing.join(', ')}`,
+        `barrier of run ${runId}: ${ready.size} of ${shard.count} clients ready after ` +
+          `--barrier-timeout ${timeoutMs / 1000} s; missing index ${missing.join(', ')}`,
       );
     }
     await sleep(pollMs, undefined, { signal });
@@ -94,7 +96,8 @@ export async function passBarrier(store: RunStore, opts: BarrierOptions): Promis
   if (lateMs > 0) {
     throw new BarrierError(
       EXIT_LATE,
-      `client ${shard.index} of run ${runId} saw the last client ${Math.round(lateMs)} ms after the start; raise --start-lead (now ${leadMs} ms)`,
+      `client ${shard.index} of run ${runId} saw the last client ${Math.round(lateMs)} ms after the start; ` +
+        `raise --start-lead (now ${leadMs} ms)`,
     );
   }
   // A timer for all but the last few ms, then a short spin: timers fire late, by a millisecond or more.

@@ -51,7 +51,9 @@ export function parseClientResults(text: string): { doc: ClientResults } | { pro
     return { problem: 'is not a blob-cacher scale-out client results file' };
   if (doc.schemaVersion !== CLIENT_RESULTS_VERSION)
     return {
-      problem: `has schema version ${String(doc.schemaVersion)}, this blob-cacher reads version ${CLIENT_RESULTS_VERSION}`,
+      problem:
+        `has schema version ${String(doc.schemaVersion)}, ` +
+        `this blob-cacher reads version ${CLIENT_RESULTS_VERSION}`,
     };
   const { runId, index, parallelism, host, clock, startStorageMs, failure, exitCode, results } = doc;
   if (typeof runId !== 'string' || !isNumber(index) || !isNumber(parallelism) || typeof host !== 'string')

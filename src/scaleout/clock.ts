@@ -68,7 +68,8 @@ export async function estimateClockOffset(
     const serverSecondMs = date === undefined ? NaN : Date.parse(date);
     if (!Number.isFinite(serverSecondMs))
       throw new Error(
-        `the storage service answered without a usable Date header (${date ?? 'none'}): its clock cannot be read`,
+        `the storage service answered without a usable Date header (${date ?? 'none'}): ` +
+          'its clock cannot be read',
       );
     samples++;
     low = Math.max(low, serverSecondMs - receivedMs);

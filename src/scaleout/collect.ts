@@ -121,66 +121,16 @@ export function mergeClients(
 ): ScaleoutMerge {
   const byIndex = new Map(docs.map((d) => [d.index, d]));
   const missing = Array.from({ length: parallelism }, (_, i) => i).filter((i) => !byIndex.has(i));
-  const clients: ClientSummary[] = [];
-  const failed: { index: number; problem: string }[] = [];
-  const spans: Span[] = [];
-  const active: [number, number][] = [];
-  const firstStarts: number[] = [];
-  const groups = new Map<string, RunRecord[]>();
-  for (const doc of [...docs].sort((a, b) => a.index - b.index)) {
-    const offsetMs = doc.clock?.recordsOffsetMs ?? 0;
-    const all = doc.results?.runs ?? [];
-    const measured = all.filter((r) => !r.warmup);
-    const summary: ClientSummary = {
-      index: doc.index,
-      host: doc.host,
-      clockOffsetMs: doc.clock?.offsetMs,
-      clockUncertaintyMs: doc.clock?.uncertaintyMs,
-      requests: measured.reduce((s, r) => s + r.requests, 0),
-      failedRequests: measured.reduce((s, r) => s + r.failedRequests, 0),
-      bytes: measured.reduce((s, r) => s + r.bytes, 0),
-    };
-    // Each run's spans once; bounds by loop, not by spreading 20,000 values per run into Math.min.
-    let first = Infinity;
-    let activeStart = Infinity;
-    let activeEnd = -Infinity;
-    for (const r of all) {
-      for (const span of spansOf(r, offsetMs)) {
-        first = Math.min(first, span.startMs);
-        if (r.warmup) continue;
-        activeStart = Math.min(activeStart, span.startMs);
-        activeEnd = Math.max(activeEnd, span.endMs);
-        spans.push(span);
-      }
-    }
-    if (first < Infinity) {
-      summary.firstStartMs = first;
-      firstStarts.push(first);
-    }
-    if (activeEnd > -Infinity) {
-      summary.activeStartMs = activeStart;
-      summary.activeEndMs = activeEnd;
-      active.push([activeStart, activeEnd]);
-    }
-    const unverified = measured.filter(runFailed);
-    summary.problem =
-      doc.failure ??
-      (!doc.results
-        ? 'no results'
-        : !measured.length
-          ? 'no measured runs'
-          : unverified.length
-            ? `${unverified.length} run(s) not verified: ${unverified[0]!.error ?? unverified[0]!.verification}`
-            : undefined);
-    if (summary.problem) failed.push({ index: doc.index, problem: summary.problem });
-    clients.push(summary);
-    for (const r of measured) {
-      const label = cellLabel(r.strategy, r.cell);
-      const group = groups.get(label);
-      if (group) group.push(r);
-      else groups.set(label, [r]);
-    }
-  }
+  const acc: Gathered = {
+    clients: [],
+    failed: [],
+    spans: [],
+    active: [],
+    firstStarts: [],
+    groups: new Map(),
+  };
+  for (const doc of [...docs].sort((a, b) => a.index - b.index)) gatherClient(doc, acc);
+  const { clients, failed, spans, active, firstStarts, groups } = acc;
   const totals = {
     requests: clients.reduce((s, c) => s + c.requests, 0),
     failedRequests: clients.reduce((s, c) => s + c.failedRequests, 0),
@@ -203,25 +153,97 @@ export function mergeClients(
       if (c.firstStartMs !== undefined) c.startAfterEarliestMs = c.firstStartMs - earliest;
     }
   }
-  if (active.length) {
-    const startMs = Math.max(...active.map(([s]) => s));
-    const endMs = Math.min(...active.map(([, e]) => e));
-    if (endMs > startMs) {
-      const bytes = spans.reduce((s, x) => s + x.bytes * x.weight * fractionWithin(x, startMs, endMs), 0);
-      const requests = spans.reduce((s, x) => s + (x.endMs >= startMs && x.endMs <= endMs ? x.weight : 0), 0);
-      const seconds = (endMs - startMs) / 1000;
-      merge.overlap = {
-        startMs,
-        endMs,
-        durationMs: endMs - startMs,
-        bytes,
-        requests,
-        throughputMiBps: bytes / 1024 / 1024 / seconds,
-        requestsPerSecond: requests / seconds,
-      };
+  const overlap = active.length ? overlapOf(active, spans) : undefined;
+  if (overlap) merge.overlap = overlap;
+  return merge;
+}
+
+/** What the clients' results add up to, one client after another. */
+interface Gathered {
+  clients: ClientSummary[];
+  failed: { index: number; problem: string }[];
+  /** Every measured request, on the service's clock. */
+  spans: Span[];
+  /** Each client's measured runs' [first start, last end]. */
+  active: [number, number][];
+  /** Each client's first request's start, warm-ups included. */
+  firstStarts: number[];
+  /** Measured runs by contender and cell. */
+  groups: Map<string, RunRecord[]>;
+}
+
+function gatherClient(doc: ClientResults, acc: Gathered): void {
+  const offsetMs = doc.clock?.recordsOffsetMs ?? 0;
+  const all = doc.results?.runs ?? [];
+  const measured = all.filter((r) => !r.warmup);
+  const summary: ClientSummary = {
+    index: doc.index,
+    host: doc.host,
+    clockOffsetMs: doc.clock?.offsetMs,
+    clockUncertaintyMs: doc.clock?.uncertaintyMs,
+    requests: measured.reduce((s, r) => s + r.requests, 0),
+    failedRequests: measured.reduce((s, r) => s + r.failedRequests, 0),
+    bytes: measured.reduce((s, r) => s + r.bytes, 0),
+  };
+  // Each run's spans once; bounds by loop, not by spreading 20,000 values per run into Math.min.
+  let first = Infinity;
+  let activeStart = Infinity;
+  let activeEnd = -Infinity;
+  for (const r of all) {
+    for (const span of spansOf(r, offsetMs)) {
+      first = Math.min(first, span.startMs);
+      if (r.warmup) continue;
+      activeStart = Math.min(activeStart, span.startMs);
+      activeEnd = Math.max(activeEnd, span.endMs);
+      acc.spans.push(span);
     }
   }
-  return merge;
+  if (first < Infinity) {
+    summary.firstStartMs = first;
+    acc.firstStarts.push(first);
+  }
+  if (activeEnd > -Infinity) {
+    summary.activeStartMs = activeStart;
+    summary.activeEndMs = activeEnd;
+    acc.active.push([activeStart, activeEnd]);
+  }
+  summary.problem = doc.failure ?? problemOf(doc, measured);
+  if (summary.problem) acc.failed.push({ index: doc.index, problem: summary.problem });
+  acc.clients.push(summary);
+  for (const r of measured) {
+    const label = cellLabel(r.strategy, r.cell);
+    const group = acc.groups.get(label);
+    if (group) group.push(r);
+    else acc.groups.set(label, [r]);
+  }
+}
+
+/** What is wrong with a client's results that it did not say itself; undefined for nothing. */
+function problemOf(doc: ClientResults, measured: readonly RunRecord[]): string | undefined {
+  if (!doc.results) return 'no results';
+  if (!measured.length) return 'no measured runs';
+  const unverified = measured.filter(runFailed);
+  if (!unverified.length) return undefined;
+  return `${unverified.length} run(s) not verified: ${unverified[0]!.error ?? unverified[0]!.verification}`;
+}
+
+/** When every client was running, and what moved then; none where their runs do not overlap. */
+function overlapOf(active: readonly [number, number][], spans: readonly Span[]): ScaleoutMerge['overlap'] {
+  const startMs = Math.max(...active.map(([s]) => s));
+  const endMs = Math.min(...active.map(([, e]) => e));
+  if (endMs <= startMs) return undefined;
+  const bytes = spans.reduce((s, x) => s + x.bytes * x.weight * fractionWithin(x, startMs, endMs), 0);
+  const requests = spans.reduce((s, x) => s + (x.endMs >= startMs && x.endMs <= endMs ? x.weight : 0), 0);
+  const seconds = (endMs - startMs) / 1000;
+  return {
+    startMs,
+    endMs,
+    durationMs: endMs - startMs,
+    bytes,
+    requests,
+    throughputMiBps: bytes / 1024 / 1024 / seconds,
+    requestsPerSecond: requests / seconds,
+  };
 }
 
 /** Bytes spread over the seconds each request spans; a request counted in the second it ended. */

@@ -16,7 +16,6 @@ const IMAGE_UID = 1000;
 export function jobManifest(o: ManifestOptions): Record<string, unknown> {
   const labels = { 'app.kubernetes.io/name': 'blob-cacher', 'app.kubernetes.io/instance': o.name };
   const podLabels = o.serviceAccount ? { ...labels, 'azure.workload.identity/use': 'true' } : labels;
-  const resources = { cpu: o.cpu, memory: o.memory };
   return {
     apiVersion: 'batch/v1',
     kind: 'Job',
@@ -63,34 +62,7 @@ export function jobManifest(o: ManifestOptions): Record<string, unknown> {
               matchLabelKeys: ['batch.kubernetes.io/controller-uid'],
             },
           ],
-          containers: [
-            {
-              name: CONTAINER_NAME,
-              image: o.image,
-              args: o.args,
-              env: [
-                { name: 'BLOB_CACHER_PARALLELISM', value: String(o.parallelism) },
-                { name: 'BLOB_CACHER_RUN_ID', valueFrom: { fieldRef: { fieldPath: CONTROLLER_UID } } },
-                { name: 'BLOB_CACHER_RESULTS', value: `${o.resultsDir}/blob-cacher-results.json` },
-                // One gated run per client: every client's requests fall in the window that is merged.
-                { name: 'BLOB_CACHER_RUNS', value: '1' },
-                { name: 'BLOB_CACHER_WARMUP', value: '0' },
-              ],
-              ...(o.secret ? { envFrom: [{ secretRef: { name: o.secret } }] } : {}),
-              resources: { requests: resources, limits: resources },
-              securityContext: {
-                runAsNonRoot: true,
-                runAsUser: IMAGE_UID,
-                allowPrivilegeEscalation: false,
-                readOnlyRootFilesystem: true,
-                capabilities: { drop: ['ALL'] },
-              },
-              volumeMounts: [
-                { name: 'results', mountPath: o.resultsDir },
-                { name: 'tmp', mountPath: '/tmp' },
-              ],
-            },
-          ],
+          containers: [clientContainer(o)],
           volumes: [
             { name: 'results', emptyDir: {} },
             { name: 'tmp', emptyDir: {} },
@@ -98,5 +70,36 @@ export function jobManifest(o: ManifestOptions): Record<string, unknown> {
         },
       },
     },
+  };
+}
+
+/** The one container of a client's pod: the image, its run's settings, its limits and where it writes. */
+function clientContainer(o: ManifestOptions): Record<string, unknown> {
+  const resources = { cpu: o.cpu, memory: o.memory };
+  return {
+    name: CONTAINER_NAME,
+    image: o.image,
+    args: o.args,
+    env: [
+      { name: 'BLOB_CACHER_PARALLELISM', value: String(o.parallelism) },
+      { name: 'BLOB_CACHER_RUN_ID', valueFrom: { fieldRef: { fieldPath: CONTROLLER_UID } } },
+      { name: 'BLOB_CACHER_RESULTS', value: `${o.resultsDir}/blob-cacher-results.json` },
+      // One gated run per client: every client's requests fall in the window that is merged.
+      { name: 'BLOB_CACHER_RUNS', value: '1' },
+      { name: 'BLOB_CACHER_WARMUP', value: '0' },
+    ],
+    ...(o.secret ? { envFrom: [{ secretRef: { name: o.secret } }] } : {}),
+    resources: { requests: resources, limits: resources },
+    securityContext: {
+      runAsNonRoot: true,
+      runAsUser: IMAGE_UID,
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      capabilities: { drop: ['ALL'] },
+    },
+    volumeMounts: [
+      { name: 'results', mountPath: o.resultsDir },
+      { name: 'tmp', mountPath: '/tmp' },
+    ],
   };
 }

@@ -45,7 +45,9 @@ export async function openAccountStore(c: AccountCredentials, container: string)
 export async function openRunStore(info: BlobServiceInfo, container: ContainerClient): Promise<RunStore> {
   await container.createIfNotExists();
   // Any answer carries Date; the service's root with the SAS (if any) costs nothing to ask.
-  const probeUrl = `${info.endpoint}/${encodeURIComponent(info.container)}?restype=container${info.sas ? `&${info.sas}` : ''}`;
+  const probeUrl =
+    `${info.endpoint}/${encodeURIComponent(info.container)}?restype=container` +
+    (info.sas ? `&${info.sas}` : '');
   const upload = (name: string, body: string, ifNoneMatch?: string) => {
     const data = Buffer.from(body);
     return container.getBlockBlobClient(name).upload(data, data.length, {

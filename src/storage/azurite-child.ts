@@ -8,6 +8,7 @@ import type { Socket } from 'node:net';
 import type { ServerClockView } from '../metrics/server-clock.js';
 import type { EmbeddedOptions } from './azurite.js';
 import type { FromAzurite, ToAzurite } from './azurite-protocol.js';
+import { EarlyStart } from '../startup/start.js';
 import { childEntry } from './child-entry.js';
 
 /** Node's start, Azurite's modules (~1,000 files) and its server; a loaded machine is slow at all three. */
@@ -241,9 +242,11 @@ class AzuriteChild {
   }
 }
 
-let early: AzuriteChild | undefined;
-/** Once a target has taken its process, a late early start (its import resolved after) is none. */
-let taken = false;
+/**
+ * The embedded Azurite forked early; once a target has taken its process, a late early start (its
+ * import resolved after) is none.
+ */
+const early = new EarlyStart<AzuriteChild>();
 
 const sameOptions = (a: EmbeddedOptions, b: EmbeddedOptions) =>
   Boolean(a.tls) === Boolean(b.tls) &&
@@ -256,16 +259,16 @@ const sameOptions = (a: EmbeddedOptions, b: EmbeddedOptions) =>
  * opens its target still exits, and the child with it (its channel closes).
  */
 export function startAzuriteEarly(options: EmbeddedOptions = {}): void {
-  if (early || taken) return;
-  early = new AzuriteChild(options);
-  early.hold(false);
+  early.start(() => {
+    const child = new AzuriteChild(options);
+    child.hold(false);
+    return child;
+  });
 }
 
 /** The embedded Azurite in a process of its own, ready to serve: the one started early when it fits. */
 export async function startAzuriteProcess(options: EmbeddedOptions = {}): Promise<AzuriteProcess> {
-  let child = early;
-  early = undefined;
-  taken = true;
+  let child = early.take();
   if (child && !(child.up && sameOptions(child.options, options))) {
     void child.stop();
     child = undefined;

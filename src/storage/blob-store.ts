@@ -1,6 +1,6 @@
 // Where a run's uploads are checked and removed, after the timed section: a blob container here;
 // a plain HTTP(S) server in url-store.ts.
-import { nodeCrypto } from '../transport/node-http.js';
+import { nodeCrypto } from '../startup/lazy.js';
 import type { ContainerClient } from '@azure/storage-blob';
 import pLimit from 'p-limit';
 import { contentMd5, FIXTURE_SEED } from '../payload/content.js';

@@ -1,7 +1,7 @@
 // List Blobs as raw REST: the request URL of one page, and a minimal reading of its answer (the
 // names, in order, and NextMarker) without an XML dependency. Entities are decoded; a name the
 // service sends base64-encoded (<Name Encoded="true">, for characters XML cannot carry) is decoded too.
-import { nodeCrypto } from '../transport/node-http.js';
+import { nodeCrypto } from '../startup/lazy.js';
 import type { ListSpec } from '../plan/items.js';
 import type { TargetInfo } from './target.js';
 

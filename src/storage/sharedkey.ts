@@ -1,6 +1,6 @@
 // SharedKey signing for raw REST requests (no SDK pipeline around each request), per the Blob
 // service's "Authorize with Shared Key" rules, with the SDK's canonical resource convention.
-import { nodeCrypto } from '../transport/node-http.js';
+import { nodeCrypto } from '../startup/lazy.js';
 import { STORAGE_API_VERSION } from './api-version.js';
 
 const STANDARD_HEADERS = [

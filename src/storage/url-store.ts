@@ -3,7 +3,7 @@
 // server deletes folders (WebDAV), else file by file. A server that refuses DELETE gets one warning
 // and keeps the files; it never fails the run.
 import type { Hash } from 'node:crypto';
-import { nodeCrypto } from '../transport/node-http.js';
+import { nodeCrypto } from '../startup/lazy.js';
 import { contentMd5, FIXTURE_SEED } from '../payload/content.js';
 import { log } from '../log/logger.js';
 import type { Items } from '../plan/items.js';

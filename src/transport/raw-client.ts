@@ -26,7 +26,7 @@ import {
   type TracedResult,
 } from './http-client.js';
 import { ChunkedDecoder, headEnd, MAX_HEAD_BYTES, parseHead, requestHead, type Head } from './http1.js';
-import { nodeTls } from './node-http.js';
+import { nodeTls } from '../startup/lazy.js';
 import { RequestTracer } from './tracer.js';
 
 export interface RawRequestOptions extends HttpRequest {

@@ -1,7 +1,7 @@
 // One traced HTTP request through node:http over a capped keep-alive agent. The body is handed to
 // `onData` chunk by chunk; a promise returned from it pauses the response (backpressure from the sink).
 import type * as http from 'node:http';
-import { nodeHttp, nodeHttps } from './node-http.js';
+import { nodeHttp, nodeHttps } from '../startup/lazy.js';
 import { answerError, ErrorBody, isExpected } from './answer.js';
 import {
   CANCELLED_ERROR,

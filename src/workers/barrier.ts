@@ -34,7 +34,8 @@ export function waitFor<T extends FromWorker['type']>(
       cleanup();
       reject(
         new Error(
-          `worker ${index} (pid ${child.pid}) died before it was ${type}: ${signal ? `killed by ${signal}` : `exit code ${code}`}`,
+          `worker ${index} (pid ${child.pid}) died before it was ${type}: ` +
+            (signal ? `killed by ${signal}` : `exit code ${code}`),
         ),
       );
     };

@@ -4,6 +4,7 @@
 // pool adopts it; until then it holds the coordinator's event loop open for nothing (unref'd), so a
 // command that fails before its session still exits, and the worker with it (its channel closes).
 import { fork, type ChildProcess } from 'node:child_process';
+import { EarlyStart } from '../startup/start.js';
 import { workerEntry } from './entry.js';
 
 const WORKER = workerEntry();
@@ -20,21 +21,23 @@ export function forkWorker(): ChildProcess {
   return child;
 }
 
-let early: ChildProcess | undefined;
+/** The first worker, forked by the process's entry before its command loads. */
+const early = new EarlyStart<ChildProcess>();
 
 /** Forks the first worker now, once. */
 export function startFirstWorker(): void {
-  if (early) return;
-  early = forkWorker();
-  early.unref();
-  early.channel?.unref();
+  early.start(() => {
+    const child = forkWorker();
+    child.unref();
+    child.channel?.unref();
+    return child;
+  });
 }
 
 /** The early worker, for the first pool that needs one, when it is still up; held open from here on. */
 export function takeFirstWorker(): ChildProcess | undefined {
-  const child = early;
+  const child = early.take();
   if (!child) return undefined;
-  early = undefined;
   if (!(child.connected && child.exitCode === null && child.signalCode === null)) {
     child.kill();
     return undefined;

@@ -5,7 +5,7 @@
 import type http from 'node:http';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { loadKind } from '../kinds/index.js';
-import { KeptBuffers } from '../kinds/kept-buffers.js';
+import { KeptBuffers } from '../kept/buffers.js';
 import type { CheckNote, KindContext, KindRun } from '../kinds/kind.js';
 import { warmConnections } from '../kinds/requests.js';
 import { setLogLevel } from '../log/logger.js';
@@ -16,7 +16,7 @@ import type { Bearer } from '../storage/entra.js';
 import { RequestSigner } from '../storage/target.js';
 import { NOT_SENT_ERROR } from '../transport/http-client.js';
 import { RawPool } from '../transport/raw-client.js';
-import { createAgent } from '../transport/request.js';
+import { createAgent, NodeHttpClient } from '../transport/request.js';
 import type { FromWorker, OpRecord, Progress, WorkerJob, WorkerResult } from './protocol.js';
 import { packResult, sendsRecordsAlone } from './result.js';
 import { OpenLoopMeter, runOpenLoop, Schedule } from './open-loop.js';
@@ -57,7 +57,7 @@ export class JobRun {
   /** Requests that failed while the stop was on: the run was cut short, not failed by the target. */
   private stopped = 0;
 
-  /** The process's buffers, kept from job to job (the memory sink's, the fixture's bytes). */
+  /** The process's state, kept from job to job (the entry makes it once: kept/buffers.ts). */
   private readonly kept: KeptBuffers;
 
   constructor(job: WorkerJob, send: (msg: FromWorker) => void, kept = new KeptBuffers()) {
@@ -94,6 +94,8 @@ export class JobRun {
       kind.transport && job.httpClient !== 'node'
         ? new RawPool(origin, job.maxSockets, job.bufferSizeBytes, ca ? { ca } : undefined)
         : undefined;
+    let nodeClient: NodeHttpClient | undefined;
+    const client = () => pool ?? (nodeClient ??= new NodeHttpClient(agent(), job.bufferSizeBytes));
     // Up to PREBUILT_URLS items, each URL is made here, before the barrier; past that, as its request
     // goes out: a URL object is most of a file's state at 100,000 files per worker.
     let urls: Map<number, URL> | undefined;
@@ -115,6 +117,7 @@ export class JobRun {
       items,
       signer,
       agent,
+      client,
       pool,
       urls,
       signal: this.stop.signal,
@@ -171,21 +174,27 @@ export class JobRun {
     const { verifyMs, note } = await this.check(records);
     await this.close();
     this.stateNow = 'done';
-    return packResult(this.job, items, records, {
-      startEpochMs,
-      endEpochMs,
-      cpu,
-      eventLoopDelayP99Ms: loopDelay.percentile(99) / 1e6,
-      verifyMs,
-      stopped: this.stopped,
-      equalToFixture: note?.equalToFixture,
-      warmSockets: this.prepared!.warmSockets,
-      steady:
-        shape instanceof SteadyShape
-          ? { meter: shape.meter, result: shape.result(issued, items.length, endEpochMs) }
-          : undefined,
-      ...(open ? { openLoop: open.meter.result(goEpochMs) } : {}),
-    });
+    return packResult(
+      this.job,
+      items,
+      records,
+      {
+        startEpochMs,
+        endEpochMs,
+        cpu,
+        eventLoopDelayP99Ms: loopDelay.percentile(99) / 1e6,
+        verifyMs,
+        stopped: this.stopped,
+        equalToFixture: note?.equalToFixture,
+        warmSockets: this.prepared!.warmSockets,
+        steady:
+          shape instanceof SteadyShape
+            ? { meter: shape.meter, result: shape.result(issued, items.length, endEpochMs) }
+            : undefined,
+        ...(open ? { openLoop: open.meter.result(goEpochMs) } : {}),
+      },
+      this.kept,
+    );
   }
 
   /**

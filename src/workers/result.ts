@@ -1,5 +1,6 @@
 // A job's result as the coordinator gets it: records as columns, encoded histograms, what the worker
 // measured of itself; with many files, the worker's own checks and totals and a sample of the records.
+import type { KeptBuffers } from '../kept/buffers.js';
 import { PhaseHistograms } from '../metrics/histograms.js';
 import { perItemObjects, splitObject } from '../metrics/objects.js';
 import { tallyRecords } from '../metrics/record-checks.js';
@@ -46,22 +47,21 @@ export function sendsRecordsAlone(job: WorkerJob, records: number): boolean {
 }
 
 /**
- * The worker's histograms for a run's records: one set per process, emptied and filled again each
- * run (packResult encodes them before it returns), not a new set of counts arrays every run.
+ * `kept`: the worker process's state, whose run histograms a run's records go into (emptied and
+ * filled again each run, encoded before this returns); without, a new set.
  */
-let runHistograms: PhaseHistograms | undefined;
-function emptyHistograms(): PhaseHistograms {
-  runHistograms ??= new PhaseHistograms();
-  runHistograms.reset();
-  return runHistograms;
-}
-
-export function packResult(job: WorkerJob, items: Items, records: RecordTable, m: JobMeasures): WorkerResult {
+export function packResult(
+  job: WorkerJob,
+  items: Items,
+  records: RecordTable,
+  m: JobMeasures,
+  kept?: KeptBuffers,
+): WorkerResult {
   // Few records, all sent: the coordinator makes their histograms, and a split object's completion
   // from them as it does for an object split among workers.
   if (sendsRecordsAlone(job, records.length)) return { ...measuresOf(job, m), records: records.encode() };
   // A steady run's meter has every request; otherwise the records are every request.
-  const histograms = m.steady?.meter.histograms ?? emptyHistograms();
+  const histograms = m.steady?.meter.histograms ?? kept?.emptyHistograms() ?? new PhaseHistograms();
   if (!m.steady) records.recordInto(histograms);
   // Every record is still here: each item's completion, before any sampling. The whole of a split
   // object here: its completion made where the histograms already are, which saves the coordinator

@@ -1,7 +1,7 @@
 // A worker process: jobs one after another (it stays warm across a session's runs), each a JobRun
 // of its own (job-run.ts) with one capped connection pool and one tracer per request. This file is
 // only the process's glue: messages in, the job's state machine, messages out.
-import { KeptBuffers } from '../kinds/kept-buffers.js';
+import { KeptBuffers } from '../kept/buffers.js';
 import { registerSecret } from '../log/logger.js';
 import { preloadOwnKinds } from '../kinds/index.js';
 import { removeScratchOf } from '../payload/scratch.js';
@@ -44,7 +44,7 @@ const preloaded = new Promise(setImmediate)
 
 /** The job this worker holds now; each 'job' message starts a new one. */
 let current: JobRun | undefined;
-/** What every job of this process reuses: the memory sink's buffer, the fixture's bytes. */
+/** This process's state, which every job and its kind reuse (kept/buffers.ts): made here, once. */
 const kept = new KeptBuffers();
 
 process.on('message', (msg: ToWorker) => {

@@ -13,12 +13,17 @@ import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 
 /**
- * A builtin module, required the first time the returned function is called; `loaded` says whether it was.
+ * `make`'s answer, made the first time the returned function is called and the same ever after;
+ * `loaded` says whether it was made. What a process loads or makes lazily is held here, in the
+ * closure, not in a module variable of its user: it is made once, whichever caller comes first.
  */
-function onFirstUse<T>(id: string): (() => T) & { loaded(): boolean } {
-  let module: T | undefined;
-  return Object.assign(() => (module ??= require(id) as T), { loaded: () => module !== undefined });
+export function once<T>(make: () => T): (() => T) & { loaded(): boolean } {
+  let made: { value: T } | undefined;
+  return Object.assign(() => (made ??= { value: make() }).value, { loaded: () => made !== undefined });
 }
+
+/** A builtin module, required the first time the returned function is called. */
+const onFirstUse = <T>(id: string) => once(() => require(id) as T);
 
 export const nodeHttp = onFirstUse<typeof import('node:http')>('node:http');
 export const nodeHttps = onFirstUse<typeof import('node:https')>('node:https');

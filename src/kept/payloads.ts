@@ -6,20 +6,19 @@ import type { Items, WorkItem } from '../plan/items.js';
 
 const yieldToEvents = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-/**
- * The last run's payloads in this worker process. Every run of a contender (and the other upload
- * contenders, which share the fixture's content) asks for the same buffers: they are taken from here,
- * not made again. Made afresh each run, they would cost the setup time and, with the old set not yet
- * collected while the new one is made, twice the pool's memory at the run's peak.
- * Payload buffers are only ever read (request bodies), so sharing them between runs is safe.
- */
-let previous: Payloads | undefined;
-
 export class Payloads {
   /** By content offset: the longest length any item asks of it; a shorter item takes a prefix. */
   private readonly byContent = new Map<number, Buffer>();
 
-  static async of(items: Items): Promise<Payloads> {
+  /**
+   * `kept`: where the worker process keeps the last run's payloads. Every run of a contender (and the
+   * other upload contenders, which share the fixture's content) asks for the same buffers: they are
+   * taken from there, not made again. Made afresh each run, they would cost the setup time and, with
+   * the old set not yet collected while the new one is made, twice the pool's memory at the run's
+   * peak. Payload buffers are only ever read (request bodies), so sharing them between runs is safe.
+   */
+  static async of(items: Items, kept?: { payloads?: Payloads }): Promise<Payloads> {
+    const previous = kept?.payloads;
     // Files of drawn sizes share their offset's content at different lengths: one buffer each, at
     // the longest, so the pool stays the distinct contents, not one buffer per file.
     const longest = new Map<number, number>();
@@ -42,7 +41,7 @@ export class Payloads {
         await yieldToEvents();
       }
     }
-    previous = payloads;
+    if (kept) kept.payloads = payloads;
     return payloads;
   }
 

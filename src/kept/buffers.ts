@@ -3,8 +3,11 @@
 // each run's ranges are compared with byte for byte (a compare costs a fraction of an MD5 of them).
 import { totalmem } from 'node:os';
 import { contentPieces } from '../payload/content.js';
+import { JsMd5Budget } from '../payload/md5.js';
 import { CompareThread } from './compare-ranges.js';
 import type { Items } from '../plan/items.js';
+import { PhaseHistograms } from '../metrics/histograms.js';
+import type { Payloads } from './payloads.js';
 
 /**
  * Past this size the fixture is not kept, and its ranges are checked by MD5: the copy holds as much
@@ -29,11 +32,44 @@ const TOUCHED_ITEMS = 10_000;
 /** Small things kept by key (a hedger's estimate per contender): at most this many, the oldest dropped. */
 const KEPT_BY_KEY = 16;
 
+/**
+ * The worker process's state, made once by its entry (workers/worker.ts) and handed to every job and,
+ * through the kind's context, to its kind: whatever a run reuses of the last one is here, never in a
+ * module variable, so that what a job does depends on this object and not on which module ran first.
+ */
 export class KeptBuffers {
+  /** The memory sink's buffer, and which of its slots are touched (their pages faulted in). */
   private object?: { bytes: Buffer; touched: [number, number][] };
+  /** The fixture's bytes regenerated from its seed, as far as a share asked for them. */
   private fixture?: FixtureCopy;
+  /** The thread that takes half of a large compare, once a job started it. */
   private thread?: CompareThread;
+  /** Small things kept by key (a hedger's estimate per contender), at most KEPT_BY_KEY. */
   private readonly byKey = new Map<string, unknown>();
+  /** A file sink's read-back buffer: one for every read-back of this process's jobs. */
+  private readBack?: Buffer;
+  /** The histograms a run's records go into (workers/result.ts), emptied and filled again each run. */
+  private histograms?: PhaseHistograms;
+  /**
+   * The last run's upload payloads (Payloads.of): every run of a contender, and the other upload
+   * contenders, which share the fixture's content, take their buffers from it.
+   */
+  payloads?: Payloads;
+  /** The bytes this process hashed in JavaScript (payload/md5.ts): past its budget, node:crypto. */
+  readonly jsMd5 = new JsMd5Budget();
+
+  /** The read-back buffer, of `sizeBytes`, made the first time it is asked for. */
+  readBuffer(sizeBytes: number): Buffer {
+    if (this.readBack?.length !== sizeBytes) this.readBack = Buffer.allocUnsafeSlow(sizeBytes);
+    return this.readBack;
+  }
+
+  /** The run histograms, emptied: one set per process, not a new set of counts arrays every run. */
+  emptyHistograms(): PhaseHistograms {
+    this.histograms ??= new PhaseHistograms();
+    this.histograms.reset();
+    return this.histograms;
+  }
 
   /**
    * The thread that takes half of a large compare (compare-ranges.ts), started the first time it is asked

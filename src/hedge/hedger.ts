@@ -5,39 +5,12 @@
 import { performance } from 'node:perf_hooks';
 import type { OpRecord } from '../metrics/records.js';
 import type { WorkItem } from '../plan/items.js';
-import {
-  HEDGE_BUDGET,
-  newHedgeEstimate,
-  type EarlierRequests,
-  type HedgeEstimate,
-} from './hedge-estimate.js';
-import type { KindContext } from './kind.js';
-import type { HedgeJob } from './job.js';
-import type { Sink } from './sinks.js';
+import { HEDGE_BUDGET, newHedgeEstimate, type EarlierRequests, type HedgeEstimate } from './estimate.js';
+import type { GetRun, GetWatch, HedgeContext, HedgeJob, HedgePolicy } from './policy.js';
 import type { SentWatch, StopSignal } from '../transport/http-client.js';
 
 /** A percentile of fewer earlier requests than this is noise: until then a request is not hedged. */
 export const MIN_HEDGE_SAMPLES = 10;
-
-/**
- * What a GET tells as it goes: each try written to its socket, and its body's first byte; and its own stop.
- */
-export interface GetWatch {
-  /** Told when each try is written to its socket (on a reused connection or a new one). */
-  sent?: SentWatch;
-  onFirstByte?(): void;
-  /** Stops this request alone (the hedger's); else the worker's stop does. */
-  signal?: StopSignal;
-}
-
-/** One GET of an item. */
-export type GetRun = (
-  ctx: KindContext,
-  item: WorkItem,
-  sink: Sink,
-  queuedAt: number | undefined,
-  watch?: GetWatch,
-) => Promise<OpRecord>;
 
 /**
  * A stop for one request. An AbortController (an EventTarget) per hedged GET, with the closures and
@@ -83,7 +56,8 @@ export class Stop implements StopSignal {
  * made only when a duplicate goes.
  */
 class Flight extends Stop implements GetWatch, SentWatch {
-  readonly hedger: Hedger;
+  /** Told when the request is written (Hedger.sentNow). */
+  readonly hedger: { sentNow(f: Flight): void };
   readonly item: WorkItem;
   /** Its stop, and what its transport tells of its sending, are itself. */
   readonly signal: StopSignal;
@@ -110,7 +84,7 @@ class Flight extends Stop implements GetWatch, SentWatch {
   /** Once checked past its delay: what the item's record is then (the race, or the first request alone). */
   decided?: Promise<OpRecord>;
 
-  constructor(hedger: Hedger, item: WorkItem) {
+  constructor(hedger: Flight['hedger'], item: WorkItem) {
     super();
     this.hedger = hedger;
     this.item = item;
@@ -176,10 +150,13 @@ type Settled = { who: 'first' | 'hedge'; record: OpRecord };
 /** The clock's origin, read once: a record's end on performance.now()'s clock is its epoch end less it. */
 const TIME_ORIGIN_MS = performance.timeOrigin;
 
-export class Hedger {
-  private readonly ctx: KindContext;
-  private readonly sink: Sink;
-  private readonly get: GetRun;
+/**
+ * The policy of --hedge: each item's GET watched against its delay, duplicated when it is late.
+ */
+export class Hedger<C extends HedgeContext, S> implements HedgePolicy {
+  private readonly ctx: C;
+  private readonly sink: S;
+  private readonly get: GetRun<C, S>;
   private readonly hedge: HedgeJob;
   /** This worker's earlier requests' times and the items issued: what a percentile delay is read from. */
   private readonly estimate: HedgeEstimate;
@@ -204,7 +181,7 @@ export class Hedger {
   private timer?: NodeJS.Timeout;
   private timerAtMs = Infinity;
   /** The context of a duplicate to another copy: its URL made from its name. */
-  private readonly otherCopyCtx: KindContext;
+  private readonly otherCopyCtx: C;
   /**
    * Items answered so far, and those sent and not yet answered: what tells a request overtaken by later ones.
    */
@@ -212,7 +189,7 @@ export class Hedger {
   private outstanding = 0;
 
   /** `estimate`: one kept from this contender's earlier runs, else a fresh one. */
-  constructor(ctx: KindContext, sink: Sink, get: GetRun, hedge: HedgeJob, estimate = newHedgeEstimate()) {
+  constructor(ctx: C, sink: S, get: GetRun<C, S>, hedge: HedgeJob, estimate = newHedgeEstimate()) {
     this.ctx = ctx;
     this.sink = sink;
     this.get = get;

@@ -36,7 +36,8 @@ const { parentPort } = require('node:worker_threads');
 parentPort.on('message', (segments) => {
   const differ = [];
   for (const [got, gotOffset, expected, expectedOffset, length, row] of segments) {
-    if (!Buffer.from(got, gotOffset, length).equals(Buffer.from(expected, expectedOffset, length))) differ.push(row);
+    const same = Buffer.from(got, gotOffset, length).equals(Buffer.from(expected, expectedOffset, length));
+    if (!same) differ.push(row);
   }
   parentPort.postMessage(differ);
 });`;

@@ -1,6 +1,6 @@
 // What a percentile hedge delay is read from: a worker's earlier requests' times in fixed
 // log-linear buckets, kept across a contender's runs, and the duplicates' budget beside them.
-import type { KindContext } from './kind.js';
+import type { HedgeJob } from './policy.js';
 
 /**
  * The duplicates' budget, as Finagle's backup requests and gRPC's hedging throttle bound theirs: a
@@ -119,7 +119,17 @@ const earlierRequests = (): EarlierRequests => ({
 });
 
 /** The jobs whose requests are alike enough to share an estimate: one contender's runs in a worker. */
-export function hedgeEstimateKey(job: KindContext['job'], items: number): string {
+export function hedgeEstimateKey(job: EstimateJob, items: number): string {
   const h = job.hedge;
-  return `hedge|${job.strategy}|${job.objectSizeBytes}|${items}|${job.concurrency}|${job.maxSockets}|${h?.percentile ?? ''}|${h?.afterMs ?? ''}|${h?.on ?? ''}`;
+  const shape = `${job.strategy}|${job.objectSizeBytes}|${items}|${job.concurrency}|${job.maxSockets}`;
+  return `hedge|${shape}|${h?.percentile ?? ''}|${h?.afterMs ?? ''}|${h?.on ?? ''}`;
+}
+
+/** What an estimate's key reads of the job. */
+export interface EstimateJob {
+  strategy: string;
+  objectSizeBytes: number;
+  concurrency: number;
+  maxSockets: number;
+  hedge?: HedgeJob;
 }

@@ -6,7 +6,7 @@ import type { RecordTable } from '../metrics/record-table.js';
 import type { Items } from '../plan/items.js';
 import type { Verification } from '../results/record.js';
 import { failedRequests } from './failed.js';
-import type { VerifyInput } from './kind.js';
+import type { VerifyInput } from './input.js';
 import { bearerOf, traitsOf } from '../storage/target-info.js';
 
 /** An upload kind's verification. */

@@ -3,12 +3,26 @@
 // A chunk handed to onData may be a view of a socket's reusable read buffer (the raw client): a sink
 // uses it before returning, or returns a promise (the socket waits for it), or copies what it keeps.
 import type { FileHandle } from 'node:fs/promises';
-import { nodeFsPromises, nodeCrypto } from '../transport/node-http.js';
+import { nodeFsPromises, nodeCrypto } from '../startup/lazy.js';
 import type { SinkKind } from '../config/choices.js';
-import { md5Base64 } from '../payload/md5.js';
+import { md5Base64, type JsMd5Budget } from '../payload/md5.js';
 import type { Items } from '../plan/items.js';
 import type { WorkItem } from '../plan/items.js';
-import type { KeptBuffers } from './kept-buffers.js';
+import type { KeptBuffers } from '../kept/buffers.js';
+
+/**
+ * get, sdk-get: where the bytes land and whether each range is hashed (false where nothing can be compared).
+ */
+export interface SinkOptions {
+  sink: SinkKind;
+  outPath?: string;
+  hashRanges?: boolean;
+  /**
+   * The object is our fixture of this seed: with the memory sink, each range is compared with the
+   * fixture's bytes, regenerated once per worker process, instead of hashed.
+   */
+  fixtureSeed?: string;
+}
 
 export interface ItemWriter {
   onData(chunk: Buffer): void | Promise<void>;
@@ -57,8 +71,10 @@ class DiscardSink implements Sink {
 
 class MemorySink implements Sink {
   readonly buffer: Buffer;
-  constructor(buffer: Buffer) {
+  private readonly md5Budget?: JsMd5Budget;
+  constructor(buffer: Buffer, md5Budget?: JsMd5Budget) {
     this.buffer = buffer;
+    this.md5Budget = md5Budget;
   }
   writer(item: WorkItem): ItemWriter {
     let at = item.destOffsetBytes;
@@ -75,7 +91,7 @@ class MemorySink implements Sink {
   }
   async md5Of(item: WorkItem): Promise<string> {
     // A small object's check loads no node:crypto (payload/md5.ts).
-    return md5Base64(this.slot(item));
+    return md5Base64(this.slot(item), this.md5Budget);
   }
   slot(item: WorkItem): Buffer {
     return this.buffer.subarray(item.destOffsetBytes, item.destOffsetBytes + item.lengthBytes);
@@ -83,15 +99,21 @@ class MemorySink implements Sink {
   async close(): Promise<void> {}
 }
 
-/**
- * One read buffer for every read-back (they run one after another): a fresh buffer per range would
- * leave garbage for the collector in proportion to the download's size.
- */
-let readBack: Buffer | undefined;
+/** A read-back's buffer: what one read of a file's range takes. */
+export const READ_BACK_BYTES = 1024 * 1024;
 
-export async function md5OfFileRange(fh: FileHandle, offset: number, length: number): Promise<string> {
+/**
+ * `buf`: the one read buffer for every read-back of a process (they run one after another, and the
+ * worker's is kept from job to job): a fresh buffer per range would leave garbage for the collector
+ * in proportion to the download's size.
+ */
+export async function md5OfFileRange(
+  fh: FileHandle,
+  offset: number,
+  length: number,
+  buf: Buffer = Buffer.allocUnsafeSlow(READ_BACK_BYTES),
+): Promise<string> {
   const hash = nodeCrypto().createHash('md5');
-  const buf = (readBack ??= Buffer.allocUnsafeSlow(1024 * 1024));
   let done = 0;
   while (done < length) {
     const { bytesRead } = await fh.read(buf, 0, Math.min(buf.length, length - done), offset + done);
@@ -106,8 +128,10 @@ export async function md5OfFileRange(fh: FileHandle, offset: number, length: num
 /** Positional writes at each range's offset as data arrives. */
 class SparseFileSink implements Sink {
   private readonly fh: FileHandle;
-  constructor(fh: FileHandle) {
+  private readonly readBack: () => Buffer;
+  constructor(fh: FileHandle, readBack: () => Buffer) {
     this.fh = fh;
+    this.readBack = readBack;
   }
   writer(item: WorkItem): ItemWriter {
     let at = item.destOffsetBytes;
@@ -121,7 +145,7 @@ class SparseFileSink implements Sink {
     };
   }
   md5Of(item: WorkItem): Promise<string> {
-    return md5OfFileRange(this.fh, item.destOffsetBytes, item.lengthBytes);
+    return md5OfFileRange(this.fh, item.destOffsetBytes, item.lengthBytes, this.readBack());
   }
   close(): Promise<void> {
     return this.fh.close();
@@ -150,10 +174,12 @@ export class OrderedFileSink implements Sink {
 
   private readonly fh: FileHandle;
   private readonly maxHeldBytes: number;
+  private readonly readBack: () => Buffer;
 
-  constructor(fh: FileHandle, items: Items, maxHeldBytes = ORDERED_HOLD_BYTES) {
+  constructor(fh: FileHandle, items: Items, maxHeldBytes = ORDERED_HOLD_BYTES, readBack = ownReadBuffer()) {
     this.fh = fh;
     this.maxHeldBytes = maxHeldBytes;
+    this.readBack = readBack;
     this.order = [...items].sort((a, b) => a.destOffsetBytes - b.destOffsetBytes).map((i) => i.index);
     for (const i of items) this.held.set(i.index, { chunks: [], ended: false });
   }
@@ -199,7 +225,7 @@ export class OrderedFileSink implements Sink {
     };
   }
   md5Of(item: WorkItem): Promise<string> {
-    return md5OfFileRange(this.fh, item.destOffsetBytes, item.lengthBytes);
+    return md5OfFileRange(this.fh, item.destOffsetBytes, item.lengthBytes, this.readBack());
   }
   async close(): Promise<void> {
     await this.tail;
@@ -207,7 +233,16 @@ export class OrderedFileSink implements Sink {
   }
 }
 
-/** `kept`: the worker's buffers, whose memory sink buffer a run reuses; without, a fresh one. */
+/** A sink's own read buffer, made at its first read-back, where no process keeps one. */
+function ownReadBuffer(): () => Buffer {
+  let buf: Buffer | undefined;
+  return () => (buf ??= Buffer.allocUnsafeSlow(READ_BACK_BYTES));
+}
+
+/**
+ * `kept`: the worker's buffers, whose memory sink buffer and read-back buffer a run reuses; without,
+ * fresh ones.
+ */
 export async function openSink(
   kind: SinkKind,
   items: Items,
@@ -222,11 +257,20 @@ export async function openSink(
     case 'memory':
       return new MemorySink(
         kept ? kept.objectBuffer(objectSizeBytes, items) : Buffer.allocUnsafeSlow(objectSizeBytes),
+        kept?.jsMd5,
       );
     case 'sparse-file':
       // The coordinator created the file at its full (sparse) size.
-      return new SparseFileSink(await nodeFsPromises().open(outPath!, 'r+'));
+      return new SparseFileSink(await nodeFsPromises().open(outPath!, 'r+'), readBackOf(kept));
     case 'file':
-      return new OrderedFileSink(await nodeFsPromises().open(outPath!, 'w+'), items);
+      return new OrderedFileSink(
+        await nodeFsPromises().open(outPath!, 'w+'),
+        items,
+        ORDERED_HOLD_BYTES,
+        readBackOf(kept),
+      );
   }
 }
+
+const readBackOf = (kept?: KeptBuffers): (() => Buffer) =>
+  kept ? () => kept.readBuffer(READ_BACK_BYTES) : ownReadBuffer();

@@ -8,7 +8,7 @@ import { smallFileName as setFileName } from '../plan/names.js';
 import type { Items } from '../plan/items.js';
 import type { RecordTable } from '../metrics/record-table.js';
 import { failedRequests } from './failed.js';
-import type { VerifyInput } from './kind.js';
+import type { VerifyInput } from './input.js';
 import { traitsOf } from '../storage/target-info.js';
 
 /** The listing kinds' verification. */
@@ -49,13 +49,17 @@ function verifyListing(items: Items, records: RecordTable): Verification {
     if (got !== expected) {
       return {
         verified: false,
-        verification: `listing of ${spec.prefix} returned ${listed} name(s) in ${pages.length} page(s), not the ${spec.count} expected (names differ)`,
+        verification:
+          `listing of ${spec.prefix} returned ${listed} name(s) in ${pages.length} page(s), ` +
+          `not the ${spec.count} expected (names differ)`,
       };
     }
     names += listed;
   }
   return {
     verified: true,
-    verification: `${names} name(s) in ${records.length} page(s) over ${items.length} prefix(es): every name as expected`,
+    verification:
+      `${names} name(s) in ${records.length} page(s) over ${items.length} prefix(es): ` +
+      'every name as expected',
   };
 }

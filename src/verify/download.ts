@@ -7,10 +7,10 @@ import type { Items } from '../plan/items.js';
 import { notVerified, type Verification } from '../results/record.js';
 import type { TargetInfo } from '../storage/target.js';
 import { failedRequests } from './failed.js';
-import { md5OfFileRange } from './sinks.js';
-import { nodeFsPromises } from '../transport/node-http.js';
-import type { VerifyInput } from './kind.js';
-import { verifyMany } from './verify-many.js';
+import { md5OfFileRange } from '../sinks/sinks.js';
+import { nodeFsPromises } from '../startup/lazy.js';
+import type { VerifyInput } from './input.js';
+import { verifyMany } from './many.js';
 import { bearerOf, traitsOf } from '../storage/target-info.js';
 
 /** A GET kind's verification: one object's ranges, or each file of the many-blob set. */
@@ -75,7 +75,9 @@ export async function verifyDownload(
     if (got !== expected) {
       return {
         verified: false,
-        verification: `MD5 MISMATCH in ${item.blob} at offset ${item.destOffsetBytes}: got ${got}, expected ${expected}`,
+        verification:
+          `MD5 MISMATCH in ${item.blob} at offset ${item.destOffsetBytes}: ` +
+          `got ${got}, expected ${expected}`,
       };
     }
   }

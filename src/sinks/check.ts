@@ -4,19 +4,32 @@
 // the MD5 of what its item delivered on its record, for the coordinator to compare.
 import type { Items } from '../plan/items.js';
 import type { RecordTable } from '../metrics/record-table.js';
-import { rowsThatDiffer, wantsThread, type CompareThread, type RangePair } from './compare-ranges.js';
-import type { CheckNote, KindContext } from './kind.js';
-import { openSink, type Sink } from './sinks.js';
+import type { KeptBuffers } from '../kept/buffers.js';
+import { rowsThatDiffer, wantsThread, type CompareThread, type RangePair } from '../kept/compare-ranges.js';
+import { openSink, type Sink, type SinkOptions } from './sinks.js';
+
+/** What opening and checking a job's sink reads of the kind's context. */
+export interface SinkContext {
+  job: SinkOptions & { objectSizeBytes: number; workers?: number };
+  items: Items;
+  /** The worker process's kept buffers: the memory sink's, the fixture's bytes; none: nothing kept. */
+  kept?: KeptBuffers;
+}
+
+/** What a kind's check says besides the records. */
+export interface CheckNote {
+  /**
+   * Items whose bytes were compared with the fixture regenerated from its seed, byte for byte, and were equal
+   * (they carry no MD5).
+   */
+  equalToFixture?: number[];
+}
 
 /**
  * The job's sink; none for an empty share. Where its ranges will be compared with the fixture and are
  * large, the compare thread is started (or found running) here, before the barrier.
  */
-export async function openJobSink({
-  job,
-  items,
-  kept,
-}: Pick<KindContext, 'job' | 'items' | 'kept'>): Promise<Sink | undefined> {
+export async function openJobSink({ job, items, kept }: SinkContext): Promise<Sink | undefined> {
   if (!items.length) return undefined;
   const sink = await openSink(
     job.sink,
@@ -37,7 +50,7 @@ export async function openJobSink({
  * The kind's check of its sink after the timed section; none where nothing is compared (hashRanges false).
  */
 export function sinkCheck(
-  ctx: Pick<KindContext, 'job' | 'items' | 'kept'>,
+  ctx: SinkContext,
   sink: Sink | undefined,
 ): ((records: RecordTable) => Promise<CheckNote>) | undefined {
   if (!sink || ctx.job.hashRanges === false) return undefined;
