@@ -8,6 +8,7 @@ import { open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { ConfigError } from '../config/errors.js';
 import type { ResultsFile } from './schema.js';
+import type { ReplayResults } from './replay.js';
 import { refuseSpecialFile, RESULTS_OPTION } from './output-path.js';
 
 /**
@@ -40,7 +41,7 @@ export async function checkResultsPath(path: string): Promise<void> {
  * would write wherever it points. Any other failure throws a one-line Error. The temporary file is
  * removed on every failure path.
  */
-export async function writeResults(path: string, doc: ResultsFile): Promise<void> {
+export async function writeResults(path: string, doc: ResultsFile | ReplayResults): Promise<void> {
   // Through the one redaction: a swept --url with ?sig= or a swept --connection-string is in the cells.
   const text = `${JSON.stringify(redactDeep(doc))}\n`;
   prepareTarget(path);
@@ -69,7 +70,10 @@ export async function writeResults(path: string, doc: ResultsFile): Promise<void
  * writeResults, but a failure comes back as one line saying where results could not go (undefined
  * when written), so the CLI can still print the report it measured and then say so.
  */
-export async function writeResultsOrExplain(path: string, doc: ResultsFile): Promise<string | undefined> {
+export async function writeResultsOrExplain(
+  path: string,
+  doc: ResultsFile | ReplayResults,
+): Promise<string | undefined> {
   try {
     await writeResults(path, doc);
     return undefined;
