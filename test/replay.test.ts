@@ -1,0 +1,205 @@
+// `blob-cacher replay` through the built CLI: a StorageBlobLogs sample the test writes, replayed
+// against the embedded Azurite, reproduces its operation counts and its recorded pace; our CSV and
+// --keep-names against a plain URL folder; operations it does not send are named and counted; bad
+// files end with one line and exit 2.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectOneLine, runCliIn } from './helpers/bad-input.js';
+import { CLI_JS, startCli } from './helpers/cli.js';
+import { startPutServer, type PutServer } from './helpers/put-server.js';
+import { storageLogSample } from './helpers/storage-logs.js';
+import type { ReplayResults } from '../src/results/replay.js';
+
+/** StorageBlobLogs' names for the operations the replay's results name. */
+const AZURE_NAMES: Record<string, string> = {
+  get: 'GetBlob',
+  put: 'PutBlob',
+  head: 'GetBlobProperties',
+  delete: 'DeleteBlob',
+};
+
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'replay-test-'));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function replay(args: string[], limitMs = 60_000) {
+  const run = startCli(['replay', ...args], { cwd: dir, env: { LOG_LEVEL: 'warn' }, limitMs });
+  return run.exited;
+}
+
+const readResults = (path: string) => JSON.parse(readFileSync(path, 'utf8')) as ReplayResults;
+
+describe('replay of a StorageBlobLogs export against the embedded target', () => {
+  const sample = storageLogSample({
+    lines: 2000,
+    names: 200,
+    spanMs: 10_000,
+    unsupported: [{ operation: 'SetBlobMetadata', count: 3 }],
+  });
+
+  it('sends every operation the log recorded, each once, at the recorded pace', async () => {
+    const log = join(dir, 'StorageBlobLogs.csv');
+    const results = join(dir, 'sample.json');
+    writeFileSync(log, sample.csv);
+    const r = await replay([log, '--results', results]);
+    expect(r.code, r.stderr).toBe(0);
+    const doc = readResults(results);
+    const sent = Object.fromEntries(doc.ops.map((o) => [AZURE_NAMES[o.op], o.sent]));
+    const { SetBlobMetadata: unsupported, ...replayable } = sample.counts;
+    expect(sent).toEqual(replayable);
+    // Every step went, none skipped, and each answer was the one the log recorded (a deleted name's
+    // 404 included), but where a write on this shared machine took longer than the log's gap before
+    // the next step on its name: the open loop never waits for it, as the recorded client did.
+    for (const o of doc.ops) {
+      expect({ op: o.op, skipped: o.skipped, answered: o.succeeded + o.failed }).toEqual({
+        op: o.op,
+        skipped: 0,
+        answered: o.sent,
+      });
+    }
+    const failed = doc.ops.reduce((n, o) => n + o.failed, 0);
+    expect(failed / 2000, JSON.stringify(doc.ops.map((o) => o.firstError))).toBeLessThan(0.005);
+    expect(doc.source.unsupported).toEqual({ SetBlobMetadata: unsupported });
+    expect(r.stderr).toMatch(/not replayed \(counted in the report\): 3 SetBlobMetadata/);
+    // The recorded pace: the replay's start to its last answer within 5% of the log's span.
+    expect(doc.source.spanMs).toBe(sample.spanMs);
+    expect(Math.abs(doc.pace.wallMs - sample.spanMs) / sample.spanMs).toBeLessThan(0.05);
+    expect(r.stdout).toMatch(/recorded p50\/p90\/p99 ms/);
+  }, 90_000);
+
+  it('reads JSON lines and keeps the pace scaled by --speed', async () => {
+    const log = join(dir, 'StorageBlobLogs.json');
+    const results = join(dir, 'sample-fast.json');
+    const light = storageLogSample({ lines: 500, names: 100, spanMs: 10_000, seed: 11 });
+    writeFileSync(log, light.jsonLines);
+    const r = await replay([log, '--speed', '2x', '--results', results, '--format', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    const doc = readResults(results);
+    expect(doc.source.format).toBe('storage-logs-json');
+    expect(Object.fromEntries(doc.ops.map((o) => [AZURE_NAMES[o.op], o.sent]))).toEqual(light.counts);
+    const scaled = light.spanMs / 2;
+    expect(doc.pace.scheduledMs).toBe(scaled);
+    expect(Math.abs(doc.pace.wallMs - scaled) / scaled).toBeLessThan(0.05);
+    const report = JSON.parse(r.stdout) as { total: { sent: number; planned: number } };
+    expect(report.total.sent).toBe(report.total.planned);
+    // `report` reads the results file back into the same figures, in every format.
+    for (const format of ['console', 'md', 'csv', 'json', 'html']) {
+      const back = runCliIn(dir, [CLI_JS, 'report', results, '--format', format]);
+      expect(back.status, back.stderr).toBe(0);
+      expect(back.stdout).toMatch(/get|GetBlob/);
+    }
+    const back = runCliIn(dir, [CLI_JS, 'report', results, '--format', 'json']);
+    expect(JSON.parse(back.stdout).total).toEqual(report.total);
+  }, 60_000);
+});
+
+describe('replay of our CSV against a plain URL folder', () => {
+  let server: PutServer;
+  beforeAll(async () => {
+    server = await startPutServer();
+  });
+  afterAll(() => server.server.close());
+
+  const csv = [
+    'offset_s,operation,name,size_bytes,latency_ms',
+    '0,get,logs/a.txt,1000,3',
+    '0.05,put,logs/b.txt,2KiB,4',
+    '0.1,head,logs/b.txt,0,1',
+    '0.15,get,logs/b.txt,2048,2',
+    '0.2,delete,logs/a.txt,0,2',
+    '0.25,list,logs/,0,5',
+    '',
+  ].join('\n');
+
+  it('keeps the names with --keep-names, creating what it reads first', async () => {
+    const log = join(dir, 'ours.csv');
+    writeFileSync(log, csv);
+    const results = join(dir, 'ours.json');
+    const r = await replay([log, '--url', `${server.url}/dav/`, '--keep-names', '--results', results]);
+    expect(r.code, r.stderr).toBe(0);
+    const doc = readResults(results);
+    expect(doc.created).toEqual({ objects: 1, bytes: 1000, existing: 0 });
+    expect(Object.fromEntries(doc.ops.map((o) => [o.op, o.succeeded]))).toEqual({
+      get: 2,
+      put: 1,
+      head: 1,
+      delete: 1,
+    });
+    // A plain folder has no listing: counted and named, not sent.
+    expect(doc.source.unsupported).toEqual({ 'list (a plain URL has none)': 1 });
+    expect([...server.files.keys()]).toEqual(['/dav/logs/b.txt']);
+    expect(server.files.get('/dav/logs/b.txt')!.length).toBe(2048);
+  });
+
+  it('hashes the names by default: the same name, the same blob, under replay/', async () => {
+    server.files.clear();
+    const log = join(dir, 'ours.csv');
+    writeFileSync(log, csv);
+    const r = await replay([log, '--url', `${server.url}/dav/`, '--results', join(dir, 'hashed.json')]);
+    expect(r.code, r.stderr).toBe(0);
+    const kept = [...server.files.keys()];
+    expect(kept).toHaveLength(1);
+    expect(kept[0]).toMatch(/^\/dav\/replay\/[0-9a-f]{16}$/);
+    const again = await replay([log, '--url', `${server.url}/dav/`, '--results', join(dir, 'hashed2.json')]);
+    expect(again.code, again.stderr).toBe(0);
+    expect([...server.files.keys()]).toEqual(kept);
+  });
+
+  it('refuses a kept name that climbs out of the folder', () => {
+    const log = join(dir, 'climb.csv');
+    writeFileSync(log, 'offset_s,operation,name,size_bytes\n0,put,logs/../../etc/x,10\n');
+    const r = runCliIn(dir, [CLI_JS, 'replay', log, '--url', `${server.url}/dav/`, '--keep-names']);
+    const line = expectOneLine(r);
+    expect(line).toMatch(
+      /line 2: name "logs\/\.\.\/\.\.\/etc\/x" .*"\.\." path segment.*without --keep-names/,
+    );
+    expect(server.files.size).toBeLessThanOrEqual(1);
+  });
+});
+
+describe('bad replay files end with one line and exit 2', () => {
+  const cases: { name: string; text: string; says: RegExp }[] = [
+    { name: 'no header', text: 'hello\nworld\n', says: /is not a log a replay reads.*offset_s,operation/ },
+    {
+      name: 'a bad time',
+      text: 'TimeGenerated,OperationName,ObjectKey\nyesterday,GetBlob,/a/c/x\n',
+      says: /line 2: TimeGenerated "yesterday" is not a time/,
+    },
+    {
+      name: 'a bad size',
+      text: 'offset_s,operation,name,size_bytes\n0,get,x,lots\n',
+      says: /line 2: size_bytes "lots" is not a size/,
+    },
+    {
+      name: 'nothing it sends',
+      text: 'offset_s,operation,name,size_bytes\n0,CopyBlob,x,1\n',
+      says: /has no operation a replay sends \(1 lines read\)/,
+    },
+    {
+      name: 'too many lines',
+      text: `offset_s,operation,name,size_bytes${'\n'.repeat(1_000_001)}`,
+      says: /more than the 1000000 a replay reads/,
+    },
+    { name: 'broken JSON', text: '{"OperationName":"GetBlob"\n', says: /line 1 is not JSON/ },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      const log = join(dir, `bad-${c.name.replace(/ /g, '-')}.csv`);
+      writeFileSync(log, c.text);
+      expect(expectOneLine(runCliIn(dir, [CLI_JS, 'replay', log]))).toMatch(c.says);
+    });
+  }
+
+  it('a missing file, a directory and --format junit', () => {
+    expect(expectOneLine(runCliIn(dir, [CLI_JS, 'replay', join(dir, 'none.csv')]))).toMatch(/does not exist/);
+    expect(expectOneLine(runCliIn(dir, [CLI_JS, 'replay', dir]))).toMatch(/not a regular file/);
+    const log = join(dir, 'j.csv');
+    writeFileSync(log, 'offset_s,operation,name,size_bytes\n0,get,x,1\n');
+    expect(expectOneLine(runCliIn(dir, [CLI_JS, 'replay', log, '--format', 'junit']))).toMatch(/no JUnit/);
+    expect(expectOneLine(runCliIn(dir, [CLI_JS, 'replay', log, '--speed', 'fast']))).toMatch(/--speed/);
+  });
+});
