@@ -6,7 +6,13 @@ import type * as Hdr from 'hdr-histogram-js';
 import { encodeHistogram, newHistogram } from '../metrics/histograms.js';
 import type { ReplayOp, ReplayStep } from '../plan/replay.js';
 import type { ReplayOpResult } from '../results/replay.js';
-import type { HttpClient, HttpRequest, TracedResult } from '../transport/http-client.js';
+import {
+  CANCELLED_ERROR,
+  NOT_SENT_ERROR,
+  type HttpClient,
+  type HttpRequest,
+  type TracedResult,
+} from '../transport/http-client.js';
 
 /** The longest the loop sleeps between looks at its schedule: a stop is seen within it. */
 const RECHECK_MS = 100;
@@ -26,6 +32,8 @@ class OpMeter {
   recorded: Hdr.Histogram | undefined;
 
   settled(r: TracedResult, lateMs: number, sentBytes: number): void {
+    // Cut by a stop: the target's answer is unknown, so neither a success nor a failure of it.
+    if (r.error === CANCELLED_ERROR || r.error === NOT_SENT_ERROR) return;
     if (r.error) {
       this.failed++;
       this.firstError ??= r.error;
