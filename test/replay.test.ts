@@ -149,6 +149,27 @@ describe('replay of our CSV against a plain URL folder', () => {
     expect([...server.files.keys()]).toEqual(kept);
   });
 
+  it('names and counts operations it does not send, their text escaped everywhere', async () => {
+    const log = join(dir, 'unknown.csv');
+    const evil = 'Copy\u001b[31mBlob|<b>';
+    writeFileSync(
+      log,
+      `offset_s,operation,name,size_bytes\n0,put,x,10\n0.01,"${evil}",x,0\n0.02,${evil},y,0\n`,
+    );
+    const results = join(dir, 'unknown.json');
+    const r = await replay([log, '--url', `${server.url}/dav/`, '--results', results]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('not replayed (counted in the report): 2 Copy\\x1b[31mBlob|<b>');
+    expect(readResults(results).source.unsupported).toEqual({ [evil]: 2 });
+    expect(readResults(results).ops.map((o) => [o.op, o.sent])).toEqual([['put', 1]]);
+    for (const format of ['console', 'md', 'html', 'csv', 'json']) {
+      const back = runCliIn(dir, [CLI_JS, 'report', results, '--format', format]);
+      expect(back.stdout).not.toContain('\u001b');
+    }
+    const md = runCliIn(dir, [CLI_JS, 'report', results, '--format', 'md']).stdout;
+    expect(md).toContain('2 Copy\\\\x1b[31mBlob\\|\\<b>');
+  });
+
   it('refuses a kept name that climbs out of the folder', () => {
     const log = join(dir, 'climb.csv');
     writeFileSync(log, 'offset_s,operation,name,size_bytes\n0,put,logs/../../etc/x,10\n');

@@ -24,7 +24,7 @@ import {
 import { forRun, openTarget, whileAlive, type TargetInfo } from '../storage/target.js';
 import { inLanes } from '../transport/lanes.js';
 import { RawPool } from '../transport/raw-client.js';
-import { runReplayLoop } from './replay-loop.js';
+import { runReplayLoop, type LoopResult } from './replay-loop.js';
 import type { HttpClient } from '../transport/http-client.js';
 import type { RequestSigner } from '../storage/target.js';
 
@@ -80,6 +80,45 @@ async function createReadFirst(
   return created;
 }
 
+/** Before the start, what the log reads first; then every step at its time; the measured figures. */
+async function sendAll(
+  config: ReplayConfig,
+  info: TargetInfo,
+  steps: readonly ReplayStep[],
+  signals: { setup: AbortSignal; run: AbortSignal },
+): Promise<{ created: ReplayResults['created']; loop: LoopResult }> {
+  const objects = objectsReadFirst(steps);
+  const largest = Math.max(0, ...steps.map((s) => s.sizeBytes), ...objects.map((o) => o.sizeBytes));
+  const content = contentBuffer(FIXTURE_SEED, 0, largest);
+  const signer = replaySigner(info);
+  const ca = targetCa(info);
+  const client = new RawPool(
+    targetOrigin(info),
+    config.maxInFlight,
+    READ_BUFFER_BYTES,
+    ca ? { ca } : undefined,
+  );
+  try {
+    const opts = { timeoutMs: config.timeoutMs, signal: signals.setup };
+    const created = await createReadFirst(objects, client, signer, content, opts);
+    const blocks = blockIdsOf(steps);
+    const loop = await runReplayLoop({
+      steps,
+      client,
+      request: (i) => ({
+        ...replayRequest(signer, steps[i]!, content.subarray(0, steps[i]!.sizeBytes), blocks.get(i)),
+        timeoutMs: config.timeoutMs,
+      }),
+      speed: config.speed,
+      maxInFlight: config.maxInFlight,
+      signal: signals.run,
+    });
+    return { created, loop };
+  } finally {
+    client.destroy();
+  }
+}
+
 export async function runReplay(
   config: ReplayConfig,
   plan: ReplayPlan,
@@ -94,50 +133,17 @@ export async function runReplay(
     const { steps, unsupported } = sendable(plan, info);
     const names = Object.entries(unsupported).map(([op, n]) => `${n} ${op}`);
     if (names.length) log.warn(`not replayed (counted in the report): ${names.join(', ')}`);
-    const objects = objectsReadFirst(steps);
-    const largest = Math.max(0, ...steps.map((s) => s.sizeBytes), ...objects.map((o) => o.sizeBytes));
-    const content = contentBuffer(FIXTURE_SEED, 0, largest);
-    const signer = replaySigner(info);
-    const ca = targetCa(info);
-    const client = new RawPool(
-      targetOrigin(info),
-      config.maxInFlight,
-      READ_BUFFER_BYTES,
-      ca ? { ca } : undefined,
-    );
-    try {
-      const opts = { timeoutMs: config.timeoutMs, signal: setup };
-      const created = await createReadFirst(objects, client, signer, content, opts);
-      const blocks = blockIdsOf(steps);
-      const loop = await runReplayLoop({
-        steps,
-        client,
-        request: (i) => ({
-          ...replayRequest(signer, steps[i]!, content.subarray(0, steps[i]!.sizeBytes), blocks.get(i)),
-          timeoutMs: config.timeoutMs,
-        }),
-        speed: config.speed,
-        maxInFlight: config.maxInFlight,
-        signal,
-      });
-      return newReplayResults(configRecord, target.label, {
-        complete: loop.complete,
-        source: {
-          format: plan.format,
-          lines: plan.lines,
-          steps: plan.steps.length,
-          spanMs: plan.spanMs,
-          unsupported,
-        },
-        speed: config.speed,
-        maxInFlight: config.maxInFlight,
-        created,
-        pace: { wallMs: loop.wallMs, scheduledMs: loop.scheduledMs, lateness: loop.lateness },
-        ops: loop.ops,
-      });
-    } finally {
-      client.destroy();
-    }
+    const { created, loop } = await sendAll(config, info, steps, { setup, run: signal });
+    const { format, lines, spanMs } = plan;
+    return newReplayResults(configRecord, target.label, {
+      complete: loop.complete,
+      source: { format, lines, steps: plan.steps.length, spanMs, unsupported },
+      speed: config.speed,
+      maxInFlight: config.maxInFlight,
+      created,
+      pace: { wallMs: loop.wallMs, scheduledMs: loop.scheduledMs, lateness: loop.lateness },
+      ops: loop.ops,
+    });
   } finally {
     await target.stop();
   }
