@@ -12,6 +12,9 @@ import { DOWNLOAD_STRATEGIES, strategyNamed, UPLOAD_STRATEGIES } from '../src/st
 const ROOT = resolve(import.meta.dirname, '..');
 const NAMES: ReadonlySet<string> = new Set([...DOWNLOAD_STRATEGIES, ...UPLOAD_STRATEGIES].map((s) => s.name));
 
+/** Where `head` and `list` are operations of a recorded log that `replay` sends. */
+const REPLAY_FILES = ['src/plan/replay.ts', 'src/config/replay-log.ts', 'src/storage/replay-requests.ts'];
+
 /**
  * Words that name a contender and something else too, and where they mean the other thing (a path
  * prefix under src/). A literal there is that other word; anywhere else it is a contender's name.
@@ -26,12 +29,19 @@ const OTHER_MEANINGS: readonly { word: string; means: string; where: readonly st
       'src/analysis/cost.ts',
       'src/analysis/prices.ts',
       'src/storage/list-blobs.ts',
+      ...REPLAY_FILES,
     ],
   },
   {
     word: 'head',
     means: 'the HEAD kind of request, the HEAD workload and its tally',
-    where: ['src/kinds/', 'src/engine/download.ts', 'src/metrics/record-checks.ts'],
+    where: [
+      'src/kinds/',
+      'src/engine/download.ts',
+      'src/metrics/record-checks.ts',
+      'src/engine/replay.ts',
+      ...REPLAY_FILES,
+    ],
   },
   { word: 'sdk-list', means: "the SDK's listing kind of request", where: ['src/kinds/'] },
   { word: 'sdk-head', means: "the SDK's getProperties kind of request", where: ['src/kinds/'] },
