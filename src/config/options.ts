@@ -1489,6 +1489,11 @@ export const CHECK_OPTIONS = table(
   }),
 );
 
+/** A replay's report formats: every one but JUnit, which has no test cases to give. */
+const REPLAY_REPORT_FORMATS = FORMATS.filter(
+  (f): f is Exclude<(typeof FORMATS)[number], 'junit'> => f !== 'junit',
+);
+
 /** --speed: `2x`, `0.5x` or a bare factor; the recorded offsets are divided by it. */
 const speedFactor: Parser<number> = (raw) => {
   const m = /^(\d+(?:\.\d+)?)x?$/i.exec(raw.trim());
@@ -1544,7 +1549,15 @@ export const REPLAY_OPTIONS = table(
     parse: text,
     help: 'results file (default results/replay-<timestamp>.json); blob-cacher report reads it back',
   }),
-  format,
+  option({
+    key: 'format',
+    flag: '--format',
+    env: 'BLOB_CACHER_FORMAT',
+    valueName: 'fmt',
+    defaultValue: 'console',
+    parse: oneOf(REPLAY_REPORT_FORMATS),
+    help: `report format on stdout (${REPLAY_REPORT_FORMATS.join(', ')})`,
+  }),
   logLevel,
   ...TARGET_OPTIONS,
   envFile,

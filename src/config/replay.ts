@@ -26,8 +26,6 @@ export function loadReplayConfig(
   if (file === undefined || file.trim() === '')
     throw new ConfigError('replay takes one log file; give its path (blob-cacher replay FILE)');
   const o = resolveOptions(REPLAY_OPTIONS, flags, sources);
-  if (o.format === 'junit')
-    throw new ConfigError('replay has no JUnit report; give --format console, md, csv, json or html');
   return {
     file,
     credentials: resolveCredentials(o),

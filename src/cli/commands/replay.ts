@@ -1,6 +1,7 @@
 // `blob-cacher replay FILE`: a recorded workload (our CSV, or Azure's StorageBlobLogs as CSV or JSON
 // lines) sent again to the target at its recorded pace, or --speed times it; what the log reads
-// first is created before the start. The results file is kept current and `report` reads it back.
+// first is created before the start. The results file is written once the replay ends (a stop
+// included), and `report` reads it back.
 import { buildProgram, parseFlags } from '../../config/load.js';
 import { REPLAY_OPTIONS } from '../../config/options.js';
 import { loadReplayConfig, replayConfigRecord } from '../../config/replay.js';

@@ -26,6 +26,8 @@ export async function reportCommand(argv: readonly string[], env: Env, name = 'r
   const read = await Promise.all(parsed.files.map(readAnyResults));
   const replays = read.flatMap((r, i) => ('replay' in r ? [{ doc: r.replay, path: parsed.files[i]! }] : []));
   if (replays.length) {
+    if (parsed.thresholds.length)
+      throw new ConfigError("--threshold gates a benchmark's figures; a replay's report has none: drop it");
     if (replays.length < read.length || parsed.format === 'junit')
       throw new ConfigError(
         'report of a replay takes replay results files alone, in console, md, csv, json or html',
