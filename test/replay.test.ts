@@ -94,7 +94,57 @@ describe('replay of a StorageBlobLogs export against the embedded target', () =>
     }
     const back = runCliIn(dir, [CLI_JS, 'report', results, '--format', 'json']);
     expect(JSON.parse(back.stdout).total).toEqual(report.total);
+    const gated = runCliIn(dir, [CLI_JS, 'report', results, '--threshold', 'p99<200ms']);
+    expect(expectOneLine(gated)).toMatch(/--threshold .* a replay's report has none/);
   }, 60_000);
+});
+
+describe('replay of blocks, listings and a stop against the embedded target', () => {
+  it('stages blocks, commits them, reads the blob back whole and lists the set', async () => {
+    const log = join(dir, 'blocks.csv');
+    const lines = [
+      'offset_ms,operation,name,size_bytes',
+      '0,put-block,big.bin,3000',
+      '10,put-block,big.bin,2000',
+      '20,put-block-list,big.bin,0',
+      '200,get,big.bin,5000',
+      '210,head,big.bin,0',
+      '220,list,,0',
+    ];
+    writeFileSync(log, `${lines.join('\n')}\n`);
+    const results = join(dir, 'blocks.json');
+    const r = await replay([log, '--results', results]);
+    expect(r.code, r.stderr).toBe(0);
+    const ops = Object.fromEntries(readResults(results).ops.map((o) => [o.op, o]));
+    for (const op of ['put-block', 'put-block-list', 'get', 'head', 'list'])
+      expect({ op, failed: ops[op]!.failed, error: ops[op]!.firstError }).toEqual({
+        op,
+        failed: 0,
+        error: undefined,
+      });
+    // The GET got the committed blocks, end to end (the writes' bytes are counted with the answers').
+    expect(ops.get!.bytes).toBe(5000);
+    expect(ops['put-block']!.bytes).toBe(5000);
+  });
+
+  it('a stop ends the schedule and writes what was measured, marked incomplete', async () => {
+    const log = join(dir, 'long.csv');
+    const rows = Array.from({ length: 200 }, (_, i) => `${i * 0.1},put,n${i},100`);
+    writeFileSync(log, ['offset_s,operation,name,size_bytes', '0,CopyBlob,x,0', ...rows, ''].join('\n'));
+    const results = join(dir, 'long.json');
+    const run = startCli(['replay', log, '--results', results], { cwd: dir, limitMs: 60_000 });
+    expect(await run.waitFor(/not replayed/)).toBe(true);
+    await new Promise((done) => setTimeout(done, 1500));
+    run.child.kill('SIGINT');
+    const r = await run.exited;
+    expect(r.code, r.stderr).toBe(130);
+    const doc = readResults(results);
+    expect(doc.complete).toBe(false);
+    const put = doc.ops[0]!;
+    expect(put.sent).toBeGreaterThan(0);
+    expect(put.sent).toBeLessThan(200);
+    expect(r.stdout).toMatch(/INCOMPLETE/);
+  });
 });
 
 describe('replay of our CSV against a plain URL folder', () => {

@@ -139,7 +139,8 @@ function makeDirectoryFor(path: string): void {
     if (st?.isDirectory()) break;
     if (st)
       throw new ConfigError(
-        `results path ${path} cannot be created: ${d} is not a directory; give --results a path in a directory`,
+        `results path ${path} cannot be created: ${d} is not a directory; ` +
+          'give --results a path in a directory',
       );
     missing.unshift(d);
     if (d === dirname(d)) break;
@@ -151,7 +152,8 @@ function makeDirectoryFor(path: string): void {
       // EEXIST: made meanwhile by someone else, fine if it is a directory now.
       if ((err as NodeJS.ErrnoException).code === 'EEXIST' && isDirectory(d)) continue;
       throw new ConfigError(
-        `results path ${path} cannot be created: directory ${d} (${describe(err)}); ${fixFor(err, dirname(d))}`,
+        `results path ${path} cannot be created: directory ${d} (${describe(err)}); ` +
+          fixFor(err, dirname(d)),
       );
     }
   }
@@ -203,10 +205,18 @@ function fixFor(err: unknown, dir: string): string {
     case 'EPERM': {
       const uid = process.getuid?.();
       if (uid === undefined) return 'give --results a path in a directory you can write to';
-      return `${dir} is not writable by uid ${uid}, which this process runs as: make it so (a directory mounted into a container: chown ${uid} DIR on the host, or docker run --user "$(id -u)"), or give --results a path in a directory you can write to`;
+      return (
+        `${dir} is not writable by uid ${uid}, which this process runs as: make it so ` +
+        `(a directory mounted into a container: chown ${uid} DIR on the host, ` +
+        'or docker run --user "$(id -u)"), or give --results a path in a directory you can write to'
+      );
     }
     case 'EROFS':
-      return `${dir} is on a read-only file system: mount a writable directory there (docker run -v "$PWD/results:${dir}", in Kubernetes an emptyDir), or give --results a path in a directory you can write to`;
+      return (
+        `${dir} is on a read-only file system: mount a writable directory there ` +
+        `(docker run -v "$PWD/results:${dir}", in Kubernetes an emptyDir), ` +
+        'or give --results a path in a directory you can write to'
+      );
     default:
       return 'give --results a file path in a writable directory';
   }
