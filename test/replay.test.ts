@@ -185,6 +185,20 @@ describe('replay of our CSV against a plain URL folder', () => {
     expect(server.files.get('/dav/logs/b.txt')!.length).toBe(2048);
   });
 
+  it('never overwrites a kept name before the start, whatever its size', async () => {
+    const mine = Buffer.from('mine\n');
+    server.files.set('/dav/keep/mine.txt', mine);
+    const log = join(dir, 'mine.csv');
+    writeFileSync(log, 'offset_s,operation,name,size_bytes\n0,get,keep/mine.txt,1000\n');
+    const results = join(dir, 'mine.json');
+    const r = await replay([log, '--url', `${server.url}/dav/`, '--keep-names', '--results', results]);
+    expect(r.code, r.stderr).toBe(0);
+    const doc = readResults(results);
+    expect(doc.created).toEqual({ objects: 1, bytes: 0, existing: 1 });
+    expect(server.files.get('/dav/keep/mine.txt')).toEqual(mine);
+    expect(doc.ops[0]).toMatchObject({ op: 'get', succeeded: 1, bytes: mine.length });
+  });
+
   it('hashes the names by default: the same name, the same blob, under replay/', async () => {
     server.files.clear();
     const log = join(dir, 'ours.csv');

@@ -49,30 +49,32 @@ function sendable(
 }
 
 /**
- * Every object the log reads before it writes, at its size: one found at that size is kept (a hashed
- * set is made once and reused), any other is written. Untimed, before the start.
+ * Every object the log reads before it writes, at its size. One already there is kept: a hashed set
+ * at that size is made once and reused; a kept name (--keep-names) is never overwritten before the
+ * start, whatever its size (it may be the user's own file). Untimed, before the start.
  */
 async function createReadFirst(
   objects: readonly ReplayObject[],
   client: HttpClient,
   signer: RequestSigner,
   content: Buffer,
-  opts: { timeoutMs: number; signal: AbortSignal },
+  opts: { timeoutMs: number; signal: AbortSignal; keepNames: boolean },
 ): Promise<ReplayResults['created']> {
+  const { keepNames, ...send } = opts;
   const created = { objects: objects.length, bytes: 0, existing: 0 };
   await inLanes(objects, SETUP_LANES, async (o) => {
     if (opts.signal.aborted) return;
     const step = { offsetMs: 0, name: o.name, sizeBytes: o.sizeBytes };
     const head = await client.request({
       ...replayRequest(signer, { ...step, op: 'head' }, content),
-      ...opts,
+      ...send,
     });
-    if (!head.error && Number(head.headers['content-length']) === o.sizeBytes) {
+    if (!head.error && (keepNames || Number(head.headers['content-length']) === o.sizeBytes)) {
       created.existing++;
       return;
     }
     const body = content.subarray(0, o.sizeBytes);
-    const put = await client.request({ ...replayRequest(signer, { ...step, op: 'put' }, body), ...opts });
+    const put = await client.request({ ...replayRequest(signer, { ...step, op: 'put' }, body), ...send });
     if (put.error && !opts.signal.aborted)
       throw new Error(`creating ${o.name} before the replay failed: ${put.error}`);
     created.bytes += o.sizeBytes;
@@ -99,7 +101,7 @@ async function sendAll(
     ca ? { ca } : undefined,
   );
   try {
-    const opts = { timeoutMs: config.timeoutMs, signal: signals.setup };
+    const opts = { timeoutMs: config.timeoutMs, signal: signals.setup, keepNames: config.keepNames };
     const created = await createReadFirst(objects, client, signer, content, opts);
     const blocks = blockIdsOf(steps);
     const loop = await runReplayLoop({
