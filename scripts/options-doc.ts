@@ -132,6 +132,11 @@ export function renderOptionsDoc(src: OptionSources): string {
       "`collect --run-id ID` merges a scale-out run's clients; it also takes the target options above.",
       own(o.COLLECT_OPTIONS, o.TARGET_OPTIONS),
     ],
+    [
+      'replay',
+      '`replay FILE` sends a recorded workload again ([replay](replay.md)); it also takes the target options.',
+      own(o.REPLAY_OPTIONS, o.TARGET_OPTIONS),
+    ],
     ['k8s-manifest', '`k8s-manifest … -- COMMAND` prints a Kubernetes Job of K clients.', o.MANIFEST_OPTIONS],
     [
       'emulate',

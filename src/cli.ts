@@ -19,6 +19,7 @@ const NAMES = [
   'k8s-manifest',
   'emulate',
   'check',
+  'replay',
 ] as const;
 
 if (nodeIsSupported()) {

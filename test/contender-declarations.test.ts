@@ -12,6 +12,9 @@ import { DOWNLOAD_STRATEGIES, strategyNamed, UPLOAD_STRATEGIES } from '../src/st
 const ROOT = resolve(import.meta.dirname, '..');
 const NAMES: ReadonlySet<string> = new Set([...DOWNLOAD_STRATEGIES, ...UPLOAD_STRATEGIES].map((s) => s.name));
 
+/** Where `head` and `list` are operations of a recorded log that `replay` sends. */
+const REPLAY_FILES = ['src/plan/replay.ts', 'src/config/replay-log.ts', 'src/storage/replay-requests.ts'];
+
 /**
  * Words that name a contender and something else too, and where they mean the other thing (a path
  * prefix under src/). A literal there is that other word; anywhere else it is a contender's name.
@@ -31,17 +34,20 @@ const OTHER_MEANINGS: readonly { word: string; means: string; where: readonly st
       'src/plan/mix.ts',
       'src/config/mix.ts',
       'src/analysis/mix.ts',
+      ...REPLAY_FILES,
     ],
   },
   {
     word: 'head',
-    means: "the HEAD kind of request, the HEAD workload and its tally, a mix's operation",
+    means: "the HEAD kind of request, the HEAD workload and its tally, a mix's or a replay's operation",
     where: [
       'src/kinds/',
       'src/verify/',
       'src/plan/workload.ts',
       'src/metrics/record-checks.ts',
       'src/plan/mix.ts',
+      'src/engine/replay.ts',
+      ...REPLAY_FILES,
     ],
   },
   { word: 'sdk-list', means: "the SDK's listing kind of request", where: ['src/kinds/'] },

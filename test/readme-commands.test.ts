@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import {
   Invalid,
   CHECK_OPTIONS,
+  REPLAY_OPTIONS,
   COLLECT_OPTIONS,
   DOWNLOAD_OPTIONS,
   EMULATE_OPTIONS,
@@ -129,6 +130,7 @@ const SPECS: Record<string, readonly AnyOption[]> = {
   'k8s-manifest': MANIFEST_OPTIONS,
   emulate: EMULATE_OPTIONS,
   check: CHECK_OPTIONS,
+  replay: REPLAY_OPTIONS,
   'tune download': [...DOWNLOAD_OPTIONS, ...TUNE_OPTIONS],
   'tune upload': [...UPLOAD_OPTIONS, ...TUNE_OPTIONS],
 };

@@ -30,4 +30,8 @@ export const COMMANDS: ReadonlyMap<string, Command> = new Map<string, Command>([
     async (a, e) => (await import('./commands/emulate.js')).emulateCommand(a, e, 'blob-cacher emulate'),
   ],
   ['check', async (a, e) => (await import('./commands/check.js')).checkCommand(a, e, 'blob-cacher check')],
+  [
+    'replay',
+    async (a, e) => (await import('./commands/replay.js')).replayCommand(a, e, 'blob-cacher replay'),
+  ],
 ]);

@@ -1566,3 +1566,77 @@ export const CHECK_OPTIONS = table(
     help: `report format on stdout (${CHECK_FORMATS.join(', ')})`,
   }),
 );
+
+/** A replay's report formats: every one but JUnit, which has no test cases to give. */
+const REPLAY_REPORT_FORMATS = FORMATS.filter(
+  (f): f is Exclude<(typeof FORMATS)[number], 'junit'> => f !== 'junit',
+);
+
+/** --speed: `2x`, `0.5x` or a bare factor; the recorded offsets are divided by it. */
+const speedFactor: Parser<number> = (raw) => {
+  const m = /^(\d+(?:\.\d+)?)x?$/i.exec(raw.trim());
+  const n = m ? Number(m[1]) : NaN;
+  return n >= 0.01 && n <= 1000 ? n : new Invalid('a factor from 0.01x to 1000x, such as 2x or 0.5x');
+};
+
+/** blob-cacher replay FILE: a recorded workload sent again at its recorded pace (docs/replay.md). */
+export const REPLAY_OPTIONS = table(
+  option({
+    key: 'speed',
+    flag: '--speed',
+    env: 'BLOB_CACHER_SPEED',
+    valueName: 'factor',
+    defaultValue: 1,
+    parse: speedFactor,
+    help: 'replay this many times faster than recorded (2x: each step at half its recorded offset)',
+  }),
+  option({
+    key: 'keepNames',
+    flag: '--keep-names',
+    env: 'BLOB_CACHER_KEEP_NAMES',
+    valueName: 'bool',
+    defaultValue: false,
+    parse: bool,
+    help:
+      "use the log's blob names as they are (checked as blob names); " +
+      'default: a stable hash of each under replay/',
+  }),
+  option({
+    key: 'maxInFlight',
+    flag: '--max-in-flight',
+    env: 'BLOB_CACHER_MAX_IN_FLIGHT',
+    valueName: 'n',
+    defaultValue: 256,
+    parse: integer(1, 100_000),
+    help: 'requests out at once; a step due past it is skipped and counted, never sent late',
+  }),
+  option({
+    key: 'timeoutMs',
+    flag: '--timeout',
+    env: 'BLOB_CACHER_TIMEOUT',
+    valueName: 'duration',
+    defaultValue: 30_000,
+    parse: duration(10, MAX_TIMEOUT_MS),
+    help: 'per request: the longest a socket may stay idle (30s, 500ms)',
+  }),
+  option({
+    key: 'resultsPath',
+    flag: '--results',
+    env: 'BLOB_CACHER_RESULTS',
+    valueName: 'path',
+    parse: text,
+    help: 'results file (default results/replay-<timestamp>.json); blob-cacher report reads it back',
+  }),
+  option({
+    key: 'format',
+    flag: '--format',
+    env: 'BLOB_CACHER_FORMAT',
+    valueName: 'fmt',
+    defaultValue: 'console',
+    parse: oneOf(REPLAY_REPORT_FORMATS),
+    help: `report format on stdout (${REPLAY_REPORT_FORMATS.join(', ')})`,
+  }),
+  logLevel,
+  ...TARGET_OPTIONS,
+  envFile,
+);

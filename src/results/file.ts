@@ -6,6 +6,7 @@ import { arch, cpus, platform, release, totalmem } from 'node:os';
 import { ConfigError } from '../config/errors.js';
 import { RESULTS_SCHEMA, RESULTS_SCHEMA_VERSION, type ResultsFile } from './schema.js';
 import { parseResultsDoc } from './validate.js';
+import { isReplayDoc, parseReplayDoc, type ReplayResults } from './replay.js';
 import { machineLimits, readMachine } from '../metrics/machine-limits.js';
 
 export { writeResults } from './write.js';
@@ -79,19 +80,37 @@ export async function readJsonFile(
   }
 }
 
-export async function readResults(path: string): Promise<ResultsFile> {
-  let doc: unknown;
+async function readDoc(path: string): Promise<unknown> {
   try {
-    doc = await readJsonFile(path, 'results file', 'give the path of a file a run wrote');
+    return await readJsonFile(path, 'results file', 'give the path of a file a run wrote');
   } catch (err) {
     // A damaged results file has its own fix: a new run.
     if (err instanceof ConfigError && err.message.includes('not valid JSON'))
       throw new ConfigError(
-        `results file ${path} is not valid JSON (corrupt or truncated); re-run the benchmark to get a new one`,
+        `results file ${path} is not valid JSON (corrupt or truncated); ` +
+          're-run the benchmark to get a new one',
       );
     throw err;
   }
+}
+
+function runsOf(path: string, doc: unknown): ResultsFile {
   const parsed = parseResultsDoc(doc);
   if ('problem' in parsed) throw new ConfigError(`${path}: results file ${parsed.problem}`);
   return parsed.doc;
+}
+
+export async function readResults(path: string): Promise<ResultsFile> {
+  return runsOf(path, await readDoc(path));
+}
+
+/** A results file of either kind: a session's runs, or a replay's (`blob-cacher replay`). */
+export async function readAnyResults(
+  path: string,
+): Promise<{ runs: ResultsFile } | { replay: ReplayResults }> {
+  const doc = await readDoc(path);
+  if (!isReplayDoc(doc)) return { runs: runsOf(path, doc) };
+  const parsed = parseReplayDoc(doc);
+  if ('problem' in parsed) throw new ConfigError(`${path}: results file ${parsed.problem}`);
+  return { replay: parsed.doc };
 }

@@ -8,6 +8,7 @@ import { open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { ConfigError } from '../config/errors.js';
 import type { ResultsFile } from './schema.js';
+import type { ReplayResults } from './replay.js';
 import { refuseSpecialFile, RESULTS_OPTION } from './output-path.js';
 
 /**
@@ -40,7 +41,7 @@ export async function checkResultsPath(path: string): Promise<void> {
  * would write wherever it points. Any other failure throws a one-line Error. The temporary file is
  * removed on every failure path.
  */
-export async function writeResults(path: string, doc: ResultsFile): Promise<void> {
+export async function writeResults(path: string, doc: ResultsFile | ReplayResults): Promise<void> {
   // Through the one redaction: a swept --url with ?sig= or a swept --connection-string is in the cells.
   const text = `${JSON.stringify(redactDeep(doc))}\n`;
   prepareTarget(path);
@@ -69,7 +70,10 @@ export async function writeResults(path: string, doc: ResultsFile): Promise<void
  * writeResults, but a failure comes back as one line saying where results could not go (undefined
  * when written), so the CLI can still print the report it measured and then say so.
  */
-export async function writeResultsOrExplain(path: string, doc: ResultsFile): Promise<string | undefined> {
+export async function writeResultsOrExplain(
+  path: string,
+  doc: ResultsFile | ReplayResults,
+): Promise<string | undefined> {
   try {
     await writeResults(path, doc);
     return undefined;
@@ -135,7 +139,8 @@ function makeDirectoryFor(path: string): void {
     if (st?.isDirectory()) break;
     if (st)
       throw new ConfigError(
-        `results path ${path} cannot be created: ${d} is not a directory; give --results a path in a directory`,
+        `results path ${path} cannot be created: ${d} is not a directory; ` +
+          'give --results a path in a directory',
       );
     missing.unshift(d);
     if (d === dirname(d)) break;
@@ -147,7 +152,8 @@ function makeDirectoryFor(path: string): void {
       // EEXIST: made meanwhile by someone else, fine if it is a directory now.
       if ((err as NodeJS.ErrnoException).code === 'EEXIST' && isDirectory(d)) continue;
       throw new ConfigError(
-        `results path ${path} cannot be created: directory ${d} (${describe(err)}); ${fixFor(err, dirname(d))}`,
+        `results path ${path} cannot be created: directory ${d} (${describe(err)}); ` +
+          fixFor(err, dirname(d)),
       );
     }
   }
@@ -200,15 +206,16 @@ function fixFor(err: unknown, dir: string): string {
       const uid = process.getuid?.();
       if (uid === undefined) return 'give --results a path in a directory you can write to';
       return (
-        `${dir} is not writable by uid ${uid}, which this process runs as: make it so (a ` +
-        `directory mounted into a container: chown ${uid} DIR on the host, or docker run --user ` +
-        `"$(id -u)"), or give --results a path in a directory you can write to`
+        `${dir} is not writable by uid ${uid}, which this process runs as: make it so ` +
+        `(a directory mounted into a container: chown ${uid} DIR on the host, ` +
+        'or docker run --user "$(id -u)"), or give --results a path in a directory you can write to'
       );
     }
     case 'EROFS':
       return (
-        `${dir} is on a read-only file system: mount a writable directory there (docker run -v ` +
-        `"$PWD/results:${dir}", in Kubernetes an emptyDir), or give --results a path in a directory you can write to`
+        `${dir} is on a read-only file system: mount a writable directory there ` +
+        `(docker run -v "$PWD/results:${dir}", in Kubernetes an emptyDir), ` +
+        'or give --results a path in a directory you can write to'
       );
     default:
       return 'give --results a file path in a writable directory';
