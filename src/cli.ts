@@ -19,6 +19,7 @@ const NAMES = [
   'k8s-manifest',
   'emulate',
   'check',
+  'checkpoint',
 ] as const;
 
 if (nodeIsSupported()) {

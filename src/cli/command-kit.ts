@@ -5,6 +5,7 @@ import { registerMetricsSecrets } from './metrics-secrets.js';
 import { describeDistribution } from '../config/size-distribution.js';
 import type { SizeDraw } from '../plan/size-draw.js';
 import { ConfigError } from '../config/errors.js';
+import { isCheckpointConfig } from '../config/checkpoint.js';
 import {
   buildProgram,
   parseFlags,
@@ -54,6 +55,7 @@ type Config = DownloadConfig | UploadConfig;
 // The engines, the reports and the SDK behind them load when a command needs them: --help and a
 // bad option answer without them.
 async function workloadOf(config: Config): Promise<SessionCell['workload']> {
+  if (isCheckpointConfig(config)) return (await import('../engine/checkpoint.js')).checkpointWorkload(config);
   if ('uploadMethod' in config) return (await import('../engine/upload.js')).uploadWorkload(config);
   return (await import('../engine/download.js')).downloadWorkload(config);
 }

@@ -30,4 +30,9 @@ export const COMMANDS: ReadonlyMap<string, Command> = new Map<string, Command>([
     async (a, e) => (await import('./commands/emulate.js')).emulateCommand(a, e, 'blob-cacher emulate'),
   ],
   ['check', async (a, e) => (await import('./commands/check.js')).checkCommand(a, e, 'blob-cacher check')],
+  [
+    'checkpoint',
+    async (a, e) =>
+      (await import('./commands/checkpoint.js')).checkpointCommand(a, e, 'blob-cacher checkpoint'),
+  ],
 ]);

@@ -162,7 +162,7 @@ function untilTime(o: Resolved<typeof RUN_OPTIONS>): Pick<RunOptions, 'maxRuns' 
   return { maxRuns, precision: o.precision ?? DEFAULT_PRECISION };
 }
 
-function runOptions(o: Resolved<typeof RUN_OPTIONS>): RunOptions {
+export function runOptions(o: Resolved<typeof RUN_OPTIONS>): RunOptions {
   const base = {
     ...openLoopOptions(o),
     connections: o.connections,

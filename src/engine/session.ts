@@ -36,6 +36,8 @@ export interface PreparedRun {
   /** A timed step after every worker is done (an upload's Put Block List). */
   after?: AfterWorkers;
   verify(merged: MergedRun): Promise<Verification>;
+  /** Facts of its own the workload adds to the run once verified (a checkpoint's ranks and read-back). */
+  annex?(): Pick<MeasuredRun, 'checkpoint'>;
   /**
    * Runs whatever happened: outputs, temporary files, uploaded blobs. `merged` is what the workers
    * sent back, when they did: items cancelled before they started need no cleaning up. After a
@@ -465,12 +467,13 @@ async function runOnce(
   const plan = ctx.steady
     ? { ...ctx.steady, lapBytes: totalBytes(items), lapRequests: items.length }
     : undefined;
-  return measuredRun(
+  const measured = measuredRun(
     { ...id, unit: prepared.unit, objectSizeBytes: prepared.objectSizeBytes },
     merged,
     { ...check, ...failed },
     { plan, serverSpanMs, untimedMs, hedged: prepared.job.hedge !== undefined },
   );
+  return prepared.annex ? { ...measured, ...prepared.annex() } : measured;
 }
 
 /** Fork (or reuse) the workers, release them on the barrier, and collect what they send. */

@@ -42,7 +42,7 @@ import {
   type Workload,
 } from './session.js';
 
-function runPrefix(): string {
+export function runPrefix(): string {
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*$/, '');
   return `run-${stamp}-${nodeCrypto().randomBytes(3).toString('hex')}`;
 }
@@ -255,7 +255,7 @@ async function prepareRun(
  * Checks the target and returns where uploads go and how they are checked. A plain URL becomes a
  * folder (each blob name a path below it) and is probed with one PUT and DELETE, outside any timing.
  */
-async function openStore(
+export async function openStore(
   config: UploadConfig,
   target: Target,
   prefix: string,

@@ -2,6 +2,7 @@
 // compared and merged without re-running the benchmark. One RunRecord per measured run.
 import type { EncodedHistograms } from '../metrics/histograms.js';
 import { PHASES, type Phase } from '../transport/phases.js';
+import type { CheckpointRecord } from './checkpoint.js';
 
 export const RESULTS_SCHEMA = 'blob-cacher/results';
 /**
@@ -216,6 +217,8 @@ export interface RunRecord {
   objects?: { objects: number; completionMsSum: number; stragglerMsSum: number };
   /** --hedge ran: duplicates issued (extra requests, billed), won by the duplicate, and the losers' bytes. */
   hedge?: HedgeCounts;
+  /** `checkpoint`: each rank's write and read-back of its shard (absent in every other run). */
+  checkpoint?: CheckpointRecord;
 }
 
 export interface HedgeCounts {

@@ -1,0 +1,43 @@
+// `blob-cacher checkpoint`: K ranks each write a shard at once and read it back (MLPerf Storage's
+// checkpoint pattern), compared across the ways a shard is written.
+import { loadCheckpointConfig } from '../../config/checkpoint.js';
+import { redactedConfig } from '../../config/load.js';
+import { CHECKPOINT_OPTIONS } from '../../config/options.js';
+import { formatBytes } from '../../config/sizes.js';
+import { checkProcessesFit } from '../machine-fit.js';
+import { startFirstWorker } from '../../workers/first-worker.js';
+import { cellOf, loadCommand, startEmbeddedEarly, type Env } from '../command-kit.js';
+import { measure } from '../measure.js';
+
+export async function checkpointCommand(
+  argv: readonly string[],
+  env: Env,
+  name = 'checkpoint',
+): Promise<number> {
+  const loaded = await loadCommand(
+    name,
+    CHECKPOINT_OPTIONS,
+    'K ranks (--processes) each write a shard at once, then read it back: the time to a consistent ' +
+      'checkpoint, write and read bandwidth, and the straggler share.',
+    argv,
+    env,
+    loadCheckpointConfig,
+  );
+  if (!loaded) return 0;
+  const { config, output } = loaded;
+  checkProcessesFit(config.processes);
+  startFirstWorker();
+  startEmbeddedEarly(config.credentials);
+  const title =
+    `blob-cacher checkpoint: ${config.processes} rank(s) x ${formatBytes(config.shardSizeBytes)} shard, ` +
+    `${config.maxSockets} socket(s) a rank, blocks of ${formatBytes(config.blockSizeBytes)}`;
+  return measure({
+    command: 'upload',
+    config,
+    cells: [await cellOf(config)],
+    docConfig: { checkpoint: true, ...redactedConfig(config) },
+    title,
+    stem: 'checkpoint',
+    output,
+  });
+}
