@@ -1,5 +1,6 @@
 // The one report model: analysis runs once here over a results file, and every renderer (console,
 // Markdown, CSV, JSON, HTML) only formats what it holds. JSON output is this object as it is.
+import { checkpointReport, type CheckpointReport } from './checkpoint.js';
 import type { Environment, ResultsFile, Unit } from '../results/schema.js';
 import { analyze, LATENCY_PERCENTILES, type ContenderStats } from './analyze.js';
 import { hedgeSummary, objectCompletion, type HedgeSummary, type ObjectCompletion } from './completion.js';
@@ -138,6 +139,8 @@ export interface Report {
   rateCurves?: RateCurve[];
   /** Runs of drawn file sizes: throughput and latency per size bucket. */
   sizeBuckets?: ReportSizeBuckets;
+  /** `checkpoint` runs: per-rank writes and read-backs, bandwidth, the straggler share. */
+  checkpoint?: CheckpointReport;
 }
 
 /** Extremes across every contender; not finite (null in JSON) where there is no figure. */
@@ -314,6 +317,7 @@ export function buildReport(doc: ResultsFile, opts: ReportOptions): Report {
         );
   const objectSizeBytes = commonObjectSize(doc);
   const buckets = sizeBuckets(doc.runs);
+  const checkpoint = checkpointReport(doc);
   // A sweep or a tune measures dozens of cells: the answer says where the chosen one's time went.
   const shownTimes =
     tuned || swept ? contenders.filter((c) => c.label === recommendation?.contender) : contenders;
@@ -354,6 +358,7 @@ export function buildReport(doc: ResultsFile, opts: ReportOptions): Report {
     ...(opts.thresholds?.length ? { thresholds: evaluateThresholds(opts.thresholds, contenders) } : {}),
     ...(doc.slo ? { rateCurves: rateCurves(doc.runs, doc.slo) } : {}),
     ...(buckets ? { sizeBuckets: buckets } : {}),
+    ...(checkpoint ? { checkpoint } : {}),
   };
 }
 

@@ -15,6 +15,7 @@ import { escapeHtml } from './format.js';
 import { fmt, heatmap, latencyChart, phaseChart, seriesChart, throughputChart } from './html-charts.js';
 import { CSS, PHASE_COLOURS, STRATEGY_COLOURS } from './html-style.js';
 import { sizeBucketSection } from './size-buckets.js';
+import { checkpointSection } from './checkpoint.js';
 
 export type { SweepGrid } from '../analysis/sweep.js';
 
@@ -232,6 +233,7 @@ export function renderHtml(input: HtmlReportInput): string {
     );
   }
   if (report.sizeBuckets) sections.push(sizeBucketSection(report, colour));
+  if (report.checkpoint) sections.push(checkpointSection(report));
   const steady = ranked.filter((s) => s.steady);
   if (steady.length) {
     sections.push(

@@ -21,6 +21,7 @@ import { tuneLines } from './tune.js';
 import { forMarkdown as md, markdownCode } from './safe-text.js';
 import { thresholdMarkdown } from './thresholds.js';
 import { sizeBucketMarkdown } from './size-buckets.js';
+import { checkpointMarkdown } from './checkpoint.js';
 
 const row = (cells: string[]) => `| ${cells.map(md).join(' | ')} |`;
 /** A header of our own words, with the data in it (swept options' names) escaped by the caller. */
@@ -106,6 +107,7 @@ export function renderMarkdown(r: Report): string {
   const open = [...openLoopLines(r.contenders), ...rateCurveLines(r).map((l) => l.trim())];
   if (open.length) lines.push('', '### Open loop', '', ...open.map((l) => `- ${md(l)}`));
   lines.push(...sizeBucketMarkdown(r));
+  lines.push(...checkpointMarkdown(r));
   if (r.sweep?.grid.cols.length) {
     const g = r.sweep.grid;
     lines.push(
