@@ -7,7 +7,7 @@
 import type { CheckpointConfig } from '../config/checkpoint.js';
 import { log } from '../log/logger.js';
 import type { CheckpointRecord } from '../results/checkpoint.js';
-import type { Verification } from '../results/record.js';
+import type { MeasuredRun, Verification } from '../results/record.js';
 import type { UploadStore } from '../storage/blob-store.js';
 import { forRun, openTarget, setupFailure, tokenOf, whileAlive, type TargetInfo } from '../storage/target.js';
 import { isEmbedded, isPlainServer, usesToken } from '../storage/target-facts.js';
@@ -18,7 +18,14 @@ import { WorkerPool, type MergedRun } from '../workers/pool.js';
 import { commitShards } from './checkpoint-commit.js';
 import { firstStart, rankSpans, readBack } from './checkpoint-read.js';
 import { cutAt } from './stop-grace.js';
-import type { Contender, OpenWorkload, PreparedRun } from './session.js';
+import {
+  runSession,
+  sessionCell,
+  type Contender,
+  type OpenWorkload,
+  type PreparedRun,
+  type SessionOptions,
+} from './session.js';
 import { openStore, runPrefix, type UploadWorkload } from './upload.js';
 
 /** What every run of one cell shares: the target as opened, its store, the readers' pool. */
@@ -199,4 +206,14 @@ async function removeShards(
   if (!ctx.signal.aborted || left === 0 || cell.ephemeral) return cell.ephemeral;
   log.warn(`${cutAt(ctx.graceMs)}: ${cell.store.leftBehind(prefix, left)}`);
   return true;
+}
+
+/** One checkpoint session as a library call, its runs as the engine holds them. */
+export async function runCheckpoint(
+  config: CheckpointConfig,
+  opts: SessionOptions = {},
+): Promise<{ target: string; prefix: string; results: MeasuredRun[]; interrupted: boolean }> {
+  const workload = checkpointWorkload(config);
+  const out = await runSession([sessionCell(config, workload)], opts);
+  return { target: out.target, prefix: workload.prefix, results: out.runs, interrupted: out.interrupted };
 }
