@@ -72,7 +72,7 @@ describe('checkpoint on the embedded Azurite', () => {
     expect(report.contenders[0]!.readVerified).toBe(1);
   }, 600_000);
 
-  it('writes each shard as one Put Blob too where it fits, checked by its Content-MD5 and the read-back', async () => {
+  it('writes a shard as one Put Blob too where it fits, checked by its MD5 and the read-back', async () => {
     const c = config({ processes: 2, shardSizeBytes: 3 * MIB, blockSizeBytes: MIB });
     const out = await runCheckpoint(c);
     expect(out.results.map((r) => r.strategy).sort()).toEqual(['shard-blocks', 'shard-put']);
@@ -102,7 +102,7 @@ describe('checkpoint on a plain server', () => {
     expect(report).toBeUndefined();
   }, 120_000);
 
-  it('puts the slow rank last and most of the time after the median rank in the straggler share', async () => {
+  it('puts the slow rank last and most of the time after the median in the straggler share', async () => {
     const s = await server({ putDelayMs: (p) => (p.endsWith('rank-0002') ? 1_500 : 0) });
     const out = await runCheckpoint(
       config({ processes: 4, shardSizeBytes: MIB, blockSizeBytes: MIB, runs: 2 }, s.url),
@@ -145,6 +145,26 @@ describe('checkpoint from the command line', () => {
     expect(report('html').stdout).toContain('<section id="checkpoint">');
     expect(JSON.parse(report('json').stdout).checkpoint.contenders[0].ranks).toBe(2);
   }, 120_000);
+
+  it('is searched by tune over ranks and sockets, and the deploy line runs checkpoint', async () => {
+    const s = await server();
+    const results = join(tmp, 'tune-ckpt.json');
+    const args = ['tune', 'checkpoint', '--url', `${s.url}/dav/`, '--shard-size', '256KiB', '--budget', '4s'];
+    const run = await startCli([...args, '--results', results, '--log-level', 'error'], {
+      cwd: tmp,
+      limitMs: 120_000,
+    }).exited;
+    expect(run.code, run.stderr).toBe(0);
+    const doc = JSON.parse(readFileSync(results, 'utf8'));
+    expect(doc.tune.command).toBe('checkpoint');
+    expect(doc.tune.axes.map((a: { flag: string }) => a.flag)).toEqual(['--max-sockets', '--processes']);
+    expect(doc.runs.every((r: { strategy: string }) => r.strategy === 'shard-put')).toBe(true);
+    const json = JSON.parse(
+      runCliIn(tmp, [CLI_JS, 'report', results, '--format', 'json'], {}, 30_000).stdout,
+    );
+    expect(json.tune.deploy.k8sManifest).toContain('-- checkpoint --shard-size 256KiB --shard-write put');
+    expect(json.checkpoint.contenders).toHaveLength(1);
+  }, 180_000);
 
   it.each([
     [['--shard-size', '0'], /--shard-size/],

@@ -121,12 +121,16 @@ function contenderOf(label: string, runs: readonly RunRecord[]): CheckpointConte
   };
 }
 
-/** The checkpoint section of a report; undefined for a file with no checkpoint runs. */
-export function checkpointReport(doc: Pick<ResultsFile, 'runs'>): CheckpointReport | undefined {
+/** The checkpoint section of a report (`only`: that contender's alone); undefined without checkpoint runs. */
+export function checkpointReport(
+  doc: Pick<ResultsFile, 'runs'>,
+  only?: string,
+): CheckpointReport | undefined {
   const byContender = new Map<string, RunRecord[]>();
   for (const r of doc.runs) {
     if (r.warmup || !r.checkpoint || runFailed(r)) continue;
     const label = cellLabel(r.strategy, r.cell);
+    if (only !== undefined && label !== only) continue;
     byContender.set(label, [...(byContender.get(label) ?? []), r]);
   }
   if (!byContender.size) return undefined;
@@ -156,7 +160,7 @@ export function checkpointReport(doc: Pick<ResultsFile, 'runs'>): CheckpointRepo
 
 const PHASE_WORDS = { write: 'reaches a consistent checkpoint', read: 'reads its checkpoint back' } as const;
 
-/** The fastest by median against each other: a ratio with its interval where the rank test tells them apart. */
+/** The fastest by median against each other: a ratio with its interval where the rank test tells apart. */
 export function phaseVerdicts(
   phase: 'write' | 'read',
   labels: readonly string[],

@@ -317,7 +317,8 @@ export function buildReport(doc: ResultsFile, opts: ReportOptions): Report {
         );
   const objectSizeBytes = commonObjectSize(doc);
   const buckets = sizeBuckets(doc.runs);
-  const checkpoint = checkpointReport(doc);
+  // A tune's cells: the figures of the cell it chose (its neighbours are in the tune's answer).
+  const checkpoint = checkpointReport(doc, tuned ? recommendation?.contender : undefined);
   // A sweep or a tune measures dozens of cells: the answer says where the chosen one's time went.
   const shownTimes =
     tuned || swept ? contenders.filter((c) => c.label === recommendation?.contender) : contenders;

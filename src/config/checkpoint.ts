@@ -6,7 +6,7 @@ import { resolveOptions, type Sources } from './flags.js';
 import { runOptions, type UploadConfig } from './load.js';
 import { CHECKPOINT_OPTIONS } from './options.js';
 import { formatBytes } from './sizes.js';
-import type { ShardWriteChoice } from '../strategies/checkpoint.js';
+import { blocksOnly, putOnly, type ShardWriteChoice } from '../strategies/checkpoint.js';
 import { DEFAULT_UPLOAD_STRATEGY } from '../strategies/index.js';
 
 export interface CheckpointConfig extends UploadConfig {
@@ -28,17 +28,18 @@ export function loadCheckpointConfig(
   if (credentials.kind === 'anonymous')
     throw new ConfigError('--auth anonymous only reads; a checkpoint writes: use --auth key, sas or entra');
   const plain = credentials.kind === 'url';
-  if (plain && shardWrite === 'blocks')
+  if (plain && blocksOnly(shardWrite))
     throw new ConfigError(
       '--shard-write blocks needs a blob service (Put Block, Put Block List) and --url is a plain server, ' +
         'which takes one PUT per shard; give --shard-write put or all, or drop --url',
     );
-  if (!plain && shardWrite === 'put' && shardSizeBytes > thresholdBytes)
+  if (!plain && putOnly(shardWrite) && shardSizeBytes > thresholdBytes)
     throw new ConfigError(
       `--shard-write put: a shard of ${formatBytes(shardSizeBytes)} is above --single-shot-size ` +
-        `${formatBytes(thresholdBytes)}; raise --single-shot-size (at most 256MiB) or give --shard-write blocks`,
+        `${formatBytes(thresholdBytes)}; raise --single-shot-size (at most 256MiB) ` +
+        'or give --shard-write blocks',
     );
-  if (!plain && shardWrite !== 'put' && Math.ceil(shardSizeBytes / blockSizeBytes) > MAX_BLOCKS)
+  if (!plain && !putOnly(shardWrite) && Math.ceil(shardSizeBytes / blockSizeBytes) > MAX_BLOCKS)
     throw new ConfigError(
       `--shard-size / --block-size makes more than ${MAX_BLOCKS} blocks; raise --block-size`,
     );

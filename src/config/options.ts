@@ -1341,7 +1341,7 @@ export const CHECKPOINT_OPTIONS = table(
     parse: size(0, MAX_SINGLE_SHOT_BYTES),
     help: 'shards at or below this are also written as one Put Blob (shard-put; default and at most 256MiB)',
   }),
-  processes,
+  option({ ...processes, defaultValue: 4, help: 'ranks: worker processes, one shard each' }),
   maxSockets,
   httpClient,
   ...TARGET_OPTIONS,

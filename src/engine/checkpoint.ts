@@ -52,7 +52,8 @@ export function checkpointWorkload(config: CheckpointConfig): UploadWorkload {
         const fits = config.shardSizeBytes <= config.thresholdBytes;
         const writes = shardWrites(config.shardWrite, !plain, fits);
         log.info(
-          `target: ${target.label}; shards under ${prefix}/, written as ${writes.map((w) => w.name).join(', ')}`,
+          `target: ${target.label}; shards under ${prefix}/, ` +
+            `written as ${writes.map((w) => w.name).join(', ')}`,
         );
         if (plain) log.info('--url is a plain server: one PUT per shard, no blocks and no commit');
         const { info, store } = await openStore(config, target, prefix, signal);

@@ -141,7 +141,8 @@ export function checkpointSection(r: Report): string {
   if (!k) return '';
   const table = (cls: string, head: string[], rows: string[][]) =>
     `<table class="${cls}"><thead><tr>${head.map((h) => `<th>${e(h)}</th>`).join('')}</tr></thead>` +
-    `<tbody>${rows.map((row) => `<tr>${row.map((c) => `<td>${e(c)}</td>`).join('')}</tr>`).join('')}</tbody></table>`;
+    `<tbody>${rows.map((row) => `<tr>${row.map((c) => `<td>${e(c)}</td>`).join('')}</tr>`).join('')}` +
+    '</tbody></table>';
   const ranks = k.contenders
     .map(
       (c) =>
@@ -152,7 +153,8 @@ export function checkpointSection(r: Report): string {
     ? `<ul>${k.verdicts.map((v) => `<li>${e(v.text)}</li>`).join('')}</ul>`
     : '';
   return (
-    `<section id="checkpoint"><h2>Checkpoint</h2><p class="lede">${e(`${lede(k.contenders[0]!)}. ${MEANING}.`)}</p>` +
+    '<section id="checkpoint"><h2>Checkpoint</h2>' +
+    `<p class="lede">${e(`${lede(k.contenders[0]!)}. ${MEANING}.`)}</p>` +
     `${table('checkpoint', SUMMARY_HEAD, k.contenders.map(summaryRow))}${verdicts}${ranks}</section>`
   );
 }

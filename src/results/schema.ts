@@ -332,6 +332,8 @@ export interface TuneStep {
 
 export interface TuneRecord {
   direction: 'download' | 'upload';
+  /** The command a tune searched where it is not its direction's own (`tune checkpoint`, an upload). */
+  command?: 'checkpoint';
   axes: { flag: string; values: string[]; ordered: boolean }[];
   budgetMs: number;
   /** The settings kept as given (not searched) that a deployment needs beside the best cell's. */

@@ -106,3 +106,11 @@ export function shardReads(input: ShardPlanInput, rangeBytes: number): WorkItem[
     };
   });
 }
+
+/** --shard-write names staged blocks alone, or one Put Blob alone. */
+export const blocksOnly = (choice: ShardWriteChoice) => choice === 'blocks';
+export const putOnly = (choice: ShardWriteChoice) => choice === 'put';
+
+/** The one way a search measures where --shard-write leaves it open: blocks on a blob service, else PUT. */
+export const searchedShardWrite = (blobService: boolean): ShardWriteChoice =>
+  blobService ? 'blocks' : 'put';
