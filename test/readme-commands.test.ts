@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import {
   Invalid,
   CHECK_OPTIONS,
+  CHECKPOINT_OPTIONS,
   COLLECT_OPTIONS,
   DOWNLOAD_OPTIONS,
   EMULATE_OPTIONS,
@@ -131,6 +132,8 @@ const SPECS: Record<string, readonly AnyOption[]> = {
   check: CHECK_OPTIONS,
   'tune download': [...DOWNLOAD_OPTIONS, ...TUNE_OPTIONS],
   'tune upload': [...UPLOAD_OPTIONS, ...TUNE_OPTIONS],
+  checkpoint: CHECKPOINT_OPTIONS,
+  'tune checkpoint': [...CHECKPOINT_OPTIONS, ...TUNE_OPTIONS],
 };
 
 /** Names users pass that are not one option's: the Azure SDK's own and a shell variable the README sets. */
@@ -149,9 +152,10 @@ function problems(c: Ours): string[] {
   // A sweep takes the download or upload options, any of them as a comma-separated list.
   const sweep = command === 'sweep';
   if (sweep || command === 'tune') {
-    const direction = args[0] === 'upload' ? 'upload' : 'download';
+    const named = args[0] === 'upload' || args[0] === 'download' || (!sweep && args[0] === 'checkpoint');
+    const direction = named ? args[0]! : 'download';
     command = sweep ? direction : `tune ${direction}`;
-    if (args[0] === 'upload' || args[0] === 'download') args = args.slice(1);
+    if (named) args = args.slice(1);
   }
   const specs = SPECS[command];
   if (!specs) return [`unknown command ${command}`];

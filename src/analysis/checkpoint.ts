@@ -13,6 +13,7 @@ import type { ResultsFile, RunRecord } from '../results/schema.js';
 import { runFailed } from '../results/schema.js';
 import { MIN_RUNS_FOR_SIGNIFICANCE, ratioInterval, runsToTell, significantlyFaster } from './significance.js';
 import { median, medianIntervalBootstrap } from './stats.js';
+import { MAX_RUNS_ADVISED } from './verdict.js';
 
 /** A median over runs, with its bootstrap 95% interval (from 2 runs; one run's value is its own bounds). */
 export interface Figure {
@@ -181,11 +182,21 @@ export function phaseVerdicts(
         `(95% interval ${r.low.toFixed(2)}–${r.high.toFixed(2)}, n=${n})`;
       return { phase, text };
     }
-    const more = n < MIN_RUNS_FOR_SIGNIFICANCE ? MIN_RUNS_FOR_SIGNIFICANCE : runsToTell(fast, slow);
-    const hint = more !== undefined ? `; about ${more} runs each might tell them apart` : '';
+    const advice = tieAdvice(fast, slow, n);
     return {
       phase,
-      text: `${phase}: no significant difference between ${best} and ${other} at n=${n}${hint}`,
+      text: `${phase}: no significant difference between ${best} and ${other} at n=${n}: ${advice}`,
     };
   });
+}
+
+/** What a tie needs, in the words of the main verdict (analysis/verdict.ts). */
+function tieAdvice(fast: readonly number[], slow: readonly number[], n: number): string {
+  const needed = runsToTell(fast, slow) ?? 0;
+  if (n < MIN_RUNS_FOR_SIGNIFICANCE)
+    return `${MIN_RUNS_FOR_SIGNIFICANCE} runs each are the fewest a rank test can decide on`;
+  if (needed > MAX_RUNS_ADVISED)
+    return `telling a difference this small apart would take more than ${MAX_RUNS_ADVISED} runs each`;
+  if (needed > n) return `about ${needed} runs each would tell a difference this size apart`;
+  return 'the difference is within the noise';
 }
