@@ -172,6 +172,8 @@ function prepareCheckpoint(
         signal: cell.signal,
         ...(cell.token ? { token: cell.token } : {}),
       });
+      // A stop during the read-back cut the run short: left out, as any run a stop cuts is.
+      if (cell.signal.aborted) throw new Error('the stop cut the read-back short');
       annex = { ...annex, read };
       return { verified: read.verified, verification: read.verification };
     },
