@@ -53,7 +53,7 @@ describe('checkpoint on the embedded Azurite', () => {
     const c = config({
       processes: 4,
       shardSizeBytes: 256 * MIB,
-      blockSizeBytes: 8 * MIB,
+      blockSizesBytes: '8MiB',
       shardWrite: 'blocks',
     });
     const out = await runCheckpoint(c);
@@ -73,7 +73,7 @@ describe('checkpoint on the embedded Azurite', () => {
   }, 600_000);
 
   it('writes a shard as one Put Blob too where it fits, checked by its MD5 and the read-back', async () => {
-    const c = config({ processes: 2, shardSizeBytes: 3 * MIB, blockSizeBytes: MIB });
+    const c = config({ processes: 2, shardSizeBytes: 3 * MIB, blockSizesBytes: '1MiB' });
     const out = await runCheckpoint(c);
     expect(out.results.map((r) => r.strategy).sort()).toEqual(['shard-blocks', 'shard-put']);
     for (const r of out.results) {
@@ -90,7 +90,7 @@ describe('checkpoint on a plain server', () => {
   it('catches a byte flipped on the way back: the run is not verified and names the shard', async () => {
     const s = await server({ flipOnGet: (p) => p.endsWith('rank-0001') });
     const out = await runCheckpoint(
-      config({ processes: 3, shardSizeBytes: 2 * MIB, blockSizeBytes: MIB }, s.url),
+      config({ processes: 3, shardSizeBytes: 2 * MIB, blockSizesBytes: '1MiB' }, s.url),
     );
     const [run] = out.results;
     expect(run!.strategy).toBe('shard-put');
@@ -105,7 +105,7 @@ describe('checkpoint on a plain server', () => {
   it('puts the slow rank last and most of the time after the median in the straggler share', async () => {
     const s = await server({ putDelayMs: (p) => (p.endsWith('rank-0002') ? 1_500 : 0) });
     const out = await runCheckpoint(
-      config({ processes: 4, shardSizeBytes: MIB, blockSizeBytes: MIB, runs: 2 }, s.url),
+      config({ processes: 4, shardSizeBytes: MIB, blockSizesBytes: '1MiB', runs: 2 }, s.url),
     );
     expect(out.results.every((r) => r.verified)).toBe(true);
     const c = checkpointReport({ runs: out.results.map(toRunRecord) })!.contenders[0]!;
@@ -146,6 +146,26 @@ describe('checkpoint from the command line', () => {
     expect(JSON.parse(report('json').stdout).checkpoint.contenders[0].ranks).toBe(2);
   }, 120_000);
 
+  it('compares several block sizes as cells of one session, each checkpoint verified', async () => {
+    const results = join(tmp, 'sizes.json');
+    const args = ['checkpoint', '--processes', '2', '--shard-size', '2MiB', '--block-size', '512KiB,1MiB'];
+    const run = await startCli(
+      [...args, '--shard-write', 'blocks', '--results', results, '--log-level', 'error'],
+      {
+        cwd: tmp,
+        limitMs: 120_000,
+      },
+    ).exited;
+    expect(run.code, run.stderr).toBe(0);
+    const doc = JSON.parse(readFileSync(results, 'utf8'));
+    const cells = doc.runs.map((r: { cell: Record<string, string> }) => r.cell['--block-size']);
+    expect(cells).toEqual(['512KiB', '1MiB']);
+    expect(
+      doc.runs.map((r: { checkpoint: { read: { requests: number } } }) => r.checkpoint.read.requests),
+    ).toEqual([8, 4]);
+    expect(run.stdout).toContain('shard-blocks [--block-size 512KiB] per rank');
+  }, 180_000);
+
   it('is searched by tune over ranks and sockets, and the deploy line runs checkpoint', async () => {
     const s = await server();
     const results = join(tmp, 'tune-ckpt.json');
@@ -172,6 +192,8 @@ describe('checkpoint from the command line', () => {
     [['--url', 'http://127.0.0.1:9/dav/', '--shard-write', 'blocks'], /needs a blob service/],
     [['--duration', '5s'], /drop --duration/],
     [['--shard-write', 'sideways'], /--shard-write/],
+    [['--block-size', '4MiB,x'], /--block-size/],
+    [['--block-size', '4MiB,8MiB', '--shard-write', 'put'], /several --block-size values/],
   ])('refuses %j in one line, exit 2', (args, problem) => {
     const line = expectOneLine(runCliIn(tmp, [CLI_JS, 'checkpoint', ...args]));
     expect(line).toMatch(problem);

@@ -107,10 +107,8 @@ async function coordinate(): Promise<void> {
     const write = await release(children, 'write');
     const read = write.error ? { ms: NaN, error: write.error } : await release(children, 'read');
     const error = write.error ?? read.error;
-    process.stdout.write(
-      `${JSON.stringify({ writeMs: write.ms, readMs: read.ms, bytes: ranks * shardBytes, ok: !error, error })}` +
-        '\n',
-    );
+    const summary = { writeMs: write.ms, readMs: read.ms, bytes: ranks * shardBytes, ok: !error, error };
+    process.stdout.write(`${JSON.stringify(summary)}\n`);
   } finally {
     for (const c of children) if (c.connected) c.kill();
     await Promise.all(

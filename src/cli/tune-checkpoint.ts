@@ -2,6 +2,7 @@
 // size, on one way of writing a shard (cells of two ways at once would mix their runs): staged
 // blocks on a blob service, one PUT a shard on a plain server, unless --shard-write says.
 import type { CheckpointConfig } from '../config/checkpoint.js';
+import { ConfigError } from '../config/errors.js';
 import { formatSizeExact } from '../config/sizes.js';
 import type { Cell } from '../results/schema.js';
 import { machineLimits, readMachine } from '../metrics/machine-limits.js';
@@ -18,6 +19,10 @@ export function oneShardWrite(args: readonly string[], base: CheckpointConfig): 
 
 /** Processes, sockets and (where blocks are staged) the block size; concurrency is ranks x sockets. */
 export function checkpointAxes(base: CheckpointConfig, args: readonly string[]): TuneAxis[] {
+  if (base.blockSizesBytes.length > 1)
+    throw new ConfigError(
+      'tune checkpoint searches --block-size itself; give one value, or none to search it',
+    );
   const fixed = new Set(['--max-sockets', '--processes', '--block-size'].filter((f) => given(args, f)));
   fixed.add('--concurrency');
   if (!blocksOnly(base.shardWrite)) fixed.add('--block-size');

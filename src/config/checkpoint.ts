@@ -13,6 +13,8 @@ export interface CheckpointConfig extends UploadConfig {
   /** Each rank's shard; `processes` is the number of ranks. */
   shardSizeBytes: number;
   shardWrite: ShardWriteChoice;
+  /** Every --block-size given: a session cell each (blockSizeBytes is the cell's, the first by default). */
+  blockSizesBytes: number[];
 }
 
 /** The service's most blocks in one blob. */
@@ -24,7 +26,8 @@ export function loadCheckpointConfig(
 ): CheckpointConfig {
   const o = resolveOptions(CHECKPOINT_OPTIONS, flags, sources);
   const credentials = resolveCredentials(o);
-  const { shardSizeBytes, blockSizeBytes, thresholdBytes, shardWrite } = o;
+  const { shardSizeBytes, blockSizesBytes, thresholdBytes, shardWrite } = o;
+  const blockSizeBytes = blockSizesBytes[0]!;
   if (credentials.kind === 'anonymous')
     throw new ConfigError('--auth anonymous only reads; a checkpoint writes: use --auth key, sas or entra');
   const plain = credentials.kind === 'url';
@@ -39,7 +42,12 @@ export function loadCheckpointConfig(
         `${formatBytes(thresholdBytes)}; raise --single-shot-size (at most 256MiB) ` +
         'or give --shard-write blocks',
     );
-  if (!plain && !putOnly(shardWrite) && Math.ceil(shardSizeBytes / blockSizeBytes) > MAX_BLOCKS)
+  if (blockSizesBytes.length > 1 && (plain || putOnly(shardWrite)))
+    throw new ConfigError(
+      'several --block-size values compare staged blocks, which need a blob service and --shard-write ' +
+        'blocks or all; give one --block-size',
+    );
+  if (!plain && !putOnly(shardWrite) && Math.ceil(shardSizeBytes / Math.min(...blockSizesBytes)) > MAX_BLOCKS)
     throw new ConfigError(
       `--shard-size / --block-size makes more than ${MAX_BLOCKS} blocks; raise --block-size`,
     );
@@ -58,6 +66,7 @@ export function loadCheckpointConfig(
     fileSizeBytes: shardSizeBytes,
     blobSizeBytes: shardSizeBytes,
     blockSizeBytes,
+    blockSizesBytes,
     concurrency: o.processes * o.maxSockets,
     thresholdBytes,
     processes: o.processes,

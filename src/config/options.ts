@@ -240,6 +240,21 @@ function size(min: number, max: number, bareUnitBytes = 1): Parser<number> {
   };
 }
 
+/** Sizes, comma-separated, each as `size` takes it: distinct, in the order given. */
+function sizeList(min: number, max: number): Parser<number[]> {
+  const one = size(min, max);
+  return (raw) => {
+    const out: number[] = [];
+    for (const part of raw.split(',')) {
+      const bytes = one(part.trim());
+      if (bytes instanceof Invalid)
+        return new Invalid(`sizes such as 8MiB or 4MiB,8MiB,16MiB (${bytes.expected})`);
+      if (!out.includes(bytes)) out.push(bytes);
+    }
+    return out;
+  };
+}
+
 /**
  * --file-size: a fixed size or a distribution of per-file sizes (config/size-distribution.ts); its
  * sizes take FILE_SIZE's bare KB as a fixed size does.
@@ -1324,13 +1339,15 @@ export const CHECKPOINT_OPTIONS = table(
       'under --single-shot-size; all: each that fits (a plain --url: one PUT per shard)',
   }),
   option({
-    key: 'blockSizeBytes',
+    key: 'blockSizesBytes',
     flag: '--block-size',
     env: 'BLOB_CACHER_BLOCK_SIZE',
-    valueName: 'size',
-    defaultValue: 8 * MIB,
-    parse: size(1, MAX_BLOCK_BYTES),
-    help: 'staged block size of shard-blocks, and the range size of the read-back (at most 4000MiB)',
+    valueName: 'size[,size…]',
+    defaultValue: [8 * MIB],
+    parse: sizeList(1, MAX_BLOCK_BYTES),
+    help:
+      'staged block size of shard-blocks, and the range size of the read-back (at most 4000MiB); ' +
+      'several, comma-separated, are compared as cells of one session',
   }),
   option({
     key: 'thresholdBytes',

@@ -48,9 +48,13 @@ const rankRow = (k: CheckpointRank): string[] => [
   `${k.slowestIn} run(s)`,
 ];
 
-const lede = (c: CheckpointContender) =>
-  `${c.ranks} rank(s) x ${formatBytes(c.shardSizeBytes)} shard` +
-  (c.blockSizeBytes ? `, blocks of ${formatBytes(c.blockSizeBytes)}` : ', one Put Blob (or PUT) a shard');
+/** Ranks and shard, and the block size where every contender that stages blocks has the same one. */
+function lede(all: readonly CheckpointContender[]): string {
+  const c = all[0]!;
+  const sizes = new Set(all.flatMap((x) => (x.blockSizeBytes ? [x.blockSizeBytes] : [])));
+  const blocks = sizes.size === 1 ? `, blocks of ${formatBytes([...sizes][0]!)}` : '';
+  return `${c.ranks} rank(s) x ${formatBytes(c.shardSizeBytes)} shard${blocks}`;
+}
 
 const MEANING =
   'consistent: barrier to the last shard committed; write/read MiB/s: every shard over that phase; ' +
@@ -65,8 +69,7 @@ function aligned(table: string[][]): string[] {
 export function checkpointLines(r: Report, details: boolean): string[] {
   const k = r.checkpoint;
   if (!k) return [];
-  const first = k.contenders[0]!;
-  const lines = ['', forTerminal(`checkpoint: ${lede(first)} (medians, 95% interval over runs)`)];
+  const lines = ['', forTerminal(`checkpoint: ${lede(k.contenders)} (medians, 95% interval over runs)`)];
   lines.push(...aligned([SUMMARY_HEAD, ...k.contenders.map(summaryRow)].map((row) => row.map(forTerminal))));
   lines.push(forTerminal(MEANING));
   for (const c of k.contenders) {
@@ -91,7 +94,7 @@ export function checkpointMarkdown(r: Report): string[] {
     '',
     '### Checkpoint',
     '',
-    md(`${lede(k.contenders[0]!)}. ${MEANING}.`),
+    md(`${lede(k.contenders)}. ${MEANING}.`),
     '',
     ...table(SUMMARY_HEAD, k.contenders.map(summaryRow)),
     ...k.contenders.flatMap((c) => [
@@ -154,7 +157,7 @@ export function checkpointSection(r: Report): string {
     : '';
   return (
     '<section id="checkpoint"><h2>Checkpoint</h2>' +
-    `<p class="lede">${e(`${lede(k.contenders[0]!)}. ${MEANING}.`)}</p>` +
+    `<p class="lede">${e(`${lede(k.contenders)}. ${MEANING}.`)}</p>` +
     `${table('checkpoint', SUMMARY_HEAD, k.contenders.map(summaryRow))}${verdicts}${ranks}</section>`
   );
 }

@@ -1,9 +1,9 @@
 // `blob-cacher checkpoint`: K ranks each write a shard at once and read it back (MLPerf Storage's
 // checkpoint pattern), compared across the ways a shard is written.
-import { loadCheckpointConfig } from '../../config/checkpoint.js';
+import { loadCheckpointConfig, type CheckpointConfig } from '../../config/checkpoint.js';
 import { redactedConfig } from '../../config/load.js';
 import { CHECKPOINT_OPTIONS } from '../../config/options.js';
-import { formatBytes } from '../../config/sizes.js';
+import { formatBytes, formatSizeExact } from '../../config/sizes.js';
 import { checkProcessesFit } from '../machine-fit.js';
 import { startFirstWorker } from '../../workers/first-worker.js';
 import { cellOf, loadCommand, startEmbeddedEarly, type Env } from '../command-kit.js';
@@ -28,13 +28,24 @@ export async function checkpointCommand(
   checkProcessesFit(config.processes);
   startFirstWorker();
   startEmbeddedEarly(config.credentials);
+  const sizes = config.blockSizesBytes;
   const title =
     `blob-cacher checkpoint: ${config.processes} rank(s) x ${formatBytes(config.shardSizeBytes)} shard, ` +
-    `${config.maxSockets} socket(s) a rank, blocks of ${formatBytes(config.blockSizeBytes)}`;
+    `${config.maxSockets} socket(s) a rank, blocks of ${sizes.map((b) => formatBytes(b)).join(', ')}`;
+  // Several block sizes: a cell each, named by its size, as a sweep's are.
+  const cells =
+    sizes.length > 1
+      ? await Promise.all(
+          sizes.map((b) => {
+            const one: CheckpointConfig = { ...config, blockSizeBytes: b, blockSizesBytes: [b] };
+            return cellOf(one, { '--block-size': formatSizeExact(b).replace(' ', '') });
+          }),
+        )
+      : [await cellOf(config)];
   return measure({
     command: 'upload',
     config,
-    cells: [await cellOf(config)],
+    cells,
     docConfig: { checkpoint: true, ...redactedConfig(config) },
     title,
     stem: 'checkpoint',
