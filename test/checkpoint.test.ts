@@ -193,6 +193,7 @@ describe('checkpoint from the command line', () => {
     [['--duration', '5s'], /drop --duration/],
     [['--shard-write', 'sideways'], /--shard-write/],
     [['--block-size', '4MiB,x'], /--block-size/],
+    [['--processes', '4', '--shard-size', '64GiB'], /more than 80% of this machine's/],
     [['--block-size', '4MiB,8MiB', '--shard-write', 'put'], /several --block-size values/],
   ])('refuses %j in one line, exit 2', (args, problem) => {
     const line = expectOneLine(runCliIn(tmp, [CLI_JS, 'checkpoint', ...args]));

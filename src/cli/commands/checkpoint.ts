@@ -5,6 +5,7 @@ import { redactedConfig } from '../../config/load.js';
 import { CHECKPOINT_OPTIONS } from '../../config/options.js';
 import { formatBytes, formatSizeExact } from '../../config/sizes.js';
 import { checkProcessesFit } from '../machine-fit.js';
+import { checkCheckpointFits } from '../../engine/limits.js';
 import { startFirstWorker } from '../../workers/first-worker.js';
 import { cellOf, loadCommand, startEmbeddedEarly, type Env } from '../command-kit.js';
 import { measure } from '../measure.js';
@@ -25,6 +26,8 @@ export async function checkpointCommand(
   );
   if (!loaded) return 0;
   const { config, output } = loaded;
+  // Refused before the warnings about processes: a configuration that cannot fit says only that.
+  checkCheckpointFits(config.processes, config.shardSizeBytes, config.credentials.kind === 'embedded');
   checkProcessesFit(config.processes);
   startFirstWorker();
   startEmbeddedEarly(config.credentials);
