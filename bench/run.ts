@@ -2,15 +2,16 @@
 // It finds or installs the peers, starts its own nginx and Azurites, runs the cases, prints one table
 // per measurement and writes them to results/bench-<time>.md and .json. Never part of the tests.
 //
-// node bench/run.ts [--cases 1,2,3,4,5,6,7,8,9,10,11,12,13,14] [--runs 3] [--large-size 1GiB] [--memory-size
-// 10GiB] [--upload-size 256MiB] [--many-files 500] [--list-count 2000] [--scale-files 100000] [--no-install]
-// [--keep-tmp] [--update BENCHMARKS.md]
+// node bench/run.ts [--cases 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15] [--runs 3] [--large-size 1GiB]
+// [--memory-size 10GiB] [--upload-size 256MiB] [--many-files 500] [--list-count 2000]
+// [--scale-files 100000] [--shard-size 256MiB] [--no-install] [--keep-tmp] [--update BENCHMARKS.md]
 // --update replaces what lies between the file's `<!-- bench:begin -->` and `<!-- bench:end -->`
 // markers with this run's report, keeping the hand-written analysis around it.
 // Cases: 1 nginx download, 2 uploads, 3 Azurite, 4 tracing, 5 memory, 6 machine, 7 HTTP clients
 // (ours, node:http, undici), 8 start-up, 9 many blobs (small-file downloads and listings), 10 scale,
 // 11 the server's span, 12 stragglers and --hedge (the emulated target), 13 what --metrics costs a request,
-// 14 open-loop --rate against wrk's closed-loop maximum (1 KiB GETs from nginx).
+// 14 open-loop --rate against wrk's closed-loop maximum (1 KiB GETs from nginx), 15 the checkpoint
+// pattern (4 ranks write a shard each, then read it back) against the SDK per rank.
 // BLOB_CACHER_DIST=<dir> measures another build than ./dist; BENCH_BASELINE_DIST=<dir> adds that
 // build's start-up beside this one's in case 8.
 import { execFileSync } from 'node:child_process';
@@ -19,6 +20,7 @@ import { cpus, loadavg, totalmem, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { azuriteCase } from './cases/azurite.ts';
+import { checkpointCase } from './cases/checkpoint.ts';
 import { clients } from './cases/clients.ts';
 import { machine } from './cases/machine.ts';
 import { MANY_BLOBS_DEFAULTS, manyBlobs } from './cases/many-blobs.ts';
@@ -43,7 +45,7 @@ import { findAzcopy, findDebianTools } from './lib/tools.ts';
 
 const { values: flags } = parseArgs({
   options: {
-    cases: { type: 'string', default: '1,2,3,4,5,6,7,8,9,10,11,12,13,14' },
+    cases: { type: 'string', default: '1,2,3,4,5,6,7,8,9,10,11,12,13,14,15' },
     runs: { type: 'string', default: '3' },
     'large-size': { type: 'string', default: '1GiB' },
     'memory-size': { type: 'string', default: '10GiB' },
@@ -51,6 +53,7 @@ const { values: flags } = parseArgs({
     'many-files': { type: 'string', default: String(MANY_BLOBS_DEFAULTS.fileCount) },
     'list-count': { type: 'string', default: String(MANY_BLOBS_DEFAULTS.listCount) },
     'scale-files': { type: 'string', default: '100000' },
+    'shard-size': { type: 'string', default: '256MiB' },
     'no-install': { type: 'boolean', default: false },
     'keep-tmp': { type: 'boolean', default: false },
     update: { type: 'string' },
@@ -273,6 +276,7 @@ try {
     ['13', () => liveMetrics(ctx, Math.max(runs, 9))],
     // Rising --rate steps of 5 s each, until one skips 1% of its sends; wrk before and after.
     ['14', () => openLoop(ctx)],
+    ['15', () => checkpointCase(ctx, bytesOf(flags['shard-size']))],
   ];
   for (const [id, run] of cases) {
     if (!selected.has(id)) continue;

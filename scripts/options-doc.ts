@@ -97,6 +97,11 @@ export function renderOptionsDoc(src: OptionSources): string {
       own(o.UPLOAD_OPTIONS, ...shared),
     ],
     [
+      'checkpoint',
+      'What `checkpoint` ([checkpoint.md](checkpoint.md)) takes besides the target and run options below.',
+      own(o.CHECKPOINT_OPTIONS, ...shared),
+    ],
+    [
       'The target',
       'Where the bytes are and how to authenticate: `download`, `upload`, `sweep`, `tune` and `collect`.',
       o.TARGET_OPTIONS,
@@ -113,7 +118,7 @@ export function renderOptionsDoc(src: OptionSources): string {
     ],
     [
       'tune',
-      '`tune download` and `tune upload` take the download or upload options and this.',
+      "`tune download`, `tune upload` and `tune checkpoint` take that command's options and this.",
       o.TUNE_OPTIONS,
     ],
     [

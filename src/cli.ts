@@ -20,6 +20,7 @@ const NAMES = [
   'emulate',
   'check',
   'replay',
+  'checkpoint',
 ] as const;
 
 if (nodeIsSupported()) {

@@ -10,6 +10,7 @@ import {
   Invalid,
   CHECK_OPTIONS,
   REPLAY_OPTIONS,
+  CHECKPOINT_OPTIONS,
   COLLECT_OPTIONS,
   DOWNLOAD_OPTIONS,
   EMULATE_OPTIONS,
@@ -133,6 +134,8 @@ const SPECS: Record<string, readonly AnyOption[]> = {
   replay: REPLAY_OPTIONS,
   'tune download': [...DOWNLOAD_OPTIONS, ...TUNE_OPTIONS],
   'tune upload': [...UPLOAD_OPTIONS, ...TUNE_OPTIONS],
+  checkpoint: CHECKPOINT_OPTIONS,
+  'tune checkpoint': [...CHECKPOINT_OPTIONS, ...TUNE_OPTIONS],
 };
 
 /** Names users pass that are not one option's: the Azure SDK's own and a shell variable the README sets. */
@@ -151,9 +154,10 @@ function problems(c: Ours): string[] {
   // A sweep takes the download or upload options, any of them as a comma-separated list.
   const sweep = command === 'sweep';
   if (sweep || command === 'tune') {
-    const direction = args[0] === 'upload' ? 'upload' : 'download';
+    const named = args[0] === 'upload' || args[0] === 'download' || (!sweep && args[0] === 'checkpoint');
+    const direction = named ? args[0]! : 'download';
     command = sweep ? direction : `tune ${direction}`;
-    if (args[0] === 'upload' || args[0] === 'download') args = args.slice(1);
+    if (named) args = args.slice(1);
   }
   const specs = SPECS[command];
   if (!specs) return [`unknown command ${command}`];

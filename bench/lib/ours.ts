@@ -39,7 +39,7 @@ export function checkBuild(): string | undefined {
 }
 
 export interface OursCall {
-  command: 'download' | 'upload';
+  command: 'download' | 'upload' | 'checkpoint';
   args: readonly string[];
   /** Extra environment, e.g. STORAGE_CONNECTION_STRING (kept off the command line); read at each run. */
   env?: () => NodeJS.ProcessEnv;

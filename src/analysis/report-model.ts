@@ -1,5 +1,6 @@
 // The one report model: analysis runs once here over a results file, and every renderer (console,
 // Markdown, CSV, JSON, HTML) only formats what it holds. JSON output is this object as it is.
+import { checkpointReport, type CheckpointReport } from './checkpoint.js';
 import type { Environment, ResultsFile, Unit } from '../results/schema.js';
 import { analyze, LATENCY_PERCENTILES, type ContenderStats } from './analyze.js';
 import { hedgeSummary, objectCompletion, type HedgeSummary, type ObjectCompletion } from './completion.js';
@@ -141,6 +142,8 @@ export interface Report {
   sizeBuckets?: ReportSizeBuckets;
   /** --mix runs: rates and latency per operation, and the combined rate. */
   mix?: ReportMix;
+  /** `checkpoint` runs: per-rank writes and read-backs, bandwidth, the straggler share. */
+  checkpoint?: CheckpointReport;
 }
 
 /** Extremes across every contender; not finite (null in JSON) where there is no figure. */
@@ -318,6 +321,8 @@ export function buildReport(doc: ResultsFile, opts: ReportOptions): Report {
   const objectSizeBytes = commonObjectSize(doc);
   const buckets = sizeBuckets(doc.runs);
   const mix = mixFigures(doc.runs);
+  // A tune's cells: the figures of the cell it chose (its neighbours are in the tune's answer).
+  const checkpoint = checkpointReport(doc, tuned ? recommendation?.contender : undefined);
   // A sweep or a tune measures dozens of cells: the answer says where the chosen one's time went.
   const shownTimes =
     tuned || swept ? contenders.filter((c) => c.label === recommendation?.contender) : contenders;
@@ -359,6 +364,7 @@ export function buildReport(doc: ResultsFile, opts: ReportOptions): Report {
     ...(doc.slo ? { rateCurves: rateCurves(doc.runs, doc.slo) } : {}),
     ...(buckets ? { sizeBuckets: buckets } : {}),
     ...(mix ? { mix } : {}),
+    ...(checkpoint ? { checkpoint } : {}),
   };
 }
 

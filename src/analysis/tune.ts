@@ -6,7 +6,7 @@ import { cellLabel, type ContenderStats } from './analyze.js';
 import { ratioInterval, significantlyFaster } from './significance.js';
 import { median, medianIntervalBootstrap, type Interval } from './stats.js';
 import { tuneAxisPoints, type TuneAxisPoints } from './tune-axes.js';
-import { DOWNLOAD_OPTIONS, UPLOAD_OPTIONS } from '../config/options.js';
+import { DOWNLOAD_OPTIONS, UPLOAD_OPTIONS, CHECKPOINT_OPTIONS } from '../config/options.js';
 import type { Cell, ResultsFile, ThrottleClass, TuneRecord, Unit } from '../results/schema.js';
 
 /**
@@ -76,7 +76,7 @@ export interface ReportTune {
 
 /** The environment name the image reads for a flag, from the option table (the flag itself where none). */
 const envOf = (flag: string) =>
-  [...DOWNLOAD_OPTIONS, ...UPLOAD_OPTIONS].find((o) => o.flag === flag)?.env ?? flag;
+  [...DOWNLOAD_OPTIONS, ...UPLOAD_OPTIONS, ...CHECKPOINT_OPTIONS].find((o) => o.flag === flag)?.env ?? flag;
 
 const sameCell = (a: Cell, b: Cell) =>
   Object.keys(a).length === Object.keys(b).length && Object.entries(a).every(([k, v]) => b[k] === v);
@@ -210,7 +210,8 @@ export function tuneReport(
       ? {
           deploy: {
             environment,
-            k8sManifest: `npx blob-cacher k8s-manifest --parallelism 1 -- ${direction} ${flags}`.trim(),
+            k8sManifest:
+              `npx blob-cacher k8s-manifest --parallelism 1 -- ${t.command ?? direction} ${flags}`.trim(),
             ...(sdk?.length ? { sdk } : {}),
           },
         }

@@ -6,6 +6,7 @@ import { describeDistribution } from '../config/size-distribution.js';
 import type { SizeDraw } from '../plan/size-draw.js';
 import { mixText } from '../plan/mix.js';
 import { ConfigError } from '../config/errors.js';
+import { isCheckpointConfig } from '../config/checkpoint.js';
 import {
   buildProgram,
   parseFlags,
@@ -56,6 +57,7 @@ type Config = DownloadConfig | UploadConfig;
 // The engines, the reports and the SDK behind them load when a command needs them: --help and a
 // bad option answer without them.
 async function cellSetupOf(config: Config): Promise<SessionCell['setup']> {
+  if (isCheckpointConfig(config)) return (await import('../engine/checkpoint.js')).checkpointSetup(config);
   if (config.mix) return (await import('../engine/mix.js')).mixSetup(config, config.mix);
   if ('uploadMethod' in config) return (await import('../engine/upload.js')).uploadSetup(config);
   return (await import('../engine/download.js')).downloadSetup(config);

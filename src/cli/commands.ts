@@ -34,4 +34,9 @@ export const COMMANDS: ReadonlyMap<string, Command> = new Map<string, Command>([
     'replay',
     async (a, e) => (await import('./commands/replay.js')).replayCommand(a, e, 'blob-cacher replay'),
   ],
+  [
+    'checkpoint',
+    async (a, e) =>
+      (await import('./commands/checkpoint.js')).checkpointCommand(a, e, 'blob-cacher checkpoint'),
+  ],
 ]);

@@ -190,7 +190,7 @@ function commonRunOptions(o: Resolved<typeof RUN_OPTIONS>) {
   };
 }
 
-function runOptions(o: Resolved<typeof RUN_OPTIONS>): RunOptions {
+export function runOptions(o: Resolved<typeof RUN_OPTIONS>): RunOptions {
   const base = commonRunOptions(o);
   return o.durationMs === undefined
     ? { ...base, ...repeatedRuns(o) }

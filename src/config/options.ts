@@ -14,6 +14,7 @@ import {
 } from '../strategies/index.js';
 import type { DownloadStrategy, UploadStrategy } from '../strategies/strategy.js';
 import { formatSizeExact, parseSizeUnbounded } from './sizes.js';
+import { SHARD_WRITE_CHOICES, type ShardWriteChoice } from '../strategies/checkpoint.js';
 import { formatDurationExact } from './durations.js';
 import type { Slo } from '../results/schema.js';
 import { BadDistribution, parseSizeDistribution } from './size-distribution.js';
@@ -233,6 +234,21 @@ function size(min: number, max: number, bareUnitBytes = 1): Parser<number> {
     if (bytes > max) return new Invalid(`a size of at most ${formatSizeExact(max)}`);
     if (bytes < min) return new Invalid(`a size of at least ${formatSizeExact(min)}`);
     return bytes;
+  };
+}
+
+/** Sizes, comma-separated, each as `size` takes it: distinct, in the order given. */
+function sizeList(min: number, max: number): Parser<number[]> {
+  const one = size(min, max);
+  return (raw) => {
+    const out: number[] = [];
+    for (const part of raw.split(',')) {
+      const bytes = one(part.trim());
+      if (bytes instanceof Invalid)
+        return new Invalid(`sizes such as 8MiB or 4MiB,8MiB,16MiB (${bytes.expected})`);
+      if (!out.includes(bytes)) out.push(bytes);
+    }
+    return out;
   };
 }
 
@@ -1368,6 +1384,72 @@ export const UPLOAD_OPTIONS = table(
   }),
   ...RUN_OPTIONS,
   ...SCALEOUT_OPTIONS,
+  envFile,
+);
+
+/** The largest shard: a block blob of 50,000 blocks of 4000MiB is more, but no rank holds more in memory. */
+const MAX_SHARD_BYTES = 64 * 1024 * MIB;
+
+/**
+ * blob-cacher checkpoint: K ranks (--processes) each write a shard of --shard-size at once, then read
+ * it back in ranges; the rest are the upload command's target and run options.
+ */
+export const CHECKPOINT_OPTIONS = table(
+  logLevel,
+  option({
+    key: 'shardSizeBytes',
+    flag: '--shard-size',
+    env: 'BLOB_CACHER_SHARD_SIZE',
+    valueName: 'size',
+    defaultValue: 256 * MIB,
+    parse: size(1, MAX_SHARD_BYTES),
+    help: "each rank's shard, written at once by every rank and read back (at most 64GiB)",
+  }),
+  option({
+    key: 'shardWrite',
+    flag: '--shard-write',
+    env: 'BLOB_CACHER_SHARD_WRITE',
+    valueName: 'how',
+    defaultValue: 'all' as ShardWriteChoice,
+    parse: oneOf(SHARD_WRITE_CHOICES),
+    help:
+      'blocks: staged blocks + Put Block List per shard; put: one Put Blob per shard, where it fits ' +
+      'under --single-shot-size; all: each that fits (a plain --url: one PUT per shard)',
+  }),
+  option({
+    key: 'blockSizesBytes',
+    flag: '--block-size',
+    env: 'BLOB_CACHER_BLOCK_SIZE',
+    valueName: 'size[,size…]',
+    defaultValue: [8 * MIB],
+    parse: sizeList(1, MAX_BLOCK_BYTES),
+    help:
+      'staged block size of shard-blocks, and the range size of the read-back (at most 4000MiB); ' +
+      'several, comma-separated, are compared as cells of one session',
+  }),
+  option({
+    key: 'thresholdBytes',
+    flag: '--single-shot-size',
+    env: 'BLOB_CACHER_SINGLE_SHOT_SIZE',
+    valueName: 'size',
+    defaultValue: MAX_SINGLE_SHOT_BYTES,
+    parse: size(0, MAX_SINGLE_SHOT_BYTES),
+    help: 'shards at or below this are also written as one Put Blob (shard-put; default and at most 256MiB)',
+  }),
+  option({ ...processes, defaultValue: 4, help: 'ranks: worker processes, one shard each' }),
+  maxSockets,
+  httpClient,
+  ...TARGET_OPTIONS,
+  option({
+    key: 'keep',
+    flag: '--keep',
+    env: 'BLOB_CACHER_KEEP',
+    valueName: 'bool',
+    defaultValue: false,
+    parse: bool,
+    help: 'keep the shards (deleted after each run by default)',
+  }),
+  ...RUN_OPTIONS,
   envFile,
 );
 

@@ -85,3 +85,23 @@ export function checkUploadFits(
     );
   }
 }
+
+/**
+ * A checkpoint's shards in memory: each rank holds its own while it writes, and the embedded Azurite
+ * holds every one it stores until the run's cleanup (one run's at a time).
+ */
+export function checkCheckpointFits(
+  ranks: number,
+  shardBytes: number,
+  embedded: boolean,
+  memoryBytes = totalMemoryBytes(),
+): void {
+  const held = ranks * shardBytes * (embedded ? 2 : 1);
+  if (held <= 0.8 * memoryBytes) return;
+  const where = embedded ? ' (the ranks, and the embedded Azurite that stores them)' : '';
+  throw new ConfigError(
+    `${ranks} shard(s) of ${formatBytes(shardBytes)} would hold ${formatBytes(held)} in memory${where}, ` +
+      `more than 80% of this machine's ${formatBytes(memoryBytes)}; ` +
+      'use fewer --processes or a smaller --shard-size',
+  );
+}

@@ -96,7 +96,7 @@ export async function runOnce(
   const verified = !runFailed({ ...check, ...failed });
   const cleaning = performance.now();
   await cleanup(verified, merged);
-  return measuredRun(
+  const measured = measuredRun(
     { ...id, unit: prepared.unit, objectSizeBytes: prepared.objectSizeBytes },
     merged,
     { ...check, ...failed },
@@ -109,6 +109,7 @@ export async function runOnce(
       hedged: prepared.job.hedge !== undefined,
     },
   );
+  return prepared.annex ? { ...measured, ...prepared.annex() } : measured;
 }
 
 /**

@@ -22,6 +22,8 @@ export interface PreparedRun {
   /** A timed step after every worker is done (an upload's Put Block List). */
   after?: AfterWorkers;
   verify(merged: MergedRun): Promise<Verification>;
+  /** Facts of its own the workload adds to the run once verified (a checkpoint's ranks and read-back). */
+  annex?(): Pick<MeasuredRun, 'checkpoint'>;
   /**
    * Runs whatever happened: outputs, temporary files, uploaded blobs. `merged` is what the workers
    * sent back, when they did: items cancelled before they started need no cleaning up. After a

@@ -15,7 +15,7 @@ import { prepareUploadRun } from './upload-run.js';
 import { runSession, sessionCell, type CellSetup, type Contender, type SessionOptions } from './session.js';
 import { openOnTarget, type OpenedOn } from './target-cell.js';
 
-function runPrefix(): string {
+export function runPrefix(): string {
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*$/, '');
   return `run-${stamp}-${nodeCrypto().randomBytes(3).toString('hex')}`;
 }

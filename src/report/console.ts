@@ -25,6 +25,7 @@ import { forTerminal } from './safe-text.js';
 import { thresholdLines } from './thresholds.js';
 import { sizeBucketLines } from './size-buckets.js';
 import { mixLines } from './mix.js';
+import { checkpointLines } from './checkpoint.js';
 
 export interface ConsoleOptions {
   details?: boolean;
@@ -279,6 +280,7 @@ export function renderConsole(r: Report, opts: ConsoleOptions = {}): string {
     lines.push('', ...r.warmupFaults.map((f) => forTerminal(`${f.contender} ${f.text}`)));
   lines.push(...sizeBucketLines(r, opts.details === true));
   lines.push(...mixLines(r));
+  lines.push(...checkpointLines(r, opts.details === true));
   if (opts.details) lines.push(...detailLines(r));
   // Hedged contenders: what the duplicates bought and cost, without --details too.
   const hedged = completionLines(r.contenders.filter((s) => s.hedge));

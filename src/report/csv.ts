@@ -8,6 +8,7 @@ import { csvCell } from './safe-text.js';
 import { thresholdColumns } from './thresholds.js';
 import { sizeBucketCsv } from './size-buckets.js';
 import { mixCsv } from './mix.js';
+import { checkpointCsv } from './checkpoint.js';
 
 /** The verdict that names this contender: tied with the leader, or how much slower. */
 function verdictOf(
@@ -37,6 +38,7 @@ export function renderCsv(r: Report): string {
   const gate = thresholdColumns(r);
   const bySize = sizeBucketCsv(r);
   const byOp = mixCsv(r);
+  const checkpoint = checkpointCsv(r);
   const columns = [
     'rank',
     'strategy',
@@ -93,6 +95,7 @@ export function renderCsv(r: Report): string {
     ...openLoopColumns(r),
     ...bySize.columns,
     ...byOp.columns,
+    ...checkpoint.columns,
   ];
   const rows = r.contenders.map((s) => {
     const v = verdictOf(r, s);
@@ -161,6 +164,7 @@ export function renderCsv(r: Report): string {
       ...openLoopCells(r, s),
       ...bySize.cells(s.label),
       ...byOp.cells(s.label),
+      ...checkpoint.cells(s.label),
     ];
   });
   return [columns, ...rows].map((row) => row.map(csvCell).join(',')).join('\n');

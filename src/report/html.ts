@@ -16,6 +16,7 @@ import { fmt, heatmap, latencyChart, phaseChart, seriesChart, throughputChart } 
 import { CSS, PHASE_COLOURS, STRATEGY_COLOURS } from './html-style.js';
 import { sizeBucketSection } from './size-buckets.js';
 import { mixSection } from './mix.js';
+import { checkpointSection } from './checkpoint.js';
 
 export type { SweepGrid } from '../analysis/sweep.js';
 
@@ -234,6 +235,7 @@ export function renderHtml(input: HtmlReportInput): string {
   }
   if (report.sizeBuckets) sections.push(sizeBucketSection(report, colour));
   if (report.mix) sections.push(mixSection(report, colour));
+  if (report.checkpoint) sections.push(checkpointSection(report));
   const steady = ranked.filter((s) => s.steady);
   if (steady.length) {
     sections.push(

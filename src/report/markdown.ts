@@ -22,6 +22,7 @@ import { forMarkdown as md, markdownCode } from './safe-text.js';
 import { thresholdMarkdown } from './thresholds.js';
 import { sizeBucketMarkdown } from './size-buckets.js';
 import { mixMarkdown } from './mix.js';
+import { checkpointMarkdown } from './checkpoint.js';
 
 const row = (cells: string[]) => `| ${cells.map(md).join(' | ')} |`;
 /** A header of our own words, with the data in it (swept options' names) escaped by the caller. */
@@ -108,6 +109,7 @@ export function renderMarkdown(r: Report): string {
   if (open.length) lines.push('', '### Open loop', '', ...open.map((l) => `- ${md(l)}`));
   lines.push(...sizeBucketMarkdown(r));
   lines.push(...mixMarkdown(r));
+  lines.push(...checkpointMarkdown(r));
   if (r.sweep?.grid.cols.length) {
     const g = r.sweep.grid;
     lines.push(

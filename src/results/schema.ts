@@ -2,6 +2,7 @@
 // compared and merged without re-running the benchmark. One RunRecord per measured run.
 import type { EncodedHistograms } from '../metrics/histograms.js';
 import { PHASES, type Phase } from '../transport/phases.js';
+import type { CheckpointRecord } from './checkpoint.js';
 
 export const RESULTS_SCHEMA = 'blob-cacher/results';
 /**
@@ -222,6 +223,8 @@ export interface RunRecord {
   objects?: { objects: number; completionMsSum: number; stragglerMsSum: number };
   /** --hedge ran: duplicates issued (extra requests, billed), won by the duplicate, and the losers' bytes. */
   hedge?: HedgeCounts;
+  /** `checkpoint`: each rank's write and read-back of its shard (absent in every other run). */
+  checkpoint?: CheckpointRecord;
 }
 
 export interface HedgeCounts {
@@ -335,6 +338,8 @@ export interface TuneStep {
 
 export interface TuneRecord {
   direction: 'download' | 'upload';
+  /** The command a tune searched where it is not its direction's own (`tune checkpoint`, an upload). */
+  command?: 'checkpoint';
   axes: { flag: string; values: string[]; ordered: boolean }[];
   budgetMs: number;
   /** The settings kept as given (not searched) that a deployment needs beside the best cell's. */

@@ -1,6 +1,7 @@
 // Reading a results file checks every field reports use, so that a damaged or foreign file ends in
 // one line naming what is wrong, never in a TypeError deep inside a report.
 import { decodeHistogram } from '../metrics/histograms.js';
+import { checkpointProblem } from './checkpoint.js';
 import { FAULT_KINDS } from '../transport/answer.js';
 import {
   OLDEST_RESULTS_SCHEMA_VERSION,
@@ -190,6 +191,8 @@ function runProblem(r: unknown): string | undefined {
   )
     return 'has a bad hedge';
   if (r.openLoop !== undefined && !openLoopOk(r.openLoop)) return 'has a bad openLoop';
+  const checkpoint = r.checkpoint === undefined ? undefined : checkpointProblem(r.checkpoint);
+  if (checkpoint) return checkpoint;
   const by = r.throttledBy;
   if (
     by !== undefined &&
@@ -395,6 +398,7 @@ function isTune(t: unknown): boolean {
   if (!isObject(t) || (t.direction !== 'download' && t.direction !== 'upload') || !isDuration(t.budgetMs))
     return false;
   if (!['converged', 'budget', 'signal', 'deadline'].includes(t.stopped as string)) return false;
+  if (t.command !== undefined && t.command !== 'checkpoint') return false;
   if (
     !Array.isArray(t.axes) ||
     !t.axes.every(

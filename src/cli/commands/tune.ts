@@ -14,7 +14,9 @@ import {
   type UploadConfig,
 } from '../../config/load.js';
 import { MIN_RUNS_FOR_SIGNIFICANCE } from '../../analysis/significance.js';
-import { DOWNLOAD_OPTIONS, TUNE_OPTIONS, UPLOAD_OPTIONS } from '../../config/options.js';
+import { CHECKPOINT_OPTIONS, DOWNLOAD_OPTIONS, TUNE_OPTIONS, UPLOAD_OPTIONS } from '../../config/options.js';
+import { isCheckpointConfig, loadCheckpointConfig } from '../../config/checkpoint.js';
+import { checkpointAxes, checkpointFixed, oneShardWrite } from '../tune-checkpoint.js';
 import { cellArgv } from '../../config/sweep.js';
 import { log, setLogLevel } from '../../log/logger.js';
 import type { Cell, TuneRecord } from '../../results/schema.js';
@@ -35,12 +37,13 @@ import {
   type Given,
 } from '../tune-plan.js';
 
-const TUNE_USAGE = `usage: blob-cacher tune [download|upload] [options]
+const TUNE_USAGE = `usage: blob-cacher tune [download|upload|checkpoint] [options]
 Searches for the fastest settings on this target: from the defaults, it doubles one setting at a
 time while the step is significantly faster (the verdict's rank test), then tries the neighbours of
 the best, and stops when none is faster, when --budget is spent, or where throttling begins.
   download: --source-method (among those given, default all), --concurrency, --max-sockets, --processes
   upload:   --concurrency, --max-sockets, --processes, and --block-size for blocks and sdk-upload
+  checkpoint: --processes (ranks), --max-sockets, and --block-size where shards are staged blocks
 A setting given on the command line is kept as given, not searched. Each cell runs --runs 5 after
 --warmup 1 unless --runs or --min-time says otherwise.
   --budget <duration>  the measured time the search may spend (default 2m)
@@ -51,24 +54,38 @@ The other options are those of the download or upload command (see its --help), 
 type Config = DownloadConfig | UploadConfig;
 
 export async function tuneCommand(argv: readonly string[], env: Env): Promise<number> {
-  if (argv[0] !== undefined && !argv[0].startsWith('-') && argv[0] !== 'upload' && argv[0] !== 'download') {
+  const checkpoint = argv[0] === 'checkpoint';
+  if (
+    argv[0] !== undefined &&
+    !argv[0].startsWith('-') &&
+    !['upload', 'download', 'checkpoint'].includes(argv[0])
+  ) {
     throw new ConfigError(
-      `tune searches a download or an upload, not "${escapeControls(argv[0])}"; run blob-cacher ` +
-        `tune download … or tune upload …`,
+      `tune searches a download, an upload or a checkpoint, not "${escapeControls(argv[0])}"; ` +
+        'run blob-cacher tune download …, tune upload … or tune checkpoint …',
     );
   }
-  const { mode, args } = directionOf(argv);
-  if (args.includes('--help') || args.includes('-h')) {
+  const { mode, args: asked } = checkpoint
+    ? { mode: 'upload' as const, args: argv.slice(1) }
+    : directionOf(argv);
+  const name = checkpoint ? 'checkpoint' : mode;
+  if (asked.includes('--help') || asked.includes('-h')) {
     process.stdout.write(TUNE_USAGE);
     return 0;
   }
-  const specs = mode === 'upload' ? UPLOAD_OPTIONS : DOWNLOAD_OPTIONS;
-  const flags = parseFlags(buildProgram(`tune ${mode}`, [...specs, ...TUNE_OPTIONS], ''), args)!;
-  const sources = readSources(specs, flags, env);
+  const specs = checkpoint ? CHECKPOINT_OPTIONS : mode === 'upload' ? UPLOAD_OPTIONS : DOWNLOAD_OPTIONS;
+  const program = () => buildProgram(`tune ${name}`, [...specs, ...TUNE_OPTIONS], '');
   const load = (f: Record<string, unknown>) =>
-    mode === 'upload'
-      ? loadUploadConfig(f, readSources(specs, f, env))
-      : loadDownloadConfig(f, readSources(specs, f, env));
+    checkpoint
+      ? loadCheckpointConfig(f, readSources(specs, f, env))
+      : mode === 'upload'
+        ? loadUploadConfig(f, readSources(specs, f, env))
+        : loadDownloadConfig(f, readSources(specs, f, env));
+  // A checkpoint is searched on one way of writing its shards: two at once would mix their runs.
+  const first = load(parseFlags(program(), asked)!);
+  const args = isCheckpointConfig(first) ? oneShardWrite(asked, first) : asked;
+  const flags = parseFlags(program(), args)!;
+  const sources = readSources(specs, flags, env);
   const base = load(flags);
   registerSecrets([base.credentials, base.scaleout?.store], env);
   setLogLevel(base.logLevel);
@@ -88,7 +105,7 @@ export async function tuneCommand(argv: readonly string[], env: Env): Promise<nu
     : [...rest, ...CELL_RUNS];
   // Fewer runs a cell than the rank test needs, and it can never call one cell faster than another:
   // every cell would be "as good", and the search would walk down to the fewest resources.
-  const runsPerCell = load(parseFlags(buildProgram(`tune ${mode}`, specs, ''), fixedArgs)!).runs;
+  const runsPerCell = load(parseFlags(buildProgram(`tune ${name}`, specs, ''), fixedArgs)!).runs;
   if (runsPerCell < MIN_RUNS_FOR_SIGNIFICANCE) {
     const least = MIN_RUNS_FOR_SIGNIFICANCE;
     throw new ConfigError(
@@ -97,7 +114,7 @@ export async function tuneCommand(argv: readonly string[], env: Env): Promise<nu
         `give --runs ${least} or more (or leave --runs out: 5)`,
     );
   }
-  const axes = axesFor(mode, base, rest);
+  const axes = isCheckpointConfig(base) ? checkpointAxes(base, rest) : axesFor(mode, base, rest);
   if (!axes.length)
     throw new ConfigError(
       'every setting tune searches was given on the command line; leave one out (e.g. --concurrency) to search it',
@@ -106,7 +123,7 @@ export async function tuneCommand(argv: readonly string[], env: Env): Promise<nu
   // A cell is the fixed options with the searched ones set: parsed and validated as the command's own.
   const configOf = (cell: Cell): Config => {
     const cellFlags = parseFlags(
-      buildProgram(`tune ${mode}`, specs, ''),
+      buildProgram(`tune ${name}`, specs, ''),
       cellArgv(
         fixedArgs.filter((_, i, all) => !searched.has(flagAt(all, i))),
         cell,
@@ -118,18 +135,26 @@ export async function tuneCommand(argv: readonly string[], env: Env): Promise<nu
     return config;
   };
   const output = await outputOf(flags, env, sources);
-  const title =
-    `blob-cacher tune ${mode}: ` +
-    `${axes.map((a) => a.flag.replace(/^--/, '')).join(' x ')}, budget ${budgetMs / 1000} s`;
+  const searchedNames = axes.map((a) => a.flag.replace(/^--/, '')).join(' x ');
+  const title = `blob-cacher tune ${name}: ${searchedNames}, budget ${budgetMs / 1000} s`;
   return measure({
     command: mode,
     config: base,
     title,
-    stem: `tune-${mode}`,
+    stem: `tune-${name}`,
     output,
     cells: [],
     docConfig: { tune: { axes: axes.map((a) => a.flag), budgetMs }, base: redactedConfig(base) },
-    drive: tuneDrive({ mode, axes, budgetMs, base, searched, origin: { specs, flags, sources }, configOf }),
+    drive: tuneDrive({
+      mode,
+      axes,
+      budgetMs,
+      base,
+      searched,
+      origin: { specs, flags, sources },
+      configOf,
+      ...(isCheckpointConfig(base) ? { fixed: checkpointFixed(base, searched) } : {}),
+    }),
   });
 }
 
@@ -144,6 +169,8 @@ interface TuneSetup {
   searched: ReadonlySet<string>;
   origin: Given;
   configOf: (cell: Cell) => Config;
+  /** What a deployment keeps that the search did not choose, where the command's own (a checkpoint's). */
+  fixed?: Cell;
 }
 
 /** Runs the search's cells as the session's parts, recording its path, where it stopped and its best. */
@@ -155,14 +182,16 @@ function tuneDrive({
   searched,
   origin,
   configOf,
+  fixed,
 }: TuneSetup): NonNullable<Measurement['drive']> {
   return async (run, doc, signal) => {
     let last: Awaited<ReturnType<typeof run>> | undefined;
     const record: TuneRecord = {
       direction: mode,
+      ...(isCheckpointConfig(base) ? { command: 'checkpoint' as const } : {}),
       axes: axes.map(({ flag, values, ordered }) => ({ flag, values: [...values], ordered })),
       budgetMs,
-      fixed: fixedSettings(base, searched, origin),
+      fixed: fixed ?? fixedSettings(base, searched, origin),
       stopped: 'converged',
       path: [],
       throttling: [],
