@@ -19,6 +19,7 @@ const NAMES = [
   'k8s-manifest',
   'emulate',
   'check',
+  'train',
 ] as const;
 
 if (nodeIsSupported()) {

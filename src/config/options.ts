@@ -1318,6 +1318,69 @@ export const TUNE_OPTIONS = table(
   }),
 );
 
+/** MLPerf Storage's training workloads, whose sample size, batch, compute and pass mark `--preset` gives. */
+export const TRAIN_PRESETS = ['resnet50', 'cosmoflow', 'unet3d'] as const;
+export type TrainPreset = (typeof TRAIN_PRESETS)[number];
+
+/**
+ * blob-cacher train: the read pattern of a training job; the rest are the download options. No default
+ * here where a preset gives one: config/train.ts fills in the preset's, then the plain defaults.
+ */
+export const TRAIN_OPTIONS = table(
+  option({
+    key: 'preset',
+    flag: '--preset',
+    env: 'BLOB_CACHER_PRESET',
+    valueName: 'name',
+    parse: oneOf(TRAIN_PRESETS),
+    help:
+      `an MLPerf Storage workload (${TRAIN_PRESETS.join(', ')}): its sample size, batch size, ` +
+      'compute per batch and pass mark, each unless given',
+  }),
+  option({
+    key: 'epochs',
+    flag: '--epochs',
+    env: 'BLOB_CACHER_EPOCHS',
+    valueName: 'n',
+    defaultValue: 3,
+    parse: integer(1, 1000),
+    help: 'passes over the sample set per run, each in a new shuffled order (3)',
+  }),
+  option({
+    key: 'batchSize',
+    flag: '--batch-size',
+    env: 'BLOB_CACHER_BATCH_SIZE',
+    valueName: 'n',
+    parse: integer(1, 1_000_000),
+    help: "samples per batch, per accelerator (default 8, or the preset's)",
+  }),
+  option({
+    key: 'computeMs',
+    flag: '--compute',
+    env: 'BLOB_CACHER_COMPUTE',
+    valueName: 'duration',
+    parse: duration(1, 60 * 60 * 1000),
+    help: "the accelerator's time per batch, a timer (default 50ms, or the preset's)",
+  }),
+  option({
+    key: 'prefetch',
+    flag: '--prefetch',
+    env: 'BLOB_CACHER_PREFETCH',
+    valueName: 'n',
+    defaultValue: 2,
+    parse: integer(0, 1024),
+    help: 'batches read ahead of the one in compute (2; 0: read a batch when asked); a list sweeps it',
+  }),
+  option({
+    key: 'passMark',
+    flag: '--pass-mark',
+    env: 'BLOB_CACHER_PASS_MARK',
+    valueName: 'percent',
+    parse: percent(100),
+    help: "the accelerator utilisation a run must keep (default 90%, or the preset's: 70% for cosmoflow)",
+  }),
+);
+
 /** `name=size` pairs, comma-separated: the objects an emulated target starts with. */
 const objectList: Parser<{ name: string; sizeBytes: number }[]> = (raw) => {
   const out: { name: string; sizeBytes: number }[] = [];

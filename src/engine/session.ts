@@ -20,6 +20,7 @@ import { WorkerPool, type AfterWorkers, type JobSpec, type MergedRun } from '../
 import type { Progress } from '../workers/protocol.js';
 import type { ServerClockView } from '../metrics/server-clock.js';
 import type { OpenLoopOptions, RunOptions, SteadyOptions } from '../config/load.js';
+import type { TrainOptions } from '../config/train-options.js';
 import type { Bearer } from '../storage/entra.js';
 import type { ConnectionMode } from '../config/choices.js';
 import { StopGrace, type CleanupContext } from './stop-grace.js';
@@ -104,6 +105,8 @@ export interface SessionCell {
   connections?: ConnectionMode;
   /** --rate: every run is an open loop at this rate. */
   openLoop?: OpenLoopOptions;
+  /** `train`: every run is epochs of shuffled batches behind a simulated accelerator. */
+  train?: TrainOptions;
   /**
    * Racing (irace's, for a search): asked after each of a contender's measured runs from the
    * RACE_MIN_RUNS-th on; true ends its runs there, because what they show already decides (tune: a
@@ -134,6 +137,7 @@ export function sessionCell(config: RunOptions, workload: Workload, cell?: Cell)
     steady: config.steady,
     connections: config.connections,
     ...(config.openLoop ? { openLoop: config.openLoop } : {}),
+    ...(config.train ? { train: config.train } : {}),
   };
 }
 
@@ -298,7 +302,7 @@ export async function runSession(
           const runs = Math.max(total, runIndex + 1);
           const context = { pool, open, signal: cellStop.signal, grace, emit, runs, steady, connections };
           const run = await runOnce(
-            { ...context, startGate: opts.startGate, openLoop: cellSpec.openLoop },
+            { ...context, startGate: opts.startGate, openLoop: cellSpec.openLoop, train: cellSpec.train },
             contender,
             id,
           );
@@ -351,6 +355,7 @@ interface RunContext {
   runs: number;
   steady?: SteadyOptions;
   openLoop?: OpenLoopOptions;
+  train?: TrainOptions;
   connections?: ConnectionMode;
   startGate?: SessionOptions['startGate'];
 }
@@ -524,6 +529,7 @@ async function execute(
       ...job,
       ...(steadyJob ? { steady: steadyJob } : {}),
       ...(openLoop ? { openLoop } : {}),
+      ...(ctx.train ? { train: ctx.train } : {}),
       ...(connections === 'warm' ? { connections } : {}),
     },
     items,

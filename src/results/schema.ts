@@ -206,6 +206,8 @@ export interface RunRecord {
   steady?: SteadyRecord;
   /** --rate: the open loop's schedule and what came of it (absent in closed-loop runs and older files). */
   openLoop?: OpenLoopRecord;
+  /** `train`: what the simulated accelerators did; `bytes` and `requests` count every epoch's reads. */
+  train?: TrainRecord;
   records: RecordRow[];
   recordsSampled: boolean;
   /**
@@ -216,6 +218,31 @@ export interface RunRecord {
   objects?: { objects: number; completionMsSum: number; stragglerMsSum: number };
   /** --hedge ran: duplicates issued (extra requests, billed), won by the duplicate, and the losers' bytes. */
   hedge?: HedgeCounts;
+}
+
+/** One epoch of a training run, summed over the accelerators (one per worker). */
+export interface TrainEpoch {
+  computeMs: number;
+  /** Each accelerator's epoch, start to its last batch's end, summed. */
+  wallMs: number;
+  samples: number;
+  bytes: number;
+  batches: number;
+}
+
+/** A training run: its settings and what its accelerators did. */
+export interface TrainRecord {
+  epochs: TrainEpoch[];
+  batchSize: number;
+  computeMs: number;
+  prefetch: number;
+  /** Accelerators (workers) that ran. */
+  accelerators: number;
+  /** Each batch's wait for its samples, in µs, encoded (HDR). */
+  waitUs: string;
+  /** The utilisation the run must keep (MLPerf Storage's AU), as a fraction. */
+  passMark: number;
+  preset?: string;
 }
 
 export interface HedgeCounts {

@@ -17,10 +17,28 @@ import { RequestSigner } from '../storage/target.js';
 import { NOT_SENT_ERROR } from '../transport/http-client.js';
 import { RawPool } from '../transport/raw-client.js';
 import { createAgent } from '../transport/request.js';
-import type { FromWorker, OpRecord, Progress, WorkerJob, WorkerResult } from './protocol.js';
+import type { FromWorker, OpRecord, Progress, TrainJob, WorkerJob, WorkerResult } from './protocol.js';
 import { packResult, sendsRecordsAlone } from './result.js';
 import { OpenLoopMeter, runOpenLoop, Schedule } from './open-loop.js';
 import { FixedShape, runLanes, SteadyShape, type Shape } from './shape.js';
+import { runTrain, TrainMeter } from './train.js';
+
+/** What the timed section hands the loop it runs. */
+interface Loop {
+  items: number;
+  itemOf: (n: number) => WorkItem;
+  kindRun: KindRun;
+  lanes: number;
+  shape: Shape;
+  start: (
+    n: number,
+    lane: number,
+    done: (got: OpRecord | OpRecord[]) => void,
+    fail: (err: unknown) => void,
+  ) => void;
+  counted: (n: number, got: OpRecord | OpRecord[]) => void;
+  open?: { meter: OpenLoopMeter; schedule: Schedule };
+}
 
 export type JobState = 'idle' | 'prepared' | 'running' | 'checking' | 'done';
 
@@ -56,6 +74,9 @@ export class JobRun {
   /** Requests that failed while the stop was on: the run was cut short, not failed by the target. */
   private stopped = 0;
 
+  /** A training job's settings and its accelerator's meter. */
+  private readonly train?: { job: TrainJob; meter: TrainMeter };
+
   /** The process's buffers, kept from job to job (the memory sink's, the fixture's bytes). */
   private readonly kept: KeptBuffers;
 
@@ -63,6 +84,7 @@ export class JobRun {
     this.job = job;
     this.send = send;
     this.kept = kept;
+    if (job.train) this.train = { job: job.train, meter: new TrainMeter() };
   }
 
   get state(): JobState {
@@ -184,6 +206,7 @@ export class JobRun {
           ? { meter: shape.meter, result: shape.result(issued, items.length, endEpochMs) }
           : undefined,
       ...(open ? { openLoop: open.meter.result(goEpochMs) } : {}),
+      ...(this.train ? { train: this.train.meter } : {}),
     });
   }
 
@@ -216,7 +239,9 @@ export class JobRun {
       }
       shape.count(r);
     };
-    const issuedAt = this.job.inFlight || shape.kind === 'steady' ? undefined : performance.now();
+    // A training run issues its reads as batches allow, epoch after epoch: no read was queued at the start.
+    const issuedAt =
+      this.job.inFlight || this.train || shape.kind === 'steady' ? undefined : performance.now();
     // A steady run asks for each item again at every lap: kept from its first (up to PREBUILT_URLS
     // items), not a new item and name every request.
     const made: (WorkItem | undefined)[] | undefined =
@@ -226,36 +251,29 @@ export class JobRun {
       else count(got);
       settle(n, got);
     };
-    // An open loop is its own loop: the closed one below takes no branch for it.
-    const issued = open
-      ? await runOpenLoop<OpRecord | OpRecord[]>(
-          items.length,
-          lanes,
-          shape,
-          open.schedule,
-          open.meter,
-          this.stop.signal,
-          (n, lane, intendedMs, done, fail) => {
-            const item = made ? (made[n] ??= items.at(n)!) : items.at(n)!;
-            if (this.stop.signal.aborted) done(this.notSent(item));
-            else if (kindRun.send) kindRun.send(item, lane, intendedMs, done, fail);
-            else kindRun.run(item, lane, intendedMs).then(done, fail);
-          },
-          counted,
-        )
-      : await runLanes<OpRecord | OpRecord[]>(
-          items.length,
-          lanes,
-          shape,
-          (n, lane, done, fail) => {
-            const item = made ? (made[n] ??= items.at(n)!) : items.at(n)!;
-            if (this.stop.signal.aborted) done(this.notSent(item));
-            // A kind that answers through a callback makes no promise a request.
-            else if (kindRun.send) kindRun.send(item, lane, issuedAt, done, fail);
-            else kindRun.run(item, lane, issuedAt).then(done, fail);
-          },
-          counted,
-        );
+    const itemOf = (n: number) => (made ? (made[n] ??= items.at(n)!) : items.at(n)!);
+    const start = (
+      n: number,
+      lane: number,
+      done: (got: OpRecord | OpRecord[]) => void,
+      fail: (err: unknown) => void,
+    ) => {
+      const item = itemOf(n);
+      if (this.stop.signal.aborted) done(this.notSent(item));
+      // A kind that answers through a callback makes no promise a request.
+      else if (kindRun.send) kindRun.send(item, lane, issuedAt, done, fail);
+      else kindRun.run(item, lane, issuedAt).then(done, fail);
+    };
+    const issued = await this.loop({
+      items: items.length,
+      itemOf,
+      kindRun,
+      lanes,
+      shape,
+      start,
+      counted,
+      open,
+    });
     // A steady run stopped before its first lap ended: the items never sent count as such.
     for (let n = 0; n < items.length; n++) {
       if (table.has(n) || pages[n]) continue;
@@ -264,6 +282,39 @@ export class JobRun {
     }
     const records = pages.length ? RecordTable.from(pages.flatMap((got, n) => got ?? [table.at(n)!])) : table;
     return { records, issued };
+  }
+
+  /**
+   * The loop a job asks for: an open loop (its own schedule), a training run (epochs of batches
+   * behind a simulated accelerator), or the closed lanes; none takes a branch for the others.
+   */
+  private loop(l: Loop): Promise<number> {
+    const { items, itemOf, kindRun, lanes, shape, start, counted, open } = l;
+    const { signal } = this.stop;
+    if (this.train) {
+      const { job, meter } = this.train;
+      const settle = (n: number, got: OpRecord | OpRecord[]) => {
+        for (const r of Array.isArray(got) ? got : [got]) meter.add(r);
+        counted(n, got);
+      };
+      return runTrain({ job, reader: this.job.workerIndex, items, lanes, meter, signal, start, settle });
+    }
+    if (!open) return runLanes<OpRecord | OpRecord[]>(items, lanes, shape, start, counted);
+    return runOpenLoop<OpRecord | OpRecord[]>(
+      items,
+      lanes,
+      shape,
+      open.schedule,
+      open.meter,
+      signal,
+      (n, lane, intendedMs, done, fail) => {
+        const item = itemOf(n);
+        if (signal.aborted) done(this.notSent(item));
+        else if (kindRun.send) kindRun.send(item, lane, intendedMs, done, fail);
+        else kindRun.run(item, lane, intendedMs).then(done, fail);
+      },
+      counted,
+    );
   }
 
   /** The kind's check, once every worker is done (or a stop): what it spent, in ms, and what it noted. */

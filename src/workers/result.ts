@@ -14,6 +14,7 @@ import type {
   WorkerSummaryOfRecords,
 } from './protocol.js';
 import type { SteadyMeter } from './steady.js';
+import type { TrainMeter } from './train.js';
 
 export interface JobMeasures {
   startEpochMs: number;
@@ -27,6 +28,8 @@ export interface JobMeasures {
   equalToFixture?: number[];
   steady?: { meter: SteadyMeter; result: SteadyWorkerResult };
   openLoop?: OpenLoopWorkerResult;
+  /** A training run's meter: every epoch's reads, which the records (each sample's last) are not. */
+  train?: TrainMeter;
 }
 
 /**
@@ -42,7 +45,7 @@ export const RECORDS_ALONE_MAX = 64;
  * per-item objects).
  */
 export function sendsRecordsAlone(job: WorkerJob, records: number): boolean {
-  return !job.steady && !job.summary && !job.objectPerItem && records <= RECORDS_ALONE_MAX;
+  return !job.steady && !job.train && !job.summary && !job.objectPerItem && records <= RECORDS_ALONE_MAX;
 }
 
 /**
@@ -61,12 +64,13 @@ export function packResult(job: WorkerJob, items: Items, records: RecordTable, m
   // from them as it does for an object split among workers.
   if (sendsRecordsAlone(job, records.length)) return { ...measuresOf(job, m), records: records.encode() };
   // A steady run's meter has every request; otherwise the records are every request.
-  const histograms = m.steady?.meter.histograms ?? emptyHistograms();
-  if (!m.steady) records.recordInto(histograms);
+  const metered = m.steady?.meter ?? m.train;
+  const histograms = metered?.histograms ?? emptyHistograms();
+  if (!metered) records.recordInto(histograms);
   // Every record is still here: each item's completion, before any sampling. The whole of a split
   // object here: its completion made where the histograms already are, which saves the coordinator
   // a histogram and its first deflate on the way from the last answer to the report.
-  const objects = m.steady
+  const objects = metered
     ? undefined
     : job.objectPerItem
       ? perItemObjects(records, histograms)
@@ -115,5 +119,6 @@ function measuresOf(job: WorkerJob, m: JobMeasures): Omit<WorkerResult, 'records
     ...(m.verifyMs >= 0.5 ? { verifyMs: m.verifyMs } : {}),
     ...(m.steady ? { steady: m.steady.result } : {}),
     ...(m.openLoop ? { openLoop: m.openLoop } : {}),
+    ...(m.train ? { train: m.train.result() } : {}),
   };
 }
