@@ -22,6 +22,7 @@ import {
 import { reportWarnings, type ReportWarning } from './warnings.js';
 import { warmupFaults, type WarmupFaults } from './warmup.js';
 import { sizeBuckets, type ReportSizeBuckets } from './size-buckets.js';
+import { trainReport, type ReportTrain } from './train.js';
 import { cellLabel } from '../results/label.js';
 import { PHASES, type Phase } from '../transport/phases.js';
 import { strategyNamed } from '../strategies/index.js';
@@ -138,6 +139,8 @@ export interface Report {
   rateCurves?: RateCurve[];
   /** Runs of drawn file sizes: throughput and latency per size bucket. */
   sizeBuckets?: ReportSizeBuckets;
+  /** `train`: accelerator utilisation per contender, the pass mark, and where prefetch levels off. */
+  train?: ReportTrain;
 }
 
 /** Extremes across every contender; not finite (null in JSON) where there is no figure. */
@@ -314,6 +317,7 @@ export function buildReport(doc: ResultsFile, opts: ReportOptions): Report {
         );
   const objectSizeBytes = commonObjectSize(doc);
   const buckets = sizeBuckets(doc.runs);
+  const train = trainReport(doc.runs);
   // A sweep or a tune measures dozens of cells: the answer says where the chosen one's time went.
   const shownTimes =
     tuned || swept ? contenders.filter((c) => c.label === recommendation?.contender) : contenders;
@@ -354,6 +358,7 @@ export function buildReport(doc: ResultsFile, opts: ReportOptions): Report {
     ...(opts.thresholds?.length ? { thresholds: evaluateThresholds(opts.thresholds, contenders) } : {}),
     ...(doc.slo ? { rateCurves: rateCurves(doc.runs, doc.slo) } : {}),
     ...(buckets ? { sizeBuckets: buckets } : {}),
+    ...(train ? { train } : {}),
   };
 }
 

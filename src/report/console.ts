@@ -24,6 +24,7 @@ import { tuneLines } from './tune.js';
 import { forTerminal } from './safe-text.js';
 import { thresholdLines } from './thresholds.js';
 import { sizeBucketLines } from './size-buckets.js';
+import { trainLines } from './train.js';
 
 export interface ConsoleOptions {
   details?: boolean;
@@ -276,6 +277,7 @@ export function renderConsole(r: Report, opts: ConsoleOptions = {}): string {
   lines.push(...thresholdLines(r, paint));
   if (r.warmupFaults.length)
     lines.push('', ...r.warmupFaults.map((f) => forTerminal(`${f.contender} ${f.text}`)));
+  lines.push(...trainLines(r));
   lines.push(...sizeBucketLines(r, opts.details === true));
   if (opts.details) lines.push(...detailLines(r));
   // Hedged contenders: what the duplicates bought and cost, without --details too.

@@ -7,6 +7,7 @@ import { openLoopCells, openLoopColumns } from './open-loop.js';
 import { csvCell } from './safe-text.js';
 import { thresholdColumns } from './thresholds.js';
 import { sizeBucketCsv } from './size-buckets.js';
+import { trainCsv } from './train.js';
 
 /** The verdict that names this contender: tied with the leader, or how much slower. */
 function verdictOf(
@@ -35,6 +36,7 @@ export function renderCsv(r: Report): string {
   const tiers = r.contenders[0]?.cost.tiers.map((t) => t.tier) ?? [];
   const gate = thresholdColumns(r);
   const bySize = sizeBucketCsv(r);
+  const train = trainCsv(r);
   const columns = [
     'rank',
     'strategy',
@@ -90,6 +92,7 @@ export function renderCsv(r: Report): string {
     ...gate.names,
     ...openLoopColumns(r),
     ...bySize.columns,
+    ...train.columns,
   ];
   const rows = r.contenders.map((s) => {
     const v = verdictOf(r, s);
@@ -157,6 +160,7 @@ export function renderCsv(r: Report): string {
       ...gate.cells(s.label),
       ...openLoopCells(r, s),
       ...bySize.cells(s.label),
+      ...train.cells(s.label),
     ];
   });
   return [columns, ...rows].map((row) => row.map(csvCell).join(',')).join('\n');

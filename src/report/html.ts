@@ -15,6 +15,7 @@ import { escapeHtml } from './format.js';
 import { fmt, heatmap, latencyChart, phaseChart, seriesChart, throughputChart } from './html-charts.js';
 import { CSS, PHASE_COLOURS, STRATEGY_COLOURS } from './html-style.js';
 import { sizeBucketSection } from './size-buckets.js';
+import { trainSection } from './train.js';
 
 export type { SweepGrid } from '../analysis/sweep.js';
 
@@ -231,6 +232,7 @@ export function renderHtml(input: HtmlReportInput): string {
         `${latencyChart(withLatency, report.ranges, colour, report.latencyPercentiles)}</section>`,
     );
   }
+  if (report.train) sections.push(trainSection(report, colour));
   if (report.sizeBuckets) sections.push(sizeBucketSection(report, colour));
   const steady = ranked.filter((s) => s.steady);
   if (steady.length) {
