@@ -22,7 +22,7 @@ import {
 import { reportWarnings, type ReportWarning } from './warnings.js';
 import { warmupFaults, type WarmupFaults } from './warmup.js';
 import { sizeBuckets, type ReportSizeBuckets } from './size-buckets.js';
-import { trainReport, type ReportTrain } from './train.js';
+import { trainRecommendation, trainReport, type ReportTrain } from './train.js';
 import { cellLabel } from '../results/label.js';
 import { PHASES, type Phase } from '../transport/phases.js';
 import { strategyNamed } from '../strategies/index.js';
@@ -303,7 +303,8 @@ export function buildReport(doc: ResultsFile, opts: ReportOptions): Report {
       ? strategyNamed(doc.command, s.strategy)?.sdkSettings?.(s.params, s.objectSizeBytes ?? 0)
       : undefined,
   );
-  const recommendation = tuned
+  const train = trainReport(doc.runs);
+  const general = tuned
     ? tuneRecommendation(tuned, contenders, unit)
     : swept
       ? swept.recommendation
@@ -315,9 +316,13 @@ export function buildReport(doc: ResultsFile, opts: ReportOptions): Report {
           })),
           material,
         );
+  // A training run's answer is the least prefetch that keeps its accelerators busy, not the fastest.
+  const recommendation =
+    train && !tuned && general
+      ? trainRecommendation(train, general, (s) => strategyNamed(doc.command, s)?.description ?? s)
+      : general;
   const objectSizeBytes = commonObjectSize(doc);
   const buckets = sizeBuckets(doc.runs);
-  const train = trainReport(doc.runs);
   // A sweep or a tune measures dozens of cells: the answer says where the chosen one's time went.
   const shownTimes =
     tuned || swept ? contenders.filter((c) => c.label === recommendation?.contender) : contenders;

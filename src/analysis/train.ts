@@ -5,6 +5,7 @@
 import { decodeHistogram, summarizeHistogram } from '../metrics/histograms.js';
 import { cellLabel } from '../results/label.js';
 import { runFailed, type Cell, type RunRecord } from '../results/schema.js';
+import type { Recommendation } from './recommend.js';
 import { mannWhitney } from './significance.js';
 import { ALPHA, median } from './stats.js';
 
@@ -146,7 +147,9 @@ function plateauLine(p: TrainPlateau): string {
     );
   const rest =
     p.levelsAt.prefetch === p.best.prefetch
-      ? 'the deepest measured is the best, so it may rise further: try deeper'
+      ? p.best.prefetch === p.depths.at(-1)!.prefetch
+        ? 'the deepest measured is the best, so it may rise further: try deeper'
+        : 'no deeper depth does better'
       : `the best, ${at(p.best)}, is within ${PLATEAU_POINTS * 100} points of it` +
         (p.significantlyBelowBest.includes(p.levelsAt.prefetch)
           ? ' (higher by the rank test, by too little to matter)'
@@ -212,5 +215,38 @@ export function trainReport(runs: readonly RunRecord[]): ReportTrain | undefined
     contenders,
     plateaus,
     verdict: verdictOf(contenders, plateaus, t.passMark),
+  };
+}
+
+/**
+ * The contender to deploy: where utilisation levels off if that keeps the pass mark, else the
+ * shallowest depth that keeps it, else the highest utilisation measured, with the reason in words.
+ */
+export function trainRecommendation(
+  t: ReportTrain,
+  base: Recommendation,
+  describe: (strategy: string) => string,
+): Recommendation {
+  const named = (label: string) => t.contenders.find((c) => c.contender === label);
+  const levels = t.plateaus.map(
+    (p) => named(p.contenders[p.depths.findIndex((d) => d.prefetch === p.levelsAt.prefetch)]!)!,
+  );
+  const passing = t.contenders.filter((c) => c.passes).sort((a, b) => a.prefetch - b.prefetch);
+  const pick =
+    levels.filter((c) => c.passes).sort((a, b) => b.utilisation - a.utilisation)[0] ??
+    passing[0] ??
+    [...t.contenders].sort((a, b) => b.utilisation - a.utilisation)[0]!;
+  const why = pick.passes
+    ? `keeps ${pct(pick.utilisation)} accelerator utilisation, above the ${pct(t.passMark)} pass mark` +
+      (levels.includes(pick)
+        ? ', where utilisation levels off as prefetch rises'
+        : ', the shallowest that does')
+    : `the highest utilisation measured, ${pct(pick.utilisation)}, below the ${pct(t.passMark)} pass mark`;
+  return {
+    ...base,
+    contender: pick.contender,
+    strategy: pick.strategy,
+    description: describe(pick.strategy),
+    text: `Recommended: ${pick.contender} — ${why}.`,
   };
 }
