@@ -74,6 +74,38 @@ describe('train on a target paced per connection', () => {
     expect(shown.csv!.split('\n')[0]).toContain('train_utilisation,train_epoch_1_utilisation');
     expect(shown.html).toContain('data-chart="train-utilisation"');
   });
+
+  it('is searched by tune over prefetch depth, which finds a depth above 0', {
+    timeout: 120_000,
+  }, async () => {
+    const dir = await tempDir();
+    const results = join(dir, 'tune.json');
+    const args = [
+      ...['tune', 'train', '--url', `${target.url}/data/`, '--file-count', '64', '--file-size', '32KiB'],
+      ...[
+        '--epochs',
+        '2',
+        '--batch-size',
+        '8',
+        '--compute',
+        '60ms',
+        '--processes',
+        '1',
+        '--max-sockets',
+        '4',
+      ],
+      ...['--runs', '4', '--warmup', '0', '--budget', '40s', '--format', 'json', '--results', results],
+    ];
+    const run = await runCli(args, { cwd: dir, limitMs: 110_000 });
+    expect(run.code, run.stderr).toBe(0);
+    const doc = JSON.parse(await readFile(results, 'utf8')) as {
+      tune: { axes: { flag: string }[]; best?: Record<string, string> };
+    };
+    expect(doc.tune.axes.map((a) => a.flag)).toEqual(['--prefetch']);
+    // Reading nothing ahead leaves the accelerator waiting for every batch: never the answer here.
+    expect(Number(doc.tune.best?.['--prefetch'])).toBeGreaterThan(0);
+    expect((JSON.parse(run.stdout) as Report).train?.plateaus[0]?.depths.length).toBeGreaterThan(1);
+  });
 });
 
 describe('the order of an epoch', () => {

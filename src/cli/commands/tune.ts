@@ -14,7 +14,8 @@ import {
   type UploadConfig,
 } from '../../config/load.js';
 import { MIN_RUNS_FOR_SIGNIFICANCE } from '../../analysis/significance.js';
-import { DOWNLOAD_OPTIONS, TUNE_OPTIONS, UPLOAD_OPTIONS } from '../../config/options.js';
+import { DOWNLOAD_OPTIONS, TRAIN_OPTIONS, TUNE_OPTIONS, UPLOAD_OPTIONS } from '../../config/options.js';
+import { loadTrainConfig } from '../../config/train.js';
 import { cellArgv } from '../../config/sweep.js';
 import { log, setLogLevel } from '../../log/logger.js';
 import type { Cell, TuneRecord } from '../../results/schema.js';
@@ -35,12 +36,14 @@ import {
   type Given,
 } from '../tune-plan.js';
 
-const TUNE_USAGE = `usage: blob-cacher tune [download|upload] [options]
+const TUNE_USAGE = `usage: blob-cacher tune [download|upload|train] [options]
 Searches for the fastest settings on this target: from the defaults, it doubles one setting at a
 time while the step is significantly faster (the verdict's rank test), then tries the neighbours of
 the best, and stops when none is faster, when --budget is spent, or where throttling begins.
   download: --source-method (among those given, default all), --concurrency, --max-sockets, --processes
   upload:   --concurrency, --max-sockets, --processes, and --block-size for blocks and sdk-upload
+  train:    --max-sockets, --processes and --prefetch (from 0, read when asked): the least that keeps
+            the accelerators busiest
 A setting given on the command line is kept as given, not searched. Each cell runs --runs 5 after
 --warmup 1 unless --runs or --min-time says otherwise.
   --budget <duration>  the measured time the search may spend (default 2m)
@@ -49,25 +52,28 @@ The other options are those of the download or upload command (see its --help), 
 `;
 
 type Config = DownloadConfig | UploadConfig;
+const TRAIN_SPECS = [...DOWNLOAD_OPTIONS, ...TRAIN_OPTIONS];
 
 export async function tuneCommand(argv: readonly string[], env: Env): Promise<number> {
-  if (argv[0] !== undefined && !argv[0].startsWith('-') && argv[0] !== 'upload' && argv[0] !== 'download') {
+  const named = ['upload', 'download', 'train'];
+  if (argv[0] !== undefined && !argv[0].startsWith('-') && !named.includes(argv[0])) {
     throw new ConfigError(
-      `tune searches a download or an upload, not "${escapeControls(argv[0])}"; run blob-cacher tune download … or tune upload …`,
+      `tune searches a download, an upload or a training run, not "${escapeControls(argv[0])}"; ` +
+        'run blob-cacher tune download …, tune upload … or tune train …',
     );
   }
-  const { mode, args } = directionOf(argv);
+  // A training run is a download whose cells also search --prefetch (config/train.ts).
+  const train = argv[0] === 'train';
+  const { mode, args } = train ? { mode: 'download' as const, args: argv.slice(1) } : directionOf(argv);
   if (args.includes('--help') || args.includes('-h')) {
     process.stdout.write(TUNE_USAGE);
     return 0;
   }
-  const specs = mode === 'upload' ? UPLOAD_OPTIONS : DOWNLOAD_OPTIONS;
+  const specs = train ? TRAIN_SPECS : mode === 'upload' ? UPLOAD_OPTIONS : DOWNLOAD_OPTIONS;
   const flags = parseFlags(buildProgram(`tune ${mode}`, [...specs, ...TUNE_OPTIONS], ''), args)!;
   const sources = readSources(specs, flags, env);
-  const load = (f: Record<string, unknown>) =>
-    mode === 'upload'
-      ? loadUploadConfig(f, readSources(specs, f, env))
-      : loadDownloadConfig(f, readSources(specs, f, env));
+  const loader = train ? loadTrainConfig : mode === 'upload' ? loadUploadConfig : loadDownloadConfig;
+  const load = (f: Record<string, unknown>): Config => loader(f, readSources(specs, f, env));
   const base = load(flags);
   registerSecrets([base.credentials, base.scaleout?.store], env);
   setLogLevel(base.logLevel);
@@ -117,12 +123,13 @@ export async function tuneCommand(argv: readonly string[], env: Env): Promise<nu
     return config;
   };
   const output = await outputOf(flags, env, sources);
-  const title = `blob-cacher tune ${mode}: ${axes.map((a) => a.flag.replace(/^--/, '')).join(' x ')}, budget ${budgetMs / 1000} s`;
+  const searching = axes.map((a) => a.flag.replace(/^--/, '')).join(' x ');
+  const title = `blob-cacher tune ${train ? 'train' : mode}: ${searching}, budget ${budgetMs / 1000} s`;
   return measure({
     command: mode,
     config: base,
     title,
-    stem: `tune-${mode}`,
+    stem: `tune-${train ? 'train' : mode}`,
     output,
     cells: [],
     docConfig: { tune: { axes: axes.map((a) => a.flag), budgetMs }, base: redactedConfig(base) },
