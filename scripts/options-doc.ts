@@ -113,8 +113,13 @@ export function renderOptionsDoc(src: OptionSources): string {
     ],
     [
       'tune',
-      '`tune download` and `tune upload` take the download or upload options and this.',
+      "`tune download`, `tune upload` and `tune train` take their command's options and this.",
       o.TUNE_OPTIONS,
+    ],
+    [
+      'train',
+      '`train` ([training reads](train.md)) takes the download options and these; `tune train` too.',
+      o.TRAIN_OPTIONS,
     ],
     [
       'report and compare',
