@@ -7,6 +7,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulatedTarget, type EmulatedTarget } from '../src/emulate/server.js';
 import { epochOrder } from '../src/plan/shuffle.js';
+import { PLATEAU_POINTS, trainReport } from '../src/analysis/train.js';
+import { encodeHistogram, newHistogram } from '../src/metrics/histograms.js';
+import type { RunRecord } from '../src/results/schema.js';
 import type { Report } from '../src/analysis/report-model.js';
 import { expectOneLine, runCliIn } from './helpers/bad-input.js';
 import { CLI_JS, runCli } from './helpers/cli.js';
@@ -105,6 +108,49 @@ describe('train on a target paced per connection', () => {
     // Reading nothing ahead leaves the accelerator waiting for every batch: never the answer here.
     expect(Number(doc.tune.best?.['--prefetch'])).toBeGreaterThan(0);
     expect((JSON.parse(run.stdout) as Report).train?.plateaus[0]?.depths.length).toBeGreaterThan(1);
+  });
+});
+
+describe('the plateau rule', () => {
+  /** Runs of one depth whose utilisation is `u` each (compute over wall of one epoch). */
+  const runsAt = (prefetch: number, us: readonly number[]): RunRecord[] =>
+    us.map(
+      (u) =>
+        ({
+          strategy: 'reader',
+          cell: { '--prefetch': String(prefetch) },
+          warmup: false,
+          verified: true,
+          wallMs: 1000,
+          requests: 100,
+          bytes: 1_000_000,
+          train: {
+            epochs: [{ computeMs: u * 1000, wallMs: 1000, samples: 100, bytes: 1_000_000, batches: 10 }],
+            batchSize: 10,
+            computeMs: u * 100,
+            prefetch,
+            accelerators: 1,
+            waitUs: encodeHistogram(newHistogram()),
+            passMark: 0.9,
+          },
+        }) as unknown as RunRecord,
+    );
+
+  it('levels off at the smallest depth within 2 points of the best median, not at the best', () => {
+    const medians = [0.6, 0.85, 0.955, 0.97];
+    const runs = [0, 1, 2, 4].flatMap((p, i) =>
+      runsAt(p, [medians[i]! - 0.005, medians[i]!, medians[i]! + 0.005]),
+    );
+    const t = trainReport(runs)!;
+    const [p] = t.plateaus;
+    expect(p!.best.prefetch).toBe(4);
+    const within = [0, 1, 2, 4].filter((_, i) => medians[i]! >= medians[3]! - PLATEAU_POINTS);
+    expect(p!.levelsAt.prefetch).toBe(within[0]);
+    expect(t.verdict[0]).toContain(`levels off at prefetch ${within[0]} (`);
+    // The pass mark: the shallowest depth that keeps it is named.
+    expect(t.verdict.join(' ')).toContain(
+      `reader from prefetch ${[0, 1, 2, 4].find((_, i) => medians[i]! >= 0.9)}`,
+    );
   });
 });
 
