@@ -168,8 +168,9 @@ function verdictOf(
     const top = contenders.reduce((a, b) => (b.utilisation > a.utilisation ? b : a));
     lines.push(
       `No contender keeps the ${pct(mark)} pass mark: the highest is ${top.contender} at ` +
-        `${pct(top.utilisation)}; its accelerator waits ${top.waitP50Ms.toFixed(1)} ms a batch ` +
-        'at the median. ' +
+        `${pct(top.utilisation)}; its accelerator waits ${top.waitP50Ms.toFixed(1)} ms for a batch ` +
+        `at the median (p99 ${top.waitP99Ms.toFixed(1)} ms), the rest of its idle time is the host's ` +
+        'own (a busy event loop starts each compute late). ' +
         'More sockets or processes, or a deeper --prefetch, may close the gap.',
     );
     return lines;

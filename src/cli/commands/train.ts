@@ -27,7 +27,11 @@ export async function trainCommand(
     parseFlags(buildProgram(name, SPECS, SUMMARY), ['--help']);
     return 0;
   }
-  const { axes, fixed } = findAxes(argv);
+  const found = findAxes(argv);
+  // Several strategies are contenders of one cell, as download takes them, not an axis.
+  const methods = found.axes.filter((a) => a.flag === '--source-method');
+  const axes = found.axes.filter((a) => !methods.includes(a));
+  const fixed = [...found.fixed, ...methods.map((a) => `${a.flag}=${a.values.join(',')}`)];
   const cells = gridCells(axes);
   // Every cell is validated before anything runs: a bad value fails fast, naming its option.
   const configs: TrainConfig[] = cells.map((cell) => {
