@@ -97,7 +97,8 @@ function figuresOf(label: string, runs: readonly RunRecord[]): TrainFigures {
     highest: Math.max(...perRun),
     perRun,
     perEpoch,
-    samplesPerSecond: rate((r) => r.requests),
+    // Samples, not requests: a sample read in ranges is several requests.
+    samplesPerSecond: rate((r) => r.train!.epochs.reduce((a, e) => a + e.samples, 0)),
     mibPerSecond: rate((r) => r.bytes / 2 ** 20),
     waitP50Ms: waits.p50,
     waitP99Ms: waits.p99,
@@ -169,8 +170,7 @@ function verdictOf(
     lines.push(
       `No contender keeps the ${pct(mark)} pass mark: the highest is ${top.contender} at ` +
         `${pct(top.utilisation)}; its accelerator waits ${top.waitP50Ms.toFixed(1)} ms for a batch ` +
-        `at the median (p99 ${top.waitP99Ms.toFixed(1)} ms), the rest of its idle time is the host's ` +
-        'own (a busy event loop starts each compute late). ' +
+        `at the median and ${top.waitP99Ms.toFixed(1)} ms at p99. ` +
         'More sockets or processes, or a deeper --prefetch, may close the gap.',
     );
     return lines;

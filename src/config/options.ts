@@ -1132,7 +1132,9 @@ export const DOWNLOAD_OPTIONS = table(
     env: 'BLOB_CACHER_RANGE_SIZE',
     valueName: 'size',
     parse: size(1, MAX_OBJECT_BYTES),
-    help: `${names(readersOf('download', 'rangeSize'), true)}: ranges of this size, --concurrency in flight (default: --concurrency equal ranges)`,
+    help:
+      `${names(readersOf('download', 'rangeSize'), true)}: ranges of this size, --concurrency in flight ` +
+      '(default: --concurrency equal ranges); train: a larger sample is read in ranges of this size',
   }),
   processes,
   maxSockets,

@@ -10,6 +10,8 @@ export interface TrainOptions {
   prefetch: number;
   /** Fixes each epoch's order (--seed, which fixes drawn sizes too). */
   seed: number;
+  /** --range-size: samples larger than this are read as ranged GETs of this size. */
+  rangeBytes?: number;
   /** The accelerator utilisation a run must keep, a fraction. */
   passMark: number;
   preset?: TrainPreset;

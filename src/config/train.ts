@@ -38,6 +38,9 @@ export const TRAIN_READERS: readonly string[] = DOWNLOAD_STRATEGIES.filter(
   (s) => workloadOf(s) === 'files',
 ).map((s) => s.name);
 
+/** The kind of request that reads a byte range (chunked's): a sample in parts goes through it. */
+const RANGED_KIND = 'get';
+
 const specOf = (key: string) => DOWNLOAD_OPTIONS.find((s) => s.key === key)!;
 
 /** The flags with a preset's sample size and set, and the first reader, where none was given. */
@@ -52,6 +55,35 @@ function withDefaults(
   if (preset && unset('fileSize')) out[flagAttribute(specOf('fileSize'))] = `${preset.sampleBytes}B`;
   if (preset && unset('fileCount')) out[flagAttribute(specOf('fileCount'))] = String(preset.fileCount);
   return out;
+}
+
+/**
+ * --range-size: large samples read as ranged GETs of that size, through the kind that sends ranges;
+ * the sample's bytes are hashed whole after the run, so a sink that hashes each request's bytes as
+ * they come (discard), and --hedge, which duplicates a whole request, are refused beside it.
+ */
+/** The readers that can read a sample in ranges: those whose kind is the ranged one. */
+const rangedReaders = () =>
+  DOWNLOAD_STRATEGIES.filter((s) => TRAIN_READERS.includes(s.name) && s.kind === RANGED_KIND).map(
+    (s) => s.name,
+  );
+
+function rangedReads(config: DownloadConfig): number | undefined {
+  const range = config.rangeSizeBytes;
+  if (range === undefined) return undefined;
+  const methods = config.sourceMethod.split(',');
+  const whole = DOWNLOAD_STRATEGIES.filter((s) => methods.includes(s.name) && s.kind !== RANGED_KIND);
+  if (whole.length)
+    throw new ConfigError(
+      `--range-size reads large samples in ranges, which ${whole.map((s) => s.name).join(', ')} cannot; ` +
+        `drop --range-size or give --source-method ${rangedReaders().join(',')}`,
+    );
+  if (config.sink === 'discard' || config.hedge)
+    throw new ConfigError(
+      `--range-size reads samples in parts and checks each one whole after the run; ` +
+        `drop ${config.hedge ? '--hedge' : '--sink discard (use memory)'} or --range-size`,
+    );
+  return range;
 }
 
 export function loadTrainConfig(flags: Readonly<Record<string, unknown>>, sources: Sources): TrainConfig {
@@ -69,6 +101,7 @@ export function loadTrainConfig(flags: Readonly<Record<string, unknown>>, source
     throw new ConfigError(
       'train runs its epochs at the pace its accelerators set; drop --duration and --rate',
     );
+  const rangeBytes = rangedReads(config);
   const { seed } = resolveOptions(DOWNLOAD_OPTIONS, filled, sources);
   return {
     ...config,
@@ -78,6 +111,7 @@ export function loadTrainConfig(flags: Readonly<Record<string, unknown>>, source
       computeMs: t.computeMs ?? preset?.computeMs ?? DEFAULT_COMPUTE_MS,
       prefetch: t.prefetch,
       seed,
+      ...(rangeBytes ? { rangeBytes } : {}),
       passMark: t.passMark ?? preset?.passMark ?? DEFAULT_PASS_MARK,
       ...(t.preset ? { preset: t.preset } : {}),
     },

@@ -21,7 +21,18 @@ import type { FromWorker, OpRecord, Progress, TrainJob, WorkerJob, WorkerResult 
 import { packResult, sendsRecordsAlone } from './result.js';
 import { OpenLoopMeter, runOpenLoop, Schedule } from './open-loop.js';
 import { FixedShape, runLanes, SteadyShape, type Shape } from './shape.js';
-import { runTrain, TrainMeter } from './train.js';
+import { runTrain, TrainMeter, type SamplePart, type StartSample } from './train.js';
+
+/** Bytes of an item, as an item of their own: a ranged GET written at their place in the sink. */
+const partOf = (item: WorkItem, part: SamplePart): WorkItem => ({
+  ...item,
+  range: { offsetBytes: (item.range?.offsetBytes ?? 0) + part.offsetBytes, lengthBytes: part.lengthBytes },
+  destOffsetBytes: item.destOffsetBytes + part.offsetBytes,
+  lengthBytes: part.lengthBytes,
+  ...(item.contentOffsetBytes === undefined
+    ? {}
+    : { contentOffsetBytes: item.contentOffsetBytes + part.offsetBytes }),
+});
 
 /** What the timed section hands the loop it runs. */
 interface Loop {
@@ -293,11 +304,13 @@ export class JobRun {
     const { signal } = this.stop;
     if (this.train) {
       const { job, meter } = this.train;
-      const settle = (n: number, got: OpRecord | OpRecord[]) => {
-        for (const r of Array.isArray(got) ? got : [got]) meter.add(r);
-        counted(n, got);
-      };
-      return runTrain({ job, reader: this.job.workerIndex, items, lanes, meter, signal, start, settle });
+      const sizeOf = (n: number) => itemOf(n).lengthBytes;
+      // A sample read in parts: each part a ranged GET of its bytes, written where they belong.
+      const startPart: StartSample = (n, lane, done, fail, part) =>
+        part ? this.sendItem(kindRun, partOf(itemOf(n), part), lane, done, fail) : start(n, lane, done, fail);
+      const reader = this.job.workerIndex;
+      const run = { job, reader, items, sizeOf, lanes, meter, signal, start: startPart, settle: counted };
+      return runTrain(run);
     }
     if (!open) return runLanes<OpRecord | OpRecord[]>(items, lanes, shape, start, counted);
     return runOpenLoop<OpRecord | OpRecord[]>(
@@ -315,6 +328,19 @@ export class JobRun {
       },
       counted,
     );
+  }
+
+  /** One item's request through the kind: by callback where it has one, else its promise. */
+  private sendItem(
+    kindRun: KindRun,
+    item: WorkItem,
+    lane: number,
+    done: (got: OpRecord | OpRecord[]) => void,
+    fail: (err: unknown) => void,
+  ): void {
+    if (this.stop.signal.aborted) done(this.notSent(item));
+    else if (kindRun.send) kindRun.send(item, lane, undefined, done, fail);
+    else kindRun.run(item, lane, undefined).then(done, fail);
   }
 
   /** The kind's check, once every worker is done (or a stop): what it spent, in ms, and what it noted. */

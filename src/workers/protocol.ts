@@ -72,6 +72,8 @@ export interface TrainJob {
   prefetch: number;
   /** Fixes each epoch's order. */
   seed: number;
+  /** Samples larger than this are read as ranged GETs of this size, each a request of its own. */
+  rangeBytes?: number;
   /** Not the worker's: carried to the run's record, which the report judges by. */
   passMark: number;
   preset?: string;

@@ -24,14 +24,17 @@ export class TrainMeter {
   private firstMs = Infinity;
   private lastMs = -Infinity;
 
+  /** One request, as it ends (a sample read in ranges is several). */
   add(r: OpRecord): void {
     countInto(this.totals, r);
-    const epoch = this.epochs.at(-1);
-    if (epoch) {
-      epoch.samples++;
-      epoch.bytes += r.bytes;
-    }
     if (!r.error) this.histograms.record(r.phases, r.totalMs);
+  }
+
+  /** One sample read whole, all its requests answered. */
+  sample(bytes: number): void {
+    const epoch = this.epochs.at(-1)!;
+    epoch.samples++;
+    epoch.bytes += bytes;
   }
 
   startEpoch(): void {
@@ -67,28 +70,65 @@ export class TrainMeter {
   }
 }
 
-/** How one sample is read: the lane loop's start, as job-run gives it. */
-export type StartSample<R> = (
+type Got = OpRecord | OpRecord[];
+
+/** Bytes `offsetBytes` .. + `lengthBytes` of a sample: one ranged request of a sample read in parts. */
+export interface SamplePart {
+  offsetBytes: number;
+  lengthBytes: number;
+}
+
+/** How one sample (or one part of it) is read: the lane loop's start, as job-run gives it. */
+export type StartSample = (
   n: number,
   lane: number,
-  done: (got: R) => void,
+  done: (got: Got) => void,
   fail: (err: unknown) => void,
+  part?: SamplePart,
 ) => void;
 
 /** The worker's part of a training run: `items` samples, `lanes` requests at most in flight. */
-export interface TrainRun<R> {
+export interface TrainRun {
   job: TrainJob;
   reader: number;
   items: number;
+  /** Sample `n`'s size: with `job.rangeBytes`, a larger one is read as ranged requests of that size. */
+  sizeOf: (n: number) => number;
   lanes: number;
   meter: TrainMeter;
   signal: AbortSignal;
-  start: StartSample<R>;
-  settle: (n: number, got: R) => void;
+  start: StartSample;
+  /** Each sample once, as one record (a sample read in parts: its parts' record, mergeParts). */
+  settle: (n: number, got: Got) => void;
+}
+
+/**
+ * A sample read in parts, as one record: from its first part's start to its last part's end, their
+ * bytes and counts added, the first error; the slowest part's phases. No MD5: a part's would be of
+ * its range, and the sink's check hashes the whole sample.
+ */
+export function mergeParts(parts: readonly OpRecord[]): OpRecord {
+  const first = parts.reduce((a, b) => (b.startEpochMs < a.startEpochMs ? b : a));
+  const slowest = parts.reduce((a, b) => (b.totalMs > a.totalMs ? b : a));
+  const endMs = Math.max(...parts.map((p) => p.startEpochMs + p.totalMs));
+  const failed = parts.find((p) => p.error);
+  const { md5: _, ...base } = failed ?? slowest;
+  return {
+    ...base,
+    offsetBytes: Math.min(...parts.map((p) => p.offsetBytes)),
+    bytes: parts.reduce((a, p) => a + p.bytes, 0),
+    startEpochMs: first.startEpochMs,
+    totalMs: endMs - first.startEpochMs,
+    phases: slowest.phases,
+    reused: parts.every((p) => p.reused),
+    retries: parts.reduce((a, p) => a + p.retries, 0),
+    throttled: parts.reduce((a, p) => a + p.throttled, 0),
+    backoffMs: parts.reduce((a, p) => a + p.backoffMs, 0),
+  };
 }
 
 /** Every epoch in turn; resolves with the requests issued, rejects with the first failure to start one. */
-export async function runTrain<R>(run: TrainRun<R>): Promise<number> {
+export async function runTrain(run: TrainRun): Promise<number> {
   let issued = 0;
   for (let epoch = 0; epoch < run.job.epochs && !run.signal.aborted; epoch++) {
     issued += await new Epoch(run, epoch).read();
@@ -97,8 +137,8 @@ export async function runTrain<R>(run: TrainRun<R>): Promise<number> {
 }
 
 /** One epoch: the reader's batches ahead of the accelerator, the accelerator behind them. */
-class Epoch<R> {
-  private readonly r: TrainRun<R>;
+class Epoch {
+  private readonly r: TrainRun;
   private readonly order: Uint32Array;
   private readonly batchCount: number;
   /** Samples still unanswered in each batch. */
@@ -106,6 +146,9 @@ class Epoch<R> {
   /** When each batch's last sample was answered (performance.now()). */
   private readonly readyAt: number[];
   private nextSample = 0;
+  /** The next part of sample `nextSample` to issue, and each sample's parts' records as they come. */
+  private nextPart = 0;
+  private readonly parts = new Map<number, OpRecord[]>();
   private inFlight = 0;
   private issued = 0;
   /** Batches whose compute has ended: the reader may load up to batch `computed + prefetch`. */
@@ -117,7 +160,7 @@ class Epoch<R> {
   private fail!: (err: unknown) => void;
   private startMs = 0;
 
-  constructor(run: TrainRun<R>, epoch: number) {
+  constructor(run: TrainRun, epoch: number) {
     this.r = run;
     this.order = epochOrder(run.items, run.job.seed, epoch, run.reader);
     this.batchCount = Math.ceil(run.items / run.job.batchSize);
@@ -144,20 +187,37 @@ class Epoch<R> {
     return Math.floor(position / this.r.job.batchSize);
   }
 
-  /** Issues samples in order while a lane is free and their batch is within the prefetch depth. */
+  /** Sample `n`'s parts: its ranges where it is larger than the range size, else none (one GET). */
+  private partsOf(n: number): SamplePart[] | undefined {
+    const range = this.r.job.rangeBytes;
+    const size = this.r.sizeOf(n);
+    if (!range || size <= range) return undefined;
+    return Array.from({ length: Math.ceil(size / range) }, (_, p) => ({
+      offsetBytes: p * range,
+      lengthBytes: Math.min(range, size - p * range),
+    }));
+  }
+
+  /** Issues requests in order while a lane is free and their batch is within the prefetch depth. */
   private pump(): void {
     const limit = this.computed + this.r.job.prefetch;
     while (this.free.length && this.nextSample < this.r.items && !this.r.signal.aborted) {
       const position = this.nextSample;
       const batch = this.batchOf(position);
       if (batch > limit) return;
-      this.nextSample++;
+      const n = this.order[position]!;
+      const parts = this.partsOf(n);
+      const part = parts?.[this.nextPart];
+      if (!parts || ++this.nextPart === parts.length) {
+        this.nextSample++;
+        this.nextPart = 0;
+      }
       const lane = this.free.pop()!;
       this.inFlight++;
       this.issued++;
-      const n = this.order[position]!;
+      const done = (got: Got) => this.answered(n, lane, batch, got, parts?.length ?? 1);
       try {
-        this.r.start(n, lane, (got) => this.answered(n, lane, batch, got), this.fail);
+        this.r.start(n, lane, done, this.fail, part);
       } catch (err) {
         this.fail(err);
         return;
@@ -166,11 +226,25 @@ class Epoch<R> {
     if (this.r.signal.aborted && !this.inFlight) this.end();
   }
 
-  private answered(n: number, lane: number, batch: number, got: R): void {
+  /** A request answered: its sample is done once its last part is. */
+  private answered(n: number, lane: number, batch: number, got: Got, parts: number): void {
     this.inFlight--;
     this.free.push(lane);
+    const records = Array.isArray(got) ? got : [got];
+    for (const r of records) this.r.meter.add(r);
+    let whole = records;
+    if (parts > 1) {
+      whole = [...(this.parts.get(n) ?? []), ...records];
+      if (whole.length < parts) {
+        this.parts.set(n, whole);
+        queueMicrotask(() => this.pump());
+        return;
+      }
+      this.parts.delete(n);
+    }
+    this.r.meter.sample(whole.reduce((a, r) => a + r.bytes, 0));
     try {
-      this.r.settle(n, got);
+      this.r.settle(n, parts > 1 ? mergeParts(whole) : got);
     } catch (err) {
       this.fail(err);
       return;
