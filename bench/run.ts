@@ -2,7 +2,7 @@
 // It finds or installs the peers, starts its own nginx and Azurites, runs the cases, prints one table
 // per measurement and writes them to results/bench-<time>.md and .json. Never part of the tests.
 //
-// node bench/run.ts [--cases 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15] [--runs 3] [--large-size 1GiB]
+// node bench/run.ts [--cases 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16] [--runs 3] [--large-size 1GiB]
 // [--memory-size 10GiB] [--upload-size 256MiB] [--many-files 500] [--list-count 2000]
 // [--scale-files 100000] [--shard-size 256MiB] [--no-install] [--keep-tmp] [--update BENCHMARKS.md]
 // --update replaces what lies between the file's `<!-- bench:begin -->` and `<!-- bench:end -->`
@@ -11,7 +11,8 @@
 // (ours, node:http, undici), 8 start-up, 9 many blobs (small-file downloads and listings), 10 scale,
 // 11 the server's span, 12 stragglers and --hedge (the emulated target), 13 what --metrics costs a request,
 // 14 open-loop --rate against wrk's closed-loop maximum (1 KiB GETs from nginx), 15 the checkpoint
-// pattern (4 ranks write a shard each, then read it back) against the SDK per rank.
+// pattern (4 ranks write a shard each, then read it back) against the SDK per rank, 16 training reads
+// (`train`) beside a plain Node loop with the same prefetch (the emulated target).
 // BLOB_CACHER_DIST=<dir> measures another build than ./dist; BENCH_BASELINE_DIST=<dir> adds that
 // build's start-up beside this one's in case 8.
 import { execFileSync } from 'node:child_process';
@@ -34,6 +35,7 @@ import { scale } from './cases/scale.ts';
 import { serverSpan } from './cases/server-span.ts';
 import { stragglers } from './cases/stragglers.ts';
 import { liveMetrics } from './cases/live-metrics.ts';
+import { train } from './cases/train.ts';
 import { azuriteHost, type AzuriteHost } from './lib/azurite.ts';
 import type { BenchContext } from './lib/context.ts';
 import { startNginx, type Nginx } from './lib/nginx.ts';
@@ -277,6 +279,8 @@ try {
     // Rising --rate steps of 5 s each, until one skips 1% of its sends; wrk before and after.
     ['14', () => openLoop(ctx)],
     ['15', () => checkpointCase(ctx, bytesOf(flags['shard-size']))],
+    // Alternating rounds of ours and a plain Node loop: at least 6, whatever --runs says.
+    ['16', () => train(ctx, runs)],
   ];
   for (const [id, run] of cases) {
     if (!selected.has(id)) continue;

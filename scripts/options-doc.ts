@@ -118,8 +118,13 @@ export function renderOptionsDoc(src: OptionSources): string {
     ],
     [
       'tune',
-      "`tune download`, `tune upload` and `tune checkpoint` take that command's options and this.",
+      "`tune download`, `tune upload`, `tune train` and `tune checkpoint` take their command's options and this.",
       o.TUNE_OPTIONS,
+    ],
+    [
+      'train',
+      '`train` ([training reads](train.md)) takes the download options and these; `tune train` too.',
+      o.TRAIN_OPTIONS,
     ],
     [
       'report and compare',

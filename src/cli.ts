@@ -21,6 +21,7 @@ const NAMES = [
   'check',
   'replay',
   'checkpoint',
+  'train',
 ] as const;
 
 if (nodeIsSupported()) {

@@ -24,6 +24,7 @@ import { reportWarnings, type ReportWarning } from './warnings.js';
 import { warmupFaults, type WarmupFaults } from './warmup.js';
 import { sizeBuckets, type ReportSizeBuckets } from './size-buckets.js';
 import { mixFigures, type ReportMix } from './mix.js';
+import { trainRecommendation, trainReport, type ReportTrain } from './train.js';
 import { cellLabel } from '../results/label.js';
 import { PHASES, type Phase } from '../transport/phases.js';
 import { strategyNamed } from '../strategies/index.js';
@@ -144,6 +145,8 @@ export interface Report {
   mix?: ReportMix;
   /** `checkpoint` runs: per-rank writes and read-backs, bandwidth, the straggler share. */
   checkpoint?: CheckpointReport;
+  /** `train`: accelerator utilisation per contender, the pass mark, and where prefetch levels off. */
+  train?: ReportTrain;
 }
 
 /** Extremes across every contender; not finite (null in JSON) where there is no figure. */
@@ -306,7 +309,8 @@ export function buildReport(doc: ResultsFile, opts: ReportOptions): Report {
       ? strategyNamed(doc.command, s.strategy)?.sdkSettings?.(s.params, s.objectSizeBytes ?? 0)
       : undefined,
   );
-  const recommendation = tuned
+  const train = trainReport(doc.runs);
+  const general = tuned
     ? tuneRecommendation(tuned, contenders, unit)
     : swept
       ? swept.recommendation
@@ -318,6 +322,11 @@ export function buildReport(doc: ResultsFile, opts: ReportOptions): Report {
           })),
           material,
         );
+  // A training run's answer is the least prefetch that keeps its accelerators busy, not the fastest.
+  const recommendation =
+    train && !tuned && general
+      ? trainRecommendation(train, general, (s) => strategyNamed(doc.command, s)?.description ?? s)
+      : general;
   const objectSizeBytes = commonObjectSize(doc);
   const buckets = sizeBuckets(doc.runs);
   const mix = mixFigures(doc.runs);
@@ -365,6 +374,7 @@ export function buildReport(doc: ResultsFile, opts: ReportOptions): Report {
     ...(buckets ? { sizeBuckets: buckets } : {}),
     ...(mix ? { mix } : {}),
     ...(checkpoint ? { checkpoint } : {}),
+    ...(train ? { train } : {}),
   };
 }
 

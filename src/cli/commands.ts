@@ -29,6 +29,7 @@ export const COMMANDS: ReadonlyMap<string, Command> = new Map<string, Command>([
     'emulate',
     async (a, e) => (await import('./commands/emulate.js')).emulateCommand(a, e, 'blob-cacher emulate'),
   ],
+  ['train', async (a, e) => (await import('./commands/train.js')).trainCommand(a, e)],
   ['check', async (a, e) => (await import('./commands/check.js')).checkCommand(a, e, 'blob-cacher check')],
   [
     'replay',

@@ -63,8 +63,13 @@ export function flagAt(args: readonly string[], i: number): string {
 
 export function axesFor(mode: 'download' | 'upload', base: Config, args: readonly string[]): TuneAxis[] {
   const fixed = new Set(
-    ['--concurrency', '--max-sockets', '--processes', '--block-size'].filter((f) => given(args, f)),
+    ['--concurrency', '--max-sockets', '--processes', '--block-size', '--prefetch'].filter((f) =>
+      given(args, f),
+    ),
   );
+  // A training run's samples are whole files: ranges in flight are no setting of theirs.
+  const prefetch = base.train?.prefetch;
+  if (prefetch !== undefined) fixed.add('--concurrency');
   const url = isPlainUrl(base.credentials);
   const strategies =
     'sourceMethod' in base
@@ -87,6 +92,7 @@ export function axesFor(mode: 'download' | 'upload', base: Config, args: readonl
       concurrency: base.concurrency,
       ...('blockSizeBytes' in base ? { blockSizeBytes: base.blockSizeBytes } : {}),
     },
+    ...(prefetch === undefined ? {} : { prefetch }),
   });
 }
 

@@ -42,6 +42,7 @@ import type { Slo } from '../results/schema.js';
 
 export type { Credentials } from './credentials.js';
 import type { Threshold } from './thresholds.js';
+import type { TrainOptions } from './train-options.js';
 // The flag and source layers live in flags.ts; the CLI and tests reach them here, as before.
 export {
   buildProgram,
@@ -89,6 +90,8 @@ export interface RunOptions {
   openLoop?: OpenLoopOptions;
   /** --slo: the latency the open loop's rate must keep. */
   slo?: Slo;
+  /** `train`: every run is epochs of shuffled batches behind a simulated accelerator (config/train.ts). */
+  train?: TrainOptions;
   /** --metrics: where live figures go while the session runs, every `metricsIntervalMs`. */
   metrics?: MetricsSink[];
   metricsToken?: string;

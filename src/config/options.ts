@@ -1220,7 +1220,8 @@ export const DOWNLOAD_OPTIONS = table(
     parse: size(1, MAX_OBJECT_BYTES),
     help:
       `${names(readersOf('download', 'rangeSize'), true)}: ranges of this size, --concurrency ` +
-      `in flight (default: --concurrency equal ranges)`,
+      'in flight (default: --concurrency equal ranges); train: a larger sample is read in ranges ' +
+      'of this size',
   }),
   processes,
   maxSockets,
@@ -1475,6 +1476,69 @@ export const TUNE_OPTIONS = table(
     defaultValue: 120_000,
     parse: duration(1_000, MAX_TIMEOUT_MS),
     help: 'the measured time the search may spend (2m): it stops there with the best so far',
+  }),
+);
+
+/** MLPerf Storage's training workloads, whose sample size, batch, compute and pass mark `--preset` gives. */
+export const TRAIN_PRESETS = ['resnet50', 'cosmoflow', 'unet3d'] as const;
+export type TrainPreset = (typeof TRAIN_PRESETS)[number];
+
+/**
+ * blob-cacher train: the read pattern of a training job; the rest are the download options. No default
+ * here where a preset gives one: config/train.ts fills in the preset's, then the plain defaults.
+ */
+export const TRAIN_OPTIONS = table(
+  option({
+    key: 'preset',
+    flag: '--preset',
+    env: 'BLOB_CACHER_PRESET',
+    valueName: 'name',
+    parse: oneOf(TRAIN_PRESETS),
+    help:
+      `an MLPerf Storage workload (${TRAIN_PRESETS.join(', ')}): its sample size, batch size, ` +
+      'compute per batch and pass mark, each unless given',
+  }),
+  option({
+    key: 'epochs',
+    flag: '--epochs',
+    env: 'BLOB_CACHER_EPOCHS',
+    valueName: 'n',
+    defaultValue: 3,
+    parse: integer(1, 1000),
+    help: 'passes over the sample set per run, each in a new shuffled order (3)',
+  }),
+  option({
+    key: 'batchSize',
+    flag: '--batch-size',
+    env: 'BLOB_CACHER_BATCH_SIZE',
+    valueName: 'n',
+    parse: integer(1, 1_000_000),
+    help: "samples per batch, per accelerator (default 8, or the preset's)",
+  }),
+  option({
+    key: 'computeMs',
+    flag: '--compute',
+    env: 'BLOB_CACHER_COMPUTE',
+    valueName: 'duration',
+    parse: duration(1, 60 * 60 * 1000),
+    help: "the accelerator's time per batch, a timer (default 50ms, or the preset's)",
+  }),
+  option({
+    key: 'prefetch',
+    flag: '--prefetch',
+    env: 'BLOB_CACHER_PREFETCH',
+    valueName: 'n',
+    defaultValue: 2,
+    parse: integer(0, 1024),
+    help: 'batches read ahead of the one in compute (2; 0: read a batch when asked); a list sweeps it',
+  }),
+  option({
+    key: 'passMark',
+    flag: '--pass-mark',
+    env: 'BLOB_CACHER_PASS_MARK',
+    valueName: 'percent',
+    parse: percent(100),
+    help: "the accelerator utilisation a run must keep (default 90%, or the preset's: 70% for cosmoflow)",
   }),
 );
 

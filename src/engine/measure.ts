@@ -74,7 +74,7 @@ export function measuredRun(
   const { plan } = extra;
   const steady = plan ? merged.steady : undefined;
   // Many files: the workers counted every request; the records are a sample.
-  let t = steady?.totals ?? merged.summary?.totals;
+  let t = steady?.totals ?? merged.train?.totals ?? merged.summary?.totals;
   if (!t) {
     t = emptyTotals();
     for (const r of merged.records) countInto(t, r);
@@ -83,7 +83,9 @@ export function measuredRun(
   // its requests. Listings and HEADs move no object; a steady run's records keep each item's last only.
   const objects =
     merged.objects ??
-    (steady || id.unit !== 'MiB/s' ? undefined : splitObject(merged.records, merged.histograms));
+    (steady || merged.train || id.unit !== 'MiB/s'
+      ? undefined
+      : splitObject(merged.records, merged.histograms));
   return {
     ...id,
     wallMs: merged.wallMs,
@@ -107,6 +109,7 @@ export function measuredRun(
     workers: merged.workers.map(evidenceOf),
     ...(steady && plan ? { steady: steadyRecord(merged, steady, plan) } : {}),
     ...(merged.openLoop ? { openLoop: merged.openLoop } : {}),
+    ...(merged.train ? { train: merged.train.record } : {}),
     records: merged.records,
     ...(merged.summary ? { recordsSampled: true } : {}),
     ...(extra.serverSpanMs === undefined ? {} : { serverSpanMs: extra.serverSpanMs }),

@@ -8,6 +8,7 @@ import { totalBytes } from '../plan/items.js';
 import type { MergedRun, WorkerPool } from '../workers/pool.js';
 import type { ServerClockView } from '../metrics/server-clock.js';
 import type { OpenLoopOptions, SteadyOptions } from '../config/load.js';
+import type { TrainOptions } from '../config/train-options.js';
 import type { ConnectionMode } from '../config/choices.js';
 import type { StopGrace } from './stop-grace.js';
 import type { Contender, OpenWorkload, PreparedRun, SessionEvent, SessionOptions } from './session-types.js';
@@ -31,6 +32,7 @@ export interface RunContext {
   runs: number;
   steady?: SteadyOptions;
   openLoop?: OpenLoopOptions;
+  train?: TrainOptions;
   connections?: ConnectionMode;
   startGate?: SessionOptions['startGate'];
 }
@@ -236,6 +238,7 @@ async function execute(
       ...job,
       ...(steadyJob ? { steady: steadyJob } : {}),
       ...(openLoop ? { openLoop } : {}),
+      ...(ctx.train ? { train: ctx.train } : {}),
       ...(connections === 'warm' ? { connections } : {}),
     },
     items,

@@ -7,6 +7,7 @@ import type { AfterWorkers, JobSpec, MergedRun } from '../workers/pool.js';
 import type { Progress } from '../workers/protocol.js';
 import type { ServerClockView } from '../metrics/server-clock.js';
 import type { OpenLoopOptions, SteadyOptions } from '../config/load.js';
+import type { TrainOptions } from '../config/train-options.js';
 import type { Bearer } from '../storage/entra.js';
 import type { ConnectionMode } from '../config/choices.js';
 import type { CleanupContext } from './stop-grace.js';
@@ -93,6 +94,8 @@ export interface SessionCell {
   connections?: ConnectionMode;
   /** --rate: every run is an open loop at this rate. */
   openLoop?: OpenLoopOptions;
+  /** `train`: every run is epochs of shuffled batches behind a simulated accelerator. */
+  train?: TrainOptions;
   /**
    * Racing (irace's, for a search): asked after each of a contender's measured runs from the
    * RACE_MIN_RUNS-th on; true ends its runs there, because what they show already decides (tune: a

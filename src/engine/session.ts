@@ -54,6 +54,7 @@ export function sessionCell(config: RunOptions, setup: CellSetup, cell?: Cell): 
     steady: config.steady,
     connections: config.connections,
     ...(config.openLoop ? { openLoop: config.openLoop } : {}),
+    ...(config.train ? { train: config.train } : {}),
   };
 }
 
@@ -151,6 +152,7 @@ async function runCell(
       ...ctx,
       startGate: session.opts.startGate,
       openLoop: cellSpec.openLoop,
+      train: cellSpec.train,
     });
   } catch (err) {
     // Whatever failed once the target was gone failed because of it: said when it happened.

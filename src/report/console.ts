@@ -26,6 +26,7 @@ import { thresholdLines } from './thresholds.js';
 import { sizeBucketLines } from './size-buckets.js';
 import { mixLines } from './mix.js';
 import { checkpointLines } from './checkpoint.js';
+import { trainLines } from './train.js';
 
 export interface ConsoleOptions {
   details?: boolean;
@@ -278,6 +279,7 @@ export function renderConsole(r: Report, opts: ConsoleOptions = {}): string {
   lines.push(...thresholdLines(r, paint));
   if (r.warmupFaults.length)
     lines.push('', ...r.warmupFaults.map((f) => forTerminal(`${f.contender} ${f.text}`)));
+  lines.push(...trainLines(r));
   lines.push(...sizeBucketLines(r, opts.details === true));
   lines.push(...mixLines(r));
   lines.push(...checkpointLines(r, opts.details === true));

@@ -9,6 +9,7 @@ import { thresholdColumns } from './thresholds.js';
 import { sizeBucketCsv } from './size-buckets.js';
 import { mixCsv } from './mix.js';
 import { checkpointCsv } from './checkpoint.js';
+import { trainCsv } from './train.js';
 
 /** The verdict that names this contender: tied with the leader, or how much slower. */
 function verdictOf(
@@ -39,6 +40,7 @@ export function renderCsv(r: Report): string {
   const bySize = sizeBucketCsv(r);
   const byOp = mixCsv(r);
   const checkpoint = checkpointCsv(r);
+  const train = trainCsv(r);
   const columns = [
     'rank',
     'strategy',
@@ -96,6 +98,7 @@ export function renderCsv(r: Report): string {
     ...bySize.columns,
     ...byOp.columns,
     ...checkpoint.columns,
+    ...train.columns,
   ];
   const rows = r.contenders.map((s) => {
     const v = verdictOf(r, s);
@@ -165,6 +168,7 @@ export function renderCsv(r: Report): string {
       ...bySize.cells(s.label),
       ...byOp.cells(s.label),
       ...checkpoint.cells(s.label),
+      ...train.cells(s.label),
     ];
   });
   return [columns, ...rows].map((row) => row.map(csvCell).join(',')).join('\n');

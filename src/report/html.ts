@@ -17,6 +17,7 @@ import { CSS, PHASE_COLOURS, STRATEGY_COLOURS } from './html-style.js';
 import { sizeBucketSection } from './size-buckets.js';
 import { mixSection } from './mix.js';
 import { checkpointSection } from './checkpoint.js';
+import { trainSection } from './train.js';
 
 export type { SweepGrid } from '../analysis/sweep.js';
 
@@ -233,6 +234,7 @@ export function renderHtml(input: HtmlReportInput): string {
         `${latencyChart(withLatency, report.ranges, colour, report.latencyPercentiles)}</section>`,
     );
   }
+  if (report.train) sections.push(trainSection(report, colour));
   if (report.sizeBuckets) sections.push(sizeBucketSection(report, colour));
   if (report.mix) sections.push(mixSection(report, colour));
   if (report.checkpoint) sections.push(checkpointSection(report));

@@ -23,6 +23,7 @@ import { thresholdMarkdown } from './thresholds.js';
 import { sizeBucketMarkdown } from './size-buckets.js';
 import { mixMarkdown } from './mix.js';
 import { checkpointMarkdown } from './checkpoint.js';
+import { trainMarkdown } from './train.js';
 
 const row = (cells: string[]) => `| ${cells.map(md).join(' | ')} |`;
 /** A header of our own words, with the data in it (swept options' names) escaped by the caller. */
@@ -107,6 +108,7 @@ export function renderMarkdown(r: Report): string {
   if (completion.length) lines.push('', '### Object completion', '', ...completion.map((l) => `- ${md(l)}`));
   const open = [...openLoopLines(r.contenders), ...rateCurveLines(r).map((l) => l.trim())];
   if (open.length) lines.push('', '### Open loop', '', ...open.map((l) => `- ${md(l)}`));
+  lines.push(...trainMarkdown(r));
   lines.push(...sizeBucketMarkdown(r));
   lines.push(...mixMarkdown(r));
   lines.push(...checkpointMarkdown(r));

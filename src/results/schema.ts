@@ -213,6 +213,8 @@ export interface RunRecord {
   steady?: SteadyRecord;
   /** --rate: the open loop's schedule and what came of it (absent in closed-loop runs and older files). */
   openLoop?: OpenLoopRecord;
+  /** `train`: what the simulated accelerators did; `bytes` and `requests` count every epoch's reads. */
+  train?: TrainRecord;
   records: RecordRow[];
   recordsSampled: boolean;
   /**
@@ -225,6 +227,31 @@ export interface RunRecord {
   hedge?: HedgeCounts;
   /** `checkpoint`: each rank's write and read-back of its shard (absent in every other run). */
   checkpoint?: CheckpointRecord;
+}
+
+/** One epoch of a training run, summed over the accelerators (one per worker). */
+export interface TrainEpoch {
+  computeMs: number;
+  /** Each accelerator's epoch, start to its last batch's end, summed. */
+  wallMs: number;
+  samples: number;
+  bytes: number;
+  batches: number;
+}
+
+/** A training run: its settings and what its accelerators did. */
+export interface TrainRecord {
+  epochs: TrainEpoch[];
+  batchSize: number;
+  computeMs: number;
+  prefetch: number;
+  /** Accelerators (workers) that ran. */
+  accelerators: number;
+  /** Each batch's wait for its samples, in µs, encoded (HDR). */
+  waitUs: string;
+  /** The utilisation the run must keep (MLPerf Storage's AU), as a fraction. */
+  passMark: number;
+  preset?: string;
 }
 
 export interface HedgeCounts {

@@ -170,6 +170,26 @@ function openLoopOk(o: unknown): boolean {
   );
 }
 
+/** `train`: epochs of finite counts, a pass mark that is a fraction, a wait histogram that decodes. */
+function trainOk(t: unknown): boolean {
+  if (!isObject(t) || !Array.isArray(t.epochs)) return false;
+  const epochOk = (e: unknown) =>
+    isObject(e) &&
+    [e.computeMs, e.wallMs].every(isDuration) &&
+    [e.samples, e.bytes, e.batches].every(isCount);
+  return (
+    t.epochs.every(epochOk) &&
+    [t.batchSize, t.prefetch, t.accelerators].every(isCount) &&
+    isDuration(t.computeMs) &&
+    isNumber(t.passMark) &&
+    t.passMark > 0 &&
+    t.passMark <= 1 &&
+    (t.preset === undefined || isString(t.preset)) &&
+    typeof t.waitUs === 'string' &&
+    histogramProblem({ wait: t.waitUs }) === undefined
+  );
+}
+
 function runProblem(r: unknown): string | undefined {
   if (!isObject(r)) return 'is not an object';
   const bad = badField(r, RUN_FIELDS);
@@ -193,6 +213,7 @@ function runProblem(r: unknown): string | undefined {
   if (r.openLoop !== undefined && !openLoopOk(r.openLoop)) return 'has a bad openLoop';
   const checkpoint = r.checkpoint === undefined ? undefined : checkpointProblem(r.checkpoint);
   if (checkpoint) return checkpoint;
+  if (r.train !== undefined && !trainOk(r.train)) return 'has a bad train';
   const by = r.throttledBy;
   if (
     by !== undefined &&

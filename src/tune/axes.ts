@@ -42,7 +42,12 @@ export interface AxesInput {
   fixed: ReadonlySet<string>;
   /** Where the search starts on each axis (the tool's defaults or what was given). */
   start: { processes: number; maxSockets: number; concurrency: number; blockSizeBytes?: number };
+  /** A training run: batches read ahead, searched from 0 (read when asked) up, where not fixed. */
+  prefetch?: number;
 }
+
+/** Read when asked, then doubling: the depth where utilisation levels off is what a tune finds. */
+const PREFETCH_DEPTHS = [0, ...doubling(1, 64)];
 
 /** The axes of a tune, in the order the search grows them. */
 export function tuneAxes(input: AxesInput): TuneAxis[] {
@@ -60,6 +65,8 @@ export function tuneAxes(input: AxesInput): TuneAxis[] {
     const axis = countAxis(flag, values, start);
     axes.push(flag === '--concurrency' ? axis : { ...axis, multipliesConnections: true });
   }
+  if (input.prefetch !== undefined && !input.fixed.has('--prefetch'))
+    axes.push(countAxis('--prefetch', PREFETCH_DEPTHS, input.prefetch));
   if (input.direction === 'upload' && !input.fixed.has('--block-size')) {
     const sizes = doubling(1, 256).map((m) => m * MiB);
     const start = input.start.blockSizeBytes ?? 8 * MiB;

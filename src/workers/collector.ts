@@ -8,8 +8,9 @@ import { RecordTable } from '../metrics/record-table.js';
 import { addTotals, countInto, type SteadyTotals } from '../metrics/totals.js';
 import type { OpenLoopRecord } from '../results/schema.js';
 import { mergeOpenLoop } from './open-loop.js';
-import type { OpenLoopJob, OpRecord, SteadyJob, WorkerResult } from './protocol.js';
+import type { OpenLoopJob, OpRecord, SteadyJob, TrainJob, WorkerResult } from './protocol.js';
 import { mergeSteady, type MergedSteady } from './steady.js';
+import { mergeTrain, type MergedTrain } from './train.js';
 
 /** What a worker sent about itself, its records taken out (they are the run's, merged). */
 export type WorkerSummary = Omit<WorkerResult, 'records'> & { requests: number };
@@ -32,6 +33,8 @@ export interface MergedRun {
   autotermAtMs?: number;
   /** --rate: every worker's open loop, added. */
   openLoop?: OpenLoopRecord;
+  /** `train`: every accelerator's epochs, added; `records` hold each sample's last read. */
+  train?: MergedTrain;
   /**
    * Many files (the job asked for a summary): every request's totals and the checks of every item,
    * made by the workers over their shares; `records` are then a sample, with every failure.
@@ -49,6 +52,7 @@ export interface MergeInput {
   releaseEpochMs: number;
   steady?: SteadyJob;
   openLoop?: OpenLoopJob;
+  train?: TrainJob;
   failures: string[];
   /** The step after the workers (an upload's commit), when it ran. */
   afterRecord?: OpRecord;
@@ -88,7 +92,12 @@ export class Collector {
     const steady = input.steady
       ? mergeSteady(results, input.releaseEpochMs, input.steady.intervalMs)
       : undefined;
-    let { start, end } = spanOf(records, results, input.releaseEpochMs, steady);
+    const trains = results.flatMap((w) => (w.train ? [w.train] : []));
+    const train = input.train && trains.length ? mergeTrain(input.train, trains) : undefined;
+    // A training run's span is its accelerators': the last batch's compute ends after the last read.
+    let { start, end } = train
+      ? { start: train.startEpochMs, end: train.endEpochMs }
+      : spanOf(records, results, input.releaseEpochMs, steady);
     const summary =
       !steady && results.length && results.every((w) => w.summary)
         ? {
@@ -123,6 +132,7 @@ export class Collector {
       ...(summary ? { summary } : {}),
       ...(steady ? { steady } : {}),
       ...(openLoop ? { openLoop } : {}),
+      ...(train ? { train } : {}),
       ...(input.autotermAtMs === undefined ? {} : { autotermAtMs: input.autotermAtMs }),
     };
   }

@@ -17,11 +17,40 @@ import { RequestSigner } from '../storage/target.js';
 import { NOT_SENT_ERROR } from '../transport/http-client.js';
 import { RawPool } from '../transport/raw-client.js';
 import { createAgent, NodeHttpClient } from '../transport/request.js';
-import type { FromWorker, OpRecord, Progress, WorkerJob, WorkerResult } from './protocol.js';
+import type { FromWorker, OpRecord, Progress, TrainJob, WorkerJob, WorkerResult } from './protocol.js';
 import { packResult, sendsRecordsAlone } from './result.js';
 import { OpenLoopMeter, runOpenLoop, Schedule } from './open-loop.js';
 import { FixedShape, runLanes, SteadyShape, type Shape } from './shape.js';
 import { caOf, renewBearer } from '../storage/target-info.js';
+import { runTrain, TrainMeter, type SamplePart, type StartSample } from './train.js';
+
+/** Bytes of an item, as an item of their own: a ranged GET written at their place in the sink. */
+const partOf = (item: WorkItem, part: SamplePart): WorkItem => ({
+  ...item,
+  range: { offsetBytes: (item.range?.offsetBytes ?? 0) + part.offsetBytes, lengthBytes: part.lengthBytes },
+  destOffsetBytes: item.destOffsetBytes + part.offsetBytes,
+  lengthBytes: part.lengthBytes,
+  ...(item.contentOffsetBytes === undefined
+    ? {}
+    : { contentOffsetBytes: item.contentOffsetBytes + part.offsetBytes }),
+});
+
+/** What the timed section hands the loop it runs. */
+interface Loop {
+  items: number;
+  itemOf: (n: number) => WorkItem;
+  kindRun: KindRun;
+  lanes: number;
+  shape: Shape;
+  start: (
+    n: number,
+    lane: number,
+    done: (got: OpRecord | OpRecord[]) => void,
+    fail: (err: unknown) => void,
+  ) => void;
+  counted: (n: number, got: OpRecord | OpRecord[]) => void;
+  open?: { meter: OpenLoopMeter; schedule: Schedule };
+}
 
 export type JobState = 'idle' | 'prepared' | 'running' | 'checking' | 'done';
 
@@ -57,6 +86,9 @@ export class JobRun {
   /** Requests that failed while the stop was on: the run was cut short, not failed by the target. */
   private stopped = 0;
 
+  /** A training job's settings and its accelerator's meter. */
+  private readonly train?: { job: TrainJob; meter: TrainMeter };
+
   /** The process's state, kept from job to job (the entry makes it once: kept/buffers.ts). */
   private readonly kept: KeptBuffers;
 
@@ -64,6 +96,7 @@ export class JobRun {
     this.job = job;
     this.send = send;
     this.kept = kept;
+    if (job.train) this.train = { job: job.train, meter: new TrainMeter() };
   }
 
   get state(): JobState {
@@ -192,6 +225,7 @@ export class JobRun {
             ? { meter: shape.meter, result: shape.result(issued, items.length, endEpochMs) }
             : undefined,
         ...(open ? { openLoop: open.meter.result(goEpochMs) } : {}),
+        ...(this.train ? { train: this.train.meter } : {}),
       },
       this.kept,
     );
@@ -226,7 +260,9 @@ export class JobRun {
       }
       shape.count(r);
     };
-    const issuedAt = this.job.inFlight || shape.kind === 'steady' ? undefined : performance.now();
+    // A training run issues its reads as batches allow, epoch after epoch: no read was queued at the start.
+    const issuedAt =
+      this.job.inFlight || this.train || shape.kind === 'steady' ? undefined : performance.now();
     // A steady run asks for each item again at every lap: kept from its first (up to PREBUILT_URLS
     // items), not a new item and name every request.
     const made: (WorkItem | undefined)[] | undefined =
@@ -236,36 +272,29 @@ export class JobRun {
       else count(got);
       settle(n, got);
     };
-    // An open loop is its own loop: the closed one below takes no branch for it.
-    const issued = open
-      ? await runOpenLoop<OpRecord | OpRecord[]>(
-          items.length,
-          lanes,
-          shape,
-          open.schedule,
-          open.meter,
-          this.stop.signal,
-          (n, lane, intendedMs, done, fail) => {
-            const item = made ? (made[n] ??= items.at(n)!) : items.at(n)!;
-            if (this.stop.signal.aborted) done(this.notSent(item));
-            else if (kindRun.send) kindRun.send(item, lane, intendedMs, done, fail);
-            else kindRun.run(item, lane, intendedMs).then(done, fail);
-          },
-          counted,
-        )
-      : await runLanes<OpRecord | OpRecord[]>(
-          items.length,
-          lanes,
-          shape,
-          (n, lane, done, fail) => {
-            const item = made ? (made[n] ??= items.at(n)!) : items.at(n)!;
-            if (this.stop.signal.aborted) done(this.notSent(item));
-            // A kind that answers through a callback makes no promise a request.
-            else if (kindRun.send) kindRun.send(item, lane, issuedAt, done, fail);
-            else kindRun.run(item, lane, issuedAt).then(done, fail);
-          },
-          counted,
-        );
+    const itemOf = (n: number) => (made ? (made[n] ??= items.at(n)!) : items.at(n)!);
+    const start = (
+      n: number,
+      lane: number,
+      done: (got: OpRecord | OpRecord[]) => void,
+      fail: (err: unknown) => void,
+    ) => {
+      const item = itemOf(n);
+      if (this.stop.signal.aborted) done(this.notSent(item));
+      // A kind that answers through a callback makes no promise a request.
+      else if (kindRun.send) kindRun.send(item, lane, issuedAt, done, fail);
+      else kindRun.run(item, lane, issuedAt).then(done, fail);
+    };
+    const issued = await this.loop({
+      items: items.length,
+      itemOf,
+      kindRun,
+      lanes,
+      shape,
+      start,
+      counted,
+      open,
+    });
     // A steady run stopped before its first lap ended: the items never sent count as such.
     for (let n = 0; n < items.length; n++) {
       if (table.has(n) || pages[n]) continue;
@@ -274,6 +303,54 @@ export class JobRun {
     }
     const records = pages.length ? RecordTable.from(pages.flatMap((got, n) => got ?? [table.at(n)!])) : table;
     return { records, issued };
+  }
+
+  /**
+   * The loop a job asks for: an open loop (its own schedule), a training run (epochs of batches
+   * behind a simulated accelerator), or the closed lanes; none takes a branch for the others.
+   */
+  private loop(l: Loop): Promise<number> {
+    const { items, itemOf, kindRun, lanes, shape, start, counted, open } = l;
+    const { signal } = this.stop;
+    if (this.train) {
+      const { job, meter } = this.train;
+      const sizeOf = (n: number) => itemOf(n).lengthBytes;
+      // A sample read in parts: each part a ranged GET of its bytes, written where they belong.
+      const startPart: StartSample = (n, lane, done, fail, part) =>
+        part ? this.sendItem(kindRun, partOf(itemOf(n), part), lane, done, fail) : start(n, lane, done, fail);
+      const reader = this.job.workerIndex;
+      const run = { job, reader, items, sizeOf, lanes, meter, signal, start: startPart, settle: counted };
+      return runTrain(run);
+    }
+    if (!open) return runLanes<OpRecord | OpRecord[]>(items, lanes, shape, start, counted);
+    return runOpenLoop<OpRecord | OpRecord[]>(
+      items,
+      lanes,
+      shape,
+      open.schedule,
+      open.meter,
+      signal,
+      (n, lane, intendedMs, done, fail) => {
+        const item = itemOf(n);
+        if (signal.aborted) done(this.notSent(item));
+        else if (kindRun.send) kindRun.send(item, lane, intendedMs, done, fail);
+        else kindRun.run(item, lane, intendedMs).then(done, fail);
+      },
+      counted,
+    );
+  }
+
+  /** One item's request through the kind: by callback where it has one, else its promise. */
+  private sendItem(
+    kindRun: KindRun,
+    item: WorkItem,
+    lane: number,
+    done: (got: OpRecord | OpRecord[]) => void,
+    fail: (err: unknown) => void,
+  ): void {
+    if (this.stop.signal.aborted) done(this.notSent(item));
+    else if (kindRun.send) kindRun.send(item, lane, undefined, done, fail);
+    else kindRun.run(item, lane, undefined).then(done, fail);
   }
 
   /** The kind's check, once every worker is done (or a stop): what it spent, in ms, and what it noted. */

@@ -189,6 +189,7 @@ export class WorkerPool {
         releaseEpochMs,
         steady: base.steady,
         openLoop: base.openLoop,
+        train: base.train,
         afterRecord: await afterStep,
         failures: settled.flatMap((s) => (s.status === 'rejected' ? [(s.reason as Error).message] : [])),
         maybeSent: signal?.aborted ? listening.maybeSent(shares) : undefined,

@@ -9,6 +9,7 @@ import type { Tally, TallyKind } from '../metrics/record-checks.js';
 import type { Bearer } from '../storage/entra.js';
 import type { EncodedRecords } from '../metrics/record-table.js';
 import type { SteadyTotals } from '../metrics/totals.js';
+import type { TrainEpoch } from '../results/schema.js';
 
 export type { OpRecord } from '../metrics/records.js';
 export type { SteadyTotals } from '../metrics/totals.js';
@@ -56,6 +57,38 @@ export interface WorkerJob extends KindJob {
   steady?: SteadyJob;
   /** --rate: an open loop at this rate over every worker, each sending its share on a schedule. */
   openLoop?: OpenLoopJob;
+  /** `train`: epochs of shuffled batches, each held by a simulated accelerator (workers/train.ts). */
+  train?: TrainJob;
+}
+
+export interface TrainJob {
+  epochs: number;
+  batchSize: number;
+  /** The accelerator's time per batch. */
+  computeMs: number;
+  /** Batches loading beyond the one in compute (0: a batch is read only when the accelerator asks). */
+  prefetch: number;
+  /** Fixes each epoch's order. */
+  seed: number;
+  /** Samples larger than this are read as ranged GETs of this size, each a request of its own. */
+  rangeBytes?: number;
+  /** Not the worker's: carried to the run's record, which the report judges by. */
+  passMark: number;
+  preset?: string;
+}
+
+export type { TrainEpoch } from '../results/schema.js';
+
+export interface TrainWorkerResult {
+  epochs: TrainEpoch[];
+  batches: number;
+  /** The accelerator's wait for each batch, in µs, encoded. */
+  waitUs: string;
+  /** Every read of every epoch (the records keep each sample's last). */
+  totals: SteadyTotals;
+  /** The first epoch's start and the last one's end: the accelerator's span. */
+  startEpochMs: number;
+  endEpochMs: number;
 }
 
 export interface OpenLoopJob {
@@ -141,6 +174,7 @@ export interface WorkerResult {
   equalToFixture?: number[];
   steady?: SteadyWorkerResult;
   openLoop?: OpenLoopWorkerResult;
+  train?: TrainWorkerResult;
   /**
    * With `completions` (not steady): its items' completions, summed (their distribution is
    * the `object` histogram).

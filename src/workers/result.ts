@@ -15,6 +15,7 @@ import type {
   WorkerSummaryOfRecords,
 } from './protocol.js';
 import type { SteadyMeter } from './steady.js';
+import type { TrainMeter } from './train.js';
 
 export interface JobMeasures {
   startEpochMs: number;
@@ -28,6 +29,8 @@ export interface JobMeasures {
   equalToFixture?: number[];
   steady?: { meter: SteadyMeter; result: SteadyWorkerResult };
   openLoop?: OpenLoopWorkerResult;
+  /** A training run's meter: every epoch's reads, which the records (each sample's last) are not. */
+  train?: TrainMeter;
 }
 
 /**
@@ -43,7 +46,13 @@ export const RECORDS_ALONE_MAX = 64;
  * per-item objects).
  */
 export function sendsRecordsAlone(job: WorkerJob, records: number): boolean {
-  return !job.steady && !job.summary && job.completions !== 'per-item' && records <= RECORDS_ALONE_MAX;
+  return (
+    !job.steady &&
+    !job.train &&
+    !job.summary &&
+    job.completions !== 'per-item' &&
+    records <= RECORDS_ALONE_MAX
+  );
 }
 
 /**
@@ -61,12 +70,13 @@ export function packResult(
   // from them as it does for an object split among workers.
   if (sendsRecordsAlone(job, records.length)) return { ...measuresOf(job, m), records: records.encode() };
   // A steady run's meter has every request; otherwise the records are every request.
-  const histograms = m.steady?.meter.histograms ?? kept?.emptyHistograms() ?? new PhaseHistograms();
-  if (!m.steady) records.recordInto(histograms);
+  const metered = m.steady?.meter ?? m.train;
+  const histograms = metered?.histograms ?? kept?.emptyHistograms() ?? new PhaseHistograms();
+  if (!metered) records.recordInto(histograms);
   // Every record is still here: each item's completion, before any sampling. The whole of a split
   // object here: its completion made where the histograms already are, which saves the coordinator
   // a histogram and its first deflate on the way from the last answer to the report.
-  const objects = m.steady
+  const objects = metered
     ? undefined
     : job.completions === 'per-item'
       ? perItemObjects(records, histograms)
@@ -115,5 +125,6 @@ function measuresOf(job: WorkerJob, m: JobMeasures): Omit<WorkerResult, 'records
     ...(m.verifyMs >= 0.5 ? { verifyMs: m.verifyMs } : {}),
     ...(m.steady ? { steady: m.steady.result } : {}),
     ...(m.openLoop ? { openLoop: m.openLoop } : {}),
+    ...(m.train ? { train: m.train.result() } : {}),
   };
 }

@@ -14,7 +14,14 @@ import {
   type UploadConfig,
 } from '../../config/load.js';
 import { MIN_RUNS_FOR_SIGNIFICANCE } from '../../analysis/significance.js';
-import { CHECKPOINT_OPTIONS, DOWNLOAD_OPTIONS, TUNE_OPTIONS, UPLOAD_OPTIONS } from '../../config/options.js';
+import {
+  CHECKPOINT_OPTIONS,
+  DOWNLOAD_OPTIONS,
+  TRAIN_OPTIONS,
+  TUNE_OPTIONS,
+  UPLOAD_OPTIONS,
+} from '../../config/options.js';
+import { loadTrainConfig } from '../../config/train.js';
 import { isCheckpointConfig, loadCheckpointConfig } from '../../config/checkpoint.js';
 import { checkpointAxes, checkpointFixed, oneShardWrite } from '../tune-checkpoint.js';
 import { cellArgv } from '../../config/sweep.js';
@@ -37,12 +44,14 @@ import {
   type Given,
 } from '../tune-plan.js';
 
-const TUNE_USAGE = `usage: blob-cacher tune [download|upload|checkpoint] [options]
+const TUNE_USAGE = `usage: blob-cacher tune [download|upload|train|checkpoint] [options]
 Searches for the fastest settings on this target: from the defaults, it doubles one setting at a
 time while the step is significantly faster (the verdict's rank test), then tries the neighbours of
 the best, and stops when none is faster, when --budget is spent, or where throttling begins.
   download: --source-method (among those given, default all), --concurrency, --max-sockets, --processes
   upload:   --concurrency, --max-sockets, --processes, and --block-size for blocks and sdk-upload
+  train:    --max-sockets, --processes and --prefetch (from 0, read when asked): the least that keeps
+            the accelerators busiest
   checkpoint: --processes (ranks), --max-sockets, and --block-size where shards are staged blocks
 A setting given on the command line is kept as given, not searched. Each cell runs --runs 5 after
 --warmup 1 unless --runs or --min-time says otherwise.
@@ -53,34 +62,41 @@ The other options are those of the download or upload command (see its --help), 
 
 type Config = DownloadConfig | UploadConfig;
 
-export async function tuneCommand(argv: readonly string[], env: Env): Promise<number> {
-  const checkpoint = argv[0] === 'checkpoint';
-  if (
-    argv[0] !== undefined &&
-    !argv[0].startsWith('-') &&
-    !['upload', 'download', 'checkpoint'].includes(argv[0])
-  ) {
+/**
+ * What `tune NAME` searches: its direction, options and loader. A training run is a download whose
+ * cells also search --prefetch (config/train.ts); a checkpoint an upload of one shard per rank.
+ */
+const TUNED = {
+  download: { mode: 'download', specs: DOWNLOAD_OPTIONS, loader: loadDownloadConfig },
+  upload: { mode: 'upload', specs: UPLOAD_OPTIONS, loader: loadUploadConfig },
+  train: { mode: 'download', specs: [...DOWNLOAD_OPTIONS, ...TRAIN_OPTIONS], loader: loadTrainConfig },
+  checkpoint: { mode: 'upload', specs: CHECKPOINT_OPTIONS, loader: loadCheckpointConfig },
+} as const;
+type TunedName = keyof typeof TUNED;
+
+/** The command searched, and the arguments after its name. */
+function tunedOf(argv: readonly string[]): { name: TunedName; args: readonly string[] } {
+  const first = argv[0];
+  if (first !== undefined && !first.startsWith('-') && !Object.hasOwn(TUNED, first)) {
     throw new ConfigError(
-      `tune searches a download, an upload or a checkpoint, not "${escapeControls(argv[0])}"; ` +
-        'run blob-cacher tune download …, tune upload … or tune checkpoint …',
+      `tune searches a download, an upload, a training run or a checkpoint, not "${escapeControls(first)}"; ` +
+        'run blob-cacher tune download …, tune upload …, tune train … or tune checkpoint …',
     );
   }
-  const { mode, args: asked } = checkpoint
-    ? { mode: 'upload' as const, args: argv.slice(1) }
-    : directionOf(argv);
-  const name = checkpoint ? 'checkpoint' : mode;
+  if (first === 'train' || first === 'checkpoint') return { name: first, args: argv.slice(1) };
+  const { mode, args } = directionOf(argv);
+  return { name: mode, args };
+}
+
+export async function tuneCommand(argv: readonly string[], env: Env): Promise<number> {
+  const { name, args: asked } = tunedOf(argv);
   if (asked.includes('--help') || asked.includes('-h')) {
     process.stdout.write(TUNE_USAGE);
     return 0;
   }
-  const specs = checkpoint ? CHECKPOINT_OPTIONS : mode === 'upload' ? UPLOAD_OPTIONS : DOWNLOAD_OPTIONS;
+  const { mode, specs, loader } = TUNED[name];
   const program = () => buildProgram(`tune ${name}`, [...specs, ...TUNE_OPTIONS], '');
-  const load = (f: Record<string, unknown>) =>
-    checkpoint
-      ? loadCheckpointConfig(f, readSources(specs, f, env))
-      : mode === 'upload'
-        ? loadUploadConfig(f, readSources(specs, f, env))
-        : loadDownloadConfig(f, readSources(specs, f, env));
+  const load = (f: Record<string, unknown>): Config => loader(f, readSources(specs, f, env));
   // A checkpoint is searched on one way of writing its shards: two at once would mix their runs.
   const first = load(parseFlags(program(), asked)!);
   const args = isCheckpointConfig(first) ? oneShardWrite(asked, first) : asked;
