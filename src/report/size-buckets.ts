@@ -92,30 +92,6 @@ export function sizeBucketMarkdown(r: Report): string[] {
   ];
 }
 
-/** CSV: per bucket, columns added to each contender's row (empty where it had no request there). */
-export interface SizeBucketColumns {
-  columns: string[];
-  cells: (contender: string) => (number | undefined)[];
-}
-
-export function sizeBucketCsv(r: Report): SizeBucketColumns {
-  const s = r.sizeBuckets;
-  if (!s) return { columns: [], cells: () => [] };
-  const edges = s.edgesBytes;
-  const fields = ['requests', 'mibps', 'ops_per_s', 'p50_ms', 'p90_ms', 'p99_ms'] as const;
-  return {
-    columns: edges.flatMap((edge) => fields.map((f) => `size_le_${edge}_${f}`)),
-    cells: (contender) => {
-      const c = s.contenders.find((x) => x.contender === contender);
-      return edges.flatMap((edge) => {
-        const b = c?.buckets.find((x) => x.upToBytes === edge);
-        if (!b) return fields.map(() => undefined);
-        return [b.requests, b.perRequestMiBps, b.perRequestOpsPerSecond, b.p50Ms, b.p90Ms, b.p99Ms];
-      });
-    },
-  };
-}
-
 const W = 960;
 const LEFT = 70;
 const RIGHT = 20;

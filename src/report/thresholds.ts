@@ -46,23 +46,6 @@ export function thresholdMarkdown(r: Report): string[] {
   ];
 }
 
-type Cells = (label: string) => (string | undefined)[];
-
-/** CSV: a column per rule, `threshold: RULE`; each cell pass, fail, or empty where the rule names another. */
-export function thresholdColumns(r: Report): { names: string[]; cells: Cells } {
-  const rows = r.thresholds?.rows ?? [];
-  const rules = [...new Set(rows.map((x) => x.threshold))];
-  return {
-    names: rules.map((t) => `threshold: ${t}`),
-    cells: (label) =>
-      rules.map((t) => {
-        // A claim's row names both its contenders, `a vs b`.
-        const mine = rows.filter((x) => x.threshold === t && x.contender.split(' vs ').includes(label));
-        return mine.length ? (mine.every((x) => x.passed) ? 'pass' : 'fail') : undefined;
-      }),
-  };
-}
-
 export function thresholdHtml(r: Report): string {
   const rows = r.thresholds?.rows;
   if (!rows?.length) return '';
