@@ -3,7 +3,7 @@
 // HTML and CSV render these lists; none of them names a table's columns itself. Built from the Report
 // on demand (the JSON output stays the Report as it is).
 import type { Unit } from '../results/schema.js';
-import type { TimeBounds } from './report-model.js';
+import type { TimeBounds } from './time-bounds.js';
 
 /** Where a table is shown: a medium, or a medium's shorter view (`console-brief`). */
 export type Medium = 'console' | 'console-brief' | 'md' | 'html' | 'csv';
@@ -90,19 +90,6 @@ export interface Table {
   /** The columns each medium shows, by id, in its order; a medium not named shows none. */
   views: Partial<Record<Medium, readonly string[]>>;
 }
-
-/** The columns a medium shows, in its order. */
-export function columnsFor(table: Table, medium: Medium): Column[] {
-  const byId = new Map(table.columns.map((c) => [c.id, c]));
-  return (table.views[medium] ?? []).map((id) => {
-    const c = byId.get(id);
-    if (!c) throw new Error(`table view ${medium} names no column ${id}`);
-    return c;
-  });
-}
-
-/** The header a medium shows for a column. */
-export const headerFor = (c: Column, medium: Medium): string => c.headers?.[medium] ?? c.header;
 
 /** A column whose header is its id, a CSV-only figure. */
 export const raw = (id: string, values: readonly CellValue[], format: CellFormat = 'num'): Column => ({

@@ -4,7 +4,7 @@
 import { PHASES } from '../transport/phases.js';
 import type { CellFormat, CellValue, Column, Table } from './columns.js';
 import { raw } from './columns.js';
-import type { Report, ReportContender } from './report-model.js';
+import type { ReportContender, ReportFigures as Report } from './report-types.js';
 import { sizeBucketTable } from './tables.js';
 
 type Row = ReportContender;
@@ -296,7 +296,7 @@ function sizeBuckets(r: Report): Column[] {
 }
 
 /** The ranked table: one row per contender, fastest first. */
-export function rankedTable(r: Report): Table {
+export function rankedColumns(r: Report): Table {
   const sweepAxes = r.sweep ? axesOf(r.contenders) : [];
   const tiers = r.contenders[0]?.cost.tiers.map((t) => t.tier) ?? [];
   const columns = [

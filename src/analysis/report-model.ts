@@ -1,152 +1,55 @@
 // The one report model: analysis runs once here over a results file, and every renderer (console,
-// Markdown, CSV, JSON, HTML) only formats what it holds. JSON output is this object as it is.
+// Markdown, CSV, JSON, HTML) only formats what it holds: its figures, and its tables (columns of those
+// figures, analysis/columns.ts). JSON output is the figures as they are.
 import type { Environment, ResultsFile, Unit } from '../results/schema.js';
 import { analyze, LATENCY_PERCENTILES, type ContenderStats } from './analyze.js';
-import { hedgeSummary, objectCompletion, type HedgeSummary, type ObjectCompletion } from './completion.js';
-import { contenderCost, type ContenderCost } from './cost.js';
-import { openLoopSummary, rateCurves, type OpenLoopSummary, type RateCurve } from './open-loop.js';
+import { hedgeSummary, objectCompletion } from './completion.js';
+import { contenderCost } from './cost.js';
+import { openLoopSummary, rateCurves } from './open-loop.js';
 import { DEFAULT_PRICES, type PriceTable } from './prices.js';
 import { declared, isSdkBaseline, recommend, type Candidate, type Recommendation } from './recommend.js';
-import { buildGrid, sdkAdvice, type SweepGrid } from './sweep.js';
+import { buildGrid, sdkAdvice } from './sweep.js';
 import { reportUnit } from './unit.js';
-import { medianIntervalSignTestExact } from './stats.js';
-import {
-  rankStats,
-  serverGap,
-  verdicts,
-  DEFAULT_SOCKET_BUFFER_BYTES,
-  type RankedStats,
-  type ServerGap,
-  type Verdict,
-} from './verdict.js';
-import { reportWarnings, type ReportWarning } from './warnings.js';
-import { warmupFaults, type WarmupFaults } from './warmup.js';
-import { sizeBuckets, type ReportSizeBuckets } from './size-buckets.js';
+import { timeBoundsOf } from './time-bounds.js';
+import { rankStats, serverGap, verdicts, DEFAULT_SOCKET_BUFFER_BYTES } from './verdict.js';
+import { reportWarnings } from './warnings.js';
+import { warmupFaults } from './warmup.js';
+import { sizeBuckets } from './size-buckets.js';
 import { cellLabel } from '../results/label.js';
-import { PHASES, type Phase } from '../transport/phases.js';
+import { PHASES } from '../transport/phases.js';
 import { strategyNamed } from '../strategies/index.js';
 import { tuneReport, TUNE_MATERIAL_GAIN, type ReportTune } from './tune.js';
 import { DEFAULT_MATERIAL_SHARE } from '../config/options.js';
 import { onThisMachine } from '../transport/this-machine.js';
-import { evaluateThresholds, type ThresholdResults } from './thresholds.js';
+import { evaluateThresholds } from './thresholds.js';
 import type { Threshold } from '../config/thresholds.js';
+import type {
+  Report,
+  ReportContender,
+  ReportFigures,
+  ReportRanges,
+  ReportSweep,
+  ReportTables,
+  TimeWent,
+} from './report-types.js';
+import { rankedColumns } from './ranked-table.js';
+import { sizeBucketTable, thresholdTable } from './tables.js';
+
+export type * from './report-types.js';
+export { MIN_RUNS_FOR_INTERVAL, type TimeBounds } from './time-bounds.js';
 
 /** Bumped whenever a field of the Report changes meaning or goes away. */
 export const REPORT_SCHEMA_VERSION = 1;
 
-export interface ReportContender extends RankedStats {
-  cost: ContenderCost;
-  /** Whole-object completion beside request latency, where runs measured it. */
-  completion?: ObjectCompletion;
-  /** What --hedge did, where it ran. */
-  hedge?: HedgeSummary;
-  /** The spread of its times as shown beside the median; none from one sample. */
-  timeBounds?: TimeBounds;
-  /** --rate: offered and achieved rate, skipped sends, latency from the intended start and from the send. */
-  openLoop?: OpenLoopSummary;
-  /** Its measured times added up (what JUnit reports as the time of its test). */
-  measuredMs: number;
-}
-
-/** Where one contender's request time went: each phase's share of its requests' summed time. */
-export interface TimeWent {
-  contender: string;
-  /** Phases present, in PHASES' order; connection phases from opened sockets only. */
-  shares: { phase: Phase; share: number }[];
-  /** Requests, and those that opened a socket (the rest reused one), median per run. */
-  requestsPerRun: number;
-  socketsOpenedPerRun: number;
-}
-
-/**
- * A contender's times' spread beside their median: from MIN_RUNS_FOR_INTERVAL runs on, the median's
- * own 95% interval (the sign test's order statistics: no assumption about the runs' distribution,
- * and never an interval that leaves the median out, as the mean's can when a few runs are slow);
- * below it, their range.
- */
-export interface TimeBounds {
-  of: 'ci95' | 'range';
-  lowMs: number;
-  highMs: number;
-  /** How far the interval reaches from the median on its wider side: what `±` shows. */
-  fromMedianMs: number;
-}
-
-/** Below this many samples an interval of the median is the whole range or wider: the range says it plainly. */
-export const MIN_RUNS_FOR_INTERVAL = 5;
-
-export interface ReportHeader {
-  title: string;
-  command: ResultsFile['command'];
-  target: string;
-  targetKind: string;
-  targetOnThisMachine: boolean;
-  /** The one object size every download run delivered, when there is one. */
-  objectSizeBytes?: number;
-  /** Measured runs per contender, as measured (warm-ups left out). */
-  runsPerContender: { label: string; runs: number }[];
-  /** The most common of those counts (the larger on a tie): the header says it once, then the others. */
-  usualRuns: number;
-  /** The most runs any contender has (0 where none): whether there is a spread to show at all. */
-  mostRuns: number;
-  complete: boolean;
-  interrupted?: string;
-  createdAt: string;
-}
-
-export interface ReportSweep {
-  grid: SweepGrid;
-  /** Each cell's winning contender, in grid order. */
-  winners: string[];
-  best?: string;
-  /** The best cell and every cell a rank test cannot tell from it. */
-  tied: string[];
-  /** SDK settings drawn from measured SDK cells, as lines. */
-  sdkAdvice: string[];
-}
-
-export interface Report {
-  schema: 'blob-cacher/report';
-  schemaVersion: number;
-  header: ReportHeader;
-  environment: Environment;
-  /** What the report's rates are in: MiB/s, or ops/s when every contender is counted in requests. */
-  unit: Unit;
-  /** Ranked, fastest first; failed contenders last. */
-  contenders: ReportContender[];
-  verdicts: Verdict[];
-  recommendation?: Recommendation;
-  /** Where the time went, one per contender in the answer (a sweep's or tune's: the recommended cell's). */
-  timeWent: TimeWent[];
-  /** One per kind. */
-  warnings: ReportWarning[];
-  /** Retries, throttled answers and failures in warm-up runs, apart from the measured figures. */
-  warmupFaults: WarmupFaults[];
-  /** Client time against the server's own span, where the server's clock was read. */
-  serverClock: (ServerGap & { contender: string })[];
-  sweep?: ReportSweep;
-  /** A tune's answer: the best cell, its neighbours, the path, throttling, what to deploy. */
-  tune?: ReportTune;
-  prices: { name: string; asOf: string; currency: string };
-  /** The percentiles of each contender's `totalPercentilesMs`. */
-  latencyPercentiles: readonly number[];
-  /** The extremes across contenders that the charts scale to. */
-  ranges: ReportRanges;
-  /** --threshold's rules, each row pass or fail; absent when none was given. */
-  thresholds?: ThresholdResults;
-  /** --slo with --rate: each open-loop contender's rates against it, and its knee (a rate sweep's answer). */
-  rateCurves?: RateCurve[];
-  /** Runs of drawn file sizes: throughput and latency per size bucket. */
-  sizeBuckets?: ReportSizeBuckets;
-}
-
-/** Extremes across every contender; not finite (null in JSON) where there is no figure. */
-export interface ReportRanges {
-  /** The fastest run of any contender, MiB/s. */
-  throughputMiBpsHigh: number;
-  /** Over every contender's `totalPercentilesMs`: the lowest above 0, and the highest. */
-  latencyMsLowestPositive: number;
-  latencyMsHighest: number;
+function tablesOf(r: ReportFigures): ReportTables {
+  return {
+    ranked: rankedColumns(r),
+    sizeBuckets: (r.sizeBuckets?.contenders ?? []).map((c) => ({
+      contender: c.contender,
+      table: sizeBucketTable(c.buckets),
+    })),
+    ...(r.thresholds ? { thresholds: thresholdTable(r.thresholds.rows) } : {}),
+  };
 }
 
 function rangesOf(contenders: readonly ReportContender[]): ReportRanges {
@@ -233,19 +136,6 @@ function sweepOf(
   };
 }
 
-function timeBoundsOf(s: ContenderStats): TimeBounds | undefined {
-  const w = s.wallMs;
-  if (w.n < 2) return undefined;
-  const [of, lowMs, highMs] =
-    w.n < MIN_RUNS_FOR_INTERVAL
-      ? (['range', w.min, w.max] as const)
-      : (() => {
-          const interval = medianIntervalSignTestExact([...s.timesMs].sort((a, b) => a - b));
-          return ['ci95', interval.low, interval.high] as const;
-        })();
-  return { of, lowMs, highMs, fromMedianMs: Math.max(highMs - w.median, w.median - lowMs) };
-}
-
 function timeWentOf(s: ContenderStats): TimeWent | undefined {
   const shares = PHASES.flatMap((phase) => {
     const share = s.phaseShare[phase];
@@ -275,6 +165,11 @@ function modalCount(counts: readonly number[]): number {
 }
 
 export function buildReport(doc: ResultsFile, opts: ReportOptions): Report {
+  const figures = reportFigures(doc, opts);
+  return { ...figures, tables: tablesOf(figures) };
+}
+
+function reportFigures(doc: ResultsFile, opts: ReportOptions): ReportFigures {
   const prices = opts.prices ?? DEFAULT_PRICES;
   const material = opts.material ?? DEFAULT_MATERIAL_SHARE;
   const stats = analyze(doc.runs);

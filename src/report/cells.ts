@@ -8,11 +8,25 @@ import type {
   Medium,
   RankCell,
   RateCell,
+  Table,
   TimeCell,
 } from '../analysis/columns.js';
 import type { TimeBounds } from '../analysis/report-model.js';
 import { formatBytes } from '../config/sizes.js';
 import { checkWord, count, DASH, fixed, money, num } from './format.js';
+
+/** The columns a medium shows, in its order. */
+export function columnsFor(table: Table, medium: Medium): Column[] {
+  const byId = new Map(table.columns.map((c) => [c.id, c]));
+  return (table.views[medium] ?? []).map((id) => {
+    const c = byId.get(id);
+    if (!c) throw new Error(`table view ${medium} names no column ${id}`);
+    return c;
+  });
+}
+
+/** The header a medium shows for a column. */
+export const headerFor = (c: Column, medium: Medium): string => c.headers?.[medium] ?? c.header;
 
 const finite = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 
@@ -111,4 +125,17 @@ export function csvValue(c: Column, v: CellValue): unknown {
     default:
       return v;
   }
+}
+
+/** A table's headers and cells as a medium shows them, each passed through the medium's escaping. */
+export function textTable(table: Table, medium: Medium, escaped: (text: string) => string = (t) => t) {
+  const columns = columnsFor(table, medium);
+  const rows = table.columns[0]?.values.length ?? 0;
+  return {
+    columns,
+    head: columns.map((c) => escaped(headerFor(c, medium))),
+    rows: Array.from({ length: rows }, (_, i) =>
+      columns.map((c) => escaped(textCell(c, c.values[i], medium))),
+    ),
+  };
 }

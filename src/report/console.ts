@@ -3,20 +3,8 @@
 // (server clock, phases, percentiles, untimed steps, steady series) with --details.
 import type { Report, ReportContender } from '../analysis/report-model.js';
 import { PHASES } from '../transport/phases.js';
-import {
-  axesOf,
-  bytes,
-  checkWord,
-  count,
-  DASH,
-  firstTier,
-  fixed,
-  money,
-  num,
-  rateColumn,
-  timeCell,
-  timeWentLine,
-} from './format.js';
+import { columnsFor, headerFor, textCell } from './cells.js';
+import { bytes, fixed, money, num, timeWentLine } from './format.js';
 import { completionLines } from './completion.js';
 import { openLoopLines, rateCurveLines } from './open-loop.js';
 import { seconds, steadyLines } from './steady.js';
@@ -38,8 +26,6 @@ const painter =
   (code, text) =>
     on ? `\x1b[${code}m${text}\x1b[0m` : text;
 
-const rankLabel = (s: ReportContender) => `${s.rank}${s.tied ? '=' : ''}`;
-
 /** Header: what was measured where, and the runs each contender has as measured. */
 function header(r: Report): string[] {
   const h = r.header;
@@ -58,39 +44,18 @@ function header(r: Report): string[] {
 
 /** One row per contender; sweeps show each swept option as its own column, so labels stay short. */
 export function rankedTable(r: Report, paint: Paint = painter(false)): string[] {
-  const axes = r.sweep ? axesOf(r.contenders) : [];
-  const tier = r.contenders.map(firstTier).find((t) => t)?.tier;
-  const rate = rateColumn(r);
-  const head = [
-    '#',
-    axes.length ? 'strategy' : 'contender',
-    ...axes.map((a) => forTerminal(a.replace(/^--/, ''))),
-    'time ms',
-    rate.header,
-    'req/obj',
-    tier ? `$/1k obj ${tier}` : '',
-    'verified',
-  ];
+  const columns = columnsFor(r.tables.ranked, 'console');
+  const head = columns.map((c) => forTerminal(headerFor(c, 'console')));
   // Cells are escaped before the widths are taken: a column is as wide as what the terminal shows.
-  const rows = r.contenders.map((s) =>
-    [
-      rankLabel(s),
-      axes.length ? s.strategy : s.label,
-      ...axes.map((a) => s.cell?.[a] ?? DASH),
-      timeCell(s),
-      rate.cell(s),
-      count(s.cost.requestsPerObject),
-      tier ? money(firstTier(s)?.per1000Objects) : '',
-      checkWord(s),
-    ].map(forTerminal),
+  const rows = r.contenders.map((_, i) =>
+    columns.map((c) => forTerminal(textCell(c, c.values[i], 'console'))),
   );
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
-  const left = new Set([1, ...axes.map((_, i) => i + 2)]);
+  // Names and the rank read from the left, figures from the right; the last column is not padded.
+  const left = columns.map((c) => c.format === 'rank' || c.format === 'text');
   const line = (cells: string[]) =>
     cells
-      .map((c, i) =>
-        i === cells.length - 1 ? c : left.has(i) || i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!),
-      )
+      .map((c, i) => (i === cells.length - 1 ? c : left[i] ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
       .join('  ')
       .trimEnd();
   return [

@@ -5,6 +5,8 @@ import { tuneSection } from './html-tune.js';
 import { redact } from '../log/redact.js';
 import type { Report, ReportContender, TimeWent } from '../analysis/report-model.js';
 import { PHASES, PHASE_MEANINGS } from '../transport/phases.js';
+import type { CellValue, CheckCell, Column, RankCell, TimeCell } from '../analysis/columns.js';
+import { columnsFor, headerFor, rankText } from './cells.js';
 import { seconds } from './steady.js';
 import { containerLimits, manyBlobLine } from './console.js';
 import { completionLines } from './completion.js';
@@ -107,40 +109,66 @@ function environmentBlock(report: Report, rawConfig: Record<string, unknown>): s
   );
 }
 
-function summaryTable(report: Report, colour: (s: string) => string): string {
-  const tier = report.contenders[0]?.cost.tiers[0]?.tier;
-  const head = [
-    '#',
-    'contender',
-    'runs',
-    'time ms',
-    'MiB/s',
-    'ops/s',
-    'requests per object',
-    ...(tier ? [`$ per 1,000 objects (${tier})`] : []),
-    'p50 first byte ms',
-    'p99 first byte ms',
-    'verified',
-  ];
-  const rows = report.contenders.map((s) => {
-    const w = s.wallMs;
-    const b = s.timeBounds;
-    const time =
-      !b || !Number.isFinite(b.highMs - b.lowMs)
-        ? fmt(w.median)
-        : b.of === 'range'
-          ? `${fmt(w.median)} <span class="pm">(${fmt(b.lowMs)}–${fmt(b.highMs)})</span>`
-          : `${fmt(w.median)} <span class="pm">± ${fmt(b.fromMedianMs)}</span>`;
-    return (
-      `<tr data-strategy="${e(s.label)}"${report.recommendation?.contender === s.label ? ' class="recommended"' : ''}><td class="num">${s.rank}${s.tied ? '=' : ''}</td>` +
-      `<td><span class="swatch" style="background:${colour(s.label)}"></span><strong>${e(s.label)}</strong><div class="desc">${e(s.description)}</div></td>` +
-      `<td class="num">${s.runs}</td><td class="num">${time}</td><td class="num">${fmt(s.throughputMiBps.median)}</td><td class="num">${fmt(s.opsPerSecond.median)}</td>` +
-      `<td class="num">${count(s.cost.requestsPerObject)}${s.failedRequests ? ` <span class="bad">(${s.failedRequests} failed)</span>` : ''}</td>` +
-      (tier ? `<td class="num">${money(s.cost.tiers[0]?.per1000Objects)}</td>` : '') +
-      `<td class="num">${fmt(s.latencyMs.firstByte?.p50)}</td><td class="num">${fmt(s.latencyMs.firstByte?.p99)}</td>` +
-      `<td>${!s.verified ? '<span class="bad">✗ failed</span>' : s.notVerified ? `<span class="bad">not verified (${e(s.notVerified)})</span>` : '<span class="ok">✓ ok</span>'}</td></tr>`
-    );
+/** A cell of the summary table: figures right-aligned, the contender with its swatch and description. */
+function summaryCell(c: Column, v: CellValue, s: ReportContender, colour: (s: string) => string): string {
+  switch (c.format) {
+    case 'rank':
+      return `<td class="num">${rankText(v as RankCell)}</td>`;
+    case 'text':
+      return (
+        `<td><span class="swatch" style="background:${colour(s.label)}"></span>` +
+        `<strong>${e(String(v))}</strong><div class="desc">${e(s.description)}</div></td>`
+      );
+    case 'time':
+      return `<td class="num">${timeHtml(v as TimeCell)}</td>`;
+    case 'check':
+      return `<td>${checkHtml(v as CheckCell)}</td>`;
+    case 'count': {
+      const failed = s.failedRequests ? ` <span class="bad">(${s.failedRequests} failed)</span>` : '';
+      return `<td class="num">${count(v as number)}${failed}</td>`;
+    }
+    case 'money':
+      return `<td class="num">${money(v as number | undefined)}</td>`;
+    case 'int':
+      return `<td class="num">${String(v)}</td>`;
+    default:
+      return `<td class="num">${fmt(v as number | undefined)}</td>`;
+  }
+}
+
+function timeHtml(v: TimeCell): string {
+  const b = v.bounds;
+  if (!b || !Number.isFinite(b.highMs - b.lowMs)) return fmt(v.medianMs);
+  return b.of === 'range'
+    ? `${fmt(v.medianMs)} <span class="pm">(${fmt(b.lowMs)}–${fmt(b.highMs)})</span>`
+    : `${fmt(v.medianMs)} <span class="pm">± ${fmt(b.fromMedianMs)}</span>`;
+}
+
+const checkHtml = (v: CheckCell) =>
+  !v.verified
+    ? '<span class="bad">✗ failed</span>'
+    : v.notVerified
+      ? `<span class="bad">not verified (${e(v.notVerified)})</span>`
+      : '<span class="ok">✓ ok</span>';
+
+function summaryRows(report: Report, colour: (s: string) => string): { head: string; rows: string[] } {
+  const columns = columnsFor(report.tables.ranked, 'html');
+  const head = columns
+    .map((c) => {
+      const cls = c.format === 'text' || c.format === 'check' ? '' : ' class="num"';
+      return `<th${cls}>${e(headerFor(c, 'html'))}</th>`;
+    })
+    .join('');
+  const rows = report.contenders.map((s, i) => {
+    const recommended = report.recommendation?.contender === s.label ? ' class="recommended"' : '';
+    const cells = columns.map((c) => summaryCell(c, c.values[i], s, colour)).join('');
+    return `<tr data-strategy="${e(s.label)}"${recommended}>${cells}</tr>`;
   });
+  return { head, rows };
+}
+
+function summaryTable(report: Report, colour: (s: string) => string): string {
+  const { head, rows } = summaryRows(report, colour);
   const notes = [
     ...report.contenders.flatMap((s: ReportContender) => {
       const many = manyBlobLine(s);
@@ -157,7 +185,8 @@ function summaryTable(report: Report, colour: (s: string) => string): string {
     ),
   ];
   return (
-    `<div class="scroll"><table><thead><tr>${head.map((h, i) => `<th${i === 1 || i === head.length - 1 ? '' : ' class="num"'}>${h}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table></div>` +
+    `<div class="scroll"><table><thead><tr>${head}</tr></thead>` +
+    `<tbody>${rows.join('')}</tbody></table></div>` +
     (notes.length ? `<ul class="notes">${notes.join('')}</ul>` : '') +
     `<p class="lede">Prices: ${e(report.prices.name)}, as of ${e(report.prices.asOf)}.</p>`
   );

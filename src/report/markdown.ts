@@ -1,19 +1,8 @@
 // The report in Markdown: the recommendation first, then the ranked table, verdicts, warnings and
 // the sweep grid as lists and tables, so nothing collapses into one paragraph.
 import type { Report } from '../analysis/report-model.js';
-import { PHASES } from '../transport/phases.js';
-import {
-  axesOf,
-  boundsCell,
-  bytes,
-  checkWord,
-  count,
-  DASH,
-  money,
-  num,
-  rateColumn,
-  timeWentLine,
-} from './format.js';
+import { columnsFor, headerFor, textCell } from './cells.js';
+import { bytes, num, timeWentLine } from './format.js';
 import { completionLines } from './completion.js';
 import { openLoopLines, rateCurveLines } from './open-loop.js';
 import { environmentLine, manyBlobLine } from './console.js';
@@ -25,6 +14,17 @@ import { sizeBucketMarkdown } from './size-buckets.js';
 const row = (cells: string[]) => `| ${cells.map(md).join(' | ')} |`;
 /** A header of our own words, with the data in it (swept options' names) escaped by the caller. */
 const headRow = (cells: string[]) => `| ${cells.join(' | ')} |`;
+
+/** The ranked table; a swept option's name in a header is data, escaped like any cell. */
+function rankedMarkdown(r: Report): string[] {
+  const columns = columnsFor(r.tables.ranked, 'md');
+  const head = columns.map((c) => (c.headerFromData ? md(headerFor(c, 'md')) : headerFor(c, 'md')));
+  return [
+    headRow(head),
+    `|${' --- |'.repeat(columns.length)}`,
+    ...r.contenders.map((_, i) => row(columns.map((c) => textCell(c, c.values[i], 'md')))),
+  ];
+}
 
 export function renderMarkdown(r: Report): string {
   const h = r.header;
@@ -46,51 +46,7 @@ export function renderMarkdown(r: Report): string {
       ),
     );
   }
-  const axes = r.sweep ? axesOf(r.contenders) : [];
-  const tiers = r.contenders[0]?.cost.tiers.map((t) => t.tier) ?? [];
-  const rate = rateColumn(r);
-  lines.push(
-    '',
-    headRow([
-      '#',
-      'strategy',
-      ...axes.map(md),
-      'runs',
-      'time ms (median)',
-      'spread ms',
-      rate.header,
-      'requests per object',
-      ...tiers.map((t) => `$ per 1,000 objects (${t})`),
-      'p50 first byte ms',
-      'p99 first byte ms',
-      ...PHASES.map((p) => `${p} %`),
-      'retries',
-      'failed requests',
-      'verified',
-    ]),
-  );
-  lines.push(`|${' --- |'.repeat(12 + axes.length + tiers.length + PHASES.length)}`);
-  for (const s of r.contenders) {
-    lines.push(
-      row([
-        `${s.rank}${s.tied ? '=' : ''}`,
-        axes.length ? s.strategy : s.label,
-        ...axes.map((a) => s.cell?.[a] ?? DASH),
-        String(s.runs),
-        num(s.wallMs.median),
-        boundsCell(s),
-        rate.cell(s),
-        count(s.cost.requestsPerObject),
-        ...tiers.map((t) => money(s.cost.tiers.find((x) => x.tier === t)?.per1000Objects)),
-        num(s.latencyMs.firstByte?.p50),
-        num(s.latencyMs.firstByte?.p99),
-        ...PHASES.map((p) => (s.phaseShare[p] === undefined ? DASH : (s.phaseShare[p]! * 100).toFixed(1))),
-        String(s.retries),
-        String(s.failedRequests),
-        checkWord(s),
-      ]),
-    );
-  }
+  lines.push('', ...rankedMarkdown(r));
   if (r.timeWent.length) {
     lines.push('', '### Where the time went', '', ...r.timeWent.map((t) => `- ${md(timeWentLine(t))}`));
   }
