@@ -83,6 +83,8 @@ export interface Column<V extends CellValue = CellValue> {
   format: CellFormat;
   /** One per row, in the table's row order. */
   values: readonly V[];
+  /** The largest value (0 at least), where a renderer scales to it: a sparkline's top. */
+  highest?: number;
 }
 
 export interface Table {

@@ -33,7 +33,7 @@ import type {
   TimeWent,
 } from './report-types.js';
 import { rankedColumns } from './ranked-table.js';
-import { sizeBucketTable, thresholdTable } from './tables.js';
+import { sizeBucketTable, steadyTable, thresholdTable } from './tables.js';
 
 export type * from './report-types.js';
 export { MIN_RUNS_FOR_INTERVAL, type TimeBounds } from './time-bounds.js';
@@ -48,6 +48,9 @@ function tablesOf(r: ReportFigures): ReportTables {
       contender: c.contender,
       table: sizeBucketTable(c.buckets),
     })),
+    steady: r.contenders.flatMap((c) =>
+      c.steady ? [{ contender: c.label, table: steadyTable(c.steady.rates.buckets) }] : [],
+    ),
     ...(r.thresholds ? { thresholds: thresholdTable(r.thresholds.rows) } : {}),
   };
 }

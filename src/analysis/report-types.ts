@@ -118,6 +118,8 @@ export interface ReportTables {
   ranked: Table;
   /** Per contender with size buckets, a row per bucket. */
   sizeBuckets: { contender: string; table: Table }[];
+  /** Per contender that ran steady, its series' buckets. */
+  steady: { contender: string; table: Table }[];
   /** --threshold's rows; absent when none was given. */
   thresholds?: Table;
 }

@@ -1,5 +1,5 @@
 // The report's smaller tables as columns (analysis/columns.ts): the figures per size bucket of one
-// contender, and --threshold's pass/fail rows.
+// contender, --threshold's pass/fail rows, and a steady run's series.
 import type { Column, Table } from './columns.js';
 import type { SizeBucket } from './size-buckets.js';
 import type { ThresholdRow } from './thresholds.js';
@@ -50,4 +50,16 @@ export function thresholdTable(rows: readonly ThresholdRow[]): Table {
   ];
   const all = columns.map((c) => c.id);
   return { columns, views: { console: all, md: all, html: all } };
+}
+
+/** A steady run's series as the text report draws it: a row per bucket of intervals, its rate. */
+export function steadyTable(buckets: readonly number[]): Table {
+  const rate: Column = {
+    id: 'rate',
+    header: 'rate',
+    format: 'num',
+    values: buckets,
+    highest: Math.max(0, ...buckets),
+  };
+  return { columns: [rate], views: { console: ['rate'] } };
 }

@@ -114,7 +114,7 @@ export function detailLines(r: Report): string[] {
         `  ${g.contender}: client ${num(g.clientMs)} ms, server ${num(g.serverMs)} ms (${g.ms >= 0 ? '+' : ''}${num(g.ms)} ms, bound ${num(g.boundMs)} ms)`,
       );
   }
-  out.push(...steadyLines(r.contenders));
+  out.push(...steadyLines(r.contenders, r.tables.steady));
   out.push(
     '',
     'per-phase latency, ms: p50 / p90 / p99 / max  (phases absent on reused sockets are not counted)',

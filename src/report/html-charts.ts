@@ -107,7 +107,8 @@ export function throughputChart(
         `x="${x(t.ci95Low).toFixed(1)}" y="${(cy - 3).toFixed(1)}" width="${Math.max(2, x(t.ci95High) - x(t.ci95Low)).toFixed(1)}" height="6">` +
         `<title>${name}: 95% CI of the mean ${fmt(t.ci95Low)}–${fmt(t.ci95High)} MiB/s${t.n < 2 ? ' (one run: no interval)' : ''}</title></rect>`,
     );
-    parts.push(txt(Math.max(x(t.max), x(t.ci95High), x(t.median)) + 8, cy + 4, fmt(t.median), 'value'));
+    // The value's label starts past the whisker and the interval's band (the median is within the runs).
+    parts.push(txt(Math.max(x(t.max), x(t.ci95High)) + 8, cy + 4, fmt(t.median), 'value'));
   });
   parts.push(
     `<line class="axisline" x1="${left}" x2="${left}" y1="${top - 4}" y2="${height - axis + 4}"/></svg>`,
