@@ -26,6 +26,7 @@ import type { Threshold } from '../config/thresholds.js';
 import type {
   Report,
   ReportContender,
+  ReportHeader,
   ReportFigures,
   ReportRanges,
   ReportSweep,
@@ -172,25 +173,27 @@ export function buildReport(doc: ResultsFile, opts: ReportOptions): Report {
   return { ...figures, tables: tablesOf(figures) };
 }
 
-function reportFigures(doc: ResultsFile, opts: ReportOptions): ReportFigures {
-  const prices = opts.prices ?? DEFAULT_PRICES;
-  const material = opts.material ?? DEFAULT_MATERIAL_SHARE;
-  const stats = analyze(doc.runs);
+/** Each contender ranked, with its cost, completion, spread and measured time. */
+function rankedContenders(doc: ResultsFile, stats: ContenderStats[], prices: PriceTable): ReportContender[] {
   const byLabel = new Map<string, typeof doc.runs>();
   for (const r of doc.runs)
     byLabel.set(cellLabel(r.strategy, r.cell), [...(byLabel.get(cellLabel(r.strategy, r.cell)) ?? []), r]);
-  const contenders: ReportContender[] = rankStats(stats).map((s) => {
+  return rankStats(stats).map((s) => {
     const runs = byLabel.get(s.label) ?? [];
     const bounds = timeBoundsOf(s);
     const cost = contenderCost(doc.command, runs, prices, isSdkBaseline(s) ? 'calls' : 'requests');
     const measuredMs = s.timesMs.reduce((t, ms) => t + ms, 0);
     return { ...s, cost, ...completionOf(runs), ...(bounds ? { timeBounds: bounds } : {}), measuredMs };
   });
-  const local = targetOnThisMachine(doc.environment);
-  const bufferBytes =
-    doc.environment.tcp?.rmemMaxBytes !== undefined && doc.environment.tcp.wmemMaxBytes !== undefined
-      ? doc.environment.tcp.rmemMaxBytes + doc.environment.tcp.wmemMaxBytes
-      : DEFAULT_SOCKET_BUFFER_BYTES;
+}
+
+/** The answer: a tune's cell, a sweep's, or the rule over the ranked contenders. */
+function answerOf(
+  doc: ResultsFile,
+  stats: ContenderStats[],
+  contenders: ReportContender[],
+  material: number,
+) {
   const swept = sweepOf(doc, stats, contenders, material);
   const unit = reportUnit(stats.map((s) => s.unit));
   const tuned = tuneReport(doc, stats, unit, (s) =>
@@ -210,7 +213,46 @@ function reportFigures(doc: ResultsFile, opts: ReportOptions): ReportFigures {
           })),
           material,
         );
+  return { swept, unit, tuned, recommendation };
+}
+
+function headerOf(doc: ResultsFile, stats: ContenderStats[], title: string, local: boolean): ReportHeader {
   const objectSizeBytes = commonObjectSize(doc);
+  return {
+    title,
+    command: doc.command,
+    target: doc.environment.target,
+    targetKind: doc.environment.targetKind,
+    targetOnThisMachine: local,
+    ...(objectSizeBytes !== undefined ? { objectSizeBytes } : {}),
+    runsPerContender: stats.map((s) => ({ label: s.label, runs: s.runs })),
+    usualRuns: modalCount(stats.map((s) => s.runs)),
+    mostRuns: Math.max(0, ...stats.map((s) => s.runs)),
+    complete: doc.complete,
+    ...(doc.interrupted ? { interrupted: doc.interrupted } : {}),
+    createdAt: doc.createdAt,
+  };
+}
+
+/** The socket buffers' size the server clock's bound allows for: the host's, else a default. */
+function socketBufferBytes(env: Environment): number {
+  return env.tcp?.rmemMaxBytes !== undefined && env.tcp.wmemMaxBytes !== undefined
+    ? env.tcp.rmemMaxBytes + env.tcp.wmemMaxBytes
+    : DEFAULT_SOCKET_BUFFER_BYTES;
+}
+
+function reportFigures(doc: ResultsFile, opts: ReportOptions): ReportFigures {
+  const prices = opts.prices ?? DEFAULT_PRICES;
+  const stats = analyze(doc.runs);
+  const contenders = rankedContenders(doc, stats, prices);
+  const local = targetOnThisMachine(doc.environment);
+  const bufferBytes = socketBufferBytes(doc.environment);
+  const { swept, unit, tuned, recommendation } = answerOf(
+    doc,
+    stats,
+    contenders,
+    opts.material ?? DEFAULT_MATERIAL_SHARE,
+  );
   const buckets = sizeBuckets(doc.runs);
   // A sweep or a tune measures dozens of cells: the answer says where the chosen one's time went.
   const shownTimes =
@@ -218,20 +260,7 @@ function reportFigures(doc: ResultsFile, opts: ReportOptions): ReportFigures {
   return {
     schema: 'blob-cacher/report',
     schemaVersion: REPORT_SCHEMA_VERSION,
-    header: {
-      title: opts.title,
-      command: doc.command,
-      target: doc.environment.target,
-      targetKind: doc.environment.targetKind,
-      targetOnThisMachine: local,
-      ...(objectSizeBytes !== undefined ? { objectSizeBytes } : {}),
-      runsPerContender: stats.map((s) => ({ label: s.label, runs: s.runs })),
-      usualRuns: modalCount(stats.map((s) => s.runs)),
-      mostRuns: Math.max(0, ...stats.map((s) => s.runs)),
-      complete: doc.complete,
-      ...(doc.interrupted ? { interrupted: doc.interrupted } : {}),
-      createdAt: doc.createdAt,
-    },
+    header: headerOf(doc, stats, opts.title, local),
     environment: doc.environment,
     unit,
     contenders,
@@ -293,10 +322,11 @@ function tuneRecommendation(
       : t.stopped === 'budget'
         ? 'the budget ran out'
         : 'stopped';
+  const began = t.throttling.map((b) => `${b.axis} ${b.value} (${b.throttleClass})`).join(', ');
   const throttle = t.bestThrottled
     ? ' It was throttled: every cell measured was.'
     : t.throttling.length
-      ? ` Throttling began at ${t.throttling.map((b) => `${b.axis} ${b.value} (${b.throttleClass})`).join(', ')}.`
+      ? ` Throttling began at ${began}.`
       : '';
   return {
     contender: c.label,
