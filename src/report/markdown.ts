@@ -26,7 +26,8 @@ function rankedMarkdown(r: Report): string[] {
   ];
 }
 
-export function renderMarkdown(r: Report): string {
+/** The title, what was measured where, and the answer in bold. */
+function headerMarkdown(r: Report): string[] {
   const h = r.header;
   const lines = [`## ${md(h.title)}`, ''];
   lines.push(`- Target: ${md(h.target)}${h.targetOnThisMachine ? ' (on this machine)' : ''}`);
@@ -35,8 +36,8 @@ export function renderMarkdown(r: Report): string {
   lines.push(`- Measured runs: ${h.runsPerContender.map((c) => `${md(c.label)} ${c.runs}`).join(', ')}`);
   lines.push(`- Environment: ${md(environmentLine(r))}`);
   if (r.recommendation) lines.push('', `**${md(r.recommendation.text)}**`);
-  if (r.tune) {
-    // The same lines as the console, as a list: Markdown would fold them into one paragraph.
+  // A tune's lines as the console has them, as a list: Markdown would fold them into one paragraph.
+  if (r.tune)
     lines.push(
       '',
       '### Tune',
@@ -45,53 +46,88 @@ export function renderMarkdown(r: Report): string {
         l.startsWith('  ') ? `  - ${markdownCode(l.trim())}` : `- ${md(l)}`,
       ),
     );
-  }
-  lines.push('', ...rankedMarkdown(r));
-  if (r.timeWent.length) {
-    lines.push('', '### Where the time went', '', ...r.timeWent.map((t) => `- ${md(timeWentLine(t))}`));
-  }
-  if (r.verdicts.length) lines.push('', '### Verdict', '', ...r.verdicts.map((v) => `- ${md(v.text)}`));
-  lines.push(...thresholdMarkdown(r));
-  if (r.warnings.length) lines.push('', '### Warnings', '', ...r.warnings.map((w) => `- ${md(w.text)}`));
-  if (r.warmupFaults.length)
-    lines.push('', '### Warm-up', '', ...r.warmupFaults.map((f) => `- ${md(`${f.contender} ${f.text}`)}`));
-  const many = r.contenders.map(manyBlobLine).filter((l) => l !== undefined);
-  if (many.length) lines.push('', ...many.map((l) => `- ${md(l)}`));
-  const completion = completionLines(r.contenders);
-  if (completion.length) lines.push('', '### Object completion', '', ...completion.map((l) => `- ${md(l)}`));
-  const open = [...openLoopLines(r.contenders), ...rateCurveLines(r).map((l) => l.trim())];
-  if (open.length) lines.push('', '### Open loop', '', ...open.map((l) => `- ${md(l)}`));
-  lines.push(...sizeBucketMarkdown(r));
-  if (r.sweep?.grid.cols.length) {
-    const g = r.sweep.grid;
-    lines.push(
-      '',
-      `### Sweep: ${md(g.title)}`,
-      '',
-      row([g.rowLabel, ...g.cols.map((c) => `${g.colLabel} ${c}`)]),
-      `|${' --- |'.repeat(g.cols.length + 1)}`,
-    );
-    g.values.forEach((vals, i) =>
-      lines.push(
-        row([
-          g.rows[i]!,
-          ...vals.map(
-            (v, j) =>
-              `${v === null ? 'failed' : num(v)}${g.best?.row === i && g.best.col === j ? ' ★' : g.tied?.some((t) => t.row === i && t.col === j) ? ' =' : ''}`,
-          ),
-        ]),
-      ),
-    );
-    lines.push('', '★ best cell; = no significant difference from it.');
-    if (r.sweep.sdkAdvice.length) lines.push('', ...r.sweep.sdkAdvice.map((l) => `- ${md(l.trim())}`));
-  }
-  if (r.serverClock.length) {
-    lines.push('', "### Server clock (the target's own span of each contender's data requests, median)", '');
-    for (const g of r.serverClock)
-      lines.push(
-        `- ${md(g.contender)}: client ${num(g.clientMs)} ms, server ${num(g.serverMs)} ms (${g.ms >= 0 ? '+' : ''}${num(g.ms)} ms; bound ${num(g.boundMs)} ms)`,
-      );
-  }
-  lines.push('', `Prices: ${md(r.prices.name)}, as of ${md(r.prices.asOf)}.`);
-  return lines.join('\n');
+  return lines;
+}
+
+/** A section of list items, where it has any. */
+const section = (title: string | undefined, items: readonly string[]): string[] =>
+  items.length ? ['', ...(title ? [title, ''] : []), ...items.map((l) => `- ${md(l)}`)] : [];
+
+/** Where the time went, the verdicts, thresholds, warnings, and the other figures as lists. */
+function listsMarkdown(r: Report): string[] {
+  return [
+    ...section('### Where the time went', r.timeWent.map(timeWentLine)),
+    ...section(
+      '### Verdict',
+      r.verdicts.map((v) => v.text),
+    ),
+    ...thresholdMarkdown(r),
+    ...section(
+      '### Warnings',
+      r.warnings.map((w) => w.text),
+    ),
+    ...section(
+      '### Warm-up',
+      r.warmupFaults.map((f) => `${f.contender} ${f.text}`),
+    ),
+    ...section(
+      undefined,
+      r.contenders.flatMap((s) => manyBlobLine(s) ?? []),
+    ),
+    ...section('### Object completion', completionLines(r.contenders)),
+    ...section('### Open loop', [...openLoopLines(r.contenders), ...rateCurveLines(r).map((l) => l.trim())]),
+  ];
+}
+
+/** A sweep's grid: ★ the best cell, = those a rank test cannot tell from it. */
+function sweepMarkdown(r: Report): string[] {
+  if (!r.sweep?.grid.cols.length) return [];
+  const g = r.sweep.grid;
+  const mark = (i: number, j: number) =>
+    g.best?.row === i && g.best.col === j
+      ? ' ★'
+      : g.tied?.some((t) => t.row === i && t.col === j)
+        ? ' ='
+        : '';
+  return [
+    '',
+    `### Sweep: ${md(g.title)}`,
+    '',
+    row([g.rowLabel, ...g.cols.map((c) => `${g.colLabel} ${c}`)]),
+    `|${' --- |'.repeat(g.cols.length + 1)}`,
+    ...g.values.map((vals, i) =>
+      row([g.rows[i]!, ...vals.map((v, j) => `${v === null ? 'failed' : num(v)}${mark(i, j)}`)]),
+    ),
+    '',
+    '★ best cell; = no significant difference from it.',
+    ...(r.sweep.sdkAdvice.length ? ['', ...r.sweep.sdkAdvice.map((l) => `- ${md(l.trim())}`)] : []),
+  ];
+}
+
+function serverClockMarkdown(r: Report): string[] {
+  if (!r.serverClock.length) return [];
+  return [
+    '',
+    "### Server clock (the target's own span of each contender's data requests, median)",
+    '',
+    ...r.serverClock.map(
+      (g) =>
+        `- ${md(g.contender)}: client ${num(g.clientMs)} ms, server ${num(g.serverMs)} ms ` +
+        `(${g.ms >= 0 ? '+' : ''}${num(g.ms)} ms; bound ${num(g.boundMs)} ms)`,
+    ),
+  ];
+}
+
+export function renderMarkdown(r: Report): string {
+  return [
+    ...headerMarkdown(r),
+    '',
+    ...rankedMarkdown(r),
+    ...listsMarkdown(r),
+    ...sizeBucketMarkdown(r),
+    ...sweepMarkdown(r),
+    ...serverClockMarkdown(r),
+    '',
+    `Prices: ${md(r.prices.name)}, as of ${md(r.prices.asOf)}.`,
+  ].join('\n');
 }
