@@ -88,7 +88,8 @@ function environmentBlock(report: Report, rawConfig: Record<string, unknown>): s
       ? [
           [
             'endpoint',
-            `${env.endpoint.addresses.join(', ')}${env.endpoint.connectMs !== undefined ? `, connect ${num(env.endpoint.connectMs)} ms` : ''}`,
+            `${env.endpoint.addresses.join(', ')}` +
+              `${env.endpoint.connectMs !== undefined ? `, connect ${num(env.endpoint.connectMs)} ms` : ''}`,
           ] as [string, string],
         ]
       : []),
@@ -104,7 +105,8 @@ function environmentBlock(report: Report, rawConfig: Record<string, unknown>): s
       : '<p class="warn">This run stopped early: the file holds only what was measured before it stopped.</p>') +
     `<dl class="env">${items.map(([k, v]) => `<div${k === 'target' ? ' class="wide"' : ''}><dt>${e(k)}</dt><dd>${e(v)}</dd></div>`).join('')}</dl>` +
     (config.length
-      ? `<details><summary>configuration</summary><dl class="config">${config.map(([k, v]) => `<div><dt>${e(k)}</dt><dd>${e(v)}</dd></div>`).join('')}</dl></details>`
+      ? `<details><summary>configuration</summary><dl class="config">` +
+        `${config.map(([k, v]) => `<div><dt>${e(k)}</dt><dd>${e(v)}</dd></div>`).join('')}</dl></details>`
       : '')
   );
 }
@@ -181,7 +183,9 @@ function summaryTable(report: Report, colour: (s: string) => string): string {
     ),
     ...report.serverClock.map(
       (g) =>
-        `<li>${e(g.contender)}: client ${fmt(g.clientMs)} ms, server ${fmt(g.serverMs)} ms (${g.ms >= 0 ? '+' : ''}${fmt(g.ms)} ms; bound ${fmt(g.boundMs)} ms: 3% + the socket buffers' drain)</li>`,
+        `<li>${e(g.contender)}: client ${fmt(g.clientMs)} ms, server ${fmt(g.serverMs)} ms ` +
+        `(${g.ms >= 0 ? '+' : ''}${fmt(g.ms)} ms; bound ${fmt(g.boundMs)} ms: 3% + the socket buffers' ` +
+        `drain)</li>`,
     ),
   ];
   return (
@@ -208,7 +212,8 @@ function answer(report: Report): string {
       ? `<ul class="warnings">${report.warnings.map((w) => `<li class="warn" data-kind="${w.kind}">${e(w.text)}</li>`).join('')}</ul>`
       : '') +
     (report.warmupFaults.length
-      ? `<ul class="warnings warmup">${report.warmupFaults.map((f) => `<li>${e(`${f.contender} ${f.text}`)}</li>`).join('')}</ul>`
+      ? `<ul class="warnings warmup">` +
+        `${report.warmupFaults.map((f) => `<li>${e(`${f.contender} ${f.text}`)}</li>`).join('')}</ul>`
       : '') +
     '</section>'
   );
@@ -231,7 +236,8 @@ export function renderHtml(input: HtmlReportInput): string {
 
   sections.push(
     `<section id="summary"><h2>Summary</h2><p class="lede">Ranked fastest to slowest by median wall time${stats.some((s) => s.steady) ? " (steady runs: the time of one pass at each active interval's rate, see below)" : ''}${runs > 1 ? ` over the measured runs (± reaches the ends of the median's 95% interval)` : ''}; contenders a rank test (Mann-Whitney U, 5%) cannot tell apart share a rank, shown as 1=. Warm-up runs are left out.` +
-      `${size !== undefined ? ` Object size ${e(formatBytes(size))}.` : ''}</p>${summaryTable(report, colour)}</section>`,
+      `${size !== undefined ? ` Object size ${e(formatBytes(size))}.` : ''}</p>` +
+      `${summaryTable(report, colour)}</section>`,
   );
   if (report.thresholds) sections.push(thresholdHtml(report));
   if (sweep?.rows.length && sweep.cols.length) {
@@ -245,17 +251,23 @@ export function renderHtml(input: HtmlReportInput): string {
   }
   if (stats.length) {
     sections.push(
-      `<section id="throughput"><h2>Throughput</h2><p class="lede">Bytes moved per second of wall time, per measured run. The bar is the median, the whisker spans the slowest and fastest run, the dark band is the 95% confidence interval of the mean (wide when there are few runs).</p>` +
+      `<section id="throughput"><h2>Throughput</h2><p class="lede">Bytes moved per second of wall time, ` +
+        `per measured run. The bar is the median, the whisker spans the slowest and fastest run, the dark ` +
+        `band is the 95% confidence interval of the mean (wide when there are few runs).</p>` +
         `${throughputChart(ranked, report.ranges, colour)}</section>`,
     );
     sections.push(
-      `<section id="phases"><h2>Where the time goes</h2><p class="lede">Share of summed request time spent in each phase, over successful requests. Reused keep-alive sockets have no dns/tcp/tls phase.</p>` +
+      `<section id="phases"><h2>Where the time goes</h2><p class="lede">Share of summed request time ` +
+        `spent in each phase, over successful requests. Reused keep-alive sockets have no dns/tcp/tls ` +
+        `phase.</p>` +
         `${phaseChart(ranked, colour)}<ul class="legend">${phasesShown.map((p) => `<li title="${e(PHASE_MEANINGS[p])}"><span class="swatch" style="background:${PHASE_COLOURS[p]}"></span><strong>${p}</strong> ${e(PHASE_MEANINGS[p])}</li>`).join('')}</ul></section>`,
     );
   }
   if (withLatency.length) {
     sections.push(
-      `<section id="latency"><h2>Request latency by percentile</h2><p class="lede">Total time per request at each percentile, from the merged HDR histograms of every measured run and worker (never averaged percentiles).</p>` +
+      `<section id="latency"><h2>Request latency by percentile</h2><p class="lede">Total time per ` +
+        `request at each percentile, from the merged HDR histograms of every measured run and worker ` +
+        `(never averaged percentiles).</p>` +
         `<ul class="legend">${withLatency.map((s) => `<li><span class="line" style="background:${colour(s.label)}"></span><strong>${e(s.label)}</strong> ${s.latencyMs.total?.count ?? 0} requests</li>`).join('')}</ul>` +
         `${latencyChart(withLatency, report.ranges, colour, report.latencyPercentiles)}</section>`,
     );
@@ -264,11 +276,16 @@ export function renderHtml(input: HtmlReportInput): string {
   const steady = ranked.filter((s) => s.steady);
   if (steady.length) {
     sections.push(
-      `<section id="steady"><h2>Steady state over time</h2><p class="lede">Each run repeated its requests for ${e(seconds(steady[0]!.steady!.durationMs))}; one point per interval of the median run (by rate). The shaded band is the active window, when every worker was issuing: rates and ranks come from it, ramp-up and drain are left out. Red points had throttled answers (429/503).</p>` +
+      `<section id="steady"><h2>Steady state over time</h2><p class="lede">Each run repeated its ` +
+        `requests for ${e(seconds(steady[0]!.steady!.durationMs))}; one point per interval of the median ` +
+        `run (by rate). The shaded band is the active window, when every worker was issuing: rates and ` +
+        `ranks come from it, ramp-up and drain are left out. Red points had throttled answers ` +
+        `(429/503).</p>` +
         steady
           .map(
             (s) =>
-              `<h3><span class="swatch" style="background:${colour(s.label)}"></span>${e(s.label)}</h3>${seriesChart(s, colour(s.label))}`,
+              `<h3><span class="swatch" style="background:${colour(s.label)}"></span>${e(s.label)}</h3>` +
+              `${seriesChart(s, colour(s.label))}`,
           )
           .join('') +
         '</section>',

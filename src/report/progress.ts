@@ -121,7 +121,8 @@ export function progressLines(stream: NodeJS.WritableStream, intervalMs: number)
       ? `${last.ops} requests, ${s.toFixed(0)}/${(run.durationMs / 1000).toFixed(0)} s`
       : `${last.ops}/${run.requests} requests`;
     stream.write(
-      `progress: ${forTerminal(cellLabel(run.strategy, run.cell))} ${phase}: ${done}, ${rate(run, last, s)}, errors ${last.errors}, retries ${last.retries}, ${s.toFixed(0)} s\n`,
+      `progress: ${forTerminal(cellLabel(run.strategy, run.cell))} ${phase}: ${done}, ` +
+        `${rate(run, last, s)}, errors ${last.errors}, retries ${last.retries}, ${s.toFixed(0)} s\n`,
     );
   };
   return follow({

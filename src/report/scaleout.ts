@@ -16,7 +16,8 @@ export function renderScaleout(m: ScaleoutMerge, ready: readonly number[] = []):
     '',
   ];
   lines.push(
-    `${'client'.padEnd(7)}${'host'.padEnd(22)}${'clock offset ms'.padStart(17)}${'start ms'.padStart(10)}${'requests'.padStart(10)}${'failed'.padStart(8)}${'bytes'.padStart(12)}  problem`,
+    `${'client'.padEnd(7)}${'host'.padEnd(22)}${'clock offset ms'.padStart(17)}${'start ms'.padStart(10)}` +
+      `${'requests'.padStart(10)}${'failed'.padStart(8)}${'bytes'.padStart(12)}  problem`,
   );
   for (const c of m.clients) {
     const offset =
@@ -26,7 +27,9 @@ export function renderScaleout(m: ScaleoutMerge, ready: readonly number[] = []):
     const start = c.startAfterEarliestMs === undefined ? '-' : `+${c.startAfterEarliestMs.toFixed(1)}`;
     // The host and the problem are the clients' own words: escaped, and the host cut after escaping.
     lines.push(
-      `${String(c.index).padEnd(7)}${fitColumn(c.host, 21).padEnd(22)}${offset.padStart(17)}${start.padStart(10)}${String(c.requests).padStart(10)}${String(c.failedRequests).padStart(8)}${formatBytes(c.bytes).padStart(12)}  ${safe(c.problem ?? '')}`,
+      `${String(c.index).padEnd(7)}${fitColumn(c.host, 21).padEnd(22)}${offset.padStart(17)}` +
+        `${start.padStart(10)}${String(c.requests).padStart(10)}${String(c.failedRequests).padStart(8)}` +
+        `${formatBytes(c.bytes).padStart(12)}  ${safe(c.problem ?? '')}`,
     );
   }
   lines.push('');
@@ -37,24 +40,30 @@ export function renderScaleout(m: ScaleoutMerge, ready: readonly number[] = []):
   if (m.overlap) {
     const o = m.overlap;
     lines.push(
-      `overlap window (every client with results running): ${(o.durationMs / 1000).toFixed(3)} s from ${clockTime(o.startMs)} to ${clockTime(o.endMs)}: ` +
-        `${o.throughputMiBps.toFixed(2)} MiB/s, ${o.requestsPerSecond.toFixed(1)} requests/s (${Math.round(o.requests)} requests, ${formatBytes(o.bytes)} in it)`,
+      `overlap window (every client with results running): ${(o.durationMs / 1000).toFixed(3)} s from ` +
+        `${clockTime(o.startMs)} to ${clockTime(o.endMs)}: ` +
+        `${o.throughputMiBps.toFixed(2)} MiB/s, ${o.requestsPerSecond.toFixed(1)} requests/s ` +
+        `(${Math.round(o.requests)} requests, ${formatBytes(o.bytes)} in it)`,
     );
   } else if (withResults) {
     lines.push('overlap window: none (the clients were never all running at once): no merged throughput');
   }
   lines.push(
-    `totals (every client's measured runs): ${m.totals.requests} requests, ${m.totals.failedRequests} failed, ${formatBytes(m.totals.bytes)}`,
+    `totals (every client's measured runs): ${m.totals.requests} requests, ${m.totals.failedRequests} ` +
+      `failed, ${formatBytes(m.totals.bytes)}`,
   );
   if (m.contenders.length) {
     lines.push(
       '',
-      `${'contender'.padEnd(28)}${'runs'.padStart(6)}${'requests'.padStart(10)}${'p50 ms'.padStart(9)}${'p90 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'max ms'.padStart(9)}`,
+      `${'contender'.padEnd(28)}${'runs'.padStart(6)}${'requests'.padStart(10)}${'p50 ms'.padStart(9)}` +
+        `${'p90 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'max ms'.padStart(9)}`,
     );
     for (const c of m.contenders) {
       const t = c.totalMs;
       lines.push(
-        `${safe(c.label).padEnd(28)}${String(c.runs).padStart(6)}${String(c.requests).padStart(10)}${fmtMs(t?.p50).padStart(9)}${fmtMs(t?.p90).padStart(9)}${fmtMs(t?.p99).padStart(9)}${fmtMs(t?.max).padStart(9)}`,
+        `${safe(c.label).padEnd(28)}${String(c.runs).padStart(6)}${String(c.requests).padStart(10)}` +
+          `${fmtMs(t?.p50).padStart(9)}${fmtMs(t?.p90).padStart(9)}${fmtMs(t?.p99).padStart(9)}` +
+          `${fmtMs(t?.max).padStart(9)}`,
       );
     }
   }
@@ -62,7 +71,8 @@ export function renderScaleout(m: ScaleoutMerge, ready: readonly number[] = []):
     lines.push('', 'per second, all clients summed (storage clock):');
     for (const b of m.series)
       lines.push(
-        `  ${clockTime(b.atMs).slice(0, 8)}  ${formatBytes(b.bytes).padStart(11)}  ${Math.round(b.requests).toString().padStart(7)} requests`,
+        `  ${clockTime(b.atMs).slice(0, 8)}  ${formatBytes(b.bytes).padStart(11)}  ` +
+          `${Math.round(b.requests).toString().padStart(7)} requests`,
       );
   }
   if (m.missing.length || m.failed.length) lines.push('');

@@ -31,7 +31,9 @@ export function steadyLines(stats: readonly ContenderStats[], series: ReportTabl
   const first = steady[0]!.steady!;
   const lines = [
     '',
-    `steady state (--duration ${seconds(first.durationMs)}, one point every ${seconds(first.intervalMs)}; rates over the active window, when every worker was issuing; time = one pass at that rate):`,
+    `steady state (--duration ${seconds(first.durationMs)}, one point every ` +
+      `${seconds(first.intervalMs)}; rates over the active window, when every worker was issuing; time = ` +
+      `one pass at that rate):`,
   ];
   for (const s of steady) {
     const st = s.steady!;
@@ -65,7 +67,8 @@ export function steadyLines(stats: readonly ContenderStats[], series: ReportTabl
     }
     for (const a of st.autoterm) {
       lines.push(
-        `    --autoterm ended a run at ${seconds(Math.round(a.atMs))} of ${seconds(st.durationMs)}: its rate had stayed within ±${+(a.tolerance * 100).toFixed(2)}% for ${seconds(a.windowMs)}`,
+        `    --autoterm ended a run at ${seconds(Math.round(a.atMs))} of ${seconds(st.durationMs)}: its ` +
+          `rate had stayed within ±${+(a.tolerance * 100).toFixed(2)}% for ${seconds(a.windowMs)}`,
       );
     }
   }
