@@ -162,9 +162,16 @@ function html(r: CompareReport): string {
   ];
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${e(`compare ${r.base.label} → ${r.next.label}`)}</title>
-<style>body{font:14px/1.5 system-ui,sans-serif;max-width:1040px;margin:24px auto;padding:0 24px;color:#1f2328}table{border-collapse:collapse;width:100%}th,td{border-bottom:1px solid #d8dee4;padding:6px 8px;text-align:left}.num{text-align:right;font-variant-numeric:tabular-nums}.warn{background:#fff8c5;border:1px solid #eed888;border-radius:6px;padding:8px 10px}</style></head>
+<style>\
+body{font:14px/1.5 system-ui,sans-serif;max-width:1040px;margin:24px auto;padding:0 24px;color:#1f2328}\
+table{border-collapse:collapse;width:100%}\
+th,td{border-bottom:1px solid #d8dee4;padding:6px 8px;text-align:left}\
+.num{text-align:right;font-variant-numeric:tabular-nums}\
+.warn{background:#fff8c5;border:1px solid #eed888;border-radius:6px;padding:8px 10px}</style></head>
 <body><h1>${e(`compare ${r.base.label} → ${r.next.label}`)}</h1>${env}
-<table><thead><tr><th>strategy</th><th class="num">base ms</th><th class="num">new ms</th><th class="num">change</th><th class="num">new/base (95% CI)</th><th>verdict</th><th>object completion, ms</th></tr></thead><tbody>${rows.join('')}</tbody></table>
+<table><thead><tr><th>strategy</th><th class="num">base ms</th><th class="num">new ms</th><th class="num">\
+change</th><th class="num">new/base (95% CI)</th><th>verdict</th><th>object completion, ms</th></tr></thead>\
+<tbody>${rows.join('')}</tbody></table>
 ${only.map((l) => `<p>${e(l)}</p>`).join('')}</body></html>
 `;
 }

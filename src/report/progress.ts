@@ -27,6 +27,9 @@ function rate(e: RunStart, done: Progress, seconds: number): string {
     : `${(done.ops / seconds).toFixed(0)} ops/s`;
 }
 
+/** Which of a contender's runs: `run 3/5`, or `warm-up 1/1`. */
+const runText = (run: RunStart) => `${run.warmup ? 'warm-up' : 'run'} ${run.run + 1}/${run.runs}`;
+
 const NONE: ProgressView = { onEvent: () => {}, close: () => {} };
 /** A step shorter than this gets no bar on a terminal. */
 const STEP_BAR_AFTER_MS = 1_000;
@@ -173,10 +176,7 @@ async function progressBar(stream: NodeJS.WriteStream): Promise<ProgressView> {
     // Which contender and which of its runs: `chunked run 3/5` (or `warm-up 1/1`).
     start: (run) =>
       bar.start(run.durationMs ? Math.ceil(run.durationMs / 100) : run.requests, 0, {
-        label:
-          `${forTerminal(cellLabel(run.strategy, run.cell))} ${run.warmup ? 'warm-up' : 'run'} ${run.run + 1}/${run.runs}`.padEnd(
-            24,
-          ),
+        label: `${forTerminal(cellLabel(run.strategy, run.cell))} ${runText(run)}`.padEnd(24),
         rate: '',
         done: '',
       }),

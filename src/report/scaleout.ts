@@ -9,16 +9,12 @@ import { fitColumn, forTerminal as safe } from './safe-text.js';
 const clockTime = (ms: number) => new Date(ms).toISOString().slice(11, 23);
 const signed = (v: number) => `${v >= 0 ? '+' : ''}${v.toFixed(1)}`;
 
-export function renderScaleout(m: ScaleoutMerge, ready: readonly number[] = []): string {
-  const withResults = m.clients.length;
+/** One line per client: its host, clock offset, start, requests, bytes and any problem. */
+function clientLines(m: ScaleoutMerge): string[] {
   const lines = [
-    `blob-cacher collect: run ${safe(m.runId)}, ${m.parallelism} client(s), ${withResults} with results`,
-    '',
-  ];
-  lines.push(
     `${'client'.padEnd(7)}${'host'.padEnd(22)}${'clock offset ms'.padStart(17)}${'start ms'.padStart(10)}` +
       `${'requests'.padStart(10)}${'failed'.padStart(8)}${'bytes'.padStart(12)}  problem`,
-  );
+  ];
   for (const c of m.clients) {
     const offset =
       c.clockOffsetMs === undefined
@@ -32,7 +28,12 @@ export function renderScaleout(m: ScaleoutMerge, ready: readonly number[] = []):
         `${formatBytes(c.bytes).padStart(12)}  ${safe(c.problem ?? '')}`,
     );
   }
-  lines.push('');
+  return lines;
+}
+
+/** The start spread, the overlap window's throughput, and the totals. */
+function mergedLines(m: ScaleoutMerge): string[] {
+  const lines: string[] = [];
   if (m.startSpreadMs !== undefined)
     lines.push(
       `start spread: ${m.startSpreadMs.toFixed(1)} ms (latest − earliest first request, storage clock)`,
@@ -45,13 +46,19 @@ export function renderScaleout(m: ScaleoutMerge, ready: readonly number[] = []):
         `${o.throughputMiBps.toFixed(2)} MiB/s, ${o.requestsPerSecond.toFixed(1)} requests/s ` +
         `(${Math.round(o.requests)} requests, ${formatBytes(o.bytes)} in it)`,
     );
-  } else if (withResults) {
+  } else if (m.clients.length) {
     lines.push('overlap window: none (the clients were never all running at once): no merged throughput');
   }
   lines.push(
     `totals (every client's measured runs): ${m.totals.requests} requests, ${m.totals.failedRequests} ` +
       `failed, ${formatBytes(m.totals.bytes)}`,
   );
+  return lines;
+}
+
+/** Latency per contender, and the per-second series of every client summed. */
+function contenderLines(m: ScaleoutMerge): string[] {
+  const lines: string[] = [];
   if (m.contenders.length) {
     lines.push(
       '',
@@ -75,10 +82,26 @@ export function renderScaleout(m: ScaleoutMerge, ready: readonly number[] = []):
           `${Math.round(b.requests).toString().padStart(7)} requests`,
       );
   }
+  return lines;
+}
+
+export function renderScaleout(m: ScaleoutMerge, ready: readonly number[] = []): string {
+  const lines = [
+    `blob-cacher collect: run ${safe(m.runId)}, ${m.parallelism} client(s), ${m.clients.length} with results`,
+    '',
+    ...clientLines(m),
+    '',
+    ...mergedLines(m),
+    ...contenderLines(m),
+  ];
   if (m.missing.length || m.failed.length) lines.push('');
   for (const i of m.missing) {
     lines.push(
-      `MISSING client ${i}: no results; ${ready.includes(i) ? 'it reached the barrier, then left nothing (killed, or it could not write)' : 'it never reached the barrier'}; the merge is short of its share`,
+      `MISSING client ${i}: no results; ` +
+        (ready.includes(i)
+          ? 'it reached the barrier, then left nothing (killed, or it could not write)'
+          : 'it never reached the barrier') +
+        '; the merge is short of its share',
     );
   }
   for (const f of m.failed) lines.push(`FAILED client ${f.index}: ${safe(f.problem)}`);

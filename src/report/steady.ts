@@ -62,7 +62,10 @@ export function steadyLines(stats: readonly ContenderStats[], series: ReportTabl
     if (throttled.length) {
       const onset = st.figures.find((x) => x.throttleOnsetMs !== undefined);
       lines.push(
-        `    throttled (429/503) from ${seconds(throttled[0]!.firstThrottledMs!)}${onset ? `; throughput dropped at ${seconds(onset.throttleOnsetMs!)}: throttling onset` : ', with no drop in throughput'}`,
+        `    throttled (429/503) from ${seconds(throttled[0]!.firstThrottledMs!)}` +
+          (onset
+            ? `; throughput dropped at ${seconds(onset.throttleOnsetMs!)}: throttling onset`
+            : ', with no drop in throughput'),
       );
     }
     for (const a of st.autoterm) {

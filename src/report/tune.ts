@@ -34,6 +34,14 @@ function whyStopped(t: ReportTune): string {
   }
 }
 
+/** What a throttled answer said was over its limit, in words. */
+const throttleText = (c: string) =>
+  c === 'operations'
+    ? 'operations per second over the limit'
+    : c === 'other'
+      ? 'unclassified 429/503'
+      : `${c} over the limit`;
+
 export function tuneLines(t: ReportTune, unit: string): string[] {
   const out = [
     `tune: ${t.path.length} cells in ${seconds(t.spentMs)} measured (budget ${seconds(t.budgetMs)}); ` +
@@ -70,7 +78,7 @@ export function tuneLines(t: ReportTune, unit: string): string[] {
   if (t.startThrottled) out.push(`throttled from the start: ${settings(t.path[0]!)} met throttling already`);
   for (const b of t.throttling)
     out.push(
-      `throttling began at ${b.axis.replace(/^--/, '')} ${b.value} (${b.throttleClass === 'operations' ? 'operations per second over the limit' : b.throttleClass === 'other' ? 'unclassified 429/503' : `${b.throttleClass} over the limit`})`,
+      `throttling began at ${b.axis.replace(/^--/, '')} ${b.value} (${throttleText(b.throttleClass)})`,
     );
   out.push(
     'path:',
