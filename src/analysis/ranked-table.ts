@@ -161,15 +161,16 @@ function cost(r: Report, tiers: readonly string[]): Column[] {
 function outcome(r: Report): Column[] {
   const col = builder(r);
   const gap = (s: Row) => r.serverClock.find((c) => c.contender === s.label);
+  const verdict = new Map(r.contenders.map((s) => [s.label, verdictOf(r, s)]));
   const sweep = r.sweep;
   return [
     col('server_span_ms_median', 'server span ms', 'num', (s) => gap(s)?.serverMs),
     col('over_server_span_ms', 'over server span ms', 'num', (s) => gap(s)?.ms),
     col('server_span_bound_ms', 'server span bound ms', 'num', (s) => gap(s)?.boundMs),
-    col('verdict', 'verdict', 'text', (s) => verdictOf(r, s).kind),
-    col('slower_ratio', 'slower ratio', 'num', (s) => verdictOf(r, s).ratio),
-    col('slower_ratio_ci95_low', 'slower ratio 95% low', 'num', (s) => verdictOf(r, s).low),
-    col('slower_ratio_ci95_high', 'slower ratio 95% high', 'num', (s) => verdictOf(r, s).high),
+    col('verdict', 'verdict', 'text', (s) => verdict.get(s.label)!.kind),
+    col('slower_ratio', 'slower ratio', 'num', (s) => verdict.get(s.label)!.ratio),
+    col('slower_ratio_ci95_low', 'slower ratio 95% low', 'num', (s) => verdict.get(s.label)!.low),
+    col('slower_ratio_ci95_high', 'slower ratio 95% high', 'num', (s) => verdict.get(s.label)!.high),
     col('recommended', 'recommended', 'flag', (s) => r.recommendation?.contender === s.label),
     col('sweep_best', 'best cell', 'flag', (s) => (sweep ? sweep.best === s.label : undefined)),
     col('sweep_tied', 'tied with the best cell', 'flag', (s) =>
@@ -203,7 +204,10 @@ function tune(r: Report): Column[] {
   const t = r.tune;
   if (!t) return [];
   const col = builder(r);
-  const stepOf = (s: Row) => t.path.find((p) => p.label === s.label);
+  // A path may visit a cell many times: its first step is the one shown.
+  const first = new Map<string, (typeof t.path)[number]>();
+  for (const p of t.path) if (!first.has(p.label)) first.set(p.label, p);
+  const stepOf = (s: Row) => first.get(s.label);
   return [
     col('tune_step', 'tune step', 'int', (s) => (stepOf(s)?.step ?? -1) + 1 || undefined),
     col('tune_reason', 'tune reason', 'text', (s) => stepOf(s)?.reason),
