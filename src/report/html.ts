@@ -101,10 +101,11 @@ function summaryCell(c: Column, v: CellValue, s: ReportContender, colour: (s: st
     case 'rank':
       return `<td class="num">${rankText(v as RankCell)}</td>`;
     case 'text':
-      return (
-        `<td><span class="swatch" style="background:${colour(s.label)}"></span>` +
-        `<strong>${e(String(v))}</strong><div class="desc">${e(s.description)}</div></td>`
-      );
+      // The contender's name carries its colour and its description; other words are as they are.
+      return c.id === 'contender'
+        ? `<td><span class="swatch" style="background:${colour(s.label)}"></span>` +
+            `<strong>${e(String(v))}</strong><div class="desc">${e(s.description)}</div></td>`
+        : `<td>${e(v === undefined ? '—' : String(v))}</td>`;
     case 'time':
       return `<td class="num">${timeHtml(v as TimeCell)}</td>`;
     case 'check':
