@@ -64,6 +64,15 @@ function download(overrides: TestSettings<DownloadConfig> = {}): DownloadConfig 
 }
 
 const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
+
+/** The console's steady block for these runs, from the report model the console renders. */
+function steadyText(runs: RunRecord[]): string {
+  const target = { kind: 'embedded-azurite', label: 'embedded Azurite' } as const;
+  const doc = newResultsFile('download', redactedConfig(download({})), target);
+  doc.runs = runs;
+  const r = buildReport(doc, { title: 'steady' });
+  return steadyLines(r.contenders, r.tables.steady).join('\n');
+}
 const steadyOf = (r: MeasuredRun): SteadyRecord => {
   expect(r.steady, `${r.strategy} is a steady run`).toBeDefined();
   return r.steady!;
@@ -183,7 +192,7 @@ describe('steady downloads on the embedded Azurite', () => {
       expect(stats.timesMs).toHaveLength(inside.length);
       inside.forEach((p, i) => expect(stats.timesMs[i]).toBeCloseTo((iv * rec.steady.lapBytes) / p.bytes, 6));
     }
-    const lines = steadyLines(analyze(runs.map(toRunRecord))).join('\n');
+    const lines = steadyText(runs.map(toRunRecord));
     expect(lines).toMatch(/steady state \(--duration 1\.50 s, one point every 250 ms/);
     for (const r of runs) expect(lines).toContain(`  ${r.strategy}: `);
   });
@@ -234,7 +243,7 @@ describe('--autoterm', () => {
     expect(s.autoterm!.atMs).toBeLessThan(30_000);
     expect(r!.wallMs).toBeLessThan(s.autoterm!.atMs + 5_000);
     expect(elapsed).toBeLessThan(45_000);
-    expect(steadyLines(analyze([toRunRecord(r!)])).join('\n')).toMatch(
+    expect(steadyText([toRunRecord(r!)])).toMatch(
       /--autoterm ended a run at .* of 60 s: its rate had stayed within ±60% for 750 ms/,
     );
   }, 90_000);
@@ -300,7 +309,7 @@ describe('throttling onset', () => {
       const rates = rec.steady.series.map((p) => p.bytes);
       const onset = f.throttleOnsetMs! / rec.steady.intervalMs;
       expect(rates[onset]!).toBeLessThan(THROTTLE_DROP * Math.max(...rates.slice(0, onset)));
-      expect(steadyLines(analyze([rec])).join('\n')).toMatch(
+      expect(steadyText([rec])).toMatch(
         /throttled \(429\/503\) from .*; throughput dropped at .*: throttling onset/,
       );
     } finally {
@@ -428,8 +437,8 @@ describe("a request's bytes in the series", () => {
 
 describe('sparkline', () => {
   it('scales from nothing to the largest value', () => {
-    expect(sparkline([0, 50, 100])).toBe('▁▅█');
-    expect(sparkline([0, 0])).toBe('▁▁');
+    expect(sparkline([0, 50, 100], 100)).toBe('▁▅█');
+    expect(sparkline([0, 0], 0)).toBe('▁▁');
   });
 });
 

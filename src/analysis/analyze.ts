@@ -151,129 +151,162 @@ export const isCpuBound = (w: WorkerEvidence) =>
   w.activeMs > 50 && (w.cpuUserMs + w.cpuSystemMs) / w.activeMs >= 0.9;
 
 export function analyze(runs: readonly RunRecord[]): ContenderStats[] {
-  const order: string[] = [];
   const groups = new Map<string, RunRecord[]>();
   for (const r of runs) {
     if (r.warmup) continue;
     const key = cellLabel(r.strategy, r.cell);
-    if (!groups.has(key)) {
-      groups.set(key, []);
-      order.push(key);
-    }
-    groups.get(key)!.push(r);
+    groups.set(key, [...(groups.get(key) ?? []), r]);
   }
-  return order.map((name) => {
-    const g = groups.get(name)!;
-    const hist = new PhaseHistograms();
-    for (const r of g) hist.addEncoded(r.histograms);
-    const latencyMs: Partial<Record<MetricName, LatencySummaryMs>> = {};
-    for (const m of METRICS) {
-      const h = hist.byMetric.get(m);
-      if (h && h.totalCount > 0) latencyMs[m] = summarizeHistogram(h);
-    }
-    const total = hist.byMetric.get('total');
-    const totalPercentilesMs =
-      total && total.totalCount > 0
-        ? valuesAtPercentiles(total, LATENCY_PERCENTILES).map(
-            (us, i) => (LATENCY_PERCENTILES[i] === 100 ? total.maxValue : us) / 1000,
-          )
-        : [];
-    const requestSum = g.reduce((s, r) => s + r.requestSumMs, 0);
-    const phaseShare: Partial<Record<Phase, number>> = {};
-    for (const p of PHASES) {
-      if (!g.some((r) => r.phaseSumsMs[p] !== undefined)) continue;
-      phaseShare[p] = requestSum > 0 ? g.reduce((s, r) => s + (r.phaseSumsMs[p] ?? 0), 0) / requestSum : 0;
-    }
-    const workers = g.flatMap((r) => r.workers);
-    const verifiedRuns = g.filter((r) => !runFailed(r));
-    // A run that never started (no time at all) has no figure to show: it counts as failed, not as 0 ms.
-    const timed = (verifiedRuns.length ? verifiedRuns : g).filter((r) => r.wallMs > 0 || isSteady(r));
-    // A steady run is ranked by its active window: its rate there, and the time of one lap at it.
-    const figures = timed.map((r) => (isSteady(r) ? steadyFigures(r) : undefined));
-    const allSteady = timed.length > 0 && figures.every((f) => f !== undefined);
-    const intervalTimes = allSteady ? figures.flatMap((f) => f!.intervalLapTimesMs) : [];
-    // Steady contenders rank by their intervals when they have some; a run with none, by its pass.
-    const byIntervals = intervalTimes.length > 0;
-    const timesMs = byIntervals ? intervalTimes : timed.map((r, i) => figures[i]?.lapTimeMs ?? r.wallMs);
-    const unit = unitOf(g);
-    const ratesMiBps = timed.map((r, i) => {
-      const f = figures[i];
-      if (f) return f.activeMs > 0 ? f.activeBytes / 1024 / 1024 / (f.activeMs / 1000) : 0;
-      return r.wallMs > 0 ? r.bytes / 1024 / 1024 / (r.wallMs / 1000) : 0;
-    });
-    const ratesOpsPerSecond = timed.map((r, i) => {
-      const f = figures[i];
-      if (f) return f.activeMs > 0 ? f.activeOps / (f.activeMs / 1000) : 0;
-      return r.wallMs > 0 ? r.requests / (r.wallMs / 1000) : 0;
-    });
-    const steadyRuns = timed.filter(isSteady);
-    const steady =
-      steadyRuns.length === timed.length && steadyRuns.length
-        ? summarizeSteady(steadyRuns, figures as SteadyFigures[], ratesMiBps, ratesOpsPerSecond, unit)
-        : undefined;
-    const problems = g.filter(runFailed).map((r) => `run ${r.run + 1}: ${r.error ?? r.verification}`);
-    return {
-      label: name,
-      strategy: g[0]!.strategy,
-      cell: g[0]!.cell,
-      params: g[0]!.params,
-      description: g[0]!.description,
-      unit,
-      runs: g.length,
-      samples: { n: timesMs.length, of: byIntervals ? 'intervals' : 'runs' },
-      objectSizeBytes: g[0]!.objectSizeBytes,
-      // Timing statistics come from verified runs: a failed run's time measures the failure.
-      // For a steady run, the time of one lap at its active rate: the figure it is ranked by.
-      wallMs: spread(timesMs),
-      timesMs,
-      ...(g.every((r) => r.untimedMs)
-        ? {
-            untimedMs: {
-              setup: median(g.map((r) => r.untimedMs!.setup)),
-              collect: median(g.map((r) => r.untimedMs!.collect)),
-              verify: median(g.map((r) => r.untimedMs!.verify)),
-              cleanup: median(g.map((r) => r.untimedMs!.cleanup)),
-            },
-          }
-        : {}),
-      ...(timed.every((r) => r.serverSpanMs !== undefined) && timed.length
-        ? { serverSpanMs: spread(timed.map((r) => r.serverSpanMs!)) }
-        : {}),
-      throughputMiBps: spread(ratesMiBps),
-      opsPerSecond: spread(ratesOpsPerSecond),
-      ...(g[0]!.params?.fileCount !== undefined
-        ? {
-            blobsPerSecond: spread(
-              timed.map((r) => (r.wallMs > 0 ? r.params!.fileCount! / (r.wallMs / 1000) : 0)),
-            ),
-          }
-        : {}),
-      ratesMiBps,
-      ratesOpsPerSecond,
-      requestsPerRun: Math.round(g.reduce((s, r) => s + r.requests, 0) / g.length),
-      failedRequests: g.reduce((s, r) => s + r.failedRequests, 0),
-      reusedSockets: g.reduce((s, r) => s + r.reusedSockets, 0),
-      retries: g.reduce((s, r) => s + r.retries, 0),
-      throttled: g.reduce((s, r) => s + r.throttled, 0),
-      backoffMs: g.reduce((s, r) => s + r.backoffMs, 0),
-      faults: faultTally(g).faults,
-      socketsOpenedPerRun: median(g.map((r) => r.requests - r.reusedSockets)),
-      phaseShare,
-      latencyMs,
-      totalPercentilesMs,
-      verified: problems.length === 0,
-      ...(problems.length === 0 && g.some((r) => r.notVerified !== undefined)
-        ? { notVerified: g.find((r) => r.notVerified !== undefined)!.notVerified }
-        : {}),
-      problems,
-      cpuBoundWorkers: workers.filter(isCpuBound).length,
-      eventLoopDelayP99MaxMs: Math.max(0, ...workers.map((w) => w.eventLoopDelayP99Ms)),
-      cpuMsPerRun: workers.reduce((s, w) => s + w.cpuUserMs + w.cpuSystemMs, 0) / g.length,
-      recordsSampled: g.some((r) => r.recordsSampled),
-      ...(steady ? { steady } : {}),
-      ...(g.some((r) => r.warmSockets !== undefined)
-        ? { warmSockets: median(g.map((r) => r.warmSockets ?? 0)) }
-        : {}),
-    };
+  return [...groups].map(([name, g]) => contenderStats(name, g));
+}
+
+/** Latency summaries per metric from the merged histograms, and the total's percentile curve. */
+function latencyOf(g: readonly RunRecord[]): Pick<ContenderStats, 'latencyMs' | 'totalPercentilesMs'> {
+  const hist = new PhaseHistograms();
+  for (const r of g) hist.addEncoded(r.histograms);
+  const latencyMs: Partial<Record<MetricName, LatencySummaryMs>> = {};
+  for (const m of METRICS) {
+    const h = hist.byMetric.get(m);
+    if (h && h.totalCount > 0) latencyMs[m] = summarizeHistogram(h);
+  }
+  const total = hist.byMetric.get('total');
+  const totalPercentilesMs =
+    total && total.totalCount > 0
+      ? valuesAtPercentiles(total, LATENCY_PERCENTILES).map(
+          (us, i) => (LATENCY_PERCENTILES[i] === 100 ? total.maxValue : us) / 1000,
+        )
+      : [];
+  return { latencyMs, totalPercentilesMs };
+}
+
+/** Each phase's share of the runs' summed request time, for the phases the runs recorded. */
+function phaseShareOf(g: readonly RunRecord[]): Partial<Record<Phase, number>> {
+  const requestSum = g.reduce((s, r) => s + r.requestSumMs, 0);
+  const phaseShare: Partial<Record<Phase, number>> = {};
+  for (const p of PHASES) {
+    if (!g.some((r) => r.phaseSumsMs[p] !== undefined)) continue;
+    phaseShare[p] = requestSum > 0 ? g.reduce((s, r) => s + (r.phaseSumsMs[p] ?? 0), 0) / requestSum : 0;
+  }
+  return phaseShare;
+}
+
+/** The runs that have a time, the times ranked by, and each run's rates. */
+function timingOf(g: readonly RunRecord[]) {
+  const verifiedRuns = g.filter((r) => !runFailed(r));
+  // A run that never started (no time at all) has no figure to show: it counts as failed, not as 0 ms.
+  const timed = (verifiedRuns.length ? verifiedRuns : g).filter((r) => r.wallMs > 0 || isSteady(r));
+  // A steady run is ranked by its active window: its rate there, and the time of one lap at it.
+  const figures = timed.map((r) => (isSteady(r) ? steadyFigures(r) : undefined));
+  const allSteady = timed.length > 0 && figures.every((f) => f !== undefined);
+  const intervalTimes = allSteady ? figures.flatMap((f) => f!.intervalLapTimesMs) : [];
+  // Steady contenders rank by their intervals when they have some; a run with none, by its pass.
+  const byIntervals = intervalTimes.length > 0;
+  const timesMs = byIntervals ? intervalTimes : timed.map((r, i) => figures[i]?.lapTimeMs ?? r.wallMs);
+  const ratesMiBps = timed.map((r, i) => {
+    const f = figures[i];
+    if (f) return f.activeMs > 0 ? f.activeBytes / 1024 / 1024 / (f.activeMs / 1000) : 0;
+    return r.wallMs > 0 ? r.bytes / 1024 / 1024 / (r.wallMs / 1000) : 0;
   });
+  const ratesOpsPerSecond = timed.map((r, i) => {
+    const f = figures[i];
+    if (f) return f.activeMs > 0 ? f.activeOps / (f.activeMs / 1000) : 0;
+    return r.wallMs > 0 ? r.requests / (r.wallMs / 1000) : 0;
+  });
+  return { timed, figures, byIntervals, timesMs, ratesMiBps, ratesOpsPerSecond };
+}
+
+/** Steps outside the timed span, median per run, where every run recorded them. */
+const untimedOf = (g: readonly RunRecord[]): Pick<ContenderStats, 'untimedMs'> =>
+  g.every((r) => r.untimedMs)
+    ? {
+        untimedMs: {
+          setup: median(g.map((r) => r.untimedMs!.setup)),
+          collect: median(g.map((r) => r.untimedMs!.collect)),
+          verify: median(g.map((r) => r.untimedMs!.verify)),
+          cleanup: median(g.map((r) => r.untimedMs!.cleanup)),
+        },
+      }
+    : {};
+
+/** Requests, failures, retries and faults over the runs. */
+const countsOf = (g: readonly RunRecord[]) => ({
+  requestsPerRun: Math.round(g.reduce((s, r) => s + r.requests, 0) / g.length),
+  failedRequests: g.reduce((s, r) => s + r.failedRequests, 0),
+  reusedSockets: g.reduce((s, r) => s + r.reusedSockets, 0),
+  retries: g.reduce((s, r) => s + r.retries, 0),
+  throttled: g.reduce((s, r) => s + r.throttled, 0),
+  backoffMs: g.reduce((s, r) => s + r.backoffMs, 0),
+  faults: faultTally(g).faults,
+  socketsOpenedPerRun: median(g.map((r) => r.requests - r.reusedSockets)),
+});
+
+/** Whether every run verified, what was not compared, and each failed run's problem. */
+function verificationOf(
+  g: readonly RunRecord[],
+): Pick<ContenderStats, 'verified' | 'notVerified' | 'problems'> {
+  const problems = g.filter(runFailed).map((r) => `run ${r.run + 1}: ${r.error ?? r.verification}`);
+  return {
+    verified: problems.length === 0,
+    ...(problems.length === 0 && g.some((r) => r.notVerified !== undefined)
+      ? { notVerified: g.find((r) => r.notVerified !== undefined)!.notVerified }
+      : {}),
+    problems,
+  };
+}
+
+/** The workers' evidence: CPU-bound workers, event-loop delay, CPU per run. */
+function workersOf(g: readonly RunRecord[]) {
+  const workers = g.flatMap((r) => r.workers);
+  return {
+    cpuBoundWorkers: workers.filter(isCpuBound).length,
+    eventLoopDelayP99MaxMs: Math.max(0, ...workers.map((w) => w.eventLoopDelayP99Ms)),
+    cpuMsPerRun: workers.reduce((s, w) => s + w.cpuUserMs + w.cpuSystemMs, 0) / g.length,
+  };
+}
+
+function contenderStats(name: string, g: RunRecord[]): ContenderStats {
+  const { timed, figures, byIntervals, timesMs, ratesMiBps, ratesOpsPerSecond } = timingOf(g);
+  const unit = unitOf(g);
+  const steadyRuns = timed.filter(isSteady);
+  const steady =
+    steadyRuns.length === timed.length && steadyRuns.length
+      ? summarizeSteady(steadyRuns, figures as SteadyFigures[], ratesMiBps, ratesOpsPerSecond, unit)
+      : undefined;
+  const { latencyMs, totalPercentilesMs } = latencyOf(g);
+  const perBlob = (r: RunRecord) => (r.wallMs > 0 ? r.params!.fileCount! / (r.wallMs / 1000) : 0);
+  return {
+    label: name,
+    strategy: g[0]!.strategy,
+    cell: g[0]!.cell,
+    params: g[0]!.params,
+    description: g[0]!.description,
+    unit,
+    runs: g.length,
+    samples: { n: timesMs.length, of: byIntervals ? 'intervals' : 'runs' },
+    objectSizeBytes: g[0]!.objectSizeBytes,
+    // Timing statistics come from verified runs: a failed run's time measures the failure.
+    // For a steady run, the time of one lap at its active rate: the figure it is ranked by.
+    wallMs: spread(timesMs),
+    timesMs,
+    ...untimedOf(g),
+    ...(timed.every((r) => r.serverSpanMs !== undefined) && timed.length
+      ? { serverSpanMs: spread(timed.map((r) => r.serverSpanMs!)) }
+      : {}),
+    throughputMiBps: spread(ratesMiBps),
+    opsPerSecond: spread(ratesOpsPerSecond),
+    ...(g[0]!.params?.fileCount !== undefined ? { blobsPerSecond: spread(timed.map(perBlob)) } : {}),
+    ratesMiBps,
+    ratesOpsPerSecond,
+    ...countsOf(g),
+    phaseShare: phaseShareOf(g),
+    latencyMs,
+    totalPercentilesMs,
+    ...verificationOf(g),
+    ...workersOf(g),
+    recordsSampled: g.some((r) => r.recordsSampled),
+    ...(steady ? { steady } : {}),
+    ...(g.some((r) => r.warmSockets !== undefined)
+      ? { warmSockets: median(g.map((r) => r.warmSockets ?? 0)) }
+      : {}),
+  };
 }

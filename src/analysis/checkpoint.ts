@@ -58,6 +58,8 @@ export interface CheckpointVerdict {
 
 export interface CheckpointReport {
   contenders: CheckpointContender[];
+  /** The most ranks any contender wrote with: the per-rank columns there are. */
+  mostRanks: number;
   verdicts: CheckpointVerdict[];
 }
 
@@ -144,6 +146,7 @@ export function checkpointReport(
     });
   return {
     contenders,
+    mostRanks: Math.max(0, ...contenders.map((c) => c.ranks)),
     verdicts: [
       ...phaseVerdicts(
         'write',

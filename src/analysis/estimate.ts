@@ -58,8 +58,13 @@ export function estimateSession(i: EstimateInput, prices: PriceTable): Estimate 
 
 export function estimateLine(e: Estimate, prices: PriceTable): string {
   const o = e.operations;
+  const amount = e.cost && (e.cost.amount < 0.01 ? e.cost.amount.toPrecision(2) : e.cost.amount.toFixed(2));
   const cost = e.cost
-    ? `, about ${e.cost.amount < 0.01 ? e.cost.amount.toPrecision(2) : e.cost.amount.toFixed(2)} ${e.cost.currency} at ${e.cost.tier} (${prices.name}, as of ${prices.asOf})`
+    ? `, about ${amount} ${e.cost.currency} at ${e.cost.tier} (${prices.name}, as of ${prices.asOf})`
     : '';
-  return `estimate for this session: ${e.atLeast ? 'at least ' : ''}${o.read} reads, ${o.write} writes, ${o.list} list and ${o.other} other operations${cost}; fixtures and checks come on top`;
+  const operations = `${o.read} reads, ${o.write} writes, ${o.list} list and ${o.other} other operations`;
+  return (
+    `estimate for this session: ${e.atLeast ? 'at least ' : ''}${operations}${cost}; ` +
+    'fixtures and checks come on top'
+  );
 }

@@ -74,6 +74,9 @@ export interface ContenderMix {
   ops: MixOpFigures[];
   /** Every operation together a second: median of the runs. */
   combinedOpsPerSecond: number;
+  /** Every operation together: requests and failures. */
+  requests: number;
+  failed: number;
 }
 
 export interface ReportMix {
@@ -151,7 +154,13 @@ function contenderMix(contender: string, runs: readonly RunRecord[], mix: MixDra
       p99Ms: percentile(sorted, 99),
     };
   });
-  return { contender, ops, combinedOpsPerSecond: median(combined) };
+  return {
+    contender,
+    ops,
+    combinedOpsPerSecond: median(combined),
+    requests: ops.reduce((a, o) => a + o.requests, 0),
+    failed: ops.reduce((a, o) => a + o.failed, 0),
+  };
 }
 
 /** Per-operation figures of each contender whose runs were a mix; undefined when none was. */

@@ -54,7 +54,8 @@ export function parsePriceTable(doc: unknown): { table: PriceTable } | { problem
   if (!isObject(doc) || !isObject(doc.tiers))
     return {
       problem:
-        'needs {"name", "asOf", "currency", "tiers": {"hot": {"per10kOperations": {"read", "write", "list", "other"}, "retrievalPerGiB"}}}',
+        'needs {"name", "asOf", "currency", "tiers": {"hot": {"per10kOperations": ' +
+        '{"read", "write", "list", "other"}, "retrievalPerGiB"}}}',
     };
   const tiers: Partial<Record<Tier, TierPrices>> = {};
   for (const [tier, value] of Object.entries(doc.tiers)) {

@@ -120,15 +120,8 @@ function compared(fast: Candidate, slow: Candidate): Comparison {
 
 const interval = (c: Comparison) => `95% CI ${x(c.ratioLow)}–${x(c.ratioHigh)}`;
 
-/**
- * `materialShare`: the least gain that counts. A contender that another beats by less than it
- * (or not significantly) stays a choice, and of the choices the one that asks least wins, so a
- * 4% gain never buys four times the requests.
- */
-export function recommend(
-  ranked: readonly Candidate[],
-  materialShare = DEFAULT_MATERIAL_SHARE,
-): Recommendation | undefined {
+/** The pick among the verified contenders, the first place it was chosen from, and on what basis. */
+function choose(ranked: readonly Candidate[], materialShare: number) {
   const ok = ranked.filter((s) => s.verified && s.timesMs.length > 0);
   if (!ok.length) return undefined;
   const first = ok.filter((s) => s.rank === ok[0]!.rank);
@@ -141,7 +134,12 @@ export function recommend(
   const tiedWith = first.filter((s) => s !== pick).map((s) => s.label);
   const basis = ok.length === 1 ? 'only' : pick !== lead ? 'material' : tiedWith.length ? 'tied' : 'fastest';
   const n = Math.min(...(basis === 'material' ? [pick, lead] : first).map((s) => s.timesMs.length));
-  const extraStorage = pick.extraStorage;
+  return { ok, lead, pick, tiedWith, basis, n } as const;
+}
+
+/** What the pick is set against: the next rank, the faster one passed over, the SDK baseline behind. */
+function comparisons(chosen: NonNullable<ReturnType<typeof choose>>) {
+  const { ok, lead, pick, basis } = chosen;
   const next = ok.find((s) => s.rank > pick.rank);
   const ahead = basis === 'fastest' && next ? compared(pick, next) : undefined;
   const passedOver =
@@ -162,21 +160,24 @@ export function recommend(
         p: mannWhitney(pick.timesMs, sdkBehind.timesMs).p,
       }
     : undefined;
-  const others = tiedWith.length > 3 ? `${tiedWith.length} others` : tiedWith.join(', ');
-  const material = pct(materialShare);
-  const counts = ahead && ahead.ratio >= 1 + materialShare ? `, above the ${material} that counts` : '';
-  const why =
-    basis === 'tied'
-      ? `tied for fastest with ${others} (no significant difference at n=${n}), ` +
-        'and of those the fewest requests and the simplest'
-      : passedOver
-        ? `${passedOver.of} is ${x(passedOver.ratio)} faster (${interval(passedOver)}), ` +
-          `below the ${material} that counts; ${passedOver.asks}`
-        : ahead
-          ? `significantly fastest: ${x(ahead.ratio)} faster than ${ahead.of} (${interval(ahead)})${counts}`
-          : ranked.length === 1
-            ? 'the only contender measured'
-            : 'the only contender that did not fail';
+  return { ahead, passedOver, sdk };
+}
+
+/**
+ * `materialShare`: the least gain that counts. A contender that another beats by less than it
+ * (or not significantly) stays a choice, and of the choices the one that asks least wins, so a
+ * 4% gain never buys four times the requests.
+ */
+export function recommend(
+  ranked: readonly Candidate[],
+  materialShare = DEFAULT_MATERIAL_SHARE,
+): Recommendation | undefined {
+  const chosen = choose(ranked, materialShare);
+  if (!chosen) return undefined;
+  const { pick, tiedWith, basis, n } = chosen;
+  const { ahead, passedOver, sdk } = comparisons(chosen);
+  const extraStorage = pick.extraStorage;
+  const why = whyText(chosen, ahead, passedOver, materialShare, ranked.length);
   const stored = extraStorage ?? 'no extra copies';
   const cost = isSdkBaseline(pick)
     ? `${stored} (the SDK's own requests are not counted)`
@@ -204,4 +205,31 @@ export function recommend(
     ...(sdk ? { sdk } : {}),
     text: `Recommended: ${pick.label} — ${why}; ${cost}.${sdkText}${unchecked}`,
   };
+}
+
+/** Why the pick, in words: tied, passed over a faster one, significantly fastest, or the only one. */
+function whyText(
+  chosen: NonNullable<ReturnType<typeof choose>>,
+  ahead: ReturnType<typeof comparisons>['ahead'],
+  passedOver: ReturnType<typeof comparisons>['passedOver'],
+  materialShare: number,
+  measured: number,
+): string {
+  const { tiedWith, basis, n } = chosen;
+  const others = tiedWith.length > 3 ? `${tiedWith.length} others` : tiedWith.join(', ');
+  const material = pct(materialShare);
+  const counts = ahead && ahead.ratio >= 1 + materialShare ? `, above the ${material} that counts` : '';
+  if (basis === 'tied')
+    return (
+      `tied for fastest with ${others} (no significant difference at n=${n}), ` +
+      'and of those the fewest requests and the simplest'
+    );
+  if (passedOver)
+    return (
+      `${passedOver.of} is ${x(passedOver.ratio)} faster (${interval(passedOver)}), ` +
+      `below the ${material} that counts; ${passedOver.asks}`
+    );
+  if (ahead)
+    return `significantly fastest: ${x(ahead.ratio)} faster than ${ahead.of} (${interval(ahead)})${counts}`;
+  return measured === 1 ? 'the only contender measured' : 'the only contender that did not fail';
 }

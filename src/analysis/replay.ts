@@ -57,6 +57,8 @@ export interface ReplayReport {
   unsupported: { operation: string; count: number }[];
   rows: ReplayOpRow[];
   total: ReplayOpRow;
+  /** The largest p50 or p99, replayed or recorded, of any operation: what the latency chart scales to. */
+  latencyTopMs: number;
 }
 
 function latencyOf(texts: readonly string[]): ReplayLatencyMs | undefined {
@@ -97,6 +99,12 @@ function rowOf(op: string, parts: readonly ReplayOpResult[], wallMs: number): Re
   };
 }
 
+/** The figures the latency chart draws of one operation: its p50s and p99s, replayed and recorded. */
+const chartedMs = (r: ReplayOpRow): number[] =>
+  [r.replayedMs?.p50, r.recordedMs?.p50, r.replayedMs?.p99, r.recordedMs?.p99].filter(
+    (v): v is number => typeof v === 'number',
+  );
+
 export function buildReplayReport(doc: ReplayResults, title: string): ReplayReport {
   const { wallMs, scheduledMs } = doc.pace;
   const rows = doc.ops.map((o) => rowOf(o.op, [o], wallMs));
@@ -127,5 +135,6 @@ export function buildReplayReport(doc: ReplayResults, title: string): ReplayRepo
     unsupported: Object.entries(doc.source.unsupported).map(([operation, count]) => ({ operation, count })),
     rows,
     total,
+    latencyTopMs: Math.max(0, ...rows.flatMap(chartedMs)),
   };
 }

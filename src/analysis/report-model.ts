@@ -1,161 +1,62 @@
 // The one report model: analysis runs once here over a results file, and every renderer (console,
-// Markdown, CSV, JSON, HTML) only formats what it holds. JSON output is this object as it is.
-import { checkpointReport, type CheckpointReport } from './checkpoint.js';
+// Markdown, CSV, JSON, HTML) only formats what it holds: its figures, and its tables (columns of those
+// figures, analysis/columns.ts). JSON output is the figures as they are.
+import { checkpointReport } from './checkpoint.js';
 import type { Environment, ResultsFile, Unit } from '../results/schema.js';
 import { analyze, LATENCY_PERCENTILES, type ContenderStats } from './analyze.js';
-import { hedgeSummary, objectCompletion, type HedgeSummary, type ObjectCompletion } from './completion.js';
-import { contenderCost, type ContenderCost } from './cost.js';
-import { openLoopSummary, rateCurves, type OpenLoopSummary, type RateCurve } from './open-loop.js';
+import { hedgeSummary, objectCompletion } from './completion.js';
+import { contenderCost } from './cost.js';
+import { openLoopSummary, rateCurves } from './open-loop.js';
 import { DEFAULT_PRICES, type PriceTable } from './prices.js';
 import { declared, isSdkBaseline, recommend, type Candidate, type Recommendation } from './recommend.js';
-import { buildGrid, sdkAdvice, type SweepGrid } from './sweep.js';
+import { buildGrid, sdkAdvice } from './sweep.js';
 import { reportUnit } from './unit.js';
-import { medianIntervalSignTestExact } from './stats.js';
-import {
-  rankStats,
-  serverGap,
-  verdicts,
-  DEFAULT_SOCKET_BUFFER_BYTES,
-  type RankedStats,
-  type ServerGap,
-  type Verdict,
-} from './verdict.js';
-import { reportWarnings, type ReportWarning } from './warnings.js';
-import { warmupFaults, type WarmupFaults } from './warmup.js';
-import { sizeBuckets, type ReportSizeBuckets } from './size-buckets.js';
-import { mixFigures, type ReportMix } from './mix.js';
-import { trainRecommendation, trainReport, type ReportTrain } from './train.js';
+import { timeBoundsOf } from './time-bounds.js';
+import { rankStats, serverGap, verdicts, DEFAULT_SOCKET_BUFFER_BYTES } from './verdict.js';
+import { reportWarnings } from './warnings.js';
+import { warmupFaults } from './warmup.js';
+import { sizeBuckets } from './size-buckets.js';
+import { mixFigures } from './mix.js';
+import { trainRecommendation, trainReport } from './train.js';
 import { cellLabel } from '../results/label.js';
-import { PHASES, type Phase } from '../transport/phases.js';
+import { PHASES } from '../transport/phases.js';
 import { strategyNamed } from '../strategies/index.js';
 import { tuneReport, TUNE_MATERIAL_GAIN, type ReportTune } from './tune.js';
 import { DEFAULT_MATERIAL_SHARE } from '../config/options.js';
 import { onThisMachine } from '../transport/this-machine.js';
-import { evaluateThresholds, type ThresholdResults } from './thresholds.js';
+import { evaluateThresholds } from './thresholds.js';
 import type { Threshold } from '../config/thresholds.js';
+import type {
+  Report,
+  ReportContender,
+  ReportHeader,
+  ReportFigures,
+  ReportRanges,
+  ReportSweep,
+  ReportTables,
+  TimeWent,
+} from './report-types.js';
+import { rankedColumns } from './ranked-table.js';
+import { sizeBucketTable, steadyTable, thresholdTable } from './tables.js';
+
+export type * from './report-types.js';
+export { MIN_RUNS_FOR_INTERVAL, type TimeBounds } from './time-bounds.js';
 
 /** Bumped whenever a field of the Report changes meaning or goes away. */
 export const REPORT_SCHEMA_VERSION = 1;
 
-export interface ReportContender extends RankedStats {
-  cost: ContenderCost;
-  /** Whole-object completion beside request latency, where runs measured it. */
-  completion?: ObjectCompletion;
-  /** What --hedge did, where it ran. */
-  hedge?: HedgeSummary;
-  /** The spread of its times as shown beside the median; none from one sample. */
-  timeBounds?: TimeBounds;
-  /** --rate: offered and achieved rate, skipped sends, latency from the intended start and from the send. */
-  openLoop?: OpenLoopSummary;
-  /** Its measured times added up (what JUnit reports as the time of its test). */
-  measuredMs: number;
-}
-
-/** Where one contender's request time went: each phase's share of its requests' summed time. */
-export interface TimeWent {
-  contender: string;
-  /** Phases present, in PHASES' order; connection phases from opened sockets only. */
-  shares: { phase: Phase; share: number }[];
-  /** Requests, and those that opened a socket (the rest reused one), median per run. */
-  requestsPerRun: number;
-  socketsOpenedPerRun: number;
-}
-
-/**
- * A contender's times' spread beside their median: from MIN_RUNS_FOR_INTERVAL runs on, the median's
- * own 95% interval (the sign test's order statistics: no assumption about the runs' distribution,
- * and never an interval that leaves the median out, as the mean's can when a few runs are slow);
- * below it, their range.
- */
-export interface TimeBounds {
-  of: 'ci95' | 'range';
-  lowMs: number;
-  highMs: number;
-  /** How far the interval reaches from the median on its wider side: what `±` shows. */
-  fromMedianMs: number;
-}
-
-/** Below this many samples an interval of the median is the whole range or wider: the range says it plainly. */
-export const MIN_RUNS_FOR_INTERVAL = 5;
-
-export interface ReportHeader {
-  title: string;
-  command: ResultsFile['command'];
-  target: string;
-  targetKind: string;
-  targetOnThisMachine: boolean;
-  /** The one object size every download run delivered, when there is one. */
-  objectSizeBytes?: number;
-  /** Measured runs per contender, as measured (warm-ups left out). */
-  runsPerContender: { label: string; runs: number }[];
-  /** The most common of those counts (the larger on a tie): the header says it once, then the others. */
-  usualRuns: number;
-  /** The most runs any contender has (0 where none): whether there is a spread to show at all. */
-  mostRuns: number;
-  complete: boolean;
-  interrupted?: string;
-  createdAt: string;
-}
-
-export interface ReportSweep {
-  grid: SweepGrid;
-  /** Each cell's winning contender, in grid order. */
-  winners: string[];
-  best?: string;
-  /** The best cell and every cell a rank test cannot tell from it. */
-  tied: string[];
-  /** SDK settings drawn from measured SDK cells, as lines. */
-  sdkAdvice: string[];
-}
-
-export interface Report {
-  schema: 'blob-cacher/report';
-  schemaVersion: number;
-  header: ReportHeader;
-  environment: Environment;
-  /** What the report's rates are in: MiB/s, or ops/s when every contender is counted in requests. */
-  unit: Unit;
-  /** Ranked, fastest first; failed contenders last. */
-  contenders: ReportContender[];
-  verdicts: Verdict[];
-  recommendation?: Recommendation;
-  /** Where the time went, one per contender in the answer (a sweep's or tune's: the recommended cell's). */
-  timeWent: TimeWent[];
-  /** One per kind. */
-  warnings: ReportWarning[];
-  /** Retries, throttled answers and failures in warm-up runs, apart from the measured figures. */
-  warmupFaults: WarmupFaults[];
-  /** Client time against the server's own span, where the server's clock was read. */
-  serverClock: (ServerGap & { contender: string })[];
-  sweep?: ReportSweep;
-  /** A tune's answer: the best cell, its neighbours, the path, throttling, what to deploy. */
-  tune?: ReportTune;
-  prices: { name: string; asOf: string; currency: string };
-  /** The percentiles of each contender's `totalPercentilesMs`. */
-  latencyPercentiles: readonly number[];
-  /** The extremes across contenders that the charts scale to. */
-  ranges: ReportRanges;
-  /** --threshold's rules, each row pass or fail; absent when none was given. */
-  thresholds?: ThresholdResults;
-  /** --slo with --rate: each open-loop contender's rates against it, and its knee (a rate sweep's answer). */
-  rateCurves?: RateCurve[];
-  /** Runs of drawn file sizes: throughput and latency per size bucket. */
-  sizeBuckets?: ReportSizeBuckets;
-  /** --mix runs: rates and latency per operation, and the combined rate. */
-  mix?: ReportMix;
-  /** `checkpoint` runs: per-rank writes and read-backs, bandwidth, the straggler share. */
-  checkpoint?: CheckpointReport;
-  /** `train`: accelerator utilisation per contender, the pass mark, and where prefetch levels off. */
-  train?: ReportTrain;
-}
-
-/** Extremes across every contender; not finite (null in JSON) where there is no figure. */
-export interface ReportRanges {
-  /** The fastest run of any contender, MiB/s. */
-  throughputMiBpsHigh: number;
-  /** Over every contender's `totalPercentilesMs`: the lowest above 0, and the highest. */
-  latencyMsLowestPositive: number;
-  latencyMsHighest: number;
+function tablesOf(r: ReportFigures): ReportTables {
+  return {
+    ranked: rankedColumns(r),
+    sizeBuckets: (r.sizeBuckets?.contenders ?? []).map((c) => ({
+      contender: c.contender,
+      table: sizeBucketTable(c.buckets),
+    })),
+    steady: r.contenders.flatMap((c) =>
+      c.steady ? [{ contender: c.label, table: steadyTable(c.steady.rates.buckets) }] : [],
+    ),
+    ...(r.thresholds ? { thresholds: thresholdTable(r.thresholds.rows) } : {}),
+  };
 }
 
 function rangesOf(contenders: readonly ReportContender[]): ReportRanges {
@@ -242,19 +143,6 @@ function sweepOf(
   };
 }
 
-function timeBoundsOf(s: ContenderStats): TimeBounds | undefined {
-  const w = s.wallMs;
-  if (w.n < 2) return undefined;
-  const [of, lowMs, highMs] =
-    w.n < MIN_RUNS_FOR_INTERVAL
-      ? (['range', w.min, w.max] as const)
-      : (() => {
-          const interval = medianIntervalSignTestExact([...s.timesMs].sort((a, b) => a - b));
-          return ['ci95', interval.low, interval.high] as const;
-        })();
-  return { of, lowMs, highMs, fromMedianMs: Math.max(highMs - w.median, w.median - lowMs) };
-}
-
 function timeWentOf(s: ContenderStats): TimeWent | undefined {
   const shares = PHASES.flatMap((phase) => {
     const share = s.phaseShare[phase];
@@ -284,24 +172,31 @@ function modalCount(counts: readonly number[]): number {
 }
 
 export function buildReport(doc: ResultsFile, opts: ReportOptions): Report {
-  const prices = opts.prices ?? DEFAULT_PRICES;
-  const material = opts.material ?? DEFAULT_MATERIAL_SHARE;
-  const stats = analyze(doc.runs);
+  const figures = reportFigures(doc, opts);
+  return { ...figures, tables: tablesOf(figures) };
+}
+
+/** Each contender ranked, with its cost, completion, spread and measured time. */
+function rankedContenders(doc: ResultsFile, stats: ContenderStats[], prices: PriceTable): ReportContender[] {
   const byLabel = new Map<string, typeof doc.runs>();
   for (const r of doc.runs)
     byLabel.set(cellLabel(r.strategy, r.cell), [...(byLabel.get(cellLabel(r.strategy, r.cell)) ?? []), r]);
-  const contenders: ReportContender[] = rankStats(stats).map((s) => {
+  return rankStats(stats).map((s) => {
     const runs = byLabel.get(s.label) ?? [];
     const bounds = timeBoundsOf(s);
     const cost = contenderCost(doc.command, runs, prices, isSdkBaseline(s) ? 'calls' : 'requests');
     const measuredMs = s.timesMs.reduce((t, ms) => t + ms, 0);
     return { ...s, cost, ...completionOf(runs), ...(bounds ? { timeBounds: bounds } : {}), measuredMs };
   });
-  const local = targetOnThisMachine(doc.environment);
-  const bufferBytes =
-    doc.environment.tcp?.rmemMaxBytes !== undefined && doc.environment.tcp.wmemMaxBytes !== undefined
-      ? doc.environment.tcp.rmemMaxBytes + doc.environment.tcp.wmemMaxBytes
-      : DEFAULT_SOCKET_BUFFER_BYTES;
+}
+
+/** The answer: a tune's cell, a sweep's, or the rule over the ranked contenders. */
+function answerOf(
+  doc: ResultsFile,
+  stats: ContenderStats[],
+  contenders: ReportContender[],
+  material: number,
+) {
   const swept = sweepOf(doc, stats, contenders, material);
   const unit = reportUnit(stats.map((s) => s.unit));
   const tuned = tuneReport(doc, stats, unit, (s) =>
@@ -327,7 +222,46 @@ export function buildReport(doc: ResultsFile, opts: ReportOptions): Report {
     train && !tuned && general
       ? trainRecommendation(train, general, (s) => strategyNamed(doc.command, s)?.description ?? s)
       : general;
+  return { swept, unit, tuned, recommendation, train };
+}
+
+function headerOf(doc: ResultsFile, stats: ContenderStats[], title: string, local: boolean): ReportHeader {
   const objectSizeBytes = commonObjectSize(doc);
+  return {
+    title,
+    command: doc.command,
+    target: doc.environment.target,
+    targetKind: doc.environment.targetKind,
+    targetOnThisMachine: local,
+    ...(objectSizeBytes !== undefined ? { objectSizeBytes } : {}),
+    runsPerContender: stats.map((s) => ({ label: s.label, runs: s.runs })),
+    usualRuns: modalCount(stats.map((s) => s.runs)),
+    mostRuns: Math.max(0, ...stats.map((s) => s.runs)),
+    complete: doc.complete,
+    ...(doc.interrupted ? { interrupted: doc.interrupted } : {}),
+    createdAt: doc.createdAt,
+  };
+}
+
+/** The socket buffers' size the server clock's bound allows for: the host's, else a default. */
+function socketBufferBytes(env: Environment): number {
+  return env.tcp?.rmemMaxBytes !== undefined && env.tcp.wmemMaxBytes !== undefined
+    ? env.tcp.rmemMaxBytes + env.tcp.wmemMaxBytes
+    : DEFAULT_SOCKET_BUFFER_BYTES;
+}
+
+function reportFigures(doc: ResultsFile, opts: ReportOptions): ReportFigures {
+  const prices = opts.prices ?? DEFAULT_PRICES;
+  const stats = analyze(doc.runs);
+  const contenders = rankedContenders(doc, stats, prices);
+  const local = targetOnThisMachine(doc.environment);
+  const bufferBytes = socketBufferBytes(doc.environment);
+  const { swept, unit, tuned, recommendation, train } = answerOf(
+    doc,
+    stats,
+    contenders,
+    opts.material ?? DEFAULT_MATERIAL_SHARE,
+  );
   const buckets = sizeBuckets(doc.runs);
   const mix = mixFigures(doc.runs);
   // A tune's cells: the figures of the cell it chose (its neighbours are in the tune's answer).
@@ -338,20 +272,7 @@ export function buildReport(doc: ResultsFile, opts: ReportOptions): Report {
   return {
     schema: 'blob-cacher/report',
     schemaVersion: REPORT_SCHEMA_VERSION,
-    header: {
-      title: opts.title,
-      command: doc.command,
-      target: doc.environment.target,
-      targetKind: doc.environment.targetKind,
-      targetOnThisMachine: local,
-      ...(objectSizeBytes !== undefined ? { objectSizeBytes } : {}),
-      runsPerContender: stats.map((s) => ({ label: s.label, runs: s.runs })),
-      usualRuns: modalCount(stats.map((s) => s.runs)),
-      mostRuns: Math.max(0, ...stats.map((s) => s.runs)),
-      complete: doc.complete,
-      ...(doc.interrupted ? { interrupted: doc.interrupted } : {}),
-      createdAt: doc.createdAt,
-    },
+    header: headerOf(doc, stats, opts.title, local),
     environment: doc.environment,
     unit,
     contenders,
@@ -416,10 +337,11 @@ function tuneRecommendation(
       : t.stopped === 'budget'
         ? 'the budget ran out'
         : 'stopped';
+  const began = t.throttling.map((b) => `${b.axis} ${b.value} (${b.throttleClass})`).join(', ');
   const throttle = t.bestThrottled
     ? ' It was throttled: every cell measured was.'
     : t.throttling.length
-      ? ` Throttling began at ${t.throttling.map((b) => `${b.axis} ${b.value} (${b.throttleClass})`).join(', ')}.`
+      ? ` Throttling began at ${began}.`
       : '';
   return {
     contender: c.label,

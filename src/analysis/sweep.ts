@@ -137,16 +137,19 @@ export function sdkAdvice(
   const sdkCells = stats.filter((s) => s.verified && s.cell && s.params && settingsOf(s));
   if (!sdkCells.length)
     return [
-      'SDK settings: not advised, no SDK baseline was measured in this sweep (add sdk to the strategies swept)',
+      'SDK settings: not advised, no SDK baseline was measured in this sweep ' +
+        '(add sdk to the strategies swept)',
     ];
   const top = sdkCells.reduce((a, b) => (value(b) > value(a) ? b : a));
   const alike = sdkCells.filter((s) => s !== top && !aheadOf(top, s, useOps));
   const lines = [
-    `SDK settings from its best measured cell (${cellLabel(top.strategy, top.cell)}, ${value(top).toFixed(1)} ${useOps ? 'ops/s' : 'MiB/s'}):`,
+    `SDK settings from its best measured cell (${cellLabel(top.strategy, top.cell)}, ` +
+      `${value(top).toFixed(1)} ${useOps ? 'ops/s' : 'MiB/s'}):`,
   ];
   if (alike.length)
     lines.push(
-      `  (no significant difference from: ${alike.map((s) => cellLabel(s.strategy, s.cell)).join('; ')}: any of them will do)`,
+      `  (no significant difference from: ${alike.map((s) => cellLabel(s.strategy, s.cell)).join('; ')}: ` +
+        'any of them will do)',
     );
   return [...lines, ...settingsOf(top)!(top.params!, top.objectSizeBytes)];
 }

@@ -59,6 +59,8 @@ export interface ReportTrain {
   computeMs: number;
   contenders: TrainFigures[];
   plateaus: TrainPlateau[];
+  /** Every prefetch depth the plateaus measured, least first: the chart's x axis. */
+  depths: number[];
   /** The answer in words: what keeps the pass mark, and where utilisation levels off. */
   verdict: string[];
 }
@@ -215,6 +217,7 @@ export function trainReport(runs: readonly RunRecord[]): ReportTrain | undefined
     computeMs: t.computeMs,
     contenders,
     plateaus,
+    depths: [...new Set(plateaus.flatMap((p) => p.depths.map((d) => d.prefetch)))].sort((a, b) => a - b),
     verdict: verdictOf(contenders, plateaus, t.passMark),
   };
 }

@@ -88,6 +88,93 @@ const cellKey = (cell: Cell) =>
       .map((k) => [k, cell[k]]),
   );
 
+type StatsOf = (cell: Cell) => ContenderStats | undefined;
+
+/** A cell's figures from its statistics: median time, rate, throttling, and whether it failed. */
+function cellFigures(statsOf: StatsOf, unit: Unit) {
+  return (cell: Cell, throttled: number, throttleClass?: ThrottleClass): TuneCellFigures => {
+    const s = statsOf(cell);
+    const timeMs = s?.timesMs.length ? median(s.timesMs) : undefined;
+    const rate = s ? (unit === 'ops/s' ? s.opsPerSecond.median : s.throughputMiBps.median) : undefined;
+    return {
+      cell,
+      label: s?.label ?? cellLabel(String(cell['--source-method'] ?? cell['--upload-method'] ?? ''), cell),
+      ...(timeMs !== undefined ? { timeMs } : {}),
+      ...(rate !== undefined ? { rate } : {}),
+      throttled,
+      ...(throttleClass ? { throttleClass } : {}),
+      failed: !s?.verified || !s.timesMs.length,
+    };
+  };
+}
+
+/** A neighbour against the best: the ratio of their medians, its interval, and why it was not taken. */
+function neighbour(p: TuneStepFigures, axis: string, s: ContenderStats, best: ContenderStats): TuneNeighbour {
+  const interval = ratioInterval(best.timesMs, s.timesMs);
+  const fasterThanBest = significantlyFaster(s.timesMs, best.timesMs);
+  const significant = fasterThanBest || significantlyFaster(best.timesMs, s.timesMs);
+  const ratio = median(s.timesMs) / median(best.timesMs);
+  const notTaken = !fasterThanBest
+    ? undefined
+    : p.throttled > 0
+      ? 'throttled'
+      : ratio > 1 / (1 + TUNE_MATERIAL_GAIN)
+        ? 'small'
+        : undefined;
+  return {
+    ...p,
+    axis,
+    value: p.cell[axis]!,
+    ratio,
+    interval,
+    significant,
+    ...(notTaken ? { notTaken } : {}),
+  };
+}
+
+/** Each distinct cell on the path that differs from the best on one axis, compared with it once. */
+function neighboursOf(
+  path: readonly TuneStepFigures[],
+  bestStep: TuneStepFigures,
+  bestStats: ContenderStats,
+  statsOf: StatsOf,
+): TuneNeighbour[] {
+  const neighbours: TuneNeighbour[] = [];
+  const compared = new Set<string>();
+  for (const p of path) {
+    const differs = Object.keys(p.cell).filter((k) => p.cell[k] !== bestStep.cell[k]);
+    if (differs.length !== 1 || Object.keys(p.cell).length !== Object.keys(bestStep.cell).length) continue;
+    const key = cellKey(p.cell);
+    if (compared.has(key)) continue;
+    compared.add(key);
+    const s = statsOf(p.cell);
+    const axis = differs[0]!;
+    neighbours.push(
+      s?.timesMs.length
+        ? neighbour(p, axis, s, bestStats)
+        : { ...p, axis, value: p.cell[axis]!, significant: false },
+    );
+  }
+  return neighbours.sort((a, b) => (a.ratio ?? Infinity) - (b.ratio ?? Infinity));
+}
+
+/** What to deploy: the settings kept as given, then the best cell's, as flags, environment and SDK. */
+function deployOf(t: NonNullable<ResultsFile['tune']>, bestStep: TuneStepFigures, sdk: string[] | undefined) {
+  const cell = { ...(t.fixed ?? {}), ...bestStep.cell };
+  const flags = Object.entries(cell)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(' ');
+  const environment = Object.entries(cell)
+    .map(([k, v]) => `${envOf(k)}=${v}`)
+    .join(' ');
+  return {
+    environment,
+    k8sManifest:
+      `npx blob-cacher k8s-manifest --parallelism 1 -- ${t.command ?? t.direction} ${flags}`.trim(),
+    ...(sdk?.length ? { sdk } : {}),
+  };
+}
+
 /**
  * The tune section of a report; `sdkSettings` gives an SDK strategy's settings for its cell (the
  * strategies' own hook, passed in so that analysis imports none of them here). Linear in the path:
@@ -105,20 +192,7 @@ export function tuneReport(
   const byCell = new Map<string, ContenderStats>();
   for (const s of stats) if (s.cell && !byCell.has(cellKey(s.cell))) byCell.set(cellKey(s.cell), s);
   const statsOf = (cell: Cell) => byCell.get(cellKey(cell));
-  const figures = (cell: Cell, throttled: number, throttleClass?: ThrottleClass): TuneCellFigures => {
-    const s = statsOf(cell);
-    const timeMs = s?.timesMs.length ? median(s.timesMs) : undefined;
-    const rate = s ? (unit === 'ops/s' ? s.opsPerSecond.median : s.throughputMiBps.median) : undefined;
-    return {
-      cell,
-      label: s?.label ?? cellLabel(String(cell['--source-method'] ?? cell['--upload-method'] ?? ''), cell),
-      ...(timeMs !== undefined ? { timeMs } : {}),
-      ...(rate !== undefined ? { rate } : {}),
-      throttled,
-      ...(throttleClass ? { throttleClass } : {}),
-      failed: !s?.verified || !s.timesMs.length,
-    };
-  };
+  const figures = cellFigures(statsOf, unit);
   const path = t.path.map((p, step) => ({
     ...figures(p.cell, p.throttled, p.throttleClass),
     step,
@@ -131,91 +205,31 @@ export function tuneReport(
   const named = t.best ? path.find((p) => sameCell(p.cell, t.best!)) : undefined;
   const bestStep = named && !named.failed ? named : undefined;
   const bestStats = bestStep ? statsOf(bestStep.cell) : undefined;
-  const neighbours: TuneNeighbour[] = [];
-  if (bestStep && bestStats) {
-    const compared = new Set<string>();
-    for (const p of path) {
-      const differs = Object.keys(p.cell).filter((k) => p.cell[k] !== bestStep.cell[k]);
-      if (differs.length !== 1 || Object.keys(p.cell).length !== Object.keys(bestStep.cell).length) continue;
-      const key = cellKey(p.cell);
-      if (compared.has(key)) continue;
-      compared.add(key);
-      const s = statsOf(p.cell);
-      const axis = differs[0]!;
-      if (!s?.timesMs.length) {
-        neighbours.push({ ...p, axis, value: p.cell[axis]!, significant: false });
-        continue;
-      }
-      const interval = ratioInterval(bestStats.timesMs, s.timesMs);
-      const fasterThanBest = significantlyFaster(s.timesMs, bestStats.timesMs);
-      const significant = fasterThanBest || significantlyFaster(bestStats.timesMs, s.timesMs);
-      const ratio = median(s.timesMs) / median(bestStats.timesMs);
-      const notTaken = !fasterThanBest
-        ? undefined
-        : p.throttled > 0
-          ? 'throttled'
-          : ratio > 1 / (1 + TUNE_MATERIAL_GAIN)
-            ? 'small'
-            : undefined;
-      neighbours.push({
-        ...p,
-        axis,
-        value: p.cell[axis]!,
-        ratio,
-        interval,
-        significant,
-        ...(notTaken ? { notTaken } : {}),
-      });
-    }
-  }
+  const neighbours = bestStep && bestStats ? neighboursOf(path, bestStep, bestStats, statsOf) : [];
   const fastestStep = path
     .filter((p) => !p.failed && p.throttled === 0 && p.timeMs !== undefined)
     .sort((a, b) => a.timeMs! - b.timeMs!)[0];
   const quicker = bestStep && fastestStep && !sameCell(fastestStep.cell, bestStep.cell);
   const fastest = quicker && fastestStep.timeMs! < bestStep.timeMs! ? fastestStep : undefined;
-  // What to deploy: the settings kept as given, then the best cell's.
-  const cell = { ...(t.fixed ?? {}), ...(bestStep?.cell ?? {}) };
-  const direction = t.direction;
-  const flags = Object.entries(cell)
-    .map(([k, v]) => `${k} ${v}`)
-    .join(' ');
-  const environment = Object.entries(cell)
-    .map(([k, v]) => `${envOf(k)}=${v}`)
-    .join(' ');
-  const sdk = bestStats ? sdkSettings(bestStats) : undefined;
+  const timeInterval =
+    bestStats && bestStats.timesMs.length > 1
+      ? { timeInterval: medianIntervalBootstrap(bestStats.timesMs) }
+      : {};
   return {
-    direction,
+    direction: t.direction,
     axes: t.axes,
     axisPoints: tuneAxisPoints(t.axes, path, bestStep?.cell),
     budgetMs: t.budgetMs,
     spentMs: t.path.reduce((s, p) => s + p.spentMs, 0),
     stopped: t.stopped,
-    ...(bestStep
-      ? {
-          best: {
-            ...bestStep,
-            ...(bestStats && bestStats.timesMs.length > 1
-              ? { timeInterval: medianIntervalBootstrap(bestStats.timesMs) }
-              : {}),
-          },
-        }
-      : {}),
+    ...(bestStep ? { best: { ...bestStep, ...timeInterval } } : {}),
     ...(fastest ? { fastest } : {}),
-    neighbours: neighbours.sort((a, b) => (a.ratio ?? Infinity) - (b.ratio ?? Infinity)),
+    neighbours,
     path,
     throttling: t.throttling,
     bestThrottled: (bestStep?.throttled ?? 0) > 0,
     startThrottled: (path[0]?.throttled ?? 0) > 0,
-    ...(bestStep
-      ? {
-          deploy: {
-            environment,
-            k8sManifest:
-              `npx blob-cacher k8s-manifest --parallelism 1 -- ${t.command ?? direction} ${flags}`.trim(),
-            ...(sdk?.length ? { sdk } : {}),
-          },
-        }
-      : {}),
+    ...(bestStep ? { deploy: deployOf(t, bestStep, bestStats ? sdkSettings(bestStats) : undefined) } : {}),
     materialGainPercent: TUNE_MATERIAL_GAIN * 100,
   };
 }

@@ -81,6 +81,70 @@ export type Verdict = TieVerdict | FasterVerdict;
 
 const x = (v: number) => `${v.toFixed(2)}x`;
 
+/** The leader and those a rank test cannot tell from it, with what more runs could (or could not) do. */
+function tieVerdict(leader: RankedStats, tiedWithLeader: readonly RankedStats[]): TieVerdict {
+  const group = [leader, ...tiedWithLeader];
+  const n = Math.min(...group.map((s) => s.timesMs.length));
+  const of = group.some((s) => s.samples?.of === 'intervals') ? 'intervals' : 'runs';
+  const needed = Math.max(...tiedWithLeader.map((s) => runsToTell(leader.timesMs, s.timesMs) ?? 0));
+  const advice: TieAdvice =
+    n < MIN_RUNS_FOR_SIGNIFICANCE
+      ? 'too-few-runs'
+      : needed > MAX_RUNS_ADVISED
+        ? 'equivalent'
+        : needed > n
+          ? 'add-runs'
+          : 'within-noise';
+  const runsNeeded =
+    advice === 'too-few-runs'
+      ? Math.max(MIN_RUNS_FOR_SIGNIFICANCE, needed)
+      : advice === 'add-runs'
+        ? needed
+        : undefined;
+  const more = {
+    'too-few-runs':
+      `${MIN_RUNS_FOR_SIGNIFICANCE} runs each are the fewest a rank test can decide on: ` +
+      `add --runs ${runsNeeded}`,
+    equivalent:
+      `telling a difference this small apart would take more than ${MAX_RUNS_ADVISED} runs each: ` +
+      'for this workload they are equivalent',
+    'add-runs': `about ${needed} runs each would tell a difference this size apart: add --runs ${needed}`,
+    'within-noise': 'the difference is within the noise',
+  }[advice];
+  const names = group.map((s) => s.label);
+  const nText = of === 'intervals' ? `n=${n} intervals` : `n=${n}`;
+  return {
+    kind: 'tie',
+    contenders: names,
+    n,
+    of,
+    advice,
+    ...(runsNeeded !== undefined ? { runsNeeded } : {}),
+    text: `no significant difference between ${names.join(', ')} at ${nText}: ${more}`,
+  };
+}
+
+/** `by` is significantly faster than `s`: the ratio of their medians with its interval. */
+function fasterVerdict(by: RankedStats, s: RankedStats): FasterVerdict {
+  const ratio = median(s.timesMs) / median(by.timesMs);
+  const ci = ratioInterval(by.timesMs, s.timesMs);
+  const [nF, nS] = [by.timesMs.length, s.timesMs.length];
+  return {
+    kind: 'faster',
+    faster: by.label,
+    slower: s.label,
+    ratio,
+    ratioLow: ci.low,
+    ratioHigh: ci.high,
+    nFaster: nF,
+    nSlower: nS,
+    p: mannWhitney(by.timesMs, s.timesMs).p,
+    text:
+      `${by.label} is ${x(ratio)} faster than ${s.label} ` +
+      `(95% CI ${x(ci.low)}–${x(ci.high)}, n=${nF}/${nS})`,
+  };
+}
+
 /** Who leads, by how much and how sure, or that the data cannot tell: as data, each with its sentence. */
 export function verdicts(ranked: readonly RankedStats[]): Verdict[] {
   const ok = ranked.filter((s) => s.verified && s.timesMs.length > 0);
@@ -88,64 +152,13 @@ export function verdicts(ranked: readonly RankedStats[]): Verdict[] {
   const leader = ok[0]!;
   const out: Verdict[] = [];
   const tiedWithLeader = ok.filter((s) => s !== leader && s.rank === leader.rank);
-  if (tiedWithLeader.length) {
-    const group = [leader, ...tiedWithLeader];
-    const n = Math.min(...group.map((s) => s.timesMs.length));
-    const of = group.some((s) => s.samples?.of === 'intervals') ? 'intervals' : 'runs';
-    const needed = Math.max(...tiedWithLeader.map((s) => runsToTell(leader.timesMs, s.timesMs) ?? 0));
-    const advice: TieAdvice =
-      n < MIN_RUNS_FOR_SIGNIFICANCE
-        ? 'too-few-runs'
-        : needed > MAX_RUNS_ADVISED
-          ? 'equivalent'
-          : needed > n
-            ? 'add-runs'
-            : 'within-noise';
-    const runsNeeded =
-      advice === 'too-few-runs'
-        ? Math.max(MIN_RUNS_FOR_SIGNIFICANCE, needed)
-        : advice === 'add-runs'
-          ? needed
-          : undefined;
-    const more = {
-      'too-few-runs': `${MIN_RUNS_FOR_SIGNIFICANCE} runs each are the fewest a rank test can decide on: add --runs ${runsNeeded}`,
-      equivalent: `telling a difference this small apart would take more than ${MAX_RUNS_ADVISED} runs each: for this workload they are equivalent`,
-      'add-runs': `about ${needed} runs each would tell a difference this size apart: add --runs ${needed}`,
-      'within-noise': 'the difference is within the noise',
-    }[advice];
-    const names = group.map((s) => s.label);
-    const nText = of === 'intervals' ? `n=${n} intervals` : `n=${n}`;
-    out.push({
-      kind: 'tie',
-      contenders: names,
-      n,
-      of,
-      advice,
-      ...(runsNeeded !== undefined ? { runsNeeded } : {}),
-      text: `no significant difference between ${names.join(', ')} at ${nText}: ${more}`,
-    });
-  }
+  if (tiedWithLeader.length) out.push(tieVerdict(leader, tiedWithLeader));
   for (const s of ok.filter((o) => o.rank > leader.rank)) {
     // Said of the fastest contender that is significantly faster than it, which need not be the
     // leader: a rank below the leader can come from another (or only keep the order of the medians,
     // when nothing is significantly faster, and then there is nothing to say).
     const by = ok.find((o) => o !== s && fasterThan(o, s));
-    if (!by) continue;
-    const ratio = median(s.timesMs) / median(by.timesMs);
-    const ci = ratioInterval(by.timesMs, s.timesMs);
-    const [nF, nS] = [by.timesMs.length, s.timesMs.length];
-    out.push({
-      kind: 'faster',
-      faster: by.label,
-      slower: s.label,
-      ratio,
-      ratioLow: ci.low,
-      ratioHigh: ci.high,
-      nFaster: nF,
-      nSlower: nS,
-      p: mannWhitney(by.timesMs, s.timesMs).p,
-      text: `${by.label} is ${x(ratio)} faster than ${s.label} (95% CI ${x(ci.low)}–${x(ci.high)}, n=${nF}/${nS})`,
-    });
+    if (by) out.push(fasterVerdict(by, s));
   }
   return out;
 }

@@ -54,88 +54,97 @@ export interface WarningInputs {
   socketBufferBytes?: number;
 }
 
+/** What a warning says of one contender; undefined where it does not apply to it. */
+type Detail = (s: ContenderStats, inputs: WarningInputs) => string | undefined;
+
+/** Every warning of the report, in the order shown: its kind, what it says per contender, its sentence. */
+const RULES: { kind: WarningKind; detail: Detail; say: (names: string) => string }[] = [
+  {
+    kind: 'failed',
+    detail: (s) => (s.verified ? undefined : `${s.problems.length} of ${s.runs} runs`),
+    say: (n) => `failed runs: ${n}: ranked last; see --details for what failed`,
+  },
+  {
+    // Every fault a measured run met, by kind: a retried request still counts, and its time includes
+    // the tries.
+    kind: 'faults',
+    detail: (s) => {
+      const tally = { retries: s.retries, throttled: s.throttled, faults: s.faults };
+      if (!metFaults(tally)) return undefined;
+      const failed = s.failedRequests ? [plural(s.failedRequests, 'failed request')] : [];
+      return [...faultParts(tally), ...failed].join(', ');
+    },
+    say: (n) => `runs met faults: ${n}: the times include the tries again and their backoff; see --details`,
+  },
+  {
+    kind: 'outliers',
+    detail: (s) => {
+      const n = outliers(s.timesMs).length;
+      return n ? `${n} of ${s.timesMs.length}` : undefined;
+    },
+    say: (n) =>
+      `outlier runs (modified Z-score > 3.5 on the MAD): ${n}: other work on this machine or a cold ` +
+      'start; use --warmup or a quieter machine',
+  },
+  {
+    kind: 'variation',
+    detail: (s) => {
+      const cv = coefficientOfVariation(s.timesMs);
+      return cv > 0.1 ? `${(cv * 100).toFixed(0)}%` : undefined;
+    },
+    say: (n) =>
+      `run times vary by more than 10% (coefficient of variation): ${n}: the ranking needs more runs`,
+  },
+  {
+    kind: 'cpu-bound',
+    detail: (s) =>
+      s.cpuBoundWorkers > 0
+        ? `${s.cpuBoundWorkers} worker run(s), event-loop p99 up to ${s.eventLoopDelayP99MaxMs.toFixed(0)} ms`
+        : undefined,
+    say: (n) =>
+      `CPU-bound workers: ${n}: the client, not the target, may be what was measured; ` +
+      'more processes may help',
+  },
+  {
+    kind: 'server-span',
+    detail: (s, inputs) => {
+      const gap = serverGap(s, inputs.socketBufferBytes);
+      return gap && !gap.within ? `+${gap.ms.toFixed(0)} ms, bound ${gap.boundMs.toFixed(0)} ms` : undefined;
+    },
+    say: (n) =>
+      `time above the server's span beyond 3% plus the socket buffers' drain: ${n}: connecting, ` +
+      'client-side work (BENCHMARKS.md, case 11)',
+  },
+  {
+    kind: 'correlated-intervals',
+    detail: (s) => (s.samples?.of === 'intervals' ? `n=${s.samples.n}` : undefined),
+    say: (n) =>
+      `steady runs ranked by their intervals: ${n}: neighbouring intervals are correlated, so the test ` +
+      'is optimistic; more runs confirm it',
+  },
+  {
+    kind: 'sampled-records',
+    detail: (s) => (s.recordsSampled ? '' : undefined),
+    say: (n) => `raw records sampled in the results file: ${n}: percentiles still use every request`,
+  },
+];
+
 export function reportWarnings(stats: readonly ContenderStats[], inputs: WarningInputs): ReportWarning[] {
-  const failed = stats
-    .filter((s) => !s.verified)
-    .map((s) => ({ label: s.label, detail: `${s.problems.length} of ${s.runs} runs` }));
-  // Every fault a measured run met, by kind: a retried request still counts, and its time includes the tries.
-  const faulted = stats.flatMap((s) => {
-    const tally = { retries: s.retries, throttled: s.throttled, faults: s.faults };
-    if (!metFaults(tally)) return [];
-    const failed = s.failedRequests ? [plural(s.failedRequests, 'failed request')] : [];
-    return [{ label: s.label, detail: [...faultParts(tally), ...failed].join(', ') }];
-  });
-  const odd = stats.flatMap((s) => {
-    const n = outliers(s.timesMs).length;
-    return n ? [{ label: s.label, detail: `${n} of ${s.timesMs.length}` }] : [];
-  });
-  const varied = stats.flatMap((s) => {
-    const cv = coefficientOfVariation(s.timesMs);
-    return cv > 0.1 ? [{ label: s.label, detail: `${(cv * 100).toFixed(0)}%` }] : [];
-  });
-  const cpu = stats
-    .filter((s) => s.cpuBoundWorkers > 0)
-    .map((s) => ({
-      label: s.label,
-      detail: `${s.cpuBoundWorkers} worker run(s), event-loop p99 up to ${s.eventLoopDelayP99MaxMs.toFixed(0)} ms`,
-    }));
-  const span = stats.flatMap((s) => {
-    const gap = serverGap(s, inputs.socketBufferBytes);
-    return gap && !gap.within
-      ? [{ label: s.label, detail: `+${gap.ms.toFixed(0)} ms, bound ${gap.boundMs.toFixed(0)} ms` }]
-      : [];
-  });
-  const correlated = stats
-    .filter((s) => s.samples?.of === 'intervals')
-    .map((s) => ({ label: s.label, detail: `n=${s.samples.n}` }));
-  const sampled = stats.filter((s) => s.recordsSampled).map((s) => ({ label: s.label, detail: '' }));
+  const listed = (detail: Detail) =>
+    stats.flatMap((s) => {
+      const d = detail(s, inputs);
+      return d === undefined ? [] : [{ label: s.label, detail: d }];
+    });
   return [
-    ...group('failed', failed, (n) => `failed runs: ${n}: ranked last; see --details for what failed`),
-    ...group(
-      'faults',
-      faulted,
-      (n) => `runs met faults: ${n}: the times include the tries again and their backoff; see --details`,
-    ),
-    ...group(
-      'outliers',
-      odd,
-      (n) =>
-        `outlier runs (modified Z-score > 3.5 on the MAD): ${n}: other work on this machine or a cold start; use --warmup or a quieter machine`,
-    ),
-    ...group(
-      'variation',
-      varied,
-      (n) => `run times vary by more than 10% (coefficient of variation): ${n}: the ranking needs more runs`,
-    ),
-    ...group(
-      'cpu-bound',
-      cpu,
-      (n) =>
-        `CPU-bound workers: ${n}: the client, not the target, may be what was measured; more processes may help`,
-    ),
-    ...group(
-      'server-span',
-      span,
-      (n) =>
-        `time above the server's span beyond 3% plus the socket buffers' drain: ${n}: connecting, client-side work (BENCHMARKS.md, case 11)`,
-    ),
-    ...group(
-      'correlated-intervals',
-      correlated,
-      (n) =>
-        `steady runs ranked by their intervals: ${n}: neighbouring intervals are correlated, so the test is optimistic; more runs confirm it`,
-    ),
-    ...group(
-      'sampled-records',
-      sampled,
-      (n) => `raw records sampled in the results file: ${n}: percentiles still use every request`,
-    ),
+    ...RULES.flatMap((rule) => group(rule.kind, listed(rule.detail), rule.say)),
     ...(inputs.targetOnThisMachine
       ? [
           {
             kind: 'target-on-this-machine' as const,
             contenders: [],
-            text: 'the target runs on this machine: client and server share its CPUs, so the ranking may not hold against a remote account',
+            text:
+              'the target runs on this machine: client and server share its CPUs, so the ranking may ' +
+              'not hold against a remote account',
           },
         ]
       : []),

@@ -56,8 +56,8 @@ function consoleText(r: CheckReport): string {
       .join('  ')
       .trimEnd();
   return [
-    `blob-cacher check: ${forTerminal(r.results.path)} against the median of ${r.baselines.length} baseline file(s) ` +
-      'in the same environment',
+    `blob-cacher check: ${forTerminal(r.results.path)} against the median of ` +
+      `${r.baselines.length} baseline file(s) in the same environment`,
     `environment: ${forTerminal(environment(r))}`,
     '',
     line(HEAD),

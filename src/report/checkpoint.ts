@@ -107,38 +107,6 @@ export function checkpointMarkdown(r: Report): string[] {
   ];
 }
 
-/** CSV: the checkpoint's figures and each rank's, added to each contender's row (empty elsewhere). */
-export function checkpointCsv(r: Report): {
-  columns: string[];
-  cells: (label: string) => (number | undefined)[];
-} {
-  const k = r.checkpoint;
-  if (!k) return { columns: [], cells: () => [] };
-  const ranks = Math.max(...k.contenders.map((c) => c.ranks));
-  const rankFields = ['write_mibps', 'write_end_ms', 'read_mibps', 'read_end_ms'] as const;
-  const columns = [
-    ...['consistent_ms', 'write_mibps', 'read_mibps', 'straggler_share', 'slowest_over_median'].flatMap((f) =>
-      ['median', 'ci95_low', 'ci95_high'].map((q) => `checkpoint_${f}_${q}`),
-    ),
-    'checkpoint_read_verified_runs',
-    ...Array.from({ length: ranks }, (_, i) => rankFields.map((f) => `checkpoint_rank_${i}_${f}`)).flat(),
-  ];
-  const trio = (f?: Figure) => [f?.median, f?.low, f?.high];
-  return {
-    columns,
-    cells: (label) => {
-      const c = k.contenders.find((x) => x.contender === label);
-      if (!c) return columns.map(() => undefined);
-      const figures = [c.consistentMs, c.writeMiBps, c.readMiBps, c.stragglerShare, c.slowestOverMedian];
-      const byRank = Array.from({ length: ranks }, (_, i) => {
-        const p = c.perRank[i];
-        return [p?.writeMiBps, p?.writeEndMs, p?.readMiBps, p?.readEndMs];
-      });
-      return [...figures.flatMap(trio), c.readVerified, ...byRank.flat()];
-    },
-  };
-}
-
 export function checkpointSection(r: Report): string {
   const k = r.checkpoint;
   if (!k) return '';

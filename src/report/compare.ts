@@ -16,23 +16,28 @@ const verdictText = (c: CompareReport['changes'][number]) =>
 function consoleText(r: CompareReport): string {
   const lines = [`compare ${t(r.base.label)} -> ${t(r.next.label)}`, ''];
   lines.push(
-    `${'strategy'.padEnd(16)}${'base ms'.padStart(10)}${'new ms'.padStart(10)}${'change'.padStart(9)}  ${'new/base (95% CI)'.padEnd(22)}verdict`,
+    `${'strategy'.padEnd(16)}${'base ms'.padStart(10)}${'new ms'.padStart(10)}${'change'.padStart(9)}  ` +
+      `${'new/base (95% CI)'.padEnd(22)}verdict`,
   );
   for (const c of r.changes) {
     lines.push(
-      `${t(c.strategy).padEnd(16)}${fixed(c.baseMs, 1).padStart(10)}${fixed(c.newMs, 1).padStart(10)}${change(c.changePct).padStart(9)}  ${ratioText(c).padEnd(22)}${verdictText(c)}`,
+      `${t(c.strategy).padEnd(16)}${fixed(c.baseMs, 1).padStart(10)}${fixed(c.newMs, 1).padStart(10)}` +
+        `${change(c.changePct).padStart(9)}  ${ratioText(c).padEnd(22)}${verdictText(c)}`,
     );
     for (const p of c.phases)
       lines.push(
-        `  ${`${p.metric} p50`.padEnd(14)}${num(p.baseP50Ms).padStart(10)}${num(p.newP50Ms).padStart(10)}${change(p.changePct).padStart(9)}`,
+        `  ${`${p.metric} p50`.padEnd(14)}${num(p.baseP50Ms).padStart(10)}${num(p.newP50Ms).padStart(10)}` +
+          `${change(p.changePct).padStart(9)}`,
       );
     const o = c.objectCompletion;
     if (o) {
       lines.push(
-        `  ${'object p99'.padEnd(14)}${num(o.baseP99Ms).padStart(10)}${num(o.newP99Ms).padStart(10)}${change(o.p99ChangePct).padStart(9)}`,
+        `  ${'object p99'.padEnd(14)}${num(o.baseP99Ms).padStart(10)}${num(o.newP99Ms).padStart(10)}` +
+          `${change(o.p99ChangePct).padStart(9)}`,
       );
       lines.push(
-        `  ${'object max'.padEnd(14)}${num(o.baseMaxMs).padStart(10)}${num(o.newMaxMs).padStart(10)}${change(o.maxChangePct).padStart(9)}`,
+        `  ${'object max'.padEnd(14)}${num(o.baseMaxMs).padStart(10)}${num(o.newMaxMs).padStart(10)}` +
+          `${change(o.maxChangePct).padStart(9)}`,
       );
     }
   }
@@ -42,7 +47,8 @@ function consoleText(r: CompareReport): string {
     lines.push(
       '',
       t(
-        `warning: the two ran in different environments: ${r.environmentDifferences.map((d) => `${d.field} ${d.base} vs ${d.next}`).join('; ')}`,
+        `warning: the two ran in different environments: ` +
+          `${r.environmentDifferences.map((d) => `${d.field} ${d.base} vs ${d.next}`).join('; ')}`,
       ),
     );
   return lines.join('\n');
@@ -57,7 +63,8 @@ function markdown(r: CompareReport): string {
   ];
   for (const c of r.changes)
     lines.push(
-      `| ${md(c.strategy)} | ${num(c.baseMs)} | ${num(c.newMs)} | ${change(c.changePct)} | ${ratioText(c)} | ${verdictText(c)} |`,
+      `| ${md(c.strategy)} | ${num(c.baseMs)} | ${num(c.newMs)} | ${change(c.changePct)} | ` +
+        `${ratioText(c)} | ${verdictText(c)} |`,
     );
   const objects = r.changes.filter((c) => c.objectCompletion);
   if (objects.length) {
@@ -69,7 +76,8 @@ function markdown(r: CompareReport): string {
     for (const c of objects) {
       const o = c.objectCompletion!;
       lines.push(
-        `| ${md(c.strategy)} | ${num(o.baseP99Ms)} | ${num(o.newP99Ms)} | ${change(o.p99ChangePct)} | ${num(o.baseMaxMs)} | ${num(o.newMaxMs)} | ${change(o.maxChangePct)} |`,
+        `| ${md(c.strategy)} | ${num(o.baseP99Ms)} | ${num(o.newP99Ms)} | ${change(o.p99ChangePct)} | ` +
+          `${num(o.baseMaxMs)} | ${num(o.newMaxMs)} | ${change(o.maxChangePct)} |`,
       );
     }
   }
@@ -133,15 +141,20 @@ function html(r: CompareReport): string {
   const objectCell = (c: CompareReport['changes'][number]) => {
     const o = c.objectCompletion;
     return o
-      ? `p99 ${num(o.baseP99Ms)} → ${num(o.newP99Ms)} (${change(o.p99ChangePct)}), max ${num(o.baseMaxMs)} → ${num(o.newMaxMs)} (${change(o.maxChangePct)})`
+      ? `p99 ${num(o.baseP99Ms)} → ${num(o.newP99Ms)} (${change(o.p99ChangePct)}), max ` +
+          `${num(o.baseMaxMs)} → ${num(o.newMaxMs)} (${change(o.maxChangePct)})`
       : DASH;
   };
   const rows = r.changes.map(
     (c) =>
-      `<tr data-strategy="${e(c.strategy)}"><td>${e(c.strategy)}</td><td class="num">${num(c.baseMs)}</td><td class="num">${num(c.newMs)}</td><td class="num">${change(c.changePct)}</td><td class="num">${e(ratioText(c))}</td><td>${e(verdictText(c))}</td><td>${e(objectCell(c))}</td></tr>`,
+      `<tr data-strategy="${e(c.strategy)}"><td>${e(c.strategy)}</td><td ` +
+      `class="num">${num(c.baseMs)}</td><td class="num">${num(c.newMs)}</td><td ` +
+      `class="num">${change(c.changePct)}</td><td ` +
+      `class="num">${e(ratioText(c))}</td><td>${e(verdictText(c))}</td><td>${e(objectCell(c))}</td></tr>`,
   );
   const env = r.environmentDifferences.length
-    ? `<p class="warn">The two ran in different environments: ${e(r.environmentDifferences.map((d) => `${d.field} ${d.base} vs ${d.next}`).join('; '))}</p>`
+    ? `<p class="warn">The two ran in different environments: ` +
+      `${e(r.environmentDifferences.map((d) => `${d.field} ${d.base} vs ${d.next}`).join('; '))}</p>`
     : '';
   const only = [
     ...(r.onlyInBase.length ? [`only in ${r.base.label}: ${r.onlyInBase.join(', ')}`] : []),
@@ -149,9 +162,16 @@ function html(r: CompareReport): string {
   ];
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${e(`compare ${r.base.label} → ${r.next.label}`)}</title>
-<style>body{font:14px/1.5 system-ui,sans-serif;max-width:1040px;margin:24px auto;padding:0 24px;color:#1f2328}table{border-collapse:collapse;width:100%}th,td{border-bottom:1px solid #d8dee4;padding:6px 8px;text-align:left}.num{text-align:right;font-variant-numeric:tabular-nums}.warn{background:#fff8c5;border:1px solid #eed888;border-radius:6px;padding:8px 10px}</style></head>
+<style>\
+body{font:14px/1.5 system-ui,sans-serif;max-width:1040px;margin:24px auto;padding:0 24px;color:#1f2328}\
+table{border-collapse:collapse;width:100%}\
+th,td{border-bottom:1px solid #d8dee4;padding:6px 8px;text-align:left}\
+.num{text-align:right;font-variant-numeric:tabular-nums}\
+.warn{background:#fff8c5;border:1px solid #eed888;border-radius:6px;padding:8px 10px}</style></head>
 <body><h1>${e(`compare ${r.base.label} → ${r.next.label}`)}</h1>${env}
-<table><thead><tr><th>strategy</th><th class="num">base ms</th><th class="num">new ms</th><th class="num">change</th><th class="num">new/base (95% CI)</th><th>verdict</th><th>object completion, ms</th></tr></thead><tbody>${rows.join('')}</tbody></table>
+<table><thead><tr><th>strategy</th><th class="num">base ms</th><th class="num">new ms</th><th class="num">\
+change</th><th class="num">new/base (95% CI)</th><th>verdict</th><th>object completion, ms</th></tr></thead>\
+<tbody>${rows.join('')}</tbody></table>
 ${only.map((l) => `<p>${e(l)}</p>`).join('')}</body></html>
 `;
 }

@@ -14,10 +14,13 @@ export function completionLine(s: ReportContender): string | undefined {
   const straggler =
     c.stragglerShare === undefined
       ? ''
-      : `; straggler share ${percent(c.stragglerShare)} (the slowest part running alone after the others ended)`;
+      : `; straggler share ${percent(c.stragglerShare)} ` +
+        '(the slowest part running alone after the others ended)';
   return (
-    `${s.label}: object completion over ${l.count} object(s), ms: p50 ${num(l.p50)} / p90 ${num(l.p90)} / p99 ${num(l.p99)} / max ${num(l.max)}` +
-    `${total ? ` (per request: p50 ${num(total.p50)} / p99 ${num(total.p99)} / max ${num(total.max)})` : ''}${straggler}`
+    `${s.label}: object completion over ${l.count} object(s), ms: p50 ${num(l.p50)} / p90 ${num(l.p90)} ` +
+    `/ p99 ${num(l.p99)} / max ${num(l.max)}` +
+    (total ? ` (per request: p50 ${num(total.p50)} / p99 ${num(total.p99)} / max ${num(total.max)})` : '') +
+    straggler
   );
 }
 
@@ -25,7 +28,10 @@ export function completionLine(s: ReportContender): string | undefined {
 export function hedgeLine(s: ReportContender): string | undefined {
   const h = s.hedge;
   if (!h) return undefined;
-  return `${s.label}: hedged: ${h.issued} duplicate request(s) (${percent(h.extraRequestShare)} extra, billed with the reads), ${h.won} won by the duplicate, ${bytes(h.extraBytes)} extra received`;
+  return (
+    `${s.label}: hedged: ${h.issued} duplicate request(s) (${percent(h.extraRequestShare)} extra, ` +
+    `billed with the reads), ${h.won} won by the duplicate, ${bytes(h.extraBytes)} extra received`
+  );
 }
 
 /** Both, where they apply, in contender order. */

@@ -3,20 +3,8 @@
 // (server clock, phases, percentiles, untimed steps, steady series) with --details.
 import type { Report, ReportContender } from '../analysis/report-model.js';
 import { PHASES } from '../transport/phases.js';
-import {
-  axesOf,
-  bytes,
-  checkWord,
-  count,
-  DASH,
-  firstTier,
-  fixed,
-  money,
-  num,
-  rateColumn,
-  timeCell,
-  timeWentLine,
-} from './format.js';
+import { columnsFor, headerFor, textCell } from './cells.js';
+import { bytes, fixed, money, num, timeWentLine } from './format.js';
 import { completionLines } from './completion.js';
 import { openLoopLines, rateCurveLines } from './open-loop.js';
 import { seconds, steadyLines } from './steady.js';
@@ -41,8 +29,6 @@ const painter =
   (code, text) =>
     on ? `\x1b[${code}m${text}\x1b[0m` : text;
 
-const rankLabel = (s: ReportContender) => `${s.rank}${s.tied ? '=' : ''}`;
-
 /** Header: what was measured where, and the runs each contender has as measured. */
 function header(r: Report): string[] {
   const h = r.header;
@@ -53,7 +39,8 @@ function header(r: Report): string[] {
   // The most common count, then the contenders that differ from it: as measured, kept short.
   const usual = h.usualRuns;
   const odd = h.runsPerContender.filter((c) => c.runs !== usual);
-  const runs = `${usual} measured runs each${odd.length ? ` (${odd.map((c) => `${forTerminal(c.label)} ${c.runs}`).join(', ')})` : ''}`;
+  const others = odd.map((c) => `${forTerminal(c.label)} ${c.runs}`).join(', ');
+  const runs = `${usual} measured runs each${odd.length ? ` (${others})` : ''}`;
   // Folded into the header: the warning below would repeat it on every zero-config run.
   const where = h.targetOnThisMachine ? ' (on this machine: it shares the CPUs)' : '';
   return [forTerminal(h.title), `target ${forTerminal(h.target)}${where}${size}; ${runs}`];
@@ -61,39 +48,18 @@ function header(r: Report): string[] {
 
 /** One row per contender; sweeps show each swept option as its own column, so labels stay short. */
 export function rankedTable(r: Report, paint: Paint = painter(false)): string[] {
-  const axes = r.sweep ? axesOf(r.contenders) : [];
-  const tier = r.contenders.map(firstTier).find((t) => t)?.tier;
-  const rate = rateColumn(r);
-  const head = [
-    '#',
-    axes.length ? 'strategy' : 'contender',
-    ...axes.map((a) => forTerminal(a.replace(/^--/, ''))),
-    'time ms',
-    rate.header,
-    'req/obj',
-    tier ? `$/1k obj ${tier}` : '',
-    'verified',
-  ];
+  const columns = columnsFor(r.tables.ranked, 'console');
+  const head = columns.map((c) => forTerminal(headerFor(c, 'console')));
   // Cells are escaped before the widths are taken: a column is as wide as what the terminal shows.
-  const rows = r.contenders.map((s) =>
-    [
-      rankLabel(s),
-      axes.length ? s.strategy : s.label,
-      ...axes.map((a) => s.cell?.[a] ?? DASH),
-      timeCell(s),
-      rate.cell(s),
-      count(s.cost.requestsPerObject),
-      tier ? money(firstTier(s)?.per1000Objects) : '',
-      checkWord(s),
-    ].map(forTerminal),
+  const rows = r.contenders.map((_, i) =>
+    columns.map((c) => forTerminal(textCell(c, c.values[i], 'console'))),
   );
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
-  const left = new Set([1, ...axes.map((_, i) => i + 2)]);
+  // Names and the rank read from the left, figures from the right; the last column is not padded.
+  const left = columns.map((c) => c.format === 'rank' || c.format === 'text');
   const line = (cells: string[]) =>
     cells
-      .map((c, i) =>
-        i === cells.length - 1 ? c : left.has(i) || i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!),
-      )
+      .map((c, i) => (i === cells.length - 1 ? c : left[i] ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
       .join('  ')
       .trimEnd();
   return [
@@ -133,80 +99,119 @@ export function gridLines(r: Report): string[] {
   ];
 }
 
-/** Per-contender detail: phases, percentiles, untimed steps, retries, failures, the server's clock. */
-export function detailLines(r: Report): string[] {
+/** Warm connections, and the server clock's span against the client's. */
+function connectionLines(r: Report): string[] {
   const out: string[] = [];
   const warm = r.contenders.filter((s) => s.warmSockets !== undefined);
   if (warm.length)
     out.push(
       '',
-      `connections warm: ${warm.map((s) => `${s.label} ${s.warmSockets}`).join(', ')} socket(s) opened before the barrier per run (no connect phases inside the timed span)`,
+      `connections warm: ${warm.map((s) => `${s.label} ${s.warmSockets}`).join(', ')} socket(s) opened ` +
+        'before the barrier per run (no connect phases inside the timed span)',
     );
   if (r.serverClock.length) {
     out.push(
       '',
-      "server clock (the target's own span of each contender's data requests, median; bound = 3% + the socket buffers' drain):",
+      "server clock (the target's own span of each contender's data requests, median; " +
+        "bound = 3% + the socket buffers' drain):",
     );
     for (const g of r.serverClock)
       out.push(
-        `  ${g.contender}: client ${num(g.clientMs)} ms, server ${num(g.serverMs)} ms (${g.ms >= 0 ? '+' : ''}${num(g.ms)} ms, bound ${num(g.boundMs)} ms)`,
+        `  ${g.contender}: client ${num(g.clientMs)} ms, server ${num(g.serverMs)} ms ` +
+          `(${g.ms >= 0 ? '+' : ''}${num(g.ms)} ms, bound ${num(g.boundMs)} ms)`,
       );
   }
-  out.push(...steadyLines(r.contenders));
-  out.push(
+  return out;
+}
+
+/** Per contender, each phase's latency percentiles. */
+function phaseLatencyLines(r: Report): string[] {
+  const out = [
     '',
     'per-phase latency, ms: p50 / p90 / p99 / max  (phases absent on reused sockets are not counted)',
-  );
+  ];
   for (const s of r.contenders) {
     out.push(`${s.label}:`);
     for (const m of [...PHASES, 'total'] as const) {
       const l = s.latencyMs[m];
       if (l)
         out.push(
-          `  ${m.padEnd(10)} n=${String(l.count).padStart(5)}  ${num(l.p50)} / ${num(l.p90)} / ${num(l.p99)} / ${num(l.max)}`,
+          `  ${m.padEnd(10)} n=${String(l.count).padStart(5)}  ` +
+            `${num(l.p50)} / ${num(l.p90)} / ${num(l.p99)} / ${num(l.max)}`,
         );
     }
   }
+  return out;
+}
+
+/** One contender's run in figures: duration, phases, untimed steps, retries, operations and cost. */
+function contenderDetail(s: ReportContender): string[] {
+  const out: string[] = [];
+  const shares = PHASES.filter((p) => s.phaseShare[p] !== undefined).map(
+    (p) => `${p} ${(s.phaseShare[p]! * 100).toFixed(1)}%`,
+  );
+  const what = s.steady
+    ? `steady ${seconds(s.steady.durationMs)}, one pass ${num(s.wallMs.median)} ms at the active rate`
+    : `duration ${num(s.wallMs.median)} ms`;
+  out.push(`${s.label}: ${what}, count ${s.requestsPerRun}${shares.length ? `, ${shares.join(', ')}` : ''}`);
+  const many = manyBlobLine(s);
+  if (many) out.push(many);
+  const u = s.untimedMs;
+  if (u)
+    out.push(
+      `${s.label}: outside the timed span, per run: setup ${num(u.setup)} ms, ` +
+        `collect ${num(u.collect)} ms, verify ${num(u.verify)} ms, cleanup ${num(u.cleanup)} ms`,
+    );
+  if (s.retries || s.throttled || s.failedRequests)
+    out.push(
+      `${s.label}: retries ${s.retries} (throttled ${s.throttled}), backoff ${num(s.backoffMs)} ms, ` +
+        `failed requests ${s.failedRequests}`,
+    );
+  const ops = s.cost.operations;
+  const calls =
+    s.cost.counted === 'calls'
+      ? ' (SDK calls: the requests inside them are not traced, so at least this many)'
+      : '';
+  const tiers = s.cost.tiers
+    .map((t) => `${t.tier} ${money(t.per1000Objects)} per 1,000 objects, ${money(t.perGiB)} per GiB`)
+    .join('; ');
+  out.push(
+    `${s.label}: billable operations over ${s.runs} run(s)${calls}: read ${ops.read}, write ${ops.write}, ` +
+      `list ${ops.list}, other ${ops.other}; ${tiers}`,
+  );
+  for (const p of s.problems) out.push(`${s.label}: FAILED ${p}`);
+  return out;
+}
+
+/** Per-contender detail: phases, percentiles, untimed steps, retries, failures, the server's clock. */
+export function detailLines(r: Report): string[] {
+  const out = [...connectionLines(r), ...steadyLines(r.contenders, r.tables.steady), ...phaseLatencyLines(r)];
   const completion = completionLines(r.contenders);
   if (completion.length) out.push('', ...completion);
-  out.push('');
-  for (const s of r.contenders) {
-    const shares = PHASES.filter((p) => s.phaseShare[p] !== undefined).map(
-      (p) => `${p} ${(s.phaseShare[p]! * 100).toFixed(1)}%`,
-    );
-    const what = s.steady
-      ? `steady ${seconds(s.steady.durationMs)}, one pass ${num(s.wallMs.median)} ms at the active rate`
-      : `duration ${num(s.wallMs.median)} ms`;
-    out.push(
-      `${s.label}: ${what}, count ${s.requestsPerRun}${shares.length ? `, ${shares.join(', ')}` : ''}`,
-    );
-    const many = manyBlobLine(s);
-    if (many) out.push(many);
-    const u = s.untimedMs;
-    if (u)
-      out.push(
-        `${s.label}: outside the timed span, per run: setup ${num(u.setup)} ms, collect ${num(u.collect)} ms, verify ${num(u.verify)} ms, cleanup ${num(u.cleanup)} ms`,
-      );
-    if (s.retries || s.throttled || s.failedRequests)
-      out.push(
-        `${s.label}: retries ${s.retries} (throttled ${s.throttled}), backoff ${num(s.backoffMs)} ms, failed requests ${s.failedRequests}`,
-      );
-    const ops = s.cost.operations;
-    const calls =
-      s.cost.counted === 'calls'
-        ? ' (SDK calls: the requests inside them are not traced, so at least this many)'
-        : '';
-    out.push(
-      `${s.label}: billable operations over ${s.runs} run(s)${calls}: read ${ops.read}, write ${ops.write}, list ${ops.list}, other ${ops.other}; ${s.cost.tiers.map((t) => `${t.tier} ${money(t.per1000Objects)} per 1,000 objects, ${money(t.perGiB)} per GiB`).join('; ')}`,
-    );
-    for (const p of s.problems) out.push(`${s.label}: FAILED ${p}`);
-  }
+  out.push('', ...r.contenders.flatMap(contenderDetail));
   out.push(`prices: ${r.prices.name}, as of ${r.prices.asOf}`);
   out.push(`environment: ${environmentLine(r)}`);
   if (r.sweep?.sdkAdvice.length) out.push('', ...r.sweep.sdkAdvice);
   // Every line holds labels, problems, prices or environment text from the file: each one escaped.
   return out.map(forTerminal);
 }
+
+type Environment = Report['environment'];
+
+/** The kernel's TCP settings: congestion control and the socket buffers' maxima. */
+export const tcpText = (tcp: NonNullable<Environment['tcp']>) =>
+  [
+    tcp.congestionControl,
+    tcp.rmemMaxBytes !== undefined ? `rmem max ${bytes(tcp.rmemMaxBytes)}` : '',
+    tcp.wmemMaxBytes !== undefined ? `wmem max ${bytes(tcp.wmemMaxBytes)}` : '',
+  ]
+    .filter(Boolean)
+    .join(', ');
+
+/** The endpoint's addresses, and the time a connection to it took. */
+export const endpointText = (endpoint: NonNullable<Environment['endpoint']>, between: string) =>
+  `${endpoint.addresses.join(between)}` +
+  (endpoint.connectMs !== undefined ? `, connect ${num(endpoint.connectMs)} ms` : '');
 
 /** What decides transfer speed, in one line: CPUs, memory, Node and SDK, TCP, the endpoint, the VM. */
 export function environmentLine(r: Report): string {
@@ -216,16 +221,8 @@ export function environmentLine(r: Report): string {
     `${bytes(e.totalMemoryBytes)} memory`,
     `node ${e.node}`,
     ...(e.sdkVersion ? [`@azure/storage-blob ${e.sdkVersion}`] : []),
-    ...(e.tcp
-      ? [
-          `tcp ${[e.tcp.congestionControl, e.tcp.rmemMaxBytes !== undefined ? `rmem max ${bytes(e.tcp.rmemMaxBytes)}` : '', e.tcp.wmemMaxBytes !== undefined ? `wmem max ${bytes(e.tcp.wmemMaxBytes)}` : ''].filter(Boolean).join(', ')}`,
-        ]
-      : []),
-    ...(e.endpoint
-      ? [
-          `endpoint ${e.endpoint.host} = ${e.endpoint.addresses.join(' ')}${e.endpoint.connectMs !== undefined ? `, connect ${num(e.endpoint.connectMs)} ms` : ''}`,
-        ]
-      : []),
+    ...(e.tcp ? [`tcp ${tcpText(e.tcp)}`] : []),
+    ...(e.endpoint ? [`endpoint ${e.endpoint.host} = ${endpointText(e.endpoint, ' ')}`] : []),
     ...(e.cloud ? [`Azure VM ${[e.cloud.vmSize, e.cloud.location].filter(Boolean).join(' in ')}`] : []),
     ...(e.container ? [`container: ${containerLimits(e.container)}`] : []),
   ]
@@ -252,8 +249,10 @@ export function manyBlobLine(s: ReportContender): string | undefined {
   const total = s.latencyMs.total;
   const unit = s.params.pageSize !== undefined ? 'page' : 'request';
   return (
-    `${s.label}: ${s.params.fileCount} blobs, ${s.requestsPerRun} ${unit}(s) per run: ${fixed(s.opsPerSecond.median, 0)} ${unit}s/s, ` +
-    `${fixed(s.blobsPerSecond.median, 0)} blobs/s, ${num(s.throughputMiBps.median)} MiB/s; per-${unit} latency p50 ${num(total?.p50)} / p99 ${num(total?.p99)} ms`
+    `${s.label}: ${s.params.fileCount} blobs, ${s.requestsPerRun} ${unit}(s) per run: ` +
+    `${fixed(s.opsPerSecond.median, 0)} ${unit}s/s, ${fixed(s.blobsPerSecond.median, 0)} blobs/s, ` +
+    `${num(s.throughputMiBps.median)} MiB/s; ` +
+    `per-${unit} latency p50 ${num(total?.p50)} / p99 ${num(total?.p99)} ms`
   );
 }
 
@@ -290,7 +289,8 @@ export function renderConsole(r: Report, opts: ConsoleOptions = {}): string {
   if (!opts.details)
     lines.push(
       '',
-      `details (phases, percentiles, server clock, untimed steps, cost by class): --details, or blob-cacher report ${forTerminal(opts.resultsPath ?? '<results file>')} --details`,
+      'details (phases, percentiles, server clock, untimed steps, cost by class): --details, ' +
+        `or blob-cacher report ${forTerminal(opts.resultsPath ?? '<results file>')} --details`,
     );
   // An open loop's rates and latency from the intended start are its answer: shown without --details.
   const open = [...openLoopLines(r.contenders), ...rateCurveLines(r)];

@@ -30,14 +30,16 @@ export const PHASE_COLOURS: Record<Phase, string> = {
 export const CSS = `
 :root{--ink:#1f2328;--muted:#59636e;--line:#d8dee4;--bg:#f6f8fa;--card:#fff}
 *{box-sizing:border-box}
-body{margin:0;background:var(--bg);color:var(--ink);font:14px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif}
+body{margin:0;background:var(--bg);color:var(--ink);font:14px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,\
+"Helvetica Neue",Arial,sans-serif}
 main{max-width:1040px;margin:0 auto;padding:28px 24px 40px}
 header{margin-bottom:20px}
 .eyebrow{margin:0;color:var(--muted);font-size:12px;letter-spacing:.06em;text-transform:uppercase}
 h1{margin:4px 0 14px;font-size:22px;line-height:1.3;font-weight:650}
 h2{margin:0 0 4px;font-size:17px;font-weight:650}
 h3{margin:14px 0 6px;font-size:13px;color:var(--muted)}
-section{background:var(--card);border:1px solid var(--line);border-radius:10px;padding:18px 20px;margin:16px 0;box-shadow:0 1px 2px rgba(31,35,40,.04)}
+section{background:var(--card);border:1px solid var(--line);border-radius:10px;padding:18px 20px;\
+margin:16px 0;box-shadow:0 1px 2px rgba(31,35,40,.04)}
 .lede{margin:0 0 12px;color:var(--muted);font-size:13px}
 dl{margin:0}
 dl.env{display:grid;grid-template-columns:repeat(auto-fill,minmax(220px,1fr));gap:8px 18px}
@@ -47,10 +49,12 @@ dt{color:var(--muted);font-size:11px;text-transform:uppercase;letter-spacing:.05
 dd{margin:0;overflow-wrap:anywhere}
 details{margin-top:12px}
 summary{cursor:pointer;color:var(--muted);font-size:13px}
-dl.config{display:grid;grid-template-columns:repeat(auto-fill,minmax(170px,1fr));gap:6px 16px;margin-top:8px;font-size:13px}
+dl.config{display:grid;grid-template-columns:repeat(auto-fill,minmax(170px,1fr));gap:6px 16px;\
+margin-top:8px;font-size:13px}
 .scroll{overflow-x:auto}
 table{border-collapse:collapse;width:100%;font-size:13px}
-th{text-align:left;font-weight:600;color:var(--muted);font-size:12px;border-bottom:1px solid var(--line);padding:6px 8px;vertical-align:bottom}
+th{text-align:left;font-weight:600;color:var(--muted);font-size:12px;border-bottom:1px solid var(--line);\
+padding:6px 8px;vertical-align:bottom}
 td{border-bottom:1px solid #eef1f4;padding:7px 8px;vertical-align:top}
 tbody tr:last-child td{border-bottom:0}
 th.num{text-align:right}
@@ -84,7 +88,8 @@ svg .active{fill:#4e79a7;fill-opacity:.07}
 svg .autoterm{stroke:#24292f;stroke-width:1.5;stroke-dasharray:5 4}
 svg .cell.best{stroke:#1f2328;stroke-width:3}
 svg .cell.tied{stroke:#1f2328;stroke-width:1.5;stroke-dasharray:4 3}
-.legend{display:flex;flex-wrap:wrap;gap:6px 18px;margin:10px 0 0;padding:0;list-style:none;font-size:12px;color:var(--muted)}
+.legend{display:flex;flex-wrap:wrap;gap:6px 18px;margin:10px 0 0;padding:0;list-style:none;font-size:12px;\
+color:var(--muted)}
 .legend li{display:flex;align-items:center;gap:6px}
 .legend .swatch{margin:0}
 .legend .line{display:inline-block;width:18px;height:3px;border-radius:2px}

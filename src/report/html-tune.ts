@@ -9,6 +9,27 @@ const W = 960;
 const H = 260;
 const n = (v: number) => String(Number(v.toPrecision(4)));
 
+/** One cell the search measured, placed at (x, y): its step, rate and cell in its title. */
+function datum(
+  p: ReportTune['path'][number],
+  chosen: boolean,
+  cls: string,
+  unit: string,
+  x: number,
+  y: number,
+) {
+  const cell = Object.entries(p.cell)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(' ');
+  const label = `${cell}: ${n(p.rate!)} ${unit} (step ${p.step + 1})${p.throttled ? `, ${p.throttled} throttled` : ''}`;
+  return (
+    `<circle class="datum ${cls}" data-step="${p.step + 1}" data-value="${n(p.rate!)}" cx="` +
+    `${x.toFixed(1)}" cy="${y.toFixed(1)}" r="${chosen ? 7 : 4}" fill="` +
+    `${p.throttled ? '#e15759' : cls === 'explored' ? '#bab0ac' : '#4e79a7'}"` +
+    `${chosen ? ' stroke="#1f2328" stroke-width="2"' : ''}><title>${e(label)}</title></circle>`
+  );
+}
+
 /** One axis: x is the value (log scale: the ladder doubles), y the rate; points in the order measured. */
 function axisChart(t: ReportTune, a: TuneAxisPoints, unit: string): string {
   const best = t.best?.cell;
@@ -32,34 +53,34 @@ function axisChart(t: ReportTune, a: TuneAxisPoints, unit: string): string {
   const inSlice = new Set(a.slice);
   const slice = a.slice.map((i) => t.path[i]!);
   const parts = [
-    `<svg data-chart="tune-${e(flag)}" viewBox="0 0 ${W} ${H}" role="img" aria-label="${e(`${unit} against ${flag}`)}">`,
+    `<svg data-chart="tune-${e(flag)}" viewBox="0 0 ${W} ${H}" role="img" ` +
+      `aria-label="${e(`${unit} against ${flag}`)}">`,
   ];
   for (const v of xs)
     parts.push(
-      `<text class="tick" x="${position(v).toFixed(1)}" y="${H - bottom + 18}" text-anchor="middle">${e(v)}</text>`,
+      `<text class="tick" x="${position(v).toFixed(1)}" y="${H - bottom + 18}" ` +
+        `text-anchor="middle">${e(v)}</text>`,
     );
   for (const f of [0, 0.5, 1])
     parts.push(
-      `<line class="grid" x1="${left}" x2="${W - right}" y1="${y((maxRate * f) / 1.1).toFixed(1)}" y2="${y((maxRate * f) / 1.1).toFixed(1)}"/><text class="tick" x="${left - 8}" y="${(y((maxRate * f) / 1.1) + 4).toFixed(1)}" text-anchor="end">${n((maxRate * f) / 1.1)}</text>`,
+      `<line class="grid" x1="${left}" x2="${W - right}" y1="${y((maxRate * f) / 1.1).toFixed(1)}" ` +
+        `y2="${y((maxRate * f) / 1.1).toFixed(1)}"/><text class="tick" x="${left - 8}" ` +
+        `y="${(y((maxRate * f) / 1.1) + 4).toFixed(1)}" text-anchor="end">${n((maxRate * f) / 1.1)}</text>`,
     );
   parts.push(
-    `<text class="axis" x="${(left + W - right) / 2}" y="${H - 6}" text-anchor="middle">${e(flag.replace(/^--/, ''))} (${unit} on the left; faint: every cell measured, joined: the others as in the best, ring: the best)</text>`,
+    `<text class="axis" x="${(left + W - right) / 2}" y="${H - 6}" ` +
+      `text-anchor="middle">${e(flag.replace(/^--/, ''))} (${unit} on the left; faint: every cell ` +
+      `measured, joined: the others as in the best, ring: the best)</text>`,
   );
   if (slice.length > 1)
     parts.push(
-      `<polyline class="slice" fill="none" stroke="#4e79a7" stroke-width="2" points="${slice.map((p) => `${position(p.cell[flag]!).toFixed(1)},${y(p.rate!).toFixed(1)}`).join(' ')}"/>`,
+      `<polyline class="slice" fill="none" stroke="#4e79a7" stroke-width="2" points="` +
+        `${slice.map((p) => `${position(p.cell[flag]!).toFixed(1)},${y(p.rate!).toFixed(1)}`).join(' ')}"/>`,
     );
   points.forEach((p, j) => {
     const chosen = best !== undefined && Object.entries(best).every(([k, v]) => p.cell[k] === v);
     const cls = chosen ? 'best' : inSlice.has(a.points[j]!) ? 'slice' : 'explored';
-    const label = `${Object.entries(p.cell)
-      .map(([k, v]) => `${k} ${v}`)
-      .join(
-        ' ',
-      )}: ${n(p.rate!)} ${unit} (step ${p.step + 1})${p.throttled ? `, ${p.throttled} throttled` : ''}`;
-    parts.push(
-      `<circle class="datum ${cls}" data-step="${p.step + 1}" data-value="${n(p.rate!)}" cx="${position(p.cell[flag]!).toFixed(1)}" cy="${y(p.rate!).toFixed(1)}" r="${chosen ? 7 : 4}" fill="${p.throttled ? '#e15759' : cls === 'explored' ? '#bab0ac' : '#4e79a7'}"${chosen ? ' stroke="#1f2328" stroke-width="2"' : ''}><title>${e(label)}</title></circle>`,
-    );
+    parts.push(datum(p, chosen, cls, unit, position(p.cell[flag]!), y(p.rate!)));
   });
   parts.push('</svg>');
   return parts.join('');
@@ -95,8 +116,10 @@ export function tuneSection(t: ReportTune, unit: string): string {
     )
     .join('');
   return (
-    `<section id="tune"><h2>Tune: ${t.path.length} cells, ${seconds(t.spentMs)} measured of a ${seconds(t.budgetMs)} budget (${e(t.stopped)})</h2>` +
-    `<p class="lede">The search doubled one setting at a time while the step was significantly faster, then tried the best's neighbours. Each chart is the rate against one setting.</p>` +
+    `<section id="tune"><h2>Tune: ${t.path.length} cells, ${seconds(t.spentMs)} measured of a ` +
+    `${seconds(t.budgetMs)} budget (${e(t.stopped)})</h2>` +
+    `<p class="lede">The search doubled one setting at a time while the step was significantly faster, ` +
+    `then tried the best's neighbours. Each chart is the rate against one setting.</p>` +
     (deploy.length
       ? '<h3>Deploy</h3><pre class="deploy" style="white-space:pre-wrap;overflow-wrap:anywhere">' +
         `${deploy.map(e).join('\n')}</pre>`

@@ -1,19 +1,8 @@
 // The report in Markdown: the recommendation first, then the ranked table, verdicts, warnings and
 // the sweep grid as lists and tables, so nothing collapses into one paragraph.
 import type { Report } from '../analysis/report-model.js';
-import { PHASES } from '../transport/phases.js';
-import {
-  axesOf,
-  boundsCell,
-  bytes,
-  checkWord,
-  count,
-  DASH,
-  money,
-  num,
-  rateColumn,
-  timeWentLine,
-} from './format.js';
+import { columnsFor, headerFor, textCell } from './cells.js';
+import { bytes, num, timeWentLine } from './format.js';
 import { completionLines } from './completion.js';
 import { openLoopLines, rateCurveLines } from './open-loop.js';
 import { environmentLine, manyBlobLine } from './console.js';
@@ -29,7 +18,19 @@ const row = (cells: string[]) => `| ${cells.map(md).join(' | ')} |`;
 /** A header of our own words, with the data in it (swept options' names) escaped by the caller. */
 const headRow = (cells: string[]) => `| ${cells.join(' | ')} |`;
 
-export function renderMarkdown(r: Report): string {
+/** The ranked table; a swept option's name in a header is data, escaped like any cell. */
+function rankedMarkdown(r: Report): string[] {
+  const columns = columnsFor(r.tables.ranked, 'md');
+  const head = columns.map((c) => (c.headerFromData ? md(headerFor(c, 'md')) : headerFor(c, 'md')));
+  return [
+    headRow(head),
+    `|${' --- |'.repeat(columns.length)}`,
+    ...r.contenders.map((_, i) => row(columns.map((c) => textCell(c, c.values[i], 'md')))),
+  ];
+}
+
+/** The title, what was measured where, and the answer in bold. */
+function headerMarkdown(r: Report): string[] {
   const h = r.header;
   const lines = [`## ${md(h.title)}`, ''];
   lines.push(`- Target: ${md(h.target)}${h.targetOnThisMachine ? ' (on this machine)' : ''}`);
@@ -38,8 +39,8 @@ export function renderMarkdown(r: Report): string {
   lines.push(`- Measured runs: ${h.runsPerContender.map((c) => `${md(c.label)} ${c.runs}`).join(', ')}`);
   lines.push(`- Environment: ${md(environmentLine(r))}`);
   if (r.recommendation) lines.push('', `**${md(r.recommendation.text)}**`);
-  if (r.tune) {
-    // The same lines as the console, as a list: Markdown would fold them into one paragraph.
+  // A tune's lines as the console has them, as a list: Markdown would fold them into one paragraph.
+  if (r.tune)
     lines.push(
       '',
       '### Tune',
@@ -48,100 +49,91 @@ export function renderMarkdown(r: Report): string {
         l.startsWith('  ') ? `  - ${markdownCode(l.trim())}` : `- ${md(l)}`,
       ),
     );
-  }
-  const axes = r.sweep ? axesOf(r.contenders) : [];
-  const tiers = r.contenders[0]?.cost.tiers.map((t) => t.tier) ?? [];
-  const rate = rateColumn(r);
-  lines.push(
+  return lines;
+}
+
+/** A section of list items, where it has any. */
+const section = (title: string | undefined, items: readonly string[]): string[] =>
+  items.length ? ['', ...(title ? [title, ''] : []), ...items.map((l) => `- ${md(l)}`)] : [];
+
+/** Where the time went, the verdicts, thresholds, warnings, and the other figures as lists. */
+function listsMarkdown(r: Report): string[] {
+  return [
+    ...section('### Where the time went', r.timeWent.map(timeWentLine)),
+    ...section(
+      '### Verdict',
+      r.verdicts.map((v) => v.text),
+    ),
+    ...thresholdMarkdown(r),
+    ...section(
+      '### Warnings',
+      r.warnings.map((w) => w.text),
+    ),
+    ...section(
+      '### Warm-up',
+      r.warmupFaults.map((f) => `${f.contender} ${f.text}`),
+    ),
+    ...section(
+      undefined,
+      r.contenders.flatMap((s) => manyBlobLine(s) ?? []),
+    ),
+    ...section('### Object completion', completionLines(r.contenders)),
+    ...section('### Open loop', [...openLoopLines(r.contenders), ...rateCurveLines(r).map((l) => l.trim())]),
+  ];
+}
+
+/** A sweep's grid: ★ the best cell, = those a rank test cannot tell from it. */
+function sweepMarkdown(r: Report): string[] {
+  if (!r.sweep?.grid.cols.length) return [];
+  const g = r.sweep.grid;
+  const mark = (i: number, j: number) =>
+    g.best?.row === i && g.best.col === j
+      ? ' ★'
+      : g.tied?.some((t) => t.row === i && t.col === j)
+        ? ' ='
+        : '';
+  return [
     '',
-    headRow([
-      '#',
-      'strategy',
-      ...axes.map(md),
-      'runs',
-      'time ms (median)',
-      'spread ms',
-      rate.header,
-      'requests per object',
-      ...tiers.map((t) => `$ per 1,000 objects (${t})`),
-      'p50 first byte ms',
-      'p99 first byte ms',
-      ...PHASES.map((p) => `${p} %`),
-      'retries',
-      'failed requests',
-      'verified',
-    ]),
-  );
-  lines.push(`|${' --- |'.repeat(12 + axes.length + tiers.length + PHASES.length)}`);
-  for (const s of r.contenders) {
-    lines.push(
-      row([
-        `${s.rank}${s.tied ? '=' : ''}`,
-        axes.length ? s.strategy : s.label,
-        ...axes.map((a) => s.cell?.[a] ?? DASH),
-        String(s.runs),
-        num(s.wallMs.median),
-        boundsCell(s),
-        rate.cell(s),
-        count(s.cost.requestsPerObject),
-        ...tiers.map((t) => money(s.cost.tiers.find((x) => x.tier === t)?.per1000Objects)),
-        num(s.latencyMs.firstByte?.p50),
-        num(s.latencyMs.firstByte?.p99),
-        ...PHASES.map((p) => (s.phaseShare[p] === undefined ? DASH : (s.phaseShare[p]! * 100).toFixed(1))),
-        String(s.retries),
-        String(s.failedRequests),
-        checkWord(s),
-      ]),
-    );
-  }
-  if (r.timeWent.length) {
-    lines.push('', '### Where the time went', '', ...r.timeWent.map((t) => `- ${md(timeWentLine(t))}`));
-  }
-  if (r.verdicts.length) lines.push('', '### Verdict', '', ...r.verdicts.map((v) => `- ${md(v.text)}`));
-  lines.push(...thresholdMarkdown(r));
-  if (r.warnings.length) lines.push('', '### Warnings', '', ...r.warnings.map((w) => `- ${md(w.text)}`));
-  if (r.warmupFaults.length)
-    lines.push('', '### Warm-up', '', ...r.warmupFaults.map((f) => `- ${md(`${f.contender} ${f.text}`)}`));
-  const many = r.contenders.map(manyBlobLine).filter((l) => l !== undefined);
-  if (many.length) lines.push('', ...many.map((l) => `- ${md(l)}`));
-  const completion = completionLines(r.contenders);
-  if (completion.length) lines.push('', '### Object completion', '', ...completion.map((l) => `- ${md(l)}`));
-  const open = [...openLoopLines(r.contenders), ...rateCurveLines(r).map((l) => l.trim())];
-  if (open.length) lines.push('', '### Open loop', '', ...open.map((l) => `- ${md(l)}`));
-  lines.push(...trainMarkdown(r));
-  lines.push(...sizeBucketMarkdown(r));
-  lines.push(...mixMarkdown(r));
-  lines.push(...checkpointMarkdown(r));
-  if (r.sweep?.grid.cols.length) {
-    const g = r.sweep.grid;
-    lines.push(
-      '',
-      `### Sweep: ${md(g.title)}`,
-      '',
-      row([g.rowLabel, ...g.cols.map((c) => `${g.colLabel} ${c}`)]),
-      `|${' --- |'.repeat(g.cols.length + 1)}`,
-    );
-    g.values.forEach((vals, i) =>
-      lines.push(
-        row([
-          g.rows[i]!,
-          ...vals.map(
-            (v, j) =>
-              `${v === null ? 'failed' : num(v)}${g.best?.row === i && g.best.col === j ? ' ★' : g.tied?.some((t) => t.row === i && t.col === j) ? ' =' : ''}`,
-          ),
-        ]),
-      ),
-    );
-    lines.push('', '★ best cell; = no significant difference from it.');
-    if (r.sweep.sdkAdvice.length) lines.push('', ...r.sweep.sdkAdvice.map((l) => `- ${md(l.trim())}`));
-  }
-  if (r.serverClock.length) {
-    lines.push('', "### Server clock (the target's own span of each contender's data requests, median)", '');
-    for (const g of r.serverClock)
-      lines.push(
-        `- ${md(g.contender)}: client ${num(g.clientMs)} ms, server ${num(g.serverMs)} ms (${g.ms >= 0 ? '+' : ''}${num(g.ms)} ms; bound ${num(g.boundMs)} ms)`,
-      );
-  }
-  lines.push('', `Prices: ${md(r.prices.name)}, as of ${md(r.prices.asOf)}.`);
-  return lines.join('\n');
+    `### Sweep: ${md(g.title)}`,
+    '',
+    row([g.rowLabel, ...g.cols.map((c) => `${g.colLabel} ${c}`)]),
+    `|${' --- |'.repeat(g.cols.length + 1)}`,
+    ...g.values.map((vals, i) =>
+      row([g.rows[i]!, ...vals.map((v, j) => `${v === null ? 'failed' : num(v)}${mark(i, j)}`)]),
+    ),
+    '',
+    '★ best cell; = no significant difference from it.',
+    ...(r.sweep.sdkAdvice.length ? ['', ...r.sweep.sdkAdvice.map((l) => `- ${md(l.trim())}`)] : []),
+  ];
+}
+
+function serverClockMarkdown(r: Report): string[] {
+  if (!r.serverClock.length) return [];
+  return [
+    '',
+    "### Server clock (the target's own span of each contender's data requests, median)",
+    '',
+    ...r.serverClock.map(
+      (g) =>
+        `- ${md(g.contender)}: client ${num(g.clientMs)} ms, server ${num(g.serverMs)} ms ` +
+        `(${g.ms >= 0 ? '+' : ''}${num(g.ms)} ms; bound ${num(g.boundMs)} ms)`,
+    ),
+  ];
+}
+
+export function renderMarkdown(r: Report): string {
+  return [
+    ...headerMarkdown(r),
+    '',
+    ...rankedMarkdown(r),
+    ...listsMarkdown(r),
+    ...trainMarkdown(r),
+    ...sizeBucketMarkdown(r),
+    ...mixMarkdown(r),
+    ...checkpointMarkdown(r),
+    ...sweepMarkdown(r),
+    ...serverClockMarkdown(r),
+    '',
+    `Prices: ${md(r.prices.name)}, as of ${md(r.prices.asOf)}.`,
+  ].join('\n');
 }

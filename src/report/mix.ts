@@ -15,8 +15,6 @@ const lede = (r: Report) =>
 
 /** Rows: one per operation, then every operation together. */
 function rows(c: ContenderMix): string[][] {
-  const requests = c.ops.reduce((a, o) => a + o.requests, 0);
-  const failed = c.ops.reduce((a, o) => a + o.failed, 0);
   return [
     ...c.ops.map((o) => [
       o.op,
@@ -27,7 +25,7 @@ function rows(c: ContenderMix): string[][] {
       num(o.p90Ms),
       num(o.p99Ms),
     ]),
-    ['combined', String(requests), String(failed), num(c.combinedOpsPerSecond), '', '', ''],
+    ['combined', String(c.requests), String(c.failed), num(c.combinedOpsPerSecond), '', '', ''],
   ];
 }
 
@@ -69,33 +67,6 @@ export function mixMarkdown(r: Report): string[] {
       ...rows(c).map((row) => `| ${row.map(md).join(' | ')} |`),
     ]),
   ];
-}
-
-/** CSV: per operation, columns added to each contender's row, and the combined rate. */
-export interface MixColumns {
-  columns: string[];
-  cells: (contender: string) => (number | undefined)[];
-}
-
-export function mixCsv(r: Report): MixColumns {
-  const m = r.mix;
-  if (!m) return { columns: [], cells: () => [] };
-  const fields = ['requests', 'failed', 'ops_per_s', 'p50_ms', 'p90_ms', 'p99_ms'] as const;
-  return {
-    columns: [...m.ops.flatMap((op) => fields.map((f) => `mix_${op}_${f}`)), 'mix_ops_per_s'],
-    cells: (contender) => {
-      const c = m.contenders.find((x) => x.contender === contender);
-      return [
-        ...m.ops.flatMap((op) => {
-          const o = c?.ops.find((x) => x.op === op);
-          return o
-            ? [o.requests, o.failed, o.opsPerSecond, o.p50Ms, o.p90Ms, o.p99Ms]
-            : fields.map(() => undefined);
-        }),
-        c?.combinedOpsPerSecond,
-      ];
-    },
-  };
 }
 
 /** HTML: each contender's table. */

@@ -1,5 +1,5 @@
 // An open loop's figures (--rate) as lines every format shares (console and Markdown as they are,
-// HTML as list items) and as CSV columns, present only where a contender ran open-loop.
+// HTML as list items); CSV columns come from the ranked table.
 import type { OpenLoopLatencyMs } from '../analysis/open-loop.js';
 import type { Report, ReportContender } from '../analysis/report-model.js';
 import { num } from './format.js';
@@ -33,8 +33,6 @@ export function openLoopLines(contenders: readonly ReportContender[]): string[] 
   });
 }
 
-const QUANTILES = ['p50', 'p99'] as const;
-
 /** --slo: each curve's knee, then each rate: its latency at the SLO's percentile and whether it keeps it. */
 export function rateCurveLines(r: Report): string[] {
   return (r.rateCurves ?? []).flatMap((c) => {
@@ -54,42 +52,4 @@ export function rateCurveLines(r: Report): string[] {
       ),
     ];
   });
-}
-
-/** The point of a contender's cell on its curve, where --slo was given. */
-const pointOf = (r: Report, label: string) =>
-  r.rateCurves?.flatMap((c) => c.points).find((p) => p.label === label);
-
-/** CSV columns, where any contender ran open-loop (none otherwise, so closed-loop CSV is unchanged). */
-export function openLoopColumns(r: Report): string[] {
-  const contenders = r.contenders;
-  if (!contenders.some((s) => s.openLoop)) return [];
-  return [
-    'rate_per_s',
-    'arrival',
-    'max_in_flight',
-    'offered_per_s',
-    'achieved_per_s',
-    'skipped_sends',
-    'skipped_share',
-    ...['intended', 'sent', 'lateness'].flatMap((from) => QUANTILES.map((q) => `${from}_${q}_ms`)),
-    ...(r.rateCurves ? ['keeps_slo', 'slo_knee_per_s'] : []),
-  ];
-}
-
-export function openLoopCells(r: Report, s: ReportContender): (string | number | boolean | undefined)[] {
-  if (!r.contenders.some((c) => c.openLoop)) return [];
-  const curve = r.rateCurves?.find((c) => c.points.some((p) => p.label === s.label));
-  const o = s.openLoop;
-  return [
-    o?.ratePerSecond,
-    o?.arrival,
-    o?.maxInFlight,
-    o?.offeredPerSecond,
-    o?.achievedPerSecond,
-    o?.skippedSends,
-    o?.skippedShare,
-    ...[o?.fromIntendedMs, o?.fromSendMs, o?.latenessMs].flatMap((l) => QUANTILES.map((q) => l?.[q])),
-    ...(r.rateCurves ? [pointOf(r, s.label)?.keeps, curve?.kneePerSecond] : []),
-  ];
 }

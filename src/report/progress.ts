@@ -27,6 +27,9 @@ function rate(e: RunStart, done: Progress, seconds: number): string {
     : `${(done.ops / seconds).toFixed(0)} ops/s`;
 }
 
+/** Which of a contender's runs: `run 3/5`, or `warm-up 1/1`. */
+const runText = (run: RunStart) => `${run.warmup ? 'warm-up' : 'run'} ${run.run + 1}/${run.runs}`;
+
 const NONE: ProgressView = { onEvent: () => {}, close: () => {} };
 /** A step shorter than this gets no bar on a terminal. */
 const STEP_BAR_AFTER_MS = 1_000;
@@ -121,7 +124,8 @@ export function progressLines(stream: NodeJS.WritableStream, intervalMs: number)
       ? `${last.ops} requests, ${s.toFixed(0)}/${(run.durationMs / 1000).toFixed(0)} s`
       : `${last.ops}/${run.requests} requests`;
     stream.write(
-      `progress: ${forTerminal(cellLabel(run.strategy, run.cell))} ${phase}: ${done}, ${rate(run, last, s)}, errors ${last.errors}, retries ${last.retries}, ${s.toFixed(0)} s\n`,
+      `progress: ${forTerminal(cellLabel(run.strategy, run.cell))} ${phase}: ${done}, ` +
+        `${rate(run, last, s)}, errors ${last.errors}, retries ${last.retries}, ${s.toFixed(0)} s\n`,
     );
   };
   return follow({
@@ -172,10 +176,7 @@ async function progressBar(stream: NodeJS.WriteStream): Promise<ProgressView> {
     // Which contender and which of its runs: `chunked run 3/5` (or `warm-up 1/1`).
     start: (run) =>
       bar.start(run.durationMs ? Math.ceil(run.durationMs / 100) : run.requests, 0, {
-        label:
-          `${forTerminal(cellLabel(run.strategy, run.cell))} ${run.warmup ? 'warm-up' : 'run'} ${run.run + 1}/${run.runs}`.padEnd(
-            24,
-          ),
+        label: `${forTerminal(cellLabel(run.strategy, run.cell))} ${runText(run)}`.padEnd(24),
         rate: '',
         done: '',
       }),

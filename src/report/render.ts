@@ -24,8 +24,11 @@ export async function renderReport(
     case 'csv':
       return renderCsv(report);
     // The model itself, versioned (schemaVersion), every figure a number; README documents the fields.
-    case 'json':
-      return toJson(report);
+    // Its tables lay the same figures out for the other formats: the JSON holds each figure once.
+    case 'json': {
+      const { tables: _, ...figures } = report;
+      return toJson(figures);
+    }
     case 'html': {
       const { renderHtml } = await import('./html.js');
       return renderHtml({ report, ...(opts.config ? { config: opts.config } : {}) });

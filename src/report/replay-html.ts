@@ -9,7 +9,7 @@ import { forHtml } from './safe-text.js';
 const BAR_PX = 360;
 
 /** One bar per figure, scaled to the largest of the page. */
-function latencyBars(rows: readonly ReplayOpRow[]): string {
+function latencyBars(rows: readonly ReplayOpRow[], top: number): string {
   const bars = rows.flatMap((row) =>
     [
       ['replayed p50', row.replayedMs?.p50],
@@ -18,7 +18,6 @@ function latencyBars(rows: readonly ReplayOpRow[]): string {
       ['recorded p99', row.recordedMs?.p99],
     ].flatMap(([label, v]) => (typeof v === 'number' ? [{ label: `${row.op} ${label}`, v }] : [])),
   );
-  const top = Math.max(0, ...bars.map((b) => b.v));
   if (!bars.length || top <= 0) return '';
   const line = (b: { label: string; v: number }) => {
     const w = Math.max(1, Math.round((b.v / top) * BAR_PX));
@@ -55,7 +54,7 @@ export function replayHtml(r: ReplayReport): string {
       .join('')}</ul>`,
     `<section><h2>By operation</h2><table>${head}\n${body}</table></section>`,
     ...errors.map((e) => `<p>${forHtml(e)}</p>`),
-    latencyBars(r.rows),
+    latencyBars(r.rows, r.latencyTopMs),
     '</main></body></html>',
   ].join('\n');
 }

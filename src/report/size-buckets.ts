@@ -3,35 +3,23 @@
 // Markdown tables, CSV columns and an HTML chart with its table. Formatting only.
 import type { Report } from '../analysis/report-model.js';
 import type { ContenderSizeBuckets, ReportSizeBuckets, SizeBucket } from '../analysis/size-buckets.js';
-import { escapeHtml as e, fixed, num } from './format.js';
+import { escapeHtml as e, num } from './format.js';
 import { forMarkdown as md, forTerminal } from './safe-text.js';
-import { formatBytes } from '../config/sizes.js';
+import type { Medium, Table } from '../analysis/columns.js';
+import { bucketRange, sizeLabel, textTable } from './cells.js';
 
-/** A bucket's upper edge as a user types sizes: 4KiB, 1MiB, 1.5MiB (the one byte formatter's figure). */
-export const sizeLabel = (bytes: number): string => formatBytes(bytes).replace(' ', '');
-
-const range = (b: SizeBucket) =>
-  `${b.fromBytes ? `>${sizeLabel(b.fromBytes)}` : ''}≤${sizeLabel(b.upToBytes)}`;
+const range = bucketRange;
 
 const lede = (r: Report) =>
   `by object size (seed ${r.sizeBuckets?.seed ?? '—'})` +
   `${r.sizeBuckets?.sampled ? ', from a sample of the requests' : ''}: MiB/s and req/s are one request ` +
   "stream's (bytes over summed request time, less socket queueing)";
 
-/** Rows: one per bucket, for one contender. */
-function rows(c: ContenderSizeBuckets): string[][] {
-  return c.buckets.map((b) => [
-    range(b),
-    String(b.requests),
-    num(b.perRequestMiBps),
-    fixed(b.perRequestOpsPerSecond, 0),
-    num(b.p50Ms),
-    num(b.p90Ms),
-    num(b.p99Ms),
-  ]);
+/** One contender's buckets as a medium shows them: the headers, then a row of cells per bucket. */
+function table(r: Report, c: ContenderSizeBuckets, medium: Medium): { head: string[]; rows: string[][] } {
+  const t: Table | undefined = r.tables.sizeBuckets.find((x) => x.contender === c.contender)?.table;
+  return t ? textTable(t, medium) : { head: [], rows: [] };
 }
-
-const HEAD = ['size', 'requests', 'MiB/s', 'req/s', 'p50 ms', 'p90 ms', 'p99 ms'];
 
 function aligned(table: string[][]): string[] {
   const widths = table[0]!.map((_, i) => Math.max(...table.map((r) => r[i]!.length)));
@@ -50,21 +38,16 @@ export function sizeBucketLines(r: Report, details: boolean): string[] {
     return [
       '',
       `per size bucket, ${lede(r)}:`,
-      ...s.contenders.flatMap((c) => [
-        `${forTerminal(c.contender)}:`,
-        ...aligned([HEAD, ...rows(c)].map((row) => row.map(forTerminal))).map((l) => `  ${l}`),
-      ]),
+      ...s.contenders.flatMap((c) => {
+        const t = table(r, c, 'console');
+        const lines = aligned([t.head, ...t.rows].map((row) => row.map(forTerminal)));
+        return [`${forTerminal(c.contender)}:`, ...lines.map((l) => `  ${l}`)];
+      }),
     ];
   }
   const c = s.contenders.find((x) => x.contender === r.recommendation?.contender) ?? s.contenders[0]!;
-  const cols = c.buckets.map((b) => [
-    `≤${sizeLabel(b.upToBytes)}`,
-    String(b.requests),
-    num(b.perRequestMiBps),
-    num(b.p50Ms),
-    num(b.p99Ms),
-  ]);
-  const names = ['size', 'requests', 'MiB/s', 'p50 ms', 'p99 ms'];
+  // Transposed: a bucket a column, a figure a line.
+  const { head: names, rows: cols } = table(r, c, 'console-brief');
   const widths = cols.map((col) => Math.max(...col.map((v) => v.length)));
   const nameW = Math.max(...names.map((n) => n.length));
   const cells = (i: number) => cols.map((col, j) => col[i]!.padStart(widths[j]!)).join(' ');
@@ -81,39 +64,18 @@ export function sizeBucketMarkdown(r: Report): string[] {
     '### By object size',
     '',
     md(`Requests ${lede(r)}.`),
-    ...s.contenders.flatMap((c) => [
-      '',
-      `**${md(c.contender)}**`,
-      '',
-      `| ${HEAD.join(' | ')} |`,
-      `|${' --- |'.repeat(HEAD.length)}`,
-      ...rows(c).map((row) => `| ${row.map(md).join(' | ')} |`),
-    ]),
+    ...s.contenders.flatMap((c) => {
+      const t = table(r, c, 'md');
+      return [
+        '',
+        `**${md(c.contender)}**`,
+        '',
+        `| ${t.head.join(' | ')} |`,
+        `|${' --- |'.repeat(t.head.length)}`,
+        ...t.rows.map((row) => `| ${row.map(md).join(' | ')} |`),
+      ];
+    }),
   ];
-}
-
-/** CSV: per bucket, columns added to each contender's row (empty where it had no request there). */
-export interface SizeBucketColumns {
-  columns: string[];
-  cells: (contender: string) => (number | undefined)[];
-}
-
-export function sizeBucketCsv(r: Report): SizeBucketColumns {
-  const s = r.sizeBuckets;
-  if (!s) return { columns: [], cells: () => [] };
-  const edges = s.edgesBytes;
-  const fields = ['requests', 'mibps', 'ops_per_s', 'p50_ms', 'p90_ms', 'p99_ms'] as const;
-  return {
-    columns: edges.flatMap((edge) => fields.map((f) => `size_le_${edge}_${f}`)),
-    cells: (contender) => {
-      const c = s.contenders.find((x) => x.contender === contender);
-      return edges.flatMap((edge) => {
-        const b = c?.buckets.find((x) => x.upToBytes === edge);
-        if (!b) return fields.map(() => undefined);
-        return [b.requests, b.perRequestMiBps, b.perRequestOpsPerSecond, b.p50Ms, b.p90Ms, b.p99Ms];
-      });
-    },
-  };
 }
 
 const W = 960;
@@ -171,11 +133,10 @@ function chart(s: ReportSizeBuckets, colour: (contender: string) => string): str
   return parts.join('');
 }
 
-function htmlTable(c: ContenderSizeBuckets, colour: (contender: string) => string): string {
-  const head = `<tr>${HEAD.map((h) => `<th>${e(h)}</th>`).join('')}</tr>`;
-  const body = rows(c)
-    .map((row) => `<tr>${row.map((v) => `<td>${e(v)}</td>`).join('')}</tr>`)
-    .join('');
+function htmlTable(r: Report, c: ContenderSizeBuckets, colour: (contender: string) => string): string {
+  const t = table(r, c, 'html');
+  const head = `<tr>${t.head.map((h) => `<th>${e(h)}</th>`).join('')}</tr>`;
+  const body = t.rows.map((row) => `<tr>${row.map((v) => `<td>${e(v)}</td>`).join('')}</tr>`).join('');
   return (
     `<h3><span class="swatch" style="background:${colour(c.contender)}"></span>${e(c.contender)}</h3>` +
     `<table class="size-buckets"><thead>${head}</thead><tbody>${body}</tbody></table>`
@@ -189,6 +150,6 @@ export function sizeBucketSection(r: Report, colour: (contender: string) => stri
   const lead = `Requests ${lede(r)}. Where the line flattens, per-request overhead has stopped dominating.`;
   return (
     `<section id="size-buckets"><h2>By object size</h2><p class="lede">${e(lead)}</p>` +
-    `${chart(s, colour)}${s.contenders.map((c) => htmlTable(c, colour)).join('')}</section>`
+    `${chart(s, colour)}${s.contenders.map((c) => htmlTable(r, c, colour)).join('')}</section>`
   );
 }

@@ -2,9 +2,8 @@
 // columns and an HTML section. It only formats what analysis/thresholds.ts decided.
 import type { Report } from '../analysis/report-model.js';
 import type { ThresholdRow } from '../analysis/thresholds.js';
+import { textTable } from './cells.js';
 import { forHtml as e, forMarkdown, forTerminal } from './safe-text.js';
-
-const word = (r: ThresholdRow) => (r.passed ? 'PASS' : 'FAIL');
 
 function summary(rows: readonly ThresholdRow[]): string {
   const failed = rows.filter((r) => !r.passed).length;
@@ -18,15 +17,15 @@ export function thresholdLines(r: Report, paint: Paint = (_c, t) => t): string[]
   const rows = r.thresholds?.rows;
   if (!rows?.length) return [];
   // Escaped before the widths are taken: a column is as wide as what the terminal shows.
-  const shown = rows.map((x) => ({ x, rule: forTerminal(x.threshold), who: forTerminal(x.contender) }));
-  const ruleW = Math.max(...shown.map((y) => y.rule.length));
-  const whoW = Math.max(...shown.map((y) => y.who.length));
+  const cells = textTable(r.tables.thresholds!, 'console', forTerminal);
+  const widths = cells.head.map((_, j) => Math.max(...cells.rows.map((row) => row[j]!.length)));
   return [
     '',
     summary(rows),
-    ...shown.map(({ x, rule, who }) => {
-      const line = `  ${word(x)}  ${rule.padEnd(ruleW)}  ${who.padEnd(whoW)}  ${forTerminal(x.note)}`;
-      return x.passed ? line : paint('31', line);
+    ...cells.rows.map((row, i) => {
+      const padded = row.map((c, j) => (j === row.length - 1 ? c : c.padEnd(widths[j]!)));
+      const line = `  ${padded.join('  ')}`;
+      return rows[i]!.passed ? line : paint('31', line);
     }),
   ];
 }
@@ -34,45 +33,32 @@ export function thresholdLines(r: Report, paint: Paint = (_c, t) => t): string[]
 export function thresholdMarkdown(r: Report): string[] {
   const rows = r.thresholds?.rows;
   if (!rows?.length) return [];
+  const md = textTable(r.tables.thresholds!, 'md', forMarkdown);
   return [
     '',
     '### Thresholds',
     '',
     `${summary(rows)}.`,
     '',
-    '| result | threshold | contender | measured |',
-    '| --- | --- | --- | --- |',
-    ...rows.map((x) => `| ${[word(x), x.threshold, x.contender, x.note].map(forMarkdown).join(' | ')} |`),
+    `| ${md.head.join(' | ')} |`,
+    `|${' --- |'.repeat(md.head.length)}`,
+    ...md.rows.map((row) => `| ${row.join(' | ')} |`),
   ];
-}
-
-type Cells = (label: string) => (string | undefined)[];
-
-/** CSV: a column per rule, `threshold: RULE`; each cell pass, fail, or empty where the rule names another. */
-export function thresholdColumns(r: Report): { names: string[]; cells: Cells } {
-  const rows = r.thresholds?.rows ?? [];
-  const rules = [...new Set(rows.map((x) => x.threshold))];
-  return {
-    names: rules.map((t) => `threshold: ${t}`),
-    cells: (label) =>
-      rules.map((t) => {
-        // A claim's row names both its contenders, `a vs b`.
-        const mine = rows.filter((x) => x.threshold === t && x.contender.split(' vs ').includes(label));
-        return mine.length ? (mine.every((x) => x.passed) ? 'pass' : 'fail') : undefined;
-      }),
-  };
 }
 
 export function thresholdHtml(r: Report): string {
   const rows = r.thresholds?.rows;
   if (!rows?.length) return '';
-  const tr = (x: ThresholdRow) => {
+  const html = textTable(r.tables.thresholds!, 'html', e);
+  const ids = html.columns.map((c) => c.id);
+  // The rule is code the user wrote.
+  const cell = (c: string, j: number) => `<td>${ids[j] === 'threshold' ? `<code>${c}</code>` : c}</td>`;
+  const tr = (x: ThresholdRow, i: number) => {
     const style = x.passed ? '' : ' style="color:#b42318;font-weight:600"';
-    const cells = [word(x), `<code>${e(x.threshold)}</code>`, e(x.contender), e(x.note)];
-    const tds = cells.map((c) => `<td>${c}</td>`).join('');
+    const tds = html.rows[i]!.map(cell).join('');
     return `<tr class="${x.passed ? 'pass' : 'fail'}"${style}>${tds}</tr>`;
   };
-  const head = ['result', 'threshold', 'contender', 'measured'].map((h) => `<th>${h}</th>`).join('');
+  const head = html.head.map((h) => `<th>${h}</th>`).join('');
   return (
     `<section id="thresholds"><h2>Thresholds</h2><p class="lede">${e(summary(rows))}.</p>` +
     `<table><thead><tr>${head}</tr></thead><tbody>${rows.map(tr).join('')}</tbody></table></section>`

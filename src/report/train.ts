@@ -70,37 +70,6 @@ export function trainMarkdown(r: Report): string[] {
   ];
 }
 
-/** CSV: columns on each contender's row (empty where it is no training run). */
-export function trainCsv(r: Report): {
-  columns: string[];
-  cells: (contender: string) => (number | string | undefined)[];
-} {
-  const t = r.train;
-  if (!t) return { columns: [], cells: () => [] };
-  const epochs = Array.from({ length: t.epochs }, (_, i) => `train_epoch_${i + 1}_utilisation`);
-  const columns = [
-    'train_prefetch',
-    'train_utilisation',
-    ...epochs,
-    'train_samples_per_s',
-    'train_mibps',
-    'train_wait_p50_ms',
-    'train_wait_p99_ms',
-    'train_pass_mark',
-    'train_pass',
-  ];
-  return {
-    columns,
-    cells: (contender) => {
-      const c = t.contenders.find((x) => x.contender === contender);
-      if (!c) return columns.map(() => undefined);
-      const perEpoch = epochs.map((_, i) => c.perEpoch[i]);
-      const figures = [c.samplesPerSecond, c.mibPerSecond, c.waitP50Ms, c.waitP99Ms, c.passMark];
-      return [c.prefetch, c.utilisation, ...perEpoch, ...figures, c.passes ? 'yes' : 'no'];
-    },
-  };
-}
-
 const W = 960;
 const LEFT = 70;
 const TOP = 14;
@@ -110,9 +79,7 @@ const BOTTOM = 40;
 /** Utilisation against prefetch depth, a line per group of contenders that differ only in depth. */
 function chart(t: ReportTrain, colour: (contender: string) => string): string {
   if (!t.plateaus.length) return '';
-  const depths = [...new Set(t.plateaus.flatMap((p) => p.depths.map((d) => d.prefetch)))].sort(
-    (a, b) => a - b,
-  );
+  const { depths } = t;
   const x = (d: number) =>
     LEFT + (depths.length < 2 ? 0.5 : depths.indexOf(d) / (depths.length - 1)) * (W - LEFT - 20);
   const y = (u: number) => TOP + PLOT_H - Math.min(1, u) * PLOT_H;

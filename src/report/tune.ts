@@ -28,14 +28,24 @@ function whyStopped(t: ReportTune): string {
       return 'stopped by a signal';
     case 'converged':
       return t.best
-        ? `converged: no unthrottled neighbour of the best was significantly faster by ${t.materialGainPercent}% or more`
+        ? `converged: no unthrottled neighbour of the best was significantly faster by ` +
+            `${t.materialGainPercent}% or more`
         : 'ended: no cell left to try';
   }
 }
 
+/** What a throttled answer said was over its limit, in words. */
+const throttleText = (c: string) =>
+  c === 'operations'
+    ? 'operations per second over the limit'
+    : c === 'other'
+      ? 'unclassified 429/503'
+      : `${c} over the limit`;
+
 export function tuneLines(t: ReportTune, unit: string): string[] {
   const out = [
-    `tune: ${t.path.length} cells in ${seconds(t.spentMs)} measured (budget ${seconds(t.budgetMs)}); ${whyStopped(t)}`,
+    `tune: ${t.path.length} cells in ${seconds(t.spentMs)} measured (budget ${seconds(t.budgetMs)}); ` +
+      `${whyStopped(t)}`,
   ];
   const none = t.path.length ? 'no cell measured ran without failing' : 'no cell was measured';
   if (!t.best) out.push(`best: none — ${none}, so there is nothing to deploy`);
@@ -44,7 +54,9 @@ export function tuneLines(t: ReportTune, unit: string): string[] {
       ? ` (95% CI ${num(t.best.timeInterval.low)}–${num(t.best.timeInterval.high)} ms)`
       : '';
     out.push(
-      `best: ${settings(t.best)}: ${rateText(t.best, unit)}, ${t.best.timeMs === undefined ? DASH : num(t.best.timeMs)} ms a run${ci}${t.bestThrottled ? ' — THROTTLED' : ''}`,
+      `best: ${settings(t.best)}: ${rateText(t.best, unit)}, ` +
+        `${t.best.timeMs === undefined ? DASH : num(t.best.timeMs)} ms a ` +
+        `run${ci}${t.bestThrottled ? ' — THROTTLED' : ''}`,
     );
   }
   if (t.neighbours.length) {
@@ -55,22 +67,27 @@ export function tuneLines(t: ReportTune, unit: string): string[] {
           ? 'failed'
           : !n.significant
             ? `no significant difference (${fixed(n.ratio, 2)}x)`
-            : `${fixed(n.ratio, 2)}x ${n.ratio >= 1 ? 'slower' : 'faster'} (95% CI ${fixed(n.interval!.low, 2)}–${fixed(n.interval!.high, 2)}x)${notTaken(n, t)}`;
+            : `${fixed(n.ratio, 2)}x ${n.ratio >= 1 ? 'slower' : 'faster'} (95% CI ` +
+              `${fixed(n.interval!.low, 2)}–${fixed(n.interval!.high, 2)}x)${notTaken(n, t)}`;
       out.push(
-        `  ${n.axis.replace(/^--/, '')} ${n.value}: ${verdict}${n.throttled ? `, ${n.throttled} throttled (${n.throttleClass ?? 'other'})` : ''}`,
+        `  ${n.axis.replace(/^--/, '')} ${n.value}: ` +
+          `${verdict}${n.throttled ? `, ${n.throttled} throttled (${n.throttleClass ?? 'other'})` : ''}`,
       );
     }
   }
   if (t.startThrottled) out.push(`throttled from the start: ${settings(t.path[0]!)} met throttling already`);
   for (const b of t.throttling)
     out.push(
-      `throttling began at ${b.axis.replace(/^--/, '')} ${b.value} (${b.throttleClass === 'operations' ? 'operations per second over the limit' : b.throttleClass === 'other' ? 'unclassified 429/503' : `${b.throttleClass} over the limit`})`,
+      `throttling began at ${b.axis.replace(/^--/, '')} ${b.value} (${throttleText(b.throttleClass)})`,
     );
   out.push(
     'path:',
     ...t.path.map(
       (p) =>
-        `  ${String(p.step + 1).padStart(2)}. ${p.reason}${p.axis ? ` ${p.axis.replace(/--/g, '')}` : ''}: ${settings(p)}: ${p.failed ? 'failed' : rateText(p, unit)}${p.throttled ? `, ${p.throttled} throttled` : ''} (${seconds(p.spentMs)})`,
+        `  ${String(p.step + 1).padStart(2)}. ` +
+        `${p.reason}${p.axis ? ` ${p.axis.replace(/--/g, '')}` : ''}: ${settings(p)}: ` +
+        `${p.failed ? 'failed' : rateText(p, unit)}${p.throttled ? `, ${p.throttled} throttled` : ''} ` +
+        `(${seconds(p.spentMs)})`,
     ),
   );
   const d = t.deploy;
