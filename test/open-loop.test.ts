@@ -8,7 +8,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openLoopSummary } from '../src/analysis/open-loop.js';
 import { buildReport } from '../src/analysis/report-model.js';
 import { ConfigError } from '../src/config/errors.js';
-import { loadDownloadConfig, redactedConfig, type DownloadConfig } from '../src/config/load.js';
+import {
+  buildProgram,
+  clientShare,
+  loadDownloadConfig,
+  parseFlags,
+  redactedConfig,
+  type DownloadConfig,
+} from '../src/config/load.js';
+import { DOWNLOAD_OPTIONS } from '../src/config/options.js';
 import { runDownload } from '../src/engine/download.js';
 import { sumEncoded, valuesAtPercentiles } from '../src/metrics/histograms.js';
 import { renderReport } from '../src/report/render.js';
@@ -352,4 +360,74 @@ describe('a --rate sweep against --slo', () => {
       await rm(dir, { recursive: true, force: true });
     }
   }, 60_000);
+});
+
+describe('--rate over scale-out clients', () => {
+  const CS =
+    `DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=` +
+    `${Buffer.from('k').toString('base64')};BlobEndpoint=http://127.0.0.1:1/devstoreaccount1`;
+  const env = { STORAGE_CONNECTION_STRING: CS, BLOB_CACHER_PARALLELISM: '3', BLOB_CACHER_RUN_ID: 'uid-1' };
+  const load = (argv: string[], index: string) => {
+    const flags = parseFlags(buildProgram('download', DOWNLOAD_OPTIONS, 'test'), argv)!;
+    return loadDownloadConfig(flags, { env: { ...env, BLOB_CACHER_INDEX: index } });
+  };
+
+  it('gives each of K clients a Kth of --rate and --max-in-flight, and its place among them', () => {
+    const argv = ['--rate', '900/s', '--max-in-flight', '10'];
+    expect(load(argv, '1').openLoop).toEqual({
+      ratePerSecond: 300,
+      arrival: 'uniform',
+      maxInFlight: 4,
+      client: { index: 1, count: 3 },
+    });
+    expect(load(['--rate', '900/s'], '2').openLoop).toEqual({
+      ratePerSecond: 300,
+      arrival: 'uniform',
+      client: { index: 2, count: 3 },
+    });
+    expect(clientShare({ ratePerSecond: 900, arrival: 'poisson' }, { index: 0, count: 1 })).toEqual({
+      ratePerSecond: 900,
+      arrival: 'poisson',
+    });
+  });
+
+  it("interleaves every client's workers into one grid at the whole rate; each draws its own", () => {
+    // Two clients of two workers each, 50/s per client: together a 10 ms grid.
+    const grid = [0, 1]
+      .flatMap((c) =>
+        [0, 1].flatMap((w) => {
+          const s = new Schedule(0, 50, 'uniform', w, 2, { index: c, count: 2 });
+          return Array.from({ length: 5 }, () => s.take());
+        }),
+      )
+      .sort((a, b) => a - b);
+    expect(grid).toEqual(Array.from({ length: 20 }, (_, i) => i * 10));
+    const draws = (c: number) => {
+      const s = new Schedule(0, 50, 'poisson', 0, 2, { index: c, count: 2 });
+      return Array.from({ length: 10 }, () => s.take());
+    };
+    expect(draws(1)).not.toEqual(draws(0));
+  });
+
+  it('two clients of two processes each offer the rate asked for between them, not twice it', async () => {
+    const served = stallingServer({ answerMs: 2, stallMs: 2, cycleMs: 1_000, stallShare: 0 });
+    const url = `${await listen(served.server)}/object.bin`;
+    try {
+      const whole = { ratePerSecond: 200, arrival: 'uniform' as const, maxInFlight: 8 };
+      const steady = { durationMs: 1_000, intervalMs: 500 };
+      const runs = await Promise.all(
+        [0, 1].map(async (index) => {
+          const openLoop = clientShare(whole, { index, count: 2 });
+          const config = configFor(url, { processes: 2, maxSockets: 2, steady, openLoop });
+          return (await runDownload(config)).results[0] as MeasuredRun;
+        }),
+      );
+      // Each process of each client: 50 slots in the second.
+      for (const run of runs) expect(run.openLoop!.offered).toBe(100);
+      expect(runs.reduce((a, r) => a + r.openLoop!.offered, 0)).toBe(whole.ratePerSecond);
+      expect(served.log.length).toBe(runs.reduce((a, r) => a + r.openLoop!.sent, 0));
+    } finally {
+      await close(served.server);
+    }
+  }, 20_000);
 });

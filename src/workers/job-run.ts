@@ -155,6 +155,7 @@ export class JobRun {
             this.job.openLoop.arrival,
             this.job.workerIndex,
             this.job.workers ?? 1,
+            this.job.openLoop.client,
           ),
         }
       : undefined;

@@ -19,7 +19,9 @@ const RECHECK_MS = 100;
 /**
  * A worker's intended starts, on its performance.now() clock. The rate is the total over `workers`
  * processes: uniform sends are interleaved (worker w of W takes every W-th slot of one grid), Poisson
- * sends are W independent processes of rate/W each, whose sum is a Poisson process of the rate.
+ * sends are W independent processes of rate/W each, whose sum is a Poisson process of the rate. A
+ * scale-out client (`client`, its rate its share of the whole) is one block of W streams among K
+ * clients': its workers take their own slots of the K x W grid and draw their own seeds.
  */
 export class Schedule {
   private readonly gapMs: number;
@@ -27,12 +29,21 @@ export class Schedule {
   private nextMs: number;
   private state: number;
 
-  constructor(goMs: number, ratePerSecond: number, arrival: Arrival, workerIndex: number, workers: number) {
-    const share = ratePerSecond / Math.max(1, workers);
-    this.gapMs = 1000 / share;
+  constructor(
+    goMs: number,
+    ratePerSecond: number,
+    arrival: Arrival,
+    workerIndex: number,
+    workers: number,
+    client: { index: number; count: number } = { index: 0, count: 1 },
+  ) {
+    const perClient = Math.max(1, workers);
+    const stream = client.index * perClient + workerIndex;
+    this.gapMs = (1000 * perClient) / ratePerSecond;
     this.poisson = arrival === 'poisson';
-    this.state = (POISSON_SEED ^ Math.imul(workerIndex + 1, 0x85ebca6b)) >>> 0;
-    this.nextMs = this.poisson ? goMs + this.draw() : goMs + (workerIndex * 1000) / ratePerSecond;
+    this.state = (POISSON_SEED ^ Math.imul(stream + 1, 0x85ebca6b)) >>> 0;
+    const totalPerSecond = ratePerSecond * Math.max(1, client.count);
+    this.nextMs = this.poisson ? goMs + this.draw() : goMs + (stream * 1000) / totalPerSecond;
   }
 
   /** The next intended start, not yet taken. */

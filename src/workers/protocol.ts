@@ -66,6 +66,8 @@ export interface OpenLoopJob {
   arrival: Arrival;
   /** Requests in flight at once over every worker (each worker takes its share, rounded up). */
   maxInFlight: number;
+  /** A scale-out client's place among the clients, whose schedules interleave into one. */
+  client?: { index: number; count: number };
 }
 
 /** One worker's open loop: slots offered, sent and skipped, and its latencies as encoded histograms (µs). */
