@@ -3,6 +3,7 @@
 // servers on port 0 that log each request's arrival and answer: one that answers in 5 ms but holds
 // every request that arrives in one tenth of each cycle for 200 ms, and one that holds everything.
 import http from 'node:http';
+import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openLoopSummary } from '../src/analysis/open-loop.js';
@@ -24,7 +25,9 @@ import { newResultsFile } from '../src/results/file.js';
 import { toRunRecord, type MeasuredRun } from '../src/results/record.js';
 import { runFailed } from '../src/results/schema.js';
 import { parseResultsDoc } from '../src/results/validate.js';
-import { Schedule } from '../src/workers/open-loop.js';
+import { OpenLoopMeter, runOpenLoop, Schedule } from '../src/workers/open-loop.js';
+import { FixedShape } from '../src/workers/shape.js';
+import type { OpRecord } from '../src/metrics/records.js';
 import { testConfig, type TestSettings } from './helpers/config.js';
 import { close, deterministicBuffer, listen } from './helpers/http-servers.js';
 import { startCli } from './helpers/cli.js';
@@ -428,6 +431,66 @@ describe('--rate over scale-out clients', () => {
       expect(served.log.length).toBe(runs.reduce((a, r) => a + r.openLoop!.sent, 0));
     } finally {
       await close(served.server);
+    }
+  }, 20_000);
+});
+
+describe('an open loop after its own event loop stalls', () => {
+  // A raw echo server: each byte a lane writes comes straight back, its answer.
+  let server: net.Server;
+  let port: number;
+  beforeAll(async () => {
+    server = net.createServer((s) => s.on('data', (d) => s.write(d)));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as net.AddressInfo).port;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it('sends the slots due during the stall as lanes free, not skipped for its own lateness', async () => {
+    const LANES = 4;
+    const ITEMS = 60;
+    const STALL_MS = 40;
+    const sockets = await Promise.all(
+      Array.from({ length: LANES }, () => {
+        const s = net.connect(port, '127.0.0.1');
+        s.setNoDelay(true);
+        return new Promise<net.Socket>((resolve) => s.once('connect', () => resolve(s)));
+      }),
+    );
+    const waiting: ((got: OpRecord) => void)[] = [];
+    sockets.forEach((s, lane) => s.on('data', () => waiting[lane]!(answer(lane))));
+    const answer = (lane: number): OpRecord =>
+      ({ item: lane, bytes: 1, totalMs: 0.1, phases: {}, retries: 0, throttled: 0 }) as unknown as OpRecord;
+    const meter = new OpenLoopMeter();
+    // 1000/s: the 40 ms the 10th send holds the event loop cover 40 slots, while each answer takes well
+    // under a slot's 1 ms: at no intended start were the 4 lanes full of earlier sends.
+    const schedule = new Schedule(performance.now() + 5, 1000, 'uniform', 0, 1);
+    try {
+      const sent = await runOpenLoop<OpRecord>(
+        ITEMS,
+        LANES,
+        new FixedShape(ITEMS),
+        schedule,
+        meter,
+        new AbortController().signal,
+        (n, lane, _intendedMs, done) => {
+          if (n === 9) {
+            const until = performance.now() + STALL_MS;
+            while (performance.now() < until);
+          }
+          waiting[lane] = done;
+          sockets[lane]!.write('x');
+        },
+        () => {},
+      );
+      expect(sent).toBe(ITEMS);
+      expect(meter.skipped).toBe(0);
+      expect(meter.offered).toBe(ITEMS);
+      // The stall shows where it belongs: in this client's own lateness.
+      const late = sumEncoded([meter.result(performance.timeOrigin).lateness])!;
+      expect(late.maxValue / 1000).toBeGreaterThan(STALL_MS / 2);
+    } finally {
+      for (const s of sockets) s.destroy();
     }
   }, 20_000);
 });
