@@ -155,7 +155,8 @@ export type SessionEvent =
       bytes: number;
       durationMs?: number;
     }
-  | ({ type: 'progress' } & Progress)
+  /** `latency`: one worker's histogram of what succeeded since its last progress (live metrics). */
+  | ({ type: 'progress'; latency?: string } & Progress)
   | { type: 'run'; run: MeasuredRun }
   | { type: 'run-end' }
   /**
@@ -534,7 +535,7 @@ async function execute(
       token: open.token,
       signal,
       beforeRelease,
-      onProgress: (done) => emit({ type: 'progress', ...done }),
+      onProgress: (done, latency) => emit({ type: 'progress', ...done, ...(latency ? { latency } : {}) }),
       // The workers' checks (reading uploads back, hashing ranges) are the verify step's first part.
       onChecking: () => emit({ type: 'step', step: 'verify', ...shown }),
       onReleased: () => {
