@@ -21,6 +21,7 @@ import type { Cell, TuneRecord } from '../../results/schema.js';
 import { tuneSearch, type TuneAxis } from '../../tune/search.js';
 import { checkProcessesFit } from '../machine-fit.js';
 import { outputOf } from '../output.js';
+import { tuneRateCommand } from '../tune-rate.js';
 import { cellOf, directionOf, registerSecrets, type Env } from '../command-kit.js';
 import { measure, type Measurement } from '../measure.js';
 import { checkOutPath, readSources } from '../sources.js';
@@ -44,6 +45,11 @@ the best, and stops when none is faster, when --budget is spent, or where thrott
 A setting given on the command line is kept as given, not searched. Each cell runs --runs 5 after
 --warmup 1 unless --runs or --min-time says otherwise.
   --budget <duration>  the measured time the search may spend (default 2m)
+With --slo, tune searches --rate instead: the highest offered rate whose latency keeps the SLO,
+from a start (doubled or halved until bracketed) or a range's ends, then bisected to within 10%;
+each rate a steady run (--duration) of the other settings as given (docs/open-loop.md).
+  blob-cacher tune download --url http://127.0.0.1:8080/k.bin --source-method single --duration 5s \
+    --rate 100..2000/s --slo 'p99<200ms'
 The other options are those of the download or upload command (see its --help), e.g.
   blob-cacher tune download --url http://127.0.0.1:8080/large.bin --source-method single,chunked --budget 1m
 `;
@@ -61,6 +67,7 @@ export async function tuneCommand(argv: readonly string[], env: Env): Promise<nu
     process.stdout.write(TUNE_USAGE);
     return 0;
   }
+  if (given(args, '--slo') || env.BLOB_CACHER_SLO) return tuneRateCommand(mode, args, env);
   const specs = mode === 'upload' ? UPLOAD_OPTIONS : DOWNLOAD_OPTIONS;
   const flags = parseFlags(buildProgram(`tune ${mode}`, [...specs, ...TUNE_OPTIONS], ''), args)!;
   const sources = readSources(specs, flags, env);
