@@ -147,13 +147,6 @@ export function runOpenLoop<R extends OpRecord | OpRecord[]>(
   });
 }
 
-/**
- * How close to a slot the loop stops sleeping on a timer and looks at each turn of the event loop
- * instead: a timer wakes on a whole millisecond, up to one late, which would be most of a send's
- * lateness at a few thousand sends a second.
- */
-const TIMER_SLACK_MS = 2;
-
 interface OpenLoopParts<R> {
   items: number;
   lanes: number;
@@ -271,19 +264,17 @@ class OpenLoop<R extends OpRecord | OpRecord[]> {
   }
 
   /**
-   * Sleeps on a timer until about TIMER_SLACK_MS before the slot, then looks each turn; at a low
-   * rate the timer also wakes every RECHECK_MS, for a finish (--autoterm) meanwhile.
+   * One timer for the next slot, kept while it is for that slot (answers look at the schedule too);
+   * at a low rate it also wakes every RECHECK_MS, for a finish (--autoterm) meanwhile. A timer wakes
+   * on whole milliseconds: looking at every turn of the event loop instead would take sub-millisecond
+   * lateness for a core kept busy at any rate over a few hundred a second, which on a small machine
+   * is taken from the target and from the answers.
    */
   private wake(dueMs: number, now: number): void {
-    const sleepMs = Math.floor(dueMs - now - TIMER_SLACK_MS) + 1;
-    if (sleepMs < 1) {
-      this.immediate ??= setImmediate(this.onImmediate);
-      return;
-    }
     if (this.timerForMs === dueMs) return;
     clearTimeout(this.timer);
     this.timerForMs = dueMs;
-    this.timer = setTimeout(this.onTimer, Math.min(sleepMs, RECHECK_MS));
+    this.timer = setTimeout(this.onTimer, Math.min(Math.max(1, Math.ceil(dueMs - now)), RECHECK_MS));
   }
 
   private send(intendedMs: number): void {
