@@ -240,7 +240,7 @@ export async function openLoop(ctx: BenchContext) {
   const goals: GoalResult[] = [
     {
       what:
-        `open-loop rate held (< 1% skipped) >= ${GOAL_RATIO}x wrk's closed-loop max ` +
+        `open-loop rate held (< 1% skipped, on schedule) >= ${GOAL_RATIO}x wrk's closed-loop max ` +
         `(1 KiB GETs, nginx, ${CONNECTIONS} at once)`,
       ours: oursText,
       peer,
