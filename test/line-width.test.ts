@@ -10,9 +10,7 @@ const MAX = 120;
 const FOLDERS = ['src', 'test', 'bench', 'scripts'];
 
 /** Files that still hold a longer line: each is to be wrapped, then taken off. */
-const NOT_YET: readonly string[] = [
-  'scripts/bundle.ts',
-];
+const NOT_YET: readonly string[] = ['scripts/bundle.ts'];
 
 const sources = (dir: string): string[] =>
   readdirSync(dir, { withFileTypes: true }).flatMap((e) =>

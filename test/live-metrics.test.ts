@@ -83,6 +83,7 @@ const parseAll = (text: string) =>
     .map(parseLine);
 
 const LIVE_FIELDS = ['requests', 'bytes', 'errors', 'retries', 'requests_per_s', 'mib_per_s', 'elapsed_s'];
+const LIVE_PERCENTILES = ['latency_p50_ms', 'latency_p90_ms', 'latency_p99_ms'];
 const DASHBOARD = join(import.meta.dirname, '..', 'docs', 'grafana', 'blob-cacher-influx.json');
 
 /** An OTLP/HTTP JSON export request, as far as the tests read it. */
@@ -292,6 +293,17 @@ describe('--metrics on a steady run of the CLI', () => {
           expect(p.tags.host).toBeTruthy();
           expect(Object.keys(p.fields)).toEqual(expect.arrayContaining(LIVE_FIELDS));
         }
+        // Every live point that counted a success carries the percentiles of what succeeded in it,
+        // from the workers' histograms since the last point, added in the coordinator.
+        // (A point that no progress reached, on a loaded machine, counts nothing and carries none.)
+        const succeeded = live.filter((p) => (p.fields.requests as number) > (p.fields.errors as number));
+        expect(succeeded.length).toBeGreaterThanOrEqual(intervals / 2);
+        for (const p of succeeded) {
+          const [p50, p90, p99] = LIVE_PERCENTILES.map((f) => p.fields[f] as number);
+          expect(p50, `${contender}: ${JSON.stringify(p.fields)}`).toBeGreaterThan(0);
+          expect(p50).toBeLessThanOrEqual(p90!);
+          expect(p90).toBeLessThanOrEqual(p99!);
+        }
         // Time moves forward, in ns since the epoch (now, not 1970 or ms).
         const times = live.map((p) => p.timestampNs);
         expect(times).toEqual([...times].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
@@ -336,6 +348,7 @@ describe('--metrics on a steady run of the CLI', () => {
         'blob_cacher.requests_per_s',
         'blob_cacher.mib_per_s',
         'blob_cacher.requests',
+        'blob_cacher.latency_p99_ms',
         'blob_cacher_run.latency_p99_ms',
         'blob_cacher_interval.latency_p50_ms',
       ];
@@ -450,6 +463,8 @@ describe('--metrics on a steady run of the CLI', () => {
         'blob_cacher.requests_per_s',
         'blob_cacher.errors',
         'blob_cacher.retries',
+        'blob_cacher.latency_p50_ms',
+        'blob_cacher.latency_p99_ms',
         'blob_cacher_interval.latency_p99_ms',
         'blob_cacher_interval.throttles',
         'blob_cacher_run.latency_p90_ms',

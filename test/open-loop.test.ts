@@ -3,12 +3,21 @@
 // servers on port 0 that log each request's arrival and answer: one that answers in 5 ms but holds
 // every request that arrives in one tenth of each cycle for 200 ms, and one that holds everything.
 import http from 'node:http';
+import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openLoopSummary } from '../src/analysis/open-loop.js';
 import { buildReport } from '../src/analysis/report-model.js';
 import { ConfigError } from '../src/config/errors.js';
-import { loadDownloadConfig, redactedConfig, type DownloadConfig } from '../src/config/load.js';
+import {
+  buildProgram,
+  clientShare,
+  loadDownloadConfig,
+  parseFlags,
+  redactedConfig,
+  type DownloadConfig,
+} from '../src/config/load.js';
+import { DOWNLOAD_OPTIONS } from '../src/config/options.js';
 import { runDownload } from '../src/engine/download.js';
 import { sumEncoded, valuesAtPercentiles } from '../src/metrics/histograms.js';
 import { renderReport } from '../src/report/render.js';
@@ -16,7 +25,9 @@ import { newResultsFile } from '../src/results/file.js';
 import { toRunRecord, type MeasuredRun } from '../src/results/record.js';
 import { runFailed } from '../src/results/schema.js';
 import { parseResultsDoc } from '../src/results/validate.js';
-import { Schedule } from '../src/workers/open-loop.js';
+import { OpenLoopMeter, runOpenLoop, Schedule } from '../src/workers/open-loop.js';
+import { FixedShape } from '../src/workers/shape.js';
+import type { OpRecord } from '../src/metrics/records.js';
 import { testConfig, type TestSettings } from './helpers/config.js';
 import { close, deterministicBuffer, listen } from './helpers/http-servers.js';
 import { startCli } from './helpers/cli.js';
@@ -352,4 +363,134 @@ describe('a --rate sweep against --slo', () => {
       await rm(dir, { recursive: true, force: true });
     }
   }, 60_000);
+});
+
+describe('--rate over scale-out clients', () => {
+  const CS =
+    `DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=` +
+    `${Buffer.from('k').toString('base64')};BlobEndpoint=http://127.0.0.1:1/devstoreaccount1`;
+  const env = { STORAGE_CONNECTION_STRING: CS, BLOB_CACHER_PARALLELISM: '3', BLOB_CACHER_RUN_ID: 'uid-1' };
+  const load = (argv: string[], index: string) => {
+    const flags = parseFlags(buildProgram('download', DOWNLOAD_OPTIONS, 'test'), argv)!;
+    return loadDownloadConfig(flags, { env: { ...env, BLOB_CACHER_INDEX: index } });
+  };
+
+  it('gives each of K clients a Kth of --rate and --max-in-flight, and its place among them', () => {
+    const argv = ['--rate', '900/s', '--max-in-flight', '10'];
+    expect(load(argv, '1').openLoop).toEqual({
+      ratePerSecond: 300,
+      arrival: 'uniform',
+      maxInFlight: 4,
+      client: { index: 1, count: 3 },
+    });
+    expect(load(['--rate', '900/s'], '2').openLoop).toEqual({
+      ratePerSecond: 300,
+      arrival: 'uniform',
+      client: { index: 2, count: 3 },
+    });
+    expect(clientShare({ ratePerSecond: 900, arrival: 'poisson' }, { index: 0, count: 1 })).toEqual({
+      ratePerSecond: 900,
+      arrival: 'poisson',
+    });
+  });
+
+  it("interleaves every client's workers into one grid at the whole rate; each draws its own", () => {
+    // Two clients of two workers each, 50/s per client: together a 10 ms grid.
+    const grid = [0, 1]
+      .flatMap((c) =>
+        [0, 1].flatMap((w) => {
+          const s = new Schedule(0, 50, 'uniform', w, 2, { index: c, count: 2 });
+          return Array.from({ length: 5 }, () => s.take());
+        }),
+      )
+      .sort((a, b) => a - b);
+    expect(grid).toEqual(Array.from({ length: 20 }, (_, i) => i * 10));
+    const draws = (c: number) => {
+      const s = new Schedule(0, 50, 'poisson', 0, 2, { index: c, count: 2 });
+      return Array.from({ length: 10 }, () => s.take());
+    };
+    expect(draws(1)).not.toEqual(draws(0));
+  });
+
+  it('two clients of two processes each offer the rate asked for between them, not twice it', async () => {
+    const served = stallingServer({ answerMs: 2, stallMs: 2, cycleMs: 1_000, stallShare: 0 });
+    const url = `${await listen(served.server)}/object.bin`;
+    try {
+      const whole = { ratePerSecond: 200, arrival: 'uniform' as const, maxInFlight: 8 };
+      const steady = { durationMs: 1_000, intervalMs: 500 };
+      const runs = await Promise.all(
+        [0, 1].map(async (index) => {
+          const openLoop = clientShare(whole, { index, count: 2 });
+          const config = configFor(url, { processes: 2, maxSockets: 2, steady, openLoop });
+          return (await runDownload(config)).results[0] as MeasuredRun;
+        }),
+      );
+      // Each process of each client: 50 slots in the second.
+      for (const run of runs) expect(run.openLoop!.offered).toBe(100);
+      expect(runs.reduce((a, r) => a + r.openLoop!.offered, 0)).toBe(whole.ratePerSecond);
+      expect(served.log.length).toBe(runs.reduce((a, r) => a + r.openLoop!.sent, 0));
+    } finally {
+      await close(served.server);
+    }
+  }, 20_000);
+});
+
+describe('an open loop after its own event loop stalls', () => {
+  // A raw echo server: each byte a lane writes comes straight back, its answer.
+  let server: net.Server;
+  let port: number;
+  beforeAll(async () => {
+    server = net.createServer((s) => s.on('data', (d) => s.write(d)));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as net.AddressInfo).port;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it('sends the slots due during the stall as lanes free, not skipped for its own lateness', async () => {
+    const LANES = 4;
+    const ITEMS = 60;
+    const STALL_MS = 40;
+    const sockets = await Promise.all(
+      Array.from({ length: LANES }, () => {
+        const s = net.connect(port, '127.0.0.1');
+        s.setNoDelay(true);
+        return new Promise<net.Socket>((resolve) => s.once('connect', () => resolve(s)));
+      }),
+    );
+    const waiting: ((got: OpRecord) => void)[] = [];
+    sockets.forEach((s, lane) => s.on('data', () => waiting[lane]!(answer(lane))));
+    const answer = (lane: number): OpRecord =>
+      ({ item: lane, bytes: 1, totalMs: 0.1, phases: {}, retries: 0, throttled: 0 }) as unknown as OpRecord;
+    const meter = new OpenLoopMeter();
+    // 1000/s: the 40 ms the 10th send holds the event loop cover 40 slots, while each answer takes well
+    // under a slot's 1 ms: at no intended start were the 4 lanes full of earlier sends.
+    const schedule = new Schedule(performance.now() + 5, 1000, 'uniform', 0, 1);
+    try {
+      const sent = await runOpenLoop<OpRecord>(
+        ITEMS,
+        LANES,
+        new FixedShape(ITEMS),
+        schedule,
+        meter,
+        new AbortController().signal,
+        (n, lane, _intendedMs, done) => {
+          if (n === 9) {
+            const until = performance.now() + STALL_MS;
+            while (performance.now() < until);
+          }
+          waiting[lane] = done;
+          sockets[lane]!.write('x');
+        },
+        () => {},
+      );
+      expect(sent).toBe(ITEMS);
+      expect(meter.skipped).toBe(0);
+      expect(meter.offered).toBe(ITEMS);
+      // The stall shows where it belongs: in this client's own lateness.
+      const late = sumEncoded([meter.result(performance.timeOrigin).lateness])!;
+      expect(late.maxValue / 1000).toBeGreaterThan(STALL_MS / 2);
+    } finally {
+      for (const s of sockets) s.destroy();
+    }
+  }, 20_000);
 });

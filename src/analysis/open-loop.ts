@@ -105,6 +105,19 @@ export interface RateCurve {
 const atPercentile = (l: OpenLoopLatencyMs | undefined, p: Slo['percentile']) =>
   l === undefined ? undefined : p === 50 ? l.p50 : p === 90 ? l.p90 : p === 99 ? l.p99 : l.p999;
 
+/**
+ * A rate keeps the SLO when the latency from the intended start at its percentile is within the
+ * bound and at least SLO_MIN_ACHIEVED_SHARE of the offered sends succeeded. `latencyMs`: that latency.
+ */
+export function keepsSlo(o: OpenLoopSummary, slo: Slo): { keeps: boolean; latencyMs?: number } {
+  const latencyMs = atPercentile(o.fromIntendedMs, slo.percentile);
+  const keeps =
+    latencyMs !== undefined &&
+    latencyMs <= slo.boundMs &&
+    o.achievedPerSecond >= SLO_MIN_ACHIEVED_SHARE * o.offeredPerSecond;
+  return { keeps, ...(latencyMs === undefined ? {} : { latencyMs }) };
+}
+
 /** Every open-loop contender's curve under `slo`, in the order the runs first name them. */
 export function rateCurves(runs: readonly RunRecord[], slo: Slo): RateCurve[] {
   const groups = new Map<string, Map<string, RunRecord[]>>();
@@ -122,11 +135,7 @@ export function rateCurves(runs: readonly RunRecord[], slo: Slo): RateCurve[] {
       .flatMap(([cell, cellRuns]): RatePoint[] => {
         const o = openLoopSummary(cellRuns);
         if (!o) return [];
-        const latencyMs = atPercentile(o.fromIntendedMs, slo.percentile);
-        const keeps =
-          latencyMs !== undefined &&
-          latencyMs <= slo.boundMs &&
-          o.achievedPerSecond >= SLO_MIN_ACHIEVED_SHARE * o.offeredPerSecond;
+        const { keeps, latencyMs } = keepsSlo(o, slo);
         return [
           {
             label: cell,

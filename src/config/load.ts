@@ -104,6 +104,11 @@ export interface OpenLoopOptions {
   arrival: Arrival;
   /** Over all processes; unset: PROCESSES x MAX_SOCKETS. */
   maxInFlight?: number;
+  /**
+   * A scale-out client's place among the clients: `ratePerSecond` and `maxInFlight` are then its
+   * share, and its schedule takes its own slots of the grid all the clients together send on.
+   */
+  client?: { index: number; count: number };
 }
 
 /** --rate and the options that only mean something beside it. */
@@ -348,9 +353,29 @@ function fileSizes(
 function withScaleout(
   o: Resolved<typeof SCALEOUT_OPTIONS>,
   credentials: Credentials,
-): { scaleout?: ScaleoutConfig } {
+  openLoop: OpenLoopOptions | undefined,
+): { scaleout?: ScaleoutConfig; openLoop?: OpenLoopOptions } {
   const scaleout = resolveScaleout(o, credentials);
-  return scaleout ? { scaleout } : {};
+  if (!scaleout) return {};
+  return { scaleout, ...(openLoop ? { openLoop: clientShare(openLoop, scaleout.shard) } : {}) };
+}
+
+/**
+ * --rate and --max-in-flight are the whole run's, over every scale-out client: each client offers
+ * its share, so K clients together offer the rate asked for, not K times it.
+ */
+export function clientShare(
+  openLoop: OpenLoopOptions,
+  shard: { index: number; count: number },
+): OpenLoopOptions {
+  if (shard.count <= 1) return openLoop;
+  const { maxInFlight } = openLoop;
+  return {
+    ...openLoop,
+    ratePerSecond: openLoop.ratePerSecond / shard.count,
+    ...(maxInFlight === undefined ? {} : { maxInFlight: Math.max(1, Math.ceil(maxInFlight / shard.count)) }),
+    client: { index: shard.index, count: shard.count },
+  };
 }
 
 /** What a plain URL can take: the strategies that say so, from the registry. */
@@ -471,6 +496,7 @@ export function loadDownloadConfig(
     );
   }
   checkHedge(o);
+  const run = runOptions(o);
   return {
     logLevel: o.logLevel,
     sourceMethod,
@@ -491,8 +517,8 @@ export function loadDownloadConfig(
     credentials,
     ...(o.hedge ? { hedge: { after: o.hedge, on: o.hedgeOn ?? HEDGE_ON[0] } } : {}),
     ...(mix ? { mix } : {}),
-    ...runOptions(o),
-    ...withScaleout(o, credentials),
+    ...run,
+    ...withScaleout(o, credentials, run.openLoop),
   };
 }
 
@@ -535,6 +561,7 @@ export function loadUploadConfig(flags: Readonly<Record<string, unknown>>, sourc
       `--blob-size / --block-size makes more than ${MAX_BLOCKS} blocks; raise --block-size`,
     );
   }
+  const run = runOptions(o);
   return {
     logLevel: o.logLevel,
     uploadMethod,
@@ -551,8 +578,8 @@ export function loadUploadConfig(flags: Readonly<Record<string, unknown>>, sourc
     httpClient: o.httpClient,
     credentials,
     ...(mix ? { mix } : {}),
-    ...runOptions(o),
-    ...withScaleout(o, credentials),
+    ...run,
+    ...withScaleout(o, credentials, run.openLoop),
   };
 }
 

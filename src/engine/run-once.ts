@@ -249,7 +249,7 @@ async function execute(
       token: open.token,
       signal,
       beforeRelease,
-      onProgress: (done) => emit({ type: 'progress', ...done }),
+      onProgress: (done, latency) => emit({ type: 'progress', ...done, ...(latency ? { latency } : {}) }),
       // The workers' checks (reading uploads back, hashing ranges) are the verify step's first part.
       onChecking: () => emit({ type: 'step', step: 'verify', ...shown }),
       onReleased: () => {

@@ -119,7 +119,8 @@ export type SessionEvent =
       bytes: number;
       durationMs?: number;
     }
-  | ({ type: 'progress' } & Progress)
+  /** `latency`: one worker's histogram of what succeeded since its last progress (live metrics). */
+  | ({ type: 'progress'; latency?: string } & Progress)
   | { type: 'run'; run: MeasuredRun }
   | { type: 'run-end' }
   /**

@@ -1,9 +1,11 @@
 // Live metrics as a listener of the session's events, in the coordinator only: what the workers'
-// progress messages say (cumulative requests, bytes, errors, retries, a few times a second) becomes
-// one `blob_cacher` point per interval per contender while a run goes; each run's end adds one
-// `blob_cacher_run` point (its latency percentiles, throttles) and, for a steady run, its exact
-// series as `blob_cacher_interval` points (p50/p99 per interval), which only exist once the workers'
-// histograms are merged. Nothing here runs in a worker or on a request's path.
+// progress messages say (cumulative requests, bytes, errors, retries, and a histogram of what
+// succeeded since the last message, a few times a second) becomes one `blob_cacher` point per
+// interval per contender while a run goes, its p50/p90/p99 from those histograms added; each run's
+// end adds one `blob_cacher_run` point (its latency percentiles, throttles) and, for a steady run,
+// its exact series as `blob_cacher_interval` points (p50/p99 per interval), from the workers'
+// merged histograms. Nothing here runs in a worker or on a request's path.
+import type * as Hdr from 'hdr-histogram-js';
 import { decodeHistogram, valuesAtPercentiles } from '../metrics/histograms.js';
 import type { SessionEvent } from '../engine/session.js';
 import type { MeasuredRun } from '../results/record.js';
@@ -37,6 +39,8 @@ interface Following {
   lastMs: number;
   seen: Progress;
   reported: Progress;
+  /** The workers' latency histograms since the last point, added; none while nothing succeeded. */
+  latency?: Hdr.Histogram;
 }
 
 const MiB = 1024 * 1024;
@@ -63,9 +67,49 @@ function tagsOf(ctx: LiveContext, run: Identity): Record<string, string> {
   };
 }
 
+/** p50, p90 and p99 in ms, where the histogram holds anything. */
+function percentileFields(h: Hdr.Histogram | undefined): Record<string, number> {
+  if (!h || h.totalCount === 0) return {};
+  const [p50, p90, p99] = valuesAtPercentiles(h, [50, 90, 99]).map((us) => us / 1000);
+  return { latency_p50_ms: p50!, latency_p90_ms: p90!, latency_p99_ms: p99! };
+}
+
 /** Counts over a span, and the rates they make. */
 function rates(c: { requests: number; bytes: number }, seconds: number): Record<string, number> {
   return seconds > 0 ? { requests_per_s: c.requests / seconds, mib_per_s: c.bytes / MiB / seconds } : {};
+}
+
+/**
+ * The point of the interval that ends now, and the interval it begins; none where the tail after the
+ * last interval holds nothing an interval did not.
+ */
+function intervalPoint(current: Following, final: boolean): MetricPoint | undefined {
+  const now = epochNow();
+  const { seen, reported } = current;
+  const counts = {
+    requests: seen.ops - reported.ops,
+    bytes: seen.bytes - reported.bytes,
+    errors: seen.errors - reported.errors,
+    retries: seen.retries - reported.retries,
+  };
+  if (final && counts.requests === 0 && counts.errors === 0) return undefined;
+  const seconds = (now - current.lastMs) / 1000;
+  const point: MetricPoint = {
+    measurement: LIVE_MEASUREMENT,
+    tags: current.tags,
+    timeMs: now,
+    startMs: current.lastMs,
+    fields: {
+      ...counts,
+      ...rates(counts, seconds),
+      ...percentileFields(current.latency),
+      elapsed_s: (now - current.startedMs) / 1000,
+    },
+  };
+  current.reported = { ...seen };
+  current.latency = undefined;
+  current.lastMs = now;
+  return point;
 }
 
 /**
@@ -80,29 +124,8 @@ export function liveMetrics(
   let current: Following | undefined;
   let timer: NodeJS.Timeout | undefined;
   const point = (final: boolean) => {
-    if (!current) return;
-    const now = epochNow();
-    const { seen, reported } = current;
-    const counts = {
-      requests: seen.ops - reported.ops,
-      bytes: seen.bytes - reported.bytes,
-      errors: seen.errors - reported.errors,
-      retries: seen.retries - reported.retries,
-    };
-    // The tail after the last interval is sent only when it holds something no interval did.
-    if (final && counts.requests === 0 && counts.errors === 0) return;
-    const seconds = (now - current.lastMs) / 1000;
-    send([
-      {
-        measurement: LIVE_MEASUREMENT,
-        tags: current.tags,
-        timeMs: now,
-        startMs: current.lastMs,
-        fields: { ...counts, ...rates(counts, seconds), elapsed_s: (now - current.startedMs) / 1000 },
-      },
-    ]);
-    current.reported = { ...seen };
-    current.lastMs = now;
+    const p = current && intervalPoint(current, final);
+    if (p) send([p]);
   };
   const end = () => {
     clearInterval(timer);
@@ -123,6 +146,7 @@ export function liveMetrics(
       if (e.type === 'run-start') start(e);
       else if (e.type === 'progress' && current) {
         current.seen = { ops: e.ops, bytes: e.bytes, errors: e.errors, retries: e.retries };
+        if (e.latency) addInto(current, e.latency);
       } else if (e.type === 'run-end') {
         end();
       } else if (e.type === 'run') {
@@ -131,6 +155,12 @@ export function liveMetrics(
     },
     close: end,
   };
+}
+
+function addInto(following: Following, encoded: string): void {
+  const h = decodeHistogram(encoded);
+  if (following.latency) following.latency.add(h);
+  else following.latency = h;
 }
 
 /** A run's points: the whole run (percentiles from its merged histogram), and a steady run's series. */
@@ -143,11 +173,7 @@ export function runPoints(ctx: LiveContext, run: MeasuredRun, nowMs: number): Me
     retries: run.retries,
     throttles: run.throttled,
   };
-  const total = run.histograms.total ? decodeHistogram(run.histograms.total) : undefined;
-  const [p50, p90, p99] =
-    total && total.totalCount > 0 ? valuesAtPercentiles(total, [50, 90, 99]).map((us) => us / 1000) : [];
-  const latency: Record<string, number> =
-    p50 === undefined ? {} : { latency_p50_ms: p50, latency_p90_ms: p90!, latency_p99_ms: p99! };
+  const latency = percentileFields(run.histograms.total ? decodeHistogram(run.histograms.total) : undefined);
   const whole: MetricPoint = {
     measurement: RUN_MEASUREMENT,
     tags,

@@ -20,6 +20,11 @@ import { createAgent, NodeHttpClient } from '../transport/request.js';
 import type { FromWorker, OpRecord, Progress, TrainJob, WorkerJob, WorkerResult } from './protocol.js';
 import { packResult, sendsRecordsAlone } from './result.js';
 import { OpenLoopMeter, runOpenLoop, Schedule } from './open-loop.js';
+import {
+  IntervalLatency,
+  NO_INTERVAL_LATENCY,
+  type IntervalLatencyRecorder,
+} from '../metrics/interval-latency.js';
 import { FixedShape, runLanes, SteadyShape, type Shape } from './shape.js';
 import { caOf, renewBearer } from '../storage/target-info.js';
 import { runTrain, TrainMeter, type SamplePart, type StartSample } from './train.js';
@@ -83,6 +88,8 @@ export class JobRun {
   });
   private prepared?: Prepared;
   private readonly done: Progress = { ops: 0, bytes: 0, errors: 0, retries: 0 };
+  /** What succeeded since the last progress, where this job makes histograms (none for a few records). */
+  private live: IntervalLatencyRecorder = NO_INTERVAL_LATENCY;
   /** Requests that failed while the stop was on: the run was cut short, not failed by the target. */
   private stopped = 0;
 
@@ -117,7 +124,10 @@ export class JobRun {
     // Items are made from their index as they are needed when the share is a file set.
     const items = decodeItems(job.items);
     // The histogram code, where this job will make histograms: loaded now, not after its requests.
-    if (!sendsRecordsAlone(job, items.length)) loadHistograms();
+    if (!sendsRecordsAlone(job, items.length)) {
+      loadHistograms();
+      this.live = new IntervalLatency();
+    } else this.live = NO_INTERVAL_LATENCY;
     const signer = new RequestSigner(job.target);
     const origin = signer.blobUrl(items.at(0)?.blob ?? 'x');
     const ca = caOf(job.target);
@@ -176,7 +186,10 @@ export class JobRun {
     const cpu0 = process.cpuUsage();
     const startEpochMs = epochNow();
     // Progress for a live display: finished items and their bytes, a few times a second.
-    const ticker = setInterval(() => this.send({ type: 'progress', ...this.done }), 250);
+    const ticker = setInterval(() => {
+      const latency = this.live.take();
+      this.send({ type: 'progress', ...this.done, ...(latency ? { latency } : {}) });
+    }, 250);
     const shape: Shape = this.job.steady
       ? new SteadyShape(goEpochMs, this.job.steady, () => this.stop.signal.aborted || this.finishing)
       : new FixedShape(items.length);
@@ -192,6 +205,7 @@ export class JobRun {
             this.job.openLoop.arrival,
             this.job.workerIndex,
             this.job.workers ?? 1,
+            this.job.openLoop.client,
           ),
         }
       : undefined;
@@ -257,7 +271,7 @@ export class JobRun {
       if (r.error) {
         this.done.errors++;
         if (this.stop.signal.aborted) this.stopped++;
-      }
+      } else this.live.record(r.totalMs);
       shape.count(r);
     };
     // A training run issues its reads as batches allow, epoch after epoch: no read was queued at the start.

@@ -19,7 +19,9 @@ const RECHECK_MS = 100;
 /**
  * A worker's intended starts, on its performance.now() clock. The rate is the total over `workers`
  * processes: uniform sends are interleaved (worker w of W takes every W-th slot of one grid), Poisson
- * sends are W independent processes of rate/W each, whose sum is a Poisson process of the rate.
+ * sends are W independent processes of rate/W each, whose sum is a Poisson process of the rate. A
+ * scale-out client (`client`, its rate its share of the whole) is one block of W streams among K
+ * clients': its workers take their own slots of the K x W grid and draw their own seeds.
  */
 export class Schedule {
   private readonly gapMs: number;
@@ -27,12 +29,21 @@ export class Schedule {
   private nextMs: number;
   private state: number;
 
-  constructor(goMs: number, ratePerSecond: number, arrival: Arrival, workerIndex: number, workers: number) {
-    const share = ratePerSecond / Math.max(1, workers);
-    this.gapMs = 1000 / share;
+  constructor(
+    goMs: number,
+    ratePerSecond: number,
+    arrival: Arrival,
+    workerIndex: number,
+    workers: number,
+    client: { index: number; count: number } = { index: 0, count: 1 },
+  ) {
+    const perClient = Math.max(1, workers);
+    const stream = client.index * perClient + workerIndex;
+    this.gapMs = (1000 * perClient) / ratePerSecond;
     this.poisson = arrival === 'poisson';
-    this.state = (POISSON_SEED ^ Math.imul(workerIndex + 1, 0x85ebca6b)) >>> 0;
-    this.nextMs = this.poisson ? goMs + this.draw() : goMs + (workerIndex * 1000) / ratePerSecond;
+    this.state = (POISSON_SEED ^ Math.imul(stream + 1, 0x85ebca6b)) >>> 0;
+    const totalPerSecond = ratePerSecond * Math.max(1, client.count);
+    this.nextMs = this.poisson ? goMs + this.draw() : goMs + (stream * 1000) / totalPerSecond;
   }
 
   /** The next intended start, not yet taken. */
@@ -102,6 +113,15 @@ export class OpenLoopMeter {
   }
 }
 
+/** A request as the open loop starts it: item `n` on `lane`, timed from `intendedMs`. */
+export type StartSend<R> = (
+  n: number,
+  lane: number,
+  intendedMs: number,
+  done: (got: R) => void,
+  fail: (err: unknown) => void,
+) => void;
+
 /**
  * The open loop: at each intended start (a timer for the next one, and a look at the schedule as
  * each answer arrives), the slot's send goes out on a free lane, or is skipped when all `lanes`
@@ -117,95 +137,169 @@ export function runOpenLoop<R extends OpRecord | OpRecord[]>(
   schedule: Schedule,
   meter: OpenLoopMeter,
   signal: AbortSignal,
-  start: (
-    n: number,
-    lane: number,
-    intendedMs: number,
-    done: (got: R) => void,
-    fail: (err: unknown) => void,
-  ) => void,
+  start: StartSend<R>,
   settle: (n: number, got: R) => void,
 ): Promise<number> {
   if (!items || lanes < 1) return Promise.resolve(0);
   return new Promise((resolve, reject) => {
-    const free = Array.from({ length: lanes }, (_, i) => lanes - 1 - i);
-    let inFlight = 0;
-    let ended = false;
-    let draining = false;
-    let timer: NodeJS.Timeout | undefined;
-    let failed = false;
-    const fail = (err: unknown) => {
-      if (failed) return;
-      failed = true;
-      end();
-      reject(err);
-    };
-    const end = () => {
-      ended = true;
-      clearTimeout(timer);
-      signal.removeEventListener('abort', end);
-      if (inFlight === 0 && !failed) resolve(meter.sent);
-    };
-    signal.addEventListener('abort', end);
-    const send = (intendedMs: number) => {
-      const lane = free.pop()!;
-      inFlight++;
-      const n = meter.sent++ % items;
-      const sentMs = performance.now();
-      start(
-        n,
-        lane,
-        intendedMs,
-        (got) => {
-          inFlight--;
-          free.push(lane);
-          try {
-            if (Array.isArray(got)) for (const r of got) meter.settled(r, intendedMs, sentMs);
-            else meter.settled(got as OpRecord, intendedMs, sentMs);
-            settle(n, got);
-          } catch (err) {
-            fail(err);
-            return;
-          }
-          if (ended) {
-            if (inFlight === 0 && !failed) resolve(meter.sent);
-          } else tick();
-        },
-        fail,
-      );
-    };
-    // Every slot now due goes out (or is skipped) in order; then a timer for the next. Answers that
-    // arrive inside start() (a stop ends requests at once) come back here, not into a nested loop.
-    const tick = (): void => {
-      if (draining || ended) return;
-      draining = true;
-      try {
-        for (;;) {
-          const dueMs = schedule.peek();
-          if (signal.aborted || !shape.more(meter.sent, dueMs)) {
-            end();
-            return;
-          }
-          const now = performance.now();
-          if (dueMs > now) {
-            // At a low rate the next slot may be far off: a finish (--autoterm) is looked for meanwhile.
-            clearTimeout(timer);
-            timer = setTimeout(tick, Math.min(dueMs - now, RECHECK_MS));
-            return;
-          }
-          schedule.take();
-          meter.offer(dueMs);
-          if (inFlight >= lanes) meter.skipped++;
-          else send(dueMs);
-        }
-      } catch (err) {
-        fail(err);
-      } finally {
-        draining = false;
-      }
-    };
-    tick();
+    const parts = { items, lanes, shape, schedule, meter, signal, start, settle, resolve, reject };
+    new OpenLoop<R>(parts).tick();
   });
+}
+
+interface OpenLoopParts<R> {
+  items: number;
+  lanes: number;
+  shape: Shape;
+  schedule: Schedule;
+  meter: OpenLoopMeter;
+  signal: AbortSignal;
+  start: StartSend<R>;
+  settle: (n: number, got: R) => void;
+  resolve: (sent: number) => void;
+  reject: (err: unknown) => void;
+}
+
+/** One run of the open loop: its lanes, what is in flight, and how it wakes. */
+class OpenLoop<R extends OpRecord | OpRecord[]> {
+  private readonly p: OpenLoopParts<R>;
+  private readonly free: number[];
+  /** Per lane, when its request in flight went out (performance.now()). */
+  private readonly sentAtMs: Float64Array;
+  private inFlight = 0;
+  private ended = false;
+  private draining = false;
+  private failed = false;
+  private timer: NodeJS.Timeout | undefined;
+  private timerForMs = Number.NaN;
+  private immediate: NodeJS.Immediate | undefined;
+  /** Inside a turn's check phase: every answer that had arrived has been read. */
+  private afterPoll = false;
+
+  constructor(p: OpenLoopParts<R>) {
+    this.p = p;
+    this.free = Array.from({ length: p.lanes }, (_, i) => p.lanes - 1 - i);
+    this.sentAtMs = new Float64Array(p.lanes);
+    p.signal.addEventListener('abort', this.end);
+  }
+
+  private readonly fail = (err: unknown): void => {
+    if (this.failed) return;
+    this.failed = true;
+    this.end();
+    this.p.reject(err);
+  };
+
+  private readonly end = (): void => {
+    this.ended = true;
+    clearTimeout(this.timer);
+    clearImmediate(this.immediate);
+    this.p.signal.removeEventListener('abort', this.end);
+    if (this.inFlight === 0 && !this.failed) this.p.resolve(this.p.meter.sent);
+  };
+
+  private readonly onTimer = (): void => {
+    this.timerForMs = Number.NaN;
+    this.tick();
+  };
+
+  private readonly onImmediate = (): void => {
+    this.immediate = undefined;
+    this.afterPoll = true;
+    try {
+      this.tick();
+    } finally {
+      this.afterPoll = false;
+    }
+  };
+
+  /**
+   * Every slot now due goes out (or is skipped) in order; then a wake for the next. Answers that
+   * arrive inside start() (a stop ends requests at once) come back here, not into a nested loop.
+   */
+  tick(): void {
+    if (this.draining || this.ended) return;
+    this.draining = true;
+    try {
+      for (;;) {
+        const dueMs = this.p.schedule.peek();
+        if (this.p.signal.aborted || !this.p.shape.more(this.p.meter.sent, dueMs)) {
+          this.end();
+          return;
+        }
+        const now = performance.now();
+        if (dueMs > now) {
+          this.wake(dueMs, now);
+          return;
+        }
+        if (this.inFlight >= this.p.lanes && !this.mustSkip(dueMs)) return;
+        this.p.schedule.take();
+        this.p.meter.offer(dueMs);
+        if (this.inFlight >= this.p.lanes) this.p.meter.skipped++;
+        else this.send(dueMs);
+      }
+    } catch (err) {
+      this.fail(err);
+    } finally {
+      this.draining = false;
+    }
+  }
+
+  /**
+   * Every lane is busy at a slot's time: whether it is skipped. Answers that arrived while this
+   * process was busy are read first (the check phase, after the poll), so a stall of its own does
+   * not fill lanes that the target had freed. Then the slot is skipped only if every lane holds a
+   * request sent before it was due: lanes taken by sends that went out late, after this slot's
+   * time, were free at it, and the slot goes out, late, as soon as one frees. False: not yet.
+   */
+  private mustSkip(dueMs: number): boolean {
+    if (!this.afterPoll) {
+      this.immediate ??= setImmediate(this.onImmediate);
+      return false;
+    }
+    for (let lane = 0; lane < this.p.lanes; lane++) {
+      if (this.sentAtMs[lane]! > dueMs) return false;
+    }
+    return true;
+  }
+
+  /**
+   * One timer for the next slot, kept while it is for that slot (answers look at the schedule too);
+   * at a low rate it also wakes every RECHECK_MS, for a finish (--autoterm) meanwhile. A timer wakes
+   * on whole milliseconds: looking at every turn of the event loop instead would take sub-millisecond
+   * lateness for a core kept busy at any rate over a few hundred a second, which on a small machine
+   * is taken from the target and from the answers.
+   */
+  private wake(dueMs: number, now: number): void {
+    if (this.timerForMs === dueMs) return;
+    clearTimeout(this.timer);
+    this.timerForMs = dueMs;
+    this.timer = setTimeout(this.onTimer, Math.min(Math.max(1, Math.ceil(dueMs - now)), RECHECK_MS));
+  }
+
+  private send(intendedMs: number): void {
+    const lane = this.free.pop()!;
+    this.inFlight++;
+    const n = this.p.meter.sent++ % this.p.items;
+    const sentMs = performance.now();
+    this.sentAtMs[lane] = sentMs;
+    this.p.start(n, lane, intendedMs, (got) => this.answered(lane, n, got, intendedMs, sentMs), this.fail);
+  }
+
+  private answered(lane: number, n: number, got: R, intendedMs: number, sentMs: number): void {
+    this.inFlight--;
+    this.free.push(lane);
+    try {
+      if (Array.isArray(got)) for (const r of got) this.p.meter.settled(r, intendedMs, sentMs);
+      else this.p.meter.settled(got as OpRecord, intendedMs, sentMs);
+      this.p.settle(n, got);
+    } catch (err) {
+      this.fail(err);
+      return;
+    }
+    if (!this.ended) this.tick();
+    else if (this.inFlight === 0 && !this.failed) this.p.resolve(this.p.meter.sent);
+  }
 }
 
 /** Every worker's open loop as one: counts and histograms added, the longest spans, the job's settings. */

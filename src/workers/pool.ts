@@ -21,8 +21,11 @@ export interface PoolOptions {
   /** Aborting stops new items at once; what is in flight gets `graceMs`, then the workers are killed. */
   signal?: AbortSignal;
   graceMs?: number;
-  /** Totals over all workers of finished items, a few times a second. */
-  onProgress?: (done: Progress) => void;
+  /**
+   * Totals over all workers of finished items, a few times a second, and the latency histogram that
+   * one worker's message carried (what succeeded there since its last), where it carried one.
+   */
+  onProgress?: (done: Progress, latency?: string) => void;
   /**
    * Awaited once every worker is ready (forked, job received, payloads made), before the barrier is
    * released: a scale-out run's start gate. A rejection ends the run before any request.
@@ -48,7 +51,7 @@ class Listening {
   private readonly children: readonly ChildProcess[];
   private readonly listeners: ((m: FromWorker) => void)[];
 
-  constructor(children: readonly ChildProcess[], onProgress?: (done: Progress) => void) {
+  constructor(children: readonly ChildProcess[], onProgress?: PoolOptions['onProgress']) {
     this.children = children;
     this.progress = children.map(() => ({ ops: 0, bytes: 0, errors: 0, retries: 0 }));
     this.sentBefore = children.map(() => undefined);
@@ -57,7 +60,7 @@ class Listening {
         if (m.type === 'stopping') this.sentBefore[i] = m.sentBefore;
         if (m.type !== 'progress') return;
         this.progress[i] = { ops: m.ops, bytes: m.bytes, errors: m.errors, retries: m.retries };
-        onProgress?.(this.total());
+        onProgress?.(this.total(), m.latency);
       };
       c.on('message', listener);
       return listener;

@@ -97,6 +97,8 @@ export interface OpenLoopJob {
   arrival: Arrival;
   /** Requests in flight at once over every worker (each worker takes its share, rounded up). */
   maxInFlight: number;
+  /** A scale-out client's place among the clients, whose schedules interleave into one. */
+  client?: { index: number; count: number };
 }
 
 /** One worker's open loop: slots offered, sent and skipped, and its latencies as encoded histograms (µs). */
@@ -211,7 +213,11 @@ export type ToWorker =
   | { type: 'token'; bearer: Bearer };
 export type FromWorker =
   | { type: 'ready' }
-  | ({ type: 'progress' } & Progress)
+  /**
+   * `latency`: an encoded histogram (µs) of the requests that succeeded since the last progress,
+   * where the worker makes histograms; the coordinator adds every worker's into live percentiles.
+   */
+  | ({ type: 'progress'; latency?: string } & Progress)
   /**
    * A steady run's interval `index` (since the release) as it closed in this worker: what ended in
    * it. Sent once per interval, just after its end, so --autoterm compares whole intervals.

@@ -30,6 +30,7 @@ import type { Cell, TuneRecord } from '../../results/schema.js';
 import { tuneSearch, type TuneAxis } from '../../tune/search.js';
 import { checkProcessesFit } from '../machine-fit.js';
 import { outputOf } from '../output.js';
+import { tuneRateCommand } from '../tune-rate.js';
 import { cellOf, directionOf, registerSecrets, type Env } from '../command-kit.js';
 import { measure, type Measurement } from '../measure.js';
 import { checkOutPath, readSources } from '../sources.js';
@@ -56,6 +57,11 @@ the best, and stops when none is faster, when --budget is spent, or where thrott
 A setting given on the command line is kept as given, not searched. Each cell runs --runs 5 after
 --warmup 1 unless --runs or --min-time says otherwise.
   --budget <duration>  the measured time the search may spend (default 2m)
+With --slo, tune searches --rate instead: the highest offered rate whose latency keeps the SLO,
+from a start (doubled or halved until bracketed) or a range's ends, then bisected to within 10%;
+each rate a steady run (--duration) of the other settings as given (docs/open-loop.md).
+  blob-cacher tune download --url http://127.0.0.1:8080/k.bin --source-method single --duration 5s \
+    --rate 100..2000/s --slo 'p99<200ms'
 The other options are those of the download or upload command (see its --help), e.g.
   blob-cacher tune download --url http://127.0.0.1:8080/large.bin --source-method single,chunked --budget 1m
 `;
@@ -95,6 +101,13 @@ export async function tuneCommand(argv: readonly string[], env: Env): Promise<nu
     return 0;
   }
   const { mode, specs, loader } = TUNED[name];
+  if (given(asked, '--slo') || env.BLOB_CACHER_SLO) {
+    if (name !== mode)
+      throw new ConfigError(
+        `--slo searches the --rate a download or an upload keeps; tune ${name} has no rate: drop --slo`,
+      );
+    return tuneRateCommand(mode, asked, env);
+  }
   const program = () => buildProgram(`tune ${name}`, [...specs, ...TUNE_OPTIONS], '');
   const load = (f: Record<string, unknown>): Config => loader(f, readSources(specs, f, env));
   // A checkpoint is searched on one way of writing its shards: two at once would mix their runs.
