@@ -182,7 +182,11 @@ describe('checkpoint from the command line', () => {
     const json = JSON.parse(
       runCliIn(tmp, [CLI_JS, 'report', results, '--format', 'json'], {}, 30_000).stdout,
     );
-    expect(json.tune.deploy.k8sManifest).toContain('-- checkpoint --shard-size 256KiB --shard-write put');
+    // A checkpoint runs on one machine: its deploy line is the command, not a Kubernetes Job.
+    expect(json.tune.deploy.k8sManifest).toBeUndefined();
+    expect(json.tune.deploy.run).toMatch(
+      /^npx blob-cacher checkpoint .*--shard-size 256KiB --shard-write put/,
+    );
     expect(json.checkpoint.contenders).toHaveLength(1);
   }, 180_000);
 

@@ -11,6 +11,7 @@ import {
   CHECK_OPTIONS,
   REPLAY_OPTIONS,
   CHECKPOINT_OPTIONS,
+  TRAIN_OPTIONS,
   COLLECT_OPTIONS,
   DOWNLOAD_OPTIONS,
   EMULATE_OPTIONS,
@@ -136,6 +137,8 @@ const SPECS: Record<string, readonly AnyOption[]> = {
   'tune upload': [...UPLOAD_OPTIONS, ...TUNE_OPTIONS],
   checkpoint: CHECKPOINT_OPTIONS,
   'tune checkpoint': [...CHECKPOINT_OPTIONS, ...TUNE_OPTIONS],
+  train: [...DOWNLOAD_OPTIONS, ...TRAIN_OPTIONS],
+  'tune train': [...DOWNLOAD_OPTIONS, ...TRAIN_OPTIONS, ...TUNE_OPTIONS],
 };
 
 /** Names users pass that are not one option's: the Azure SDK's own and a shell variable the README sets. */
@@ -154,7 +157,10 @@ function problems(c: Ours): string[] {
   // A sweep takes the download or upload options, any of them as a comma-separated list.
   const sweep = command === 'sweep';
   if (sweep || command === 'tune') {
-    const named = args[0] === 'upload' || args[0] === 'download' || (!sweep && args[0] === 'checkpoint');
+    const named =
+      args[0] === 'upload' ||
+      args[0] === 'download' ||
+      (!sweep && (args[0] === 'checkpoint' || args[0] === 'train'));
     const direction = named ? args[0]! : 'download';
     command = sweep ? direction : `tune ${direction}`;
     if (named) args = args.slice(1);
@@ -190,7 +196,8 @@ function problems(c: Ours): string[] {
     }
     // A shell variable stands for a value the reader supplies (the run id from kubectl).
     if (raw.startsWith('$')) continue;
-    for (const value of sweep ? raw.split(',') : [raw])
+    // A sweep's axes and a training run's cells (`--prefetch 0,1,2`) are lists of values.
+    for (const value of sweep || command === 'train' ? raw.split(',') : [raw])
       if (spec.parse(value) instanceof Invalid) found.push(`${flag} ${value} is refused`);
   }
   return found;
@@ -214,6 +221,9 @@ describe('README command lines', () => {
         'collect',
         'k8s-manifest',
         'check',
+        'replay',
+        'train',
+        'checkpoint',
       ]),
     );
     const bad = LINES.flatMap((l) => problems(l).map((p) => `${l.line.trim()}: ${p}`));

@@ -131,7 +131,11 @@ describe('train on a target paced per connection', () => {
     expect(doc.tune.axes.map((a) => a.flag)).toEqual(['--prefetch']);
     // Reading nothing ahead leaves the accelerator waiting for every batch: never the answer here.
     expect(Number(doc.tune.best?.['--prefetch'])).toBeGreaterThan(0);
-    expect((JSON.parse(run.stdout) as Report).train?.plateaus[0]?.depths.length).toBeGreaterThan(1);
+    const report = JSON.parse(run.stdout) as Report;
+    expect(report.train?.plateaus[0]?.depths.length).toBeGreaterThan(1);
+    // The answer is a training run's own command line, which `train` takes as printed.
+    expect(report.tune?.deploy?.run).toMatch(/^npx blob-cacher train .*--prefetch \d+/);
+    expect(report.tune?.deploy?.k8sManifest).toBeUndefined();
   });
 });
 

@@ -68,8 +68,11 @@ export interface ReportTune {
   bestThrottled: boolean;
   /** The first cell measured was throttled already: no step up found where throttling began. */
   startThrottled: boolean;
-  /** Where there is a best. */
-  deploy?: { environment: string; k8sManifest: string; sdk?: string[] };
+  /**
+   * Where there is a best: its environment, and how to run it (a download or an upload as a Kubernetes
+   * Job; a training run or a checkpoint, which run on one machine, as their command).
+   */
+  deploy?: { environment: string; k8sManifest?: string; run?: string; sdk?: string[] };
   /** TUNE_MATERIAL_GAIN as a percentage, for the words beside the verdicts. */
   materialGainPercent: number;
 }
@@ -169,8 +172,9 @@ function deployOf(t: NonNullable<ResultsFile['tune']>, bestStep: TuneStepFigures
     .join(' ');
   return {
     environment,
-    k8sManifest:
-      `npx blob-cacher k8s-manifest --parallelism 1 -- ${t.command ?? t.direction} ${flags}`.trim(),
+    ...(t.command
+      ? { run: `npx blob-cacher ${t.command} ${flags}`.trim() }
+      : { k8sManifest: `npx blob-cacher k8s-manifest --parallelism 1 -- ${t.direction} ${flags}`.trim() }),
     ...(sdk?.length ? { sdk } : {}),
   };
 }

@@ -105,7 +105,9 @@ export function tuneSection(t: ReportTune, unit: string): string {
     .map((a) => `<h3>${e(a.flag.replace(/^--/, ''))}</h3>${axisChart(t, a, unit)}`)
     .join('');
   const d = t.deploy;
-  const deploy = d ? [d.environment, d.k8sManifest, ...(d.sdk ?? []).map((l) => `SDK: ${l.trim()}`)] : [];
+  const deploy = d
+    ? [d.environment, d.k8sManifest ?? d.run ?? '', ...(d.sdk ?? []).map((l) => `SDK: ${l.trim()}`)]
+    : [];
   const neighbours = t.neighbours
     .map((x) => `<li>${e(`${x.axis.replace(/^--/, '')} ${x.value}: ${neighbourVerdict(x, t)}`)}</li>`)
     .join('');

@@ -95,7 +95,7 @@ export function tuneLines(t: ReportTune, unit: string): string[] {
     out.push(
       'deploy:',
       `  ${d.environment}`,
-      `  ${d.k8sManifest}`,
+      `  ${d.k8sManifest ?? d.run}`,
       ...(d.sdk ?? []).map((l) => `  SDK: ${l.trim()}`),
     );
   return out;

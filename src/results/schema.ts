@@ -365,8 +365,11 @@ export interface TuneStep {
 
 export interface TuneRecord {
   direction: 'download' | 'upload';
-  /** The command a tune searched where it is not its direction's own (`tune checkpoint`, an upload). */
-  command?: 'checkpoint';
+  /**
+   * The command a tune searched where it is not its direction's own (`tune checkpoint`, an upload;
+   * `tune train`, a download).
+   */
+  command?: 'checkpoint' | 'train';
   axes: { flag: string; values: string[]; ordered: boolean }[];
   budgetMs: number;
   /** The settings kept as given (not searched) that a deployment needs beside the best cell's. */

@@ -419,7 +419,7 @@ function isTune(t: unknown): boolean {
   if (!isObject(t) || (t.direction !== 'download' && t.direction !== 'upload') || !isDuration(t.budgetMs))
     return false;
   if (!['converged', 'budget', 'signal', 'deadline'].includes(t.stopped as string)) return false;
-  if (t.command !== undefined && t.command !== 'checkpoint') return false;
+  if (t.command !== undefined && t.command !== 'checkpoint' && t.command !== 'train') return false;
   if (
     !Array.isArray(t.axes) ||
     !t.axes.every(

@@ -217,7 +217,11 @@ function tuneDrive({
     let last: Awaited<ReturnType<typeof run>> | undefined;
     const record: TuneRecord = {
       direction: mode,
-      ...(isCheckpointConfig(base) ? { command: 'checkpoint' as const } : {}),
+      ...(isCheckpointConfig(base)
+        ? { command: 'checkpoint' as const }
+        : 'train' in base && base.train
+          ? { command: 'train' as const }
+          : {}),
       axes: axes.map(({ flag, values, ordered }) => ({ flag, values: [...values], ordered })),
       budgetMs,
       fixed: fixed ?? fixedSettings(base, searched, origin),
