@@ -11,7 +11,7 @@ import type { WorkItem } from '../plan/items.js';
 import type { CheckpointRead, RankSpan } from '../results/checkpoint.js';
 import type { Verification } from '../results/record.js';
 import type { Bearer } from '../storage/entra.js';
-import { usesToken } from '../storage/target-facts.js';
+import { bearerOf } from '../storage/target-info.js';
 import type { TargetInfo } from '../storage/target.js';
 import { shardReads, type ShardPlanInput } from '../strategies/checkpoint.js';
 import { failedRequests } from '../verify/failed.js';
@@ -95,7 +95,7 @@ export function verifyRead(
   failures: readonly string[] = [],
 ): Verification {
   if (failures.length) return { verified: false, verification: failures.join('; ') };
-  const failed = failedRequests(records, usesToken(info));
+  const failed = failedRequests(records, bearerOf(info) !== undefined);
   if (failed) return failed;
   const rowOf = records.rowsByItem();
   let bytes = 0;

@@ -51,7 +51,16 @@ export async function prepareUploadRun(
     ...(traitsOf(info).storesMd5 ? {} : { readBack: true }),
   };
   const settings = { sizeBytes: config.fileSizeBytes };
-  const job = buildJob({ config, strategy, target: info, items, objectSizeBytes: bytes, settings, own });
+  const job = buildJob({
+    config,
+    strategy,
+    workload,
+    target: info,
+    items,
+    objectSizeBytes: bytes,
+    settings,
+    own,
+  });
   const bounds = { timeoutMs: config.timeoutMs, maxRetries: config.maxRetries, signal: ctx.signal };
   return {
     items,
