@@ -6,8 +6,8 @@
 import type { DownloadConfig, UploadConfig } from '../config/load.js';
 import { loadKind } from '../kinds/index.js';
 import { log } from '../log/logger.js';
-import { ensureFixtures } from '../payload/fixtures.js';
-import { ensureUrlFixtures } from '../payload/url-fixtures.js';
+import { ensureFixtures } from '../fixture-setup/fixtures.js';
+import { ensureUrlFixtures } from '../fixture-setup/url-fixtures.js';
 import { keepItems, totalBytes, type Items, type WorkItem } from '../plan/items.js';
 import { mixText, opAt, type MixDraw } from '../plan/mix.js';
 import { nodeCrypto } from '../startup/lazy.js';
