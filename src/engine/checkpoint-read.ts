@@ -16,6 +16,7 @@ import type { TargetInfo } from '../storage/target.js';
 import { shardReads, type ShardPlanInput } from '../strategies/checkpoint.js';
 import { failedRequests } from '../verify/failed.js';
 import type { WorkerPool } from '../workers/pool.js';
+import { buildJob } from './job.js';
 
 /** Each rank's first start, last end and bytes, ms since `originMs`; the coordinator's requests apart. */
 export function rankSpans(records: Iterable<OpRecord>, ranks: number, originMs: number): RankSpan[] {
@@ -52,29 +53,25 @@ export interface ReadBackInput {
 export async function readBack(r: ReadBackInput): Promise<CheckpointRead> {
   const { config, info, plan } = r;
   const items = shardReads(plan, config.blockSizeBytes);
-  const merged = await r.pool.run(
-    {
-      strategy: r.label,
-      kind: 'get',
-      target: info,
-      objectSizeBytes: plan.ranks * plan.shardSizeBytes,
-      concurrency: config.concurrency,
-      maxSockets: config.maxSockets,
+  const job = buildJob({
+    config,
+    strategy: { name: r.label, kind: 'get' },
+    target: info,
+    items,
+    objectSizeBytes: plan.ranks * plan.shardSizeBytes,
+    settings: { sizeBytes: plan.shardSizeBytes },
+    own: {
       // Discarded as they come, each range's MD5 taken on the way: nothing held, every byte checked.
       sink: 'discard',
       hashRanges: true,
       bufferSizeBytes: 64 * 1024,
-      httpClient: config.httpClient,
-      logLevel: config.logLevel,
       inFlight: config.maxSockets,
-      maxRetries: config.maxRetries,
-      timeoutMs: config.timeoutMs,
-      trace: config.trace,
     },
-    items,
-    plan.ranks,
-    { signal: r.signal, ...(r.token ? { token: r.token } : {}) },
-  );
+  });
+  const merged = await r.pool.run(job, items, plan.ranks, {
+    signal: r.signal,
+    ...(r.token ? { token: r.token } : {}),
+  });
   const origin = firstStart(merged.records);
   const check = verifyRead(items, merged.records, info, merged.failures);
   return {
