@@ -4,12 +4,13 @@
 // warns "missing-tsc-transpiler"; swc reads .ts, `import type` included, so nothing is missed).
 
 /**
- * Layers, top to bottom: each may import only the layers below it (and itself). A layer is a folder,
- * except where a folder's leaf files are vocabulary every layer names: the plan's items and file
- * names, the config's errors, sizes, durations, closed choices and credentials, the seed's content,
- * scratch directories and the MD5 of small inputs. Fixture making (payload/fixtures, url-fixtures) writes through storage and reads the
- * strategies' fixture sets, so it sits above both. startup/ (builtins required on first use, what a
- * process does at its first lines) is the bottom: every layer may load through it.
+ * Layers, top to bottom: each may import only the layers below it (and itself). A layer is a folder;
+ * the vocabulary every layer names is three: plan/ (items, file names, workloads), payload/ (the
+ * seed's content, scratch directories, the MD5 of small inputs) and vocabulary/ (errors, sizes,
+ * durations, closed choices, credentials). fixture-setup/ (the blobs made before any run) writes
+ * through storage and reads the strategies' fixture sets, so it sits above both. startup/ (builtins
+ * required on first use, what a process does at its first lines) is the bottom: every layer may load
+ * through it.
  */
 const LAYERS = [
   ['cli', '^src/(cli/|[^/]+$)'],
@@ -19,8 +20,8 @@ const LAYERS = [
   ['tune', '^src/tune/'],
   ['analysis', '^src/analysis/'],
   ['workers', '^src/workers/'],
-  ['config', '^src/config/(?!(errors|sizes|durations|choices|credentials)\\.ts$)'],
-  ['fixtures', '^src/payload/(fixtures|url-fixtures)\\.ts$'],
+  ['config', '^src/config/'],
+  ['fixture-setup', '^src/fixture-setup/'],
   ['strategies', '^src/strategies/'],
   ['kinds', '^src/kinds/'],
   ['hedge', '^src/hedge/'],
@@ -33,7 +34,7 @@ const LAYERS = [
   ['transport', '^src/transport/'],
   ['emulate', '^src/emulate/'],
   ['log', '^src/log/'],
-  ['vocabulary', '^src/(plan/|config/(errors|sizes|durations|choices|credentials)\\.ts$|payload/(content|scratch|md5)\\.ts$)'],
+  ['vocabulary', '^src/(plan|payload|vocabulary)/'],
   ['startup', '^src/startup/'],
 ];
 

@@ -166,8 +166,8 @@ if (import.meta.main) {
       process.exit(2);
     });
   const options = (await built('config/options.js')) as typeof OptionsModule;
-  const { formatBytes } = (await built('config/sizes.js')) as { formatBytes: (bytes: number) => string };
-  const durations = (await built('config/durations.js')) as Pick<OptionSources, 'formatDurationExact'>;
+  const { formatBytes } = (await built('vocabulary/sizes.js')) as { formatBytes: (bytes: number) => string };
+  const durations = (await built('vocabulary/durations.js')) as Pick<OptionSources, 'formatDurationExact'>;
   writeFileSync(join(root, DOC_PATH), renderOptionsDoc({ options, formatBytes, ...durations }));
   console.log(`wrote ${DOC_PATH}`);
 }

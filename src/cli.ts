@@ -42,7 +42,7 @@ if (nodeIsSupported()) {
   } else if (!(NAMES as readonly string[]).includes(command)) {
     // Echoed escaped: an argument is text from outside, and may hold terminal escapes. Loaded here
     // alone: a command's start reads no file of ours it does not use.
-    const { quotedValue } = await import('./config/errors.js');
+    const { quotedValue } = await import('./vocabulary/errors.js');
     process.stderr.write(`blob-cacher: unknown command ${quotedValue(command)}; use one of: ${names}\n`);
     process.exitCode = 2;
   } else {

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError } from '../src/config/errors.js';
+import { ConfigError } from '../src/vocabulary/errors.js';
 import { readSources } from '../src/cli/sources.js';
 import {
   buildProgram,
@@ -14,7 +14,7 @@ import {
   parseFlags,
   type DownloadConfig,
 } from '../src/config/load.js';
-import { formatDurationExact } from '../src/config/durations.js';
+import { formatDurationExact } from '../src/vocabulary/durations.js';
 import { DOWNLOAD_OPTIONS, isTestOnly, LEGACY_ENV_NAMES, UPLOAD_OPTIONS } from '../src/config/options.js';
 import { expectOneLine, runCliIn, type CliResult } from './helpers/bad-input.js';
 

@@ -4,7 +4,7 @@
 // --auth entra with --endpoint is test/entra.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSources } from '../src/cli/sources.js';
-import { ConfigError } from '../src/config/errors.js';
+import { ConfigError } from '../src/vocabulary/errors.js';
 import { buildProgram, loadDownloadConfig, parseFlags, type DownloadConfig } from '../src/config/load.js';
 import { DOWNLOAD_OPTIONS } from '../src/config/options.js';
 import { runDownload } from '../src/engine/download.js';

@@ -11,7 +11,7 @@ import {
   splitItems,
   totalBytes,
 } from '../src/plan/items.js';
-import { spreadPositions } from '../src/payload/url-fixtures.js';
+import { spreadPositions } from '../src/fixture-setup/url-fixtures.js';
 import { perFileItems, setFileName, SetFixtures, uniqueFixtures } from '../src/strategies/many-blobs.js';
 import { smallFiles } from '../src/strategies/upload/small-files.js';
 import { PAYLOAD_POOL_BYTES, smallFileOffset } from '../src/plan/names.js';

@@ -3,7 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../src/config/errors.js';
+import { ConfigError } from '../src/vocabulary/errors.js';
 import { checkDownloadFits, checkUploadFits } from '../src/engine/limits.js';
 import { selectStrategies } from '../src/strategies/index.js';
 import { ONE_RUN } from './helpers/cli-env.js';

@@ -8,7 +8,7 @@ import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openLoopSummary } from '../src/analysis/open-loop.js';
 import { buildReport } from '../src/analysis/report-model.js';
-import { ConfigError } from '../src/config/errors.js';
+import { ConfigError } from '../src/vocabulary/errors.js';
 import {
   buildProgram,
   clientShare,

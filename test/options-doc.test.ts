@@ -5,8 +5,8 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import * as options from '../src/config/options.js';
-import { formatDurationExact } from '../src/config/durations.js';
-import { formatBytes } from '../src/config/sizes.js';
+import { formatDurationExact } from '../src/vocabulary/durations.js';
+import { formatBytes } from '../src/vocabulary/sizes.js';
 import { DOC_PATH, renderOptionsDoc } from '../scripts/options-doc.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');

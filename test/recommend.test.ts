@@ -17,7 +17,7 @@ const declaredEither = (name: string) =>
 import { buildReport } from '../src/analysis/report-model.js';
 import { resolveOptions } from '../src/config/load.js';
 import { OUTPUT_OPTIONS } from '../src/config/options.js';
-import { ConfigError } from '../src/config/errors.js';
+import { ConfigError } from '../src/vocabulary/errors.js';
 import { newResultsFile } from '../src/results/file.js';
 import type { RunRecord } from '../src/results/schema.js';
 import { close, deterministicBuffer, listen } from './helpers/http-servers.js';

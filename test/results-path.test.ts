@@ -6,7 +6,7 @@ import { chmod, lstat, mkdir, readdir, readFile, readlink, stat, symlink, writeF
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../src/config/errors.js';
+import { ConfigError } from '../src/vocabulary/errors.js';
 import { writeResults as writeResultsFromFile } from '../src/results/file.js';
 import { RESULTS_SCHEMA, RESULTS_SCHEMA_VERSION, type ResultsFile } from '../src/results/schema.js';
 import { checkResultsPath, writeResults, writeResultsOrExplain } from '../src/results/write.js';

@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { lstat, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../src/config/errors.js';
+import { ConfigError } from '../src/vocabulary/errors.js';
 import { readRegularFile } from '../src/results/bounded-read.js';
 import { moveIntoPlace, OUT_OPTION } from '../src/results/output-path.js';
 import { freshDirs } from './helpers/temp-dirs.js';

@@ -8,7 +8,7 @@ import http from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gridCells } from '../src/config/sweep.js';
-import { ConfigError } from '../src/config/errors.js';
+import { ConfigError } from '../src/vocabulary/errors.js';
 import {
   CLIENT_RESULTS_SCHEMA,
   CLIENT_RESULTS_VERSION,

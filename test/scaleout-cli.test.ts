@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureFixtures } from '../src/payload/fixtures.js';
+import { ensureFixtures } from '../src/fixture-setup/fixtures.js';
 import { containerOf, startEmbeddedAzurite, type EmbeddedAzurite } from './helpers/azurite.js';
 import { ONE_RUN } from './helpers/cli-env.js';
 import { freshDirs } from './helpers/temp-dirs.js';

@@ -4,7 +4,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError } from '../src/config/errors.js';
+import { ConfigError } from '../src/vocabulary/errors.js';
 import { buildProgram, loadDownloadConfig, parseFlags, redactedConfig } from '../src/config/load.js';
 import { DOWNLOAD_OPTIONS } from '../src/config/options.js';
 import { PhaseHistograms } from '../src/metrics/histograms.js';

@@ -13,7 +13,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { analyze } from '../src/analysis/analyze.js';
 import { buildReport } from '../src/analysis/report-model.js';
 import { steadyFigures, THROTTLE_DROP } from '../src/analysis/steady.js';
-import { ConfigError } from '../src/config/errors.js';
+import { ConfigError } from '../src/vocabulary/errors.js';
 import { loadDownloadConfig, redactedConfig, type DownloadConfig } from '../src/config/load.js';
 import { runDownload } from '../src/engine/download.js';
 import { runUpload } from '../src/engine/upload.js';

@@ -12,7 +12,7 @@ const ROOT = resolve(import.meta.dirname, '..');
 const TAGS: ReadonlySet<string> = new Set(['url', 'blob']);
 
 /** Where the tags are declared and may be tested: the targets, and the credentials that name them. */
-const DECLARED_IN = ['src/storage/', 'src/config/credentials.ts'];
+const DECLARED_IN = ['src/storage/', 'src/vocabulary/credentials.ts'];
 
 function* sources(dir: string): Generator<string> {
   for (const e of readdirSync(dir, { withFileTypes: true })) {

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Report } from '../src/analysis/report-model.js';
-import { ConfigError } from '../src/config/errors.js';
+import { ConfigError } from '../src/vocabulary/errors.js';
 import { parseRateSearch } from '../src/config/rate-range.js';
 import { RATE_TOLERANCE } from '../src/cli/tune-rate.js';
 import { startEmulatedTarget } from '../src/emulate/server.js';

@@ -1,7 +1,7 @@
 // Pure units: human sizes and durations, byte-range plans and the split of work over worker processes.
 import { describe, expect, it } from 'vitest';
-import { formatDuration } from '../src/config/durations.js';
-import { formatBytes, parseSizeBytes } from '../src/config/sizes.js';
+import { formatDuration } from '../src/vocabulary/durations.js';
+import { formatBytes, parseSizeBytes } from '../src/vocabulary/sizes.js';
 import { splitRanges } from '../src/strategies/ranges.js';
 import type { ByteRange } from '../src/plan/items.js';
 import { splitFairly } from './helpers/split.js';

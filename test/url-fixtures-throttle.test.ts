@@ -4,7 +4,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ensureUrlFixtures } from '../src/payload/url-fixtures.js';
+import { ensureUrlFixtures } from '../src/fixture-setup/url-fixtures.js';
 import { contentBuffer, FIXTURE_SEED } from '../src/payload/content.js';
 
 const BUSY =

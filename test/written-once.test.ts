@@ -1,5 +1,5 @@
 // What the tree writes once: the median (analysis/stats.ts, which bench/ imports too), the byte
-// formatter (config/sizes.ts) and the duration formatter (config/durations.ts). A second copy
+// formatter (vocabulary/sizes.ts) and the duration formatter (vocabulary/durations.ts). A second copy
 // drifts: the medians' intervals already answered differently below six values, and two byte
 // formatters printed one size two ways.
 import { readdirSync, readFileSync } from 'node:fs';
@@ -36,17 +36,20 @@ describe('written once in src/ and bench/', () => {
     expect(where(/\[mid\s*-\s*1\]/g)).toEqual(['src/analysis/stats.ts']);
   });
 
-  it('one byte formatter: the binary units are listed in config/sizes.ts alone', () => {
-    expect(where(defines('formatBytes|bytes|formatSize|humanBytes'))).toEqual(['src/config/sizes.ts']);
+  it('one byte formatter: the binary units are listed in vocabulary/sizes.ts alone', () => {
+    expect(where(defines('formatBytes|bytes|formatSize|humanBytes'))).toEqual(['src/vocabulary/sizes.ts']);
     // formatBytes, and formatSizeExact's bound as the user would type it back.
-    expect(where(/\[\s*'B',\s*'KiB',\s*'MiB'/g)).toEqual(['src/config/sizes.ts', 'src/config/sizes.ts']);
+    expect(where(/\[\s*'B',\s*'KiB',\s*'MiB'/g)).toEqual([
+      'src/vocabulary/sizes.ts',
+      'src/vocabulary/sizes.ts',
+    ]);
   });
 
   it('one duration formatter for people, beside the exact one --help writes for the parser', () => {
     // Functions of a number of milliseconds: progress's `seconds = () =>` is a clock, not a formatter.
     const ofMs = '\\s*\\w+\\s*:\\s*number';
     const formatters = where(defines('seconds|formatSeconds|formatDuration\\w*|formatMs', ofMs));
-    expect(formatters).toEqual(['src/config/durations.ts', 'src/config/durations.ts']);
+    expect(formatters).toEqual(['src/vocabulary/durations.ts', 'src/vocabulary/durations.ts']);
   });
 
   it('the statistics library imports nothing, so bench/ runs it from source', () => {

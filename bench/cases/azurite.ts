@@ -10,7 +10,7 @@ import {
   SASProtocol,
   StorageSharedKeyCredential,
 } from '@azure/storage-blob';
-import type * as Fixtures from '../../dist/payload/fixtures.js';
+import type * as Fixtures from '../../dist/fixture-setup/fixtures.js';
 import type * as Assemble from '../../dist/strategies/download/assemble.js';
 import { alternate } from '../lib/alternate.ts';
 import { section, type BenchAzurite, type BenchContext } from '../lib/context.ts';
@@ -33,7 +33,7 @@ function containerOf(az: BenchAzurite) {
 
 /** The download fixtures, made by blob-cacher's own fixture code so that its runs find them ready. */
 async function downloadFixtures(az: BenchAzurite): Promise<void> {
-  const { ensureFixtures } = await distImport<typeof Fixtures>('payload/fixtures.js');
+  const { ensureFixtures } = await distImport<typeof Fixtures>('fixture-setup/fixtures.js');
   const { assemble } = await distImport<typeof Assemble>('strategies/download/assemble.js');
   const input = { sizeBytes: DOWNLOAD_BYTES, concurrency: ASSEMBLE_PARTS, urlTarget: false };
   await ensureFixtures(containerOf(az), [

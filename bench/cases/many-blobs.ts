@@ -5,7 +5,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type * as Content from '../../dist/payload/content.js';
-import type * as Fixtures from '../../dist/payload/fixtures.js';
+import type * as Fixtures from '../../dist/fixture-setup/fixtures.js';
 import type * as ManyBlobs from '../../dist/strategies/many-blobs.js';
 import type * as Target from '../../dist/storage/target.js';
 import { alternate } from '../lib/alternate.ts';
@@ -38,7 +38,7 @@ export const MANY_BLOBS_DEFAULTS: ManyBlobsSizes = {
  */
 async function putSet(az: BenchAzurite, fileCount: number, fileSizeBytes: number): Promise<void> {
   const { setFixtures } = await distImport<typeof ManyBlobs>('strategies/many-blobs.js');
-  const { ensureFixtures } = await distImport<typeof Fixtures>('payload/fixtures.js');
+  const { ensureFixtures } = await distImport<typeof Fixtures>('fixture-setup/fixtures.js');
   const { containerClient } = await distImport<typeof Target>('storage/target.js');
   const container = await containerClient({
     kind: 'blob',

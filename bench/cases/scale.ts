@@ -9,7 +9,7 @@
 // cleanup in it).
 import { rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type * as UrlFixtures from '../../dist/payload/url-fixtures.js';
+import type * as UrlFixtures from '../../dist/fixture-setup/url-fixtures.js';
 import type * as ManyBlobs from '../../dist/strategies/many-blobs.js';
 import { section, type BenchContext } from '../lib/context.ts';
 import { distImport, ours, rssBreakdown } from '../lib/ours.ts';
@@ -47,7 +47,7 @@ const stored = (c: { files: number; sizeBytes: number }) => c.files * Math.max(4
 async function writeMarkedSet(folder: string, files: number, sizeBytes: number): Promise<void> {
   await writeSetFiles(folder, files, sizeBytes);
   const { setFixtures } = await distImport<typeof ManyBlobs>('strategies/many-blobs.js');
-  const { markerText, SET_MARKER } = await distImport<typeof UrlFixtures>('payload/url-fixtures.js');
+  const { markerText, SET_MARKER } = await distImport<typeof UrlFixtures>('fixture-setup/url-fixtures.js');
   const set = setFixtures({ sizeBytes, concurrency: 1, fileCount: files });
   writeFileSync(join(folder, set.prefix, SET_MARKER), markerText(set));
 }

@@ -2,7 +2,7 @@
 // the axis, the axis's values in order (sizes and counts by what they mean, not as text), the slice
 // through the best (cells equal to it on every other axis) in axis order, and the highest rate. The
 // renderer then only draws what this says.
-import { parseSizeUnbounded } from '../config/sizes.js';
+import { parseSizeUnbounded } from '../vocabulary/sizes.js';
 import type { Cell, TuneRecord } from '../results/schema.js';
 
 export interface TuneAxisPoints {

@@ -5,7 +5,7 @@ import { registerMetricsSecrets } from './metrics-secrets.js';
 import { describeDistribution } from '../config/size-distribution.js';
 import type { SizeDraw } from '../plan/size-draw.js';
 import { mixText } from '../plan/mix.js';
-import { ConfigError } from '../config/errors.js';
+import { ConfigError } from '../vocabulary/errors.js';
 import { isCheckpointConfig } from '../config/checkpoint.js';
 import {
   buildProgram,
@@ -19,11 +19,11 @@ import {
 } from '../config/load.js';
 import { REPORT_OPTIONS, type OptionSpec } from '../config/options.js';
 import { outputOf, type Output } from './output.js';
-import { formatBytes } from '../config/sizes.js';
+import { formatBytes } from '../vocabulary/sizes.js';
 import { readSources } from './sources.js';
 import { sessionCell, type SessionCell } from '../engine/session.js';
 import { log, registerCredential, registerSecret, setLogLevel } from '../log/logger.js';
-import { isPlainUrl } from '../config/credentials.js';
+import { isPlainUrl } from '../vocabulary/credentials.js';
 
 export type Env = Record<string, string | undefined>;
 export type Command = (argv: readonly string[], env: Env) => Promise<number>;

@@ -14,7 +14,7 @@ import {
 } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, resolve } from 'node:path';
-import { ConfigError } from '../config/errors.js';
+import { ConfigError } from '../vocabulary/errors.js';
 import type { MetricsSink } from '../config/options.js';
 import { log, redact } from '../log/logger.js';
 import { lineProtocolBatch, otlpJson, type MetricPoint } from '../report/metrics-encode.js';

@@ -2,8 +2,8 @@
 // cores only compete for them (a warning); workers or an emulated target's objects past the memory
 // available would end in the kernel's OOM killer part-way (refused). Inside a container, its CPU
 // quota and memory limit are the machine.
-import { ConfigError } from '../config/errors.js';
-import { formatBytes } from '../config/sizes.js';
+import { ConfigError } from '../vocabulary/errors.js';
+import { formatBytes } from '../vocabulary/sizes.js';
 import { log } from '../log/logger.js';
 import { coresInWords, machineLimits, memoryInWords, readMachine } from '../metrics/machine-limits.js';
 import type { MachineLimits } from '../metrics/machine-limits.js';

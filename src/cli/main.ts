@@ -1,6 +1,6 @@
 // The edge of every command: runs it with process.argv's rest and the environment, and maps what it
 // throws to one line and an exit code.
-import { escapeControls, ExitError, ToldError } from '../config/errors.js';
+import { escapeControls, ExitError, ToldError } from '../vocabulary/errors.js';
 import { redact } from '../log/logger.js';
 import type { Command } from './command-kit.js';
 import { STOP_SIGNALS } from './stop-controller.js';

@@ -1,6 +1,6 @@
 // How a command's report is shown and priced (--details, --color / NO_COLOR, --prices), and what a
 // session against a real account will cost before it runs. Edge code: it reads files and the env.
-import { ConfigError } from '../config/errors.js';
+import { ConfigError } from '../vocabulary/errors.js';
 import {
   resolveOptions,
   type Credentials,
@@ -14,7 +14,7 @@ import { readJsonFile } from '../results/file.js';
 import type { ResultsFile } from '../results/schema.js';
 import { selectStrategies, selectUploadStrategies } from '../strategies/index.js';
 import { selectMixStrategies } from '../strategies/mix.js';
-import { isPlainUrl } from '../config/credentials.js';
+import { isPlainUrl } from '../vocabulary/credentials.js';
 
 type Env = Record<string, string | undefined>;
 

@@ -7,7 +7,7 @@ import { log } from '../log/logger.js';
 import { defaultResultsPath, newResultsFile } from '../results/file.js';
 import { checkResultsPath } from '../results/write.js';
 import type { ResultsFile, SweepAxis } from '../results/schema.js';
-import { isPlainUrl, targetOf } from '../config/credentials.js';
+import { isPlainUrl, targetOf } from '../vocabulary/credentials.js';
 
 /** What the preamble reads of a measurement (cli/measure.ts). */
 export interface PreambleInput {

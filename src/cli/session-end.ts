@@ -1,6 +1,6 @@
 // What a measuring session leaves once it has run: the results file marked complete or partial and
 // written, the report printed from it, a scale-out client's results published, and the exit code.
-import { escapeControls } from '../config/errors.js';
+import { escapeControls } from '../vocabulary/errors.js';
 import { log, redact } from '../log/logger.js';
 import { runFailed, type ResultsFile } from '../results/schema.js';
 import type { ScaleoutClient } from '../scaleout/client.js';

@@ -12,7 +12,7 @@ import {
 } from 'node:fs';
 import { dirname, resolve as resolvePath } from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
-import { ConfigError } from '../config/errors.js';
+import { ConfigError } from '../vocabulary/errors.js';
 import { dotenvFile, type DownloadConfig, type Sources, type UploadConfig } from '../config/load.js';
 import type { AnyOption } from '../config/options.js';
 import { OUT_OPTION, refuseSpecialFile } from '../results/output-path.js';

@@ -1,10 +1,10 @@
 // `tune checkpoint`: the search over a checkpoint's ranks (--processes), sockets a rank and block
 // size, on one way of writing a shard (cells of two ways at once would mix their runs): staged
 // blocks on a blob service, one PUT a shard on a plain server, unless --shard-write says.
-import { isPlainUrl } from '../config/credentials.js';
+import { isPlainUrl } from '../vocabulary/credentials.js';
 import type { CheckpointConfig } from '../config/checkpoint.js';
-import { ConfigError } from '../config/errors.js';
-import { formatSizeExact } from '../config/sizes.js';
+import { ConfigError } from '../vocabulary/errors.js';
+import { formatSizeExact } from '../vocabulary/sizes.js';
 import type { Cell } from '../results/schema.js';
 import { machineLimits, readMachine } from '../metrics/machine-limits.js';
 import { tuneAxes } from '../tune/axes.js';

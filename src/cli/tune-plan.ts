@@ -9,7 +9,7 @@ import { runFailed, type Cell } from '../results/schema.js';
 import { readersOf, selectStrategies } from '../strategies/index.js';
 import { tuneAxes } from '../tune/axes.js';
 import type { CellMeasure, ThrottleClass, TuneAxis } from '../tune/search.js';
-import { isPlainUrl } from '../config/credentials.js';
+import { isPlainUrl } from '../vocabulary/credentials.js';
 
 type Config = DownloadConfig | UploadConfig;
 

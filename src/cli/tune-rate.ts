@@ -3,7 +3,7 @@
 // session. Its results file is a --rate sweep over the rates tried, so every format shows the curve
 // and its knee (the answer) as a rate sweep's report does.
 import { keepsSlo, openLoopSummary } from '../analysis/open-loop.js';
-import { ConfigError } from '../config/errors.js';
+import { ConfigError } from '../vocabulary/errors.js';
 import {
   buildProgram,
   loadDownloadConfig,

@@ -1,11 +1,11 @@
 // `checkpoint`'s options as one typed config: an upload's config (target, sockets, runs, keep) with
 // the shard size and the ways it is written. Refused here, one line each: what cannot run as asked.
-import { isPlainUrl, resolveCredentials } from './credentials.js';
-import { ConfigError } from './errors.js';
+import { isPlainUrl, resolveCredentials } from '../vocabulary/credentials.js';
+import { ConfigError } from '../vocabulary/errors.js';
 import { resolveOptions, type Sources } from './flags.js';
 import { runOptions, type UploadConfig } from './load.js';
 import { CHECKPOINT_OPTIONS } from './options.js';
-import { formatBytes } from './sizes.js';
+import { formatBytes } from '../vocabulary/sizes.js';
 import { blocksOnly, putOnly, type ShardWriteChoice } from '../strategies/checkpoint.js';
 import { DEFAULT_UPLOAD_STRATEGY } from '../strategies/index.js';
 

@@ -2,10 +2,10 @@
 // table), the environment, the dotenv file, the option's default; each raw value parsed by its
 // option's parser. Pure: the CLI hands in the environment and the dotenv file as strings.
 import { Command, CommanderError, Option } from 'commander';
-import { ConfigError, quotedValue } from './errors.js';
+import { ConfigError, quotedValue } from '../vocabulary/errors.js';
 import { envFile, Invalid, isTestOnly, type AnyOption, type OptionSpec, type Resolved } from './options.js';
-import { formatDurationExact } from './durations.js';
-import { formatBytes } from './sizes.js';
+import { formatDurationExact } from '../vocabulary/durations.js';
+import { formatBytes } from '../vocabulary/sizes.js';
 
 /** What the options are resolved from, besides the flags: plain strings, read by the CLI. */
 export interface Sources {

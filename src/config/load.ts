@@ -9,8 +9,8 @@ import {
   workloadOf,
 } from '../strategies/index.js';
 import { redact } from '../log/logger.js';
-import { isPlainUrl, resolveCredentials, type Credentials } from './credentials.js';
-import { ConfigError } from './errors.js';
+import { isPlainUrl, resolveCredentials, type Credentials } from '../vocabulary/credentials.js';
+import { ConfigError } from '../vocabulary/errors.js';
 import { distributionMaxBytes, type SizeDistribution, type SizeDraw } from '../plan/size-draw.js';
 import { resolveScaleout, type ScaleoutConfig } from './scaleout.js';
 import { resolveOptions, type Sources } from './flags.js';
@@ -37,10 +37,10 @@ import {
   type SinkKind,
   type UploadMethod,
 } from './options.js';
-import type { Arrival } from './choices.js';
+import type { Arrival } from '../vocabulary/choices.js';
 import type { Slo } from '../results/schema.js';
 
-export type { Credentials } from './credentials.js';
+export type { Credentials } from '../vocabulary/credentials.js';
 import type { Threshold } from './thresholds.js';
 import type { TrainOptions } from './train-options.js';
 // The flag and source layers live in flags.ts; the CLI and tests reach them here, as before.

@@ -4,7 +4,7 @@
 import { MIX_OPS, type MixDraw, type MixOp } from '../plan/mix.js';
 import type { Direction } from '../strategies/index.js';
 import { mixCapable } from '../strategies/mix.js';
-import { ConfigError } from './errors.js';
+import { ConfigError } from '../vocabulary/errors.js';
 
 /** Text that is not a mix: what was expected, in words for one line. */
 export class BadMix {

@@ -13,9 +13,9 @@ import {
   type UploadStrategyName,
 } from '../strategies/index.js';
 import type { DownloadStrategy, UploadStrategy } from '../strategies/strategy.js';
-import { formatSizeExact, parseSizeUnbounded } from './sizes.js';
+import { formatSizeExact, parseSizeUnbounded } from '../vocabulary/sizes.js';
 import { SHARD_WRITE_CHOICES, type ShardWriteChoice } from '../strategies/checkpoint.js';
-import { formatDurationExact } from './durations.js';
+import { formatDurationExact } from '../vocabulary/durations.js';
 import type { Slo } from '../results/schema.js';
 import { BadDistribution, parseSizeDistribution } from './size-distribution.js';
 import { BadMix, parseMix } from './mix.js';
@@ -28,7 +28,7 @@ import {
   HTTP_CLIENTS,
   LOG_LEVELS,
   SINKS,
-} from './choices.js';
+} from '../vocabulary/choices.js';
 import { parseThresholds, THRESHOLD_SEPARATOR, type Threshold } from './thresholds.js';
 
 export { AUTH_MODES, CONNECTION_MODES, FORMATS, HTTP_CLIENTS, LOG_LEVELS, SINKS };
@@ -39,7 +39,7 @@ export type {
   LogLevel,
   ReportFormat,
   SinkKind,
-} from './choices.js';
+} from '../vocabulary/choices.js';
 
 /** The strategies' own names, from their registry: a new strategy needs no line here. */
 export const DOWNLOAD_METHODS: readonly (DownloadStrategyName | 'all')[] = [

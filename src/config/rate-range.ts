@@ -1,6 +1,6 @@
 // `tune --slo`'s --rate: where the rate search starts, a range `100..2000/s` (its ends tried first)
 // or one rate `100/s` (doubled or halved from there until the SLO's edge is bracketed).
-import { ConfigError, quotedValue } from './errors.js';
+import { ConfigError, quotedValue } from '../vocabulary/errors.js';
 import { MAX_RATE_PER_SECOND } from './options.js';
 
 export type RateSearchFrom = { low: number; high: number } | { start: number };

@@ -2,8 +2,8 @@
 // size), or Azure's StorageBlobLogs export as CSV or JSON lines, told apart by the first line. Pure:
 // the CLI reads the file (bounded) and hands the text in; bad input is one line naming the line.
 import { csvRows, type CsvRow } from './csv-rows.js';
-import { ConfigError, quotedValue } from './errors.js';
-import { parseSizeBytes } from './sizes.js';
+import { ConfigError, quotedValue } from '../vocabulary/errors.js';
+import { parseSizeBytes } from '../vocabulary/sizes.js';
 import { replayName } from './replay-names.js';
 import {
   HASHED_PREFIX,

@@ -2,7 +2,7 @@
 // stable hash of each under one prefix, so that the same log makes the same object set every time
 // and a log's names (a customer's paths) never reach the target.
 import { md5 } from '../payload/md5.js';
-import { quotedValue } from './errors.js';
+import { quotedValue } from '../vocabulary/errors.js';
 import { HASHED_PREFIX } from '../plan/replay.js';
 
 /** The blob service's longest name. */

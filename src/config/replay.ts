@@ -1,9 +1,9 @@
 // `replay`'s options as one typed config: the log to send, the target, the pace and the names.
-import { resolveCredentials, type Credentials } from './credentials.js';
-import { ConfigError } from './errors.js';
+import { resolveCredentials, type Credentials } from '../vocabulary/credentials.js';
+import { ConfigError } from '../vocabulary/errors.js';
 import { resolveOptions, type Sources } from './flags.js';
 import { REPLAY_OPTIONS } from './options.js';
-import type { LogLevel, ReportFormat } from './choices.js';
+import type { LogLevel, ReportFormat } from '../vocabulary/choices.js';
 
 export interface ReplayConfig {
   file: string;

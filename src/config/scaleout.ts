@@ -5,8 +5,8 @@ import {
   isPlainUrl,
   resolveCredentials,
   type Credentials,
-} from './credentials.js';
-import { ConfigError } from './errors.js';
+} from '../vocabulary/credentials.js';
+import { ConfigError } from '../vocabulary/errors.js';
 import { buildProgram, parseFlags, resolveOptions } from './flags.js';
 import { redact } from '../log/redact.js';
 import {

@@ -2,7 +2,7 @@
 // (4KiB..16MiB uniform, log:4KiB..16MiB log-uniform), a lognormal
 // (lognormal:median=256KiB,sigma=1.2[,min=..][,max=..]) or weighted buckets (4KiB:50%,1MiB:40%,64MiB:10%).
 // Every size inside takes the same units as a fixed one, a bare number included.
-import { formatSizeExact, parseSizeUnbounded } from './sizes.js';
+import { formatSizeExact, parseSizeUnbounded } from '../vocabulary/sizes.js';
 import type { SizeDistribution } from '../plan/size-draw.js';
 
 /** What went wrong, worded so that one line names the problem and the fix. */

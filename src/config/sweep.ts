@@ -1,6 +1,6 @@
 // A sweep's command line: any option given as a comma-separated list is an axis, and the grid is
 // every combination; each cell is then parsed and validated as a command line of its own.
-import { ConfigError } from './errors.js';
+import { ConfigError } from '../vocabulary/errors.js';
 import type { Cell, SweepAxis } from '../results/schema.js';
 
 export const MAX_SWEEP_CELLS = 100;

@@ -4,7 +4,7 @@
 // (mlcommons/storage, configs/dlio/workload/{resnet50,cosmoflow,unet3d}_h100.yaml): sample size
 // (record_length_bytes; resnet50's resized image), batch_size, computation_time and metric.au.
 import { DOWNLOAD_STRATEGIES, workloadOf } from '../strategies/index.js';
-import { ConfigError } from './errors.js';
+import { ConfigError } from '../vocabulary/errors.js';
 import { flagAttribute, givenText, resolveOptions, type Sources } from './flags.js';
 import { loadDownloadConfig, type DownloadConfig } from './load.js';
 import { DOWNLOAD_OPTIONS, TRAIN_OPTIONS, type TrainPreset } from './options.js';

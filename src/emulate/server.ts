@@ -9,7 +9,7 @@ import { nodeHttp } from '../startup/lazy.js';
 import type { Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { formatBytes } from '../config/sizes.js';
+import { formatBytes } from '../vocabulary/sizes.js';
 import { RequestWindow, StragglerPlan, TokenBucket } from './buckets.js';
 
 export interface StragglerOptions {

@@ -11,11 +11,12 @@ import type { WorkItem } from '../plan/items.js';
 import type { CheckpointRead, RankSpan } from '../results/checkpoint.js';
 import type { Verification } from '../results/record.js';
 import type { Bearer } from '../storage/entra.js';
-import { usesToken } from '../storage/target-facts.js';
+import { bearerOf } from '../storage/target-info.js';
 import type { TargetInfo } from '../storage/target.js';
 import { shardReads, type ShardPlanInput } from '../strategies/checkpoint.js';
 import { failedRequests } from '../verify/failed.js';
 import type { WorkerPool } from '../workers/pool.js';
+import { buildJob } from './job.js';
 
 /** Each rank's first start, last end and bytes, ms since `originMs`; the coordinator's requests apart. */
 export function rankSpans(records: Iterable<OpRecord>, ranks: number, originMs: number): RankSpan[] {
@@ -52,29 +53,25 @@ export interface ReadBackInput {
 export async function readBack(r: ReadBackInput): Promise<CheckpointRead> {
   const { config, info, plan } = r;
   const items = shardReads(plan, config.blockSizeBytes);
-  const merged = await r.pool.run(
-    {
-      strategy: r.label,
-      kind: 'get',
-      target: info,
-      objectSizeBytes: plan.ranks * plan.shardSizeBytes,
-      concurrency: config.concurrency,
-      maxSockets: config.maxSockets,
+  const job = buildJob({
+    config,
+    strategy: { name: r.label, kind: 'get' },
+    target: info,
+    items,
+    objectSizeBytes: plan.ranks * plan.shardSizeBytes,
+    settings: { sizeBytes: plan.shardSizeBytes },
+    own: {
       // Discarded as they come, each range's MD5 taken on the way: nothing held, every byte checked.
       sink: 'discard',
       hashRanges: true,
       bufferSizeBytes: 64 * 1024,
-      httpClient: config.httpClient,
-      logLevel: config.logLevel,
       inFlight: config.maxSockets,
-      maxRetries: config.maxRetries,
-      timeoutMs: config.timeoutMs,
-      trace: config.trace,
     },
-    items,
-    plan.ranks,
-    { signal: r.signal, ...(r.token ? { token: r.token } : {}) },
-  );
+  });
+  const merged = await r.pool.run(job, items, plan.ranks, {
+    signal: r.signal,
+    ...(r.token ? { token: r.token } : {}),
+  });
   const origin = firstStart(merged.records);
   const check = verifyRead(items, merged.records, info, merged.failures);
   return {
@@ -95,7 +92,7 @@ export function verifyRead(
   failures: readonly string[] = [],
 ): Verification {
   if (failures.length) return { verified: false, verification: failures.join('; ') };
-  const failed = failedRequests(records, usesToken(info));
+  const failed = failedRequests(records, bearerOf(info) !== undefined);
   if (failed) return failed;
   const rowOf = records.rowsByItem();
   let bytes = 0;

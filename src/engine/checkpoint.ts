@@ -10,12 +10,13 @@ import type { CheckpointRecord } from '../results/checkpoint.js';
 import type { MeasuredRun, Verification } from '../results/record.js';
 import type { UploadStore } from '../storage/blob-store.js';
 import { forRun, tokenOf, type Target, type TargetInfo } from '../storage/target.js';
-import { isEmbedded, isPlainServer, usesToken } from '../storage/target-facts.js';
+import { bearerOf, traitsOf } from '../storage/target-info.js';
 import { shardWrites, type ShardPlanInput, type ShardWrite } from '../strategies/checkpoint.js';
 import { failedRequests } from '../verify/failed.js';
 import { verifyFromRecords } from '../verify/upload.js';
 import { WorkerPool, type JobSpec, type MergedRun } from '../workers/pool.js';
 import { commitShards } from './checkpoint-commit.js';
+import { buildJob } from './job.js';
 import { firstStart, rankSpans, readBack } from './checkpoint-read.js';
 import { cutAt } from './stop-grace.js';
 import {
@@ -63,7 +64,7 @@ async function openCheckpoint(
   signal: AbortSignal,
   session: AbortSignal,
 ): Promise<OpenedOn> {
-  const plain = isPlainServer(target.info);
+  const plain = !traitsOf(target.info).blobService;
   const fits = config.shardSizeBytes <= config.thresholdBytes;
   const writes = shardWrites(config.shardWrite, !plain, fits);
   log.info(`written as ${writes.map((w) => w.name).join(', ')}`);
@@ -75,7 +76,7 @@ async function openCheckpoint(
     config,
     store,
     readers: new WorkerPool(),
-    ephemeral: isEmbedded(target.info),
+    ephemeral: traitsOf(target.info).ephemeral,
     signal: session,
     token,
   };
@@ -105,27 +106,30 @@ async function openCheckpoint(
 }
 
 /** The ranks' job: every rank PUTs its own shard's blocks (or the shard whole), its sockets all busy. */
-function shardJob(config: CheckpointConfig, write: ShardWrite, info: TargetInfo, bytes: number): JobSpec {
-  return {
-    strategy: write.name,
-    kind: 'put',
+function shardJob(
+  config: CheckpointConfig,
+  write: ShardWrite,
+  info: TargetInfo,
+  items: PreparedRun['items'],
+  bytes: number,
+): JobSpec {
+  return buildJob({
+    config,
+    strategy: { name: write.name, kind: 'put' },
     target: info,
+    items,
     objectSizeBytes: bytes,
-    concurrency: config.concurrency,
-    maxSockets: config.maxSockets,
-    sink: 'discard',
-    httpClient: config.httpClient,
-    // Our raw client reads only the answers to PUTs here: small heads and error bodies.
-    bufferSizeBytes: 16 * 1024,
-    logLevel: config.logLevel,
-    blockSizeBytes: config.blockSizeBytes,
-    thresholdBytes: config.thresholdBytes,
-    // Each rank keeps every one of its sockets busy with its own blocks.
-    inFlight: config.maxSockets,
-    maxRetries: config.maxRetries,
-    timeoutMs: config.timeoutMs,
-    trace: config.trace,
-  };
+    settings: { sizeBytes: config.shardSizeBytes },
+    own: {
+      sink: 'discard',
+      // Our raw client reads only the answers to PUTs here: small heads and error bodies.
+      bufferSizeBytes: 16 * 1024,
+      blockSizeBytes: config.blockSizeBytes,
+      thresholdBytes: config.thresholdBytes,
+      // Each rank keeps every one of its sockets busy with its own blocks.
+      inFlight: config.maxSockets,
+    },
+  });
 }
 
 /** One checkpoint: the ranks' writes (the job), the commits (after them), the read-back (its check). */
@@ -143,7 +147,7 @@ function prepareCheckpoint(
     blockSizeBytes: config.blockSizeBytes,
   };
   const items = write.plan(plan);
-  const commits = isPlainServer(info) ? undefined : write.commits?.(plan);
+  const commits = traitsOf(info).blobService ? write.commits?.(plan) : undefined;
   const bytes = plan.ranks * plan.shardSizeBytes;
   let annex: CheckpointRecord | undefined;
   const requestOpts = { timeoutMs: config.timeoutMs, maxRetries: config.maxRetries, signal: cell.signal };
@@ -151,7 +155,7 @@ function prepareCheckpoint(
     items,
     objectSizeBytes: bytes,
     unit: 'MiB/s',
-    job: shardJob(config, write, info, bytes),
+    job: shardJob(config, write, info, items, bytes),
     // Each shard's Put Block List goes out once every rank's blocks are in: part of the timed span.
     after: commits ? () => commitShards(info, commits, requestOpts) : undefined,
     async verify(merged) {
@@ -191,10 +195,10 @@ function writeCheck(
   items: PreparedRun['items'],
 ): Verification | undefined {
   if (merged.failures.length) return { verified: false, verification: merged.failures.join('; ') };
-  const failed = failedRequests(merged.records, usesToken(info));
+  const failed = failedRequests(merged.records, bearerOf(info) !== undefined);
   if (failed) return failed;
   // Staged blocks and plain PUTs carry no MD5 of the whole: the read-back checks every byte of them.
-  const whole = [...items].every((i) => i.blockId === undefined) && !isPlainServer(info);
+  const whole = [...items].every((i) => i.blockId === undefined) && traitsOf(info).storesMd5;
   const v = whole ? verifyFromRecords(items, merged.records, false) : undefined;
   return v && !v.verified ? v : undefined;
 }

@@ -43,7 +43,16 @@ export async function prepareDownloadRun(
   );
   const own = ownJob(config, info, items, outPath, !workload.many);
   const settings = { sizeBytes: input.sizeBytes, rangeSizeBytes: config.rangeSizeBytes };
-  const job = buildJob({ config, strategy, target: info, items, objectSizeBytes: size, settings, own });
+  const job = buildJob({
+    config,
+    strategy,
+    workload,
+    target: info,
+    items,
+    objectSizeBytes: size,
+    settings,
+    own,
+  });
   const filed = config.sink === 'file' || config.sink === 'sparse-file';
   return {
     items,

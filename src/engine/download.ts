@@ -2,9 +2,9 @@
 // and output files, MD5 checks); the loop that runs it is engine/session.ts.
 // Takes a typed config; never sees argv or the environment.
 import type { DownloadConfig } from '../config/load.js';
-import { CONTAINER_FIXTURES } from '../payload/fixtures.js';
+import { CONTAINER_FIXTURES } from '../fixture-setup/fixtures.js';
 import { makeScratchDir } from '../payload/scratch.js';
-import { URL_FIXTURES } from '../payload/url-fixtures.js';
+import { URL_FIXTURES } from '../fixture-setup/url-fixtures.js';
 import type { MeasuredRun } from '../results/record.js';
 import { forRun, type FixtureState, type FixtureWriters, type Target } from '../storage/target.js';
 import { downloadPlan } from './download-plan.js';

@@ -1,7 +1,7 @@
 // What a configuration cannot do, found before anything runs (one line, exit 2) instead of after
 // the whole transfer: ranges too large for memory, fixtures larger than the embedded target holds.
-import { ConfigError } from '../config/errors.js';
-import { formatBytes } from '../config/sizes.js';
+import { ConfigError } from '../vocabulary/errors.js';
+import { formatBytes } from '../vocabulary/sizes.js';
 import { totalMemoryBytes } from '../metrics/machine-limits.js';
 import { largestBytes, totalBytes } from '../plan/items.js';
 import { uniqueFixtures } from '../strategies/many-blobs.js';

@@ -6,15 +6,15 @@
 import type { DownloadConfig, UploadConfig } from '../config/load.js';
 import { loadKind } from '../kinds/index.js';
 import { log } from '../log/logger.js';
-import { ensureFixtures } from '../payload/fixtures.js';
-import { ensureUrlFixtures } from '../payload/url-fixtures.js';
+import { ensureFixtures } from '../fixture-setup/fixtures.js';
+import { ensureUrlFixtures } from '../fixture-setup/url-fixtures.js';
 import { keepItems, totalBytes, type Items, type WorkItem } from '../plan/items.js';
 import { mixText, opAt, type MixDraw } from '../plan/mix.js';
 import { nodeCrypto } from '../startup/lazy.js';
-import { authOf, isPlainServer, plainServerOf } from '../storage/answers.js';
 import { blobStore, type UploadStore } from '../storage/blob-store.js';
 import { preflightContainer, preflightUrlUpload } from '../storage/preflight.js';
 import { coordinatorClient, forRun, RequestSigner, type Target, type TargetInfo } from '../storage/target.js';
+import { authOf, plainUrlOf, traitsOf } from '../storage/target-info.js';
 import { urlStore } from '../storage/url-store.js';
 import { setFixtures } from '../strategies/many-blobs.js';
 import { mixItems, selectMixStrategies } from '../strategies/mix.js';
@@ -23,6 +23,7 @@ import { shardItems } from '../scaleout/shard.js';
 import { checkUploadFits } from './limits.js';
 import { drawnParams } from './size-params.js';
 import type { CellSetup, Contender, PreparedRun } from './session.js';
+import { buildJob } from './job.js';
 import { openOnTarget, type OpenedOn } from './target-cell.js';
 import { DOWNLOAD_WORKLOADS } from '../plan/workload.js';
 
@@ -59,7 +60,11 @@ async function openMix(
   signal: AbortSignal,
   session: AbortSignal,
 ): Promise<OpenedOn> {
-  const strategies = selectMixStrategies(directionOf(config), methodOf(config), isPlainServer(target.info));
+  const strategies = selectMixStrategies(
+    directionOf(config),
+    methodOf(config),
+    !traitsOf(target.info).blobService,
+  );
   checkUploadFits(config.fileCount, true);
   const fixtures = setFixtures({
     sizeBytes: config.fileSizeBytes,
@@ -109,7 +114,7 @@ async function openSet(
   signal: AbortSignal,
 ): Promise<{ info: TargetInfo; store: UploadStore }> {
   const { timeoutMs, maxRetries } = config;
-  const plain = plainServerOf(target.info);
+  const plain = plainUrlOf(target.info);
   if (!plain) {
     const container = await coordinatorClient(target);
     await preflightContainer(container, target.label, authOf(target.info), { timeoutMs, signal });
@@ -139,37 +144,29 @@ function mixJob(
   r: MixRun,
   strategy: DownloadStrategy | UploadStrategy,
   info: TargetInfo,
+  items: Items,
 ): PreparedRun['job'] {
   const { config, mix, getBytes } = r;
-  return {
-    strategy: strategy.name,
-    kind: strategy.mixKind!,
+  return buildJob({
+    config,
+    strategy: { name: strategy.name, kind: strategy.mixKind!, jobOptions: strategy.jobOptions },
     target: info,
+    items,
     objectSizeBytes: getBytes,
-    maxSockets: config.maxSockets,
-    sink: 'sink' in config ? config.sink : 'discard',
-    bufferSizeBytes: 'bufferSizeBytes' in config ? config.bufferSizeBytes : 256 * 1024,
-    httpClient: config.httpClient,
-    logLevel: config.logLevel,
-    // Every GET's bytes are checked against the content its name implies.
-    hashRanges: true,
-    // A plain server says nothing of what it stored: PUTs are read back after the timed section.
-    ...(isPlainServer(info) ? { readBack: true } : {}),
-    mix,
-    maxRetries: config.maxRetries,
-    timeoutMs: config.timeoutMs,
-    trace: config.trace,
     // Its own options (the SDK's: MAX_SOCKETS calls in flight, each file in one request).
-    ...strategy.jobOptions?.({
-      processes: config.processes,
-      maxSockets: config.maxSockets,
-      concurrency: config.concurrency,
-      sizeBytes: config.fileSizeBytes,
-    }),
+    settings: { sizeBytes: config.fileSizeBytes },
+    own: {
+      sink: 'sink' in config ? config.sink : 'discard',
+      bufferSizeBytes: 'bufferSizeBytes' in config ? config.bufferSizeBytes : 256 * 1024,
+      // Every GET's bytes are checked against the content its name implies.
+      hashRanges: true,
+      // A plain server says nothing of what it stored: PUTs are read back after the timed section.
+      ...(traitsOf(info).storesMd5 ? {} : { readBack: true }),
+      mix,
+    },
     // Each file in one request, as our GET reads it, whatever the direction's options say.
-    blockSizeBytes: Math.max(1, r.largestBytes),
-    concurrency: 1,
-  };
+    fixed: { blockSizeBytes: Math.max(1, r.largestBytes), concurrency: 1 },
+  });
 }
 
 async function prepareMixRun(
@@ -184,7 +181,7 @@ async function prepareMixRun(
     items,
     objectSizeBytes: getBytes,
     unit: kind.unit('files'),
-    job: mixJob(r, strategy, info),
+    job: mixJob(r, strategy, info, items),
     verify: (merged) =>
       kind.verify({
         workload: DOWNLOAD_WORKLOADS.files,

@@ -9,7 +9,7 @@ import type { MergedRun, WorkerPool } from '../workers/pool.js';
 import type { ServerClockView } from '../metrics/server-clock.js';
 import type { OpenLoopOptions, SteadyOptions } from '../config/load.js';
 import type { TrainOptions } from '../config/train-options.js';
-import type { ConnectionMode } from '../config/choices.js';
+import type { ConnectionMode } from '../vocabulary/choices.js';
 import type { StopGrace } from './stop-grace.js';
 import type { Contender, OpenWorkload, PreparedRun, SessionEvent, SessionOptions } from './session-types.js';
 

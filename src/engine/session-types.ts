@@ -9,7 +9,7 @@ import type { ServerClockView } from '../metrics/server-clock.js';
 import type { OpenLoopOptions, SteadyOptions } from '../config/load.js';
 import type { TrainOptions } from '../config/train-options.js';
 import type { Bearer } from '../storage/entra.js';
-import type { ConnectionMode } from '../config/choices.js';
+import type { ConnectionMode } from '../vocabulary/choices.js';
 import type { CleanupContext } from './stop-grace.js';
 import type { MeasuredRun } from '../results/record.js';
 

@@ -3,7 +3,7 @@
 // alike): prepare -> fork -> barrier -> collect -> verify -> cleanup. A stop is an AbortSignal; what
 // happens is told through typed events that reporters and the results writer subscribe to.
 import { log } from '../log/logger.js';
-import { ToldError } from '../config/errors.js';
+import { ToldError } from '../vocabulary/errors.js';
 import { withSampledRecords, type MeasuredRun } from '../results/record.js';
 import { runFailed, type Cell } from '../results/schema.js';
 import { RunsUntilTime } from './until-time.js';

@@ -4,7 +4,7 @@
 // signal aborted, so that its requests end) and what it left is said in one line, by the step
 // itself where it knows (it resolves true), else here.
 import { log } from '../log/logger.js';
-import { formatDuration as seconds } from '../config/durations.js';
+import { formatDuration as seconds } from '../vocabulary/durations.js';
 
 /** The default budget: within docker stop's 10 s grace, with room for the results and the report. */
 export const DEFAULT_STOP_GRACE_MS = 5_000;

@@ -1,7 +1,7 @@
 // Opening a cell's target, either direction: set-up ends at once if the target's own process dies
 // (the embedded Azurite, OOM-killed by a fixture), a failed set-up lets go of the target, and the
 // open workload carries what the target says of itself (label, clock, tokens, its death).
-import type { Credentials } from '../config/credentials.js';
+import type { Credentials } from '../vocabulary/credentials.js';
 import { log } from '../log/logger.js';
 import { openTarget } from '../storage/open-target.js';
 import { setupFailure, tokenOf, whileAlive, type Target } from '../storage/target.js';

@@ -40,18 +40,18 @@ export async function prepareUploadRun(
   const items = shareOf(config, strategy, planned, commit !== undefined);
   const bytes = totalBytes(items);
   const workload = workloadOf(strategy);
-  const own = {
-    sink: 'discard' as const,
-    // Our raw client reads only the answers to PUTs here: small heads and error bodies.
-    bufferSizeBytes: 16 * 1024,
-    blockSizeBytes: config.blockSizeBytes,
-    thresholdBytes: config.thresholdBytes,
-    // A plain server says nothing of what it stored: the workers read every file back after the timed
-    // section.
-    ...(traitsOf(info).storesMd5 ? {} : { readBack: true }),
-  };
   const settings = { sizeBytes: config.fileSizeBytes };
-  const job = buildJob({ config, strategy, target: info, items, objectSizeBytes: bytes, settings, own });
+  const own = ownJob(config, info);
+  const job = buildJob({
+    config,
+    strategy,
+    workload,
+    target: info,
+    items,
+    objectSizeBytes: bytes,
+    settings,
+    own,
+  });
   const bounds = { timeoutMs: config.timeoutMs, maxRetries: config.maxRetries, signal: ctx.signal };
   return {
     items,
@@ -78,6 +78,20 @@ export async function prepareUploadRun(
         merged,
         c,
       }),
+  };
+}
+
+/** What an upload job has of its own: its blocks, and a read-back where the target keeps no MD5. */
+function ownJob(config: UploadConfig, info: TargetInfo) {
+  return {
+    sink: 'discard' as const,
+    // Our raw client reads only the answers to PUTs here: small heads and error bodies.
+    bufferSizeBytes: 16 * 1024,
+    blockSizeBytes: config.blockSizeBytes,
+    thresholdBytes: config.thresholdBytes,
+    // A plain server says nothing of what it stored: the workers read every file back after the timed
+    // section.
+    ...(traitsOf(info).storesMd5 ? {} : { readBack: true }),
   };
 }
 

@@ -7,7 +7,7 @@ import type { WorkItem } from '../plan/items.js';
 import type { OpRecord } from '../metrics/records.js';
 import type { RecordTable } from '../metrics/record-table.js';
 import type { Verification } from '../results/record.js';
-import { deleteStatuses } from '../storage/answers.js';
+import { traitsOf } from '../storage/target-info.js';
 import { inLanes } from '../transport/lanes.js';
 import { outcomeOf, requestWithRetries } from '../transport/retry.js';
 import { failedRequests } from '../verify/failed.js';
@@ -57,7 +57,7 @@ async function runDelete(ctx: KindContext, item: WorkItem, queuedAt?: number): P
           headers: signer.headers('DELETE', url),
           timeoutMs: job.timeoutMs,
           trace: job.trace,
-          expectStatus: deleteStatuses(job.target),
+          expectStatus: traitsOf(job.target).deleteStatuses,
           signal,
           queuedAt: n === 0 ? queuedAt : undefined,
         }),

@@ -1,6 +1,6 @@
 // What a kind reads of its job: the settings every request takes, and the options each kind
 // declares for itself (which kind reads which is said at each). The job crosses IPC as plain data.
-import type { HttpClientName } from '../config/choices.js';
+import type { HttpClientName } from '../vocabulary/choices.js';
 import type { HedgeJob } from '../hedge/policy.js';
 import type { MixDraw } from '../plan/mix.js';
 import type { SinkOptions } from '../sinks/sinks.js';

@@ -6,9 +6,9 @@
 import { createRequire } from 'node:module';
 import { EOL } from 'node:os';
 import type { Logger as Winston } from 'winston';
-import type { LogLevel } from '../config/choices.js';
+import type { LogLevel } from '../vocabulary/choices.js';
 
-import { escapeControls } from '../config/errors.js';
+import { escapeControls } from '../vocabulary/errors.js';
 import { redact } from './redact.js';
 
 export { redact, redactDeep, registerCredential, registerSecret } from './redact.js';

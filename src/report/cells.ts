@@ -12,7 +12,7 @@ import type {
   TimeCell,
 } from '../analysis/columns.js';
 import type { TimeBounds } from '../analysis/report-model.js';
-import { formatBytes } from '../config/sizes.js';
+import { formatBytes } from '../vocabulary/sizes.js';
 import { checkWord, count, DASH, fixed, money, num } from './format.js';
 
 /** The columns a medium shows, in its order. */

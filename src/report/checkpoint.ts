@@ -2,7 +2,7 @@
 // section, CSV columns on each contender's row, an HTML section. Formatting only.
 import type { Report } from '../analysis/report-model.js';
 import type { CheckpointContender, CheckpointRank, Figure } from '../analysis/checkpoint.js';
-import { formatBytes } from '../config/sizes.js';
+import { formatBytes } from '../vocabulary/sizes.js';
 import { escapeHtml as e, fixed, num } from './format.js';
 import { forMarkdown as md, forTerminal } from './safe-text.js';
 

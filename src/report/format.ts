@@ -38,8 +38,8 @@ export function timeWentLine(t: TimeWent): string {
 }
 
 /** Durations and byte counts as config/ writes them in help and errors: one formatter each. */
-export { formatDuration as seconds } from '../config/durations.js';
-export { formatBytes as bytes } from '../config/sizes.js';
+export { formatDuration as seconds } from '../vocabulary/durations.js';
+export { formatBytes as bytes } from '../vocabulary/sizes.js';
 
 /**
  * What the check of a contender's bytes came to: "ok" only when every byte was compared with what the target

@@ -2,7 +2,7 @@
 // the target (operation names, an error, the file's name) enters through safe-text.ts.
 import type { ReplayLatencyMs, ReplayOpRow, ReplayReport } from '../analysis/replay.js';
 import { cells, errorLines, HEADER, LATENCY_HEADER, replaySummary } from './replay-lines.js';
-import type { ReportFormat } from '../config/choices.js';
+import type { ReportFormat } from '../vocabulary/choices.js';
 import { raw } from './format.js';
 import { csvCell, fitColumn, forMarkdown, forTerminal, toJson } from './safe-text.js';
 

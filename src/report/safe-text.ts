@@ -2,7 +2,7 @@
 // the medium it is shown in. Every renderer takes such text through here where it enters a line, a
 // cell or markup. Each medium builds on the terminal's: control characters show as escapes (`\x1b`,
 // `\n`) in every format, so text can neither drive a terminal nor forge a line; each adds its own.
-import { escapeControls } from '../config/errors.js';
+import { escapeControls } from '../vocabulary/errors.js';
 
 /** A terminal line: no control character, line break or direction override, each shown as an escape. */
 export const forTerminal = (text: string): string => escapeControls(text);

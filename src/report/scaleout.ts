@@ -1,7 +1,7 @@
 // The merged report of a scale-out run (blob-cacher collect): clients and their clock offsets, the
 // start spread, throughput over the overlap window, totals, latency per contender, and the summed
 // per-second series. A pure function of the merge.
-import { formatBytes } from '../config/sizes.js';
+import { formatBytes } from '../vocabulary/sizes.js';
 import type { ScaleoutMerge } from '../scaleout/collect.js';
 import { num as fmtMs } from './format.js';
 import { fitColumn, forTerminal as safe } from './safe-text.js';

@@ -3,7 +3,7 @@
 // libuv thread blocked in open() cannot be stopped), and bounded in size (/dev/zero, a huge file).
 import { constants } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
-import { ConfigError } from '../config/errors.js';
+import { ConfigError } from '../vocabulary/errors.js';
 import { kindOf } from './output-path.js';
 
 export interface ReadBounds {

@@ -3,7 +3,7 @@
 import { readRegularFile } from './bounded-read.js';
 import { createRequire } from 'node:module';
 import { arch, cpus, platform, release, totalmem } from 'node:os';
-import { ConfigError } from '../config/errors.js';
+import { ConfigError } from '../vocabulary/errors.js';
 import { RESULTS_SCHEMA, RESULTS_SCHEMA_VERSION, type ResultsFile } from './schema.js';
 import { parseResultsDoc } from './validate.js';
 import { isReplayDoc, parseReplayDoc, type ReplayResults } from './replay.js';

@@ -4,7 +4,7 @@
 import { lstatSync, readlinkSync, type Stats } from 'node:fs';
 import { rename } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { ConfigError } from '../config/errors.js';
+import { ConfigError } from '../vocabulary/errors.js';
 
 /** How a path option is named in its messages: `results path`, `--results`, `results/run.json`. */
 export interface PathOption {

@@ -6,7 +6,7 @@ import { nodeCrypto } from '../startup/lazy.js';
 import { closeSync, mkdirSync, openSync, readSync, rmSync, statSync, type Stats } from 'node:fs';
 import { open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
-import { ConfigError } from '../config/errors.js';
+import { ConfigError } from '../vocabulary/errors.js';
 import type { ResultsFile } from './schema.js';
 import type { ReplayResults } from './replay.js';
 import { refuseSpecialFile, RESULTS_OPTION } from './output-path.js';

@@ -3,7 +3,7 @@
 // there. The start is the latest marker's Last-Modified plus a lead, on the service's clock, the
 // same instant for every client; each waits for it on its own clock, corrected by its offset.
 import { hostname } from 'node:os';
-import { ExitError } from '../config/errors.js';
+import { ExitError } from '../vocabulary/errors.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ClockOffset, LocalClock } from './clock.js';
 import { runPaths, type RunStore, type StoredBlob } from './run-store.js';

@@ -4,7 +4,7 @@
 // uses it before returning, or returns a promise (the socket waits for it), or copies what it keeps.
 import type { FileHandle } from 'node:fs/promises';
 import { nodeFsPromises, nodeCrypto } from '../startup/lazy.js';
-import type { SinkKind } from '../config/choices.js';
+import type { SinkKind } from '../vocabulary/choices.js';
 import { md5Base64, type JsMd5Budget } from '../payload/md5.js';
 import type { Items } from '../plan/items.js';
 import type { WorkItem } from '../plan/items.js';

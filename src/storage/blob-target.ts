@@ -5,7 +5,7 @@ import type { ContainerClient } from '@azure/storage-blob';
 import { log } from '../log/logger.js';
 import { blobStore } from './blob-store.js';
 import { preflightContainer, removeCreatedContainer } from './preflight.js';
-import { traitsOf, type BlobServiceInfo } from './target-info.js';
+import { authOf, traitsOf, type BlobServiceInfo } from './target-info.js';
 import {
   coordinatorClient,
   type DownloadFixtures,
@@ -39,8 +39,6 @@ export function blobTarget(info: BlobServiceInfo, parts: BlobTargetParts): Targe
   };
   return target;
 }
-
-const authOf = (info: BlobServiceInfo) => (info.bearer ? 'entra' : 'secret');
 
 async function openFixtures(
   target: Target,

@@ -2,7 +2,7 @@
 // managed identity, workload identity, az login, ...), always before a run's barrier; workers and the
 // SDK baselines get the token as plain data with their job and never ask an identity endpoint.
 import type { AccessToken, TokenCredential } from '@azure/identity';
-import { ConfigError } from '../config/errors.js';
+import { ConfigError } from '../vocabulary/errors.js';
 import { log, registerSecret } from '../log/logger.js';
 
 /** The audience of every token the blob service accepts. */

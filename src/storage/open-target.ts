@@ -1,7 +1,7 @@
 // Opens the target the credentials name: a plain URL, the embedded Azurite (in a process of its
 // own), or an account, with its credential registered for redaction and, with Entra ID, its first
 // token fetched before preflight.
-import type { Credentials } from '../config/credentials.js';
+import type { Credentials } from '../vocabulary/credentials.js';
 import { registerCredential } from '../log/logger.js';
 import { blobTarget } from './blob-target.js';
 import { entraTokens } from './entra.js';

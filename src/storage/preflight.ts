@@ -1,7 +1,7 @@
 // Checks a target before anything is measured, so that wrong credentials, a missing object or an
 // unreachable host end with one line (exit 2) instead of a run full of failed requests.
 import type { ContainerClient } from '@azure/storage-blob';
-import { ConfigError } from '../config/errors.js';
+import { ConfigError } from '../vocabulary/errors.js';
 import { log } from '../log/logger.js';
 import { shownUrl } from '../transport/http-client.js';
 import { RawPool } from '../transport/raw-client.js';

@@ -51,6 +51,8 @@ export interface TargetTraits {
   readonly putHeaders: Readonly<Record<string, string>>;
   /** What a successful PUT answers. */
   readonly putStatuses: readonly number[];
+  /** What a successful DELETE answers: Delete Blob 202 Accepted; a plain server 204, or 200 with a body. */
+  readonly deleteStatuses: readonly number[];
   /**
    * It keeps each blob's MD5 and answers Put Blob and HEAD with it; a plain server keeps none: uploads
    * are read back, HEADs checked by length.
@@ -75,6 +77,7 @@ const BLOB_SERVICE: TargetTraits = {
   rangeHeader: 'x-ms-range',
   putHeaders: { 'x-ms-blob-type': 'BlockBlob', 'content-type': 'application/octet-stream' },
   putStatuses: BLOB_PUT_STATUSES,
+  deleteStatuses: [202],
   storesMd5: true,
   objectIsFixture: true,
 };
@@ -88,6 +91,7 @@ const PLAIN_URL: TargetTraits = {
   rangeHeader: 'range',
   putHeaders: {},
   putStatuses: PLAIN_PUT_STATUSES,
+  deleteStatuses: [200, 204],
   storesMd5: false,
   objectIsFixture: false,
 };
@@ -101,9 +105,16 @@ export function traitsOf(info: TargetInfo): TargetTraits {
 export const blobServiceOf = (info: TargetInfo): BlobServiceInfo | undefined =>
   info.kind === 'blob' ? info : undefined;
 
+/** A plain URL's own fields (its URL, whether it is a folder); undefined for a blob service. */
+export const plainUrlOf = (info: TargetInfo): PlainUrlInfo | undefined =>
+  info.kind === 'url' ? info : undefined;
+
 /** The Entra ID token the target carries, if any. */
 export const bearerOf = (info: TargetInfo): Bearer | undefined =>
   info.kind === 'blob' ? info.bearer : undefined;
+
+/** How a blob service is signed in to, as the container's preflight names it. */
+export const authOf = (info: TargetInfo): 'entra' | 'secret' => (bearerOf(info) ? 'entra' : 'secret');
 
 /** The certificates its clients trust instead of Node's defaults, if any. */
 export const caOf = (info: TargetInfo): string | undefined => (info.kind === 'blob' ? info.ca : undefined);

@@ -8,7 +8,7 @@ import type { ServerClockView } from '../metrics/server-clock.js';
 import type { Agent } from 'node:http';
 import type { ContainerClient, StoragePipelineOptions } from '@azure/storage-blob';
 import type { TokenCredential } from '@azure/identity';
-import { ConfigError, ToldError } from '../config/errors.js';
+import { ConfigError, ToldError } from '../vocabulary/errors.js';
 import { log, registerCredential, registerSecret } from '../log/logger.js';
 import type { FixtureList } from '../plan/items.js';
 import { heldToken, type Bearer, type TokenSource } from './entra.js';

@@ -1,6 +1,6 @@
 // The SDK's block settings as advice, read off a baseline's measured parameters: what its
 // downloadToBuffer and uploadData were given (a block size, or the object over --concurrency).
-import { formatBytes } from '../config/sizes.js';
+import { formatBytes } from '../vocabulary/sizes.js';
 import type { RunParams } from '../results/schema.js';
 
 export function sdkBlockSettings(p: RunParams, objectSizeBytes: number): string[] {

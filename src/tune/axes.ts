@@ -2,7 +2,7 @@
 // process and concurrency (ranges in flight); for uploads, the strategy, processes, sockets,
 // concurrency (blocks in flight) and the block size. Ladders double, starting where the tool's own
 // defaults do; an axis the user fixed (a flag given with one value) is not searched.
-import { formatSizeExact, parseSizeUnbounded } from '../config/sizes.js';
+import { formatSizeExact, parseSizeUnbounded } from '../vocabulary/sizes.js';
 import type { TuneAxis } from './search.js';
 
 const MiB = 1024 * 1024;

@@ -4,7 +4,7 @@
 // omission); the time from its actual send is kept beside it, and the send's lateness (send time
 // minus intended start: this process's own scheduling error) on its own.
 import type * as Hdr from 'hdr-histogram-js';
-import type { Arrival } from '../config/choices.js';
+import type { Arrival } from '../vocabulary/choices.js';
 import { encodeHistogram, newHistogram, sumEncoded } from '../metrics/histograms.js';
 import type { OpenLoopRecord } from '../results/schema.js';
 import type { OpRecord } from '../metrics/records.js';

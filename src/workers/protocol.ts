@@ -1,7 +1,7 @@
 // Messages between the coordinator and its worker processes (IPC, structured clone of JSON).
 import type { EncodedHistograms } from '../metrics/histograms.js';
 import type { ObjectTotals } from '../metrics/objects.js';
-import type { Arrival, LogLevel } from '../config/choices.js';
+import type { Arrival, LogLevel } from '../vocabulary/choices.js';
 import type { KindJob } from '../kinds/job.js';
 import type { EncodedItems } from '../plan/items.js';
 import type { Workload } from '../plan/workload.js';

@@ -11,7 +11,7 @@ import {
   type UploadConfig,
 } from '../../src/config/load.js';
 import { DOWNLOAD_OPTIONS, UPLOAD_OPTIONS, type AnyOption } from '../../src/config/options.js';
-import type { Credentials } from '../../src/config/credentials.js';
+import type { Credentials } from '../../src/vocabulary/credentials.js';
 import type { HedgeConfig, OpenLoopOptions, SteadyOptions } from '../../src/config/load.js';
 import { readSources } from '../../src/cli/sources.js';
 

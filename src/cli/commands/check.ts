@@ -3,7 +3,7 @@
 // figure regressed beyond its tolerance; 2, naming the difference, when no baseline matches.
 import { readdir, realpath, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { ConfigError } from '../../config/errors.js';
+import { ConfigError } from '../../vocabulary/errors.js';
 import { buildProgram, parseFlags, resolveOptions } from '../../config/load.js';
 import { CHECK_OPTIONS } from '../../config/options.js';
 import { log, redact } from '../../log/logger.js';

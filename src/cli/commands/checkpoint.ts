@@ -3,7 +3,7 @@
 import { loadCheckpointConfig, type CheckpointConfig } from '../../config/checkpoint.js';
 import { redactedConfig } from '../../config/load.js';
 import { CHECKPOINT_OPTIONS } from '../../config/options.js';
-import { formatBytes, formatSizeExact } from '../../config/sizes.js';
+import { formatBytes, formatSizeExact } from '../../vocabulary/sizes.js';
 import { checkProcessesFit } from '../machine-fit.js';
 import { checkCheckpointFits } from '../../engine/limits.js';
 import { startFirstWorker } from '../../workers/first-worker.js';

@@ -1,5 +1,5 @@
 // `blob-cacher collect`: a scale-out run's clients' results, merged from the storage account.
-import { ConfigError } from '../../config/errors.js';
+import { ConfigError } from '../../vocabulary/errors.js';
 import { buildProgram, parseFlags, resolveOptions } from '../../config/load.js';
 import { COLLECT_OPTIONS } from '../../config/options.js';
 import { readSources } from '../sources.js';

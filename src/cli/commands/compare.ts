@@ -1,5 +1,5 @@
 // `blob-cacher compare A B`: two results files side by side, per strategy and phase.
-import { ConfigError } from '../../config/errors.js';
+import { ConfigError } from '../../vocabulary/errors.js';
 import { redact } from '../../log/logger.js';
 import { readResults } from '../../results/file.js';
 import { parseFileArgs, type Env } from '../command-kit.js';

@@ -3,7 +3,7 @@
 // on a target whose optimum is known; what it measures is the emulation, never Azure.
 import { buildProgram, parseFlags, resolveOptions } from '../../config/load.js';
 import { EMULATE_OPTIONS } from '../../config/options.js';
-import { formatBytes } from '../../config/sizes.js';
+import { formatBytes } from '../../vocabulary/sizes.js';
 import { log, setLogLevel } from '../../log/logger.js';
 import { contentBuffer, FIXTURE_SEED } from '../../payload/content.js';
 import { startEmulatedTarget } from '../../emulate/server.js';

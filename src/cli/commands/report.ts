@@ -1,11 +1,11 @@
 // `blob-cacher report FILE…`: each results file's report, recomputed from the file.
-import { ConfigError } from '../../config/errors.js';
+import { ConfigError } from '../../vocabulary/errors.js';
 import { redact } from '../../log/logger.js';
 import { readAnyResults } from '../../results/file.js';
 import { GATE_FAILED_EXIT } from '../../analysis/thresholds.js';
 import { parseFileArgs, type Env } from '../command-kit.js';
 import type { ReplayResults } from '../../results/replay.js';
-import type { ReportFormat } from '../../config/choices.js';
+import type { ReportFormat } from '../../vocabulary/choices.js';
 
 export async function reportCommand(argv: readonly string[], env: Env, name = 'report'): Promise<number> {
   const parsed = await parseFileArgs(

@@ -1,6 +1,6 @@
 // `blob-cacher sweep [download|upload]`: every combination of the options given as lists, measured
 // as one session.
-import { ConfigError } from '../../config/errors.js';
+import { ConfigError } from '../../vocabulary/errors.js';
 import {
   buildProgram,
   loadDownloadConfig,

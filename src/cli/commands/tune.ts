@@ -2,7 +2,7 @@
 // concurrency (x block size for uploads) as a session whose cells are chosen as it goes. Each cell is
 // an ordinary session part (the same workers, verdict and results file); the tune's path, where it
 // stopped and where throttling began are recorded beside the runs, and `report` renders them.
-import { ConfigError, escapeControls } from '../../config/errors.js';
+import { ConfigError, escapeControls } from '../../vocabulary/errors.js';
 import {
   buildProgram,
   loadDownloadConfig,

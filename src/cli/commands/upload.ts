@@ -1,12 +1,12 @@
 // `blob-cacher upload`: many small files or one large blob with each strategy, compared where the time goes.
 import { loadUploadConfig, redactedConfig } from '../../config/load.js';
 import { UPLOAD_OPTIONS } from '../../config/options.js';
-import { formatBytes } from '../../config/sizes.js';
+import { formatBytes } from '../../vocabulary/sizes.js';
 import { checkProcessesFit } from '../machine-fit.js';
 import { startFirstWorker } from '../../workers/first-worker.js';
 import { cellOf, eachSize, loadCommand, mixWords, startEmbeddedEarly, type Env } from '../command-kit.js';
 import { measure } from '../measure.js';
-import { isPlainUrl } from '../../config/credentials.js';
+import { isPlainUrl } from '../../vocabulary/credentials.js';
 
 export async function uploadCommand(argv: readonly string[], env: Env, name = 'upload'): Promise<number> {
   const loaded = await loadCommand(

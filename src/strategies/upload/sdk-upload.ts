@@ -1,7 +1,7 @@
 // Baseline for blocks: the SDK's uploadData with the same block size, concurrency and
 // maxSingleShotSize (the threshold).
 import type { UploadStrategy } from '../strategy.js';
-import { formatBytes } from '../../config/sizes.js';
+import { formatBytes } from '../../vocabulary/sizes.js';
 import { largeBlobName } from '../../plan/names.js';
 import { putOrBlocks } from '../requests.js';
 import { sdkBlockSettings } from '../sdk-settings.js';

@@ -25,7 +25,7 @@ import { inLanes } from '../transport/lanes.js';
 import { NodeHttpClient } from '../transport/request.js';
 import { isThrottle, outcomeOf, requestWithRetries } from '../transport/retry.js';
 import type { HttpRequest } from '../transport/http-client.js';
-import { contentBuffer, FIXTURE_SEED } from './content.js';
+import { contentBuffer, FIXTURE_SEED } from '../payload/content.js';
 
 const IN_FLIGHT = 32;
 /** The marker's name below a set's folder. */
