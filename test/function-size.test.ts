@@ -21,7 +21,6 @@ const NOT_YET: readonly string[] = [
   'src/kinds/list.ts',
   'src/results/validate.ts',
   'src/storage/blob-store.ts',
-  'src/tune/search.ts',
   'src/workers/job-run.ts',
 ];
 
