@@ -15,7 +15,6 @@ const MAX_CHARS = 3_000;
 /** Files that still hold a function over a limit: each is to be split, then taken off. */
 const NOT_YET: readonly string[] = [
   'src/analysis/compare.ts',
-  'src/cli/commands/tune.ts',
   'src/engine/session.ts',
   'src/kinds/get.ts',
   'src/kinds/list.ts',
