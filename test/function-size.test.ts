@@ -18,7 +18,6 @@ const NOT_YET: readonly string[] = [
   'src/engine/session.ts',
   'src/kinds/get.ts',
   'src/kinds/list.ts',
-  'src/results/validate.ts',
   'src/storage/blob-store.ts',
   'src/workers/job-run.ts',
 ];
