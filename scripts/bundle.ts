@@ -93,7 +93,8 @@ async function packHistograms(dist: string): Promise<void> {
   await build({
     stdin: {
       contents:
-        "module.exports = { ...require('hdr-histogram-js/dist/JsHistogramFactory'), ...require('hdr-histogram-js/dist/JsHistogram.encoding') };",
+        "module.exports = { ...require('hdr-histogram-js/dist/JsHistogramFactory'), " +
+        "...require('hdr-histogram-js/dist/JsHistogram.encoding') };",
       resolveDir: resolve(dist, '..'),
       sourcefile: 'hdr-parts.js',
       loader: 'js',
@@ -149,7 +150,11 @@ async function packWinston(dist: string): Promise<void> {
   await build({
     stdin: {
       contents:
-        "module.exports = { createLogger: require('winston/lib/winston/create-logger'), Transport: require('winston-transport'), format: require('logform/format'), MESSAGE: require('triple-beam').MESSAGE };",
+        'module.exports = { ' +
+        "createLogger: require('winston/lib/winston/create-logger'), " +
+        "Transport: require('winston-transport'), " +
+        "format: require('logform/format'), " +
+        "MESSAGE: require('triple-beam').MESSAGE };",
       resolveDir: resolve(dist, '..'),
       sourcefile: 'winston-parts.js',
       loader: 'js',
@@ -183,7 +188,9 @@ export async function bundle(dist: string): Promise<void> {
       // The CommonJS packages bundled in require Node's modules (commander: node:events, …): an ES
       // module has no require of its own, so the bundle makes one (esbuild's shim calls it).
       banner: {
-        js: "import { createRequire as __bundleCreateRequire } from 'node:module';\nconst require = __bundleCreateRequire(import.meta.url);",
+        js:
+          "import { createRequire as __bundleCreateRequire } from 'node:module';\n" +
+          'const require = __bundleCreateRequire(import.meta.url);',
       },
       // Chained to tsc's maps: a stack trace still names src/ files and lines.
       sourcemap: 'linked',

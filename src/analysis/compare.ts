@@ -70,65 +70,71 @@ export function compareStats(
   const changes: StrategyChange[] = [];
   for (const a of base) {
     const b = byName.get(a.label);
-    if (!b) continue;
-    const { p } = mannWhitney(a.timesMs, b.timesMs);
-    // The verdict's own rule: the rank test and the ratio's interval, one way or the other.
-    const faster = significantlyFaster(b.timesMs, a.timesMs);
-    const significant = faster || significantlyFaster(a.timesMs, b.timesMs);
-    const few = a.timesMs.length < MIN_RUNS_FOR_SIGNIFICANCE || b.timesMs.length < MIN_RUNS_FOR_SIGNIFICANCE;
-    const note = significant
-      ? ''
-      : few
-        ? `needs --runs >= ${MIN_RUNS_FOR_SIGNIFICANCE} on both sides`
-        : p < ALPHA
-          ? `p=${p.toFixed(2)}, but the ratio's 95% interval reaches 1x`
-          : `p=${p.toFixed(2)}`;
-    // Ratio as new/base: ratioInterval(fast, slow) measures slow/fast.
-    const ci = ratioInterval(a.timesMs, b.timesMs);
-    const phases = (['wait', 'firstByte', 'download', 'total'] as const)
-      .filter((m) => a.latencyMs[m] && b.latencyMs[m])
-      .map((m) => ({
-        metric: m,
-        baseP50Ms: a.latencyMs[m]!.p50,
-        newP50Ms: b.latencyMs[m]!.p50,
-        changePct: pct(a.latencyMs[m]!.p50, b.latencyMs[m]!.p50),
-      }));
-    const ao = a.latencyMs.object;
-    const bo = b.latencyMs.object;
-    const objectCompletion =
-      ao && bo
-        ? {
-            objectCompletion: {
-              baseP99Ms: ao.p99,
-              newP99Ms: bo.p99,
-              p99ChangePct: pct(ao.p99, bo.p99),
-              baseMaxMs: ao.max,
-              newMaxMs: bo.max,
-              maxChangePct: pct(ao.max, bo.max),
-            },
-          }
-        : {};
-    changes.push({
-      ...objectCompletion,
-      strategy: a.label,
-      baseMs: a.wallMs.median,
-      newMs: b.wallMs.median,
-      changePct: pct(a.wallMs.median, b.wallMs.median),
-      ratio: b.wallMs.median / a.wallMs.median,
-      ratioLow: ci.low,
-      ratioHigh: ci.high,
-      p,
-      significant,
-      verdict: !significant ? '~' : faster ? 'faster' : 'slower',
-      note,
-      phases,
-    });
+    if (b) changes.push(changeOf(a, b));
   }
   const baseNames = new Set(base.map((s) => s.label));
   return {
     changes,
     onlyInBase: base.filter((s) => !byName.has(s.label)).map((s) => s.label),
     onlyInNew: next.filter((s) => !baseNames.has(s.label)).map((s) => s.label),
+  };
+}
+
+/** One contender in both files: the change in its median, whether it is significant, its phases. */
+function changeOf(a: ContenderStats, b: ContenderStats): StrategyChange {
+  const { p } = mannWhitney(a.timesMs, b.timesMs);
+  // The verdict's own rule: the rank test and the ratio's interval, one way or the other.
+  const faster = significantlyFaster(b.timesMs, a.timesMs);
+  const significant = faster || significantlyFaster(a.timesMs, b.timesMs);
+  const few = a.timesMs.length < MIN_RUNS_FOR_SIGNIFICANCE || b.timesMs.length < MIN_RUNS_FOR_SIGNIFICANCE;
+  const note = significant
+    ? ''
+    : few
+      ? `needs --runs >= ${MIN_RUNS_FOR_SIGNIFICANCE} on both sides`
+      : p < ALPHA
+        ? `p=${p.toFixed(2)}, but the ratio's 95% interval reaches 1x`
+        : `p=${p.toFixed(2)}`;
+  // Ratio as new/base: ratioInterval(fast, slow) measures slow/fast.
+  const ci = ratioInterval(a.timesMs, b.timesMs);
+  const phases = (['wait', 'firstByte', 'download', 'total'] as const)
+    .filter((m) => a.latencyMs[m] && b.latencyMs[m])
+    .map((m) => ({
+      metric: m,
+      baseP50Ms: a.latencyMs[m]!.p50,
+      newP50Ms: b.latencyMs[m]!.p50,
+      changePct: pct(a.latencyMs[m]!.p50, b.latencyMs[m]!.p50),
+    }));
+  return {
+    ...objectCompletionOf(a, b),
+    strategy: a.label,
+    baseMs: a.wallMs.median,
+    newMs: b.wallMs.median,
+    changePct: pct(a.wallMs.median, b.wallMs.median),
+    ratio: b.wallMs.median / a.wallMs.median,
+    ratioLow: ci.low,
+    ratioHigh: ci.high,
+    p,
+    significant,
+    verdict: !significant ? '~' : faster ? 'faster' : 'slower',
+    note,
+    phases,
+  };
+}
+
+/** The change in object completion (p99 and max), where both sides timed whole objects. */
+function objectCompletionOf(a: ContenderStats, b: ContenderStats): Pick<StrategyChange, 'objectCompletion'> {
+  const ao = a.latencyMs.object;
+  const bo = b.latencyMs.object;
+  if (!ao || !bo) return {};
+  return {
+    objectCompletion: {
+      baseP99Ms: ao.p99,
+      newP99Ms: bo.p99,
+      p99ChangePct: pct(ao.p99, bo.p99),
+      baseMaxMs: ao.max,
+      newMaxMs: bo.max,
+      maxChangePct: pct(ao.max, bo.max),
+    },
   };
 }
 

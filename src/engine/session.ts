@@ -130,24 +130,11 @@ async function runCell(
     throw err;
   }
   emit({ type: 'cell', index, count, cell: cellSpec.cell, target: open.target });
-  // The cell stops on the session's stop, or at once when its target dies.
-  const cellStop = new AbortController();
-  const follow = () => cellStop.abort(signal.reason);
-  if (signal.aborted) follow();
-  else signal.addEventListener('abort', follow, { once: true });
-  let lost: string | undefined;
-  const grace = new StopGrace(cellStop.signal, session.opts.stopGraceMs);
-  void open.lost?.then((why) => {
-    if (cellStop.signal.aborted) return;
-    lost = why;
-    log.error(`${why}: ending the session; the runs that finished are kept`);
-    // Nothing can be cleaned on a target that is gone: no grace to wait out.
-    grace.spend();
-    cellStop.abort(new Error(why));
-  });
+  const stop = cellStopOf(signal, open, session.opts.stopGraceMs);
+  const { grace } = stop;
   try {
     const { steady, connections } = cellSpec;
-    const ctx = { pool, open, signal: cellStop.signal, grace, emit, runs: 0, steady, connections };
+    const ctx = { pool, open, signal: stop.signal, grace, emit, runs: 0, steady, connections };
     await runRounds(session, cellSpec, {
       ...ctx,
       startGate: session.opts.startGate,
@@ -156,21 +143,53 @@ async function runCell(
     });
   } catch (err) {
     // Whatever failed once the target was gone failed because of it: said when it happened.
-    if (lost) throw new ToldError(1, lost);
+    if (stop.lost) throw new ToldError(1, stop.lost);
     throw err;
   } finally {
-    signal.removeEventListener('abort', follow);
+    stop.release();
     pool.close();
     try {
       const what = `the cleanup of what the session made on ${open.target}`;
-      await grace.run(what, (ctx) => open.close(cellStop.signal.aborted, ctx));
+      await grace.run(what, (ctx) => open.close(stop.signal.aborted, ctx));
     } finally {
       await open.stop();
     }
   }
   // Said when it happened: the CLI ends with it, writing what finished.
-  if (lost) throw new ToldError(1, lost);
+  if (stop.lost) throw new ToldError(1, stop.lost);
   return open;
+}
+
+/** A cell's stop: its signal, its cleanup's grace, and why its target was lost (where it was). */
+interface CellStop {
+  signal: AbortSignal;
+  grace: StopGrace;
+  lost?: string;
+  /** Stops following the session's signal. */
+  release(): void;
+}
+
+/** The cell stops on the session's stop, or at once when its target dies. */
+function cellStopOf(signal: AbortSignal, open: OpenWorkload, stopGraceMs: number | undefined): CellStop {
+  const cellStop = new AbortController();
+  const follow = () => cellStop.abort(signal.reason);
+  if (signal.aborted) follow();
+  else signal.addEventListener('abort', follow, { once: true });
+  const grace = new StopGrace(cellStop.signal, stopGraceMs);
+  const stop: CellStop = {
+    signal: cellStop.signal,
+    grace,
+    release: () => signal.removeEventListener('abort', follow),
+  };
+  void open.lost?.then((why) => {
+    if (cellStop.signal.aborted) return;
+    stop.lost = why;
+    log.error(`${why}: ending the session; the runs that finished are kept`);
+    // Nothing can be cleaned on a target that is gone: no grace to wait out.
+    grace.spend();
+    cellStop.abort(new Error(why));
+  });
+  return stop;
 }
 
 /**

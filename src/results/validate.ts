@@ -198,6 +198,11 @@ function runProblem(r: unknown): string | undefined {
   if (histogram) return `has a corrupt ${histogram}`;
   if (r.cell !== undefined && !isStringMap(r.cell)) return 'has a bad cell';
   if (r.error !== undefined && !isString(r.error)) return 'has a bad error';
+  return partsProblem(r) ?? notesProblem(r) ?? workersProblem(r);
+}
+
+/** A run's optional parts: objects, hedging, an open loop, a checkpoint, training, throttling, faults. */
+function partsProblem(r: Json): string | undefined {
   const o = r.objects;
   if (
     o !== undefined &&
@@ -226,6 +231,11 @@ function runProblem(r: unknown): string | undefined {
   if (faults !== undefined && !faultsOk) {
     return 'has bad faults';
   }
+  return undefined;
+}
+
+/** A run's optional notes: why it was not verified, its params, units, server span, a steady window. */
+function notesProblem(r: Json): string | undefined {
   if (r.notVerified !== undefined && (!isString(r.notVerified) || r.verified === true))
     return 'has a bad notVerified';
   // Every param is a count; the size buckets' edges and a mix's weights are lists of them.
@@ -243,6 +253,11 @@ function runProblem(r: unknown): string | undefined {
   if (r.untimedMs !== undefined && !isDurationMap(r.untimedMs)) return 'has bad untimedMs';
   const steady = r.steady === undefined ? undefined : steadyProblem(r.steady);
   if (steady) return `has a bad ${steady}`;
+  return undefined;
+}
+
+/** A run's workers and its sampled records. */
+function workersProblem(r: Json): string | undefined {
   if (!Array.isArray(r.workers)) return 'has bad workers';
   for (const [i, w] of r.workers.entries()) {
     const badWorker = isObject(w) ? badField(w, WORKER_FIELDS) : 'worker';
@@ -326,24 +341,9 @@ export function parseResultsDoc(doc: unknown): { doc: ResultsFile } | { problem:
       problem: 'is not a blob-cacher results file; give a file written by blob-cacher download or upload',
     };
   }
-  // A version that is not a number ("3", a string) is no version at all: saying "version 3, reads
-  // 2 to 3" of it would contradict itself.
-  if (!isNumber(doc.schemaVersion)) {
-    const reads = `reads versions ${OLDEST_RESULTS_SCHEMA_VERSION} to ${RESULTS_SCHEMA_VERSION}`;
-    const problem = `has schemaVersion ${shown(doc.schemaVersion)}, not a number (this blob-cacher ${reads})`;
-    return { problem: `${problem}; it is damaged, re-run the benchmark` };
-  }
-  // Version 2 is version 3 without its optional fields: both read as the current version.
-  if (doc.schemaVersion < OLDEST_RESULTS_SCHEMA_VERSION || doc.schemaVersion > RESULTS_SCHEMA_VERSION) {
-    const newer = doc.schemaVersion > RESULTS_SCHEMA_VERSION;
-    return {
-      problem:
-        `has schema version ${String(doc.schemaVersion)}, this blob-cacher reads versions ` +
-        `${OLDEST_RESULTS_SCHEMA_VERSION} to ${RESULTS_SCHEMA_VERSION}; ` +
-        `${newer ? 'upgrade blob-cacher to read it' : 're-run the benchmark to get a current file'}`,
-    };
-  }
-  const { command, createdAt, complete, config, environment, runs, interrupted, sweep, tune, slo } = doc;
+  const version = versionProblem(doc.schemaVersion);
+  if (version) return { problem: version };
+  const { command, createdAt, complete, config, environment, runs } = doc;
   if (command !== 'download' && command !== 'upload')
     return { problem: 'has an unknown command; it is damaged, re-run the benchmark' };
   if (
@@ -362,6 +362,65 @@ export function parseResultsDoc(doc: unknown): { doc: ResultsFile } | { problem:
     const p = runProblem(r);
     if (p) return { problem: `run ${i + 1} ${p}; it is damaged, re-run the benchmark` };
   }
+  const extras = extrasOf(doc);
+  if ('problem' in extras) return extras;
+  return {
+    doc: {
+      schema: RESULTS_SCHEMA,
+      schemaVersion: RESULTS_SCHEMA_VERSION,
+      command,
+      createdAt,
+      complete,
+      config,
+      environment: environmentOf(environment, environment.target),
+      ...extras.extras,
+      runs: runs.filter(isRun),
+    },
+  };
+}
+
+/** Why the file's schema version is not one this build reads; undefined when it is. */
+function versionProblem(version: unknown): string | undefined {
+  // A version that is not a number ("3", a string) is no version at all: saying "version 3, reads
+  // 2 to 3" of it would contradict itself.
+  if (!isNumber(version)) {
+    const reads = `reads versions ${OLDEST_RESULTS_SCHEMA_VERSION} to ${RESULTS_SCHEMA_VERSION}`;
+    const problem = `has schemaVersion ${shown(version)}, not a number (this blob-cacher ${reads})`;
+    return `${problem}; it is damaged, re-run the benchmark`;
+  }
+  // Version 2 is version 3 without its optional fields: both read as the current version.
+  if (version < OLDEST_RESULTS_SCHEMA_VERSION || version > RESULTS_SCHEMA_VERSION) {
+    const newer = version > RESULTS_SCHEMA_VERSION;
+    return (
+      `has schema version ${String(version)}, this blob-cacher reads versions ` +
+      `${OLDEST_RESULTS_SCHEMA_VERSION} to ${RESULTS_SCHEMA_VERSION}; ` +
+      `${newer ? 'upgrade blob-cacher to read it' : 're-run the benchmark to get a current file'}`
+    );
+  }
+  return undefined;
+}
+
+/** The environment as read: its text and counts (empty where an older file lacks them), its extras. */
+function environmentOf(environment: Json, target: string): Environment {
+  return {
+    node: String(environment.node ?? ''),
+    os: String(environment.os ?? ''),
+    arch: String(environment.arch ?? ''),
+    cpus: Number(environment.cpus ?? 0),
+    cpuModel: String(environment.cpuModel ?? ''),
+    totalMemoryBytes: Number(environment.totalMemoryBytes ?? 0),
+    targetKind: String(environment.targetKind ?? ''),
+    target,
+    packageVersion: String(environment.packageVersion ?? ''),
+    ...optionalEnvironment(environment),
+  };
+}
+
+type Extras = Pick<ResultsFile, 'interrupted' | 'sweep' | 'tune' | 'slo'>;
+
+/** The document's optional sections (an interruption, a sweep, a tune, an SLO), each checked. */
+function extrasOf(doc: Json): { extras: Extras } | { problem: string } {
+  const { interrupted, sweep, tune, slo } = doc;
   if (interrupted !== undefined && !isString(interrupted))
     return { problem: 'has a bad interrupted field; it is damaged' };
   const axes =
@@ -381,32 +440,13 @@ export function parseResultsDoc(doc: unknown): { doc: ResultsFile } | { problem:
     isDuration(slo.boundMs);
   if (slo !== undefined && !sloOk) return { problem: 'has a bad slo; it is damaged' };
   return {
-    doc: {
-      schema: RESULTS_SCHEMA,
-      schemaVersion: RESULTS_SCHEMA_VERSION,
-      command,
-      createdAt,
-      complete,
-      config,
-      environment: {
-        node: String(environment.node ?? ''),
-        os: String(environment.os ?? ''),
-        arch: String(environment.arch ?? ''),
-        cpus: Number(environment.cpus ?? 0),
-        cpuModel: String(environment.cpuModel ?? ''),
-        totalMemoryBytes: Number(environment.totalMemoryBytes ?? 0),
-        targetKind: String(environment.targetKind ?? ''),
-        target: environment.target,
-        packageVersion: String(environment.packageVersion ?? ''),
-        ...optionalEnvironment(environment),
-      },
+    extras: {
       ...(interrupted !== undefined ? { interrupted } : {}),
       ...(axes
         ? { sweep: axes.map((a) => ({ flag: String(a.flag), values: (a.values as unknown[]).map(String) })) }
         : {}),
       ...(tune !== undefined ? { tune: tune as TuneRecord } : {}),
       ...(slo !== undefined ? { slo: slo as unknown as Slo } : {}),
-      runs: runs.filter(isRun),
     },
   };
 }

@@ -1,7 +1,7 @@
 // Where a run's uploads are checked and removed, after the timed section: a blob container here;
 // a plain HTTP(S) server in url-store.ts.
 import { nodeCrypto } from '../startup/lazy.js';
-import type { ContainerClient } from '@azure/storage-blob';
+import type { BlobBatchClient, ContainerClient } from '@azure/storage-blob';
 import pLimit from 'p-limit';
 import { contentMd5, FIXTURE_SEED } from '../payload/content.js';
 import { log } from '../log/logger.js';
@@ -109,68 +109,85 @@ export function blobStore(container: ContainerClient): UploadStore {
   return {
     // Reached only without the service's own MD5 of each Put Blob (staged blocks): few items.
     verify: (items) => verifyBlobs(container, [...items]),
-    async remove(prefix, _items, opts = {}) {
-      const { signal, progress } = opts;
-      const names: string[] = [];
-      try {
-        for await (const b of container.listBlobsFlat({ prefix: `${prefix}/`, abortSignal: signal }))
-          names.push(b.name);
-      } catch (err) {
-        if (signal?.aborted) return { left: undefined };
-        throw err;
-      }
-      let deleted = 0;
-      const gone = (count: number) => {
-        deleted += count;
-        progress?.(deleted, names.length);
-      };
-      progress?.(0, names.length);
-      const limit = pLimit(BATCHES_IN_FLIGHT);
-      const batch = container.getBlobBatchClient();
-      // Blob Batch: up to 256 deletions a request, a few requests at a time; where the service or
-      // the credentials refuse a batch, those blobs go one by one.
-      try {
-        await Promise.all(
-          chunks(names, BATCH_SIZE).map((group) =>
-            limit(async () => {
-              if (signal?.aborted) return;
-              try {
-                const blobs = group.map((n) => container.getBlobClient(n));
-                const r = await batch.deleteBlobs(blobs, { deleteSnapshots: 'include', abortSignal: signal });
-                if (r.subResponsesFailedCount === 0) return gone(group.length);
-              } catch (err) {
-                if (signal?.aborted) return;
-                log.debug(
-                  `batch delete under ${prefix}/ refused (${(err as Error).message.split('\n')[0]}): ` +
-                    'deleting one by one',
-                );
-              }
-              const one = pLimit(32);
-              await Promise.all(
-                group.map((n) =>
-                  one(async () => {
-                    if (signal?.aborted) return;
-                    const gone404 = (err: { statusCode?: number }) => {
-                      if (err.statusCode !== 404) throw err;
-                    };
-                    await container
-                      .deleteBlob(n, { deleteSnapshots: 'include', abortSignal: signal })
-                      .catch(gone404);
-                    gone(1);
-                  }),
-                ),
-              );
-            }),
-          ),
-        );
-      } catch (err) {
-        if (!signal?.aborted) throw err;
-      }
-      log.verbose(`deleted ${deleted} of ${names.length} blob(s) under ${prefix}/`);
-      return { left: names.length - deleted };
-    },
+    remove: (prefix, _items, opts = {}) => removeUnder(container, prefix, opts),
     leftBehind: (prefix, left) => leftInContainer(container, prefix, left),
   };
+}
+
+/** Deletes every blob under `prefix`/, listed first: what is left where the signal stopped it. */
+async function removeUnder(
+  container: ContainerClient,
+  prefix: string,
+  opts: RemoveOptions,
+): Promise<Removal> {
+  const { signal, progress } = opts;
+  const names: string[] = [];
+  try {
+    for await (const b of container.listBlobsFlat({ prefix: `${prefix}/`, abortSignal: signal }))
+      names.push(b.name);
+  } catch (err) {
+    if (signal?.aborted) return { left: undefined };
+    throw err;
+  }
+  let deleted = 0;
+  const gone = (count: number) => {
+    deleted += count;
+    progress?.(deleted, names.length);
+  };
+  progress?.(0, names.length);
+  const limit = pLimit(BATCHES_IN_FLIGHT);
+  const batch = container.getBlobBatchClient();
+  // Blob Batch: up to 256 deletions a request, a few requests at a time; where the service or
+  // the credentials refuse a batch, those blobs go one by one.
+  const deleting: Deleting = { container, batch, prefix, signal, gone };
+  try {
+    await Promise.all(chunks(names, BATCH_SIZE).map((group) => limit(() => deleteGroup(deleting, group))));
+  } catch (err) {
+    if (!signal?.aborted) throw err;
+  }
+  log.verbose(`deleted ${deleted} of ${names.length} blob(s) under ${prefix}/`);
+  return { left: names.length - deleted };
+}
+
+/** What deleting a removal's groups shares: where, how, its signal, and whom to tell of blobs gone. */
+interface Deleting {
+  container: ContainerClient;
+  batch: BlobBatchClient;
+  prefix: string;
+  signal: AbortSignal | undefined;
+  gone(count: number): void;
+}
+
+/** One group of up to 256 blobs: in one Blob Batch request, or one by one where it is refused. */
+async function deleteGroup(
+  { container, batch, prefix, signal, gone }: Deleting,
+  group: string[],
+): Promise<void> {
+  if (signal?.aborted) return;
+  try {
+    const blobs = group.map((n) => container.getBlobClient(n));
+    const r = await batch.deleteBlobs(blobs, { deleteSnapshots: 'include', abortSignal: signal });
+    if (r.subResponsesFailedCount === 0) return gone(group.length);
+  } catch (err) {
+    if (signal?.aborted) return;
+    log.debug(
+      `batch delete under ${prefix}/ refused (${(err as Error).message.split('\n')[0]}): ` +
+        'deleting one by one',
+    );
+  }
+  const one = pLimit(32);
+  await Promise.all(
+    group.map((n) =>
+      one(async () => {
+        if (signal?.aborted) return;
+        const gone404 = (err: { statusCode?: number }) => {
+          if (err.statusCode !== 404) throw err;
+        };
+        await container.deleteBlob(n, { deleteSnapshots: 'include', abortSignal: signal }).catch(gone404);
+        gone(1);
+      }),
+    ),
+  );
 }
 
 /** What a removal cut short left in a container, and the command that removes it. */

@@ -196,19 +196,7 @@ export class JobRun {
     if (shape instanceof SteadyShape) {
       shape.startReports((index, counts) => this.send({ type: 'interval', index, ...counts }));
     }
-    const open = this.job.openLoop
-      ? {
-          meter: new OpenLoopMeter(),
-          schedule: new Schedule(
-            goEpochMs - performance.timeOrigin,
-            this.job.openLoop.ratePerSecond,
-            this.job.openLoop.arrival,
-            this.job.workerIndex,
-            this.job.workers ?? 1,
-            this.job.openLoop.client,
-          ),
-        }
-      : undefined;
+    const open = this.openLoop(goEpochMs);
     const { records, issued } = await this.timed(items, kindRun, lanes, shape, open).finally(() => {
       clearInterval(ticker);
       if (shape instanceof SteadyShape) shape.stopReports();
@@ -245,6 +233,23 @@ export class JobRun {
     );
   }
 
+  /** An open loop's meter and schedule (--rate), its arrivals counted from the barrier's release. */
+  private openLoop(goEpochMs: number): { meter: OpenLoopMeter; schedule: Schedule } | undefined {
+    const { openLoop, workerIndex, workers } = this.job;
+    if (!openLoop) return undefined;
+    return {
+      meter: new OpenLoopMeter(),
+      schedule: new Schedule(
+        goEpochMs - performance.timeOrigin,
+        openLoop.ratePerSecond,
+        openLoop.arrival,
+        workerIndex,
+        workers ?? 1,
+        openLoop.client,
+      ),
+    };
+  }
+
   /**
    * The timed section. Without an in-flight limit every item counts as issued at the start, as if
    * all had been sent at once to wait for a socket: `wait` keeps that meaning. Records: one row per
@@ -264,16 +269,7 @@ export class JobRun {
       if (Array.isArray(got)) pages[n] = got;
       else table.set(n, got);
     };
-    const count = (r: OpRecord) => {
-      this.done.ops++;
-      this.done.bytes += r.bytes;
-      this.done.retries += r.retries;
-      if (r.error) {
-        this.done.errors++;
-        if (this.stop.signal.aborted) this.stopped++;
-      } else this.live.record(r.totalMs);
-      shape.count(r);
-    };
+    const count = (r: OpRecord) => this.count(r, shape);
     // A training run issues its reads as batches allow, epoch after epoch: no read was queued at the start.
     const issuedAt =
       this.job.inFlight || this.train || shape.kind === 'steady' ? undefined : performance.now();
@@ -317,6 +313,18 @@ export class JobRun {
     }
     const records = pages.length ? RecordTable.from(pages.flatMap((got, n) => got ?? [table.at(n)!])) : table;
     return { records, issued };
+  }
+
+  /** A request's record, counted as it ends: for progress, the live latency and the run's shape. */
+  private count(r: OpRecord, shape: Shape): void {
+    this.done.ops++;
+    this.done.bytes += r.bytes;
+    this.done.retries += r.retries;
+    if (r.error) {
+      this.done.errors++;
+      if (this.stop.signal.aborted) this.stopped++;
+    } else this.live.record(r.totalMs);
+    shape.count(r);
   }
 
   /**

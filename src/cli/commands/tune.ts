@@ -85,7 +85,8 @@ function tunedOf(argv: readonly string[]): { name: TunedName; args: readonly str
   const first = argv[0];
   if (first !== undefined && !first.startsWith('-') && !Object.hasOwn(TUNED, first)) {
     throw new ConfigError(
-      `tune searches a download, an upload, a training run or a checkpoint, not "${escapeControls(first)}"; ` +
+      'tune searches a download, an upload, a training run or a checkpoint, ' +
+        `not "${escapeControls(first)}"; ` +
         'run blob-cacher tune download …, tune upload …, tune train … or tune checkpoint …',
     );
   }
@@ -100,7 +101,7 @@ export async function tuneCommand(argv: readonly string[], env: Env): Promise<nu
     process.stdout.write(TUNE_USAGE);
     return 0;
   }
-  const { mode, specs, loader } = TUNED[name];
+  const { mode, specs } = TUNED[name];
   if (given(asked, '--slo') || env.BLOB_CACHER_SLO) {
     if (name !== mode)
       throw new ConfigError(
@@ -108,61 +109,17 @@ export async function tuneCommand(argv: readonly string[], env: Env): Promise<nu
       );
     return tuneRateCommand(mode, asked, env);
   }
-  const program = () => buildProgram(`tune ${name}`, [...specs, ...TUNE_OPTIONS], '');
-  const load = (f: Record<string, unknown>): Config => loader(f, readSources(specs, f, env));
-  // A checkpoint is searched on one way of writing its shards: two at once would mix their runs.
-  const first = load(parseFlags(program(), asked)!);
-  const args = isCheckpointConfig(first) ? oneShardWrite(asked, first) : asked;
-  const flags = parseFlags(program(), args)!;
-  const sources = readSources(specs, flags, env);
-  const base = load(flags);
-  registerSecrets([base.credentials, base.scaleout?.store], env);
-  setLogLevel(base.logLevel);
-  if (base.steady)
-    throw new ConfigError(
-      'tune compares fixed runs; drop --duration (a steady run is measured with download or upload)',
-    );
-  if (base.scaleout)
-    throw new ConfigError(
-      'tune runs on one machine; drop the scale-out options (--parallelism, --index, --run-id)',
-    );
+  const { base, flags, sources, args, load } = loadTuned(name, asked, env);
   const { budgetMs } = resolveOptions(TUNE_OPTIONS, flags, sources);
   const rest = withoutTuneOptions(args);
-  // Any say over how long a cell runs is the user's; else the few runs a search can afford.
-  const fixedArgs = ['--runs', '--min-time', '--max-runs', '--precision'].some((f) => given(rest, f))
-    ? rest
-    : [...rest, ...CELL_RUNS];
-  // Fewer runs a cell than the rank test needs, and it can never call one cell faster than another:
-  // every cell would be "as good", and the search would walk down to the fewest resources.
-  const runsPerCell = load(parseFlags(buildProgram(`tune ${name}`, specs, ''), fixedArgs)!).runs;
-  if (runsPerCell < MIN_RUNS_FOR_SIGNIFICANCE) {
-    const least = MIN_RUNS_FOR_SIGNIFICANCE;
-    throw new ConfigError(
-      `tune needs at least ${least} measured runs a cell: with ${runsPerCell} its rank ` +
-        'test can never tell one cell faster than another; ' +
-        `give --runs ${least} or more (or leave --runs out: 5)`,
-    );
-  }
+  const fixedArgs = cellArgs(name, rest, load);
   const axes = isCheckpointConfig(base) ? checkpointAxes(base, rest) : axesFor(mode, base, rest);
   if (!axes.length)
     throw new ConfigError(
-      'every setting tune searches was given on the command line; leave one out (e.g. --concurrency) to search it',
+      'every setting tune searches was given on the command line; ' +
+        'leave one out (e.g. --concurrency) to search it',
     );
   const searched = new Set(axes.map((a) => a.flag));
-  // A cell is the fixed options with the searched ones set: parsed and validated as the command's own.
-  const configOf = (cell: Cell): Config => {
-    const cellFlags = parseFlags(
-      buildProgram(`tune ${name}`, specs, ''),
-      cellArgv(
-        fixedArgs.filter((_, i, all) => !searched.has(flagAt(all, i))),
-        cell,
-      ),
-    )!;
-    const config = load(cellFlags);
-    checkOutPath(config);
-    checkProcessesFit(config.processes);
-    return config;
-  };
   const output = await outputOf(flags, env, sources);
   const searchedNames = axes.map((a) => a.flag.replace(/^--/, '')).join(' x ');
   const title = `blob-cacher tune ${name}: ${searchedNames}, budget ${budgetMs / 1000} s`;
@@ -181,10 +138,83 @@ export async function tuneCommand(argv: readonly string[], env: Env): Promise<nu
       base,
       searched,
       origin: { specs, flags, sources },
-      configOf,
+      configOf: cellConfig(name, fixedArgs, searched, load),
       ...(isCheckpointConfig(base) ? { fixed: checkpointFixed(base, searched) } : {}),
     }),
   });
+}
+
+type Loader = (flags: Record<string, unknown>) => Config;
+
+/**
+ * The command's own options, loaded as the searched command loads them: the base every cell starts
+ * from. Secrets are registered and the log level set before anything can log.
+ */
+function loadTuned(name: TunedName, asked: readonly string[], env: Env) {
+  const { specs, loader } = TUNED[name];
+  const program = () => buildProgram(`tune ${name}`, [...specs, ...TUNE_OPTIONS], '');
+  const load: Loader = (f) => loader(f, readSources(specs, f, env));
+  // A checkpoint is searched on one way of writing its shards: two at once would mix their runs.
+  const first = load(parseFlags(program(), asked)!);
+  const args = isCheckpointConfig(first) ? oneShardWrite(asked, first) : asked;
+  const flags = parseFlags(program(), args)!;
+  const sources = readSources(specs, flags, env);
+  const base = load(flags);
+  registerSecrets([base.credentials, base.scaleout?.store], env);
+  setLogLevel(base.logLevel);
+  if (base.steady)
+    throw new ConfigError(
+      'tune compares fixed runs; drop --duration (a steady run is measured with download or upload)',
+    );
+  if (base.scaleout)
+    throw new ConfigError(
+      'tune runs on one machine; drop the scale-out options (--parallelism, --index, --run-id)',
+    );
+  return { base, flags, sources, args, load };
+}
+
+/**
+ * The arguments every cell runs with, before its searched settings: the user's, with the few runs a
+ * search can afford unless the user had any say over how long a cell runs.
+ */
+function cellArgs(name: TunedName, rest: readonly string[], load: Loader): readonly string[] {
+  const fixedArgs = ['--runs', '--min-time', '--max-runs', '--precision'].some((f) => given(rest, f))
+    ? rest
+    : [...rest, ...CELL_RUNS];
+  // Fewer runs a cell than the rank test needs, and it can never call one cell faster than another:
+  // every cell would be "as good", and the search would walk down to the fewest resources.
+  const runsPerCell = load(parseFlags(buildProgram(`tune ${name}`, TUNED[name].specs, ''), fixedArgs)!).runs;
+  if (runsPerCell < MIN_RUNS_FOR_SIGNIFICANCE) {
+    const least = MIN_RUNS_FOR_SIGNIFICANCE;
+    throw new ConfigError(
+      `tune needs at least ${least} measured runs a cell: with ${runsPerCell} its rank ` +
+        'test can never tell one cell faster than another; ' +
+        `give --runs ${least} or more (or leave --runs out: 5)`,
+    );
+  }
+  return fixedArgs;
+}
+
+/** A cell is the fixed options with the searched ones set: parsed and validated as the command's own. */
+function cellConfig(
+  name: TunedName,
+  fixedArgs: readonly string[],
+  searched: ReadonlySet<string>,
+  load: Loader,
+): (cell: Cell) => Config {
+  return (cell) => {
+    const cellFlags = parseFlags(
+      buildProgram(`tune ${name}`, TUNED[name].specs, ''),
+      cellArgv(
+        fixedArgs.filter((_, i, all) => !searched.has(flagAt(all, i))),
+        cell,
+      ),
+    )!;
+    const config = load(cellFlags);
+    checkOutPath(config);
+    checkProcessesFit(config.processes);
+    return config;
+  };
 }
 
 /**
