@@ -232,6 +232,12 @@ interface TuneSetup {
   fixed?: Cell;
 }
 
+/** The command searched where it is not its direction's own: a checkpoint (an upload), a training run. */
+function searchedCommand(base: Config): Pick<TuneRecord, 'command'> {
+  if (isCheckpointConfig(base)) return { command: 'checkpoint' };
+  return 'train' in base && base.train ? { command: 'train' } : {};
+}
+
 /** Runs the search's cells as the session's parts, recording its path, where it stopped and its best. */
 function tuneDrive({
   mode,
@@ -247,11 +253,7 @@ function tuneDrive({
     let last: Awaited<ReturnType<typeof run>> | undefined;
     const record: TuneRecord = {
       direction: mode,
-      ...(isCheckpointConfig(base)
-        ? { command: 'checkpoint' as const }
-        : 'train' in base && base.train
-          ? { command: 'train' as const }
-          : {}),
+      ...searchedCommand(base),
       axes: axes.map(({ flag, values, ordered }) => ({ flag, values: [...values], ordered })),
       budgetMs,
       fixed: fixed ?? fixedSettings(base, searched, origin),
