@@ -165,7 +165,8 @@ describe('control characters and limits on option values', () => {
     expect(run.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f]/);
     expect(line).toBe(
       'blob-cacher: unknown command "\\x1b]0;PWNED\\x07\\x1b[2J\\nforged line"; use one of: ' +
-        'download, upload, report, compare, sweep, tune, collect, k8s-manifest, emulate, check, replay',
+        'download, upload, report, compare, sweep, tune, collect, k8s-manifest, emulate, check, replay, ' +
+        'checkpoint, train',
     );
   });
 
