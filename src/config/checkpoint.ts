@@ -3,7 +3,7 @@
 import { isPlainUrl, resolveCredentials } from '../vocabulary/credentials.js';
 import { ConfigError } from '../vocabulary/errors.js';
 import { resolveOptions, type Sources } from './flags.js';
-import { runOptions, type UploadConfig } from './load.js';
+import { MAX_BLOCKS, runOptions, type UploadConfig } from './load.js';
 import { CHECKPOINT_OPTIONS } from './options.js';
 import { formatBytes } from '../vocabulary/sizes.js';
 import { blocksOnly, putOnly, type ShardWriteChoice } from '../strategies/checkpoint.js';
@@ -16,9 +16,6 @@ export interface CheckpointConfig extends UploadConfig {
   /** Every --block-size given: a session cell each (blockSizeBytes is the cell's, the first by default). */
   blockSizesBytes: number[];
 }
-
-/** The service's most blocks in one blob. */
-const MAX_BLOCKS = 50_000;
 
 export function loadCheckpointConfig(
   flags: Readonly<Record<string, unknown>>,

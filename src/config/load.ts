@@ -522,7 +522,8 @@ export function loadDownloadConfig(
   };
 }
 
-const MAX_BLOCKS = 50_000;
+/** The service's most blocks in one blob. */
+export const MAX_BLOCKS = 50_000;
 /** A plain server takes plain PUTs only: no blocks, no SDK. */
 const URL_UPLOAD_METHODS: readonly UploadMethod[] = [
   ...UPLOAD_STRATEGIES.filter((s) => s.urlCapable).map((s) => s.name),

@@ -2,7 +2,8 @@
 // and checking the path before a run, live in write.ts.
 import { readRegularFile } from './bounded-read.js';
 import { createRequire } from 'node:module';
-import { arch, cpus, platform, release, totalmem } from 'node:os';
+import { totalmem } from 'node:os';
+import { hostFacts } from './host.js';
 import { ConfigError } from '../vocabulary/errors.js';
 import { RESULTS_SCHEMA, RESULTS_SCHEMA_VERSION, type ResultsFile } from './schema.js';
 import { parseResultsDoc } from './validate.js';
@@ -18,7 +19,6 @@ export function newResultsFile(
   config: Record<string, unknown>,
   target: { kind: string; label: string },
 ): ResultsFile {
-  const cpu = cpus();
   // A container's limits beside the host's numbers: a --cpus 1 run's report must not read as two cores'.
   const { cpuQuota, memoryLimitBytes } = machineLimits(readMachine());
   const container = {
@@ -33,11 +33,7 @@ export function newResultsFile(
     complete: false,
     config,
     environment: {
-      node: process.version,
-      os: `${platform()} ${release()}`,
-      arch: arch(),
-      cpus: cpu.length,
-      cpuModel: cpu[0]?.model ?? 'unknown',
+      ...hostFacts(),
       totalMemoryBytes: totalmem(),
       targetKind: target.kind,
       target: target.label,

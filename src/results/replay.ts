@@ -1,7 +1,7 @@
 // A replay's results file: what the log held, what was created before the start, and per operation
 // what was sent, skipped and answered, with encoded HDR histograms (µs) of latency from the intended
 // start, from the actual send, and as the log recorded it. Versioned and checked field by field on read.
-import { arch, cpus, platform, release } from 'node:os';
+import { hostFacts } from './host.js';
 import { decodeHistogram } from '../metrics/histograms.js';
 import { REPLAY_FORMATS, REPLAY_OPS, type ReplayFormat, type ReplayOp } from '../plan/replay.js';
 
@@ -61,18 +61,13 @@ export function newReplayResults(
   target: string,
   fields: Pick<ReplayResults, 'source' | 'speed' | 'maxInFlight' | 'created' | 'pace' | 'ops' | 'complete'>,
 ): ReplayResults {
-  const cpu = cpus();
   return {
     schema: REPLAY_SCHEMA,
     schemaVersion: REPLAY_SCHEMA_VERSION,
     createdAt: new Date().toISOString(),
     config,
     environment: {
-      node: process.version,
-      os: `${platform()} ${release()}`,
-      arch: arch(),
-      cpus: cpu.length,
-      cpuModel: cpu[0]?.model ?? 'unknown',
+      ...hostFacts(),
       target,
     },
     ...fields,

@@ -1,5 +1,6 @@
 // Messages between the coordinator and its worker processes (IPC, structured clone of JSON).
 import type { EncodedHistograms } from '../metrics/histograms.js';
+import type { TrainOptions } from '../config/train-options.js';
 import type { ObjectTotals } from '../metrics/objects.js';
 import type { Arrival, LogLevel } from '../vocabulary/choices.js';
 import type { KindJob } from '../kinds/job.js';
@@ -61,21 +62,8 @@ export interface WorkerJob extends KindJob {
   train?: TrainJob;
 }
 
-export interface TrainJob {
-  epochs: number;
-  batchSize: number;
-  /** The accelerator's time per batch. */
-  computeMs: number;
-  /** Batches loading beyond the one in compute (0: a batch is read only when the accelerator asks). */
-  prefetch: number;
-  /** Fixes each epoch's order. */
-  seed: number;
-  /** Samples larger than this are read as ranged GETs of this size, each a request of its own. */
-  rangeBytes?: number;
-  /** Not the worker's: carried to the run's record, which the report judges by. */
-  passMark: number;
-  preset?: string;
-}
+/** A training job's settings, as config/train.ts resolved them (the pass mark rides along to the record). */
+export type TrainJob = TrainOptions;
 
 export type { TrainEpoch } from '../results/schema.js';
 
