@@ -20,6 +20,7 @@ import { createAgent, NodeHttpClient } from '../transport/request.js';
 import type { FromWorker, OpRecord, Progress, TrainJob, WorkerJob, WorkerResult } from './protocol.js';
 import { packResult, sendsRecordsAlone } from './result.js';
 import { OpenLoopMeter, runOpenLoop, Schedule } from './open-loop.js';
+import { SendClock } from './send-clock.js';
 import {
   IntervalLatency,
   NO_INTERVAL_LATENCY,
@@ -54,7 +55,7 @@ interface Loop {
     fail: (err: unknown) => void,
   ) => void;
   counted: (n: number, got: OpRecord | OpRecord[]) => void;
-  open?: { meter: OpenLoopMeter; schedule: Schedule };
+  open?: { meter: OpenLoopMeter; schedule: Schedule; clock: SendClock | undefined };
 }
 
 export type JobState = 'idle' | 'prepared' | 'running' | 'checking' | 'done';
@@ -71,6 +72,7 @@ interface Prepared {
   agent: () => http.Agent | undefined;
   pool?: RawPool;
   warmSockets?: number;
+  clock: SendClock | undefined;
 }
 
 export class JobRun {
@@ -173,7 +175,9 @@ export class JobRun {
       job.connections === 'warm' && items.length
         ? await warmConnections(ctx, origin, job.maxSockets, kindRun.agent)
         : undefined;
-    this.prepared = { items, kindRun, lanes, agent: () => made, pool, warmSockets };
+    // The open loop's sub-millisecond alarm: its thread started now, not at the release.
+    const clock = job.openLoop ? await SendClock.start() : undefined;
+    this.prepared = { items, kindRun, lanes, agent: () => made, pool, warmSockets, clock };
     this.moveTo('idle', 'prepared');
   }
 
@@ -234,7 +238,9 @@ export class JobRun {
   }
 
   /** An open loop's meter and schedule (--rate), its arrivals counted from the barrier's release. */
-  private openLoop(goEpochMs: number): { meter: OpenLoopMeter; schedule: Schedule } | undefined {
+  private openLoop(
+    goEpochMs: number,
+  ): { meter: OpenLoopMeter; schedule: Schedule; clock: SendClock | undefined } | undefined {
     const { openLoop, workerIndex, workers } = this.job;
     if (!openLoop) return undefined;
     return {
@@ -247,6 +253,7 @@ export class JobRun {
         workers ?? 1,
         openLoop.client,
       ),
+      clock: this.prepared!.clock,
     };
   }
 
@@ -261,7 +268,7 @@ export class JobRun {
     kindRun: KindRun,
     lanes: number,
     shape: Shape,
-    open?: { meter: OpenLoopMeter; schedule: Schedule },
+    open?: { meter: OpenLoopMeter; schedule: Schedule; clock: SendClock | undefined },
   ): Promise<{ records: RecordTable; issued: number }> {
     const table = new RecordTable(items.length);
     const pages: OpRecord[][] = [];
@@ -359,6 +366,7 @@ export class JobRun {
         else kindRun.run(item, lane, intendedMs).then(done, fail);
       },
       counted,
+      open.clock,
     );
   }
 
@@ -390,7 +398,8 @@ export class JobRun {
 
   /** Before the result goes: an output file is complete when the coordinator reads it. */
   private async close(): Promise<void> {
-    const { kindRun, agent, pool } = this.prepared!;
+    const { kindRun, agent, pool, clock } = this.prepared!;
+    await clock?.close();
     await kindRun.close();
     agent()?.destroy();
     pool?.destroy();

@@ -9,6 +9,7 @@ import { encodeHistogram, newHistogram, sumEncoded } from '../metrics/histograms
 import type { OpenLoopRecord } from '../results/schema.js';
 import type { OpRecord } from '../metrics/records.js';
 import type { OpenLoopJob, OpenLoopWorkerResult } from './protocol.js';
+import type { SendClock } from './send-clock.js';
 import type { Shape } from './shape.js';
 
 /** The schedule's draw: a fixed seed per worker, so every run of a contender meets the same arrivals. */
@@ -139,10 +140,11 @@ export function runOpenLoop<R extends OpRecord | OpRecord[]>(
   signal: AbortSignal,
   start: StartSend<R>,
   settle: (n: number, got: R) => void,
+  clock?: SendClock,
 ): Promise<number> {
   if (!items || lanes < 1) return Promise.resolve(0);
   return new Promise((resolve, reject) => {
-    const parts = { items, lanes, shape, schedule, meter, signal, start, settle, resolve, reject };
+    const parts = { items, lanes, shape, schedule, meter, signal, start, settle, clock, resolve, reject };
     new OpenLoop<R>(parts).tick();
   });
 }
@@ -156,6 +158,8 @@ interface OpenLoopParts<R> {
   signal: AbortSignal;
   start: StartSend<R>;
   settle: (n: number, got: R) => void;
+  /** The sub-millisecond alarm for the next slot; without it, a millisecond timer. */
+  clock: SendClock | undefined;
   resolve: (sent: number) => void;
   reject: (err: unknown) => void;
 }
@@ -181,6 +185,7 @@ class OpenLoop<R extends OpRecord | OpRecord[]> {
     this.free = Array.from({ length: p.lanes }, (_, i) => p.lanes - 1 - i);
     this.sentAtMs = new Float64Array(p.lanes);
     p.signal.addEventListener('abort', this.end);
+    if (p.clock) p.clock.onDue = this.onClock;
   }
 
   private readonly fail = (err: unknown): void => {
@@ -194,12 +199,17 @@ class OpenLoop<R extends OpRecord | OpRecord[]> {
     this.ended = true;
     clearTimeout(this.timer);
     clearImmediate(this.immediate);
+    if (this.p.clock) this.p.clock.onDue = undefined;
     this.p.signal.removeEventListener('abort', this.end);
     if (this.inFlight === 0 && !this.failed) this.p.resolve(this.p.meter.sent);
   };
 
   private readonly onTimer = (): void => {
     this.timerForMs = Number.NaN;
+    this.tick();
+  };
+
+  private readonly onClock = (): void => {
     this.tick();
   };
 
@@ -264,13 +274,24 @@ class OpenLoop<R extends OpRecord | OpRecord[]> {
   }
 
   /**
-   * One timer for the next slot, kept while it is for that slot (answers look at the schedule too);
-   * at a low rate it also wakes every RECHECK_MS, for a finish (--autoterm) meanwhile. A timer wakes
-   * on whole milliseconds: looking at every turn of the event loop instead would take sub-millisecond
-   * lateness for a core kept busy at any rate over a few hundred a second, which on a small machine
-   * is taken from the target and from the answers.
+   * A wake for the next slot (answers look at the schedule too). With the send clock, its alarm,
+   * which a helper thread sounds within a fraction of a millisecond of the slot, and a RECHECK_MS
+   * timer behind it. Without, one timer for the slot, kept while it is for that slot, which wakes on
+   * whole milliseconds. Either way a slow schedule is looked at every RECHECK_MS, for a finish
+   * (--autoterm) meanwhile. Looking at every turn of the event loop instead would keep a core busy at
+   * any rate over a few hundred a second, taken from the target and from the answers.
    */
   private wake(dueMs: number, now: number): void {
+    const { clock } = this.p;
+    if (clock?.running && dueMs - now < RECHECK_MS) {
+      clock.arm(dueMs);
+      // A backstop for the shape's look and in case the helper thread is gone: every wait bounded.
+      if (Number.isNaN(this.timerForMs)) {
+        this.timerForMs = Number.POSITIVE_INFINITY;
+        this.timer = setTimeout(this.onTimer, RECHECK_MS);
+      }
+      return;
+    }
     if (this.timerForMs === dueMs) return;
     clearTimeout(this.timer);
     this.timerForMs = dueMs;
