@@ -58,6 +58,17 @@ interface Loop {
   open?: { meter: OpenLoopMeter; schedule: Schedule; clock: SendClock | undefined };
 }
 
+/**
+ * A lane per socket through our transport; the SDK's calls all at once unless the job says. An open
+ * loop: its share of --max-in-flight (a send past it is skipped, not queued); a steady one may have
+ * one item in flight more than once (one 1 KiB object at 5,000 GETs/s).
+ */
+function lanesOf(job: WorkerJob, items: number, ownTransport: boolean): number {
+  const perWorker = job.openLoop && Math.ceil(job.openLoop.maxInFlight / Math.max(1, job.workers ?? 1));
+  const closedLanes = job.inFlight ?? (ownTransport ? job.maxSockets : items);
+  return Math.max(1, perWorker && job.steady ? perWorker : Math.min(items, perWorker || closedLanes));
+}
+
 export type JobState = 'idle' | 'prepared' | 'running' | 'checking' | 'done';
 
 /** Items of a job whose URLs are made before the barrier (a few hundred bytes each). */
@@ -148,15 +159,7 @@ export class JobRun {
       urls = new Map();
       for (const i of items) urls.set(i.index, signer.blobUrl(i.blob));
     }
-    // A lane per socket through our transport; the SDK's calls all at once unless the job says.
-    // An open loop: its share of --max-in-flight (a send past it is skipped, not queued); a steady one
-    // may have one item in flight more than once (one 1 KiB object at 5,000 GETs/s).
-    const perWorker = job.openLoop && Math.ceil(job.openLoop.maxInFlight / Math.max(1, job.workers ?? 1));
-    const closedLanes = job.inFlight ?? (kind.transport ? job.maxSockets : items.length);
-    const lanes = Math.max(
-      1,
-      perWorker && job.steady ? perWorker : Math.min(items.length, perWorker || closedLanes),
-    );
+    const lanes = lanesOf(job, items.length, kind.transport);
     const ctx: KindContext = {
       job,
       items,
