@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BadMix, parseMix } from '../src/config/mix.js';
 import { findAxes } from '../src/config/sweep.js';
+import { loadDownloadConfig } from '../src/config/load.js';
+import { axesFor } from '../src/cli/tune-plan.js';
 import { estimateSession } from '../src/analysis/estimate.js';
 import { DEFAULT_PRICES } from '../src/analysis/prices.js';
 import { FileSet } from '../src/plan/items.js';
@@ -104,6 +106,16 @@ describe('the draw and the plan', () => {
         expect(item.list!.prefix.startsWith('many/300x1000/file-')).toBe(true);
       }
     }
+  });
+});
+
+describe('tune over a mix', () => {
+  it('searches the sockets and processes, never --concurrency, which a mix does not read', () => {
+    const env = { BLOB_CACHER_MIX: 'get:70,put:30', SOURCE_METHOD: 'small-files' };
+    const config = loadDownloadConfig({}, { env });
+    expect(axesFor('download', config, []).map((a) => a.flag)).not.toContain('--concurrency');
+    const plain = loadDownloadConfig({}, { env: { SOURCE_METHOD: 'chunked' } });
+    expect(axesFor('download', plain, []).map((a) => a.flag)).toContain('--concurrency');
   });
 });
 

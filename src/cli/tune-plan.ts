@@ -70,6 +70,8 @@ export function axesFor(mode: 'download' | 'upload', base: Config, args: readonl
   // A training run's samples are whole files: ranges in flight are no setting of theirs.
   const prefetch = base.train?.prefetch;
   if (prefetch !== undefined) fixed.add('--concurrency');
+  // A mix sends each file in one request: --concurrency (ranges, blocks) is not one of its settings.
+  if (base.mix) fixed.add('--concurrency');
   const url = isPlainUrl(base.credentials);
   const strategies =
     'sourceMethod' in base
