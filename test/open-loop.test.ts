@@ -3,7 +3,6 @@
 // servers on port 0 that log each request's arrival and answer: one that answers in 5 ms but holds
 // every request that arrives in one tenth of each cycle for 200 ms, and one that holds everything.
 import http from 'node:http';
-import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openLoopSummary } from '../src/analysis/open-loop.js';
@@ -27,6 +26,7 @@ import { runFailed } from '../src/results/schema.js';
 import { parseResultsDoc } from '../src/results/validate.js';
 import { OpenLoopMeter, runOpenLoop, Schedule } from '../src/workers/open-loop.js';
 import { FixedShape } from '../src/workers/shape.js';
+import { echoLanes } from './helpers/echo-lanes.js';
 import type { OpRecord } from '../src/metrics/records.js';
 import { testConfig, type TestSettings } from './helpers/config.js';
 import { close, deterministicBuffer, listen } from './helpers/http-servers.js';
@@ -436,31 +436,11 @@ describe('--rate over scale-out clients', () => {
 });
 
 describe('an open loop after its own event loop stalls', () => {
-  // A raw echo server: each byte a lane writes comes straight back, its answer.
-  let server: net.Server;
-  let port: number;
-  beforeAll(async () => {
-    server = net.createServer((s) => s.on('data', (d) => s.write(d)));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    port = (server.address() as net.AddressInfo).port;
-  });
-  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
-
   it('sends the slots due during the stall as lanes free, not skipped for its own lateness', async () => {
     const LANES = 4;
     const ITEMS = 60;
     const STALL_MS = 40;
-    const sockets = await Promise.all(
-      Array.from({ length: LANES }, () => {
-        const s = net.connect(port, '127.0.0.1');
-        s.setNoDelay(true);
-        return new Promise<net.Socket>((resolve) => s.once('connect', () => resolve(s)));
-      }),
-    );
-    const waiting: ((got: OpRecord) => void)[] = [];
-    sockets.forEach((s, lane) => s.on('data', () => waiting[lane]!(answer(lane))));
-    const answer = (lane: number): OpRecord =>
-      ({ item: lane, bytes: 1, totalMs: 0.1, phases: {}, retries: 0, throttled: 0 }) as unknown as OpRecord;
+    const echo = await echoLanes(LANES);
     const meter = new OpenLoopMeter();
     // 1000/s: the 40 ms the 10th send holds the event loop cover 40 slots, while each answer takes well
     // under a slot's 1 ms: at no intended start were the 4 lanes full of earlier sends.
@@ -478,8 +458,7 @@ describe('an open loop after its own event loop stalls', () => {
             const until = performance.now() + STALL_MS;
             while (performance.now() < until);
           }
-          waiting[lane] = done;
-          sockets[lane]!.write('x');
+          echo.send(lane, done);
         },
         () => {},
       );
@@ -490,7 +469,7 @@ describe('an open loop after its own event loop stalls', () => {
       const late = sumEncoded([meter.result(performance.timeOrigin).lateness])!;
       expect(late.maxValue / 1000).toBeGreaterThan(STALL_MS / 2);
     } finally {
-      for (const s of sockets) s.destroy();
+      await echo.close();
     }
   }, 20_000);
 });

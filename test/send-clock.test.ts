@@ -1,14 +1,10 @@
-// The open loop's sub-millisecond alarm: a helper thread that sleeps in Atomics.wait and wakes the
-// worker's event loop when a slot is due. Its mechanism is checked by counts, never by how late an
-// alarm was: each alarm heard once and never before its time, an open loop's sends woken by it and
-// never sent before their slot, and no handle left once it is closed.
-import net from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { OpRecord } from '../src/metrics/records.js';
 import { OpenLoopMeter, runOpenLoop, Schedule } from '../src/workers/open-loop.js';
 import { SendClock } from '../src/workers/send-clock.js';
 import { FixedShape } from '../src/workers/shape.js';
+import { echoLanes } from './helpers/echo-lanes.js';
 
 const ports = () => process.getActiveResourcesInfo().filter((r) => r === 'MessagePort').length;
 
@@ -74,30 +70,10 @@ describe('the send clock', () => {
 });
 
 describe('an open loop on the send clock', () => {
-  // A raw echo server: each byte a lane writes comes straight back, its answer.
-  let server: net.Server;
-  let port: number;
-  beforeAll(async () => {
-    server = net.createServer((s) => s.on('data', (d) => s.write(d)));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    port = (server.address() as net.AddressInfo).port;
-  });
-  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
-
   it('is woken by the alarm for its sends, none before its slot, every slot sent', async () => {
     const LANES = 4;
     const ITEMS = 80;
-    const sockets = await Promise.all(
-      Array.from({ length: LANES }, () => {
-        const s = net.connect(port, '127.0.0.1');
-        s.setNoDelay(true);
-        return new Promise<net.Socket>((resolve) => s.once('connect', () => resolve(s)));
-      }),
-    );
-    const waiting: ((got: OpRecord) => void)[] = [];
-    const answer = (lane: number): OpRecord =>
-      ({ item: lane, bytes: 1, totalMs: 0.1, phases: {}, retries: 0, throttled: 0 }) as unknown as OpRecord;
-    sockets.forEach((s, lane) => s.on('data', () => waiting[lane]!(answer(lane))));
+    const echo = await echoLanes(LANES);
     const clock = await started();
     const meter = new OpenLoopMeter();
     // 400/s: 2.5 ms between slots, each answered long before the next, so no answer sends a slot:
@@ -114,8 +90,7 @@ describe('an open loop on the send clock', () => {
         new AbortController().signal,
         (_n, lane, intendedMs, done) => {
           if (performance.now() < intendedMs) beforeSlot++;
-          waiting[lane] = done;
-          sockets[lane]!.write('x');
+          echo.send(lane, done);
         },
         () => {},
         clock,
@@ -128,7 +103,7 @@ describe('an open loop on the send clock', () => {
       expect(clock.fired).toBeGreaterThan(ITEMS / 2);
     } finally {
       await clock.close();
-      for (const s of sockets) s.destroy();
+      await echo.close();
     }
   }, 20_000);
 });
