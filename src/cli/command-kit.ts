@@ -111,7 +111,7 @@ export function eachSize(config: { fileSizeBytes: number; fileSizes?: SizeDraw }
   return `${formatBytes(config.fileSizeBytes)} (${config.fileSizeBytes} bytes)`;
 }
 
-/** A mixed run's title words: `mix get:70,put:30 (--seed 1) over 2400 files x …`; none without --mix. */
+/** A mixed run's title words: its weights, its seed and its set; none without --mix. */
 export function mixWords(config: DownloadConfig | UploadConfig): string | undefined {
   if (!config.mix) return undefined;
   const { weights, seed } = config.mix;
